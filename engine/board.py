@@ -1,0 +1,306 @@
+"""The maze: placed cards, reachability over segments, placement legality and goal reveals.
+
+Reachability is a search over (cell, segment) pairs from the start card; the start and every
+ladder segment are joined (RULES.md §4.1). Face-down goals are walls that accept any edge;
+revealed stone goals are ordinary path cards. The search result and the open frontier are
+cached per board version, because the legal-move generator asks for them many times between
+two changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from .catalog import KINDS, CardKind, card_kind
+from .shapes import EDGES, OPPOSITE, STEP, turned
+
+Pos = tuple[int, int]
+START: Pos = (0, 0)
+GOAL_CELLS: dict[str, Pos] = {"top": (8, -2), "middle": (8, 0), "bottom": (8, 2)}
+GOAL_AT: dict[Pos, str] = {pos: name for name, pos in GOAL_CELLS.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """A card as it lies: its segments after the optional 180-degree turn."""
+
+    segments: tuple[int, ...]
+    openings: int
+    seg_at: tuple[int, ...]  # index by edge bit (1, 2, 4, 8) -> segment index, -1 if wall
+    ladder: bool
+    door: str | None
+    crystals: int
+
+
+@cache
+def face(kind: str, rotated: bool) -> Face:
+    k: CardKind = KINDS[kind]
+    segs = tuple(turned(s) for s in k.segments) if rotated else k.segments
+    seg_at = [-1] * 9
+    openings = 0
+    for i, seg in enumerate(segs):
+        openings |= seg
+        for e in EDGES:
+            if seg & e:
+                seg_at[e] = i
+    return Face(segs, openings, tuple(seg_at), k.ladder, k.door, k.crystals)
+
+
+@dataclass(slots=True)
+class Tile:
+    card: str  # card id
+    rotated: bool
+    face: Face
+    hidden: bool = False  # a face-down goal
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """An empty cell next to the maze and what a card placed there must satisfy."""
+
+    constrained: int  # edges facing a card that is not a face-down goal
+    required: int  # of those, the edges that must be open (the neighbour is open there)
+    connect: int  # edges facing a segment reachable from the start
+    near_goal: bool  # ladders may not go here
+
+
+class Board:
+    __slots__ = ("cells", "_version", "_reach_version", "_reach", "_slots_version", "_slots")
+
+    def __init__(self) -> None:
+        self.cells: dict[Pos, Tile] = {}
+        self._version = 0
+        self._reach_version = -1
+        self._reach: dict[Pos, int] = {}
+        self._slots_version = -1
+        self._slots: dict[Pos, Slot] = {}
+
+    @classmethod
+    def new(cls, goals: dict[str, str]) -> Board:
+        """A fresh maze: the start card face up, `goals` (cell name -> card id) face down."""
+        board = cls()
+        board.cells[START] = Tile("start.1", False, face("start", False))
+        for name, card in goals.items():
+            board.cells[GOAL_CELLS[name]] = Tile(card, False, face(card_kind(card).kind, False), hidden=True)
+        return board
+
+    def copy(self) -> Board:
+        other = Board()
+        other.cells = {pos: Tile(t.card, t.rotated, t.face, t.hidden) for pos, t in self.cells.items()}
+        other._version = self._version
+        return other
+
+    def changed(self) -> None:
+        self._version += 1
+
+    # --- queries -------------------------------------------------------------------------
+
+    def goal_card(self, name: str) -> str:
+        return self.cells[GOAL_CELLS[name]].card
+
+    def is_hidden(self, name: str) -> bool:
+        return self.cells[GOAL_CELLS[name]].hidden
+
+    def path_cells(self) -> list[Pos]:
+        """Cells holding a placed path card (not the start, not a goal), in a stable order."""
+        return sorted(
+            (pos for pos, t in self.cells.items() if pos != START and pos not in GOAL_AT),
+            key=lambda p: (p[1], p[0]),
+        )
+
+    def crystals(self) -> int:
+        return sum(t.face.crystals for t in self.cells.values())
+
+    def reach(self) -> dict[Pos, int]:
+        """Cell -> bit set of its segments reachable from the start."""
+        if self._reach_version != self._version:
+            self._reach = self._search(blocked_door=None)
+            self._reach_version = self._version
+        return self._reach
+
+    def _search(self, blocked_door: str | None) -> dict[Pos, int]:
+        cells = self.cells
+        reached: dict[Pos, int] = {}
+        stack: list[tuple[Pos, int]] = []
+        for pos, t in cells.items():
+            if t.face.ladder and not t.hidden and t.face.door != blocked_door:
+                reached[pos] = 1
+                stack.append((pos, 0))
+        while stack:
+            (x, y), i = stack.pop()
+            seg = cells[(x, y)].face.segments[i]
+            for e in EDGES:
+                if not seg & e:
+                    continue
+                dx, dy = STEP[e]
+                npos = (x + dx, y + dy)
+                nt = cells.get(npos)
+                if nt is None or nt.hidden:
+                    continue
+                j = nt.face.seg_at[OPPOSITE[e]]
+                if j < 0:
+                    continue
+                if j == 0 and blocked_door is not None and nt.face.door == blocked_door:
+                    continue
+                bits = reached.get(npos, 0)
+                if bits & (1 << j):
+                    continue
+                reached[npos] = bits | (1 << j)
+                stack.append((npos, j))
+        return reached
+
+    def reached_openings(self, pos: Pos) -> int:
+        """The union of openings of the reachable segments at `pos`."""
+        bits = self.reach().get(pos, 0)
+        if not bits:
+            return 0
+        segs = self.cells[pos].face.segments
+        mask = 0
+        for i, seg in enumerate(segs):
+            if bits & (1 << i):
+                mask |= seg
+        return mask
+
+    def slots(self) -> dict[Pos, Slot]:
+        """Every empty cell adjacent to a card, with its constraints."""
+        if self._slots_version == self._version:
+            return self._slots
+        cells = self.cells
+        empty: set[Pos] = set()
+        for (x, y) in cells:
+            for e in EDGES:
+                dx, dy = STEP[e]
+                npos = (x + dx, y + dy)
+                if npos not in cells:
+                    empty.add(npos)
+        slots: dict[Pos, Slot] = {}
+        for (x, y) in empty:
+            constrained = required = connect = 0
+            near_goal = False
+            for e in EDGES:
+                dx, dy = STEP[e]
+                npos = (x + dx, y + dy)
+                nt = cells.get(npos)
+                if nt is None:
+                    continue
+                if npos in GOAL_AT:
+                    near_goal = True
+                if nt.hidden:
+                    continue
+                constrained |= e
+                if nt.face.openings & OPPOSITE[e]:
+                    required |= e
+                    if self.reached_openings(npos) & OPPOSITE[e]:
+                        connect |= e
+            slots[(x, y)] = Slot(constrained, required, connect, near_goal)
+        self._slots = slots
+        self._slots_version = self._version
+        return slots
+
+    def fits(self, f: Face, slot: Slot) -> bool:
+        """Whether a card face may be placed in `slot` (RULES.md §4.1)."""
+        if f.openings & slot.constrained != slot.required:
+            return False
+        if f.ladder:
+            return not slot.near_goal
+        for seg in f.segments:
+            if seg & slot.connect:
+                return True
+        return False
+
+    def placement_error(self, pos: Pos, kind: str, rotated: bool) -> str | None:
+        """None when legal, else the reason in a few words."""
+        if pos in self.cells:
+            return f"{pos[0]},{pos[1]} is not empty"
+        slot = self.slots().get(pos)
+        if slot is None:
+            return f"{pos[0]},{pos[1]} does not touch the maze"
+        f = face(kind, rotated)
+        if f.openings & slot.constrained != slot.required:
+            return "its edges do not match the neighbouring cards"
+        if f.ladder and slot.near_goal:
+            return "a ladder may not touch a goal card"
+        if not self.fits(f, slot):
+            return "it would not connect to the start"
+        return None
+
+    # --- changes -------------------------------------------------------------------------
+
+    def place(self, pos: Pos, card: str, rotated: bool) -> None:
+        self.cells[pos] = Tile(card, rotated, face(card_kind(card).kind, rotated))
+        self.changed()
+
+    def remove(self, pos: Pos) -> str:
+        tile = self.cells.pop(pos)
+        self.changed()
+        return tile.card
+
+    def reveal(self, name: str, rotated: bool) -> None:
+        tile = self.cells[GOAL_CELLS[name]]
+        tile.hidden = False
+        tile.rotated = rotated
+        tile.face = face(card_kind(tile.card).kind, rotated)
+        self.changed()
+
+    def reveal_reached(self, placed: Pos) -> tuple[list[str], bool]:
+        """Turn over every face-down goal the maze reaches, cascading (RULES.md §4.2, §9).
+
+        Returns the goal names revealed (in order) and whether the gold was found. When the
+        gold is found the remaining goals are turned over too, unrotated.
+        """
+        revealed: list[str] = []
+        gold = False
+        while True:
+            found: list[tuple[str, bool]] = []
+            for name, gpos in GOAL_CELLS.items():
+                tile = self.cells[gpos]
+                if not tile.hidden:
+                    continue
+                edges = self._reaching_edges(gpos)
+                if not edges:
+                    continue
+                # Face the card just placed if it reaches; otherwise the first reaching edge.
+                toward = next((e for e in edges if _neighbour(gpos, e) == placed), edges[0])
+                unturned = face(card_kind(tile.card).kind, False)
+                found.append((name, not unturned.openings & toward))
+            if not found:
+                break
+            for name, rotated in found:
+                self.reveal(name, rotated)
+                revealed.append(name)
+                if card_kind(self.goal_card(name)).kind == "goal-gold":
+                    gold = True
+            if gold:
+                for name in GOAL_CELLS:
+                    if self.is_hidden(name):
+                        self.reveal(name, False)
+                        revealed.append(name)
+                break
+        return revealed, gold
+
+    def _reaching_edges(self, gpos: Pos) -> list[int]:
+        edges = []
+        for e in EDGES:
+            npos = _neighbour(gpos, e)
+            nt = self.cells.get(npos)
+            if nt is None or nt.hidden:
+                continue
+            if self.reached_openings(npos) & OPPOSITE[e]:
+                edges.append(e)
+        return edges
+
+    def team_can_pass(self, team: str) -> bool:
+        """Whether some route from the start to the revealed gold avoids the other team's doors."""
+        other = "blue" if team == "green" else "green"
+        reached = self._search(blocked_door=other)
+        for name, gpos in GOAL_CELLS.items():
+            tile = self.cells[gpos]
+            if not tile.hidden and card_kind(tile.card).kind == "goal-gold" and gpos in reached:
+                return True
+        return False
+
+
+def _neighbour(pos: Pos, edge: int) -> Pos:
+    dx, dy = STEP[edge]
+    return (pos[0] + dx, pos[1] + dy)

@@ -1,0 +1,225 @@
+"""Every card of both rulesets, as data.
+
+A card id is `<kind>.<n>` with n = 1..count. Adding cards means adding rows here; the rules
+read shapes, modifiers and categories, never kind names (except the fixed start and goals).
+The crystal shapes of the expansion are a reconstruction (RULES.md §2.2) and live only here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from .shapes import parse_segments, turned
+
+CLASSIC = "classic"
+EXPANSION = "expansion"
+RULESETS = (CLASSIC, EXPANSION)
+
+TOOLS = ("pick", "lamp", "cart")
+# Card types that can lie in front of a player (at most one of each).
+FRONT_TYPES = ("break-pick", "break-lamp", "break-cart", "trap", "theft")
+TEAMS = ("green", "blue")
+
+
+@dataclass(frozen=True, slots=True)
+class CardKind:
+    kind: str
+    category: str  # start goal path action gold dwarf
+    count: int
+    en: str
+    zh: str  # 简体
+    zh_hant: str  # 繁體
+    ruleset: str = CLASSIC
+    segments: tuple[int, ...] = ()
+    ladder: bool = False  # on the first segment
+    door: str | None = None  # on the first segment
+    crystals: int = 0
+    action: str | None = None  # break fix rockfall map theft hands-off trap free inspect swap-hat swap-hand
+    tools: tuple[str, ...] = ()  # break: the tool it breaks; fix: the tools it may repair
+    value: int = 0  # gold nugget value
+    # The expansion replaces the base dwarves and nuggets: how many copies it uses, if not all.
+    expansion_count: int | None = None
+
+    @property
+    def openings(self) -> int:
+        mask = 0
+        for seg in self.segments:
+            mask |= seg
+        return mask
+
+    @property
+    def symmetric(self) -> bool:
+        """True when turning the card changes nothing, so `rotated` is normalised away."""
+        return sorted(self.segments) == sorted(turned(s) for s in self.segments)
+
+    @property
+    def front_type(self) -> str | None:
+        """The in-front type this card is, when it lies in front of a player."""
+        if self.action == "break":
+            return f"break-{self.tools[0]}"
+        if self.action in ("trap", "theft"):
+            return self.action
+        return None
+
+
+def _path(kind, code, count, en, zh, zh_hant, ruleset=CLASSIC, category="path"):
+    words = code.split()
+    return CardKind(
+        kind=kind,
+        category=category,
+        count=count,
+        en=en,
+        zh=zh,
+        zh_hant=zh_hant,
+        ruleset=ruleset,
+        segments=parse_segments(words[0]),
+        ladder="ladder" in words[1:],
+        door=next((w.split(":")[1] for w in words[1:] if w.startswith("door:")), None),
+        crystals=words[1:].count("crystal"),
+    )
+
+
+def _act(kind, action, count, en, zh, zh_hant, tools=(), ruleset=CLASSIC):
+    return CardKind(kind, "action", count, en, zh, zh_hant, ruleset, action=action, tools=tuple(tools))
+
+
+X = EXPANSION
+_KINDS: tuple[CardKind, ...] = (
+    _path("start", "NESW ladder", 1, "start", "起点", "起點", category="start"),
+    _path("goal-gold", "NESW", 1, "gold goal", "金矿终点", "金礦終點", category="goal"),
+    _path("goal-stone-nw", "NW", 1, "stone goal", "石头终点", "石頭終點", category="goal"),
+    _path("goal-stone-ne", "NE", 1, "stone goal", "石头终点", "石頭終點", category="goal"),
+    _path("cross", "NESW", 5, "crossing", "十字路", "十字路"),
+    _path("tee-new", "NEW", 5, "T-junction", "丁字路", "丁字路"),
+    _path("tee-nes", "NES", 5, "T-junction", "丁字路", "丁字路"),
+    _path("straight-ns", "NS", 4, "straight", "直路", "直路"),
+    _path("straight-ew", "EW", 3, "straight", "直路", "直路"),
+    _path("curve-nw", "NW", 4, "curve", "弯路", "彎路"),
+    _path("curve-ne", "NE", 5, "curve", "弯路", "彎路"),
+    _path("dead-nesw", "N|E|S|W", 1, "dead end", "死路", "死路"),
+    _path("dead-new", "N|E|W", 1, "dead end", "死路", "死路"),
+    _path("dead-nes", "N|E|S", 1, "dead end", "死路", "死路"),
+    _path("dead-ns", "N|S", 1, "dead end", "死路", "死路"),
+    _path("dead-ew", "E|W", 1, "dead end", "死路", "死路"),
+    _path("dead-nw", "N|W", 1, "dead end", "死路", "死路"),
+    _path("dead-ne", "N|E", 1, "dead end", "死路", "死路"),
+    _path("dead-n", "N", 1, "dead end", "死路", "死路"),
+    _path("dead-e", "E", 1, "dead end", "死路", "死路"),
+    _act("break-pick", "break", 3, "broken pick", "损坏的丁字镐", "損壞的丁字鎬", ["pick"]),
+    _act("break-lamp", "break", 3, "broken lamp", "熄灭的提灯", "熄滅的提燈", ["lamp"]),
+    _act("break-cart", "break", 3, "broken cart", "损毁的推车", "損毀的推車", ["cart"]),
+    _act("fix-pick", "fix", 2, "pick repair", "修好的丁字镐", "修好的丁字鎬", ["pick"]),
+    _act("fix-lamp", "fix", 2, "lamp repair", "修好的提灯", "修好的提燈", ["lamp"]),
+    _act("fix-cart", "fix", 2, "cart repair", "修好的推车", "修好的推車", ["cart"]),
+    _act("fix-pick-lamp", "fix", 1, "pick or lamp repair", "丁字镐或提灯", "丁字鎬或提燈", ["pick", "lamp"]),
+    _act("fix-pick-cart", "fix", 1, "pick or cart repair", "丁字镐或推车", "丁字鎬或推車", ["pick", "cart"]),
+    _act("fix-lamp-cart", "fix", 1, "lamp or cart repair", "提灯或推车", "提燈或推車", ["lamp", "cart"]),
+    _act("rockfall", "rockfall", 3, "rockfall", "塌方", "塌方"),
+    _act("map", "map", 6, "map", "地图", "地圖"),
+    CardKind("gold-1", "gold", 16, "1 gold nugget", "金块", "金塊", value=1, expansion_count=0),
+    CardKind("gold-2", "gold", 8, "2 gold nuggets", "金块", "金塊", value=2, expansion_count=0),
+    CardKind("gold-3", "gold", 4, "3 gold nuggets", "金块", "金塊", value=3, expansion_count=0),
+    CardKind("digger", "dwarf", 7, "gold-digger", "好矮人", "好矮人", expansion_count=0),
+    # Saboteur 2 brings 3 saboteurs of its own; they share the kind (and ids 1-3).
+    CardKind("saboteur", "dwarf", 4, "saboteur", "坏胚子", "壞胚子", expansion_count=3),
+    # Saboteur 2
+    _path("bridge", "NS|EW", 2, "bridge", "桥梁", "橋樑", X),
+    _path("double-curve", "NW|SE", 2, "double curve", "双弯道", "雙彎道", X),
+    _path("ladder-w", "W ladder", 1, "ladder", "梯子", "梯子", X),
+    _path("ladder-n", "N ladder", 1, "ladder", "梯子", "梯子", X),
+    _path("ladder-nw", "NW ladder", 1, "ladder", "梯子", "梯子", X),
+    _path("ladder-sw", "SW ladder", 1, "ladder", "梯子", "梯子", X),
+    _path("door-green-ew", "EW door:green", 1, "green door", "绿门", "綠門", X),
+    _path("door-green-nw", "NW door:green", 1, "green door", "绿门", "綠門", X),
+    _path("door-green-ns-w", "NS|W door:green", 1, "green door", "绿门", "綠門", X),
+    _path("door-blue-ns", "NS door:blue", 1, "blue door", "蓝门", "藍門", X),
+    _path("door-blue-ew", "EW door:blue", 1, "blue door", "蓝门", "藍門", X),
+    _path("door-blue-sw", "SW door:blue", 1, "blue door", "蓝门", "藍門", X),
+    _path("crystal-n", "N crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-w", "W crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-cross", "NESW crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-tee-new", "NEW crystal", 3, "crystal", "水晶", "水晶", X),
+    _path("crystal-tee-nes", "NES crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-nes-w", "NES|W crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-new-s", "NEW|S crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-ew-n", "EW|N crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-ew", "EW crystal", 2, "crystal", "水晶", "水晶", X),
+    _path("crystal-ns", "NS crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-ne", "NE crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-nw", "NW crystal", 1, "crystal", "水晶", "水晶", X),
+    _path("crystal-dead", "N|E|S|W crystal", 1, "crystal", "水晶", "水晶", X),
+    _act("theft", "theft", 4, "theft", "偷窃", "偷竊", ruleset=X),
+    _act("hands-off", "hands-off", 3, "hands off", "防盗", "防盜", ruleset=X),
+    _act("swap-hand", "swap-hand", 2, "swap hands", "交换手牌", "交換手牌", ruleset=X),
+    _act("inspect", "inspect", 2, "inspect", "侦察", "偵察", ruleset=X),
+    _act("swap-hat", "swap-hat", 2, "swap hats", "换角", "換角", ruleset=X),
+    _act("trap", "trap", 3, "trap", "圈套", "圈套", ruleset=X),
+    _act("free", "free", 4, "free", "解套", "解套", ruleset=X),
+    CardKind("green", "dwarf", 4, "green gold-digger", "绿队掘金者", "綠隊掘金者", X),
+    CardKind("blue", "dwarf", 4, "blue gold-digger", "蓝队掘金者", "藍隊掘金者", X),
+    CardKind("boss", "dwarf", 1, "boss", "老板", "老闆", X),
+    CardKind("profiteer", "dwarf", 1, "profiteer", "奸商", "奸商", X),
+    CardKind("geologist", "dwarf", 2, "geologist", "地质学家", "地質學家", X),
+)
+
+KINDS: dict[str, CardKind] = {k.kind: k for k in _KINDS}
+GOAL_KINDS = ("goal-gold", "goal-stone-nw", "goal-stone-ne")
+
+
+def card_kind(card_id: str) -> CardKind:
+    """`cross.3` -> the cross kind. Raises KeyError for an unknown id."""
+    return KINDS[_KIND_OF[card_id]]
+
+
+def kind_name(card_id: str) -> str:
+    return _KIND_OF[card_id]
+
+
+def ids_of(kind: str) -> list[str]:
+    k = KINDS[kind]
+    return [f"{kind}.{n}" for n in range(1, k.count + 1)]
+
+
+_KIND_OF: dict[str, str] = {cid: k.kind for k in _KINDS for cid in ids_of(k.kind)}
+
+
+def is_card_id(text: str) -> bool:
+    return text in _KIND_OF
+
+
+@cache
+def deck_ids(ruleset: str) -> tuple[str, ...]:
+    """The tunnel and action cards shuffled into the deck, in catalog order."""
+    return tuple(
+        cid
+        for k in _KINDS
+        if k.category in ("path", "action")
+        for cid in ids_of(k.kind)[: _count_in(k, ruleset)]
+    )
+
+
+def _count_in(k: CardKind, ruleset: str) -> int:
+    if k.ruleset == EXPANSION:
+        return k.count if ruleset == EXPANSION else 0
+    if ruleset == EXPANSION and k.expansion_count is not None:
+        return k.expansion_count
+    return k.count
+
+
+@cache
+def dwarf_ids(ruleset: str) -> tuple[str, ...]:
+    """The dwarf (role) cards of a ruleset, in catalog order."""
+    return tuple(
+        f"{k.kind}.{n}" for k in _KINDS if k.category == "dwarf" for n in range(1, _count_in(k, ruleset) + 1)
+    )
+
+
+@cache
+def nugget_ids() -> tuple[str, ...]:
+    return tuple(cid for k in _KINDS if k.category == "gold" for cid in ids_of(k.kind))
+
+
+def card_sort_key(card_id: str) -> tuple[str, int]:
+    kind, _, n = card_id.rpartition(".")
+    return (kind, int(n))

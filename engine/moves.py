@@ -1,0 +1,132 @@
+"""Moves and their text notation (RULES.md §7).
+
+A `Move` is plain data. `parse` reads what a person types (any case, bare kinds allowed);
+`str(move)` prints the canonical form. Bare kinds are resolved against a hand by `resolve`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .catalog import FRONT_TYPES, KINDS, TOOLS, card_kind, card_sort_key, is_card_id
+from .errors import IllegalMove
+
+Pos = tuple[int, int]
+GOAL_NAMES = ("top", "middle", "bottom")
+RESERVED_NAMES = frozenset(GOAL_NAMES + ("nobody",))
+
+
+class Move(NamedTuple):
+    verb: str  # play | discard | steal
+    card: str | None = None  # the played card (an id once resolved)
+    at: Pos | None = None  # placement or rockfall cell
+    rotated: bool = False
+    target: str | None = None  # a player, a goal name, or None ("nobody" for steal)
+    tool: str | None = None  # fix: which tool is repaired
+    cards: tuple[str, ...] = ()  # discard: the discarded cards, sorted by id
+    remove: str | None = None  # discard 2 and remove: the in-front type removed
+
+    def __str__(self) -> str:
+        if self.verb == "steal":
+            return f"steal {self.target or 'nobody'}"
+        if self.verb == "discard":
+            text = "discard " + " ".join(self.cards)
+            return f"{text} remove {self.remove}" if self.remove else text
+        text = f"play {self.card}"
+        if self.at is not None:
+            text += f" at {self.at[0]},{self.at[1]}" + (" rotated" if self.rotated else "")
+        elif self.target is not None:
+            text += f" on {self.target}" + (f" {self.tool}" if self.tool else "")
+        return text
+
+
+_COORD = re.compile(r"^(-?\d+),(-?\d+)$")
+
+
+def parse(text: str) -> Move:
+    """Parse one move. Raises IllegalMove (quoting the text) when it is not a move at all."""
+    original = text
+    words = text.strip().lower().replace(", ", ",").split()
+    if not words:
+        raise IllegalMove(original, "empty move")
+    verb, rest = words[0], words[1:]
+
+    def bad(why: str) -> IllegalMove:
+        return IllegalMove(original, why)
+
+    if verb == "steal":
+        if len(rest) != 1:
+            raise bad("expected 'steal <player>' or 'steal nobody'")
+        return Move("steal", target=None if rest[0] == "nobody" else rest[0])
+    if verb == "discard":
+        if "remove" in rest:
+            i = rest.index("remove")
+            cards, tail = rest[:i], rest[i + 1 :]
+            if len(cards) != 2 or len(tail) != 1 or tail[0] not in FRONT_TYPES:
+                raise bad(f"expected 'discard <card> <card> remove <{'|'.join(FRONT_TYPES)}>'")
+            return Move("discard", cards=tuple(_card_word(c, original) for c in cards), remove=tail[0])
+        if not 1 <= len(rest) <= 3:
+            raise bad("expected 'discard <card> [<card> [<card>]]'")
+        return Move("discard", cards=tuple(_card_word(c, original) for c in rest))
+    if verb != "play":
+        raise bad("a move starts with 'play', 'discard' or 'steal'")
+    if not rest:
+        raise bad("play what?")
+    card, rest = _card_word(rest[0], original), rest[1:]
+    if not rest:
+        return Move("play", card)
+    if rest[0] == "at":
+        if len(rest) not in (2, 3) or (len(rest) == 3 and rest[2] != "rotated"):
+            raise bad("expected 'play <card> at <x>,<y> [rotated]'")
+        m = _COORD.match(rest[1])
+        if not m:
+            raise bad(f"bad coordinates {rest[1]!r}, expected x,y")
+        return Move("play", card, at=(int(m[1]), int(m[2])), rotated=len(rest) == 3)
+    if rest[0] == "on":
+        if len(rest) == 2:
+            return Move("play", card, target=rest[1])
+        if len(rest) == 3:
+            if rest[2] not in TOOLS:
+                raise bad(f"unknown tool {rest[2]!r}, expected one of {', '.join(TOOLS)}")
+            return Move("play", card, target=rest[1], tool=rest[2])
+    raise bad("expected 'at <x>,<y>' or 'on <player>' after the card")
+
+
+def _card_word(word: str, original: str) -> str:
+    if is_card_id(word) or word in KINDS:
+        return word
+    raise IllegalMove(original, f"unknown card {word!r}")
+
+
+def resolve(move: Move, hand: list[str], text: str | None = None) -> Move:
+    """Replace bare kinds by the lowest copy held and normalise symmetric turns away."""
+    quoted = text if text is not None else str(move)
+    if move.verb == "steal":
+        return move
+    if move.verb == "discard":
+        pool = sorted(hand, key=card_sort_key)
+        chosen: list[str] = []
+        for word in move.cards:
+            cid = _take(word, pool, quoted)
+            pool.remove(cid)
+            chosen.append(cid)
+        return move._replace(cards=tuple(sorted(chosen, key=card_sort_key)))
+    assert move.card is not None
+    cid = _take(move.card, sorted(hand, key=card_sort_key), quoted)
+    rotated = move.rotated
+    k = card_kind(cid)
+    if k.category != "path" or k.symmetric:
+        rotated = False
+    return move._replace(card=cid, rotated=rotated)
+
+
+def _take(word: str, pool: list[str], quoted: str) -> str:
+    if is_card_id(word):
+        if word in pool:
+            return word
+        raise IllegalMove(quoted, f"you do not hold {word}")
+    for cid in pool:
+        if cid.rpartition(".")[0] == word:
+            return cid
+    raise IllegalMove(quoted, f"you hold no {word}")

@@ -1,0 +1,238 @@
+"""Position documents (RULES.md §8): a full moment of a round as JSON-ready data.
+
+`load` accepts hand-written documents: keys may be left out, and cards may be written as
+bare kinds (the lowest copy not used elsewhere is taken). `dump` writes every key, with
+card ids, so `load(dump(s))` reproduces `s` exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .board import GOAL_CELLS, GOAL_AT, START, Board
+from .catalog import CLASSIC, EXPANSION, GOAL_KINDS, KINDS, card_kind, card_sort_key, ids_of, is_card_id, nugget_ids
+from .errors import BadPosition
+from .moves import RESERVED_NAMES
+from .state import OPTIONS, OVER, PLAYING, THEFT, PLAYER_RANGE, RoundState
+
+FORMAT = "pbem-position/1"
+DEFAULT_GOALS = {"top": "goal-stone-nw", "middle": "goal-gold", "bottom": "goal-stone-ne"}
+
+
+class _Ids:
+    """Hands out card ids: explicit ids are reserved first, then bare kinds take free copies."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.used: set[str] = set()
+        self._collect(doc)
+
+    def _collect(self, node: Any) -> None:
+        if isinstance(node, str) and is_card_id(node):
+            if node in self.used and not node.startswith(("start.", "goal-")):
+                raise BadPosition(f"card {node} appears twice")
+            self.used.add(node)
+        elif isinstance(node, list):
+            for item in node:
+                self._collect(item)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key not in ("roles", "goals", "knowledge", "format"):
+                    self._collect(value)
+
+    def card(self, word: Any) -> str:
+        if not isinstance(word, str):
+            raise BadPosition(f"expected a card, got {word!r}")
+        if is_card_id(word):
+            return word
+        if word not in KINDS:
+            raise BadPosition(f"unknown card {word!r}")
+        for cid in ids_of(word):
+            if cid not in self.used:
+                self.used.add(cid)
+                return cid
+        raise BadPosition(f"no copy of {word!r} is left (the game has {KINDS[word].count})")
+
+
+def load(doc: dict[str, Any]) -> RoundState:
+    """Build a state from a position document. Raises BadPosition naming what is wrong."""
+    try:
+        return _load(doc)
+    except BadPosition:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise BadPosition(f"malformed position: {exc!r}") from None
+
+
+def _load(doc: dict[str, Any]) -> RoundState:
+    if not isinstance(doc, dict):
+        raise BadPosition("a position is a JSON object")
+    if doc.get("format") != FORMAT:
+        raise BadPosition(f"format must be {FORMAT!r}, got {doc.get('format')!r}")
+    for key in ("ruleset", "players", "board", "to_move"):
+        if key not in doc:
+            raise BadPosition(f"missing required key {key!r}")
+    ruleset = doc["ruleset"]
+    if ruleset not in (CLASSIC, EXPANSION):
+        raise BadPosition(f"unknown ruleset {ruleset!r}")
+    players = tuple(doc["players"])
+    if len(set(players)) != len(players) or not all(isinstance(p, str) and p for p in players):
+        raise BadPosition("players must be distinct names")
+    if RESERVED_NAMES & set(players):
+        raise BadPosition(f"these words cannot be player names: {', '.join(sorted(RESERVED_NAMES))}")
+    lo, hi = PLAYER_RANGE[ruleset]
+    if not lo <= len(players) <= hi:
+        raise BadPosition(f"{ruleset} is for {lo}-{hi} players, not {len(players)}")
+    options = frozenset(doc.get("options", []))
+    if options - set(OPTIONS):
+        raise BadPosition(f"unknown option(s): {', '.join(sorted(options - set(OPTIONS)))}")
+    ids = _Ids(doc)
+
+    def player(name: Any, what: str) -> str:
+        if name not in players:
+            raise BadPosition(f"{what}: {name!r} is not a player")
+        return name
+
+    def per_player(key: str) -> dict[str, list[str]]:
+        given = doc.get(key, {})
+        for name in given:
+            player(name, key)
+        return {p: [ids.card(c) for c in given.get(p, [])] for p in players}
+
+    goals_doc = {**DEFAULT_GOALS, **doc.get("goals", {})}
+    goals = {}
+    for name in GOAL_CELLS:
+        word = goals_doc[name]
+        kind = word.rpartition(".")[0] if is_card_id(word) else word
+        if kind not in GOAL_KINDS:
+            raise BadPosition(f"goal {name}: {word!r} is not a goal card")
+        goals[name] = ids_of(kind)[0]
+    if sorted(goals.values()) != sorted(ids_of(k)[0] for k in GOAL_KINDS):
+        raise BadPosition("the three goals must be the gold and the two stones")
+    board = Board.new(goals)
+    rotated_goals = set(doc.get("rotated_goals", []))
+    for name in doc.get("revealed", []):
+        if name not in GOAL_CELLS:
+            raise BadPosition(f"revealed: {name!r} is not top, middle or bottom")
+        board.reveal(name, name in rotated_goals)
+    for entry in doc["board"]:
+        x, y = entry["at"]
+        pos = (int(x), int(y))
+        if pos == START or pos in GOAL_AT:
+            raise BadPosition(f"board: {x},{y} holds the start or a goal")
+        if pos in board.cells:
+            raise BadPosition(f"board: two cards at {x},{y}")
+        card = ids.card(entry["card"])
+        k = card_kind(card)
+        if k.category != "path":
+            raise BadPosition(f"board: {card} is not a path card")
+        board.place(pos, card, bool(entry.get("rotated", False)) and not k.symmetric)
+
+    hands = per_player("hands")
+    in_front = per_player("in_front")
+    roles: dict[str, str | None] = {p: None for p in players}
+    aside = [ids.card(c) for c in doc.get("aside", [])]
+    retired = [ids.card(c) for c in doc.get("retired", [])]
+    for name, role in doc.get("roles", {}).items():
+        player(name, "roles")
+        if role is None:
+            continue
+        kind = role.rpartition(".")[0] if is_card_id(role) else role
+        if kind not in KINDS or KINDS[kind].category != "dwarf":
+            raise BadPosition(f"roles: {role!r} is not a role")
+        roles[name] = role if is_card_id(role) else ids.card(kind)
+    state = RoundState(
+        ruleset=ruleset,
+        players=players,
+        board=board,
+        options=options,
+        roles=roles,
+        hands=hands,
+        in_front=in_front,
+        deck=[ids.card(c) for c in doc.get("deck", [])],
+        discard=[ids.card(c) for c in doc.get("discard", [])],
+        removed=[ids.card(c) for c in doc.get("removed", [])],
+        nuggets=[ids.card(c) for c in doc["nuggets"]] if "nuggets" in doc else (
+            [c for c in nugget_ids() if c not in ids.used] if ruleset == CLASSIC else []
+        ),
+        gold={p: int(doc.get("gold", {}).get(p, 0)) for p in players},
+        aside=aside,
+        retired=retired,
+        knowledge={p: [list(f) for f in doc.get("knowledge", {}).get(p, [])] for p in players},
+        passes=int(doc.get("passes_in_a_row", 0)),
+        last_theft=doc.get("last_theft"),
+        to_move=players.index(player(doc["to_move"], "to_move")),
+        round_no=int(doc.get("round", 1)),
+        phase=doc.get("phase", PLAYING),
+        finder=doc.get("finder"),
+        winners=list(doc.get("winners", [])),
+        next_start=doc.get("next_start"),
+        thieves=list(doc.get("thieves", [])),
+        gold_before_theft=dict(doc.get("gold_before_theft", {})),
+        payout=dict(doc.get("payout", {})),
+    )
+    if doc.get("last_actor") is not None:
+        state.last_actor = players.index(player(doc["last_actor"], "last_actor"))
+    if state.last_theft is not None:
+        player(state.last_theft, "last_theft")
+    if state.phase not in (PLAYING, THEFT, OVER):
+        raise BadPosition(f"phase must be playing, theft or over, not {state.phase!r}")
+    for c in state.all_cards():
+        if c.startswith(("start.", "goal-")):
+            continue
+        if KINDS[c.rpartition(".")[0]].ruleset == EXPANSION and ruleset == CLASSIC:
+            raise BadPosition(f"{c} is a Saboteur 2 card, not part of the classic game")
+    return state
+
+
+def dump(state: RoundState) -> dict[str, Any]:
+    """The full position document of `state` (every key, card ids)."""
+    board = state.board
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "ruleset": state.ruleset,
+        "options": sorted(state.options),
+        "players": list(state.players),
+        "roles": {p: (card_kind(r).kind if r and r != "?" else None) for p, r in state.roles.items()},
+        "goals": {name: _goal_word(board.goal_card(name)) for name in GOAL_CELLS},
+        "revealed": [g for g in GOAL_CELLS if not board.is_hidden(g)],
+        "rotated_goals": [g for g in GOAL_CELLS if board.cells[GOAL_CELLS[g]].rotated],
+        "board": [
+            {"at": [x, y], "card": board.cells[(x, y)].card, "rotated": board.cells[(x, y)].rotated}
+            for (x, y) in board.path_cells()
+        ],
+        "hands": {p: sorted(h, key=_sort) for p, h in state.hands.items()},
+        "in_front": {p: list(c) for p, c in state.in_front.items()},
+        "deck": list(state.deck),
+        "discard": list(state.discard),
+        "removed": list(state.removed),
+        "nuggets": list(state.nuggets),
+        "gold": dict(state.gold),
+        "aside": list(state.aside),
+        "retired": list(state.retired),
+        "knowledge": {p: [list(f) for f in fs] for p, fs in state.knowledge.items() if fs},
+        "passes_in_a_row": state.passes,
+        "last_theft": state.last_theft,
+        "last_actor": state.players[state.last_actor] if state.last_actor is not None else None,
+        "to_move": state.player,
+        "round": state.round_no,
+        "phase": state.phase,
+    }
+    if state.phase != PLAYING:
+        doc.update(
+            round_over=True,
+            finder=state.finder,
+            winners=list(state.winners),
+            next_start=state.next_start,
+            payout=dict(state.payout),
+        )
+    if state.phase == THEFT:
+        doc.update(thieves=list(state.thieves), gold_before_theft=dict(state.gold_before_theft))
+    return doc
+
+
+def _goal_word(card: str) -> str:
+    return card.rpartition(".")[0] if card != "?" else "?"
+
+
+def _sort(card: str) -> tuple[str, int]:
+    return card_sort_key(card) if card != "?" else ("", 0)

@@ -1,0 +1,60 @@
+"""Self-play: bots play whole rounds and games through `legal_moves` and `apply`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from .chance import SeededChance
+from .game import Game
+from .moves import Move
+from .rules import apply
+from .state import PLAYING, THEFT, RoundState
+from .views import view
+
+
+class Bot(Protocol):
+    def choose(self, view: RoundState) -> Move: ...
+
+
+@dataclass
+class Record:
+    """Enough to reproduce a game: per round, its seed and its moves in text."""
+
+    seeds: list[str] = field(default_factory=list)
+    moves: list[list[str]] = field(default_factory=list)
+
+
+def round_seed(game_seed: str | int, round_no: int) -> str:
+    return f"{game_seed}/round/{round_no}"
+
+
+def play_round(state: RoundState, bots: dict[str, Bot], *, use_views: bool = True) -> list[str]:
+    """Play `state` to its end in place; return the moves in canonical text."""
+    moves: list[str] = []
+    while state.phase in (PLAYING, THEFT):
+        me = state.player
+        move = bots[me].choose(view(state, me) if use_views else state)
+        apply(state, move)
+        moves.append(str(move))
+    return moves
+
+
+def play_game(
+    ruleset: str,
+    players: tuple[str, ...],
+    seed: str | int,
+    bot_factory: Callable[[str], Bot],
+    options: frozenset[str] = frozenset(),
+    *,
+    use_views: bool = True,
+) -> tuple[Game, Record]:
+    game = Game(ruleset, players, options)
+    record = Record()
+    bots = {p: bot_factory(p) for p in players}
+    while not game.over:
+        seed_text = round_seed(seed, len(game.rounds) + 1)
+        state = game.start_round(SeededChance(seed_text))
+        record.seeds.append(seed_text)
+        record.moves.append(play_round(state, bots, use_views=use_views))
+    return game, record

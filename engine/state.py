@@ -1,0 +1,179 @@
+"""The full state of one round, and the deal that creates it.
+
+The state is plain data, mutated in place by `rules.apply` (like python-chess's `push`);
+`copy()` gives an independent state. Hidden parts are masked by `views.view`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .board import GOAL_CELLS, Board
+from .catalog import CLASSIC, EXPANSION, GOAL_KINDS, card_kind, deck_ids, dwarf_ids, ids_of, nugget_ids
+from .chance import Chance
+
+OPTIONS = ("max-saboteurs", "broken-tools-forfeit")
+PLAYING, THEFT, OVER = "playing", "theft", "over"
+ROUNDS_PER_GAME = 3
+EXPANSION_REMOVED = 10
+
+CLASSIC_SABOTEURS = {3: 1, 4: 1, 5: 2, 6: 2, 7: 3, 8: 3, 9: 3, 10: 4}
+CLASSIC_DIGGERS = {3: 3, 4: 4, 5: 4, 6: 5, 7: 5, 8: 6, 9: 7, 10: 7}
+PLAYER_RANGE = {CLASSIC: (3, 10), EXPANSION: (2, 12)}
+
+
+def hand_size(ruleset: str, players: int) -> int:
+    if ruleset == EXPANSION:
+        return 6
+    return 6 if players <= 5 else 5 if players <= 7 else 4
+
+
+@dataclass
+class RoundState:
+    ruleset: str
+    players: tuple[str, ...]
+    board: Board
+    options: frozenset[str] = frozenset()
+    roles: dict[str, str | None] = field(default_factory=dict)  # player -> dwarf card id
+    hands: dict[str, list[str]] = field(default_factory=dict)
+    in_front: dict[str, list[str]] = field(default_factory=dict)
+    deck: list[str] = field(default_factory=list)  # top first
+    discard: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)  # expansion: out of this round, unseen
+    nuggets: list[str] = field(default_factory=list)  # classic nugget pile, top first
+    gold: dict[str, int] = field(default_factory=dict)  # totals, earlier rounds included
+    aside: list[str] = field(default_factory=list)  # dwarf cards not dealt, top first
+    retired: list[str] = field(default_factory=list)  # dwarf cards given up by swap-hat
+    knowledge: dict[str, list[list[str]]] = field(default_factory=dict)  # private facts
+    passes: int = 0
+    last_theft: str | None = None
+    to_move: int = 0  # seat index
+    round_no: int = 1
+    last_actor: int | None = None  # seat of the last play or discard
+    phase: str = PLAYING
+    finder: str | None = None
+    winners: list[str] = field(default_factory=list)
+    next_start: str | None = None
+    thieves: list[str] = field(default_factory=list)
+    gold_before_theft: dict[str, int] = field(default_factory=dict)
+    payout: dict[str, int] = field(default_factory=dict)  # gold won this round, thefts included
+
+    @property
+    def player(self) -> str:
+        """The player to move (the current thief during the theft phase)."""
+        return self.players[self.to_move]
+
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    def role(self, player: str) -> str | None:
+        """The role (dwarf kind) of `player`, or None when unknown or none."""
+        cid = self.roles.get(player)
+        return None if cid is None or cid == "?" else card_kind(cid).kind
+
+    def front_types(self, player: str) -> set[str]:
+        return {card_kind(c).front_type or "" for c in self.in_front.get(player, [])}
+
+    def blocked(self, player: str) -> bool:
+        """Whether a broken tool or a trap in front of `player` forbids placing path cards."""
+        return any(card_kind(c).action in ("break", "trap") for c in self.in_front.get(player, []))
+
+    def copy(self) -> RoundState:
+        return RoundState(
+            ruleset=self.ruleset,
+            players=self.players,
+            board=self.board.copy(),
+            options=self.options,
+            roles=dict(self.roles),
+            hands={p: list(h) for p, h in self.hands.items()},
+            in_front={p: list(c) for p, c in self.in_front.items()},
+            deck=list(self.deck),
+            discard=list(self.discard),
+            removed=list(self.removed),
+            nuggets=list(self.nuggets),
+            gold=dict(self.gold),
+            aside=list(self.aside),
+            retired=list(self.retired),
+            knowledge={p: [list(f) for f in fs] for p, fs in self.knowledge.items()},
+            passes=self.passes,
+            last_theft=self.last_theft,
+            to_move=self.to_move,
+            round_no=self.round_no,
+            last_actor=self.last_actor,
+            phase=self.phase,
+            finder=self.finder,
+            winners=list(self.winners),
+            next_start=self.next_start,
+            thieves=list(self.thieves),
+            gold_before_theft=dict(self.gold_before_theft),
+            payout=dict(self.payout),
+        )
+
+    def all_cards(self) -> list[str]:
+        """Every card id the round accounts for (for conservation checks)."""
+        out = list(self.deck) + self.discard + self.removed + self.nuggets + self.aside + self.retired
+        for h in self.hands.values():
+            out += h
+        for c in self.in_front.values():
+            out += c
+        out += [r for r in self.roles.values() if r]
+        out += [t.card for t in self.board.cells.values()]
+        return out
+
+
+def dwarf_pool(ruleset: str, players: int, options: frozenset[str]) -> list[str]:
+    """The dwarf cards shuffled for the deal (classic: the table of RULES.md §3)."""
+    if ruleset == EXPANSION:
+        return list(dwarf_ids(EXPANSION))
+    saboteurs = CLASSIC_SABOTEURS[players]
+    diggers = CLASSIC_DIGGERS[players] - (1 if "max-saboteurs" in options else 0)
+    return ids_of("saboteur")[:saboteurs] + ids_of("digger")[:diggers]
+
+
+def deal(
+    ruleset: str,
+    players: tuple[str, ...],
+    chance: Chance,
+    *,
+    options: frozenset[str] = frozenset(),
+    round_no: int = 1,
+    first_seat: int = 0,
+    gold: dict[str, int] | None = None,
+    nuggets: list[str] | None = None,
+) -> RoundState:
+    """Deal a round. Draw order from `chance`: dwarves, goals, deck, nuggets.
+
+    `gold` and `nuggets` carry over from earlier rounds (round 1: zeros and the full pile).
+    """
+    lo, hi = PLAYER_RANGE[ruleset]
+    if not lo <= len(players) <= hi:
+        raise ValueError(f"{ruleset} is for {lo}-{hi} players, not {len(players)}")
+    dwarves = chance.shuffled(dwarf_pool(ruleset, len(players), options))
+    goal_cards = chance.shuffled([ids_of(k)[0] for k in GOAL_KINDS])
+    deck = chance.shuffled(deck_ids(ruleset))
+    pile = chance.shuffled(nugget_ids() if nuggets is None else nuggets) if ruleset == CLASSIC else []
+    removed: list[str] = []
+    if ruleset == EXPANSION:
+        removed, deck = deck[:EXPANSION_REMOVED], deck[EXPANSION_REMOVED:]
+    size = hand_size(ruleset, len(players))
+    hands = {}
+    for p in players:
+        hands[p], deck = deck[:size], deck[size:]
+    return RoundState(
+        ruleset=ruleset,
+        players=tuple(players),
+        board=Board.new(dict(zip(GOAL_CELLS, goal_cards))),
+        options=frozenset(options),
+        roles=dict(zip(players, dwarves)),
+        hands=hands,
+        in_front={p: [] for p in players},
+        deck=deck,
+        removed=removed,
+        nuggets=pile,
+        gold=dict(gold) if gold else {p: 0 for p in players},
+        aside=dwarves[len(players) :],
+        knowledge={p: [] for p in players},
+        to_move=first_seat,
+        round_no=round_no,
+    )
