@@ -124,7 +124,7 @@ class Board:
         reached: dict[Pos, int] = {}
         stack: list[tuple[Pos, int]] = []
         for pos, t in cells.items():
-            if t.face.ladder and not t.hidden and t.face.door != blocked_door:
+            if t.face.ladder and not t.hidden and (blocked_door is None or t.face.door != blocked_door):
                 reached[pos] = 1
                 stack.append((pos, 0))
         while stack:

@@ -67,6 +67,7 @@ def _classic(state: RoundState) -> list[Event]:
         for i, card in enumerate(drawn):
             taker = order[i % len(order)]
             state.gold[taker] += card_kind(card).value
+            state.won.append(card)
             events.append({"event": "nugget", "player": taker, "card": card})
         return events
     saboteurs = _roles_of(state, "saboteur")
@@ -89,6 +90,7 @@ def _take_value(state: RoundState, value: int) -> list[str]:
             state.nuggets, key=lambda c: card_kind(c).value
         )
         state.nuggets.remove(pick)
+        state.won.append(pick)
         taken.append(pick)
         value -= card_kind(pick).value
     return taken

@@ -44,6 +44,7 @@ class RoundState:
     gold: dict[str, int] = field(default_factory=dict)  # totals, earlier rounds included
     aside: list[str] = field(default_factory=list)  # dwarf cards not dealt, top first
     retired: list[str] = field(default_factory=list)  # dwarf cards given up by swap-hat
+    won: list[str] = field(default_factory=list)  # nugget cards taken by players this round
     knowledge: dict[str, list[list[str]]] = field(default_factory=dict)  # private facts
     passes: int = 0
     last_theft: str | None = None
@@ -95,6 +96,7 @@ class RoundState:
             gold=dict(self.gold),
             aside=list(self.aside),
             retired=list(self.retired),
+            won=list(self.won),
             knowledge={p: [list(f) for f in fs] for p, fs in self.knowledge.items()},
             passes=self.passes,
             last_theft=self.last_theft,
@@ -112,7 +114,7 @@ class RoundState:
 
     def all_cards(self) -> list[str]:
         """Every card id the round accounts for (for conservation checks)."""
-        out = list(self.deck) + self.discard + self.removed + self.nuggets + self.aside + self.retired
+        out = list(self.deck) + self.discard + self.removed + self.nuggets + self.aside + self.retired + self.won
         for h in self.hands.values():
             out += h
         for c in self.in_front.values():

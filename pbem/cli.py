@@ -1,4 +1,8 @@
-"""The `pbem` command line. Thin: parse arguments, call into pbem/ and engine/, print."""
+"""The `pbem` command line. Thin: parse arguments, call into pbem/ and engine/, print.
+
+Errors raised inside are small typed exceptions; only here do they become one line on
+stderr (`error: ...`, maybe `hint: ...`) and an exit code (docs/exit-codes in docs/).
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,55 @@ import sys
 
 import typer
 
+from engine.errors import BadPosition, IllegalMove
+
+from . import cli_position
+
 app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
     add_completion=False,
     help="Play Saboteur asynchronously: by email, shared folder, or file by file.",
 )
+app.add_typer(cli_position.app, name="position")
+
+EXIT_ILLEGAL = 6
+EXIT_BAD_POSITION = 7
+
+
+def _fail(message: str, hint: str | None, code: int) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    if hint:
+        print(f"hint: {hint}", file=sys.stderr)
+    sys.exit(code)
 
 
 def main() -> None:
-    app()
+    try:
+        from .errors import PbemError
+    except ImportError:  # the error module arrives with the crypto layer
+        PbemError = ()  # type: ignore[assignment,misc]
+    try:
+        app(standalone_mode=False)
+    except IllegalMove as exc:
+        _fail(str(exc), None, EXIT_ILLEGAL)
+    except BadPosition as exc:
+        _fail(str(exc), "see RULES.md §8 for the position format", EXIT_BAD_POSITION)
+    except PbemError as exc:  # type: ignore[misc]
+        _fail(str(exc), getattr(exc, "hint", None), getattr(exc, "exit_code", 1))
+    except KeyboardInterrupt:
+        _fail("interrupted", None, 130)
+    except Exception as exc:  # click's own usage errors and aborts
+        import click
+
+        if isinstance(exc, click.exceptions.Exit):
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            _fail("aborted", None, 1)
+        raise
 
 
 if __name__ == "__main__":

@@ -1,0 +1,57 @@
+"""`pbem position`: ask the rules about a position file (RULES.md §8)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from engine.errors import BadPosition
+from engine.position import dump, load
+from engine.rules import apply, legal_moves
+
+app = typer.Typer(help="Query the rules on a position file: legal moves, results of moves.", no_args_is_help=True)
+
+
+def read_position(path: Path):
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadPosition(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadPosition(f"{str(path)!r} is not JSON: {exc.msg} at line {exc.lineno}") from None
+    return load(doc)
+
+
+@app.command("legal")
+def legal(
+    file: Path = typer.Argument(..., help="Position file (JSON, RULES.md §8); - for stdin."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of lines."),
+) -> None:
+    """Print every legal move of the player to move, in canonical notation, sorted."""
+    state = read_position(file)
+    moves = sorted(str(m) for m in legal_moves(state))
+    if as_json:
+        typer.echo(json.dumps(moves))
+    else:
+        for m in moves:
+            typer.echo(m)
+
+
+@app.command("apply")
+def apply_moves(
+    file: Path = typer.Argument(..., help="Position file (JSON, RULES.md §8); - for stdin."),
+    moves: list[str] = typer.Argument(..., help="Moves in notation, applied in order."),
+    events: bool = typer.Option(False, "--events", help="Write each event as a JSON line to stderr."),
+) -> None:
+    """Apply moves and print the resulting position as JSON."""
+    state = read_position(file)
+    for text in moves:
+        for event in apply(state, text):
+            if events:
+                typer.echo(json.dumps(event, ensure_ascii=False), err=True)
+    typer.echo(json.dumps(dump(state), indent=2, ensure_ascii=False))
