@@ -1,0 +1,166 @@
+"""ASCII armour: binary packets as mail-safe text, and back again.
+
+    -----BEGIN PBEM MOVE-----
+    Comment: game x seq 5          (optional, untrusted, ends at a blank line)
+
+    base64, 64 columns
+    -----END PBEM MOVE-----
+
+Reading is deliberately forgiving (see docs/keys-and-armor.md, "Tolerance"):
+mail clients quote, re-wrap, re-encode and re-indent. Integrity is not the
+armour's job: the payload is signed, so anything that decodes but was altered
+fails later with BadSignature.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Mapping
+
+from pbem.errors import BadPacket, UsageError
+
+WIDTH = 64
+MAX_LINE = 76
+_KIND_RE = re.compile(r"[A-Z][A-Z0-9]{0,23}")
+_HEADER_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
+# \s+ between words: a re-flowing client may break a marker line at a space.
+_MARKER_RE = re.compile(r"-----(BEGIN|END)\s+PBEM\s+([A-Z][A-Z0-9]*)-----")
+_QUOTE_RE = re.compile(r"^[ \t]*(?:>[ \t]*)*")
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+# Quoted-printable escape of "=", the only character of base64 that QP escapes.
+_QP_EQUALS_RE = re.compile(r"=3[dD]")
+
+
+def _check_kind(kind: str) -> str:
+    up = kind.upper()
+    if not _KIND_RE.fullmatch(up):
+        raise UsageError(f"armour kind must be one word of letters and digits: {kind!r}")
+    return up
+
+
+def armor(kind: str, payload: bytes, headers: Mapping[str, str] | None = None) -> str:
+    """Armour `payload`; `headers` are shown to humans and never trusted on read."""
+    kind = _check_kind(kind)
+    lines = [f"-----BEGIN PBEM {kind}-----"]
+    if headers:
+        for name, value in headers.items():
+            line = f"{name}: {value}"
+            if (
+                not _HEADER_NAME_RE.fullmatch(name)
+                or len(line) > WIDTH
+                or not line.isprintable()
+            ):
+                raise UsageError(
+                    f"armour header must be 'Name: value' on one printable line of at most {WIDTH} characters: {line!r}"
+                )
+            lines.append(line)
+        lines.append("")
+    data = base64.b64encode(payload).decode("ascii")
+    lines.extend(data[i : i + WIDTH] for i in range(0, len(data), WIDTH))
+    lines.append(f"-----END PBEM {kind}-----")
+    return "\n".join(lines) + "\n"
+
+
+def _clean_lines(text: str) -> list[str]:
+    # splitlines() also handles CRLF and lone CR.
+    return [_QUOTE_RE.sub("", line).strip() for line in text.splitlines()]
+
+
+def _body_lines(lines: list[str]) -> list[str]:
+    """Drop the untrusted header block, keep the base64 lines."""
+    first = next((i for i, line in enumerate(lines) if line), None)
+    if first is None or ":" not in lines[first]:
+        return lines
+    blank = next((i for i in range(first, len(lines)) if not lines[i]), None)
+    if blank is not None:
+        return lines[blank + 1 :]
+    # The blank separator was lost (re-flowed); base64 never holds ':'.
+    i = first
+    while i < len(lines) and ":" in lines[i]:
+        i += 1
+    return lines[i:]
+
+
+def _decode_body(kind: str, body: str, line_no: int) -> bytes:
+    where = f"PBEM {kind} block at line {line_no}"
+    body = _QP_EQUALS_RE.sub("=", body)
+    lines = ["".join(line.split()) for line in _body_lines(_clean_lines(body))]
+    lines = [line for line in lines if line]
+    # A trailing '=' is a quoted-printable soft break unless it is padding at
+    # the very end of the data; padding is settled below from the length.
+    last_data = max((i for i, line in enumerate(lines) if line.strip("=")), default=-1)
+    data = "".join(
+        line[:-1] if i < last_data and line.endswith("=") else line for i, line in enumerate(lines)
+    )
+    core = data.rstrip("=")
+    for ch in core:
+        if ch not in _B64_CHARS:
+            what = "padding '=' before the end" if ch == "=" else f"{ch!r}, which is not base64"
+            raise BadPacket(
+                f"{where} holds {what}",
+                hint="the block was damaged in transit; ask the sender to resend it as an attachment",
+            )
+    if len(core) % 4 == 1:
+        raise BadPacket(
+            f"{where} has an impossible base64 length (truncated?)",
+            hint="ask the sender to resend the whole block",
+        )
+    try:
+        return base64.b64decode(core + "=" * (-len(core) % 4), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise BadPacket(f"{where} does not decode: {exc}")
+
+
+def dearmor_all(text: str) -> list[tuple[str, bytes]]:
+    """Every armoured block in `text`, in order, as (KIND, payload)."""
+    # Quote markers are stripped before searching so that markers and bodies
+    # quoted at any depth look the same as unquoted ones.
+    cleaned = "\n".join(_clean_lines(text))
+    blocks: list[tuple[str, bytes]] = []
+    open_kind: str | None = None
+    open_end = 0
+    open_line = 0
+    for m in _MARKER_RE.finditer(cleaned):
+        which, kind = m.group(1), m.group(2)
+        line_no = cleaned.count("\n", 0, m.start()) + 1
+        if which == "BEGIN":
+            if open_kind is not None:
+                raise BadPacket(
+                    f"PBEM {open_kind} block at line {open_line} has no END line before the next block (truncated?)",
+                    hint="ask the sender to resend the whole block",
+                )
+            open_kind, open_end, open_line = kind, m.end(), line_no
+        elif open_kind is None:
+            # A lone END: the top of a quoted block was cut away in a reply;
+            # there is nothing to decode and nothing to trust.
+            continue
+        elif kind != open_kind:
+            raise BadPacket(
+                f"PBEM {open_kind} block at line {open_line} ends with END PBEM {kind} at line {line_no}"
+            )
+        else:
+            blocks.append((kind, _decode_body(kind, cleaned[open_end : m.start()], open_line)))
+            open_kind = None
+    if open_kind is not None:
+        raise BadPacket(
+            f"PBEM {open_kind} block at line {open_line} has no END line (truncated?)",
+            hint="ask the sender to resend the whole block",
+        )
+    return blocks
+
+
+def dearmor_one(text: str, kind: str | None = None) -> tuple[str, bytes]:
+    """The single block in `text` (of `kind`, if given); identical repeats count once."""
+    want = _check_kind(kind) if kind is not None else None
+    blocks = [b for b in dearmor_all(text) if want is None or b[0] == want]
+    label = f"PBEM {want}" if want else "PBEM"
+    if not blocks:
+        raise BadPacket(
+            f"no armoured {label} block found",
+            hint=f"paste the whole text from -----BEGIN {label}... to -----END {label}...",
+        )
+    if any(b != blocks[0] for b in blocks[1:]):
+        raise BadPacket(f"found {len(blocks)} different {label} blocks, expected one")
+    return blocks[0]

@@ -1,0 +1,350 @@
+"""Cryptographic building blocks: identities, public key lines, signatures, sealing.
+
+No I/O and no printing here: callers own files, prompts and output.
+The formats are specified in docs/keys-and-armor.md; change both together.
+
+Sealing binds context through HPKE's `info`: the caller MUST put the game id,
+sequence number, sender and recipient seat into `info` (e.g. canonical_json of
+a small dict), so that a sealed part cannot be cut out of one message and
+replayed or forwarded inside another (surreptitious forwarding).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.hazmat.primitives import hpke
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from cryptography.hazmat.primitives.asymmetric.x25519 import (
+    X25519PrivateKey,
+    X25519PublicKey,
+)
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+from pbem.errors import BadPacket, BadSignature, UsageError, WrongKey, WrongPassphrase
+
+PUBLIC_PREFIX = "pbem1"
+_PUBLIC_VERSION = 0x01
+_PUBLIC_RAW_LEN = 1 + 32 + 32
+_CHECKSUM_LEN = 4
+
+# Domain separation: a signature or sealed box made for pbem can never be
+# valid in another protocol that happens to use the same keys, and v2 can
+# change the labels without ambiguity.
+SIGNATURE_LABEL = b"pbem/v1 signature\n"
+SEAL_LABEL = b"pbem/v1 seal\n"
+_KEY_ID_LABEL = b"pbem/v1 key id\n"
+
+SEAL_VERSION = 0x01
+KEY_ID_LEN = 8
+_HPKE_ENC_LEN = 32
+_AEAD_TAG_LEN = 16
+_SUITE = hpke.Suite(hpke.KEM.X25519, hpke.KDF.HKDF_SHA256, hpke.AEAD.CHACHA20_POLY1305)
+
+IDENTITY_FORMAT = "pbem-identity-v1"
+DEFAULT_SCRYPT_N = 2**15
+SCRYPT_R = 8
+SCRYPT_P = 1
+# Bounds on parameters read from a file: a crafted key file must not be able
+# to make us allocate gigabytes or spin for minutes.
+_SCRYPT_MIN_N = 2**10
+_SCRYPT_MAX_MEMORY = 2**30
+
+
+def canonical_json(obj: Any) -> bytes:
+    """The one byte string that gets signed for a JSON value."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return repr(text)
+
+
+@dataclass(frozen=True)
+class PublicKey:
+    sign: bytes
+    enc: bytes
+
+    def __post_init__(self) -> None:
+        if len(self.sign) != 32 or len(self.enc) != 32:
+            raise ValueError("PublicKey needs 32-byte sign and enc keys")
+
+    def _raw(self) -> bytes:
+        return bytes([_PUBLIC_VERSION]) + self.sign + self.enc
+
+    def encode(self) -> str:
+        raw = self._raw()
+        data = raw + hashlib.sha256(raw).digest()[:_CHECKSUM_LEN]
+        return PUBLIC_PREFIX + base64.b32encode(data).decode("ascii").lower().rstrip("=")
+
+    @classmethod
+    def decode(cls, text: str) -> PublicKey:
+        # Whitespace inside the line is dropped because mail clients wrap long lines.
+        compact = "".join(text.split())
+        hint = "copy the whole line starting with 'pbem1' again; it may have a typo or be cut short"
+        if not compact.lower().startswith(PUBLIC_PREFIX):
+            raise BadPacket(f"not a pbem public key: {_quote(text)}", hint=hint)
+        body = compact[len(PUBLIC_PREFIX) :].upper()
+        try:
+            data = base64.b32decode(body + "=" * (-len(body) % 8))
+        except (binascii.Error, ValueError):
+            raise BadPacket(f"public key has characters outside base32: {_quote(text)}", hint=hint)
+        if len(data) != _PUBLIC_RAW_LEN + _CHECKSUM_LEN:
+            raise BadPacket(f"public key has the wrong length: {_quote(text)}", hint=hint)
+        raw, checksum = data[:_PUBLIC_RAW_LEN], data[_PUBLIC_RAW_LEN:]
+        if hashlib.sha256(raw).digest()[:_CHECKSUM_LEN] != checksum:
+            raise BadPacket(f"public key checksum does not match (typo?): {_quote(text)}", hint=hint)
+        if raw[0] != _PUBLIC_VERSION:
+            raise BadPacket(f"public key version {raw[0]} is not supported: {_quote(text)}")
+        key = cls(sign=raw[1:33], enc=raw[33:65])
+        # The last base32 character carries unused bits; a typo there would
+        # otherwise decode to the same key and go unnoticed.
+        if key.encode() != compact.lower():
+            raise BadPacket(f"public key is not in canonical form (typo?): {_quote(text)}", hint=hint)
+        try:
+            key.ed25519()
+            key.x25519()
+        except ValueError:
+            raise BadPacket(f"public key does not hold valid curve points: {_quote(text)}")
+        return key
+
+    def key_id(self) -> bytes:
+        return hashlib.sha256(_KEY_ID_LABEL + self._raw()).digest()[:KEY_ID_LEN]
+
+    def fingerprint(self) -> str:
+        return fingerprint_of(self.key_id())
+
+    def ed25519(self) -> Ed25519PublicKey:
+        return Ed25519PublicKey.from_public_bytes(self.sign)
+
+    def x25519(self) -> X25519PublicKey:
+        return X25519PublicKey.from_public_bytes(self.enc)
+
+    def __str__(self) -> str:
+        return self.encode()
+
+
+def fingerprint_of(key_id: bytes) -> str:
+    """Human form of an 8-byte key id: 'a1b2-c3d4-e5f6-0718'."""
+    h = key_id.hex()
+    return "-".join(h[i : i + 4] for i in range(0, len(h), 4))
+
+
+@dataclass(frozen=True, eq=False)
+class Identity:
+    """A player's private keys: Ed25519 to sign, X25519 to receive sealed parts."""
+
+    name: str
+    sign_key: Ed25519PrivateKey
+    enc_key: X25519PrivateKey
+
+    @classmethod
+    def generate(cls, name: str) -> Identity:
+        return cls(name, Ed25519PrivateKey.generate(), X25519PrivateKey.generate())
+
+    @property
+    def public(self) -> PublicKey:
+        return PublicKey(
+            sign=self.sign_key.public_key().public_bytes_raw(),
+            enc=self.enc_key.public_key().public_bytes_raw(),
+        )
+
+    def sign(self, data: bytes) -> bytes:
+        return self.sign_key.sign(SIGNATURE_LABEL + data)
+
+    def __repr__(self) -> str:
+        return f"Identity(name={self.name!r}, fingerprint={self.public.fingerprint()!r})"
+
+
+def verify(pub: PublicKey, data: bytes, sig: bytes) -> None:
+    """Raise BadSignature unless `sig` is pub's signature over `data`."""
+    try:
+        pub.ed25519().verify(sig, SIGNATURE_LABEL + data)
+    except (InvalidSignature, ValueError):
+        raise BadSignature(
+            f"signature does not verify for key {pub.fingerprint()}",
+            hint="the message was altered, or it was not signed by this player",
+        )
+
+
+def seal(plaintext: bytes, recipient: PublicKey, info: bytes) -> bytes:
+    """Encrypt to one recipient; `info` must bind game id, seq and seats."""
+    sealed = _SUITE.encrypt(plaintext, recipient.x25519(), info=SEAL_LABEL + info)
+    return bytes([SEAL_VERSION]) + recipient.key_id() + sealed
+
+
+def sealed_key_id(ct: bytes) -> bytes:
+    """Key id of the recipient a sealed part was made for."""
+    if len(ct) < 1 + KEY_ID_LEN + _HPKE_ENC_LEN + _AEAD_TAG_LEN:
+        raise BadPacket(f"sealed part is truncated ({len(ct)} bytes)")
+    if ct[0] != SEAL_VERSION:
+        raise BadPacket(f"sealed part has unknown version {ct[0]}")
+    return ct[1 : 1 + KEY_ID_LEN]
+
+
+def open_sealed(ct: bytes, identity: Identity, info: bytes) -> bytes:
+    key_id = sealed_key_id(ct)
+    mine = identity.public.key_id()
+    if key_id != mine:
+        raise WrongKey(
+            f"this part is sealed to key {fingerprint_of(key_id)}, "
+            f"not to {identity.name!r} ({fingerprint_of(mine)})",
+            hint="open it with the identity that joined this seat (--key NAME)",
+        )
+    try:
+        return _SUITE.decrypt(ct[1 + KEY_ID_LEN :], identity.enc_key, info=SEAL_LABEL + info)
+    except (InvalidTag, ValueError):
+        raise WrongKey(
+            f"sealed part does not open for {identity.name!r} in context "
+            f"{_quote(info.decode('utf-8', 'replace'))}",
+            hint="it belongs to another game, sequence number or seat, or it was altered",
+        )
+
+
+# ---- identity files --------------------------------------------------------
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(value: Any, what: str) -> bytes:
+    if not isinstance(value, str):
+        raise BadPacket(f"key file field {what!r} is missing or not text")
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise BadPacket(f"key file field {what!r} is not base64: {_quote(value)}")
+
+
+def _check_scrypt(n: Any, r: Any, p: Any) -> None:
+    ok = (
+        all(isinstance(v, int) and not isinstance(v, bool) for v in (n, r, p))
+        and n >= _SCRYPT_MIN_N
+        and n & (n - 1) == 0
+        and 1 <= r <= 64
+        and 1 <= p <= 16
+        and 128 * n * r <= _SCRYPT_MAX_MEMORY
+    )
+    if not ok:
+        raise BadPacket(f"unsupported scrypt parameters n={n!r} r={r!r} p={p!r}")
+
+
+def _derive(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
+
+
+def _private_raw(identity: Identity) -> bytes:
+    return identity.sign_key.private_bytes_raw() + identity.enc_key.private_bytes_raw()
+
+
+def identity_to_bytes(
+    identity: Identity, passphrase: bytes | None, *, scrypt_n: int = DEFAULT_SCRYPT_N
+) -> bytes:
+    """Serialise an identity; protected by scrypt + ChaCha20-Poly1305 unless passphrase is None."""
+    doc: dict[str, Any] = {
+        "format": IDENTITY_FORMAT,
+        "name": identity.name,
+        "public": identity.public.encode(),
+        "protected": passphrase is not None,
+    }
+    secret = _private_raw(identity)
+    if passphrase is None:
+        doc["secret"] = _b64(secret)
+    else:
+        if not passphrase:
+            raise UsageError("empty passphrase", hint="use --no-passphrase for an unprotected key")
+        _check_scrypt(scrypt_n, SCRYPT_R, SCRYPT_P)
+        salt, nonce = os.urandom(16), os.urandom(12)
+        doc["kdf"] = {"name": "scrypt", "n": scrypt_n, "r": SCRYPT_R, "p": SCRYPT_P, "salt": _b64(salt)}
+        doc["cipher"] = "chacha20-poly1305"
+        doc["nonce"] = _b64(nonce)
+        key = _derive(passphrase, salt, scrypt_n, SCRYPT_R, SCRYPT_P)
+        # The header is the AAD so nobody can swap name, public key or kdf
+        # parameters without the passphrase noticing.
+        doc["secret"] = _b64(ChaCha20Poly1305(key).encrypt(nonce, secret, canonical_json(doc)))
+    return (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def _load_doc(data: bytes) -> dict[str, Any]:
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise BadPacket("key file is not a pbem identity (not JSON)")
+    if not isinstance(doc, dict) or doc.get("format") != IDENTITY_FORMAT:
+        fmt = doc.get("format") if isinstance(doc, dict) else None
+        raise BadPacket(f"key file format {fmt!r} is not {IDENTITY_FORMAT!r}")
+    return doc
+
+
+def identity_is_protected(data: bytes) -> bool:
+    return bool(_load_doc(data).get("protected"))
+
+
+def identity_public(data: bytes) -> PublicKey:
+    """The public key recorded in a key file, without needing the passphrase."""
+    public = _load_doc(data).get("public")
+    if not isinstance(public, str):
+        raise BadPacket("key file has no public key")
+    return PublicKey.decode(public)
+
+
+def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
+    doc = _load_doc(data)
+    name = doc.get("name")
+    if not isinstance(name, str):
+        raise BadPacket("key file has no name")
+    protected = doc.get("protected")
+    if protected is True:
+        if passphrase is None:
+            raise WrongPassphrase(
+                f"key {name!r} is protected by a passphrase and none was given",
+                hint="use --passphrase-file FILE or set PBEM_PASSPHRASE",
+            )
+        kdf = doc.get("kdf")
+        if not isinstance(kdf, dict) or kdf.get("name") != "scrypt" or doc.get("cipher") != "chacha20-poly1305":
+            raise BadPacket(f"key {name!r} uses an unsupported kdf or cipher")
+        n, r, p = kdf.get("n"), kdf.get("r"), kdf.get("p")
+        _check_scrypt(n, r, p)
+        salt = _unb64(kdf.get("salt"), "kdf.salt")
+        nonce = _unb64(doc.get("nonce"), "nonce")
+        if len(nonce) != 12:
+            raise BadPacket("key file nonce has the wrong length")
+        ct = _unb64(doc.get("secret"), "secret")
+        header = {k: v for k, v in doc.items() if k != "secret"}
+        key = _derive(passphrase, salt, n, r, p)
+        try:
+            secret = ChaCha20Poly1305(key).decrypt(nonce, ct, canonical_json(header))
+        except InvalidTag:
+            raise WrongPassphrase(
+                f"wrong passphrase for key {name!r}",
+                hint="check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails the same way",
+            )
+    elif protected is False:
+        secret = _unb64(doc.get("secret"), "secret")
+    else:
+        raise BadPacket(f"key {name!r} has no valid 'protected' flag")
+    if len(secret) != 64:
+        raise BadPacket(f"key {name!r} holds a secret of the wrong length")
+    identity = Identity(
+        name,
+        Ed25519PrivateKey.from_private_bytes(secret[:32]),
+        X25519PrivateKey.from_private_bytes(secret[32:]),
+    )
+    if doc.get("public") != identity.public.encode():
+        raise BadPacket(f"key file for {name!r} is damaged: its public key does not match its private key")
+    return identity
