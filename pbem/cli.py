@@ -12,7 +12,7 @@ import typer
 
 from engine.errors import BadPosition, IllegalMove
 
-from . import cli_position
+from . import cli_keys, cli_position
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -20,6 +20,7 @@ app = typer.Typer(
     add_completion=False,
     help="Play Saboteur asynchronously: by email, shared folder, or file by file.",
 )
+app.add_typer(cli_keys.app, name="key")
 app.add_typer(cli_position.app, name="position")
 
 EXIT_ILLEGAL = 6
@@ -34,18 +35,16 @@ def _fail(message: str, hint: str | None, code: int) -> None:
 
 
 def main() -> None:
-    try:
-        from .errors import PbemError
-    except ImportError:  # the error module arrives with the crypto layer
-        PbemError = ()  # type: ignore[assignment,misc]
+    from .errors import PbemError
+
     try:
         app(standalone_mode=False)
     except IllegalMove as exc:
         _fail(str(exc), None, EXIT_ILLEGAL)
     except BadPosition as exc:
         _fail(str(exc), "see RULES.md §8 for the position format", EXIT_BAD_POSITION)
-    except PbemError as exc:  # type: ignore[misc]
-        _fail(str(exc), getattr(exc, "hint", None), getattr(exc, "exit_code", 1))
+    except PbemError as exc:
+        _fail(str(exc), exc.hint, exc.exit_code)
     except KeyboardInterrupt:
         _fail("interrupted", None, 130)
     except Exception as exc:  # click's own usage errors and aborts
