@@ -33,3 +33,39 @@ def view(state: RoundState, player: str | None) -> RoundState:
         if tile.hidden:
             v.board.cells[pos] = Tile(HIDDEN, False, _HIDDEN_GOAL, hidden=True)
     return v
+
+
+def load_view(doc: dict) -> RoundState:
+    """Rebuild a view from its position document (as `dump(view(...))` writes it).
+
+    Hidden cards ("?") are kept as placeholders, so legality can be checked from a view
+    alone, e.g. on a player's machine that never sees the other hands.
+    """
+    from .catalog import GOAL_KINDS
+    from .position import load
+
+    hidden_counts: dict[str, int] = {}
+    clean = dict(doc)
+    for key in ("deck", "discard", "removed", "nuggets", "aside", "retired", "won"):
+        items = list(doc.get(key, []))
+        hidden_counts[key] = items.count(HIDDEN)
+        clean[key] = [c for c in items if c != HIDDEN]
+    hand_hidden = {p: list(h).count(HIDDEN) for p, h in doc.get("hands", {}).items()}
+    clean["hands"] = {p: [c for c in h if c != HIDDEN] for p, h in doc.get("hands", {}).items()}
+    goals = dict(doc.get("goals", {}))
+    hidden_goals = [g for g, k in goals.items() if k == HIDDEN]
+    spare = [k for k in GOAL_KINDS if k not in goals.values()]
+    for g, k in zip(hidden_goals, spare):
+        goals[g] = k
+    clean["goals"] = goals
+    state = load(clean)
+    for key, n in hidden_counts.items():
+        getattr(state, key).extend([HIDDEN] * n)
+    for p, n in hand_hidden.items():
+        state.hands[p].extend([HIDDEN] * n)
+    from .board import GOAL_CELLS
+
+    for g in hidden_goals:
+        state.board.cells[GOAL_CELLS[g]] = Tile(HIDDEN, False, _HIDDEN_GOAL, hidden=True)
+    state.board.changed()
+    return state
