@@ -12,7 +12,7 @@ import typer
 
 from engine.errors import BadPosition, IllegalMove
 
-from . import cli_keys, cli_position
+from . import cli_keys, cli_play, cli_position
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -22,13 +22,14 @@ app = typer.Typer(
 )
 app.add_typer(cli_keys.app, name="key")
 app.add_typer(cli_position.app, name="position")
+cli_play.register(app)
 
 EXIT_ILLEGAL = 6
 EXIT_BAD_POSITION = 7
 
 
-def _fail(message: str, hint: str | None, code: int) -> None:
-    print(f"error: {message}", file=sys.stderr)
+def _fail(message: str, hint: str | None, code: int, source: str | None = None) -> None:
+    print(f"error: {source + ': ' if source else ''}{message}", file=sys.stderr)
     if hint:
         print(f"hint: {hint}", file=sys.stderr)
     sys.exit(code)
@@ -40,11 +41,11 @@ def main() -> None:
     try:
         app(standalone_mode=False)
     except IllegalMove as exc:
-        _fail(str(exc), None, EXIT_ILLEGAL)
+        _fail(str(exc), None, EXIT_ILLEGAL, getattr(exc, "source", None))
     except BadPosition as exc:
         _fail(str(exc), "see RULES.md §8 for the position format", EXIT_BAD_POSITION)
     except PbemError as exc:
-        _fail(str(exc), exc.hint, exc.exit_code)
+        _fail(str(exc), exc.hint, exc.exit_code, getattr(exc, "source", None))
     except KeyboardInterrupt:
         _fail("interrupted", None, 130)
     except Exception as exc:  # click's own usage errors and aborts
