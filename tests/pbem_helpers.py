@@ -1,0 +1,85 @@
+"""A real game on disk for tests: real key files, a real SQLite file, real packet files."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.bots import RandomBot
+from pbem import host as H
+from pbem import keys
+from pbem import player as P
+from pbem.crypto import Identity
+from pbem.packets import Signed, read_file
+
+PASS = b"correct horse"
+
+
+@dataclass
+class Table:
+    root: Path
+    host: H.Host
+    ids: dict[str, Identity]
+    homes: dict[str, Path]
+    seats: list[str]
+    files: list[Path] = field(default_factory=list)
+
+    def latest(self) -> tuple[Path, Signed]:
+        seq, armored = self.host.packets()[-1]
+        path = self.root / "out" / f"packet-{seq:06d}.pbem"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(armored)
+        self.files.append(path)
+        return path, read_file(path)[0]
+
+    def move_file(self, seat: str, text: str, packet: Signed) -> Path:
+        sp = P.open_packet(packet, self.ids[seat], self.homes[seat])
+        mv = P.make_move(sp, text)
+        path = self.root / "moves" / f"{seat}-{packet.doc['seq']}.pbem"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(mv.armored())
+        self.files.append(path)
+        return path
+
+    def apply_file(self, path: Path) -> list[H.Outcome]:
+        return [self.host.accept(b) for b in read_file(path)]
+
+
+def make_table(root: Path, seats: list[str], ruleset: str = "classic", options: list[str] | None = None) -> Table:
+    ids: dict[str, Identity] = {}
+    homes: dict[str, Path] = {}
+    for name in ["referee", *seats]:
+        homes[name] = root / f"home-{name}"
+        keys.create_identity(homes[name], name, PASS)
+        ids[name] = keys.load_identity(homes[name], name, PASS)  # from the key file on disk
+    db = root / "game.db"
+    invitation = H.create_game(db, "test", ids["referee"], ruleset, [(s, ids[s].public) for s in seats], options or [])
+    inv_path = root / "invitation.pbem"
+    inv_path.write_text(invitation.armored())
+    host = H.Host(db, ids["referee"])
+    table = Table(root, host, ids, homes, seats, [inv_path])
+    for s in seats:
+        join = P.join(read_file(inv_path)[0], ids[s], homes[s])
+        path = root / f"join-{s}.pbem"
+        path.write_text(join.armored())
+        table.files.append(path)
+        table.apply_file(path)
+    return table
+
+
+def play_until(table: Table, stop, seed: int = 0, limit: int = 2000) -> None:
+    """Bots on every seat answer packets until `stop(packet)` is true."""
+    bots = {s: RandomBot(f"{seed}-{s}") for s in table.seats}
+    rng = random.Random(seed)
+    for _ in range(limit):
+        _, packet = table.latest()
+        if stop(packet):
+            return
+        seat = packet.doc["to_move"]
+        sp = P.open_packet(packet, table.ids[seat], table.homes[seat])
+        move = bots[seat].choose(sp.view)
+        path = table.move_file(seat, str(move), packet)
+        table.apply_file(path)
+        rng.random()
+    raise AssertionError("the game did not reach the stop condition")
