@@ -29,7 +29,8 @@ from engine.views import view
 from . import fairness
 from .crypto import Identity, PublicKey
 from .errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
-from .packets import Signed, b64, open_json, seal_info, seal_json, sign, unb64
+from .packets import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign, unb64
+from .player import move_commitment
 from .store import GameRow, JoinRow, MoveRow, PacketRow, RoundRow, SeatRow, now, open_engine, the_game, transaction
 
 SEAT_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
@@ -63,6 +64,10 @@ def public_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             e = {k: v for k, v in e.items() if k in ("event", "player", "goal", "target")}
         out.append(e)
     return out
+
+
+def _text_and_nonce(sealed: dict[str, str]) -> dict[str, str]:
+    return {"text": sealed["text"], "nonce": sealed["nonce"]}
 
 
 def private_events(events: list[dict[str, Any]], seat: str) -> list[dict[str, Any]]:
@@ -293,19 +298,28 @@ class Host:
         text = sealed.get("move") if isinstance(sealed, dict) else None
         if not isinstance(text, str):
             raise BadPacket(f"{seat.name}'s move file holds no move")
+        nonce = unb64(sealed.get("nonce", ""), "move nonce")
+        if move_commitment(nonce, text) != block.doc.get("commit"):
+            raise BadPacket(f"{seat.name}'s move file does not match its commitment")
         events = apply_move(state, text)
         move = parse_move(events[0]["move"])  # the canonical, resolved move
+        if str(move) != text:
+            raise BadPacket(f"{seat.name}'s move {text!r} is not in canonical form", hint="write moves with 'pbem move'")
         game.move_no += 1
         s.add(MoveRow(game_id=game.id, round_no=game.round_no, n=game.move_no, seat=seat.name,
                       public_text=public_move_text(move),
-                      text_sealed=seal_json(str(move), self._me(game).public, _host_info(game.id, "move")),
+                      text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._me(game).public,
+                                            _host_info(game.id, "move")),
                       envelope=block.payload, file_hash=block.hash, answered_seq=game.seq))
         seat.last_activity = now()
         moves = [{"round": game.round_no, "n": game.move_no, "seat": seat.name, "text": public_move_text(move)}]
         result = None
+        ended = state
         if state.phase == OVER:
             result, state = self._end_round(s, game, state)
         seq = self._publish(s, game, state, moves=moves, events=events, result=result)
+        if result is not None:
+            self._archive(s, game, ended)
         return Outcome("applied", f"applied {seat.name}'s move: {public_move_text(move)}; packet {seq}", seq)
 
     def _end_round(self, s: Session, game: GameRow, state: RoundState) -> tuple[dict[str, Any], RoundState]:
@@ -331,6 +345,51 @@ class Host:
         nxt = self._deal(s, game, state.round_no + 1, first_seat=state.players.index(state.next_start or state.players[0]),
                          gold=state.gold, nuggets=state.nuggets)
         return result, nxt
+
+    def _archive(self, s: Session, game: GameRow, final: RoundState) -> Signed:
+        """Sign the ended round's archive (docs/protocol.md) and attach it to the last packet."""
+        me = self._me(game)
+        row = s.get(RoundRow, (game.id, final.round_no))
+        assert row is not None and row.secret is not None and row.last_seq is not None
+        moves = s.scalars(select(MoveRow).where(MoveRow.game_id == game.id, MoveRow.round_no == final.round_no)
+                          .order_by(MoveRow.n))
+        packets = s.scalars(select(PacketRow).where(PacketRow.game_id == game.id,
+                                                    PacketRow.seq >= row.first_seq - 1,
+                                                    PacketRow.seq <= row.last_seq).order_by(PacketRow.seq))
+        chain = []
+        for p in packets:
+            prev = read_blocks(p.armored)[0].doc["prev"]
+            chain.append({"seq": p.seq, "hash": p.hash, "prev": prev})
+        joins = s.scalars(select(JoinRow).where(JoinRow.game_id == game.id))
+        archive = sign(
+            "archive",
+            {
+                "game": game.id,
+                "round": final.round_no,
+                "invitation": game.invitation,
+                "joins": sorted(b64(j.envelope) for j in joins),
+                "secret": row.secret,
+                "start": open_json(row.start_state_sealed, me, _host_info(game.id, "state")),
+                "moves": [
+                    {"n": m.n, "seat": m.seat, **_text_and_nonce(open_json(m.text_sealed, me, _host_info(game.id, "move"))),
+                     "envelope": b64(m.envelope)}
+                    for m in moves
+                ],
+                "chain": chain,
+                "final": dump(final),
+            },
+            me,
+        )
+        row.archive = archive.armored()
+        last = s.get(PacketRow, (game.id, row.last_seq))
+        assert last is not None
+        last.armored = last.armored + archive.armored()
+        return archive
+
+    def archives(self) -> dict[int, str]:
+        with Session(self.engine) as s:
+            rows = s.scalars(select(RoundRow).where(RoundRow.archive.is_not(None)).order_by(RoundRow.round_no))
+            return {r.round_no: r.archive for r in rows if r.archive}
 
     def _publish(self, s: Session, game: GameRow, state: RoundState, *, moves: list, events: list,
                  result: dict[str, Any] | None = None) -> int:

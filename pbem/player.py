@@ -7,7 +7,9 @@ packet hashes it has seen, so a forked or replayed packet is noticed.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -163,6 +165,11 @@ def _check_chain(home: Path, packet: Signed, invitation: Signed, remember: bool)
         write_atomic(path, json.dumps(seen, sort_keys=True).encode(), mode=0o644)
 
 
+def move_commitment(nonce: bytes, text: str) -> str:
+    """Binds the signed move file to its sealed text, so an archive can later prove it."""
+    return hashlib.sha256(b"pbem-move/1\n" + nonce + text.encode()).hexdigest()
+
+
 def make_move(sp: SeatPacket, text: str) -> Signed:
     """Check `text` against the seat's view and write the signed, sealed move."""
     if sp.doc["phase"] == "game-over":
@@ -171,11 +178,13 @@ def make_move(sp: SeatPacket, text: str) -> Signed:
         raise UsageError(f"it is {sp.doc['to_move']}'s turn, not yours ({sp.seat})")
     move = check(sp.view, text)
     seq = int(sp.doc["seq"])
+    nonce = os.urandom(16)
     host_key = PublicKey.decode(sp.invitation.doc["host"]["key"])
     info = seal_info(sp.packet.game, seq, sp.seat, HOST, "move")
     return sign(
         "move",
         {"game": sp.packet.game, "seat": sp.seat, "seq": seq, "packet": sp.packet.hash,
-         "sealed": seal_json({"move": str(move)}, host_key, info)},
+         "commit": move_commitment(nonce, str(move)),
+         "sealed": seal_json({"move": str(move), "nonce": b64(nonce)}, host_key, info)},
         sp.identity,
     )

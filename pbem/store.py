@@ -120,6 +120,7 @@ class RoundRow(Base):
     start_state_sealed: Mapped[str] = mapped_column(Text)  # the dealt state, sealed to the host
     secret: Mapped[str | None] = mapped_column(default=None)  # hex, revealed when the round ends
     result: Mapped[str | None] = mapped_column(Text, default=None)  # JSON, public once over
+    archive: Mapped[str | None] = mapped_column(Text, default=None)  # armoured, signed by the host
 
 
 class MetaRow(Base):

@@ -15,7 +15,7 @@ from pbem import fairness
 from pbem import player as P
 from pbem.crypto import canonical_json
 from pbem.errors import BadPacket, BadSignature, StaleMove, WrongKey
-from pbem.packets import open_json, read_blocks, read_file, seal_info, sign, unb64
+from pbem.packets import b64, open_json, read_blocks, read_file, seal_info, sign, unb64
 from engine.errors import IllegalMove
 
 from pbem_helpers import Table, make_table, play_until
@@ -159,8 +159,11 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     from pbem.crypto import PublicKey
 
     host_key = table.ids["referee"].public
+    nonce = b"0123456789abcdef"
+    bad_text = "play rockfall at 5,5"
     bad_move = sign("move", {"game": packet.game, "seat": mover, "seq": packet.doc["seq"], "packet": packet.hash,
-                             "sealed": seal_json({"move": "play rockfall at 5,5"}, host_key,
+                             "commit": P.move_commitment(nonce, bad_text),
+                             "sealed": seal_json({"move": bad_text, "nonce": b64(nonce)}, host_key,
                                                  seal_info(packet.game, packet.doc["seq"], mover, "host", "move"))},
                     table.ids[mover])
     illegal = tmp_path / "illegal.pbem"
