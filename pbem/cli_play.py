@@ -269,5 +269,20 @@ def packet(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(game_app, name="game")
-    for fn in (join, apply, show, move, status, packet):
+    for fn in (join, apply, show, move, status, packet, *register_extra):
         app.command(fn.__name__)(fn)
+
+
+def demo(
+    ruleset: Annotated[str, typer.Option("--ruleset", help="classic or expansion.")] = "classic",
+    workdir: Annotated[Path | None, typer.Option("--dir", help="Keep the files here (default: a temp folder).")] = None,
+) -> None:
+    """Play a whole game with bots through the real PBEM pipeline and show the result."""
+    from rich.console import Console
+
+    from .demo import run_demo
+
+    run_demo(Console(), ruleset=ruleset, workdir=workdir)
+
+
+register_extra = (demo,)
