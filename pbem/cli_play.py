@@ -190,7 +190,7 @@ def show(
     if as_json:
         typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False))
         return
-    from .render import show_packet
+    from .seatview import show_packet
 
     show_packet(sp)
 

@@ -1,0 +1,120 @@
+"""Benchmarks of the PBEM pipeline (issue: bots, demo and benchmarks).
+
+Prints one table: CLI wall times next to bare `python3 -c pass`, armoured packet sizes by
+player count, and the host's apply-and-seal time per move at 12 players.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine.bots import RandomBot  # noqa: E402
+from pbem import host as H  # noqa: E402
+from pbem import keys  # noqa: E402
+from pbem import player as P  # noqa: E402
+from pbem.packets import read_blocks  # noqa: E402
+
+
+def table(root: Path, n: int, ruleset: str):
+    names = [f"p{i}" for i in range(n)]
+    ids = {}
+    homes = {}
+    for name in ["host", *names]:
+        homes[name] = root / "homes" / name
+        ids[name] = keys.create_identity(homes[name], name, None)
+    inv = H.create_game(root / f"g{n}.db", f"b{n}", ids["host"], ruleset, [(s, ids[s].public) for s in names], [])
+    host = H.Host(root / f"g{n}.db", ids["host"])
+    for s in names:
+        host.accept(read_blocks(P.join(read_blocks(inv.armored())[0], ids[s], homes[s]).armored())[0])
+    return host, ids, homes, names
+
+
+def step(host, ids, homes, bots):
+    _, armored = host.packets()[-1]
+    packet = read_blocks(armored)[0]
+    seat = packet.doc["to_move"]
+    sp = P.open_packet(packet, ids[seat], homes[seat], remember=False)
+    move = P.make_move(sp, str(bots[seat].choose(sp.view)))
+    block = read_blocks(move.armored())[0]
+    t = time.perf_counter()
+    host.accept(block)
+    return time.perf_counter() - t, packet
+
+
+def timed(cmd: list[str], env: dict[str, str], runs: int = 5) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main() -> None:
+    rows: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        # packet sizes
+        for n, ruleset in ((3, "classic"), (5, "classic"), (10, "classic"), (12, "expansion")):
+            host, ids, homes, names = table(root / f"s{n}", n, ruleset)
+            bots = {s: RandomBot(s) for s in names}
+            sizes = []
+            per_move = []
+            for _ in range(40):
+                dt, packet = step(host, ids, homes, bots)
+                per_move.append(dt)
+                sizes.append(len(packet.armored()))
+            rows.append((f"packet size, {n} players ({ruleset})", f"{statistics.median(sizes):,.0f} bytes"))
+            if n == 12:
+                rows.append(("host apply+seal per move, 12 players", f"{statistics.median(per_move) * 1000:.1f} ms"))
+            host.close()
+        # CLI wall times
+        work = root / "cli"
+        host, ids, homes, names = table(work, 5, "classic")
+        seq, armored = host.packets()[-1]
+        packet_path = work / "packet.pbem"
+        packet_path.write_text(armored)
+        seat = read_blocks(armored)[0].doc["to_move"]
+        db = work / "g5.db"
+        host.close()
+        pbem = str(Path(sys.executable).parent / "pbem")
+        env_seat = {**os.environ, "PBEM_HOME": str(homes[seat])}
+        env_host = {**os.environ, "PBEM_HOME": str(homes["host"])}
+        bare = timed([sys.executable, "-c", "pass"], os.environ)
+        show = timed([pbem, "show", str(packet_path), "--as", seat], env_seat)
+        show_json = timed([pbem, "show", str(packet_path), "--as", seat, "--json"], env_seat)
+        sp = P.open_packet(read_blocks(armored)[0], ids[seat], homes[seat], remember=False)
+        move_text = str(RandomBot(1).choose(sp.view))
+        move = timed([pbem, "move", str(packet_path), move_text, "--as", seat, "-o", str(work / "m.pbem")], env_seat)
+        applies = []
+        for _ in range(3):  # each run applies on a fresh copy of the database
+            copy = work / "copy.db"
+            copy.write_bytes(db.read_bytes())
+            for suffix in ("-wal", "-shm"):
+                Path(str(copy) + suffix).unlink(missing_ok=True)
+            t = time.perf_counter()
+            subprocess.run([pbem, "apply", str(copy), str(work / "m.pbem"), "--out", str(work / "out")],
+                           env=env_host, check=True, stdout=subprocess.DEVNULL)
+            applies.append(time.perf_counter() - t)
+        apply_t = statistics.median(applies)
+        for name, t in (("python3 -c pass", bare), ("pbem show", show), ("pbem show --json", show_json),
+                        ("pbem move", move), ("pbem apply", apply_t)):
+            rows.append((f"wall time: {name}", f"{t * 1000:.0f} ms ({t / bare:.1f}x python)"))
+    width = max(len(k) for k, _ in rows)
+    print(f"{'measure':<{width}}  value")
+    for k, v in rows:
+        print(f"{k:<{width}}  {v}")
+
+
+if __name__ == "__main__":
+    main()
