@@ -1,0 +1,653 @@
+"""Every word the player reads, in English, 简体 and 繁體.
+
+Card and role names come from the engine catalog; everything else is a template in MESSAGES.
+The language is chosen by `set_language`, else by the environment variable PBEM_LANG (read
+on each call, so tests and per-recipient mails can switch), else English.
+
+A template is a str.format string, or a (one, many) pair picked by the keyword `n`, because
+English needs plurals and Chinese does not.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from typing import Iterator
+
+from engine.catalog import KINDS, CardKind, card_kind, is_card_id
+from engine.errors import IllegalMove
+from engine.moves import Move, parse
+
+LANGUAGES = ("en", "zh-Hans", "zh-Hant")
+_chosen: str | None = None
+
+# Keys shared by the three tables; a test checks that none is missing in any language.
+MESSAGES: dict[str, dict[str, str | tuple[str, str]]] = {
+    "en": {
+        # --- the table ---
+        "title": "Saboteur",
+        "classic": "classic",
+        "expansion": "Saboteur 2",
+        "round": "round {n}",
+        "to move": "to move: {player}",
+        "thief to move": "{player} chooses whom to rob",
+        "your hand": "your hand",
+        "hand of": "{player}'s hand",
+        "your role": "your role: {role}",
+        "role": "role",
+        "player": "player",
+        "card": "card",
+        "name": "name",
+        "shape": "shape",
+        "hand sizes": "cards in hand",
+        "cards in front": "cards in front",
+        "gold": "gold",
+        "deck": ("deck: {n} card", "deck: {n} cards"),
+        "discard pile": ("discard pile: {n} card", "discard pile: {n} cards"),
+        "removed": ("out of this round: {n} card", "out of this round: {n} cards"),
+        "nuggets": ("nugget cards left: {n}", "nugget cards left: {n}"),
+        "aside": ("dwarf cards aside: {n}", "dwarf cards aside: {n}"),
+        "last moves": "last moves",
+        "you know": "what you know: {facts}",
+        "fact sep": "; ",
+        "knows map": "the {goal} goal is {card}",
+        "knows inspect": "{player} is {a_role}",
+        "knows hat": "your role is now {role}",
+        "nothing": "nothing",
+        "nobody": "nobody",
+        "empty hand": "no cards",
+        "unknown": "?",
+        "round over": "the round is over",
+        "winners": "winners: {players}",
+        "finder": "the gold was found by {player}",
+        # Legend items; render.py puts the glyph in front of each.
+        "lg start": "start",
+        "lg goal": "face-down goal",
+        "lg gold": "gold",
+        "lg stone": "stone",
+        "lg dead end": "dead end",
+        "lg ladder": "ladder",
+        "lg door": "door",
+        "lg crystal": "crystal",
+        "lg bridge": "bridge",
+        "lg double curve": "two curves",
+        "face-down card": "face-down card",
+        "and": " and ",
+        "list sep": ", ",
+        # --- words used inside sentences ---
+        "top": "top",
+        "middle": "middle",
+        "bottom": "bottom",
+        "pick": "pick",
+        "lamp": "lamp",
+        "cart": "cart",
+        "goal gold": "gold",
+        "goal stone": "stone",
+        # --- moves ---
+        "place": "{actor} placed {a_card} at {at}",
+        "place rotated": "{actor} placed {a_card} at {at}, turned around",
+        "break": "{actor} broke {target}'s {tool}",
+        "break self": "{actor} broke their own {tool}",
+        "fix": "{actor} repaired {target}'s {tool}",
+        "fix self": "{actor} repaired their {tool}",
+        "rockfall": "{actor} caused a rockfall at {at}",
+        "rockfall card": "{actor} caused a rockfall at {at}, removing {a_removed}",
+        "map": "{actor} looked at the {goal} goal",
+        "theft": "{actor} put a theft in front of them",
+        "hands-off": "{actor} removed {target}'s theft",
+        "hands-off self": "{actor} removed their own theft",
+        "trap": "{actor} trapped {target}",
+        "free": "{actor} freed {target}",
+        "free self": "{actor} freed themself",
+        "inspect": "{actor} looked at {target}'s dwarf card",
+        "swap-hat": "{actor} made {target} swap hats",
+        "swap-hat self": "{actor} swapped hats",
+        "swap-hand": "{actor} swapped hands with {target}",
+        "discard": ("{actor} discarded {n} card", "{actor} discarded {n} cards"),
+        "discard named": "{actor} discarded {cards}",
+        "discard remove": (
+            "{actor} removed the {type} in front of them by discarding {n} card",
+            "{actor} removed the {type} in front of them by discarding {n} cards",
+        ),
+        "discard remove named": "{actor} removed the {type} in front of them by discarding {cards}",
+        "steal": "{actor} stole 1 gold from {target}",
+        "steal nobody": "{actor} stole from nobody",
+        "pass": "{actor} passed",
+        "unknown move": "{actor}: {move}",
+        # --- events ---
+        "ev reveal": "the {goal} goal is turned over: {card}",
+        "ev gold": "{player} found the gold!",
+        "ev round over": "round {n} is over",
+        "ev round over gold": "round {n} is over: the gold was found",
+        "ev round over no gold": "round {n} is over: the gold was not found",
+        "ev payout": "payout: {list}",
+        "ev payout none": "nobody gets gold",
+        "ev winners": "winners: {list}",
+        "ev no winners": "nobody wins",
+        "ev next start": "{player} starts the next round",
+        "ev skip": "{player} has no cards and passes",
+        "ev passes": "everyone passed",
+        "ev hands empty": "all hands are empty",
+        "ev nugget": "{player} gets {n} gold",
+        "ev teams": "winning team: {list}",
+        "ev boss alone": "the boss wins alone",
+        "ev saboteurs": "the saboteurs win",
+        "ev crystals": ("{n} crystal in the maze: {each} gold per geologist",
+                        "{n} crystals in the maze: {each} gold per geologist"),
+        "ev thefts": "thieves, in order: {list}",
+        "ev steal skipped": "{player} has nobody to rob",
+        "ev map": "{player} saw the {goal} goal: {card}",
+        "ev inspect": "{player} saw that {target} is {a_role}",
+        "ev swap-hat": "{player}'s role is now {role}",
+        "team green": "green",
+        "team blue": "blue",
+    },
+    "zh-Hans": {
+        "title": "矮人矿坑",
+        "classic": "基础版",
+        "expansion": "扩充版",
+        "round": "第 {n} 轮",
+        "to move": "轮到：{player}",
+        "thief to move": "{player} 选择偷谁",
+        "your hand": "你的手牌",
+        "hand of": "{player} 的手牌",
+        "your role": "你的身份：{role}",
+        "role": "身份",
+        "player": "玩家",
+        "card": "牌",
+        "name": "名称",
+        "shape": "形状",
+        "hand sizes": "手牌数",
+        "cards in front": "面前的牌",
+        "gold": "金子",
+        "deck": "牌库：{n} 张",
+        "discard pile": "弃牌堆：{n} 张",
+        "removed": "本轮移除：{n} 张",
+        "nuggets": "剩余金块卡：{n} 张",
+        "aside": "未发的矮人牌：{n} 张",
+        "last moves": "最近的行动",
+        "you know": "你知道的：{facts}",
+        "fact sep": "；",
+        "knows map": "{goal}的终点是{card}",
+        "knows inspect": "{player} 是{a_role}",
+        "knows hat": "你现在的身份是{role}",
+        "nothing": "无",
+        "nobody": "无人",
+        "empty hand": "没有牌",
+        "unknown": "?",
+        "round over": "本轮结束",
+        "winners": "获胜者：{players}",
+        "finder": "{player} 挖到了金子",
+        "lg start": "起点",
+        "lg goal": "未翻开的终点",
+        "lg gold": "金矿",
+        "lg stone": "石头",
+        "lg dead end": "死路",
+        "lg ladder": "梯子",
+        "lg door": "门",
+        "lg crystal": "水晶",
+        "lg bridge": "桥梁",
+        "lg double curve": "双弯道",
+        "face-down card": "背面朝上的牌",
+        "and": "和",
+        "list sep": "、",
+        "top": "上方",
+        "middle": "中间",
+        "bottom": "下方",
+        "pick": "丁字镐",
+        "lamp": "提灯",
+        "cart": "推车",
+        "goal gold": "金矿",
+        "goal stone": "石头",
+        "place": "{actor} 在 {at} 放置了「{card}」",
+        "place rotated": "{actor} 在 {at} 放置了倒转的「{card}」",
+        "break": "{actor} 对 {target} 打出「{card}」",
+        "break self": "{actor} 对自己打出「{card}」",
+        "fix": "{actor} 用「{card}」修好了 {target} 的{tool}",
+        "fix self": "{actor} 用「{card}」修好了自己的{tool}",
+        "rockfall": "{actor} 在 {at} 打出「{card}」",
+        "rockfall card": "{actor} 在 {at} 打出「{card}」，移除了「{removed}」",
+        "map": "{actor} 用「{card}」查看了{goal}的终点",
+        "theft": "{actor} 在自己面前打出「{card}」",
+        "hands-off": "{actor} 用「{card}」移除了 {target} 的「{theft}」",
+        "hands-off self": "{actor} 用「{card}」移除了自己的「{theft}」",
+        "trap": "{actor} 对 {target} 打出「{card}」",
+        "free": "{actor} 用「{card}」解救了 {target}",
+        "free self": "{actor} 用「{card}」解救了自己",
+        "inspect": "{actor} 用「{card}」查看了 {target} 的矮人牌",
+        "swap-hat": "{actor} 用「{card}」让 {target} 换了身份",
+        "swap-hat self": "{actor} 用「{card}」给自己换了身份",
+        "swap-hand": "{actor} 用「{card}」与 {target} 交换了手牌",
+        "discard": "{actor} 弃掉了 {n} 张牌",
+        "discard named": "{actor} 弃掉了{cards}",
+        "discard remove": "{actor} 弃掉 {n} 张牌，移除了自己面前的「{type}」",
+        "discard remove named": "{actor} 弃掉{cards}，移除了自己面前的「{type}」",
+        "steal": "{actor} 从 {target} 那里偷走了 1 块金子",
+        "steal nobody": "{actor} 没有偷任何人",
+        "pass": "{actor} 跳过了回合",
+        "unknown move": "{actor}：{move}",
+        "ev reveal": "{goal}的终点翻开了：{card}",
+        "ev gold": "{player} 挖到了金子！",
+        "ev round over": "第 {n} 轮结束",
+        "ev round over gold": "第 {n} 轮结束：金子被挖到了",
+        "ev round over no gold": "第 {n} 轮结束：没有挖到金子",
+        "ev payout": "分配金子：{list}",
+        "ev payout none": "没有人得到金子",
+        "ev winners": "获胜者：{list}",
+        "ev no winners": "没有人获胜",
+        "ev next start": "下一轮由 {player} 先开始",
+        "ev skip": "{player} 没有手牌，跳过",
+        "ev passes": "所有玩家都跳过了",
+        "ev hands empty": "所有手牌都已出完",
+        "ev nugget": "{player} 得到 {n} 块金子",
+        "ev teams": "获胜的队伍：{list}",
+        "ev boss alone": "老板独自获胜",
+        "ev saboteurs": "坏胚子获胜",
+        "ev crystals": "矿坑里有 {n} 颗水晶：每位地质学家得到 {each} 块金子",
+        "ev thefts": "偷窃顺序：{list}",
+        "ev steal skipped": "{player} 没有可偷的人",
+        "ev map": "{player} 看到{goal}的终点是{card}",
+        "ev inspect": "{player} 看到 {target} 是{a_role}",
+        "ev swap-hat": "{player} 现在的身份是{role}",
+        "team green": "绿队",
+        "team blue": "蓝队",
+    },
+    "zh-Hant": {
+        "title": "矮人礦坑",
+        "classic": "基礎版",
+        "expansion": "擴充版",
+        "round": "第 {n} 輪",
+        "to move": "輪到：{player}",
+        "thief to move": "{player} 選擇偷誰",
+        "your hand": "你的手牌",
+        "hand of": "{player} 的手牌",
+        "your role": "你的身份：{role}",
+        "role": "身份",
+        "player": "玩家",
+        "card": "牌",
+        "name": "名稱",
+        "shape": "形狀",
+        "hand sizes": "手牌數",
+        "cards in front": "面前的牌",
+        "gold": "金子",
+        "deck": "牌庫：{n} 張",
+        "discard pile": "棄牌堆：{n} 張",
+        "removed": "本輪移除：{n} 張",
+        "nuggets": "剩餘金塊卡：{n} 張",
+        "aside": "未發的矮人牌：{n} 張",
+        "last moves": "最近的行動",
+        "you know": "你知道的：{facts}",
+        "fact sep": "；",
+        "knows map": "{goal}的終點是{card}",
+        "knows inspect": "{player} 是{a_role}",
+        "knows hat": "你現在的身份是{role}",
+        "nothing": "無",
+        "nobody": "無人",
+        "empty hand": "沒有牌",
+        "unknown": "?",
+        "round over": "本輪結束",
+        "winners": "獲勝者：{players}",
+        "finder": "{player} 挖到了金子",
+        "lg start": "起點",
+        "lg goal": "未翻開的終點",
+        "lg gold": "金礦",
+        "lg stone": "石頭",
+        "lg dead end": "死路",
+        "lg ladder": "梯子",
+        "lg door": "門",
+        "lg crystal": "水晶",
+        "lg bridge": "橋樑",
+        "lg double curve": "雙彎道",
+        "face-down card": "背面朝上的牌",
+        "and": "和",
+        "list sep": "、",
+        "top": "上方",
+        "middle": "中間",
+        "bottom": "下方",
+        "pick": "丁字鎬",
+        "lamp": "提燈",
+        "cart": "推車",
+        "goal gold": "金礦",
+        "goal stone": "石頭",
+        "place": "{actor} 在 {at} 放置了「{card}」",
+        "place rotated": "{actor} 在 {at} 放置了倒轉的「{card}」",
+        "break": "{actor} 對 {target} 打出「{card}」",
+        "break self": "{actor} 對自己打出「{card}」",
+        "fix": "{actor} 用「{card}」修好了 {target} 的{tool}",
+        "fix self": "{actor} 用「{card}」修好了自己的{tool}",
+        "rockfall": "{actor} 在 {at} 打出「{card}」",
+        "rockfall card": "{actor} 在 {at} 打出「{card}」，移除了「{removed}」",
+        "map": "{actor} 用「{card}」查看了{goal}的終點",
+        "theft": "{actor} 在自己面前打出「{card}」",
+        "hands-off": "{actor} 用「{card}」移除了 {target} 的「{theft}」",
+        "hands-off self": "{actor} 用「{card}」移除了自己的「{theft}」",
+        "trap": "{actor} 對 {target} 打出「{card}」",
+        "free": "{actor} 用「{card}」解救了 {target}",
+        "free self": "{actor} 用「{card}」解救了自己",
+        "inspect": "{actor} 用「{card}」查看了 {target} 的矮人牌",
+        "swap-hat": "{actor} 用「{card}」讓 {target} 換了身份",
+        "swap-hat self": "{actor} 用「{card}」給自己換了身份",
+        "swap-hand": "{actor} 用「{card}」與 {target} 交換了手牌",
+        "discard": "{actor} 棄掉了 {n} 張牌",
+        "discard named": "{actor} 棄掉了{cards}",
+        "discard remove": "{actor} 棄掉 {n} 張牌，移除了自己面前的「{type}」",
+        "discard remove named": "{actor} 棄掉{cards}，移除了自己面前的「{type}」",
+        "steal": "{actor} 從 {target} 那裡偷走了 1 塊金子",
+        "steal nobody": "{actor} 沒有偷任何人",
+        "pass": "{actor} 跳過了回合",
+        "unknown move": "{actor}：{move}",
+        "ev reveal": "{goal}的終點翻開了：{card}",
+        "ev gold": "{player} 挖到了金子！",
+        "ev round over": "第 {n} 輪結束",
+        "ev round over gold": "第 {n} 輪結束：金子被挖到了",
+        "ev round over no gold": "第 {n} 輪結束：沒有挖到金子",
+        "ev payout": "分配金子：{list}",
+        "ev payout none": "沒有人得到金子",
+        "ev winners": "獲勝者：{list}",
+        "ev no winners": "沒有人獲勝",
+        "ev next start": "下一輪由 {player} 先開始",
+        "ev skip": "{player} 沒有手牌，跳過",
+        "ev passes": "所有玩家都跳過了",
+        "ev hands empty": "所有手牌都已出完",
+        "ev nugget": "{player} 得到 {n} 塊金子",
+        "ev teams": "獲勝的隊伍：{list}",
+        "ev boss alone": "老闆獨自獲勝",
+        "ev saboteurs": "壞胚子獲勝",
+        "ev crystals": "礦坑裡有 {n} 顆水晶：每位地質學家得到 {each} 塊金子",
+        "ev thefts": "偷竊順序：{list}",
+        "ev steal skipped": "{player} 沒有可偷的人",
+        "ev map": "{player} 看到{goal}的終點是{card}",
+        "ev inspect": "{player} 看到 {target} 是{a_role}",
+        "ev swap-hat": "{player} 現在的身份是{role}",
+        "team green": "綠隊",
+        "team blue": "藍隊",
+    },
+}
+
+
+# --- the language ------------------------------------------------------------------------
+
+
+def _normalise(lang: str) -> str | None:
+    """Map the usual spellings (zh_CN.UTF-8, zh-TW, zh-hant, en_GB ...) to a LANGUAGES entry."""
+    code = lang.strip().split(".")[0].replace("_", "-").lower()
+    if code in ("zh-hant", "zh-tw", "zh-hk", "zh-mo") or code.startswith("zh-hant"):
+        return "zh-Hant"
+    if code == "zh" or code.startswith(("zh-hans", "zh-cn", "zh-sg")):
+        return "zh-Hans"
+    if code == "en" or code.startswith("en-"):
+        return "en"
+    return None
+
+
+def set_language(lang: str | None) -> None:
+    """Choose the language; None goes back to PBEM_LANG. Raises ValueError when unknown."""
+    global _chosen
+    if lang is None:
+        _chosen = None
+        return
+    norm = _normalise(lang)
+    if norm is None:
+        raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
+    _chosen = norm
+
+
+def language() -> str:
+    if _chosen is not None:
+        return _chosen
+    # A bad PBEM_LANG must not break every command: fall back to English.
+    return _normalise(os.environ.get("PBEM_LANG", "en")) or "en"
+
+
+@contextmanager
+def using(lang: str) -> Iterator[None]:
+    """Temporarily write in `lang` (e.g. one mail per recipient)."""
+    global _chosen
+    before = _chosen
+    set_language(lang)
+    try:
+        yield
+    finally:
+        _chosen = before
+
+
+def t(key: str, **kw: object) -> str:
+    """The message `key` in the current language, formatted with `kw` (English if missing)."""
+    template = MESSAGES[language()].get(key, MESSAGES["en"][key])
+    if isinstance(template, tuple):
+        template = template[0] if kw.get("n") == 1 else template[1]
+    return template.format(**kw)
+
+
+# --- names -------------------------------------------------------------------------------
+
+
+def _kind(card: str | CardKind) -> CardKind | None:
+    if isinstance(card, CardKind):
+        return card
+    if is_card_id(card):
+        return card_kind(card)
+    return KINDS.get(card)
+
+
+def card_name(card: str | CardKind) -> str:
+    """The catalog name of a card id (`cross.3`), a kind (`cross`) or a CardKind."""
+    k = _kind(card)
+    if k is None:
+        return t("face-down card") if card == "?" else str(card)
+    lang = language()
+    return k.en if lang == "en" else k.zh if lang == "zh-Hans" else k.zh_hant
+
+
+def role_name(kind: str | CardKind | None) -> str:
+    """A role (dwarf kind or dwarf card id); None or "?" is unknown."""
+    if kind is None or kind == "?" or kind == "none":
+        return t("unknown")
+    return card_name(kind)
+
+
+def article(name: str) -> str:
+    """English indefinite article; Chinese needs none."""
+    if language() != "en":
+        return name
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+
+
+def join(items: list[str]) -> str:
+    """`a, b and c` / `a、b和c`."""
+    if not items:
+        return t("nothing")
+    if len(items) == 1:
+        return items[0]
+    head, last = t("list sep").join(items[:-1]), items[-1]
+    sep = t("and")
+    # Chinese runs words together, but a Latin name ("ann和cat") needs air around 和.
+    if sep.strip() == sep and (head[-1:].isascii() or last[:1].isascii()):
+        sep = f" {sep} "
+    return head + sep + last
+
+
+def goal_name(goal: str) -> str:
+    return t(goal) if goal in ("top", "middle", "bottom") else goal
+
+
+def goal_word(card: str) -> str:
+    """gold / stone for a goal card id or kind."""
+    k = _kind(card)
+    return t("goal gold") if k is not None and k.kind == "goal-gold" else t("goal stone")
+
+
+def describe_fact(fact: list[str]) -> str | None:
+    """One entry of RoundState.knowledge (["map", goal, card], ["inspect", player, role],
+    ["hat", role]) as its owner reads it."""
+    if fact[:1] == ["map"]:
+        return t("knows map", goal=goal_name(fact[1]), card=goal_word(fact[2]))
+    if fact[:1] == ["inspect"]:
+        return t("knows inspect", player=fact[1], a_role=article(role_name(fact[2])))
+    if fact[:1] == ["hat"]:
+        return t("knows hat", role=role_name(fact[1]))
+    return None
+
+
+# --- moves -------------------------------------------------------------------------------
+
+_PUBLIC_DISCARD = re.compile(r"^discard (\d+) cards?(?: remove (\S+))?$")
+
+
+def public_move_text(move_text: str) -> str:
+    """The form everyone may see: a discard's cards become a count, `remove <type>` stays."""
+    text = " ".join(move_text.strip().lower().split())
+    if not text.startswith("discard ") or _PUBLIC_DISCARD.match(text):
+        return move_text
+    words = text.split()[1:]
+    removed = None
+    if "remove" in words:
+        i = words.index("remove")
+        words, removed = words[:i], " ".join(words[i + 1 :])
+    n = len(words)
+    public = f"discard {n} card" + ("" if n == 1 else "s")
+    return f"{public} remove {removed}" if removed else public
+
+
+def describe_move(move_text: str, actor: str, events: list[dict] | None = None, *, reveal: bool = False) -> str:
+    """A move in words. A discard never names its cards unless `reveal` (they are secret).
+
+    `events` (from engine.rules.apply) add what the text alone does not say, e.g. which
+    card a rockfall removed.
+    """
+    text = " ".join(move_text.strip().lower().split())
+    if text in ("pass", "skip"):
+        return t("pass", actor=actor)
+    public = _PUBLIC_DISCARD.match(text)
+    if public:
+        n = int(public[1])
+        if public[2]:
+            return t("discard remove", actor=actor, n=n, type=card_name(public[2]))
+        return t("discard", actor=actor, n=n)
+    try:
+        move = parse(text)
+    except IllegalMove:
+        return t("unknown move", actor=actor, move=move_text)
+    if move.verb == "discard":
+        return _discard(move, actor, reveal)
+    if move.verb == "steal":
+        if move.target is None:
+            return t("steal nobody", actor=actor)
+        return t("steal", actor=actor, target=move.target)
+    return _play(move, actor, events or [])
+
+
+def _discard(move: Move, actor: str, reveal: bool) -> str:
+    n = len(move.cards)
+    names = join([article(card_name(c)) for c in move.cards])
+    if move.remove:
+        kind = card_name(move.remove)
+        if reveal:
+            return t("discard remove named", actor=actor, cards=names, type=kind)
+        return t("discard remove", actor=actor, n=n, type=kind)
+    if reveal:
+        return t("discard named", actor=actor, cards=names)
+    return t("discard", actor=actor, n=n)
+
+
+def _play(move: Move, actor: str, events: list[dict]) -> str:
+    assert move.card is not None
+    k = _kind(move.card)
+    if k is None:
+        return t("unknown move", actor=actor, move=str(move))
+    kw: dict[str, object] = {"actor": actor, "card": card_name(k), "a_card": article(card_name(k)), "target": move.target}
+    if move.at is not None:
+        kw["at"] = f"{move.at[0]},{move.at[1]}"
+    if k.category in ("path", "start", "goal"):
+        return t("place rotated" if move.rotated else "place", **kw)
+    action = k.action
+    own = move.target == actor
+    if action == "break":
+        return t("break self" if own else "break", tool=t(k.tools[0]), **kw)
+    if action == "fix":
+        return t("fix self" if own else "fix", tool=t(move.tool or k.tools[0]), **kw)
+    if action == "rockfall":
+        removed = next((e.get("card") for e in events if e.get("event") == "rockfall"), None)
+        if isinstance(removed, str):
+            return t("rockfall card", removed=card_name(removed), a_removed=article(card_name(removed)), **kw)
+        return t("rockfall", **kw)
+    if action == "map":
+        return t("map", goal=goal_name(move.target or ""), **kw)
+    if action == "hands-off":
+        return t("hands-off self" if own else "hands-off", theft=card_name("theft"), **kw)
+    if action in ("free", "swap-hat"):
+        return t(f"{action} self" if own else action, **kw)
+    if action in ("theft", "trap", "inspect", "swap-hand"):
+        return t(action, **kw)
+    return t("unknown move", actor=actor, move=str(move))
+
+
+# --- events ------------------------------------------------------------------------------
+
+# Events that only repeat what the move's own sentence says, or that are secret (a draw).
+_SILENT = frozenset({"place", "rockfall", "remove", "draw", "swap-hand"})
+_PRIVATE = frozenset({"map", "inspect", "swap-hat"})
+
+
+def describe_event(event: dict, *, reveal: bool = False) -> str | None:
+    """An engine event in words, or None when it says nothing new or is secret.
+
+    Private events (map, inspect, swap-hat results) are described only with `reveal`, for
+    the one player who may know them. A "move" event is described in its public form.
+    """
+    kind = event.get("event")
+    if kind in _SILENT:
+        return None
+    if kind in _PRIVATE and not reveal:
+        return None
+    if kind == "move":
+        text = str(event.get("move", ""))
+        return describe_move(text if reveal else public_move_text(text), str(event.get("player")), reveal=reveal)
+    if kind == "reveal":
+        return t("ev reveal", goal=goal_name(str(event["goal"])), card=goal_word(str(event["card"])))
+    if kind == "gold":
+        return t("ev gold", player=event["finder"])
+    if kind == "round_over":
+        found = event.get("gold_found")
+        key = "ev round over" if found is None else "ev round over gold" if found else "ev round over no gold"
+        return t(key, n=event.get("round", "?"))
+    if kind == "payout":
+        paid = [f"{p} {g:+d}" for p, g in dict(event.get("gold", {})).items() if g]
+        return t("ev payout", list=join(paid)) if paid else t("ev payout none")
+    if kind == "winners":
+        players = list(event.get("players", []))
+        return t("ev winners", list=join(players)) if players else t("ev no winners")
+    if kind == "next_start":
+        return t("ev next start", player=event.get("player"))
+    if kind == "skip":
+        return t("ev skip", player=event["player"])
+    if kind == "passes":
+        return t("ev passes")
+    if kind == "hands-empty":
+        return t("ev hands empty")
+    if kind == "nugget":
+        value = event.get("value")
+        if value is None and isinstance(event.get("card"), str):
+            value = card_kind(str(event["card"])).value
+        return t("ev nugget", player=event["player"], n=value)
+    if kind == "teams":
+        teams = list(event.get("teams", []))
+        if teams:
+            return t("ev teams", list=join([t(f"team {x}") for x in teams]))
+        return t("ev boss alone") if event.get("lone") == "boss" else t("ev saboteurs")
+    if kind == "crystals":
+        return t("ev crystals", n=event.get("count", 0), each=event.get("each", 0))
+    if kind == "thefts":
+        return t("ev thefts", list=join(list(event.get("order", []))))
+    if kind == "steal":
+        # A real steal is the thief's move; only the engine's skip is news.
+        return t("ev steal skipped", player=event["player"]) if event.get("skipped") else None
+    if kind == "map":
+        return t("ev map", player=event["player"], goal=goal_name(str(event["goal"])), card=goal_word(str(event["card"])))
+    if kind == "inspect":
+        role = str(event.get("role"))
+        return t("ev inspect", player=event["player"], target=event["target"], a_role=article(role_name(role)))
+    if kind == "swap-hat":
+        return t("ev swap-hat", player=event["player"], role=role_name(str(event.get("role"))))
+    return None

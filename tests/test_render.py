@@ -1,0 +1,164 @@
+"""pbem.render: the maze and a seat's view, as plain text."""
+
+from __future__ import annotations
+
+import pytest
+from rich.cells import cell_len
+
+from engine.board import GOAL_CELLS
+from engine.chance import SeededChance
+from engine.position import load
+from engine.state import deal
+from engine.views import view
+from pbem import words
+from pbem.render import CRYSTAL, DEAD_END, LADDER, cell_grid, plain_text, render_maze, render_view
+
+PLAYERS = ("ann", "bob", "cat", "dan", "eve")
+
+
+@pytest.fixture(autouse=True)
+def _english(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("PBEM_LANG", raising=False)
+    words.set_language(None)
+    yield
+    words.set_language(None)
+
+
+@pytest.fixture
+def dealt():
+    return deal("classic", PLAYERS, SeededChance(1))
+
+
+def _cell(tile) -> list[str]:
+    return ["".join(ch for ch, _ in line) for line in cell_grid(tile)]
+
+
+def test_default_maze_fits_80_columns(dealt) -> None:
+    text = plain_text(render_maze(dealt.board))
+    lines = text.splitlines()
+    assert all(cell_len(line) <= 80 for line in lines)
+    assert len(lines) == 1 + 5 * 3  # column headers, then 5 rows of 3 lines
+    for x in range(9):
+        assert str(x) in lines[0]
+    assert text.count("?") == 3  # three face-down goals
+    assert "S" in text
+
+
+def test_views_fit_80_columns(dealt) -> None:
+    for lang in words.LANGUAGES:
+        with words.using(lang):
+            for me in (None, "ann"):
+                text = plain_text(render_view(view(dealt, me) if me else dealt, me))
+                assert all(cell_len(line) <= 80 for line in text.splitlines()), (lang, me)
+
+
+def test_larger_maze_is_not_cropped() -> None:
+    doc = {
+        "format": "pbem-position/1", "ruleset": "classic", "players": ["ann", "bob", "cat"], "to_move": "ann",
+        "board": [{"at": [x, 0], "card": "straight-ew"} for x in (-1, -2, -3)] + [{"at": [-4, 0], "card": "cross"}],
+    }
+    text = plain_text(render_maze(load(doc).board))
+    assert "-4" in text.splitlines()[0]
+    assert max(cell_len(line) for line in text.splitlines()) > 80
+
+
+def test_full_state_shows_every_hand_and_role(dealt) -> None:
+    text = plain_text(render_view(dealt, None, last_moves=["ann placed a crossing at 1,0"], header={"game": "g1"}))
+    for p in PLAYERS:
+        for card in dealt.hands[p]:
+            assert card in text
+    assert "saboteur" in text and "gold-digger" in text
+    assert "ann placed a crossing at 1,0" in text
+    assert "game: g1" in text
+
+
+def test_view_hides_other_hands(dealt) -> None:
+    mine = view(dealt, "ann")
+    text = plain_text(render_view(mine, "ann"))
+    for card in dealt.hands["ann"]:
+        assert card in text
+    for p in PLAYERS[1:]:
+        for card in dealt.hands[p]:
+            assert card not in text, f"{p}'s {card} leaked into ann's view"
+    assert f"your role: {words.role_name(dealt.roles['ann'])}" in text
+    # Nobody else's role is shown, and the face-down goals stay unknown.
+    others = {words.role_name(dealt.roles[p]) for p in PLAYERS[1:]} - {words.role_name(dealt.roles["ann"])}
+    for role in others:
+        assert role not in text
+    assert "$" not in plain_text(render_maze(mine.board))
+
+
+def test_map_knowledge_marks_the_goal(dealt) -> None:
+    dealt.knowledge["ann"].append(["map", "top", dealt.board.goal_card("top")])
+    mine = view(dealt, "ann")
+    text = plain_text(render_view(mine, "ann"))
+    assert "what you know: the top goal is" in text
+    top_row = plain_text(render_maze(mine.board, known_goals={"top": dealt.board.goal_card("top")})).splitlines()[2]
+    assert "?$" in top_row or "?#" in top_row
+
+
+EXPANSION_DOC = {
+    "format": "pbem-position/1",
+    "ruleset": "expansion",
+    "players": ["ann", "bob", "cat"],
+    "roles": {"ann": "green", "bob": "saboteur", "cat": "geologist"},
+    "revealed": ["top", "middle"],
+    "rotated_goals": ["top"],
+    "board": [
+        {"at": [1, 0], "card": "bridge"},
+        {"at": [2, 0], "card": "cross"},
+        {"at": [3, 0], "card": "door-green-ew"},
+        {"at": [4, 0], "card": "door-blue-ew"},
+        {"at": [2, 1], "card": "ladder-nw"},
+        {"at": [2, -1], "card": "crystal-ns"},
+        {"at": [3, 1], "card": "crystal-nes-w"},
+        {"at": [1, -1], "card": "dead-nesw"},
+        {"at": [1, 1], "card": "double-curve"},
+    ],
+    "hands": {"ann": ["bridge", "ladder-sw", "crystal-cross", "theft"], "bob": ["trap"], "cat": ["free"]},
+    "in_front": {"bob": ["trap"]},
+    "deck": ["cross"],
+    "to_move": "ann",
+}
+
+
+def test_expansion_pieces_have_distinct_glyphs() -> None:
+    state = load(EXPANSION_DOC)
+    cells = state.board.cells
+    bridge, cross = _cell(cells[(1, 0)]), _cell(cells[(2, 0)])
+    assert cross[1] == "───┼───"
+    assert bridge[1] == "──╴│╶──"  # the E-W tunnel passes under: broken, not joined
+    assert bridge != cross
+    assert _cell(cells[(1, 1)])[1][3] not in "┼│─"  # a double curve is not a crossing either
+    assert LADDER in "".join(_cell(cells[(2, 1)]))
+    green, blue = "".join(_cell(cells[(3, 0)])), "".join(_cell(cells[(4, 0)]))
+    assert "[g]" in green and "[b]" in blue and green != blue
+    assert CRYSTAL in "".join(_cell(cells[(2, -1)]))
+    assert CRYSTAL in "".join(_cell(cells[(3, 1)]))
+    dead = _cell(cells[(1, -1)])
+    assert dead[1] == f"──╴{DEAD_END}╶──"  # four stubs around a block, unlike the cross
+    assert "╴" in _cell(cells[(3, 1)])[1]  # the crystal card's W stub stops short
+    gold, stone = "".join(_cell(cells[GOAL_CELLS["middle"]])), "".join(_cell(cells[GOAL_CELLS["top"]]))
+    assert "$" in gold and "#" in stone
+    assert "?" in "".join(_cell(cells[GOAL_CELLS["bottom"]]))
+    text = plain_text(render_view(view(state, "ann"), "ann"))
+    for glyph in ("╴│╶", LADDER, "[g]", "[b]", CRYSTAL, DEAD_END, "$", "#", "?"):
+        assert glyph in text, glyph
+    assert "trap" in text  # bob's card in front
+    assert "green gold-digger" in text
+
+
+def test_colours_tell_doors_and_goals_apart() -> None:
+    state = load(EXPANSION_DOC)
+    styles = lambda pos: {style for line in cell_grid(state.board.cells[pos]) for ch, style in line if ch != " "}  # noqa: E731
+    assert any("green" in s for s in styles((3, 0)))
+    assert any("blue" in s for s in styles((4, 0)))
+    assert any("yellow" in s for s in styles(GOAL_CELLS["middle"]))
+    assert not any("yellow" in s for s in styles(GOAL_CELLS["top"]))
+
+
+def test_chinese_view() -> None:
+    state = load(EXPANSION_DOC)
+    with words.using("zh-Hant"):
+        text = plain_text(render_view(view(state, "ann"), "ann"))
+    assert "你的手牌" in text and "綠隊掘金者" in text and "橋樑" in text
