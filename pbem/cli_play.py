@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from . import keys
 from .cli_keys import HomeOpt, JsonOpt
-from .crypto import Identity, PublicKey
 from .errors import UsageError
-from .packets import Signed, read_file, read_one
-from .store import db_path
+from .paths import db_path
 from .transports.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from .crypto import Identity, PublicKey
 
 game_app = typer.Typer(help="Create and configure games (host side).", no_args_is_help=True)
 
@@ -35,7 +36,7 @@ def out_dir(path: Path) -> Path:
     return path.with_suffix("") / "out"
 
 
-def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> Identity:
+def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> "Identity":
     where = keys.key_home(home)
     if name is None:
         names = [n for n, _ in keys.list_identities(where)]
@@ -46,7 +47,9 @@ def identity_named(home: Path | None, name: str | None, passphrase_file: Path | 
     return keys.unlock_identity(where, name, passphrase_file)
 
 
-def parse_seat(text: str, home: Path | None) -> tuple[str, PublicKey]:
+def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
+    from .crypto import PublicKey
+
     name, sep, key = text.partition("=")
     if not sep or not name or not key:
         raise UsageError(f"bad --player {text!r}", hint="write NAME=pbem1... (or NAME=KEYNAME for a key in your key home)")
@@ -110,6 +113,8 @@ def join(
 ) -> None:
     """Join a game: write a signed join file to send back to the host."""
     from . import player
+    from .crypto import PublicKey
+    from .packets import read_one
 
     inv = read_one(invitation, "invitation")
     me = identity_named(home, as_name, passphrase_file)
@@ -132,6 +137,7 @@ def apply(
 ) -> None:
     """Host: check and apply join and move files, then write the next packet(s)."""
     from .host import Host
+    from .packets import read_file
 
     if db is not None:  # with --db, every argument is a file
         files = [Path(game), *files]
@@ -183,6 +189,7 @@ def show(
 ) -> None:
     """Open a packet with your key: the maze, your hand and role, and whose turn it is."""
     from . import player
+    from .packets import read_one
 
     signed = read_one(packet, "packet")
     me = identity_named(home, as_name, passphrase_file)
@@ -205,6 +212,7 @@ def move(
 ) -> None:
     """Write your signed move for the host (checked against your view first)."""
     from . import player
+    from .packets import read_one
 
     signed = read_one(packet, "packet")
     me = identity_named(home, as_name, passphrase_file)

@@ -19,6 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
 from .errors import UsageError
+from .paths import db_path  # noqa: F401  (re-exported)
 
 SCHEMA_VERSION = 1
 
@@ -127,17 +128,6 @@ class MetaRow(Base):
     __tablename__ = "meta"
     key: Mapped[str] = mapped_column(primary_key=True)
     value: Mapped[str]
-
-
-def db_path(game: str | None, db: Path | None, saves: Path | None = None) -> Path:
-    """GAME (a name under saves/) or an explicit --db PATH."""
-    if db is not None:
-        return db
-    if not game:
-        raise UsageError("name a game or pass --db PATH")
-    if "/" in game or game.endswith(".db"):
-        return Path(game)
-    return (saves or Path("saves")) / f"{game}.db"
 
 
 def open_engine(path: Path, *, create: bool = False) -> Engine:
