@@ -6,6 +6,7 @@ stderr (`error: ...`, maybe `hint: ...`) and an exit code (docs/exit-codes in do
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -26,6 +27,7 @@ cli_play.register(app)
 
 EXIT_ILLEGAL = 6
 EXIT_BAD_POSITION = 7
+EXIT_INTERNAL = 70
 
 
 def _fail(message: str, hint: str | None, code: int, source: str | None = None) -> None:
@@ -58,7 +60,11 @@ def main() -> None:
             sys.exit(exc.exit_code)
         if isinstance(exc, click.exceptions.Abort):
             _fail("aborted", None, 1)
-        raise
+        if os.environ.get("PBEM_DEBUG"):
+            raise
+        # A bug, not bad input: still one line, no locals, no traceback.
+        _fail(f"internal error: {type(exc).__name__}: {exc}", "please report it; PBEM_DEBUG=1 shows the traceback",
+              EXIT_INTERNAL)
 
 
 if __name__ == "__main__":
