@@ -26,7 +26,8 @@ def finish_round(state: RoundState) -> list[Event]:
     events.append({"event": "winners", "players": list(state.winners)})
     if state.ruleset != CLASSIC:
         events += _begin_thefts(state)
-    if state.phase != THEFT:
+    # _begin_thefts closes the round itself when every thief is skipped (no possible victim).
+    if state.phase not in (THEFT, OVER):
         events += _close(state)
     return events
 
