@@ -153,10 +153,14 @@ def _check_discard(state, me, move, bad):
     if move.remove:
         if state.ruleset != EXPANSION:
             raise bad("'discard 2 and remove' is a Saboteur 2 rule")
+        if n != 2:
+            raise bad("'discard 2 and remove' discards exactly 2 cards")
         if move.remove not in state.front_types(me):
             raise bad(f"there is no {move.remove} in front of you")
     elif state.ruleset != EXPANSION and n != 1:
         raise bad("a pass discards exactly 1 card")
+    elif not 1 <= n <= 3:
+        raise bad("a pass discards 1 to 3 cards")
     return move
 
 
