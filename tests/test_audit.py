@@ -1,0 +1,187 @@
+"""Audits: a clean game passes; each kind of tampering is caught, with its move number.
+
+Tampered archives are re-signed with the host's own key (table.ids["referee"]), so that the
+archive's signature is valid and the deeper checks must find the lie.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from pbem import cli_replay
+from pbem.armor import armor
+from pbem.audit import EXIT_AUDIT_FAILED, AuditFailed, Report, audit, audit_source
+from pbem.errors import BadPacket
+from pbem.packets import b64, parse, read_blocks, sign, unb64
+from pbem.replay import load_replay, open_source
+
+from pbem_helpers import Table, make_table, play_until
+
+SEATS = ["ann", "bob", "cat", "dan", "eve"]
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory) -> Table:
+    """Rounds 1 and 2 of a five-seat game played to their ends by bots."""
+    t = make_table(tmp_path_factory.mktemp("audit"), SEATS)
+    play_until(t, lambda p: p.doc["round"] > 2 or p.doc["phase"] == "game-over", seed=5)
+    return t
+
+
+def _archive(table: Table, round_no: int = 1):
+    return read_blocks(table.host.archives()[round_no])[0]
+
+
+def _resign(table: Table, doc: dict) -> bytes:
+    """The archive document, changed and signed again by the real host."""
+    body = {k: v for k, v in doc.items() if k not in ("format", "signer")}
+    return sign("archive", body, table.ids["referee"]).payload
+
+
+def _changed(table: Table, change) -> Report:
+    doc = json.loads(json.dumps(_archive(table).doc))
+    change(doc)
+    report = audit(_resign(table, doc), origin="tampered")
+    assert not report.ok
+    return report
+
+
+def _first(report: Report) -> tuple[int | None, str]:
+    return report.faults[0].move, report.faults[0].check
+
+
+def test_clean_rounds_pass_from_the_db_and_from_a_player_folder(table: Table, tmp_path: Path) -> None:
+    db = open_source(str(table.root / "game.db"))
+    game = db.games()[0]
+    t0 = time.perf_counter()
+    reports = audit_source(db, game, [1, 2])
+    elapsed = time.perf_counter() - t0
+    assert [r.ok for r in reports] == [True, True], [f.line() for r in reports for f in r.faults]
+    assert elapsed < 5
+    for rep in reports:
+        assert rep.counts["envelope"] == rep.counts["commit"] == rep.counts["engine"] == rep.moves > 0
+        assert rep.counts["join"] == len(SEATS) and rep.counts["deal"] == 1 and not rep.notes
+        assert rep.summary().startswith(f"audit ok: game {game} round {rep.round}")
+    # round 2's deal is checked with round 1's final position (gold, nugget pile, first player)
+    folder = tmp_path / "eve"
+    shutil.copytree(table.root / "out", folder)
+    reports = audit_source(open_source(str(folder)), game, [1, 2])
+    assert all(r.ok for r in reports) and reports[1].counts["packet-file"] > 0
+    # round 2's archive alone: still ok, with a note on what could not be checked
+    alone = tmp_path / "r2.pbem"
+    alone.write_text(table.host.archives()[2])
+    [rep] = audit_source(open_source(str(alone)), game, [2])
+    assert rep.ok and rep.notes and "nugget pile" in rep.notes[0]
+
+
+def test_a_changed_move_text_is_caught_at_its_move(table: Table) -> None:
+    doc = _archive(table).doc
+    k = next(i for i, m in enumerate(doc["moves"], 1) if m["text"].startswith("play ") and i > 3)
+
+    def change(d):
+        d["moves"][k - 1]["text"] = "discard " + d["start"]["hands"][d["moves"][k - 1]["seat"]][0]
+
+    report = _changed(table, change)
+    assert _first(report) == (k, "commit")
+
+
+def test_a_dropped_move_is_caught_at_its_place(table: Table) -> None:
+    k = 7
+    report = _changed(table, lambda d: d["moves"].pop(k - 1))
+    assert _first(report) == (k, "order")
+    assert any(f.move == k + 1 and f.check == "chain" and "missing" in f.message for f in report.faults)
+
+
+def test_a_swapped_card_in_a_starting_hand_is_caught_in_the_deal(table: Table) -> None:
+    def change(d):
+        hands = d["start"]["hands"]
+        hands["ann"][0], hands["cat"][0] = hands["cat"][0], hands["ann"][0]
+
+    report = _changed(table, change)
+    assert _first(report) == (0, "deal")
+    assert "hands (ann, cat)" in report.faults[0].message
+
+
+def test_a_card_swapped_with_the_deck_is_caught_in_the_deal(table: Table) -> None:
+    def change(d):
+        d["start"]["hands"]["bob"][0], d["start"]["deck"][-1] = d["start"]["deck"][-1], d["start"]["hands"]["bob"][0]
+
+    report = _changed(table, change)
+    assert _first(report) == (0, "deal")
+    assert "deck" in report.faults[0].message and "hands (bob)" in report.faults[0].message
+
+
+def test_a_wrong_secret_is_caught(table: Table) -> None:
+    report = _changed(table, lambda d: d.update(secret=os.urandom(32).hex()))
+    assert _first(report) == (0, "secret")
+    assert "commitment" in report.faults[0].message
+
+
+def test_a_move_envelope_signed_by_another_key_is_caught(table: Table) -> None:
+    k = 4
+    doc = _archive(table).doc
+    seat = doc["moves"][k - 1]["seat"]
+    other = next(s for s in SEATS if s != seat)
+
+    def change(d):
+        env = parse("move", unb64(d["moves"][k - 1]["envelope"], "envelope"))
+        forged = sign("move", {x: v for x, v in env.doc.items() if x not in ("format", "signer")}, table.ids[other])
+        d["moves"][k - 1]["envelope"] = b64(forged.payload)
+
+    report = _changed(table, change)
+    assert _first(report) == (k, "envelope")
+    assert f"not by seat {seat}'s key" in report.faults[0].message
+
+
+def test_a_broken_packet_chain_is_caught(table: Table) -> None:
+    def change(d):
+        d["chain"][5]["hash"] = "0" * 64
+
+    report = _changed(table, change)
+    assert {f.check for f in report.faults} == {"chain"}
+
+
+def test_a_broken_archive_signature_is_caught_by_the_cli(table: Table, tmp_path: Path) -> None:
+    archive = _archive(table)
+    payload = bytearray(archive.payload)
+    payload[10] ^= 0x01  # inside the signature
+    report = audit(bytes(payload))
+    assert _first(report) == (None, "signature")
+    assert len(report.faults) == 1  # everything else in it is still the honest record
+    path = tmp_path / "broken.pbem"
+    path.write_text(armor("ARCHIVE", bytes(payload)))
+    app = typer.Typer()
+    cli_replay.register(app)
+    result = CliRunner().invoke(app, ["audit", str(path)])
+    assert isinstance(result.exception, AuditFailed) and result.exception.exit_code == EXIT_AUDIT_FAILED == 8
+    assert "FAULT round 1 archive: the archive's signature does not verify" in result.output
+    result = CliRunner().invoke(app, ["audit", str(path), "--json"])
+    out = json.loads(result.output)
+    assert out["ok"] is False and out["rounds"][0]["faults"][0]["check"] == "signature"
+    with pytest.raises(BadPacket):  # and a replay refuses it
+        load_replay(str(path))
+
+
+def test_a_tampered_archive_fails_the_cli_audit_and_a_clean_one_passes(table: Table, tmp_path: Path) -> None:
+    doc = json.loads(json.dumps(_archive(table).doc))
+    doc["secret"] = os.urandom(32).hex()
+    path = tmp_path / "tampered.pbem"
+    path.write_text(armor("ARCHIVE", _resign(table, doc)))
+    app = typer.Typer()
+    cli_replay.register(app)
+    result = CliRunner().invoke(app, ["audit", str(path), "--json"])
+    assert isinstance(result.exception, AuditFailed)
+    faults = json.loads(result.output)["rounds"][0]["faults"]
+    assert faults[0]["move"] == 0 and faults[0]["check"] == "secret"
+    clean = tmp_path / "clean.pbem"
+    clean.write_text(table.host.archives()[1])
+    result = CliRunner().invoke(app, ["audit", str(clean), "--json"])
+    assert result.exit_code == 0 and json.loads(result.output)["ok"] is True

@@ -1,0 +1,243 @@
+"""Replays of finished rounds: real bot games on disk, replayed from the DB and from a player's folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from engine.position import dump
+from engine.views import view
+from pbem import cli_replay, words
+from pbem.cli_replay import Navigator, decode_keys, frame
+from pbem.html_export import render_html
+from pbem.packets import read_blocks
+from pbem.render import plain_text
+from pbem.replay import ALL, NotReplayable, load_replay
+
+from pbem_helpers import Table, make_table, play_until
+
+SEATS = ["ann", "bob", "cat", "dan"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _english(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("PBEM_LANG", raising=False)
+    words.set_language(None)
+    yield
+    words.set_language(None)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[Table, list[dict]]:
+    """Round 1 played to its end by bots (round 2 is dealt, not finished); the host's state after every move."""
+    table = make_table(tmp_path_factory.mktemp("replay"), SEATS)
+    states: list[dict] = []
+
+    def stop(packet) -> bool:
+        if packet.doc["round"] == 1:
+            states.append(dump(table.host.load_state(_game(table))))
+        return packet.doc["round"] > 1
+
+    play_until(table, stop, seed=11)
+    return table, states
+
+
+def _game(table: Table):
+    from sqlalchemy.orm import Session
+
+    from pbem.store import the_game
+
+    with Session(table.host.engine) as s:
+        return the_game(s)
+
+
+def _inbox(table: Table, seat: str) -> Path:
+    """What a seat received: the packet files only (no DB, no move files of others)."""
+    inbox = table.root / f"inbox-{seat}"
+    if not inbox.exists():
+        inbox.mkdir()
+        for f in sorted((table.root / "out").glob("packet-*.pbem")):
+            shutil.copy(f, inbox / f.name)
+    return inbox
+
+
+def test_replay_matches_the_game_move_for_move(played) -> None:
+    table, states = played
+    r = load_replay(str(table.root / "game.db"), round_no=1)
+    archive = read_blocks(table.host.archives()[1])[0]
+    assert len(r) == len(archive.doc["moves"]) == len(states)
+    for i in range(len(r)):  # states[i]: the host's state before move i + 1
+        assert dump(r.state(i)) == states[i], f"step {i}"
+        assert r.steps[i].text == archive.doc["moves"][i]["text"]
+        assert r.steps[i].seat == archive.doc["moves"][i]["seat"] == states[i]["to_move"]
+    assert dump(r.final) == archive.doc["final"]
+    _, last = table.latest()
+    assert dump(r.final) == last.doc["result"]["final"]
+    assert r.final.phase == "over"
+
+
+def test_a_seat_sees_only_what_it_knew_then(played) -> None:
+    table, _ = played
+    r = load_replay(str(table.root / "game.db"), round_no=1)
+    page = json.loads(_data_of(render_html(r)))
+    checked = 0
+    for i in range(len(r) + 1):
+        full = r.state(i)
+        for seat in SEATS:
+            v = r.view(i, seat)
+            assert dump(v) == dump(view(full, seat))
+            if full.phase != "playing":
+                continue
+            secret = [c for p in SEATS if p != seat for c in full.hands[p]] + list(full.deck)
+            secret += [c for st in r.steps[:i] if st.seat != seat and st.text.startswith("discard ")
+                       for c in st.text.split()[1:]]  # others' discards stay face down
+            text = plain_text(frame(r, i, seat), width=120)
+            as_json = json.dumps(r.to_json(i, seat))
+            html_frame = json.dumps(page["frames"][seat][i])
+            pattern = re.compile(r"(?<![\w.-])(" + "|".join(map(re.escape, secret)) + r")(?!\w)")
+            for where, shown in (("text", text), ("JSON", as_json), ("page", html_frame)) if secret else ():
+                leak = pattern.search(shown)
+                assert leak is None, f"{leak and leak.group(1)} shown to {seat} at step {i} in the {where}"
+            kinds = [c for p, row in zip(SEATS, page["frames"][seat][i]["p"]) if p != seat for c in row[1]]
+            assert set(kinds) <= {"?"}, f"another hand shown in {seat}'s page frame {i}"
+            if full.role(seat) != "saboteur":  # nobody else's role shows
+                assert "saboteur" not in text
+            checked += 1
+    assert checked > 100
+    # others' discards are face down while playing, open in the 'all' perspective and at the end
+    n = next(s.n for s in r.steps if s.text.startswith("discard") and s.seat != "ann")
+    assert r.notation(n, "ann") == "discard 1 card"
+    assert r.notation(n, ALL) == r.steps[n - 1].text
+    assert r.notation(n, "ann", at=len(r)) == r.steps[n - 1].text
+
+
+def _data_of(page: str) -> str:
+    m = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
+    assert m, "no data script"
+    return m.group(1)
+
+
+def test_html_page_is_self_contained_with_one_frame_per_move(played, tmp_path: Path) -> None:
+    table, _ = played
+    out = tmp_path / "round1.html"
+    result = CliRunner().invoke(_app(), ["replay", str(table.root / "game.db"), "--round", "1", "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "http://" not in page and "https://" not in page
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(", page)
+    raw = _data_of(page)
+    assert "</" not in raw and "<" not in raw
+    data = json.loads(raw)
+    r = load_replay(str(table.root / "game.db"), round_no=1)
+    assert data["moves"] == len(r)
+    assert [p[0] for p in data["perspectives"]] == [ALL, *SEATS]
+    for who, frames in data["frames"].items():
+        assert len(frames) == len(r) + 1, who  # the deal, then one frame per move
+        assert "m" not in frames[0]
+        assert [f["m"][0] for f in frames[1:]] == list(range(1, len(r) + 1))
+    symbols = set(re.findall(r'<symbol id="([^"]+)"', page))
+    used = {c[2] for board in data["boards"] for c in board}
+    assert used <= symbols and "c-start" in symbols and "back" in symbols
+    assert f"{len(r) + 1} frames" in result.output
+
+
+def test_a_player_folder_replays_and_audits(played) -> None:
+    table, _ = played
+    inbox = _inbox(table, "cat")
+    from pbem.transports.mail import compose, write_eml
+
+    last = sorted(inbox.glob("packet-*.pbem"))[-1]
+    mail = compose(sender="host@example.org", to="cat@example.org", subject="packet", body_text=last.read_text(),
+                   attachment_name=last.name, attachment=last.read_bytes())
+    last.unlink()  # the round's last packet (with the archive) arrives by mail
+    write_eml(mail, inbox)
+    from_folder = load_replay(str(inbox))
+    from_db = load_replay(str(table.root / "game.db"), round_no=1)
+    assert from_folder.round == 1
+    assert [s.text for s in from_folder.steps] == [s.text for s in from_db.steps]
+    assert dump(from_folder.final) == dump(from_db.final)
+    result = CliRunner().invoke(_app(), ["audit", str(inbox)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("audit ok: ")
+    assert "matched to packet files" in result.output
+
+
+def test_archive_command_writes_a_replayable_file(played, tmp_path: Path) -> None:
+    table, _ = played
+    out = tmp_path / "r1.pbem"
+    runner = CliRunner()
+    result = runner.invoke(_app(), ["archive", "--db", str(table.root / "game.db"), "--round", "1", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert read_blocks(out.read_text())[0].kind == "archive"
+    result = runner.invoke(_app(), ["replay", str(out), "--to", "5", "--as", "bob", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["step"] == 5 and doc["as"] == "bob" and len(doc["moves"]) == 5
+    assert doc["position"]["hands"]["ann"] == ["?"] * len(doc["position"]["hands"]["ann"])
+    result = runner.invoke(_app(), ["replay", str(out), "--all"])
+    assert result.exit_code == 0, result.output
+    assert "1. ann: " in result.output and "round is over" in result.output
+    result = runner.invoke(_app(), ["archive", "--db", str(table.root / "game.db"), "--round", "2"])
+    assert isinstance(result.exception, NotReplayable)
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    cli_replay.register(app)
+    return app
+
+
+def _pbem(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The real command line (the installed `pbem` once replay is mounted in pbem/cli.py)."""
+    from pbem import cli
+
+    if any(c.name == "replay" for c in cli.app.registered_commands):
+        cmd = [str(ROOT / ".venv" / "bin" / "pbem"), *args]
+    else:
+        cmd = [sys.executable, "-c", "from pbem import cli, cli_replay; cli_replay.register(cli.app); cli.main()", *args]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_an_unfinished_round_cannot_be_replayed(played) -> None:
+    table, _ = played
+    for source in (str(table.root / "game.db"), str(_inbox(table, "dan"))):
+        proc = _pbem("replay", source, "--round", "2", cwd=table.root)
+        assert proc.returncode == NotReplayable.exit_code != 0
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert errors == [errors[0]] and "round 2" in errors[0] and "has not ended yet" in errors[0], proc.stderr
+        assert "Traceback" not in proc.stderr and proc.stdout == ""
+    # a folder from before the end of round 1 holds no archive at all
+    early = table.root / "early"
+    early.mkdir()
+    shutil.copy(table.root / "out" / "packet-000003.pbem", early)
+    with pytest.raises(NotReplayable, match="no round of game .* has ended yet"):
+        load_replay(str(early))
+
+
+def test_keys_step_jump_and_switch_perspective(played) -> None:
+    table, _ = played
+    r = load_replay(str(table.root / "game.db"), round_no=1)
+    assert decode_keys("\x1b[C\x1b[Dn\x1b[H\x1b[F\x1bOH12\rq") == \
+        ["right", "left", "n", "home", "end", "home", "1", "2", "enter", "q"]
+    nav = Navigator(r, ALL)
+    for key, (i, who) in [("right", (1, ALL)), ("n", (2, ALL)), ("left", (1, ALL)), ("G", (len(r), ALL)),
+                          ("home", (0, ALL)), ("g", (0, ALL)), ("1", (0, ALL)), ("2", (0, ALL)), ("enter", (12, ALL)),
+                          ("v", (12, "ann")), ("v", (12, "bob")), ("end", (len(r), "bob")), ("g", (len(r), "bob")),
+                          ("g", (0, "bob")), ("p", (0, "bob"))]:
+        assert nav.handle(key)
+        assert (nav.i, nav.who) == (i, who), key
+    assert nav.handle_line("g 7") and nav.i == 7
+    assert nav.handle_line("") and nav.i == 8
+    assert not nav.handle("q")
+    assert "as bob saw it then" in plain_text(nav.screen(), width=120)
