@@ -191,8 +191,16 @@ def _check_deal(rep: Report, doc: dict[str, Any], invitation: Signed, secret: by
                 previous: dict[str, Any] | None) -> None:
     start = doc.get("start") if isinstance(doc.get("start"), dict) else {}
     players = tuple(s["name"] for s in invitation.doc.get("seats", []))
+    carried = doc.get("carried") if isinstance(doc.get("carried"), dict) else None
     if rep.round == 1:
         gold, nuggets, first = None, None, 0
+    elif carried is not None:
+        # The archive names what round k-1 handed over; check it against k-1 when we have it.
+        gold, nuggets = carried.get("gold"), carried.get("nuggets")
+        first = players.index(carried["first"]) if carried.get("first") in players else 0
+        if previous is not None and (previous.get("gold") != gold or previous.get("nuggets") != nuggets
+                                     or previous.get("next_start") != carried.get("first")):
+            rep.fault(0, "deal", f"what round {rep.round} says it carried over differs from how round {rep.round - 1} ended")
     elif previous is not None:
         gold, nuggets = previous.get("gold"), previous.get("nuggets")
         first = players.index(previous["next_start"]) if previous.get("next_start") in players else 0
@@ -211,7 +219,7 @@ def _check_deal(rep: Report, doc: dict[str, Any], invitation: Signed, secret: by
     except (KeyError, ValueError, TypeError) as exc:
         rep.fault(0, "deal", f"the deal cannot be recomputed: {exc}")
         return
-    if rep.round > 1 and previous is None:
+    if rep.round > 1 and previous is None and carried is None:
         dealt["nuggets"] = sorted(dealt["nuggets"])
         start = {**start, "nuggets": sorted(start.get("nuggets", []))}
     differ = []

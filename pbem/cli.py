@@ -13,7 +13,7 @@ import typer
 
 from engine.errors import BadPosition, IllegalMove
 
-from . import cli_keys, cli_play, cli_position
+from . import cli_keys, cli_play, cli_position, cli_replay
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -24,6 +24,7 @@ app = typer.Typer(
 app.add_typer(cli_keys.app, name="key")
 app.add_typer(cli_position.app, name="position")
 cli_play.register(app)
+cli_replay.register(app)
 
 EXIT_ILLEGAL = 6
 EXIT_BAD_POSITION = 7

@@ -22,11 +22,15 @@ from __future__ import annotations
 
 EXIT_CODES: dict[int, str] = {
     0: "ok",
-    1: "unexpected internal error",
+    1: "other error",
     2: "usage error",
     3: "bad packet (malformed, truncated, tampered or not ours) or bad signature",
     4: "wrong key, wrong passphrase or key not found",
     5: "stale move or conflicting history",
+    6: "illegal move (engine.errors.IllegalMove)",
+    7: "bad position file (engine.errors.BadPosition)",
+    8: "audit failed",
+    70: "internal error (a bug; PBEM_DEBUG=1 shows the traceback)",
 }
 
 

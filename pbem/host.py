@@ -205,6 +205,43 @@ class Host:
         with Session(self.engine) as s:
             return the_game(s).invitation
 
+    def config(self) -> dict[str, Any]:
+        """The game's settings (emails, SMTP settings without password, mail progress)."""
+        with Session(self.engine) as s:
+            return the_game(s).config_dict()
+
+    def set_config(self, **changes: Any) -> dict[str, Any]:
+        """Change top-level config keys in one transaction (None removes a key)."""
+        with transaction(self.engine) as s:
+            game = the_game(s)
+            config = game.config_dict()
+            for key, value in changes.items():
+                if value is None:
+                    config.pop(key, None)
+                else:
+                    config[key] = value
+            game.config = json.dumps(config, sort_keys=True)
+            return config
+
+    def set_email(self, name: str, address: str | None) -> None:
+        """Set (or with None remove) the mail address of a seat or of the host ('host')."""
+        with transaction(self.engine) as s:
+            game = the_game(s)
+            seat = next((st for st in game.seats if st.name == name), None)
+            if seat is None and name != HOST:
+                raise UsageError(f"no seat {name!r} in game {game.id}",
+                                 hint=f"seats: {', '.join(st.name for st in game.seats)}; or 'host'")
+            if seat is not None:
+                seat.email = address
+            config = game.config_dict()
+            emails = dict(config.get("emails") or {})
+            if address is None:
+                emails.pop(name, None)
+            else:
+                emails[name] = address
+            config["emails"] = emails
+            game.config = json.dumps(config, sort_keys=True)
+
     # changes (one transaction each)
 
     def accept(self, block: Signed) -> Outcome:
@@ -268,8 +305,9 @@ class Host:
         game.status = "playing"
         game.round_no = round_no
         game.move_no = 0
+        carried = {"gold": gold, "nuggets": nuggets, "first": state.players[first_seat]} if round_no > 1 else {}
         s.add(RoundRow(game_id=game.id, round_no=round_no, first_seq=game.seq + 1,
-                       start_state_sealed=self._seal_state(game, state)))
+                       start_state_sealed=self._seal_state(game, state), carried=json.dumps(carried)))
         return state
 
     def _seal_state(self, game: GameRow, state: RoundState) -> str:
@@ -369,6 +407,7 @@ class Host:
                 "invitation": game.invitation,
                 "joins": sorted(b64(j.envelope) for j in joins),
                 "secret": row.secret,
+                "carried": json.loads(row.carried),
                 "start": open_json(row.start_state_sealed, me, _host_info(game.id, "state")),
                 "moves": [
                     {"n": m.n, "seat": m.seat, **_text_and_nonce(open_json(m.text_sealed, me, _host_info(game.id, "move"))),

@@ -119,6 +119,7 @@ class RoundRow(Base):
     first_seq: Mapped[int]
     last_seq: Mapped[int | None] = mapped_column(default=None)
     start_state_sealed: Mapped[str] = mapped_column(Text)  # the dealt state, sealed to the host
+    carried: Mapped[str] = mapped_column(Text, default="{}")  # JSON: gold, nugget pile, first seat handed over
     secret: Mapped[str | None] = mapped_column(default=None)  # hex, revealed when the round ends
     result: Mapped[str | None] = mapped_column(Text, default=None)  # JSON, public once over
     archive: Mapped[str | None] = mapped_column(Text, default=None)  # armoured, signed by the host
