@@ -36,7 +36,7 @@ class _Ids:
                 self._collect(item)
         elif isinstance(node, dict):
             for key, value in node.items():
-                if key not in ("roles", "goals", "knowledge", "format"):
+                if key not in ("goals", "knowledge", "format"):
                     self._collect(value)
 
     def card(self, word: Any) -> str:
@@ -132,6 +132,8 @@ def _load(doc: dict[str, Any]) -> RoundState:
     roles: dict[str, str | None] = {p: None for p in players}
     aside = [ids.card(c) for c in doc.get("aside", [])]
     retired = [ids.card(c) for c in doc.get("retired", [])]
+    # before the default nugget pile is made up of the cards nobody else holds
+    won = [ids.card(c) for c in doc.get("won", [])]
     for name, role in doc.get("roles", {}).items():
         player(name, "roles")
         if role is None:
@@ -157,7 +159,7 @@ def _load(doc: dict[str, Any]) -> RoundState:
         gold={p: int(doc.get("gold", {}).get(p, 0)) for p in players},
         aside=aside,
         retired=retired,
-        won=[ids.card(c) for c in doc.get("won", [])],
+        won=won,
         knowledge={p: [list(f) for f in doc.get("knowledge", {}).get(p, [])] for p in players},
         passes=int(doc.get("passes_in_a_row", 0)),
         last_theft=doc.get("last_theft"),
@@ -177,7 +179,11 @@ def _load(doc: dict[str, Any]) -> RoundState:
         player(state.last_theft, "last_theft")
     if state.phase not in (PLAYING, THEFT, OVER):
         raise BadPosition(f"phase must be playing, theft or over, not {state.phase!r}")
+    seen: set[str] = set()
     for c in state.all_cards():
+        if c in seen:
+            raise BadPosition(f"card {c} appears twice")
+        seen.add(c)
         if c.startswith(("start.", "goal-")):
             continue
         if KINDS[c.rpartition(".")[0]].ruleset == EXPANSION and ruleset == CLASSIC:
