@@ -188,7 +188,37 @@ def _load(doc: dict[str, Any]) -> RoundState:
             continue
         if KINDS[c.rpartition(".")[0]].ruleset == EXPANSION and ruleset == CLASSIC:
             raise BadPosition(f"{c} is a Saboteur 2 card, not part of the classic game")
+    _check_zones(state)
     return state
+
+
+_ZONES = {  # where a card may lie, by category
+    "hands": ("path", "action"),
+    "deck": ("path", "action"),
+    "discard": ("path", "action"),
+    "removed": ("path", "action"),
+    "nuggets": ("gold",),
+    "won": ("gold",),
+    "aside": ("dwarf",),
+    "retired": ("dwarf",),
+}
+
+
+def _check_zones(state: RoundState) -> None:
+    """Each card lies where it can (RULES.md §2-§4): no nugget in a hand, two broken picks in front of nobody."""
+    cards = {name: getattr(state, name) for name in _ZONES if name != "hands"}
+    cards["hands"] = [c for h in state.hands.values() for c in h]
+    for name, allowed in _ZONES.items():
+        for c in cards[name]:
+            if card_kind(c).category not in allowed:
+                raise BadPosition(f"{name}: {c} cannot lie there")
+    for p, front in state.in_front.items():
+        types = [card_kind(c).front_type for c in front]
+        for c, t in zip(front, types):
+            if t is None:
+                raise BadPosition(f"in_front: {c} cannot lie in front of a player")
+            if types.count(t) > 1:
+                raise BadPosition(f"in_front: {p} has more than one {t}")
 
 
 def dump(state: RoundState) -> dict[str, Any]:

@@ -57,3 +57,28 @@ def test_every_case_position_round_trips(path: Path) -> None:
     assert _dups(state) == []
     doc = json.loads(json.dumps(dump(state)))
     assert dump(load(doc)) == doc
+
+
+@pytest.mark.parametrize(
+    "extra,words",
+    [
+        ({"hands": {"ann": ["gold-3"]}}, "hands: gold-3.1 cannot lie there"),
+        ({"hands": {"ann": ["saboteur"]}}, "hands: saboteur.1 cannot lie there"),
+        ({"hands": {"ann": ["goal-gold"]}}, "goal-gold.1"),
+        ({"deck": ["digger"]}, "deck: digger.1 cannot lie there"),
+        ({"nuggets": ["cross"]}, "nuggets: cross.1 cannot lie there"),
+        ({"aside": ["map"]}, "aside: map.1 cannot lie there"),
+        ({"in_front": {"bob": ["map"]}}, "in_front: map.1 cannot lie in front of a player"),
+        ({"in_front": {"bob": ["fix-pick"]}}, "in_front: fix-pick.1 cannot lie in front of a player"),
+        ({"in_front": {"bob": ["break-pick", "break-pick"]}}, "bob has more than one break-pick"),
+    ],
+)
+def test_a_card_where_it_cannot_lie_is_refused(extra: dict, words: str) -> None:
+    with pytest.raises(BadPosition) as err:
+        load({**BASE, **extra})
+    assert words in str(err.value)
+
+
+def test_one_broken_tool_of_each_type_is_fine() -> None:
+    state = load({**BASE, "in_front": {"bob": ["break-pick", "break-lamp", "break-cart"]}})
+    assert state.blocked("bob") and not state.blocked("ann")
