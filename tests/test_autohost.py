@@ -1,0 +1,206 @@
+"""The automatic host: refusals go aside and never stop it, a crash loses nothing.
+
+Real key files, a real SQLite file, a real folder; the kill test runs real processes and
+SIGKILLs the host mid-game.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import time
+from pathlib import Path
+
+from engine.rules import legal_moves
+from pbem import keys
+from pbem import host as H
+from pbem import player as P
+from pbem.autohost import FolderHost, run
+from pbem.folderplay import Seat
+from pbem.packets import b64, read_blocks, seal_info, seal_json, sign
+from pbem.seatbot import FolderBot
+from pbem.transports.folder import GameFolder
+
+from test_folder_play import SEATS, check_game, cli_game, db_dump, new_game, start_bots, start_host, wait_all
+
+
+def started_game(tmp_path: Path):
+    """A dealt game in a folder; returns (host, FolderHost, log lines, seats' Seat, ids)."""
+    db, homes = new_game(tmp_path)
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    host = H.Host(db, ids["referee"])
+    lines: list[str] = []
+    fh = FolderHost(host, tmp_path / "shared", lines.append)
+    fh.grace = 0.0
+    seats = {s: Seat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS}
+    for s in seats.values():
+        s.join()
+    fh.step()
+    return db, host, fh, lines, seats, ids
+
+
+def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
+    db, host, fh, lines, seats, ids = started_game(tmp_path)
+    gf: GameFolder = fh.folder
+    sp = seats["ann"].latest()
+    mover = sp.doc["to_move"]
+    waiting = next(s for s in SEATS if s != mover)
+    msp = seats[mover].latest()
+    before = db_dump(db)
+
+    (gf.inbox_dir / "garbage.pbem").write_text("hello, not a packet\n")
+    (gf.inbox_dir / "packet-by-mistake.pbem").write_bytes(host.packets()[-1][1].encode())
+    # out of turn, properly signed and sealed by a seat that is not to move
+    wsp = seats[waiting].latest()
+    nonce = os.urandom(16)
+    text = "discard " + wsp.part["hand"][0]
+    oot = sign("move", {"game": sp.packet.game, "seat": waiting, "seq": sp.doc["seq"], "packet": sp.packet.hash,
+                        "commit": P.move_commitment(nonce, text),
+                        "sealed": seal_json({"move": text, "nonce": b64(nonce)}, ids["referee"].public,
+                                            seal_info(sp.packet.game, sp.doc["seq"], waiting, "host", "move"))},
+               ids[waiting])
+    gf.submit_move(waiting, sp.doc["seq"], oot.armored().encode())
+    # an illegal move by the mover, sealed and signed properly
+    bad = "play rockfall at 9,9"
+    illegal = sign("move", {"game": sp.packet.game, "seat": mover, "seq": sp.doc["seq"], "packet": sp.packet.hash,
+                            "commit": P.move_commitment(nonce, bad),
+                            "sealed": seal_json({"move": bad, "nonce": b64(nonce)}, ids["referee"].public,
+                                                seal_info(sp.packet.game, sp.doc["seq"], mover, "host", "move"))},
+                   ids[mover])
+    gf.submit_move(mover, sp.doc["seq"], illegal.armored().encode())
+    lines.clear()
+    assert fh.step() is False
+    assert db_dump(db) == before
+    rejected = sorted(p.name for p in (gf.inbox_dir / "rejected").iterdir())
+    assert len(rejected) == 4 and gf.inbox() == []
+    assert len([line for line in lines if line.startswith("rejected")]) == 4, lines
+    assert any("not yours" in line or "it is" in line for line in lines)
+
+    # the host goes on: the real move is applied
+    seats[mover].move(msp, str(legal_moves(msp.view)[0]))
+    lines.clear()
+    fh.step()
+    assert any(line.endswith("packet 2") and "applied" in line for line in lines), lines
+    # a move answering the (now) old packet is stale: aside, with its reason
+    gf.submit_move(mover, sp.doc["seq"], illegal.armored().encode())
+    lines.clear()
+    fh.step()
+    assert len(lines) == 1 and "rejected" in lines[0] and "packet 1" in lines[0]
+    host.close()
+
+
+def test_a_file_still_being_written_is_given_time(tmp_path: Path) -> None:
+    db, host, fh, lines, seats, ids = started_game(tmp_path)
+    fh.grace = 30.0
+    half = fh.folder.inbox_dir / "copying.pbem"
+    half.write_text("-----BEGIN PBEM MOVE-----\nAAAA")
+    lines.clear()
+    fh.step()
+    assert half.exists() and lines == []
+    old = time.time() - 60
+    os.utime(half, (old, old))
+    fh.step()
+    assert not half.exists() and (fh.folder.inbox_dir / "rejected" / "copying.pbem").exists()
+    host.close()
+
+
+def test_an_unexpected_error_keeps_the_file_and_the_loop(tmp_path: Path, monkeypatch) -> None:
+    db, host, fh, lines, seats, ids = started_game(tmp_path)
+    sp = seats["ann"].latest()
+    mover = sp.doc["to_move"]
+    msp = seats[mover].latest()
+    seats[mover].move(msp, str(legal_moves(msp.view)[0]))
+    real = host.accept
+    calls = {"n": 0}
+
+    def flaky(block):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return real(block)
+
+    monkeypatch.setattr(host, "accept", flaky)
+    lines.clear()
+    fh.step()
+    assert "will retry" in lines[0] and len(fh.folder.inbox()) == 1
+    fh.step()
+    assert any("applied" in line for line in lines) and fh.folder.inbox() == []
+
+    # and a step that blows up is logged by the loop, which goes on
+    class Flaky:
+        n = 0
+
+        def step(self) -> bool:
+            self.n += 1
+            if self.n == 1:
+                raise OSError("disk hiccup")
+            return self.n >= 3
+
+    said: list[str] = []
+    run(Flaky(), poll=0.0, log=said.append)
+    assert len(said) == 1 and "disk hiccup" in said[0]
+    host.close()
+
+
+def test_a_packet_committed_but_not_published_is_published_on_restart(tmp_path: Path) -> None:
+    db, host, fh, lines, seats, ids = started_game(tmp_path)
+    sp = seats["ann"].latest()
+    mover = sp.doc["to_move"]
+    msp = seats[mover].latest()
+    mv = P.make_move(msp, str(legal_moves(msp.view)[0]))
+    # the host died right after committing: the DB has packet 2, the folder does not
+    assert host.accept(mv).seq == 2
+    assert [s for s, _ in fh.folder.packets(None)] == [1]
+    lines2: list[str] = []
+    fh2 = FolderHost(host, tmp_path / "shared", lines2.append)
+    assert [s for s, _ in fh2.folder.packets(None)] == [1, 2]
+    assert lines2 == ["published packets 2 (not yet in the folder)"]
+    # the seats go on from packet 2; the bot plays through the same files
+    nxt = seats["ann"].latest().doc["to_move"]
+    bot = FolderBot(tmp_path / "shared", ids[nxt], seats[nxt].home, "random", 7, lines2.append)
+    bot.step()
+    fh2.step()
+    assert host.status()["seq"] == 3
+    host.close()
+
+
+def test_host_killed_mid_game_and_restarted_finishes_the_game(tmp_path: Path) -> None:
+    db, folder, homes = cli_game(tmp_path)
+    log = tmp_path / "host.log"
+    bots = start_bots(folder, homes, tmp_path)
+    gf = GameFolder.open(folder)
+    kills = 0
+    try:
+        for kill_at in (5, 40, 75):  # SIGKILL whenever the folder reaches these packets
+            host = start_host(db, folder, homes["referee"], log)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and host.poll() is None:
+                if any(seq >= kill_at for seq, _ in gf.packets(None)[-1:]):
+                    break
+                time.sleep(0.01)
+            if host.poll() is not None:
+                break  # the game ended first
+            host.send_signal(signal.SIGKILL)
+            host.wait()
+            kills += 1
+        host = start_host(db, folder, homes["referee"], log)
+        wait_all([host, *bots.values()], timeout=150)
+    finally:
+        for p in [host, *bots.values()]:
+            if p.poll() is None:
+                p.kill()
+    text = log.read_text()
+    assert kills >= 2, text
+    assert host.returncode == 0 and all(b.returncode == 0 for b in bots.values())
+    st = check_game(db, homes["referee"])
+    # every move was applied once and every packet is in the folder once
+    moves = sum(len(read_blocks(a)[0].doc["moves"]) for a in H.Host(db).archives().values())
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM moves").fetchone()[0] == moves
+    con.close()
+    assert [seq for seq, _ in gf.packets(None)] == list(range(1, st["seq"] + 1))
+    assert len(list(gf.archive_dir.iterdir())) == 3
+    rejected = gf.inbox_dir / "rejected"
+    assert not rejected.exists() or not list(rejected.iterdir()), text
+    assert text.count("serving ") == kills + 1

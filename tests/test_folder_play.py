@@ -1,0 +1,300 @@
+"""Shared-folder play end to end: real key files, a real SQLite file, a real folder.
+
+The commands run through a Typer app built here (cli_play + cli_transport.register), and
+the whole-game test runs real processes (`pbem host run`, `pbem bot run`) that share
+nothing but the folder (and the host's database, for the two hosts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+from engine.position import dump, load
+from engine.rules import apply, legal_moves
+from pbem import cli_play, keys
+from pbem import host as H
+from pbem.autohost import FolderHost
+from pbem.cli_transport import register
+from pbem.folderplay import Seat
+from pbem.packets import read_blocks
+from pbem.transports.folder import GameFolder
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIM = ("import sys; from pbem.cli import app, main; from pbem.cli_transport import register; "
+        "register(app); sys.argv[0] = 'pbem'; main()")
+PBEM = [sys.executable, "-c", SHIM]  # the real CLI, with this module's commands registered
+SEATS = ["ann", "bob", "cat"]
+
+
+def cli_app() -> typer.Typer:
+    app = typer.Typer(pretty_exceptions_enable=False)
+    cli_play.register(app)
+    register(app)
+    register(app)  # idempotent: the lead may also call it from pbem/cli.py
+    return app
+
+
+def run_cli(app: typer.Typer, args: list[str], home: Path | None = None, ok: bool = True):
+    env = {"PBEM_HOME": str(home)} if home else {}
+    result = CliRunner().invoke(app, [str(a) for a in args], env=env)
+    if ok and result.exit_code != 0:
+        raise AssertionError(f"pbem {' '.join(map(str, args))} failed: {result.output}") from result.exception
+    return result
+
+
+def db_dump(db: Path) -> str:
+    con = sqlite3.connect(db)
+    try:
+        return "\n".join(con.iterdump())
+    finally:
+        con.close()
+
+
+def make_homes(root: Path, names: list[str]) -> dict[str, Path]:
+    homes = {}
+    for n in names:
+        homes[n] = root / f"home-{n}"
+        keys.create_identity(homes[n], n, None)
+    return homes
+
+
+def new_game(root: Path, seats: list[str] = SEATS) -> tuple[Path, dict[str, Path]]:
+    homes = make_homes(root, ["referee", *seats])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = root / "saves" / "t.db"
+    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in seats], [])
+    return db, homes
+
+
+def check_game(db: Path, referee_home: Path) -> dict:
+    """The finished game is what the engine gives replaying the archived moves, and every
+    move number of every round is in the database exactly once."""
+    host = H.Host(db, keys.load_identity(referee_home, "referee", None))
+    try:
+        st = host.status()
+        archives = host.archives()
+    finally:
+        host.close()
+    assert st["status"] == "over"
+    assert sorted(archives) == [1, 2, 3]
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute("SELECT round_no, n, file_hash FROM moves ORDER BY round_no, n").fetchall()
+    finally:
+        con.close()
+    assert len({r[2] for r in rows}) == len(rows)
+    gold = None
+    for rnd, armored in archives.items():
+        archive = read_blocks(armored)[0].doc
+        state = load(archive["start"])
+        for i, m in enumerate(archive["moves"], 1):
+            assert m["n"] == i
+            apply(state, m["text"])
+        assert dump(state) == archive["final"], f"round {rnd} does not replay"
+        assert [n for r, n, _ in rows if r == rnd] == list(range(1, len(archive["moves"]) + 1))
+        gold = state.gold
+    assert gold == st["gold"]
+    return st
+
+
+# --- in-process: init, turn, host --once, duplicates and conflict copies ----------------------
+
+
+def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
+    app = cli_app()
+    db, homes = new_game(tmp_path)
+    folder = tmp_path / "shared"
+    out = run_cli(app, ["folder", "init", folder, "--db", db]).output
+    assert "invitation.pbem and 0 packet(s)" in out
+    run_cli(app, ["folder", "init", folder, "--db", db])  # again: a no-op
+    gf = GameFolder.open(folder)
+    assert (folder / "invitation.pbem").exists() and gf.seats == tuple(SEATS)
+
+    # each seat's first 'turn' joins; a second one does not write another join
+    for s in SEATS:
+        out = run_cli(app, ["turn", folder, "--as", s], homes[s]).output
+        assert f"joined as {s}" in out and "waiting for every seat" in out
+    out = run_cli(app, ["turn", folder, "--as", "ann"], homes["ann"]).output
+    assert "joined" not in out
+    assert len(gf.inbox()) == 3
+
+    host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
+    lines: list[str] = []
+    fh = FolderHost(host, folder, lines.append)
+    assert fh.step() is False
+    assert any("round 1 dealt, packet 1" in line for line in lines)
+    assert any("published packet 1" in line for line in lines)
+    assert gf.inbox() == [] and len(list(gf.done_dir.iterdir())) == 3
+
+    # the seat to move sees it is their turn and plays through the folder
+    sp = Seat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest()
+    mover = sp.doc["to_move"]
+    msp = Seat.open(folder, keys.load_identity(homes[mover], mover, None), homes[mover]).latest()
+    text = str(legal_moves(msp.view)[0])
+    out = run_cli(app, ["turn", folder, "--as", mover, "--json"], homes[mover]).output
+    assert json.loads(out[: out.rindex("}") + 1])["my_turn"] is True
+    out = run_cli(app, ["turn", folder, "--as", mover, text], homes[mover]).output
+    assert "move for packet 1 submitted" in out
+    # a second, different move for the same packet is not written: the first is re-submitted
+    other = str(legal_moves(msp.view)[-1])
+    out = run_cli(app, ["turn", folder, "--as", mover, other], homes[mover]).output
+    assert "already answered packet 1" in out
+    assert len(gf.inbox()) == 1
+    move_file = gf.inbox()[0]
+
+    # sync-conflict copies and a plain duplicate of the same move: applied exactly once
+    for name in (f"{move_file.stem} (conflicted copy 2024-03-01).pbem",
+                 f"{move_file.stem}.sync-conflict-20240101-000000-ABCDEFG.pbem",
+                 f"{move_file.stem} (Bob's conflicted copy 2024-03-01).pbem"):
+        shutil.copy(move_file, gf.inbox_dir / name)
+    lines.clear()
+    fh.step()
+    assert [line for line in lines if "applied" in line][0].endswith("packet 2")
+    assert "(+3 identical copies)" in lines[0]
+    assert gf.inbox() == []
+    after = db_dump(db)
+    # the same files arriving again later (a sync tool resurrecting them) change nothing
+    for p in list(gf.done_dir.iterdir()):
+        shutil.copy(p, gf.inbox_dir / f"{p.stem}.sync-conflict-20240102-000000-XYZ.pbem")
+    lines.clear()
+    fh.step()
+    assert db_dump(db) == after
+    assert all("nothing changed" in line for line in lines), lines
+    assert not (gf.inbox_dir / "rejected").exists()
+
+    # a waiting seat's view says whose turn it is; the mover now waits for the next seat
+    out = run_cli(app, ["turn", folder, "--as", mover], homes[mover]).output
+    assert "waiting for" in out
+    host.close()
+
+
+def test_turn_needs_a_game_folder(tmp_path: Path) -> None:
+    app = cli_app()
+    homes = make_homes(tmp_path, ["ann"])
+    (tmp_path / "empty").mkdir()
+    result = run_cli(app, ["turn", tmp_path / "empty", "--as", "ann"], homes["ann"], ok=False)
+    assert result.exit_code != 0 and "not a pbem game folder" in str(result.exception)
+
+
+# --- real processes: two hosts and three bots play a whole game through one folder ------------
+
+
+def cli_env(home: Path) -> dict[str, str]:
+    return {**os.environ, "PBEM_HOME": str(home), "PBEM_SCRYPT_N": "1024", "PYTHONPATH": str(ROOT),
+            "PYTHONFAULTHANDLER": "1"}
+
+
+def cli_game(root: Path, seats: list[str] = SEATS) -> tuple[Path, Path, dict[str, Path]]:
+    """Keys made with 'pbem key new --no-passphrase', the game with 'pbem game new', the
+    folder with 'pbem folder init': all real processes."""
+    homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
+    procs = {n: subprocess.Popen([*PBEM, "key", "new", n, "--no-passphrase"], env=cli_env(h),
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+             for n, h in homes.items()}
+    pubs = {n: p.communicate(timeout=60)[0].splitlines()[0] for n, p in procs.items()}
+    db = root / "saves" / "t.db"
+    players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
+    subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--db", db],
+                   env=cli_env(homes["referee"]), check=True, capture_output=True, cwd=root)
+    folder = root / "shared"
+    subprocess.run([*PBEM, "folder", "init", folder, "--db", db], env=cli_env(homes["referee"]),
+                   check=True, capture_output=True, cwd=root)
+    return db, folder, homes
+
+
+def start_host(db: Path, folder: Path, home: Path, log: Path, poll: float = 0.02) -> subprocess.Popen:
+    return subprocess.Popen([*PBEM, "host", "run", "--db", db, "--folder", folder, "--poll", str(poll)],
+                            env=cli_env(home), stdout=log.open("ab"), stderr=subprocess.STDOUT)
+
+
+def start_bots(folder: Path, homes: dict[str, Path], root: Path, seats: list[str] = SEATS,
+               kind: str = "smart", poll: float = 0.02) -> dict[str, subprocess.Popen]:
+    return {s: subprocess.Popen([*PBEM, "bot", "run", "--as", s, "--folder", folder, "--bot", kind,
+                                 "--seed", f"seed-{s}", "--poll", str(poll)],
+                                env=cli_env(homes[s]), stdout=(root / f"bot-{s}.log").open("ab"),
+                                stderr=subprocess.STDOUT)
+            for s in seats}
+
+
+def wait_all(procs, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            p.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for q in procs:  # PYTHONFAULTHANDLER: SIGABRT dumps every thread's stack to its log
+                if q.poll() is None:
+                    q.send_signal(signal.SIGABRT)
+            time.sleep(1)
+            for q in procs:
+                q.kill()
+            raise AssertionError(f"the game did not finish in time: {[q.returncode for q in procs]}")
+
+
+def test_two_hosts_and_three_bots_play_a_whole_game_through_one_folder(tmp_path: Path) -> None:
+    db, folder, homes = cli_game(tmp_path)
+    started = time.monotonic()
+    hosts = [start_host(db, folder, homes["referee"], tmp_path / f"host-{i}.log") for i in (1, 2)]
+    bots = start_bots(folder, homes, tmp_path)
+    gf = GameFolder.open(folder)
+
+    # meanwhile a sync tool plays up: conflict copies and resurrected duplicates of
+    # processed moves keep appearing in the inbox
+    stop = threading.Event()
+    injected: list[str] = []
+
+    def meddle() -> None:
+        n = 0
+        while not stop.is_set():
+            done = sorted(p for p in gf.done_dir.glob("*.pbem") if "conflict" not in p.name)
+            if done:
+                src = done[n % len(done)]
+                name = (f"{src.stem} (conflicted copy {n}).pbem" if n % 2
+                        else f"{src.stem}.sync-conflict-20240101-{n:06d}-ABC.pbem")
+                try:  # like a sync tool: a hidden temp file, renamed into place
+                    shutil.copy(src, gf.inbox_dir / f".{name}.tmp")
+                    os.replace(gf.inbox_dir / f".{name}.tmp", gf.inbox_dir / name)
+                    injected.append(name)
+                except FileNotFoundError:
+                    pass
+                n += 1
+            stop.wait(0.15)
+
+    t = threading.Thread(target=meddle, daemon=True)
+    t.start()
+    try:
+        wait_all([*hosts, *bots.values()], timeout=150)
+    finally:
+        stop.set()
+        t.join()
+    wall = time.monotonic() - started
+    logs = {p.name: p.read_text() for p in tmp_path.glob("*.log")}
+    assert all(p.returncode == 0 for p in [*hosts, *bots.values()]), logs
+
+    st = check_game(db, homes["referee"])
+    moves = sum(len(read_blocks(a)[0].doc["moves"]) for a in H.Host(db).archives().values())
+    # both hosts worked, yet every move was applied once: duplicates were recognised as such
+    host_logs = logs["host-1.log"] + logs["host-2.log"]
+    assert host_logs.count("applied ") == moves
+    assert "game t-" in host_logs and "is over" in logs["host-1.log"] and "is over" in logs["host-2.log"]
+    assert injected and "nothing changed" in host_logs
+    assert not (gf.inbox_dir / "rejected").exists() or not list((gf.inbox_dir / "rejected").iterdir())
+    for s in SEATS:
+        assert "game over" in logs[f"bot-{s}.log"]
+    # every packet is published once, archives too
+    assert [seq for seq, _ in gf.packets(None)] == list(range(1, st["seq"] + 1))
+    assert len(list(gf.archive_dir.iterdir())) == 3
+    print(f"\n3-round game through a folder: {moves} moves, {st['seq']} packets, {wall:.1f}s wall, "
+          f"{moves / wall:.1f} moves/s, {len(injected)} injected copies")

@@ -1,0 +1,224 @@
+"""Mail play end to end: a real SMTP server (aiosmtpd) delivering into a real Maildir.
+
+The host mails packets over SMTP; the seats (bots holding only their own key) read them
+back from the Maildir, answer by mail through the same server, and the host reads the
+answers. Real key files, a real SQLite file, real .eml files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.handlers import Mailbox
+
+from engine.rules import legal_moves
+from pbem import keys
+from pbem import host as H
+from pbem import player as P
+from pbem.autohost import MailHost
+from pbem.mailing import Courier, MailScanner, latest_saved_packet, message_blocks, smtp_settings
+from pbem.packets import read_file
+from pbem.seatbot import MailBot
+from pbem.transports.mail import SmtpSettings, compose, send
+
+from test_folder_play import SEATS, cli_app, make_homes, run_cli
+
+HOST_ADDR = "referee@example.org"
+EMAILS = {**{s: f"{s}@example.org" for s in SEATS}, "host": HOST_ADDR}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def smtp(tmp_path: Path):
+    maildir = tmp_path / "Maildir"
+    port = free_port()
+    controller = Controller(Mailbox(str(maildir)), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield maildir, port
+    finally:
+        controller.stop()
+
+
+def mail_game(root: Path) -> tuple[Path, dict[str, Path]]:
+    homes = make_homes(root, ["referee", *SEATS])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = root / "saves" / "t.db"
+    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [], EMAILS)
+    return db, homes
+
+
+def messages(maildir: Path):
+    out = []
+    for sub in ("new", "cur"):
+        for p in sorted((maildir / sub).iterdir()):
+            with p.open("rb") as f:
+                out.append(BytesParser(policy=policy.default).parse(f))
+    return out
+
+
+def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> None:
+    maildir, port = smtp
+    app = cli_app()
+    db, homes = mail_game(tmp_path)
+    out = run_cli(app, ["game", "smtp", db, "--server", "127.0.0.1", "--port", port, "--security", "none",
+                        "--from", HOST_ADDR]).output
+    assert f"127.0.0.1:{port} (none)" in out
+
+    # the invitation goes out with 'pbem mail --send': one mail per seat, one to the host
+    out = run_cli(app, ["mail", "--db", db, "--send"]).output
+    assert out.count("invitation to ") == 4 and "sent to ann@example.org" in out
+    invites = messages(maildir)
+    assert sorted(m["To"] for m in invites) == sorted(EMAILS.values())
+    ann_invite = next(m for m in invites if m["To"] == "ann@example.org")
+    assert re.fullmatch(r"\[pbem t-[0-9a-f]{8}\] invitation to t \(classic\): you are seat ann", ann_invite["Subject"])
+
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    host = H.Host(db, ids["referee"])
+    host_log: list[str] = []
+    mail_host = MailHost(host, [maildir], Courier(settings=smtp_settings(host.config())), host_log.append)
+    bot_log: list[str] = []
+    bots = [MailBot([maildir], ids[s], homes[s], HOST_ADDR,
+                    Courier(settings=SmtpSettings("127.0.0.1", port, "none", None, EMAILS[s])), EMAILS[s],
+                    kind="smart", seed=f"mail-{s}", log=bot_log.append) for s in SEATS]
+    started = time.monotonic()
+    for _ in range(400):
+        for b in bots:
+            b.step()
+        mail_host.step()
+        if host.status()["round"] >= 2:
+            break
+    for b in bots:  # the seats read the packet that closed the round (and do not answer yet)
+        b.read()
+    wall = time.monotonic() - started
+    st = host.status()
+    assert st["round"] == 2, (host_log[-5:], bot_log[-5:])
+    print(f"\nround 1 by SMTP: {st['seq'] - 1} moves, {len(messages(maildir))} mails, {wall:.1f}s wall, "
+          f"{(st['seq'] - 1) / wall:.1f} moves/s")
+    n_moves = len(host.archives())  # round 1 is archived
+    assert n_moves == 1
+    applied = [line for line in host_log if "applied" in line]
+    joined = [line for line in host_log if "joined" in line]
+    assert len(joined) == 3 and len(applied) == st["seq"] - 1
+
+    # what a person sees: the subject, the summary in words, the armour, the attachment
+    mails = messages(maildir)
+    subjects = [m["Subject"] for m in mails]
+    assert any(re.fullmatch(r"\[pbem t-[0-9a-f]{8}\] round 1, packet 2: \w+ to move", s) for s in subjects)
+    closing = [s for s in subjects if " round 1 over; round 2, packet " in s]
+    assert len(closing) == 4, subjects[-8:]
+    last = next(m for m in mails if m["Subject"] == closing[0] and m["To"] == "ann@example.org")
+    body = last.get_body(("plain",)).get_content()
+    assert "Round 1 is over." in body and "Since the last packet:" in body
+    assert "-----BEGIN PBEM PACKET-----" in body and "-----BEGIN PBEM ARCHIVE-----" in body
+    names = [part.get_filename() for part in last.iter_attachments()]
+    assert names == [f"packet-{st['seq']:06d}.pbem"]
+    moves_mailed = [m for m in mails if ": move by " in m["Subject"]]
+    answered = sorted(int(re.search(r"packet (\d+): move by", m["Subject"])[1]) for m in moves_mailed)
+    assert answered[: st["seq"] - 1] == list(range(1, st["seq"]))  # one move per packet
+    assert {m["To"] for m in moves_mailed} == {HOST_ADDR}
+
+    # each seat's key home holds every packet; 'pbem turn GAME' shows the latest
+    for s in SEATS:
+        latest = latest_saved_packet(homes[s], st["game"])
+        assert latest is not None and latest.name == f"packet-{st['seq']:06d}.pbem"
+    out = run_cli(app, ["turn", st["game"], "--as", "ann", "--json"], homes["ann"]).output
+    assert json.loads(out)["seq"] == st["seq"]
+
+    # reading the whole mailbox again changes nothing: every join and move is a duplicate
+    before = host.status()
+    send(compose(sender="spam@example.net", to=HOST_ADDR, subject="cheap watches", body_text="hi",
+                 attachment_name="x.txt", attachment=b"nothing"),
+         SmtpSettings("127.0.0.1", port, "none", None, "spam@example.net"), None)
+    out = run_cli(app, ["inbox", maildir, "--db", db], homes["referee"]).output
+    lines = out.splitlines()
+    assert not [line for line in lines if "applied" in line and "already" not in line]
+    assert sum("was already applied" in line for line in lines) == st["seq"] - 1 + 3 - 3 + 3
+    assert sum("not a pbem mail" in line for line in lines) == 1
+    assert host.status() == before
+    # and a seat reading it saves nothing new
+    out = run_cli(app, ["inbox", maildir, "--saves", tmp_path / "nowhere"], homes["bob"]).output
+    assert "saved packet" not in out and "already saved" in out
+    host.close()
+
+
+def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
+    """Players who use their own mail client: .eml files out, .eml files in."""
+    app = cli_app()
+    db, homes = mail_game(tmp_path)
+    out = run_cli(app, ["game", "email", db, "cat=cat@example.net", "bob="]).output
+    assert "cat: cat@example.net" in out and "bob:" not in out
+    outbox = tmp_path / "outbox"
+    out = run_cli(app, ["mail", "--db", db, "--to-dir", outbox]).output
+    assert out.count("invitation to ") == 3  # ann, cat and the host; bob has no address now
+    inv_mail = next(p for p in outbox.glob("*.eml") if b"To: ann@example.org" in p.read_bytes())
+
+    # the seats read the invitation and mail their joins (bob got his by other means)
+    replies = tmp_path / "replies"
+    for s in SEATS:
+        out = run_cli(app, ["inbox", inv_mail], homes[s]).output
+        assert "invitation to t-" in out
+        inv = next((homes[s] / "invitations").glob("*.pbem"))
+        out = run_cli(app, ["mail-join", inv, "--as", s, "--to", HOST_ADDR, "--to-dir", replies], homes[s]).output
+        assert f"join of {s}" in out
+    out = run_cli(app, ["inbox", replies, "--db", db], homes["referee"]).output
+    assert "round 1 dealt, packet 1" in out
+    game = H.Host(db).game_id()
+
+    # packet 1 by mail to everyone with an address; bob reads ann's copy (content, not address)
+    run_cli(app, ["mail", "--db", db, "--to-dir", outbox])
+    packet_mail = sorted(p for p in outbox.glob("*.eml") if b"packet 1:" in p.read_bytes())[0]
+    for s in SEATS:
+        out = run_cli(app, ["inbox", packet_mail], homes[s]).output
+        assert "saved packet 1" in out
+    sp = P.open_packet(read_file(latest_saved_packet(homes["ann"], game))[0],
+                       keys.load_identity(homes["ann"], "ann", None), homes["ann"])
+    mover = sp.doc["to_move"]
+    msp = P.open_packet(read_file(latest_saved_packet(homes[mover], game))[0],
+                        keys.load_identity(homes[mover], mover, None), homes[mover])
+    text = str(legal_moves(msp.view)[0])
+    moves = tmp_path / "moves"
+    out = run_cli(app, ["mail-move", game, text, "--as", mover, "--to", HOST_ADDR, "--to-dir", moves],
+                  homes[mover]).output
+    assert "move for packet 1" in out
+    # asking again mails the same move, never a second one
+    out = run_cli(app, ["mail-move", game, "pass", "--as", mover, "--to", HOST_ADDR, "--to-dir", moves],
+                  homes[mover]).output
+    assert "already answered packet 1" in out
+    # the automatic host, one pass over a folder of .eml: applies it, mails packet 2
+    out = run_cli(app, ["host", "run", "--db", db, "--maildir", moves, "--once", "--to-dir", outbox],
+                  homes["referee"]).output
+    assert "applied" in out and "mailed packet 2 to ann" in out and "mailed packet 1" not in out
+    assert any(b"packet 2:" in p.read_bytes() for p in outbox.glob("*.eml"))
+    out = run_cli(app, ["inbox", moves, "--db", db, "--json"], homes["referee"]).output
+    kinds = [r["outcome"] for r in json.loads(out)]
+    assert kinds == ["duplicate", "duplicate"]
+    out = run_cli(app, ["mail", "--db", db, "--pending", "--to-dir", outbox]).output
+    assert out.strip() == "nothing new to mail"
+
+    # a bot on a seat by mail: it finds its invitation in the mailbox, joins, writes an .eml
+    db2, homes2 = mail_game(tmp_path / "second")
+    run_cli(app, ["mail", "--db", db2, "--to-dir", tmp_path / "box2"])
+    out = run_cli(app, ["bot", "run", "--as", "bob", "--maildir", tmp_path / "box2", "--to", HOST_ADDR,
+                        "--to-dir", tmp_path / "bob-out", "--once"], homes2["bob"]).output
+    assert "joined t-" in out and "as bob" in out
+    out = run_cli(app, ["inbox", tmp_path / "bob-out", "--db", db2], homes2["referee"]).output
+    assert "bob joined; waiting for ann, cat" in out
+    # the mail's blocks really are the move, sealed: the text is not readable in the mail
+    eml = sorted(moves.glob("*.eml"))[0]
+    assert text.encode() not in eml.read_bytes()
+    blocks, errors = message_blocks(next(iter(MailScanner([eml]).new_messages()))[1])
+    assert [b.kind for b in blocks] == ["move"] and not errors
