@@ -13,7 +13,7 @@ import typer
 
 from engine.errors import BadPosition, IllegalMove
 
-from . import cli_keys, cli_play, cli_position, cli_replay
+from . import cli_keys, cli_play, cli_position, cli_replay, cli_transport
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -25,6 +25,7 @@ app.add_typer(cli_keys.app, name="key")
 app.add_typer(cli_position.app, name="position")
 cli_play.register(app)
 cli_replay.register(app)
+cli_transport.register(app)
 
 EXIT_ILLEGAL = 6
 EXIT_BAD_POSITION = 7
@@ -52,14 +53,17 @@ def main() -> None:
     except KeyboardInterrupt:
         _fail("interrupted", None, 130)
     except Exception as exc:  # click's own usage errors and aborts
-        import click
+        try:
+            from click import ClickException
+        except ImportError:  # newer typer vendors click
+            from typer._click import ClickException  # type: ignore[no-redef]
 
-        if isinstance(exc, click.exceptions.Exit):
+        if isinstance(exc, typer.Exit):
             sys.exit(exc.exit_code)
-        if isinstance(exc, click.ClickException):
+        if isinstance(exc, ClickException):
             exc.show()
             sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
+        if isinstance(exc, typer.Abort):
             _fail("aborted", None, 1)
         if os.environ.get("PBEM_DEBUG"):
             raise
