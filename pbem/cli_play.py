@@ -284,13 +284,14 @@ def register(app: typer.Typer) -> None:
 def demo(
     ruleset: Annotated[str, typer.Option("--ruleset", help="classic or expansion.")] = "classic",
     workdir: Annotated[Path | None, typer.Option("--dir", help="Keep the files here (default: a temp folder).")] = None,
+    bot: Annotated[str, typer.Option("--bot", help="smart or random bots.")] = "smart",
 ) -> None:
-    """Play a whole game with bots through the real PBEM pipeline and show the result."""
+    """Play a whole game: an automatic host and 5 bot seats, as separate processes, over a shared folder."""
     from rich.console import Console
 
     from .demo import run_demo
 
-    run_demo(Console(), ruleset=ruleset, workdir=workdir)
+    run_demo(Console(), ruleset=ruleset, workdir=workdir, bot=bot)
 
 
 register_extra = (demo,)
