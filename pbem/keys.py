@@ -10,13 +10,13 @@ import getpass
 import os
 import re
 import sys
-import tempfile
 import unicodedata
 from pathlib import Path
 
 from pbem import crypto
 from pbem.crypto import Identity, PublicKey
 from pbem.errors import BadPacket, KeyNotFound, UsageError
+from pbem.transports.atomic import write_atomic
 
 NAME_RE = re.compile(r"[a-z0-9_-]{1,32}")
 ENV_HOME = "PBEM_HOME"
@@ -61,33 +61,6 @@ def key_path(home: Path, name: str) -> Path:
 
 def pub_path(home: Path, name: str) -> Path:
     return keys_dir(home) / f"{check_name(name)}.pub"
-
-
-def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Readers see the old file or the new one, never half of one (Maildir style)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        # mkstemp already creates 0600; chmod covers the wider .pub mode.
-        os.chmod(tmp, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    if hasattr(os, "O_DIRECTORY"):
-        # Make the rename itself durable.
-        dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
 
 
 def _scrypt_n() -> int:

@@ -51,11 +51,18 @@ def _open_temp(directory: Path, name: str) -> tuple[Path, int]:
             continue
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so readers see the old or the new file, never a mix."""
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` so readers see the old or the new file, never a mix.
+
+    ``mode`` sets the permissions exactly (e.g. 0o600 for a private key) before any byte
+    is written; without it the umask decides. Missing parent folders are created.
+    """
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp, fd = _open_temp(path.parent, path.name)
     try:
+        if mode is not None and hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
