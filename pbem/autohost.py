@@ -32,6 +32,7 @@ from .mailing import Courier, MailScanner, message_blocks, send_pending, who
 from .packets import Signed, read_blocks
 from .transports.atomic import content_hash
 from .transports.folder import GameFolder
+from . import polling
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, IllegalMove)
@@ -230,19 +231,9 @@ class MailHost:
 
 
 def run(stepper: Any, *, poll: float = 1.0, once: bool = False, log: Log | None = None) -> None:
-    """Step until the game is over (or once). Errors of one step are logged, never fatal."""
-    log = log or stamp_log()
-    while True:
-        try:
-            done = stepper.step()
-        except Exception as exc:  # SMTP down, a flaky disk, a bug: say so, keep serving the game
-            if once:
-                raise
-            log(f"step failed ({type(exc).__name__}: {exc}); retrying in {poll}s")
-            done = False
-        if done or once:
-            return
-        time.sleep(poll)
+    """Step until the game is over (or once). Errors of one step are logged, never fatal:
+    SMTP down, a flaky disk, a bug: say so and keep serving the game."""
+    polling.run(stepper, poll=poll, once=once, log=log or stamp_log())
 
 
 def _int(x: Any) -> int:

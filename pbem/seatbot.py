@@ -22,6 +22,7 @@ from .folderplay import Seat
 from .mailing import Courier, MailScanner, Router, block_mail, game_dir, latest_saved_packet, message_blocks
 from .packets import read_file, read_blocks
 from .transports.atomic import write_atomic
+from . import polling
 
 Log = Callable[[str], None]
 KINDS = ("smart", "random")
@@ -237,15 +238,5 @@ class MailBot:
 
 
 def run(stepper: Any, *, poll: float = 1.0, once: bool = False, log: Log | None = None) -> None:
-    log = log or stamp_log("bot")
-    while True:
-        try:
-            done = stepper.step()
-        except Exception as exc:  # a half-synced file, a flaky disk: try again later
-            if once or not isinstance(exc, (PbemError, OSError)):
-                raise
-            log(f"step failed ({type(exc).__name__}: {exc}); retrying in {poll}s")
-            done = False
-        if done or once:
-            return
-        time.sleep(poll)
+    """Play until the game is over (or once); a half-synced file or a flaky disk is retried."""
+    polling.run(stepper, poll=poll, once=once, log=log or stamp_log("bot"), retry=(PbemError, OSError))
