@@ -1,0 +1,170 @@
+"""Bots against bots: rounds with public observation, and side win rates (no I/O here).
+
+`play_round_observed` is `selfplay.play_round` plus the `observe` hook: after every move,
+each bot that has `observe(view_after, move_text, actor)` is shown the spectator's view
+(`views.view(state, None)`: only public information) and the move's public text (a
+discard's cards are face down, so they read '?').
+
+`run_games` plays seeded three-round games in which each seat's bot is chosen per round by
+the role it was dealt (for example smart diggers against random saboteurs) and counts which
+side won each round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..catalog import CLASSIC
+from ..chance import SeededChance
+from ..game import Game
+from ..moves import Move
+from ..payout import winning_side
+from ..rules import apply
+from ..selfplay import Bot, round_seed
+from ..state import PLAYING, THEFT, RoundState
+from ..views import view
+from . import make_bot
+
+SABOTEUR_SIDE = {"saboteur"}
+
+
+def public_text(move: Move) -> str:
+    """The move as the other players see it: discarded cards are face down."""
+    if move.verb == "discard":
+        text = "discard " + " ".join("?" for _ in move.cards)
+        return f"{text} remove {move.remove}" if move.remove else text
+    return str(move)
+
+
+def play_round_observed(state: RoundState, bots: dict[str, Bot]) -> list[str]:
+    """Play `state` to its end in place, every bot choosing from its own view and observing
+    every public move; return the moves in canonical text."""
+    moves: list[str] = []
+    observers = []
+    seen: set[int] = set()
+    for b in bots.values():
+        if hasattr(b, "observe") and id(b) not in seen:
+            seen.add(id(b))
+            observers.append(b)
+    while state.phase in (PLAYING, THEFT):
+        me = state.player
+        move = bots[me].choose(view(state, me))
+        apply(state, move)
+        moves.append(str(move))
+        if observers and state.phase == PLAYING:
+            public = view(state, None)
+            text = public_text(move)
+            for b in observers:
+                b.observe(public, text, me)  # type: ignore[attr-defined]
+    return moves
+
+
+def digger_side_won(state: RoundState) -> bool:
+    """Whether the gold diggers' side won a finished round (classic: the gold was found;
+    expansion: a team or the Boss won)."""
+    if state.ruleset == CLASSIC:
+        return state.finder is not None
+    teams, lone = winning_side(state)
+    return bool(teams) or lone == "boss"
+
+
+@dataclass(frozen=True)
+class Matchup:
+    """Which bot kind plays each side: `diggers` for every role but saboteur."""
+
+    name: str
+    diggers: str
+    saboteurs: str
+
+
+MATCHUPS = (
+    Matchup("random vs random", "random", "random"),
+    Matchup("smart diggers vs random saboteurs", "smart", "random"),
+    Matchup("random diggers vs smart saboteurs", "random", "smart"),
+    Matchup("smart vs smart", "smart", "smart"),
+)
+
+
+@dataclass
+class Tally:
+    rounds: int = 0
+    digger_wins: int = 0
+    saboteur_wins: int = 0
+    turns: int = 0
+    gold_by_role: dict[str, int] = field(default_factory=dict)
+    rounds_by_role: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: Tally) -> None:
+        self.rounds += other.rounds
+        self.digger_wins += other.digger_wins
+        self.saboteur_wins += other.saboteur_wins
+        self.turns += other.turns
+        for r, g in other.gold_by_role.items():
+            self.gold_by_role[r] = self.gold_by_role.get(r, 0) + g
+        for r, n in other.rounds_by_role.items():
+            self.rounds_by_role[r] = self.rounds_by_role.get(r, 0) + n
+
+    @property
+    def digger_rate(self) -> float:
+        return self.digger_wins / self.rounds if self.rounds else 0.0
+
+    @property
+    def saboteur_rate(self) -> float:
+        return self.saboteur_wins / self.rounds if self.rounds else 0.0
+
+
+def side_kind(matchup: Matchup, role: str | None) -> str:
+    return matchup.saboteurs if role in SABOTEUR_SIDE else matchup.diggers
+
+
+def play_game_by_role(
+    ruleset: str,
+    players: tuple[str, ...],
+    seed: str | int,
+    matchup: Matchup,
+    options: frozenset[str] = frozenset(),
+) -> tuple[Game, Tally]:
+    """One seeded three-round game; each round the bots are chosen by the dealt roles."""
+    game = Game(ruleset, players, options)
+    tally = Tally()
+    while not game.over:
+        rno = len(game.rounds) + 1
+        state = game.start_round(SeededChance(round_seed(seed, rno)))
+        dealt = {p: state.role(p) for p in players}
+        bots = {p: make_bot(side_kind(matchup, dealt[p]), p, f"{seed}/{rno}") for p in players}
+        tally.turns += len(play_round_observed(state, bots))
+        tally.rounds += 1
+        won = digger_side_won(state)
+        tally.digger_wins += won
+        tally.saboteur_wins += (not won) and _saboteur_side_won(state)
+        for p in players:
+            role = dealt[p] or "none"
+            tally.gold_by_role[role] = tally.gold_by_role.get(role, 0) + state.payout.get(p, 0)
+            tally.rounds_by_role[role] = tally.rounds_by_role.get(role, 0) + 1
+    return game, tally
+
+
+def _saboteur_side_won(state: RoundState) -> bool:
+    if state.ruleset == CLASSIC:
+        return state.finder is None
+    teams, lone = winning_side(state)
+    return not teams and lone == "saboteur"
+
+
+def run_games(
+    ruleset: str,
+    players: int,
+    games: int,
+    matchup: Matchup,
+    *,
+    seed: str = "arena",
+    first: int = 0,
+    options: frozenset[str] = frozenset(),
+) -> Tally:
+    """Games `first` .. `first + games - 1` of a seeded series; the totals."""
+    names = tuple(f"p{i}" for i in range(1, players + 1))
+    total = Tally()
+    for g in range(first, first + games):
+        _, t = play_game_by_role(ruleset, names, f"{seed}/{ruleset}/{players}/{g}", matchup, options)
+        total.add(t)
+    return total

@@ -1,0 +1,140 @@
+"""Engine benchmark: random self-play rounds per second and legal-move generations per second.
+
+Run through `scripts/bench-engine` (it sets up .venv). Every number comes from RandomBot,
+which enumerates every legal move (`legal_moves`) on each turn and picks one uniformly.
+
+    scripts/bench-engine                 # default: 3 s per measurement
+    scripts/bench-engine --seconds 10
+    scripts/bench-engine --views         # also measure rounds played through views
+    scripts/bench-engine --profile classic5 --top 25
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.bots import RandomBot  # noqa: E402
+from engine.catalog import CLASSIC, EXPANSION  # noqa: E402
+from engine.chance import SeededChance  # noqa: E402
+from engine.rules import apply, legal_moves  # noqa: E402
+from engine.state import PLAYING, THEFT, deal  # noqa: E402
+from engine.views import view  # noqa: E402
+
+NAMES = tuple(f"p{i}" for i in range(1, 13))
+
+
+def play_random_round(ruleset: str, players: int, seed: int, use_views: bool = False) -> tuple[int, int]:
+    """One full round of random play; returns (turns, legal-move generations)."""
+    names = NAMES[:players]
+    state = deal(ruleset, names, SeededChance(f"bench/{ruleset}/{players}/{seed}"))
+    bots = {p: RandomBot(f"{seed}/{p}") for p in names}
+    turns = 0
+    while state.phase in (PLAYING, THEFT):
+        me = state.player
+        move = bots[me].choose(view(state, me) if use_views else state)
+        apply(state, move)
+        turns += 1
+    return turns, turns  # RandomBot calls legal_moves once per turn
+
+
+def rounds_per_second(ruleset: str, players: int, seconds: float, use_views: bool = False) -> tuple[float, float, int]:
+    """(rounds/s, turns/round, rounds played) over about `seconds`."""
+    start = time.perf_counter()
+    rounds = turns = 0
+    while True:
+        t, _ = play_random_round(ruleset, players, rounds, use_views)
+        rounds += 1
+        turns += t
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds and rounds >= 3:
+            return rounds / elapsed, turns / rounds, rounds
+
+
+def collect_positions(ruleset: str, players: int, rounds: int) -> list:
+    """States sampled along random rounds (every turn), to time legal_moves alone."""
+    out = []
+    names = NAMES[:players]
+    for seed in range(rounds):
+        state = deal(ruleset, names, SeededChance(f"positions/{ruleset}/{players}/{seed}"))
+        bot = RandomBot(seed)
+        while state.phase == PLAYING:
+            out.append(state.copy())
+            apply(state, bot.choose(state))
+    return out
+
+
+def legal_per_second(ruleset: str, players: int, rounds: int, seconds: float) -> tuple[float, float]:
+    """Legal-move generations per second over positions sampled from random rounds.
+
+    Each call gets a fresh copy of a position (the board caches reachability and slots per
+    version, so repeated calls on one object would measure the cache, not the generator);
+    copying is not timed. Returns (generations/s, average moves per generation).
+    """
+    positions = collect_positions(ruleset, players, rounds)
+    calls = moves = 0
+    timed = 0.0
+    while timed < seconds:
+        copies = [p.copy() for p in positions]  # not timed
+        t0 = time.perf_counter()
+        for p in copies:
+            moves += len(legal_moves(p))
+        timed += time.perf_counter() - t0
+        calls += len(copies)
+    return calls / timed, moves / calls
+
+
+def profile(which: str, rounds: int, top: int) -> None:
+    ruleset, players = {"classic5": (CLASSIC, 5), "expansion12": (EXPANSION, 12)}[which]
+    prof = cProfile.Profile()
+    prof.enable()
+    for seed in range(rounds):
+        play_random_round(ruleset, players, seed)
+    prof.disable()
+    stats = pstats.Stats(prof)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
+    ap.add_argument("--views", action="store_true", help="also measure rounds played through views (like play_round)")
+    ap.add_argument("--profile", choices=["classic5", "expansion12"], help="cProfile random rounds instead")
+    ap.add_argument("--rounds", type=int, default=200, help="rounds to profile (default 200)")
+    ap.add_argument("--top", type=int, default=20, help="profile lines to print (default 20)")
+    ap.add_argument("--target", type=float, default=264.0, help="classic 5p rounds/s target (default 264)")
+    args = ap.parse_args(argv)
+    if args.profile:
+        profile(args.profile, args.rounds, args.top)
+        return 0
+    print(f"python {sys.version.split()[0]}, {args.seconds:g} s per measurement")
+
+    def row(label: str, value: float, note: str = "") -> None:
+        print(f"{label:42s}{value:9.1f}   {note}".rstrip())
+
+    c5, c5t, c5n = rounds_per_second(CLASSIC, 5, args.seconds)
+    row("classic 5p random rounds/s", c5, f"({c5t:.0f} turns/round, {c5n} rounds)")
+    x12, x12t, x12n = rounds_per_second(EXPANSION, 12, args.seconds)
+    row("expansion 12p random rounds/s", x12, f"({x12t:.0f} turns/round, {x12n} rounds)")
+    if args.views:
+        v5, _, _ = rounds_per_second(CLASSIC, 5, args.seconds, use_views=True)
+        row("classic 5p rounds/s, bots on views", v5, "(like selfplay.play_round)")
+        v12, _, _ = rounds_per_second(EXPANSION, 12, args.seconds, use_views=True)
+        row("expansion 12p rounds/s, bots on views", v12)
+    for ruleset, players, rounds in ((CLASSIC, 5, 20), (EXPANSION, 12, 10)):
+        lm, avg = legal_per_second(ruleset, players, rounds, args.seconds / 2)
+        row(f"legal-move generations/s, {ruleset} {players}p", lm, f"({avg:.0f} moves each, cold caches)")
+    verdict = "meets" if c5 >= args.target else "BELOW"
+    print(f"target {args.target:g} classic 5p rounds/s (1.5x the TypeScript engine's 176/s): {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
