@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from .catalog import KINDS, CardKind, card_kind
 from .shapes import EDGES, OPPOSITE, STEP, turned
@@ -55,9 +56,11 @@ class Tile:
     hidden: bool = False  # a face-down goal
 
 
-@dataclass(frozen=True, slots=True)
-class Slot:
-    """An empty cell next to the maze and what a card placed there must satisfy."""
+class Slot(NamedTuple):
+    """An empty cell next to the maze and what a card placed there must satisfy.
+
+    A NamedTuple, not a frozen dataclass: thousands are built per simulated round.
+    """
 
     constrained: int  # edges facing a card that is not a face-down goal
     required: int  # of those, the edges that must be open (the neighbour is open there)
@@ -65,8 +68,12 @@ class Slot:
     near_goal: bool  # ladders may not go here
 
 
+# (edge, dx, dy, the neighbour's facing edge), precomputed for the hot loops.
+_AROUND = tuple((e, STEP[e][0], STEP[e][1], OPPOSITE[e]) for e in EDGES)
+
+
 class Board:
-    __slots__ = ("cells", "_version", "_reach_version", "_reach", "_slots_version", "_slots")
+    __slots__ = ("cells", "_version", "_reach_version", "_reach", "_slots_version", "_slots", "_live")
 
     def __init__(self) -> None:
         self.cells: dict[Pos, Tile] = {}
@@ -75,6 +82,7 @@ class Board:
         self._reach: dict[Pos, int] = {}
         self._slots_version = -1
         self._slots: dict[Pos, Slot] = {}
+        self._live: list[tuple[Pos, Slot]] = []  # slots facing a reachable opening
 
     @classmethod
     def new(cls, goals: dict[str, str]) -> Board:
@@ -88,7 +96,10 @@ class Board:
     def copy(self) -> Board:
         other = Board()
         other.cells = {pos: Tile(t.card, t.rotated, t.face, t.hidden) for pos, t in self.cells.items()}
+        # The caches are replaced, never changed in place, so a copy may share them.
         other._version = self._version
+        other._reach_version, other._reach = self._reach_version, self._reach
+        other._slots_version, other._slots, other._live = self._slots_version, self._slots, self._live
         return other
 
     def changed(self) -> None:
@@ -169,17 +180,16 @@ class Board:
         cells = self.cells
         empty: set[Pos] = set()
         for (x, y) in cells:
-            for e in EDGES:
-                dx, dy = STEP[e]
+            for _, dx, dy, _ in _AROUND:
                 npos = (x + dx, y + dy)
                 if npos not in cells:
                     empty.add(npos)
+        reached = {pos: self.reached_openings(pos) for pos in self.reach()}
         slots: dict[Pos, Slot] = {}
-        for (x, y) in empty:
+        for (x, y) in sorted(empty, key=_row_major):
             constrained = required = connect = 0
             near_goal = False
-            for e in EDGES:
-                dx, dy = STEP[e]
+            for e, dx, dy, back in _AROUND:
                 npos = (x + dx, y + dy)
                 nt = cells.get(npos)
                 if nt is None:
@@ -189,12 +199,13 @@ class Board:
                 if nt.hidden:
                     continue
                 constrained |= e
-                if nt.face.openings & OPPOSITE[e]:
+                if nt.face.openings & back:
                     required |= e
-                    if self.reached_openings(npos) & OPPOSITE[e]:
+                    if reached.get(npos, 0) & back:
                         connect |= e
             slots[(x, y)] = Slot(constrained, required, connect, near_goal)
         self._slots = slots
+        self._live = [(pos, slot) for pos, slot in slots.items() if slot.connect]
         self._slots_version = self._version
         return slots
 
@@ -208,6 +219,28 @@ class Board:
             if seg & slot.connect:
                 return True
         return False
+
+    def placements(self, kind: str) -> list[tuple[Pos, bool]]:
+        """Every (cell, turned) where a card of `kind` may go: the generator's inner loop.
+
+        Only slots facing a reachable opening can take a card without a ladder, so those
+        are kept in a list of their own; a ladder card may go wherever its edges match.
+        """
+        slots = self.slots()
+        out: list[tuple[Pos, bool]] = []
+        for rotated in (False,) if symmetric(kind) else (False, True):
+            f = face(kind, rotated)
+            openings, segments = f.openings, f.segments
+            if f.ladder:
+                out += [(pos, rotated) for pos, s in slots.items()
+                        if not s.near_goal and openings & s.constrained == s.required]
+            elif len(segments) == 1:
+                out += [(pos, rotated) for pos, s in self._live
+                        if openings & s.constrained == s.required and openings & s.connect]
+            else:
+                out += [(pos, rotated) for pos, s in self._live
+                        if openings & s.constrained == s.required and any(seg & s.connect for seg in segments)]
+        return out
 
     def placement_error(self, pos: Pos, kind: str, rotated: bool) -> str | None:
         """None when legal, else the reason in a few words."""
@@ -299,6 +332,16 @@ class Board:
             if not tile.hidden and card_kind(tile.card).kind == "goal-gold" and gpos in reached:
                 return True
         return False
+
+
+def _row_major(pos: Pos) -> tuple[int, int]:
+    return (pos[1], pos[0])
+
+
+@cache
+def symmetric(kind: str) -> bool:
+    """Whether turning a card of `kind` changes nothing (it is then listed unturned only)."""
+    return KINDS[kind].symmetric
 
 
 def _neighbour(pos: Pos, edge: int) -> Pos:

@@ -220,6 +220,15 @@ def nugget_ids() -> tuple[str, ...]:
     return tuple(cid for k in _KINDS if k.category == "gold" for cid in ids_of(k.kind))
 
 
+_SORT_KEY: dict[str, tuple[str, int]] = {
+    cid: (cid.rpartition(".")[0], int(cid.rpartition(".")[2])) for cid in _KIND_OF
+}
+
+
 def card_sort_key(card_id: str) -> tuple[str, int]:
-    kind, _, n = card_id.rpartition(".")
-    return (kind, int(n))
+    """Order of card ids: by kind, then copy number (cross.2 before cross.10)."""
+    key = _SORT_KEY.get(card_id)
+    if key is None:
+        kind, _, n = card_id.rpartition(".")
+        return (kind, int(n))
+    return key

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from .board import GOAL_CELLS, face
+from .board import GOAL_CELLS
 from .catalog import EXPANSION, FRONT_TYPES, card_kind, card_sort_key, kind_name
 from .errors import IllegalMove
 from .moves import GOAL_NAMES, Move, parse, resolve
@@ -33,52 +33,46 @@ def legal_moves(state: RoundState) -> list[Move]:
     for cid in sorted(hand, key=card_sort_key):
         firsts.setdefault(kind_name(cid), cid)
     moves: list[Move] = []
+    fronts = {p: state.front_types(p) for p in state.players}
     blocked = state.blocked(me)
     board = state.board
-    slots = None if blocked else board.slots()
     for kind, cid in firsts.items():
         k = card_kind(cid)
         if k.category == "path":
-            if blocked:
-                continue
-            assert slots is not None
-            turns = (False,) if k.symmetric else (False, True)
-            for rotated in turns:
-                f = face(kind, rotated)
-                for pos, slot in slots.items():
-                    if board.fits(f, slot):
-                        moves.append(Move("play", cid, at=pos, rotated=rotated))
+            if not blocked:
+                moves += [Move("play", cid, at=pos, rotated=rotated) for pos, rotated in board.placements(kind)]
         else:
-            moves.extend(_action_moves(state, me, cid, k.action))
+            moves.extend(_action_moves(state, me, cid, k.action, fronts))
     moves.extend(_discards(state, me, hand))
     return moves
 
 
-def _action_moves(state: RoundState, me: str, cid: str, action: str | None) -> list[Move]:
+def _action_moves(state: RoundState, me: str, cid: str, action: str | None,
+                  fronts: dict[str, set[str]]) -> list[Move]:
     players = state.players
     k = card_kind(cid)
     if action == "break":
         ftype = k.front_type
-        return [Move("play", cid, target=p) for p in players if ftype not in state.front_types(p)]
+        return [Move("play", cid, target=p) for p in players if ftype not in fronts[p]]
     if action == "fix":
         return [
             Move("play", cid, target=p, tool=tool)
             for p in players
             for tool in k.tools
-            if f"break-{tool}" in state.front_types(p)
+            if f"break-{tool}" in fronts[p]
         ]
     if action == "rockfall":
         return [Move("play", cid, at=pos) for pos in state.board.path_cells()]
     if action == "map":
         return [Move("play", cid, target=g) for g in GOAL_NAMES if state.board.is_hidden(g)]
     if action == "theft":
-        return [] if "theft" in state.front_types(me) else [Move("play", cid)]
+        return [] if "theft" in fronts[me] else [Move("play", cid)]
     if action == "hands-off":
-        return [Move("play", cid, target=p) for p in players if "theft" in state.front_types(p)]
+        return [Move("play", cid, target=p) for p in players if "theft" in fronts[p]]
     if action == "trap":
-        return [Move("play", cid, target=p) for p in players if p != me and "trap" not in state.front_types(p)]
+        return [Move("play", cid, target=p) for p in players if p != me and "trap" not in fronts[p]]
     if action == "free":
-        return [Move("play", cid, target=p) for p in players if "trap" in state.front_types(p)]
+        return [Move("play", cid, target=p) for p in players if "trap" in fronts[p]]
     if action in ("inspect", "swap-hand"):
         return [Move("play", cid, target=p) for p in players if p != me]
     if action == "swap-hat":

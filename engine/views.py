@@ -16,6 +16,7 @@ _HIDDEN_GOAL = face("goal-gold", False)
 
 def view(state: RoundState, player: str | None) -> RoundState:
     """The state as `player` sees it (None: a spectator who holds no cards)."""
+    state.board.slots()  # computed once here, shared by the copy (masking keeps it valid)
     v = state.copy()
     if state.phase != PLAYING:
         return v
