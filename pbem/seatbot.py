@@ -25,19 +25,15 @@ from .transports.atomic import write_atomic
 from . import polling
 
 Log = Callable[[str], None]
-KINDS = ("smart", "random")
+from engine.bots import KINDS  # noqa: E402  (re-exported for the CLI)
 
 
 def make_bot(kind: str, seat: str, seed: int | str) -> Any:
-    """engine.bots.make_bot when it exists, else the seeded random bot."""
     from engine import bots
 
-    factory = getattr(bots, "make_bot", None)
-    if factory is not None:
-        return factory(kind, seat, seed)
-    if kind not in KINDS:
-        raise UsageError(f"unknown bot {kind!r}", hint=f"use one of {', '.join(KINDS)}")
-    return bots.RandomBot(f"{seed}/{seat}")
+    if kind not in bots.KINDS:
+        raise UsageError(f"unknown bot {kind!r}", hint=f"use one of {', '.join(bots.KINDS)}")
+    return bots.make_bot(kind, seat, seed)
 
 
 def stamp_log(prefix: str) -> Log:
