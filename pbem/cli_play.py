@@ -58,15 +58,19 @@ def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
     return name.lower(), keys.load_public(keys.key_home(home), key)
 
 
-def write_packets(host, out: Path, since: int = 0) -> list[Path]:
-    """Write every packet after `since` as out/packet-NNNNNN.pbem (same bytes: harmless)."""
+def write_packets(host, out: Path) -> list[Path]:
+    """Write every packet not yet on disk as out/packet-NNNNNN.pbem; return the new files.
+
+    A packet's bytes never change once committed, so an existing file is left alone; a file
+    missing after a crash between the commit and the write is written now.
+    """
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for seq, armored in host.packets(since):
+    for seq, armored in host.packets():
         path = out / f"packet-{seq:06d}.pbem"
-        if not path.exists() or path.read_text(encoding="utf-8") != armored:
+        if not path.exists():
             write_atomic(path, armored.encode())
-        written.append(path)
+            written.append(path)
     return written
 
 
@@ -144,9 +148,7 @@ def apply(
     path = db_path(game, db)
     host = Host(path)
     try:
-        game_row_host = host.status()
         host.identity = identity_named(home, _host_key_name(host), passphrase_file)
-        start = game_row_host["seq"]
         results = []
         failed = None
         for f in files:
@@ -160,7 +162,7 @@ def apply(
                 exc.source = str(f)  # type: ignore[attr-defined]
                 failed = (f, exc)
                 break
-        written = write_packets(host, out or out_dir(path), start)
+        written = write_packets(host, out or out_dir(path))
         if as_json:
             typer.echo(json.dumps({"results": results, "packets": [str(p) for p in written]}, indent=2))
         elif written:

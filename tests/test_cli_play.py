@@ -1,0 +1,102 @@
+"""The README's file-by-file flow, through the real `pbem` command, with real key files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SEATS = ["ann", "bob", "cat"]
+
+
+def pbem(*args: str, home: Path, cwd: Path, ok: bool = True, passphrase: str = "s3cret") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": passphrase, "PBEM_SCRYPT_N": "1024"}
+    run = subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd, env=env, capture_output=True,
+                         text=True, timeout=120)
+    if ok:
+        assert run.returncode == 0, run.stderr
+    return run
+
+
+def one_error_line(run: subprocess.CompletedProcess, code: int, words: str) -> None:
+    assert run.returncode == code, (run.returncode, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert lines[0].startswith("error: ") and words in lines[0], run.stderr
+    assert all(line.startswith(("error: ", "hint: ")) for line in lines), run.stderr
+    assert "Traceback" not in run.stderr
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory) -> dict:
+    root = tmp_path_factory.mktemp("cli")
+    homes = {n: root / f"home-{n}" for n in ["referee", *SEATS]}
+    keys = {}
+    for n, h in homes.items():
+        out = pbem("key", "new", n, home=h, cwd=root).stdout
+        keys[n] = out.splitlines()[0]
+        assert keys[n].startswith("pbem1")
+    players = [x for s in SEATS for x in ("--player", f"{s}={keys[s]}")]
+    pbem("game", "new", "friday", "--host", "referee", *players, home=homes["referee"], cwd=root)
+    invitation = root / "saves" / "friday" / "out" / "invitation.pbem"
+    for s in SEATS:
+        pbem("join", str(invitation), "--as", s, "-o", str(root / f"join-{s}.pbem"), home=homes[s], cwd=root)
+    out = pbem("apply", "friday", *[str(root / f"join-{s}.pbem") for s in SEATS], home=homes["referee"], cwd=root)
+    assert "round 1 dealt" in out.stdout
+    return {"root": root, "homes": homes}
+
+
+def packet(game: dict, seq: int) -> Path:
+    return game["root"] / "saves" / "friday" / "out" / f"packet-{seq:06d}.pbem"
+
+
+def test_show_move_apply_status(game: dict) -> None:
+    root, homes = game["root"], game["homes"]
+    summary = json.loads(pbem("show", str(packet(game, 1)), "--as", "ann", "--json", home=homes["ann"], cwd=root).stdout)
+    assert summary["me"] == "ann" and summary["seq"] == 1 and len(summary["hand"]) == 6
+    for key in ("game", "round", "phase", "to_move", "role", "board", "in_front", "hand_sizes", "deck_size"):
+        assert key in summary
+    mover = summary["to_move"]
+    drawn = pbem("show", str(packet(game, 1)), "--as", mover, home=homes[mover], cwd=root).stdout
+    assert "your hand" in drawn.lower() or "hand" in drawn
+    hand = json.loads(pbem("show", str(packet(game, 1)), "--as", mover, "--json", home=homes[mover], cwd=root).stdout)["hand"]
+    move_file = root / "m1.pbem"
+    pbem("move", str(packet(game, 1)), f"discard {hand[0]}", "--as", mover, "-o", str(move_file), home=homes[mover], cwd=root)
+    out = pbem("apply", "friday", str(move_file), home=homes["referee"], cwd=root).stdout
+    assert "packet 2" in out and packet(game, 2).exists()
+    again = pbem("apply", "friday", str(move_file), home=homes["referee"], cwd=root).stdout
+    assert "already applied" in again
+    status = json.loads(pbem("status", "friday", "--json", home=homes["referee"], cwd=root).stdout)
+    assert status["seq"] == 2 and status["round"] == 1 and all(s["joined"] for s in status["seats"])
+    # a packet file lost in a crash is written again by the next command
+    packet(game, 2).unlink()
+    pbem("apply", "friday", str(move_file), home=homes["referee"], cwd=root)
+    assert packet(game, 2).exists()
+    reissued = pbem("packet", "friday", home=homes["referee"], cwd=root).stdout
+    assert reissued == packet(game, 2).read_text()
+
+
+def test_bad_input_is_one_line_and_a_documented_code(game: dict) -> None:
+    root, homes = game["root"], game["homes"]
+    p1 = str(packet(game, 1))
+    mover = json.loads(pbem("show", p1, "--as", "ann", "--json", home=homes["ann"], cwd=root).stdout)["to_move"]
+    one_error_line(pbem("move", p1, "frobnicate", "--as", mover, home=homes[mover], cwd=root, ok=False), 6, "frobnicate")
+    wrong = pbem("show", p1, "--as", "ann", home=homes["ann"], cwd=root, ok=False, passphrase="nope")
+    one_error_line(wrong, 4, "passphrase")
+    junk = root / "junk.txt"
+    junk.write_text("hello, not a pbem file\n")
+    one_error_line(pbem("apply", "friday", str(junk), home=homes["referee"], cwd=root, ok=False), 3, "no pbem block")
+    cut = root / "cut.pbem"
+    cut.write_text(packet(game, 1).read_text()[:400])
+    one_error_line(pbem("show", str(cut), "--as", "ann", home=homes["ann"], cwd=root, ok=False), 3, "")
+    stale = root / "stale.pbem"
+    seat1 = json.loads(pbem("show", p1, "--as", "ann", "--json", home=homes["ann"], cwd=root).stdout)["to_move"]
+    hand = json.loads(pbem("show", p1, "--as", seat1, "--json", home=homes[seat1], cwd=root).stdout)["hand"]
+    pbem("move", p1, f"discard {hand[-1]}", "--as", seat1, "-o", str(stale), home=homes[seat1], cwd=root)
+    one_error_line(pbem("apply", "friday", str(stale), home=homes["referee"], cwd=root, ok=False), 5, "answers packet 1")
+    one_error_line(pbem("status", "nosuchgame", home=homes["referee"], cwd=root, ok=False), 2, "no game database")
+    usage = pbem("status", "--bogus", home=homes["referee"], cwd=root, ok=False)
+    assert usage.returncode == 2 and "Traceback" not in usage.stderr
