@@ -21,6 +21,22 @@ app = typer.Typer(
     add_completion=False,
     help="Play Saboteur asynchronously: by email, shared folder, or file by file.",
 )
+
+
+@app.callback()
+def _root(
+    lang: str | None = typer.Option(None, "--lang", help="Language of the output: en, zh-Hans (简体), zh-Hant (繁體). "
+                                    "Default: $PBEM_LANG, else en.", show_default=False),
+) -> None:
+    if lang is not None:
+        from . import words
+
+        try:
+            words.set_language(lang)
+        except ValueError:
+            raise typer.BadParameter(f"unknown language {lang!r}; use en, zh-Hans or zh-Hant", param_hint="--lang")
+
+
 app.add_typer(cli_keys.app, name="key")
 app.add_typer(cli_position.app, name="position")
 cli_play.register(app)
