@@ -148,7 +148,7 @@ def apply(
     path = db_path(game, db)
     host = Host(path)
     try:
-        host.identity = identity_named(home, _host_key_name(host), passphrase_file)
+        host.identity = identity_named(home, host.host_name(), passphrase_file)
         results = []
         failed = None
         for f in files:
@@ -171,15 +171,6 @@ def apply(
             raise failed[1]
     finally:
         host.close()
-
-
-def _host_key_name(host) -> str:
-    from sqlalchemy.orm import Session
-
-    from .store import the_game
-
-    with Session(host.engine) as s:
-        return the_game(s).host_name
 
 
 def show(

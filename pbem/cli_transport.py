@@ -44,9 +44,7 @@ def _host(game: str | None, db: Path | None):
 
 
 def _unlock_host(host, home: Path | None, passphrase_file: Path | None) -> None:
-    from .mailing import host_key_name
-
-    host.identity = identity_named(home, host_key_name(host), passphrase_file)
+    host.identity = identity_named(home, host.host_name(), passphrase_file)
 
 
 # --- host: addresses and SMTP settings --------------------------------------------------------

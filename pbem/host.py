@@ -20,6 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from engine.catalog import RULESETS
+from engine.game import standings_winners
 from engine.moves import RESERVED_NAMES, Move, parse as parse_move
 from engine.position import dump, load
 from engine.rules import apply as apply_move
@@ -174,6 +175,11 @@ class Host:
     def game_id(self) -> str:
         with Session(self.engine) as s:
             return the_game(s).id
+
+    def host_name(self) -> str:
+        """The name of the host's key, as given to `game new --host`."""
+        with Session(self.engine) as s:
+            return the_game(s).host_name
 
     def status(self) -> dict[str, Any]:
         with Session(self.engine) as s:
@@ -462,8 +468,6 @@ class Host:
         if result is not None:
             doc["result"] = result
         if over:
-            from engine.game import standings_winners
-
             doc["standings"] = {"gold": state.gold, "winners": standings_winners(state.gold)}
         packet = sign("packet", doc, me)
         game.seq = seq

@@ -466,10 +466,6 @@ def save_invitation(home: Path, invitation: Signed) -> tuple[Path, bool]:
 # --- routing --------------------------------------------------------------------------------
 
 
-def host_key_name(host: Any) -> str:
-    return str(read_blocks(host.invitation())[0].doc["host"]["name"])
-
-
 @dataclass
 class Router:
     """Routes signed blocks by content: joins and moves to host databases, the rest home.
@@ -517,7 +513,7 @@ class Router:
             if host.identity is None:
                 if self.unlock is None:
                     raise UsageError("the host's key is needed to apply joins and moves")
-                host.identity = self.unlock(host_key_name(host))
+                host.identity = self.unlock(host.host_name())
             out = host.accept(block)
             return out.kind, out.message
         if block.kind == "packet":
