@@ -203,6 +203,21 @@ def _player_courier(send: bool, to_dir: Path | None, server, port, security, use
     return Courier(to_dir=to_dir or Path("."))
 
 
+def _once(saved: Path, make):
+    """The signed file kept at `saved`, made now if it is not there yet; and whether it was.
+
+    Asking twice sends the same signed file again instead of a second, different one.
+    """
+    from .packets import read_file
+    from .transports.atomic import write_atomic
+
+    if saved.exists():
+        return read_file(saved)[0], True
+    signed = make()
+    write_atomic(saved, signed.armored().encode())
+    return signed, False
+
+
 def mail_join(
     invitation: Annotated[Path, typer.Argument(help="The invitation (file or the mail holding it).")],
     to: ToOpt,
@@ -220,22 +235,16 @@ def mail_join(
     """Join a game by mail: your signed join, mailed to the host (or written as .eml)."""
     from . import player
     from .mailing import block_mail, game_dir
-    from .packets import read_file, read_one
-    from .transports.atomic import write_atomic
+    from .packets import read_one
 
     inv = read_one(invitation, "invitation")
     me = identity_named(home, as_name, passphrase_file)
     where = keys.key_home(home)
     seat = player.seat_of(inv, me)
     courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
-    saved = game_dir(where, inv.game) / f"join-{seat}.pbem"
-    if saved.exists():
-        signed = read_file(saved)[0]
+    signed, again = _once(game_dir(where, inv.game) / f"join-{seat}.pbem", lambda: player.join(inv, me, where))
+    if again:
         typer.echo(f"you joined {inv.game} before; mailing the same join again")
-    else:
-        signed = player.join(inv, me, where)
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(saved, signed.armored().encode())
     msg = block_mail(signed, sender=sender or f"{me.name}@localhost", to=to)
     typer.echo(f"join of {seat} for {inv.game}: {courier.deliver(msg)}")
 
@@ -272,8 +281,6 @@ def mail_move(
     """Write your signed move and mail it to the host (or write it as .eml with --to-dir)."""
     from . import player
     from .mailing import block_mail, game_dir
-    from .packets import read_file
-    from .transports.atomic import write_atomic
 
     where = keys.key_home(home)
     signed_packet = _packet_for(packet, where)
@@ -281,14 +288,10 @@ def mail_move(
     sp = player.open_packet(signed_packet, me, where)
     courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
     seq = int(sp.doc["seq"])
-    saved = game_dir(where, signed_packet.game) / "moves" / f"{sp.seat}-{seq:06d}.pbem"
-    if saved.exists():
-        mv = read_file(saved)[0]
+    mv, again = _once(game_dir(where, signed_packet.game) / "moves" / f"{sp.seat}-{seq:06d}.pbem",
+                      lambda: player.make_move(sp, text))
+    if again:
         typer.echo(f"you already answered packet {seq}; mailing that move again (the host takes one move per packet)")
-    else:
-        mv = player.make_move(sp, text)
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(saved, mv.armored().encode())
     msg = block_mail(mv, sender=sender or f"{me.name}@localhost", to=to)
     typer.echo(f"move for packet {seq}: {courier.deliver(msg)}")
 
