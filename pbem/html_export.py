@@ -260,10 +260,10 @@ tr.turn td { font-weight: bold; }
 <svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>%SYMBOLS%</defs></svg>
 <h1 id="title">%TITLE%</h1>
 <div class="bar">
-  <button id="first" title="first (Home)">&#x23EE;</button>
+  <button id="first" title="first (Home)">&laquo;</button>
   <button id="prev" title="back (Left)">&#x25C0;</button>
   <button id="next" title="forward (Right)">&#x25B6;</button>
-  <button id="last" title="last (End)">&#x23ED;</button>
+  <button id="last" title="last (End)">&raquo;</button>
   <input id="slider" type="range" min="0" value="0">
   <span id="counter"></span>
   <select id="who" title="perspective"></select>
