@@ -17,7 +17,7 @@ from . import keys
 from .cli_keys import HomeOpt, JsonOpt
 from .cli_play import AsOpt, DbOpt, PassOpt, game_app, identity_named, out_dir
 from .errors import UsageError
-from .store import db_path
+from .paths import db_path
 
 folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).", no_args_is_help=True)
 host_app = typer.Typer(help="The automatic host.", no_args_is_help=True)
