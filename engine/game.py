@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .chance import Chance
-from .state import OVER, ROUNDS_PER_GAME, RoundState, deal
+from .dealer import SeededDealer
+from .state import OVER, ROUNDS_PER_GAME, RoundState
 
 
 @dataclass
@@ -30,10 +31,9 @@ class Game:
         if len(self.rounds) >= ROUNDS_PER_GAME:
             raise ValueError("the game is over")
         prev = self.rounds[-1] if self.rounds else None
-        state = deal(
+        state = SeededDealer(chance).deal(
             self.ruleset,
             self.players,
-            chance,
             options=self.options,
             round_no=len(self.rounds) + 1,
             first_seat=self.players.index(prev.next_start) if prev and prev.next_start else 0,

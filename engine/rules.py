@@ -12,12 +12,14 @@ from itertools import combinations
 
 from .board import GOAL_CELLS
 from .catalog import EXPANSION, FRONT_TYPES, card_kind, card_sort_key, kind_name
+from .dealer import OPEN_DECK, Drawer
 from .errors import IllegalMove
 from .moves import GOAL_NAMES, Move, parse, resolve
 from .payout import finish_round, steal, victims
 from .state import OVER, PLAYING, THEFT, RoundState
 
 Event = dict[str, object]
+
 
 
 def legal_moves(state: RoundState) -> list[Move]:
@@ -217,8 +219,11 @@ def _check_action(state, me, move, action, bad):
 # --- applying ---------------------------------------------------------------------------
 
 
-def apply(state: RoundState, move: Move | str) -> list[Event]:
-    """Check `move`, apply it to `state` in place, and return the events, in order."""
+def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> list[Event]:
+    """Check `move`, apply it to `state` in place, and return the events, in order.
+
+    Every card drawn comes from `dealer.draw` (engine/dealer.py).
+    """
     move = check(state, move)
     me = state.player
     events: list[Event] = [{"event": "move", "player": me, "move": str(move)}]
@@ -265,9 +270,9 @@ def apply(state: RoundState, move: Move | str) -> list[Event]:
         else:
             draws, drawer = _apply_action(state, me, move, k.action, events)
     for _ in range(draws):
-        if not state.deck:
+        card = dealer.draw(state)
+        if card is None:
             break
-        card = state.deck.pop(0)
         state.hands[drawer].append(card)
         events.append({"event": "draw", "player": drawer, "card": card})
     if not any(state.hands.values()):

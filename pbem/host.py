@@ -24,7 +24,8 @@ from engine.game import standings_winners
 from engine.moves import RESERVED_NAMES, Move, parse as parse_move
 from engine.position import dump, load
 from engine.rules import apply as apply_move
-from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState, deal
+from engine.dealer import SeededDealer
+from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState
 from engine.views import view
 
 from . import fairness
@@ -298,10 +299,10 @@ class Host:
     def _deal(self, s: Session, game: GameRow, round_no: int, *, first_seat: int, gold, nuggets) -> RoundState:
         secret = self._secrets(game)[round_no - 1]
         contributions = [unb64(st.contribution, "contribution") for st in game.seats]
-        state = deal(
+        dealer = SeededDealer(fairness.round_chance(game.id, round_no, secret, contributions))
+        state = dealer.deal(
             game.ruleset,
             tuple(st.name for st in game.seats),
-            fairness.round_chance(game.id, round_no, secret, contributions),
             options=frozenset(game.option_list()),
             round_no=round_no,
             first_seat=first_seat,
