@@ -1,0 +1,65 @@
+"""Open a replay page in headless Chromium and step through it like a player would.
+
+Usage: scripts/browser-check REPLAY.html   (see the bash wrapper for the set-up)
+Prints what the page shows after each action and exits non-zero if stepping fails.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1200,1000")
+
+
+def main(page: Path) -> int:
+    options = Options()
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    failures = []
+    try:
+        driver.get(page.resolve().as_uri())
+        text = lambda el: driver.find_element(By.ID, el).text  # noqa: E731
+        cards = lambda: len(driver.find_elements(By.CSS_SELECTOR, "#maze use"))  # noqa: E731
+        print(f"opened: {text('counter')}; {cards()} cards on the maze")
+        start = cards()
+        for _ in range(5):
+            ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+        print(f"5 x Right: {text('counter')}; {text('move').splitlines()[0]}")
+        if "5 /" not in text("counter"):
+            failures.append("arrow keys do not step")
+        ActionChains(driver).send_keys(Keys.END).perform()
+        print(f"End: {text('counter')}; {cards()} cards on the maze")
+        if cards() <= start:
+            failures.append("the maze does not change")
+        driver.find_element(By.ID, "first").click()
+        who = Select(driver.find_element(By.ID, "who"))
+        who.select_by_index(1)
+        driver.find_element(By.ID, "next").click()
+        shown = text("players")
+        print(f"{who.first_selected_option.text}, move 1: {shown.count('?')} hidden values in the players table")
+        if "?" not in shown:
+            failures.append("a seat's perspective shows every hand")
+        errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+        if errors:
+            failures.append(f"console errors: {errors}")
+    finally:
+        driver.quit()
+    for f in failures:
+        print(f"FAIL: {f}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1])))
