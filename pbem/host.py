@@ -20,11 +20,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from engine.catalog import RULESETS
+from engine.dealer import SeededDealer
 from engine.game import standings_winners
-from engine.moves import RESERVED_NAMES, Move, parse as parse_move
+from engine.moves import RESERVED_NAMES, parse as parse_move
 from engine.position import dump, load
 from engine.rules import apply as apply_move
-from engine.dealer import SeededDealer
 from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState
 from engine.views import view
 
@@ -34,6 +34,7 @@ from .errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from .packets import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign, unb64
 from .player import move_commitment
 from .store import GameRow, JoinRow, MoveRow, PacketRow, RoundRow, SeatRow, now, open_engine, the_game, transaction
+from .words import public_move_text
 
 SEAT_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 HOST = "host"
@@ -46,15 +47,6 @@ class Outcome:
     kind: str  # joined, dealt, applied, duplicate
     message: str
     seq: int | None = None
-
-
-def public_move_text(move: Move) -> str:
-    """A move as everyone may see it: discarded cards stay face down."""
-    if move.verb != "discard":
-        return str(move)
-    n = len(move.cards)
-    text = f"discard {n} card" + ("s" if n != 1 else "")
-    return f"{text} remove {move.remove}" if move.remove else text
 
 
 def public_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -352,12 +344,12 @@ class Host:
             raise BadPacket(f"{seat.name}'s move {text!r} is not in canonical form", hint="write moves with 'pbem move'")
         game.move_no += 1
         s.add(MoveRow(game_id=game.id, round_no=game.round_no, n=game.move_no, seat=seat.name,
-                      public_text=public_move_text(move),
+                      public_text=public_move_text(str(move)),
                       text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._me(game).public,
                                             _host_info(game.id, "move")),
                       envelope=block.payload, file_hash=block.hash, answered_seq=game.seq))
         seat.last_activity = now()
-        moves = [{"round": game.round_no, "n": game.move_no, "seat": seat.name, "text": public_move_text(move)}]
+        moves = [{"round": game.round_no, "n": game.move_no, "seat": seat.name, "text": public_move_text(str(move))}]
         result = None
         ended = state
         if state.phase == OVER:
@@ -365,7 +357,7 @@ class Host:
         seq = self._publish(s, game, state, moves=moves, events=events, result=result)
         if result is not None:
             self._archive(s, game, ended)
-        return Outcome("applied", f"applied {seat.name}'s move: {public_move_text(move)}; packet {seq}", seq)
+        return Outcome("applied", f"applied {seat.name}'s move: {public_move_text(str(move))}; packet {seq}", seq)
 
     def _end_round(self, s: Session, game: GameRow, state: RoundState) -> tuple[dict[str, Any], RoundState]:
         secret = self._secrets(game)[state.round_no - 1]
