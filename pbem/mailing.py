@@ -416,24 +416,25 @@ def _save_once(path: Path, block: Signed, what: str) -> bool:
     return True
 
 
+def _check_host(home: Path, block: Signed, what: str) -> None:
+    """A packet or archive is kept only for a joined game, and only from that game's host."""
+    key = _trusted_host_key(home, block.game)
+    if key is None:
+        raise UsageError(f"not a game you joined: {block.game}")
+    if block.signer.encode() != key:
+        raise BadSignature(f"{what} of {block.game} is not signed by the game's host")
+
+
 def save_packet(home: Path, packet: Signed) -> tuple[Path, bool]:
     """Keep a packet of a joined game in the key home; (path, whether it is new)."""
-    key = _trusted_host_key(home, packet.game)
-    if key is None:
-        raise UsageError(f"not a game you joined: {packet.game}")
-    if packet.signer.encode() != key:
-        raise BadSignature(f"packet {packet.doc.get('seq')} of {packet.game} is not signed by the game's host")
     seq = int(packet.doc["seq"])
+    _check_host(home, packet, f"packet {seq}")
     path = game_dir(home, packet.game) / "packets" / f"packet-{seq:06d}.pbem"
     return path, _save_once(path, packet, f"packets numbered {seq}")
 
 
 def save_archive(home: Path, archive: Signed) -> tuple[Path, bool]:
-    key = _trusted_host_key(home, archive.game)
-    if key is None:
-        raise UsageError(f"not a game you joined: {archive.game}")
-    if archive.signer.encode() != key:
-        raise BadSignature(f"an archive of {archive.game} is not signed by the game's host")
+    _check_host(home, archive, f"the archive of round {archive.doc.get('round')}")
     path = game_dir(home, archive.game) / "archives" / f"round-{int(archive.doc['round']):03d}.pbem"
     return path, _save_once(path, archive, f"archives of round {archive.doc['round']}")
 

@@ -16,14 +16,6 @@ from pbem.render import CRYSTAL, DEAD_END, LADDER, cell_grid, plain_text, render
 PLAYERS = ("ann", "bob", "cat", "dan", "eve")
 
 
-@pytest.fixture(autouse=True)
-def _english(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PBEM_LANG", raising=False)
-    words.set_language(None)
-    yield
-    words.set_language(None)
-
-
 @pytest.fixture
 def dealt():
     return deal("classic", PLAYERS, SeededChance(1))

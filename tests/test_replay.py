@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from engine.position import dump
 from engine.views import view
-from pbem import cli_replay, words
+from pbem import cli_replay
 from pbem.cli_replay import Navigator, decode_keys, frame
 from pbem.html_export import render_html
 from pbem.packets import read_blocks
@@ -27,14 +27,6 @@ from pbem_helpers import Table, make_table, play_until
 
 SEATS = ["ann", "bob", "cat", "dan"]
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(autouse=True)
-def _english(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PBEM_LANG", raising=False)
-    words.set_language(None)
-    yield
-    words.set_language(None)
 
 
 @pytest.fixture(scope="module")

@@ -13,14 +13,6 @@ from pbem.words import card_name, describe_event, describe_move, public_move_tex
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
-@pytest.fixture(autouse=True)
-def _english(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv("PBEM_LANG", raising=False)
-    words.set_language(None)
-    yield
-    words.set_language(None)
-
-
 def test_every_language_has_every_key() -> None:
     keys = set(words.MESSAGES["en"])
     for lang in words.LANGUAGES:
