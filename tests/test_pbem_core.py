@@ -14,7 +14,7 @@ from engine.state import deal
 from pbem import fairness
 from pbem import player as P
 from pbem.crypto import canonical_json
-from pbem.errors import BadPacket, BadSignature, StaleMove, WrongKey
+from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, WrongKey
 from pbem.packets import b64, open_json, read_blocks, read_file, seal_info, sign, unb64
 from engine.errors import IllegalMove
 
@@ -146,7 +146,7 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     refused(forged, BadSignature)
     # out of turn: a well-formed move from a seat that is not to move
     sp_w = P.open_packet(packet, table.ids[waiting], table.homes[waiting])
-    with pytest.raises(Exception):
+    with pytest.raises(UsageError, match=f"it is {mover}'s turn"):
         P.make_move(sp_w, "discard " + sp_w.part["hand"][0])  # the client refuses too
     out_of_turn = sign("move", {"game": packet.game, "seat": waiting, "seq": packet.doc["seq"],
                                 "packet": packet.hash, "sealed": read_file(good)[0].doc["sealed"]},
