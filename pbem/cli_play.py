@@ -193,6 +193,8 @@ def show(
     from .seatview import show_packet
 
     show_packet(sp)
+    if sp.doc["to_move"] == sp.seat and sp.doc["phase"] != "game-over":
+        typer.echo(f'your move: pbem move {packet} "MOVE" --as {me.name}')
 
 
 def move(

@@ -315,6 +315,8 @@ def turn(
 
     where = keys.key_home(home)
     me = identity_named(home, as_name, passphrase_file)
+    # With --json, stdout carries exactly one JSON document; the rest goes to stderr.
+    say = (lambda line: typer.echo(line, err=True)) if as_json else typer.echo
     if not (Path(target) / "pbem-folder.json").exists():
         if Path(target).is_dir() or move is not None or join_:
             if Path(target).is_dir():
@@ -326,10 +328,12 @@ def turn(
     seat = Seat.open(Path(target), me, where)
     if join_ or (not seat.joined() and not seat.started()):
         path, new = seat.join()
-        typer.echo(f"{'joined' if new else 'join submitted again'} as {seat.seat}: {path}")
+        say(f"{'joined' if new else 'join submitted again'} as {seat.seat}: {path}")
     sp = seat.latest()
     if sp is None:
-        typer.echo("the game has not started: waiting for every seat to join")
+        say("the game has not started: waiting for every seat to join")
+        if as_json:
+            typer.echo(json.dumps({"game": seat.folder.game_id, "me": seat.seat, "phase": "joining"}))
         return
     if as_json:
         typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False))
@@ -339,7 +343,7 @@ def turn(
         return
     seq = int(sp.doc["seq"])
     mine = sp.doc["to_move"] == seat.seat
-    if move is None and mine and not seat.answered(seq) and sys.stdin is not None and sys.stdin.isatty():
+    if move is None and mine and not as_json and not seat.answered(seq) and sys.stdin is not None and sys.stdin.isatty():
         from engine.errors import IllegalMove
         from engine.rules import check
 
@@ -354,18 +358,18 @@ def turn(
                 typer.echo(f"not legal: {exc}", err=True)
     if move is None:
         if not mine:
-            typer.echo(f"waiting for {sp.doc['to_move']}")
+            say(f"waiting for {sp.doc['to_move']}")
         elif seat.answered(seq):
-            typer.echo(f"you answered packet {seq}; waiting for the host")
+            say(f"you answered packet {seq}; waiting for the host")
         else:
-            typer.echo(f'your turn: pbem turn {target} --as {me.name} "MOVE"')
+            say(f'your turn: pbem turn {target} --as {me.name} "MOVE"')
         return
     if seat.answered(seq):
         path, _ = seat.move(sp, move)
-        typer.echo(f"you already answered packet {seq}; submitted that move again: {path}")
+        say(f"you already answered packet {seq}; submitted that move again: {path}")
         return
     path, _ = seat.move(sp, move)
-    typer.echo(f"move for packet {seq} submitted: {path}")
+    say(f"move for packet {seq} submitted: {path}")
 
 
 def folder_init(

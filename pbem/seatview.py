@@ -39,10 +39,7 @@ def packet_renderable(sp: SeatPacket) -> RenderableType:
 
 
 def _turn_line(sp: SeatPacket) -> str:
-    line = words.t("to move", player=sp.doc["to_move"])
-    if sp.doc["to_move"] == sp.seat:
-        line += f"  (pbem move PACKET \"MOVE\" --as {sp.identity.name})"
-    return line
+    return words.t("to move", player=sp.doc["to_move"])
 
 
 def _group(*parts: RenderableType) -> RenderableType:
