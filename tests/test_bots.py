@@ -276,3 +276,61 @@ def test_arena_script_smoke() -> None:
         capture_output=True, text=True, timeout=120, check=True,
     ).stdout
     assert "smart diggers vs random saboteurs" in out and "%" in out
+
+
+def test_doors_of_both_colours_shut_both_teams_out() -> None:
+    """maze.shut_out: a green door on the only tunnel shuts blue out; a blue one after it
+    shuts out green too, and a saboteur then prizes that door (it looks like progress)."""
+    from engine.board import Board
+    from engine.bots.maze import shut_out
+
+    board = Board.new({"top": "goal-stone-nw.1", "middle": "goal-gold.1", "bottom": "goal-stone-ne.1"})
+    weights = goal_weights(board)
+    board.place((1, 0), "door-green-ew.1", False)
+    for x in (2, 3):
+        board.place((x, 0), f"straight-ew.{x - 1}", False)
+    assert shut_out(board, weights) == {"blue"}
+    board.place((4, 0), "door-blue-ew.1", False)
+    assert shut_out(board, weights) == {"blue", "green"}
+
+
+def test_saboteur_completes_a_door_lock() -> None:
+    """With a green door on the only tunnel, a saboteur holding a blue door plays it there
+    (both teams shut out: the saboteurs win unless a Boss plays) rather than a cross."""
+    state = deal(EXPANSION, NAMES[:8], SeededChance("lock"))
+    me = state.player
+    board = state.board
+    board.place((1, 0), "door-green-ew.1", False)
+    for x in (2, 3):
+        board.place((x, 0), f"straight-ew.{x - 1}", False)
+    # The cards now on the maze leave the hands and the deck (a consistent state).
+    used = {"door-green-ew.1", "straight-ew.1", "straight-ew.2", "door-blue-ew.1", "cross.1"}
+    for p in state.players:
+        state.hands[p] = [c for c in state.hands[p] if c not in used]
+    state.deck = [c for c in state.deck if c not in used]
+    state.hands[me] = state.hands[me][:4] + ["door-blue-ew.1", "cross.1"]
+    state.in_front[me] = []
+    # Swap roles so that `me` is a saboteur.
+    sab = next((p for p in state.players if state.role(p) == "saboteur"), None)
+    if sab is None:
+        state.roles[me] = "saboteur.1"
+    else:
+        state.roles[me], state.roles[sab] = state.roles[sab], state.roles[me]
+    move = SmartBot(me, 0).choose(view(state, me))
+    check(state, move)
+    assert str(move).startswith("play door-blue-ew.1 at 4,0")
+
+
+def test_spectator_view_from_a_players_view() -> None:
+    from engine.bots.arena import spectator_of
+    from engine.position import dump
+
+    for ruleset, n in ((CLASSIC, 5), (EXPANSION, 9)):
+        state = deal(ruleset, NAMES[:n], SeededChance(f"spectator/{ruleset}"))
+        bots = {p: make_bot("smart", p, 0) for p in NAMES[:n]}
+        for _ in range(12):
+            if state.phase != PLAYING:
+                break
+            mine = view(state, state.player)
+            assert dump(spectator_of(mine)) == dump(view(state, None))
+            apply(state, bots[state.player].choose(mine))

@@ -2,7 +2,8 @@
 
 `play_round_observed` is `selfplay.play_round` plus the `observe` hook: after every move,
 each bot that has `observe(view_after, move_text, actor)` is shown the spectator's view
-(`views.view(state, None)`: only public information) and the move's public text (a
+(equal to `views.view(state, None)`: only public information; `spectator_of` builds it from
+the next mover's view, so each move costs one copy of the state) and the move's public text (a
 discard's cards are face down, so they read '?').
 
 `run_games` plays seeded three-round games in which each seat's bot is chosen per round by
@@ -12,6 +13,7 @@ side won each round.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from ..catalog import CLASSIC
@@ -22,7 +24,7 @@ from ..payout import winning_side
 from ..rules import apply
 from ..selfplay import Bot, round_seed
 from ..state import PLAYING, THEFT, RoundState
-from ..views import view
+from ..views import HIDDEN, view
 from . import make_bot
 
 SABOTEUR_SIDE = {"saboteur"}
@@ -46,17 +48,34 @@ def play_round_observed(state: RoundState, bots: dict[str, Bot]) -> list[str]:
         if hasattr(b, "observe") and id(b) not in seen:
             seen.add(id(b))
             observers.append(b)
+    mine: RoundState | None = None  # the next mover's view, when already built
     while state.phase in (PLAYING, THEFT):
         me = state.player
-        move = bots[me].choose(view(state, me))
+        move = bots[me].choose(mine if mine is not None else view(state, me))
+        mine = None
         apply(state, move)
         moves.append(str(move))
         if observers and state.phase == PLAYING:
-            public = view(state, None)
+            # One copy of the state per move: the next mover's view, and the spectator's
+            # view made from it by masking that player's hand, role and private facts.
+            mine = view(state, state.player)
+            public = spectator_of(mine)
             text = public_text(move)
             for b in observers:
                 b.observe(public, text, me)  # type: ignore[attr-defined]
     return moves
+
+
+def spectator_of(v: RoundState) -> RoundState:
+    """The spectator's view (`views.view(state, None)`) from any player's view during play,
+    without copying the state again: the maze and the public piles are shared (nobody may
+    change a view), the player's hand, role and private facts are masked."""
+    assert v.phase == PLAYING
+    public = copy.copy(v)
+    public.hands = {p: [HIDDEN] * len(h) for p, h in v.hands.items()}
+    public.roles = {p: None for p in v.roles}
+    public.knowledge = {p: [] for p in v.knowledge}
+    return public
 
 
 def digger_side_won(state: RoundState) -> bool:

@@ -181,3 +181,36 @@ def distance_without(board: Board, pos: Pos, weights: dict[str, float]) -> Dista
     b.remove(pos)
     return distance(b, weights)
 
+
+
+# --- doors (expansion) -----------------------------------------------------------------------
+
+OTHER_TEAM = {"green": "blue", "blue": "green"}
+LOCK_MARGIN = 1.5  # a team whose door-free maze is this much farther from the gold is shut out
+
+
+def team_values(board: Board, weights: dict[str, float]) -> dict[str, float]:
+    """Per team, the distance of the part of the maze it can pass (no door of the other
+    colour on the way: RULES.md §5.2). Uses the board's own search; nothing is changed."""
+    out = {}
+    for team, other in OTHER_TEAM.items():
+        reached = board._search(blocked_door=other)  # noqa: SLF001 - a read-only search
+        out[team] = _distance(board, weights, reached).value()
+    return out
+
+
+def shut_out(board: Board, weights: dict[str, float], d_all: float | None = None) -> frozenset[str]:
+    """The teams whose door-free maze is far behind the whole maze (a door of the other
+    colour cuts their way to the gold)."""
+    if not any(t.face.door for t in board.cells.values()):
+        return frozenset()
+    if d_all is None:
+        d_all = distance(board, weights).value()
+    return frozenset(t for t, d in team_values(board, weights).items() if d >= d_all + LOCK_MARGIN)
+
+
+def after_placing(board: Board, pos: Pos, card: str, rotated: bool) -> Board:
+    """A copy of `board` with one more card (no goal reveals: only for measuring)."""
+    b = board.copy()
+    b.place(pos, card, rotated)
+    return b

@@ -20,8 +20,24 @@ from ..moves import Move
 from ..rules import legal_moves
 from ..state import PLAYING, THEFT, RoundState
 from ..views import HIDDEN
-from .maze import Distance, distance, distance_without, goal_weights, placement, weighted
+from .maze import (
+    Distance,
+    Placement,
+    _distance,
+    after_placing,
+    distance,
+    distance_without,
+    goal_weights,
+    placement,
+    shut_out,
+    team_values,
+    weighted,
+)
 from .suspicion import Suspicion
+
+SUBTLE = 0.1  # how much an expansion saboteur attacks while the gold is far
+GEO_HASTE = 2.0  # how much a geologist dislikes bringing the gold closer (per unit)
+
 
 class Context:
     """What one decision needs, computed once per turn."""
@@ -46,6 +62,32 @@ class Context:
         self.urgency = 1.0 if near <= 2 else 0.7 if near <= 3 else 0.4 if near <= 5 else 0.15
         self.sus = bot.sus
         self.slots = v.board.slots()
+        self.expansion = v.ruleset != CLASSIC
+        self._shut: frozenset[str] | None = None
+        self._pass_d0: float | None = None
+        self.junk: dict[str, float] = {}  # card -> how glad the role is to lose it (per turn)
+        n = len(v.players)
+        i = v.players.index(self.me)
+        # Turns until each other player moves (1 = next).
+        self.order = {v.players[(i + k) % n]: k for k in range(1, n)}
+
+    @property
+    def shut(self) -> frozenset[str]:
+        """Teams a door of the other colour already shuts out of the gold (expansion only)."""
+        if self._shut is None:
+            self._shut = shut_out(self.board, self.own_w, self.d0) if self.expansion else frozenset()
+        return self._shut
+
+    @property
+    def locked(self) -> bool:
+        """No team can pass (only saboteurs ask): the Boss or the saboteurs win."""
+        return self.saboteur and len(self.shut) == 2
+
+    def pass_d0(self) -> float:
+        """The distance of the part of the maze that some team can pass."""
+        if self._pass_d0 is None:
+            self._pass_d0 = min(team_values(self.board, self.own_w).values())
+        return self._pass_d0
 
     def p(self, player: str) -> float:
         return self.sus.p(player)
@@ -169,6 +211,8 @@ class SmartBot:
         gain = c.d0 - after
         k = card_kind(m.card or "")
         if c.saboteur:
+            if c.locked:
+                return self._place_locked(c, m, pl, gain)
             u = 0.0
             for g in pl.reaches:
                 u -= 1000.0 * c.own_w[g]  # never open the gold
@@ -185,12 +229,14 @@ class SmartBot:
             if pl.dead_end:
                 u -= 2.0 * (1 - c.urgency)
             if pl.door and pl.on_route and not pl.dead_end:
-                u += 4.0  # a door on the route can shut a team out of the gold
+                u += self._door_lock(c, m)
             return u - 1.0
         if c.geologist:
-            u = 8.0 * k.crystals + 1.0 * gain
+            # Paid per crystal in the maze at the end: a longer round lays more of them, so
+            # a geologist lays crystals and otherwise does not hurry (never visibly hurting).
+            u = 8.0 * k.crystals - (GEO_HASTE * gain if gain > 0 else 3.0 * -gain)
             for g in pl.reaches:
-                u += 5.0 * c.own_w[g]
+                u -= 20.0 * c.own_w[g]
             return u - (3.0 if pl.dead_end and not k.crystals else 0.0) - 0.5
         # Digger side.
         weight = 6.0 if c.role == "profiteer" else 10.0
@@ -209,6 +255,40 @@ class SmartBot:
             u += 0.1 * k.crystals
         return u - 0.5
 
+    def _door_lock(self, c: Context, m: Move) -> float:
+        """What a door on the route is worth to a saboteur: shutting both teams out of the
+        gold wins the round unless a Boss plays (RULES.md §5.2); one team is half of it."""
+        assert m.at is not None and m.card is not None
+        b = after_placing(c.board, m.at, m.card, m.rotated)
+        d_all = _distance(b, c.own_w, b.reach()).value()
+        shut = shut_out(b, c.own_w, d_all)
+        if len(shut) == 2:
+            return 40.0  # and it still looks like progress
+        if len(shut) > len(c.shut):
+            return 5.0
+        return 1.0
+
+    def _place_locked(self, c: Context, m: Move, pl: Placement, gain: float) -> float:
+        """A saboteur once no team can pass: let the gold be found through the doors (the
+        saboteurs win unless a Boss plays), but never open a way around them."""
+        assert m.at is not None and m.card is not None
+        b = after_placing(c.board, m.at, m.card, m.rotated)
+        passable = False
+        pass_after = float("inf")
+        for other in ("blue", "green"):
+            r = b._search(blocked_door=other)  # noqa: SLF001 - a read-only search
+            passable = passable or m.at in r
+            pass_after = min(pass_after, _distance(b, c.own_w, r).value())
+        u = 0.0
+        for g in pl.reaches:
+            u += (-1000.0 if passable else 30.0) * c.own_w[g]
+        u += 10.0 * min(0.0, pass_after - c.pass_d0())  # the passable maze got closer
+        if not passable:
+            u += 4.0 * gain  # progress beyond the doors
+        if pl.dead_end and not passable:
+            u -= 2.0
+        return u - 0.5
+
     # Actions -------------------------------------------------------------------------------
 
     def _attack(self, c: Context, t: str | None, strength: float) -> float:
@@ -218,7 +298,13 @@ class SmartBot:
         blocked = c.v.blocked(t)
         factor = 0.3 if blocked else 1.0
         if c.saboteur:
-            u = 7.0 * (1 - p) * (0.4 + c.urgency) * strength * factor
+            early = SUBTLE if c.expansion else 0.4  # expansion: few early attacks (suspicion)
+            u = 7.0 * (1 - p) * (early + c.urgency) * strength * factor
+            # Near the gold, the players who move before our next turn matter most.
+            n = max(1, len(c.order))
+            u *= 1.0 + 0.6 * c.urgency * (1.0 - (c.order.get(t, n) - 1) / n)
+            if c.locked:
+                u *= 0.3  # the gold may be found now: only slow down a way around the doors
             return u - 0.5
         if c.geologist:
             return 4.0 * (p - 0.5) * strength * factor
@@ -248,6 +334,12 @@ class SmartBot:
         d1 = distance_without(c.board, m.at, c.own_w).value()
         delta = d1 - c.d0  # > 0: the maze got farther from the gold
         if c.saboteur:
+            if c.shut:
+                tile = c.board.cells.get(m.at)
+                if tile is not None and tile.face.door:
+                    return -30.0  # never lift a door that shuts a team out
+            if c.locked:
+                return -5.0
             u = 10.0 * delta * (0.5 + c.urgency)
             return u - 3.0 * (1 - c.urgency) - (1.0 if delta <= 0 else 0.0)
         if c.geologist:
@@ -262,7 +354,8 @@ class SmartBot:
             return -5.0
         # Look at the goal the maze heads for first (then the nearest one).
         d = c.dist.best[goal][0]
-        return (6.0 if not c.saboteur else 5.0) + 0.01 * (20 - min(d, 20)) + (0.02 if goal == "middle" else 0.0)
+        base = 6.0 if not c.saboteur else 5.0 if not c.expansion else 5.0 * (1.2 - c.urgency)
+        return base + 0.01 * (20 - min(d, 20)) + (0.02 if goal == "middle" else 0.0)
 
     # Discards ------------------------------------------------------------------------------
 
@@ -279,6 +372,12 @@ class SmartBot:
 
     def _junk(self, c: Context, cid: str) -> float:
         """How glad this role is to get rid of a card (0: keep it)."""
+        u = c.junk.get(cid)
+        if u is None:
+            u = c.junk[cid] = self._junk_of(c, cid)
+        return u
+
+    def _junk_of(self, c: Context, cid: str) -> float:
         k = card_kind(cid)
         if k.category == "path":
             segs = k.segments
@@ -286,6 +385,8 @@ class SmartBot:
             if c.geologist:
                 return 0.0 if k.crystals else 1.5
             if c.saboteur:
+                if k.door:
+                    return 0.0  # kept for shutting the teams out
                 return 0.0 if dead else 0.5 + 0.5 * max(bin(s).count("1") for s in segs)
             if dead:
                 return 3.0
