@@ -323,10 +323,13 @@ class Board:
                 edges.append(e)
         return edges
 
+    def team_reach(self, team: str) -> dict[Pos, int]:
+        """The maze a team can pass: reachability that does not enter the other colour's doors."""
+        return self._search(blocked_door="blue" if team == "green" else "green")
+
     def team_can_pass(self, team: str) -> bool:
         """Whether some route from the start to the revealed gold avoids the other team's doors."""
-        other = "blue" if team == "green" else "green"
-        reached = self._search(blocked_door=other)
+        reached = self.team_reach(team)
         for name, gpos in GOAL_CELLS.items():
             tile = self.cells[gpos]
             if not tile.hidden and card_kind(tile.card).kind == "goal-gold" and gpos in reached:

@@ -193,9 +193,8 @@ def team_values(board: Board, weights: dict[str, float]) -> dict[str, float]:
     """Per team, the distance of the part of the maze it can pass (no door of the other
     colour on the way: RULES.md §5.2). Uses the board's own search; nothing is changed."""
     out = {}
-    for team, other in OTHER_TEAM.items():
-        reached = board._search(blocked_door=other)  # noqa: SLF001 - a read-only search
-        out[team] = _distance(board, weights, reached).value()
+    for team in OTHER_TEAM:
+        out[team] = _distance(board, weights, board.team_reach(team)).value()
     return out
 
 

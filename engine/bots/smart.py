@@ -275,8 +275,8 @@ class SmartBot:
         b = after_placing(c.board, m.at, m.card, m.rotated)
         passable = False
         pass_after = float("inf")
-        for other in ("blue", "green"):
-            r = b._search(blocked_door=other)  # noqa: SLF001 - a read-only search
+        for team in ("green", "blue"):
+            r = b.team_reach(team)
             passable = passable or m.at in r
             pass_after = min(pass_after, _distance(b, c.own_w, r).value())
         u = 0.0
