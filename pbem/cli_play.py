@@ -205,7 +205,11 @@ def move(
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
 ) -> None:
-    """Write your signed move for the host (checked against your view first)."""
+    """Write your signed move for the host (checked against your view first).
+
+    To send it by mail instead (an .eml addressed to the host, or straight over SMTP), use
+    'pbem mail-move PACKET "MOVE" --to HOST-ADDRESS [--to-dir DIR | --send ...]'.
+    """
     from . import player
     from .packets import read_one
 
