@@ -10,6 +10,7 @@ the last moves of round 1 read back from the players' files.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,7 +58,8 @@ def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str =
     seats = seats or SEATS
     root = Path(workdir or tempfile.mkdtemp(prefix="pbem-demo-")).resolve()
     started = time.perf_counter()
-    console.print(f"[bold]pbem demo[/]: {len(seats)} bot seats play {ruleset} through a shared folder in {root}")
+    console.print(f"[bold]pbem demo[/]: {len(seats)} bot seats play {ruleset} through a shared folder in {root}",
+                  soft_wrap=True)
     homes = {name: root / "homes" / name for name in ["host", *seats]}
     ids = {name: keys.create_identity(home, name, None) for name, home in homes.items()}
     db = root / "saves" / "demo.db"
@@ -142,6 +144,15 @@ def _replay_tail(console: Console, shared: Path, last: int = 4) -> None:
     for i in range(max(1, len(r) - last + 1), len(r) + 1):
         console.print(f"  {i}. {'; '.join(r.sentences(i, ALL))}   [dim]{r.notation(i, ALL)}[/]")
     console.print(frame(r, len(r), ALL))
-    console.print(f"step through it yourself:  pbem replay {shared} --round 1")
-    console.print(f"as one player saw it:      pbem replay {shared} --round 1 --as {r.players[0]}")
-    console.print(f"audit it:                  pbem audit {shared}")
+    pbem = _command()
+    # soft_wrap: commands stay on one line, ready to copy.
+    console.print(f"step through it yourself:  {pbem} replay {shared} --round 1", soft_wrap=True)
+    console.print(f"as one player saw it:      {pbem} replay {shared} --round 1 --as {r.players[0]}", soft_wrap=True)
+    console.print(f"audit it:                  {pbem} audit {shared}", soft_wrap=True)
+
+
+def _command() -> str:
+    """How to call pbem from this shell: plain `pbem` if it is on PATH, else its full path."""
+    here = Path(sys.executable).parent / "pbem"
+    on_path = shutil.which("pbem")
+    return "pbem" if on_path and Path(on_path).resolve() == here.resolve() else str(here)
