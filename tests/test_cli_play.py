@@ -100,3 +100,27 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict) -> None:
     one_error_line(pbem("status", "nosuchgame", home=homes["referee"], cwd=root, ok=False), 2, "no game database")
     usage = pbem("status", "--bogus", home=homes["referee"], cwd=root, ok=False)
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
+
+
+def test_turn_in_a_shared_folder_keeps_json_on_stdout(tmp_path: Path) -> None:
+    homes = {n: tmp_path / f"home-{n}" for n in ["referee", *SEATS]}
+    keys = {n: pbem("key", "new", n, home=h, cwd=tmp_path).stdout.splitlines()[0] for n, h in homes.items()}
+    players = [x for s in SEATS for x in ("--player", f"{s}={keys[s]}")]
+    pbem("game", "new", "sat", "--host", "referee", *players, home=homes["referee"], cwd=tmp_path)
+    shared = tmp_path / "shared"
+    pbem("folder", "init", str(shared), "sat", home=homes["referee"], cwd=tmp_path)
+    for s in SEATS:
+        joined = pbem("turn", str(shared), "--as", s, "--json", home=homes[s], cwd=tmp_path)
+        assert json.loads(joined.stdout)["phase"] == "joining" and "joined" in joined.stderr
+    pbem("host", "run", "sat", "--folder", str(shared), "--once", home=homes["referee"], cwd=tmp_path)
+    views = {s: json.loads(pbem("turn", str(shared), "--as", s, "--json", home=homes[s], cwd=tmp_path).stdout)
+             for s in SEATS}
+    mover = views[SEATS[0]]["to_move"]
+    assert all(v["seq"] == 1 and v["me"] == s and len(v["hand"]) == 6 for s, v in views.items())
+    played = pbem("turn", str(shared), "--as", mover, f"discard {views[mover]['hand'][0]}", "--json",
+                  home=homes[mover], cwd=tmp_path)
+    json.loads(played.stdout)
+    assert "submitted" in played.stderr
+    pbem("host", "run", "sat", "--folder", str(shared), "--once", home=homes["referee"], cwd=tmp_path)
+    after = json.loads(pbem("turn", str(shared), "--as", mover, "--json", home=homes[mover], cwd=tmp_path).stdout)
+    assert after["seq"] == 2 and after["moves"][-1]["text"] == "discard 1 card"
