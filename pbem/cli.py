@@ -84,7 +84,8 @@ def main() -> None:
         if os.environ.get("PBEM_DEBUG"):
             raise
         # A bug, not bad input: still one line, no locals, no traceback.
-        _fail(f"internal error: {type(exc).__name__}: {exc}", "please report it; PBEM_DEBUG=1 shows the traceback",
+        first = (str(exc).splitlines() or [""])[0]
+        _fail(f"internal error: {type(exc).__name__}: {first}", "please report it; PBEM_DEBUG=1 shows the traceback",
               EXIT_INTERNAL)
 
 
