@@ -225,6 +225,8 @@ class Board:
 
         Only slots facing a reachable opening can take a card without a ladder, so those
         are kept in a list of their own; a ladder card may go wherever its edges match.
+        This is `fits` unrolled for speed; tests/test_properties.py checks that `check` (which
+        uses `fits`) accepts exactly the moves listed from here.
         """
         slots = self.slots()
         out: list[tuple[Pos, bool]] = []
