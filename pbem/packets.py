@@ -49,10 +49,13 @@ def payload_hash(payload: bytes) -> str:
 
 
 def _headers(kind: str, doc: dict[str, Any]) -> dict[str, str]:
-    # Untrusted comments for humans skimming a mail; readers ignore them.
-    h = {"Comment": f"pbem {kind} for game {doc.get('game', '?')}"[:60]}
-    if "seq" in doc:
-        h["Seq"] = str(doc["seq"])
+    # Untrusted comments for humans skimming a mail; readers ignore them. A document signed
+    # by someone else may hold anything, so only plain printable text goes in.
+    game = "".join(ch for ch in str(doc.get("game", "?")) if ch.isascii() and ch.isprintable())
+    h = {"Comment": f"pbem {kind} for game {game}"[: 64 - len("Comment: ")].rstrip()}
+    seq = doc.get("seq")
+    if isinstance(seq, int) and not isinstance(seq, bool):
+        h["Seq"] = str(seq)
     return h
 
 

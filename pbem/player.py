@@ -123,9 +123,30 @@ class SeatPacket:
         }
 
 
+PACKET_FIELDS: dict[str, tuple[type, ...]] = {
+    "seq": (int,), "prev": (str,), "round": (int,), "phase": (str,), "to_move": (str, type(None)),
+    "public": (dict,), "parts": (dict,), "moves": (list,), "events": (list,),
+}
+PHASES = ("playing", "round-over", "game-over")
+
+
+def check_packet_doc(doc: dict[str, Any]) -> None:
+    """The packet's shape, before anything reads it: a broken packet is refused, not a crash."""
+    for key, types in PACKET_FIELDS.items():
+        value = doc.get(key)
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise BadPacket(f"packet field {key!r} is malformed: {str(value)[:40]!r}")
+    if doc["seq"] < 1 or doc["phase"] not in PHASES:
+        raise BadPacket(f"packet {doc['seq']} has a bad number or phase {doc['phase']!r}")
+    for key in ("result", "standings"):
+        if key in doc and not isinstance(doc[key], dict):
+            raise BadPacket(f"packet field {key!r} is malformed")
+
+
 def open_packet(packet: Signed, identity: Identity, home: Path, *, remember: bool = True) -> SeatPacket:
     if packet.kind != "packet":
         raise BadPacket(f"expected a packet, got a {packet.kind}")
+    check_packet_doc(packet.doc)
     invitation = load_invitation(home, packet.game)
     host_key = invitation.doc["host"]["key"]
     if packet.signer.encode() != host_key:
@@ -136,17 +157,19 @@ def open_packet(packet: Signed, identity: Identity, home: Path, *, remember: boo
     sealed = packet.doc.get("parts", {}).get(seat)
     if sealed is None:
         raise BadPacket(f"packet {seq} has no part for seat {seat!r}")
-    part = open_json(sealed, identity, seal_info(packet.game, seq, HOST, seat, "part"))
+    part = open_json(str(sealed), identity, seal_info(packet.game, seq, HOST, seat, "part"))
     doc = json.loads(json.dumps(packet.doc["public"]))
-    if doc.get("phase") == "playing":
-        doc["hands"][seat] = part["hand"]
-        doc["roles"][seat] = part["role"]
-        doc["knowledge"] = {seat: part["knowledge"]}
     try:
+        if doc.get("phase") == "playing":
+            doc["hands"][seat] = part["hand"]
+            doc["roles"][seat] = part["role"]
+            doc["knowledge"] = {seat: part["knowledge"]}
         state = load_view(doc)
+        sp = SeatPacket(packet, invitation, seat, part, state, identity)
+        sp.summary()  # everything `show` will read is there
     except Exception as exc:  # a packet whose public state the engine cannot read
-        raise BadPacket(f"packet {seq} holds an unreadable position: {exc}") from None
-    return SeatPacket(packet, invitation, seat, part, state, identity)
+        raise BadPacket(f"packet {seq} holds an unreadable position: {str(exc)[:80]}") from None
+    return sp
 
 
 def _check_chain(home: Path, packet: Signed, invitation: Signed, remember: bool) -> None:
