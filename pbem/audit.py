@@ -110,11 +110,62 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
         rep.fault(None, "signature", f"the archive is malformed: {exc}")
         if not doc:
             return rep
+    shape = _shape_fault(doc)
+    if shape:
+        rep.fault(None, "archive", f"the archive is malformed: {shape}")
+        return rep
     try:
         invitation = invitation_of(doc)
     except PbemError as exc:
         rep.fault(None, "invitation", f"the invitation inside the archive is unusable: {exc}")
         return rep
+    try:
+        _check_all(rep, doc, invitation, previous_final, packets)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        # Nonsense inside a well-shaped archive is a fault to report, not a crash.
+        rep.fault(None, "archive", f"the archive holds data that cannot be checked: {type(exc).__name__}: {exc}")
+    return rep
+
+
+ARCHIVE_SHAPE: dict[str, tuple[type, ...]] = {
+    "round": (int,), "invitation": (str,), "joins": (list,), "secret": (str,), "start": (dict,),
+    "moves": (list,), "chain": (list,), "final": (dict,),
+}
+MOVE_SHAPE: dict[str, tuple[type, ...]] = {"n": (int,), "seat": (str,), "text": (str,), "nonce": (str,),
+                                           "envelope": (str,)}
+LINK_SHAPE: dict[str, tuple[type, ...]] = {"seq": (int,), "hash": (str,), "prev": (str,)}
+
+
+def _shape_fault(doc: dict[str, Any]) -> str | None:
+    """What is structurally wrong with an archive document, or None."""
+    def bad(obj: Any, shape: dict[str, tuple[type, ...]]) -> str | None:
+        if not isinstance(obj, dict):
+            return "an entry is not an object"
+        for key, types in shape.items():
+            if not isinstance(obj.get(key), types) or isinstance(obj.get(key), bool):
+                return f"{key!r} is missing or of the wrong type"
+        return None
+
+    why = bad(doc, ARCHIVE_SHAPE)
+    if why:
+        return why
+    if "carried" in doc and not isinstance(doc["carried"], dict):
+        return "'carried' is not an object"
+    if not all(isinstance(j, str) for j in doc["joins"]):
+        return "a join is not base64 text"
+    for i, m in enumerate(doc["moves"], 1):
+        why = bad(m, MOVE_SHAPE)
+        if why:
+            return f"move {i}: {why}"
+    for link in doc["chain"]:
+        why = bad(link, LINK_SHAPE)
+        if why:
+            return f"chain: {why}"
+    return None
+
+
+def _check_all(rep: Report, doc: dict[str, Any], invitation: Signed, previous_final: dict[str, Any] | None,
+               packets: dict[int, dict[str, str]] | None) -> None:
     _check_invitation(rep, doc, invitation)
     seats = {s["name"]: s["key"] for s in invitation.doc.get("seats", [])}
     contributions = _check_joins(rep, doc, invitation, seats)
@@ -123,7 +174,6 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
         _check_deal(rep, doc, invitation, secret, contributions, previous_final)
     chain = _check_chain(rep, doc, invitation, packets or {})
     _check_moves(rep, doc, seats, chain)
-    return rep
 
 
 def _check_invitation(rep: Report, doc: dict[str, Any], invitation: Signed) -> None:
