@@ -124,3 +124,22 @@ def test_turn_in_a_shared_folder_keeps_json_on_stdout(tmp_path: Path) -> None:
     pbem("host", "run", "sat", "--folder", str(shared), "--once", home=homes["referee"], cwd=tmp_path)
     after = json.loads(pbem("turn", str(shared), "--as", mover, "--json", home=homes[mover], cwd=tmp_path).stdout)
     assert after["seq"] == 2 and after["moves"][-1]["text"] == "discard 1 card"
+
+
+def test_no_screen_shows_another_seats_hand_or_role(game: dict) -> None:
+    root, homes = game["root"], game["homes"]
+    p1 = str(packet(game, 1))
+    secret = {s: json.loads(pbem("show", p1, "--as", s, "--json", home=homes[s], cwd=root).stdout) for s in SEATS}
+    for me in SEATS:
+        screens = [pbem("show", p1, "--as", me, home=homes[me], cwd=root).stdout,
+                   pbem("show", p1, "--as", me, "--json", home=homes[me], cwd=root).stdout]
+        for other in SEATS:
+            if other == me:
+                continue
+            for text in screens:
+                assert not any(card in text for card in secret[other]["hand"]), (me, other)
+    host_screens = pbem("status", "friday", home=homes["referee"], cwd=root).stdout + \
+        pbem("status", "friday", "--json", home=homes["referee"], cwd=root).stdout
+    for s in SEATS:
+        assert not any(card in host_screens for card in secret[s]["hand"])
+        assert secret[s]["role"] not in host_screens
