@@ -134,6 +134,9 @@ def _load(doc: dict[str, Any]) -> RoundState:
     retired = [ids.card(c) for c in doc.get("retired", [])]
     # before the default nugget pile is made up of the cards nobody else holds
     won = [ids.card(c) for c in doc.get("won", [])]
+    # `roles` are kinds (RULES.md §8); `role_cards` (written by dump) keeps the exact dwarf
+    # card ids, so that a state survives dump and load unchanged (swap-hat retires that card).
+    role_cards = doc.get("role_cards", {})
     for name, role in doc.get("roles", {}).items():
         player(name, "roles")
         if role is None:
@@ -141,7 +144,13 @@ def _load(doc: dict[str, Any]) -> RoundState:
         kind = role.rpartition(".")[0] if is_card_id(role) else role
         if kind not in KINDS or KINDS[kind].category != "dwarf":
             raise BadPosition(f"roles: {role!r} is not a role")
-        roles[name] = role if is_card_id(role) else ids.card(kind)
+        exact = role_cards.get(name)
+        if exact is not None:
+            if not is_card_id(exact) or exact.rpartition(".")[0] != kind:
+                raise BadPosition(f"role_cards: {exact!r} is not a {kind} card")
+            roles[name] = exact
+        else:
+            roles[name] = role if is_card_id(role) else ids.card(kind)
     state = RoundState(
         ruleset=ruleset,
         players=players,
@@ -230,6 +239,7 @@ def dump(state: RoundState) -> dict[str, Any]:
         "options": sorted(state.options),
         "players": list(state.players),
         "roles": {p: (card_kind(r).kind if r and r != "?" else None) for p, r in state.roles.items()},
+        "role_cards": {p: (r if r and r != "?" else None) for p, r in state.roles.items()},
         "goals": {name: _goal_word(board.goal_card(name)) for name in GOAL_CELLS},
         "revealed": [g for g in GOAL_CELLS if not board.is_hidden(g)],
         "rotated_goals": [g for g in GOAL_CELLS if board.cells[GOAL_CELLS[g]].rotated],
