@@ -9,11 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from .board import GOAL_CELLS, GOAL_AT, START, Board
-from .catalog import CLASSIC, EXPANSION, GOAL_KINDS, KINDS, card_kind, card_sort_key, ids_of, is_card_id, nugget_ids
+from .board import GOAL_AT, GOAL_CELLS, START, Board
+from .catalog import (
+    CLASSIC,
+    EXPANSION,
+    GOAL_KINDS,
+    KINDS,
+    card_kind,
+    card_sort_key,
+    ids_of,
+    is_card_id,
+    nugget_ids,
+)
 from .errors import BadPosition
 from .moves import RESERVED_NAMES
-from .state import OPTIONS, OVER, PLAYING, THEFT, PLAYER_RANGE, RoundState
+from .state import OPTIONS, OVER, PLAYER_RANGE, PLAYING, THEFT, RoundState
 
 FORMAT = "pbem-position/1"
 DEFAULT_GOALS = {"top": "goal-stone-nw", "middle": "goal-gold", "bottom": "goal-stone-ne"}

@@ -26,13 +26,14 @@ from typing import Any
 
 from engine.errors import IllegalMove
 
+from . import polling
 from .errors import BadPacket, PbemError
 from .folderplay import Publisher, init_folder
-from .mailing import Courier, MailScanner, message_blocks, send_pending, who
+from .inbox import MailScanner, message_blocks, who
+from .mailing import Courier, send_pending
 from .packets import Signed, read_blocks
 from .transports.atomic import content_hash
 from .transports.folder import GameFolder
-from . import polling
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, IllegalMove)

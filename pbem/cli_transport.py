@@ -172,7 +172,7 @@ def inbox(
     joined are saved in your key home (for 'pbem turn GAME'); invitations go to
     <home>/invitations/. Mail that is not ours is ignored, one line each.
     """
-    from .mailing import MailScanner, Router, discover_dbs
+    from .inbox import MailScanner, Router, discover_dbs
 
     dbs = discover_dbs([db_path(d, None) for d in db], saves)
     router = Router(keys.key_home(home), dbs, unlock=lambda name: identity_named(home, name, passphrase_file))
@@ -234,7 +234,8 @@ def mail_join(
 ) -> None:
     """Join a game by mail: your signed join, mailed to the host (or written as .eml)."""
     from . import player
-    from .mailing import block_mail, game_dir
+    from .inbox import game_dir
+    from .mailing import block_mail
     from .packets import read_one
 
     inv = read_one(invitation, "invitation")
@@ -250,7 +251,7 @@ def mail_join(
 
 
 def _packet_for(target: str, home: Path):
-    from .mailing import latest_saved_packet
+    from .inbox import latest_saved_packet
     from .packets import read_one
 
     p = Path(target)
@@ -280,7 +281,8 @@ def mail_move(
 ) -> None:
     """Write your signed move and mail it to the host (or write it as .eml with --to-dir)."""
     from . import player
-    from .mailing import block_mail, game_dir
+    from .inbox import game_dir
+    from .mailing import block_mail
 
     where = keys.key_home(home)
     signed_packet = _packet_for(packet, where)
@@ -311,7 +313,6 @@ def turn(
     """Show your latest packet and, with MOVE (or at the prompt), play it. Joins if needed."""
     from . import player
     from .folderplay import Seat, show
-    from .packets import read_one
 
     where = keys.key_home(home)
     me = identity_named(home, as_name, passphrase_file)
@@ -454,11 +455,13 @@ def bot_run(
     passphrase_file: PassOpt = None,
 ) -> None:
     """Let a bot play your seat, holding only your key, until the game is over."""
+    from engine.bots import KINDS as bot_kinds
+
     from . import seatbot
 
     if (folder is None) == (not maildir):
         raise UsageError("pass either --folder DIR or --maildir DIR")
-    if bot not in seatbot.KINDS:
+    if bot not in bot_kinds:
         raise UsageError(f"unknown bot {bot!r}", hint="use smart or random")
     me = identity_named(home, as_name, passphrase_file)
     where = keys.key_home(home)

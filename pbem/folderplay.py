@@ -22,7 +22,8 @@ from typing import Any
 from . import player
 from .crypto import Identity
 from .errors import BadPacket, Conflict, UsageError
-from .mailing import describe_moves, game_dir
+from .inbox import game_dir
+from .mailing import describe_moves
 from .packets import Signed, read_blocks
 from .transports.atomic import write_atomic
 from .transports.folder import GameFolder

@@ -22,7 +22,8 @@ from sqlalchemy.orm import Session
 from engine.catalog import RULESETS
 from engine.dealer import SeededDealer
 from engine.game import standings_winners
-from engine.moves import RESERVED_NAMES, parse as parse_move
+from engine.moves import RESERVED_NAMES
+from engine.moves import parse as parse_move
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState
@@ -31,9 +32,29 @@ from engine.views import view
 from . import fairness
 from .crypto import Identity, PublicKey
 from .errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
-from .packets import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign, unb64
+from .packets import (
+    Signed,
+    b64,
+    open_json,
+    read_blocks,
+    seal_info,
+    seal_json,
+    sign,
+    unb64,
+)
 from .player import move_commitment
-from .store import GameRow, JoinRow, MoveRow, PacketRow, RoundRow, SeatRow, now, open_engine, the_game, transaction
+from .store import (
+    GameRow,
+    JoinRow,
+    MoveRow,
+    PacketRow,
+    RoundRow,
+    SeatRow,
+    now,
+    open_engine,
+    the_game,
+    transaction,
+)
 from .words import public_move_text
 
 SEAT_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")

@@ -21,8 +21,8 @@ from engine.views import load_view
 from . import fairness
 from .crypto import Identity, PublicKey
 from .errors import BadPacket, BadSignature, UsageError
-from .transports.atomic import write_atomic
 from .packets import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign
+from .transports.atomic import write_atomic
 
 HOST = "host"
 

@@ -15,17 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import player
+from . import player, polling
 from .crypto import Identity
 from .errors import PbemError, UsageError
 from .folderplay import Seat
-from .mailing import Courier, MailScanner, Router, block_mail, game_dir, latest_saved_packet, message_blocks
-from .packets import read_file, read_blocks
+from .inbox import MailScanner, Router, game_dir, latest_saved_packet, message_blocks
+from .mailing import Courier, block_mail
+from .packets import read_blocks, read_file
 from .transports.atomic import write_atomic
-from . import polling
 
 Log = Callable[[str], None]
-from engine.bots import KINDS  # noqa: E402  (re-exported for the CLI)
 
 
 def make_bot(kind: str, seat: str, seed: int | str) -> Any:

@@ -7,7 +7,6 @@ player count, and the host's apply-and-seal time per move at 12 players.
 from __future__ import annotations
 
 import os
-import random
 import statistics
 import subprocess
 import sys

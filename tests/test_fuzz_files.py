@@ -4,7 +4,6 @@ never a change to the host's database."""
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings

@@ -24,7 +24,8 @@ from pbem import keys
 from pbem import host as H
 from pbem import player as P
 from pbem.autohost import MailHost
-from pbem.mailing import Courier, MailScanner, latest_saved_packet, message_blocks, smtp_settings
+from pbem.mailing import Courier, smtp_settings
+from pbem.inbox import MailScanner, latest_saved_packet, message_blocks
 from pbem.packets import read_file
 from pbem.seatbot import MailBot
 from pbem.transports.mail import SmtpSettings, compose, send

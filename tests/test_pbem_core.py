@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.position import dump, load
+from engine.position import dump
 from engine.rules import legal_moves
 from engine.state import deal
 from pbem import fairness
@@ -156,7 +156,6 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     refused(oot, StaleMove)
     # an illegal move sealed properly
     from pbem.packets import seal_json
-    from pbem.crypto import PublicKey
 
     host_key = table.ids["referee"].public
     nonce = b"0123456789abcdef"
