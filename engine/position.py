@@ -10,17 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .board import GOAL_AT, GOAL_CELLS, START, Board
-from .catalog import (
-    CLASSIC,
-    EXPANSION,
-    GOAL_KINDS,
-    KINDS,
-    card_kind,
-    card_sort_key,
-    ids_of,
-    is_card_id,
-    nugget_ids,
-)
+from .catalog import CLASSIC, EXPANSION, GOAL_KINDS, KINDS, card_kind, card_sort_key, ids_of, is_card_id, nugget_ids
 from .errors import BadPosition
 from .moves import RESERVED_NAMES
 from .state import OPTIONS, OVER, PLAYER_RANGE, PLAYING, THEFT, RoundState

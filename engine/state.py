@@ -9,16 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .board import GOAL_CELLS, Board
-from .catalog import (
-    CLASSIC,
-    EXPANSION,
-    GOAL_KINDS,
-    card_kind,
-    deck_ids,
-    dwarf_ids,
-    ids_of,
-    nugget_ids,
-)
+from .catalog import CLASSIC, EXPANSION, GOAL_KINDS, card_kind, deck_ids, dwarf_ids, ids_of, nugget_ids
 from .chance import Chance
 
 OPTIONS = ("max-saboteurs", "broken-tools-forfeit")

@@ -32,29 +32,9 @@ from engine.views import view
 from . import fairness
 from .crypto import Identity, PublicKey
 from .errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
-from .packets import (
-    Signed,
-    b64,
-    open_json,
-    read_blocks,
-    seal_info,
-    seal_json,
-    sign,
-    unb64,
-)
+from .packets import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign, unb64
 from .player import move_commitment
-from .store import (
-    GameRow,
-    JoinRow,
-    MoveRow,
-    PacketRow,
-    RoundRow,
-    SeatRow,
-    now,
-    open_engine,
-    the_game,
-    transaction,
-)
+from .store import GameRow, JoinRow, MoveRow, PacketRow, RoundRow, SeatRow, now, open_engine, the_game, transaction
 from .words import public_move_text
 
 SEAT_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")

@@ -14,16 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from sqlalchemy import (
-    ForeignKey,
-    LargeBinary,
-    String,
-    Text,
-    UniqueConstraint,
-    create_engine,
-    event,
-    select,
-)
+from sqlalchemy import ForeignKey, LargeBinary, String, Text, UniqueConstraint, create_engine, event, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
