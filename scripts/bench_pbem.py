@@ -1,7 +1,8 @@
-"""Benchmarks of the PBEM pipeline (issue: bots, demo and benchmarks).
+"""The benchmark table (`scripts/bench [SECONDS]`).
 
-Prints one table: CLI wall times next to bare `python3 -c pass`, armoured packet sizes by
-player count, and the host's apply-and-seal time per move at 12 players.
+One table: engine random rounds and legal-move generations per second, CLI wall times next
+to bare `python3 -c pass` in the same run, armoured packet sizes by player count, and the
+host's apply-and-seal time per move at 12 players.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 from engine.bots import RandomBot  # noqa: E402
 from pbem import host as H  # noqa: E402
@@ -61,8 +63,25 @@ def timed(cmd: list[str], env: dict[str, str], runs: int = 5) -> float:
     return statistics.median(times)
 
 
+def engine_rows(seconds: float) -> list[tuple[str, str]]:
+    """The engine's speed, measured by scripts/bench_engine.py's functions."""
+    from bench_engine import legal_per_second, rounds_per_second
+
+    c5, c5t, _ = rounds_per_second("classic", 5, seconds)
+    x12, x12t, _ = rounds_per_second("expansion", 12, seconds)
+    lm5, _ = legal_per_second("classic", 5, 20, seconds / 2)
+    lm12, _ = legal_per_second("expansion", 12, 10, seconds / 2)
+    return [
+        ("engine: random rounds/s, classic 5p", f"{c5:.0f} ({c5t:.0f} turns each; target 264)"),
+        ("engine: random rounds/s, expansion 12p", f"{x12:.0f} ({x12t:.0f} turns each)"),
+        ("engine: legal-move generations/s, classic 5p", f"{lm5:,.0f}"),
+        ("engine: legal-move generations/s, expansion 12p", f"{lm12:,.0f}"),
+    ]
+
+
 def main() -> None:
-    rows: list[tuple[str, str]] = []
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
+    rows: list[tuple[str, str]] = engine_rows(seconds)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         # packet sizes
