@@ -7,7 +7,9 @@ the full state: replays open all cards only then.
 
 from __future__ import annotations
 
-from .board import Tile, face
+from .board import GOAL_CELLS, Tile, face
+from .catalog import GOAL_KINDS
+from .position import load
 from .state import PLAYING, RoundState
 
 HIDDEN = "?"
@@ -42,9 +44,6 @@ def load_view(doc: dict) -> RoundState:
     Hidden cards ("?") are kept as placeholders, so legality can be checked from a view
     alone, e.g. on a player's machine that never sees the other hands.
     """
-    from .catalog import GOAL_KINDS
-    from .position import load
-
     hidden_counts: dict[str, int] = {}
     clean = dict(doc)
     for key in ("deck", "discard", "removed", "nuggets", "aside", "retired", "won"):
@@ -64,8 +63,6 @@ def load_view(doc: dict) -> RoundState:
         getattr(state, key).extend([HIDDEN] * n)
     for p, n in hand_hidden.items():
         state.hands[p].extend([HIDDEN] * n)
-    from .board import GOAL_CELLS
-
     for g in hidden_goals:
         state.board.cells[GOAL_CELLS[g]] = Tile(HIDDEN, False, _HIDDEN_GOAL, hidden=True)
     state.board.changed()
