@@ -274,12 +274,6 @@ def packet(
         host.close()
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(game_app, name="game")
-    for fn in (join, apply, show, move, status, packet, *register_extra):
-        app.command(fn.__name__)(fn)
-
-
 def demo(
     ruleset: Annotated[str, typer.Option("--ruleset", help="classic or expansion.")] = "classic",
     workdir: Annotated[Path | None, typer.Option("--dir", help="Keep the files here (default: a temp folder).")] = None,
@@ -293,4 +287,7 @@ def demo(
     run_demo(Console(), ruleset=ruleset, workdir=workdir, bot=bot)
 
 
-register_extra = (demo,)
+def register(app: typer.Typer) -> None:
+    app.add_typer(game_app, name="game")
+    for fn in (join, apply, show, move, status, packet, demo):
+        app.command(fn.__name__)(fn)
