@@ -83,3 +83,17 @@ def play_until(table: Table, stop, seed: int = 0, limit: int = 2000) -> None:
         table.apply_file(path)
         rng.random()
     raise AssertionError("the game did not reach the stop condition")
+
+
+POSITION_CASES = Path(__file__).parent / "positions"
+
+
+def case_position_file(tmp_path: Path, ruleset: str, case: str) -> tuple[Path, dict]:
+    """Write the position of rules case tests/positions/<ruleset>/<case>.json to a file of
+    its own (what `pbem position` reads); return the file and the whole case."""
+    import json
+
+    doc = json.loads((POSITION_CASES / ruleset / f"{case}.json").read_text(encoding="utf-8"))
+    path = tmp_path / f"{case}.position.json"
+    path.write_text(json.dumps(doc["position"]), encoding="utf-8")
+    return path, doc

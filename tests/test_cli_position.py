@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from pbem_helpers import case_position_file
 
-CASES = Path(__file__).parent / "positions" / "classic"
 
 
 def _pbem(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -19,10 +19,7 @@ def _pbem(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[s
 
 
 def _position(tmp_path: Path, case: str) -> tuple[Path, dict]:
-    doc = json.loads((CASES / f"{case}.json").read_text(encoding="utf-8"))
-    path = tmp_path / f"{case}.position.json"
-    path.write_text(json.dumps(doc["position"]), encoding="utf-8")
-    return path, doc
+    return case_position_file(tmp_path, "classic", case)
 
 
 def test_legal_prints_every_move_sorted(tmp_path: Path) -> None:

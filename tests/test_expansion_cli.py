@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-CASES = Path(__file__).parent / "positions" / "expansion"
+from pbem_helpers import case_position_file
+
 PBEM = Path(sys.executable).parent / "pbem"
 
 
@@ -16,9 +17,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def _position_file(tmp_path: Path, case: str) -> tuple[dict, Path]:
-    doc = json.loads((CASES / f"{case}.json").read_text(encoding="utf-8"))
-    path = tmp_path / f"{case}.json"
-    path.write_text(json.dumps(doc["position"]), encoding="utf-8")
+    path, doc = case_position_file(tmp_path, "expansion", case)
     return doc, path
 
 
