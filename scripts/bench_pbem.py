@@ -23,7 +23,7 @@ from engine.bots import RandomBot  # noqa: E402
 from pbem import host as H  # noqa: E402
 from pbem import keys  # noqa: E402
 from pbem import player as P  # noqa: E402
-from pbem.packets import read_blocks  # noqa: E402
+from pbem.protocol.documents import read_blocks  # noqa: E402
 
 
 def table(root: Path, n: int, ruleset: str):

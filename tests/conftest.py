@@ -9,7 +9,7 @@ os.environ.setdefault("PBEM_SCRYPT_N", "1024")
 @pytest.fixture(autouse=True)
 def _english(monkeypatch: pytest.MonkeyPatch):
     """Every test starts in English, whatever PBEM_LANG the machine has."""
-    from pbem import words
+    from pbem.ui import words
 
     monkeypatch.delenv("PBEM_LANG", raising=False)
     words.set_language(None)

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.bots import RandomBot
-from pbem import host as H
-from pbem import keys
-from pbem import player as P
-from pbem.crypto import Identity
-from pbem.packets import Signed, read_file
+from pbem.host import referee as H
+from pbem.seat import keys
+from pbem.seat import player as P
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Signed, read_file
 
 PASS = b"correct horse"
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.armor import MAX_LINE, armor, dearmor_all, dearmor_one
+from pbem.protocol.armor import MAX_LINE, armor, dearmor_all, dearmor_one
 from pbem.errors import BadPacket, UsageError
 
 KINDS = ["PACKET", "MOVE", "JOIN", "INVITATION", "ARCHIVE"]

@@ -16,12 +16,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from pbem import cli_replay
-from pbem.armor import armor
-from pbem.audit import EXIT_AUDIT_FAILED, AuditFailed, Report, audit, audit_source
+from pbem.cli import replay as cli_replay
+from pbem.protocol.armor import armor
+from pbem.replay.audit import EXIT_AUDIT_FAILED, AuditFailed, Report, audit, audit_source
 from pbem.errors import BadPacket
-from pbem.packets import b64, parse, read_blocks, sign, unb64
-from pbem.replay import load_replay, open_source
+from pbem.protocol.documents import b64, parse, read_blocks, sign, unb64
+from pbem.replay.rounds import load_replay, open_source
 
 from pbem_helpers import Table, make_table, play_until
 

@@ -13,14 +13,14 @@ import time
 from pathlib import Path
 
 from engine.rules import legal_moves
-from pbem import keys
-from pbem import host as H
-from pbem import player as P
-from pbem.autohost import FolderHost, run
-from pbem.folderplay import Seat
-from pbem.packets import b64, read_blocks, seal_info, seal_json, sign
-from pbem.seatbot import FolderBot
-from pbem.transports.folder import GameFolder
+from pbem.seat import keys
+from pbem.host import referee as H
+from pbem.seat import player as P
+from pbem.auto.host_runner import FolderHost, run
+from pbem.folder.play import Seat
+from pbem.protocol.documents import b64, read_blocks, seal_info, seal_json, sign
+from pbem.auto.seat_bot import FolderBot
+from pbem.folder.layout import GameFolder
 
 from test_folder_play import SEATS, check_game, cli_game, db_dump, new_game, start_bots, start_host, wait_all
 

@@ -7,8 +7,9 @@ import pytest
 import typer
 from typer.testing import CliRunner, Result
 
-from pbem import cli_keys, keys
-from pbem.crypto import PublicKey
+from pbem.cli import keys as cli_keys
+from pbem.seat import keys
+from pbem.protocol.crypto import PublicKey
 from pbem.errors import KeyNotFound, PbemError, UsageError, WrongPassphrase
 
 root = typer.Typer()

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pbem import crypto, keys
-from pbem.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
+from pbem.protocol import crypto
+from pbem.seat import keys
+from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
 from pbem.errors import (
     EXIT_CODES,
     BadPacket,

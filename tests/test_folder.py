@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from pbem.errors import BadPacket, Conflict, UsageError
-from pbem.transports.atomic import write_atomic, write_new
-from pbem.transports.folder import GameFolder
+from pbem.atomic import write_atomic, write_new
+from pbem.folder.layout import GameFolder
 
 ROOT = Path(__file__).resolve().parents[1]
 SEATS = ["alice", "bob", "carol"]
@@ -257,7 +257,7 @@ WORKER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from pbem.transports.folder import GameFolder
+    from pbem.folder.layout import GameFolder
     d, seat, n, go = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
     g = GameFolder.open(d)
     while not go.exists():

@@ -23,18 +23,17 @@ from typer.testing import CliRunner
 
 from engine.position import dump, load
 from engine.rules import apply, legal_moves
-from pbem import cli_play, keys
-from pbem import host as H
-from pbem.autohost import FolderHost
-from pbem.cli_transport import register
-from pbem.folderplay import Seat
-from pbem.packets import read_blocks
-from pbem.transports.folder import GameFolder
+from pbem.cli import play as cli_play
+from pbem.seat import keys
+from pbem.host import referee as H
+from pbem.auto.host_runner import FolderHost
+from pbem.cli.transport import register
+from pbem.folder.play import Seat
+from pbem.protocol.documents import read_blocks
+from pbem.folder.layout import GameFolder
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIM = ("import sys; from pbem.cli import app, main; from pbem.cli_transport import register; "
-        "register(app); sys.argv[0] = 'pbem'; main()")
-PBEM = [sys.executable, "-c", SHIM]  # the real CLI, with this module's commands registered
+PBEM = [sys.executable, "-m", "pbem.cli"]  # the real CLI
 SEATS = ["ann", "bob", "cat"]
 
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from pbem_helpers import make_table
 
 from engine.rules import legal_moves
-from pbem import player as P
+from pbem.seat import player as P
 from pbem.errors import PbemError
-from pbem.packets import read_blocks
+from pbem.protocol.documents import read_blocks
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ json_values = st.recursive(
                                json_values, min_size=1, max_size=4))
 def test_a_properly_signed_but_malformed_move_is_refused_cleanly(world, changes) -> None:
     """A seat may sign anything with its own key: the host still answers with a PbemError."""
-    from pbem.packets import sign
+    from pbem.protocol.documents import sign
 
     table, _, move_text, mover = world
     before = _dump(table)
@@ -109,7 +109,7 @@ def test_a_properly_signed_but_malformed_move_is_refused_cleanly(world, changes)
                                                 "moves", "result"]), json_values, min_size=1, max_size=3))
 def test_a_player_survives_a_malformed_packet_from_the_host(world, changes) -> None:
     """Even the host's own signature does not make a broken packet crash a player's command."""
-    from pbem.packets import sign
+    from pbem.protocol.documents import sign
 
     table, packet_text, _, _ = world
     doc = {k: v for k, v in read_blocks(packet_text)[0].doc.items() if k not in ("format", "signer")}

@@ -16,9 +16,9 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
-from pbem.armor import armor
+from pbem.protocol.armor import armor
 from pbem.errors import BadPacket, PbemError, UsageError
-from pbem.transports.mail import (
+from pbem.mail.message import (
     SmtpSettings,
     compose,
     extract_blocks,

@@ -20,15 +20,15 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
 
 from engine.rules import legal_moves
-from pbem import keys
-from pbem import host as H
-from pbem import player as P
-from pbem.autohost import MailHost
-from pbem.mailing import Courier, smtp_settings
-from pbem.inbox import MailScanner, latest_saved_packet, message_blocks
-from pbem.packets import read_file
-from pbem.seatbot import MailBot
-from pbem.transports.mail import SmtpSettings, compose, send
+from pbem.seat import keys
+from pbem.host import referee as H
+from pbem.seat import player as P
+from pbem.auto.host_runner import MailHost
+from pbem.mail.outgoing import Courier, smtp_settings
+from pbem.mail.incoming import MailScanner, latest_saved_packet, message_blocks
+from pbem.protocol.documents import read_file
+from pbem.auto.seat_bot import MailBot
+from pbem.mail.message import SmtpSettings, compose, send
 
 from test_folder_play import SEATS, cli_app, make_homes, run_cli
 

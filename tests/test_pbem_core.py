@@ -11,11 +11,11 @@ import pytest
 from engine.position import dump
 from engine.rules import legal_moves
 from engine.state import deal
-from pbem import fairness
-from pbem import player as P
-from pbem.crypto import canonical_json
+from pbem.protocol import fairness
+from pbem.seat import player as P
+from pbem.protocol.crypto import canonical_json
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, WrongKey
-from pbem.packets import b64, open_json, read_blocks, read_file, seal_info, sign, unb64
+from pbem.protocol.documents import b64, open_json, read_blocks, read_file, seal_info, sign, unb64
 from engine.errors import IllegalMove
 
 from pbem_helpers import Table, make_table, play_until
@@ -41,7 +41,7 @@ def played(tmp_path_factory) -> tuple[Table, list[tuple[Path, dict]]]:
 def _game(table: Table):
     from sqlalchemy.orm import Session
 
-    from pbem.store import the_game
+    from pbem.host.store import the_game
 
     with Session(table.host.engine) as s:
         return the_game(s)
@@ -155,7 +155,7 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     oot.write_text(out_of_turn.armored())
     refused(oot, StaleMove)
     # an illegal move sealed properly
-    from pbem.packets import seal_json
+    from pbem.protocol.documents import seal_json
 
     host_key = table.ids["referee"].public
     nonce = b"0123456789abcdef"

@@ -1,4 +1,4 @@
-"""pbem.render: the maze and a seat's view, as plain text."""
+"""pbem.ui.render: the maze and a seat's view, as plain text."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from engine.chance import SeededChance
 from engine.position import load
 from engine.state import deal
 from engine.views import view
-from pbem import words
-from pbem.render import CRYSTAL, DEAD_END, LADDER, cell_grid, plain_text, render_maze, render_view
+from pbem.ui import words
+from pbem.ui.render import CRYSTAL, DEAD_END, LADDER, cell_grid, plain_text, render_maze, render_view
 
 PLAYERS = ("ann", "bob", "cat", "dan", "eve")
 

@@ -16,12 +16,12 @@ from typer.testing import CliRunner
 
 from engine.position import dump
 from engine.views import view
-from pbem import cli_replay
-from pbem.cli_replay import Navigator, decode_keys, frame
-from pbem.html_export import render_html
-from pbem.packets import read_blocks
-from pbem.render import plain_text
-from pbem.replay import ALL, NotReplayable, load_replay
+from pbem.cli import replay as cli_replay
+from pbem.cli.replay import Navigator, decode_keys, frame
+from pbem.replay.html import render_html
+from pbem.protocol.documents import read_blocks
+from pbem.ui.render import plain_text
+from pbem.replay.rounds import ALL, NotReplayable, load_replay
 
 from pbem_helpers import Table, make_table, play_until
 
@@ -47,7 +47,7 @@ def played(tmp_path_factory) -> tuple[Table, list[dict]]:
 def _game(table: Table):
     from sqlalchemy.orm import Session
 
-    from pbem.store import the_game
+    from pbem.host.store import the_game
 
     with Session(table.host.engine) as s:
         return the_game(s)
@@ -146,7 +146,7 @@ def test_html_page_is_self_contained_with_one_frame_per_move(played, tmp_path: P
 def test_a_player_folder_replays_and_audits(played) -> None:
     table, _ = played
     inbox = _inbox(table, "cat")
-    from pbem.transports.mail import compose, write_eml
+    from pbem.mail.message import compose, write_eml
 
     last = sorted(inbox.glob("packet-*.pbem"))[-1]
     mail = compose(sender="host@example.org", to="cat@example.org", subject="packet", body_text=last.read_text(),
@@ -190,13 +190,8 @@ def _app() -> typer.Typer:
 
 
 def _pbem(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """The real command line (the installed `pbem` once replay is mounted in pbem/cli.py)."""
-    from pbem import cli
-
-    if any(c.name == "replay" for c in cli.app.registered_commands):
-        cmd = [str(ROOT / ".venv" / "bin" / "pbem"), *args]
-    else:
-        cmd = [sys.executable, "-c", "from pbem import cli, cli_replay; cli_replay.register(cli.app); cli.main()", *args]
+    """The real command line: the installed `pbem`."""
+    cmd = [str(ROOT / ".venv" / "bin" / "pbem"), *args]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
 

@@ -12,8 +12,8 @@ from engine.catalog import card_sort_key
 from engine.chance import SeededChance
 from engine.position import dump, load
 from engine.state import deal
-from pbem.audit import audit_source
-from pbem.replay import open_source
+from pbem.replay.audit import audit_source
+from pbem.replay.rounds import open_source
 
 
 def test_role_card_ids_survive_dump_and_load() -> None:

@@ -1,4 +1,4 @@
-"""pbem.words: message tables, names, moves and events in English, 简体 and 繁體."""
+"""pbem.ui.words: message tables, names, moves and events in English, 简体 and 繁體."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 import pytest
 
 from engine.catalog import KINDS
-from pbem import words
-from pbem.words import card_name, describe_event, describe_move, public_move_text, role_name, t
+from pbem.ui import words
+from pbem.ui.words import card_name, describe_event, describe_move, public_move_text, role_name, t
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 

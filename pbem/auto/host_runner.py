@@ -1,0 +1,257 @@
+"""The automatic host: watch a shared folder or a mailbox, apply joins and moves, publish.
+
+Each step:
+1. publish (folder) or mail (mail) every packet not yet out, so a host killed between
+   committing a move and publishing its packet catches up on restart;
+2. read the new inbox files / messages, apply each join and move with `Host.accept` (one
+   BEGIN IMMEDIATE transaction each, with duplicate detection by content hash, so two hosts
+   on the same game apply every move exactly once);
+3. move each processed inbox file to `inbox/done/`, or to `inbox/rejected/` when it is
+   refused for good (stale, illegal, forged, not ours); an unexpected error (e.g. a locked
+   database) leaves the file in place to retry, and never stops the loop;
+4. publish again.
+
+One log line per event. The loop ends when the game is over and everything is out, or
+after one step with `once`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.errors import IllegalMove
+
+from pbem.auto import polling
+from pbem.errors import BadPacket, PbemError
+from pbem.folder.play import Publisher, init_folder
+from pbem.mail.incoming import MailScanner, message_blocks, who
+from pbem.mail.outgoing import Courier, send_pending
+from pbem.protocol.documents import Signed, read_blocks
+from pbem.atomic import content_hash
+from pbem.folder.layout import GameFolder
+
+Log = Callable[[str], None]
+REFUSED = (PbemError, IllegalMove)
+
+
+def stamp_log(prefix: str = "host") -> Log:
+    def log(message: str) -> None:
+        print(f"{time.strftime('%H:%M:%S')} {prefix}: {message}", flush=True)
+
+    return log
+
+
+def game_over_line(host: Any) -> str:
+    st = host.status()
+    gold = ", ".join(f"{p} {g}" for p, g in st["gold"].items())
+    best = max(st["gold"].values(), default=0)
+    winners = ", ".join(p for p, g in st["gold"].items() if g == best)
+    return f"game {st['game']} is over after packet {st['seq']}: gold {gold}; won by {winners}"
+
+
+def _move_aside(folder: GameFolder, path: Path, sub: str) -> Path | None:
+    """Move an inbox file into inbox/<sub>/ without overwriting; None if it is already gone."""
+    target_dir = folder.inbox_dir / sub
+    target_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None  # another host moved it
+    target = target_dir / path.name
+    if target.exists() and target.read_bytes() != data:
+        target = target_dir / f"{path.stem}-{content_hash(data)[:12]}{path.suffix}"
+    try:
+        os.replace(path, target)
+    except FileNotFoundError:
+        return None
+    return target
+
+
+@dataclass
+class FolderHost:
+    host: Any
+    dir: Path
+    log: Log = field(default=stamp_log())
+    folder: GameFolder = field(init=False)
+    publisher: Publisher = field(init=False)
+    retrying: set[str] = field(default_factory=set)
+    grace: float = 10.0  # seconds an unreadable inbox file may still be being written
+
+    def __post_init__(self) -> None:
+        before = {s for s, _ in GameFolder.open(self.dir).packets(None)} if (Path(self.dir) / "pbem-folder.json").exists() else set()
+        self.folder, self.publisher = init_folder(self.dir, self.host)
+        after = {s for s, _ in self.folder.packets(None)}
+        if after - before:
+            self.log(f"published packets {_ranges(sorted(after - before))} (not yet in the folder)")
+
+    def _publish(self) -> None:
+        for seq, path in self.publisher.publish():
+            self.log(f"published packet {seq}: {path.name}")
+
+    def step(self) -> bool:
+        """One pass; True when the game is over and everything is published."""
+        self._publish()
+        current = int(self.host.status()["seq"])
+        groups: dict[str, list[Path]] = {}
+        for p in self.folder.inbox():
+            try:
+                h = content_hash(p.read_bytes())
+            except FileNotFoundError:
+                continue  # another host took it
+            groups.setdefault(h, []).append(p)
+        for h, paths in groups.items():
+            current = self._process(h, paths, current)
+        self._publish()
+        if self.host.status()["status"] == "over":
+            self.log(game_over_line(self.host))
+            return True
+        return False
+
+    def _process(self, h: str, paths: list[Path], current: int) -> int:
+        name = paths[0].name
+        copies = f" (+{len(paths) - 1} identical cop{'y' if len(paths) == 2 else 'ies'})" if len(paths) > 1 else ""
+        try:
+            data = paths[0].read_bytes()
+        except FileNotFoundError:
+            return current  # another host took it
+        try:
+            blocks = read_blocks(data.decode("utf-8", errors="replace"))
+            if not blocks:
+                raise BadPacket("holds no pbem block")
+        except REFUSED as exc:
+            if self._young(paths[0]):
+                return current  # maybe still being written (a plain copy on NFS): look again later
+            self._aside(paths, "rejected", f"rejected {name}{copies}: {exc}")
+            return current
+        future = [b for b in blocks if b.kind == "move" and _int(b.doc.get("seq")) > current]
+        if future:
+            current = int(self.host.status()["seq"])  # another host may have moved on
+            if any(_int(b.doc.get("seq")) > current for b in future):
+                return current  # answers a packet not published yet: wait
+        for b in blocks:
+            try:
+                out = self.host.accept(b)
+            except REFUSED as exc:
+                self._aside(paths, "rejected", f"rejected {name}{copies}: {exc}")
+                return current
+            except Exception as exc:  # e.g. a locked database: keep the file, try again
+                if h not in self.retrying:
+                    self.retrying.add(h)
+                    self.log(f"could not process {name} ({type(exc).__name__}: {exc}); will retry")
+                return current
+            self.log(f"{name}{copies}: {out.message}")
+            if out.seq:
+                current = out.seq
+                self._publish()  # players see the packet before we tidy the inbox
+        self.retrying.discard(h)
+        self._aside(paths, "done", None)
+        return current
+
+    def _young(self, path: Path) -> bool:
+        try:
+            return time.time() - path.stat().st_mtime < self.grace
+        except FileNotFoundError:
+            return True
+
+    def _aside(self, paths: list[Path], sub: str, line: str | None) -> None:
+        for p in paths:
+            try:
+                if sub == "done":
+                    self.folder.mark_done(p)
+                else:
+                    _move_aside(self.folder, p, sub)
+            except (FileNotFoundError, PbemError):
+                continue  # another host moved it first
+        if line:
+            self.log(line)
+
+
+@dataclass
+class MailHost:
+    """The host reading a Maildir / mbox / folder of .eml, mailing packets via a Courier."""
+
+    host: Any
+    sources: list[Path]
+    courier: Courier
+    log: Log = field(default=stamp_log())
+    scanner: MailScanner = field(init=False)
+    game: str = field(init=False)
+    first: bool = True
+
+    def __post_init__(self) -> None:
+        self.scanner = MailScanner(list(self.sources))
+        self.game = self.host.game_id()
+
+    def step(self) -> bool:
+        send_pending(self.host, self.courier, log=self.log)
+        skipped = 0
+        for label, msg in self.scanner.new_messages():
+            blocks, errors = message_blocks(msg)
+            if not blocks:
+                self.log(f"ignored {label}: " + ("; ".join(errors) if errors else f"not a pbem mail ({who(msg)})"))
+                continue
+            ours = [b for b in blocks if b.kind in ("join", "move") and b.game == self.game]
+            if not ours:
+                if any(b.game != self.game for b in blocks):
+                    self.log(f"ignored {label}: for game {blocks[0].game}, not {self.game}")
+                continue  # our own packets and invitations coming back: nothing to do
+            for b in ours:
+                result = self._accept(label, b)
+                if result == "retry":
+                    self.scanner.seen.discard(label)
+                    break
+                if result == "duplicate" and self.first:
+                    skipped += 1
+            send_pending(self.host, self.courier, log=self.log)
+        if skipped:
+            self.log(f"{skipped} join/move block(s) in the mailbox were applied before")
+        self.first = False
+        send_pending(self.host, self.courier, log=self.log)
+        if self.host.status()["status"] == "over":
+            self.log(game_over_line(self.host))
+            return True
+        return False
+
+    def _accept(self, label: str, block: Signed) -> str:
+        try:
+            out = self.host.accept(block)
+        except REFUSED as exc:
+            self.log(f"rejected {block.kind} by {block.doc.get('seat')} in {label}: {exc}")
+            return "refused"
+        except Exception as exc:
+            self.log(f"could not process {label} ({type(exc).__name__}: {exc}); will retry")
+            return "retry"
+        if not (out.kind == "duplicate" and self.first):
+            self.log(f"{label}: {out.message}")
+        return out.kind
+
+
+def run(stepper: Any, *, poll: float = 1.0, once: bool = False, log: Log | None = None) -> None:
+    """Step until the game is over (or once). Errors of one step are logged, never fatal:
+    SMTP down, a flaky disk, a bug: say so and keep serving the game."""
+    polling.run(stepper, poll=poll, once=once, log=log or stamp_log())
+
+
+def _int(x: Any) -> int:
+    try:
+        return int(x)
+    except (TypeError, ValueError):
+        return -1
+
+
+def _ranges(seqs: list[int]) -> str:
+    if not seqs:
+        return "-"
+    out, start, prev = [], seqs[0], seqs[0]
+    for s in seqs[1:]:
+        if s != prev + 1:
+            out.append(f"{start}-{prev}" if start != prev else str(start))
+            start = s
+        prev = s
+    out.append(f"{start}-{prev}" if start != prev else str(start))
+    return ", ".join(out)

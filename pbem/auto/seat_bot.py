@@ -1,0 +1,238 @@
+"""A bot on one seat, playing through the same files a person uses.
+
+It holds only its own seat's key: it reads the packets (opening its sealed part, checking
+the host's signature and the packet chain), joins if it has not, waits for its turn, and
+writes signed, sealed moves into the folder's inbox or mails them to the host. Everything
+it writes is also kept in the key home (folderplay.Seat), so a restarted bot re-submits the
+same move instead of choosing again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pbem.seat import player
+from pbem.auto import polling
+from pbem.protocol.crypto import Identity
+from pbem.errors import PbemError, UsageError
+from pbem.folder.play import Seat
+from pbem.mail.incoming import MailScanner, Router, game_dir, latest_saved_packet, message_blocks
+from pbem.mail.outgoing import Courier, block_mail
+from pbem.protocol.documents import read_blocks, read_file
+from pbem.atomic import write_atomic
+
+Log = Callable[[str], None]
+
+
+def make_bot(kind: str, seat: str, seed: int | str) -> Any:
+    from engine import bots
+
+    if kind not in bots.KINDS:
+        raise UsageError(f"unknown bot {kind!r}", hint=f"use one of {', '.join(bots.KINDS)}")
+    return bots.make_bot(kind, seat, seed)
+
+
+def stamp_log(prefix: str) -> Log:
+    def log(message: str) -> None:
+        print(f"{time.strftime('%H:%M:%S')} {prefix}: {message}", flush=True)
+
+    return log
+
+
+class _Brain:
+    """The bot plus what it has seen: it observes every public move once, in order."""
+
+    def __init__(self, kind: str, seat: str, seed: int | str) -> None:
+        self.bot = make_bot(kind, seat, seed)
+        self.seen = 0
+
+    def observe(self, sp: player.SeatPacket) -> None:
+        seq = int(sp.doc["seq"])
+        if seq <= self.seen:
+            return
+        self.seen = seq
+        watch = getattr(self.bot, "observe", None)
+        if watch is None or "result" in sp.doc or sp.doc["phase"] != "playing":
+            return  # a round-over packet already shows the next deal
+        for m in sp.doc.get("moves", []):
+            try:
+                watch(sp.view, str(m["text"]), str(m["seat"]))
+            except Exception:  # learning is optional; a bot must still move
+                pass
+
+    def choose(self, sp: player.SeatPacket) -> str:
+        return str(self.bot.choose(sp.view))
+
+
+@dataclass
+class FolderBot:
+    dir: Path
+    identity: Identity
+    home: Path
+    kind: str = "smart"
+    seed: int | str = 0
+    log: Log = field(default=stamp_log("bot"))
+    client: Seat | None = None
+    brain: _Brain | None = None
+    current: player.SeatPacket | None = None
+    resent: set[int] = field(default_factory=set)
+    waiting_said: bool = False
+
+    def _open(self) -> Seat | None:
+        if self.client is None:
+            try:
+                self.client = Seat.open(self.dir, self.identity, self.home)
+            except UsageError:
+                if not self.waiting_said:
+                    self.log(f"waiting for the game folder {self.dir}")
+                    self.waiting_said = True
+                return None
+            self.brain = _Brain(self.kind, self.client.seat, self.seed)
+            self.log(f"playing seat {self.client.seat} of {self.client.invitation.game} as a {self.kind} bot")
+        return self.client
+
+    def step(self) -> bool:
+        """One look at the folder; True when the game is over."""
+        c = self._open()
+        if c is None:
+            return False
+        assert self.brain is not None
+        if not c.joined() and not c.started():
+            path, _ = c.join()
+            self.log(f"joined: {path.name}")
+        found = c.folder.latest_packet(c.seat)
+        if found is None:
+            return False
+        if self.current is None or int(self.current.doc["seq"]) != found[0]:
+            if found[0] > self.brain.seen + 1:  # observe the packets in between, in order
+                for seq, path in c.folder.packets(None):
+                    if self.brain.seen < seq < found[0]:
+                        self.brain.observe(c.open_seq(seq, path.read_bytes()))
+            self.current = c.open_seq(*found)
+        sp = self.current
+        self.brain.observe(sp)
+        if sp.doc["phase"] == "game-over":
+            gold = ", ".join(f"{p} {g}" for p, g in sp.doc["standings"]["gold"].items())
+            self.log(f"game over: {gold}")
+            return True
+        seq = int(sp.doc["seq"])
+        if sp.doc["to_move"] != c.seat:
+            return False
+        if c.answered(seq):
+            if seq not in self.resent:  # e.g. after a restart: the same file again, harmless
+                self.resent.add(seq)
+                c.move(sp, "")
+            return False
+        text = self.brain.choose(sp)
+        path, _ = c.move(sp, text)
+        self.resent.add(seq)
+        self.log(f"packet {seq}: {text} -> {path.name}")
+        return False
+
+
+@dataclass
+class MailBot:
+    """A seat playing by mail: reads a Maildir/mbox, mails joins and moves to the host."""
+
+    sources: list[Path]
+    identity: Identity
+    home: Path
+    to: str
+    courier: Courier
+    sender: str
+    kind: str = "smart"
+    seed: int | str = 0
+    game: str | None = None
+    log: Log = field(default=stamp_log("bot"))
+    scanner: MailScanner = field(init=False)
+    router: Router = field(init=False)
+    brain: _Brain | None = None
+    seat: str | None = None
+    resent: set[int] = field(default_factory=set)
+    routed: set[str] = field(default_factory=set)
+    current: tuple[Path, player.SeatPacket] | None = None
+
+    def __post_init__(self) -> None:
+        self.scanner = MailScanner(list(self.sources))
+        self.router = Router(Path(self.home))
+
+    def _mail(self, block, what: str) -> None:
+        where = self.courier.deliver(block_mail(block, sender=self.sender, to=self.to))
+        self.log(f"{what}: {where}")
+
+    def _invited(self, inv) -> None:
+        try:
+            seat = player.seat_of(inv, self.identity)
+        except UsageError:
+            return  # an invitation for someone else
+        if self.game is not None and inv.game != self.game:
+            return
+        if self.seat is not None:
+            return
+        self.game, self.seat = inv.game, seat
+        self.brain = _Brain(self.kind, seat, self.seed)
+        join_file = game_dir(self.home, inv.game) / f"join-{seat}.pbem"
+        if join_file.exists():
+            if latest_saved_packet(self.home, inv.game) is None:
+                self._mail(read_file(join_file)[0], f"join of {seat} mailed again")
+            return
+        signed = player.join(inv, self.identity, self.home)
+        join_file.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(join_file, signed.armored().encode())
+        self._mail(signed, f"joined {inv.game} as {seat}")
+
+    def read(self) -> None:
+        """Read new mail: join when invited, keep the game's packets in the key home."""
+        for label, msg in self.scanner.new_messages():
+            blocks, _ = message_blocks(msg)
+            for b in blocks:
+                if b.kind == "invitation":
+                    self._invited(b)
+            for b in blocks:
+                if b.kind in ("packet", "archive") and b.game == self.game and b.hash not in self.routed:
+                    self.routed.add(b.hash)  # every recipient's copy holds the same block
+                    kind, line = self.router.route(b)
+                    if kind == "refused":
+                        self.log(f"{label}: {line}")
+
+    def step(self) -> bool:
+        self.read()
+        if self.game is None or self.seat is None:
+            return False
+        assert self.brain is not None
+        latest = latest_saved_packet(self.home, self.game)
+        if latest is None:
+            return False
+        if self.current is None or self.current[0] != latest:
+            sp = player.open_packet(read_blocks(latest.read_text(encoding="utf-8"))[0], self.identity, self.home)
+            self.current = (latest, sp)
+        sp = self.current[1]
+        self.brain.observe(sp)
+        if sp.doc["phase"] == "game-over":
+            self.log("game over")
+            return True
+        seq = int(sp.doc["seq"])
+        if sp.doc["to_move"] != self.seat:
+            return False
+        saved = game_dir(self.home, self.game) / "moves" / f"{self.seat}-{seq:06d}.pbem"
+        if saved.exists():
+            if seq not in self.resent:
+                self.resent.add(seq)
+                self._mail(read_file(saved)[0], f"move for packet {seq} mailed again")
+            return False
+        text = self.brain.choose(sp)
+        signed = player.make_move(sp, text)
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(saved, signed.armored().encode())
+        self.resent.add(seq)
+        self._mail(signed, f"packet {seq}: {text}")
+        return False
+
+
+def run(stepper: Any, *, poll: float = 1.0, once: bool = False, log: Log | None = None) -> None:
+    """Play until the game is over (or once); a half-synced file or a flaky disk is retried."""
+    polling.run(stepper, poll=poll, once=once, log=log or stamp_log("bot"), retry=(PbemError, OSError))

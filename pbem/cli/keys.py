@@ -1,0 +1,97 @@
+"""`pbem key ...`: create and show identities.
+
+Errors are raised as PbemError and left to the main CLI, which prints
+`error:` / `hint:` and exits with the error's exit code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pbem.seat import keys
+from pbem.errors import UsageError
+
+app = typer.Typer(help="Identities: your signing and encryption keys.", no_args_is_help=True)
+
+HomeOpt = Annotated[
+    Path | None,
+    typer.Option("--home", help="Key home (default: $PBEM_HOME or the platform config dir).", show_default=False),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+NameArg = Annotated[str, typer.Argument(help="Identity name: 1-32 of a-z 0-9 _ -.", show_default=False)]
+
+
+@app.command("new")
+def new(
+    name: NameArg,
+    home: HomeOpt = None,
+    passphrase_file: Annotated[
+        Path | None,
+        typer.Option("--passphrase-file", help="Read the passphrase from this file (first line).", show_default=False),
+    ] = None,
+    no_passphrase: Annotated[
+        bool, typer.Option("--no-passphrase", help="Store the private key unencrypted (not recommended).")
+    ] = False,
+) -> None:
+    """Create a new identity and print its public key line to share with other players."""
+    keys.check_name(name)
+    if no_passphrase and passphrase_file is not None:
+        raise UsageError("--no-passphrase and --passphrase-file contradict each other")
+    where = keys.key_home(home)
+    if keys.key_path(where, name).exists():
+        # Checked before prompting so nobody types a passphrase for nothing.
+        raise UsageError(
+            f"identity {name!r} already exists in {keys.key_path(where, name)}",
+            hint="pick another name; pbem never overwrites a private key",
+        )
+    passphrase = None if no_passphrase else keys.get_passphrase(passphrase_file, prompt=True, confirm=True)
+    identity = keys.create_identity(where, name, passphrase)
+    if passphrase is None:
+        typer.echo(
+            f"warning: the private key {keys.key_path(where, name)} is NOT protected by a passphrase; "
+            "anyone who can read it can play as you",
+            err=True,
+        )
+    pub = identity.public
+    typer.echo(pub.encode())
+    typer.echo(f"fingerprint: {pub.fingerprint()}")
+    typer.echo(f"created identity {name!r} in {keys.keys_dir(where)}; send the pbem1 line above to the other players", err=True)
+
+
+@app.command("show")
+def show(name: NameArg, home: HomeOpt = None, as_json: JsonOpt = False) -> None:
+    """Print an identity's public key line and fingerprint."""
+    where = keys.key_home(home)
+    pub = keys.load_public(where, name)
+    if as_json:
+        doc = {"name": name, "public": pub.encode(), "fingerprint": pub.fingerprint()}
+        if keys.key_path(where, name).exists():
+            doc["protected"] = keys.is_protected(where, name)
+        typer.echo(json.dumps(doc, indent=2))
+        return
+    typer.echo(pub.encode())
+    typer.echo(f"fingerprint: {pub.fingerprint()}")
+
+
+@app.command("list")
+def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
+    """List the identities in the key home."""
+    where = keys.key_home(home)
+    rows = [
+        {"name": n, "fingerprint": pub.fingerprint(), "protected": keys.is_protected(where, n), "public": pub.encode()}
+        for n, pub in keys.list_identities(where)
+    ]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        typer.echo(f"no identities in {keys.keys_dir(where)}; create one with 'pbem key new NAME'", err=True)
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        status = "protected" if r["protected"] else "UNPROTECTED"
+        typer.echo(f"{r['name']:<{width}}  {r['fingerprint']}  {status}")

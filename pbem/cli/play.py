@@ -1,0 +1,293 @@
+"""Top-level play commands: game new, join, apply, show, move, status, packet."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from pbem.seat import keys
+from pbem.cli.keys import HomeOpt, JsonOpt
+from pbem.errors import UsageError
+from pbem.host.paths import db_path
+from pbem.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from pbem.protocol.crypto import Identity, PublicKey
+
+game_app = typer.Typer(help="Create and configure games (host side).", no_args_is_help=True)
+
+PassOpt = Annotated[
+    Path | None,
+    typer.Option("--passphrase-file", help="Read the key's passphrase from this file (or set PBEM_PASSPHRASE).",
+                 show_default=False),
+]
+DbOpt = Annotated[Path | None, typer.Option("--db", help="Game database path (default saves/GAME.db).", show_default=False)]
+OutOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Write the file here.", show_default=False)]
+AsOpt = Annotated[str | None, typer.Option("--as", help="Your identity (key name); default: the only one in the key home.",
+                                           show_default=False)]
+
+
+def out_dir(path: Path) -> Path:
+    """Where a game's packets go by default: saves/GAME/out/ next to saves/GAME.db."""
+    return path.with_suffix("") / "out"
+
+
+def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> "Identity":
+    where = keys.key_home(home)
+    if name is None:
+        names = [n for n, _ in keys.list_identities(where)]
+        if len(names) != 1:
+            raise UsageError("which identity? pass --as NAME",
+                             hint=f"identities in {where}: {', '.join(names) or 'none (pbem key new NAME)'}")
+        name = names[0]
+    return keys.unlock_identity(where, name, passphrase_file)
+
+
+def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
+    from pbem.protocol.crypto import PublicKey
+
+    name, sep, key = text.partition("=")
+    if not sep or not name or not key:
+        raise UsageError(f"bad --player {text!r}", hint="write NAME=pbem1... (or NAME=KEYNAME for a key in your key home)")
+    if key.startswith("pbem1"):
+        return name.lower(), PublicKey.decode(key)
+    return name.lower(), keys.load_public(keys.key_home(home), key)
+
+
+def write_packets(host, out: Path) -> list[Path]:
+    """Write every packet not yet on disk as out/packet-NNNNNN.pbem; return the new files.
+
+    A packet's bytes never change once committed, so an existing file is left alone; a file
+    missing after a crash between the commit and the write is written now.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for seq, armored in host.packets():
+        path = out / f"packet-{seq:06d}.pbem"
+        if not path.exists():
+            write_atomic(path, armored.encode())
+            written.append(path)
+    return written
+
+
+@game_app.command("new")
+def game_new(
+    game: Annotated[str, typer.Argument(help="A short name for the game (letters, digits, - _).")],
+    host_name: Annotated[str, typer.Option("--host", help="The host's identity (key name in your key home).")],
+    player: Annotated[list[str], typer.Option("--player", "-p", help="NAME=PUBKEY, in seat order; repeat per seat.")],
+    ruleset: Annotated[str, typer.Option("--ruleset", help="classic (3-10 players) or expansion (2-12).")] = "classic",
+    option: Annotated[list[str], typer.Option("--option", help="max-saboteurs, broken-tools-forfeit.")] = [],
+    email: Annotated[list[str], typer.Option("--email", help="NAME=ADDRESS for mail; 'host' for the host.")] = [],
+    db: DbOpt = None,
+    output: OutOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Create a game database and write the invitation to send to every player."""
+    from pbem.host.referee import create_game
+
+    path = db_path(game, db)
+    seats = [parse_seat(p, home) for p in player]
+    emails = {}
+    for e in email:
+        n, sep, addr = e.partition("=")
+        if not sep or "@" not in addr:
+            raise UsageError(f"bad --email {e!r}", hint="write NAME=user@example.org")
+        emails[n.lower()] = addr
+    host = identity_named(home, host_name, passphrase_file)
+    invitation = create_game(path, game, host, ruleset, seats, list(option), emails)
+    target = output or out_dir(path) / "invitation.pbem"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, invitation.armored().encode())
+    typer.echo(f"created game {invitation.game} ({ruleset}, {len(seats)} seats) in {path}")
+    typer.echo(f"invitation: {target}")
+    typer.echo("send it to every player; each answers with: pbem join INVITATION --as NAME", err=True)
+
+
+def join(
+    invitation: Annotated[Path, typer.Argument(help="The invitation file (or an email holding it).")],
+    as_name: AsOpt = None,
+    output: OutOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Join a game: write a signed join file to send back to the host."""
+    from pbem.seat import player
+    from pbem.protocol.crypto import PublicKey
+    from pbem.protocol.documents import read_one
+
+    inv = read_one(invitation, "invitation")
+    me = identity_named(home, as_name, passphrase_file)
+    signed = player.join(inv, me, keys.key_home(home))
+    target = output or Path(f"join-{signed.doc['seat']}-{inv.game}.pbem")
+    write_atomic(target, signed.armored().encode())
+    host_fp = PublicKey.decode(inv.doc["host"]["key"]).fingerprint()
+    typer.echo(f"joined {inv.game} as seat {signed.doc['seat']}; host key fingerprint {host_fp}")
+    typer.echo(f"join file: {target} (send it to the host)")
+
+
+def apply(
+    game: Annotated[str, typer.Argument(help="Game name under saves/, or a .db path (with --db: the first file).")],
+    files: Annotated[list[Path], typer.Argument(help="Join and move files (or emails holding them).")],
+    db: DbOpt = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Where packets go (default saves/GAME/out/).")] = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Host: check and apply join and move files, then write the next packet(s)."""
+    from pbem.host.referee import Host
+    from pbem.protocol.documents import read_file
+
+    if db is not None:  # with --db, every argument is a file
+        files = [Path(game), *files]
+    path = db_path(game, db)
+    host = Host(path)
+    try:
+        host.identity = identity_named(home, host.host_name(), passphrase_file)
+        results = []
+        failed = None
+        for f in files:
+            try:
+                for block in read_file(f):
+                    outcome = host.accept(block)
+                    results.append({"file": str(f), "outcome": outcome.kind, "message": outcome.message, "seq": outcome.seq})
+                    if not as_json:
+                        typer.echo(outcome.message)
+            except Exception as exc:  # report which file failed, then let the CLI print it
+                exc.source = str(f)  # type: ignore[attr-defined]
+                failed = (f, exc)
+                break
+        written = write_packets(host, out or out_dir(path))
+        if as_json:
+            typer.echo(json.dumps({"results": results, "packets": [str(p) for p in written]}, indent=2))
+        elif written:
+            typer.echo(f"latest packet: {written[-1]}")
+        if failed:
+            raise failed[1]
+    finally:
+        host.close()
+
+
+def show(
+    packet: Annotated[Path, typer.Argument(help="A packet file (or an email holding it).")],
+    as_name: AsOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Open a packet with your key: the maze, your hand and role, and whose turn it is."""
+    from pbem.seat import player
+    from pbem.protocol.documents import read_one
+
+    signed = read_one(packet, "packet")
+    me = identity_named(home, as_name, passphrase_file)
+    sp = player.open_packet(signed, me, keys.key_home(home))
+    if as_json:
+        typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False))
+        return
+    from pbem.seat.screen import show_packet
+
+    show_packet(sp)
+    if sp.doc["to_move"] == sp.seat and sp.doc["phase"] != "game-over":
+        typer.echo(f'your move: pbem move {packet} "MOVE" --as {me.name}')
+
+
+def move(
+    packet: Annotated[Path, typer.Argument(help="The packet you answer.")],
+    text: Annotated[str, typer.Argument(help="Your move, e.g. \"play cross at 1,0\" (see 'pbem show').")],
+    as_name: AsOpt = None,
+    output: OutOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Write your signed move for the host (checked against your view first).
+
+    To send it by mail instead (an .eml addressed to the host, or straight over SMTP), use
+    'pbem mail-move PACKET "MOVE" --to HOST-ADDRESS [--to-dir DIR | --send ...]'.
+    """
+    from pbem.seat import player
+    from pbem.protocol.documents import read_one
+
+    signed = read_one(packet, "packet")
+    me = identity_named(home, as_name, passphrase_file)
+    sp = player.open_packet(signed, me, keys.key_home(home))
+    mv = player.make_move(sp, text)
+    target = output or Path(f"move-{sp.seat}-{sp.doc['seq']:06d}.pbem")
+    write_atomic(target, mv.armored().encode())
+    typer.echo(f"move file: {target} (send it to the host)")
+
+
+def status(
+    game: Annotated[str | None, typer.Argument(help="Game name under saves/ (or use --db).")] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Host: round, packet number, whose turn, and the seats."""
+    from pbem.host.referee import Host
+
+    host = Host(db_path(game, db))
+    try:
+        st = host.status()
+    finally:
+        host.close()
+    if as_json:
+        typer.echo(json.dumps(st, indent=2, ensure_ascii=False))
+        return
+    typer.echo(f"game {st['game']} ({st['ruleset']}): {st['status']}, round {st['round']}, packet {st['seq']}")
+    if st["to_move"]:
+        typer.echo(f"to move: {st['to_move']}")
+    for seat in st["seats"]:
+        joined = "joined" if seat["joined"] else "not joined"
+        gold = st["gold"].get(seat["name"], 0)
+        typer.echo(f"  {seat['name']:<12} {joined:<10} gold {gold:<3} last activity {seat['last_activity'] or '-'}")
+
+
+def packet(
+    game: Annotated[str | None, typer.Argument(help="Game name under saves/ (or use --db).")] = None,
+    db: DbOpt = None,
+    output: OutOpt = None,
+    seq: Annotated[int | None, typer.Option("--seq", help="Re-issue this packet instead of the latest.")] = None,
+) -> None:
+    """Host: write the latest packet again (e.g. for a player who lost it)."""
+    from pbem.host.referee import Host
+
+    host = Host(db_path(game, db))
+    try:
+        packets = host.packets()
+        if not packets:
+            typer.echo(host.invitation(), nl=False) if output is None else write_atomic(output, host.invitation().encode())
+            return
+        chosen = packets[-1] if seq is None else next((p for p in packets if p[0] == seq), None)
+        if chosen is None:
+            raise UsageError(f"no packet {seq}; packets run 1..{packets[-1][0]}")
+        if output is None:
+            sys.stdout.write(chosen[1])
+        else:
+            write_atomic(output, chosen[1].encode())
+            typer.echo(f"packet {chosen[0]}: {output}")
+    finally:
+        host.close()
+
+
+def demo(
+    ruleset: Annotated[str, typer.Option("--ruleset", help="classic or expansion.")] = "classic",
+    workdir: Annotated[Path | None, typer.Option("--dir", help="Keep the files here (default: a temp folder).")] = None,
+    bot: Annotated[str, typer.Option("--bot", help="smart or random bots.")] = "smart",
+) -> None:
+    """Play a whole game: an automatic host and 5 bot seats, as separate processes, over a shared folder."""
+    from rich.console import Console
+
+    from pbem.auto.demo import run_demo
+
+    run_demo(Console(), ruleset=ruleset, workdir=workdir, bot=bot)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(game_app, name="game")
+    for fn in (join, apply, show, move, status, packet, demo):
+        app.command(fn.__name__)(fn)

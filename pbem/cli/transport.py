@@ -1,0 +1,501 @@
+"""Commands for playing by mail and through a shared folder, the automatic host and seat bots.
+
+`register(app)` adds: game email, game smtp, mail, inbox, mail-join, mail-move, turn,
+folder init, host run, bot run. See docs/playing.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pbem.seat import keys
+from pbem.cli.keys import HomeOpt, JsonOpt
+from pbem.cli.play import AsOpt, DbOpt, PassOpt, game_app, identity_named, out_dir
+from pbem.errors import UsageError
+from pbem.host.paths import db_path
+
+folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).", no_args_is_help=True)
+host_app = typer.Typer(help="The automatic host.", no_args_is_help=True)
+bot_app = typer.Typer(help="Bots on a seat.", no_args_is_help=True)
+
+GameArg = Annotated[str | None, typer.Argument(help="Game name under saves/ (or use --db).", show_default=False)]
+SendOpt = Annotated[bool, typer.Option("--send", help="Send over SMTP instead of writing .eml files.")]
+ToDirOpt = Annotated[Path | None, typer.Option("--to-dir", help="Write .eml files into this folder.", show_default=False)]
+PollOpt = Annotated[float, typer.Option("--poll", help="Seconds between looks at the folder or mailbox.")]
+OnceOpt = Annotated[bool, typer.Option("--once", help="Do one pass and stop.")]
+ServerOpt = Annotated[str | None, typer.Option("--smtp-server", help="SMTP server (with --send).", show_default=False)]
+PortOpt = Annotated[int | None, typer.Option("--smtp-port", help="SMTP port (default by security).", show_default=False)]
+SecurityOpt = Annotated[str, typer.Option("--smtp-security", help="starttls, ssl or none.")]
+UserOpt = Annotated[str | None, typer.Option("--smtp-user", help="SMTP login (password: $PBEM_SMTP_PASSWORD or a prompt).",
+                                             show_default=False)]
+FromOpt = Annotated[str | None, typer.Option("--from", help="Your mail address.", show_default=False)]
+ToOpt = Annotated[str, typer.Option("--to", help="The host's mail address.")]
+
+
+def _host(game: str | None, db: Path | None):
+    from pbem.host.referee import Host
+
+    return Host(db_path(game, db))
+
+
+def _unlock_host(host, home: Path | None, passphrase_file: Path | None) -> None:
+    host.identity = identity_named(home, host.host_name(), passphrase_file)
+
+
+# --- host: addresses and SMTP settings --------------------------------------------------------
+
+
+def game_email(
+    game: Annotated[str, typer.Argument(help="Game name under saves/ (or a .db path).")],
+    address: Annotated[list[str], typer.Argument(help="NAME=ADDRESS (NAME= removes it); 'host' is you.")],
+    db: DbOpt = None,
+) -> None:
+    """Set the players' (and your own) mail addresses for a game."""
+    host = _host(game, db)
+    try:
+        for item in address:
+            name, sep, addr = item.partition("=")
+            if not sep or not name or (addr and "@" not in addr):
+                raise UsageError(f"bad address {item!r}", hint="write NAME=user@example.org, or NAME= to remove")
+            host.set_email(name.lower(), addr or None)
+        emails = host.config().get("emails", {})
+    finally:
+        host.close()
+    for name, addr in emails.items():
+        typer.echo(f"{name}: {addr}")
+
+
+def game_smtp(
+    game: Annotated[str, typer.Argument(help="Game name under saves/ (or a .db path).")],
+    server: Annotated[str | None, typer.Option("--server", help="SMTP server host name.", show_default=False)] = None,
+    port: Annotated[int | None, typer.Option("--port", help="Default: 587 starttls, 465 ssl, 25 none.",
+                                             show_default=False)] = None,
+    security: Annotated[str, typer.Option("--security", help="starttls, ssl or none.")] = "starttls",
+    user: Annotated[str | None, typer.Option("--user", help="SMTP login name.", show_default=False)] = None,
+    sender: Annotated[str | None, typer.Option("--from", help="The address packets come from.", show_default=False)] = None,
+    db: DbOpt = None,
+) -> None:
+    """Store the SMTP settings for 'pbem mail --send'; without --server, show them.
+
+    The password is never stored: it comes from $PBEM_SMTP_PASSWORD or a prompt.
+    """
+    from pbem.mail.message import SmtpSettings
+
+    host = _host(game, db)
+    try:
+        if server is None:
+            smtp = host.config().get("smtp")
+            typer.echo(json.dumps(smtp, indent=2) if smtp else "no SMTP settings (pbem game smtp GAME --server ...)")
+            return
+        if not sender:
+            raise UsageError("--from ADDRESS is needed with --server")
+        d = {"host": server, "security": security, "user": user, "from_addr": sender}
+        if port:
+            d["port"] = port
+        settings = SmtpSettings.from_dict(d)
+        host.set_config(smtp=settings.to_dict())
+    finally:
+        host.close()
+    typer.echo(f"SMTP: {settings.host}:{settings.port} ({settings.security}), from {settings.from_addr}"
+               + (f", login {settings.user}" if settings.user else ""))
+
+
+def _courier(send: bool, to_dir: Path | None, settings, default_dir: Path | None = None):
+    from pbem.mail.outgoing import Courier, smtp_password
+
+    if send:
+        if settings is None:
+            raise UsageError("--send needs SMTP settings", hint="pbem game smtp GAME --server ... --from ...")
+        return Courier(settings=settings, password=smtp_password(settings))
+    return Courier(to_dir=to_dir or default_dir)
+
+
+def mail(
+    game: GameArg = None,
+    db: DbOpt = None,
+    to_dir: ToDirOpt = None,
+    send: SendOpt = False,
+    seq: Annotated[int | None, typer.Option("--seq", help="Mail this packet (0: the invitation).",
+                                            show_default=False)] = None,
+    pending: Annotated[bool, typer.Option("--pending", help="Mail every packet not mailed yet.")] = False,
+) -> None:
+    """Host: mail the latest packet (or the invitation) to every seat with an address.
+
+    One mail per recipient (the host's own address gets a copy): the packet attached and
+    armoured in the body. Written as .eml files into --to-dir (default saves/GAME/mail/),
+    or sent over SMTP with --send (settings: 'pbem game smtp').
+    """
+    from pbem.mail.outgoing import mails_for, send_pending, smtp_settings
+
+    path = db_path(game, db)
+    host = _host(game, db)
+    try:
+        courier = _courier(send, to_dir, smtp_settings(host.config()), out_dir(path).parent / "mail")
+        if pending:
+            n = send_pending(host, courier, log=typer.echo)
+            if not n:
+                typer.echo("nothing new to mail")
+            return
+        if seq is None:
+            packets = host.packets()
+            seq = packets[-1][0] if packets else 0
+        for out in mails_for(host, seq):
+            what = "invitation" if seq == 0 else f"packet {seq}"
+            typer.echo(f"{what} to {out.name} <{out.address}>: {courier.deliver(out.message)}")
+        mailed = int(host.config().get("mailed", -1))
+        if seq >= mailed:
+            host.set_config(mailed=seq)
+    finally:
+        host.close()
+
+
+# --- both sides: reading mail ----------------------------------------------------------------
+
+
+def inbox(
+    paths: Annotated[list[Path], typer.Argument(help=".eml files, Maildirs, mbox files or folders of .eml.")],
+    db: Annotated[list[str], typer.Option("--db", help="A host game (name under saves/ or .db path); repeatable. "
+                                                     "Default: every saves/*.db.")] = [],
+    saves: Annotated[Path, typer.Option("--saves", help="Where host games are looked for.")] = Path("saves"),
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Read mail (.eml, Maildir, mbox) and route every pbem block in it.
+
+    Joins and moves go to your host games (saves/*.db or --db); packets of games you
+    joined are saved in your key home (for 'pbem turn GAME'); invitations go to
+    <home>/invitations/. Mail that is not ours is ignored, one line each.
+    """
+    from pbem.mail.incoming import MailScanner, Router, discover_dbs
+
+    dbs = discover_dbs([db_path(d, None) for d in db], saves)
+    router = Router(keys.key_home(home), dbs, unlock=lambda name: identity_named(home, name, passphrase_file))
+    results = []
+    try:
+        for label, msg in MailScanner(list(paths)).new_messages():
+            for kind, line in router.route_message(label, msg):
+                results.append({"outcome": kind, "message": line})
+                if not as_json:
+                    typer.echo(line)
+    finally:
+        router.close()
+    if as_json:
+        typer.echo(json.dumps(results, indent=2))
+    elif not results:
+        typer.echo("no mail found")
+
+
+# --- players: mailing joins and moves ---------------------------------------------------------
+
+
+def _player_courier(send: bool, to_dir: Path | None, server, port, security, user, sender):
+    from pbem.mail.outgoing import Courier, player_settings, smtp_password
+
+    if send:
+        settings = player_settings(server, port, security, user, sender)
+        return Courier(settings=settings, password=smtp_password(settings))
+    return Courier(to_dir=to_dir or Path("."))
+
+
+def _once(saved: Path, make):
+    """The signed file kept at `saved`, made now if it is not there yet; and whether it was.
+
+    Asking twice sends the same signed file again instead of a second, different one.
+    """
+    from pbem.protocol.documents import read_file
+    from pbem.atomic import write_atomic
+
+    if saved.exists():
+        return read_file(saved)[0], True
+    signed = make()
+    write_atomic(saved, signed.armored().encode())
+    return signed, False
+
+
+def mail_join(
+    invitation: Annotated[Path, typer.Argument(help="The invitation (file or the mail holding it).")],
+    to: ToOpt,
+    as_name: AsOpt = None,
+    to_dir: ToDirOpt = None,
+    send: SendOpt = False,
+    smtp_server: ServerOpt = None,
+    smtp_port: PortOpt = None,
+    smtp_security: SecurityOpt = "starttls",
+    smtp_user: UserOpt = None,
+    sender: FromOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Join a game by mail: your signed join, mailed to the host (or written as .eml)."""
+    from pbem.seat import player
+    from pbem.mail.incoming import game_dir
+    from pbem.mail.outgoing import block_mail
+    from pbem.protocol.documents import read_one
+
+    inv = read_one(invitation, "invitation")
+    me = identity_named(home, as_name, passphrase_file)
+    where = keys.key_home(home)
+    seat = player.seat_of(inv, me)
+    courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
+    signed, again = _once(game_dir(where, inv.game) / f"join-{seat}.pbem", lambda: player.join(inv, me, where))
+    if again:
+        typer.echo(f"you joined {inv.game} before; mailing the same join again")
+    msg = block_mail(signed, sender=sender or f"{me.name}@localhost", to=to)
+    typer.echo(f"join of {seat} for {inv.game}: {courier.deliver(msg)}")
+
+
+def _packet_for(target: str, home: Path):
+    from pbem.mail.incoming import latest_saved_packet
+    from pbem.protocol.documents import read_one
+
+    p = Path(target)
+    if p.is_file():
+        return read_one(p, "packet")
+    latest = latest_saved_packet(home, target)
+    if latest is None:
+        raise UsageError(f"no packet of game {target!r} in {home}",
+                         hint="pass a packet file, or read your mail first with 'pbem inbox MAILDIR'")
+    return read_one(latest, "packet")
+
+
+def mail_move(
+    packet: Annotated[str, typer.Argument(help="The packet you answer: a file, or a game id (its latest saved packet).")],
+    text: Annotated[str, typer.Argument(help='Your move, e.g. "play cross at 1,0".')],
+    to: ToOpt,
+    as_name: AsOpt = None,
+    to_dir: ToDirOpt = None,
+    send: SendOpt = False,
+    smtp_server: ServerOpt = None,
+    smtp_port: PortOpt = None,
+    smtp_security: SecurityOpt = "starttls",
+    smtp_user: UserOpt = None,
+    sender: FromOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Write your signed move and mail it to the host (or write it as .eml with --to-dir)."""
+    from pbem.seat import player
+    from pbem.mail.incoming import game_dir
+    from pbem.mail.outgoing import block_mail
+
+    where = keys.key_home(home)
+    signed_packet = _packet_for(packet, where)
+    me = identity_named(home, as_name, passphrase_file)
+    sp = player.open_packet(signed_packet, me, where)
+    courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
+    seq = int(sp.doc["seq"])
+    mv, again = _once(game_dir(where, signed_packet.game) / "moves" / f"{sp.seat}-{seq:06d}.pbem",
+                      lambda: player.make_move(sp, text))
+    if again:
+        typer.echo(f"you already answered packet {seq}; mailing that move again (the host takes one move per packet)")
+    msg = block_mail(mv, sender=sender or f"{me.name}@localhost", to=to)
+    typer.echo(f"move for packet {seq}: {courier.deliver(msg)}")
+
+
+# --- players: a turn in a shared folder -------------------------------------------------------
+
+
+def turn(
+    target: Annotated[str, typer.Argument(help="The shared game folder (or a game id, to show its latest mailed packet).")],
+    move: Annotated[str | None, typer.Argument(help='Your move, e.g. "play cross at 1,0".', show_default=False)] = None,
+    as_name: AsOpt = None,
+    join_: Annotated[bool, typer.Option("--join", help="Write (again) your join file into the inbox.")] = False,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show your latest packet and, with MOVE (or at the prompt), play it. Joins if needed."""
+    from pbem.seat import player
+    from pbem.folder.play import Seat, show
+
+    where = keys.key_home(home)
+    me = identity_named(home, as_name, passphrase_file)
+    # With --json, stdout carries exactly one JSON document; the rest goes to stderr.
+    say = (lambda line: typer.echo(line, err=True)) if as_json else typer.echo
+    if not (Path(target) / "pbem-folder.json").exists():
+        if Path(target).is_dir() or move is not None or join_:
+            if Path(target).is_dir():
+                raise UsageError(f"{target} is not a pbem game folder", hint="the host runs 'pbem folder init DIR GAME'")
+            raise UsageError(f"{target} is not a game folder", hint=f'for a mail game: pbem mail-move {target} "MOVE" --to HOST')
+        sp = player.open_packet(_packet_for(target, where), me, where)
+        typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False)) if as_json else show(sp, typer.echo)
+        return
+    seat = Seat.open(Path(target), me, where)
+    if join_ or (not seat.joined() and not seat.started()):
+        path, new = seat.join()
+        say(f"{'joined' if new else 'join submitted again'} as {seat.seat}: {path}")
+    sp = seat.latest()
+    if sp is None:
+        say("the game has not started: waiting for every seat to join")
+        if as_json:
+            typer.echo(json.dumps({"game": seat.folder.game_id, "me": seat.seat, "phase": "joining"}))
+        return
+    if as_json:
+        typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False))
+    else:
+        show(sp, typer.echo)
+    if sp.doc["phase"] == "game-over":
+        return
+    seq = int(sp.doc["seq"])
+    mine = sp.doc["to_move"] == seat.seat
+    if move is None and mine and not as_json and not seat.answered(seq) and sys.stdin is not None and sys.stdin.isatty():
+        from engine.errors import IllegalMove
+        from engine.rules import check
+
+        while True:
+            move = typer.prompt("your move (empty: later)", default="", show_default=False).strip() or None
+            if move is None:
+                return
+            try:
+                check(sp.view, move)
+                break
+            except IllegalMove as exc:
+                typer.echo(f"not legal: {exc}", err=True)
+    if move is None:
+        if not mine:
+            say(f"waiting for {sp.doc['to_move']}")
+        elif seat.answered(seq):
+            say(f"you answered packet {seq}; waiting for the host")
+        else:
+            say(f'your turn: pbem turn {target} --as {me.name} "MOVE"')
+        return
+    if seat.answered(seq):
+        path, _ = seat.move(sp, move)
+        say(f"you already answered packet {seq}; submitted that move again: {path}")
+        return
+    path, _ = seat.move(sp, move)
+    say(f"move for packet {seq} submitted: {path}")
+
+
+def folder_init(
+    dir: Annotated[Path, typer.Argument(help="The shared folder (created if needed).")],
+    game: GameArg = None,
+    db: DbOpt = None,
+) -> None:
+    """Host: lay out a game folder and publish the invitation and every packet so far."""
+    from pbem.folder.play import init_folder
+
+    host = _host(game, db)
+    try:
+        folder, pub = init_folder(dir, host)
+    finally:
+        host.close()
+    typer.echo(f"game folder for {folder.game_id} in {folder.dir}: invitation.pbem and {pub.high} packet(s)")
+    typer.echo(f"players: pbem turn {folder.dir} --as NAME   (joins, then shows the table)", err=True)
+
+
+# --- the automatic host and bots -------------------------------------------------------------
+
+
+def host_run(
+    game: GameArg = None,
+    db: DbOpt = None,
+    folder: Annotated[Path | None, typer.Option("--folder", help="Serve this shared game folder.", show_default=False)] = None,
+    maildir: Annotated[list[Path], typer.Option("--maildir", help="Read joins and moves from this Maildir/mbox.")] = [],
+    send: SendOpt = False,
+    to_dir: ToDirOpt = None,
+    poll: PollOpt = 1.0,
+    once: OnceOpt = False,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Host automatically: apply joins and moves as they arrive, publish or mail packets.
+
+    Runs until the game is over (or one pass with --once). Safe to kill and restart; two
+    hosts at once on the same game still apply each move exactly once.
+    """
+    from pbem.auto import host_runner as autohost
+    from pbem.mail.outgoing import smtp_settings
+
+    if (folder is None) == (not maildir):
+        raise UsageError("pass either --folder DIR or --maildir DIR")
+    path = db_path(game, db)
+    host = _host(game, db)
+    try:
+        _unlock_host(host, home, passphrase_file)
+        log = autohost.stamp_log()
+        if folder is not None:
+            stepper = autohost.FolderHost(host, folder, log)
+            log(f"serving {host.game_id()} in {folder}")
+        else:
+            courier = _courier(send, to_dir, smtp_settings(host.config()), out_dir(path).parent / "mail")
+            stepper = autohost.MailHost(host, maildir, courier, log)
+            log(f"serving {host.game_id()} from {', '.join(map(str, maildir))}")
+        autohost.run(stepper, poll=poll, once=once, log=log)
+    finally:
+        host.close()
+
+
+def bot_run(
+    as_name: AsOpt = None,
+    folder: Annotated[Path | None, typer.Option("--folder", help="Play through this shared game folder.",
+                                                show_default=False)] = None,
+    maildir: Annotated[list[Path], typer.Option("--maildir", help="Play by mail, reading this Maildir/mbox.")] = [],
+    to: Annotated[str | None, typer.Option("--to", help="The host's address (mail play).", show_default=False)] = None,
+    game: Annotated[str | None, typer.Option("--game", help="Mail play: the game id (default: the first "
+                                                            "invitation with a seat for this key).", show_default=False)] = None,
+    bot: Annotated[str, typer.Option("--bot", help="smart or random.")] = "smart",
+    seed: Annotated[str, typer.Option("--seed", help="The bot's seed (same seed, same choices).")] = "0",
+    send: SendOpt = False,
+    to_dir: ToDirOpt = None,
+    smtp_server: ServerOpt = None,
+    smtp_port: PortOpt = None,
+    smtp_security: SecurityOpt = "starttls",
+    smtp_user: UserOpt = None,
+    sender: FromOpt = None,
+    poll: PollOpt = 1.0,
+    once: OnceOpt = False,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Let a bot play your seat, holding only your key, until the game is over."""
+    from engine.bots import KINDS as bot_kinds
+
+    from pbem.auto import seat_bot as seatbot
+
+    if (folder is None) == (not maildir):
+        raise UsageError("pass either --folder DIR or --maildir DIR")
+    if bot not in bot_kinds:
+        raise UsageError(f"unknown bot {bot!r}", hint="use smart or random")
+    me = identity_named(home, as_name, passphrase_file)
+    where = keys.key_home(home)
+    log = seatbot.stamp_log(f"bot {me.name}")
+    if folder is not None:
+        stepper = seatbot.FolderBot(folder, me, where, bot, seed, log)
+    else:
+        if not to:
+            raise UsageError("mail play needs --to HOST-ADDRESS")
+        courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
+        stepper = seatbot.MailBot(list(maildir), me, where, to, courier, sender or f"{me.name}@localhost",
+                                  bot, seed, game, log)
+    seatbot.run(stepper, poll=poll, once=once, log=log)
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to the main app (idempotent)."""
+    if getattr(app, "_pbem_transport", False):
+        return
+    app._pbem_transport = True  # type: ignore[attr-defined]
+    if not getattr(game_app, "_pbem_transport", False):
+        game_app._pbem_transport = True  # type: ignore[attr-defined]
+        game_app.command("email")(game_email)
+        game_app.command("smtp")(game_smtp)
+    app.command("mail")(mail)
+    app.command("inbox")(inbox)
+    app.command("mail-join")(mail_join)
+    app.command("mail-move")(mail_move)
+    app.command("turn")(turn)
+    app.add_typer(folder_app, name="folder")
+    app.add_typer(host_app, name="host")
+    app.add_typer(bot_app, name="bot")
+
+
+folder_app.command("init")(folder_init)
+host_app.command("run")(host_run)
+bot_app.command("run")(bot_run)

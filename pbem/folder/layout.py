@@ -1,0 +1,266 @@
+"""Shared game folder: one directory per game, synced by Syncthing, Dropbox, NFS...
+
+Layout::
+
+    DIR/pbem-folder.json        game id, seats, version (written once by init)
+    DIR/packets/<seat>/         host -> one seat:   000017-<hash>.pbem
+    DIR/packets/table/          host -> everyone:   000017-<hash>.pbem
+    DIR/inbox/                  players -> host:    <seat>-000017-<hash>.pbem
+    DIR/inbox/done/             inbox files the host has processed
+    DIR/archive/                round archives:     round-003-<hash>.pbem
+
+Every file is written once under a content-addressed name and never rewritten,
+so sync tools have nothing to merge; the only move is ``mark_done``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from pbem.errors import BadPacket, Conflict, UsageError
+from pbem.atomic import TMP_SUFFIX, content_hash, write_atomic, write_new
+
+MANIFEST = "pbem-folder.json"
+FORMAT = "pbem-folder"
+VERSION = 1
+TABLE = "table"
+EXT = ".pbem"
+SEQ_WIDTH = 6
+
+_SEAT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+# Names that Windows refuses as files; a Dropbox peer on Windows would choke.
+_WINDOWS_RESERVED = {"con", "prn", "aux", "nul"} | {f"{p}{i}" for p in ("com", "lpt") for i in range(1, 10)}
+# Only names we wrote ourselves count as packets; anything else in packets/
+# (including a sync-conflict copy, impossible for content-addressed names
+# unless a file was damaged) is ignored.
+_PACKET_RE = re.compile(r"^(\d{%d,})-([0-9a-f]{12}|[0-9a-f]{64})\.pbem$" % SEQ_WIDTH)
+# Partial downloads of sync clients that are not hidden files.
+_PARTIAL_SUFFIXES = (TMP_SUFFIX, ".part", ".partial", ".crdownload", ".download")
+
+
+def _check_seat(seat: str) -> None:
+    if not isinstance(seat, str) or not _SEAT_RE.match(seat):
+        raise UsageError(f"bad seat name {seat!r}: use 1-32 letters, digits, '_' or '-'")
+    if seat.lower() == TABLE or seat.lower() in _WINDOWS_RESERVED:
+        raise UsageError(f"seat name {seat!r} is reserved")
+
+
+def _check_seq(seq: int, what: str = "packet sequence number") -> None:
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        raise UsageError(f"bad {what} {seq!r}")
+
+
+def _is_candidate(p: Path) -> bool:
+    name = p.name
+    if name.startswith((".", "~")):
+        return False
+    if name.lower().endswith(_PARTIAL_SUFFIXES) or not name.lower().endswith(EXT):
+        return False
+    return p.is_file()
+
+
+class GameFolder:
+    def __init__(self, dir: Path, game_id: str, seats: tuple[str, ...]) -> None:
+        # Use GameFolder.init / GameFolder.open; this only binds attributes.
+        self.dir = Path(dir)
+        self.game_id = game_id
+        self.seats = seats
+
+    def __repr__(self) -> str:
+        return f"GameFolder({str(self.dir)!r}, game_id={self.game_id!r}, seats={self.seats!r})"
+
+    @classmethod
+    def init(cls, dir: Path, game_id: str, seats: list[str] | tuple[str, ...]) -> GameFolder:
+        """Create the layout; re-running it for the same game is a no-op."""
+        dir = Path(dir)
+        if not isinstance(game_id, str) or not game_id.strip():
+            raise UsageError("game id must be a non-empty string")
+        seats = tuple(seats)
+        if not seats:
+            raise UsageError("a game needs at least one seat")
+        for s in seats:
+            _check_seat(s)
+        # Case-insensitive file systems (macOS, Windows) would merge the dirs.
+        if len({s.lower() for s in seats}) != len(seats):
+            raise UsageError(f"seat names must differ regardless of case: {list(seats)}")
+        if (dir / MANIFEST).exists():
+            existing = cls.open(dir)
+            if existing.game_id != game_id or existing.seats != seats:
+                raise Conflict(
+                    f"{dir} already holds game {existing.game_id!r} with seats {list(existing.seats)}"
+                )
+            return existing
+        dir.mkdir(parents=True, exist_ok=True)
+        folder = cls(dir, game_id, seats)
+        for sub in [folder.inbox_dir, folder.inbox_dir / "done", folder.archive_dir, folder._seat_dir(None)]:
+            sub.mkdir(parents=True, exist_ok=True)
+        for s in seats:
+            folder._seat_dir(s).mkdir(parents=True, exist_ok=True)
+        manifest = {"format": FORMAT, "version": VERSION, "game_id": game_id, "seats": list(seats)}
+        # Written last: a folder with a manifest is a complete folder.
+        write_atomic(dir / MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
+        return folder
+
+    @classmethod
+    def open(cls, dir: Path) -> GameFolder:
+        dir = Path(dir)
+        path = dir / MANIFEST
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise UsageError(f"{dir} is not a pbem game folder (no {MANIFEST})") from None
+        except IsADirectoryError:
+            raise BadPacket(f"{path} is a directory") from None
+        try:
+            data: Any = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise BadPacket(f"{path} is not valid JSON: {e}") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise BadPacket(f"{path} is not a pbem folder manifest")
+        version = data.get("version")
+        if not isinstance(version, int) or version < 1:
+            raise BadPacket(f"{path} has a bad version {version!r}")
+        if version > VERSION:
+            raise UsageError(f"{dir} uses folder format v{version}; this pbem reads up to v{VERSION}")
+        game_id, seats = data.get("game_id"), data.get("seats")
+        if not isinstance(game_id, str) or not game_id or not isinstance(seats, list) or not seats:
+            raise BadPacket(f"{path} lacks a game id or seats")
+        try:
+            for s in seats:
+                _check_seat(s)
+        except UsageError as e:
+            raise BadPacket(f"{path}: {e}") from None
+        return cls(dir, game_id, tuple(seats))
+
+    @property
+    def inbox_dir(self) -> Path:
+        return self.dir / "inbox"
+
+    @property
+    def done_dir(self) -> Path:
+        return self.inbox_dir / "done"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.dir / "archive"
+
+    def _seat_dir(self, seat: str | None) -> Path:
+        if seat is None:
+            return self.dir / "packets" / TABLE
+        if seat not in self.seats:
+            raise UsageError(f"unknown seat {seat!r}; seats are {list(self.seats)}")
+        return self.dir / "packets" / seat
+
+    # -- host -> players -------------------------------------------------
+
+    def publish_packet(self, seq: int, data: bytes, seat: str | None = None) -> Path:
+        """Publish to one seat's dir, or to packets/table/ when ``seat`` is None."""
+        _check_seq(seq)
+        return write_new(self._seat_dir(seat), f"{seq:0{SEQ_WIDTH}d}", EXT, data)
+
+    def packets(self, seat: str | None) -> list[tuple[int, Path]]:
+        """Packets in one seat's dir (or the table dir), ordered by sequence number."""
+        d = self._seat_dir(seat)
+        try:
+            names = os.listdir(d)
+        except FileNotFoundError:
+            return []
+        out = [(int(m.group(1)), d / n) for n in names if (m := _PACKET_RE.match(n))]
+        return sorted(out, key=lambda t: (t[0], t[1].name))
+
+    def latest_packet(self, seat: str | None) -> tuple[int, bytes] | None:
+        """Highest-numbered packet visible to ``seat``: its own dir or the table dir.
+
+        On a tie the seat's own copy wins. Two different packets with the same
+        number in one dir mean the host forked; picking one silently would hide
+        that, so it is an error.
+        """
+        best: tuple[int, list[Path]] | None = None
+        sources = [seat, None] if seat is not None else [None]
+        for src in sources:
+            listing = self.packets(src)
+            if not listing:
+                continue
+            top = listing[-1][0]
+            if best is None or top > best[0]:
+                best = (top, [p for s, p in listing if s == top])
+        if best is None:
+            return None
+        seq, paths = best
+        blobs = {p.read_bytes() for p in paths}
+        if len(blobs) > 1:
+            raise Conflict(f"{len(blobs)} different packets numbered {seq} in {paths[0].parent}")
+        return seq, blobs.pop()
+
+    # -- players -> host -------------------------------------------------
+
+    def submit_move(self, seat: str, seq: int, data: bytes) -> Path:
+        self._seat_dir(seat)  # validates the seat
+        _check_seq(seq)
+        return write_new(self.inbox_dir, f"{seat}-{seq:0{SEQ_WIDTH}d}", EXT, data)
+
+    def inbox(self) -> list[Path]:
+        """Inbox files oldest first, sync-conflict copies included.
+
+        Conflict copies (``x (conflicted copy ...).pbem``,
+        ``x.sync-conflict-....pbem``) are ordinary candidates: the host
+        authenticates contents, not names. Use ``inbox_unique`` to fold copies.
+        """
+        try:
+            entries = list(os.scandir(self.inbox_dir))
+        except FileNotFoundError:
+            return []
+        found: list[tuple[float, str, Path]] = []
+        for e in entries:
+            p = Path(e.path)
+            if not _is_candidate(p):
+                continue
+            try:
+                found.append((e.stat().st_mtime, e.name, p))
+            except FileNotFoundError:
+                continue  # moved to done/ by a concurrent host run
+        return [p for _, _, p in sorted(found)]
+
+    def inbox_unique(self) -> list[tuple[str, Path]]:
+        """``(sha256 hex, path)`` for each distinct content, keeping the oldest copy."""
+        seen: set[str] = set()
+        out: list[tuple[str, Path]] = []
+        for p in self.inbox():
+            try:
+                h = content_hash(p.read_bytes())
+            except FileNotFoundError:
+                continue
+            if h not in seen:
+                seen.add(h)
+                out.append((h, p))
+        return out
+
+    def mark_done(self, path: Path) -> Path:
+        """Move a processed inbox file to inbox/done/; calling it again is harmless."""
+        path = Path(path)
+        if path.parent.resolve() != self.inbox_dir.resolve():
+            raise UsageError(f"{path} is not in {self.inbox_dir}")
+        self.done_dir.mkdir(parents=True, exist_ok=True)
+        target = self.done_dir / path.name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            if target.exists():
+                return target
+            raise UsageError(f"{path} is neither in the inbox nor in done/") from None
+        if target.exists() and not target.read_bytes() == data:
+            # A hand-named file ("move.pbem") may reuse a name already in
+            # done/; keep both rather than overwrite the earlier one.
+            target = self.done_dir / f"{path.stem}-{content_hash(data)[:12]}{path.suffix}"
+        os.replace(path, target)
+        return target
+
+    # -- archive ---------------------------------------------------------
+
+    def publish_archive(self, round_no: int, data: bytes) -> Path:
+        _check_seq(round_no, "round number")
+        return write_new(self.archive_dir, f"round-{round_no:03d}", EXT, data)

@@ -1,0 +1,225 @@
+"""Game-level shared-folder glue: publishing a game into a folder, and a seat's turn in it.
+
+The folder layout is `pbem.transports.folder.GameFolder`; this module adds the game:
+`DIR/invitation.pbem` (the signed invitation, written once), every packet published once to
+`packets/table/` (each seat's hand is sealed inside it, so one copy serves everyone), round
+archives in `archive/`, and joins and moves from the seats in `inbox/`.
+
+A seat keeps its own trail in the key home (`<home>/games/<game>/`): the invitation it
+joined (its trust anchor), its join file and every move it wrote, so running `pbem turn` or
+a bot again never writes a second, different join or move for the same packet.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pbem.seat import player
+from pbem.protocol.crypto import Identity
+from pbem.errors import BadPacket, Conflict, UsageError
+from pbem.mail.incoming import game_dir
+from pbem.mail.outgoing import describe_moves
+from pbem.protocol.documents import Signed, read_blocks
+from pbem.atomic import write_atomic
+from pbem.folder.layout import GameFolder
+
+INVITATION = "invitation.pbem"
+_ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")
+
+
+# --- host side ------------------------------------------------------------------------------
+
+
+def write_invitation(folder: GameFolder, armored: str) -> Path:
+    path = folder.dir / INVITATION
+    data = armored.encode()
+    if path.exists():
+        if path.read_bytes() == data:
+            return path
+        raise Conflict(f"{path} holds another invitation", hint="use a fresh folder for each game")
+    write_atomic(path, data)
+    return path
+
+
+def read_invitation(folder: GameFolder) -> Signed:
+    path = folder.dir / INVITATION
+    if not path.exists():
+        raise UsageError(f"{folder.dir} has no {INVITATION} yet", hint="the host runs 'pbem folder init DIR GAME'")
+    blocks = [b for b in read_blocks(path.read_text(encoding="utf-8")) if b.kind == "invitation"]
+    if not blocks:
+        raise BadPacket(f"{path} holds no invitation")
+    inv = blocks[0]
+    if inv.game != folder.game_id:
+        raise BadPacket(f"{path} invites to {inv.game}, but the folder is for {folder.game_id}")
+    return inv
+
+
+@dataclass
+class Publisher:
+    """Publishes a host's packets and archives into a folder, each once (write_new is
+    idempotent anyway). On start it fills any gap, e.g. after the host was killed between
+    committing a move and writing its packet."""
+
+    host: Any
+    folder: GameFolder
+    high: int = 0
+    rounds: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        have = {seq for seq, _ in self.folder.packets(None)}
+        for seq, armored in self.host.packets(0):
+            if seq not in have:
+                self.folder.publish_packet(seq, armored.encode())
+            self.high = max(self.high, seq)
+        self.rounds = self._archived()
+        self._archives()
+
+    def _archived(self) -> set[int]:
+        try:
+            names = os.listdir(self.folder.archive_dir)
+        except FileNotFoundError:
+            return set()
+        return {int(m.group(1)) for n in names if (m := _ARCHIVE_RE.match(n))}
+
+    def _archives(self) -> list[int]:
+        new = []
+        for rnd, armored in self.host.archives().items():
+            if rnd not in self.rounds:
+                self.folder.publish_archive(rnd, armored.encode())
+                self.rounds.add(rnd)
+                new.append(rnd)
+        return new
+
+    def publish(self) -> list[tuple[int, Path]]:
+        """Publish packets newer than the last one published; returns (seq, path) each."""
+        out = []
+        ended = False
+        for seq, armored in self.host.packets(self.high):
+            out.append((seq, self.folder.publish_packet(seq, armored.encode())))
+            self.high = max(self.high, seq)
+            ended = ended or "-----BEGIN PBEM ARCHIVE-----" in armored
+        if ended:
+            self._archives()
+        return out
+
+
+def init_folder(dir: Path, host: Any) -> tuple[GameFolder, Publisher]:
+    """Lay out the game folder (idempotent) and publish the invitation and every packet."""
+    st = host.status()
+    folder = GameFolder.init(Path(dir), st["game"], [s["name"] for s in st["seats"]])
+    write_invitation(folder, host.invitation())
+    return folder, Publisher(host, folder)
+
+
+# --- seat side ------------------------------------------------------------------------------
+
+
+@dataclass
+class Seat:
+    """One seat playing through a game folder, holding only its own key."""
+
+    folder: GameFolder
+    identity: Identity
+    home: Path
+    invitation: Signed = field(init=False)
+    seat: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.invitation = read_invitation(self.folder)
+        self.seat = player.seat_of(self.invitation, self.identity)
+
+    @classmethod
+    def open(cls, dir: Path, identity: Identity, home: Path) -> Seat:
+        return cls(GameFolder.open(Path(dir)), identity, Path(home))
+
+    @property
+    def gdir(self) -> Path:
+        return game_dir(self.home, self.invitation.game)
+
+    @property
+    def join_file(self) -> Path:
+        return self.gdir / f"join-{self.seat}.pbem"
+
+    def move_file(self, seq: int) -> Path:
+        return self.gdir / "moves" / f"{self.seat}-{seq:06d}.pbem"
+
+    def joined(self) -> bool:
+        return self.join_file.exists()
+
+    def join(self, *, again: bool = False) -> tuple[Path, bool]:
+        """Write the join file into the inbox; (inbox path, whether it is a new join).
+
+        The join is kept in the key home: joining again re-submits the same file (the host
+        says "duplicate") instead of a second join with another contribution."""
+        if self.join_file.exists():
+            data = self.join_file.read_bytes()
+            return self.folder.submit_move(self.seat, 0, data), False
+        signed = player.join(self.invitation, self.identity, self.home)
+        data = signed.armored().encode()
+        self.join_file.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.join_file, data)
+        return self.folder.submit_move(self.seat, 0, data), True
+
+    def started(self) -> bool:
+        return self.folder.latest_packet(self.seat) is not None
+
+    def latest(self) -> player.SeatPacket | None:
+        found = self.folder.latest_packet(self.seat)
+        if found is None:
+            return None
+        return self.open_seq(found[0], found[1])
+
+    def open_seq(self, seq: int, data: bytes) -> player.SeatPacket:
+        blocks = [b for b in read_blocks(data.decode("utf-8", errors="replace")) if b.kind == "packet"]
+        if not blocks:
+            raise BadPacket(f"packet {seq} in {self.folder.dir} holds no packet block")
+        return player.open_packet(blocks[0], self.identity, self.home)
+
+    def answered(self, seq: int) -> bool:
+        return self.move_file(seq).exists()
+
+    def move(self, sp: player.SeatPacket, text: str) -> tuple[Path, bool]:
+        """Sign, seal and submit a move for packet sp; (inbox path, whether it is new).
+
+        A move already written for this packet is submitted again as it was, never replaced:
+        the host takes only one move per packet."""
+        seq = int(sp.doc["seq"])
+        saved = self.move_file(seq)
+        if saved.exists():
+            return self.folder.submit_move(self.seat, seq, saved.read_bytes()), False
+        signed = player.make_move(sp, text)
+        data = signed.armored().encode()
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(saved, data)
+        return self.folder.submit_move(self.seat, seq, data), True
+
+
+def show(sp: player.SeatPacket, echo: Callable[[str], None] = print) -> None:
+    """Print a seat's packet: pbem.seatview's rich drawing when available, else a summary."""
+    try:
+        from pbem.seat.screen import show_packet
+    except ImportError:  # pragma: no cover - older trees
+        show_packet = None
+    if show_packet is not None:
+        show_packet(sp)
+        return
+    try:
+        from rich.console import Console
+
+        from pbem.ui.render import render_view
+
+        Console().print(render_view(sp.view, sp.seat, last_moves=describe_moves(sp.doc),
+                                    header={"game": sp.packet.game, "packet": sp.doc["seq"]}))
+        return
+    except ImportError:
+        pass
+    s = sp.summary()
+    echo(f"game {s['game']}, round {s['round']}, packet {s['seq']}: {s['to_move']} to move")
+    echo(f"you are {s['me']}, a {s['role']}; hand: {' '.join(s['hand'])}")
+    for line in describe_moves(sp.doc):
+        echo(f"  - {line}")

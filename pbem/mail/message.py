@@ -1,0 +1,287 @@
+"""Mail transport: compose, send (SMTP), store and read messages carrying armoured packets.
+
+A packet travels twice in each mail: as an attachment (survives clients that
+mangle bodies) and as armoured text in the body (survives clients and
+forwarders that drop attachments). Readers try both and dedupe.
+"""
+
+from __future__ import annotations
+
+import html
+import mailbox
+import re
+import smtplib
+import ssl
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from email import policy
+from email.message import EmailMessage, Message
+from email.parser import BytesParser
+from email.utils import formatdate, make_msgid, parseaddr
+from pathlib import Path
+from typing import Any, BinaryIO, Literal, get_args
+
+from pbem.protocol import armor
+from pbem.errors import BadPacket, PbemError, UsageError
+from pbem.atomic import write_new
+
+Security = Literal["starttls", "ssl", "none"]
+ATTACHMENT_TYPE = ("application", "x-pbem")
+MAX_LINE = 998  # RFC 5322 section 2.1.1, excluding CRLF
+_DEFAULT_PORTS: dict[str, int] = {"starttls": 587, "ssl": 465, "none": 25}
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
+def _parse_bytes(f: BinaryIO) -> EmailMessage:
+    msg = BytesParser(policy=policy.default).parse(f)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+# -- composing ---------------------------------------------------------------
+
+
+def _header_value(name: str, value: str) -> str:
+    # policy.default would raise a bare ValueError; say which field is wrong.
+    if "\r" in value or "\n" in value:
+        raise UsageError(f"{name} must be a single line")
+    return value
+
+
+def compose(
+    *,
+    sender: str,
+    to: str,
+    subject: str,
+    body_text: str,
+    attachment_name: str,
+    attachment: bytes,
+    in_reply_to: str | None = None,
+) -> EmailMessage:
+    """Plain-text mail whose body holds the armoured text, with the packet attached too."""
+    if not attachment_name or re.search(r"[/\\\r\n]", attachment_name):
+        raise UsageError(f"bad attachment name {attachment_name!r}")
+    msg = EmailMessage(policy=policy.default)
+    msg["From"] = _header_value("sender", sender)
+    msg["To"] = _header_value("recipient", to)
+    msg["Subject"] = _header_value("subject", subject)
+    msg["Date"] = formatdate(localtime=True)
+    # Without a domain, make_msgid does a (slow, revealing) FQDN lookup.
+    addr = parseaddr(sender)[1]
+    domain = addr.rpartition("@")[2] if "@" in addr else "pbem.invalid"
+    msg["Message-ID"] = make_msgid(domain=domain)
+    if in_reply_to:
+        msg["In-Reply-To"] = _header_value("in_reply_to", in_reply_to)
+        msg["References"] = in_reply_to
+    # set_content picks quoted-printable or base64 for long or non-ASCII
+    # lines, which keeps every wire line under MAX_LINE.
+    msg.set_content(body_text)
+    msg.add_attachment(
+        attachment, maintype=ATTACHMENT_TYPE[0], subtype=ATTACHMENT_TYPE[1], filename=attachment_name
+    )
+    return msg
+
+
+def write_eml(msg: EmailMessage, dir: Path) -> Path:
+    """Store a message as a .eml file (CRLF, atomic, never overwriting)."""
+    data = msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return write_new(Path(dir), f"pbem-{stamp}", ".eml", data)
+
+
+# -- sending -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    """Where to send from. The password is deliberately not a field."""
+
+    host: str
+    port: int
+    security: Security
+    user: str | None
+    from_addr: str
+
+    def __post_init__(self) -> None:
+        if self.security not in get_args(Security):
+            raise UsageError(f"SMTP security must be one of {get_args(Security)}, not {self.security!r}")
+        if isinstance(self.port, bool) or not isinstance(self.port, int) or not 0 < self.port < 65536:
+            raise UsageError(f"bad SMTP port {self.port!r}")
+        if not self.host:
+            raise UsageError("SMTP host is empty")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SmtpSettings:
+        if "password" in d:
+            raise UsageError(
+                "SMTP passwords are never stored in settings",
+                hint="remove it and set PBEM_SMTP_PASSWORD or answer the prompt",
+            )
+        security = d.get("security", "starttls")
+        try:
+            return cls(
+                host=d["host"],
+                port=d.get("port", _DEFAULT_PORTS.get(security, 0)),
+                security=security,
+                user=d.get("user") or None,
+                from_addr=d["from_addr"],
+            )
+        except KeyError as e:
+            raise UsageError(f"SMTP settings lack {e.args[0]!r}") from None
+
+
+def send(msg: EmailMessage, settings: SmtpSettings, password: str | None, *, timeout: float = 30) -> None:
+    """Deliver ``msg`` to the recipients in its To/Cc headers."""
+    if settings.user and password is None:
+        raise UsageError("SMTP login needs a password", hint="set PBEM_SMTP_PASSWORD")
+    if settings.user and settings.security == "none" and settings.host not in _LOOPBACK:
+        raise UsageError(
+            f"refusing to send the SMTP password to {settings.host} unencrypted",
+            hint='use security "starttls" or "ssl"',
+        )
+    where = f"{settings.host}:{settings.port}"
+    try:
+        # Loading the CA store costs ~30 ms: only when the connection is encrypted.
+        ctx = ssl.create_default_context() if settings.security != "none" else None
+        smtp: smtplib.SMTP
+        if settings.security == "ssl":
+            smtp = smtplib.SMTP_SSL(settings.host, settings.port, timeout=timeout, context=ctx)
+        else:
+            smtp = smtplib.SMTP(settings.host, settings.port, timeout=timeout)
+        with smtp:
+            if settings.security == "starttls":
+                smtp.starttls(context=ctx)
+            if settings.user:
+                smtp.login(settings.user, password or "")
+            smtp.send_message(msg, from_addr=settings.from_addr)
+    except smtplib.SMTPAuthenticationError as e:
+        raise PbemError(f"SMTP login to {where} failed: {_smtp_reason(e)}", hint="check the user and password") from e
+    except smtplib.SMTPRecipientsRefused as e:
+        raise PbemError(f"{where} refused recipients {sorted(e.recipients)}") from e
+    except smtplib.SMTPNotSupportedError as e:
+        raise PbemError(f"{where} does not support this: {e}", hint='try security "ssl" or check the port') from e
+    except smtplib.SMTPException as e:
+        raise PbemError(f"sending via {where} failed: {_smtp_reason(e)}") from e
+    except (OSError, ssl.SSLError) as e:
+        raise PbemError(f"cannot reach SMTP server {where}: {e}", hint="check host, port and security") from e
+
+
+def _smtp_reason(e: smtplib.SMTPException) -> str:
+    err = getattr(e, "smtp_error", None)
+    if isinstance(err, bytes):
+        return f"{getattr(e, 'smtp_code', '')} {err.decode('utf-8', 'replace')}".strip()
+    return str(e)
+
+
+# -- reading -----------------------------------------------------------------
+
+
+def _is_maildir(path: Path) -> bool:
+    return (path / "cur").is_dir() and (path / "new").is_dir()
+
+
+def iter_messages(path: Path) -> Iterator[tuple[str, EmailMessage]]:
+    """Messages from a .eml file, an mbox file, a Maildir, or a directory of .eml files."""
+    path = Path(path)
+    if path.is_dir():
+        if _is_maildir(path):
+            md = mailbox.Maildir(path, factory=_parse_bytes, create=False)  # type: ignore[arg-type]
+            for key in sorted(md.keys()):
+                try:
+                    yield f"{path}#{key}", md[key]  # type: ignore[misc]
+                except KeyError:
+                    continue  # moved to cur/ or removed by a mail client meanwhile
+            return
+        for p in sorted(path.iterdir()):
+            if p.suffix.lower() == ".eml" and not p.name.startswith(".") and p.is_file():
+                yield from _iter_eml(p)
+        return
+    if not path.is_file():
+        raise UsageError(f"{path}: no such mail file or folder")
+    with path.open("rb") as f:
+        head = f.read(5)
+    if head == b"From ":
+        mb = mailbox.mbox(path, factory=_parse_bytes, create=False)  # type: ignore[arg-type]
+        try:
+            for key in mb.keys():
+                yield f"{path}#{key}", mb[key]  # type: ignore[misc]
+        finally:
+            mb.close()
+        return
+    yield from _iter_eml(path)
+
+
+def _iter_eml(p: Path) -> Iterator[tuple[str, EmailMessage]]:
+    with p.open("rb") as f:
+        yield str(p), _parse_bytes(f)
+
+
+def _part_text(part: Message) -> str:
+    # Decode the transfer encoding ourselves, then the charset, tolerating
+    # unknown or lying charsets: armour is ASCII either way.
+    raw = part.get_payload(decode=True)
+    if not isinstance(raw, bytes):
+        return ""
+    charset = part.get_content_charset() or "utf-8"
+    try:
+        return raw.decode(charset, "replace")
+    except LookupError:
+        return raw.decode("utf-8", "replace")
+
+
+# Comments first: Outlook's conditional comments hide '>' inside them.
+_DROP_RE = re.compile(r"<!--.*?-->|<(script|style|head)\b.*?</\1\s*>", re.I | re.S)
+_BREAK_RE = re.compile(r"<br\s*/?>|</(p|div|li|tr|pre|blockquote|h[1-6])\s*>", re.I)
+_TAG_RE = re.compile(r"<[^>]*>", re.S)
+
+
+def html_to_text(s: str) -> str:
+    s = _DROP_RE.sub("", s)
+    s = _BREAK_RE.sub("\n", s)
+    s = _TAG_RE.sub("", s)
+    return html.unescape(s).replace("\xa0", " ")
+
+
+def _is_attachment(part: Message) -> bool:
+    if part.get_content_disposition() == "attachment" or part.get_filename():
+        return True
+    return part.get_content_maintype() != "text"
+
+
+def extract_blocks(msg: Message) -> list[tuple[str, bytes]]:
+    """Armoured blocks in ``msg``: attachments, then text/plain, then text/html, deduped.
+
+    A truncated block only raises BadPacket if nothing usable was found
+    elsewhere; a reply that quotes half a packet under an intact attachment
+    is fine.
+    """
+    attachments: list[str] = []
+    plain: list[str] = []
+    htmls: list[str] = []
+    for part in msg.walk():
+        if part.is_multipart() or part.get_content_type() == "message/rfc822":
+            continue  # walk() descends into these; forwarded mail is read part by part
+        if _is_attachment(part):
+            attachments.append(_part_text(part))
+        elif part.get_content_subtype() == "html":
+            htmls.append(html_to_text(_part_text(part)))
+        elif part.get_content_subtype() == "plain":
+            plain.append(_part_text(part))
+    found: list[tuple[str, bytes]] = []
+    first_error: BadPacket | None = None
+    for text in attachments + plain + htmls:
+        try:
+            blocks = armor.dearmor_all(text)
+        except BadPacket as e:
+            first_error = first_error or e
+            continue
+        for b in blocks:
+            if b not in found:
+                found.append(b)
+    if not found and first_error is not None:
+        raise first_error
+    return found

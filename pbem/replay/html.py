@@ -1,0 +1,406 @@
+"""A finished round as one self-contained HTML page (`pbem replay SOURCE --html OUT.html`).
+
+No network resource at all: the CSS, the script and the card drawings are inline. Each card
+face the round shows is drawn once here as an SVG <symbol>; the page places them with <use>.
+The frames are precomputed in Python for every perspective (all cards open, then each seat
+as it saw the round then, through engine.views.view) and embedded as JSON in a
+<script type="application/json"> tag. A perspective has len(moves) + 1 frames: frame 0 is
+the deal, frame n the table right after move n.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from engine.board import GOAL_CELLS
+from engine.catalog import KINDS, card_kind, is_card_id
+from engine.shapes import E, N, S, W
+from engine.state import PLAYING, THEFT, RoundState
+
+from pbem.ui import words
+from pbem.replay.rounds import ALL, Replay
+
+CW, CH = 50, 72  # a card in the maze, in SVG units (portrait, like the real cards)
+TUNNEL = 12
+ROCK, SAND = "#5a4331", "#e6d3a3"
+DOORS = {"green": "#3fb950", "blue": "#58a6ff"}
+_MID = {N: (CW / 2, 0), S: (CW / 2, CH), E: (CW, CH / 2), W: (0, CH / 2)}
+_C = (CW / 2, CH / 2)
+
+
+# --- the cards as SVG ------------------------------------------------------------------------
+
+
+def _pt(p: tuple[float, float]) -> str:
+    return f"{p[0]:g} {p[1]:g}"
+
+
+def _segment_path(seg: int, through: bool) -> str:
+    edges = [e for e in (N, E, S, W) if seg & e]
+    if not through:  # a dead end: the tunnel stops short of the middle
+        x, y = _MID[edges[0]]
+        return f"M{x:g} {y:g}L{x + (_C[0] - x) * 0.45:g} {y + (_C[1] - y) * 0.45:g}"
+    if len(edges) == 1:  # a ladder leads down the shaft from the middle
+        return f"M{_pt(_MID[edges[0]])}L{_pt(_C)}"
+    if len(edges) == 2 and seg in (N | S, E | W):
+        return f"M{_pt(_MID[edges[0]])}L{_pt(_MID[edges[1]])}"
+    if len(edges) == 2:  # a curve bends round the middle
+        return f"M{_pt(_MID[edges[0]])}Q{_pt(_C)} {_pt(_MID[edges[1]])}"
+    return "".join(f"M{_pt(_MID[e])}L{_pt(_C)}" for e in edges)
+
+
+def face_svg(kind: str, rotated: bool) -> str:
+    """The inside of one face-up card's <symbol>: rock, tunnels, and its marks."""
+    from engine.board import face
+
+    k = KINDS[kind]
+    f = face(kind, rotated)
+    bg = {"start": "#7b5a3a", "goal-gold": "#c9a227"}.get(kind, "#8d8d8d" if k.category == "goal" else ROCK)
+    out = [f'<rect x="1" y="1" width="{CW - 2}" height="{CH - 2}" rx="4" fill="{bg}" stroke="#2b1f16"/>']
+    through = [bin(s).count("1") > 1 or (i == 0 and f.ladder) for i, s in enumerate(f.segments)]
+    for i, seg in enumerate(f.segments):
+        d = _segment_path(seg, through[i])
+        colour = DOORS[f.door] if i == 0 and f.door else SAND
+        if i > 0:  # a later segment passes over the ones before (a bridge)
+            out.append(f'<path d="{d}" stroke="{bg}" stroke-width="{TUNNEL + 8}" fill="none"/>')
+        cap = "round" if through[i] else "butt"
+        out.append(f'<path d="{d}" stroke="{colour}" stroke-width="{TUNNEL}" stroke-linecap="{cap}" '
+                   f'stroke-linejoin="round" fill="none"/>')
+    if not any(through):
+        out.append(f'<rect x="{CW / 2 - 7:g}" y="{CH / 2 - 7:g}" width="14" height="14" fill="#1d1510"/>')
+    if f.ladder:
+        out.append('<g stroke="#39c5cf" stroke-width="2"><path d="M36 5V21M44 5V21M36 9H44M36 13H44M36 17H44"/></g>')
+    if f.door:
+        out.append(f'<rect x="4" y="{CH - 17}" width="9" height="13" rx="2" fill="{DOORS[f.door]}" stroke="#111"/>')
+    for c in range(f.crystals):
+        x, y = CW - 9 - 9 * c, CH - 9
+        out.append(f'<path d="M{x} {y - 5}L{x + 4} {y}L{x} {y + 5}L{x - 4} {y}Z" fill="#d2a8ff" stroke="#8957e5"/>')
+    if kind == "start":
+        out.append('<text x="5" y="14" font-size="11" font-weight="bold" fill="#fff">S</text>')
+    elif kind == "goal-gold":
+        out.append('<circle cx="10" cy="11" r="5" fill="#ffe066" stroke="#7a5c00"/>')
+    return "".join(out)
+
+
+def back_svg(known: str | None) -> str:
+    """A face-down goal; `known` ('gold'/'stone') when the viewer has seen it."""
+    out = [f'<rect x="1" y="1" width="{CW - 2}" height="{CH - 2}" rx="4" fill="#26324a" stroke="#0d1117"/>',
+           f'<rect x="6" y="6" width="{CW - 12}" height="{CH - 12}" rx="3" fill="none" stroke="#6e7fa3"/>',
+           f'<text x="{CW / 2:g}" y="{CH / 2 + 7:g}" font-size="22" text-anchor="middle" fill="#c9d1d9">?</text>']
+    if known == "gold":
+        out.append(f'<circle cx="{CW / 2:g}" cy="{CH - 14}" r="6" fill="#ffe066" stroke="#7a5c00"/>')
+    elif known == "stone":
+        out.append(f'<circle cx="{CW / 2:g}" cy="{CH - 14}" r="6" fill="#9a9a9a" stroke="#444"/>')
+    return "".join(out)
+
+
+def symbol_id(kind: str, rotated: bool) -> str:
+    return f"c-{kind}" + ("-r" if rotated and not KINDS[kind].symmetric else "")
+
+
+def symbols(ids: set[str]) -> str:
+    """The <symbol> of every card face named in `ids`."""
+    out = []
+    for sid in sorted(ids):
+        if sid.startswith("back"):
+            inner = back_svg(sid.partition("-")[2] or None)
+        else:
+            kind, rotated = (sid[2:-2], True) if sid.endswith("-r") else (sid[2:], False)
+            inner = face_svg(kind, rotated)
+        out.append(f'<symbol id="{sid}" viewBox="0 0 {CW} {CH}">{inner}</symbol>')
+    return "".join(out)
+
+
+# --- frames ----------------------------------------------------------------------------------
+
+
+def _cells(v: RoundState, who: str) -> list[list[Any]]:
+    known = {f[1]: card_kind(f[2]).kind for f in v.knowledge.get(who, []) if f and f[0] == "map"}
+    cells = []
+    for (x, y), tile in sorted(v.board.cells.items()):
+        if tile.hidden:
+            name = next(g for g, pos in GOAL_CELLS.items() if pos == (x, y))
+            kind = card_kind(tile.card).kind if tile.card != "?" else known.get(name)
+            sid = "back" if kind is None else "back-gold" if kind == "goal-gold" else "back-stone"
+        else:
+            sid = symbol_id(card_kind(tile.card).kind, tile.rotated)
+        cells.append([x, y, sid])
+    return cells
+
+
+def _kind(card: str) -> str:
+    return card_kind(card).kind if is_card_id(card) else card
+
+
+class _Builder:
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self.boards: list[list[list[Any]]] = []
+        self._board_index: dict[str, int] = {}
+        self.symbols: set[str] = set()
+        self.names: dict[str, str] = {}
+
+    def board(self, cells: list[list[Any]]) -> int:
+        key = json.dumps(cells)
+        if key not in self._board_index:
+            self._board_index[key] = len(self.boards)
+            self.boards.append(cells)
+            self.symbols.update(c[2] for c in cells)
+        return self._board_index[key]
+
+    def card(self, card: str) -> str:
+        """A card id as the page shows it: its kind (copies look alike), or '?'."""
+        if card == "?":
+            return card
+        kind = _kind(card)
+        self.names.setdefault(kind, words.card_name(kind))
+        if KINDS[kind].category == "path":
+            self.symbols.add(symbol_id(kind, False))
+        return kind
+
+    def frame(self, i: int, who: str) -> dict[str, Any]:
+        r = self.replay
+        v = r.view(i, who)
+        players = []
+        for p in v.players:
+            role = v.role(p)
+            players.append([words.role_name(role) if role else None, [self.card(c) for c in v.hands.get(p, [])],
+                            [words.card_name(c) for c in v.in_front.get(p, [])], v.gold.get(p, 0)])
+        turn = v.player if v.phase in (PLAYING, THEFT) else None
+        frame: dict[str, Any] = {"b": self.board(_cells(v, who)), "p": players, "s": _status(v), "t": turn,
+                                 "c": f"{words.t('deck', n=len(v.deck))} · {words.t('discard pile', n=len(v.discard))}"}
+        if i > 0:
+            step = r.steps[i - 1]
+            frame["m"] = [i, step.seat, r.notation(i, who), r.sentences(i, who)]
+        if who != ALL and v.phase == PLAYING:
+            frame["k"] = [line for fact in v.knowledge.get(who, []) if (line := words.describe_fact(fact))]
+        return frame
+
+
+def _status(v: RoundState) -> str:
+    if v.phase == PLAYING:
+        return words.t("to move", player=v.player)
+    if v.phase == THEFT:
+        return words.t("thief to move", player=v.player)
+    line = words.t("round over")
+    if v.finder:
+        line += " · " + words.t("finder", player=v.finder)
+    line += " · " + words.t("winners", players=words.join(list(v.winners)) if v.winners else words.t("nobody"))
+    paid = [f"{p} +{g}" for p, g in v.payout.items() if g]
+    return line + (" · " + ", ".join(paid) if paid else "")
+
+
+def page_data(replay: Replay) -> tuple[dict[str, Any], set[str]]:
+    b = _Builder(replay)
+    frames = {who: [b.frame(i, who) for i in range(len(replay) + 1)] for who in replay.perspectives}
+    views = [[ALL, "all cards open"]] + [[p, f"as {p} saw it then"] for p in replay.players]
+    data = {"game": replay.game, "round": replay.round, "moves": len(replay), "players": list(replay.players),
+            "perspectives": views, "boards": b.boards, "names": b.names, "frames": frames,
+            "card": [CW, CH]}
+    return data, b.symbols
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside <script>: no '<', '>' or '&' can end the tag or open a comment."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_html(replay: Replay) -> str:
+    data, ids = page_data(replay)
+    title = html.escape(f"Saboteur · {replay.game} · round {replay.round}")
+    return (TEMPLATE.replace("%TITLE%", title)
+            .replace("%SYMBOLS%", symbols(ids))
+            .replace("%DATA%", script_json(data)))
+
+
+def write_html(replay: Replay, path: Path) -> int:
+    from pbem.atomic import write_atomic
+
+    text = render_html(replay).encode("utf-8")
+    write_atomic(path, text)
+    return len(text)
+
+
+TEMPLATE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%TITLE%</title>
+<style>
+body { font: 15px/1.4 system-ui, sans-serif; background: #161b22; color: #e6edf3; margin: 0; padding: 16px; }
+h1 { font-size: 20px; margin: 0 0 8px; }
+.bar { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 8px 0; }
+button, select { font: inherit; background: #21262d; color: #e6edf3; border: 1px solid #30363d; border-radius: 6px; padding: 4px 10px; }
+button:hover { background: #30363d; }
+input[type=range] { flex: 1; min-width: 160px; }
+#maze { overflow-x: auto; background: #0d1117; border-radius: 8px; padding: 8px; }
+#move { font-size: 17px; margin: 8px 0; min-height: 2.8em; }
+#move .n { color: #8b949e; }
+#move code { background: #21262d; padding: 1px 6px; border-radius: 4px; }
+table { border-collapse: collapse; margin: 8px 0; }
+td, th { padding: 3px 10px 3px 0; text-align: left; vertical-align: middle; }
+th { color: #8b949e; font-weight: normal; }
+tr.turn td { font-weight: bold; }
+.hand { display: flex; flex-wrap: wrap; gap: 3px; }
+.chip { border: 1px solid #30363d; border-radius: 4px; padding: 0 5px; font-size: 12px; background: #21262d; }
+.chip.back { background: #26324a; color: #8b949e; }
+.mini { width: 25px; height: 36px; }
+#status, #counts, #know { color: #c9d1d9; }
+#log { color: #8b949e; font-size: 13px; max-height: 14em; overflow-y: auto; }
+#log .now { color: #e6edf3; }
+.keys { color: #8b949e; font-size: 12px; }
+</style>
+</head>
+<body>
+<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>%SYMBOLS%</defs></svg>
+<h1 id="title">%TITLE%</h1>
+<div class="bar">
+  <button id="first" title="first (Home)">&laquo;</button>
+  <button id="prev" title="back (Left)">&#x25C0;</button>
+  <button id="next" title="forward (Right)">&#x25B6;</button>
+  <button id="last" title="last (End)">&raquo;</button>
+  <input id="slider" type="range" min="0" value="0">
+  <span id="counter"></span>
+  <select id="who" title="perspective"></select>
+</div>
+<div id="move"></div>
+<div id="maze"></div>
+<div id="status"></div>
+<div id="counts"></div>
+<div id="know"></div>
+<table id="players"></table>
+<div id="log"></div>
+<p class="keys">Keys: Left/Right step, Home/End first/last, V changes the perspective.</p>
+<script type="application/json" id="data">%DATA%</script>
+<script>
+"use strict";
+const D = JSON.parse(document.getElementById("data").textContent);
+const [CW, CH] = D.card;
+const $ = (id) => document.getElementById(id);
+let who = D.perspectives[0][0], step = 0;
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+function maze(cells) {
+  let x0 = 0, x1 = 8, y0 = -2, y1 = 2;
+  for (const [x, y] of cells) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
+  const pad = 18, w = (x1 - x0 + 1) * CW + pad, h = (y1 - y0 + 1) * CH + pad;
+  let s = `<svg viewBox="${-pad} ${-pad} ${w} ${h}" width="${w}" height="${h}" role="img">`;
+  for (let x = x0; x <= x1; x++) {
+    s += `<text x="${(x - x0) * CW + CW / 2}" y="-5" font-size="11" fill="#8b949e" text-anchor="middle">${x}</text>`;
+    for (let y = y0; y <= y1; y++)
+      s += `<rect x="${(x - x0) * CW + 2}" y="${(y - y0) * CH + 2}" width="${CW - 4}" height="${CH - 4}" rx="4" fill="none" stroke="#21262d"/>`;
+  }
+  for (let y = y0; y <= y1; y++)
+    s += `<text x="-6" y="${(y - y0) * CH + CH / 2 + 4}" font-size="11" fill="#8b949e" text-anchor="end">${y}</text>`;
+  for (const [x, y, sym] of cells)
+    s += `<use href="#${sym}" x="${(x - x0) * CW}" y="${(y - y0) * CH}" width="${CW}" height="${CH}"/>`;
+  return s + "</svg>";
+}
+
+function hand(cards) {
+  const box = el("div", undefined, "hand");
+  for (const c of cards) {
+    if (c === "?") { box.appendChild(el("span", "?", "chip back")); continue; }
+    const chip = el("span", D.names[c] || c, "chip");
+    chip.title = c;
+    if (document.getElementById("c-" + c)) {
+      chip.textContent = "";
+      chip.innerHTML = `<svg class="mini" viewBox="0 0 ${CW} ${CH}"><use href="#c-${c}"/></svg>`;
+      chip.title = D.names[c] || c;
+    }
+    box.appendChild(chip);
+  }
+  return box;
+}
+
+function show() {
+  const frames = D.frames[who], f = frames[step];
+  $("slider").value = step;
+  $("counter").textContent = step === 0 ? `deal · 0 / ${D.moves}` : `move ${step} / ${D.moves}`;
+  const mv = $("move");
+  mv.textContent = "";
+  if (f.m) {
+    const [n, seat, text, sentences] = f.m;
+    mv.appendChild(el("span", `${n}. ${seat}: `, "n"));
+    mv.appendChild(el("code", text));
+    mv.appendChild(el("div", sentences.join(" · ")));
+  } else {
+    mv.appendChild(el("span", "the deal", "n"));
+  }
+  $("maze").innerHTML = maze(D.boards[f.b]);
+  $("status").textContent = f.s;
+  $("counts").textContent = f.c;
+  $("know").textContent = (f.k || []).join(" · ");
+  const t = $("players");
+  t.textContent = "";
+  const head = el("tr");
+  for (const h of ["player", "role", "hand", "in front", "gold"]) head.appendChild(el("th", h));
+  t.appendChild(head);
+  D.players.forEach((p, i) => {
+    const [role, cards, front, gold] = f.p[i];
+    const tr = el("tr");
+    if (f.t === p) tr.className = "turn";
+    tr.appendChild(el("td", p + (p === who ? " *" : "")));
+    tr.appendChild(el("td", role === null ? "?" : role));
+    const td = el("td");
+    td.appendChild(hand(cards));
+    tr.appendChild(td);
+    tr.appendChild(el("td", front.join(", ") || "-"));
+    tr.appendChild(el("td", String(gold)));
+    t.appendChild(tr);
+  });
+  const log = $("log");
+  log.textContent = "";
+  for (let i = Math.max(1, step - 30); i <= step; i++) {
+    const [n, seat, text] = frames[i].m;
+    log.appendChild(el("div", `${n}. ${seat}: ${text}`, i === step ? "now" : undefined));
+  }
+}
+
+function go(n) { step = Math.max(0, Math.min(D.moves, n)); show(); }
+function cycle() {
+  const ids = D.perspectives.map((p) => p[0]);
+  who = ids[(ids.indexOf(who) + 1) % ids.length];
+  $("who").value = who;
+  show();
+}
+
+for (const [id, label] of D.perspectives) {
+  const o = el("option", label);
+  o.value = id;
+  $("who").appendChild(o);
+}
+$("who").addEventListener("change", (e) => { who = e.target.value; show(); });
+$("slider").max = D.moves;
+$("slider").addEventListener("input", (e) => go(Number(e.target.value)));
+$("first").onclick = () => go(0);
+$("prev").onclick = () => go(step - 1);
+$("next").onclick = () => go(step + 1);
+$("last").onclick = () => go(D.moves);
+document.addEventListener("keydown", (e) => {
+  if (e.target.tagName === "SELECT" || e.target.tagName === "INPUT" || e.altKey || e.ctrlKey || e.metaKey) return;
+  const k = e.key;
+  if (k === "ArrowRight" || k === "n") go(step + 1);
+  else if (k === "ArrowLeft" || k === "p") go(step - 1);
+  else if (k === "Home") go(0);
+  else if (k === "End") go(D.moves);
+  else if (k === "v") cycle();
+  else return;
+  e.preventDefault();
+});
+show();
+</script>
+</body>
+</html>
+"""

@@ -1,0 +1,368 @@
+"""Replays of finished rounds (docs/replay.md).
+
+A source is a host's game database, an archive file, or a player's folder of received files
+(the last packet of a round carries that round's signed archive). `load_replay` finds one
+round's archive, checks its signatures and re-applies its moves through the engine; a
+`Replay` then answers "what did the table look like after move i, as seat X saw it then".
+
+Steps are numbered 0 (the deal) to len(replay) (after the last move). A seat's perspective
+at step i is `engine.views.view(state_i, seat)`: while the round is being played that masks
+every other hand, role, the deck and the face-down goals; once the round is over the view is
+the full state (everything is open at the end of a round).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.errors import BadPosition, IllegalMove
+from engine.position import dump, load
+from engine.rules import apply as apply_move
+from engine.state import OVER, PLAYING, RoundState
+from engine.views import view
+
+from pbem.ui import words
+from pbem.protocol.armor import dearmor_all
+from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
+from pbem.protocol.documents import SIG_LEN, Signed, parse, payload_hash, read_blocks
+
+ALL = "all"
+AUDIT_HINT = "run 'pbem audit' on the same source for the full list of faults"
+ENDED_HINT = ("a round can be replayed once it is over: its last packet carries the archive "
+              "(the host can also write it with 'pbem archive GAME --round N')")
+
+
+class NotReplayable(PbemError):
+    """The source holds no archive of the round asked for: it has not ended, or is not there."""
+
+    exit_code = 2
+
+
+# --- sources ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Source:
+    """The archives and packets found in a source, by game (signatures not yet checked)."""
+
+    label: str
+    archives: dict[tuple[str, int], dict[str, tuple[bytes, str]]] = field(default_factory=dict)
+    packets: dict[str, dict[int, dict[str, str]]] = field(default_factory=dict)  # game -> seq -> hash -> origin
+    rounds: dict[str, int] = field(default_factory=dict)  # game -> latest round a packet shows
+    skipped: list[str] = field(default_factory=list)  # files that could not be read
+
+    def add(self, kind: str, payload: bytes, origin: str) -> None:
+        doc = peek(payload)
+        if doc is None or not isinstance(doc.get("game"), str):
+            return
+        game = doc["game"]
+        kind = kind.lower()
+        if kind == "archive" and isinstance(doc.get("round"), int):
+            self.archives.setdefault((game, doc["round"]), {}).setdefault(payload_hash(payload), (payload, origin))
+            self.rounds[game] = max(self.rounds.get(game, 0), doc["round"])
+        elif kind == "packet" and isinstance(doc.get("seq"), int):
+            self.packets.setdefault(game, {}).setdefault(doc["seq"], {}).setdefault(payload_hash(payload), origin)
+            if isinstance(doc.get("round"), int):
+                self.rounds[game] = max(self.rounds.get(game, 0), doc["round"])
+        elif kind == "invitation":
+            self.rounds.setdefault(game, 0)
+
+    def games(self) -> list[str]:
+        return sorted(set(self.rounds) | {g for g, _ in self.archives})
+
+    def archived(self, game: str) -> list[int]:
+        return sorted(r for g, r in self.archives if g == game)
+
+    def archive(self, game: str, round_no: int) -> tuple[bytes, str]:
+        versions = self.archives[(game, round_no)]
+        if len(versions) > 1:
+            where = ", ".join(sorted(origin for _, origin in versions.values()))
+            raise BadPacket(f"{self.label} holds {len(versions)} different archives of round {round_no} of game {game}",
+                            hint=f"the host signed two histories; audit each file alone ({where})")
+        return next(iter(versions.values()))
+
+
+def peek(payload: bytes) -> dict[str, Any] | None:
+    """A block's document without checking its signature (to sort blocks; never to trust them)."""
+    try:
+        doc = json.loads(payload[SIG_LEN:].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _file_blocks(path: Path) -> list[tuple[str, bytes]]:
+    if path.suffix.lower() == ".eml":
+        from pbem.mail.message import extract_blocks, iter_messages
+
+        return [b for _, msg in iter_messages(path) for b in extract_blocks(msg)]
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise BadPacket(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    return dearmor_all(text)
+
+
+def _is_db(path: Path) -> bool:
+    with path.open("rb") as f:
+        return f.read(16) == b"SQLite format 3\x00"
+
+
+def _from_db(path: Path) -> Source:
+    from pbem.host.referee import Host
+
+    src = Source(str(path))
+    host = Host(path)
+    try:
+        game = host.game_id()
+        src.rounds[game] = host.status()["round"]
+        for round_no, armored in host.archives().items():
+            for kind, payload in dearmor_all(armored):
+                src.add(kind, payload, f"{path} round {round_no}")
+        for seq, armored in host.packets():
+            for kind, payload in dearmor_all(armored):
+                src.add(kind, payload, f"{path} packet {seq}")
+    finally:
+        host.close()
+    return src
+
+
+def open_source(source: str | Path | None, db: Path | None = None) -> Source:
+    """A game database (a path, or a name under saves/), an archive or packet file, or a folder."""
+    if db is not None:
+        return _from_db(db)
+    if source is None or str(source) == "":
+        raise UsageError("name a game, a file or a folder (or pass --db PATH)")
+    path = Path(source)
+    if path.is_dir():
+        src = Source(str(path))
+        for p in sorted(path.rglob("*")):
+            if p.suffix.lower() not in (".pbem", ".eml") or not p.is_file() or p.name.startswith("."):
+                continue
+            try:
+                for kind, payload in _file_blocks(p):
+                    src.add(kind, payload, str(p))
+            except PbemError as exc:
+                src.skipped.append(f"{p}: {exc}")
+        return src
+    if path.is_file():
+        if _is_db(path):
+            return _from_db(path)
+        src = Source(str(path))
+        for kind, payload in _file_blocks(path):
+            src.add(kind, payload, str(path))
+        return src
+    saved = Path("saves") / f"{source}.db"
+    if "/" not in str(source) and saved.is_file():
+        return _from_db(saved)
+    raise UsageError(f"no game, file or folder named {str(source)!r}",
+                     hint="pass a game name under saves/, a .db file, an archive or packet file, or a folder of received files")
+
+
+def pick_game(src: Source, game: str | None = None) -> str:
+    games = src.games()
+    if game is not None:
+        games = [g for g in games if g == game or g.rsplit("-", 1)[0] == game]
+    if not games:
+        raise NotReplayable(f"{src.label} holds no pbem game" + (f" named {game!r}" if game else ""),
+                            hint="replay a host's game database, an archive file, or a folder of received packet files")
+    if len(games) > 1:
+        raise UsageError(f"{src.label} holds several games: {', '.join(games)}", hint="pick one with --game GAME")
+    return games[0]
+
+
+def pick_round(src: Source, game: str, round_no: int | None) -> int:
+    """The round asked for (default: the latest finished one), or say why it cannot be replayed."""
+    archived = src.archived(game)
+    if round_no is None:
+        if not archived:
+            raise NotReplayable(f"no round of game {game} has ended yet in {src.label}: there is nothing to replay",
+                                hint=ENDED_HINT)
+        return archived[-1]
+    if round_no not in archived:
+        seen = src.rounds.get(game, 0)
+        why = "has not ended yet" if 1 <= round_no <= seen else "has not been played yet" if round_no > seen else "does not exist"
+        done = f" (finished: {', '.join(map(str, archived))})" if archived else ""
+        raise NotReplayable(f"round {round_no} of game {game} {why}: it has no archive yet{done}", hint=ENDED_HINT)
+    return round_no
+
+
+# --- checking an archive ---------------------------------------------------------------------
+
+
+def invitation_of(doc: dict[str, Any]) -> Signed:
+    blocks = [b for b in read_blocks(str(doc.get("invitation", ""))) if b.kind == "invitation"]
+    if len(blocks) != 1:
+        raise BadPacket("the archive does not hold its game's invitation")
+    return blocks[0]
+
+
+def verify_archive(payload: bytes) -> tuple[Signed, Signed]:
+    """The archive and its invitation, both signed by the host the invitation names."""
+    archive = parse("archive", payload)
+    invitation = invitation_of(archive.doc)
+    host_key = invitation.doc.get("host", {}).get("key")
+    if invitation.signer.encode() != host_key:
+        raise BadSignature("the invitation inside the archive is not signed by the host it names", hint=AUDIT_HINT)
+    if archive.signer.encode() != host_key:
+        raise BadSignature(f"the archive is signed by key {archive.signer.fingerprint()}, not by the host of game {archive.game}",
+                           hint=AUDIT_HINT)
+    if invitation.game != archive.game:
+        raise BadPacket(f"the archive of game {archive.game} holds the invitation of game {invitation.game}")
+    return archive, invitation
+
+
+# --- the replay ------------------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    n: int  # move number, from 1
+    seat: str
+    text: str  # full canonical notation
+    events: list[dict[str, Any]]
+    state: RoundState  # after the move
+
+
+@dataclass
+class Replay:
+    game: str
+    round: int
+    archive: Signed
+    invitation: Signed
+    start: RoundState
+    steps: list[Step]
+    origin: str = ""
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.start.players
+
+    @property
+    def perspectives(self) -> list[str]:
+        return [ALL, *self.players]
+
+    @property
+    def final(self) -> RoundState:
+        return self.state(len(self))
+
+    def perspective(self, who: str | None) -> str:
+        """Check a --as value: 'all' or a seat name."""
+        who = (who or ALL).lower()
+        if who not in self.perspectives:
+            raise UsageError(f"no seat {who!r} in game {self.game}", hint=f"use --as all or one of: {', '.join(self.players)}")
+        return who
+
+    def state(self, i: int) -> RoundState:
+        if not 0 <= i <= len(self):
+            raise UsageError(f"no move {i}: round {self.round} has moves 1..{len(self)} (0 is the deal)")
+        return self.start if i == 0 else self.steps[i - 1].state
+
+    def is_open(self, i: int, who: str) -> bool:
+        """Whether everything is visible at step i: perspective 'all', or the round is over."""
+        return who == ALL or self.state(i).phase != PLAYING
+
+    def view(self, i: int, who: str) -> RoundState:
+        """Step i as `who` saw it then (the full state for 'all' and once the round is over)."""
+        s = self.state(i)
+        return s if who == ALL else view(s, who)
+
+    # --- one move as someone saw it at step `at` (default: right after it) ---
+
+    def _full(self, n: int, who: str, at: int | None) -> bool:
+        return self.steps[n - 1].seat == who or self.is_open(n if at is None else at, who)
+
+    def notation(self, n: int, who: str, at: int | None = None) -> str:
+        step = self.steps[n - 1]
+        return step.text if self._full(n, who, at) else words.public_move_text(step.text)
+
+    def events(self, n: int, who: str, at: int | None = None) -> list[dict[str, Any]]:
+        step = self.steps[n - 1]
+        if self.is_open(n if at is None else at, who):
+            return step.events
+        shown: list[dict[str, Any]] = []
+        for e in step.events:
+            if e.get("event") != "move":  # it holds a discard's cards
+                shown += _masked(e, who)
+        return shown
+
+    def sentences(self, n: int, who: str, at: int | None = None) -> list[str]:
+        """The move in words, then what it caused that `who` could know."""
+        step = self.steps[n - 1]
+        shown = self.events(n, who, at)
+        lines = [words.describe_move(step.text, step.seat, shown, reveal=self._full(n, who, at))]
+        open_ = self.is_open(n if at is None else at, who)
+        for e in shown:
+            if e.get("event") == "move":
+                continue
+            line = words.describe_event(e, reveal=open_ or e.get("player") == who)
+            if line:
+                lines.append(line)
+        return lines
+
+    def move_json(self, n: int, who: str, at: int | None = None) -> dict[str, Any]:
+        step = self.steps[n - 1]
+        return {"n": n, "seat": step.seat, "text": self.notation(n, who, at), "words": self.sentences(n, who, at),
+                "events": self.events(n, who, at)}
+
+    def to_json(self, i: int, who: str) -> dict[str, Any]:
+        """`--to N --json`: the position after move i as `who` saw it, and the moves up to it."""
+        return {**self._head(who), "step": i, "position": dump(self.view(i, who)),
+                "moves": [self.move_json(n, who, at=i) for n in range(1, i + 1)]}
+
+    def all_json(self, who: str) -> dict[str, Any]:
+        """`--all --json`: the deal, then every move with the position after it."""
+        return {**self._head(who), "start": dump(self.view(0, who)),
+                "moves": [{**self.move_json(n, who), "position": dump(self.view(n, who))} for n in range(1, len(self) + 1)]}
+
+    def _head(self, who: str) -> dict[str, Any]:
+        return {"game": self.game, "round": self.round, "as": who, "moves_total": len(self)}
+
+
+def _masked(event: dict[str, Any], who: str) -> list[dict[str, Any]]:
+    """An event as seat `who` learnt it while playing (like the packets' public/private events)."""
+    if event.get("event") == "draw" or event.get("private"):
+        if event.get("player") == who:
+            return [event]
+        return [{k: v for k, v in event.items() if k in ("event", "player", "goal", "target")}]
+    return [event]
+
+
+def build(archive: Signed, invitation: Signed, origin: str = "") -> Replay:
+    """Re-apply the archive's moves through the engine, from its start to its final position."""
+    doc = archive.doc
+    try:
+        start = load(doc["start"])
+    except (BadPosition, KeyError, TypeError) as exc:
+        raise BadPacket(f"the archive's starting position is unreadable: {exc}", hint=AUDIT_HINT) from None
+    state, steps = start, []
+    for i, m in enumerate(doc.get("moves", []), 1):
+        seat, text = m.get("seat"), m.get("text")
+        if state.phase == OVER or state.player != seat:
+            to_move = "nobody (the round is over)" if state.phase == OVER else state.player
+            raise BadPacket(f"move {i} of the archive is by {seat}, but {to_move} was to move", hint=AUDIT_HINT)
+        state = state.copy()
+        try:
+            events = apply_move(state, str(text))
+        except IllegalMove as exc:
+            raise BadPacket(f"move {i} of the archive ({text!r}) is illegal: {exc}", hint=AUDIT_HINT) from None
+        steps.append(Step(i, seat, str(text), events, state))
+    if state.phase != OVER or dump(state) != doc.get("final"):
+        raise BadPacket("the archive's moves do not lead to its final position", hint=AUDIT_HINT)
+    return Replay(archive.game, int(doc["round"]), archive, invitation, start, steps, origin)
+
+
+def load_replay(source: str | Path | None, *, db: Path | None = None, round_no: int | None = None,
+                game: str | None = None) -> Replay:
+    src = open_source(source, db)
+    g = pick_game(src, game)
+    r = pick_round(src, g, round_no)
+    payload, origin = src.archive(g, r)
+    archive, invitation = verify_archive(payload)
+    return build(archive, invitation, origin)

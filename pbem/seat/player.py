@@ -1,0 +1,213 @@
+"""A seat's side: join a game, read a packet with one's own key, write signed moves.
+
+A player's machine trusts the invitation it joined (kept in the key home under
+games/<game>/) and checks every packet against it: the host's signature, and the chain of
+packet hashes it has seen, so a forked or replayed packet is noticed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.rules import check
+from engine.state import RoundState
+from engine.views import load_view
+
+from pbem.protocol import fairness
+from pbem.protocol.crypto import Identity, PublicKey
+from pbem.errors import BadPacket, BadSignature, UsageError
+from pbem.protocol.documents import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign
+from pbem.atomic import write_atomic
+
+HOST = "host"
+
+
+def games_dir(home: Path) -> Path:
+    return home / "games"
+
+
+def _game_dir(home: Path, game: str) -> Path:
+    if not game or "/" in game or game.startswith("."):
+        raise BadPacket(f"bad game id {game!r}")
+    return games_dir(home) / game
+
+
+def seat_of(invitation: Signed, identity: Identity) -> str:
+    mine = identity.public.encode()
+    for seat in invitation.doc.get("seats", []):
+        if seat.get("key") == mine:
+            return str(seat["name"])
+    raise UsageError(f"key {identity.name!r} holds no seat in game {invitation.game}",
+                     hint="use --as with the key you gave the host")
+
+
+def join(invitation: Signed, identity: Identity, home: Path) -> Signed:
+    """Accept an invitation: remember it as the trust anchor and write a signed join."""
+    if invitation.kind != "invitation":
+        raise BadPacket(f"expected an invitation, got a {invitation.kind}")
+    host = invitation.doc.get("host", {})
+    if invitation.signer.encode() != host.get("key"):
+        raise BadSignature("the invitation is not signed by the host it names")
+    seat = seat_of(invitation, identity)
+    gdir = _game_dir(home, invitation.game)
+    gdir.mkdir(parents=True, exist_ok=True)
+    anchor = gdir / "invitation.pbem"
+    if anchor.exists():
+        old = read_blocks(anchor.read_text(encoding="utf-8"))[0]
+        if old.hash != invitation.hash:
+            raise BadPacket(f"you already joined game {invitation.game} with a different invitation")
+    else:
+        write_atomic(anchor, invitation.armored().encode(), mode=0o644)
+    return sign(
+        "join",
+        {"game": invitation.game, "seat": seat, "invitation": invitation.hash,
+         "contribution": b64(fairness.new_contribution())},
+        identity,
+    )
+
+
+def load_invitation(home: Path, game: str) -> Signed:
+    anchor = _game_dir(home, game) / "invitation.pbem"
+    if not anchor.exists():
+        raise UsageError(f"you have not joined game {game!r} with this key home",
+                         hint="run 'pbem join INVITATION --as NAME' first (or set PBEM_HOME)")
+    return read_blocks(anchor.read_text(encoding="utf-8"))[0]
+
+
+@dataclass
+class SeatPacket:
+    """A packet opened by one seat: the public document plus that seat's sealed part."""
+
+    packet: Signed
+    invitation: Signed
+    seat: str
+    part: dict[str, Any]
+    view: RoundState
+    identity: Identity
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        return self.packet.doc
+
+    def summary(self) -> dict[str, Any]:
+        """The stable `pbem show --json` contract."""
+        public = self.doc["public"]
+        v = self.view
+        return {
+            "game": self.packet.game,
+            "seq": self.doc["seq"],
+            "round": self.doc["round"],
+            "phase": self.doc["phase"],
+            "to_move": self.doc["to_move"],
+            "me": self.seat,
+            "my_turn": self.doc["to_move"] == self.seat,
+            "role": self.part.get("role"),
+            "hand": self.part.get("hand", []),
+            "knowledge": self.part.get("knowledge", []),
+            "board": public["board"],
+            "goals": {g: (public["goals"][g] if g in public["revealed"] else None) for g in public["goals"]},
+            "in_front": public["in_front"],
+            "hand_sizes": {p: len(h) for p, h in v.hands.items()},
+            "deck_size": len(v.deck),
+            "gold": public["gold"],
+            "moves": self.doc.get("moves", []),
+            "events": self.doc.get("events", []),
+            "private_events": self.part.get("events", []),
+            "result": {k: v2 for k, v2 in self.doc["result"].items() if k != "final"} if "result" in self.doc else None,
+            "standings": self.doc.get("standings"),
+        }
+
+
+PACKET_FIELDS: dict[str, tuple[type, ...]] = {
+    "seq": (int,), "prev": (str,), "round": (int,), "phase": (str,), "to_move": (str, type(None)),
+    "public": (dict,), "parts": (dict,), "moves": (list,), "events": (list,),
+}
+PHASES = ("playing", "round-over", "game-over")
+
+
+def check_packet_doc(doc: dict[str, Any]) -> None:
+    """The packet's shape, before anything reads it: a broken packet is refused, not a crash."""
+    for key, types in PACKET_FIELDS.items():
+        value = doc.get(key)
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise BadPacket(f"packet field {key!r} is malformed: {str(value)[:40]!r}")
+    if doc["seq"] < 1 or doc["phase"] not in PHASES:
+        raise BadPacket(f"packet {doc['seq']} has a bad number or phase {doc['phase']!r}")
+    for key in ("result", "standings"):
+        if key in doc and not isinstance(doc[key], dict):
+            raise BadPacket(f"packet field {key!r} is malformed")
+
+
+def open_packet(packet: Signed, identity: Identity, home: Path, *, remember: bool = True) -> SeatPacket:
+    if packet.kind != "packet":
+        raise BadPacket(f"expected a packet, got a {packet.kind}")
+    check_packet_doc(packet.doc)
+    invitation = load_invitation(home, packet.game)
+    host_key = invitation.doc["host"]["key"]
+    if packet.signer.encode() != host_key:
+        raise BadSignature(f"packet {packet.doc.get('seq')} is not signed by the host of game {packet.game}")
+    seat = seat_of(invitation, identity)
+    seq = int(packet.doc["seq"])
+    _check_chain(home, packet, invitation, remember)
+    sealed = packet.doc.get("parts", {}).get(seat)
+    if sealed is None:
+        raise BadPacket(f"packet {seq} has no part for seat {seat!r}")
+    part = open_json(str(sealed), identity, seal_info(packet.game, seq, HOST, seat, "part"))
+    doc = json.loads(json.dumps(packet.doc["public"]))
+    try:
+        if doc.get("phase") == "playing":
+            doc["hands"][seat] = part["hand"]
+            doc["roles"][seat] = part["role"]
+            doc["knowledge"] = {seat: part["knowledge"]}
+        state = load_view(doc)
+        sp = SeatPacket(packet, invitation, seat, part, state, identity)
+        sp.summary()  # everything `show` will read is there
+    except Exception as exc:  # a packet whose public state the engine cannot read
+        raise BadPacket(f"packet {seq} holds an unreadable position: {str(exc)[:80]}") from None
+    return sp
+
+
+def _check_chain(home: Path, packet: Signed, invitation: Signed, remember: bool) -> None:
+    """Refuse a packet that contradicts one seen before (a fork or a replay)."""
+    path = _game_dir(home, packet.game) / "seen.json"
+    seen: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    seq = int(packet.doc["seq"])
+    prev = str(packet.doc.get("prev", ""))
+    if seen.get(str(seq), packet.hash) != packet.hash:
+        raise BadPacket(f"the host sent two different packets numbered {seq}", hint="the game has forked; tell the host")
+    expected_prev = invitation.hash if seq == 1 else seen.get(str(seq - 1))
+    if expected_prev is not None and expected_prev != prev:
+        raise BadPacket(f"packet {seq} does not follow packet {seq - 1} you saw", hint="the game has forked; tell the host")
+    if remember and str(seq) not in seen:
+        seen[str(seq)] = packet.hash
+        write_atomic(path, json.dumps(seen, sort_keys=True).encode(), mode=0o644)
+
+
+def move_commitment(nonce: bytes, text: str) -> str:
+    """Binds the signed move file to its sealed text, so an archive can later prove it."""
+    return hashlib.sha256(b"pbem-move/1\n" + nonce + text.encode()).hexdigest()
+
+
+def make_move(sp: SeatPacket, text: str) -> Signed:
+    """Check `text` against the seat's view and write the signed, sealed move."""
+    if sp.doc["phase"] == "game-over":
+        raise UsageError("the game is over")
+    if sp.doc["to_move"] != sp.seat:
+        raise UsageError(f"it is {sp.doc['to_move']}'s turn, not yours ({sp.seat})")
+    move = check(sp.view, text)
+    seq = int(sp.doc["seq"])
+    nonce = os.urandom(16)
+    host_key = PublicKey.decode(sp.invitation.doc["host"]["key"])
+    info = seal_info(sp.packet.game, seq, sp.seat, HOST, "move")
+    return sign(
+        "move",
+        {"game": sp.packet.game, "seat": sp.seat, "seq": seq, "packet": sp.packet.hash,
+         "commit": move_commitment(nonce, str(move)),
+         "sealed": seal_json({"move": str(move), "nonce": b64(nonce)}, host_key, info)},
+        sp.identity,
+    )

@@ -1,0 +1,360 @@
+"""The table as text: the maze drawn with box characters, and one seat's view of a round.
+
+Every function returns a rich renderable (nothing prints on import); `plain_text` turns one
+into colourless text for mails and tests.
+
+A cell is 7 characters by 3 lines. The tunnel arms run from the middle of the cell to the
+middle of each open edge, so the arms of neighbouring cards join into one line:
+
+        │           N arm: line 0, column 3
+     ───┼───        W and E arms: line 1, columns 0-2 and 4-6; the centre is column 3
+        │           S arm: line 2, column 3
+
+The four corners (3 characters each) carry the marks: start/goal tag top left, ladder top
+right, door bottom left, crystals bottom right. A stub (a dead-end opening) is drawn as a
+half line that stops short of the centre; a card of stubs only has a block in the centre.
+Nine 7-character columns and a 4-character row label make 67 columns for the 5 x 9 maze.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Iterable
+
+from rich.cells import cell_len
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from engine.board import GOAL_CELLS, Board, Face, Tile, face
+from engine.catalog import KINDS, card_kind, card_sort_key, is_card_id
+from engine.shapes import E, N, S, W, format_mask
+from engine.state import PLAYING, THEFT, RoundState
+
+from pbem.ui import words
+from pbem.ui.words import t
+
+CELL_W, CELL_H = 7, 3
+LABEL_W = 4
+DEFAULT_AREA = ((0, -2), (8, 2))  # always drawn: the start, the goals and the 5 x 9 between
+
+# The centre character of a segment joining these edges.
+_JOIN = {
+    N | S: "│", E | W: "─", N | E: "└", N | W: "┘", E | S: "┌", S | W: "┐",
+    N | E | S: "├", N | S | W: "┤", E | S | W: "┬", N | E | W: "┴", N | E | S | W: "┼",
+    N: "╵", E: "╶", S: "╷", W: "╴",
+}
+# Where each edge's arm goes: (line, first column, full arm, stub arm).
+_ARM = {
+    N: (0, 3, "│", "╵"),
+    S: (2, 3, "│", "╷"),
+    W: (1, 0, "───", "──╴"),
+    E: (1, 4, "───", "╶──"),
+}
+DEAD_END = "■"
+BRIDGE = "╴│╶"  # the centre of a bridge: E-W broken under N-S
+DOUBLE_CURVE = "╱"  # the centre of NW|SE: the wall between the two curves
+CRYSTAL = "◆"
+LADDER = "H"
+
+STYLE = {
+    "tunnel": "",
+    "start": "bold",
+    "gold": "bold yellow",
+    "stone": "grey50",
+    "hidden": "bright_black",
+    "ask": "bold",
+    "empty": "grey35",
+    "ladder": "bold cyan",
+    "crystal": "bold magenta",
+    "green": "bold green",
+    "blue": "bold blue",
+    "label": "dim",
+}
+
+Grid = list[list[tuple[str, str]]]  # CELL_H lines of CELL_W (char, style)
+
+
+def _blank() -> Grid:
+    return [[(" ", "") for _ in range(CELL_W)] for _ in range(CELL_H)]
+
+
+def _put(grid: Grid, line: int, col: int, text: str, style: str) -> None:
+    for i, ch in enumerate(text):
+        grid[line][col + i] = (ch, style)
+
+
+def _tunnels(grid: Grid, f: Face, style: str) -> None:
+    """Draw the arms and the centre of a face-up card."""
+    door_style = STYLE.get(f.door or "", style)
+    # A one-edge segment is a stub unless it carries the ladder (then it leads down the shaft).
+    through = [i for i, seg in enumerate(f.segments) if bin(seg).count("1") > 1 or (i == 0 and f.ladder)]
+    for i, seg in enumerate(f.segments):
+        seg_style = door_style if i == 0 and f.door else style
+        for edge, (line, col, full, stub) in _ARM.items():
+            if seg & edge:
+                _put(grid, line, col, full if i in through else stub, seg_style)
+    centre_style = door_style if through and through[0] == 0 and f.door else style
+    if not through:
+        centre = DEAD_END
+    elif len(through) == 1:
+        centre = _JOIN[f.segments[through[0]]]
+    elif {f.segments[i] for i in through} == {N | S, E | W}:
+        # A bridge: the N-S tunnel passes over, the E-W one is broken beside it.
+        _put(grid, 1, 2, BRIDGE, style)
+        return
+    else:
+        # Two curves back to back (NW|SE): the wall between them runs corner to corner.
+        centre = DOUBLE_CURVE
+    _put(grid, 1, 3, centre, centre_style)
+
+
+def cell_grid(tile: Tile | None, known: str | None = None) -> Grid:
+    """The 7 x 3 drawing of one cell (`known`: a face-down goal's card learned by a map)."""
+    if tile is None:
+        grid = _blank()
+        _put(grid, 1, 3, "·", STYLE["empty"])
+        return grid
+    if tile.hidden:
+        grid = _blank()
+        box = STYLE["hidden"]
+        _put(grid, 0, 1, "╭───╮", box)
+        _put(grid, 1, 1, "│   │", box)
+        _put(grid, 2, 1, "╰───╯", box)
+        # The full state knows the card; a view knows it only from a map.
+        card = tile.card if tile.card != "?" else known
+        if card is None:
+            _put(grid, 1, 3, "?", STYLE["ask"])
+        else:
+            gold = card_kind(card).kind == "goal-gold"
+            _put(grid, 1, 2, "?", STYLE["ask"])
+            _put(grid, 1, 3, "$" if gold else "#", STYLE["gold" if gold else "stone"])
+        return grid
+    k = card_kind(tile.card)
+    grid = _blank()
+    if k.kind == "start":
+        _tunnels(grid, tile.face, STYLE["start"])
+        _put(grid, 0, 1, "S", STYLE["start"])
+        return grid
+    if k.category == "goal":
+        gold = k.kind == "goal-gold"
+        style = STYLE["gold" if gold else "stone"]
+        _tunnels(grid, tile.face, style)
+        _put(grid, 0, 1, "$" if gold else "#", style)
+        return grid
+    _tunnels(grid, tile.face, STYLE["tunnel"])
+    if tile.face.ladder:
+        _put(grid, 0, 5, LADDER, STYLE["ladder"])
+    if tile.face.door:
+        _put(grid, 2, 0, f"[{tile.face.door[0]}]", STYLE[tile.face.door])
+    if tile.face.crystals:
+        _put(grid, 2, 4, CRYSTAL * min(tile.face.crystals, 3), STYLE["crystal"])
+    return grid
+
+
+def _append(text: Text, cells: Iterable[tuple[str, str]]) -> None:
+    for ch, style in cells:
+        text.append(ch, style or None)
+
+
+def maze_area(board: Board) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The bounding box of the placed cards, never smaller than the default 5 x 9."""
+    xs = [p[0] for p in board.cells] + [DEFAULT_AREA[0][0], DEFAULT_AREA[1][0]]
+    ys = [p[1] for p in board.cells] + [DEFAULT_AREA[0][1], DEFAULT_AREA[1][1]]
+    return (min(xs), min(ys)), (max(xs), max(ys))
+
+
+def render_maze(board: Board, *, known_goals: dict[str, str] | None = None) -> Text:
+    """The maze with x across the top and y down the side.
+
+    `known_goals` (goal name -> card id) marks face-down goals a player has seen with a map.
+    Lines are never wrapped or cropped: a maze wider than the console stays whole.
+    """
+    (x0, y0), (x1, y1) = maze_area(board)
+    known_at = {GOAL_CELLS[g]: c for g, c in (known_goals or {}).items() if g in GOAL_CELLS}
+    out = Text(no_wrap=True, overflow="ignore")
+    out.append(" " * LABEL_W)
+    for x in range(x0, x1 + 1):
+        out.append(f"{x:^{CELL_W}}", STYLE["label"])
+    for y in range(y0, y1 + 1):
+        grids = [cell_grid(board.cells.get((x, y)), known_at.get((x, y))) for x in range(x0, x1 + 1)]
+        for line in range(CELL_H):
+            out.append("\n")
+            label = f"{y:>{LABEL_W - 1}} " if line == 1 else " " * LABEL_W
+            out.append(label, STYLE["label"])
+            for grid in grids:
+                _append(out, grid[line])
+    return out
+
+
+# Glyph and word of each legend item; the expansion's pieces only when they can appear.
+_LEGEND = (("S", "lg start"), ("?", "lg goal"), ("$", "lg gold"), ("#", "lg stone"), (DEAD_END, "lg dead end"))
+_LEGEND_EXPANSION = (
+    (LADDER, "lg ladder"), ("[g][b]", "lg door"), (CRYSTAL, "lg crystal"), (BRIDGE, "lg bridge"),
+    (DOUBLE_CURVE, "lg double curve"),
+)
+
+
+def render_legend(ruleset: str = "expansion", width: int = 78) -> Text:
+    """What the maze's marks mean, packed into lines of at most `width` cells.
+
+    Packed by hand so that a line break never falls between a glyph and its word.
+    """
+    items = _LEGEND + (_LEGEND_EXPANSION if ruleset != "classic" else ())
+    lines: list[str] = []
+    for glyph, key in items:
+        item = f"{glyph} {t(key)}"
+        if lines and cell_len(lines[-1]) + 3 + cell_len(item) <= width:
+            lines[-1] += "   " + item
+        else:
+            lines.append(item)
+    return Text("\n".join(lines), style=STYLE["label"])
+
+
+# --- cards -------------------------------------------------------------------------------
+
+
+def shape_code(card: str) -> str:
+    """`NES|W crystal`: the shape notation of RULES.md §1 for a path card, else ""."""
+    k = KINDS.get(card) or (card_kind(card) if is_card_id(card) else None)
+    if k is None or k.category not in ("path", "start", "goal"):
+        return ""
+    code = "|".join(format_mask(s) for s in k.segments)
+    mods = (["ladder"] if k.ladder else []) + ([f"door:{k.door}"] if k.door else []) + ["crystal"] * k.crystals
+    return " ".join([code, *mods])
+
+
+def render_hand(cards: list[str]) -> RenderableType:
+    """A hand: numbered rows (id, name, shape), then the path cards drawn, numbered alike."""
+    if not cards:
+        return Text(t("empty hand"), style="dim")
+    cards = sorted(cards, key=lambda c: card_sort_key(c) if c != "?" else ("", 0))
+    table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
+    for col in ("#", t("card"), t("name"), t("shape")):
+        table.add_column(col)
+    strip: list[tuple[int, Grid]] = []
+    for i, cid in enumerate(cards, 1):
+        table.add_row(str(i), cid, words.card_name(cid), shape_code(cid))
+        if is_card_id(cid) and card_kind(cid).category == "path":
+            k = card_kind(cid)
+            tile = Tile(cid, False, face(k.kind, False))
+            strip.append((i, cell_grid(tile)))
+    if not strip:
+        return table
+    # Path cards as they lie unturned; 8 columns each (a space between cards).
+    art = Text(no_wrap=True, overflow="ignore")
+    art.append("".join(f"{i:^{CELL_W}} " for i, _ in strip), STYLE["label"])
+    for line in range(CELL_H):
+        art.append("\n")
+        for _, grid in strip:
+            _append(art, grid[line])
+            art.append(" ")
+    return Group(table, art)
+
+
+# --- a seat's view -----------------------------------------------------------------------
+
+
+def _known_goals(view: RoundState, me: str | None) -> dict[str, str]:
+    facts = view.knowledge.get(me, []) if me else []
+    return {f[1]: f[2] for f in facts if f and f[0] == "map"}
+
+
+def _players_table(view: RoundState, me: str | None, show_roles: bool) -> Table:
+    table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
+    table.add_column("")
+    table.add_column(t("player"))
+    if show_roles:
+        table.add_column(t("role"))
+    table.add_column(t("hand sizes"), justify="right")
+    table.add_column(t("gold"), justify="right")
+    table.add_column(t("cards in front"))
+    turn = view.player if view.phase in (PLAYING, THEFT) else None
+    for p in view.players:
+        row = ["▶" if p == turn else "", p + (" *" if p == me else "")]
+        if show_roles:
+            row.append(words.role_name(view.roles.get(p)))
+        front = [words.card_name(c) for c in view.in_front.get(p, [])]
+        row += [str(len(view.hands.get(p, []))), str(view.gold.get(p, 0)), ", ".join(front) or "-"]
+        table.add_row(*row, style="bold" if p == turn else None)
+    return table
+
+
+def _counts(view: RoundState) -> str:
+    parts = [t("deck", n=len(view.deck)), t("discard pile", n=len(view.discard))]
+    if view.removed:
+        parts.append(t("removed", n=len(view.removed)))
+    if view.nuggets:
+        parts.append(t("nuggets", n=len(view.nuggets)))
+    if view.aside and view.ruleset != "classic":
+        parts.append(t("aside", n=len(view.aside)))  # swap-hat draws from these
+    return "   ".join(parts)
+
+
+def _heading(view: RoundState, header: dict | None) -> Text:
+    bits = [t("title"), t(view.ruleset), t("round", n=view.round_no)]
+    if view.phase == PLAYING:
+        bits.append(t("to move", player=view.player))
+    elif view.phase == THEFT:
+        bits.append(t("thief to move", player=view.player))
+    else:
+        bits.append(t("round over"))
+    text = Text(" · ".join(bits), style="bold")
+    for key, value in (header or {}).items():
+        text.append(f"\n{key}: {value}", style="dim")
+    return text
+
+
+def render_view(
+    view: RoundState,
+    me: str | None,
+    *,
+    last_moves: Iterable[str] = (),
+    header: dict | None = None,
+) -> RenderableType:
+    """What seat `me` sees. `view` is engine.views.view(state, me), or the full state.
+
+    With me=None and a full state (hands not masked) every hand and role is shown, for a
+    referee or a replay; with a masked view only what the view holds is shown, so hidden
+    cards never reach the page. `last_moves` are sentences (see words.describe_move).
+    """
+    open_hands = [p for p in view.players if any(c != "?" for c in view.hands.get(p, []))]
+    roles_known = any(r not in (None, "?") for p, r in view.roles.items() if p != me)
+    parts: list[RenderableType] = [
+        _heading(view, header),
+        Text(""),
+        render_maze(view.board, known_goals=_known_goals(view, me)),
+        render_legend(view.ruleset),
+        Text(""),
+        _players_table(view, me, show_roles=roles_known or view.phase != PLAYING),
+        Text(_counts(view), style="dim"),
+    ]
+    if view.phase != PLAYING:
+        if view.finder:
+            parts.append(Text(t("finder", player=view.finder)))
+        parts.append(Text(t("winners", players=words.join(list(view.winners)) if view.winners else t("nobody"))))
+        parts.append(Text(words.describe_event({"event": "payout", "gold": view.payout}) or ""))
+    if me is not None:
+        parts += [Text(""), Text(t("your role", role=words.role_name(view.roles.get(me))), style="bold")]
+        known = [line for fact in view.knowledge.get(me, []) if (line := words.describe_fact(fact))]
+        if known:
+            parts.append(Text(t("you know", facts=t("fact sep").join(known))))
+        parts += [Text(""), Text(t("your hand"), style="bold underline"), render_hand(view.hands.get(me, []))]
+    for p in open_hands:
+        if p == me:
+            continue
+        parts += [Text(""), Text(t("hand of", player=p), style="bold underline"), render_hand(view.hands[p])]
+    moves = list(last_moves)
+    if moves:
+        parts += [Text(""), Text(t("last moves"), style="bold underline")]
+        parts += [Text(f"- {m}") for m in moves]
+    return Group(*parts)
+
+
+def plain_text(renderable: RenderableType, width: int = 80) -> str:
+    """Render without colour or styles; lines keep no trailing spaces."""
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+    # console.print joins bare Text objects into a new Text, losing no_wrap; a Group keeps it.
+    console.print(Group(renderable), crop=False, soft_wrap=False)
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
