@@ -1,0 +1,127 @@
+"""Sigma proofs made non-interactive by Fiat-Shamir: Schnorr and Chaum-Pedersen.
+
+Both are sent in the short (challenge, response) form: the verifier recomputes the
+commitments from the response and checks that hashing them gives back the challenge.
+
+- A key share comes with a Schnorr proof that its owner knows x with Y = xG, so no seat can
+  pick its share as a function of the others' (a rogue key that would cancel them).
+- A decryption token D = x c1 comes with a Chaum-Pedersen proof that log_G Y = log_c1 D: the
+  token was made with the same secret as the seat's published share, so a wrong token is
+  refused at the message that carries it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pbem.errors import BadPacket
+from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, token_point
+from pbem.protocol.mental.group import (
+    GENERATOR,
+    ORDER,
+    POINT_BYTES,
+    SCALAR_BYTES,
+    Point,
+    ScalarSource,
+    base_mul,
+    decode_scalar,
+    random_scalar,
+    scalar_bytes,
+)
+from pbem.protocol.mental.transcript import Transcript
+
+PROOF_BYTES = 2 * SCALAR_BYTES
+
+
+class BadProof(BadPacket):
+    """A zero-knowledge proof that does not verify: the message carrying it is refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    challenge: int
+    response: int
+
+    def encode(self) -> bytes:
+        return scalar_bytes(self.challenge) + scalar_bytes(self.response)
+
+    @classmethod
+    def decode(cls, data: bytes, what: str = "proof") -> Proof:
+        if len(data) != PROOF_BYTES:
+            raise BadProof(f"{what} must be {PROOF_BYTES} bytes, not {len(data)}")
+        return cls(decode_scalar(data[:SCALAR_BYTES], what), decode_scalar(data[SCALAR_BYTES:], what))
+
+
+# --- Schnorr: knowledge of a key share -------------------------------------------------------
+
+
+def _schnorr_challenge(key: Point, t: Point, context: bytes) -> int:
+    tr = Transcript("schnorr key", context)
+    tr.points("statement", [GENERATOR, key])
+    tr.points("commitment", [t])
+    return tr.challenge("e")
+
+
+def prove_key(share: KeyShare, context: bytes, rng: ScalarSource = random_scalar) -> Proof:
+    w = rng()
+    e = _schnorr_challenge(share.public, base_mul(w), context)
+    return Proof(e, (w + e * share.secret) % ORDER)
+
+
+def check_key(key: Point, proof: Proof, context: bytes, who: str = "a key share") -> None:
+    if key.is_identity:
+        raise BadProof(f"{who} is the identity point")
+    t = base_mul(proof.response) - key * proof.challenge
+    if _schnorr_challenge(key, t, context) != proof.challenge:
+        raise BadProof(f"the proof of knowledge of {who} does not verify")
+
+
+# --- Chaum-Pedersen: equal discrete logs, used for decryption tokens -------------------------
+
+
+def _dleq_challenge(key: Point, base2: Point, value2: Point, t1: Point, t2: Point, context: bytes) -> int:
+    tr = Transcript("chaum-pedersen", context)
+    tr.points("statement", [GENERATOR, key, base2, value2])
+    tr.points("commitment", [t1, t2])
+    return tr.challenge("e")
+
+
+def prove_dleq(x: int, key: Point, base2: Point, value2: Point, context: bytes,
+               rng: ScalarSource = random_scalar) -> Proof:
+    """Prove log_G key == log_base2 value2 (== x)."""
+    w = rng()
+    e = _dleq_challenge(key, base2, value2, base_mul(w), base2 * w, context)
+    return Proof(e, (w + e * x) % ORDER)
+
+
+def check_dleq(key: Point, base2: Point, value2: Point, proof: Proof, context: bytes) -> bool:
+    t1 = base_mul(proof.response) - key * proof.challenge
+    t2 = base2 * proof.response - value2 * proof.challenge
+    return _dleq_challenge(key, base2, value2, t1, t2, context) == proof.challenge
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """Seat j's share D = x_j c1 of a ciphertext's decryption, with its proof."""
+
+    point: Point
+    proof: Proof
+
+    def encode(self) -> bytes:
+        return self.point.raw + self.proof.encode()
+
+    @classmethod
+    def decode(cls, data: bytes, what: str = "token") -> Token:
+        if len(data) != POINT_BYTES + PROOF_BYTES:
+            raise BadProof(f"{what} must be {POINT_BYTES + PROOF_BYTES} bytes, not {len(data)}")
+        return cls(Point.decode(data[:POINT_BYTES], what), Proof.decode(data[POINT_BYTES:], what))
+
+
+def make_token(share: KeyShare, ct: Ciphertext, context: bytes, rng: ScalarSource = random_scalar) -> Token:
+    d = token_point(share.secret, ct)
+    return Token(d, prove_dleq(share.secret, share.public, ct.c1, d, context, rng))
+
+
+def check_token(key: Point, ct: Ciphertext, token: Token, context: bytes, who: str = "a token") -> None:
+    if not check_dleq(key, ct.c1, token.point, token.proof, context):
+        raise BadProof(f"{who} does not match its seat's key share (its Chaum-Pedersen proof fails)")

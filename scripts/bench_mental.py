@@ -1,0 +1,110 @@
+"""Costs of trustless dealing (`scripts/bench-mental`): CPU time and sizes, one table.
+
+One seat's shuffle of every stack of a whole game with its proofs, and another seat's check
+of it, at 5 seats (classic) and at 10 (classic) and 12 (expansion); a decryption token made
+and checked; a key share's proof; sizes. CPU time (time.process_time), median of a few runs.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pbem.protocol.mental.elgamal import KeyShare, encrypt, joint_key
+from pbem.protocol.mental.group import base_mul, random_scalar
+from pbem.protocol.mental.proofs import check_key, check_token, make_token, prove_key
+from pbem.protocol.mental.shuffle import check_shuffle, prove_shuffle, shuffle
+from pbem.protocol.mental.transcript import context
+from pbem.protocol.trustless.stacks import game_stacks, initial
+
+
+def cpu(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return statistics.median(times)
+
+
+def game_rows(ruleset: str, seats: int, runs: int) -> list[tuple[str, str]]:
+    shares = [KeyShare.new() for _ in range(seats)]
+    y = joint_key([k.public for k in shares])
+    stacks = [(s, initial(s)) for s in game_stacks(ruleset, seats)]
+    cards = sum(len(s.cards) for s, _ in stacks)
+    made: list = []
+
+    def make() -> None:
+        made.clear()
+        for s, cts in stacks:
+            ctx = context("shuffle", game="bench", seat="p0", stack=s.label)
+            out, perm, rands = shuffle(y, cts)
+            made.append((cts, out, prove_shuffle(y, cts, out, perm, rands, ctx), ctx))
+
+    def check() -> None:
+        for cts, out, proof, ctx in made:
+            check_shuffle(y, cts, out, proof, ctx)
+
+    t_make = cpu(make, runs)
+    t_check = cpu(check, runs)
+    size = sum(64 * len(out) + len(proof.encode()) for _, out, proof, _ in made)
+    tag = f"{seats} seats ({ruleset}, {cards} cards)"
+    return [
+        (f"one seat's shuffle + proofs, {tag}", f"{t_make * 1000:.0f} ms CPU (aim <= 1000)"),
+        (f"checking one seat's shuffle, {tag}", f"{t_check * 1000:.0f} ms CPU (aim <= 1000)"),
+        (f"checking all {seats} shuffles (setup), {tag}", f"{t_check * seats * 1000:.0f} ms CPU"),
+        (f"one seat's shuffle message, {tag}", f"{size:,} bytes raw, {size * 4 // 3:,} base64"),
+    ]
+
+
+def small_rows(n: int = 300) -> list[tuple[str, str]]:
+    a = KeyShare.new()
+    ct = encrypt(a.public, base_mul(random_scalar()), random_scalar())
+    ctx = context("token", game="bench", seat="p1", slot=0)
+    tokens = [make_token(a, ct, ctx) for _ in range(n)]
+    t_make = cpu(lambda: [make_token(a, ct, ctx) for _ in range(n)], 3) / n
+
+    def check_tokens() -> None:
+        for t in tokens:
+            check_token(a.public, ct, t, ctx)
+
+    def check_keys() -> None:
+        for _ in range(n):
+            check_key(a.public, proof, ctx)
+
+    proof = prove_key(a, ctx)
+    t_check = cpu(check_tokens, 3) / n
+    t_key = cpu(check_keys, 3) / n
+    k = random_scalar()
+    t_mul = cpu(lambda: [ct.c1 * k for _ in range(n)], 3) / n
+    return [
+        ("scalar multiplication (ristretto255, rbcl)", f"{t_mul * 1e6:.0f} us"),
+        ("decryption token + Chaum-Pedersen proof: make", f"{t_make * 1e6:.0f} us ({len(tokens[0].encode())} bytes)"),
+        ("decryption token: check", f"{t_check * 1e6:.0f} us"),
+        ("key share Schnorr proof: check", f"{t_key * 1e6:.0f} us"),
+    ]
+
+
+def rows(runs: int = 3) -> list[tuple[str, str]]:
+    out = small_rows()
+    for ruleset, seats in (("classic", 5), ("classic", 10), ("expansion", 12)):
+        out += game_rows(ruleset, seats, runs)
+    return out
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    table = rows(runs)
+    width = max(len(k) for k, _ in table)
+    print(f"{'measure':<{width}}  value")
+    for k, v in table:
+        print(f"{k:<{width}}  {v}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Golden vectors: RFC 9496's for the group binding, and pbem's own for every wire encoding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mental_vectors import PATH, build
+
+from pbem.protocol.mental.elgamal import Ciphertext, joint_key
+from pbem.protocol.mental.group import BadPoint, Point, base_mul, from_uniform
+from pbem.protocol.mental.proofs import BadProof, Proof, Token, check_key, check_token
+from pbem.protocol.mental.shuffle import ShuffleProof, check_shuffle
+
+RFC = json.loads((Path(__file__).parent / "vectors" / "mental" / "ristretto255.json").read_text())
+OURS = json.loads(PATH.read_text())
+
+
+def test_small_multiples_of_the_generator():
+    for k, hexed in enumerate(RFC["small_multiples"]):
+        assert base_mul(k).raw.hex() == hexed
+        assert Point.decode(bytes.fromhex(hexed)) == base_mul(k)
+    assert base_mul(15).raw.hex() == RFC["fifteen"]
+
+
+def test_one_way_map():
+    for v in RFC["from_uniform"]:
+        assert from_uniform(bytes.fromhex(v["input"])).raw.hex() == v["output"]
+
+
+@pytest.mark.parametrize("name", sorted(RFC["invalid"]))
+def test_invalid_encodings_are_refused(name):
+    with pytest.raises(BadPoint):
+        Point.decode(bytes.fromhex(RFC["invalid"][name]))
+
+
+def test_our_encodings_are_reproduced_byte_for_byte():
+    assert build() == OURS
+
+
+def test_the_stored_vectors_verify():
+    shares = []
+    for k in OURS["key_shares"]:
+        key = Point.decode(bytes.fromhex(k["public"]))
+        check_key(key, Proof.decode(bytes.fromhex(k["proof"])), k["context"].encode())
+        shares.append(key)
+    assert joint_key(shares).raw.hex() == OURS["joint_key"]
+    y = joint_key(shares)
+    sh = OURS["shuffle"]
+    inputs = [Ciphertext.decode(bytes.fromhex(c)) for c in sh["inputs"]]
+    outputs = [Ciphertext.decode(bytes.fromhex(c)) for c in sh["outputs"]]
+    proof = ShuffleProof.decode(bytes.fromhex(sh["proof"]), len(inputs))
+    check_shuffle(y, inputs, outputs, proof, sh["context"].encode())
+    with pytest.raises(BadProof):
+        check_shuffle(y, inputs, outputs[1:] + outputs[:1], proof, sh["context"].encode())
+    t = OURS["token"]
+    check_token(Point.decode(bytes.fromhex(t["key"])), Ciphertext.decode(bytes.fromhex(t["ciphertext"])),
+                Token.decode(bytes.fromhex(t["token"])), t["context"].encode())
