@@ -8,10 +8,10 @@ from pathlib import Path
 
 from engine.bots import RandomBot
 from pbem.host import referee as H
-from pbem.seat import keys
-from pbem.seat import player as P
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_file
+from pbem.seat import keys
+from pbem.seat import player as P
 
 PASS = b"correct horse"
 

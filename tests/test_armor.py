@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.protocol.armor import MAX_LINE, armor, dearmor_all, dearmor_one
 from pbem.errors import BadPacket, UsageError
+from pbem.protocol.armor import MAX_LINE, armor, dearmor_all, dearmor_one
 
 KINDS = ["PACKET", "MOVE", "JOIN", "INVITATION", "ARCHIVE"]
 PROSE = "Hi all,\n\nhere is my move: I play a path card.\nCheers, Ann\n"

@@ -14,16 +14,15 @@ from pathlib import Path
 
 import pytest
 import typer
+from pbem_helpers import Table, make_table, play_until
 from typer.testing import CliRunner
 
 from pbem.cli import replay as cli_replay
-from pbem.protocol.armor import armor
-from pbem.replay.audit import EXIT_AUDIT_FAILED, AuditFailed, Report, audit, audit_source
 from pbem.errors import BadPacket
+from pbem.protocol.armor import armor
 from pbem.protocol.documents import b64, parse, read_blocks, sign, unb64
+from pbem.replay.audit import EXIT_AUDIT_FAILED, AuditFailed, Report, audit, audit_source
 from pbem.replay.rounds import load_replay, open_source
-
-from pbem_helpers import Table, make_table, play_until
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
 

@@ -12,17 +12,17 @@ import sqlite3
 import time
 from pathlib import Path
 
+from test_folder_play import SEATS, check_game, cli_game, db_dump, new_game, start_bots, start_host, wait_all
+
 from engine.rules import legal_moves
-from pbem.seat import keys
-from pbem.host import referee as H
-from pbem.seat import player as P
 from pbem.auto.host_runner import FolderHost, run
-from pbem.folder.play import Seat
-from pbem.protocol.documents import b64, read_blocks, seal_info, seal_json, sign
 from pbem.auto.seat_bot import FolderBot
 from pbem.folder.layout import GameFolder
-
-from test_folder_play import SEATS, check_game, cli_game, db_dump, new_game, start_bots, start_host, wait_all
+from pbem.folder.play import Seat
+from pbem.host import referee as H
+from pbem.protocol.documents import b64, read_blocks, seal_info, seal_json, sign
+from pbem.seat import keys
+from pbem.seat import player as P
 
 
 def started_game(tmp_path: Path):

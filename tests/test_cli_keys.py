@@ -8,9 +8,10 @@ import typer
 from typer.testing import CliRunner, Result
 
 from pbem.cli import keys as cli_keys
-from pbem.seat import keys
-from pbem.protocol.crypto import PublicKey
 from pbem.errors import KeyNotFound, PbemError, UsageError, WrongPassphrase
+from pbem.protocol.crypto import PublicKey
+from pbem.seat import keys
+from pbem.seat.home import ENV_HOME, key_path
 
 root = typer.Typer()
 root.add_typer(cli_keys.app, name="key")
@@ -21,7 +22,7 @@ def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(keys.ENV_SCRYPT_N, "1024")
     monkeypatch.delenv(keys.ENV_PASSPHRASE, raising=False)
     # Never touch the real ~/.config even if a test forgets --home.
-    monkeypatch.setenv(keys.ENV_HOME, str(tmp_path / "default-home"))
+    monkeypatch.setenv(ENV_HOME, str(tmp_path / "default-home"))
 
 
 @pytest.fixture
@@ -77,15 +78,15 @@ def test_new_needs_a_passphrase_source(home: Path) -> None:
     exc = raised(r)
     assert isinstance(exc, UsageError) and exc.exit_code == 2
     assert "--no-passphrase" in (exc.hint or "") or "--passphrase-file" in (exc.hint or "")
-    assert not keys.key_path(home, "dave").exists()
+    assert not key_path(home, "dave").exists()
 
 
 def test_new_refuses_overwrite_bad_name_and_contradiction(home: Path, pwfile: Path) -> None:
     assert run("new", "erin", "--home", home, "--no-passphrase").exit_code == 0
-    before = keys.key_path(home, "erin").read_bytes()
+    before = key_path(home, "erin").read_bytes()
     exc = raised(run("new", "erin", "--home", home, "--no-passphrase"))
     assert isinstance(exc, UsageError) and "'erin'" in str(exc)
-    assert keys.key_path(home, "erin").read_bytes() == before
+    assert key_path(home, "erin").read_bytes() == before
     exc = raised(run("new", "Bad Name", "--home", home, "--no-passphrase"))
     assert isinstance(exc, UsageError) and "'Bad Name'" in str(exc)
     exc = raised(run("new", "frank", "--home", home, "--no-passphrase", "--passphrase-file", pwfile))

@@ -11,7 +11,6 @@ import pytest
 from pbem_helpers import case_position_file
 
 
-
 def _pbem(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     script = Path(sys.executable).with_name("pbem")
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "pbem.cli"]

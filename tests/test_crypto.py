@@ -9,9 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from pbem.protocol import crypto
-from pbem.seat import keys
-from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
 from pbem.errors import (
     EXIT_CODES,
     BadPacket,
@@ -22,6 +19,10 @@ from pbem.errors import (
     WrongKey,
     WrongPassphrase,
 )
+from pbem.protocol import crypto
+from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
+from pbem.seat import keys
+from pbem.seat.home import ENV_HOME, key_home, key_path, keys_dir, pub_path
 
 CHEAP_N = 2**10
 
@@ -30,7 +31,7 @@ CHEAP_N = 2**10
 def _cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(keys.ENV_SCRYPT_N, str(CHEAP_N))
     monkeypatch.delenv(keys.ENV_PASSPHRASE, raising=False)
-    monkeypatch.delenv(keys.ENV_HOME, raising=False)
+    monkeypatch.delenv(ENV_HOME, raising=False)
 
 
 @pytest.fixture
@@ -183,7 +184,7 @@ def test_public_line_every_single_typo_is_rejected(alice: Identity) -> None:
 
 
 def test_load_public_falls_back_to_key_file(home: Path, alice: Identity) -> None:
-    keys.pub_path(home, "alice").unlink()
+    pub_path(home, "alice").unlink()
     assert keys.load_public(home, "alice") == alice.public
 
 
@@ -195,7 +196,7 @@ def _raw_private(identity: Identity) -> list[bytes]:
 
 
 def test_protected_key_file_hides_private_bytes(home: Path, alice: Identity) -> None:
-    blob = keys.key_path(home, "alice").read_bytes()
+    blob = key_path(home, "alice").read_bytes()
     doc = json.loads(blob)
     assert doc["protected"] is True and doc["kdf"]["n"] == CHEAP_N
     for raw in _raw_private(alice):
@@ -226,7 +227,7 @@ def test_default_scrypt_cost_is_stored(alice: Identity) -> None:
 
 
 def test_key_file_header_is_authenticated(home: Path, alice: Identity) -> None:
-    path = keys.key_path(home, "alice")
+    path = key_path(home, "alice")
     doc = json.loads(path.read_bytes())
     doc["kdf"]["n"] = CHEAP_N * 2
     with pytest.raises(WrongPassphrase):
@@ -244,7 +245,7 @@ def test_key_file_header_is_authenticated(home: Path, alice: Identity) -> None:
     ],
 )
 def test_corrupt_key_file_is_bad_packet(home: Path, alice: Identity, mangle) -> None:  # type: ignore[no-untyped-def]
-    blob = keys.key_path(home, "alice").read_bytes()
+    blob = key_path(home, "alice").read_bytes()
     with pytest.raises(BadPacket):
         crypto.identity_from_bytes(mangle(blob), b"alice pass")
 
@@ -257,7 +258,7 @@ def test_unprotected_key_with_swapped_public_is_bad_packet(alice: Identity, bob:
 
 
 def test_renamed_key_file_is_reported(home: Path, alice: Identity) -> None:
-    os.rename(keys.key_path(home, "alice"), keys.keys_dir(home) / "carol.key")
+    os.rename(key_path(home, "alice"), keys_dir(home) / "carol.key")
     with pytest.raises(BadPacket) as exc:
         keys.load_identity(home, "carol", b"alice pass")
     assert "alice.key" in (exc.value.hint or "")
@@ -268,16 +269,16 @@ def test_renamed_key_file_is_reported(home: Path, alice: Identity) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
 def test_key_file_modes_and_no_temp_leftovers(home: Path, alice: Identity) -> None:
-    assert stat.S_IMODE(keys.key_path(home, "alice").stat().st_mode) == 0o600
-    assert sorted(p.name for p in keys.keys_dir(home).iterdir()) == ["alice.key", "alice.pub"]
-    assert keys.pub_path(home, "alice").read_text() == alice.public.encode() + "\n"
+    assert stat.S_IMODE(key_path(home, "alice").stat().st_mode) == 0o600
+    assert sorted(p.name for p in keys_dir(home).iterdir()) == ["alice.key", "alice.pub"]
+    assert pub_path(home, "alice").read_text() == alice.public.encode() + "\n"
 
 
 def test_create_refuses_overwrite_and_bad_names(home: Path, alice: Identity) -> None:
-    before = keys.key_path(home, "alice").read_bytes()
+    before = key_path(home, "alice").read_bytes()
     with pytest.raises(UsageError):
         keys.create_identity(home, "alice", None)
-    assert keys.key_path(home, "alice").read_bytes() == before
+    assert key_path(home, "alice").read_bytes() == before
     for bad in ("Alice", "", "a" * 33, "../x", "a b", "é"):
         with pytest.raises(UsageError) as exc:
             keys.create_identity(home, bad, None)
@@ -297,20 +298,20 @@ def test_list_identities(home: Path) -> None:
     b = keys.create_identity(home, "bob", None)
     a = keys.create_identity(home, "alice", b"pw")
     # A contact's public key alone is not one of our identities.
-    keys.pub_path(home, "carol").write_text(Identity.generate("carol").public.encode())
+    pub_path(home, "carol").write_text(Identity.generate("carol").public.encode())
     assert keys.list_identities(home) == [("alice", a.public), ("bob", b.public)]
 
 
 def test_key_home_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    assert keys.key_home(tmp_path / "x") == tmp_path / "x"
+    assert key_home(tmp_path / "x") == tmp_path / "x"
     monkeypatch.setenv("PBEM_HOME", str(tmp_path / "env"))
-    assert keys.key_home(None) == tmp_path / "env"
+    assert key_home(None) == tmp_path / "env"
     monkeypatch.delenv("PBEM_HOME")
     if sys.platform.startswith("linux"):
         monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-        assert keys.key_home(None) == tmp_path / "xdg" / "pbem"
+        assert key_home(None) == tmp_path / "xdg" / "pbem"
         monkeypatch.delenv("XDG_CONFIG_HOME")
-        assert keys.key_home(None) == Path.home() / ".config" / "pbem"
+        assert key_home(None) == Path.home() / ".config" / "pbem"
 
 
 def test_get_passphrase_sources(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem.errors import BadPacket, Conflict, UsageError
 from pbem.atomic import write_atomic, write_new
+from pbem.errors import BadPacket, Conflict, UsageError
 from pbem.folder.layout import GameFolder
 
 ROOT = Path(__file__).resolve().parents[1]

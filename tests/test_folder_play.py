@@ -23,14 +23,14 @@ from typer.testing import CliRunner
 
 from engine.position import dump, load
 from engine.rules import apply, legal_moves
-from pbem.cli import play as cli_play
-from pbem.seat import keys
-from pbem.host import referee as H
 from pbem.auto.host_runner import FolderHost
+from pbem.cli import play as cli_play
 from pbem.cli.transport import register
-from pbem.folder.play import Seat
-from pbem.protocol.documents import read_blocks
 from pbem.folder.layout import GameFolder
+from pbem.folder.play import Seat
+from pbem.host import referee as H
+from pbem.protocol.documents import read_blocks
+from pbem.seat import keys
 
 ROOT = Path(__file__).resolve().parents[1]
 PBEM = [sys.executable, "-m", "pbem.cli"]  # the real CLI

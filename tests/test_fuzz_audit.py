@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pbem_helpers import make_table, play_until
 
-from pbem.replay.audit import audit
 from pbem.errors import PbemError
 from pbem.protocol.documents import read_blocks, sign
+from pbem.replay.audit import audit
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 10**6) | st.text(max_size=12),

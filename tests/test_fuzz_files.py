@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from pbem_helpers import make_table
 
 from engine.rules import legal_moves
-from pbem.seat import player as P
 from pbem.errors import PbemError
 from pbem.protocol.documents import read_blocks
+from pbem.seat import player as P
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
-from pbem.protocol.armor import armor
 from pbem.errors import BadPacket, PbemError, UsageError
 from pbem.mail.message import (
     SmtpSettings,
@@ -26,6 +25,7 @@ from pbem.mail.message import (
     send,
     write_eml,
 )
+from pbem.protocol.armor import armor
 
 PAYLOAD = bytes(range(256)) * 2 + b"\x00tail"  # ~700 armoured chars, every byte value
 OTHER = b"second packet " * 30

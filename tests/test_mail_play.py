@@ -18,19 +18,19 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
+from test_folder_play import SEATS, cli_app, make_homes, run_cli
 
 from engine.rules import legal_moves
-from pbem.seat import keys
-from pbem.host import referee as H
-from pbem.seat import player as P
 from pbem.auto.host_runner import MailHost
-from pbem.mail.outgoing import Courier, smtp_settings
-from pbem.mail.incoming import MailScanner, latest_saved_packet, message_blocks
-from pbem.protocol.documents import read_file
 from pbem.auto.seat_bot import MailBot
+from pbem.host import referee as H
+from pbem.mail.incoming import MailScanner, message_blocks
 from pbem.mail.message import SmtpSettings, compose, send
-
-from test_folder_play import SEATS, cli_app, make_homes, run_cli
+from pbem.mail.outgoing import Courier, smtp_settings
+from pbem.protocol.documents import read_file
+from pbem.seat import keys
+from pbem.seat import player as P
+from pbem.seat.home import latest_saved_packet
 
 HOST_ADDR = "referee@example.org"
 EMAILS = {**{s: f"{s}@example.org" for s in SEATS}, "host": HOST_ADDR}

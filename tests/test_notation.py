@@ -15,7 +15,6 @@ from engine.moves import Move, parse, resolve
 from engine.rules import apply, legal_moves
 from engine.state import PLAYING, THEFT
 
-
 # --- canonical printing -------------------------------------------------------------------
 
 CANONICAL = [

@@ -7,18 +7,17 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from pbem_helpers import Table, make_table, play_until
 
+from engine.errors import IllegalMove
 from engine.position import dump
 from engine.rules import legal_moves
 from engine.state import deal
-from pbem.protocol import fairness
-from pbem.seat import player as P
-from pbem.protocol.crypto import canonical_json
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, WrongKey
+from pbem.protocol import fairness
+from pbem.protocol.crypto import canonical_json
 from pbem.protocol.documents import b64, open_json, read_blocks, read_file, seal_info, sign, unb64
-from engine.errors import IllegalMove
-
-from pbem_helpers import Table, make_table, play_until
+from pbem.seat import player as P
 
 SEATS = ["ann", "bob", "cat", "dan"]
 

@@ -7,23 +7,21 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import typer
+from pbem_helpers import Table, make_table, play_until
 from typer.testing import CliRunner
 
 from engine.position import dump
 from engine.views import view
 from pbem.cli import replay as cli_replay
 from pbem.cli.replay import Navigator, decode_keys, frame
-from pbem.replay.html import render_html
 from pbem.protocol.documents import read_blocks
-from pbem.ui.render import plain_text
+from pbem.replay.html import render_html
 from pbem.replay.rounds import ALL, NotReplayable, load_replay
-
-from pbem_helpers import Table, make_table, play_until
+from pbem.ui.render import plain_text
 
 SEATS = ["ann", "bob", "cat", "dan"]
 ROOT = Path(__file__).resolve().parent.parent

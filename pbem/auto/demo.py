@@ -21,12 +21,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pbem.host import referee as H
-from pbem.seat import keys
 from pbem.errors import PbemError
-from pbem.folder.play import init_folder
-from pbem.protocol.documents import read_blocks
 from pbem.folder.layout import GameFolder
+from pbem.folder.play import init_folder
+from pbem.host import referee as H
+from pbem.protocol.documents import read_blocks
+from pbem.seat import keys
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
 POLL = "0.05"

@@ -25,15 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import IllegalMove
-
+from pbem.atomic import content_hash
 from pbem.auto import polling
 from pbem.errors import BadPacket, PbemError
+from pbem.folder.layout import GameFolder
 from pbem.folder.play import Publisher, init_folder
 from pbem.mail.incoming import MailScanner, message_blocks, who
 from pbem.mail.outgoing import Courier, send_pending
 from pbem.protocol.documents import Signed, read_blocks
-from pbem.atomic import content_hash
-from pbem.folder.layout import GameFolder
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, IllegalMove)

@@ -15,15 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pbem.seat import player
+from pbem.atomic import write_atomic
 from pbem.auto import polling
-from pbem.protocol.crypto import Identity
 from pbem.errors import PbemError, UsageError
 from pbem.folder.play import Seat
-from pbem.mail.incoming import MailScanner, Router, game_dir, latest_saved_packet, message_blocks
+from pbem.mail.incoming import MailScanner, Router, message_blocks
 from pbem.mail.outgoing import Courier, block_mail
+from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import read_blocks, read_file
-from pbem.atomic import write_atomic
+from pbem.seat import player
+from pbem.seat.home import join_path, latest_saved_packet, move_path
 
 Log = Callable[[str], None]
 
@@ -175,7 +176,7 @@ class MailBot:
             return
         self.game, self.seat = inv.game, seat
         self.brain = _Brain(self.kind, seat, self.seed)
-        join_file = game_dir(self.home, inv.game) / f"join-{seat}.pbem"
+        join_file = join_path(self.home, inv.game, seat)
         if join_file.exists():
             if latest_saved_packet(self.home, inv.game) is None:
                 self._mail(read_file(join_file)[0], f"join of {seat} mailed again")
@@ -218,7 +219,7 @@ class MailBot:
         seq = int(sp.doc["seq"])
         if sp.doc["to_move"] != self.seat:
             return False
-        saved = game_dir(self.home, self.game) / "moves" / f"{self.seat}-{seq:06d}.pbem"
+        saved = move_path(self.home, self.game, self.seat, seq)
         if saved.exists():
             if seq not in self.resent:
                 self.resent.add(seq)

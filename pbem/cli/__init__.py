@@ -12,7 +12,6 @@ import sys
 import typer
 
 from engine.errors import BadPosition, IllegalMove
-
 from pbem.cli import keys as cli_keys
 from pbem.cli import play as cli_play
 from pbem.cli import position as cli_position

@@ -12,8 +12,10 @@ from typing import Annotated
 
 import typer
 
-from pbem.seat import keys
 from pbem.errors import UsageError
+from pbem.names import check_identity_name
+from pbem.seat import keys
+from pbem.seat.home import key_home, key_path, keys_dir
 
 app = typer.Typer(help="Identities: your signing and encryption keys.", no_args_is_help=True)
 
@@ -38,38 +40,38 @@ def new(
     ] = False,
 ) -> None:
     """Create a new identity and print its public key line to share with other players."""
-    keys.check_name(name)
+    check_identity_name(name)
     if no_passphrase and passphrase_file is not None:
         raise UsageError("--no-passphrase and --passphrase-file contradict each other")
-    where = keys.key_home(home)
-    if keys.key_path(where, name).exists():
+    where = key_home(home)
+    if key_path(where, name).exists():
         # Checked before prompting so nobody types a passphrase for nothing.
         raise UsageError(
-            f"identity {name!r} already exists in {keys.key_path(where, name)}",
+            f"identity {name!r} already exists in {key_path(where, name)}",
             hint="pick another name; pbem never overwrites a private key",
         )
     passphrase = None if no_passphrase else keys.get_passphrase(passphrase_file, prompt=True, confirm=True)
     identity = keys.create_identity(where, name, passphrase)
     if passphrase is None:
         typer.echo(
-            f"warning: the private key {keys.key_path(where, name)} is NOT protected by a passphrase; "
+            f"warning: the private key {key_path(where, name)} is NOT protected by a passphrase; "
             "anyone who can read it can play as you",
             err=True,
         )
     pub = identity.public
     typer.echo(pub.encode())
     typer.echo(f"fingerprint: {pub.fingerprint()}")
-    typer.echo(f"created identity {name!r} in {keys.keys_dir(where)}; send the pbem1 line above to the other players", err=True)
+    typer.echo(f"created identity {name!r} in {keys_dir(where)}; send the pbem1 line above to the other players", err=True)
 
 
 @app.command("show")
 def show(name: NameArg, home: HomeOpt = None, as_json: JsonOpt = False) -> None:
     """Print an identity's public key line and fingerprint."""
-    where = keys.key_home(home)
+    where = key_home(home)
     pub = keys.load_public(where, name)
     if as_json:
         doc = {"name": name, "public": pub.encode(), "fingerprint": pub.fingerprint()}
-        if keys.key_path(where, name).exists():
+        if key_path(where, name).exists():
             doc["protected"] = keys.is_protected(where, name)
         typer.echo(json.dumps(doc, indent=2))
         return
@@ -80,7 +82,7 @@ def show(name: NameArg, home: HomeOpt = None, as_json: JsonOpt = False) -> None:
 @app.command("list")
 def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
     """List the identities in the key home."""
-    where = keys.key_home(home)
+    where = key_home(home)
     rows = [
         {"name": n, "fingerprint": pub.fingerprint(), "protected": keys.is_protected(where, n), "public": pub.encode()}
         for n, pub in keys.list_identities(where)
@@ -89,7 +91,7 @@ def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
         typer.echo(json.dumps(rows, indent=2))
         return
     if not rows:
-        typer.echo(f"no identities in {keys.keys_dir(where)}; create one with 'pbem key new NAME'", err=True)
+        typer.echo(f"no identities in {keys_dir(where)}; create one with 'pbem key new NAME'", err=True)
         return
     width = max(len(r["name"]) for r in rows)
     for r in rows:

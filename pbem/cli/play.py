@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pbem.seat import keys
+from pbem.atomic import write_atomic
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.errors import UsageError
 from pbem.host.paths import db_path
-from pbem.atomic import write_atomic
+from pbem.names import check_game_name
+from pbem.seat import keys
+from pbem.seat.home import key_home
 
 if TYPE_CHECKING:
     from pbem.protocol.crypto import Identity, PublicKey
@@ -37,7 +39,7 @@ def out_dir(path: Path) -> Path:
 
 
 def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> "Identity":
-    where = keys.key_home(home)
+    where = key_home(home)
     if name is None:
         names = [n for n, _ in keys.list_identities(where)]
         if len(names) != 1:
@@ -55,7 +57,7 @@ def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
         raise UsageError(f"bad --player {text!r}", hint="write NAME=pbem1... (or NAME=KEYNAME for a key in your key home)")
     if key.startswith("pbem1"):
         return name.lower(), PublicKey.decode(key)
-    return name.lower(), keys.load_public(keys.key_home(home), key)
+    return name.lower(), keys.load_public(key_home(home), key)
 
 
 def write_packets(host, out: Path) -> list[Path]:
@@ -90,6 +92,7 @@ def game_new(
     """Create a game database and write the invitation to send to every player."""
     from pbem.host.referee import create_game
 
+    check_game_name(game)
     path = db_path(game, db)
     seats = [parse_seat(p, home) for p in player]
     emails = {}
@@ -116,13 +119,13 @@ def join(
     passphrase_file: PassOpt = None,
 ) -> None:
     """Join a game: write a signed join file to send back to the host."""
-    from pbem.seat import player
     from pbem.protocol.crypto import PublicKey
     from pbem.protocol.documents import read_one
+    from pbem.seat import player
 
     inv = read_one(invitation, "invitation")
     me = identity_named(home, as_name, passphrase_file)
-    signed = player.join(inv, me, keys.key_home(home))
+    signed = player.join(inv, me, key_home(home))
     target = output or Path(f"join-{signed.doc['seat']}-{inv.game}.pbem")
     write_atomic(target, signed.armored().encode())
     host_fp = PublicKey.decode(inv.doc["host"]["key"]).fingerprint()
@@ -181,12 +184,12 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """Open a packet with your key: the maze, your hand and role, and whose turn it is."""
-    from pbem.seat import player
     from pbem.protocol.documents import read_one
+    from pbem.seat import player
 
     signed = read_one(packet, "packet")
     me = identity_named(home, as_name, passphrase_file)
-    sp = player.open_packet(signed, me, keys.key_home(home))
+    sp = player.open_packet(signed, me, key_home(home))
     if as_json:
         typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False))
         return
@@ -210,12 +213,12 @@ def move(
     To send it by mail instead (an .eml addressed to the host, or straight over SMTP), use
     'pbem mail-move PACKET "MOVE" --to HOST-ADDRESS [--to-dir DIR | --send ...]'.
     """
-    from pbem.seat import player
     from pbem.protocol.documents import read_one
+    from pbem.seat import player
 
     signed = read_one(packet, "packet")
     me = identity_named(home, as_name, passphrase_file)
-    sp = player.open_packet(signed, me, keys.key_home(home))
+    sp = player.open_packet(signed, me, key_home(home))
     mv = player.make_move(sp, text)
     target = output or Path(f"move-{sp.seat}-{sp.doc['seq']:06d}.pbem")
     write_atomic(target, mv.armored().encode())

@@ -37,8 +37,8 @@ def archive(
     db: DbOpt = None,
 ) -> None:
     """Host: write a finished round's signed archive (no key needed)."""
-    from pbem.host.referee import Host
     from pbem.host.paths import db_path
+    from pbem.host.referee import Host
     from pbem.replay.rounds import ENDED_HINT, NotReplayable
 
     host = Host(db_path(game, db))
@@ -126,8 +126,8 @@ def _perspective_line(r: Replay, i: int, who: str) -> str:
 
 def frame(r: Replay, i: int, who: str) -> RenderableType:
     """Step i as `who` saw it: the maze, the hands and roles known, and the move in words."""
-    from pbem.ui.render import render_view
     from pbem.replay.rounds import ALL
+    from pbem.ui.render import render_view
 
     header = {"replay": f"game {r.game}, round {r.round}",
               "step": f"move {i} of {len(r)}" if i else f"the deal (0 of {len(r)})",

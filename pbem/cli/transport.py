@@ -13,11 +13,11 @@ from typing import Annotated
 
 import typer
 
-from pbem.seat import keys
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.play import AsOpt, DbOpt, PassOpt, game_app, identity_named, out_dir
 from pbem.errors import UsageError
 from pbem.host.paths import db_path
+from pbem.seat.home import key_home
 
 folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).", no_args_is_help=True)
 host_app = typer.Typer(help="The automatic host.", no_args_is_help=True)
@@ -175,7 +175,7 @@ def inbox(
     from pbem.mail.incoming import MailScanner, Router, discover_dbs
 
     dbs = discover_dbs([db_path(d, None) for d in db], saves)
-    router = Router(keys.key_home(home), dbs, unlock=lambda name: identity_named(home, name, passphrase_file))
+    router = Router(key_home(home), dbs, unlock=lambda name: identity_named(home, name, passphrase_file))
     results = []
     try:
         for label, msg in MailScanner(list(paths)).new_messages():
@@ -208,8 +208,8 @@ def _once(saved: Path, make):
 
     Asking twice sends the same signed file again instead of a second, different one.
     """
-    from pbem.protocol.documents import read_file
     from pbem.atomic import write_atomic
+    from pbem.protocol.documents import read_file
 
     if saved.exists():
         return read_file(saved)[0], True
@@ -233,17 +233,17 @@ def mail_join(
     passphrase_file: PassOpt = None,
 ) -> None:
     """Join a game by mail: your signed join, mailed to the host (or written as .eml)."""
-    from pbem.seat import player
-    from pbem.mail.incoming import game_dir
     from pbem.mail.outgoing import block_mail
     from pbem.protocol.documents import read_one
+    from pbem.seat import player
+    from pbem.seat.home import join_path
 
     inv = read_one(invitation, "invitation")
     me = identity_named(home, as_name, passphrase_file)
-    where = keys.key_home(home)
+    where = key_home(home)
     seat = player.seat_of(inv, me)
     courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
-    signed, again = _once(game_dir(where, inv.game) / f"join-{seat}.pbem", lambda: player.join(inv, me, where))
+    signed, again = _once(join_path(where, inv.game, seat), lambda: player.join(inv, me, where))
     if again:
         typer.echo(f"you joined {inv.game} before; mailing the same join again")
     msg = block_mail(signed, sender=sender or f"{me.name}@localhost", to=to)
@@ -251,8 +251,8 @@ def mail_join(
 
 
 def _packet_for(target: str, home: Path):
-    from pbem.mail.incoming import latest_saved_packet
     from pbem.protocol.documents import read_one
+    from pbem.seat.home import latest_saved_packet
 
     p = Path(target)
     if p.is_file():
@@ -280,17 +280,17 @@ def mail_move(
     passphrase_file: PassOpt = None,
 ) -> None:
     """Write your signed move and mail it to the host (or write it as .eml with --to-dir)."""
-    from pbem.seat import player
-    from pbem.mail.incoming import game_dir
     from pbem.mail.outgoing import block_mail
+    from pbem.seat import player
+    from pbem.seat.home import move_path
 
-    where = keys.key_home(home)
+    where = key_home(home)
     signed_packet = _packet_for(packet, where)
     me = identity_named(home, as_name, passphrase_file)
     sp = player.open_packet(signed_packet, me, where)
     courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
     seq = int(sp.doc["seq"])
-    mv, again = _once(game_dir(where, signed_packet.game) / "moves" / f"{sp.seat}-{seq:06d}.pbem",
+    mv, again = _once(move_path(where, signed_packet.game, sp.seat, seq),
                       lambda: player.make_move(sp, text))
     if again:
         typer.echo(f"you already answered packet {seq}; mailing that move again (the host takes one move per packet)")
@@ -311,10 +311,10 @@ def turn(
     as_json: JsonOpt = False,
 ) -> None:
     """Show your latest packet and, with MOVE (or at the prompt), play it. Joins if needed."""
-    from pbem.seat import player
     from pbem.folder.play import Seat, show
+    from pbem.seat import player
 
-    where = keys.key_home(home)
+    where = key_home(home)
     me = identity_named(home, as_name, passphrase_file)
     # With --json, stdout carries exactly one JSON document; the rest goes to stderr.
     say = (lambda line: typer.echo(line, err=True)) if as_json else typer.echo
@@ -456,7 +456,6 @@ def bot_run(
 ) -> None:
     """Let a bot play your seat, holding only your key, until the game is over."""
     from engine.bots import KINDS as bot_kinds
-
     from pbem.auto import seat_bot as seatbot
 
     if (folder is None) == (not maildir):
@@ -464,7 +463,7 @@ def bot_run(
     if bot not in bot_kinds:
         raise UsageError(f"unknown bot {bot!r}", hint="use smart or random")
     me = identity_named(home, as_name, passphrase_file)
-    where = keys.key_home(home)
+    where = key_home(home)
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:
         stepper = seatbot.FolderBot(folder, me, where, bot, seed, log)

@@ -21,19 +21,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pbem.errors import BadPacket, Conflict, UsageError
 from pbem.atomic import TMP_SUFFIX, content_hash, write_atomic, write_new
+from pbem.errors import BadPacket, Conflict, UsageError
+from pbem.names import TABLE, check_seat_name
 
 MANIFEST = "pbem-folder.json"
 FORMAT = "pbem-folder"
 VERSION = 1
-TABLE = "table"
 EXT = ".pbem"
 SEQ_WIDTH = 6
 
-_SEAT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
-# Names that Windows refuses as files; a Dropbox peer on Windows would choke.
-_WINDOWS_RESERVED = {"con", "prn", "aux", "nul"} | {f"{p}{i}" for p in ("com", "lpt") for i in range(1, 10)}
 # Only names we wrote ourselves count as packets; anything else in packets/
 # (including a sync-conflict copy, impossible for content-addressed names
 # unless a file was damaged) is ignored.
@@ -43,10 +40,7 @@ _PARTIAL_SUFFIXES = (TMP_SUFFIX, ".part", ".partial", ".crdownload", ".download"
 
 
 def _check_seat(seat: str) -> None:
-    if not isinstance(seat, str) or not _SEAT_RE.match(seat):
-        raise UsageError(f"bad seat name {seat!r}: use 1-32 letters, digits, '_' or '-'")
-    if seat.lower() == TABLE or seat.lower() in _WINDOWS_RESERVED:
-        raise UsageError(f"seat name {seat!r} is reserved")
+    check_seat_name(seat)
 
 
 def _check_seq(seq: int, what: str = "packet sequence number") -> None:

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pbem.seat import player
-from pbem.protocol.crypto import Identity
-from pbem.errors import BadPacket, Conflict, UsageError
-from pbem.mail.incoming import game_dir
-from pbem.mail.outgoing import describe_moves
-from pbem.protocol.documents import Signed, read_blocks
 from pbem.atomic import write_atomic
+from pbem.errors import BadPacket, Conflict, UsageError
 from pbem.folder.layout import GameFolder
+from pbem.mail.outgoing import describe_moves
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Signed, read_blocks
+from pbem.seat import player
+from pbem.seat.home import join_path, move_path
 
 INVITATION = "invitation.pbem"
 _ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")
@@ -138,15 +138,11 @@ class Seat:
         return cls(GameFolder.open(Path(dir)), identity, Path(home))
 
     @property
-    def gdir(self) -> Path:
-        return game_dir(self.home, self.invitation.game)
-
-    @property
     def join_file(self) -> Path:
-        return self.gdir / f"join-{self.seat}.pbem"
+        return join_path(self.home, self.invitation.game, self.seat)
 
     def move_file(self, seq: int) -> Path:
-        return self.gdir / "moves" / f"{self.seat}-{seq:06d}.pbem"
+        return move_path(self.home, self.invitation.game, self.seat, seq)
 
     def joined(self) -> bool:
         return self.join_file.exists()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,23 +21,30 @@ from sqlalchemy.orm import Session
 from engine.catalog import RULESETS
 from engine.dealer import SeededDealer
 from engine.game import standings_winners
-from engine.moves import RESERVED_NAMES
 from engine.moves import parse as parse_move
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState
 from engine.views import view
-
+from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
+from pbem.host.store import (
+    GameRow,
+    JoinRow,
+    MoveRow,
+    PacketRow,
+    RoundRow,
+    SeatRow,
+    now,
+    open_engine,
+    the_game,
+    transaction,
+)
+from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
-from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.protocol.documents import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign, unb64
 from pbem.seat.player import move_commitment
-from pbem.host.store import GameRow, JoinRow, MoveRow, PacketRow, RoundRow, SeatRow, now, open_engine, the_game, transaction
 from pbem.ui.words import public_move_text
-
-SEAT_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
-HOST = "host"
 
 
 @dataclass
@@ -81,6 +87,7 @@ def create_game(
     options: list[str],
     emails: dict[str, str] | None = None,
 ) -> Signed:
+    check_game_name(name)
     if ruleset not in RULESETS:
         raise UsageError(f"unknown ruleset {ruleset!r}", hint=f"use one of: {', '.join(RULESETS)}")
     lo, hi = PLAYER_RANGE[ruleset]
@@ -88,8 +95,7 @@ def create_game(
         raise UsageError(f"{ruleset} is played by {lo}-{hi} players, not {len(seats)}")
     names = [n for n, _ in seats]
     for n in names:
-        if not SEAT_NAME.match(n) or n in RESERVED_NAMES or n == HOST:
-            raise UsageError(f"bad seat name {n!r}", hint="lower-case letters, digits, - and _; not top/middle/bottom/nobody/host")
+        check_seat_name(n)
     if len(set(names)) != len(names):
         raise UsageError("two seats have the same name")
     if len({k.encode() for _, k in seats}) != len(seats):

@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import IllegalMove
-
-from pbem.protocol.crypto import Identity
-from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
-from pbem.protocol.documents import Signed, parse, read_blocks, read_file
-from pbem.atomic import write_atomic
+from pbem.errors import BadPacket, PbemError, UsageError
 from pbem.mail.message import extract_blocks, iter_messages
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Signed, parse
+from pbem.seat.home import save_archive, save_invitation, save_packet, trusted_host_key
 
 # --- reading mail ---------------------------------------------------------------------------
 
@@ -106,86 +105,6 @@ def who(msg: EmailMessage) -> str:
     return f"from {msg.get('From', '?')}, subject {msg.get('Subject', '')!r}"
 
 
-# --- the player's copy of a game ------------------------------------------------------------
-
-
-def game_dir(home: Path, game: str) -> Path:
-    if not game or "/" in game or "\\" in game or game.startswith("."):
-        raise BadPacket(f"bad game id {game!r}")
-    return Path(home) / "games" / game
-
-
-def _trusted_host_key(home: Path, game: str) -> str | None:
-    anchor = game_dir(home, game) / "invitation.pbem"
-    if not anchor.exists():
-        return None
-    return str(read_blocks(anchor.read_text(encoding="utf-8"))[0].doc["host"]["key"])
-
-
-def _save_once(path: Path, block: Signed, what: str) -> bool:
-    """Write a block's file unless the same block is there; refuse a different one."""
-    if path.exists():
-        try:
-            old = read_file(path)
-        except PbemError:
-            old = []
-        if any(b.hash == block.hash for b in old):
-            return False
-        raise BadPacket(f"the host sent two different {what}; keeping the first in {path}",
-                        hint="the game has forked; tell the host")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, block.armored().encode())
-    return True
-
-
-def _check_host(home: Path, block: Signed, what: str) -> None:
-    """A packet or archive is kept only for a joined game, and only from that game's host."""
-    key = _trusted_host_key(home, block.game)
-    if key is None:
-        raise UsageError(f"not a game you joined: {block.game}")
-    if block.signer.encode() != key:
-        raise BadSignature(f"{what} of {block.game} is not signed by the game's host")
-
-
-def save_packet(home: Path, packet: Signed) -> tuple[Path, bool]:
-    """Keep a packet of a joined game in the key home; (path, whether it is new)."""
-    seq = int(packet.doc["seq"])
-    _check_host(home, packet, f"packet {seq}")
-    path = game_dir(home, packet.game) / "packets" / f"packet-{seq:06d}.pbem"
-    return path, _save_once(path, packet, f"packets numbered {seq}")
-
-
-def save_archive(home: Path, archive: Signed) -> tuple[Path, bool]:
-    _check_host(home, archive, f"the archive of round {archive.doc.get('round')}")
-    path = game_dir(home, archive.game) / "archives" / f"round-{int(archive.doc['round']):03d}.pbem"
-    return path, _save_once(path, archive, f"archives of round {archive.doc['round']}")
-
-
-def saved_packets(home: Path, game: str) -> list[tuple[int, Path]]:
-    d = game_dir(home, game) / "packets"
-    if not d.is_dir():
-        return []
-    out = []
-    for p in d.glob("packet-*.pbem"):
-        try:
-            out.append((int(p.stem.split("-", 1)[1]), p))
-        except ValueError:
-            continue
-    return sorted(out)
-
-
-def latest_saved_packet(home: Path, game: str) -> Path | None:
-    found = saved_packets(home, game)
-    return found[-1][1] if found else None
-
-
-def save_invitation(home: Path, invitation: Signed) -> tuple[Path, bool]:
-    path = Path(home) / "invitations" / f"{game_dir(home, invitation.game).name}.pbem"
-    if invitation.signer.encode() != invitation.doc.get("host", {}).get("key"):
-        raise BadSignature("the invitation is not signed by the host it names")
-    return path, _save_once(path, invitation, "invitations with this game id")
-
-
 # --- routing --------------------------------------------------------------------------------
 
 
@@ -240,9 +159,9 @@ class Router:
             out = host.accept(block)
             return out.kind, out.message
         if block.kind == "packet":
-            if block.game in self.hosts and _trusted_host_key(self.home, block.game) is None:
+            if block.game in self.hosts and trusted_host_key(self.home, block.game) is None:
                 return "ignored", f"packet {block.doc.get('seq')} of {block.game}: our own packet"
-            if _trusted_host_key(self.home, block.game) is None:
+            if trusted_host_key(self.home, block.game) is None:
                 return "ignored", f"packet of game {block.game}: not a game you joined with this key home"
             path, new = save_packet(self.home, block)
             doc = block.doc
@@ -251,7 +170,7 @@ class Router:
                 return "have", f"packet {doc['seq']} of {block.game} already saved ({state})"
             return "saved", f"saved packet {doc['seq']} of {block.game} ({state}): {path}"
         if block.kind == "archive":
-            if _trusted_host_key(self.home, block.game) is None:
+            if trusted_host_key(self.home, block.game) is None:
                 return "ignored", f"archive of game {block.game}: not a game you joined"
             path, new = save_archive(self.home, block)
             return ("saved" if new else "have"), f"archive of round {block.doc.get('round')}: {path}"

@@ -22,9 +22,9 @@ from email.utils import formatdate, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, get_args
 
-from pbem.protocol import armor
-from pbem.errors import BadPacket, PbemError, UsageError
 from pbem.atomic import write_new
+from pbem.errors import BadPacket, PbemError, UsageError
+from pbem.protocol import armor
 
 Security = Literal["starttls", "ssl", "none"]
 ATTACHMENT_TYPE = ("application", "x-pbem")

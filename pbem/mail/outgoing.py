@@ -17,10 +17,10 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from pbem.protocol.crypto import PublicKey
 from pbem.errors import UsageError
-from pbem.protocol.documents import Signed, read_blocks
 from pbem.mail.message import SmtpSettings, compose, send, write_eml
+from pbem.protocol.crypto import PublicKey
+from pbem.protocol.documents import Signed, read_blocks
 
 ENV_SMTP_PASSWORD = "PBEM_SMTP_PASSWORD"
 DEFAULT_SENDER = "pbem@localhost"

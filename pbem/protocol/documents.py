@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pbem.errors import BadPacket
 from pbem.protocol.armor import armor, dearmor_all
 from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
-from pbem.errors import BadPacket
 
 VERSION = 1
 SIG_LEN = 64

@@ -15,13 +15,12 @@ from engine.errors import BadPosition, IllegalMove
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OVER, deal
-
+from pbem.errors import BadPacket, BadSignature, PbemError
 from pbem.protocol import fairness
 from pbem.protocol.crypto import PublicKey
-from pbem.errors import BadPacket, BadSignature, PbemError
 from pbem.protocol.documents import Signed, parse, unb64
-from pbem.seat.player import move_commitment
 from pbem.replay.rounds import Source, invitation_of, peek
+from pbem.seat.player import move_commitment
 
 EXIT_AUDIT_FAILED = 8
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",

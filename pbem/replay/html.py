@@ -19,9 +19,8 @@ from engine.board import GOAL_CELLS
 from engine.catalog import KINDS, card_kind, is_card_id
 from engine.shapes import E, N, S, W
 from engine.state import PLAYING, THEFT, RoundState
-
-from pbem.ui import words
 from pbem.replay.rounds import ALL, Replay
+from pbem.ui import words
 
 CW, CH = 50, 72  # a card in the maze, in SVG units (portrait, like the real cards)
 TUNNEL = 12

@@ -23,11 +23,10 @@ from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OVER, PLAYING, RoundState
 from engine.views import view
-
-from pbem.ui import words
-from pbem.protocol.armor import dearmor_all
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
+from pbem.protocol.armor import dearmor_all
 from pbem.protocol.documents import SIG_LEN, Signed, parse, payload_hash, read_blocks
+from pbem.ui import words
 
 ALL = "all"
 AUDIT_HINT = "run 'pbem audit' on the same source for the full list of faults"

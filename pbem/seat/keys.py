@@ -1,6 +1,6 @@
-"""The key home: where identities live on disk, and how passphrases are found.
+"""Identities: create, read and unlock key files, and find passphrases.
 
-Layout: <home>/keys/<name>.key (private, mode 600) and <home>/keys/<name>.pub
+Key files: <home>/keys/<name>.key (private, mode 600) and <home>/keys/<name>.pub (layout: pbem.seat.home)
 (the one-line pbem1 public key). File formats: docs/keys-and-armor.md.
 """
 
@@ -8,59 +8,20 @@ from __future__ import annotations
 
 import getpass
 import os
-import re
 import sys
 import unicodedata
 from pathlib import Path
 
+from pbem.atomic import write_atomic
+from pbem.errors import BadPacket, KeyNotFound, UsageError
+from pbem.names import IDENTITY_NAME, check_identity_name
 from pbem.protocol import crypto
 from pbem.protocol.crypto import Identity, PublicKey
-from pbem.errors import BadPacket, KeyNotFound, UsageError
-from pbem.atomic import write_atomic
+from pbem.seat.home import ENV_HOME, key_path, keys_dir, pub_path
 
-NAME_RE = re.compile(r"[a-z0-9_-]{1,32}")
-ENV_HOME = "PBEM_HOME"
 ENV_PASSPHRASE = "PBEM_PASSPHRASE"
 # Test-only: lowers the scrypt cost of *new* key files so suites stay fast.
 ENV_SCRYPT_N = "PBEM_SCRYPT_N"
-
-
-def key_home(override: Path | None = None) -> Path:
-    if override is not None:
-        return Path(override).expanduser()
-    env = os.environ.get(ENV_HOME)
-    if env:
-        return Path(env).expanduser()
-    if sys.platform == "win32":
-        appdata = os.environ.get("APPDATA")
-        base = Path(appdata) if appdata else Path.home() / "AppData" / "Roaming"
-        return base / "pbem"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "pbem"
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
-    return base / "pbem"
-
-
-def check_name(name: str) -> str:
-    if not NAME_RE.fullmatch(name):
-        raise UsageError(
-            f"bad identity name {name!r}",
-            hint="use 1 to 32 characters from a-z, 0-9, '_' and '-'",
-        )
-    return name
-
-
-def keys_dir(home: Path) -> Path:
-    return Path(home) / "keys"
-
-
-def key_path(home: Path, name: str) -> Path:
-    return keys_dir(home) / f"{check_name(name)}.key"
-
-
-def pub_path(home: Path, name: str) -> Path:
-    return keys_dir(home) / f"{check_name(name)}.pub"
 
 
 def _scrypt_n() -> int:
@@ -74,7 +35,7 @@ def _scrypt_n() -> int:
 
 
 def create_identity(home: Path, name: str, passphrase: bytes | None) -> Identity:
-    check_name(name)
+    check_identity_name(name)
     kpath, ppath = key_path(home, name), pub_path(home, name)
     if kpath.exists():
         raise UsageError(
@@ -135,7 +96,7 @@ def list_identities(home: Path) -> list[tuple[str, PublicKey]]:
     d = keys_dir(home)
     if not d.is_dir():
         return []
-    names = sorted(p.stem for p in d.glob("*.key") if NAME_RE.fullmatch(p.stem))
+    names = sorted(p.stem for p in d.glob("*.key") if IDENTITY_NAME.fullmatch(p.stem))
     return [(n, load_public(home, n)) for n in names]
 
 

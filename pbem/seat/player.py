@@ -17,24 +17,13 @@ from typing import Any
 from engine.rules import check
 from engine.state import RoundState
 from engine.views import load_view
-
+from pbem.atomic import write_atomic
+from pbem.errors import BadPacket, BadSignature, UsageError
+from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
-from pbem.errors import BadPacket, BadSignature, UsageError
 from pbem.protocol.documents import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign
-from pbem.atomic import write_atomic
-
-HOST = "host"
-
-
-def games_dir(home: Path) -> Path:
-    return home / "games"
-
-
-def _game_dir(home: Path, game: str) -> Path:
-    if not game or "/" in game or game.startswith("."):
-        raise BadPacket(f"bad game id {game!r}")
-    return games_dir(home) / game
+from pbem.seat.home import invitation_path, load_invitation, seen_path
 
 
 def seat_of(invitation: Signed, identity: Identity) -> str:
@@ -54,9 +43,8 @@ def join(invitation: Signed, identity: Identity, home: Path) -> Signed:
     if invitation.signer.encode() != host.get("key"):
         raise BadSignature("the invitation is not signed by the host it names")
     seat = seat_of(invitation, identity)
-    gdir = _game_dir(home, invitation.game)
-    gdir.mkdir(parents=True, exist_ok=True)
-    anchor = gdir / "invitation.pbem"
+    anchor = invitation_path(home, invitation.game)
+    anchor.parent.mkdir(parents=True, exist_ok=True)
     if anchor.exists():
         old = read_blocks(anchor.read_text(encoding="utf-8"))[0]
         if old.hash != invitation.hash:
@@ -69,14 +57,6 @@ def join(invitation: Signed, identity: Identity, home: Path) -> Signed:
          "contribution": b64(fairness.new_contribution())},
         identity,
     )
-
-
-def load_invitation(home: Path, game: str) -> Signed:
-    anchor = _game_dir(home, game) / "invitation.pbem"
-    if not anchor.exists():
-        raise UsageError(f"you have not joined game {game!r} with this key home",
-                         hint="run 'pbem join INVITATION --as NAME' first (or set PBEM_HOME)")
-    return read_blocks(anchor.read_text(encoding="utf-8"))[0]
 
 
 @dataclass
@@ -174,7 +154,7 @@ def open_packet(packet: Signed, identity: Identity, home: Path, *, remember: boo
 
 def _check_chain(home: Path, packet: Signed, invitation: Signed, remember: bool) -> None:
     """Refuse a packet that contradicts one seen before (a fork or a replay)."""
-    path = _game_dir(home, packet.game) / "seen.json"
+    path = seen_path(home, packet.game)
     seen: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     seq = int(packet.doc["seq"])
     prev = str(packet.doc.get("prev", ""))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from pbem.ui import words
 from pbem.seat.player import SeatPacket
+from pbem.ui import words
 from pbem.ui.render import render_view
 
 

@@ -30,7 +30,6 @@ from engine.board import GOAL_CELLS, Board, Face, Tile, face
 from engine.catalog import KINDS, card_kind, card_sort_key, is_card_id
 from engine.shapes import E, N, S, W, format_mask
 from engine.state import PLAYING, THEFT, RoundState
-
 from pbem.ui import words
 from pbem.ui.words import t
 

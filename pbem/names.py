@@ -1,0 +1,60 @@
+"""Every name that becomes a path or an identifier, checked whole and in one place.
+
+A name is checked before anything is written: `game new ../x`, `a/b`, `ünï`, a trailing
+newline or a NUL never reach the file system. Names typed by a person raise `UsageError`;
+names read from a file someone sent raise `BadPacket`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.moves import RESERVED_NAMES
+from pbem.errors import BadPacket, UsageError
+
+# What a host types after `pbem game new`: it names saves/NAME.db and saves/NAME/.
+GAME_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+# The game id a host mints (NAME-8 hex digits), as read from any document: it names the
+# player's games/<id>/ folder, so it must be a plain file name on every system.
+GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+# A seat: lower-case, so that the same player is not two seats on a case-blind disk.
+SEAT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+# An identity in a key home (keys/NAME.key).
+IDENTITY_NAME = re.compile(r"[a-z0-9_-]{1,32}")
+
+HOST = "host"
+TABLE = "table"  # the shared folder's packets/table/
+# Names that Windows refuses as files; a Dropbox peer on Windows would choke.
+WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul"} | {f"{p}{i}" for p in ("com", "lpt") for i in range(1, 10)})
+RESERVED_SEATS = frozenset(RESERVED_NAMES | {HOST, TABLE} | WINDOWS_RESERVED)
+
+
+def _whole(pattern: re.Pattern[str], name: object) -> bool:
+    return isinstance(name, str) and pattern.fullmatch(name) is not None
+
+
+def check_game_name(name: str) -> str:
+    if not _whole(GAME_NAME, name) or name in WINDOWS_RESERVED:
+        raise UsageError(f"bad game name {name!r}",
+                         hint="use 1 to 32 characters from a-z, 0-9, '-' and '_', starting with a letter or digit")
+    return name
+
+
+def check_game_id(game: object) -> str:
+    if not _whole(GAME_ID, game) or str(game).lower() in WINDOWS_RESERVED:
+        raise BadPacket(f"bad game id {str(game)[:80]!r}")
+    return str(game)
+
+
+def check_seat_name(name: str) -> str:
+    if not _whole(SEAT_NAME, name) or name in RESERVED_SEATS:
+        raise UsageError(f"bad seat name {name!r}",
+                         hint="lower-case letters, digits, - and _, starting with a letter; "
+                              "not top/middle/bottom/nobody/host/table")
+    return name
+
+
+def check_identity_name(name: str) -> str:
+    if not _whole(IDENTITY_NAME, name) or name in WINDOWS_RESERVED:
+        raise UsageError(f"bad identity name {name!r}", hint="use 1 to 32 characters from a-z, 0-9, '_' and '-'")
+    return name

@@ -1,0 +1,191 @@
+"""The key home: the one module that knows its layout.
+
+    HOME/keys/NAME.key, NAME.pub          identities (pbem.seat.keys reads and writes them)
+    HOME/invitations/GAME.pbem            invitations received by mail, not yet joined
+    HOME/games/GAME/invitation.pbem       the invitation joined: this game's trust anchor
+    HOME/games/GAME/seen.json             hash of every packet seen, by number (fork check)
+    HOME/games/GAME/join-SEAT.pbem        the join sent (made once, resent as is)
+    HOME/games/GAME/moves/SEAT-SEQ.pbem   each move sent (made once, resent as is)
+    HOME/games/GAME/packets/packet-SEQ.pbem, archives/round-RRR.pbem   kept from the host
+
+HOME is --home, else $PBEM_HOME, else the platform's configuration folder. Every game id is
+checked (pbem.names) before it becomes a path.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from pbem.atomic import write_atomic
+from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
+from pbem.names import check_game_id, check_identity_name
+from pbem.protocol.documents import Signed, read_blocks, read_file
+
+ENV_HOME = "PBEM_HOME"
+
+
+def key_home(override: Path | None = None) -> Path:
+    if override is not None:
+        return Path(override).expanduser()
+    env = os.environ.get(ENV_HOME)
+    if env:
+        return Path(env).expanduser()
+    if sys.platform == "win32":
+        appdata = os.environ.get("APPDATA")
+        base = Path(appdata) if appdata else Path.home() / "AppData" / "Roaming"
+        return base / "pbem"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "pbem"
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
+    return base / "pbem"
+
+
+# --- identities -------------------------------------------------------------------------------
+
+
+def keys_dir(home: Path) -> Path:
+    return Path(home) / "keys"
+
+
+def key_path(home: Path, name: str) -> Path:
+    return keys_dir(home) / f"{check_identity_name(name)}.key"
+
+
+def pub_path(home: Path, name: str) -> Path:
+    return keys_dir(home) / f"{check_identity_name(name)}.pub"
+
+
+# --- games ------------------------------------------------------------------------------------
+
+
+def games_dir(home: Path) -> Path:
+    return Path(home) / "games"
+
+
+def game_dir(home: Path, game: str) -> Path:
+    return games_dir(home) / check_game_id(game)
+
+
+def invitation_path(home: Path, game: str) -> Path:
+    return game_dir(home, game) / "invitation.pbem"
+
+
+def seen_path(home: Path, game: str) -> Path:
+    return game_dir(home, game) / "seen.json"
+
+
+def join_path(home: Path, game: str, seat: str) -> Path:
+    return game_dir(home, game) / f"join-{seat}.pbem"
+
+
+def move_path(home: Path, game: str, seat: str, seq: int) -> Path:
+    return game_dir(home, game) / "moves" / f"{seat}-{seq:06d}.pbem"
+
+
+def packets_dir(home: Path, game: str) -> Path:
+    return game_dir(home, game) / "packets"
+
+
+def packet_path(home: Path, game: str, seq: int) -> Path:
+    return packets_dir(home, game) / f"packet-{seq:06d}.pbem"
+
+
+def archive_path(home: Path, game: str, round_no: int) -> Path:
+    return game_dir(home, game) / "archives" / f"round-{round_no:03d}.pbem"
+
+
+def received_invitation_path(home: Path, game: str) -> Path:
+    return Path(home) / "invitations" / f"{check_game_id(game)}.pbem"
+
+
+def joined_games(home: Path) -> list[str]:
+    d = games_dir(home)
+    if not d.is_dir():
+        return []
+    return sorted(p.name for p in d.iterdir() if (p / "invitation.pbem").is_file())
+
+
+def load_invitation(home: Path, game: str) -> Signed:
+    anchor = invitation_path(home, game)
+    if not anchor.exists():
+        raise UsageError(f"you have not joined game {game!r} with this key home",
+                         hint="run 'pbem join INVITATION --as NAME' first (or set PBEM_HOME)")
+    return read_blocks(anchor.read_text(encoding="utf-8"))[0]
+
+
+def trusted_host_key(home: Path, game: str) -> str | None:
+    anchor = invitation_path(home, game)
+    if not anchor.exists():
+        return None
+    return str(read_blocks(anchor.read_text(encoding="utf-8"))[0].doc["host"]["key"])
+
+
+# --- what the host sent, kept once ------------------------------------------------------------
+
+
+def _save_once(path: Path, block: Signed, what: str) -> bool:
+    """Write a block's file unless the same block is there; refuse a different one."""
+    if path.exists():
+        try:
+            old = read_file(path)
+        except PbemError:
+            old = []
+        if any(b.hash == block.hash for b in old):
+            return False
+        raise BadPacket(f"the host sent two different {what}; keeping the first in {path}",
+                        hint="the game has forked; tell the host")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, block.armored().encode())
+    return True
+
+
+def _check_host(home: Path, block: Signed, what: str) -> None:
+    """A packet or archive is kept only for a joined game, and only from that game's host."""
+    key = trusted_host_key(home, block.game)
+    if key is None:
+        raise UsageError(f"not a game you joined: {block.game}")
+    if block.signer.encode() != key:
+        raise BadSignature(f"{what} of {block.game} is not signed by the game's host")
+
+
+def save_packet(home: Path, packet: Signed) -> tuple[Path, bool]:
+    """Keep a packet of a joined game in the key home; (path, whether it is new)."""
+    seq = int(packet.doc["seq"])
+    _check_host(home, packet, f"packet {seq}")
+    path = packet_path(home, packet.game, seq)
+    return path, _save_once(path, packet, f"packets numbered {seq}")
+
+
+def save_archive(home: Path, archive: Signed) -> tuple[Path, bool]:
+    round_no = int(archive.doc["round"])
+    _check_host(home, archive, f"the archive of round {round_no}")
+    path = archive_path(home, archive.game, round_no)
+    return path, _save_once(path, archive, f"archives of round {round_no}")
+
+
+def save_invitation(home: Path, invitation: Signed) -> tuple[Path, bool]:
+    path = received_invitation_path(home, invitation.game)
+    if invitation.signer.encode() != invitation.doc.get("host", {}).get("key"):
+        raise BadSignature("the invitation is not signed by the host it names")
+    return path, _save_once(path, invitation, "invitations with this game id")
+
+
+def saved_packets(home: Path, game: str) -> list[tuple[int, Path]]:
+    d = packets_dir(home, game)
+    if not d.is_dir():
+        return []
+    out = []
+    for p in d.glob("packet-*.pbem"):
+        try:
+            out.append((int(p.stem.split("-", 1)[1]), p))
+        except ValueError:
+            continue
+    return sorted(out)
+
+
+def latest_saved_packet(home: Path, game: str) -> Path | None:
+    found = saved_packets(home, game)
+    return found[-1][1] if found else None

@@ -1,0 +1,59 @@
+"""Names that become paths are checked whole, in one place (pbem.names), before anything is written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pbem.errors import BadPacket, UsageError
+from pbem.names import check_game_id, check_game_name, check_identity_name, check_seat_name
+from pbem.protocol.crypto import Identity
+from pbem.seat.home import game_dir
+
+BAD_NAMES = ["", "a/b", "../evil", "..", ".hidden", "has space", "ünï", "ok\n", "nul\x00x", "A" * 33, "x\\y", "con"]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_bad_names_are_refused_everywhere(name: str) -> None:
+    for check in (check_game_name, check_seat_name, check_identity_name):
+        with pytest.raises(UsageError):
+            check(name)
+
+
+@pytest.mark.parametrize("game", ["", "../x", "a/b", "x\n", "x\x00", "é", "a" * 65, ".x"])
+def test_a_game_id_from_a_file_never_becomes_a_path(tmp_path: Path, game: str) -> None:
+    with pytest.raises(BadPacket):
+        check_game_id(game)
+    with pytest.raises(BadPacket):
+        game_dir(tmp_path, game)
+
+
+@pytest.mark.parametrize("name", ["host", "table", "nobody", "top", "middle", "bottom"])
+def test_reserved_seat_names(name: str) -> None:
+    with pytest.raises(UsageError):
+        check_seat_name(name)
+
+
+def test_good_names_pass() -> None:
+    assert check_game_name("friday-2") == "friday-2"
+    assert check_seat_name("ann_b") == "ann_b"
+    assert check_game_id("friday-0a1b2c3d") == "friday-0a1b2c3d"
+
+
+@pytest.mark.parametrize("name", ["a/b", "../evil", "has space", "ünï"])
+def test_game_new_with_a_bad_name_writes_nothing(tmp_path: Path, name: str) -> None:
+    env = {**os.environ, "PBEM_HOME": str(tmp_path / "home"), "PBEM_SCRYPT_N": "1024"}
+    subprocess.run([sys.executable, "-m", "pbem.cli", "key", "new", "referee", "--no-passphrase"], cwd=tmp_path,
+                   env=env, capture_output=True, check=True)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    players = [a for s in ("ann", "bob", "cat") for a in ("--player", f"{s}={Identity.generate(s).public.encode()}")]
+    run = subprocess.run([sys.executable, "-m", "pbem.cli", "game", "new", name, "--host", "referee", *players],
+                         cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith("error: bad game name") and "Traceback" not in run.stderr
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert not (tmp_path.parent / "evil.db").exists()
