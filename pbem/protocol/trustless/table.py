@@ -1,0 +1,219 @@
+"""One seat's side of a trustless game: the shared facts, the slots, the tokens it holds.
+
+`Layout` maps a round's deal onto slots of the final stacks exactly as engine.state.deal lays
+cards out (dwarves: seat i's role is slot i, the rest aside; goals in GOAL_CELLS order;
+deck: the expansion's 10 removed cards, then each hand in seat order, then the draw pile), so
+the engine deals the same table whichever order the shuffle produced. `Seat` holds what one
+seat knows: every key share, the final stacks, the tokens it was given, the cards it opened.
+Its `view` is the engine's view of the round for that seat (engine.views.view), with only
+the cards it opened filled in: the engine never sees anything else (engine/dealer.py seam).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from engine.board import GOAL_CELLS
+from engine.catalog import EXPANSION
+from engine.state import EXPANSION_REMOVED, RoundState, deal, hand_size
+from engine.views import HIDDEN, view
+from pbem.errors import BadPacket
+from pbem.protocol.crypto import Identity, PublicKey
+from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, open_with
+from pbem.protocol.mental.group import Point
+from pbem.protocol.mental.proofs import BadProof, Token
+from pbem.protocol.trustless.keys import SeatKeys
+from pbem.protocol.trustless.setup import Stacks
+from pbem.protocol.trustless.stacks import Stack, card_of
+from pbem.protocol.trustless.tokens import ALL, Slot, forward_bundle, make_bundle, read_bundle
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TrustlessGame:
+    """What every seat agrees on before play: the invitation's facts and the stacks."""
+
+    id: str
+    ruleset: str
+    players: tuple[str, ...]
+    options: frozenset[str]
+    stacks: tuple[Stack, ...]
+
+    def stack(self, label: str) -> Stack:
+        for s in self.stacks:
+            if s.label == label:
+                return s
+        raise BadPacket(f"no stack {label!r} in game {self.id}")
+
+
+@dataclass(frozen=True)
+class Layout:
+    roles: dict[str, Slot]
+    aside: list[Slot]
+    goals: dict[str, Slot]
+    removed: list[Slot]
+    hands: dict[str, list[Slot]]
+    deck: list[Slot]  # the draw pile, top first
+
+    @classmethod
+    def of(cls, game: TrustlessGame, round_no: int) -> Layout:
+        n = len(game.players)
+        dwarves = game.stack(f"dwarves@{round_no}")
+        goals = game.stack(f"goals@{round_no}")
+        deck = game.stack(f"deck@{round_no}")
+        off = EXPANSION_REMOVED if game.ruleset == EXPANSION else 0
+        size = hand_size(game.ruleset, n)
+        return cls(
+            roles={p: (dwarves.label, i) for i, p in enumerate(game.players)},
+            aside=[(dwarves.label, i) for i in range(n, len(dwarves.cards))],
+            goals={g: (goals.label, i) for i, g in enumerate(GOAL_CELLS)},
+            removed=[(deck.label, i) for i in range(off)],
+            hands={p: [(deck.label, off + i * size + k) for k in range(size)] for i, p in enumerate(game.players)},
+            deck=[(deck.label, i) for i in range(off + n * size, len(deck.cards))],
+        )
+
+    def private(self, player: str) -> list[Slot]:
+        """The slots `player` must read when the round is dealt: its role and its hand."""
+        return [self.roles[player], *self.hands[player]]
+
+
+class FixedOrder:
+    """A `Chance` (engine/chance.py) whose shuffles are given: the order the stacks opened to."""
+
+    def __init__(self, orders: list[list[str]]) -> None:
+        self._orders = list(orders)
+
+    def shuffled(self, items: Sequence[T]) -> list[T]:
+        order = self._orders.pop(0)
+        if sorted(map(str, items)) != sorted(order):
+            raise BadPacket("a stack opened to cards that are not the stack's")
+        by_name = {str(i): i for i in items}
+        return [by_name[c] for c in order]
+
+
+def deal_in_order(game: TrustlessGame, round_no: int, orders: dict[str, list[str]], *, first_seat: int = 0,
+                  gold: dict[str, int] | None = None, nuggets: list[str] | None = None) -> RoundState:
+    """The engine's deal of round `round_no` when each stack lies in the given order."""
+    labels = [f"dwarves@{round_no}", f"goals@{round_no}", f"deck@{round_no}"]
+    seq = [orders[label] for label in labels]
+    if nuggets is None and "nuggets@0" in orders:
+        seq.append(orders["nuggets@0"])
+    elif nuggets is not None:
+        seq.append(list(nuggets))
+    return deal(game.ruleset, game.players, FixedOrder(seq), options=game.options, round_no=round_no,
+                first_seat=first_seat, gold=gold, nuggets=nuggets)
+
+
+@dataclass
+class Seat:
+    game: TrustlessGame
+    me: str
+    identity: Identity
+    keys: SeatKeys
+    seat_keys: dict[str, PublicKey]  # each seat's pbem key (for sealing tokens to it)
+    shares: dict[str, dict[int, Point]]  # each seat's published key shares, checked
+    stacks: Stacks  # the final stacks, after every seat's shuffle
+    tokens: dict[Slot, dict[str, Token]] = field(default_factory=dict)
+    opened: dict[Slot, str] = field(default_factory=dict)
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def ciphertexts(self) -> dict[Slot, Ciphertext]:
+        return {(label, i): ct for label, cts in self.stacks.items() for i, ct in enumerate(cts)}
+
+    def _epoch(self, label: str) -> int:
+        return self.game.stack(label).round_no
+
+    def my_shares(self) -> dict[str, KeyShare]:
+        return {s.label: self.keys.shares[s.round_no] for s in self.game.stacks}
+
+    def shares_of(self, seat: str) -> dict[str, Point]:
+        return {s.label: self.shares[seat][s.round_no] for s in self.game.stacks}
+
+    # --- giving and taking tokens --------------------------------------------------------
+
+    def bundle_for(self, slots: list[Slot], to: str) -> dict[str, Any]:
+        """My tokens for `slots`, sealed to seat `to` (or public with to='all')."""
+        return make_bundle(self.game.id, self.me, self.my_shares(), self.ciphertexts(), slots, to,
+                           None if to == ALL else self.seat_keys[to])
+
+    def deal_bundles(self, round_no: int) -> list[dict[str, Any]]:
+        """At a round's deal: for every other seat, my tokens for its role and hand."""
+        layout = Layout.of(self.game, round_no)
+        return [self.bundle_for(layout.private(p), p) for p in self.game.players if p != self.me]
+
+    def receive(self, bundle: dict[str, Any]) -> list[Slot]:
+        """Check a bundle (sealed to me, or public) and keep its tokens; returns the slots it opened."""
+        maker = bundle.get("from")
+        if maker not in self.shares or maker == self.me:
+            raise BadPacket(f"a token bundle comes from {str(maker)[:32]!r}, not another seat of the game")
+        tokens = read_bundle(self.game.id, bundle, self.shares_of(maker), self.ciphertexts(), self.identity, self.me)
+        opened = []
+        for slot, t in tokens.items():
+            self.tokens.setdefault(slot, {})[maker] = t
+            if slot not in self.opened and self._complete(slot):
+                self.opened[slot] = self._open(slot)
+                opened.append(slot)
+        return opened
+
+    def _complete(self, slot: Slot) -> bool:
+        return all(p in self.tokens.get(slot, {}) for p in self.game.players if p != self.me)
+
+    def _open(self, slot: Slot) -> str:
+        ct = self.ciphertexts()[slot]
+        mine = ct.c1 * self.my_shares()[slot[0]].secret
+        point = open_with(ct, [mine, *(t.point for t in self.tokens[slot].values())])
+        card = card_of(point, self.game.stack(slot[0]))
+        if card is None:  # cannot happen after checked shuffles and tokens; refuse loudly if it does
+            raise BadProof(f"slot {slot[0]} #{slot[1]} opened to no card of its stack")
+        return card
+
+    # --- playing a card: opening it to everyone ------------------------------------------
+
+    def open_publicly(self, slot: Slot) -> list[dict[str, Any]]:
+        """The bundles that open one of my slots to everyone: my token, and the others' I hold."""
+        if slot not in self.opened:
+            raise BadPacket(f"slot {slot[0]} #{slot[1]} is not open to {self.me}")
+        out = [self.bundle_for([slot], ALL)]
+        for maker, t in sorted(self.tokens[slot].items()):
+            out.append(forward_bundle(self.game.id, maker, {slot: t}, ALL))
+        return out
+
+    def check_opening(self, player: str, slot: Slot, bundles: list[dict[str, Any]], holds: list[Slot]) -> str:
+        """Another seat opens `slot` (it must be one it `holds`): check every token, return the card."""
+        if slot not in holds:
+            raise BadPacket(f"{player} opens slot {slot[0]} #{slot[1]}, which is not in its hand")
+        got: dict[str, Token] = {}
+        cts = self.ciphertexts()
+        for b in bundles:
+            maker = b.get("from") if isinstance(b, dict) else None
+            if maker not in self.shares:
+                raise BadPacket(f"an opening holds a bundle from {str(maker)[:32]!r}, not a seat of the game")
+            if b.get("to") != ALL:
+                raise BadPacket(f"{player}'s opening holds a sealed bundle")
+            tokens = read_bundle(self.game.id, b, self.shares_of(str(maker)), cts)
+            if list(tokens) != [slot]:
+                raise BadPacket(f"{player}'s opening names other slots than {slot[0]} #{slot[1]}")
+            got[str(maker)] = tokens[slot]
+        missing = [p for p in self.game.players if p not in got]
+        if missing:
+            raise BadPacket(f"{player}'s opening of {slot[0]} #{slot[1]} lacks the tokens of {', '.join(missing)}")
+        card = card_of(open_with(cts[slot], [t.point for t in got.values()]), self.game.stack(slot[0]))
+        if card is None:
+            raise BadProof(f"{player}'s opening of {slot[0]} #{slot[1]} gives no card of its stack")
+        self.opened[slot] = card
+        return card
+
+    # --- the engine's view ---------------------------------------------------------------
+
+    def view(self, round_no: int, *, first_seat: int = 0, gold: dict[str, int] | None = None) -> RoundState:
+        """The dealt round as this seat sees it: its own role and hand, everything else hidden."""
+        stand_in = {s.label: list(s.cards) for s in self.game.stacks}  # any order: all of it is masked
+        v = view(deal_in_order(self.game, round_no, stand_in, first_seat=first_seat, gold=gold), self.me)
+        layout = Layout.of(self.game, round_no)
+        v.hands[self.me] = [self.opened.get(s, HIDDEN) for s in layout.hands[self.me]]
+        v.roles[self.me] = self.opened.get(layout.roles[self.me])
+        return v
