@@ -12,6 +12,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
 from test_folder_play import SEATS, check_game, cli_game, db_dump, new_game, start_bots, start_host, wait_all
 
 from engine.rules import legal_moves
@@ -20,7 +21,7 @@ from pbem.auto.seat_bot import FolderBot
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import Seat
 from pbem.host import referee as H
-from pbem.protocol.documents import b64, read_blocks, seal_info, seal_json, sign
+from pbem.protocol.documents import b64, move_commitment, read_blocks, seal_info, seal_json, sign
 from pbem.seat import keys
 from pbem.seat import player as P
 
@@ -56,7 +57,7 @@ def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
     nonce = os.urandom(16)
     text = "discard " + wsp.part["hand"][0]
     oot = sign("move", {"game": sp.packet.game, "seat": waiting, "seq": sp.doc["seq"], "packet": sp.packet.hash,
-                        "commit": P.move_commitment(nonce, text),
+                        "commit": move_commitment(nonce, text),
                         "sealed": seal_json({"move": text, "nonce": b64(nonce)}, ids["referee"].public,
                                             seal_info(sp.packet.game, sp.doc["seq"], waiting, "host", "move"))},
                ids[waiting])
@@ -64,7 +65,7 @@ def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
     # an illegal move by the mover, sealed and signed properly
     bad = "play rockfall at 9,9"
     illegal = sign("move", {"game": sp.packet.game, "seat": mover, "seq": sp.doc["seq"], "packet": sp.packet.hash,
-                            "commit": P.move_commitment(nonce, bad),
+                            "commit": move_commitment(nonce, bad),
                             "sealed": seal_json({"move": bad, "nonce": b64(nonce)}, ids["referee"].public,
                                                 seal_info(sp.packet.game, sp.doc["seq"], mover, "host", "move"))},
                    ids[mover])
@@ -165,6 +166,7 @@ def test_a_packet_committed_but_not_published_is_published_on_restart(tmp_path: 
     host.close()
 
 
+@pytest.mark.slow
 def test_host_killed_mid_game_and_restarted_finishes_the_game(tmp_path: Path) -> None:
     db, folder, homes = cli_game(tmp_path)
     log = tmp_path / "host.log"

@@ -102,6 +102,7 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict) -> None:
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
 
 
+@pytest.mark.slow
 def test_turn_in_a_shared_folder_keeps_json_on_stdout(tmp_path: Path) -> None:
     homes = {n: tmp_path / f"home-{n}" for n in ["referee", *SEATS]}
     keys = {n: pbem("key", "new", n, home=h, cwd=tmp_path).stdout.splitlines()[0] for n, h in homes.items()}

@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
+
+@pytest.mark.slow
 def test_demo_plays_three_rounds_that_replay_and_audit(tmp_path: Path) -> None:
     work = tmp_path / "demo"
     run = subprocess.run([sys.executable, "-m", "pbem.cli", "demo", "--dir", str(work)],

@@ -22,6 +22,9 @@ from engine.selfplay import play_game, round_seed
 from engine.state import OVER, PLAYING, THEFT
 from engine.views import view
 
+pytestmark = pytest.mark.slow  # thousands of seeded games
+
+
 SEEDS = range(8)
 MAX_MOVES = 2000  # far above any real round: 117 cards, each move spends one
 FULL = Counter(deck_ids(EXPANSION)) + Counter(dwarf_ids(EXPANSION)) + Counter(

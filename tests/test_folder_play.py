@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -242,6 +243,7 @@ def wait_all(procs, timeout: float) -> None:
             raise AssertionError(f"the game did not finish in time: {[q.returncode for q in procs]}")
 
 
+@pytest.mark.slow
 def test_two_hosts_and_three_bots_play_a_whole_game_through_one_folder(tmp_path: Path) -> None:
     db, folder, homes = cli_game(tmp_path)
     started = time.monotonic()

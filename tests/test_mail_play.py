@@ -71,6 +71,7 @@ def messages(maildir: Path):
     return out
 
 
+@pytest.mark.slow
 def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> None:
     maildir, port = smtp
     app = cli_app()

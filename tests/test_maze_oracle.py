@@ -19,6 +19,9 @@ from engine.game import Game
 from engine.rules import apply, legal_moves
 from engine.state import PLAYING, THEFT, RoundState
 
+pytestmark = pytest.mark.slow  # thousands of seeded games
+
+
 STEP = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
 OPP = {"N": "S", "S": "N", "E": "W", "W": "E"}
 TURN = OPP  # a 180-degree turn maps each edge to the opposite one

@@ -16,7 +16,7 @@ from engine.state import deal
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, WrongKey
 from pbem.protocol import fairness
 from pbem.protocol.crypto import canonical_json
-from pbem.protocol.documents import b64, open_json, read_blocks, read_file, seal_info, sign, unb64
+from pbem.protocol.documents import b64, move_commitment, open_json, read_blocks, read_file, seal_info, sign, unb64
 from pbem.seat import player as P
 
 SEATS = ["ann", "bob", "cat", "dan"]
@@ -160,7 +160,7 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     nonce = b"0123456789abcdef"
     bad_text = "play rockfall at 5,5"
     bad_move = sign("move", {"game": packet.game, "seat": mover, "seq": packet.doc["seq"], "packet": packet.hash,
-                             "commit": P.move_commitment(nonce, bad_text),
+                             "commit": move_commitment(nonce, bad_text),
                              "sealed": seal_json({"move": bad_text, "nonce": b64(nonce)}, host_key,
                                                  seal_info(packet.game, packet.doc["seq"], mover, "host", "move"))},
                     table.ids[mover])

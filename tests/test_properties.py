@@ -32,6 +32,9 @@ from engine.selfplay import play_game, round_seed
 from engine.state import PLAYING, THEFT, RoundState
 from engine.views import HIDDEN, view
 
+pytestmark = pytest.mark.slow  # thousands of seeded games
+
+
 NAMES = tuple(f"p{i}" for i in range(12))
 # A round has at most 67 (classic) or 117 (expansion) cards to play or discard, one per move;
 # thefts add at most one move per player.

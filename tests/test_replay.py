@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from engine.position import dump
 from engine.views import view
 from pbem.cli import replay as cli_replay
-from pbem.cli.replay import Navigator, decode_keys, frame
 from pbem.protocol.documents import read_blocks
 from pbem.replay.html import render_html
+from pbem.replay.navigator import Navigator, decode_keys, frame
 from pbem.replay.rounds import ALL, NotReplayable, load_replay
 from pbem.ui.render import plain_text
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from pbem_helpers import make_table, play_until
 
 from engine.catalog import card_sort_key
@@ -26,6 +27,7 @@ def test_role_card_ids_survive_dump_and_load() -> None:
             assert again.hands == {p: sorted(h, key=card_sort_key) for p, h in state.hands.items()}
 
 
+@pytest.mark.slow
 def test_expansion_games_through_the_host_audit_clean(tmp_path: Path) -> None:
     """The host reloads its state from a dump before every move; the audit never does."""
     for seed, n in ((11, 4), (12, 9)):

@@ -136,7 +136,7 @@ def _watch(console: Console, folder: GameFolder, results: list[dict], procs: lis
 
 def _replay_tail(console: Console, shared: Path, last: int = 4) -> None:
     """Round 1's last moves, replayed from the files the players received."""
-    from pbem.cli.replay import frame
+    from pbem.replay.navigator import frame
     from pbem.replay.rounds import ALL, load_replay
 
     r = load_replay(str(shared), round_no=1)

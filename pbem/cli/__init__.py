@@ -73,9 +73,9 @@ def main() -> None:
         _fail("interrupted", None, 130)
     except Exception as exc:  # click's own usage errors and aborts
         try:
-            from click import ClickException
-        except ImportError:  # newer typer vendors click
-            from typer._click import ClickException  # type: ignore[no-redef]
+            from typer._click import ClickException  # typer >= 0.20 vendors click
+        except ImportError:  # older typer depends on click
+            from click import ClickException  # type: ignore[import-not-found,no-redef]
 
         if isinstance(exc, typer.Exit):
             sys.exit(exc.exit_code)

@@ -70,7 +70,7 @@ def show(name: NameArg, home: HomeOpt = None, as_json: JsonOpt = False) -> None:
     where = key_home(home)
     pub = keys.load_public(where, name)
     if as_json:
-        doc = {"name": name, "public": pub.encode(), "fingerprint": pub.fingerprint()}
+        doc: dict[str, str | bool] = {"name": name, "public": pub.encode(), "fingerprint": pub.fingerprint()}
         if key_path(where, name).exists():
             doc["protected"] = keys.is_protected(where, name)
         typer.echo(json.dumps(doc, indent=2))
@@ -93,7 +93,7 @@ def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
     if not rows:
         typer.echo(f"no identities in {keys_dir(where)}; create one with 'pbem key new NAME'", err=True)
         return
-    width = max(len(r["name"]) for r in rows)
+    width = max(len(str(r["name"])) for r in rows)
     for r in rows:
         status = "protected" if r["protected"] else "UNPROTECTED"
         typer.echo(f"{r['name']:<{width}}  {r['fingerprint']}  {status}")

@@ -94,7 +94,7 @@ def game_smtp(
             return
         if not sender:
             raise UsageError("--from ADDRESS is needed with --server")
-        d = {"host": server, "security": security, "user": user, "from_addr": sender}
+        d: dict[str, str | int | None] = {"host": server, "security": security, "user": user, "from_addr": sender}
         if port:
             d["port"] = port
         settings = SmtpSettings.from_dict(d)
@@ -323,8 +323,8 @@ def turn(
             if Path(target).is_dir():
                 raise UsageError(f"{target} is not a pbem game folder", hint="the host runs 'pbem folder init DIR GAME'")
             raise UsageError(f"{target} is not a game folder", hint=f'for a mail game: pbem mail-move {target} "MOVE" --to HOST')
-        sp = player.open_packet(_packet_for(target, where), me, where)
-        typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False)) if as_json else show(sp, typer.echo)
+        opened = player.open_packet(_packet_for(target, where), me, where)
+        typer.echo(json.dumps(opened.summary(), indent=2, ensure_ascii=False)) if as_json else show(opened)
         return
     seat = Seat.open(Path(target), me, where)
     if join_ or (not seat.joined() and not seat.started()):
@@ -339,7 +339,7 @@ def turn(
     if as_json:
         typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False))
     else:
-        show(sp, typer.echo)
+        show(sp)
     if sp.doc["phase"] == "game-over":
         return
     seq = int(sp.doc["seq"])
@@ -421,7 +421,7 @@ def host_run(
         _unlock_host(host, home, passphrase_file)
         log = autohost.stamp_log()
         if folder is not None:
-            stepper = autohost.FolderHost(host, folder, log)
+            stepper: autohost.FolderHost | autohost.MailHost = autohost.FolderHost(host, folder, log)
             log(f"serving {host.game_id()} in {folder}")
         else:
             courier = _courier(send, to_dir, smtp_settings(host.config()), out_dir(path).parent / "mail")
@@ -466,7 +466,7 @@ def bot_run(
     where = key_home(home)
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:
-        stepper = seatbot.FolderBot(folder, me, where, bot, seed, log)
+        stepper: seatbot.FolderBot | seatbot.MailBot = seatbot.FolderBot(folder, me, where, bot, seed, log)
     else:
         if not to:
             raise UsageError("mail play needs --to HOST-ADDRESS")

@@ -22,7 +22,6 @@ from typing import Any
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, Conflict, UsageError
 from pbem.folder.layout import GameFolder
-from pbem.mail.outgoing import describe_moves
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.seat import player
@@ -195,27 +194,8 @@ class Seat:
         return self.folder.submit_move(self.seat, seq, data), True
 
 
-def show(sp: player.SeatPacket, echo: Callable[[str], None] = print) -> None:
-    """Print a seat's packet: pbem.seatview's rich drawing when available, else a summary."""
-    try:
-        from pbem.seat.screen import show_packet
-    except ImportError:  # pragma: no cover - older trees
-        show_packet = None
-    if show_packet is not None:
-        show_packet(sp)
-        return
-    try:
-        from rich.console import Console
+def show(sp: player.SeatPacket) -> None:
+    """Print a seat's packet as `pbem show` does."""
+    from pbem.seat.screen import show_packet
 
-        from pbem.ui.render import render_view
-
-        Console().print(render_view(sp.view, sp.seat, last_moves=describe_moves(sp.doc),
-                                    header={"game": sp.packet.game, "packet": sp.doc["seq"]}))
-        return
-    except ImportError:
-        pass
-    s = sp.summary()
-    echo(f"game {s['game']}, round {s['round']}, packet {s['seq']}: {s['to_move']} to move")
-    echo(f"you are {s['me']}, a {s['role']}; hand: {' '.join(s['hand'])}")
-    for line in describe_moves(sp.doc):
-        echo(f"  - {line}")
+    show_packet(sp)

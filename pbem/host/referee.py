@@ -42,8 +42,17 @@ from pbem.host.store import (
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
-from pbem.protocol.documents import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign, unb64
-from pbem.seat.player import move_commitment
+from pbem.protocol.documents import (
+    Signed,
+    b64,
+    move_commitment,
+    open_json,
+    read_blocks,
+    seal_info,
+    seal_json,
+    sign,
+    unb64,
+)
 from pbem.ui.words import public_move_text
 
 
@@ -346,7 +355,7 @@ class Host:
         if move_commitment(nonce, text) != block.doc.get("commit"):
             raise BadPacket(f"{seat.name}'s move file does not match its commitment")
         events = apply_move(state, text)
-        move = parse_move(events[0]["move"])  # the canonical, resolved move
+        move = parse_move(str(events[0]["move"]))  # the canonical, resolved move
         if str(move) != text:
             raise BadPacket(f"{seat.name}'s move {text!r} is not in canonical form", hint="write moves with 'pbem move'")
         game.move_no += 1

@@ -225,7 +225,7 @@ def _unb64(value: Any, what: str) -> bytes:
         raise BadPacket(f"key file field {what!r} is not base64: {_quote(value)}")
 
 
-def _check_scrypt(n: Any, r: Any, p: Any) -> None:
+def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
     ok = (
         all(isinstance(v, int) and not isinstance(v, bool) for v in (n, r, p))
         and n >= _SCRYPT_MIN_N
@@ -236,6 +236,7 @@ def _check_scrypt(n: Any, r: Any, p: Any) -> None:
     )
     if not ok:
         raise BadPacket(f"unsupported scrypt parameters n={n!r} r={r!r} p={p!r}")
+    return n, r, p
 
 
 def _derive(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -312,8 +313,7 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
         kdf = doc.get("kdf")
         if not isinstance(kdf, dict) or kdf.get("name") != "scrypt" or doc.get("cipher") != "chacha20-poly1305":
             raise BadPacket(f"key {name!r} uses an unsupported kdf or cipher")
-        n, r, p = kdf.get("n"), kdf.get("r"), kdf.get("p")
-        _check_scrypt(n, r, p)
+        n, r, p = _check_scrypt(kdf.get("n"), kdf.get("r"), kdf.get("p"))
         salt = _unb64(kdf.get("salt"), "kdf.salt")
         nonce = _unb64(doc.get("nonce"), "nonce")
         if len(nonce) != 12:

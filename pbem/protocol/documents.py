@@ -147,3 +147,8 @@ def unb64(text: Any, what: str) -> bytes:
         return base64.b64decode(str(text), validate=True)
     except (binascii.Error, ValueError):
         raise BadPacket(f"{what} is not valid base64") from None
+
+
+def move_commitment(nonce: bytes, text: str) -> str:
+    """Binds the signed move file to its sealed text, so an archive can later prove it."""
+    return hashlib.sha256(b"pbem-move/1\n" + nonce + text.encode()).hexdigest()

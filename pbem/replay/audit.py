@@ -18,9 +18,8 @@ from engine.state import OVER, deal
 from pbem.errors import BadPacket, BadSignature, PbemError
 from pbem.protocol import fairness
 from pbem.protocol.crypto import PublicKey
-from pbem.protocol.documents import Signed, parse, unb64
+from pbem.protocol.documents import Signed, move_commitment, parse, unb64
 from pbem.replay.rounds import Source, invitation_of, peek
-from pbem.seat.player import move_commitment
 
 EXIT_AUDIT_FAILED = 8
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
@@ -238,7 +237,7 @@ def _check_secret(rep: Report, doc: dict[str, Any], invitation: Signed) -> bytes
 
 def _check_deal(rep: Report, doc: dict[str, Any], invitation: Signed, secret: bytes, contributions: list[bytes],
                 previous: dict[str, Any] | None) -> None:
-    start = doc.get("start") if isinstance(doc.get("start"), dict) else {}
+    start: dict[str, Any] = doc["start"] if isinstance(doc.get("start"), dict) else {}
     players = tuple(s["name"] for s in invitation.doc.get("seats", []))
     carried = doc.get("carried") if isinstance(doc.get("carried"), dict) else None
     if rep.round == 1:
@@ -350,7 +349,7 @@ def _check_moves(rep: Report, doc: dict[str, Any], seats: dict[str, str], chain:
         return
     if last_seq is not None and last_seq + 1 != max(chain, default=0):
         rep.fault(i, "chain", "the chain does not end with the packet of the last move")
-    final = doc.get("final") if isinstance(doc.get("final"), dict) else {}
+    final: dict[str, Any] = doc["final"] if isinstance(doc.get("final"), dict) else {}
     got = dump(state)
     if state.phase != OVER:
         rep.fault(i, "final", "the moves do not end the round")

@@ -7,7 +7,6 @@ packet hashes it has seen, so a forked or replayed packet is noticed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pbem.errors import BadPacket, BadSignature, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
-from pbem.protocol.documents import Signed, b64, open_json, read_blocks, seal_info, seal_json, sign
+from pbem.protocol.documents import Signed, b64, move_commitment, open_json, read_blocks, seal_info, seal_json, sign
 from pbem.seat.home import invitation_path, load_invitation, seen_path
 
 
@@ -166,11 +165,6 @@ def _check_chain(home: Path, packet: Signed, invitation: Signed, remember: bool)
     if remember and str(seq) not in seen:
         seen[str(seq)] = packet.hash
         write_atomic(path, json.dumps(seen, sort_keys=True).encode(), mode=0o644)
-
-
-def move_commitment(nonce: bytes, text: str) -> str:
-    """Binds the signed move file to its sealed text, so an archive can later prove it."""
-    return hashlib.sha256(b"pbem-move/1\n" + nonce + text.encode()).hexdigest()
 
 
 def make_move(sp: SeatPacket, text: str) -> Signed:

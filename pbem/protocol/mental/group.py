@@ -21,7 +21,7 @@ import hashlib
 import os
 from collections.abc import Callable
 
-import rbcl  # type: ignore[import-untyped]  # no stubs; every call is wrapped and typed below
+import rbcl  # no stubs (pyproject: ignore_missing_imports); every call is wrapped and typed below
 
 from pbem.errors import BadPacket
 

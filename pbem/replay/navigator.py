@@ -1,0 +1,220 @@
+"""The terminal replay: one frame of a round as a seat saw it, every move printed, and the
+interactive navigator (arrows, g N, v for perspective, q)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from pbem.replay.rounds import Replay
+
+
+def console():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def _perspective_line(r: Replay, i: int, who: str) -> str:
+    from pbem.replay.rounds import ALL
+
+    if who == ALL:
+        return "all cards open"
+    return f"as {who} saw it then" + (" (the round is over: all cards open)" if r.is_open(i, who) else "")
+
+
+def frame(r: Replay, i: int, who: str) -> RenderableType:
+    """Step i as `who` saw it: the maze, the hands and roles known, and the move in words."""
+    from pbem.replay.rounds import ALL
+    from pbem.ui.render import render_view
+
+    header = {"replay": f"game {r.game}, round {r.round}",
+              "step": f"move {i} of {len(r)}" if i else f"the deal (0 of {len(r)})",
+              "perspective": _perspective_line(r, i, who)}
+    last: list[str] = []
+    if i:
+        last = [f"{i}. {r.steps[i - 1].seat}: {r.notation(i, who)}", *r.sentences(i, who)]
+    return render_view(r.view(i, who), None if who == ALL else who, last_moves=last, header=header)
+
+
+def _board_key(r: Replay, i: int, who: str) -> tuple:
+    v = r.view(i, who)
+    cells = tuple(sorted((pos, t.card, t.rotated, t.hidden) for pos, t in v.board.cells.items()))
+    return cells, tuple(map(tuple, v.knowledge.get(who, [])))
+
+
+def _known_goals(r: Replay, i: int, who: str) -> dict[str, str]:
+    return {f[1]: f[2] for f in r.view(i, who).knowledge.get(who, []) if f and f[0] == "map"}
+
+
+def print_all(r: Replay, who: str) -> None:
+    from rich.text import Text
+
+    from pbem.ui import words
+    from pbem.ui.render import render_maze
+
+    con = console()
+    con.print(Text(f"game {r.game}, round {r.round}: {len(r)} moves; {_perspective_line(r, 0, who)}", style="bold"))
+    con.print(Text("the deal", style="bold underline"))
+    con.print(render_maze(r.view(0, who).board, known_goals=_known_goals(r, 0, who)))
+    before = _board_key(r, 0, who)
+    for n in range(1, len(r) + 1):
+        step = r.steps[n - 1]
+        con.print(Text(f"{n}. {step.seat}: {r.notation(n, who)}", style="bold"))
+        for line in r.sentences(n, who):
+            con.print(f"   {line}", highlight=False)
+        now = _board_key(r, n, who)
+        if now != before:
+            con.print(render_maze(r.view(n, who).board, known_goals=_known_goals(r, n, who)))
+            before = now
+    final = r.final
+    winners = words.join(list(final.winners)) if final.winners else words.t("nobody")
+    paid = ", ".join(f"{p} +{g}" for p, g in final.payout.items() if g) or "-"
+    con.print(Text(f"{words.t('round over')}: {words.t('winners', players=winners)}; {paid}", style="bold"))
+
+
+# --- the interactive viewer ------------------------------------------------------------------
+
+_SEQUENCES = {
+    "\x1b[C": "right", "\x1b[D": "left", "\x1bOC": "right", "\x1bOD": "left",
+    "\x1b[H": "home", "\x1b[F": "end", "\x1bOH": "home", "\x1bOF": "end",
+    "\x1b[1~": "home", "\x1b[4~": "end", "\x1b[7~": "home", "\x1b[8~": "end",
+}
+_CHARS = {"\r": "enter", "\n": "enter", "\x7f": "backspace", "\x08": "backspace", "\x1b": "escape",
+          "\x03": "q", "\x04": "q", " ": "right"}
+HELP = "→/n next · ←/p back · g N Enter: go to move N · g g/Home first · G/End last · v perspective · q quit"
+
+
+def decode_keys(data: str) -> list[str]:
+    """Raw terminal input as key names ('right', 'home', 'enter', or the character itself)."""
+    keys: list[str] = []
+    i = 0
+    while i < len(data):
+        for seq, name in _SEQUENCES.items():
+            if data.startswith(seq, i):
+                keys.append(name)
+                i += len(seq)
+                break
+        else:
+            if data[i] == "\x1b" and i + 1 < len(data) and data[i + 1] in "[O":
+                j = i + 2  # an unknown escape sequence: skip it whole
+                while j < len(data) and not data[j].isalpha() and data[j] != "~":
+                    j += 1
+                i = j + 1
+                continue
+            keys.append(_CHARS.get(data[i], data[i]))
+            i += 1
+    return keys
+
+
+class Navigator:
+    """Where the viewer is (step and perspective), changed one key at a time."""
+
+    def __init__(self, r: Replay, who: str) -> None:
+        self.r = r
+        self.i = 0
+        self.who = who
+        self.typing: str | None = None  # digits after 'g'
+        self.note = ""
+
+    def handle(self, key: str) -> bool:
+        """Apply one key; False when the viewer should quit."""
+        self.note = ""
+        last = len(self.r)
+        if self.typing is not None:
+            if key.isdigit() and len(key) == 1:
+                self.typing += key
+            elif key == "backspace":
+                self.typing = self.typing[:-1]
+            elif key in ("enter", "g"):
+                target = int(self.typing) if self.typing else 0
+                if target > last:
+                    self.note = f"no move {target}: the round has {last} moves"
+                self.i = min(target, last)
+                self.typing = None
+            else:
+                self.typing = None
+                return self.handle(key) if key not in ("escape",) else True
+            return True
+        if key in ("right", "n"):
+            self.i = min(self.i + 1, last)
+        elif key in ("left", "p"):
+            self.i = max(self.i - 1, 0)
+        elif key == "home":
+            self.i = 0
+        elif key in ("end", "G"):
+            self.i = last
+        elif key == "g":
+            self.typing = ""
+        elif key.isdigit() and len(key) == 1:
+            self.typing = key
+        elif key == "v":
+            views = self.r.perspectives
+            self.who = views[(views.index(self.who) + 1) % len(views)]
+        elif key in ("q", "Q"):
+            return False
+        return True
+
+    def handle_line(self, line: str) -> bool:
+        """The fallback without raw keys: n, p, g N (or just N), G, v, q; an empty line is n."""
+        words = line.strip().split()
+        if not words:
+            return self.handle("n")
+        if words[0] == "g" and len(words) > 1:
+            words = words[1:]
+        if words[0].isdigit():
+            for ch in words[0]:
+                self.handle(ch)
+            return self.handle("enter")
+        if words[0] == "g":
+            self.handle("g")
+            return self.handle("enter")
+        return self.handle(words[0])
+
+    def screen(self) -> RenderableType:
+        from rich.console import Group
+        from rich.text import Text
+
+        status = HELP if self.typing is None else f"go to move: {self.typing}_  (Enter)"
+        parts = [frame(self.r, self.i, self.who), Text(""), Text(status, style="dim")]
+        if self.note:
+            parts.append(Text(self.note, style="bold red"))
+        return Group(*parts)
+
+    def run(self) -> None:
+        con = console()
+        try:
+            import termios
+            import tty
+
+            fd = sys.stdin.fileno()
+            saved = termios.tcgetattr(fd)
+        except (ImportError, OSError, ValueError, AttributeError):
+            self._run_lines(con)
+            return
+
+        try:
+            tty.setcbreak(fd)
+            going = True
+            while going:
+                con.clear()
+                con.print(self.screen())
+                data = os.read(fd, 32).decode("utf-8", errors="ignore")
+                for key in decode_keys(data):
+                    going = going and self.handle(key)
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+    def _run_lines(self, con) -> None:
+        while True:
+            con.print(self.screen())
+            try:
+                line = input("n/p/g N/v/q> ")
+            except EOFError:
+                return
+            if not self.handle_line(line):
+                return

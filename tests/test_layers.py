@@ -1,0 +1,88 @@
+"""pbem/ is layered and imports flow one way (like tests/test_engine_purity.py for the engine).
+
+    cli -> auto -> replay -> mail, folder -> host, seat -> protocol -> ui -> atomic, names -> errors -> engine
+
+A module may import its own subpackage and any lower layer, never a higher one or a
+sibling on its own layer (host and seat do not know each other; nor do mail and folder).
+Imports inside functions count too: a lazy import is still a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LAYERS: dict[str, int] = {
+    "pbem.errors": 0,
+    "pbem.atomic": 1, "pbem.names": 1,
+    "pbem.ui": 2,
+    "pbem.protocol": 3,
+    "pbem.host": 4, "pbem.seat": 4,
+    "pbem.mail": 5, "pbem.folder": 5,
+    "pbem.replay": 6,
+    "pbem.auto": 7,
+    "pbem.cli": 8,
+}
+
+
+def unit_of(module: str) -> str | None:
+    parts = module.split(".")
+    for n in (2, 1):
+        name = ".".join(parts[:n])
+        if name in LAYERS:
+            return name
+    return None
+
+
+def imports_of(path: Path, module: str) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")[: -node.level] if not path.name == "__init__.py" else module.split(".")[: len(module.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{a.name}" for a in node.names)
+    return found
+
+
+def modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted((ROOT / "pbem").rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out.append((".".join(parts), path))
+    return out
+
+
+def test_every_pbem_module_has_a_layer() -> None:
+    missing = [m for m, _ in modules() if m != "pbem" and unit_of(m) is None]
+    assert not missing, f"modules outside every layer (add them to LAYERS or move them): {missing}"
+
+
+def test_imports_flow_one_way() -> None:
+    wrong = []
+    for module, path in modules():
+        unit = unit_of(module)
+        if unit is None:
+            continue
+        for target in imports_of(path, module):
+            other = unit_of(target)
+            if other is None or other == unit:
+                continue
+            if LAYERS[other] >= LAYERS[unit]:
+                wrong.append(f"{module} imports {target}")
+    assert not wrong, "imports against the layer direction:\n" + "\n".join(sorted(set(wrong)))
+
+
+def test_the_engine_never_imports_pbem() -> None:
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        assert not any(t == "pbem" or t.startswith("pbem.") for t in imports_of(path, "engine.x")), path
