@@ -2,21 +2,34 @@
 
 Readers (and sync tools) must never see a half-written file, so every write
 goes to a hidden temp file in the target directory and is renamed into place,
-the way Maildir delivers mail.
+the way Maildir delivers mail. Only a regular file is ever replaced (never a device
+node, a folder or a link: `-o /dev/null` is refused), and the temp files of a writer
+that was killed are removed by the next write into the same folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import secrets
+import socket
+import stat
+import time
 from pathlib import Path
 
-from pbem.errors import Conflict
+from pbem.errors import Conflict, UsageError
 
 TMP_PREFIX = "."
 TMP_SUFFIX = ".tmp"
 HASH_LEN = 12
+# A temp file is `.<target>.<host>-<pid>-<random>.tmp`: the host (a hash of the machine's
+# name) and pid say whether its writer is still running, so a later run can remove what a
+# killed one left. A temp file from another machine (NFS), or in the older
+# `.<target>.<random>.tmp` form, is removed only once it is older than STALE_AFTER.
+STALE_AFTER = 3600.0
+_TMP_RE = re.compile(r"^\..+\.(?:([0-9a-f]{8})-(\d+)-)?[0-9a-f]{16}" + re.escape(TMP_SUFFIX) + "$")
+_HOST = hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
 
 
 def content_hash(data: bytes) -> str:
@@ -44,21 +57,79 @@ def _open_temp(directory: Path, name: str) -> tuple[Path, int]:
     # Syncthing copies permission bits to the other peers.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        tmp = directory / f"{TMP_PREFIX}{name}.{secrets.token_hex(8)}{TMP_SUFFIX}"
+        tmp = directory / f"{TMP_PREFIX}{name}.{_HOST}-{os.getpid()}-{secrets.token_hex(8)}{TMP_SUFFIX}"
         try:
             return tmp, os.open(tmp, flags, 0o666)
         except FileExistsError:
             continue
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # someone else's process, or we cannot tell: leave its file alone
+    return True
+
+
+def _stale(directory: Path, name: str, now: float) -> bool:
+    m = _TMP_RE.match(name)
+    if m is None:
+        return False
+    host, pid = m.group(1), m.group(2)
+    if host == _HOST and pid is not None and int(pid) != os.getpid() and not _alive(int(pid)):
+        return True
+    try:
+        return now - os.lstat(directory / name).st_mtime > STALE_AFTER
+    except OSError:
+        return False
+
+
+def clean_temp_files(directory: Path) -> list[Path]:
+    """Remove the temp files that killed writers left in ``directory``; returns them."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    now = time.time()
+    removed = []
+    for name in names:
+        if name.startswith(TMP_PREFIX) and name.endswith(TMP_SUFFIX) and _stale(Path(directory), name, now):
+            try:
+                os.unlink(Path(directory) / name)
+                removed.append(Path(directory) / name)
+            except OSError:
+                pass
+    return removed
+
+
+def _check_replaceable(path: Path) -> None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"cannot write {str(path)!r}: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        what = ("a folder" if stat.S_ISDIR(st.st_mode) else "a link" if stat.S_ISLNK(st.st_mode)
+                else "a device or special file")
+        raise UsageError(f"{str(path)!r} is {what}, not a regular file: pbem only replaces regular files",
+                         hint="write to a new or ordinary file (or leave out -o to print)")
+
+
 def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` so readers see the old or the new file, never a mix.
 
     ``mode`` sets the permissions exactly (e.g. 0o600 for a private key) before any byte
-    is written; without it the umask decides. Missing parent folders are created.
+    is written; without it the umask decides. Missing parent folders are created. A path
+    that exists and is not a regular file raises UsageError before anything is written.
     """
     path = Path(path)
+    _check_replaceable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    clean_temp_files(path.parent)
     tmp, fd = _open_temp(path.parent, path.name)
     try:
         if mode is not None and hasattr(os, "fchmod"):
@@ -67,6 +138,7 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        _check_replaceable(path)  # it may have appeared meanwhile
         os.replace(tmp, path)
     except BaseException:
         try:
