@@ -62,7 +62,9 @@ def main() -> None:
     from pbem.errors import PbemError
 
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:  # a command that reported its own errors (typer.Exit)
+            sys.exit(code)
     except IllegalMove as exc:
         _fail(str(exc), None, EXIT_ILLEGAL, getattr(exc, "source", None))
     except BadPosition as exc:

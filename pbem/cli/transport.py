@@ -177,11 +177,15 @@ def inbox(
     dbs = discover_dbs([db_path(d, None) for d in db], saves)
     router = Router(key_home(home), dbs, unlock=lambda name: identity_named(home, name, passphrase_file))
     results = []
+    refused: list[int] = []  # the exit code of each refused block
     try:
         for label, msg in MailScanner(list(paths)).new_messages():
-            for kind, line in router.route_message(label, msg):
-                results.append({"outcome": kind, "message": line})
-                if not as_json:
+            for kind, line, code in router.route_message(label, msg):
+                results.append({"outcome": kind, "message": line, **({"exit_code": code} if code else {})})
+                if kind == "refused":
+                    refused.append(code)
+                    typer.echo(f"error: {line}", err=True)
+                elif not as_json:
                     typer.echo(line)
     finally:
         router.close()
@@ -189,6 +193,10 @@ def inbox(
         typer.echo(json.dumps(results, indent=2))
     elif not results:
         typer.echo("no mail found")
+    if refused:
+        # One `error:` line per refused block is already on stderr; the exit code is the
+        # first refusal's (3 bad packet, 5 stale, 6 illegal...), after everything else was routed.
+        raise typer.Exit(refused[0])
 
 
 # --- players: mailing joins and moves ---------------------------------------------------------

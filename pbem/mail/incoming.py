@@ -24,6 +24,8 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, parse
 from pbem.seat.home import save_archive, save_invitation, save_packet, trusted_host_key
 
+EXIT_ILLEGAL = 6  # engine.errors.IllegalMove, as the CLI reports it
+
 # --- reading mail ---------------------------------------------------------------------------
 
 
@@ -142,10 +144,16 @@ class Router:
     def route(self, block: Signed) -> tuple[str, str]:
         """(outcome kind, one line). Kinds: applied joined dealt duplicate saved have
         invitation ignored refused."""
+        kind, line, _ = self.route_coded(block)
+        return kind, line
+
+    def route_coded(self, block: Signed) -> tuple[str, str, int]:
+        """Like `route`, with the exit code of a refusal (0 otherwise)."""
         try:
-            return self._route(block)
+            return (*self._route(block), 0)
         except (PbemError, IllegalMove) as exc:
-            return "refused", f"{block.kind} for {block.game}: {exc}"
+            code = exc.exit_code if isinstance(exc, PbemError) else EXIT_ILLEGAL
+            return "refused", f"{block.kind} for {block.game}: {exc}", code
 
     def _route(self, block: Signed) -> tuple[str, str]:
         if block.kind in ("join", "move"):
@@ -184,14 +192,16 @@ class Router:
                                   f"(join with: pbem mail-join {path} --as YOU --to HOST-ADDRESS)")
         return "ignored", f"a {block.kind} block"
 
-    def route_message(self, label: str, msg: EmailMessage) -> list[tuple[str, str]]:
+    def route_message(self, label: str, msg: EmailMessage) -> list[tuple[str, str, int]]:
+        """(kind, line, exit code) per block of a message; the code is 0 unless it was refused.
+        A block that cannot be read at all is refused as a bad packet (exit code 3)."""
         blocks, errors = message_blocks(msg)
         if not blocks and not errors:
-            return [("ignored", f"{label}: not a pbem mail ({who(msg)})")]
-        out = [("refused", f"{label}: {e}") for e in errors]
+            return [("ignored", f"{label}: not a pbem mail ({who(msg)})", 0)]
+        out = [("refused", f"{label}: {e}", BadPacket.exit_code) for e in errors]
         for b in blocks:
-            kind, line = self.route(b)
-            out.append((kind, f"{label}: {line}"))
+            kind, line, code = self.route_coded(b)
+            out.append((kind, f"{label}: {line}", code))
         return out
 
 

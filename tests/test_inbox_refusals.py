@@ -1,0 +1,70 @@
+"""Issue 17.13: `pbem inbox` exits non-zero when it refused something, one `error:` line per
+refused block, after routing everything else (a real process reading real .eml files)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pbem_helpers import PASS, make_table
+
+from engine.rules import legal_moves
+from pbem.mail.message import compose, write_eml
+from pbem.seat import player as P
+
+
+def _inbox(folder: Path, db: Path, home: Path, *extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": PASS.decode(), "PBEM_SCRYPT_N": "1024"}
+    return subprocess.run([sys.executable, "-m", "pbem.cli", "inbox", str(folder), "--db", str(db), *extra],
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def _mail(block, folder: Path, name: str, armored: str | None = None) -> None:
+    """The mail a player sends with this block; with `armored`, that text instead (damaged)."""
+    armored = armored or block.armored()
+    msg = compose(sender="x@example.org", to="host@example.org", subject="move", body_text=armored,
+                  attachment_name="move.pbem", attachment=armored.encode())
+    path = write_eml(msg, folder)
+    path.rename(folder / name)
+
+
+def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> None:
+    table = make_table(tmp_path, ["ann", "bob", "cat"])
+    _, packet = table.latest()
+    mover = packet.doc["to_move"]
+    sp = P.open_packet(packet, table.ids[mover], table.homes[mover])
+    first, second = (str(m) for m in legal_moves(sp.view)[:2])
+    good, stale = P.make_move(sp, first), P.make_move(sp, second)
+    table.host.close()
+    box = tmp_path / "box"
+    box.mkdir()
+    _mail(good, box, "a-good.eml")
+    armored = good.armored()
+    lines = armored.splitlines()
+    middle = len(lines) // 2
+    lines[middle] = lines[middle][:10] + ("A" if lines[middle][10] != "A" else "B") + lines[middle][11:]
+    _mail(good, box, "b-damaged.eml", "\n".join(lines) + "\n")
+    _mail(stale, box, "c-stale.eml")
+    db = tmp_path / "game.db"
+    run = _inbox(box, db, table.homes["referee"])
+    assert run.returncode == 3, (run.returncode, run.stdout, run.stderr)  # the first refusal: a bad packet
+    errors = run.stderr.strip().splitlines()
+    assert len(errors) == 2 and all(e.startswith("error: ") for e in errors), run.stderr
+    assert "b-damaged.eml" in errors[0] and "c-stale.eml" in errors[1] and "answers packet 1" in errors[1]
+    assert "Traceback" not in run.stderr
+    assert f"applied {mover}'s move" in run.stdout and "error" not in run.stdout
+    # Again: the good move is a duplicate now (not an error); the two refusals stay refusals.
+    again = _inbox(box, db, table.homes["referee"], "--json")
+    assert again.returncode == 3
+    outcomes = json.loads(again.stdout)
+    assert [o["outcome"] for o in outcomes] == ["duplicate", "refused", "refused"]
+    assert [o.get("exit_code") for o in outcomes] == [None, 3, 5]
+    assert len(again.stderr.strip().splitlines()) == 2
+    # Nothing refused: exit 0.
+    (box / "b-damaged.eml").unlink()
+    (box / "c-stale.eml").unlink()
+    clean = _inbox(box, db, table.homes["referee"])
+    assert clean.returncode == 0 and clean.stderr == "" and "already applied" in clean.stdout
