@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
-from .catalog import KINDS, CardKind, card_kind
+from .catalog import KINDS, CardKind, Team, card_kind
 from .shapes import EDGES, OPPOSITE, STEP, turned
 
 Pos = tuple[int, int]
@@ -325,11 +325,11 @@ class Board:
                 edges.append(e)
         return edges
 
-    def team_reach(self, team: str) -> dict[Pos, int]:
+    def team_reach(self, team: Team) -> dict[Pos, int]:
         """The maze a team can pass: reachability that does not enter the other colour's doors."""
         return self._search(blocked_door="blue" if team == "green" else "green")
 
-    def team_can_pass(self, team: str) -> bool:
+    def team_can_pass(self, team: Team) -> bool:
         """Whether some route from the start to the revealed gold avoids the other team's doors."""
         reached = self.team_reach(team)
         for name, gpos in GOAL_CELLS.items():
@@ -337,6 +337,11 @@ class Board:
             if not tile.hidden and card_kind(tile.card).kind == "goal-gold" and gpos in reached:
                 return True
         return False
+
+
+def path_cell(board: Board, pos: Pos) -> bool:
+    """Whether `pos` holds a placed path card (not the start, not a goal): what a rockfall may hit."""
+    return pos in board.cells and pos != START and pos not in GOAL_AT
 
 
 def _row_major(pos: Pos) -> tuple[int, int]:

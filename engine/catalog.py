@@ -9,34 +9,60 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Final, Literal, TypeGuard, get_args
 
 from .shapes import parse_segments, turned
 
-CLASSIC = "classic"
-EXPANSION = "expansion"
-RULESETS = (CLASSIC, EXPANSION)
+Ruleset = Literal["classic", "expansion"]
+CLASSIC: Final = "classic"
+EXPANSION: Final = "expansion"
+RULESETS: tuple[Ruleset, ...] = get_args(Ruleset)
 
-TOOLS = ("pick", "lamp", "cart")
+Category = Literal["start", "goal", "path", "action", "gold", "dwarf"]
+# What an action card does; engine/actions.py holds each one's rule.
+Action = Literal["break", "fix", "rockfall", "map", "theft", "hands-off", "trap", "free", "inspect", "swap-hat",
+                 "swap-hand"]
+ACTIONS: tuple[Action, ...] = get_args(Action)
+Tool = Literal["pick", "lamp", "cart"]
+TOOLS: tuple[Tool, ...] = get_args(Tool)
 # Card types that can lie in front of a player (at most one of each).
-FRONT_TYPES = ("break-pick", "break-lamp", "break-cart", "trap", "theft")
-TEAMS = ("green", "blue")
+FrontType = Literal["break-pick", "break-lamp", "break-cart", "trap", "theft"]
+FRONT_TYPES: tuple[FrontType, ...] = get_args(FrontType)
+Team = Literal["green", "blue"]
+TEAMS: tuple[Team, ...] = get_args(Team)
+
+
+def is_ruleset(word: object) -> TypeGuard[Ruleset]:
+    return word in RULESETS
+
+
+def is_tool(word: object) -> TypeGuard[Tool]:
+    return word in TOOLS
+
+
+def is_front_type(word: object) -> TypeGuard[FrontType]:
+    return word in FRONT_TYPES
+
+
+def is_team(word: object) -> TypeGuard[Team]:
+    return word in TEAMS
 
 
 @dataclass(frozen=True, slots=True)
 class CardKind:
     kind: str
-    category: str  # start goal path action gold dwarf
+    category: Category
     count: int
     en: str
     zh: str  # 简体
     zh_hant: str  # 繁體
-    ruleset: str = CLASSIC
+    ruleset: Ruleset = CLASSIC
     segments: tuple[int, ...] = ()
     ladder: bool = False  # on the first segment
     door: str | None = None  # on the first segment
     crystals: int = 0
-    action: str | None = None  # break fix rockfall map theft hands-off trap free inspect swap-hat swap-hand
-    tools: tuple[str, ...] = ()  # break: the tool it breaks; fix: the tools it may repair
+    action: Action | None = None
+    tools: tuple[Tool, ...] = ()  # break: the tool it breaks; fix: the tools it may repair
     value: int = 0  # gold nugget value
     # The expansion replaces the base dwarves and nuggets: how many copies it uses, if not all.
     expansion_count: int | None = None
@@ -54,16 +80,25 @@ class CardKind:
         return sorted(self.segments) == sorted(turned(s) for s in self.segments)
 
     @property
-    def front_type(self) -> str | None:
+    def front_type(self) -> FrontType | None:
         """The in-front type this card is, when it lies in front of a player."""
         if self.action == "break":
-            return f"break-{self.tools[0]}"
-        if self.action in ("trap", "theft"):
+            return broken(self.tools[0])
+        if self.action == "trap" or self.action == "theft":
             return self.action
         return None
 
 
-def _path(kind, code, count, en, zh, zh_hant, ruleset=CLASSIC, category="path"):
+def broken(tool: Tool) -> FrontType:
+    """The in-front type of a broken `tool`: "pick" -> "break-pick"."""
+    return _BROKEN[tool]
+
+
+_BROKEN: dict[Tool, FrontType] = {"pick": "break-pick", "lamp": "break-lamp", "cart": "break-cart"}
+
+
+def _path(kind: str, code: str, count: int, en: str, zh: str, zh_hant: str, ruleset: Ruleset = CLASSIC,
+          category: Category = "path") -> CardKind:
     words = code.split()
     return CardKind(
         kind=kind,
@@ -80,11 +115,12 @@ def _path(kind, code, count, en, zh, zh_hant, ruleset=CLASSIC, category="path"):
     )
 
 
-def _act(kind, action, count, en, zh, zh_hant, tools=(), ruleset=CLASSIC):
+def _act(kind: str, action: Action, count: int, en: str, zh: str, zh_hant: str, tools: tuple[Tool, ...] = (),
+         ruleset: Ruleset = CLASSIC) -> CardKind:
     return CardKind(kind, "action", count, en, zh, zh_hant, ruleset, action=action, tools=tuple(tools))
 
 
-X = EXPANSION
+X: Final = EXPANSION
 _KINDS: tuple[CardKind, ...] = (
     _path("start", "NESW ladder", 1, "start", "起点", "起點", category="start"),
     _path("goal-gold", "NESW", 1, "gold goal", "金矿终点", "金礦終點", category="goal"),
@@ -106,15 +142,15 @@ _KINDS: tuple[CardKind, ...] = (
     _path("dead-ne", "N|E", 1, "dead end", "死路", "死路"),
     _path("dead-n", "N", 1, "dead end", "死路", "死路"),
     _path("dead-e", "E", 1, "dead end", "死路", "死路"),
-    _act("break-pick", "break", 3, "broken pick", "损坏的丁字镐", "損壞的丁字鎬", ["pick"]),
-    _act("break-lamp", "break", 3, "broken lamp", "熄灭的提灯", "熄滅的提燈", ["lamp"]),
-    _act("break-cart", "break", 3, "broken cart", "损毁的推车", "損毀的推車", ["cart"]),
-    _act("fix-pick", "fix", 2, "pick repair", "修好的丁字镐", "修好的丁字鎬", ["pick"]),
-    _act("fix-lamp", "fix", 2, "lamp repair", "修好的提灯", "修好的提燈", ["lamp"]),
-    _act("fix-cart", "fix", 2, "cart repair", "修好的推车", "修好的推車", ["cart"]),
-    _act("fix-pick-lamp", "fix", 1, "pick or lamp repair", "丁字镐或提灯", "丁字鎬或提燈", ["pick", "lamp"]),
-    _act("fix-pick-cart", "fix", 1, "pick or cart repair", "丁字镐或推车", "丁字鎬或推車", ["pick", "cart"]),
-    _act("fix-lamp-cart", "fix", 1, "lamp or cart repair", "提灯或推车", "提燈或推車", ["lamp", "cart"]),
+    _act("break-pick", "break", 3, "broken pick", "损坏的丁字镐", "損壞的丁字鎬", ("pick",)),
+    _act("break-lamp", "break", 3, "broken lamp", "熄灭的提灯", "熄滅的提燈", ("lamp",)),
+    _act("break-cart", "break", 3, "broken cart", "损毁的推车", "損毀的推車", ("cart",)),
+    _act("fix-pick", "fix", 2, "pick repair", "修好的丁字镐", "修好的丁字鎬", ("pick",)),
+    _act("fix-lamp", "fix", 2, "lamp repair", "修好的提灯", "修好的提燈", ("lamp",)),
+    _act("fix-cart", "fix", 2, "cart repair", "修好的推车", "修好的推車", ("cart",)),
+    _act("fix-pick-lamp", "fix", 1, "pick or lamp repair", "丁字镐或提灯", "丁字鎬或提燈", ("pick", "lamp")),
+    _act("fix-pick-cart", "fix", 1, "pick or cart repair", "丁字镐或推车", "丁字鎬或推車", ("pick", "cart")),
+    _act("fix-lamp-cart", "fix", 1, "lamp or cart repair", "提灯或推车", "提燈或推車", ("lamp", "cart")),
     _act("rockfall", "rockfall", 3, "rockfall", "塌方", "塌方"),
     _act("map", "map", 6, "map", "地图", "地圖"),
     CardKind("gold-1", "gold", 16, "1 gold nugget", "金块", "金塊", value=1, expansion_count=0),
@@ -189,7 +225,7 @@ def is_card_id(text: str) -> bool:
 
 
 @cache
-def deck_ids(ruleset: str) -> tuple[str, ...]:
+def deck_ids(ruleset: Ruleset) -> tuple[str, ...]:
     """The tunnel and action cards shuffled into the deck, in catalog order."""
     return tuple(
         cid
@@ -199,7 +235,7 @@ def deck_ids(ruleset: str) -> tuple[str, ...]:
     )
 
 
-def _count_in(k: CardKind, ruleset: str) -> int:
+def _count_in(k: CardKind, ruleset: Ruleset) -> int:
     if k.ruleset == EXPANSION:
         return k.count if ruleset == EXPANSION else 0
     if ruleset == EXPANSION and k.expansion_count is not None:
@@ -208,7 +244,7 @@ def _count_in(k: CardKind, ruleset: str) -> int:
 
 
 @cache
-def dwarf_ids(ruleset: str) -> tuple[str, ...]:
+def dwarf_ids(ruleset: Ruleset) -> tuple[str, ...]:
     """The dwarf (role) cards of a ruleset, in catalog order."""
     return tuple(
         f"{k.kind}.{n}" for k in _KINDS if k.category == "dwarf" for n in range(1, _count_in(k, ruleset) + 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from .chance import Chance
+from .catalog import Ruleset
 from .state import RoundState, deal
 
 
@@ -21,7 +22,7 @@ class Drawer(Protocol):
 
 
 class Dealer(Drawer, Protocol):
-    def deal(self, ruleset: str, players: tuple[str, ...], *, options: frozenset[str] = frozenset(),
+    def deal(self, ruleset: Ruleset, players: tuple[str, ...], *, options: frozenset[str] = frozenset(),
              round_no: int = 1, first_seat: int = 0, gold: dict[str, int] | None = None,
              nuggets: list[str] | None = None) -> RoundState:
         """The dealt round."""
@@ -41,7 +42,7 @@ class SeededDealer(OpenDeck):
     def __init__(self, chance: Chance) -> None:
         self.chance = chance
 
-    def deal(self, ruleset: str, players: tuple[str, ...], *, options: frozenset[str] = frozenset(),
+    def deal(self, ruleset: Ruleset, players: tuple[str, ...], *, options: frozenset[str] = frozenset(),
              round_no: int = 1, first_seat: int = 0, gold: dict[str, int] | None = None,
              nuggets: list[str] | None = None) -> RoundState:
         return deal(ruleset, players, self.chance, options=options, round_no=round_no, first_seat=first_seat,

@@ -7,13 +7,27 @@ class EngineError(Exception):
     """Base of every error the rules raise."""
 
 
-class IllegalMove(EngineError):
-    """A move that the rules forbid in this state (or cannot even parse)."""
+class MoveError(EngineError):
+    """A move that is refused: `InvalidMove` (not a move at all) or `IllegalMove` (against the rules)."""
+
+    what = "move"
 
     def __init__(self, move: str, reason: str) -> None:
-        super().__init__(f"illegal move {move!r}: {reason}")
+        super().__init__(f"{self.what} {move!r}: {reason}")
         self.move = move
         self.reason = reason
+
+
+class InvalidMove(MoveError):
+    """Text that does not parse as a move (RULES.md §7): a typo, a missing word, an unknown card."""
+
+    what = "not a move"
+
+
+class IllegalMove(MoveError):
+    """A well-formed move that the rules forbid in this state (or a card the mover does not hold)."""
+
+    what = "illegal move"
 
 
 class BadPosition(EngineError):

@@ -6,12 +6,13 @@ from dataclasses import dataclass, field
 
 from .chance import Chance
 from .dealer import SeededDealer
+from .catalog import Ruleset
 from .state import OVER, ROUNDS_PER_GAME, RoundState
 
 
 @dataclass
 class Game:
-    ruleset: str
+    ruleset: Ruleset
     players: tuple[str, ...]
     options: frozenset[str] = frozenset()
     rounds: list[RoundState] = field(default_factory=list)

@@ -7,25 +7,28 @@ A `Move` is plain data. `parse` reads what a person types (any case, bare kinds 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Literal, NamedTuple, get_args
 
-from .catalog import FRONT_TYPES, KINDS, TOOLS, card_kind, card_sort_key, is_card_id
-from .errors import IllegalMove
+from .catalog import FRONT_TYPES, KINDS, TOOLS, FrontType, Tool, card_kind, card_sort_key, is_card_id, is_front_type, is_tool
+from .errors import IllegalMove, InvalidMove
 
 Pos = tuple[int, int]
-GOAL_NAMES = ("top", "middle", "bottom")
+Verb = Literal["play", "discard", "steal"]
+VERBS: tuple[Verb, ...] = get_args(Verb)
+GoalName = Literal["top", "middle", "bottom"]
+GOAL_NAMES: tuple[GoalName, ...] = get_args(GoalName)
 RESERVED_NAMES = frozenset(GOAL_NAMES + ("nobody",))
 
 
 class Move(NamedTuple):
-    verb: str  # play | discard | steal
+    verb: Verb
     card: str | None = None  # the played card (an id once resolved)
     at: Pos | None = None  # placement or rockfall cell
     rotated: bool = False
     target: str | None = None  # a player, a goal name, or None ("nobody" for steal)
-    tool: str | None = None  # fix: which tool is repaired
+    tool: Tool | None = None  # fix: which tool is repaired
     cards: tuple[str, ...] = ()  # discard: the discarded cards, sorted by id
-    remove: str | None = None  # discard 2 and remove: the in-front type removed
+    remove: FrontType | None = None  # discard 2 and remove: the in-front type removed
 
     def __str__(self) -> str:
         if self.verb == "steal":
@@ -45,15 +48,15 @@ _COORD = re.compile(r"^(-?\d+),(-?\d+)$")
 
 
 def parse(text: str) -> Move:
-    """Parse one move. Raises IllegalMove (quoting the text) when it is not a move at all."""
+    """Parse one move. Raises InvalidMove (quoting the text) when it is not a move at all."""
     original = text
     words = text.strip().lower().replace(", ", ",").split()
     if not words:
-        raise IllegalMove(original, "empty move")
+        raise InvalidMove(original, "empty move")
     verb, rest = words[0], words[1:]
 
-    def bad(why: str) -> IllegalMove:
-        return IllegalMove(original, why)
+    def bad(why: str) -> InvalidMove:
+        return InvalidMove(original, why)
 
     if verb == "steal":
         if len(rest) != 1:
@@ -63,7 +66,7 @@ def parse(text: str) -> Move:
         if "remove" in rest:
             i = rest.index("remove")
             cards, tail = rest[:i], rest[i + 1 :]
-            if len(cards) != 2 or len(tail) != 1 or tail[0] not in FRONT_TYPES:
+            if len(cards) != 2 or len(tail) != 1 or not is_front_type(tail[0]):
                 raise bad(f"expected 'discard <card> <card> remove <{'|'.join(FRONT_TYPES)}>'")
             return Move("discard", cards=tuple(_card_word(c, original) for c in cards), remove=tail[0])
         if not 1 <= len(rest) <= 3:
@@ -87,16 +90,17 @@ def parse(text: str) -> Move:
         if len(rest) == 2:
             return Move("play", card, target=rest[1])
         if len(rest) == 3:
-            if rest[2] not in TOOLS:
-                raise bad(f"unknown tool {rest[2]!r}, expected one of {', '.join(TOOLS)}")
-            return Move("play", card, target=rest[1], tool=rest[2])
+            tool = rest[2]
+            if not is_tool(tool):
+                raise bad(f"unknown tool {tool!r}, expected one of {', '.join(TOOLS)}")
+            return Move("play", card, target=rest[1], tool=tool)
     raise bad("expected 'at <x>,<y>' or 'on <player>' after the card")
 
 
 def _card_word(word: str, original: str) -> str:
     if is_card_id(word) or word in KINDS:
         return word
-    raise IllegalMove(original, f"unknown card {word!r}")
+    raise InvalidMove(original, f"unknown card {word!r}")
 
 
 def resolve(move: Move, hand: list[str], text: str | None = None) -> Move:

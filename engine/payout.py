@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .catalog import CLASSIC, TEAMS, card_kind
+from .catalog import CLASSIC, TEAMS, Team, card_kind, is_team
+from .events import Event
 from .state import OVER, THEFT, RoundState
 
-Event = dict[str, object]
 EXPANSION_SHARE = {1: 5, 2: 4, 3: 3, 4: 2}
 ROLE_DISCOUNT = {"boss": 1, "profiteer": 2}
 
@@ -101,14 +101,15 @@ def trapped(state: RoundState, player: str) -> bool:
     return "trap" in state.front_types(player)
 
 
-def winning_side(state: RoundState) -> tuple[set[str], str | None]:
+def winning_side(state: RoundState) -> tuple[set[Team], str | None]:
     """The teams that win, or the lone side ("boss" or "saboteur") when no team does."""
     if state.finder is None:
         return set(), "saboteur"
     can = {t: state.board.team_can_pass(t) for t in TEAMS}
     finder_role = state.role(state.finder)
-    if finder_role in TEAMS:
-        other = "blue" if finder_role == "green" else "green"
+    teams: set[Team]
+    if is_team(finder_role):
+        other: Team = "blue" if finder_role == "green" else "green"
         teams = {finder_role} if can[finder_role] else {other} if can[other] else set()
     else:
         teams = {t for t in TEAMS if can[t]}

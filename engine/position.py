@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from .board import GOAL_AT, GOAL_CELLS, START, Board
-from .catalog import CLASSIC, EXPANSION, GOAL_KINDS, KINDS, card_kind, card_sort_key, ids_of, is_card_id, nugget_ids
+from .catalog import (CLASSIC, EXPANSION, GOAL_KINDS, KINDS, Ruleset, card_kind, card_sort_key, ids_of, is_card_id,
+                      is_ruleset, nugget_ids)
 from .errors import BadPosition
 from .moves import RESERVED_NAMES
-from .state import OPTIONS, OVER, PLAYER_RANGE, PLAYING, THEFT, RoundState
+from .state import OPTIONS, PHASES, PLAYER_RANGE, PLAYING, THEFT, RoundState
 
 FORMAT = "pbem-position/1"
 DEFAULT_GOALS = {"top": "goal-stone-nw", "middle": "goal-gold", "bottom": "goal-stone-ne"}
@@ -64,15 +65,55 @@ def load(doc: dict[str, Any]) -> RoundState:
 
 
 def _load(doc: dict[str, Any]) -> RoundState:
+    """Read a document in the order its card ids are handed out (explicit ids first, then bare
+    kinds in document order: board, hands, in front, aside, retired, won, roles, piles)."""
     if not isinstance(doc, dict):
         raise BadPosition("a position is a JSON object")
+    ruleset, players, options = _header(doc)
+    read = _Reader(doc, players)
+    board = _board(doc, read.ids)
+    hands = read.per_player("hands")
+    in_front = read.per_player("in_front")
+    aside, retired = read.cards("aside"), read.cards("retired")
+    won = read.cards("won")  # before the default nugget pile is made of the cards nobody else holds
+    roles = _roles(doc, read)
+    deck, discard, removed = read.cards("deck"), read.cards("discard"), read.cards("removed")
+    state = RoundState(
+        ruleset=ruleset,
+        players=players,
+        board=board,
+        options=options,
+        roles=roles,
+        hands=hands,
+        in_front=in_front,
+        deck=deck,
+        discard=discard,
+        removed=removed,
+        nuggets=_nuggets(doc, ruleset, read),
+        gold={p: int(doc.get("gold", {}).get(p, 0)) for p in players},
+        aside=aside,
+        retired=retired,
+        won=won,
+        knowledge={p: [list(f) for f in doc.get("knowledge", {}).get(p, [])] for p in players},
+        passes=int(doc.get("passes_in_a_row", 0)),
+        to_move=players.index(read.player(doc["to_move"], "to_move")),
+        round_no=int(doc.get("round", 1)),
+    )
+    _turn_and_round_end(doc, read, state)
+    _check_cards(state)
+    _check_zones(state)
+    return state
+
+
+def _header(doc: dict[str, Any]) -> tuple[Ruleset, tuple[str, ...], frozenset[str]]:
+    """The format, the ruleset, the players and the options, checked."""
     if doc.get("format") != FORMAT:
         raise BadPosition(f"format must be {FORMAT!r}, got {doc.get('format')!r}")
     for key in ("ruleset", "players", "board", "to_move"):
         if key not in doc:
             raise BadPosition(f"missing required key {key!r}")
     ruleset = doc["ruleset"]
-    if ruleset not in (CLASSIC, EXPANSION):
+    if not is_ruleset(ruleset):
         raise BadPosition(f"unknown ruleset {ruleset!r}")
     players = tuple(doc["players"])
     if len(set(players)) != len(players) or not all(isinstance(p, str) and p for p in players):
@@ -85,19 +126,34 @@ def _load(doc: dict[str, Any]) -> RoundState:
     options = frozenset(doc.get("options", []))
     if options - set(OPTIONS):
         raise BadPosition(f"unknown option(s): {', '.join(sorted(options - set(OPTIONS)))}")
-    ids = _Ids(doc)
+    return ruleset, players, options
 
-    def player(name: Any, what: str) -> str:
-        if name not in players:
+
+class _Reader:
+    """The document's players and card ids: checks names, turns card words into ids."""
+
+    def __init__(self, doc: dict[str, Any], players: tuple[str, ...]) -> None:
+        self.doc = doc
+        self.players = players
+        self.ids = _Ids(doc)
+
+    def player(self, name: Any, what: str) -> str:
+        if name not in self.players:
             raise BadPosition(f"{what}: {name!r} is not a player")
-        return name
+        return str(name)
 
-    def per_player(key: str) -> dict[str, list[str]]:
-        given = doc.get(key, {})
+    def cards(self, key: str) -> list[str]:
+        return [self.ids.card(c) for c in self.doc.get(key, [])]
+
+    def per_player(self, key: str) -> dict[str, list[str]]:
+        given = self.doc.get(key, {})
         for name in given:
-            player(name, key)
-        return {p: [ids.card(c) for c in given.get(p, [])] for p in players}
+            self.player(name, key)
+        return {p: [self.ids.card(c) for c in given.get(p, [])] for p in self.players}
 
+
+def _board(doc: dict[str, Any], ids: _Ids) -> Board:
+    """The three goals (face down unless revealed) and the placed path cards."""
     goals_doc = {**DEFAULT_GOALS, **doc.get("goals", {})}
     goals = {}
     for name in GOAL_CELLS:
@@ -126,19 +182,16 @@ def _load(doc: dict[str, Any]) -> RoundState:
         if k.category != "path":
             raise BadPosition(f"board: {card} is not a path card")
         board.place(pos, card, bool(entry.get("rotated", False)) and not k.symmetric)
+    return board
 
-    hands = per_player("hands")
-    in_front = per_player("in_front")
-    roles: dict[str, str | None] = {p: None for p in players}
-    aside = [ids.card(c) for c in doc.get("aside", [])]
-    retired = [ids.card(c) for c in doc.get("retired", [])]
-    # before the default nugget pile is made up of the cards nobody else holds
-    won = [ids.card(c) for c in doc.get("won", [])]
-    # `roles` are kinds (RULES.md §8); `role_cards` (written by dump) keeps the exact dwarf
-    # card ids, so that a state survives dump and load unchanged (swap-hat retires that card).
+
+def _roles(doc: dict[str, Any], read: _Reader) -> dict[str, str | None]:
+    """Player -> dwarf card id. `roles` are kinds (RULES.md §8); `role_cards` (written by dump)
+    keeps the exact ids, so a state survives dump and load unchanged (swap-hat retires that card)."""
+    roles: dict[str, str | None] = {p: None for p in read.players}
     role_cards = doc.get("role_cards", {})
     for name, role in doc.get("roles", {}).items():
-        player(name, "roles")
+        read.player(name, "roles")
         if role is None:
             continue
         kind = role.rpartition(".")[0] if is_card_id(role) else role
@@ -150,44 +203,38 @@ def _load(doc: dict[str, Any]) -> RoundState:
                 raise BadPosition(f"role_cards: {exact!r} is not a {kind} card")
             roles[name] = exact
         else:
-            roles[name] = role if is_card_id(role) else ids.card(kind)
-    state = RoundState(
-        ruleset=ruleset,
-        players=players,
-        board=board,
-        options=options,
-        roles=roles,
-        hands=hands,
-        in_front=in_front,
-        deck=[ids.card(c) for c in doc.get("deck", [])],
-        discard=[ids.card(c) for c in doc.get("discard", [])],
-        removed=[ids.card(c) for c in doc.get("removed", [])],
-        nuggets=[ids.card(c) for c in doc["nuggets"]] if "nuggets" in doc else (
-            [c for c in nugget_ids() if c not in ids.used] if ruleset == CLASSIC else []
-        ),
-        gold={p: int(doc.get("gold", {}).get(p, 0)) for p in players},
-        aside=aside,
-        retired=retired,
-        won=won,
-        knowledge={p: [list(f) for f in doc.get("knowledge", {}).get(p, [])] for p in players},
-        passes=int(doc.get("passes_in_a_row", 0)),
-        last_theft=doc.get("last_theft"),
-        to_move=players.index(player(doc["to_move"], "to_move")),
-        round_no=int(doc.get("round", 1)),
-        phase=doc.get("phase", PLAYING),
-        finder=doc.get("finder"),
-        winners=list(doc.get("winners", [])),
-        next_start=doc.get("next_start"),
-        thieves=list(doc.get("thieves", [])),
-        gold_before_theft=dict(doc.get("gold_before_theft", {})),
-        payout=dict(doc.get("payout", {})),
-    )
+            roles[name] = role if is_card_id(role) else read.ids.card(kind)
+    return roles
+
+
+def _nuggets(doc: dict[str, Any], ruleset: Ruleset, read: _Reader) -> list[str]:
+    """The classic nugget pile: as given, else every nugget no one has taken."""
+    if "nuggets" in doc:
+        return read.cards("nuggets")
+    return [c for c in nugget_ids() if c not in read.ids.used] if ruleset == CLASSIC else []
+
+
+def _turn_and_round_end(doc: dict[str, Any], read: _Reader, state: RoundState) -> None:
+    """Who played last, the last thief, the phase, and how a finished round ended."""
     if doc.get("last_actor") is not None:
-        state.last_actor = players.index(player(doc["last_actor"], "last_actor"))
+        state.last_actor = read.players.index(read.player(doc["last_actor"], "last_actor"))
+    state.last_theft = doc.get("last_theft")
     if state.last_theft is not None:
-        player(state.last_theft, "last_theft")
-    if state.phase not in (PLAYING, THEFT, OVER):
-        raise BadPosition(f"phase must be playing, theft or over, not {state.phase!r}")
+        read.player(state.last_theft, "last_theft")
+    phase = doc.get("phase", PLAYING)
+    if phase not in PHASES:
+        raise BadPosition(f"phase must be playing, theft or over, not {phase!r}")
+    state.phase = phase
+    state.finder = doc.get("finder")
+    state.winners = list(doc.get("winners", []))
+    state.next_start = doc.get("next_start")
+    state.thieves = list(doc.get("thieves", []))
+    state.gold_before_theft = dict(doc.get("gold_before_theft", {}))
+    state.payout = dict(doc.get("payout", {}))
+
+
+def _check_cards(state: RoundState) -> None:
+    """Each card appears once, and a classic round holds no Saboteur 2 card."""
     seen: set[str] = set()
     for c in state.all_cards():
         if c in seen:
@@ -195,10 +242,8 @@ def _load(doc: dict[str, Any]) -> RoundState:
         seen.add(c)
         if c.startswith(("start.", "goal-")):
             continue
-        if KINDS[c.rpartition(".")[0]].ruleset == EXPANSION and ruleset == CLASSIC:
+        if KINDS[c.rpartition(".")[0]].ruleset == EXPANSION and state.ruleset == CLASSIC:
             raise BadPosition(f"{c} is a Saboteur 2 card, not part of the classic game")
-    _check_zones(state)
-    return state
 
 
 _ZONES = {  # where a card may lie, by category

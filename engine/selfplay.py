@@ -9,6 +9,7 @@ from .chance import SeededChance
 from .game import Game
 from .moves import Move
 from .rules import apply
+from .catalog import Ruleset
 from .state import PLAYING, THEFT, RoundState
 from .views import view
 
@@ -41,7 +42,7 @@ def play_round(state: RoundState, bots: dict[str, Bot], *, use_views: bool = Tru
 
 
 def play_game(
-    ruleset: str,
+    ruleset: Ruleset,
     players: tuple[str, ...],
     seed: str | int,
     bot_factory: Callable[[str], Bot],

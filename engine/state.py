@@ -7,22 +7,29 @@ The state is plain data, mutated in place by `rules.apply` (like python-chess's 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final, Literal, get_args
 
 from .board import GOAL_CELLS, Board
-from .catalog import CLASSIC, EXPANSION, GOAL_KINDS, card_kind, deck_ids, dwarf_ids, ids_of, nugget_ids
+from .catalog import CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Ruleset, card_kind, deck_ids, dwarf_ids, ids_of, nugget_ids
 from .chance import Chance
 
-OPTIONS = ("max-saboteurs", "broken-tools-forfeit")
-PLAYING, THEFT, OVER = "playing", "theft", "over"
+Option = Literal["max-saboteurs", "broken-tools-forfeit"]
+OPTIONS: tuple[Option, ...] = get_args(Option)
+# playing: cards are played; theft: the expansion's thieves choose victims; over: the round is done.
+Phase = Literal["playing", "theft", "over"]
+PHASES: tuple[Phase, ...] = get_args(Phase)
+PLAYING: Final = "playing"
+THEFT: Final = "theft"
+OVER: Final = "over"
 ROUNDS_PER_GAME = 3
 EXPANSION_REMOVED = 10
 
 CLASSIC_SABOTEURS = {3: 1, 4: 1, 5: 2, 6: 2, 7: 3, 8: 3, 9: 3, 10: 4}
 CLASSIC_DIGGERS = {3: 3, 4: 4, 5: 4, 6: 5, 7: 5, 8: 6, 9: 7, 10: 7}
-PLAYER_RANGE = {CLASSIC: (3, 10), EXPANSION: (2, 12)}
+PLAYER_RANGE: dict[Ruleset, tuple[int, int]] = {CLASSIC: (3, 10), EXPANSION: (2, 12)}
 
 
-def hand_size(ruleset: str, players: int) -> int:
+def hand_size(ruleset: Ruleset, players: int) -> int:
     if ruleset == EXPANSION:
         return 6
     return 6 if players <= 5 else 5 if players <= 7 else 4
@@ -30,7 +37,7 @@ def hand_size(ruleset: str, players: int) -> int:
 
 @dataclass
 class RoundState:
-    ruleset: str
+    ruleset: Ruleset
     players: tuple[str, ...]
     board: Board
     options: frozenset[str] = frozenset()
@@ -51,7 +58,7 @@ class RoundState:
     to_move: int = 0  # seat index
     round_no: int = 1
     last_actor: int | None = None  # seat of the last play or discard
-    phase: str = PLAYING
+    phase: Phase = PLAYING
     finder: str | None = None
     winners: list[str] = field(default_factory=list)
     next_start: str | None = None
@@ -73,8 +80,9 @@ class RoundState:
         cid = self.roles.get(player)
         return None if cid is None or cid == "?" else card_kind(cid).kind
 
-    def front_types(self, player: str) -> set[str]:
-        return {card_kind(c).front_type or "" for c in self.in_front.get(player, [])}
+    def front_types(self, player: str) -> set[FrontType]:
+        """The types of the cards in front of `player` (a position's load makes sure each has one)."""
+        return {t for c in self.in_front.get(player, []) if (t := card_kind(c).front_type)}
 
     def blocked(self, player: str) -> bool:
         """Whether a broken tool or a trap in front of `player` forbids placing path cards."""
@@ -124,7 +132,7 @@ class RoundState:
         return out
 
 
-def dwarf_pool(ruleset: str, players: int, options: frozenset[str]) -> list[str]:
+def dwarf_pool(ruleset: Ruleset, players: int, options: frozenset[str]) -> list[str]:
     """The dwarf cards shuffled for the deal (classic: the table of RULES.md §3)."""
     if ruleset == EXPANSION:
         return list(dwarf_ids(EXPANSION))
@@ -134,7 +142,7 @@ def dwarf_pool(ruleset: str, players: int, options: frozenset[str]) -> list[str]
 
 
 def deal(
-    ruleset: str,
+    ruleset: Ruleset,
     players: tuple[str, ...],
     chance: Chance,
     *,

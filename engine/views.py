@@ -7,6 +7,8 @@ the full state: replays open all cards only then.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .board import GOAL_CELLS, Tile, face
 from .catalog import GOAL_KINDS
 from .position import load
@@ -22,7 +24,6 @@ def view(state: RoundState, player: str | None) -> RoundState:
     v = state.copy()
     if state.phase != PLAYING:
         return v
-    mask = lambda cards: [HIDDEN] * len(cards)  # noqa: E731
     v.hands = {p: (h if p == player else mask(h)) for p, h in v.hands.items()}
     v.roles = {p: (r if p == player else None) for p, r in v.roles.items()}
     v.knowledge = {p: (k if p == player else []) for p, k in v.knowledge.items()}
@@ -32,13 +33,17 @@ def view(state: RoundState, player: str | None) -> RoundState:
     v.nuggets = mask(v.nuggets)
     v.aside = mask(v.aside)
     v.retired = mask(v.retired)
-    for pos, tile in v.board.cells.items():
+    for pos, tile in v.board.cells.items():  # masking keeps the board's caches valid
         if tile.hidden:
             v.board.cells[pos] = Tile(HIDDEN, False, _HIDDEN_GOAL, hidden=True)
     return v
 
 
-def load_view(doc: dict) -> RoundState:
+def mask(cards: list[str]) -> list[str]:
+    return [HIDDEN] * len(cards)
+
+
+def load_view(doc: dict[str, Any]) -> RoundState:
     """Rebuild a view from its position document (as `dump(view(...))` writes it).
 
     Hidden cards ("?") are kept as placeholders, so legality can be checked from a view

@@ -5,7 +5,8 @@ it) can tell *why* a command failed without parsing messages:
 
     0  ok
     1  unexpected internal error (a bug: please report it)
-    2  UsageError       bad arguments, bad name, missing passphrase source
+    2  UsageError       bad arguments, bad name, missing passphrase source;
+       (engine.errors.InvalidMove: move text that does not parse)
     3  BadPacket        malformed, truncated, tampered or foreign input
        BadSignature     (a BadPacket) signature does not verify
     4  WrongKey         sealed part / key does not match this identity or context
@@ -20,10 +21,12 @@ says what the user can do about it.
 
 from __future__ import annotations
 
+from engine.errors import InvalidMove, MoveError
+
 EXIT_CODES: dict[int, str] = {
     0: "ok",
     1: "other error",
-    2: "usage error",
+    2: "usage error (bad arguments or names; move text that does not parse: engine.errors.InvalidMove)",
     3: "bad packet (malformed, truncated, tampered or not ours) or bad signature",
     4: "wrong key, wrong passphrase or key not found",
     5: "stale move or conflicting history",
@@ -32,6 +35,15 @@ EXIT_CODES: dict[int, str] = {
     8: "audit failed",
     70: "internal error (a bug; PBEM_DEBUG=1 shows the traceback)",
 }
+
+
+EXIT_INVALID_MOVE = 2  # engine.errors.InvalidMove: text that is not a move is a usage error
+EXIT_ILLEGAL_MOVE = 6  # engine.errors.IllegalMove
+
+
+def move_exit_code(exc: MoveError) -> int:
+    """The exit code of a refused move: 2 when the text does not parse, 6 when the rules forbid it."""
+    return EXIT_INVALID_MOVE if isinstance(exc, InvalidMove) else EXIT_ILLEGAL_MOVE
 
 
 class PbemError(Exception):
@@ -82,6 +94,9 @@ class Conflict(PbemError):
 
 __all__ = [
     "EXIT_CODES",
+    "EXIT_INVALID_MOVE",
+    "EXIT_ILLEGAL_MOVE",
+    "move_exit_code",
     "PbemError",
     "UsageError",
     "BadPacket",

@@ -83,7 +83,9 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict) -> None:
     root, homes = game["root"], game["homes"]
     p1 = str(packet(game, 1))
     mover = json.loads(pbem("show", p1, "--as", "ann", "--json", home=homes["ann"], cwd=root).stdout)["to_move"]
-    one_error_line(pbem("move", p1, "frobnicate", "--as", mover, home=homes[mover], cwd=root, ok=False), 6, "frobnicate")
+    # text that is not a move is a usage error; a move against the rules is an illegal move
+    one_error_line(pbem("move", p1, "frobnicate", "--as", mover, home=homes[mover], cwd=root, ok=False), 2, "frobnicate")
+    one_error_line(pbem("move", p1, "steal nobody", "--as", mover, home=homes[mover], cwd=root, ok=False), 6, "steal")
     wrong = pbem("show", p1, "--as", "ann", home=homes["ann"], cwd=root, ok=False, passphrase="nope")
     one_error_line(wrong, 4, "passphrase")
     junk = root / "junk.txt"

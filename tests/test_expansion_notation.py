@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import IllegalMove
+from engine.errors import InvalidMove
 from engine.moves import Move, parse, resolve
 
 
@@ -56,5 +56,5 @@ def test_remove_lists_its_cards_sorted_after_resolving() -> None:
     ],
 )
 def test_bad_notation(text: str) -> None:
-    with pytest.raises(IllegalMove):
+    with pytest.raises(InvalidMove):
         parse(text)

@@ -9,7 +9,7 @@ import pytest
 from engine.bots import RandomBot
 from engine.catalog import CLASSIC, EXPANSION
 from engine.chance import SeededChance
-from engine.errors import IllegalMove
+from engine.errors import IllegalMove, InvalidMove
 from engine.game import Game
 from engine.moves import Move, parse, resolve
 from engine.rules import apply, legal_moves
@@ -141,20 +141,27 @@ MALFORMED = [
 
 
 @pytest.mark.parametrize("text", MALFORMED, ids=[repr(t) for t in MALFORMED])
-def test_malformed_input_raises_illegal_move_quoting_the_text(text: str) -> None:
-    with pytest.raises(IllegalMove) as err:
+def test_malformed_input_raises_invalid_move_quoting_the_text(text: str) -> None:
+    with pytest.raises(InvalidMove) as err:
         parse(text)
     assert err.value.move == text
     assert repr(text) in str(err.value)
     assert err.value.reason
 
 
-def test_an_illegal_move_from_apply_quotes_the_text() -> None:
+def test_a_refused_move_from_apply_quotes_the_text() -> None:
     state = Game(CLASSIC, ("ann", "bob", "cat")).start_round(SeededChance("quote"))
-    for text in ["play cross.1 at 50,50", "steal bob", "Jump Around"]:
-        with pytest.raises(IllegalMove) as err:
+    for text, error in [("play cross.1 at 50,50", IllegalMove), ("steal bob", IllegalMove), ("Jump Around", InvalidMove)]:
+        with pytest.raises(error) as err:
             apply(state, text)
         assert repr(text) in str(err.value)
+
+
+def test_text_that_does_not_parse_is_not_an_illegal_move() -> None:
+    """Two errors, two exit codes: InvalidMove (a usage error) is not an IllegalMove."""
+    with pytest.raises(InvalidMove) as err:
+        parse("jump")
+    assert not isinstance(err.value, IllegalMove)
 
 
 # --- round trip over generated moves ------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.errors import IllegalMove
+from engine.errors import IllegalMove, InvalidMove, MoveError
 from engine.position import dump, load
 from engine.rules import apply, legal_moves
 
@@ -33,6 +33,17 @@ def test_there_are_cases() -> None:
     assert len(CASES) >= 1
 
 
+def _refused(case: dict[str, Any], key: str, error: type[MoveError]) -> None:
+    """Each move under `key` is refused with `error`, quoting the reason, and changes nothing."""
+    items = case.get(key, [])
+    for item in [items] if isinstance(items, dict) else items:
+        probe = load(case["position"])
+        with pytest.raises(error) as err:
+            apply(probe, item["move"])
+        assert item.get("reason", "") in str(err.value)
+        assert dump(probe) == dump(load(case["position"])), "a refused move must not change the state"
+
+
 @pytest.mark.parametrize("path", CASES, ids=[f"{p.parent.name}/{p.stem}" for p in CASES])
 def test_case(path: Path) -> None:
     case = json.loads(path.read_text(encoding="utf-8"))
@@ -47,13 +58,8 @@ def test_case(path: Path) -> None:
         assert move not in legal, f"{move!r} should not be legal"
     if "legal_count" in case:
         assert len(legal) == case["legal_count"]
-    illegal = case.get("illegal", [])
-    for item in [illegal] if isinstance(illegal, dict) else illegal:
-        probe = load(case["position"])
-        with pytest.raises(IllegalMove) as err:
-            apply(probe, item["move"])
-        assert item.get("reason", "") in str(err.value)
-        assert dump(probe) == dump(load(case["position"])), "a refused move must not change the state"
+    for key, error in (("illegal", IllegalMove), ("invalid", InvalidMove)):
+        _refused(case, key, error)
     events: list[dict] = []
     for move in case.get("apply", []):
         events += apply(state, move)

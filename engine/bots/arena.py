@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from ..catalog import CLASSIC
+from ..catalog import CLASSIC, Ruleset
 from ..chance import SeededChance
 from ..game import Game
 from ..moves import Move
@@ -62,7 +62,7 @@ def play_round_observed(state: RoundState, bots: dict[str, Bot]) -> list[str]:
             public = spectator_of(mine)
             text = public_text(move)
             for b in observers:
-                b.observe(public, text, me)  # type: ignore[attr-defined]
+                b.observe(public, text, me)
     return moves
 
 
@@ -137,7 +137,7 @@ def side_kind(matchup: Matchup, role: str | None) -> str:
 
 
 def play_game_by_role(
-    ruleset: str,
+    ruleset: Ruleset,
     players: tuple[str, ...],
     seed: str | int,
     matchup: Matchup,
@@ -171,7 +171,7 @@ def _saboteur_side_won(state: RoundState) -> bool:
 
 
 def run_games(
-    ruleset: str,
+    ruleset: Ruleset,
     players: int,
     games: int,
     matchup: Matchup,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..board import GOAL_AT, GOAL_CELLS, Board, Face, face
-from ..catalog import card_kind
+from ..catalog import TEAMS, card_kind
 from ..shapes import EDGES, OPPOSITE, STEP
 
 Pos = tuple[int, int]
@@ -192,8 +192,8 @@ LOCK_MARGIN = 1.5  # a team whose door-free maze is this much farther from the g
 def team_values(board: Board, weights: dict[str, float]) -> dict[str, float]:
     """Per team, the distance of the part of the maze it can pass (no door of the other
     colour on the way: RULES.md §5.2). Uses the board's own search; nothing is changed."""
-    out = {}
-    for team in OTHER_TEAM:
+    out: dict[str, float] = {}
+    for team in TEAMS:
         out[team] = _distance(board, weights, board.team_reach(team)).value()
     return out
 

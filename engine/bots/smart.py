@@ -60,7 +60,8 @@ class Context:
         near = self.dist.min_goal()
         # How close the maze is to the gold: 0 (far) .. 1 (one card away).
         self.urgency = 1.0 if near <= 2 else 0.7 if near <= 3 else 0.4 if near <= 5 else 0.15
-        self.sus = bot.sus
+        assert bot.sus is not None, "choose() syncs the suspicion model first"
+        self.sus: Suspicion = bot.sus
         self.slots = v.board.slots()
         self.expansion = v.ruleset != CLASSIC
         self._shut: frozenset[str] | None = None
@@ -99,8 +100,8 @@ class SmartBot:
     def __init__(self, seat: str, seed: int | str = 0) -> None:
         self.seat = seat
         self.rng = random.Random(f"smart/{seed}/{seat}")
-        self.sus: Suspicion | None = None  # type: ignore[assignment]
-        self._round_key: tuple | None = None
+        self.sus: Suspicion | None = None
+        self._round_key: tuple[int, tuple[str, ...], str] | None = None
         self._board: Board | None = None  # the latest public maze seen
         self._deck_seen = 1 << 30  # deck size at the latest view (detects a new deal)
 
@@ -158,7 +159,7 @@ class SmartBot:
         targets = [m for m in moves if m.target is not None]
         if not targets:
             return moves[0]
-        return max(targets, key=lambda m: (v.gold.get(m.target, 0), -v.players.index(m.target)))
+        return max(targets, key=lambda m: (v.gold.get(str(m.target), 0), -v.players.index(str(m.target))))
 
     # --- scoring ---------------------------------------------------------------------------
 
@@ -188,11 +189,13 @@ class SmartBot:
         if a == "hands-off":
             return -10.0 if t == c.me else 2.5
         if a == "inspect":
+            assert t is not None
             if t in c.sus.known:
                 return -5.0
             p = c.p(t)
             return 1.0 + 4.0 * (1 - abs(2 * p - 1))
         if a == "swap-hat":
+            assert t is not None
             if t == c.me:
                 return -8.0
             p = c.p(t)

@@ -23,7 +23,7 @@ import math
 from functools import lru_cache
 
 from ..board import Board
-from ..catalog import CLASSIC, card_kind
+from ..catalog import CLASSIC, Ruleset, card_kind
 from ..moves import Move, parse
 from ..state import CLASSIC_SABOTEURS
 from .maze import Distance, distance, goal_weights, placement
@@ -31,7 +31,7 @@ from .maze import Distance, distance, goal_weights, placement
 EXPANSION_SABOTEUR_SHARE = 3 / 15
 
 
-def prior(ruleset: str, players: int) -> float:
+def prior(ruleset: Ruleset, players: int) -> float:
     """The chance that another player is a saboteur before any move."""
     if ruleset == CLASSIC:
         # n+1 dwarf cards dealt to n players; the one aside is a saboteur with this share.
@@ -55,7 +55,7 @@ def _logit(p: float) -> float:
 class Suspicion:
     """Per-round suspicion scores of the other players, from one player's point of view."""
 
-    def __init__(self, me: str, players: tuple[str, ...], ruleset: str) -> None:
+    def __init__(self, me: str, players: tuple[str, ...], ruleset: Ruleset) -> None:
         self.me = me
         self.players = players
         self.score: dict[str, float] = {p: 0.0 for p in players}

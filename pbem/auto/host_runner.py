@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import IllegalMove
+from engine.errors import MoveError
 from pbem.atomic import content_hash
 from pbem.auto import polling
 from pbem.errors import BadPacket, PbemError
@@ -35,7 +35,7 @@ from pbem.mail.outgoing import Courier, send_pending
 from pbem.protocol.documents import Signed, read_blocks
 
 Log = Callable[[str], None]
-REFUSED = (PbemError, IllegalMove)
+REFUSED = (PbemError, MoveError)
 
 
 def stamp_log(prefix: str = "host") -> Log:

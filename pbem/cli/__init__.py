@@ -11,7 +11,9 @@ import sys
 
 import typer
 
-from engine.errors import BadPosition, IllegalMove
+from engine.errors import BadPosition, IllegalMove, InvalidMove
+from pbem.errors import EXIT_ILLEGAL_MOVE as EXIT_ILLEGAL
+from pbem.errors import EXIT_INVALID_MOVE as EXIT_INVALID
 from pbem.cli import keys as cli_keys
 from pbem.cli import play as cli_play
 from pbem.cli import position as cli_position
@@ -46,7 +48,6 @@ cli_play.register(app)
 cli_replay.register(app)
 cli_transport.register(app)
 
-EXIT_ILLEGAL = 6
 EXIT_BAD_POSITION = 7
 EXIT_INTERNAL = 70
 
@@ -65,6 +66,8 @@ def main() -> None:
         code = app(standalone_mode=False)
         if isinstance(code, int) and code:  # a command that reported its own errors (typer.Exit)
             sys.exit(code)
+    except InvalidMove as exc:
+        _fail(str(exc), "see docs/playing.md for the move notation", EXIT_INVALID, getattr(exc, "source", None))
     except IllegalMove as exc:
         _fail(str(exc), None, EXIT_ILLEGAL, getattr(exc, "source", None))
     except BadPosition as exc:

@@ -353,7 +353,7 @@ def turn(
     seq = int(sp.doc["seq"])
     mine = sp.doc["to_move"] == seat.seat
     if move is None and mine and not as_json and not seat.answered(seq) and sys.stdin is not None and sys.stdin.isatty():
-        from engine.errors import IllegalMove
+        from engine.errors import MoveError
         from engine.rules import check
 
         while True:
@@ -363,7 +363,7 @@ def turn(
             try:
                 check(sp.view, move)
                 break
-            except IllegalMove as exc:
+            except MoveError as exc:
                 typer.echo(f"not legal: {exc}", err=True)
     if move is None:
         if not mine:

@@ -18,12 +18,12 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from engine.catalog import RULESETS
+from engine.catalog import RULESETS, is_ruleset
 from engine.dealer import SeededDealer
 from engine.game import standings_winners
-from engine.moves import parse as parse_move
 from engine.position import dump, load
 from engine.rules import apply as apply_move
+from engine.rules import check as check_move
 from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState
 from engine.views import view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
@@ -308,8 +308,11 @@ class Host:
         secret = self._secrets(game)[round_no - 1]
         contributions = [unb64(st.contribution, "contribution") for st in game.seats]
         dealer = SeededDealer(fairness.round_chance(game.id, round_no, secret, contributions))
+        ruleset = game.ruleset
+        if not is_ruleset(ruleset):
+            raise BadPacket(f"the game's ruleset {ruleset!r} is unknown")
         state = dealer.deal(
-            game.ruleset,
+            ruleset,
             tuple(st.name for st in game.seats),
             options=frozenset(game.option_list()),
             round_no=round_no,
@@ -354,10 +357,10 @@ class Host:
         nonce = unb64(sealed.get("nonce", ""), "move nonce")
         if move_commitment(nonce, text) != block.doc.get("commit"):
             raise BadPacket(f"{seat.name}'s move file does not match its commitment")
-        events = apply_move(state, text)
-        move = parse_move(str(events[0]["move"]))  # the canonical, resolved move
+        move = check_move(state, text)  # the canonical, resolved move
         if str(move) != text:
             raise BadPacket(f"{seat.name}'s move {text!r} is not in canonical form", hint="write moves with 'pbem move'")
+        events = apply_move(state, move)
         game.move_no += 1
         s.add(MoveRow(game_id=game.id, round_no=game.round_no, n=game.move_no, seat=seat.name,
                       public_text=public_move_text(str(move)),

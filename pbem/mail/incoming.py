@@ -17,14 +17,13 @@ from email.parser import BytesParser
 from pathlib import Path
 from typing import Any
 
-from engine.errors import IllegalMove
-from pbem.errors import BadPacket, PbemError, UsageError
+from engine.errors import MoveError
+from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, parse
 from pbem.seat.home import save_archive, save_invitation, save_packet, trusted_host_key
 
-EXIT_ILLEGAL = 6  # engine.errors.IllegalMove, as the CLI reports it
 
 # --- reading mail ---------------------------------------------------------------------------
 
@@ -151,8 +150,8 @@ class Router:
         """Like `route`, with the exit code of a refusal (0 otherwise)."""
         try:
             return (*self._route(block), 0)
-        except (PbemError, IllegalMove) as exc:
-            code = exc.exit_code if isinstance(exc, PbemError) else EXIT_ILLEGAL
+        except (PbemError, MoveError) as exc:
+            code = exc.exit_code if isinstance(exc, PbemError) else move_exit_code(exc)
             return "refused", f"{block.kind} for {block.game}: {exc}", code
 
     def _route(self, block: Signed) -> tuple[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from engine.errors import BadPosition, IllegalMove
+from engine.errors import BadPosition, MoveError
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OVER, deal
@@ -342,7 +342,7 @@ def _check_moves(rep: Report, doc: dict[str, Any], seats: dict[str, str], chain:
         try:
             apply_move(state, text)
             rep.passed("engine")
-        except IllegalMove as exc:
+        except MoveError as exc:
             rep.fault(i, "engine", f"{text!r} is illegal here: {exc}")
             state = None
     if state is None:

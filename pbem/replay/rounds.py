@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from engine.errors import BadPosition, IllegalMove
+from engine.errors import BadPosition, MoveError
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OVER, PLAYING, RoundState
@@ -349,9 +349,9 @@ def build(archive: Signed, invitation: Signed, origin: str = "") -> Replay:
         state = state.copy()
         try:
             events = apply_move(state, str(text))
-        except IllegalMove as exc:
+        except MoveError as exc:
             raise BadPacket(f"move {i} of the archive ({text!r}) is illegal: {exc}", hint=AUDIT_HINT) from None
-        steps.append(Step(i, seat, str(text), events, state))
+        steps.append(Step(i, seat, str(text), cast(list[dict[str, Any]], events), state))
     if state.phase != OVER or dump(state) != doc.get("final"):
         raise BadPacket("the archive's moves do not lead to its final position", hint=AUDIT_HINT)
     return Replay(archive.game, int(doc["round"]), archive, invitation, start, steps, origin)

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from engine.catalog import KINDS, CardKind, card_kind, is_card_id
-from engine.errors import IllegalMove
+from engine.errors import InvalidMove
 from engine.moves import Move, parse
 
 LANGUAGES = ("en", "zh-Hans", "zh-Hant")
@@ -527,7 +527,7 @@ def describe_move(move_text: str, actor: str, events: list[dict] | None = None, 
         return t("discard", actor=actor, n=n)
     try:
         move = parse(text)
-    except IllegalMove:
+    except InvalidMove:
         return t("unknown move", actor=actor, move=move_text)
     if move.verb == "discard":
         return _discard(move, actor, reveal)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.catalog import CLASSIC, GOAL_KINDS, deck_ids, ids_of, nugget_ids
+from engine.catalog import CLASSIC, GOAL_KINDS, Ruleset, deck_ids, ids_of, nugget_ids
 from engine.state import ROUNDS_PER_GAME, dwarf_pool
 from pbem.protocol.mental.elgamal import Ciphertext, trivial
 from pbem.protocol.mental.group import Point, hash_to_point
@@ -30,7 +30,7 @@ class Stack:
         return f"{self.name}@{self.round_no}"
 
 
-def game_stacks(ruleset: str, players: int, options: frozenset[str] = frozenset()) -> list[Stack]:
+def game_stacks(ruleset: Ruleset, players: int, options: frozenset[str] = frozenset()) -> list[Stack]:
     goals = tuple(ids_of(k)[0] for k in GOAL_KINDS)
     stacks = []
     for k in range(1, ROUNDS_PER_GAME + 1):

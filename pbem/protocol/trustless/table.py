@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from engine.board import GOAL_CELLS
-from engine.catalog import EXPANSION
+from engine.catalog import EXPANSION, Ruleset
 from engine.state import EXPANSION_REMOVED, RoundState, deal, hand_size
 from engine.views import HIDDEN, view
 from pbem.errors import BadPacket
@@ -37,7 +37,7 @@ class TrustlessGame:
     """What every seat agrees on before play: the invitation's facts and the stacks."""
 
     id: str
-    ruleset: str
+    ruleset: Ruleset
     players: tuple[str, ...]
     options: frozenset[str]
     stacks: tuple[Stack, ...]

@@ -1,0 +1,270 @@
+"""Each action card's rule, in one place: whom it aims at, when it is refused, what it does.
+
+An `ActionRule` lists the moves a card could be played as (`candidates`), says why one of
+them is refused (`refusal`, None when legal) and carries it out (`effect`). The legal-move
+generator keeps the candidates without a refusal and `check` asks the same `refusal`, so a
+rule is written once for both. `aim` says what the card is played on; the checks of form
+that follow from it (an unknown player, a cell where a player belongs) are in `rules.py`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from .board import path_cell
+from .catalog import Action, CardKind, FrontType, broken, card_kind, kind_name
+from .events import Event
+from .moves import GOAL_NAMES, Move
+from .state import RoundState
+
+# player: 'on <player>'; goal: 'on top|middle|bottom'; cell: 'at <x>,<y>'; self: in front of the mover.
+Aim = Literal["player", "goal", "cell", "self"]
+
+
+class Table:
+    """What a rule looks at: the state and the mover, with the in-front types read once per player."""
+
+    __slots__ = ("state", "me", "_fronts")
+
+    def __init__(self, state: RoundState) -> None:
+        self.state = state
+        self.me = state.player
+        self._fronts: dict[str, set[FrontType]] = {}
+
+    def fronts(self, player: str | None) -> set[FrontType]:
+        if player is None or player not in self.state.in_front:
+            return set()
+        got = self._fronts.get(player)
+        if got is None:
+            got = self._fronts[player] = self.state.front_types(player)
+        return got
+
+
+class ActionRule:
+    aim: ClassVar[Aim] = "player"
+
+    def candidates(self, t: Table, card: str) -> list[Move]:
+        """Every well-aimed way to play `card`; the legal ones are those without a refusal."""
+        if self.aim == "player":
+            return [Move("play", card, target=p) for p in t.state.players]
+        if self.aim == "goal":
+            return [Move("play", card, target=g) for g in GOAL_NAMES]
+        if self.aim == "cell":
+            return [Move("play", card, at=pos) for pos in t.state.board.path_cells()]
+        return [Move("play", card)]
+
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        """Why `move` breaks this card's rule, or None. The target is a player when aim is "player"."""
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        """Carry out the move (the card has left the hand); return who draws the replacement."""
+        state.discard.append(_card(move))
+        return me
+
+
+def _card(move: Move) -> str:
+    assert move.card is not None
+    return move.card
+
+
+def _target(move: Move) -> str:
+    assert move.target is not None
+    return move.target
+
+
+def take_front(state: RoundState, player: str, ftype: FrontType, events: list[Event]) -> None:
+    """Move the card of type `ftype` from in front of `player` to the discard pile."""
+    card = next(c for c in state.in_front[player] if card_kind(c).front_type == ftype)
+    state.in_front[player].remove(card)
+    state.discard.append(card)
+    events.append({"event": "remove", "player": player, "card": card})
+
+
+class Break(ActionRule):
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if k.front_type in t.fronts(move.target):
+            return f"{move.target} already has a {k.front_type}"
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.in_front[_target(move)].append(_card(move))
+        return me
+
+
+class Fix(ActionRule):
+    def candidates(self, t: Table, card: str) -> list[Move]:
+        tools = card_kind(card).tools
+        return [Move("play", card, target=p, tool=tool) for p in t.state.players for tool in tools]
+
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if move.tool is None or move.tool not in k.tools:
+            return f"{k.kind} repairs {' or '.join(k.tools)}; name the tool"
+        if broken(move.tool) not in t.fronts(move.target):
+            return f"{move.target} has no broken {move.tool}"
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.discard.append(_card(move))
+        assert move.tool is not None
+        take_front(state, _target(move), broken(move.tool), events)
+        return me
+
+
+class Rockfall(ActionRule):
+    aim = "cell"
+
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if move.at is None or not path_cell(t.state.board, move.at):
+            where = f"{move.at[0]},{move.at[1]}" if move.at else "nowhere"
+            return f"rockfall needs a path card (not the start or a goal) at {where}"
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.discard.append(_card(move))
+        assert move.at is not None
+        removed = state.board.remove(move.at)
+        state.discard.append(removed)
+        events.append({"event": "rockfall", "at": list(move.at), "card": removed})
+        return me
+
+
+class Map(ActionRule):
+    aim = "goal"
+
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if move.target not in GOAL_NAMES:
+            return "a map is played 'on top', 'on middle' or 'on bottom'"
+        if not t.state.board.is_hidden(move.target):
+            return f"the {move.target} goal is already face up"
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.discard.append(_card(move))
+        goal, card = _target(move), state.board.goal_card(_target(move))
+        state.knowledge[me].append(["map", goal, card])
+        events.append({"event": "map", "player": me, "goal": goal, "card": card, "private": True})
+        return me
+
+
+class Theft(ActionRule):
+    aim = "self"
+
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if move.target is not None or move.at is not None:
+            return "a theft is played in front of yourself: 'play theft'"
+        if "theft" in t.fronts(t.me):
+            return "you already have a theft in front of you"
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.in_front[me].append(_card(move))
+        state.last_theft = me
+        return me
+
+
+class HandsOff(ActionRule):
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if "theft" not in t.fronts(move.target):
+            return f"{move.target} has no theft in front of them"
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.discard.append(_card(move))
+        take_front(state, _target(move), "theft", events)
+        return me
+
+
+class Trap(ActionRule):
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if move.target == t.me:
+            return "a trap is played on another player"
+        if "trap" in t.fronts(move.target):
+            return f"{move.target} is already trapped"
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.in_front[_target(move)].append(_card(move))
+        return me
+
+
+class Free(ActionRule):
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if "trap" not in t.fronts(move.target):
+            return f"{move.target} is not trapped"
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.discard.append(_card(move))
+        take_front(state, _target(move), "trap", events)
+        return me
+
+
+class OnAnother(ActionRule):
+    """Inspect and swap hands: any other player."""
+
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if move.target == t.me:
+            return f"{k.kind} is played on another player"
+        return None
+
+
+class Inspect(OnAnother):
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.discard.append(_card(move))
+        target = _target(move)
+        role = state.role(target) or "none"
+        state.knowledge[me].append(["inspect", target, role])
+        events.append({"event": "inspect", "player": me, "target": target, "role": role, "private": True})
+        return me
+
+
+class SwapHand(OnAnother):
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.discard.append(_card(move))
+        target = _target(move)
+        state.hands[me], state.hands[target] = state.hands[target], state.hands[me]
+        events.append({"event": "swap-hand", "player": me, "target": target})
+        return target  # the mover's old hand, now the target's, is short of the card played
+
+
+class SwapHat(ActionRule):
+    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+        if not t.state.aside:
+            return "no dwarf cards are left aside"
+        return None
+
+    def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
+        state.discard.append(_card(move))
+        target = _target(move)
+        old = state.roles[target]
+        if old:
+            state.retired.append(old)
+        new = state.aside.pop(0)
+        state.roles[target] = new
+        role = card_kind(new).kind
+        state.knowledge[target].append(["hat", role])
+        events.append({"event": "swap-hat", "player": target, "role": role, "private": True})
+        return me
+
+
+RULES: dict[Action, ActionRule] = {
+    "break": Break(),
+    "fix": Fix(),
+    "rockfall": Rockfall(),
+    "map": Map(),
+    "theft": Theft(),
+    "hands-off": HandsOff(),
+    "trap": Trap(),
+    "free": Free(),
+    "inspect": Inspect(),
+    "swap-hand": SwapHand(),
+    "swap-hat": SwapHat(),
+}
+
+
+def rule_of(card: str) -> ActionRule:
+    """The rule of an action card (KeyError for a path card)."""
+    action = card_kind(card).action
+    assert action is not None, f"{kind_name(card)} is not an action card"
+    return RULES[action]
