@@ -200,6 +200,7 @@ _KINDS: tuple[CardKind, ...] = (
 )
 
 KINDS: dict[str, CardKind] = {k.kind: k for k in _KINDS}
+HIDDEN: Final = "?"  # a card one may not see, in a view (engine/views.py) or a move's public form
 GOAL_KINDS = ("goal-gold", "goal-stone-nw", "goal-stone-ne")
 
 

@@ -2,6 +2,8 @@
 
 A `Move` is plain data. `parse` reads what a person types (any case, bare kinds allowed);
 `str(move)` prints the canonical form. Bare kinds are resolved against a hand by `resolve`.
+`move.public()` is the move as every seat may see it: a discard's cards face down, written
+"discard 2 cards"; `parse(text, public=True)` reads that form back.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple, get_args
 
-from .catalog import FRONT_TYPES, KINDS, TOOLS, FrontType, Tool, card_kind, card_sort_key, is_card_id, is_front_type, is_tool
+from .catalog import FRONT_TYPES, HIDDEN, KINDS, TOOLS, FrontType, Tool, card_kind, card_sort_key, is_card_id, is_front_type, is_tool
 from .errors import IllegalMove, InvalidMove
 
 Pos = tuple[int, int]
@@ -30,11 +32,23 @@ class Move(NamedTuple):
     cards: tuple[str, ...] = ()  # discard: the discarded cards, sorted by id
     remove: FrontType | None = None  # discard 2 and remove: the in-front type removed
 
+    def public(self) -> Move:
+        """The move as every seat may see it: the cards of a discard are face down."""
+        if self.verb != "discard":
+            return self
+        return self._replace(cards=(HIDDEN,) * len(self.cards))
+
+    @property
+    def face_down(self) -> bool:
+        """A discard whose cards are not shown (the public form)."""
+        return HIDDEN in self.cards
+
     def __str__(self) -> str:
         if self.verb == "steal":
             return f"steal {self.target or 'nobody'}"
         if self.verb == "discard":
-            text = "discard " + " ".join(self.cards)
+            n = len(self.cards)
+            text = f"discard {n} card{'' if n == 1 else 's'}" if self.face_down else "discard " + " ".join(self.cards)
             return f"{text} remove {self.remove}" if self.remove else text
         text = f"play {self.card}"
         if self.at is not None:
@@ -47,8 +61,11 @@ class Move(NamedTuple):
 _COORD = re.compile(r"^(-?\d+),(-?\d+)$")
 
 
-def parse(text: str) -> Move:
-    """Parse one move. Raises InvalidMove (quoting the text) when it is not a move at all."""
+def parse(text: str, *, public: bool = False) -> Move:
+    """Parse one move. Raises InvalidMove (quoting the text) when it is not a move at all.
+
+    With `public`, the public form of a discard ("discard 2 cards [remove <type>]") is read too.
+    """
     original = text
     words = text.strip().lower().replace(", ", ",").split()
     if not words:
@@ -63,6 +80,14 @@ def parse(text: str) -> Move:
             raise bad("expected 'steal <player>' or 'steal nobody'")
         return Move("steal", target=None if rest[0] == "nobody" else rest[0])
     if verb == "discard":
+        if public and len(rest) >= 2 and rest[1] in ("card", "cards") and rest[0] in ("1", "2", "3"):
+            face_down = (HIDDEN,) * int(rest[0])
+            if not rest[2:]:
+                return Move("discard", cards=face_down)
+            removed = rest[3] if len(rest) == 4 and rest[2] == "remove" else None
+            if not is_front_type(removed):
+                raise bad(f"expected 'discard <n> cards remove <{'|'.join(FRONT_TYPES)}>'")
+            return Move("discard", cards=face_down, remove=removed)
         if "remove" in rest:
             i = rest.index("remove")
             cards, tail = rest[:i], rest[i + 1 :]
@@ -101,6 +126,11 @@ def _card_word(word: str, original: str) -> str:
     if is_card_id(word) or word in KINDS:
         return word
     raise InvalidMove(original, f"unknown card {word!r}")
+
+
+def public_text(text: str) -> str:
+    """The public form of a move's text: a discard's cards become a count. InvalidMove if not a move."""
+    return str(parse(text, public=True).public())
 
 
 def resolve(move: Move, hand: list[str], text: str | None = None) -> Move:

@@ -1,20 +1,24 @@
-"""What one player may know: the full state with everything else masked.
+"""What one player may know: the full state with everything else masked, and the events.
 
 A view is a `RoundState` in which hidden cards are the placeholder "?", so the same code
 (legal moves, rendering, position dumps) works on it. Once the round is over, every view is
 the full state: replays open all cards only then.
+
+`events_for(events, seat)` is the one rule for what a seat learns of a move's events: the
+host's packets, the replay and the words all use it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 from .board import GOAL_CELLS, Tile, face
-from .catalog import GOAL_KINDS
+from .catalog import GOAL_KINDS, HIDDEN
+from .events import Event
 from .position import load
 from .state import PLAYING, RoundState
 
-HIDDEN = "?"
 _HIDDEN_GOAL = face("goal-gold", False)
 
 
@@ -37,6 +41,40 @@ def view(state: RoundState, player: str | None) -> RoundState:
         if tile.hidden:
             v.board.cells[pos] = Tile(HIDDEN, False, _HIDDEN_GOAL, hidden=True)
     return v
+
+
+# What everyone learns of a private event (a draw; what a map, an inspection, a new hat showed).
+PUBLIC_KEYS = frozenset({"event", "player", "goal", "target"})
+
+
+def is_private(event: Event) -> bool:
+    """Whether part of `event` is for the seat it concerns (its "player") alone."""
+    return event["event"] == "draw" or bool(event.get("private"))
+
+
+def concerns(event: Event, seat: str | None) -> bool:
+    return seat is not None and event.get("player") == seat
+
+
+def public_part(event: Event) -> Event:
+    """`event` as every seat may see it."""
+    if not is_private(event):
+        return event
+    return cast(Event, {k: v for k, v in event.items() if k in PUBLIC_KEYS})
+
+
+def events_for(events: Iterable[Event], seat: str | None) -> list[Event]:
+    """What `seat` learns of a move's events (None: what every seat learns), in order.
+
+    The "move" event is left out (it names a discard's cards): the move is shown to others
+    as `Move.public()`. A private event is whole for the seat it concerns, else its public part.
+    """
+    return [e if concerns(e, seat) else public_part(e) for e in events if e["event"] != "move"]
+
+
+def secret_events(events: Iterable[Event], seat: str) -> list[Event]:
+    """The private events `seat` alone sees whole: what `events_for` adds to the public events."""
+    return [e for e in events if is_private(e) and concerns(e, seat)]
 
 
 def mask(cards: list[str]) -> list[str]:

@@ -16,7 +16,6 @@ from engine.bots.arena import (
     digger_side_won,
     play_game_by_role,
     play_round_observed,
-    public_text,
     run_games,
 )
 from engine.bots.maze import distance, goal_weights
@@ -67,7 +66,7 @@ def _play_checked(state: RoundState, bots: dict) -> list[str]:
             public = view(state, None)
             for b in bots.values():
                 if hasattr(b, "observe"):
-                    b.observe(public, public_text(move), me)
+                    b.observe(public, str(move.public()), me)
     return moves
 
 
@@ -192,7 +191,7 @@ def test_smart_bot_never_sees_hidden_information() -> None:
                 if state.phase == PLAYING:
                     public = view(state, None)
                     for b in bots.values():
-                        b.observe(public, public_text(move), me)
+                        b.observe(public, str(move.public()), me)
                 turn += 1
 
 
@@ -227,7 +226,7 @@ def test_suspicion_spots_saboteurs() -> None:
             if state.phase == PLAYING:
                 public = view(state, None)
                 for b in bots.values():
-                    b.observe(public, public_text(move), me)
+                    b.observe(public, str(move.public()), me)
         for p, b in bots.items():
             if state.role(p) == "saboteur":
                 continue

@@ -11,7 +11,7 @@ from engine.catalog import CLASSIC, EXPANSION
 from engine.chance import SeededChance
 from engine.errors import IllegalMove, InvalidMove
 from engine.game import Game
-from engine.moves import Move, parse, resolve
+from engine.moves import Move, parse, public_text, resolve
 from engine.rules import apply, legal_moves
 from engine.state import PLAYING, THEFT
 
@@ -190,3 +190,31 @@ def test_round_trip_of_every_generated_move(ruleset: str, players: int) -> None:
                 move = bots[state.player].choose(state) if rng.random() < 0.5 else rng.choice(legal_moves(state))
                 apply(state, str(move))
     assert seen > 1000
+
+
+# --- the public form (what other seats see) ---------------------------------------------
+
+
+def test_public_form_of_moves() -> None:
+    assert public_text("discard cross.1 map.2") == "discard 2 cards"
+    assert public_text("discard cross.1") == "discard 1 card"
+    assert public_text("discard cross.1 map.2 remove trap") == "discard 2 cards remove trap"
+    assert public_text("discard 2 cards remove trap") == "discard 2 cards remove trap"
+    assert public_text("play cross.1 at 3,0") == "play cross.1 at 3,0"
+    assert public_text("steal ann") == "steal ann"
+    move = parse("discard cross.1 map.2 remove trap")
+    assert move.public() == parse("discard 2 cards remove trap", public=True)
+    assert move.public().face_down and not move.face_down
+
+
+@pytest.mark.parametrize("text", ["discard 2 cards", "discard 1 card", "discard 2 cards remove trap"])
+def test_a_player_cannot_send_the_public_form(text: str) -> None:
+    with pytest.raises(InvalidMove):
+        parse(text)
+
+
+@pytest.mark.parametrize("text", ["discard 4 cards", "discard 2 cards remove", "discard 2 cards remove map",
+                                  "discard 2 cards trap"])
+def test_malformed_public_forms(text: str) -> None:
+    with pytest.raises(InvalidMove):
+        parse(text, public=True)

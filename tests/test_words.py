@@ -8,7 +8,7 @@ import pytest
 
 from engine.catalog import KINDS
 from pbem.ui import words
-from pbem.ui.words import card_name, describe_event, describe_move, public_move_text, role_name, t
+from pbem.ui.words import card_name, describe_event, describe_move, role_name, t
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -139,15 +139,6 @@ def test_describe_move_chinese(lang: str, attr: str) -> None:
     with words.using("zh-Hant"):
         assert describe_move("discard 2 cards", "ann") == "ann 棄掉了 2 張牌"
         assert describe_move("play map.2 on top", "cat") == "cat 用「地圖」查看了上方的終點"
-
-
-def test_public_move_text() -> None:
-    assert public_move_text("discard cross.1 map.2") == "discard 2 cards"
-    assert public_move_text("discard cross.1") == "discard 1 card"
-    assert public_move_text("discard cross.1 map.2 remove trap") == "discard 2 cards remove trap"
-    assert public_move_text("discard 2 cards remove trap") == "discard 2 cards remove trap"
-    assert public_move_text("play cross.1 at 3,0") == "play cross.1 at 3,0"
-    assert public_move_text("steal ann") == "steal ann"
 
 
 def test_describe_event() -> None:

@@ -3,8 +3,8 @@
 `play_round_observed` is `selfplay.play_round` plus the `observe` hook: after every move,
 each bot that has `observe(view_after, move_text, actor)` is shown the spectator's view
 (equal to `views.view(state, None)`: only public information; `spectator_of` builds it from
-the next mover's view, so each move costs one copy of the state) and the move's public text (a
-discard's cards are face down, so they read '?').
+the next mover's view, so each move costs one copy of the state) and the move's public text
+(`Move.public()`: a discard's cards are face down, "discard 2 cards").
 
 `run_games` plays seeded three-round games in which each seat's bot is chosen per round by
 the role it was dealt (for example smart diggers against random saboteurs) and counts which
@@ -19,23 +19,15 @@ from dataclasses import dataclass, field
 from ..catalog import CLASSIC, Ruleset
 from ..chance import SeededChance
 from ..game import Game
-from ..moves import Move
 from ..payout import winning_side
 from ..rules import apply
 from ..selfplay import Bot, round_seed
 from ..state import PLAYING, THEFT, RoundState
-from ..views import HIDDEN, view
+from ..catalog import HIDDEN
+from ..views import view
 from . import make_bot
 
 SABOTEUR_SIDE = {"saboteur"}
-
-
-def public_text(move: Move) -> str:
-    """The move as the other players see it: discarded cards are face down."""
-    if move.verb == "discard":
-        text = "discard " + " ".join("?" for _ in move.cards)
-        return f"{text} remove {move.remove}" if move.remove else text
-    return str(move)
 
 
 def play_round_observed(state: RoundState, bots: dict[str, Bot]) -> list[str]:
@@ -60,7 +52,7 @@ def play_round_observed(state: RoundState, bots: dict[str, Bot]) -> list[str]:
             # view made from it by masking that player's hand, role and private facts.
             mine = view(state, state.player)
             public = spectator_of(mine)
-            text = public_text(move)
+            text = str(move.public())
             for b in observers:
                 b.observe(public, text, me)
     return moves

@@ -19,7 +19,7 @@ from ..catalog import CLASSIC, TEAMS, card_kind
 from ..moves import Move
 from ..rules import legal_moves
 from ..state import PLAYING, THEFT, RoundState
-from ..views import HIDDEN
+from ..catalog import HIDDEN
 from .maze import (
     Distance,
     Placement,

@@ -11,13 +11,12 @@ English needs plurals and Chinese does not.
 from __future__ import annotations
 
 import os
-import re
 from contextlib import contextmanager
 from typing import Iterator
 
 from engine.catalog import KINDS, CardKind, card_kind, is_card_id
 from engine.errors import InvalidMove
-from engine.moves import Move, parse
+from engine.moves import Move, parse, public_text
 
 LANGUAGES = ("en", "zh-Hans", "zh-Hant")
 _chosen: str | None = None
@@ -492,24 +491,6 @@ def describe_fact(fact: list[str]) -> str | None:
 
 # --- moves -------------------------------------------------------------------------------
 
-_PUBLIC_DISCARD = re.compile(r"^discard (\d+) cards?(?: remove (\S+))?$")
-
-
-def public_move_text(move_text: str) -> str:
-    """The form everyone may see: a discard's cards become a count, `remove <type>` stays."""
-    text = " ".join(move_text.strip().lower().split())
-    if not text.startswith("discard ") or _PUBLIC_DISCARD.match(text):
-        return move_text
-    words = text.split()[1:]
-    removed = None
-    if "remove" in words:
-        i = words.index("remove")
-        words, removed = words[:i], " ".join(words[i + 1 :])
-    n = len(words)
-    public = f"discard {n} card" + ("" if n == 1 else "s")
-    return f"{public} remove {removed}" if removed else public
-
-
 def describe_move(move_text: str, actor: str, events: list[dict] | None = None, *, reveal: bool = False) -> str:
     """A move in words. A discard never names its cards unless `reveal` (they are secret).
 
@@ -519,18 +500,12 @@ def describe_move(move_text: str, actor: str, events: list[dict] | None = None, 
     text = " ".join(move_text.strip().lower().split())
     if text in ("pass", "skip"):
         return t("pass", actor=actor)
-    public = _PUBLIC_DISCARD.match(text)
-    if public:
-        n = int(public[1])
-        if public[2]:
-            return t("discard remove", actor=actor, n=n, type=card_name(public[2]))
-        return t("discard", actor=actor, n=n)
     try:
-        move = parse(text)
+        move = parse(text, public=True)
     except InvalidMove:
         return t("unknown move", actor=actor, move=move_text)
     if move.verb == "discard":
-        return _discard(move, actor, reveal)
+        return _discard(move, actor, reveal and not move.face_down)
     if move.verb == "steal":
         if move.target is None:
             return t("steal nobody", actor=actor)
@@ -603,7 +578,12 @@ def describe_event(event: dict, *, reveal: bool = False) -> str | None:
         return None
     if kind == "move":
         text = str(event.get("move", ""))
-        return describe_move(text if reveal else public_move_text(text), str(event.get("player")), reveal=reveal)
+        if not reveal:
+            try:
+                text = public_text(text)
+            except InvalidMove:
+                text = "?"  # not a move: show nothing of it
+        return describe_move(text, str(event.get("player")), reveal=reveal)
     if kind == "reveal":
         return t("ev reveal", goal=goal_name(str(event["goal"])), card=goal_word(str(event["card"])))
     if kind == "gold":
