@@ -12,32 +12,33 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from .board import path_cell
-from .catalog import Action, CardKind, FrontType, broken, card_kind, kind_name
+from .catalog import BROKEN, Action, CardKind, FrontType, broken, card_kind, front_type_of, kind_name
 from .events import Event
 from .moves import GOAL_NAMES, Move
 from .state import RoundState
+
+_new = tuple.__new__  # a Move from its fields in order: faster than Move(...) for the many candidates
 
 # player: 'on <player>'; goal: 'on top|middle|bottom'; cell: 'at <x>,<y>'; self: in front of the mover.
 Aim = Literal["player", "goal", "cell", "self"]
 
 
 class Table:
-    """What a rule looks at: the state and the mover, with the in-front types read once per player."""
+    """What a rule looks at: the state, the mover, and the types in front of each player."""
 
-    __slots__ = ("state", "me", "_fronts")
+    __slots__ = ("state", "me", "front")
 
     def __init__(self, state: RoundState) -> None:
         self.state = state
         self.me = state.player
-        self._fronts: dict[str, set[FrontType]] = {}
+        # player -> the types in front of them; .get(name, NOTHING) for a name that may not be a player
+        self.front: dict[str | None, frozenset[FrontType]] = {
+            p: frozenset(t for c in cards if (t := front_type_of(c))) if cards else NOTHING
+            for p, cards in state.in_front.items()
+        }
 
-    def fronts(self, player: str | None) -> set[FrontType]:
-        if player is None or player not in self.state.in_front:
-            return set()
-        got = self._fronts.get(player)
-        if got is None:
-            got = self._fronts[player] = self.state.front_types(player)
-        return got
+
+NOTHING: frozenset[FrontType] = frozenset()
 
 
 class ActionRule:
@@ -46,12 +47,18 @@ class ActionRule:
     def candidates(self, t: Table, card: str) -> list[Move]:
         """Every well-aimed way to play `card`; the legal ones are those without a refusal."""
         if self.aim == "player":
-            return [Move("play", card, target=p) for p in t.state.players]
+            return [_new(Move, ("play", card, None, False, p, None, (), None)) for p in t.state.players]
         if self.aim == "goal":
-            return [Move("play", card, target=g) for g in GOAL_NAMES]
+            return [_new(Move, ("play", card, None, False, g, None, (), None)) for g in GOAL_NAMES]
         if self.aim == "cell":
-            return [Move("play", card, at=pos) for pos in t.state.board.path_cells()]
+            return [_new(Move, ("play", card, pos, False, None, None, (), None)) for pos in t.state.board.path_cells()]
         return [Move("play", card)]
+
+    def legal(self, t: Table, card: str) -> list[Move]:
+        """The candidates without a refusal: what the legal-move generator lists for `card`."""
+        k = card_kind(card)
+        refusal = self.refusal
+        return [m for m in self.candidates(t, card) if refusal(t, k, m) is None]
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         """Why `move` breaks this card's rule, or None. The target is a player when aim is "player"."""
@@ -83,8 +90,9 @@ def take_front(state: RoundState, player: str, ftype: FrontType, events: list[Ev
 
 class Break(ActionRule):
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
-        if k.front_type in t.fronts(move.target):
-            return f"{move.target} already has a {k.front_type}"
+        broke = front_type_of(_card(move))
+        if broke in t.front.get(move.target, NOTHING):
+            return f"{move.target} already has a {broke}"
         return None
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
@@ -95,12 +103,13 @@ class Break(ActionRule):
 class Fix(ActionRule):
     def candidates(self, t: Table, card: str) -> list[Move]:
         tools = card_kind(card).tools
-        return [Move("play", card, target=p, tool=tool) for p in t.state.players for tool in tools]
+        return [_new(Move, ("play", card, None, False, p, tool, (), None)) for p in t.state.players for tool in tools]
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
-        if move.tool is None or move.tool not in k.tools:
+        tool = move.tool
+        if tool is None or tool not in k.tools:
             return f"{k.kind} repairs {' or '.join(k.tools)}; name the tool"
-        if broken(move.tool) not in t.fronts(move.target):
+        if BROKEN[tool] not in t.front.get(move.target, NOTHING):
             return f"{move.target} has no broken {move.tool}"
         return None
 
@@ -153,7 +162,7 @@ class Theft(ActionRule):
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if move.target is not None or move.at is not None:
             return "a theft is played in front of yourself: 'play theft'"
-        if "theft" in t.fronts(t.me):
+        if "theft" in t.front.get(t.me, NOTHING):
             return "you already have a theft in front of you"
         return None
 
@@ -165,7 +174,7 @@ class Theft(ActionRule):
 
 class HandsOff(ActionRule):
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
-        if "theft" not in t.fronts(move.target):
+        if "theft" not in t.front.get(move.target, NOTHING):
             return f"{move.target} has no theft in front of them"
         return None
 
@@ -179,7 +188,7 @@ class Trap(ActionRule):
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if move.target == t.me:
             return "a trap is played on another player"
-        if "trap" in t.fronts(move.target):
+        if "trap" in t.front.get(move.target, NOTHING):
             return f"{move.target} is already trapped"
         return None
 
@@ -190,7 +199,7 @@ class Trap(ActionRule):
 
 class Free(ActionRule):
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
-        if "trap" not in t.fronts(move.target):
+        if "trap" not in t.front.get(move.target, NOTHING):
             return f"{move.target} is not trapped"
         return None
 

@@ -2,13 +2,13 @@
 
 Reachability is a search over (cell, segment) pairs from the start card; the start and every
 ladder segment are joined (RULES.md §4.1). Face-down goals are walls that accept any edge;
-revealed stone goals are ordinary path cards. The search result and the open frontier are
-cached per board version, because the legal-move generator asks for them many times between
-two changes.
+revealed stone goals are ordinary path cards. The reach and the open cells are kept up to
+date as cards are placed (the legal-move generator asks for them on every turn).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
@@ -73,16 +73,26 @@ _AROUND = tuple((e, STEP[e][0], STEP[e][1], OPPOSITE[e]) for e in EDGES)
 
 
 class Board:
-    __slots__ = ("cells", "_version", "_reach_version", "_reach", "_slots_version", "_slots", "_live")
+    """The placed cards, with the reachable segments and the open cells kept up to date.
+
+    Placing a card or turning a goal over only adds tunnels, so the reach grows by a search
+    from the new card alone, and only the open cells around what changed are recomputed. A
+    rockfall can cut the maze anywhere: it marks both for a full rebuild on the next query.
+    A copy shares these tables until one of the two boards changes (copy on write).
+    """
+
+    __slots__ = ("cells", "_version", "_stale", "_shared", "_reach", "_open", "_sorted", "_live", "_paths")
 
     def __init__(self) -> None:
         self.cells: dict[Pos, Tile] = {}
-        self._version = 0
-        self._reach_version = -1
-        self._reach: dict[Pos, int] = {}
-        self._slots_version = -1
-        self._slots: dict[Pos, Slot] = {}
-        self._live: list[tuple[Pos, Slot]] = []  # slots facing a reachable opening
+        self._version = 0  # counts changes (bots memoise per board and version)
+        self._stale = True  # _reach and _open need a full rebuild
+        self._shared = False  # _reach and _open are shared with a copy
+        self._reach: dict[Pos, int] = {}  # cell -> bit set of its segments reachable from the start
+        self._open: dict[Pos, Slot] = {}  # every empty cell next to a card, in no order
+        self._sorted: dict[Pos, Slot] | None = None  # _open in row-major order, when known
+        self._live: list[tuple[Pos, Slot]] | None = None  # the slots facing a reachable opening, in order
+        self._paths: list[Pos] | None = None  # path_cells(), when known
 
     @classmethod
     def new(cls, goals: dict[str, str]) -> Board:
@@ -95,15 +105,138 @@ class Board:
 
     def copy(self) -> Board:
         other = Board()
-        other.cells = {pos: Tile(t.card, t.rotated, t.face, t.hidden) for pos, t in self.cells.items()}
-        # The caches are replaced, never changed in place, so a copy may share them.
+        other.cells = dict(self.cells)  # tiles are replaced, never changed in place
         other._version = self._version
-        other._reach_version, other._reach = self._reach_version, self._reach
-        other._slots_version, other._slots, other._live = self._slots_version, self._slots, self._live
+        other._paths = self._paths
+        other._stale = self._stale
+        if not self._stale:
+            self._shared = other._shared = True
+            other._reach, other._open = self._reach, self._open
+            other._sorted, other._live = self._sorted, self._live
         return other
 
     def changed(self) -> None:
+        """Say that `cells` was changed from outside: everything is rebuilt on the next query."""
         self._version += 1
+        self._stale = True
+        self._sorted = self._live = None
+        self._paths = None
+
+    def _fresh(self) -> None:
+        """Rebuild the reach and the open cells if a change made them stale."""
+        if self._stale:
+            self._reach = self._search(blocked_door=None)
+            self._open = {}
+            self._shared = False
+            for pos in self._empty_around(self.cells):
+                self._update_slot(pos)
+            self._stale = False
+            self._sorted = self._live = None
+
+    def _own(self) -> None:
+        """Before changing the tables in place: stop sharing them with a copy."""
+        if self._shared:
+            self._reach, self._open = dict(self._reach), dict(self._open)
+            self._shared = False
+
+    def _empty_around(self, cells: Iterable[Pos]) -> set[Pos]:
+        board = self.cells
+        return {(x + dx, y + dy) for (x, y) in cells for _, dx, dy, _ in _AROUND if (x + dx, y + dy) not in board}
+
+    def _update_slot(self, pos: Pos) -> None:
+        """Recompute the open cell `pos` (empty) from its neighbours; drop it if none is a card."""
+        cells, reach = self.cells, self._reach
+        x, y = pos
+        constrained = required = connect = 0
+        near_goal = touches = False
+        for e, dx, dy, back in _AROUND:
+            npos = (x + dx, y + dy)
+            nt = cells.get(npos)
+            if nt is None:
+                continue
+            touches = True
+            if npos in GOAL_AT:
+                near_goal = True
+            if nt.hidden:
+                continue
+            constrained |= e
+            if nt.face.openings & back:
+                required |= e
+                bits = reach.get(npos, 0)
+                if bits:
+                    segs = nt.face.segments
+                    if any(bits & (1 << i) and segs[i] & back for i in range(len(segs))):
+                        connect |= e
+        if touches:
+            slot = Slot(constrained, required, connect, near_goal)
+            if self._open.get(pos) != slot:
+                if pos not in self._open:
+                    self._sorted = None
+                self._open[pos] = slot
+                self._live = None
+        elif pos in self._open:
+            del self._open[pos]
+            self._sorted = self._live = None
+
+    def _grow(self, seeds: list[tuple[Pos, int]]) -> set[Pos]:
+        """Extend the reach from newly reached (cell, segment) pairs; return the cells it changed."""
+        reached, cells = self._reach, self.cells
+        changed: set[Pos] = set()
+        stack = []
+        for pos, i in seeds:
+            bits = reached.get(pos, 0)
+            if not bits & (1 << i):
+                reached[pos] = bits | (1 << i)
+                changed.add(pos)
+                stack.append((pos, i))
+        while stack:
+            (x, y), i = stack.pop()
+            seg = cells[(x, y)].face.segments[i]
+            for e, dx, dy, back in _AROUND:
+                if not seg & e:
+                    continue
+                npos = (x + dx, y + dy)
+                nt = cells.get(npos)
+                if nt is None or nt.hidden:
+                    continue
+                j = nt.face.seg_at[back]
+                if j < 0:
+                    continue
+                bits = reached.get(npos, 0)
+                if bits & (1 << j):
+                    continue
+                reached[npos] = bits | (1 << j)
+                changed.add(npos)
+                stack.append((npos, j))
+        return changed
+
+    def _joined(self, pos: Pos) -> None:
+        """A face-up card appeared at `pos` (placed, or a goal turned over): grow the reach from
+        it and recompute the open cells around every cell whose reach changed."""
+        if self._stale:
+            return
+        self._own()
+        self._open.pop(pos, None)
+        self._sorted = self._live = None
+        tile = self.cells[pos]
+        f = tile.face
+        seeds = [(pos, 0)] if f.ladder else []
+        x, y = pos
+        for e, dx, dy, back in _AROUND:
+            i = f.seg_at[e]
+            if i < 0:
+                continue
+            npos = (x + dx, y + dy)
+            nt = self.cells.get(npos)
+            if nt is None or nt.hidden:
+                continue
+            j = nt.face.seg_at[back]
+            if j >= 0 and self._reach.get(npos, 0) & (1 << j):
+                seeds.append((pos, i))
+        changed = self._grow(seeds)
+        changed.add(pos)
+        for cell in self._empty_around(changed):
+            self._update_slot(cell)
 
     # --- queries -------------------------------------------------------------------------
 
@@ -114,20 +247,17 @@ class Board:
         return self.cells[GOAL_CELLS[name]].hidden
 
     def path_cells(self) -> list[Pos]:
-        """Cells holding a placed path card (not the start, not a goal), in a stable order."""
-        return sorted(
-            (pos for pos, t in self.cells.items() if pos != START and pos not in GOAL_AT),
-            key=lambda p: (p[1], p[0]),
-        )
+        """Cells holding a placed path card (not the start, not a goal), in row-major order (do not change it)."""
+        if self._paths is None:
+            self._paths = sorted((pos for pos in self.cells if pos != START and pos not in GOAL_AT), key=_row_major)
+        return self._paths
 
     def crystals(self) -> int:
         return sum(t.face.crystals for t in self.cells.values())
 
     def reach(self) -> dict[Pos, int]:
-        """Cell -> bit set of its segments reachable from the start."""
-        if self._reach_version != self._version:
-            self._reach = self._search(blocked_door=None)
-            self._reach_version = self._version
+        """Cell -> bit set of its segments reachable from the start (do not change it)."""
+        self._fresh()
         return self._reach
 
     def _search(self, blocked_door: str | None) -> dict[Pos, int]:
@@ -174,40 +304,18 @@ class Board:
         return mask
 
     def slots(self) -> dict[Pos, Slot]:
-        """Every empty cell adjacent to a card, with its constraints."""
-        if self._slots_version == self._version:
-            return self._slots
-        cells = self.cells
-        empty: set[Pos] = set()
-        for (x, y) in cells:
-            for _, dx, dy, _ in _AROUND:
-                npos = (x + dx, y + dy)
-                if npos not in cells:
-                    empty.add(npos)
-        reached = {pos: self.reached_openings(pos) for pos in self.reach()}
-        slots: dict[Pos, Slot] = {}
-        for (x, y) in sorted(empty, key=_row_major):
-            constrained = required = connect = 0
-            near_goal = False
-            for e, dx, dy, back in _AROUND:
-                npos = (x + dx, y + dy)
-                nt = cells.get(npos)
-                if nt is None:
-                    continue
-                if npos in GOAL_AT:
-                    near_goal = True
-                if nt.hidden:
-                    continue
-                constrained |= e
-                if nt.face.openings & back:
-                    required |= e
-                    if reached.get(npos, 0) & back:
-                        connect |= e
-            slots[(x, y)] = Slot(constrained, required, connect, near_goal)
-        self._slots = slots
-        self._live = [(pos, slot) for pos, slot in slots.items() if slot.connect]
-        self._slots_version = self._version
-        return slots
+        """Every empty cell adjacent to a card, with its constraints, in row-major order (do not change it)."""
+        self._fresh()
+        if self._sorted is None:
+            opened = self._open
+            self._sorted = {pos: opened[pos] for pos in sorted(opened, key=_row_major)}
+        return self._sorted
+
+    def _live_slots(self) -> list[tuple[Pos, Slot]]:
+        """The slots facing a reachable opening: the only ones a card without a ladder can take."""
+        if self._live is None:
+            self._live = [(pos, slot) for pos, slot in self.slots().items() if slot.connect]
+        return self._live
 
     def fits(self, f: Face, slot: Slot) -> bool:
         """Whether a card face may be placed in `slot` (RULES.md §4.1)."""
@@ -229,6 +337,7 @@ class Board:
         uses `fits`) accepts exactly the moves listed from here.
         """
         slots = self.slots()
+        live = self._live_slots()
         out: list[tuple[Pos, bool]] = []
         for rotated in (False,) if symmetric(kind) else (False, True):
             f = face(kind, rotated)
@@ -237,10 +346,10 @@ class Board:
                 out += [(pos, rotated) for pos, s in slots.items()
                         if not s.near_goal and openings & s.constrained == s.required]
             elif len(segments) == 1:
-                out += [(pos, rotated) for pos, s in self._live
+                out += [(pos, rotated) for pos, s in live
                         if openings & s.constrained == s.required and openings & s.connect]
             else:
-                out += [(pos, rotated) for pos, s in self._live
+                out += [(pos, rotated) for pos, s in live
                         if openings & s.constrained == s.required and any(seg & s.connect for seg in segments)]
         return out
 
@@ -264,19 +373,21 @@ class Board:
 
     def place(self, pos: Pos, card: str, rotated: bool) -> None:
         self.cells[pos] = Tile(card, rotated, face(card_kind(card).kind, rotated))
-        self.changed()
+        self._version += 1
+        self._paths = None
+        self._joined(pos)
 
     def remove(self, pos: Pos) -> str:
         tile = self.cells.pop(pos)
-        self.changed()
+        self.changed()  # a rockfall may cut the maze anywhere
         return tile.card
 
     def reveal(self, name: str, rotated: bool) -> None:
-        tile = self.cells[GOAL_CELLS[name]]
-        tile.hidden = False
-        tile.rotated = rotated
-        tile.face = face(card_kind(tile.card).kind, rotated)
-        self.changed()
+        pos = GOAL_CELLS[name]
+        card = self.cells[pos].card
+        self.cells[pos] = Tile(card, rotated, face(card_kind(card).kind, rotated))
+        self._version += 1
+        self._joined(pos)
 
     def reveal_reached(self, placed: Pos) -> tuple[list[str], bool]:
         """Turn over every face-down goal the maze reaches, cascading (RULES.md §4.2, §9).
@@ -315,13 +426,18 @@ class Board:
         return revealed, gold
 
     def _reaching_edges(self, gpos: Pos) -> list[int]:
+        """The edges of the goal at `gpos` that a reachable segment of a neighbour opens onto."""
         edges = []
-        for e in EDGES:
-            npos = _neighbour(gpos, e)
-            nt = self.cells.get(npos)
-            if nt is None or nt.hidden:
+        cells, reach = self.cells, self.reach()
+        x, y = gpos
+        for e, dx, dy, back in _AROUND:
+            npos = (x + dx, y + dy)
+            bits = reach.get(npos, 0)
+            if not bits:
                 continue
-            if self.reached_openings(npos) & OPPOSITE[e]:
+            nt = cells[npos]
+            segs = nt.face.segments
+            if any(bits & (1 << i) and segs[i] & back for i in range(len(segs))):
                 edges.append(e)
         return edges
 

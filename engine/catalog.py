@@ -7,9 +7,9 @@ The crystal shapes of the expansion are a reconstruction (RULES.md §2.2) and li
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Final, Literal, TypeGuard, get_args
+from typing import Callable, Final, Literal, TypeGuard, get_args
 
 from .shapes import parse_segments, turned
 
@@ -67,34 +67,31 @@ class CardKind:
     # The expansion replaces the base dwarves and nuggets: how many copies it uses, if not all.
     expansion_count: int | None = None
 
-    @property
-    def openings(self) -> int:
+    # Derived from the fields above when the kind is made (read in the hot loops):
+    openings: int = field(init=False, default=0)  # the union of the segments' edges
+    symmetric: bool = field(init=False, default=False)  # turning the card changes nothing ("rotated" is dropped)
+    front_type: FrontType | None = field(init=False, default=None)  # its type when it lies in front of a player
+
+    def __post_init__(self) -> None:
         mask = 0
         for seg in self.segments:
             mask |= seg
-        return mask
-
-    @property
-    def symmetric(self) -> bool:
-        """True when turning the card changes nothing, so `rotated` is normalised away."""
-        return sorted(self.segments) == sorted(turned(s) for s in self.segments)
-
-    @property
-    def front_type(self) -> FrontType | None:
-        """The in-front type this card is, when it lies in front of a player."""
+        object.__setattr__(self, "openings", mask)
+        object.__setattr__(self, "symmetric", sorted(self.segments) == sorted(turned(s) for s in self.segments))
+        front: FrontType | None = None
         if self.action == "break":
-            return broken(self.tools[0])
-        if self.action == "trap" or self.action == "theft":
-            return self.action
-        return None
+            front = broken(self.tools[0])
+        elif self.action == "trap" or self.action == "theft":
+            front = self.action
+        object.__setattr__(self, "front_type", front)
 
 
 def broken(tool: Tool) -> FrontType:
     """The in-front type of a broken `tool`: "pick" -> "break-pick"."""
-    return _BROKEN[tool]
+    return BROKEN[tool]
 
 
-_BROKEN: dict[Tool, FrontType] = {"pick": "break-pick", "lamp": "break-lamp", "cart": "break-cart"}
+BROKEN: dict[Tool, FrontType] = {"pick": "break-pick", "lamp": "break-lamp", "cart": "break-cart"}
 
 
 def _path(kind: str, code: str, count: int, en: str, zh: str, zh_hant: str, ruleset: Ruleset = CLASSIC,
@@ -221,6 +218,20 @@ def ids_of(kind: str) -> list[str]:
 _KIND_OF: dict[str, str] = {cid: k.kind for k in _KINDS for cid in ids_of(k.kind)}
 
 
+_FRONT_OF: dict[str, FrontType | None] = {cid: KINDS[k].front_type for cid, k in _KIND_OF.items()}
+_BLOCKS: frozenset[str] = frozenset(cid for cid, k in _KIND_OF.items() if KINDS[k].action in ("break", "trap"))
+
+
+def front_type_of(card_id: str) -> FrontType | None:
+    """`card_kind(card_id).front_type`, read from a table (the legal-move generator asks often)."""
+    return _FRONT_OF[card_id]
+
+
+def blocks_paths(card_id: str) -> bool:
+    """Whether this card in front of a player forbids placing path cards: a broken tool or a trap."""
+    return card_id in _BLOCKS
+
+
 def is_card_id(text: str) -> bool:
     return text in _KIND_OF
 
@@ -260,6 +271,11 @@ def nugget_ids() -> tuple[str, ...]:
 _SORT_KEY: dict[str, tuple[str, int]] = {
     cid: (cid.rpartition(".")[0], int(cid.rpartition(".")[2])) for cid in _KIND_OF
 }
+
+
+_RANK: dict[str, int] = {cid: i for i, cid in enumerate(sorted(_SORT_KEY, key=_SORT_KEY.__getitem__))}
+# The place of a card id in the order of `card_sort_key`, for sorting real ids fast (KeyError otherwise).
+card_rank: Callable[[str], int] = _RANK.__getitem__
 
 
 def card_sort_key(card_id: str) -> tuple[str, int]:

@@ -135,32 +135,36 @@ def public_text(text: str) -> str:
 
 def resolve(move: Move, hand: list[str], text: str | None = None) -> Move:
     """Replace bare kinds by the lowest copy held and normalise symmetric turns away."""
-    quoted = text if text is not None else str(move)
     if move.verb == "steal":
         return move
     if move.verb == "discard":
+        cards = move.cards
+        if all(c in hand for c in cards) and len(set(cards)) == len(cards):  # ids held: only the order
+            ordered = tuple(sorted(cards, key=card_sort_key))
+            return move if ordered == cards else move._replace(cards=ordered)
         pool = sorted(hand, key=card_sort_key)
         chosen: list[str] = []
         for word in move.cards:
-            cid = _take(word, pool, quoted)
+            cid = _take(word, pool, text, move)
             pool.remove(cid)
             chosen.append(cid)
         return move._replace(cards=tuple(sorted(chosen, key=card_sort_key)))
     assert move.card is not None
-    cid = _take(move.card, sorted(hand, key=card_sort_key), quoted)
+    cid = move.card if move.card in hand else _take(move.card, sorted(hand, key=card_sort_key), text, move)
     rotated = move.rotated
-    k = card_kind(cid)
-    if k.category != "path" or k.symmetric:
-        rotated = False
-    return move._replace(card=cid, rotated=rotated)
+    if rotated:
+        k = card_kind(cid)
+        if k.category != "path" or k.symmetric:
+            rotated = False
+    return move if cid == move.card and rotated == move.rotated else move._replace(card=cid, rotated=rotated)
 
 
-def _take(word: str, pool: list[str], quoted: str) -> str:
+def _take(word: str, pool: list[str], quoted: str | None, move: Move) -> str:
     if is_card_id(word):
         if word in pool:
             return word
-        raise IllegalMove(quoted, f"you do not hold {word}")
+        raise IllegalMove(quoted or str(move), f"you do not hold {word}")
     for cid in pool:
         if cid.rpartition(".")[0] == word:
             return cid
-    raise IllegalMove(quoted, f"you hold no {word}")
+    raise IllegalMove(quoted or str(move), f"you hold no {word}")

@@ -8,12 +8,11 @@ checks; it needs nothing but what the mover may know, so it also works on a view
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Callable
 
 from .actions import Table, rule_of, take_front
 from .board import GOAL_CELLS
-from .catalog import EXPANSION, FRONT_TYPES, card_kind, card_sort_key, kind_name
+from .catalog import EXPANSION, FRONT_TYPES, card_kind, card_rank, kind_name
 from .dealer import OPEN_DECK, Drawer
 from .errors import IllegalMove
 from .events import Event
@@ -31,41 +30,78 @@ def legal_moves(state: RoundState) -> list[Move]:
     hand = state.hands[me]
     if not hand:
         return []
-    firsts: dict[str, str] = {}
-    for cid in sorted(hand, key=card_sort_key):
-        firsts.setdefault(kind_name(cid), cid)
+    groups = _by_kind(hand)
     moves: list[Move] = []
     table = Table(state)
     blocked = state.blocked(me)
     board = state.board
-    for kind, cid in firsts.items():
+    for group in groups:
+        cid = group[0]
         k = card_kind(cid)
         if k.category == "path":
             if not blocked:
-                moves += [Move("play", cid, at=pos, rotated=rotated) for pos, rotated in board.placements(kind)]
+                moves += [_new(Move, ("play", cid, pos, rotated, None, None, (), None))
+                          for pos, rotated in board.placements(k.kind)]
         else:
-            rule = rule_of(cid)
-            moves += [m for m in rule.candidates(table, cid) if rule.refusal(table, k, m) is None]
-    moves.extend(_discards(state, me, hand))
+            moves += rule_of(cid).legal(table, cid)
+    moves += _discards(state, me, groups)
     return moves
 
 
-def _discards(state: RoundState, me: str, hand: list[str]) -> list[Move]:
-    ordered = sorted(hand, key=card_sort_key)
-    sizes = (1, 2, 3) if state.ruleset == EXPANSION else (1,)
-    moves: list[Move] = []
-    seen: set[tuple[str, ...]] = set()
-    for n in sizes:
-        for combo in combinations(ordered, n):
-            kinds = tuple(kind_name(c) for c in combo)
-            if kinds not in seen:
-                seen.add(kinds)
-                moves.append(Move("discard", cards=combo))
-    if state.ruleset == EXPANSION and len(hand) >= 2:
-        removable = sorted(state.front_types(me) & set(FRONT_TYPES), key=FRONT_TYPES.index)
-        pairs = [m.cards for m in moves if len(m.cards) == 2]
-        moves.extend(Move("discard", cards=pair, remove=t) for t in removable for pair in pairs)
+_new = tuple.__new__  # builds a Move from its fields in order, faster than Move(...) in the hot loops
+
+
+def _by_kind(hand: list[str]) -> list[list[str]]:
+    """The hand in id order, grouped by kind: the first of each group stands for its kind."""
+    groups: list[list[str]] = []
+    last = None
+    for cid in sorted(hand, key=card_rank):
+        kind = kind_name(cid)
+        if kind == last:
+            groups[-1].append(cid)
+        else:
+            groups.append([cid])
+            last = kind
+    return groups
+
+
+def _discards(state: RoundState, me: str, groups: list[list[str]]) -> list[Move]:
+    """One discard per distinct choice of kinds (the lowest copies), 1 card, or 1-3 in Saboteur 2."""
+    firsts = [g[0] for g in groups]
+    if state.ruleset != EXPANSION:
+        return [_new(Move, ("discard", None, None, False, None, None, (c,), None)) for c in firsts]
+    combos = _combos(groups, firsts)
+    moves = [_new(Move, ("discard", None, None, False, None, None, c, None)) for c in combos]
+    removable = sorted(state.front_types(me), key=FRONT_TYPES.index)
+    if removable:
+        pairs = [c for c in combos if len(c) == 2]
+        moves += [_new(Move, ("discard", None, None, False, None, None, p, t, )) for t in removable for p in pairs]
     return moves
+
+
+def _combos(groups: list[list[str]], firsts: list[str]) -> list[tuple[str, ...]]:
+    """Every multiset of 1-3 kinds the hand can give, as the lowest copies, in the order of
+    `combinations(sorted hand)` with repeats of kinds left out (the order RandomBot draws from)."""
+    out: list[tuple[str, ...]] = [(c,) for c in firsts]
+    for i, g in enumerate(groups):
+        if len(g) > 1:
+            out.append((g[0], g[1]))
+        a = g[0]
+        out += [(a, b) for b in firsts[i + 1:]]
+    for i, g in enumerate(groups):
+        a = g[0]
+        if len(g) > 2:
+            out.append((a, g[1], g[2]))
+        if len(g) > 1:
+            a2 = g[1]
+            out += [(a, a2, b) for b in firsts[i + 1:]]
+        for j in range(i + 1, len(groups)):
+            h = groups[j]
+            b = h[0]
+            if len(h) > 1:
+                out.append((a, b, h[1]))
+            out += [(a, b, c) for c in firsts[j + 1:]]
+    return out
 
 
 def _steals(state: RoundState) -> list[Move]:
@@ -80,12 +116,12 @@ def check(state: RoundState, move: Move | str) -> Move:
 
     Raises InvalidMove when the text does not parse, IllegalMove when the rules forbid it.
     """
-    text = move if isinstance(move, str) else str(move)
+    given = move
     if isinstance(move, str):
         move = parse(move)
 
     def bad(reason: str) -> IllegalMove:
-        return IllegalMove(text, reason)
+        return IllegalMove(given if isinstance(given, str) else str(given), reason)
 
     if state.phase == OVER:
         raise bad("the round is over")
@@ -98,7 +134,7 @@ def check(state: RoundState, move: Move | str) -> Move:
         return move
     if move.verb == "steal":
         raise bad("stealing happens only at the end of an expansion round")
-    move = resolve(move, state.hands[me], text)
+    move = resolve(move, state.hands[me], given if isinstance(given, str) else None)
     if move.verb == "discard":
         return _check_discard(state, me, move, bad)
     assert move.card is not None

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
 from .board import GOAL_CELLS, Board
-from .catalog import CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Ruleset, card_kind, deck_ids, dwarf_ids, ids_of, nugget_ids
+from .catalog import (CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Ruleset, blocks_paths, card_kind, deck_ids, dwarf_ids,
+                      front_type_of, ids_of, nugget_ids)
 from .chance import Chance
 
 Option = Literal["max-saboteurs", "broken-tools-forfeit"]
@@ -82,11 +83,11 @@ class RoundState:
 
     def front_types(self, player: str) -> set[FrontType]:
         """The types of the cards in front of `player` (a position's load makes sure each has one)."""
-        return {t for c in self.in_front.get(player, []) if (t := card_kind(c).front_type)}
+        return {t for c in self.in_front.get(player, ()) if (t := front_type_of(c))}
 
     def blocked(self, player: str) -> bool:
         """Whether a broken tool or a trap in front of `player` forbids placing path cards."""
-        return any(card_kind(c).action in ("break", "trap") for c in self.in_front.get(player, []))
+        return any(blocks_paths(c) for c in self.in_front.get(player, ()))
 
     def copy(self) -> RoundState:
         return RoundState(

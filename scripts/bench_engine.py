@@ -2,6 +2,7 @@
 
 Run through `scripts/bench-engine` (it sets up .venv). Every number comes from RandomBot,
 which enumerates every legal move (`legal_moves`) on each turn and picks one uniformly.
+Times are CPU time of this process (`time.process_time`), so a busy machine skews them less.
 
     scripts/bench-engine                 # default: 3 s per measurement
     scripts/bench-engine --seconds 10
@@ -46,13 +47,13 @@ def play_random_round(ruleset: str, players: int, seed: int, use_views: bool = F
 
 def rounds_per_second(ruleset: str, players: int, seconds: float, use_views: bool = False) -> tuple[float, float, int]:
     """(rounds/s, turns/round, rounds played) over about `seconds`."""
-    start = time.perf_counter()
+    start = time.process_time()
     rounds = turns = 0
     while True:
         t, _ = play_random_round(ruleset, players, rounds, use_views)
         rounds += 1
         turns += t
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed >= seconds and rounds >= 3:
             return rounds / elapsed, turns / rounds, rounds
 
@@ -82,10 +83,10 @@ def legal_per_second(ruleset: str, players: int, rounds: int, seconds: float) ->
     timed = 0.0
     while timed < seconds:
         copies = [p.copy() for p in positions]  # not timed
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for p in copies:
             moves += len(legal_moves(p))
-        timed += time.perf_counter() - t0
+        timed += time.process_time() - t0
         calls += len(copies)
     return calls / timed, moves / calls
 
