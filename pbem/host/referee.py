@@ -25,7 +25,7 @@ from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.rules import check as check_move
 from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState
-from engine.views import view
+from engine.views import events_for, secret_events, view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host.store import (
     GameRow,
@@ -53,7 +53,6 @@ from pbem.protocol.documents import (
     sign,
     unb64,
 )
-from pbem.ui.words import public_move_text
 
 
 @dataclass
@@ -65,23 +64,8 @@ class Outcome:
     seq: int | None = None
 
 
-def public_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for e in events:
-        if e["event"] == "move":
-            continue
-        if e["event"] == "draw" or e.get("private"):
-            e = {k: v for k, v in e.items() if k in ("event", "player", "goal", "target")}
-        out.append(e)
-    return out
-
-
 def _text_and_nonce(sealed: dict[str, str]) -> dict[str, str]:
     return {"text": sealed["text"], "nonce": sealed["nonce"]}
-
-
-def private_events(events: list[dict[str, Any]], seat: str) -> list[dict[str, Any]]:
-    return [e for e in events if (e["event"] == "draw" or e.get("private")) and e.get("player") == seat]
 
 
 # --- creating a game ------------------------------------------------------------------------
@@ -363,12 +347,12 @@ class Host:
         events = apply_move(state, move)
         game.move_no += 1
         s.add(MoveRow(game_id=game.id, round_no=game.round_no, n=game.move_no, seat=seat.name,
-                      public_text=public_move_text(str(move)),
+                      public_text=str(move.public()),
                       text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._me(game).public,
                                             _host_info(game.id, "move")),
                       envelope=block.payload, file_hash=block.hash, answered_seq=game.seq))
         seat.last_activity = now()
-        moves = [{"round": game.round_no, "n": game.move_no, "seat": seat.name, "text": public_move_text(str(move))}]
+        moves = [{"round": game.round_no, "n": game.move_no, "seat": seat.name, "text": str(move.public())}]
         result = None
         ended = state
         if state.phase == OVER:
@@ -376,7 +360,7 @@ class Host:
         seq = self._publish(s, game, state, moves=moves, events=events, result=result)
         if result is not None:
             self._archive(s, game, ended)
-        return Outcome("applied", f"applied {seat.name}'s move: {public_move_text(str(move))}; packet {seq}", seq)
+        return Outcome("applied", f"applied {seat.name}'s move: {move.public()}; packet {seq}", seq)
 
     def _end_round(self, s: Session, game: GameRow, state: RoundState) -> tuple[dict[str, Any], RoundState]:
         secret = self._secrets(game)[state.round_no - 1]
@@ -460,7 +444,7 @@ class Host:
                 "role": state.role(st.name),
                 "hand": public["hands"][st.name] if state.phase != "playing" else sorted(state.hands[st.name]),
                 "knowledge": state.knowledge.get(st.name, []),
-                "events": private_events(events, st.name),
+                "events": secret_events(events, st.name),
             }
             parts[st.name] = seal_json(part, PublicKey.decode(st.key), seal_info(game.id, seq, HOST, st.name, "part"))
             st.part_sealed = parts[st.name]
@@ -474,7 +458,7 @@ class Host:
             "to_move": None if over else state.player,
             "public": public,
             "moves": moves,
-            "events": public_events(events),
+            "events": events_for(events, None),
             "parts": parts,
         }
         if result is not None:

@@ -16,13 +16,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from engine.errors import BadPosition, MoveError
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OVER, PLAYING, RoundState
-from engine.views import view
+from engine.events import Event
+from engine.moves import public_text
+from engine.views import events_for, view
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.protocol.armor import dearmor_all
 from pbem.protocol.documents import SIG_LEN, Signed, parse, payload_hash, read_blocks
@@ -222,7 +224,7 @@ class Step:
     n: int  # move number, from 1
     seat: str
     text: str  # full canonical notation
-    events: list[dict[str, Any]]
+    events: list[Event]
     state: RoundState  # after the move
 
 
@@ -279,17 +281,13 @@ class Replay:
 
     def notation(self, n: int, who: str, at: int | None = None) -> str:
         step = self.steps[n - 1]
-        return step.text if self._full(n, who, at) else words.public_move_text(step.text)
+        return step.text if self._full(n, who, at) else public_text(step.text)
 
-    def events(self, n: int, who: str, at: int | None = None) -> list[dict[str, Any]]:
+    def events(self, n: int, who: str, at: int | None = None) -> list[Event]:
         step = self.steps[n - 1]
         if self.is_open(n if at is None else at, who):
             return step.events
-        shown: list[dict[str, Any]] = []
-        for e in step.events:
-            if e.get("event") != "move":  # it holds a discard's cards
-                shown += _masked(e, who)
-        return shown
+        return events_for(step.events, who)
 
     def sentences(self, n: int, who: str, at: int | None = None) -> list[str]:
         """The move in words, then what it caused that `who` could know."""
@@ -324,15 +322,6 @@ class Replay:
         return {"game": self.game, "round": self.round, "as": who, "moves_total": len(self)}
 
 
-def _masked(event: dict[str, Any], who: str) -> list[dict[str, Any]]:
-    """An event as seat `who` learnt it while playing (like the packets' public/private events)."""
-    if event.get("event") == "draw" or event.get("private"):
-        if event.get("player") == who:
-            return [event]
-        return [{k: v for k, v in event.items() if k in ("event", "player", "goal", "target")}]
-    return [event]
-
-
 def build(archive: Signed, invitation: Signed, origin: str = "") -> Replay:
     """Re-apply the archive's moves through the engine, from its start to its final position."""
     doc = archive.doc
@@ -351,7 +340,7 @@ def build(archive: Signed, invitation: Signed, origin: str = "") -> Replay:
             events = apply_move(state, str(text))
         except MoveError as exc:
             raise BadPacket(f"move {i} of the archive ({text!r}) is illegal: {exc}", hint=AUDIT_HINT) from None
-        steps.append(Step(i, seat, str(text), cast(list[dict[str, Any]], events), state))
+        steps.append(Step(i, seat, str(text), events, state))
     if state.phase != OVER or dump(state) != doc.get("final"):
         raise BadPacket("the archive's moves do not lead to its final position", hint=AUDIT_HINT)
     return Replay(archive.game, int(doc["round"]), archive, invitation, start, steps, origin)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import Iterator
+from collections.abc import Mapping, Sequence
+from typing import Any, Iterator
 
 from engine.catalog import KINDS, CardKind, card_kind, is_card_id
 from engine.errors import InvalidMove
@@ -491,7 +492,7 @@ def describe_fact(fact: list[str]) -> str | None:
 
 # --- moves -------------------------------------------------------------------------------
 
-def describe_move(move_text: str, actor: str, events: list[dict] | None = None, *, reveal: bool = False) -> str:
+def describe_move(move_text: str, actor: str, events: Sequence[Mapping[str, Any]] | None = None, *, reveal: bool = False) -> str:
     """A move in words. A discard never names its cards unless `reveal` (they are secret).
 
     `events` (from engine.rules.apply) add what the text alone does not say, e.g. which
@@ -526,7 +527,7 @@ def _discard(move: Move, actor: str, reveal: bool) -> str:
     return t("discard", actor=actor, n=n)
 
 
-def _play(move: Move, actor: str, events: list[dict]) -> str:
+def _play(move: Move, actor: str, events: Sequence[Mapping[str, Any]]) -> str:
     assert move.card is not None
     k = _kind(move.card)
     if k is None:
@@ -565,7 +566,7 @@ _SILENT = frozenset({"place", "rockfall", "remove", "draw", "swap-hand"})
 _PRIVATE = frozenset({"map", "inspect", "swap-hat"})
 
 
-def describe_event(event: dict, *, reveal: bool = False) -> str | None:
+def describe_event(event: Mapping[str, Any], *, reveal: bool = False) -> str | None:
     """An engine event in words, or None when it says nothing new or is secret.
 
     Private events (map, inspect, swap-hat results) are described only with `reveal`, for
