@@ -12,10 +12,11 @@ class MoveError(EngineError):
 
     what = "move"
 
-    def __init__(self, move: str, reason: str) -> None:
+    def __init__(self, move: str, reason: str, suggestion: str | None = None) -> None:
         super().__init__(f"{self.what} {move!r}: {reason}")
         self.move = move
         self.reason = reason
+        self.suggestion = suggestion  # a corrected move the player may have meant, if one is clear
 
 
 class InvalidMove(MoveError):

@@ -8,10 +8,13 @@ A `Move` is plain data. `parse` reads what a person types (any case, bare kinds 
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Sequence
 from typing import Literal, NamedTuple, get_args
 
-from .catalog import FRONT_TYPES, HIDDEN, KINDS, TOOLS, FrontType, Tool, card_kind, card_sort_key, is_card_id, is_front_type, is_tool
+from .catalog import (FRONT_TYPES, HIDDEN, KINDS, TOOLS, FrontType, Tool, card_kind, card_sort_key, ids_of, is_card_id,
+                      is_front_type, is_tool)
 from .errors import IllegalMove, InvalidMove
 
 Pos = tuple[int, int]
@@ -61,10 +64,16 @@ class Move(NamedTuple):
 _COORD = re.compile(r"^(-?\d+),(-?\d+)$")
 
 
-def parse(text: str, *, public: bool = False) -> Move:
+def shown_hand(hand: Sequence[str]) -> list[str]:
+    """A hand in the order it is shown and numbered from 1 (`play 3 at 1,0` plays the third)."""
+    return sorted(hand, key=lambda c: card_sort_key(c) if c != HIDDEN else ("", 0))
+
+
+def parse(text: str, *, hand: Sequence[str] | None = None, public: bool = False) -> Move:
     """Parse one move. Raises InvalidMove (quoting the text) when it is not a move at all.
 
-    With `public`, the public form of a discard ("discard 2 cards [remove <type>]") is read too.
+    With `hand` (the mover's), a card may be given by its number in `shown_hand(hand)`. With
+    `public`, the public form of a discard ("discard 2 cards [remove <type>]") is read too.
     """
     original = text
     words = text.strip().lower().replace(", ", ",").split()
@@ -72,8 +81,11 @@ def parse(text: str, *, public: bool = False) -> Move:
         raise InvalidMove(original, "empty move")
     verb, rest = words[0], words[1:]
 
-    def bad(why: str) -> InvalidMove:
-        return InvalidMove(original, why)
+    def bad(why: str, suggestion: str | None = None) -> InvalidMove:
+        return InvalidMove(original, why, suggestion)
+
+    def card_word(word: str) -> str:
+        return _card_word(word, words, original, hand)
 
     if verb == "steal":
         if len(rest) != 1:
@@ -93,15 +105,15 @@ def parse(text: str, *, public: bool = False) -> Move:
             cards, tail = rest[:i], rest[i + 1 :]
             if len(cards) != 2 or len(tail) != 1 or not is_front_type(tail[0]):
                 raise bad(f"expected 'discard <card> <card> remove <{'|'.join(FRONT_TYPES)}>'")
-            return Move("discard", cards=tuple(_card_word(c, original) for c in cards), remove=tail[0])
+            return Move("discard", cards=tuple(card_word(c) for c in cards), remove=tail[0])
         if not 1 <= len(rest) <= 3:
             raise bad("expected 'discard <card> [<card> [<card>]]'")
-        return Move("discard", cards=tuple(_card_word(c, original) for c in rest))
+        return Move("discard", cards=tuple(card_word(c) for c in rest))
     if verb != "play":
         raise bad("a move starts with 'play', 'discard' or 'steal'")
     if not rest:
         raise bad("play what?")
-    card, rest = _card_word(rest[0], original), rest[1:]
+    word, card, rest = rest[0], card_word(rest[0]), rest[1:]
     if not rest:
         return Move("play", card)
     if rest[0] == "at":
@@ -112,19 +124,52 @@ def parse(text: str, *, public: bool = False) -> Move:
             raise bad(f"bad coordinates {rest[1]!r}, expected x,y")
         return Move("play", card, at=(int(m[1]), int(m[2])), rotated=len(rest) == 3)
     if rest[0] == "on":
-        if len(rest) == 2:
-            return Move("play", card, target=rest[1])
-        if len(rest) == 3:
-            tool = rest[2]
+        aim = rest[1:]
+        if len(aim) == 2 and "goal" in aim and (set(aim) - {"goal"}) <= set(GOAL_NAMES):
+            aim = [w for w in aim if w != "goal"]  # 'on goal top' and 'on top goal' mean 'on top'
+        if len(aim) == 1 and _COORD.match(aim[0]):
+            raise bad(f"a card goes on the maze 'at <x>,<y>', not 'on {aim[0]}'",
+                      f"play {word} at {aim[0]}")
+        if len(aim) == 1:
+            return Move("play", card, target=aim[0], tool=_only_tool(card))
+        if len(aim) == 2:
+            tool = aim[1]
             if not is_tool(tool):
                 raise bad(f"unknown tool {tool!r}, expected one of {', '.join(TOOLS)}")
-            return Move("play", card, target=rest[1], tool=tool)
+            return Move("play", card, target=aim[0], tool=tool)
     raise bad("expected 'at <x>,<y>' or 'on <player>' after the card")
 
 
-def _card_word(word: str, original: str) -> str:
+def _only_tool(card: str) -> Tool | None:
+    """The tool a repair card fixes when it fixes one only (then the move need not name it)."""
+    k = KINDS[card.rpartition(".")[0] if is_card_id(card) else card]
+    return k.tools[0] if k.action == "fix" and len(k.tools) == 1 else None
+
+
+_CARD_WORDS = sorted(set(KINDS) | {cid for kind in KINDS for cid in ids_of(kind)})
+
+
+def _card_word(word: str, words: list[str], original: str, hand: Sequence[str] | None) -> str:
+    """A card id or kind as written, or the card numbered `word` in the shown hand."""
     if is_card_id(word) or word in KINDS:
         return word
+    if word.isdigit():
+        if hand is None:
+            raise InvalidMove(original, f"card {word}: a card is given by number only against your hand; "
+                                        "write its name (e.g. cross.1)")
+        shown, n = shown_hand(hand), int(word)
+        if 1 <= n <= len(shown) and shown[n - 1] != HIDDEN:
+            return shown[n - 1]
+        raise InvalidMove(original, f"there is no card {n} in your hand (1 to {len(shown)})")
+    kind, dot, copy = word.rpartition(".")
+    if dot and kind in KINDS and copy.isdigit():
+        count = KINDS[kind].count
+        have = f"{kind}.1" if count == 1 else f"{kind}.1 to {kind}.{count}"
+        raise InvalidMove(original, f"you do not hold {word}: there is no such card (the game has {have})")
+    close = difflib.get_close_matches(word, _CARD_WORDS, n=1, cutoff=0.75)
+    if close:
+        fixed = " ".join(close[0] if w == word else w for w in words)
+        raise InvalidMove(original, f"unknown card {word!r}; did you mean {close[0]}?", fixed)
     raise InvalidMove(original, f"unknown card {word!r}")
 
 

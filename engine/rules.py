@@ -118,7 +118,7 @@ def check(state: RoundState, move: Move | str) -> Move:
     """
     given = move
     if isinstance(move, str):
-        move = parse(move)
+        move = parse(move, hand=state.hands.get(state.player) if state.phase == PLAYING else None)
 
     def bad(reason: str) -> IllegalMove:
         return IllegalMove(given if isinstance(given, str) else str(given), reason)

@@ -86,6 +86,11 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict) -> None:
     # text that is not a move is a usage error; a move against the rules is an illegal move
     one_error_line(pbem("move", p1, "frobnicate", "--as", mover, home=homes[mover], cwd=root, ok=False), 2, "frobnicate")
     one_error_line(pbem("move", p1, "steal nobody", "--as", mover, home=homes[mover], cwd=root, ok=False), 6, "steal")
+    typo = pbem("move", p1, "play straigth-ew at 1,0", "--as", mover, home=homes[mover], cwd=root, ok=False)
+    one_error_line(typo, 2, "did you mean straight-ew?")
+    assert "hint: did you mean: play straight-ew at 1,0" in typo.stderr
+    one_error_line(pbem("move", p1, "discard 9", "--as", mover, home=homes[mover], cwd=root, ok=False), 2,
+                   "there is no card 9 in your hand (1 to 6)")
     wrong = pbem("show", p1, "--as", "ann", home=homes["ann"], cwd=root, ok=False, passphrase="nope")
     one_error_line(wrong, 4, "passphrase")
     junk = root / "junk.txt"

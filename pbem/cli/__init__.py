@@ -67,7 +67,10 @@ def main() -> None:
         if isinstance(code, int) and code:  # a command that reported its own errors (typer.Exit)
             sys.exit(code)
     except InvalidMove as exc:
-        _fail(str(exc), "see docs/playing.md for the move notation", EXIT_INVALID, getattr(exc, "source", None))
+        from pbem.ui.words import t
+
+        hint = t("hint did you mean", move=exc.suggestion) if exc.suggestion else t("hint notation")
+        _fail(str(exc), hint, EXIT_INVALID, getattr(exc, "source", None))
     except IllegalMove as exc:
         _fail(str(exc), None, EXIT_ILLEGAL, getattr(exc, "source", None))
     except BadPosition as exc:

@@ -27,7 +27,8 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.board import GOAL_CELLS, Board, Face, Tile, face
-from engine.catalog import KINDS, card_kind, card_sort_key, is_card_id
+from engine.catalog import KINDS, card_kind, is_card_id
+from engine.moves import shown_hand
 from engine.shapes import E, N, S, W, format_mask
 from engine.state import PLAYING, THEFT, RoundState
 from pbem.ui import words
@@ -227,7 +228,7 @@ def render_hand(cards: list[str]) -> RenderableType:
     """A hand: numbered rows (id, name, shape), then the path cards drawn, numbered alike."""
     if not cards:
         return Text(t("empty hand"), style="dim")
-    cards = sorted(cards, key=lambda c: card_sort_key(c) if c != "?" else ("", 0))
+    cards = shown_hand(cards)  # numbered as the notation reads them ("play 3 at 1,0")
     table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
     for col in ("#", t("card"), t("name"), t("shape")):
         table.add_column(col)
