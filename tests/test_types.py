@@ -1,4 +1,4 @@
-"""mypy runs inside scripts/test: default checks on pbem/ (the engine is checked strictly by its own run)."""
+"""mypy runs inside scripts/test: default checks on pbem/, strict ones on engine/ (as scripts/typecheck runs them)."""
 
 from __future__ import annotations
 
@@ -18,4 +18,10 @@ def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.slow
 def test_mypy_passes_on_pbem() -> None:
     run = _mypy("pbem")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_mypy_strict_passes_on_engine() -> None:
+    run = _mypy("--strict", "engine")
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
