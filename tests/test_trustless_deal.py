@@ -45,37 +45,55 @@ def test_a_seat_opens_only_its_own_slots(table):
 
 
 def test_secrecy_in_the_bytes(table):
-    """Every message and every other seat's secrets (keys and identities): the victim's cards stay hidden."""
+    """Every message and every other seat's secrets (keys and identities): the victim's cards stay hidden.
+
+    The coalition holds every public token and can make its own; it lacks only the victim's."""
     victim = "p2"
     layout = table.layout(1)
     truth = table.truth(1)
     others = [p for p in table.game.players if p != victim]
     seat = table.seats[others[0]]
     cts = seat.ciphertexts()
+    published = {}
+    for m in table.log:
+        doc = json.loads(m)
+        if "tokens" in doc:
+            got = read_bundle(table.game.id, doc, seat.shares_of(doc["from"]), cts)
+            for slot, t in got.items():
+                published.setdefault(slot, {})[doc["from"]] = t.point
     named = set()
     for slot in layout.private(victim):
         ct = cts[slot]
         stack = table.game.stack(slot[0])
-        # the best the coalition can do: every token but the victim's
-        guess = open_with(ct, [ct.c1 * table.secrets[p].shares[stack.round_no].secret for p in others])
-        card = card_of(guess, stack)
-        if card is not None:
-            named.add(card)
+        assert victim not in published.get(slot, {})  # the victim never gave out its own token
+        # every token the coalition has: all public ones, and its own made with every key it holds
+        tokens = dict(published.get(slot, {}))
+        tokens.update({p: ct.c1 * table.secrets[p].shares[stack.round_no].secret for p in others})
+        for guess in (open_with(ct, list(tokens.values())), ct.c2):
+            card = card_of(guess, stack)
+            if card is not None:
+                named.add(card)
     assert not named
-    # the bundles sealed to the victim open with none of the coalition's identities
-    sealed = [json.loads(m) for m in table.log if b'"to":"p2"' in m]
-    assert sealed
-    for bundle in sealed:
-        for p in others:
-            with pytest.raises((WrongKey, BadPacket)):
-                read_bundle(table.game.id, {**bundle, "to": p}, seat.shares_of(bundle["from"]), cts,
-                            table.identities[p], p)
     # and no message names any of the victim's cards or their points
     secret_words = [c.encode() for c in truth.hands[victim]] + [truth.roles[victim].encode()]
     secret_points = [card_point(c).raw for c in truth.hands[victim]]
     blob = b"".join(table.log)
     assert not any(w in blob for w in secret_words)
     assert not any(pt in blob for pt in secret_points)
+
+
+def test_a_sealed_bundle_opens_only_for_its_seat(table):
+    layout = table.layout(1)
+    p0, p1 = table.seats["p0"], table.seats["p1"]
+    to_p2 = p0.bundle_for(layout.private("p2"), "p2")
+    assert table.seats["p2"].receive(to_p2) == []  # p2 had them already: nothing new opens
+    with pytest.raises(BadPacket):
+        p1.receive(to_p2)
+    with pytest.raises(WrongKey):
+        p1.receive({**to_p2, "to": "p1"})
+    good = p0.bundle_for(layout.private("p1"), "p1")
+    with pytest.raises(WrongKey):  # cut to claim other slots: the seal binds its slots
+        p1.receive({**good, "slots": [list(s) for s in layout.private("p2")]})
 
 
 def _cheat(table, turn_seat, change):
@@ -133,22 +151,24 @@ def test_wrong_tokens_are_refused(table):
     # p0 makes tokens with p2's secrets: they do not match p0's published shares
     liar = dataclasses.replace(p0, keys=table.secrets["p2"])
     with pytest.raises(BadProof):
-        p1.receive(liar.bundle_for(slots, "p1"))
-    # a bundle sealed to p2 cannot be read by p1, nor re-addressed to it
-    to_p2 = p0.bundle_for(layout.private("p2"), "p2")
+        p1.receive(liar.bundle_for(slots))
+    good = p0.bundle_for(slots)
+    raw = bytearray(K.unb64(good["tokens"], "x"))
+    raw[40] ^= 1  # one bit of one proof
     with pytest.raises(BadPacket):
-        p1.receive(to_p2)
-    with pytest.raises(WrongKey):
-        p1.receive({**to_p2, "to": "p1"})
-    # a bundle cut to claim other slots does not open (the seal binds its slots)
-    good = p0.bundle_for(slots, "p1")
-    with pytest.raises(WrongKey):
+        p1.receive({**good, "tokens": K.b64(bytes(raw))})
+    # tokens moved to other slots than they were made for
+    with pytest.raises(BadProof):
         p1.receive({**good, "slots": [list(s) for s in layout.private("p2")]})
+    with pytest.raises(BadPacket):
+        p1.receive({**good, "tokens": K.b64(bytes(raw[:-96]))})
     # a bundle from a stranger, or one claiming to come from its reader
     with pytest.raises(BadPacket):
         p1.receive({**good, "from": "p1"})
     with pytest.raises(BadPacket):
         p1.receive({**good, "from": "mallory"})
+    with pytest.raises(BadProof):  # p0's tokens passed off as p2's
+        p1.receive({**good, "from": "p2"})
 
 
 def test_playing_a_card_opens_it_to_everyone(table):
@@ -156,26 +176,27 @@ def test_playing_a_card_opens_it_to_everyone(table):
     p0, p1 = table.seats["p0"], table.seats["p1"]
     slot = layout.hands["p0"][2]
     card = p0.opened[slot]
-    bundles = p0.open_publicly(slot)
-    assert all(b["to"] == ALL for b in bundles) and len(bundles) == 3
-    assert p1.check_opening("p0", slot, bundles, layout.hands["p0"]) == card
-    size = sum(len(json.dumps(b)) for b in bundles)
-    assert size < 1200  # 3 tokens of 96 bytes, base64, with their slot names
+    assert slot not in p1.opened
+    bundle = p0.open_publicly(slot)
+    assert bundle["to"] == ALL
+    assert p1.check_opening("p0", slot, bundle, layout.hands["p0"]) == card
+    assert len(json.dumps(bundle)) < 220  # one token of 96 bytes, base64, with its slot
 
 
 def test_a_played_card_must_be_in_the_players_slots(table):
     layout = table.layout(1)
     p0, p1 = table.seats["p0"], table.seats["p1"]
     slot = layout.hands["p0"][0]
-    bundles = p0.open_publicly(slot)
+    bundle = p0.open_publicly(slot)
     with pytest.raises(BadPacket, match="not in its hand"):
-        p1.check_opening("p0", slot, bundles, layout.hands["p2"])
-    with pytest.raises(BadPacket, match="lacks the tokens of p0"):
-        p1.check_opening("p0", slot, bundles[1:], layout.hands["p0"])
-    # an opening that swaps in a token for another slot is refused
+        p1.check_opening("p0", slot, bundle, layout.hands["p2"])
+    with pytest.raises(BadPacket, match="not its own public token"):
+        p1.check_opening("p2", slot, bundle, [slot])
     other = p0.open_publicly(layout.hands["p0"][1])
-    with pytest.raises(BadPacket):
-        p1.check_opening("p0", slot, [other[0], *bundles[1:]], layout.hands["p0"])
+    with pytest.raises(BadPacket, match="other slots"):
+        p1.check_opening("p0", slot, other, layout.hands["p0"])
+    with pytest.raises(BadPacket, match="not open to p0"):  # nobody can open a card it cannot read
+        p0.open_publicly(layout.hands["p1"][0])
 
 
 def test_a_revealed_round_key_must_be_the_published_one(table):

@@ -30,10 +30,12 @@ class Table:
         return doc
 
     def deal(self, round_no: int) -> None:
-        """Every seat sends every other its deal tokens; each recipient checks and opens."""
-        for seat in self.seats.values():
-            for bundle in seat.deal_bundles(round_no):
-                self.seats[bundle["to"]].receive(self.send(bundle))
+        """Every seat publishes its deal tokens (one parallel round); every other seat checks them."""
+        bundles = [self.send(seat.deal_bundle(round_no)) for seat in self.seats.values()]
+        for bundle in bundles:
+            for p, seat in self.seats.items():
+                if p != bundle["from"]:
+                    seat.receive(bundle)
 
     def truth(self, round_no: int) -> RoundState:
         """The deal as it really is: every stack opened with every seat's secret (the oracle)."""

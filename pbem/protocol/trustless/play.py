@@ -27,17 +27,19 @@ class Ledger:
     layout: Layout
     holdings: dict[str, list[Slot]]
     drawn: int = 0  # how many slots of the draw pile have been dealt
-    owed: dict[str, dict[str, list[Slot]]] = field(default_factory=dict)  # maker -> recipient -> slots
+    owed: dict[str, list[tuple[str, Slot]]] = field(default_factory=dict)  # maker -> [(reader, slot)]
+    public: dict[str, set[Slot]] = field(default_factory=dict)  # maker -> slots its token is out for
 
     @classmethod
     def new(cls, game: TrustlessGame, round_no: int) -> Ledger:
         layout = Layout.of(game, round_no)
-        return cls(game, round_no, layout, {p: list(s) for p, s in layout.hands.items()})
+        dealt = {m: {s for p in game.players if p != m for s in layout.private(p)} for m in game.players}
+        return cls(game, round_no, layout, {p: list(s) for p, s in layout.hands.items()}, public=dealt)
 
-    def _owe(self, slot: Slot, to: str, makers: list[str] | None = None) -> None:
-        for maker in makers if makers is not None else self.game.players:
-            if maker != to:
-                self.owed.setdefault(maker, {}).setdefault(to, []).append(slot)
+    def _owe(self, slot: Slot, to: str) -> None:
+        for maker in self.game.players:
+            if maker != to and slot not in self.public.get(maker, set()):  # a public token serves every reader
+                self.owed.setdefault(maker, []).append((to, slot))
 
     def draw(self, player: str) -> Slot:
         if self.drawn >= len(self.layout.deck):
@@ -53,9 +55,8 @@ class Ledger:
         if slot not in self.holdings[player]:
             raise BadPacket(f"{player} does not hold slot {slot[0]} #{slot[1]}")
         self.holdings[player].remove(slot)
-        for to in self.owed.values():  # tokens nobody needs any more
-            if slot in to.get(player, []):
-                to[player].remove(slot)
+        for maker, debts in self.owed.items():  # tokens nobody needs any more
+            self.owed[maker] = [(to, s) for to, s in debts if s != slot]
 
     def peek(self, player: str, slot: Slot) -> None:
         """A map: the other seats owe `player` their tokens for a goal slot."""
@@ -65,34 +66,34 @@ class Ledger:
         """Follow the engine's draw events, in order: the slots they took."""
         return [self.draw(str(e["player"])) for e in events if e.get("event") == "draw"]
 
-    def owed_by(self, maker: str) -> dict[str, list[Slot]]:
-        return {to: list(slots) for to, slots in self.owed.get(maker, {}).items() if slots}
+    def owed_by(self, maker: str) -> list[Slot]:
+        return list(dict.fromkeys(slot for _, slot in self.owed.get(maker, [])))  # one token per slot
 
-    def paid(self, maker: str, to: str, slots: list[Slot]) -> None:
-        """`maker` sent `to` its tokens for `slots` (checked by the recipient)."""
-        owed = self.owed.get(maker, {}).get(to, [])
+    def paid(self, maker: str, slots: list[Slot]) -> None:
+        """`maker` published its tokens for `slots` (each checked by every seat that read them)."""
+        owed = self.owed_by(maker)
         for s in slots:
             if s not in owed:
-                raise BadPacket(f"{maker} sends {to} tokens for slot {s[0]} #{s[1]} that it does not owe")
-            owed.remove(s)
+                raise BadPacket(f"{maker} sends tokens for slot {s[0]} #{s[1]}, which it does not owe")
+        self.owed[maker] = [(to, s) for to, s in self.owed.get(maker, []) if s not in slots]
+        self.public.setdefault(maker, set()).update(slots)
 
     def waiting(self) -> dict[str, list[str]]:
         """Per seat, who still owes it tokens (what `pbem show` lists as cards waiting)."""
-        out: dict[str, list[str]] = {}
-        for maker, per in self.owed.items():
-            for to, slots in per.items():
-                if slots:
-                    out.setdefault(to, []).append(maker)
+        out: dict[str, set[str]] = {}
+        for maker, debts in self.owed.items():
+            for to, _ in debts:
+                out.setdefault(to, set()).add(maker)
         return {to: sorted(makers) for to, makers in out.items()}
 
 
-def pay_debts(seat: Seat, ledger: Ledger) -> list[dict[str, Any]]:
-    """The token bundles `seat` owes, to ride on its next message (the ledger marks them paid)."""
-    out = []
-    for to, slots in sorted(ledger.owed_by(seat.me).items()):
-        out.append(seat.bundle_for(slots, to))
-        ledger.paid(seat.me, to, slots)
-    return out
+def pay_debts(seat: Seat, ledger: Ledger) -> dict[str, Any] | None:
+    """The public token bundle `seat` owes, to ride on its next message (None: it owes nothing)."""
+    slots = ledger.owed_by(seat.me)
+    if not slots:
+        return None
+    ledger.paid(seat.me, slots)
+    return seat.bundle_for(slots)
 
 
 class SlotDrawer:

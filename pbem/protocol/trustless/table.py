@@ -27,7 +27,7 @@ from pbem.protocol.mental.proofs import BadProof, Token
 from pbem.protocol.trustless.keys import SeatKeys
 from pbem.protocol.trustless.setup import Stacks
 from pbem.protocol.trustless.stacks import Stack, card_of
-from pbem.protocol.trustless.tokens import ALL, Slot, forward_bundle, make_bundle, read_bundle
+from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, make_bundle, read_bundle
 
 T = TypeVar("T")
 
@@ -116,16 +116,16 @@ class Seat:
     seat_keys: dict[str, PublicKey]  # each seat's pbem key (for sealing tokens to it)
     shares: dict[str, dict[int, Point]]  # each seat's published key shares, checked
     stacks: Stacks  # the final stacks, after every seat's shuffle
-    tokens: dict[Slot, dict[str, Token]] = field(default_factory=dict)
+    tokens: dict[Slot, dict[str, Token]] = field(default_factory=dict)  # checked tokens of the other seats
     opened: dict[Slot, str] = field(default_factory=dict)
+    _cts: dict[Slot, Ciphertext] | None = field(default=None, repr=False, compare=False)
 
     # --- helpers -------------------------------------------------------------------------
 
     def ciphertexts(self) -> dict[Slot, Ciphertext]:
-        return {(label, i): ct for label, cts in self.stacks.items() for i, ct in enumerate(cts)}
-
-    def _epoch(self, label: str) -> int:
-        return self.game.stack(label).round_no
+        if self._cts is None:
+            self._cts = {(label, i): ct for label, cts in self.stacks.items() for i, ct in enumerate(cts)}
+        return self._cts
 
     def my_shares(self) -> dict[str, KeyShare]:
         return {s.label: self.keys.shares[s.round_no] for s in self.game.stacks}
@@ -135,25 +135,25 @@ class Seat:
 
     # --- giving and taking tokens --------------------------------------------------------
 
-    def bundle_for(self, slots: list[Slot], to: str) -> dict[str, Any]:
-        """My tokens for `slots`, sealed to seat `to` (or public with to='all')."""
+    def bundle_for(self, slots: list[Slot], to: str = ALL) -> dict[str, Any]:
+        """My tokens for `slots`: public (the default, docs/trustless.md §4), or sealed to seat `to`."""
         return make_bundle(self.game.id, self.me, self.my_shares(), self.ciphertexts(), slots, to,
                            None if to == ALL else self.seat_keys[to])
 
-    def deal_bundles(self, round_no: int) -> list[dict[str, Any]]:
-        """At a round's deal: for every other seat, my tokens for its role and hand."""
+    def deal_bundle(self, round_no: int) -> dict[str, Any]:
+        """At a round's deal: my tokens for every other seat's role and hand, in one public bundle."""
         layout = Layout.of(self.game, round_no)
-        return [self.bundle_for(layout.private(p), p) for p in self.game.players if p != self.me]
+        return self.bundle_for([s for p in self.game.players if p != self.me for s in layout.private(p)])
 
     def receive(self, bundle: dict[str, Any]) -> list[Slot]:
-        """Check a bundle (sealed to me, or public) and keep its tokens; returns the slots it opened."""
-        maker = bundle.get("from")
+        """Check a bundle (public, or sealed to me) and keep its tokens; returns the slots it opened to me."""
+        maker = bundle.get("from") if isinstance(bundle, dict) else None
         if maker not in self.shares or maker == self.me:
             raise BadPacket(f"a token bundle comes from {str(maker)[:32]!r}, not another seat of the game")
-        tokens = read_bundle(self.game.id, bundle, self.shares_of(maker), self.ciphertexts(), self.identity, self.me)
+        tokens = read_bundle(self.game.id, bundle, self.shares_of(str(maker)), self.ciphertexts(), self.identity, self.me)
         opened = []
         for slot, t in tokens.items():
-            self.tokens.setdefault(slot, {})[maker] = t
+            self.tokens.setdefault(slot, {})[str(maker)] = t
             if slot not in self.opened and self._complete(slot):
                 self.opened[slot] = self._open(slot)
                 opened.append(slot)
@@ -165,47 +165,34 @@ class Seat:
     def _open(self, slot: Slot) -> str:
         ct = self.ciphertexts()[slot]
         mine = ct.c1 * self.my_shares()[slot[0]].secret
-        point = open_with(ct, [mine, *(t.point for t in self.tokens[slot].values())])
-        card = card_of(point, self.game.stack(slot[0]))
+        others = [self.tokens[slot][p].point for p in self.game.players if p != self.me]
+        card = card_of(open_with(ct, [mine, *others]), self.game.stack(slot[0]))
         if card is None:  # cannot happen after checked shuffles and tokens; refuse loudly if it does
             raise BadProof(f"slot {slot[0]} #{slot[1]} opened to no card of its stack")
         return card
 
     # --- playing a card: opening it to everyone ------------------------------------------
 
-    def open_publicly(self, slot: Slot) -> list[dict[str, Any]]:
-        """The bundles that open one of my slots to everyone: my token, and the others' I hold."""
+    def open_publicly(self, slot: Slot) -> dict[str, Any]:
+        """Open one of my slots to everyone: the others' tokens are public already; add mine."""
         if slot not in self.opened:
             raise BadPacket(f"slot {slot[0]} #{slot[1]} is not open to {self.me}")
-        out = [self.bundle_for([slot], ALL)]
-        for maker, t in sorted(self.tokens[slot].items()):
-            out.append(forward_bundle(self.game.id, maker, {slot: t}, ALL))
-        return out
+        return self.bundle_for([slot])
 
-    def check_opening(self, player: str, slot: Slot, bundles: list[dict[str, Any]], holds: list[Slot]) -> str:
-        """Another seat opens `slot` (it must be one it `holds`): check every token, return the card."""
+    def check_opening(self, player: str, slot: Slot, bundle: dict[str, Any], holds: list[Slot]) -> str:
+        """`player` opens `slot` (one it must hold) with its token: check it, return the card."""
         if slot not in holds:
             raise BadPacket(f"{player} opens slot {slot[0]} #{slot[1]}, which is not in its hand")
-        got: dict[str, Token] = {}
-        cts = self.ciphertexts()
-        for b in bundles:
-            maker = b.get("from") if isinstance(b, dict) else None
-            if maker not in self.shares:
-                raise BadPacket(f"an opening holds a bundle from {str(maker)[:32]!r}, not a seat of the game")
-            if b.get("to") != ALL:
-                raise BadPacket(f"{player}'s opening holds a sealed bundle")
-            tokens = read_bundle(self.game.id, b, self.shares_of(str(maker)), cts)
-            if list(tokens) != [slot]:
-                raise BadPacket(f"{player}'s opening names other slots than {slot[0]} #{slot[1]}")
-            got[str(maker)] = tokens[slot]
-        missing = [p for p in self.game.players if p not in got]
-        if missing:
-            raise BadPacket(f"{player}'s opening of {slot[0]} #{slot[1]} lacks the tokens of {', '.join(missing)}")
-        card = card_of(open_with(cts[slot], [t.point for t in got.values()]), self.game.stack(slot[0]))
-        if card is None:
-            raise BadProof(f"{player}'s opening of {slot[0]} #{slot[1]} gives no card of its stack")
-        self.opened[slot] = card
-        return card
+        if not isinstance(bundle, dict) or bundle.get("from") != player or bundle.get("to") != ALL:
+            raise BadPacket(f"{player}'s opening of {slot[0]} #{slot[1]} is not its own public token")
+        if bundle_slots(bundle) != [slot]:
+            raise BadPacket(f"{player}'s opening names other slots than {slot[0]} #{slot[1]}")
+        if player != self.me:
+            self.receive(bundle)
+        if slot not in self.opened:
+            missing = [p for p in self.game.players if p != self.me and p not in self.tokens.get(slot, {})]
+            raise BadPacket(f"{slot[0]} #{slot[1]} cannot be opened: no token from {', '.join(missing)}")
+        return self.opened[slot]
 
     # --- the engine's view ---------------------------------------------------------------
 

@@ -1,9 +1,10 @@
-"""Decryption tokens for named slots, sealed to one seat or published to all.
+"""Decryption tokens for named slots, published to all (the rule) or sealed to one seat.
 
 A slot is (stack label, index) in the final shuffled stacks. Seat j's token for a slot is
-D = x_j c1 with a Chaum-Pedersen proof bound to (game, maker, stack, index); it is the same
-whoever receives it, so a holder can later re-publish it (to open a card it plays, or to
-hand its cards over on swap-hand) and everyone can still check it.
+D = x_j c1 with a Chaum-Pedersen proof bound to (game, maker, stack, index). Tokens are
+public: a slot read by seat R stays hidden from everyone else as long as R's own token for it
+stays private (docs/trustless.md §4), and public tokens let every seat check every token.
+Sealing is kept for a token that must reach one seat only.
 
 A bundle is a dict that rides inside a message:
   {"from": seat, "to": seat, "slots": [[label, i], ...], "sealed": base64}  (sealed to `to`)
@@ -42,20 +43,6 @@ def make_bundle(game: str, maker: str, share_of: dict[str, KeyShare], cts: dict[
                 slots: list[Slot], to: str, recipient: PublicKey | None = None) -> dict[str, Any]:
     """`maker`'s tokens for `slots`; `share_of[label]` is its key share for that stack's epoch."""
     raw = b"".join(make_token(share_of[s[0]], cts[s], token_context(game, maker, s)).encode() for s in slots)
-    doc: dict[str, Any] = {"from": maker, "to": to, "slots": [list(s) for s in slots]}
-    if to == ALL:
-        doc["tokens"] = b64(raw)
-    else:
-        assert recipient is not None
-        doc["sealed"] = b64(seal(raw, recipient, _info(game, maker, to, slots)))
-    return doc
-
-
-def forward_bundle(game: str, maker: str, tokens: dict[Slot, Token], to: str,
-                   recipient: PublicKey | None = None) -> dict[str, Any]:
-    """Re-publish tokens `maker` made earlier (and someone holds), publicly or sealed to `to`."""
-    slots = sorted(tokens)
-    raw = b"".join(tokens[s].encode() for s in slots)
     doc: dict[str, Any] = {"from": maker, "to": to, "slots": [list(s) for s in slots]}
     if to == ALL:
         doc["tokens"] = b64(raw)
