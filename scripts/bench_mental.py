@@ -15,12 +15,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from pbem.protocol.crypto import canonical_json
 from pbem.protocol.mental.elgamal import KeyShare, encrypt, joint_key
 from pbem.protocol.mental.group import base_mul, random_scalar
 from pbem.protocol.mental.proofs import check_key, check_token, make_token, prove_key
 from pbem.protocol.mental.shuffle import check_shuffle, prove_shuffle, shuffle
 from pbem.protocol.mental.transcript import context
+from pbem.protocol.trustless.keys import SeatKeys
 from pbem.protocol.trustless.stacks import game_stacks, initial
+from pbem.protocol.trustless.tokens import ALL, make_bundle
 
 
 def cpu(fn, runs: int) -> float:
@@ -90,8 +93,24 @@ def small_rows(n: int = 300) -> list[tuple[str, str]]:
     ]
 
 
+def message_rows(seats: int = 12) -> list[tuple[str, str]]:
+    """Sizes as canonical JSON (what rides inside a signed move), and armoured (base64 of it)."""
+    game = "bench-00000000"
+    keys = [SeatKeys.new() for _ in range(seats)]
+    y = joint_key([k.shares[1].public for k in keys])
+    cts = {("deck@1", i): encrypt(y, base_mul(random_scalar()), random_scalar()) for i in range(seats + 1)}
+    shares = {"deck@1": keys[0].shares[1]}
+    owed = make_bundle(game, "p0", shares, cts, [("deck@1", i) for i in range(1, seats)], ALL)
+    opening = make_bundle(game, "p0", shares, cts, [("deck@1", 0)], ALL)
+    move = {"seat": "p0", "tokens": owed, "play": {"slot": ["deck@1", 0], "open": opening, "move": "play path-4.1 at 3,1"}}
+    join = {"seat": "p0", "mental": keys[0].public(game, "p0")}
+    sizes = {f"a move with its card's opening and tokens for {seats - 1} draws": len(canonical_json(move)),
+             "a join's key shares with their proofs": len(canonical_json(join))}
+    return [(f"{name}, {seats} seats", f"{n:,} bytes JSON, {(n + 2) // 3 * 4:,} armoured") for name, n in sizes.items()]
+
+
 def rows(runs: int = 3) -> list[tuple[str, str]]:
-    out = small_rows()
+    out = small_rows() + message_rows()
     for ruleset, seats in (("classic", 5), ("classic", 10), ("expansion", 12)):
         out += game_rows(ruleset, seats, runs)
     return out

@@ -220,3 +220,38 @@ def test_a_join_without_valid_key_proofs_is_refused():
     swapped[0]["share"], swapped[1]["share"] = swapped[1]["share"], swapped[0]["share"]
     with pytest.raises(BadProof):
         K.check_public("g-1", "ann", swapped)
+
+
+def test_swap_hand_seals_each_players_own_tokens_to_the_other(table):
+    from pbem.protocol.trustless.play import Ledger, pay_debts
+    ledger = Ledger.new(table.game, 1)
+    before = {p: list(ledger.holdings[p]) for p in ("p0", "p1")}
+    ledger.follow([{"event": "swap-hand", "player": "p0", "target": "p1"}])
+    assert ledger.holdings["p1"] == before["p0"] and ledger.holdings["p0"] == before["p1"]
+    # the third seat's tokens are public already; each swapper's own must go sealed, or all would be out
+    assert ledger.owed_by("p2") == {}
+    assert ledger.owed_by("p0") == {"p1": before["p0"]}
+    assert ledger.owed_by("p1") == {"p0": before["p1"]}
+    (bundle,) = pay_debts(table.seats["p0"], ledger)
+    assert bundle["to"] == "p1" and "sealed" in bundle
+    p1 = dataclasses.replace(table.seats["p1"], opened=dict(table.seats["p1"].opened),
+                             tokens={k: dict(v) for k, v in table.seats["p1"].tokens.items()})
+    p1.receive(bundle)
+    assert set(before["p0"]) <= set(p1.opened)  # p1 can read its new hand
+    with pytest.raises(BadPacket):
+        table.seats["p2"].receive(bundle)
+
+
+def test_a_second_map_of_a_goal_is_sealed_to_its_reader(table):
+    from pbem.protocol.trustless.play import Ledger, pay_debts
+    ledger = Ledger.new(table.game, 1)
+    goal = ledger.layout.goals["top"]
+    ledger.follow([{"event": "map", "player": "p0", "goal": "top"}])
+    assert ledger.owed_by("p1") == {ALL: [goal]} and ledger.owed_by("p2") == {ALL: [goal]}
+    ledger.follow([{"event": "map", "player": "p1", "goal": "top"}])  # before p1 paid p0
+    assert ledger.owed_by("p0") == {"p1": [goal]}  # p1's own token goes public: p0's must not
+    for p in ("p1", "p2"):
+        pay_debts(table.seats[p], ledger)
+    assert ledger.waiting() == {"p1": ["p0"]}
+    with pytest.raises(BadPacket, match="does not owe"):
+        ledger.paid("p0", ALL, [goal])

@@ -11,6 +11,7 @@ from typing import Any
 from engine.state import RoundState
 from pbem.protocol.crypto import Identity, canonical_json
 from pbem.protocol.mental.elgamal import open_with
+from pbem.protocol.mental.group import random_scalar, seeded_scalars
 from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import setup as S
 from pbem.protocol.trustless.stacks import card_of, game_stacks
@@ -50,12 +51,14 @@ class Table:
         return Layout.of(self.game, round_no)
 
 
-def build(ruleset: str, n: int, game_id: str = "trust-0000abcd") -> Table:
+def build(ruleset: str, n: int, game_id: str = "trust-0000abcd", seed: bytes | None = None) -> Table:
+    """A table; with `seed`, the keys and shuffles (so the deal) are the same on every run."""
+    rng = seeded_scalars(seed) if seed is not None else random_scalar
     players = tuple(f"p{i}" for i in range(n))
     stacks = tuple(game_stacks(ruleset, n))
     game = TrustlessGame(game_id, ruleset, players, frozenset(), stacks)
     identities = {p: Identity.generate(p) for p in players}
-    secrets = {p: K.SeatKeys.new() for p in players}
+    secrets = {p: K.SeatKeys.new(rng) for p in players}
     table = Table(game, {}, secrets, identities)
     # joins: each seat publishes its shares; every seat checks every join
     joins = {p: table.send({"seat": p, "mental": secrets[p].public(game_id, p)}) for p in players}
@@ -64,7 +67,7 @@ def build(ruleset: str, n: int, game_id: str = "trust-0000abcd") -> Table:
     # setup: each seat in turn shuffles every stack; the next one checks before it shuffles
     current = S.start(list(stacks))
     for turn, p in enumerate(players):
-        doc, mine = S.make_shuffle(game_id, p, turn, list(stacks), keys, current)
+        doc, mine = S.make_shuffle(game_id, p, turn, list(stacks), keys, current, rng)
         table.send({"seat": p, "shuffle": doc})
         checked = S.check_shuffle_doc(game_id, p, turn, list(stacks), keys, current, doc)
         assert [c.encode() for c in checked["deck@1"]] == [c.encode() for c in mine["deck@1"]]

@@ -17,7 +17,7 @@ from engine.state import RoundState
 from engine.views import HIDDEN
 from pbem.errors import BadPacket
 from pbem.protocol.trustless.table import Layout, Seat, TrustlessGame
-from pbem.protocol.trustless.tokens import Slot
+from pbem.protocol.trustless.tokens import ALL, Slot
 
 
 @dataclass
@@ -26,20 +26,35 @@ class Ledger:
     round_no: int
     layout: Layout
     holdings: dict[str, list[Slot]]
+    roles: dict[str, Slot] = field(default_factory=dict)  # each seat's dwarf card now (swap-hat changes it)
     drawn: int = 0  # how many slots of the draw pile have been dealt
-    owed: dict[str, list[tuple[str, Slot]]] = field(default_factory=dict)  # maker -> [(reader, slot)]
+    hats: int = 0  # how many aside dwarf cards swap-hat has handed out
+    owed: dict[str, list[tuple[str, Slot, bool]]] = field(default_factory=dict)  # maker -> [(reader, slot, sealed)]
     public: dict[str, set[Slot]] = field(default_factory=dict)  # maker -> slots its token is out for
 
     @classmethod
     def new(cls, game: TrustlessGame, round_no: int) -> Ledger:
         layout = Layout.of(game, round_no)
         dealt = {m: {s for p in game.players if p != m for s in layout.private(p)} for m in game.players}
-        return cls(game, round_no, layout, {p: list(s) for p, s in layout.hands.items()}, public=dealt)
+        return cls(game, round_no, layout, {p: list(s) for p, s in layout.hands.items()}, roles=dict(layout.roles),
+                   public=dealt)
 
     def _owe(self, slot: Slot, to: str) -> None:
+        """The other seats owe reader `to` their tokens for `slot`.
+
+        A slot stays hidden while one token for it is unpublished. For a slot's first reader
+        every other token can be public (its own stays private); a later reader's own token is
+        public already (or owed publicly), so what it still lacks must be sealed to it.
+        """
+        sealed = self._goes_public(to, slot)
         for maker in self.game.players:
             if maker != to and slot not in self.public.get(maker, set()):  # a public token serves every reader
-                self.owed.setdefault(maker, []).append((to, slot))
+                self.owed.setdefault(maker, []).append((to, slot, sealed))
+
+    def _goes_public(self, maker: str, slot: Slot) -> bool:
+        """Whether `maker`'s token for `slot` is public, or owed publicly (not yet sent)."""
+        return slot in self.public.get(maker, set()) or any(s == slot and not sealed
+                                                            for _, s, sealed in self.owed.get(maker, []))
 
     def draw(self, player: str) -> Slot:
         if self.drawn >= len(self.layout.deck):
@@ -56,44 +71,82 @@ class Ledger:
             raise BadPacket(f"{player} does not hold slot {slot[0]} #{slot[1]}")
         self.holdings[player].remove(slot)
         for maker, debts in self.owed.items():  # tokens nobody needs any more
-            self.owed[maker] = [(to, s) for to, s in debts if s != slot]
+            self.owed[maker] = [d for d in debts if d[1] != slot]
 
-    def peek(self, player: str, slot: Slot) -> None:
-        """A map: the other seats owe `player` their tokens for a goal slot."""
-        self._owe(slot, player)
+    def follow(self, events: list[dict[str, Any]]) -> list[Slot]:
+        """Follow the engine's events of one move, in order; returns the slots drawn.
 
-    def record(self, events: list[dict[str, Any]]) -> list[Slot]:
-        """Follow the engine's draw events, in order: the slots they took."""
-        return [self.draw(str(e["player"])) for e in events if e.get("event") == "draw"]
+        A map: the other seats owe the mapper their tokens for the goal. Inspect: the target's
+        role slot, to the inspector (only the target's own token is not public yet). Swap-hat:
+        the next aside dwarf card becomes the target's, all others owe it their tokens.
+        Swap-hand: the hands trade slots, and each player owes the other its own tokens.
+        """
+        drawn = []
+        for e in events:
+            kind = e.get("event")
+            if kind == "draw":
+                drawn.append(self.draw(str(e["player"])))
+            elif kind == "map":
+                self._owe(self.layout.goals[str(e["goal"])], str(e["player"]))
+            elif kind == "inspect":
+                self._owe(self.roles[str(e["target"])], str(e["player"]))
+            elif kind == "swap-hat":
+                target = str(e["player"])
+                if self.hats >= len(self.layout.aside):
+                    raise BadPacket("swap-hat with no dwarf card left aside")
+                self.roles[target] = self.layout.aside[self.hats]
+                self.hats += 1
+                self._owe(self.roles[target], target)
+            elif kind == "swap-hand":
+                a, b = str(e["player"]), str(e["target"])
+                self.holdings[a], self.holdings[b] = self.holdings[b], self.holdings[a]
+                for slot in self.holdings[b]:
+                    self._owe(slot, b)  # only a's own tokens are new: the others' are public already
+                for slot in self.holdings[a]:
+                    self._owe(slot, a)
+        return drawn
 
-    def owed_by(self, maker: str) -> list[Slot]:
-        return list(dict.fromkeys(slot for _, slot in self.owed.get(maker, [])))  # one token per slot
+    def owed_by(self, maker: str) -> dict[str, list[Slot]]:
+        """What `maker` owes: {"all": public slots, seat: slots sealed to that seat}, one token per slot."""
+        out: dict[str, list[Slot]] = {}
+        for to, slot, sealed in self.owed.get(maker, []):
+            key = to if sealed else ALL
+            if slot not in out.setdefault(key, []):
+                out[key].append(slot)
+        return out
 
-    def paid(self, maker: str, slots: list[Slot]) -> None:
-        """`maker` published its tokens for `slots` (each checked by every seat that read them)."""
-        owed = self.owed_by(maker)
+    def paid(self, maker: str, to: str, slots: list[Slot]) -> None:
+        """`maker` sent its tokens for `slots`, public (to='all') or sealed to seat `to`."""
+        owed = self.owed_by(maker).get(to, [])
         for s in slots:
             if s not in owed:
-                raise BadPacket(f"{maker} sends tokens for slot {s[0]} #{s[1]}, which it does not owe")
-        self.owed[maker] = [(to, s) for to, s in self.owed.get(maker, []) if s not in slots]
-        self.public.setdefault(maker, set()).update(slots)
+                raise BadPacket(f"{maker} sends tokens for slot {s[0]} #{s[1]} to {to}, which it does not owe")
+        self.owed[maker] = [d for d in self.owed.get(maker, []) if d[1] not in slots or (ALL if not d[2] else d[0]) != to]
+        if to == ALL:
+            self.public.setdefault(maker, set()).update(slots)
+
+    def owes(self, maker: str, reader: str) -> bool:
+        """Whether `reader` waits for a token from `maker` (then, if `maker` has no move before
+        `reader`'s turn, it sends a token-only message)."""
+        return any(to == reader for to, _, _ in self.owed.get(maker, []))
 
     def waiting(self) -> dict[str, list[str]]:
         """Per seat, who still owes it tokens (what `pbem show` lists as cards waiting)."""
         out: dict[str, set[str]] = {}
         for maker, debts in self.owed.items():
-            for to, _ in debts:
+            for to, _, _ in debts:
                 out.setdefault(to, set()).add(maker)
         return {to: sorted(makers) for to, makers in out.items()}
 
 
-def pay_debts(seat: Seat, ledger: Ledger) -> dict[str, Any] | None:
-    """The public token bundle `seat` owes, to ride on its next message (None: it owes nothing)."""
-    slots = ledger.owed_by(seat.me)
-    if not slots:
-        return None
-    ledger.paid(seat.me, slots)
-    return seat.bundle_for(slots)
+def pay_debts(seat: Seat, ledger: Ledger) -> list[dict[str, Any]]:
+    """The token bundles `seat` owes (public first, then one sealed to each later reader), to ride
+    on its next message; the ledger marks them paid."""
+    out = []
+    for to, slots in sorted(ledger.owed_by(seat.me).items(), key=lambda kv: (kv[0] != ALL, kv[0])):
+        out.append(seat.bundle_for(slots, to))
+        ledger.paid(seat.me, to, slots)
+    return out
 
 
 class SlotDrawer:
@@ -113,9 +166,9 @@ class SlotDrawer:
         return self.seat.opened.get(slot, HIDDEN)
 
     def settle(self, events: list[dict[str, Any]]) -> list[Slot]:
-        """After `rules.apply`: give the drawn slots to their drawers in the ledger."""
+        """After `rules.apply`: follow the move's events in the ledger (draws go to their drawers)."""
         self._taken = 0
-        return self.ledger.record(events)
+        return self.ledger.follow(events)
 
     def hand(self) -> list[str]:
         """The seat's hand as far as it is open (HIDDEN where tokens are still missing)."""

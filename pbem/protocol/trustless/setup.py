@@ -13,7 +13,7 @@ from typing import Any
 
 from pbem.errors import BadPacket
 from pbem.protocol.mental.elgamal import CIPHERTEXT_BYTES, Ciphertext
-from pbem.protocol.mental.group import Point
+from pbem.protocol.mental.group import Point, ScalarSource, random_scalar
 from pbem.protocol.mental.shuffle import ShuffleProof, check_shuffle, prove_shuffle, shuffle
 from pbem.protocol.mental.transcript import context
 from pbem.protocol.trustless.keys import b64, unb64
@@ -35,14 +35,14 @@ def key_of(keys: dict[int, Point], stack: Stack) -> Point:
 
 
 def make_shuffle(game: str, seat: str, turn: int, stacks: list[Stack], keys: dict[int, Point],
-                 current: Stacks) -> tuple[dict[str, Any], Stacks]:
+                 current: Stacks, rng: ScalarSource = random_scalar) -> tuple[dict[str, Any], Stacks]:
     """Seat `seat` (the `turn`-th to shuffle) shuffles every stack: (its message, the new stacks)."""
     doc: dict[str, Any] = {"turn": turn, "stacks": {}}
     new: Stacks = {}
     for s in stacks:
         y = key_of(keys, s)
-        out, perm, rands = shuffle(y, current[s.label])
-        proof = prove_shuffle(y, current[s.label], out, perm, rands, shuffle_context(game, seat, turn, s))
+        out, perm, rands = shuffle(y, current[s.label], rng)
+        proof = prove_shuffle(y, current[s.label], out, perm, rands, shuffle_context(game, seat, turn, s), rng)
         doc["stacks"][s.label] = {"cards": b64(b"".join(c.encode() for c in out)), "proof": b64(proof.encode())}
         new[s.label] = out
     return doc, new
