@@ -327,7 +327,7 @@ class Host:
         if game.status != "playing":
             raise StaleMove(f"game {game.id} is {game.status}; it takes no moves now")
         answered = block.doc.get("seq")
-        if answered != game.seq or block.doc.get("packet") != game.head:
+        if type(answered) is not int or answered != game.seq or block.doc.get("packet") != game.head:  # True == 1
             raise StaleMove(f"{seat.name}'s move answers packet {answered}, but the game is at packet {game.seq}",
                             hint="show the latest packet and move again")
         state = self.load_state(game)
