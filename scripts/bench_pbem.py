@@ -20,9 +20,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from engine.bots import RandomBot  # noqa: E402
-from pbem import host as H  # noqa: E402
-from pbem import keys  # noqa: E402
-from pbem import player as P  # noqa: E402
+from pbem.host import referee as H  # noqa: E402
+from pbem.seat import keys  # noqa: E402
+from pbem.seat import player as P  # noqa: E402
 from pbem.protocol.documents import read_blocks  # noqa: E402
 
 

@@ -86,3 +86,27 @@ def test_imports_flow_one_way() -> None:
 def test_the_engine_never_imports_pbem() -> None:
     for path in sorted((ROOT / "engine").rglob("*.py")):
         assert not any(t == "pbem" or t.startswith("pbem.") for t in imports_of(path, "engine.x")), path
+
+
+def test_scripts_import_only_names_that_exist() -> None:
+    """The benchmarks and tools under scripts/ are not run by the suite; their imports still must resolve."""
+    import importlib
+
+    missing = []
+    for path in sorted((ROOT / "scripts").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(("pbem", "engine")):
+                continue
+            try:
+                module = importlib.import_module(node.module or "")
+            except ImportError:
+                missing.append(f"{path.name}: {node.module}")
+                continue
+            for alias in node.names:
+                if hasattr(module, alias.name):
+                    continue
+                try:
+                    importlib.import_module(f"{node.module}.{alias.name}")
+                except ImportError:
+                    missing.append(f"{path.name}: {node.module}.{alias.name}")
+    assert not missing, missing
