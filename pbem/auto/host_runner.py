@@ -105,6 +105,8 @@ class FolderHost:
             groups.setdefault(h, []).append(p)
         for h, paths in groups.items():
             current = self._process(h, paths, current)
+        for out in self.host.tick():  # reminders, late notices, timeouts
+            self.log(out.message)
         self._publish()
         if self.host.status()["status"] == "over":
             self.log(game_over_line(self.host))

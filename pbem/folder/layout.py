@@ -8,6 +8,7 @@ Layout::
     DIR/inbox/                  players -> host:    <seat>-000017-<hash>.pbem
     DIR/inbox/done/             inbox files the host has processed
     DIR/archive/                round archives:     round-003-<hash>.pbem
+    DIR/notices/                host -> everyone:   000017-late-<hash>.pbem (reminders, late...)
 
 Every file is written once under a content-addressed name and never rewritten,
 so sync tools have nothing to merge; the only move is ``mark_done``.
@@ -35,6 +36,7 @@ SEQ_WIDTH = 6
 # (including a sync-conflict copy, impossible for content-addressed names
 # unless a file was damaged) is ignored.
 _PACKET_RE = re.compile(r"^(\d{%d,})-([0-9a-f]{12}|[0-9a-f]{64})\.pbem$" % SEQ_WIDTH)
+_NOTICE_RE = re.compile(r"^(\d{%d,})-[a-z]{1,16}-([0-9a-f]{12}|[0-9a-f]{64})\.pbem$" % SEQ_WIDTH)
 # Partial downloads of sync clients that are not hidden files.
 _PARTIAL_SUFFIXES = (TMP_SUFFIX, ".part", ".partial", ".crdownload", ".download")
 
@@ -252,6 +254,27 @@ class GameFolder:
             target = self.done_dir / f"{path.stem}-{content_hash(data)[:12]}{path.suffix}"
         os.replace(path, target)
         return target
+
+    # -- notices (reminders, late notices, away, pause...) -------------------
+
+    @property
+    def notices_dir(self) -> Path:
+        return self.dir / "notices"
+
+    def publish_notice(self, seq: int, kind: str, data: bytes) -> Path:
+        _check_seq(seq)
+        if not re.fullmatch(r"[a-z]{1,16}", kind):
+            raise UsageError(f"bad notice kind {kind!r}")
+        return write_new(self.notices_dir, f"{seq:0{SEQ_WIDTH}d}-{kind}", EXT, data)
+
+    def notices(self) -> list[tuple[int, Path]]:
+        """Notice files, ordered by the packet they are about."""
+        try:
+            names = os.listdir(self.notices_dir)
+        except FileNotFoundError:
+            return []
+        out = [(int(m.group(1)), self.notices_dir / n) for n in names if (m := _NOTICE_RE.match(n))]
+        return sorted(out, key=lambda t: (t[0], t[1].stat().st_mtime if t[1].exists() else 0, t[1].name))
 
     # -- archive ---------------------------------------------------------
 

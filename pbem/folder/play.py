@@ -25,7 +25,7 @@ from pbem.folder.layout import GameFolder
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.seat import player
-from pbem.seat.home import join_path, move_path
+from pbem.seat.home import invitation_path, join_path, move_path
 
 INVITATION = "invitation.pbem"
 _ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")
@@ -68,6 +68,7 @@ class Publisher:
     folder: GameFolder
     high: int = 0
     rounds: set[int] = field(default_factory=set)
+    noticed: int = 0  # the last notice row published
 
     def __post_init__(self) -> None:
         have = {seq for seq, _ in self.folder.packets(None)}
@@ -77,6 +78,17 @@ class Publisher:
             self.high = max(self.high, seq)
         self.rounds = self._archived()
         self._archives()
+        self.notices()
+
+    def notices(self) -> list[Path]:
+        """Publish the host's notices not yet out (content-addressed: a second copy is the same file)."""
+        from pbem.host import timekeeper
+
+        out = []
+        for nid, row in timekeeper.notices(self.host, self.noticed):
+            out.append(self.folder.publish_notice(row.seq, row.kind, row.armored.encode()))
+            self.noticed = nid
+        return out
 
     def _archived(self) -> set[int]:
         try:
@@ -98,6 +110,7 @@ class Publisher:
         """Publish packets newer than the last one published; returns (seq, path) each."""
         out = []
         ended = False
+        self.notices()
         for seq, armored in self.host.packets(self.high):
             out.append((seq, self.folder.publish_packet(seq, armored.encode())))
             self.high = max(self.high, seq)
@@ -130,7 +143,39 @@ class Seat:
 
     def __post_init__(self) -> None:
         self.invitation = read_invitation(self.folder)
-        self.seat = player.seat_of(self.invitation, self.identity)
+        try:
+            self.seat = player.seat_of(self.invitation, self.identity)
+        except UsageError:
+            self.seat = self._handed_seat()
+
+    def _handed_seat(self) -> str:
+        """A key that holds no seat in the invitation may have been handed one: the latest
+        packet, signed by the invitation's host, names it. The invitation becomes its anchor."""
+        found = self.folder.latest_packet(None)
+        if found is None:
+            raise UsageError(f"key {self.identity.name!r} holds no seat in game {self.invitation.game}")
+        packet = next((b for b in read_blocks(found[1].decode("utf-8", errors="replace")) if b.kind == "packet"), None)
+        if packet is None or packet.signer.encode() != self.invitation.doc["host"]["key"]:
+            raise BadPacket(f"packet {found[0]} in {self.folder.dir} is not signed by the game's host")
+        seat = player.seat_in(packet.doc, self.invitation, self.identity)
+        anchor = invitation_path(self.home, self.invitation.game)
+        if not anchor.exists():
+            anchor.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(anchor, self.invitation.armored().encode(), mode=0o644)
+        return seat
+
+    def notices(self) -> list[dict[str, Any]]:
+        """The host's notices in the folder (signed by the invitation's host), oldest first."""
+        host_key = self.invitation.doc["host"]["key"]
+        out = []
+        for _, path in self.folder.notices():
+            try:
+                blocks = read_blocks(path.read_text(encoding="utf-8", errors="replace"))
+            except (OSError, BadPacket):
+                continue  # a damaged or half-synced file says nothing
+            out += [b.doc for b in blocks if b.kind == "notice" and b.signer.encode() == host_key
+                    and b.game == self.invitation.game]
+        return out
 
     @classmethod
     def open(cls, dir: Path, identity: Identity, home: Path) -> Seat:
@@ -194,8 +239,8 @@ class Seat:
         return self.folder.submit_move(self.seat, seq, data), True
 
 
-def show(sp: player.SeatPacket) -> None:
-    """Print a seat's packet as `pbem show` does."""
+def show(sp: player.SeatPacket, notices: list[dict[str, Any]] | None = None) -> None:
+    """Print a seat's packet as `pbem show` does (with the host's notices, when there are any)."""
     from pbem.seat.screen import show_packet
 
-    show_packet(sp)
+    show_packet(sp, notices=notices)

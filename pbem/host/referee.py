@@ -27,6 +27,8 @@ from engine.rules import check as check_move
 from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState
 from engine.views import events_for, secret_events, view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
+from pbem.host import timekeeper
+from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.store import (
     GameRow,
     JoinRow,
@@ -34,7 +36,6 @@ from pbem.host.store import (
     PacketRow,
     RoundRow,
     SeatRow,
-    now,
     open_engine,
     the_game,
     transaction,
@@ -68,6 +69,11 @@ def _text_and_nonce(sealed: dict[str, str]) -> dict[str, str]:
     return {"text": sealed["text"], "nonce": sealed["nonce"]}
 
 
+def _host_mark(envelope: bytes) -> dict[str, str]:
+    why = timekeeper.host_made(envelope)
+    return {"by": HOST, "why": why} if why else {}
+
+
 # --- creating a game ------------------------------------------------------------------------
 
 
@@ -79,6 +85,8 @@ def create_game(
     seats: list[tuple[str, PublicKey]],
     options: list[str],
     emails: dict[str, str] | None = None,
+    timing: dict[str, Any] | None = None,
+    clock: Clock = REAL,
 ) -> Signed:
     check_game_name(name)
     if ruleset not in RULESETS:
@@ -111,7 +119,7 @@ def create_game(
             "host": {"name": host.name, "key": host.public.encode()},
             "seats": [{"name": n, "key": k.encode()} for n, k in seats],
             "commitments": commitments,
-            "created": now(),
+            "created": stamp(clock.now()),
         },
         host,
     )
@@ -130,7 +138,7 @@ def create_game(
                 commitments=json.dumps(commitments),
                 secrets_sealed=seal_json([x.hex() for x in secrets], host.public, _host_info(game_id, "secrets")),
                 head=invitation.hash,
-                config=json.dumps({"emails": emails or {}}),
+                config=json.dumps({"emails": emails or {}, **({"timing": timing} if timing else {})}),
             )
         )
         for i, (n, k) in enumerate(seats):
@@ -147,10 +155,14 @@ def _host_info(game_id: str, purpose: str) -> bytes:
 
 
 class Host:
-    def __init__(self, path: Path, identity: Identity | None = None) -> None:
+    def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
         self.path = path
         self.engine: Engine = open_engine(path)
         self.identity = identity
+        self.clock = clock
+
+    def now(self) -> str:
+        return stamp(self.clock.now())
 
     def close(self) -> None:
         self.engine.dispose()
@@ -179,6 +191,7 @@ class Host:
             g = the_game(s)
             public = json.loads(g.public)
             return {
+                **timekeeper.status_extras(g),
                 "game": g.id,
                 "name": g.name,
                 "ruleset": g.ruleset,
@@ -244,7 +257,7 @@ class Host:
     # changes (one transaction each)
 
     def accept(self, block: Signed) -> Outcome:
-        """Apply one join or move block, or refuse it without changing anything."""
+        """Apply one join, move, request or handover block, or refuse it without changing anything."""
         with transaction(self.engine) as s:
             game = the_game(s)
             if block.game != game.id:
@@ -253,7 +266,15 @@ class Host:
                 return self._join(s, game, block)
             if block.kind == "move":
                 return self._move(s, game, block)
-            raise BadPacket(f"a host takes join and move files, not a {block.kind}")
+            if block.kind == "request":
+                return timekeeper.request(self, s, game, block)
+            if block.kind == "handover":
+                return timekeeper.handover(self, s, game, block)
+            raise BadPacket(f"a host takes join, move, request and handover files, not a {block.kind}")
+
+    def tick(self) -> list[Outcome]:
+        """Act on the clock: reminders, late notices, timeouts (pbem/host/timekeeper.py)."""
+        return timekeeper.tick(self)
 
     def _seat(self, game: GameRow, block: Signed) -> SeatRow:
         name = block.doc.get("seat")
@@ -261,6 +282,7 @@ class Host:
         if seat is None:
             raise BadPacket(f"no seat {name!r} in game {game.id}")
         if block.signer.encode() != seat.key:
+            timekeeper.refuse_former_key(game, seat, block)
             raise BadSignature(f"{block.kind} for seat {name!r} is signed by key {block.signer.fingerprint()}, not the seat's key")
         return seat
 
@@ -276,7 +298,7 @@ class Host:
         if len(contribution) != fairness.CONTRIBUTION_BYTES:
             raise BadPacket(f"{seat.name}'s contribution has {len(contribution)} bytes, not {fairness.CONTRIBUTION_BYTES}")
         seat.contribution = b64(contribution)
-        seat.joined_at = seat.last_activity = now()
+        seat.joined_at = seat.last_activity = self.now()
         s.add(JoinRow(file_hash=block.hash, game_id=game.id, seat=seat.name, envelope=block.payload))
         waiting = [st.name for st in game.seats if st.joined_at is None]
         if waiting:
@@ -341,6 +363,23 @@ class Host:
         nonce = unb64(sealed.get("nonce", ""), "move nonce")
         if move_commitment(nonce, text) != block.doc.get("commit"):
             raise BadPacket(f"{seat.name}'s move file does not match its commitment")
+        return self._apply(s, game, seat, state, text, nonce, block)
+
+    def play_for(self, s: Session, game: GameRow, seat: SeatRow, text: str, why: str) -> Outcome:
+        """The host plays `text` for `seat` (timeout policy), signed as the host's own move
+        file, marked `by: host` so that packet, archive, audit and replay all say so."""
+        me = self._me(game)
+        state = self.load_state(game)
+        text = str(check_move(state, text))
+        nonce = os.urandom(16)
+        info = seal_info(game.id, game.seq, seat.name, HOST, "move")
+        block = sign("move", {"game": game.id, "seat": seat.name, "seq": game.seq, "packet": game.head,
+                              "commit": move_commitment(nonce, text), "by": HOST, "why": why,
+                              "sealed": seal_json({"move": text, "nonce": b64(nonce)}, me.public, info)}, me)
+        return self._apply(s, game, seat, state, text, nonce, block, by=why)
+
+    def _apply(self, s: Session, game: GameRow, seat: SeatRow, state: RoundState, text: str, nonce: bytes,
+               block: Signed, by: str | None = None) -> Outcome:
         move = check_move(state, text)  # the canonical, resolved move
         if str(move) != text:
             raise BadPacket(f"{seat.name}'s move {text!r} is not in canonical form", hint="write moves with 'pbem move'")
@@ -350,9 +389,13 @@ class Host:
                       public_text=str(move.public()),
                       text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._me(game).public,
                                             _host_info(game.id, "move")),
-                      envelope=block.payload, file_hash=block.hash, answered_seq=game.seq))
-        seat.last_activity = now()
-        moves = [{"round": game.round_no, "n": game.move_no, "seat": seat.name, "text": str(move.public())}]
+                      envelope=block.payload, file_hash=block.hash, answered_seq=game.seq,
+                      applied_at=self.now()))
+        moves = [{"round": game.round_no, "n": game.move_no, "seat": seat.name, "text": str(move.public()),
+                  **({"by": HOST, "why": by} if by else {})}]
+        if by is None:
+            seat.last_activity = self.now()
+            timekeeper.moved(self, s, game, seat.name)
         result = None
         ended = state
         if state.phase == OVER:
@@ -360,7 +403,8 @@ class Host:
         seq = self._publish(s, game, state, moves=moves, events=events, result=result)
         if result is not None:
             self._archive(s, game, ended)
-        return Outcome("applied", f"applied {seat.name}'s move: {move.public()}; packet {seq}", seq)
+        who = f"the host's move for {seat.name} ({by})" if by else f"{seat.name}'s move"
+        return Outcome("applied", f"applied {who}: {move.public()}; packet {seq}", seq)
 
     def _end_round(self, s: Session, game: GameRow, state: RoundState) -> tuple[dict[str, Any], RoundState]:
         secret = self._secrets(game)[state.round_no - 1]
@@ -413,10 +457,11 @@ class Host:
                 "start": open_json(row.start_state_sealed, me, _host_info(game.id, "state")),
                 "moves": [
                     {"n": m.n, "seat": m.seat, **_text_and_nonce(open_json(m.text_sealed, me, _host_info(game.id, "move"))),
-                     "envelope": b64(m.envelope)}
+                     "envelope": b64(m.envelope), **_host_mark(m.envelope)}
                     for m in moves
                 ],
                 "chain": chain,
+                **timekeeper.archive_extras(s, game),
                 "final": dump(final),
             },
             me,
@@ -433,7 +478,7 @@ class Host:
             return {r.round_no: r.archive for r in rows if r.archive}
 
     def _publish(self, s: Session, game: GameRow, state: RoundState, *, moves: list, events: list,
-                 result: dict[str, Any] | None = None) -> int:
+                 result: dict[str, Any] | None = None, handover: dict[str, Any] | None = None) -> int:
         me = self._me(game)
         seq = game.seq + 1
         public = dump(view(state, None))
@@ -465,10 +510,12 @@ class Host:
             doc["result"] = result
         if over:
             doc["standings"] = {"gold": state.gold, "winners": standings_winners(state.gold)}
+        doc.update(timekeeper.packet_extras(self, s, game, seq, doc["to_move"], handover))
         packet = sign("packet", doc, me)
         game.seq = seq
         game.head = packet.hash
         game.state_sealed = self._seal_state(game, state)
         game.public = json.dumps({**public, "to_move": doc["to_move"]})
-        s.add(PacketRow(game_id=game.id, seq=seq, hash=packet.hash, round_no=state.round_no, armored=packet.armored()))
+        s.add(PacketRow(game_id=game.id, seq=seq, hash=packet.hash, round_no=state.round_no, armored=packet.armored(),
+                        created_at=self.now()))
         return seq

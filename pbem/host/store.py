@@ -125,6 +125,20 @@ class RoundRow(Base):
     archive: Mapped[str | None] = mapped_column(Text, default=None)  # armoured, signed by the host
 
 
+class NoticeRow(Base):
+    """A signed notice to the table (reminder, late, absent, away, pause...), made once:
+    the mark that it was made is in the same transaction (pbem/host/timekeeper.py)."""
+
+    __tablename__ = "notices"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    seq: Mapped[int]  # the packet it is about
+    kind: Mapped[str]
+    seat: Mapped[str | None] = mapped_column(default=None)
+    armored: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[str] = mapped_column(default=now)
+
+
 class MetaRow(Base):
     __tablename__ = "meta"
     key: Mapped[str] = mapped_column(primary_key=True)
@@ -165,6 +179,7 @@ def open_engine(path: Path, *, create: bool = False) -> Engine:
                 raise UsageError(f"{str(path)!r} is not a pbem game database") from None
             if row is None or int(row.value) != SCHEMA_VERSION:
                 raise UsageError(f"{str(path)!r} has an unsupported schema")
+        Base.metadata.create_all(engine)  # tables added since the file was made (notices)
     return engine
 
 

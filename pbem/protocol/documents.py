@@ -22,7 +22,9 @@ from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_seale
 
 VERSION = 1
 SIG_LEN = 64
-KINDS = ("invitation", "join", "packet", "move", "archive")
+# notice: host -> table (reminders, late notices, ...); request: seat -> host (away, resign);
+# handover: a seat given to a new key (signed by the host, or by the seat's old key).
+KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover")
 
 
 @dataclass(frozen=True)

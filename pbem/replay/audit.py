@@ -8,6 +8,7 @@ the CLI when a report holds any fault.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -68,7 +69,9 @@ class Report:
                 f"{c.get('join', 0)} joins; secret matches its commitment; deal recomputed; "
                 f"{self.moves} moves: {c.get('envelope', 0)} signatures, {c.get('commit', 0)} commitments, "
                 f"{c.get('engine', 0)} re-applied to the final position; chain of {c.get('chain', 0)} packets"
-                + (f" ({c['packet-file']} matched to packet files)" if c.get("packet-file") else ""))
+                + (f" ({c['packet-file']} matched to packet files)" if c.get("packet-file") else "")
+                + (f"; {c['host-move']} moves made by the host for a silent seat" if c.get("host-move") else "")
+                + (f"; {c['handover']} seat handover(s) checked" if c.get("handover") else ""))
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "round": self.round, "origin": self.origin, "ok": self.ok, "host": self.host,
@@ -167,11 +170,59 @@ def _check_all(rep: Report, doc: dict[str, Any], invitation: Signed, previous_fi
     _check_invitation(rep, doc, invitation)
     seats = {s["name"]: s["key"] for s in invitation.doc.get("seats", [])}
     contributions = _check_joins(rep, doc, invitation, seats)
+    keys = _check_handovers(rep, doc, invitation, seats)
     secret = _check_secret(rep, doc, invitation)
     if secret is not None and contributions is not None:
         _check_deal(rep, doc, invitation, secret, contributions, previous_final)
     chain = _check_chain(rep, doc, invitation, packets or {})
-    _check_moves(rep, doc, seats, chain)
+    _check_moves(rep, doc, keys, chain)
+
+
+Keys = Callable[[Any, Any], "str | None"]  # (seat, packet it answers) -> the key that seat held then
+
+
+def _check_handovers(rep: Report, doc: dict[str, Any], invitation: Signed, seats: dict[str, str]) -> Keys:
+    """Each handover's signed document (by the host, or by the seat's key before it), and from
+    which packet on each key held its seat."""
+    host_key = invitation.doc.get("host", {}).get("key")
+    current = dict(seats)
+    spans: dict[str, list[tuple[int, str]]] = {name: [(0, key)] for name, key in seats.items()}
+    handovers = doc.get("handovers", [])
+    if not isinstance(handovers, list):
+        rep.fault(None, "handover", "'handovers' is not a list")
+        handovers = []
+    for h in handovers:
+        seat, at = (h.get("seat"), h.get("at")) if isinstance(h, dict) else (None, None)
+        if seat not in current or not isinstance(at, int):
+            rep.fault(None, "handover", f"a handover names seat {seat!r} at packet {at!r}, which the game does not have")
+            continue
+        try:
+            block = parse("handover", unb64(h.get("document"), f"{seat}'s handover"))
+        except PbemError as exc:
+            rep.fault(None, "handover", f"the handover of seat {seat} at packet {at} is unusable: {exc}")
+            continue
+        if block.game != invitation.game or block.doc.get("seat") != seat or block.doc.get("key") != h.get("key"):
+            rep.fault(None, "handover", f"the handover of seat {seat} at packet {at} does not match its signed document")
+            continue
+        signer = block.signer.encode()
+        if signer not in (host_key, current[seat]):
+            rep.fault(None, "handover", f"the handover of seat {seat} at packet {at} is signed by key "
+                                        f"{block.signer.fingerprint()}, neither the host's nor the seat's")
+            continue
+        current[seat] = str(h["key"])
+        spans[seat].append((at, current[seat]))
+        by = "the host" if signer == host_key else "the seat's old key"
+        rep.notes.append(f"seat {seat} was handed over to key {PublicKey.decode(current[seat]).fingerprint()} "
+                         f"from packet {at} on (signed by {by})")
+        rep.passed("handover")
+
+    def key_at(seat: Any, seq: Any) -> str | None:
+        if not isinstance(seq, int):
+            seq = 0
+        held = [key for start, key in spans.get(seat, []) if start <= seq]
+        return held[-1] if held else None
+
+    return key_at
 
 
 def _check_invitation(rep: Report, doc: dict[str, Any], invitation: Signed) -> None:
@@ -309,9 +360,12 @@ def _check_chain(rep: Report, doc: dict[str, Any], invitation: Signed, packets: 
     return chain
 
 
-def _check_moves(rep: Report, doc: dict[str, Any], seats: dict[str, str], chain: dict[int, str]) -> None:
+def _check_moves(rep: Report, doc: dict[str, Any], keys: Keys, chain: dict[int, str]) -> None:
     moves = doc.get("moves", [])
     rep.moves = len(moves)
+    host_key = doc.get("signer")
+    # A handover publishes a packet no move answers: the next move skips over it.
+    handed = {h.get("at") for h in doc.get("handovers", []) if isinstance(h, dict)} if isinstance(doc.get("handovers"), list) else set()
     try:
         state = load(doc["start"])
     except (BadPosition, KeyError, TypeError) as exc:
@@ -327,9 +381,9 @@ def _check_moves(rep: Report, doc: dict[str, Any], seats: dict[str, str], chain:
                 else f"out of order: the archive numbers it {n!r}"
             rep.fault(i + 1, "order", f"move {i + 1} is {what}")
         i = n if isinstance(n, int) and n > i else i + 1
-        seq = _check_envelope(rep, i, m, seats, chain, doc.get("game"))
+        seq = _check_envelope(rep, i, m, keys, chain, doc.get("game"), host_key)
         if seq is not None:
-            if last_seq is not None and seq != last_seq + 1:
+            if last_seq is not None and seq != last_seq + 1 and not set(range(last_seq + 1, seq)) <= handed:
                 rep.fault(i, "chain", f"answers packet {seq}, but the move before it answered packet {last_seq}"
                                       + (": a move between them is missing" if seq > last_seq + 1 else ""))
             last_seq = seq
@@ -360,9 +414,10 @@ def _check_moves(rep: Report, doc: dict[str, Any], seats: dict[str, str], chain:
         rep.passed("final")
 
 
-def _check_envelope(rep: Report, i: int, m: dict[str, Any], seats: dict[str, str], chain: dict[int, str],
-                    game: Any) -> int | None:
-    """The seat's signed move file: its signer, commitment and packet. Returns the packet it answers."""
+def _check_envelope(rep: Report, i: int, m: dict[str, Any], keys: Keys, chain: dict[int, str],
+                    game: Any, host_key: Any) -> int | None:
+    """The seat's signed move file (or the host's, for a seat that did not move in time): its
+    signer, commitment and packet. Returns the packet it answers."""
     seat = m.get("seat")
     try:
         env = parse("move", unb64(m.get("envelope"), f"move {i}'s envelope"))
@@ -370,7 +425,18 @@ def _check_envelope(rep: Report, i: int, m: dict[str, Any], seats: dict[str, str
         rep.fault(i, "envelope", f"the signed move file is unusable: {exc}")
         return None
     ok = True
-    if seat not in seats or env.signer.encode() != seats[seat]:
+    by_host = env.doc.get("by") == "host"
+    if by_host != (m.get("by") == "host"):
+        rep.fault(i, "envelope", "the archive and the move file disagree on who made the move")
+        ok = False
+    if by_host:
+        if env.signer.encode() != host_key:
+            rep.fault(i, "envelope", f"a move marked as the host's is signed by key {env.signer.fingerprint()}, not the host's")
+            ok = False
+        else:
+            rep.passed("host-move")
+            rep.notes.append(f"move {i}: played by the host for {seat} ({env.doc.get('why')})")
+    elif env.signer.encode() != keys(seat, env.doc.get("seq")):
         rep.fault(i, "envelope", f"the move file is signed by key {env.signer.fingerprint()}, not by seat {seat}'s key")
         ok = False
     if env.doc.get("seat") != seat or env.game != game:

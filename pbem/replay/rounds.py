@@ -28,7 +28,7 @@ from engine.views import events_for, view
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.protocol.armor import dearmor_all
 from pbem.protocol.documents import SIG_LEN, Signed, parse, payload_hash, read_blocks
-from pbem.ui import words
+from pbem.ui import when, words
 
 ALL = "all"
 AUDIT_HINT = "run 'pbem audit' on the same source for the full list of faults"
@@ -226,6 +226,7 @@ class Step:
     text: str  # full canonical notation
     events: list[Event]
     state: RoundState  # after the move
+    by_host: str | None = None  # why the host played it for the seat (timeout, absent, resigned)
 
 
 @dataclass
@@ -294,6 +295,8 @@ class Replay:
         step = self.steps[n - 1]
         shown = self.events(n, who, at)
         lines = [words.describe_move(step.text, step.seat, shown, reveal=self._full(n, who, at))]
+        if step.by_host:
+            lines[0] = when.by_host(lines[0], step.by_host)
         open_ = self.is_open(n if at is None else at, who)
         for e in shown:
             if e.get("event") == "move":
@@ -306,7 +309,7 @@ class Replay:
     def move_json(self, n: int, who: str, at: int | None = None) -> dict[str, Any]:
         step = self.steps[n - 1]
         return {"n": n, "seat": step.seat, "text": self.notation(n, who, at), "words": self.sentences(n, who, at),
-                "events": self.events(n, who, at)}
+                "events": self.events(n, who, at), **({"by": "host", "why": step.by_host} if step.by_host else {})}
 
     def to_json(self, i: int, who: str) -> dict[str, Any]:
         """`--to N --json`: the position after move i as `who` saw it, and the moves up to it."""
@@ -340,7 +343,7 @@ def build(archive: Signed, invitation: Signed, origin: str = "") -> Replay:
             events = apply_move(state, str(text))
         except MoveError as exc:
             raise BadPacket(f"move {i} of the archive ({text!r}) is illegal: {exc}", hint=AUDIT_HINT) from None
-        steps.append(Step(i, seat, str(text), events, state))
+        steps.append(Step(i, seat, str(text), events, state, str(m.get("why")) if m.get("by") == "host" else None))
     if state.phase != OVER or dump(state) != doc.get("final"):
         raise BadPacket("the archive's moves do not lead to its final position", hint=AUDIT_HINT)
     return Replay(archive.game, int(doc["round"]), archive, invitation, start, steps, origin)

@@ -21,7 +21,8 @@ from pbem.errors import BadPacket, BadSignature, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
-from pbem.protocol.documents import Signed, b64, move_commitment, open_json, read_blocks, seal_info, seal_json, sign
+from pbem.protocol.documents import (Signed, b64, move_commitment, open_json, parse, read_blocks, seal_info, seal_json,
+                                     sign, unb64)
 from pbem.seat.home import invitation_path, load_invitation, seen_path
 
 
@@ -32,6 +33,33 @@ def seat_of(invitation: Signed, identity: Identity) -> str:
             return str(seat["name"])
     raise UsageError(f"key {identity.name!r} holds no seat in game {invitation.game}",
                      hint="use --as with the key you gave the host")
+
+
+def seat_in(doc: dict[str, Any], invitation: Signed, identity: Identity) -> str:
+    """The seat `identity` holds at this packet: the invitation's seats, then each handover
+    the packet lists, in order (each signed by the host or by the seat's key before it)."""
+    keys = {str(st["name"]): str(st["key"]) for st in invitation.doc.get("seats", [])}
+    host_key = invitation.doc.get("host", {}).get("key")
+    former: dict[str, tuple[str, Any]] = {}
+    for h in doc.get("handovers") or []:
+        if not isinstance(h, dict) or h.get("seat") not in keys:
+            raise BadPacket("the packet lists a handover of a seat the game does not have")
+        block = parse("handover", unb64(h.get("document"), "handover document"))
+        seat = str(h["seat"])
+        if block.game != invitation.game or block.doc.get("seat") != seat or block.doc.get("key") != h.get("key"):
+            raise BadPacket(f"the packet's handover of seat {seat} does not match its signed document")
+        if block.signer.encode() not in (host_key, keys[seat]):
+            raise BadSignature(f"the handover of seat {seat} is signed by neither the host nor the seat's key")
+        former[keys[seat]] = (seat, h.get("at"))
+        keys[seat] = str(h["key"])
+    mine = identity.public.encode()
+    for name, key in keys.items():
+        if key == mine:
+            return name
+    if mine in former:
+        seat, at = former[mine]
+        raise UsageError(f"seat {seat} was handed over to another key at packet {at}; key {identity.name!r} no longer plays it")
+    return seat_of(invitation, identity)
 
 
 def join(invitation: Signed, identity: Identity, home: Path) -> Signed:
@@ -99,7 +127,20 @@ class SeatPacket:
             "private_events": self.part.get("events", []),
             "result": {k: v2 for k, v2 in self.doc["result"].items() if k != "final"} if "result" in self.doc else None,
             "standings": self.doc.get("standings"),
+            "deadline": self.doc.get("deadline"),
+            "paused": bool(self.doc.get("paused")),
+            "absent": self.doc.get("absent", []),
+            "away": self.doc.get("away", {}),
+            "since_my_turn": self.since_my_turn(),
         }
+
+    def since_my_turn(self) -> list[dict[str, Any]]:
+        """Every public move since this seat's own last move (the packet's `recent`)."""
+        recent = self.doc.get("recent")
+        if not isinstance(recent, list):
+            return list(self.doc.get("moves", []))
+        mine = [i for i, m in enumerate(recent) if isinstance(m, dict) and m.get("seat") == self.seat]
+        return [m for m in recent[(mine[-1] + 1 if mine else 0):] if isinstance(m, dict)]
 
 
 PACKET_FIELDS: dict[str, tuple[type, ...]] = {
@@ -117,9 +158,14 @@ def check_packet_doc(doc: dict[str, Any]) -> None:
             raise BadPacket(f"packet field {key!r} is malformed: {str(value)[:40]!r}")
     if doc["seq"] < 1 or doc["phase"] not in PHASES:
         raise BadPacket(f"packet {doc['seq']} has a bad number or phase {doc['phase']!r}")
-    for key in ("result", "standings"):
+    for key in ("result", "standings", "deadline", "away"):
         if key in doc and not isinstance(doc[key], dict):
             raise BadPacket(f"packet field {key!r} is malformed")
+    for key in ("recent", "absent", "handovers"):
+        if key in doc and not isinstance(doc[key], list):
+            raise BadPacket(f"packet field {key!r} is malformed")
+    if "deadline" in doc and not (isinstance(doc["deadline"].get("due"), str) and isinstance(doc["deadline"].get("seat"), str)):
+        raise BadPacket("packet field 'deadline' is malformed")
 
 
 def open_packet(packet: Signed, identity: Identity, home: Path, *, remember: bool = True) -> SeatPacket:
@@ -130,7 +176,7 @@ def open_packet(packet: Signed, identity: Identity, home: Path, *, remember: boo
     host_key = invitation.doc["host"]["key"]
     if packet.signer.encode() != host_key:
         raise BadSignature(f"packet {packet.doc.get('seq')} is not signed by the host of game {packet.game}")
-    seat = seat_of(invitation, identity)
+    seat = seat_in(packet.doc, invitation, identity)
     seq = int(packet.doc["seq"])
     _check_chain(home, packet, invitation, remember)
     sealed = packet.doc.get("parts", {}).get(seat)

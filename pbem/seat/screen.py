@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+from typing import Any
+
 from rich.console import Console, RenderableType
 from rich.text import Text
 
 from pbem.seat.player import SeatPacket
-from pbem.ui import words
+from pbem.ui import when, words
 from pbem.ui.render import render_view
 
 
+def move_line(m: dict[str, Any], events: list[dict[str, Any]] | None = None) -> str:
+    """One public move in words; a move the host made for an absent or late seat says so."""
+    line = words.describe_move(str(m["text"]), str(m["seat"]), events or [])
+    if m.get("by") == "host":
+        line = when.by_host(line, m.get("why", "timeout"))
+    return line
+
+
 def last_moves_in_words(sp: SeatPacket) -> list[str]:
-    lines = [words.describe_move(m["text"], m["seat"], sp.doc.get("events", [])) for m in sp.doc.get("moves", [])]
+    """Every move since this seat's last turn (the last one with its events), then what only
+    this seat learnt."""
+    since = sp.since_my_turn()
+    last = len(since) - 1
+    lines = [move_line(m, sp.doc.get("events", []) if i == last else None) for i, m in enumerate(since)]
     for e in sp.part.get("events", []):
         line = words.describe_event(e, reveal=True)
         if line:
@@ -19,13 +34,28 @@ def last_moves_in_words(sp: SeatPacket) -> list[str]:
     return lines
 
 
-def packet_renderable(sp: SeatPacket) -> RenderableType:
+def news_lines(sp: SeatPacket, notices: list[dict[str, Any]], now: datetime) -> list[str]:
+    """The deadline, pause, away and absent seats, and the host's notices since this seat's last turn."""
+    lines = when.table_lines(sp.doc, sp.seat, now)
+    since = sp.since_my_turn()
+    first = min([int(m.get("seq", 0)) for m in since] + [int(sp.doc["seq"])])
+    fresh = [n for n in notices if int(n.get("seq", 0)) >= first]
+    if fresh:
+        lines.append(words.t("news") + ":")
+        lines += [f"  - {when.notice_line(n, now)}" for n in fresh]
+    return lines
+
+
+def packet_renderable(sp: SeatPacket, notices: list[dict[str, Any]] | None = None,
+                      now: datetime | None = None) -> RenderableType:
     doc = sp.doc
+    now = now or datetime.now(timezone.utc)
     header = {"game": sp.packet.game, "packet": doc["seq"], "you are": sp.seat}
     parts = render_view(sp.view, sp.seat, last_moves=last_moves_in_words(sp), header=header)
+    news = [Text(line) for line in news_lines(sp, notices or [], now)]
     result = doc.get("result")
     if not result and doc["phase"] != "game-over":
-        return _group(parts, Text(_turn_line(sp), style="bold"))
+        return _group(parts, Text(_turn_line(sp), style="bold"), *news)
     extra = []
     if result:
         paid = ", ".join(f"{p} +{g}" for p, g in result["payout"].items() if g) or words.t("nobody")
@@ -35,7 +65,7 @@ def packet_renderable(sp: SeatPacket) -> RenderableType:
         extra.append(Text(f"game over: {', '.join(st['winners'])} win with {max(st['gold'].values())} gold", style="bold"))
     elif doc["to_move"]:
         extra.append(Text(_turn_line(sp), style="bold"))
-    return _group(parts, *extra)
+    return _group(parts, *extra, *news)
 
 
 def _turn_line(sp: SeatPacket) -> str:
@@ -48,5 +78,5 @@ def _group(*parts: RenderableType) -> RenderableType:
     return Group(*parts)
 
 
-def show_packet(sp: SeatPacket, console: Console | None = None) -> None:
-    (console or Console()).print(packet_renderable(sp))
+def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[dict[str, Any]] | None = None) -> None:
+    (console or Console()).print(packet_renderable(sp, notices))

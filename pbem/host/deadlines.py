@@ -1,0 +1,144 @@
+"""Deadlines as data: how long a seat has to answer, which days count, what happens after.
+
+A game's timing lives in its config (`timing`), set by `pbem game new/config --deadline ...`.
+Everything here is pure arithmetic on times given to it; the host's clock (pbem/host/clock)
+supplies "now". The host side that acts on it (reminders, late notices, timeouts) is
+pbem/host/timekeeper.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from pbem.errors import UsageError
+from pbem.host.clock import parse_time
+
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+POLICIES = ("wait", "discard", "bot")
+DEFAULT_REMINDERS = ("50%", "2h")
+_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
+
+
+def parse_duration(text: str, what: str = "--deadline") -> float:
+    """`48h`, `90m`, `1d12h`, `2.5s` -> seconds (units s/m/h/d)."""
+    spec = str(text).strip().lower().replace(" ", "")
+    parts = _PART.findall(spec)
+    if not spec or "".join(n + u for n, u in parts) != spec:
+        raise UsageError(f"bad {what} {text!r}", hint="write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h")
+    seconds = sum(float(n) * UNITS[u] for n, u in parts)
+    if seconds <= 0:
+        raise UsageError(f"{what} {text!r} must be longer than nothing")
+    return seconds
+
+
+def parse_days(text: str) -> list[int]:
+    """`mon-fri`, `mon,wed,fri`, `sat-sun` -> weekday numbers (Monday 0), sorted."""
+    days: set[int] = set()
+    for item in str(text).lower().replace(" ", "").split(","):
+        lo, sep, hi = item.partition("-")
+        if lo not in DAY_NAMES or (sep and hi not in DAY_NAMES):
+            raise UsageError(f"bad --days {text!r}", hint="write day names like mon-fri or mon,wed,fri")
+        a, b = DAY_NAMES.index(lo), DAY_NAMES.index(hi) if sep else DAY_NAMES.index(lo)
+        days.update(range(a, b + 1) if a <= b else [*range(a, 7), *range(0, b + 1)])
+    return sorted(days)
+
+
+def parse_reminder(text: str) -> str:
+    """`50%` (of the time allowed) or `2h` (before the deadline); kept as written, checked."""
+    spec = str(text).strip().lower()
+    if spec.endswith("%"):
+        try:
+            pct = float(spec[:-1])
+        except ValueError:
+            pct = -1
+        if not 0 < pct < 100:
+            raise UsageError(f"bad --remind {text!r}", hint="a share of the time between 0% and 100%, e.g. 50%")
+        return spec
+    parse_duration(spec, "--remind")
+    return spec
+
+
+def parse_when(text: str, now: datetime) -> datetime:
+    """An absolute time for `--until`: a date (2026-12-10, meaning its start, UTC), an ISO time,
+    or a duration from now (3d). A time not after `now` is refused."""
+    spec = str(text).strip()
+    try:
+        when = now + timedelta(seconds=parse_duration(spec, "--until"))
+    except UsageError:
+        try:
+            when = parse_time(spec)
+        except Exception:
+            raise UsageError(f"bad date {text!r}", hint="write a date like 2026-12-10, a time like "
+                                                         "2026-12-10T18:00Z, or a duration like 3d") from None
+    if when <= now:
+        raise UsageError(f"{text!r} is in the past", hint=f"it is now {now.strftime('%Y-%m-%d %H:%M')} UTC")
+    return when
+
+
+@dataclass
+class Timing:
+    """A game's deadline rules. `deadline` None: no deadlines (the game waits for ever)."""
+
+    deadline: float | None = None  # seconds a seat has to answer a packet
+    grace: float = 0.0  # after the deadline, before the timeout policy acts
+    days: list[int] | None = None  # weekdays that count (None: all)
+    on_timeout: str = "wait"
+    absent_after: int = 2  # missed deadlines in a row that make a seat absent
+    reminders: list[str] = field(default_factory=lambda: list(DEFAULT_REMINDERS))
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Timing:
+        raw = config.get("timing") or {}
+        return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__})
+
+    def to_config(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def check(self) -> Timing:
+        if self.on_timeout not in POLICIES:
+            raise UsageError(f"bad --on-timeout {self.on_timeout!r}", hint=f"use one of: {', '.join(POLICIES)}")
+        if self.absent_after < 1:
+            raise UsageError(f"bad --absent-after {self.absent_after}", hint="at least 1 missed deadline")
+        if self.days is not None and not self.days:
+            raise UsageError("--days names no day")
+        return self
+
+    def add(self, start: datetime, seconds: float) -> datetime:
+        """`start` plus `seconds` of counted time (only the allowed weekdays count, UTC)."""
+        if not self.days or len(self.days) == 7:
+            return start + timedelta(seconds=seconds)
+        cursor, left = start.astimezone(timezone.utc), timedelta(seconds=seconds)
+        while left > timedelta(0):
+            midnight = (cursor + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+            if cursor.weekday() in self.days:
+                step = min(left, midnight - cursor)
+                left -= step
+                cursor += step
+            else:
+                cursor = midnight
+        return cursor
+
+    def due(self, start: datetime) -> datetime | None:
+        """When a packet published at `start` must be answered (None without deadlines)."""
+        return None if self.deadline is None else self.add(start, self.deadline)
+
+    def give_up(self, due: datetime) -> datetime:
+        """When the timeout policy acts on a packet due at `due`."""
+        return self.add(due, self.grace) if self.grace else due
+
+    def reminder_times(self, start: datetime, due: datetime) -> list[datetime]:
+        """The configured reminders for a packet (in order, only those after `start`)."""
+        out = []
+        span = (due - start).total_seconds()
+        for spec in self.reminders:
+            if spec.endswith("%"):
+                when = start + timedelta(seconds=span * float(spec[:-1]) / 100)
+            else:
+                when = due - timedelta(seconds=parse_duration(spec, "--remind"))
+            if start < when < due:
+                out.append(when)
+        return sorted(set(out))

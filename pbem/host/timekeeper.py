@@ -1,0 +1,411 @@
+"""The host and the clock: deadlines in packets, reminders, late notices, timeouts, away,
+pause, resign and seat handovers (docs/protocol.md, "Deadlines").
+
+What the host remembers lives in the game's config, changed in the same transaction as the
+packet or notice it concerns, so a restarted host never sends a reminder twice nor plays a
+timeout twice:
+- `clock`: the current packet's seat, start, due time, and which notices went out for it;
+- `seats`: per seat `missed` (deadlines missed in a row), `absent`, `resigned`, `away_until`;
+- `paused`: when the host paused the game; `handovers`: every seat handed to a new key.
+Notices are signed documents kept in the `notices` table; the folder and mail runners
+publish them like packets.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from engine.bots import make_bot
+from engine.rules import legal_moves
+from engine.views import view
+from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
+from pbem.host.clock import parse_time, stamp
+from pbem.host.deadlines import Timing
+from pbem.host.store import GameRow, MoveRow, NoticeRow, SeatRow, the_game, transaction
+from pbem.names import HOST
+from pbem.protocol.crypto import PublicKey
+from pbem.protocol.documents import Signed, b64, sign
+from pbem.ui.when import notice_line
+
+if TYPE_CHECKING:
+    from pbem.host.referee import Host, Outcome
+
+RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
+MAX_ACTIONS = 200  # timeouts played in one tick (every seat absent: a whole round at once)
+
+
+# --- the config ------------------------------------------------------------------------------
+
+
+def _config(game: GameRow) -> dict[str, Any]:
+    return game.config_dict()
+
+
+def _save(game: GameRow, config: dict[str, Any]) -> None:
+    game.config = json.dumps(config, sort_keys=True)
+
+
+def standing(config: dict[str, Any], seat: str) -> dict[str, Any]:
+    return config.setdefault("seats", {}).setdefault(seat, {})
+
+
+def _seat_row(game: GameRow, name: str) -> SeatRow:
+    seat = next((st for st in game.seats if st.name == name), None)
+    if seat is None:
+        raise UsageError(f"no seat {name!r} in game {game.id}", hint=f"seats: {', '.join(st.name for st in game.seats)}")
+    return seat
+
+
+def _outcome(kind: str, message: str, seq: int | None = None) -> Outcome:
+    from pbem.host.referee import Outcome
+
+    return Outcome(kind, message, seq)
+
+
+def set_timing(host: Host, timing: Timing) -> dict[str, Any]:
+    """Change a game's deadline rules; a game in play restarts the current packet's clock now."""
+    timing.check()
+    with transaction(host.engine) as s:
+        game = the_game(s)
+        config = _config(game)
+        config["timing"] = timing.to_config()
+        clock = config.get("clock")
+        if game.status == "playing" and clock and clock.get("seq") == game.seq and not config.get("paused"):
+            now = host.clock.now()
+            _restart(config, clock, timing, now)
+            _save(game, config)
+            if "due" in clock:
+                _notice(host, s, game, "due", clock["seat"], due=clock["due"])
+        _save(game, config)
+        return config["timing"]
+
+
+def _restart(config: dict[str, Any], clock: dict[str, Any], timing: Timing, start: Any) -> None:
+    """The current packet's deadline counted from `start` (reminders sent so far stay sent)."""
+    seat = clock.get("seat")
+    until = standing(config, seat).get("away_until") if seat else None
+    if until and parse_time(until) > start:
+        start = parse_time(until)
+    due = timing.due(start)
+    clock["start"] = stamp(start)
+    if due is None:
+        clock.pop("due", None)
+    else:
+        clock["due"] = stamp(due)
+        clock["sent"] = [k for k in clock.get("sent", []) if not k.startswith("late")]
+
+
+# --- what packets and the status say -----------------------------------------------------------
+
+
+def packet_extras(host: Host, s: Session, game: GameRow, seq: int, to_move: str | None,
+                  handover: dict[str, Any] | None) -> dict[str, Any]:
+    """The packet's signed deadline and table news; starts the new packet's clock."""
+    config = _config(game)
+    timing = Timing.from_config(config)
+    now = host.clock.now()
+    out: dict[str, Any] = {}
+    seats = config.get("seats", {})
+    absent = sorted(n for n, st in seats.items() if st.get("absent") or st.get("resigned"))
+    away = {n: st["away_until"] for n, st in seats.items() if st.get("away_until") and parse_time(st["away_until"]) > now}
+    if absent:
+        out["absent"] = absent
+    if away:
+        out["away"] = away
+    clock: dict[str, Any] = {"seq": seq, "seat": to_move, "start": stamp(now), "sent": []}
+    if config.get("paused"):
+        out["paused"] = True
+    elif to_move and timing.deadline:
+        _restart(config, clock, timing, now)
+        out["deadline"] = {"seat": to_move, "due": clock["due"], "on_timeout": timing.on_timeout}
+        if timing.on_timeout != "wait":
+            out["deadline"]["grace_until"] = stamp(timing.give_up(parse_time(clock["due"])))
+    out["recent"] = recent_moves(s, game, to_move)
+    if config.get("handovers"):
+        out["handovers"] = config["handovers"]
+    if handover is not None:
+        out["handover"] = handover["seat"]
+    config["clock"] = clock if to_move else {}
+    _save(game, config)
+    return out
+
+
+def host_made(envelope: bytes) -> str | None:
+    """Why the host made a move (its own signed move file says `by: host`), or None."""
+    try:
+        doc = json.loads(envelope[64:])
+    except ValueError:
+        return None
+    return str(doc.get("why")) if doc.get("by") == HOST else None
+
+
+def recent_moves(s: Session, game: GameRow, to_move: str | None) -> list[dict[str, Any]]:
+    """Public moves since `to_move`'s own last move, oldest first: everything every seat has
+    missed since its last turn (the seat to move is the one who waited longest)."""
+    rows = s.scalars(select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.id.desc()).limit(RECENT_LIMIT))
+    out = []
+    for r in rows:
+        if r.seat == to_move:
+            break
+        entry: dict[str, Any] = {"round": r.round_no, "n": r.n, "seat": r.seat, "text": r.public_text, "seq": r.answered_seq}
+        why = host_made(r.envelope)
+        if why:
+            entry.update(by=HOST, why=why)
+        out.append(entry)
+    return out[::-1]
+
+
+def archive_extras(s: Session, game: GameRow) -> dict[str, Any]:
+    handovers = _config(game).get("handovers")
+    return {"handovers": handovers} if handovers else {}
+
+
+def status_extras(game: GameRow) -> dict[str, Any]:
+    config = _config(game)
+    clock = config.get("clock") or {}
+    seats = config.get("seats", {})
+    return {
+        "timing": config.get("timing"),
+        "deadline": {"seat": clock["seat"], "due": clock["due"]} if clock.get("due") and clock.get("seq") == game.seq else None,
+        "paused": bool(config.get("paused")),
+        "absent": sorted(n for n, st in seats.items() if st.get("absent") or st.get("resigned")),
+        "away": {n: st["away_until"] for n, st in seats.items() if st.get("away_until")},
+        "handovers": [{k: v for k, v in h.items() if k != "document"} for h in config.get("handovers", [])],
+    }
+
+
+# --- notices -----------------------------------------------------------------------------------
+
+
+def _notice(host: Host, s: Session, game: GameRow, kind: str, seat: str | None, **fields: Any) -> Outcome:
+    doc = {"game": game.id, "seq": game.seq, "notice": kind, "seat": seat, "at": host.now(),
+           **{k: v for k, v in fields.items() if v is not None}}
+    block = sign("notice", doc, host._me(game))
+    s.add(NoticeRow(game_id=game.id, seq=game.seq, kind=kind, seat=seat, armored=block.armored(), created_at=host.now()))
+    return _outcome("notice", f"notice: {notice_line(block.doc, host.clock.now())}")
+
+
+def notices(host: Host, since: int = 0) -> list[tuple[int, NoticeRow]]:
+    with Session(host.engine) as s:
+        rows = list(s.scalars(select(NoticeRow).where(NoticeRow.id > since).order_by(NoticeRow.id)))
+        s.expunge_all()
+        return [(r.id, r) for r in rows]
+
+
+# --- the clock ticks -----------------------------------------------------------------------------
+
+
+def tick(host: Host) -> list[Outcome]:
+    """Everything due by now: reminders, late notices, absences and timeout moves, each step
+    in its own transaction (a seat played for at once may be followed by another)."""
+    out: list[Outcome] = []
+    for _ in range(MAX_ACTIONS):
+        with transaction(host.engine) as s:
+            step = _tick_once(host, s, the_game(s))
+        out += step
+        if not any(o.kind == "applied" for o in step):
+            break
+    return out
+
+
+def _tick_once(host: Host, s: Session, game: GameRow) -> list[Outcome]:
+    config = _config(game)
+    clock = config.get("clock") or {}
+    if game.status != "playing" or clock.get("seq") != game.seq or config.get("paused") or not clock.get("seat"):
+        return []
+    timing = Timing.from_config(config)
+    now = host.clock.now()
+    seat = clock["seat"]
+    st = standing(config, seat)
+    if timing.on_timeout != "wait" and (st.get("absent") or st.get("resigned")):
+        return [_play(host, s, game, seat, "resigned" if st.get("resigned") else "absent", timing.on_timeout)]
+    if not clock.get("due"):
+        return []
+    due, start = parse_time(clock["due"]), parse_time(clock["start"])
+    sent = clock.setdefault("sent", [])
+    out = []
+    passed = [f"remind-{i}" for i, when in enumerate(timing.reminder_times(start, due)) if now >= when]
+    fresh = [k for k in passed if k not in sent]
+    if fresh:
+        sent.extend(fresh)  # several passed at once (a host that was down): one reminder, not a burst
+        if now < due:
+            out.append(_notice(host, s, game, "reminder", seat, due=clock["due"]))
+    if now >= due and "late" not in sent:
+        sent.append("late")
+        st["missed"] = int(st.get("missed", 0)) + 1
+        out.append(_notice(host, s, game, "late", seat, due=clock["due"], missed=st["missed"]))
+        if st["missed"] >= timing.absent_after and not st.get("absent"):
+            st["absent"] = True
+            out.append(_notice(host, s, game, "absent", seat, missed=st["missed"]))
+    _save(game, config)
+    if timing.on_timeout != "wait" and now >= timing.give_up(due):
+        out.append(_play(host, s, game, seat, "timeout", timing.on_timeout))
+    return out
+
+
+def _play(host: Host, s: Session, game: GameRow, seat: str, why: str, policy: str) -> Outcome:
+    state = host.load_state(game)
+    seen = view(state, seat)
+    if policy == "discard":
+        discards = [m for m in legal_moves(seen) if m.verb == "discard" and len(m.cards) == 1 and not m.remove]
+        text = str(discards[0] if discards else legal_moves(seen)[0])
+    else:
+        text = str(make_bot("smart", seat, f"{game.id}/{game.seq}").choose(seen))
+    return host.play_for(s, game, _seat_row(game, seat), text, why)
+
+
+def moved(host: Host, s: Session, game: GameRow, seat: str) -> None:
+    """A seat moved by itself: its missed deadlines are forgiven, an absent seat is back."""
+    config = _config(game)
+    st = standing(config, seat)
+    st["missed"] = 0
+    if st.pop("absent", None):
+        _save(game, config)
+        _notice(host, s, game, "back", seat)
+        return
+    _save(game, config)
+
+
+# --- requests from seats, and the host's own commands ------------------------------------------
+
+
+def request(host: Host, s: Session, game: GameRow, block: Signed) -> Outcome:
+    """A seat's signed request: `away` (until a time) or `resign`."""
+    seat = host._seat(game, block)
+    config = _config(game)
+    done = config.setdefault("requests", [])
+    if block.hash in done:
+        return _outcome("duplicate", f"this request of {seat.name} was already applied; nothing changed")
+    if game.status != "playing":
+        raise StaleMove(f"game {game.id} is {game.status}; it takes no requests now")
+    action = block.doc.get("action")
+    st = standing(config, seat.name)
+    now = host.clock.now()
+    if action == "away":
+        until = parse_time(block.doc.get("until"))
+        if until <= now:
+            raise BadPacket(f"{seat.name}'s away notice ends {stamp(until)}, which is in the past")
+        st["away_until"] = stamp(until)
+        done.append(block.hash)
+        clock = config.get("clock") or {}
+        stretched = False
+        if clock.get("seat") == seat.name and clock.get("seq") == game.seq and clock.get("due"):
+            before = clock["due"]
+            _restart(config, clock, Timing.from_config(config), now)  # counts from `until` now
+            stretched = parse_time(clock["due"]) > parse_time(before)
+            if not stretched:
+                clock["due"] = before
+        _save(game, config)
+        _notice(host, s, game, "away", seat.name, until=st["away_until"])
+        if stretched:
+            _notice(host, s, game, "due", seat.name, due=clock["due"])
+        return _outcome("away", f"{seat.name} is away until {st['away_until']}")
+    if action == "resign":
+        st["resigned"] = True
+        done.append(block.hash)
+        _save(game, config)
+        policy = Timing.from_config(config).on_timeout
+        _notice(host, s, game, "resigned", seat.name, policy=policy)
+        return _outcome("resigned", f"{seat.name} resigned; the seat follows the timeout policy ({policy})")
+    raise BadPacket(f"unknown request {str(action)[:20]!r} from {seat.name}", hint="requests are away and resign")
+
+
+def pause(host: Host) -> Outcome:
+    with transaction(host.engine) as s:
+        game = the_game(s)
+        host._me(game)  # only the host pauses
+        config = _config(game)
+        if game.status != "playing":
+            raise UsageError(f"game {game.id} is {game.status}; only a game in play can be paused")
+        if config.get("paused"):
+            raise UsageError(f"game {game.id} is already paused since {config['paused']}", hint="pbem game resume GAME")
+        config["paused"] = host.now()
+        _save(game, config)
+        _notice(host, s, game, "paused", None)
+        return _outcome("paused", f"game {game.id} paused: deadlines stop counting")
+
+
+def resume(host: Host) -> Outcome:
+    with transaction(host.engine) as s:
+        game = the_game(s)
+        host._me(game)
+        config = _config(game)
+        if not config.get("paused"):
+            raise UsageError(f"game {game.id} is not paused")
+        now = host.clock.now()
+        stopped = now - parse_time(config.pop("paused"))
+        clock = config.get("clock") or {}
+        if clock.get("due"):  # the time that was left is left again
+            clock["due"] = stamp(parse_time(clock["due"]) + stopped)
+            clock["start"] = stamp(parse_time(clock["start"]) + stopped)
+        elif clock.get("seat") and clock.get("seq") == game.seq:
+            _restart(config, clock, Timing.from_config(config), now)
+        _save(game, config)
+        _notice(host, s, game, "resumed", None)
+        if clock.get("due"):
+            _notice(host, s, game, "due", clock["seat"], due=clock["due"])
+        return _outcome("resumed", f"game {game.id} resumed" + (f"; {clock['seat']} to move by {clock['due']}"
+                                                                 if clock.get("due") else ""))
+
+
+# --- seat handover -----------------------------------------------------------------------------
+
+
+def refuse_former_key(game: GameRow, seat: SeatRow, block: Signed) -> None:
+    """A block signed by a key the seat was handed away from: say so plainly."""
+    for h in _config(game).get("handovers", []):
+        if h["seat"] == seat.name and h["old"] == block.signer.encode():
+            raise BadSignature(f"seat {seat.name} was handed over to a new key at packet {h['at']}; "
+                               f"this {block.kind} is signed by the old key {block.signer.fingerprint()} and is refused")
+
+
+def reseat_document(host: Host, seat: str, key: PublicKey) -> Signed:
+    """The host's signed handover of `seat` to `key` (checked when applied)."""
+    with Session(host.engine) as s:
+        game = the_game(s)
+        return sign("handover", {"game": game.id, "seat": seat, "key": key.encode(), "seq": game.seq}, host._me(game))
+
+
+def handover(host: Host, s: Session, game: GameRow, block: Signed) -> Outcome:
+    """Give a seat to a new key: signed by the host or by the seat's current key. The next
+    packet (published now) seals the seat's part to the new key; the old key is refused."""
+    name = block.doc.get("seat")
+    seat = next((st for st in game.seats if st.name == name), None)
+    if seat is None:
+        raise BadPacket(f"no seat {str(name)[:32]!r} in game {game.id}")
+    config = _config(game)
+    records = config.setdefault("handovers", [])
+    document = b64(block.payload)
+    if any(h["document"] == document for h in records):
+        return _outcome("duplicate", f"this handover of seat {seat.name} was already applied; nothing changed")
+    signer = block.signer.encode()
+    if signer == game.host_key:
+        by = HOST
+    elif signer == seat.key:
+        by = seat.name
+    else:
+        raise BadSignature(f"a handover of seat {seat.name} must be signed by the host or by the seat's own key, "
+                           f"not by key {block.signer.fingerprint()}")
+    new = PublicKey.decode(str(block.doc.get("key", "")))
+    if game.status != "playing":
+        raise StaleMove(f"game {game.id} is {game.status}; seats are handed over during play",
+                        hint="before round 1, make a new game with the new key")
+    if new.encode() == seat.key:
+        raise Conflict(f"seat {seat.name} is already held by key {new.fingerprint()}")
+    used = {st.key for st in game.seats} | {h["old"] for h in records}
+    if new.encode() in used:
+        raise Conflict(f"key {new.fingerprint()} already held a seat in game {game.id}", hint="the new player needs a new key")
+    record = {"seat": seat.name, "key": new.encode(), "old": seat.key, "at": game.seq + 1, "by": by, "document": document}
+    records.append(record)
+    st = standing(config, seat.name)
+    for k in ("missed", "absent", "resigned", "away_until"):
+        st.pop(k, None)  # a new person holds the seat
+    _save(game, config)
+    seat.key = new.encode()
+    _notice(host, s, game, "handover", seat.name, fingerprint=new.fingerprint())
+    seq = host._publish(s, game, host.load_state(game), moves=[], events=[], handover=record)
+    return _outcome("handover", f"seat {seat.name} handed over to key {new.fingerprint()} (signed by {by}); packet {seq}", seq)

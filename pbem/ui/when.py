@@ -1,0 +1,94 @@
+"""Times and deadlines in words: "your move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours".
+
+`now` is always passed in (the host's clock, or the player's machine), so the words are the
+same for everyone looking at the same moment. Dates are shown in UTC: the players of one
+game live in different time zones, and one shared zone avoids "whose 18:00?".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from pbem.ui import words
+
+_UNITS = (("span day", 86400), ("span hour", 3600), ("span minute", 60), ("span second", 1))
+
+
+def _parse(when: datetime | str) -> datetime:
+    dt = datetime.fromisoformat(when) if isinstance(when, str) else when
+    return (dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt).astimezone(timezone.utc)
+
+
+def date(when: datetime | str) -> str:
+    """Thu 3 Dec 18:00 UTC / 12月3日（周四）18:00 UTC."""
+    dt = _parse(when)
+    wd = words.t("weekdays").split()[dt.weekday()]
+    mon = words.t("months").split()[dt.month - 1]
+    return words.t("date", wd=wd, d=dt.day, mon=mon, hm=dt.strftime("%H:%M"))
+
+
+def span(seconds: float) -> str:
+    """The two largest units: 1 day 4 hours, 3 hours 20 minutes, 45 seconds."""
+    left = max(0, int(round(seconds)))
+    parts = []
+    for key, size in _UNITS:
+        n, left = divmod(left, size)
+        if n and len(parts) < 2:
+            parts.append(words.t(key, n=n))
+        elif parts:
+            break  # 1 day 0 hours 5 minutes reads as "1 day"
+    return words.t("span sep").join(parts) or words.t("span second", n=0)
+
+
+def left(due: datetime | str, now: datetime) -> str:
+    """in 1 day 4 hours / 3 hours late."""
+    seconds = (_parse(due) - now).total_seconds()
+    return words.t("in span", span=span(seconds)) if seconds >= 0 else words.t("late by", span=span(-seconds))
+
+
+def due_line(deadline: dict[str, Any], me: str | None, now: datetime) -> str:
+    """The packet's `deadline` in words for seat `me` (None: the host or a spectator)."""
+    due, seat = deadline["due"], deadline["seat"]
+    if seat == me:
+        return words.t("due mine", when=date(due), left=left(due, now))
+    return words.t("due other", player=seat, when=date(due), left=left(due, now))
+
+
+def table_lines(doc: dict[str, Any], me: str | None, now: datetime) -> list[str]:
+    """What a packet says about time and the seats: the deadline, a pause, who is away or absent."""
+    out = []
+    if doc.get("paused"):
+        out.append(words.t("paused"))
+    elif isinstance(doc.get("deadline"), dict) and doc.get("phase") != "game-over":
+        out.append(due_line(doc["deadline"], me, now))
+    away = doc.get("away") or {}
+    if away:
+        out.append(words.t("away list", list=words.join(
+            [words.t("away until", player=p, when=date(u)) for p, u in sorted(away.items())])))
+    if doc.get("absent"):
+        out.append(words.t("absent list", list=words.join(sorted(doc["absent"]))))
+    return out
+
+
+def notice_line(doc: dict[str, Any], now: datetime) -> str:
+    """A host's notice document (reminder, late, absent, away, ...) in one sentence."""
+    kind = str(doc.get("notice"))
+    kw: dict[str, Any] = {"player": doc.get("seat"), "seq": doc.get("seq"), "n": doc.get("missed", 0),
+                          "policy": doc.get("policy"), "fingerprint": doc.get("fingerprint")}
+    if doc.get("due"):
+        kw["when"] = date(doc["due"])
+        kw["left"] = left(doc["due"], now)
+    if doc.get("until"):
+        kw["when"] = date(doc["until"])
+    try:
+        return words.t(f"nt {kind}", **kw)
+    except (KeyError, IndexError):
+        return f"{kind}: {doc.get('seat') or ''}".strip()
+
+
+def by_host(line: str, why: object) -> str:
+    """A move the host made for a seat, marked as such: "... (played by the host: no move in time)"."""
+    key = f"why {why}"
+    reason = words.t(key) if key in words.MESSAGES["en"] else str(why)
+    return words.t("by host", line=line, why=reason)

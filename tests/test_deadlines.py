@@ -1,0 +1,189 @@
+"""Deadlines, reminders, late notices and timeouts, with the host's clock passed in.
+
+A fake clock plays a whole 4-seat game of deadlines in about a second: real key files, a
+real SQLite file, a real shared folder, real bots on three seats and a silent fourth.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from test_folder_play import make_homes
+
+from pbem.auto.host_runner import FolderHost
+from pbem.auto.seat_bot import FolderBot
+from pbem.errors import UsageError
+from pbem.folder.play import Seat
+from pbem.host import referee as H
+from pbem.host import timekeeper
+from pbem.host.clock import FakeClock, parse_time
+from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_when
+from pbem.protocol.documents import read_blocks
+from pbem.replay.audit import audit
+from pbem.replay.rounds import build, verify_archive
+from pbem.seat import keys
+from pbem.seat.screen import news_lines
+from pbem.ui import when, words
+
+SEATS4 = ["ann", "bob", "cat", "dan"]
+UTC = timezone.utc
+
+
+def test_durations_days_and_words() -> None:
+    assert parse_duration("48h") == 48 * 3600
+    assert parse_duration("1d12h") == 36 * 3600
+    assert parse_duration("2.5s") == 2.5
+    for bad in ("", "h", "48", "-3h", "3 weeks", "0s"):
+        with pytest.raises(UsageError):
+            parse_duration(bad)
+    assert parse_days("mon-fri") == [0, 1, 2, 3, 4]
+    assert parse_days("sat,sun") == [5, 6]
+    assert parse_days("fri-mon") == [0, 4, 5, 6]
+    with pytest.raises(UsageError):
+        parse_days("mon-funday")
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    assert parse_when("2026-12-10", now) == datetime(2026, 12, 10, tzinfo=UTC)
+    assert parse_when("3d", now) == datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
+    with pytest.raises(UsageError, match="in the past"):
+        parse_when("2026-11-30", now)
+
+
+def test_weekdays_only_count_the_days_given() -> None:
+    timing = Timing(deadline=48 * 3600, days=[0, 1, 2, 3, 4])
+    friday_noon = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)  # a Friday
+    # 12 h of Friday count, the weekend does not, 24 h of Monday, 12 h of Tuesday
+    assert timing.due(friday_noon) == datetime(2026, 12, 8, 12, 0, tzinfo=UTC)
+    assert Timing(deadline=3600).due(friday_noon) == datetime(2026, 12, 4, 13, 0, tzinfo=UTC)
+    start, due = friday_noon, datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    assert Timing(deadline=1).reminder_times(start, due) == [datetime(2026, 12, 5, 0, 0, tzinfo=UTC),
+                                                              datetime(2026, 12, 5, 10, 0, tzinfo=UTC)]
+
+
+def test_due_in_words_in_three_languages() -> None:
+    now = datetime(2026, 12, 2, 14, 0, tzinfo=UTC)
+    deadline = {"seat": "ann", "due": "2026-12-03T18:00:00+00:00"}
+    assert when.due_line(deadline, "ann", now) == "your move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours"
+    assert when.due_line(deadline, "bob", now) == "ann to move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours"
+    assert when.left("2026-12-02T10:30:00+00:00", now) == "3 hours 30 minutes late"
+    with words.using("zh-Hans"):
+        assert when.due_line(deadline, "ann", now) == "轮到你了，截止 12月3日（周四）18:00 UTC，还有1天4小时"
+    with words.using("zh-Hant"):
+        assert when.due_line(deadline, "ann", now) == "輪到你了，截止 12月3日（週四）18:00 UTC，還有1天4小時"
+
+
+def four_seat_game(root: Path, clock: FakeClock, timing: Timing):
+    homes = make_homes(root, ["referee", *SEATS4])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = root / "saves" / "t.db"
+    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS4], [],
+                  timing=timing.to_config(), clock=clock)
+    return db, homes, ids
+
+
+def check_archives(host: H.Host) -> list[str]:
+    """Every round's archive passes the audit; returns the notes of all reports."""
+    notes = []
+    previous = None
+    archives = host.archives()
+    assert sorted(archives) == [1, 2, 3]
+    for rnd, armored in archives.items():
+        block = [b for b in read_blocks(armored) if b.kind == "archive"][0]
+        report = audit(block.payload, previous_final=previous)
+        assert report.ok, [f.line() for f in report.faults]
+        notes += report.notes
+        previous = block.doc["final"]
+    return notes
+
+
+@pytest.mark.slow
+def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path) -> None:
+    clock = FakeClock("2026-12-01T12:00:00+00:00")
+    timing = Timing(deadline=3600, grace=1800, on_timeout="bot", absent_after=2)
+    db, homes, ids = four_seat_game(tmp_path, clock, timing)
+    shared = tmp_path / "shared"
+    host = H.Host(db, ids["referee"], clock)
+    lines: list[str] = []
+    fh = FolderHost(host, shared, lines.append)
+    bots = [FolderBot(shared, ids[s], homes[s], "smart", 1, lines.append) for s in ("ann", "bob", "cat")]
+    dan = Seat.open(shared, ids["dan"], homes["dan"])
+    dan.join()  # dan joins, then never moves again
+    seen_absent_screen = False
+    for i in range(3000):
+        for b in bots:
+            b.step()
+        before = host.status()["seq"]
+        if fh.step():
+            break
+        if i == 40:  # the host is restarted mid-game: nothing is sent or played twice
+            host.close()
+            host = H.Host(db, ids["referee"], clock)
+            fh = FolderHost(host, shared, lines.append)
+        if host.status()["seq"] == before:
+            clock.advance(600)  # nobody moved: ten minutes pass
+        sp = dan.latest()
+        if sp is not None and not seen_absent_screen and "dan" in (sp.doc.get("absent") or []):
+            seen_absent_screen = True
+            news = "\n".join(news_lines(sp, dan.notices(), clock.now()))
+            assert "absent (the host plays for them): dan" in news
+    else:
+        raise AssertionError("the game did not finish:\n" + "\n".join(lines[-20:]))
+    assert seen_absent_screen
+    assert host.status()["status"] == "over"
+    # the notices: reminders and a late notice for dan's first packets, then dan is absent
+    kinds = Counter(d["notice"] for d in dan.notices())
+    assert kinds["reminder"] >= 2 and kinds["late"] == 2 and kinds["absent"] == 1, kinds
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT seq, kind, seat FROM notices").fetchall()
+    assert len(rows) == len(set(rows)), "a notice was made twice"
+    files = list((shared / "notices").iterdir())
+    assert len(files) == len(rows)
+    notes = check_archives(host)
+    assert any("played by the host for dan (timeout)" in n for n in notes)
+    assert any("played by the host for dan (absent)" in n for n in notes)
+    # every one of dan's moves was made by the host, nobody else's
+    for armored in host.archives().values():
+        archive = [b for b in read_blocks(armored) if b.kind == "archive"][0]
+        for m in archive.doc["moves"]:
+            assert (m.get("by") == "host") == (m["seat"] == "dan")
+        replay = build(*verify_archive(archive.payload))
+        dan_moves = [n for n, st in enumerate(replay.steps, 1) if st.seat == "dan"]
+        assert "(played by the host: " in replay.sentences(dan_moves[0], "all")[0]
+    host.close()
+
+
+def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path) -> None:
+    clock = FakeClock("2026-12-01T12:00:00+00:00")
+    db, homes, ids = four_seat_game(tmp_path, clock, Timing(deadline=3600))
+    shared = tmp_path / "shared"
+    host = H.Host(db, ids["referee"], clock)
+    fh = FolderHost(host, shared, lambda line: None)
+    seats = {s: Seat.open(shared, ids[s], homes[s]) for s in SEATS4}
+    for s in seats.values():
+        s.join()
+    fh.step()
+    st = host.status()
+    first = st["to_move"]
+    assert st["deadline"] == {"seat": first, "due": "2026-12-01T13:00:00+00:00"}
+    sp = seats[first].latest()
+    assert sp.doc["deadline"]["due"] == "2026-12-01T13:00:00+00:00"  # signed inside the packet
+    assert when.table_lines(sp.doc, first, clock.now())[0] == "your move, due Tue 1 Dec 13:00 UTC, in 1 hour"
+    for minutes in (29, 1, 60, 60, 600):
+        clock.advance(minutes * 60)
+        fh.step()
+        fh.step()  # a second look at the same time sends nothing more
+    kinds = [d["notice"] for d in seats[first].notices()]
+    assert kinds == ["reminder", "late"]  # half-way (2 h before would be before the start), late once
+    assert host.status()["seq"] == 1  # wait: nobody plays for the seat
+    assert host.status()["absent"] == []  # one missed deadline; absent after two
+    from engine.rules import legal_moves
+
+    seats[first].move(sp, str(legal_moves(sp.view)[0]))
+    fh.step()
+    config = host.config()
+    assert config["seats"][first]["missed"] == 0
+    assert parse_time(host.status()["deadline"]["due"]) == clock.now() + timedelta(hours=1)
+    host.close()
