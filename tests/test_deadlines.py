@@ -187,3 +187,70 @@ def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path) ->
     assert config["seats"][first]["missed"] == 0
     assert parse_time(host.status()["deadline"]["due"]) == clock.now() + timedelta(hours=1)
     host.close()
+
+
+def dealt(tmp_path: Path, timing: Timing):
+    clock = FakeClock("2026-12-01T12:00:00+00:00")
+    db, homes, ids = four_seat_game(tmp_path, clock, timing)
+    host = H.Host(db, ids["referee"], clock)
+    fh = FolderHost(host, tmp_path / "shared", lambda line: None)
+    seats = {s: Seat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS4}
+    for s in seats.values():
+        s.join()
+    fh.step()
+    return clock, host, fh, seats, ids
+
+
+def test_pause_stops_the_clock_and_resume_gives_the_time_back(tmp_path: Path) -> None:
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"))
+    first = host.status()["to_move"]
+    clock.advance(20 * 60)
+    timekeeper.pause(host)
+    with pytest.raises(UsageError, match="already paused"):
+        timekeeper.pause(host)
+    clock.advance(10 * 3600)  # a long pause: nothing is late, nobody is played for
+    fh.step()
+    assert host.status()["seq"] == 1 and host.status()["paused"]
+    timekeeper.resume(host)
+    assert host.status()["deadline"]["due"] == "2026-12-01T23:00:00+00:00"  # 40 minutes were left
+    fh.step()
+    kinds = [d["notice"] for d in seats[first].notices()]
+    assert kinds == ["reminder", "paused", "resumed", "due"] or kinds == ["paused", "resumed", "due"], kinds
+    clock.advance(41 * 60)
+    fh.step()
+    assert host.status()["seq"] == 2  # the discard policy played one card face down
+    archive_moves = host.packets()[-1][1]
+    doc = read_blocks(archive_moves)[0].doc
+    assert doc["moves"][0]["seat"] == first and doc["moves"][0]["by"] == "host"
+    assert doc["moves"][0]["text"].startswith("discard 1")
+    host.close()
+
+
+def test_away_stretches_the_deadline_and_resign_hands_the_seat_to_the_policy(tmp_path: Path) -> None:
+    from pbem.seat import player
+
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="bot"))
+    first = host.status()["to_move"]
+    me = seats[first]
+    request = player.make_request(me.invitation, first, ids[first], "away", until="2026-12-05T00:00:00+00:00")
+    out = host.accept(request)
+    assert out.kind == "away"
+    assert host.accept(request).kind == "duplicate"
+    assert host.status()["deadline"]["due"] == "2026-12-05T01:00:00+00:00"
+    # an away notice for another seat, signed by this one: refused, nothing changes
+    other = next(s for s in SEATS4 if s != first)
+    forged = player.make_request(me.invitation, other, ids[first], "away", until="2026-12-05T00:00:00+00:00")
+    before = host.config()
+    with pytest.raises(Exception, match="not the seat's key"):
+        host.accept(forged)
+    assert host.config() == before
+    clock.advance(3 * 3600)
+    fh.step()
+    assert host.status()["seq"] == 1  # still within the stretched deadline
+    host.accept(player.make_request(me.invitation, first, ids[first], "resign"))
+    fh.step()
+    assert host.status()["seq"] >= 2  # played at once by the bot policy
+    sp = seats[other].latest()
+    assert first in sp.doc["absent"]
+    assert any(m.get("by") == "host" and m.get("why") == "resigned" for m in sp.doc["recent"])
+    host.close()

@@ -196,7 +196,7 @@ class MailHost:
             if not blocks:
                 self.log(f"ignored {label}: " + ("; ".join(errors) if errors else f"not a pbem mail ({who(msg)})"))
                 continue
-            ours = [b for b in blocks if b.kind in ("join", "move") and b.game == self.game]
+            ours = [b for b in blocks if b.kind in ("join", "move", "request", "handover") and b.game == self.game]
             if not ours:
                 if any(b.game != self.game for b in blocks):
                     self.log(f"ignored {label}: for game {blocks[0].game}, not {self.game}")
@@ -212,6 +212,8 @@ class MailHost:
         if skipped:
             self.log(f"{skipped} join/move block(s) in the mailbox were applied before")
         self.first = False
+        for out in self.host.tick():  # reminders, late notices, timeouts
+            self.log(out.message)
         send_pending(self.host, self.courier, log=self.log)
         if self.host.status()["status"] == "over":
             self.log(game_over_line(self.host))

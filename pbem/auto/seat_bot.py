@@ -112,7 +112,10 @@ class FolderBot:
             if found[0] > self.brain.seen + 1:  # observe the packets in between, in order
                 for seq, path in c.folder.packets(None):
                     if self.brain.seen < seq < found[0]:
-                        self.brain.observe(c.open_seq(seq, path.read_bytes()))
+                        try:
+                            self.brain.observe(c.open_seq(seq, path.read_bytes()))
+                        except UsageError:
+                            continue  # from before this key was handed the seat: not ours to read
             self.current = c.open_seq(*found)
         sp = self.current
         self.brain.observe(sp)

@@ -14,6 +14,7 @@ import typer
 from engine.errors import BadPosition, IllegalMove, InvalidMove
 from pbem.errors import EXIT_ILLEGAL_MOVE as EXIT_ILLEGAL
 from pbem.errors import EXIT_INVALID_MOVE as EXIT_INVALID
+from pbem.cli import deadlines as cli_deadlines
 from pbem.cli import keys as cli_keys
 from pbem.cli import play as cli_play
 from pbem.cli import position as cli_position
@@ -47,6 +48,7 @@ app.add_typer(cli_position.app, name="position")
 cli_play.register(app)
 cli_replay.register(app)
 cli_transport.register(app)
+cli_deadlines.register(app)
 
 EXIT_BAD_POSITION = 7
 EXIT_INTERNAL = 70

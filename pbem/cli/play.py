@@ -84,12 +84,29 @@ def game_new(
     ruleset: Annotated[str, typer.Option("--ruleset", help="classic (3-10 players) or expansion (2-12).")] = "classic",
     option: Annotated[list[str], typer.Option("--option", help="max-saboteurs, broken-tools-forfeit.")] = [],
     email: Annotated[list[str], typer.Option("--email", help="NAME=ADDRESS for mail; 'host' for the host.")] = [],
+    deadline: Annotated[str | None, typer.Option("--deadline", help="Time to answer each packet: 48h, 90m, 30s "
+                                                 "(default: none, the game waits).", show_default=False)] = None,
+    grace: Annotated[str | None, typer.Option("--grace", help="After the deadline, before --on-timeout acts.",
+                                              show_default=False)] = None,
+    days: Annotated[str | None, typer.Option("--days", help="Only these weekdays count (UTC), e.g. mon-fri.",
+                                             show_default=False)] = None,
+    on_timeout: Annotated[str | None, typer.Option("--on-timeout", help="wait (default), discard or bot.",
+                                                   show_default=False)] = None,
+    absent_after: Annotated[int | None, typer.Option("--absent-after", help="Missed deadlines that make a seat "
+                                                     "absent (default 2).", show_default=False)] = None,
+    remind: Annotated[list[str], typer.Option("--remind", help="50% (of the time) or 2h (before the deadline); "
+                                              "repeat. Default: 50% and 2h.")] = [],
     db: DbOpt = None,
     output: OutOpt = None,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
 ) -> None:
-    """Create a game database and write the invitation to send to every player."""
+    """Create a game database and write the invitation to send to every player.
+
+    With --deadline, every packet carries the time its seat must answer by; the automatic
+    host reminds, sends late notices and follows --on-timeout (docs/playing.md).
+    """
+    from pbem.cli.deadlines import timing_from
     from pbem.host.referee import create_game
 
     check_game_name(game)
@@ -101,8 +118,13 @@ def game_new(
         if not sep or "@" not in addr:
             raise UsageError(f"bad --email {e!r}", hint="write NAME=user@example.org")
         emails[n.lower()] = addr
+    timing = None
+    if any(x is not None for x in (deadline, grace, days, on_timeout, absent_after)) or remind:
+        if deadline is None:
+            raise UsageError("--grace, --days, --on-timeout, --absent-after and --remind need --deadline")
+        timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind).to_config()
     host = identity_named(home, host_name, passphrase_file)
-    invitation = create_game(path, game, host, ruleset, seats, list(option), emails)
+    invitation = create_game(path, game, host, ruleset, seats, list(option), emails, timing)
     target = output or out_dir(path) / "invitation.pbem"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, invitation.armored().encode())
@@ -244,6 +266,12 @@ def status(
     typer.echo(f"game {st['game']} ({st['ruleset']}): {st['status']}, round {st['round']}, packet {st['seq']}")
     if st["to_move"]:
         typer.echo(f"to move: {st['to_move']}")
+    from datetime import datetime, timezone
+
+    from pbem.ui.when import table_lines
+
+    for line in table_lines({**st, "phase": st["status"]}, None, datetime.now(timezone.utc)):
+        typer.echo(line)
     for seat in st["seats"]:
         joined = "joined" if seat["joined"] else "not joined"
         gold = st["gold"].get(seat["name"], 0)

@@ -345,9 +345,9 @@ def turn(
             typer.echo(json.dumps({"game": seat.folder.game_id, "me": seat.seat, "phase": "joining"}))
         return
     if as_json:
-        typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False))
+        typer.echo(json.dumps({**sp.summary(), "notices": seat.notices()}, indent=2, ensure_ascii=False))
     else:
-        show(sp)
+        show(sp, seat.notices())
     if sp.doc["phase"] == "game-over":
         return
     seq = int(sp.doc["seq"])

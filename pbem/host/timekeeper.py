@@ -71,6 +71,7 @@ def set_timing(host: Host, timing: Timing) -> dict[str, Any]:
     timing.check()
     with transaction(host.engine) as s:
         game = the_game(s)
+        host._me(game)  # only the host changes the rules
         config = _config(game)
         config["timing"] = timing.to_config()
         clock = config.get("clock")

@@ -155,7 +155,7 @@ class Router:
             return "refused", f"{block.kind} for {block.game}: {exc}", code
 
     def _route(self, block: Signed) -> tuple[str, str]:
-        if block.kind in ("join", "move"):
+        if block.kind in ("join", "move", "request", "handover"):
             host = self.hosts.get(block.game)
             if host is None:
                 return "ignored", f"{block.kind} for game {block.game}: no database of that game here"

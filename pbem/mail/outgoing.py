@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -90,12 +91,34 @@ def _gold(gold: dict[str, int]) -> str:
     return ", ".join(f"{p} {g}" for p, g in gold.items()) or "-"
 
 
-def packet_summary(doc: dict[str, Any], recipient: str | None = None) -> str:
-    """A few lines a person reads before the armour: what happened, whose turn it is."""
+def since_turn_lines(doc: dict[str, Any], recipient: str | None) -> list[str] | None:
+    """Every move since `recipient`'s last turn in words (None: the packet has no `recent`)."""
+    recent = doc.get("recent")
+    if not isinstance(recent, list) or recipient is None or recipient == HOST:
+        return None
+    from pbem.ui.when import by_host
+    from pbem.ui.words import describe_move
+
+    mine = [i for i, m in enumerate(recent) if isinstance(m, dict) and m.get("seat") == recipient]
+    lines = []
+    for m in recent[(mine[-1] + 1 if mine else 0):]:
+        try:
+            line = describe_move(str(m["text"]), str(m["seat"]))
+        except Exception:  # a sentence is a nicety; never fail a mail on it
+            line = f"{m.get('seat')}: {m.get('text')}"
+        lines.append(by_host(line, m["why"]) if m.get("by") == HOST else line)
+    return lines
+
+
+def packet_summary(doc: dict[str, Any], recipient: str | None = None, now: datetime | None = None) -> str:
+    """A few lines a person reads before the armour: what happened, whose turn it is, by when."""
+    from pbem.ui.when import table_lines
+
     out = [f"pbem game {doc.get('game')} - round {doc.get('round')}, packet {doc.get('seq')}", ""]
-    said = describe_moves(doc)
+    since = since_turn_lines(doc, recipient)
+    said = describe_moves(doc) if since is None else since
     if said:
-        out.append("Since the last packet:")
+        out.append("Since the last packet:" if since is None else "Since your last turn:")
         out += [f"  - {s}" for s in said]
         out.append("")
     result = doc.get("result")
@@ -116,6 +139,7 @@ def packet_summary(doc: dict[str, Any], recipient: str | None = None) -> str:
     else:
         to_move = doc.get("to_move")
         out.append("It is YOUR turn." if recipient == to_move else f"Now: {to_move} to move.")
+    out += table_lines(doc, recipient, now or datetime.now(timezone.utc))
     game = doc.get("game")
     out += [
         "",
@@ -204,8 +228,9 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
     armored = found[seq]
     doc = read_blocks(armored)[0].doc
     name = f"packet-{seq:06d}.pbem"
+    now = host.clock.now() if hasattr(host, "clock") else None
     return [Outgoing(n, a, seq, compose(sender=sender, to=a, subject=packet_subject(doc),
-                                        body_text=packet_summary(doc, n) + "\n" + armored,
+                                        body_text=packet_summary(doc, n, now) + "\n" + armored,
                                         attachment_name=name, attachment=armored.encode()))
             for n, a in to]
 
@@ -259,7 +284,42 @@ def send_pending(host: Any, courier: Courier, *, log: Callable[[str], None] = la
             where = courier.deliver(out.message)
             log(f"mailed {'invitation' if seq == 0 else f'packet {seq}'} to {out.name} <{out.address}>: {where}")
         host.set_config(mailed=max(seq, int(host.config().get("mailed", -1))))
-    return len(todo)
+    return len(todo) + send_notices(host, courier, log=log)
+
+
+def notice_mails(host: Any, armored: str) -> list[Outgoing]:
+    """A host's notice as short mails: a reminder to the seat it reminds (and the host's copy),
+    anything else to everyone; the signed notice is attached for `pbem inbox`."""
+    from pbem.ui.when import notice_line
+
+    doc = read_blocks(armored)[0].doc
+    line = notice_line(doc, host.clock.now())
+    sender = sender_address(host.config())
+    name = f"notice-{int(doc.get('seq', 0)):06d}-{doc.get('notice')}.pbem"
+    out = []
+    for n, a in recipients(host):
+        if doc.get("notice") == "reminder" and n not in (doc.get("seat"), HOST):
+            continue
+        out.append(Outgoing(n, a, int(doc.get("seq", 0)), compose(
+            sender=sender, to=a, subject=f"{_tag(str(doc.get('game')))} packet {doc.get('seq')}: {line}",
+            body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))
+    return out
+
+
+def send_notices(host: Any, courier: Courier, *, log: Callable[[str], None] = lambda s: None) -> int:
+    """Mail every notice not mailed yet (config "noticed": the last notice mailed)."""
+    if not hasattr(host, "tick"):
+        return 0
+    from pbem.host import timekeeper
+
+    done = int(host.config().get("noticed", 0))
+    sent = 0
+    for nid, row in timekeeper.notices(host, done):
+        for out in notice_mails(host, row.armored):
+            log(f"mailed {row.kind} notice (packet {row.seq}) to {out.name} <{out.address}>: {courier.deliver(out.message)}")
+        host.set_config(noticed=nid)
+        sent += 1
+    return sent
 
 
 # --- outgoing mail (player side) ------------------------------------------------------------

@@ -364,8 +364,9 @@ def _check_moves(rep: Report, doc: dict[str, Any], keys: Keys, chain: dict[int, 
     moves = doc.get("moves", [])
     rep.moves = len(moves)
     host_key = doc.get("signer")
-    # A handover publishes a packet no move answers: the next move skips over it.
-    handed = {h.get("at") for h in doc.get("handovers", []) if isinstance(h, dict)} if isinstance(doc.get("handovers"), list) else set()
+    # A handover publishes a new packet at once: the packet before it is answered by no move.
+    handovers = doc.get("handovers") if isinstance(doc.get("handovers"), list) else []
+    handed = {h["at"] - 1 for h in handovers if isinstance(h, dict) and isinstance(h.get("at"), int)}
     try:
         state = load(doc["start"])
     except (BadPosition, KeyError, TypeError) as exc:

@@ -62,6 +62,18 @@ def seat_in(doc: dict[str, Any], invitation: Signed, identity: Identity) -> str:
     return seat_of(invitation, identity)
 
 
+def make_request(invitation: Signed, seat: str, identity: Identity, action: str, **fields: Any) -> Signed:
+    """A seat's signed request to the host: `away` (with `until`) or `resign`."""
+    return sign("request", {"game": invitation.game, "seat": seat, "action": action, **fields}, identity)
+
+
+def make_handover(invitation: Signed, seat: str, identity: Identity, key: PublicKey) -> Signed:
+    """A seat hands itself to another key (signed by the seat's current key)."""
+    if key.encode() == identity.public.encode():
+        raise UsageError("that is your own key", hint="--key takes the new player's public key line")
+    return sign("handover", {"game": invitation.game, "seat": seat, "key": key.encode()}, identity)
+
+
 def join(invitation: Signed, identity: Identity, home: Path) -> Signed:
     """Accept an invitation: remember it as the trust anchor and write a signed join."""
     if invitation.kind != "invitation":

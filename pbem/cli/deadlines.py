@@ -1,0 +1,265 @@
+"""Deadlines and seats changing hands (docs/playing.md, "Deadlines and absent players").
+
+Host: `game config` (deadline rules), `game pause` / `game resume`, `game reseat`.
+Players: `away`, `resign`, `handover` (a signed request or handover, into the game folder's
+inbox or written to a file for the host). The timing options of `game new` are here too.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from pbem.cli.keys import HomeOpt, JsonOpt
+from pbem.cli.play import AsOpt, DbOpt, OutOpt, PassOpt, game_app, identity_named, out_dir, write_packets
+from pbem.errors import UsageError
+from pbem.host.paths import db_path
+from pbem.seat.home import key_home
+
+if TYPE_CHECKING:
+    from pbem.host.deadlines import Timing
+    from pbem.protocol.documents import Signed
+
+GameArg = Annotated[str, typer.Argument(help="Game name under saves/ (or a .db path).")]
+TargetArg = Annotated[str, typer.Argument(help="The shared game folder, or a packet file of the game.")]
+DeadlineOpt = Annotated[str | None, typer.Option("--deadline", help="Time to answer each packet: 48h, 90m, 1d12h, 30s.",
+                                                 show_default=False)]
+GraceOpt = Annotated[str | None, typer.Option("--grace", help="After the deadline, before --on-timeout acts (e.g. 24h).",
+                                              show_default=False)]
+DaysOpt = Annotated[str | None, typer.Option("--days", help="Only these weekdays count (UTC), e.g. mon-fri.",
+                                             show_default=False)]
+PolicyOpt = Annotated[str | None, typer.Option("--on-timeout", help="wait (default), discard or bot.", show_default=False)]
+AbsentOpt = Annotated[int | None, typer.Option("--absent-after", help="Missed deadlines in a row that make a seat "
+                                                                      "absent (default 2).", show_default=False)]
+RemindOpt = Annotated[list[str], typer.Option("--remind", help="When to remind: 50% (of the time) or 2h (before); "
+                                                               "repeat. Default: 50% and 2h.")]
+
+
+def timing_from(base: dict[str, Any] | None, deadline: str | None, grace: str | None, days: str | None,
+                on_timeout: str | None, absent_after: int | None, remind: list[str]) -> Timing:
+    """The game's timing with the options given changed (the rest as before)."""
+    from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_reminder
+
+    t = Timing.from_config({"timing": base or {}})
+    if deadline is not None:
+        t.deadline = None if deadline.lower() in ("none", "off") else parse_duration(deadline)
+    if grace is not None:
+        t.grace = 0.0 if grace in ("0", "none") else parse_duration(grace, "--grace")
+    if days is not None:
+        t.days = None if days.lower() in ("all", "any") else parse_days(days)
+    if on_timeout is not None:
+        t.on_timeout = on_timeout
+    if absent_after is not None:
+        t.absent_after = absent_after
+    if remind:
+        t.reminders = [] if remind == ["none"] else [parse_reminder(r) for r in remind]
+    return t.check()
+
+
+def timing_words(t: dict[str, Any] | None) -> str:
+    from pbem.host.deadlines import DAY_NAMES
+    from pbem.ui.when import span
+
+    if not t or not t.get("deadline"):
+        return "no deadlines (the game waits for every move)"
+    days = "" if not t.get("days") or len(t["days"]) == 7 else f" (counting {','.join(DAY_NAMES[d] for d in t['days'])})"
+    grace = f", then {span(t['grace'])} of grace" if t.get("grace") else ""
+    return (f"deadline {span(t['deadline'])} per packet{days}{grace}; on timeout: {t.get('on_timeout', 'wait')}; "
+            f"absent after {t.get('absent_after', 2)} missed; reminders: {', '.join(t.get('reminders') or []) or 'none'}")
+
+
+def _host(game: str, db: Path | None, home: Path | None, as_name: str | None, passphrase_file: Path | None):
+    """The game's host, unlocked with the host's key (or the key --as names, which must be it)."""
+    from pbem.host.referee import Host
+
+    host = Host(db_path(game, db))
+    try:
+        host.identity = identity_named(home, as_name or host.host_name(), passphrase_file)
+    except BaseException:
+        host.close()
+        raise
+    return host
+
+
+def game_config(
+    game: GameArg,
+    deadline: DeadlineOpt = None,
+    grace: GraceOpt = None,
+    days: DaysOpt = None,
+    on_timeout: PolicyOpt = None,
+    absent_after: AbsentOpt = None,
+    remind: RemindOpt = [],
+    db: DbOpt = None,
+    as_name: AsOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Host: show or change the deadline rules (`--deadline none` turns them off).
+
+    A change applies to the packet waiting now (its clock restarts) and to every later one.
+    """
+    from pbem.host import timekeeper
+
+    host = _host(game, db, home, as_name, passphrase_file)
+    try:
+        changes = (deadline, grace, days, on_timeout, absent_after)
+        if any(x is not None for x in changes) or remind:
+            timing = timing_from(host.config().get("timing"), deadline, grace, days, on_timeout, absent_after, remind)
+            now = timekeeper.set_timing(host, timing)
+        else:
+            now = host.config().get("timing")
+    finally:
+        host.close()
+    typer.echo(json.dumps(now, indent=2) if as_json else timing_words(now))
+
+
+def game_pause(game: GameArg, db: DbOpt = None, as_name: AsOpt = None, home: HomeOpt = None,
+               passphrase_file: PassOpt = None) -> None:
+    """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
+    from pbem.host import timekeeper
+
+    host = _host(game, db, home, as_name, passphrase_file)
+    try:
+        typer.echo(timekeeper.pause(host).message)
+    finally:
+        host.close()
+
+
+def game_resume(game: GameArg, db: DbOpt = None, as_name: AsOpt = None, home: HomeOpt = None,
+                passphrase_file: PassOpt = None) -> None:
+    """Host: resume a paused game; the time that was left is left again."""
+    from pbem.host import timekeeper
+
+    host = _host(game, db, home, as_name, passphrase_file)
+    try:
+        typer.echo(timekeeper.resume(host).message)
+    finally:
+        host.close()
+
+
+def _public_key(text: str, home: Path | None):
+    from pbem.protocol.crypto import PublicKey
+    from pbem.seat import keys
+
+    return PublicKey.decode(text) if text.startswith("pbem1") else keys.load_public(key_home(home), text)
+
+
+def game_reseat(
+    game: GameArg,
+    seat: Annotated[str, typer.Argument(help="The seat to hand over.")],
+    key: Annotated[str, typer.Option("--key", help="The new player's public key line (pbem1...).")],
+    db: DbOpt = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Where packets go (default saves/GAME/out/).")] = None,
+    as_name: AsOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Host: give SEAT to a new player's key, mid-game.
+
+    The signed handover goes into the next packet (written now): from it on, the seat's hand
+    is sealed to the new key, and moves signed by the old key are refused.
+    """
+    from pbem.host import timekeeper
+
+    host = _host(game, db, home, as_name, passphrase_file)
+    try:
+        new = _public_key(key, home)
+        document = timekeeper.reseat_document(host, seat.lower(), new)
+        typer.echo(host.accept(document).message)
+        write_packets(host, out or out_dir(db_path(game, db)))
+    finally:
+        host.close()
+
+
+# --- players ---------------------------------------------------------------------------------
+
+
+def _submit(target: str, as_name: str | None, home: Path | None, passphrase_file: Path | None, output: Path | None,
+            make) -> None:
+    """Sign a seat's request with `make(invitation, seat, identity)`; put it in the folder's
+    inbox, or write it to a file to send to the host."""
+    from pbem.atomic import write_atomic
+    from pbem.folder.play import Seat
+    from pbem.protocol.documents import read_one
+    from pbem.seat import player
+
+    me = identity_named(home, as_name, passphrase_file)
+    where = key_home(home)
+    if (Path(target) / "pbem-folder.json").exists():
+        seat = Seat.open(Path(target), me, where)
+        latest = seat.latest()
+        block = make(seat.invitation, seat.seat, me)
+        path = seat.folder.submit_move(seat.seat, int(latest.doc["seq"]) if latest else 0, block.armored().encode())
+        typer.echo(f"{block.kind} of {seat.seat} submitted: {path}")
+        return
+    p = Path(target)
+    if not p.is_file():
+        raise UsageError(f"{target} is neither a game folder nor a packet file")
+    sp = player.open_packet(read_one(p, "packet"), me, where)
+    block = make(sp.invitation, sp.seat, me)
+    path = output or Path(f"{block.kind}-{sp.seat}-{block.doc.get('action', 'seat')}.pbem")
+    write_atomic(path, block.armored().encode())
+    typer.echo(f"{block.kind} file: {path} (send it to the host)")
+
+
+def away(
+    target: TargetArg,
+    until: Annotated[str, typer.Option("--until", help="Back on: a date (2026-12-10), a time (2026-12-10T18:00Z) "
+                                                       "or a duration (3d).")],
+    as_name: AsOpt = None,
+    output: OutOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Tell the host and the table you are away: your deadlines stretch to that date."""
+    from pbem.host.clock import stamp
+    from pbem.host.deadlines import parse_when
+    from pbem.seat import player
+
+    when = parse_when(until, datetime.now(timezone.utc))
+    _submit(target, as_name, home, passphrase_file, output,
+            lambda inv, seat, me: player.make_request(inv, seat, me, "away", until=stamp(when)))
+
+
+def resign(target: TargetArg, as_name: AsOpt = None, output: OutOpt = None, home: HomeOpt = None,
+           passphrase_file: PassOpt = None) -> None:
+    """Leave the game: your seat follows the game's timeout policy from now on."""
+    from pbem.seat import player
+
+    _submit(target, as_name, home, passphrase_file, output,
+            lambda inv, seat, me: player.make_request(inv, seat, me, "resign"))
+
+
+def handover(
+    target: TargetArg,
+    key: Annotated[str, typer.Option("--key", help="The public key line (pbem1...) of whoever takes your seat.")],
+    as_name: AsOpt = None,
+    output: OutOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Hand your own seat to someone else's key (signed by your key; your key stops playing)."""
+    from pbem.seat import player
+
+    new = _public_key(key, home)
+    _submit(target, as_name, home, passphrase_file, output,
+            lambda inv, seat, me: player.make_handover(inv, seat, me, new))
+
+
+def register(app: typer.Typer) -> None:
+    if getattr(app, "_pbem_deadlines", False):
+        return
+    app._pbem_deadlines = True  # type: ignore[attr-defined]
+    if not getattr(game_app, "_pbem_deadlines", False):
+        game_app._pbem_deadlines = True  # type: ignore[attr-defined]
+        game_app.command("config")(game_config)
+        game_app.command("pause")(game_pause)
+        game_app.command("resume")(game_resume)
+        game_app.command("reseat")(game_reseat)
+    for fn in (away, resign, handover):
+        app.command(fn.__name__)(fn)

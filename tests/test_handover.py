@@ -1,0 +1,186 @@
+"""Seats changing hands mid-game: the host's reseat and a player's own handover.
+
+Real key files, a real SQLite file, a real shared folder, bots on every seat; the host's
+`pbem game reseat` and the player's `pbem handover` run as the real command.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_folder_play import make_homes
+
+from pbem.auto.host_runner import FolderHost
+from pbem.auto.seat_bot import FolderBot
+from pbem.errors import BadSignature, UsageError
+from pbem.folder.play import Seat
+from pbem.host import referee as H
+from pbem.protocol.documents import read_blocks, sign
+from pbem.replay.audit import audit
+from pbem.replay.rounds import build, verify_archive
+from pbem.seat import keys
+from pbem.seat import player as P
+
+SEATS = ["ann", "bob", "cat"]
+
+
+def pbem(*args: object, home: Path, ok: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PBEM_HOME": str(home)}
+    run = subprocess.run([sys.executable, "-m", "pbem.cli", *map(str, args)], env=env, capture_output=True, text=True,
+                         timeout=120)
+    if ok:
+        assert run.returncode == 0, run.stderr
+    return run
+
+
+def one_error_line(run: subprocess.CompletedProcess, code: int, words: str) -> None:
+    assert run.returncode == code, (run.returncode, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert lines[0].startswith("error: ") and words in lines[0], run.stderr
+    assert all(line.startswith(("error: ", "hint: ")) for line in lines) and "Traceback" not in run.stderr
+
+
+def db_dump(db: Path) -> str:
+    con = sqlite3.connect(db)
+    try:
+        return "\n".join(con.iterdump())
+    finally:
+        con.close()
+
+
+def game(tmp_path: Path):
+    homes = make_homes(tmp_path, ["referee", *SEATS, "eve", "fay"])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = tmp_path / "saves" / "t.db"
+    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [])
+    host = H.Host(db, ids["referee"])
+    lines: list[str] = []
+    fh = FolderHost(host, tmp_path / "shared", lines.append)
+    return db, homes, ids, host, fh, lines
+
+
+def play(fh: FolderHost, bots: dict[str, FolderBot], until, limit: int = 2000) -> None:
+    for _ in range(limit):
+        for b in bots.values():
+            b.step()
+        if fh.step() or until():
+            return
+    raise AssertionError("the game did not get there")
+
+
+@pytest.mark.slow
+def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp_path: Path) -> None:
+    db, homes, ids, host, fh, lines = game(tmp_path)
+    shared = tmp_path / "shared"
+    bots = {s: FolderBot(shared, ids[s], homes[s], "smart", 3, lines.append) for s in SEATS}
+    def bob_just_moved_in_round_2() -> bool:
+        doc = read_blocks(host.packets()[-1][1])[0].doc
+        return doc["round"] == 2 and doc["phase"] == "playing" and [m["seat"] for m in doc["moves"]] == ["bob"]
+
+    play(fh, bots, bob_just_moved_in_round_2)
+    at = host.status()["seq"]
+    packet_before = read_blocks(host.packets()[-1][1])[0]
+
+    # the host gives bob's seat to eve, through the real command
+    out = pbem("game", "reseat", db, "bob", "--key", ids["eve"].public.encode(), home=homes["referee"]).stdout
+    assert "seat bob handed over to key" in out
+    assert host.status()["seq"] == at + 1
+    handed = read_blocks(host.packets()[-1][1])[0]
+    assert handed.doc["handover"] == "bob" and handed.doc["moves"] == []
+
+    # the old key: its view of the new packet is refused, and so is any move it signs
+    fh.step()
+    old = Seat.open(shared, ids["bob"], homes["bob"])
+    with pytest.raises(UsageError, match="handed over to another key"):
+        old.latest()
+    forged = sign("move", {"game": handed.game, "seat": "bob", "seq": handed.doc["seq"], "packet": handed.hash,
+                           "commit": "0" * 64, "sealed": ""}, ids["bob"])
+    before = db_dump(db)
+    with pytest.raises(BadSignature, match="handed over to a new key at packet"):
+        host.accept(forged)
+    assert db_dump(db) == before
+    old.folder.submit_move("bob", handed.doc["seq"], forged.armored().encode())
+    fh.step()
+    assert any("rejected" in line and "handed over" in line for line in lines), lines[-5:]
+    # ... but a move signed before the handover, for the packet before it, is stale anyway
+    assert packet_before.doc["seq"] < handed.doc["seq"]
+
+    # eve plays bob's seat with her own key (her key home knew nothing of the game)
+    del bots["bob"]
+    bots["eve"] = FolderBot(shared, ids["eve"], homes["eve"], "smart", 4, lines.append)
+    # in round 3, cat hands her own seat to fay, signed by cat's key, through the real command
+    play(fh, bots, lambda: host.status()["round"] == 3)
+    out = pbem("handover", shared, "--key", ids["fay"].public.encode(), "--as", "cat", home=homes["cat"]).stdout
+    assert "handover of cat submitted" in out
+    fh.step()
+    del bots["cat"]
+    bots["fay"] = FolderBot(shared, ids["fay"], homes["fay"], "smart", 5, lines.append)
+    play(fh, bots, lambda: False)
+    assert host.status()["status"] == "over"
+    assert [h["by"] for h in host.status()["handovers"]] == ["host", "cat"]
+
+    previous = None
+    notes: dict[int, list[str]] = {}
+    for rnd, armored in host.archives().items():
+        block = [b for b in read_blocks(armored) if b.kind == "archive"][0]
+        report = audit(block.payload, previous_final=previous)
+        assert report.ok, [f.line() for f in report.faults]
+        notes[rnd] = report.notes
+        previous = block.doc["final"]
+        build(*verify_archive(block.payload))  # the replay re-applies every move
+    assert notes[1] == []
+    assert any("seat bob was handed over" in n and "signed by the host" in n for n in notes[2])
+    assert any("seat cat was handed over" in n and "the seat's old key" in n for n in notes[3])
+    # the archive's moves of bob's seat after the handover are signed by eve's key
+    r2 = [b for b in read_blocks(host.archives()[2]) if b.kind == "archive"][0]
+    signers = {read_blocks_env(m)["signer"] for m in r2.doc["moves"] if m["seat"] == "bob"}
+    assert ids["eve"].public.encode() in signers and ids["bob"].public.encode() in signers
+    host.close()
+
+
+def read_blocks_env(m: dict) -> dict:
+    import base64
+    import json
+
+    return json.loads(base64.b64decode(m["envelope"])[64:])
+
+
+@pytest.mark.slow
+def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path) -> None:
+    db, homes, ids, host, fh, lines = game(tmp_path)
+    shared = tmp_path / "shared"
+    seats = {s: Seat.open(shared, ids[s], homes[s]) for s in SEATS}
+    for s in seats.values():
+        s.join()
+    fh.step()
+    before = db_dump(db)
+    inv = seats["ann"].invitation
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    # a reseat signed by a player (not the host, not the seat's own key)
+    (bad / "h.pbem").write_text(sign("handover", {"game": inv.game, "seat": "bob", "key": ids["eve"].public.encode()},
+                                     ids["ann"]).armored())
+    one_error_line(pbem("apply", db, bad / "h.pbem", home=homes["referee"], ok=False), 3,
+                   "must be signed by the host or by the seat's own key")
+    # the host's own reseat command run with a player's key
+    keys.create_identity(homes["ann"], "referee2", None)
+    one_error_line(pbem("game", "reseat", db, "bob", "--key", ids["eve"].public.encode(), "--as", "ann",
+                        home=homes["ann"], ok=False), 3, "is not the host key")
+    # an away notice for another seat
+    (bad / "a.pbem").write_text(P.make_request(inv, "bob", ids["ann"], "away", until="2030-01-01T00:00:00+00:00").armored())
+    one_error_line(pbem("apply", db, bad / "a.pbem", home=homes["referee"], ok=False), 3, "not the seat's key")
+    # a date in the past, a deadline of nothing
+    one_error_line(pbem("away", shared, "--until", "2020-01-01", "--as", "ann", home=homes["ann"], ok=False), 2,
+                   "in the past")
+    one_error_line(pbem("game", "config", db, "--deadline", "-3h", home=homes["referee"], ok=False), 2,
+                   "bad --deadline")
+    # a pause from a player
+    one_error_line(pbem("game", "pause", db, "--as", "ann", home=homes["ann"], ok=False), 3, "is not the host key")
+    assert db_dump(db) == before
+    assert len(seats["ann"].folder.inbox()) == 0  # nothing was submitted either
+    host.close()
