@@ -360,12 +360,13 @@ def _check_chain(rep: Report, doc: dict[str, Any], invitation: Signed, packets: 
     return chain
 
 
-def _check_moves(rep: Report, doc: dict[str, Any], keys: Keys, chain: dict[int, str]) -> None:
+def _check_moves(rep: Report, doc: dict[str, Any], key_at: Keys, chain: dict[int, str]) -> None:
     moves = doc.get("moves", [])
     rep.moves = len(moves)
     host_key = doc.get("signer")
     # A handover publishes a new packet at once: the packet before it is answered by no move.
-    handovers = doc.get("handovers") if isinstance(doc.get("handovers"), list) else []
+    raw = doc.get("handovers")
+    handovers: list[Any] = raw if isinstance(raw, list) else []
     handed = {h["at"] - 1 for h in handovers if isinstance(h, dict) and isinstance(h.get("at"), int)}
     try:
         state = load(doc["start"])
@@ -382,7 +383,7 @@ def _check_moves(rep: Report, doc: dict[str, Any], keys: Keys, chain: dict[int, 
                 else f"out of order: the archive numbers it {n!r}"
             rep.fault(i + 1, "order", f"move {i + 1} is {what}")
         i = n if isinstance(n, int) and n > i else i + 1
-        seq = _check_envelope(rep, i, m, keys, chain, doc.get("game"), host_key)
+        seq = _check_envelope(rep, i, m, key_at, chain, doc.get("game"), host_key)
         if seq is not None:
             if last_seq is not None and seq != last_seq + 1 and not set(range(last_seq + 1, seq)) <= handed:
                 rep.fault(i, "chain", f"answers packet {seq}, but the move before it answered packet {last_seq}"
@@ -415,7 +416,7 @@ def _check_moves(rep: Report, doc: dict[str, Any], keys: Keys, chain: dict[int, 
         rep.passed("final")
 
 
-def _check_envelope(rep: Report, i: int, m: dict[str, Any], keys: Keys, chain: dict[int, str],
+def _check_envelope(rep: Report, i: int, m: dict[str, Any], key_at: Keys, chain: dict[int, str],
                     game: Any, host_key: Any) -> int | None:
     """The seat's signed move file (or the host's, for a seat that did not move in time): its
     signer, commitment and packet. Returns the packet it answers."""
@@ -437,7 +438,7 @@ def _check_envelope(rep: Report, i: int, m: dict[str, Any], keys: Keys, chain: d
         else:
             rep.passed("host-move")
             rep.notes.append(f"move {i}: played by the host for {seat} ({env.doc.get('why')})")
-    elif env.signer.encode() != keys(seat, env.doc.get("seq")):
+    elif env.signer.encode() != key_at(seat, env.doc.get("seq")):
         rep.fault(i, "envelope", f"the move file is signed by key {env.signer.fingerprint()}, not by seat {seat}'s key")
         ok = False
     if env.doc.get("seat") != seat or env.game != game:

@@ -31,7 +31,7 @@ def date(when: datetime | str) -> str:
 def span(seconds: float) -> str:
     """The two largest units: 1 day 4 hours, 3 hours 20 minutes, 45 seconds."""
     left = max(0, int(round(seconds)))
-    parts = []
+    parts: list[str] = []
     for key, size in _UNITS:
         n, left = divmod(left, size)
         if n and len(parts) < 2:
