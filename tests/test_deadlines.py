@@ -254,3 +254,52 @@ def test_away_stretches_the_deadline_and_resign_hands_the_seat_to_the_policy(tmp
     assert first in sp.doc["absent"]
     assert any(m.get("by") == "host" and m.get("why") == "resigned" for m in sp.doc["recent"])
     host.close()
+
+
+def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path) -> None:
+    """Over mail a reminder goes to the seat it reminds (and the host's copy), a late notice
+    to everyone; the packet mails say the deadline in words; nothing is mailed twice."""
+    import email
+    from email import policy
+
+    from pbem.mail.outgoing import Courier, send_pending
+    from pbem.seat import player
+
+    clock = FakeClock("2026-12-01T12:00:00+00:00")
+    homes = make_homes(tmp_path, ["referee", *SEATS4])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = tmp_path / "t.db"
+    emails = {s: f"{s}@example.org" for s in SEATS4} | {"host": "ref@example.org"}
+    invitation = H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS4], [], emails,
+                               Timing(deadline=4 * 3600).to_config(), clock)
+    host = H.Host(db, ids["referee"], clock)
+    for s in SEATS4:
+        host.accept(player.join(invitation, ids[s], homes[s]))
+    out = tmp_path / "mail"
+    courier = Courier(to_dir=out)
+    send_pending(host, courier)
+    first = host.status()["to_move"]
+
+    def mails(skip: frozenset = frozenset()) -> list:
+        return [email.message_from_bytes(p.read_bytes(), policy=policy.default) for p in out.glob("*.eml")
+                if p not in skip]
+
+    packet_mail = next(m for m in mails() if m["To"] == emails[first] and "packet 1" in m["Subject"])
+    assert "your move, due Tue 1 Dec 16:00 UTC, in 4 hours" in packet_mail.get_body(("plain",)).get_content()
+    before = frozenset(out.glob("*.eml"))
+    clock.advance(2 * 3600)  # half-way and 2 h before: one reminder
+    host.tick()
+    send_pending(host, courier)
+    clock.advance(2 * 3600)
+    host.tick()
+    send_pending(host, courier)
+    send_pending(host, courier)  # again: nothing new
+    new = mails(before)
+    reminders = [m for m in new if "reminder" in m["Subject"]]
+    late = [m for m in new if "is late" in m["Subject"]]
+    assert sorted(m["To"] for m in reminders) == sorted([emails[first], emails["host"]])
+    assert sorted(m["To"] for m in late) == sorted(emails.values())
+    assert len(new) == len(reminders) + len(late)
+    assert f"{first} is late: packet 1 was due Tue 1 Dec 16:00 UTC" in late[0].get_body(("plain",)).get_content()
+    assert "BEGIN PBEM NOTICE" in late[0].get_body(("plain",)).get_content()
+    host.close()
