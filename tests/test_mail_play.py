@@ -124,7 +124,7 @@ def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> Non
     assert len(closing) == 4, subjects[-8:]
     last = next(m for m in mails if m["Subject"] == closing[0] and m["To"] == "ann@example.org")
     body = last.get_body(("plain",)).get_content()
-    assert "Round 1 is over." in body and "Since your last turn:" in body
+    assert "Round 1 is over." in body and ("Since your last turn:" in body or "Since the last packet:" in body)
     assert "-----BEGIN PBEM PACKET-----" in body and "-----BEGIN PBEM ARCHIVE-----" in body
     names = [part.get_filename() for part in last.iter_attachments()]
     assert names == [f"packet-{st['seq']:06d}.pbem"]

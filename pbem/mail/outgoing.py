@@ -116,9 +116,9 @@ def packet_summary(doc: dict[str, Any], recipient: str | None = None, now: datet
 
     out = [f"pbem game {doc.get('game')} - round {doc.get('round')}, packet {doc.get('seq')}", ""]
     since = since_turn_lines(doc, recipient)
-    said = describe_moves(doc) if since is None else since
+    said = since or describe_moves(doc)  # nothing since your turn: your own move was the last
     if said:
-        out.append("Since the last packet:" if since is None else "Since your last turn:")
+        out.append("Since your last turn:" if since else "Since the last packet:")
         out += [f"  - {s}" for s in said]
         out.append("")
     result = doc.get("result")
