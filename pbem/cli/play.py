@@ -218,7 +218,13 @@ def show(
     from pbem.seat.screen import show_packet
 
     show_packet(sp)
-    if sp.doc["to_move"] == sp.seat and sp.doc["phase"] != "game-over":
+    if sp.old:
+        from pbem.seat.home import packet_path
+
+        newest = packet_path(key_home(home), sp.packet.game, sp.newest_seen)
+        if newest.is_file():
+            typer.echo(f"newest packet seen: {newest}")
+    elif sp.doc["to_move"] == sp.seat and sp.doc["phase"] != "game-over":
         typer.echo(f'your move: pbem move {packet} "MOVE" --as {me.name}')
 
 

@@ -4,7 +4,8 @@ seed(k) = SHA-256("pbem-seed/1\\n" || game || "\\n" || k || "\\n" || secret_k ||
 commitment(k) = SHA-256("pbem-commit/1\\n" || game || "\\n" || k || "\\n" || secret_k)
 
 The invitation carries the three commitments; each join file carries that seat's 32-byte
-contribution. The host cannot pick a convenient deal (its secrets are fixed before it sees a
+contribution, derived from the seat's key and the invitation (`seat_contribution`), so joining
+twice gives the host the same contribution and no second deal to choose from. The host cannot pick a convenient deal (its secrets are fixed before it sees a
 contribution) and no player can (nobody sees a host secret before its round ends). After
 round k the host reveals secret_k; anyone can check the commitment and recompute the deal.
 """
@@ -16,6 +17,7 @@ import hmac
 import os
 
 from engine.chance import SeededChance
+from pbem.protocol.crypto import Identity
 
 SECRET_BYTES = 32
 CONTRIBUTION_BYTES = 32
@@ -25,8 +27,17 @@ def new_secrets(rounds: int = 3) -> list[bytes]:
     return [os.urandom(SECRET_BYTES) for _ in range(rounds)]
 
 
-def new_contribution() -> bytes:
-    return os.urandom(CONTRIBUTION_BYTES)
+CONTRIBUTION_LABEL = b"pbem-contribution/1\n"
+
+
+def seat_contribution(identity: Identity, game: str, invitation_hash: str) -> bytes:
+    """The seat's one contribution to a game: fixed by its key and the invitation.
+
+    Ed25519 signatures are deterministic, so this is the same on every join; nobody without
+    the seat's private key can compute it in advance (the signature itself is never shown).
+    """
+    sig = identity.sign(CONTRIBUTION_LABEL + game.encode() + b"\n" + invitation_hash.encode())
+    return hashlib.sha256(CONTRIBUTION_LABEL + sig).digest()
 
 
 def commitment(game: str, round_no: int, secret: bytes) -> str:

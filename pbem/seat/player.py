@@ -17,13 +17,14 @@ from engine.rules import check
 from engine.state import RoundState
 from engine.views import load_view
 from pbem.atomic import write_atomic
-from pbem.errors import BadPacket, BadSignature, UsageError
+from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (Signed, b64, move_commitment, open_json, parse, read_blocks, seal_info, seal_json,
                                      sign, unb64)
 from pbem.seat.home import invitation_path, load_invitation, seen_path
+from pbem.ui import words
 
 
 def seat_of(invitation: Signed, identity: Identity) -> str:
@@ -93,7 +94,7 @@ def join(invitation: Signed, identity: Identity, home: Path) -> Signed:
     return sign(
         "join",
         {"game": invitation.game, "seat": seat, "invitation": invitation.hash,
-         "contribution": b64(fairness.new_contribution())},
+         "contribution": b64(fairness.seat_contribution(identity, invitation.game, invitation.hash))},
         identity,
     )
 
@@ -108,6 +109,12 @@ class SeatPacket:
     part: dict[str, Any]
     view: RoundState
     identity: Identity
+    newest_seen: int = 0  # the highest packet number this key home has fully verified
+
+    @property
+    def old(self) -> bool:
+        """A packet older than one already seen: history, not the table now."""
+        return self.newest_seen > int(self.doc["seq"])
 
     @property
     def doc(self) -> dict[str, Any]:
@@ -124,7 +131,9 @@ class SeatPacket:
             "phase": self.doc["phase"],
             "to_move": self.doc["to_move"],
             "me": self.seat,
-            "my_turn": self.doc["to_move"] == self.seat,
+            "my_turn": self.doc["to_move"] == self.seat and not self.old,
+            "old": self.old,
+            "newest_seen": max(self.newest_seen, int(self.doc["seq"])),
             "role": self.part.get("role"),
             "hand": self.part.get("hand", []),
             "knowledge": self.part.get("knowledge", []),
@@ -190,7 +199,7 @@ def open_packet(packet: Signed, identity: Identity, home: Path, *, remember: boo
         raise BadSignature(f"packet {packet.doc.get('seq')} is not signed by the host of game {packet.game}")
     seat = seat_in(packet.doc, invitation, identity)
     seq = int(packet.doc["seq"])
-    _check_chain(home, packet, invitation, remember)
+    seen = _check_chain(home, packet, invitation)
     sealed = packet.doc.get("parts", {}).get(seat)
     if sealed is None:
         raise BadPacket(f"packet {seq} has no part for seat {seat!r}")
@@ -202,17 +211,29 @@ def open_packet(packet: Signed, identity: Identity, home: Path, *, remember: boo
             doc["roles"][seat] = part["role"]
             doc["knowledge"] = {seat: part["knowledge"]}
         state = load_view(doc)
-        sp = SeatPacket(packet, invitation, seat, part, state, identity)
+        newest = max((int(k) for k in seen if k.isdigit()), default=0)
+        sp = SeatPacket(packet, invitation, seat, part, state, identity, newest)
         sp.summary()  # everything `show` will read is there
     except Exception as exc:  # a packet whose public state the engine cannot read
         raise BadPacket(f"packet {seq} holds an unreadable position: {str(exc)[:80]}") from None
+    # Only now, with the signature, the chain, the sealed part and the position all checked,
+    # is the packet remembered as seen.
+    if remember and str(seq) not in seen:
+        seen[str(seq)] = packet.hash
+        write_atomic(seen_path(home, packet.game), json.dumps(seen, sort_keys=True).encode(), mode=0o644)
     return sp
 
 
-def _check_chain(home: Path, packet: Signed, invitation: Signed, remember: bool) -> None:
-    """Refuse a packet that contradicts one seen before (a fork or a replay)."""
+def _check_chain(home: Path, packet: Signed, invitation: Signed) -> dict[str, str]:
+    """Refuse a packet that contradicts one seen before (a fork or a replay); returns the
+    hashes seen so far, by packet number."""
     path = seen_path(home, packet.game)
-    seen: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    try:
+        seen = json.loads(path.read_text()) if path.exists() else {}
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise BadPacket(f"{path} is damaged", hint="delete it to trust the next packet you open") from None
+    if not isinstance(seen, dict):
+        raise BadPacket(f"{path} is damaged", hint="delete it to trust the next packet you open")
     seq = int(packet.doc["seq"])
     prev = str(packet.doc.get("prev", ""))
     if seen.get(str(seq), packet.hash) != packet.hash:
@@ -220,15 +241,16 @@ def _check_chain(home: Path, packet: Signed, invitation: Signed, remember: bool)
     expected_prev = invitation.hash if seq == 1 else seen.get(str(seq - 1))
     if expected_prev is not None and expected_prev != prev:
         raise BadPacket(f"packet {seq} does not follow packet {seq - 1} you saw", hint="the game has forked; tell the host")
-    if remember and str(seq) not in seen:
-        seen[str(seq)] = packet.hash
-        write_atomic(path, json.dumps(seen, sort_keys=True).encode(), mode=0o644)
+    return seen
 
 
 def make_move(sp: SeatPacket, text: str) -> Signed:
     """Check `text` against the seat's view and write the signed, sealed move."""
     if sp.doc["phase"] == "game-over":
         raise UsageError("the game is over")
+    if sp.old:
+        raise StaleMove(words.t("old packet", seq=sp.doc["seq"], newest=sp.newest_seen),
+                        hint=words.t("old packet hint", newest=sp.newest_seen))
     if sp.doc["to_move"] != sp.seat:
         raise UsageError(f"it is {sp.doc['to_move']}'s turn, not yours ({sp.seat})")
     move = check(sp.view, text)

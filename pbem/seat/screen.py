@@ -63,12 +63,14 @@ def packet_renderable(sp: SeatPacket, notices: list[dict[str, Any]] | None = Non
     if doc.get("standings"):
         st = doc["standings"]
         extra.append(Text(f"game over: {', '.join(st['winners'])} win with {max(st['gold'].values())} gold", style="bold"))
-    elif doc["to_move"]:
+    elif doc["to_move"] or sp.old:
         extra.append(Text(_turn_line(sp), style="bold"))
     return _group(parts, *extra, *news)
 
 
 def _turn_line(sp: SeatPacket) -> str:
+    if sp.old:
+        return f'{words.t("old packet", seq=sp.doc["seq"], newest=sp.newest_seen)}; {words.t("old packet hint", newest=sp.newest_seen)}'
     return words.t("to move", player=sp.doc["to_move"])
 
 
