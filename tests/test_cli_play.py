@@ -13,7 +13,7 @@ import pytest
 SEATS = ["ann", "bob", "cat"]
 
 
-def pbem(*args: str, home: Path, cwd: Path, ok: bool = True, passphrase: str = "s3cret") -> subprocess.CompletedProcess:
+def pbem(*args: str, home: Path, cwd: Path, ok: bool = True, passphrase: str = "s3cret words") -> subprocess.CompletedProcess:
     env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": passphrase, "PBEM_SCRYPT_N": "1024"}
     run = subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd, env=env, capture_output=True,
                          text=True, timeout=120)

@@ -296,7 +296,7 @@ def test_missing_identity(home: Path, alice: Identity) -> None:
 def test_list_identities(home: Path) -> None:
     assert keys.list_identities(home) == []
     b = keys.create_identity(home, "bob", None)
-    a = keys.create_identity(home, "alice", b"pw")
+    a = keys.create_identity(home, "alice", b"alice pass")
     # A contact's public key alone is not one of our identities.
     pub_path(home, "carol").write_text(Identity.generate("carol").public.encode())
     assert keys.list_identities(home) == [("alice", a.public), ("bob", b.public)]

@@ -52,6 +52,9 @@ def new(
         )
     passphrase = None if no_passphrase else keys.get_passphrase(passphrase_file, prompt=True, confirm=True)
     identity = keys.create_identity(where, name, passphrase)
+    warning = keys.scrypt_warning() if passphrase is not None else None
+    if warning:
+        typer.echo(warning, err=True)
     if passphrase is None:
         typer.echo(
             f"warning: the private key {key_path(where, name)} is NOT protected by a passphrase; "

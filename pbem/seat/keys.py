@@ -20,8 +20,14 @@ from pbem.protocol.crypto import Identity, PublicKey
 from pbem.seat.home import ENV_HOME, key_path, keys_dir, pub_path
 
 ENV_PASSPHRASE = "PBEM_PASSPHRASE"
-# Test-only: lowers the scrypt cost of *new* key files so suites stay fast.
+# Test-only: lowers the scrypt cost of *new* key files so suites stay fast. It can only lower
+# it (a higher value is refused), and `pbem key new` warns loudly when it is set.
 ENV_SCRYPT_N = "PBEM_SCRYPT_N"
+# The passphrase rule for new keys (stated in the error and in docs/keys-and-armor.md).
+PASSPHRASE_MIN_LENGTH = 8
+PASSPHRASE_MIN_DISTINCT = 5
+PASSPHRASE_RULE = (f"at least {PASSPHRASE_MIN_LENGTH} characters, at least {PASSPHRASE_MIN_DISTINCT} of them "
+                   "different, and not only digits")
 
 
 def _scrypt_n() -> int:
@@ -29,13 +35,37 @@ def _scrypt_n() -> int:
     if not raw:
         return crypto.DEFAULT_SCRYPT_N
     try:
-        return int(raw)
+        n = int(raw)
     except ValueError:
-        raise UsageError(f"{ENV_SCRYPT_N} must be an integer, not {raw!r}")
+        raise UsageError(f"{ENV_SCRYPT_N} must be an integer, not {raw[:40]!r}") from None
+    if n > crypto.DEFAULT_SCRYPT_N:
+        raise UsageError(f"{ENV_SCRYPT_N}={n} is above the default {crypto.DEFAULT_SCRYPT_N}",
+                         hint=f"{ENV_SCRYPT_N} only lowers the cost, for tests; unset it for real keys")
+    return n
+
+
+def scrypt_warning() -> str | None:
+    """The warning `pbem key new` prints when new keys are made cheaper to attack."""
+    n = _scrypt_n()
+    if n >= crypto.DEFAULT_SCRYPT_N:
+        return None
+    return (f"warning: {ENV_SCRYPT_N}={n} makes this key file {crypto.DEFAULT_SCRYPT_N // n} times cheaper "
+            "to break than a normal one; it is meant for tests only (unset it for real keys)")
+
+
+def check_passphrase_strength(passphrase: bytes) -> None:
+    """Refuse trivially weak passphrases for new keys: `a`, a space, `1234`, `aaaaaaaa`."""
+    text = passphrase.decode("utf-8", errors="replace")
+    if (len(text) < PASSPHRASE_MIN_LENGTH or len(set(text)) < PASSPHRASE_MIN_DISTINCT
+            or text.strip().isdigit() or not text.strip()):
+        raise UsageError(f"the passphrase is too weak: use {PASSPHRASE_RULE}",
+                         hint="a few unrelated words make a good passphrase; or --no-passphrase for an unprotected key")
 
 
 def create_identity(home: Path, name: str, passphrase: bytes | None) -> Identity:
     check_identity_name(name)
+    if passphrase is not None:
+        check_passphrase_strength(passphrase)
     kpath, ppath = key_path(home, name), pub_path(home, name)
     if kpath.exists():
         raise UsageError(

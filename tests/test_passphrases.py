@@ -1,0 +1,83 @@
+"""Issue 17.10: weak passphrases are refused for new keys, PBEM_SCRYPT_N only lowers the
+cost (with a loud warning), and a key file's KDF parameters are capped (real processes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pbem.errors import BadPacket
+from pbem.protocol import crypto
+from pbem.seat import keys
+from pbem.seat.home import key_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _key_new(home: Path, name: str, passphrase: str, scrypt_n: str | None = "1024") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": passphrase, "PYTHONPATH": str(ROOT)}
+    env.pop("PBEM_SCRYPT_N", None)
+    if scrypt_n is not None:
+        env["PBEM_SCRYPT_N"] = scrypt_n
+    return subprocess.run([sys.executable, "-m", "pbem.cli", "key", "new", name], env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("weak", ["a", " ", "1234", "12345678901234", "aaaaaaaaaaaa", "abab abab", "short1"])
+def test_trivially_weak_passphrases_are_refused_with_the_rule(tmp_path: Path, weak: str) -> None:
+    run = _key_new(tmp_path, "ann", weak)
+    assert run.returncode == 2, run.stderr
+    first = run.stderr.splitlines()[0]
+    assert first == f"error: the passphrase is too weak: use {keys.PASSPHRASE_RULE}"
+    assert "at least 8 characters" in first and "Traceback" not in run.stderr
+    assert not (tmp_path / "keys").exists() or list((tmp_path / "keys").iterdir()) == []
+
+
+def test_a_reasonable_passphrase_with_cheap_test_scrypt_warns_loudly(tmp_path: Path) -> None:
+    run = _key_new(tmp_path, "ann", "correct horse battery")
+    assert run.returncode == 0, run.stderr
+    assert "warning: PBEM_SCRYPT_N=1024 makes this key file 32 times cheaper" in run.stderr
+    assert json.loads(key_path(tmp_path, "ann").read_text())["kdf"]["n"] == 1024
+
+
+def test_scrypt_n_above_the_default_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    run = _key_new(tmp_path, "ann", "correct horse battery", scrypt_n=str(2**20))
+    assert run.returncode == 2 and run.stderr.startswith("error: PBEM_SCRYPT_N=1048576 is above the default")
+    assert not key_path(tmp_path, "ann").exists()
+
+
+@pytest.mark.parametrize("n,r,p", [(2**20, 8, 16), (2**20, 8, 1), (2**17, 8, 2), (2**19, 4, 1), (2**15, 64, 1)])
+def test_a_crafted_key_file_cannot_make_the_kdf_burn_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         n: int, r: int, p: int) -> None:
+    monkeypatch.setenv(keys.ENV_SCRYPT_N, "1024")
+    keys.create_identity(tmp_path, "ann", b"correct horse")
+    path = key_path(tmp_path, "ann")
+    doc = json.loads(path.read_text())
+    doc["kdf"].update(n=n, r=r, p=p)  # the attack: n=2**20, r=8, p=16 burnt 157 s of CPU before
+    path.write_text(json.dumps(doc))
+    derived: list[int] = []
+    real = crypto._derive
+    monkeypatch.setattr(crypto, "_derive", lambda *a: derived.append(1) or real(*a))
+    with pytest.raises(BadPacket, match="unsupported scrypt parameters") as info:
+        keys.load_identity(tmp_path, "ann", b"correct horse")
+    assert derived == [] and "at most n*r*p" in (info.value.hint or "")
+    env = {**os.environ, "PBEM_HOME": str(tmp_path), "PBEM_PASSPHRASE": "correct horse", "PYTHONPATH": str(ROOT)}
+    inv = tmp_path / "none.pbem"
+    inv.write_text("")
+    run = subprocess.run([sys.executable, "-m", "pbem.cli", "game", "new", "g", "--host", "ann", "--player",
+                          "a=ann", "--player", "b=ann", "--player", "c=ann"], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 3 and "unsupported scrypt parameters" in run.stderr.splitlines()[0], run.stderr
+
+
+def test_the_default_and_four_times_it_are_still_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    identity = crypto.Identity.generate("ann")
+    blob = crypto.identity_to_bytes(identity, b"correct horse", scrypt_n=crypto._SCRYPT_MIN_N)
+    assert crypto.identity_from_bytes(blob, b"correct horse").public.encode() == identity.public.encode()
+    assert crypto.SCRYPT_MAX_WORK == 4 * crypto.DEFAULT_SCRYPT_N * crypto.SCRYPT_R * crypto.SCRYPT_P
+    crypto._check_scrypt(crypto.DEFAULT_SCRYPT_N * 4, 8, 1)  # the largest a file may ask for
