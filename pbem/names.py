@@ -54,6 +54,14 @@ def check_seat_name(name: str) -> str:
     return name
 
 
+def check_seat_id(name: object) -> str:
+    """A seat name read from a document someone sent (an invitation, a packet): it names
+    files in the key home (join-SEAT.pbem, moves/SEAT-SEQ.pbem) and in the current folder."""
+    if not _whole(SEAT_NAME, name) or name in RESERVED_SEATS:
+        raise BadPacket(f"bad seat name {str(name)[:80]!r} in a document")
+    return str(name)
+
+
 def check_identity_name(name: str) -> str:
     if not _whole(IDENTITY_NAME, name) or name in WINDOWS_RESERVED:
         raise UsageError(f"bad identity name {name!r}", hint="use 1 to 32 characters from a-z, 0-9, '_' and '-'")

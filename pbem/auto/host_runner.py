@@ -33,14 +33,17 @@ from pbem.folder.play import Publisher, init_folder
 from pbem.mail.incoming import MailScanner, message_blocks, who
 from pbem.mail.outgoing import Courier, send_pending
 from pbem.protocol.documents import Signed, read_blocks
+from pbem.ui.terminal import printable
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, MoveError)
 
 
 def stamp_log(prefix: str = "host") -> Log:
+    """A log that prints time-stamped lines; the lines quote what strangers sent, so they go
+    through the one terminal sanitiser."""
     def log(message: str) -> None:
-        print(f"{time.strftime('%H:%M:%S')} {prefix}: {message}", flush=True)
+        print(printable(f"{time.strftime('%H:%M:%S')} {prefix}: {message}"), flush=True)
 
     return log
 

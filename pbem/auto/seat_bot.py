@@ -9,7 +9,6 @@ same move instead of choosing again.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from pbem.atomic import write_atomic
 from pbem.auto import polling
+from pbem.auto.host_runner import stamp_log
 from pbem.errors import PbemError, UsageError
 from pbem.folder.play import Seat
 from pbem.mail.incoming import MailScanner, Router, message_blocks
@@ -35,13 +35,6 @@ def make_bot(kind: str, seat: str, seed: int | str) -> Any:
     if kind not in bots.KINDS:
         raise UsageError(f"unknown bot {kind!r}", hint=f"use one of {', '.join(bots.KINDS)}")
     return bots.make_bot(kind, seat, seed)
-
-
-def stamp_log(prefix: str) -> Log:
-    def log(message: str) -> None:
-        print(f"{time.strftime('%H:%M:%S')} {prefix}: {message}", flush=True)
-
-    return log
 
 
 class _Brain:

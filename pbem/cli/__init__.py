@@ -55,9 +55,12 @@ EXIT_INTERNAL = 70
 
 
 def _fail(message: str, hint: str | None, code: int, source: str | None = None) -> None:
-    print(f"error: {source + ': ' if source else ''}{message}", file=sys.stderr)
+    # Messages quote their input (a game id, a file name from a stranger's mail): sanitised.
+    from pbem.ui.terminal import printable
+
+    print(printable(f"error: {source + ': ' if source else ''}{message}"), file=sys.stderr)
     if hint:
-        print(f"hint: {hint}", file=sys.stderr)
+        print(printable(f"hint: {hint}"), file=sys.stderr)
     sys.exit(code)
 
 

@@ -11,6 +11,7 @@ import typer
 
 from pbem.cli.keys import JsonOpt
 from pbem.errors import UsageError
+from pbem.ui.terminal import printable
 
 if TYPE_CHECKING:
 
@@ -136,15 +137,16 @@ def audit(
                                "skipped": src.skipped}
         typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
+        # Everything below quotes the archive and packets, which anyone may have written.
         for skipped in src.skipped:
-            typer.echo(f"note: skipped {skipped}", err=True)
+            typer.echo(printable(f"note: skipped {skipped}"), err=True)
         for rep in reports:
             if rep.ok:
-                typer.echo(rep.summary())
+                typer.echo(printable(rep.summary()))
             for note in rep.notes:
-                typer.echo(f"note: round {rep.round}: {note}")
+                typer.echo(printable(f"note: round {rep.round}: {note}"))
             for f in rep.faults:
-                typer.echo(f"FAULT round {rep.round} {f.line()}")
+                typer.echo(printable(f"FAULT round {rep.round} {f.line()}"))
     if faults:
         bad = sorted({rep.round for rep in reports if not rep.ok})
         raise AuditFailed(f"audit failed: {faults} fault{'s' if faults != 1 else ''} in round {', '.join(map(str, bad))} "

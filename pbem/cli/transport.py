@@ -18,6 +18,7 @@ from pbem.cli.play import AsOpt, DbOpt, PassOpt, game_app, identity_named, out_d
 from pbem.errors import UsageError
 from pbem.host.paths import db_path
 from pbem.seat.home import key_home
+from pbem.ui.terminal import printable
 
 folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).", no_args_is_help=True)
 host_app = typer.Typer(help="The automatic host.", no_args_is_help=True)
@@ -184,9 +185,9 @@ def inbox(
                 results.append({"outcome": kind, "message": line, **({"exit_code": code} if code else {})})
                 if kind == "refused":
                     refused.append(code)
-                    typer.echo(f"error: {line}", err=True)
+                    typer.echo(printable(f"error: {line}"), err=True)
                 elif not as_json:
-                    typer.echo(line)
+                    typer.echo(printable(line))
     finally:
         router.close()
     if as_json:

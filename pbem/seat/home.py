@@ -8,8 +8,8 @@
     HOME/games/GAME/moves/SEAT-SEQ.pbem   each move sent (made once, resent as is)
     HOME/games/GAME/packets/packet-SEQ.pbem, archives/round-RRR.pbem   kept from the host
 
-HOME is --home, else $PBEM_HOME, else the platform's configuration folder. Every game id is
-checked (pbem.names) before it becomes a path.
+HOME is --home, else $PBEM_HOME, else the platform's configuration folder. Every game id and
+seat name is checked (pbem.names) before it becomes a path.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
-from pbem.names import check_game_id, check_identity_name
+from pbem.names import check_game_id, check_identity_name, check_seat_id
 from pbem.protocol.documents import Signed, read_blocks, read_file
 
 ENV_HOME = "PBEM_HOME"
@@ -78,11 +78,11 @@ def seen_path(home: Path, game: str) -> Path:
 
 
 def join_path(home: Path, game: str, seat: str) -> Path:
-    return game_dir(home, game) / f"join-{seat}.pbem"
+    return game_dir(home, game) / f"join-{check_seat_id(seat)}.pbem"
 
 
 def move_path(home: Path, game: str, seat: str, seq: int) -> Path:
-    return game_dir(home, game) / "moves" / f"{seat}-{seq:06d}.pbem"
+    return game_dir(home, game) / "moves" / f"{check_seat_id(seat)}-{int(seq):06d}.pbem"
 
 
 def packets_dir(home: Path, game: str) -> Path:

@@ -18,7 +18,7 @@ from engine.state import RoundState
 from engine.views import load_view
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError
-from pbem.names import HOST
+from pbem.names import HOST, check_game_id, check_seat_id
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (Signed, b64, move_commitment, open_json, parse, read_blocks, seal_info, seal_json,
@@ -28,10 +28,15 @@ from pbem.ui import words
 
 
 def seat_of(invitation: Signed, identity: Identity) -> str:
+    """The seat this key holds; its name is checked, since it names files (join-SEAT.pbem)."""
     mine = identity.public.encode()
-    for seat in invitation.doc.get("seats", []):
-        if seat.get("key") == mine:
-            return str(seat["name"])
+    check_game_id(invitation.game)
+    seats = invitation.doc.get("seats")
+    if not isinstance(seats, list):
+        raise BadPacket(f"the invitation to {invitation.game} has no list of seats")
+    for seat in seats:
+        if isinstance(seat, dict) and seat.get("key") == mine:
+            return check_seat_id(seat.get("name"))
     raise UsageError(f"key {identity.name!r} holds no seat in game {invitation.game}",
                      hint="use --as with the key you gave the host")
 
