@@ -73,10 +73,13 @@ def test_no_artifact_shows_a_hand_or_role_in_plaintext(played) -> None:
         packet = read_file(path)[0]
         plain = packet.payload + path.read_bytes()
         if "result" in packet.doc:
-            # The ended round is public now, and so are the events of its last move (a card
-            # removed from in front of a player, say); the same card ids are dealt again in the
-            # next round, whose hands are checked here. Check the rest.
+            # The ended round is public now (its table, its last move and events), and the same
+            # card ids are dealt again in the next round, so an id alone cannot tell an old public
+            # card from a new secret one here: this packet is checked for roles only; the next
+            # round's own packets are checked card by card.
             plain = canonical_json({k: v for k, v in packet.doc.items() if k not in ("result", "events")})
+            assert b"saboteur" not in plain and b"digger" not in plain
+            continue
         for seat in SEATS:
             for card in state["hands"][seat]:
                 assert card.encode() not in plain, f"{card} of {seat} leaks in {path.name}"
