@@ -1,0 +1,340 @@
+"""Reading a mail folder over IMAP (stdlib imaplib): new messages, then done or rejected.
+
+`ImapFolder` is a mail source like `incoming.MailScanner`: `new_messages()` yields each
+message still in the folder, `settle()` marks one seen and moves it to `pbem/done` (or
+`pbem/rejected`), `wait()` idles (IDLE where the server offers it, else sleeps). Processed
+mail leaves the folder, so a restarted reader never processes it twice; a message whose
+processing failed half-way stays and is read again (the host recognises a move it applied).
+
+Any network failure closes the connection and raises `MailboxDown`; the next call
+reconnects. The password (or XOAUTH2 token) is asked for on each connect and never kept
+on disk.
+"""
+
+from __future__ import annotations
+
+import imaplib
+import re
+import select
+import socket
+import ssl
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from typing import Literal
+from urllib.parse import quote, unquote, urlsplit
+
+from pbem.errors import PbemError, UsageError
+
+DONE = "pbem/done"
+REJECTED = "pbem/rejected"
+ENV_IMAP_PASSWORD = "PBEM_IMAP_PASSWORD"
+IDLE_MAX = 300.0  # seconds; RFC 2177 asks to re-IDLE before 29 minutes
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+_FLAG = "$PbemRead"
+
+
+class MailboxDown(PbemError):
+    """The IMAP server could not be reached or dropped the connection: try again later."""
+
+
+@dataclass(frozen=True)
+class ImapUrl:
+    """imaps://user@host[:port]/FOLDER (implicit TLS) or imap://... (STARTTLS; plain on loopback)."""
+
+    secure: bool
+    user: str
+    host: str
+    port: int
+    folder: str = "INBOX"
+
+    @classmethod
+    def parse(cls, text: str) -> ImapUrl:
+        try:
+            parts = urlsplit(text.strip())
+            port = parts.port
+        except ValueError as exc:
+            raise UsageError(f"bad IMAP URL {text!r}: {exc}") from None
+        if parts.scheme not in ("imap", "imaps"):
+            raise UsageError(f"bad IMAP URL {text!r}: it must start with imaps:// or imap://",
+                             hint="e.g. imaps://me%40example.org@imap.example.org/INBOX")
+        if parts.password is not None:
+            raise UsageError("an IMAP URL must not hold the password (it would be stored or shown)",
+                             hint=f"use ${ENV_IMAP_PASSWORD}, --password-command or the prompt")
+        if not parts.username or not parts.hostname:
+            raise UsageError(f"bad IMAP URL {text!r}: it needs a user and a host",
+                             hint="imaps://USER@HOST[:PORT]/FOLDER (write @ in the user as %40)")
+        folder = unquote(parts.path.lstrip("/")) or "INBOX"
+        if any(c in folder for c in '\r\n"\\'):
+            raise UsageError(f"bad IMAP folder {folder!r}")
+        secure = parts.scheme == "imaps"
+        return cls(secure, unquote(parts.username), parts.hostname, port or (993 if secure else 143), folder)
+
+    def __str__(self) -> str:
+        scheme = "imaps" if self.secure else "imap"
+        return f"{scheme}://{quote(self.user, safe='')}@{self.host}:{self.port}/{self.folder}"
+
+
+Credential = tuple[Literal["password", "xoauth2"], str]
+
+
+def _quoted(name: str) -> str:
+    return '"' + name + '"'
+
+
+@dataclass
+class ImapFolder:
+    url: ImapUrl
+    credential: Callable[[], Credential]
+    done: str = DONE
+    rejected: str = REJECTED
+    timeout: float = 30.0
+    idle: bool = True  # use IDLE when the server offers it
+    idle_max: float = IDLE_MAX
+    log: Callable[[str], None] = lambda line: None
+    conn: imaplib.IMAP4 | None = None
+    caps: frozenset[str] = frozenset()
+    uidvalidity: str = ""
+    skipped: set[str] = field(default_factory=set)  # uidvalidity/uid of mail left in the folder
+
+    # --- connection ----------------------------------------------------------------------
+
+    def _connect(self) -> imaplib.IMAP4:
+        u = self.url
+        where = f"{u.host}:{u.port}"
+        try:
+            conn: imaplib.IMAP4
+            if u.secure:
+                conn = imaplib.IMAP4_SSL(u.host, u.port, ssl_context=ssl.create_default_context(),
+                                         timeout=self.timeout)
+            else:
+                conn = imaplib.IMAP4(u.host, u.port, timeout=self.timeout)
+                if "STARTTLS" in conn.capabilities:
+                    conn.starttls(ssl.create_default_context())
+                elif u.host not in _LOOPBACK:
+                    conn.shutdown()
+                    raise UsageError(f"{where} offers no STARTTLS: refusing to send the password unencrypted",
+                                     hint="use an imaps:// URL")
+        except (OSError, imaplib.IMAP4.error, EOFError) as exc:
+            raise MailboxDown(f"cannot reach IMAP server {where}: {exc}", hint="check the host and port") from None
+        try:
+            kind, secret = self.credential()
+            if kind == "xoauth2":
+                auth = f"user={u.user}\x01auth=Bearer {secret}\x01\x01".encode()
+                conn.authenticate("XOAUTH2", lambda _challenge: auth)
+            else:
+                conn.login(u.user, secret)
+        except imaplib.IMAP4.abort as exc:
+            raise MailboxDown(f"{where} closed the connection while logging in: {exc}") from None
+        except imaplib.IMAP4.error as exc:
+            conn.shutdown()
+            raise PbemError(f"IMAP login of {u.user} to {where} failed: {_text(exc)}",
+                            hint="check the user, the password (an app password?) or the token") from None
+        except BaseException:
+            conn.shutdown()
+            raise
+        return conn
+
+    def _open(self) -> imaplib.IMAP4:
+        if self.conn is not None:
+            return self.conn
+        conn = self._connect()
+        try:
+            typ, data = conn.capability()
+            self.caps = frozenset(_text(data[-1]).upper().split()) if typ == "OK" and data else frozenset()
+            have = _folder_names(conn)
+            for name in (self.done, self.rejected):
+                if name not in have:
+                    conn.create(_quoted(name))
+            typ, data = conn.select(_quoted(self.url.folder))
+            if typ != "OK":
+                conn.logout()
+                raise UsageError(f"no IMAP folder {self.url.folder!r} for {self.url.user}: {_text(data[-1])}")
+            validity = conn.response("UIDVALIDITY")[1]
+            self.uidvalidity = _text(validity[-1]) if validity and validity[-1] else ""
+        except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
+            raise MailboxDown(f"lost the IMAP connection to {self.url.host}: {exc}") from None
+        self.conn = conn
+        return conn
+
+    def close(self) -> None:
+        if self.conn is not None:
+            try:
+                self.conn.logout()
+            except (OSError, imaplib.IMAP4.error, EOFError):
+                pass
+            self.conn = None
+
+    def _lost(self, exc: BaseException) -> MailboxDown:
+        if self.conn is not None:
+            try:
+                self.conn.shutdown()
+            except OSError:
+                pass
+        self.conn = None
+        return MailboxDown(f"lost the IMAP connection to {self.url.host}:{self.url.port}: {exc}",
+                           hint="it is retried")
+
+    def _call(self, *args: str) -> list:
+        conn = self._open()
+        try:
+            typ, data = conn.uid(*args)
+        except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
+            raise self._lost(exc) from None
+        except imaplib.IMAP4.error as exc:
+            raise PbemError(f"IMAP {args[0]} failed on {self.url.host}: {_text(exc)}") from None
+        if typ != "OK":
+            raise PbemError(f"IMAP {args[0]} refused by {self.url.host}: {_text(data[-1] if data else '')}")
+        return data
+
+    # --- a mail source ---------------------------------------------------------------------
+
+    def label(self, uid: str) -> str:
+        return f"{self.url};UID={uid}"
+
+    def new_messages(self) -> Iterator[tuple[str, EmailMessage]]:
+        """Every message in the folder not left there on purpose, oldest first."""
+        data = self._call("SEARCH", "ALL")
+        uids = [u for u in _text(data[0] if data else "").split() if f"{self.uidvalidity}/{u}" not in self.skipped]
+        for uid in sorted(uids, key=int):
+            found = self._call("FETCH", uid, "(BODY.PEEK[])")
+            raw = next((part[1] for part in found if isinstance(part, tuple)), None)
+            if raw is None:
+                continue  # moved away meanwhile (another reader)
+            msg = BytesParser(policy=policy.default).parsebytes(raw)
+            assert isinstance(msg, EmailMessage)
+            yield self.label(uid), msg
+
+    def _uid(self, label: str) -> str:
+        return label.rpartition(";UID=")[2]
+
+    def leave(self, label: str) -> None:
+        """Not ours (or not now): leave it in the folder and do not read it again this session."""
+        self.skipped.add(f"{self.uidvalidity}/{self._uid(label)}")
+
+    def settle(self, label: str, outcome: Literal["done", "rejected"]) -> None:
+        """Mark a processed message read and move it to the done (or rejected) folder."""
+        uid = self._uid(label)
+        target = _quoted(self.done if outcome == "done" else self.rejected)
+        try:
+            self._call("STORE", uid, "+FLAGS", f"(\\Seen {_FLAG})")
+        except MailboxDown:
+            raise
+        except PbemError:
+            self._call("STORE", uid, "+FLAGS", "(\\Seen)")  # the server keeps no keywords
+        if "MOVE" in self.caps:
+            self._call("MOVE", uid, target)
+            return
+        self._call("COPY", uid, target)
+        self._call("STORE", uid, "+FLAGS", "(\\Deleted)")
+        conn = self._open()
+        try:
+            if "UIDPLUS" in self.caps:
+                conn.uid("EXPUNGE", uid)
+            else:
+                conn.expunge()
+        except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
+            raise self._lost(exc) from None
+
+    def wait(self, seconds: float) -> bool:
+        """Until new mail may have come (IDLE) or `seconds` passed (polling); True if it did."""
+        conn = self._open()
+        if not (self.idle and "IDLE" in self.caps):
+            time.sleep(seconds)
+            return False
+        try:
+            return self._idle(conn, self.idle_max)
+        except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
+            raise self._lost(exc) from None
+
+    def _idle(self, conn: imaplib.IMAP4, seconds: float) -> bool:
+        tag = f"PBEM{int(time.monotonic() * 1000) % 10**9}".encode()
+        conn.send(tag + b" IDLE\r\n")
+        first = conn.readline()
+        if not first.startswith(b"+"):
+            raise imaplib.IMAP4.abort(f"IDLE refused: {first!r}")
+        news = False
+        deadline = time.monotonic() + seconds
+        while not news and (left := deadline - time.monotonic()) > 0:
+            if not self._buffered(conn):
+                ready, _, _ = select.select([conn.sock], [], [], left)
+                if not ready:
+                    break
+            line = conn.readline()
+            if not line or line.startswith(b"* BYE"):
+                raise imaplib.IMAP4.abort(f"the server ended the session: {line!r}")
+            news = _is_news(line)
+        conn.send(b"DONE\r\n")
+        while True:
+            line = conn.readline()
+            if not line:
+                raise imaplib.IMAP4.abort("the connection closed after IDLE")
+            if line.startswith(tag):
+                return news
+            news = news or _is_news(line)
+
+    @staticmethod
+    def _buffered(conn: imaplib.IMAP4) -> bool:
+        """Whether imaplib's reader already holds bytes (select cannot see those)."""
+        sock = conn.sock
+        before = sock.gettimeout()
+        sock.setblocking(False)
+        try:
+            return bool(conn.file.peek(1))  # type: ignore[attr-defined]
+        except (BlockingIOError, ssl.SSLWantReadError):
+            return False
+        finally:
+            sock.settimeout(before)
+
+
+_LISTED = re.compile(rb'^\([^)]*\) (?:"[^"]*"|NIL) (?:"((?:[^"\\]|\\.)*)"|(\S+))$')
+
+
+def _folder_names(conn: imaplib.IMAP4) -> set[str]:
+    typ, data = conn.list()
+    names = set()
+    for line in data if typ == "OK" else []:
+        m = _LISTED.match(line) if isinstance(line, bytes) else None
+        if m:
+            names.add((m[1] or m[2]).decode("utf-8", "replace"))
+    return names
+
+
+_NEWS = re.compile(rb"^\* \d+ (EXISTS|RECENT)\b", re.I)
+
+
+def _is_news(line: bytes) -> bool:
+    return bool(_NEWS.match(line))
+
+
+def _text(x: object) -> str:
+    if isinstance(x, bytes):
+        return x.decode("utf-8", "replace")
+    if isinstance(x, BaseException) and x.args:
+        return _text(x.args[0])
+    return str(x)
+
+
+def credential_source(*, password_command: str | None = None, oauth2_command: str | None = None,
+                      url: ImapUrl | None = None) -> Callable[[], Credential]:
+    """How to log in, asked for again on every connect (a token may have expired)."""
+    from pbem.mail.secrets import obtain, run_command
+
+    if password_command and oauth2_command:
+        raise UsageError("pass --password-command or --oauth2-command, not both")
+    if oauth2_command:
+        return lambda: ("xoauth2", run_command(oauth2_command, "OAuth2 token"))
+    cached: list[str] = []  # a prompt is answered once per process, never written anywhere
+
+    def password() -> Credential:
+        if password_command:
+            return "password", run_command(password_command, "IMAP password")
+        if not cached:
+            who = f"{url.user}@{url.host}" if url else "the IMAP account"
+            cached.append(obtain("IMAP password", env=ENV_IMAP_PASSWORD, prompt=f"IMAP password for {who}: "))
+        return "password", cached[0]
+
+    return password

@@ -1,0 +1,167 @@
+"""Real mail servers on 127.0.0.1 for the tests: pymap (IMAP) and aiosmtpd (SMTP).
+
+One mailbox per person. The SMTP server delivers each message into the recipient's Maildir
+on disk, as a real MTA hands mail to the IMAP server's store, so mail still arrives while
+the IMAP server is down (the restart tests rely on that). pymap serves those Maildirs over
+IMAP with IDLE, MOVE and UIDPLUS. Either server failing to start fails the test loudly.
+"""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from email.utils import parseaddr
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import Envelope
+
+PYMAP = Path(sys.executable).parent / "pymap"
+STARTUP = 30.0  # seconds; a busy 2-core machine can be slow to import pymap
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_listening(port: int, proc: subprocess.Popen | None, log: Path | None, what: str) -> None:
+    deadline = time.monotonic() + STARTUP
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            text = log.read_text(errors="replace")[-2000:] if log else ""
+            raise RuntimeError(f"{what} exited with {proc.returncode} while starting:\n{text}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{what} did not listen on 127.0.0.1:{port} within {STARTUP:.0f} s")
+
+
+@dataclass
+class ImapServer:
+    """pymap's Maildir backend in `base`, one user (and Maildir) per person."""
+
+    base: Path
+    users: dict[str, str]  # user -> password
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen | None = None
+
+    def __post_init__(self) -> None:
+        from pysasl.hashing import BuiltinHash
+
+        if not PYMAP.exists():
+            raise RuntimeError(f"pymap is not installed in this venv ({PYMAP}); scripts/test installs it")
+        self.base.mkdir(parents=True, exist_ok=True)
+        hasher = BuiltinHash(rounds=1000)  # a cheap hash: logins in tests stay fast
+        (self.base / "pymap-etc-passwd").write_text("".join(f"{u}:x::::{u}:\n" for u in self.users))
+        (self.base / "pymap-etc-shadow").write_text(
+            "".join(f"{u}:{hasher.hash(p)}:::::::\n" for u, p in self.users.items()))
+        for u in self.users:
+            mailbox.Maildir(self.maildir(u), create=True)
+
+    def maildir(self, user: str) -> Path:
+        return self.base / user
+
+    def folder(self, user: str, name: str) -> Path:
+        """The Maildir++ folder pymap keeps an IMAP folder in ("pbem/done" -> .pbem.done)."""
+        return self.maildir(user) / ("." + name.replace("/", "."))
+
+    def count(self, user: str, name: str = "INBOX") -> int:
+        d = self.maildir(user) if name == "INBOX" else self.folder(user, name)
+        return sum(len([n for n in os.listdir(d / sub) if not n.startswith(".")])
+                   for sub in ("new", "cur") if (d / sub).is_dir())
+
+    def url(self, user: str, folder: str = "INBOX") -> str:
+        return f"imap://{user}@127.0.0.1:{self.port}/{folder}"
+
+    def start(self) -> None:
+        log = self.base / "pymap.log"
+        self.proc = subprocess.Popen(
+            [str(PYMAP), "--host", "127.0.0.1", "--port", str(self.port), "--no-tls", "maildir", str(self.base)],
+            stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+        _wait_listening(self.port, self.proc, log, "pymap")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def restart(self, down: float = 0.0) -> None:
+        self.stop()
+        time.sleep(down)
+        self.start()
+
+
+class _Deliver:
+    """aiosmtpd handler: each recipient's copy goes into that person's Maildir."""
+
+    def __init__(self, boxes: dict[str, Path]) -> None:
+        self.boxes = boxes  # address -> Maildir
+        self.delivered = 0
+
+    async def handle_RCPT(self, server, session, envelope: Envelope, address: str, rcpt_options) -> str:
+        if parseaddr(address)[1].lower() not in self.boxes:
+            return f"550 no mailbox for {address}"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope: Envelope) -> str:
+        data = envelope.original_content or b""
+        for rcpt in envelope.rcpt_tos:
+            mailbox.Maildir(self.boxes[parseaddr(rcpt)[1].lower()], create=False).add(data)
+            self.delivered += 1
+        return "250 delivered"
+
+
+@dataclass
+class MailServers:
+    imap: ImapServer
+    smtp_port: int
+    people: dict[str, str]  # user -> address
+    handler: _Deliver
+
+    def address(self, user: str) -> str:
+        return self.people[user]
+
+    @property
+    def delivered(self) -> int:
+        return self.handler.delivered
+
+
+@pytest.fixture
+def mail_servers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MailServers]:
+    """IMAP + SMTP on loopback for the people named by `@pytest.mark.people("ann", ...)`.
+
+    Each person's IMAP user is their name and their password is "pw-NAME"; their address
+    is NAME@example.org.
+    """
+    marker = request.node.get_closest_marker("people")
+    names = list(marker.args) if marker else ["host", "ann", "bob", "cat"]
+    people = {n: f"{n}@example.org" for n in names}
+    imap = ImapServer(tmp_path / "imap", {n: f"pw-{n}" for n in names})
+    imap.start()
+    handler = _Deliver({addr: imap.maildir(n) for n, addr in people.items()})
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        _wait_listening(port, None, None, "aiosmtpd")
+        yield MailServers(imap, port, people, handler)
+    finally:
+        controller.stop()
+        imap.stop()
