@@ -113,6 +113,7 @@ class _Deliver:
     def __init__(self, boxes: dict[str, Path]) -> None:
         self.boxes = boxes  # address -> Maildir
         self.delivered = 0
+        self.per_address: dict[str, int] = {a: 0 for a in boxes}
 
     async def handle_RCPT(self, server, session, envelope: Envelope, address: str, rcpt_options) -> str:
         if parseaddr(address)[1].lower() not in self.boxes:
@@ -123,8 +124,10 @@ class _Deliver:
     async def handle_DATA(self, server, session, envelope: Envelope) -> str:
         data = envelope.original_content or b""
         for rcpt in envelope.rcpt_tos:
-            mailbox.Maildir(self.boxes[parseaddr(rcpt)[1].lower()], create=False).add(data)
+            addr = parseaddr(rcpt)[1].lower()
+            mailbox.Maildir(self.boxes[addr], create=False).add(data)
             self.delivered += 1
+            self.per_address[addr] += 1
         return "250 delivered"
 
 

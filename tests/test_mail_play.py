@@ -91,9 +91,9 @@ def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> Non
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
     host = H.Host(db, ids["referee"])
     host_log: list[str] = []
-    mail_host = MailHost(host, [maildir], Courier(settings=smtp_settings(host.config())), host_log.append)
+    mail_host = MailHost(host, MailScanner([maildir]), Courier(settings=smtp_settings(host.config())), host_log.append)
     bot_log: list[str] = []
-    bots = [MailBot([maildir], ids[s], homes[s], HOST_ADDR,
+    bots = [MailBot(MailScanner([maildir]), ids[s], homes[s], HOST_ADDR,
                     Courier(settings=SmtpSettings("127.0.0.1", port, "none", None, EMAILS[s])), EMAILS[s],
                     kind="smart", seed=f"mail-{s}", log=bot_log.append) for s in SEATS]
     started = time.monotonic()

@@ -30,7 +30,8 @@ from pbem.auto import polling
 from pbem.errors import BadPacket, PbemError
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import Publisher, init_folder
-from pbem.mail.incoming import MailScanner, message_blocks, who
+from pbem.mail.incoming import message_blocks, who
+from pbem.mail.memory import MailSource
 from pbem.mail.outgoing import Courier, send_pending
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.ui.terminal import printable
@@ -177,44 +178,35 @@ class FolderHost:
 
 @dataclass
 class MailHost:
-    """The host reading a Maildir / mbox / folder of .eml, mailing packets via a Courier."""
+    """The host reading a mail source (files or an IMAP folder), mailing packets via a Courier.
+
+    Each message is settled once its blocks are handled: done (applied, or seen before) or
+    rejected (refused, with the reason logged); mail that is not for this game is left
+    alone; a message that failed for an unexpected reason (a locked database) is read again
+    at the next step. Packets go out before a message is settled, so a host stopped between
+    the two mails what it owes and finds the move again as a duplicate.
+    """
 
     host: Any
-    sources: list[Path]
+    source: MailSource
     courier: Courier
     log: Log = field(default=stamp_log())
-    scanner: MailScanner = field(init=False)
     game: str = field(init=False)
-    first: bool = True
 
     def __post_init__(self) -> None:
-        self.scanner = MailScanner(list(self.sources))
         self.game = self.host.game_id()
+
+    def wait(self, seconds: float) -> bool:
+        return self.source.wait(seconds)
 
     def step(self) -> bool:
         send_pending(self.host, self.courier, log=self.log)
-        skipped = 0
-        for label, msg in self.scanner.new_messages():
-            blocks, errors = message_blocks(msg)
-            if not blocks:
-                self.log(f"ignored {label}: " + ("; ".join(errors) if errors else f"not a pbem mail ({who(msg)})"))
-                continue
-            ours = [b for b in blocks if b.kind in ("join", "move", "request", "handover") and b.game == self.game]
-            if not ours:
-                if any(b.game != self.game for b in blocks):
-                    self.log(f"ignored {label}: for game {blocks[0].game}, not {self.game}")
-                continue  # our own packets and invitations coming back: nothing to do
-            for b in ours:
-                result = self._accept(label, b)
-                if result == "retry":
-                    self.scanner.seen.discard(label)
-                    break
-                if result == "duplicate" and self.first:
-                    skipped += 1
-            send_pending(self.host, self.courier, log=self.log)
-        if skipped:
-            self.log(f"{skipped} join/move block(s) in the mailbox were applied before")
-        self.first = False
+        for label, msg in self.source.new_messages():
+            self._message(label, msg)
+        old = getattr(self.source, "old", 0)
+        if old:
+            self.log(f"skipped {old} message(s) read before")
+            self.source.old = 0  # type: ignore[attr-defined]
         for out in self.host.tick():  # reminders, late notices, timeouts
             self.log(out.message)
         send_pending(self.host, self.courier, log=self.log)
@@ -222,6 +214,34 @@ class MailHost:
             self.log(game_over_line(self.host))
             return True
         return False
+
+    def _message(self, label: str, msg: Any) -> None:
+        blocks, errors = message_blocks(msg)
+        if not blocks:
+            if errors:
+                self.log(f"rejected {label}: {'; '.join(errors)}")
+                self.source.settle(label, "rejected")
+            else:
+                self.log(f"ignored {label}: not a pbem mail ({who(msg)})")
+                self.source.leave(label)
+            return
+        ours = [b for b in blocks if b.kind in ("join", "move", "request", "handover") and b.game == self.game]
+        if not ours:
+            if any(b.game != self.game for b in blocks):
+                self.log(f"ignored {label}: for game {blocks[0].game}, not {self.game}")
+                self.source.pass_over(label)  # another game's host may want it
+            else:  # our own packets and invitations coming back
+                self.source.settle(label, "done")
+            return
+        outcome = "done"
+        for b in ours:
+            result = self._accept(label, b)
+            if result == "retry":
+                return  # neither settled nor left: read again next time
+            if result == "refused":
+                outcome = "rejected"
+        send_pending(self.host, self.courier, log=self.log)
+        self.source.settle(label, outcome)  # type: ignore[arg-type]
 
     def _accept(self, label: str, block: Signed) -> str:
         try:
@@ -232,8 +252,7 @@ class MailHost:
         except Exception as exc:
             self.log(f"could not process {label} ({type(exc).__name__}: {exc}); will retry")
             return "retry"
-        if not (out.kind == "duplicate" and self.first):
-            self.log(f"{label}: {out.message}")
+        self.log(f"{label}: {out.message}")
         return out.kind
 
 

@@ -6,23 +6,39 @@ import time
 from typing import Any, Callable
 
 Log = Callable[[str], None]
+BACKOFF_MAX = 60.0  # seconds between tries of a step that keeps failing (a mail server down)
+
+
+def backoff(poll: float, failures: int) -> float:
+    """poll, 2 poll, 4 poll ... up to a minute, after the 1st, 2nd, 3rd ... failure in a row."""
+    return min(max(poll, 0.05) * 2 ** max(failures - 1, 0), max(BACKOFF_MAX, poll))
 
 
 def run(stepper: Any, *, poll: float, once: bool, log: Log,
         retry: tuple[type[BaseException], ...] = (Exception,)) -> None:
     """Call `stepper.step()` until it returns True (or once).
 
-    A step that fails with one of `retry` is logged and tried again after `poll` seconds
-    (a half-synced file, SMTP down); anything else, or any failure with `once`, propagates.
+    Between steps it waits `poll` seconds, or, when the stepper has a `wait(poll)` (a
+    mailbox that can IDLE), until that returns. A step that fails with one of `retry` is
+    logged and tried again with back-off (a half-synced file, a mail server down); anything
+    else, or any failure with `once`, propagates.
     """
+    failures = 0
+    wait = getattr(stepper, "wait", None)
     while True:
         try:
             done = stepper.step()
+            if done or once:
+                return
+            if wait is not None:
+                wait(poll)
+            else:
+                time.sleep(poll)
+            failures = 0
         except retry as exc:
             if once:
                 raise
-            log(f"step failed ({type(exc).__name__}: {exc}); retrying in {poll}s")
-            done = False
-        if done or once:
-            return
-        time.sleep(poll)
+            failures += 1
+            delay = backoff(poll, failures)
+            log(f"step failed ({type(exc).__name__}: {exc}); retrying in {delay:g}s")
+            time.sleep(delay)

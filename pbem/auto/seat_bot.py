@@ -19,10 +19,11 @@ from pbem.auto import polling
 from pbem.auto.host_runner import stamp_log
 from pbem.errors import PbemError, UsageError
 from pbem.folder.play import Seat
-from pbem.mail.incoming import MailScanner, Router, message_blocks
+from pbem.mail.incoming import Router, message_blocks, settle_outcome
+from pbem.mail.memory import MailSource
 from pbem.mail.outgoing import Courier, block_mail
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import read_blocks, read_file
+from pbem.protocol.documents import Signed, read_blocks, read_file
 from pbem.seat import player
 from pbem.seat.home import join_path, latest_saved_packet, move_path
 
@@ -133,19 +134,18 @@ class FolderBot:
 
 @dataclass
 class MailBot:
-    """A seat playing by mail: reads a Maildir/mbox, mails joins and moves to the host."""
+    """A seat playing by mail: reads a mail source (files or IMAP), mails joins and moves."""
 
-    sources: list[Path]
+    source: MailSource
     identity: Identity
     home: Path
-    to: str
+    to: str | None  # the host's address; None: the address its invitation came from
     courier: Courier
     sender: str
     kind: str = "smart"
     seed: int | str = 0
     game: str | None = None
     log: Log = field(default=stamp_log("bot"))
-    scanner: MailScanner = field(init=False)
     router: Router = field(init=False)
     brain: _Brain | None = None
     seat: str | None = None
@@ -154,14 +154,18 @@ class MailBot:
     current: tuple[Path, player.SeatPacket] | None = None
 
     def __post_init__(self) -> None:
-        self.scanner = MailScanner(list(self.sources))
         self.router = Router(Path(self.home))
 
+    def wait(self, seconds: float) -> bool:
+        return self.source.wait(seconds)
+
     def _mail(self, block, what: str) -> None:
+        if self.to is None:
+            raise UsageError("no host address to mail to", hint="pass --to HOST-ADDRESS")
         where = self.courier.deliver(block_mail(block, sender=self.sender, to=self.to))
         self.log(f"{what}: {where}")
 
-    def _invited(self, inv) -> None:
+    def _invited(self, inv, msg: Any) -> None:
         try:
             seat = player.seat_of(inv, self.identity)
         except UsageError:
@@ -171,6 +175,11 @@ class MailBot:
         if self.seat is not None:
             return
         self.game, self.seat = inv.game, seat
+        if self.to is None:
+            from pbem.mail.profile import host_address, remember_host_address, reply_address
+
+            remember_host_address(self.home, inv.game, reply_address(msg))
+            self.to = host_address(self.home, inv.game, None)
         self.brain = _Brain(self.kind, seat, self.seed)
         join_file = join_path(self.home, inv.game, seat)
         if join_file.exists():
@@ -183,18 +192,46 @@ class MailBot:
         self._mail(signed, f"joined {inv.game} as {seat}")
 
     def read(self) -> None:
-        """Read new mail: join when invited, keep the game's packets in the key home."""
-        for label, msg in self.scanner.new_messages():
-            blocks, _ = message_blocks(msg)
+        """Read new mail: join when invited, keep the game's packets in the key home.
+
+        A message is settled (done, or rejected when a block is refused) once what it holds
+        is kept; mail of other games or none is left where it is.
+        """
+        for label, msg in self.source.new_messages():
+            blocks, errors = message_blocks(msg)
             for b in blocks:
                 if b.kind == "invitation":
-                    self._invited(b)
-            for b in blocks:
-                if b.kind in ("packet", "archive") and b.game == self.game and b.hash not in self.routed:
-                    self.routed.add(b.hash)  # every recipient's copy holds the same block
-                    kind, line = self.router.route(b)
-                    if kind == "refused":
-                        self.log(f"{label}: {line}")
+                    self._invited(b, msg)
+            if not blocks:
+                self._settle(label, "rejected" if errors else None)
+            elif self.game is None:
+                continue  # a packet before our invitation: read it again once we joined
+            elif not any(b.game == self.game for b in blocks):
+                self.source.pass_over(label)  # another game's mail: another bot's business
+            else:
+                kinds = [self._keep(label, b, msg) for b in blocks]
+                self._settle(label, settle_outcome(["refused"] * bool(errors) + kinds))
+
+    def _keep(self, label: str, b: Signed, msg: Any) -> str:
+        if b.kind == "invitation":
+            return "saved" if b.game == self.game else "ignored"
+        if b.kind not in ("packet", "archive") or b.game != self.game:
+            return "ignored"
+        if b.hash in self.routed:  # every recipient's copy holds the same block
+            return "have"
+        kind, line = self.router.route(b)
+        if kind == "refused":
+            self.log(f"{label}: {line}")
+        else:
+            self.routed.add(b.hash)
+            self.router.learn_sender(b, kind, msg)
+        return kind
+
+    def _settle(self, label: str, outcome: str | None) -> None:
+        if outcome is None:
+            self.source.leave(label)
+        else:
+            self.source.settle(label, outcome)  # type: ignore[arg-type]
 
     def step(self) -> bool:
         self.read()
@@ -218,15 +255,15 @@ class MailBot:
         saved = move_path(self.home, self.game, self.seat, seq)
         if saved.exists():
             if seq not in self.resent:
-                self.resent.add(seq)
                 self._mail(read_file(saved)[0], f"move for packet {seq} mailed again")
+                self.resent.add(seq)  # after sending: a failed send is tried again next step
             return False
         text = self.brain.choose(sp)
         signed = player.make_move(sp, text)
         saved.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(saved, signed.armored().encode())
-        self.resent.add(seq)
         self._mail(signed, f"packet {seq}: {text}")
+        self.resent.add(seq)
         return False
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.play import AsOpt, DbOpt, PassOpt, game_app, identity_named, out_dir
@@ -35,7 +36,18 @@ SecurityOpt = Annotated[str, typer.Option("--smtp-security", help="starttls, ssl
 UserOpt = Annotated[str | None, typer.Option("--smtp-user", help="SMTP login (password: $PBEM_SMTP_PASSWORD or a prompt).",
                                              show_default=False)]
 FromOpt = Annotated[str | None, typer.Option("--from", help="Your mail address.", show_default=False)]
-ToOpt = Annotated[str, typer.Option("--to", help="The host's mail address.")]
+ToOpt = Annotated[str | None, typer.Option("--to", help="The host's mail address (default: the address the "
+                                                      "game's host mails from).", show_default=False)]
+ImapOpt = Annotated[str | None, typer.Option(
+    "--imap", help="Read mail over IMAP: imaps://USER@HOST[:PORT]/FOLDER (write @ in USER as %40).",
+    show_default=False)]
+PasswordCmdOpt = Annotated[str | None, typer.Option(
+    "--password-command", help='A command printing the mail password, e.g. "pass show mail/pbem" (never stored; '
+    "else $PBEM_IMAP_PASSWORD or a prompt).", show_default=False)]
+OAuthCmdOpt = Annotated[str | None, typer.Option(
+    "--oauth2-command", help="A command printing an OAuth2 access token (XOAUTH2 login), run at each login.",
+    show_default=False)]
+NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder even when the server offers IDLE.")]
 
 
 def _host(game: str | None, db: Path | None):
@@ -46,6 +58,26 @@ def _host(game: str | None, db: Path | None):
 
 def _unlock_host(host, home: Path | None, passphrase_file: Path | None) -> None:
     host.identity = identity_named(home, host.host_name(), passphrase_file)
+
+
+def _mail_source(paths: list[Path], imap: str | None, password_command: str | None, oauth2_command: str | None,
+                 no_idle: bool, *, remember: Path | None = None, log=lambda line: None):
+    """Files (.eml, Maildir, mbox) or an IMAP folder; with `remember` (a key home), only new mail."""
+    from pbem.mail.imap import ImapFolder, ImapUrl, credential_source
+    from pbem.mail.incoming import MailScanner
+    from pbem.mail.memory import InboxMemory, Remembering
+
+    if imap and paths:
+        raise UsageError("read mail files or --imap URL, not both")
+    if imap:
+        url = ImapUrl.parse(imap)
+        source = ImapFolder(url, credential_source(password_command=password_command, oauth2_command=oauth2_command,
+                                                   url=url), idle=not no_idle, log=log)
+    elif paths:
+        source = MailScanner(list(paths))
+    else:
+        raise UsageError("no mail to read", hint="pass a Maildir, mbox or .eml file, or --imap imaps://USER@HOST/INBOX")
+    return Remembering(source, InboxMemory.of_home(remember)) if remember is not None else source
 
 
 # --- host: addresses and SMTP settings --------------------------------------------------------
@@ -116,6 +148,20 @@ def _courier(send: bool, to_dir: Path | None, settings, default_dir: Path | None
     return Courier(to_dir=to_dir or default_dir)
 
 
+def _host_courier(host, send: bool, to_dir: Path | None, home: Path, default_dir: Path):
+    """The game's SMTP settings ('pbem game smtp'), else the host's mail profile (which sends
+    without --send, unless --to-dir asks for .eml files)."""
+    from pbem.mail.outgoing import Courier, smtp_password, smtp_settings
+    from pbem.mail.profile import load_profile
+
+    settings = smtp_settings(host.config())
+    profile = load_profile(home)
+    if settings is None and profile and profile.smtp and to_dir is None:
+        return Courier(settings=profile.smtp, password=smtp_password(profile.smtp,
+                                                                     command=profile.smtp_password_command))
+    return _courier(send, to_dir, settings, default_dir)
+
+
 def mail(
     game: GameArg = None,
     db: DbOpt = None,
@@ -136,7 +182,7 @@ def mail(
     path = db_path(game, db)
     host = _host(game, db)
     try:
-        courier = _courier(send, to_dir, smtp_settings(host.config()), out_dir(path).parent / "mail")
+        courier = _host_courier(host, send, to_dir, key_home(None), out_dir(path).parent / "mail")
         if pending:
             n = send_pending(host, courier, log=typer.echo)
             if not n:
@@ -155,11 +201,57 @@ def mail(
         host.close()
 
 
+def mail_setup(
+    smtp_server: ServerOpt = None,
+    smtp_port: PortOpt = None,
+    smtp_security: SecurityOpt = "starttls",
+    smtp_user: UserOpt = None,
+    sender: FromOpt = None,
+    imap: ImapOpt = None,
+    password_command: PasswordCmdOpt = None,
+    smtp_password_command: Annotated[str | None, typer.Option(
+        "--smtp-password-command", help="A command printing the SMTP password (default: the same as "
+        "--password-command).", show_default=False)] = None,
+    home: HomeOpt = None,
+) -> None:
+    """Store your mail settings once in your key home (no password); without options, show them.
+
+    mail-join, mail-move, turn, inbox, bot run and host run use them when their own options
+    are not given. Passwords come from the command given here, $PBEM_SMTP_PASSWORD /
+    $PBEM_IMAP_PASSWORD, or a prompt, and are never written anywhere.
+    """
+    from pbem.mail.outgoing import player_settings
+    from pbem.mail.profile import MailProfile, load_profile, save_profile
+
+    where = key_home(home)
+    old = load_profile(where) or MailProfile()
+    if not any([smtp_server, sender, imap, password_command, smtp_password_command, smtp_user, smtp_port]):
+        for line in old.describe():
+            typer.echo(line)
+        return
+    smtp = old.smtp
+    if smtp_server or sender or smtp_user or smtp_port:
+        smtp = player_settings(smtp_server or (smtp.host if smtp else None), smtp_port or (smtp.port if smtp else None),
+                               smtp_security if smtp_server or not smtp else smtp.security,
+                               smtp_user or (smtp.user if smtp else None), sender or (smtp.from_addr if smtp else None))
+    profile = MailProfile(smtp, imap or old.imap, password_command or old.imap_password_command,
+                          smtp_password_command or password_command or old.smtp_password_command)
+    path = save_profile(where, profile)
+    for line in profile.describe():
+        typer.echo(line)
+    typer.echo(f"saved in {path} (no password)")
+
+
 # --- both sides: reading mail ----------------------------------------------------------------
 
 
 def inbox(
-    paths: Annotated[list[Path], typer.Argument(help=".eml files, Maildirs, mbox files or folders of .eml.")],
+    paths: Annotated[list[Path] | None, typer.Argument(help=".eml files, Maildirs, mbox files or folders of .eml.",
+                                                       show_default=False)] = None,
+    imap: ImapOpt = None,
+    password_command: PasswordCmdOpt = None,
+    oauth2_command: OAuthCmdOpt = None,
+    again: Annotated[bool, typer.Option("--again", help="Read every message again, also those read before.")] = False,
     db: Annotated[list[str], typer.Option("--db", help="A host game (name under saves/ or .db path); repeatable. "
                                                      "Default: every saves/*.db.")] = [],
     saves: Annotated[Path, typer.Option("--saves", help="Where host games are looked for.")] = Path("saves"),
@@ -167,49 +259,115 @@ def inbox(
     passphrase_file: PassOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Read mail (.eml, Maildir, mbox) and route every pbem block in it.
+    """Read new mail (.eml, Maildir, mbox, or an IMAP folder) and route every pbem block in it.
 
     Joins and moves go to your host games (saves/*.db or --db); packets of games you
     joined are saved in your key home (for 'pbem turn GAME'); invitations go to
-    <home>/invitations/. Mail that is not ours is ignored, one line each.
+    <home>/invitations/. Mail that is not ours is ignored, one line each. Mail read before
+    by this key home is skipped (one line says how many); over IMAP, pbem mail is then
+    moved to pbem/done (or pbem/rejected).
     """
-    from pbem.mail.incoming import MailScanner, Router, discover_dbs
+    from pbem.mail.incoming import Router, discover_dbs
 
     dbs = discover_dbs([db_path(d, None) for d in db], saves)
-    router = Router(key_home(home), dbs, unlock=lambda name: identity_named(home, name, passphrase_file))
-    results = []
+    where = key_home(home)
+    if not paths:
+        imap, password_command = _profile_imap(where, imap, password_command)
+    source = _mail_source(list(paths or []), imap, password_command, oauth2_command, True,
+                          remember=None if again else where)
+    router = Router(where, dbs, unlock=lambda name: identity_named(home, name, passphrase_file))
+    results: list[dict] = []
     refused: list[int] = []  # the exit code of each refused block
     try:
-        for label, msg in MailScanner(list(paths)).new_messages():
-            for kind, line, code in router.route_message(label, msg):
-                results.append({"outcome": kind, "message": line, **({"exit_code": code} if code else {})})
-                if kind == "refused":
-                    refused.append(code)
-                    typer.echo(printable(f"error: {line}"), err=True)
-                elif not as_json:
-                    typer.echo(printable(line))
+        read_mail(source, router, results, refused, None if as_json else typer.echo)
     finally:
         router.close()
+        source.close()
+    old = getattr(source, "old", 0)
     if as_json:
         typer.echo(json.dumps(results, indent=2))
     elif not results:
-        typer.echo("no mail found")
+        typer.echo("no new mail")
+    if old and not as_json:
+        typer.echo(f"skipped {old} message(s) read before (--again reads them again)")
     if refused:
         # One `error:` line per refused block is already on stderr; the exit code is the
         # first refusal's (3 bad packet, 5 stale, 6 illegal...), after everything else was routed.
         raise typer.Exit(refused[0])
 
 
+def _read_quietly(where: Path, source, say) -> None:
+    """A player's new mail into the key home, summed up in one line."""
+    from pbem.mail.incoming import Router
+
+    router = Router(where)
+    results: list[dict] = []
+    try:
+        read_mail(source, router, results, [], None)
+    finally:
+        router.close()
+        source.close()
+    saved = sum(r["outcome"] in ("saved", "invitation") for r in results)
+    refused = [r["message"] for r in results if r["outcome"] == "refused"]
+    say(f"read {len(results)} new block(s) of mail: {saved} new" + (f", {len(refused)} refused" if refused else ""))
+
+
+def read_mail(source, router, results: list[dict], refused: list[int], echo) -> None:
+    """Route every new message of `source`, then settle it (done, rejected) or leave it.
+
+    Each refused block is one `error:` line on stderr, its exit code kept in `refused`."""
+    from pbem.mail.incoming import settle_outcome
+
+    for label, msg in source.new_messages():
+        kinds = []
+        for kind, line, code in router.route_message(label, msg):
+            kinds.append(kind)
+            results.append({"outcome": kind, "message": line, **({"exit_code": code} if code else {})})
+            if kind == "refused":
+                refused.append(code)
+                typer.echo(printable(f"error: {line}"), err=True)
+            elif echo is not None:
+                echo(printable(line))
+        outcome = settle_outcome(kinds)
+        if outcome is None:
+            source.leave(label)
+        else:
+            source.settle(label, outcome)
+
+
 # --- players: mailing joins and moves ---------------------------------------------------------
 
 
-def _player_courier(send: bool, to_dir: Path | None, server, port, security, user, sender):
+def _player_courier(send: bool, to_dir: Path | None, server, port, security, user, sender, home: Path,
+                    me: str):
+    """(Courier, from-address): SMTP from the options, else from the mail profile; .eml files
+    with --to-dir (or when there is no SMTP setting at all)."""
     from pbem.mail.outgoing import Courier, player_settings, smtp_password
+    from pbem.mail.profile import load_profile
 
-    if send:
-        settings = player_settings(server, port, security, user, sender)
-        return Courier(settings=settings, password=smtp_password(settings))
-    return Courier(to_dir=to_dir or Path("."))
+    profile = load_profile(home)
+    if to_dir is None and (send or server or (profile and profile.smtp)):
+        if server or not (profile and profile.smtp):
+            settings = player_settings(server, port, security, user, sender or (profile.smtp.from_addr
+                                                                              if profile and profile.smtp else None))
+        else:
+            settings = profile.smtp
+        command = profile.smtp_password_command if profile and not server else None
+        return Courier(settings=settings, password=smtp_password(settings, command=command)), settings.from_addr
+    fallback = profile.smtp.from_addr if profile and profile.smtp else f"{me}@localhost"
+    return Courier(to_dir=to_dir or Path(".")), sender or fallback
+
+
+def _profile_imap(home: Path, imap: str | None, password_command: str | None) -> tuple[str | None, str | None]:
+    """The IMAP URL and password command: the options', else the mail profile's."""
+    from pbem.mail.profile import load_profile
+
+    if imap:
+        return imap, password_command
+    profile = load_profile(home)
+    if profile is None or not profile.imap:
+        return None, password_command
+    return profile.imap, password_command or profile.imap_password_command
 
 
 def _once(saved: Path, make):
@@ -228,7 +386,8 @@ def _once(saved: Path, make):
 
 
 def mail_join(
-    invitation: Annotated[Path, typer.Argument(help="The invitation (file or the mail holding it).")],
+    invitation: Annotated[Path, typer.Argument(help="The invitation (file or the mail holding it), or the game id "
+                                                    "of one 'pbem inbox' saved.")],
     to: ToOpt,
     as_name: AsOpt = None,
     to_dir: ToDirOpt = None,
@@ -247,15 +406,22 @@ def mail_join(
     from pbem.seat import player
     from pbem.seat.home import join_path
 
+    from pbem.mail.profile import host_address
+    from pbem.seat.home import received_invitation_path
+
+    where = key_home(home)
+    if not invitation.exists() and "/" not in str(invitation):
+        invitation = received_invitation_path(where, str(invitation))
     inv = read_one(invitation, "invitation")
     me = identity_named(home, as_name, passphrase_file)
-    where = key_home(home)
     seat = player.seat_of(inv, me)
-    courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
+    to = host_address(where, inv.game, to)
+    courier, sender = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender,
+                                      where, me.name)
     signed, again = _once(join_path(where, inv.game, seat), lambda: player.join(inv, me, where))
     if again:
         typer.echo(f"you joined {inv.game} before; mailing the same join again")
-    msg = block_mail(signed, sender=sender or f"{me.name}@localhost", to=to)
+    msg = block_mail(signed, sender=sender, to=to)
     typer.echo(f"join of {seat} for {inv.game}: {courier.deliver(msg)}")
 
 
@@ -288,8 +454,13 @@ def mail_move(
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
 ) -> None:
-    """Write your signed move and mail it to the host (or write it as .eml with --to-dir)."""
+    """Write your signed move and mail it to the host (or write it as .eml with --to-dir).
+
+    With a mail profile ('pbem mail setup') and a game joined by mail, this is all it takes:
+    pbem mail-move GAME "play cross at 1,0".
+    """
     from pbem.mail.outgoing import block_mail
+    from pbem.mail.profile import host_address
     from pbem.seat import player
     from pbem.seat.home import move_path
 
@@ -297,13 +468,15 @@ def mail_move(
     signed_packet = _packet_for(packet, where)
     me = identity_named(home, as_name, passphrase_file)
     sp = player.open_packet(signed_packet, me, where)
-    courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
+    to = host_address(where, signed_packet.game, to)
+    courier, sender = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender,
+                                      where, me.name)
     seq = int(sp.doc["seq"])
     mv, again = _once(move_path(where, signed_packet.game, sp.seat, seq),
                       lambda: player.make_move(sp, text))
     if again:
         typer.echo(f"you already answered packet {seq}; mailing that move again (the host takes one move per packet)")
-    msg = block_mail(mv, sender=sender or f"{me.name}@localhost", to=to)
+    msg = block_mail(mv, sender=sender, to=to)
     typer.echo(f"move for packet {seq}: {courier.deliver(msg)}")
 
 
@@ -315,11 +488,17 @@ def turn(
     move: Annotated[str | None, typer.Argument(help='Your move, e.g. "play cross at 1,0".', show_default=False)] = None,
     as_name: AsOpt = None,
     join_: Annotated[bool, typer.Option("--join", help="Write (again) your join file into the inbox.")] = False,
+    imap: ImapOpt = None,
+    password_command: PasswordCmdOpt = None,
+    oauth2_command: OAuthCmdOpt = None,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show your latest packet and, with MOVE (or at the prompt), play it. Joins if needed."""
+    """Show your latest packet and, with MOVE (or at the prompt), play it. Joins if needed.
+
+    For a mail game (TARGET is a game id), --imap first reads your new mail over IMAP.
+    """
     from pbem.folder.play import Seat, show
     from pbem.seat import player
 
@@ -332,8 +511,11 @@ def turn(
             if Path(target).is_dir():
                 raise UsageError(f"{target} is not a pbem game folder", hint="the host runs 'pbem folder init DIR GAME'")
             raise UsageError(f"{target} is not a game folder", hint=f'for a mail game: pbem mail-move {target} "MOVE" --to HOST')
-        opened = player.open_packet(_packet_for(target, where), me, where)
-        typer.echo(json.dumps(opened.summary(), indent=2, ensure_ascii=False)) if as_json else show(opened)
+        imap, password_command = _profile_imap(where, imap, password_command)
+        if imap:
+            _read_quietly(where, _mail_source([], imap, password_command, oauth2_command, True, remember=where), say)
+        sp = player.open_packet(_packet_for(target, where), me, where)
+        typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False)) if as_json else show(sp)
         return
     seat = Seat.open(Path(target), me, where)
     if join_ or (not seat.joined() and not seat.started()):
@@ -407,6 +589,10 @@ def host_run(
     db: DbOpt = None,
     folder: Annotated[Path | None, typer.Option("--folder", help="Serve this shared game folder.", show_default=False)] = None,
     maildir: Annotated[list[Path], typer.Option("--maildir", help="Read joins and moves from this Maildir/mbox.")] = [],
+    imap: ImapOpt = None,
+    password_command: PasswordCmdOpt = None,
+    oauth2_command: OAuthCmdOpt = None,
+    no_idle: NoIdleOpt = False,
     send: SendOpt = False,
     to_dir: ToDirOpt = None,
     poll: PollOpt = 1.0,
@@ -422,8 +608,11 @@ def host_run(
     from pbem.auto import host_runner as autohost
     from pbem.mail.outgoing import smtp_settings
 
-    if (folder is None) == (not maildir):
-        raise UsageError("pass either --folder DIR or --maildir DIR")
+    if folder is None and not maildir:
+        imap, password_command = _profile_imap(key_home(home), imap, password_command)
+    if (folder is not None) + bool(maildir) + bool(imap) != 1:
+        raise UsageError("pass one of --folder DIR, --maildir DIR or --imap URL",
+                         hint="or store an IMAP URL once with 'pbem mail setup --imap URL'")
     path = db_path(game, db)
     host = _host(game, db)
     try:
@@ -433,10 +622,15 @@ def host_run(
             stepper: autohost.FolderHost | autohost.MailHost = autohost.FolderHost(host, folder, log)
             log(f"serving {host.game_id()} in {folder}")
         else:
-            courier = _courier(send, to_dir, smtp_settings(host.config()), out_dir(path).parent / "mail")
-            stepper = autohost.MailHost(host, maildir, courier, log)
-            log(f"serving {host.game_id()} from {', '.join(map(str, maildir))}")
-        autohost.run(stepper, poll=poll, once=once, log=log)
+            courier = _host_courier(host, send, to_dir, key_home(home), out_dir(path).parent / "mail")
+            source = _mail_source(maildir, imap, password_command, oauth2_command, no_idle, log=log)
+            stepper = autohost.MailHost(host, source, courier, log)
+            log(f"serving {host.game_id()} from {imap or ', '.join(map(str, maildir))}")
+        try:
+            autohost.run(stepper, poll=poll, once=once, log=log)
+        finally:
+            if folder is None:
+                source.close()
     finally:
         host.close()
 
@@ -446,6 +640,10 @@ def bot_run(
     folder: Annotated[Path | None, typer.Option("--folder", help="Play through this shared game folder.",
                                                 show_default=False)] = None,
     maildir: Annotated[list[Path], typer.Option("--maildir", help="Play by mail, reading this Maildir/mbox.")] = [],
+    imap: ImapOpt = None,
+    password_command: PasswordCmdOpt = None,
+    oauth2_command: OAuthCmdOpt = None,
+    no_idle: NoIdleOpt = False,
     to: Annotated[str | None, typer.Option("--to", help="The host's address (mail play).", show_default=False)] = None,
     game: Annotated[str | None, typer.Option("--game", help="Mail play: the game id (default: the first "
                                                             "invitation with a seat for this key).", show_default=False)] = None,
@@ -467,22 +665,37 @@ def bot_run(
     from engine.bots import KINDS as bot_kinds
     from pbem.auto import seat_bot as seatbot
 
-    if (folder is None) == (not maildir):
-        raise UsageError("pass either --folder DIR or --maildir DIR")
+    where = key_home(home)
+    if folder is None and not maildir:
+        imap, password_command = _profile_imap(where, imap, password_command)
+    if (folder is not None) + bool(maildir) + bool(imap) != 1:
+        raise UsageError("pass one of --folder DIR, --maildir DIR or --imap URL",
+                         hint="or store an IMAP URL once with 'pbem mail setup --imap URL'")
     if bot not in bot_kinds:
         raise UsageError(f"unknown bot {bot!r}", hint="use smart or random")
     me = identity_named(home, as_name, passphrase_file)
-    where = key_home(home)
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:
-        stepper: seatbot.FolderBot | seatbot.MailBot = seatbot.FolderBot(folder, me, where, bot, seed, log)
-    else:
-        if not to:
-            raise UsageError("mail play needs --to HOST-ADDRESS")
-        courier = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender)
-        stepper = seatbot.MailBot(list(maildir), me, where, to, courier, sender or f"{me.name}@localhost",
-                                  bot, seed, game, log)
-    seatbot.run(stepper, poll=poll, once=once, log=log)
+        stepper = seatbot.FolderBot(folder, me, where, bot, seed, log)
+        seatbot.run(stepper, poll=poll, once=once, log=log)
+        return
+    courier, sender = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender,
+                                      where, me.name)
+    source = _mail_source(maildir, imap, password_command, oauth2_command, no_idle, log=log)
+    stepper = seatbot.MailBot(source, me, where, to, courier, sender, bot, seed, game, log)
+    try:
+        seatbot.run(stepper, poll=poll, once=once, log=log)
+    finally:
+        source.close()
+
+
+class _MailGroup(TyperGroup):
+    """`pbem mail setup ...` is the profile; anything else is `pbem mail [send] GAME ...`."""
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        if not args or args[0] not in self.commands:
+            args = ["send", *args]
+        return super().parse_args(ctx, args)
 
 
 def register(app: typer.Typer) -> None:
@@ -494,7 +707,10 @@ def register(app: typer.Typer) -> None:
         game_app._pbem_transport = True  # type: ignore[attr-defined]
         game_app.command("email")(game_email)
         game_app.command("smtp")(game_smtp)
-    app.command("mail")(mail)
+    mail_app = typer.Typer(cls=_MailGroup, help="Mail packets (host), or 'pbem mail setup': your mail settings.")
+    mail_app.command("send")(mail)
+    mail_app.command("setup")(mail_setup)
+    app.add_typer(mail_app, name="mail")
     app.command("inbox")(inbox)
     app.command("mail-join")(mail_join)
     app.command("mail-move")(mail_move)

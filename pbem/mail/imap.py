@@ -99,6 +99,7 @@ class ImapFolder:
     caps: frozenset[str] = frozenset()
     uidvalidity: str = ""
     skipped: set[str] = field(default_factory=set)  # uidvalidity/uid of mail left in the folder
+    known: Callable[[str], bool] = lambda label: False  # read before (pbem.mail.memory): not fetched
 
     # --- connection ----------------------------------------------------------------------
 
@@ -193,13 +194,16 @@ class ImapFolder:
     # --- a mail source ---------------------------------------------------------------------
 
     def label(self, uid: str) -> str:
-        return f"{self.url};UID={uid}"
+        return f"{self.url};UIDVALIDITY={self.uidvalidity};UID={uid}"
 
     def new_messages(self) -> Iterator[tuple[str, EmailMessage]]:
         """Every message in the folder not left there on purpose, oldest first."""
         data = self._call("SEARCH", "ALL")
         uids = [u for u in _text(data[0] if data else "").split() if f"{self.uidvalidity}/{u}" not in self.skipped]
         for uid in sorted(uids, key=int):
+            if self.known(self.label(uid)):
+                self.leave(self.label(uid))
+                continue
             found = self._call("FETCH", uid, "(BODY.PEEK[])")
             raw = next((part[1] for part in found if isinstance(part, tuple)), None)
             if raw is None:
@@ -214,6 +218,9 @@ class ImapFolder:
     def leave(self, label: str) -> None:
         """Not ours (or not now): leave it in the folder and do not read it again this session."""
         self.skipped.add(f"{self.uidvalidity}/{self._uid(label)}")
+
+    def pass_over(self, label: str) -> None:
+        self.leave(label)
 
     def settle(self, label: str, outcome: Literal["done", "rejected"]) -> None:
         """Mark a processed message read and move it to the done (or rejected) folder."""

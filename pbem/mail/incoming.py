@@ -8,12 +8,10 @@ database of their game, packets and archives to the player's key home
 
 from __future__ import annotations
 
-import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from email import policy
 from email.message import EmailMessage
-from email.parser import BytesParser
 from pathlib import Path
 from typing import Any
 
@@ -28,63 +26,40 @@ from pbem.seat.home import save_archive, save_invitation, save_packet, trusted_h
 # --- reading mail ---------------------------------------------------------------------------
 
 
-def _parse_file(path: Path) -> EmailMessage:
-    with path.open("rb") as f:
-        msg = BytesParser(policy=policy.default).parse(f)
-    assert isinstance(msg, EmailMessage)
-    return msg
-
-
 @dataclass
 class MailScanner:
-    """Yields each message of some mail sources once, across calls (new mail since last time).
+    """Mail files as a mail source: .eml files, Maildirs, mbox files, folders of .eml.
 
-    Maildirs and folders of .eml files are listed cheaply and only new files are parsed;
-    an mbox is re-read (its keys are positions, stable while it only grows).
+    Files are read, never changed: a message settled or left is not read again by this
+    scanner, and `known` (pbem.mail.memory) skips what an earlier run read, unparsed.
     """
 
     paths: list[Path]
-    seen: set[str] = field(default_factory=set)
+    done: set[str] = field(default_factory=set)
+    known: Callable[[str], bool] = lambda label: False
+
+    def __post_init__(self) -> None:
+        self.paths = [Path(p).expanduser().absolute() for p in self.paths]
 
     def new_messages(self) -> Iterator[tuple[str, EmailMessage]]:
         for path in self.paths:
-            path = Path(path)
-            if path.is_dir() and (path / "cur").is_dir() and (path / "new").is_dir():
-                yield from self._maildir(path)
-            elif path.is_dir():
-                for p in sorted(path.iterdir()):
-                    if p.suffix.lower() == ".eml" and not p.name.startswith(".") and str(p) not in self.seen:
-                        yield from self._one(str(p), p)
-            else:
-                for label, msg in iter_messages(path):
-                    if label not in self.seen:
-                        self.seen.add(label)
-                        yield label, msg
+            yield from iter_messages(path, skip=lambda label: label in self.done or self.known(label))
 
-    def _maildir(self, path: Path) -> Iterator[tuple[str, EmailMessage]]:
-        found = []
-        for sub in ("new", "cur"):
-            try:
-                names = os.listdir(path / sub)
-            except FileNotFoundError:
-                continue
-            for n in names:
-                if n.startswith("."):
-                    continue
-                key = n.split(":", 1)[0]
-                found.append((key, path / sub / n))
-        for key, p in sorted(found):
-            yield from self._one(f"{path}#{key}", p)
+    def settle(self, label: str, outcome: str) -> None:
+        self.done.add(label)
 
-    def _one(self, label: str, p: Path) -> Iterator[tuple[str, EmailMessage]]:
-        if label in self.seen:
-            return
-        try:
-            msg = _parse_file(p)
-        except FileNotFoundError:
-            return  # moved from new/ to cur/ meanwhile: found next time under the same key
-        self.seen.add(label)
-        yield label, msg
+    def leave(self, label: str) -> None:
+        self.done.add(label)
+
+    def pass_over(self, label: str) -> None:
+        self.done.add(label)
+
+    def wait(self, seconds: float) -> bool:
+        time.sleep(seconds)
+        return False
+
+    def close(self) -> None:
+        pass
 
 
 def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
@@ -100,6 +75,15 @@ def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
         except PbemError as exc:
             errors.append(f"{kind.lower()} block: {exc}")
     return blocks, errors
+
+
+def settle_outcome(kinds: list[str]) -> str | None:
+    """After routing a message's blocks: "rejected", "done", or None (not ours: leave it)."""
+    if "refused" in kinds:
+        return "rejected"
+    if all(k == "ignored" for k in kinds):
+        return None
+    return "done"
 
 
 def who(msg: EmailMessage) -> str:
@@ -188,7 +172,7 @@ class Router:
             if not new:
                 return "have", f"invitation to {block.game} already saved: {path}"
             return "invitation", (f"invitation to {block.game} from {block.doc['host'].get('name')}: {path} "
-                                  f"(join with: pbem mail-join {path} --as YOU --to HOST-ADDRESS)")
+                                  f"(join with: pbem mail-join {path})")
         return "ignored", f"a {block.kind} block"
 
     def route_message(self, label: str, msg: EmailMessage) -> list[tuple[str, str, int]]:
@@ -200,8 +184,16 @@ class Router:
         out = [("refused", f"{label}: {e}", BadPacket.exit_code) for e in errors]
         for b in blocks:
             kind, line, code = self.route_coded(b)
+            self.learn_sender(b, kind, msg)
             out.append((kind, f"{label}: {line}", code))
         return out
+
+    def learn_sender(self, block: Signed, kind: str, msg: EmailMessage) -> None:
+        """The host's address of a game, from the mail that brought its invitation or packet."""
+        from pbem.mail.profile import remember_host_address, reply_address
+
+        if block.kind in ("invitation", "packet") and kind in ("invitation", "saved", "have"):
+            remember_host_address(self.home, block.game, reply_address(msg))
 
 
 def discover_dbs(explicit: list[Path], saves: Path) -> list[Path]:

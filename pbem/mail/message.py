@@ -13,7 +13,7 @@ import re
 import smtplib
 import ssl
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from email import policy
 from email.message import EmailMessage, Message
@@ -184,20 +184,21 @@ def _is_maildir(path: Path) -> bool:
     return (path / "cur").is_dir() and (path / "new").is_dir()
 
 
-def iter_messages(path: Path) -> Iterator[tuple[str, EmailMessage]]:
-    """Messages from a .eml file, an mbox file, a Maildir, or a directory of .eml files."""
+def iter_messages(path: Path, skip: Callable[[str], bool] = lambda label: False) -> Iterator[tuple[str, EmailMessage]]:
+    """Messages from a .eml file, an mbox file, a Maildir, or a directory of .eml files.
+
+    Labels are the file path, or `<path>#<key>` for mbox and Maildir messages (a Maildir key
+    stays the same when a mail client moves the file from new/ to cur/). A message whose
+    label `skip` accepts is not parsed.
+    """
     path = Path(path)
     if path.is_dir():
         if _is_maildir(path):
-            md = mailbox.Maildir(path, factory=_parse_bytes, create=False)  # type: ignore[arg-type]
-            for key in sorted(md.keys()):
-                try:
-                    yield f"{path}#{key}", md[key]  # type: ignore[misc]
-                except KeyError:
-                    continue  # moved to cur/ or removed by a mail client meanwhile
+            md = mailbox.Maildir(path, factory=None, create=False)
+            yield from _iter_mailbox(md, path, sorted(md.keys()), skip)
             return
         for p in sorted(path.iterdir()):
-            if p.suffix.lower() == ".eml" and not p.name.startswith(".") and p.is_file():
+            if p.suffix.lower() == ".eml" and not p.name.startswith(".") and p.is_file() and not skip(str(p)):
                 yield from _iter_eml(p)
         return
     if not path.is_file():
@@ -205,14 +206,28 @@ def iter_messages(path: Path) -> Iterator[tuple[str, EmailMessage]]:
     with path.open("rb") as f:
         head = f.read(5)
     if head == b"From ":
-        mb = mailbox.mbox(path, factory=_parse_bytes, create=False)  # type: ignore[arg-type]
+        mb = mailbox.mbox(path, factory=None, create=False)
         try:
-            for key in mb.keys():
-                yield f"{path}#{key}", mb[key]  # type: ignore[misc]
+            yield from _iter_mailbox(mb, path, list(mb.keys()), skip)
         finally:
             mb.close()
         return
-    yield from _iter_eml(path)
+    if not skip(str(path)):
+        yield from _iter_eml(path)
+
+
+def _iter_mailbox(box: mailbox.Mailbox, path: Path, keys: list[str], skip: Callable[[str], bool]
+                  ) -> Iterator[tuple[str, EmailMessage]]:
+    for key in keys:
+        label = f"{path}#{key}"
+        if skip(label):
+            continue
+        try:
+            with box.get_file(key) as f:
+                msg = _parse_bytes(f)  # type: ignore[arg-type]
+        except (KeyError, FileNotFoundError):
+            continue  # moved to cur/ or removed by a mail client meanwhile
+        yield label, msg
 
 
 def _iter_eml(p: Path) -> Iterator[tuple[str, EmailMessage]]:

@@ -8,9 +8,6 @@ with an address and to the host's own address. Incoming mail is `pbem.mail.incom
 
 from __future__ import annotations
 
-import getpass
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -235,16 +232,14 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
             for n, a in to]
 
 
-def smtp_password(settings: SmtpSettings | None, *, prompt: bool = True) -> str | None:
-    """From $PBEM_SMTP_PASSWORD, else a prompt on a terminal; None when no login is needed."""
+def smtp_password(settings: SmtpSettings | None, *, prompt: bool = True, command: str | None = None) -> str | None:
+    """From `command`, else $PBEM_SMTP_PASSWORD, else a prompt on a terminal; None when no login is needed."""
+    from pbem.mail.secrets import obtain
+
     if settings is None or not settings.user:
         return None
-    env = os.environ.get(ENV_SMTP_PASSWORD)
-    if env:
-        return env
-    if prompt and sys.stdin is not None and sys.stdin.isatty():
-        return getpass.getpass(f"SMTP password for {settings.user}@{settings.host}: ")
-    raise UsageError("the SMTP server needs a password", hint=f"set {ENV_SMTP_PASSWORD} or run in a terminal")
+    return obtain("SMTP password", env=ENV_SMTP_PASSWORD, command=command,
+                  prompt=f"SMTP password for {settings.user}@{settings.host}: " if prompt else None)
 
 
 @dataclass

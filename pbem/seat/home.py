@@ -7,6 +7,9 @@
     HOME/games/GAME/join-SEAT.pbem        the join sent (made once, resent as is)
     HOME/games/GAME/moves/SEAT-SEQ.pbem   each move sent (made once, resent as is)
     HOME/games/GAME/packets/packet-SEQ.pbem, archives/round-RRR.pbem   kept from the host
+    HOME/mail/profile.json                this person's mail settings (no password: pbem.mail.profile)
+    HOME/mail/read.db                     which mail was read before (pbem.mail.memory)
+    HOME/mail/hosts.json                  the host's mail address of each game (learnt from its mail)
 
 HOME is --home, else $PBEM_HOME, else the platform's configuration folder. Every game id and
 seat name is checked (pbem.names) before it becomes a path.
@@ -56,6 +59,21 @@ def key_path(home: Path, name: str) -> Path:
 
 def pub_path(home: Path, name: str) -> Path:
     return keys_dir(home) / f"{check_identity_name(name)}.pub"
+
+
+# --- mail -------------------------------------------------------------------------------------
+
+
+def mail_profile_path(home: Path) -> Path:
+    return Path(home) / "mail" / "profile.json"
+
+
+def mail_memory_path(home: Path) -> Path:
+    return Path(home) / "mail" / "read.db"
+
+
+def mail_hosts_path(home: Path) -> Path:
+    return Path(home) / "mail" / "hosts.json"
 
 
 # --- games ------------------------------------------------------------------------------------

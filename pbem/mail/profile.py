@@ -1,0 +1,145 @@
+"""A person's mail settings, kept once in their key home (HOME/mail/profile.json).
+
+SMTP (server, port, security, user, from-address) and the IMAP URL, plus how to get the
+passwords: the name of a command that prints them, never a password itself. The file
+refuses a password field on reading and writing. `pbem mail setup` writes it; mail-join,
+mail-move, turn, bot run and host run read it when their own options are not given.
+
+The host's address of each joined game is kept beside it (HOME/mail/hosts.json), learnt
+from the mail that brought the invitation or a packet, so a player answers with just
+`pbem mail-move GAME "MOVE"`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import parseaddr
+from pathlib import Path
+from typing import Any
+
+from pbem.atomic import write_atomic
+from pbem.errors import UsageError
+from pbem.mail.imap import ImapUrl
+from pbem.mail.message import SmtpSettings
+from pbem.names import check_game_id
+from pbem.seat.home import mail_hosts_path, mail_profile_path
+
+_SECRET_WORDS = ("password", "token", "secret")
+
+
+def _no_secrets(d: dict[str, Any], where: str) -> None:
+    for key, value in d.items():
+        if any(w in key.lower() for w in _SECRET_WORDS) and not key.endswith("_command"):
+            raise UsageError(f"{where} holds a {key!r}: passwords are never stored",
+                             hint="remove it; give a --password-command, $PBEM_SMTP_PASSWORD or answer the prompt")
+        if isinstance(value, dict):
+            _no_secrets(value, where)
+
+
+@dataclass(frozen=True)
+class MailProfile:
+    smtp: SmtpSettings | None = None
+    imap: str | None = None  # an ImapUrl, as text
+    imap_password_command: str | None = None
+    smtp_password_command: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.imap is not None:
+            ImapUrl.parse(self.imap)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"format": "pbem-mail-profile", "version": 1}
+        if self.smtp is not None:
+            d["smtp"] = self.smtp.to_dict()
+        for key in ("imap", "imap_password_command", "smtp_password_command"):
+            if getattr(self, key):
+                d[key] = getattr(self, key)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], where: str = "the mail profile") -> MailProfile:
+        if not isinstance(d, dict) or d.get("format") != "pbem-mail-profile":
+            raise UsageError(f"{where} is not a pbem mail profile", hint="write it again with 'pbem mail setup'")
+        _no_secrets(d, where)
+        smtp = SmtpSettings.from_dict(d["smtp"]) if d.get("smtp") else None
+        return cls(smtp, d.get("imap"), d.get("imap_password_command"), d.get("smtp_password_command"))
+
+    def describe(self) -> list[str]:
+        out = []
+        if self.smtp:
+            s = self.smtp
+            out.append(f"SMTP: {s.host}:{s.port} ({s.security}), from {s.from_addr}"
+                       + (f", login {s.user}" if s.user else ""))
+        if self.imap:
+            out.append(f"IMAP: {ImapUrl.parse(self.imap)}")
+        for what, cmd in (("IMAP", self.imap_password_command), ("SMTP", self.smtp_password_command)):
+            if cmd:
+                out.append(f"{what} password from: {cmd}")
+        return out or ["no mail settings"]
+
+
+def load_profile(home: Path) -> MailProfile | None:
+    path = mail_profile_path(home)
+    if not path.exists():
+        return None
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}", hint="write it again with 'pbem mail setup'") from None
+    return MailProfile.from_dict(d, str(path))
+
+
+def save_profile(home: Path, profile: MailProfile) -> Path:
+    path = mail_profile_path(home)
+    d = profile.to_dict()
+    _no_secrets(d, str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, (json.dumps(d, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
+    return path
+
+
+# --- the host's address of each game ------------------------------------------------------------
+
+
+def reply_address(msg: EmailMessage) -> str | None:
+    """Where an answer to this mail goes: Reply-To, else From."""
+    for header in ("Reply-To", "From"):
+        addr = parseaddr(str(msg.get(header, "")))[1]
+        if "@" in addr:
+            return addr
+    return None
+
+
+def host_addresses(home: Path) -> dict[str, str]:
+    path = mail_hosts_path(home)
+    if not path.exists():
+        return {}
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in d.items()} if isinstance(d, dict) else {}
+
+
+def remember_host_address(home: Path, game: str, address: str | None) -> None:
+    """Keep the first address a game's host wrote from; a later mail cannot change it (anyone
+    can forward a genuine packet from their own address)."""
+    known = host_addresses(home)
+    if address is None or check_game_id(game) in known:
+        return
+    known[game] = address
+    path = mail_hosts_path(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, (json.dumps(known, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
+
+
+def host_address(home: Path, game: str, given: str | None) -> str:
+    if given:
+        return given
+    found = host_addresses(home).get(game)
+    if found is None:
+        raise UsageError(f"no host address known for game {game}",
+                         hint="pass --to HOST-ADDRESS (it is learnt from the host's mail by 'pbem inbox')")
+    return found
