@@ -47,6 +47,9 @@ PasswordCmdOpt = Annotated[str | None, typer.Option(
 OAuthCmdOpt = Annotated[str | None, typer.Option(
     "--oauth2-command", help="A command printing an OAuth2 access token (XOAUTH2 login), run at each login.",
     show_default=False)]
+DigestOpt = Annotated[str | None, typer.Option(
+    "--digest", help='Mail a seat when it is their turn, else at most one summary per period: "12h" (the default), '
+    '"30m", "1d", or "every" (each packet). Stored with the game.', show_default=False)]
 NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder even when the server offers IDLE.")]
 
 
@@ -85,12 +88,27 @@ def _mail_source(paths: list[Path], imap: str | None, password_command: str | No
 
 def game_email(
     game: Annotated[str, typer.Argument(help="Game name under saves/ (or a .db path).")],
-    address: Annotated[list[str], typer.Argument(help="NAME=ADDRESS (NAME= removes it); 'host' is you.")],
+    address: Annotated[list[str] | None, typer.Argument(help="NAME=ADDRESS (NAME= removes it); 'host' is you.",
+                                                         show_default=False)] = None,
+    lang: Annotated[list[str], typer.Option("--lang", help="NAME=LANG: the language NAME's mail is written in "
+                                            "(en, zh-Hans, zh-Hant); repeatable.")] = [],
     db: DbOpt = None,
 ) -> None:
-    """Set the players' (and your own) mail addresses for a game."""
+    """Set the players' (and your own) mail addresses, and the language of their mail."""
+    from pbem.ui.words import LANGUAGES, _normalise
+
     host = _host(game, db)
     try:
+        languages = dict(host.config().get("languages") or {})
+        for item in lang:
+            name, sep, code = item.partition("=")
+            norm = _normalise(code) if sep and name else None
+            if norm is None:
+                raise UsageError(f"bad --lang {item!r}", hint=f"write NAME=LANG, LANG one of {', '.join(LANGUAGES)}")
+            languages[name.lower()] = norm
+        if lang:
+            host.set_config(languages=languages)
+        address = address or []
         for item in address:
             name, sep, addr = item.partition("=")
             if not sep or not name or (addr and "@" not in addr):
@@ -100,7 +118,7 @@ def game_email(
     finally:
         host.close()
     for name, addr in emails.items():
-        typer.echo(f"{name}: {addr}")
+        typer.echo(f"{name}: {addr}" + (f" ({languages[name]})" if name in languages else ""))
 
 
 def game_smtp(
@@ -148,6 +166,14 @@ def _courier(send: bool, to_dir: Path | None, settings, default_dir: Path | None
     return Courier(to_dir=to_dir or default_dir)
 
 
+def _set_digest(host, digest: str | None) -> None:
+    from pbem.mail.outgoing import digest_seconds
+
+    if digest is not None:
+        digest_seconds(digest)  # checked before it is stored
+        host.set_config(digest=digest.strip().lower())
+
+
 def _host_courier(host, send: bool, to_dir: Path | None, home: Path, default_dir: Path):
     """The game's SMTP settings ('pbem game smtp'), else the host's mail profile (which sends
     without --send, unless --to-dir asks for .eml files)."""
@@ -169,7 +195,8 @@ def mail(
     send: SendOpt = False,
     seq: Annotated[int | None, typer.Option("--seq", help="Mail this packet (0: the invitation).",
                                             show_default=False)] = None,
-    pending: Annotated[bool, typer.Option("--pending", help="Mail every packet not mailed yet.")] = False,
+    pending: Annotated[bool, typer.Option("--pending", help="Mail what is owed: turns, round ends, digests.")] = False,
+    digest: DigestOpt = None,
 ) -> None:
     """Host: mail the latest packet (or the invitation) to every seat with an address.
 
@@ -177,11 +204,12 @@ def mail(
     armoured in the body. Written as .eml files into --to-dir (default saves/GAME/mail/),
     or sent over SMTP with --send (settings: 'pbem game smtp').
     """
-    from pbem.mail.outgoing import mails_for, send_pending, smtp_settings
+    from pbem.mail.outgoing import mails_for, note_mailed, send_pending
 
     path = db_path(game, db)
     host = _host(game, db)
     try:
+        _set_digest(host, digest)
         courier = _host_courier(host, send, to_dir, key_home(None), out_dir(path).parent / "mail")
         if pending:
             n = send_pending(host, courier, log=typer.echo)
@@ -191,12 +219,12 @@ def mail(
         if seq is None:
             packets = host.packets()
             seq = packets[-1][0] if packets else 0
+        names = []
         for out in mails_for(host, seq):
             what = "invitation" if seq == 0 else f"packet {seq}"
             typer.echo(f"{what} to {out.name} <{out.address}>: {courier.deliver(out.message)}")
-        mailed = int(host.config().get("mailed", -1))
-        if seq >= mailed:
-            host.set_config(mailed=seq)
+            names.append(out.name)
+        note_mailed(host, names if seq else [], seq)
     finally:
         host.close()
 
@@ -593,6 +621,7 @@ def host_run(
     password_command: PasswordCmdOpt = None,
     oauth2_command: OAuthCmdOpt = None,
     no_idle: NoIdleOpt = False,
+    digest: DigestOpt = None,
     send: SendOpt = False,
     to_dir: ToDirOpt = None,
     poll: PollOpt = 1.0,
@@ -617,6 +646,7 @@ def host_run(
     host = _host(game, db)
     try:
         _unlock_host(host, home, passphrase_file)
+        _set_digest(host, digest)
         log = autohost.stamp_log()
         if folder is not None:
             stepper: autohost.FolderHost | autohost.MailHost = autohost.FolderHost(host, folder, log)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pbem.errors import UsageError
 from pbem.mail.message import SmtpSettings, compose, send, write_eml
@@ -32,16 +32,35 @@ def _tag(game: str) -> str:
     return f"[pbem {game}]"
 
 
-def packet_subject(doc: dict[str, Any]) -> str:
-    """E.g. "[pbem friday-1a2b] round 2, packet 41: ann to move"."""
-    game, seq, rnd = doc.get("game", "?"), doc.get("seq", "?"), doc.get("round", "?")
+Kind = Literal["turn", "digest", "round", "over"]
+
+
+def mail_kind(doc: dict[str, Any], recipient: str) -> Kind | None:
+    """Why `recipient` gets a mail for this packet regardless of digests (None: only a digest)."""
     if doc.get("phase") == "game-over":
-        winners = ", ".join((doc.get("standings") or {}).get("winners", [])) or "nobody"
-        return f"{_tag(game)} packet {seq}: game over, won by {winners}"
-    head = f"{_tag(game)} "
-    if doc.get("phase") == "round-over":
-        head += f"round {doc.get('result', {}).get('round', '?')} over; "
-    return f"{head}round {rnd}, packet {seq}: {doc.get('to_move')} to move"
+        return "over"
+    if doc.get("result"):
+        return "round"
+    if doc.get("to_move") == recipient:
+        return "turn"
+    return None
+
+
+def packet_subject(doc: dict[str, Any], recipient: str | None = None, moves: int = 0) -> str:
+    """E.g. "[pbem friday-1a2b] your turn, ann: round 2, packet 41" (words.py, 3 languages)."""
+    from pbem.ui.words import t
+
+    game, seq, rnd = doc.get("game", "?"), doc.get("seq", "?"), doc.get("round", "?")
+    kind = mail_kind(doc, recipient or "")
+    if kind == "over":
+        winners = ", ".join((doc.get("standings") or {}).get("winners", [])) or t("nobody")
+        return t("mail over subject", tag=_tag(game), winners=winners)
+    if kind == "round":
+        return t("mail round subject", tag=_tag(game), done=doc["result"].get("round", "?"), round=rnd, seq=seq,
+                 player=doc.get("to_move"))
+    if kind == "turn":
+        return t("mail turn subject", tag=_tag(game), seat=recipient, round=rnd, seq=seq)
+    return t("mail digest subject", tag=_tag(game), n=max(moves, 1), player=doc.get("to_move"), round=rnd, seq=seq)
 
 
 def invitation_subject(doc: dict[str, Any], seat: str | None) -> str:
@@ -57,23 +76,21 @@ def join_subject(doc: dict[str, Any]) -> str:
     return f"{_tag(doc.get('game', '?'))} join: {doc.get('seat', '?')}"
 
 
-def describe_moves(doc: dict[str, Any]) -> list[str]:
-    """The packet's moves and public events in words (pbem.words if present, else notation)."""
-    try:
-        from pbem.ui.words import describe_event, describe_move
-    except ImportError:  # pragma: no cover - words is optional
-        describe_move = describe_event = None  # type: ignore[assignment]
+def describe_moves(docs: list[dict[str, Any]]) -> list[str]:
+    """The packets' moves and public events in words, oldest first; a move the host made for a
+    silent seat says so."""
+    from pbem.ui.when import by_host
+    from pbem.ui.words import describe_event, describe_move
+
     lines = []
-    for m in doc.get("moves", []):
-        seat, text = str(m.get("seat", "?")), str(m.get("text", "?"))
-        line = f"{seat}: {text}"
-        if describe_move is not None:
+    for doc in docs:
+        for m in doc.get("moves", []):
+            seat, text = str(m.get("seat", "?")), str(m.get("text", "?"))
             try:
                 line = describe_move(text, seat)
             except Exception:  # a sentence is a nicety; never fail a mail on it
-                pass
-        lines.append(line)
-    if describe_event is not None:
+                line = f"{seat}: {text}"
+            lines.append(by_host(line, m.get("why")) if m.get("by") == HOST else line)
         for e in doc.get("events", []):
             try:
                 said = describe_event(e)
@@ -88,66 +105,46 @@ def _gold(gold: dict[str, int]) -> str:
     return ", ".join(f"{p} {g}" for p, g in gold.items()) or "-"
 
 
-def since_turn_lines(doc: dict[str, Any], recipient: str | None) -> list[str] | None:
-    """Every move since `recipient`'s last turn in words (None: the packet has no `recent`)."""
-    recent = doc.get("recent")
-    if not isinstance(recent, list) or recipient is None or recipient == HOST:
-        return None
-    from pbem.ui.when import by_host
-    from pbem.ui.words import describe_move
-
-    mine = [i for i, m in enumerate(recent) if isinstance(m, dict) and m.get("seat") == recipient]
-    lines = []
-    for m in recent[(mine[-1] + 1 if mine else 0):]:
-        try:
-            line = describe_move(str(m["text"]), str(m["seat"]))
-        except Exception:  # a sentence is a nicety; never fail a mail on it
-            line = f"{m.get('seat')}: {m.get('text')}"
-        lines.append(by_host(line, m["why"]) if m.get("by") == HOST else line)
-    return lines
-
-
-def packet_summary(doc: dict[str, Any], recipient: str | None = None, now: datetime | None = None) -> str:
-    """A few lines a person reads before the armour: what happened, whose turn it is, by when."""
+def packet_summary(docs: list[dict[str, Any]], recipient: str | None = None, digest: str | None = None,
+                   now: datetime | None = None) -> str:
+    """What a person reads before the armour: every move since their last mail (the host's
+    moves for a silent seat marked so), the round's result, whose turn it is and by when, how
+    to answer. `docs`: the packets since that mail, oldest first; `now`: the host's clock."""
     from pbem.ui.when import table_lines
+    from pbem.ui.words import t
 
-    out = [f"pbem game {doc.get('game')} - round {doc.get('round')}, packet {doc.get('seq')}", ""]
-    since = since_turn_lines(doc, recipient)
-    said = since or describe_moves(doc)  # nothing since your turn: your own move was the last
+    doc = docs[-1]
+    out = [t("mail head", game=doc.get("game"), round=doc.get("round"), seq=doc.get("seq")), ""]
+    said = describe_moves(docs)
     if said:
-        out.append("Since your last turn:" if since else "Since the last packet:")
+        out.append(t("mail since", n=sum(len(d.get("moves", [])) for d in docs)))
         out += [f"  - {s}" for s in said]
         out.append("")
-    result = doc.get("result")
-    if result:
-        winners = ", ".join(result.get("winners") or []) or "nobody"
-        out.append(f"Round {result.get('round')} is over. Winners: {winners}.")
-        if result.get("finder"):
-            out.append(f"The gold was found by {result['finder']}.")
-        paid = {p: g for p, g in (result.get("payout") or {}).items() if g}
-        if paid:
-            out.append(f"Payout: {_gold(paid)}.")
-        out.append(f"Gold so far: {_gold(result.get('gold') or {})}.")
-        out.append("")
+    for d in docs:
+        result = d.get("result")
+        if result:
+            out.append(t("mail round over", n=result.get("round"),
+                         winners=", ".join(result.get("winners") or []) or t("nobody")))
+            if result.get("finder"):
+                out.append(t("mail finder", player=result["finder"]))
+            paid = {p: g for p, g in (result.get("payout") or {}).items() if g}
+            if paid:
+                out.append(t("mail payout", list=_gold(paid)))
+            out.append(t("mail gold so far", list=_gold(result.get("gold") or {})))
+            out.append("")
+    game = doc.get("game")
     if doc.get("phase") == "game-over":
         st = doc.get("standings") or {}
-        out.append(f"The game is over. Gold: {_gold(st.get('gold') or {})}. "
-                   f"Winner(s): {', '.join(st.get('winners') or []) or 'nobody'}.")
+        out.append(t("mail game over", list=_gold(st.get("gold") or {}),
+                     winners=", ".join(st.get("winners") or []) or t("nobody")))
     else:
         to_move = doc.get("to_move")
-        out.append("It is YOUR turn." if recipient == to_move else f"Now: {to_move} to move.")
+        out.append(t("mail your turn") if recipient == to_move else t("mail now", player=to_move))
     out += table_lines(doc, recipient, now or datetime.now(timezone.utc))
-    game = doc.get("game")
-    out += [
-        "",
-        "The packet is attached and also below; your hand is sealed inside it for your key only.",
-        "To play:",
-        "  pbem inbox THIS-MAIL.eml                 (or your Maildir / mbox)",
-        f"  pbem turn {game} --as YOU",
-        f'  pbem mail-move {game} "MOVE" --as YOU --to HOST-ADDRESS --send',
-        "",
-    ]
-    return "\n".join(out)
+    out += ["", t("mail sealed"), t("mail to play"), f"  pbem turn {game}", f'  pbem mail-move {game} "MOVE"']
+    if digest:
+        out += ["", t("mail digest note", period=digest)]
+    return "\n".join(out) + "\n"
 
 
 def invitation_summary(doc: dict[str, Any], seat: str | None) -> str:
@@ -161,9 +158,9 @@ def invitation_summary(doc: dict[str, Any], seat: str | None) -> str:
         f"Seats: {seats}." + (f" Yours: {seat}." if seat and seat != HOST else ""),
         f"Host key fingerprint: {fp} (check it with the host by another channel).",
         "",
-        "To join:",
-        "  pbem inbox THIS-MAIL.eml",
-        f"  pbem mail-join ~/.config/pbem/invitations/{game}.pbem --as YOU --to HOST-ADDRESS --send",
+        "To join (with 'pbem mail setup' done once):",
+        "  pbem inbox                    (or: pbem inbox THIS-MAIL.eml)",
+        f"  pbem mail-join {game}",
         "",
     ])
 
@@ -203,8 +200,34 @@ def sender_address(config: dict[str, Any]) -> str:
     return smtp.get("from_addr") or (config.get("emails") or {}).get(HOST) or DEFAULT_SENDER
 
 
+def host_now(host: Any) -> datetime:
+    """The host's clock (a fake one in tests), else the machine's."""
+    clock = getattr(host, "clock", None)
+    return clock.now() if clock is not None else datetime.now(timezone.utc)
+
+
+def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, docs: list[dict[str, Any]],
+                 digest: str | None) -> Outgoing:
+    from pbem.ui.words import using
+
+    doc = docs[-1]
+    seq = int(doc["seq"])
+    with using(language_of(host.config(), name)):
+        moves = sum(len(d.get("moves", [])) for d in docs)
+        subject = packet_subject(doc, name, moves)
+        body = packet_summary(docs, name, digest, host_now(host))
+    return Outgoing(name, address, seq, compose(sender=sender, to=address, subject=subject,
+                                                body_text=body + "\n" + armored,
+                                                attachment_name=f"packet-{seq:06d}.pbem", attachment=armored.encode()))
+
+
+def language_of(config: dict[str, Any], name: str) -> str:
+    """The language a seat (or the host) reads its mail in ('pbem game email ... --lang')."""
+    return str((config.get("languages") or {}).get(name) or "en")
+
+
 def mails_for(host: Any, seq: int) -> list[Outgoing]:
-    """The mails for packet `seq` (0: the invitation), one per recipient."""
+    """The mails for packet `seq` (0: the invitation), one per recipient, whatever the digest."""
     config = host.config()
     sender = sender_address(config)
     to = recipients(host)
@@ -212,24 +235,132 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
         raise UsageError("nobody in this game has a mail address",
                          hint="pbem game email GAME NAME=ADDRESS (and host=ADDRESS for a copy)")
     if seq == 0:
+        from pbem.ui.words import using
+
         armored = host.invitation()
         doc = read_blocks(armored)[0].doc
-        name = f"invitation-{doc['game']}.pbem"
-        return [Outgoing(n, a, 0, compose(sender=sender, to=a, subject=invitation_subject(doc, n),
-                                          body_text=invitation_summary(doc, n) + "\n" + armored,
-                                          attachment_name=name, attachment=armored.encode()))
-                for n, a in to]
+        out = []
+        for n, a in to:
+            with using(language_of(config, n)):
+                out.append(Outgoing(n, a, 0, compose(sender=sender, to=a, subject=invitation_subject(doc, n),
+                                                     body_text=invitation_summary(doc, n) + "\n" + armored,
+                                                     attachment_name=f"invitation-{doc['game']}.pbem",
+                                                     attachment=armored.encode())))
+        return out
     found = dict(host.packets(seq - 1))
     if seq not in found:
         raise UsageError(f"no packet {seq} in this game")
-    armored = found[seq]
-    doc = read_blocks(armored)[0].doc
-    name = f"packet-{seq:06d}.pbem"
-    now = host.clock.now() if hasattr(host, "clock") else None
-    return [Outgoing(n, a, seq, compose(sender=sender, to=a, subject=packet_subject(doc),
-                                        body_text=packet_summary(doc, n, now) + "\n" + armored,
-                                        attachment_name=name, attachment=armored.encode()))
-            for n, a in to]
+    doc = read_blocks(found[seq])[0].doc
+    return [_packet_mail(host, sender, n, a, found[seq], [doc], None) for n, a in to]
+
+
+def note_mailed(host: Any, names: list[str], seq: int, now: Callable[[], float] | None = None) -> None:
+    """Record mails sent by hand ('pbem mail'), so digests count from them."""
+    now = now or (lambda: host_now(host).timestamp())
+    config = host.config()
+    book = dict(config.get("mail_book") or {})
+    for name in names:
+        if seq > int(book.get(name, {}).get("seq", 0)):
+            book[name] = {"seq": seq, "at": now()}
+    host.set_config(mailed=max(seq, int(config.get("mailed", -1))), mail_book=book)
+
+
+# --- digests ------------------------------------------------------------------------------------
+
+DEFAULT_DIGEST = "12h"
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def digest_seconds(text: str) -> float:
+    """"every" -> 0 (a mail per packet); "90s", "30m", "12h", "1d" -> seconds."""
+    text = str(text).strip().lower()
+    if text == "every":
+        return 0.0
+    unit = _UNITS.get(text[-1:])
+    try:
+        n = float(text[:-1]) if unit else -1.0
+    except ValueError:
+        n = -1.0
+    if unit is None or n <= 0:
+        raise UsageError(f"bad digest period {text!r}", hint='write e.g. "12h", "30m", "1d", or "every"')
+    return n * unit
+
+
+def send_pending(host: Any, courier: Courier, *, log: Callable[[str], None] = lambda s: None,
+                 now: Callable[[], float] | None = None) -> int:
+    """Mail what is owed; returns how many mails went out.
+
+    The invitation goes to everyone. Then for each packet not yet looked at (config
+    "mailed"): a seat gets it when it is their turn, and everyone when a round or the game
+    ends; otherwise a seat gets at most one digest per period (config "digest", default
+    12h; "every": each packet). Each mail lists every move since that seat's last mail
+    (config "mail_book": seat -> last packet mailed and when). The marks are written after
+    each packet's mails went out, so a crash resends at most one packet's mails (harmless:
+    readers keep one copy per packet number). Digest periods run on the host's clock (`now`:
+    seconds, for tests without one). Then the host's notices (reminders, late notices) not
+    mailed yet go out, whatever the digest.
+    """
+    clock: Callable[[], float] = now or (lambda: host_now(host).timestamp())
+    return _mail_packets(host, courier, log, clock) + send_notices(host, courier, log=log)
+
+
+def _mail_packets(host: Any, courier: Courier, log: Callable[[str], None], now: Callable[[], float]) -> int:
+    config = host.config()
+    mailed = int(config.get("mailed", -1))
+    sent = 0
+    if mailed < 0:
+        for out in mails_for(host, 0):
+            log(f"mailed invitation to {out.name} <{out.address}>: {courier.deliver(out.message)}")
+            sent += 1
+        host.set_config(mailed=0)
+        mailed = 0
+    period = digest_seconds(config.get("digest") or DEFAULT_DIGEST)
+    every = period == 0
+    book: dict[str, dict[str, float]] = dict(config.get("mail_book") or {})
+    to = recipients(host)
+    new = host.packets(mailed)
+    latest = new[-1][0] if new else mailed
+
+    def behind(name: str) -> bool:  # owed a digest: moves unmailed and the period is over
+        last = book.get(name, {})
+        return int(last.get("seq", 0)) < latest and now() - float(last.get("at", 0)) >= period
+
+    late = [] if every else [(n, a) for n, a in to if behind(n)]
+    if not new and not late:
+        return sent  # the common case of a step: nothing read, nothing verified
+    start = min([mailed, *(int(book.get(n, {}).get("seq", 0)) for n, _ in to)])
+    packets = [(seq, armored, read_blocks(armored)[0].doc) for seq, armored in host.packets(start)]
+    docs = {seq: doc for seq, _, doc in packets}
+    sender = sender_address(config)
+    label = None if every else str(config.get("digest") or DEFAULT_DIGEST)
+
+    def mail(name: str, address: str, seq: int, armored: str, why: str) -> None:
+        nonlocal sent
+        last = int(book.get(name, {}).get("seq", 0))
+        since = [docs[s] for s in sorted(docs) if last < s <= seq]
+        out = _packet_mail(host, sender, name, address, armored, since, label)
+        log(f"mailed packet {seq} to {name} <{address}> ({why}): {courier.deliver(out.message)}")
+        book[name] = {"seq": seq, "at": now()}
+        sent += 1
+
+    for seq, armored, doc in packets:
+        if seq <= mailed:
+            continue
+        for name, address in to:
+            why = mail_kind(doc, name) or ("every" if every else None)
+            if why is None and now() - float(book.get(name, {}).get("at", 0)) >= period:
+                why = "digest"
+            if why is not None:
+                mail(name, address, seq, armored, why)
+        host.set_config(mailed=seq, mail_book=book)
+    if not every and packets:  # a digest whose period ran out while no new packet came
+        seq, armored, _ = packets[-1]
+        due = [(n, a) for n, a in to if behind(n)]
+        for name, address in due:
+            mail(name, address, seq, armored, "digest")
+        if due:
+            host.set_config(mail_book=book)
+    return sent
 
 
 def smtp_password(settings: SmtpSettings | None, *, prompt: bool = True, command: str | None = None) -> str | None:
@@ -262,39 +393,23 @@ class Courier:
         return f"wrote {write_eml(msg, self.to_dir)}"
 
 
-def send_pending(host: Any, courier: Courier, *, log: Callable[[str], None] = lambda s: None,
-                 only_latest: bool = False) -> int:
-    """Mail every packet not mailed yet (config "mailed"), the invitation first; returns how many.
-
-    The mark is written after each packet's mails went out, so a crash resends at most one
-    packet (harmless: readers keep one copy per packet number).
-    """
-    mailed = int(host.config().get("mailed", -1))
-    seqs = [s for s, _ in host.packets(max(mailed, 0))]
-    todo = ([0] if mailed < 0 else []) + seqs
-    if only_latest and todo:
-        todo = todo[-1:]
-    for seq in todo:
-        for out in mails_for(host, seq):
-            where = courier.deliver(out.message)
-            log(f"mailed {'invitation' if seq == 0 else f'packet {seq}'} to {out.name} <{out.address}>: {where}")
-        host.set_config(mailed=max(seq, int(host.config().get("mailed", -1))))
-    return len(todo) + send_notices(host, courier, log=log)
-
-
 def notice_mails(host: Any, armored: str) -> list[Outgoing]:
-    """A host's notice as short mails: a reminder to the seat it reminds (and the host's copy),
-    anything else to everyone; the signed notice is attached for `pbem inbox`."""
+    """A host's notice as short mails, each in its reader's language: a reminder to the seat it
+    reminds (and the host's copy), anything else to everyone; the signed notice is attached
+    for `pbem inbox`."""
     from pbem.ui.when import notice_line
+    from pbem.ui.words import using
 
     doc = read_blocks(armored)[0].doc
-    line = notice_line(doc, host.clock.now())
-    sender = sender_address(host.config())
+    config = host.config()
+    sender = sender_address(config)
     name = f"notice-{int(doc.get('seq', 0)):06d}-{doc.get('notice')}.pbem"
     out = []
     for n, a in recipients(host):
         if doc.get("notice") == "reminder" and n not in (doc.get("seat"), HOST):
             continue
+        with using(language_of(config, n)):
+            line = notice_line(doc, host.clock.now())
         out.append(Outgoing(n, a, int(doc.get("seq", 0)), compose(
             sender=sender, to=a, subject=f"{_tag(str(doc.get('game')))} packet {doc.get('seq')}: {line}",
             body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))

@@ -1,0 +1,89 @@
+"""A whole game by mail alone: the host and three bot seats, each a separate process with its
+own mailbox on a real IMAP server (pymap), sending through a real SMTP server (aiosmtpd).
+Midway the IMAP server is stopped and started again: nothing is lost or applied twice."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from mailservers import MailServers, mail_servers  # noqa: F401  (the fixture)
+from test_folder_play import PBEM, SEATS, check_game, cli_env, wait_all
+
+from pbem.host import referee as H
+from pbem.protocol.documents import read_blocks
+
+
+def imap_game(root: Path, s: MailServers) -> tuple[Path, dict[str, Path]]:
+    """Keys, the game with everyone's address, and the host's SMTP settings, all by the CLI."""
+    homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
+    pubs = {}
+    for n, h in homes.items():
+        out = subprocess.run([*PBEM, "key", "new", n, "--no-passphrase"], env=cli_env(h), check=True,
+                             capture_output=True, text=True).stdout
+        pubs[n] = out.splitlines()[0]
+    db = root / "saves" / "t.db"
+    args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
+    subprocess.run([*PBEM, "game", "new", "t", "--host", "host", *args, "--email", f"host={s.address('host')}",
+                    "--db", db], env=cli_env(homes["host"]), check=True, capture_output=True, cwd=root)
+    subprocess.run([*PBEM, "game", "smtp", str(db), "--server", "127.0.0.1", "--port", str(s.smtp_port),
+                    "--security", "none", "--from", s.address("host")], env=cli_env(homes["host"]), check=True,
+                   capture_output=True, cwd=root)
+    return db, homes
+
+
+def start(s: MailServers, who: str, args: list[str], home: Path, log: Path) -> subprocess.Popen:
+    # Polling every 0.05 s rather than IDLE: pymap looks for new mail only once a second
+    # while idling, which would make this game of ~130 moves four minutes long. IDLE itself
+    # is tested in test_imap.py.
+    env = {**cli_env(home), "PBEM_IMAP_PASSWORD": f"pw-{who}"}
+    return subprocess.Popen([*PBEM, *args, "--imap", s.imap.url(who), "--no-idle", "--poll", "0.05"], env=env,
+                            stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+
+
+@pytest.mark.slow
+def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: Path, mail_servers: MailServers):
+    s = mail_servers
+    db, homes = imap_game(tmp_path, s)
+    started = time.monotonic()
+    procs = [start(s, "host", ["host", "run", "--db", str(db), "--send"], homes["host"], tmp_path / "host.log")]
+    procs += [start(s, p, ["bot", "run", "--as", p, "--seed", f"seed-{p}", "--to", s.address("host"), "--send",
+                           "--smtp-server", "127.0.0.1", "--smtp-port", str(s.smtp_port), "--smtp-security", "none",
+                           "--from", s.address(p)], homes[p], tmp_path / f"bot-{p}.log") for p in SEATS]
+    # midway (round 2 under way), the IMAP server goes away for a while and comes back
+    deadline = time.monotonic() + 120
+    restarted_at = None
+    while time.monotonic() < deadline and restarted_at is None:
+        if any(p.poll() is not None for p in procs):
+            break
+        h = H.Host(db)
+        try:
+            rnd = h.status().get("round") or 0
+        finally:
+            h.close()
+        if rnd >= 2:
+            s.imap.restart(down=1.5)
+            restarted_at = h
+        time.sleep(0.2)
+    wait_all(procs, timeout=240)
+    wall = time.monotonic() - started
+    logs = {p.name: p.read_text() for p in tmp_path.glob("*.log")}
+    assert restarted_at is not None, logs
+    assert all(p.returncode == 0 for p in procs), {k: v[-3000:] for k, v in logs.items()}
+
+    st = check_game(db, homes["host"])  # replays, and every move is in the database once
+    moves = sum(len(read_blocks(a)[0].doc["moves"]) for a in H.Host(db).archives().values())
+    assert logs["host.log"].count("applied ") == moves
+    # the restart was noticed and lived through, by the host and by the seats
+    assert "lost the IMAP connection" in logs["host.log"] or "cannot reach IMAP server" in logs["host.log"]
+    # every join and move left the host's inbox for pbem/done; nothing was refused
+    assert s.imap.count("host") == 0, logs["host.log"][-2000:]
+    assert s.imap.count("host", "pbem/rejected") == 0
+    for p in SEATS:
+        assert "game over" in logs[f"bot-{p}.log"]
+        assert s.imap.count(p) == 0 and s.imap.count(p, "pbem/rejected") == 0
+    per_seat = {p: s.handler.per_address[s.address(p)] for p in SEATS}
+    print(f"\n3-round game by IMAP+SMTP: {moves} moves, {st['seq']} packets, {wall:.1f}s wall, "
+          f"mails per seat {per_seat}, host inbox {s.handler.per_address[s.address('host')]}")

@@ -1,0 +1,99 @@
+"""Mail worth reading: a seat's turn, round ends and game over to everyone, otherwise one digest
+per period listing every move since that seat's last mail. A whole 4-seat game, mailed as .eml
+files after every move with a clock that moves five hours per move."""
+
+from __future__ import annotations
+
+import re
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+
+import pytest
+from pbem_helpers import make_table, play_until
+
+from pbem.errors import UsageError
+from pbem.mail.outgoing import Courier, digest_seconds, send_pending
+from pbem.protocol.documents import read_blocks
+
+SEATS = ["ann", "bob", "cat", "dan"]
+
+
+def test_digest_periods() -> None:
+    assert digest_seconds("every") == 0
+    assert digest_seconds("12h") == 12 * 3600 and digest_seconds("30m") == 1800 and digest_seconds("1d") == 86400
+    for bad in ("", "12", "h", "-1h", "0h", "soon"):
+        with pytest.raises(UsageError, match="bad digest period"):
+            digest_seconds(bad)
+
+
+@pytest.mark.slow
+def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None:
+    table = make_table(tmp_path, SEATS)
+    host = table.host
+    for s in SEATS:
+        host.set_email(s, f"{s}@example.org")
+    host.set_email("host", "referee@example.org")
+    host.set_config(languages={"bob": "zh-Hans"})
+    outbox = tmp_path / "outbox"
+    courier = Courier(to_dir=outbox)
+    clock = [1_000_000.0]
+    log: list[tuple[float, str]] = []
+
+    def note(line: str) -> None:
+        log.append((clock[0], line))
+
+    send_pending(host, courier, log=note, now=lambda: clock[0])  # the invitation
+
+    def mail_after_each_move(packet) -> bool:
+        clock[0] += 5 * 3600  # a move every five hours: a seat waits 20 hours between turns
+        send_pending(host, courier, log=note, now=lambda: clock[0])
+        return packet.doc["phase"] == "game-over"
+
+    play_until(table, mail_after_each_move, seed=3, limit=3000)
+    packets = [read_blocks(a)[0].doc for _, a in host.packets()]
+    mails = []
+    for p in sorted(outbox.glob("*.eml")):
+        with p.open("rb") as f:
+            mails.append(BytesParser(policy=policy.default).parse(f))
+    per = {s: [m for m in mails if m["To"] == f"{s}@example.org" and "invitation" not in m["Subject"]]
+           for s in [*SEATS, "referee"]}
+    before = len(packets)  # one mail per packet per seat, as every packet used to be mailed
+    after = {s: len(ms) for s, ms in per.items()}
+    turns = {s: sum(1 for d in packets if d.get("to_move") == s and d["phase"] == "playing" and not d.get("result"))
+             for s in SEATS}
+    print(f"\n3 rounds, 4 seats, {len(packets)} packets: mails per seat before {before}, after {after} "
+          f"(turns {turns})")
+    rounds = sum(1 for d in packets if d.get("result"))
+    assert rounds == 3
+    for s in SEATS:
+        assert turns[s] + rounds <= after[s] < before * 0.6
+    # a digest only when 12 hours passed since that seat's last mail
+    for s in [*SEATS, "referee"]:
+        last = None
+        for at, line in log:
+            if f" to {s} <" in line and line.startswith("mailed packet"):
+                if "(digest)" in line and last is not None:
+                    assert at - last >= 12 * 3600, (s, line)
+                last = at
+    # the subject says whose turn it is and the game; bob reads Chinese
+    ann = per["ann"]
+    assert any(re.fullmatch(r"\[pbem test-[0-9a-f]{8}\] your turn, ann: round \d, packet \d+", m["Subject"]) for m in ann)
+    assert any("moves; " in m["Subject"] and " to move (round " in m["Subject"] for m in ann)  # a digest
+    assert "game over, won by" in ann[-1]["Subject"]
+    assert any("轮到你了，bob" in m["Subject"] for m in per["bob"])
+    assert "游戏结束" in per["bob"][-1]["Subject"]
+    # plain text first, then the packet armoured and attached
+    body = ann[-1].get_body(("plain",)).get_content()
+    assert body.index("The game is over.") < body.index("-----BEGIN PBEM PACKET-----")
+    assert [a.get_filename() for a in ann[-1].iter_attachments()] == [f"packet-{packets[-1]['seq']:06d}.pbem"]
+    # each mail lists every move since that seat's last mail: together, every move of the game
+    total = sum(len(d.get("moves", [])) for d in packets)
+    for s in ["ann", "cat", "dan", "referee"]:
+        listed = 0
+        for m in per[s]:
+            found = re.search(r"Since your last mail, (\d+) moves?:", m.get_body(("plain",)).get_content())
+            listed += int(found[1]) if found else 0
+        assert listed == total, s
+    # nothing more is owed once everything is out
+    assert send_pending(host, courier, now=lambda: clock[0] + 10 * 86400) == 0
