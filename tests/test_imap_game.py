@@ -53,7 +53,7 @@ def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: P
                            "--smtp-server", "127.0.0.1", "--smtp-port", str(s.smtp_port), "--smtp-security", "none",
                            "--from", s.address(p)], homes[p], tmp_path / f"bot-{p}.log") for p in SEATS]
     # midway (round 2 under way), the IMAP server goes away for a while and comes back
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 400
     restarted_at = None
     while time.monotonic() < deadline and restarted_at is None:
         if any(p.poll() is not None for p in procs):
@@ -67,7 +67,7 @@ def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: P
             s.imap.restart(down=1.5)
             restarted_at = h
         time.sleep(0.2)
-    wait_all(procs, timeout=240)
+    wait_all(procs, timeout=900)  # about a minute on an idle machine; far more on a busy one
     wall = time.monotonic() - started
     logs = {p.name: p.read_text() for p in tmp_path.glob("*.log")}
     assert restarted_at is not None, logs
