@@ -2,6 +2,8 @@ import os
 
 import pytest
 
+pytest_plugins = ("mailservers",)  # the mail_servers fixture: real IMAP and SMTP on loopback
+
 # Key files in tests use a cheap scrypt cost; real keys keep the default.
 os.environ.setdefault("PBEM_SCRYPT_N", "1024")
 

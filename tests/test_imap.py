@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mailservers import MailServers, mail_servers  # noqa: F401  (the fixture)
+from mailservers import MailServers
 
 from pbem.errors import PbemError, UsageError
 from pbem.mail.imap import ImapFolder, ImapUrl, MailboxDown, credential_source
@@ -126,3 +126,101 @@ def test_imap_password_command_is_run_each_connect_and_never_shown(tmp_path: Pat
         run_command("/nonexistent/pass show x", "IMAP password")
     with pytest.raises(UsageError, match="not both"):
         credential_source(password_command="a", oauth2_command="b")
+
+
+# --- the CLI: a mail profile, IMAP in, one short command to answer ---------------------------
+
+
+def _script(path: Path, secret: str) -> Path:
+    path.write_text(f"#!/bin/sh\necho {secret}\n")
+    path.chmod(0o700)
+    return path
+
+
+def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, tmp_path: Path) -> None:
+    from test_folder_play import SEATS, cli_app, make_homes, run_cli
+
+    from engine.rules import legal_moves
+    from pbem.host import referee as H
+    from pbem.seat import keys
+    from pbem.seat import player as P
+    from pbem.seat.home import latest_saved_packet
+
+    s = mail_servers
+    app = cli_app()
+    homes = make_homes(tmp_path, ["host", *SEATS])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = tmp_path / "saves" / "t.db"
+    emails = {n: s.address(n) for n in ["host", *SEATS]}
+    H.create_game(db, "t", ids["host"], "classic", [(p, ids[p].public) for p in SEATS], [], emails)
+    secrets = {n: _script(tmp_path / f"secret-{n}.sh", f"pw-{n}") for n in ["host", *SEATS]}
+    for n in ["host", *SEATS]:  # everyone, the host too, sets up their mail once
+        out = run_cli(app, ["mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port,
+                            "--smtp-security", "none", "--from", s.address(n), "--imap", s.imap.url(n),
+                            "--password-command", secrets[n]], homes[n]).output
+        assert "saved in" in out and "(no password)" in out
+    out = run_cli(app, ["mail", "setup"], homes["ann"]).output
+    assert f"IMAP: imap://ann@127.0.0.1:{s.imap.port}/INBOX" in out and f"password from: {secrets['ann']}" in out
+
+    def host_pass() -> str:
+        return run_cli(app, ["host", "run", "--db", db, "--once", "--no-idle"], homes["host"]).output
+
+    assert "mailed invitation to ann" in host_pass()
+    for p in SEATS:
+        out = run_cli(app, ["inbox"], homes[p]).output  # IMAP from the profile
+        assert "invitation to t-" in out and "pbem mail-join t-" in out
+        assert s.imap.count(p) == 0 and s.imap.count(p, "pbem/done") == 1
+        game = next((homes[p] / "invitations").glob("*.pbem")).stem
+        out = run_cli(app, ["mail-join", game], homes[p]).output  # host address learnt from the mail
+        assert f"join of {p} for {game}: sent to host@example.org" in out
+    out = host_pass()
+    assert "round 1 dealt, packet 1" in out and "(turn)" in out
+
+    # the seat to move: 'pbem turn GAME' reads the mail, then one short command answers
+    mover = H.Host(db).status()["to_move"]
+    out = run_cli(app, ["turn", game], homes[mover]).output
+    assert "read " in out and "1 new" in out
+    sp = P.open_packet(__import__("pbem.protocol.documents", fromlist=["read_file"]).read_file(
+        latest_saved_packet(homes[mover], game))[0], ids[mover], homes[mover])
+    move = str(legal_moves(sp.view)[0])
+    out = run_cli(app, ["mail-move", game, move], homes[mover]).output
+    assert "move for packet 1: sent to host@example.org" in out
+    out = host_pass()
+    assert f"applied {mover}'s move" in out and "packet 2" in out
+    assert s.imap.count("host") == 0 and s.imap.count("host", "pbem/rejected") == 0
+
+    # no password in any file of any key home
+    for n, h in homes.items():
+        for f in h.rglob("*"):
+            if f.is_file():
+                assert f"pw-{n}".encode() not in f.read_bytes(), f
+
+
+def test_imap_inbox_reports_only_new_mail_and_counts_the_rest(tmp_path: Path) -> None:
+    import mailbox
+
+    from test_folder_play import cli_app, run_cli
+
+    from pbem.seat import keys
+
+    app = cli_app()
+    home = tmp_path / "home"
+    keys.create_identity(home, "ann", None)
+    md = mailbox.Maildir(tmp_path / "Maildir", create=True)
+    for n in range(3):
+        md.add(compose(sender="x@example.org", to="ann@example.org", subject=f"hello {n}", body_text=f"hi {n}",
+                       attachment_name="x.txt", attachment=b"x").as_bytes())
+    out = run_cli(app, ["inbox", tmp_path / "Maildir"], home).output
+    assert out.count("not a pbem mail") == 3 and "read before" not in out
+    md.add(compose(sender="y@example.org", to="ann@example.org", subject="news", body_text="new",
+                   attachment_name="x.txt", attachment=b"y").as_bytes())
+    out = run_cli(app, ["inbox", tmp_path / "Maildir"], home).output
+    assert out.count("not a pbem mail") == 1 and "'news'" in out
+    assert "skipped 3 message(s) read before" in out
+    # the same mail in another place is recognised by Message-ID and content
+    copy = tmp_path / "copy.eml"
+    copy.write_bytes(next(iter(md.values())).as_bytes())
+    out = run_cli(app, ["inbox", copy], home).output
+    assert "no new mail" in out and "skipped 1 message(s) read before" in out
+    out = run_cli(app, ["inbox", tmp_path / "Maildir", "--again"], home).output
+    assert out.count("not a pbem mail") == 4

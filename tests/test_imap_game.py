@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mailservers import MailServers, mail_servers  # noqa: F401  (the fixture)
+from mailservers import MailServers
 from test_folder_play import PBEM, SEATS, check_game, cli_env, wait_all
 
 from pbem.host import referee as H
@@ -20,13 +20,13 @@ def imap_game(root: Path, s: MailServers) -> tuple[Path, dict[str, Path]]:
     """Keys, the game with everyone's address, and the host's SMTP settings, all by the CLI."""
     homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
     pubs = {}
-    for n, h in homes.items():
-        out = subprocess.run([*PBEM, "key", "new", n, "--no-passphrase"], env=cli_env(h), check=True,
+    for n, h in homes.items():  # the host's key is "referee", its mailbox "host"
+        out = subprocess.run([*PBEM, "key", "new", "referee" if n == "host" else n, "--no-passphrase"], env=cli_env(h), check=True,
                              capture_output=True, text=True).stdout
         pubs[n] = out.splitlines()[0]
     db = root / "saves" / "t.db"
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
-    subprocess.run([*PBEM, "game", "new", "t", "--host", "host", *args, "--email", f"host={s.address('host')}",
+    subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}",
                     "--db", db], env=cli_env(homes["host"]), check=True, capture_output=True, cwd=root)
     subprocess.run([*PBEM, "game", "smtp", str(db), "--server", "127.0.0.1", "--port", str(s.smtp_port),
                     "--security", "none", "--from", s.address("host")], env=cli_env(homes["host"]), check=True,

@@ -72,6 +72,7 @@ def _mail_source(paths: list[Path], imap: str | None, password_command: str | No
 
     if imap and paths:
         raise UsageError("read mail files or --imap URL, not both")
+    source: ImapFolder | MailScanner
     if imap:
         url = ImapUrl.parse(imap)
         source = ImapFolder(url, credential_source(password_command=password_command, oauth2_command=oauth2_command,
@@ -80,7 +81,7 @@ def _mail_source(paths: list[Path], imap: str | None, password_command: str | No
         source = MailScanner(list(paths))
     else:
         raise UsageError("no mail to read", hint="pass a Maildir, mbox or .eml file, or --imap imaps://USER@HOST/INBOX")
-    return Remembering(source, InboxMemory.of_home(remember)) if remember is not None else source
+    return Remembering(source, InboxMemory.of_home(remember)) if remember is not None else source  # type: ignore[arg-type]
 
 
 # --- host: addresses and SMTP settings --------------------------------------------------------
@@ -416,7 +417,7 @@ def _once(saved: Path, make):
 def mail_join(
     invitation: Annotated[Path, typer.Argument(help="The invitation (file or the mail holding it), or the game id "
                                                     "of one 'pbem inbox' saved.")],
-    to: ToOpt,
+    to: ToOpt = None,
     as_name: AsOpt = None,
     to_dir: ToDirOpt = None,
     send: SendOpt = False,
@@ -430,12 +431,10 @@ def mail_join(
 ) -> None:
     """Join a game by mail: your signed join, mailed to the host (or written as .eml)."""
     from pbem.mail.outgoing import block_mail
+    from pbem.mail.profile import host_address
     from pbem.protocol.documents import read_one
     from pbem.seat import player
-    from pbem.seat.home import join_path
-
-    from pbem.mail.profile import host_address
-    from pbem.seat.home import received_invitation_path
+    from pbem.seat.home import join_path, received_invitation_path
 
     where = key_home(home)
     if not invitation.exists() and "/" not in str(invitation):
@@ -470,7 +469,7 @@ def _packet_for(target: str, home: Path):
 def mail_move(
     packet: Annotated[str, typer.Argument(help="The packet you answer: a file, or a game id (its latest saved packet).")],
     text: Annotated[str, typer.Argument(help='Your move, e.g. "play cross at 1,0".')],
-    to: ToOpt,
+    to: ToOpt = None,
     as_name: AsOpt = None,
     to_dir: ToDirOpt = None,
     send: SendOpt = False,
@@ -542,8 +541,8 @@ def turn(
         imap, password_command = _profile_imap(where, imap, password_command)
         if imap:
             _read_quietly(where, _mail_source([], imap, password_command, oauth2_command, True, remember=where), say)
-        sp = player.open_packet(_packet_for(target, where), me, where)
-        typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False)) if as_json else show(sp)
+        opened = player.open_packet(_packet_for(target, where), me, where)
+        typer.echo(json.dumps(opened.summary(), indent=2, ensure_ascii=False)) if as_json else show(opened)
         return
     seat = Seat.open(Path(target), me, where)
     if join_ or (not seat.joined() and not seat.started()):
@@ -635,7 +634,6 @@ def host_run(
     hosts at once on the same game still apply each move exactly once.
     """
     from pbem.auto import host_runner as autohost
-    from pbem.mail.outgoing import smtp_settings
 
     if folder is None and not maildir:
         imap, password_command = _profile_imap(key_home(home), imap, password_command)
@@ -712,9 +710,9 @@ def bot_run(
     courier, sender = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender,
                                       where, me.name)
     source = _mail_source(maildir, imap, password_command, oauth2_command, no_idle, log=log)
-    stepper = seatbot.MailBot(source, me, where, to, courier, sender, bot, seed, game, log)
+    mail_bot = seatbot.MailBot(source, me, where, to, courier, sender, bot, seed, game, log)
     try:
-        seatbot.run(stepper, poll=poll, once=once, log=log)
+        seatbot.run(mail_bot, poll=poll, once=once, log=log)
     finally:
         source.close()
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import imaplib
 import re
 import select
-import socket
 import ssl
 import time
 from collections.abc import Callable, Iterator
@@ -290,7 +289,7 @@ class ImapFolder:
         before = sock.gettimeout()
         sock.setblocking(False)
         try:
-            return bool(conn.file.peek(1))  # type: ignore[attr-defined]
+            return bool(conn.file.peek(1))  # type: ignore[union-attr]
         except (BlockingIOError, ssl.SSLWantReadError):
             return False
         finally:

@@ -172,7 +172,7 @@ class Router:
             if not new:
                 return "have", f"invitation to {block.game} already saved: {path}"
             return "invitation", (f"invitation to {block.game} from {block.doc['host'].get('name')}: {path} "
-                                  f"(join with: pbem mail-join {path})")
+                                  f"(join with: pbem mail-join {block.game})")
         return "ignored", f"a {block.kind} block"
 
     def route_message(self, label: str, msg: EmailMessage) -> list[tuple[str, str, int]]:
