@@ -55,6 +55,7 @@ class ImapServer:
     users: dict[str, str]  # user -> password
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen | None = None
+    tls: tuple[Path, Path] | None = None  # (cert, key): offer STARTTLS
 
     def __post_init__(self) -> None:
         from pysasl.hashing import BuiltinHash
@@ -86,8 +87,9 @@ class ImapServer:
 
     def start(self) -> None:
         log = self.base / "pymap.log"
+        tls = ["--cert", str(self.tls[0]), "--key", str(self.tls[1])] if self.tls else ["--no-tls"]
         self.proc = subprocess.Popen(
-            [str(PYMAP), "--host", "127.0.0.1", "--port", str(self.port), "--no-tls", "maildir", str(self.base)],
+            [str(PYMAP), "--host", "127.0.0.1", "--port", str(self.port), *tls, "maildir", str(self.base)],
             stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)
         _wait_listening(self.port, self.proc, log, "pymap")
 
@@ -105,6 +107,32 @@ class ImapServer:
         self.stop()
         time.sleep(down)
         self.start()
+
+
+def self_signed(dir: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key (PEM files), made with `cryptography`."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = dir / "cert.pem", dir / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
 
 
 class _Deliver:

@@ -224,3 +224,24 @@ def test_imap_inbox_reports_only_new_mail_and_counts_the_rest(tmp_path: Path) ->
     assert "no new mail" in out and "skipped 1 message(s) read before" in out
     out = run_cli(app, ["inbox", tmp_path / "Maildir", "--again"], home).output
     assert out.count("not a pbem mail") == 4
+
+
+def test_imap_starttls_is_used_and_the_certificate_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mailservers import ImapServer, self_signed
+
+    cert, key = self_signed(tmp_path)
+    server = ImapServer(tmp_path / "imap", {"ann": "pw-ann"}, tls=(cert, key))
+    server.start()
+    try:
+        url = ImapUrl.parse(server.url("ann"))
+        # a certificate nobody vouches for: refused before the password is sent
+        box = ImapFolder(url, lambda: ("password", "pw-ann"))
+        with pytest.raises(MailboxDown, match="CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
+            list(box.new_messages())
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # now trusted, as a CA bundle would
+        box = ImapFolder(url, lambda: ("password", "pw-ann"))
+        assert list(box.new_messages()) == []
+        assert isinstance(box.conn.sock, __import__("ssl").SSLSocket)  # the session went over TLS
+        box.close()
+    finally:
+        server.stop()

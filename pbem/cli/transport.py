@@ -81,7 +81,7 @@ def _mail_source(paths: list[Path], imap: str | None, password_command: str | No
         source = MailScanner(list(paths))
     else:
         raise UsageError("no mail to read", hint="pass a Maildir, mbox or .eml file, or --imap imaps://USER@HOST/INBOX")
-    return Remembering(source, InboxMemory.of_home(remember)) if remember is not None else source  # type: ignore[arg-type]
+    return Remembering(source, InboxMemory.of_home(remember)) if remember is not None else source
 
 
 # --- host: addresses and SMTP settings --------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
@@ -25,9 +25,8 @@ Outcome = Literal["done", "rejected"]
 
 class MailSource(Protocol):
     """Yields messages; each is then settled (processed), left (not pbem mail, for good),
-    passed over (not for this reader: skipped until it restarts), or none of these (retry)."""
-
-    known: Callable[[str], bool]
+    passed over (not for this reader: skipped until it restarts), or none of these (retry).
+    A source also has a `known(label)` hook, consulted before a message is parsed or fetched."""
 
     def new_messages(self) -> Iterator[tuple[str, EmailMessage]]: ...
     def settle(self, label: str, outcome: Outcome) -> None: ...
@@ -85,7 +84,7 @@ class Remembering:
     _keys: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.source.known = self._known
+        setattr(self.source, "known", self._known)  # noqa: B010 (a hook every source has, not in the Protocol)
 
     def _known(self, label: str) -> bool:
         if self.memory.knows([f"at:{label}"]):
@@ -122,7 +121,3 @@ class Remembering:
     def close(self) -> None:
         self.source.close()
         self.memory.close()
-
-    @property
-    def known(self) -> Callable[[str], bool]:
-        return self._known
