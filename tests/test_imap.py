@@ -245,3 +245,20 @@ def test_imap_starttls_is_used_and_the_certificate_checked(tmp_path: Path, monke
         box.close()
     finally:
         server.stop()
+
+
+def test_imap_bad_login_or_url_is_one_line_on_stderr(mail_servers: MailServers, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    s = mail_servers
+    env = {**os.environ, "PBEM_HOME": str(tmp_path / "home"), "PBEM_IMAP_PASSWORD": "wrong-secret"}
+    for args, says in [(["inbox", "--imap", s.imap.url("ann")], "error: IMAP login of ann to 127.0.0.1"),
+                       (["inbox", "--imap", "imaps://ann:pw@example.org/"], "error: an IMAP URL must not hold"),
+                       (["host", "run", "--db", str(tmp_path / "none.db"), "--imap", "ftp://x"], "error: ")]:
+        done = subprocess.run([sys.executable, "-m", "pbem.cli", *args], env=env, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=120)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.startswith(says) and "Traceback" not in done.stderr, done.stderr
+        assert "wrong-secret" not in done.stderr + done.stdout

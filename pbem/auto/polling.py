@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from pbem.errors import UsageError
+
 Log = Callable[[str], None]
 BACKOFF_MAX = 60.0  # seconds between tries of a step that keeps failing (a mail server down)
 
@@ -21,7 +23,8 @@ def run(stepper: Any, *, poll: float, once: bool, log: Log,
     Between steps it waits `poll` seconds, or, when the stepper has a `wait(poll)` (a
     mailbox that can IDLE), until that returns. A step that fails with one of `retry` is
     logged and tried again with back-off (a half-synced file, a mail server down); anything
-    else, or any failure with `once`, propagates.
+    else, a UsageError (a wrong password or URL does not mend by waiting), or any failure
+    with `once`, propagates.
     """
     failures = 0
     wait = getattr(stepper, "wait", None)
@@ -36,7 +39,7 @@ def run(stepper: Any, *, poll: float, once: bool, log: Log,
                 time.sleep(poll)
             failures = 0
         except retry as exc:
-            if once:
+            if once or isinstance(exc, UsageError):
                 raise
             failures += 1
             delay = backoff(poll, failures)

@@ -131,8 +131,8 @@ class ImapFolder:
             raise MailboxDown(f"{where} closed the connection while logging in: {exc}") from None
         except imaplib.IMAP4.error as exc:
             conn.shutdown()
-            raise PbemError(f"IMAP login of {u.user} to {where} failed: {_text(exc)}",
-                            hint="check the user, the password (an app password?) or the token") from None
+            raise UsageError(f"IMAP login of {u.user} to {where} failed: {_text(exc)}",
+                             hint="check the user, the password (an app password?) or the token") from None
         except BaseException:
             conn.shutdown()
             raise
