@@ -201,6 +201,8 @@ def mail(
 ) -> None:
     """Host: mail the latest packet (or the invitation) to every seat with an address.
 
+    (Your own mail settings, for every mail command: 'pbem mail setup --help'.)
+
     One mail per recipient (the host's own address gets a copy): the packet attached and
     armoured in the body. Written as .eml files into --to-dir (default saves/GAME/mail/),
     or sent over SMTP with --send (settings: 'pbem game smtp').
