@@ -56,8 +56,12 @@ def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> 
     assert "b-damaged.eml" in errors[0] and "c-stale.eml" in errors[1] and "answers packet 1" in errors[1]
     assert "Traceback" not in run.stderr
     assert f"applied {mover}'s move" in run.stdout and "error" not in run.stdout
-    # Again: the good move is a duplicate now (not an error); the two refusals stay refusals.
-    again = _inbox(box, db, table.homes["referee"], "--json")
+    # Run again: the inbox remembers what it read and reports only new mail (none).
+    rerun = _inbox(box, db, table.homes["referee"])
+    assert rerun.returncode == 0 and rerun.stderr == "", rerun.stderr
+    assert "no new mail" in rerun.stdout and "skipped 3 message(s) read before" in rerun.stdout
+    # Read everything again: the good move is a duplicate now (not an error); the two refusals stay refusals.
+    again = _inbox(box, db, table.homes["referee"], "--json", "--again")
     assert again.returncode == 3
     outcomes = json.loads(again.stdout)
     assert [o["outcome"] for o in outcomes] == ["duplicate", "refused", "refused"]
@@ -66,5 +70,5 @@ def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> 
     # Nothing refused: exit 0.
     (box / "b-damaged.eml").unlink()
     (box / "c-stale.eml").unlink()
-    clean = _inbox(box, db, table.homes["referee"])
+    clean = _inbox(box, db, table.homes["referee"], "--again")
     assert clean.returncode == 0 and clean.stderr == "" and "already applied" in clean.stdout
