@@ -4,6 +4,7 @@ Midway the IMAP server is stopped and started again: nothing is lost or applied 
 
 from __future__ import annotations
 
+import mailbox
 import subprocess
 import time
 from pathlib import Path
@@ -78,8 +79,10 @@ def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: P
     assert logs["host.log"].count("applied ") == moves
     # the restart was noticed and lived through, by the host and by the seats
     assert "lost the IMAP connection" in logs["host.log"] or "cannot reach IMAP server" in logs["host.log"]
-    # every join and move left the host's inbox for pbem/done; nothing was refused
-    assert s.imap.count("host") == 0, logs["host.log"][-2000:]
+    # every join and move left the host's inbox for pbem/done; nothing was refused. What may
+    # be left is the host's own copy of the last packet: the host stops when the game is over.
+    left = [m["Subject"] for m in mailbox.Maildir(s.imap.maildir("host"), create=False)]
+    assert all("game over" in subject for subject in left) and len(left) <= 1, left
     assert s.imap.count("host", "pbem/rejected") == 0
     for p in SEATS:
         assert "game over" in logs[f"bot-{p}.log"]
