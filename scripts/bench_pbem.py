@@ -26,13 +26,17 @@ from pbem.seat import player as P  # noqa: E402
 from pbem.protocol.documents import read_blocks  # noqa: E402
 
 
-def table(root: Path, n: int, ruleset: str):
+PASSPHRASE = "bench passphrase words"
+
+
+def table(root: Path, n: int, ruleset: str, protected: bool = False):
+    """A game of n seats, dealt. `protected`: key files with a passphrase at the full scrypt cost."""
     names = [f"p{i}" for i in range(n)]
     ids = {}
     homes = {}
     for name in ["host", *names]:
         homes[name] = root / "homes" / name
-        ids[name] = keys.create_identity(homes[name], name, None)
+        ids[name] = keys.create_identity(homes[name], name, PASSPHRASE.encode() if protected else None)
     inv = H.create_game(root / f"g{n}.db", f"b{n}", ids["host"], ruleset, [(s, ids[s].public) for s in names], [])
     host = H.Host(root / f"g{n}.db", ids["host"])
     for s in names:
@@ -100,7 +104,7 @@ def main() -> None:
             host.close()
         # CLI wall times
         work = root / "cli"
-        host, ids, homes, names = table(work, 5, "classic")
+        host, ids, homes, names = table(work, 5, "classic", protected=True)
         seq, armored = host.packets()[-1]
         packet_path = work / "packet.pbem"
         packet_path.write_text(armored)
@@ -110,14 +114,23 @@ def main() -> None:
         pbem = str(Path(sys.executable).parent / "pbem")
         # Measure as users run it: with bytecode caches (some sandboxes disable them).
         base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env_seat = {**base_env, "PBEM_HOME": str(homes[seat])}
-        env_host = {**base_env, "PBEM_HOME": str(homes["host"])}
+        base_env.pop("PBEM_SCRYPT_N", None)
+        env_seat = {**base_env, "PBEM_HOME": str(homes[seat]), "PBEM_PASSPHRASE": PASSPHRASE}
+        env_host = {**base_env, "PBEM_HOME": str(homes["host"]), "PBEM_PASSPHRASE": PASSPHRASE}
         bare = timed([sys.executable, "-c", "pass"], base_env)
-        show = timed([pbem, "show", str(packet_path), "--as", seat], env_seat)
-        show_json = timed([pbem, "show", str(packet_path), "--as", seat, "--json"], env_seat)
         sp = P.open_packet(read_blocks(armored)[0], ids[seat], homes[seat], remember=False)
         move_text = str(RandomBot(1).choose(sp.view))
-        move = timed([pbem, "move", str(packet_path), move_text, "--as", seat, "-o", str(work / "m.pbem")], env_seat)
+        show_cmd = [pbem, "show", str(packet_path), "--as", seat]
+        move_cmd = [pbem, "move", str(packet_path), move_text, "--as", seat, "-o", str(work / "m.pbem")]
+        show, show_json, move = (timed(c, env_seat) for c in (show_cmd, [*show_cmd, "--json"], move_cmd))
+        # the same with the key agent holding the seat's key (pbem agent start): no scrypt per command
+        subprocess.run([pbem, "agent", "start", "--as", seat, "--timeout", "10m"], env=env_seat, check=True,
+                       stdout=subprocess.DEVNULL)
+        env_agent = {k: v for k, v in env_seat.items() if k != "PBEM_PASSPHRASE"}
+        try:
+            show_a, show_json_a, move_a = (timed(c, env_agent) for c in (show_cmd, [*show_cmd, "--json"], move_cmd))
+        finally:
+            subprocess.run([pbem, "agent", "stop"], env=env_agent, check=True, stdout=subprocess.DEVNULL)
         applies = []
         for i in range(4):  # each run applies on a fresh copy of the database
             copy = work / "copy.db"
@@ -129,8 +142,10 @@ def main() -> None:
                            env=env_host, check=True, stdout=subprocess.DEVNULL)
             applies.append(time.perf_counter() - t)
         apply_t = statistics.median(applies[1:])  # the first run warms the caches
-        for name, t in (("python3 -c pass", bare), ("pbem show", show), ("pbem show --json", show_json),
-                        ("pbem move", move), ("pbem apply", apply_t)):
+        for name, t in (("python3 -c pass", bare), ("pbem show (passphrase)", show),
+                        ("pbem show --json (passphrase)", show_json), ("pbem move (passphrase)", move),
+                        ("pbem show (agent)", show_a), ("pbem show --json (agent)", show_json_a),
+                        ("pbem move (agent)", move_a), ("pbem apply (passphrase)", apply_t)):
             rows.append((f"wall time: {name}", f"{t * 1000:.0f} ms ({t / bare:.1f}x python)"))
     width = max(len(k) for k, _ in rows)
     print(f"{'measure':<{width}}  value")

@@ -14,6 +14,7 @@ import typer
 from engine.errors import BadPosition, IllegalMove, InvalidMove
 from pbem.errors import EXIT_ILLEGAL_MOVE as EXIT_ILLEGAL
 from pbem.errors import EXIT_INVALID_MOVE as EXIT_INVALID
+from pbem.cli import agent as cli_agent
 from pbem.cli import deadlines as cli_deadlines
 from pbem.cli import keys as cli_keys
 from pbem.cli import play as cli_play
@@ -44,6 +45,7 @@ def _root(
 
 
 app.add_typer(cli_keys.app, name="key")
+app.add_typer(cli_agent.app, name="agent")
 app.add_typer(cli_position.app, name="position")
 cli_play.register(app)
 cli_replay.register(app)

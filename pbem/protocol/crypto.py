@@ -162,6 +162,14 @@ class Identity:
     def sign(self, data: bytes) -> bytes:
         return self.sign_key.sign(SIGNATURE_LABEL + data)
 
+    def decrypt(self, body: bytes, info: bytes) -> bytes:
+        """Open the HPKE body of a part sealed to this identity (ValueError/InvalidTag if it does not open).
+
+        Signing and this are the only uses of the private keys, so an identity held by the key
+        agent (pbem.seat.agent) overrides just these two.
+        """
+        return _SUITE.decrypt(body, self.enc_key, info=SEAL_LABEL + info)
+
     def __repr__(self) -> str:
         return f"Identity(name={self.name!r}, fingerprint={self.public.fingerprint()!r})"
 
@@ -202,7 +210,7 @@ def open_sealed(ct: bytes, identity: Identity, info: bytes) -> bytes:
             hint="open it with the identity that joined this seat (--key NAME)",
         )
     try:
-        return _SUITE.decrypt(ct[1 + KEY_ID_LEN :], identity.enc_key, info=SEAL_LABEL + info)
+        return identity.decrypt(ct[1 + KEY_ID_LEN :], info)
     except (InvalidTag, ValueError):
         raise WrongKey(
             f"sealed part does not open for {identity.name!r} in context "
@@ -249,8 +257,16 @@ def _derive(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
     return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
 
 
-def _private_raw(identity: Identity) -> bytes:
+def identity_secret(identity: Identity) -> bytes:
+    """The 64 private bytes (Ed25519 seed, X25519 key): what a key file protects and the agent holds."""
     return identity.sign_key.private_bytes_raw() + identity.enc_key.private_bytes_raw()
+
+
+def identity_from_secret(name: str, secret: bytes) -> Identity:
+    if len(secret) != 64:
+        raise BadPacket(f"key {name!r} holds a secret of the wrong length")
+    return Identity(name, Ed25519PrivateKey.from_private_bytes(secret[:32]),
+                    X25519PrivateKey.from_private_bytes(secret[32:]))
 
 
 def identity_to_bytes(
@@ -263,7 +279,7 @@ def identity_to_bytes(
         "public": identity.public.encode(),
         "protected": passphrase is not None,
     }
-    secret = _private_raw(identity)
+    secret = identity_secret(identity)
     if passphrase is None:
         doc["secret"] = _b64(secret)
     else:
@@ -338,13 +354,7 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
         secret = _unb64(doc.get("secret"), "secret")
     else:
         raise BadPacket(f"key {name!r} has no valid 'protected' flag")
-    if len(secret) != 64:
-        raise BadPacket(f"key {name!r} holds a secret of the wrong length")
-    identity = Identity(
-        name,
-        Ed25519PrivateKey.from_private_bytes(secret[:32]),
-        X25519PrivateKey.from_private_bytes(secret[32:]),
-    )
+    identity = identity_from_secret(name, secret)
     if doc.get("public") != identity.public.encode():
         raise BadPacket(f"key file for {name!r} is damaged: its public key does not match its private key")
     return identity

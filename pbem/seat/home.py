@@ -11,14 +11,20 @@
     HOME/mail/read.db                     which mail was read before (pbem.mail.memory)
     HOME/mail/hosts.json                  the host's mail address of each game (learnt from its mail)
 
+The key agent's socket is not in HOME (a socket path is limited to about 100 bytes, and a
+shared or synced home is no place for it): RUNTIME/pbem-agent-UID/HASH.sock, RUNTIME being
+$XDG_RUNTIME_DIR or the temporary folder, HASH naming the home (see agent_socket).
+
 HOME is --home, else $PBEM_HOME, else the platform's configuration folder. Every game id and
 seat name is checked (pbem.names) before it becomes a path.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from pbem.atomic import write_atomic
@@ -74,6 +80,22 @@ def mail_memory_path(home: Path) -> Path:
 
 def mail_hosts_path(home: Path) -> Path:
     return Path(home) / "mail" / "hosts.json"
+
+
+# --- the key agent ---------------------------------------------------------------------------
+
+
+def agent_dir() -> Path:
+    """The folder holding this user's agent sockets (pbem.seat.agent checks who owns it)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = Path(runtime) if runtime and os.path.isabs(runtime) else Path(tempfile.gettempdir())
+    return base / f"pbem-agent-{os.getuid() if hasattr(os, 'getuid') else 0}"
+
+
+def agent_socket(home: Path) -> Path:
+    """The socket of the agent that holds this key home's unlocked keys."""
+    name = hashlib.sha256(str(Path(home).expanduser().resolve()).encode("utf-8")).hexdigest()[:20]
+    return agent_dir() / f"{name}.sock"
 
 
 # --- games ------------------------------------------------------------------------------------

@@ -175,7 +175,18 @@ def get_passphrase(passphrase_file: Path | None, prompt: bool, confirm: bool) ->
 
 
 def unlock_identity(home: Path, name: str, passphrase_file: Path | None = None) -> Identity:
-    """Load an identity, asking for a passphrase only if its file is protected."""
-    if not is_protected(home, name):
+    """Load an identity, asking for a passphrase only if its file is protected.
+
+    A protected key that the key agent holds (`pbem agent start`) is used through the agent,
+    at no scrypt cost, unless a passphrase file is given explicitly.
+    """
+    data = _read_key_file(home, name)
+    if not crypto.identity_is_protected(data):
         return load_identity(home, name, None)
+    if passphrase_file is None:
+        from pbem.seat.agent import agent_identity
+
+        held = agent_identity(home, name, crypto.identity_public(data))
+        if held is not None:
+            return held
     return load_identity(home, name, get_passphrase(passphrase_file, prompt=True, confirm=False))

@@ -1,0 +1,90 @@
+"""`pbem agent ...`: unlock keys once for a session (pbem.seat.agent)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from pbem.cli.keys import HomeOpt, JsonOpt
+from pbem.cli.play import PassOpt
+from pbem.errors import UsageError
+from pbem.seat import keys
+from pbem.seat.home import key_home
+
+app = typer.Typer(help="Unlock your keys once per session (like ssh-agent).", no_args_is_help=True)
+
+DEFAULT_LIFETIME = "1h"
+
+
+def _span(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
+
+
+@app.command("start")
+def start(
+    names: Annotated[list[str] | None, typer.Option("--as", help="Key to unlock; repeat. Default: every "
+                                                    "protected key in the key home.", show_default=False)] = None,
+    timeout: Annotated[str, typer.Option("--timeout", help="Forget the keys after this long: 30m, 2h, 1d.")]
+    = DEFAULT_LIFETIME,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
+) -> None:
+    """Unlock keys and hand them to a background agent; show, move, turn and apply then ask no passphrase."""
+    from pbem.host.deadlines import parse_duration
+    from pbem.seat import agent
+
+    lifetime = parse_duration(timeout, "--timeout")
+    if lifetime > 7 * 86400:
+        raise UsageError(f"--timeout {timeout!r} is longer than a week", hint="an agent holds keys for a session")
+    where = key_home(home)
+    wanted = names or [n for n, _ in keys.list_identities(where) if keys.is_protected(where, n)]
+    if not wanted:
+        raise UsageError(f"no protected key in {where} to unlock",
+                         hint="unprotected keys need no agent; create one with 'pbem key new NAME'")
+    # Every passphrase is checked before the agent starts, so a typo leaves nothing running.
+    unlocked = []
+    for name in wanted:
+        passphrase = keys.get_passphrase(passphrase_file, prompt=True, confirm=False) \
+            if keys.is_protected(where, name) else None
+        unlocked.append(keys.load_identity(where, name, passphrase))
+    client = agent.start_agent(where)
+    for identity in unlocked:
+        client.add(identity, lifetime)
+    listed = ", ".join(i.name for i in unlocked)
+    typer.echo(f"agent holds {listed} for {_span(lifetime)} (socket {client.path}); 'pbem agent stop' forgets them")
+
+
+@app.command("status")
+def status(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
+    """Show which keys the agent holds and for how long."""
+    from pbem.seat import agent
+
+    client = agent.find_agent(key_home(home))
+    held = client.keys() if client else []
+    if as_json:
+        typer.echo(json.dumps({"running": client is not None,
+                               "keys": [{"name": k.get("name"), "seconds_left": k.get("left")} for k in held]},
+                              indent=2))
+        return
+    if client is None:
+        typer.echo("no key agent is running for this key home")
+        return
+    for k in held:
+        typer.echo(f"{k.get('name')}  forgotten in {_span(float(k.get('left') or 0))}")
+
+
+@app.command("stop")
+def stop(home: HomeOpt = None) -> None:
+    """Make the agent forget every key and exit."""
+    from pbem.seat import agent
+
+    client = agent.find_agent(key_home(home))
+    if client is None:
+        typer.echo("no key agent is running for this key home")
+        return
+    client.stop()
+    typer.echo("the key agent forgot its keys and stopped")

@@ -1,0 +1,200 @@
+"""The key agent (issue 16.2): unlock once, then show and move ask for no passphrase.
+
+Real processes: the `pbem` command, the agent in the background, its Unix socket, real key
+files protected by a passphrase. Nothing here gives the later commands a passphrase, so
+they can only succeed through the agent.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pbem.protocol import crypto
+from pbem.seat import agent as A
+from pbem.seat.home import agent_socket
+
+PASSPHRASE = "correct horse battery"
+SEATS = ["ann", "bob", "cat"]
+
+
+def pbem(*args: str, home: Path, cwd: Path, passphrase: bool = False, env: dict | None = None):
+    clean = {k: v for k, v in os.environ.items() if k != "PBEM_PASSPHRASE"}
+    clean.update({"PBEM_HOME": str(home), "PBEM_SCRYPT_N": "1024", **(env or {})})
+    if passphrase:
+        clean["PBEM_PASSPHRASE"] = PASSPHRASE
+    return subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd, env=clean, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def ok(run: subprocess.CompletedProcess) -> str:
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def agent_pids(socket_path: Path) -> list[int]:
+    out = subprocess.run(["pgrep", "-f", f"pbem.seat.agent {socket_path}"], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def wait_gone(socket_path: Path, seconds: float = 10) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and (agent_pids(socket_path) or socket_path.exists()):
+        time.sleep(0.1)
+    assert not agent_pids(socket_path) and not socket_path.exists()
+
+
+@pytest.fixture
+def runtime(tmp_path: Path, monkeypatch) -> Path:
+    """Each test its own agent folder (XDG_RUNTIME_DIR), for this process and the commands it runs."""
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory) -> dict:
+    """One game for the module (the agent tests do not change its store): three seats dealt, packet 1 out."""
+    tmp_path = tmp_path_factory.mktemp("agent")
+    homes = {n: tmp_path / f"home-{n}" for n in ["referee", *SEATS]}
+    pubs = {n: ok(pbem("key", "new", n, home=h, cwd=tmp_path, passphrase=True)).splitlines()[0]
+            for n, h in homes.items()}
+    players = [x for s in SEATS for x in ("--player", f"{s}={pubs[s]}")]
+    ok(pbem("game", "new", "t", "--host", "referee", *players, home=homes["referee"], cwd=tmp_path, passphrase=True))
+    invitation = tmp_path / "saves" / "t" / "out" / "invitation.pbem"
+    joins = []
+    for s in SEATS:
+        joins.append(str(tmp_path / f"join-{s}.pbem"))
+        ok(pbem("join", str(invitation), "--as", s, "-o", joins[-1], home=homes[s], cwd=tmp_path, passphrase=True))
+    ok(pbem("apply", "t", *joins, home=homes["referee"], cwd=tmp_path, passphrase=True))
+    packet = tmp_path / "saves" / "t" / "out" / "packet-000001.pbem"
+    to_move = json.loads(ok(pbem("show", str(packet), "--json", home=homes["ann"], cwd=tmp_path,
+                                 passphrase=True)))["to_move"]
+    return {"root": tmp_path, "homes": homes, "packet": packet, "to_move": to_move}
+
+
+@pytest.fixture
+def lone_key(tmp_path: Path, runtime: Path) -> tuple[Path, Path]:
+    """(cwd, key home) holding one protected key, ann's."""
+    home = tmp_path / "home"
+    ok(pbem("key", "new", "ann", home=home, cwd=tmp_path, passphrase=True))
+    return tmp_path, home
+
+
+@pytest.mark.slow
+def test_unlock_once_then_show_and_move_need_no_passphrase(game: dict, runtime: Path) -> None:
+    root, packet, seat = game["root"], game["packet"], game["to_move"]
+    home = game["homes"][seat]
+    refused = pbem("show", str(packet), home=home, cwd=root)
+    assert refused.returncode == 2 and "no passphrase available" in refused.stderr
+
+    started = ok(pbem("agent", "start", "--timeout", "10m", home=home, cwd=root, passphrase=True))
+    assert f"agent holds {seat}" in started
+    sock = agent_socket(home)
+    assert stat.S_ISSOCK(os.lstat(sock).st_mode)
+    assert stat.S_IMODE(os.lstat(sock).st_mode) == 0o600 and stat.S_IMODE(os.lstat(sock.parent).st_mode) == 0o700
+    try:
+        shown = json.loads(ok(pbem("show", str(packet), "--json", home=home, cwd=root)))
+        assert shown["me"] == seat and len(shown["hand"]) == 6  # the hand was opened by the agent
+        move = root / "move.pbem"
+        ok(pbem("move", str(packet), f"discard {shown['hand'][0]}", "-o", str(move), home=home, cwd=root))
+        applied = ok(pbem("apply", "t", str(move), home=game["homes"]["referee"], cwd=root, passphrase=True))
+        assert "packet 2" in applied  # the host accepted the agent's signature
+
+        status = json.loads(ok(pbem("agent", "status", "--json", home=home, cwd=root)))
+        assert status["running"] and status["keys"][0]["name"] == seat and 500 < status["keys"][0]["seconds_left"] <= 600
+        # the agent's folder holds its socket and nothing else: no key was written anywhere
+        assert [p.name for p in sock.parent.iterdir()] == [sock.name]
+        # another key home has no agent: the socket is per home
+        other = game["homes"]["referee"]
+        assert "no key agent is running" in ok(pbem("agent", "status", home=other, cwd=root))
+    finally:
+        stopped = ok(pbem("agent", "stop", home=home, cwd=root))
+    assert "forgot its keys" in stopped
+    wait_gone(sock)
+    again = pbem("show", str(packet), home=home, cwd=root)
+    assert again.returncode == 2 and "no passphrase available" in again.stderr
+
+
+@pytest.mark.slow
+def test_keys_are_forgotten_when_their_time_is_up(lone_key: tuple[Path, Path]) -> None:
+    root, home = lone_key
+    ok(pbem("agent", "start", "--timeout", "2s", home=home, cwd=root, passphrase=True))
+    sock = agent_socket(home)
+    assert agent_pids(sock)
+    wait_gone(sock, seconds=15)  # the agent exits once it holds no key
+    assert "no key agent is running" in ok(pbem("agent", "status", home=home, cwd=root))
+
+
+def test_a_wrong_passphrase_starts_nothing(lone_key: tuple[Path, Path]) -> None:
+    root, home = lone_key
+    run = pbem("agent", "start", home=home, cwd=root, env={"PBEM_PASSPHRASE": "not the passphrase"})
+    assert run.returncode == 4 and run.stderr.startswith("error: wrong passphrase")
+    assert "Traceback" not in run.stderr
+    assert not agent_socket(home).exists() and not agent_pids(agent_socket(home))
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--timeout", "soon"], "bad --timeout 'soon'"),
+    (["--timeout", "30d"], "longer than a week"),
+    (["--as", "nobody"], "no identity 'nobody'"),
+])
+def test_bad_arguments_are_one_line(lone_key: tuple[Path, Path], args: list[str], words: str) -> None:
+    root, home = lone_key
+    run = pbem("agent", "start", *args, home=home, cwd=root, passphrase=True)
+    assert run.returncode in (2, 4) and run.stderr.startswith("error: ") and words in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and not agent_socket(home).exists()
+
+
+def test_an_agent_folder_others_can_open_is_refused(lone_key: tuple[Path, Path]) -> None:
+    root, home = lone_key
+    folder = agent_socket(home).parent
+    folder.mkdir(mode=0o700)
+    folder.chmod(0o755)
+    run = pbem("agent", "start", home=home, cwd=root, passphrase=True)
+    assert run.returncode == 2 and "is not a private folder of yours" in run.stderr
+    assert list(folder.iterdir()) == []
+
+
+def test_a_file_in_the_way_of_the_socket_is_never_replaced(lone_key: tuple[Path, Path]) -> None:
+    root, home = lone_key
+    sock = agent_socket(home)
+    sock.parent.mkdir(mode=0o700)
+    sock.write_text("mine")
+    run = pbem("agent", "start", home=home, cwd=root, passphrase=True)
+    assert run.returncode == 2 and "is not a socket" in run.stderr
+    assert sock.read_text() == "mine"
+
+
+def test_the_agent_answers_bad_requests_without_falling_over() -> None:
+    agent = A.Agent()
+    identity = crypto.Identity.generate("ann")
+    secret = base64.b64encode(crypto.identity_secret(identity)).decode()
+    assert agent.answer({"op": "add", "name": "ann", "secret": secret, "lifetime": 60}, now=0) == {}
+    data = b"a move"
+    signed = agent.answer({"op": "sign", "name": "ann", "data": base64.b64encode(data).decode()}, now=1)
+    crypto.verify(identity.public, data, base64.b64decode(signed["signature"]))
+    sealed = crypto.seal(b"your hand", identity.public, b"ctx")
+    body = base64.b64encode(sealed[1 + crypto.KEY_ID_LEN:]).decode()
+    opened = agent.answer({"op": "decrypt", "name": "ann", "body": body, "info": base64.b64encode(b"ctx").decode()},
+                          now=1)
+    assert base64.b64decode(opened["plain"]) == b"your hand"
+    wrong = agent.answer({"op": "decrypt", "name": "ann", "body": body, "info": base64.b64encode(b"other").decode()},
+                         now=1)
+    assert wrong == {"error": "does not open"}
+    for bad in (None, [], {"op": "sign"}, {"op": "sign", "name": "bob", "data": ""},
+                {"op": "sign", "name": "ann", "data": "***"}, {"op": "add", "name": "x", "secret": "AA==",
+                                                              "lifetime": 5},
+                {"op": "add", "name": "x", "secret": secret, "lifetime": -1}, {"op": "fly", "name": "ann"}):
+        assert "error" in agent.answer(bad, now=1), bad
+    agent.forget_expired(now=61)
+    assert agent.answer({"op": "list"}, now=61) == {"keys": []}
