@@ -8,6 +8,7 @@ names read from a file someone sent raise `BadPacket`.
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from engine.moves import RESERVED_NAMES
 from pbem.errors import BadPacket, UsageError
@@ -22,7 +23,7 @@ SEAT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 # An identity in a key home (keys/NAME.key).
 IDENTITY_NAME = re.compile(r"[a-z0-9_-]{1,32}")
 
-HOST = "host"
+HOST: Final = "host"
 TABLE = "table"  # the shared folder's packets/table/
 # Names that Windows refuses as files; a Dropbox peer on Windows would choke.
 WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul"} | {f"{p}{i}" for p in ("com", "lpt") for i in range(1, 10)})
@@ -44,6 +45,13 @@ def check_game_id(game: object) -> str:
     if not _whole(GAME_ID, game) or str(game).lower() in WINDOWS_RESERVED:
         raise BadPacket(f"bad game id {str(game)[:80]!r}")
     return str(game)
+
+
+def check_seat_id(name: object) -> str:
+    """A seat name read from a document someone signed."""
+    if not _whole(SEAT_NAME, name) or name in RESERVED_SEATS:
+        raise BadPacket(f"bad seat name {str(name)[:40]!r}")
+    return str(name)
 
 
 def check_seat_name(name: str) -> str:

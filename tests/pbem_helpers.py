@@ -36,7 +36,7 @@ class Table:
     def move_file(self, seat: str, text: str, packet: Signed) -> Path:
         sp = P.open_packet(packet, self.ids[seat], self.homes[seat])
         mv = P.make_move(sp, text)
-        path = self.root / "moves" / f"{seat}-{packet.doc['seq']}.pbem"
+        path = self.root / "moves" / f"{seat}-{packet.doc.seq}.pbem"
         path.parent.mkdir(exist_ok=True)
         path.write_text(mv.armored())
         self.files.append(path)
@@ -76,7 +76,7 @@ def play_until(table: Table, stop, seed: int = 0, limit: int = 2000) -> None:
         _, packet = table.latest()
         if stop(packet):
             return
-        seat = packet.doc["to_move"]
+        seat = packet.doc.to_move
         sp = P.open_packet(packet, table.ids[seat], table.homes[seat])
         move = bots[seat].choose(sp.view)
         path = table.move_file(seat, str(move), packet)

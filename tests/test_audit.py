@@ -12,6 +12,7 @@ import shutil
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 import typer
 from pbem_helpers import Table, make_table, play_until
@@ -20,7 +21,7 @@ from typer.testing import CliRunner
 from pbem.cli import replay as cli_replay
 from pbem.errors import BadPacket
 from pbem.protocol.armor import armor
-from pbem.protocol.documents import b64, parse, read_blocks, sign, unb64
+from pbem.protocol.documents import b64, parse, read_blocks, sign, sign_json, unb64
 from pbem.replay.audit import EXIT_AUDIT_FAILED, AuditFailed, Report, audit, audit_source
 from pbem.replay.rounds import load_replay, open_source
 
@@ -31,7 +32,7 @@ SEATS = ["ann", "bob", "cat", "dan", "eve"]
 def table(tmp_path_factory) -> Table:
     """Rounds 1 and 2 of a five-seat game played to their ends by bots."""
     t = make_table(tmp_path_factory.mktemp("audit"), SEATS)
-    play_until(t, lambda p: p.doc["round"] > 2 or p.doc["phase"] == "game-over", seed=5)
+    play_until(t, lambda p: p.doc.round > 2 or p.doc.phase == "game-over", seed=5)
     return t
 
 
@@ -41,12 +42,11 @@ def _archive(table: Table, round_no: int = 1):
 
 def _resign(table: Table, doc: dict) -> bytes:
     """The archive document, changed and signed again by the real host."""
-    body = {k: v for k, v in doc.items() if k not in ("format", "signer")}
-    return sign("archive", body, table.ids["referee"]).payload
+    return sign_json("archive", doc, table.ids["referee"])
 
 
 def _changed(table: Table, change) -> Report:
-    doc = json.loads(json.dumps(_archive(table).doc))
+    doc = msgspec.to_builtins(_archive(table).doc)
     change(doc)
     report = audit(_resign(table, doc), origin="tampered")
     assert not report.ok
@@ -82,7 +82,7 @@ def test_clean_rounds_pass_from_the_db_and_from_a_player_folder(table: Table, tm
 
 
 def test_a_changed_move_text_is_caught_at_its_move(table: Table) -> None:
-    doc = _archive(table).doc
+    doc = msgspec.to_builtins(_archive(table).doc)
     k = next(i for i, m in enumerate(doc["moves"], 1) if m["text"].startswith("play ") and i > 3)
 
     def change(d):
@@ -126,13 +126,12 @@ def test_a_wrong_secret_is_caught(table: Table) -> None:
 
 def test_a_move_envelope_signed_by_another_key_is_caught(table: Table) -> None:
     k = 4
-    doc = _archive(table).doc
-    seat = doc["moves"][k - 1]["seat"]
+    seat = _archive(table).doc.moves[k - 1].seat
     other = next(s for s in SEATS if s != seat)
 
     def change(d):
         env = parse("move", unb64(d["moves"][k - 1]["envelope"], "envelope"))
-        forged = sign("move", {x: v for x, v in env.doc.items() if x not in ("format", "signer")}, table.ids[other])
+        forged = sign(env.doc, table.ids[other])
         d["moves"][k - 1]["envelope"] = b64(forged.payload)
 
     report = _changed(table, change)
@@ -170,7 +169,7 @@ def test_a_broken_archive_signature_is_caught_by_the_cli(table: Table, tmp_path:
 
 
 def test_a_tampered_archive_fails_the_cli_audit_and_a_clean_one_passes(table: Table, tmp_path: Path) -> None:
-    doc = json.loads(json.dumps(_archive(table).doc))
+    doc = msgspec.to_builtins(_archive(table).doc)
     doc["secret"] = os.urandom(32).hex()
     path = tmp_path / "tampered.pbem"
     path.write_text(armor("ARCHIVE", _resign(table, doc)))

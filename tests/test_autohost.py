@@ -21,7 +21,7 @@ from pbem.auto.seat_bot import FolderBot
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import Seat
 from pbem.host import referee as H
-from pbem.protocol.documents import b64, move_commitment, read_blocks, seal_info, seal_json, sign
+from pbem.protocol.documents import Move, SealedMove, b64, move_commitment, read_blocks, seal_info, seal_json, sign
 from pbem.seat import keys
 from pbem.seat import player as P
 
@@ -45,7 +45,7 @@ def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     gf: GameFolder = fh.folder
     sp = seats["ann"].latest()
-    mover = sp.doc["to_move"]
+    mover = sp.doc.to_move
     waiting = next(s for s in SEATS if s != mover)
     msp = seats[mover].latest()
     before = db_dump(db)
@@ -55,26 +55,28 @@ def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
     # out of turn, properly signed and sealed by a seat that is not to move
     wsp = seats[waiting].latest()
     nonce = os.urandom(16)
-    text = "discard " + wsp.part["hand"][0]
-    oot = sign("move", {"game": sp.packet.game, "seat": waiting, "seq": sp.doc["seq"], "packet": sp.packet.hash,
-                        "commit": move_commitment(nonce, text),
-                        "sealed": seal_json({"move": text, "nonce": b64(nonce)}, ids["referee"].public,
-                                            seal_info(sp.packet.game, sp.doc["seq"], waiting, "host", "move"))},
+    text = "discard " + wsp.part.hand[0]
+    oot = sign(Move(game=sp.packet.game, seat=waiting, seq=sp.doc.seq, packet=sp.packet.hash,
+                    commit=move_commitment(nonce, text),
+                    sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), ids["referee"].public,
+                                     seal_info(sp.packet.game, sp.doc.seq, waiting, "host", "move"), pad="move")),
                ids[waiting])
-    gf.submit_move(waiting, sp.doc["seq"], oot.armored().encode())
+    gf.submit_move(waiting, sp.doc.seq, oot.armored().encode())
     # an illegal move by the mover, sealed and signed properly
     bad = "play rockfall at 9,9"
-    illegal = sign("move", {"game": sp.packet.game, "seat": mover, "seq": sp.doc["seq"], "packet": sp.packet.hash,
-                            "commit": move_commitment(nonce, bad),
-                            "sealed": seal_json({"move": bad, "nonce": b64(nonce)}, ids["referee"].public,
-                                                seal_info(sp.packet.game, sp.doc["seq"], mover, "host", "move"))},
+    illegal = sign(Move(game=sp.packet.game, seat=mover, seq=sp.doc.seq, packet=sp.packet.hash,
+                        commit=move_commitment(nonce, bad),
+                        sealed=seal_json(SealedMove(move=bad, nonce=b64(nonce)), ids["referee"].public,
+                                         seal_info(sp.packet.game, sp.doc.seq, mover, "host", "move"), pad="move")),
                    ids[mover])
-    gf.submit_move(mover, sp.doc["seq"], illegal.armored().encode())
+    gf.submit_move(mover, sp.doc.seq, illegal.armored().encode())
     lines.clear()
     assert fh.step() is False
     assert db_dump(db) == before
-    rejected = sorted(p.name for p in (gf.inbox_dir / "rejected").iterdir())
+    rejected = sorted(p.name for p in (gf.inbox_dir / "rejected").iterdir() if p.suffix != ".why")
     assert len(rejected) == 4 and gf.inbox() == []
+    for name in rejected:  # each with its reason beside it
+        assert (gf.inbox_dir / "rejected" / f"{name}.why").read_text().startswith(f"rejected {name}")
     assert len([line for line in lines if line.startswith("rejected")]) == 4, lines
     assert any("not yours" in line or "it is" in line for line in lines)
 
@@ -84,7 +86,7 @@ def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
     fh.step()
     assert any(line.endswith("packet 2") and "applied" in line for line in lines), lines
     # a move answering the (now) old packet is stale: aside, with its reason
-    gf.submit_move(mover, sp.doc["seq"], illegal.armored().encode())
+    gf.submit_move(mover, sp.doc.seq, illegal.armored().encode())
     lines.clear()
     fh.step()
     assert len(lines) == 1 and "rejected" in lines[0] and "packet 1" in lines[0]
@@ -109,7 +111,7 @@ def test_a_file_still_being_written_is_given_time(tmp_path: Path) -> None:
 def test_an_unexpected_error_keeps_the_file_and_the_loop(tmp_path: Path, monkeypatch) -> None:
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     sp = seats["ann"].latest()
-    mover = sp.doc["to_move"]
+    mover = sp.doc.to_move
     msp = seats[mover].latest()
     seats[mover].move(msp, str(legal_moves(msp.view)[0]))
     real = host.accept
@@ -147,7 +149,7 @@ def test_an_unexpected_error_keeps_the_file_and_the_loop(tmp_path: Path, monkeyp
 def test_a_packet_committed_but_not_published_is_published_on_restart(tmp_path: Path) -> None:
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     sp = seats["ann"].latest()
-    mover = sp.doc["to_move"]
+    mover = sp.doc.to_move
     msp = seats[mover].latest()
     mv = P.make_move(msp, str(legal_moves(msp.view)[0]))
     # the host died right after committing: the DB has packet 2, the folder does not
@@ -158,7 +160,7 @@ def test_a_packet_committed_but_not_published_is_published_on_restart(tmp_path: 
     assert [s for s, _ in fh2.folder.packets(None)] == [1, 2]
     assert lines2 == ["published packets 2 (not yet in the folder)"]
     # the seats go on from packet 2; the bot plays through the same files
-    nxt = seats["ann"].latest().doc["to_move"]
+    nxt = seats["ann"].latest().doc.to_move
     bot = FolderBot(tmp_path / "shared", ids[nxt], seats[nxt].home, "random", 7, lines2.append)
     bot.step()
     fh2.step()
@@ -197,12 +199,13 @@ def test_host_killed_mid_game_and_restarted_finishes_the_game(tmp_path: Path) ->
     assert host.returncode == 0 and all(b.returncode == 0 for b in bots.values())
     st = check_game(db, homes["referee"])
     # every move was applied once and every packet is in the folder once
-    moves = sum(len(read_blocks(a)[0].doc["moves"]) for a in H.Host(db).archives().values())
+    moves = sum(len(read_blocks(a)[0].doc.moves) for a in H.Host(db).archives().values())
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*) FROM moves").fetchone()[0] == moves
     con.close()
     assert [seq for seq, _ in gf.packets(None)] == list(range(1, st["seq"] + 1))
-    assert len(list(gf.archive_dir.iterdir())) == 3
+    # a kill during a write may leave a hidden temp file (issue 17.14); readers skip dot files
+    assert len([p for p in gf.archive_dir.iterdir() if not p.name.startswith(".")]) == 3
     rejected = gf.inbox_dir / "rejected"
     assert not rejected.exists() or not list(rejected.iterdir()), text
     assert text.count("serving ") == kills + 1

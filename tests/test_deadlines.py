@@ -65,14 +65,14 @@ def test_weekdays_only_count_the_days_given() -> None:
 
 def test_due_in_words_in_three_languages() -> None:
     now = datetime(2026, 12, 2, 14, 0, tzinfo=UTC)
-    deadline = {"seat": "ann", "due": "2026-12-03T18:00:00+00:00"}
-    assert when.due_line(deadline, "ann", now) == "your move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours"
-    assert when.due_line(deadline, "bob", now) == "ann to move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours"
+    deadline = ("ann", "2026-12-03T18:00:00+00:00")
+    assert when.due_line(*deadline, "ann", now) == "your move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours"
+    assert when.due_line(*deadline, "bob", now) == "ann to move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours"
     assert when.left("2026-12-02T10:30:00+00:00", now) == "3 hours 30 minutes late"
     with words.using("zh-Hans"):
-        assert when.due_line(deadline, "ann", now) == "轮到你了，截止 12月3日（周四）18:00 UTC，还有1天4小时"
+        assert when.due_line(*deadline, "ann", now) == "轮到你了，截止 12月3日（周四）18:00 UTC，还有1天4小时"
     with words.using("zh-Hant"):
-        assert when.due_line(deadline, "ann", now) == "輪到你了，截止 12月3日（週四）18:00 UTC，還有1天4小時"
+        assert when.due_line(*deadline, "ann", now) == "輪到你了，截止 12月3日（週四）18:00 UTC，還有1天4小時"
 
 
 def four_seat_game(root: Path, clock: FakeClock, timing: Timing):
@@ -169,8 +169,8 @@ def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path) ->
     first = st["to_move"]
     assert st["deadline"] == {"seat": first, "due": "2026-12-01T13:00:00+00:00"}
     sp = seats[first].latest()
-    assert sp.doc["deadline"]["due"] == "2026-12-01T13:00:00+00:00"  # signed inside the packet
-    assert when.table_lines(sp.doc, first, clock.now())[0] == "your move, due Tue 1 Dec 13:00 UTC, in 1 hour"
+    assert sp.doc.deadline.due == "2026-12-01T13:00:00+00:00"  # signed inside the packet
+    assert sp.doc.news(first, clock.now())[0] == "your move, due Tue 1 Dec 13:00 UTC, in 1 hour"
     for minutes in (29, 1, 60, 60, 600):
         clock.advance(minutes * 60)
         fh.step()

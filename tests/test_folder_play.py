@@ -98,12 +98,12 @@ def check_game(db: Path, referee_home: Path) -> dict:
     gold = None
     for rnd, armored in archives.items():
         archive = read_blocks(armored)[0].doc
-        state = load(archive["start"])
-        for i, m in enumerate(archive["moves"], 1):
-            assert m["n"] == i
-            apply(state, m["text"])
-        assert dump(state) == archive["final"], f"round {rnd} does not replay"
-        assert [n for r, n, _ in rows if r == rnd] == list(range(1, len(archive["moves"]) + 1))
+        state = load(archive.start)
+        for i, m in enumerate(archive.moves, 1):
+            assert m.n == i
+            apply(state, m.text)
+        assert dump(state) == archive.final, f"round {rnd} does not replay"
+        assert [n for r, n, _ in rows if r == rnd] == list(range(1, len(archive.moves) + 1))
         gold = state.gold
     assert gold == st["gold"]
     return st
@@ -140,7 +140,7 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
 
     # the seat to move sees it is their turn and plays through the folder
     sp = Seat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest()
-    mover = sp.doc["to_move"]
+    mover = sp.doc.to_move
     msp = Seat.open(folder, keys.load_identity(homes[mover], mover, None), homes[mover]).latest()
     text = str(legal_moves(msp.view)[0])
     out = run_cli(app, ["turn", folder, "--as", mover, "--json"], homes[mover]).output
@@ -285,7 +285,7 @@ def test_two_hosts_and_three_bots_play_a_whole_game_through_one_folder(tmp_path:
     assert all(p.returncode == 0 for p in [*hosts, *bots.values()]), logs
 
     st = check_game(db, homes["referee"])
-    moves = sum(len(read_blocks(a)[0].doc["moves"]) for a in H.Host(db).archives().values())
+    moves = sum(len(read_blocks(a)[0].doc.moves) for a in H.Host(db).archives().values())
     # both hosts worked, yet every move was applied once: duplicates were recognised as such
     host_logs = logs["host-1.log"] + logs["host-2.log"]
     assert host_logs.count("applied ") == moves

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pbem_helpers import make_table, play_until
 
 from pbem.errors import PbemError
-from pbem.protocol.documents import read_blocks, sign
+from pbem.protocol.documents import read_blocks, sign_json
 from pbem.replay.audit import audit
 
 json_values = st.recursive(
@@ -22,14 +23,14 @@ FIELDS = ["round", "invitation", "joins", "secret", "carried", "start", "moves",
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory):
     table = make_table(tmp_path_factory.mktemp("fuzz-audit"), ["ann", "bob", "cat"])
-    play_until(table, lambda p: p.doc["phase"] != "playing", seed=2)
-    doc = read_blocks(table.host.archives()[1])[0].doc
+    play_until(table, lambda p: p.doc.phase != "playing", seed=2)
+    doc = msgspec.to_builtins(read_blocks(table.host.archives()[1])[0].doc)
     return table, {k: v for k, v in doc.items() if k not in ("format", "signer")}
 
 
 def test_the_untouched_archive_passes(archive) -> None:
     table, doc = archive
-    assert audit(sign("archive", doc, table.ids["referee"]).payload).ok
+    assert audit(sign_json("archive", doc, table.ids["referee"])).ok
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -42,7 +43,7 @@ def test_a_nonsense_archive_is_faulted_not_crashed(archive, changes, move_change
         key, value = move_change
         broken["moves"] = [{**doc["moves"][0], key: value}, *doc["moves"][1:]]
     try:
-        report = audit(sign("archive", broken, table.ids["referee"]).payload)
+        report = audit(sign_json("archive", broken, table.ids["referee"]))
     except PbemError:
         return
     assert not report.ok

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,7 +13,7 @@ from pbem_helpers import make_table
 
 from engine.rules import legal_moves
 from pbem.errors import PbemError
-from pbem.protocol.documents import read_blocks
+from pbem.protocol.documents import parse, read_blocks, sign_json
 from pbem.seat import player as P
 
 
@@ -20,7 +21,7 @@ from pbem.seat import player as P
 def world(tmp_path_factory):
     table = make_table(tmp_path_factory.mktemp("fuzz"), ["ann", "bob", "cat"])
     path, packet = table.latest()
-    mover = packet.doc["to_move"]
+    mover = packet.doc.to_move
     sp = P.open_packet(packet, table.ids[mover], table.homes[mover])
     move = table.move_file(mover, str(legal_moves(sp.view)[0]), packet).read_text()
     return table, path.read_text(), move, mover
@@ -89,14 +90,12 @@ json_values = st.recursive(
                                json_values, min_size=1, max_size=4))
 def test_a_properly_signed_but_malformed_move_is_refused_cleanly(world, changes) -> None:
     """A seat may sign anything with its own key: the host still answers with a PbemError."""
-    from pbem.protocol.documents import sign
-
     table, _, move_text, mover = world
     before = _dump(table)
-    doc = {k: v for k, v in read_blocks(move_text)[0].doc.items() if k not in ("format", "signer")}
+    doc = msgspec.to_builtins(read_blocks(move_text)[0].doc)
     doc.update(changes)
-    block = read_blocks(sign("move", doc, table.ids[mover]).armored())[0]
     try:
+        block = parse("move", sign_json("move", doc, table.ids[mover]))
         outcome = table.host.accept(block)
         assert outcome.kind != "applied", f"a malformed move was applied: {changes}"
     except PbemError:
@@ -109,13 +108,11 @@ def test_a_properly_signed_but_malformed_move_is_refused_cleanly(world, changes)
                                                 "moves", "result"]), json_values, min_size=1, max_size=3))
 def test_a_player_survives_a_malformed_packet_from_the_host(world, changes) -> None:
     """Even the host's own signature does not make a broken packet crash a player's command."""
-    from pbem.protocol.documents import sign
-
     table, packet_text, _, _ = world
-    doc = {k: v for k, v in read_blocks(packet_text)[0].doc.items() if k not in ("format", "signer")}
+    doc = msgspec.to_builtins(read_blocks(packet_text)[0].doc)
     doc.update(changes)
-    block = read_blocks(sign("packet", doc, table.ids["referee"]).armored())[0]
     try:
+        block = parse("packet", sign_json("packet", doc, table.ids["referee"]))
         P.open_packet(block, table.ids["bob"], table.homes["bob"], remember=False).summary()
     except PbemError:
         pass

@@ -34,7 +34,7 @@ def _mail(block, folder: Path, name: str, armored: str | None = None) -> None:
 def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> None:
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     _, packet = table.latest()
-    mover = packet.doc["to_move"]
+    mover = packet.doc.to_move
     sp = P.open_packet(packet, table.ids[mover], table.homes[mover])
     first, second = (str(m) for m in legal_moves(sp.view)[:2])
     good, stale = P.make_move(sp, first), P.make_move(sp, second)

@@ -188,7 +188,7 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
         assert "saved packet 1" in out
     sp = P.open_packet(read_file(latest_saved_packet(homes["ann"], game))[0],
                        keys.load_identity(homes["ann"], "ann", None), homes["ann"])
-    mover = sp.doc["to_move"]
+    mover = sp.doc.to_move
     msp = P.open_packet(read_file(latest_saved_packet(homes[mover], game))[0],
                         keys.load_identity(homes[mover], mover, None), homes[mover])
     text = str(legal_moves(msp.view)[0])

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import msgspec
 import pytest
 from pbem_helpers import Table, make_table, play_until
 
@@ -15,8 +16,19 @@ from engine.rules import legal_moves
 from engine.state import deal
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, WrongKey
 from pbem.protocol import fairness
-from pbem.protocol.crypto import canonical_json
-from pbem.protocol.documents import b64, move_commitment, open_json, read_blocks, read_file, seal_info, sign, unb64
+from pbem.protocol.documents import (
+    Move,
+    SealedMove,
+    b64,
+    move_commitment,
+    open_json,
+    read_blocks,
+    read_file,
+    seal_info,
+    sign,
+    to_json,
+    unb64,
+)
 from pbem.seat import player as P
 
 SEATS = ["ann", "bob", "cat", "dan"]
@@ -31,7 +43,7 @@ def played(tmp_path_factory) -> tuple[Table, list[tuple[Path, dict]]]:
     def stop(packet) -> bool:
         state = table.host.load_state(_game(table))
         snapshots.append((table.files[-1], dump(state)))
-        return packet.doc["round"] > 1 or packet.doc["phase"] != "playing"
+        return packet.doc.round > 1 or packet.doc.phase != "playing"
 
     play_until(table, stop, seed=3)
     return table, snapshots
@@ -49,19 +61,19 @@ def _game(table: Table):
 def test_round_played_to_the_end_and_the_deal_is_recomputable(played) -> None:
     table, _ = played
     _, packet = table.latest()
-    result = packet.doc["result"]
-    assert result["round"] == 1
-    commitments = read_file(table.root / "invitation.pbem")[0].doc["commitments"]
-    secret = bytes.fromhex(result["secret"])
+    result = packet.doc.result
+    assert result.round == 1
+    commitments = read_file(table.root / "invitation.pbem")[0].doc.commitments
+    secret = bytes.fromhex(result.secret)
     assert fairness.secret_matches(packet.game, 1, secret, commitments[0])
     joins = [read_file(table.root / f"join-{s}.pbem")[0] for s in SEATS]
-    contributions = [unb64(j.doc["contribution"], "c") for j in joins]
+    contributions = [unb64(j.doc.contribution, "c") for j in joins]
     dealt = deal("classic", tuple(SEATS), fairness.round_chance(packet.game, 1, secret, contributions))
     first = read_file(table.root / "out" / "packet-000001.pbem")[0]
     for seat in SEATS:
         sp = P.open_packet(first, table.ids[seat], table.homes[seat], remember=False)
-        assert sp.part["hand"] == sorted(dealt.hands[seat])
-        assert sp.part["role"] == dealt.role(seat)
+        assert sp.part.hand == sorted(dealt.hands[seat])
+        assert sp.part.role == dealt.role(seat)
 
 
 def test_no_artifact_shows_a_hand_or_role_in_plaintext(played) -> None:
@@ -72,12 +84,12 @@ def test_no_artifact_shows_a_hand_or_role_in_plaintext(played) -> None:
             continue
         packet = read_file(path)[0]
         plain = packet.payload + path.read_bytes()
-        if "result" in packet.doc:
+        if packet.doc.result is not None:
             # The ended round is public now (its table, its last move and events), and the same
             # card ids are dealt again in the next round, so an id alone cannot tell an old public
             # card from a new secret one here: this packet is checked for roles only; the next
             # round's own packets are checked card by card.
-            plain = canonical_json({k: v for k, v in packet.doc.items() if k not in ("result", "events")})
+            plain = to_json(msgspec.structs.replace(packet.doc, result=None, events=[]))
             assert b"saboteur" not in plain and b"digger" not in plain
             continue
         for seat in SEATS:
@@ -97,9 +109,9 @@ def test_no_artifact_shows_a_hand_or_role_in_plaintext(played) -> None:
 def test_a_seat_part_opens_only_with_its_own_key(played) -> None:
     table, _ = played
     _, packet = table.latest()
-    seq = packet.doc["seq"]
+    seq = packet.doc.seq
     for seat in SEATS:
-        sealed = packet.doc["parts"][seat]
+        sealed = packet.doc.parts[seat]
         for other in SEATS:
             if other == seat:
                 open_json(sealed, table.ids[seat], seal_info(packet.game, seq, "host", seat, "part"))
@@ -121,7 +133,7 @@ def _db_dump(table: Table) -> str:
 def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     _, packet = table.latest()
-    mover = packet.doc["to_move"]
+    mover = packet.doc.to_move
     waiting = next(s for s in table.seats if s != mover)
     sp = P.open_packet(packet, table.ids[mover], table.homes[mover])
     text = str(legal_moves(sp.view)[0])
@@ -144,18 +156,15 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     cut.write_text(raw[: len(raw) // 2])
     refused(cut, BadPacket)
     # re-signed by another player's key (claims the mover's seat)
-    forged_block = sign("move", {k: v for k, v in read_file(good)[0].doc.items() if k not in ("format", "signer")},
-                        table.ids[waiting])
+    forged_block = sign(read_file(good)[0].doc, table.ids[waiting])
     forged = tmp_path / "forged.pbem"
     forged.write_text(forged_block.armored())
     refused(forged, BadSignature)
     # out of turn: a well-formed move from a seat that is not to move
     sp_w = P.open_packet(packet, table.ids[waiting], table.homes[waiting])
     with pytest.raises(UsageError, match=f"it is {mover}'s turn"):
-        P.make_move(sp_w, "discard " + sp_w.part["hand"][0])  # the client refuses too
-    out_of_turn = sign("move", {"game": packet.game, "seat": waiting, "seq": packet.doc["seq"],
-                                "packet": packet.hash, "sealed": read_file(good)[0].doc["sealed"]},
-                       table.ids[waiting])
+        P.make_move(sp_w, "discard " + sp_w.part.hand[0])  # the client refuses too
+    out_of_turn = sign(msgspec.structs.replace(read_file(good)[0].doc, seat=waiting), table.ids[waiting])
     oot = tmp_path / "oot.pbem"
     oot.write_text(out_of_turn.armored())
     refused(oot, StaleMove)
@@ -165,10 +174,10 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     host_key = table.ids["referee"].public
     nonce = b"0123456789abcdef"
     bad_text = "play rockfall at 5,5"
-    bad_move = sign("move", {"game": packet.game, "seat": mover, "seq": packet.doc["seq"], "packet": packet.hash,
-                             "commit": move_commitment(nonce, bad_text),
-                             "sealed": seal_json({"move": bad_text, "nonce": b64(nonce)}, host_key,
-                                                 seal_info(packet.game, packet.doc["seq"], mover, "host", "move"))},
+    bad_move = sign(Move(game=packet.game, seat=mover, seq=packet.doc.seq, packet=packet.hash,
+                         commit=move_commitment(nonce, bad_text),
+                         sealed=seal_json(SealedMove(move=bad_text, nonce=b64(nonce)), host_key,
+                                          seal_info(packet.game, packet.doc.seq, mover, "host", "move"), pad="move")),
                     table.ids[mover])
     illegal = tmp_path / "illegal.pbem"
     illegal.write_text(bad_move.armored())
@@ -183,8 +192,8 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     # a packet of another game is refused
     other = make_table(tmp_path / "other", ["ann", "bob", "cat"])
     _, other_packet = other.latest()
-    m = other.move_file(other_packet.doc["to_move"], str(legal_moves(
-        P.open_packet(other_packet, other.ids[other_packet.doc["to_move"]], other.homes[other_packet.doc["to_move"]]).view)[0]),
+    m = other.move_file(other_packet.doc.to_move, str(legal_moves(
+        P.open_packet(other_packet, other.ids[other_packet.doc.to_move], other.homes[other_packet.doc.to_move]).view)[0]),
         other_packet)
     refused(m, BadPacket)
 
@@ -207,11 +216,10 @@ def test_forked_packet_is_noticed(tmp_path: Path) -> None:
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     _, packet = table.latest()
     P.open_packet(packet, table.ids["ann"], table.homes["ann"])
-    doc = {k: v for k, v in packet.doc.items() if k not in ("format", "signer")}
-    doc["to_move"] = "cat"  # the host signs a different packet 1
-    fork = sign("packet", doc, table.ids["referee"])
+    doc = msgspec.structs.replace(packet.doc, to_move="cat")  # the host signs a different packet 1
+    fork = sign(doc, table.ids["referee"])
     with pytest.raises(BadPacket, match="two different packets"):
         P.open_packet(fork, table.ids["ann"], table.homes["ann"])
-    forged = sign("packet", doc, table.ids["bob"])
+    forged = sign(doc, table.ids["bob"])
     with pytest.raises(BadSignature):
         P.open_packet(forged, table.ids["cat"], table.homes["cat"])

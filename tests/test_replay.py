@@ -34,9 +34,9 @@ def played(tmp_path_factory) -> tuple[Table, list[dict]]:
     states: list[dict] = []
 
     def stop(packet) -> bool:
-        if packet.doc["round"] == 1:
+        if packet.doc.round == 1:
             states.append(dump(table.host.load_state(_game(table))))
-        return packet.doc["round"] > 1
+        return packet.doc.round > 1
 
     play_until(table, stop, seed=11)
     return table, states
@@ -65,14 +65,14 @@ def test_replay_matches_the_game_move_for_move(played) -> None:
     table, states = played
     r = load_replay(str(table.root / "game.db"), round_no=1)
     archive = read_blocks(table.host.archives()[1])[0]
-    assert len(r) == len(archive.doc["moves"]) == len(states)
+    assert len(r) == len(archive.doc.moves) == len(states)
     for i in range(len(r)):  # states[i]: the host's state before move i + 1
         assert dump(r.state(i)) == states[i], f"step {i}"
-        assert r.steps[i].text == archive.doc["moves"][i]["text"]
-        assert r.steps[i].seat == archive.doc["moves"][i]["seat"] == states[i]["to_move"]
-    assert dump(r.final) == archive.doc["final"]
+        assert r.steps[i].text == archive.doc.moves[i].text
+        assert r.steps[i].seat == archive.doc.moves[i].seat == states[i]["to_move"]
+    assert dump(r.final) == archive.doc.final
     _, last = table.latest()
-    assert dump(r.final) == last.doc["result"]["final"]
+    assert dump(r.final) == last.doc.result.final
     assert r.final.phase == "over"
 
 

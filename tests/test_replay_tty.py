@@ -37,7 +37,7 @@ def _read_until(fd: int, needle: str, timeout: float = 20.0) -> str:
 @pytest.mark.slow
 def test_keys_step_jump_switch_and_quit(tmp_path: Path) -> None:
     table = make_table(tmp_path, ["ann", "bob", "cat"])
-    play_until(table, lambda p: p.doc["phase"] != "playing", seed=5)
+    play_until(table, lambda p: p.doc.phase != "playing", seed=5)
     table.host.close()
     main, sub = pty.openpty()
     env = {**os.environ, "COLUMNS": "100", "LINES": "60", "TERM": "xterm"}

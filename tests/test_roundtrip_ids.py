@@ -33,7 +33,7 @@ def test_expansion_games_through_the_host_audit_clean(tmp_path: Path) -> None:
     for seed, n in ((11, 4), (12, 9)):
         root = tmp_path / f"g{seed}"
         table = make_table(root, [f"p{i}" for i in range(n)], "expansion")
-        play_until(table, lambda p: p.doc["phase"] == "game-over", seed=seed, limit=5000)
+        play_until(table, lambda p: p.doc.phase == "game-over", seed=seed, limit=5000)
         table.host.close()
         src = open_source(str(root / "game.db"))
         reports = audit_source(src, src.games()[0], [1, 2, 3])

@@ -25,7 +25,7 @@ from pbem.errors import PbemError
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import init_folder
 from pbem.host import referee as H
-from pbem.protocol.documents import read_blocks
+from pbem.protocol.documents import Packet, Result, Standings, read_blocks
 from pbem.seat import keys
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
@@ -44,12 +44,12 @@ def _spawn(args: list[str], home: Path, log: Path) -> subprocess.Popen:
                             stdout=log.open("w"), stderr=subprocess.STDOUT)
 
 
-def _latest(folder: GameFolder, after: int) -> list[dict]:
+def _latest(folder: GameFolder, after: int) -> list[Packet]:
     """Packet documents published after `after`, in order (signatures checked)."""
     docs = []
     for seq, path in folder.packets(None):
         if seq > after:
-            docs += [b.doc for b in read_blocks(path.read_text(encoding="utf-8")) if b.kind == "packet"]
+            docs += [b.doc for b in read_blocks(path.read_text(encoding="utf-8")) if isinstance(b.doc, Packet)]
     return docs
 
 
@@ -77,8 +77,8 @@ def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str =
                     homes["host"], logs / "host.log")]
     procs += [_spawn(["bot", "run", "--as", s, "--folder", str(folder.dir), "--bot", bot, "--seed", f"demo-{s}",
                       "--poll", POLL], homes[s], logs / f"{s}.log") for s in seats]
-    results: list[dict] = []
-    final: dict = {}
+    results: list[Result] = []
+    final = Standings(gold={}, winners=[])
     try:
         final = _watch(console, folder, results, procs)
         for p in procs:
@@ -88,22 +88,22 @@ def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str =
             if p.poll() is None:
                 p.kill()
     for r in results:
-        found = f"gold found by {r['finder']}" if r["finder"] else "gold not found"
-        paid = ", ".join(f"{p} +{g}" for p, g in r["payout"].items() if g) or "nobody"
-        console.print(f"round {r['round']}: {found}; winners {', '.join(r['winners']) or 'none'}; {paid}")
+        found = f"gold found by {r.finder}" if r.finder else "gold not found"
+        paid = ", ".join(f"{p} +{g}" for p, g in r.payout.items() if g) or "nobody"
+        console.print(f"round {r.round}: {found}; winners {', '.join(r.winners) or 'none'}; {paid}")
     table = Table(title="final scores")
     table.add_column("seat")
     table.add_column("gold", justify="right")
-    for s, g in sorted(final["gold"].items(), key=lambda kv: -kv[1]):
-        table.add_row(s + ("  (winner)" if s in final["winners"] else ""), str(g))
+    for s, g in sorted(final.gold.items(), key=lambda kv: -kv[1]):
+        table.add_row(s + ("  (winner)" if s in final.winners else ""), str(g))
     console.print(table)
     console.print(f"{len(list(folder.dir.glob('inbox/done/*')))} signed move and join files, "
                   f"{len(folder.packets(None))} packets, {time.perf_counter() - started:.1f} s")
     _replay_tail(console, folder.dir)
-    return final["gold"]
+    return final.gold
 
 
-def _watch(console: Console, folder: GameFolder, results: list[dict], procs: list[subprocess.Popen]) -> dict:
+def _watch(console: Console, folder: GameFolder, results: list[Result], procs: list[subprocess.Popen]) -> Standings:
     columns = (TextColumn("round {task.fields[round]}"), BarColumn(), MofNCompleteColumn(), TextColumn("moves"),
                TimeElapsedColumn())
     deadline = time.monotonic() + TIMEOUT
@@ -112,21 +112,21 @@ def _watch(console: Console, folder: GameFolder, results: list[dict], procs: lis
     with Progress(*columns, console=console) as progress:
         while True:
             for doc in _latest(folder, seen):
-                seen = doc["seq"]
-                for m in doc.get("moves", []):
-                    task = tasks.get(m["round"])
+                seen = doc.seq
+                for m in doc.moves:
+                    task = tasks.get(m.round)
                     if task is None:
-                        task = tasks[m["round"]] = progress.add_task("", total=None, round=m["round"])
-                    progress.update(task, completed=m["n"])
-                if "result" in doc:
-                    r = doc["result"]
+                        task = tasks[m.round] = progress.add_task("", total=None, round=m.round)
+                    progress.update(task, completed=m.n)
+                if doc.result is not None:
+                    r = doc.result
                     results.append(r)
-                    task = tasks.get(r["round"])
+                    task = tasks.get(r.round)
                     if task is not None:
                         done = progress.tasks[task].completed
                         progress.update(task, total=done, completed=done)
-                if doc["phase"] == "game-over":
-                    return doc["standings"]
+                if doc.phase == "game-over" and doc.standings is not None:
+                    return doc.standings
             if time.monotonic() > deadline:
                 raise DemoFailed(f"the demo game did not finish in {TIMEOUT:.0f} s", hint="see the logs folder")
             if any(p.poll() not in (None, 0) for p in procs):

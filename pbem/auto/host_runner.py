@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import MoveError
-from pbem.atomic import content_hash
+from pbem.atomic import content_hash, write_atomic
 from pbem.auto import polling
 from pbem.errors import BadPacket, PbemError
 from pbem.folder.layout import GameFolder
@@ -34,6 +34,7 @@ from pbem.mail.incoming import message_blocks, who
 from pbem.mail.memory import MailSource
 from pbem.mail.outgoing import Courier, send_pending
 from pbem.protocol.documents import Signed, read_blocks
+from pbem.protocol.limits import MAX_FILE
 from pbem.ui.terminal import printable
 
 Log = Callable[[str], None]
@@ -103,6 +104,10 @@ class FolderHost:
         groups: dict[str, list[Path]] = {}
         for p in self.folder.inbox():
             try:
+                size = p.stat().st_size
+                if size > MAX_FILE:  # never read a file no pbem writes into memory
+                    self._aside([p], "rejected", f"rejected {p.name}: {size:,} bytes, over the limit of {MAX_FILE:,}")
+                    continue
                 h = content_hash(p.read_bytes())
             except FileNotFoundError:
                 continue  # another host took it
@@ -133,10 +138,10 @@ class FolderHost:
                 return current  # maybe still being written (a plain copy on NFS): look again later
             self._aside(paths, "rejected", f"rejected {name}{copies}: {exc}")
             return current
-        future = [b for b in blocks if b.kind == "move" and _int(b.doc.get("seq")) > current]
+        future = [b for b in blocks if b.kind == "move" and b.doc.seq > current]
         if future:
             current = int(self.host.status()["seq"])  # another host may have moved on
-            if any(_int(b.doc.get("seq")) > current for b in future):
+            if any(b.doc.seq > current for b in future):
                 return current  # answers a packet not published yet: wait
         for b in blocks:
             try:
@@ -170,6 +175,8 @@ class FolderHost:
                     self.folder.mark_done(p)
                 else:
                     _move_aside(self.folder, p, sub)
+                    if line:  # the reason, beside the file, for whoever looks into rejected/
+                        write_atomic(self.folder.inbox_dir / sub / f"{p.name}.why", (line + "\n").encode())
             except (FileNotFoundError, PbemError):
                 continue  # another host moved it first
         if line:
@@ -247,7 +254,7 @@ class MailHost:
         try:
             out = self.host.accept(block)
         except REFUSED as exc:
-            self.log(f"rejected {block.kind} by {block.doc.get('seat')} in {label}: {exc}")
+            self.log(f"rejected {block.kind} by {getattr(block.doc, 'seat', '?')} in {label}: {exc}")
             return "refused"
         except Exception as exc:
             self.log(f"could not process {label} ({type(exc).__name__}: {exc}); will retry")

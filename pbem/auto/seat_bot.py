@@ -46,16 +46,16 @@ class _Brain:
         self.seen = 0
 
     def observe(self, sp: player.SeatPacket) -> None:
-        seq = int(sp.doc["seq"])
+        seq = sp.doc.seq
         if seq <= self.seen:
             return
         self.seen = seq
         watch = getattr(self.bot, "observe", None)
-        if watch is None or "result" in sp.doc or sp.doc["phase"] != "playing":
+        if watch is None or sp.doc.result is not None or sp.doc.phase != "playing":
             return  # a round-over packet already shows the next deal
-        for m in sp.doc.get("moves", []):
+        for m in sp.doc.moves:
             try:
-                watch(sp.view, str(m["text"]), str(m["seat"]))
+                watch(sp.view, m.text, m.seat)
             except Exception:  # learning is optional; a bot must still move
                 pass
 
@@ -99,26 +99,30 @@ class FolderBot:
         if not c.joined() and not c.started():
             path, _ = c.join()
             self.log(f"joined: {path.name}")
-        found = c.folder.latest_packet(c.seat)
-        if found is None:
+        newest = c.latest()
+        for line in c.skipped:
+            self.log(line)
+        if newest is None:
             return False
-        if self.current is None or int(self.current.doc["seq"]) != found[0]:
-            if found[0] > self.brain.seen + 1:  # observe the packets in between, in order
+        if self.current is None or self.current.doc.seq != newest.doc.seq:
+            if newest.doc.seq > self.brain.seen + 1:  # observe the packets in between, in order
                 for seq, path in c.folder.packets(None):
-                    if self.brain.seen < seq < found[0]:
+                    if self.brain.seen < seq < newest.doc.seq:
                         try:
                             self.brain.observe(c.open_seq(seq, path.read_bytes()))
                         except UsageError:
                             continue  # from before this key was handed the seat: not ours to read
-            self.current = c.open_seq(*found)
+                        except PbemError as exc:
+                            self.log(f"skipped {path.name}: {exc}")
+            self.current = newest
         sp = self.current
         self.brain.observe(sp)
-        if sp.doc["phase"] == "game-over":
-            gold = ", ".join(f"{p} {g}" for p, g in sp.doc["standings"]["gold"].items())
+        if sp.doc.phase == "game-over":
+            gold = ", ".join(f"{p} {g}" for p, g in (sp.doc.standings.gold if sp.doc.standings else {}).items())
             self.log(f"game over: {gold}")
             return True
-        seq = int(sp.doc["seq"])
-        if sp.doc["to_move"] != c.seat:
+        seq = sp.doc.seq
+        if sp.doc.to_move != c.seat:
             return False
         if c.answered(seq):
             if seq not in self.resent:  # e.g. after a restart: the same file again, harmless
@@ -246,11 +250,11 @@ class MailBot:
             self.current = (latest, sp)
         sp = self.current[1]
         self.brain.observe(sp)
-        if sp.doc["phase"] == "game-over":
+        if sp.doc.phase == "game-over":
             self.log("game over")
             return True
-        seq = int(sp.doc["seq"])
-        if sp.doc["to_move"] != self.seat:
+        seq = sp.doc.seq
+        if sp.doc.to_move != self.seat:
             return False
         saved = move_path(self.home, self.game, self.seat, seq)
         if saved.exists():

@@ -185,7 +185,7 @@ def _submit(target: str, as_name: str | None, home: Path | None, passphrase_file
     inbox, or write it to a file to send to the host."""
     from pbem.atomic import write_atomic
     from pbem.folder.play import Seat
-    from pbem.protocol.documents import read_one
+    from pbem.protocol.documents import Request, read_one
     from pbem.seat import player
 
     me = identity_named(home, as_name, passphrase_file)
@@ -194,7 +194,7 @@ def _submit(target: str, as_name: str | None, home: Path | None, passphrase_file
         seat = Seat.open(Path(target), me, where)
         latest = seat.latest()
         block = make(seat.invitation, seat.seat, me)
-        path = seat.folder.submit_move(seat.seat, int(latest.doc["seq"]) if latest else 0, block.armored().encode())
+        path = seat.folder.submit_move(seat.seat, latest.doc.seq if latest else 0, block.armored().encode())
         typer.echo(f"{block.kind} of {seat.seat} submitted: {path}")
         return
     p = Path(target)
@@ -202,7 +202,8 @@ def _submit(target: str, as_name: str | None, home: Path | None, passphrase_file
         raise UsageError(f"{target} is neither a game folder nor a packet file")
     sp = player.open_packet(read_one(p, "packet"), me, where)
     block = make(sp.invitation, sp.seat, me)
-    path = output or Path(f"{block.kind}-{sp.seat}-{block.doc.get('action', 'seat')}.pbem")
+    what = block.doc.action if isinstance(block.doc, Request) else "seat"
+    path = output or Path(f"{block.kind}-{sp.seat}-{what}.pbem")
     write_atomic(path, block.armored().encode())
     typer.echo(f"{block.kind} file: {path} (send it to the host)")
 

@@ -148,10 +148,10 @@ def join(
     inv = read_one(invitation, "invitation")
     me = identity_named(home, as_name, passphrase_file)
     signed = player.join(inv, me, key_home(home))
-    target = output or Path(f"join-{signed.doc['seat']}-{inv.game}.pbem")
+    target = output or Path(f"join-{signed.doc.seat}-{inv.game}.pbem")
     write_atomic(target, signed.armored().encode())
-    host_fp = PublicKey.decode(inv.doc["host"]["key"]).fingerprint()
-    typer.echo(f"joined {inv.game} as seat {signed.doc['seat']}; host key fingerprint {host_fp}")
+    host_fp = PublicKey.decode(inv.doc.host.key).fingerprint()
+    typer.echo(f"joined {inv.game} as seat {signed.doc.seat}; host key fingerprint {host_fp}")
     typer.echo(f"join file: {target} (send it to the host)")
 
 
@@ -224,7 +224,7 @@ def show(
         newest = packet_path(key_home(home), sp.packet.game, sp.newest_seen)
         if newest.is_file():
             typer.echo(f"newest packet seen: {newest}")
-    elif sp.doc["to_move"] == sp.seat and sp.doc["phase"] != "game-over":
+    elif sp.doc.to_move == sp.seat and sp.doc.phase != "game-over":
         typer.echo(f'your move: pbem move {packet} "MOVE" --as {me.name}')
 
 
@@ -248,7 +248,7 @@ def move(
     me = identity_named(home, as_name, passphrase_file)
     sp = player.open_packet(signed, me, key_home(home))
     mv = player.make_move(sp, text)
-    target = output or Path(f"move-{sp.seat}-{sp.doc['seq']:06d}.pbem")
+    target = output or Path(f"move-{sp.seat}-{sp.doc.seq:06d}.pbem")
     write_atomic(target, mv.armored().encode())
     typer.echo(f"move file: {target} (send it to the host)")
 
@@ -276,7 +276,9 @@ def status(
 
     from pbem.ui.when import table_lines
 
-    for line in table_lines({**st, "phase": st["status"]}, None, datetime.now(timezone.utc)):
+    d = st["deadline"]
+    for line in table_lines(None, datetime.now(timezone.utc), paused=st["paused"], away=st["away"], absent=st["absent"],
+                            deadline=(d["seat"], d["due"]) if d else None):
         typer.echo(line)
     for seat in st["seats"]:
         joined = "joined" if seat["joined"] else "not joined"

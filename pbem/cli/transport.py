@@ -500,7 +500,7 @@ def mail_move(
     to = host_address(where, signed_packet.game, to)
     courier, sender = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender,
                                       where, me.name)
-    seq = int(sp.doc["seq"])
+    seq = sp.doc.seq
     mv, again = _once(move_path(where, signed_packet.game, sp.seat, seq),
                       lambda: player.make_move(sp, text))
     if again:
@@ -551,6 +551,8 @@ def turn(
         path, new = seat.join()
         say(f"{'joined' if new else 'join submitted again'} as {seat.seat}: {path}")
     sp = seat.latest()
+    for line in seat.skipped:
+        say(line)
     if sp is None:
         say("the game has not started: waiting for every seat to join")
         if as_json:
@@ -560,10 +562,10 @@ def turn(
         typer.echo(json.dumps({**sp.summary(), "notices": seat.notices()}, indent=2, ensure_ascii=False))
     else:
         show(sp, seat.notices())
-    if sp.doc["phase"] == "game-over":
+    if sp.doc.phase == "game-over":
         return
-    seq = int(sp.doc["seq"])
-    mine = sp.doc["to_move"] == seat.seat
+    seq = sp.doc.seq
+    mine = sp.doc.to_move == seat.seat
     if move is None and mine and not as_json and not seat.answered(seq) and sys.stdin is not None and sys.stdin.isatty():
         from engine.errors import MoveError
         from engine.rules import check
@@ -579,7 +581,7 @@ def turn(
                 typer.echo(f"not legal: {exc}", err=True)
     if move is None:
         if not mine:
-            say(f"waiting for {sp.doc['to_move']}")
+            say(f"waiting for {sp.doc.to_move}")
         elif seat.answered(seq):
             say(f"you answered packet {seq}; waiting for the host")
         else:

@@ -168,6 +168,12 @@ class GameFolder:
         out = [(int(m.group(1)), d / n) for n in names if (m := _PACKET_RE.match(n))]
         return sorted(out, key=lambda t: (t[0], t[1].name))
 
+    def packets_newest_first(self, seat: str | None) -> list[tuple[int, Path]]:
+        """Every packet file visible to ``seat`` (its own dir, then the table dir), newest first."""
+        dirs = [seat, None] if seat is not None else [None]
+        found = [(seq, rank, p) for rank, src in enumerate(dirs) for seq, p in self.packets(src)]
+        return [(seq, p) for seq, _, p in sorted(found, key=lambda t: (-t[0], t[1], t[2].name))]
+
     def latest_packet(self, seat: str | None) -> tuple[int, bytes] | None:
         """Highest-numbered packet visible to ``seat``: its own dir or the table dir.
 

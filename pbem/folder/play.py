@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from pbem.atomic import write_atomic
-from pbem.errors import BadPacket, Conflict, UsageError
+from pbem.errors import BadPacket, Conflict, PbemError, UsageError
 from pbem.folder.layout import GameFolder
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Signed, read_blocks
+from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
 from pbem.seat import player
 from pbem.seat.home import invitation_path, join_path, move_path
 
@@ -138,8 +138,9 @@ class Seat:
     folder: GameFolder
     identity: Identity
     home: Path
-    invitation: Signed = field(init=False)
+    invitation: Signed[Invitation] = field(init=False)
     seat: str = field(init=False)
+    skipped: list[str] = field(init=False, default_factory=list)  # what the last `latest` passed over
 
     def __post_init__(self) -> None:
         self.invitation = read_invitation(self.folder)
@@ -154,8 +155,9 @@ class Seat:
         found = self.folder.latest_packet(None)
         if found is None:
             raise UsageError(f"key {self.identity.name!r} holds no seat in game {self.invitation.game}")
-        packet = next((b for b in read_blocks(found[1].decode("utf-8", errors="replace")) if b.kind == "packet"), None)
-        if packet is None or packet.signer.encode() != self.invitation.doc["host"]["key"]:
+        packet = next((b.expect(Packet) for b in read_blocks(found[1].decode("utf-8", errors="replace"))
+                       if b.kind == "packet"), None)
+        if packet is None or packet.signer.encode() != self.invitation.doc.host.key:
             raise BadPacket(f"packet {found[0]} in {self.folder.dir} is not signed by the game's host")
         seat = player.seat_in(packet.doc, self.invitation, self.identity)
         anchor = invitation_path(self.home, self.invitation.game)
@@ -164,16 +166,16 @@ class Seat:
             write_atomic(anchor, self.invitation.armored().encode(), mode=0o644)
         return seat
 
-    def notices(self) -> list[dict[str, Any]]:
+    def notices(self) -> list[Notice]:
         """The host's notices in the folder (signed by the invitation's host), oldest first."""
-        host_key = self.invitation.doc["host"]["key"]
+        host_key = self.invitation.doc.host.key
         out = []
         for _, path in self.folder.notices():
             try:
                 blocks = read_blocks(path.read_text(encoding="utf-8", errors="replace"))
             except (OSError, BadPacket):
                 continue  # a damaged or half-synced file says nothing
-            out += [b.doc for b in blocks if b.kind == "notice" and b.signer.encode() == host_key
+            out += [b.doc for b in blocks if isinstance(b.doc, Notice) and b.signer.encode() == host_key
                     and b.game == self.invitation.game]
         return out
 
@@ -209,10 +211,19 @@ class Seat:
         return self.folder.latest_packet(self.seat) is not None
 
     def latest(self) -> player.SeatPacket | None:
-        found = self.folder.latest_packet(self.seat)
-        if found is None:
-            return None
-        return self.open_seq(found[0], found[1])
+        """The newest packet that verifies; what was skipped on the way is in `self.skipped`.
+
+        Anyone with write access to the folder can drop a file named like a packet: it must
+        not stop the game, so a file that does not open is skipped (and said), not fatal."""
+        self.skipped = []
+        for seq, path in self.folder.packets_newest_first(self.seat):
+            try:
+                return self.open_seq(seq, read_text(path).encode())
+            except PbemError as exc:
+                if isinstance(exc, BadPacket) and "two different packets" in str(exc):
+                    raise  # a fork of a verified chain is the host's doing: say it, never hide it
+                self.skipped.append(f"skipped {path.name}: {exc}")
+        return None
 
     def open_seq(self, seq: int, data: bytes) -> player.SeatPacket:
         blocks = [b for b in read_blocks(data.decode("utf-8", errors="replace")) if b.kind == "packet"]
@@ -228,7 +239,7 @@ class Seat:
 
         A move already written for this packet is submitted again as it was, never replaced:
         the host takes only one move per packet."""
-        seq = int(sp.doc["seq"])
+        seq = sp.doc.seq
         saved = self.move_file(seq)
         if saved.exists():
             return self.folder.submit_move(self.seat, seq, saved.read_bytes()), False
@@ -239,7 +250,7 @@ class Seat:
         return self.folder.submit_move(self.seat, seq, data), True
 
 
-def show(sp: player.SeatPacket, notices: list[dict[str, Any]] | None = None) -> None:
+def show(sp: player.SeatPacket, notices: list[Notice] | None = None) -> None:
     """Print a seat's packet as `pbem show` does (with the host's notices, when there are any)."""
     from pbem.seat.screen import show_packet
 

@@ -44,14 +44,32 @@ from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
+    Archive,
+    ArchivedMove,
+    Carried,
+    HandoverRecord,
+    HostParty,
+    Invitation,
+    Join,
+    Link,
+    Move,
+    Packet,
+    Part,
+    Party,
+    PublicMove,
+    Result,
+    SealedMove,
     Signed,
+    Standings,
     b64,
     move_commitment,
+    open_as,
     open_json,
     read_blocks,
     seal_info,
     seal_json,
     sign,
+    to_json,
     unb64,
 )
 
@@ -65,11 +83,11 @@ class Outcome:
     seq: int | None = None
 
 
-def _text_and_nonce(sealed: dict[str, str]) -> dict[str, str]:
+def _text_and_nonce(sealed: dict[str, str]) -> dict[str, str]:  # a stored row, sealed by this host
     return {"text": sealed["text"], "nonce": sealed["nonce"]}
 
 
-def _host_mark(envelope: bytes) -> dict[str, str]:
+def _host_mark(envelope: bytes) -> dict[str, Any]:
     why = timekeeper.host_made(envelope)
     return {"by": HOST, "why": why} if why else {}
 
@@ -109,20 +127,10 @@ def create_game(
     game_id = f"{name}-{os.urandom(4).hex()}"
     secrets = fairness.new_secrets(ROUNDS_PER_GAME)
     commitments = [fairness.commitment(game_id, k + 1, s) for k, s in enumerate(secrets)]
-    invitation = sign(
-        "invitation",
-        {
-            "game": game_id,
-            "name": name,
-            "ruleset": ruleset,
-            "options": sorted(options),
-            "host": {"name": host.name, "key": host.public.encode()},
-            "seats": [{"name": n, "key": k.encode()} for n, k in seats],
-            "commitments": commitments,
-            "created": stamp(clock.now()),
-        },
-        host,
-    )
+    invitation = sign(Invitation(game=game_id, name=name, ruleset=ruleset, options=sorted(options),
+                                 host=HostParty(name=host.name, key=host.public.encode()),
+                                 seats=[Party(name=n, key=k.encode()) for n, k in seats],
+                                 commitments=commitments, created=stamp(clock.now())), host)
     engine = open_engine(path, create=True)
     with transaction(engine) as s:
         s.add(
@@ -136,7 +144,8 @@ def create_game(
                 invitation=invitation.armored(),
                 invitation_hash=invitation.hash,
                 commitments=json.dumps(commitments),
-                secrets_sealed=seal_json([x.hex() for x in secrets], host.public, _host_info(game_id, "secrets")),
+                secrets_sealed=seal_json([x.hex() for x in secrets], host.public, _host_info(game_id, "secrets"),
+                                          pad="secrets"),
                 head=invitation.hash,
                 config=json.dumps({"emails": emails or {}, **({"timing": timing} if timing else {})}),
             )
@@ -256,15 +265,15 @@ class Host:
 
     # changes (one transaction each)
 
-    def accept(self, block: Signed) -> Outcome:
+    def accept(self, block: Signed[Any]) -> Outcome:
         """Apply one join, move, request or handover block, or refuse it without changing anything."""
         with transaction(self.engine) as s:
             game = the_game(s)
             if block.game != game.id:
                 raise BadPacket(f"this {block.kind} is for game {block.game!r}, not {game.id!r}")
-            if block.kind == "join":
+            if isinstance(block.doc, Join):
                 return self._join(s, game, block)
-            if block.kind == "move":
+            if isinstance(block.doc, Move):
                 return self._move(s, game, block)
             if block.kind == "request":
                 return timekeeper.request(self, s, game, block)
@@ -276,8 +285,8 @@ class Host:
         """Act on the clock: reminders, late notices, timeouts (pbem/host/timekeeper.py)."""
         return timekeeper.tick(self)
 
-    def _seat(self, game: GameRow, block: Signed) -> SeatRow:
-        name = block.doc.get("seat")
+    def _seat(self, game: GameRow, block: Signed[Any]) -> SeatRow:
+        name = block.doc.seat
         seat = next((st for st in game.seats if st.name == name), None)
         if seat is None:
             raise BadPacket(f"no seat {name!r} in game {game.id}")
@@ -286,15 +295,15 @@ class Host:
             raise BadSignature(f"{block.kind} for seat {name!r} is signed by key {block.signer.fingerprint()}, not the seat's key")
         return seat
 
-    def _join(self, s: Session, game: GameRow, block: Signed) -> Outcome:
+    def _join(self, s: Session, game: GameRow, block: Signed[Join]) -> Outcome:
         seat = self._seat(game, block)
         if s.get(JoinRow, block.hash) is not None:
             return Outcome("duplicate", f"{seat.name}'s join was already applied; nothing changed")
-        if block.doc.get("invitation") != game.invitation_hash:
+        if block.doc.invitation != game.invitation_hash:
             raise BadPacket(f"{seat.name}'s join answers another invitation")
         if seat.joined_at is not None:
             raise Conflict(f"{seat.name} has already joined with a different join file")
-        contribution = unb64(block.doc.get("contribution"), "contribution")
+        contribution = unb64(block.doc.contribution, "contribution")
         if len(contribution) != fairness.CONTRIBUTION_BYTES:
             raise BadPacket(f"{seat.name}'s contribution has {len(contribution)} bytes, not {fairness.CONTRIBUTION_BYTES}")
         seat.contribution = b64(contribution)
@@ -335,33 +344,33 @@ class Host:
         return state
 
     def _seal_state(self, game: GameRow, state: RoundState) -> str:
-        return seal_json(dump(state), self._me(game).public, _host_info(game.id, "state"))
+        return seal_json(dump(state), self._me(game).public, _host_info(game.id, "state"), pad="state")
 
     def load_state(self, game: GameRow) -> RoundState:
         if game.state_sealed is None:
             raise UsageError("no round has been dealt yet")
         return load(open_json(game.state_sealed, self._me(game), _host_info(game.id, "state")))
 
-    def _move(self, s: Session, game: GameRow, block: Signed) -> Outcome:
+    def _move(self, s: Session, game: GameRow, block: Signed[Move]) -> Outcome:
         seat = self._seat(game, block)
         if s.scalars(select(MoveRow).where(MoveRow.file_hash == block.hash)).first() is not None:
             return Outcome("duplicate", f"this move by {seat.name} was already applied; nothing changed")
         if game.status != "playing":
             raise StaleMove(f"game {game.id} is {game.status}; it takes no moves now")
-        answered = block.doc.get("seq")
-        if type(answered) is not int or answered != game.seq or block.doc.get("packet") != game.head:  # True == 1
+        if block.doc.by is not None:
+            raise BadPacket(f"{seat.name}'s move says it was made by the {block.doc.by}; only the host marks its own moves")
+        answered = block.doc.seq
+        if answered != game.seq or block.doc.packet != game.head:
             raise StaleMove(f"{seat.name}'s move answers packet {answered}, but the game is at packet {game.seq}",
                             hint="show the latest packet and move again")
         state = self.load_state(game)
         if state.player != seat.name:
             raise StaleMove(f"it is {state.player}'s turn, not {seat.name}'s")
         info = seal_info(game.id, game.seq, seat.name, HOST, "move")
-        sealed = open_json(str(block.doc.get("sealed", "")), self._me(game), info)
-        text = sealed.get("move") if isinstance(sealed, dict) else None
-        if not isinstance(text, str):
-            raise BadPacket(f"{seat.name}'s move file holds no move")
-        nonce = unb64(sealed.get("nonce", ""), "move nonce")
-        if move_commitment(nonce, text) != block.doc.get("commit"):
+        sealed = open_as(SealedMove, block.doc.sealed, self._me(game), info)
+        text = sealed.move
+        nonce = unb64(sealed.nonce, "move nonce")
+        if move_commitment(nonce, text) != block.doc.commit:
             raise BadPacket(f"{seat.name}'s move file does not match its commitment")
         return self._apply(s, game, seat, state, text, nonce, block)
 
@@ -373,13 +382,13 @@ class Host:
         text = str(check_move(state, text))
         nonce = os.urandom(16)
         info = seal_info(game.id, game.seq, seat.name, HOST, "move")
-        block = sign("move", {"game": game.id, "seat": seat.name, "seq": game.seq, "packet": game.head,
-                              "commit": move_commitment(nonce, text), "by": HOST, "why": why,
-                              "sealed": seal_json({"move": text, "nonce": b64(nonce)}, me.public, info)}, me)
+        block = sign(Move(game=game.id, seat=seat.name, seq=game.seq, packet=game.head,
+                          commit=move_commitment(nonce, text), by=HOST, why=why,
+                          sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), me.public, info, pad="move")), me)
         return self._apply(s, game, seat, state, text, nonce, block, by=why)
 
     def _apply(self, s: Session, game: GameRow, seat: SeatRow, state: RoundState, text: str, nonce: bytes,
-               block: Signed, by: str | None = None) -> Outcome:
+               block: Signed[Move], by: str | None = None) -> Outcome:
         move = check_move(state, text)  # the canonical, resolved move
         if str(move) != text:
             raise BadPacket(f"{seat.name}'s move {text!r} is not in canonical form", hint="write moves with 'pbem move'")
@@ -388,11 +397,11 @@ class Host:
         s.add(MoveRow(game_id=game.id, round_no=game.round_no, n=game.move_no, seat=seat.name,
                       public_text=str(move.public()),
                       text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._me(game).public,
-                                            _host_info(game.id, "move")),
+                                            _host_info(game.id, "move"), pad="move"),
                       envelope=block.payload, file_hash=block.hash, answered_seq=game.seq,
                       applied_at=self.now()))
-        moves = [{"round": game.round_no, "n": game.move_no, "seat": seat.name, "text": str(move.public()),
-                  **({"by": HOST, "why": by} if by else {})}]
+        moves = [PublicMove(round=game.round_no, n=game.move_no, seat=seat.name, text=str(move.public()),
+                            **({"by": HOST, "why": by} if by else {}))]
         if by is None:
             seat.last_activity = self.now()
             timekeeper.moved(self, s, game, seat.name)
@@ -406,23 +415,15 @@ class Host:
         who = f"the host's move for {seat.name} ({by})" if by else f"{seat.name}'s move"
         return Outcome("applied", f"applied {who}: {move.public()}; packet {seq}", seq)
 
-    def _end_round(self, s: Session, game: GameRow, state: RoundState) -> tuple[dict[str, Any], RoundState]:
+    def _end_round(self, s: Session, game: GameRow, state: RoundState) -> tuple[Result, RoundState]:
         secret = self._secrets(game)[state.round_no - 1]
-        result = {
-            "round": state.round_no,
-            "secret": secret.hex(),
-            "finder": state.finder,
-            "winners": state.winners,
-            "payout": state.payout,
-            "gold": state.gold,
-            "next_start": state.next_start,
-            "final": dump(state),
-        }
+        result = Result(round=state.round_no, secret=secret.hex(), finder=state.finder, winners=state.winners,
+                        payout=state.payout, gold=state.gold, next_start=state.next_start, final=dump(state))
         row = s.get(RoundRow, (game.id, state.round_no))
         assert row is not None
         row.last_seq = game.seq + 1
         row.secret = secret.hex()
-        row.result = json.dumps(result)
+        row.result = to_json(result).decode()
         if state.round_no >= ROUNDS_PER_GAME:
             game.status = "over"
             return result, state
@@ -442,30 +443,25 @@ class Host:
                                                     PacketRow.seq <= row.last_seq).order_by(PacketRow.seq))
         chain = []
         for p in packets:
-            prev = read_blocks(p.armored)[0].doc["prev"]
-            chain.append({"seq": p.seq, "hash": p.hash, "prev": prev})
+            prev = read_blocks(p.armored)[0].doc.prev
+            chain.append(Link(seq=p.seq, hash=p.hash, prev=prev))
         joins = s.scalars(select(JoinRow).where(JoinRow.game_id == game.id))
-        archive = sign(
-            "archive",
-            {
-                "game": game.id,
-                "round": final.round_no,
-                "invitation": game.invitation,
-                "joins": sorted(b64(j.envelope) for j in joins),
-                "secret": row.secret,
-                "carried": json.loads(row.carried),
-                "start": open_json(row.start_state_sealed, me, _host_info(game.id, "state")),
-                "moves": [
-                    {"n": m.n, "seat": m.seat, **_text_and_nonce(open_json(m.text_sealed, me, _host_info(game.id, "move"))),
-                     "envelope": b64(m.envelope), **_host_mark(m.envelope)}
-                    for m in moves
-                ],
-                "chain": chain,
-                **timekeeper.archive_extras(s, game),
-                "final": dump(final),
-            },
-            me,
-        )
+        carried = json.loads(row.carried)
+        archive = sign(Archive(
+            game=game.id,
+            round=final.round_no,
+            invitation=game.invitation,
+            joins=sorted(b64(j.envelope) for j in joins),
+            secret=row.secret,
+            carried=Carried(**carried) if carried else Carried(),
+            start=open_json(row.start_state_sealed, me, _host_info(game.id, "state")),
+            moves=[ArchivedMove(n=m.n, seat=m.seat, envelope=b64(m.envelope), **_host_mark(m.envelope),
+                                **_text_and_nonce(open_json(m.text_sealed, me, _host_info(game.id, "move"))))
+                   for m in moves],
+            chain=chain,
+            handovers=timekeeper.archive_handovers(game),
+            final=dump(final),
+        ), me)
         row.archive = archive.armored()
         last = s.get(PacketRow, (game.id, row.last_seq))
         assert last is not None
@@ -477,45 +473,32 @@ class Host:
             rows = s.scalars(select(RoundRow).where(RoundRow.archive.is_not(None)).order_by(RoundRow.round_no))
             return {r.round_no: r.archive for r in rows if r.archive}
 
-    def _publish(self, s: Session, game: GameRow, state: RoundState, *, moves: list, events: list,
-                 result: dict[str, Any] | None = None, handover: dict[str, Any] | None = None) -> int:
+    def _publish(self, s: Session, game: GameRow, state: RoundState, *, moves: list[PublicMove], events: list,
+                 result: Result | None = None, handover: HandoverRecord | None = None) -> int:
         me = self._me(game)
         seq = game.seq + 1
         public = dump(view(state, None))
         parts: dict[str, str] = {}
         for st in game.seats:
-            part = {
-                "seat": st.name,
-                "role": state.role(st.name),
-                "hand": public["hands"][st.name] if state.phase != "playing" else sorted(state.hands[st.name]),
-                "knowledge": state.knowledge.get(st.name, []),
-                "events": secret_events(events, st.name),
-            }
-            parts[st.name] = seal_json(part, PublicKey.decode(st.key), seal_info(game.id, seq, HOST, st.name, "part"))
+            part = Part(seat=st.name, role=state.role(st.name),
+                        hand=public["hands"][st.name] if state.phase != "playing" else sorted(state.hands[st.name]),
+                        knowledge=state.knowledge.get(st.name, []), events=secret_events(events, st.name))
+            parts[st.name] = seal_json(part, PublicKey.decode(st.key), seal_info(game.id, seq, HOST, st.name, "part"),
+                                       pad="part")
             st.part_sealed = parts[st.name]
         over = game.status == "over"
-        doc: dict[str, Any] = {
-            "game": game.id,
-            "seq": seq,
-            "prev": game.head,
-            "round": state.round_no,
-            "phase": "game-over" if over else "round-over" if result else "playing",
-            "to_move": None if over else state.player,
-            "public": public,
-            "moves": moves,
-            "events": events_for(events, None),
-            "parts": parts,
-        }
-        if result is not None:
-            doc["result"] = result
-        if over:
-            doc["standings"] = {"gold": state.gold, "winners": standings_winners(state.gold)}
-        doc.update(timekeeper.packet_extras(self, s, game, seq, doc["to_move"], handover))
-        packet = sign("packet", doc, me)
+        to_move = None if over else state.player
+        doc = Packet(game=game.id, seq=seq, prev=game.head, round=state.round_no,
+                     phase="game-over" if over else "round-over" if result else "playing",
+                     to_move=to_move, public=public, moves=moves,
+                     events=events_for(events, None), parts=parts, result=result,
+                     standings=Standings(gold=state.gold, winners=standings_winners(state.gold)) if over else None,
+                     **timekeeper.packet_extras(self, s, game, seq, to_move, handover))
+        packet = sign(doc, me)
         game.seq = seq
         game.head = packet.hash
         game.state_sealed = self._seal_state(game, state)
-        game.public = json.dumps({**public, "to_move": doc["to_move"]})
+        game.public = json.dumps({**public, "to_move": doc.to_move})
         s.add(PacketRow(game_id=game.id, seq=seq, hash=packet.hash, round_no=state.round_no, armored=packet.armored(),
                         created_at=self.now()))
         return seq

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -28,8 +29,19 @@ from pbem.host.deadlines import Timing
 from pbem.host.store import GameRow, MoveRow, NoticeRow, SeatRow, the_game, transaction
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
-from pbem.protocol.documents import Signed, b64, sign
-from pbem.ui.when import notice_line
+from pbem.protocol.documents import (
+    Deadline,
+    Handover,
+    HandoverRecord,
+    Notice,
+    NoticeKind,
+    RecentMove,
+    Request,
+    Signed,
+    b64,
+    parse,
+    sign,
+)
 
 if TYPE_CHECKING:
     from pbem.host.referee import Host, Outcome
@@ -104,8 +116,9 @@ def _restart(config: dict[str, Any], clock: dict[str, Any], timing: Timing, star
 
 
 def packet_extras(host: Host, s: Session, game: GameRow, seq: int, to_move: str | None,
-                  handover: dict[str, Any] | None) -> dict[str, Any]:
-    """The packet's signed deadline and table news; starts the new packet's clock."""
+                  handover: HandoverRecord | None) -> dict[str, Any]:
+    """The packet's signed deadline and table news (fields of `Packet`); starts the new
+    packet's clock."""
     config = _config(game)
     timing = Timing.from_config(config)
     now = host.clock.now()
@@ -122,29 +135,25 @@ def packet_extras(host: Host, s: Session, game: GameRow, seq: int, to_move: str 
         out["paused"] = True
     elif to_move and timing.deadline:
         _restart(config, clock, timing, now)
-        out["deadline"] = {"seat": to_move, "due": clock["due"], "on_timeout": timing.on_timeout}
-        if timing.on_timeout != "wait":
-            out["deadline"]["grace_until"] = stamp(timing.give_up(parse_time(clock["due"])))
+        grace = stamp(timing.give_up(parse_time(clock["due"]))) if timing.on_timeout != "wait" else None
+        out["deadline"] = Deadline(seat=to_move, due=clock["due"], on_timeout=timing.on_timeout, grace_until=grace)
     out["recent"] = recent_moves(s, game, to_move)
-    if config.get("handovers"):
-        out["handovers"] = config["handovers"]
+    out["handovers"] = archive_handovers(game)
     if handover is not None:
-        out["handover"] = handover["seat"]
+        out["handover"] = handover.seat
     config["clock"] = clock if to_move else {}
     _save(game, config)
     return out
 
 
 def host_made(envelope: bytes) -> str | None:
-    """Why the host made a move (its own signed move file says `by: host`), or None."""
-    try:
-        doc = json.loads(envelope[64:])
-    except ValueError:
-        return None
-    return str(doc.get("why")) if doc.get("by") == HOST else None
+    """Why the host made a move (its own signed move file says `by: host`), or None. The
+    envelope is one this host stored after checking it."""
+    doc = parse("move", envelope, check_signature=False).doc
+    return (doc.why or "timeout") if doc.by == HOST else None
 
 
-def recent_moves(s: Session, game: GameRow, to_move: str | None) -> list[dict[str, Any]]:
+def recent_moves(s: Session, game: GameRow, to_move: str | None) -> list[RecentMove]:
     """Public moves since `to_move`'s own last move, oldest first: everything every seat has
     missed since its last turn (the seat to move is the one who waited longest)."""
     rows = s.scalars(select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.id.desc()).limit(RECENT_LIMIT))
@@ -152,17 +161,15 @@ def recent_moves(s: Session, game: GameRow, to_move: str | None) -> list[dict[st
     for r in rows:
         if r.seat == to_move:
             break
-        entry: dict[str, Any] = {"round": r.round_no, "n": r.n, "seat": r.seat, "text": r.public_text, "seq": r.answered_seq}
         why = host_made(r.envelope)
-        if why:
-            entry.update(by=HOST, why=why)
-        out.append(entry)
+        out.append(RecentMove(round=r.round_no, n=r.n, seat=r.seat, text=r.public_text, seq=r.answered_seq,
+                              **({"by": HOST, "why": why} if why else {})))
     return out[::-1]
 
 
-def archive_extras(s: Session, game: GameRow) -> dict[str, Any]:
-    handovers = _config(game).get("handovers")
-    return {"handovers": handovers} if handovers else {}
+def archive_handovers(game: GameRow) -> list[HandoverRecord] | None:
+    """Every seat handed over so far (None: none), as packets and archives list them."""
+    return [HandoverRecord(**h) for h in _config(game).get("handovers", [])] or None
 
 
 def status_extras(game: GameRow) -> dict[str, Any]:
@@ -182,12 +189,10 @@ def status_extras(game: GameRow) -> dict[str, Any]:
 # --- notices -----------------------------------------------------------------------------------
 
 
-def _notice(host: Host, s: Session, game: GameRow, kind: str, seat: str | None, **fields: Any) -> Outcome:
-    doc = {"game": game.id, "seq": game.seq, "notice": kind, "seat": seat, "at": host.now(),
-           **{k: v for k, v in fields.items() if v is not None}}
-    block = sign("notice", doc, host._me(game))
+def _notice(host: Host, s: Session, game: GameRow, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
+    block = sign(Notice(game=game.id, seq=game.seq, notice=kind, seat=seat, at=host.now(), **fields), host._me(game))
     s.add(NoticeRow(game_id=game.id, seq=game.seq, kind=kind, seat=seat, armored=block.armored(), created_at=host.now()))
-    return _outcome("notice", f"notice: {notice_line(block.doc, host.clock.now())}")
+    return _outcome("notice", f"notice: {block.doc.line(host.clock.now())}")
 
 
 def notices(host: Host, since: int = 0) -> list[tuple[int, NoticeRow]]:
@@ -274,7 +279,7 @@ def moved(host: Host, s: Session, game: GameRow, seat: str) -> None:
 # --- requests from seats, and the host's own commands ------------------------------------------
 
 
-def request(host: Host, s: Session, game: GameRow, block: Signed) -> Outcome:
+def request(host: Host, s: Session, game: GameRow, block: Signed[Request]) -> Outcome:
     """A seat's signed request: `away` (until a time) or `resign`."""
     seat = host._seat(game, block)
     config = _config(game)
@@ -283,11 +288,11 @@ def request(host: Host, s: Session, game: GameRow, block: Signed) -> Outcome:
         return _outcome("duplicate", f"this request of {seat.name} was already applied; nothing changed")
     if game.status != "playing":
         raise StaleMove(f"game {game.id} is {game.status}; it takes no requests now")
-    action = block.doc.get("action")
+    action = block.doc.action
     st = standing(config, seat.name)
     now = host.clock.now()
     if action == "away":
-        until = parse_time(block.doc.get("until"))
+        until = parse_time(block.doc.until)
         if until <= now:
             raise BadPacket(f"{seat.name}'s away notice ends {stamp(until)}, which is in the past")
         st["away_until"] = stamp(until)
@@ -356,7 +361,7 @@ def resume(host: Host) -> Outcome:
 # --- seat handover -----------------------------------------------------------------------------
 
 
-def refuse_former_key(game: GameRow, seat: SeatRow, block: Signed) -> None:
+def refuse_former_key(game: GameRow, seat: SeatRow, block: Signed[Any]) -> None:
     """A block signed by a key the seat was handed away from: say so plainly."""
     for h in _config(game).get("handovers", []):
         if h["seat"] == seat.name and h["old"] == block.signer.encode():
@@ -364,17 +369,17 @@ def refuse_former_key(game: GameRow, seat: SeatRow, block: Signed) -> None:
                                f"this {block.kind} is signed by the old key {block.signer.fingerprint()} and is refused")
 
 
-def reseat_document(host: Host, seat: str, key: PublicKey) -> Signed:
+def reseat_document(host: Host, seat: str, key: PublicKey) -> Signed[Handover]:
     """The host's signed handover of `seat` to `key` (checked when applied)."""
     with Session(host.engine) as s:
         game = the_game(s)
-        return sign("handover", {"game": game.id, "seat": seat, "key": key.encode(), "seq": game.seq}, host._me(game))
+        return sign(Handover(game=game.id, seat=seat, key=key.encode(), seq=game.seq), host._me(game))
 
 
-def handover(host: Host, s: Session, game: GameRow, block: Signed) -> Outcome:
+def handover(host: Host, s: Session, game: GameRow, block: Signed[Handover]) -> Outcome:
     """Give a seat to a new key: signed by the host or by the seat's current key. The next
     packet (published now) seals the seat's part to the new key; the old key is refused."""
-    name = block.doc.get("seat")
+    name = block.doc.seat
     seat = next((st for st in game.seats if st.name == name), None)
     if seat is None:
         raise BadPacket(f"no seat {str(name)[:32]!r} in game {game.id}")
@@ -391,7 +396,7 @@ def handover(host: Host, s: Session, game: GameRow, block: Signed) -> Outcome:
     else:
         raise BadSignature(f"a handover of seat {seat.name} must be signed by the host or by the seat's own key, "
                            f"not by key {block.signer.fingerprint()}")
-    new = PublicKey.decode(str(block.doc.get("key", "")))
+    new = PublicKey.decode(block.doc.key)
     if game.status != "playing":
         raise StaleMove(f"game {game.id} is {game.status}; seats are handed over during play",
                         hint="before round 1, make a new game with the new key")
@@ -400,8 +405,8 @@ def handover(host: Host, s: Session, game: GameRow, block: Signed) -> Outcome:
     used = {st.key for st in game.seats} | {h["old"] for h in records}
     if new.encode() in used:
         raise Conflict(f"key {new.fingerprint()} already held a seat in game {game.id}", hint="the new player needs a new key")
-    record = {"seat": seat.name, "key": new.encode(), "old": seat.key, "at": game.seq + 1, "by": by, "document": document}
-    records.append(record)
+    record = HandoverRecord(seat=seat.name, key=new.encode(), old=seat.key, at=game.seq + 1, by=by, document=document)
+    records.append(msgspec.to_builtins(record))
     st = standing(config, seat.name)
     for k in ("missed", "absent", "resigned", "away_until"):
         st.pop(k, None)  # a new person holds the seat

@@ -19,7 +19,7 @@ from engine.errors import MoveError
 from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Signed, parse
+from pbem.protocol.documents import Archive, Handover, Invitation, Join, Move, Packet, Request, Signed, parse
 from pbem.seat.home import save_archive, save_invitation, save_packet, trusted_host_key
 
 
@@ -139,7 +139,8 @@ class Router:
             return "refused", f"{block.kind} for {block.game}: {exc}", code
 
     def _route(self, block: Signed) -> tuple[str, str]:
-        if block.kind in ("join", "move", "request", "handover"):
+        doc = block.doc
+        if isinstance(doc, (Join, Move, Request, Handover)):
             host = self.hosts.get(block.game)
             if host is None:
                 return "ignored", f"{block.kind} for game {block.game}: no database of that game here"
@@ -149,29 +150,28 @@ class Router:
                 host.identity = self.unlock(host.host_name())
             out = host.accept(block)
             return out.kind, out.message
-        if block.kind == "packet":
+        if isinstance(doc, Packet):
             if block.game in self.hosts and trusted_host_key(self.home, block.game) is None:
-                return "ignored", f"packet {block.doc.get('seq')} of {block.game}: our own packet"
+                return "ignored", f"packet {doc.seq} of {block.game}: our own packet"
             if trusted_host_key(self.home, block.game) is None:
                 return "ignored", f"packet of game {block.game}: not a game you joined with this key home"
             path, new = save_packet(self.home, block)
-            doc = block.doc
-            state = "game over" if doc.get("phase") == "game-over" else f"{doc.get('to_move')} to move"
+            state = "game over" if doc.phase == "game-over" else f"{doc.to_move} to move"
             if not new:
-                return "have", f"packet {doc['seq']} of {block.game} already saved ({state})"
-            return "saved", f"saved packet {doc['seq']} of {block.game} ({state}): {path}"
-        if block.kind == "archive":
+                return "have", f"packet {doc.seq} of {block.game} already saved ({state})"
+            return "saved", f"saved packet {doc.seq} of {block.game} ({state}): {path}"
+        if isinstance(doc, Archive):
             if trusted_host_key(self.home, block.game) is None:
                 return "ignored", f"archive of game {block.game}: not a game you joined"
             path, new = save_archive(self.home, block)
-            return ("saved" if new else "have"), f"archive of round {block.doc.get('round')}: {path}"
-        if block.kind == "invitation":
+            return ("saved" if new else "have"), f"archive of round {doc.round}: {path}"
+        if isinstance(doc, Invitation):
             if block.game in self.hosts:
                 return "ignored", f"invitation to {block.game}: our own game"
             path, new = save_invitation(self.home, block)
             if not new:
                 return "have", f"invitation to {block.game} already saved: {path}"
-            return "invitation", (f"invitation to {block.game} from {block.doc['host'].get('name')}: {path} "
+            return "invitation", (f"invitation to {block.game} from {doc.host.name}: {path} "
                                   f"(join with: pbem mail-join {block.game})")
         return "ignored", f"a {block.kind} block"
 

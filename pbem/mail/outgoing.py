@@ -17,12 +17,12 @@ from typing import Any, Literal
 
 from pbem.errors import UsageError
 from pbem.mail.message import SmtpSettings, compose, send, write_eml
+from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
-from pbem.protocol.documents import Signed, read_blocks
+from pbem.protocol.documents import Invitation, Join, Move, Notice, Packet, Signed, read_blocks
 
 ENV_SMTP_PASSWORD = "PBEM_SMTP_PASSWORD"
 DEFAULT_SENDER = "pbem@localhost"
-HOST = "host"
 
 
 # --- words ----------------------------------------------------------------------------------
@@ -35,48 +35,47 @@ def _tag(game: str) -> str:
 Kind = Literal["turn", "digest", "round", "over"]
 
 
-def mail_kind(doc: dict[str, Any], recipient: str) -> Kind | None:
+def mail_kind(doc: Packet, recipient: str) -> Kind | None:
     """Why `recipient` gets a mail for this packet regardless of digests (None: only a digest)."""
-    if doc.get("phase") == "game-over":
+    if doc.phase == "game-over":
         return "over"
-    if doc.get("result"):
+    if doc.result is not None:
         return "round"
-    if doc.get("to_move") == recipient:
+    if doc.to_move == recipient:
         return "turn"
     return None
 
 
-def packet_subject(doc: dict[str, Any], recipient: str | None = None, moves: int = 0) -> str:
+def packet_subject(doc: Packet, recipient: str | None = None, moves: int = 0) -> str:
     """E.g. "[pbem friday-1a2b] your turn, ann: round 2, packet 41" (words.py, 3 languages)."""
     from pbem.ui.words import t
 
-    game, seq, rnd = doc.get("game", "?"), doc.get("seq", "?"), doc.get("round", "?")
+    game, seq, rnd = doc.game, doc.seq, doc.round
     kind = mail_kind(doc, recipient or "")
     if kind == "over":
-        winners = ", ".join((doc.get("standings") or {}).get("winners", [])) or t("nobody")
+        winners = ", ".join(doc.standings.winners if doc.standings else []) or t("nobody")
         return t("mail over subject", tag=_tag(game), winners=winners)
-    if kind == "round":
-        return t("mail round subject", tag=_tag(game), done=doc["result"].get("round", "?"), round=rnd, seq=seq,
-                 player=doc.get("to_move"))
+    if kind == "round" and doc.result is not None:
+        return t("mail round subject", tag=_tag(game), done=doc.result.round, round=rnd, seq=seq, player=doc.to_move)
     if kind == "turn":
         return t("mail turn subject", tag=_tag(game), seat=recipient, round=rnd, seq=seq)
-    return t("mail digest subject", tag=_tag(game), n=max(moves, 1), player=doc.get("to_move"), round=rnd, seq=seq)
+    return t("mail digest subject", tag=_tag(game), n=max(moves, 1), player=doc.to_move, round=rnd, seq=seq)
 
 
-def invitation_subject(doc: dict[str, Any], seat: str | None) -> str:
+def invitation_subject(doc: Invitation, seat: str | None) -> str:
     who = f": you are seat {seat}" if seat and seat != HOST else ""
-    return f"{_tag(doc.get('game', '?'))} invitation to {doc.get('name', 'a game')} ({doc.get('ruleset', '?')}){who}"
+    return f"{_tag(doc.game)} invitation to {doc.name} ({doc.ruleset}){who}"
 
 
-def move_subject(doc: dict[str, Any]) -> str:
-    return f"{_tag(doc.get('game', '?'))} packet {doc.get('seq', '?')}: move by {doc.get('seat', '?')}"
+def move_subject(doc: Move) -> str:
+    return f"{_tag(doc.game)} packet {doc.seq}: move by {doc.seat}"
 
 
-def join_subject(doc: dict[str, Any]) -> str:
-    return f"{_tag(doc.get('game', '?'))} join: {doc.get('seat', '?')}"
+def join_subject(doc: Join) -> str:
+    return f"{_tag(doc.game)} join: {doc.seat}"
 
 
-def describe_moves(docs: list[dict[str, Any]]) -> list[str]:
+def describe_moves(docs: list[Packet]) -> list[str]:
     """The packets' moves and public events in words, oldest first; a move the host made for a
     silent seat says so."""
     from pbem.ui.when import by_host
@@ -84,14 +83,13 @@ def describe_moves(docs: list[dict[str, Any]]) -> list[str]:
 
     lines = []
     for doc in docs:
-        for m in doc.get("moves", []):
-            seat, text = str(m.get("seat", "?")), str(m.get("text", "?"))
+        for m in doc.moves:
             try:
-                line = describe_move(text, seat)
+                line = describe_move(m.text, m.seat)
             except Exception:  # a sentence is a nicety; never fail a mail on it
-                line = f"{seat}: {text}"
-            lines.append(by_host(line, m.get("why")) if m.get("by") == HOST else line)
-        for e in doc.get("events", []):
+                line = f"{m.seat}: {m.text}"
+            lines.append(by_host(line, m.why) if m.by == HOST else line)
+        for e in doc.events:
             try:
                 said = describe_event(e)
             except Exception:
@@ -105,56 +103,53 @@ def _gold(gold: dict[str, int]) -> str:
     return ", ".join(f"{p} {g}" for p, g in gold.items()) or "-"
 
 
-def packet_summary(docs: list[dict[str, Any]], recipient: str | None = None, digest: str | None = None,
+def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str | None = None,
                    now: datetime | None = None) -> str:
     """What a person reads before the armour: every move since their last mail (the host's
     moves for a silent seat marked so), the round's result, whose turn it is and by when, how
     to answer. `docs`: the packets since that mail, oldest first; `now`: the host's clock."""
-    from pbem.ui.when import table_lines
     from pbem.ui.words import t
 
     doc = docs[-1]
-    out = [t("mail head", game=doc.get("game"), round=doc.get("round"), seq=doc.get("seq")), ""]
+    out = [t("mail head", game=doc.game, round=doc.round, seq=doc.seq), ""]
     said = describe_moves(docs)
     if said:
-        out.append(t("mail since", n=sum(len(d.get("moves", [])) for d in docs)))
+        out.append(t("mail since", n=sum(len(d.moves) for d in docs)))
         out += [f"  - {s}" for s in said]
         out.append("")
     for d in docs:
-        result = d.get("result")
-        if result:
-            out.append(t("mail round over", n=result.get("round"),
-                         winners=", ".join(result.get("winners") or []) or t("nobody")))
-            if result.get("finder"):
-                out.append(t("mail finder", player=result["finder"]))
-            paid = {p: g for p, g in (result.get("payout") or {}).items() if g}
+        result = d.result
+        if result is not None:
+            out.append(t("mail round over", n=result.round, winners=", ".join(result.winners) or t("nobody")))
+            if result.finder:
+                out.append(t("mail finder", player=result.finder))
+            paid = {p: g for p, g in result.payout.items() if g}
             if paid:
                 out.append(t("mail payout", list=_gold(paid)))
-            out.append(t("mail gold so far", list=_gold(result.get("gold") or {})))
+            out.append(t("mail gold so far", list=_gold(result.gold)))
             out.append("")
-    game = doc.get("game")
-    if doc.get("phase") == "game-over":
-        st = doc.get("standings") or {}
-        out.append(t("mail game over", list=_gold(st.get("gold") or {}),
-                     winners=", ".join(st.get("winners") or []) or t("nobody")))
+    game = doc.game
+    if doc.phase == "game-over":
+        st = doc.standings
+        out.append(t("mail game over", list=_gold(st.gold if st else {}),
+                     winners=", ".join(st.winners if st else []) or t("nobody")))
     else:
-        to_move = doc.get("to_move")
+        to_move = doc.to_move
         out.append(t("mail your turn") if recipient == to_move else t("mail now", player=to_move))
-    out += table_lines(doc, recipient, now or datetime.now(timezone.utc))
+    out += doc.news(recipient, now or datetime.now(timezone.utc))
     out += ["", t("mail sealed"), t("mail to play"), f"  pbem turn {game}", f'  pbem mail-move {game} "MOVE"']
     if digest:
         out += ["", t("mail digest note", period=digest)]
     return "\n".join(out) + "\n"
 
 
-def invitation_summary(doc: dict[str, Any], seat: str | None) -> str:
-    host = doc.get("host", {})
-    fp = PublicKey.decode(host["key"]).fingerprint() if host.get("key") else "?"
-    seats = ", ".join(s.get("name", "?") for s in doc.get("seats", []))
-    game = doc.get("game")
+def invitation_summary(doc: Invitation, seat: str | None) -> str:
+    host = doc.host
+    fp = PublicKey.decode(host.key).fingerprint()
+    seats = ", ".join(doc.seat_names())
+    game = doc.game
     return "\n".join([
-        f"{host.get('name', 'The host')} invites you to a game of Saboteur: {doc.get('name')} "
-        f"({doc.get('ruleset')}), game id {game}.",
+        f"{host.name} invites you to a game of Saboteur: {doc.name} ({doc.ruleset}), game id {game}.",
         f"Seats: {seats}." + (f" Yours: {seat}." if seat and seat != HOST else ""),
         f"Host key fingerprint: {fp} (check it with the host by another channel).",
         "",
@@ -206,14 +201,14 @@ def host_now(host: Any) -> datetime:
     return clock.now() if clock is not None else datetime.now(timezone.utc)
 
 
-def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, docs: list[dict[str, Any]],
+def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, docs: list[Packet],
                  digest: str | None) -> Outgoing:
     from pbem.ui.words import using
 
     doc = docs[-1]
-    seq = int(doc["seq"])
+    seq = doc.seq
     with using(language_of(host.config(), name)):
-        moves = sum(len(d.get("moves", [])) for d in docs)
+        moves = sum(len(d.moves) for d in docs)
         subject = packet_subject(doc, name, moves)
         body = packet_summary(docs, name, digest, host_now(host))
     return Outgoing(name, address, seq, compose(sender=sender, to=address, subject=subject,
@@ -238,19 +233,19 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
         from pbem.ui.words import using
 
         armored = host.invitation()
-        doc = read_blocks(armored)[0].doc
+        doc = read_blocks(armored)[0].expect(Invitation).doc
         out = []
         for n, a in to:
             with using(language_of(config, n)):
                 out.append(Outgoing(n, a, 0, compose(sender=sender, to=a, subject=invitation_subject(doc, n),
                                                      body_text=invitation_summary(doc, n) + "\n" + armored,
-                                                     attachment_name=f"invitation-{doc['game']}.pbem",
+                                                     attachment_name=f"invitation-{doc.game}.pbem",
                                                      attachment=armored.encode())))
         return out
     found = dict(host.packets(seq - 1))
     if seq not in found:
         raise UsageError(f"no packet {seq} in this game")
-    doc = read_blocks(found[seq])[0].doc
+    doc = read_blocks(found[seq])[0].expect(Packet).doc
     return [_packet_mail(host, sender, n, a, found[seq], [doc], None) for n, a in to]
 
 
@@ -329,7 +324,7 @@ def _mail_packets(host: Any, courier: Courier, log: Callable[[str], None], now: 
     if not new and not late:
         return sent  # the common case of a step: nothing read, nothing verified
     start = min([mailed, *(int(book.get(n, {}).get("seq", 0)) for n, _ in to)])
-    packets = [(seq, armored, read_blocks(armored)[0].doc) for seq, armored in host.packets(start)]
+    packets = [(seq, armored, read_blocks(armored)[0].expect(Packet).doc) for seq, armored in host.packets(start)]
     docs = {seq: doc for seq, _, doc in packets}
     sender = sender_address(config)
     label = None if every else str(config.get("digest") or DEFAULT_DIGEST)
@@ -397,21 +392,20 @@ def notice_mails(host: Any, armored: str) -> list[Outgoing]:
     """A host's notice as short mails, each in its reader's language: a reminder to the seat it
     reminds (and the host's copy), anything else to everyone; the signed notice is attached
     for `pbem inbox`."""
-    from pbem.ui.when import notice_line
     from pbem.ui.words import using
 
-    doc = read_blocks(armored)[0].doc
+    doc = read_blocks(armored)[0].expect(Notice).doc
     config = host.config()
     sender = sender_address(config)
-    name = f"notice-{int(doc.get('seq', 0)):06d}-{doc.get('notice')}.pbem"
+    name = f"notice-{doc.seq:06d}-{doc.notice}.pbem"
     out = []
     for n, a in recipients(host):
-        if doc.get("notice") == "reminder" and n not in (doc.get("seat"), HOST):
+        if doc.notice == "reminder" and n not in (doc.seat, HOST):
             continue
         with using(language_of(config, n)):
-            line = notice_line(doc, host.clock.now())
-        out.append(Outgoing(n, a, int(doc.get("seq", 0)), compose(
-            sender=sender, to=a, subject=f"{_tag(str(doc.get('game')))} packet {doc.get('seq')}: {line}",
+            line = doc.line(host.clock.now())
+        out.append(Outgoing(n, a, doc.seq, compose(
+            sender=sender, to=a, subject=f"{_tag(doc.game)} packet {doc.seq}: {line}",
             body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))
     return out
 
@@ -435,18 +429,18 @@ def send_notices(host: Any, courier: Courier, *, log: Callable[[str], None] = la
 # --- outgoing mail (player side) ------------------------------------------------------------
 
 
-def block_mail(block: Signed, *, sender: str, to: str, in_reply_to: str | None = None) -> EmailMessage:
+def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | None = None) -> EmailMessage:
     """A join or move block as a mail to the host (armour in the body and attached)."""
     armored = block.armored()
     doc = block.doc
-    if block.kind == "move":
+    if isinstance(doc, Move):
         subject = move_subject(doc)
-        name = f"move-{doc['seat']}-{int(doc['seq']):06d}.pbem"
-        text = f"{doc['seat']}'s move answering packet {doc['seq']} (sealed to the host).\n"
-    elif block.kind == "join":
+        name = f"move-{doc.seat}-{doc.seq:06d}.pbem"
+        text = f"{doc.seat}'s move answering packet {doc.seq} (sealed to the host).\n"
+    elif isinstance(doc, Join):
         subject = join_subject(doc)
-        name = f"join-{doc['seat']}.pbem"
-        text = f"{doc['seat']} joins game {doc['game']}.\n"
+        name = f"join-{doc.seat}.pbem"
+        text = f"{doc.seat} joins game {doc.game}.\n"
     else:
         raise UsageError(f"players mail joins and moves, not a {block.kind}")
     return compose(sender=sender, to=to, subject=subject, body_text=f"{text}\n{armored}",

@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping
 
 from pbem.errors import BadPacket, UsageError
+from pbem.protocol.limits import MAX_BLOCK, MAX_BLOCKS, MAX_TEXT, check_size
 
 WIDTH = 64
 MAX_LINE = 76
@@ -28,7 +29,8 @@ _HEADER_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 # \s+ between words: a re-flowing client may break a marker line at a space.
 _MARKER_RE = re.compile(r"-----(BEGIN|END)\s+PBEM\s+([A-Z][A-Z0-9]*)-----")
 _QUOTE_RE = re.compile(r"^[ \t]*(?:>[ \t]*)*")
-_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_B64_RE = re.compile(r"[A-Za-z0-9+/]*")
+_NOT_B64_RE = re.compile(r"[^A-Za-z0-9+/]")
 # Quoted-printable escape of "=", the only character of base64 that QP escapes.
 _QP_EQUALS_RE = re.compile(r"=3[dD]")
 
@@ -95,26 +97,29 @@ def _decode_body(kind: str, body: str, line_no: int) -> bytes:
         line[:-1] if i < last_data and line.endswith("=") else line for i, line in enumerate(lines)
     )
     core = data.rstrip("=")
-    for ch in core:
-        if ch not in _B64_CHARS:
-            what = "padding '=' before the end" if ch == "=" else f"{ch!r}, which is not base64"
-            raise BadPacket(
-                f"{where} holds {what}",
-                hint="the block was damaged in transit; ask the sender to resend it as an attachment",
-            )
+    if not _B64_RE.fullmatch(core):  # one linear scan; find the culprit only to name it
+        bad = _NOT_B64_RE.search(core)
+        ch = core[bad.start()] if bad else "?"
+        what = "padding '=' before the end" if ch == "=" else f"{ch!r}, which is not base64"
+        raise BadPacket(
+            f"{where} holds {what}",
+            hint="the block was damaged in transit; ask the sender to resend it as an attachment",
+        )
     if len(core) % 4 == 1:
         raise BadPacket(
             f"{where} has an impossible base64 length (truncated?)",
             hint="ask the sender to resend the whole block",
         )
+    check_size(len(core) * 3 // 4, MAX_BLOCK, where)
     try:
-        return base64.b64decode(core + "=" * (-len(core) % 4), validate=True)
+        return binascii.a2b_base64(core + "=" * (-len(core) % 4), strict_mode=True)
     except (binascii.Error, ValueError) as exc:
-        raise BadPacket(f"{where} does not decode: {exc}")
+        raise BadPacket(f"{where} does not decode: {exc}") from None
 
 
 def dearmor_all(text: str) -> list[tuple[str, bytes]]:
-    """Every armoured block in `text`, in order, as (KIND, payload)."""
+    """Every armoured block in `text`, in order, as (KIND, payload). Linear in the text's length."""
+    check_size(len(text), MAX_TEXT, "the text")
     # Quote markers are stripped before searching so that markers and bodies
     # quoted at any depth look the same as unquoted ones.
     cleaned = "\n".join(_clean_lines(text))
@@ -122,9 +127,11 @@ def dearmor_all(text: str) -> list[tuple[str, bytes]]:
     open_kind: str | None = None
     open_end = 0
     open_line = 0
+    line_no, counted = 1, 0  # line numbers counted on from the last marker, never from the top
     for m in _MARKER_RE.finditer(cleaned):
         which, kind = m.group(1), m.group(2)
-        line_no = cleaned.count("\n", 0, m.start()) + 1
+        line_no += cleaned.count("\n", counted, m.start())
+        counted = m.start()
         if which == "BEGIN":
             if open_kind is not None:
                 raise BadPacket(
@@ -141,6 +148,9 @@ def dearmor_all(text: str) -> list[tuple[str, bytes]]:
                 f"PBEM {open_kind} block at line {open_line} ends with END PBEM {kind} at line {line_no}"
             )
         else:
+            if len(blocks) >= MAX_BLOCKS:
+                raise BadPacket(f"the text holds more than {MAX_BLOCKS} blocks",
+                                hint="pbem never writes this many into one file or mail")
             blocks.append((kind, _decode_body(kind, cleaned[open_end : m.start()], open_line)))
             open_kind = None
     if open_kind is not None:

@@ -1,9 +1,15 @@
-"""The signed, versioned file formats (docs/protocol.md).
+"""The signed, versioned file formats (docs/protocol.md), one typed class per document kind.
 
 Every file is one or more armoured blocks. A block's payload is a 64-byte Ed25519
 signature followed by the canonical JSON of the signed document; the signature covers the
 exact document bytes, so nothing a mail client does to the armour can break it. Every
 document names its format (`pbem-<kind>/1`), its game and its signer's public key line.
+
+`parse` is the one reader: it bounds the size, decodes the JSON (msgspec: no integer over
+64 bits, no lone surrogate, no nesting past the recursion limit), checks the version, that
+the bytes are canonical and that every field has its type (`msgspec.convert`, strict), and
+then the signature. Whatever it refuses is a `BadPacket` quoting why. Nothing outside
+pbem/protocol/ looks inside a raw document dict.
 """
 
 from __future__ import annotations
@@ -11,26 +17,330 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
+
+import msgspec
 
 from pbem.errors import BadPacket
+from pbem.names import check_game_id, check_seat_id
 from pbem.protocol.armor import armor, dearmor_all
 from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
+from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
+from pbem.ui import when
 
 VERSION = 1
 SIG_LEN = 64
 # notice: host -> table (reminders, late notices, ...); request: seat -> host (away, resign);
 # handover: a seat given to a new key (signed by the host, or by the seat's old key).
 KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover")
+PHASES = ("playing", "round-over", "game-over")
+Phase = Literal["playing", "round-over", "game-over"]
+
+
+class Shape(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True, kw_only=True):
+    """Every object on the wire: unknown fields are refused, optional fields left out when unset."""
+
+
+class Document(Shape, tag_field="format", frozen=True):
+    """What every signed document holds; `format` (the tag) is `pbem-<kind>/1`."""
+
+    KIND: ClassVar[str] = ""
+    game: str
+    signer: str = ""  # filled in by `sign`
+
+    def __post_init__(self) -> None:
+        check_game_id(self.game)
+
+
+# --- invitation -------------------------------------------------------------------------------
+
+
+class Party(Shape, frozen=True):
+    name: str
+    key: str
+
+    def __post_init__(self) -> None:
+        check_seat_id(self.name)
+
+
+class HostParty(Shape, frozen=True):
+    name: str
+    key: str
+
+
+class Invitation(Document, tag=f"pbem-invitation/{VERSION}", frozen=True, kw_only=True):
+    KIND: ClassVar[str] = "invitation"
+    name: str
+    ruleset: str
+    options: list[str]
+    host: HostParty
+    seats: list[Party]
+    commitments: list[str]
+    created: str
+
+    def seat_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.seats)
+
+    def seat_keys(self) -> dict[str, str]:
+        return {s.name: s.key for s in self.seats}
+
+    def seat_of_key(self, key: str) -> str | None:
+        return next((s.name for s in self.seats if s.key == key), None)
+
+
+# --- join -------------------------------------------------------------------------------------
+
+
+class Join(Document, tag=f"pbem-join/{VERSION}", frozen=True, kw_only=True):
+    KIND: ClassVar[str] = "join"
+    seat: str
+    invitation: str  # hash of the invitation block
+    contribution: str  # base64 of 32 bytes
+
+
+# --- packet -----------------------------------------------------------------------------------
+
+
+class PublicMove(Shape, frozen=True):
+    round: int
+    n: int
+    seat: str
+    text: str
+    by: Literal["host"] | None = None  # a move the host made for the seat (timeout policy)
+    why: str | None = None  # timeout, absent or resigned
+
+
+class RecentMove(PublicMove, frozen=True):
+    """A public move in a packet's `recent`, with the packet it answered."""
+
+    seq: int
+
+
+class Deadline(Shape, frozen=True):
+    seat: str
+    due: str  # ISO 8601, UTC
+    on_timeout: str
+    grace_until: str | None = None
+
+
+class HandoverRecord(Shape, frozen=True):
+    """A seat given to a new key, as packets and archives list it (`document`: the signed
+    handover block's payload, base64)."""
+
+    seat: str
+    key: str
+    old: str
+    at: int  # the first packet sealed to the new key
+    by: str  # "host" or the seat's name
+    document: str
+
+
+class Result(Shape, frozen=True):
+    round: int
+    secret: str
+    finder: str | None
+    winners: list[str]
+    payout: dict[str, int]
+    gold: dict[str, int]
+    next_start: str | None
+    final: dict[str, Any]
+
+    def shown(self) -> dict[str, Any]:
+        """The result without the full final position (what `show --json` prints)."""
+        return {k: v for k, v in msgspec.to_builtins(self).items() if k != "final"}
+
+
+class Standings(Shape, frozen=True):
+    gold: dict[str, int]
+    winners: list[str]
+
+
+class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
+    KIND: ClassVar[str] = "packet"
+    seq: int
+    prev: str
+    round: int
+    phase: Phase
+    to_move: str | None
+    public: dict[str, Any]
+    moves: list[PublicMove]
+    events: list[dict[str, Any]]
+    parts: dict[str, str]
+    result: Result | None = None
+    standings: Standings | None = None
+    # deadlines (docs/protocol.md, "Deadlines"): all optional, left out when unset
+    deadline: Deadline | None = None
+    paused: bool = False
+    absent: list[str] | None = None
+    away: dict[str, str] | None = None
+    recent: list[RecentMove] | None = None
+    handovers: list[HandoverRecord] | None = None
+    handover: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.seq < 1 or self.round < 1:
+            raise BadPacket(f"packet {self.seq} of round {self.round}: numbers start at 1")
+        if self.to_move is not None and self.to_move not in self.parts:
+            raise BadPacket(f"packet {self.seq} names {self.to_move[:40]!r} to move, who holds no seat")
+
+    def moves_json(self) -> list[dict[str, Any]]:
+        return [msgspec.to_builtins(m) for m in self.moves]
+
+    def news(self, me: str | None, now: datetime) -> list[str]:
+        """The deadline, a pause, who is away or absent, in words for seat `me`."""
+        d = self.deadline
+        return when.table_lines(me, now, paused=self.paused, away=self.away, absent=self.absent or (),
+                                deadline=(d.seat, d.due) if d is not None and self.phase != "game-over" else None)
+
+    def since_last_move_of(self, seat: str) -> list[PublicMove]:
+        """Every public move since `seat`'s own last move (from `recent`; a packet without it:
+        its own moves)."""
+        if self.recent is None:
+            return list(self.moves)
+        mine = [i for i, m in enumerate(self.recent) if m.seat == seat]
+        return list(self.recent[(mine[-1] + 1 if mine else 0):])
+
+
+class Part(Shape, frozen=True):
+    """A seat's sealed part of a packet."""
+
+    seat: str
+    role: str | None
+    hand: list[str]
+    knowledge: list[list[str]]
+    events: list[dict[str, Any]]
+
+
+# --- move -------------------------------------------------------------------------------------
+
+
+class Move(Document, tag=f"pbem-move/{VERSION}", frozen=True, kw_only=True):
+    KIND: ClassVar[str] = "move"
+    seat: str
+    seq: int  # the packet this move answers
+    packet: str  # and its hash
+    commit: str
+    sealed: str
+    by: Literal["host"] | None = None  # signed by the host, for a seat that let its time run out
+    why: str | None = None
+
+
+class SealedMove(Shape, frozen=True):
+    """What a move seals to the host."""
+
+    move: str
+    nonce: str
+
+
+def move_commitment(nonce: bytes, text: str) -> str:
+    """Binds the signed move file to its sealed text, so an archive can later prove it."""
+    return hashlib.sha256(b"pbem-move/1\n" + nonce + text.encode()).hexdigest()
+
+
+# --- archive ----------------------------------------------------------------------------------
+
+
+class Carried(Shape, frozen=True):
+    gold: dict[str, int] | None = None
+    nuggets: list[str] | None = None
+    first: str | None = None
+
+
+class ArchivedMove(Shape, frozen=True):
+    n: int
+    seat: str
+    text: str
+    nonce: str
+    envelope: str  # the seat's signed move block, base64
+    by: Literal["host"] | None = None
+    why: str | None = None
+
+
+class Link(Shape, frozen=True):
+    seq: int
+    hash: str
+    prev: str
+
+
+class Archive(Document, tag=f"pbem-archive/{VERSION}", frozen=True, kw_only=True):
+    KIND: ClassVar[str] = "archive"
+    round: int
+    invitation: str  # armoured
+    joins: list[str]
+    secret: str
+    carried: Carried | None = None
+    start: dict[str, Any]
+    moves: list[ArchivedMove]
+    chain: list[Link]
+    handovers: list[HandoverRecord] | None = None
+    final: dict[str, Any]
+
+
+# --- deadlines: notice, request, handover -------------------------------------------------------
+
+NoticeKind = Literal["reminder", "late", "absent", "back", "away", "due", "paused", "resumed", "resigned", "handover"]
+
+
+class Notice(Document, tag=f"pbem-notice/{VERSION}", frozen=True, kw_only=True):
+    """The host tells the table about the clock; it changes no packet."""
+
+    KIND: ClassVar[str] = "notice"
+    seq: int  # the packet it concerns
+    notice: NoticeKind
+    at: str
+    seat: str | None = None
+    due: str | None = None
+    until: str | None = None
+    missed: int | None = None
+    policy: str | None = None
+    fingerprint: str | None = None
+
+    def line(self, now: datetime) -> str:
+        return when.notice_line(self.notice, now, seat=self.seat, seq=self.seq, missed=self.missed, policy=self.policy,
+                                fingerprint=self.fingerprint, due=self.due, until=self.until)
+
+
+class Request(Document, tag=f"pbem-request/{VERSION}", frozen=True, kw_only=True):
+    """A seat asks the host: away until a time, or resign."""
+
+    KIND: ClassVar[str] = "request"
+    seat: str
+    action: Literal["away", "resign"]
+    until: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if (self.action == "away") != (self.until is not None):
+            raise BadPacket("an away request names the time it ends, and only an away request does")
+
+
+class Handover(Document, tag=f"pbem-handover/{VERSION}", frozen=True, kw_only=True):
+    """A seat given to a new key (a `pbem1` line), signed by the host or the seat's key."""
+
+    KIND: ClassVar[str] = "handover"
+    seat: str
+    key: str
+    seq: int | None = None  # the packet the host was at, in a handover the host made
+
+
+TYPES: dict[str, type[Document]] = {t.KIND: t for t in (Invitation, Join, Packet, Move, Archive, Notice, Request,
+                                                         Handover)}
+D = TypeVar("D", bound=Document)
+E = TypeVar("E", bound=Document)
+S = TypeVar("S", bound=Shape)
+
+
+# --- signed blocks ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Signed:
+class Signed(Generic[D]):
     kind: str
-    doc: dict[str, Any]
+    doc: D
     signer: PublicKey
     payload: bytes  # signature || document, exactly as signed and armoured
 
@@ -40,77 +350,130 @@ class Signed:
 
     @property
     def game(self) -> str:
-        return str(self.doc.get("game", ""))
+        return self.doc.game
 
     def armored(self) -> str:
         return armor(self.kind.upper(), self.payload, headers=_headers(self.kind, self.doc))
+
+    def expect(self, cls: type[E]) -> Signed[E]:
+        """This block, if it is a `cls` document; else BadPacket naming what it is."""
+        if not isinstance(self.doc, cls):
+            raise BadPacket(f"expected a {cls.KIND}, got a {self.kind}")
+        return cast("Signed[E]", self)
 
 
 def payload_hash(payload: bytes) -> str:
     return hashlib.sha256(payload).hexdigest()
 
 
-def _headers(kind: str, doc: dict[str, Any]) -> dict[str, str]:
-    # Untrusted comments for humans skimming a mail; readers ignore them. A document signed
-    # by someone else may hold anything, so only plain printable text goes in.
-    game = "".join(ch for ch in str(doc.get("game", "?")) if ch.isascii() and ch.isprintable())
-    h = {"Comment": f"pbem {kind} for game {game}"[: 64 - len("Comment: ")].rstrip()}
-    seq = doc.get("seq")
-    if isinstance(seq, int) and not isinstance(seq, bool):
+def _headers(kind: str, doc: Document) -> dict[str, str]:
+    # Untrusted comments for humans skimming a mail; readers ignore them.
+    h = {"Comment": f"pbem {kind} for game {doc.game}"[: 64 - len("Comment: ")].rstrip()}
+    seq = getattr(doc, "seq", None)
+    if isinstance(seq, int):
         h["Seq"] = str(seq)
     return h
 
 
-def sign(kind: str, doc: dict[str, Any], identity: Identity) -> Signed:
-    if kind not in KINDS:
-        raise ValueError(kind)
-    full = {**doc, "format": f"pbem-{kind}/{VERSION}", "signer": identity.public.encode()}
-    body = canonical_json(full)
-    payload = identity.sign(body) + body
-    return Signed(kind, full, identity.public, payload)
+def to_json(obj: Shape) -> bytes:
+    """The canonical bytes of a wire object."""
+    return canonical_json(msgspec.to_builtins(obj))
 
 
-def parse(kind: str, payload: bytes) -> Signed:
-    """Check a block's structure and its signature (against the key it names)."""
+def sign(doc: D, identity: Identity) -> Signed[D]:
+    full = msgspec.structs.replace(doc, signer=identity.public.encode())
+    body = to_json(full)
+    return Signed(full.KIND, full, identity.public, identity.sign(body) + body)
+
+
+def sign_json(kind: str, obj: dict[str, Any], identity: Identity) -> bytes:
+    """A signed payload of any JSON object, typed or not: only for tests that forge nonsense."""
+    body = canonical_json({**obj, "format": f"pbem-{kind}/{VERSION}", "signer": identity.public.encode()})
+    return identity.sign(body) + body
+
+
+def load_json(data: bytes, what: str) -> Any:
+    """Untyped JSON within msgspec's bounds (64-bit integers, valid UTF-8, bounded nesting)."""
+    try:
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError) as exc:
+        raise BadPacket(f"{what} is damaged: its document is not JSON we read ({_short(exc)})") from None
+
+
+def convert(obj: Any, cls: type[S], what: str) -> S:
+    """`obj` (untyped JSON) as a `cls`, every field checked, or BadPacket saying which is wrong."""
+    try:
+        typed = msgspec.convert(obj, cls, strict=True)
+    except msgspec.ValidationError as exc:
+        raise BadPacket(f"{what} is malformed: {_short(exc)}") from None
+    except RecursionError:
+        raise BadPacket(f"{what} is nested too deeply") from None
+    if msgspec.to_builtins(typed) != obj:  # e.g. an optional field written as null
+        raise BadPacket(f"{what} is not in canonical form")
+    return typed
+
+
+def _short(exc: BaseException) -> str:
+    return str(exc)[:120]
+
+
+def parse(kind: str, payload: bytes, *, check_signature: bool = True) -> Signed[Any]:
+    """A block's typed document: size, JSON, version, canonical bytes, shape, then signature."""
     k = kind.lower()
-    if k not in KINDS:
-        raise BadPacket(f"unknown block type {kind!r}", hint="is this a pbem file?")
+    cls = TYPES.get(k)
+    if cls is None:
+        raise BadPacket(f"unknown block type {kind[:24]!r}", hint="is this a pbem file?")
+    check_size(len(payload), MAX_BLOCK, f"a {k} block")
     if len(payload) <= SIG_LEN + 2:
         raise BadPacket(f"{k} block is truncated ({len(payload)} bytes)")
     sig, body = payload[:SIG_LEN], payload[SIG_LEN:]
-    try:
-        doc = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadPacket(f"{k} block is damaged: its document is not JSON") from None
-    if not isinstance(doc, dict) or doc.get("format") != f"pbem-{k}/{VERSION}":
-        fmt = doc.get("format") if isinstance(doc, dict) else None
-        raise BadPacket(f"{k} block has format {fmt!r}, expected 'pbem-{k}/{VERSION}'",
-                        hint="a newer pbem may be needed" if isinstance(fmt, str) and fmt.startswith(f"pbem-{k}/") else None)
-    if canonical_json(doc) != body:
+    raw = load_json(body, f"{k} block")
+    fmt = raw.get("format") if isinstance(raw, dict) else None
+    if fmt != f"pbem-{k}/{VERSION}":
+        newer = isinstance(fmt, str) and fmt.startswith(f"pbem-{k}/")
+        raise BadPacket(f"{k} block has format {str(fmt)[:40]!r}, expected 'pbem-{k}/{VERSION}'",
+                        hint="a newer pbem may be needed" if newer else None)
+    if canonical_json(raw) != body:
         raise BadPacket(f"{k} block is not in canonical form")
-    signer = PublicKey.decode(str(doc.get("signer", "")))
-    verify(signer, body, sig)
+    doc = convert(raw, cls, f"{k} block")
+    signer = PublicKey.decode(doc.signer)
+    if check_signature:
+        verify(signer, body, sig)
     return Signed(k, doc, signer, payload)
 
 
-def read_blocks(text: str) -> list[Signed]:
+def check_signature(block: Signed[Any]) -> None:
+    """The signature of a block read with check_signature=False (raises BadSignature)."""
+    verify(block.signer, block.payload[SIG_LEN:], block.payload[:SIG_LEN])
+
+
+def parse_as(cls: type[D], payload: bytes) -> Signed[D]:
+    return parse(cls.KIND, payload)
+
+
+def read_blocks(text: str) -> list[Signed[Any]]:
     return [parse(kind, payload) for kind, payload in dearmor_all(text)]
 
 
-def read_file(path: Path) -> list[Signed]:
-    """Every signed block in a file (armoured text, possibly inside an email)."""
+def read_text(path: Path) -> str:
+    """A file's text, refused past MAX_FILE before it is read into memory."""
     try:
+        check_size(path.stat().st_size, MAX_FILE, repr(str(path)))
         data = path.read_bytes()
     except OSError as exc:
         raise BadPacket(f"cannot read {str(path)!r}: {exc.strerror}") from None
-    text = data.decode("utf-8", errors="replace")
-    blocks = read_blocks(text)
+    return data.decode("utf-8", errors="replace")
+
+
+def read_file(path: Path) -> list[Signed[Any]]:
+    """Every signed block in a file (armoured text, possibly inside an email)."""
+    blocks = read_blocks(read_text(path))
     if not blocks:
         raise BadPacket(f"{str(path)!r} holds no pbem block", hint="expected a file written by pbem")
     return blocks
 
 
-def read_one(path: Path, kind: str) -> Signed:
+def read_one(path: Path, kind: str) -> Signed[Any]:
     blocks = [b for b in read_file(path) if b.kind == kind]
     if not blocks:
         raise BadPacket(f"{str(path)!r} holds no {kind}")
@@ -128,16 +491,32 @@ def seal_info(game: str, seq: int, sender: str, recipient: str, purpose: str) ->
     return canonical_json({"game": game, "seq": seq, "from": sender, "to": recipient, "purpose": purpose})
 
 
-def seal_json(obj: Any, recipient: PublicKey, info: bytes) -> str:
-    return b64(seal(canonical_json(obj), recipient, info))
+# Every sealed box is padded with JSON whitespace to a multiple of a size fixed per kind of
+# box, so that its length says nothing about what is inside (a hand, a role, a peek, which card
+# was discarded). The sizes are far above what a box holds in play (a part holds ~350 bytes,
+# a move ~80); a box that outgrows its size takes the next multiple.
+PAD = {"part": 1024, "move": 256, "state": 8192, "secrets": 256}
 
 
-def open_json(text: str, identity: Identity, info: bytes) -> Any:
+def padded(plain: bytes, kind: str) -> bytes:
+    unit = PAD[kind]
+    return plain + b" " * (-len(plain) % unit if plain else unit)
+
+
+def seal_json(obj: Any, recipient: PublicKey, info: bytes, *, pad: str) -> str:
+    """Seal a JSON value (or a wire object), padded to the size of its kind of box (`PAD`)."""
+    plain = to_json(obj) if isinstance(obj, Shape) else canonical_json(obj)
+    return b64(seal(padded(plain, pad), recipient, info))
+
+
+def open_json(text: Any, identity: Identity, info: bytes) -> Any:
     plain = open_sealed(unb64(text, "sealed part"), identity, info)
-    try:
-        return json.loads(plain.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadPacket("a sealed part does not hold JSON") from None
+    return load_json(plain, "a sealed part")
+
+
+def open_as(cls: type[S], text: Any, identity: Identity, info: bytes) -> S:
+    """A sealed box holding a `cls` (a seat's part, a sealed move), opened and checked."""
+    return convert(open_json(text, identity, info), cls, f"a sealed {cls.__name__.lower()}")
 
 
 def b64(data: bytes) -> str:
@@ -145,12 +524,9 @@ def b64(data: bytes) -> str:
 
 
 def unb64(text: Any, what: str) -> bytes:
+    if not isinstance(text, str):
+        raise BadPacket(f"{what} is not base64 text")
     try:
-        return base64.b64decode(str(text), validate=True)
+        return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise BadPacket(f"{what} is not valid base64") from None
-
-
-def move_commitment(nonce: bytes, text: str) -> str:
-    """Binds the signed move file to its sealed text, so an archive can later prove it."""
-    return hashlib.sha256(b"pbem-move/1\n" + nonce + text.encode()).hexdigest()

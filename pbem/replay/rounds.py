@@ -13,7 +13,6 @@ the full state (everything is open at the end of a round).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,8 +25,18 @@ from engine.events import Event
 from engine.moves import public_text
 from engine.views import events_for, view
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
+from pbem.names import HOST
 from pbem.protocol.armor import dearmor_all
-from pbem.protocol.documents import SIG_LEN, Signed, parse, payload_hash, read_blocks
+from pbem.protocol.documents import (
+    Archive,
+    Invitation,
+    Packet,
+    Signed,
+    parse,
+    payload_hash,
+    read_blocks,
+    read_text,
+)
 from pbem.ui import when, words
 
 ALL = "all"
@@ -56,19 +65,20 @@ class Source:
     skipped: list[str] = field(default_factory=list)  # files that could not be read
 
     def add(self, kind: str, payload: bytes, origin: str) -> None:
-        doc = peek(payload)
-        if doc is None or not isinstance(doc.get("game"), str):
+        """Sort a block in by its (typed, not yet verified) document; a malformed one is skipped, saying so."""
+        try:
+            doc = parse(kind, payload, check_signature=False).doc
+        except PbemError as exc:
+            self.skipped.append(f"{origin}: {exc}")
             return
-        game = doc["game"]
-        kind = kind.lower()
-        if kind == "archive" and isinstance(doc.get("round"), int):
-            self.archives.setdefault((game, doc["round"]), {}).setdefault(payload_hash(payload), (payload, origin))
-            self.rounds[game] = max(self.rounds.get(game, 0), doc["round"])
-        elif kind == "packet" and isinstance(doc.get("seq"), int):
-            self.packets.setdefault(game, {}).setdefault(doc["seq"], {}).setdefault(payload_hash(payload), origin)
-            if isinstance(doc.get("round"), int):
-                self.rounds[game] = max(self.rounds.get(game, 0), doc["round"])
-        elif kind == "invitation":
+        game = doc.game
+        if isinstance(doc, Archive):
+            self.archives.setdefault((game, doc.round), {}).setdefault(payload_hash(payload), (payload, origin))
+            self.rounds[game] = max(self.rounds.get(game, 0), doc.round)
+        elif isinstance(doc, Packet):
+            self.packets.setdefault(game, {}).setdefault(doc.seq, {}).setdefault(payload_hash(payload), origin)
+            self.rounds[game] = max(self.rounds.get(game, 0), doc.round)
+        elif isinstance(doc, Invitation):
             self.rounds.setdefault(game, 0)
 
     def games(self) -> list[str]:
@@ -86,25 +96,12 @@ class Source:
         return next(iter(versions.values()))
 
 
-def peek(payload: bytes) -> dict[str, Any] | None:
-    """A block's document without checking its signature (to sort blocks; never to trust them)."""
-    try:
-        doc = json.loads(payload[SIG_LEN:].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return doc if isinstance(doc, dict) else None
-
-
 def _file_blocks(path: Path) -> list[tuple[str, bytes]]:
     if path.suffix.lower() == ".eml":
         from pbem.mail.message import extract_blocks, iter_messages
 
         return [b for _, msg in iter_messages(path) for b in extract_blocks(msg)]
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise BadPacket(f"cannot read {str(path)!r}: {exc.strerror}") from None
-    return dearmor_all(text)
+    return dearmor_all(read_text(path))
 
 
 def _is_db(path: Path) -> bool:
@@ -194,18 +191,18 @@ def pick_round(src: Source, game: str, round_no: int | None) -> int:
 # --- checking an archive ---------------------------------------------------------------------
 
 
-def invitation_of(doc: dict[str, Any]) -> Signed:
-    blocks = [b for b in read_blocks(str(doc.get("invitation", ""))) if b.kind == "invitation"]
+def invitation_of(doc: Archive) -> Signed[Invitation]:
+    blocks = [b for b in read_blocks(doc.invitation) if isinstance(b.doc, Invitation)]
     if len(blocks) != 1:
         raise BadPacket("the archive does not hold its game's invitation")
     return blocks[0]
 
 
-def verify_archive(payload: bytes) -> tuple[Signed, Signed]:
+def verify_archive(payload: bytes) -> tuple[Signed[Archive], Signed[Invitation]]:
     """The archive and its invitation, both signed by the host the invitation names."""
     archive = parse("archive", payload)
     invitation = invitation_of(archive.doc)
-    host_key = invitation.doc.get("host", {}).get("key")
+    host_key = invitation.doc.host.key
     if invitation.signer.encode() != host_key:
         raise BadSignature("the invitation inside the archive is not signed by the host it names", hint=AUDIT_HINT)
     if archive.signer.encode() != host_key:
@@ -233,8 +230,8 @@ class Step:
 class Replay:
     game: str
     round: int
-    archive: Signed
-    invitation: Signed
+    archive: Signed[Archive]
+    invitation: Signed[Invitation]
     start: RoundState
     steps: list[Step]
     origin: str = ""
@@ -325,16 +322,16 @@ class Replay:
         return {"game": self.game, "round": self.round, "as": who, "moves_total": len(self)}
 
 
-def build(archive: Signed, invitation: Signed, origin: str = "") -> Replay:
+def build(archive: Signed[Archive], invitation: Signed[Invitation], origin: str = "") -> Replay:
     """Re-apply the archive's moves through the engine, from its start to its final position."""
     doc = archive.doc
     try:
-        start = load(doc["start"])
+        start = load(doc.start)
     except (BadPosition, KeyError, TypeError) as exc:
         raise BadPacket(f"the archive's starting position is unreadable: {exc}", hint=AUDIT_HINT) from None
     state, steps = start, []
-    for i, m in enumerate(doc.get("moves", []), 1):
-        seat, text = m.get("seat"), m.get("text")
+    for i, m in enumerate(doc.moves, 1):
+        seat, text = m.seat, m.text
         if state.phase == OVER or state.player != seat:
             to_move = "nobody (the round is over)" if state.phase == OVER else state.player
             raise BadPacket(f"move {i} of the archive is by {seat}, but {to_move} was to move", hint=AUDIT_HINT)
@@ -343,10 +340,10 @@ def build(archive: Signed, invitation: Signed, origin: str = "") -> Replay:
             events = apply_move(state, str(text))
         except MoveError as exc:
             raise BadPacket(f"move {i} of the archive ({text!r}) is illegal: {exc}", hint=AUDIT_HINT) from None
-        steps.append(Step(i, seat, str(text), events, state, str(m.get("why")) if m.get("by") == "host" else None))
-    if state.phase != OVER or dump(state) != doc.get("final"):
+        steps.append(Step(i, seat, str(text), events, state, (m.why or "timeout") if m.by == HOST else None))
+    if state.phase != OVER or dump(state) != doc.final:
         raise BadPacket("the archive's moves do not lead to its final position", hint=AUDIT_HINT)
-    return Replay(archive.game, int(doc["round"]), archive, invitation, start, steps, origin)
+    return Replay(archive.game, doc.round, archive, invitation, start, steps, origin)
 
 
 def load_replay(source: str | Path | None, *, db: Path | None = None, round_no: int | None = None,

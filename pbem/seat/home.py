@@ -26,11 +26,12 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.names import check_game_id, check_identity_name, check_seat_id
-from pbem.protocol.documents import Signed, read_blocks, read_file
+from pbem.protocol.documents import Archive, Invitation, Packet, Signed, read_blocks, read_file
 
 ENV_HOME = "PBEM_HOME"
 
@@ -148,25 +149,25 @@ def joined_games(home: Path) -> list[str]:
     return sorted(p.name for p in d.iterdir() if (p / "invitation.pbem").is_file())
 
 
-def load_invitation(home: Path, game: str) -> Signed:
+def load_invitation(home: Path, game: str) -> Signed[Invitation]:
     anchor = invitation_path(home, game)
     if not anchor.exists():
         raise UsageError(f"you have not joined game {game!r} with this key home",
                          hint="run 'pbem join INVITATION --as NAME' first (or set PBEM_HOME)")
-    return read_blocks(anchor.read_text(encoding="utf-8"))[0]
+    return read_blocks(anchor.read_text(encoding="utf-8"))[0].expect(Invitation)
 
 
 def trusted_host_key(home: Path, game: str) -> str | None:
     anchor = invitation_path(home, game)
     if not anchor.exists():
         return None
-    return str(read_blocks(anchor.read_text(encoding="utf-8"))[0].doc["host"]["key"])
+    return load_invitation(home, game).doc.host.key
 
 
 # --- what the host sent, kept once ------------------------------------------------------------
 
 
-def _save_once(path: Path, block: Signed, what: str) -> bool:
+def _save_once(path: Path, block: Signed[Any], what: str) -> bool:
     """Write a block's file unless the same block is there; refuse a different one."""
     if path.exists():
         try:
@@ -182,7 +183,7 @@ def _save_once(path: Path, block: Signed, what: str) -> bool:
     return True
 
 
-def _check_host(home: Path, block: Signed, what: str) -> None:
+def _check_host(home: Path, block: Signed[Any], what: str) -> None:
     """A packet or archive is kept only for a joined game, and only from that game's host."""
     key = trusted_host_key(home, block.game)
     if key is None:
@@ -191,24 +192,24 @@ def _check_host(home: Path, block: Signed, what: str) -> None:
         raise BadSignature(f"{what} of {block.game} is not signed by the game's host")
 
 
-def save_packet(home: Path, packet: Signed) -> tuple[Path, bool]:
+def save_packet(home: Path, packet: Signed[Packet]) -> tuple[Path, bool]:
     """Keep a packet of a joined game in the key home; (path, whether it is new)."""
-    seq = int(packet.doc["seq"])
+    seq = packet.expect(Packet).doc.seq
     _check_host(home, packet, f"packet {seq}")
     path = packet_path(home, packet.game, seq)
     return path, _save_once(path, packet, f"packets numbered {seq}")
 
 
-def save_archive(home: Path, archive: Signed) -> tuple[Path, bool]:
-    round_no = int(archive.doc["round"])
+def save_archive(home: Path, archive: Signed[Archive]) -> tuple[Path, bool]:
+    round_no = archive.expect(Archive).doc.round
     _check_host(home, archive, f"the archive of round {round_no}")
     path = archive_path(home, archive.game, round_no)
     return path, _save_once(path, archive, f"archives of round {round_no}")
 
 
-def save_invitation(home: Path, invitation: Signed) -> tuple[Path, bool]:
+def save_invitation(home: Path, invitation: Signed[Invitation]) -> tuple[Path, bool]:
     path = received_invitation_path(home, invitation.game)
-    if invitation.signer.encode() != invitation.doc.get("host", {}).get("key"):
+    if invitation.signer.encode() != invitation.expect(Invitation).doc.host.key:
         raise BadSignature("the invitation is not signed by the host it names")
     return path, _save_once(path, invitation, "invitations with this game id")
 

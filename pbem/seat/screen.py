@@ -8,16 +8,18 @@ from typing import Any
 from rich.console import Console, RenderableType
 from rich.text import Text
 
+from pbem.names import HOST
+from pbem.protocol.documents import Notice, PublicMove, RecentMove
 from pbem.seat.player import SeatPacket
 from pbem.ui import when, words
 from pbem.ui.render import render_view
 
 
-def move_line(m: dict[str, Any], events: list[dict[str, Any]] | None = None) -> str:
+def move_line(m: PublicMove, events: list[dict[str, Any]] | None = None) -> str:
     """One public move in words; a move the host made for an absent or late seat says so."""
-    line = words.describe_move(str(m["text"]), str(m["seat"]), events or [])
-    if m.get("by") == "host":
-        line = when.by_host(line, m.get("why", "timeout"))
+    line = words.describe_move(m.text, m.seat, events or [])
+    if m.by == HOST:
+        line = when.by_host(line, m.why or "timeout")
     return line
 
 
@@ -26,52 +28,53 @@ def last_moves_in_words(sp: SeatPacket) -> list[str]:
     this seat learnt."""
     since = sp.since_my_turn()
     last = len(since) - 1
-    lines = [move_line(m, sp.doc.get("events", []) if i == last else None) for i, m in enumerate(since)]
-    for e in sp.part.get("events", []):
+    lines = [move_line(m, sp.doc.events if i == last else None) for i, m in enumerate(since)]
+    for e in sp.part.events:
         line = words.describe_event(e, reveal=True)
         if line:
             lines.append(line)
     return lines
 
 
-def news_lines(sp: SeatPacket, notices: list[dict[str, Any]], now: datetime) -> list[str]:
+def news_lines(sp: SeatPacket, notices: list[Notice], now: datetime) -> list[str]:
     """The deadline, pause, away and absent seats, and the host's notices since this seat's last turn."""
-    lines = when.table_lines(sp.doc, sp.seat, now)
+    lines = sp.doc.news(sp.seat, now)
     since = sp.since_my_turn()
-    first = min([int(m.get("seq", 0)) for m in since] + [int(sp.doc["seq"])])
-    fresh = [n for n in notices if int(n.get("seq", 0)) >= first]
+    first = min([m.seq if isinstance(m, RecentMove) else 0 for m in since] + [sp.doc.seq])
+    fresh = [n for n in notices if n.seq >= first]
     if fresh:
         lines.append(words.t("news") + ":")
-        lines += [f"  - {when.notice_line(n, now)}" for n in fresh]
+        lines += [f"  - {n.line(now)}" for n in fresh]
     return lines
 
 
-def packet_renderable(sp: SeatPacket, notices: list[dict[str, Any]] | None = None,
+def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,
                       now: datetime | None = None) -> RenderableType:
     doc = sp.doc
     now = now or datetime.now(timezone.utc)
-    header = {"game": sp.packet.game, "packet": doc["seq"], "you are": sp.seat}
+    header = {"game": sp.packet.game, "packet": doc.seq, "you are": sp.seat}
     parts = render_view(sp.view, sp.seat, last_moves=last_moves_in_words(sp), header=header)
     news = [Text(line) for line in news_lines(sp, notices or [], now)]
-    result = doc.get("result")
-    if not result and doc["phase"] != "game-over":
+    result = doc.result
+    if not result and doc.phase != "game-over":
         return _group(parts, Text(_turn_line(sp), style="bold"), *news)
     extra = []
     if result:
-        paid = ", ".join(f"{p} +{g}" for p, g in result["payout"].items() if g) or words.t("nobody")
-        extra.append(Text(f"round {result['round']} over: winners {', '.join(result['winners']) or '-'}; {paid}", style="bold"))
-    if doc.get("standings"):
-        st = doc["standings"]
-        extra.append(Text(f"game over: {', '.join(st['winners'])} win with {max(st['gold'].values())} gold", style="bold"))
-    elif doc["to_move"] or sp.old:
+        paid = ", ".join(f"{p} +{g}" for p, g in result.payout.items() if g) or words.t("nobody")
+        extra.append(Text(f"round {result.round} over: winners {', '.join(result.winners) or '-'}; {paid}", style="bold"))
+    if doc.standings:
+        st = doc.standings
+        extra.append(Text(f"game over: {', '.join(st.winners)} win with {max(st.gold.values(), default=0)} gold",
+                          style="bold"))
+    elif doc.to_move or sp.old:
         extra.append(Text(_turn_line(sp), style="bold"))
     return _group(parts, *extra, *news)
 
 
 def _turn_line(sp: SeatPacket) -> str:
     if sp.old:
-        return f'{words.t("old packet", seq=sp.doc["seq"], newest=sp.newest_seen)}; {words.t("old packet hint", newest=sp.newest_seen)}'
-    return words.t("to move", player=sp.doc["to_move"])
+        return f'{words.t("old packet", seq=sp.doc.seq, newest=sp.newest_seen)}; {words.t("old packet hint", newest=sp.newest_seen)}'
+    return words.t("to move", player=sp.doc.to_move)
 
 
 def _group(*parts: RenderableType) -> RenderableType:
@@ -80,5 +83,5 @@ def _group(*parts: RenderableType) -> RenderableType:
     return Group(*parts)
 
 
-def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[dict[str, Any]] | None = None) -> None:
+def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[Notice] | None = None) -> None:
     (console or Console()).print(packet_renderable(sp, notices))

@@ -8,6 +8,7 @@ game live in different time zones, and one shared zone avoids "whose 18:00?".
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pbem.ui import words
@@ -47,44 +48,45 @@ def left(due: datetime | str, now: datetime) -> str:
     return words.t("in span", span=span(seconds)) if seconds >= 0 else words.t("late by", span=span(-seconds))
 
 
-def due_line(deadline: dict[str, Any], me: str | None, now: datetime) -> str:
-    """The packet's `deadline` in words for seat `me` (None: the host or a spectator)."""
-    due, seat = deadline["due"], deadline["seat"]
+def due_line(seat: str, due: str, me: str | None, now: datetime) -> str:
+    """A packet's deadline (`seat` to move by `due`) in words for seat `me` (None: the host or a
+    spectator)."""
     if seat == me:
         return words.t("due mine", when=date(due), left=left(due, now))
     return words.t("due other", player=seat, when=date(due), left=left(due, now))
 
 
-def table_lines(doc: dict[str, Any], me: str | None, now: datetime) -> list[str]:
-    """What a packet says about time and the seats: the deadline, a pause, who is away or absent."""
+def table_lines(me: str | None, now: datetime, *, paused: bool = False, deadline: tuple[str, str] | None = None,
+                away: Mapping[str, str] | None = None, absent: Sequence[str] = ()) -> list[str]:
+    """What a packet says about time and the seats: the deadline (seat, due), a pause, who is
+    away or absent."""
     out = []
-    if doc.get("paused"):
+    if paused:
         out.append(words.t("paused"))
-    elif isinstance(doc.get("deadline"), dict) and doc.get("phase") != "game-over":
-        out.append(due_line(doc["deadline"], me, now))
-    away = doc.get("away") or {}
+    elif deadline is not None:
+        out.append(due_line(*deadline, me, now))
     if away:
         out.append(words.t("away list", list=words.join(
             [words.t("away until", player=p, when=date(u)) for p, u in sorted(away.items())])))
-    if doc.get("absent"):
-        out.append(words.t("absent list", list=words.join(sorted(doc["absent"]))))
+    if absent:
+        out.append(words.t("absent list", list=words.join(sorted(absent))))
     return out
 
 
-def notice_line(doc: dict[str, Any], now: datetime) -> str:
-    """A host's notice document (reminder, late, absent, away, ...) in one sentence."""
-    kind = str(doc.get("notice"))
-    kw: dict[str, Any] = {"player": doc.get("seat"), "seq": doc.get("seq"), "n": doc.get("missed", 0),
-                          "policy": doc.get("policy"), "fingerprint": doc.get("fingerprint")}
-    if doc.get("due"):
-        kw["when"] = date(doc["due"])
-        kw["left"] = left(doc["due"], now)
-    if doc.get("until"):
-        kw["when"] = date(doc["until"])
+def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int | None = None, missed: int | None = None,
+                policy: str | None = None, fingerprint: str | None = None, due: str | None = None,
+                until: str | None = None) -> str:
+    """A host's notice (reminder, late, absent, away, ...) in one sentence."""
+    kw: dict[str, Any] = {"player": seat, "seq": seq, "n": missed or 0, "policy": policy, "fingerprint": fingerprint}
+    if due:
+        kw["when"] = date(due)
+        kw["left"] = left(due, now)
+    if until:
+        kw["when"] = date(until)
     try:
         return words.t(f"nt {kind}", **kw)
     except (KeyError, IndexError):
-        return f"{kind}: {doc.get('seat') or ''}".strip()
+        return f"{kind}: {seat or ''}".strip()
 
 
 def by_host(line: str, why: object) -> str:

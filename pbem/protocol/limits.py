@@ -1,0 +1,23 @@
+"""Size limits on everything read from outside, so that no input can cost unbounded time or memory.
+
+The figures are far above what a real game writes (the largest packet of a 12-player game
+is about 60 KB, a round's archive about 400 KB) and far below what would hurt.
+"""
+
+from __future__ import annotations
+
+from pbem.errors import BadPacket
+
+KIB = 1024
+MIB = 1024 * KIB
+MAX_BLOCK = 4 * MIB  # one block's payload (signature and document)
+MAX_FILE = 16 * MIB  # one file a reader is given (packet, move, archive, join, invitation)
+MAX_MAIL = 16 * MIB  # one mail message
+MAX_TEXT = 16 * MIB  # characters of armoured text searched for blocks
+MAX_BLOCKS = 2000  # blocks in one text (a mailbox of a whole game holds a few hundred)
+
+
+def check_size(size: int, limit: int, what: str) -> None:
+    if size > limit:
+        raise BadPacket(f"{what} is {size:,} bytes, over the limit of {limit:,}",
+                        hint="pbem never writes anything this large; it was not made by pbem")
