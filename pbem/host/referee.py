@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -482,7 +482,8 @@ class Host:
         for st in game.seats:
             part = Part(seat=st.name, role=state.role(st.name),
                         hand=public["hands"][st.name] if state.phase != "playing" else sorted(state.hands[st.name]),
-                        knowledge=state.knowledge.get(st.name, []), events=secret_events(events, st.name))
+                        knowledge=state.knowledge.get(st.name, []),
+                        events=cast("list[dict[str, Any]]", secret_events(events, st.name)))
             parts[st.name] = seal_json(part, PublicKey.decode(st.key), seal_info(game.id, seq, HOST, st.name, "part"),
                                        pad="part")
             st.part_sealed = parts[st.name]
@@ -491,7 +492,7 @@ class Host:
         doc = Packet(game=game.id, seq=seq, prev=game.head, round=state.round_no,
                      phase="game-over" if over else "round-over" if result else "playing",
                      to_move=to_move, public=public, moves=moves,
-                     events=events_for(events, None), parts=parts, result=result,
+                     events=cast("list[dict[str, Any]]", events_for(events, None)), parts=parts, result=result,
                      standings=Standings(gold=state.gold, winners=standings_winners(state.gold)) if over else None,
                      **timekeeper.packet_extras(self, s, game, seq, to_move, handover))
         packet = sign(doc, me)

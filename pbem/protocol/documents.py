@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 
 import msgspec
 
+from engine.catalog import Ruleset
 from pbem.errors import BadPacket
 from pbem.names import check_game_id, check_seat_id
 from pbem.protocol.armor import armor, dearmor_all
@@ -74,7 +75,7 @@ class HostParty(Shape, frozen=True):
 class Invitation(Document, tag=f"pbem-invitation/{VERSION}", frozen=True, kw_only=True):
     KIND: ClassVar[str] = "invitation"
     name: str
-    ruleset: str
+    ruleset: Ruleset
     options: list[str]
     host: HostParty
     seats: list[Party]
