@@ -64,6 +64,10 @@ class UsageError(PbemError):
     exit_code = 2
 
 
+class SeatHandedOver(UsageError):
+    """A packet signed by the game's host says this key's seat now belongs to another key."""
+
+
 class BadPacket(PbemError):
     exit_code = 3
 
@@ -99,6 +103,7 @@ __all__ = [
     "move_exit_code",
     "PbemError",
     "UsageError",
+    "SeatHandedOver",
     "BadPacket",
     "BadSignature",
     "WrongKey",

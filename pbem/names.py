@@ -47,13 +47,6 @@ def check_game_id(game: object) -> str:
     return str(game)
 
 
-def check_seat_id(name: object) -> str:
-    """A seat name read from a document someone signed."""
-    if not _whole(SEAT_NAME, name) or name in RESERVED_SEATS:
-        raise BadPacket(f"bad seat name {str(name)[:40]!r}")
-    return str(name)
-
-
 def check_seat_name(name: str) -> str:
     if not _whole(SEAT_NAME, name) or name in RESERVED_SEATS:
         raise UsageError(f"bad seat name {name!r}",

@@ -95,7 +95,7 @@ def check_archives(host: H.Host) -> list[str]:
         report = audit(block.payload, previous_final=previous)
         assert report.ok, [f.line() for f in report.faults]
         notes += report.notes
-        previous = block.doc["final"]
+        previous = block.doc.final
     return notes
 
 
@@ -125,7 +125,7 @@ def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path) -> No
         if host.status()["seq"] == before:
             clock.advance(600)  # nobody moved: ten minutes pass
         sp = dan.latest()
-        if sp is not None and not seen_absent_screen and "dan" in (sp.doc.get("absent") or []):
+        if sp is not None and not seen_absent_screen and "dan" in (sp.doc.absent or []):
             seen_absent_screen = True
             news = "\n".join(news_lines(sp, dan.notices(), clock.now()))
             assert "absent (the host plays for them): dan" in news
@@ -134,7 +134,7 @@ def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path) -> No
     assert seen_absent_screen
     assert host.status()["status"] == "over"
     # the notices: reminders and a late notice for dan's first packets, then dan is absent
-    kinds = Counter(d["notice"] for d in dan.notices())
+    kinds = Counter(d.notice for d in dan.notices())
     assert kinds["reminder"] >= 2 and kinds["late"] == 2 and kinds["absent"] == 1, kinds
     con = sqlite3.connect(db)
     rows = con.execute("SELECT seq, kind, seat FROM notices").fetchall()
@@ -147,8 +147,8 @@ def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path) -> No
     # every one of dan's moves was made by the host, nobody else's
     for armored in host.archives().values():
         archive = [b for b in read_blocks(armored) if b.kind == "archive"][0]
-        for m in archive.doc["moves"]:
-            assert (m.get("by") == "host") == (m["seat"] == "dan")
+        for m in archive.doc.moves:
+            assert (m.by == "host") == (m.seat == "dan")
         replay = build(*verify_archive(archive.payload))
         dan_moves = [n for n, st in enumerate(replay.steps, 1) if st.seat == "dan"]
         assert "(played by the host: " in replay.sentences(dan_moves[0], "all")[0]
@@ -175,7 +175,7 @@ def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path) ->
         clock.advance(minutes * 60)
         fh.step()
         fh.step()  # a second look at the same time sends nothing more
-    kinds = [d["notice"] for d in seats[first].notices()]
+    kinds = [d.notice for d in seats[first].notices()]
     assert kinds == ["reminder", "late"]  # half-way (2 h before would be before the start), late once
     assert host.status()["seq"] == 1  # wait: nobody plays for the seat
     assert host.status()["absent"] == []  # one missed deadline; absent after two
@@ -214,15 +214,15 @@ def test_pause_stops_the_clock_and_resume_gives_the_time_back(tmp_path: Path) ->
     timekeeper.resume(host)
     assert host.status()["deadline"]["due"] == "2026-12-01T23:00:00+00:00"  # 40 minutes were left
     fh.step()
-    kinds = [d["notice"] for d in seats[first].notices()]
+    kinds = [d.notice for d in seats[first].notices()]
     assert kinds == ["reminder", "paused", "resumed", "due"] or kinds == ["paused", "resumed", "due"], kinds
     clock.advance(41 * 60)
     fh.step()
     assert host.status()["seq"] == 2  # the discard policy played one card face down
     archive_moves = host.packets()[-1][1]
     doc = read_blocks(archive_moves)[0].doc
-    assert doc["moves"][0]["seat"] == first and doc["moves"][0]["by"] == "host"
-    assert doc["moves"][0]["text"].startswith("discard 1")
+    assert doc.moves[0].seat == first and doc.moves[0].by == "host"
+    assert doc.moves[0].text.startswith("discard 1")
     host.close()
 
 
@@ -251,8 +251,8 @@ def test_away_stretches_the_deadline_and_resign_hands_the_seat_to_the_policy(tmp
     fh.step()
     assert host.status()["seq"] >= 2  # played at once by the bot policy
     sp = seats[other].latest()
-    assert first in sp.doc["absent"]
-    assert any(m.get("by") == "host" and m.get("why") == "resigned" for m in sp.doc["recent"])
+    assert first in sp.doc.absent
+    assert any(m.by == "host" and m.why == "resigned" for m in sp.doc.recent)
     host.close()
 
 

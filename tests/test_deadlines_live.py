@@ -55,7 +55,7 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     # the folder holds the host's signed notices: reminded, late twice, then absent
     gf = GameFolder.open(folder)
     notices = [read_blocks(p.read_text())[0] for _, p in gf.notices()]
-    about_dan = Counter(n.doc["notice"] for n in notices if n.doc["seat"] == "dan")
+    about_dan = Counter(n.doc.notice for n in notices if n.doc.seat == "dan")
     assert about_dan["reminder"] >= 1 and about_dan["late"] >= 2 and about_dan["absent"] >= 1, about_dan
     assert "notice: reminder: dan to move" in text and "notice: dan is late" in text
 
@@ -64,8 +64,8 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     assert sorted(archives) == [1, 2, 3]
     for armored in archives.values():
         archive = [b for b in read_blocks(armored) if b.kind == "archive"][0]
-        dan = [m for m in archive.doc["moves"] if m["seat"] == "dan"]
-        assert dan and all(m.get("by") == "host" for m in dan)
+        dan = [m for m in archive.doc.moves if m.seat == "dan"]
+        assert dan and all(m.by == "host" for m in dan)
     audit = subprocess.run([*PBEM, "audit", folder], env=cli_env(homes["ann"]), capture_output=True, text=True)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert audit.stdout.count("audit ok") == 3

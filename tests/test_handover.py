@@ -20,7 +20,7 @@ from pbem.auto.seat_bot import FolderBot
 from pbem.errors import BadSignature, UsageError
 from pbem.folder.play import Seat
 from pbem.host import referee as H
-from pbem.protocol.documents import read_blocks, sign
+from pbem.protocol.documents import Handover, Move, parse, read_blocks, sign, unb64
 from pbem.replay.audit import audit
 from pbem.replay.rounds import build, verify_archive
 from pbem.seat import keys
@@ -80,7 +80,7 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
     bots = {s: FolderBot(shared, ids[s], homes[s], "smart", 3, lines.append) for s in SEATS}
     def bob_just_moved_in_round_2() -> bool:
         doc = read_blocks(host.packets()[-1][1])[0].doc
-        return doc["round"] == 2 and doc["phase"] == "playing" and [m["seat"] for m in doc["moves"]] == ["bob"]
+        return doc.round == 2 and doc.phase == "playing" and [m.seat for m in doc.moves] == ["bob"]
 
     play(fh, bots, bob_just_moved_in_round_2)
     at = host.status()["seq"]
@@ -91,24 +91,24 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
     assert "seat bob handed over to key" in out
     assert host.status()["seq"] == at + 1
     handed = read_blocks(host.packets()[-1][1])[0]
-    assert handed.doc["handover"] == "bob" and handed.doc["moves"] == []
+    assert handed.doc.handover == "bob" and handed.doc.moves == []
 
     # the old key: its view of the new packet is refused, and so is any move it signs
     fh.step()
     old = Seat.open(shared, ids["bob"], homes["bob"])
     with pytest.raises(UsageError, match="handed over to another key"):
         old.latest()
-    forged = sign("move", {"game": handed.game, "seat": "bob", "seq": handed.doc["seq"], "packet": handed.hash,
-                           "commit": "0" * 64, "sealed": ""}, ids["bob"])
+    forged = sign(Move(game=handed.game, seat="bob", seq=handed.doc.seq, packet=handed.hash, commit="0" * 64,
+                       sealed=""), ids["bob"])
     before = db_dump(db)
     with pytest.raises(BadSignature, match="handed over to a new key at packet"):
         host.accept(forged)
     assert db_dump(db) == before
-    old.folder.submit_move("bob", handed.doc["seq"], forged.armored().encode())
+    old.folder.submit_move("bob", handed.doc.seq, forged.armored().encode())
     fh.step()
     assert any("rejected" in line and "handed over" in line for line in lines), lines[-5:]
     # ... but a move signed before the handover, for the packet before it, is stale anyway
-    assert packet_before.doc["seq"] < handed.doc["seq"]
+    assert packet_before.doc.seq < handed.doc.seq
 
     # eve plays bob's seat with her own key (her key home knew nothing of the game)
     del bots["bob"]
@@ -131,23 +131,16 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
         report = audit(block.payload, previous_final=previous)
         assert report.ok, [f.line() for f in report.faults]
         notes[rnd] = report.notes
-        previous = block.doc["final"]
+        previous = block.doc.final
         build(*verify_archive(block.payload))  # the replay re-applies every move
     assert notes[1] == []
     assert any("seat bob was handed over" in n and "signed by the host" in n for n in notes[2])
     assert any("seat cat was handed over" in n and "the seat's old key" in n for n in notes[3])
     # the archive's moves of bob's seat after the handover are signed by eve's key
     r2 = [b for b in read_blocks(host.archives()[2]) if b.kind == "archive"][0]
-    signers = {read_blocks_env(m)["signer"] for m in r2.doc["moves"] if m["seat"] == "bob"}
+    signers = {parse("move", unb64(m.envelope, "envelope")).signer.encode() for m in r2.doc.moves if m.seat == "bob"}
     assert ids["eve"].public.encode() in signers and ids["bob"].public.encode() in signers
     host.close()
-
-
-def read_blocks_env(m: dict) -> dict:
-    import base64
-    import json
-
-    return json.loads(base64.b64decode(m["envelope"])[64:])
 
 
 @pytest.mark.slow
@@ -163,7 +156,7 @@ def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path) -> Non
     bad = tmp_path / "bad"
     bad.mkdir()
     # a reseat signed by a player (not the host, not the seat's own key)
-    (bad / "h.pbem").write_text(sign("handover", {"game": inv.game, "seat": "bob", "key": ids["eve"].public.encode()},
+    (bad / "h.pbem").write_text(sign(Handover(game=inv.game, seat="bob", key=ids["eve"].public.encode()),
                                      ids["ann"]).armored())
     one_error_line(pbem("apply", db, bad / "h.pbem", home=homes["referee"], ok=False), 3,
                    "must be signed by the host or by the seat's own key")

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from pbem.mail.message import compose, write_eml
+from pbem.protocol.armor import armor
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import sign
+from pbem.protocol.documents import sign_json
 from pbem.seat import keys
 from pbem.ui.terminal import printable
 
@@ -27,11 +28,16 @@ def _pbem(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[byte
                           timeout=120)
 
 
-def _invitation(host: Identity, game: str, seats: list[tuple[str, Identity]]):
-    return sign("invitation", {"game": game, "name": "x", "ruleset": "classic", "options": [],
-                               "host": {"name": host.name, "key": host.public.encode()},
-                               "seats": [{"name": n, "key": i.public.encode()} for n, i in seats],
-                               "commitments": ["00" * 32] * 3, "created": "2026-01-01T00:00:00Z"}, host)
+def _forged(kind: str, doc: dict, signer: Identity) -> str:
+    """A signed block holding anything (the typed documents refuse to make such a one)."""
+    return armor(kind.upper(), sign_json(kind, doc, signer))
+
+
+def _invitation(host: Identity, game: str, seats: list[tuple[str, Identity]]) -> str:
+    return _forged("invitation", {"game": game, "name": "x", "ruleset": "classic", "options": [],
+                                  "host": {"name": host.name, "key": host.public.encode()},
+                                  "seats": [{"name": n, "key": i.public.encode()} for n, i in seats],
+                                  "commitments": ["00" * 32] * 3, "created": "2026-01-01T00:00:00Z"}, host)
 
 
 def test_printable_escapes_what_acts_on_a_terminal() -> None:
@@ -47,8 +53,8 @@ def test_a_mail_cannot_reach_the_terminal_with_control_characters(tmp_path: Path
     box.mkdir()
     # A packet for a game id holding the escape (signed by nobody we know), and a
     # non-pbem mail whose From header decodes to control characters.
-    packet = sign("packet", {"game": f"evil{TITLE}", "seq": 1}, stranger)
-    msg = compose(sender="host@example.org", to="ann@example.org", subject="packet", body_text=packet.armored(),
+    packet = _forged("packet", {"game": f"evil{TITLE}", "seq": 1}, stranger)
+    msg = compose(sender="host@example.org", to="ann@example.org", subject="packet", body_text=packet,
                   attachment_name="a.txt", attachment=b"x")
     write_eml(msg, box).rename(box / "0.eml")
     (box / "1.eml").write_bytes(b"From: =?utf-8?q?evil=1B]0;pwned=07=0Aerror:_fake?= <x@example.org>\r\n"
@@ -58,9 +64,10 @@ def test_a_mail_cannot_reach_the_terminal_with_control_characters(tmp_path: Path
     assert b"\x1b" not in out and b"\x07" not in out, out
     assert b"\\x1b]0;pwned\\x07" in out
     assert all(not line.startswith(b"error: fake") for line in out.splitlines())
+    assert b"internal error" not in out and b"unreadable header" in out  # the From header crashed `inbox` once
     # An error line quoting such a game id (`show` of a packet of a game never joined).
     bad = tmp_path / "bad.pbem"
-    bad.write_text(packet.armored())
+    bad.write_text(packet)
     keys.create_identity(tmp_path / "home", "ann", None)
     run = _pbem("show", str(bad), "--as", "ann", home=tmp_path / "home", cwd=tmp_path)
     assert run.returncode != 0 and b"\x1b" not in run.stderr + run.stdout and b"Traceback" not in run.stderr
@@ -74,7 +81,7 @@ def test_a_seat_name_from_an_invitation_never_becomes_a_path(tmp_path: Path, sea
     host = Identity.generate("host")
     inv = tmp_path / "work" / "invitation.pbem"
     inv.parent.mkdir()
-    inv.write_text(_invitation(host, "game-1a2b3c4d", [(seat, ann), ("bob", Identity.generate("bob"))]).armored())
+    inv.write_text(_invitation(host, "game-1a2b3c4d", [(seat, ann), ("bob", Identity.generate("bob"))]))
     before = sorted(p for p in tmp_path.rglob("*"))
     for args in (["join", str(inv), "--as", "ann"],
                  ["mail-join", str(inv), "--as", "ann", "--to", "h@example.org", "--to-dir", str(tmp_path / "out")]):
@@ -91,7 +98,7 @@ def test_a_game_id_from_an_invitation_never_becomes_a_path(tmp_path: Path, game:
     ann = keys.load_identity(home, "ann", None)
     inv = tmp_path / "work" / "invitation.pbem"
     inv.parent.mkdir()
-    inv.write_text(_invitation(Identity.generate("host"), game, [("ann", ann), ("bob", Identity.generate("b"))]).armored())
+    inv.write_text(_invitation(Identity.generate("host"), game, [("ann", ann), ("bob", Identity.generate("b"))]))
     before = sorted(p for p in tmp_path.rglob("*"))
     run = _pbem("join", str(inv), "--as", "ann", home=home, cwd=inv.parent)
     assert run.returncode == 3 and run.stderr.startswith(b"error: bad game id"), run.stderr

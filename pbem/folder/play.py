@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.atomic import write_atomic
-from pbem.errors import BadPacket, Conflict, PbemError, UsageError
+from pbem.errors import BadPacket, Conflict, PbemError, SeatHandedOver, UsageError
 from pbem.folder.layout import GameFolder
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
@@ -219,6 +219,8 @@ class Seat:
         for seq, path in self.folder.packets_newest_first(self.seat):
             try:
                 return self.open_seq(seq, read_text(path).encode())
+            except SeatHandedOver:
+                raise  # the host's own packet says so: older packets are not this key's to play
             except PbemError as exc:
                 if isinstance(exc, BadPacket) and "two different packets" in str(exc):
                     raise  # a fork of a verified chain is the host's doing: say it, never hide it

@@ -83,13 +83,11 @@ class Outcome:
     seq: int | None = None
 
 
-def _text_and_nonce(sealed: dict[str, str]) -> dict[str, str]:  # a stored row, sealed by this host
-    return {"text": sealed["text"], "nonce": sealed["nonce"]}
-
-
-def _host_mark(envelope: bytes) -> dict[str, Any]:
-    why = timekeeper.host_made(envelope)
-    return {"by": HOST, "why": why} if why else {}
+def _archived(m: MoveRow, sealed: dict[str, str]) -> ArchivedMove:
+    """A stored move as the archive lists it (`sealed`: its text and nonce, sealed by this host)."""
+    why = timekeeper.host_made(m.envelope)
+    return ArchivedMove(n=m.n, seat=m.seat, text=sealed["text"], nonce=sealed["nonce"], envelope=b64(m.envelope),
+                        by=HOST if why else None, why=why)
 
 
 # --- creating a game ------------------------------------------------------------------------
@@ -401,7 +399,7 @@ class Host:
                       envelope=block.payload, file_hash=block.hash, answered_seq=game.seq,
                       applied_at=self.now()))
         moves = [PublicMove(round=game.round_no, n=game.move_no, seat=seat.name, text=str(move.public()),
-                            **({"by": HOST, "why": by} if by else {}))]
+                            by=HOST if by else None, why=by)]
         if by is None:
             seat.last_activity = self.now()
             timekeeper.moved(self, s, game, seat.name)
@@ -455,9 +453,7 @@ class Host:
             secret=row.secret,
             carried=Carried(**carried) if carried else Carried(),
             start=open_json(row.start_state_sealed, me, _host_info(game.id, "state")),
-            moves=[ArchivedMove(n=m.n, seat=m.seat, envelope=b64(m.envelope), **_host_mark(m.envelope),
-                                **_text_and_nonce(open_json(m.text_sealed, me, _host_info(game.id, "move"))))
-                   for m in moves],
+            moves=[_archived(m, open_json(m.text_sealed, me, _host_info(game.id, "move"))) for m in moves],
             chain=chain,
             handovers=timekeeper.archive_handovers(game),
             final=dump(final),

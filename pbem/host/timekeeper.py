@@ -163,7 +163,7 @@ def recent_moves(s: Session, game: GameRow, to_move: str | None) -> list[RecentM
             break
         why = host_made(r.envelope)
         out.append(RecentMove(round=r.round_no, n=r.n, seat=r.seat, text=r.public_text, seq=r.answered_seq,
-                              **({"by": HOST, "why": why} if why else {})))
+                              by=HOST if why else None, why=why))
     return out[::-1]
 
 

@@ -87,7 +87,16 @@ def settle_outcome(kinds: list[str]) -> str | None:
 
 
 def who(msg: EmailMessage) -> str:
-    return f"from {msg.get('From', '?')}, subject {msg.get('Subject', '')!r}"
+    return f"from {_header(msg, 'From', '?')}, subject {_header(msg, 'Subject', '')!r}"
+
+
+def _header(msg: EmailMessage, name: str, default: str) -> str:
+    """A header as text; one the email package cannot parse (a CR or LF decoded into an
+    address) is named as such, never a crash."""
+    try:
+        return str(msg.get(name, default))
+    except (ValueError, TypeError, IndexError):
+        return "(an unreadable header)"
 
 
 # --- routing --------------------------------------------------------------------------------

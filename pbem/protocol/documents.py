@@ -114,7 +114,7 @@ class PublicMove(Shape, frozen=True):
     why: str | None = None  # timeout, absent or resigned
 
 
-class RecentMove(PublicMove, frozen=True):
+class RecentMove(PublicMove, frozen=True, kw_only=True):
     """A public move in a packet's `recent`, with the packet it answered."""
 
     seq: int
@@ -436,6 +436,8 @@ def parse(kind: str, payload: bytes, *, check_signature: bool = True) -> Signed[
                         hint="a newer pbem may be needed" if newer else None)
     if canonical_json(raw) != body:
         raise BadPacket(f"{k} block is not in canonical form")
+    if "game" in raw:
+        check_game_id(raw["game"])  # first: the id names files, and the reader's error quotes it
     doc = convert(raw, cls, f"{k} block")
     signer = PublicKey.decode(doc.signer)
     if check_signature:

@@ -19,7 +19,7 @@ from engine.rules import check
 from engine.state import RoundState
 from engine.views import load_view
 from pbem.atomic import write_atomic
-from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError
+from pbem.errors import BadPacket, BadSignature, SeatHandedOver, StaleMove, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
@@ -80,7 +80,8 @@ def seat_in(doc: Packet, invitation: Signed[Invitation], identity: Identity) -> 
             return name
     if mine in former:
         seat, at = former[mine]
-        raise UsageError(f"seat {seat} was handed over to another key at packet {at}; key {identity.name!r} no longer plays it")
+        raise SeatHandedOver(f"seat {seat} was handed over to another key at packet {at}; "
+                             f"key {identity.name!r} no longer plays it")
     return seat_of(invitation, identity)
 
 
