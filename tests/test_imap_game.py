@@ -75,7 +75,7 @@ def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: P
     assert all(p.returncode == 0 for p in procs), {k: v[-3000:] for k, v in logs.items()}
 
     st = check_game(db, homes["host"])  # replays, and every move is in the database once
-    moves = sum(len(read_blocks(a)[0].doc["moves"]) for a in H.Host(db).archives().values())
+    moves = sum(len(read_blocks(a)[0].doc.moves) for a in H.Host(db).archives().values())
     assert logs["host.log"].count("applied ") == moves
     # the restart was noticed and lived through, by the host and by the seats
     assert "lost the IMAP connection" in logs["host.log"] or "cannot reach IMAP server" in logs["host.log"]

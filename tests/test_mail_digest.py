@@ -55,7 +55,7 @@ def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None
     def mail_after_each_move(packet) -> bool:
         clock[0] += 5 * 3600  # a move every five hours: a seat waits 20 hours between turns
         send_pending(host, courier, log=note, now=lambda: clock[0])
-        return packet.doc["phase"] == "game-over"
+        return packet.doc.phase == "game-over"
 
     play_until(table, mail_after_each_move, seed=3, limit=3000)
     packets = [read_blocks(a)[0].doc for _, a in host.packets()]

@@ -245,8 +245,8 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
     found = dict(host.packets(seq - 1))
     if seq not in found:
         raise UsageError(f"no packet {seq} in this game")
-    doc = read_blocks(found[seq])[0].expect(Packet).doc
-    return [_packet_mail(host, sender, n, a, found[seq], [doc], None) for n, a in to]
+    packet = read_blocks(found[seq])[0].expect(Packet).doc
+    return [_packet_mail(host, sender, n, a, found[seq], [packet], None) for n, a in to]
 
 
 def note_mailed(host: Any, names: list[str], seq: int, now: Callable[[], float] | None = None) -> None:
