@@ -68,11 +68,11 @@ def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None
            for s in [*SEATS, "referee"]}
     before = len(packets)  # one mail per packet per seat, as every packet used to be mailed
     after = {s: len(ms) for s, ms in per.items()}
-    turns = {s: sum(1 for d in packets if d.get("to_move") == s and d["phase"] == "playing" and not d.get("result"))
+    turns = {s: sum(1 for d in packets if d.to_move == s and d.phase == "playing" and d.result is None)
              for s in SEATS}
     print(f"\n3 rounds, 4 seats, {len(packets)} packets: mails per seat before {before}, after {after} "
           f"(turns {turns})")
-    rounds = sum(1 for d in packets if d.get("result"))
+    rounds = sum(1 for d in packets if d.result is not None)
     assert rounds == 3
     for s in SEATS:
         assert turns[s] + rounds <= after[s] < before * 0.6
@@ -94,9 +94,9 @@ def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None
     # plain text first, then the packet armoured and attached
     body = ann[-1].get_body(("plain",)).get_content()
     assert body.index("The game is over.") < body.index("-----BEGIN PBEM PACKET-----")
-    assert [a.get_filename() for a in ann[-1].iter_attachments()] == [f"packet-{packets[-1]['seq']:06d}.pbem"]
+    assert [a.get_filename() for a in ann[-1].iter_attachments()] == [f"packet-{packets[-1].seq:06d}.pbem"]
     # each mail lists every move since that seat's last mail: together, every move of the game
-    total = sum(len(d.get("moves", [])) for d in packets)
+    total = sum(len(d.moves) for d in packets)
     for s in ["ann", "cat", "dan", "referee"]:
         listed = 0
         for m in per[s]:
