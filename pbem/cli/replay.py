@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pbem.cli.keys import JsonOpt
+from pbem.cli.keys import HomeOpt, JsonOpt
+from pbem.cli.play import PassOpt, identity_named
 from pbem.errors import UsageError
 from pbem.ui.terminal import printable
 
@@ -120,21 +121,39 @@ def audit(
     as_json: JsonOpt = False,
     db: DbOpt = None,
     game: GameOpt = None,
+    invitation: Annotated[Path | None, typer.Option(
+        "--invitation", help="The invitation to trust (default: the one you joined, from your key home).",
+        show_default=False)] = None,
+    as_name: Annotated[str | None, typer.Option(
+        "--as", help="Your key: also open every part sealed to your seat and check it.", show_default=False)] = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
 ) -> None:
-    """Check finished rounds: signatures, packet chain, secret, deal, move commitments, and every move."""
-    from pbem.replay.audit import AuditFailed, audit_source
+    """Check finished rounds: signatures, packet chain, secret, deal, move commitments, every move, and what
+    every packet told the table (with --as, what it told you)."""
+    from pbem.replay.audit import AuditFailed, Trust, anchor_for, audit_source
     from pbem.replay.rounds import ENDED_HINT, NotReplayable, open_source, pick_game, pick_round
+    from pbem.seat.home import key_home
+    from pbem.seat.player import seat_of
 
     src = open_source(source, db)
     g = pick_game(src, game)
     rounds = [pick_round(src, g, round_no)] if round_no is not None else src.archived(g)
     if not rounds:
         raise NotReplayable(f"no round of game {g} has ended yet in {src.label}: there is nothing to audit", hint=ENDED_HINT)
-    reports = audit_source(src, g, rounds)
+    anchor, origin = anchor_for(g, key_home(home), invitation)
+    seat = None
+    if as_name is not None:
+        if anchor is None:
+            raise UsageError(f"--as needs the invitation of game {g} you joined",
+                             hint="audit with the key home you joined from (--home), or pass --invitation FILE")
+        me = identity_named(home, as_name, passphrase_file)
+        seat = (seat_of(anchor, me), me)
+    reports = audit_source(src, g, rounds, Trust(anchor, origin, seat))
     faults = sum(len(rep.faults) for rep in reports)
     if as_json:
-        out: dict[str, Any] = {"game": g, "ok": faults == 0, "rounds": [rep.to_json() for rep in reports],
-                               "skipped": src.skipped}
+        out: dict[str, Any] = {"game": g, "ok": faults == 0, "anchored": anchor is not None,
+                               "rounds": [rep.to_json() for rep in reports], "skipped": src.skipped}
         typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         # Everything below quotes the archive and packets, which anyone may have written.
@@ -147,6 +166,9 @@ def audit(
                 typer.echo(printable(f"note: round {rep.round}: {note}"))
             for f in rep.faults:
                 typer.echo(printable(f"FAULT round {rep.round} {f.line()}"))
+    if anchor is None and not as_json:  # (--json says "anchored": false)
+        typer.echo(f"warning: not anchored: you did not join game {g} with this key home and gave no --invitation, "
+                   "so the archive is checked only against itself (anyone can sign a consistent archive)", err=True)
     if faults:
         bad = sorted({rep.round for rep in reports if not rep.ok})
         raise AuditFailed(f"audit failed: {faults} fault{'s' if faults != 1 else ''} in round {', '.join(map(str, bad))} "

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from engine.catalog import RULESETS, is_ruleset
 from engine.dealer import SeededDealer
+from engine.events import Event
 from engine.game import standings_winners
 from engine.position import dump, load
 from engine.rules import apply as apply_move
@@ -88,6 +89,20 @@ def _archived(m: MoveRow, sealed: dict[str, str]) -> ArchivedMove:
     why = timekeeper.host_made(m.envelope)
     return ArchivedMove(n=m.n, seat=m.seat, text=sealed["text"], nonce=sealed["nonce"], envelope=b64(m.envelope),
                         by=HOST if why else None, why=why)
+
+
+def seat_part(state: RoundState, seat: str, events: list[Event]) -> Part:
+    """What a packet seals to one seat (docs/protocol.md, "Packet"); audits rebuild it too."""
+    return Part(seat=seat, role=state.role(seat),
+                hand=dump(view(state, None))["hands"][seat] if state.phase != "playing" else sorted(state.hands[seat]),
+                knowledge=state.knowledge.get(seat, []),
+                events=cast("list[dict[str, Any]]", secret_events(events, seat)))
+
+
+def round_result(state: RoundState, secret: bytes) -> Result:
+    """The `result` of the packet that closes a round; audits rebuild it from the replay."""
+    return Result(round=state.round_no, secret=secret.hex(), finder=state.finder, winners=state.winners,
+                  payout=state.payout, gold=state.gold, next_start=state.next_start, final=dump(state))
 
 
 # --- creating a game ------------------------------------------------------------------------
@@ -415,8 +430,7 @@ class Host:
 
     def _end_round(self, s: Session, game: GameRow, state: RoundState) -> tuple[Result, RoundState]:
         secret = self._secrets(game)[state.round_no - 1]
-        result = Result(round=state.round_no, secret=secret.hex(), finder=state.finder, winners=state.winners,
-                        payout=state.payout, gold=state.gold, next_start=state.next_start, final=dump(state))
+        result = round_result(state, secret)
         row = s.get(RoundRow, (game.id, state.round_no))
         assert row is not None
         row.last_seq = game.seq + 1
@@ -476,10 +490,7 @@ class Host:
         public = dump(view(state, None))
         parts: dict[str, str] = {}
         for st in game.seats:
-            part = Part(seat=st.name, role=state.role(st.name),
-                        hand=public["hands"][st.name] if state.phase != "playing" else sorted(state.hands[st.name]),
-                        knowledge=state.knowledge.get(st.name, []),
-                        events=cast("list[dict[str, Any]]", secret_events(events, st.name)))
+            part = seat_part(state, st.name, events)
             parts[st.name] = seal_json(part, PublicKey.decode(st.key), seal_info(game.id, seq, HOST, st.name, "part"),
                                        pad="part")
             st.part_sealed = parts[st.name]

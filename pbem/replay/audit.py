@@ -1,8 +1,10 @@
 """Audits of finished rounds: is a round's archive the honest record of the round?
 
 Every check of docs/replay.md ("What the audit checks") runs; each fault found is reported
-with its move number (0: the deal; None: the archive as a whole) instead of stopping at the
-first, so a report says everything that is wrong. `AuditFailed` (exit code 8) is raised by
+with its move number (0: the deal; None: the archive as a whole) or its packet instead of
+stopping at the first, so a report says everything that is wrong. The packets found in the
+source are checked against the replay (pbem.replay.told); the archive's invitation against
+the one the auditor joined, when there is one (the anchor). `AuditFailed` (exit code 8) is raised by
 the CLI when a report holds any fault.
 """
 
@@ -10,16 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine.errors import BadPosition, MoveError
 from engine.position import dump, load
 from engine.rules import apply as apply_move
-from engine.state import OVER, deal
-from pbem.errors import BadSignature, PbemError
+from engine.state import OVER, ROUNDS_PER_GAME, deal
+from pbem.errors import BadSignature, PbemError, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
-from pbem.protocol.crypto import PublicKey
+from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
     Archive,
     ArchivedMove,
@@ -33,9 +36,12 @@ from pbem.protocol.documents import (
     check_signature,
     move_commitment,
     parse,
+    read_one,
     unb64,
 )
 from pbem.replay.rounds import Source, invitation_of
+from pbem.replay.told import PacketCheck, Step
+from pbem.seat.home import invitation_path, load_invitation
 
 EXIT_AUDIT_FAILED = 8
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
@@ -49,10 +55,14 @@ class AuditFailed(PbemError):
 @dataclass
 class Fault:
     move: int | None  # 0: the deal and the starting position; n: move n; None: the archive as a whole
-    check: str  # signature, invitation, join, secret, deal, chain, envelope, commit, engine, final
+    check: str  # signature, anchor, invitation, join, secret, deal, chain, envelope, commit, engine, final,
+    #             packet, table, result, moves, part (the last five: a packet's content against the replay)
     message: str
+    packet: int | None = None  # the packet that holds the fault, for a packet's content
 
     def line(self) -> str:
+        if self.packet is not None:
+            return f"packet {self.packet}: {self.message}"
         where = "archive" if self.move is None else "deal" if self.move == 0 else f"move {self.move}"
         return f"{where}: {self.message}"
 
@@ -67,6 +77,8 @@ class Report:
     counts: dict[str, int] = field(default_factory=dict)  # checks passed, by kind
     notes: list[str] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
+    anchor: str | None = None  # where the trusted invitation came from, or None (not anchored)
+    seat: str | None = None  # whose sealed parts were opened (audit --as)
 
     @property
     def ok(self) -> bool:
@@ -74,6 +86,9 @@ class Report:
 
     def fault(self, move: int | None, check: str, message: str) -> None:
         self.faults.append(Fault(move, check, message))
+
+    def fault_at_packet(self, seq: int, check: str, message: str) -> None:
+        self.faults.append(Fault(None, check, message, packet=seq))
 
     def passed(self, check: str, n: int = 1) -> None:
         self.counts[check] = self.counts.get(check, 0) + n
@@ -86,15 +101,47 @@ class Report:
                 f"{c.get('engine', 0)} re-applied to the final position; chain of {c.get('chain', 0)} packets"
                 + (f" ({c['packet-file']} matched to packet files)" if c.get("packet-file") else "")
                 + (f"; {c['host-move']} moves made by the host for a silent seat" if c.get("host-move") else "")
-                + (f"; {c['handover']} seat handover(s) checked" if c.get("handover") else ""))
+                + (f"; {c['handover']} seat handover(s) checked" if c.get("handover") else "")
+                + (f"; {c['packet-table']} packets' tables, {c.get('packet-moves', 0)} packets' moves and "
+                   f"{c.get('packet-result', 0)} result checked against the replay" if c.get("packet-table") else "")
+                + (f"; {c.get('part', 0)} of {self.seat}'s sealed parts opened and checked" if self.seat else "")
+                + (f"; anchored to {self.anchor}" if self.anchor else ""))
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "round": self.round, "origin": self.origin, "ok": self.ok, "host": self.host,
-                "moves": self.moves, "counts": self.counts, "notes": self.notes,
-                "faults": [asdict(f) for f in self.faults]}
+                "moves": self.moves, "counts": self.counts, "notes": self.notes, "anchor": self.anchor,
+                "seat": self.seat, "faults": [asdict(f) for f in self.faults]}
 
 
-def audit_source(src: Source, game: str, rounds: list[int]) -> list[Report]:
+@dataclass(frozen=True)
+class Trust:
+    """What the auditor brings: the invitation it trusts (and where it came from), and a seat's
+    key to open that seat's sealed parts."""
+
+    anchor: Signed[Invitation] | None = None
+    anchor_origin: str = ""
+    seat: tuple[str, Identity] | None = None
+
+
+def anchor_for(game: str, home: Path, invitation_file: Path | None) -> tuple[Signed[Invitation] | None, str]:
+    """The invitation to trust: the one given, else the one joined (the key home's copy)."""
+    if invitation_file is not None:
+        given = read_one(invitation_file, "invitation")
+        if given.game != game:
+            raise UsageError(f"{str(invitation_file)!r} invites to game {given.game}, not {game}")
+        if given.signer.encode() != given.expect(Invitation).doc.host.key:
+            raise BadSignature(f"{str(invitation_file)!r} is not signed by the host it names")
+        return given, f"the invitation {invitation_file}"
+    try:
+        path = invitation_path(home, game)
+    except PbemError:  # a game id that cannot be a folder name: never joined
+        return None, ""
+    if not path.is_file():
+        return None, ""
+    return load_invitation(home, game), f"the invitation you joined ({path})"
+
+
+def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None = None) -> list[Report]:
     """Audit the given rounds of `game` in a source (packet files found there are cross-checked)."""
     reports = []
     packets = src.packets.get(game, {})
@@ -108,7 +155,8 @@ def audit_source(src: Source, game: str, rounds: list[int]) -> list[Report]:
                 previous = None
         versions = src.archives[(game, r)]
         for payload, origin in versions.values():
-            report = audit(payload, origin=origin, previous_final=previous, packets=packets)
+            report = audit(payload, origin=origin, previous_final=previous, packets=packets, payloads=src.payloads,
+                           trust=trust)
             if len(versions) > 1:
                 report.fault(None, "chain", f"{src.label} holds {len(versions)} different archives of this round")
             reports.append(report)
@@ -116,8 +164,13 @@ def audit_source(src: Source, game: str, rounds: list[int]) -> list[Report]:
 
 
 def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | None = None,
-          packets: dict[int, dict[str, str]] | None = None) -> Report:
-    """Check one archive block (its raw payload, so that a broken signature is a fault, not a crash)."""
+          packets: dict[int, dict[str, str]] | None = None, payloads: dict[str, bytes] | None = None,
+          trust: Trust | None = None) -> Report:
+    """Check one archive block (its raw payload, so that a broken signature is a fault, not a crash).
+
+    `packets` (seq -> hash -> origin) and `payloads` (hash -> payload) are the packet files
+    found with it; `trust` anchors the audit and may open one seat's parts."""
+    trust = trust or Trust()
     try:
         block = parse("archive", payload, check_signature=False)
     except PbemError as exc:
@@ -126,6 +179,8 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
         return rep
     doc: Archive = block.doc
     rep = Report(doc.game, doc.round, origin)
+    rep.anchor = trust.anchor_origin if trust.anchor is not None else None
+    rep.seat = trust.seat[0] if trust.seat else None
     try:
         check_signature(block)
         rep.passed("signature")
@@ -136,16 +191,29 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
     except PbemError as exc:
         rep.fault(None, "invitation", f"the invitation inside the archive is unusable: {exc}")
         return rep
+    if trust.anchor is not None and trust.anchor.hash != invitation.hash:
+        rep.fault(None, "anchor", f"the archive holds another invitation than the one you trust ({trust.anchor_origin}): "
+                                  f"host {_host_of(invitation)} instead of {_host_of(trust.anchor)}; "
+                                  "this is not the game you joined")
+        return rep
     try:
-        _check_all(rep, doc, invitation, previous_final, packets)
+        _check_all(rep, doc, invitation, previous_final, packets, payloads or {}, trust)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         # Nonsense inside a well-typed archive (its positions are engine data) is a fault, not a crash.
         rep.fault(None, "archive", f"the archive holds data that cannot be checked: {type(exc).__name__}: {exc}")
     return rep
 
 
+def _host_of(invitation: Signed[Invitation]) -> str:
+    host = invitation.doc.host
+    try:
+        return f"{host.name} ({PublicKey.decode(host.key).fingerprint()})"
+    except PbemError:
+        return host.name
+
+
 def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previous_final: dict[str, Any] | None,
-               packets: dict[int, dict[str, str]] | None) -> None:
+               packets: dict[int, dict[str, str]] | None, payloads: dict[str, bytes], trust: Trust) -> None:
     _check_invitation(rep, doc, invitation)
     seats = invitation.doc.seat_keys()
     contributions = _check_joins(rep, doc, invitation, seats)
@@ -154,7 +222,12 @@ def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previo
     if secret is not None and contributions is not None:
         _check_deal(rep, doc, invitation, secret, contributions, previous_final)
     chain = _check_chain(rep, doc, invitation, packets or {})
-    _check_moves(rep, doc, keys, chain)
+    steps = _check_moves(rep, doc, keys, chain)
+    if steps is not None and secret is not None:
+        found = {seq: payloads[h] for seq, h in chain.items() if h in payloads}
+        check = PacketCheck(rep, invitation.game, rep.round, invitation.doc.host.key, secret, keys,
+                            doc.handovers or [], trust.seat)
+        check.run(steps, _deal_packet(doc), found, game_over=rep.round >= ROUNDS_PER_GAME)
 
 
 Keys = Callable[[str, int], "str | None"]  # (seat, packet it answers) -> the key that seat held then
@@ -335,7 +408,8 @@ def _check_chain(rep: Report, doc: Archive, invitation: Signed[Invitation],
     return chain
 
 
-def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str]) -> None:
+def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str]) -> list[Step] | None:
+    """Re-apply every move; returns the replayed steps (None if the moves do not replay)."""
     rep.moves = len(doc.moves)
     # A handover publishes a new packet at once: the packet before it is answered by no move.
     handed = {h.at - 1 for h in doc.handovers or []}
@@ -344,6 +418,8 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
     except (BadPosition, KeyError, TypeError) as exc:
         rep.fault(0, "engine", f"the starting position is unreadable: {exc}")
         state = None
+    steps = [Step(state.copy(), events=[] if rep.round == 1 else None)] if state is not None else []
+    unanswered = False  # a move whose packet is unknown: the packets cannot be matched to steps
     last_seq: int | None = None
     i = 0
     for m in doc.moves:
@@ -353,6 +429,7 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
             rep.fault(i + 1, "order", f"move {i + 1} is {what}")
         i = m.n if m.n > i else i + 1
         seq = _check_envelope(rep, i, m, key_at, chain, doc.game, doc.signer)
+        unanswered = unanswered or seq is None
         if seq is not None:
             if last_seq is not None and seq != last_seq + 1 and not set(range(last_seq + 1, seq)) <= handed:
                 rep.fault(i, "chain", f"answers packet {seq}, but the move before it answered packet {last_seq}"
@@ -365,13 +442,14 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
             state = None
             continue
         try:
-            apply_move(state, m.text)
+            events = apply_move(state, m.text)
             rep.passed("engine")
+            steps.append(Step(state.copy(), m.seat, m.text, events, n=i, answered=seq, by=m.by, why=m.why))
         except MoveError as exc:
             rep.fault(i, "engine", f"{m.text!r} is illegal here: {exc}")
             state = None
     if state is None:
-        return
+        return None
     if last_seq is not None and last_seq + 1 != max(chain, default=0):
         rep.fault(i, "chain", "the chain does not end with the packet of the last move")
     got = dump(state)
@@ -382,6 +460,15 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
         rep.fault(i, "final", f"the moves do not lead to the archive's final position ({', '.join(keys)} differ)")
     else:
         rep.passed("final")
+        return None if unanswered else steps
+    return None
+
+
+def _deal_packet(doc: Archive) -> int:
+    """The packet that shows the round's deal: the chain starts with the packet before it
+    (round 1: with packet 1 itself, the invitation comes before it)."""
+    start = min((link.seq for link in doc.chain), default=1)
+    return start if doc.round == 1 else start + 1
 
 
 def _check_envelope(rep: Report, i: int, m: ArchivedMove, key_at: Keys, chain: dict[int, str],

@@ -61,6 +61,7 @@ class Source:
     label: str
     archives: dict[tuple[str, int], dict[str, tuple[bytes, str]]] = field(default_factory=dict)
     packets: dict[str, dict[int, dict[str, str]]] = field(default_factory=dict)  # game -> seq -> hash -> origin
+    payloads: dict[str, bytes] = field(default_factory=dict)  # hash -> a packet's payload (for audits)
     rounds: dict[str, int] = field(default_factory=dict)  # game -> latest round a packet shows
     skipped: list[str] = field(default_factory=list)  # files that could not be read
 
@@ -77,6 +78,7 @@ class Source:
             self.rounds[game] = max(self.rounds.get(game, 0), doc.round)
         elif isinstance(doc, Packet):
             self.packets.setdefault(game, {}).setdefault(doc.seq, {}).setdefault(payload_hash(payload), origin)
+            self.payloads.setdefault(payload_hash(payload), payload)
             self.rounds[game] = max(self.rounds.get(game, 0), doc.round)
         elif isinstance(doc, Invitation):
             self.rounds.setdefault(game, 0)

@@ -1,0 +1,264 @@
+"""What the host told the table, checked against the round replayed from its archive.
+
+A packet carries the public table, the moves and events since the last packet, the round's
+result and each seat's sealed part. The archive proves the round (deal, moves, final
+position); this module checks every packet of the round against that proof, so a host that
+signs an honest archive but lied inside a packet (a goal shown as gold to one seat, false
+winners, a move it made itself for a silent seat passed off as the seat's own) is caught at
+the packet where it lied. With a seat's key, that seat's sealed parts are opened and checked
+too: only the seat can see what it was told.
+
+Packet p shows the table after every move that answered a packet before p: the round's deal
+packet shows step 0, the packet after the one move i answered shows step i, and a packet the
+host published for a seat handover (no move) shows the same step as the packet before it.
+The packet after the last move closes the round (`result`); its table is the next round's
+deal (checked by that round's audit as its step 0), or the final table when the game is over.
+
+The deadline fields are the host's word about the clock (when a packet is due, who is away):
+the replay cannot prove a time, so only what it can is checked (the deadline names the seat
+to move; `recent` lists this round's moves as they were made; `handovers` and `handover` are
+the archive's).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import msgspec
+
+from engine.events import Event
+from engine.game import standings_winners
+from engine.moves import parse as parse_move
+from engine.position import dump
+from engine.state import RoundState
+from engine.views import events_for, view
+from pbem.errors import PbemError
+from pbem.host.referee import round_result, seat_part
+from pbem.names import HOST
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import HandoverRecord, Packet, Part, PublicMove, open_as, parse, seal_info
+
+Keys = Callable[[str, int], "str | None"]  # (seat, packet) -> the key that seat held then
+
+
+@dataclass
+class Step:
+    state: RoundState  # the table after this step (step 0: the deal)
+    seat: str | None = None  # who moved (None for the deal)
+    text: str = ""  # the move's full text
+    events: list[Event] | None = None  # what the move caused (None: not known here)
+    n: int = 0  # the move's number in the round
+    answered: int = 0  # the packet the move answered
+    by: str | None = None  # "host" for a move the host made for the seat (timeout policy)
+    why: str | None = None
+
+    def public_move(self, round_no: int) -> PublicMove:
+        return PublicMove(round=round_no, n=self.n, seat=self.seat or "", text=str(parse_move(self.text).public()),
+                          by="host" if self.by == HOST else None, why=self.why)
+
+
+def _plain(obj: Any) -> Any:
+    """JSON-normalised (typed documents, tuples and lists compare alike)."""
+    return json.loads(json.dumps(msgspec.to_builtins(obj), sort_keys=True))
+
+
+def expected_part(state: RoundState, seat: str, events: list[Event] | None) -> dict[str, Any]:
+    part = _plain(seat_part(state, seat, events or []))
+    if events is None:  # not known here (the events that dealt this round are the last round's)
+        del part["events"]
+    return part
+
+
+@dataclass
+class PacketCheck:
+    """Checks the packets of one round; faults and passed checks go into the audit's Report."""
+
+    report: Any
+    game: str
+    round: int
+    host_key: str
+    secret: bytes
+    key_at: Keys
+    handovers: list[HandoverRecord] = field(default_factory=list)
+    seat: tuple[str, Identity] | None = None
+
+    def fault(self, seq: int, check: str, message: str) -> None:
+        self.report.fault_at_packet(seq, check, message)
+
+    def run(self, steps: list[Step], deal: int, payloads: dict[int, bytes], game_over: bool) -> None:
+        """`steps`: the deal then every move; `deal`: the packet showing the deal; `payloads`:
+        the packets found, by number."""
+        if not payloads:
+            self.report.notes.append(f"no packet files of round {self.round} in the source: what the host told "
+                                     "the table in its packets was not checked")
+            return
+        closing = steps[-1].answered + 1 if len(steps) > 1 else deal
+        missing = []
+        for seq in range(deal, closing + 1):
+            i = sum(1 for st in steps[1:] if st.answered < seq)  # the step this packet shows
+            payload = payloads.get(seq)
+            if payload is None:
+                missing.append(seq)
+                continue
+            doc = self._packet(seq, payload)
+            if doc is None:
+                continue
+            step = steps[i]
+            if seq == closing:
+                self._closing(seq, doc, step, game_over)
+            else:
+                self._table(seq, doc, step, i)
+            moved = [st for st in steps[1:] if st.answered == seq - 1]  # what happened since the packet before
+            if seq != deal or self.round == 1:  # a later round's deal packet closed the round before
+                self._moves(seq, doc, moved, steps)
+            # A packet with no move (a seat handover) seals the same table with no events.
+            told = step if moved or seq == deal else Step(step.state, events=[])
+            self._part(seq, doc, told, seq == closing and not game_over)
+        if missing:
+            self.report.notes.append(f"packets {_ranges(missing)} of round {self.round} are not in the source: "
+                                     "what the host told the table in them was not checked")
+
+    def _packet(self, seq: int, payload: bytes) -> Packet | None:
+        try:
+            packet = parse("packet", payload).expect(Packet)
+        except PbemError as exc:
+            self.fault(seq, "packet", f"the packet is unusable: {exc}")
+            return None
+        if packet.signer.encode() != self.host_key:
+            self.fault(seq, "packet", "the packet is not signed by the game's host")
+            return None
+        if packet.game != self.game or packet.doc.seq != seq:
+            self.fault(seq, "packet", f"the packet is packet {packet.doc.seq} of game {packet.game}")
+            return None
+        return packet.doc
+
+    def _table(self, seq: int, doc: Packet, step: Step, i: int) -> None:
+        """A packet during the round: its phase, number, whose turn, deadline and public table."""
+        state = step.state
+        want_phase = "round-over" if i == 0 and self.round > 1 else "playing"
+        wrong = []
+        if doc.phase != want_phase:
+            wrong.append(f"its phase is {doc.phase!r}, not {want_phase!r}")
+        if doc.round != self.round:
+            wrong.append(f"it says round {doc.round}, not {self.round}")
+        if doc.to_move != state.player:
+            wrong.append(f"it says {doc.to_move} is to move, but it is {state.player}")
+        if doc.deadline is not None and doc.deadline.seat != state.player:
+            wrong.append(f"its deadline is {doc.deadline.seat}'s, but {state.player} is to move")
+        wrong += _differences("the public table", _plain(doc.public), _plain(dump(view(state, None))))
+        self._say(seq, "table", wrong, f"after move {i}" if i else "at the deal")
+
+    def _closing(self, seq: int, doc: Packet, final: Step, game_over: bool) -> None:
+        """The packet that ends the round: its result (winners, payout, gold...) and standings."""
+        wrong = []
+        want_phase = "game-over" if game_over else "round-over"
+        if doc.phase != want_phase:
+            wrong.append(f"its phase is {doc.phase!r}, not {want_phase!r}")
+        expected = _plain(round_result(final.state, self.secret))
+        if doc.result is None:
+            wrong.append("it holds no result of the round")
+        else:
+            wrong += _differences("the result", _plain(doc.result), expected)
+        if game_over:
+            standings = {"gold": final.state.gold, "winners": standings_winners(final.state.gold)}
+            wrong += _differences("the standings", _plain(doc.standings), _plain(standings))
+            wrong += _differences("the public table", _plain(doc.public), _plain(dump(view(final.state, None))))
+        elif doc.round != self.round + 1:
+            wrong.append(f"it says round {doc.round}, not {self.round + 1} (the next round's deal)")
+        self._say(seq, "result", wrong, "closing the round")
+
+    def _moves(self, seq: int, doc: Packet, moved: list[Step], steps: list[Step]) -> None:
+        """The moves and public events the packet reports (who made each: the seat, or the host
+        for it), its list of recent moves, and the seat handovers so far."""
+        wrong = _differences("the moves", _plain(doc.moves), _plain([st.public_move(self.round) for st in moved]))
+        caused = moved[-1].events if moved else []
+        if caused is not None:
+            wrong += _differences("the events", _plain(doc.events), _plain(events_for(caused, None)))
+        by_n = {st.n: st for st in steps[1:]}
+        for m in doc.recent or []:
+            if m.round != self.round:
+                continue  # a move of an earlier round: that round's audit has it
+            st = by_n.get(m.n)
+            if st is None or st.answered >= seq:
+                wrong.append(f"its recent moves list move {m.n}, which was not made before this packet")
+                continue
+            expected = {**_plain(st.public_move(self.round)), "seq": st.answered}
+            wrong += _differences(f"recent move {m.n}", _plain(m), expected)
+        handed = [h for h in self.handovers if h.at <= seq]
+        if (doc.handovers or []) != handed:
+            wrong.append(f"it lists {len(doc.handovers or [])} seat handovers, the archive {len(handed)} by then")
+        now = next((h.seat for h in handed if h.at == seq), None)
+        if doc.handover != now:
+            wrong.append(f"it says {doc.handover or 'no seat'} was handed over here, the archive {now or 'none'}")
+        self._say(seq, "moves", wrong, f"after move {moved[-1].n}" if moved else "with no move")
+
+    def _part(self, seq: int, doc: Packet, step: Step, closing_round: bool) -> None:
+        """The seat's sealed part: its role, hand, knowledge and private events."""
+        if self.seat is None:
+            return
+        name, identity = self.seat
+        if self.key_at(name, seq) != identity.public.encode():
+            return  # the seat was held by another key at this packet
+        sealed = doc.parts.get(name)
+        if sealed is None:
+            self.fault(seq, "part", f"the packet holds no part for {name}")
+            return
+        try:
+            part = open_as(Part, sealed, identity, seal_info(self.game, seq, HOST, name, "part"))
+        except PbemError as exc:
+            self.fault(seq, "part", f"{name}'s part does not open: {exc}")
+            return
+        # The part of the packet closing a round shows the next round's hand; here only its
+        # events belong to this round (the next round's audit checks the rest as its deal).
+        expected = expected_part(step.state, name, step.events)
+        if closing_round:
+            expected = {k: v for k, v in expected.items() if k == "events"}
+        got = {k: v for k, v in _plain(part).items() if k in expected}
+        wrong = _differences(f"what {name} was told", got, expected)
+        self._say(seq, "part", wrong, f"in {name}'s sealed part")
+        if not wrong:
+            self.report.passed("part")
+
+    def _say(self, seq: int, check: str, wrong: list[str], where: str) -> None:
+        if wrong:
+            self.fault(seq, check, f"{where}, the packet differs from the replay: {'; '.join(wrong)}")
+        else:
+            self.report.passed(f"packet-{check}")
+
+
+def _differences(what: str, got: Any, expected: Any) -> list[str]:
+    """Which keys differ, with the values where they are short (a goal, a winner list...)."""
+    if got == expected:
+        return []
+    if isinstance(got, dict) and isinstance(expected, dict):
+        out = []
+        for key in sorted(set(got) | set(expected)):
+            g, e = got.get(key), expected.get(key)
+            if g == e:
+                continue
+            if isinstance(g, dict) and isinstance(e, dict):
+                inner = sorted(k for k in set(g) | set(e) if g.get(k) != e.get(k))
+                out.append(f"{what}: {key} ({', '.join(map(str, inner))})")
+            else:
+                out.append(f"{what}: {key} is {_short(g)}, the replay has {_short(e)}")
+        return out
+    return [f"{what} is {_short(got)}, the replay has {_short(expected)}"]
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _ranges(numbers: list[int]) -> str:
+    """[3, 4, 5, 9] -> '3-5, 9'."""
+    out: list[str] = []
+    start = prev = numbers[0]
+    for n in numbers[1:] + [-1]:
+        if n != prev + 1:
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+            start = n
+        prev = n
+    return ", ".join(out)

@@ -1,0 +1,184 @@
+"""Issues 17.6 and 17.8: a host that lies inside its packets is caught at the packet where it
+lied, and an audit is anchored to the invitation the auditor joined.
+
+The lying host is the real host with two lies added: it tells the first seat that looks at a
+goal with a map the opposite of what it showed (gold for stone, stone for gold), and it
+announces the wrong winners. It signs an
+honest archive, so the archive alone passes; the packets do not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pbem_helpers import PASS, Table, make_table, play_until
+
+from engine.bots import RandomBot
+from engine.rules import legal_moves
+from pbem.host import referee as H
+from pbem.protocol.documents import parse, read_blocks, unb64
+from pbem.seat import player as P
+
+SEATS = ["ann", "bob", "cat", "dan"]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _audit(*args: str, home: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": PASS.decode(), "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "pbem.cli", "audit", *args], env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _flip(card: str) -> str:
+    return "goal-stone-ne" if card == "goal-gold" else "goal-gold"
+
+
+def _lying_part(real, target: list[str]):
+    def part(state, seat, events):
+        out = json.loads(json.dumps(real(state, seat, events)))
+        if not target and any(f[0] == "map" for f in out["knowledge"]):
+            target.append(seat)
+        if target and seat == target[0]:
+            for fact in out["knowledge"]:
+                if fact[0] == "map":
+                    fact[2] = _flip(fact[2])
+            for e in out["events"]:
+                if e.get("event") == "map":
+                    e["card"] = _flip(e["card"])
+        return out
+    return part
+
+
+def _lying_result(real):
+    def result(state, secret):
+        out = real(state, secret)
+        out["winners"] = [p for p in state.players if p not in state.winners]
+        return out
+    return result
+
+
+@dataclass
+class Lied:
+    table: Table
+    target: str  # the seat lied to about its map
+
+
+@pytest.fixture(scope="module")
+def lied(tmp_path_factory) -> Lied:
+    """Round 1 played by bots through a lying host; every bot plays a map whenever it can."""
+    target: list[str] = []
+    mp = pytest.MonkeyPatch()
+    mp.setattr(H, "seat_part", _lying_part(H.seat_part, target))
+    mp.setattr(H, "round_result", _lying_result(H.round_result))
+    try:
+        table = make_table(tmp_path_factory.mktemp("liar"), SEATS)
+        bots = {s: RandomBot(f"7-{s}") for s in SEATS}
+        for _ in range(2000):
+            _, packet = table.latest()
+            if packet.doc["round"] > 1:
+                break
+            seat = packet.doc["to_move"]
+            sp = P.open_packet(packet, table.ids[seat], table.homes[seat])
+            maps = [m for m in legal_moves(sp.view) if str(m).startswith("play map")]
+            move = maps[0] if maps else bots[seat].choose(sp.view)
+            table.apply_file(table.move_file(seat, str(move), packet))
+    finally:
+        mp.undo()
+    assert target, "nobody played a map in round 1"
+    return Lied(table, target[0])
+
+
+def _first_lie(table: Table, seat: str) -> int:
+    """The packet right after the seat's first map: the first that lies to it."""
+    archive = read_blocks(table.host.archives()[1])[0]
+    first = next(m for m in archive.doc["moves"] if m["seat"] == seat and m["text"].startswith("play map"))
+    return int(parse("move", unb64(first["envelope"], "e")).doc["seq"]) + 1
+
+
+def _closing(table: Table) -> int:
+    archive = read_blocks(table.host.archives()[1])[0]
+    return int(archive.doc["chain"][-1]["seq"])
+
+
+def test_a_lie_in_a_seats_part_is_caught_by_that_seat_at_its_packet(lied: Lied) -> None:
+    table, who = lied.table, lied.target
+    folder, first = table.root / "out", _first_lie(table, who)
+    run = _audit(str(folder), "--round", "1", "--as", who, home=table.homes[who])
+    assert run.returncode == 8, run.stdout + run.stderr
+    faults = [line for line in run.stdout.splitlines() if line.startswith("FAULT")]
+    part_faults = [f for f in faults if f"in {who}'s sealed part" in f]
+    assert part_faults[0].startswith(f"FAULT round 1 packet {first}: in {who}'s sealed part, the packet differs "
+                                     f"from the replay: what {who} was told: events is")
+    assert "knowledge is" in part_faults[0] and "goal-" in part_faults[0]
+    # Every later packet of the round repeats the lie (the seat's knowledge), and says so.
+    lied_packets = sorted({int(f.split()[4].rstrip(":")) for f in part_faults})
+    assert lied_packets[0] == first and lied_packets == list(range(first, lied_packets[-1] + 1))
+    assert run.stderr.startswith("error: audit failed")
+    # Another seat was told the truth: its audit finds only the public lie (the winners).
+    other = next(s for s in SEATS if s != who)
+    run = _audit(str(folder), "--round", "1", "--as", other, home=table.homes[other])
+    assert run.returncode == 8 and "sealed part" not in run.stdout and "winners is" in run.stdout
+
+
+def test_false_winners_are_caught_by_every_audit_at_the_closing_packet(lied: Lied) -> None:
+    lied_table = lied.table
+    closing = _closing(lied_table)
+    run = _audit(str(lied_table.root / "out"), "--round", "1", "--json", home=lied_table.homes["cat"])
+    assert run.returncode == 8
+    report = json.loads(run.stdout)
+    assert report["anchored"] is True
+    faults = report["rounds"][0]["faults"]
+    assert [(f["packet"], f["check"]) for f in faults] == [(closing, "result")]
+    assert "winners is" in faults[0]["message"]
+    # The host's own database holds the same lying packets: the audit there says so too.
+    db = _audit(str(lied_table.root / "game.db"), "--round", "1", home=lied_table.homes["cat"])
+    assert db.returncode == 8 and f"FAULT round 1 packet {closing}: closing the round" in db.stdout
+
+
+def test_an_honest_host_passes_with_parts_checked(tmp_path: Path) -> None:
+    table = make_table(tmp_path, ["ann", "bob", "cat"])
+    play_until(table, lambda p: p.doc["round"] > 1, seed=2)
+    run = _audit(str(tmp_path / "out"), "--round", "1", "--as", "ann", home=table.homes["ann"])
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "of ann's sealed parts opened and checked" in run.stdout and "anchored to the invitation you joined" in run.stdout
+    assert "packets' tables" in run.stdout and run.stderr == ""
+
+
+# --- 17.8 anchoring ------------------------------------------------------------------------
+
+
+def test_a_forged_archive_with_other_keys_fails_against_the_joined_invitation(lied: Lied, tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    real = lied.table
+    real_game = real.host.game_id()
+    real_urandom = os.urandom
+    # The forger makes a whole game of its own under the same game id, with its own keys.
+    monkeypatch.setattr(H.os, "urandom", lambda n: bytes.fromhex(real_game[-8:]) if n == 4 else real_urandom(n))
+    forged = make_table(tmp_path / "forger", ["ann", "bob", "cat"])
+    monkeypatch.undo()
+    assert forged.host.game_id() == real_game
+    play_until(forged, lambda p: p.doc["round"] > 1, seed=4)
+    archive = tmp_path / "forged-r1.pbem"
+    archive.write_text(forged.host.archives()[1])
+    # Alone, the forged archive agrees with itself; the audit says it is not anchored.
+    empty = tmp_path / "stranger-home"
+    run = _audit(str(archive), home=empty)
+    assert run.returncode == 0 and "audit ok" in run.stdout
+    assert run.stderr.startswith("warning: not anchored: you did not join game " + real_game)
+    # ann joined the real game: against her invitation, the forgery fails.
+    run = _audit(str(archive), home=real.homes["ann"])
+    assert run.returncode == 8, run.stdout + run.stderr
+    assert "FAULT round 1 archive: the archive holds another invitation than the one you trust" in run.stdout
+    assert "this is not the game you joined" in run.stdout and "warning" not in run.stderr
+    # So does a stranger who was given the real invitation.
+    run = _audit(str(archive), "--invitation", str(real.root / "invitation.pbem"), home=empty)
+    assert run.returncode == 8 and "another invitation than the one you trust" in run.stdout
+    # --as without any invitation to trust is a usage error.
+    run = _audit(str(archive), "--as", "ann", home=empty)
+    assert run.returncode == 2 and run.stderr.startswith("error: --as needs the invitation")
