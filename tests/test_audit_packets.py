@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 import pytest
 from pbem_helpers import PASS, Table, make_table, play_until
 
@@ -41,16 +42,13 @@ def _flip(card: str) -> str:
 
 def _lying_part(real, target: list[str]):
     def part(state, seat, events):
-        out = json.loads(json.dumps(real(state, seat, events)))
-        if not target and any(f[0] == "map" for f in out["knowledge"]):
+        out = real(state, seat, events)
+        if not target and any(f[0] == "map" for f in out.knowledge):
             target.append(seat)
         if target and seat == target[0]:
-            for fact in out["knowledge"]:
-                if fact[0] == "map":
-                    fact[2] = _flip(fact[2])
-            for e in out["events"]:
-                if e.get("event") == "map":
-                    e["card"] = _flip(e["card"])
+            knowledge = [[f[0], f[1], _flip(f[2])] if f[0] == "map" else f for f in out.knowledge]
+            told = [{**e, "card": _flip(e["card"])} if e.get("event") == "map" else e for e in out.events]
+            return msgspec.structs.replace(out, knowledge=knowledge, events=told)
         return out
     return part
 
@@ -58,8 +56,7 @@ def _lying_part(real, target: list[str]):
 def _lying_result(real):
     def result(state, secret):
         out = real(state, secret)
-        out["winners"] = [p for p in state.players if p not in state.winners]
-        return out
+        return msgspec.structs.replace(out, winners=[p for p in state.players if p not in state.winners])
     return result
 
 
@@ -81,9 +78,9 @@ def lied(tmp_path_factory) -> Lied:
         bots = {s: RandomBot(f"7-{s}") for s in SEATS}
         for _ in range(2000):
             _, packet = table.latest()
-            if packet.doc["round"] > 1:
+            if packet.doc.round > 1:
                 break
-            seat = packet.doc["to_move"]
+            seat = packet.doc.to_move
             sp = P.open_packet(packet, table.ids[seat], table.homes[seat])
             maps = [m for m in legal_moves(sp.view) if str(m).startswith("play map")]
             move = maps[0] if maps else bots[seat].choose(sp.view)
@@ -97,13 +94,13 @@ def lied(tmp_path_factory) -> Lied:
 def _first_lie(table: Table, seat: str) -> int:
     """The packet right after the seat's first map: the first that lies to it."""
     archive = read_blocks(table.host.archives()[1])[0]
-    first = next(m for m in archive.doc["moves"] if m["seat"] == seat and m["text"].startswith("play map"))
-    return int(parse("move", unb64(first["envelope"], "e")).doc["seq"]) + 1
+    first = next(m for m in archive.doc.moves if m.seat == seat and m.text.startswith("play map"))
+    return parse("move", unb64(first.envelope, "e")).doc.seq + 1
 
 
 def _closing(table: Table) -> int:
     archive = read_blocks(table.host.archives()[1])[0]
-    return int(archive.doc["chain"][-1]["seq"])
+    return archive.doc.chain[-1].seq
 
 
 def test_a_lie_in_a_seats_part_is_caught_by_that_seat_at_its_packet(lied: Lied) -> None:
@@ -143,7 +140,7 @@ def test_false_winners_are_caught_by_every_audit_at_the_closing_packet(lied: Lie
 
 def test_an_honest_host_passes_with_parts_checked(tmp_path: Path) -> None:
     table = make_table(tmp_path, ["ann", "bob", "cat"])
-    play_until(table, lambda p: p.doc["round"] > 1, seed=2)
+    play_until(table, lambda p: p.doc.round > 1, seed=2)
     run = _audit(str(tmp_path / "out"), "--round", "1", "--as", "ann", home=table.homes["ann"])
     assert run.returncode == 0, run.stdout + run.stderr
     assert "of ann's sealed parts opened and checked" in run.stdout and "anchored to the invitation you joined" in run.stdout
@@ -163,7 +160,7 @@ def test_a_forged_archive_with_other_keys_fails_against_the_joined_invitation(li
     forged = make_table(tmp_path / "forger", ["ann", "bob", "cat"])
     monkeypatch.undo()
     assert forged.host.game_id() == real_game
-    play_until(forged, lambda p: p.doc["round"] > 1, seed=4)
+    play_until(forged, lambda p: p.doc.round > 1, seed=4)
     archive = tmp_path / "forged-r1.pbem"
     archive.write_text(forged.host.archives()[1])
     # Alone, the forged archive agrees with itself; the audit says it is not anchored.
@@ -182,3 +179,65 @@ def test_a_forged_archive_with_other_keys_fails_against_the_joined_invitation(li
     # --as without any invitation to trust is a usage error.
     run = _audit(str(archive), "--as", "ann", home=empty)
     assert run.returncode == 2 and run.stderr.startswith("error: --as needs the invitation")
+
+
+# --- moves the host made for a silent seat (deadlines, --on-timeout) -------------------------
+
+
+@pytest.mark.slow
+def test_moves_made_by_the_host_audit_clean_and_a_packet_hiding_one_is_caught(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Round 1: every fifth turn the seat is silent and the host discards for it on timeout;
+    the audit (with ann's parts) passes. Round 2: the host also passes its own moves off as the
+    seats' in its packets (no `by: host`): caught at each such packet, and only there."""
+    from pbem.host import timekeeper
+    from pbem.host.clock import FakeClock
+    from pbem.host.deadlines import Timing
+    from pbem.protocol.documents import PublicMove
+    from pbem.replay.audit import Trust, audit_source
+    from pbem.replay.rounds import open_source
+    from pbem.seat.home import load_invitation
+
+    table = make_table(tmp_path, ["ann", "bob", "cat"])
+    table.host.close()
+    clock = FakeClock()
+    table.host = H.Host(tmp_path / "game.db", table.ids["referee"], clock)
+    timekeeper.set_timing(table.host, Timing(deadline=3600, on_timeout="discard"))
+    bots = {s: RandomBot(f"9-{s}") for s in table.seats}
+    timed_out: dict[int, list[int]] = {1: [], 2: []}  # round -> packets published after a host move
+
+    def play_round(round_no: int) -> None:
+        for turn in range(2000):
+            _, packet = table.latest()
+            if packet.doc.round > round_no or packet.doc.phase == "game-over":
+                return
+            if turn % 5 == 4:
+                clock.advance(3601)  # nobody answers: the deadline passes
+                assert any(o.kind == "applied" for o in table.host.tick())
+                timed_out[round_no].append(packet.doc.seq + 1)
+                continue
+            seat = packet.doc.to_move
+            sp = P.open_packet(packet, table.ids[seat], table.homes[seat])
+            table.apply_file(table.move_file(seat, str(bots[seat].choose(sp.view)), packet))
+            clock.advance(60)
+        raise AssertionError("the round did not end")
+
+    play_round(1)
+    real = PublicMove
+    monkeypatch.setattr(H, "PublicMove", lambda **kw: real(**{**kw, "by": None, "why": None}))
+    play_round(2)
+    monkeypatch.undo()
+    game = table.host.game_id()
+    trust = Trust(load_invitation(table.homes["ann"], game), "ann's invitation", ("ann", table.ids["ann"]))
+    one, two = audit_source(open_source(str(tmp_path / "game.db")), game, [1, 2], trust)
+    assert one.ok, [f.line() for f in one.faults]
+    assert one.counts["host-move"] == len(timed_out[1]) > 0
+    assert one.counts["packet-moves"] >= one.moves and one.counts["part"] >= one.moves
+    assert sum("played by the host for" in n for n in one.notes) == len(timed_out[1])
+    # the archive of round 2 is honest; its packets are not, exactly where the host moved
+    assert {f.check for f in two.faults} == {"moves"}, [f.line() for f in two.faults]
+    closing = max(link.seq for link in read_blocks(table.host.archives()[2])[0].doc.chain)
+    lied_at = [seq for seq in timed_out[2] if seq <= closing]
+    assert sorted(f.packet for f in two.faults) == lied_at
+    for f in two.faults:  # the packet's move has no `by`; the replay's (from the archive) is the host's
+        assert "the moves is" in f.message and 'the replay has [{"by": "host"' in f.message, f.message

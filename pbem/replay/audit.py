@@ -444,7 +444,7 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
         try:
             events = apply_move(state, m.text)
             rep.passed("engine")
-            steps.append(Step(state.copy(), m.seat, m.text, events, n=i, answered=seq, by=m.by, why=m.why))
+            steps.append(Step(state.copy(), m.seat, m.text, events, n=i, answered=seq or 0, by=m.by, why=m.why))
         except MoveError as exc:
             rep.fault(i, "engine", f"{m.text!r} is illegal here: {exc}")
             state = None

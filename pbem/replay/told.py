@@ -109,7 +109,7 @@ class PacketCheck:
             if seq == closing:
                 self._closing(seq, doc, step, game_over)
             else:
-                self._table(seq, doc, step, i)
+                self._table(seq, doc, step, i, dealt_here=seq == deal)
             moved = [st for st in steps[1:] if st.answered == seq - 1]  # what happened since the packet before
             if seq != deal or self.round == 1:  # a later round's deal packet closed the round before
                 self._moves(seq, doc, moved, steps)
@@ -134,10 +134,12 @@ class PacketCheck:
             return None
         return packet.doc
 
-    def _table(self, seq: int, doc: Packet, step: Step, i: int) -> None:
-        """A packet during the round: its phase, number, whose turn, deadline and public table."""
+    def _table(self, seq: int, doc: Packet, step: Step, i: int, dealt_here: bool) -> None:
+        """A packet during the round: its phase, number, whose turn, deadline and public table
+        (`dealt_here`: the packet that showed the deal, in rounds 2 and 3 the one closing the
+        round before)."""
         state = step.state
-        want_phase = "round-over" if i == 0 and self.round > 1 else "playing"
+        want_phase = "round-over" if dealt_here and self.round > 1 else "playing"
         wrong = []
         if doc.phase != want_phase:
             wrong.append(f"its phase is {doc.phase!r}, not {want_phase!r}")
