@@ -27,11 +27,14 @@ from pbem.protocol.crypto import Identity, PublicKey, canonical_json, verify
 from pbem.protocol.documents import (
     SIG_LEN,
     Archive,
+    Handover,
     Invitation,
     Join,
     Move,
+    Notice,
     Packet,
     Part,
+    Request,
     SealedMove,
     move_commitment,
     open_as,
@@ -109,7 +112,8 @@ def test_armour_written_tolerated_and_refused() -> None:
 
 
 DOCUMENTS = {"invitation.pbem": Invitation, "join.pbem": Join, "packet.pbem": Packet, "move.pbem": Move,
-             "archive.pbem": Archive}
+             "archive.pbem": Archive, "notice.pbem": Notice, "request.pbem": Request, "handover.pbem": Handover,
+             "packet-deadline.pbem": Packet, "move-by-host.pbem": Move, "archive-deadline.pbem": Archive}
 
 
 @pytest.mark.parametrize("name", sorted(DOCUMENTS))
@@ -141,7 +145,32 @@ def test_the_sealed_parts_of_the_packet_and_the_move_open_to_canonical_documents
     assert move_commitment(unb64(sealed.nonce, "nonce"), sealed.move) == move.commit
 
 
-def test_the_archive_audits_clean() -> None:
-    archive = read_blocks((V / "archive.pbem").read_text(encoding="utf-8"))[-1]
+@pytest.mark.parametrize("name", ["archive.pbem", "archive-deadline.pbem"])
+def test_the_archive_audits_clean(name: str) -> None:
+    archive = read_blocks((V / name).read_text(encoding="utf-8"))[-1]
     report = audit(archive.payload)
     assert report.ok, [f.line() for f in report.faults]
+
+
+def test_the_deadline_vectors_hold_every_deadline_field() -> None:
+    """The round with deadlines: bob's away request, cat's late notice and the host's discard
+    for cat, bob's seat handed to dan's key; the fields are pinned by the vectors above."""
+    def doc(name: str):
+        return read_blocks((V / name).read_text(encoding="utf-8"))[-1].doc
+
+    request, notice, handover = doc("request.pbem"), doc("notice.pbem"), doc("handover.pbem")
+    assert (request.action, request.seat, request.until) == ("away", "bob", "2026-12-03T00:00:00+00:00")
+    assert (notice.notice, notice.seat, notice.missed) == ("late", "cat", 1) and notice.due and notice.until is None
+    assert handover.key == KEYS["dan"]["line"] and handover.signer == KEYS["referee"]["line"]
+    move = doc("move-by-host.pbem")
+    assert (move.seat, move.by, move.why, move.signer) == ("cat", "host", "timeout", KEYS["referee"]["line"])
+    packet = doc("packet-deadline.pbem")
+    assert packet.handover == "bob" and packet.moves == [] and packet.deadline is not None
+    assert packet.deadline.seat == packet.to_move == "bob" and packet.deadline.on_timeout == "discard"
+    assert [h.key for h in packet.handovers or []] == [KEYS["dan"]["line"]]
+    assert any(m.by == "host" and m.seat == "cat" for m in packet.recent or [])
+    assert "dan" not in packet.parts and packet.parts.keys() == {"ann", "bob", "cat"}
+    # the part of the handed seat opens with dan's key, not bob's
+    open_as(Part, packet.parts["bob"], _identity("dan"), seal_info(packet.game, packet.seq, HOST, "bob", "part"))
+    archive = doc("archive-deadline.pbem")
+    assert [m.why for m in archive.moves if m.by == "host"] == ["timeout"] and archive.handovers == packet.handovers

@@ -29,13 +29,17 @@ from engine.chance import SeededChance  # noqa: E402
 from engine.position import dump  # noqa: E402
 from engine.state import deal  # noqa: E402
 from pbem.host import referee as H  # noqa: E402
+from pbem.host import timekeeper  # noqa: E402
+from pbem.host.clock import FakeClock  # noqa: E402
+from pbem.host.deadlines import Timing  # noqa: E402
 from pbem.protocol import fairness  # noqa: E402
 from pbem.protocol.armor import armor  # noqa: E402
 from pbem.protocol.crypto import Identity, canonical_json  # noqa: E402
-from pbem.protocol.documents import read_blocks, unb64  # noqa: E402
+from pbem.protocol.documents import parse, read_blocks, unb64  # noqa: E402
 from pbem.seat import player as P  # noqa: E402
+from pbem.seat.home import invitation_path  # noqa: E402
 
-NAMES = ["referee", "ann", "bob", "cat"]
+NAMES = ["referee", "ann", "bob", "cat", "dan"]  # dan holds no seat until the deadlines game hands him one
 
 
 def identity(name: str) -> Identity:
@@ -126,7 +130,7 @@ def armor_vectors() -> dict:
 
 def documents() -> dict:
     ids = {n: identity(n) for n in NAMES}
-    seats = NAMES[1:]
+    seats = NAMES[1:4]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         homes = {n: root / f"home-{n}" for n in NAMES}
@@ -152,13 +156,66 @@ def documents() -> dict:
         archive = host.archives()[1]
         host.close()
     files = {"invitation.pbem": inv.armored(), "join.pbem": joins["ann"].armored(), "packet.pbem": packet1,
-             "move.pbem": first_move.armored(), "archive.pbem": archive}
+             "move.pbem": first_move.armored(), "archive.pbem": archive, **deadline_documents(ids)}
     for name, text in files.items():
         (HERE / name).write_text(text, encoding="utf-8")
     out = {name: {"hash": read_blocks(text)[-1].hash, "bytes": len(text.encode())} for name, text in files.items()}
     # the padded sizes of the sealed boxes (docs/protocol.md, "Padding")
     out["packet.pbem"]["sealed_part_bytes"] = sorted({len(unb64(v, "part")) for v in read_blocks(packet1)[0].doc.parts.values()})
     out["move.pbem"]["sealed_move_bytes"] = len(unb64(first_move.doc.sealed, "move"))
+    return out
+
+
+def deadline_documents(ids: dict[str, Identity]) -> dict[str, str]:
+    """A round with deadlines (docs/protocol.md, "Deadlines"): bob asks to be away, cat is
+    silent and the host discards for it on timeout, then the host hands bob's seat to dan."""
+    seats = ["ann", "bob", "cat"]
+    keys = {s: ids[s] for s in seats}
+    clock = FakeClock("2026-12-01T12:00:00+00:00")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        homes = {n: root / f"home-{n}" for n in NAMES}
+        inv = H.create_game(root / "game.db", "timed", ids["referee"], "classic", [(s, ids[s].public) for s in seats],
+                            [], timing=Timing(deadline=3600, on_timeout="discard").to_config(), clock=clock)
+        host = H.Host(root / "game.db", ids["referee"], clock)
+        for s in seats:
+            host.accept(read_blocks(P.join(inv, ids[s], homes[s]).armored())[0])
+        request = P.make_request(inv, "bob", ids["bob"], "away", until="2026-12-03T00:00:00+00:00")
+        host.accept(request)
+        bots = {s: RandomBot(f"vector-timed-{s}") for s in seats}
+        out: dict[str, str] = {"request.pbem": request.armored()}
+        while True:
+            seq, armored = host.packets()[-1]
+            packet = read_blocks(armored)[0]
+            if packet.doc.phase != "playing":
+                break
+            seat = packet.doc.to_move
+            if seat == "cat" and "notice.pbem" not in out:
+                clock.advance(3601)  # cat is silent: late, then the host discards for it
+                host.tick()
+                notice = next(r for _, r in timekeeper.notices(host) if r.kind == "late")
+                out["notice.pbem"] = notice.armored
+                continue
+            if seat == "bob" and "handover.pbem" not in out and "notice.pbem" in out:
+                handover = timekeeper.reseat_document(host, "bob", ids["dan"].public)
+                host.accept(handover)
+                out["handover.pbem"] = handover.armored()
+                keys["bob"] = ids["dan"]
+                homes["bob"] = homes["dan"]  # dan's key home trusts the invitation too (as `folder` does)
+                anchor = invitation_path(homes["dan"], inv.game)
+                anchor.parent.mkdir(parents=True)
+                anchor.write_text(inv.armored())
+                continue
+            if "handover.pbem" in out and "packet-deadline.pbem" not in out:
+                out["packet-deadline.pbem"] = armored
+            sp = P.open_packet(packet, keys[seat], homes[seat])
+            host.accept(read_blocks(P.make_move(sp, str(bots[seat].choose(sp.view))).armored())[0])
+            clock.advance(600)
+        archive = host.archives()[1]
+        by_host = next(m for m in read_blocks(archive)[0].doc.moves if m.by == "host")
+        out["move-by-host.pbem"] = parse("move", unb64(by_host.envelope, "move")).armored()
+        out["archive-deadline.pbem"] = archive
+        host.close()
     return out
 
 
