@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pbem.cli.keys import HomeOpt, JsonOpt
-from pbem.cli.play import AsOpt, DbOpt, OutOpt, PassOpt, game_app, identity_named, out_dir, write_packets
+from pbem.cli.keys import JsonOpt
+from pbem.cli.options import Keys, grouped
+from pbem.cli.play import DbOpt, OutOpt, game_app, out_dir, write_packets
 from pbem.errors import UsageError
 from pbem.host.paths import db_path
 from pbem.seat.home import key_home
@@ -72,19 +73,20 @@ def timing_words(t: dict[str, Any] | None) -> str:
             f"absent after {t.get('absent_after', 2)} missed; reminders: {', '.join(t.get('reminders') or []) or 'none'}")
 
 
-def _host(game: str, db: Path | None, home: Path | None, as_name: str | None, passphrase_file: Path | None):
+def _host(game: str, db: Path | None, keys: Keys):
     """The game's host, unlocked with the host's key (or the key --as names, which must be it)."""
     from pbem.host.referee import Host
 
     host = Host(db_path(game, db))
     try:
-        host.identity = identity_named(home, as_name or host.host_name(), passphrase_file)
+        host.identity = keys.identity(keys.as_name or host.host_name())
     except BaseException:
         host.close()
         raise
     return host
 
 
+@grouped
 def game_config(
     game: GameArg,
     deadline: DeadlineOpt = None,
@@ -94,9 +96,7 @@ def game_config(
     absent_after: AbsentOpt = None,
     remind: RemindOpt = [],
     db: DbOpt = None,
-    as_name: AsOpt = None,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
+    keys: Keys = Keys(),
     as_json: JsonOpt = False,
 ) -> None:
     """Host: show or change the deadline rules (`--deadline none` turns them off).
@@ -105,7 +105,7 @@ def game_config(
     """
     from pbem.host import timekeeper
 
-    host = _host(game, db, home, as_name, passphrase_file)
+    host = _host(game, db, keys)
     try:
         changes = (deadline, grace, days, on_timeout, absent_after)
         if any(x is not None for x in changes) or remind:
@@ -118,24 +118,24 @@ def game_config(
     typer.echo(json.dumps(now, indent=2) if as_json else timing_words(now))
 
 
-def game_pause(game: GameArg, db: DbOpt = None, as_name: AsOpt = None, home: HomeOpt = None,
-               passphrase_file: PassOpt = None) -> None:
+@grouped
+def game_pause(game: GameArg, db: DbOpt = None, keys: Keys = Keys()) -> None:
     """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
     from pbem.host import timekeeper
 
-    host = _host(game, db, home, as_name, passphrase_file)
+    host = _host(game, db, keys)
     try:
         typer.echo(timekeeper.pause(host).message)
     finally:
         host.close()
 
 
-def game_resume(game: GameArg, db: DbOpt = None, as_name: AsOpt = None, home: HomeOpt = None,
-                passphrase_file: PassOpt = None) -> None:
+@grouped
+def game_resume(game: GameArg, db: DbOpt = None, keys: Keys = Keys()) -> None:
     """Host: resume a paused game; the time that was left is left again."""
     from pbem.host import timekeeper
 
-    host = _host(game, db, home, as_name, passphrase_file)
+    host = _host(game, db, keys)
     try:
         typer.echo(timekeeper.resume(host).message)
     finally:
@@ -149,15 +149,14 @@ def _public_key(text: str, home: Path | None):
     return PublicKey.decode(text) if text.startswith("pbem1") else keys.load_public(key_home(home), text)
 
 
+@grouped
 def game_reseat(
     game: GameArg,
     seat: Annotated[str, typer.Argument(help="The seat to hand over.")],
     key: Annotated[str, typer.Option("--key", help="The new player's public key line (pbem1...).")],
     db: DbOpt = None,
     out: Annotated[Path | None, typer.Option("--out", help="Where packets go (default saves/GAME/out/).")] = None,
-    as_name: AsOpt = None,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
+    keys: Keys = Keys(),
 ) -> None:
     """Host: give SEAT to a new player's key, mid-game.
 
@@ -166,9 +165,9 @@ def game_reseat(
     """
     from pbem.host import timekeeper
 
-    host = _host(game, db, home, as_name, passphrase_file)
+    host = _host(game, db, keys)
     try:
-        new = _public_key(key, home)
+        new = _public_key(key, keys.home)
         document = timekeeper.reseat_document(host, seat.lower(), new)
         typer.echo(host.accept(document).message)
         write_packets(host, out or out_dir(db_path(game, db)))
@@ -179,8 +178,7 @@ def game_reseat(
 # --- players ---------------------------------------------------------------------------------
 
 
-def _submit(target: str, as_name: str | None, home: Path | None, passphrase_file: Path | None, output: Path | None,
-            make) -> None:
+def _submit(target: str, keys: Keys, output: Path | None, make) -> None:
     """Sign a seat's request with `make(invitation, seat, identity)`; put it in the folder's
     inbox, or write it to a file to send to the host."""
     from pbem.atomic import write_atomic
@@ -188,8 +186,8 @@ def _submit(target: str, as_name: str | None, home: Path | None, passphrase_file
     from pbem.protocol.documents import Request, read_one
     from pbem.seat import player
 
-    me = identity_named(home, as_name, passphrase_file)
-    where = key_home(home)
+    me = keys.identity()
+    where = keys.where
     if (Path(target) / "pbem-folder.json").exists():
         seat = Seat.open(Path(target), me, where)
         latest = seat.latest()
@@ -208,14 +206,13 @@ def _submit(target: str, as_name: str | None, home: Path | None, passphrase_file
     typer.echo(f"{block.kind} file: {path} (send it to the host)")
 
 
+@grouped
 def away(
     target: TargetArg,
     until: Annotated[str, typer.Option("--until", help="Back on: a date (2026-12-10), a time (2026-12-10T18:00Z) "
                                                        "or a duration (3d).")],
-    as_name: AsOpt = None,
     output: OutOpt = None,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
+    keys: Keys = Keys(),
 ) -> None:
     """Tell the host and the table you are away: your deadlines stretch to that date."""
     from pbem.host.clock import stamp
@@ -223,32 +220,31 @@ def away(
     from pbem.seat import player
 
     when = parse_when(until, datetime.now(timezone.utc))
-    _submit(target, as_name, home, passphrase_file, output,
+    _submit(target, keys, output,
             lambda inv, seat, me: player.make_request(inv, seat, me, "away", until=stamp(when)))
 
 
-def resign(target: TargetArg, as_name: AsOpt = None, output: OutOpt = None, home: HomeOpt = None,
-           passphrase_file: PassOpt = None) -> None:
+@grouped
+def resign(target: TargetArg, output: OutOpt = None, keys: Keys = Keys()) -> None:
     """Leave the game: your seat follows the game's timeout policy from now on."""
     from pbem.seat import player
 
-    _submit(target, as_name, home, passphrase_file, output,
+    _submit(target, keys, output,
             lambda inv, seat, me: player.make_request(inv, seat, me, "resign"))
 
 
+@grouped
 def handover(
     target: TargetArg,
     key: Annotated[str, typer.Option("--key", help="The public key line (pbem1...) of whoever takes your seat.")],
-    as_name: AsOpt = None,
     output: OutOpt = None,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
+    keys: Keys = Keys(),
 ) -> None:
     """Hand your own seat to someone else's key (signed by your key; your key stops playing)."""
     from pbem.seat import player
 
-    new = _public_key(key, home)
-    _submit(target, as_name, home, passphrase_file, output,
+    new = _public_key(key, keys.home)
+    _submit(target, keys, output,
             lambda inv, seat, me: player.make_handover(inv, seat, me, new))
 
 

@@ -15,7 +15,8 @@ import typer
 from typer.core import TyperGroup
 
 from pbem.cli.keys import HomeOpt, JsonOpt
-from pbem.cli.play import AsOpt, DbOpt, PassOpt, game_app, identity_named, out_dir
+from pbem.cli.options import ImapOpt, Keys, MailIn, PasswordCmdOpt, Reply, SendOpt, Smtp, ToDirOpt, grouped
+from pbem.cli.play import DbOpt, PassOpt, game_app, identity_named, out_dir
 from pbem.errors import UsageError
 from pbem.host.paths import db_path
 from pbem.seat.home import key_home
@@ -26,27 +27,8 @@ host_app = typer.Typer(help="The automatic host.", no_args_is_help=True)
 bot_app = typer.Typer(help="Bots on a seat.", no_args_is_help=True)
 
 GameArg = Annotated[str | None, typer.Argument(help="Game name under saves/ (or use --db).", show_default=False)]
-SendOpt = Annotated[bool, typer.Option("--send", help="Send over SMTP instead of writing .eml files.")]
-ToDirOpt = Annotated[Path | None, typer.Option("--to-dir", help="Write .eml files into this folder.", show_default=False)]
 PollOpt = Annotated[float, typer.Option("--poll", help="Seconds between looks at the folder or mailbox.")]
 OnceOpt = Annotated[bool, typer.Option("--once", help="Do one pass and stop.")]
-ServerOpt = Annotated[str | None, typer.Option("--smtp-server", help="SMTP server (with --send).", show_default=False)]
-PortOpt = Annotated[int | None, typer.Option("--smtp-port", help="SMTP port (default by security).", show_default=False)]
-SecurityOpt = Annotated[str, typer.Option("--smtp-security", help="starttls, ssl or none.")]
-UserOpt = Annotated[str | None, typer.Option("--smtp-user", help="SMTP login (password: $PBEM_SMTP_PASSWORD or a prompt).",
-                                             show_default=False)]
-FromOpt = Annotated[str | None, typer.Option("--from", help="Your mail address.", show_default=False)]
-ToOpt = Annotated[str | None, typer.Option("--to", help="The host's mail address (default: the address the "
-                                                      "game's host mails from).", show_default=False)]
-ImapOpt = Annotated[str | None, typer.Option(
-    "--imap", help="Read mail over IMAP: imaps://USER@HOST[:PORT]/FOLDER (write @ in USER as %40).",
-    show_default=False)]
-PasswordCmdOpt = Annotated[str | None, typer.Option(
-    "--password-command", help='A command printing the mail password, e.g. "pass show mail/pbem" (never stored; '
-    "else $PBEM_IMAP_PASSWORD or a prompt).", show_default=False)]
-OAuthCmdOpt = Annotated[str | None, typer.Option(
-    "--oauth2-command", help="A command printing an OAuth2 access token (XOAUTH2 login), run at each login.",
-    show_default=False)]
 DigestOpt = Annotated[str | None, typer.Option(
     "--digest", help='Mail a seat when it is their turn, else at most one summary per period: "12h" (the default), '
     '"30m", "1d", or "every" (each packet). Stored with the game.', show_default=False)]
@@ -63,20 +45,21 @@ def _unlock_host(host, home: Path | None, passphrase_file: Path | None) -> None:
     host.identity = identity_named(home, host.host_name(), passphrase_file)
 
 
-def _mail_source(paths: list[Path], imap: str | None, password_command: str | None, oauth2_command: str | None,
-                 no_idle: bool, *, remember: Path | None = None, log=lambda line: None):
+def _mail_source(paths: list[Path], mail_in: MailIn, no_idle: bool, *, remember: Path | None = None,
+                 log=lambda line: None):
     """Files (.eml, Maildir, mbox) or an IMAP folder; with `remember` (a key home), only new mail."""
     from pbem.mail.imap import ImapFolder, ImapUrl, credential_source
     from pbem.mail.incoming import MailScanner
     from pbem.mail.memory import InboxMemory, Remembering
 
-    if imap and paths:
+    if mail_in.imap and paths:
         raise UsageError("read mail files or --imap URL, not both")
     source: ImapFolder | MailScanner
-    if imap:
-        url = ImapUrl.parse(imap)
-        source = ImapFolder(url, credential_source(password_command=password_command, oauth2_command=oauth2_command,
-                                                   url=url), idle=not no_idle, log=log)
+    if mail_in.imap:
+        url = ImapUrl.parse(mail_in.imap)
+        source = ImapFolder(url, credential_source(password_command=mail_in.password_command,
+                                                   oauth2_command=mail_in.oauth2_command, url=url),
+                            idle=not no_idle, log=log)
     elif paths:
         source = MailScanner(list(paths))
     else:
@@ -232,12 +215,9 @@ def mail(
         host.close()
 
 
+@grouped
 def mail_setup(
-    smtp_server: ServerOpt = None,
-    smtp_port: PortOpt = None,
-    smtp_security: SecurityOpt = "starttls",
-    smtp_user: UserOpt = None,
-    sender: FromOpt = None,
+    smtp: Smtp,
     imap: ImapOpt = None,
     password_command: PasswordCmdOpt = None,
     smtp_password_command: Annotated[str | None, typer.Option(
@@ -251,21 +231,16 @@ def mail_setup(
     are not given. Passwords come from the command given here, $PBEM_SMTP_PASSWORD /
     $PBEM_IMAP_PASSWORD, or a prompt, and are never written anywhere.
     """
-    from pbem.mail.outgoing import player_settings
     from pbem.mail.profile import MailProfile, load_profile, save_profile
 
     where = key_home(home)
     old = load_profile(where) or MailProfile()
-    if not any([smtp_server, sender, imap, password_command, smtp_password_command, smtp_user, smtp_port]):
+    if not (smtp.given() or imap or password_command or smtp_password_command):
         for line in old.describe():
             typer.echo(line)
         return
-    smtp = old.smtp
-    if smtp_server or sender or smtp_user or smtp_port:
-        smtp = player_settings(smtp_server or (smtp.host if smtp else None), smtp_port or (smtp.port if smtp else None),
-                               smtp_security if smtp_server or not smtp else smtp.security,
-                               smtp_user or (smtp.user if smtp else None), sender or (smtp.from_addr if smtp else None))
-    profile = MailProfile(smtp, imap or old.imap, password_command or old.imap_password_command,
+    settings = smtp.settings(old.smtp) if smtp.given() else old.smtp
+    profile = MailProfile(settings, imap or old.imap, password_command or old.imap_password_command,
                           smtp_password_command or password_command or old.smtp_password_command)
     path = save_profile(where, profile)
     for line in profile.describe():
@@ -276,12 +251,11 @@ def mail_setup(
 # --- both sides: reading mail ----------------------------------------------------------------
 
 
+@grouped
 def inbox(
     paths: Annotated[list[Path] | None, typer.Argument(help=".eml files, Maildirs, mbox files or folders of .eml.",
                                                        show_default=False)] = None,
-    imap: ImapOpt = None,
-    password_command: PasswordCmdOpt = None,
-    oauth2_command: OAuthCmdOpt = None,
+    mail_in: MailIn = MailIn(),
     again: Annotated[bool, typer.Option("--again", help="Read every message again, also those read before.")] = False,
     db: Annotated[list[str], typer.Option("--db", help="A host game (name under saves/ or .db path); repeatable. "
                                                      "Default: every saves/*.db.")] = [],
@@ -302,9 +276,7 @@ def inbox(
 
     dbs = discover_dbs([db_path(d, None) for d in db], saves)
     where = key_home(home)
-    if not paths:
-        imap, password_command = _profile_imap(where, imap, password_command)
-    source = _mail_source(list(paths or []), imap, password_command, oauth2_command, True,
+    source = _mail_source(list(paths or []), mail_in if paths else mail_in.or_profile(where), True,
                           remember=None if again else where)
     router = Router(where, dbs, unlock=lambda name: identity_named(home, name, passphrase_file))
     results: list[dict] = []
@@ -369,38 +341,6 @@ def read_mail(source, router, results: list[dict], refused: list[int], echo) -> 
 # --- players: mailing joins and moves ---------------------------------------------------------
 
 
-def _player_courier(send: bool, to_dir: Path | None, server, port, security, user, sender, home: Path,
-                    me: str):
-    """(Courier, from-address): SMTP from the options, else from the mail profile; .eml files
-    with --to-dir (or when there is no SMTP setting at all)."""
-    from pbem.mail.outgoing import Courier, player_settings, smtp_password
-    from pbem.mail.profile import load_profile
-
-    profile = load_profile(home)
-    if to_dir is None and (send or server or (profile and profile.smtp)):
-        if server or not (profile and profile.smtp):
-            settings = player_settings(server, port, security, user, sender or (profile.smtp.from_addr
-                                                                              if profile and profile.smtp else None))
-        else:
-            settings = profile.smtp
-        command = profile.smtp_password_command if profile and not server else None
-        return Courier(settings=settings, password=smtp_password(settings, command=command)), settings.from_addr
-    fallback = profile.smtp.from_addr if profile and profile.smtp else f"{me}@localhost"
-    return Courier(to_dir=to_dir or Path(".")), sender or fallback
-
-
-def _profile_imap(home: Path, imap: str | None, password_command: str | None) -> tuple[str | None, str | None]:
-    """The IMAP URL and password command: the options', else the mail profile's."""
-    from pbem.mail.profile import load_profile
-
-    if imap:
-        return imap, password_command
-    profile = load_profile(home)
-    if profile is None or not profile.imap:
-        return None, password_command
-    return profile.imap, password_command or profile.imap_password_command
-
-
 def _once(saved: Path, make):
     """The signed file kept at `saved`, made now if it is not there yet; and whether it was.
 
@@ -416,37 +356,28 @@ def _once(saved: Path, make):
     return signed, False
 
 
+@grouped
 def mail_join(
     invitation: Annotated[Path, typer.Argument(help="The invitation (file or the mail holding it), or the game id "
                                                     "of one 'pbem inbox' saved.")],
-    to: ToOpt = None,
-    as_name: AsOpt = None,
-    to_dir: ToDirOpt = None,
-    send: SendOpt = False,
-    smtp_server: ServerOpt = None,
-    smtp_port: PortOpt = None,
-    smtp_security: SecurityOpt = "starttls",
-    smtp_user: UserOpt = None,
-    sender: FromOpt = None,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
+    reply: Reply,
+    smtp: Smtp,
+    keys: Keys,
 ) -> None:
     """Join a game by mail: your signed join, mailed to the host (or written as .eml)."""
     from pbem.mail.outgoing import block_mail
-    from pbem.mail.profile import host_address
     from pbem.protocol.documents import read_one
     from pbem.seat import player
     from pbem.seat.home import join_path, received_invitation_path
 
-    where = key_home(home)
+    where = keys.where
     if not invitation.exists() and "/" not in str(invitation):
         invitation = received_invitation_path(where, str(invitation))
     inv = read_one(invitation, "invitation")
-    me = identity_named(home, as_name, passphrase_file)
+    me = keys.identity()
     seat = player.seat_of(inv, me)
-    to = host_address(where, inv.game, to)
-    courier, sender = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender,
-                                      where, me.name)
+    to = reply.host(where, inv.game)
+    courier, sender = reply.courier(smtp, where, me.name)
     signed, again = _once(join_path(where, inv.game, seat), lambda: player.join(inv, me, where))
     if again:
         typer.echo(f"you joined {inv.game} before; mailing the same join again")
@@ -468,20 +399,13 @@ def _packet_for(target: str, home: Path):
     return read_one(latest, "packet")
 
 
+@grouped
 def mail_move(
     packet: Annotated[str, typer.Argument(help="The packet you answer: a file, or a game id (its latest saved packet).")],
     text: Annotated[str, typer.Argument(help='Your move, e.g. "play cross at 1,0".')],
-    to: ToOpt = None,
-    as_name: AsOpt = None,
-    to_dir: ToDirOpt = None,
-    send: SendOpt = False,
-    smtp_server: ServerOpt = None,
-    smtp_port: PortOpt = None,
-    smtp_security: SecurityOpt = "starttls",
-    smtp_user: UserOpt = None,
-    sender: FromOpt = None,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
+    reply: Reply,
+    smtp: Smtp,
+    keys: Keys,
 ) -> None:
     """Write your signed move and mail it to the host (or write it as .eml with --to-dir).
 
@@ -489,17 +413,15 @@ def mail_move(
     pbem mail-move GAME "play cross at 1,0".
     """
     from pbem.mail.outgoing import block_mail
-    from pbem.mail.profile import host_address
     from pbem.seat import player
     from pbem.seat.home import move_path
 
-    where = key_home(home)
+    where = keys.where
     signed_packet = _packet_for(packet, where)
-    me = identity_named(home, as_name, passphrase_file)
+    me = keys.identity()
     sp = player.open_packet(signed_packet, me, where)
-    to = host_address(where, signed_packet.game, to)
-    courier, sender = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender,
-                                      where, me.name)
+    to = reply.host(where, signed_packet.game)
+    courier, sender = reply.courier(smtp, where, me.name)
     seq = sp.doc.seq
     mv, again = _once(move_path(where, signed_packet.game, sp.seat, seq),
                       lambda: player.make_move(sp, text))
@@ -512,16 +434,13 @@ def mail_move(
 # --- players: a turn in a shared folder -------------------------------------------------------
 
 
+@grouped
 def turn(
     target: Annotated[str, typer.Argument(help="The shared game folder (or a game id, to show its latest mailed packet).")],
     move: Annotated[str | None, typer.Argument(help='Your move, e.g. "play cross at 1,0".', show_default=False)] = None,
-    as_name: AsOpt = None,
     join_: Annotated[bool, typer.Option("--join", help="Write (again) your join file into the inbox.")] = False,
-    imap: ImapOpt = None,
-    password_command: PasswordCmdOpt = None,
-    oauth2_command: OAuthCmdOpt = None,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
+    mail_in: MailIn = MailIn(),
+    keys: Keys = Keys(),
     as_json: JsonOpt = False,
 ) -> None:
     """Show your latest packet and, with MOVE (or at the prompt), play it. Joins if needed.
@@ -531,8 +450,8 @@ def turn(
     from pbem.folder.play import Seat, show
     from pbem.seat import player
 
-    where = key_home(home)
-    me = identity_named(home, as_name, passphrase_file)
+    where = keys.where
+    me = keys.identity()
     # With --json, stdout carries exactly one JSON document; the rest goes to stderr.
     say = (lambda line: typer.echo(line, err=True)) if as_json else typer.echo
     if not (Path(target) / "pbem-folder.json").exists():
@@ -540,9 +459,9 @@ def turn(
             if Path(target).is_dir():
                 raise UsageError(f"{target} is not a pbem game folder", hint="the host runs 'pbem folder init DIR GAME'")
             raise UsageError(f"{target} is not a game folder", hint=f'for a mail game: pbem mail-move {target} "MOVE" --to HOST')
-        imap, password_command = _profile_imap(where, imap, password_command)
-        if imap:
-            _read_quietly(where, _mail_source([], imap, password_command, oauth2_command, True, remember=where), say)
+        mail_in = mail_in.or_profile(where)
+        if mail_in.imap:
+            _read_quietly(where, _mail_source([], mail_in, True, remember=where), say)
         opened = player.open_packet(_packet_for(target, where), me, where)
         typer.echo(json.dumps(opened.summary(), indent=2, ensure_ascii=False)) if as_json else show(opened)
         return
@@ -615,14 +534,19 @@ def folder_init(
 # --- the automatic host and bots -------------------------------------------------------------
 
 
+def _one_source(folder: Path | None, maildir: list[Path], mail_in: MailIn) -> None:
+    if (folder is not None) + bool(maildir) + bool(mail_in.imap) != 1:
+        raise UsageError("pass one of --folder DIR, --maildir DIR or --imap URL",
+                         hint="or store an IMAP URL once with 'pbem mail setup --imap URL'")
+
+
+@grouped
 def host_run(
     game: GameArg = None,
     db: DbOpt = None,
     folder: Annotated[Path | None, typer.Option("--folder", help="Serve this shared game folder.", show_default=False)] = None,
     maildir: Annotated[list[Path], typer.Option("--maildir", help="Read joins and moves from this Maildir/mbox.")] = [],
-    imap: ImapOpt = None,
-    password_command: PasswordCmdOpt = None,
-    oauth2_command: OAuthCmdOpt = None,
+    mail_in: MailIn = MailIn(),
     no_idle: NoIdleOpt = False,
     digest: DigestOpt = None,
     send: SendOpt = False,
@@ -640,10 +564,8 @@ def host_run(
     from pbem.auto import host_runner as autohost
 
     if folder is None and not maildir:
-        imap, password_command = _profile_imap(key_home(home), imap, password_command)
-    if (folder is not None) + bool(maildir) + bool(imap) != 1:
-        raise UsageError("pass one of --folder DIR, --maildir DIR or --imap URL",
-                         hint="or store an IMAP URL once with 'pbem mail setup --imap URL'")
+        mail_in = mail_in.or_profile(key_home(home))
+    _one_source(folder, maildir, mail_in)
     path = db_path(game, db)
     host = _host(game, db)
     try:
@@ -655,9 +577,9 @@ def host_run(
             log(f"serving {host.game_id()} in {folder}")
         else:
             courier = _host_courier(host, send, to_dir, key_home(home), out_dir(path).parent / "mail")
-            source = _mail_source(maildir, imap, password_command, oauth2_command, no_idle, log=log)
+            source = _mail_source(maildir, mail_in, no_idle, log=log)
             stepper = autohost.MailHost(host, source, courier, log)
-            log(f"serving {host.game_id()} from {imap or ', '.join(map(str, maildir))}")
+            log(f"serving {host.game_id()} from {mail_in.imap or ', '.join(map(str, maildir))}")
         try:
             autohost.run(stepper, poll=poll, once=once, log=log)
         finally:
@@ -667,54 +589,42 @@ def host_run(
         host.close()
 
 
+@grouped
 def bot_run(
-    as_name: AsOpt = None,
     folder: Annotated[Path | None, typer.Option("--folder", help="Play through this shared game folder.",
                                                 show_default=False)] = None,
     maildir: Annotated[list[Path], typer.Option("--maildir", help="Play by mail, reading this Maildir/mbox.")] = [],
-    imap: ImapOpt = None,
-    password_command: PasswordCmdOpt = None,
-    oauth2_command: OAuthCmdOpt = None,
+    mail_in: MailIn = MailIn(),
     no_idle: NoIdleOpt = False,
-    to: Annotated[str | None, typer.Option("--to", help="The host's address (mail play).", show_default=False)] = None,
     game: Annotated[str | None, typer.Option("--game", help="Mail play: the game id (default: the first "
                                                             "invitation with a seat for this key).", show_default=False)] = None,
     bot: Annotated[str, typer.Option("--bot", help="smart or random.")] = "smart",
     seed: Annotated[str, typer.Option("--seed", help="The bot's seed (same seed, same choices).")] = "0",
-    send: SendOpt = False,
-    to_dir: ToDirOpt = None,
-    smtp_server: ServerOpt = None,
-    smtp_port: PortOpt = None,
-    smtp_security: SecurityOpt = "starttls",
-    smtp_user: UserOpt = None,
-    sender: FromOpt = None,
+    reply: Reply = Reply(),
+    smtp: Smtp = Smtp(),
     poll: PollOpt = 1.0,
     once: OnceOpt = False,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
+    keys: Keys = Keys(),
 ) -> None:
     """Let a bot play your seat, holding only your key, until the game is over."""
     from engine.bots import KINDS as bot_kinds
     from pbem.auto import seat_bot as seatbot
 
-    where = key_home(home)
+    where = keys.where
     if folder is None and not maildir:
-        imap, password_command = _profile_imap(where, imap, password_command)
-    if (folder is not None) + bool(maildir) + bool(imap) != 1:
-        raise UsageError("pass one of --folder DIR, --maildir DIR or --imap URL",
-                         hint="or store an IMAP URL once with 'pbem mail setup --imap URL'")
+        mail_in = mail_in.or_profile(where)
+    _one_source(folder, maildir, mail_in)
     if bot not in bot_kinds:
         raise UsageError(f"unknown bot {bot!r}", hint="use smart or random")
-    me = identity_named(home, as_name, passphrase_file)
+    me = keys.identity()
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:
         stepper = seatbot.FolderBot(folder, me, where, bot, seed, log)
         seatbot.run(stepper, poll=poll, once=once, log=log)
         return
-    courier, sender = _player_courier(send, to_dir, smtp_server, smtp_port, smtp_security, smtp_user, sender,
-                                      where, me.name)
-    source = _mail_source(maildir, imap, password_command, oauth2_command, no_idle, log=log)
-    mail_bot = seatbot.MailBot(source, me, where, to, courier, sender, bot, seed, game, log)
+    courier, sender = reply.courier(smtp, where, me.name)
+    source = _mail_source(maildir, mail_in, no_idle, log=log)
+    mail_bot = seatbot.MailBot(source, me, where, reply.to, courier, sender, bot, seed, game, log)
     try:
         seatbot.run(mail_bot, poll=poll, once=once, log=log)
     finally:
