@@ -6,15 +6,17 @@ real SQLite file, a real shared folder, real bots on three seats and a silent fo
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from test_folder_play import make_homes
+from test_folder_play import make_homes, run_cli
 
 from pbem.auto.host_runner import FolderHost
+from pbem.cli import app
 from pbem.auto.seat_bot import FolderBot
 from pbem.errors import UsageError
 from pbem.folder.play import Seat
@@ -26,6 +28,7 @@ from pbem.protocol.documents import read_blocks
 from pbem.replay.audit import audit
 from pbem.replay.rounds import build, verify_archive
 from pbem.seat import keys
+from pbem.seat.home import saved_notices
 from pbem.seat.screen import news_lines
 from pbem.ui import when, words
 
@@ -302,4 +305,15 @@ def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path) -> None:
     assert len(new) == len(reminders) + len(late)
     assert f"{first} is late: packet 1 was due Tue 1 Dec 16:00 UTC" in late[0].get_body(("plain",)).get_content()
     assert "BEGIN PBEM NOTICE" in late[0].get_body(("plain",)).get_content()
+    # the seat to move reads them with 'pbem inbox' (once) and sees them with 'pbem turn GAME'
+    said = run_cli(app, ["inbox", out], homes[first]).output
+    assert f"reminder: {first} to move in packet 1" in said and f"{first} is late: packet 1" in said
+    assert "read before" in run_cli(app, ["inbox", out], homes[first]).output
+    game = host.game_id()
+    shown = json.loads(run_cli(app, ["turn", game, "--json"], homes[first]).stdout)
+    assert [n["notice"] for n in shown["notices"]] == ["reminder", "late"]
+    assert f"{first} is late" in run_cli(app, ["turn", game], homes[first]).output
+    other = next(s for s in SEATS4 if s != first)  # a late notice goes to everyone, a reminder not
+    run_cli(app, ["inbox", *[p for p in out.glob("*.eml") if emails[other] in p.read_text()]], homes[other])
+    assert [n["notice"] for n in saved_notices(homes[other], game)] == ["late"]
     host.close()

@@ -143,7 +143,8 @@ class MailIn:
         if profile is None or not profile.imap:
             return self
         return dataclasses.replace(self, imap=profile.imap,
-                                   password_command=self.password_command or profile.imap_password_command)
+                                   password_command=self.password_command or profile.imap_password_command,
+                                   oauth2_command=self.oauth2_command or profile.imap_oauth2_command)
 
 
 GROUPS = (Keys, Smtp, Reply, MailIn)

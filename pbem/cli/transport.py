@@ -15,7 +15,7 @@ import typer
 from typer.core import TyperGroup
 
 from pbem.cli.keys import HomeOpt, JsonOpt
-from pbem.cli.options import ImapOpt, Keys, MailIn, PasswordCmdOpt, Reply, SendOpt, Smtp, ToDirOpt, grouped
+from pbem.cli.options import Keys, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
 from pbem.cli.play import DbOpt, PassOpt, game_app, identity_named, out_dir
 from pbem.errors import UsageError
 from pbem.host.paths import db_path
@@ -218,8 +218,7 @@ def mail(
 @grouped
 def mail_setup(
     smtp: Smtp,
-    imap: ImapOpt = None,
-    password_command: PasswordCmdOpt = None,
+    mail_in: MailIn,
     smtp_password_command: Annotated[str | None, typer.Option(
         "--smtp-password-command", help="A command printing the SMTP password (default: the same as "
         "--password-command).", show_default=False)] = None,
@@ -235,13 +234,15 @@ def mail_setup(
 
     where = key_home(home)
     old = load_profile(where) or MailProfile()
-    if not (smtp.given() or imap or password_command or smtp_password_command):
+    password_command = mail_in.password_command
+    if not (smtp.given() or mail_in.imap or password_command or mail_in.oauth2_command or smtp_password_command):
         for line in old.describe():
             typer.echo(line)
         return
     settings = smtp.settings(old.smtp) if smtp.given() else old.smtp
-    profile = MailProfile(settings, imap or old.imap, password_command or old.imap_password_command,
-                          smtp_password_command or password_command or old.smtp_password_command)
+    profile = MailProfile(settings, mail_in.imap or old.imap, password_command or old.imap_password_command,
+                          smtp_password_command or password_command or old.smtp_password_command,
+                          mail_in.oauth2_command or old.imap_oauth2_command)
     path = save_profile(where, profile)
     for line in profile.describe():
         typer.echo(line)
@@ -434,6 +435,13 @@ def mail_move(
 # --- players: a turn in a shared folder -------------------------------------------------------
 
 
+def _plain(notices: list) -> list[dict]:
+    """Typed notices as JSON objects (for --json)."""
+    import msgspec
+
+    return [msgspec.to_builtins(n) for n in notices]
+
+
 @grouped
 def turn(
     target: Annotated[str, typer.Argument(help="The shared game folder (or a game id, to show its latest mailed packet).")],
@@ -462,8 +470,14 @@ def turn(
         mail_in = mail_in.or_profile(where)
         if mail_in.imap:
             _read_quietly(where, _mail_source([], mail_in, True, remember=where), say)
+        from pbem.seat.home import saved_notices
+
         opened = player.open_packet(_packet_for(target, where), me, where)
-        typer.echo(json.dumps(opened.summary(), indent=2, ensure_ascii=False)) if as_json else show(opened)
+        notices = saved_notices(where, opened.invitation.game)
+        if as_json:
+            typer.echo(json.dumps({**opened.summary(), "notices": _plain(notices)}, indent=2, ensure_ascii=False))
+        else:
+            show(opened, notices)
         return
     seat = Seat.open(Path(target), me, where)
     if join_ or (not seat.joined() and not seat.started()):
@@ -478,7 +492,7 @@ def turn(
             typer.echo(json.dumps({"game": seat.folder.game_id, "me": seat.seat, "phase": "joining"}))
         return
     if as_json:
-        typer.echo(json.dumps({**sp.summary(), "notices": seat.notices()}, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps({**sp.summary(), "notices": _plain(seat.notices())}, indent=2, ensure_ascii=False))
     else:
         show(sp, seat.notices())
     if sp.doc.phase == "game-over":

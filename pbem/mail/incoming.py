@@ -1,8 +1,8 @@
 """Incoming mail and the player's copy of a game: read messages once, route every block.
 
 Mail is routed by content, never by sender or subject: join and move blocks go to the host
-database of their game, packets and archives to the player's key home
-(`<home>/games/<game>/packets/packet-NNNNNN.pbem`), invitations to
+database of their game, packets, archives and the host's notices to the player's key home
+(`<home>/games/<game>/packets/packet-NNNNNN.pbem`, `notices/`), invitations to
 `<home>/invitations/<game>.pbem`.
 """
 
@@ -19,8 +19,9 @@ from engine.errors import MoveError
 from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Archive, Handover, Invitation, Join, Move, Packet, Request, Signed, parse
-from pbem.seat.home import save_archive, save_invitation, save_packet, trusted_host_key
+from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Move, Notice, Packet, Request, Signed,
+                                     parse)
+from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
 
 
 # --- reading mail ---------------------------------------------------------------------------
@@ -135,7 +136,7 @@ class Router:
 
     def route(self, block: Signed) -> tuple[str, str]:
         """(outcome kind, one line). Kinds: applied joined dealt duplicate saved have
-        invitation ignored refused."""
+        invitation notice ignored refused."""
         kind, line, _ = self.route_coded(block)
         return kind, line
 
@@ -174,6 +175,8 @@ class Router:
                 return "ignored", f"archive of game {block.game}: not a game you joined"
             path, new = save_archive(self.home, block)
             return ("saved" if new else "have"), f"archive of round {doc.round}: {path}"
+        if isinstance(doc, Notice):
+            return self._notice(block)
         if isinstance(doc, Invitation):
             if block.game in self.hosts:
                 return "ignored", f"invitation to {block.game}: our own game"
@@ -183,6 +186,17 @@ class Router:
             return "invitation", (f"invitation to {block.game} from {doc.host.name}: {path} "
                                   f"(join with: pbem mail-join {block.game})")
         return "ignored", f"a {block.kind} block"
+
+    def _notice(self, block: Signed[Notice]) -> tuple[str, str]:
+        """A host's reminder or late notice: kept for 'pbem turn GAME', said in one line."""
+        from datetime import datetime, timezone
+
+        if trusted_host_key(self.home, block.game) is None:
+            why = "our own notice" if block.game in self.hosts else "not a game you joined with this key home"
+            return "ignored", f"notice of game {block.game}: {why}"
+        path, new = save_notice(self.home, block)
+        line = block.expect(Notice).doc.line(datetime.now(timezone.utc))
+        return ("notice" if new else "have"), f"{block.game}: {line}" + ("" if new else " (had it)")
 
     def route_message(self, label: str, msg: EmailMessage) -> list[tuple[str, str, int]]:
         """(kind, line, exit code) per block of a message; the code is 0 unless it was refused.

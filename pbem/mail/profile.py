@@ -44,6 +44,7 @@ class MailProfile:
     imap: str | None = None  # an ImapUrl, as text
     imap_password_command: str | None = None
     smtp_password_command: str | None = None
+    imap_oauth2_command: str | None = None  # prints an OAuth2 access token (XOAUTH2), instead of a password
 
     def __post_init__(self) -> None:
         if self.imap is not None:
@@ -53,7 +54,7 @@ class MailProfile:
         d: dict[str, Any] = {"format": "pbem-mail-profile", "version": 1}
         if self.smtp is not None:
             d["smtp"] = self.smtp.to_dict()
-        for key in ("imap", "imap_password_command", "smtp_password_command"):
+        for key in ("imap", "imap_password_command", "smtp_password_command", "imap_oauth2_command"):
             if getattr(self, key):
                 d[key] = getattr(self, key)
         return d
@@ -64,7 +65,8 @@ class MailProfile:
             raise UsageError(f"{where} is not a pbem mail profile", hint="write it again with 'pbem mail setup'")
         _no_secrets(d, where)
         smtp = SmtpSettings.from_dict(d["smtp"]) if d.get("smtp") else None
-        return cls(smtp, d.get("imap"), d.get("imap_password_command"), d.get("smtp_password_command"))
+        return cls(smtp, d.get("imap"), d.get("imap_password_command"), d.get("smtp_password_command"),
+                   d.get("imap_oauth2_command"))
 
     def describe(self) -> list[str]:
         out = []
@@ -74,9 +76,10 @@ class MailProfile:
                        + (f", login {s.user}" if s.user else ""))
         if self.imap:
             out.append(f"IMAP: {ImapUrl.parse(self.imap)}")
-        for what, cmd in (("IMAP", self.imap_password_command), ("SMTP", self.smtp_password_command)):
+        for what, cmd in (("IMAP password", self.imap_password_command), ("SMTP password", self.smtp_password_command),
+                          ("IMAP OAuth2 token", self.imap_oauth2_command)):
             if cmd:
-                out.append(f"{what} password from: {cmd}")
+                out.append(f"{what} from: {cmd}")
         return out or ["no mail settings"]
 
 

@@ -7,6 +7,7 @@
     HOME/games/GAME/join-SEAT.pbem        the join sent (made once, resent as is)
     HOME/games/GAME/moves/SEAT-SEQ.pbem   each move sent (made once, resent as is)
     HOME/games/GAME/packets/packet-SEQ.pbem, archives/round-RRR.pbem   kept from the host
+    HOME/games/GAME/notices/SEQ-KIND-HASH.pbem   the host's notices (reminders, late...) read from mail
     HOME/mail/profile.json                this person's mail settings (no password: pbem.mail.profile)
     HOME/mail/read.db                     which mail was read before (pbem.mail.memory)
     HOME/mail/hosts.json                  the host's mail address of each game (learnt from its mail)
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -31,7 +33,7 @@ from typing import Any
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.names import check_game_id, check_identity_name, check_seat_id
-from pbem.protocol.documents import Archive, Invitation, Packet, Signed, read_blocks, read_file
+from pbem.protocol.documents import Archive, Invitation, Notice, Packet, Signed, read_blocks, read_file
 
 ENV_HOME = "PBEM_HOME"
 
@@ -138,6 +140,10 @@ def archive_path(home: Path, game: str, round_no: int) -> Path:
     return game_dir(home, game) / "archives" / f"round-{round_no:03d}.pbem"
 
 
+def notices_dir(home: Path, game: str) -> Path:
+    return game_dir(home, game) / "notices"
+
+
 def received_invitation_path(home: Path, game: str) -> Path:
     return Path(home) / "invitations" / f"{check_game_id(game)}.pbem"
 
@@ -205,6 +211,31 @@ def save_archive(home: Path, archive: Signed[Archive]) -> tuple[Path, bool]:
     _check_host(home, archive, f"the archive of round {round_no}")
     path = archive_path(home, archive.game, round_no)
     return path, _save_once(path, archive, f"archives of round {round_no}")
+
+
+def save_notice(home: Path, notice: Signed[Notice]) -> tuple[Path, bool]:
+    """Keep a host's notice (reminder, late, absent...) of a joined game; (path, whether it is
+    new). Named by packet, kind and content, as a game folder's notices/ are."""
+    doc = notice.expect(Notice).doc
+    _check_host(home, notice, f"the {doc.notice} notice")
+    path = notices_dir(home, notice.game) / f"{doc.seq:06d}-{doc.notice}-{notice.hash[:16]}.pbem"
+    return path, _save_once(path, notice, f"{doc.notice} notices for packet {doc.seq}")
+
+
+def saved_notices(home: Path, game: str) -> list[Notice]:
+    """The host's notices kept for a game, oldest first (checked against its host key again)."""
+    key = trusted_host_key(home, game)
+    d = notices_dir(home, game)
+    if key is None or not d.is_dir():
+        return []
+    out: list[Notice] = []
+    for p in sorted(d.glob("*.pbem")):
+        try:
+            blocks = read_file(p)
+        except PbemError:
+            continue  # a damaged file says nothing
+        out += [b.doc for b in blocks if isinstance(b.doc, Notice) and b.signer.encode() == key and b.game == game]
+    return sorted(out, key=lambda n: (n.seq, n.at))  # UTC stamps sort as text
 
 
 def save_invitation(home: Path, invitation: Signed[Invitation]) -> tuple[Path, bool]:

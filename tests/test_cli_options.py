@@ -1,0 +1,72 @@
+"""Option groups (pbem/cli/options.py): the same options, help and defaults on every command
+that takes a group, and the rules by which given SMTP options meet the mail profile."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from typer.main import get_command
+
+from pbem.cli import app
+from pbem.cli.options import Smtp
+from pbem.errors import UsageError
+from pbem.mail.message import SmtpSettings
+
+GROUP_FLAGS = {
+    "smtp": ["--smtp-server", "--smtp-port", "--smtp-security", "--smtp-user", "--from"],
+    "keys": ["--as", "--home", "--passphrase-file"],
+    "mail in": ["--imap", "--password-command", "--oauth2-command"],
+}
+
+
+def commands(group: Any, prefix: str = "") -> dict[str, Any]:
+    """Every command under `group` (Typer's own click), by its full name: "bot run"."""
+    out: dict[str, Any] = {}
+    for name, cmd in group.commands.items():
+        if hasattr(cmd, "commands"):
+            out |= commands(cmd, f"{prefix}{name} ")
+        else:
+            out[f"{prefix}{name}"] = cmd
+    return out
+
+
+def test_a_group_reads_the_same_on_every_command() -> None:
+    every = commands(get_command(app))
+    for group, flags in GROUP_FLAGS.items():
+        seen: dict[str, tuple] = {}
+        users = []
+        for name, cmd in every.items():
+            opts = {o: p for p in cmd.params for o in p.opts}
+            if flags[0] not in opts or (group == "keys" and "--passphrase-file" not in opts):
+                continue  # ('pbem replay --as all' is a point of view, not a key)
+            users.append(name)
+            for flag in flags:
+                assert flag in opts, (group, name, flag)  # a group comes whole
+                p = opts[flag]
+                said = (getattr(p, "help", None), p.default)
+                assert seen.setdefault(flag, said) == said, (group, name, flag)
+        assert len(users) >= 3, (group, users)
+    assert {"mail-join", "mail-move", "bot run", "mail setup"} <= {
+        n for n, c in every.items() if any("--smtp-server" in p.opts for p in c.params)}
+    assert {"away", "resign", "handover", "game pause", "game config", "mail-move"} <= {
+        n for n, c in every.items() if any("--as" in p.opts for p in c.params)}
+
+
+PROFILE = SmtpSettings.from_dict({"host": "smtp.example.org", "port": 587, "security": "starttls",
+                                  "user": "ann@example.org", "from_addr": "ann@example.org"})
+
+
+def test_smtp_options_over_the_profile() -> None:
+    # a login or address given: the profile's server with that change
+    s = Smtp(user="other").settings(PROFILE)
+    assert (s.host, s.port, s.security, s.user, s.from_addr) == ("smtp.example.org", 587, "starttls", "other",
+                                                                 "ann@example.org")
+    # another server takes nothing from the profile but the from-address
+    s = Smtp(server="127.0.0.1", port=2525, security="none").settings(PROFILE)
+    assert (s.host, s.port, s.security, s.user, s.from_addr) == ("127.0.0.1", 2525, "none", None, "ann@example.org")
+    # no profile: the options alone, which need a server and an address
+    s = Smtp(server="mx.example.org", sender="bob@example.org").settings(None)
+    assert (s.host, s.port, s.user, s.from_addr) == ("mx.example.org", 587, None, "bob@example.org")
+    with pytest.raises(UsageError, match="--smtp-server"):
+        Smtp(sender="bob@example.org").settings(None)
