@@ -23,11 +23,13 @@ from test_folder_play import SEATS, cli_app, make_homes, run_cli
 from engine.rules import legal_moves
 from pbem.auto.host_runner import MailHost
 from pbem.auto.seat_bot import MailBot
+from pbem.errors import UsageError
 from pbem.host import referee as H
 from pbem.mail.incoming import MailScanner, message_blocks
 from pbem.mail.message import SmtpSettings, compose, send
 from pbem.mail.outgoing import Courier, smtp_settings
-from pbem.protocol.documents import read_file
+from pbem.protocol.crypto import PublicKey
+from pbem.protocol.documents import read_blocks, read_file
 from pbem.seat import keys
 from pbem.seat import player as P
 from pbem.seat.home import latest_saved_packet
@@ -228,3 +230,47 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
     assert text.encode() not in eml.read_bytes()
     blocks, errors = message_blocks(next(iter(MailScanner([eml]).new_messages()))[1])
     assert [b.kind for b in blocks] == ["move"] and not errors
+
+
+def test_away_and_handover_by_mail(tmp_path: Path) -> None:
+    """A seat of a mail game sends its away request and hands its seat over by mail, naming
+    only the game; the host applies both from its mailbox."""
+    from pbem.cli import app
+
+    db, homes = mail_game(tmp_path)
+    outbox, replies = tmp_path / "outbox", tmp_path / "replies"
+    run_cli(app, ["mail", "--db", db, "--to-dir", outbox])
+    for s in SEATS:
+        run_cli(app, ["inbox", outbox], homes[s])
+        run_cli(app, ["mail-join", next((homes[s] / "invitations").glob("*.pbem")), "--as", s, "--to", HOST_ADDR,
+                      "--to-dir", replies], homes[s])
+    run_cli(app, ["inbox", replies, "--db", db], homes["referee"])
+    run_cli(app, ["mail", "--db", db, "--to-dir", outbox])
+    game = H.Host(db).game_id()
+    for s in SEATS:
+        run_cli(app, ["inbox", outbox], homes[s])
+    asks = tmp_path / "asks"
+    out = run_cli(app, ["away", game, "--until", "3d", "--as", "ann", "--to", HOST_ADDR, "--to-dir", asks],
+                  homes["ann"]).output
+    assert "request of ann: wrote " in out
+    new_key = keys.create_identity(tmp_path / "home-eve", "eve", None).public.encode()
+    out = run_cli(app, ["handover", game, "--key", new_key, "--as", "bob", "--to", HOST_ADDR, "--to-dir", asks],
+                  homes["bob"]).output
+    assert "handover of bob: wrote " in out
+    subjects = sorted(BytesParser(policy=policy.default).parse(p.open("rb"))["Subject"] for p in asks.glob("*.eml"))
+    assert subjects == [f"[pbem {game}] away: ann", f"[pbem {game}] handover: bob"]
+    results = json.loads(run_cli(app, ["inbox", asks, "--db", db, "--json"], homes["referee"]).output)
+    assert len(results) == 2 and not [r for r in results if r["outcome"] == "refused"], results
+    host = H.Host(db)
+    try:
+        st = host.status()
+        bob = next(x for x in st["seats"] if x["name"] == "bob")
+        assert bob["fingerprint"] == PublicKey.decode(new_key).fingerprint()
+        assert [h["by"] for h in st["handovers"]] == ["bob"]
+        latest = read_blocks(host.packets()[-1][1])[0].doc
+        assert "ann" in (latest.get("away") or {}), latest.get("away")
+    finally:
+        host.close()
+    # a target that is neither a folder, a packet file nor a joined game: one line
+    bad = run_cli(app, ["resign", "no-such-game", "--as", "ann", "--to-dir", asks], homes["ann"], ok=False)
+    assert isinstance(bad.exception, UsageError) and "no packet of game 'no-such-game'" in str(bad.exception)

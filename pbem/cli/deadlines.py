@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pbem.cli.keys import JsonOpt
-from pbem.cli.options import Keys, grouped
+from pbem.cli.options import Keys, Reply, Smtp, grouped
 from pbem.cli.play import DbOpt, OutOpt, game_app, out_dir, write_packets
 from pbem.errors import UsageError
 from pbem.host.paths import db_path
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from pbem.protocol.documents import Signed
 
 GameArg = Annotated[str, typer.Argument(help="Game name under saves/ (or a .db path).")]
-TargetArg = Annotated[str, typer.Argument(help="The shared game folder, or a packet file of the game.")]
+TargetArg = Annotated[str, typer.Argument(help="The shared game folder, a packet file of the game, or the id of a "
+                                                "game joined by mail (then the request is mailed to the host).")]
 DeadlineOpt = Annotated[str | None, typer.Option("--deadline", help="Time to answer each packet: 48h, 90m, 1d12h, 30s.",
                                                  show_default=False)]
 GraceOpt = Annotated[str | None, typer.Option("--grace", help="After the deadline, before --on-timeout acts (e.g. 24h).",
@@ -178,12 +179,15 @@ def game_reseat(
 # --- players ---------------------------------------------------------------------------------
 
 
-def _submit(target: str, keys: Keys, output: Path | None, make) -> None:
+def _submit(target: str, keys: Keys, output: Path | None, reply: Reply, smtp: Smtp, make) -> None:
     """Sign a seat's request with `make(invitation, seat, identity)`; put it in the folder's
-    inbox, or write it to a file to send to the host."""
+    inbox, write it to a file to send to the host, or (TARGET a game joined by mail) mail it
+    to the host as mail-move does."""
     from pbem.atomic import write_atomic
+    from pbem.cli.transport import packet_for
     from pbem.folder.play import Seat
-    from pbem.protocol.documents import Request, read_one
+    from pbem.mail.outgoing import block_mail
+    from pbem.protocol.documents import Request
     from pbem.seat import player
 
     me = keys.identity()
@@ -196,14 +200,19 @@ def _submit(target: str, keys: Keys, output: Path | None, make) -> None:
         typer.echo(f"{block.kind} of {seat.seat} submitted: {path}")
         return
     p = Path(target)
-    if not p.is_file():
-        raise UsageError(f"{target} is neither a game folder nor a packet file")
-    sp = player.open_packet(read_one(p, "packet"), me, where)
+    if not p.is_file() and (p.exists() or "/" in target):
+        raise UsageError(f"{target} is neither a game folder, a packet file nor a game you joined by mail")
+    sp = player.open_packet(packet_for(target, where), me, where)
     block = make(sp.invitation, sp.seat, me)
-    what = block.doc.action if isinstance(block.doc, Request) else "seat"
-    path = output or Path(f"{block.kind}-{sp.seat}-{what}.pbem")
-    write_atomic(path, block.armored().encode())
-    typer.echo(f"{block.kind} file: {path} (send it to the host)")
+    if p.is_file():
+        what = block.doc.action if isinstance(block.doc, Request) else "seat"
+        path = output or Path(f"{block.kind}-{sp.seat}-{what}.pbem")
+        write_atomic(path, block.armored().encode())
+        typer.echo(f"{block.kind} file: {path} (send it to the host)")
+        return
+    to = reply.host(where, sp.invitation.game)
+    courier, sender = reply.courier(smtp, where, me.name)
+    typer.echo(f"{block.kind} of {sp.seat}: {courier.deliver(block_mail(block, sender=sender, to=to))}")
 
 
 @grouped
@@ -213,6 +222,8 @@ def away(
                                                        "or a duration (3d).")],
     output: OutOpt = None,
     keys: Keys = Keys(),
+    reply: Reply = Reply(),
+    smtp: Smtp = Smtp(),
 ) -> None:
     """Tell the host and the table you are away: your deadlines stretch to that date."""
     from pbem.host.clock import stamp
@@ -220,16 +231,17 @@ def away(
     from pbem.seat import player
 
     when = parse_when(until, datetime.now(timezone.utc))
-    _submit(target, keys, output,
+    _submit(target, keys, output, reply, smtp,
             lambda inv, seat, me: player.make_request(inv, seat, me, "away", until=stamp(when)))
 
 
 @grouped
-def resign(target: TargetArg, output: OutOpt = None, keys: Keys = Keys()) -> None:
+def resign(target: TargetArg, output: OutOpt = None, keys: Keys = Keys(), reply: Reply = Reply(),
+           smtp: Smtp = Smtp()) -> None:
     """Leave the game: your seat follows the game's timeout policy from now on."""
     from pbem.seat import player
 
-    _submit(target, keys, output,
+    _submit(target, keys, output, reply, smtp,
             lambda inv, seat, me: player.make_request(inv, seat, me, "resign"))
 
 
@@ -239,12 +251,14 @@ def handover(
     key: Annotated[str, typer.Option("--key", help="The public key line (pbem1...) of whoever takes your seat.")],
     output: OutOpt = None,
     keys: Keys = Keys(),
+    reply: Reply = Reply(),
+    smtp: Smtp = Smtp(),
 ) -> None:
     """Hand your own seat to someone else's key (signed by your key; your key stops playing)."""
     from pbem.seat import player
 
     new = _public_key(key, keys.home)
-    _submit(target, keys, output,
+    _submit(target, keys, output, reply, smtp,
             lambda inv, seat, me: player.make_handover(inv, seat, me, new))
 
 

@@ -386,7 +386,8 @@ def mail_join(
     typer.echo(f"join of {seat} for {inv.game}: {courier.deliver(msg)}")
 
 
-def _packet_for(target: str, home: Path):
+def packet_for(target: str, home: Path):
+    """A packet file, or the latest packet saved of a game joined by mail."""
     from pbem.protocol.documents import read_one
     from pbem.seat.home import latest_saved_packet
 
@@ -418,7 +419,7 @@ def mail_move(
     from pbem.seat.home import move_path
 
     where = keys.where
-    signed_packet = _packet_for(packet, where)
+    signed_packet = packet_for(packet, where)
     me = keys.identity()
     sp = player.open_packet(signed_packet, me, where)
     to = reply.host(where, signed_packet.game)
@@ -472,7 +473,7 @@ def turn(
             _read_quietly(where, _mail_source([], mail_in, True, remember=where), say)
         from pbem.seat.home import saved_notices
 
-        opened = player.open_packet(_packet_for(target, where), me, where)
+        opened = player.open_packet(packet_for(target, where), me, where)
         notices = saved_notices(where, opened.invitation.game)
         if as_json:
             typer.echo(json.dumps({**opened.summary(), "notices": _plain(notices)}, indent=2, ensure_ascii=False))

@@ -19,7 +19,7 @@ from pbem.errors import UsageError
 from pbem.mail.message import SmtpSettings, compose, send, write_eml
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
-from pbem.protocol.documents import Invitation, Join, Move, Notice, Packet, Signed, read_blocks
+from pbem.protocol.documents import Handover, Invitation, Join, Move, Notice, Packet, Request, Signed, read_blocks
 
 ENV_SMTP_PASSWORD = "PBEM_SMTP_PASSWORD"
 DEFAULT_SENDER = "pbem@localhost"
@@ -430,7 +430,8 @@ def send_notices(host: Any, courier: Courier, *, log: Callable[[str], None] = la
 
 
 def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | None = None) -> EmailMessage:
-    """A join or move block as a mail to the host (armour in the body and attached)."""
+    """A seat's block (join, move, request, handover) as a mail to the host (armour in the
+    body and attached)."""
     armored = block.armored()
     doc = block.doc
     if isinstance(doc, Move):
@@ -441,8 +442,13 @@ def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | N
         subject = join_subject(doc)
         name = f"join-{doc.seat}.pbem"
         text = f"{doc.seat} joins game {doc.game}.\n"
+    elif isinstance(doc, (Request, Handover)):  # away, resign; a seat handed to another key
+        what = doc.action if isinstance(doc, Request) else "handover"
+        subject = f"{_tag(doc.game)} {what}: {doc.seat}"
+        name = f"{block.kind}-{doc.seat}-{what}.pbem"
+        text = f"{doc.seat} asks the host of game {doc.game}: {what}.\n"
     else:
-        raise UsageError(f"players mail joins and moves, not a {block.kind}")
+        raise UsageError(f"players mail joins, moves, requests and handovers, not a {block.kind}")
     return compose(sender=sender, to=to, subject=subject, body_text=f"{text}\n{armored}",
                    attachment_name=name, attachment=armored.encode(), in_reply_to=in_reply_to)
 
