@@ -135,6 +135,61 @@ def self_signed(dir: Path) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
+class TlsFront:
+    """TLS on its own port in front of a plain IMAP server (pymap speaks only STARTTLS), as
+    stunnel or a provider's front end gives imaps:// on 993. A real TLS handshake with the
+    given certificate; each connection's bytes are copied both ways unchanged."""
+
+    def __init__(self, backend_port: int, cert: Path, key: Path) -> None:
+        import ssl
+        import threading
+
+        self.backend_port = backend_port
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(str(cert), str(key))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.handshakes = 0
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        import ssl
+        import threading
+
+        while True:
+            try:
+                raw, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            try:
+                client = self.context.wrap_socket(raw, server_side=True)
+            except (ssl.SSLError, OSError):
+                raw.close()  # e.g. a client that refused our certificate
+                continue
+            self.handshakes += 1
+            backend = socket.create_connection(("127.0.0.1", self.backend_port))
+            for a, b in ((client, backend), (backend, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.listener.close()
+
+
 class _Deliver:
     """aiosmtpd handler: each recipient's copy goes into that person's Maildir."""
 

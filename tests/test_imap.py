@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import imaplib
+import mailbox
 import threading
 import time
 from pathlib import Path
@@ -244,6 +245,46 @@ def test_imap_starttls_is_used_and_the_certificate_checked(tmp_path: Path, monke
         assert isinstance(box.conn.sock, __import__("ssl").SSLSocket)  # the session went over TLS
         box.close()
     finally:
+        server.stop()
+
+
+def test_imaps_is_tls_from_the_first_byte_and_the_certificate_checked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """imaps:// (implicit TLS, as providers offer on port 993) against pymap behind a TLS
+    front with a self-signed certificate on loopback: refused until trusted, then a real
+    mailbox read over TLS, moved to pbem/done."""
+    from mailservers import ImapServer, TlsFront, self_signed
+
+    cert, key = self_signed(tmp_path)
+    server = ImapServer(tmp_path / "imap", {"ann": "pw-ann"})
+    server.start()
+    front = TlsFront(server.port, cert, key)
+    try:
+        mailbox.Maildir(server.maildir("ann"), create=False).add(
+            compose(sender="h@example.org", to="ann@example.org", subject="hello", body_text="not pbem\n",
+                    attachment_name="x.txt", attachment=b"x"))
+        url = ImapUrl.parse(f"imaps://ann@127.0.0.1:{front.port}/INBOX")
+        assert (url.secure, url.port) == (True, front.port)
+        asked = []
+
+        def password() -> tuple[str, str]:
+            asked.append(1)
+            return "password", "pw-ann"
+
+        box = ImapFolder(url, password)
+        with pytest.raises(MailboxDown, match="CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
+            list(box.new_messages())
+        assert not asked and front.handshakes == 0  # no password before the server is known
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # now trusted, as a CA bundle would
+        box = ImapFolder(url, password)
+        found = list(box.new_messages())
+        assert [m["Subject"] for _, m in found] == ["hello"] and asked
+        assert isinstance(box.conn.sock, __import__("ssl").SSLSocket) and front.handshakes == 1
+        box.settle(found[0][0], "done")
+        box.close()
+        assert server.count("ann", "pbem/done") == 1 and server.count("ann") == 0
+    finally:
+        front.close()
         server.stop()
 
 
