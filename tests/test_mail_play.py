@@ -232,6 +232,7 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
     assert [b.kind for b in blocks] == ["move"] and not errors
 
 
+@pytest.mark.slow
 def test_away_and_handover_by_mail(tmp_path: Path) -> None:
     """A seat of a mail game sends its away request and hands its seat over by mail, naming
     only the game; the host applies both from its mailbox."""
