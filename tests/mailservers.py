@@ -56,6 +56,7 @@ class ImapServer:
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen | None = None
     tls: tuple[Path, Path] | None = None  # (cert, key): offer STARTTLS
+    xoauth2: bool = False  # offer XOAUTH2 too (tests/pymap_xoauth2.py): the token is checked as the password
 
     def __post_init__(self) -> None:
         from pysasl.hashing import BuiltinHash
@@ -88,8 +89,9 @@ class ImapServer:
     def start(self) -> None:
         log = self.base / "pymap.log"
         tls = ["--cert", str(self.tls[0]), "--key", str(self.tls[1])] if self.tls else ["--no-tls"]
+        program = [sys.executable, str(Path(__file__).with_name("pymap_xoauth2.py"))] if self.xoauth2 else [str(PYMAP)]
         self.proc = subprocess.Popen(
-            [str(PYMAP), "--host", "127.0.0.1", "--port", str(self.port), *tls, "maildir", str(self.base)],
+            [*program, "--host", "127.0.0.1", "--port", str(self.port), *tls, "maildir", str(self.base)],
             stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)
         _wait_listening(self.port, self.proc, log, "pymap")
 

@@ -288,6 +288,42 @@ def test_imaps_is_tls_from_the_first_byte_and_the_certificate_checked(
         server.stop()
 
 
+def test_imap_xoauth2_with_a_token_from_a_command(tmp_path: Path) -> None:
+    """XOAUTH2 against pymap with that mechanism switched on (tests/pymap_xoauth2.py): the
+    token comes from --oauth2-command at every login (an expired one is renewed by
+    reconnecting); a wrong token is a failed login, said without the token."""
+    from mailservers import ImapServer
+
+    server = ImapServer(tmp_path / "imap", {"ann": "token-1"}, xoauth2=True)
+    server.start()
+    try:
+        mailbox.Maildir(server.maildir("ann"), create=False).add(
+            compose(sender="h@example.org", to="ann@example.org", subject="hello", body_text="not pbem\n",
+                    attachment_name="x.txt", attachment=b"x"))
+        url = ImapUrl.parse(server.url("ann"))
+        calls = tmp_path / "calls"
+        token = tmp_path / "token.sh"
+        token.write_text(f"#!/bin/sh\necho run >> {calls}\necho token-1\n")
+        token.chmod(0o700)
+        box = ImapFolder(url, credential_source(oauth2_command=str(token), url=url))
+        assert [m["Subject"] for _, m in box.new_messages()] == ["hello"]
+        assert "AUTH=XOAUTH2" in box.conn.capabilities and calls.read_text().count("run") == 1
+        server.restart()
+        try:
+            again = list(box.new_messages())
+        except MailboxDown:  # the old connection is gone; the runner steps again
+            again = list(box.new_messages())
+        assert [m["Subject"] for _, m in again] == ["hello"]  # a new login with a new token
+        assert calls.read_text().count("run") == 2
+        box.close()
+        wrong = ImapFolder(url, credential_source(oauth2_command="echo token-0", url=url))
+        with pytest.raises(UsageError, match="IMAP login of ann") as err:
+            list(wrong.new_messages())
+        assert "token-0" not in str(err.value) and "token-0" not in str(err.value.hint)
+    finally:
+        server.stop()
+
+
 def test_imap_bad_login_or_url_is_one_line_on_stderr(mail_servers: MailServers, tmp_path: Path) -> None:
     import os
     import subprocess
