@@ -315,5 +315,5 @@ def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path) -> None:
     assert f"{first} is late" in run_cli(app, ["turn", game], homes[first]).output
     other = next(s for s in SEATS4 if s != first)  # a late notice goes to everyone, a reminder not
     run_cli(app, ["inbox", *[p for p in out.glob("*.eml") if emails[other] in p.read_text()]], homes[other])
-    assert [n["notice"] for n in saved_notices(homes[other], game)] == ["late"]
+    assert [n.notice for n in saved_notices(homes[other], game)] == ["late"]
     host.close()
