@@ -36,7 +36,8 @@ VERSION = 1
 SIG_LEN = 64
 # notice: host -> table (reminders, late notices, ...); request: seat -> host (away, resign);
 # handover: a seat given to a new key (signed by the host, or by the seat's old key).
-KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover")
+# mental: a trustless seat's shuffle, tokens, move or key reveal (docs/trustless.md).
+KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover", "mental")
 PHASES = ("playing", "round-over", "game-over")
 Phase = Literal["playing", "round-over", "game-over"]
 
@@ -81,6 +82,7 @@ class Invitation(Document, tag=f"pbem-invitation/{VERSION}", frozen=True, kw_onl
     seats: list[Party]
     commitments: list[str]
     created: str
+    trustless: bool = False  # dealt by the seats (docs/trustless.md): the host holds no secret
 
     def seat_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.seats)
@@ -95,11 +97,20 @@ class Invitation(Document, tag=f"pbem-invitation/{VERSION}", frozen=True, kw_onl
 # --- join -------------------------------------------------------------------------------------
 
 
+class KeyShareDoc(Shape, frozen=True):
+    """A trustless seat's key share for one epoch, with its Schnorr proof (docs/trustless.md §3)."""
+
+    epoch: int
+    share: str  # base64 of a 32-byte ristretto255 point
+    proof: str  # base64 of 64 bytes
+
+
 class Join(Document, tag=f"pbem-join/{VERSION}", frozen=True, kw_only=True):
     KIND: ClassVar[str] = "join"
     seat: str
     invitation: str  # hash of the invitation block
     contribution: str  # base64 of 32 bytes
+    mental: list[KeyShareDoc] | None = None  # a trustless game: one ElGamal key share per epoch
 
 
 # --- packet -----------------------------------------------------------------------------------
@@ -159,6 +170,13 @@ class Standings(Shape, frozen=True):
     winners: list[str]
 
 
+class Waiting(Shape, frozen=True):
+    """What a trustless table waits for before play goes on: a step and the seats that owe it."""
+
+    step: str  # shuffle, deal, goal, reveal, tokens
+    seats: list[str]
+
+
 class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
     KIND: ClassVar[str] = "packet"
     seq: int
@@ -180,6 +198,10 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
     recent: list[RecentMove] | None = None
     handovers: list[HandoverRecord] | None = None
     handover: str | None = None
+    # a trustless game: the seats' mental blocks the host accepted since the last packet, in
+    # chain order (base64 of each signed payload), and the step the table waits for
+    mental: list[str] | None = None
+    waiting: Waiting | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -328,8 +350,98 @@ class Handover(Document, tag=f"pbem-handover/{VERSION}", frozen=True, kw_only=Tr
     seq: int | None = None  # the packet the host was at, in a handover the host made
 
 
+# --- trustless play: the seats' mental-poker messages (docs/trustless.md §5) ----------------------
+
+
+
+class SlotRef(Shape, frozen=True, array_like=True):
+    """A slot on the wire: [stack label, index in the final shuffled stack]."""
+
+    stack: str
+    index: int
+
+    @property
+    def slot(self) -> tuple[str, int]:
+        return (self.stack, self.index)
+
+ALL_SEATS = "all"
+Step = Literal["shuffle", "deal", "move", "tokens", "goal", "reveal"]
+
+
+class Tokens(Shape, frozen=True, kw_only=True):
+    """One seat's decryption tokens for named slots: public (`to` = "all") or sealed to one seat."""
+
+    maker: str = msgspec.field(name="from")
+    to: str
+    slots: list[SlotRef]
+    tokens: str | None = None  # base64, 96 bytes a slot, in slot order (public)
+    sealed: str | None = None  # base64 HPKE box of the same bytes (to one seat)
+
+    def __post_init__(self) -> None:
+        if (self.tokens is None) == (self.sealed is None) or (self.tokens is not None) != (self.to == ALL_SEATS):
+            raise BadPacket(f"{self.maker[:40]}'s tokens must be public (to all) or sealed to one seat, not both")
+        if not self.slots:
+            raise BadPacket(f"{self.maker[:40]}'s token bundle names no slot")
+
+
+class StackShuffle(Shape, frozen=True):
+    cards: str  # base64: the re-encrypted, permuted ciphertexts, 64 bytes each
+    proof: str  # base64: the Terelius-Wikstrom proof, 32 (4N + 5) bytes
+
+
+class Shuffle(Shape, frozen=True):
+    turn: int  # the seat's place in the setup chain, 0 first
+    stacks: dict[str, StackShuffle]
+
+
+class Opening(Shape, frozen=True):
+    """A played card: the slot it lies in and the player's own public token for it."""
+
+    slot: SlotRef
+    open: Tokens
+
+
+# what each step carries besides `tokens` (docs/trustless.md §5, the table)
+_STEP_FIELDS: dict[str, set[str]] = {"shuffle": {"shuffle"}, "deal": set(), "move": {"move"}, "tokens": set(),
+                                     "goal": set(), "reveal": {"reveal"}}
+
+
+class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
+    """A trustless seat's message, answering the packet it names; the blind host relays it in
+    its next packet (`Packet.mental`), so the chain orders every one."""
+
+    KIND: ClassVar[str] = "mental"
+    seat: str
+    seq: int  # the packet this message answers
+    packet: str  # and its hash
+    step: Step
+    shuffle: Shuffle | None = None
+    tokens: list[Tokens] | None = None  # the tokens this seat owes, riding on the message
+    move: str | None = None  # a move's public text (a face-down discard's cards as ?)
+    play: Opening | None = None  # the played card's slot and its opening
+    discard: list[SlotRef] | None = None  # a face-down discard: its slots only
+    reveal: dict[str, str] | None = None  # epoch -> the seat's secret share for it, hex (round's end)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_seat_id(self.seat)
+        present = {f for f in ("shuffle", "move", "reveal", "play", "discard") if getattr(self, f) is not None}
+        need = _STEP_FIELDS[self.step]
+        if self.step == "move":
+            if (self.play is None) == (self.discard is None):
+                raise BadPacket(f"{self.seat}'s move must open a played card or name discarded slots, one of them")
+            need = need | {"play" if self.play is not None else "discard"}
+        if present != need:
+            raise BadPacket(f"{self.seat}'s {self.step} message carries {sorted(present)}, expected {sorted(need)}")
+        if self.step in ("deal", "tokens", "goal") and not self.tokens:
+            raise BadPacket(f"{self.seat}'s {self.step} message carries no tokens")
+        for t in self.tokens or []:
+            if t.maker != self.seat:
+                raise BadPacket(f"{self.seat}'s message carries tokens made by {t.maker[:40]!r}")
+
+
 TYPES: dict[str, type[Document]] = {t.KIND: t for t in (Invitation, Join, Packet, Move, Archive, Notice, Request,
-                                                         Handover)}
+                                                         Handover, Mental)}
 D = TypeVar("D", bound=Document)
 E = TypeVar("E", bound=Document)
 S = TypeVar("S", bound=Shape)
