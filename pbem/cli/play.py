@@ -96,6 +96,8 @@ def game_new(
                                                      "absent (default 2).", show_default=False)] = None,
     remind: Annotated[list[str], typer.Option("--remind", help="50% (of the time) or 2h (before the deadline); "
                                               "repeat. Default: 50% and 2h.")] = [],
+    trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
+                                            "the host holds no secret (docs/trustless.md).")] = False,
     db: DbOpt = None,
     output: OutOpt = None,
     home: HomeOpt = None,
@@ -104,7 +106,8 @@ def game_new(
     """Create a game database and write the invitation to send to every player.
 
     With --deadline, every packet carries the time its seat must answer by; the automatic
-    host reminds, sends late notices and follows --on-timeout (docs/playing.md).
+    host reminds, sends late notices and follows --on-timeout (docs/playing.md). With
+    --trustless nobody, host included, sees a card that is not theirs.
     """
     from pbem.cli.deadlines import timing_from
     from pbem.host.referee import create_game
@@ -123,8 +126,15 @@ def game_new(
         if deadline is None:
             raise UsageError("--grace, --days, --on-timeout, --absent-after and --remind need --deadline")
         timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind).to_config()
+    if trustless and (timing or emails):
+        raise UsageError("--trustless games have no deadlines or mail yet", hint="see docs/trustless.md section 9")
     host = identity_named(home, host_name, passphrase_file)
-    invitation = create_game(path, game, host, ruleset, seats, list(option), emails, timing)
+    if trustless:
+        from pbem.host import blind
+
+        invitation = blind.create_game(path, game, host, ruleset, seats, list(option))
+    else:
+        invitation = create_game(path, game, host, ruleset, seats, list(option), emails, timing)
     target = output or out_dir(path) / "invitation.pbem"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, invitation.armored().encode())
@@ -211,6 +221,18 @@ def show(
 
     signed = read_one(packet, "packet")
     me = identity_named(home, as_name, passphrase_file)
+    if signed.doc.waiting is not None:  # a trustless table: its chain, from the packet's folder
+        from pbem.seat import trustless
+
+        summary = trustless.show_chain(packet, signed, me, key_home(home))
+        if as_json:
+            typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        else:
+            from pbem.seat.screen import trustless_lines
+
+            for line in trustless_lines(summary):
+                typer.echo(line)
+        return
     sp = player.open_packet(signed, me, key_home(home))
     if as_json:
         typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False))

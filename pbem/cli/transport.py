@@ -36,9 +36,11 @@ NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder
 
 
 def _host(game: str | None, db: Path | None):
+    from pbem.host import blind
     from pbem.host.referee import Host
 
-    return Host(db_path(game, db))
+    path = db_path(game, db)
+    return blind.BlindHost(path) if blind.is_blind(path) else Host(path)
 
 
 def _unlock_host(host, home: Path | None, passphrase_file: Path | None) -> None:
@@ -585,6 +587,9 @@ def host_run(
     host = _host(game, db)
     try:
         _unlock_host(host, home, passphrase_file)
+        if getattr(host, "inv", None) is not None and folder is None:
+            raise UsageError("a trustless game is served through a shared folder for now (--folder DIR)",
+                             hint="mail for trustless games is not built yet (docs/trustless.md section 9)")
         _set_digest(host, digest)
         log = autohost.stamp_log()
         if folder is not None:
@@ -634,6 +639,12 @@ def bot_run(
     me = keys.identity()
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:
+        from pbem.auto.trustless_bot import TrustlessFolderBot
+        from pbem.folder.trustless import is_trustless
+
+        if is_trustless(folder):
+            seatbot.run(TrustlessFolderBot(folder, me, where, log), poll=poll, once=once, log=log)
+            return
         stepper = seatbot.FolderBot(folder, me, where, bot, seed, log)
         seatbot.run(stepper, poll=poll, once=once, log=log)
         return

@@ -85,7 +85,8 @@ class Publisher:
         from pbem.host import timekeeper
 
         out = []
-        for nid, row in timekeeper.notices(self.host, self.noticed):
+        own = getattr(self.host, "notices", None)  # a host without a clock (the blind host) has its own
+        for nid, row in (own(self.noticed) if own is not None else timekeeper.notices(self.host, self.noticed)):
             out.append(self.folder.publish_notice(row.seq, row.kind, row.armored.encode()))
             self.noticed = nid
         return out

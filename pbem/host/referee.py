@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from engine.catalog import RULESETS, is_ruleset
+from engine.catalog import RULESETS, Ruleset, is_ruleset
 from engine.dealer import SeededDealer
 from engine.events import Event
 from engine.game import standings_winners
@@ -108,19 +108,10 @@ def round_result(state: RoundState, secret: bytes) -> Result:
 # --- creating a game ------------------------------------------------------------------------
 
 
-def create_game(
-    path: Path,
-    name: str,
-    host: Identity,
-    ruleset: str,
-    seats: list[tuple[str, PublicKey]],
-    options: list[str],
-    emails: dict[str, str] | None = None,
-    timing: dict[str, Any] | None = None,
-    clock: Clock = REAL,
-) -> Signed:
+def check_new_game(path: Path, name: str, ruleset: str, seats: list[tuple[str, PublicKey]], options: list[str]) -> Ruleset:
+    """What `game new` refuses, for every kind of host; the ruleset, checked."""
     check_game_name(name)
-    if ruleset not in RULESETS:
+    if not is_ruleset(ruleset):
         raise UsageError(f"unknown ruleset {ruleset!r}", hint=f"use one of: {', '.join(RULESETS)}")
     lo, hi = PLAYER_RANGE[ruleset]
     if not lo <= len(seats) <= hi:
@@ -137,6 +128,21 @@ def create_game(
         raise UsageError(f"unknown option {sorted(bad)[0]!r}", hint=f"options: {', '.join(OPTIONS)}")
     if path.exists():
         raise UsageError(f"{str(path)!r} already exists", hint="choose another game name or --db")
+    return ruleset
+
+
+def create_game(
+    path: Path,
+    name: str,
+    host: Identity,
+    ruleset: str,
+    seats: list[tuple[str, PublicKey]],
+    options: list[str],
+    emails: dict[str, str] | None = None,
+    timing: dict[str, Any] | None = None,
+    clock: Clock = REAL,
+) -> Signed:
+    ruleset = check_new_game(path, name, ruleset, seats, options)
     game_id = f"{name}-{os.urandom(4).hex()}"
     secrets = fairness.new_secrets(ROUNDS_PER_GAME)
     commitments = [fairness.commitment(game_id, k + 1, s) for k, s in enumerate(secrets)]

@@ -170,6 +170,13 @@ class Standings(Shape, frozen=True):
     winners: list[str]
 
 
+class Relayed(Shape, frozen=True):
+    """A seat's signed block, relayed whole by a blind host (base64 of its payload)."""
+
+    kind: Literal["join", "mental"]
+    block: str
+
+
 class Waiting(Shape, frozen=True):
     """What a trustless table waits for before play goes on: a step and the seats that owe it."""
 
@@ -198,9 +205,9 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
     recent: list[RecentMove] | None = None
     handovers: list[HandoverRecord] | None = None
     handover: str | None = None
-    # a trustless game: the seats' mental blocks the host accepted since the last packet, in
-    # chain order (base64 of each signed payload), and the step the table waits for
-    mental: list[str] | None = None
+    # a trustless game: the seats' join and mental blocks the host accepted since the last
+    # packet, in chain order, and the step the table waits for
+    relayed: list[Relayed] | None = None
     waiting: Waiting | None = None
 
     def __post_init__(self) -> None:

@@ -85,3 +85,19 @@ def _group(*parts: RenderableType) -> RenderableType:
 
 def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[Notice] | None = None) -> None:
     (console or Console()).print(packet_renderable(sp, notices))
+
+
+def trustless_lines(summary: dict[str, Any]) -> list[str]:
+    """A trustless table for this seat (pbem.seat.trustless.summary): where the table is, its
+    role and hand as far as they are open, and each of its cards still waiting for tokens."""
+    w = summary["waiting"]
+    lines = [words.t("trustless table", game=summary["game"], seq=summary["seq"]),
+             words.t("trustless waits", step=words.t(f"trustless step {w['step']}"), seats=words.join(w["seats"]))]
+    role = summary["role"]
+    lines.append(words.t("your role", role=words.role_name(role) if role else words.t("not open yet")))
+    hand = [words.card_name(c) if c else words.t("not open yet") for c in summary["hand"]]
+    lines.append(f"{words.t('your hand')}: {', '.join(hand)}")
+    for c in summary["cards_waiting"]:
+        label, i = c["slot"]
+        lines.append(words.t("card waits", slot=f"{label} #{i}", seats=words.join(c["tokens_from"])))
+    return lines

@@ -1,0 +1,89 @@
+"""A seat of a trustless game playing through a shared folder (docs/trustless.md).
+
+It reads the folder's packets in chain order into its `TrustlessSeat`, joins with its key
+shares, and writes the block it owes at each step into the inbox. Every block it writes is
+kept in the key home first (`move_path`, by the packet it answers), so a restarted seat
+submits the same bytes again instead of a second, different shuffle or bundle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pbem.atomic import write_atomic
+from pbem.errors import UsageError
+from pbem.folder.layout import GameFolder
+from pbem.folder.play import read_invitation
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Invitation, Signed
+from pbem.seat import player
+from pbem.seat import trustless as T
+from pbem.seat.home import invitation_path, join_path, move_path
+
+
+def is_trustless(dir: Path) -> bool:
+    """Whether the game folder at `dir` holds a trustless game (False if it is not laid out yet)."""
+    try:
+        return read_invitation(GameFolder.open(Path(dir))).expect(Invitation).doc.trustless
+    except UsageError:
+        return False
+
+
+@dataclass
+class TrustlessFolderSeat:
+    folder: GameFolder
+    identity: Identity
+    home: Path
+    inv: Signed[Invitation] = field(init=False)
+    seat: str = field(init=False)
+    ts: T.TrustlessSeat = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.inv = read_invitation(self.folder).expect(Invitation)
+        self.seat = player.seat_of(self.inv, self.identity)
+        self.ts = T.TrustlessSeat(self.inv, self.identity, self.seat)
+
+    @classmethod
+    def open(cls, dir: Path, identity: Identity, home: Path) -> TrustlessFolderSeat:
+        return cls(GameFolder.open(Path(dir)), identity, Path(home))
+
+    def join(self) -> tuple[Path, bool]:
+        """Submit the join (kept in the key home; the same bytes on every run)."""
+        saved = join_path(self.home, self.inv.game, self.seat)
+        new = not saved.exists()
+        if new:
+            anchor = invitation_path(self.home, self.inv.game)
+            anchor.parent.mkdir(parents=True, exist_ok=True)
+            if not anchor.exists():
+                write_atomic(anchor, self.inv.armored().encode(), mode=0o644)
+            write_atomic(saved, T.join(self.inv, self.identity, self.seat).armored().encode())
+        return self.folder.submit_move(self.seat, 0, saved.read_bytes()), new
+
+    def joined(self) -> bool:
+        return join_path(self.home, self.inv.game, self.seat).exists()
+
+    def sync(self) -> list[str]:
+        """Follow every packet not yet followed; a line per relayed block."""
+        lines = []
+        for packet in T.chain_in([p for _, p in self.folder.packets(None)], self.inv.game):
+            lines += self.ts.follow(packet)
+        return lines
+
+    def step_key(self) -> int:
+        """The packet that opened the table's current step: one answer per seat and step."""
+        return self.ts.table.opened_at
+
+    def answer(self) -> tuple[Path, bool] | None:
+        """Submit the block this seat owes at the current step, if any: (inbox path, whether it
+        is new). A block written before for this step (the key home keeps it, by the packet
+        that opened the step) is submitted again as it was, never made twice."""
+        saved = move_path(self.home, self.inv.game, self.seat, self.step_key())
+        if saved.exists():
+            return self.folder.submit_move(self.seat, self.step_key(), saved.read_bytes()), False
+        block = self.ts.owed()
+        if block is None:
+            return None
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(saved, block.armored().encode())
+        return self.folder.submit_move(self.seat, self.step_key(), saved.read_bytes()), True

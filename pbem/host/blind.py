@@ -1,0 +1,255 @@
+"""The blind host of a trustless game (docs/trustless.md): it orders, signs and relays, and
+holds no secret of the game.
+
+It keeps only public facts: the invitation, the joins, and the chain of packets it signed.
+Each packet relays the seats' blocks the host accepted (the joins all at once in packet 1,
+then one mental block a packet), says what the table waits for (`waiting`), and names the
+packet before it, so every seat follows one chain and a host that shows two seats different
+packets is caught. The host checks every block as a seat would (`PublicTable`: step, turn,
+every proof), so a bad shuffle or token is refused at the door, not discovered later.
+
+It has the duck-typed interface of `referee.Host` that the folder publisher and the
+automatic host use (accept, tick, status, packets, invitation, archives, game_id).
+Storage: one SQLite file with three tables of its own (the chain is its whole state); each
+accept is one BEGIN IMMEDIATE transaction, so two hosts on one game take every block once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, event, insert, select
+from sqlalchemy.engine import Engine
+
+from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
+from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.referee import Outcome, check_new_game
+from pbem.protocol.crypto import Identity, PublicKey
+from pbem.protocol.documents import (
+    HostParty,
+    Invitation,
+    Join,
+    Mental,
+    Packet,
+    Party,
+    Relayed,
+    Signed,
+    b64,
+    parse,
+    read_blocks,
+    sign,
+    unb64,
+)
+from pbem.protocol.trustless.public import PublicTable
+
+META = MetaData()
+GAMES = Table("blind_game", META, Column("id", String, primary_key=True), Column("name", String, nullable=False),
+              Column("host_name", String, nullable=False), Column("invitation", Text, nullable=False))
+JOINS = Table("blind_join", META, Column("seat", String, primary_key=True), Column("hash", String, nullable=False),
+              Column("payload", LargeBinary, nullable=False))
+PACKETS = Table("blind_packet", META, Column("seq", Integer, primary_key=True), Column("hash", String, nullable=False),
+                Column("armored", Text, nullable=False), Column("relayed", String, nullable=False))
+
+
+def _engine(path: Path, *, create: bool = False) -> Engine:
+    engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 60})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN IMMEDIATE ourselves
+        dbapi_conn.execute("PRAGMA journal_mode = WAL")
+        dbapi_conn.execute("PRAGMA synchronous = FULL")
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    if create:
+        META.create_all(engine)
+    return engine
+
+
+def is_blind(path: Path) -> bool:
+    """Whether the game database at `path` is a blind host's."""
+    if not path.exists():
+        return False
+    engine = _engine(path)
+    try:
+        with engine.connect() as c:
+            return bool(c.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = 'blind_game'").first())
+    finally:
+        engine.dispose()
+
+
+def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list[tuple[str, PublicKey]],
+                options: list[str], clock: Clock = REAL) -> Signed[Invitation]:
+    """A trustless game: the invitation commits to nothing, since the host deals nothing."""
+    checked = check_new_game(path, name, ruleset, seats, options)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    game_id = f"{name}-{os.urandom(4).hex()}"
+    invitation = sign(Invitation(game=game_id, name=name, ruleset=checked, options=sorted(options),
+                                 host=HostParty(name=host.name, key=host.public.encode()),
+                                 seats=[Party(name=n, key=k.encode()) for n, k in seats],
+                                 commitments=[], created=stamp(clock.now()), trustless=True), host)
+    engine = _engine(path, create=True)
+    with engine.begin() as c:
+        c.execute(insert(GAMES).values(id=game_id, name=name, host_name=host.name, invitation=invitation.armored()))
+    engine.dispose()
+    return invitation
+
+
+class BlindHost:
+    def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
+        if not is_blind(path):
+            raise UsageError(f"{str(path)!r} is not a trustless game's database")
+        self.path = path
+        self.engine = _engine(path)
+        self.identity = identity
+        self.clock = clock
+        with self.engine.connect() as c:
+            row = c.execute(select(GAMES)).one()
+        self.inv: Signed[Invitation] = read_blocks(row.invitation)[0].expect(Invitation)
+        self._host_name = row.host_name
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        with self.engine.begin() as c:
+            yield c
+
+    # --- queries ---------------------------------------------------------------------------------
+
+    def game_id(self) -> str:
+        return self.inv.game
+
+    def host_name(self) -> str:
+        return self._host_name
+
+    def invitation(self) -> str:
+        return self.inv.armored()
+
+    def packets(self, since: int = 0) -> list[tuple[int, str]]:
+        with self.engine.connect() as c:
+            return [(r.seq, r.armored) for r in c.execute(select(PACKETS).where(PACKETS.c.seq > since)
+                                                              .order_by(PACKETS.c.seq))]
+
+    def archives(self) -> dict[int, str]:
+        return {}  # a round of a trustless game is audited from its chain (docs/trustless.md §9)
+
+    def notices(self, since: int = 0) -> list[tuple[int, Any]]:
+        return []  # no clock yet: the blind host sends no reminders
+
+    def tick(self) -> list[Outcome]:
+        return []
+
+    def table(self, c: Connection | None = None) -> tuple[PublicTable, int, str]:
+        """The public table rebuilt from the chain (proofs were checked when each block came in)."""
+        if c is None:
+            with self.engine.connect() as conn:
+                return self.table(conn)
+        table = PublicTable.of(self.inv.doc, check_proofs=False)
+        seq, head = 0, self.inv.hash
+        rows = list(c.execute(select(PACKETS).order_by(PACKETS.c.seq)))
+        if not rows:
+            for j in c.execute(select(JOINS)):
+                table.take_join(parse("join", j.payload).doc)
+        for r in rows:
+            packet = read_blocks(r.armored)[0].expect(Packet)
+            for rel in packet.doc.relayed or []:
+                block = parse(rel.kind, unb64(rel.block, "a relayed block"))
+                if isinstance(block.doc, Join):
+                    table.take_join(block.doc)
+                else:
+                    table.take(block.doc, seq)
+            seq, head = r.seq, r.hash
+        table.check_proofs = True
+        return table, seq, head
+
+    def status(self) -> dict[str, Any]:
+        table, seq, _ = self.table()
+        w = table.waiting()
+        return {"game": self.inv.game, "name": self.inv.doc.name, "ruleset": self.inv.doc.ruleset,
+                "options": list(self.inv.doc.options), "trustless": True,
+                "status": "joining" if w.step == "join" else "playing", "round": 1, "seq": seq,
+                "to_move": None, "gold": {}, "waiting": {"step": w.step, "seats": w.seats},
+                "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": None, "email": None,
+                           "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats]}
+
+    # --- taking blocks -----------------------------------------------------------------------------
+
+    def _me(self) -> Identity:
+        if self.identity is None:
+            raise UsageError("this command needs the host's key")
+        if self.identity.public.encode() != self.inv.doc.host.key:
+            raise BadSignature(f"key {self.identity.name!r} is not the host key of game {self.inv.game}")
+        return self.identity
+
+    def _check_signer(self, block: Signed[Any]) -> str:
+        seat = block.doc.seat
+        keys = self.inv.doc.seat_keys()
+        if seat not in keys:
+            raise BadPacket(f"no seat {seat[:40]!r} in game {self.inv.game}")
+        if block.signer.encode() != keys[seat]:
+            raise BadSignature(f"{block.kind} for seat {seat!r} is signed by key {block.signer.fingerprint()}, "
+                               "not the seat's key")
+        return str(seat)
+
+    def accept(self, block: Signed[Any]) -> Outcome:
+        """Take one join or mental block, or refuse it without changing anything."""
+        me = self._me()
+        if block.game != self.inv.game:
+            raise BadPacket(f"this {block.kind} is for game {block.game!r}, not {self.inv.game!r}")
+        if not isinstance(block.doc, (Join, Mental)):
+            raise BadPacket(f"the host of a trustless game takes join and mental files, not a {block.kind}")
+        seat = self._check_signer(block)
+        with self._transaction() as c:
+            if isinstance(block.doc, Join):
+                return self._join(c, me, block, seat)
+            return self._mental(c, me, block, seat)
+
+    def _join(self, c: Connection, me: Identity, block: Signed[Join], seat: str) -> Outcome:
+        old = c.execute(select(JOINS).where(JOINS.c.seat == seat)).first()
+        if old is not None:
+            if old.hash == block.hash:
+                return Outcome("duplicate", f"{seat}'s join was already applied; nothing changed")
+            raise Conflict(f"{seat} has already joined with a different join file")
+        if block.doc.invitation != self.inv.hash:
+            raise BadPacket(f"{seat}'s join answers another invitation")
+        table, _, _ = self.table(c)
+        table.check_proofs = True
+        table.take_join(block.doc)  # checks the key shares' proofs
+        c.execute(insert(JOINS).values(seat=seat, hash=block.hash, payload=block.payload))
+        joined = {r.seat: r.payload for r in c.execute(select(JOINS))}
+        waiting = [p for p in table.players if p not in joined]
+        if waiting:
+            return Outcome("joined", f"{seat} joined (key shares checked); waiting for {', '.join(waiting)}")
+        relayed = [Relayed(kind="join", block=b64(joined[p])) for p in table.players]
+        seq = self._publish(c, me, table, relayed, 1, self.inv.hash)
+        return Outcome("dealt", f"{seat} joined; everyone is in: packet {seq}, {table.players[0]} shuffles first", seq)
+
+    def _mental(self, c: Connection, me: Identity, block: Signed[Mental], seat: str) -> Outcome:
+        doc = block.doc
+        if c.execute(select(PACKETS.c.seq).where(PACKETS.c.relayed == block.hash)).first() is not None:
+            return Outcome("duplicate", f"{seat}'s {doc.step} was already relayed; nothing changed")
+        answered = c.execute(select(PACKETS.c.hash).where(PACKETS.c.seq == doc.seq)).first()
+        if answered is None or answered.hash != doc.packet:
+            raise BadPacket(f"{seat}'s {doc.step} answers packet {doc.seq} {doc.packet[:12]}, which this host never sent")
+        table, seq, head = self.table(c)
+        line = table.take(doc, seq)
+        out = self._publish(c, me, table, [Relayed(kind="mental", block=b64(block.payload))], seq + 1, head,
+                            relayed_hash=block.hash)
+        return Outcome("applied", f"{line}: packet {out}", out)
+
+    def _publish(self, c: Connection, me: Identity, table: PublicTable, relayed: list[Relayed], seq: int, prev: str,
+                 relayed_hash: str = "") -> int:
+        packet = sign(Packet(game=self.inv.game, seq=seq, prev=prev, round=1, phase="playing", to_move=None,
+                             public={}, moves=[], events=[], parts={}, relayed=relayed, waiting=table.waiting()), me)
+        c.execute(insert(PACKETS).values(seq=seq, hash=packet.hash, armored=packet.armored(),
+                                         relayed=relayed_hash or f"joins {seq}"))
+        return seq

@@ -1,0 +1,195 @@
+"""One seat of a trustless game (docs/trustless.md): its keys, the chain it follows, what it owes.
+
+The seat's key shares are derived from its pbem key and the invitation, like its shuffle
+contribution (pbem/protocol/fairness.py): Ed25519 signatures are deterministic, so the same
+key gives the same shares and the same join on every machine and every run, nothing secret
+is ever written to a file, and only the key's holder can compute them.
+
+`TrustlessSeat.follow` takes the host's packets in order: it checks the host's signature and
+the chain (every packet names the one before; a fork is refused), every relayed block's
+signature against its seat's key, and every proof in it (through `PublicTable`); once the
+stacks are final it opens, with the others' tokens, this seat's role and hand. `owed` is the
+block this seat must send at the table's current step, if any.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pbem.errors import BadPacket, BadSignature, UsageError
+from pbem.protocol import fairness
+from pbem.protocol.crypto import Identity, PublicKey
+from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, b64, parse, read_blocks, read_text, sign, unb64
+from pbem.protocol.mental.group import ScalarSource, seeded_scalars
+from pbem.protocol.trustless import messages as M
+from pbem.protocol.trustless import setup as S
+from pbem.protocol.trustless.keys import SeatKeys, joint_keys
+from pbem.protocol.trustless.public import PublicTable
+from pbem.protocol.trustless.table import Layout, Seat
+from pbem.protocol.trustless.tokens import Slot
+
+KEY_LABEL = b"pbem-mental-keys/1\n"
+
+
+def _derived(identity: Identity, inv: Signed[Invitation], purpose: bytes) -> ScalarSource:
+    # the seed is this seat's own deterministic signature, a secret only its key can make
+    sig = identity.sign(KEY_LABEL + purpose + b"\n" + inv.game.encode() + b"\n" + inv.hash.encode())
+    return seeded_scalars(hashlib.sha512(KEY_LABEL + sig).digest())
+
+
+def seat_keys(identity: Identity, inv: Signed[Invitation]) -> SeatKeys:
+    return SeatKeys.new(_derived(identity, inv, b"shares"))
+
+
+def join(inv: Signed[Invitation], identity: Identity, seat: str) -> Signed[Join]:
+    """The trustless join: the usual contribution plus the key shares with their proofs (the
+    proofs' nonces derived too, so joining again writes the same bytes)."""
+    keys = seat_keys(identity, inv)
+    return sign(Join(game=inv.game, seat=seat, invitation=inv.hash,
+                     contribution=b64(fairness.seat_contribution(identity, inv.game, inv.hash)),
+                     mental=M.key_shares(keys, inv.game, seat, _derived(identity, inv, b"join proofs"))), identity)
+
+
+def read_relayed(packet: Packet, keys: dict[str, PublicKey]) -> list[Signed[Join] | Signed[Mental]]:
+    """The seats' blocks a packet relays, each signature checked against its seat's key."""
+    out: list[Signed[Join] | Signed[Mental]] = []
+    for r in packet.relayed or []:
+        block = parse(r.kind, unb64(r.block, f"a block relayed in packet {packet.seq}"))
+        seat = block.doc.seat
+        if block.game != packet.game or seat not in keys or block.signer.encode() != keys[seat].encode():
+            raise BadSignature(f"packet {packet.seq} relays a {r.kind} for {seat[:40]!r} not signed by that seat's key")
+        out.append(block)
+    return out
+
+
+@dataclass
+class TrustlessSeat:
+    inv: Signed[Invitation]
+    identity: Identity
+    me: str
+    table: PublicTable = field(init=False)
+    keys: SeatKeys = field(init=False)
+    seat: Seat | None = None  # once the stacks are final
+    head: tuple[int, str] = (0, "")  # the last packet followed and its hash
+
+    def __post_init__(self) -> None:
+        self.table = PublicTable.of(self.inv.doc)
+        self.keys = seat_keys(self.identity, self.inv)
+        self.head = (0, self.inv.hash)
+        self._seat_keys = {p.name: PublicKey.decode(p.key) for p in self.inv.doc.seats}
+
+    def follow(self, packet: Signed[Packet]) -> list[str]:
+        """Follow the next packet of the chain; returns a line per block it relayed."""
+        doc = packet.doc
+        if packet.signer.encode() != self.inv.doc.host.key:
+            raise BadSignature(f"packet {doc.seq} is not signed by the host of game {self.inv.game}")
+        seq, h = self.head
+        if doc.seq <= seq:
+            return []
+        if doc.seq != seq + 1 or doc.prev != h:
+            raise BadPacket(f"packet {doc.seq} does not follow packet {seq} of the chain this seat holds",
+                            hint="the host showed different packets to different seats, or one is missing")
+        lines = []
+        for block in read_relayed(doc, self._seat_keys):
+            if isinstance(block.doc, Join):
+                self.table.take_join(block.doc)
+                lines.append(f"{block.doc.seat} joined (key shares checked)")
+            else:
+                lines.append(self.table.take(block.doc, seq))
+                self._learn(block.doc)
+        self.head = (doc.seq, packet.hash)
+        return lines
+
+    def _learn(self, doc: Mental) -> None:
+        if self.seat is None and self.table.step() != "shuffle":
+            self.seat = Seat(self.table.game, self.me, self.identity, self.keys, self._seat_keys, self.table.shares,
+                             self.table.stacks)
+        if self.seat is not None and doc.seat != self.me:
+            for t in doc.tokens or []:
+                if t.to in ("all", self.me):
+                    self.seat.receive(M.bundle(t))
+
+    def owed(self) -> Signed[Mental] | None:
+        """The block this seat owes at the current step (None: nothing, or not its turn)."""
+        w = self.table.waiting()
+        if self.me not in w.seats:
+            return None
+        seq, h = self.head
+        game = self.inv.game
+        if w.step == "shuffle":
+            doc, _ = S.make_shuffle(game, self.me, self.table.shuffled, list(self.table.game.stacks),
+                                    joint_keys(self.table.shares), self.table.stacks)
+            return M.message(self.identity, game, self.me, seq, h, "shuffle", shuffle=doc)
+        if w.step == "deal" and self.seat is not None:
+            return M.message(self.identity, game, self.me, seq, h, "deal", bundles=[self.seat.deal_bundle(1)])
+        return None
+
+    # --- what the seat sees ----------------------------------------------------------------------
+
+    def hand(self) -> tuple[str | None, list[str | None]]:
+        """This seat's role and hand as far as their tokens are in (None: still waiting)."""
+        layout = Layout.of(self.table.game, 1)
+        opened = self.seat.opened if self.seat is not None else {}
+        return opened.get(layout.roles[self.me]), [opened.get(s) for s in layout.hands[self.me]]
+
+    def waiting_for(self) -> dict[Slot, list[str]]:
+        """Each of this seat's slots still shut, with the seats whose tokens it waits for."""
+        layout = Layout.of(self.table.game, 1)
+        tokens = self.seat.tokens if self.seat is not None else {}
+        out = {}
+        for slot in layout.private(self.me):
+            missing = [p for p in self.table.players if p != self.me and p not in tokens.get(slot, {})]
+            if missing:
+                out[slot] = missing
+        return out
+
+
+def chain_in(files: list[Path], game: str) -> list[Signed[Packet]]:
+    """The packets of `game` among `files` (a folder's packets, a host's out/), in chain order;
+    two different packets with one number are a fork of the chain, and refused."""
+    found: dict[int, Signed[Packet]] = {}
+    for path in files:
+        try:
+            blocks = read_blocks(read_text(path))
+        except BadPacket:
+            continue  # a damaged or half-synced file says nothing
+        for b in blocks:
+            if isinstance(b.doc, Packet) and b.game == game:
+                old = found.get(b.doc.seq)
+                if old is not None and old.hash != b.hash:
+                    raise BadPacket(f"two different packets {b.doc.seq} of game {game}",
+                                    hint="the host forked the chain: show both files to the table")
+                found[b.doc.seq] = b
+    return [found[s] for s in sorted(found)]
+
+
+def summary(ts: TrustlessSeat) -> dict[str, Any]:
+    """What `pbem show` says of a trustless table, for this seat."""
+    role, hand = ts.hand()
+    w = ts.table.waiting()
+    return {"game": ts.inv.game, "seat": ts.me, "trustless": True, "seq": ts.head[0],
+            "waiting": {"step": w.step, "seats": w.seats}, "role": role, "hand": hand,
+            "cards_waiting": [{"slot": list(slot), "tokens_from": who} for slot, who in ts.waiting_for().items()]}
+
+
+def show_chain(packet_file: Path, packet: Signed[Packet], identity: Identity, home: Path) -> dict[str, Any]:
+    """`pbem show` of a trustless packet: the chain up to it, read from the packet's folder
+    (a game folder's packets, or the host's out/), followed and checked by this seat."""
+    from pbem.seat.home import invitation_path
+    from pbem.seat.player import seat_of
+
+    anchor = invitation_path(home, packet.game)
+    if not anchor.exists():
+        raise UsageError(f"you have not joined game {packet.game}", hint="join it first (pbem turn DIR, or pbem join)")
+    inv = read_blocks(read_text(anchor))[0].expect(Invitation)
+    ts = TrustlessSeat(inv, identity, seat_of(inv, identity))
+    chain = [p for p in chain_in(sorted(packet_file.parent.glob("*.pbem")), packet.game) if p.doc.seq <= packet.doc.seq]
+    for p in chain:
+        ts.follow(p)
+    if ts.head[0] != packet.doc.seq:
+        raise BadPacket(f"packet {packet.doc.seq}'s chain is not all in {str(packet_file.parent)!r} "
+                        f"(found up to packet {ts.head[0]})", hint="a trustless seat reads every packet of the chain")
+    return summary(ts)
