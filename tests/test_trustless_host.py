@@ -1,0 +1,142 @@
+"""The blind host and its seats, in one process with a real SQLite file: each cheat is refused
+at the message where it happens, and refusing it changes nothing stored.
+
+A shuffle that replaces a card, a wrong deal token, a block out of turn or for the wrong
+step, one answering a packet the host never sent, one signed by another seat's key, the same
+block twice, a join without key shares or with a bad proof, and a host that forks the chain.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from pbem.errors import BadPacket, BadSignature, StaleMove
+from pbem.host import blind
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Join, Packet, Signed, read_blocks, sign
+from pbem.protocol.mental.elgamal import Ciphertext
+from pbem.protocol.mental.proofs import BadProof
+from pbem.protocol.trustless import messages as M
+from pbem.protocol.trustless.keys import b64, unb64
+from pbem.seat.trustless import TrustlessSeat, join
+
+SEATS = ("ann", "bob", "cat")
+
+
+class Table:
+    def __init__(self, tmp: Path) -> None:
+        self.db = tmp / "saves" / "t.db"
+        self.ids = {n: Identity.generate(n) for n in ("referee", *SEATS)}
+        self.inv = blind.create_game(self.db, "t", self.ids["referee"], "classic",
+                                     [(s, self.ids[s].public) for s in SEATS], [])
+        self.host = blind.BlindHost(self.db, self.ids["referee"])
+        self.seats = {s: TrustlessSeat(self.inv, self.ids[s], s) for s in SEATS}
+
+    def send(self, block: Signed) -> str:
+        return self.host.accept(read_blocks(block.armored())[0]).kind
+
+    def sync(self) -> None:
+        for _, armored in self.host.packets(0):
+            packet = read_blocks(armored)[0].expect(Packet)
+            for s in self.seats.values():
+                s.follow(packet)
+
+    def joined(self) -> Table:
+        for s in SEATS:
+            self.send(join(self.inv, self.ids[s], s))
+        self.sync()
+        return self
+
+    def db_bytes(self) -> bytes:
+        return b"".join(p.read_bytes() for p in self.db.parent.iterdir() if p.is_file())
+
+
+def _unchanged(table: Table, fn) -> Exception:
+    before = table.host.packets(0)
+    with pytest.raises(Exception) as info:
+        fn()
+    assert table.host.packets(0) == before
+    return info.value
+
+
+def test_joins_need_checked_key_shares_and_the_seats_own_key(tmp_path: Path) -> None:
+    t = Table(tmp_path)
+    plain = sign(Join(game=t.inv.game, seat="ann", invitation=t.inv.hash, contribution="A" * 43 + "="), t.ids["ann"])
+    assert isinstance(_unchanged(t, lambda: t.send(plain)), BadPacket)
+    good = join(t.inv, t.ids["ann"], "ann")
+    assert good.payload == join(t.inv, t.ids["ann"], "ann").payload  # derived: the same join every time
+    shares = list(good.doc.mental)
+    shares[1], shares[2] = msgspec.structs.replace(shares[1], proof=shares[2].proof), shares[2]
+    forged = sign(msgspec.structs.replace(good.doc, mental=shares, signer=""), t.ids["ann"])
+    assert isinstance(_unchanged(t, lambda: t.send(forged)), BadProof)
+    stolen = sign(msgspec.structs.replace(good.doc, signer=""), t.ids["bob"])
+    assert isinstance(_unchanged(t, lambda: t.send(stolen)), BadSignature)
+    assert t.send(good) == "joined" and t.send(good) == "duplicate"
+
+
+@pytest.mark.slow
+def test_every_cheat_is_refused_at_its_message(tmp_path: Path) -> None:
+    t = Table(tmp_path).joined()
+    ann, bob = t.seats["ann"], t.seats["bob"]
+    # out of turn: bob shuffles first
+    early = M.message(t.ids["bob"], t.inv.game, "bob", 1, bob.head[1], "deal",
+                      bundles=[{"from": "bob", "to": "all", "slots": [["deck@1", 0]], "tokens": b64(bytes(96))}])
+    assert isinstance(_unchanged(t, lambda: t.send(early)), StaleMove)
+    # a shuffle that replaces one card: its proof fails at the host
+    block = ann.owed()
+    assert block is not None and block.doc.step == "shuffle"
+    doc = msgspec.to_builtins(block.doc.shuffle)
+    raw = bytearray(unb64(doc["stacks"]["deck@1"]["cards"], "cards"))
+    other = Ciphertext.decode(bytes(raw[64:128]), "x")
+    raw[0:64] = other.encode()  # the first card replaced by a copy of the second
+    doc["stacks"]["deck@1"]["cards"] = b64(bytes(raw))
+    bad = M.message(t.ids["ann"], t.inv.game, "ann", 1, ann.head[1], "shuffle", shuffle=doc)
+    assert isinstance(_unchanged(t, lambda: t.send(bad)), BadProof)
+    # one answering a packet this host never sent
+    stray = M.message(t.ids["ann"], t.inv.game, "ann", 1, "0" * 64, "shuffle", shuffle=msgspec.to_builtins(block.doc.shuffle))
+    assert isinstance(_unchanged(t, lambda: t.send(stray)), BadPacket)
+    # the honest shuffle goes through, once
+    assert t.send(block) == "applied" and t.send(block) == "duplicate"
+    t.sync()
+    # bob's shuffle, then cat's, then a wrong deal token from ann
+    for s in ("bob", "cat"):
+        t.send(t.seats[s].owed())
+        t.sync()
+    deal = ann.owed()
+    assert deal is not None and deal.doc.step == "deal"
+    bundle = msgspec.to_builtins(deal.doc.tokens[0])
+    raw = bytearray(unb64(bundle["tokens"], "tokens"))
+    raw[96:192], raw[192:288] = raw[192:288], raw[96:192]  # two tokens swapped between slots
+    bundle["tokens"] = b64(bytes(raw))
+    wrong = M.message(t.ids["ann"], t.inv.game, "ann", deal.doc.seq, deal.doc.packet, "deal", bundles=[bundle])
+    assert isinstance(_unchanged(t, lambda: t.send(wrong)), BadProof)
+    # a shuffle sent again now is for a step the table has left
+    assert isinstance(_unchanged(t, lambda: t.send(bad)), (StaleMove, BadPacket))
+    for s in SEATS:
+        t.send(t.seats[s].owed())
+    t.sync()
+    assert all(None not in s.hand()[1] for s in t.seats.values())
+    # the host's database holds no secret: no seat's key share appears in it
+    data = t.db_bytes()
+    for s in t.seats.values():
+        for secret in s.keys.secret_hex().values():
+            assert secret.encode() not in data and bytes.fromhex(secret) not in data
+
+
+def test_a_host_that_forks_the_chain_is_caught_by_the_seat(tmp_path: Path) -> None:
+    t = Table(tmp_path).joined()
+    first = read_blocks(t.host.packets(0)[0][1])[0].expect(Packet)
+    fork = sign(msgspec.structs.replace(first.doc, waiting=msgspec.structs.replace(first.doc.waiting, seats=["bob"]),
+                                        signer=""), t.ids["referee"])
+    fresh = TrustlessSeat(t.inv, t.ids["ann"], "ann")
+    fresh.follow(fork)  # a seat that was shown the fork first follows it ...
+    t.send(t.seats["ann"].owed())
+    second = read_blocks(t.host.packets(1)[0][1])[0].expect(Packet)
+    with pytest.raises(BadPacket, match="does not follow"):  # ... and refuses the real chain's next packet
+        fresh.follow(second)
+    impostor = sign(msgspec.structs.replace(second.doc, signer=""), t.ids["bob"])
+    with pytest.raises(BadSignature):
+        TrustlessSeat(t.inv, t.ids["cat"], "cat").follow(impostor)
