@@ -3,6 +3,9 @@
 One seat's shuffle of every stack of a whole game with its proofs, and another seat's check
 of it, at 5 seats (classic) and at 10 (classic) and 12 (expansion); a decryption token made
 and checked; a key share's proof; sizes. CPU time (time.process_time), median of a few runs.
+Then a whole setup and deal through the blind host (a real SQLite file in a temporary
+folder): packets before the first move, the armoured files as they travel, the host's check
+of a shuffle and one seat following the whole chain.
 """
 
 from __future__ import annotations
@@ -109,8 +112,73 @@ def message_rows(seats: int = 12) -> list[tuple[str, str]]:
     return [(f"{name}, {seats} seats", f"{n:,} bytes JSON, {(n + 2) // 3 * 4:,} armoured") for name, n in sizes.items()]
 
 
+def blind_rows(seats: int, ruleset: str = "classic") -> list[tuple[str, str]]:
+    import tempfile
+
+    from pbem.host import blind
+    from pbem.protocol.crypto import Identity
+    from pbem.protocol.documents import Packet, parse, read_blocks, unb64
+    from pbem.seat.trustless import TrustlessSeat, join
+
+    names = [f"p{i}" for i in range(seats)]
+    host_id = Identity.generate("host")
+    ids = {n: Identity.generate(n) for n in names}
+    sizes: dict[str, list[int]] = {}
+    host_cpu: list[float] = []
+    follow_cpu = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.db"
+        inv = blind.create_game(db, "bench", host_id, ruleset, [(n, ids[n].public) for n in names], [])
+        host = blind.BlindHost(db, host_id)
+        table = {n: TrustlessSeat(inv, ids[n], n) for n in names}
+        for n in names:
+            host.accept(read_blocks(join(inv, ids[n], n).armored())[0])
+        seen = 0
+
+        def sync() -> None:
+            nonlocal seen, follow_cpu
+            for seq, armored in host.packets(seen):
+                packet = read_blocks(armored)[0].expect(Packet)
+                if seq == 1:
+                    label = "packet 1 (every join)"
+                else:
+                    relayed = parse("mental", unb64(packet.doc.relayed[0].block, "block")).doc  # type: ignore[index]
+                    label = f"a packet relaying a {relayed.step} block"
+                sizes.setdefault(label, []).append(len(armored))
+                t = time.process_time()
+                table[names[-1]].follow(packet)
+                follow_cpu += time.process_time() - t
+                for n in names[:-1]:
+                    table[n].follow(packet)
+                seen = seq
+
+        sync()
+        while host.status()["waiting"]["step"] != "move":
+            for n in names:
+                block = table[n].owed()
+                if block is None:
+                    continue
+                text = block.armored()
+                sizes.setdefault(f"a seat's {block.doc.step} block", []).append(len(text))
+                t = time.process_time()
+                host.accept(read_blocks(text)[0])
+                if block.doc.step == "shuffle":
+                    host_cpu.append(time.process_time() - t)
+                sync()
+        packets = host.status()["seq"]
+        host.close()
+        db_bytes = sum(p.stat().st_size for p in Path(tmp).iterdir())
+    tag = f"blind host, {seats} seats ({ruleset})"
+    out = [(f"packets before the first move, {tag}", f"{packets} (2n + 1)"),
+           (f"the host checking one shuffle, {tag}", f"{statistics.median(host_cpu) * 1000:.0f} ms CPU"),
+           (f"one seat following the chain to the deal, {tag}", f"{follow_cpu * 1000:.0f} ms CPU"),
+           (f"the host's database after the deal, {tag}", f"{db_bytes:,} bytes")]
+    out += [(f"{name}, {tag}", f"{statistics.median(v):,.0f} bytes armoured") for name, v in sorted(sizes.items())]
+    return out
+
+
 def rows(runs: int = 3) -> list[tuple[str, str]]:
-    out = small_rows() + message_rows()
+    out = small_rows() + message_rows() + blind_rows(5)
     for ruleset, seats in (("classic", 5), ("classic", 10), ("expansion", 12)):
         out += game_rows(ruleset, seats, runs)
     return out

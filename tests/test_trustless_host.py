@@ -140,3 +140,39 @@ def test_a_host_that_forks_the_chain_is_caught_by_the_seat(tmp_path: Path) -> No
     impostor = sign(msgspec.structs.replace(second.doc, signer=""), t.ids["bob"])
     with pytest.raises(BadSignature):
         TrustlessSeat(t.inv, t.ids["cat"], "cat").follow(impostor)
+
+
+def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None:
+    """`pbem game new --trustless`, `pbem apply` of the joins, `pbem status`, `pbem show` of
+    packet 1 from the host's out/ folder; a trustless game refuses deadlines in one line."""
+    import json
+    import subprocess
+
+    from test_folder_play import PBEM, cli_app, cli_env, make_homes, run_cli
+
+    from pbem.seat import keys
+
+    homes = make_homes(tmp_path, ["referee", *SEATS])
+    pubs = {s: keys.load_identity(homes[s], s, None).public.encode() for s in SEATS}
+    db = tmp_path / "saves" / "t.db"
+    players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
+    bad = subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless",
+                          "--deadline", "2h"], env=cli_env(homes["referee"]), capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --trustless games have no deadlines")
+    assert "Traceback" not in bad.stderr and not db.exists()
+    app = cli_app()
+    run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless",
+                  "-o", tmp_path / "invitation.pbem"], homes["referee"])
+    joins = []
+    for s in SEATS:
+        out = tmp_path / f"join-{s}.pbem"
+        run_cli(app, ["join", tmp_path / "invitation.pbem", "--as", s, "-o", out], homes[s])
+        joins.append(out)
+    run_cli(app, ["apply", "--db", db, *joins, "--out", tmp_path / "out"], homes["referee"])
+    st = json.loads(run_cli(app, ["status", "--db", db, "--json"]).output)
+    assert st["trustless"] and st["seq"] == 1 and st["waiting"] == {"step": "shuffle", "seats": ["ann"]}
+    assert "packet 1" in run_cli(app, ["status", "--db", db]).output
+    shown = json.loads(run_cli(app, ["show", tmp_path / "out" / "packet-000001.pbem", "--as", "bob", "--json"],
+                               homes["bob"]).output)
+    assert shown["waiting"] == {"step": "shuffle", "seats": ["ann"]} and shown["role"] is None
+    assert len(shown["cards_waiting"]) == 7  # its role and six cards, every one still shut

@@ -175,13 +175,13 @@ def apply(
     as_json: JsonOpt = False,
 ) -> None:
     """Host: check and apply join and move files, then write the next packet(s)."""
-    from pbem.host.referee import Host
+    from pbem.host.blind import open_host
     from pbem.protocol.documents import read_file
 
     if db is not None:  # with --db, every argument is a file
         files = [Path(game), *files]
     path = db_path(game, db)
-    host = Host(path)
+    host = open_host(path)
     try:
         host.identity = identity_named(home, host.host_name(), passphrase_file)
         results = []
@@ -281,9 +281,9 @@ def status(
     as_json: JsonOpt = False,
 ) -> None:
     """Host: round, packet number, whose turn, and the seats."""
-    from pbem.host.referee import Host
+    from pbem.host.blind import open_host
 
-    host = Host(db_path(game, db))
+    host = open_host(db_path(game, db))
     try:
         st = host.status()
     finally:
@@ -315,9 +315,9 @@ def packet(
     seq: Annotated[int | None, typer.Option("--seq", help="Re-issue this packet instead of the latest.")] = None,
 ) -> None:
     """Host: write the latest packet again (e.g. for a player who lost it)."""
-    from pbem.host.referee import Host
+    from pbem.host.blind import open_host
 
-    host = Host(db_path(game, db))
+    host = open_host(db_path(game, db))
     try:
         packets = host.packets()
         if not packets:

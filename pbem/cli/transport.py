@@ -36,11 +36,9 @@ NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder
 
 
 def _host(game: str | None, db: Path | None):
-    from pbem.host import blind
-    from pbem.host.referee import Host
+    from pbem.host.blind import open_host
 
-    path = db_path(game, db)
-    return blind.BlindHost(path) if blind.is_blind(path) else Host(path)
+    return open_host(db_path(game, db))
 
 
 def _unlock_host(host, home: Path | None, passphrase_file: Path | None) -> None:

@@ -19,7 +19,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Signed
 from pbem.seat import player
 from pbem.seat import trustless as T
-from pbem.seat.home import invitation_path, join_path, move_path
+from pbem.seat.home import join_path, move_path
 
 
 def is_trustless(dir: Path) -> bool:
@@ -52,12 +52,8 @@ class TrustlessFolderSeat:
         """Submit the join (kept in the key home; the same bytes on every run)."""
         saved = join_path(self.home, self.inv.game, self.seat)
         new = not saved.exists()
-        if new:
-            anchor = invitation_path(self.home, self.inv.game)
-            anchor.parent.mkdir(parents=True, exist_ok=True)
-            if not anchor.exists():
-                write_atomic(anchor, self.inv.armored().encode(), mode=0o644)
-            write_atomic(saved, T.join(self.inv, self.identity, self.seat).armored().encode())
+        if new:  # player.join keeps the invitation as the trust anchor and makes the trustless join
+            write_atomic(saved, player.join(self.inv, self.identity, self.home).armored().encode())
         return self.folder.submit_move(self.seat, 0, saved.read_bytes()), new
 
     def joined(self) -> bool:

@@ -102,6 +102,13 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
     return invitation
 
 
+def open_host(path: Path) -> Any:
+    """The host of the game database at `path`: blind for a trustless game, else the referee."""
+    from pbem.host.referee import Host
+
+    return BlindHost(path) if is_blind(path) else Host(path)
+
+
 class BlindHost:
     def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
         if not is_blind(path):
@@ -178,6 +185,7 @@ class BlindHost:
                 "options": list(self.inv.doc.options), "trustless": True,
                 "status": "joining" if w.step == "join" else "playing", "round": 1, "seq": seq,
                 "to_move": None, "gold": {}, "waiting": {"step": w.step, "seats": w.seats},
+                "deadline": None, "paused": False, "away": {}, "absent": [],
                 "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": None, "email": None,
                            "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats]}
 

@@ -112,6 +112,10 @@ def join(invitation: Signed[Invitation], identity: Identity, home: Path) -> Sign
             raise BadPacket(f"you already joined game {invitation.game} with a different invitation")
     else:
         write_atomic(anchor, invitation.armored().encode(), mode=0o644)
+    if invitation.doc.trustless:  # the join carries the seat's key shares (docs/trustless.md)
+        from pbem.seat import trustless
+
+        return trustless.join(invitation, identity, seat)
     return sign(Join(game=invitation.game, seat=seat, invitation=invitation.hash,
                      contribution=b64(fairness.seat_contribution(identity, invitation.game, invitation.hash))),
                 identity)
