@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 
 def test_cli_startup_does_not_import_heavy_modules() -> None:
@@ -11,3 +12,13 @@ def test_cli_startup_does_not_import_heavy_modules() -> None:
             "print(','.join(m for m in heavy if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"imported at start-up: {out}"
+
+
+def test_a_command_does_not_import_pydantic(tmp_path: Path) -> None:
+    """Typer 0.27+ would import pydantic to convert parameters (about a third of a command's start-up)."""
+    code = ("import sys; sys.argv = ['pbem', 'key', 'list', '--home', sys.argv[1]]\n"
+            "import pbem.cli\n"
+            "try:\n    pbem.cli.main()\nexcept SystemExit:\n    pass\n"
+            "print('pydantic' in sys.modules, 'typer' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert run.stdout.split()[-2:] == ["False", "True"], run.stdout + run.stderr
