@@ -216,6 +216,8 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
             raise BadPacket(f"packet {self.seq} of round {self.round}: numbers start at 1")
         if self.to_move is not None and self.to_move not in self.parts:
             raise BadPacket(f"packet {self.seq} names {self.to_move[:40]!r} to move, who holds no seat")
+        if any(not isinstance(e.get("event"), str) for e in self.events):  # found by test_hostile_input's fuzzing
+            raise BadPacket(f"packet {self.seq} holds an event without its kind")
 
     def moves_json(self) -> list[dict[str, Any]]:
         return [msgspec.to_builtins(m) for m in self.moves]
