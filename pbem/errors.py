@@ -1,19 +1,10 @@
 """Typed errors shared by every pbem module.
 
 Each error carries a process exit code so that the CLI (and scripts driving
-it) can tell *why* a command failed without parsing messages:
-
-    0  ok
-    1  unexpected internal error (a bug: please report it)
-    2  UsageError       bad arguments, bad name, missing passphrase source;
-       (engine.errors.InvalidMove: move text that does not parse)
-    3  BadPacket        malformed, truncated, tampered or foreign input
-       BadSignature     (a BadPacket) signature does not verify
-    4  WrongKey         sealed part / key does not match this identity or context
-       WrongPassphrase  passphrase does not unlock the key file
-       KeyNotFound      no such identity or public key
-    5  StaleMove        old sequence number, out of turn, or duplicate
-       Conflict         forked history: two different moves claim the same place
+it) can tell *why* a command failed without parsing messages. EXIT_CODES is
+the one table of them; docs/protocol.md ("Exit codes") shows the same table,
+and a test keeps the two equal. (engine.errors.InvalidMove, move text that does
+not parse, is a usage error: 2.)
 
 Messages quote the offending input (a name, a path, a line) and `hint`
 says what the user can do about it.
@@ -37,8 +28,14 @@ EXIT_CODES: dict[int, str] = {
 }
 
 
+EXIT_USAGE = 2
+EXIT_STALE = 5
 EXIT_INVALID_MOVE = 2  # engine.errors.InvalidMove: text that is not a move is a usage error
-EXIT_ILLEGAL_MOVE = 6  # engine.errors.IllegalMove
+EXIT_ILLEGAL_MOVE = 6  # engine.errors.IllegalMove (the engine knows no exit codes)
+EXIT_ILLEGAL = EXIT_ILLEGAL_MOVE
+EXIT_BAD_POSITION = 7  # engine.errors.BadPosition
+EXIT_AUDIT_FAILED = 8
+EXIT_INTERNAL = 70
 
 
 def move_exit_code(exc: MoveError) -> int:
@@ -61,7 +58,7 @@ class PbemError(Exception):
 
 
 class UsageError(PbemError):
-    exit_code = 2
+    exit_code = EXIT_USAGE
 
 
 class SeatHandedOver(UsageError):
@@ -89,11 +86,11 @@ class KeyNotFound(PbemError):
 
 
 class StaleMove(PbemError):
-    exit_code = 5
+    exit_code = EXIT_STALE
 
 
 class Conflict(PbemError):
-    exit_code = 5
+    exit_code = EXIT_STALE
 
 
 __all__ = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,3 +27,14 @@ def test_demo_plays_three_rounds_that_replay_and_audit(tmp_path: Path) -> None:
     # every seat's process held only its own key
     for home in (work / "homes").iterdir():
         assert [p.stem for p in (home / "keys").glob("*.key")] == [home.name]
+
+
+@pytest.mark.slow
+def test_demo_without_dir_removes_its_temporary_folder(tmp_path: Path) -> None:
+    """Issue 15.14: every scripts/demo run used to leave a pbem-demo-* folder behind."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-m", "pbem.cli", "demo"], capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr
+    assert "final scores" in run.stdout and "demo --dir DIR" in run.stdout
+    assert list(tmp_path.iterdir()) == []

@@ -125,7 +125,8 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
     # each seat's first 'turn' joins; a second one does not write another join
     for s in SEATS:
         out = run_cli(app, ["turn", folder, "--as", s], homes[s]).output
-        assert f"joined as {s}" in out and "waiting for every seat" in out
+        assert f"as seat {s}; host key fingerprint " in out and "waiting for every seat" in out
+        assert keys.load_public(homes["referee"], "referee").fingerprint() in out  # as `pbem join` prints it (15.14)
     out = run_cli(app, ["turn", folder, "--as", "ann"], homes["ann"]).output
     assert "joined" not in out
     assert len(gf.inbox()) == 3

@@ -224,7 +224,7 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
                         "--to-dir", tmp_path / "bob-out", "--once"], homes2["bob"]).output
     assert "joined t-" in out and "as bob" in out
     out = run_cli(app, ["inbox", tmp_path / "bob-out", "--db", db2], homes2["referee"]).output
-    assert "bob joined; waiting for ann, cat" in out
+    assert "bob joined; waiting for ann and cat" in out
     # the mail's blocks really are the move, sealed: the text is not readable in the mail
     eml = sorted(moves.glob("*.eml"))[0]
     assert text.encode() not in eml.read_bytes()

@@ -49,9 +49,24 @@ def test_larger_maze_is_not_cropped() -> None:
         "format": "pbem-position/1", "ruleset": "classic", "players": ["ann", "bob", "cat"], "to_move": "ann",
         "board": [{"at": [x, 0], "card": "straight-ew"} for x in (-1, -2, -3)] + [{"at": [-4, 0], "card": "cross"}],
     }
-    text = plain_text(render_maze(load(doc).board))
-    assert "-4" in text.splitlines()[0]
-    assert max(cell_len(line) for line in text.splitlines()) > 80
+    text = plain_text(render_maze(load(doc).board), width=80)
+    assert text.splitlines()[0].split() == [str(x) for x in range(-4, 9)]  # no column lost
+    assert max(cell_len(line) for line in text.splitlines()) <= 80 and "compact maze" in text
+    wide = plain_text(render_maze(load(doc).board), width=100)
+    assert wide.splitlines()[0].split() == [str(x) for x in range(-4, 9)] and "compact" not in wide
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_narrow_terminals_show_start_goals_and_every_card(dealt, width: int) -> None:
+    """Issue 15.1: at 60 columns column 8 (the goals) was cut off without a mark."""
+    text = plain_text(render_view(view(dealt, "ann"), "ann"), width=width)
+    lines = text.splitlines()
+    assert all(cell_len(line) <= width for line in lines), width
+    header = next(line for line in lines if line.split()[:2] == ["0", "1"])
+    assert header.split() == [str(x) for x in range(9)]
+    maze = "\n".join(lines[lines.index(header): lines.index(header) + 16])
+    assert maze.count("?") == 3 and "S" in maze  # the start and the three face-down goals
+    assert ("compact maze" in text) == (width < 67)
 
 
 def test_full_state_shows_every_hand_and_role(dealt) -> None:

@@ -226,3 +226,24 @@ def test_keys_step_jump_and_switch_perspective(played) -> None:
     assert nav.handle_line("") and nav.i == 8
     assert not nav.handle("q")
     assert "as bob saw it then" in plain_text(nav.screen(), width=120)
+
+
+def test_html_as_a_seat_holds_that_view_only_and_speaks_the_language(played) -> None:
+    """Issue 15.4 and 15.13: `--as ann --html` is ann's page alone; the page is translated."""
+    from pbem.ui import words
+
+    table, _ = played
+    r = load_replay(str(table.root / "game.db"), round_no=1)
+    seat = SEATS[0]
+    page = render_html(r, only=seat)
+    data = json.loads(_data_of(page))
+    assert list(data["frames"]) == [seat] and [p[0] for p in data["perspectives"]] == [seat]
+    everything = json.loads(_data_of(render_html(r)))
+    assert set(everything["frames"]) == {ALL, *SEATS}
+    assert '<html lang="en">' in page and "Keys: Left/Right" in page
+    with words.using("zh-Hans"):
+        chinese = render_html(r, only=seat)
+    assert '<html lang="zh-Hans">' in chinese and "矮人矿坑" in chinese.split("</title>")[0]
+    for english in ("Keys:", "first (Home)", 'title="perspective"', '"the deal"', "as ann saw it then", '"player":"player"'):
+        assert english not in chinese, english
+    assert "scrollTop" in page  # the move list follows the current move (checked in a browser by scripts/browser-check)

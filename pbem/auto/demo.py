@@ -55,8 +55,21 @@ def _latest(folder: GameFolder, after: int) -> list[Packet]:
 
 def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str = "classic",
              workdir: Path | None = None, bot: str = "smart") -> dict[str, int]:
-    seats = seats or SEATS
-    root = Path(workdir or tempfile.mkdtemp(prefix="pbem-demo-")).resolve()
+    """Play the demo in `workdir`, or in a temporary folder that is removed afterwards (kept,
+    and said so, when the demo fails: its logs are what a bug report needs)."""
+    if workdir is not None:
+        return _play(console, seats or SEATS, ruleset, Path(workdir).resolve(), bot, keep=True)
+    root = Path(tempfile.mkdtemp(prefix="pbem-demo-")).resolve()
+    try:
+        gold = _play(console, seats or SEATS, ruleset, root, bot, keep=False)
+    except BaseException:
+        console.print(f"the demo's files stay in {root} (logs in {root / 'logs'})", soft_wrap=True)
+        raise
+    shutil.rmtree(root, ignore_errors=True)
+    return gold
+
+
+def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str, keep: bool) -> dict[str, int]:
     started = time.perf_counter()
     console.print(f"[bold]pbem demo[/]: {len(seats)} bot seats play {ruleset} through a shared folder in {root}",
                   soft_wrap=True)
@@ -99,7 +112,7 @@ def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str =
     console.print(table)
     console.print(f"{len(list(folder.dir.glob('inbox/done/*')))} signed move and join files, "
                   f"{len(folder.packets(None))} packets, {time.perf_counter() - started:.1f} s")
-    _replay_tail(console, folder.dir)
+    _replay_tail(console, folder.dir, keep)
     return final.gold
 
 
@@ -134,7 +147,7 @@ def _watch(console: Console, folder: GameFolder, results: list[Result], procs: l
             time.sleep(0.05)
 
 
-def _replay_tail(console: Console, shared: Path, last: int = 4) -> None:
+def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4) -> None:
     """Round 1's last moves, replayed from the files the players received."""
     from pbem.replay.navigator import frame
     from pbem.replay.rounds import ALL, load_replay
@@ -145,6 +158,10 @@ def _replay_tail(console: Console, shared: Path, last: int = 4) -> None:
         console.print(f"  {i}. {'; '.join(r.sentences(i, ALL))}   [dim]{r.notation(i, ALL)}[/]")
     console.print(frame(r, len(r), ALL))
     pbem = _command()
+    if not keep:
+        console.print(f"the temporary folder is removed now; to replay and audit the game yourself: "
+                      f"{pbem} demo --dir DIR", soft_wrap=True)
+        return
     # soft_wrap: commands stay on one line, ready to copy.
     console.print(f"step through it yourself:  {pbem} replay {shared} --round 1", soft_wrap=True)
     console.print(f"as one player saw it:      {pbem} replay {shared} --round 1 --as {r.players[0]}", soft_wrap=True)

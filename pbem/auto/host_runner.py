@@ -138,7 +138,9 @@ class FolderHost:
                 return current  # maybe still being written (a plain copy on NFS): look again later
             self._aside(paths, "rejected", f"rejected {name}{copies}: {exc}")
             return current
-        future = [b for b in blocks if b.kind == "move" and b.doc.seq > current]
+        # A move ahead of us waits for its packet; one of another game is refused below (15.6).
+        ours = self.host.game_id()
+        future = [b for b in blocks if b.kind == "move" and b.game == ours and b.doc.seq > current]
         if future:
             current = int(self.host.status()["seq"])  # another host may have moved on
             if any(b.doc.seq > current for b in future):

@@ -10,6 +10,7 @@ import os
 import sys
 
 import typer
+import typer.main
 
 from engine.errors import BadPosition, IllegalMove, InvalidMove
 from pbem.errors import EXIT_ILLEGAL_MOVE as EXIT_ILLEGAL
@@ -30,18 +31,36 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from pbem.ui.words import t
+
+        try:
+            number = version("pbem")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            number = "0+unknown"
+        typer.echo(t("pbem {version}", version=number))
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     lang: str | None = typer.Option(None, "--lang", help="Language of the output: en, zh-Hans (简体), zh-Hant (繁體). "
                                     "Default: $PBEM_LANG, else en.", show_default=False),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_version),
 ) -> None:
     if lang is not None:
         from pbem.ui import words
+        from pbem.ui.words import t
 
         try:
             words.set_language(lang)
         except ValueError:
-            raise typer.BadParameter(f"unknown language {lang!r}; use en, zh-Hans or zh-Hant", param_hint="--lang")
+            raise typer.BadParameter(t("unknown language {lang}; use en, zh-Hans or zh-Hant", lang=repr(lang)),
+                                     param_hint="--lang")
 
 
 app.add_typer(cli_keys.app, name="key")
@@ -52,25 +71,44 @@ cli_replay.register(app)
 cli_transport.register(app)
 cli_deadlines.register(app)
 
-EXIT_BAD_POSITION = 7
-EXIT_INTERNAL = 70
+from pbem.errors import EXIT_BAD_POSITION, EXIT_INTERNAL  # noqa: E402
 
 
 def _fail(message: str, hint: str | None, code: int, source: str | None = None) -> None:
     # Messages quote their input (a game id, a file name from a stranger's mail): sanitised.
     from pbem.ui.terminal import printable
+    from pbem.ui.words import t
 
-    print(printable(f"error: {source + ': ' if source else ''}{message}"), file=sys.stderr)
+    print(printable(t("error: {message}", message=f"{source}: {message}" if source else message)), file=sys.stderr)
     if hint:
-        print(printable(f"hint: {hint}"), file=sys.stderr)
+        print(printable(t("hint: {hint}", hint=hint)), file=sys.stderr)
     sys.exit(code)
 
 
+def _language_in(argv: list[str]) -> str | None:
+    """The --lang value, looked up before parsing so that --help is already translated."""
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+        if not arg.startswith("-"):
+            return None  # --lang belongs before the command
+    return None
+
+
 def main() -> None:
+    from pbem.cli.helptext import localise
     from pbem.errors import PbemError
+    from pbem.ui import words
+    from pbem.ui.words import t
 
     try:
-        code = app(standalone_mode=False)
+        words.set_language(_language_in(sys.argv[1:]))
+    except ValueError:
+        pass  # the --lang callback reports it
+    try:
+        code = localise(typer.main.get_command(app), sys.argv[1:])(standalone_mode=False)
         if isinstance(code, int) and code:  # a command that reported its own errors (typer.Exit)
             sys.exit(code)
     except InvalidMove as exc:
@@ -81,11 +119,11 @@ def main() -> None:
     except IllegalMove as exc:
         _fail(str(exc), None, EXIT_ILLEGAL, getattr(exc, "source", None))
     except BadPosition as exc:
-        _fail(str(exc), "see RULES.md §8 for the position format", EXIT_BAD_POSITION)
+        _fail(str(exc), t("see docs/RULES.md §8 for the position format"), EXIT_BAD_POSITION)
     except PbemError as exc:
         _fail(str(exc), exc.hint, exc.exit_code, getattr(exc, "source", None))
     except KeyboardInterrupt:
-        _fail("interrupted", None, 130)
+        _fail(t("interrupted"), None, 130)
     except Exception as exc:  # click's own usage errors and aborts
         try:
             from typer._click import ClickException  # typer >= 0.20 vendors click
@@ -98,13 +136,13 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         if isinstance(exc, typer.Abort):
-            _fail("aborted", None, 1)
+            _fail(t("aborted"), None, 1)
         if os.environ.get("PBEM_DEBUG"):
             raise
         # A bug, not bad input: still one line, no locals, no traceback.
         first = (str(exc).splitlines() or [""])[0]
-        _fail(f"internal error: {type(exc).__name__}: {first}", "please report it; PBEM_DEBUG=1 shows the traceback",
-              EXIT_INTERNAL)
+        _fail(t("internal error: {kind}: {text}", kind=type(exc).__name__, text=first),
+              t("please report it; PBEM_DEBUG=1 shows the traceback"), EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

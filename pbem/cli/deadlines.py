@@ -20,6 +20,7 @@ from pbem.cli.play import DbOpt, OutOpt, game_app, out_dir, write_packets
 from pbem.errors import UsageError
 from pbem.host.paths import db_path
 from pbem.seat.home import key_home
+from pbem.ui.words import t
 
 if TYPE_CHECKING:
     from pbem.host.deadlines import Timing
@@ -62,16 +63,20 @@ def timing_from(base: dict[str, Any] | None, deadline: str | None, grace: str | 
     return t.check()
 
 
-def timing_words(t: dict[str, Any] | None) -> str:
+def timing_words(timing: dict[str, Any] | None) -> str:
     from pbem.host.deadlines import DAY_NAMES
     from pbem.ui.when import span
 
-    if not t or not t.get("deadline"):
-        return "no deadlines (the game waits for every move)"
-    days = "" if not t.get("days") or len(t["days"]) == 7 else f" (counting {','.join(DAY_NAMES[d] for d in t['days'])})"
-    grace = f", then {span(t['grace'])} of grace" if t.get("grace") else ""
-    return (f"deadline {span(t['deadline'])} per packet{days}{grace}; on timeout: {t.get('on_timeout', 'wait')}; "
-            f"absent after {t.get('absent_after', 2)} missed; reminders: {', '.join(t.get('reminders') or []) or 'none'}")
+    if not timing or not timing.get("deadline"):
+        return t("no deadlines (the game waits for every move)")
+    said = t("deadline {span} per packet", span=span(timing["deadline"]))
+    if timing.get("days") and len(timing["days"]) < 7:
+        said += t(" (counting {days})", days=",".join(DAY_NAMES[d] for d in timing["days"]))
+    if timing.get("grace"):
+        said += t(", then {span} of grace", span=span(timing["grace"]))
+    return said + t("; on timeout: {policy}; absent after {n} missed; reminders: {reminders}",
+                    policy=timing.get("on_timeout", "wait"), n=timing.get("absent_after", 2),
+                    reminders=", ".join(timing.get("reminders") or []) or t("none"))
 
 
 def _host(game: str, db: Path | None, keys: Keys):
@@ -197,22 +202,23 @@ def _submit(target: str, keys: Keys, output: Path | None, reply: Reply, smtp: Sm
         latest = seat.latest()
         block = make(seat.invitation, seat.seat, me)
         path = seat.folder.submit_move(seat.seat, latest.doc.seq if latest else 0, block.armored().encode())
-        typer.echo(f"{block.kind} of {seat.seat} submitted: {path}")
+        typer.echo(t("{kind} of {seat} submitted: {path}", kind=block.kind, seat=seat.seat, path=path))
         return
     p = Path(target)
     if not p.is_file() and (p.exists() or "/" in target):
-        raise UsageError(f"{target} is neither a game folder, a packet file nor a game you joined by mail")
+        raise UsageError(t("{target} is neither a game folder, a packet file nor a game you joined by mail", target=target))
     sp = player.open_packet(packet_for(target, where), me, where)
     block = make(sp.invitation, sp.seat, me)
     if p.is_file():
         what = block.doc.action if isinstance(block.doc, Request) else "seat"
         path = output or Path(f"{block.kind}-{sp.seat}-{what}.pbem")
         write_atomic(path, block.armored().encode())
-        typer.echo(f"{block.kind} file: {path} (send it to the host)")
+        typer.echo(t("{kind} file: {path} (send it to the host)", kind=block.kind, path=path))
         return
     to = reply.host(where, sp.invitation.game)
     courier, sender = reply.courier(smtp, where, me.name)
-    typer.echo(f"{block.kind} of {sp.seat}: {courier.deliver(block_mail(block, sender=sender, to=to))}")
+    typer.echo(t("{kind} of {seat}: {delivered}", kind=block.kind, seat=sp.seat,
+                 delivered=courier.deliver(block_mail(block, sender=sender, to=to))))
 
 
 @grouped

@@ -16,6 +16,7 @@ from pbem.errors import UsageError
 from pbem.names import check_identity_name
 from pbem.seat import keys
 from pbem.seat.home import key_home, key_path, keys_dir
+from pbem.ui.words import t
 
 app = typer.Typer(help="Identities: your signing and encryption keys.", no_args_is_help=True)
 
@@ -42,13 +43,13 @@ def new(
     """Create a new identity and print its public key line to share with other players."""
     check_identity_name(name)
     if no_passphrase and passphrase_file is not None:
-        raise UsageError("--no-passphrase and --passphrase-file contradict each other")
+        raise UsageError(t("--no-passphrase and --passphrase-file contradict each other"))
     where = key_home(home)
     if key_path(where, name).exists():
         # Checked before prompting so nobody types a passphrase for nothing.
         raise UsageError(
-            f"identity {name!r} already exists in {key_path(where, name)}",
-            hint="pick another name; pbem never overwrites a private key",
+            t("identity {name} already exists in {path}", name=repr(name), path=key_path(where, name)),
+            hint=t("pick another name; pbem never overwrites a private key"),
         )
     passphrase = None if no_passphrase else keys.get_passphrase(passphrase_file, prompt=True, confirm=True)
     identity = keys.create_identity(where, name, passphrase)
@@ -57,20 +58,33 @@ def new(
         typer.echo(warning, err=True)
     if passphrase is None:
         typer.echo(
-            f"warning: the private key {key_path(where, name)} is NOT protected by a passphrase; "
-            "anyone who can read it can play as you",
+            t("warning: the private key {path} is NOT protected by a passphrase; anyone who can read it can play as you",
+              path=key_path(where, name)),
             err=True,
         )
     pub = identity.public
     typer.echo(pub.encode())
-    typer.echo(f"fingerprint: {pub.fingerprint()}")
-    typer.echo(f"created identity {name!r} in {keys_dir(where)}; send the pbem1 line above to the other players", err=True)
+    typer.echo(t("fingerprint: {fingerprint}", fingerprint=pub.fingerprint()))
+    typer.echo(t("created identity {name} in {path}; send the pbem1 line above to the other players", name=repr(name),
+                 path=keys_dir(where)), err=True)
 
 
 @app.command("show")
-def show(name: NameArg, home: HomeOpt = None, as_json: JsonOpt = False) -> None:
+def show(
+    name: Annotated[str | None, typer.Argument(help="Identity name (default: the only one in the key home).",
+                                               show_default=False)] = None,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Print an identity's public key line and fingerprint."""
     where = key_home(home)
+    if name is None:
+        names = [n for n, _ in keys.list_identities(where)]
+        if len(names) != 1:
+            raise UsageError(t("which identity? pass its name"),
+                             hint=t("identities in {where}: {names}", where=where,
+                                    names=", ".join(names) or t("none (pbem key new NAME)")))
+        name = names[0]
     pub = keys.load_public(where, name)
     if as_json:
         doc: dict[str, str | bool] = {"name": name, "public": pub.encode(), "fingerprint": pub.fingerprint()}
@@ -79,7 +93,7 @@ def show(name: NameArg, home: HomeOpt = None, as_json: JsonOpt = False) -> None:
         typer.echo(json.dumps(doc, indent=2))
         return
     typer.echo(pub.encode())
-    typer.echo(f"fingerprint: {pub.fingerprint()}")
+    typer.echo(t("fingerprint: {fingerprint}", fingerprint=pub.fingerprint()))
 
 
 @app.command("list")
@@ -94,9 +108,9 @@ def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
         typer.echo(json.dumps(rows, indent=2))
         return
     if not rows:
-        typer.echo(f"no identities in {keys_dir(where)}; create one with 'pbem key new NAME'", err=True)
+        typer.echo(t("no identities in {path}; create one with 'pbem key new NAME'", path=keys_dir(where)), err=True)
         return
     width = max(len(str(r["name"])) for r in rows)
     for r in rows:
-        status = "protected" if r["protected"] else "UNPROTECTED"
+        status = t("protected") if r["protected"] else t("UNPROTECTED")
         typer.echo(f"{r['name']:<{width}}  {r['fingerprint']}  {status}")

@@ -16,6 +16,8 @@ from pbem.host.paths import db_path
 from pbem.names import check_game_name
 from pbem.seat import keys
 from pbem.seat.home import key_home
+from pbem.ui import words
+from pbem.ui.words import pad, t
 
 if TYPE_CHECKING:
     from pbem.protocol.crypto import Identity, PublicKey
@@ -43,8 +45,9 @@ def identity_named(home: Path | None, name: str | None, passphrase_file: Path | 
     if name is None:
         names = [n for n, _ in keys.list_identities(where)]
         if len(names) != 1:
-            raise UsageError("which identity? pass --as NAME",
-                             hint=f"identities in {where}: {', '.join(names) or 'none (pbem key new NAME)'}")
+            raise UsageError(t("which identity? pass --as NAME"),
+                             hint=t("identities in {where}: {names}", where=where,
+                                    names=", ".join(names) or t("none (pbem key new NAME)")))
         name = names[0]
     return keys.unlock_identity(where, name, passphrase_file)
 
@@ -54,7 +57,8 @@ def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
 
     name, sep, key = text.partition("=")
     if not sep or not name or not key:
-        raise UsageError(f"bad --player {text!r}", hint="write NAME=pbem1... (or NAME=KEYNAME for a key in your key home)")
+        raise UsageError(t("bad --player {text}", text=repr(text)),
+                         hint=t("write NAME=pbem1... (or NAME=KEYNAME for a key in your key home)"))
     if key.startswith("pbem1"):
         return name.lower(), PublicKey.decode(key)
     return name.lower(), keys.load_public(key_home(home), key)
@@ -119,12 +123,12 @@ def game_new(
     for e in email:
         n, sep, addr = e.partition("=")
         if not sep or "@" not in addr:
-            raise UsageError(f"bad --email {e!r}", hint="write NAME=user@example.org")
+            raise UsageError(t("bad --email {text}", text=repr(e)), hint=t("write NAME=user@example.org"))
         emails[n.lower()] = addr
     timing = None
     if any(x is not None for x in (deadline, grace, days, on_timeout, absent_after)) or remind:
         if deadline is None:
-            raise UsageError("--grace, --days, --on-timeout, --absent-after and --remind need --deadline")
+            raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
         timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind).to_config()
     if trustless and (timing or emails):
         raise UsageError("--trustless games have no deadlines or mail yet", hint="see docs/trustless.md section 9")
@@ -138,9 +142,10 @@ def game_new(
     target = output or out_dir(path) / "invitation.pbem"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, invitation.armored().encode())
-    typer.echo(f"created game {invitation.game} ({ruleset}, {len(seats)} seats) in {path}")
-    typer.echo(f"invitation: {target}")
-    typer.echo("send it to every player; each answers with: pbem join INVITATION --as NAME", err=True)
+    typer.echo(t("created game {game} ({ruleset}, {n} seats) in {path}", game=invitation.game, ruleset=t(ruleset),
+                 n=len(seats), path=path))
+    typer.echo(t("invitation: {path}", path=target))
+    typer.echo(t("send it to every player; each answers with: pbem join INVITATION --as NAME"), err=True)
 
 
 def join(
@@ -161,8 +166,9 @@ def join(
     target = output or Path(f"join-{signed.doc.seat}-{inv.game}.pbem")
     write_atomic(target, signed.armored().encode())
     host_fp = PublicKey.decode(inv.doc.host.key).fingerprint()
-    typer.echo(f"joined {inv.game} as seat {signed.doc.seat}; host key fingerprint {host_fp}")
-    typer.echo(f"join file: {target} (send it to the host)")
+    typer.echo(t("joined {game} as seat {seat}; host key fingerprint {fingerprint}", game=inv.game,
+                 seat=signed.doc.seat, fingerprint=host_fp))
+    typer.echo(t("join file: {path} (send it to the host)", path=target))
 
 
 def apply(
@@ -200,8 +206,8 @@ def apply(
         written = write_packets(host, out or out_dir(path))
         if as_json:
             typer.echo(json.dumps({"results": results, "packets": [str(p) for p in written]}, indent=2))
-        elif written:
-            typer.echo(f"latest packet: {written[-1]}")
+        elif written and any(r["seq"] for r in results):  # not after a refused file alone (issue 15.8)
+            typer.echo(t("latest packet: {path}", path=written[-1]))
         if failed:
             raise failed[1]
     finally:
@@ -240,14 +246,14 @@ def show(
     from pbem.seat.screen import show_packet
 
     show_packet(sp)
-    if sp.old:
+    if sp.old:  # still shown (a player may look back), said as old, and the newest named
         from pbem.seat.home import packet_path
 
         newest = packet_path(key_home(home), sp.packet.game, sp.newest_seen)
         if newest.is_file():
-            typer.echo(f"newest packet seen: {newest}")
+            typer.echo(t("newest packet seen: {path}", path=newest))
     elif sp.doc.to_move == sp.seat and sp.doc.phase != "game-over":
-        typer.echo(f'your move: pbem move {packet} "MOVE" --as {me.name}')
+        typer.echo(t('your move: pbem move {packet} "MOVE" --as {name}', packet=packet, name=me.name))
 
 
 def move(
@@ -272,7 +278,7 @@ def move(
     mv = player.make_move(sp, text)
     target = output or Path(f"move-{sp.seat}-{sp.doc.seq:06d}.pbem")
     write_atomic(target, mv.armored().encode())
-    typer.echo(f"move file: {target} (send it to the host)")
+    typer.echo(t("move file: {path} (send it to the host)", path=target))
 
 
 def status(
@@ -291,9 +297,10 @@ def status(
     if as_json:
         typer.echo(json.dumps(st, indent=2, ensure_ascii=False))
         return
-    typer.echo(f"game {st['game']} ({st['ruleset']}): {st['status']}, round {st['round']}, packet {st['seq']}")
+    typer.echo(t("game {game} ({ruleset}): {status}, round {round}, packet {seq}", game=st["game"],
+                 ruleset=t(st["ruleset"]), status=words.game_status(st["status"]), round=st["round"], seq=st["seq"]))
     if st["to_move"]:
-        typer.echo(f"to move: {st['to_move']}")
+        typer.echo(t("to move", player=st["to_move"]))
     from datetime import datetime, timezone
 
     from pbem.ui.when import table_lines
@@ -303,9 +310,10 @@ def status(
                             deadline=(d["seat"], d["due"]) if d else None):
         typer.echo(line)
     for seat in st["seats"]:
-        joined = "joined" if seat["joined"] else "not joined"
+        joined = t("joined") if seat["joined"] else t("not joined")
         gold = st["gold"].get(seat["name"], 0)
-        typer.echo(f"  {seat['name']:<12} {joined:<10} gold {gold:<3} last activity {seat['last_activity'] or '-'}")
+        typer.echo("  " + t("{name} {joined} gold {gold} last activity {when}", name=f"{seat['name']:<12}",
+                            joined=pad(joined, 10), gold=f"{gold:<3}", when=words.ago(seat["last_activity"])))
 
 
 def packet(
@@ -325,12 +333,12 @@ def packet(
             return
         chosen = packets[-1] if seq is None else next((p for p in packets if p[0] == seq), None)
         if chosen is None:
-            raise UsageError(f"no packet {seq}; packets run 1..{packets[-1][0]}")
+            raise UsageError(t("no packet {seq}; packets run 1..{last}", seq=seq, last=packets[-1][0]))
         if output is None:
             sys.stdout.write(chosen[1])
         else:
             write_atomic(output, chosen[1].encode())
-            typer.echo(f"packet {chosen[0]}: {output}")
+            typer.echo(t("packet {seq}: {path}", seq=chosen[0], path=output))
     finally:
         host.close()
 

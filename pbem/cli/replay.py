@@ -91,9 +91,15 @@ def replay(
     if html is not None:
         from pbem.replay.html import write_html
 
-        size = write_html(r, html)
-        typer.echo(f"wrote {html}: round {r.round} of game {r.game}, {len(r) + 1} frames ({len(r)} moves and the deal) "
-                   f"for each of {len(r.perspectives)} perspectives, {size} bytes")
+        from pbem.replay.rounds import ALL
+        from pbem.ui.words import t
+
+        only = None if who == ALL else who  # --as SEAT: that seat's view alone, nothing else in the page
+        size = write_html(r, html, only)
+        typer.echo(t("wrote {path}: round {round} of game {game}, {frames} frames ({moves} moves and the deal) "
+                     "for {views}, {size} bytes", path=html, round=r.round, game=r.game, frames=len(r) + 1,
+                     moves=len(r), size=size, views=t("as {seat} saw it then", seat=who) if only
+                     else t("each of {n} perspectives", n=len(r.perspectives))))
         return
     if to is not None:
         r.state(to)  # checks the number

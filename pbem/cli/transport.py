@@ -21,6 +21,7 @@ from pbem.errors import UsageError
 from pbem.host.paths import db_path
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
+from pbem.ui.words import t
 
 folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).", no_args_is_help=True)
 host_app = typer.Typer(help="The automatic host.", no_args_is_help=True)
@@ -125,19 +126,29 @@ def game_smtp(
     try:
         if server is None:
             smtp = host.config().get("smtp")
-            typer.echo(json.dumps(smtp, indent=2) if smtp else "no SMTP settings (pbem game smtp GAME --server ...)")
-            return
-        if not sender:
-            raise UsageError("--from ADDRESS is needed with --server")
-        d: dict[str, str | int | None] = {"host": server, "security": security, "user": user, "from_addr": sender}
-        if port:
-            d["port"] = port
-        settings = SmtpSettings.from_dict(d)
-        host.set_config(smtp=settings.to_dict())
+            if not smtp:
+                typer.echo(t("no SMTP settings (pbem game smtp GAME --server ...)"))
+                return
+            settings = SmtpSettings.from_dict(smtp)
+        else:
+            if not sender:
+                raise UsageError(t("--from ADDRESS is needed with --server"))
+            d: dict[str, str | int | None] = {"host": server, "security": security, "user": user, "from_addr": sender}
+            if port:
+                d["port"] = port
+            settings = SmtpSettings.from_dict(d)
+            host.set_config(smtp=settings.to_dict())
     finally:
         host.close()
-    typer.echo(f"SMTP: {settings.host}:{settings.port} ({settings.security}), from {settings.from_addr}"
-               + (f", login {settings.user}" if settings.user else ""))
+    typer.echo(smtp_in_words(settings))
+
+
+def smtp_in_words(settings) -> str:
+    line = t("SMTP: {server}:{port} ({security}), from {sender}", server=settings.host, port=settings.port,
+             security=settings.security, sender=settings.from_addr)
+    if settings.user:
+        line += t(", login {user}", user=settings.user)
+    return line + t("; the password comes from $PBEM_SMTP_PASSWORD or a prompt")
 
 
 def _courier(send: bool, to_dir: Path | None, settings, default_dir: Path | None = None):
@@ -329,7 +340,7 @@ def read_mail(source, router, results: list[dict], refused: list[int], echo) -> 
             results.append({"outcome": kind, "message": line, **({"exit_code": code} if code else {})})
             if kind == "refused":
                 refused.append(code)
-                typer.echo(printable(f"error: {line}"), err=True)
+                typer.echo(printable(t("error: {message}", message=line)), err=True)
             elif echo is not None:
                 echo(printable(line))
         outcome = settle_outcome(kinds)
@@ -483,7 +494,15 @@ def turn(
     seat = Seat.open(Path(target), me, where)
     if join_ or (not seat.joined() and not seat.started()):
         path, new = seat.join()
-        say(f"{'joined' if new else 'join submitted again'} as {seat.seat}: {path}")
+        from pbem.protocol.crypto import PublicKey
+
+        fingerprint = PublicKey.decode(seat.invitation.doc.host.key).fingerprint()
+        if new:  # as `pbem join` does: the player can compare it with the host's own words
+            say(t("joined {game} as seat {seat}; host key fingerprint {fingerprint}", game=seat.folder.game_id,
+                  seat=seat.seat, fingerprint=fingerprint))
+            say(t("join file: {path}", path=path))
+        else:
+            say(t("join submitted again as {seat}: {path}", seat=seat.seat, path=path))
     sp = seat.latest()
     for line in seat.skipped:
         say(line)

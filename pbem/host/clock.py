@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Protocol
 
 from pbem.errors import BadPacket
+from pbem.ui.words import t
 
 
 class Clock(Protocol):
@@ -56,5 +57,6 @@ def parse_time(text: object) -> datetime:
     try:
         when = datetime.fromisoformat(str(text))
     except ValueError:
-        raise BadPacket(f"bad time {str(text)[:40]!r}", hint="times are ISO 8601, e.g. 2026-12-03T18:00:00+00:00") from None
+        raise BadPacket(t("bad time {text}", text=repr(str(text)[:40])),
+                        hint=t("times are ISO 8601, e.g. 2026-12-03T18:00:00+00:00")) from None
     return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)

@@ -15,6 +15,7 @@ from typing import Any
 
 from pbem.errors import UsageError
 from pbem.host.clock import parse_time
+from pbem.ui.words import t
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -28,10 +29,11 @@ def parse_duration(text: str, what: str = "--deadline") -> float:
     spec = str(text).strip().lower().replace(" ", "")
     parts = _PART.findall(spec)
     if not spec or "".join(n + u for n, u in parts) != spec:
-        raise UsageError(f"bad {what} {text!r}", hint="write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h")
+        raise UsageError(t("bad {what} {text}", what=what, text=repr(text)),
+                         hint=t("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h"))
     seconds = sum(float(n) * UNITS[u] for n, u in parts)
     if seconds <= 0:
-        raise UsageError(f"{what} {text!r} must be longer than nothing")
+        raise UsageError(t("{what} {text} must be longer than nothing", what=what, text=repr(text)))
     return seconds
 
 
@@ -41,7 +43,8 @@ def parse_days(text: str) -> list[int]:
     for item in str(text).lower().replace(" ", "").split(","):
         lo, sep, hi = item.partition("-")
         if lo not in DAY_NAMES or (sep and hi not in DAY_NAMES):
-            raise UsageError(f"bad --days {text!r}", hint="write day names like mon-fri or mon,wed,fri")
+            raise UsageError(t("bad {what} {text}", what="--days", text=repr(text)),
+                             hint=t("write day names like mon-fri or mon,wed,fri"))
         a, b = DAY_NAMES.index(lo), DAY_NAMES.index(hi) if sep else DAY_NAMES.index(lo)
         days.update(range(a, b + 1) if a <= b else [*range(a, 7), *range(0, b + 1)])
     return sorted(days)
@@ -56,7 +59,8 @@ def parse_reminder(text: str) -> str:
         except ValueError:
             pct = -1
         if not 0 < pct < 100:
-            raise UsageError(f"bad --remind {text!r}", hint="a share of the time between 0% and 100%, e.g. 50%")
+            raise UsageError(t("bad {what} {text}", what="--remind", text=repr(text)),
+                             hint=t("a share of the time between 0% and 100%, e.g. 50%"))
         return spec
     parse_duration(spec, "--remind")
     return spec
@@ -72,10 +76,11 @@ def parse_when(text: str, now: datetime) -> datetime:
         try:
             when = parse_time(spec)
         except Exception:
-            raise UsageError(f"bad date {text!r}", hint="write a date like 2026-12-10, a time like "
-                                                         "2026-12-10T18:00Z, or a duration like 3d") from None
+            raise UsageError(t("bad date {text}", text=repr(text)),
+                             hint=t("write a date like 2026-12-10, a time like 2026-12-10T18:00Z, or a duration like 3d")) from None
     if when <= now:
-        raise UsageError(f"{text!r} is in the past", hint=f"it is now {now.strftime('%Y-%m-%d %H:%M')} UTC")
+        raise UsageError(t("{text} is in the past", text=repr(text)),
+                         hint=t("it is now {now} UTC", now=now.strftime("%Y-%m-%d %H:%M")))
     return when
 
 
@@ -100,11 +105,13 @@ class Timing:
 
     def check(self) -> Timing:
         if self.on_timeout not in POLICIES:
-            raise UsageError(f"bad --on-timeout {self.on_timeout!r}", hint=f"use one of: {', '.join(POLICIES)}")
+            raise UsageError(t("bad {what} {text}", what="--on-timeout", text=repr(self.on_timeout)),
+                             hint=t("use one of: {choices}", choices=", ".join(POLICIES)))
         if self.absent_after < 1:
-            raise UsageError(f"bad --absent-after {self.absent_after}", hint="at least 1 missed deadline")
+            raise UsageError(t("bad {what} {text}", what="--absent-after", text=self.absent_after),
+                             hint=t("at least 1 missed deadline"))
         if self.days is not None and not self.days:
-            raise UsageError("--days names no day")
+            raise UsageError(t("--days names no day"))
         return self
 
     def add(self, start: datetime, seconds: float) -> datetime:

@@ -73,6 +73,8 @@ from pbem.protocol.documents import (
     to_json,
     unb64,
 )
+from pbem.ui import when
+from pbem.ui.words import article, join, t
 
 
 @dataclass
@@ -289,7 +291,8 @@ class Host:
         with transaction(self.engine) as s:
             game = the_game(s)
             if block.game != game.id:
-                raise BadPacket(f"this {block.kind} is for game {block.game!r}, not {game.id!r}")
+                raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=block.kind, other=repr(block.game),
+                                  game=repr(game.id)), hint=t("a file of another game goes to that game's host"))
             if isinstance(block.doc, Join):
                 return self._join(s, game, block)
             if isinstance(block.doc, Move):
@@ -298,7 +301,8 @@ class Host:
                 return timekeeper.request(self, s, game, block)
             if block.kind == "handover":
                 return timekeeper.handover(self, s, game, block)
-            raise BadPacket(f"a host takes join, move, request and handover files, not a {block.kind}")
+            raise BadPacket(t("a host takes join, move, request and handover files, not {a_kind}",
+                              a_kind=article(block.kind)))
 
     def tick(self) -> list[Outcome]:
         """Act on the clock: reminders, late notices, timeouts (pbem/host/timekeeper.py)."""
@@ -317,7 +321,7 @@ class Host:
     def _join(self, s: Session, game: GameRow, block: Signed[Join]) -> Outcome:
         seat = self._seat(game, block)
         if s.get(JoinRow, block.hash) is not None:
-            return Outcome("duplicate", f"{seat.name}'s join was already applied; nothing changed")
+            return Outcome("duplicate", t("{seat}'s join was already applied; nothing changed", seat=seat.name))
         if block.doc.invitation != game.invitation_hash:
             raise BadPacket(f"{seat.name}'s join answers another invitation")
         if seat.joined_at is not None:
@@ -330,10 +334,10 @@ class Host:
         s.add(JoinRow(file_hash=block.hash, game_id=game.id, seat=seat.name, envelope=block.payload))
         waiting = [st.name for st in game.seats if st.joined_at is None]
         if waiting:
-            return Outcome("joined", f"{seat.name} joined; waiting for {', '.join(waiting)}")
+            return Outcome("joined", t("{seat} joined; waiting for {waiting}", seat=seat.name, waiting=join(waiting)))
         state = self._deal(s, game, 1, first_seat=0, gold=None, nuggets=None)
         seq = self._publish(s, game, state, moves=[], events=[])
-        return Outcome("dealt", f"{seat.name} joined; everyone is in: round 1 dealt, packet {seq}", seq)
+        return Outcome("dealt", t("{seat} joined; everyone is in: round 1 dealt, packet {seq}", seat=seat.name, seq=seq), seq)
 
     def _secrets(self, game: GameRow) -> list[bytes]:
         return [bytes.fromhex(x) for x in open_json(game.secrets_sealed, self._me(game), _host_info(game.id, "secrets"))]
@@ -373,7 +377,7 @@ class Host:
     def _move(self, s: Session, game: GameRow, block: Signed[Move]) -> Outcome:
         seat = self._seat(game, block)
         if s.scalars(select(MoveRow).where(MoveRow.file_hash == block.hash)).first() is not None:
-            return Outcome("duplicate", f"this move by {seat.name} was already applied; nothing changed")
+            return Outcome("duplicate", t("this move by {seat} was already applied; nothing changed", seat=seat.name))
         if game.status != "playing":
             raise StaleMove(f"game {game.id} is {game.status}; it takes no moves now")
         if block.doc.by is not None:
@@ -431,8 +435,17 @@ class Host:
         seq = self._publish(s, game, state, moves=moves, events=events, result=result)
         if result is not None:
             self._archive(s, game, ended)
-        who = f"the host's move for {seat.name} ({by})" if by else f"{seat.name}'s move"
-        return Outcome("applied", f"applied {who}: {move.public()}; packet {seq}", seq)
+        if by:
+            said = t("applied the host's move for {seat} ({why}): {move}; packet {seq}", seat=seat.name,
+                     why=when.reason(by), move=move.public(), seq=seq)
+        else:
+            said = t("applied {seat}'s move: {move}; packet {seq}", seat=seat.name, move=move.public(), seq=seq)
+        if result is not None:  # the host's apply and the daemon's log say when a round or the game ends
+            said += "; " + t("round {n} is over: winners {winners}", n=result.round,
+                             winners=join(list(result.winners)) if result.winners else t("nobody"))
+        if game.status == "over":
+            said += "; " + t("the game is over: {winners} won", winners=join(standings_winners(ended.gold)))
+        return Outcome("applied", said, seq)
 
     def _end_round(self, s: Session, game: GameRow, state: RoundState) -> tuple[Result, RoundState]:
         secret = self._secrets(game)[state.round_no - 1]

@@ -42,6 +42,8 @@ from pbem.protocol.documents import (
     parse,
     sign,
 )
+from pbem.ui.when import date, left
+from pbem.ui.words import game_status, t
 
 if TYPE_CHECKING:
     from pbem.host.referee import Host, Outcome
@@ -68,7 +70,8 @@ def standing(config: dict[str, Any], seat: str) -> dict[str, Any]:
 def _seat_row(game: GameRow, name: str) -> SeatRow:
     seat = next((st for st in game.seats if st.name == name), None)
     if seat is None:
-        raise UsageError(f"no seat {name!r} in game {game.id}", hint=f"seats: {', '.join(st.name for st in game.seats)}")
+        raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=game.id),
+                         hint=t("seats: {list}", list=", ".join(st.name for st in game.seats)))
     return seat
 
 
@@ -192,7 +195,7 @@ def status_extras(game: GameRow) -> dict[str, Any]:
 def _notice(host: Host, s: Session, game: GameRow, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
     block = sign(Notice(game=game.id, seq=game.seq, notice=kind, seat=seat, at=host.now(), **fields), host._me(game))
     s.add(NoticeRow(game_id=game.id, seq=game.seq, kind=kind, seat=seat, armored=block.armored(), created_at=host.now()))
-    return _outcome("notice", f"notice: {block.doc.line(host.clock.now())}")
+    return _outcome("notice", t("notice: {line}", line=block.doc.line(host.clock.now())))
 
 
 def notices(host: Host, since: int = 0) -> list[tuple[int, NoticeRow]]:
@@ -285,16 +288,16 @@ def request(host: Host, s: Session, game: GameRow, block: Signed[Request]) -> Ou
     config = _config(game)
     done = config.setdefault("requests", [])
     if block.hash in done:
-        return _outcome("duplicate", f"this request of {seat.name} was already applied; nothing changed")
+        return _outcome("duplicate", t("this request of {seat} was already applied; nothing changed", seat=seat.name))
     if game.status != "playing":
-        raise StaleMove(f"game {game.id} is {game.status}; it takes no requests now")
+        raise StaleMove(t("game {game} is {status}; it takes no requests now", game=game.id, status=game_status(game.status)))
     action = block.doc.action
     st = standing(config, seat.name)
     now = host.clock.now()
     if action == "away":
         until = parse_time(block.doc.until)
         if until <= now:
-            raise BadPacket(f"{seat.name}'s away notice ends {stamp(until)}, which is in the past")
+            raise BadPacket(t("{seat}'s away notice ends {when}, which is in the past", seat=seat.name, when=date(until)))
         st["away_until"] = stamp(until)
         done.append(block.hash)
         clock = config.get("clock") or {}
@@ -309,15 +312,16 @@ def request(host: Host, s: Session, game: GameRow, block: Signed[Request]) -> Ou
         _notice(host, s, game, "away", seat.name, until=st["away_until"])
         if stretched:
             _notice(host, s, game, "due", seat.name, due=clock["due"])
-        return _outcome("away", f"{seat.name} is away until {st['away_until']}")
+        return _outcome("away", t("nt away", player=seat.name, when=date(st["away_until"])))
     if action == "resign":
         st["resigned"] = True
         done.append(block.hash)
         _save(game, config)
         policy = Timing.from_config(config).on_timeout
         _notice(host, s, game, "resigned", seat.name, policy=policy)
-        return _outcome("resigned", f"{seat.name} resigned; the seat follows the timeout policy ({policy})")
-    raise BadPacket(f"unknown request {str(action)[:20]!r} from {seat.name}", hint="requests are away and resign")
+        return _outcome("resigned", t("nt resigned", player=seat.name, policy=policy))
+    raise BadPacket(t("unknown request {action} from {seat}", action=repr(str(action)[:20]), seat=seat.name),
+                    hint=t("requests are away and resign"))
 
 
 def pause(host: Host) -> Outcome:
@@ -326,13 +330,15 @@ def pause(host: Host) -> Outcome:
         host._me(game)  # only the host pauses
         config = _config(game)
         if game.status != "playing":
-            raise UsageError(f"game {game.id} is {game.status}; only a game in play can be paused")
+            raise UsageError(t("game {game} is {status}; only a game in play can be paused", game=game.id,
+                                 status=game_status(game.status)))
         if config.get("paused"):
-            raise UsageError(f"game {game.id} is already paused since {config['paused']}", hint="pbem game resume GAME")
+            raise UsageError(t("game {game} is already paused since {when}", game=game.id, when=date(config["paused"])),
+                             hint=t("resume it with: {command}", command="pbem game resume GAME"))
         config["paused"] = host.now()
         _save(game, config)
         _notice(host, s, game, "paused", None)
-        return _outcome("paused", f"game {game.id} paused: deadlines stop counting")
+        return _outcome("paused", t("game {game} paused: deadlines stop counting", game=game.id))
 
 
 def resume(host: Host) -> Outcome:
@@ -341,7 +347,7 @@ def resume(host: Host) -> Outcome:
         host._me(game)
         config = _config(game)
         if not config.get("paused"):
-            raise UsageError(f"game {game.id} is not paused")
+            raise UsageError(t("game {game} is not paused", game=game.id))
         now = host.clock.now()
         stopped = now - parse_time(config.pop("paused"))
         clock = config.get("clock") or {}
@@ -354,8 +360,10 @@ def resume(host: Host) -> Outcome:
         _notice(host, s, game, "resumed", None)
         if clock.get("due"):
             _notice(host, s, game, "due", clock["seat"], due=clock["due"])
-        return _outcome("resumed", f"game {game.id} resumed" + (f"; {clock['seat']} to move by {clock['due']}"
-                                                                 if clock.get("due") else ""))
+        said = t("game {game} resumed", game=game.id)
+        if clock.get("due"):
+            said += "; " + t("due other", player=clock["seat"], when=date(clock["due"]), left=left(clock["due"], now))
+        return _outcome("resumed", said)
 
 
 # --- seat handover -----------------------------------------------------------------------------
@@ -365,8 +373,9 @@ def refuse_former_key(game: GameRow, seat: SeatRow, block: Signed[Any]) -> None:
     """A block signed by a key the seat was handed away from: say so plainly."""
     for h in _config(game).get("handovers", []):
         if h["seat"] == seat.name and h["old"] == block.signer.encode():
-            raise BadSignature(f"seat {seat.name} was handed over to a new key at packet {h['at']}; "
-                               f"this {block.kind} is signed by the old key {block.signer.fingerprint()} and is refused")
+            raise BadSignature(t("seat {seat} was handed over to a new key at packet {seq}; this {kind} is signed by "
+                                 "the old key {fingerprint} and is refused", seat=seat.name, seq=h["at"],
+                                 kind=block.kind, fingerprint=block.signer.fingerprint()))
 
 
 def reseat_document(host: Host, seat: str, key: PublicKey) -> Signed[Handover]:
@@ -382,29 +391,31 @@ def handover(host: Host, s: Session, game: GameRow, block: Signed[Handover]) -> 
     name = block.doc.seat
     seat = next((st for st in game.seats if st.name == name), None)
     if seat is None:
-        raise BadPacket(f"no seat {str(name)[:32]!r} in game {game.id}")
+        raise BadPacket(t("no seat {name} in game {game}", name=repr(str(name)[:32]), game=game.id))
     config = _config(game)
     records = config.setdefault("handovers", [])
     document = b64(block.payload)
     if any(h["document"] == document for h in records):
-        return _outcome("duplicate", f"this handover of seat {seat.name} was already applied; nothing changed")
+        return _outcome("duplicate", t("this handover of seat {seat} was already applied; nothing changed", seat=seat.name))
     signer = block.signer.encode()
     if signer == game.host_key:
         by = HOST
     elif signer == seat.key:
         by = seat.name
     else:
-        raise BadSignature(f"a handover of seat {seat.name} must be signed by the host or by the seat's own key, "
-                           f"not by key {block.signer.fingerprint()}")
+        raise BadSignature(t("a handover of seat {seat} must be signed by the host or by the seat's own key, "
+                             "not by key {fingerprint}", seat=seat.name, fingerprint=block.signer.fingerprint()))
     new = PublicKey.decode(block.doc.key)
     if game.status != "playing":
-        raise StaleMove(f"game {game.id} is {game.status}; seats are handed over during play",
-                        hint="before round 1, make a new game with the new key")
+        raise StaleMove(t("game {game} is {status}; seats are handed over during play", game=game.id,
+                          status=game_status(game.status)),
+                        hint=t("before round 1, make a new game with the new key"))
     if new.encode() == seat.key:
-        raise Conflict(f"seat {seat.name} is already held by key {new.fingerprint()}")
+        raise Conflict(t("seat {seat} is already held by key {fingerprint}", seat=seat.name, fingerprint=new.fingerprint()))
     used = {st.key for st in game.seats} | {h["old"] for h in records}
     if new.encode() in used:
-        raise Conflict(f"key {new.fingerprint()} already held a seat in game {game.id}", hint="the new player needs a new key")
+        raise Conflict(t("key {fingerprint} already held a seat in game {game}", fingerprint=new.fingerprint(), game=game.id),
+                       hint=t("the new player needs a new key"))
     record = HandoverRecord(seat=seat.name, key=new.encode(), old=seat.key, at=game.seq + 1, by=by, document=document)
     records.append(msgspec.to_builtins(record))
     st = standing(config, seat.name)
@@ -414,4 +425,5 @@ def handover(host: Host, s: Session, game: GameRow, block: Signed[Handover]) -> 
     seat.key = new.encode()
     _notice(host, s, game, "handover", seat.name, fingerprint=new.fingerprint())
     seq = host._publish(s, game, host.load_state(game), moves=[], events=[], handover=record)
-    return _outcome("handover", f"seat {seat.name} handed over to key {new.fingerprint()} (signed by {by}); packet {seq}", seq)
+    return _outcome("handover", t("seat {seat} handed over to key {fingerprint} (signed by {by}); packet {seq}",
+                                   seat=seat.name, fingerprint=new.fingerprint(), by=by, seq=seq), seq)

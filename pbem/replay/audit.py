@@ -19,7 +19,7 @@ from engine.errors import BadPosition, MoveError
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OVER, ROUNDS_PER_GAME, deal
-from pbem.errors import BadSignature, PbemError, UsageError
+from pbem.errors import EXIT_AUDIT_FAILED, BadSignature, PbemError, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
@@ -43,7 +43,6 @@ from pbem.replay.rounds import Source, invitation_of
 from pbem.replay.told import PacketCheck, Step
 from pbem.seat.home import invitation_path, load_invitation
 
-EXIT_AUDIT_FAILED = 8
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
              "to_move", "round")
 

@@ -192,13 +192,24 @@ def _status(v: RoundState) -> str:
     return line + (" · " + ", ".join(paid) if paid else "")
 
 
-def page_data(replay: Replay) -> tuple[dict[str, Any], set[str]]:
+def _page_words() -> dict[str, str]:
+    """Every word the page's script writes, in the current language."""
+    return {"deal": words.t("the deal"), "move": words.t("move {n} / {total}"), "deal_n": words.t("deal · 0 / {total}"),
+            "player": words.t("player"), "role": words.t("role"), "hand": words.t("hand"),
+            "front": words.t("cards in front"), "gold": words.t("gold")}
+
+
+def page_data(replay: Replay, only: str | None = None) -> tuple[dict[str, Any], set[str]]:
+    """The page's data: every perspective, or with `only` a seat's view alone (no other
+    perspective's frames are in the page at all)."""
     b = _Builder(replay)
-    frames = {who: [b.frame(i, who) for i in range(len(replay) + 1)] for who in replay.perspectives}
-    views = [[ALL, "all cards open"]] + [[p, f"as {p} saw it then"] for p in replay.players]
+    shown = [only] if only is not None else list(replay.perspectives)
+    frames = {who: [b.frame(i, who) for i in range(len(replay) + 1)] for who in shown}
+    labels = {ALL: words.t("all cards open"), **{p: words.t("as {seat} saw it then", seat=p) for p in replay.players}}
+    views = [[who, labels.get(who, who)] for who in shown]
     data = {"game": replay.game, "round": replay.round, "moves": len(replay), "players": list(replay.players),
             "perspectives": views, "boards": b.boards, "names": b.names, "frames": frames,
-            "card": [CW, CH]}
+            "card": [CW, CH], "words": _page_words()}
     return data, b.symbols
 
 
@@ -208,24 +219,35 @@ def script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def render_html(replay: Replay) -> str:
-    data, ids = page_data(replay)
-    title = html.escape(f"Saboteur · {replay.game} · round {replay.round}")
-    return (TEMPLATE.replace("%TITLE%", title)
+def render_html(replay: Replay, only: str | None = None) -> str:
+    data, ids = page_data(replay, only)
+    title = html.escape(f"{words.t('title')} · {replay.game} · {words.t('round', n=replay.round)}")
+    page = TEMPLATE
+    for key, text in _template_words().items():
+        page = page.replace(f"%{key}%", html.escape(text))
+    return (page.replace("%LANG%", words.language())
+            .replace("%TITLE%", title)
             .replace("%SYMBOLS%", symbols(ids))
             .replace("%DATA%", script_json(data)))
 
 
-def write_html(replay: Replay, path: Path) -> int:
+def _template_words() -> dict[str, str]:
+    """The page's fixed words, by their place in TEMPLATE."""
+    return {"FIRST": words.t("first (Home)"), "BACK": words.t("back (Left)"), "FORWARD": words.t("forward (Right)"),
+            "LAST": words.t("last (End)"), "PERSPECTIVE": words.t("perspective"),
+            "KEYS": words.t("Keys: Left/Right step, Home/End first/last, V changes the perspective.")}
+
+
+def write_html(replay: Replay, path: Path, only: str | None = None) -> int:
     from pbem.atomic import write_atomic
 
-    text = render_html(replay).encode("utf-8")
+    text = render_html(replay, only).encode("utf-8")
     write_atomic(path, text)
     return len(text)
 
 
 TEMPLATE = """<!doctype html>
-<html lang="en">
+<html lang="%LANG%">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -250,7 +272,7 @@ tr.turn td { font-weight: bold; }
 .chip.back { background: #26324a; color: #8b949e; }
 .mini { width: 25px; height: 36px; }
 #status, #counts, #know { color: #c9d1d9; }
-#log { color: #8b949e; font-size: 13px; max-height: 14em; overflow-y: auto; }
+#log { color: #8b949e; font-size: 13px; max-height: 14em; overflow-y: auto; position: relative; }
 #log .now { color: #e6edf3; }
 .keys { color: #8b949e; font-size: 12px; }
 </style>
@@ -259,13 +281,13 @@ tr.turn td { font-weight: bold; }
 <svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>%SYMBOLS%</defs></svg>
 <h1 id="title">%TITLE%</h1>
 <div class="bar">
-  <button id="first" title="first (Home)">&laquo;</button>
-  <button id="prev" title="back (Left)">&#x25C0;</button>
-  <button id="next" title="forward (Right)">&#x25B6;</button>
-  <button id="last" title="last (End)">&raquo;</button>
+  <button id="first" title="%FIRST%">&laquo;</button>
+  <button id="prev" title="%BACK%">&#x25C0;</button>
+  <button id="next" title="%FORWARD%">&#x25B6;</button>
+  <button id="last" title="%LAST%">&raquo;</button>
   <input id="slider" type="range" min="0" value="0">
   <span id="counter"></span>
-  <select id="who" title="perspective"></select>
+  <select id="who" title="%PERSPECTIVE%"></select>
 </div>
 <div id="move"></div>
 <div id="maze"></div>
@@ -274,13 +296,15 @@ tr.turn td { font-weight: bold; }
 <div id="know"></div>
 <table id="players"></table>
 <div id="log"></div>
-<p class="keys">Keys: Left/Right step, Home/End first/last, V changes the perspective.</p>
+<p class="keys">%KEYS%</p>
 <script type="application/json" id="data">%DATA%</script>
 <script>
 "use strict";
 const D = JSON.parse(document.getElementById("data").textContent);
 const [CW, CH] = D.card;
 const $ = (id) => document.getElementById(id);
+const W = D.words;
+const fill = (text, values) => text.replace(/\\{(\\w+)\\}/g, (_, k) => values[k]);
 let who = D.perspectives[0][0], step = 0;
 
 function el(tag, text, cls) {
@@ -326,7 +350,7 @@ function hand(cards) {
 function show() {
   const frames = D.frames[who], f = frames[step];
   $("slider").value = step;
-  $("counter").textContent = step === 0 ? `deal · 0 / ${D.moves}` : `move ${step} / ${D.moves}`;
+  $("counter").textContent = step === 0 ? fill(W.deal_n, {total: D.moves}) : fill(W.move, {n: step, total: D.moves});
   const mv = $("move");
   mv.textContent = "";
   if (f.m) {
@@ -335,7 +359,7 @@ function show() {
     mv.appendChild(el("code", text));
     mv.appendChild(el("div", sentences.join(" · ")));
   } else {
-    mv.appendChild(el("span", "the deal", "n"));
+    mv.appendChild(el("span", W.deal, "n"));
   }
   $("maze").innerHTML = maze(D.boards[f.b]);
   $("status").textContent = f.s;
@@ -344,7 +368,7 @@ function show() {
   const t = $("players");
   t.textContent = "";
   const head = el("tr");
-  for (const h of ["player", "role", "hand", "in front", "gold"]) head.appendChild(el("th", h));
+  for (const h of [W.player, W.role, W.hand, W.front, W.gold]) head.appendChild(el("th", h));
   t.appendChild(head);
   D.players.forEach((p, i) => {
     const [role, cards, front, gold] = f.p[i];
@@ -361,10 +385,15 @@ function show() {
   });
   const log = $("log");
   log.textContent = "";
-  for (let i = Math.max(1, step - 30); i <= step; i++) {
+  let now = null;
+  for (let i = 1; i <= step; i++) {
     const [n, seat, text] = frames[i].m;
-    log.appendChild(el("div", `${n}. ${seat}: ${text}`, i === step ? "now" : undefined));
+    const line = el("div", `${n}. ${seat}: ${text}`, i === step ? "now" : undefined);
+    if (i === step) now = line;
+    log.appendChild(line);
   }
+  // The move list follows the current move (issue 15.4): keep it in the middle of the box.
+  if (now) log.scrollTop = Math.max(0, now.offsetTop - log.clientHeight / 2);
 }
 
 function go(n) { step = Math.max(0, Math.min(D.moves, n)); show(); }

@@ -7,6 +7,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from pbem.ui.words import t
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
@@ -23,8 +25,10 @@ def _perspective_line(r: Replay, i: int, who: str) -> str:
     from pbem.replay.rounds import ALL
 
     if who == ALL:
-        return "all cards open"
-    return f"as {who} saw it then" + (" (the round is over: all cards open)" if r.is_open(i, who) else "")
+        return t("all cards open")
+    if r.is_open(i, who):
+        return t("as {seat} saw it then (the round is over: all cards open)", seat=who)
+    return t("as {seat} saw it then", seat=who)
 
 
 def frame(r: Replay, i: int, who: str) -> RenderableType:
@@ -32,9 +36,9 @@ def frame(r: Replay, i: int, who: str) -> RenderableType:
     from pbem.replay.rounds import ALL
     from pbem.ui.render import render_view
 
-    header = {"replay": f"game {r.game}, round {r.round}",
-              "step": f"move {i} of {len(r)}" if i else f"the deal (0 of {len(r)})",
-              "perspective": _perspective_line(r, i, who)}
+    header = {t("replay"): t("game {game}, round {round}", game=r.game, round=r.round),
+              t("step"): t("move {n} of {total}", n=i, total=len(r)) if i else t("the deal (0 of {total})", total=len(r)),
+              t("perspective"): _perspective_line(r, i, who)}
     last: list[str] = []
     if i:
         last = [f"{i}. {r.steps[i - 1].seat}: {r.notation(i, who)}", *r.sentences(i, who)]
@@ -43,7 +47,7 @@ def frame(r: Replay, i: int, who: str) -> RenderableType:
 
 def _board_key(r: Replay, i: int, who: str) -> tuple:
     v = r.view(i, who)
-    cells = tuple(sorted((pos, t.card, t.rotated, t.hidden) for pos, t in v.board.cells.items()))
+    cells = tuple(sorted((pos, tile.card, tile.rotated, tile.hidden) for pos, tile in v.board.cells.items()))
     return cells, tuple(map(tuple, v.knowledge.get(who, [])))
 
 
@@ -58,8 +62,9 @@ def print_all(r: Replay, who: str) -> None:
     from pbem.ui.render import render_maze
 
     con = console()
-    con.print(Text(f"game {r.game}, round {r.round}: {len(r)} moves; {_perspective_line(r, 0, who)}", style="bold"))
-    con.print(Text("the deal", style="bold underline"))
+    con.print(Text(t("game {game}, round {round}: {n} moves; {perspective}", game=r.game, round=r.round, n=len(r),
+                     perspective=_perspective_line(r, 0, who)), style="bold"))
+    con.print(Text(t("the deal"), style="bold underline"))
     con.print(render_maze(r.view(0, who).board, known_goals=_known_goals(r, 0, who)))
     before = _board_key(r, 0, who)
     for n in range(1, len(r) + 1):
@@ -86,7 +91,8 @@ _SEQUENCES = {
 }
 _CHARS = {"\r": "enter", "\n": "enter", "\x7f": "backspace", "\x08": "backspace", "\x1b": "escape",
           "\x03": "q", "\x04": "q", " ": "right"}
-HELP = "→/n next · ←/p back · g N Enter: go to move N · g g/Home first · G/End last · v perspective · q quit"
+def keys_help() -> str:
+    return t("→/n next · ←/p back · g N Enter: go to move N · g g/Home first · G/End last · v perspective · q quit")
 
 
 def decode_keys(data: str) -> list[str]:
@@ -133,7 +139,7 @@ class Navigator:
             elif key in ("enter", "g"):
                 target = int(self.typing) if self.typing else 0
                 if target > last:
-                    self.note = f"no move {target}: the round has {last} moves"
+                    self.note = t("no move {target}: the round has {n} moves", target=target, n=last)
                 self.i = min(target, last)
                 self.typing = None
             else:
@@ -179,7 +185,7 @@ class Navigator:
         from rich.console import Group
         from rich.text import Text
 
-        status = HELP if self.typing is None else f"go to move: {self.typing}_  (Enter)"
+        status = keys_help() if self.typing is None else t("go to move: {digits}_  (Enter)", digits=self.typing)
         parts = [frame(self.r, self.i, self.who), Text(""), Text(status, style="dim")]
         if self.note:
             parts.append(Text(self.note, style="bold red"))

@@ -45,7 +45,7 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.seat.home import invitation_path, load_invitation, seen_path
-from pbem.ui import words
+from pbem.ui.words import t
 
 
 def seat_of(invitation: Signed[Invitation], identity: Identity) -> str:
@@ -238,12 +238,13 @@ def _check_chain(home: Path, packet: Signed[Packet], invitation: Signed[Invitati
 def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
     """Check `text` against the seat's view and write the signed, sealed move."""
     if sp.doc.phase == "game-over":
-        raise UsageError("the game is over")
+        raise StaleMove(t("the game is over"))
     if sp.old:
-        raise StaleMove(words.t("old packet", seq=sp.doc.seq, newest=sp.newest_seen),
-                        hint=words.t("old packet hint", newest=sp.newest_seen))
+        raise StaleMove(t("old packet", seq=sp.doc.seq, newest=sp.newest_seen),
+                        hint=t("old packet hint", newest=sp.newest_seen))
     if sp.doc.to_move != sp.seat:
-        raise UsageError(f"it is {sp.doc.to_move}'s turn, not yours ({sp.seat})")
+        raise StaleMove(t("it is {player}'s turn, not yours ({seat})", player=sp.doc.to_move, seat=sp.seat),
+                        hint=t("wait for the packet that says it is your turn"))
     move = check(sp.view, text)
     seq = sp.doc.seq
     nonce = os.urandom(16)

@@ -9,10 +9,11 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from pbem.names import HOST
-from pbem.protocol.documents import Notice, PublicMove, RecentMove
+from pbem.protocol.documents import Notice, Packet, PublicMove, RecentMove
 from pbem.seat.player import SeatPacket
 from pbem.ui import when, words
 from pbem.ui.render import render_view
+from pbem.ui.words import t
 
 
 def move_line(m: PublicMove, events: list[dict[str, Any]] | None = None) -> str:
@@ -29,7 +30,10 @@ def last_moves_in_words(sp: SeatPacket) -> list[str]:
     since = sp.since_my_turn()
     last = len(since) - 1
     lines = [move_line(m, sp.doc.events if i == last else None) for i, m in enumerate(since)]
+    game_over = sp.doc.standings is not None
     for e in sp.part.events:
+        if game_over and e.get("event") == "next_start":
+            continue  # there is no next round
         line = words.describe_event(e, reveal=True)
         if line:
             lines.append(line)
@@ -43,8 +47,24 @@ def news_lines(sp: SeatPacket, notices: list[Notice], now: datetime) -> list[str
     first = min([m.seq if isinstance(m, RecentMove) else 0 for m in since] + [sp.doc.seq])
     fresh = [n for n in notices if n.seq >= first]
     if fresh:
-        lines.append(words.t("news") + ":")
+        lines.append(t("news") + ":")
         lines += [f"  - {n.line(now)}" for n in fresh]
+    return lines
+
+
+def result_lines(doc: Packet) -> list[str]:
+    """A finished round's and a finished game's result in words (empty while playing)."""
+    lines = []
+    result = doc.result
+    if result:
+        paid = words.join([f"{p} +{g}" for p, g in result.payout.items() if g]) if any(
+            result.payout.values()) else t("ev payout none")
+        winners = words.join(list(result.winners)) if result.winners else t("nobody")
+        lines.append(t("round {n} is over: winners {winners}; {paid}", n=result.round, winners=winners, paid=paid))
+    st = doc.standings
+    if st:
+        lines.append(t("game won", n=len(st.winners), winners=words.join(list(st.winners)),
+                       gold=max(st.gold.values(), default=0)))
     return lines
 
 
@@ -52,29 +72,20 @@ def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,
                       now: datetime | None = None) -> RenderableType:
     doc = sp.doc
     now = now or datetime.now(timezone.utc)
-    header = {"game": sp.packet.game, "packet": doc.seq, "you are": sp.seat}
+    header = {t("game"): sp.packet.game, t("packet"): doc.seq, t("you are"): sp.seat}
     parts = render_view(sp.view, sp.seat, last_moves=last_moves_in_words(sp), header=header)
     news = [Text(line) for line in news_lines(sp, notices or [], now)]
-    result = doc.result
-    if not result and doc.phase != "game-over":
-        return _group(parts, Text(_turn_line(sp), style="bold"), *news)
-    extra = []
-    if result:
-        paid = ", ".join(f"{p} +{g}" for p, g in result.payout.items() if g) or words.t("nobody")
-        extra.append(Text(f"round {result.round} over: winners {', '.join(result.winners) or '-'}; {paid}", style="bold"))
-    if doc.standings:
-        st = doc.standings
-        extra.append(Text(f"game over: {', '.join(st.winners)} win with {max(st.gold.values(), default=0)} gold",
-                          style="bold"))
-    elif doc.to_move or sp.old:
+    extra = [Text(line, style="bold") for line in result_lines(doc)]
+    playing = doc.phase != "game-over" and doc.to_move
+    if doc.standings is None and (playing or sp.old):
         extra.append(Text(_turn_line(sp), style="bold"))
     return _group(parts, *extra, *news)
 
 
 def _turn_line(sp: SeatPacket) -> str:
     if sp.old:
-        return f'{words.t("old packet", seq=sp.doc.seq, newest=sp.newest_seen)}; {words.t("old packet hint", newest=sp.newest_seen)}'
-    return words.t("to move", player=sp.doc.to_move)
+        return f'{t("old packet", seq=sp.doc.seq, newest=sp.newest_seen)}; {t("old packet hint", newest=sp.newest_seen)}'
+    return t("to move", player=sp.doc.to_move)
 
 
 def _group(*parts: RenderableType) -> RenderableType:

@@ -22,7 +22,8 @@ import io
 from typing import Iterable
 
 from rich.cells import cell_len
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -72,11 +73,30 @@ STYLE = {
     "label": "dim",
 }
 
-Grid = list[list[tuple[str, str]]]  # CELL_H lines of CELL_W (char, style)
+Grid = list[list[tuple[str, str]]]  # lines of (char, style)
 
 
-def _blank() -> Grid:
-    return [[(" ", "") for _ in range(CELL_W)] for _ in range(CELL_H)]
+class Geometry:
+    """Where a cell's pieces go. FULL is the 7 x 3 cell of the module docstring; COMPACT is
+    3 x 3 (one character per arm, marks in the corners) for terminals narrower than the maze."""
+
+    def __init__(self, w: int, label_w: int, arms: dict[int, tuple[int, int, str, str]], centre: int,
+                 marks: dict[str, tuple[int, int]], box: tuple[str, ...]) -> None:
+        self.w, self.h, self.label_w = w, CELL_H, label_w
+        self.arms, self.centre, self.marks, self.box = arms, centre, marks, box
+
+    def width(self, columns: int) -> int:
+        return self.label_w + self.w * columns
+
+
+FULL = Geometry(CELL_W, LABEL_W, _ARM, 3, {"tag": (0, 1), "ladder": (0, 5), "door": (2, 0), "crystal": (2, 4)},
+                ("╭───╮", "│   │", "╰───╯"))
+COMPACT = Geometry(3, 3, {N: (0, 1, "│", "╵"), S: (2, 1, "│", "╷"), W: (1, 0, "─", "╴"), E: (1, 2, "─", "╶")}, 1,
+                   {"tag": (0, 0), "ladder": (0, 2), "door": (2, 0), "crystal": (2, 2)}, ("╭─╮", "│ │", "╰─╯"))
+
+
+def _blank(geo: Geometry = FULL) -> Grid:
+    return [[(" ", "") for _ in range(geo.w)] for _ in range(geo.h)]
 
 
 def _put(grid: Grid, line: int, col: int, text: str, style: str) -> None:
@@ -84,14 +104,14 @@ def _put(grid: Grid, line: int, col: int, text: str, style: str) -> None:
         grid[line][col + i] = (ch, style)
 
 
-def _tunnels(grid: Grid, f: Face, style: str) -> None:
+def _tunnels(grid: Grid, f: Face, style: str, geo: Geometry = FULL) -> None:
     """Draw the arms and the centre of a face-up card."""
     door_style = STYLE.get(f.door or "", style)
     # A one-edge segment is a stub unless it carries the ladder (then it leads down the shaft).
     through = [i for i, seg in enumerate(f.segments) if bin(seg).count("1") > 1 or (i == 0 and f.ladder)]
     for i, seg in enumerate(f.segments):
         seg_style = door_style if i == 0 and f.door else style
-        for edge, (line, col, full, stub) in _ARM.items():
+        for edge, (line, col, full, stub) in geo.arms.items():
             if seg & edge:
                 _put(grid, line, col, full if i in through else stub, seg_style)
     centre_style = door_style if through and through[0] == 0 and f.door else style
@@ -101,54 +121,57 @@ def _tunnels(grid: Grid, f: Face, style: str) -> None:
         centre = _JOIN[f.segments[through[0]]]
     elif {f.segments[i] for i in through} == {N | S, E | W}:
         # A bridge: the N-S tunnel passes over, the E-W one is broken beside it.
-        _put(grid, 1, 2, BRIDGE, style)
+        _put(grid, 1, geo.centre - 1, BRIDGE, style)
         return
     else:
         # Two curves back to back (NW|SE): the wall between them runs corner to corner.
         centre = DOUBLE_CURVE
-    _put(grid, 1, 3, centre, centre_style)
+    _put(grid, 1, geo.centre, centre, centre_style)
 
 
-def cell_grid(tile: Tile | None, known: str | None = None) -> Grid:
-    """The 7 x 3 drawing of one cell (`known`: a face-down goal's card learned by a map)."""
+def cell_grid(tile: Tile | None, known: str | None = None, geo: Geometry = FULL) -> Grid:
+    """The drawing of one cell (`known`: a face-down goal's card learned by a map)."""
+    c = geo.centre
+    grid = _blank(geo)
     if tile is None:
-        grid = _blank()
-        _put(grid, 1, 3, "·", STYLE["empty"])
+        _put(grid, 1, c, "·", STYLE["empty"])
         return grid
     if tile.hidden:
-        grid = _blank()
         box = STYLE["hidden"]
-        _put(grid, 0, 1, "╭───╮", box)
-        _put(grid, 1, 1, "│   │", box)
-        _put(grid, 2, 1, "╰───╯", box)
+        left = c - len(geo.box[0]) // 2
+        for line, part in enumerate(geo.box):
+            _put(grid, line, left, part, box)
         # The full state knows the card; a view knows it only from a map.
         card = tile.card if tile.card != "?" else known
         if card is None:
-            _put(grid, 1, 3, "?", STYLE["ask"])
+            _put(grid, 1, c, "?", STYLE["ask"])
         else:
             gold = card_kind(card).kind == "goal-gold"
-            _put(grid, 1, 2, "?", STYLE["ask"])
-            _put(grid, 1, 3, "$" if gold else "#", STYLE["gold" if gold else "stone"])
+            if geo is FULL:
+                _put(grid, 1, c - 1, "?", STYLE["ask"])
+            _put(grid, 1, c, "$" if gold else "#", STYLE["gold" if gold else "stone"])
         return grid
     k = card_kind(tile.card)
-    grid = _blank()
+    tag = geo.marks["tag"]
     if k.kind == "start":
-        _tunnels(grid, tile.face, STYLE["start"])
-        _put(grid, 0, 1, "S", STYLE["start"])
+        _tunnels(grid, tile.face, STYLE["start"], geo)
+        _put(grid, *tag, "S", STYLE["start"])
         return grid
     if k.category == "goal":
         gold = k.kind == "goal-gold"
         style = STYLE["gold" if gold else "stone"]
-        _tunnels(grid, tile.face, style)
-        _put(grid, 0, 1, "$" if gold else "#", style)
+        _tunnels(grid, tile.face, style, geo)
+        _put(grid, *tag, "$" if gold else "#", style)
         return grid
-    _tunnels(grid, tile.face, STYLE["tunnel"])
+    _tunnels(grid, tile.face, STYLE["tunnel"], geo)
     if tile.face.ladder:
-        _put(grid, 0, 5, LADDER, STYLE["ladder"])
+        _put(grid, *geo.marks["ladder"], LADDER, STYLE["ladder"])
     if tile.face.door:
-        _put(grid, 2, 0, f"[{tile.face.door[0]}]", STYLE[tile.face.door])
+        door = f"[{tile.face.door[0]}]" if geo is FULL else tile.face.door[0]
+        _put(grid, *geo.marks["door"], door, STYLE[tile.face.door])
     if tile.face.crystals:
-        _put(grid, 2, 4, CRYSTAL * min(tile.face.crystals, 3), STYLE["crystal"])
+        many = min(tile.face.crystals, 3) if geo is FULL else 1
+        _put(grid, *geo.marks["crystal"], CRYSTAL * many, STYLE["crystal"])
     return grid
 
 
@@ -164,27 +187,55 @@ def maze_area(board: Board) -> tuple[tuple[int, int], tuple[int, int]]:
     return (min(xs), min(ys)), (max(xs), max(ys))
 
 
-def render_maze(board: Board, *, known_goals: dict[str, str] | None = None) -> Text:
-    """The maze with x across the top and y down the side.
+def maze_text(board: Board, *, known_goals: dict[str, str] | None = None, geo: Geometry = FULL) -> Text:
+    """The maze with x across the top and y down the side, in cells of `geo`.
 
     `known_goals` (goal name -> card id) marks face-down goals a player has seen with a map.
-    Lines are never wrapped or cropped: a maze wider than the console stays whole.
     """
     (x0, y0), (x1, y1) = maze_area(board)
     known_at = {GOAL_CELLS[g]: c for g, c in (known_goals or {}).items() if g in GOAL_CELLS}
     out = Text(no_wrap=True, overflow="ignore")
-    out.append(" " * LABEL_W)
+    out.append(" " * geo.label_w)
     for x in range(x0, x1 + 1):
-        out.append(f"{x:^{CELL_W}}", STYLE["label"])
+        out.append(f"{x:^{geo.w}}"[: geo.w], STYLE["label"])
     for y in range(y0, y1 + 1):
-        grids = [cell_grid(board.cells.get((x, y)), known_at.get((x, y))) for x in range(x0, x1 + 1)]
-        for line in range(CELL_H):
+        grids = [cell_grid(board.cells.get((x, y)), known_at.get((x, y)), geo) for x in range(x0, x1 + 1)]
+        for line in range(geo.h):
             out.append("\n")
-            label = f"{y:>{LABEL_W - 1}} " if line == 1 else " " * LABEL_W
+            label = f"{y:>{geo.label_w - 1}} " if line == 1 else " " * geo.label_w
             out.append(label, STYLE["label"])
             for grid in grids:
                 _append(out, grid[line])
     return out
+
+
+class Maze:
+    """The maze as a renderable that fits the console: full cells when there is room, else
+    compact 3 x 3 cells with a line saying so. The start, every goal and every card are
+    always drawn; nothing is cut off at the right edge (issue 15.1)."""
+
+    def __init__(self, board: Board, known_goals: dict[str, str] | None = None) -> None:
+        self.board, self.known = board, known_goals
+        (x0, _), (x1, _) = maze_area(board)
+        self.columns = x1 - x0 + 1
+
+    def geometry(self, width: int) -> Geometry:
+        return FULL if FULL.width(self.columns) <= width else COMPACT
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        geo = self.geometry(options.max_width)
+        yield maze_text(self.board, known_goals=self.known, geo=geo)
+        if geo is COMPACT:
+            yield Text(t("compact maze: the terminal is {width} columns wide, the full maze needs {full}",
+                         width=options.max_width, full=FULL.width(self.columns)), style=STYLE["label"])
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(COMPACT.width(self.columns), FULL.width(self.columns))
+
+
+def render_maze(board: Board, *, known_goals: dict[str, str] | None = None) -> Maze:
+    """The maze, drawn to fit the console it is printed on (see Maze)."""
+    return Maze(board, known_goals)
 
 
 # Glyph and word of each legend item; the expansion's pieces only when they can appear.

@@ -39,7 +39,9 @@ def span(seconds: float) -> str:
             parts.append(words.t(key, n=n))
         elif parts:
             break  # 1 day 0 hours 5 minutes reads as "1 day"
-    return words.t("span sep").join(parts) or words.t("span second", n=0)
+    if len(parts) == 2:
+        return words.t("span pair", first=parts[0], second=parts[1])
+    return parts[0] if parts else words.t("span second", n=0)
 
 
 def left(due: datetime | str, now: datetime) -> str:
@@ -83,14 +85,21 @@ def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int |
         kw["left"] = left(due, now)
     if until:
         kw["when"] = date(until)
+    key = f"nt {kind}"
+    if not words.has(key):  # a notice kind from a newer host
+        return f"{kind}: {seat or ''}".strip()
     try:
-        return words.t(f"nt {kind}", **kw)
+        return words.t(key, **kw)
     except (KeyError, IndexError):
         return f"{kind}: {seat or ''}".strip()
 
 
+def reason(why: object) -> str:
+    """Why the host moved for a seat (timeout, absent, resigned) in words."""
+    key = f"why {why}"
+    return words.t(key) if words.has(key) else str(why)
+
+
 def by_host(line: str, why: object) -> str:
     """A move the host made for a seat, marked as such: "... (played by the host: no move in time)"."""
-    key = f"why {why}"
-    reason = words.t(key) if key in words.MESSAGES["en"] else str(why)
-    return words.t("by host", line=line, why=reason)
+    return words.t("by host", line=line, why=reason(why))

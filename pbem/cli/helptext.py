@@ -1,0 +1,84 @@
+"""--help in the reader's language, and flags shown without a type.
+
+Help texts (docstrings and `help=`) are English in the code, like every message; before the
+command line runs, `localise` walks the command tree and puts each through the catalogs
+(pbem/ui/locale/). `help_texts` lists them for scripts/i18n and the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import typer
+import typer.main
+import typer.rich_utils
+
+from pbem.ui.words import t
+
+# Typer's own words around the help (panel titles, markers); these are its module settings.
+_TYPER_WORDS = ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
+                "ABORTED_TEXT", "RICH_HELP", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "DEPRECATED_STRING",
+                "ENVVAR_STRING")
+_ENGLISH = {name: getattr(typer.rich_utils, name) for name in _TYPER_WORDS}
+
+
+def _commands(cmd: Any) -> Iterator[Any]:
+    yield cmd
+    for sub in getattr(cmd, "commands", {}).values():
+        yield from _commands(sub)
+
+
+def _parts(cmd: Any) -> Iterator[Any]:
+    """Every object with a `help` in the tree: commands, groups, their parameters, --help."""
+    import typer._click as click
+
+    for c in _commands(cmd):
+        yield c
+        yield from c.params
+        opt = c.get_help_option(click.Context(c))
+        if opt is not None:
+            yield opt
+
+
+def help_texts(app: typer.Typer | None = None) -> list[str]:
+    """Every English help text of the command line (and Typer's words), once each."""
+    from pbem.cli import app as pbem_app
+
+    cmd = typer.main.get_command(app or pbem_app)
+    texts = [p.help for p in _parts(cmd) if getattr(p, "help", None)]
+    texts += list(_ENGLISH.values())
+    return list(dict.fromkeys(texts))
+
+
+def help_wanted(cmd: Any, argv: list[str]) -> bool:
+    """Whether this command line shows a help page (--help, or a group named without a command)."""
+    if not argv or "--help" in argv:
+        return True
+    words = [a for a in argv if not a.startswith("-")]
+    node = cmd
+    for word in words:
+        node = getattr(node, "commands", {}).get(word)
+        if node is None:
+            return False
+    return bool(getattr(node, "commands", None))
+
+
+def localise(cmd: Any, argv: list[str] | None = None) -> Any:
+    """Translate the help of the tree `cmd` in place into the current language; a flag shows
+    no `<bool>` type (it takes no value). Given `argv`, it does nothing in English unless a
+    help page is shown (every start of pbem pays for it otherwise)."""
+    from pbem.ui.words import language
+
+    if argv is not None and language() == "en" and not help_wanted(cmd, argv):
+        return cmd
+    for part in _parts(cmd):
+        if getattr(part, "help", None):
+            english = getattr(part, "_pbem_english", None) or part.help
+            part._pbem_english = english
+            part.help = t(english)
+        if getattr(part, "is_flag", False) and not getattr(part, "count", False):
+            part.metavar = ""
+    for name, english in _ENGLISH.items():
+        setattr(typer.rich_utils, name, t(english))
+    return cmd

@@ -1,0 +1,76 @@
+"""Small things a newcomer met (issue 15.14): --version, key show without a name."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pbem.seat import keys
+
+
+def _pbem(*args: str, home: Path | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PBEM_LANG": "en", **({"PBEM_HOME": str(home)} if home else {})}
+    return subprocess.run([sys.executable, "-m", "pbem.cli", *args], capture_output=True, text=True, env=env)
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    run = _pbem("--version")
+    assert run.returncode == 0 and run.stdout == f"pbem {version('pbem')}\n"
+
+
+def test_key_show_needs_no_name_with_one_identity(tmp_path: Path) -> None:
+    ann = keys.create_identity(tmp_path, "ann", None)
+    run = _pbem("key", "show", home=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0] == ann.public.encode()
+    keys.create_identity(tmp_path, "bob", None)
+    run = _pbem("key", "show", home=tmp_path)
+    assert run.returncode == 2 and "which identity?" in run.stderr and "ann, bob" in run.stderr
+    assert _pbem("key", "show", "bob", home=tmp_path).returncode == 0
+
+
+def test_game_smtp_shows_settings_in_words(tmp_path: Path) -> None:
+    from pbem_helpers import make_table
+
+    table = make_table(tmp_path, ["ann", "bob", "cat"])
+    table.host.close()
+    db = str(tmp_path / "game.db")
+    assert "no SMTP settings" in _pbem("game", "smtp", "test", "--db", db).stdout
+    set_ = _pbem("game", "smtp", "test", "--db", db, "--server", "mail.example.org", "--from", "host@example.org",
+                 "--user", "host")
+    assert set_.returncode == 0, set_.stderr
+    shown = _pbem("game", "smtp", "test", "--db", db)
+    assert shown.returncode == 0 and shown.stdout == set_.stdout
+    assert shown.stdout.startswith("SMTP: mail.example.org:587 (starttls), from host@example.org, login host; ")
+    assert "{" not in shown.stdout  # not JSON
+
+
+def test_an_older_packet_is_called_old_in_chinese_too(tmp_path: Path) -> None:
+    """Issue 15.11 with 17.9: show and move on an older packet than one seen say so, in the
+    reader's language, and move refuses it (exit 5)."""
+    from pbem_helpers import PASS, make_table
+
+    from pbem.errors import EXIT_STALE
+    from pbem.seat import player as P
+
+    table = make_table(tmp_path, ["ann", "bob", "cat"])
+    first_path, first = table.latest()
+    mover = first.doc["to_move"]
+    sp = P.open_packet(first, table.ids[mover], table.homes[mover])
+    table.apply_file(table.move_file(mover, "discard " + sp.part["hand"][0], first))
+    second_path, _ = table.latest()
+    pw = tmp_path / "pw"
+    pw.write_bytes(PASS)
+    me = ["--as", mover, "--passphrase-file", str(pw)]
+    assert _pbem("show", str(second_path), *me, home=table.homes[mover]).returncode == 0
+    old = _pbem("--lang", "zh-Hans", "show", str(first_path), *me, home=table.homes[mover])
+    assert old.returncode == 0, old.stderr
+    assert "第 1 号牌包是旧的：你已经看过第 2 号牌包" in old.stdout and "轮到你" not in old.stdout
+    move = _pbem("--lang", "zh-Hant", "move", str(first_path), "discard " + sp.part["hand"][1], *me,
+                 home=table.homes[mover])
+    assert move.returncode == EXIT_STALE, move.stderr
+    assert "第 1 號牌包是舊的" in move.stderr and "請改為查看最新的牌包（第 2 號或更新的）" in move.stderr

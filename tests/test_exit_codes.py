@@ -1,0 +1,71 @@
+"""One table of exit codes: pbem.errors.EXIT_CODES, the table in docs/protocol.md, and what
+the commands really exit with."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pbem
+from pbem import errors
+from pbem_helpers import PASS, make_table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _doc_table(path: Path) -> dict[int, str]:
+    return {int(m[1]): m[2] for m in re.finditer(r"^\| (\d+) \|[^|]*\| ([^|]+) \|$", path.read_text(), re.M)}
+
+
+def test_docs_table_is_the_code_table() -> None:
+    assert set(_doc_table(ROOT / "docs" / "protocol.md")) == set(errors.EXIT_CODES)
+    for other in (ROOT / "docs").glob("*.md"):
+        if other.name != "protocol.md":
+            assert not _doc_table(other), f"{other.name} has a second table of exit codes; point to protocol.md"
+
+
+def test_every_error_class_exits_with_a_documented_code() -> None:
+    for mod in pkgutil.walk_packages(pbem.__path__, "pbem."):
+        if not mod.name.endswith("__main__"):
+            importlib.import_module(mod.name)
+    seen = set()
+    stack = [errors.PbemError]
+    while stack:
+        cls = stack.pop()
+        seen.add(cls)
+        stack += cls.__subclasses__()
+    for cls in seen:
+        assert cls.exit_code in errors.EXIT_CODES, cls
+    assert {errors.EXIT_ILLEGAL, errors.EXIT_BAD_POSITION, errors.EXIT_INTERNAL} <= set(errors.EXIT_CODES)
+
+
+def _pbem(*args: str, home: Path) -> subprocess.CompletedProcess:
+    pw = home / "pass.txt"
+    pw.write_bytes(PASS)
+    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_LANG": "en"}
+    return subprocess.run([sys.executable, "-m", "pbem.cli", *args, "--passphrase-file", str(pw)],
+                          capture_output=True, text=True, env=env)
+
+
+def test_a_move_out_of_turn_is_stale_not_usage(tmp_path: Path) -> None:
+    table = make_table(tmp_path, ["ann", "bob", "cat"])
+    path, packet = table.latest()
+    waiting = next(s for s in table.seats if s != packet.doc["to_move"])
+    run = _pbem("move", str(path), "pass", "--as", waiting, home=table.homes[waiting])
+    assert run.returncode == errors.EXIT_STALE, run.stderr
+    assert run.stderr.startswith(f"error: it is {packet.doc['to_move']}'s turn, not yours ({waiting})")
+    assert "Traceback" not in run.stderr
+
+
+def test_position_legal_on_a_packet_exits_bad_position(tmp_path: Path) -> None:
+    table = make_table(tmp_path, ["ann", "bob", "cat"])
+    path, _ = table.latest()
+    run = subprocess.run([sys.executable, "-m", "pbem.cli", "position", "legal", str(path)], capture_output=True,
+                         text=True)
+    assert run.returncode == errors.EXIT_BAD_POSITION == 7, run.stderr
+    assert run.stderr.count("\n") <= 2 and run.stderr.startswith("error: ")
