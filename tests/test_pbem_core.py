@@ -14,7 +14,7 @@ from engine.errors import IllegalMove
 from engine.position import dump
 from engine.rules import legal_moves
 from engine.state import deal
-from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, WrongKey
+from pbem.errors import BadPacket, BadSignature, StaleMove, WrongKey
 from pbem.protocol import fairness
 from pbem.protocol.documents import (
     Move,
@@ -162,7 +162,7 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     refused(forged, BadSignature)
     # out of turn: a well-formed move from a seat that is not to move
     sp_w = P.open_packet(packet, table.ids[waiting], table.homes[waiting])
-    with pytest.raises(UsageError, match=f"it is {mover}'s turn"):
+    with pytest.raises(StaleMove, match=f"it is {mover}'s turn"):  # out of turn is stale (exit 5), not usage
         P.make_move(sp_w, "discard " + sp_w.part.hand[0])  # the client refuses too
     out_of_turn = sign(msgspec.structs.replace(read_file(good)[0].doc, seat=waiting), table.ids[waiting])
     oot = tmp_path / "oot.pbem"
