@@ -136,6 +136,7 @@ NOT_YET_TRANSLATED = {
     "pbem/replay/rounds.py", "pbem/seat/home.py", "pbem/seat/keys.py", "pbem/seat/player.py",
     "pbem/protocol/trustless/keys.py", "pbem/protocol/trustless/setup.py",
     "pbem/protocol/trustless/table.py", "pbem/protocol/trustless/tokens.py",
+    "pbem/protocol/trustless/audit.py", "pbem/protocol/trustless/play.py"
 }
 
 # Errors about a broken .po file are for translators, who read the English source.
