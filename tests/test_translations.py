@@ -131,7 +131,7 @@ NOT_YET_TRANSLATED = {
     "pbem/cli/replay.py",
     "pbem/cli/transport.py", "pbem/folder/layout.py", "pbem/folder/play.py", "pbem/host/paths.py",
     "pbem/host/referee.py", "pbem/host/store.py", "pbem/mail/incoming.py", "pbem/mail/message.py",
-    "pbem/mail/outgoing.py", "pbem/names.py", "pbem/protocol/armor.py", "pbem/protocol/crypto.py",
+    "pbem/mail/outgoing.py", "pbem/mail/imap.py", "pbem/mail/profile.py", "pbem/mail/secrets.py", "pbem/names.py", "pbem/protocol/armor.py", "pbem/protocol/crypto.py",
     "pbem/protocol/documents.py", "pbem/replay/audit.py",
     "pbem/replay/rounds.py", "pbem/seat/home.py", "pbem/seat/keys.py", "pbem/seat/player.py",
     "pbem/protocol/trustless/keys.py", "pbem/protocol/trustless/setup.py",
@@ -225,3 +225,28 @@ def test_help_is_translated_and_flags_show_no_type() -> None:
     run = subprocess.run([sys.executable, "-m", "pbem.cli", "show", "--help"], capture_output=True, text=True,
                          env={**env, "PBEM_LANG": "zh-Hant"}, cwd=ROOT)
     assert "顯示此說明並結束" in run.stdout and "<bool>" not in run.stdout and "--json" in run.stdout
+
+
+NOTICE_KINDS = ["absent", "away", "back", "due", "handover", "late", "paused", "reminder", "resigned", "resumed"]
+
+
+@pytest.mark.parametrize("lang", list(catalog.CATALOGS))
+def test_deadline_notices_and_host_moves_speak_every_language(lang: str) -> None:
+    """The deadlines' words (issue 11) live in the catalogs: every notice kind the host makes
+    and every reason it moves for a seat is a sentence in each language, not the key."""
+    from datetime import datetime, timezone
+
+    from pbem.host import timekeeper
+    from pbem.ui import when
+
+    made = set(re.findall(r'_notice\(host, s, game, "([a-z]+)"', Path(timekeeper.__file__).read_text()))
+    assert made == set(NOTICE_KINDS)
+    now = datetime(2026, 12, 2, 14, 0, tzinfo=timezone.utc)
+    doc = {"seat": "ann", "seq": 7, "missed": 2, "policy": "bot", "fingerprint": "ab12", "due": "2026-12-03T18:00:00+00:00"}
+    with words.using(lang):
+        for kind in NOTICE_KINDS:
+            line = when.notice_line({**doc, "notice": kind}, now)
+            assert HAN.search(line) and not line.startswith(kind), (kind, line)
+        for why in ("timeout", "absent", "resigned"):
+            assert HAN.search(when.reason(why)), why
+        assert when.span(90061) in ("1天1小时", "1天1小時")

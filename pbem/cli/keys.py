@@ -28,6 +28,15 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output."
 NameArg = Annotated[str, typer.Argument(help="Identity name: 1-32 of a-z 0-9 _ -.", show_default=False)]
 
 
+def only_identity(where: Path, question: str) -> str:
+    """The one identity in key home `where`; with none or several, `question` and their names."""
+    names = [n for n, _ in keys.list_identities(where)]
+    if len(names) != 1:
+        raise UsageError(question, hint=t("identities in {where}: {names}", where=where,
+                                          names=", ".join(names) or t("none (pbem key new NAME)")))
+    return names[0]
+
+
 @app.command("new")
 def new(
     name: NameArg,
@@ -78,13 +87,7 @@ def show(
 ) -> None:
     """Print an identity's public key line and fingerprint."""
     where = key_home(home)
-    if name is None:
-        names = [n for n, _ in keys.list_identities(where)]
-        if len(names) != 1:
-            raise UsageError(t("which identity? pass its name"),
-                             hint=t("identities in {where}: {names}", where=where,
-                                    names=", ".join(names) or t("none (pbem key new NAME)")))
-        name = names[0]
+    name = name or only_identity(where, t("which identity? pass its name"))
     pub = keys.load_public(where, name)
     if as_json:
         doc: dict[str, str | bool] = {"name": name, "public": pub.encode(), "fingerprint": pub.fingerprint()}

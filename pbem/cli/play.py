@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pbem.atomic import write_atomic
-from pbem.cli.keys import HomeOpt, JsonOpt
+from pbem.cli.keys import HomeOpt, JsonOpt, only_identity
 from pbem.errors import UsageError
 from pbem.host.paths import db_path
 from pbem.names import check_game_name
@@ -42,13 +42,7 @@ def out_dir(path: Path) -> Path:
 
 def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> "Identity":
     where = key_home(home)
-    if name is None:
-        names = [n for n, _ in keys.list_identities(where)]
-        if len(names) != 1:
-            raise UsageError(t("which identity? pass --as NAME"),
-                             hint=t("identities in {where}: {names}", where=where,
-                                    names=", ".join(names) or t("none (pbem key new NAME)")))
-        name = names[0]
+    name = name or only_identity(where, t("which identity? pass --as NAME"))
     return keys.unlock_identity(where, name, passphrase_file)
 
 
