@@ -140,7 +140,9 @@ NOT_YET_TRANSLATED = {
 }
 
 # Errors about a broken .po file are for translators, who read the English source.
-ENGLISH_BY_DESIGN = {"pbem/ui/catalog.py"}
+# The key agent's socket protocol ("ready", "does not open") is for pbem itself; its errors for
+# people are in t() all the same.
+ENGLISH_BY_DESIGN = {"pbem/ui/catalog.py", "pbem/seat/agent.py"}
 
 
 def _english_literals(call: ast.Call) -> list[ast.AST]:

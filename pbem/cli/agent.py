@@ -12,6 +12,7 @@ from pbem.cli.play import PassOpt
 from pbem.errors import UsageError
 from pbem.seat import keys
 from pbem.seat.home import key_home
+from pbem.ui.words import t
 
 app = typer.Typer(help="Unlock your keys once per session (like ssh-agent).", no_args_is_help=True)
 
@@ -39,12 +40,13 @@ def start(
 
     lifetime = parse_duration(timeout, "--timeout")
     if lifetime > 7 * 86400:
-        raise UsageError(f"--timeout {timeout!r} is longer than a week", hint="an agent holds keys for a session")
+        raise UsageError(t("--timeout {timeout} is longer than a week", timeout=repr(timeout)),
+                         hint=t("an agent holds keys for a session"))
     where = key_home(home)
     wanted = names or [n for n, _ in keys.list_identities(where) if keys.is_protected(where, n)]
     if not wanted:
-        raise UsageError(f"no protected key in {where} to unlock",
-                         hint="unprotected keys need no agent; create one with 'pbem key new NAME'")
+        raise UsageError(t("no protected key in {where} to unlock", where=where),
+                         hint=t("unprotected keys need no agent; create one with 'pbem key new NAME'"))
     # Every passphrase is checked before the agent starts, so a typo leaves nothing running.
     unlocked = []
     for name in wanted:
@@ -55,7 +57,8 @@ def start(
     for identity in unlocked:
         client.add(identity, lifetime)
     listed = ", ".join(i.name for i in unlocked)
-    typer.echo(f"agent holds {listed} for {_span(lifetime)} (socket {client.path}); 'pbem agent stop' forgets them")
+    typer.echo(t("agent holds {names} for {span} (socket {path}); 'pbem agent stop' forgets them", names=listed,
+                 span=_span(lifetime), path=client.path))
 
 
 @app.command("status")
@@ -71,10 +74,10 @@ def status(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
                               indent=2))
         return
     if client is None:
-        typer.echo("no key agent is running for this key home")
+        typer.echo(t("no key agent is running for this key home"))
         return
     for k in held:
-        typer.echo(f"{k.get('name')}  forgotten in {_span(float(k.get('left') or 0))}")
+        typer.echo(t("{name}  forgotten in {span}", name=k.get("name"), span=_span(float(k.get("left") or 0))))
 
 
 @app.command("stop")
@@ -84,7 +87,7 @@ def stop(home: HomeOpt = None) -> None:
 
     client = agent.find_agent(key_home(home))
     if client is None:
-        typer.echo("no key agent is running for this key home")
+        typer.echo(t("no key agent is running for this key home"))
         return
     client.stop()
-    typer.echo("the key agent forgot its keys and stopped")
+    typer.echo(t("the key agent forgot its keys and stopped"))

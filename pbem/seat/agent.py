@@ -35,6 +35,7 @@ from pbem.errors import KeyNotFound, UsageError
 from pbem.protocol import crypto
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.seat.home import agent_dir, agent_socket
+from pbem.ui.words import t
 
 MAX_LINE = 1 << 20  # a sealed part is a few kilobytes; anything near this is not ours
 IDLE_EXIT = 60.0  # an agent that was never given a key does not linger
@@ -66,8 +67,8 @@ def check_private_dir(path: Path) -> None:
         return
     uid = os.getuid() if hasattr(os, "getuid") else st.st_uid
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or st.st_mode & 0o077:
-        raise UsageError(f"the agent folder {str(path)!r} is not a private folder of yours",
-                         hint="remove it (or set XDG_RUNTIME_DIR to a folder only you can open)")
+        raise UsageError(t("the agent folder {path} is not a private folder of yours", path=repr(str(path))),
+                         hint=t("remove it (or set XDG_RUNTIME_DIR to a folder only you can open)"))
 
 
 class AgentClient:
@@ -185,8 +186,8 @@ def start_agent(home: Path) -> AgentClient:
         if stat.S_ISSOCK(os.lstat(path).st_mode):
             path.unlink()  # a socket nobody answers on: left by an agent that was killed
         else:
-            raise UsageError(f"{str(path)!r} is in the way of the agent's socket and is not a socket",
-                             hint="remove it yourself; pbem only replaces stale sockets")
+            raise UsageError(t("{path} is in the way of the agent's socket and is not a socket", path=repr(str(path))),
+                             hint=t("remove it yourself; pbem only replaces stale sockets"))
     except FileNotFoundError:
         pass
     proc = subprocess.Popen([sys.executable, "-m", "pbem.seat.agent", str(path)], stdin=subprocess.DEVNULL,
