@@ -216,18 +216,18 @@ def test_a_move_for_another_game_is_rejected_with_a_line(tmp_path: Path) -> None
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     gf: GameFolder = fh.folder
     sp = seats["ann"].latest()
-    mover = sp.doc["to_move"]
+    mover = sp.doc.to_move
     nonce = os.urandom(16)
-    text = "discard " + seats[mover].latest().part["hand"][0]
-    foreign = sign("move", {"game": "another-game", "seat": mover, "seq": 99, "packet": sp.packet.hash,
-                            "commit": move_commitment(nonce, text),
-                            "sealed": seal_json({"move": text, "nonce": b64(nonce)}, ids["referee"].public,
-                                                seal_info("another-game", 99, mover, "host", "move"))},
+    text = "discard " + seats[mover].latest().part.hand[0]
+    foreign = sign(Move(game="another-game", seat=mover, seq=99, packet=sp.packet.hash,
+                        commit=move_commitment(nonce, text),
+                        sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), ids["referee"].public,
+                                         seal_info("another-game", 99, mover, "host", "move"), pad="move")),
                    ids[mover])
     (gf.inbox_dir / "stray.pbem").write_text(foreign.armored())
     before = db_dump(db)
     lines.clear()
     fh.step()
     assert db_dump(db) == before and gf.inbox() == []
-    assert [p.name for p in (gf.inbox_dir / "rejected").iterdir()] == ["stray.pbem"]
+    assert sorted(p.name for p in (gf.inbox_dir / "rejected").iterdir()) == ["stray.pbem", "stray.pbem.why"]
     assert any(line.startswith("rejected stray.pbem") and "another-game" in line for line in lines), lines

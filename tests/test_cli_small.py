@@ -59,9 +59,9 @@ def test_an_older_packet_is_called_old_in_chinese_too(tmp_path: Path) -> None:
 
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     first_path, first = table.latest()
-    mover = first.doc["to_move"]
+    mover = first.doc.to_move
     sp = P.open_packet(first, table.ids[mover], table.homes[mover])
-    table.apply_file(table.move_file(mover, "discard " + sp.part["hand"][0], first))
+    table.apply_file(table.move_file(mover, "discard " + sp.part.hand[0], first))
     second_path, _ = table.latest()
     pw = tmp_path / "pw"
     pw.write_bytes(PASS)
@@ -70,7 +70,7 @@ def test_an_older_packet_is_called_old_in_chinese_too(tmp_path: Path) -> None:
     old = _pbem("--lang", "zh-Hans", "show", str(first_path), *me, home=table.homes[mover])
     assert old.returncode == 0, old.stderr
     assert "第 1 号牌包是旧的：你已经看过第 2 号牌包" in old.stdout and "轮到你" not in old.stdout
-    move = _pbem("--lang", "zh-Hant", "move", str(first_path), "discard " + sp.part["hand"][1], *me,
+    move = _pbem("--lang", "zh-Hant", "move", str(first_path), "discard " + sp.part.hand[1], *me,
                  home=table.homes[mover])
     assert move.returncode == EXIT_STALE, move.stderr
     assert "第 1 號牌包是舊的" in move.stderr and "請改為查看最新的牌包（第 2 號或更新的）" in move.stderr

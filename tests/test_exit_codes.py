@@ -55,10 +55,10 @@ def _pbem(*args: str, home: Path) -> subprocess.CompletedProcess:
 def test_a_move_out_of_turn_is_stale_not_usage(tmp_path: Path) -> None:
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     path, packet = table.latest()
-    waiting = next(s for s in table.seats if s != packet.doc["to_move"])
+    waiting = next(s for s in table.seats if s != packet.doc.to_move)
     run = _pbem("move", str(path), "pass", "--as", waiting, home=table.homes[waiting])
     assert run.returncode == errors.EXIT_STALE, run.stderr
-    assert run.stderr.startswith(f"error: it is {packet.doc['to_move']}'s turn, not yours ({waiting})")
+    assert run.stderr.startswith(f"error: it is {packet.doc.to_move}'s turn, not yours ({waiting})")
     assert "Traceback" not in run.stderr
 
 

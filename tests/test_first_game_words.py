@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pbem.protocol.documents import Result, Standings
 from pbem.seat import player as P
 from pbem.seat.screen import packet_renderable, result_lines
 from pbem.ui import words
@@ -18,7 +19,7 @@ from pbem_helpers import make_table, play_until
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory):
     table = make_table(tmp_path_factory.mktemp("game"), ["ann", "bob", "cat"])
-    play_until(table, lambda p: p.doc["phase"] == "game-over", seed=3, limit=5000)
+    play_until(table, lambda p: p.doc.phase == "game-over", seed=3, limit=5000)
     _, last = table.latest()
     return table, last
 
@@ -28,8 +29,9 @@ def test_the_last_packet_names_the_winners_once_and_no_next_round(finished) -> N
     table, last = finished
     sp = P.open_packet(last, table.ids["ann"], table.homes["ann"])
     text = plain_text(packet_renderable(sp), width=100)
-    st = last.doc["standings"]
-    one = len(st["winners"]) == 1
+    st = last.doc.standings
+    assert st is not None
+    one = len(st.winners) == 1
     assert re.search(r"game over: .+ (wins|win) with \d+ gold", text)
     assert (" wins with " in text) == one and (" win with " in text and " each" in text) == (not one)
     assert "starts the next round" not in text  # round 3 of 3 is the last
@@ -40,14 +42,15 @@ def test_the_last_packet_names_the_winners_once_and_no_next_round(finished) -> N
 
 
 def test_result_lines_grammar() -> None:
-    doc = {"standings": {"winners": ["bob"], "gold": {"ann": 3, "bob": 8}}}
-    assert result_lines(doc) == ["game over: bob wins with 8 gold"]
-    doc = {"standings": {"winners": ["ann", "bob"], "gold": {"ann": 8, "bob": 8}}}
-    assert result_lines(doc) == ["game over: ann and bob win with 8 gold each"]
+    st = Standings(winners=["bob"], gold={"ann": 3, "bob": 8})
+    assert result_lines(None, st) == ["game over: bob wins with 8 gold"]
+    st = Standings(winners=["ann", "bob"], gold={"ann": 8, "bob": 8})
+    assert result_lines(None, st) == ["game over: ann and bob win with 8 gold each"]
     with words.using("zh-Hant"):
-        assert result_lines(doc) == ["遊戲結束：ann 和 bob 以 8 塊金子獲勝"]
-    doc = {"result": {"round": 2, "winners": [], "payout": {"ann": 0}}}
-    assert result_lines(doc) == ["round 2 is over: winners nobody; nobody gets gold"]
+        assert result_lines(None, st) == ["遊戲結束：ann 和 bob 以 8 塊金子獲勝"]
+    result = Result(round=2, secret="00", finder=None, winners=[], payout={"ann": 0}, gold={"ann": 0},
+                    next_start="ann", final={})
+    assert result_lines(result, None) == ["round 2 is over: winners nobody; nobody gets gold"]
 
 
 def test_times_in_words() -> None:

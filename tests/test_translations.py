@@ -132,7 +132,7 @@ NOT_YET_TRANSLATED = {
     "pbem/cli/transport.py", "pbem/folder/layout.py", "pbem/folder/play.py", "pbem/host/paths.py",
     "pbem/host/referee.py", "pbem/host/store.py", "pbem/mail/incoming.py", "pbem/mail/message.py",
     "pbem/mail/outgoing.py", "pbem/mail/imap.py", "pbem/mail/profile.py", "pbem/mail/secrets.py", "pbem/names.py", "pbem/protocol/armor.py", "pbem/protocol/crypto.py",
-    "pbem/protocol/documents.py", "pbem/replay/audit.py",
+    "pbem/protocol/documents.py", "pbem/protocol/limits.py", "pbem/replay/audit.py",
     "pbem/replay/rounds.py", "pbem/seat/home.py", "pbem/seat/keys.py", "pbem/seat/player.py",
     "pbem/protocol/trustless/keys.py", "pbem/protocol/trustless/setup.py",
     "pbem/protocol/trustless/table.py", "pbem/protocol/trustless/tokens.py",
@@ -244,10 +244,10 @@ def test_deadline_notices_and_host_moves_speak_every_language(lang: str) -> None
     made = set(re.findall(r'_notice\(host, s, game, "([a-z]+)"', Path(timekeeper.__file__).read_text()))
     assert made == set(NOTICE_KINDS)
     now = datetime(2026, 12, 2, 14, 0, tzinfo=timezone.utc)
-    doc = {"seat": "ann", "seq": 7, "missed": 2, "policy": "bot", "fingerprint": "ab12", "due": "2026-12-03T18:00:00+00:00"}
+    fields = {"seat": "ann", "seq": 7, "missed": 2, "policy": "bot", "fingerprint": "ab12", "due": "2026-12-03T18:00:00+00:00"}
     with words.using(lang):
         for kind in NOTICE_KINDS:
-            line = when.notice_line({**doc, "notice": kind}, now)
+            line = when.notice_line(kind, now, **fields)  # type: ignore[arg-type]
             assert HAN.search(line) and not line.startswith(kind), (kind, line)
         for why in ("timeout", "absent", "resigned"):
             assert HAN.search(when.reason(why)), why

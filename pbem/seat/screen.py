@@ -9,7 +9,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from pbem.names import HOST
-from pbem.protocol.documents import Notice, Packet, PublicMove, RecentMove
+from pbem.protocol.documents import Notice, PublicMove, RecentMove, Result, Standings
 from pbem.seat.player import SeatPacket
 from pbem.ui import when, words
 from pbem.ui.render import render_view
@@ -52,16 +52,14 @@ def news_lines(sp: SeatPacket, notices: list[Notice], now: datetime) -> list[str
     return lines
 
 
-def result_lines(doc: Packet) -> list[str]:
+def result_lines(result: Result | None, st: Standings | None) -> list[str]:
     """A finished round's and a finished game's result in words (empty while playing)."""
     lines = []
-    result = doc.result
     if result:
         paid = words.join([f"{p} +{g}" for p, g in result.payout.items() if g]) if any(
             result.payout.values()) else t("ev payout none")
         winners = words.join(list(result.winners)) if result.winners else t("nobody")
         lines.append(t("round {n} is over: winners {winners}; {paid}", n=result.round, winners=winners, paid=paid))
-    st = doc.standings
     if st:
         lines.append(t("game won", n=len(st.winners), winners=words.join(list(st.winners)),
                        gold=max(st.gold.values(), default=0)))
@@ -75,7 +73,7 @@ def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,
     header = {t("game"): sp.packet.game, t("packet"): doc.seq, t("you are"): sp.seat}
     parts = render_view(sp.view, sp.seat, last_moves=last_moves_in_words(sp), header=header)
     news = [Text(line) for line in news_lines(sp, notices or [], now)]
-    extra = [Text(line, style="bold") for line in result_lines(doc)]
+    extra = [Text(line, style="bold") for line in result_lines(doc.result, doc.standings)]
     playing = doc.phase != "game-over" and doc.to_move
     if doc.standings is None and (playing or sp.old):
         extra.append(Text(_turn_line(sp), style="bold"))
