@@ -132,7 +132,7 @@ NOT_YET_TRANSLATED = {
     "pbem/cli/transport.py", "pbem/folder/layout.py", "pbem/folder/play.py", "pbem/host/paths.py",
     "pbem/host/referee.py", "pbem/host/store.py", "pbem/mail/incoming.py", "pbem/mail/message.py",
     "pbem/mail/outgoing.py", "pbem/mail/imap.py", "pbem/mail/profile.py", "pbem/mail/secrets.py", "pbem/names.py", "pbem/protocol/armor.py", "pbem/protocol/crypto.py",
-    "pbem/protocol/documents.py", "pbem/protocol/limits.py", "pbem/replay/audit.py",
+    "pbem/protocol/documents.py", "pbem/protocol/limits.py", "pbem/replay/audit.py", "pbem/replay/told.py",
     "pbem/replay/rounds.py", "pbem/seat/home.py", "pbem/seat/keys.py", "pbem/seat/player.py",
     "pbem/protocol/trustless/keys.py", "pbem/protocol/trustless/setup.py",
     "pbem/protocol/trustless/table.py", "pbem/protocol/trustless/tokens.py",
