@@ -134,7 +134,8 @@ NOT_YET_TRANSLATED = {
     "pbem/mail/outgoing.py", "pbem/mail/imap.py", "pbem/mail/profile.py", "pbem/mail/secrets.py", "pbem/names.py", "pbem/protocol/armor.py", "pbem/protocol/crypto.py",
     "pbem/protocol/documents.py", "pbem/protocol/limits.py", "pbem/replay/audit.py", "pbem/replay/told.py",
     "pbem/replay/rounds.py", "pbem/seat/home.py", "pbem/seat/keys.py", "pbem/seat/player.py",
-    "pbem/protocol/trustless/keys.py", "pbem/protocol/trustless/setup.py",
+    "pbem/auto/trustless_bot.py", "pbem/host/blind.py", "pbem/seat/trustless.py",
+    "pbem/protocol/trustless/public.py", "pbem/protocol/trustless/keys.py", "pbem/protocol/trustless/setup.py",
     "pbem/protocol/trustless/table.py", "pbem/protocol/trustless/tokens.py",
     "pbem/protocol/trustless/audit.py", "pbem/protocol/trustless/play.py"
 }

@@ -125,7 +125,7 @@ def game_new(
             raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
         timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind).to_config()
     if trustless and (timing or emails):
-        raise UsageError("--trustless games have no deadlines or mail yet", hint="see docs/trustless.md section 9")
+        raise UsageError(t("--trustless games have no deadlines or mail yet"), hint=t("see docs/trustless.md section 9"))
     host = identity_named(home, host_name, passphrase_file)
     if trustless:
         from pbem.host import blind
