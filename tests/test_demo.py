@@ -37,4 +37,5 @@ def test_demo_without_dir_removes_its_temporary_folder(tmp_path: Path) -> None:
                          timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr
     assert "final scores" in run.stdout and "demo --dir DIR" in run.stdout
-    assert list(tmp_path.iterdir()) == []
+    # only the demo's own folder counts: libraries may leave their own temporary files (ffi .so stubs)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pbem-demo-")] == []
