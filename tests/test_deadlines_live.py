@@ -38,7 +38,7 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
                    capture_output=True)
     joined = subprocess.run([*PBEM, "turn", folder, "--as", "dan"], env=cli_env(homes["dan"]), capture_output=True,
                             text=True)
-    assert "joined as dan" in joined.stdout, joined.stderr  # and dan is never heard of again
+    assert "as seat dan" in joined.stdout, joined.stderr  # and dan is never heard of again
     log = tmp_path / "host.log"
     host = start_host(db, folder, homes["referee"], log, poll=0.1)
     bots = start_bots(folder, homes, tmp_path, BOTS, poll=0.05)
