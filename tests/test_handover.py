@@ -7,13 +7,13 @@ Real key files, a real SQLite file, a real shared folder, bots on every seat; th
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from test_folder_play import make_homes
+from test_cli_play import one_error_line
+from test_folder_play import db_dump, make_homes
 
 from pbem.auto.host_runner import FolderHost
 from pbem.auto.seat_bot import FolderBot
@@ -36,21 +36,6 @@ def pbem(*args: object, home: Path, ok: bool = True) -> subprocess.CompletedProc
     if ok:
         assert run.returncode == 0, run.stderr
     return run
-
-
-def one_error_line(run: subprocess.CompletedProcess, code: int, words: str) -> None:
-    assert run.returncode == code, (run.returncode, run.stderr)
-    lines = run.stderr.strip().splitlines()
-    assert lines[0].startswith("error: ") and words in lines[0], run.stderr
-    assert all(line.startswith(("error: ", "hint: ")) for line in lines) and "Traceback" not in run.stderr
-
-
-def db_dump(db: Path) -> str:
-    con = sqlite3.connect(db)
-    try:
-        return "\n".join(con.iterdump())
-    finally:
-        con.close()
 
 
 def game(tmp_path: Path):

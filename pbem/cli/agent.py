@@ -12,17 +12,12 @@ from pbem.cli.play import PassOpt
 from pbem.errors import UsageError
 from pbem.seat import keys
 from pbem.seat.home import key_home
+from pbem.ui import when
 from pbem.ui.words import t
 
 app = typer.Typer(help="Unlock your keys once per session (like ssh-agent).", no_args_is_help=True)
 
 DEFAULT_LIFETIME = "1h"
-
-
-def _span(seconds: float) -> str:
-    seconds = int(seconds)
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
 
 
 @app.command("start")
@@ -58,7 +53,7 @@ def start(
         client.add(identity, lifetime)
     listed = ", ".join(i.name for i in unlocked)
     typer.echo(t("agent holds {names} for {span} (socket {path}); 'pbem agent stop' forgets them", names=listed,
-                 span=_span(lifetime), path=client.path))
+                 span=when.span(lifetime), path=client.path))
 
 
 @app.command("status")
@@ -77,7 +72,7 @@ def status(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
         typer.echo(t("no key agent is running for this key home"))
         return
     for k in held:
-        typer.echo(t("{name}  forgotten in {span}", name=k.get("name"), span=_span(float(k.get("left") or 0))))
+        typer.echo(t("{name}  forgotten in {span}", name=k.get("name"), span=when.span(float(k.get("left") or 0))))
 
 
 @app.command("stop")
