@@ -12,19 +12,21 @@ from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import msgspec
 import pytest
-from test_folder_play import make_homes, run_cli
+from test_folder_play import db_dump, make_homes, run_cli
 
+from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
 from pbem.cli import app
 from pbem.auto.seat_bot import FolderBot
-from pbem.errors import UsageError
+from pbem.errors import BadPacket, UsageError
 from pbem.folder.play import Seat
 from pbem.host import referee as H
 from pbem.host import timekeeper
 from pbem.host.clock import FakeClock, parse_time
 from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_when
-from pbem.protocol.documents import read_blocks
+from pbem.protocol.documents import read_blocks, sign
 from pbem.replay.audit import audit
 from pbem.replay.rounds import build, verify_archive
 from pbem.seat import keys
@@ -202,6 +204,24 @@ def dealt(tmp_path: Path, timing: Timing):
         s.join()
     fh.step()
     return clock, host, fh, seats, ids
+
+
+def test_a_seat_cannot_mark_its_own_move_as_the_hosts(tmp_path: Path) -> None:
+    """Only the host marks the moves it made (by: host): a seat's move saying so is refused,
+    and nothing changes (an audit would otherwise blame the host for it)."""
+    from pbem.seat import player
+
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"))
+    first = host.status()["to_move"]
+    sp = seats[first].latest()
+    honest = player.make_move(sp, str(legal_moves(sp.view)[0]))
+    forged = sign(msgspec.structs.replace(honest.doc, by="host", why="timeout", signer=""), ids[first])
+    before = db_dump(host.path)
+    with pytest.raises(BadPacket, match="only the host marks its own moves"):
+        host.accept(forged)
+    assert db_dump(host.path) == before
+    assert host.accept(honest).kind == "applied"
+    host.close()
 
 
 def test_pause_stops_the_clock_and_resume_gives_the_time_back(tmp_path: Path) -> None:
