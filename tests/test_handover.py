@@ -127,6 +127,9 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
         assert rep.ok, [f.line() for f in rep.faults]
     assert sum(rep.counts.get("packet-table", 0) for rep in reports) > 100
     assert reports[0].counts.get("part", 0) == 0 and reports[1].counts["part"] > 0
+    # eve audits through the CLI with her own key: her key home knows the seat from the packets
+    run = pbem("audit", shared, "--round", "2", "--as", "eve", home=homes["eve"])
+    assert "of bob's sealed parts opened and checked" in run.stdout and "anchored to the invitation you joined" in run.stdout
     assert any("seat bob was handed over" in n and "signed by the host" in n for n in notes[2])
     assert any("seat cat was handed over" in n and "the seat's old key" in n for n in notes[3])
     # the archive's moves of bob's seat after the handover are signed by eve's key

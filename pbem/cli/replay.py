@@ -137,10 +137,9 @@ def audit(
 ) -> None:
     """Check finished rounds: signatures, packet chain, secret, deal, move commitments, every move, and what
     every packet told the table (with --as, what it told you)."""
-    from pbem.replay.audit import AuditFailed, Trust, anchor_for, audit_source
+    from pbem.replay.audit import AuditFailed, Trust, anchor_for, audit_source, auditor_seat
     from pbem.replay.rounds import ENDED_HINT, NotReplayable, open_source, pick_game, pick_round
     from pbem.seat.home import key_home
-    from pbem.seat.player import seat_of
 
     src = open_source(source, db)
     g = pick_game(src, game)
@@ -154,7 +153,7 @@ def audit(
             raise UsageError(f"--as needs the invitation of game {g} you joined",
                              hint="audit with the key home you joined from (--home), or pass --invitation FILE")
         me = identity_named(home, as_name, passphrase_file)
-        seat = (seat_of(anchor, me), me)
+        seat = (auditor_seat(src, g, anchor, me), me)
     reports = audit_source(src, g, rounds, Trust(anchor, origin, seat))
     faults = sum(len(rep.faults) for rep in reports)
     if as_json:

@@ -32,6 +32,7 @@ from pbem.protocol.documents import (
     Join,
     Link,
     Move,
+    Packet,
     Signed,
     check_signature,
     move_commitment,
@@ -42,6 +43,7 @@ from pbem.protocol.documents import (
 from pbem.replay.rounds import Source, invitation_of
 from pbem.replay.told import PacketCheck, Step
 from pbem.seat.home import invitation_path, load_invitation
+from pbem.seat.player import seat_in, seat_of
 
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
              "to_move", "round")
@@ -138,6 +140,26 @@ def anchor_for(game: str, home: Path, invitation_file: Path | None) -> tuple[Sig
     if not path.is_file():
         return None, ""
     return load_invitation(home, game), f"the invitation you joined ({path})"
+
+
+def auditor_seat(src: Source, game: str, anchor: Signed[Invitation], identity: Identity) -> str:
+    """The seat whose parts `identity` opens: its seat in the invitation, or, for a key handed a
+    seat during the game, the seat the newest packet of the source (signed by the invitation's
+    host) gives it through its handovers."""
+    try:
+        return seat_of(anchor, identity)
+    except UsageError:
+        found = src.packets.get(game, {})
+        newest = next(iter(found[max(found)]), None) if found else None
+        if newest is None:
+            raise
+        try:
+            packet = parse("packet", src.payloads[newest]).expect(Packet)
+        except PbemError:
+            raise UsageError(f"key {identity.name!r} holds no seat in game {game}") from None
+        if packet.signer.encode() != anchor.doc.host.key:
+            raise
+        return seat_in(packet.doc, anchor, identity)
 
 
 def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None = None) -> list[Report]:
