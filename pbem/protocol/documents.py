@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 import msgspec
 
 from engine.catalog import Ruleset
+from engine.state import ROUNDS_PER_GAME
 from pbem.errors import BadPacket
 from pbem.names import check_game_id, check_seat_id
 from pbem.protocol.armor import armor, dearmor_all
@@ -212,8 +213,9 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.seq < 1 or self.round < 1:
-            raise BadPacket(f"packet {self.seq} of round {self.round}: numbers start at 1")
+        if self.seq < 1 or not 1 <= self.round <= ROUNDS_PER_GAME:
+            raise BadPacket(f"packet {str(self.seq)[:20]} of round {str(self.round)[:20]}: numbers start at 1 "
+                            f"and a game has {ROUNDS_PER_GAME} rounds")
         if self.to_move is not None and self.to_move not in self.parts:
             raise BadPacket(f"packet {self.seq} names {self.to_move[:40]!r} to move, who holds no seat")
         if any(not isinstance(e.get("event"), str) for e in self.events):  # found by test_hostile_input's fuzzing
