@@ -205,6 +205,7 @@ json_text = st.recursive(
        value=json_text)
 @example(kind="packet", field="events", value="[{}]")  # an event without its kind, once read as a packet
 @example(kind="packet", field="round", value=DIGITS[:30])  # a packet of round 10^29 was opened (found by this test)
+@example(kind="packet", field="to_move", value="null")  # a game in play with nobody to move (found by this test)
 def test_fuzzed_field_values_never_crash_a_reader(world, kind, field, value) -> None:
     doc, signer = _docs(world)[kind]
     body = _raw(doc, **{field: value})
