@@ -216,8 +216,11 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
         if self.seq < 1 or not 1 <= self.round <= ROUNDS_PER_GAME:
             raise BadPacket(f"packet {str(self.seq)[:20]} of round {str(self.round)[:20]}: numbers start at 1 "
                             f"and a game has {ROUNDS_PER_GAME} rounds")
-        if (self.to_move is None) != (self.phase == "game-over"):
-            raise BadPacket(f"packet {str(self.seq)[:20]} ({self.phase}) must name who is to move, unless the game is over")
+        # in play somebody moves, unless a trustless table waits for a step (`waiting`); when it is over nobody
+        if self.phase == "game-over" and self.to_move is not None:
+            raise BadPacket(f"packet {str(self.seq)[:20]} ends the game but names {self.to_move[:40]!r} to move")
+        if self.phase != "game-over" and self.to_move is None and self.waiting is None:
+            raise BadPacket(f"packet {str(self.seq)[:20]} ({self.phase}) names nobody to move and no step it waits for")
         if self.to_move is not None and self.to_move not in self.parts:
             raise BadPacket(f"packet {self.seq} names {self.to_move[:40]!r} to move, who holds no seat")
         if any(not isinstance(e.get("event"), str) for e in self.events):  # found by test_hostile_input's fuzzing
