@@ -56,6 +56,25 @@ def test_larger_maze_is_not_cropped() -> None:
     assert wide.splitlines()[0].split() == [str(x) for x in range(-4, 9)] and "compact" not in wide
 
 
+def test_dense_maze_shares_row_edges_and_keeps_every_card() -> None:
+    """The replay's full screen on a short terminal (15.10): 2 lines a row, tunnels still joined."""
+    doc = {
+        "format": "pbem-position/1", "ruleset": "classic", "players": ["ann", "bob", "cat"], "to_move": "ann",
+        "board": [{"at": [0, y], "card": "straight-ns"} for y in (1, 2, 3)] + [{"at": [0, 4], "card": "dead-n"}]
+        + [{"at": [1, 0], "card": "straight-ew"}],
+    }
+    board = load(doc).board
+    usual = plain_text(render_maze(board)).splitlines()
+    dense = plain_text(render_maze(board, dense=True)).splitlines()
+    assert len(usual) == 1 + 7 * 3 and len(dense) == 1 + 7 * 2 + 1  # rows -2..4
+    labels = [line.split()[0] for line in dense[1:] if line[:4].strip().lstrip("-").isdigit()]
+    assert labels == [str(y) for y in range(-2, 5)]
+    column = [line[4 + 3] if len(line) > 7 else " " for line in dense[1:]]  # x = 0: the start's column
+    rows_0_to_4 = "".join(column[dense[1:].index(next(ln for ln in dense[1:] if ln.startswith("  0"))):])
+    assert rows_0_to_4.startswith("┼│││││││■")  # one unbroken tunnel from the start down to the dead end
+    assert "".join(dense).count("?") == 3 and "S" in "".join(dense)
+
+
 @pytest.mark.parametrize("width", [40, 60, 80])
 def test_narrow_terminals_show_start_goals_and_every_card(dealt, width: int) -> None:
     """Issue 15.1: at 60 columns column 8 (the goals) was cut off without a mark."""

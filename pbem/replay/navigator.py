@@ -3,14 +3,12 @@ interactive navigator (arrows, g N, v for perspective, q)."""
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import TYPE_CHECKING
 
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
+    from rich.console import Console, RenderableType
 
     from pbem.replay.rounds import Replay
 
@@ -88,11 +86,24 @@ _SEQUENCES = {
     "\x1b[C": "right", "\x1b[D": "left", "\x1bOC": "right", "\x1bOD": "left",
     "\x1b[H": "home", "\x1b[F": "end", "\x1bOH": "home", "\x1bOF": "end",
     "\x1b[1~": "home", "\x1b[4~": "end", "\x1b[7~": "home", "\x1b[8~": "end",
+    "\x1b[A": "up", "\x1b[B": "down", "\x1bOA": "up", "\x1bOB": "down", "\x1b[5~": "pageup", "\x1b[6~": "pagedown",
 }
 _CHARS = {"\r": "enter", "\n": "enter", "\x7f": "backspace", "\x08": "backspace", "\x1b": "escape",
           "\x03": "q", "\x04": "q", " ": "right"}
+
+
+# The full screen draws the maze with rows sharing their edge lines when the usual one would leave
+# fewer lines than this for the players and hands under it (a round's board grows as it is played).
+MIN_DETAILS = 4
+
+
 def keys_help() -> str:
     return t("→/n next · ←/p back · g N Enter: go to move N · g g/Home first · G/End last · v perspective · q quit")
+
+
+def screen_keys_help() -> str:
+    """The full screen's one status line (its ↑/↓ scroll the hands, not the moves)."""
+    return t("←/→ move · ↑/↓ scroll · g N go to · v perspective · q quit")
 
 
 def decode_keys(data: str) -> list[str]:
@@ -126,6 +137,8 @@ class Navigator:
         self.who = who
         self.typing: str | None = None  # digits after 'g'
         self.note = ""
+        self.scroll = 0  # the full screen's first line of the scrolling part
+        self.page = 10  # rows the scrolling part had at the last redraw (PgUp/PgDn move by that)
 
     def handle(self, key: str) -> bool:
         """Apply one key; False when the viewer should quit."""
@@ -161,6 +174,14 @@ class Navigator:
         elif key == "v":
             views = self.r.perspectives
             self.who = views[(views.index(self.who) + 1) % len(views)]
+        elif key in ("up", "k"):
+            self.scroll -= 1
+        elif key in ("down", "j"):
+            self.scroll += 1
+        elif key == "pageup":
+            self.scroll -= self.page
+        elif key == "pagedown":
+            self.scroll += self.page
         elif key in ("q", "Q"):
             return False
         return True
@@ -191,29 +212,61 @@ class Navigator:
             parts.append(Text(self.note, style="bold red"))
         return Group(*parts)
 
+    def picture(self, rows: int, columns: int, like: Console) -> list[str]:
+        """The full screen at rows x columns: the board pinned at the top with the move just made,
+        the players and hands under it scrolling (↑/↓), the keys and the position on the last row."""
+        from rich.console import Group
+        from rich.text import Text
+
+        from pbem.replay.rounds import ALL
+        from pbem.ui.fullscreen import fit, render_lines
+        from pbem.ui.render import maze_area, render_legend, render_maze, view_details
+
+        r, i, who = self.r, self.i, self.who
+        v = r.view(i, who)
+        step = t("move {n} of {total}", n=i, total=len(r)) if i else t("the deal (0 of {total})", total=len(r))
+        title = Text(f"{t('replay')}: {t('game {game}, round {round}', game=r.game, round=r.round)} · {step} · "
+                     f"{_perspective_line(r, i, who)}", style="bold")
+        said = [Text(f"{i}. {r.steps[i - 1].seat}: {r.notation(i, who)}")] if i else []
+        sentences = [Text(f"   {line}", style="dim") for line in r.sentences(i, who)] if i else []
+        (_, y0), (_, y1) = maze_area(v.board)
+        dense = 1 + 3 * (y1 - y0 + 1) + 3 + 1 + MIN_DETAILS > rows  # title, move, a sentence; the keys
+        maze = render_maze(v.board, known_goals=_known_goals(r, i, who), dense=dense)
+        details = [*view_details(v, None if who == ALL else who), render_legend(v.ruleset, width=columns - 1)]
+        notes = [Text(self.note, style="bold red")] if self.note else []
+        room = rows - 1 - len(notes)
+        top = render_lines(Group(title, *said, *sentences, maze), columns, like)
+        if len(top) + MIN_DETAILS > room:  # a round's end says much: what it said scrolls with the rest
+            top = render_lines(Group(title, *said, maze), columns, like)
+            details = sentences + details
+        shown = fit(top, render_lines(Group(*details), columns, like), room, self.scroll)
+        self.scroll, self.page = shown.scroll, max(shown.shown - 1, 1)
+        keys = screen_keys_help() if self.typing is None else t("go to move: {digits}_  (Enter)", digits=self.typing)
+        status = Text("  ".join(filter(None, [shown.position(), keys])), style="reverse", no_wrap=True,
+                      overflow="ellipsis")
+        return shown.lines + render_lines(Group(*notes, status), columns, like)
+
     def run(self) -> None:
+        """Full screen on a terminal (like `less`); a numbered prompt where keys cannot be read raw."""
+        from pbem.ui.fullscreen import Ended, Terminal
+
         con = console()
         try:
-            import termios
-            import tty
-
-            fd = sys.stdin.fileno()
-            saved = termios.tcgetattr(fd)
+            term = Terminal()
         except (ImportError, OSError, ValueError, AttributeError):
             self._run_lines(con)
             return
-
         try:
-            tty.setcbreak(fd)
-            going = True
-            while going:
-                con.clear()
-                con.print(self.screen())
-                data = os.read(fd, 32).decode("utf-8", errors="ignore")
-                for key in decode_keys(data):
-                    going = going and self.handle(key)
-        finally:
-            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+            with term:
+                going = True
+                while going:
+                    term.draw(self.picture(*term.size(), con))
+                    for key in decode_keys(term.keys()):
+                        going = going and self.handle(key)
+        except EOFError:
+            return
+        except Ended as end:  # the terminal is back as it was; exit as the signal asked
+            raise SystemExit(128 + end.args[0]) from None
 
     def _run_lines(self, con) -> None:
         while True:

@@ -187,25 +187,50 @@ def maze_area(board: Board) -> tuple[tuple[int, int], tuple[int, int]]:
     return (min(xs), min(ys)), (max(xs), max(ys))
 
 
-def maze_text(board: Board, *, known_goals: dict[str, str] | None = None, geo: Geometry = FULL) -> Text:
+def maze_text(board: Board, *, known_goals: dict[str, str] | None = None, geo: Geometry = FULL,
+              dense: bool = False) -> Text:
     """The maze with x across the top and y down the side, in cells of `geo`.
 
     `known_goals` (goal name -> card id) marks face-down goals a player has seen with a map.
+    `dense`: neighbouring rows share one line (the bottom line of a row is the top line of the
+    next; in a legal maze their arms line up), 2 lines a row instead of 3, for a short terminal.
     """
     (x0, y0), (x1, y1) = maze_area(board)
     known_at = {GOAL_CELLS[g]: c for g, c in (known_goals or {}).items() if g in GOAL_CELLS}
+    lines: list[tuple[str, list[tuple[str, str]]]] = []  # (row label, the line's cells)
+    for y in range(y0, y1 + 1):
+        grids = [cell_grid(board.cells.get((x, y)), known_at.get((x, y)), geo) for x in range(x0, x1 + 1)]
+        rows = [("", [c for g in grids for c in g[line]]) for line in range(geo.h)]
+        rows[1] = (str(y), rows[1][1])
+        if dense and lines:
+            lines[-1] = ("", _shared_line(lines[-1][1], rows[0][1]))
+            rows = rows[1:]
+        lines += rows
     out = Text(no_wrap=True, overflow="ignore")
     out.append(" " * geo.label_w)
     for x in range(x0, x1 + 1):
         out.append(f"{x:^{geo.w}}"[: geo.w], STYLE["label"])
-    for y in range(y0, y1 + 1):
-        grids = [cell_grid(board.cells.get((x, y)), known_at.get((x, y)), geo) for x in range(x0, x1 + 1)]
-        for line in range(geo.h):
-            out.append("\n")
-            label = f"{y:>{geo.label_w - 1}} " if line == 1 else " " * geo.label_w
-            out.append(label, STYLE["label"])
-            for grid in grids:
-                _append(out, grid[line])
+    for label, cells in lines:
+        out.append("\n")
+        out.append(f"{label:>{geo.label_w - 1}} " if label else " " * geo.label_w, STYLE["label"])
+        _append(out, cells)
+    return out
+
+
+_VERTICAL = frozenset("│╷╵")
+
+
+def _shared_line(upper: list[tuple[str, str]], lower: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The bottom line of one maze row drawn over the top line of the next (see maze_text's dense):
+    two halves of a vertical tunnel join into one; otherwise the lower row's mark wins over a blank."""
+    out = []
+    for a, b in zip(upper, lower):
+        if b[0] == " ":
+            out.append(a)
+        elif a[0] in _VERTICAL and b[0] in _VERTICAL:
+            out.append(("│", b[1] or a[1]))
+        else:
+            out.append(b)
     return out
 
 
@@ -214,8 +239,8 @@ class Maze:
     compact 3 x 3 cells with a line saying so. The start, every goal and every card are
     always drawn; nothing is cut off at the right edge (issue 15.1)."""
 
-    def __init__(self, board: Board, known_goals: dict[str, str] | None = None) -> None:
-        self.board, self.known = board, known_goals
+    def __init__(self, board: Board, known_goals: dict[str, str] | None = None, dense: bool = False) -> None:
+        self.board, self.known, self.dense = board, known_goals, dense
         (x0, _), (x1, _) = maze_area(board)
         self.columns = x1 - x0 + 1
 
@@ -224,7 +249,7 @@ class Maze:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         geo = self.geometry(options.max_width)
-        yield maze_text(self.board, known_goals=self.known, geo=geo)
+        yield maze_text(self.board, known_goals=self.known, geo=geo, dense=self.dense)
         if geo is COMPACT:
             yield Text(t("compact maze: the terminal is {width} columns wide, the full maze needs {full}",
                          width=options.max_width, full=FULL.width(self.columns)), style=STYLE["label"])
@@ -233,9 +258,9 @@ class Maze:
         return Measurement(COMPACT.width(self.columns), FULL.width(self.columns))
 
 
-def render_maze(board: Board, *, known_goals: dict[str, str] | None = None) -> Maze:
-    """The maze, drawn to fit the console it is printed on (see Maze)."""
-    return Maze(board, known_goals)
+def render_maze(board: Board, *, known_goals: dict[str, str] | None = None, dense: bool = False) -> Maze:
+    """The maze, drawn to fit the console it is printed on (see Maze; dense: see maze_text)."""
+    return Maze(board, known_goals, dense)
 
 
 # Glyph and word of each legend item; the expansion's pieces only when they can appear.
@@ -369,14 +394,27 @@ def render_view(
     referee or a replay; with a masked view only what the view holds is shown, so hidden
     cards never reach the page. `last_moves` are sentences (see words.describe_move).
     """
-    open_hands = [p for p in view.players if any(c != "?" for c in view.hands.get(p, []))]
-    roles_known = any(r not in (None, "?") for p, r in view.roles.items() if p != me)
     parts: list[RenderableType] = [
         _heading(view, header),
         Text(""),
         render_maze(view.board, known_goals=_known_goals(view, me)),
         render_legend(view.ruleset),
         Text(""),
+        *view_details(view, me),
+    ]
+    moves = list(last_moves)
+    if moves:
+        parts += [Text(""), Text(t("last moves"), style="bold underline")]
+        parts += [Text(f"- {m}") for m in moves]
+    return Group(*parts)
+
+
+def view_details(view: RoundState, me: str | None) -> list[RenderableType]:
+    """What render_view shows under the maze: the players, the counts, the result, `me`'s role,
+    knowledge and hand, and every other open hand (the replay's full screen scrolls these)."""
+    open_hands = [p for p in view.players if any(c != "?" for c in view.hands.get(p, []))]
+    roles_known = any(r not in (None, "?") for p, r in view.roles.items() if p != me)
+    parts: list[RenderableType] = [
         _players_table(view, me, show_roles=roles_known or view.phase != PLAYING),
         Text(_counts(view), style="dim"),
     ]
@@ -395,11 +433,7 @@ def render_view(
         if p == me:
             continue
         parts += [Text(""), Text(t("hand of", player=p), style="bold underline"), render_hand(view.hands[p])]
-    moves = list(last_moves)
-    if moves:
-        parts += [Text(""), Text(t("last moves"), style="bold underline")]
-        parts += [Text(f"- {m}") for m in moves]
-    return Group(*parts)
+    return parts
 
 
 def plain_text(renderable: RenderableType, width: int = 80) -> str:
