@@ -27,6 +27,7 @@ from engine.rules import apply, legal_moves
 from pbem.auto.host_runner import FolderHost
 from pbem.cli import play as cli_play
 from pbem.cli.transport import register
+from pbem.errors import StaleMove
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import Seat
 from pbem.host import referee as H
@@ -148,10 +149,12 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
     assert json.loads(out[: out.rindex("}") + 1])["my_turn"] is True
     out = run_cli(app, ["turn", folder, "--as", mover, text], homes[mover]).output
     assert "move for packet 1 submitted" in out
-    # a second, different move for the same packet is not written: the first is re-submitted
+    # a second, different move for the same packet is not written: the first is re-submitted, the
+    # new one refused (exit 5; tests/test_answers.py runs it as real processes)
     other = str(legal_moves(msp.view)[-1])
-    out = run_cli(app, ["turn", folder, "--as", mover, other], homes[mover]).output
-    assert "already answered packet 1" in out
+    result = run_cli(app, ["turn", folder, "--as", mover, other], homes[mover], ok=False)
+    assert isinstance(result.exception, StaleMove) and StaleMove.exit_code == 5
+    assert f"already answered packet 1 with “{text}”" in result.output
     assert len(gf.inbox()) == 1
     move_file = gf.inbox()[0]
 

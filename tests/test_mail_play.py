@@ -23,7 +23,7 @@ from test_folder_play import SEATS, cli_app, make_homes, run_cli
 from engine.rules import legal_moves
 from pbem.auto.host_runner import MailHost
 from pbem.auto.seat_bot import MailBot
-from pbem.errors import UsageError
+from pbem.errors import StaleMove, UsageError
 from pbem.host import referee as H
 from pbem.mail.incoming import MailScanner, message_blocks
 from pbem.mail.message import SmtpSettings, compose, send
@@ -198,10 +198,11 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
     out = run_cli(app, ["mail-move", game, text, "--as", mover, "--to", HOST_ADDR, "--to-dir", moves],
                   homes[mover]).output
     assert "move for packet 1" in out
-    # asking again mails the same move, never a second one
-    out = run_cli(app, ["mail-move", game, "pass", "--as", mover, "--to", HOST_ADDR, "--to-dir", moves],
-                  homes[mover]).output
-    assert "already answered packet 1" in out
+    # asking again mails the same move, never a second one (and a different one is refused: exit 5)
+    result = run_cli(app, ["mail-move", game, "pass", "--as", mover, "--to", HOST_ADDR, "--to-dir", moves],
+                     homes[mover], ok=text == "pass")
+    assert (result.exception is None) if text == "pass" else isinstance(result.exception, StaleMove)
+    assert "already answered packet 1" in result.output
     # the automatic host, one pass over a folder of .eml: applies it, mails packet 2
     out = run_cli(app, ["host", "run", "--db", db, "--maildir", moves, "--once", "--to-dir", outbox],
                   homes["referee"]).output

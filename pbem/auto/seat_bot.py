@@ -24,8 +24,8 @@ from pbem.mail.memory import MailSource
 from pbem.mail.outgoing import Courier, block_mail
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file
-from pbem.seat import player
-from pbem.seat.home import join_path, latest_saved_packet, move_path
+from pbem.seat import answers, player
+from pbem.seat.home import join_path, latest_saved_packet
 
 Log = Callable[[str], None]
 
@@ -256,17 +256,14 @@ class MailBot:
         seq = sp.doc.seq
         if sp.doc.to_move != self.seat:
             return False
-        saved = move_path(self.home, self.game, self.seat, seq)
-        if saved.exists():
+        before = answers.kept(sp, self.home)
+        if before is not None:
             if seq not in self.resent:
-                self._mail(read_file(saved)[0], f"move for packet {seq} mailed again")
+                self._mail(before.signed, f"move for packet {seq} mailed again")
                 self.resent.add(seq)  # after sending: a failed send is tried again next step
             return False
         text = self.brain.choose(sp)
-        signed = player.make_move(sp, text)
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(saved, signed.armored().encode())
-        self._mail(signed, f"packet {seq}: {text}")
+        self._mail(answers.keep(sp, self.home, text).signed, f"packet {seq}: {text}")
         self.resent.add(seq)
         return False
 

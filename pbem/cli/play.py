@@ -264,14 +264,25 @@ def move(
     'pbem mail-move PACKET "MOVE" --to HOST-ADDRESS [--to-dir DIR | --send ...]'.
     """
     from pbem.protocol.documents import read_one
-    from pbem.seat import player
+    from pbem.seat import answers, player
 
     signed = read_one(packet, "packet")
     me = identity_named(home, as_name, passphrase_file)
-    sp = player.open_packet(signed, me, key_home(home))
-    mv = player.make_move(sp, text)
+    where = key_home(home)
+    sp = player.open_packet(signed, me, where)
+    player.refuse_stale(sp)
     target = output or Path(f"move-{sp.seat}-{sp.doc.seq:06d}.pbem")
-    write_atomic(target, mv.armored().encode())
+    before = answers.kept(sp, where)
+    if before is None:
+        data = answers.keep(sp, where, text).data  # kept: `pbem turn` and mail-move send this one too
+    elif before.same_as(sp, text):
+        data = before.data  # the same signed file again: the host calls it a duplicate, never a second move
+    else:  # the player may not have sent the first yet; but if the host gets both, the first one counts
+        data = player.make_move(sp, text).armored().encode()
+        typer.echo(t("warning: {before}; this second, different move is written too, but the host takes "
+                     "the first move it receives for a packet and refuses the other", before=before.before()),
+                   err=True)
+    write_atomic(target, data)
     typer.echo(t("move file: {path} (send it to the host)", path=target))
 
 

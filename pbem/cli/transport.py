@@ -426,8 +426,7 @@ def mail_move(
     pbem mail-move GAME "play cross at 1,0".
     """
     from pbem.mail.outgoing import block_mail
-    from pbem.seat import player
-    from pbem.seat.home import move_path
+    from pbem.seat import answers, player
 
     where = keys.where
     signed_packet = packet_for(packet, where)
@@ -436,12 +435,13 @@ def mail_move(
     to = reply.host(where, signed_packet.game)
     courier, sender = reply.courier(smtp, where, me.name)
     seq = sp.doc.seq
-    mv, again = _once(move_path(where, signed_packet.game, sp.seat, seq),
-                      lambda: player.make_move(sp, text))
-    if again:
-        typer.echo(f"you already answered packet {seq}; mailing that move again (the host takes one move per packet)")
-    msg = block_mail(mv, sender=sender, to=to)
-    typer.echo(f"move for packet {seq}: {courier.deliver(msg)}")
+    made = answers.answer(sp, where, text)
+    if not made.new:
+        typer.echo(made.before() + t("; mailing that move again (the host takes one move per packet)"))
+    msg = block_mail(made.signed, sender=sender, to=to)
+    typer.echo(t("move for packet {seq}: {how}", seq=seq, how=courier.deliver(msg)))
+    made.refuse_other(sp, text)
+
 
 
 # --- players: a turn in a shared folder -------------------------------------------------------
@@ -468,7 +468,7 @@ def turn(
     For a mail game (TARGET is a game id), --imap first reads your new mail over IMAP.
     """
     from pbem.folder.play import Seat, show
-    from pbem.seat import player
+    from pbem.seat import answers, player
 
     where = keys.where
     me = keys.identity()
@@ -535,17 +535,17 @@ def turn(
     if move is None:
         if not mine:
             say(f"waiting for {sp.doc.to_move}")
-        elif seat.answered(seq):
-            say(f"you answered packet {seq}; waiting for the host")
+        elif (made := answers.kept(sp, where)) is not None:
+            say(made.before() + t("; waiting for the host"))
         else:
             say(f'your turn: pbem turn {target} --as {me.name} "MOVE"')
         return
-    if seat.answered(seq):
-        path, _ = seat.move(sp, move)
-        say(f"you already answered packet {seq}; submitted that move again: {path}")
+    path, made = seat.move(sp, move)
+    if made.new:
+        say(f"move for packet {seq} submitted: {path}")
         return
-    path, _ = seat.move(sp, move)
-    say(f"move for packet {seq} submitted: {path}")
+    say(made.before() + t("; submitted that move again: {path}", path=path))
+    made.refuse_other(sp, move)
 
 
 def folder_init(

@@ -24,7 +24,7 @@ from pbem.errors import BadPacket, Conflict, PbemError, SeatHandedOver, UsageErr
 from pbem.folder.layout import GameFolder
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
-from pbem.seat import player
+from pbem.seat import answers, player
 from pbem.seat.home import invitation_path, join_path, move_path
 
 INVITATION = "invitation.pbem"
@@ -237,20 +237,13 @@ class Seat:
     def answered(self, seq: int) -> bool:
         return self.move_file(seq).exists()
 
-    def move(self, sp: player.SeatPacket, text: str) -> tuple[Path, bool]:
-        """Sign, seal and submit a move for packet sp; (inbox path, whether it is new).
+    def move(self, sp: player.SeatPacket, text: str) -> tuple[Path, answers.Answer]:
+        """Sign, seal and submit a move for packet sp; (inbox path, the move submitted).
 
-        A move already written for this packet is submitted again as it was, never replaced:
-        the host takes only one move per packet."""
-        seq = sp.doc.seq
-        saved = self.move_file(seq)
-        if saved.exists():
-            return self.folder.submit_move(self.seat, seq, saved.read_bytes()), False
-        signed = player.make_move(sp, text)
-        data = signed.armored().encode()
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(saved, data)
-        return self.folder.submit_move(self.seat, seq, data), True
+        A move already made for this packet is submitted again as it was, never replaced: the
+        host takes only one move per packet (the answer says which, and whether it is new)."""
+        made = answers.answer(sp, self.home, text)
+        return self.folder.submit_move(self.seat, sp.doc.seq, made.data), made
 
 
 def show(sp: player.SeatPacket, notices: list[Notice] | None = None) -> None:

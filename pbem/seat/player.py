@@ -237,14 +237,7 @@ def _check_chain(home: Path, packet: Signed[Packet], invitation: Signed[Invitati
 
 def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
     """Check `text` against the seat's view and write the signed, sealed move."""
-    if sp.doc.phase == "game-over":
-        raise StaleMove(t("the game is over"))
-    if sp.old:
-        raise StaleMove(t("old packet", seq=sp.doc.seq, newest=sp.newest_seen),
-                        hint=t("old packet hint", newest=sp.newest_seen))
-    if sp.doc.to_move != sp.seat:
-        raise StaleMove(t("it is {player}'s turn, not yours ({seat})", player=sp.doc.to_move, seat=sp.seat),
-                        hint=t("wait for the packet that says it is your turn"))
+    refuse_stale(sp)
     move = check(sp.view, text)
     seq = sp.doc.seq
     nonce = os.urandom(16)
@@ -254,3 +247,15 @@ def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
                      commit=move_commitment(nonce, str(move)),
                      sealed=seal_json(SealedMove(move=str(move), nonce=b64(nonce)), host_key, info, pad="move")),
                 sp.identity)
+
+
+def refuse_stale(sp: SeatPacket) -> None:
+    """StaleMove unless this packet is the table now and it is this seat's turn."""
+    if sp.doc.phase == "game-over":
+        raise StaleMove(t("the game is over"))
+    if sp.old:
+        raise StaleMove(t("old packet", seq=sp.doc.seq, newest=sp.newest_seen),
+                        hint=t("old packet hint", newest=sp.newest_seen))
+    if sp.doc.to_move != sp.seat:
+        raise StaleMove(t("it is {player}'s turn, not yours ({seat})", player=sp.doc.to_move, seat=sp.seat),
+                        hint=t("wait for the packet that says it is your turn"))

@@ -1,0 +1,107 @@
+"""The one move a seat makes for each packet, kept in the key home (issue 15.11).
+
+The host takes one move per packet: the first it receives. So a seat makes its move for a
+packet once and sends that same signed file again when asked twice, and says which move it was.
+Two files per packet (pbem.seat.home.move_path):
+
+    moves/SEAT-SEQ.pbem   the signed move, its words sealed to the host (sent as it is)
+    moves/SEAT-SEQ.mine   the same words sealed to the seat's own key, so that the seat can
+                          say later what it sent; never the plaintext (anyone who reads the
+                          key home, or a synced copy of it, would see the move before the host)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import MoveError
+from engine.rules import check
+from pbem.atomic import write_atomic
+from pbem.errors import PbemError, StaleMove
+from pbem.protocol.documents import Move, SealedMove, Signed, open_as, read_blocks, seal_info, seal_json
+from pbem.seat.home import move_path
+from pbem.seat.player import SeatPacket, make_move
+from pbem.ui.words import t
+
+
+@dataclass
+class Answer:
+    signed: Signed[Move]  # the move as made (and as sent)
+    data: bytes  # its file, byte for byte
+    text: str | None  # its words, canonical; None for a move kept before its words were (or unreadable)
+    new: bool  # made now, not kept from before
+    path: Path  # where the signed file is kept
+
+    def same_as(self, sp: SeatPacket, text: str) -> bool:
+        """Whether `text` is this move (in any notation that reads the same: `play 4 at 1,0` is
+        `play cross.1 at 1,0` when card 4 is cross.1)."""
+        return self.text is not None and canonical(sp, text) == self.text
+
+    def before(self) -> str:
+        """`you already answered packet 5 with “play cross.1 at 1,0”` (without the words for a
+        move kept before pbem kept them)."""
+        seq = self.signed.doc.seq
+        if self.text is None:
+            return t("you already answered packet {seq}", seq=seq)
+        return t("you already answered packet {seq} with “{move}”", seq=seq, move=self.text)
+
+    def refuse_other(self, sp: SeatPacket, text: str) -> None:
+        """StaleMove (exit 5) when `text`, asked for now, is not the move that was sent (again)."""
+        if not self.new and not self.same_as(sp, text):
+            raise StaleMove(t("your new move “{move}” was not sent: packet {seq} has your move already",
+                              move=text, seq=sp.doc.seq),
+                            hint=t("the host takes one move per packet; the next packet is your next chance"))
+
+
+def canonical(sp: SeatPacket, text: str) -> str | None:
+    """The move as the rules write it, or None when it is no legal move now."""
+    try:
+        return str(check(sp.view, text))
+    except MoveError:
+        return None
+
+
+def _mine(path: Path) -> Path:
+    return path.with_suffix(".mine")
+
+
+def _info(sp: SeatPacket) -> bytes:
+    return seal_info(sp.packet.game, sp.doc.seq, sp.seat, sp.seat, "mine")
+
+
+def kept(sp: SeatPacket, home: Path) -> Answer | None:
+    """The move kept for this packet, if the seat made one."""
+    path = move_path(home, sp.packet.game, sp.seat, sp.doc.seq)
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    signed = read_blocks(data.decode("utf-8", errors="replace"))[0].expect(Move)
+    text = None
+    if _mine(path).exists():
+        try:
+            text = open_as(SealedMove, _mine(path).read_text(encoding="ascii"), sp.identity, _info(sp)).move
+        except (PbemError, UnicodeDecodeError):
+            text = None  # damaged: the move is still sent again as it was, only its words are not said
+    return Answer(signed, data, text, False, path)
+
+
+def keep(sp: SeatPacket, home: Path, text: str) -> Answer:
+    """Make the move now (checked against the seat's view) and keep it, replacing nothing kept."""
+    signed = make_move(sp, text)
+    words = str(check(sp.view, text))
+    path = move_path(home, sp.packet.game, sp.seat, sp.doc.seq)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # The words first: a crash between the two writes leaves no signed move, so the next try makes
+    # both again; the other order could leave a sent move whose words are lost.
+    # (the shape the host's copy has; no nonce: this copy commits to nothing)
+    sealed = seal_json(SealedMove(move=words, nonce=""), sp.identity.public, _info(sp), pad="move")
+    write_atomic(_mine(path), sealed.encode("ascii"))
+    data = signed.armored().encode()
+    write_atomic(path, data)
+    return Answer(signed, data, words, True, path)
+
+
+def answer(sp: SeatPacket, home: Path, text: str) -> Answer:
+    """The seat's one move for this packet: the one kept, else `text` made and kept now."""
+    return kept(sp, home) or keep(sp, home, text)

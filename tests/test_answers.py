@@ -1,0 +1,112 @@
+"""Issue 15.11: one move per packet. A seat's move for a packet is kept in its key home (the signed
+file, and its words sealed to the seat's own key); `pbem turn`, `pbem mail-move` and `pbem move`
+asked again say which move was sent, send that same file, and a different new move is refused
+(exit 5) or, for `pbem move`, warned about. Real processes, real key files, a real folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from test_folder_play import cli_app, new_game, run_cli
+
+from engine.moves import shown_hand
+from engine.rules import legal_moves
+from pbem.auto.host_runner import FolderHost
+from pbem.errors import EXIT_STALE
+from pbem.folder.layout import GameFolder
+from pbem.folder.play import Seat
+from pbem.host import referee as H
+from pbem.protocol.crypto import sealed_key_id
+from pbem.protocol.documents import read_file, unb64
+from pbem.seat import keys
+from pbem.seat.home import move_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pbem(home: Path, *args: object, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PBEM_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "pbem.cli", *map(str, args)], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=120)
+
+
+def errors(proc: subprocess.CompletedProcess) -> list[str]:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+
+
+def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> None:
+    app = cli_app()
+    db, homes = new_game(tmp_path)
+    folder = tmp_path / "shared"
+    run_cli(app, ["folder", "init", folder, "--db", db])
+    for s in ("ann", "bob", "cat"):
+        run_cli(app, ["turn", folder, "--as", s], homes[s])
+    host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
+    FolderHost(host, folder, lambda line: None).step()  # deals, publishes packet 1
+    gf = GameFolder.open(folder)
+    first = Seat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest()
+    mover = first.doc.to_move
+    me = keys.load_identity(homes[mover], mover, None)
+    sp = Seat.open(folder, me, homes[mover]).latest()
+    legal = [str(m) for m in legal_moves(sp.view)]
+    text = next(m for m in legal if m.startswith("play "))
+    card = text.split()[1]
+    by_number = text.replace(card, str(shown_hand(sp.view.hands[mover]).index(card) + 1), 1)  # the same move
+    other = next(m for m in legal if m.startswith("discard ") and card not in m)
+    home = homes[mover]
+
+    proc = pbem(home, "turn", folder, "--as", mover, text, cwd=tmp_path)
+    assert proc.returncode == 0 and "move for packet 1 submitted" in proc.stdout, proc.stderr
+    kept = move_path(home, gf.game_id, mover, 1)
+    sent = gf.inbox()
+    assert len(sent) == 1 and sent[0].read_bytes() == kept.read_bytes()
+    mine = kept.with_suffix(".mine")
+    assert sealed_key_id(unb64(mine.read_text(), "mine")) == me.public.key_id()  # sealed to the seat itself
+
+    # the move's words are on no disk in plain text: key homes, the folder, the host's database
+    for path in (p for p in tmp_path.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        assert text.encode() not in data and by_number.encode() not in data, path
+        if home in path.parents or folder in path.parents:
+            assert card.encode() not in data, path  # nor the card played (the host's DB holds the deal)
+
+    # again with another move: the first is submitted again, said, and the new one refused (exit 5)
+    proc = pbem(home, "turn", folder, "--as", mover, other, cwd=tmp_path)
+    assert proc.returncode == EXIT_STALE == 5, proc.stderr
+    assert f"you already answered packet 1 with “{text}”; submitted that move again" in proc.stdout
+    assert errors(proc) == [f"error: your new move “{other}” was not sent: packet 1 has your move already"]
+    assert [p.read_bytes() for p in gf.inbox()] == [kept.read_bytes()]
+
+    # the same move in other words is no new move: submitted again, exit 0
+    proc = pbem(home, "turn", folder, "--as", mover, by_number, cwd=tmp_path)
+    assert proc.returncode == 0 and "submitted that move again" in proc.stdout and not errors(proc), proc.stderr
+    proc = pbem(home, "turn", folder, "--as", mover, cwd=tmp_path)
+    assert proc.returncode == 0 and f"with “{text}”; waiting for the host" in proc.stdout, proc.stderr
+
+    # mail-move of the same packet: the kept move is mailed again, the new one refused
+    packet_file = gf.packets_newest_first(mover)[0][1]
+    proc = pbem(home, "mail-move", packet_file, other, "--as", mover, "--to", "host@example.org",
+                "--to-dir", tmp_path / "eml", cwd=tmp_path)
+    assert proc.returncode == 5 and f"with “{text}”; mailing that move again" in proc.stdout, proc.stderr
+    mailed = [b for eml in (tmp_path / "eml").glob("*.eml") for b in read_file(eml) if b.kind == "move"]
+    assert [b.hash for b in mailed] == [read_file(kept)[0].hash]
+
+    # pbem move writes a file to send by hand: the same move is the same file; another one warns
+    proc = pbem(home, "move", packet_file, by_number, "--as", mover, "-o", tmp_path / "same.pbem", cwd=tmp_path)
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    assert (tmp_path / "same.pbem").read_bytes() == kept.read_bytes()
+    proc = pbem(home, "move", packet_file, other, "--as", mover, "-o", tmp_path / "second.pbem", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith(f"warning: you already answered packet 1 with “{text}”; this second, different")
+    assert read_file(tmp_path / "second.pbem")[0].hash != read_file(kept)[0].hash
+    assert text.encode() not in (tmp_path / "second.pbem").read_bytes()
+
+    # the host took the first move
+    FolderHost(host, folder, lambda line: None).step()
+    host.close()
+    latest = Seat.open(folder, me, home).latest()
+    assert latest.doc.seq == 2 and latest.doc.moves_json()[-1]["text"] == text
