@@ -6,6 +6,7 @@ import time
 from typing import Any, Callable
 
 from pbem.errors import UsageError
+from pbem.ui.words import t
 
 Log = Callable[[str], None]
 BACKOFF_MAX = 60.0  # seconds between tries of a step that keeps failing (a mail server down)
@@ -43,5 +44,6 @@ def run(stepper: Any, *, poll: float, once: bool, log: Log,
                 raise
             failures += 1
             delay = backoff(poll, failures)
-            log(f"step failed ({type(exc).__name__}: {exc}); retrying in {delay:g}s")
+            log(t("step failed ({kind}: {error}); retrying in {seconds}s", kind=type(exc).__name__, error=exc,
+                  seconds=f"{delay:g}"))
             time.sleep(delay)

@@ -144,11 +144,7 @@ def game_smtp(
 
 
 def smtp_in_words(settings) -> str:
-    line = t("SMTP: {server}:{port} ({security}), from {sender}", server=settings.host, port=settings.port,
-             security=settings.security, sender=settings.from_addr)
-    if settings.user:
-        line += t(", login {user}", user=settings.user)
-    return line + t("; the password comes from $PBEM_SMTP_PASSWORD or a prompt")
+    return settings.in_words() + t("; the password comes from $PBEM_SMTP_PASSWORD or a prompt")
 
 
 def _courier(send: bool, to_dir: Path | None, settings, default_dir: Path | None = None):

@@ -27,6 +27,7 @@ from typing import Literal
 from urllib.parse import quote, unquote, urlsplit
 
 from pbem.errors import PbemError, UsageError
+from pbem.ui.words import t
 
 DONE = "pbem/done"
 REJECTED = "pbem/rejected"
@@ -56,19 +57,19 @@ class ImapUrl:
             parts = urlsplit(text.strip())
             port = parts.port
         except ValueError as exc:
-            raise UsageError(f"bad IMAP URL {text!r}: {exc}") from None
+            raise UsageError(t("bad IMAP URL {url}: {error}", url=repr(text), error=exc)) from None
         if parts.scheme not in ("imap", "imaps"):
-            raise UsageError(f"bad IMAP URL {text!r}: it must start with imaps:// or imap://",
-                             hint="e.g. imaps://me%40example.org@imap.example.org/INBOX")
+            raise UsageError(t("bad IMAP URL {url}: it must start with imaps:// or imap://", url=repr(text)),
+                             hint=t("e.g. {example}", example="imaps://me%40example.org@imap.example.org/INBOX"))
         if parts.password is not None:
-            raise UsageError("an IMAP URL must not hold the password (it would be stored or shown)",
-                             hint=f"use ${ENV_IMAP_PASSWORD}, --password-command or the prompt")
+            raise UsageError(t("an IMAP URL must not hold the password (it would be stored or shown)"),
+                             hint=t("use ${env}, --password-command or the prompt", env=ENV_IMAP_PASSWORD))
         if not parts.username or not parts.hostname:
-            raise UsageError(f"bad IMAP URL {text!r}: it needs a user and a host",
-                             hint="imaps://USER@HOST[:PORT]/FOLDER (write @ in the user as %40)")
+            raise UsageError(t("bad IMAP URL {url}: it needs a user and a host", url=repr(text)),
+                             hint=t("imaps://USER@HOST[:PORT]/FOLDER (write @ in the user as %40)"))
         folder = unquote(parts.path.lstrip("/")) or "INBOX"
         if any(c in folder for c in '\r\n"\\'):
-            raise UsageError(f"bad IMAP folder {folder!r}")
+            raise UsageError(t("bad IMAP folder {folder}", folder=repr(folder)))
         secure = parts.scheme == "imaps"
         return cls(secure, unquote(parts.username), parts.hostname, port or (993 if secure else 143), folder)
 
@@ -116,10 +117,11 @@ class ImapFolder:
                     conn.starttls(ssl.create_default_context())
                 elif u.host not in _LOOPBACK:
                     conn.shutdown()
-                    raise UsageError(f"{where} offers no STARTTLS: refusing to send the password unencrypted",
-                                     hint="use an imaps:// URL")
+                    raise UsageError(t("{where} offers no STARTTLS: refusing to send the password unencrypted",
+                                       where=where), hint=t("use an imaps:// URL"))
         except (OSError, imaplib.IMAP4.error, EOFError) as exc:
-            raise MailboxDown(f"cannot reach IMAP server {where}: {exc}", hint="check the host and port") from None
+            raise MailboxDown(t("cannot reach IMAP server {where}: {error}", where=where, error=exc),
+                              hint=t("check the host and port")) from None
         try:
             kind, secret = self.credential()
             if kind == "xoauth2":
@@ -128,11 +130,13 @@ class ImapFolder:
             else:
                 conn.login(u.user, secret)
         except imaplib.IMAP4.abort as exc:
-            raise MailboxDown(f"{where} closed the connection while logging in: {exc}") from None
+            raise MailboxDown(t("{where} closed the connection while logging in: {error}", where=where,
+                                error=exc)) from None
         except imaplib.IMAP4.error as exc:
             conn.shutdown()
-            raise UsageError(f"IMAP login of {u.user} to {where} failed: {_text(exc)}",
-                             hint="check the user, the password (an app password?) or the token") from None
+            raise UsageError(t("IMAP login of {user} to {where} failed: {error}", user=u.user, where=where,
+                               error=_text(exc)),
+                             hint=t("check the user, the password (an app password?) or the token")) from None
         except BaseException:
             conn.shutdown()
             raise
@@ -152,11 +156,12 @@ class ImapFolder:
             typ, data = conn.select(_quoted(self.url.folder))
             if typ != "OK":
                 conn.logout()
-                raise UsageError(f"no IMAP folder {self.url.folder!r} for {self.url.user}: {_text(data[-1])}")
+                raise UsageError(t("no IMAP folder {folder} for {user}: {error}", folder=repr(self.url.folder),
+                                   user=self.url.user, error=_text(data[-1])))
             validity = conn.response("UIDVALIDITY")[1]
             self.uidvalidity = _text(validity[-1]) if validity and validity[-1] else ""
         except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
-            raise MailboxDown(f"lost the IMAP connection to {self.url.host}: {exc}") from None
+            raise MailboxDown(t("lost the IMAP connection to {host}: {error}", host=self.url.host, error=exc)) from None
         self.conn = conn
         return conn
 
@@ -175,8 +180,8 @@ class ImapFolder:
             except OSError:
                 pass
         self.conn = None
-        return MailboxDown(f"lost the IMAP connection to {self.url.host}:{self.url.port}: {exc}",
-                           hint="it is retried")
+        return MailboxDown(t("lost the IMAP connection to {host}: {error}", host=f"{self.url.host}:{self.url.port}",
+                             error=exc), hint=t("it is retried"))
 
     def _call(self, *args: str) -> list:
         conn = self._open()
@@ -185,9 +190,11 @@ class ImapFolder:
         except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
             raise self._lost(exc) from None
         except imaplib.IMAP4.error as exc:
-            raise PbemError(f"IMAP {args[0]} failed on {self.url.host}: {_text(exc)}") from None
+            raise PbemError(t("IMAP {command} failed on {host}: {error}", command=args[0], host=self.url.host,
+                              error=_text(exc))) from None
         if typ != "OK":
-            raise PbemError(f"IMAP {args[0]} refused by {self.url.host}: {_text(data[-1] if data else '')}")
+            raise PbemError(t("IMAP {command} refused by {host}: {error}", command=args[0], host=self.url.host,
+                              error=_text(data[-1] if data else "")))
         return data
 
     # --- a mail source ---------------------------------------------------------------------
@@ -271,7 +278,7 @@ class ImapFolder:
                     break
             line = conn.readline()
             if not line or line.startswith(b"* BYE"):
-                raise imaplib.IMAP4.abort(f"the server ended the session: {line!r}")
+                raise imaplib.IMAP4.abort(t("the server ended the session: {line}", line=repr(line)))
             news = _is_news(line)
         conn.send(b"DONE\r\n")
         while True:
@@ -330,17 +337,18 @@ def credential_source(*, password_command: str | None = None, oauth2_command: st
     from pbem.mail.secrets import obtain, run_command
 
     if password_command and oauth2_command:
-        raise UsageError("pass --password-command or --oauth2-command, not both")
+        raise UsageError(t("pass --password-command or --oauth2-command, not both"))
     if oauth2_command:
-        return lambda: ("xoauth2", run_command(oauth2_command, "OAuth2 token"))
+        return lambda: ("xoauth2", run_command(oauth2_command, t("OAuth2 token")))
     cached: list[str] = []  # a prompt is answered once per process, never written anywhere
 
     def password() -> Credential:
         if password_command:
-            return "password", run_command(password_command, "IMAP password")
+            return "password", run_command(password_command, t("IMAP password"))
         if not cached:
-            who = f"{url.user}@{url.host}" if url else "the IMAP account"
-            cached.append(obtain("IMAP password", env=ENV_IMAP_PASSWORD, prompt=f"IMAP password for {who}: "))
+            who = f"{url.user}@{url.host}" if url else t("the IMAP account")
+            cached.append(obtain(t("IMAP password"), env=ENV_IMAP_PASSWORD,
+                                 prompt=t("IMAP password for {who}: ", who=who)))
         return "password", cached[0]
 
     return password

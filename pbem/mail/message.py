@@ -25,6 +25,7 @@ from typing import Any, BinaryIO, Literal, get_args
 from pbem.atomic import write_new
 from pbem.errors import BadPacket, PbemError, UsageError
 from pbem.protocol import armor
+from pbem.ui.words import t
 
 Security = Literal["starttls", "ssl", "none"]
 ATTACHMENT_TYPE = ("application", "x-pbem")
@@ -113,6 +114,12 @@ class SmtpSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def in_words(self) -> str:
+        """`SMTP: host:587 (starttls), from a@b, login me`."""
+        line = t("SMTP: {server}:{port} ({security}), from {sender}", server=self.host, port=self.port,
+                 security=self.security, sender=self.from_addr)
+        return line + t(", login {user}", user=self.user) if self.user else line
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SmtpSettings:

@@ -361,11 +361,12 @@ def _mail_packets(host: Any, courier: Courier, log: Callable[[str], None], now: 
 def smtp_password(settings: SmtpSettings | None, *, prompt: bool = True, command: str | None = None) -> str | None:
     """From `command`, else $PBEM_SMTP_PASSWORD, else a prompt on a terminal; None when no login is needed."""
     from pbem.mail.secrets import obtain
+    from pbem.ui.words import t
 
     if settings is None or not settings.user:
         return None
-    return obtain("SMTP password", env=ENV_SMTP_PASSWORD, command=command,
-                  prompt=f"SMTP password for {settings.user}@{settings.host}: " if prompt else None)
+    return obtain(t("SMTP password"), env=ENV_SMTP_PASSWORD, command=command,
+                  prompt=t("SMTP password for {who}: ", who=f"{settings.user}@{settings.host}") if prompt else None)
 
 
 @dataclass

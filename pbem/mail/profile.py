@@ -25,15 +25,20 @@ from pbem.mail.imap import ImapUrl
 from pbem.mail.message import SmtpSettings
 from pbem.names import check_game_id
 from pbem.seat.home import mail_hosts_path, mail_profile_path
+from pbem.ui.words import t
 
 _SECRET_WORDS = ("password", "token", "secret")
+
+
+def _setup_again() -> str:
+    return t("write it again with 'pbem mail setup'")
 
 
 def _no_secrets(d: dict[str, Any], where: str) -> None:
     for key, value in d.items():
         if any(w in key.lower() for w in _SECRET_WORDS) and not key.endswith("_command"):
-            raise UsageError(f"{where} holds a {key!r}: passwords are never stored",
-                             hint="remove it; give a --password-command, $PBEM_SMTP_PASSWORD or answer the prompt")
+            raise UsageError(t("{where} holds a {key}: passwords are never stored", where=where, key=repr(key)),
+                             hint=t("remove it; give a --password-command, $PBEM_SMTP_PASSWORD or answer the prompt"))
         if isinstance(value, dict):
             _no_secrets(value, where)
 
@@ -60,9 +65,10 @@ class MailProfile:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], where: str = "the mail profile") -> MailProfile:
+    def from_dict(cls, d: dict[str, Any], where: str | None = None) -> MailProfile:
+        where = where or t("the mail profile")
         if not isinstance(d, dict) or d.get("format") != "pbem-mail-profile":
-            raise UsageError(f"{where} is not a pbem mail profile", hint="write it again with 'pbem mail setup'")
+            raise UsageError(t("{where} is not a pbem mail profile", where=where), hint=_setup_again())
         _no_secrets(d, where)
         smtp = SmtpSettings.from_dict(d["smtp"]) if d.get("smtp") else None
         return cls(smtp, d.get("imap"), d.get("imap_password_command"), d.get("smtp_password_command"),
@@ -71,16 +77,15 @@ class MailProfile:
     def describe(self) -> list[str]:
         out = []
         if self.smtp:
-            s = self.smtp
-            out.append(f"SMTP: {s.host}:{s.port} ({s.security}), from {s.from_addr}"
-                       + (f", login {s.user}" if s.user else ""))
+            out.append(self.smtp.in_words())
         if self.imap:
             out.append(f"IMAP: {ImapUrl.parse(self.imap)}")
-        for what, cmd in (("IMAP password", self.imap_password_command), ("SMTP password", self.smtp_password_command),
-                          ("IMAP OAuth2 token", self.imap_oauth2_command)):
+        for what, cmd in ((t("IMAP password"), self.imap_password_command),
+                          (t("SMTP password"), self.smtp_password_command),
+                          (t("IMAP OAuth2 token"), self.imap_oauth2_command)):
             if cmd:
-                out.append(f"{what} from: {cmd}")
-        return out or ["no mail settings"]
+                out.append(t("{what} from: {command}", what=what, command=cmd))
+        return out or [t("no mail settings")]
 
 
 def load_profile(home: Path) -> MailProfile | None:
@@ -90,7 +95,7 @@ def load_profile(home: Path) -> MailProfile | None:
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}", hint="write it again with 'pbem mail setup'") from None
+        raise UsageError(t("cannot read {path}: {error}", path=path, error=exc), hint=_setup_again()) from None
     return MailProfile.from_dict(d, str(path))
 
 
@@ -143,6 +148,6 @@ def host_address(home: Path, game: str, given: str | None) -> str:
         return given
     found = host_addresses(home).get(game)
     if found is None:
-        raise UsageError(f"no host address known for game {game}",
-                         hint="pass --to HOST-ADDRESS (it is learnt from the host's mail by 'pbem inbox')")
+        raise UsageError(t("no host address known for game {game}", game=game),
+                         hint=t("pass --to HOST-ADDRESS (it is learnt from the host's mail by 'pbem inbox')"))
     return found

@@ -14,32 +14,37 @@ import subprocess
 import sys
 
 from pbem.errors import UsageError
+from pbem.ui.words import t
 
 COMMAND_TIMEOUT = 60.0
 
 
 def run_command(command: str, what: str) -> str:
-    """The first line a secret command prints; UsageError (without its output) if it fails."""
+    """The first line a secret command prints; UsageError (without its output) if it fails.
+    `what` names the secret in words (translated: t("IMAP password"))."""
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise UsageError(f"cannot read the {what} command {command!r}: {exc}") from None
+        raise UsageError(t("cannot read the {what} command {command}: {error}", what=what, command=repr(command),
+                           error=exc)) from None
     if not argv:
-        raise UsageError(f"the {what} command is empty")
+        raise UsageError(t("the {what} command is empty", what=what))
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=COMMAND_TIMEOUT)
     except FileNotFoundError:
-        raise UsageError(f"the {what} command {argv[0]!r} was not found") from None
+        raise UsageError(t("the {what} command {command} was not found", what=what, command=repr(argv[0]))) from None
     except subprocess.TimeoutExpired:
-        raise UsageError(f"the {what} command {argv[0]!r} did not finish in {COMMAND_TIMEOUT:.0f} s") from None
+        raise UsageError(t("the {what} command {command} did not finish in {seconds} s", what=what,
+                           command=repr(argv[0]), seconds=f"{COMMAND_TIMEOUT:.0f}")) from None
     if done.returncode != 0:
         # stderr may say why (a locked store); stdout may hold half a secret: never shown.
         why = (done.stderr.decode("utf-8", "replace").strip().splitlines() or [""])[0][:200]
-        raise UsageError(f"the {what} command {argv[0]!r} failed with exit code {done.returncode}"
-                         + (f": {why}" if why else ""))
+        failed = t("the {what} command {command} failed with exit code {code}", what=what, command=repr(argv[0]),
+                   code=done.returncode)
+        raise UsageError(t("{failed}: {why}", failed=failed, why=why) if why else failed)
     lines = done.stdout.decode("utf-8", "replace").splitlines()
     if not lines or not lines[0]:
-        raise UsageError(f"the {what} command {argv[0]!r} printed nothing")
+        raise UsageError(t("the {what} command {command} printed nothing", what=what, command=repr(argv[0])))
     return lines[0]
 
 
@@ -52,4 +57,5 @@ def obtain(what: str, *, env: str, command: str | None = None, prompt: str | Non
         return value
     if prompt and sys.stdin is not None and sys.stdin.isatty():
         return getpass.getpass(prompt)
-    raise UsageError(f"no {what} given", hint=f"set {env}, pass --password-command CMD, or run in a terminal")
+    raise UsageError(t("no {what} given", what=what),
+                     hint=t("set {env}, pass --password-command CMD, or run in a terminal", env=env))

@@ -7,6 +7,7 @@ is about 60 KB, a round's archive about 400 KB) and far below what would hurt.
 from __future__ import annotations
 
 from pbem.errors import BadPacket
+from pbem.ui.words import t
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -19,5 +20,6 @@ MAX_BLOCKS = 2000  # blocks in one text (a mailbox of a whole game holds a few h
 
 def check_size(size: int, limit: int, what: str) -> None:
     if size > limit:
-        raise BadPacket(f"{what} is {size:,} bytes, over the limit of {limit:,}",
-                        hint="pbem never writes anything this large; it was not made by pbem")
+        raise BadPacket(t("{what} is {size} bytes, over the limit of {limit}", what=what, size=f"{size:,}",
+                          limit=f"{limit:,}"),
+                        hint=t("pbem never writes anything this large; it was not made by pbem"))

@@ -39,6 +39,10 @@ from pbem.host.referee import round_result, seat_part
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import HandoverRecord, Packet, Part, PublicMove, open_as, parse, seal_info
+from pbem.ui.words import t
+
+# Names of checks (as `pbem audit --json` lists them), not words for a person.
+PACKET, PART = "packet", "part"
 
 Keys = Callable[[str, int], "str | None"]  # (seat, packet) -> the key that seat held then
 
@@ -91,8 +95,8 @@ class PacketCheck:
         """`steps`: the deal then every move; `deal`: the packet showing the deal; `payloads`:
         the packets found, by number."""
         if not payloads:
-            self.report.notes.append(f"no packet files of round {self.round} in the source: what the host told "
-                                     "the table in its packets was not checked")
+            self.report.notes.append(t("no packet files of round {round} in the source: what the host told the "
+                                       "table in its packets was not checked", round=self.round))
             return
         closing = steps[-1].answered + 1 if len(steps) > 1 else deal
         missing = []
@@ -117,20 +121,21 @@ class PacketCheck:
             told = step if moved or seq == deal else Step(step.state, events=[])
             self._part(seq, doc, told, seq == closing and not game_over)
         if missing:
-            self.report.notes.append(f"packets {_ranges(missing)} of round {self.round} are not in the source: "
-                                     "what the host told the table in them was not checked")
+            self.report.notes.append(t("packets {seqs} of round {round} are not in the source: what the host told "
+                                       "the table in them was not checked", seqs=_ranges(missing), round=self.round))
 
     def _packet(self, seq: int, payload: bytes) -> Packet | None:
         try:
             packet = parse("packet", payload).expect(Packet)
         except PbemError as exc:
-            self.fault(seq, "packet", f"the packet is unusable: {exc}")
+            self.fault(seq, PACKET, t("the packet is unusable: {error}", error=exc))
             return None
         if packet.signer.encode() != self.host_key:
-            self.fault(seq, "packet", "the packet is not signed by the game's host")
+            self.fault(seq, PACKET, t("the packet is not signed by the game's host"))
             return None
         if packet.game != self.game or packet.doc.seq != seq:
-            self.fault(seq, "packet", f"the packet is packet {packet.doc.seq} of game {packet.game}")
+            self.fault(seq, PACKET, t("the packet is packet {seq} of game {game}", seq=packet.doc.seq,
+                                        game=packet.game))
             return None
         return packet.doc
 
@@ -142,59 +147,63 @@ class PacketCheck:
         want_phase = "round-over" if dealt_here and self.round > 1 else "playing"
         wrong = []
         if doc.phase != want_phase:
-            wrong.append(f"its phase is {doc.phase!r}, not {want_phase!r}")
+            wrong.append(_phase(doc.phase, want_phase))
         if doc.round != self.round:
-            wrong.append(f"it says round {doc.round}, not {self.round}")
+            wrong.append(t("it says round {said}, not {round}", said=doc.round, round=self.round))
         if doc.to_move != state.player:
-            wrong.append(f"it says {doc.to_move} is to move, but it is {state.player}")
+            wrong.append(t("it says {said} is to move, but it is {player}", said=doc.to_move, player=state.player))
         if doc.deadline is not None and doc.deadline.seat != state.player:
-            wrong.append(f"its deadline is {doc.deadline.seat}'s, but {state.player} is to move")
-        wrong += _differences("the public table", _plain(doc.public), _plain(dump(view(state, None))))
-        self._say(seq, "table", wrong, f"after move {i}" if i else "at the deal")
+            wrong.append(t("its deadline is {said}'s, but {player} is to move", said=doc.deadline.seat,
+                           player=state.player))
+        wrong += _differences(t("the public table"), _plain(doc.public), _plain(dump(view(state, None))))
+        self._say(seq, "table", wrong, t("after move {n}", n=i) if i else t("at the deal"))
 
     def _closing(self, seq: int, doc: Packet, final: Step, game_over: bool) -> None:
         """The packet that ends the round: its result (winners, payout, gold...) and standings."""
         wrong = []
         want_phase = "game-over" if game_over else "round-over"
         if doc.phase != want_phase:
-            wrong.append(f"its phase is {doc.phase!r}, not {want_phase!r}")
+            wrong.append(_phase(doc.phase, want_phase))
         expected = _plain(round_result(final.state, self.secret))
         if doc.result is None:
-            wrong.append("it holds no result of the round")
+            wrong.append(t("it holds no result of the round"))
         else:
-            wrong += _differences("the result", _plain(doc.result), expected)
+            wrong += _differences(t("the result"), _plain(doc.result), expected)
         if game_over:
             standings = {"gold": final.state.gold, "winners": standings_winners(final.state.gold)}
-            wrong += _differences("the standings", _plain(doc.standings), _plain(standings))
-            wrong += _differences("the public table", _plain(doc.public), _plain(dump(view(final.state, None))))
+            wrong += _differences(t("the standings"), _plain(doc.standings), _plain(standings))
+            wrong += _differences(t("the public table"), _plain(doc.public), _plain(dump(view(final.state, None))))
         elif doc.round != self.round + 1:
-            wrong.append(f"it says round {doc.round}, not {self.round + 1} (the next round's deal)")
-        self._say(seq, "result", wrong, "closing the round")
+            wrong.append(t("it says round {said}, not {round} (the next round's deal)", said=doc.round,
+                           round=self.round + 1))
+        self._say(seq, "result", wrong, t("closing the round"))
 
     def _moves(self, seq: int, doc: Packet, moved: list[Step], steps: list[Step]) -> None:
         """The moves and public events the packet reports (who made each: the seat, or the host
         for it), its list of recent moves, and the seat handovers so far."""
-        wrong = _differences("the moves", _plain(doc.moves), _plain([st.public_move(self.round) for st in moved]))
+        wrong = _differences(t("the moves"), _plain(doc.moves), _plain([st.public_move(self.round) for st in moved]))
         caused = moved[-1].events if moved else []
         if caused is not None:
-            wrong += _differences("the events", _plain(doc.events), _plain(events_for(caused, None)))
+            wrong += _differences(t("the events"), _plain(doc.events), _plain(events_for(caused, None)))
         by_n = {st.n: st for st in steps[1:]}
         for m in doc.recent or []:
             if m.round != self.round:
                 continue  # a move of an earlier round: that round's audit has it
             st = by_n.get(m.n)
             if st is None or st.answered >= seq:
-                wrong.append(f"its recent moves list move {m.n}, which was not made before this packet")
+                wrong.append(t("its recent moves list move {n}, which was not made before this packet", n=m.n))
                 continue
             expected = {**_plain(st.public_move(self.round)), "seq": st.answered}
-            wrong += _differences(f"recent move {m.n}", _plain(m), expected)
+            wrong += _differences(t("recent move {n}", n=m.n), _plain(m), expected)
         handed = [h for h in self.handovers if h.at <= seq]
         if (doc.handovers or []) != handed:
-            wrong.append(f"it lists {len(doc.handovers or [])} seat handovers, the archive {len(handed)} by then")
+            wrong.append(t("it lists {said} seat handovers, the archive {n} by then", said=len(doc.handovers or []),
+                           n=len(handed)))
         now = next((h.seat for h in handed if h.at == seq), None)
         if doc.handover != now:
-            wrong.append(f"it says {doc.handover or 'no seat'} was handed over here, the archive {now or 'none'}")
-        self._say(seq, "moves", wrong, f"after move {moved[-1].n}" if moved else "with no move")
+            wrong.append(t("it says {said} was handed over here, the archive {seat}", said=doc.handover or t("no seat"),
+                           seat=now or t("none")))
+        self._say(seq, "moves", wrong, t("after move {n}", n=moved[-1].n) if moved else t("with no move"))
 
     def _part(self, seq: int, doc: Packet, step: Step, closing_round: bool) -> None:
         """The seat's sealed part: its role, hand, knowledge and private events."""
@@ -205,12 +214,12 @@ class PacketCheck:
             return  # the seat was held by another key at this packet
         sealed = doc.parts.get(name)
         if sealed is None:
-            self.fault(seq, "part", f"the packet holds no part for {name}")
+            self.fault(seq, PART, t("the packet holds no part for {seat}", seat=name))
             return
         try:
             part = open_as(Part, sealed, identity, seal_info(self.game, seq, HOST, name, "part"))
         except PbemError as exc:
-            self.fault(seq, "part", f"{name}'s part does not open: {exc}")
+            self.fault(seq, PART, t("{seat}'s part does not open: {error}", seat=name, error=exc))
             return
         # The part of the packet closing a round shows the next round's hand; here only its
         # events belong to this round (the next round's audit checks the rest as its deal).
@@ -218,14 +227,15 @@ class PacketCheck:
         if closing_round:
             expected = {k: v for k, v in expected.items() if k == "events"}
         got = {k: v for k, v in _plain(part).items() if k in expected}
-        wrong = _differences(f"what {name} was told", got, expected)
-        self._say(seq, "part", wrong, f"in {name}'s sealed part")
+        wrong = _differences(t("what {seat} was told", seat=name), got, expected)
+        self._say(seq, "part", wrong, t("in {seat}'s sealed part", seat=name))
         if not wrong:
             self.report.passed("part")
 
     def _say(self, seq: int, check: str, wrong: list[str], where: str) -> None:
         if wrong:
-            self.fault(seq, check, f"{where}, the packet differs from the replay: {'; '.join(wrong)}")
+            self.fault(seq, check, t("{where}, the packet differs from the replay: {differences}", where=where,
+                                     differences="; ".join(wrong)))
         else:
             self.report.passed(f"packet-{check}")
 
@@ -242,11 +252,16 @@ def _differences(what: str, got: Any, expected: Any) -> list[str]:
                 continue
             if isinstance(g, dict) and isinstance(e, dict):
                 inner = sorted(k for k in set(g) | set(e) if g.get(k) != e.get(k))
-                out.append(f"{what}: {key} ({', '.join(map(str, inner))})")
+                out.append(t("{what}: {key} ({keys})", what=what, key=key, keys=", ".join(map(str, inner))))
             else:
-                out.append(f"{what}: {key} is {_short(g)}, the replay has {_short(e)}")
+                out.append(t("{what}: {key} is {got}, the replay has {expected}", what=what, key=key, got=_short(g),
+                             expected=_short(e)))
         return out
-    return [f"{what} is {_short(got)}, the replay has {_short(expected)}"]
+    return [t("{what} is {got}, the replay has {expected}", what=what, got=_short(got), expected=_short(expected))]
+
+
+def _phase(said: str, want: str) -> str:
+    return t("its phase is {said}, not {want}", said=repr(said), want=repr(want))
 
 
 def _short(value: Any) -> str:
