@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -13,10 +13,7 @@ from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.play import PassOpt, identity_named
 from pbem.errors import UsageError
 from pbem.ui.terminal import printable
-
-if TYPE_CHECKING:
-
-    pass
+from pbem.ui.words import t
 
 SourceArg = Annotated[str | None, typer.Argument(
     help="A game name under saves/, a .db file, an archive or packet file, or a folder of received files.",
@@ -40,7 +37,7 @@ def archive(
     """Host: write a finished round's signed archive (no key needed)."""
     from pbem.host.paths import db_path
     from pbem.host.referee import Host
-    from pbem.replay.rounds import ENDED_HINT, NotReplayable
+    from pbem.replay.rounds import NotReplayable, ended_hint
 
     host = Host(db_path(game, db))
     try:
@@ -50,18 +47,23 @@ def archive(
         host.close()
     if round_no is None:
         if not archives:
-            raise NotReplayable(f"no round of game {status['game']} has ended yet", hint=ENDED_HINT)
+            raise NotReplayable(t("no round of game {game} has ended yet", game=status["game"]), hint=ended_hint())
         round_no = max(archives)
     if round_no not in archives:
-        why = "has not ended yet" if 1 <= round_no <= status["round"] else "has not been played"
-        raise NotReplayable(f"round {round_no} of game {status['game']} {why}: it has no archive", hint=ENDED_HINT)
+        if 1 <= round_no <= status["round"]:
+            why = t("round {round} of game {game} has not ended yet: it has no archive", round=round_no,
+                    game=status["game"])
+        else:
+            why = t("round {round} of game {game} has not been played: it has no archive", round=round_no,
+                    game=status["game"])
+        raise NotReplayable(why, hint=ended_hint())
     if output is None:
         sys.stdout.write(archives[round_no])
         return
     from pbem.atomic import write_atomic
 
     write_atomic(output, archives[round_no].encode())
-    typer.echo(f"archive of round {round_no} of game {status['game']}: {output}")
+    typer.echo(t("archive of round {round} of game {game}: {path}", round=round_no, game=status["game"], path=output))
 
 
 # --- pbem replay -----------------------------------------------------------------------------
@@ -85,14 +87,12 @@ def replay(
     from pbem.replay.rounds import load_replay
 
     if sum([to is not None, all_moves, html is not None]) > 1:
-        raise UsageError("choose one of --to, --all and --html")
+        raise UsageError(t("choose one of --to, --all and --html"))
     r = load_replay(source, db=db, round_no=round_no, game=game)
     who = r.perspective(as_seat)
     if html is not None:
         from pbem.replay.html import write_html
-
         from pbem.replay.rounds import ALL
-        from pbem.ui.words import t
 
         only = None if who == ALL else who  # --as SEAT: that seat's view alone, nothing else in the page
         size = write_html(r, html, only)
@@ -138,20 +138,21 @@ def audit(
     """Check finished rounds: signatures, packet chain, secret, deal, move commitments, every move, and what
     every packet told the table (with --as, what it told you)."""
     from pbem.replay.audit import AuditFailed, Trust, anchor_for, audit_source, auditor_seat
-    from pbem.replay.rounds import ENDED_HINT, NotReplayable, open_source, pick_game, pick_round
+    from pbem.replay.rounds import NotReplayable, ended_hint, open_source, pick_game, pick_round
     from pbem.seat.home import key_home
 
     src = open_source(source, db)
     g = pick_game(src, game)
     rounds = [pick_round(src, g, round_no)] if round_no is not None else src.archived(g)
     if not rounds:
-        raise NotReplayable(f"no round of game {g} has ended yet in {src.label}: there is nothing to audit", hint=ENDED_HINT)
+        raise NotReplayable(t("no round of game {game} has ended yet in {source}: there is nothing to audit", game=g,
+                              source=src.label), hint=ended_hint())
     anchor, origin = anchor_for(g, key_home(home), invitation)
     seat = None
     if as_name is not None:
         if anchor is None:
-            raise UsageError(f"--as needs the invitation of game {g} you joined",
-                             hint="audit with the key home you joined from (--home), or pass --invitation FILE")
+            raise UsageError(t("--as needs the invitation of game {game} you joined", game=g),
+                             hint=t("audit with the key home you joined from (--home), or pass --invitation FILE"))
         me = identity_named(home, as_name, passphrase_file)
         seat = (auditor_seat(src, g, anchor, me), me)
     reports = audit_source(src, g, rounds, Trust(anchor, origin, seat))
@@ -163,21 +164,22 @@ def audit(
     else:
         # Everything below quotes the archive and packets, which anyone may have written.
         for skipped in src.skipped:
-            typer.echo(printable(f"note: skipped {skipped}"), err=True)
+            typer.echo(printable(t("note: skipped {what}", what=skipped)), err=True)
         for rep in reports:
             if rep.ok:
                 typer.echo(printable(rep.summary()))
             for note in rep.notes:
-                typer.echo(printable(f"note: round {rep.round}: {note}"))
+                typer.echo(printable(t("note: round {round}: {note}", round=rep.round, note=note)))
             for f in rep.faults:
-                typer.echo(printable(f"FAULT round {rep.round} {f.line()}"))
+                typer.echo(printable(t("FAULT round {round} {fault}", round=rep.round, fault=f.line())))
     if anchor is None and not as_json:  # (--json says "anchored": false)
-        typer.echo(f"warning: not anchored: you did not join game {g} with this key home and gave no --invitation, "
-                   "so the archive is checked only against itself (anyone can sign a consistent archive)", err=True)
+        typer.echo(t("warning: not anchored: you did not join game {game} with this key home and gave no --invitation, "
+                     "so the archive is checked only against itself (anyone can sign a consistent archive)", game=g),
+                   err=True)
     if faults:
         bad = sorted({rep.round for rep in reports if not rep.ok})
-        raise AuditFailed(f"audit failed: {faults} fault{'s' if faults != 1 else ''} in round {', '.join(map(str, bad))} "
-                          f"of game {g}", hint="the faults are listed above; do not trust this round's record")
+        raise AuditFailed(t("audit failed", n=faults, rounds=", ".join(map(str, bad)), game=g),
+                          hint=t("the faults are listed above; do not trust this round's record"))
 
 
 def register(app: typer.Typer) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 from pbem.atomic import TMP_SUFFIX, content_hash, write_atomic, write_new
 from pbem.errors import BadPacket, Conflict, UsageError
 from pbem.names import TABLE, check_seat_name
+from pbem.ui.words import t
 
 MANIFEST = "pbem-folder.json"
 FORMAT = "pbem-folder"
@@ -45,9 +46,9 @@ def _check_seat(seat: str) -> None:
     check_seat_name(seat)
 
 
-def _check_seq(seq: int, what: str = "packet sequence number") -> None:
+def _check_seq(seq: int, what: str | None = None) -> None:
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-        raise UsageError(f"bad {what} {seq!r}")
+        raise UsageError(t("bad {what} {value}", what=what or t("packet sequence number"), value=repr(seq)))
 
 
 def _is_candidate(p: Path) -> bool:
@@ -74,21 +75,20 @@ class GameFolder:
         """Create the layout; re-running it for the same game is a no-op."""
         dir = Path(dir)
         if not isinstance(game_id, str) or not game_id.strip():
-            raise UsageError("game id must be a non-empty string")
+            raise UsageError(t("game id must be a non-empty string"))
         seats = tuple(seats)
         if not seats:
-            raise UsageError("a game needs at least one seat")
+            raise UsageError(t("a game needs at least one seat"))
         for s in seats:
             _check_seat(s)
         # Case-insensitive file systems (macOS, Windows) would merge the dirs.
         if len({s.lower() for s in seats}) != len(seats):
-            raise UsageError(f"seat names must differ regardless of case: {list(seats)}")
+            raise UsageError(t("seat names must differ regardless of case: {seats}", seats=list(seats)))
         if (dir / MANIFEST).exists():
             existing = cls.open(dir)
             if existing.game_id != game_id or existing.seats != seats:
-                raise Conflict(
-                    f"{dir} already holds game {existing.game_id!r} with seats {list(existing.seats)}"
-                )
+                raise Conflict(t("{dir} already holds game {game} with seats {seats}", dir=dir,
+                                 game=repr(existing.game_id), seats=list(existing.seats)))
             return existing
         dir.mkdir(parents=True, exist_ok=True)
         folder = cls(dir, game_id, seats)
@@ -108,23 +108,24 @@ class GameFolder:
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
-            raise UsageError(f"{dir} is not a pbem game folder (no {MANIFEST})") from None
+            raise UsageError(t("{dir} is not a pbem game folder (no {manifest})", dir=dir, manifest=MANIFEST)) from None
         except IsADirectoryError:
-            raise BadPacket(f"{path} is a directory") from None
+            raise BadPacket(t("{path} is a directory", path=path)) from None
         try:
             data: Any = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as e:
-            raise BadPacket(f"{path} is not valid JSON: {e}") from None
+            raise BadPacket(t("{path} is not valid JSON: {error}", path=path, error=e)) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise BadPacket(f"{path} is not a pbem folder manifest")
+            raise BadPacket(t("{path} is not a pbem folder manifest", path=path))
         version = data.get("version")
         if not isinstance(version, int) or version < 1:
-            raise BadPacket(f"{path} has a bad version {version!r}")
+            raise BadPacket(t("{path} has a bad version {version}", path=path, version=repr(version)))
         if version > VERSION:
-            raise UsageError(f"{dir} uses folder format v{version}; this pbem reads up to v{VERSION}")
+            raise UsageError(t("{dir} uses folder format v{version}; this pbem reads up to v{newest}", dir=dir,
+                               version=version, newest=VERSION))
         game_id, seats = data.get("game_id"), data.get("seats")
         if not isinstance(game_id, str) or not game_id or not isinstance(seats, list) or not seats:
-            raise BadPacket(f"{path} lacks a game id or seats")
+            raise BadPacket(t("{path} lacks a game id or seats", path=path))
         try:
             for s in seats:
                 _check_seat(s)
@@ -148,7 +149,7 @@ class GameFolder:
         if seat is None:
             return self.dir / "packets" / TABLE
         if seat not in self.seats:
-            raise UsageError(f"unknown seat {seat!r}; seats are {list(self.seats)}")
+            raise UsageError(t("unknown seat {seat}; seats are {seats}", seat=repr(seat), seats=list(self.seats)))
         return self.dir / "packets" / seat
 
     # -- host -> players -------------------------------------------------
@@ -166,13 +167,13 @@ class GameFolder:
         except FileNotFoundError:
             return []
         out = [(int(m.group(1)), d / n) for n in names if (m := _PACKET_RE.match(n))]
-        return sorted(out, key=lambda t: (t[0], t[1].name))
+        return sorted(out, key=lambda e: (e[0], e[1].name))
 
     def packets_newest_first(self, seat: str | None) -> list[tuple[int, Path]]:
         """Every packet file visible to ``seat`` (its own dir, then the table dir), newest first."""
         dirs = [seat, None] if seat is not None else [None]
         found = [(seq, rank, p) for rank, src in enumerate(dirs) for seq, p in self.packets(src)]
-        return [(seq, p) for seq, _, p in sorted(found, key=lambda t: (-t[0], t[1], t[2].name))]
+        return [(seq, p) for seq, _, p in sorted(found, key=lambda e: (-e[0], e[1], e[2].name))]
 
     def latest_packet(self, seat: str | None) -> tuple[int, bytes] | None:
         """Highest-numbered packet visible to ``seat``: its own dir or the table dir.
@@ -195,7 +196,8 @@ class GameFolder:
         seq, paths = best
         blobs = {p.read_bytes() for p in paths}
         if len(blobs) > 1:
-            raise Conflict(f"{len(blobs)} different packets numbered {seq} in {paths[0].parent}")
+            raise Conflict(t("{n} different packets numbered {seq} in {dir}", n=len(blobs), seq=seq,
+                             dir=paths[0].parent))
         return seq, blobs.pop()
 
     # -- players -> host -------------------------------------------------
@@ -245,7 +247,7 @@ class GameFolder:
         """Move a processed inbox file to inbox/done/; calling it again is harmless."""
         path = Path(path)
         if path.parent.resolve() != self.inbox_dir.resolve():
-            raise UsageError(f"{path} is not in {self.inbox_dir}")
+            raise UsageError(t("{path} is not in {dir}", path=path, dir=self.inbox_dir))
         self.done_dir.mkdir(parents=True, exist_ok=True)
         target = self.done_dir / path.name
         try:
@@ -253,7 +255,7 @@ class GameFolder:
         except FileNotFoundError:
             if target.exists():
                 return target
-            raise UsageError(f"{path} is neither in the inbox nor in done/") from None
+            raise UsageError(t("{path} is neither in the inbox nor in done/", path=path)) from None
         if target.exists() and not target.read_bytes() == data:
             # A hand-named file ("move.pbem") may reuse a name already in
             # done/; keep both rather than overwrite the earlier one.
@@ -270,7 +272,7 @@ class GameFolder:
     def publish_notice(self, seq: int, kind: str, data: bytes) -> Path:
         _check_seq(seq)
         if not re.fullmatch(r"[a-z]{1,16}", kind):
-            raise UsageError(f"bad notice kind {kind!r}")
+            raise UsageError(t("bad notice kind {kind}", kind=repr(kind)))
         return write_new(self.notices_dir, f"{seq:0{SEQ_WIDTH}d}-{kind}", EXT, data)
 
     def notices(self) -> list[tuple[int, Path]]:
@@ -280,10 +282,10 @@ class GameFolder:
         except FileNotFoundError:
             return []
         out = [(int(m.group(1)), self.notices_dir / n) for n in names if (m := _NOTICE_RE.match(n))]
-        return sorted(out, key=lambda t: (t[0], t[1].stat().st_mtime if t[1].exists() else 0, t[1].name))
+        return sorted(out, key=lambda e: (e[0], e[1].stat().st_mtime if e[1].exists() else 0, e[1].name))
 
     # -- archive ---------------------------------------------------------
 
     def publish_archive(self, round_no: int, data: bytes) -> Path:
-        _check_seq(round_no, "round number")
+        _check_seq(round_no, t("round number"))
         return write_new(self.archive_dir, f"round-{round_no:03d}", EXT, data)

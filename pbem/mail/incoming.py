@@ -22,6 +22,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Move, Notice, Packet, Request, Signed,
                                      parse)
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
+from pbem.ui.words import t
 
 
 # --- reading mail ---------------------------------------------------------------------------
@@ -88,7 +89,8 @@ def settle_outcome(kinds: list[str]) -> str | None:
 
 
 def who(msg: EmailMessage) -> str:
-    return f"from {_header(msg, 'From', '?')}, subject {_header(msg, 'Subject', '')!r}"
+    return t("from {sender}, subject {subject}", sender=_header(msg, "From", "?"),
+             subject=repr(_header(msg, "Subject", "")))
 
 
 def _header(msg: EmailMessage, name: str, default: str) -> str:
@@ -97,7 +99,7 @@ def _header(msg: EmailMessage, name: str, default: str) -> str:
     try:
         return str(msg.get(name, default))
     except (ValueError, TypeError, IndexError):
-        return "(an unreadable header)"
+        return t("(an unreadable header)")
 
 
 # --- routing --------------------------------------------------------------------------------
@@ -146,64 +148,70 @@ class Router:
             return (*self._route(block), 0)
         except (PbemError, MoveError) as exc:
             code = exc.exit_code if isinstance(exc, PbemError) else move_exit_code(exc)
-            return "refused", f"{block.kind} for {block.game}: {exc}", code
+            return "refused", t("{kind} for {game}: {error}", kind=block.kind, game=block.game, error=exc), code
 
     def _route(self, block: Signed) -> tuple[str, str]:
         doc = block.doc
         if isinstance(doc, (Join, Move, Request, Handover)):
             host = self.hosts.get(block.game)
             if host is None:
-                return "ignored", f"{block.kind} for game {block.game}: no database of that game here"
+                return "ignored", t("{kind} for game {game}: no database of that game here", kind=block.kind,
+                                    game=block.game)
             if host.identity is None:
                 if self.unlock is None:
-                    raise UsageError("the host's key is needed to apply joins and moves")
+                    raise UsageError(t("the host's key is needed to apply joins and moves"))
                 host.identity = self.unlock(host.host_name())
             out = host.accept(block)
             return out.kind, out.message
         if isinstance(doc, Packet):
             if block.game in self.hosts and trusted_host_key(self.home, block.game) is None:
-                return "ignored", f"packet {doc.seq} of {block.game}: our own packet"
+                return "ignored", t("packet {seq} of {game}: our own packet", seq=doc.seq, game=block.game)
             if trusted_host_key(self.home, block.game) is None:
-                return "ignored", f"packet of game {block.game}: not a game you joined with this key home"
+                return "ignored", t("packet of game {game}: not a game you joined with this key home", game=block.game)
             path, new = save_packet(self.home, block)
-            state = "game over" if doc.phase == "game-over" else f"{doc.to_move} to move"
+            state = t("game over") if doc.phase == "game-over" else t("{player} to move", player=doc.to_move)
             if not new:
-                return "have", f"packet {doc.seq} of {block.game} already saved ({state})"
-            return "saved", f"saved packet {doc.seq} of {block.game} ({state}): {path}"
+                return "have", t("packet {seq} of {game} already saved ({state})", seq=doc.seq, game=block.game,
+                                 state=state)
+            return "saved", t("saved packet {seq} of {game} ({state}): {path}", seq=doc.seq, game=block.game,
+                              state=state, path=path)
         if isinstance(doc, Archive):
             if trusted_host_key(self.home, block.game) is None:
-                return "ignored", f"archive of game {block.game}: not a game you joined"
+                return "ignored", t("archive of game {game}: not a game you joined", game=block.game)
             path, new = save_archive(self.home, block)
-            return ("saved" if new else "have"), f"archive of round {doc.round}: {path}"
+            return ("saved" if new else "have"), t("archive of round {round}: {path}", round=doc.round, path=path)
         if isinstance(doc, Notice):
             return self._notice(block)
         if isinstance(doc, Invitation):
             if block.game in self.hosts:
-                return "ignored", f"invitation to {block.game}: our own game"
+                return "ignored", t("invitation to {game}: our own game", game=block.game)
             path, new = save_invitation(self.home, block)
             if not new:
-                return "have", f"invitation to {block.game} already saved: {path}"
-            return "invitation", (f"invitation to {block.game} from {doc.host.name}: {path} "
-                                  f"(join with: pbem mail-join {block.game})")
-        return "ignored", f"a {block.kind} block"
+                return "have", t("invitation to {game} already saved: {path}", game=block.game, path=path)
+            return "invitation", t("invitation to {game} from {host}: {path} (join with: pbem mail-join {game})",
+                                   game=block.game, host=doc.host.name, path=path)
+        return "ignored", t("a {kind} block", kind=block.kind)
 
     def _notice(self, block: Signed[Notice]) -> tuple[str, str]:
         """A host's reminder or late notice: kept for 'pbem turn GAME', said in one line."""
         from datetime import datetime, timezone
 
         if trusted_host_key(self.home, block.game) is None:
-            why = "our own notice" if block.game in self.hosts else "not a game you joined with this key home"
-            return "ignored", f"notice of game {block.game}: {why}"
+            if block.game in self.hosts:
+                return "ignored", t("notice of game {game}: our own notice", game=block.game)
+            return "ignored", t("notice of game {game}: not a game you joined with this key home", game=block.game)
         path, new = save_notice(self.home, block)
         line = block.expect(Notice).doc.line(datetime.now(timezone.utc))
-        return ("notice" if new else "have"), f"{block.game}: {line}" + ("" if new else " (had it)")
+        if new:
+            return "notice", f"{block.game}: {line}"
+        return "have", t("{game}: {notice} (had it)", game=block.game, notice=line)
 
     def route_message(self, label: str, msg: EmailMessage) -> list[tuple[str, str, int]]:
         """(kind, line, exit code) per block of a message; the code is 0 unless it was refused.
         A block that cannot be read at all is refused as a bad packet (exit code 3)."""
         blocks, errors = message_blocks(msg)
         if not blocks and not errors:
-            return [("ignored", f"{label}: not a pbem mail ({who(msg)})", 0)]
+            return [("ignored", t("{label}: not a pbem mail ({sender})", label=label, sender=who(msg)), 0)]
         out = [("refused", f"{label}: {e}", BadPacket.exit_code) for e in errors]
         for b in blocks:
             kind, line, code = self.route_coded(b)

@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from pbem.errors import BadPacket, BadSignature, UsageError, WrongKey, WrongPassphrase
+from pbem.ui.words import t
 
 PUBLIC_PREFIX = "pbem1"
 _PUBLIC_VERSION = 0x01
@@ -77,7 +78,7 @@ class PublicKey:
 
     def __post_init__(self) -> None:
         if len(self.sign) != 32 or len(self.enc) != 32:
-            raise ValueError("PublicKey needs 32-byte sign and enc keys")
+            raise ValueError(t("PublicKey needs 32-byte sign and enc keys"))
 
     def _raw(self) -> bytes:
         return bytes([_PUBLIC_VERSION]) + self.sign + self.enc
@@ -91,31 +92,30 @@ class PublicKey:
     def decode(cls, text: str) -> PublicKey:
         # Whitespace inside the line is dropped because mail clients wrap long lines.
         compact = "".join(text.split())
-        hint = "copy the whole line starting with 'pbem1' again; it may have a typo or be cut short"
         if not compact.lower().startswith(PUBLIC_PREFIX):
-            raise BadPacket(f"not a pbem public key: {_quote(text)}", hint=hint)
+            raise BadPacket(t("not a pbem public key: {key}", key=_quote(text)), hint=_key_hint())
         body = compact[len(PUBLIC_PREFIX) :].upper()
         try:
             data = base64.b32decode(body + "=" * (-len(body) % 8))
         except (binascii.Error, ValueError):
-            raise BadPacket(f"public key has characters outside base32: {_quote(text)}", hint=hint)
+            raise BadPacket(t("public key has characters outside base32: {key}", key=_quote(text)), hint=_key_hint())
         if len(data) != _PUBLIC_RAW_LEN + _CHECKSUM_LEN:
-            raise BadPacket(f"public key has the wrong length: {_quote(text)}", hint=hint)
+            raise BadPacket(t("public key has the wrong length: {key}", key=_quote(text)), hint=_key_hint())
         raw, checksum = data[:_PUBLIC_RAW_LEN], data[_PUBLIC_RAW_LEN:]
         if hashlib.sha256(raw).digest()[:_CHECKSUM_LEN] != checksum:
-            raise BadPacket(f"public key checksum does not match (typo?): {_quote(text)}", hint=hint)
+            raise BadPacket(t("public key checksum does not match (typo?): {key}", key=_quote(text)), hint=_key_hint())
         if raw[0] != _PUBLIC_VERSION:
-            raise BadPacket(f"public key version {raw[0]} is not supported: {_quote(text)}")
+            raise BadPacket(t("public key version {version} is not supported: {key}", version=raw[0], key=_quote(text)))
         key = cls(sign=raw[1:33], enc=raw[33:65])
         # The last base32 character carries unused bits; a typo there would
         # otherwise decode to the same key and go unnoticed.
         if key.encode() != compact.lower():
-            raise BadPacket(f"public key is not in canonical form (typo?): {_quote(text)}", hint=hint)
+            raise BadPacket(t("public key is not in canonical form (typo?): {key}", key=_quote(text)), hint=_key_hint())
         try:
             key.ed25519()
             key.x25519()
         except ValueError:
-            raise BadPacket(f"public key does not hold valid curve points: {_quote(text)}")
+            raise BadPacket(t("public key does not hold valid curve points: {key}", key=_quote(text)))
         return key
 
     def key_id(self) -> bytes:
@@ -174,15 +174,17 @@ class Identity:
         return f"Identity(name={self.name!r}, fingerprint={self.public.fingerprint()!r})"
 
 
+def _key_hint() -> str:
+    return t("copy the whole line starting with 'pbem1' again; it may have a typo or be cut short")
+
+
 def verify(pub: PublicKey, data: bytes, sig: bytes) -> None:
     """Raise BadSignature unless `sig` is pub's signature over `data`."""
     try:
         pub.ed25519().verify(sig, SIGNATURE_LABEL + data)
     except (InvalidSignature, ValueError):
-        raise BadSignature(
-            f"signature does not verify for key {pub.fingerprint()}",
-            hint="the message was altered, or it was not signed by this player",
-        )
+        raise BadSignature(t("signature does not verify for key {fingerprint}", fingerprint=pub.fingerprint()),
+                           hint=t("the message was altered, or it was not signed by this player"))
 
 
 def seal(plaintext: bytes, recipient: PublicKey, info: bytes) -> bytes:
@@ -194,9 +196,9 @@ def seal(plaintext: bytes, recipient: PublicKey, info: bytes) -> bytes:
 def sealed_key_id(ct: bytes) -> bytes:
     """Key id of the recipient a sealed part was made for."""
     if len(ct) < 1 + KEY_ID_LEN + _HPKE_ENC_LEN + _AEAD_TAG_LEN:
-        raise BadPacket(f"sealed part is truncated ({len(ct)} bytes)")
+        raise BadPacket(t("sealed part is truncated ({n} bytes)", n=len(ct)))
     if ct[0] != SEAL_VERSION:
-        raise BadPacket(f"sealed part has unknown version {ct[0]}")
+        raise BadPacket(t("sealed part has unknown version {version}", version=ct[0]))
     return ct[1 : 1 + KEY_ID_LEN]
 
 
@@ -204,19 +206,15 @@ def open_sealed(ct: bytes, identity: Identity, info: bytes) -> bytes:
     key_id = sealed_key_id(ct)
     mine = identity.public.key_id()
     if key_id != mine:
-        raise WrongKey(
-            f"this part is sealed to key {fingerprint_of(key_id)}, "
-            f"not to {identity.name!r} ({fingerprint_of(mine)})",
-            hint="open it with the identity that joined this seat (--key NAME)",
-        )
+        raise WrongKey(t("this part is sealed to key {fingerprint}, not to {name} ({mine})",
+                         fingerprint=fingerprint_of(key_id), name=repr(identity.name), mine=fingerprint_of(mine)),
+                       hint=t("open it with the identity that joined this seat (--key NAME)"))
     try:
         return identity.decrypt(ct[1 + KEY_ID_LEN :], info)
     except (InvalidTag, ValueError):
-        raise WrongKey(
-            f"sealed part does not open for {identity.name!r} in context "
-            f"{_quote(info.decode('utf-8', 'replace'))}",
-            hint="it belongs to another game, sequence number or seat, or it was altered",
-        )
+        raise WrongKey(t("sealed part does not open for {name} in context {context}", name=repr(identity.name),
+                         context=_quote(info.decode("utf-8", "replace"))),
+                       hint=t("it belongs to another game, sequence number or seat, or it was altered"))
 
 
 # ---- identity files --------------------------------------------------------
@@ -228,11 +226,11 @@ def _b64(data: bytes) -> str:
 
 def _unb64(value: Any, what: str) -> bytes:
     if not isinstance(value, str):
-        raise BadPacket(f"key file field {what!r} is missing or not text")
+        raise BadPacket(t("key file field {field} is missing or not text", field=repr(what)))
     try:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
-        raise BadPacket(f"key file field {what!r} is not base64: {_quote(value)}")
+        raise BadPacket(t("key file field {field} is not base64: {value}", field=repr(what), value=_quote(value)))
 
 
 def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
@@ -246,10 +244,10 @@ def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
         and 128 * n * r <= SCRYPT_MAX_MEMORY
     )
     if not ok:
-        raise BadPacket(f"unsupported scrypt parameters n={_quote(str(n), 24)} r={_quote(str(r), 24)} "
-                        f"p={_quote(str(p), 24)}",
-                        hint=f"pbem reads key files costing at most n*r*p = {SCRYPT_MAX_WORK} and "
-                             f"{SCRYPT_MAX_MEMORY // 2**20} MiB; this file was not made by pbem")
+        raise BadPacket(t("unsupported scrypt parameters n={n} r={r} p={p}", n=_quote(str(n), 24), r=_quote(str(r), 24),
+                          p=_quote(str(p), 24)),
+                        hint=t("pbem reads key files costing at most n*r*p = {work} and {mib} MiB; this file was not "
+                               "made by pbem", work=SCRYPT_MAX_WORK, mib=SCRYPT_MAX_MEMORY // 2**20))
     return n, r, p
 
 
@@ -264,7 +262,7 @@ def identity_secret(identity: Identity) -> bytes:
 
 def identity_from_secret(name: str, secret: bytes) -> Identity:
     if len(secret) != 64:
-        raise BadPacket(f"key {name!r} holds a secret of the wrong length")
+        raise BadPacket(t("key {name} holds a secret of the wrong length", name=repr(name)))
     return Identity(name, Ed25519PrivateKey.from_private_bytes(secret[:32]),
                     X25519PrivateKey.from_private_bytes(secret[32:]))
 
@@ -284,7 +282,7 @@ def identity_to_bytes(
         doc["secret"] = _b64(secret)
     else:
         if not passphrase:
-            raise UsageError("empty passphrase", hint="use --no-passphrase for an unprotected key")
+            raise UsageError(t("empty passphrase"), hint=t("use --no-passphrase for an unprotected key"))
         _check_scrypt(scrypt_n, SCRYPT_R, SCRYPT_P)
         salt, nonce = os.urandom(16), os.urandom(12)
         doc["kdf"] = {"name": "scrypt", "n": scrypt_n, "r": SCRYPT_R, "p": SCRYPT_P, "salt": _b64(salt)}
@@ -301,10 +299,10 @@ def _load_doc(data: bytes) -> dict[str, Any]:
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadPacket("key file is not a pbem identity (not JSON)")
+        raise BadPacket(t("key file is not a pbem identity (not JSON)"))
     if not isinstance(doc, dict) or doc.get("format") != IDENTITY_FORMAT:
         fmt = doc.get("format") if isinstance(doc, dict) else None
-        raise BadPacket(f"key file format {fmt!r} is not {IDENTITY_FORMAT!r}")
+        raise BadPacket(t("key file format {format} is not {expected}", format=repr(fmt), expected=repr(IDENTITY_FORMAT)))
     return doc
 
 
@@ -316,7 +314,7 @@ def identity_public(data: bytes) -> PublicKey:
     """The public key recorded in a key file, without needing the passphrase."""
     public = _load_doc(data).get("public")
     if not isinstance(public, str):
-        raise BadPacket("key file has no public key")
+        raise BadPacket(t("key file has no public key"))
     return PublicKey.decode(public)
 
 
@@ -324,37 +322,35 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
     doc = _load_doc(data)
     name = doc.get("name")
     if not isinstance(name, str):
-        raise BadPacket("key file has no name")
+        raise BadPacket(t("key file has no name"))
     protected = doc.get("protected")
     if protected is True:
         if passphrase is None:
-            raise WrongPassphrase(
-                f"key {name!r} is protected by a passphrase and none was given",
-                hint="use --passphrase-file FILE or set PBEM_PASSPHRASE",
-            )
+            raise WrongPassphrase(t("key {name} is protected by a passphrase and none was given", name=repr(name)),
+                                  hint=t("use --passphrase-file FILE or set PBEM_PASSPHRASE"))
         kdf = doc.get("kdf")
         if not isinstance(kdf, dict) or kdf.get("name") != "scrypt" or doc.get("cipher") != "chacha20-poly1305":
-            raise BadPacket(f"key {name!r} uses an unsupported kdf or cipher")
+            raise BadPacket(t("key {name} uses an unsupported kdf or cipher", name=repr(name)))
         n, r, p = _check_scrypt(kdf.get("n"), kdf.get("r"), kdf.get("p"))
         salt = _unb64(kdf.get("salt"), "kdf.salt")
         nonce = _unb64(doc.get("nonce"), "nonce")
         if len(nonce) != 12:
-            raise BadPacket("key file nonce has the wrong length")
+            raise BadPacket(t("key file nonce has the wrong length"))
         ct = _unb64(doc.get("secret"), "secret")
         header = {k: v for k, v in doc.items() if k != "secret"}
         key = _derive(passphrase, salt, n, r, p)
         try:
             secret = ChaCha20Poly1305(key).decrypt(nonce, ct, canonical_json(header))
         except InvalidTag:
-            raise WrongPassphrase(
-                f"wrong passphrase for key {name!r}",
-                hint="check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails the same way",
-            )
+            raise WrongPassphrase(t("wrong passphrase for key {name}", name=repr(name)),
+                                  hint=t("check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails "
+                                         "the same way"))
     elif protected is False:
         secret = _unb64(doc.get("secret"), "secret")
     else:
-        raise BadPacket(f"key {name!r} has no valid 'protected' flag")
+        raise BadPacket(t("key {name} has no valid 'protected' flag", name=repr(name)))
     identity = identity_from_secret(name, secret)
     if doc.get("public") != identity.public.encode():
-        raise BadPacket(f"key file for {name!r} is damaged: its public key does not match its private key")
+        raise BadPacket(t("key file for {name} is damaged: its public key does not match its private key",
+                          name=repr(name)))
     return identity

@@ -38,11 +38,18 @@ from pbem.protocol.documents import (
     read_text,
 )
 from pbem.ui import when, words
+from pbem.ui.words import t
 
 ALL = "all"
-AUDIT_HINT = "run 'pbem audit' on the same source for the full list of faults"
-ENDED_HINT = ("a round can be replayed once it is over: its last packet carries the archive "
-              "(the host can also write it with 'pbem archive GAME --round N')")
+
+
+def audit_hint() -> str:
+    return t("run 'pbem audit' on the same source for the full list of faults")
+
+
+def ended_hint() -> str:
+    return t("a round can be replayed once it is over: its last packet carries the archive "
+             "(the host can also write it with 'pbem archive GAME --round N')")
 
 
 class NotReplayable(PbemError):
@@ -93,8 +100,9 @@ class Source:
         versions = self.archives[(game, round_no)]
         if len(versions) > 1:
             where = ", ".join(sorted(origin for _, origin in versions.values()))
-            raise BadPacket(f"{self.label} holds {len(versions)} different archives of round {round_no} of game {game}",
-                            hint=f"the host signed two histories; audit each file alone ({where})")
+            raise BadPacket(t("{source} holds {n} different archives of round {round} of game {game}",
+                              source=self.label, n=len(versions), round=round_no, game=game),
+                            hint=t("the host signed two histories; audit each file alone ({files})", files=where))
         return next(iter(versions.values()))
 
 
@@ -135,7 +143,7 @@ def open_source(source: str | Path | None, db: Path | None = None) -> Source:
     if db is not None:
         return _from_db(db)
     if source is None or str(source) == "":
-        raise UsageError("name a game, a file or a folder (or pass --db PATH)")
+        raise UsageError(t("name a game, a file or a folder (or pass --db PATH)"))
     path = Path(source)
     if path.is_dir():
         src = Source(str(path))
@@ -158,8 +166,9 @@ def open_source(source: str | Path | None, db: Path | None = None) -> Source:
     saved = Path("saves") / f"{source}.db"
     if "/" not in str(source) and saved.is_file():
         return _from_db(saved)
-    raise UsageError(f"no game, file or folder named {str(source)!r}",
-                     hint="pass a game name under saves/, a .db file, an archive or packet file, or a folder of received files")
+    raise UsageError(t("no game, file or folder named {name}", name=repr(str(source))),
+                     hint=t("pass a game name under saves/, a .db file, an archive or packet file, or a folder of "
+                            "received files"))
 
 
 def pick_game(src: Source, game: str | None = None) -> str:
@@ -167,10 +176,13 @@ def pick_game(src: Source, game: str | None = None) -> str:
     if game is not None:
         games = [g for g in games if g == game or g.rsplit("-", 1)[0] == game]
     if not games:
-        raise NotReplayable(f"{src.label} holds no pbem game" + (f" named {game!r}" if game else ""),
-                            hint="replay a host's game database, an archive file, or a folder of received packet files")
+        raise NotReplayable(t("{source} holds no pbem game named {game}", source=src.label, game=repr(game)) if game
+                            else t("{source} holds no pbem game", source=src.label),
+                            hint=t("replay a host's game database, an archive file, or a folder of received packet "
+                                   "files"))
     if len(games) > 1:
-        raise UsageError(f"{src.label} holds several games: {', '.join(games)}", hint="pick one with --game GAME")
+        raise UsageError(t("{source} holds several games: {games}", source=src.label, games=", ".join(games)),
+                         hint=t("pick one with --game GAME"))
     return games[0]
 
 
@@ -179,14 +191,21 @@ def pick_round(src: Source, game: str, round_no: int | None) -> int:
     archived = src.archived(game)
     if round_no is None:
         if not archived:
-            raise NotReplayable(f"no round of game {game} has ended yet in {src.label}: there is nothing to replay",
-                                hint=ENDED_HINT)
+            raise NotReplayable(t("no round of game {game} has ended yet in {source}: there is nothing to replay",
+                                  game=game, source=src.label), hint=ended_hint())
         return archived[-1]
     if round_no not in archived:
         seen = src.rounds.get(game, 0)
-        why = "has not ended yet" if 1 <= round_no <= seen else "has not been played yet" if round_no > seen else "does not exist"
-        done = f" (finished: {', '.join(map(str, archived))})" if archived else ""
-        raise NotReplayable(f"round {round_no} of game {game} {why}: it has no archive yet{done}", hint=ENDED_HINT)
+        if 1 <= round_no <= seen:
+            why = t("round {round} of game {game} has not ended yet: it has no archive yet", round=round_no, game=game)
+        elif round_no > seen:
+            why = t("round {round} of game {game} has not been played yet: it has no archive yet", round=round_no,
+                    game=game)
+        else:
+            why = t("round {round} of game {game} does not exist: it has no archive yet", round=round_no, game=game)
+        if archived:
+            why = t("{why} (finished: {rounds})", why=why, rounds=", ".join(map(str, archived)))
+        raise NotReplayable(why, hint=ended_hint())
     return round_no
 
 
@@ -196,7 +215,7 @@ def pick_round(src: Source, game: str, round_no: int | None) -> int:
 def invitation_of(doc: Archive) -> Signed[Invitation]:
     blocks = [b for b in read_blocks(doc.invitation) if isinstance(b.doc, Invitation)]
     if len(blocks) != 1:
-        raise BadPacket("the archive does not hold its game's invitation")
+        raise BadPacket(t("the archive does not hold its game's invitation"))
     return blocks[0]
 
 
@@ -206,12 +225,13 @@ def verify_archive(payload: bytes) -> tuple[Signed[Archive], Signed[Invitation]]
     invitation = invitation_of(archive.doc)
     host_key = invitation.doc.host.key
     if invitation.signer.encode() != host_key:
-        raise BadSignature("the invitation inside the archive is not signed by the host it names", hint=AUDIT_HINT)
+        raise BadSignature(t("the invitation inside the archive is not signed by the host it names"), hint=audit_hint())
     if archive.signer.encode() != host_key:
-        raise BadSignature(f"the archive is signed by key {archive.signer.fingerprint()}, not by the host of game {archive.game}",
-                           hint=AUDIT_HINT)
+        raise BadSignature(t("the archive is signed by key {fingerprint}, not by the host of game {game}",
+                             fingerprint=archive.signer.fingerprint(), game=archive.game), hint=audit_hint())
     if invitation.game != archive.game:
-        raise BadPacket(f"the archive of game {archive.game} holds the invitation of game {invitation.game}")
+        raise BadPacket(t("the archive of game {game} holds the invitation of game {other}", game=archive.game,
+                          other=invitation.game))
     return archive, invitation
 
 
@@ -257,12 +277,14 @@ class Replay:
         """Check a --as value: 'all' or a seat name."""
         who = (who or ALL).lower()
         if who not in self.perspectives:
-            raise UsageError(f"no seat {who!r} in game {self.game}", hint=f"use --as all or one of: {', '.join(self.players)}")
+            raise UsageError(t("no seat {seat} in game {game}", seat=repr(who), game=self.game),
+                             hint=t("use --as all or one of: {seats}", seats=", ".join(self.players)))
         return who
 
     def state(self, i: int) -> RoundState:
         if not 0 <= i <= len(self):
-            raise UsageError(f"no move {i}: round {self.round} has moves 1..{len(self)} (0 is the deal)")
+            raise UsageError(t("no move {n}: round {round} has moves 1..{last} (0 is the deal)", n=i, round=self.round,
+                               last=len(self)))
         return self.start if i == 0 else self.steps[i - 1].state
 
     def is_open(self, i: int, who: str) -> bool:
@@ -330,21 +352,24 @@ def build(archive: Signed[Archive], invitation: Signed[Invitation], origin: str 
     try:
         start = load(doc.start)
     except (BadPosition, KeyError, TypeError) as exc:
-        raise BadPacket(f"the archive's starting position is unreadable: {exc}", hint=AUDIT_HINT) from None
+        raise BadPacket(t("the archive's starting position is unreadable: {error}", error=exc),
+                        hint=audit_hint()) from None
     state, steps = start, []
     for i, m in enumerate(doc.moves, 1):
         seat, text = m.seat, m.text
         if state.phase == OVER or state.player != seat:
-            to_move = "nobody (the round is over)" if state.phase == OVER else state.player
-            raise BadPacket(f"move {i} of the archive is by {seat}, but {to_move} was to move", hint=AUDIT_HINT)
+            to_move = t("nobody (the round is over)") if state.phase == OVER else state.player
+            raise BadPacket(t("move {n} of the archive is by {seat}, but {player} was to move", n=i, seat=seat,
+                              player=to_move), hint=audit_hint())
         state = state.copy()
         try:
             events = apply_move(state, str(text))
         except MoveError as exc:
-            raise BadPacket(f"move {i} of the archive ({text!r}) is illegal: {exc}", hint=AUDIT_HINT) from None
+            raise BadPacket(t("move {n} of the archive ({move}) is illegal: {error}", n=i, move=repr(text), error=exc),
+                            hint=audit_hint()) from None
         steps.append(Step(i, seat, str(text), events, state, (m.why or "timeout") if m.by == HOST else None))
     if state.phase != OVER or dump(state) != doc.final:
-        raise BadPacket("the archive's moves do not lead to its final position", hint=AUDIT_HINT)
+        raise BadPacket(t("the archive's moves do not lead to its final position"), hint=audit_hint())
     return Replay(archive.game, doc.round, archive, invitation, start, steps, origin)
 
 

@@ -35,6 +35,7 @@ from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.names import check_game_id, check_identity_name, check_seat_id
 from pbem.protocol.documents import Archive, Invitation, Notice, Packet, Signed, read_blocks, read_file
+from pbem.ui.words import t
 
 ENV_HOME = "PBEM_HOME"
 
@@ -159,8 +160,8 @@ def joined_games(home: Path) -> list[str]:
 def load_invitation(home: Path, game: str) -> Signed[Invitation]:
     anchor = invitation_path(home, game)
     if not anchor.exists():
-        raise UsageError(f"you have not joined game {game!r} with this key home",
-                         hint="run 'pbem join INVITATION --as NAME' first (or set PBEM_HOME)")
+        raise UsageError(t("you have not joined game {game} with this key home", game=repr(game)),
+                         hint=t("run 'pbem join INVITATION --as NAME' first (or set PBEM_HOME)"))
     return read_blocks(anchor.read_text(encoding="utf-8"))[0].expect(Invitation)
 
 
@@ -183,8 +184,8 @@ def _save_once(path: Path, block: Signed[Any], what: str) -> bool:
             old = []
         if any(b.hash == block.hash for b in old):
             return False
-        raise BadPacket(f"the host sent two different {what}; keeping the first in {path}",
-                        hint="the game has forked; tell the host")
+        raise BadPacket(t("the host sent two different {what}; keeping the first in {path}", what=what, path=path),
+                        hint=t("the game has forked; tell the host"))
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, block.armored().encode())
     return True
@@ -194,33 +195,33 @@ def _check_host(home: Path, block: Signed[Any], what: str) -> None:
     """A packet or archive is kept only for a joined game, and only from that game's host."""
     key = trusted_host_key(home, block.game)
     if key is None:
-        raise UsageError(f"not a game you joined: {block.game}")
+        raise UsageError(t("not a game you joined: {game}", game=block.game))
     if block.signer.encode() != key:
-        raise BadSignature(f"{what} of {block.game} is not signed by the game's host")
+        raise BadSignature(t("{what} of {game} is not signed by the game's host", what=what, game=block.game))
 
 
 def save_packet(home: Path, packet: Signed[Packet]) -> tuple[Path, bool]:
     """Keep a packet of a joined game in the key home; (path, whether it is new)."""
     seq = packet.expect(Packet).doc.seq
-    _check_host(home, packet, f"packet {seq}")
+    _check_host(home, packet, t("packet {seq}", seq=seq))
     path = packet_path(home, packet.game, seq)
-    return path, _save_once(path, packet, f"packets numbered {seq}")
+    return path, _save_once(path, packet, t("packets numbered {seq}", seq=seq))
 
 
 def save_archive(home: Path, archive: Signed[Archive]) -> tuple[Path, bool]:
     round_no = archive.expect(Archive).doc.round
-    _check_host(home, archive, f"the archive of round {round_no}")
+    _check_host(home, archive, t("the archive of round {round}", round=round_no))
     path = archive_path(home, archive.game, round_no)
-    return path, _save_once(path, archive, f"archives of round {round_no}")
+    return path, _save_once(path, archive, t("archives of round {round}", round=round_no))
 
 
 def save_notice(home: Path, notice: Signed[Notice]) -> tuple[Path, bool]:
     """Keep a host's notice (reminder, late, absent...) of a joined game; (path, whether it is
     new). Named by packet, kind and content, as a game folder's notices/ are."""
     doc = notice.expect(Notice).doc
-    _check_host(home, notice, f"the {doc.notice} notice")
+    _check_host(home, notice, t("the {kind} notice", kind=doc.notice))
     path = notices_dir(home, notice.game) / f"{doc.seq:06d}-{doc.notice}-{notice.hash[:16]}.pbem"
-    return path, _save_once(path, notice, f"{doc.notice} notices for packet {doc.seq}")
+    return path, _save_once(path, notice, t("{kind} notices for packet {seq}", kind=doc.notice, seq=doc.seq))
 
 
 def saved_notices(home: Path, game: str) -> list[Notice]:
@@ -242,8 +243,8 @@ def saved_notices(home: Path, game: str) -> list[Notice]:
 def save_invitation(home: Path, invitation: Signed[Invitation]) -> tuple[Path, bool]:
     path = received_invitation_path(home, invitation.game)
     if invitation.signer.encode() != invitation.expect(Invitation).doc.host.key:
-        raise BadSignature("the invitation is not signed by the host it names")
-    return path, _save_once(path, invitation, "invitations with this game id")
+        raise BadSignature(t("the invitation is not signed by the host it names"))
+    return path, _save_once(path, invitation, t("invitations with this game id"))
 
 
 def saved_packets(home: Path, game: str) -> list[tuple[int, Path]]:

@@ -18,6 +18,7 @@ from pbem.names import IDENTITY_NAME, check_identity_name
 from pbem.protocol import crypto
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.seat.home import ENV_HOME, key_path, keys_dir, pub_path
+from pbem.ui.words import t
 
 ENV_PASSPHRASE = "PBEM_PASSPHRASE"
 # Test-only: lowers the scrypt cost of *new* key files so suites stay fast. It can only lower
@@ -26,8 +27,11 @@ ENV_SCRYPT_N = "PBEM_SCRYPT_N"
 # The passphrase rule for new keys (stated in the error and in docs/keys-and-armor.md).
 PASSPHRASE_MIN_LENGTH = 8
 PASSPHRASE_MIN_DISTINCT = 5
-PASSPHRASE_RULE = (f"at least {PASSPHRASE_MIN_LENGTH} characters, at least {PASSPHRASE_MIN_DISTINCT} of them "
-                   "different, and not only digits")
+
+
+def passphrase_rule() -> str:
+    return t("at least {length} characters, at least {distinct} of them different, and not only digits",
+             length=PASSPHRASE_MIN_LENGTH, distinct=PASSPHRASE_MIN_DISTINCT)
 
 
 def _scrypt_n() -> int:
@@ -37,10 +41,11 @@ def _scrypt_n() -> int:
     try:
         n = int(raw)
     except ValueError:
-        raise UsageError(f"{ENV_SCRYPT_N} must be an integer, not {raw[:40]!r}") from None
+        raise UsageError(t("{env} must be an integer, not {value}", env=ENV_SCRYPT_N, value=repr(raw[:40]))) from None
     if n > crypto.DEFAULT_SCRYPT_N:
-        raise UsageError(f"{ENV_SCRYPT_N}={n} is above the default {crypto.DEFAULT_SCRYPT_N}",
-                         hint=f"{ENV_SCRYPT_N} only lowers the cost, for tests; unset it for real keys")
+        raise UsageError(t("{env}={n} is above the default {default}", env=ENV_SCRYPT_N, n=n,
+                           default=crypto.DEFAULT_SCRYPT_N),
+                         hint=t("{env} only lowers the cost, for tests; unset it for real keys", env=ENV_SCRYPT_N))
     return n
 
 
@@ -49,8 +54,8 @@ def scrypt_warning() -> str | None:
     n = _scrypt_n()
     if n >= crypto.DEFAULT_SCRYPT_N:
         return None
-    return (f"warning: {ENV_SCRYPT_N}={n} makes this key file {crypto.DEFAULT_SCRYPT_N // n} times cheaper "
-            "to break than a normal one; it is meant for tests only (unset it for real keys)")
+    return t("warning: {env}={n} makes this key file {times} times cheaper to break than a normal one; it is meant "
+             "for tests only (unset it for real keys)", env=ENV_SCRYPT_N, n=n, times=crypto.DEFAULT_SCRYPT_N // n)
 
 
 def check_passphrase_strength(passphrase: bytes) -> None:
@@ -58,8 +63,9 @@ def check_passphrase_strength(passphrase: bytes) -> None:
     text = passphrase.decode("utf-8", errors="replace")
     if (len(text) < PASSPHRASE_MIN_LENGTH or len(set(text)) < PASSPHRASE_MIN_DISTINCT
             or text.strip().isdigit() or not text.strip()):
-        raise UsageError(f"the passphrase is too weak: use {PASSPHRASE_RULE}",
-                         hint="a few unrelated words make a good passphrase; or --no-passphrase for an unprotected key")
+        raise UsageError(t("the passphrase is too weak: use {rule}", rule=passphrase_rule()),
+                         hint=t("a few unrelated words make a good passphrase; or --no-passphrase for an unprotected "
+                                "key"))
 
 
 def create_identity(home: Path, name: str, passphrase: bytes | None) -> Identity:
@@ -69,8 +75,8 @@ def create_identity(home: Path, name: str, passphrase: bytes | None) -> Identity
     kpath, ppath = key_path(home, name), pub_path(home, name)
     if kpath.exists():
         raise UsageError(
-            f"identity {name!r} already exists in {kpath}",
-            hint="pick another name; pbem never overwrites a private key",
+            t("identity {name} already exists in {path}", name=repr(name), path=kpath),
+            hint=t("pick another name; pbem never overwrites a private key"),
         )
     identity = Identity.generate(name)
     blob = crypto.identity_to_bytes(identity, passphrase, scrypt_n=_scrypt_n())
@@ -86,19 +92,19 @@ def _read_key_file(home: Path, name: str) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        extra = " (only its public key is here)" if pub_path(home, name).exists() else ""
-        raise KeyNotFound(
-            f"no identity {name!r} in {keys_dir(home)}{extra}",
-            hint=f"create one with 'pbem key new {name}', or point --home / {ENV_HOME} at the right place",
-        )
+        missing = t("no identity {name} in {path}", name=repr(name), path=keys_dir(home))
+        if pub_path(home, name).exists():
+            missing = t("{missing} (only its public key is here)", missing=missing)
+        raise KeyNotFound(missing, hint=_create_hint(name))
 
 
 def load_identity(home: Path, name: str, passphrase: bytes | None) -> Identity:
     identity = crypto.identity_from_bytes(_read_key_file(home, name), passphrase)
     if identity.name != name:
         raise BadPacket(
-            f"key file {key_path(home, name)} belongs to identity {identity.name!r}, not {name!r}",
-            hint=f"the file was renamed; rename it back to {identity.name}.key",
+            t("key file {path} belongs to identity {owner}, not {name}", path=key_path(home, name),
+              owner=repr(identity.name), name=repr(name)),
+            hint=t("the file was renamed; rename it back to {file}", file=f"{identity.name}.key"),
         )
     return identity
 
@@ -115,10 +121,13 @@ def load_public(home: Path, name: str) -> PublicKey:
         pass
     if key_path(home, name).exists():
         return crypto.identity_public(_read_key_file(home, name))
-    raise KeyNotFound(
-        f"no public key {name!r} in {keys_dir(home)}",
-        hint=f"create one with 'pbem key new {name}', or point --home / {ENV_HOME} at the right place",
-    )
+    raise KeyNotFound(t("no public key {name} in {path}", name=repr(name), path=keys_dir(home)),
+                      hint=_create_hint(name))
+
+
+def _create_hint(name: str) -> str:
+    return t("create one with 'pbem key new {name}', or point --home / {env} at the right place", name=name,
+             env=ENV_HOME)
 
 
 def list_identities(home: Path) -> list[tuple[str, PublicKey]]:
@@ -145,7 +154,8 @@ def get_passphrase(passphrase_file: Path | None, prompt: bool, confirm: bool) ->
         try:
             raw = Path(passphrase_file).read_bytes()
         except OSError as exc:
-            raise UsageError(f"cannot read passphrase file {str(passphrase_file)!r}: {exc.strerror}")
+            raise UsageError(t("cannot read passphrase file {path}: {error}", path=repr(str(passphrase_file)),
+                               error=exc.strerror))
         # Only the final newline is an artefact of editors and `echo`.
         if raw.endswith(b"\r\n"):
             raw = raw[:-2]
@@ -156,22 +166,20 @@ def get_passphrase(passphrase_file: Path | None, prompt: bool, confirm: bool) ->
         except UnicodeDecodeError:
             value = raw
         if not value:
-            raise UsageError(f"passphrase file {str(passphrase_file)!r} is empty")
+            raise UsageError(t("passphrase file {path} is empty", path=repr(str(passphrase_file))))
         return value
     env = os.environ.get(ENV_PASSPHRASE)
     if env:
         return _normalise(env)
     if prompt and sys.stdin is not None and sys.stdin.isatty():
-        first = getpass.getpass("Passphrase: ")
+        first = getpass.getpass(t("Passphrase: "))
         if not first:
-            raise UsageError("empty passphrase", hint="use --no-passphrase for an unprotected key")
-        if confirm and getpass.getpass("Passphrase again: ") != first:
-            raise UsageError("the two passphrases differ")
+            raise UsageError(t("empty passphrase"), hint=t("use --no-passphrase for an unprotected key"))
+        if confirm and getpass.getpass(t("Passphrase again: ")) != first:
+            raise UsageError(t("the two passphrases differ"))
         return _normalise(first)
-    raise UsageError(
-        "no passphrase available",
-        hint=f"pass --passphrase-file FILE, set {ENV_PASSPHRASE}, or run in a terminal to be asked",
-    )
+    raise UsageError(t("no passphrase available"),
+                     hint=t("pass --passphrase-file FILE, set {env}, or run in a terminal to be asked", env=ENV_PASSPHRASE))
 
 
 def unlock_identity(home: Path, name: str, passphrase_file: Path | None = None) -> Identity:
