@@ -9,10 +9,11 @@ that follow from it (an unknown player, a cell where a player belongs) are in `r
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import ClassVar, Literal
 
 from .board import path_cell
-from .catalog import BROKEN, Action, CardKind, FrontType, broken, card_kind, front_type_of, kind_name
+from .catalog import BROKEN, KINDS, Action, CardKind, FrontType, broken, card_kind, front_type_of, ids_of
 from .events import Event
 from .moves import GOAL_NAMES, Move
 from .state import RoundState
@@ -32,26 +33,40 @@ class Table:
         self.state = state
         self.me = state.player
         # player -> the types in front of them; .get(name, NOTHING) for a name that may not be a player
-        self.front: dict[str | None, frozenset[FrontType]] = {
-            p: frozenset(t for c in cards if (t := front_type_of(c))) if cards else NOTHING
-            for p, cards in state.in_front.items()
+        # (every card in front of a player has a type: a position's load makes sure of it)
+        self.front: dict[str | None, frozenset[FrontType | None]] = {
+            p: frozenset(map(front_type_of, cards)) if cards else NOTHING for p, cards in state.in_front.items()
         }
 
 
-NOTHING: frozenset[FrontType] = frozenset()
+NOTHING: frozenset[FrontType | None] = frozenset()
+_KNOWN_LIMIT = 4096
 
 
 class ActionRule:
     aim: ClassVar[Aim] = "player"
 
-    def candidates(self, t: Table, card: str) -> list[Move]:
+    def __init__(self) -> None:
+        # (card, players) -> candidates: the same few are asked for turn after turn
+        self._known: dict[tuple[str, tuple[str, ...]], tuple[Move, ...]] = {}
+
+    def candidates(self, t: Table, card: str) -> Sequence[Move]:
         """Every well-aimed way to play `card`; the legal ones are those without a refusal."""
-        if self.aim == "player":
-            return [_new(Move, ("play", card, None, False, p, None, (), None)) for p in t.state.players]
-        if self.aim == "goal":
-            return [_new(Move, ("play", card, None, False, g, None, (), None)) for g in GOAL_NAMES]
-        if self.aim == "cell":
+        if self.aim == "cell":  # the cells change with the maze
             return [_new(Move, ("play", card, pos, False, None, None, (), None)) for pos in t.state.board.path_cells()]
+        key = (card, t.state.players)
+        known = self._known.get(key)
+        if known is None:
+            if len(self._known) > _KNOWN_LIMIT:  # players' names differ from game to game
+                self._known.clear()
+            known = self._known[key] = tuple(self._aims(t.state.players, card))
+        return known
+
+    def _aims(self, players: tuple[str, ...], card: str) -> list[Move]:
+        if self.aim == "player":
+            return [Move("play", card, target=p) for p in players]
+        if self.aim == "goal":
+            return [Move("play", card, target=g) for g in GOAL_NAMES]
         return [Move("play", card)]
 
     def legal(self, t: Table, card: str) -> list[Move]:
@@ -95,15 +110,20 @@ class Break(ActionRule):
             return f"{move.target} already has a {broke}"
         return None
 
+    def legal(self, t: Table, card: str) -> list[Move]:
+        # refusal's test without a call per candidate (the commonest action cards);
+        # tests/test_properties.py checks that check() accepts exactly what is listed
+        broke, front = front_type_of(card), t.front
+        return [m for m in self.candidates(t, card) if broke not in front[m.target]]
+
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.in_front[_target(move)].append(_card(move))
         return me
 
 
 class Fix(ActionRule):
-    def candidates(self, t: Table, card: str) -> list[Move]:
-        tools = card_kind(card).tools
-        return [_new(Move, ("play", card, None, False, p, tool, (), None)) for p in t.state.players for tool in tools]
+    def _aims(self, players: tuple[str, ...], card: str) -> list[Move]:
+        return [Move("play", card, target=p, tool=tool) for p in players for tool in card_kind(card).tools]
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         tool = move.tool
@@ -112,6 +132,11 @@ class Fix(ActionRule):
         if BROKEN[tool] not in t.front.get(move.target, NOTHING):
             return f"{move.target} has no broken {move.tool}"
         return None
+
+    def legal(self, t: Table, card: str) -> list[Move]:
+        # refusal's test without a call per candidate, as in Break.legal (the candidates name a tool the card repairs)
+        front = t.front
+        return [m for m in self.candidates(t, card) if m.tool and BROKEN[m.tool] in front[m.target]]
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.discard.append(_card(move))
@@ -272,8 +297,6 @@ RULES: dict[Action, ActionRule] = {
 }
 
 
-def rule_of(card: str) -> ActionRule:
-    """The rule of an action card (KeyError for a path card)."""
-    action = card_kind(card).action
-    assert action is not None, f"{kind_name(card)} is not an action card"
-    return RULES[action]
+_RULE_OF: dict[str, ActionRule] = {cid: RULES[k.action] for k in KINDS.values() if k.action for cid in ids_of(k.kind)}
+rule_of: Callable[[str], ActionRule] = _RULE_OF.__getitem__
+"""The rule of an action card, by id (KeyError for any other card)."""

@@ -3,17 +3,18 @@
 Reachability is a search over (cell, segment) pairs from the start card; the start and every
 ladder segment are joined (RULES.md §4.1). Face-down goals are walls that accept any edge;
 revealed stone goals are ordinary path cards. The reach and the open cells are kept up to
-date as cards are placed (the legal-move generator asks for them on every turn).
+date as cards are placed and removed (the legal-move generator asks for them on every turn).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from operator import itemgetter
 from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
-from .catalog import KINDS, CardKind, Team, card_kind
+from .catalog import KINDS, CardKind, Team, card_kind, kind_name
 from .shapes import EDGES, OPPOSITE, STEP, turned
 
 Pos = tuple[int, int]
@@ -32,6 +33,9 @@ class Face:
     ladder: bool
     door: str | None
     crystals: int
+    # index by a bit set of segments (as in Board.reach) -> the union of their edges: what a
+    # neighbour's reachable tunnels open onto, in one lookup (the open-cell update asks often)
+    opened: tuple[int, ...]
 
 
 @cache
@@ -45,7 +49,15 @@ def face(kind: str, rotated: bool) -> Face:
         for e in EDGES:
             if seg & e:
                 seg_at[e] = i
-    return Face(segs, openings, tuple(seg_at), k.ladder, k.door, k.crystals)
+    opened = tuple(_union(seg for i, seg in enumerate(segs) if bits & (1 << i)) for bits in range(1 << len(segs)))
+    return Face(segs, openings, tuple(seg_at), k.ladder, k.door, k.crystals, opened)
+
+
+def _union(masks: Iterable[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
 
 
 @dataclass(slots=True)
@@ -70,6 +82,9 @@ class Slot(NamedTuple):
 
 # (edge, dx, dy, the neighbour's facing edge), precomputed for the hot loops.
 _AROUND = tuple((e, STEP[e][0], STEP[e][1], OPPOSITE[e]) for e in EDGES)
+# The cells next to a goal: only a change of reach there can reveal one.
+_BESIDE_GOALS = frozenset((x + dx, y + dy) for (x, y) in GOAL_AT for _, dx, dy, _ in _AROUND)
+_new = tuple.__new__  # a Slot from its fields in order, without NamedTuple's Python-level __new__
 
 
 class Board:
@@ -77,11 +92,13 @@ class Board:
 
     Placing a card or turning a goal over only adds tunnels, so the reach grows by a search
     from the new card alone, and only the open cells around what changed are recomputed. A
-    rockfall can cut the maze anywhere: it marks both for a full rebuild on the next query.
-    A copy shares these tables until one of the two boards changes (copy on write).
+    rockfall can cut the maze anywhere, so the reach is searched again, but the open cells
+    are recomputed only around the removed card and the cells that lost reach. A copy
+    shares these tables until one of the two boards changes (copy on write).
     """
 
-    __slots__ = ("cells", "_version", "_stale", "_shared", "_reach", "_open", "_sorted", "_live", "_paths")
+    __slots__ = ("cells", "_version", "_stale", "_shared", "_reach", "_open", "_sorted", "_live", "_paths",
+                 "_fits", "_goal_news")
 
     def __init__(self) -> None:
         self.cells: dict[Pos, Tile] = {}
@@ -93,6 +110,10 @@ class Board:
         self._sorted: dict[Pos, Slot] | None = None  # _open in row-major order, when known
         self._live: list[tuple[Pos, Slot]] | None = None  # the slots facing a reachable opening, in order
         self._paths: list[Pos] | None = None  # path_cells(), when known
+        # kind -> placements(kind) for this version: players hold the same kinds turn after turn,
+        # and the maze changes on about one turn in four. A new dict on every change, so a copy may share it.
+        self._fits: dict[str, list[tuple[Pos, bool]]] = {}
+        self._goal_news = True  # the reach may have come next to a face-down goal since reveal_reached
 
     @classmethod
     def new(cls, goals: dict[str, str]) -> Board:
@@ -108,6 +129,8 @@ class Board:
         other.cells = dict(self.cells)  # tiles are replaced, never changed in place
         other._version = self._version
         other._paths = self._paths
+        other._fits = self._fits
+        other._goal_news = self._goal_news
         other._stale = self._stale
         if not self._stale:
             self._shared = other._shared = True
@@ -121,6 +144,7 @@ class Board:
         self._stale = True
         self._sorted = self._live = None
         self._paths = None
+        self._fits = {}
 
     def _fresh(self) -> None:
         """Rebuild the reach and the open cells if a change made them stale."""
@@ -132,6 +156,7 @@ class Board:
                 self._update_slot(pos)
             self._stale = False
             self._sorted = self._live = None
+            self._goal_news = True
 
     def _own(self) -> None:
         """Before changing the tables in place: stop sharing them with a copy."""
@@ -160,15 +185,13 @@ class Board:
             if nt.hidden:
                 continue
             constrained |= e
-            if nt.face.openings & back:
+            f = nt.face
+            if f.openings & back:
                 required |= e
-                bits = reach.get(npos, 0)
-                if bits:
-                    segs = nt.face.segments
-                    if any(bits & (1 << i) and segs[i] & back for i in range(len(segs))):
-                        connect |= e
+                if f.opened[reach.get(npos, 0)] & back:
+                    connect |= e
         if touches:
-            slot = Slot(constrained, required, connect, near_goal)
+            slot = _new(Slot, (constrained, required, connect, near_goal))
             if self._open.get(pos) != slot:
                 if pos not in self._open:
                     self._sorted = None
@@ -235,6 +258,23 @@ class Board:
                 seeds.append((pos, i))
         changed = self._grow(seeds)
         changed.add(pos)
+        if not changed.isdisjoint(_BESIDE_GOALS):
+            self._goal_news = True
+        for cell in self._empty_around(changed):
+            self._update_slot(cell)
+
+    def _cut(self, pos: Pos) -> None:
+        """The card at `pos` is gone (a rockfall): search the reach again and recompute the open
+        cells at `pos`, around it and around every cell whose reach shrank."""
+        if self._stale:
+            return
+        self._own()
+        old, new = self._reach, self._search(blocked_door=None)
+        self._reach = new
+        self._sorted = self._live = None
+        changed = {p for p, bits in old.items() if new.get(p) != bits}  # a cut only takes reach away
+        changed.add(pos)
+        self._update_slot(pos)
         for cell in self._empty_around(changed):
             self._update_slot(cell)
 
@@ -294,14 +334,7 @@ class Board:
     def reached_openings(self, pos: Pos) -> int:
         """The union of openings of the reachable segments at `pos`."""
         bits = self.reach().get(pos, 0)
-        if not bits:
-            return 0
-        segs = self.cells[pos].face.segments
-        mask = 0
-        for i, seg in enumerate(segs):
-            if bits & (1 << i):
-                mask |= seg
-        return mask
+        return self.cells[pos].face.opened[bits] if bits else 0
 
     def slots(self) -> dict[Pos, Slot]:
         """Every empty cell adjacent to a card, with its constraints, in row-major order (do not change it)."""
@@ -336,6 +369,9 @@ class Board:
         This is `fits` unrolled for speed; tests/test_properties.py checks that `check` (which
         uses `fits`) accepts exactly the moves listed from here.
         """
+        known = self._fits.get(kind)
+        if known is not None:
+            return known
         slots = self.slots()
         live = self._live_slots()
         out: list[tuple[Pos, bool]] = []
@@ -351,13 +387,15 @@ class Board:
             else:
                 out += [(pos, rotated) for pos, s in live
                         if openings & s.constrained == s.required and any(seg & s.connect for seg in segments)]
+        self._fits[kind] = out
         return out
 
     def placement_error(self, pos: Pos, kind: str, rotated: bool) -> str | None:
         """None when legal, else the reason in a few words."""
         if pos in self.cells:
             return f"{pos[0]},{pos[1]} is not empty"
-        slot = self.slots().get(pos)
+        self._fresh()
+        slot = self._open.get(pos)
         if slot is None:
             return f"{pos[0]},{pos[1]} does not touch the maze"
         f = face(kind, rotated)
@@ -372,14 +410,18 @@ class Board:
     # --- changes -------------------------------------------------------------------------
 
     def place(self, pos: Pos, card: str, rotated: bool) -> None:
-        self.cells[pos] = Tile(card, rotated, face(card_kind(card).kind, rotated))
+        self.cells[pos] = Tile(card, rotated, face(kind_name(card), rotated))
         self._version += 1
         self._paths = None
+        self._fits = {}
         self._joined(pos)
 
     def remove(self, pos: Pos) -> str:
         tile = self.cells.pop(pos)
-        self.changed()  # a rockfall may cut the maze anywhere
+        self._version += 1
+        self._paths = None
+        self._fits = {}
+        self._cut(pos)
         return tile.card
 
     def reveal(self, name: str, rotated: bool) -> None:
@@ -387,6 +429,7 @@ class Board:
         card = self.cells[pos].card
         self.cells[pos] = Tile(card, rotated, face(card_kind(card).kind, rotated))
         self._version += 1
+        self._fits = {}
         self._joined(pos)
 
     def reveal_reached(self, placed: Pos) -> tuple[list[str], bool]:
@@ -397,6 +440,8 @@ class Board:
         """
         revealed: list[str] = []
         gold = False
+        if not self._stale and not self._goal_news:
+            return revealed, gold  # the reach came near no face-down goal since the last call
         while True:
             found: list[tuple[str, bool]] = []
             for name, gpos in GOAL_CELLS.items():
@@ -423,6 +468,7 @@ class Board:
                         self.reveal(name, False)
                         revealed.append(name)
                 break
+        self._goal_news = False
         return revealed, gold
 
     def _reaching_edges(self, gpos: Pos) -> list[int]:
@@ -460,8 +506,8 @@ def path_cell(board: Board, pos: Pos) -> bool:
     return pos in board.cells and pos != START and pos not in GOAL_AT
 
 
-def _row_major(pos: Pos) -> tuple[int, int]:
-    return (pos[1], pos[0])
+# Row-major order of cells: by y, then x (an itemgetter, so sorting calls no Python code).
+_row_major: Callable[[Pos], tuple[int, int]] = itemgetter(1, 0)
 
 
 @cache

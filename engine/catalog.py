@@ -201,35 +201,27 @@ HIDDEN: Final = "?"  # a card one may not see, in a view (engine/views.py) or a 
 GOAL_KINDS = ("goal-gold", "goal-stone-nw", "goal-stone-ne")
 
 
-def card_kind(card_id: str) -> CardKind:
-    """`cross.3` -> the cross kind. Raises KeyError for an unknown id."""
-    return KINDS[_KIND_OF[card_id]]
-
-
-def kind_name(card_id: str) -> str:
-    return _KIND_OF[card_id]
-
-
 def ids_of(kind: str) -> list[str]:
     k = KINDS[kind]
     return [f"{kind}.{n}" for n in range(1, k.count + 1)]
 
 
 _KIND_OF: dict[str, str] = {cid: k.kind for k in _KINDS for cid in ids_of(k.kind)}
-
-
+_CARD_KIND: dict[str, CardKind] = {cid: KINDS[k] for cid, k in _KIND_OF.items()}
 _FRONT_OF: dict[str, FrontType | None] = {cid: KINDS[k].front_type for cid, k in _KIND_OF.items()}
-_BLOCKS: frozenset[str] = frozenset(cid for cid, k in _KIND_OF.items() if KINDS[k].action in ("break", "trap"))
+
+# The lookups below are the tables' own __getitem__: the engine asks them thousands of times
+# per simulated round, and a bound method of a dict runs no Python code. KeyError for an unknown id.
+card_kind: Callable[[str], CardKind] = _CARD_KIND.__getitem__
+"""`cross.3` -> the cross kind."""
+kind_name: Callable[[str], str] = _KIND_OF.__getitem__
+"""`cross.3` -> "cross"."""
+# The cards that forbid placing path cards while they lie in front of a player: broken tools and traps.
+BLOCKERS: frozenset[str] = frozenset(cid for cid, k in _KIND_OF.items() if KINDS[k].action in ("break", "trap"))
 
 
-def front_type_of(card_id: str) -> FrontType | None:
-    """`card_kind(card_id).front_type`, read from a table (the legal-move generator asks often)."""
-    return _FRONT_OF[card_id]
-
-
-def blocks_paths(card_id: str) -> bool:
-    """Whether this card in front of a player forbids placing path cards: a broken tool or a trap."""
-    return card_id in _BLOCKS
+front_type_of: Callable[[str], FrontType | None] = _FRONT_OF.__getitem__
+"""`card_kind(card_id).front_type`."""
 
 
 def is_card_id(text: str) -> bool:

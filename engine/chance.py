@@ -9,9 +9,11 @@ providing another `Chance`; nothing else in the engine draws randomness.
 from __future__ import annotations
 
 import hashlib
+import struct
 from typing import Protocol, Sequence, TypeVar
 
 T = TypeVar("T")
+_WORDS = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 64-bit words
 
 
 class Chance(Protocol):
@@ -30,15 +32,16 @@ class SeededChance:
             seed = seed.encode()
         self._seed = bytes(seed)
         self._counter = 0
-        self._buffer = b""
+        self._left: list[int] = []  # the unused 64-bit words of the last block, last word first
 
     def _next64(self) -> int:
-        if len(self._buffer) < 8:
+        """The next 8 bytes of the stream, big-endian: a block gives four, in order."""
+        if not self._left:
             block = hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
             self._counter += 1
-            self._buffer += block
-        value, self._buffer = self._buffer[:8], self._buffer[8:]
-        return int.from_bytes(value, "big")
+            self._left = list(_WORDS.unpack(block))
+            self._left.reverse()
+        return self._left.pop()
 
     def below(self, n: int) -> int:
         """Uniform in [0, n) without modulo bias."""

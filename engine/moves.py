@@ -184,6 +184,8 @@ def resolve(move: Move, hand: list[str], text: str | None = None) -> Move:
         return move
     if move.verb == "discard":
         cards = move.cards
+        if len(cards) == 1 and cards[0] in hand:  # the commonest discard: nothing to resolve or order
+            return move
         if all(c in hand for c in cards) and len(set(cards)) == len(cards):  # ids held: only the order
             ordered = tuple(sorted(cards, key=card_sort_key))
             return move if ordered == cards else move._replace(cards=ordered)

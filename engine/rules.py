@@ -8,11 +8,12 @@ checks; it needs nothing but what the mover may know, so it also works on a view
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Callable
 
 from .actions import Table, rule_of, take_front
 from .board import GOAL_CELLS
-from .catalog import EXPANSION, FRONT_TYPES, card_kind, card_rank, kind_name
+from .catalog import EXPANSION, FRONT_TYPES, KINDS, card_kind, card_rank, ids_of, kind_name
 from .dealer import OPEN_DECK, Drawer
 from .errors import IllegalMove
 from .events import Event
@@ -30,32 +31,41 @@ def legal_moves(state: RoundState) -> list[Move]:
     hand = state.hands[me]
     if not hand:
         return []
-    groups = _by_kind(hand)
+    ranked = sorted(hand, key=card_rank)
+    kinds = list(map(kind_name, ranked))
+    # the first copy of each kind stands for it (the hand is in id order, so copies are together)
+    firsts = [c for c, k, before in zip(ranked, kinds, [None, *kinds]) if k != before]
     moves: list[Move] = []
-    table = Table(state)
+    table: Table | None = None
     blocked = state.blocked(me)
     board = state.board
-    for group in groups:
-        cid = group[0]
+    for cid in firsts:
         k = card_kind(cid)
         if k.category == "path":
             if not blocked:
                 moves += [_new(Move, ("play", cid, pos, rotated, None, None, (), None))
                           for pos, rotated in board.placements(k.kind)]
         else:
+            if table is None:
+                table = Table(state)
             moves += rule_of(cid).legal(table, cid)
-    moves += _discards(state, me, groups)
+    if state.ruleset != EXPANSION:
+        moves += map(_DISCARD_ONE.__getitem__, firsts)
+    else:
+        moves += _discards(state, me, ranked, firsts)
     return moves
 
 
 _new = tuple.__new__  # builds a Move from its fields in order, faster than Move(...) in the hot loops
+# card id -> the move discarding it alone (a classic pass), made once
+_DISCARD_ONE: dict[str, Move] = {cid: Move("discard", cards=(cid,)) for kind in KINDS for cid in ids_of(kind)}
 
 
-def _by_kind(hand: list[str]) -> list[list[str]]:
-    """The hand in id order, grouped by kind: the first of each group stands for its kind."""
+def _by_kind(ranked: list[str]) -> list[list[str]]:
+    """A hand in id order, grouped by kind: the first of each group stands for its kind."""
     groups: list[list[str]] = []
     last = None
-    for cid in sorted(hand, key=card_rank):
+    for cid in ranked:
         kind = kind_name(cid)
         if kind == last:
             groups[-1].append(cid)
@@ -65,12 +75,16 @@ def _by_kind(hand: list[str]) -> list[list[str]]:
     return groups
 
 
-def _discards(state: RoundState, me: str, groups: list[list[str]]) -> list[Move]:
-    """One discard per distinct choice of kinds (the lowest copies), 1 card, or 1-3 in Saboteur 2."""
-    firsts = [g[0] for g in groups]
-    if state.ruleset != EXPANSION:
-        return [_new(Move, ("discard", None, None, False, None, None, (c,), None)) for c in firsts]
-    combos = _combos(groups, firsts)
+def _discards(state: RoundState, me: str, ranked: list[str], firsts: list[str]) -> list[Move]:
+    """Saboteur 2: one discard per distinct choice of 1-3 kinds (the lowest copies), and each
+    pair again with each type in front of the mover it may remove."""
+    combos: list[tuple[str, ...]]
+    if len(firsts) == len(ranked):  # no two copies of a kind: every choice of distinct cards, in order
+        combos = [(c,) for c in firsts]
+        combos += combinations(firsts, 2)
+        combos += combinations(firsts, 3)
+    else:
+        combos = _combos(_by_kind(ranked), firsts)
     moves = [_new(Move, ("discard", None, None, False, None, None, c, None)) for c in combos]
     removable = sorted(state.front_types(me), key=FRONT_TYPES.index)
     if removable:

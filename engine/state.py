@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
 from .board import GOAL_CELLS, Board
-from .catalog import (CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Ruleset, blocks_paths, card_kind, deck_ids, dwarf_ids,
+from .catalog import (BLOCKERS, CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Ruleset, card_kind, deck_ids, dwarf_ids,
                       front_type_of, ids_of, nugget_ids)
 from .chance import Chance
 
@@ -87,7 +87,7 @@ class RoundState:
 
     def blocked(self, player: str) -> bool:
         """Whether a broken tool or a trap in front of `player` forbids placing path cards."""
-        return any(blocks_paths(c) for c in self.in_front.get(player, ()))
+        return not BLOCKERS.isdisjoint(self.in_front.get(player, ()))
 
     def copy(self) -> RoundState:
         return RoundState(
