@@ -73,6 +73,10 @@ class BadSignature(BadPacket):
     pass
 
 
+class ForkedChain(BadPacket):
+    """The host sent two different packets with one number: never skipped over, always said."""
+
+
 class WrongKey(PbemError):
     exit_code = 4
 
@@ -98,6 +102,7 @@ __all__ = [
     "EXIT_INVALID_MOVE",
     "EXIT_ILLEGAL_MOVE",
     "move_exit_code",
+    "ForkedChain",
     "PbemError",
     "UsageError",
     "SeatHandedOver",

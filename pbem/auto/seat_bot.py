@@ -26,6 +26,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file
 from pbem.seat import answers, player
 from pbem.seat.home import join_path, latest_saved_packet
+from pbem.ui.words import t
 
 Log = Callable[[str], None]
 
@@ -34,7 +35,7 @@ def make_bot(kind: str, seat: str, seed: int | str) -> Any:
     from engine import bots
 
     if kind not in bots.KINDS:
-        raise UsageError(f"unknown bot {kind!r}", hint=f"use one of {', '.join(bots.KINDS)}")
+        raise UsageError(t("unknown bot {kind}", kind=repr(kind)), hint=t("use one of {kinds}", kinds=", ".join(bots.KINDS)))
     return bots.make_bot(kind, seat, seed)
 
 
@@ -83,11 +84,12 @@ class FolderBot:
                 self.client = Seat.open(self.dir, self.identity, self.home)
             except UsageError:
                 if not self.waiting_said:
-                    self.log(f"waiting for the game folder {self.dir}")
+                    self.log(t("waiting for the game folder {dir}", dir=self.dir))
                     self.waiting_said = True
                 return None
             self.brain = _Brain(self.kind, self.client.seat, self.seed)
-            self.log(f"playing seat {self.client.seat} of {self.client.invitation.game} as a {self.kind} bot")
+            self.log(t("playing seat {seat} of {game} as a {kind} bot", seat=self.client.seat,
+                       game=self.client.invitation.game, kind=self.kind))
         return self.client
 
     def step(self) -> bool:
@@ -98,7 +100,7 @@ class FolderBot:
         assert self.brain is not None
         if not c.joined() and not c.started():
             path, _ = c.join()
-            self.log(f"joined: {path.name}")
+            self.log(t("joined: {file}", file=path.name))
         newest = c.latest()
         for line in c.skipped:
             self.log(line)
@@ -113,13 +115,13 @@ class FolderBot:
                         except UsageError:
                             continue  # from before this key was handed the seat: not ours to read
                         except PbemError as exc:
-                            self.log(f"skipped {path.name}: {exc}")
+                            self.log(t("skipped {file}: {error}", file=path.name, error=exc))
             self.current = newest
         sp = self.current
         self.brain.observe(sp)
         if sp.doc.phase == "game-over":
             gold = ", ".join(f"{p} {g}" for p, g in (sp.doc.standings.gold if sp.doc.standings else {}).items())
-            self.log(f"game over: {gold}")
+            self.log(t("game over: {gold}", gold=gold))
             return True
         seq = sp.doc.seq
         if sp.doc.to_move != c.seat:
@@ -132,7 +134,7 @@ class FolderBot:
         text = self.brain.choose(sp)
         path, _ = c.move(sp, text)
         self.resent.add(seq)
-        self.log(f"packet {seq}: {text} -> {path.name}")
+        self.log(t("packet {seq}: {move} -> {file}", seq=seq, move=text, file=path.name))
         return False
 
 
@@ -165,9 +167,9 @@ class MailBot:
 
     def _mail(self, block, what: str) -> None:
         if self.to is None:
-            raise UsageError("no host address to mail to", hint="pass --to HOST-ADDRESS")
+            raise UsageError(t("no host address to mail to"), hint=t("pass --to HOST-ADDRESS"))
         where = self.courier.deliver(block_mail(block, sender=self.sender, to=self.to))
-        self.log(f"{what}: {where}")
+        self.log(t("{what}: {where}", what=what, where=where))
 
     def _invited(self, inv, msg: Any) -> None:
         try:
@@ -188,12 +190,12 @@ class MailBot:
         join_file = join_path(self.home, inv.game, seat)
         if join_file.exists():
             if latest_saved_packet(self.home, inv.game) is None:
-                self._mail(read_file(join_file)[0], f"join of {seat} mailed again")
+                self._mail(read_file(join_file)[0], t("join of {seat} mailed again", seat=seat))
             return
         signed = player.join(inv, self.identity, self.home)
         join_file.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(join_file, signed.armored().encode())
-        self._mail(signed, f"joined {inv.game} as {seat}")
+        self._mail(signed, t("joined {game} as {seat}", game=inv.game, seat=seat))
 
     def read(self) -> None:
         """Read new mail: join when invited, keep the game's packets in the key home.
@@ -251,7 +253,7 @@ class MailBot:
         sp = self.current[1]
         self.brain.observe(sp)
         if sp.doc.phase == "game-over":
-            self.log("game over")
+            self.log(t("game over"))
             return True
         seq = sp.doc.seq
         if sp.doc.to_move != self.seat:
@@ -259,11 +261,11 @@ class MailBot:
         before = answers.kept(sp, self.home)
         if before is not None:
             if seq not in self.resent:
-                self._mail(before.signed, f"move for packet {seq} mailed again")
+                self._mail(before.signed, t("move for packet {seq} mailed again", seq=seq))
                 self.resent.add(seq)  # after sending: a failed send is tried again next step
             return False
         text = self.brain.choose(sp)
-        self._mail(answers.keep(sp, self.home, text).signed, f"packet {seq}: {text}")
+        self._mail(answers.keep(sp, self.home, text).signed, t("packet {seq}: {move}", seq=seq, move=text))
         self.resent.add(seq)
         return False
 

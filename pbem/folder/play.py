@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from pbem.atomic import write_atomic
-from pbem.errors import BadPacket, Conflict, PbemError, SeatHandedOver, UsageError
+from pbem.errors import BadPacket, Conflict, ForkedChain, PbemError, SeatHandedOver, UsageError
 from pbem.folder.layout import GameFolder
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
 from pbem.seat import answers, player
 from pbem.seat.home import invitation_path, join_path, move_path
+from pbem.ui.words import t
 
 INVITATION = "invitation.pbem"
 _ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")
@@ -40,7 +41,7 @@ def write_invitation(folder: GameFolder, armored: str) -> Path:
     if path.exists():
         if path.read_bytes() == data:
             return path
-        raise Conflict(f"{path} holds another invitation", hint="use a fresh folder for each game")
+        raise Conflict(t("{path} holds another invitation", path=path), hint=t("use a fresh folder for each game"))
     write_atomic(path, data)
     return path
 
@@ -48,13 +49,15 @@ def write_invitation(folder: GameFolder, armored: str) -> Path:
 def read_invitation(folder: GameFolder) -> Signed:
     path = folder.dir / INVITATION
     if not path.exists():
-        raise UsageError(f"{folder.dir} has no {INVITATION} yet", hint="the host runs 'pbem folder init DIR GAME'")
+        raise UsageError(t("{dir} has no {file} yet", dir=folder.dir, file=INVITATION),
+                         hint=t("the host runs 'pbem folder init DIR GAME'"))
     blocks = [b for b in read_blocks(path.read_text(encoding="utf-8")) if b.kind == "invitation"]
     if not blocks:
-        raise BadPacket(f"{path} holds no invitation")
+        raise BadPacket(t("{path} holds no invitation", path=path))
     inv = blocks[0]
     if inv.game != folder.game_id:
-        raise BadPacket(f"{path} invites to {inv.game}, but the folder is for {folder.game_id}")
+        raise BadPacket(t("{path} invites to {game}, but the folder is for {folder}", path=path, game=inv.game,
+                          folder=folder.game_id))
     return inv
 
 
@@ -155,11 +158,12 @@ class Seat:
         packet, signed by the invitation's host, names it. The invitation becomes its anchor."""
         found = self.folder.latest_packet(None)
         if found is None:
-            raise UsageError(f"key {self.identity.name!r} holds no seat in game {self.invitation.game}")
+            raise UsageError(t("key {name} holds no seat in game {game}", name=repr(self.identity.name),
+                               game=self.invitation.game))
         packet = next((b.expect(Packet) for b in read_blocks(found[1].decode("utf-8", errors="replace"))
                        if b.kind == "packet"), None)
         if packet is None or packet.signer.encode() != self.invitation.doc.host.key:
-            raise BadPacket(f"packet {found[0]} in {self.folder.dir} is not signed by the game's host")
+            raise BadPacket(t("packet {seq} in {dir} is not signed by the game's host", seq=found[0], dir=self.folder.dir))
         seat = player.seat_in(packet.doc, self.invitation, self.identity)
         anchor = invitation_path(self.home, self.invitation.game)
         if not anchor.exists():
@@ -223,15 +227,15 @@ class Seat:
             except SeatHandedOver:
                 raise  # the host's own packet says so: older packets are not this key's to play
             except PbemError as exc:
-                if isinstance(exc, BadPacket) and "two different packets" in str(exc):
+                if isinstance(exc, ForkedChain):
                     raise  # a fork of a verified chain is the host's doing: say it, never hide it
-                self.skipped.append(f"skipped {path.name}: {exc}")
+                self.skipped.append(t("skipped {file}: {error}", file=path.name, error=exc))
         return None
 
     def open_seq(self, seq: int, data: bytes) -> player.SeatPacket:
         blocks = [b for b in read_blocks(data.decode("utf-8", errors="replace")) if b.kind == "packet"]
         if not blocks:
-            raise BadPacket(f"packet {seq} in {self.folder.dir} holds no packet block")
+            raise BadPacket(t("packet {seq} in {dir} holds no packet block", seq=seq, dir=self.folder.dir))
         return player.open_packet(blocks[0], self.identity, self.home)
 
     def answered(self, seq: int) -> bool:

@@ -19,7 +19,7 @@ from engine.rules import check
 from engine.state import RoundState
 from engine.views import load_view
 from pbem.atomic import write_atomic
-from pbem.errors import BadPacket, BadSignature, SeatHandedOver, StaleMove, UsageError
+from pbem.errors import BadPacket, BadSignature, ForkedChain, SeatHandedOver, StaleMove, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
@@ -52,8 +52,8 @@ def seat_of(invitation: Signed[Invitation], identity: Identity) -> str:
     """The seat this key holds in the invitation (seat names are checked when it is read)."""
     seat = invitation.doc.seat_of_key(identity.public.encode())
     if seat is None:
-        raise UsageError(f"key {identity.name!r} holds no seat in game {invitation.game}",
-                         hint="use --as with the key you gave the host")
+        raise UsageError(t("key {name} holds no seat in game {game}", name=repr(identity.name), game=invitation.game),
+                         hint=t("use --as with the key you gave the host"))
     return seat
 
 
@@ -65,13 +65,14 @@ def seat_in(doc: Packet, invitation: Signed[Invitation], identity: Identity) -> 
     former: dict[str, tuple[str, int]] = {}
     for h in doc.handovers or []:
         if h.seat not in keys:
-            raise BadPacket("the packet lists a handover of a seat the game does not have")
+            raise BadPacket(t("the packet lists a handover of a seat the game does not have"))
         block = parse("handover", unb64(h.document, "handover document")).expect(Handover)
         seat = h.seat
         if block.game != invitation.game or block.doc.seat != seat or block.doc.key != h.key:
-            raise BadPacket(f"the packet's handover of seat {seat} does not match its signed document")
+            raise BadPacket(t("the packet's handover of seat {seat} does not match its signed document", seat=seat))
         if block.signer.encode() not in (host_key, keys[seat]):
-            raise BadSignature(f"the handover of seat {seat} is signed by neither the host nor the seat's key")
+            raise BadSignature(t("the handover of seat {seat} is signed by neither the host nor the seat's key",
+                                 seat=seat))
         former[keys[seat]] = (seat, h.at)
         keys[seat] = h.key
     mine = identity.public.encode()
@@ -80,8 +81,8 @@ def seat_in(doc: Packet, invitation: Signed[Invitation], identity: Identity) -> 
             return name
     if mine in former:
         seat, at = former[mine]
-        raise SeatHandedOver(f"seat {seat} was handed over to another key at packet {at}; "
-                             f"key {identity.name!r} no longer plays it")
+        raise SeatHandedOver(t("seat {seat} was handed over to another key at packet {seq}; key {name} no longer "
+                               "plays it", seat=seat, seq=at, name=repr(identity.name)))
     return seat_of(invitation, identity)
 
 
@@ -94,7 +95,7 @@ def make_request(invitation: Signed[Invitation], seat: str, identity: Identity, 
 def make_handover(invitation: Signed[Invitation], seat: str, identity: Identity, key: PublicKey) -> Signed[Handover]:
     """A seat hands itself to another key (signed by the seat's current key)."""
     if key.encode() == identity.public.encode():
-        raise UsageError("that is your own key", hint="--key takes the new player's public key line")
+        raise UsageError(t("that is your own key"), hint=t("--key takes the new player's public key line"))
     return sign(Handover(game=invitation.game, seat=seat, key=key.encode()), identity)
 
 
@@ -102,14 +103,14 @@ def join(invitation: Signed[Invitation], identity: Identity, home: Path) -> Sign
     """Accept an invitation: remember it as the trust anchor and write a signed join."""
     invitation.expect(Invitation)
     if invitation.signer.encode() != invitation.doc.host.key:
-        raise BadSignature("the invitation is not signed by the host it names")
+        raise BadSignature(t("the invitation is not signed by the host it names"))
     seat = seat_of(invitation, identity)
     anchor = invitation_path(home, invitation.game)
     anchor.parent.mkdir(parents=True, exist_ok=True)
     if anchor.exists():
         old = read_blocks(anchor.read_text(encoding="utf-8"))[0]
         if old.hash != invitation.hash:
-            raise BadPacket(f"you already joined game {invitation.game} with a different invitation")
+            raise BadPacket(t("you already joined game {game} with a different invitation", game=invitation.game))
     else:
         write_atomic(anchor, invitation.armored().encode(), mode=0o644)
     if invitation.doc.trustless:  # the join carries the seat's key shares (docs/trustless.md)
@@ -189,12 +190,12 @@ def open_packet(packet: Signed[Packet], identity: Identity, home: Path, *, remem
     doc = packet.expect(Packet).doc
     invitation = load_invitation(home, packet.game)
     if packet.signer.encode() != invitation.doc.host.key:
-        raise BadSignature(f"packet {doc.seq} is not signed by the host of game {packet.game}")
+        raise BadSignature(t("packet {seq} is not signed by the host of game {game}", seq=doc.seq, game=packet.game))
     seat = seat_in(doc, invitation, identity)
     seen = _check_chain(home, packet, invitation)
     sealed = doc.parts.get(seat)
     if sealed is None:
-        raise BadPacket(f"packet {doc.seq} has no part for seat {seat!r}")
+        raise BadPacket(t("packet {seq} has no part for seat {seat}", seq=doc.seq, seat=repr(seat)))
     part = open_as(Part, sealed, identity, seal_info(packet.game, doc.seq, HOST, seat, "part"))
     public = json.loads(json.dumps(doc.public))
     try:
@@ -207,7 +208,8 @@ def open_packet(packet: Signed[Packet], identity: Identity, home: Path, *, remem
         sp = SeatPacket(packet, invitation, seat, part, state, identity, newest)
         sp.summary()  # everything `show` will read is there
     except Exception as exc:  # a packet whose public state the engine cannot read
-        raise BadPacket(f"packet {doc.seq} holds an unreadable position: {str(exc)[:80]}") from None
+        raise BadPacket(t("packet {seq} holds an unreadable position: {error}", seq=doc.seq,
+                          error=str(exc)[:80])) from None
     # Only now, with the signature, the chain, the sealed part and the position all checked,
     # is the packet remembered as seen.
     if remember and str(doc.seq) not in seen:
@@ -223,16 +225,25 @@ def _check_chain(home: Path, packet: Signed[Packet], invitation: Signed[Invitati
     try:
         seen = json.loads(path.read_text()) if path.exists() else {}
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadPacket(f"{path} is damaged", hint="delete it to trust the next packet you open") from None
+        raise BadPacket(t("{path} is damaged", path=path), hint=_delete_seen()) from None
     if not isinstance(seen, dict):
-        raise BadPacket(f"{path} is damaged", hint="delete it to trust the next packet you open")
+        raise BadPacket(t("{path} is damaged", path=path), hint=_delete_seen())
     seq, prev = packet.doc.seq, packet.doc.prev
     if seen.get(str(seq), packet.hash) != packet.hash:
-        raise BadPacket(f"the host sent two different packets numbered {seq}", hint="the game has forked; tell the host")
+        raise ForkedChain(t("the host sent two different packets numbered {seq}", seq=seq), hint=_forked())
     expected_prev = invitation.hash if seq == 1 else seen.get(str(seq - 1))
     if expected_prev is not None and expected_prev != prev:
-        raise BadPacket(f"packet {seq} does not follow packet {seq - 1} you saw", hint="the game has forked; tell the host")
+        raise BadPacket(t("packet {seq} does not follow packet {before} you saw", seq=seq, before=seq - 1),
+                        hint=_forked())
     return seen
+
+
+def _delete_seen() -> str:
+    return t("delete it to trust the next packet you open")
+
+
+def _forked() -> str:
+    return t("the game has forked; tell the host")
 
 
 def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
