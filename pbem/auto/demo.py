@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from pbem.errors import PbemError
 from pbem.folder.layout import GameFolder
@@ -27,6 +28,7 @@ from pbem.folder.play import init_folder
 from pbem.host import referee as H
 from pbem.protocol.documents import Packet, Result, Standings, read_blocks
 from pbem.seat import keys
+from pbem.ui.words import pad, t
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
 POLL = "0.05"
@@ -63,7 +65,7 @@ def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str =
     try:
         gold = _play(console, seats or SEATS, ruleset, root, bot, keep=False)
     except BaseException:
-        console.print(f"the demo's files stay in {root} (logs in {root / 'logs'})", soft_wrap=True)
+        console.print(t("the demo's files stay in {root} (logs in {logs})", root=root, logs=root / "logs"), soft_wrap=True)
         raise
     shutil.rmtree(root, ignore_errors=True)
     return gold
@@ -71,8 +73,8 @@ def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str =
 
 def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str, keep: bool) -> dict[str, int]:
     started = time.perf_counter()
-    console.print(f"[bold]pbem demo[/]: {len(seats)} bot seats play {ruleset} through a shared folder in {root}",
-                  soft_wrap=True)
+    console.print(Text.assemble(("pbem demo", "bold"), ": ", t("{n} bot seats play {ruleset} through a shared folder "
+                                "in {root}", n=len(seats), ruleset=t(ruleset), root=str(root))), soft_wrap=True)
     homes = {name: root / "homes" / name for name in ["host", *seats]}
     ids = {name: keys.create_identity(home, name, None) for name, home in homes.items()}
     db = root / "saves" / "demo.db"
@@ -82,8 +84,8 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
         folder, _ = init_folder(root / "shared", host)
     finally:
         host.close()
-    console.print(f"keys for the host and {len(seats)} seats, one key home each; game {folder.game_id}; "
-                  f"folder {folder.dir}")
+    console.print(t("keys for the host and {n} seats, one key home each; game {game}; folder {dir}", n=len(seats),
+                    game=folder.game_id, dir=folder.dir))
     logs = root / "logs"
     logs.mkdir()
     procs = [_spawn(["host", "run", "--db", str(db), "--folder", str(folder.dir), "--poll", POLL],
@@ -101,17 +103,19 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
             if p.poll() is None:
                 p.kill()
     for r in results:
-        found = f"gold found by {r.finder}" if r.finder else "gold not found"
-        paid = ", ".join(f"{p} +{g}" for p, g in r.payout.items() if g) or "nobody"
-        console.print(f"round {r.round}: {found}; winners {', '.join(r.winners) or 'none'}; {paid}")
-    table = Table(title="final scores")
-    table.add_column("seat")
-    table.add_column("gold", justify="right")
+        found = t("gold found by {player}", player=r.finder) if r.finder else t("gold not found")
+        paid = ", ".join(f"{p} +{g}" for p, g in r.payout.items() if g) or t("nobody")
+        console.print(t("round {round}: {found}; winners {winners}; {paid}", round=r.round, found=found,
+                        winners=", ".join(r.winners) or t("none"), paid=paid))
+    table = Table(title=t("final scores"))
+    table.add_column(t("seat"))
+    table.add_column(t("gold"), justify="right")
     for s, g in sorted(final.gold.items(), key=lambda kv: -kv[1]):
-        table.add_row(s + ("  (winner)" if s in final.winners else ""), str(g))
+        table.add_row(t("{seat}  (winner)", seat=s) if s in final.winners else s, str(g))
     console.print(table)
-    console.print(f"{len(list(folder.dir.glob('inbox/done/*')))} signed move and join files, "
-                  f"{len(folder.packets(None))} packets, {time.perf_counter() - started:.1f} s")
+    console.print(t("{files} signed move and join files, {packets} packets, {seconds} s",
+                    files=len(list(folder.dir.glob("inbox/done/*"))), packets=len(folder.packets(None)),
+                    seconds=f"{time.perf_counter() - started:.1f}"))
     _replay_tail(console, folder.dir, keep)
     return final.gold
 
@@ -141,9 +145,10 @@ def _watch(console: Console, folder: GameFolder, results: list[Result], procs: l
                 if doc.phase == "game-over" and doc.standings is not None:
                     return doc.standings
             if time.monotonic() > deadline:
-                raise DemoFailed(f"the demo game did not finish in {TIMEOUT:.0f} s", hint="see the logs folder")
+                raise DemoFailed(t("the demo game did not finish in {seconds} s", seconds=f"{TIMEOUT:.0f}"),
+                                 hint=t("see the logs folder"))
             if any(p.poll() not in (None, 0) for p in procs):
-                raise DemoFailed("a host or bot process stopped with an error", hint="see the logs folder")
+                raise DemoFailed(t("a host or bot process stopped with an error"), hint=t("see the logs folder"))
             time.sleep(0.05)
 
 
@@ -153,19 +158,22 @@ def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4) -> N
     from pbem.replay.rounds import ALL, load_replay
 
     r = load_replay(str(shared), round_no=1)
-    console.print(f"\n[bold]replay[/]: the last {last} moves of round 1, all cards open, from the shared folder")
+    console.print()
+    console.print(Text.assemble((t("replay"), "bold"), ": ",
+                                t("the last {n} moves of round 1, all cards open, from the shared folder", n=last)))
     for i in range(max(1, len(r) - last + 1), len(r) + 1):
-        console.print(f"  {i}. {'; '.join(r.sentences(i, ALL))}   [dim]{r.notation(i, ALL)}[/]")
+        console.print(Text.assemble(f"  {i}. {'; '.join(r.sentences(i, ALL))}   ", (r.notation(i, ALL), "dim")))
     console.print(frame(r, len(r), ALL))
     pbem = _command()
     if not keep:
-        console.print(f"the temporary folder is removed now; to replay and audit the game yourself: "
-                      f"{pbem} demo --dir DIR", soft_wrap=True)
+        console.print(t("the temporary folder is removed now; to replay and audit the game yourself: {command}",
+                        command=f"{pbem} demo --dir DIR"), soft_wrap=True)
         return
     # soft_wrap: commands stay on one line, ready to copy.
-    console.print(f"step through it yourself:  {pbem} replay {shared} --round 1", soft_wrap=True)
-    console.print(f"as one player saw it:      {pbem} replay {shared} --round 1 --as {r.players[0]}", soft_wrap=True)
-    console.print(f"audit it:                  {pbem} audit {shared}", soft_wrap=True)
+    for label, command in ((t("step through it yourself:"), f"{pbem} replay {shared} --round 1"),
+                           (t("as one player saw it:"), f"{pbem} replay {shared} --round 1 --as {r.players[0]}"),
+                           (t("audit it:"), f"{pbem} audit {shared}")):
+        console.print(f"{pad(label, 26)} {command}", soft_wrap=True)
 
 
 def _command() -> str:

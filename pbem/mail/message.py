@@ -46,7 +46,7 @@ def _parse_bytes(f: BinaryIO) -> EmailMessage:
 def _header_value(name: str, value: str) -> str:
     # policy.default would raise a bare ValueError; say which field is wrong.
     if "\r" in value or "\n" in value:
-        raise UsageError(f"{name} must be a single line")
+        raise UsageError(t("{field} must be a single line", field=name))
     return value
 
 
@@ -62,10 +62,10 @@ def compose(
 ) -> EmailMessage:
     """Plain-text mail whose body holds the armoured text, with the packet attached too."""
     if not attachment_name or re.search(r"[/\\\r\n]", attachment_name):
-        raise UsageError(f"bad attachment name {attachment_name!r}")
+        raise UsageError(t("bad attachment name {name}", name=repr(attachment_name)))
     msg = EmailMessage(policy=policy.default)
-    msg["From"] = _header_value("sender", sender)
-    msg["To"] = _header_value("recipient", to)
+    msg["From"] = _header_value(t("the sender"), sender)
+    msg["To"] = _header_value(t("the recipient"), to)
     msg["Subject"] = _header_value("subject", subject)
     msg["Date"] = formatdate(localtime=True)
     # Without a domain, make_msgid does a (slow, revealing) FQDN lookup.
@@ -106,11 +106,12 @@ class SmtpSettings:
 
     def __post_init__(self) -> None:
         if self.security not in get_args(Security):
-            raise UsageError(f"SMTP security must be one of {get_args(Security)}, not {self.security!r}")
+            raise UsageError(t("SMTP security must be one of {choices}, not {security}",
+                               choices=", ".join(get_args(Security)), security=repr(self.security)))
         if isinstance(self.port, bool) or not isinstance(self.port, int) or not 0 < self.port < 65536:
-            raise UsageError(f"bad SMTP port {self.port!r}")
+            raise UsageError(t("bad SMTP port {port}", port=repr(self.port)))
         if not self.host:
-            raise UsageError("SMTP host is empty")
+            raise UsageError(t("SMTP host is empty"))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -124,10 +125,8 @@ class SmtpSettings:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SmtpSettings:
         if "password" in d:
-            raise UsageError(
-                "SMTP passwords are never stored in settings",
-                hint="remove it and set PBEM_SMTP_PASSWORD or answer the prompt",
-            )
+            raise UsageError(t("SMTP passwords are never stored in settings"),
+                             hint=t("remove it and set PBEM_SMTP_PASSWORD or answer the prompt"))
         security = d.get("security", "starttls")
         try:
             return cls(
@@ -138,18 +137,16 @@ class SmtpSettings:
                 from_addr=d["from_addr"],
             )
         except KeyError as e:
-            raise UsageError(f"SMTP settings lack {e.args[0]!r}") from None
+            raise UsageError(t("SMTP settings lack {field}", field=repr(e.args[0]))) from None
 
 
 def send(msg: EmailMessage, settings: SmtpSettings, password: str | None, *, timeout: float = 30) -> None:
     """Deliver ``msg`` to the recipients in its To/Cc headers."""
     if settings.user and password is None:
-        raise UsageError("SMTP login needs a password", hint="set PBEM_SMTP_PASSWORD")
+        raise UsageError(t("SMTP login needs a password"), hint=t("set PBEM_SMTP_PASSWORD"))
     if settings.user and settings.security == "none" and settings.host not in _LOOPBACK:
-        raise UsageError(
-            f"refusing to send the SMTP password to {settings.host} unencrypted",
-            hint='use security "starttls" or "ssl"',
-        )
+        raise UsageError(t("refusing to send the SMTP password to {host} unencrypted", host=settings.host),
+                         hint=t('use security "starttls" or "ssl"'))
     where = f"{settings.host}:{settings.port}"
     try:
         # Loading the CA store costs ~30 ms: only when the connection is encrypted.
@@ -166,15 +163,19 @@ def send(msg: EmailMessage, settings: SmtpSettings, password: str | None, *, tim
                 smtp.login(settings.user, password or "")
             smtp.send_message(msg, from_addr=settings.from_addr)
     except smtplib.SMTPAuthenticationError as e:
-        raise PbemError(f"SMTP login to {where} failed: {_smtp_reason(e)}", hint="check the user and password") from e
+        raise PbemError(t("SMTP login to {where} failed: {error}", where=where, error=_smtp_reason(e)),
+                        hint=t("check the user and password")) from e
     except smtplib.SMTPRecipientsRefused as e:
-        raise PbemError(f"{where} refused recipients {sorted(e.recipients)}") from e
+        raise PbemError(t("{where} refused recipients {recipients}", where=where,
+                          recipients=sorted(e.recipients))) from e
     except smtplib.SMTPNotSupportedError as e:
-        raise PbemError(f"{where} does not support this: {e}", hint='try security "ssl" or check the port') from e
+        raise PbemError(t("{where} does not support this: {error}", where=where, error=e),
+                        hint=t('try security "ssl" or check the port')) from e
     except smtplib.SMTPException as e:
-        raise PbemError(f"sending via {where} failed: {_smtp_reason(e)}") from e
+        raise PbemError(t("sending via {where} failed: {error}", where=where, error=_smtp_reason(e))) from e
     except (OSError, ssl.SSLError) as e:
-        raise PbemError(f"cannot reach SMTP server {where}: {e}", hint="check host, port and security") from e
+        raise PbemError(t("cannot reach SMTP server {where}: {error}", where=where, error=e),
+                        hint=t("check host, port and security")) from e
 
 
 def _smtp_reason(e: smtplib.SMTPException) -> str:
@@ -209,7 +210,7 @@ def iter_messages(path: Path, skip: Callable[[str], bool] = lambda label: False)
                 yield from _iter_eml(p)
         return
     if not path.is_file():
-        raise UsageError(f"{path}: no such mail file or folder")
+        raise UsageError(t("{path}: no such mail file or folder", path=path))
     with path.open("rb") as f:
         head = f.read(5)
     if head == b"From ":
