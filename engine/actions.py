@@ -31,36 +31,34 @@ class Table:
 
     def __init__(self, state: RoundState) -> None:
         self.state = state
-        self.me = state.player
+        self.me = state.players[state.to_move]  # (state.player, without a property call)
         # player -> the types in front of them; .get(name, NOTHING) for a name that may not be a player
-        # (every card in front of a player has a type: a position's load makes sure of it)
+        # Only players with cards in front are listed: ask .get(name, NOTHING). (Every card in
+        # front of a player has a type: a position's load makes sure of it.)
         self.front: dict[str | None, frozenset[FrontType | None]] = {
-            p: frozenset(map(front_type_of, cards)) if cards else NOTHING for p, cards in state.in_front.items()
+            p: frozenset(map(front_type_of, cards)) for p, cards in state.in_front.items() if cards
         }
 
 
 NOTHING: frozenset[FrontType | None] = frozenset()
-_KNOWN_LIMIT = 4096
 
 
 class ActionRule:
     aim: ClassVar[Aim] = "player"
 
     def __init__(self) -> None:
-        # (card, players) -> candidates: the same few are asked for turn after turn
-        self._known: dict[tuple[str, tuple[str, ...]], tuple[Move, ...]] = {}
+        # card -> (players, its candidates among them): the same few are asked for turn after turn
+        self._known: dict[str, tuple[tuple[str, ...], tuple[Move, ...]]] = {}
 
     def candidates(self, t: Table, card: str) -> Sequence[Move]:
         """Every well-aimed way to play `card`; the legal ones are those without a refusal."""
         if self.aim == "cell":  # the cells change with the maze
             return [_new(Move, ("play", card, pos, False, None, None, (), None)) for pos in t.state.board.path_cells()]
-        key = (card, t.state.players)
-        known = self._known.get(key)
-        if known is None:
-            if len(self._known) > _KNOWN_LIMIT:  # players' names differ from game to game
-                self._known.clear()
-            known = self._known[key] = tuple(self._aims(t.state.players, card))
-        return known
+        players = t.state.players
+        known = self._known.get(card)
+        if known is None or known[0] != players:  # (the same tuple, usually: no string is compared)
+            known = self._known[card] = (players, tuple(self._aims(players, card)))
+        return known[1]
 
     def _aims(self, players: tuple[str, ...], card: str) -> list[Move]:
         if self.aim == "player":
@@ -114,7 +112,9 @@ class Break(ActionRule):
         # refusal's test without a call per candidate (the commonest action cards);
         # tests/test_properties.py checks that check() accepts exactly what is listed
         broke, front = front_type_of(card), t.front
-        return [m for m in self.candidates(t, card) if broke not in front[m.target]]
+        if not front:  # nothing in front of anyone: nobody has it broken yet
+            return list(self.candidates(t, card))
+        return [m for m in self.candidates(t, card) if broke not in front.get(m.target, NOTHING)]
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.in_front[_target(move)].append(_card(move))
@@ -136,7 +136,9 @@ class Fix(ActionRule):
     def legal(self, t: Table, card: str) -> list[Move]:
         # refusal's test without a call per candidate, as in Break.legal (the candidates name a tool the card repairs)
         front = t.front
-        return [m for m in self.candidates(t, card) if m.tool and BROKEN[m.tool] in front[m.target]]
+        if not front:  # nothing in front of anyone: nothing to repair
+            return []
+        return [m for m in self.candidates(t, card) if m.tool and BROKEN[m.tool] in front.get(m.target, NOTHING)]
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.discard.append(_card(move))

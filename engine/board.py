@@ -260,8 +260,35 @@ class Board:
         changed.add(pos)
         if not changed.isdisjoint(_BESIDE_GOALS):
             self._goal_news = True
-        for cell in self._empty_around(changed):
-            self._update_slot(cell)
+        self._widen(changed)
+
+    def _widen(self, changed: set[Pos]) -> None:
+        """Cards appeared or the reach grew at `changed`: add their edges to the open cells beside them.
+
+        Each field of a slot is a union over its four edges, and a card placed or turned over
+        only adds tunnels and reach, so OR-ing in the edges that face `changed` is the whole
+        update (a rockfall, which takes away, recomputes the cells it touches instead).
+        """
+        cells, reach, slots = self.cells, self._reach, self._open
+        for q in changed:
+            f = cells[q].face  # face up: the reach never enters a face-down goal
+            reached = f.opened[reach.get(q, 0)]
+            x, y = q
+            for e, dx, dy, back in _AROUND:
+                cell = (x + dx, y + dy)
+                if cell in cells:
+                    continue
+                required = back if f.openings & e else 0
+                connect = back if reached & e else 0
+                old = slots.get(cell)
+                if old is None:  # a new open cell: its only card is q (a goal's neighbours are always open)
+                    slots[cell] = _new(Slot, (back, required, connect, False))
+                    self._sorted = self._live = None
+                    continue
+                slot = _new(Slot, (old[0] | back, old[1] | required, old[2] | connect, old[3]))
+                if slot != old:
+                    slots[cell] = slot
+                    self._live = None
 
     def _cut(self, pos: Pos) -> None:
         """The card at `pos` is gone (a rockfall): search the reach again and recompute the open
@@ -345,9 +372,13 @@ class Board:
         return self._sorted
 
     def _live_slots(self) -> list[tuple[Pos, Slot]]:
-        """The slots facing a reachable opening: the only ones a card without a ladder can take."""
+        """The slots facing a reachable opening, in row-major order: the only ones a card without
+        a ladder can take (a handful of the open cells: sorted alone, without the others)."""
         if self._live is None:
-            self._live = [(pos, slot) for pos, slot in self.slots().items() if slot.connect]
+            self._fresh()
+            opened = self._open
+            live = sorted((pos for pos, slot in opened.items() if slot.connect), key=_row_major)
+            self._live = [(pos, opened[pos]) for pos in live]
         return self._live
 
     def fits(self, f: Face, slot: Slot) -> bool:
@@ -372,14 +403,12 @@ class Board:
         known = self._fits.get(kind)
         if known is not None:
             return known
-        slots = self.slots()
-        live = self._live_slots()
+        live = self._live if self._live is not None else self._live_slots()
         out: list[tuple[Pos, bool]] = []
-        for rotated in (False,) if symmetric(kind) else (False, True):
-            f = face(kind, rotated)
+        for rotated, f in orientations(kind):
             openings, segments = f.openings, f.segments
             if f.ladder:
-                out += [(pos, rotated) for pos, s in slots.items()
+                out += [(pos, rotated) for pos, s in self.slots().items()
                         if not s.near_goal and openings & s.constrained == s.required]
             elif len(segments) == 1:
                 out += [(pos, rotated) for pos, s in live
@@ -508,6 +537,12 @@ def path_cell(board: Board, pos: Pos) -> bool:
 
 # Row-major order of cells: by y, then x (an itemgetter, so sorting calls no Python code).
 _row_major: Callable[[Pos], tuple[int, int]] = itemgetter(1, 0)
+
+
+@cache
+def orientations(kind: str) -> tuple[tuple[bool, Face], ...]:
+    """The ways a card of `kind` may lie: (turned, face), unturned first; unturned only if turning changes nothing."""
+    return tuple((rotated, face(kind, rotated)) for rotated in ((False,) if symmetric(kind) else (False, True)))
 
 
 @cache

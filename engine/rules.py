@@ -27,7 +27,7 @@ def legal_moves(state: RoundState) -> list[Move]:
         return _steals(state)
     if state.phase != PLAYING:
         return []
-    me = state.player
+    me = state.players[state.to_move]  # (state.player, without a property call: this runs every turn)
     hand = state.hands[me]
     if not hand:
         return []
