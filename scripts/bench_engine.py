@@ -8,6 +8,12 @@ Times are CPU time of this process (`time.process_time`), so a busy machine skew
     scripts/bench-engine --seconds 10
     scripts/bench-engine --views         # also measure rounds played through views
     scripts/bench-engine --profile classic5 --top 25
+    scripts/bench-engine --against /tmp/old       # rounds/s as ratios to another checkout, alternating runs
+    valgrind --tool=callgrind .venv/bin/python scripts/bench_engine.py --playouts 20 --config classic5
+
+Wall and CPU time on the shared 2-core machine vary by +-30%, so compare trees with
+`--against` (both measured in turn, in the same minutes) or by instruction counts: callgrind
+on `--playouts N` minus `--playouts 0` (the imports) is repeatable to a fraction of a percent.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -91,8 +99,46 @@ def legal_per_second(ruleset: str, players: int, rounds: int, seconds: float) ->
     return calls / timed, moves / calls
 
 
+CONFIGS = {"classic5": (CLASSIC, 5), "expansion12": (EXPANSION, 12)}
+
+
+def playouts(which: str, rounds: int) -> None:
+    """Play `rounds` seeded random rounds and nothing else (for instruction counts)."""
+    ruleset, players = CONFIGS[which]
+    for seed in range(rounds):
+        play_random_round(ruleset, players, seed)
+
+
+# Run in a fresh interpreter inside a tree: its engine's rounds/s, classic 5p and expansion 12p.
+_RATE = """
+import sys
+sys.path[:0] = [{tree!r}, {tree!r} + "/scripts"]
+from bench_engine import rounds_per_second
+print(rounds_per_second("classic", 5, {seconds})[0], rounds_per_second("expansion", 12, {seconds})[0])
+"""
+
+
+def against(other: str, seconds: float, runs: int) -> None:
+    """Rounds/s of this tree over `other`'s (any checkout with scripts/bench_engine.py), in
+    alternating runs, each in a fresh interpreter: the median of the per-pair ratios."""
+    here = str(Path(__file__).resolve().parent.parent)
+    rates: dict[str, list[tuple[float, float]]] = {here: [], other: []}
+    for _ in range(runs):
+        for tree in (other, here):
+            code = _RATE.format(tree=tree, seconds=seconds)
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+            c5, x12 = map(float, out.split())
+            rates[tree].append((c5, x12))
+    for tree, label in ((other, "other"), (here, "this tree")):
+        print(f"{label:10s} rounds/s classic 5p / expansion 12p: " + "  ".join(f"{a:.0f}/{b:.0f}" for a, b in rates[tree]))
+    for i, what in enumerate(("classic 5p", "expansion 12p")):
+        ratios = [new[i] / old[i] for new, old in zip(rates[here], rates[other])]
+        print(f"{what} random rounds/s, this tree / other: median {statistics.median(ratios):.2f} "
+              f"(runs: {', '.join(f'{r:.2f}' for r in ratios)})")
+
+
 def profile(which: str, rounds: int, top: int) -> None:
-    ruleset, players = {"classic5": (CLASSIC, 5), "expansion12": (EXPANSION, 12)}[which]
+    ruleset, players = CONFIGS[which]
     prof = cProfile.Profile()
     prof.enable()
     for seed in range(rounds):
@@ -107,13 +153,23 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
     ap.add_argument("--views", action="store_true", help="also measure rounds played through views (like play_round)")
-    ap.add_argument("--profile", choices=["classic5", "expansion12"], help="cProfile random rounds instead")
+    ap.add_argument("--profile", choices=list(CONFIGS), help="cProfile random rounds instead")
+    ap.add_argument("--against", metavar="TREE", help="rounds/s as ratios to the engine of another checkout")
+    ap.add_argument("--runs", type=int, default=5, help="alternating runs for --against (default 5)")
+    ap.add_argument("--playouts", type=int, metavar="N", help="only play N seeded random rounds (for callgrind)")
+    ap.add_argument("--config", choices=list(CONFIGS), default="classic5", help="table for --playouts")
     ap.add_argument("--rounds", type=int, default=200, help="rounds to profile (default 200)")
     ap.add_argument("--top", type=int, default=20, help="profile lines to print (default 20)")
     ap.add_argument("--target", type=float, default=264.0, help="classic 5p rounds/s target (default 264)")
     args = ap.parse_args(argv)
     if args.profile:
         profile(args.profile, args.rounds, args.top)
+        return 0
+    if args.playouts is not None:
+        playouts(args.config, args.playouts)
+        return 0
+    if args.against:
+        against(args.against, args.seconds, args.runs)
         return 0
     print(f"python {sys.version.split()[0]}, {args.seconds:g} s per measurement")
 
