@@ -405,17 +405,25 @@ class Board:
             return known
         live = self._live if self._live is not None else self._live_slots()
         out: list[tuple[Pos, bool]] = []
+        # Plain loops: the live slots are a handful, and a comprehension's set-up costs more than that.
         for rotated, f in orientations(kind):
             openings, segments = f.openings, f.segments
             if f.ladder:
-                out += [(pos, rotated) for pos, s in self.slots().items()
-                        if not s.near_goal and openings & s.constrained == s.required]
+                for pos, s in self.slots().items():
+                    if not s.near_goal and openings & s.constrained == s.required:
+                        out.append((pos, rotated))
             elif len(segments) == 1:
-                out += [(pos, rotated) for pos, s in live
-                        if openings & s.constrained == s.required and openings & s.connect]
+                for pos, s in live:
+                    if openings & s.constrained == s.required and openings & s.connect:
+                        out.append((pos, rotated))
             else:
-                out += [(pos, rotated) for pos, s in live
-                        if openings & s.constrained == s.required and any(seg & s.connect for seg in segments)]
+                for pos, s in live:
+                    if openings & s.constrained == s.required:
+                        connect = s.connect
+                        for seg in segments:
+                            if seg & connect:
+                                out.append((pos, rotated))
+                                break
         self._fits[kind] = out
         return out
 

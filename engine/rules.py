@@ -32,15 +32,18 @@ def legal_moves(state: RoundState) -> list[Move]:
     if not hand:
         return []
     ranked = sorted(hand, key=card_rank)
-    kinds = list(map(kind_name, ranked))
-    # the first copy of each kind stands for it (the hand is in id order, so copies are together)
-    firsts = [c for c, k, before in zip(ranked, kinds, [None, *kinds]) if k != before]
+    firsts: list[str] = []
     moves: list[Move] = []
     table: Table | None = None
     blocked = state.blocked(me)
     board = state.board
-    for cid in firsts:
+    last = None
+    for cid in ranked:
         k = card_kind(cid)
+        if k is last:  # the first copy of each kind stands for it (in id order, copies are together)
+            continue
+        last = k
+        firsts.append(cid)
         if k.category == "path":
             if not blocked:
                 moves += [_new(Move, ("play", cid, pos, rotated, None, None, (), None))
