@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from functools import cache
+
 import typer
 import typer.main
-import typer.rich_utils
 
 from pbem.ui.words import t
 
@@ -20,7 +21,15 @@ from pbem.ui.words import t
 _TYPER_WORDS = ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
                 "ABORTED_TEXT", "RICH_HELP", "DEFAULT_STRING", "REQUIRED_LONG_STRING", "DEPRECATED_STRING",
                 "ENVVAR_STRING")
-_ENGLISH = {name: getattr(typer.rich_utils, name) for name in _TYPER_WORDS}
+
+
+@cache
+def _english() -> dict[str, str]:
+    """Typer's words as it ships them, read before the first translation. typer.rich_utils imports
+    rich and markdown-it (100-300 ms), so only a help page or a translated run loads it."""
+    import typer.rich_utils
+
+    return {name: getattr(typer.rich_utils, name) for name in _TYPER_WORDS}
 
 
 def _commands(cmd: Any) -> Iterator[Any]:
@@ -47,7 +56,7 @@ def help_texts(app: typer.Typer | None = None) -> list[str]:
 
     cmd = typer.main.get_command(app or pbem_app)
     texts = [p.help for p in _parts(cmd) if getattr(p, "help", None)]
-    texts += list(_ENGLISH.values())
+    texts += list(_english().values())
     return list(dict.fromkeys(texts))
 
 
@@ -79,6 +88,8 @@ def localise(cmd: Any, argv: list[str] | None = None) -> Any:
             part.help = t(english)
         if getattr(part, "is_flag", False) and not getattr(part, "count", False):
             part.metavar = ""
-    for name, english in _ENGLISH.items():
+    import typer.rich_utils
+
+    for name, english in _english().items():
         setattr(typer.rich_utils, name, t(english))
     return cmd
