@@ -24,17 +24,23 @@ class Table:
     homes: dict[str, Path]
     seats: list[str]
     files: list[Path] = field(default_factory=list)
+    _last: tuple[int, str] = (0, "")  # the newest packet read so far
 
     def latest(self) -> tuple[Path, Signed]:
-        seq, armored = self.host.packets()[-1]
+        # only the packets since the last one read: reading them all made a game quadratic
+        new = self.host.packets(since=self._last[0])
+        if new:
+            self._last = new[-1]
+        seq, armored = self._last
         path = self.root / "out" / f"packet-{seq:06d}.pbem"
         path.parent.mkdir(exist_ok=True)
         path.write_text(armored)
         self.files.append(path)
         return path, read_file(path)[0]
 
-    def move_file(self, seat: str, text: str, packet: Signed) -> Path:
-        sp = P.open_packet(packet, self.ids[seat], self.homes[seat])
+    def move_file(self, seat: str, text: str, packet: Signed, opened: P.SeatPacket | None = None) -> Path:
+        """The seat's move file answering `packet` (`opened`: that packet already opened by the seat)."""
+        sp = opened or P.open_packet(packet, self.ids[seat], self.homes[seat])
         mv = P.make_move(sp, text)
         path = self.root / "moves" / f"{seat}-{packet.doc.seq}.pbem"
         path.parent.mkdir(exist_ok=True)
@@ -79,7 +85,7 @@ def play_until(table: Table, stop, seed: int = 0, limit: int = 2000) -> None:
         seat = packet.doc.to_move
         sp = P.open_packet(packet, table.ids[seat], table.homes[seat])
         move = bots[seat].choose(sp.view)
-        path = table.move_file(seat, str(move), packet)
+        path = table.move_file(seat, str(move), packet, sp)
         table.apply_file(path)
         rng.random()
     raise AssertionError("the game did not reach the stop condition")
