@@ -131,13 +131,18 @@ def test_a_poisoned_archive_is_a_fault_in_the_audit_and_skipped_by_the_replay(wo
 def test_megabytes_of_marker_lines_are_read_in_linear_time() -> None:
     line = "-----END PBEM MOVE-----\n"
     small, big = line * 5_000, line * 80_000  # 120 KB and 1.9 MB
-    t0 = time.perf_counter()
-    assert dearmor_all(small) == []
-    t1 = time.perf_counter()
-    assert dearmor_all(big) == []
-    t2 = time.perf_counter()
+
+    def fastest(text: str, times: int) -> float:  # the least disturbed run: the suite runs on a busy machine
+        best = float("inf")
+        for _ in range(times):
+            t0 = time.process_time()
+            assert dearmor_all(text) == []
+            best = min(best, time.process_time() - t0)
+        return best
+
+    t_small, t_big = fastest(small, 5), fastest(big, 3)
     # 16 times the input: linear is ~16x, the old quadratic reader was ~256x (and minutes)
-    assert t2 - t1 < 60 * max(t1 - t0, 0.005), (t1 - t0, t2 - t1)
+    assert t_big < 60 * max(t_small, 0.005), (t_small, t_big)
     with pytest.raises(BadPacket, match="BEGIN|END|truncated"):
         dearmor_all("-----BEGIN PBEM MOVE-----\n" * 80_000)
 
