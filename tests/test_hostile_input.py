@@ -219,3 +219,91 @@ def test_fuzzed_field_values_never_crash_a_reader(world, kind, field, value) -> 
     except pytest.fail.Exception:
         # the value happened to be the one the document already holds: nothing to refuse
         assert canonical_json(doc) == body or field not in doc
+
+
+# --- hostile mail (issue 17.3, 17.4): what the mail readers (`pbem inbox`, the IMAP readers) parse ---------
+
+
+def _multipart(parts: list[str], boundary: str = "b0") -> bytes:
+    head = f'From: x@example.org\r\nTo: host@example.org\r\nSubject: many\r\nMIME-Version: 1.0\r\n' \
+           f'Content-Type: multipart/mixed; boundary="{boundary}"\r\n\r\n'
+    body = "".join(f"--{boundary}\r\n{p}\r\n" for p in parts) + f"--{boundary}--\r\n"
+    return (head + body).encode("utf-8", "surrogateescape")
+
+
+def _nested(depth: int) -> bytes:
+    opening = "".join(f'Content-Type: multipart/mixed; boundary="b{i}"\r\n\r\n--b{i}\r\n' for i in range(depth))
+    closing = "".join(f"\r\n--b{i}--" for i in reversed(range(depth)))
+    return ("From: x@example.org\r\nSubject: deep\r\nMIME-Version: 1.0\r\n" + opening
+            + "Content-Type: text/plain\r\n\r\nx" + closing + "\r\n").encode()
+
+
+def _plain(content_type: str, body: str = "x", extra: str = "") -> bytes:
+    return (f"From: x@example.org\r\nSubject: s\r\nMIME-Version: 1.0\r\nContent-Type: {content_type}\r\n{extra}\r\n"
+            f"{body}\r\n").encode("utf-8", "surrogateescape")
+
+
+COMMENTS = "(" * 5000 + ")" * 5000  # a header comment nested 5,000 deep: the email package recurses per level
+# name -> (raw mail, words of the refusal, or None: read and found to hold no block)
+HOSTILE_MAIL = {
+    "20000-parts": (_multipart([f"Content-Type: text/plain\r\n\r\npart {i}" for i in range(20_000)]), "more than 64 parts"),
+    "20000-blocks": (_multipart([f"Content-Type: text/plain\r\n\r\n-----BEGIN PBEM MOVE-----\r\nQUJD{i:08d}\r\n"
+                                 "-----END PBEM MOVE-----" for i in range(20_000)]), "more than 64 parts"),
+    "deep-mime": (_nested(2000), "nests more than 16"),
+    "deep-message-rfc822": (b"Subject: s\r\n" + b"Content-Type: message/rfc822\r\n\r\n" * 2000 + b"x\r\n",
+                            "nests more than 16"),
+    "charset-idna": (_plain("text/plain; charset=idna", "x" * 100 + "." + "\xe9" * 70), None),
+    "charset-punycode": (_plain("text/plain; charset=punycode", "\xff" * 50), None),
+    "charset-unknown": (_plain("text/plain; charset=no-such-charset", "x"), None),
+    "nested-comment-header": (_plain("text/plain " + COMMENTS), "nested too deeply"),
+    "nested-comment-in-a-part": (_multipart([f"Content-Type: text/plain\r\nContent-Disposition: attachment {COMMENTS}"
+                                             "\r\n\r\nhi"]), "nested too deeply"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_MAIL))
+def test_a_hostile_mail_is_refused_in_linear_time_with_its_reason(name: str) -> None:
+    from pbem.mail.incoming import message_blocks, who
+    from pbem.mail.memory import message_keys
+    from pbem.mail.message import read_mail
+
+    raw, words = HOSTILE_MAIL[name]
+    t0 = time.process_time()
+    msg = read_mail(raw)
+    blocks, errors = message_blocks(msg)
+    who(msg), message_keys(msg)  # what the inbox says and remembers of it
+    spent = time.process_time() - t0
+    assert blocks == []
+    if words is None:
+        assert errors == []  # read, and no pbem block in it
+    else:
+        assert len(errors) == 1 and words in errors[0], errors
+    assert spent < 2, spent  # the 20,000-part mail took 25 s (quadratic dedupe, then the email package per part)
+
+
+def test_a_mail_over_the_size_limit_is_not_parsed() -> None:
+    from pbem.mail.incoming import message_blocks
+    from pbem.mail.message import read_mail
+    from pbem.protocol.limits import MAX_MAIL
+
+    raw = _plain("text/plain", "x" * (MAX_MAIL + 1))
+    blocks, errors = message_blocks(read_mail(raw))
+    assert blocks == [] and len(errors) == 1 and "over the limit" in errors[0]
+
+
+def test_a_pbem_mail_forwarded_inside_a_mail_is_still_read(world) -> None:
+    """The limits leave real mail alone: a move mail forwarded as message/rfc822, with a note."""
+    from email.message import EmailMessage
+
+    from pbem.mail.incoming import message_blocks
+    from pbem.mail.message import compose, read_mail
+
+    _, _, move, _ = world
+    inner = compose(sender="ann@example.org", to="host@example.org", subject="move", body_text=move.armored(),
+                    attachment_name="move.pbem", attachment=move.armored().encode())
+    outer = EmailMessage()
+    outer["Subject"] = "Fwd: move"
+    outer.set_content("see below")
+    outer.add_attachment(inner)
+    blocks, errors = message_blocks(read_mail(outer.as_bytes()))
+    assert errors == [] and [b.hash for b in blocks] == [move.hash]

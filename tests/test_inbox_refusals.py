@@ -72,3 +72,32 @@ def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> 
     (box / "c-stale.eml").unlink()
     clean = _inbox(box, db, table.homes["referee"], "--again")
     assert clean.returncode == 0 and clean.stderr == "" and "already applied" in clean.stdout
+
+
+def test_inbox_refuses_hostile_mail_in_one_line_each_and_applies_the_rest(tmp_path: Path) -> None:
+    """Issue 17.3-17.4 through the real command: a 20,000-part mail, MIME nested 2,000 deep, a
+    header of nested comments and a charset=idna body beside a good move. Each hostile mail is
+    one `error:` line (exit 3, a bad packet), never exit 70; the move is applied."""
+    from test_hostile_input import HOSTILE_MAIL
+
+    table = make_table(tmp_path, ["ann", "bob", "cat"])
+    _, packet = table.latest()
+    mover = packet.doc.to_move
+    sp = P.open_packet(packet, table.ids[mover], table.homes[mover])
+    good = P.make_move(sp, str(legal_moves(sp.view)[0]))
+    table.host.close()
+    box = tmp_path / "box"
+    box.mkdir()
+    _mail(good, box, "a-good.eml")
+    hostile = ["20000-parts", "deep-mime", "nested-comment-header", "charset-idna"]
+    for name in hostile:
+        (box / f"b-{name}.eml").write_bytes(HOSTILE_MAIL[name][0])
+    run = _inbox(box, tmp_path / "game.db", table.homes["referee"])
+    assert run.returncode == 3, (run.returncode, run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    errors = run.stderr.strip().splitlines()
+    assert [e.split(": ", 2)[1].rsplit("/", 1)[1] for e in errors] == [
+        "b-20000-parts.eml", "b-deep-mime.eml", "b-nested-comment-header.eml"], run.stderr
+    assert "more than 64 parts" in errors[0] and "nests more than 16" in errors[1] and "nested too deeply" in errors[2]
+    assert f"applied {mover}'s move" in run.stdout
+    assert "b-charset-idna.eml: not a pbem mail" in run.stdout

@@ -20,13 +20,12 @@ import ssl
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from email import policy
 from email.message import EmailMessage
-from email.parser import BytesParser
 from typing import Literal
 from urllib.parse import quote, unquote, urlsplit
 
 from pbem.errors import PbemError, UsageError
+from pbem.mail.message import read_mail
 from pbem.ui.words import t
 
 DONE = "pbem/done"
@@ -214,9 +213,7 @@ class ImapFolder:
             raw = next((part[1] for part in found if isinstance(part, tuple)), None)
             if raw is None:
                 continue  # moved away meanwhile (another reader)
-            msg = BytesParser(policy=policy.default).parsebytes(raw)
-            assert isinstance(msg, EmailMessage)
-            yield self.label(uid), msg
+            yield self.label(uid), read_mail(raw)
 
     def _uid(self, label: str) -> str:
         return label.rpartition(";UID=")[2]

@@ -70,6 +70,8 @@ def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
         raw = extract_blocks(msg)
     except BadPacket as exc:
         return [], [str(exc)]
+    except RecursionError:  # a part's header nested too deeply for the email package (read lazily)
+        return [], [t("the mail has a header nested too deeply to read")]
     blocks, errors = [], []
     for kind, payload in raw:
         try:
@@ -98,7 +100,7 @@ def _header(msg: EmailMessage, name: str, default: str) -> str:
     address) is named as such, never a crash."""
     try:
         return str(msg.get(name, default))
-    except (ValueError, TypeError, IndexError):
+    except (ValueError, TypeError, IndexError, RecursionError):
         return t("(an unreadable header)")
 
 

@@ -38,7 +38,10 @@ class MailSource(Protocol):
 
 def message_keys(msg: EmailMessage) -> list[str]:
     """The Message-ID (when it has one) and the SHA-256 of the body, as memory keys."""
-    raw = msg.as_bytes()
+    try:
+        raw = msg.as_bytes()
+    except RecursionError:  # a header nested too deeply to write back: the bytes as they came
+        raw = getattr(msg, "raw", b"")
     cut = max(raw.find(b"\n\n"), 0)  # headers differ between two deliveries of one mail
     body = raw[cut:].replace(b"\r\n", b"\n")
     keys = ["sha256:" + hashlib.sha256(body).hexdigest()]

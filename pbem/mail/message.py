@@ -25,6 +25,7 @@ from typing import Any, BinaryIO, Literal, get_args
 from pbem.atomic import write_new
 from pbem.errors import BadPacket, PbemError, UsageError
 from pbem.protocol import armor
+from pbem.protocol.limits import KIB, MAX_MAIL, MAX_MAIL_NESTING, MAX_MAIL_PARTS
 from pbem.ui.words import t
 
 Security = Literal["starttls", "ssl", "none"]
@@ -34,10 +35,59 @@ _DEFAULT_PORTS: dict[str, int] = {"starttls": 587, "ssl": 465, "none": 25}
 _LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
+class Mail(EmailMessage):
+    """A mail as read, with its bytes (`raw`) as they came."""
+
+    raw = b""
+
+
+class RefusedMail(Mail):
+    """A mail over a limit: only its headers were read; `why` says which limit."""
+
+    why = ""
+
+
+# Counted on the raw bytes before the email package parses anything: its cost per part is high
+# (a 20,000-part mail took minutes) and it recurses once per nesting level.
+_CONTAINER_RE = re.compile(rb"^content-type[ \t]*:[ \t\r\n]*(?:multipart|message)/", re.I | re.M)
+_BOUNDARY_RE = re.compile(rb'\bboundary[ \t]*=[ \t]*(?:"([^"\r\n]{1,200})"|([^\s;"]{1,200}))', re.I)
+
+
+def mail_over_limit(data: bytes) -> str | None:
+    """Why this raw mail is not parsed (size, nesting, parts), or None. Linear in its size."""
+    if len(data) > MAX_MAIL:
+        return t("the mail is {size} bytes, over the limit of {limit}", size=f"{len(data):,}", limit=f"{MAX_MAIL:,}")
+    containers = len(_CONTAINER_RE.findall(data))
+    boundaries = {a or b for a, b in _BOUNDARY_RE.findall(data)}
+    if max(containers, len(boundaries)) > MAX_MAIL_NESTING:
+        return t("the mail nests more than {limit} multipart or message parts", limit=MAX_MAIL_NESTING)
+    delimiters = sum(data.count(b"\n--" + b) for b in boundaries)
+    if delimiters > MAX_MAIL_PARTS + len(boundaries):  # each container's closing line is no part
+        return t("the mail has more than {limit} parts", limit=MAX_MAIL_PARTS)
+    return None
+
+
+def read_mail(data: bytes) -> EmailMessage:
+    """One mail from its raw bytes. A mail over a limit is not parsed: its headers alone come
+    back as a `RefusedMail`, which `extract_blocks` refuses with the reason."""
+    why = mail_over_limit(data)
+    try:
+        if why is None:
+            msg = BytesParser(_class=Mail, policy=policy.default).parsebytes(data)
+            assert isinstance(msg, Mail)
+            msg.raw = data
+            return msg
+        head = data[: 64 * KIB]  # the headers (the rest of it stays one unread payload)
+        refused = BytesParser(_class=RefusedMail, policy=policy.default).parsebytes(head, headersonly=True)
+    except RecursionError:  # e.g. a header of thousands of nested comments: "((((...))))"
+        refused, why = RefusedMail(), t("the mail has a header nested too deeply to read")
+    assert isinstance(refused, RefusedMail)
+    refused.why, refused.raw = why, data
+    return refused
+
+
 def _parse_bytes(f: BinaryIO) -> EmailMessage:
-    msg = BytesParser(policy=policy.default).parse(f)
-    assert isinstance(msg, EmailMessage)
-    return msg
+    return read_mail(f.read(MAX_MAIL + 1))  # never more than the limit in memory
 
 
 # -- composing ---------------------------------------------------------------
@@ -252,7 +302,7 @@ def _part_text(part: Message) -> str:
     charset = part.get_content_charset() or "utf-8"
     try:
         return raw.decode(charset, "replace")
-    except LookupError:
+    except (LookupError, UnicodeError):  # unknown, or a codec without "replace" (idna, punycode)
         return raw.decode("utf-8", "replace")
 
 
@@ -282,6 +332,8 @@ def extract_blocks(msg: Message) -> list[tuple[str, bytes]]:
     elsewhere; a reply that quotes half a packet under an intact attachment
     is fine.
     """
+    if isinstance(msg, RefusedMail):
+        raise BadPacket(msg.why, hint=t("a pbem mail has two parts, the text and the packet; this one was not made by pbem"))
     attachments: list[str] = []
     plain: list[str] = []
     htmls: list[str] = []
@@ -294,7 +346,7 @@ def extract_blocks(msg: Message) -> list[tuple[str, bytes]]:
             htmls.append(html_to_text(_part_text(part)))
         elif part.get_content_subtype() == "plain":
             plain.append(_part_text(part))
-    found: list[tuple[str, bytes]] = []
+    found: dict[tuple[str, bytes], None] = {}  # in order, each once
     first_error: BadPacket | None = None
     for text in attachments + plain + htmls:
         try:
@@ -302,9 +354,7 @@ def extract_blocks(msg: Message) -> list[tuple[str, bytes]]:
         except BadPacket as e:
             first_error = first_error or e
             continue
-        for b in blocks:
-            if b not in found:
-                found.append(b)
+        found.update(dict.fromkeys(blocks))
     if not found and first_error is not None:
         raise first_error
-    return found
+    return list(found)

@@ -14,6 +14,8 @@ MIB = 1024 * KIB
 MAX_BLOCK = 4 * MIB  # one block's payload (signature and document)
 MAX_FILE = 16 * MIB  # one file a reader is given (packet, move, archive, join, invitation)
 MAX_MAIL = 16 * MIB  # one mail message
+MAX_MAIL_PARTS = 64  # parts of one mail (a pbem mail has two; a forwarded one a few more)
+MAX_MAIL_NESTING = 16  # multipart and message/* parts in one mail (each one a level the reader descends)
 MAX_TEXT = 16 * MIB  # characters of armoured text searched for blocks
 MAX_BLOCKS = 2000  # blocks in one text (a mailbox of a whole game holds a few hundred)
 
