@@ -8,6 +8,13 @@ pytest_plugins = ("mailservers",)  # the mail_servers fixture: real IMAP and SMT
 os.environ.setdefault("PBEM_SCRYPT_N", "1024")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files holding slow tests first (each file keeps its order): on 2 processes (scripts/test)
+    the whole games start early and the quick tests fill in around them, not after them."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
+
+
 @pytest.fixture(autouse=True)
 def _english(monkeypatch: pytest.MonkeyPatch):
     """Every test starts in English, whatever PBEM_LANG the machine has."""
