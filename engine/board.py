@@ -371,6 +371,13 @@ class Board:
             self._sorted = {pos: opened[pos] for pos in sorted(opened, key=_row_major)}
         return self._sorted
 
+    def warm(self) -> None:
+        """Compute now what the legal-move generator and the bots read (the reach, the open cells
+        in order, the live ones), so that copies made from here on share it instead of each
+        computing it again (views.view copies the board on every turn)."""
+        self.slots()
+        self._live_slots()
+
     def _live_slots(self) -> list[tuple[Pos, Slot]]:
         """The slots facing a reachable opening, in row-major order: the only ones a card without
         a ladder can take (a handful of the open cells: sorted alone, without the others)."""

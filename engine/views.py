@@ -20,11 +20,12 @@ from .position import load
 from .state import PLAYING, RoundState
 
 _HIDDEN_GOAL = face("goal-gold", False)
+_MASKED_GOAL = Tile(HIDDEN, False, _HIDDEN_GOAL, hidden=True)  # one for all views: tiles are replaced, never changed
 
 
 def view(state: RoundState, player: str | None) -> RoundState:
     """The state as `player` sees it (None: a spectator who holds no cards)."""
-    state.board.slots()  # computed once here, shared by the copy (masking keeps it valid)
+    state.board.warm()  # computed once here, shared by the copy (masking keeps it valid)
     v = state.copy()
     if state.phase != PLAYING:
         return v
@@ -39,7 +40,7 @@ def view(state: RoundState, player: str | None) -> RoundState:
     v.retired = mask(v.retired)
     for pos, tile in v.board.cells.items():  # masking keeps the board's caches valid
         if tile.hidden:
-            v.board.cells[pos] = Tile(HIDDEN, False, _HIDDEN_GOAL, hidden=True)
+            v.board.cells[pos] = _MASKED_GOAL
     return v
 
 
