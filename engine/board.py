@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
-from .catalog import KINDS, CardKind, Team, card_kind, kind_name
+from .catalog import HIDDEN, KINDS, CardKind, Team, card_kind, kind_name
+from .errors import UnknownGoal
 from .shapes import EDGES, OPPOSITE, STEP, turned
 
 Pos = tuple[int, int]
@@ -87,6 +88,10 @@ _BESIDE_GOALS = frozenset((x + dx, y + dy) for (x, y) in GOAL_AT for _, dx, dy, 
 _new = tuple.__new__  # a Slot from its fields in order, without NamedTuple's Python-level __new__
 
 
+def _face_down(card: str) -> Tile:
+    return Tile(card, False, face(card_kind(card).kind, False), hidden=True)
+
+
 class Board:
     """The placed cards, with the reachable segments and the open cells kept up to date.
 
@@ -121,8 +126,13 @@ class Board:
         board = cls()
         board.cells[START] = Tile("start.1", False, face("start", False))
         for name, card in goals.items():
-            board.cells[GOAL_CELLS[name]] = Tile(card, False, face(card_kind(card).kind, False), hidden=True)
+            board.cells[GOAL_CELLS[name]] = _face_down(card)
         return board
+
+    def know_goal(self, name: str, card: str) -> None:
+        """A view learns the card of a face-down goal (it stays face down until it is reached)."""
+        self.cells[GOAL_CELLS[name]] = _face_down(card)
+        self.changed()
 
     def copy(self) -> Board:
         other = Board()
@@ -480,7 +490,8 @@ class Board:
         """Turn over every face-down goal the maze reaches, cascading (RULES.md §4.2, §9).
 
         Returns the goal names revealed (in order) and whether the gold was found. When the
-        gold is found the remaining goals are turned over too, unrotated.
+        gold is found the remaining goals are turned over too, unrotated. On a view that does
+        not know a goal it must turn over (its card is HIDDEN), raises UnknownGoal naming them.
         """
         revealed: list[str] = []
         gold = False
@@ -488,6 +499,7 @@ class Board:
             return revealed, gold  # the reach came near no face-down goal since the last call
         while True:
             found: list[tuple[str, bool]] = []
+            unknown: list[str] = []
             for name, gpos in GOAL_CELLS.items():
                 tile = self.cells[gpos]
                 if not tile.hidden:
@@ -495,10 +507,15 @@ class Board:
                 edges = self._reaching_edges(gpos)
                 if not edges:
                     continue
+                if tile.card == HIDDEN:
+                    unknown.append(name)
+                    continue
                 # Face the card just placed if it reaches; otherwise the first reaching edge.
                 toward = next((e for e in edges if _neighbour(gpos, e) == placed), edges[0])
                 unturned = face(card_kind(tile.card).kind, False)
                 found.append((name, not unturned.openings & toward))
+            if unknown:
+                raise UnknownGoal(unknown)
             if not found:
                 break
             for name, rotated in found:
@@ -507,6 +524,9 @@ class Board:
                 if card_kind(self.goal_card(name)).kind == "goal-gold":
                     gold = True
             if gold:
+                unknown = [n for n in GOAL_CELLS if self.is_hidden(n) and self.goal_card(n) == HIDDEN]
+                if unknown:
+                    raise UnknownGoal(unknown)
                 for name in GOAL_CELLS:
                     if self.is_hidden(name):
                         self.reveal(name, False)

@@ -33,3 +33,12 @@ class IllegalMove(MoveError):
 
 class BadPosition(EngineError):
     """A position document that does not describe a legal moment of a round."""
+
+
+class UnknownGoal(EngineError):
+    """A view reaches a face-down goal whose card it does not know (a trustless table opens it
+    first, with every seat's token, then plays the move again: pbem/protocol/trustless/round.py)."""
+
+    def __init__(self, goals: list[str]) -> None:
+        super().__init__(f"the maze reaches the {', '.join(goals)} goal, whose card this view does not know")
+        self.goals = goals

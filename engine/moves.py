@@ -184,6 +184,10 @@ def resolve(move: Move, hand: list[str], text: str | None = None) -> Move:
         return move
     if move.verb == "discard":
         cards = move.cards
+        if move.face_down:  # on a view (pbem/protocol/trustless): a face-down discard takes hidden cards
+            if hand.count(HIDDEN) < len(cards) or set(cards) != {HIDDEN}:
+                raise IllegalMove(text or str(move), f"there are not {len(cards)} face-down cards to discard")
+            return move
         if len(cards) == 1 and cards[0] in hand:  # the commonest discard: nothing to resolve or order
             return move
         if all(c in hand for c in cards) and len(set(cards)) == len(cards):  # ids held: only the order

@@ -1,8 +1,10 @@
 """A bot on one seat of a trustless game, through a shared folder, holding only its own key.
 
 It joins with its key shares, follows the chain, checks every proof, shuffles when its turn
-in the setup comes, sends its deal tokens, and opens its own role and hand. Play after the
-deal is not built yet (docs/trustless.md §9): the bot says so once and stops.
+in the setup comes, sends its deal tokens, opens its own role and hand, and then plays: the
+engine's bot chooses on the seat's view; the seat sends the tokens it owes with each move,
+alone when the player to move waits for them, its goal tokens when a goal is reached, and
+its round key at each round's end, until the game is over.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.bots import make_bot
 from pbem.auto.host_runner import Log, stamp_log
 from pbem.errors import UsageError
 from pbem.folder.trustless import TrustlessFolderSeat
@@ -22,6 +25,8 @@ class TrustlessFolderBot:
     identity: Identity
     home: Path
     log: Log = field(default=stamp_log("bot"))
+    bot: str = "smart"
+    seed: str = "0"
     client: TrustlessFolderSeat | None = None
     resent: set[int] = field(default_factory=set)
 
@@ -33,6 +38,7 @@ class TrustlessFolderBot:
             except UsageError:
                 return False  # the folder is not laid out yet
             self.log(f"playing seat {self.client.seat} of trustless game {self.client.inv.game}")
+            self.client.ts.choose = make_bot(self.bot, self.client.seat, self.seed).choose
         c = self.client
         if not c.joined():
             path, _ = c.join()
@@ -45,10 +51,8 @@ class TrustlessFolderBot:
             path, new = out
             self.resent.add(key)
             self.log(f"packet {c.ts.head[0]}: {'sent' if new else 'sent again'} {path.name}")
-        if c.ts.table.step() == "move":
-            _, hand = c.ts.hand()
-            if all(card is not None for card in hand):
-                self.log(f"round 1 dealt: my role and {len(hand)} cards are open to me; "
-                         "play after the deal is not built yet (docs/trustless.md section 9)")
-                return True
+        if c.ts.table.step() == "over":
+            gold = c.ts.table.ended[-1].gold
+            self.log(f"the game is over: gold {', '.join(f'{p} {g}' for p, g in gold.items())}")
+            return True
         return False

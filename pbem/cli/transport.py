@@ -656,7 +656,7 @@ def bot_run(
         from pbem.folder.trustless import is_trustless
 
         if is_trustless(folder):
-            seatbot.run(TrustlessFolderBot(folder, me, where, log), poll=poll, once=once, log=log)
+            seatbot.run(TrustlessFolderBot(folder, me, where, log, bot, seed), poll=poll, once=once, log=log)
             return
         stepper = seatbot.FolderBot(folder, me, where, bot, seed, log)
         seatbot.run(stepper, poll=poll, once=once, log=log)

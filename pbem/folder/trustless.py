@@ -62,7 +62,8 @@ class TrustlessFolderSeat:
     def sync(self) -> list[str]:
         """Follow every packet not yet followed; a line per relayed block."""
         lines = []
-        for packet in T.chain_in([p for _, p in self.folder.packets(None)], self.inv.game):
+        new = [p for seq, p in self.folder.packets(None) if seq > self.ts.head[0]]  # the chain only grows
+        for packet in T.chain_in(new, self.inv.game):
             lines += self.ts.follow(packet)
         return lines
 

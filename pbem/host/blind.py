@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, event, insert, select
 from sqlalchemy.engine import Engine
 
+from engine.catalog import CLASSIC
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.referee import Outcome, check_new_game
@@ -89,6 +90,9 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
                 options: list[str], clock: Clock = REAL) -> Signed[Invitation]:
     """A trustless game: the invitation commits to nothing, since the host deals nothing."""
     checked = check_new_game(path, name, ruleset, seats, options)
+    if checked != CLASSIC:  # swap-hat, inspect and the thefts need more than a view can apply (docs/trustless.md §9)
+        raise UsageError(f"a trustless game plays the classic rules only, not {checked}",
+                         hint="leave out --ruleset, or play without --trustless")
     path.parent.mkdir(parents=True, exist_ok=True)
     game_id = f"{name}-{os.urandom(4).hex()}"
     invitation = sign(Invitation(game=game_id, name=name, ruleset=checked, options=sorted(options),
@@ -121,6 +125,8 @@ class BlindHost:
             row = c.execute(select(GAMES)).one()
         self.inv: Signed[Invitation] = read_blocks(row.invitation)[0].expect(Invitation)
         self._host_name = row.host_name
+        self._known: tuple[PublicTable, int, str] | None = None  # the table as of a packet, to follow on from
+        self._stored: tuple[PublicTable, int, str] | None = None  # the table of the packet being stored
 
     def close(self) -> None:
         self.engine.dispose()
@@ -156,16 +162,24 @@ class BlindHost:
         return []
 
     def table(self, c: Connection | None = None) -> tuple[PublicTable, int, str]:
-        """The public table rebuilt from the chain (proofs were checked when each block came in)."""
+        """The public table rebuilt from the chain (proofs were checked when each block came in).
+
+        The table of the last packet this host saw is kept and followed on from (the chain
+        only grows); a caller that changes it must call `_forget` unless its change is stored.
+        """
         if c is None:
             with self.engine.connect() as conn:
                 return self.table(conn)
-        table = PublicTable.of(self.inv.doc, check_proofs=False)
-        seq, head = 0, self.inv.hash
-        rows = list(c.execute(select(PACKETS).order_by(PACKETS.c.seq)))
-        if not rows:
+        if self._known is not None:
+            table, seq, head = self._known
+        else:
+            table, seq, head = PublicTable.of(self.inv.doc, check_proofs=False), 0, self.inv.hash
+        rows = list(c.execute(select(PACKETS).where(PACKETS.c.seq > seq).order_by(PACKETS.c.seq)))
+        if seq == 0 and not rows:
             for j in c.execute(select(JOINS)):
                 table.take_join(parse("join", j.payload).doc)
+            return table, seq, head
+        table.check_proofs = False
         for r in rows:
             packet = read_blocks(r.armored)[0].expect(Packet)
             for rel in packet.doc.relayed or []:
@@ -176,15 +190,19 @@ class BlindHost:
                     table.take(block.doc, seq)
             seq, head = r.seq, r.hash
         table.check_proofs = True
+        self._known = (table, seq, head)
         return table, seq, head
 
     def status(self) -> dict[str, Any]:
         table, seq, _ = self.table()
         w = table.waiting()
+        status = "joining" if w.step == "join" else "over" if w.step == "over" else "playing"
+        gold = table.ended[-1].gold if table.ended else {}
         return {"game": self.inv.game, "name": self.inv.doc.name, "ruleset": self.inv.doc.ruleset,
                 "options": list(self.inv.doc.options), "trustless": True,
-                "status": "joining" if w.step == "join" else "playing", "round": 1, "seq": seq,
-                "to_move": None, "gold": {}, "waiting": {"step": w.step, "seats": w.seats},
+                "status": status, "round": table.round_no, "seq": seq,
+                "to_move": w.seats[0] if w.step == "move" else None, "gold": gold,
+                "waiting": {"step": w.step, "seats": w.seats},
                 "deadline": None, "paused": False, "away": {}, "absent": [],
                 "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": None, "email": None,
                            "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats]}
@@ -216,10 +234,15 @@ class BlindHost:
         if not isinstance(block.doc, (Join, Mental)):
             raise BadPacket(f"the host of a trustless game takes join and mental files, not a {block.kind}")
         seat = self._check_signer(block)
-        with self._transaction() as c:
+        self._stored = None
+        with self._transaction() as c:  # taking a block forgets the table it changes (_join, _mental)
             if isinstance(block.doc, Join):
-                return self._join(c, me, block, seat)
-            return self._mental(c, me, block, seat)
+                out = self._join(c, me, block, seat)
+            else:
+                out = self._mental(c, me, block, seat)
+        if self._stored is not None:  # stored: the table as of the new packet is the one to follow on from
+            self._known, self._stored = self._stored, None
+        return out
 
     def _join(self, c: Connection, me: Identity, block: Signed[Join], seat: str) -> Outcome:
         old = c.execute(select(JOINS).where(JOINS.c.seat == seat)).first()
@@ -230,6 +253,7 @@ class BlindHost:
         if block.doc.invitation != self.inv.hash:
             raise BadPacket(f"{seat}'s join answers another invitation")
         table, _, _ = self.table(c)
+        self._known = None
         table.check_proofs = True
         table.take_join(block.doc)  # checks the key shares' proofs
         c.execute(insert(JOINS).values(seat=seat, hash=block.hash, payload=block.payload))
@@ -249,6 +273,7 @@ class BlindHost:
         if answered is None or answered.hash != doc.packet:
             raise BadPacket(f"{seat}'s {doc.step} answers packet {doc.seq} {doc.packet[:12]}, which this host never sent")
         table, seq, head = self.table(c)
+        self._known = None
         line = table.take(doc, seq)
         out = self._publish(c, me, table, [Relayed(kind="mental", block=b64(block.payload))], seq + 1, head,
                             relayed_hash=block.hash)
@@ -256,8 +281,11 @@ class BlindHost:
 
     def _publish(self, c: Connection, me: Identity, table: PublicTable, relayed: list[Relayed], seq: int, prev: str,
                  relayed_hash: str = "") -> int:
-        packet = sign(Packet(game=self.inv.game, seq=seq, prev=prev, round=1, phase="playing", to_move=None,
+        over = table.step() == "over"
+        packet = sign(Packet(game=self.inv.game, seq=seq, prev=prev, round=table.round_no,
+                             phase="game-over" if over else "playing", to_move=None,
                              public={}, moves=[], events=[], parts={}, relayed=relayed, waiting=table.waiting()), me)
         c.execute(insert(PACKETS).values(seq=seq, hash=packet.hash, armored=packet.armored(),
                                          relayed=relayed_hash or f"joins {seq}"))
+        self._stored = (table, seq, packet.hash)
         return seq

@@ -17,19 +17,27 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+from engine.catalog import HIDDEN
+from engine.moves import Move
+from engine.state import ROUNDS_PER_GAME, RoundState
 
 from pbem.errors import BadPacket, BadSignature, UsageError
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, b64, parse, read_blocks, read_text, sign, unb64
 from pbem.protocol.mental.group import ScalarSource, seeded_scalars
+from pbem.protocol.trustless import audit
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
 from pbem.protocol.trustless.keys import SeatKeys, joint_keys
+from pbem.protocol.trustless.play import debt_bundles
 from pbem.protocol.trustless.public import PublicTable
 from pbem.protocol.trustless.table import Layout, Seat
 from pbem.protocol.trustless.tokens import Slot
+
+Chooser = Callable[[RoundState], Move]  # a bot's choice on this seat's view of the round
 
 KEY_LABEL = b"pbem-mental-keys/1\n"
 
@@ -74,6 +82,7 @@ class TrustlessSeat:
     keys: SeatKeys = field(init=False)
     seat: Seat | None = None  # once the stacks are final
     head: tuple[int, str] = (0, "")  # the last packet followed and its hash
+    choose: Chooser | None = None  # who picks this seat's moves (a bot); None: the seat sends no move
 
     def __post_init__(self) -> None:
         self.table = PublicTable.of(self.inv.doc)
@@ -111,6 +120,9 @@ class TrustlessSeat:
             for t in doc.tokens or []:
                 if t.to in ("all", self.me):
                     self.seat.receive(M.bundle(t))
+        if doc.step == "reveal" and self.seat is not None and self.table.ended and not self.table.revealed:
+            end = self.table.ended[-1]  # a round just ended: every card this seat read must be the one it holds
+            audit.check_openings(end.orders, {s: c for s, c in self.seat.opened.items() if s[0].endswith(f"@{end.round_no}")})
 
     def owed(self) -> Signed[Mental] | None:
         """The block this seat owes at the current step (None: nothing, or not its turn)."""
@@ -123,24 +135,87 @@ class TrustlessSeat:
             doc, _ = S.make_shuffle(game, self.me, self.table.shuffled, list(self.table.game.stacks),
                                     joint_keys(self.table.shares), self.table.stacks)
             return M.message(self.identity, game, self.me, seq, h, "shuffle", shuffle=doc)
-        if w.step == "deal" and self.seat is not None:
-            return M.message(self.identity, game, self.me, seq, h, "deal", bundles=[self.seat.deal_bundle(1)])
+        seat, r = self.seat, self.table.round
+        if seat is None:
+            return None
+        if w.step == "deal":
+            return M.message(self.identity, game, self.me, seq, h, "deal", bundles=[seat.deal_bundle(1)])
+        assert r is not None
+        if w.step == "tokens":
+            return M.message(self.identity, game, self.me, seq, h, "tokens", bundles=debt_bundles(seat, r.ledger))
+        if w.step == "goal":
+            return M.message(self.identity, game, self.me, seq, h, "goal",
+                             bundles=[seat.bundle_for(self.table.goal_slots(self.me))])
+        if w.step == "reveal":
+            k = r.round_no
+            nuggets = self.table.nugget_slots(self.me)
+            bundles = [seat.bundle_for(nuggets)] if nuggets else []
+            if k < ROUNDS_PER_GAME:
+                bundles.append(seat.deal_bundle(k + 1))
+            return M.message(self.identity, game, self.me, seq, h, "reveal", bundles=bundles,
+                             reveal={str(k): self.keys.secret_hex()[str(k)]})
+        if w.step == "move" and self.choose is not None:
+            return self.move_block(self.choose(self.view()))
         return None
+
+    def move_block(self, move: Move) -> Signed[Mental]:
+        """This seat's move: the tokens it owes, then its card opened (or its discard's slots)."""
+        seat, r = self.seat, self.table.round
+        assert seat is not None and r is not None
+        seq, h = self.head
+        bundles = debt_bundles(seat, r.ledger)
+        mine = list(r.ledger.holdings[self.me])
+
+        def slot_of(card: str | None) -> Slot:
+            slot = next((s for s in mine if seat.opened.get(s) == card), None)
+            if slot is None:
+                raise UsageError(f"you do not hold {card}")
+            mine.remove(slot)
+            return slot
+
+        if move.verb == "discard":
+            return M.message(self.identity, self.inv.game, self.me, seq, h, "move", bundles=bundles,
+                             move=str(move.public()), discard=[slot_of(c) for c in move.cards])
+        slot = slot_of(move.card)
+        return M.message(self.identity, self.inv.game, self.me, seq, h, "move", bundles=bundles, move=str(move),
+                         play=(slot, seat.open_publicly(slot)))
 
     # --- what the seat sees ----------------------------------------------------------------------
 
+    def view(self) -> RoundState:
+        """The round as this seat sees it: the public position, its own hand, role and maps."""
+        r = self.table.round
+        assert r is not None
+        v = r.state.copy()
+        opened = self.seat.opened if self.seat is not None else {}
+        v.hands[self.me] = [opened.get(s, HIDDEN) for s in r.ledger.holdings[self.me]]
+        v.roles[self.me] = opened.get(r.ledger.roles[self.me])
+        v.knowledge = {p: [] for p in v.players}
+        for fact in r.state.knowledge.get(self.me, []):  # a map: the goal's card once its tokens are in
+            if fact[0] == "map":
+                fact = [fact[0], fact[1], opened.get(r.ledger.layout.goals[fact[1]], HIDDEN)]
+            v.knowledge[self.me].append(list(fact))
+        return v
+
+    def _slots(self) -> tuple[Slot | None, list[Slot]]:
+        r = self.table.round
+        if r is None:
+            layout = Layout.of(self.table.game, self.table.round_no)
+            return layout.roles[self.me], layout.hands[self.me]
+        return r.ledger.roles[self.me], list(r.ledger.holdings[self.me])
+
     def hand(self) -> tuple[str | None, list[str | None]]:
         """This seat's role and hand as far as their tokens are in (None: still waiting)."""
-        layout = Layout.of(self.table.game, 1)
+        role, hand = self._slots()
         opened = self.seat.opened if self.seat is not None else {}
-        return opened.get(layout.roles[self.me]), [opened.get(s) for s in layout.hands[self.me]]
+        return opened.get(role) if role else None, [opened.get(s) for s in hand]
 
     def waiting_for(self) -> dict[Slot, list[str]]:
         """Each of this seat's slots still shut, with the seats whose tokens it waits for."""
-        layout = Layout.of(self.table.game, 1)
+        role, hand = self._slots()
         tokens = self.seat.tokens if self.seat is not None else {}
         out = {}
-        for slot in layout.private(self.me):
+        for slot in [s for s in (role, *hand) if s is not None]:
             missing = [p for p in self.table.players if p != self.me and p not in tokens.get(slot, {})]
             if missing:
                 out[slot] = missing

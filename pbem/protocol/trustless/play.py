@@ -125,6 +125,11 @@ class Ledger:
         if to == ALL:
             self.public.setdefault(maker, set()).update(slots)
 
+    def published(self, maker: str, slots: list[Slot]) -> None:
+        """`maker`'s tokens for `slots` are out to everyone (a goal reached): no debt for them is left."""
+        self.owed[maker] = [d for d in self.owed.get(maker, []) if d[1] not in slots]
+        self.public.setdefault(maker, set()).update(slots)
+
     def owes(self, maker: str, reader: str) -> bool:
         """Whether `reader` waits for a token from `maker` (then, if `maker` has no move before
         `reader`'s turn, it sends a token-only message)."""
@@ -139,13 +144,18 @@ class Ledger:
         return {to: sorted(makers) for to, makers in out.items()}
 
 
-def pay_debts(seat: Seat, ledger: Ledger) -> list[dict[str, Any]]:
+def debt_bundles(seat: Seat, ledger: Ledger) -> list[dict[str, Any]]:
     """The token bundles `seat` owes (public first, then one sealed to each later reader), to ride
-    on its next message; the ledger marks them paid."""
-    out = []
-    for to, slots in sorted(ledger.owed_by(seat.me).items(), key=lambda kv: (kv[0] != ALL, kv[0])):
-        out.append(seat.bundle_for(slots, to))
-        ledger.paid(seat.me, to, slots)
+    on its next message (the ledger changes when the message is taken, not here)."""
+    return [seat.bundle_for(slots, to)
+            for to, slots in sorted(ledger.owed_by(seat.me).items(), key=lambda kv: (kv[0] != ALL, kv[0]))]
+
+
+def pay_debts(seat: Seat, ledger: Ledger) -> list[dict[str, Any]]:
+    """`debt_bundles`, marked paid in `ledger` at once (one process playing every seat)."""
+    out = debt_bundles(seat, ledger)
+    for b in out:
+        ledger.paid(seat.me, b["to"], [tuple(s) for s in b["slots"]])
     return out
 
 

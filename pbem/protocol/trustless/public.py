@@ -6,10 +6,16 @@ waits for next. It holds no secret: the host keeps one to order the chain, each 
 one beside its own `table.Seat`, and both refuse the same blocks for the same reasons.
 
 Steps (docs/trustless.md §5): `join` (every seat, in parallel), `shuffle` (each seat in seat
-order), `deal` (every seat's tokens for the others' roles and hands, in parallel), then
-`move`. A block answers a packet (`seq`, `packet`): for the step it belongs to, that packet
-must be the one that opened the step or a later one, so no block made for an earlier state
-of the table is taken for a later one.
+order), `deal` (every seat's tokens for the others' roles and hands, in parallel), then play:
+`move` (the seat to move), `tokens` (the seats the mover still waits for, when they had no
+move to carry them), `goal` (every seat's token for the goals a placement reaches, in
+parallel), `reveal` (at a round's end, every seat's round key, the nugget cards' tokens and
+the next round's deal tokens, in parallel), and `over`. A block answers a packet (`seq`,
+`packet`): that packet must be the one that opened the table's current stage or a later one,
+so no block made for an earlier state of the table is taken for a later one.
+
+The public tokens are kept by slot (`pub`): a slot all of whose tokens are public is open to
+everyone (a played card, a reached goal, the nugget cards paid out), and the table opens it.
 """
 
 from __future__ import annotations
@@ -19,21 +25,42 @@ from typing import Any
 
 import msgspec
 
+from engine.catalog import CLASSIC, HIDDEN
+from engine.state import ROUNDS_PER_GAME, RoundState
 from pbem.errors import BadPacket, Conflict, StaleMove
-from pbem.protocol.documents import Invitation, Join, Mental, Waiting
+from pbem.protocol.documents import Invitation, Join, Mental, Tokens, Waiting
+from pbem.protocol.mental.elgamal import Ciphertext, open_with
 from pbem.protocol.mental.group import Point
+from pbem.protocol.mental.proofs import BadProof
+from pbem.protocol.trustless import audit
 from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
-from pbem.protocol.trustless.stacks import game_stacks
+from pbem.protocol.trustless.round import PublicRound
+from pbem.protocol.trustless.stacks import card_of, game_stacks
 from pbem.protocol.trustless.table import Layout, TrustlessGame
-from pbem.protocol.trustless.tokens import ALL, bundle_slots, read_bundle
+from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, read_bundle
+
+PARALLEL = ("deal", "goal", "reveal", "tokens")  # steps whose seats answer the same packet
 
 
 def game_of(inv: Invitation) -> TrustlessGame:
     players = inv.seat_names()
     options = frozenset(inv.options)
     return TrustlessGame(inv.game, inv.ruleset, players, options, tuple(game_stacks(inv.ruleset, len(players), options)))
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    """A finished round, replayed on its opened deal: what the payout and the audit need."""
+
+    round_no: int
+    state: RoundState  # the whole round, every card open
+    orders: dict[str, list[str]]  # each stack of the round as it lay
+
+    @property
+    def gold(self) -> dict[str, int]:
+        return dict(self.state.gold)
 
 
 @dataclass
@@ -44,20 +71,31 @@ class PublicTable:
     stacks: S.Stacks = field(default_factory=dict)
     shuffled: int = 0  # seats that have shuffled, in seat order
     dealt: list[str] = field(default_factory=list)  # seats whose round-1 deal tokens are in
-    bundles: list[dict[str, Any]] = field(default_factory=list)  # every token bundle, in chain order
-    opened_at: int = 1  # the packet that opened the current step
+    bundles: list[dict[str, Any]] = field(default_factory=list)  # every public token bundle, in chain order
+    pub: dict[Slot, dict[str, Point]] = field(default_factory=dict)  # public tokens, by slot and maker
+    opened: dict[Slot, str] = field(default_factory=dict)  # slots open to everyone, and their cards
+    round: PublicRound | None = None  # the round being played
+    ended: list[RoundEnd] = field(default_factory=list)
+    revealed: dict[str, str] = field(default_factory=dict)  # seat -> its revealed key of this round
+    pile: list[Slot] = field(default_factory=list)  # classic: the nugget pile left, top first
+    opened_at: int = 1  # the packet that opened the current stage
     check_proofs: bool = True
 
     @classmethod
     def of(cls, inv: Invitation, *, check_proofs: bool = True) -> PublicTable:
         game = game_of(inv)
-        return cls(game, stacks=S.start(list(game.stacks)), check_proofs=check_proofs)
+        pile = [("nuggets@0", i) for i in range(len(game.stack("nuggets@0").cards))] if game.ruleset == CLASSIC else []
+        return cls(game, stacks=S.start(list(game.stacks)), pile=pile, check_proofs=check_proofs)
 
     # --- where the table is ------------------------------------------------------------------
 
     @property
     def players(self) -> tuple[str, ...]:
         return self.game.players
+
+    @property
+    def round_no(self) -> int:
+        return self.round.round_no if self.round is not None else len(self.ended) or 1
 
     def step(self) -> str:
         if len(self.joins) < len(self.players):
@@ -66,18 +104,73 @@ class PublicTable:
             return "shuffle"
         if len(self.dealt) < len(self.players):
             return "deal"
+        r = self.round
+        if r is None:
+            return "over"
+        if r.wanted:
+            return "goal"
+        if r.over:
+            return "reveal"
+        if self._debtors():
+            return "tokens"
         return "move"
+
+    def _debtors(self) -> list[str]:
+        """The seats the mover waits for: it must read its whole hand before it moves."""
+        r = self.round
+        assert r is not None
+        return [p for p in self.players if p != r.mover and r.ledger.owes(p, r.mover)]
 
     def waiting(self) -> Waiting:
         """The step the table waits for and the seats that owe it."""
         step = self.step()
+        r = self.round
         if step == "join":
-            return Waiting(step=step, seats=[p for p in self.players if p not in self.joins])
-        if step == "shuffle":
-            return Waiting(step=step, seats=[self.players[self.shuffled]])
-        if step == "deal":
-            return Waiting(step=step, seats=[p for p in self.players if p not in self.dealt])
-        return Waiting(step=step, seats=[self.players[0]])
+            seats = [p for p in self.players if p not in self.joins]
+        elif step == "shuffle":
+            seats = [self.players[self.shuffled]]
+        elif step == "deal":
+            seats = [p for p in self.players if p not in self.dealt]
+        elif step == "goal":
+            seats = [p for p in self.players if self.goal_slots(p)]
+        elif step == "reveal":
+            seats = [p for p in self.players if p not in self.revealed]
+        elif step == "tokens":
+            seats = self._debtors()
+        elif step == "move":
+            assert r is not None
+            seats = [r.mover]
+        else:
+            seats = []
+        return Waiting(step=step, seats=seats)
+
+    def stage(self) -> tuple[Any, ...]:
+        """Changes whenever the table moves on to wait for something new (then `opened_at` moves)."""
+        r = self.round
+        return (self.step(), self.round_no, self.shuffled, r.moves() if r else 0, tuple(r.wanted) if r else ())
+
+    # --- what a seat must send (the checks ask the same) -----------------------------------------
+
+    def goal_slots(self, seat: str) -> list[Slot]:
+        """The goals being opened whose token from `seat` is not public yet."""
+        r = self.round
+        return [s for s in (r.goal_slots() if r else []) if seat not in self.pub.get(s, {})]
+
+    def nugget_slots(self, seat: str | None = None) -> list[Slot]:
+        """At a classic round's end, the nugget cards its payout needs opened: the top cards for
+        the diggers (as many as there are players, 9 at 10), the whole pile for the saboteurs,
+        who choose cards of the values they are owed (engine/payout.py)."""
+        r = self.round
+        if r is None or self.game.ruleset != CLASSIC:
+            return []
+        n = len(self.players)
+        want = self.pile[:9 if n == 10 else n] if r.state.finder is not None else self.pile
+        return [s for s in want if seat is None or seat not in self.pub.get(s, {})]
+
+    def deal_slots(self, round_no: int, seat: str) -> list[Slot]:
+        """Round `round_no`'s deal: `seat`'s tokens for every other seat's role and hand."""
+        layout = Layout.of(self.game, round_no)
+        return [s for p in self.players if p != seat for s in layout.private(p)]
 
     # --- taking blocks -------------------------------------------------------------------------
 
@@ -106,13 +199,13 @@ class PublicTable:
         if doc.seat not in self.waiting().seats:
             raise StaleMove(f"{doc.seat} sends a {step} message, but the table waits for "
                             f"{', '.join(self.waiting().seats)}")
-        if step == "shuffle":
-            return self._shuffle(doc, head)
-        if step == "deal":
-            return self._deal(doc, head)
-        raise BadPacket(f"{doc.seat}'s {doc.step}: play after the deal is not built yet (docs/trustless.md §9)")
+        before = self.stage()
+        line = getattr(self, f"_{step}")(doc)
+        if self.stage() != before:
+            self.opened_at = head + 1
+        return str(line)
 
-    def _shuffle(self, doc: Mental, head: int) -> str:
+    def _shuffle(self, doc: Mental) -> str:
         assert doc.shuffle is not None
         turn = self.shuffled
         body = msgspec.to_builtins(doc.shuffle)
@@ -123,25 +216,163 @@ class PublicTable:
             self.stacks = {s.label: S.decode_stack(body["stacks"][s.label]["cards"], len(s.cards), s.label)
                            for s in self.game.stacks}
         self.shuffled += 1
-        self.opened_at = head + 1
         left = len(self.players) - self.shuffled
         return f"{doc.seat} shuffled every stack ({'proofs checked; ' if self.check_proofs else ''}" + \
             (f"{left} to go)" if left else "the deck is ready: every seat sends its deal tokens)")
 
-    def _deal(self, doc: Mental, head: int) -> str:
-        tokens = doc.tokens or []
-        layout = Layout.of(self.game, 1)
-        want = [s for p in self.players if p != doc.seat for s in layout.private(p)]
-        if len(tokens) != 1 or tokens[0].to != ALL or bundle_slots(M.bundle(tokens[0])) != want:
-            raise BadPacket(f"{doc.seat}'s deal tokens are not one public bundle for every other seat's role and hand")
-        bundle = M.bundle(tokens[0])
-        if self.check_proofs:
-            shares = {s.label: self.shares[doc.seat][s.round_no] for s in self.game.stacks}
-            cts = {(label, i): ct for label, cts in self.stacks.items() for i, ct in enumerate(cts)}
-            read_bundle(self.game.id, bundle, shares, cts)
+    # --- tokens ---------------------------------------------------------------------------------
+
+    def cts(self) -> dict[Slot, Ciphertext]:
+        return {(label, i): ct for label, cs in self.stacks.items() for i, ct in enumerate(cs)}
+
+    def _public(self, t: Tokens, want: list[Slot] | None = None, what: str = "tokens") -> list[Slot]:
+        """Check a public bundle (its slots exactly `want`, if given) and keep its tokens."""
+        bundle = M.bundle(t)
+        slots = bundle_slots(bundle)
+        if t.to != ALL or (want is not None and slots != want):
+            raise BadPacket(f"{t.maker}'s {what} are not one public bundle for the slots the table waits for")
+        shares = {s.label: self.shares[t.maker][s.round_no] for s in self.game.stacks}
+        for slot, tok in read_bundle(self.game.id, bundle, shares, self.cts(), check=self.check_proofs).items():
+            self.pub.setdefault(slot, {})[t.maker] = tok.point
         self.bundles.append(bundle)
+        return slots
+
+    def open_public(self, slot: Slot) -> str:
+        """The card in `slot`, from every seat's public token for it."""
+        if slot in self.opened:
+            return self.opened[slot]
+        tokens = self.pub.get(slot, {})
+        missing = [p for p in self.players if p not in tokens]
+        if missing:
+            raise BadPacket(f"{slot[0]} #{slot[1]} cannot be opened: no public token from {', '.join(missing)}")
+        ct = self.stacks[slot[0]][slot[1]]
+        card = card_of(open_with(ct, [tokens[p] for p in self.players]), self.game.stack(slot[0]))
+        if card is None:  # cannot happen after checked shuffles and tokens; refuse loudly if it does
+            raise BadProof(f"slot {slot[0]} #{slot[1]} opened to no card of its stack")
+        self.opened[slot] = card
+        return card
+
+    def _pay(self, doc: Mental) -> None:
+        """The debts a message pays (public tokens checked and kept; sealed ones its reader checks)."""
+        r = self.round
+        assert r is not None
+        for t in doc.tokens or []:
+            slots = [s.slot for s in t.slots]
+            r.ledger.paid(doc.seat, t.to, slots)  # refuses tokens not owed
+            if t.to == ALL:
+                self._public(t)
+
+    # --- steps -----------------------------------------------------------------------------------
+
+    def _deal(self, doc: Mental) -> str:
+        tokens = doc.tokens or []
+        if len(tokens) != 1:
+            raise BadPacket(f"{doc.seat}'s deal tokens are not one public bundle for every other seat's role and hand")
+        self._public(tokens[0], self.deal_slots(1, doc.seat), "deal tokens")
         self.dealt.append(doc.seat)
         if len(self.dealt) == len(self.players):
-            self.opened_at = head + 1
-            return f"{doc.seat} sent its deal tokens; round 1 is dealt, {self.players[0]} to move"
+            self.round = PublicRound.deal(self.game, 1, pile=len(self.pile) if self.pile else None)
+            return f"{doc.seat} sent its deal tokens; round 1 is dealt, {self.round.mover} to move"
         return f"{doc.seat} sent its deal tokens; waiting for {', '.join(self.waiting().seats)}"
+
+    def _move(self, doc: Mental) -> str:
+        r = self.round
+        assert r is not None
+        self._pay(doc)
+        if doc.play is not None:
+            slot = doc.play.slot.slot
+            if doc.play.open.maker != doc.seat:
+                raise BadPacket(f"{doc.seat}'s opening of {slot[0]} #{slot[1]} is not its own token")
+            self._public(doc.play.open, [slot], "opening")
+            card = self.open_public(slot)
+            r.play(doc.seat, slot, card, doc.move)
+            line = f"{doc.seat}: {doc.move} (opened from slot {slot[0]} #{slot[1]})"
+        else:
+            r.discard(doc.seat, [s.slot for s in doc.discard or []], doc.move)
+            line = f"{doc.seat}: {doc.move}"
+        return line + self._after()
+
+    def _tokens(self, doc: Mental) -> str:
+        self._pay(doc)
+        return f"{doc.seat} sent the tokens it owed" + self._after()
+
+    def _goal(self, doc: Mental) -> str:
+        r = self.round
+        assert r is not None
+        tokens = doc.tokens or []
+        want = self.goal_slots(doc.seat)
+        if len(tokens) != 1:
+            raise BadPacket(f"{doc.seat}'s goal tokens are not one public bundle for the goals being opened")
+        self._public(tokens[0], want, "goal tokens")
+        r.ledger.published(doc.seat, want)
+        if any(self.goal_slots(p) for p in self.players):
+            return f"{doc.seat} sent its goal tokens; waiting for {', '.join(self.waiting().seats)}"
+        for name in r.wanted:
+            r.know_goal(name, self.open_public(r.ledger.layout.goals[name]))
+        opened = ", ".join(r.wanted)
+        r.resume()
+        return f"{doc.seat} sent its goal tokens: the {opened} goal opened" + self._after()
+
+    def _after(self) -> str:
+        """What the table waits for after a move took effect (or started waiting)."""
+        r = self.round
+        assert r is not None
+        if r.wanted:
+            return f"; it reaches the {', '.join(r.wanted)} goal: every seat sends its token for it"
+        if r.over:
+            return f"; round {r.round_no} is over: every seat reveals its round key"
+        w = self.waiting()
+        return f"; {w.seats[0]} to move" if w.step == "move" else f"; {r.mover} waits for tokens from {', '.join(w.seats)}"
+
+    def _reveal(self, doc: Mental) -> str:
+        r = self.round
+        assert r is not None
+        k = r.round_no
+        if sorted((doc.reveal or {}).keys()) != [str(k)]:
+            raise BadPacket(f"{doc.seat}'s reveal must hold its key of round {k} and nothing else")
+        key = (doc.reveal or {})[str(k)]
+        K.check_revealed(doc.seat, k, self.shares[doc.seat][k], key)
+        tokens = list(doc.tokens or [])
+        nuggets = self.nugget_slots(doc.seat)
+        if nuggets:
+            if not tokens:
+                raise BadPacket(f"{doc.seat}'s reveal carries no tokens for the nugget cards")
+            self._public(tokens.pop(0), nuggets, "nugget tokens")
+        if k < ROUNDS_PER_GAME:
+            if len(tokens) != 1:
+                raise BadPacket(f"{doc.seat}'s reveal must carry its deal tokens for round {k + 1}")
+            self._public(tokens.pop(0), self.deal_slots(k + 1, doc.seat), f"round {k + 1} deal tokens")
+        if tokens:
+            raise BadPacket(f"{doc.seat}'s reveal carries tokens the table does not wait for")
+        self.revealed[doc.seat] = key
+        if len(self.revealed) < len(self.players):
+            return f"{doc.seat} revealed its round {k} key; waiting for {', '.join(self.waiting().seats)}"
+        return self._finish()
+
+    def _finish(self) -> str:
+        """Every key of the round is out: open the round, replay it on its cards, pay, deal the next."""
+        r = self.round
+        assert r is not None
+        k = r.round_no
+        orders = audit.open_round(self.game, k, self.shares, self.stacks, self.revealed)
+        in_round = {s: c for s, c in self.opened.items() if s[0].endswith(f"@{k}")}
+        audit.check_openings(orders, in_round)
+        prev = self.ended[-1].state if self.ended else None
+        for s in self.nugget_slots():
+            self.open_public(s)
+        nuggets = [self.opened.get(s, HIDDEN) for s in self.pile] if self.pile else None
+        true = r.replay(orders, gold=prev.gold if prev else None, nuggets=nuggets)
+        if self.pile:
+            by_card = {self.opened[s]: s for s in self.pile if s in self.opened}
+            unknown = iter(s for s in self.pile if s not in self.opened)
+            self.pile = [by_card[c] if c != HIDDEN else next(unknown) for c in true.nuggets]
+        self.ended.append(RoundEnd(k, true, orders))
+        self.revealed = {}
+        gold = ", ".join(f"{p} {true.gold[p]}" for p in self.players)
+        line = f"round {k} is over: {'gold found by ' + true.finder if true.finder else 'no gold found'}; gold {gold}"
+        if k == ROUNDS_PER_GAME:
+            self.round = None
+            return line + "; the game is over"
+        self.round = PublicRound.deal(self.game, k + 1, first_seat=self.players.index(true.next_start or self.players[0]),
+                                      gold=true.gold, pile=len(self.pile) if self.pile else None)
+        return line + f"; round {k + 1} is dealt, {self.round.mover} to move"
