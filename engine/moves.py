@@ -193,7 +193,7 @@ def resolve(move: Move, hand: list[str], text: str | None = None) -> Move:
         if all(c in hand for c in cards) and len(set(cards)) == len(cards):  # ids held: only the order
             ordered = tuple(sorted(cards, key=card_sort_key))
             return move if ordered == cards else move._replace(cards=ordered)
-        pool = sorted(hand, key=card_sort_key)
+        pool = _known(hand)
         chosen: list[str] = []
         for word in move.cards:
             cid = _take(word, pool, text, move)
@@ -201,13 +201,18 @@ def resolve(move: Move, hand: list[str], text: str | None = None) -> Move:
             chosen.append(cid)
         return move._replace(cards=tuple(sorted(chosen, key=card_sort_key)))
     assert move.card is not None
-    cid = move.card if move.card in hand else _take(move.card, sorted(hand, key=card_sort_key), text, move)
+    cid = move.card if move.card in hand else _take(move.card, _known(hand), text, move)
     rotated = move.rotated
     if rotated:
         k = card_kind(cid)
         if k.category != "path" or k.symmetric:
             rotated = False
     return move if cid == move.card and rotated == move.rotated else move._replace(card=cid, rotated=rotated)
+
+
+def _known(hand: list[str]) -> list[str]:
+    """The cards of a hand one can name, in id order (a view's hidden cards left out)."""
+    return sorted((c for c in hand if c != HIDDEN), key=card_sort_key)
 
 
 def _take(word: str, pool: list[str], quoted: str | None, move: Move) -> str:

@@ -135,7 +135,7 @@ NOT_YET_TRANSLATED = {
     "pbem/auto/trustless_bot.py", "pbem/host/blind.py", "pbem/seat/trustless.py",
     "pbem/protocol/trustless/public.py", "pbem/protocol/trustless/keys.py", "pbem/protocol/trustless/setup.py",
     "pbem/protocol/trustless/table.py", "pbem/protocol/trustless/tokens.py",
-    "pbem/protocol/trustless/audit.py", "pbem/protocol/trustless/play.py"
+    "pbem/protocol/trustless/audit.py", "pbem/protocol/trustless/play.py", "pbem/protocol/trustless/round.py"
 }
 
 # Errors about a broken .po file are for translators, who read the English source.

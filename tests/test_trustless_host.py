@@ -176,3 +176,69 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
                                homes["bob"]).output)
     assert shown["waiting"] == {"step": "shuffle", "seats": ["ann"]} and shown["role"] is None
     assert len(shown["cards_waiting"]) == 7  # its role and six cards, every one still shut
+
+
+def _dealt(t: Table) -> Table:
+    """Every seat shuffles and sends its deal tokens: round 1 waits for ann's first move."""
+    while (w := t.host.table()[0].waiting()).step != "move":
+        for s in w.seats:
+            t.send(t.seats[s].owed())
+        t.sync()
+    return t
+
+
+@pytest.mark.slow
+def test_every_cheat_in_play_is_refused_at_its_move(tmp_path: Path) -> None:
+    from engine.catalog import card_kind
+    from engine.errors import IllegalMove
+    from engine.rules import legal_moves
+
+    t = _dealt(Table(tmp_path).joined())
+    ann, bob = t.seats["ann"], t.seats["bob"]
+    r = ann.table.round
+    mine, theirs = r.ledger.holdings["ann"], r.ledger.holdings["bob"]
+    seq, h = ann.head
+    honest = next(m for m in legal_moves(ann.view()) if m.verb == "play")
+    good = ann.move_block(honest)
+    slot = good.doc.play.slot.slot
+
+    def play(slot, text, opening=None, bundles=None, seat="ann"):
+        opening = opening or t.seats[seat].seat.open_publicly(slot) if slot in t.seats[seat].seat.opened else opening
+        return M.message(t.ids[seat], t.inv.game, seat, seq, h, "move", move=text, play=(slot, opening), bundles=bundles)
+
+    # a card that is not in the player's hand: bob's slot, opened with ann's (public) token for it
+    stolen = play(theirs[0], honest._replace(card="x").__str__(), opening=ann.seat.bundle_for([theirs[0]]))
+    assert "not in its hand" in str(_unchanged(t, lambda: t.send(stolen)))
+    # the move names another card than the one its slot opens to
+    other = next(c for s, c in ann.seat.opened.items() if s in mine and s != slot and
+                 card_kind(c).kind != card_kind(honest.card).kind)
+    liar = play(slot, str(honest._replace(card=other)))
+    assert isinstance(_unchanged(t, lambda: t.send(liar)), IllegalMove)  # the view's hand holds only the opened card
+    # a wrong opening token: ann's token for another of its slots, put under this slot
+    forged = dict(ann.seat.bundle_for([mine[-1] if mine[-1] != slot else mine[0]]), slots=[list(slot)])
+    assert isinstance(_unchanged(t, lambda: t.send(play(slot, str(honest), opening=forged))), BadProof)
+    # tokens that ann does not owe, riding on its move
+    unowed = play(slot, str(honest), bundles=[ann.seat.bundle_for([r.ledger.layout.deck[5]])])
+    assert "does not owe" in str(_unchanged(t, lambda: t.send(unowed)))
+    # a move against the rules: the path card placed far from the maze
+    far = play(slot, str(honest._replace(at=(5, 5))) if card_kind(honest.card).category == "path"
+               else f"play {honest.card} at 5,5")
+    assert isinstance(_unchanged(t, lambda: t.send(far)), IllegalMove)
+    # out of turn: bob plays while ann is to move
+    bob_slot = next(s for s in theirs if s in bob.seat.opened)
+    early = M.message(t.ids["bob"], t.inv.game, "bob", seq, h, "move", move=f"play {bob.seat.opened[bob_slot]} at 1,0",
+                      play=(bob_slot, bob.seat.open_publicly(bob_slot)))
+    assert isinstance(_unchanged(t, lambda: t.send(early)), StaleMove)
+    # a face-down discard of a slot ann does not hold, and one of a slot named twice
+    seen = M.message(t.ids["ann"], t.inv.game, "ann", seq, h, "move", move="discard 1 card", discard=[theirs[0]])
+    assert "not in its hand" in str(_unchanged(t, lambda: t.send(seen)))
+    # the honest move goes through; every seat and the host keep the same public position
+    assert t.send(good) == "applied"
+    t.sync()
+    host = t.host.table()[0].round
+    for s in t.seats.values():
+        assert s.table.round.state.board.cells == host.state.board.cells
+        assert s.table.round.ledger.holdings == host.ledger.holdings
+    assert host.record == [str(honest)] and host.mover == "bob"
+    # the card ann played is open to all: the host opened it from public tokens only
+    assert t.host.table()[0].opened[slot] == honest.card

@@ -100,8 +100,9 @@ def trustless_lines(summary: dict[str, Any]) -> list[str]:
     """A trustless table for this seat (pbem.seat.trustless.summary): where the table is, its
     role and hand as far as they are open, and each of its cards still waiting for tokens."""
     w = summary["waiting"]
+    step = words.t(f"trustless step {w['step']}")
     lines = [words.t("trustless table", game=summary["game"], seq=summary["seq"]),
-             words.t("trustless waits", step=words.t(f"trustless step {w['step']}"), seats=words.join(w["seats"]))]
+             step if not w["seats"] else words.t("trustless waits", step=step, seats=words.join(w["seats"]))]
     role = summary["role"]
     lines.append(words.t("your role", role=words.role_name(role) if role else words.t("not open yet")))
     hand = [words.card_name(c) if c else words.t("not open yet") for c in summary["hand"]]

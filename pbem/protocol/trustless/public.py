@@ -278,6 +278,7 @@ class PublicTable:
     def _move(self, doc: Mental) -> str:
         r = self.round
         assert r is not None
+        r.check_slots(doc.seat, [doc.play.slot.slot] if doc.play else [s.slot for s in doc.discard or []])
         self._pay(doc)
         if doc.play is not None:
             slot = doc.play.slot.slot

@@ -91,7 +91,7 @@ class PublicRound:
 
     def play(self, mover: str, slot: Slot, card: str, text: str | None) -> None:
         """`mover` plays the card opened in `slot` (one it holds) as the move `text`."""
-        self._mine(mover, [slot])
+        self.check_slots(mover, [slot])
         trial = self.state.copy()
         hand = trial.hands[mover]
         hand[hand.index(HIDDEN)] = card
@@ -106,7 +106,7 @@ class PublicRound:
 
     def discard(self, mover: str, slots: list[Slot], text: str | None) -> None:
         """A face-down discard: the slots only; the view loses as many hidden cards."""
-        self._mine(mover, slots)
+        self.check_slots(mover, slots)
         move = Move("discard", cards=(HIDDEN,) * len(slots))
         if text != str(move):
             raise BadPacket(f"{mover}'s face-down discard says {str(text)[:80]!r}, not {str(move)!r}")
@@ -115,7 +115,10 @@ class PublicRound:
         self.record.append(list(slots))
         self._apply(mover, move, None)
 
-    def _mine(self, mover: str, slots: list[Slot]) -> None:
+    def check_slots(self, mover: str, slots: list[Slot]) -> None:
+        """`mover` is the seat to move and holds every one of `slots`."""
+        if len(set(slots)) != len(slots):
+            raise BadPacket(f"{mover} names one slot twice")
         if mover != self.mover:
             raise BadPacket(f"{mover} moves, but it is {self.mover}'s turn")
         for s in slots:
