@@ -3,9 +3,10 @@
 One seat's shuffle of every stack of a whole game with its proofs, and another seat's check
 of it, at 5 seats (classic) and at 10 (classic) and 12 (expansion); a decryption token made
 and checked; a key share's proof; sizes. CPU time (time.process_time), median of a few runs.
-Then a whole setup and deal through the blind host (a real SQLite file in a temporary
-folder): packets before the first move, the armoured files as they travel, the host's check
-of a shuffle and one seat following the whole chain.
+Then a whole game through the blind host (a real SQLite file in a temporary folder), smart
+bots on every seat: packets before the first move and in all, the armoured files as they
+travel, CPU per block of each step (the seat making it, the host checking it, one other seat
+following the packet that relays it) and one seat following the whole chain.
 """
 
 from __future__ import annotations
@@ -123,14 +124,21 @@ def blind_rows(seats: int, ruleset: str = "classic") -> list[tuple[str, str]]:
     names = [f"p{i}" for i in range(seats)]
     host_id = Identity.generate("host")
     ids = {n: Identity.generate(n) for n in names}
+    from engine.bots import make_bot
+
     sizes: dict[str, list[int]] = {}
-    host_cpu: list[float] = []
+    host_cpu: dict[str, list[float]] = {}
+    make_cpu: dict[str, list[float]] = {}
+    follow_step: dict[str, list[float]] = {}
     follow_cpu = 0.0
+    dealt_at = 0
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
         inv = blind.create_game(db, "bench", host_id, ruleset, [(n, ids[n].public) for n in names], [])
         host = blind.BlindHost(db, host_id)
         table = {n: TrustlessSeat(inv, ids[n], n) for n in names}
+        for n in names:
+            table[n].choose = make_bot("smart", n, "bench").choose
         for n in names:
             host.accept(read_blocks(join(inv, ids[n], n).armored())[0])
         seen = 0
@@ -147,33 +155,46 @@ def blind_rows(seats: int, ruleset: str = "classic") -> list[tuple[str, str]]:
                 sizes.setdefault(label, []).append(len(armored))
                 t = time.process_time()
                 table[names[-1]].follow(packet)
-                follow_cpu += time.process_time() - t
+                spent = time.process_time() - t
+                follow_cpu += spent
+                if seq > 1:
+                    follow_step.setdefault(relayed.step, []).append(spent)
                 for n in names[:-1]:
                     table[n].follow(packet)
                 seen = seq
 
         sync()
-        while host.status()["waiting"]["step"] != "move":
-            for n in names:
+        while (waiting := host.status()["waiting"])["step"] != "over":
+            if waiting["step"] == "move" and not dealt_at:
+                dealt_at, deal_follow, deal_db = host.status()["seq"], follow_cpu, sum(
+                    p.stat().st_size for p in Path(tmp).iterdir())
+            for n in waiting["seats"]:
+                t = time.process_time()
                 block = table[n].owed()
-                if block is None:
-                    continue
+                assert block is not None, (n, waiting)
                 text = block.armored()
+                make_cpu.setdefault(block.doc.step, []).append(time.process_time() - t)
                 sizes.setdefault(f"a seat's {block.doc.step} block", []).append(len(text))
                 t = time.process_time()
                 host.accept(read_blocks(text)[0])
-                if block.doc.step == "shuffle":
-                    host_cpu.append(time.process_time() - t)
+                host_cpu.setdefault(block.doc.step, []).append(time.process_time() - t)
                 sync()
         packets = host.status()["seq"]
         host.close()
         db_bytes = sum(p.stat().st_size for p in Path(tmp).iterdir())
     tag = f"blind host, {seats} seats ({ruleset})"
-    out = [(f"packets before the first move, {tag}", f"{packets} (2n + 1)"),
-           (f"the host checking one shuffle, {tag}", f"{statistics.median(host_cpu) * 1000:.0f} ms CPU"),
-           (f"one seat following the chain to the deal, {tag}", f"{follow_cpu * 1000:.0f} ms CPU"),
-           (f"the host's database after the deal, {tag}", f"{db_bytes:,} bytes")]
-    out += [(f"{name}, {tag}", f"{statistics.median(v):,.0f} bytes armoured") for name, v in sorted(sizes.items())]
+    counts = ", ".join(f"{len(v)} {k}" for k, v in host_cpu.items())
+    out = [(f"packets before the first move, {tag}", f"{dealt_at} (2n + 1)"),
+           (f"packets in the whole game, {tag}", f"{packets}: {counts}"),
+           (f"one seat following the chain to the deal, {tag}", f"{deal_follow * 1000:.0f} ms CPU"),
+           (f"one seat following the whole game, {tag}", f"{follow_cpu * 1000:.0f} ms CPU"),
+           (f"the host's database after the deal / the game, {tag}", f"{deal_db:,} / {db_bytes:,} bytes")]
+    for step in host_cpu:
+        ms = [statistics.median(d[step]) * 1000 for d in (make_cpu, host_cpu, follow_step)]
+        out.append((f"a {step} block: made / checked by the host / followed by a seat, {tag}",
+                    f"{ms[0]:.1f} / {ms[1]:.1f} / {ms[2]:.1f} ms CPU (median)"))
+    out += [(f"{name}, {tag}", f"{statistics.median(v):,.0f} bytes armoured (median), {max(v):,} max")
+            for name, v in sorted(sizes.items())]
     return out
 
 

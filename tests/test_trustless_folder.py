@@ -9,6 +9,7 @@ seat, no card that seat still holds opens.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import time
 from collections import Counter
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 from test_folder_play import PBEM, SEATS, cli_env, cli_game, start_bots, start_host, wait_all
 
+from pbem.errors import EXIT_AUDIT_FAILED
 from pbem.folder.layout import GameFolder
 from pbem.protocol.documents import Invitation, Join, Mental, read_blocks
 from pbem.protocol.mental.elgamal import open_with
@@ -105,18 +107,26 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     blocks = [b.doc for p in chain[1:] for b in T.read_relayed(p.doc, keys_of(inv))]
     kinds = [b.step for b in blocks]
     assert kinds.count("reveal") == 9 and {"move"} <= set(kinds) <= {"shuffle", "deal", "move", "tokens", "goal", "reveal"}
-    # the audit: a seat that saw none of it follows the whole chain again, every shuffle proof,
-    # token proof, opened card and move checked, every round replayed on its opened deal
-    ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
-    auditor = T.TrustlessSeat(inv, ids["bob"], "bob")
-    for p in chain:
-        auditor.follow(p)
-    ended = auditor.table.ended
-    assert [e.round_no for e in ended] == [1, 2, 3] and auditor.table.step() == "over"
-    final = ended[-1].gold
+    # `pbem audit` of the folder: the whole chain followed again, every shuffle proof, token
+    # proof, opened card and move checked, every round replayed on its opened deal
+    audit = subprocess.run([*PBEM, "audit", folder, "--json"], env=cli_env(homes["bob"]), capture_output=True,
+                           text=True, timeout=300)
+    assert audit.returncode == 0, audit.stderr
+    report = json.loads(audit.stdout)
+    assert report["ok"] and report["anchored"] and report["step"] == "over" and report["packets"] == len(chain)
+    assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
+    final = report["rounds"][-1]["gold"]
     assert f"gold {', '.join(f'{p} {final[p]}' for p in SEATS)}" in host_log
-    for e in ended:  # each round's payout is the engine's, on the round's own cards
-        assert e.state.phase == "over" and sum(e.state.payout.values()) >= 0
+    assert final == {p: sum(r["payout"][p] for r in report["rounds"]) for p in SEATS}
+    # a chain with a packet missing fails its audit at that packet
+    broken = tmp_path / "broken"
+    shutil.copytree(folder, broken)
+    victim = next((broken / "packets").rglob("000041-*.pbem"))
+    victim.unlink()
+    bad = subprocess.run([*PBEM, "audit", broken], env=cli_env(homes["bob"]), capture_output=True, text=True, timeout=300)
+    assert bad.returncode == EXIT_AUDIT_FAILED and "FAULT packet 42" in bad.stdout and "does not follow" in bad.stdout
+    assert bad.stderr.startswith("error: audit failed at packet 42") and "Traceback" not in bad.stderr
+    ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     # every seat's `pbem show` of the dealt packet: its role and six cards, nothing waiting
     dealt = GameFolder.open(folder).packets(None)[6][1]
     shown = {}
@@ -127,7 +137,6 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
         shown[s] = json.loads(out.stdout)
         assert shown[s]["role"] and len(shown[s]["hand"]) == 6 and None not in shown[s]["hand"]
         assert shown[s]["cards_waiting"] == [] and shown[s]["waiting"] == {"step": "move", "seats": ["ann"]}
-    assert shown["ann"]["hand"] == [ended[0].orders["deck@1"][i] for i in range(6)]  # the audit opens the same deal
     words = subprocess.run([*PBEM, "show", dealt, "--as", "cat"], env=cli_env(homes["cat"]), capture_output=True,
                            text=True, timeout=120)
     assert words.returncode == 0 and "trustless game" in words.stdout and "your hand" in words.stdout
@@ -142,7 +151,11 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     target = "cat"
     ledger = watcher.table.round.ledger
     held = [ledger.roles[target], *ledger.holdings[target]]
-    truth = {s: ended[0].orders[s[0]][s[1]] for s in held}
+    ended = T.Follower(inv)
+    for p in chain[:cut + 3]:  # to the round's end: the round's keys open every one of its slots
+        ended.follow(p)
+    truth = {s: ended.table.ended[0].orders[s[0]][s[1]] for s in held}
+    assert shown["ann"]["hand"] == [ended.table.ended[0].orders["deck@1"][i] for i in range(6)]
     data = _payloads(prefix, inv)
     for card in truth.values():
         assert card.encode() not in data, f"{card} is written in a message before the round's end"

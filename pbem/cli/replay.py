@@ -143,6 +143,12 @@ def audit(
 
     src = open_source(source, db)
     g = pick_game(src, game)
+    from pbem.replay import trustless
+
+    if trustless.is_trustless(src, g):  # no archives: the chain itself is audited (docs/trustless.md)
+        anchor, _ = anchor_for(g, key_home(home), invitation)
+        _audit_chain(trustless.audit_chain(src, g, anchor), round_no, as_json, anchored=anchor is not None)
+        return
     rounds = [pick_round(src, g, round_no)] if round_no is not None else src.archived(g)
     if not rounds:
         raise NotReplayable(t("no round of game {game} has ended yet in {source}: there is nothing to audit", game=g,
@@ -180,6 +186,32 @@ def audit(
         bad = sorted({rep.round for rep in reports if not rep.ok})
         raise AuditFailed(t("audit failed", n=faults, rounds=", ".join(map(str, bad)), game=g),
                           hint=t("the faults are listed above; do not trust this round's record"))
+
+
+def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: bool) -> None:
+    """The audit of a trustless game's chain: each ended round, or the packet where it fails."""
+    from pbem.replay.audit import AuditFailed
+    from pbem.replay.rounds import ENDED_HINT, NotReplayable
+
+    rounds = [r for r in rep.rounds if round_no is None or r.round == round_no]
+    if as_json:
+        typer.echo(json.dumps({**rep.to_json(), "anchored": anchored, "rounds": [r.to_json() for r in rounds]},
+                              indent=2, ensure_ascii=False))
+    else:
+        for r in rounds:
+            typer.echo(printable(r.line()))
+        if rep.fault:
+            typer.echo(printable(f"FAULT {rep.fault}"))
+    if not anchored and not as_json:
+        typer.echo(f"warning: not anchored: you did not join game {rep.game} with this key home and gave no "
+                   "--invitation, so the chain is checked only against the invitation among its files", err=True)
+    if rep.fault:
+        raise AuditFailed(f"audit failed at {rep.fault.split(':')[0]} of game {rep.game}",
+                          hint="the fault is listed above; do not trust this game's record from there on")
+    if not rounds:
+        raise NotReplayable(f"no round of game {rep.game} has ended yet: there is nothing to audit"
+                            if round_no is None else f"round {round_no} of game {rep.game} has not ended",
+                            hint=ENDED_HINT)
 
 
 def register(app: typer.Typer) -> None:

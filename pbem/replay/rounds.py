@@ -71,6 +71,7 @@ class Source:
     payloads: dict[str, bytes] = field(default_factory=dict)  # hash -> a packet's payload (for audits)
     rounds: dict[str, int] = field(default_factory=dict)  # game -> latest round a packet shows
     skipped: list[str] = field(default_factory=list)  # files that could not be read
+    invitations: dict[str, dict[str, bytes]] = field(default_factory=dict)  # game -> hash -> payload
 
     def add(self, kind: str, payload: bytes, origin: str) -> None:
         """Sort a block in by its (typed, not yet verified) document; a malformed one is skipped, saying so."""
@@ -89,6 +90,7 @@ class Source:
             self.rounds[game] = max(self.rounds.get(game, 0), doc.round)
         elif isinstance(doc, Invitation):
             self.rounds.setdefault(game, 0)
+            self.invitations.setdefault(game, {}).setdefault(payload_hash(payload), payload)
 
     def games(self) -> list[str]:
         return sorted(set(self.rounds) | {g for g, _ in self.archives})
@@ -120,13 +122,15 @@ def _is_db(path: Path) -> bool:
 
 
 def _from_db(path: Path) -> Source:
-    from pbem.host.referee import Host
+    from pbem.host.blind import open_host
 
     src = Source(str(path))
-    host = Host(path)
+    host = open_host(path)
     try:
         game = host.game_id()
         src.rounds[game] = host.status()["round"]
+        for kind, payload in dearmor_all(host.invitation()):
+            src.add(kind, payload, f"{path} invitation")
         for round_no, armored in host.archives().items():
             for kind, payload in dearmor_all(armored):
                 src.add(kind, payload, f"{path} round {round_no}")

@@ -74,19 +74,16 @@ def read_relayed(packet: Packet, keys: dict[str, PublicKey]) -> list[Signed[Join
 
 
 @dataclass
-class TrustlessSeat:
+class Follower:
+    """Anyone following a trustless game's chain, a spectator or an auditor: every packet's
+    signature and place in the chain, every relayed block's signature, every proof and move."""
+
     inv: Signed[Invitation]
-    identity: Identity
-    me: str
     table: PublicTable = field(init=False)
-    keys: SeatKeys = field(init=False)
-    seat: Seat | None = None  # once the stacks are final
-    head: tuple[int, str] = (0, "")  # the last packet followed and its hash
-    choose: Chooser | None = None  # who picks this seat's moves (a bot); None: the seat sends no move
+    head: tuple[int, str] = field(init=False)  # the last packet followed and its hash
 
     def __post_init__(self) -> None:
         self.table = PublicTable.of(self.inv.doc)
-        self.keys = seat_keys(self.identity, self.inv)
         self.head = (0, self.inv.hash)
         self._seat_keys = {p.name: PublicKey.decode(p.key) for p in self.inv.doc.seats}
 
@@ -111,6 +108,21 @@ class TrustlessSeat:
                 self._learn(block.doc)
         self.head = (doc.seq, packet.hash)
         return lines
+
+    def _learn(self, doc: Mental) -> None:
+        """What a seat does with a block it followed (a spectator holds no slot)."""
+
+
+class TrustlessSeat(Follower):
+    """One seat following the chain: its keys, the slots it opened, the blocks it owes."""
+
+    def __init__(self, inv: Signed[Invitation], identity: Identity, me: str) -> None:
+        super().__init__(inv)
+        self.identity = identity
+        self.me = me
+        self.keys: SeatKeys = seat_keys(identity, inv)
+        self.seat: Seat | None = None  # once the stacks are final
+        self.choose: Chooser | None = None  # who picks this seat's moves (a bot); None: the seat sends no move
 
     def _learn(self, doc: Mental) -> None:
         if self.seat is None and self.table.step() != "shuffle":

@@ -128,7 +128,12 @@ def random_scalar() -> int:
 
 
 def seeded_scalars(seed: bytes) -> ScalarSource:
-    """A deterministic scalar source, for golden vectors and reproducible tests only."""
+    """A deterministic scalar source: SHA-512 of the seed and a counter, reduced modulo the order.
+
+    Secret exactly as long as its seed is: golden vectors and tests give a public seed; a seat
+    of a trustless game seeds it with its own deterministic signature (pbem/seat/trustless.py,
+    `_derived`), so its key shares and proof nonces are the same on every run and only its key
+    can make them. Never seed it with anything another party can compute."""
     counter = 0
 
     def nxt() -> int:

@@ -57,6 +57,7 @@ class RoundEnd:
     round_no: int
     state: RoundState  # the whole round, every card open
     orders: dict[str, list[str]]  # each stack of the round as it lay
+    moves: int  # how many moves the round had
 
     @property
     def gold(self) -> dict[str, int]:
@@ -367,7 +368,7 @@ class PublicTable:
             by_card = {self.opened[s]: s for s in self.pile if s in self.opened}
             unknown = iter(s for s in self.pile if s not in self.opened)
             self.pile = [by_card[c] if c != HIDDEN else next(unknown) for c in true.nuggets]
-        self.ended.append(RoundEnd(k, true, orders))
+        self.ended.append(RoundEnd(k, true, orders, r.moves()))
         self.revealed = {}
         gold = ", ".join(f"{p} {true.gold[p]}" for p in self.players)
         line = f"round {k} is over: {'gold found by ' + true.finder if true.finder else 'no gold found'}; gold {gold}"
