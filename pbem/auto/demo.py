@@ -25,6 +25,7 @@ from rich.text import Text
 from pbem.errors import PbemError
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import init_folder
+from pbem.host import blind
 from pbem.host import referee as H
 from pbem.protocol.documents import Packet, Result, Standings, read_blocks
 from pbem.seat import keys
@@ -56,14 +57,15 @@ def _latest(folder: GameFolder, after: int) -> list[Packet]:
 
 
 def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str = "classic",
-             workdir: Path | None = None, bot: str = "smart") -> dict[str, int]:
+             workdir: Path | None = None, bot: str = "smart", trustless: bool = False) -> dict[str, int]:
     """Play the demo in `workdir`, or in a temporary folder that is removed afterwards (kept,
-    and said so, when the demo fails: its logs are what a bug report needs)."""
+    and said so, when the demo fails: its logs are what a bug report needs). `trustless`: the
+    seats shuffle and deal among themselves, the host is blind (docs/trustless.md)."""
     if workdir is not None:
-        return _play(console, seats or SEATS, ruleset, Path(workdir).resolve(), bot, keep=True)
+        return _play(console, seats or SEATS, ruleset, Path(workdir).resolve(), bot, keep=True, trustless=trustless)
     root = Path(tempfile.mkdtemp(prefix="pbem-demo-")).resolve()
     try:
-        gold = _play(console, seats or SEATS, ruleset, root, bot, keep=False)
+        gold = _play(console, seats or SEATS, ruleset, root, bot, keep=False, trustless=trustless)
     except BaseException:
         console.print(t("the demo's files stay in {root} (logs in {logs})", root=root, logs=root / "logs"), soft_wrap=True)
         raise
@@ -71,15 +73,21 @@ def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str =
     return gold
 
 
-def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str, keep: bool) -> dict[str, int]:
+def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str, keep: bool,
+          trustless: bool = False) -> dict[str, int]:
     started = time.perf_counter()
     console.print(Text.assemble(("pbem demo", "bold"), ": ", t("{n} bot seats play {ruleset} through a shared folder "
                                 "in {root}", n=len(seats), ruleset=t(ruleset), root=str(root))), soft_wrap=True)
+    if trustless:
+        console.print(t("trustless: the seats shuffle and deal among themselves; the host holds no secret"))
     homes = {name: root / "homes" / name for name in ["host", *seats]}
     ids = {name: keys.create_identity(home, name, None) for name, home in homes.items()}
     db = root / "saves" / "demo.db"
-    H.create_game(db, "demo", ids["host"], ruleset, [(s, ids[s].public) for s in seats], [])
-    host = H.Host(db)
+    if trustless:
+        blind.create_game(db, "demo", ids["host"], ruleset, [(s, ids[s].public) for s in seats], [])
+    else:
+        H.create_game(db, "demo", ids["host"], ruleset, [(s, ids[s].public) for s in seats], [])
+    host = blind.open_host(db)
     try:
         folder, _ = init_folder(root / "shared", host)
     finally:
@@ -94,6 +102,8 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
                       "--poll", POLL], homes[s], logs / f"{s}.log") for s in seats]
     results: list[Result] = []
     final = Standings(gold={}, winners=[])
+    if trustless:
+        return _play_trustless(console, folder, procs, started, keep)
     try:
         final = _watch(console, folder, results, procs)
         for p in procs:
@@ -120,9 +130,13 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
     return final.gold
 
 
+def _columns() -> tuple:
+    return (TextColumn("round {task.fields[round]}"), BarColumn(), MofNCompleteColumn(), TextColumn("moves"),
+            TimeElapsedColumn())
+
+
 def _watch(console: Console, folder: GameFolder, results: list[Result], procs: list[subprocess.Popen]) -> Standings:
-    columns = (TextColumn("round {task.fields[round]}"), BarColumn(), MofNCompleteColumn(), TextColumn("moves"),
-               TimeElapsedColumn())
+    columns = _columns()
     deadline = time.monotonic() + TIMEOUT
     seen = 0
     tasks: dict[int, TaskID] = {}
@@ -146,6 +160,85 @@ def _watch(console: Console, folder: GameFolder, results: list[Result], procs: l
                     return doc.standings
             if time.monotonic() > deadline:
                 raise DemoFailed(t("the demo game did not finish in {seconds} s", seconds=f"{TIMEOUT:.0f}"),
+                                 hint=t("see the logs folder"))
+            if any(p.poll() not in (None, 0) for p in procs):
+                raise DemoFailed(t("a host or bot process stopped with an error"), hint=t("see the logs folder"))
+            time.sleep(0.05)
+
+
+def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess.Popen], started: float,
+                    keep: bool) -> dict[str, int]:
+    """Watch a trustless game to its end, then audit its chain: what the rounds were."""
+    from pbem.replay.rounds import open_source
+    from pbem.replay.trustless import audit_chain
+
+    try:
+        _watch_chain(console, folder, procs, TIMEOUT * 2)
+        for p in procs:
+            p.wait(timeout=30)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    report = audit_chain(open_source(folder.dir), folder.game_id, None)
+    if report.fault or not report.rounds:
+        raise DemoFailed(t("the trustless game's audit failed: {fault}", fault=str(report.fault)),
+                         hint=t("see the logs folder"))
+    for r in report.rounds:
+        found = t("gold found by {player}", player=r.finder) if r.finder else t("gold not found")
+        paid = ", ".join(f"{p} +{g}" for p, g in r.payout.items() if g) or t("nobody")
+        roles = ", ".join(f"{p} {role}" for p, role in r.roles.items())
+        console.print(t("round {round}: {found}; {paid}; roles, opened at the round's end: {roles}", round=r.round,
+                        found=found, paid=paid, roles=roles))
+    gold = report.rounds[-1].gold
+    best = max(gold.values(), default=0)
+    table = Table(title=t("final scores"))
+    table.add_column(t("seat"))
+    table.add_column(t("gold"), justify="right")
+    for s, g in sorted(gold.items(), key=lambda kv: -kv[1]):
+        table.add_row(t("{seat}  (winner)", seat=s) if g == best else s, str(g))
+    console.print(table)
+    console.print(t("{files} signed join and mental files, {packets} packets, {seconds} s; the chain audited: every "
+                    "shuffle, token, opened card and move checked, every round replayed on its opened cards",
+                    files=len(list(folder.dir.glob("inbox/done/*"))), packets=len(folder.packets(None)),
+                    seconds=f"{time.perf_counter() - started:.1f}"))
+    pbem = _command()
+    if keep:
+        console.print(f"{pad(t('audit it:'), 26)} {pbem} audit {folder.dir}", soft_wrap=True)
+    else:
+        console.print(t("the temporary folder is removed now; to audit the game yourself: {command}",
+                        command=f"{pbem} demo --trustless --dir DIR"), soft_wrap=True)
+    return gold
+
+
+def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Popen], timeout: float) -> None:
+    """A progress bar per round from the moves the blind host's packets relay."""
+    from pbem.protocol.documents import parse, unb64
+
+    columns = _columns()
+    deadline = time.monotonic() + timeout
+    seen = 0
+    tasks: dict[int, TaskID] = {}
+    moves: dict[int, int] = {}
+    with Progress(*columns, console=console) as progress:
+        while True:
+            for doc in _latest(folder, seen):
+                seen = doc.seq
+                for rel in doc.relayed or []:
+                    block = parse(rel.kind, unb64(rel.block, "a relayed block")).doc
+                    if getattr(block, "step", None) == "move":
+                        moves[doc.round] = moves.get(doc.round, 0) + 1
+                        task = tasks.get(doc.round)
+                        if task is None:
+                            task = tasks[doc.round] = progress.add_task("", total=None, round=doc.round)
+                        progress.update(task, completed=moves[doc.round])
+                if doc.phase == "game-over":
+                    for task in tasks.values():
+                        done = progress.tasks[task].completed
+                        progress.update(task, total=done, completed=done)
+                    return
+            if time.monotonic() > deadline:
+                raise DemoFailed(t("the demo game did not finish in {seconds} s", seconds=f"{timeout:.0f}"),
                                  hint=t("see the logs folder"))
             if any(p.poll() not in (None, 0) for p in procs):
                 raise DemoFailed(t("a host or bot process stopped with an error"), hint=t("see the logs folder"))

@@ -352,13 +352,15 @@ def demo(
     ruleset: Annotated[str, typer.Option("--ruleset", help="classic or expansion.")] = "classic",
     workdir: Annotated[Path | None, typer.Option("--dir", help="Keep the files here (default: a temp folder).")] = None,
     bot: Annotated[str, typer.Option("--bot", help="smart or random bots.")] = "smart",
+    trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
+                                            "the host holds no secret (docs/trustless.md).")] = False,
 ) -> None:
     """Play a whole game: an automatic host and 5 bot seats, as separate processes, over a shared folder."""
     from rich.console import Console
 
     from pbem.auto.demo import run_demo
 
-    run_demo(Console(), ruleset=ruleset, workdir=workdir, bot=bot)
+    run_demo(Console(), ruleset=ruleset, workdir=workdir, bot=bot, trustless=trustless)
 
 
 def register(app: typer.Typer) -> None:
