@@ -169,3 +169,54 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
         saved = next((homes[b.doc.seat] / "games").rglob(f"join-{b.doc.seat}.pbem"))
         assert read_blocks(saved.read_text())[0].payload == b.payload
     print(f"whole trustless game: {len(chain)} packets, {took:.0f} s; blocks {dict(Counter(kinds))}")
+
+
+@pytest.mark.slow
+def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
+    """ann is a person: each `pbem turn FOLDER --as ann` joins, follows and checks the chain,
+    sends the block the table waits for from her (her shuffle, her deal tokens), shows her view,
+    and on her turn plays the move she types; bob and cat are bots, the host is blind."""
+    db, folder, homes = cli_game(tmp_path, trustless=True)
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
+    bots = start_bots(folder, homes, tmp_path, seats=["bob", "cat"], poll=0.05)
+
+    def turn(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*PBEM, "turn", folder, "--as", "ann", *args], env=cli_env(homes["ann"]),
+                              capture_output=True, text=True, timeout=180)
+
+    try:
+        early = turn("discard 1")  # it joins her, but nobody can move before the deal (ann shuffles first)
+        assert early.returncode == 5 and early.stderr.startswith("error: it is not your turn"), early.stderr
+        deadline = time.monotonic() + 300
+        while True:  # ann comes back now and then, as a person would
+            run = turn("--json")
+            assert run.returncode == 0, run.stderr
+            shown = json.loads(run.stdout)
+            if shown["your_turn"]:
+                break
+            assert time.monotonic() < deadline, shown
+            time.sleep(0.5)
+        assert shown["role"] and len(shown["hand"]) == 6 and shown["cards_waiting"] == []
+        seen = turn()
+        assert seen.returncode == 0 and "your hand" in seen.stdout and "your turn: pbem turn" in seen.stdout
+        illegal = turn("play rockfall.1 at 7,7")  # not a card she holds, or not there: the engine says no
+        assert illegal.returncode in (2, 6) and illegal.stderr.startswith("error: ") and "Traceback" not in illegal.stderr
+        assert len(illegal.stderr.strip().splitlines()) <= 2
+        played = turn("discard 1")
+        assert played.returncode == 0 and "submitted" in played.stdout, played.stderr
+        inv = read_blocks((folder / "invitation.pbem").read_text())[0].expect(Invitation)
+
+        def hers() -> list:
+            return [b.doc for p in _chain(folder, inv.game) for b in T.read_relayed(p.doc, keys_of(inv))
+                    if getattr(b.doc, "step", None) == "move" and b.doc.seat == "ann"]
+
+        while not hers():  # the blind host relays her move: a face-down discard, its slot only
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
+        move = hers()[0]
+        assert move.move == "discard 1 card" and len(move.discard) == 1 and move.play is None
+    finally:
+        for p in [host, *bots.values()]:
+            p.kill()
+            p.wait()
+    assert "rejected" not in (tmp_path / "host.log").read_text()

@@ -487,6 +487,11 @@ def turn(
         else:
             show(opened, notices)
         return
+    from pbem.folder.trustless import is_trustless
+
+    if is_trustless(Path(target)):
+        _turn_trustless(Path(target), move, me, where, say, as_json)
+        return
     seat = Seat.open(Path(target), me, where)
     if join_ or (not seat.joined() and not seat.started()):
         path, new = seat.join()
@@ -542,6 +547,59 @@ def turn(
         return
     say(made.before() + t("; submitted that move again: {path}", path=path))
     made.refuse_other(sp, move)
+
+
+def _turn_trustless(folder: Path, move: str | None, me, where: Path, say, as_json: bool) -> None:
+    """`pbem turn` of a trustless game: join, follow and check the chain, send whatever block the
+    table waits for from this seat (its shuffle, tokens, goal tokens, round key), show the
+    seat's view and, on its turn, play MOVE (or ask for it)."""
+    from rich.console import Console
+
+    from pbem.folder.trustless import TrustlessFolderSeat
+    from pbem.seat.screen import trustless_lines
+    from pbem.seat.trustless import summary
+    from pbem.ui.render import render_view
+
+    c = TrustlessFolderSeat.open(folder, me, where)
+    if not c.joined():
+        path, _ = c.join()
+        say(f"joined {c.inv.game} as seat {c.seat} with your key shares: {path}")
+    for line in c.sync():
+        if not as_json:
+            say(line)
+    w = c.ts.table.waiting()
+    if c.seat in w.seats and w.step not in ("join", "move"):
+        out = c.answer()
+        if out is not None:
+            say(f"sent your {w.step} block for packet {c.ts.head[0]}: {out[0]}")
+    mine = w.step == "move" and w.seats == [c.seat]
+    if as_json:
+        typer.echo(json.dumps({**summary(c.ts), "your_turn": mine}, indent=2, ensure_ascii=False))
+    else:
+        if c.ts.table.round is not None and c.ts.seat is not None:
+            Console().print(render_view(c.ts.view(), c.seat, header={"game": c.inv.game, "packet": c.ts.head[0],
+                                                                       "you are": c.seat}))
+        for line in trustless_lines(summary(c.ts)):
+            say(line)
+    if move is None and mine and not as_json and not c.answered() and sys.stdin is not None and sys.stdin.isatty():
+        from engine.errors import MoveError
+        from engine.rules import check
+
+        while True:
+            move = typer.prompt("your move (empty: later)", default="", show_default=False).strip() or None
+            if move is None:
+                return
+            try:
+                check(c.ts.view(), move)
+                break
+            except MoveError as exc:
+                typer.echo(f"not legal: {exc}", err=True)
+    if move is None:
+        if mine and not c.answered():
+            say(f'your turn: pbem turn {folder} --as {me.name} "MOVE"')
+        return
+    path, new = c.play(move)
+    say(f"move for packet {c.ts.head[0]} {'submitted' if new else 'submitted again'}: {path}")
 
 
 def folder_init(

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbem.atomic import write_atomic
-from pbem.errors import UsageError
+from pbem.errors import StaleMove, UsageError
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import read_invitation
 from pbem.protocol.crypto import Identity
@@ -70,6 +70,25 @@ class TrustlessFolderSeat:
     def step_key(self) -> int:
         """The packet that opened the table's current step: one answer per seat and step."""
         return self.ts.table.opened_at
+
+    def answered(self) -> bool:
+        """Whether this seat has written its block for the table's current step already."""
+        return move_path(self.home, self.inv.game, self.seat, self.step_key()).exists()
+
+    def play(self, text: str) -> tuple[Path, bool]:
+        """A person's move: checked by the engine on this seat's view, then sent with the tokens
+        it owes and its card's opening (a move written before for this step is sent again)."""
+        from engine.rules import check
+
+        w = self.ts.table.waiting()
+        if w.step != "move" or w.seats != [self.seat]:
+            raise StaleMove(f"it is not your turn: the table waits for the {w.step} step from {', '.join(w.seats)}")
+        if not self.answered():
+            move = check(self.ts.view(), text)
+            self.ts.choose = lambda _view: move
+        out = self.answer()
+        assert out is not None  # the seat to move always owes its move
+        return out
 
     def answer(self) -> tuple[Path, bool] | None:
         """Submit the block this seat owes at the current step, if any: (inbox path, whether it
