@@ -40,29 +40,3 @@ def test_demo_without_dir_removes_its_temporary_folder(tmp_path: Path) -> None:
     # only the demo's own folder counts: libraries may leave their own temporary files (ffi .so stubs)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pbem-demo-")] == []
 
-
-@pytest.mark.slow
-def test_the_trustless_demo_plays_three_rounds_and_audits_them(tmp_path: Path) -> None:
-    """`pbem demo --trustless` (run_demo with trustless=True; three seats here to keep the suite
-    quick, the command plays five): the blind host and a bot per seat, real processes, to the end."""
-    import io
-    import json
-
-    from rich.console import Console
-
-    from pbem.auto.demo import run_demo
-
-    out = io.StringIO()
-    work = tmp_path / "demo"
-    gold = run_demo(Console(file=out, width=200), seats=["ann", "bob", "cat"], workdir=work, trustless=True)
-    text = out.getvalue()
-    for n in (1, 2, 3):
-        assert f"round {n}: " in text and "roles, opened at the round's end" in text
-    assert "final scores" in text and "the chain audited" in text and "pbem audit" in text
-    audit = subprocess.run([sys.executable, "-m", "pbem.cli", "audit", str(work / "shared"), "--json"],
-                           capture_output=True, text=True, timeout=300)
-    assert audit.returncode == 0, audit.stdout + audit.stderr
-    report = json.loads(audit.stdout)
-    assert report["ok"] and [r["round"] for r in report["rounds"]] == [1, 2, 3] and report["rounds"][-1]["gold"] == gold
-    for home in (work / "homes").iterdir():  # every process held only its own key
-        assert [p.stem for p in (home / "keys").glob("*.key")] == [home.name]

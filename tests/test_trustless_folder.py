@@ -1,13 +1,15 @@
-"""A whole three-round trustless game through a real shared folder: `pbem game new
---trustless`, `pbem folder init`, `pbem host run --folder` (the blind host) and three `pbem bot
-run` seats, all separate processes with real key files, until the game is over; then every
-round audited from the chain alone, `pbem show` of the deal for each seat, and the secrecy of
-one seat's hand: with every message up to the round's end and the key shares of every other
-seat, no card that seat still holds opens.
+"""A whole three-round trustless game through a real shared folder: `pbem demo --trustless`
+runs `pbem host run --folder` (the blind host) and a `pbem bot run` per seat, separate
+processes with real key files, until the game is over; then every round audited from the
+chain alone (`pbem audit`), `pbem show` of the deal for each seat, and the secrecy of one
+seat's hand: with every message up to the round's end and the key shares of every other seat,
+no card that seat still holds opens. And a person's seat played with `pbem turn` (`pbem game
+new --trustless` and `pbem folder init` as the host types them).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -16,15 +18,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_folder_play import PBEM, SEATS, cli_env, cli_game, start_bots, start_host, wait_all
+from rich.console import Console
+from test_folder_play import PBEM, SEATS, cli_env, cli_game, start_bots, start_host
 
+from pbem.auto.demo import run_demo
 from pbem.errors import EXIT_AUDIT_FAILED
 from pbem.folder.layout import GameFolder
 from pbem.protocol.documents import Invitation, Join, Mental, read_blocks
 from pbem.protocol.mental.elgamal import open_with
 from pbem.protocol.trustless.public import game_of
 from pbem.protocol.trustless.stacks import card_of
-from pbem.protocol.trustless.table import Layout
 from pbem.seat import keys
 from pbem.seat import trustless as T
 
@@ -86,16 +89,22 @@ def _payloads(chain, inv) -> bytes:
 
 @pytest.mark.slow
 def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path: Path) -> None:
+    """`pbem demo --trustless` (run_demo, three seats here): the blind host and a bot per seat,
+    real processes with one key each, through a real folder until the game is over."""
     started = time.monotonic()
-    db, folder, homes = cli_game(tmp_path, trustless=True)
-    log = tmp_path / "host.log"
-    host = start_host(db, folder, homes["referee"], log, poll=0.05)
-    bots = start_bots(folder, homes, tmp_path, poll=0.05)
-    wait_all([*bots.values(), host], timeout=480)  # the blind host stops when the game is over
+    work = tmp_path / "demo"
+    said = io.StringIO()
+    gold = run_demo(Console(file=said, width=200), seats=list(SEATS), workdir=work, trustless=True)
     took = time.monotonic() - started
-    logs = {s: (tmp_path / f"bot-{s}.log").read_text() for s in SEATS}
-    assert all(b.returncode == 0 for b in bots.values()) and host.returncode == 0, logs
-    host_log = log.read_text()
+    text = said.getvalue()
+    for n in (1, 2, 3):
+        assert f"round {n}: " in text
+    assert "roles, opened at the round's end" in text and "final scores" in text and "the chain audited" in text
+    folder = work / "shared"
+    homes = {s: work / "homes" / s for s in SEATS}
+    for home in (work / "homes").iterdir():  # every process held only its own key
+        assert [p.stem for p in (home / "keys").glob("*.key")] == [home.name]
+    host_log = (work / "logs" / "host.log").read_text()
     assert "rejected" not in host_log and " is over after packet " in host_log, host_log
     inv = read_blocks((folder / "invitation.pbem").read_text())[0].expect(Invitation)
     assert inv.doc.trustless and inv.doc.commitments == []
@@ -116,7 +125,7 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     assert report["ok"] and report["anchored"] and report["step"] == "over" and report["packets"] == len(chain)
     assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
     final = report["rounds"][-1]["gold"]
-    assert f"gold {', '.join(f'{p} {final[p]}' for p in SEATS)}" in host_log
+    assert final == gold and f"gold {', '.join(f'{p} {final[p]}' for p in SEATS)}" in host_log
     assert final == {p: sum(r["payout"][p] for r in report["rounds"]) for p in SEATS}
     # a chain with a packet missing fails its audit at that packet
     broken = tmp_path / "broken"
