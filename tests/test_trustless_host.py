@@ -242,3 +242,31 @@ def test_every_cheat_in_play_is_refused_at_its_move(tmp_path: Path) -> None:
     assert host.record == [str(honest)] and host.mover == "bob"
     # the card ann played is open to all: the host opened it from public tokens only
     assert t.host.table()[0].opened[slot] == honest.card
+
+
+@pytest.mark.slow
+def test_a_seat_with_no_move_sends_the_tokens_the_mover_waits_for(tmp_path: Path) -> None:
+    """The `tokens` step: when the player to move waits for tokens from seats that have no move
+    to carry them, the table waits for a token-only message from each. Here ann is to move and
+    the others owe her their tokens for the top goal, as after a map of hers (the same ledger
+    fact applied to every copy of the table: the host's is rebuilt from the chain, so it is
+    followed in memory here, seat by seat, with every token checked)."""
+    t = _dealt(Table(tmp_path).joined())
+    tables = [s.table for s in t.seats.values()]
+    for table in tables:
+        table.round.ledger.follow([{"event": "map", "player": "ann", "goal": "top"}])
+    assert {tb.waiting().step for tb in tables} == {"tokens"} and tables[0].waiting().seats == ["bob", "cat"]
+    head = t.seats["ann"].head
+    for s in ("bob", "cat"):
+        block = t.seats[s].owed()
+        assert block is not None and block.doc.step == "tokens" and block.doc.move is None
+        assert [tok.to for tok in block.doc.tokens] == ["all"]
+        for seat in t.seats.values():
+            seat.table.take(read_blocks(block.armored())[0].doc, head[0])
+            seat._learn(block.doc)
+    assert {tb.waiting().step for tb in tables} == {"move"}
+    top = tables[0].round.ledger.layout.goals["top"]
+    assert top in t.seats["ann"].seat.opened and top not in t.seats["bob"].seat.opened
+    # nobody else can open it: ann's own token for it is still hers alone
+    with pytest.raises(BadPacket, match="no public token from ann"):
+        tables[1].open_public(top)
