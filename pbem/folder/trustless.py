@@ -20,6 +20,8 @@ from pbem.protocol.documents import Invitation, Signed
 from pbem.seat import player
 from pbem.seat import trustless as T
 from pbem.seat.home import join_path, move_path
+from pbem.ui import words
+from pbem.ui.words import t
 
 
 def is_trustless(dir: Path) -> bool:
@@ -82,7 +84,8 @@ class TrustlessFolderSeat:
 
         w = self.ts.table.waiting()
         if w.step != "move" or w.seats != [self.seat]:
-            raise StaleMove(f"it is not your turn: the table waits for the {w.step} step from {', '.join(w.seats)}")
+            raise StaleMove(t("it is not your turn: the table waits for the {step} step from {seats}",
+                              step=t(f"trustless step {w.step}"), seats=words.join(w.seats)))
         if not self.answered():
             move = check(self.ts.view(), text)
             self.ts.choose = lambda _view: move
