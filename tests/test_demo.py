@@ -39,4 +39,3 @@ def test_demo_without_dir_removes_its_temporary_folder(tmp_path: Path) -> None:
     assert "final scores" in run.stdout and "demo --dir DIR" in run.stdout
     # only the demo's own folder counts: libraries may leave their own temporary files (ffi .so stubs)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pbem-demo-")] == []
-
