@@ -201,16 +201,18 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
         for r in rounds:
             typer.echo(printable(r.line()))
         if rep.fault:
-            typer.echo(printable(f"FAULT {rep.fault}"))
+            typer.echo(printable(t("FAULT {fault}", fault=rep.fault)))
     if not anchored and not as_json:
-        typer.echo(f"warning: not anchored: you did not join game {rep.game} with this key home and gave no "
-                   "--invitation, so the chain is checked only against the invitation among its files", err=True)
+        typer.echo(t("warning: not anchored: you did not join game {game} with this key home and gave no "
+                     "--invitation, so the chain is checked only against the invitation among its files",
+                     game=rep.game), err=True)
     if rep.fault:
-        raise AuditFailed(f"audit failed at {rep.fault.split(':')[0]} of game {rep.game}",
-                          hint="the fault is listed above; do not trust this game's record from there on")
+        raise AuditFailed(t("audit failed at {where} of game {game}", where=rep.fault.split(":")[0], game=rep.game),
+                          hint=t("the fault is listed above; do not trust this game's record from there on"))
     if not rounds:
-        raise NotReplayable(f"no round of game {rep.game} has ended yet: there is nothing to audit"
-                            if round_no is None else f"round {round_no} of game {rep.game} has not ended",
+        raise NotReplayable(t("no round of game {game} has ended yet: there is nothing to audit", game=rep.game)
+                            if round_no is None else
+                            t("round {round} of game {game} has not ended", round=round_no, game=rep.game),
                             hint=ENDED_HINT)
 
 
