@@ -191,7 +191,7 @@ def audit(
 def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: bool) -> None:
     """The audit of a trustless game's chain: each ended round, or the packet where it fails."""
     from pbem.replay.audit import AuditFailed
-    from pbem.replay.rounds import ENDED_HINT, NotReplayable
+    from pbem.replay.rounds import NotReplayable, ended_hint
 
     rounds = [r for r in rep.rounds if round_no is None or r.round == round_no]
     if as_json:
@@ -213,7 +213,7 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
         raise NotReplayable(t("no round of game {game} has ended yet: there is nothing to audit", game=rep.game)
                             if round_no is None else
                             t("round {round} of game {game} has not ended", round=round_no, game=rep.game),
-                            hint=ENDED_HINT)
+                            hint=ended_hint())
 
 
 def register(app: typer.Typer) -> None:
