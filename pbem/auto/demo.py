@@ -204,7 +204,8 @@ def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess
                     seconds=f"{time.perf_counter() - started:.1f}"))
     pbem = _command()
     if keep:
-        console.print(f"{pad(t('audit it:'), 26)} {pbem} audit {folder.dir}", soft_wrap=True)
+        label, command = t("audit it:"), f"{pbem} audit {folder.dir}"
+        console.print(f"{pad(label, 26)} {command}", soft_wrap=True)
     else:
         console.print(t("the temporary folder is removed now; to audit the game yourself: {command}",
                         command=f"{pbem} demo --trustless --dir DIR"), soft_wrap=True)
