@@ -24,6 +24,7 @@ EXIT_CODES: dict[int, str] = {
     6: "illegal move (engine.errors.IllegalMove)",
     7: "bad position file (engine.errors.BadPosition)",
     8: "audit failed",
+    9: "store error (the host's store cannot be reached, is not a pbem store, has a newer schema, or holds a game name twice)",
     70: "internal error (a bug; PBEM_DEBUG=1 shows the traceback)",
 }
 
@@ -35,6 +36,7 @@ EXIT_ILLEGAL_MOVE = 6  # engine.errors.IllegalMove (the engine knows no exit cod
 EXIT_ILLEGAL = EXIT_ILLEGAL_MOVE
 EXIT_BAD_POSITION = 7  # engine.errors.BadPosition
 EXIT_AUDIT_FAILED = 8
+EXIT_STORE = 9
 EXIT_INTERNAL = 70
 
 
@@ -97,6 +99,10 @@ class Conflict(PbemError):
     exit_code = EXIT_STALE
 
 
+class StoreError(PbemError):
+    exit_code = EXIT_STORE
+
+
 __all__ = [
     "EXIT_CODES",
     "EXIT_INVALID_MOVE",
@@ -113,4 +119,5 @@ __all__ = [
     "KeyNotFound",
     "StaleMove",
     "Conflict",
+    "StoreError",
 ]

@@ -2,7 +2,9 @@
 
 One table: engine random rounds and legal-move generations per second, CLI wall times next
 to bare `python3 -c pass` in the same run, armoured packet sizes by player count, and the
-host's apply-and-seal time per move at 12 players.
+host's own time per move at 12 players (scripts/bench_host.py), for this tree and for an
+older commit side by side (`--before REV`, default: the commit before the store took many
+games), so a change shows up as a ratio measured in one run.
 """
 
 from __future__ import annotations
@@ -19,11 +21,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import json  # noqa: E402
+
 from engine.bots import RandomBot  # noqa: E402
 from pbem.host import referee as H  # noqa: E402
+from pbem.protocol.documents import read_blocks  # noqa: E402
 from pbem.seat import keys  # noqa: E402
 from pbem.seat import player as P  # noqa: E402
-from pbem.protocol.documents import read_blocks  # noqa: E402
+
+BEFORE = "3323785"  # the last one-game-per-file host
 
 
 PASSPHRASE = "bench passphrase words"
@@ -47,7 +53,7 @@ def table(root: Path, n: int, ruleset: str, protected: bool = False):
 def step(host, ids, homes, bots):
     _, armored = host.packets()[-1]
     packet = read_blocks(armored)[0]
-    seat = packet.doc["to_move"]
+    seat = packet.doc.to_move
     sp = P.open_packet(packet, ids[seat], homes[seat], remember=False)
     move = P.make_move(sp, str(bots[seat].choose(sp.view)))
     block = read_blocks(move.armored())[0]
@@ -83,9 +89,38 @@ def engine_rows(seconds: float) -> list[tuple[str, str]]:
     ]
 
 
+def host_rows(before: str) -> list[tuple[str, str]]:
+    """scripts/bench_host.py on an older commit and on this tree, one after the other."""
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "before"
+        old.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", before, "engine", "pbem"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+        for label, tree in ((before, old), ("now", ROOT)):
+            out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_host.py"), str(tree)],
+                                 check=True, capture_output=True, text=True).stdout
+            results[label] = json.loads(out.splitlines()[-1])
+    b, n = results[before], results["now"]
+    rows = []
+    for key, what in (("move_ms", "a move"), ("round_end_ms", "a round's last move"),
+                      ("files_first_ms", "writing new packet files, early"), ("files_last_ms", "writing new packet files, late"),
+                      ("mail_first_ms", "mailing new packets, early"), ("mail_last_ms", "mailing new packets, late")):
+        rows.append((f"host, 12 players: {what}", f"{n[key]:.2f} ms (was {b[key]:.2f} ms at {before}: "
+                                                    f"{b[key] / n[key]:.1f}x faster)"))
+    return rows
+
+
 def main() -> None:
-    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
-    rows: list[tuple[str, str]] = engine_rows(seconds)
+    args = sys.argv[1:]
+    before = BEFORE
+    if "--before" in args:
+        at = args.index("--before")
+        before = args[at + 1]
+        del args[at:at + 2]
+    seconds = float(args[0]) if args else 3.0
+    rows: list[tuple[str, str]] = host_rows(before) + engine_rows(seconds)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         # packet sizes
@@ -99,8 +134,6 @@ def main() -> None:
                 per_move.append(dt)
                 sizes.append(len(packet.armored()))
             rows.append((f"packet size, {n} players ({ruleset})", f"{statistics.median(sizes):,.0f} bytes"))
-            if n == 12:
-                rows.append(("host apply+seal per move, 12 players", f"{statistics.median(per_move) * 1000:.1f} ms"))
             host.close()
         # CLI wall times
         work = root / "cli"
@@ -108,7 +141,7 @@ def main() -> None:
         seq, armored = host.packets()[-1]
         packet_path = work / "packet.pbem"
         packet_path.write_text(armored)
-        seat = read_blocks(armored)[0].doc["to_move"]
+        seat = read_blocks(armored)[0].doc.to_move
         db = work / "g5.db"
         host.close()
         pbem = str(Path(sys.executable).parent / "pbem")
@@ -138,7 +171,7 @@ def main() -> None:
             for suffix in ("-wal", "-shm"):
                 Path(str(copy) + suffix).unlink(missing_ok=True)
             t = time.perf_counter()
-            subprocess.run([pbem, "apply", str(copy), str(work / "m.pbem"), "--out", str(work / "out")],
+            subprocess.run([pbem, "apply", "b5", "--db", str(copy), str(work / "m.pbem"), "--out", str(work / "out")],
                            env=env_host, check=True, stdout=subprocess.DEVNULL)
             applies.append(time.perf_counter() - t)
         apply_t = statistics.median(applies[1:])  # the first run warms the caches

@@ -24,3 +24,21 @@ def _english(monkeypatch: pytest.MonkeyPatch):
     words.set_language(None)
     yield
     words.set_language(None)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One real PostgreSQL server for the whole run, started on first use."""
+    from pg_server import PgServer
+
+    server = PgServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path):
+    """An empty host store of each kind: a SQLite file, and a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    return request.getfixturevalue("pg_server").new_database()

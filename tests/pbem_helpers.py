@@ -52,18 +52,29 @@ class Table:
         return [self.host.accept(b) for b in read_file(path)]
 
 
-def make_table(root: Path, seats: list[str], ruleset: str = "classic", options: list[str] | None = None) -> Table:
+def store_dump(url: str) -> str:
+    """Every row of every table of a store (SQLite or PostgreSQL), in a stable order: two
+    dumps are equal when nothing in the store changed."""
+    from pbem.host.store import Store, metadata
+
+    with Store(url) as st, st.read() as c:
+        return "\n".join(f"{t.name}: {sorted(map(repr, c.execute(t.select()).all()))}" for t in metadata.sorted_tables)
+
+
+def make_table(root: Path, seats: list[str], ruleset: str = "classic", options: list[str] | None = None,
+               store: str | None = None) -> Table:
+    """A dealt game; in `store` (a URL) or else in a SQLite file root/game.db."""
     ids: dict[str, Identity] = {}
     homes: dict[str, Path] = {}
     for name in ["referee", *seats]:
         homes[name] = root / f"home-{name}"
         keys.create_identity(homes[name], name, PASS)
         ids[name] = keys.load_identity(homes[name], name, PASS)  # from the key file on disk
-    db = root / "game.db"
+    db = store or root / "game.db"
     invitation = H.create_game(db, "test", ids["referee"], ruleset, [(s, ids[s].public) for s in seats], options or [])
     inv_path = root / "invitation.pbem"
     inv_path.write_text(invitation.armored())
-    host = H.Host(db, ids["referee"])
+    host = H.Host(db, ids["referee"], game="test")
     table = Table(root, host, ids, homes, seats, [inv_path])
     for s in seats:
         join = P.join(read_file(inv_path)[0], ids[s], homes[s])

@@ -34,23 +34,23 @@ def test_output_to_a_device_node_or_fifo_is_refused_and_left_alone(tmp_path: Pat
     table.host.close()
     db = tmp_path / "game.db"
     before = os.stat("/dev/null")
-    run = _pbem("packet", "--db", str(db), "-o", "/dev/null", cwd=tmp_path)
+    run = _pbem("packet", "test", "--db", str(db), "-o", "/dev/null", cwd=tmp_path)
     _one_error(run, 2, "not a regular file")
     after = os.stat("/dev/null")
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    _one_error(_pbem("packet", "--db", str(db), "-o", str(fifo), cwd=tmp_path), 2, "not a regular file")
+    _one_error(_pbem("packet", "test", "--db", str(db), "-o", str(fifo), cwd=tmp_path), 2, "not a regular file")
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     (tmp_path / "adir").mkdir()
-    _one_error(_pbem("packet", "--db", str(db), "-o", str(tmp_path / "adir"), cwd=tmp_path), 2, "a folder")
+    _one_error(_pbem("packet", "test", "--db", str(db), "-o", str(tmp_path / "adir"), cwd=tmp_path), 2, "a folder")
     target = tmp_path / "real.txt"
     target.write_text("private")
     link = tmp_path / "link.pbem"
     link.symlink_to(target)
-    _one_error(_pbem("packet", "--db", str(db), "-o", str(link), cwd=tmp_path), 2, "a link")
+    _one_error(_pbem("packet", "test", "--db", str(db), "-o", str(link), cwd=tmp_path), 2, "a link")
     assert link.is_symlink() and target.read_text() == "private"
-    ok = _pbem("packet", "--db", str(db), "-o", str(tmp_path / "packet.pbem"), cwd=tmp_path)
+    ok = _pbem("packet", "test", "--db", str(db), "-o", str(tmp_path / "packet.pbem"), cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
     assert "BEGIN PBEM PACKET" in (tmp_path / "packet.pbem").read_text()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(TMP_SUFFIX)] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import os
 import subprocess
 import sys
@@ -71,8 +72,11 @@ def test_show_move_apply_status(game: dict) -> None:
     assert "already applied" in again
     status = json.loads(pbem("status", "friday", "--json", home=homes["referee"], cwd=root).stdout)
     assert status["seq"] == 2 and status["round"] == 1 and all(s["joined"] for s in status["seats"])
-    # a packet file lost in a crash is written again by the next command
+    # a crash between the commit of packet 2 and writing its file leaves the file missing
+    # and the out-dir's delivery mark at 1: the next command writes the file
     packet(game, 2).unlink()
+    with sqlite3.connect(root / "saves" / "pbem.db") as db:
+        assert db.execute("UPDATE deliveries SET seq = 1 WHERE channel LIKE 'dir:%'").rowcount == 1
     pbem("apply", "friday", str(move_file), home=homes["referee"], cwd=root)
     assert packet(game, 2).exists()
     reissued = pbem("packet", "friday", home=homes["referee"], cwd=root).stdout
@@ -104,7 +108,7 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict) -> None:
     hand = json.loads(pbem("show", p1, "--as", seat1, "--json", home=homes[seat1], cwd=root).stdout)["hand"]
     pbem("move", p1, f"discard {hand[-1]}", "--as", seat1, "-o", str(stale), home=homes[seat1], cwd=root)
     one_error_line(pbem("apply", "friday", str(stale), home=homes["referee"], cwd=root, ok=False), 5, "answers packet 1")
-    one_error_line(pbem("status", "nosuchgame", home=homes["referee"], cwd=root, ok=False), 2, "no game database")
+    one_error_line(pbem("status", "nosuchgame", home=homes["referee"], cwd=root, ok=False), 2, "no game 'nosuchgame' in store")
     usage = pbem("status", "--bogus", home=homes["referee"], cwd=root, ok=False)
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
 
@@ -116,7 +120,7 @@ def test_turn_in_a_shared_folder_keeps_json_on_stdout(tmp_path: Path) -> None:
     players = [x for s in SEATS for x in ("--player", f"{s}={keys[s]}")]
     pbem("game", "new", "sat", "--host", "referee", *players, home=homes["referee"], cwd=tmp_path)
     shared = tmp_path / "shared"
-    pbem("folder", "init", str(shared), "sat", home=homes["referee"], cwd=tmp_path)
+    pbem("folder", "init", "sat", str(shared), home=homes["referee"], cwd=tmp_path)
     for s in SEATS:
         joined = pbem("turn", str(shared), "--as", s, "--json", home=homes[s], cwd=tmp_path)
         assert json.loads(joined.stdout)["phase"] == "joining" and "joined" in joined.stderr

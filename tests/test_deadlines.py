@@ -1,20 +1,21 @@
 """Deadlines, reminders, late notices and timeouts, with the host's clock passed in.
 
 A fake clock plays a whole 4-seat game of deadlines in about a second: real key files, a
-real SQLite file, a real shared folder, real bots on three seats and a silent fourth.
+real store (a SQLite file, and a database of a real PostgreSQL server: the `store_url`
+fixture), a real shared folder, real bots on three seats and a silent fourth.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import msgspec
 import pytest
-from test_folder_play import db_dump, make_homes, run_cli
+from pbem_helpers import store_dump
+from test_folder_play import make_homes, run_cli
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
@@ -80,10 +81,10 @@ def test_due_in_words_in_three_languages() -> None:
         assert when.due_line(*deadline, "ann", now) == "輪到你了，截止 12月3日（週四）18:00 UTC，還有1天4小時"
 
 
-def four_seat_game(root: Path, clock: FakeClock, timing: Timing):
+def four_seat_game(root: Path, clock: FakeClock, timing: Timing, store: str):
     homes = make_homes(root, ["referee", *SEATS4])
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    db = root / "saves" / "t.db"
+    db = store
     H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS4], [],
                   timing=timing.to_config(), clock=clock)
     return db, homes, ids
@@ -105,10 +106,10 @@ def check_archives(host: H.Host) -> list[str]:
 
 
 @pytest.mark.slow
-def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path) -> None:
+def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path, store_url: str) -> None:
     clock = FakeClock("2026-12-01T12:00:00+00:00")
     timing = Timing(deadline=3600, grace=1800, on_timeout="bot", absent_after=2)
-    db, homes, ids = four_seat_game(tmp_path, clock, timing)
+    db, homes, ids = four_seat_game(tmp_path, clock, timing, store_url)
     shared = tmp_path / "shared"
     host = H.Host(db, ids["referee"], clock)
     lines: list[str] = []
@@ -141,8 +142,7 @@ def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path) -> No
     # the notices: reminders and a late notice for dan's first packets, then dan is absent
     kinds = Counter(d.notice for d in dan.notices())
     assert kinds["reminder"] >= 2 and kinds["late"] == 2 and kinds["absent"] == 1, kinds
-    con = sqlite3.connect(db)
-    rows = con.execute("SELECT seq, kind, seat FROM notices").fetchall()
+    rows = [(n.seq, n.kind, n.seat) for n in host.notices()]
     assert len(rows) == len(set(rows)), "a notice was made twice"
     files = list((shared / "notices").iterdir())
     assert len(files) == len(rows)
@@ -160,9 +160,9 @@ def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path) -> No
     host.close()
 
 
-def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path) -> None:
+def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path, store_url: str) -> None:
     clock = FakeClock("2026-12-01T12:00:00+00:00")
-    db, homes, ids = four_seat_game(tmp_path, clock, Timing(deadline=3600))
+    db, homes, ids = four_seat_game(tmp_path, clock, Timing(deadline=3600), store_url)
     shared = tmp_path / "shared"
     host = H.Host(db, ids["referee"], clock)
     fh = FolderHost(host, shared, lambda line: None)
@@ -194,9 +194,9 @@ def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path) ->
     host.close()
 
 
-def dealt(tmp_path: Path, timing: Timing):
+def dealt(tmp_path: Path, timing: Timing, store: str):
     clock = FakeClock("2026-12-01T12:00:00+00:00")
-    db, homes, ids = four_seat_game(tmp_path, clock, timing)
+    db, homes, ids = four_seat_game(tmp_path, clock, timing, store)
     host = H.Host(db, ids["referee"], clock)
     fh = FolderHost(host, tmp_path / "shared", lambda line: None)
     seats = {s: Seat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS4}
@@ -206,26 +206,26 @@ def dealt(tmp_path: Path, timing: Timing):
     return clock, host, fh, seats, ids
 
 
-def test_a_seat_cannot_mark_its_own_move_as_the_hosts(tmp_path: Path) -> None:
+def test_a_seat_cannot_mark_its_own_move_as_the_hosts(tmp_path: Path, store_url: str) -> None:
     """Only the host marks the moves it made (by: host): a seat's move saying so is refused,
     and nothing changes (an audit would otherwise blame the host for it)."""
     from pbem.seat import player
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"))
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
     first = host.status()["to_move"]
     sp = seats[first].latest()
     honest = player.make_move(sp, str(legal_moves(sp.view)[0]))
     forged = sign(msgspec.structs.replace(honest.doc, by="host", why="timeout", signer=""), ids[first])
-    before = db_dump(host.path)
+    before = store_dump(host.store.url)
     with pytest.raises(BadPacket, match="only the host marks its own moves"):
         host.accept(forged)
-    assert db_dump(host.path) == before
+    assert store_dump(host.store.url) == before
     assert host.accept(honest).kind == "applied"
     host.close()
 
 
-def test_pause_stops_the_clock_and_resume_gives_the_time_back(tmp_path: Path) -> None:
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"))
+def test_pause_stops_the_clock_and_resume_gives_the_time_back(tmp_path: Path, store_url: str) -> None:
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
     first = host.status()["to_move"]
     clock.advance(20 * 60)
     timekeeper.pause(host)
@@ -249,10 +249,10 @@ def test_pause_stops_the_clock_and_resume_gives_the_time_back(tmp_path: Path) ->
     host.close()
 
 
-def test_away_stretches_the_deadline_and_resign_hands_the_seat_to_the_policy(tmp_path: Path) -> None:
+def test_away_stretches_the_deadline_and_resign_hands_the_seat_to_the_policy(tmp_path: Path, store_url: str) -> None:
     from pbem.seat import player
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="bot"))
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="bot"), store_url)
     first = host.status()["to_move"]
     me = seats[first]
     request = player.make_request(me.invitation, first, ids[first], "away", until="2026-12-05T00:00:00+00:00")
@@ -279,19 +279,20 @@ def test_away_stretches_the_deadline_and_resign_hands_the_seat_to_the_policy(tmp
     host.close()
 
 
-def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path) -> None:
+def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path, store_url: str) -> None:
     """Over mail a reminder goes to the seat it reminds (and the host's copy), a late notice
     to everyone; the packet mails say the deadline in words; nothing is mailed twice."""
     import email
     from email import policy
 
-    from pbem.mail.outgoing import Courier, send_pending
+    from pbem.host.publish import publish_pending
+    from pbem.mail.outgoing import Courier, MailPublisher
     from pbem.seat import player
 
     clock = FakeClock("2026-12-01T12:00:00+00:00")
     homes = make_homes(tmp_path, ["referee", *SEATS4])
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    db = tmp_path / "t.db"
+    db = store_url
     emails = {s: f"{s}@example.org" for s in SEATS4} | {"host": "ref@example.org"}
     invitation = H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS4], [], emails,
                                Timing(deadline=4 * 3600).to_config(), clock)
@@ -299,8 +300,8 @@ def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path) -> None:
     for s in SEATS4:
         host.accept(player.join(invitation, ids[s], homes[s]))
     out = tmp_path / "mail"
-    courier = Courier(to_dir=out)
-    send_pending(host, courier)
+    mail = MailPublisher(host, Courier(to_dir=out))
+    publish_pending(host, mail)
     first = host.status()["to_move"]
 
     def mails(skip: frozenset = frozenset()) -> list:
@@ -312,11 +313,11 @@ def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path) -> None:
     before = frozenset(out.glob("*.eml"))
     clock.advance(2 * 3600)  # half-way and 2 h before: one reminder
     host.tick()
-    send_pending(host, courier)
+    publish_pending(host, mail)
     clock.advance(2 * 3600)
     host.tick()
-    send_pending(host, courier)
-    send_pending(host, courier)  # again: nothing new
+    publish_pending(host, mail)
+    assert publish_pending(host, mail) == []  # again: nothing new
     new = mails(before)
     reminders = [m for m in new if "reminder" in m["Subject"]]
     late = [m for m in new if "is late" in m["Subject"]]

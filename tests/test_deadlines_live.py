@@ -1,7 +1,8 @@
 """Deadlines in real time: `pbem host run --folder` with seconds-long deadlines, three bot
 processes and a fourth seat that joins and then never answers. The game finishes on its
 own under `--on-timeout bot`, the folder holds the reminders and late notices, and
-`pbem audit` passes every round. Real processes, a real folder, a real SQLite file.
+`pbem audit` passes every round. Real processes, a real folder, a real store (a SQLite
+file, and a database of a real PostgreSQL server).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_folder_play import PBEM, cli_env, start_bots, start_host, wait_all
+from test_folder_play import PBEM, cli_env, start_bots, wait_all
 
 from pbem.folder.layout import GameFolder
 from pbem.host import referee as H
@@ -22,25 +23,26 @@ BOTS = ["ann", "bob", "cat"]
 
 
 @pytest.mark.slow
-def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_path: Path) -> None:
+def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_path: Path, store_url: str) -> None:
     homes = {n: tmp_path / f"home-{n}" for n in ["referee", *SEATS]}
     procs = {n: subprocess.Popen([*PBEM, "key", "new", n, "--no-passphrase"], env=cli_env(h),
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
              for n, h in homes.items()}
     pubs = {n: p.communicate(timeout=60)[0].splitlines()[0] for n, p in procs.items()}
-    db, folder = tmp_path / "saves" / "t.db", tmp_path / "shared"
+    db, folder = store_url, tmp_path / "shared"
     players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
-    new = subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--db", db,
+    new = subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--store", db,
                           "--deadline", "3s", "--grace", "1s", "--on-timeout", "bot", "--absent-after", "2"],
                          env=cli_env(homes["referee"]), capture_output=True, text=True, cwd=tmp_path)
     assert new.returncode == 0, new.stderr
-    subprocess.run([*PBEM, "folder", "init", folder, "--db", db], env=cli_env(homes["referee"]), check=True,
+    subprocess.run([*PBEM, "folder", "init", "t", folder, "--store", db], env=cli_env(homes["referee"]), check=True,
                    capture_output=True)
     joined = subprocess.run([*PBEM, "turn", folder, "--as", "dan"], env=cli_env(homes["dan"]), capture_output=True,
                             text=True)
     assert "as seat dan" in joined.stdout, joined.stderr  # and dan is never heard of again
     log = tmp_path / "host.log"
-    host = start_host(db, folder, homes["referee"], log, poll=0.1)
+    host = subprocess.Popen([*PBEM, "host", "run", "t", "--store", db, "--poll", "0.1"],  # the folder is remembered
+                            env=cli_env(homes["referee"]), stdout=log.open("ab"), stderr=subprocess.STDOUT)
     bots = start_bots(folder, homes, tmp_path, BOTS, poll=0.05)
     try:
         wait_all([host, *bots.values()], timeout=240)
@@ -60,7 +62,8 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     assert "notice: reminder: dan to move" in text and "notice: dan is late" in text
 
     # every move of dan's seat was made by the host, and the audit passes every round
-    archives = H.Host(db).archives()
+    with H.Host(db) as done:
+        archives = done.archives()
     assert sorted(archives) == [1, 2, 3]
     for armored in archives.values():
         archive = [b for b in read_blocks(armored) if b.kind == "archive"][0]

@@ -117,9 +117,9 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
     app = cli_app()
     db, homes = new_game(tmp_path)
     folder = tmp_path / "shared"
-    out = run_cli(app, ["folder", "init", folder, "--db", db]).output
+    out = run_cli(app, ["folder", "init", "t", folder, "--db", db]).output
     assert "invitation.pbem and 0 packet(s)" in out
-    run_cli(app, ["folder", "init", folder, "--db", db])  # again: a no-op
+    run_cli(app, ["folder", "init", "t", folder, "--db", db])  # again: a no-op
     gf = GameFolder.open(folder)
     assert (folder / "invitation.pbem").exists() and gf.seats == tuple(SEATS)
 
@@ -214,13 +214,13 @@ def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False) -
                     *(["--trustless"] if trustless else [])],
                    env=cli_env(homes["referee"]), check=True, capture_output=True, cwd=root)
     folder = root / "shared"
-    subprocess.run([*PBEM, "folder", "init", folder, "--db", db], env=cli_env(homes["referee"]),
+    subprocess.run([*PBEM, "folder", "init", "t", folder, "--db", db], env=cli_env(homes["referee"]),
                    check=True, capture_output=True, cwd=root)
     return db, folder, homes
 
 
 def start_host(db: Path, folder: Path, home: Path, log: Path, poll: float = 0.02) -> subprocess.Popen:
-    return subprocess.Popen([*PBEM, "host", "run", "--db", db, "--folder", folder, "--poll", str(poll)],
+    return subprocess.Popen([*PBEM, "host", "run", "t", "--db", db, "--folder", folder, "--poll", str(poll)],
                             env=cli_env(home), stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 

@@ -1,7 +1,8 @@
 """Seats changing hands mid-game: the host's reseat and a player's own handover.
 
-Real key files, a real SQLite file, a real shared folder, bots on every seat; the host's
-`pbem game reseat` and the player's `pbem handover` run as the real command.
+Real key files, a real store (a SQLite file, and a database of a real PostgreSQL server), a
+real shared folder, bots on every seat; the host's `pbem game reseat` and the player's
+`pbem handover` run as the real command.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from pbem_helpers import store_dump as db_dump
 from test_cli_play import one_error_line
-from test_folder_play import db_dump, make_homes
+from test_folder_play import make_homes
 
 from pbem.auto.host_runner import FolderHost
 from pbem.auto.seat_bot import FolderBot
@@ -38,10 +40,9 @@ def pbem(*args: object, home: Path, ok: bool = True) -> subprocess.CompletedProc
     return run
 
 
-def game(tmp_path: Path):
+def game(tmp_path: Path, db: str):
     homes = make_homes(tmp_path, ["referee", *SEATS, "eve", "fay"])
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    db = tmp_path / "saves" / "t.db"
     H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [])
     host = H.Host(db, ids["referee"])
     lines: list[str] = []
@@ -59,8 +60,8 @@ def play(fh: FolderHost, bots: dict[str, FolderBot], until, limit: int = 2000) -
 
 
 @pytest.mark.slow
-def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp_path: Path) -> None:
-    db, homes, ids, host, fh, lines = game(tmp_path)
+def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp_path: Path, store_url: str) -> None:
+    db, homes, ids, host, fh, lines = game(tmp_path, store_url)
     shared = tmp_path / "shared"
     bots = {s: FolderBot(shared, ids[s], homes[s], "smart", 3, lines.append) for s in SEATS}
     def bob_just_moved_in_round_2() -> bool:
@@ -72,7 +73,8 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
     packet_before = read_blocks(host.packets()[-1][1])[0]
 
     # the host gives bob's seat to eve, through the real command
-    out = pbem("game", "reseat", db, "bob", "--key", ids["eve"].public.encode(), home=homes["referee"]).stdout
+    out = pbem("game", "reseat", "t", "bob", "--key", ids["eve"].public.encode(), "--store", db,
+               home=homes["referee"]).stdout
     assert "seat bob handed over to key" in out
     assert host.status()["seq"] == at + 1
     handed = read_blocks(host.packets()[-1][1])[0]
@@ -125,7 +127,8 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
     reports = audit_source(open_source(str(db)), host.game_id(), [1, 2, 3], trust)
     for rep in reports:
         assert rep.ok, [f.line() for f in rep.faults]
-    assert sum(rep.counts.get("packet-table", 0) for rep in reports) > 100
+    # (how many packets a game has depends on its deal: the store's game ids, and so its deals, are random)
+    assert sum(rep.counts.get("packet-table", 0) for rep in reports) > len(host.packets()) // 2
     assert reports[0].counts.get("part", 0) == 0 and reports[1].counts["part"] > 0
     # eve audits through the CLI with her own key: her key home knows the seat from the packets
     run = pbem("audit", shared, "--round", "2", "--as", "eve", home=homes["eve"])
@@ -140,8 +143,8 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
 
 
 @pytest.mark.slow
-def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path) -> None:
-    db, homes, ids, host, fh, lines = game(tmp_path)
+def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path, store_url: str) -> None:
+    db, homes, ids, host, fh, lines = game(tmp_path, store_url)
     shared = tmp_path / "shared"
     seats = {s: Seat.open(shared, ids[s], homes[s]) for s in SEATS}
     for s in seats.values():
@@ -154,22 +157,22 @@ def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path) -> Non
     # a reseat signed by a player (not the host, not the seat's own key)
     (bad / "h.pbem").write_text(sign(Handover(game=inv.game, seat="bob", key=ids["eve"].public.encode()),
                                      ids["ann"]).armored())
-    one_error_line(pbem("apply", db, bad / "h.pbem", home=homes["referee"], ok=False), 3,
+    one_error_line(pbem("apply", "t", bad / "h.pbem", "--store", db, home=homes["referee"], ok=False), 3,
                    "must be signed by the host or by the seat's own key")
     # the host's own reseat command run with a player's key
     keys.create_identity(homes["ann"], "referee2", None)
-    one_error_line(pbem("game", "reseat", db, "bob", "--key", ids["eve"].public.encode(), "--as", "ann",
+    one_error_line(pbem("game", "reseat", "t", "bob", "--key", ids["eve"].public.encode(), "--as", "ann", "--store", db,
                         home=homes["ann"], ok=False), 3, "is not the host key")
     # an away notice for another seat
     (bad / "a.pbem").write_text(P.make_request(inv, "bob", ids["ann"], "away", until="2030-01-01T00:00:00+00:00").armored())
-    one_error_line(pbem("apply", db, bad / "a.pbem", home=homes["referee"], ok=False), 3, "not the seat's key")
+    one_error_line(pbem("apply", "t", bad / "a.pbem", "--store", db, home=homes["referee"], ok=False), 3, "not the seat's key")
     # a date in the past, a deadline of nothing
     one_error_line(pbem("away", shared, "--until", "2020-01-01", "--as", "ann", home=homes["ann"], ok=False), 2,
                    "in the past")
-    one_error_line(pbem("game", "config", db, "--deadline", "-3h", home=homes["referee"], ok=False), 2,
+    one_error_line(pbem("game", "config", "t", "--deadline", "-3h", "--store", db, home=homes["referee"], ok=False), 2,
                    "bad --deadline")
     # a pause from a player
-    one_error_line(pbem("game", "pause", db, "--as", "ann", home=homes["ann"], ok=False), 3, "is not the host key")
+    one_error_line(pbem("game", "pause", "t", "--as", "ann", "--store", db, home=homes["ann"], ok=False), 3, "is not the host key")
     assert db_dump(db) == before
     assert len(seats["ann"].folder.inbox()) == 0  # nothing was submitted either
     host.close()

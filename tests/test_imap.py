@@ -164,7 +164,7 @@ def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, 
     assert f"IMAP: imap://ann@127.0.0.1:{s.imap.port}/INBOX" in out and f"password from: {secrets['ann']}" in out
 
     def host_pass() -> str:
-        return run_cli(app, ["host", "run", "--db", db, "--once", "--no-idle"], homes["host"]).output
+        return run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
 
     assert "mailed invitation to ann" in host_pass()
     for p in SEATS:
@@ -331,11 +331,12 @@ def test_imap_bad_login_or_url_is_one_line_on_stderr(mail_servers: MailServers, 
 
     s = mail_servers
     env = {**os.environ, "PBEM_HOME": str(tmp_path / "home"), "PBEM_IMAP_PASSWORD": "wrong-secret"}
-    for args, says in [(["inbox", "--imap", s.imap.url("ann")], "error: IMAP login of ann to 127.0.0.1"),
-                       (["inbox", "--imap", "imaps://ann:pw@example.org/"], "error: an IMAP URL must not hold"),
-                       (["host", "run", "--db", str(tmp_path / "none.db"), "--imap", "ftp://x"], "error: ")]:
+    for args, says, code in [(["inbox", "--imap", s.imap.url("ann")], "error: IMAP login of ann to 127.0.0.1", 2),
+                             (["inbox", "--imap", "imaps://ann:pw@example.org/"], "error: an IMAP URL must not hold", 2),
+                             (["host", "run", "t", "--db", str(tmp_path / "none.db"), "--imap", "ftp://x"],
+                              "error: no store at", 9)]:
         done = subprocess.run([sys.executable, "-m", "pbem.cli", *args], env=env, capture_output=True, text=True,
                               stdin=subprocess.DEVNULL, timeout=120)
-        assert done.returncode == 2, (args, done.stderr)
+        assert done.returncode == code, (args, done.stderr)
         assert done.stderr.startswith(says) and "Traceback" not in done.stderr, done.stderr
         assert "wrong-secret" not in done.stderr + done.stdout

@@ -29,7 +29,7 @@ def imap_game(root: Path, s: MailServers) -> tuple[Path, dict[str, Path]]:
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
     subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}",
                     "--db", db], env=cli_env(homes["host"]), check=True, capture_output=True, cwd=root)
-    subprocess.run([*PBEM, "game", "smtp", str(db), "--server", "127.0.0.1", "--port", str(s.smtp_port),
+    subprocess.run([*PBEM, "game", "smtp", "t", "--db", str(db), "--server", "127.0.0.1", "--port", str(s.smtp_port),
                     "--security", "none", "--from", s.address("host")], env=cli_env(homes["host"]), check=True,
                    capture_output=True, cwd=root)
     return db, homes
@@ -49,7 +49,7 @@ def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: P
     s = mail_servers
     db, homes = imap_game(tmp_path, s)
     started = time.monotonic()
-    procs = [start(s, "host", ["host", "run", "--db", str(db), "--send"], homes["host"], tmp_path / "host.log")]
+    procs = [start(s, "host", ["host", "run", "t", "--db", str(db), "--send"], homes["host"], tmp_path / "host.log")]
     procs += [start(s, p, ["bot", "run", "--as", p, "--seed", f"seed-{p}", "--to", s.address("host"), "--send",
                            "--smtp-server", "127.0.0.1", "--smtp-port", str(s.smtp_port), "--smtp-security", "none",
                            "--from", s.address(p)], homes[p], tmp_path / f"bot-{p}.log") for p in SEATS]

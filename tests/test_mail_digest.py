@@ -13,7 +13,8 @@ import pytest
 from pbem_helpers import make_table, play_until
 
 from pbem.errors import UsageError
-from pbem.mail.outgoing import Courier, digest_seconds, send_pending
+from pbem.host.publish import publish_pending
+from pbem.mail.outgoing import Courier, MailPublisher, digest_seconds
 from pbem.protocol.documents import read_blocks
 
 SEATS = ["ann", "bob", "cat", "dan"]
@@ -50,11 +51,12 @@ def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None
     def note(line: str) -> None:
         log.append((clock[0], line))
 
-    send_pending(host, courier, log=note, now=lambda: clock[0])  # the invitation
+    mail = MailPublisher(host, courier, now=lambda: clock[0])
+    publish_pending(host, mail, log=note)  # the invitation
 
     def mail_after_each_move(packet) -> bool:
         clock[0] += 5 * 3600  # a move every five hours: a seat waits 20 hours between turns
-        send_pending(host, courier, log=note, now=lambda: clock[0])
+        publish_pending(host, mail, log=note)
         return packet.doc.phase == "game-over"
 
     play_until(table, mail_after_each_move, seed=3, limit=3000)
@@ -104,4 +106,4 @@ def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None
             listed += int(found[1]) if found else 0
         assert listed == total, s
     # nothing more is owed once everything is out
-    assert send_pending(host, courier, now=lambda: clock[0] + 10 * 86400) == 0
+    assert publish_pending(host, MailPublisher(host, courier, now=lambda: clock[0] + 10 * 86400)) == []

@@ -78,12 +78,12 @@ def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> Non
     maildir, port = smtp
     app = cli_app()
     db, homes = mail_game(tmp_path)
-    out = run_cli(app, ["game", "smtp", db, "--server", "127.0.0.1", "--port", port, "--security", "none",
+    out = run_cli(app, ["game", "smtp", "t", "--db", db, "--server", "127.0.0.1", "--port", port, "--security", "none",
                         "--from", HOST_ADDR]).output
     assert f"127.0.0.1:{port} (none)" in out
 
     # the invitation goes out with 'pbem mail --send': one mail per seat, one to the host
-    out = run_cli(app, ["mail", "--db", db, "--send"]).output
+    out = run_cli(app, ["mail", "t", "--db", db, "--send"]).output
     assert out.count("invitation to ") == 4 and "sent to ann@example.org" in out
     invites = messages(maildir)
     assert sorted(m["To"] for m in invites) == sorted(EMAILS.values())
@@ -163,10 +163,10 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
     """Players who use their own mail client: .eml files out, .eml files in."""
     app = cli_app()
     db, homes = mail_game(tmp_path)
-    out = run_cli(app, ["game", "email", db, "cat=cat@example.net", "bob="]).output
+    out = run_cli(app, ["game", "email", "t", "--db", db, "cat=cat@example.net", "bob="]).output
     assert "cat: cat@example.net" in out and "bob:" not in out
     outbox = tmp_path / "outbox"
-    out = run_cli(app, ["mail", "--db", db, "--to-dir", outbox]).output
+    out = run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox]).output
     assert out.count("invitation to ") == 3  # ann, cat and the host; bob has no address now
     inv_mail = next(p for p in outbox.glob("*.eml") if b"To: ann@example.org" in p.read_bytes())
 
@@ -183,7 +183,7 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
     game = H.Host(db).game_id()
 
     # packet 1 by mail to everyone with an address; bob reads ann's copy (content, not address)
-    run_cli(app, ["mail", "--db", db, "--to-dir", outbox])
+    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
     packet_mail = sorted(p for p in outbox.glob("*.eml") if b"round 1, packet 1" in p.read_bytes())[0]
     for s in SEATS:
         out = run_cli(app, ["inbox", packet_mail], homes[s]).output
@@ -204,23 +204,23 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
     assert (result.exception is None) if text == "pass" else isinstance(result.exception, StaleMove)
     assert "already answered packet 1" in result.output
     # the automatic host, one pass over a folder of .eml: applies it, mails packet 2
-    out = run_cli(app, ["host", "run", "--db", db, "--maildir", moves, "--once", "--to-dir", outbox],
+    out = run_cli(app, ["host", "run", "t", "--db", db, "--maildir", moves, "--once", "--to-dir", outbox],
                   homes["referee"]).output
     # packet 2 would go to the seat whose turn it is, bob, who has no address; the others had
     # packet 1 and wait for a digest (12 hours by default)
     assert "applied" in out and "mailed packet" not in out, out
-    out = run_cli(app, ["mail", "--db", db, "--to-dir", outbox]).output  # by hand: the latest, to everyone
+    out = run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox]).output  # by hand: the latest, to everyone
     assert "packet 2 to ann" in out and "packet 2 to cat" in out
     assert any(b"round 1, packet 2" in p.read_bytes() for p in outbox.glob("*.eml"))
     out = run_cli(app, ["inbox", moves, "--db", db, "--json"], homes["referee"]).output
     kinds = [r["outcome"] for r in json.loads(out)]
     assert kinds == ["duplicate", "duplicate"]
-    out = run_cli(app, ["mail", "--db", db, "--pending", "--to-dir", outbox]).output
+    out = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", outbox]).output
     assert out.strip() == "nothing new to mail"
 
     # a bot on a seat by mail: it finds its invitation in the mailbox, joins, writes an .eml
     db2, homes2 = mail_game(tmp_path / "second")
-    run_cli(app, ["mail", "--db", db2, "--to-dir", tmp_path / "box2"])
+    run_cli(app, ["mail", "t", "--db", db2, "--to-dir", tmp_path / "box2"])
     out = run_cli(app, ["bot", "run", "--as", "bob", "--maildir", tmp_path / "box2", "--to", HOST_ADDR,
                         "--to-dir", tmp_path / "bob-out", "--once"], homes2["bob"]).output
     assert "joined t-" in out and "as bob" in out
@@ -241,13 +241,13 @@ def test_away_and_handover_by_mail(tmp_path: Path) -> None:
 
     db, homes = mail_game(tmp_path)
     outbox, replies = tmp_path / "outbox", tmp_path / "replies"
-    run_cli(app, ["mail", "--db", db, "--to-dir", outbox])
+    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
     for s in SEATS:
         run_cli(app, ["inbox", outbox], homes[s])
         run_cli(app, ["mail-join", next((homes[s] / "invitations").glob("*.pbem")), "--as", s, "--to", HOST_ADDR,
                       "--to-dir", replies], homes[s])
     run_cli(app, ["inbox", replies, "--db", db], homes["referee"])
-    run_cli(app, ["mail", "--db", db, "--to-dir", outbox])
+    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
     game = H.Host(db).game_id()
     for s in SEATS:
         run_cli(app, ["inbox", outbox], homes[s])

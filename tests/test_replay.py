@@ -35,20 +35,11 @@ def played(tmp_path_factory) -> tuple[Table, list[dict]]:
 
     def stop(packet) -> bool:
         if packet.doc.round == 1:
-            states.append(dump(table.host.load_state(_game(table))))
+            states.append(dump(table.host.live_state()))
         return packet.doc.round > 1
 
     play_until(table, stop, seed=11)
     return table, states
-
-
-def _game(table: Table):
-    from sqlalchemy.orm import Session
-
-    from pbem.host.store import the_game
-
-    with Session(table.host.engine) as s:
-        return the_game(s)
 
 
 def _inbox(table: Table, seat: str) -> Path:
@@ -166,7 +157,7 @@ def test_archive_command_writes_a_replayable_file(played, tmp_path: Path) -> Non
     table, _ = played
     out = tmp_path / "r1.pbem"
     runner = CliRunner()
-    result = runner.invoke(_app(), ["archive", "--db", str(table.root / "game.db"), "--round", "1", "-o", str(out)])
+    result = runner.invoke(_app(), ["archive", "test", "--db", str(table.root / "game.db"), "--round", "1", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert read_blocks(out.read_text())[0].kind == "archive"
     result = runner.invoke(_app(), ["replay", str(out), "--to", "5", "--as", "bob", "--json"])
@@ -177,7 +168,7 @@ def test_archive_command_writes_a_replayable_file(played, tmp_path: Path) -> Non
     result = runner.invoke(_app(), ["replay", str(out), "--all"])
     assert result.exit_code == 0, result.output
     assert "1. ann: " in result.output and "round is over" in result.output
-    result = runner.invoke(_app(), ["archive", "--db", str(table.root / "game.db"), "--round", "2"])
+    result = runner.invoke(_app(), ["archive", "test", "--db", str(table.root / "game.db"), "--round", "2"])
     assert isinstance(result.exception, NotReplayable)
 
 

@@ -79,7 +79,7 @@ def test_joining_twice_gives_the_host_no_second_deal_to_choose(tmp_path: Path) -
     with pytest.raises(Conflict):
         host.accept(different)
     host.close()
-    run = pbem("apply", str(tmp_path / "g.db"), str(tmp_path / "different.pbem"), home=homes["referee"],
+    run = pbem("apply", "g", str(tmp_path / "different.pbem"), "--db", str(tmp_path / "g.db"), home=homes["referee"],
                cwd=tmp_path)
     assert run.returncode == 5 and run.stderr.startswith("error: ") and "already joined" in run.stderr
     assert _dump(tmp_path / "g.db") == before
@@ -87,12 +87,12 @@ def test_joining_twice_gives_the_host_no_second_deal_to_choose(tmp_path: Path) -
     for s in ("bob", "cat"):
         host.accept(joins[s])
     # The deal uses the contribution of the first (and only) join.
-    from sqlalchemy.orm import Session
+    from sqlalchemy import select
 
-    from pbem.host.store import the_game
+    from pbem.host.store import seats
 
-    with Session(host.engine) as s:
-        stored = {st.name: st.contribution for st in the_game(s).seats}
+    with host.store.read() as c:
+        stored = dict(c.execute(select(seats.c.name, seats.c.contribution)).all())
     assert unb64(stored["ann"], "c") == unb64(contributions["ann"], "c")
     host.close()
 

@@ -168,10 +168,10 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
         out = tmp_path / f"join-{s}.pbem"
         run_cli(app, ["join", tmp_path / "invitation.pbem", "--as", s, "-o", out], homes[s])
         joins.append(out)
-    run_cli(app, ["apply", "--db", db, *joins, "--out", tmp_path / "out"], homes["referee"])
-    st = json.loads(run_cli(app, ["status", "--db", db, "--json"]).output)
+    run_cli(app, ["apply", "t", *joins, "--db", db, "--out", tmp_path / "out"], homes["referee"])
+    st = json.loads(run_cli(app, ["status", "t", "--db", db, "--json"]).output)
     assert st["trustless"] and st["seq"] == 1 and st["waiting"] == {"step": "shuffle", "seats": ["ann"]}
-    assert "packet 1" in run_cli(app, ["status", "--db", db]).output
+    assert "packet 1" in run_cli(app, ["status", "t", "--db", db]).output
     shown = json.loads(run_cli(app, ["show", tmp_path / "out" / "packet-000001.pbem", "--as", "bob", "--json"],
                                homes["bob"]).output)
     assert shown["waiting"] == {"step": "shuffle", "seats": ["ann"]} and shown["role"] is None

@@ -87,16 +87,13 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
         blind.create_game(db, "demo", ids["host"], ruleset, [(s, ids[s].public) for s in seats], [])
     else:
         H.create_game(db, "demo", ids["host"], ruleset, [(s, ids[s].public) for s in seats], [])
-    host = blind.open_host(db)
-    try:
+    with blind.open_host(db) as host:
         folder, _ = init_folder(root / "shared", host)
-    finally:
-        host.close()
     console.print(t("keys for the host and {n} seats, one key home each; game {game}; folder {dir}", n=len(seats),
                     game=folder.game_id, dir=folder.dir))
     logs = root / "logs"
     logs.mkdir()
-    procs = [_spawn(["host", "run", "--db", str(db), "--folder", str(folder.dir), "--poll", POLL],
+    procs = [_spawn(["host", "run", "demo", "--db", str(db), "--folder", str(folder.dir), "--poll", POLL],
                     homes["host"], logs / "host.log")]
     procs += [_spawn(["bot", "run", "--as", s, "--folder", str(folder.dir), "--bot", bot, "--seed", f"demo-{s}",
                       "--poll", POLL], homes[s], logs / f"{s}.log") for s in seats]

@@ -29,10 +29,16 @@ from pbem.atomic import content_hash, write_atomic
 from pbem.auto import polling
 from pbem.errors import BadPacket, PbemError
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import Publisher, init_folder
+from pbem.errors import UsageError
+from pbem.folder.play import FolderPublisher, init_folder
+from pbem.host.paths import mail_dir
+from pbem.host.publish import publish_pending
+from pbem.host.referee import Host
+from pbem.host.store import Store
 from pbem.mail.incoming import message_blocks, who
 from pbem.mail.memory import MailSource
-from pbem.mail.outgoing import Courier, send_pending
+from pbem.mail.outgoing import Courier, MailPublisher
+from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.ui.terminal import printable
@@ -50,7 +56,7 @@ def stamp_log(prefix: str = "host") -> Log:
     return log
 
 
-def game_over_line(host: Any) -> str:
+def game_over_line(host: Host) -> str:
     st = host.status()
     gold = ", ".join(f"{p} {g}" for p, g in st["gold"].items())
     best = max(st["gold"].values(), default=0)
@@ -78,29 +84,29 @@ def _move_aside(folder: GameFolder, path: Path, sub: str) -> Path | None:
 
 @dataclass
 class FolderHost:
-    host: Any
+    host: Host
     dir: Path
     log: Log = field(default=stamp_log())
     folder: GameFolder = field(init=False)
-    publisher: Publisher = field(init=False)
+    publisher: FolderPublisher = field(init=False)
     retrying: set[str] = field(default_factory=set)
     grace: float = 10.0  # seconds an unreadable inbox file may still be being written
 
     def __post_init__(self) -> None:
-        before = {s for s, _ in GameFolder.open(self.dir).packets(None)} if (Path(self.dir) / "pbem-folder.json").exists() else set()
-        self.folder, self.publisher = init_folder(self.dir, self.host)
-        after = {s for s, _ in self.folder.packets(None)}
-        if after - before:
-            self.log(f"published packets {_ranges(sorted(after - before))} (not yet in the folder)")
+        self.folder, filled = init_folder(self.dir, self.host)
+        self.publisher = FolderPublisher(self.folder)
+        gap = sorted(seq for seq, _ in filled if seq)
+        if gap:
+            self.log(f"published packets {_ranges(gap)} (not yet in the folder)")
 
     def _publish(self) -> None:
-        for seq, path in self.publisher.publish():
-            self.log(f"published packet {seq}: {path.name}")
+        for _, where in publish_pending(self.host, self.publisher):
+            self.log(f"published {where}")
 
     def step(self) -> bool:
         """One pass; True when the game is over and everything is published."""
         self._publish()
-        current = int(self.host.status()["seq"])
+        current, _ = self.host.head()
         groups: dict[str, list[Path]] = {}
         for p in self.folder.inbox():
             try:
@@ -117,7 +123,7 @@ class FolderHost:
         for out in self.host.tick():  # reminders, late notices, timeouts
             self.log(out.message)
         self._publish()
-        if self.host.status()["status"] == "over":
+        if self.host.head()[1] == "over":
             self.log(game_over_line(self.host))
             return True
         return False
@@ -142,7 +148,7 @@ class FolderHost:
         ours = self.host.game_id()
         future = [b for b in blocks if b.kind == "move" and b.game == ours and b.doc.seq > current]
         if future:
-            current = int(self.host.status()["seq"])  # another host may have moved on
+            current, _ = self.host.head()  # another host may have moved on
             if any(b.doc.seq > current for b in future):
                 return current  # answers a packet not published yet: wait
         for b in blocks:
@@ -196,20 +202,25 @@ class MailHost:
     the two mails what it owes and finds the move again as a duplicate.
     """
 
-    host: Any
+    host: Host
     source: MailSource
     courier: Courier
     log: Log = field(default=stamp_log())
+    publisher: MailPublisher = field(init=False)
     game: str = field(init=False)
 
     def __post_init__(self) -> None:
+        self.publisher = MailPublisher(self.host, self.courier)
         self.game = self.host.game_id()
+
+    def _mail(self) -> None:
+        publish_pending(self.host, self.publisher, log=self.log)
 
     def wait(self, seconds: float) -> bool:
         return self.source.wait(seconds)
 
     def step(self) -> bool:
-        send_pending(self.host, self.courier, log=self.log)
+        self._mail()
         for label, msg in self.source.new_messages():
             self._message(label, msg)
         old = getattr(self.source, "old", 0)
@@ -218,8 +229,8 @@ class MailHost:
             self.source.old = 0  # type: ignore[attr-defined]
         for out in self.host.tick():  # reminders, late notices, timeouts
             self.log(out.message)
-        send_pending(self.host, self.courier, log=self.log)
-        if self.host.status()["status"] == "over":
+        self._mail()
+        if self.host.head()[1] == "over":
             self.log(game_over_line(self.host))
             return True
         return False
@@ -249,7 +260,7 @@ class MailHost:
                 return  # neither settled nor left: read again next time
             if result == "refused":
                 outcome = "rejected"
-        send_pending(self.host, self.courier, log=self.log)
+        self._mail()
         self.source.settle(label, outcome)  # type: ignore[arg-type]
 
     def _accept(self, label: str, block: Signed) -> str:
@@ -263,6 +274,130 @@ class MailHost:
             return "retry"
         self.log(f"{label}: {out.message}")
         return out.kind
+
+
+@dataclass(frozen=True)
+class Transport:
+    """How one game's joins and moves arrive and its packets leave: a shared folder, or mail
+    read from files or an IMAP folder and a courier (SMTP, or .eml files into a folder). Kept
+    in the game's config (no password: that comes from a command, the environment or a
+    prompt each time), so `pbem host run --all` serves each game the way it was set up."""
+
+    folder: str | None = None
+    maildir: tuple[str, ...] = ()
+    imap: str | None = None
+    send: bool = False
+    to_dir: str | None = None
+
+    @classmethod
+    def given(cls, folder: Path | None, maildir: list[Path], imap: str | None, send: bool,
+              to_dir: Path | None) -> Transport | None:
+        if (folder is not None) + bool(maildir) + bool(imap) > 1:
+            raise UsageError("pass one of --folder DIR, --maildir DIR or --imap URL")
+        if folder is not None and (send or to_dir is not None):
+            raise UsageError("--send and --to-dir go with --maildir DIR or --imap URL")
+        if folder is None and not maildir and not imap:
+            return None  # the remembered transport, or the mail profile's IMAP (with --send, --to-dir)
+        return cls(str(folder.resolve()) if folder is not None else None, tuple(str(m.resolve()) for m in maildir),
+                   imap, send, str(to_dir.resolve()) if to_dir is not None else None)
+
+    @classmethod
+    def of(cls, host: Host) -> Transport | None:
+        raw = host.config().get("transport")
+        if not isinstance(raw, dict) or not (raw.get("folder") or raw.get("maildir") or raw.get("imap")):
+            return None
+        return cls(raw.get("folder"), tuple(raw.get("maildir") or ()), raw.get("imap"), bool(raw.get("send")),
+                   raw.get("to_dir"))
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.folder:
+            return {"folder": self.folder}
+        return {"maildir": list(self.maildir), "imap": self.imap, "send": self.send, "to_dir": self.to_dir}
+
+    def stepper(self, host: Host, log: Log, home: Path, *, password_command: str | None = None,
+                oauth2_command: str | None = None, no_idle: bool = False) -> FolderHost | MailHost:
+        from pbem.mail.profile import load_profile
+        from pbem.mail.sources import host_courier, mail_source
+
+        if self.folder:
+            log(f"serving {host.game_id()} in {self.folder}")
+            return FolderHost(host, Path(self.folder), log)
+        profile = load_profile(home) if self.imap and password_command is None and oauth2_command is None else None
+        if profile is not None:  # the mail profile's, as when the transport was set
+            password_command, oauth2_command = profile.imap_password_command, profile.imap_oauth2_command
+        to_dir = Path(self.to_dir) if self.to_dir else None
+        courier = host_courier(host.config(), self.send, to_dir, home, mail_dir(host.facts.name, host.store.url))
+        source = mail_source([Path(m) for m in self.maildir], self.imap, password_command, oauth2_command, no_idle,
+                             log=log)
+        log(f"serving {host.game_id()} from {self.imap or ', '.join(self.maildir)}")
+        return MailHost(host, source, courier, log)
+
+
+def no_transport(host: Host) -> UsageError:
+    name = host.facts.name
+    return UsageError(f"game {name} has no transport yet",
+                      hint=f"pbem folder init {name} DIR, or pbem host run {name} --folder DIR (or --maildir DIR, "
+                           "--imap URL, or an IMAP URL in 'pbem mail setup')")
+
+
+@dataclass
+class ClubHost:
+    """Every game of one store in one watch loop, each over its own transport.
+
+    Each pass lists the store's games (one query), starts serving games that are new or
+    were not ready, and steps each; a game whose step fails (bad input that is not even a
+    move, a folder gone, SMTP down) is logged and tried again next pass, and the others go
+    on. The host keys are unlocked once per key name. Never done: it serves until stopped.
+    """
+
+    store: Store
+    unlock: Callable[[str], Identity]
+    home: Path  # the key home: its mail profile sends for games without their own SMTP settings
+    log: Log = field(default=stamp_log())
+    serving: dict[str, FolderHost | MailHost] = field(default_factory=dict)
+    finished: set[str] = field(default_factory=set)
+    waiting: dict[str, str] = field(default_factory=dict)  # game id -> why it is not served (said once)
+    keys: dict[str, Identity] = field(default_factory=dict)
+
+    def step(self) -> bool:
+        for game_id, name, status in self.store.game_list():
+            if game_id in self.finished or (status == "over" and game_id not in self.serving):
+                continue
+            log = stamp_log(f"host {name}")
+            stepper = self.serving.get(game_id) or self._start(game_id, name, log)
+            if stepper is None:
+                continue
+            try:
+                if stepper.step():
+                    self.finished.add(game_id)
+                    self.serving.pop(game_id, None)
+                    if isinstance(stepper, MailHost):
+                        stepper.source.close()
+            except Exception as exc:  # one game's trouble never stops the others
+                log(f"step failed ({type(exc).__name__}: {exc}); retrying next pass")
+        return False
+
+    def _start(self, game_id: str, name: str, log: Log) -> FolderHost | MailHost | None:
+        host = None
+        try:
+            host = Host(self.store, game=game_id)
+            key = host.host_name()
+            if key not in self.keys:
+                self.keys[key] = self.unlock(key)
+            host.identity = self.keys[key]
+            transport = Transport.of(host)
+            if transport is None:
+                raise no_transport(host)
+            stepper = transport.stepper(host, log, self.home)
+        except (PbemError, OSError) as exc:
+            why = str(exc)
+            if self.waiting.get(game_id) != why:
+                self.waiting[game_id] = why
+                self.log(f"not serving {name} yet: {why}")
+            return None
+        self.waiting.pop(game_id, None)
+        self.serving[game_id] = stepper
+        return stepper
 
 
 def run(stepper: Any, *, poll: float = 1.0, once: bool = False, log: Log | None = None) -> None:

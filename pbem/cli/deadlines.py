@@ -16,9 +16,8 @@ import typer
 
 from pbem.cli.keys import JsonOpt
 from pbem.cli.options import Keys, Reply, Smtp, grouped
-from pbem.cli.play import DbOpt, OutOpt, game_app, out_dir, write_packets
+from pbem.cli.play import DbOpt, GameArg, OutOpt, StoreOpt, game_app, host_out_dir, open_host, write_packets
 from pbem.errors import UsageError
-from pbem.host.paths import db_path
 from pbem.seat.home import key_home
 from pbem.ui.words import t
 
@@ -26,7 +25,6 @@ if TYPE_CHECKING:
     from pbem.host.deadlines import Timing
     from pbem.protocol.documents import Signed
 
-GameArg = Annotated[str, typer.Argument(help="Game name under saves/ (or a .db path).")]
 TargetArg = Annotated[str, typer.Argument(help="The shared game folder, a packet file of the game, or the id of a "
                                                 "game joined by mail (then the request is mailed to the host).")]
 DeadlineOpt = Annotated[str | None, typer.Option("--deadline", help="Time to answer each packet: 48h, 90m, 1d12h, 30s.",
@@ -79,11 +77,9 @@ def timing_words(timing: dict[str, Any] | None) -> str:
                     reminders=", ".join(timing.get("reminders") or []) or t("none"))
 
 
-def _host(game: str, db: Path | None, keys: Keys):
+def _host(game: str, store: str | None, db: Path | None, keys: Keys):
     """The game's host, unlocked with the host's key (or the key --as names, which must be it)."""
-    from pbem.host.referee import Host
-
-    host = Host(db_path(game, db))
+    host = open_host(game, store, db)
     try:
         host.identity = keys.identity(keys.as_name or host.host_name())
     except BaseException:
@@ -101,6 +97,7 @@ def game_config(
     on_timeout: PolicyOpt = None,
     absent_after: AbsentOpt = None,
     remind: RemindOpt = [],
+    store: StoreOpt = None,
     db: DbOpt = None,
     keys: Keys = Keys(),
     as_json: JsonOpt = False,
@@ -111,7 +108,7 @@ def game_config(
     """
     from pbem.host import timekeeper
 
-    host = _host(game, db, keys)
+    host = _host(game, store, db, keys)
     try:
         changes = (deadline, grace, days, on_timeout, absent_after)
         if any(x is not None for x in changes) or remind:
@@ -125,11 +122,11 @@ def game_config(
 
 
 @grouped
-def game_pause(game: GameArg, db: DbOpt = None, keys: Keys = Keys()) -> None:
+def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: Keys = Keys()) -> None:
     """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
     from pbem.host import timekeeper
 
-    host = _host(game, db, keys)
+    host = _host(game, store, db, keys)
     try:
         typer.echo(timekeeper.pause(host).message)
     finally:
@@ -137,11 +134,11 @@ def game_pause(game: GameArg, db: DbOpt = None, keys: Keys = Keys()) -> None:
 
 
 @grouped
-def game_resume(game: GameArg, db: DbOpt = None, keys: Keys = Keys()) -> None:
+def game_resume(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: Keys = Keys()) -> None:
     """Host: resume a paused game; the time that was left is left again."""
     from pbem.host import timekeeper
 
-    host = _host(game, db, keys)
+    host = _host(game, store, db, keys)
     try:
         typer.echo(timekeeper.resume(host).message)
     finally:
@@ -160,8 +157,9 @@ def game_reseat(
     game: GameArg,
     seat: Annotated[str, typer.Argument(help="The seat to hand over.")],
     key: Annotated[str, typer.Option("--key", help="The new player's public key line (pbem1...).")],
+    store: StoreOpt = None,
     db: DbOpt = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Where packets go (default saves/GAME/out/).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Where packets go (default GAME/out/ beside the store).")] = None,
     keys: Keys = Keys(),
 ) -> None:
     """Host: give SEAT to a new player's key, mid-game.
@@ -171,12 +169,12 @@ def game_reseat(
     """
     from pbem.host import timekeeper
 
-    host = _host(game, db, keys)
+    host = _host(game, store, db, keys)
     try:
         new = _public_key(key, keys.home)
         document = timekeeper.reseat_document(host, seat.lower(), new)
         typer.echo(host.accept(document).message)
-        write_packets(host, out or out_dir(db_path(game, db)))
+        write_packets(host, out or host_out_dir(host))
     finally:
         host.close()
 

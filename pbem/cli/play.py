@@ -12,7 +12,7 @@ import typer
 from pbem.atomic import write_atomic
 from pbem.cli.keys import HomeOpt, JsonOpt, only_identity
 from pbem.errors import UsageError
-from pbem.host.paths import db_path
+from pbem.host.paths import out_dir, store_url
 from pbem.names import check_game_name
 from pbem.seat import keys
 from pbem.seat.home import key_home
@@ -20,6 +20,7 @@ from pbem.ui import words
 from pbem.ui.words import pad, t
 
 if TYPE_CHECKING:
+    from pbem.host.referee import Host
     from pbem.protocol.crypto import Identity, PublicKey
 
 game_app = typer.Typer(help="Create and configure games (host side).", no_args_is_help=True)
@@ -29,15 +30,42 @@ PassOpt = Annotated[
     typer.Option("--passphrase-file", help="Read the key's passphrase from this file (or set PBEM_PASSPHRASE).",
                  show_default=False),
 ]
-DbOpt = Annotated[Path | None, typer.Option("--db", help="Game database path (default saves/GAME.db).", show_default=False)]
+GameArg = Annotated[str, typer.Argument(help="The game's name (as given to 'pbem game new'; 'pbem games' lists them).",
+                                        show_default=False)]
+StoreOpt = Annotated[str | None, typer.Option(
+    "--store", help="The host's store: a SQLite file or a URL such as postgresql+psycopg://USER@HOST/DB. "
+                    "Default: $PBEM_STORE, else saves/GAME.db if it exists, else saves/pbem.db.", show_default=False)]
+DbOpt = Annotated[Path | None, typer.Option("--db", help="A store file (the same as --store FILE).", show_default=False)]
 OutOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Write the file here.", show_default=False)]
 AsOpt = Annotated[str | None, typer.Option("--as", help="Your identity (key name); default: the only one in the key home.",
                                            show_default=False)]
 
 
-def out_dir(path: Path) -> Path:
-    """Where a game's packets go by default: saves/GAME/out/ next to saves/GAME.db."""
-    return path.with_suffix("") / "out"
+def open_host(game: str, store: str | None, db: Path | None) -> "Host":
+    """The game called GAME in the chosen store (refused if the store has no such game), or
+    the blind host of a trustless game, whose file is its own (saves/GAME.db or --db)."""
+    from pbem.host import blind
+    from pbem.host.paths import sqlite_file
+    from pbem.host.referee import Host
+
+    check_game_name(game)
+    url = store_url(store, db, game)
+    path = sqlite_file(url)
+    if path is not None and blind.is_blind(path):
+        return blind.BlindHost(path)  # type: ignore[return-value]  # the Host API the commands use
+    return Host(url, game=game)
+
+
+def host_out_dir(host: "Host") -> Path:
+    """Where a host's packet files go by default: GAME/out/ beside its store (or its own file)."""
+    from pbem.host.paths import as_url
+
+    path = getattr(host, "path", None)  # a blind host's file
+    return out_dir(host.facts.name, host.store.url) if path is None else out_dir(getattr(host, "name"), as_url(path))
+
+
+def unlock_host(host: "Host", home: Path | None, passphrase_file: Path | None) -> None:
+    host.identity = identity_named(home, host.host_name(), passphrase_file)
 
 
 def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> "Identity":
@@ -58,20 +86,15 @@ def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
     return name.lower(), keys.load_public(key_home(home), key)
 
 
-def write_packets(host, out: Path) -> list[Path]:
-    """Write every packet not yet on disk as out/packet-NNNNNN.pbem; return the new files.
+def write_packets(host: "Host", out: Path) -> list[Path]:
+    """Write the packets not yet written to `out` as packet-NNNNNN.pbem; return the new files.
 
-    A packet's bytes never change once committed, so an existing file is left alone; a file
-    missing after a crash between the commit and the write is written now.
+    Only packets after the folder's delivery mark are read, so the cost does not grow with
+    the game; a packet committed but not written (a crash in between) is written now.
     """
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for seq, armored in host.packets():
-        path = out / f"packet-{seq:06d}.pbem"
-        if not path.exists():
-            write_atomic(path, armored.encode())
-            written.append(path)
-    return written
+    from pbem.host.publish import OutDir, publish_pending
+
+    return [Path(where) for seq, where in publish_pending(host, OutDir(out)) if seq]
 
 
 @game_app.command("new")
@@ -95,13 +118,15 @@ def game_new(
     remind: Annotated[list[str], typer.Option("--remind", help="50% (of the time) or 2h (before the deadline); "
                                               "repeat. Default: 50% and 2h.")] = [],
     trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
-                                            "the host holds no secret (docs/trustless.md).")] = False,
+                                            "the host holds no secret (docs/trustless.md). Such a game has a file "
+                                            "of its own: saves/GAME.db or --db FILE.")] = False,
+    store: StoreOpt = None,
     db: DbOpt = None,
     output: OutOpt = None,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
 ) -> None:
-    """Create a game database and write the invitation to send to every player.
+    """Create a game in the host's store and write the invitation to send to every player.
 
     With --deadline, every packet carries the time its seat must answer by; the automatic
     host reminds, sends late notices and follows --on-timeout (docs/playing.md). With
@@ -109,9 +134,10 @@ def game_new(
     """
     from pbem.cli.deadlines import timing_from
     from pbem.host.referee import create_game
+    from pbem.host.store import shown
 
     check_game_name(game)
-    path = db_path(game, db)
+    url = store_url(store, db, game)
     seats = [parse_seat(p, home) for p in player]
     emails = {}
     for e in email:
@@ -129,15 +155,20 @@ def game_new(
     host = identity_named(home, host_name, passphrase_file)
     if trustless:
         from pbem.host import blind
+        from pbem.host.paths import SAVES, as_url, sqlite_file
 
-        invitation = blind.create_game(path, game, host, ruleset, seats, list(option))
+        own = db if db is not None else sqlite_file(as_url(store)) if store else SAVES / f"{game}.db"
+        if own is None:
+            raise UsageError("a trustless game is kept in a SQLite file of its own", hint="pass --db FILE")
+        url = as_url(own)
+        invitation = blind.create_game(own, game, host, ruleset, seats, list(option))
     else:
-        invitation = create_game(path, game, host, ruleset, seats, list(option), emails, timing)
-    target = output or out_dir(path) / "invitation.pbem"
+        invitation = create_game(url, game, host, ruleset, seats, list(option), emails, timing)
+    target = output or out_dir(game, url) / "invitation.pbem"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, invitation.armored().encode())
     typer.echo(t("created game {game} ({ruleset}, {n} seats) in {path}", game=invitation.game, ruleset=t(ruleset),
-                 n=len(seats), path=path))
+                 n=len(seats), path=shown(url)))
     typer.echo(t("invitation: {path}", path=target))
     typer.echo(t("send it to every player; each answers with: pbem join INVITATION --as NAME"), err=True)
 
@@ -166,8 +197,9 @@ def join(
 
 
 def apply(
-    game: Annotated[str, typer.Argument(help="Game name under saves/, or a .db path (with --db: the first file).")],
+    game: GameArg,
     files: Annotated[list[Path], typer.Argument(help="Join and move files (or emails holding them).")],
+    store: StoreOpt = None,
     db: DbOpt = None,
     out: Annotated[Path | None, typer.Option("--out", help="Where packets go (default saves/GAME/out/).")] = None,
     home: HomeOpt = None,
@@ -175,15 +207,10 @@ def apply(
     as_json: JsonOpt = False,
 ) -> None:
     """Host: check and apply join and move files, then write the next packet(s)."""
-    from pbem.host.blind import open_host
     from pbem.protocol.documents import read_file
 
-    if db is not None:  # with --db, every argument is a file
-        files = [Path(game), *files]
-    path = db_path(game, db)
-    host = open_host(path)
-    try:
-        host.identity = identity_named(home, host.host_name(), passphrase_file)
+    with open_host(game, store, db) as host:
+        unlock_host(host, home, passphrase_file)
         results = []
         failed = None
         for f in files:
@@ -197,15 +224,15 @@ def apply(
                 exc.source = str(f)  # type: ignore[attr-defined]
                 failed = (f, exc)
                 break
-        written = write_packets(host, out or out_dir(path))
+        # A refused file changes nothing, not even the out-dir's delivery mark; packets left
+        # unwritten by a crash are written by the next command that applies something.
+        written = write_packets(host, out or host_out_dir(host)) if results or not failed else []
         if as_json:
             typer.echo(json.dumps({"results": results, "packets": [str(p) for p in written]}, indent=2))
         elif written and any(r["seq"] for r in results):  # not after a refused file alone (issue 15.8)
             typer.echo(t("latest packet: {path}", path=written[-1]))
         if failed:
             raise failed[1]
-    finally:
-        host.close()
 
 
 def show(
@@ -286,19 +313,10 @@ def move(
     typer.echo(t("move file: {path} (send it to the host)", path=target))
 
 
-def status(
-    game: Annotated[str | None, typer.Argument(help="Game name under saves/ (or use --db).")] = None,
-    db: DbOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+def status(game: GameArg, store: StoreOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Host: round, packet number, whose turn, and the seats."""
-    from pbem.host.blind import open_host
-
-    host = open_host(db_path(game, db))
-    try:
+    with open_host(game, store, db) as host:
         st = host.status()
-    finally:
-        host.close()
     if as_json:
         typer.echo(json.dumps(st, indent=2, ensure_ascii=False))
         return
@@ -322,30 +340,83 @@ def status(
 
 
 def packet(
-    game: Annotated[str | None, typer.Argument(help="Game name under saves/ (or use --db).")] = None,
+    game: GameArg,
+    store: StoreOpt = None,
     db: DbOpt = None,
     output: OutOpt = None,
     seq: Annotated[int | None, typer.Option("--seq", help="Re-issue this packet instead of the latest.")] = None,
 ) -> None:
     """Host: write the latest packet again (e.g. for a player who lost it)."""
-    from pbem.host.blind import open_host
-
-    host = open_host(db_path(game, db))
-    try:
-        packets = host.packets()
-        if not packets:
+    with open_host(game, store, db) as host:
+        latest, _ = host.head()
+        if latest == 0:
             typer.echo(host.invitation(), nl=False) if output is None else write_atomic(output, host.invitation().encode())
             return
-        chosen = packets[-1] if seq is None else next((p for p in packets if p[0] == seq), None)
-        if chosen is None:
-            raise UsageError(t("no packet {seq}; packets run 1..{last}", seq=seq, last=packets[-1][0]))
+        chosen = latest if seq is None else seq
+        armored = host.packet(chosen)
+        if armored is None:
+            raise UsageError(t("no packet {seq}; packets run 1..{last}", seq=seq, last=latest))
         if output is None:
-            sys.stdout.write(chosen[1])
+            sys.stdout.write(armored)
         else:
-            write_atomic(output, chosen[1].encode())
-            typer.echo(t("packet {seq}: {path}", seq=chosen[0], path=output))
-    finally:
-        host.close()
+            write_atomic(output, armored.encode())
+            typer.echo(t("packet {seq}: {path}", seq=chosen, path=output))
+
+
+def games(
+    store: StoreOpt = None,
+    db: DbOpt = None,
+    host_only: Annotated[bool, typer.Option("--host", help="Only the games you host (the store).")] = False,
+    player_only: Annotated[bool, typer.Option("--player", help="Only the games you play (the key home).")] = False,
+    home: HomeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Your games: those you host (round, whose turn, since when, the deadline) and those
+    you play (whose turn, which wait on you, by when)."""
+    from datetime import datetime, timezone
+
+    from pbem.host.paths import sqlite_file
+    from pbem.seat.games import my_games
+    from pbem.ui.when import left
+
+    hosting: list[dict] = []
+    url = store_url(store, db)
+    if not player_only and (store or db or sqlite_file(url) is None or sqlite_file(url).is_file()):  # type: ignore[union-attr]
+        from pbem.host.store import Store
+
+        with Store(url) as st:
+            hosting = st.overview()
+    playing = [] if host_only else my_games(key_home(home))
+    if as_json:
+        typer.echo(json.dumps({"hosting": hosting, "playing": playing}, indent=2, ensure_ascii=False))
+        return
+    now = datetime.now(timezone.utc)
+    if hosting:
+        typer.echo("games you host:")
+        for g in hosting:
+            turn = f"{g['to_move']} to move" if g["to_move"] else g["status"]
+            if g["status"] == "joining":
+                turn = f"joining ({g['joined']}/{g['seats']} in)"
+            due = f"; due {g['due']} ({left(g['due'], now)})" if g["due"] else "; paused" if g["paused"] else ""
+            typer.echo(f"  {g['name']:<16} round {g['round']}, packet {g['seq']:<4} {turn:<22} since {g['since']}{due}")
+    if playing:
+        typer.echo("games you play:")
+        for g in playing:
+            if g["seq"] is None:
+                state = "no packet saved here (a folder game: pbem turn DIR)"
+            elif g["phase"] == "game-over":
+                state = "game over"
+            elif g["yours"]:
+                state = "YOUR TURN"
+            elif g["answered"]:
+                state = "answered; waiting for the host"
+            else:
+                state = f"{g['to_move']} to move"
+            where = f"round {g['round']}, packet {g['seq']}" if g["seq"] is not None else ""
+            due = f" (due {g['due']}, {left(g['due'], now)})" if g["due"] and not g["answered"] else ""
+            typer.echo(f"  {g['name'] or g['game']:<16} as {g['seat'] or '?':<10} {where:<20} {state}{due}")
+    if not hosting and not playing:
+        typer.echo("no games yet (pbem game new to host one, pbem join INVITATION to play)")
 
 
 def demo(
@@ -365,5 +436,5 @@ def demo(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(game_app, name="game")
-    for fn in (join, apply, show, move, status, packet, demo):
+    for fn in (join, apply, show, move, status, packet, games, demo):
         app.command(fn.__name__)(fn)

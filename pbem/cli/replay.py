@@ -28,23 +28,21 @@ GameOpt = Annotated[str | None, typer.Option("--game", help="Which game, when th
 
 
 def archive(
-    game: Annotated[str | None, typer.Argument(help="Game name under saves/ (or use --db).")] = None,
+    game: Annotated[str, typer.Argument(help="The game's name (as given to 'pbem game new').", show_default=False)],
     round_no: RoundOpt = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the archive here (default: stdout).",
                                                 show_default=False)] = None,
+    store: Annotated[str | None, typer.Option("--store", help="The host's store (a SQLite file or a URL).",
+                                              show_default=False)] = None,
     db: DbOpt = None,
 ) -> None:
     """Host: write a finished round's signed archive (no key needed)."""
-    from pbem.host.paths import db_path
-    from pbem.host.referee import Host
+    from pbem.cli.play import open_host
     from pbem.replay.rounds import NotReplayable, ended_hint
 
-    host = Host(db_path(game, db))
-    try:
+    with open_host(game, store, db) as host:
         archives = host.archives()
         status = host.status()
-    finally:
-        host.close()
     if round_no is None:
         if not archives:
             raise NotReplayable(t("no round of game {game} has ended yet", game=status["game"]), hint=ended_hint())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -16,9 +17,9 @@ from typer.core import TyperGroup
 
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.options import Keys, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
-from pbem.cli.play import DbOpt, PassOpt, game_app, identity_named, out_dir
+from pbem.cli.play import DbOpt, GameArg, PassOpt, StoreOpt, game_app, identity_named, open_host, unlock_host
 from pbem.errors import UsageError
-from pbem.host.paths import db_path
+from pbem.host.paths import mail_dir
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
 from pbem.ui.words import t
@@ -27,7 +28,6 @@ folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).
 host_app = typer.Typer(help="The automatic host.", no_args_is_help=True)
 bot_app = typer.Typer(help="Bots on a seat.", no_args_is_help=True)
 
-GameArg = Annotated[str | None, typer.Argument(help="Game name under saves/ (or use --db).", show_default=False)]
 PollOpt = Annotated[float, typer.Option("--poll", help="Seconds between looks at the folder or mailbox.")]
 OnceOpt = Annotated[bool, typer.Option("--once", help="Do one pass and stop.")]
 DigestOpt = Annotated[str | None, typer.Option(
@@ -36,54 +36,31 @@ DigestOpt = Annotated[str | None, typer.Option(
 NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder even when the server offers IDLE.")]
 
 
-def _host(game: str | None, db: Path | None):
-    from pbem.host.blind import open_host
-
-    return open_host(db_path(game, db))
-
-
-def _unlock_host(host, home: Path | None, passphrase_file: Path | None) -> None:
-    host.identity = identity_named(home, host.host_name(), passphrase_file)
-
-
 def _mail_source(paths: list[Path], mail_in: MailIn, no_idle: bool, *, remember: Path | None = None,
                  log=lambda line: None):
     """Files (.eml, Maildir, mbox) or an IMAP folder; with `remember` (a key home), only new mail."""
-    from pbem.mail.imap import ImapFolder, ImapUrl, credential_source
-    from pbem.mail.incoming import MailScanner
-    from pbem.mail.memory import InboxMemory, Remembering
+    from pbem.mail.sources import mail_source
 
-    if mail_in.imap and paths:
-        raise UsageError("read mail files or --imap URL, not both")
-    source: ImapFolder | MailScanner
-    if mail_in.imap:
-        url = ImapUrl.parse(mail_in.imap)
-        source = ImapFolder(url, credential_source(password_command=mail_in.password_command,
-                                                   oauth2_command=mail_in.oauth2_command, url=url),
-                            idle=not no_idle, log=log)
-    elif paths:
-        source = MailScanner(list(paths))
-    else:
-        raise UsageError("no mail to read", hint="pass a Maildir, mbox or .eml file, or --imap imaps://USER@HOST/INBOX")
-    return Remembering(source, InboxMemory.of_home(remember)) if remember is not None else source
+    return mail_source(paths, mail_in.imap, mail_in.password_command, mail_in.oauth2_command, no_idle,
+                       remember=remember, log=log)
 
 
 # --- host: addresses and SMTP settings --------------------------------------------------------
 
 
 def game_email(
-    game: Annotated[str, typer.Argument(help="Game name under saves/ (or a .db path).")],
+    game: GameArg,
     address: Annotated[list[str] | None, typer.Argument(help="NAME=ADDRESS (NAME= removes it); 'host' is you.",
                                                          show_default=False)] = None,
     lang: Annotated[list[str], typer.Option("--lang", help="NAME=LANG: the language NAME's mail is written in "
                                             "(en, zh-Hans, zh-Hant); repeatable.")] = [],
+    store: StoreOpt = None,
     db: DbOpt = None,
 ) -> None:
     """Set the players' (and your own) mail addresses, and the language of their mail."""
     from pbem.ui.words import LANGUAGES, _normalise
 
-    host = _host(game, db)
-    try:
+    with open_host(game, store, db) as host:
         languages = dict(host.config().get("languages") or {})
         for item in lang:
             name, sep, code = item.partition("=")
@@ -100,20 +77,19 @@ def game_email(
                 raise UsageError(f"bad address {item!r}", hint="write NAME=user@example.org, or NAME= to remove")
             host.set_email(name.lower(), addr or None)
         emails = host.config().get("emails", {})
-    finally:
-        host.close()
     for name, addr in emails.items():
         typer.echo(f"{name}: {addr}" + (f" ({languages[name]})" if name in languages else ""))
 
 
 def game_smtp(
-    game: Annotated[str, typer.Argument(help="Game name under saves/ (or a .db path).")],
+    game: GameArg,
     server: Annotated[str | None, typer.Option("--server", help="SMTP server host name.", show_default=False)] = None,
     port: Annotated[int | None, typer.Option("--port", help="Default: 587 starttls, 465 ssl, 25 none.",
                                              show_default=False)] = None,
     security: Annotated[str, typer.Option("--security", help="starttls, ssl or none.")] = "starttls",
     user: Annotated[str | None, typer.Option("--user", help="SMTP login name.", show_default=False)] = None,
     sender: Annotated[str | None, typer.Option("--from", help="The address packets come from.", show_default=False)] = None,
+    store: StoreOpt = None,
     db: DbOpt = None,
 ) -> None:
     """Store the SMTP settings for 'pbem mail --send'; without --server, show them.
@@ -122,8 +98,7 @@ def game_smtp(
     """
     from pbem.mail.message import SmtpSettings
 
-    host = _host(game, db)
-    try:
+    with open_host(game, store, db) as host:
         if server is None:
             smtp = host.config().get("smtp")
             if not smtp:
@@ -138,23 +113,11 @@ def game_smtp(
                 d["port"] = port
             settings = SmtpSettings.from_dict(d)
             host.set_config(smtp=settings.to_dict())
-    finally:
-        host.close()
     typer.echo(smtp_in_words(settings))
 
 
 def smtp_in_words(settings) -> str:
     return settings.in_words() + t("; the password comes from $PBEM_SMTP_PASSWORD or a prompt")
-
-
-def _courier(send: bool, to_dir: Path | None, settings, default_dir: Path | None = None):
-    from pbem.mail.outgoing import Courier, smtp_password
-
-    if send:
-        if settings is None:
-            raise UsageError("--send needs SMTP settings", hint="pbem game smtp GAME --server ... --from ...")
-        return Courier(settings=settings, password=smtp_password(settings))
-    return Courier(to_dir=to_dir or default_dir)
 
 
 def _set_digest(host, digest: str | None) -> None:
@@ -165,22 +128,9 @@ def _set_digest(host, digest: str | None) -> None:
         host.set_config(digest=digest.strip().lower())
 
 
-def _host_courier(host, send: bool, to_dir: Path | None, home: Path, default_dir: Path):
-    """The game's SMTP settings ('pbem game smtp'), else the host's mail profile (which sends
-    without --send, unless --to-dir asks for .eml files)."""
-    from pbem.mail.outgoing import Courier, smtp_password, smtp_settings
-    from pbem.mail.profile import load_profile
-
-    settings = smtp_settings(host.config())
-    profile = load_profile(home)
-    if settings is None and profile and profile.smtp and to_dir is None:
-        return Courier(settings=profile.smtp, password=smtp_password(profile.smtp,
-                                                                     command=profile.smtp_password_command))
-    return _courier(send, to_dir, settings, default_dir)
-
-
 def mail(
-    game: GameArg = None,
+    game: GameArg,
+    store: StoreOpt = None,
     db: DbOpt = None,
     to_dir: ToDirOpt = None,
     send: SendOpt = False,
@@ -197,29 +147,25 @@ def mail(
     armoured in the body. Written as .eml files into --to-dir (default saves/GAME/mail/),
     or sent over SMTP with --send (settings: 'pbem game smtp').
     """
-    from pbem.mail.outgoing import mails_for, note_mailed, send_pending
+    from pbem.host.publish import publish_pending
+    from pbem.mail.outgoing import MailPublisher, mails_for, note_mailed
+    from pbem.mail.sources import host_courier
 
-    path = db_path(game, db)
-    host = _host(game, db)
-    try:
+    with open_host(game, store, db) as host:
         _set_digest(host, digest)
-        courier = _host_courier(host, send, to_dir, key_home(None), out_dir(path).parent / "mail")
+        courier = host_courier(host.config(), send, to_dir, key_home(None), mail_dir(host.facts.name, host.store.url))
         if pending:
-            n = send_pending(host, courier, log=typer.echo)
-            if not n:
+            if not publish_pending(host, MailPublisher(host, courier), log=typer.echo):
                 typer.echo("nothing new to mail")
             return
         if seq is None:
-            packets = host.packets()
-            seq = packets[-1][0] if packets else 0
+            seq = host.head()[0]
         names = []
         for out in mails_for(host, seq):
             what = "invitation" if seq == 0 else f"packet {seq}"
             typer.echo(f"{what} to {out.name} <{out.address}>: {courier.deliver(out.message)}")
             names.append(out.name)
         note_mailed(host, names if seq else [], seq)
-    finally:
-        host.close()
 
 
 @grouped
@@ -265,8 +211,8 @@ def inbox(
                                                        show_default=False)] = None,
     mail_in: MailIn = MailIn(),
     again: Annotated[bool, typer.Option("--again", help="Read every message again, also those read before.")] = False,
-    db: Annotated[list[str], typer.Option("--db", help="A host game (name under saves/ or .db path); repeatable. "
-                                                     "Default: every saves/*.db.")] = [],
+    db: Annotated[list[str], typer.Option("--db", "--store", help="A host store (a SQLite file or a URL); repeatable. "
+                                                                "Default: $PBEM_STORE and every saves/*.db.")] = [],
     saves: Annotated[Path, typer.Option("--saves", help="Where host games are looked for.")] = Path("saves"),
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
@@ -282,7 +228,7 @@ def inbox(
     """
     from pbem.mail.incoming import Router, discover_dbs
 
-    dbs = discover_dbs([db_path(d, None) for d in db], saves)
+    dbs = discover_dbs(list(db), saves)
     where = key_home(home)
     source = _mail_source(list(paths or []), mail_in if paths else mail_in.or_profile(where), True,
                           remember=None if again else where)
@@ -603,19 +549,24 @@ def _turn_trustless(folder: Path, move: str | None, me, where: Path, say, as_jso
 
 
 def folder_init(
+    game: GameArg,
     dir: Annotated[Path, typer.Argument(help="The shared folder (created if needed).")],
-    game: GameArg = None,
+    store: StoreOpt = None,
     db: DbOpt = None,
 ) -> None:
-    """Host: lay out a game folder and publish the invitation and every packet so far."""
+    """Host: lay out a game folder and publish the invitation and every packet so far.
+
+    The folder is remembered as the game's transport, for 'pbem host run GAME' and
+    'pbem host run --all'.
+    """
     from pbem.folder.play import init_folder
 
-    host = _host(game, db)
-    try:
-        folder, pub = init_folder(dir, host)
-    finally:
-        host.close()
-    typer.echo(f"game folder for {folder.game_id} in {folder.dir}: invitation.pbem and {pub.high} packet(s)")
+    with open_host(game, store, db) as host:
+        folder, _ = init_folder(dir, host)
+        if getattr(host, "inv", None) is None:  # a blind host keeps no transport (yet)
+            host.set_config(transport={"folder": str(folder.dir.resolve())})
+        seq = host.head()[0]
+    typer.echo(f"game folder for {folder.game_id} in {folder.dir}: invitation.pbem and {seq} packet(s)")
     typer.echo(f"players: pbem turn {folder.dir} --as NAME   (joins, then shows the table)", err=True)
 
 
@@ -630,7 +581,9 @@ def _one_source(folder: Path | None, maildir: list[Path], mail_in: MailIn) -> No
 
 @grouped
 def host_run(
-    game: GameArg = None,
+    game: Annotated[str | None, typer.Argument(help="The game's name (or --all).", show_default=False)] = None,
+    all_games: Annotated[bool, typer.Option("--all", help="Serve every game of the store over its own transport.")] = False,
+    store: StoreOpt = None,
     db: DbOpt = None,
     folder: Annotated[Path | None, typer.Option("--folder", help="Serve this shared game folder.", show_default=False)] = None,
     maildir: Annotated[list[Path], typer.Option("--maildir", help="Read joins and moves from this Maildir/mbox.")] = [],
@@ -646,38 +599,59 @@ def host_run(
 ) -> None:
     """Host automatically: apply joins and moves as they arrive, publish or mail packets.
 
-    Runs until the game is over (or one pass with --once). Safe to kill and restart; two
-    hosts at once on the same game still apply each move exactly once.
+    One game: runs until it is over (or one pass with --once); --folder, --maildir or --imap
+    is remembered as the game's transport (without options: the remembered one, else the
+    IMAP URL of 'pbem mail setup'). --all: every game of the store over its remembered
+    transport, in one watch loop, until stopped. Safe to kill and restart; two hosts at
+    once on the same store still apply each move exactly once.
     """
     from pbem.auto import host_runner as autohost
 
-    if folder is None and not maildir:
-        mail_in = mail_in.or_profile(key_home(home))
-    _one_source(folder, maildir, mail_in)
-    path = db_path(game, db)
-    host = _host(game, db)
-    try:
-        _unlock_host(host, home, passphrase_file)
-        if getattr(host, "inv", None) is not None and folder is None:
-            raise UsageError("a trustless game is served through a shared folder for now (--folder DIR)",
-                             hint="mail for trustless games is not built yet (docs/trustless.md section 9)")
-        _set_digest(host, digest)
-        log = autohost.stamp_log()
-        if folder is not None:
-            stepper: autohost.FolderHost | autohost.MailHost = autohost.FolderHost(host, folder, log)
+    where = key_home(home)
+    transport = autohost.Transport.given(folder, list(maildir), mail_in.imap, send, to_dir)
+    log = autohost.stamp_log()
+    if all_games:
+        if game is not None or transport is not None or digest is not None or send or to_dir is not None:
+            raise UsageError("--all serves every game over its own transport: name no game, --folder, --maildir, "
+                             "--imap, --digest, --send or --to-dir")
+        from pbem.host.paths import store_url
+        from pbem.host.store import Store
+
+        with Store(store_url(store, db)) as st:
+            club = autohost.ClubHost(st, lambda name: identity_named(home, name, passphrase_file), where, log)
+            autohost.run(club, poll=poll, once=once, log=log)
+        return
+    if game is None:
+        raise UsageError("name the game to serve, or pass --all", hint="pbem host run GAME --folder DIR")
+    with open_host(game, store, db) as host:
+        unlock_host(host, home, passphrase_file)
+        if getattr(host, "inv", None) is not None:  # a trustless game's blind host
+            if folder is None:
+                raise UsageError("a trustless game is served through a shared folder for now (--folder DIR)",
+                                 hint="mail for trustless games is not built yet (docs/trustless.md section 9)")
             log(f"serving {host.game_id()} in {folder}")
-        else:
-            courier = _host_courier(host, send, to_dir, key_home(home), out_dir(path).parent / "mail")
-            source = _mail_source(maildir, mail_in, no_idle, log=log)
-            stepper = autohost.MailHost(host, source, courier, log)
-            log(f"serving {host.game_id()} from {mail_in.imap or ', '.join(map(str, maildir))}")
+            autohost.run(autohost.FolderHost(host, folder, log), poll=poll, once=once, log=log)
+            return
+        _set_digest(host, digest)
+        if transport is None:
+            transport = autohost.Transport.of(host)
+            if transport is not None and not transport.folder and (send or to_dir is not None):
+                transport = replace(transport, send=send, to_dir=str(to_dir.resolve()) if to_dir else None)
+        if transport is None:
+            profile = mail_in.or_profile(where)
+            if profile.imap is None:
+                raise autohost.no_transport(host)
+            mail_in = profile
+            transport = autohost.Transport(imap=profile.imap, send=send,
+                                           to_dir=str(to_dir.resolve()) if to_dir is not None else None)
+        host.set_config(transport=transport.to_dict())
+        stepper = transport.stepper(host, log, where, password_command=mail_in.password_command,
+                                    oauth2_command=mail_in.oauth2_command, no_idle=no_idle)
         try:
             autohost.run(stepper, poll=poll, once=once, log=log)
         finally:
-            if folder is None:
-                source.close()
-    finally:
-        host.close()
+            if isinstance(stepper, autohost.MailHost):
+                stepper.source.close()
 
 
 @grouped

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, Conflict, ForkedChain, PbemError, SeatHandedOver, UsageError
@@ -27,6 +27,10 @@ from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blo
 from pbem.seat import answers, player
 from pbem.seat.home import invitation_path, join_path, move_path
 from pbem.ui.words import t
+
+if TYPE_CHECKING:  # the seat side (pbem turn) must not import the host's store
+    from pbem.host.publish import HostNotice, Release
+    from pbem.host.referee import Host
 
 INVITATION = "invitation.pbem"
 _ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")
@@ -61,75 +65,55 @@ def read_invitation(folder: GameFolder) -> Signed:
     return inv
 
 
-@dataclass
-class Publisher:
-    """Publishes a host's packets and archives into a folder, each once (write_new is
-    idempotent anyway). On start it fills any gap, e.g. after the host was killed between
-    committing a move and writing its packet."""
+class FolderPublisher:
+    """Publishes a game into its folder: the invitation, each packet once to packets/table/,
+    and each round's archive to archive/ (a pbem.host.publish.Publisher)."""
 
-    host: Any
-    folder: GameFolder
-    high: int = 0
-    rounds: set[int] = field(default_factory=set)
-    noticed: int = 0  # the last notice row published
+    def __init__(self, folder: GameFolder) -> None:
+        self.folder = folder
+        self.channel = f"folder:{folder.dir.resolve()}"
 
-    def __post_init__(self) -> None:
-        have = {seq for seq, _ in self.folder.packets(None)}
-        for seq, armored in self.host.packets(0):
-            if seq not in have:
-                self.folder.publish_packet(seq, armored.encode())
-            self.high = max(self.high, seq)
-        self.rounds = self._archived()
-        self._archives()
-        self.notices()
+    def deliver(self, release: Release) -> str:
+        if release.seq == 0:
+            return f"invitation: {write_invitation(self.folder, release.armored).name}"
+        path = self.folder.publish_packet(release.seq, release.armored.encode())
+        if release.archive is not None:
+            self.folder.publish_archive(release.archive[0], release.archive[1].encode())
+            return f"packet {release.seq}: {path.name} (and the archive of round {release.archive[0]})"
+        return f"packet {release.seq}: {path.name}"
 
-    def notices(self) -> list[Path]:
-        """Publish the host's notices not yet out (content-addressed: a second copy is the same file)."""
-        from pbem.host import timekeeper
+    def notify(self, notice: HostNotice) -> str:
+        path = self.folder.publish_notice(notice.seq, notice.kind, notice.armored.encode())
+        return f"{notice.kind} notice: {path.name}"
 
-        out = []
-        own = getattr(self.host, "notices", None)  # a host without a clock (the blind host) has its own
-        for nid, row in (own(self.noticed) if own is not None else timekeeper.notices(self.host, self.noticed)):
-            out.append(self.folder.publish_notice(row.seq, row.kind, row.armored.encode()))
-            self.noticed = nid
-        return out
-
-    def _archived(self) -> set[int]:
-        try:
-            names = os.listdir(self.folder.archive_dir)
-        except FileNotFoundError:
-            return set()
-        return {int(m.group(1)) for n in names if (m := _ARCHIVE_RE.match(n))}
-
-    def _archives(self) -> list[int]:
-        new = []
-        for rnd, armored in self.host.archives().items():
-            if rnd not in self.rounds:
-                self.folder.publish_archive(rnd, armored.encode())
-                self.rounds.add(rnd)
-                new.append(rnd)
-        return new
-
-    def publish(self) -> list[tuple[int, Path]]:
-        """Publish packets newer than the last one published; returns (seq, path) each."""
-        out = []
-        ended = False
-        self.notices()
-        for seq, armored in self.host.packets(self.high):
-            out.append((seq, self.folder.publish_packet(seq, armored.encode())))
-            self.high = max(self.high, seq)
-            ended = ended or "-----BEGIN PBEM ARCHIVE-----" in armored
-        if ended:
-            self._archives()
-        return out
+    def idle(self) -> list[str]:
+        return []
 
 
-def init_folder(dir: Path, host: Any) -> tuple[GameFolder, Publisher]:
-    """Lay out the game folder (idempotent) and publish the invitation and every packet."""
+def init_folder(dir: Path, host: Host) -> tuple[GameFolder, list[tuple[int, str]]]:
+    """Lay out the game folder (idempotent) and publish the invitation and every packet
+    that is not in it yet (e.g. after the host was killed between a commit and its packet,
+    or when the folder is new); later packets go out with `publish_pending`."""
     st = host.status()
     folder = GameFolder.init(Path(dir), st["game"], [s["name"] for s in st["seats"]])
-    write_invitation(folder, host.invitation())
-    return folder, Publisher(host, folder)
+    pub = FolderPublisher(folder)
+    have = {seq for seq, _ in folder.packets(None)}
+    rounds = _archived(folder)
+    done = []
+    for rel in host.releases(-1):
+        if rel.seq == 0 or rel.seq not in have or (rel.archive and rel.archive[0] not in rounds):
+            done.append((rel.seq, pub.deliver(rel)))
+        high = rel.seq
+    host.mark_delivered(pub.channel, high)
+    return folder, done
+
+
+def _archived(folder: GameFolder) -> set[int]:
+    try:
+        names = os.listdir(folder.archive_dir)
+    except FileNotFoundError:
+        return set()
+    return {int(m.group(1)) for n in names if (m := _ARCHIVE_RE.match(n))}
 
 
 # --- seat side ------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from sqlalchemy.engine import Engine
 from engine.catalog import CLASSIC
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
 from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.publish import HostNotice, Release
 from pbem.host.referee import Outcome, check_new_game
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
@@ -75,15 +76,20 @@ def _engine(path: Path, *, create: bool = False) -> Engine:
 
 
 def is_blind(path: Path) -> bool:
-    """Whether the game database at `path` is a blind host's."""
-    if not path.exists():
+    """Whether the file at `path` is a blind host's game database (read only: any other file,
+    a club store or not a database at all, is left exactly as it was)."""
+    import sqlite3
+
+    if not path.is_file():
         return False
-    engine = _engine(path)
     try:
-        with engine.connect() as c:
-            return bool(c.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = 'blind_game'").first())
-    finally:
-        engine.dispose()
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return bool(con.execute("SELECT 1 FROM sqlite_master WHERE name = 'blind_game'").fetchone())
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        return False
 
 
 def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list[tuple[str, PublicKey]],
@@ -106,13 +112,6 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
     return invitation
 
 
-def open_host(path: Path) -> Any:
-    """The host of the game database at `path`: blind for a trustless game, else the referee."""
-    from pbem.host.referee import Host
-
-    return BlindHost(path) if is_blind(path) else Host(path)
-
-
 class BlindHost:
     def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
         if not is_blind(path):
@@ -127,9 +126,33 @@ class BlindHost:
         self._host_name = row.host_name
         self._known: tuple[PublicTable, int, str] | None = None  # the table as of a packet, to follow on from
         self._stored: tuple[PublicTable, int, str] | None = None  # the table of the packet being stored
+        self.name = str(row.name)
+        self._marks: dict[str, int] = {}  # delivery marks, for this run only (publishing is idempotent)
 
     def close(self) -> None:
         self.engine.dispose()
+
+    def __enter__(self) -> BlindHost:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- publishing, as pbem.host.publish asks a host ------------------------------------------
+
+    def head(self) -> tuple[int, str]:
+        seq = max((s for s, _ in self.packets()), default=0)
+        return seq, str(self.status()["status"])
+
+    def delivered(self, channel: str) -> int:
+        return self._marks.get(channel, -1)
+
+    def mark_delivered(self, channel: str, seq: int) -> None:
+        self._marks[channel] = max(seq, self._marks.get(channel, -1))
+
+    def releases(self, after: int) -> list[Release]:
+        out = [Release(0, self.invitation())] if after < 0 else []
+        return out + [Release(seq, armored) for seq, armored in self.packets(max(after, 0))]
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
@@ -152,10 +175,13 @@ class BlindHost:
             return [(r.seq, r.armored) for r in c.execute(select(PACKETS).where(PACKETS.c.seq > since)
                                                               .order_by(PACKETS.c.seq))]
 
+    def packet(self, seq: int) -> str | None:
+        return dict(self.packets(seq - 1)).get(seq)
+
     def archives(self) -> dict[int, str]:
         return {}  # a round of a trustless game is audited from its chain (docs/trustless.md §9)
 
-    def notices(self, since: int = 0) -> list[tuple[int, Any]]:
+    def notices(self, after: int = 0) -> list[HostNotice]:
         return []  # no clock yet: the blind host sends no reminders
 
     def tick(self) -> list[Outcome]:

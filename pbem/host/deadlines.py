@@ -84,6 +84,13 @@ def parse_when(text: str, now: datetime) -> datetime:
     return when
 
 
+def deadline_of(config: dict[str, Any], seq: int) -> dict[str, str] | None:
+    """The deadline of packet `seq` as the game's config remembers it ({seat, due}; the
+    timekeeper keeps it there), or None: no deadline, or `seq` is not the packet waiting."""
+    clock = config.get("clock") or {}
+    return {"seat": clock["seat"], "due": clock["due"]} if clock.get("due") and clock.get("seq") == seq else None
+
+
 @dataclass
 class Timing:
     """A game's deadline rules. `deadline` None: no deadlines (the game waits for ever)."""

@@ -1,22 +1,32 @@
 """The host (referee): creates a game, takes join and move files, deals, publishes packets.
 
-Each public function is one transaction: it reads the head, checks the input against it,
-changes the state and writes the next packet row, or raises and changes nothing. Packet
-files are written after the commit from the stored rows, so a crash between the two loses
-nothing: `pbem packet` (or the next command) writes them again.
+A `Host` is one game of a store. Each change is one transaction: it locks the game's row,
+checks the input against the head, changes the state and writes the next packet row, or
+raises and changes nothing. Publishers (pbem.host.publish) deliver packets after the
+commit and mark how far they got, so a crash between the two loses nothing and the next
+run delivers only what is new.
+
+Per move the host does only that move's work: the game's fixed facts (seats, decoded keys)
+and the round secrets are read once per `Host`; the live state is kept in memory from one
+move to the next while the game's head is unchanged, so it is decrypted only when another
+process moved the game on; each packet's `prev` is stored, so a round's archive reads only
+the hashes of its chain.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import select
-from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql.elements import BindParameter
+from sqlalchemy.exc import IntegrityError
 
 from engine.catalog import RULESETS, Ruleset, is_ruleset
 from engine.dealer import SeededDealer
@@ -30,17 +40,9 @@ from engine.views import events_for, secret_events, view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host import timekeeper
 from pbem.host.clock import REAL, Clock, stamp
-from pbem.host.store import (
-    GameRow,
-    JoinRow,
-    MoveRow,
-    PacketRow,
-    RoundRow,
-    SeatRow,
-    open_engine,
-    the_game,
-    transaction,
-)
+from pbem.host.paths import as_url
+from pbem.host.publish import HostNotice, Release
+from pbem.host.store import Store, deliveries, games, joins, moves, notices, packets, rounds, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
@@ -66,7 +68,6 @@ from pbem.protocol.documents import (
     move_commitment,
     open_as,
     open_json,
-    read_blocks,
     seal_info,
     seal_json,
     sign,
@@ -86,7 +87,7 @@ class Outcome:
     seq: int | None = None
 
 
-def _archived(m: MoveRow, sealed: dict[str, str]) -> ArchivedMove:
+def _archived(m: Any, sealed: dict[str, str]) -> ArchivedMove:
     """A stored move as the archive lists it (`sealed`: its text and nonce, sealed by this host)."""
     why = timekeeper.host_made(m.envelope)
     return ArchivedMove(n=m.n, seat=m.seat, text=sealed["text"], nonce=sealed["nonce"], envelope=b64(m.envelope),
@@ -110,8 +111,17 @@ def round_result(state: RoundState, secret: bytes) -> Result:
 # --- creating a game ------------------------------------------------------------------------
 
 
-def check_new_game(path: Path, name: str, ruleset: str, seats: list[tuple[str, PublicKey]], options: list[str]) -> Ruleset:
-    """What `game new` refuses, for every kind of host; the ruleset, checked."""
+def _open(store: Store | Path | str, *, create: bool = False) -> tuple[Store, bool]:
+    """(the store, whether we opened it and so must close it)."""
+    if isinstance(store, Store):
+        return store, False
+    return Store(as_url(store), create=create), True
+
+
+def check_new_game(path: Path | None, name: str, ruleset: str, seats: list[tuple[str, PublicKey]],
+                   options: list[str]) -> Ruleset:
+    """What `game new` refuses, for every kind of host; the ruleset, checked. `path`: a game
+    that needs a file of its own (the blind host's) refuses one that exists."""
     check_game_name(name)
     if not is_ruleset(ruleset):
         raise UsageError(f"unknown ruleset {ruleset!r}", hint=f"use one of: {', '.join(RULESETS)}")
@@ -128,52 +138,57 @@ def check_new_game(path: Path, name: str, ruleset: str, seats: list[tuple[str, P
     bad = set(options) - set(OPTIONS)
     if bad:
         raise UsageError(f"unknown option {sorted(bad)[0]!r}", hint=f"options: {', '.join(OPTIONS)}")
-    if path.exists():
+    if path is not None and path.exists():
         raise UsageError(f"{str(path)!r} already exists", hint="choose another game name or --db")
     return ruleset
 
 
 def create_game(
-    path: Path,
+    store: Store | Path | str,
     name: str,
     host: Identity,
     ruleset: str,
-    seats: list[tuple[str, PublicKey]],
+    seat_keys: list[tuple[str, PublicKey]],
     options: list[str],
     emails: dict[str, str] | None = None,
     timing: dict[str, Any] | None = None,
     clock: Clock = REAL,
 ) -> Signed:
-    ruleset = check_new_game(path, name, ruleset, seats, options)
-    game_id = f"{name}-{os.urandom(4).hex()}"
-    secrets = fairness.new_secrets(ROUNDS_PER_GAME)
-    commitments = [fairness.commitment(game_id, k + 1, s) for k, s in enumerate(secrets)]
-    invitation = sign(Invitation(game=game_id, name=name, ruleset=ruleset, options=sorted(options),
-                                 host=HostParty(name=host.name, key=host.public.encode()),
-                                 seats=[Party(name=n, key=k.encode()) for n, k in seats],
-                                 commitments=commitments, created=stamp(clock.now())), host)
-    engine = open_engine(path, create=True)
-    with transaction(engine) as s:
-        s.add(
-            GameRow(
-                id=game_id,
-                name=name,
-                ruleset=ruleset,
-                options=json.dumps(sorted(options)),
-                host_name=host.name,
-                host_key=host.public.encode(),
-                invitation=invitation.armored(),
-                invitation_hash=invitation.hash,
-                commitments=json.dumps(commitments),
-                secrets_sealed=seal_json([x.hex() for x in secrets], host.public, _host_info(game_id, "secrets"),
-                                          pad="secrets"),
-                head=invitation.hash,
-                config=json.dumps({"emails": emails or {}, **({"timing": timing} if timing else {})}),
-            )
-        )
-        for i, (n, k) in enumerate(seats):
-            s.add(SeatRow(game_id=game_id, idx=i, name=n, key=k.encode(), email=(emails or {}).get(n)))
-    engine.dispose()
+    """Add a game to the store (created if it does not exist) and return its invitation.
+
+    `timing` is the game's deadline rules (pbem.host.deadlines.Timing.to_config()), if any."""
+    ruleset = check_new_game(None, name, ruleset, seat_keys, options)
+    st, owned = _open(store, create=True)
+    try:
+        game_id = f"{name}-{os.urandom(4).hex()}"
+        secrets = fairness.new_secrets(ROUNDS_PER_GAME)
+        commitments = [fairness.commitment(game_id, k + 1, s) for k, s in enumerate(secrets)]
+        invitation = sign(Invitation(game=game_id, name=name, ruleset=ruleset, options=sorted(options),
+                                     host=HostParty(name=host.name, key=host.public.encode()),
+                                     seats=[Party(name=n, key=k.encode()) for n, k in seat_keys],
+                                     commitments=commitments, created=stamp(clock.now())), host)
+        taken = UsageError(f"store {st.label!r} already has a game called {name!r}",
+                           hint="choose another game name (pbem games lists them)")
+        try:
+            with st.write() as c:
+                if c.execute(select(games.c.id).where(games.c.name == name)).first() is not None:
+                    raise taken
+                c.execute(insert(games).values(
+                    id=game_id, name=name, ruleset=ruleset, options=json.dumps(sorted(options)), host_name=host.name,
+                    host_key=host.public.encode(), created_at=stamp(clock.now()), invitation=invitation.armored(),
+                    invitation_hash=invitation.hash, commitments=json.dumps(commitments),
+                    secrets_sealed=seal_json([x.hex() for x in secrets], host.public, _host_info(game_id, "secrets"),
+                                             pad="secrets"),
+                    state_sealed=None, public="{}", status="joining", round_no=0, move_no=0, seq=0,
+                    head=invitation.hash,
+                    config=json.dumps({"emails": emails or {}, **({"timing": timing} if timing else {})})))
+                c.execute(insert(seats), [{"game_id": game_id, "idx": i, "name": n, "key": k.encode(),
+                                           "email": (emails or {}).get(n)} for i, (n, k) in enumerate(seat_keys)])
+        except IntegrityError:  # another process took the name between our check and insert
+            raise taken from None
+    finally:
+        if owned:
+            st.close()
     return invitation
 
 
@@ -184,348 +199,518 @@ def _host_info(game_id: str, purpose: str) -> bytes:
 # --- the host at work -----------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Seat:
+    idx: int
+    name: str
+    key: PublicKey
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What does not change in play: read once per Host. Only a seat handed over to a new
+    key changes (`handovers` counts them; a Host that sees more in the game's config than it
+    read, because another process handed a seat over, reads its facts again)."""
+
+    id: str
+    name: str
+    ruleset: str
+    options: tuple[str, ...]
+    host_name: str
+    host_key: str
+    invitation_hash: str
+    seats: tuple[Seat, ...]
+    handovers: int = 0
+
+    def seat(self, name: object) -> Seat | None:
+        return next((s for s in self.seats if s.name == name), None)
+
+
+# The statements of the hot path, built once: building a statement costs more than running it.
+_GAME: BindParameter[str] = bindparam("b_game")
+_HEAD = select(games.c.seq, games.c.status).where(games.c.id == _GAME)
+_MOVE_SEEN = select(moves.c.id).where(moves.c.file_hash == bindparam("b_hash"))
+_ADD_MOVE = insert(moves)
+_TOUCH_SEAT = (update(seats).where(seats.c.game_id == _GAME, seats.c.name == bindparam("b_name"))
+               .values(last_activity=bindparam("b_at")))
+_ADD_PACKET = insert(packets)
+_SET_GAME = update(games).where(games.c.id == _GAME)
+_CHANNEL = (deliveries.c.game_id == _GAME) & (deliveries.c.channel == bindparam("b_channel"))
+_DELIVERED = select(deliveries.c.seq).where(_CHANNEL)
+_ADD_DELIVERY = insert(deliveries)
+_RAISE_DELIVERY = update(deliveries).where(_CHANNEL).values(seq=bindparam("b_seq"))
+_NOTICES = (select(notices.c.id, notices.c.seq, notices.c.kind, notices.c.seat, notices.c.armored)
+            .where(notices.c.game_id == _GAME, notices.c.id > bindparam("b_after")).order_by(notices.c.id))
+_RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.c.archive)
+             .select_from(packets.outerjoin(rounds, (rounds.c.game_id == packets.c.game_id)
+                                            & (rounds.c.last_seq == packets.c.seq)))
+             .where(packets.c.game_id == _GAME, packets.c.seq > bindparam("b_after")).order_by(packets.c.seq))
+
+
 class Host:
-    def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
-        self.path = path
-        self.engine: Engine = open_engine(path)
+    """One game of a store, as its referee. A context manager: `with Host(...) as host:`.
+
+    `store` is a Store, a URL or a SQLite path (then the Host opens it and closes it);
+    `game` is the game's name or id, or None for the only game of the store. Every time it
+    stamps or acts on (deadlines) comes from `clock` (pbem/host/clock.py).
+    """
+
+    def __init__(self, store: Store | Path | str, identity: Identity | None = None, clock: Clock = REAL, *,
+                 game: str | None = None) -> None:
+        self.store, self._owns_store = _open(store)
+        try:
+            with self.store.read() as c:
+                self.facts = self._read_facts(c, self.store.find(game))
+        except BaseException:
+            self.close()
+            raise
         self.identity = identity
         self.clock = clock
+        self._secrets: list[bytes] | None = None
+        self._checked_key = False
+        self._live: tuple[str, RoundState] | None = None  # (head, state) after our last change
+        self._made: RoundState | None = None  # the state the change under way published
 
     def now(self) -> str:
         return stamp(self.clock.now())
 
-    def close(self) -> None:
-        self.engine.dispose()
+    def __enter__(self) -> Host:
+        return self
 
-    def _me(self, game: GameRow) -> Identity:
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owns_store:
+            self.store.close()
+
+    def _read_facts(self, c: Connection, game_id: str) -> Facts:
+        g = c.execute(select(games).where(games.c.id == game_id)).one()
+        rows = c.execute(select(seats.c.idx, seats.c.name, seats.c.key).where(seats.c.game_id == game_id)
+                         .order_by(seats.c.idx)).all()
+        return Facts(g.id, g.name, g.ruleset, tuple(json.loads(g.options)), g.host_name, g.host_key,
+                     g.invitation_hash, tuple(Seat(r.idx, r.name, PublicKey.decode(r.key)) for r in rows),
+                     _handovers(g.config))
+
+    def _me(self) -> Identity:
         if self.identity is None:
             raise UsageError("this command needs the host's key")
-        if self.identity.public.encode() != game.host_key:
-            raise BadSignature(f"key {self.identity.name!r} is not the host key of game {game.id}",
-                               hint=f"the host is {game.host_name!r}")
+        if not self._checked_key:
+            if self.identity.public.encode() != self.facts.host_key:
+                raise BadSignature(f"key {self.identity.name!r} is not the host key of game {self.facts.id}",
+                                   hint=f"the host is {self.facts.host_name!r}")
+            self._checked_key = True
         return self.identity
 
     # queries (no key needed)
 
     def game_id(self) -> str:
-        with Session(self.engine) as s:
-            return the_game(s).id
+        return self.facts.id
 
     def host_name(self) -> str:
         """The name of the host's key, as given to `game new --host`."""
-        with Session(self.engine) as s:
-            return the_game(s).host_name
+        return self.facts.host_name
+
+    def head(self) -> tuple[int, str]:
+        """(latest packet number, status): the cheap question a watch loop asks."""
+        with self.store.read() as c:
+            row = c.execute(_HEAD, {"b_game": self.facts.id}).one()
+        return int(row.seq), str(row.status)
 
     def status(self) -> dict[str, Any]:
-        with Session(self.engine) as s:
-            g = the_game(s)
-            public = json.loads(g.public)
-            return {
-                **timekeeper.status_extras(g),
-                "game": g.id,
-                "name": g.name,
-                "ruleset": g.ruleset,
-                "options": g.option_list(),
-                "status": g.status,
-                "round": g.round_no,
-                "seq": g.seq,
-                "to_move": public.get("to_move") if g.status == "playing" else None,
-                "gold": public.get("gold", {}),
-                "seats": [
-                    {"name": st.name, "joined": st.joined_at is not None, "last_activity": st.last_activity,
-                     "email": st.email, "fingerprint": PublicKey.decode(st.key).fingerprint()}
-                    for st in g.seats
-                ],
-            }
+        f = self.facts
+        with self.store.read() as c:
+            g = c.execute(select(games).where(games.c.id == f.id)).one()
+            rows = c.execute(select(seats).where(seats.c.game_id == f.id).order_by(seats.c.idx)).all()
+        public = json.loads(g.public)
+        return {
+            "game": g.id,
+            "name": g.name,
+            "ruleset": g.ruleset,
+            "options": list(f.options),
+            "status": g.status,
+            "round": g.round_no,
+            "seq": g.seq,
+            "to_move": public.get("to_move") if g.status == "playing" else None,
+            "gold": public.get("gold", {}),
+            "seats": [
+                {"name": r.name, "joined": r.joined_at is not None, "last_activity": r.last_activity,
+                 "email": r.email, "fingerprint": PublicKey.decode(r.key).fingerprint()}
+                for r in rows
+            ],
+            **timekeeper.status_extras(json.loads(g.config), g.seq),
+        }
 
     def packets(self, since: int = 0) -> list[tuple[int, str]]:
-        with Session(self.engine) as s:
-            rows = s.scalars(select(PacketRow).where(PacketRow.seq > since).order_by(PacketRow.seq))
+        with self.store.read() as c:
+            rows = c.execute(select(packets.c.seq, packets.c.armored)
+                             .where(packets.c.game_id == self.facts.id, packets.c.seq > since).order_by(packets.c.seq))
             return [(r.seq, r.armored) for r in rows]
 
+    def packet(self, seq: int) -> str | None:
+        with self.store.read() as c:
+            return c.execute(select(packets.c.armored).where(packets.c.game_id == self.facts.id,
+                                                             packets.c.seq == seq)).scalar()
+
     def invitation(self) -> str:
-        with Session(self.engine) as s:
-            return the_game(s).invitation
+        with self.store.read() as c:
+            return str(c.execute(select(games.c.invitation).where(games.c.id == self.facts.id)).scalar_one())
 
     def config(self) -> dict[str, Any]:
-        """The game's settings (emails, SMTP settings without password, mail progress)."""
-        with Session(self.engine) as s:
-            return the_game(s).config_dict()
+        """The game's settings (emails, SMTP settings without password, transport)."""
+        with self.store.read() as c:
+            return dict(json.loads(c.execute(select(games.c.config).where(games.c.id == self.facts.id)).scalar_one()))
 
     def set_config(self, **changes: Any) -> dict[str, Any]:
         """Change top-level config keys in one transaction (None removes a key)."""
-        with transaction(self.engine) as s:
-            game = the_game(s)
-            config = game.config_dict()
+        with self.store.write() as c:
+            config = json.loads(self.store.lock_game(c, self.facts.id).config)
             for key, value in changes.items():
                 if value is None:
                     config.pop(key, None)
                 else:
                     config[key] = value
-            game.config = json.dumps(config, sort_keys=True)
-            return config
+            c.execute(update(games).where(games.c.id == self.facts.id).values(config=json.dumps(config, sort_keys=True)))
+            return dict(config)
 
     def set_email(self, name: str, address: str | None) -> None:
         """Set (or with None remove) the mail address of a seat or of the host ('host')."""
-        with transaction(self.engine) as s:
-            game = the_game(s)
-            seat = next((st for st in game.seats if st.name == name), None)
-            if seat is None and name != HOST:
-                raise UsageError(f"no seat {name!r} in game {game.id}",
-                                 hint=f"seats: {', '.join(st.name for st in game.seats)}; or 'host'")
-            if seat is not None:
-                seat.email = address
-            config = game.config_dict()
+        f = self.facts
+        if f.seat(name) is None and name != HOST:
+            raise UsageError(f"no seat {name!r} in game {f.id}",
+                             hint=f"seats: {', '.join(s.name for s in f.seats)}; or 'host'")
+        with self.store.write() as c:
+            config = json.loads(self.store.lock_game(c, f.id).config)
+            if name != HOST:
+                c.execute(update(seats).where(seats.c.game_id == f.id, seats.c.name == name).values(email=address))
             emails = dict(config.get("emails") or {})
             if address is None:
                 emails.pop(name, None)
             else:
                 emails[name] = address
             config["emails"] = emails
-            game.config = json.dumps(config, sort_keys=True)
+            c.execute(update(games).where(games.c.id == f.id).values(config=json.dumps(config, sort_keys=True)))
+
+    def archives(self) -> dict[int, str]:
+        with self.store.read() as c:
+            rows = c.execute(select(rounds.c.round_no, rounds.c.archive)
+                             .where(rounds.c.game_id == self.facts.id, rounds.c.archive.is_not(None))
+                             .order_by(rounds.c.round_no))
+            return {r.round_no: r.archive for r in rows}
+
+    def notices(self, after: int = 0) -> list[HostNotice]:
+        """The host's signed notices of this game after notice `after`, oldest first."""
+        with self.store.read() as c:
+            rows = c.execute(_NOTICES, {"b_game": self.facts.id, "b_after": after}).all()
+        return [HostNotice(r.id, r.seq, r.kind, r.seat, r.armored) for r in rows]
+
+    # publishing: what a channel has not delivered yet, and marking it delivered
+
+    def delivered(self, channel: str) -> int:
+        """The highest seq `channel` has delivered (0: the invitation), -1 for nothing yet."""
+        with self.store.read() as c:
+            seq = c.execute(_DELIVERED, {"b_game": self.facts.id, "b_channel": channel}).scalar()
+        return -1 if seq is None else int(seq)
+
+    def releases(self, after: int) -> list[Release]:
+        """The invitation (when after < 0) and every packet after `after`, in order."""
+        out = [Release(0, self.invitation())] if after < 0 else []
+        with self.store.read() as c:
+            rows = c.execute(_RELEASES, {"b_game": self.facts.id, "b_after": after}).all()
+        for r in rows:
+            out.append(Release(r.seq, r.armored, (r.round_no, r.archive) if r.archive else None))
+        return out
+
+    def mark_delivered(self, channel: str, seq: int) -> None:
+        """Raise `channel`'s mark to `seq` (never lower it: two daemons may race)."""
+        key = {"b_game": self.facts.id, "b_channel": channel}
+        with self.store.write() as c:
+            self.store.lock_game(c, self.facts.id)
+            old = c.execute(_DELIVERED, key).scalar()
+            if old is None:
+                c.execute(_ADD_DELIVERY, {"game_id": self.facts.id, "channel": channel, "seq": seq})
+            elif seq > old:
+                c.execute(_RAISE_DELIVERY, {**key, "b_seq": seq})
 
     # changes (one transaction each)
 
+    @contextmanager
+    def _change(self) -> Iterator[tuple[Connection, dict[str, Any]]]:
+        """One change of the game: its row locked and read as `g` (a dict the change edits),
+        the edited columns written back, all in one transaction. The state a change publishes
+        is kept for the next change while nobody else moves the game on."""
+        facts = self.facts
+        self._made = None
+        try:
+            with self.store.write() as c:
+                g = dict(self.store.lock_game(c, facts.id)._mapping)
+                before = dict(g)
+                if _handovers(g["config"]) != facts.handovers:  # another process handed a seat over
+                    self.facts = self._read_facts(c, facts.id)
+                yield c, g
+                changed = {k: v for k, v in g.items() if before[k] != v}
+                if changed:
+                    c.execute(_SET_GAME, {**changed, "b_game": facts.id})
+        except BaseException:
+            self.facts, self._made = facts, None  # e.g. a handover that did not commit
+            raise
+        if self._made is not None:
+            self._live, self._made = (g["head"], self._made), None
+
+    def _state(self, g: dict[str, Any]) -> RoundState:
+        """The round's live state at `g`'s head: the one kept from our last change when nobody
+        moved the game on since, else opened from the store. Taken, not shared: the change
+        under way may fail half-way through changing it."""
+        live, self._live = self._live, None
+        if live is not None and live[0] == g["head"]:
+            return live[1]
+        return self._open_state(g["state_sealed"])
+
     def accept(self, block: Signed[Any]) -> Outcome:
         """Apply one join, move, request or handover block, or refuse it without changing anything."""
-        with transaction(self.engine) as s:
-            game = the_game(s)
-            if block.game != game.id:
-                raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=block.kind, other=repr(block.game),
-                                  game=repr(game.id)), hint=t("a file of another game goes to that game's host"))
-            if isinstance(block.doc, Join):
-                return self._join(s, game, block)
-            if isinstance(block.doc, Move):
-                return self._move(s, game, block)
-            if block.kind == "request":
-                return timekeeper.request(self, s, game, block)
-            if block.kind == "handover":
-                return timekeeper.handover(self, s, game, block)
+        f = self.facts
+        if block.game != f.id:
+            raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=block.kind, other=repr(block.game),
+                              game=repr(f.id)), hint=t("a file of another game goes to that game's host"))
+        if block.kind not in ("join", "move", "request", "handover"):
             raise BadPacket(t("a host takes join, move, request and handover files, not {a_kind}",
                               a_kind=article(block.kind)))
+        with self._change() as (c, g):
+            if isinstance(block.doc, Join):
+                return self._join(c, g, block)
+            if isinstance(block.doc, Move):
+                return self._move(c, g, block)
+            if block.kind == "request":
+                return timekeeper.request(self, c, g, block)
+            return timekeeper.handover(self, c, g, block)
 
     def tick(self) -> list[Outcome]:
         """Act on the clock: reminders, late notices, timeouts (pbem/host/timekeeper.py)."""
         return timekeeper.tick(self)
 
-    def _seat(self, game: GameRow, block: Signed[Any]) -> SeatRow:
+    def _seat(self, g: dict[str, Any], block: Signed[Any]) -> Seat:
         name = block.doc.seat
-        seat = next((st for st in game.seats if st.name == name), None)
+        seat = self.facts.seat(name)
         if seat is None:
-            raise BadPacket(f"no seat {name!r} in game {game.id}")
-        if block.signer.encode() != seat.key:
-            timekeeper.refuse_former_key(game, seat, block)
+            raise BadPacket(f"no seat {name!r} in game {self.facts.id}")
+        if block.signer.encode() != seat.key.encode():
+            timekeeper.refuse_former_key(g, seat, block)
             raise BadSignature(f"{block.kind} for seat {name!r} is signed by key {block.signer.fingerprint()}, not the seat's key")
         return seat
 
-    def _join(self, s: Session, game: GameRow, block: Signed[Join]) -> Outcome:
-        seat = self._seat(game, block)
-        if s.get(JoinRow, block.hash) is not None:
+    def _join(self, c: Connection, g: dict[str, Any], block: Signed[Join]) -> Outcome:
+        seat = self._seat(g, block)
+        if c.execute(select(joins.c.file_hash).where(joins.c.file_hash == block.hash)).first() is not None:
             return Outcome("duplicate", t("{seat}'s join was already applied; nothing changed", seat=seat.name))
-        if block.doc.invitation != game.invitation_hash:
+        if block.doc.invitation != self.facts.invitation_hash:
             raise BadPacket(f"{seat.name}'s join answers another invitation")
-        if seat.joined_at is not None:
+        where = (seats.c.game_id == self.facts.id) & (seats.c.name == seat.name)
+        if c.execute(select(seats.c.joined_at).where(where)).scalar() is not None:
             raise Conflict(f"{seat.name} has already joined with a different join file")
         contribution = unb64(block.doc.contribution, "contribution")
         if len(contribution) != fairness.CONTRIBUTION_BYTES:
             raise BadPacket(f"{seat.name}'s contribution has {len(contribution)} bytes, not {fairness.CONTRIBUTION_BYTES}")
-        seat.contribution = b64(contribution)
-        seat.joined_at = seat.last_activity = self.now()
-        s.add(JoinRow(file_hash=block.hash, game_id=game.id, seat=seat.name, envelope=block.payload))
-        waiting = [st.name for st in game.seats if st.joined_at is None]
+        at = self.now()
+        c.execute(update(seats).where(where).values(contribution=b64(contribution), joined_at=at, last_activity=at))
+        c.execute(insert(joins).values(file_hash=block.hash, game_id=self.facts.id, seat=seat.name, envelope=block.payload))
+        waiting = [r.name for r in c.execute(select(seats.c.name).where(seats.c.game_id == self.facts.id,
+                                                                        seats.c.joined_at.is_(None)).order_by(seats.c.idx))]
         if waiting:
             return Outcome("joined", t("{seat} joined; waiting for {waiting}", seat=seat.name, waiting=join(waiting)))
-        state = self._deal(s, game, 1, first_seat=0, gold=None, nuggets=None)
-        seq = self._publish(s, game, state, moves=[], events=[])
+        state = self._deal(c, g, 1, first_seat=0, gold=None, nuggets=None)
+        seq = self._publish(c, g, state, moves=[], events=[])
         return Outcome("dealt", t("{seat} joined; everyone is in: round 1 dealt, packet {seq}", seat=seat.name, seq=seq), seq)
 
-    def _secrets(self, game: GameRow) -> list[bytes]:
-        return [bytes.fromhex(x) for x in open_json(game.secrets_sealed, self._me(game), _host_info(game.id, "secrets"))]
+    def _round_secret(self, round_no: int) -> bytes:
+        if self._secrets is None:
+            sealed = select(games.c.secrets_sealed).where(games.c.id == self.facts.id)
+            with self.store.read() as c:
+                text = c.execute(sealed).scalar_one()
+            self._secrets = [bytes.fromhex(x) for x in open_json(text, self._me(), _host_info(self.facts.id, "secrets"))]
+        return self._secrets[round_no - 1]
 
-    def _deal(self, s: Session, game: GameRow, round_no: int, *, first_seat: int, gold, nuggets) -> RoundState:
-        secret = self._secrets(game)[round_no - 1]
-        contributions = [unb64(st.contribution, "contribution") for st in game.seats]
-        dealer = SeededDealer(fairness.round_chance(game.id, round_no, secret, contributions))
-        ruleset = game.ruleset
-        if not is_ruleset(ruleset):
-            raise BadPacket(f"the game's ruleset {ruleset!r} is unknown")
-        state = dealer.deal(
-            ruleset,
-            tuple(st.name for st in game.seats),
-            options=frozenset(game.option_list()),
-            round_no=round_no,
-            first_seat=first_seat,
-            gold=gold,
-            nuggets=nuggets,
-        )
-        game.status = "playing"
-        game.round_no = round_no
-        game.move_no = 0
+    def _deal(self, c: Connection, g: dict[str, Any], round_no: int, *, first_seat: int, gold, nuggets) -> RoundState:
+        f = self.facts
+        secret = self._round_secret(round_no)
+        contributions = [unb64(x, "contribution") for x in c.execute(
+            select(seats.c.contribution).where(seats.c.game_id == f.id).order_by(seats.c.idx)).scalars()]
+        if not is_ruleset(f.ruleset):
+            raise BadPacket(f"the game's ruleset {f.ruleset!r} is unknown")
+        dealer = SeededDealer(fairness.round_chance(f.id, round_no, secret, contributions))
+        state = dealer.deal(f.ruleset, tuple(s.name for s in f.seats), options=frozenset(f.options), round_no=round_no,
+                            first_seat=first_seat, gold=gold, nuggets=nuggets)
+        g.update(status="playing", round_no=round_no, move_no=0)
         carried = {"gold": gold, "nuggets": nuggets, "first": state.players[first_seat]} if round_no > 1 else {}
-        s.add(RoundRow(game_id=game.id, round_no=round_no, first_seq=game.seq + 1,
-                       start_state_sealed=self._seal_state(game, state), carried=json.dumps(carried)))
+        c.execute(insert(rounds).values(game_id=f.id, round_no=round_no, first_seq=g["seq"] + 1,
+                                        start_state_sealed=self._seal_state(state), carried=json.dumps(carried)))
         return state
 
-    def _seal_state(self, game: GameRow, state: RoundState) -> str:
-        return seal_json(dump(state), self._me(game).public, _host_info(game.id, "state"), pad="state")
+    def _seal_state(self, state: RoundState) -> str:
+        return seal_json(dump(state), self._me().public, _host_info(self.facts.id, "state"), pad="state")
 
-    def load_state(self, game: GameRow) -> RoundState:
-        if game.state_sealed is None:
+    def live_state(self) -> RoundState:
+        """The true state of the round in play, every hand open (needs the host's key)."""
+        with self.store.read() as c:
+            sealed = c.execute(select(games.c.state_sealed).where(games.c.id == self.facts.id)).scalar()
+        return self._open_state(sealed)
+
+    def _open_state(self, sealed: str | None) -> RoundState:
+        if sealed is None:
             raise UsageError("no round has been dealt yet")
-        return load(open_json(game.state_sealed, self._me(game), _host_info(game.id, "state")))
+        return load(open_json(sealed, self._me(), _host_info(self.facts.id, "state")))
 
-    def _move(self, s: Session, game: GameRow, block: Signed[Move]) -> Outcome:
-        seat = self._seat(game, block)
-        if s.scalars(select(MoveRow).where(MoveRow.file_hash == block.hash)).first() is not None:
+    def _move(self, c: Connection, g: dict[str, Any], block: Signed[Move]) -> Outcome:
+        f = self.facts
+        seat = self._seat(g, block)
+        if c.execute(_MOVE_SEEN, {"b_hash": block.hash}).first() is not None:
             return Outcome("duplicate", t("this move by {seat} was already applied; nothing changed", seat=seat.name))
-        if game.status != "playing":
-            raise StaleMove(f"game {game.id} is {game.status}; it takes no moves now")
+        if g["status"] != "playing":
+            raise StaleMove(f"game {f.id} is {g['status']}; it takes no moves now")
         if block.doc.by is not None:
             raise BadPacket(f"{seat.name}'s move says it was made by the {block.doc.by}; only the host marks its own moves")
         answered = block.doc.seq
-        if answered != game.seq or block.doc.packet != game.head:
-            raise StaleMove(f"{seat.name}'s move answers packet {answered}, but the game is at packet {game.seq}",
+        if answered != g["seq"] or block.doc.packet != g["head"]:
+            raise StaleMove(f"{seat.name}'s move answers packet {answered}, but the game is at packet {g['seq']}",
                             hint="show the latest packet and move again")
-        state = self.load_state(game)
+        state = self._state(g)
         if state.player != seat.name:
             raise StaleMove(f"it is {state.player}'s turn, not {seat.name}'s")
-        info = seal_info(game.id, game.seq, seat.name, HOST, "move")
-        sealed = open_as(SealedMove, block.doc.sealed, self._me(game), info)
+        sealed = open_as(SealedMove, block.doc.sealed, self._me(), seal_info(f.id, g["seq"], seat.name, HOST, "move"))
         text = sealed.move
         nonce = unb64(sealed.nonce, "move nonce")
         if move_commitment(nonce, text) != block.doc.commit:
             raise BadPacket(f"{seat.name}'s move file does not match its commitment")
-        return self._apply(s, game, seat, state, text, nonce, block)
+        return self._apply(c, g, seat, state, text, nonce, block)
 
-    def play_for(self, s: Session, game: GameRow, seat: SeatRow, text: str, why: str) -> Outcome:
+    def play_for(self, c: Connection, g: dict[str, Any], seat: Seat, state: RoundState, text: str,
+                 why: str) -> Outcome:
         """The host plays `text` for `seat` (timeout policy), signed as the host's own move
         file, marked `by: host` so that packet, archive, audit and replay all say so."""
-        me = self._me(game)
-        state = self.load_state(game)
+        f = self.facts
+        me = self._me()
         text = str(check_move(state, text))
         nonce = os.urandom(16)
-        info = seal_info(game.id, game.seq, seat.name, HOST, "move")
-        block = sign(Move(game=game.id, seat=seat.name, seq=game.seq, packet=game.head,
+        info = seal_info(f.id, g["seq"], seat.name, HOST, "move")
+        block = sign(Move(game=f.id, seat=seat.name, seq=g["seq"], packet=g["head"],
                           commit=move_commitment(nonce, text), by=HOST, why=why,
                           sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), me.public, info, pad="move")), me)
-        return self._apply(s, game, seat, state, text, nonce, block, by=why)
+        return self._apply(c, g, seat, state, text, nonce, block, by=why)
 
-    def _apply(self, s: Session, game: GameRow, seat: SeatRow, state: RoundState, text: str, nonce: bytes,
+    def _apply(self, c: Connection, g: dict[str, Any], seat: Seat, state: RoundState, text: str, nonce: bytes,
                block: Signed[Move], by: str | None = None) -> Outcome:
+        f = self.facts
+        me = self._me()
         move = check_move(state, text)  # the canonical, resolved move
         if str(move) != text:
             raise BadPacket(f"{seat.name}'s move {text!r} is not in canonical form", hint="write moves with 'pbem move'")
         events = apply_move(state, move)
-        game.move_no += 1
-        s.add(MoveRow(game_id=game.id, round_no=game.round_no, n=game.move_no, seat=seat.name,
-                      public_text=str(move.public()),
-                      text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._me(game).public,
-                                            _host_info(game.id, "move"), pad="move"),
-                      envelope=block.payload, file_hash=block.hash, answered_seq=game.seq,
-                      applied_at=self.now()))
-        moves = [PublicMove(round=game.round_no, n=game.move_no, seat=seat.name, text=str(move.public()),
+        said = str(move.public())
+        g["move_no"] += 1
+        at = self.now()
+        c.execute(_ADD_MOVE, dict(
+            game_id=f.id, round_no=g["round_no"], n=g["move_no"], seat=seat.name, public_text=said,
+            text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, me.public, _host_info(f.id, "move"), pad="move"),
+            envelope=block.payload, file_hash=block.hash, answered_seq=g["seq"], applied_at=at))
+        moved = [PublicMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said,
                             by=HOST if by else None, why=by)]
         if by is None:
-            seat.last_activity = self.now()
-            timekeeper.moved(self, s, game, seat.name)
+            c.execute(_TOUCH_SEAT, {"b_game": f.id, "b_name": seat.name, "b_at": at})
+            timekeeper.moved(self, c, g, seat.name)
         result = None
         ended = state
         if state.phase == OVER:
-            result, state = self._end_round(s, game, state)
-        seq = self._publish(s, game, state, moves=moves, events=events, result=result)
-        if result is not None:
-            self._archive(s, game, ended)
+            result, state = self._end_round(c, g, state)
+        seq = self._publish(c, g, state, moves=moved, events=events, result=result,
+                            ended=ended if result is not None else None)
         if by:
-            said = t("applied the host's move for {seat} ({why}): {move}; packet {seq}", seat=seat.name,
-                     why=when.reason(by), move=move.public(), seq=seq)
+            told = t("applied the host's move for {seat} ({why}): {move}; packet {seq}", seat=seat.name,
+                     why=when.reason(by), move=said, seq=seq)
         else:
-            said = t("applied {seat}'s move: {move}; packet {seq}", seat=seat.name, move=move.public(), seq=seq)
+            told = t("applied {seat}'s move: {move}; packet {seq}", seat=seat.name, move=said, seq=seq)
         if result is not None:  # the host's apply and the daemon's log say when a round or the game ends
-            said += "; " + t("round {n} is over: winners {winners}", n=result.round,
+            told += "; " + t("round {n} is over: winners {winners}", n=result.round,
                              winners=join(list(result.winners)) if result.winners else t("nobody"))
-        if game.status == "over":
-            said += "; " + t("the game is over: {winners} won", winners=join(standings_winners(ended.gold)))
-        return Outcome("applied", said, seq)
+        if g["status"] == "over":
+            told += "; " + t("the game is over: {winners} won", winners=join(standings_winners(ended.gold)))
+        return Outcome("applied", told, seq)
 
-    def _end_round(self, s: Session, game: GameRow, state: RoundState) -> tuple[Result, RoundState]:
-        secret = self._secrets(game)[state.round_no - 1]
+    def _end_round(self, c: Connection, g: dict[str, Any], state: RoundState) -> tuple[Result, RoundState]:
+        secret = self._round_secret(state.round_no)
         result = round_result(state, secret)
-        row = s.get(RoundRow, (game.id, state.round_no))
-        assert row is not None
-        row.last_seq = game.seq + 1
-        row.secret = secret.hex()
-        row.result = to_json(result).decode()
+        c.execute(update(rounds).where(rounds.c.game_id == self.facts.id, rounds.c.round_no == state.round_no)
+                  .values(last_seq=g["seq"] + 1, secret=secret.hex(), result=to_json(result).decode()))
         if state.round_no >= ROUNDS_PER_GAME:
-            game.status = "over"
+            g["status"] = "over"
             return result, state
-        nxt = self._deal(s, game, state.round_no + 1, first_seat=state.players.index(state.next_start or state.players[0]),
+        nxt = self._deal(c, g, state.round_no + 1, first_seat=state.players.index(state.next_start or state.players[0]),
                          gold=state.gold, nuggets=state.nuggets)
         return result, nxt
 
-    def _archive(self, s: Session, game: GameRow, final: RoundState) -> Signed:
-        """Sign the ended round's archive (docs/protocol.md) and attach it to the last packet."""
-        me = self._me(game)
-        row = s.get(RoundRow, (game.id, final.round_no))
-        assert row is not None and row.secret is not None and row.last_seq is not None
-        moves = s.scalars(select(MoveRow).where(MoveRow.game_id == game.id, MoveRow.round_no == final.round_no)
-                          .order_by(MoveRow.n))
-        packets = s.scalars(select(PacketRow).where(PacketRow.game_id == game.id,
-                                                    PacketRow.seq >= row.first_seq - 1,
-                                                    PacketRow.seq <= row.last_seq).order_by(PacketRow.seq))
-        chain = []
-        for p in packets:
-            prev = read_blocks(p.armored)[0].doc.prev
-            chain.append(Link(seq=p.seq, hash=p.hash, prev=prev))
-        joins = s.scalars(select(JoinRow).where(JoinRow.game_id == game.id))
-        carried = json.loads(row.carried)
+    def _archive(self, c: Connection, g: dict[str, Any], final: RoundState, last: Signed[Packet]) -> Signed[Archive]:
+        """Sign the ended round's archive (docs/protocol.md); `last` is the round's last packet."""
+        f = self.facts
+        me = self._me()
+        rnd = c.execute(select(rounds).where(rounds.c.game_id == f.id, rounds.c.round_no == final.round_no)).one()
+        played = c.execute(select(moves.c.n, moves.c.seat, moves.c.text_sealed, moves.c.envelope)
+                           .where(moves.c.game_id == f.id, moves.c.round_no == final.round_no).order_by(moves.c.n))
+        chain = [Link(seq=r.seq, hash=r.hash, prev=r.prev) for r in c.execute(
+            select(packets.c.seq, packets.c.hash, packets.c.prev)
+            .where(packets.c.game_id == f.id, packets.c.seq >= rnd.first_seq - 1).order_by(packets.c.seq))]
+        chain.append(Link(seq=last.doc.seq, hash=last.hash, prev=last.doc.prev))
+        envelopes = c.execute(select(joins.c.envelope).where(joins.c.game_id == f.id)).scalars()
+        invitation = c.execute(select(games.c.invitation).where(games.c.id == f.id)).scalar_one()
+        move_info = _host_info(f.id, "move")
+        carried = json.loads(rnd.carried)
         archive = sign(Archive(
-            game=game.id,
+            game=f.id,
             round=final.round_no,
-            invitation=game.invitation,
-            joins=sorted(b64(j.envelope) for j in joins),
-            secret=row.secret,
+            invitation=invitation,
+            joins=sorted(b64(e) for e in envelopes),
+            secret=rnd.secret,
             carried=Carried(**carried) if carried else Carried(),
-            start=open_json(row.start_state_sealed, me, _host_info(game.id, "state")),
-            moves=[_archived(m, open_json(m.text_sealed, me, _host_info(game.id, "move"))) for m in moves],
+            start=open_json(rnd.start_state_sealed, me, _host_info(f.id, "state")),
+            moves=[_archived(m, open_json(m.text_sealed, me, move_info)) for m in played],
             chain=chain,
-            handovers=timekeeper.archive_handovers(game),
+            handovers=timekeeper.archive_handovers(g),
             final=dump(final),
         ), me)
-        row.archive = archive.armored()
-        last = s.get(PacketRow, (game.id, row.last_seq))
-        assert last is not None
-        last.armored = last.armored + archive.armored()
+        c.execute(update(rounds).where(rounds.c.game_id == f.id, rounds.c.round_no == final.round_no)
+                  .values(archive=archive.armored()))
         return archive
 
-    def archives(self) -> dict[int, str]:
-        with Session(self.engine) as s:
-            rows = s.scalars(select(RoundRow).where(RoundRow.archive.is_not(None)).order_by(RoundRow.round_no))
-            return {r.round_no: r.archive for r in rows if r.archive}
-
-    def _publish(self, s: Session, game: GameRow, state: RoundState, *, moves: list[PublicMove], events: list,
-                 result: Result | None = None, handover: HandoverRecord | None = None) -> int:
-        me = self._me(game)
-        seq = game.seq + 1
+    def _publish(self, c: Connection, g: dict[str, Any], state: RoundState, *, moves: list[PublicMove], events: list,
+                 result: Result | None = None, ended: RoundState | None = None,
+                 handover: HandoverRecord | None = None) -> int:
+        f = self.facts
+        me = self._me()
+        seq = g["seq"] + 1
         public = dump(view(state, None))
         parts: dict[str, str] = {}
-        for st in game.seats:
+        for st in f.seats:
             part = seat_part(state, st.name, events)
-            parts[st.name] = seal_json(part, PublicKey.decode(st.key), seal_info(game.id, seq, HOST, st.name, "part"),
-                                       pad="part")
-            st.part_sealed = parts[st.name]
-        over = game.status == "over"
+            parts[st.name] = seal_json(part, st.key, seal_info(f.id, seq, HOST, st.name, "part"), pad="part")
+        over = g["status"] == "over"
         to_move = None if over else state.player
-        doc = Packet(game=game.id, seq=seq, prev=game.head, round=state.round_no,
+        doc = Packet(game=f.id, seq=seq, prev=g["head"], round=state.round_no,
                      phase="game-over" if over else "round-over" if result else "playing",
                      to_move=to_move, public=public, moves=moves,
                      events=cast("list[dict[str, Any]]", events_for(events, None)), parts=parts, result=result,
                      standings=Standings(gold=state.gold, winners=standings_winners(state.gold)) if over else None,
-                     **timekeeper.packet_extras(self, s, game, seq, to_move, handover))
+                     **timekeeper.packet_extras(self, c, g, seq, to_move, handover))
         packet = sign(doc, me)
-        game.seq = seq
-        game.head = packet.hash
-        game.state_sealed = self._seal_state(game, state)
-        game.public = json.dumps({**public, "to_move": doc.to_move})
-        s.add(PacketRow(game_id=game.id, seq=seq, hash=packet.hash, round_no=state.round_no, armored=packet.armored(),
-                        created_at=self.now()))
+        armored = packet.armored()
+        if ended is not None:
+            armored += self._archive(c, g, ended, packet).armored()
+        c.execute(_ADD_PACKET, dict(game_id=f.id, seq=seq, hash=packet.hash, prev=g["head"],
+                                    round_no=state.round_no, armored=armored, created_at=self.now()))
+        g.update(seq=seq, head=packet.hash, state_sealed=self._seal_state(state),
+                 public=json.dumps({**public, "to_move": to_move}))
+        self._made = state
         return seq
+
+
+def _handovers(config: str) -> int:
+    """How many seats of a game were handed to a new key (its config's `handovers`)."""
+    if '"handovers"' not in config:  # the common case, without parsing the config
+        return 0
+    return len(json.loads(config).get("handovers") or [])

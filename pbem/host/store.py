@@ -1,198 +1,384 @@
-"""The host's game database: SQLAlchemy 2 typed models over one SQLite file.
+"""The host's store: any number of games behind one SQLAlchemy URL (SQLite or PostgreSQL).
 
-Every command runs in one transaction (`transaction`), begun IMMEDIATE so that two host
-processes on the same file serialise instead of both reading the same head and applying a
-move twice. Secrets (round secrets, the full state, full move texts) are stored sealed to
-the host's key; each seat's part is also stored sealed to that seat's key.
+Tables are SQLAlchemy Core tables; the host's hot path is a handful of plain statements per
+move. Every change is one transaction (`Store.write`): on SQLite it begins `IMMEDIATE`, so
+two daemons on one file serialise; on PostgreSQL the game's row is locked `FOR UPDATE`
+(`Store.lock_game`) so two daemons never apply one move twice. Secrets (round secrets, the
+full state, full move texts) are stored sealed to the host's key.
+
+The schema is versioned by Alembic (pbem/host/migrations/). Opening a store of an older
+schema upgrades it in one transaction; a newer one is refused, untouched.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from sqlalchemy import ForeignKey, LargeBinary, String, Text, UniqueConstraint, create_engine, event, select
-from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+from sqlalchemy import (
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    bindparam,
+    create_engine,
+    event,
+    func,
+    inspect,
+    select,
+    text,
+)
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
-from pbem.errors import UsageError
-from pbem.host.paths import db_path  # noqa: F401  (re-exported)
+from pbem.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 1
+# The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
+# with any other revision that is not in KNOWN is newer than this pbem.
+HEAD = "0003"
+KNOWN = ("0001", "0002", "0003")
+SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
+
+metadata = MetaData()
 
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class Base(DeclarativeBase):
-    pass
+games = Table(
+    "games", metadata,
+    Column("id", String, primary_key=True),
+    Column("name", String, nullable=False),
+    Column("ruleset", String, nullable=False),
+    Column("options", Text, nullable=False),  # JSON list
+    Column("host_name", String, nullable=False),
+    Column("host_key", String, nullable=False),  # pbem1 line
+    Column("created_at", String, nullable=False),
+    Column("invitation", Text, nullable=False),  # armoured, as sent
+    Column("invitation_hash", String, nullable=False),
+    Column("commitments", Text, nullable=False),  # JSON list of hex
+    Column("secrets_sealed", Text, nullable=False),  # sealed to the host
+    Column("state_sealed", Text),  # the live round state, sealed to the host
+    Column("public", Text, nullable=False),  # JSON: what everyone may see now
+    Column("status", String, nullable=False),  # joining playing over
+    Column("round_no", Integer, nullable=False),
+    Column("move_no", Integer, nullable=False),  # moves applied in this round
+    Column("seq", Integer, nullable=False),  # latest packet
+    Column("head", String, nullable=False),  # hash of the latest packet (or the invitation)
+    Column("config", Text, nullable=False),  # JSON: emails, SMTP settings, transport
+    Index("ix_games_name", "name", unique=True),
+)
+
+seats = Table(
+    "seats", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("name", String, nullable=False),
+    Column("key", String, nullable=False),  # pbem1 line
+    Column("email", String),
+    Column("contribution", String),  # base64, from the join file
+    Column("joined_at", String),
+    Column("last_activity", String),
+    UniqueConstraint("game_id", "name"),
+    UniqueConstraint("game_id", "idx"),
+)
+
+packets = Table(
+    "packets", metadata,
+    Column("game_id", String, ForeignKey("games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("hash", String, nullable=False, unique=True),
+    Column("prev", String, nullable=False),  # the hash this packet chains to
+    Column("round_no", Integer, nullable=False),
+    Column("armored", Text, nullable=False),  # with the round's archive appended at its end
+    Column("created_at", String, nullable=False),
+)
+
+moves = Table(
+    "moves", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    Column("round_no", Integer, nullable=False),
+    Column("n", Integer, nullable=False),  # 1-based within the round
+    Column("seat", String, nullable=False),
+    Column("public_text", String, nullable=False),
+    Column("text_sealed", Text, nullable=False),  # full text and nonce, sealed to the host
+    Column("envelope", LargeBinary, nullable=False),  # the signed move block, verbatim
+    Column("file_hash", String, nullable=False, unique=True),
+    Column("answered_seq", Integer, nullable=False),
+    Column("applied_at", String, nullable=False),
+    UniqueConstraint("game_id", "round_no", "n"),
+)
+
+joins = Table(
+    "joins", metadata,
+    Column("file_hash", String, primary_key=True),
+    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    Column("seat", String, nullable=False),
+    Column("envelope", LargeBinary, nullable=False),
+)
+
+rounds = Table(
+    "rounds", metadata,
+    Column("game_id", String, ForeignKey("games.id"), primary_key=True),
+    Column("round_no", Integer, primary_key=True),
+    Column("first_seq", Integer, nullable=False),
+    Column("last_seq", Integer),
+    Column("start_state_sealed", Text, nullable=False),  # the dealt state, sealed to the host
+    Column("carried", Text, nullable=False),  # JSON: gold, nugget pile, first seat handed over
+    Column("secret", String),  # hex, revealed when the round ends
+    Column("result", Text),  # JSON, public once over
+    Column("archive", Text),  # armoured, signed by the host
+)
+
+# How far each publisher (an out-dir, a shared folder, the mail) has delivered a game's
+# packets: publishing sends only what is newer, so its cost does not grow with the game.
+deliveries = Table(
+    "deliveries", metadata,
+    Column("game_id", String, ForeignKey("games.id"), primary_key=True),
+    Column("channel", String, primary_key=True),
+    Column("seq", Integer, nullable=False),  # highest delivered; 0 is the invitation
+)
+
+# The host's signed notices to a table (reminder, late, absent, away, pause...), each made
+# once: the mark that it was made is in the same transaction (pbem/host/timekeeper.py).
+notices = Table(
+    "notices", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    Column("seq", Integer, nullable=False),  # the packet it is about
+    Column("kind", String, nullable=False),
+    Column("seat", String),
+    Column("armored", Text, nullable=False),
+    Column("created_at", String, nullable=False),
+    Index("ix_notices_game", "game_id", "id"),
+)
+
+meta = Table(
+    "meta", metadata,
+    Column("key", String, primary_key=True),
+    Column("value", String, nullable=False),
+)
 
 
-class GameRow(Base):
-    __tablename__ = "games"
-    id: Mapped[str] = mapped_column(String, primary_key=True)
-    name: Mapped[str]
-    ruleset: Mapped[str]
-    options: Mapped[str] = mapped_column(Text, default="[]")  # JSON list
-    host_name: Mapped[str]
-    host_key: Mapped[str]  # pbem1 line
-    created_at: Mapped[str] = mapped_column(default=now)
-    invitation: Mapped[str] = mapped_column(Text)  # armoured, as sent
-    invitation_hash: Mapped[str]
-    commitments: Mapped[str] = mapped_column(Text)  # JSON list of hex
-    secrets_sealed: Mapped[str] = mapped_column(Text)  # sealed to the host
-    state_sealed: Mapped[str | None] = mapped_column(Text, default=None)  # full round state
-    public: Mapped[str] = mapped_column(Text, default="{}")  # JSON: what everyone may see now
-    status: Mapped[str] = mapped_column(default="joining")  # joining playing over
-    round_no: Mapped[int] = mapped_column(default=0)
-    move_no: Mapped[int] = mapped_column(default=0)  # moves applied in this round
-    seq: Mapped[int] = mapped_column(default=0)  # latest packet
-    head: Mapped[str] = mapped_column(default="")  # hash of the latest packet (or invitation)
-    config: Mapped[str] = mapped_column(Text, default="{}")  # JSON: emails, smtp settings
-    seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.idx", back_populates="game")
-
-    def option_list(self) -> list[str]:
-        return list(json.loads(self.options))
-
-    def config_dict(self) -> dict[str, Any]:
-        return dict(json.loads(self.config))
+def shown(url: str) -> str:
+    """The URL as it may be printed: never its password."""
+    try:
+        u = make_url(url)
+    except ArgumentError:
+        return url
+    if u.get_backend_name() == "sqlite":
+        return u.database or ":memory:"
+    return u.render_as_string(hide_password=True)
 
 
-class SeatRow(Base):
-    __tablename__ = "seats"
-    __table_args__ = (UniqueConstraint("game_id", "name"), UniqueConstraint("game_id", "idx"))
-    id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
-    idx: Mapped[int]
-    name: Mapped[str]
-    key: Mapped[str]  # pbem1 line
-    email: Mapped[str | None] = mapped_column(default=None)
-    contribution: Mapped[str | None] = mapped_column(default=None)  # base64, from the join file
-    joined_at: Mapped[str | None] = mapped_column(default=None)
-    last_activity: Mapped[str | None] = mapped_column(default=None)
-    part_sealed: Mapped[str | None] = mapped_column(Text, default=None)  # sealed to the seat
-    game: Mapped[GameRow] = relationship(back_populates="seats")
+def _first_line(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
 
 
-class PacketRow(Base):
-    __tablename__ = "packets"
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    seq: Mapped[int] = mapped_column(primary_key=True)
-    hash: Mapped[str] = mapped_column(unique=True)
-    round_no: Mapped[int]
-    armored: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[str] = mapped_column(default=now)
+class Store:
+    """One store URL: its engine, its transactions and its games' names."""
 
+    def __init__(self, url: str, *, create: bool = False) -> None:
+        self.url = url
+        self.label = shown(url)
+        try:
+            u = make_url(url)
+        except ArgumentError:
+            raise UsageError(f"bad store URL {url!r}",
+                             hint="a path to a SQLite file, or postgresql+psycopg://USER@HOST/DB") from None
+        self.sqlite = u.get_backend_name() == "sqlite"
+        if self.sqlite:
+            path = Path(u.database or "")
+            if not u.database:
+                raise UsageError("a SQLite store needs a file path", hint="e.g. --store saves/club.db")
+            if not path.exists():
+                if not create:
+                    raise StoreError(f"no store at {self.label!r}",
+                                     hint="create a game with 'pbem game new' or pass --store URL")
+                path.parent.mkdir(parents=True, exist_ok=True)
+            elif path.is_dir():
+                raise StoreError(f"{self.label!r} is a folder, not a store")
+        self._lock = select(games).where(games.c.id == bindparam("b_game"))
+        if not self.sqlite:
+            self._lock = self._lock.with_for_update()
+        try:
+            self.engine: Engine = self._engine(url)
+        except (NoSuchModuleError, ImportError) as exc:
+            raise StoreError(f"cannot open store {self.label!r}: {exc}",
+                             hint="use sqlite:///FILE or postgresql+psycopg://...") from None
+        try:
+            self._check_schema(create)
+            if self.sqlite:  # only once it is known to be ours: WAL is written into the file
+                raw = self.engine.raw_connection()
+                try:
+                    raw.cursor().execute("PRAGMA journal_mode = WAL")
+                finally:
+                    raw.close()
+        except OperationalError as exc:
+            self.engine.dispose()
+            raise StoreError(f"cannot reach store {self.label!r}: {_first_line(exc)}") from None
+        except DBAPIError as exc:
+            self.engine.dispose()
+            raise StoreError(f"{self.label!r} is not a pbem store ({_first_line(exc)})") from None
+        except BaseException:
+            self.engine.dispose()
+            raise
 
-class MoveRow(Base):
-    __tablename__ = "moves"
-    __table_args__ = (UniqueConstraint("game_id", "round_no", "n"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
-    round_no: Mapped[int]
-    n: Mapped[int]  # 1-based within the round
-    seat: Mapped[str]
-    public_text: Mapped[str]
-    text_sealed: Mapped[str] = mapped_column(Text)  # full text, sealed to the host
-    envelope: Mapped[bytes] = mapped_column(LargeBinary)  # the signed move block, verbatim
-    file_hash: Mapped[str] = mapped_column(unique=True)
-    answered_seq: Mapped[int]
-    applied_at: Mapped[str] = mapped_column(default=now)
+    def _engine(self, url: str) -> Engine:
+        if not self.sqlite:
+            return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+        engine = create_engine(url, connect_args={"timeout": 60})
 
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+            # We issue BEGIN ourselves (IMMEDIATE for writes), so the driver must not.
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA foreign_keys = ON")
+            cur.execute("PRAGMA synchronous = FULL")
+            cur.close()
 
-class JoinRow(Base):
-    __tablename__ = "joins"
-    file_hash: Mapped[str] = mapped_column(primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
-    seat: Mapped[str]
-    envelope: Mapped[bytes] = mapped_column(LargeBinary)
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn: Connection) -> None:
+            conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("pbem_read") else "BEGIN IMMEDIATE")
 
+        return engine
 
-class RoundRow(Base):
-    __tablename__ = "rounds"
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
-    round_no: Mapped[int] = mapped_column(primary_key=True)
-    first_seq: Mapped[int]
-    last_seq: Mapped[int | None] = mapped_column(default=None)
-    start_state_sealed: Mapped[str] = mapped_column(Text)  # the dealt state, sealed to the host
-    carried: Mapped[str] = mapped_column(Text, default="{}")  # JSON: gold, nugget pile, first seat handed over
-    secret: Mapped[str | None] = mapped_column(default=None)  # hex, revealed when the round ends
-    result: Mapped[str | None] = mapped_column(Text, default=None)  # JSON, public once over
-    archive: Mapped[str | None] = mapped_column(Text, default=None)  # armoured, signed by the host
+    # --- schema ---------------------------------------------------------------------------
 
+    def _check_schema(self, create: bool) -> None:
+        with self.engine.connect() as c:
+            names = set(inspect(c).get_table_names())
+            c.rollback()
+        if "alembic_version" in names:
+            with self.read() as c:
+                rev = c.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            if rev == HEAD:
+                return
+            if rev not in KNOWN:
+                raise StoreError(f"store {self.label!r} has schema {rev}, newer than this pbem knows ({HEAD})",
+                                 hint="upgrade pbem to use this store")
+        elif "meta" in names and "games" in names:
+            with self.read() as c:
+                version = c.execute(text("SELECT value FROM meta WHERE key = 'schema'")).scalar()
+            if version != "1":
+                raise StoreError(f"{self.label!r} has an unsupported schema ({version})")
+        elif names:
+            raise StoreError(f"{self.label!r} is not a pbem store", hint="its tables are someone else's")
+        elif not create:
+            raise StoreError(f"{self.label!r} is not a pbem store (it is empty)",
+                             hint="create a game in it with 'pbem game new NAME --store URL'")
+        from pbem.host.migrations import upgrade
 
-class NoticeRow(Base):
-    """A signed notice to the table (reminder, late, absent, away, pause...), made once:
-    the mark that it was made is in the same transaction (pbem/host/timekeeper.py)."""
+        with self.write() as c:
+            upgrade(c)
 
-    __tablename__ = "notices"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
-    seq: Mapped[int]  # the packet it is about
-    kind: Mapped[str]
-    seat: Mapped[str | None] = mapped_column(default=None)
-    armored: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[str] = mapped_column(default=now)
+    # --- transactions ---------------------------------------------------------------------
 
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One change, one transaction: commit on success, roll back on any error."""
+        with self.engine.connect() as c:
+            with c.begin():
+                yield c
 
-class MetaRow(Base):
-    __tablename__ = "meta"
-    key: Mapped[str] = mapped_column(primary_key=True)
-    value: Mapped[str]
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.engine.connect() as c:
+            c = c.execution_options(pbem_read=True)
+            with c.begin():
+                yield c
 
+    def lock_game(self, c: Connection, game_id: str) -> Any:
+        """The game's row, locked for this transaction (SQLite: the whole file already is)."""
+        row = c.execute(self._lock, {"b_game": game_id}).first()
+        if row is None:
+            raise StoreError(f"game {game_id!r} is no longer in store {self.label!r}")
+        return row
 
-def open_engine(path: Path, *, create: bool = False) -> Engine:
-    if not create and not path.exists():
-        raise UsageError(f"no game database at {str(path)!r}", hint="create one with 'pbem game new' or pass --db")
-    if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 60})
+    # --- games ----------------------------------------------------------------------------
 
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        # We issue BEGIN ourselves (IMMEDIATE), so the driver must not.
-        dbapi_conn.isolation_level = None
-        cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA foreign_keys = ON")
-        cur.execute("PRAGMA journal_mode = WAL")
-        cur.execute("PRAGMA synchronous = FULL")
-        cur.close()
+    def find(self, name: str | None) -> str:
+        """The id of the game called `name` (or with that id); without a name, the only game."""
+        with self.read() as c:
+            if name is None:
+                rows = c.execute(select(games.c.id, games.c.name).order_by(games.c.name).limit(3)).all()
+                if len(rows) == 1:
+                    return str(rows[0].id)
+                if not rows:
+                    raise UsageError(f"store {self.label!r} holds no game", hint="create one with 'pbem game new'")
+                raise UsageError(f"store {self.label!r} holds several games; name one",
+                                 hint=f"games there: {', '.join(r.name for r in rows)}... (pbem games)")
+            rows = c.execute(select(games.c.id).where((games.c.name == name) | (games.c.id == name))).all()
+            if len(rows) > 1:
+                raise StoreError(f"the name {name!r} belongs to {len(rows)} games in store {self.label!r}",
+                                 hint="name the game by its id (pbem games)")
+            if not rows:
+                have = [r.name for r in c.execute(select(games.c.name).order_by(games.c.name).limit(6))]
+                raise UsageError(f"no game {name!r} in store {self.label!r}",
+                                 hint=f"games there: {', '.join(have[:5])}" + ("..." if len(have) > 5 else "")
+                                 if have else "the store holds no game yet")
+            return str(rows[0].id)
 
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    def game_ids(self) -> list[str]:
+        with self.read() as c:
+            return [str(r.id) for r in c.execute(select(games.c.id).order_by(games.c.name))]
 
-    if create:
-        Base.metadata.create_all(engine)
-        with transaction(engine) as s:
-            if s.get(MetaRow, "schema") is None:
-                s.add(MetaRow(key="schema", value=str(SCHEMA_VERSION)))
-    else:
-        with Session(engine) as s:
-            try:
-                row = s.get(MetaRow, "schema")
-            except Exception:
-                raise UsageError(f"{str(path)!r} is not a pbem game database") from None
-            if row is None or int(row.value) != SCHEMA_VERSION:
-                raise UsageError(f"{str(path)!r} has an unsupported schema")
-        Base.metadata.create_all(engine)  # tables added since the file was made (notices)
-    return engine
+    def game_list(self) -> list[tuple[str, str, str]]:
+        """(id, name, status) of every game, by name."""
+        with self.read() as c:
+            rows = c.execute(select(games.c.id, games.c.name, games.c.status).order_by(games.c.name))
+            return [(str(r.id), str(r.name), str(r.status)) for r in rows]
 
+    def overview(self) -> list[dict[str, Any]]:
+        """Every game with its round, whose turn, since when (the latest packet's time) and
+        by when (the deadline, if the game has deadlines)."""
+        import json
 
-@contextmanager
-def transaction(engine: Engine) -> Iterator[Session]:
-    """One command, one transaction: commit on success, roll back on any error."""
-    with Session(engine, expire_on_commit=False) as session:
-        with session.begin():
-            yield session
+        from pbem.host.deadlines import deadline_of
 
+        latest = packets.alias("latest")
+        q = (select(games.c.id, games.c.name, games.c.ruleset, games.c.status, games.c.round_no, games.c.seq,
+                    games.c.public, games.c.config, games.c.created_at, latest.c.created_at.label("since"))
+             .select_from(games.outerjoin(latest, (latest.c.game_id == games.c.id) & (latest.c.seq == games.c.seq)))
+             .order_by(games.c.name))
+        out = []
+        with self.read() as c:
+            per_game = select(seats.c.game_id, func.count()).group_by(seats.c.game_id)
+            joined: dict[str, int] = dict(c.execute(per_game.where(seats.c.joined_at.is_not(None))).all())
+            total: dict[str, int] = dict(c.execute(per_game).all())
+            for r in c.execute(q):
+                public = json.loads(r.public or "{}")
+                config = json.loads(r.config or "{}")
+                transport = config.get("transport") or {}
+                deadline = deadline_of(config, r.seq) if r.status == "playing" else None
+                out.append({
+                    "name": r.name, "game": r.id, "ruleset": r.ruleset, "status": r.status, "round": r.round_no,
+                    "seq": r.seq, "to_move": public.get("to_move") if r.status == "playing" else None,
+                    "since": r.since or r.created_at, "due": deadline["due"] if deadline else None,
+                    "paused": bool(config.get("paused")), "joined": joined.get(r.id, 0), "seats": total.get(r.id, 0),
+                    "transport": "folder" if transport.get("folder") else "mail" if transport.get("maildir") else None,
+                })
+        return out
 
-def the_game(session: Session) -> GameRow:
-    game = session.scalars(select(GameRow)).first()
-    if game is None:
-        raise UsageError("the database holds no game")
-    return game
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -7,26 +7,30 @@ timeout twice:
 - `clock`: the current packet's seat, start, due time, and which notices went out for it;
 - `seats`: per seat `missed` (deadlines missed in a row), `absent`, `resigned`, `away_until`;
 - `paused`: when the host paused the game; `handovers`: every seat handed to a new key.
-Notices are signed documents kept in the `notices` table; the folder and mail runners
-publish them like packets.
+Notices are signed documents kept in the store's `notices` table; every publisher (folder,
+mail, out-dir) delivers them after the packets (pbem/host/publish.py).
+
+Each function works on one change of the game (`Host._change`): `c` its transaction, `g`
+the game's row as a dict that the change edits and the Host writes back.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import Connection
 
 from engine.bots import make_bot
 from engine.rules import legal_moves
 from engine.views import view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host.clock import parse_time, stamp
-from pbem.host.deadlines import Timing
-from pbem.host.store import GameRow, MoveRow, NoticeRow, SeatRow, the_game, transaction
+from pbem.host.deadlines import Timing, deadline_of
+from pbem.host.store import games, moves, notices, seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import (
@@ -46,32 +50,34 @@ from pbem.ui.when import date, left
 from pbem.ui.words import game_status, t
 
 if TYPE_CHECKING:
-    from pbem.host.referee import Host, Outcome
+    from pbem.host.referee import Host, Outcome, Seat
 
 RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
 MAX_ACTIONS = 200  # timeouts played in one tick (every seat absent: a whole round at once)
+
+Game = dict[str, Any]  # the game's row within a change (Host._change)
 
 
 # --- the config ------------------------------------------------------------------------------
 
 
-def _config(game: GameRow) -> dict[str, Any]:
-    return game.config_dict()
+def _config(g: Game) -> dict[str, Any]:
+    return dict(json.loads(g["config"]))
 
 
-def _save(game: GameRow, config: dict[str, Any]) -> None:
-    game.config = json.dumps(config, sort_keys=True)
+def _save(g: Game, config: dict[str, Any]) -> None:
+    g["config"] = json.dumps(config, sort_keys=True)
 
 
 def standing(config: dict[str, Any], seat: str) -> dict[str, Any]:
     return config.setdefault("seats", {}).setdefault(seat, {})
 
 
-def _seat_row(game: GameRow, name: str) -> SeatRow:
-    seat = next((st for st in game.seats if st.name == name), None)
+def _seat(host: Host, name: str) -> Seat:
+    seat = host.facts.seat(name)
     if seat is None:
-        raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=game.id),
-                         hint=t("seats: {list}", list=", ".join(st.name for st in game.seats)))
+        raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=host.facts.id),
+                         hint=t("seats: {list}", list=", ".join(st.name for st in host.facts.seats)))
     return seat
 
 
@@ -84,20 +90,17 @@ def _outcome(kind: str, message: str, seq: int | None = None) -> Outcome:
 def set_timing(host: Host, timing: Timing) -> dict[str, Any]:
     """Change a game's deadline rules; a game in play restarts the current packet's clock now."""
     timing.check()
-    with transaction(host.engine) as s:
-        game = the_game(s)
-        host._me(game)  # only the host changes the rules
-        config = _config(game)
+    with host._change() as (c, g):
+        host._me()  # only the host changes the rules
+        config = _config(g)
         config["timing"] = timing.to_config()
         clock = config.get("clock")
-        if game.status == "playing" and clock and clock.get("seq") == game.seq and not config.get("paused"):
-            now = host.clock.now()
-            _restart(config, clock, timing, now)
-            _save(game, config)
+        if g["status"] == "playing" and clock and clock.get("seq") == g["seq"] and not config.get("paused"):
+            _restart(config, clock, timing, host.clock.now())
             if "due" in clock:
-                _notice(host, s, game, "due", clock["seat"], due=clock["due"])
-        _save(game, config)
-        return config["timing"]
+                _notice(host, c, g, "due", clock["seat"], due=clock["due"])
+        _save(g, config)
+        return dict(config["timing"])
 
 
 def _restart(config: dict[str, Any], clock: dict[str, Any], timing: Timing, start: Any) -> None:
@@ -118,17 +121,18 @@ def _restart(config: dict[str, Any], clock: dict[str, Any], timing: Timing, star
 # --- what packets and the status say -----------------------------------------------------------
 
 
-def packet_extras(host: Host, s: Session, game: GameRow, seq: int, to_move: str | None,
+def packet_extras(host: Host, c: Connection, g: Game, seq: int, to_move: str | None,
                   handover: HandoverRecord | None) -> dict[str, Any]:
     """The packet's signed deadline and table news (fields of `Packet`); starts the new
     packet's clock."""
-    config = _config(game)
+    config = _config(g)
     timing = Timing.from_config(config)
     now = host.clock.now()
     out: dict[str, Any] = {}
-    seats = config.get("seats", {})
-    absent = sorted(n for n, st in seats.items() if st.get("absent") or st.get("resigned"))
-    away = {n: st["away_until"] for n, st in seats.items() if st.get("away_until") and parse_time(st["away_until"]) > now}
+    standings = config.get("seats", {})
+    absent = sorted(n for n, st in standings.items() if st.get("absent") or st.get("resigned"))
+    away = {n: st["away_until"] for n, st in standings.items()
+            if st.get("away_until") and parse_time(st["away_until"]) > now}
     if absent:
         out["absent"] = absent
     if away:
@@ -140,12 +144,12 @@ def packet_extras(host: Host, s: Session, game: GameRow, seq: int, to_move: str 
         _restart(config, clock, timing, now)
         grace = stamp(timing.give_up(parse_time(clock["due"]))) if timing.on_timeout != "wait" else None
         out["deadline"] = Deadline(seat=to_move, due=clock["due"], on_timeout=timing.on_timeout, grace_until=grace)
-    out["recent"] = recent_moves(s, game, to_move)
-    out["handovers"] = archive_handovers(game)
+    out["recent"] = recent_moves(c, g, to_move)
+    out["handovers"] = archive_handovers(g)
     if handover is not None:
         out["handover"] = handover.seat
     config["clock"] = clock if to_move else {}
-    _save(game, config)
+    _save(g, config)
     return out
 
 
@@ -156,12 +160,16 @@ def host_made(envelope: bytes) -> str | None:
     return (doc.why or "timeout") if doc.by == HOST else None
 
 
-def recent_moves(s: Session, game: GameRow, to_move: str | None) -> list[RecentMove]:
+_RECENT = (select(moves.c.round_no, moves.c.n, moves.c.seat, moves.c.public_text, moves.c.answered_seq,
+                  moves.c.envelope)
+           .order_by(moves.c.id.desc()).limit(RECENT_LIMIT))
+
+
+def recent_moves(c: Connection, g: Game, to_move: str | None) -> list[RecentMove]:
     """Public moves since `to_move`'s own last move, oldest first: everything every seat has
     missed since its last turn (the seat to move is the one who waited longest)."""
-    rows = s.scalars(select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.id.desc()).limit(RECENT_LIMIT))
     out = []
-    for r in rows:
+    for r in c.execute(_RECENT.where(moves.c.game_id == g["id"])):
         if r.seat == to_move:
             break
         why = host_made(r.envelope)
@@ -170,21 +178,19 @@ def recent_moves(s: Session, game: GameRow, to_move: str | None) -> list[RecentM
     return out[::-1]
 
 
-def archive_handovers(game: GameRow) -> list[HandoverRecord] | None:
+def archive_handovers(g: Game) -> list[HandoverRecord] | None:
     """Every seat handed over so far (None: none), as packets and archives list them."""
-    return [HandoverRecord(**h) for h in _config(game).get("handovers", [])] or None
+    return [HandoverRecord(**h) for h in _config(g).get("handovers", [])] or None
 
 
-def status_extras(game: GameRow) -> dict[str, Any]:
-    config = _config(game)
-    clock = config.get("clock") or {}
-    seats = config.get("seats", {})
+def status_extras(config: dict[str, Any], seq: int) -> dict[str, Any]:
+    standings = config.get("seats", {})
     return {
         "timing": config.get("timing"),
-        "deadline": {"seat": clock["seat"], "due": clock["due"]} if clock.get("due") and clock.get("seq") == game.seq else None,
+        "deadline": deadline_of(config, seq),
         "paused": bool(config.get("paused")),
-        "absent": sorted(n for n, st in seats.items() if st.get("absent") or st.get("resigned")),
-        "away": {n: st["away_until"] for n, st in seats.items() if st.get("away_until")},
+        "absent": sorted(n for n, st in standings.items() if st.get("absent") or st.get("resigned")),
+        "away": {n: st["away_until"] for n, st in standings.items() if st.get("away_until")},
         "handovers": [{k: v for k, v in h.items() if k != "document"} for h in config.get("handovers", [])],
     }
 
@@ -192,17 +198,12 @@ def status_extras(game: GameRow) -> dict[str, Any]:
 # --- notices -----------------------------------------------------------------------------------
 
 
-def _notice(host: Host, s: Session, game: GameRow, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
-    block = sign(Notice(game=game.id, seq=game.seq, notice=kind, seat=seat, at=host.now(), **fields), host._me(game))
-    s.add(NoticeRow(game_id=game.id, seq=game.seq, kind=kind, seat=seat, armored=block.armored(), created_at=host.now()))
+def _notice(host: Host, c: Connection, g: Game, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
+    at = host.now()
+    block = sign(Notice(game=g["id"], seq=g["seq"], notice=kind, seat=seat, at=at, **fields), host._me())
+    c.execute(insert(notices).values(game_id=g["id"], seq=g["seq"], kind=kind, seat=seat, armored=block.armored(),
+                                     created_at=at))
     return _outcome("notice", t("notice: {line}", line=block.doc.line(host.clock.now())))
-
-
-def notices(host: Host, since: int = 0) -> list[tuple[int, NoticeRow]]:
-    with Session(host.engine) as s:
-        rows = list(s.scalars(select(NoticeRow).where(NoticeRow.id > since).order_by(NoticeRow.id)))
-        s.expunge_all()
-        return [(r.id, r) for r in rows]
 
 
 # --- the clock ticks -----------------------------------------------------------------------------
@@ -210,28 +211,46 @@ def notices(host: Host, since: int = 0) -> list[tuple[int, NoticeRow]]:
 
 def tick(host: Host) -> list[Outcome]:
     """Everything due by now: reminders, late notices, absences and timeout moves, each step
-    in its own transaction (a seat played for at once may be followed by another)."""
+    in its own transaction (a seat played for at once may be followed by another). A game
+    with nothing on the clock is seen with one read, without a lock (a club host ticks every
+    game on every pass)."""
+    with host.store.read() as c:
+        row = c.execute(_CLOCK, {"b_game": host.facts.id}).one()
+    if not _may_act(json.loads(row.config), row.status, row.seq):
+        return []
     out: list[Outcome] = []
     for _ in range(MAX_ACTIONS):
-        with transaction(host.engine) as s:
-            step = _tick_once(host, s, the_game(s))
+        with host._change() as (c, g):
+            step = _tick_once(host, c, g)
         out += step
         if not any(o.kind == "applied" for o in step):
             break
     return out
 
 
-def _tick_once(host: Host, s: Session, game: GameRow) -> list[Outcome]:
-    config = _config(game)
+_CLOCK = select(games.c.status, games.c.seq, games.c.config).where(games.c.id == bindparam("b_game"))
+
+
+def _may_act(config: dict[str, Any], status: str, seq: int) -> bool:
+    """Whether the clock may have something to do for the packet waiting now."""
     clock = config.get("clock") or {}
-    if game.status != "playing" or clock.get("seq") != game.seq or config.get("paused") or not clock.get("seat"):
+    if status != "playing" or clock.get("seq") != seq or config.get("paused") or not clock.get("seat"):
+        return False
+    st = config.get("seats", {}).get(clock["seat"], {})
+    return bool(clock.get("due")) or bool(st.get("absent") or st.get("resigned"))
+
+
+def _tick_once(host: Host, c: Connection, g: Game) -> list[Outcome]:
+    config = _config(g)
+    if not _may_act(config, g["status"], g["seq"]):
         return []
+    clock = config["clock"]
     timing = Timing.from_config(config)
     now = host.clock.now()
     seat = clock["seat"]
     st = standing(config, seat)
     if timing.on_timeout != "wait" and (st.get("absent") or st.get("resigned")):
-        return [_play(host, s, game, seat, "resigned" if st.get("resigned") else "absent", timing.on_timeout)]
+        return [_play(host, c, g, seat, "resigned" if st.get("resigned") else "absent", timing.on_timeout)]
     if not clock.get("due"):
         return []
     due, start = parse_time(clock["due"]), parse_time(clock["start"])
@@ -242,55 +261,57 @@ def _tick_once(host: Host, s: Session, game: GameRow) -> list[Outcome]:
     if fresh:
         sent.extend(fresh)  # several passed at once (a host that was down): one reminder, not a burst
         if now < due:
-            out.append(_notice(host, s, game, "reminder", seat, due=clock["due"]))
+            out.append(_notice(host, c, g, "reminder", seat, due=clock["due"]))
     if now >= due and "late" not in sent:
         sent.append("late")
         st["missed"] = int(st.get("missed", 0)) + 1
-        out.append(_notice(host, s, game, "late", seat, due=clock["due"], missed=st["missed"]))
+        out.append(_notice(host, c, g, "late", seat, due=clock["due"], missed=st["missed"]))
         if st["missed"] >= timing.absent_after and not st.get("absent"):
             st["absent"] = True
-            out.append(_notice(host, s, game, "absent", seat, missed=st["missed"]))
-    _save(game, config)
+            out.append(_notice(host, c, g, "absent", seat, missed=st["missed"]))
+    _save(g, config)
     if timing.on_timeout != "wait" and now >= timing.give_up(due):
-        out.append(_play(host, s, game, seat, "timeout", timing.on_timeout))
+        out.append(_play(host, c, g, seat, "timeout", timing.on_timeout))
     return out
 
 
-def _play(host: Host, s: Session, game: GameRow, seat: str, why: str, policy: str) -> Outcome:
-    state = host.load_state(game)
+def _play(host: Host, c: Connection, g: Game, seat: str, why: str, policy: str) -> Outcome:
+    state = host._state(g)
     seen = view(state, seat)
     if policy == "discard":
         discards = [m for m in legal_moves(seen) if m.verb == "discard" and len(m.cards) == 1 and not m.remove]
         text = str(discards[0] if discards else legal_moves(seen)[0])
     else:
-        text = str(make_bot("smart", seat, f"{game.id}/{game.seq}").choose(seen))
-    return host.play_for(s, game, _seat_row(game, seat), text, why)
+        text = str(make_bot("smart", seat, f"{g['id']}/{g['seq']}").choose(seen))
+    return host.play_for(c, g, _seat(host, seat), state, text, why)
 
 
-def moved(host: Host, s: Session, game: GameRow, seat: str) -> None:
-    """A seat moved by itself: its missed deadlines are forgiven, an absent seat is back."""
-    config = _config(game)
+def moved(host: Host, c: Connection, g: Game, seat: str) -> None:
+    """A seat moved by itself: its missed deadlines are forgiven, an absent seat is back.
+    (The config is written only when that changes something: most moves change nothing.)"""
+    config = _config(g)
     st = standing(config, seat)
-    st["missed"] = 0
-    if st.pop("absent", None):
-        _save(game, config)
-        _notice(host, s, game, "back", seat)
+    if not st.get("missed") and not st.get("absent"):
         return
-    _save(game, config)
+    st["missed"] = 0
+    back = st.pop("absent", None)
+    _save(g, config)
+    if back:
+        _notice(host, c, g, "back", seat)
 
 
 # --- requests from seats, and the host's own commands ------------------------------------------
 
 
-def request(host: Host, s: Session, game: GameRow, block: Signed[Request]) -> Outcome:
+def request(host: Host, c: Connection, g: Game, block: Signed[Request]) -> Outcome:
     """A seat's signed request: `away` (until a time) or `resign`."""
-    seat = host._seat(game, block)
-    config = _config(game)
+    seat = host._seat(g, block)
+    config = _config(g)
     done = config.setdefault("requests", [])
     if block.hash in done:
         return _outcome("duplicate", t("this request of {seat} was already applied; nothing changed", seat=seat.name))
-    if game.status != "playing":
-        raise StaleMove(t("game {game} is {status}; it takes no requests now", game=game.id, status=game_status(game.status)))
+    if g["status"] != "playing":
+        raise StaleMove(t("game {game} is {status}; it takes no requests now", game=g["id"], status=game_status(g["status"])))
     action = block.doc.action
     st = standing(config, seat.name)
     now = host.clock.now()
@@ -302,65 +323,63 @@ def request(host: Host, s: Session, game: GameRow, block: Signed[Request]) -> Ou
         done.append(block.hash)
         clock = config.get("clock") or {}
         stretched = False
-        if clock.get("seat") == seat.name and clock.get("seq") == game.seq and clock.get("due"):
+        if clock.get("seat") == seat.name and clock.get("seq") == g["seq"] and clock.get("due"):
             before = clock["due"]
             _restart(config, clock, Timing.from_config(config), now)  # counts from `until` now
             stretched = parse_time(clock["due"]) > parse_time(before)
             if not stretched:
                 clock["due"] = before
-        _save(game, config)
-        _notice(host, s, game, "away", seat.name, until=st["away_until"])
+        _save(g, config)
+        _notice(host, c, g, "away", seat.name, until=st["away_until"])
         if stretched:
-            _notice(host, s, game, "due", seat.name, due=clock["due"])
+            _notice(host, c, g, "due", seat.name, due=clock["due"])
         return _outcome("away", t("nt away", player=seat.name, when=date(st["away_until"])))
     if action == "resign":
         st["resigned"] = True
         done.append(block.hash)
-        _save(game, config)
+        _save(g, config)
         policy = Timing.from_config(config).on_timeout
-        _notice(host, s, game, "resigned", seat.name, policy=policy)
+        _notice(host, c, g, "resigned", seat.name, policy=policy)
         return _outcome("resigned", t("nt resigned", player=seat.name, policy=policy))
     raise BadPacket(t("unknown request {action} from {seat}", action=repr(str(action)[:20]), seat=seat.name),
                     hint=t("requests are away and resign"))
 
 
 def pause(host: Host) -> Outcome:
-    with transaction(host.engine) as s:
-        game = the_game(s)
-        host._me(game)  # only the host pauses
-        config = _config(game)
-        if game.status != "playing":
-            raise UsageError(t("game {game} is {status}; only a game in play can be paused", game=game.id,
-                                 status=game_status(game.status)))
+    with host._change() as (c, g):
+        host._me()  # only the host pauses
+        config = _config(g)
+        if g["status"] != "playing":
+            raise UsageError(t("game {game} is {status}; only a game in play can be paused", game=g["id"],
+                                 status=game_status(g["status"])))
         if config.get("paused"):
-            raise UsageError(t("game {game} is already paused since {when}", game=game.id, when=date(config["paused"])),
-                             hint=t("resume it with: {command}", command="pbem game resume GAME"))
+            raise UsageError(t("game {game} is already paused since {when}", game=g["id"], when=date(config["paused"])),
+                             hint=t("resume it with: {command}", command=f"pbem game resume {host.facts.name}"))
         config["paused"] = host.now()
-        _save(game, config)
-        _notice(host, s, game, "paused", None)
-        return _outcome("paused", t("game {game} paused: deadlines stop counting", game=game.id))
+        _save(g, config)
+        _notice(host, c, g, "paused", None)
+        return _outcome("paused", t("game {game} paused: deadlines stop counting", game=g["id"]))
 
 
 def resume(host: Host) -> Outcome:
-    with transaction(host.engine) as s:
-        game = the_game(s)
-        host._me(game)
-        config = _config(game)
+    with host._change() as (c, g):
+        host._me()
+        config = _config(g)
         if not config.get("paused"):
-            raise UsageError(t("game {game} is not paused", game=game.id))
+            raise UsageError(t("game {game} is not paused", game=g["id"]))
         now = host.clock.now()
         stopped = now - parse_time(config.pop("paused"))
         clock = config.get("clock") or {}
         if clock.get("due"):  # the time that was left is left again
             clock["due"] = stamp(parse_time(clock["due"]) + stopped)
             clock["start"] = stamp(parse_time(clock["start"]) + stopped)
-        elif clock.get("seat") and clock.get("seq") == game.seq:
+        elif clock.get("seat") and clock.get("seq") == g["seq"]:
             _restart(config, clock, Timing.from_config(config), now)
-        _save(game, config)
-        _notice(host, s, game, "resumed", None)
+        _save(g, config)
+        _notice(host, c, g, "resumed", None)
         if clock.get("due"):
-            _notice(host, s, game, "due", clock["seat"], due=clock["due"])
-        said = t("game {game} resumed", game=game.id)
+            _notice(host, c, g, "due", clock["seat"], due=clock["due"])
+        said = t("game {game} resumed", game=g["id"])
         if clock.get("due"):
             said += "; " + t("due other", player=clock["seat"], when=date(clock["due"]), left=left(clock["due"], now))
         return _outcome("resumed", said)
@@ -369,9 +388,9 @@ def resume(host: Host) -> Outcome:
 # --- seat handover -----------------------------------------------------------------------------
 
 
-def refuse_former_key(game: GameRow, seat: SeatRow, block: Signed[Any]) -> None:
+def refuse_former_key(g: Game, seat: Seat, block: Signed[Any]) -> None:
     """A block signed by a key the seat was handed away from: say so plainly."""
-    for h in _config(game).get("handovers", []):
+    for h in _config(g).get("handovers", []):
         if h["seat"] == seat.name and h["old"] == block.signer.encode():
             raise BadSignature(t("seat {seat} was handed over to a new key at packet {seq}; this {kind} is signed by "
                                  "the old key {fingerprint} and is refused", seat=seat.name, seq=h["at"],
@@ -380,50 +399,55 @@ def refuse_former_key(game: GameRow, seat: SeatRow, block: Signed[Any]) -> None:
 
 def reseat_document(host: Host, seat: str, key: PublicKey) -> Signed[Handover]:
     """The host's signed handover of `seat` to `key` (checked when applied)."""
-    with Session(host.engine) as s:
-        game = the_game(s)
-        return sign(Handover(game=game.id, seat=seat, key=key.encode(), seq=game.seq), host._me(game))
+    seq, _ = host.head()
+    return sign(Handover(game=host.facts.id, seat=seat, key=key.encode(), seq=seq), host._me())
 
 
-def handover(host: Host, s: Session, game: GameRow, block: Signed[Handover]) -> Outcome:
+def handover(host: Host, c: Connection, g: Game, block: Signed[Handover]) -> Outcome:
     """Give a seat to a new key: signed by the host or by the seat's current key. The next
     packet (published now) seals the seat's part to the new key; the old key is refused."""
+    f = host.facts
     name = block.doc.seat
-    seat = next((st for st in game.seats if st.name == name), None)
+    seat = f.seat(name)
     if seat is None:
-        raise BadPacket(t("no seat {name} in game {game}", name=repr(str(name)[:32]), game=game.id))
-    config = _config(game)
+        raise BadPacket(t("no seat {name} in game {game}", name=repr(str(name)[:32]), game=f.id))
+    config = _config(g)
     records = config.setdefault("handovers", [])
     document = b64(block.payload)
     if any(h["document"] == document for h in records):
         return _outcome("duplicate", t("this handover of seat {seat} was already applied; nothing changed", seat=seat.name))
     signer = block.signer.encode()
-    if signer == game.host_key:
+    if signer == f.host_key:
         by = HOST
-    elif signer == seat.key:
+    elif signer == seat.key.encode():
         by = seat.name
     else:
         raise BadSignature(t("a handover of seat {seat} must be signed by the host or by the seat's own key, "
                              "not by key {fingerprint}", seat=seat.name, fingerprint=block.signer.fingerprint()))
     new = PublicKey.decode(block.doc.key)
-    if game.status != "playing":
-        raise StaleMove(t("game {game} is {status}; seats are handed over during play", game=game.id,
-                          status=game_status(game.status)),
+    if g["status"] != "playing":
+        raise StaleMove(t("game {game} is {status}; seats are handed over during play", game=f.id,
+                          status=game_status(g["status"])),
                         hint=t("before round 1, make a new game with the new key"))
-    if new.encode() == seat.key:
+    if new.encode() == seat.key.encode():
         raise Conflict(t("seat {seat} is already held by key {fingerprint}", seat=seat.name, fingerprint=new.fingerprint()))
-    used = {st.key for st in game.seats} | {h["old"] for h in records}
+    used = {st.key.encode() for st in f.seats} | {h["old"] for h in records}
     if new.encode() in used:
-        raise Conflict(t("key {fingerprint} already held a seat in game {game}", fingerprint=new.fingerprint(), game=game.id),
+        raise Conflict(t("key {fingerprint} already held a seat in game {game}", fingerprint=new.fingerprint(), game=f.id),
                        hint=t("the new player needs a new key"))
-    record = HandoverRecord(seat=seat.name, key=new.encode(), old=seat.key, at=game.seq + 1, by=by, document=document)
+    record = HandoverRecord(seat=seat.name, key=new.encode(), old=seat.key.encode(), at=g["seq"] + 1, by=by,
+                            document=document)
     records.append(msgspec.to_builtins(record))
     st = standing(config, seat.name)
     for k in ("missed", "absent", "resigned", "away_until"):
         st.pop(k, None)  # a new person holds the seat
-    _save(game, config)
-    seat.key = new.encode()
-    _notice(host, s, game, "handover", seat.name, fingerprint=new.fingerprint())
-    seq = host._publish(s, game, host.load_state(game), moves=[], events=[], handover=record)
+    _save(g, config)
+    c.execute(update(seats).where(seats.c.game_id == f.id, seats.c.name == seat.name).values(key=new.encode()))
+    # The packet below seals the seat's part to the new key; Host._change restores the old
+    # facts if this transaction does not commit.
+    host.facts = replace(f, seats=tuple(replace(s, key=new) if s.name == seat.name else s for s in f.seats),
+                         handovers=len(records))
+    _notice(host, c, g, "handover", seat.name, fingerprint=new.fingerprint())
+    seq = host._publish(c, g, host._state(g), moves=[], events=[], handover=record)
     return _outcome("handover", t("seat {seat} handed over to key {fingerprint} (signed by {by}); packet {seq}",
                                    seat=seat.name, fingerprint=new.fingerprint(), by=by, seq=seq), seq)

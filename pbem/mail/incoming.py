@@ -8,6 +8,7 @@ database of their game, packets, archives and the host's notices to the player's
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -109,34 +110,36 @@ def _header(msg: EmailMessage, name: str, default: str) -> str:
 
 @dataclass
 class Router:
-    """Routes signed blocks by content: joins and moves to host databases, the rest home.
+    """Routes signed blocks by content: joins and moves to host stores, the rest home.
 
-    `dbs` are candidate host databases (their game ids are read once); `unlock(name)`
-    returns the host identity of that key name, asked only when a block needs it.
+    `dbs` are candidate host stores (paths or URLs; their games are listed once);
+    `unlock(name)` returns the host identity of that key name, asked only when a block needs it.
     """
 
     home: Path
-    dbs: list[Path] = field(default_factory=list)
+    dbs: list[str | Path] = field(default_factory=list)
     unlock: Callable[[str], Identity] | None = None
     hosts: dict[str, Any] = field(default_factory=dict)  # game id -> Host
+    stores: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        from pbem.host.paths import as_url
         from pbem.host.referee import Host
+        from pbem.host.store import Store
 
-        for path in self.dbs:
+        for where in self.dbs:
             try:
-                h = Host(Path(path))
-                gid = h.game_id()
+                store = Store(as_url(where))
             except PbemError:
-                continue  # not a pbem database: nothing routes there
-            if gid in self.hosts:
-                h.close()
-                continue
-            self.hosts[gid] = h
+                continue  # not a pbem store: nothing routes there
+            self.stores.append(store)
+            for gid in store.game_ids():
+                if gid not in self.hosts:
+                    self.hosts[gid] = Host(store, game=gid)
 
     def close(self) -> None:
-        for h in self.hosts.values():
-            h.close()
+        for store in self.stores:
+            store.close()
 
     def route(self, block: Signed) -> tuple[str, str]:
         """(outcome kind, one line). Kinds: applied joined dealt duplicate saved have
@@ -229,7 +232,11 @@ class Router:
             remember_host_address(self.home, block.game, reply_address(msg))
 
 
-def discover_dbs(explicit: list[Path], saves: Path) -> list[Path]:
+def discover_dbs(explicit: list[str], saves: Path) -> list[str | Path]:
+    """The stores named, else $PBEM_STORE and every saves/*.db."""
     if explicit:
-        return explicit
-    return sorted(saves.glob("*.db")) if saves.is_dir() else []
+        return list(explicit)
+    from pbem.host.paths import ENV_STORE
+
+    found: list[str | Path] = [os.environ[ENV_STORE]] if os.environ.get(ENV_STORE) else []
+    return found + (sorted(saves.glob("*.db")) if saves.is_dir() else [])

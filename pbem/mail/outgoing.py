@@ -13,13 +13,17 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pbem.errors import UsageError
+from pbem.errors import BadPacket, UsageError
+from pbem.host.publish import HostNotice, Release
 from pbem.mail.message import SmtpSettings, compose, send, write_eml
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import Handover, Invitation, Join, Move, Notice, Packet, Request, Signed, read_blocks
+
+if TYPE_CHECKING:  # players' commands must not import the host's store
+    from pbem.host.referee import Host
 
 ENV_SMTP_PASSWORD = "PBEM_SMTP_PASSWORD"
 DEFAULT_SENDER = "pbem@localhost"
@@ -171,7 +175,7 @@ class Outgoing:
     message: EmailMessage
 
 
-def recipients(host: Any) -> list[tuple[str, str]]:
+def recipients(host: Host) -> list[tuple[str, str]]:
     """(name, address) for every seat with an address, in seat order, then the host's."""
     st = host.status()
     emails = dict(host.config().get("emails") or {})
@@ -242,22 +246,22 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
                                                      attachment_name=f"invitation-{doc.game}.pbem",
                                                      attachment=armored.encode())))
         return out
-    found = dict(host.packets(seq - 1))
-    if seq not in found:
+    armored = host.packet(seq)
+    if armored is None:
         raise UsageError(f"no packet {seq} in this game")
-    packet = read_blocks(found[seq])[0].expect(Packet).doc
-    return [_packet_mail(host, sender, n, a, found[seq], [packet], None) for n, a in to]
+    packet = read_blocks(armored)[0].expect(Packet).doc
+    return [_packet_mail(host, sender, n, a, armored, [packet], None) for n, a in to]
 
 
-def note_mailed(host: Any, names: list[str], seq: int, now: Callable[[], float] | None = None) -> None:
+def note_mailed(host: Host, names: list[str], seq: int, now: Callable[[], float] | None = None) -> None:
     """Record mails sent by hand ('pbem mail'), so digests count from them."""
     now = now or (lambda: host_now(host).timestamp())
-    config = host.config()
-    book = dict(config.get("mail_book") or {})
+    book = dict(host.config().get("mail_book") or {})
     for name in names:
         if seq > int(book.get(name, {}).get("seq", 0)):
             book[name] = {"seq": seq, "at": now()}
-    host.set_config(mailed=max(seq, int(config.get("mailed", -1))), mail_book=book)
+    host.set_config(mail_book=book)
+    host.mark_delivered(MailPublisher.channel, seq)
 
 
 # --- digests ------------------------------------------------------------------------------------
@@ -281,81 +285,84 @@ def digest_seconds(text: str) -> float:
     return n * unit
 
 
-def send_pending(host: Any, courier: Courier, *, log: Callable[[str], None] = lambda s: None,
-                 now: Callable[[], float] | None = None) -> int:
-    """Mail what is owed; returns how many mails went out.
+class MailPublisher:
+    """Mail as a publisher (pbem.host.publish, channel "mail"): the invitation goes to
+    everyone; then for each packet a seat gets it when it is their turn, and everyone when a
+    round or the game ends; otherwise a seat gets at most one digest per period (config
+    "digest", default 12h; "every": each packet). Each mail lists every move since that
+    seat's last mail (config "mail_book": seat -> last packet mailed and when), so the book
+    is written with each packet; a crash between the mails and the marks resends at most one
+    packet's mails (harmless: readers keep one copy per packet number). `idle` mails the
+    digests whose period ran out while no new packet came. Digest periods run on the host's
+    clock (`now`: seconds, for tests without one). The host's notices (reminders, late
+    notices) go out whatever the digest."""
 
-    The invitation goes to everyone. Then for each packet not yet looked at (config
-    "mailed"): a seat gets it when it is their turn, and everyone when a round or the game
-    ends; otherwise a seat gets at most one digest per period (config "digest", default
-    12h; "every": each packet). Each mail lists every move since that seat's last mail
-    (config "mail_book": seat -> last packet mailed and when). The marks are written after
-    each packet's mails went out, so a crash resends at most one packet's mails (harmless:
-    readers keep one copy per packet number). Digest periods run on the host's clock (`now`:
-    seconds, for tests without one). Then the host's notices (reminders, late notices) not
-    mailed yet go out, whatever the digest.
-    """
-    clock: Callable[[], float] = now or (lambda: host_now(host).timestamp())
-    return _mail_packets(host, courier, log, clock) + send_notices(host, courier, log=log)
+    channel = "mail"
 
+    def __init__(self, host: Host, courier: Courier, now: Callable[[], float] | None = None) -> None:
+        self.host = host
+        self.courier = courier
+        self.now: Callable[[], float] = now or (lambda: host_now(host).timestamp())
+        self._docs: dict[int, Packet] = {}  # packets read so far, for the digests' "since"
 
-def _mail_packets(host: Any, courier: Courier, log: Callable[[str], None], now: Callable[[], float]) -> int:
-    config = host.config()
-    mailed = int(config.get("mailed", -1))
-    sent = 0
-    if mailed < 0:
-        for out in mails_for(host, 0):
-            log(f"mailed invitation to {out.name} <{out.address}>: {courier.deliver(out.message)}")
-            sent += 1
-        host.set_config(mailed=0)
-        mailed = 0
-    period = digest_seconds(config.get("digest") or DEFAULT_DIGEST)
-    every = period == 0
-    book: dict[str, dict[str, float]] = dict(config.get("mail_book") or {})
-    to = recipients(host)
-    new = host.packets(mailed)
-    latest = new[-1][0] if new else mailed
-
-    def behind(name: str) -> bool:  # owed a digest: moves unmailed and the period is over
-        last = book.get(name, {})
-        return int(last.get("seq", 0)) < latest and now() - float(last.get("at", 0)) >= period
-
-    late = [] if every else [(n, a) for n, a in to if behind(n)]
-    if not new and not late:
-        return sent  # the common case of a step: nothing read, nothing verified
-    start = min([mailed, *(int(book.get(n, {}).get("seq", 0)) for n, _ in to)])
-    packets = [(seq, armored, read_blocks(armored)[0].expect(Packet).doc) for seq, armored in host.packets(start)]
-    docs = {seq: doc for seq, _, doc in packets}
-    sender = sender_address(config)
-    label = None if every else str(config.get("digest") or DEFAULT_DIGEST)
-
-    def mail(name: str, address: str, seq: int, armored: str, why: str) -> None:
-        nonlocal sent
-        last = int(book.get(name, {}).get("seq", 0))
-        since = [docs[s] for s in sorted(docs) if last < s <= seq]
-        out = _packet_mail(host, sender, name, address, armored, since, label)
-        log(f"mailed packet {seq} to {name} <{address}> ({why}): {courier.deliver(out.message)}")
-        book[name] = {"seq": seq, "at": now()}
-        sent += 1
-
-    for seq, armored, doc in packets:
-        if seq <= mailed:
-            continue
-        for name, address in to:
-            why = mail_kind(doc, name) or ("every" if every else None)
-            if why is None and now() - float(book.get(name, {}).get("at", 0)) >= period:
+    def deliver(self, release: Release) -> str:
+        if release.seq == 0:
+            lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails_for(self.host, 0)]
+            return "mailed invitation to " + "; ".join(lines)
+        self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
+        book, period, label = self._book()
+        lines = []
+        for name, address in recipients(self.host):
+            why = mail_kind(self._docs[release.seq], name) or ("every" if period == 0 else None)
+            if why is None and self.now() - float(book.get(name, {}).get("at", 0)) >= period:
                 why = "digest"
             if why is not None:
-                mail(name, address, seq, armored, why)
-        host.set_config(mailed=seq, mail_book=book)
-    if not every and packets:  # a digest whose period ran out while no new packet came
-        seq, armored, _ = packets[-1]
-        due = [(n, a) for n, a in to if behind(n)]
-        for name, address in due:
-            mail(name, address, seq, armored, "digest")
-        if due:
-            host.set_config(mail_book=book)
-    return sent
+                lines.append(self._mail(book, label, name, address, release.seq, release.armored, why))
+        self.host.set_config(mail_book=book)
+        return "\n".join(lines)  # a line per mail; none: everyone waits for a digest
+
+    def idle(self) -> list[str]:
+        """The digests whose period ran out while no new packet came."""
+        book, period, label = self._book()
+        seq = self.host.delivered(self.channel)
+        if period == 0 or seq <= 0:
+            return []
+        due = [(n, a) for n, a in recipients(self.host) if int(book.get(n, {}).get("seq", 0)) < seq
+               and self.now() - float(book.get(n, {}).get("at", 0)) >= period]
+        if not due:
+            return []
+        armored = self.host.packet(seq) or ""
+        self._docs.setdefault(seq, read_blocks(armored)[0].expect(Packet).doc)
+        lines = [self._mail(book, label, n, a, seq, armored, "digest") for n, a in due]
+        self.host.set_config(mail_book=book)
+        return ["\n".join(lines)]
+
+    def notify(self, notice: HostNotice) -> str:
+        try:
+            mails = notice_mails(self.host, notice.armored)
+        except BadPacket as exc:  # e.g. written by a version before the typed documents, with nulls in it
+            return f"not mailed: {notice.kind} notice (packet {notice.seq}) cannot be read: {exc}"
+        lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails]
+        return f"mailed {notice.kind} notice (packet {notice.seq}) to " + ("; ".join(lines) or "nobody")
+
+    def _book(self) -> tuple[dict[str, dict[str, float]], float, str]:
+        config = self.host.config()
+        label = str(config.get("digest") or DEFAULT_DIGEST)
+        return dict(config.get("mail_book") or {}), digest_seconds(label), label
+
+    def _mail(self, book: dict[str, dict[str, float]], label: str, name: str, address: str, seq: int, armored: str,
+              why: str) -> str:
+        last = int(book.get(name, {}).get("seq", 0))
+        missing = [s for s in range(last + 1, seq) if s not in self._docs]
+        if missing:
+            for s, text in self.host.packets(missing[0] - 1):
+                if s < seq:
+                    self._docs.setdefault(s, read_blocks(text)[0].expect(Packet).doc)
+        since = [self._docs[s] for s in range(last + 1, seq + 1)]
+        out = _packet_mail(self.host, sender_address(self.host.config()), name, address, armored, since,
+                           None if label == "every" else label)
+        book[name] = {"seq": seq, "at": self.now()}
+        return f"mailed packet {seq} to {name} <{address}> ({why}): {self.courier.deliver(out.message)}"
 
 
 def smtp_password(settings: SmtpSettings | None, *, prompt: bool = True, command: str | None = None) -> str | None:
@@ -409,22 +416,6 @@ def notice_mails(host: Any, armored: str) -> list[Outgoing]:
             sender=sender, to=a, subject=f"{_tag(doc.game)} packet {doc.seq}: {line}",
             body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))
     return out
-
-
-def send_notices(host: Any, courier: Courier, *, log: Callable[[str], None] = lambda s: None) -> int:
-    """Mail every notice not mailed yet (config "noticed": the last notice mailed)."""
-    if not hasattr(host, "tick"):
-        return 0
-    from pbem.host import timekeeper
-
-    done = int(host.config().get("noticed", 0))
-    sent = 0
-    for nid, row in timekeeper.notices(host, done):
-        for out in notice_mails(host, row.armored):
-            log(f"mailed {row.kind} notice (packet {row.seq}) to {out.name} <{out.address}>: {courier.deliver(out.message)}")
-        host.set_config(noticed=nid)
-        sent += 1
-    return sent
 
 
 # --- outgoing mail (player side) ------------------------------------------------------------

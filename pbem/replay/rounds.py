@@ -121,29 +121,43 @@ def _is_db(path: Path) -> bool:
         return f.read(16) == b"SQLite format 3\x00"
 
 
-def _from_db(path: Path) -> Source:
-    from pbem.host.blind import open_host
+def _from_db(where: str | Path, only: str | None = None) -> Source:
+    """Every game of a host's store (or only the game called `only`), or the one game of a
+    trustless game's own file."""
+    from pbem.host.blind import BlindHost, is_blind
+    from pbem.host.paths import as_url, sqlite_file
+    from pbem.host.referee import Host
+    from pbem.host.store import Store
 
-    src = Source(str(path))
-    host = open_host(path)
-    try:
-        game = host.game_id()
-        src.rounds[game] = host.status()["round"]
-        for kind, payload in dearmor_all(host.invitation()):
-            src.add(kind, payload, f"{path} invitation")
-        for round_no, armored in host.archives().items():
-            for kind, payload in dearmor_all(armored):
-                src.add(kind, payload, f"{path} round {round_no}")
-        for seq, armored in host.packets():
-            for kind, payload in dearmor_all(armored):
-                src.add(kind, payload, f"{path} packet {seq}")
-    finally:
-        host.close()
+    src = Source(str(where))
+    path = sqlite_file(as_url(where))
+    if path is not None and is_blind(path):
+        with BlindHost(path) as blind:
+            _add_game(src, blind, str(where))
+        return src
+    with Store(as_url(where)) as store:
+        for game_id in [store.find(only)] if only else store.game_ids():
+            _add_game(src, Host(store, game=game_id), str(where))
     return src
 
 
+def _add_game(src: Source, host: Any, where: str) -> None:
+    """A host's invitation, archives and packets, as blocks of `src`."""
+    game = host.game_id()
+    src.rounds[game] = host.status()["round"]
+    for kind, payload in dearmor_all(host.invitation()):
+        src.add(kind, payload, f"{where} invitation")
+    for round_no, armored in host.archives().items():
+        for kind, payload in dearmor_all(armored):
+            src.add(kind, payload, f"{where} round {round_no}")
+    for seq, armored in host.packets():
+        for kind, payload in dearmor_all(armored):
+            src.add(kind, payload, f"{where} packet {seq}")
+
+
 def open_source(source: str | Path | None, db: Path | None = None) -> Source:
-    """A game database (a path, or a name under saves/), an archive or packet file, or a folder."""
+    """A host's store (a path or URL; or a game's name in the default store), an archive or
+    packet file, or a folder."""
     if db is not None:
         return _from_db(db)
     if source is None or str(source) == "":
@@ -167,9 +181,16 @@ def open_source(source: str | Path | None, db: Path | None = None) -> Source:
         for kind, payload in _file_blocks(path):
             src.add(kind, payload, str(path))
         return src
-    saved = Path("saves") / f"{source}.db"
-    if "/" not in str(source) and saved.is_file():
-        return _from_db(saved)
+    if "://" in str(source):
+        return _from_db(str(source))
+    from pbem.host.paths import sqlite_file, store_url
+
+    url = store_url(game=str(source))
+    if "/" not in str(source) and (sqlite_file(url) is None or sqlite_file(url).is_file()):  # type: ignore[union-attr]
+        try:
+            return _from_db(url, only=str(source))
+        except PbemError:
+            pass
     raise UsageError(t("no game, file or folder named {name}", name=repr(str(source))),
                      hint=t("pass a game name under saves/, a .db file, an archive or packet file, or a folder of "
                             "received files"))

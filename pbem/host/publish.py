@@ -1,0 +1,120 @@
+"""One publisher interface for every way packets leave the host: an out-dir, a shared
+folder (pbem.folder.play), the mail (pbem.mail.outgoing).
+
+A publisher has a `channel` (its name in the store's delivery marks), `deliver(release)`
+(write or send one packet, or the invitation as seq 0) and `notify(notice)` (write or send
+one of the host's signed notices: reminders, late, absent, pause...); each returns a line
+saying where it went (a line per message; empty: nothing went out now). `idle()` is the publisher's own timed
+work, asked on every publish (the mail's digests whose period ran out). `publish_pending` delivers only what the channel has not delivered
+yet, in order, packets first, and raises the channel's mark after each one (notices have
+their own mark, "CHANNEL notices"): its cost does not grow with the game, and a crash
+between the commit of a move and the delivery of its packet loses nothing (the next run
+delivers it; at worst one packet or notice is delivered twice, which readers keep once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from pbem.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from pbem.host.referee import Host
+
+INVITATION = "invitation.pbem"
+
+
+@dataclass(frozen=True)
+class Release:
+    """A packet (seq >= 1) or the invitation (seq 0), as a publisher delivers it."""
+
+    seq: int
+    armored: str  # a round's last packet carries the round's archive after it
+    archive: tuple[int, str] | None = None  # (round, armoured archive) when this packet ends a round
+
+
+@dataclass(frozen=True)
+class HostNotice:
+    """One of the host's signed notices to the table (pbem/host/timekeeper.py)."""
+
+    id: int  # increasing within the store
+    seq: int  # the packet it is about
+    kind: str  # reminder, late, absent, back, away, due, paused, resumed, resigned, handover
+    seat: str | None
+    armored: str
+
+
+class Publisher(Protocol):
+    channel: str
+
+    def deliver(self, release: Release) -> str: ...
+
+    def notify(self, notice: HostNotice) -> str: ...
+
+    def idle(self) -> list[str]: ...
+
+
+def notices_channel(channel: str) -> str:
+    return f"{channel} notices"
+
+
+def publish_pending(host: Host, publisher: Publisher, *, log: Callable[[str], None] | None = None,
+                    latest_only: bool = False) -> list[tuple[int | None, str]]:
+    """Deliver every release, then every notice, after the channel's marks; [(seq, where)]
+    for each (seq None for a notice)."""
+    todo = host.releases(host.delivered(publisher.channel))
+    if latest_only:
+        todo = todo[-1:]
+    done: list[tuple[int | None, str]] = []
+    for rel in todo:
+        where = publisher.deliver(rel)
+        host.mark_delivered(publisher.channel, rel.seq)
+        done.append((rel.seq, where))
+    told = notices_channel(publisher.channel)
+    for notice in host.notices(host.delivered(told)):
+        done.append((None, publisher.notify(notice)))
+        host.mark_delivered(told, notice.id)
+    done += [(None, where) for where in publisher.idle()]
+    done = [(seq, where) for seq, where in done if where]
+    if log is not None:
+        for _, where in done:
+            for line in where.splitlines():  # a mail publisher says a line per mail
+                log(line)
+    return done
+
+
+def packet_name(seq: int) -> str:
+    return f"packet-{seq:06d}.pbem"
+
+
+class OutDir:
+    """Packet files in a folder (`pbem apply`'s output): out/packet-NNNNNN.pbem, invitation.pbem."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.channel = f"dir:{self.path.resolve()}"
+
+    def deliver(self, release: Release) -> str:
+        self.path.mkdir(parents=True, exist_ok=True)
+        target = self.path / (packet_name(release.seq) if release.seq else INVITATION)
+        data = release.armored.encode()
+        if not (target.exists() and target.read_bytes() == data):
+            write_atomic(target, data)
+        return str(target)
+
+    def idle(self) -> list[str]:
+        return []
+
+    def notify(self, notice: HostNotice) -> str:
+        """notices/notice-NNNNNN-KIND-HASH.pbem (content-addressed, as in a game folder)."""
+        from pbem.atomic import content_hash
+
+        data = notice.armored.encode()
+        target = self.path / "notices" / f"notice-{notice.seq:06d}-{notice.kind}-{content_hash(data)[:12]}.pbem"
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data)
+        return str(target)

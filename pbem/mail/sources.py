@@ -1,0 +1,58 @@
+"""Where a host's or a player's mail comes from and goes to, from options and the mail profile.
+
+One place for the choice every mail command and the club host make: files (.eml, Maildir,
+mbox) or an IMAP folder to read; SMTP (the game's settings, else the key home's mail
+profile) or .eml files to write.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pbem.errors import UsageError
+from pbem.mail.memory import MailSource
+from pbem.mail.message import SmtpSettings
+from pbem.mail.outgoing import Courier, smtp_password, smtp_settings
+
+
+def mail_source(paths: list[Path], imap: str | None, password_command: str | None, oauth2_command: str | None,
+                no_idle: bool, *, remember: Path | None = None, log=lambda line: None) -> MailSource:
+    """Files (.eml, Maildir, mbox) or an IMAP folder; with `remember` (a key home), only new mail."""
+    from pbem.mail.imap import ImapFolder, ImapUrl, credential_source
+    from pbem.mail.incoming import MailScanner
+    from pbem.mail.memory import InboxMemory, Remembering
+
+    if imap and paths:
+        raise UsageError("read mail files or --imap URL, not both")
+    source: ImapFolder | MailScanner
+    if imap:
+        url = ImapUrl.parse(imap)
+        source = ImapFolder(url, credential_source(password_command=password_command, oauth2_command=oauth2_command,
+                                                   url=url), idle=not no_idle, log=log)
+    elif paths:
+        source = MailScanner(list(paths))
+    else:
+        raise UsageError("no mail to read", hint="pass a Maildir, mbox or .eml file, or --imap imaps://USER@HOST/INBOX")
+    return Remembering(source, InboxMemory.of_home(remember)) if remember is not None else source
+
+
+def courier(send: bool, to_dir: Path | None, settings: SmtpSettings | None, default_dir: Path | None = None) -> Courier:
+    if send:
+        if settings is None:
+            raise UsageError("--send needs SMTP settings", hint="pbem game smtp GAME --server ... --from ...")
+        return Courier(settings=settings, password=smtp_password(settings))
+    return Courier(to_dir=to_dir or default_dir)
+
+
+def host_courier(config: dict[str, Any], send: bool, to_dir: Path | None, home: Path, default_dir: Path) -> Courier:
+    """The game's SMTP settings ('pbem game smtp'), else the host's mail profile (which sends
+    without --send, unless --to-dir asks for .eml files)."""
+    from pbem.mail.profile import load_profile
+
+    settings = smtp_settings(config)
+    profile = load_profile(home)
+    if settings is None and profile and profile.smtp and to_dir is None:
+        return Courier(settings=profile.smtp, password=smtp_password(profile.smtp,
+                                                                     command=profile.smtp_password_command))
+    return courier(send, to_dir, settings, default_dir)

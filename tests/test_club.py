@@ -1,0 +1,160 @@
+"""A club host: many games in one store, one daemon (`pbem host run --all`), `pbem games`.
+
+Real processes, real key files, real folders; real SQLite files and a real PostgreSQL server
+(tests/pg_server.py). The kill test SIGKILLs one of two daemons on one store mid-game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, func, select
+from test_folder_play import PBEM, cli_env, start_bots, wait_all
+
+from engine.rules import apply
+from engine.position import dump, load
+from pbem.folder.layout import GameFolder
+from pbem.folder.play import Seat
+from pbem.host import referee as H
+from pbem.host.store import moves
+from pbem.protocol.documents import read_blocks
+from pbem.seat import keys
+
+SEATS = ["ann", "bob", "cat"]
+GAMES = ["oak", "elm", "ash"]
+
+
+def run(root: Path, home: Path, *args: object, ok: bool = True) -> subprocess.CompletedProcess:
+    r = subprocess.run([*PBEM, *map(str, args)], env=cli_env(home), cwd=root, capture_output=True, text=True,
+                       timeout=120)
+    if ok:
+        assert r.returncode == 0, r.stderr + r.stdout
+    return r
+
+
+def club(root: Path, games: list[str], store: str | None = None) -> dict[str, Path]:
+    """Keys for a host and three players; `games` created in one store (the default one
+    under saves/ when `store` is None), each with its own shared folder."""
+    homes = {n: root / f"home-{n}" for n in ["referee", *SEATS]}
+    pubs = {n: keys.create_identity(h, n, None).public.encode() for n, h in homes.items()}
+    where = ["--store", store] if store else []
+    players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
+    for g in games:
+        run(root, homes["referee"], "game", "new", g, "--host", "referee", *players, *where)
+        run(root, homes["referee"], "folder", "init", g, root / "shared" / g, *where)
+    return homes
+
+
+def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
+    homes = club(tmp_path, GAMES)
+    assert (tmp_path / "saves" / "pbem.db").is_file() and len(list((tmp_path / "saves").glob("*.db"))) == 1
+    # oak has deadlines: an hour per packet, a reminder a second after each packet
+    run(tmp_path, homes["referee"], "game", "config", "oak", "--deadline", "1h", "--remind", "3599s")
+    ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
+    for g in GAMES:
+        for s in SEATS:
+            Seat.open(tmp_path / "shared" / g, ids[s], homes[s]).join()
+    # bad input in one game's inbox must not stop the others
+    garbage = tmp_path / "shared" / "elm" / "inbox" / "garbage.pbem"
+    garbage.write_text("not a pbem file\n")
+    os.utime(garbage, (time.time() - 60, time.time() - 60))  # not a file still being written
+    out = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
+    for g in GAMES:
+        folder = GameFolder.open(tmp_path / "shared" / g)
+        assert [seq for seq, _ in folder.packets(None)] == [1], out  # everyone joined: dealt, published
+    assert "rejected garbage.pbem" in out
+    listed = json.loads(run(tmp_path, homes["referee"], "games", "--json").stdout)
+    hosting = {g["name"]: g for g in listed["hosting"]}
+    assert sorted(hosting) == sorted(GAMES)
+    for g in hosting.values():
+        assert g["status"] == "playing" and g["round"] == 1 and g["seq"] == 1 and g["to_move"] in SEATS
+        assert g["joined"] == g["seats"] == 3 and g["transport"] == "folder" and g["since"]
+    oak = read_blocks(GameFolder.open(tmp_path / "shared" / "oak").packets(None)[0][1].read_text())[0].doc
+    assert oak.deadline is not None and hosting["oak"]["due"] == oak.deadline.due and hosting["elm"]["due"] is None
+    text = run(tmp_path, homes["referee"], "games", "--host").stdout
+    assert all(f"{g['to_move']} to move" in text for g in hosting.values())
+    assert f"due {oak.deadline.due} (in " in text
+    played = json.loads(run(tmp_path, homes["ann"], "games", "--player", "--json").stdout)["playing"]
+    assert sorted(p["name"] for p in played) == sorted(GAMES) and all(p["seat"] == "ann" for p in played)
+    # a second pass changes nothing: every join is applied once
+    # (and the one loop keeps every game's clock: oak's reminder is due a second after its packet)
+    time.sleep(1.2)
+    again = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
+    assert "applied" not in again and "dealt" not in again
+    assert again.count("notice: reminder") == 1, again
+    assert [len(GameFolder.open(tmp_path / "shared" / g).notices()) for g in GAMES] == [1, 0, 0]
+    # the game is named uniformly, and a name the store does not hold is refused
+    bad = run(tmp_path, homes["referee"], "status", "pine", ok=False)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: no game 'pine' in store")
+    players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
+    taken = run(tmp_path, homes["referee"], "game", "new", "oak", "--host", "referee", *players, ok=False)
+    assert taken.returncode == 2 and "already has a game called 'oak'" in taken.stderr
+
+
+def _check(url: str, game: str, referee: Path) -> int:
+    """The game is over, every round replays from its archive, and every move was applied
+    exactly once; returns the number of moves."""
+    with H.Host(url, keys.load_identity(referee, "referee", None), game=game) as host:
+        assert host.status()["status"] == "over"
+        archives = host.archives()
+        game_id = host.game_id()
+    assert sorted(archives) == [1, 2, 3]
+    total = 0
+    for armored in archives.values():
+        doc = read_blocks(armored)[0].doc
+        state = load(doc.start)
+        for i, m in enumerate(doc.moves, 1):
+            assert m.n == i
+            apply(state, m.text)
+        assert dump(state) == doc.final
+        total += len(doc.moves)
+    engine = create_engine(url)
+    with engine.connect() as c:
+        assert c.execute(select(func.count()).select_from(moves).where(moves.c.game_id == game_id)).scalar() == total
+    engine.dispose()
+    return total
+
+
+@pytest.mark.slow
+def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, store_url: str) -> None:
+    games = GAMES[:2]
+    homes = club(tmp_path, games, store_url)
+    daemon = lambda i: subprocess.Popen(  # noqa: E731
+        [*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.05"], env=cli_env(homes["referee"]),
+        stdout=(tmp_path / f"daemon-{i}.log").open("ab"), stderr=subprocess.STDOUT)
+    steady = daemon(1)
+    bots = {g: start_bots(tmp_path / "shared" / g, homes, tmp_path / "shared" / g) for g in games}
+    everyone = [b for group in bots.values() for b in group.values()]
+    kills = 0
+    victim = daemon(2)
+    try:
+        deadline = time.monotonic() + 400
+        while time.monotonic() < deadline and any(b.poll() is None for b in everyone):
+            time.sleep(1.5)
+            victim.send_signal(signal.SIGKILL)  # at whatever moment it is in
+            victim.wait()
+            kills += 1
+            victim = daemon(2)
+        wait_all(everyone, timeout=30)
+    finally:
+        for p in [steady, victim, *everyone]:
+            if p.poll() is None:
+                p.terminate()
+                p.wait(10)
+    logs = "".join(p.read_text() for p in tmp_path.glob("daemon-*.log"))
+    assert kills >= 3 and all(b.returncode == 0 for b in everyone), logs
+    for g in games:
+        n = _check(store_url, g, homes["referee"])
+        folder = GameFolder.open(tmp_path / "shared" / g)
+        with H.Host(store_url, game=g) as host:
+            seq = host.head()[0]
+        assert [s for s, _ in folder.packets(None)] == list(range(1, seq + 1)) and n > 0
+        assert len(list(folder.archive_dir.iterdir())) == 3
+        rejected = folder.inbox_dir / "rejected"
+        assert not rejected.exists() or not list(rejected.iterdir()), logs

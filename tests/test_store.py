@@ -1,0 +1,208 @@
+"""The host's store: many games behind one URL, Alembic migrations, bad stores refused.
+
+Runs on SQLite and on a real PostgreSQL server (the `store_url` fixture, tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from pbem.errors import StoreError, UsageError
+from pbem.host import referee as H
+from pbem.host.migrations import upgrade
+from pbem.host.store import HEAD, Store, metadata
+from pbem.protocol.documents import read_blocks
+from pbem.seat import keys
+from pbem.seat import player as P
+
+FIXTURE = Path(__file__).parent / "fixtures" / "v1"
+PASS = b"correct horse"
+PBEM = [sys.executable, "-m", "pbem.cli"]
+
+
+def schema_diff(url: str) -> list:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    engine = create_engine(url)
+    with engine.connect() as c:
+        diff = compare_metadata(MigrationContext.configure(c), metadata)
+    engine.dispose()
+    return diff
+
+
+def test_migrations_from_an_empty_store_give_the_models(store_url: str) -> None:
+    Store(store_url, create=True).close()
+    assert schema_diff(store_url) == []
+    with Store(store_url) as st, st.read() as c:
+        assert c.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD
+        assert c.execute(text("SELECT value FROM meta WHERE key = 'schema'")).scalar() == "2"
+
+
+def v1_copy(tmp_path: Path) -> Path:
+    shutil.copytree(FIXTURE, tmp_path / "v1")
+    return tmp_path / "v1"
+
+
+def test_a_one_game_file_of_schema_1_is_migrated_and_plays_on(tmp_path: Path) -> None:
+    root = v1_copy(tmp_path)
+    db = root / "game.db"
+    with sqlite3.connect(db) as c:
+        old_packets = c.execute("SELECT seq, hash, armored FROM packets ORDER BY seq").fetchall()
+        inv_hash = c.execute("SELECT invitation_hash FROM games").fetchone()[0]
+    referee = keys.load_identity(root / "home-referee", "referee", PASS)
+    with H.Host(db, referee) as host:  # opening it migrates it, in one transaction
+        assert host.packets() == [(s, a) for s, _, a in old_packets]  # nothing lost, nothing changed
+        assert host.delivered("mail") == 3  # the old "mailed" mark
+        seq, status = host.head()
+        packet = read_blocks(host.packet(seq))[0]
+        seat = packet.doc.to_move
+        me = keys.load_identity(root / f"home-{seat}", seat, PASS)
+        sp = P.open_packet(packet, me, root / f"home-{seat}")
+        from engine.rules import legal_moves
+
+        move = P.make_move(sp, str(legal_moves(sp.view)[0]))
+        assert host.accept(read_blocks(move.armored())[0]).kind == "applied"
+        assert host.head() == (seq + 1, "playing")
+    assert schema_diff(f"sqlite:///{db}") == []
+    with sqlite3.connect(db) as c:
+        prevs = dict(c.execute("SELECT seq, prev FROM packets").fetchall())
+    hashes = {s: h for s, h, _ in old_packets}
+    assert prevs[1] == inv_hash and all(prevs[s] == hashes[s - 1] for s in hashes if s > 1)
+    assert all(read_blocks(a)[0].doc.prev == prevs[s] for s, _, a in old_packets)
+
+
+def test_a_one_game_file_with_deadlines_is_migrated_and_its_clock_runs_on(tmp_path: Path) -> None:
+    """A file made by the last one-game version (the deadlines work: a notices table made
+    outside any migration, notices mailed up to the second) keeps its notices, its mail marks
+    and its clock; only what was not mailed yet is mailed; the game plays on."""
+    from engine.rules import legal_moves
+    from pbem.host import timekeeper
+    from pbem.host.clock import FakeClock
+    from pbem.host.publish import publish_pending
+    from pbem.mail.outgoing import Courier, MailPublisher
+
+    root = tmp_path / "v1d"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "v1-deadlines", root)
+    db = root / "game.db"
+    with sqlite3.connect(db) as c:
+        old = c.execute("SELECT id, seq, kind, seat, armored FROM notices ORDER BY id").fetchall()
+    assert [n[2] for n in old] == ["reminder", "late", "paused"]
+    referee = keys.load_identity(root / "home-referee", "referee", PASS)
+    clock = FakeClock("2026-12-01T14:00:00+00:00")
+    with H.Host(db, referee, clock) as host:
+        assert [(n.id, n.seq, n.kind, n.seat, n.armored) for n in host.notices()] == old
+        assert host.delivered("mail") == 4 and host.delivered("mail notices") == 2
+        st = host.status()
+        assert st["paused"] and st["deadline"] == {"seat": "ann", "due": "2026-12-01T13:02:00+00:00"}
+        mail = MailPublisher(host, Courier(to_dir=tmp_path / "mail"))
+        sent = [where for _, where in publish_pending(host, mail)]
+        # only what was not mailed; that version wrote "seat": null, which the typed documents
+        # refuse as not canonical: said in one line, marked, never retried
+        assert len(sent) == 1 and sent[0].startswith("not mailed: paused notice (packet 4) cannot be read"), sent
+        assert host.delivered("mail notices") == 3
+        timekeeper.resume(host)  # paused at 13:04 when 2 minutes late: 13:02 + 56 minutes
+        assert host.status()["deadline"]["due"] == "2026-12-01T13:58:00+00:00"
+        assert [n.kind for n in host.notices(old[-1][0])] == ["resumed", "due"]
+        packet = read_blocks(host.packet(4) or "")[0]
+        sp = P.open_packet(packet, keys.load_identity(root / "home-ann", "ann", PASS), root / "home-ann")
+        move = P.make_move(sp, str(legal_moves(sp.view)[0]))
+        assert host.accept(read_blocks(move.armored())[0]).kind == "applied"
+        assert host.config()["seats"]["ann"]["missed"] == 0  # a move forgives the missed deadline
+        nxt = read_blocks(host.packet(5) or "")[0].doc
+        assert nxt.deadline is not None and nxt.deadline.due == "2026-12-01T15:00:00+00:00"
+        clock.advance(1800)
+        assert [o.kind for o in host.tick()] == ["notice"]  # half-way: one reminder, made once
+        assert host.tick() == []
+    assert schema_diff(f"sqlite:///{db}") == []
+
+
+def test_the_old_version_refuses_a_migrated_store(tmp_path: Path) -> None:
+    """meta.schema is 2 after the migration: a one-game version would refuse it, not misread it."""
+    root = v1_copy(tmp_path)
+    Store(f"sqlite:///{root / 'game.db'}").close()
+    with sqlite3.connect(root / "game.db") as c:
+        assert c.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
+
+
+def test_a_store_of_a_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    Store(f"sqlite:///{db}", create=True).close()
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE alembic_version SET version_num = '0999'")
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match="newer than this pbem"):
+        Store(f"sqlite:///{db}")
+    assert db.read_bytes() == before
+
+
+def test_not_a_pbem_store(tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as c:
+        c.execute("CREATE TABLE photos (id INTEGER)")
+    before = other.read_bytes()
+    with pytest.raises(StoreError, match="is not a pbem store"):
+        Store(f"sqlite:///{other}")
+    assert other.read_bytes() == before
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(StoreError, match="not a pbem store"):
+        Store(f"sqlite:///{junk}")
+    with pytest.raises(StoreError, match="no store at"):
+        Store(f"sqlite:///{tmp_path / 'missing.db'}")
+    assert not (tmp_path / "missing.db").exists()
+
+
+def _keys(root: Path, names: list[str]):
+    return {n: keys.create_identity(root / f"home-{n}", n, None) for n in names}
+
+
+def test_many_games_in_one_store_by_name(store_url: str, tmp_path: Path) -> None:
+    ids = _keys(tmp_path, ["referee", "ann", "bob", "cat"])
+    seats = [(s, ids[s].public) for s in ("ann", "bob", "cat")]
+    invs = {name: H.create_game(store_url, name, ids["referee"], "classic", seats, []) for name in ("one", "two", "three")}
+    with pytest.raises(UsageError, match="already has a game called 'two'"):
+        H.create_game(store_url, "two", ids["referee"], "classic", seats, [])
+    with Store(store_url) as st:
+        assert sorted(st.game_ids()) == sorted(inv.game for inv in invs.values())
+        with pytest.raises(UsageError, match="no game 'four'"):
+            H.Host(st, game="four")
+        with pytest.raises(UsageError, match="several games"):
+            H.Host(st)
+        hosts = {name: H.Host(st, ids["referee"], game=name) for name in invs}
+        for name, inv in invs.items():  # a join for one game is refused by another
+            join = read_blocks(P.join(read_blocks(inv.armored())[0], ids["ann"], tmp_path / "home-ann").armored())[0]
+            other = hosts["one" if name != "one" else "two"]
+            with pytest.raises(Exception, match="is for game"):
+                other.accept(join)
+            assert hosts[name].accept(join).kind == "joined"
+        assert all(h.status()["seats"][0]["joined"] for h in hosts.values())
+
+
+def test_bad_stores_on_the_command_line(tmp_path: Path) -> None:
+    """One line, the store error's exit code, nothing written."""
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*PBEM, *args], cwd=tmp_path, capture_output=True, text=True)
+
+    other = tmp_path / "photos.db"
+    with sqlite3.connect(other) as c:
+        c.execute("CREATE TABLE photos (id INTEGER)")
+    cases = [
+        (["status", "friday", "--store", str(other)], "is not a pbem store"),
+        (["status", "friday", "--store", "postgresql+psycopg://nobody:secret@127.0.0.1:9/none"], "cannot reach store"),
+        (["status", "friday", "--store", str(tmp_path / "missing.db")], "no store at"),
+    ]
+    for args, words in cases:
+        r = run(*args)
+        assert r.returncode == 9, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert lines[0].startswith("error: ") and words in lines[0] and "Traceback" not in r.stderr, r.stderr
+        assert "secret" not in r.stderr  # a URL's password is never printed
+    assert not (tmp_path / "missing.db").exists() and not (tmp_path / "saves").exists()
