@@ -42,6 +42,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.ui.terminal import printable
+from pbem.ui.words import t
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, MoveError)
@@ -97,11 +98,11 @@ class FolderHost:
         self.publisher = FolderPublisher(self.folder)
         gap = sorted(seq for seq, _ in filled if seq)
         if gap:
-            self.log(f"published packets {_ranges(gap)} (not yet in the folder)")
+            self.log(t("published packets {ranges} (not yet in the folder)", ranges=_ranges(gap)))
 
     def _publish(self) -> None:
         for _, where in publish_pending(self.host, self.publisher):
-            self.log(f"published {where}")
+            self.log(t("published {where}", where=where))
 
     def step(self) -> bool:
         """One pass; True when the game is over and everything is published."""
@@ -112,7 +113,8 @@ class FolderHost:
             try:
                 size = p.stat().st_size
                 if size > MAX_FILE:  # never read a file no pbem writes into memory
-                    self._aside([p], "rejected", f"rejected {p.name}: {size:,} bytes, over the limit of {MAX_FILE:,}")
+                    self._aside([p], "rejected", t("rejected {name}: {why}", name=p.name, why=t(
+                        "{size} bytes, over the limit of {limit}", size=f"{size:,}", limit=f"{MAX_FILE:,}")))
                     continue
                 h = content_hash(p.read_bytes())
             except FileNotFoundError:
@@ -138,11 +140,11 @@ class FolderHost:
         try:
             blocks = read_blocks(data.decode("utf-8", errors="replace"))
             if not blocks:
-                raise BadPacket("holds no pbem block")
+                raise BadPacket(t("holds no pbem block"))
         except REFUSED as exc:
             if self._young(paths[0]):
                 return current  # maybe still being written (a plain copy on NFS): look again later
-            self._aside(paths, "rejected", f"rejected {name}{copies}: {exc}")
+            self._aside(paths, "rejected", t("rejected {name}: {why}", name=name + copies, why=exc))
             return current
         # A move ahead of us waits for its packet; one of another game is refused below (15.6).
         ours = self.host.game_id()
@@ -155,12 +157,12 @@ class FolderHost:
             try:
                 out = self.host.accept(b)
             except REFUSED as exc:
-                self._aside(paths, "rejected", f"rejected {name}{copies}: {exc}")
+                self._aside(paths, "rejected", t("rejected {name}: {why}", name=name + copies, why=exc))
                 return current
             except Exception as exc:  # e.g. a locked database: keep the file, try again
                 if h not in self.retrying:
                     self.retrying.add(h)
-                    self.log(f"could not process {name} ({type(exc).__name__}: {exc}); will retry")
+                    self.log(t("could not process {name} ({why}); will retry", name=name, why=f"{type(exc).__name__}: {exc}"))
                 return current
             self.log(f"{name}{copies}: {out.message}")
             if out.seq:
@@ -225,7 +227,7 @@ class MailHost:
             self._message(label, msg)
         old = getattr(self.source, "old", 0)
         if old:
-            self.log(f"skipped {old} message(s) read before")
+            self.log(t("skipped {n} message(s) read before", n=old))
             self.source.old = 0  # type: ignore[attr-defined]
         for out in self.host.tick():  # reminders, late notices, timeouts
             self.log(out.message)
@@ -239,16 +241,16 @@ class MailHost:
         blocks, errors = message_blocks(msg)
         if not blocks:
             if errors:
-                self.log(f"rejected {label}: {'; '.join(errors)}")
+                self.log(t("rejected {name}: {why}", name=label, why="; ".join(errors)))
                 self.source.settle(label, "rejected")
             else:
-                self.log(f"ignored {label}: not a pbem mail ({who(msg)})")
+                self.log(t("ignored {name}: not a pbem mail ({sender})", name=label, sender=who(msg)))
                 self.source.leave(label)
             return
         ours = [b for b in blocks if b.kind in ("join", "move", "request", "handover") and b.game == self.game]
         if not ours:
             if any(b.game != self.game for b in blocks):
-                self.log(f"ignored {label}: for game {blocks[0].game}, not {self.game}")
+                self.log(t("ignored {name}: for game {other}, not {game}", name=label, other=blocks[0].game, game=self.game))
                 self.source.pass_over(label)  # another game's host may want it
             else:  # our own packets and invitations coming back
                 self.source.settle(label, "done")
@@ -267,10 +269,11 @@ class MailHost:
         try:
             out = self.host.accept(block)
         except REFUSED as exc:
-            self.log(f"rejected {block.kind} by {getattr(block.doc, 'seat', '?')} in {label}: {exc}")
+            self.log(t("rejected {kind} by {seat} in {name}: {why}", kind=block.kind, seat=getattr(block.doc, "seat", "?"),
+                        name=label, why=exc))
             return "refused"
         except Exception as exc:
-            self.log(f"could not process {label} ({type(exc).__name__}: {exc}); will retry")
+            self.log(t("could not process {name} ({why}); will retry", name=label, why=f"{type(exc).__name__}: {exc}"))
             return "retry"
         self.log(f"{label}: {out.message}")
         return out.kind
@@ -293,9 +296,9 @@ class Transport:
     def given(cls, folder: Path | None, maildir: list[Path], imap: str | None, send: bool,
               to_dir: Path | None) -> Transport | None:
         if (folder is not None) + bool(maildir) + bool(imap) > 1:
-            raise UsageError("pass one of --folder DIR, --maildir DIR or --imap URL")
+            raise UsageError(t("pass one of --folder DIR, --maildir DIR or --imap URL"))
         if folder is not None and (send or to_dir is not None):
-            raise UsageError("--send and --to-dir go with --maildir DIR or --imap URL")
+            raise UsageError(t("--send and --to-dir go with --maildir DIR or --imap URL"))
         if folder is None and not maildir and not imap:
             return None  # the remembered transport, or the mail profile's IMAP (with --send, --to-dir)
         return cls(str(folder.resolve()) if folder is not None else None, tuple(str(m.resolve()) for m in maildir),
@@ -320,7 +323,7 @@ class Transport:
         from pbem.mail.sources import host_courier, mail_source
 
         if self.folder:
-            log(f"serving {host.game_id()} in {self.folder}")
+            log(t("serving {game} in {where}", game=host.game_id(), where=self.folder))
             return FolderHost(host, Path(self.folder), log)
         profile = load_profile(home) if self.imap and password_command is None and oauth2_command is None else None
         if profile is not None:  # the mail profile's, as when the transport was set
@@ -329,15 +332,15 @@ class Transport:
         courier = host_courier(host.config(), self.send, to_dir, home, mail_dir(host.facts.name, host.store.url))
         source = mail_source([Path(m) for m in self.maildir], self.imap, password_command, oauth2_command, no_idle,
                              log=log)
-        log(f"serving {host.game_id()} from {self.imap or ', '.join(self.maildir)}")
+        log(t("serving {game} from {where}", game=host.game_id(), where=self.imap or ", ".join(self.maildir)))
         return MailHost(host, source, courier, log)
 
 
 def no_transport(host: Host) -> UsageError:
     name = host.facts.name
-    return UsageError(f"game {name} has no transport yet",
-                      hint=f"pbem folder init {name} DIR, or pbem host run {name} --folder DIR (or --maildir DIR, "
-                           "--imap URL, or an IMAP URL in 'pbem mail setup')")
+    return UsageError(t("game {game} has no transport yet", game=name),
+                      hint=t("{init}, or {run} (or --maildir DIR, --imap URL, or an IMAP URL in 'pbem mail setup')",
+                             init=f"pbem folder init {name} DIR", run=f"pbem host run {name} --folder DIR"))
 
 
 @dataclass
@@ -374,7 +377,7 @@ class ClubHost:
                     if isinstance(stepper, MailHost):
                         stepper.source.close()
             except Exception as exc:  # one game's trouble never stops the others
-                log(f"step failed ({type(exc).__name__}: {exc}); retrying next pass")
+                log(t("step failed ({why}); retrying next pass", why=f"{type(exc).__name__}: {exc}"))
         return False
 
     def _start(self, game_id: str, name: str, log: Log) -> FolderHost | MailHost | None:
@@ -393,7 +396,7 @@ class ClubHost:
             why = str(exc)
             if self.waiting.get(game_id) != why:
                 self.waiting[game_id] = why
-                self.log(f"not serving {name} yet: {why}")
+                self.log(t("not serving {game} yet: {why}", game=name, why=why))
             return None
         self.waiting.pop(game_id, None)
         self.serving[game_id] = stepper

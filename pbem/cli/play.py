@@ -159,7 +159,7 @@ def game_new(
 
         own = db if db is not None else sqlite_file(as_url(store)) if store else SAVES / f"{game}.db"
         if own is None:
-            raise UsageError("a trustless game is kept in a SQLite file of its own", hint="pass --db FILE")
+            raise UsageError(t("a trustless game is kept in a SQLite file of its own"), hint=t("pass --db FILE"))
         url = as_url(own)
         invitation = blind.create_game(own, game, host, ruleset, seats, list(option))
     else:
@@ -392,31 +392,40 @@ def games(
         return
     now = datetime.now(timezone.utc)
     if hosting:
-        typer.echo("games you host:")
+        typer.echo(t("games you host:"))
         for g in hosting:
-            turn = f"{g['to_move']} to move" if g["to_move"] else g["status"]
+            turn = t("{player} to move", player=g["to_move"]) if g["to_move"] else words.game_status(g["status"])
             if g["status"] == "joining":
-                turn = f"joining ({g['joined']}/{g['seats']} in)"
-            due = f"; due {g['due']} ({left(g['due'], now)})" if g["due"] else "; paused" if g["paused"] else ""
-            typer.echo(f"  {g['name']:<16} round {g['round']}, packet {g['seq']:<4} {turn:<22} since {g['since']}{due}")
+                turn = t("joining ({joined}/{seats} in)", joined=g["joined"], seats=g["seats"])
+            due = ""
+            if g["due"]:
+                due = "; " + t("due {when} ({left})", when=g["due"], left=left(g["due"], now))
+            elif g["paused"]:
+                due = "; " + t("paused")
+            where = t("round {n}, packet {seq}", n=g["round"], seq=g["seq"])
+            typer.echo(f"  {pad(g['name'], 16)} {pad(where, 20)} {pad(turn, 22)} "
+                       + t("since {when}", when=g["since"]) + due)
     if playing:
-        typer.echo("games you play:")
+        typer.echo(t("games you play:"))
         for g in playing:
             if g["seq"] is None:
-                state = "no packet saved here (a folder game: pbem turn DIR)"
+                state = t("no packet saved here (a folder game: pbem turn DIR)")
             elif g["phase"] == "game-over":
-                state = "game over"
+                state = t("game over")
             elif g["yours"]:
-                state = "YOUR TURN"
+                state = t("YOUR TURN")
             elif g["answered"]:
-                state = "answered; waiting for the host"
+                state = t("answered; waiting for the host")
             else:
-                state = f"{g['to_move']} to move"
-            where = f"round {g['round']}, packet {g['seq']}" if g["seq"] is not None else ""
-            due = f" (due {g['due']}, {left(g['due'], now)})" if g["due"] and not g["answered"] else ""
-            typer.echo(f"  {g['name'] or g['game']:<16} as {g['seat'] or '?':<10} {where:<20} {state}{due}")
+                state = t("{player} to move", player=g["to_move"])
+            where = t("round {n}, packet {seq}", n=g["round"], seq=g["seq"]) if g["seq"] is not None else ""
+            due = ""
+            if g["due"] and not g["answered"]:
+                due = " (" + t("due {when} ({left})", when=g["due"], left=left(g["due"], now)) + ")"
+            seat = t("as {seat}", seat=g["seat"] or "?")
+            typer.echo(f"  {pad(g['name'] or g['game'], 16)} {pad(seat, 14)} {pad(where, 20)} {state}{due}")
     if not hosting and not playing:
-        typer.echo("no games yet (pbem game new to host one, pbem join INVITATION to play)")
+        typer.echo(t("no games yet (pbem game new to host one, pbem join INVITATION to play)"))
 
 
 def demo(

@@ -575,8 +575,8 @@ def folder_init(
 
 def _one_source(folder: Path | None, maildir: list[Path], mail_in: MailIn) -> None:
     if (folder is not None) + bool(maildir) + bool(mail_in.imap) != 1:
-        raise UsageError("pass one of --folder DIR, --maildir DIR or --imap URL",
-                         hint="or store an IMAP URL once with 'pbem mail setup --imap URL'")
+        raise UsageError(t("pass one of --folder DIR, --maildir DIR or --imap URL"),
+                         hint=t("or store an IMAP URL once with 'pbem mail setup --imap URL'"))
 
 
 @grouped
@@ -612,8 +612,8 @@ def host_run(
     log = autohost.stamp_log()
     if all_games:
         if game is not None or transport is not None or digest is not None or send or to_dir is not None:
-            raise UsageError("--all serves every game over its own transport: name no game, --folder, --maildir, "
-                             "--imap, --digest, --send or --to-dir")
+            raise UsageError(t("--all serves every game over its own transport: name no game, --folder, --maildir, "
+                               "--imap, --digest, --send or --to-dir"))
         from pbem.host.paths import store_url
         from pbem.host.store import Store
 
@@ -622,14 +622,14 @@ def host_run(
             autohost.run(club, poll=poll, once=once, log=log)
         return
     if game is None:
-        raise UsageError("name the game to serve, or pass --all", hint="pbem host run GAME --folder DIR")
+        raise UsageError(t("name the game to serve, or pass --all"), hint=t("e.g. {example}", example="pbem host run GAME --folder DIR"))
     with open_host(game, store, db) as host:
         unlock_host(host, home, passphrase_file)
         if getattr(host, "inv", None) is not None:  # a trustless game's blind host
             if folder is None:
-                raise UsageError("a trustless game is served through a shared folder for now (--folder DIR)",
-                                 hint="mail for trustless games is not built yet (docs/trustless.md section 9)")
-            log(f"serving {host.game_id()} in {folder}")
+                raise UsageError(t("a trustless game is served through a shared folder for now (--folder DIR)"),
+                                 hint=t("mail for trustless games is not built yet (docs/trustless.md section 9)"))
+            log(t("serving {game} in {where}", game=host.game_id(), where=folder))
             autohost.run(autohost.FolderHost(host, folder, log), poll=poll, once=once, log=log)
             return
         _set_digest(host, digest)

@@ -75,7 +75,7 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.ui import when
-from pbem.ui.words import article, join, t
+from pbem.ui.words import article, game_status, join, t
 
 
 @dataclass
@@ -124,22 +124,22 @@ def check_new_game(path: Path | None, name: str, ruleset: str, seats: list[tuple
     that needs a file of its own (the blind host's) refuses one that exists."""
     check_game_name(name)
     if not is_ruleset(ruleset):
-        raise UsageError(f"unknown ruleset {ruleset!r}", hint=f"use one of: {', '.join(RULESETS)}")
+        raise UsageError(t("unknown ruleset {name}", name=repr(ruleset)), hint=t("use one of: {choices}", choices=", ".join(RULESETS)))
     lo, hi = PLAYER_RANGE[ruleset]
     if not lo <= len(seats) <= hi:
-        raise UsageError(f"{ruleset} is played by {lo}-{hi} players, not {len(seats)}")
+        raise UsageError(t("{ruleset} is played by {lo}-{hi} players, not {n}", ruleset=ruleset, lo=lo, hi=hi, n=len(seats)))
     names = [n for n, _ in seats]
     for n in names:
         check_seat_name(n)
     if len(set(names)) != len(names):
-        raise UsageError("two seats have the same name")
+        raise UsageError(t("two seats have the same name"))
     if len({k.encode() for _, k in seats}) != len(seats):
-        raise UsageError("two seats have the same public key")
+        raise UsageError(t("two seats have the same public key"))
     bad = set(options) - set(OPTIONS)
     if bad:
-        raise UsageError(f"unknown option {sorted(bad)[0]!r}", hint=f"options: {', '.join(OPTIONS)}")
+        raise UsageError(t("unknown option {name}", name=repr(sorted(bad)[0])), hint=t("use one of: {choices}", choices=", ".join(OPTIONS)))
     if path is not None and path.exists():
-        raise UsageError(f"{str(path)!r} already exists", hint="choose another game name or --db")
+        raise UsageError(t("{path} already exists", path=repr(str(path))), hint=t("choose another game name or --db"))
     return ruleset
 
 
@@ -167,8 +167,8 @@ def create_game(
                                      host=HostParty(name=host.name, key=host.public.encode()),
                                      seats=[Party(name=n, key=k.encode()) for n, k in seat_keys],
                                      commitments=commitments, created=stamp(clock.now())), host)
-        taken = UsageError(f"store {st.label!r} already has a game called {name!r}",
-                           hint="choose another game name (pbem games lists them)")
+        taken = UsageError(t("store {store} already has a game called {name}", store=repr(st.label), name=repr(name)),
+                           hint=t("choose another game name (pbem games lists them)"))
         try:
             with st.write() as c:
                 if c.execute(select(games.c.id).where(games.c.name == name)).first() is not None:
@@ -294,11 +294,11 @@ class Host:
 
     def _me(self) -> Identity:
         if self.identity is None:
-            raise UsageError("this command needs the host's key")
+            raise UsageError(t("this command needs the host's key"))
         if not self._checked_key:
             if self.identity.public.encode() != self.facts.host_key:
-                raise BadSignature(f"key {self.identity.name!r} is not the host key of game {self.facts.id}",
-                                   hint=f"the host is {self.facts.host_name!r}")
+                raise BadSignature(t("key {name} is not the host key of game {game}", name=repr(self.identity.name),
+                                     game=self.facts.id), hint=t("the host is {name}", name=repr(self.facts.host_name)))
             self._checked_key = True
         return self.identity
 
@@ -377,8 +377,8 @@ class Host:
         """Set (or with None remove) the mail address of a seat or of the host ('host')."""
         f = self.facts
         if f.seat(name) is None and name != HOST:
-            raise UsageError(f"no seat {name!r} in game {f.id}",
-                             hint=f"seats: {', '.join(s.name for s in f.seats)}; or 'host'")
+            raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=f.id),
+                             hint=t("seats: {list}", list=", ".join(s.name for s in f.seats)) + t("; or 'host'"))
         with self.store.write() as c:
             config = json.loads(self.store.lock_game(c, f.id).config)
             if name != HOST:
@@ -492,10 +492,11 @@ class Host:
         name = block.doc.seat
         seat = self.facts.seat(name)
         if seat is None:
-            raise BadPacket(f"no seat {name!r} in game {self.facts.id}")
+            raise BadPacket(t("no seat {name} in game {game}", name=repr(name), game=self.facts.id))
         if block.signer.encode() != seat.key.encode():
             timekeeper.refuse_former_key(g, seat, block)
-            raise BadSignature(f"{block.kind} for seat {name!r} is signed by key {block.signer.fingerprint()}, not the seat's key")
+            raise BadSignature(t("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key", kind=block.kind,
+                                 name=repr(name), fingerprint=block.signer.fingerprint()))
         return seat
 
     def _join(self, c: Connection, g: dict[str, Any], block: Signed[Join]) -> Outcome:
@@ -503,13 +504,14 @@ class Host:
         if c.execute(select(joins.c.file_hash).where(joins.c.file_hash == block.hash)).first() is not None:
             return Outcome("duplicate", t("{seat}'s join was already applied; nothing changed", seat=seat.name))
         if block.doc.invitation != self.facts.invitation_hash:
-            raise BadPacket(f"{seat.name}'s join answers another invitation")
+            raise BadPacket(t("{seat}'s join answers another invitation", seat=seat.name))
         where = (seats.c.game_id == self.facts.id) & (seats.c.name == seat.name)
         if c.execute(select(seats.c.joined_at).where(where)).scalar() is not None:
-            raise Conflict(f"{seat.name} has already joined with a different join file")
+            raise Conflict(t("{seat} has already joined with a different join file", seat=seat.name))
         contribution = unb64(block.doc.contribution, "contribution")
         if len(contribution) != fairness.CONTRIBUTION_BYTES:
-            raise BadPacket(f"{seat.name}'s contribution has {len(contribution)} bytes, not {fairness.CONTRIBUTION_BYTES}")
+            raise BadPacket(t("{seat}'s contribution has {n} bytes, not {want}", seat=seat.name, n=len(contribution),
+                              want=fairness.CONTRIBUTION_BYTES))
         at = self.now()
         c.execute(update(seats).where(where).values(contribution=b64(contribution), joined_at=at, last_activity=at))
         c.execute(insert(joins).values(file_hash=block.hash, game_id=self.facts.id, seat=seat.name, envelope=block.payload))
@@ -535,7 +537,7 @@ class Host:
         contributions = [unb64(x, "contribution") for x in c.execute(
             select(seats.c.contribution).where(seats.c.game_id == f.id).order_by(seats.c.idx)).scalars()]
         if not is_ruleset(f.ruleset):
-            raise BadPacket(f"the game's ruleset {f.ruleset!r} is unknown")
+            raise BadPacket(t("the game's ruleset {name} is unknown", name=repr(f.ruleset)))
         dealer = SeededDealer(fairness.round_chance(f.id, round_no, secret, contributions))
         state = dealer.deal(f.ruleset, tuple(s.name for s in f.seats), options=frozenset(f.options), round_no=round_no,
                             first_seat=first_seat, gold=gold, nuggets=nuggets)
@@ -556,7 +558,7 @@ class Host:
 
     def _open_state(self, sealed: str | None) -> RoundState:
         if sealed is None:
-            raise UsageError("no round has been dealt yet")
+            raise UsageError(t("no round has been dealt yet"))
         return load(open_json(sealed, self._me(), _host_info(self.facts.id, "state")))
 
     def _move(self, c: Connection, g: dict[str, Any], block: Signed[Move]) -> Outcome:
@@ -565,21 +567,22 @@ class Host:
         if c.execute(_MOVE_SEEN, {"b_hash": block.hash}).first() is not None:
             return Outcome("duplicate", t("this move by {seat} was already applied; nothing changed", seat=seat.name))
         if g["status"] != "playing":
-            raise StaleMove(f"game {f.id} is {g['status']}; it takes no moves now")
+            raise StaleMove(t("game {game} is {status}; it takes no moves now", game=f.id, status=game_status(g["status"])))
         if block.doc.by is not None:
-            raise BadPacket(f"{seat.name}'s move says it was made by the {block.doc.by}; only the host marks its own moves")
+            raise BadPacket(t("{seat}'s move says it was made by the {by}; only the host marks its own moves", seat=seat.name,
+                              by=block.doc.by))
         answered = block.doc.seq
         if answered != g["seq"] or block.doc.packet != g["head"]:
-            raise StaleMove(f"{seat.name}'s move answers packet {answered}, but the game is at packet {g['seq']}",
-                            hint="show the latest packet and move again")
+            raise StaleMove(t("{seat}'s move answers packet {answered}, but the game is at packet {seq}", seat=seat.name,
+                              answered=answered, seq=g["seq"]), hint=t("show the latest packet and move again"))
         state = self._state(g)
         if state.player != seat.name:
-            raise StaleMove(f"it is {state.player}'s turn, not {seat.name}'s")
+            raise StaleMove(t("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
         sealed = open_as(SealedMove, block.doc.sealed, self._me(), seal_info(f.id, g["seq"], seat.name, HOST, "move"))
         text = sealed.move
         nonce = unb64(sealed.nonce, "move nonce")
         if move_commitment(nonce, text) != block.doc.commit:
-            raise BadPacket(f"{seat.name}'s move file does not match its commitment")
+            raise BadPacket(t("{seat}'s move file does not match its commitment", seat=seat.name))
         return self._apply(c, g, seat, state, text, nonce, block)
 
     def play_for(self, c: Connection, g: dict[str, Any], seat: Seat, state: RoundState, text: str,
@@ -602,7 +605,8 @@ class Host:
         me = self._me()
         move = check_move(state, text)  # the canonical, resolved move
         if str(move) != text:
-            raise BadPacket(f"{seat.name}'s move {text!r} is not in canonical form", hint="write moves with 'pbem move'")
+            raise BadPacket(t("{seat}'s move {text} is not in canonical form", seat=seat.name, text=repr(text)),
+                            hint=t("write moves with 'pbem move'"))
         events = apply_move(state, move)
         said = str(move.public())
         g["move_no"] += 1

@@ -41,6 +41,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
 from pbem.errors import StoreError, UsageError
+from pbem.ui.words import t
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
@@ -197,28 +198,29 @@ class Store:
         try:
             u = make_url(url)
         except ArgumentError:
-            raise UsageError(f"bad store URL {url!r}",
-                             hint="a path to a SQLite file, or postgresql+psycopg://USER@HOST/DB") from None
+            raise UsageError(t("bad store URL {url}", url=repr(url)),
+                             hint=t("a path to a SQLite file, or {example}", example="postgresql+psycopg://USER@HOST/DB")) from None
         self.sqlite = u.get_backend_name() == "sqlite"
         if self.sqlite:
             path = Path(u.database or "")
             if not u.database:
-                raise UsageError("a SQLite store needs a file path", hint="e.g. --store saves/club.db")
+                raise UsageError(t("a SQLite store needs a file path"), hint=t("e.g. {example}", example="--store saves/club.db"))
             if not path.exists():
                 if not create:
-                    raise StoreError(f"no store at {self.label!r}",
-                                     hint="create a game with 'pbem game new' or pass --store URL")
+                    raise StoreError(t("no store at {store}", store=repr(self.label)),
+                                     hint=t("create a game with 'pbem game new' or pass --store URL"))
                 path.parent.mkdir(parents=True, exist_ok=True)
             elif path.is_dir():
-                raise StoreError(f"{self.label!r} is a folder, not a store")
+                raise StoreError(t("{store} is a folder, not a store", store=repr(self.label)))
         self._lock = select(games).where(games.c.id == bindparam("b_game"))
         if not self.sqlite:
             self._lock = self._lock.with_for_update()
         try:
             self.engine: Engine = self._engine(url)
         except (NoSuchModuleError, ImportError) as exc:
-            raise StoreError(f"cannot open store {self.label!r}: {exc}",
-                             hint="use sqlite:///FILE or postgresql+psycopg://...") from None
+            raise StoreError(t("cannot open store {store}: {why}", store=repr(self.label), why=exc),
+                             hint=t("use {sqlite} or {postgresql}", sqlite="sqlite:///FILE",
+                                    postgresql="postgresql+psycopg://...")) from None
         try:
             self._check_schema(create)
             if self.sqlite:  # only once it is known to be ours: WAL is written into the file
@@ -229,10 +231,10 @@ class Store:
                     raw.close()
         except OperationalError as exc:
             self.engine.dispose()
-            raise StoreError(f"cannot reach store {self.label!r}: {_first_line(exc)}") from None
+            raise StoreError(t("cannot reach store {store}: {why}", store=repr(self.label), why=_first_line(exc))) from None
         except DBAPIError as exc:
             self.engine.dispose()
-            raise StoreError(f"{self.label!r} is not a pbem store ({_first_line(exc)})") from None
+            raise StoreError(t("{store} is not a pbem store ({why})", store=repr(self.label), why=_first_line(exc))) from None
         except BaseException:
             self.engine.dispose()
             raise
@@ -269,18 +271,19 @@ class Store:
             if rev == HEAD:
                 return
             if rev not in KNOWN:
-                raise StoreError(f"store {self.label!r} has schema {rev}, newer than this pbem knows ({HEAD})",
-                                 hint="upgrade pbem to use this store")
+                raise StoreError(t("store {store} has schema {rev}, newer than this pbem knows ({head})",
+                                   store=repr(self.label), rev=rev, head=HEAD),
+                                 hint=t("upgrade pbem to use this store"))
         elif "meta" in names and "games" in names:
             with self.read() as c:
                 version = c.execute(text("SELECT value FROM meta WHERE key = 'schema'")).scalar()
             if version != "1":
-                raise StoreError(f"{self.label!r} has an unsupported schema ({version})")
+                raise StoreError(t("{store} has an unsupported schema ({version})", store=repr(self.label), version=version))
         elif names:
-            raise StoreError(f"{self.label!r} is not a pbem store", hint="its tables are someone else's")
+            raise StoreError(t("{store} is not a pbem store", store=repr(self.label)), hint=t("its tables are someone else's"))
         elif not create:
-            raise StoreError(f"{self.label!r} is not a pbem store (it is empty)",
-                             hint="create a game in it with 'pbem game new NAME --store URL'")
+            raise StoreError(t("{store} is not a pbem store (it is empty)", store=repr(self.label)),
+                             hint=t("create a game in it with 'pbem game new NAME --store URL'"))
         from pbem.host.migrations import upgrade
 
         with self.write() as c:
@@ -306,7 +309,7 @@ class Store:
         """The game's row, locked for this transaction (SQLite: the whole file already is)."""
         row = c.execute(self._lock, {"b_game": game_id}).first()
         if row is None:
-            raise StoreError(f"game {game_id!r} is no longer in store {self.label!r}")
+            raise StoreError(t("game {game} is no longer in store {store}", game=repr(game_id), store=repr(self.label)))
         return row
 
     # --- games ----------------------------------------------------------------------------
@@ -319,18 +322,18 @@ class Store:
                 if len(rows) == 1:
                     return str(rows[0].id)
                 if not rows:
-                    raise UsageError(f"store {self.label!r} holds no game", hint="create one with 'pbem game new'")
-                raise UsageError(f"store {self.label!r} holds several games; name one",
-                                 hint=f"games there: {', '.join(r.name for r in rows)}... (pbem games)")
+                    raise UsageError(t("store {store} holds no game", store=repr(self.label)), hint=t("create one with 'pbem game new'"))
+                raise UsageError(t("store {store} holds several games; name one", store=repr(self.label)),
+                                 hint=t("games there: {names}", names=", ".join(r.name for r in rows) + "... (pbem games)"))
             rows = c.execute(select(games.c.id).where((games.c.name == name) | (games.c.id == name))).all()
             if len(rows) > 1:
-                raise StoreError(f"the name {name!r} belongs to {len(rows)} games in store {self.label!r}",
-                                 hint="name the game by its id (pbem games)")
+                raise StoreError(t("the name {name} belongs to {n} games in store {store}", name=repr(name), n=len(rows),
+                                   store=repr(self.label)), hint=t("name the game by its id (pbem games)"))
             if not rows:
                 have = [r.name for r in c.execute(select(games.c.name).order_by(games.c.name).limit(6))]
-                raise UsageError(f"no game {name!r} in store {self.label!r}",
-                                 hint=f"games there: {', '.join(have[:5])}" + ("..." if len(have) > 5 else "")
-                                 if have else "the store holds no game yet")
+                raise UsageError(t("no game {name} in store {store}", name=repr(name), store=repr(self.label)),
+                                 hint=t("games there: {names}", names=", ".join(have[:5]) + ("..." if len(have) > 5 else ""))
+                                 if have else t("the store holds no game yet"))
             return str(rows[0].id)
 
     def game_ids(self) -> list[str]:

@@ -14,6 +14,7 @@ from pbem.errors import UsageError
 from pbem.mail.memory import MailSource
 from pbem.mail.message import SmtpSettings
 from pbem.mail.outgoing import Courier, smtp_password, smtp_settings
+from pbem.ui.words import t
 
 
 def mail_source(paths: list[Path], imap: str | None, password_command: str | None, oauth2_command: str | None,
@@ -24,7 +25,7 @@ def mail_source(paths: list[Path], imap: str | None, password_command: str | Non
     from pbem.mail.memory import InboxMemory, Remembering
 
     if imap and paths:
-        raise UsageError("read mail files or --imap URL, not both")
+        raise UsageError(t("read mail files or --imap URL, not both"))
     source: ImapFolder | MailScanner
     if imap:
         url = ImapUrl.parse(imap)
@@ -33,14 +34,16 @@ def mail_source(paths: list[Path], imap: str | None, password_command: str | Non
     elif paths:
         source = MailScanner(list(paths))
     else:
-        raise UsageError("no mail to read", hint="pass a Maildir, mbox or .eml file, or --imap imaps://USER@HOST/INBOX")
+        raise UsageError(t("no mail to read"), hint=t("pass a Maildir, mbox or .eml file, or {example}",
+                                                       example="--imap imaps://USER@HOST/INBOX"))
     return Remembering(source, InboxMemory.of_home(remember)) if remember is not None else source
 
 
 def courier(send: bool, to_dir: Path | None, settings: SmtpSettings | None, default_dir: Path | None = None) -> Courier:
     if send:
         if settings is None:
-            raise UsageError("--send needs SMTP settings", hint="pbem game smtp GAME --server ... --from ...")
+            raise UsageError(t("--send needs SMTP settings"), hint=t("set them with: {command}",
+                                                                     command="pbem game smtp GAME --server ... --from ..."))
         return Courier(settings=settings, password=smtp_password(settings))
     return Courier(to_dir=to_dir or default_dir)
 
