@@ -35,20 +35,25 @@ GameArg = Annotated[str, typer.Argument(help="The game's name (as given to 'pbem
 StoreOpt = Annotated[str | None, typer.Option(
     "--store", help="The host's store: a SQLite file or a URL such as postgresql+psycopg://USER@HOST/DB. "
                     "Default: $PBEM_STORE, else saves/GAME.db if it exists, else saves/pbem.db.", show_default=False)]
+OptGameArg = Annotated[str | None, typer.Argument(
+    help="The game's name; may be left out when the store holds one game ('pbem games' lists them).",
+    show_default=False)]
 DbOpt = Annotated[Path | None, typer.Option("--db", help="A store file (the same as --store FILE).", show_default=False)]
 OutOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Write the file here.", show_default=False)]
 AsOpt = Annotated[str | None, typer.Option("--as", help="Your identity (key name); default: the only one in the key home.",
                                            show_default=False)]
 
 
-def open_host(game: str, store: str | None, db: Path | None) -> "Host":
-    """The game called GAME in the chosen store (refused if the store has no such game), or
-    the blind host of a trustless game, whose file is its own (saves/GAME.db or --db)."""
+def open_host(game: str | None, store: str | None, db: Path | None) -> "Host":
+    """The game called GAME in the chosen store (refused if the store has no such game; with
+    no name, the store's only game), or the blind host of a trustless game, whose file is its
+    own (saves/GAME.db or --db)."""
     from pbem.host import blind
     from pbem.host.paths import sqlite_file
     from pbem.host.referee import Host
 
-    check_game_name(game)
+    if game is not None:
+        check_game_name(game)
     url = store_url(store, db, game)
     path = sqlite_file(url)
     if path is not None and blind.is_blind(path):
@@ -313,7 +318,7 @@ def move(
     typer.echo(t("move file: {path} (send it to the host)", path=target))
 
 
-def status(game: GameArg, store: StoreOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Host: round, packet number, whose turn, and the seats."""
     with open_host(game, store, db) as host:
         st = host.status()
