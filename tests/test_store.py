@@ -9,16 +9,17 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
 
-from pbem.errors import StoreError, UsageError
+from pbem.errors import BadPacket, StoreError, UsageError
 from pbem.host import referee as H
 from pbem.host.migrations import upgrade
 from pbem.host.store import HEAD, Store, metadata
-from pbem.protocol.documents import read_blocks
+from pbem.protocol.documents import check_signature, read_blocks
 from pbem.seat import keys
 from pbem.seat import player as P
 
@@ -87,6 +88,7 @@ def test_a_one_game_file_with_deadlines_is_migrated_and_its_clock_runs_on(tmp_pa
     from pbem.host import timekeeper
     from pbem.host.clock import FakeClock
     from pbem.host.publish import publish_pending
+    from pbem.mail.incoming import MailScanner, message_blocks
     from pbem.mail.outgoing import Courier, MailPublisher
 
     root = tmp_path / "v1d"
@@ -104,10 +106,18 @@ def test_a_one_game_file_with_deadlines_is_migrated_and_its_clock_runs_on(tmp_pa
         assert st["paused"] and st["deadline"] == {"seat": "ann", "due": "2026-12-01T13:02:00+00:00"}
         mail = MailPublisher(host, Courier(to_dir=tmp_path / "mail"))
         sent = [where for _, where in publish_pending(host, mail)]
-        # only what was not mailed; that version wrote "seat": null, which the typed documents
-        # refuse as not canonical: said in one line, marked, never retried
-        assert len(sent) == 1 and sent[0].startswith("not mailed: paused notice (packet 4) cannot be read"), sent
+        # only what was not mailed: the pause, whose notice that version wrote with "seat": null
+        # (signed as such); it reads as a notice for no seat and is mailed to every seat
+        assert len(sent) == 1 and sent[0].startswith("mailed paused notice (packet 4) to "), sent
+        assert all(f"{s}@example.org" in sent[0] for s in ("ann", "bob", "cat", "ref")), sent  # ref: the host's copy
         assert host.delivered("mail notices") == 3
+        paused = read_blocks(old[-1][4])[0]
+        assert paused.doc.notice == "paused" and paused.doc.seat is None
+        check_signature(paused)  # the bytes that version signed, unchanged
+        # each seat's mail holds it, and a seat's reader takes it as the host's notice
+        read = [message_blocks(m)[0] for _, m in MailScanner([tmp_path / "mail"]).new_messages()]
+        got = [b for blocks in read for b in blocks if b.kind == "notice"]
+        assert len(got) == 4 and {b.hash for b in got} == {paused.hash}
         timekeeper.resume(host)  # paused at 13:04 when 2 minutes late: 13:02 + 56 minutes
         assert host.status()["deadline"]["due"] == "2026-12-01T13:58:00+00:00"
         assert [n.kind for n in host.notices(old[-1][0])] == ["resumed", "due"]
@@ -122,6 +132,32 @@ def test_a_one_game_file_with_deadlines_is_migrated_and_its_clock_runs_on(tmp_pa
         assert [o.kind for o in host.tick()] == ["notice"]  # half-way: one reminder, made once
         assert host.tick() == []
     assert schema_diff(f"sqlite:///{db}") == []
+
+
+def test_a_notice_of_the_first_deadlines_version_reads_and_other_nulls_do_not() -> None:
+    """That version wrote "seat": null in a notice for no seat (its pause): read as a notice for
+    no seat, its signature over those very bytes checked; a null in any other optional field,
+    or in another kind of document, is still not canonical."""
+    from pbem.protocol.crypto import canonical_json
+    from pbem.protocol.documents import load_json, parse
+
+    fixture = Path(__file__).parent / "fixtures" / "v1-deadlines"
+    with sqlite3.connect(fixture / "game.db") as c:
+        armored = c.execute("SELECT armored FROM notices WHERE kind = 'paused'").fetchone()[0]
+    paused = read_blocks(armored)[0]
+    assert b'"seat":null' in paused.payload and paused.doc.seat is None
+    assert "paused" in paused.doc.line(datetime(2026, 12, 1, 14, 0, tzinfo=timezone.utc))
+    referee = keys.load_identity(fixture / "home-referee", "referee", PASS)
+    doc = load_json(paused.payload[64:], "notice")
+    for field in ("due", "until", "missed", "policy", "fingerprint"):
+        body = canonical_json({**doc, field: None})
+        with pytest.raises(BadPacket, match="not in canonical form"):
+            parse("notice", referee.sign(body) + body)
+    join = {"format": "pbem-join/1", "game": doc["game"], "signer": doc["signer"], "seat": "ann",
+            "invitation": "x", "contribution": "y", "mental": None}
+    body = canonical_json(join)
+    with pytest.raises(BadPacket, match="not in canonical form"):
+        parse("join", referee.sign(body) + body)
 
 
 def test_the_old_version_refuses_a_migrated_store(tmp_path: Path) -> None:

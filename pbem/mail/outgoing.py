@@ -340,7 +340,7 @@ class MailPublisher:
     def notify(self, notice: HostNotice) -> str:
         try:
             mails = notice_mails(self.host, notice.armored)
-        except BadPacket as exc:  # e.g. written by a version before the typed documents, with nulls in it
+        except BadPacket as exc:  # a stored notice no reader takes: said once, marked, never retried
             return f"not mailed: {notice.kind} notice (packet {notice.seq}) cannot be read: {exc}"
         lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails]
         return f"mailed {notice.kind} notice (packet {notice.seq}) to " + ("; ".join(lines) or "nobody")

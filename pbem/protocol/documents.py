@@ -51,6 +51,9 @@ class Document(Shape, tag_field="format", frozen=True):
     """What every signed document holds; `format` (the tag) is `pbem-<kind>/1`."""
 
     KIND: ClassVar[str] = ""
+    # Optional fields an older pbem wrote as null rather than leaving out: read as unset, so
+    # what that version signed still reads (the signature covers those bytes as they are).
+    OLD_NULLS: ClassVar[frozenset[str]] = frozenset()
     game: str
     signer: str = ""  # filled in by `sign`
 
@@ -328,6 +331,7 @@ class Notice(Document, tag=f"pbem-notice/{VERSION}", frozen=True, kw_only=True):
     """The host tells the table about the clock; it changes no packet."""
 
     KIND: ClassVar[str] = "notice"
+    OLD_NULLS: ClassVar[frozenset[str]] = frozenset({"seat"})  # the deadlines' first version (issue 11)
     seq: int  # the packet it concerns
     notice: NoticeKind
     at: str
@@ -537,9 +541,17 @@ def convert(obj: Any, cls: type[S], what: str) -> S:
         raise BadPacket(f"{what} is malformed: {_short(exc)}") from None
     except RecursionError:
         raise BadPacket(f"{what} is nested too deeply") from None
-    if msgspec.to_builtins(typed) != obj:  # e.g. an optional field written as null
+    if msgspec.to_builtins(typed) != _without_old_nulls(obj, cls):  # e.g. an optional field written as null
         raise BadPacket(f"{what} is not in canonical form")
     return typed
+
+
+def _without_old_nulls(obj: Any, cls: type) -> Any:
+    """`obj` without the nulls an older version wrote for the fields `cls.OLD_NULLS` names."""
+    old = getattr(cls, "OLD_NULLS", frozenset())
+    if not old or not isinstance(obj, dict):
+        return obj
+    return {k: v for k, v in obj.items() if not (k in old and v is None)}
 
 
 def _short(exc: BaseException) -> str:
