@@ -97,6 +97,40 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
     assert taken.returncode == 2 and "already has a game called 'oak'" in taken.stderr
 
 
+@pytest.mark.slow
+def test_host_run_all_serves_the_trustless_games_beside_the_store(tmp_path: Path) -> None:
+    """A trustless game is a file of its own beside the store (saves/GAME.db): --all serves it
+    over the folder 'pbem folder init' remembered, says once why it cannot serve one that has
+    no folder yet, and 'pbem games' lists it with the step its table waits for."""
+    homes = club(tmp_path, ["oak"])
+    players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
+    for g in ("duo", "trio"):
+        run(tmp_path, homes["referee"], "game", "new", g, "--host", "referee", *players, "--trustless")
+    assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["duo.db", "pbem.db", "trio.db"]
+    run(tmp_path, homes["referee"], "folder", "init", "duo", tmp_path / "shared" / "duo")
+    ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
+    for g in ("oak", "duo"):
+        for s in SEATS:
+            Seat.open(tmp_path / "shared" / g, ids[s], homes[s]).join()
+    out = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
+    for g in ("oak", "duo"):
+        assert [seq for seq, _ in GameFolder.open(tmp_path / "shared" / g).packets(None)] == [1], out
+    duo = read_blocks(GameFolder.open(tmp_path / "shared" / "duo").packets(None)[0][1].read_text())[0].doc
+    assert duo.waiting is not None and duo.waiting.step == "shuffle" and len(duo.relayed) == 3
+    assert "host duo" in out and "everyone is in" in out
+    assert out.count("not serving trio yet: game trio has no transport yet") == 1, out
+    listed = {g["name"]: g for g in json.loads(run(tmp_path, homes["referee"], "games", "--json").stdout)["hosting"]}
+    assert sorted(listed) == ["duo", "oak", "trio"]
+    assert listed["duo"]["trustless"] and listed["duo"]["transport"] == "folder" and listed["duo"]["seq"] == 1
+    assert listed["duo"]["waiting"] == {"step": "shuffle", "seats": [duo.waiting.seats[0]]}
+    assert listed["trio"]["transport"] is None and listed["trio"]["joined"] == 0
+    text = run(tmp_path, homes["referee"], "games", "--host").stdout
+    assert f"the table waits for the shuffle step from {duo.waiting.seats[0]}" in text
+    # the next pass: nothing new, the reason for trio not said again
+    again = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
+    assert "everyone is in" not in again and again.count("not serving trio yet") == 1
+
+
 def _check(url: str, game: str, referee: Path) -> int:
     """The game is over, every round replays from its archive, and every move was applied
     exactly once; returns the number of moves."""

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
+
 from engine.errors import MoveError
 from pbem.atomic import content_hash, write_atomic
 from pbem.auto import polling
@@ -31,7 +33,7 @@ from pbem.errors import BadPacket, PbemError
 from pbem.folder.layout import GameFolder
 from pbem.errors import UsageError
 from pbem.folder.play import FolderPublisher, init_folder
-from pbem.host.paths import mail_dir
+from pbem.host.paths import mail_dir, store_folder
 from pbem.host.publish import publish_pending
 from pbem.host.referee import Host
 from pbem.host.store import Store
@@ -336,8 +338,7 @@ class Transport:
         return MailHost(host, source, courier, log)
 
 
-def no_transport(host: Host) -> UsageError:
-    name = host.facts.name
+def no_transport(name: str) -> UsageError:
     return UsageError(t("game {game} has no transport yet", game=name),
                       hint=t("{init}, or {run} (or --maildir DIR, --imap URL, or an IMAP URL in 'pbem mail setup')",
                              init=f"pbem folder init {name} DIR", run=f"pbem host run {name} --folder DIR"))
@@ -345,12 +346,14 @@ def no_transport(host: Host) -> UsageError:
 
 @dataclass
 class ClubHost:
-    """Every game of one store in one watch loop, each over its own transport.
+    """Every game of one store in one watch loop, each over its own transport, and the
+    trustless games beside the store (each a file of its own, served over its folder).
 
-    Each pass lists the store's games (one query), starts serving games that are new or
-    were not ready, and steps each; a game whose step fails (bad input that is not even a
-    move, a folder gone, SMTP down) is logged and tried again next pass, and the others go
-    on. The host keys are unlocked once per key name. Never done: it serves until stopped.
+    Each pass lists the store's games (one query) and the trustless games' files, starts
+    serving games that are new or were not ready, and steps each; a game whose step fails
+    (bad input that is not even a move, a folder gone, SMTP down) is logged and tried again
+    next pass, and the others go on. The host keys are unlocked once per key name. Never
+    done: it serves until stopped.
     """
 
     store: Store
@@ -361,13 +364,15 @@ class ClubHost:
     finished: set[str] = field(default_factory=set)
     waiting: dict[str, str] = field(default_factory=dict)  # game id -> why it is not served (said once)
     keys: dict[str, Identity] = field(default_factory=dict)
+    blind: dict[Path, tuple[str, str]] = field(default_factory=dict)  # a trustless game's file -> its id and name
 
     def step(self) -> bool:
-        for game_id, name, status in self.store.game_list():
+        games = [(game_id, name, status, None) for game_id, name, status in self.store.game_list()]
+        for game_id, name, status, path in games + self._blind_games():
             if game_id in self.finished or (status == "over" and game_id not in self.serving):
                 continue
             log = stamp_log(f"host {name}")
-            stepper = self.serving.get(game_id) or self._start(game_id, name, log)
+            stepper = self.serving.get(game_id) or self._start(game_id, name, log, path)
             if stepper is None:
                 continue
             try:
@@ -380,19 +385,41 @@ class ClubHost:
                 log(t("step failed ({why}); retrying next pass", why=f"{type(exc).__name__}: {exc}"))
         return False
 
-    def _start(self, game_id: str, name: str, log: Log) -> FolderHost | MailHost | None:
-        host = None
+    def _blind_games(self) -> list[tuple[str, str, str, Path | None]]:
+        """The trustless games beside the store; each file is opened once to learn its game."""
+        from pbem.host import blind
+
+        out: list[tuple[str, str, str, Path | None]] = []
+        for path in blind.beside(store_folder(self.store.url)):
+            if path not in self.blind:
+                try:
+                    with blind.BlindHost(path) as host:
+                        self.blind[path] = (host.game_id(), host.name)
+                except (PbemError, OSError, DBAPIError):  # e.g. a file being written: look again next pass
+                    continue
+            game_id, name = self.blind[path]
+            out.append((game_id, name, "playing", path))  # a blind host keeps no end: served until stopped
+        return out
+
+    def _start(self, game_id: str, name: str, log: Log, path: Path | None = None) -> FolderHost | MailHost | None:
+        from pbem.host.blind import BlindHost
+
+        host: Host | BlindHost | None = None
         try:
-            host = Host(self.store, game=game_id)
+            host = Host(self.store, game=game_id) if path is None else BlindHost(path)
             key = host.host_name()
             if key not in self.keys:
                 self.keys[key] = self.unlock(key)
             host.identity = self.keys[key]
-            transport = Transport.of(host)
+            transport = Transport.of(host)  # type: ignore[arg-type]  # the blind host keeps one too
             if transport is None:
-                raise no_transport(host)
-            stepper = transport.stepper(host, log, self.home)
+                raise no_transport(name)
+            if path is not None and not transport.folder:
+                raise UsageError(t("a trustless game is served through a shared folder for now (--folder DIR)"))
+            stepper = transport.stepper(host, log, self.home)  # type: ignore[arg-type]
         except (PbemError, OSError) as exc:
+            if host is not None:
+                host.close()
             why = str(exc)
             if self.waiting.get(game_id) != why:
                 self.waiting[game_id] = why

@@ -391,6 +391,14 @@ def games(
 
         with Store(url) as st:
             hosting = st.overview()
+    if not player_only:  # the trustless games beside the store, each a file of its own
+        from pbem.host import blind
+        from pbem.host.paths import store_folder
+
+        for path in blind.beside(store_folder(url)):
+            with blind.BlindHost(path) as b:
+                hosting.append(b.overview())
+        hosting.sort(key=lambda g: g["name"])
     playing = [] if host_only else my_games(key_home(home))
     if as_json:
         typer.echo(json.dumps({"hosting": hosting, "playing": playing}, indent=2, ensure_ascii=False))
@@ -400,7 +408,10 @@ def games(
         typer.echo(t("games you host:"))
         for g in hosting:
             turn = t("{player} to move", player=g["to_move"]) if g["to_move"] else words.game_status(g["status"])
-            if g["status"] == "joining":
+            if g.get("waiting"):  # a trustless game: the step the table waits for, and from whom
+                w = g["waiting"]
+                turn = t("trustless waits", step=t(f"trustless step {w['step']}"), seats=words.join(w["seats"]))
+            elif g["status"] == "joining":
                 turn = t("joining ({joined}/{seats} in)", joined=g["joined"], seats=g["seats"])
             due = ""
             if g["due"]:
@@ -408,8 +419,8 @@ def games(
             elif g["paused"]:
                 due = "; " + t("paused")
             where = t("round {n}, packet {seq}", n=g["round"], seq=g["seq"])
-            typer.echo(f"  {pad(g['name'], 16)} {pad(where, 20)} {pad(turn, 22)} "
-                       + t("since {when}", when=g["since"]) + due)
+            since = t("since {when}", when=g["since"]) if g["since"] else ""
+            typer.echo(f"  {pad(g['name'], 16)} {pad(where, 20)} {pad(turn, 22)} {since}{due}")
     if playing:
         typer.echo(t("games you play:"))
         for g in playing:

@@ -563,8 +563,7 @@ def folder_init(
 
     with open_host(game, store, db) as host:
         folder, _ = init_folder(dir, host)
-        if getattr(host, "inv", None) is None:  # a blind host keeps no transport (yet)
-            host.set_config(transport={"folder": str(folder.dir.resolve())})
+        host.set_config(transport={"folder": str(folder.dir.resolve())})
         seq = host.head()[0]
     typer.echo(f"game folder for {folder.game_id} in {folder.dir}: invitation.pbem and {seq} packet(s)")
     typer.echo(f"players: pbem turn {folder.dir} --as NAME   (joins, then shows the table)", err=True)
@@ -626,11 +625,15 @@ def host_run(
     with open_host(game, store, db) as host:
         unlock_host(host, home, passphrase_file)
         if getattr(host, "inv", None) is not None:  # a trustless game's blind host
-            if folder is None:
+            remembered = autohost.Transport.of(host)
+            if transport is None and remembered is not None:
+                transport = remembered
+            if transport is None or not transport.folder or digest is not None:
                 raise UsageError(t("a trustless game is served through a shared folder for now (--folder DIR)"),
                                  hint=t("mail for trustless games is not built yet (docs/trustless.md section 9)"))
-            log(t("serving {game} in {where}", game=host.game_id(), where=folder))
-            autohost.run(autohost.FolderHost(host, folder, log), poll=poll, once=once, log=log)
+            host.set_config(transport=transport.to_dict())  # for 'pbem host run --all'
+            log(t("serving {game} in {where}", game=host.game_id(), where=transport.folder))
+            autohost.run(autohost.FolderHost(host, Path(transport.folder), log), poll=poll, once=once, log=log)
             return
         _set_digest(host, digest)
         if transport is None:
@@ -640,7 +643,7 @@ def host_run(
         if transport is None:
             profile = mail_in.or_profile(where)
             if profile.imap is None:
-                raise autohost.no_transport(host)
+                raise autohost.no_transport(host.facts.name)
             mail_in = profile
             transport = autohost.Transport(imap=profile.imap, send=send,
                                            to_dir=str(to_dir.resolve()) if to_dir is not None else None)

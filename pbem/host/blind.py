@@ -10,19 +10,23 @@ every proof), so a bad shuffle or token is refused at the door, not discovered l
 
 It has the duck-typed interface of `referee.Host` that the folder publisher and the
 automatic host use (accept, tick, status, packets, invitation, archives, game_id).
-Storage: one SQLite file with three tables of its own (the chain is its whole state); each
-accept is one BEGIN IMMEDIATE transaction, so two hosts on one game take every block once.
+Storage: one SQLite file with tables of its own (the chain is its whole state, beside the
+host's settings); each accept is one BEGIN IMMEDIATE transaction, so two hosts on one game
+take every block once. Its file lives beside the host's store (pbem.host.paths.store_folder),
+where `pbem host run --all` finds it (`beside`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Column, Connection, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, event, insert, select
+from sqlalchemy import (Column, Connection, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, delete, event,
+                        insert, inspect, select)
 from sqlalchemy.engine import Engine
 
 from engine.catalog import CLASSIC
@@ -55,6 +59,9 @@ JOINS = Table("blind_join", META, Column("seat", String, primary_key=True), Colu
               Column("payload", LargeBinary, nullable=False))
 PACKETS = Table("blind_packet", META, Column("seq", Integer, primary_key=True), Column("hash", String, nullable=False),
                 Column("armored", Text, nullable=False), Column("relayed", String, nullable=False))
+# The host's settings (its transport, for 'pbem host run --all'); made when first set, so a
+# file of an older version reads as one with no settings.
+CONFIG = Table("blind_config", META, Column("key", String, primary_key=True), Column("value", Text, nullable=False))
 
 
 def _engine(path: Path, *, create: bool = False) -> Engine:
@@ -90,6 +97,11 @@ def is_blind(path: Path) -> bool:
             con.close()
     except sqlite3.DatabaseError:
         return False
+
+
+def beside(folder: Path) -> list[Path]:
+    """The trustless games' files in `folder` (each checked read only), by name."""
+    return sorted(p for p in folder.glob("*.db") if is_blind(p)) if folder.is_dir() else []
 
 
 def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list[tuple[str, PublicKey]],
@@ -178,6 +190,22 @@ class BlindHost:
     def packet(self, seq: int) -> str | None:
         return dict(self.packets(seq - 1)).get(seq)
 
+    def config(self) -> dict[str, Any]:
+        """The host's settings (today only `transport`: the folder it serves)."""
+        with self.engine.connect() as c:
+            if not inspect(c).has_table(CONFIG.name):
+                return {}
+            return {r.key: json.loads(r.value) for r in c.execute(select(CONFIG))}
+
+    def set_config(self, **changes: Any) -> dict[str, Any]:
+        with self._transaction() as c:
+            CONFIG.create(c, checkfirst=True)
+            for key, value in changes.items():
+                c.execute(delete(CONFIG).where(CONFIG.c.key == key))
+                if value is not None:
+                    c.execute(insert(CONFIG).values(key=key, value=json.dumps(value, sort_keys=True)))
+        return self.config()
+
     def archives(self) -> dict[int, str]:
         return {}  # a round of a trustless game is audited from its chain (docs/trustless.md §9)
 
@@ -218,6 +246,16 @@ class BlindHost:
         table.check_proofs = True
         self._known = (table, seq, head)
         return table, seq, head
+
+    def overview(self) -> dict[str, Any]:
+        """This game as `Store.overview` lists a store's games (for 'pbem games')."""
+        st = self.status()
+        transport = self.config().get("transport") or {}
+        return {"name": st["name"], "game": st["game"], "ruleset": st["ruleset"], "status": st["status"], "round": 1,
+                "seq": st["seq"], "to_move": None, "since": None, "due": None, "paused": False,
+                "joined": sum(s["joined"] for s in st["seats"]), "seats": len(st["seats"]),
+                "transport": "folder" if transport.get("folder") else None, "trustless": True,
+                "waiting": st["waiting"]}
 
     def status(self) -> dict[str, Any]:
         table, seq, _ = self.table()

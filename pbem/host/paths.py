@@ -40,11 +40,16 @@ def sqlite_file(url: str) -> Path | None:
     return None
 
 
-def out_dir(name: str, url: str) -> Path:
-    """Where a game's packet files go by default: GAME/out/ beside its SQLite store (or saves/)."""
+def store_folder(url: str) -> Path:
+    """The folder beside a store: its SQLite file's, or saves/ for a database server. Games'
+    out/ and mail/ folders live there, and so do trustless games (each a file of its own)."""
     path = sqlite_file(url)
-    base = path.parent if path is not None else SAVES
-    return base / name / "out"
+    return path.parent if path is not None else SAVES
+
+
+def out_dir(name: str, url: str) -> Path:
+    """Where a game's packet files go by default: GAME/out/ beside its store."""
+    return store_folder(url) / name / "out"
 
 
 def mail_dir(name: str, url: str) -> Path:

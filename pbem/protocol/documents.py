@@ -548,7 +548,7 @@ def convert(obj: Any, cls: type[S], what: str) -> S:
 
 def _without_old_nulls(obj: Any, cls: type) -> Any:
     """`obj` without the nulls an older version wrote for the fields `cls.OLD_NULLS` names."""
-    old = getattr(cls, "OLD_NULLS", frozenset())
+    old: frozenset[str] = getattr(cls, "OLD_NULLS", frozenset())
     if not old or not isinstance(obj, dict):
         return obj
     return {k: v for k, v in obj.items() if not (k in old and v is None)}
