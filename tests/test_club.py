@@ -97,6 +97,32 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
     assert taken.returncode == 2 and "already has a game called 'oak'" in taken.stderr
 
 
+def _docs_block(marker: str) -> str:
+    """The ```sh block after `<!-- try: MARKER -->` in docs/playing.md, as the reader sees it."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "playing.md").read_text(encoding="utf-8")
+    after = text.split(f"<!-- try: {marker} -->\n", 1)[1]
+    assert after.startswith("```sh\n"), after[:40]
+    return after[len("```sh\n"):].split("\n```", 1)[0]
+
+
+@pytest.mark.slow
+def test_the_newcomers_club_in_docs_playing_runs_as_written(tmp_path: Path) -> None:
+    """docs/playing.md section 9's try-it block, run by bash in an empty folder, every `pbem`
+    a real process: three games in one store, one daemon, and 'pbem games' lists them."""
+    env = {k: v for k, v in cli_env(tmp_path).items() if k not in ("PBEM_HOME", "PBEM_STORE")}
+    env["PBEM_LANG"] = "en"
+    script = f'pbem() {{ "{PBEM[0]}" -m pbem.cli "$@"; }}\n' + _docs_block("club")
+    r = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["pbem.db"]
+    listed = r.stdout.split("games you host:\n", 1)[1].splitlines()
+    for g in GAMES:
+        assert [seq for seq, _ in GameFolder.open(tmp_path / "shared" / g).packets(None)] == [1], r.stdout
+        line = next(x for x in listed if x.split()[0] == g)
+        assert "round 1, packet 1" in line and " to move" in line, line
+
+
 @pytest.mark.slow
 def test_host_run_all_serves_the_trustless_games_beside_the_store(tmp_path: Path) -> None:
     """A trustless game is a file of its own beside the store (saves/GAME.db): --all serves it
