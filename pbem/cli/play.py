@@ -382,7 +382,7 @@ def games(
 
     from pbem.host.paths import sqlite_file
     from pbem.seat.games import my_games
-    from pbem.ui.when import left
+    from pbem.ui.when import date, left
 
     hosting: list[dict] = []
     url = store_url(store, db)
@@ -415,11 +415,11 @@ def games(
                 turn = t("joining ({joined}/{seats} in)", joined=g["joined"], seats=g["seats"])
             due = ""
             if g["due"]:
-                due = "; " + t("due {when} ({left})", when=g["due"], left=left(g["due"], now))
+                due = "; " + t("due {when} ({left})", when=date(g["due"]), left=left(g["due"], now))
             elif g["paused"]:
                 due = "; " + t("paused")
             where = t("round {n}, packet {seq}", n=g["round"], seq=g["seq"])
-            since = t("since {when}", when=g["since"]) if g["since"] else ""
+            since = t("since {when}", when=date(g["since"])) if g["since"] else ""
             typer.echo(f"  {pad(g['name'], 16)} {pad(where, 20)} {pad(turn, 22)} {since}{due}")
     if playing:
         typer.echo(t("games you play:"))
@@ -437,7 +437,7 @@ def games(
             where = t("round {n}, packet {seq}", n=g["round"], seq=g["seq"]) if g["seq"] is not None else ""
             due = ""
             if g["due"] and not g["answered"]:
-                due = " (" + t("due {when} ({left})", when=g["due"], left=left(g["due"], now)) + ")"
+                due = " (" + t("due {when} ({left})", when=date(g["due"]), left=left(g["due"], now)) + ")"
             seat = t("as {seat}", seat=g["seat"] or "?")
             typer.echo(f"  {pad(g['name'] or g['game'], 16)} {pad(seat, 14)} {pad(where, 20)} {state}{due}")
     if not hosting and not playing:
