@@ -35,12 +35,12 @@ from pbem.protocol.documents import read_blocks  # noqa: E402
 from pbem.seat import player as P  # noqa: E402
 
 
-def daemon(url: str, me: Identity, inbox: mp.Queue, done: mp.Queue) -> None:
+def daemon(url: str, me: Identity, inbox: mp.Queue, done: mp.Queue, stop) -> None:
     hosts: dict[str, H.Host] = {}
     with Store(url) as store:
         while True:
             item = inbox.get()
-            if item is None:
+            if item is None or stop.is_set():  # the run is over: the moves still queued are not applied
                 return
             game, armored, sent = item
             host = hosts.get(game) or hosts.setdefault(game, H.Host(store, me, game=game))
@@ -71,7 +71,8 @@ def drive(url: str, ids, homes, daemons: int, seconds: float) -> dict[str, float
     ctx = mp.get_context("fork")
     inbox: mp.Queue = ctx.Queue()
     done: mp.Queue = ctx.Queue()
-    procs = [ctx.Process(target=daemon, args=(url, ids["host"], inbox, done)) for _ in range(daemons)]
+    stop = ctx.Event()
+    procs = [ctx.Process(target=daemon, args=(url, ids["host"], inbox, done, stop)) for _ in range(daemons)]
     for p in procs:
         p.start()
     bots: dict[str, RandomBot] = {}
@@ -107,12 +108,17 @@ def drive(url: str, ids, homes, daemons: int, seconds: float) -> dict[str, float
             latencies.append(at - sent)
             hand_over(game)
         elapsed = time.perf_counter() - started
+    stop.set()
     for _ in procs:
         inbox.put(None)
     for p in procs:
         p.join(30)
         if p.is_alive():
             p.kill()
+    # Moves still queued are dropped: without this the queue's feeder thread would wait at exit
+    # for a reader that is gone (the run hung after printing its table).
+    inbox.cancel_join_thread()
+    done.cancel_join_thread()
     latencies.sort()
     return {"moves_per_s": applied / elapsed, "median_ms": statistics.median(latencies) * 1000,
             "p99_ms": latencies[int(len(latencies) * 0.99) - 1] * 1000, "moves": applied}
