@@ -42,7 +42,7 @@ def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> Non
     app = cli_app()
     db, homes = new_game(tmp_path)
     folder = tmp_path / "shared"
-    run_cli(app, ["folder", "init", folder, "--db", db])
+    run_cli(app, ["folder", "init", "t", folder, "--db", db])
     for s in ("ann", "bob", "cat"):
         run_cli(app, ["turn", folder, "--as", s], homes[s])
     host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
