@@ -87,8 +87,8 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
         blind.create_game(db, "demo", ids["host"], ruleset, [(s, ids[s].public) for s in seats], [])
     else:
         H.create_game(db, "demo", ids["host"], ruleset, [(s, ids[s].public) for s in seats], [])
-    with blind.open_host(db) as host:
-        folder, _ = init_folder(root / "shared", host)
+    with blind.BlindHost(db) if trustless else H.Host(db) as host:
+        folder, _ = init_folder(root / "shared", host)  # type: ignore[arg-type]  # the Host API init_folder uses
     console.print(t("keys for the host and {n} seats, one key home each; game {game}; folder {dir}", n=len(seats),
                     game=folder.game_id, dir=folder.dir))
     logs = root / "logs"
