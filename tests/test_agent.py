@@ -10,10 +10,13 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,12 +56,23 @@ def wait_gone(socket_path: Path, seconds: float = 10) -> None:
 
 
 @pytest.fixture
-def runtime(tmp_path: Path, monkeypatch) -> Path:
-    """Each test its own agent folder (XDG_RUNTIME_DIR), for this process and the commands it runs."""
-    folder = tmp_path / "run"
+def runtime(monkeypatch) -> Iterator[Path]:
+    """Each test its own agent folder (XDG_RUNTIME_DIR), for this process and the commands it runs: a short path
+    under /tmp, as a socket's path is limited to ~104 bytes (pytest-xdist's tmp_path made it too long)."""
+    folder = Path(tempfile.mkdtemp(prefix="pbem-run-", dir="/tmp"))
+    folder.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_socket_path_too_long_is_refused_in_one_line(tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / ("r" * 120)
     folder.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
-    return folder
+    with pytest.raises(A.AgentUnavailable, match="more than a socket can have"):
+        A.start_agent(tmp_path / "home")
+    assert not (folder / f"pbem-agent-{os.getuid()}").exists()
 
 
 @pytest.fixture(scope="module")

@@ -40,6 +40,7 @@ from pbem.ui.words import t
 MAX_LINE = 1 << 20  # a sealed part is a few kilobytes; anything near this is not ours
 IDLE_EXIT = 60.0  # an agent that was never given a key does not linger
 START_TIMEOUT = 10.0
+SOCKET_PATH_MAX = 103  # sun_path is 108 bytes on Linux, 104 on macOS and the BSDs, with its NUL
 
 
 class AgentUnavailable(KeyNotFound):
@@ -179,6 +180,10 @@ def start_agent(home: Path) -> AgentClient:
     if running is not None:
         return running
     path = agent_socket(home)
+    if len(os.fsencode(path)) > SOCKET_PATH_MAX:  # the kernel's sun_path limit: bind would fail in the agent
+        raise AgentUnavailable(t("the agent's socket path is {n} bytes, more than a socket can have ({limit}): {path}",
+                                 n=len(os.fsencode(path)), limit=SOCKET_PATH_MAX, path=repr(str(path))),
+                               hint=t("set XDG_RUNTIME_DIR (or TMPDIR) to a shorter folder"))
     folder = agent_dir()
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     check_private_dir(folder)
