@@ -15,7 +15,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -30,6 +32,8 @@ from pbem.host import referee as H
 from pbem.protocol.documents import Packet, Result, Standings, read_blocks
 from pbem.seat import keys
 from pbem.ui.words import pad, t
+
+T = TypeVar("T")
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
 POLL = "0.05"
@@ -97,34 +101,53 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
                     homes["host"], logs / "host.log")]
     procs += [_spawn(["bot", "run", "--as", s, "--folder", str(folder.dir), "--bot", bot, "--seed", f"demo-{s}",
                       "--poll", POLL], homes[s], logs / f"{s}.log") for s in seats]
-    results: list[Result] = []
-    final = Standings(gold={}, winners=[])
     if trustless:
         return _play_trustless(console, folder, procs, started, keep)
-    try:
-        final = _watch(console, folder, results, procs)
-        for p in procs:
-            p.wait(timeout=30)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+    results: list[Result] = []
+    final = _run_to_end(procs, lambda: _watch(console, folder, results, procs))
     for r in results:
         found = t("gold found by {player}", player=r.finder) if r.finder else t("gold not found")
         paid = ", ".join(f"{p} +{g}" for p, g in r.payout.items() if g) or t("nobody")
         console.print(t("round {round}: {found}; winners {winners}; {paid}", round=r.round, found=found,
                         winners=", ".join(r.winners) or t("none"), paid=paid))
-    table = Table(title=t("final scores"))
-    table.add_column(t("seat"))
-    table.add_column(t("gold"), justify="right")
-    for s, g in sorted(final.gold.items(), key=lambda kv: -kv[1]):
-        table.add_row(t("{seat}  (winner)", seat=s) if s in final.winners else s, str(g))
-    console.print(table)
+    _print_scores(console, final.gold, final.winners)
     console.print(t("{files} signed move and join files, {packets} packets, {seconds} s",
                     files=len(list(folder.dir.glob("inbox/done/*"))), packets=len(folder.packets(None)),
                     seconds=f"{time.perf_counter() - started:.1f}"))
     _replay_tail(console, folder.dir, keep)
     return final.gold
+
+
+def _run_to_end(procs: list[subprocess.Popen], watch: Callable[[], T]) -> T:
+    """What `watch` saw until the game ended; the host and bots are waited for, and killed if still running."""
+    try:
+        seen = watch()
+        for p in procs:
+            p.wait(timeout=30)
+        return seen
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+
+
+def _print_scores(console: Console, gold: dict[str, int], winners: Iterable[str]) -> None:
+    table = Table(title=t("final scores"))
+    table.add_column(t("seat"))
+    table.add_column(t("gold"), justify="right")
+    won = set(winners)
+    for s, g in sorted(gold.items(), key=lambda kv: -kv[1]):
+        table.add_row(t("{seat}  (winner)", seat=s) if s in won else s, str(g))
+    console.print(table)
+
+
+def _still_going(procs: list[subprocess.Popen], deadline: float, timeout: float) -> None:
+    """Raise when the game ran out of time or a process stopped with an error."""
+    if time.monotonic() > deadline:
+        raise DemoFailed(t("the demo game did not finish in {seconds} s", seconds=f"{timeout:.0f}"),
+                         hint=t("see the logs folder"))
+    if any(p.poll() not in (None, 0) for p in procs):
+        raise DemoFailed(t("a host or bot process stopped with an error"), hint=t("see the logs folder"))
 
 
 def _columns() -> tuple:
@@ -155,11 +178,7 @@ def _watch(console: Console, folder: GameFolder, results: list[Result], procs: l
                         progress.update(task, total=done, completed=done)
                 if doc.phase == "game-over" and doc.standings is not None:
                     return doc.standings
-            if time.monotonic() > deadline:
-                raise DemoFailed(t("the demo game did not finish in {seconds} s", seconds=f"{TIMEOUT:.0f}"),
-                                 hint=t("see the logs folder"))
-            if any(p.poll() not in (None, 0) for p in procs):
-                raise DemoFailed(t("a host or bot process stopped with an error"), hint=t("see the logs folder"))
+            _still_going(procs, deadline, TIMEOUT)
             time.sleep(0.05)
 
 
@@ -169,14 +188,7 @@ def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess
     from pbem.replay.rounds import open_source
     from pbem.replay.trustless import audit_chain
 
-    try:
-        _watch_chain(console, folder, procs, TIMEOUT * 2)
-        for p in procs:
-            p.wait(timeout=30)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+    _run_to_end(procs, lambda: _watch_chain(console, folder, procs, TIMEOUT * 2))
     report = audit_chain(open_source(folder.dir), folder.game_id, None)
     if report.fault or not report.rounds:
         raise DemoFailed(t("the trustless game's audit failed: {fault}", fault=str(report.fault)),
@@ -189,12 +201,7 @@ def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess
                         found=found, paid=paid, roles=roles))
     gold = report.rounds[-1].gold
     best = max(gold.values(), default=0)
-    table = Table(title=t("final scores"))
-    table.add_column(t("seat"))
-    table.add_column(t("gold"), justify="right")
-    for s, g in sorted(gold.items(), key=lambda kv: -kv[1]):
-        table.add_row(t("{seat}  (winner)", seat=s) if g == best else s, str(g))
-    console.print(table)
+    _print_scores(console, gold, [s for s, g in gold.items() if g == best])
     console.print(t("{files} signed join and mental files, {packets} packets, {seconds} s; the chain audited: every "
                     "shuffle, token, opened card and move checked, every round replayed on its opened cards",
                     files=len(list(folder.dir.glob("inbox/done/*"))), packets=len(folder.packets(None)),
@@ -235,11 +242,7 @@ def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Po
                         done = progress.tasks[task].completed
                         progress.update(task, total=done, completed=done)
                     return
-            if time.monotonic() > deadline:
-                raise DemoFailed(t("the demo game did not finish in {seconds} s", seconds=f"{timeout:.0f}"),
-                                 hint=t("see the logs folder"))
-            if any(p.poll() not in (None, 0) for p in procs):
-                raise DemoFailed(t("a host or bot process stopped with an error"), hint=t("see the logs folder"))
+            _still_going(procs, deadline, timeout)
             time.sleep(0.05)
 
 
