@@ -21,7 +21,7 @@ from pbem.atomic import write_atomic
 from pbem.errors import PbemError, StaleMove
 from pbem.protocol.documents import Move, SealedMove, Signed, open_as, read_blocks, seal_info, seal_json
 from pbem.seat.home import move_path
-from pbem.seat.player import SeatPacket, make_move
+from pbem.seat.player import SeatPacket, refuse_stale, sign_move
 from pbem.ui.words import t
 
 
@@ -88,8 +88,9 @@ def kept(sp: SeatPacket, home: Path) -> Answer | None:
 
 def keep(sp: SeatPacket, home: Path, text: str) -> Answer:
     """Make the move now (checked against the seat's view) and keep it, replacing nothing kept."""
-    signed = make_move(sp, text)
-    words = str(check(sp.view, text))
+    refuse_stale(sp)
+    move = check(sp.view, text)
+    signed, words = sign_move(sp, move), str(move)
     path = move_path(home, sp.packet.game, sp.seat, sp.doc.seq)
     path.parent.mkdir(parents=True, exist_ok=True)
     # The words first: a crash between the two writes leaves no signed move, so the next try makes

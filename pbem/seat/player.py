@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from engine.moves import Move as EngineMove
 from engine.rules import check
 from engine.state import RoundState
 from engine.views import load_view
@@ -249,7 +250,11 @@ def _forked() -> str:
 def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
     """Check `text` against the seat's view and write the signed, sealed move."""
     refuse_stale(sp)
-    move = check(sp.view, text)
+    return sign_move(sp, check(sp.view, text))
+
+
+def sign_move(sp: SeatPacket, move: EngineMove) -> Signed[Move]:
+    """The signed move, its words sealed to the host, for a move already checked against the seat's view."""
     seq = sp.doc.seq
     nonce = os.urandom(16)
     host_key = PublicKey.decode(sp.invitation.doc.host.key)
