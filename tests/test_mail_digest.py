@@ -66,8 +66,14 @@ def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None
         with p.open("rb") as f:
             mails.append(BytesParser(policy=policy.default).parse(f))
     mails.sort(key=packet_seq)  # written within the same second: the file names do not order them
-    per = {s: [m for m in mails if m["To"] == f"{s}@example.org" and "invitation" not in m["Subject"]]
-           for s in [*SEATS, "referee"]}
+    per = {s: [m for m in mails if m["To"] == f"{s}@example.org" and packet_seq(m) > 0] for s in [*SEATS, "referee"]}
+    # the invitation too is in its reader's language (issue 15.13: the first mail a newcomer reads)
+    invited = {m["To"]: m for m in mails if packet_seq(m) == 0}
+    assert "invites you to a game of Saboteur" in invited["ann@example.org"].get_body(("plain",)).get_content()
+    bob_invited = invited["bob@example.org"]
+    assert "邀请" in bob_invited["Subject"] and "你是玩家 bob" in bob_invited["Subject"]
+    assert "邀请你玩一局矮人矿坑" in bob_invited.get_body(("plain",)).get_content()
+    assert "invites you" not in bob_invited.get_body(("plain",)).get_content()
     before = len(packets)  # one mail per packet per seat, as every packet used to be mailed
     after = {s: len(ms) for s, ms in per.items()}
     turns = {s: sum(1 for d in packets if d.to_move == s and d.phase == "playing" and d.result is None)

@@ -128,7 +128,7 @@ _SPEAKERS = {"echo", "print", "secho", "Text", "UsageError", "BadPacket", "BadSi
 NOT_YET_TRANSLATED = {
     "pbem/atomic.py",
     "pbem/cli/transport.py",
-    "pbem/mail/outgoing.py", "pbem/names.py",
+    "pbem/names.py",
     "pbem/protocol/documents.py", "pbem/replay/audit.py",
     "pbem/auto/trustless_bot.py", "pbem/host/blind.py", "pbem/seat/trustless.py",
     "pbem/protocol/trustless/public.py", "pbem/protocol/trustless/keys.py", "pbem/protocol/trustless/setup.py",

@@ -21,6 +21,7 @@ from pbem.mail.message import SmtpSettings, compose, send, write_eml
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import Handover, Invitation, Join, Move, Notice, Packet, Request, Signed, read_blocks
+from pbem.ui.words import t
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
     from pbem.host.referee import Host
@@ -52,8 +53,6 @@ def mail_kind(doc: Packet, recipient: str) -> Kind | None:
 
 def packet_subject(doc: Packet, recipient: str | None = None, moves: int = 0) -> str:
     """E.g. "[pbem friday-1a2b] your turn, ann: round 2, packet 41" (words.py, 3 languages)."""
-    from pbem.ui.words import t
-
     game, seq, rnd = doc.game, doc.seq, doc.round
     kind = mail_kind(doc, recipient or "")
     if kind == "over":
@@ -67,16 +66,18 @@ def packet_subject(doc: Packet, recipient: str | None = None, moves: int = 0) ->
 
 
 def invitation_subject(doc: Invitation, seat: str | None) -> str:
-    who = f": you are seat {seat}" if seat and seat != HOST else ""
-    return f"{_tag(doc.game)} invitation to {doc.name} ({doc.ruleset}){who}"
+    if seat and seat != HOST:
+        return t("{tag} invitation to {name} ({ruleset}): you are seat {seat}", tag=_tag(doc.game), name=doc.name,
+                 ruleset=t(doc.ruleset), seat=seat)
+    return t("{tag} invitation to {name} ({ruleset})", tag=_tag(doc.game), name=doc.name, ruleset=t(doc.ruleset))
 
 
 def move_subject(doc: Move) -> str:
-    return f"{_tag(doc.game)} packet {doc.seq}: move by {doc.seat}"
+    return t("{tag} packet {seq}: move by {seat}", tag=_tag(doc.game), seq=doc.seq, seat=doc.seat)
 
 
 def join_subject(doc: Join) -> str:
-    return f"{_tag(doc.game)} join: {doc.seat}"
+    return t("{tag} join: {seat}", tag=_tag(doc.game), seat=doc.seat)
 
 
 def describe_moves(docs: list[Packet]) -> list[str]:
@@ -112,8 +113,6 @@ def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str
     """What a person reads before the armour: every move since their last mail (the host's
     moves for a silent seat marked so), the round's result, whose turn it is and by when, how
     to answer. `docs`: the packets since that mail, oldest first; `now`: the host's clock."""
-    from pbem.ui.words import t
-
     doc = docs[-1]
     out = [t("mail head", game=doc.game, round=doc.round, seq=doc.seq), ""]
     said = describe_moves(docs)
@@ -152,13 +151,15 @@ def invitation_summary(doc: Invitation, seat: str | None) -> str:
     fp = PublicKey.decode(host.key).fingerprint()
     seats = ", ".join(doc.seat_names())
     game = doc.game
+    yours = seat if seat and seat != HOST else None
     return "\n".join([
-        f"{host.name} invites you to a game of Saboteur: {doc.name} ({doc.ruleset}), game id {game}.",
-        f"Seats: {seats}." + (f" Yours: {seat}." if seat and seat != HOST else ""),
-        f"Host key fingerprint: {fp} (check it with the host by another channel).",
+        t("{host} invites you to a game of {title}: {name} ({ruleset}), game id {game}.", host=host.name,
+          title=t("title"), name=doc.name, ruleset=t(doc.ruleset), game=game),
+        t("Seats: {seats}. Yours: {seat}.", seats=seats, seat=yours) if yours else t("Seats: {seats}.", seats=seats),
+        t("Host key fingerprint: {fingerprint} (check it with the host by another channel).", fingerprint=fp),
         "",
-        "To join (with 'pbem mail setup' done once):",
-        "  pbem inbox                    (or: pbem inbox THIS-MAIL.eml)",
+        t("To join (with 'pbem mail setup' done once):"),
+        "  pbem inbox                    " + t("(or: pbem inbox THIS-MAIL.eml)"),
         f"  pbem mail-join {game}",
         "",
     ])
@@ -231,8 +232,8 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
     sender = sender_address(config)
     to = recipients(host)
     if not to:
-        raise UsageError("nobody in this game has a mail address",
-                         hint="pbem game email GAME NAME=ADDRESS (and host=ADDRESS for a copy)")
+        raise UsageError(t("nobody in this game has a mail address"),
+                         hint=t("pbem game email GAME NAME=ADDRESS (and host=ADDRESS for a copy)"))
     if seq == 0:
         from pbem.ui.words import using
 
@@ -248,7 +249,7 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
         return out
     armored = host.packet(seq)
     if armored is None:
-        raise UsageError(f"no packet {seq} in this game")
+        raise UsageError(t("no packet {seq} in this game", seq=seq))
     packet = read_blocks(armored)[0].expect(Packet).doc
     return [_packet_mail(host, sender, n, a, armored, [packet], None) for n, a in to]
 
@@ -281,7 +282,8 @@ def digest_seconds(text: str) -> float:
     except ValueError:
         n = -1.0
     if unit is None or n <= 0:
-        raise UsageError(f"bad digest period {text!r}", hint='write e.g. "12h", "30m", "1d", or "every"')
+        raise UsageError(t("bad digest period {period}", period=repr(text)),
+                         hint=t('write e.g. "12h", "30m", "1d", or "every"'))
     return n * unit
 
 
@@ -308,7 +310,7 @@ class MailPublisher:
     def deliver(self, release: Release) -> str:
         if release.seq == 0:
             lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails_for(self.host, 0)]
-            return "mailed invitation to " + "; ".join(lines)
+            return t("mailed invitation to {list}", list="; ".join(lines))
         self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
         book, period, label = self._book()
         lines = []
@@ -341,9 +343,11 @@ class MailPublisher:
         try:
             mails = notice_mails(self.host, notice.armored)
         except BadPacket as exc:  # a stored notice no reader takes: said once, marked, never retried
-            return f"not mailed: {notice.kind} notice (packet {notice.seq}) cannot be read: {exc}"
+            return t("not mailed: {kind} notice (packet {seq}) cannot be read: {error}", kind=notice.kind,
+                     seq=notice.seq, error=exc)
         lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails]
-        return f"mailed {notice.kind} notice (packet {notice.seq}) to " + ("; ".join(lines) or "nobody")
+        return t("mailed {kind} notice (packet {seq}) to {list}", kind=notice.kind, seq=notice.seq,
+                 list="; ".join(lines) or t("nobody"))
 
     def _book(self) -> tuple[dict[str, dict[str, float]], float, str]:
         config = self.host.config()
@@ -362,13 +366,23 @@ class MailPublisher:
         out = _packet_mail(self.host, sender_address(self.host.config()), name, address, armored, since,
                            None if label == "every" else label)
         book[name] = {"seq": seq, "at": self.now()}
-        return f"mailed packet {seq} to {name} <{address}> ({why}): {self.courier.deliver(out.message)}"
+        return t("mailed packet {seq} to {name} <{address}> ({why}): {how}", seq=seq, name=name, address=address,
+                 why=_why_words(why), how=self.courier.deliver(out.message))
+
+
+def _why_words(why: str) -> str:
+    """Why a seat got this packet's mail, for the host's log."""
+    return {"turn": t("their turn"), "round": t("round over"), "over": t("game over"),
+            "every": t("a mail per packet"), "digest": t("digest")}.get(why, why)
+
+
+def _asks_words(what: str) -> str:
+    return {"away": t("away"), "resign": t("resign"), "handover": t("handover")}.get(what, what)
 
 
 def smtp_password(settings: SmtpSettings | None, *, prompt: bool = True, command: str | None = None) -> str | None:
     """From `command`, else $PBEM_SMTP_PASSWORD, else a prompt on a terminal; None when no login is needed."""
     from pbem.mail.secrets import obtain
-    from pbem.ui.words import t
 
     if settings is None or not settings.user:
         return None
@@ -386,14 +400,14 @@ class Courier:
 
     def __post_init__(self) -> None:
         if self.settings is None and self.to_dir is None:
-            raise UsageError("nowhere to deliver mail", hint="pass --to-dir DIR, or --send with SMTP settings")
+            raise UsageError(t("nowhere to deliver mail"), hint=t("pass --to-dir DIR, or --send with SMTP settings"))
 
     def deliver(self, msg: EmailMessage) -> str:
         if self.settings is not None:
             send(msg, self.settings, self.password)
-            return f"sent to {msg['To']}"
+            return t("sent to {address}", address=msg["To"])
         assert self.to_dir is not None
-        return f"wrote {write_eml(msg, self.to_dir)}"
+        return t("wrote {path}", path=write_eml(msg, self.to_dir))
 
 
 def notice_mails(host: Any, armored: str) -> list[Outgoing]:
@@ -413,7 +427,7 @@ def notice_mails(host: Any, armored: str) -> list[Outgoing]:
         with using(language_of(config, n)):
             line = doc.line(host.clock.now())
         out.append(Outgoing(n, a, doc.seq, compose(
-            sender=sender, to=a, subject=f"{_tag(doc.game)} packet {doc.seq}: {line}",
+            sender=sender, to=a, subject=t("{tag} packet {seq}: {line}", tag=_tag(doc.game), seq=doc.seq, line=line),
             body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))
     return out
 
@@ -429,18 +443,19 @@ def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | N
     if isinstance(doc, Move):
         subject = move_subject(doc)
         name = f"move-{doc.seat}-{doc.seq:06d}.pbem"
-        text = f"{doc.seat}'s move answering packet {doc.seq} (sealed to the host).\n"
+        text = t("{seat}'s move answering packet {seq} (sealed to the host).", seat=doc.seat, seq=doc.seq) + "\n"
     elif isinstance(doc, Join):
         subject = join_subject(doc)
         name = f"join-{doc.seat}.pbem"
-        text = f"{doc.seat} joins game {doc.game}.\n"
+        text = t("{seat} joins game {game}.", seat=doc.seat, game=doc.game) + "\n"
     elif isinstance(doc, (Request, Handover)):  # away, resign; a seat handed to another key
         what = doc.action if isinstance(doc, Request) else "handover"
-        subject = f"{_tag(doc.game)} {what}: {doc.seat}"
+        subject = t("{tag} {what}: {seat}", tag=_tag(doc.game), what=_asks_words(what), seat=doc.seat)
         name = f"{block.kind}-{doc.seat}-{what}.pbem"
-        text = f"{doc.seat} asks the host of game {doc.game}: {what}.\n"
+        text = t("{seat} asks the host of game {game}: {what}.", seat=doc.seat, game=doc.game,
+                 what=_asks_words(what)) + "\n"
     else:
-        raise UsageError(f"players mail joins, moves, requests and handovers, not a {block.kind}")
+        raise UsageError(t("players mail joins, moves, requests and handovers, not a {kind}", kind=block.kind))
     return compose(sender=sender, to=to, subject=subject, body_text=f"{text}\n{armored}",
                    attachment_name=name, attachment=armored.encode(), in_reply_to=in_reply_to)
 
@@ -448,9 +463,9 @@ def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | N
 def player_settings(server: str | None, port: int | None, security: str, user: str | None,
                     sender: str | None) -> SmtpSettings:
     if not server:
-        raise UsageError("--send needs --smtp-server", hint="or write the mail with --to-dir DIR")
+        raise UsageError(t("--send needs --smtp-server"), hint=t("or write the mail with --to-dir DIR"))
     if not sender:
-        raise UsageError("--send needs --from ADDRESS")
+        raise UsageError(t("--send needs --from ADDRESS"))
     d: dict[str, Any] = {"host": server, "security": security, "user": user, "from_addr": sender}
     if port:
         d["port"] = port
