@@ -175,7 +175,7 @@ def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, 
         out = run_cli(app, ["mail-join", game], homes[p]).output  # host address learnt from the mail
         assert f"join of {p} for {game}: sent to host@example.org" in out
     out = host_pass()
-    assert "round 1 dealt, packet 1" in out and "(turn)" in out
+    assert "round 1 dealt, packet 1" in out and "(their turn)" in out
 
     # the seat to move: 'pbem turn GAME' reads the mail, then one short command answers
     mover = H.Host(db).status()["to_move"]
