@@ -21,7 +21,8 @@ import pytest
 from pbem_helpers import make_table, play_until
 
 from pbem.replay.rounds import load_replay
-from pbem.ui.render import maze_area
+from pbem.ui.fullscreen import fit
+from pbem.ui.render import FULL, maze_area
 
 ROOT = Path(__file__).resolve().parent.parent
 PBEM = str(ROOT / ".venv" / "bin" / "pbem")
@@ -153,6 +154,27 @@ def _board_in_view(rows: list[str], height: int, db: Path, step: int, who: str =
     assert any(re.search(r"S[│─┼ ]", r) for r in maze), "no start"
 
 
+def _maze_lines(db: Path, step: int, columns: int, who: str = "all") -> int:
+    """How many rows the maze of that step takes at its densest (its x labels, 2 lines a row and one,
+    the compact maze's note when the full one is wider than the terminal)."""
+    board = load_replay(str(db), round_no=1).view(step, who).board
+    (x0, y0), (x1, y1) = maze_area(board)
+    return 1 + 2 * (y1 - y0 + 1) + 1 + (FULL.width(x1 - x0 + 1) > columns)
+
+
+def test_a_title_stays_pinned_when_the_top_is_taller_than_the_screen() -> None:
+    top = ["title", *(f"maze {i}" for i in range(30))]
+    middle = [f"hand {i}" for i in range(5)]
+    fitting = fit(top[:8], middle, 10, 0, head=1)  # the top fits: all of it pinned, the hands scroll
+    assert fitting.lines == [*top[:8], "hand 0", "hand 1"] and fitting.position() == "lines 1-2 of 5"
+    tall = fit(top, middle, 10, 3, head=1)
+    assert tall.lines == ["title", *(f"maze {i}" for i in range(3, 12))]
+    assert (tall.scroll, tall.shown, tall.total) == (3, 9, 35)
+    end = fit(top, middle, 10, 1000, head=1)  # clamped to the last line, the title still first
+    assert end.lines == ["title", *top[-4:], *middle]
+    assert fit(top, middle, 1, 0, head=1).lines == ["title"]  # one row: the title is all there is room for
+
+
 @pytest.mark.slow
 def test_the_replay_is_full_screen_and_gives_the_terminal_back(db: Path) -> None:
     term = Pty(str(db), "--round", "1")
@@ -179,9 +201,14 @@ def test_the_replay_is_full_screen_and_gives_the_terminal_back(db: Path) -> None
         term.type("\x1b[B" * 200)
         rows = term.read(lambda rows: f"-{first[2]} of {first[2]}" in rows[-1])
 
-        term.type("G")
+        term.type("G")  # the title stays on the first row even when the last maze is taller than the screen
         rows = term.read(lambda rows: f"move {total} of {total}" in rows[0])
-        _board_in_view(rows, 24, db, total)
+        if _maze_lines(db, total, 80) + 2 < 24 - 1:  # title, the move said; the status row
+            _board_in_view(rows, 24, db, total)
+        else:  # the deal was random: this maze cannot fit 24 rows; under the title it scrolls to its top
+            term.type("\x1b[A" * 200)
+            rows = term.read(lambda rows: rows[1].startswith(f"{total}. "))
+            assert f"move {total} of {total}" in rows[0] and re.search(r"lines 1-\d+ of \d+", rows[-1])
         term.type("g5\r")
         rows = term.read(lambda rows: f"move 5 of {total}" in rows[0])
         term.type("v")

@@ -239,7 +239,8 @@ class Navigator:
         if len(top) + MIN_DETAILS > room:  # a round's end says much: what it said scrolls with the rest
             top = render_lines(Group(title, *said, maze), columns, like)
             details = sentences + details
-        shown = fit(top, render_lines(Group(*details), columns, like), room, self.scroll)
+        head = len(render_lines(title, columns, like))  # a maze taller than the screen scrolls under it
+        shown = fit(top, render_lines(Group(*details), columns, like), room, self.scroll, head)
         self.scroll, self.page = shown.scroll, max(shown.shown - 1, 1)
         keys = screen_keys_help() if self.typing is None else t("go to move: {digits}_  (Enter)", digits=self.typing)
         status = Text("  ".join(filter(None, [shown.position(), keys])), style="reverse", no_wrap=True,

@@ -58,11 +58,13 @@ class Picture:
                  total=self.total)
 
 
-def fit(top: list[str], middle: list[str], rows: int, scroll: int) -> Picture:
+def fit(top: list[str], middle: list[str], rows: int, scroll: int, head: int = 0) -> Picture:
     """`rows` lines: `top` pinned while at least one line of `middle` fits under it, and as much of
-    `middle` from line `scroll` on as fits; when the top does not fit, it scrolls with the rest."""
+    `middle` from line `scroll` on as fits; when the top does not fit, only its first `head` lines
+    (a title saying where one is) stay pinned and the rest of it scrolls with `middle`."""
     if len(top) >= rows:
-        top, middle = [], top + middle
+        head = max(min(head, rows - 1), 0)
+        top, middle = top[:head], top[head:] + middle
     height = rows - len(top)
     scroll = min(max(scroll, 0), max(len(middle) - height, 0))
     shown = middle[scroll: scroll + height]
