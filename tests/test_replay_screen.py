@@ -62,7 +62,7 @@ class Screen(pyte.Screen):
 class Pty:
     """A real `pbem replay` on a pseudo-terminal that is its controlling terminal."""
 
-    def __init__(self, *args: str, rows: int = 24, columns: int = 80) -> None:
+    def __init__(self, *args: str, rows: int = 24, columns: int = 80, sigint=signal.SIG_DFL) -> None:
         self.master, self.slave = os.openpty()
         self.resize(rows, columns)
         self.before = termios.tcgetattr(self.slave)
@@ -74,6 +74,7 @@ class Pty:
         if self.pid == 0:  # the child: a new session whose terminal is the pty, then pbem
             try:
                 os.setsid()
+                signal.signal(signal.SIGINT, sigint)  # as a shell gives it: default, or ignored in a background job
                 fcntl.ioctl(self.slave, termios.TIOCSCTTY, 0)
                 for fd in (0, 1, 2):
                     os.dup2(self.slave, fd)
@@ -114,8 +115,10 @@ class Pty:
                 self.stream.feed(data)
             if pid:
                 return os.waitstatus_to_exitcode(status)
+        with open(f"/proc/{self.pid}/status") as proc:  # what it was doing and which signals it ignored
+            state = " ".join(line.strip() for line in proc if line.startswith(("State", "SigBlk", "SigIgn")))
         os.kill(self.pid, signal.SIGKILL)
-        raise AssertionError("pbem replay did not exit")
+        raise AssertionError(f"pbem replay did not exit ({state})")
 
     def close(self) -> None:
         os.close(self.master)
@@ -228,12 +231,12 @@ def test_the_replay_is_full_screen_and_gives_the_terminal_back(db: Path) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+@pytest.mark.parametrize("how", ["ctrl-c", "ctrl-c started ignoring SIGINT", "sigterm"])
 def test_an_interrupted_replay_restores_the_terminal(db: Path, how: str) -> None:
-    term = Pty(str(db), "--round", "1")
+    term = Pty(str(db), "--round", "1", sigint=signal.SIG_IGN if "ignoring" in how else signal.SIG_DFL)
     try:
         term.read(lambda rows: "q quit" in rows[-1])
-        if how == "ctrl-c":
+        if how.startswith("ctrl-c"):
             term.type("\x03")  # the terminal's own interrupt character: SIGINT to the process group
             assert term.wait() == 130  # as any command interrupted (Typer's Exit(130))
         else:

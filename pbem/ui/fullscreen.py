@@ -87,8 +87,11 @@ class Terminal:
     def __enter__(self) -> Self:
         import tty
 
-        self._old = {sig: signal.getsignal(sig) for sig in (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP)}
+        self._old = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP)}
         try:
+            # Ctrl-C interrupts even when the process was started with SIGINT ignored (a background
+            # job of a script: Python then installs no handler), or the screen could not be left.
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             # A resize wakes the key wait through this pipe (the handler itself does nothing).
             self._wake_r, self._wake_w = os.pipe()
             os.set_blocking(self._wake_w, False)
