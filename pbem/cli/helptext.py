@@ -7,6 +7,8 @@ command line runs, `localise` walks the command tree and puts each through the c
 
 from __future__ import annotations
 
+import inspect
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,6 +62,31 @@ def help_texts(app: typer.Typer | None = None) -> list[str]:
     return list(dict.fromkeys(texts))
 
 
+def _joined(upper: str, lower: str) -> str:
+    """Two lines of one paragraph as one: a space between words, none between CJK characters."""
+    if upper and lower and unicodedata.east_asian_width(upper[-1]) in "WF" \
+            and unicodedata.east_asian_width(lower[0]) in "WF":
+        return upper + lower
+    return f"{upper} {lower}"
+
+
+def reflow(text: str) -> str:
+    """Each paragraph of a help text as one line, for the help page to wrap at the terminal's
+    width: Typer keeps a docstring's line breaks after its first paragraph, so a text wrapped
+    at 100 columns came out ragged on an 80-column terminal. A paragraph starting with \\b
+    (Click's "keep my lines") is left as it is."""
+    out = []
+    for para in inspect.cleandoc(text).split("\n\n"):
+        if para.startswith("\b"):
+            out.append(para)
+            continue
+        line = ""
+        for piece in (p.strip() for p in para.split("\n")):
+            line = _joined(line, piece) if line else piece
+        out.append(line)
+    return "\n\n".join(out)
+
+
 def help_wanted(cmd: Any, argv: list[str]) -> bool:
     """Whether this command line shows a help page (--help, or a group named without a command)."""
     if not argv or "--help" in argv:
@@ -85,7 +112,7 @@ def localise(cmd: Any, argv: list[str] | None = None) -> Any:
         if getattr(part, "help", None):
             english = getattr(part, "_pbem_english", None) or part.help
             part._pbem_english = english
-            part.help = t(english)
+            part.help = reflow(t(english))
         if getattr(part, "is_flag", False) and not getattr(part, "count", False):
             part.metavar = ""
     import typer.rich_utils

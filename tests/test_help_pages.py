@@ -1,0 +1,45 @@
+"""Every --help page reads well at 80 columns: its prose is wrapped at the terminal's width,
+not at the width the docstring was written in (Typer keeps a docstring's line breaks after its
+first paragraph, which came out ragged: "--folder, --maildir / or --imap / is remembered")."""
+
+from __future__ import annotations
+
+import pytest
+import typer.main
+
+from pbem.cli import app
+from pbem.cli.helptext import localise, reflow
+
+
+def _leaves(cmd, path=()):
+    subs = getattr(cmd, "commands", {})
+    if not subs:
+        yield list(path)
+    for name, sub in subs.items():
+        yield from _leaves(sub, (*path, name))
+
+
+def test_a_paragraph_becomes_one_line_and_cjk_joins_without_a_space() -> None:
+    assert reflow("First line\nof one.\n\nSecond\n   paragraph here.") == "First line of one.\n\nSecond paragraph here."
+    assert reflow("一局游戏：一直运行\n到游戏结束。") == "一局游戏：一直运行到游戏结束。"
+    assert reflow("用 --once\n只跑一轮") == "用 --once 只跑一轮"
+    assert reflow("\b\nkeep\nthese lines") == "\b\nkeep\nthese lines"  # Click's "as written" marker
+
+
+def test_every_help_page_fills_its_lines_at_80_columns(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("TERMINAL_WIDTH", "80")
+    cmd = localise(typer.main.get_command(app))
+    pages = 0
+    for path in _leaves(cmd):
+        with pytest.raises(SystemExit) as done:
+            cmd.main([*path, "--help"], prog_name="pbem")
+        assert done.value.code == 0, path
+        lines = capsys.readouterr().out.splitlines()
+        top = lines[: next(i for i, line in enumerate(lines) if line.lstrip().startswith("╭"))]
+        prose = top[next(i for i, line in enumerate(top) if "Usage:" in line) + 1:]
+        for line, after in zip(prose, prose[1:]):
+            if line.strip() and after.strip():  # a line that the next one continues is (nearly) full
+                assert len(line.rstrip()) + len(after.split()[0]) >= 76, f"pbem {' '.join(path)} --help:\n" + "\n".join(prose)
+        pages += 1
+    assert pages > 30
