@@ -18,7 +18,7 @@ import stat
 import time
 from pathlib import Path
 
-from pbem.errors import Conflict, UsageError
+from pbem.errors import BadName, CannotWrite, ContentConflict, NotARegularFile
 
 TMP_PREFIX = "."
 TMP_SUFFIX = ".tmp"
@@ -111,12 +111,10 @@ def _check_replaceable(path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise UsageError(f"cannot write {str(path)!r}: {exc.strerror}") from None
+        raise CannotWrite(str(path), exc.strerror or str(exc)) from None
     if not stat.S_ISREG(st.st_mode):
-        what = ("a folder" if stat.S_ISDIR(st.st_mode) else "a link" if stat.S_ISLNK(st.st_mode)
-                else "a device or special file")
-        raise UsageError(f"{str(path)!r} is {what}, not a regular file: pbem only replaces regular files",
-                         hint="write to a new or ordinary file (or leave out -o to print)")
+        raise NotARegularFile(str(path), "folder" if stat.S_ISDIR(st.st_mode) else "link" if stat.S_ISLNK(st.st_mode)
+                              else "special")
 
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
@@ -124,7 +122,7 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
 
     ``mode`` sets the permissions exactly (e.g. 0o600 for a private key) before any byte
     is written; without it the umask decides. Missing parent folders are created. A path
-    that exists and is not a regular file raises UsageError before anything is written.
+    that exists and is not a regular file raises NotARegularFile before anything is written.
     """
     path = Path(path)
     _check_replaceable(path)
@@ -167,7 +165,7 @@ def write_new(dir: Path, stem: str, suffix: str, data: bytes) -> Path:
     """
     dir = Path(dir)
     if not stem or "/" in stem or "\\" in stem or stem.startswith("."):
-        raise ValueError(f"bad file stem {stem!r}")
+        raise BadName("file", stem)
     dir.mkdir(parents=True, exist_ok=True)
     digest = content_hash(data)
     # The full-hash name only matters if the short name is already taken by
@@ -183,4 +181,4 @@ def write_new(dir: Path, stem: str, suffix: str, data: bytes) -> Path:
         # the same bytes, so replacing its file changes nothing.
         write_atomic(target, data)
         return target
-    raise Conflict(f"{dir / (stem + '-' + digest + suffix)} exists with different content")
+    raise ContentConflict(str(dir / f"{stem}-{digest}{suffix}"))

@@ -12,6 +12,8 @@ says what the user can do about it.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from engine.errors import InvalidMove, MoveError
 
 EXIT_CODES: dict[int, str] = {
@@ -103,6 +105,65 @@ class StoreError(PbemError):
     exit_code = EXIT_STORE
 
 
+# --- errors of the base modules (pbem/names.py, pbem/atomic.py) --------------------------------
+# They sit below pbem.ui and cannot speak through its catalogs: each keeps what it is about as
+# fields (the input quoted as given) and an English message; pbem.ui.failures says it in the
+# reader's language, and the CLI prints that.
+
+NameKind = Literal["game", "seat", "identity", "file"]
+_NAME_HINTS: dict[str, str] = {
+    "game": "use 1 to 32 characters from a-z, 0-9, '-' and '_', starting with a letter or digit",
+    "seat": "lower-case letters, digits, - and _, starting with a letter; not top/middle/bottom/nobody/host/table",
+    "identity": "use 1 to 32 characters from a-z, 0-9, '_' and '-'",
+}
+
+
+class BadName(UsageError):
+    """A name a person typed that cannot become a file, a folder or a seat."""
+
+    def __init__(self, what: NameKind, name: str) -> None:
+        self.what = what
+        self.name = name
+        super().__init__(f"bad {what} name {name!r}", hint=_NAME_HINTS.get(what))
+
+
+class BadNameRead(BadPacket):
+    """A game id or seat name in a document someone sent that cannot name a file (cut to 80)."""
+
+    def __init__(self, what: Literal["game", "seat"], name: object) -> None:
+        self.what = what
+        self.name = str(name)[:80]
+        super().__init__(f"bad game id {self.name!r}" if what == "game" else f"bad seat name {self.name!r} in a document")
+
+
+class CannotWrite(UsageError):
+    """The operating system refused to write `path` (`reason`: its strerror)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot write {path!r}: {reason}")
+
+
+class NotARegularFile(UsageError):
+    """pbem replaces only regular files; `path` is a folder, a link or a special file."""
+
+    def __init__(self, path: str, what: Literal["folder", "link", "special"]) -> None:
+        self.path = path
+        self.what = what
+        said = {"folder": "a folder", "link": "a link", "special": "a device or special file"}[what]
+        super().__init__(f"{path!r} is {said}, not a regular file: pbem only replaces regular files",
+                         hint="write to a new or ordinary file (or leave out -o to print)")
+
+
+class ContentConflict(Conflict):
+    """A file named after its content holds other bytes (damaged, or a hash collision)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path} exists with different content")
+
+
 __all__ = [
     "EXIT_CODES",
     "EXIT_INVALID_MOVE",
@@ -120,4 +181,9 @@ __all__ = [
     "StaleMove",
     "Conflict",
     "StoreError",
+    "BadName",
+    "BadNameRead",
+    "CannotWrite",
+    "NotARegularFile",
+    "ContentConflict",
 ]

@@ -1,8 +1,9 @@
 """Every name that becomes a path or an identifier, checked whole and in one place.
 
 A name is checked before anything is written: `game new ../x`, `a/b`, `ünï`, a trailing
-newline or a NUL never reach the file system. Names typed by a person raise `UsageError`;
-names read from a file someone sent raise `BadPacket`.
+newline or a NUL never reach the file system. Names typed by a person raise `BadName`
+(a UsageError); names read from a file someone sent raise `BadNameRead` (a BadPacket).
+pbem.ui.failures says them in the reader's language.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from typing import Final
 
 from engine.moves import RESERVED_NAMES
-from pbem.errors import BadPacket, UsageError
+from pbem.errors import BadName, BadNameRead
 
 # What a host types after `pbem game new`: it names saves/NAME.db and saves/NAME/.
 GAME_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
@@ -36,22 +37,19 @@ def _whole(pattern: re.Pattern[str], name: object) -> bool:
 
 def check_game_name(name: str) -> str:
     if not _whole(GAME_NAME, name) or name in WINDOWS_RESERVED:
-        raise UsageError(f"bad game name {name!r}",
-                         hint="use 1 to 32 characters from a-z, 0-9, '-' and '_', starting with a letter or digit")
+        raise BadName("game", name)
     return name
 
 
 def check_game_id(game: object) -> str:
     if not _whole(GAME_ID, game) or str(game).lower() in WINDOWS_RESERVED:
-        raise BadPacket(f"bad game id {str(game)[:80]!r}")
+        raise BadNameRead("game", game)
     return str(game)
 
 
 def check_seat_name(name: str) -> str:
     if not _whole(SEAT_NAME, name) or name in RESERVED_SEATS:
-        raise UsageError(f"bad seat name {name!r}",
-                         hint="lower-case letters, digits, - and _, starting with a letter; "
-                              "not top/middle/bottom/nobody/host/table")
+        raise BadName("seat", name)
     return name
 
 
@@ -59,11 +57,11 @@ def check_seat_id(name: object) -> str:
     """A seat name read from a document someone sent (an invitation, a packet): it names
     files in the key home (join-SEAT.pbem, moves/SEAT-SEQ.pbem) and in the current folder."""
     if not _whole(SEAT_NAME, name) or name in RESERVED_SEATS:
-        raise BadPacket(f"bad seat name {str(name)[:80]!r} in a document")
+        raise BadNameRead("seat", name)
     return str(name)
 
 
 def check_identity_name(name: str) -> str:
     if not _whole(IDENTITY_NAME, name) or name in WINDOWS_RESERVED:
-        raise UsageError(f"bad identity name {name!r}", hint="use 1 to 32 characters from a-z, 0-9, '_' and '-'")
+        raise BadName("identity", name)
     return name

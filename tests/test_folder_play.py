@@ -118,7 +118,7 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
     db, homes = new_game(tmp_path)
     folder = tmp_path / "shared"
     out = run_cli(app, ["folder", "init", "t", folder, "--db", db]).output
-    assert "invitation.pbem and 0 packet(s)" in out
+    assert "invitation.pbem and 0 packets" in out
     run_cli(app, ["folder", "init", "t", folder, "--db", db])  # again: a no-op
     gf = GameFolder.open(folder)
     assert (folder / "invitation.pbem").exists() and gf.seats == tuple(SEATS)

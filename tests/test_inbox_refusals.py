@@ -59,7 +59,7 @@ def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> 
     # Run again: the inbox remembers what it read and reports only new mail (none).
     rerun = _inbox(box, db, table.homes["referee"])
     assert rerun.returncode == 0 and rerun.stderr == "", rerun.stderr
-    assert "no new mail" in rerun.stdout and "skipped 3 message(s) read before" in rerun.stdout
+    assert "no new mail" in rerun.stdout and "skipped 3 messages read before" in rerun.stdout
     # Read everything again: the good move is a duplicate now (not an error); the two refusals stay refusals.
     again = _inbox(box, db, table.homes["referee"], "--json", "--again")
     assert again.returncode == 3

@@ -44,6 +44,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.ui.terminal import printable
+from pbem.ui import failures
 from pbem.ui.words import t
 
 Log = Callable[[str], None]
@@ -134,7 +135,8 @@ class FolderHost:
 
     def _process(self, h: str, paths: list[Path], current: int) -> int:
         name = paths[0].name
-        copies = f" (+{len(paths) - 1} identical cop{'y' if len(paths) == 2 else 'ies'})" if len(paths) > 1 else ""
+        # the same file dropped more than once (a resend, a second host's copy) is one line
+        named = t("{name} (+{n} identical copy)", name=name, n=len(paths) - 1) if len(paths) > 1 else name
         try:
             data = paths[0].read_bytes()
         except FileNotFoundError:
@@ -146,7 +148,7 @@ class FolderHost:
         except REFUSED as exc:
             if self._young(paths[0]):
                 return current  # maybe still being written (a plain copy on NFS): look again later
-            self._aside(paths, "rejected", t("rejected {name}: {why}", name=name + copies, why=exc))
+            self._aside(paths, "rejected", t("rejected {name}: {why}", name=named, why=failures.message(exc)))
             return current
         # A move ahead of us waits for its packet; one of another game is refused below (15.6).
         ours = self.host.game_id()
@@ -159,14 +161,14 @@ class FolderHost:
             try:
                 out = self.host.accept(b)
             except REFUSED as exc:
-                self._aside(paths, "rejected", t("rejected {name}: {why}", name=name + copies, why=exc))
+                self._aside(paths, "rejected", t("rejected {name}: {why}", name=named, why=failures.message(exc)))
                 return current
             except Exception as exc:  # e.g. a locked database: keep the file, try again
                 if h not in self.retrying:
                     self.retrying.add(h)
                     self.log(t("could not process {name} ({why}); will retry", name=name, why=f"{type(exc).__name__}: {exc}"))
                 return current
-            self.log(f"{name}{copies}: {out.message}")
+            self.log(f"{named}: {out.message}")
             if out.seq:
                 current = out.seq
                 self._publish()  # players see the packet before we tidy the inbox
@@ -272,7 +274,7 @@ class MailHost:
             out = self.host.accept(block)
         except REFUSED as exc:
             self.log(t("rejected {kind} by {seat} in {name}: {why}", kind=block.kind, seat=getattr(block.doc, "seat", "?"),
-                        name=label, why=exc))
+                        name=label, why=failures.message(exc)))
             return "refused"
         except Exception as exc:
             self.log(t("could not process {name} ({why}); will retry", name=label, why=f"{type(exc).__name__}: {exc}"))

@@ -26,6 +26,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file
 from pbem.seat import answers, player
 from pbem.seat.home import join_path, latest_saved_packet
+from pbem.ui import failures
 from pbem.ui.words import t
 
 Log = Callable[[str], None]
@@ -115,7 +116,7 @@ class FolderBot:
                         except UsageError:
                             continue  # from before this key was handed the seat: not ours to read
                         except PbemError as exc:
-                            self.log(t("skipped {file}: {error}", file=path.name, error=exc))
+                            self.log(t("skipped {file}: {error}", file=path.name, error=failures.message(exc)))
             self.current = newest
         sp = self.current
         self.brain.observe(sp)

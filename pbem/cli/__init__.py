@@ -121,7 +121,9 @@ def main() -> None:
     except BadPosition as exc:
         _fail(str(exc), t("see docs/RULES.md §8 for the position format"), EXIT_BAD_POSITION)
     except PbemError as exc:
-        _fail(str(exc), exc.hint, exc.exit_code, getattr(exc, "source", None))
+        from pbem.ui import failures
+
+        _fail(failures.message(exc), failures.hint(exc), exc.exit_code, getattr(exc, "source", None))
     except KeyboardInterrupt:
         _fail(t("interrupted"), None, 130)
     except Exception as exc:  # click's own usage errors and aborts

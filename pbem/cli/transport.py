@@ -66,7 +66,8 @@ def game_email(
             name, sep, code = item.partition("=")
             norm = _normalise(code) if sep and name else None
             if norm is None:
-                raise UsageError(f"bad --lang {item!r}", hint=f"write NAME=LANG, LANG one of {', '.join(LANGUAGES)}")
+                raise UsageError(t("bad --lang {item}", item=repr(item)),
+                                 hint=t("write NAME=LANG, LANG one of {choices}", choices=", ".join(LANGUAGES)))
             languages[name.lower()] = norm
         if lang:
             host.set_config(languages=languages)
@@ -74,7 +75,7 @@ def game_email(
         for item in address:
             name, sep, addr = item.partition("=")
             if not sep or not name or (addr and "@" not in addr):
-                raise UsageError(f"bad address {item!r}", hint="write NAME=user@example.org, or NAME= to remove")
+                raise UsageError(t("bad address {item}", item=repr(item)), hint=t("write NAME=user@example.org, or NAME= to remove"))
             host.set_email(name.lower(), addr or None)
         emails = host.config().get("emails", {})
     for name, addr in emails.items():
@@ -156,14 +157,18 @@ def mail(
         courier = host_courier(host.config(), send, to_dir, key_home(None), mail_dir(host.facts.name, host.store.url))
         if pending:
             if not publish_pending(host, MailPublisher(host, courier), log=typer.echo):
-                typer.echo("nothing new to mail")
+                typer.echo(t("nothing new to mail"))
             return
         if seq is None:
             seq = host.head()[0]
         names = []
         for out in mails_for(host, seq):
-            what = "invitation" if seq == 0 else f"packet {seq}"
-            typer.echo(f"{what} to {out.name} <{out.address}>: {courier.deliver(out.message)}")
+            how = courier.deliver(out.message)
+            if seq == 0:
+                typer.echo(t("invitation to {name} <{address}>: {how}", name=out.name, address=out.address, how=how))
+            else:
+                typer.echo(t("packet {seq} to {name} <{address}>: {how}", seq=seq, name=out.name, address=out.address,
+                             how=how))
             names.append(out.name)
         note_mailed(host, names if seq else [], seq)
 
@@ -199,7 +204,7 @@ def mail_setup(
     path = save_profile(where, profile)
     for line in profile.describe():
         typer.echo(line)
-    typer.echo(f"saved in {path} (no password)")
+    typer.echo(t("saved in {path} (no password)", path=path))
 
 
 # --- both sides: reading mail ----------------------------------------------------------------
@@ -244,9 +249,9 @@ def inbox(
     if as_json:
         typer.echo(json.dumps(results, indent=2))
     elif not results:
-        typer.echo("no new mail")
+        typer.echo(t("no new mail"))
     if old and not as_json:
-        typer.echo(f"skipped {old} message(s) read before (--again reads them again)")
+        typer.echo(t("skipped {n} message read before (--again reads it again)", n=old))
     if refused:
         # One `error:` line per refused block is already on stderr; the exit code is the
         # first refusal's (3 bad packet, 5 stale, 6 illegal...), after everything else was routed.
@@ -266,7 +271,11 @@ def _read_quietly(where: Path, source, say) -> None:
         source.close()
     saved = sum(r["outcome"] in ("saved", "invitation") for r in results)
     refused = [r["message"] for r in results if r["outcome"] == "refused"]
-    say(f"read {len(results)} new block(s) of mail: {saved} new" + (f", {len(refused)} refused" if refused else ""))
+    if refused:
+        say(t("read {n} new block of mail: {saved} new, {refused} refused", n=len(results), saved=saved,
+              refused=len(refused)))
+    else:
+        say(t("read {n} new block of mail: {saved} new", n=len(results), saved=saved))
 
 
 def read_mail(source, router, results: list[dict], refused: list[int], echo) -> None:
@@ -334,9 +343,9 @@ def mail_join(
     courier, sender = reply.courier(smtp, where, me.name)
     signed, again = _once(join_path(where, inv.game, seat), lambda: player.join(inv, me, where))
     if again:
-        typer.echo(f"you joined {inv.game} before; mailing the same join again")
+        typer.echo(t("you joined {game} before; mailing the same join again", game=inv.game))
     msg = block_mail(signed, sender=sender, to=to)
-    typer.echo(f"join of {seat} for {inv.game}: {courier.deliver(msg)}")
+    typer.echo(t("join of {seat} for {game}: {how}", seat=seat, game=inv.game, how=courier.deliver(msg)))
 
 
 def packet_for(target: str, home: Path):
@@ -349,8 +358,8 @@ def packet_for(target: str, home: Path):
         return read_one(p, "packet")
     latest = latest_saved_packet(home, target)
     if latest is None:
-        raise UsageError(f"no packet of game {target!r} in {home}",
-                         hint="pass a packet file, or read your mail first with 'pbem inbox MAILDIR'")
+        raise UsageError(t("no packet of game {game} in {home}", game=repr(target), home=home),
+                         hint=t("pass a packet file, or read your mail first with 'pbem inbox MAILDIR'"))
     return read_one(latest, "packet")
 
 
@@ -419,8 +428,10 @@ def turn(
     if not (Path(target) / "pbem-folder.json").exists():
         if Path(target).is_dir() or move is not None or join_:
             if Path(target).is_dir():
-                raise UsageError(f"{target} is not a pbem game folder", hint="the host runs 'pbem folder init DIR GAME'")
-            raise UsageError(f"{target} is not a game folder", hint=f'for a mail game: pbem mail-move {target} "MOVE" --to HOST')
+                raise UsageError(t("{dir} is not a pbem game folder", dir=target),
+                                 hint=t("the host runs 'pbem folder init DIR GAME'"))
+            raise UsageError(t("{dir} is not a game folder", dir=target),
+                             hint=t("for a mail game: {example}", example=f'pbem mail-move {target} "MOVE" --to HOST'))
         mail_in = mail_in.or_profile(where)
         if mail_in.imap:
             _read_quietly(where, _mail_source([], mail_in, True, remember=where), say)
@@ -454,7 +465,7 @@ def turn(
     for line in seat.skipped:
         say(line)
     if sp is None:
-        say("the game has not started: waiting for every seat to join")
+        say(t("the game has not started: waiting for every seat to join"))
         if as_json:
             typer.echo(json.dumps({"game": seat.folder.game_id, "me": seat.seat, "phase": "joining"}))
         return
@@ -471,25 +482,25 @@ def turn(
         from engine.rules import check
 
         while True:
-            move = typer.prompt("your move (empty: later)", default="", show_default=False).strip() or None
+            move = typer.prompt(t("your move (empty: later)"), default="", show_default=False).strip() or None
             if move is None:
                 return
             try:
                 check(sp.view, move)
                 break
             except MoveError as exc:
-                typer.echo(f"not legal: {exc}", err=True)
+                typer.echo(t("not legal: {why}", why=exc), err=True)
     if move is None:
         if not mine:
-            say(f"waiting for {sp.doc.to_move}")
+            say(t("waiting for {player}", player=sp.doc.to_move))
         elif (made := answers.kept(sp, where)) is not None:
             say(made.before() + t("; waiting for the host"))
         else:
-            say(f'your turn: pbem turn {target} --as {me.name} "MOVE"')
+            say(t("your turn: {example}", example=f'pbem turn {target} --as {me.name} "MOVE"'))
         return
     path, made = seat.move(sp, move)
     if made.new:
-        say(f"move for packet {seq} submitted: {path}")
+        say(t("move for packet {seq} submitted: {path}", seq=seq, path=path))
         return
     say(made.before() + t("; submitted that move again: {path}", path=path))
     made.refuse_other(sp, move)
@@ -509,7 +520,7 @@ def _turn_trustless(folder: Path, move: str | None, me, where: Path, say, as_jso
     c = TrustlessFolderSeat.open(folder, me, where)
     if not c.joined():
         path, _ = c.join()
-        say(f"joined {c.inv.game} as seat {c.seat} with your key shares: {path}")
+        say(t("joined {game} as seat {seat} with your key shares: {path}", game=c.inv.game, seat=c.seat, path=path))
     for line in c.sync():
         if not as_json:
             say(line)
@@ -517,7 +528,7 @@ def _turn_trustless(folder: Path, move: str | None, me, where: Path, say, as_jso
     if c.seat in w.seats and w.step not in ("join", "move"):
         out = c.answer()
         if out is not None:
-            say(f"sent your {w.step} block for packet {c.ts.head[0]}: {out[0]}")
+            say(t("sent your {step} block for packet {seq}: {path}", step=w.step, seq=c.ts.head[0], path=out[0]))
     mine = w.step == "move" and w.seats == [c.seat]
     if as_json:
         typer.echo(json.dumps({**summary(c.ts), "your_turn": mine}, indent=2, ensure_ascii=False))
@@ -532,20 +543,23 @@ def _turn_trustless(folder: Path, move: str | None, me, where: Path, say, as_jso
         from engine.rules import check
 
         while True:
-            move = typer.prompt("your move (empty: later)", default="", show_default=False).strip() or None
+            move = typer.prompt(t("your move (empty: later)"), default="", show_default=False).strip() or None
             if move is None:
                 return
             try:
                 check(c.ts.view(), move)
                 break
             except MoveError as exc:
-                typer.echo(f"not legal: {exc}", err=True)
+                typer.echo(t("not legal: {why}", why=exc), err=True)
     if move is None:
         if mine and not c.answered():
-            say(f'your turn: pbem turn {folder} --as {me.name} "MOVE"')
+            say(t("your turn: {example}", example=f'pbem turn {folder} --as {me.name} "MOVE"'))
         return
     path, new = c.play(move)
-    say(f"move for packet {c.ts.head[0]} {'submitted' if new else 'submitted again'}: {path}")
+    if new:
+        say(t("move for packet {seq} submitted: {path}", seq=c.ts.head[0], path=path))
+    else:
+        say(t("move for packet {seq} submitted again: {path}", seq=c.ts.head[0], path=path))
 
 
 def folder_init(
@@ -565,8 +579,10 @@ def folder_init(
         folder, _ = init_folder(dir, host)
         host.set_config(transport={"folder": str(folder.dir.resolve())})
         seq = host.head()[0]
-    typer.echo(f"game folder for {folder.game_id} in {folder.dir}: invitation.pbem and {seq} packet(s)")
-    typer.echo(f"players: pbem turn {folder.dir} --as NAME   (joins, then shows the table)", err=True)
+    typer.echo(t("game folder for {game} in {dir}: invitation.pbem and {n} packet", game=folder.game_id, dir=folder.dir,
+                 n=seq))
+    typer.echo(t("players: {example}   (joins, then shows the table)", example=f"pbem turn {folder.dir} --as NAME"),
+               err=True)
 
 
 # --- the automatic host and bots -------------------------------------------------------------
@@ -683,7 +699,7 @@ def bot_run(
         mail_in = mail_in.or_profile(where)
     _one_source(folder, maildir, mail_in)
     if bot not in bot_kinds:
-        raise UsageError(f"unknown bot {bot!r}", hint="use smart or random")
+        raise UsageError(t("unknown bot {bot}", bot=repr(bot)), hint=t("use smart or random"))
     me = keys.identity()
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:

@@ -26,6 +26,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
 from pbem.seat import answers, player
 from pbem.seat.home import invitation_path, join_path, move_path
+from pbem.ui import failures
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the seat side (pbem turn) must not import the host's store
@@ -213,7 +214,7 @@ class Seat:
             except PbemError as exc:
                 if isinstance(exc, ForkedChain):
                     raise  # a fork of a verified chain is the host's doing: say it, never hide it
-                self.skipped.append(t("skipped {file}: {error}", file=path.name, error=exc))
+                self.skipped.append(t("skipped {file}: {error}", file=path.name, error=failures.message(exc)))
         return None
 
     def open_seq(self, seq: int, data: bytes) -> player.SeatPacket:

@@ -23,6 +23,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Move, Notice, Packet, Request, Signed,
                                      parse)
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
+from pbem.ui import failures
 from pbem.ui.words import t
 
 
@@ -78,7 +79,7 @@ def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
         try:
             blocks.append(parse(kind, payload))
         except PbemError as exc:
-            errors.append(f"{kind.lower()} block: {exc}")
+            errors.append(t("{kind} block: {error}", kind=kind.lower(), error=failures.message(exc)))
     return blocks, errors
 
 
@@ -153,7 +154,8 @@ class Router:
             return (*self._route(block), 0)
         except (PbemError, MoveError) as exc:
             code = exc.exit_code if isinstance(exc, PbemError) else move_exit_code(exc)
-            return "refused", t("{kind} for {game}: {error}", kind=block.kind, game=block.game, error=exc), code
+            said = t("{kind} for {game}: {error}", kind=block.kind, game=block.game, error=failures.message(exc))
+            return "refused", said, code
 
     def _route(self, block: Signed) -> tuple[str, str]:
         doc = block.doc

@@ -32,6 +32,7 @@ from pbem.protocol.armor import armor, dearmor_all
 from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
 from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
 from pbem.ui import when
+from pbem.ui.words import t
 
 VERSION = 1
 SIG_LEN = 64
@@ -217,17 +218,20 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.seq < 1 or not 1 <= self.round <= ROUNDS_PER_GAME:
-            raise BadPacket(f"packet {str(self.seq)[:20]} of round {str(self.round)[:20]}: numbers start at 1 "
-                            f"and a game has {ROUNDS_PER_GAME} rounds")
+            raise BadPacket(t("packet {seq} of round {round}: numbers start at 1 and a game has {rounds} rounds",
+                              seq=str(self.seq)[:20], round=str(self.round)[:20], rounds=ROUNDS_PER_GAME))
         # in play somebody moves, unless a trustless table waits for a step (`waiting`); when it is over nobody
         if self.phase == "game-over" and self.to_move is not None:
-            raise BadPacket(f"packet {str(self.seq)[:20]} ends the game but names {self.to_move[:40]!r} to move")
+            raise BadPacket(t("packet {seq} ends the game but names {player} to move", seq=str(self.seq)[:20],
+                              player=repr(self.to_move[:40])))
         if self.phase != "game-over" and self.to_move is None and self.waiting is None:
-            raise BadPacket(f"packet {str(self.seq)[:20]} ({self.phase}) names nobody to move and no step it waits for")
+            raise BadPacket(t("packet {seq} ({phase}) names nobody to move and no step it waits for",
+                              seq=str(self.seq)[:20], phase=self.phase))
         if self.to_move is not None and self.to_move not in self.parts:
-            raise BadPacket(f"packet {self.seq} names {self.to_move[:40]!r} to move, who holds no seat")
+            raise BadPacket(t("packet {seq} names {player} to move, who holds no seat", seq=self.seq,
+                              player=repr(self.to_move[:40])))
         if any(not isinstance(e.get("event"), str) for e in self.events):  # found by test_hostile_input's fuzzing
-            raise BadPacket(f"packet {self.seq} holds an event without its kind")
+            raise BadPacket(t("packet {seq} holds an event without its kind", seq=self.seq))
 
     def moves_json(self) -> list[dict[str, Any]]:
         return [msgspec.to_builtins(m) for m in self.moves]
@@ -358,7 +362,7 @@ class Request(Document, tag=f"pbem-request/{VERSION}", frozen=True, kw_only=True
     def __post_init__(self) -> None:
         super().__post_init__()
         if (self.action == "away") != (self.until is not None):
-            raise BadPacket("an away request names the time it ends, and only an away request does")
+            raise BadPacket(t("an away request names the time it ends, and only an away request does"))
 
 
 class Handover(Document, tag=f"pbem-handover/{VERSION}", frozen=True, kw_only=True):
@@ -399,9 +403,10 @@ class Tokens(Shape, frozen=True, kw_only=True):
 
     def __post_init__(self) -> None:
         if (self.tokens is None) == (self.sealed is None) or (self.tokens is not None) != (self.to == ALL_SEATS):
-            raise BadPacket(f"{self.maker[:40]}'s tokens must be public (to all) or sealed to one seat, not both")
+            raise BadPacket(t("{seat}'s tokens must be public (to all) or sealed to one seat, not both",
+                              seat=self.maker[:40]))
         if not self.slots:
-            raise BadPacket(f"{self.maker[:40]}'s token bundle names no slot")
+            raise BadPacket(t("{seat}'s token bundle names no slot", seat=self.maker[:40]))
 
 
 class StackShuffle(Shape, frozen=True):
@@ -449,15 +454,18 @@ class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
         need = _STEP_FIELDS[self.step]
         if self.step == "move":
             if (self.play is None) == (self.discard is None):
-                raise BadPacket(f"{self.seat}'s move must open a played card or name discarded slots, one of them")
+                raise BadPacket(t("{seat}'s move must open a played card or name discarded slots, one of them",
+                                  seat=self.seat))
             need = need | {"play" if self.play is not None else "discard"}
         if present != need:
-            raise BadPacket(f"{self.seat}'s {self.step} message carries {sorted(present)}, expected {sorted(need)}")
+            raise BadPacket(t("{seat}'s {step} message carries {fields}, expected {expected}", seat=self.seat,
+                              step=self.step, fields=sorted(present), expected=sorted(need)))
         if self.step in ("deal", "tokens", "goal") and not self.tokens:
-            raise BadPacket(f"{self.seat}'s {self.step} message carries no tokens")
-        for t in self.tokens or []:
-            if t.maker != self.seat:
-                raise BadPacket(f"{self.seat}'s message carries tokens made by {t.maker[:40]!r}")
+            raise BadPacket(t("{seat}'s {step} message carries no tokens", seat=self.seat, step=self.step))
+        for tok in self.tokens or []:
+            if tok.maker != self.seat:
+                raise BadPacket(t("{seat}'s message carries tokens made by {maker}", seat=self.seat,
+                                  maker=repr(tok.maker[:40])))
 
 
 TYPES: dict[str, type[Document]] = {t.KIND: t for t in (Invitation, Join, Packet, Move, Archive, Notice, Request,
@@ -491,7 +499,7 @@ class Signed(Generic[D]):
     def expect(self, cls: type[E]) -> Signed[E]:
         """This block, if it is a `cls` document; else BadPacket naming what it is."""
         if not isinstance(self.doc, cls):
-            raise BadPacket(f"expected a {cls.KIND}, got a {self.kind}")
+            raise BadPacket(t("expected a {kind}, got a {other}", kind=cls.KIND, other=self.kind))
         return cast("Signed[E]", self)
 
 
@@ -530,7 +538,8 @@ def load_json(data: bytes, what: str) -> Any:
     try:
         return msgspec.json.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError) as exc:
-        raise BadPacket(f"{what} is damaged: its document is not JSON we read ({_short(exc)})") from None
+        raise BadPacket(t("{what} is damaged: its document is not JSON we read ({detail})", what=what,
+                          detail=_short(exc))) from None
 
 
 def convert(obj: Any, cls: type[S], what: str) -> S:
@@ -538,11 +547,11 @@ def convert(obj: Any, cls: type[S], what: str) -> S:
     try:
         typed = msgspec.convert(obj, cls, strict=True)
     except msgspec.ValidationError as exc:
-        raise BadPacket(f"{what} is malformed: {_short(exc)}") from None
+        raise BadPacket(t("{what} is malformed: {detail}", what=what, detail=_short(exc))) from None
     except RecursionError:
-        raise BadPacket(f"{what} is nested too deeply") from None
+        raise BadPacket(t("{what} is nested too deeply", what=what)) from None
     if msgspec.to_builtins(typed) != _without_old_nulls(obj, cls):  # e.g. an optional field written as null
-        raise BadPacket(f"{what} is not in canonical form")
+        raise BadPacket(t("{what} is not in canonical form", what=what))
     return typed
 
 
@@ -563,22 +572,24 @@ def parse(kind: str, payload: bytes, *, check_signature: bool = True) -> Signed[
     k = kind.lower()
     cls = TYPES.get(k)
     if cls is None:
-        raise BadPacket(f"unknown block type {kind[:24]!r}", hint="is this a pbem file?")
-    check_size(len(payload), MAX_BLOCK, f"a {k} block")
+        raise BadPacket(t("unknown block type {kind}", kind=repr(kind[:24])), hint=t("is this a pbem file?"))
+    check_size(len(payload), MAX_BLOCK, t("a {kind} block", kind=k))
     if len(payload) <= SIG_LEN + 2:
-        raise BadPacket(f"{k} block is truncated ({len(payload)} bytes)")
+        raise BadPacket(t("{kind} block is truncated ({size} bytes)", kind=k, size=len(payload)))
     sig, body = payload[:SIG_LEN], payload[SIG_LEN:]
-    raw = load_json(body, f"{k} block")
+    what = t("the {kind} block", kind=k)
+    raw = load_json(body, what)
     fmt = raw.get("format") if isinstance(raw, dict) else None
     if fmt != f"pbem-{k}/{VERSION}":
         newer = isinstance(fmt, str) and fmt.startswith(f"pbem-{k}/")
-        raise BadPacket(f"{k} block has format {str(fmt)[:40]!r}, expected 'pbem-{k}/{VERSION}'",
-                        hint="a newer pbem may be needed" if newer else None)
+        raise BadPacket(t("{kind} block has format {format}, expected {expected}", kind=k, format=repr(str(fmt)[:40]),
+                          expected=repr(f"pbem-{k}/{VERSION}")),
+                        hint=t("a newer pbem may be needed") if newer else None)
     if canonical_json(raw) != body:
-        raise BadPacket(f"{k} block is not in canonical form")
+        raise BadPacket(t("{what} is not in canonical form", what=what))
     if "game" in raw:
         check_game_id(raw["game"])  # first: the id names files, and the reader's error quotes it
-    doc = convert(raw, cls, f"{k} block")
+    doc = convert(raw, cls, what)
     signer = PublicKey.decode(doc.signer)
     if check_signature:
         verify(signer, body, sig)
@@ -604,7 +615,7 @@ def read_text(path: Path) -> str:
         check_size(path.stat().st_size, MAX_FILE, repr(str(path)))
         data = path.read_bytes()
     except OSError as exc:
-        raise BadPacket(f"cannot read {str(path)!r}: {exc.strerror}") from None
+        raise BadPacket(t("cannot read {path}: {why}", path=repr(str(path)), why=exc.strerror)) from None
     return data.decode("utf-8", errors="replace")
 
 
@@ -612,17 +623,18 @@ def read_file(path: Path) -> list[Signed[Any]]:
     """Every signed block in a file (armoured text, possibly inside an email)."""
     blocks = read_blocks(read_text(path))
     if not blocks:
-        raise BadPacket(f"{str(path)!r} holds no pbem block", hint="expected a file written by pbem")
+        raise BadPacket(t("{path} holds no pbem block", path=repr(str(path))), hint=t("expected a file written by pbem"))
     return blocks
 
 
 def read_one(path: Path, kind: str) -> Signed[Any]:
     blocks = [b for b in read_file(path) if b.kind == kind]
     if not blocks:
-        raise BadPacket(f"{str(path)!r} holds no {kind}")
+        raise BadPacket(t("{path} holds no {kind}", path=repr(str(path)), kind=kind))
     distinct = {b.hash: b for b in blocks}
     if len(distinct) > 1:
-        raise BadPacket(f"{str(path)!r} holds {len(distinct)} different {kind}s; pass one")
+        raise BadPacket(t("{path} holds {n} different {kind} blocks; pass one", path=repr(str(path)), n=len(distinct),
+                          kind=kind))
     return blocks[0]
 
 
@@ -653,13 +665,13 @@ def seal_json(obj: Any, recipient: PublicKey, info: bytes, *, pad: str) -> str:
 
 
 def open_json(text: Any, identity: Identity, info: bytes) -> Any:
-    plain = open_sealed(unb64(text, "sealed part"), identity, info)
-    return load_json(plain, "a sealed part")
+    plain = open_sealed(unb64(text, t("the sealed part")), identity, info)
+    return load_json(plain, t("the sealed part"))
 
 
 def open_as(cls: type[S], text: Any, identity: Identity, info: bytes) -> S:
     """A sealed box holding a `cls` (a seat's part, a sealed move), opened and checked."""
-    return convert(open_json(text, identity, info), cls, f"a sealed {cls.__name__.lower()}")
+    return convert(open_json(text, identity, info), cls, t("the sealed {kind}", kind=cls.__name__.lower()))
 
 
 def b64(data: bytes) -> str:
@@ -668,8 +680,8 @@ def b64(data: bytes) -> str:
 
 def unb64(text: Any, what: str) -> bytes:
     if not isinstance(text, str):
-        raise BadPacket(f"{what} is not base64 text")
+        raise BadPacket(t("{what} is not base64 text", what=what))
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise BadPacket(f"{what} is not valid base64") from None
+        raise BadPacket(t("{what} is not valid base64", what=what)) from None

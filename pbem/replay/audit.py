@@ -44,9 +44,17 @@ from pbem.replay.rounds import Source, invitation_of
 from pbem.replay.told import PacketCheck, Step
 from pbem.seat.home import invitation_path, load_invitation
 from pbem.seat.player import seat_in, seat_of
+from pbem.ui import when
+from pbem.ui.words import t
 
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
              "to_move", "round")
+
+
+# The checks a fault names (Fault.check; `pbem audit --json` shows them as they are).
+(ANCHOR, ARCHIVE, CHAIN, COMMIT, DEAL, ENGINE, ENVELOPE, FINAL, HANDOVER, INVITATION, JOIN, ORDER, SECRET,
+ SIGNATURE) = ("anchor", "archive", "chain", "commit", "deal", "engine", "envelope", "final", "handover", "invitation",
+               "join", "order", "secret", "signature")
 
 
 class AuditFailed(PbemError):
@@ -63,9 +71,12 @@ class Fault:
 
     def line(self) -> str:
         if self.packet is not None:
-            return f"packet {self.packet}: {self.message}"
-        where = "archive" if self.move is None else "deal" if self.move == 0 else f"move {self.move}"
-        return f"{where}: {self.message}"
+            return t("packet {seq}: {fault}", seq=self.packet, fault=self.message)
+        if self.move is None:
+            return t("archive: {fault}", fault=self.message)
+        if self.move == 0:
+            return t("deal: {fault}", fault=self.message)
+        return t("move {n}: {fault}", n=self.move, fault=self.message)
 
 
 @dataclass
@@ -96,17 +107,30 @@ class Report:
 
     def summary(self) -> str:
         c = self.counts
-        return (f"audit ok: game {self.game} round {self.round}: archive signed by host {self.host}; "
-                f"{c.get('join', 0)} joins; secret matches its commitment; deal recomputed; "
-                f"{self.moves} moves: {c.get('envelope', 0)} signatures, {c.get('commit', 0)} commitments, "
-                f"{c.get('engine', 0)} re-applied to the final position; chain of {c.get('chain', 0)} packets"
-                + (f" ({c['packet-file']} matched to packet files)" if c.get("packet-file") else "")
-                + (f"; {c['host-move']} moves made by the host for a silent seat" if c.get("host-move") else "")
-                + (f"; {c['handover']} seat handover(s) checked" if c.get("handover") else "")
-                + (f"; {c['packet-table']} packets' tables, {c.get('packet-moves', 0)} packets' moves and "
-                   f"{c.get('packet-result', 0)} result checked against the replay" if c.get("packet-table") else "")
-                + (f"; {c.get('part', 0)} of {self.seat}'s sealed parts opened and checked" if self.seat else "")
-                + (f"; anchored to {self.anchor}" if self.anchor else ""))
+        said = [t("audit ok: game {game} round {round}: archive signed by host {host}", game=self.game,
+                  round=self.round, host=self.host),
+                t("{n} join", n=c.get("join", 0)), t("secret matches its commitment"), t("deal recomputed"),
+                t("{n} move: {signatures} signatures, {commitments} commitments, {engine} re-applied to the final "
+                  "position", n=self.moves, signatures=c.get("envelope", 0), commitments=c.get("commit", 0),
+                  engine=c.get("engine", 0))]
+        if c.get("packet-file"):
+            said.append(t("chain of {n} packet ({files} matched to packet files)", n=c.get("chain", 0),
+                          files=c["packet-file"]))
+        else:
+            said.append(t("chain of {n} packet", n=c.get("chain", 0)))
+        if c.get("host-move"):
+            said.append(t("{n} move made by the host for a silent seat", n=c["host-move"]))
+        if c.get("handover"):
+            said.append(t("{n} seat handover checked", n=c["handover"]))
+        if c.get("packet-table"):
+            said.append(t("{tables} packets' tables, {moves} packets' moves and {results} result checked against "
+                          "the replay", tables=c["packet-table"], moves=c.get("packet-moves", 0),
+                          results=c.get("packet-result", 0)))
+        if self.seat:
+            said.append(t("{n} of {seat}'s sealed parts opened and checked", n=c.get("part", 0), seat=self.seat))
+        if self.anchor:
+            said.append(t("anchored to {anchor}", anchor=self.anchor))
+        return t("; ").join(said)
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "round": self.round, "origin": self.origin, "ok": self.ok, "host": self.host,
@@ -129,17 +153,18 @@ def anchor_for(game: str, home: Path, invitation_file: Path | None) -> tuple[Sig
     if invitation_file is not None:
         given = read_one(invitation_file, "invitation")
         if given.game != game:
-            raise UsageError(f"{str(invitation_file)!r} invites to game {given.game}, not {game}")
+            raise UsageError(t("{path} invites to game {other}, not {game}", path=repr(str(invitation_file)),
+                               other=given.game, game=game))
         if given.signer.encode() != given.expect(Invitation).doc.host.key:
-            raise BadSignature(f"{str(invitation_file)!r} is not signed by the host it names")
-        return given, f"the invitation {invitation_file}"
+            raise BadSignature(t("{path} is not signed by the host it names", path=repr(str(invitation_file))))
+        return given, t("the invitation {path}", path=invitation_file)
     try:
         path = invitation_path(home, game)
     except PbemError:  # a game id that cannot be a folder name: never joined
         return None, ""
     if not path.is_file():
         return None, ""
-    return load_invitation(home, game), f"the invitation you joined ({path})"
+    return load_invitation(home, game), t("the invitation you joined ({path})", path=path)
 
 
 def auditor_seat(src: Source, game: str, anchor: Signed[Invitation], identity: Identity) -> str:
@@ -156,7 +181,7 @@ def auditor_seat(src: Source, game: str, anchor: Signed[Invitation], identity: I
         try:
             packet = parse("packet", src.payloads[newest]).expect(Packet)
         except PbemError:
-            raise UsageError(f"key {identity.name!r} holds no seat in game {game}") from None
+            raise UsageError(t("key {name} holds no seat in game {game}", name=repr(identity.name), game=game)) from None
         if packet.signer.encode() != anchor.doc.host.key:
             raise
         return seat_in(packet.doc, anchor, identity)
@@ -179,7 +204,8 @@ def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None 
             report = audit(payload, origin=origin, previous_final=previous, packets=packets, payloads=src.payloads,
                            trust=trust)
             if len(versions) > 1:
-                report.fault(None, "chain", f"{src.label} holds {len(versions)} different archives of this round")
+                report.fault(None, CHAIN, t("{source} holds {n} different archives of this round", source=src.label,
+                                              n=len(versions)))
             reports.append(report)
     return reports
 
@@ -196,7 +222,7 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
         block = parse("archive", payload, check_signature=False)
     except PbemError as exc:
         rep = Report("?", 0, origin)
-        rep.fault(None, "archive", f"the archive is malformed: {exc}")
+        rep.fault(None, ARCHIVE, t("the archive is malformed: {error}", error=exc))
         return rep
     doc: Archive = block.doc
     rep = Report(doc.game, doc.round, origin)
@@ -206,22 +232,23 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
         check_signature(block)
         rep.passed("signature")
     except BadSignature:
-        rep.fault(None, "signature", "the archive's signature does not verify: it was changed after the host signed it")
+        rep.fault(None, SIGNATURE, t("the archive's signature does not verify: it was changed after the host signed it"))
     try:
         invitation = invitation_of(doc)
     except PbemError as exc:
-        rep.fault(None, "invitation", f"the invitation inside the archive is unusable: {exc}")
+        rep.fault(None, INVITATION, t("the invitation inside the archive is unusable: {error}", error=exc))
         return rep
     if trust.anchor is not None and trust.anchor.hash != invitation.hash:
-        rep.fault(None, "anchor", f"the archive holds another invitation than the one you trust ({trust.anchor_origin}): "
-                                  f"host {_host_of(invitation)} instead of {_host_of(trust.anchor)}; "
-                                  "this is not the game you joined")
+        rep.fault(None, ANCHOR, t("the archive holds another invitation than the one you trust ({anchor}): host "
+                                    "{host} instead of {trusted}; this is not the game you joined",
+                                    anchor=trust.anchor_origin, host=_host_of(invitation), trusted=_host_of(trust.anchor)))
         return rep
     try:
         _check_all(rep, doc, invitation, previous_final, packets, payloads or {}, trust)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         # Nonsense inside a well-typed archive (its positions are engine data) is a fault, not a crash.
-        rep.fault(None, "archive", f"the archive holds data that cannot be checked: {type(exc).__name__}: {exc}")
+        rep.fault(None, ARCHIVE, t("the archive holds data that cannot be checked: {kind}: {error}",
+                                     kind=type(exc).__name__, error=exc))
     return rep
 
 
@@ -263,26 +290,34 @@ def _check_handovers(rep: Report, doc: Archive, invitation: Signed[Invitation], 
     for h in doc.handovers or []:
         seat, at = h.seat, h.at
         if seat not in current:
-            rep.fault(None, "handover", f"a handover names seat {seat!r} at packet {at}, which the game does not have")
+            rep.fault(None, HANDOVER, t("a handover names seat {seat} at packet {seq}, which the game does not have",
+                                          seat=repr(seat), seq=at))
             continue
         try:
-            block = parse("handover", unb64(h.document, f"{seat}'s handover")).expect(Handover)
+            block = parse("handover", unb64(h.document, t("{seat}'s handover", seat=seat))).expect(Handover)
         except PbemError as exc:
-            rep.fault(None, "handover", f"the handover of seat {seat} at packet {at} is unusable: {exc}")
+            rep.fault(None, HANDOVER, t("the handover of seat {seat} at packet {seq} is unusable: {error}", seat=seat,
+                                          seq=at, error=exc))
             continue
         if block.game != invitation.game or block.doc.seat != seat or block.doc.key != h.key:
-            rep.fault(None, "handover", f"the handover of seat {seat} at packet {at} does not match its signed document")
+            rep.fault(None, HANDOVER, t("the handover of seat {seat} at packet {seq} does not match its signed "
+                                          "document", seat=seat, seq=at))
             continue
         signer = block.signer.encode()
         if signer not in (host_key, current[seat]):
-            rep.fault(None, "handover", f"the handover of seat {seat} at packet {at} is signed by key "
-                                        f"{block.signer.fingerprint()}, neither the host's nor the seat's")
+            rep.fault(None, HANDOVER, t("the handover of seat {seat} at packet {seq} is signed by key {fingerprint}, "
+                                          "neither the host's nor the seat's", seat=seat, seq=at,
+                                          fingerprint=block.signer.fingerprint()))
             continue
         current[seat] = h.key
         spans[seat].append((at, current[seat]))
-        by = "the host" if signer == host_key else "the seat's old key"
-        rep.notes.append(f"seat {seat} was handed over to key {PublicKey.decode(current[seat]).fingerprint()} "
-                         f"from packet {at} on (signed by {by})")
+        fingerprint = PublicKey.decode(current[seat]).fingerprint()
+        if signer == host_key:
+            rep.notes.append(t("seat {seat} was handed over to key {fingerprint} from packet {seq} on (signed by the "
+                               "host)", seat=seat, fingerprint=fingerprint, seq=at))
+        else:
+            rep.notes.append(t("seat {seat} was handed over to key {fingerprint} from packet {seq} on (signed by the "
+                               "seat's old key)", seat=seat, fingerprint=fingerprint, seq=at))
         rep.passed("handover")
 
     def key_at(seat: str, seq: int) -> str | None:
@@ -299,40 +334,43 @@ def _check_invitation(rep: Report, doc: Archive, invitation: Signed[Invitation])
     except PbemError:
         rep.host = host.name
     if invitation.signer.encode() != host.key:
-        rep.fault(None, "invitation", "the invitation is not signed by the host it names")
+        rep.fault(None, INVITATION, t("the invitation is not signed by the host it names"))
     if doc.signer != host.key:
-        rep.fault(None, "signature", f"the archive is not signed by the game's host {host.name!r}")
+        rep.fault(None, SIGNATURE, t("the archive is not signed by the game's host {host}", host=repr(host.name)))
     if invitation.game != doc.game:
-        rep.fault(None, "invitation", f"the archive of game {doc.game} holds the invitation of game {invitation.game}")
+        rep.fault(None, INVITATION, t("the archive of game {game} holds the invitation of game {other}", game=doc.game,
+                                        other=invitation.game))
 
 
 def _check_joins(rep: Report, doc: Archive, invitation: Signed[Invitation], seats: dict[str, str]) -> list[bytes] | None:
     found: dict[str, bytes] = {}
     for i, text in enumerate(doc.joins, 1):
         try:
-            block = parse("join", unb64(text, f"join {i}"))
+            block = parse("join", unb64(text, t("join {n}", n=i)))
         except PbemError as exc:
-            rep.fault(0, "join", f"join {i} is unusable: {exc}")
+            rep.fault(0, JOIN, t("join {n} is unusable: {error}", n=i, error=exc))
             continue
         join: Join = block.doc
         seat = join.seat
         if seat not in seats:
-            rep.fault(0, "join", f"join {i} is for seat {seat!r}, which the invitation does not have")
+            rep.fault(0, JOIN, t("join {n} is for seat {seat}, which the invitation does not have", n=i,
+                                   seat=repr(seat)))
         elif join.signer != seats[seat]:
-            rep.fault(0, "join", f"{seat}'s join is signed by key {block.signer.fingerprint()}, not the seat's key")
+            rep.fault(0, JOIN, t("{seat}'s join is signed by key {fingerprint}, not the seat's key", seat=seat,
+                                   fingerprint=block.signer.fingerprint()))
         elif join.invitation != invitation.hash or join.game != invitation.game:
-            rep.fault(0, "join", f"{seat}'s join answers another invitation")
+            rep.fault(0, JOIN, t("{seat}'s join answers another invitation", seat=seat))
         elif seat in found:
-            rep.fault(0, "join", f"{seat} has two joins")
+            rep.fault(0, JOIN, t("{seat} has two joins", seat=seat))
         else:
             try:
-                found[seat] = unb64(join.contribution, f"{seat}'s contribution")
+                found[seat] = unb64(join.contribution, t("{seat}'s contribution", seat=seat))
                 rep.passed("join")
             except PbemError as exc:
-                rep.fault(0, "join", str(exc))
+                rep.fault(0, JOIN, str(exc))
     missing = [s for s in seats if s not in found]
     if missing:
-        rep.fault(0, "join", f"no valid join of {', '.join(missing)}: the deal cannot be recomputed")
+        rep.fault(0, JOIN, t("no valid join of {seats}: the deal cannot be recomputed", seats=", ".join(missing)))
         return None
     return [found[s] for s in seats]
 
@@ -340,15 +378,17 @@ def _check_joins(rep: Report, doc: Archive, invitation: Signed[Invitation], seat
 def _check_secret(rep: Report, doc: Archive, invitation: Signed[Invitation]) -> bytes | None:
     commitments = invitation.doc.commitments
     if not 1 <= rep.round <= len(commitments):
-        rep.fault(None, "secret", f"the invitation commits to {len(commitments)} rounds, not to round {rep.round}")
+        rep.fault(None, SECRET, t("the invitation commits to {n} rounds, not to round {round}", n=len(commitments),
+                                    round=rep.round))
         return None
     try:
         secret = bytes.fromhex(doc.secret)
     except ValueError:
-        rep.fault(0, "secret", "the revealed secret is not hex")
+        rep.fault(0, SECRET, t("the revealed secret is not hex"))
         return None
     if not fairness.secret_matches(invitation.game, rep.round, secret, commitments[rep.round - 1]):
-        rep.fault(0, "secret", f"the revealed secret does not match the invitation's commitment for round {rep.round}")
+        rep.fault(0, SECRET, t("the revealed secret does not match the invitation's commitment for round {round}",
+                                 round=rep.round))
         return None
     rep.passed("secret")
     return secret
@@ -367,7 +407,8 @@ def _check_deal(rep: Report, doc: Archive, invitation: Signed[Invitation], secre
         first = players.index(carried.first) if carried.first in players else 0
         if previous is not None and (previous.get("gold") != gold or previous.get("nuggets") != nuggets
                                      or previous.get("next_start") != carried.first):
-            rep.fault(0, "deal", f"what round {rep.round} says it carried over differs from how round {rep.round - 1} ended")
+            rep.fault(0, DEAL, t("what round {round} says it carried over differs from how round {before} ended",
+                                   round=rep.round, before=rep.round - 1))
     elif previous is not None:
         gold, nuggets = previous.get("gold"), previous.get("nuggets")
         first = players.index(previous["next_start"]) if previous.get("next_start") in players else 0
@@ -376,15 +417,15 @@ def _check_deal(rep: Report, doc: Archive, invitation: Signed[Invitation], secre
         # carried gold and first seat from `start` and compare the pile only as a set of cards.
         gold, nuggets = start.get("gold"), start.get("nuggets")
         first = players.index(start["to_move"]) if start.get("to_move") in players else 0
-        rep.notes.append(f"round {rep.round - 1}'s archive is not in the source: the order of the nugget pile, "
-                         "the carried gold and the first player were taken from the archive, not checked")
+        rep.notes.append(t("round {round}'s archive is not in the source: the order of the nugget pile, the carried "
+                           "gold and the first player were taken from the archive, not checked", round=rep.round - 1))
     try:
         dealt = dump(deal(invitation.doc.ruleset, players,
                           fairness.round_chance(invitation.game, rep.round, secret, contributions),
                           options=frozenset(invitation.doc.options), round_no=rep.round, first_seat=first,
                           gold=gold, nuggets=nuggets))
     except (KeyError, ValueError, TypeError) as exc:
-        rep.fault(0, "deal", f"the deal cannot be recomputed: {exc}")
+        rep.fault(0, DEAL, t("the deal cannot be recomputed: {error}", error=exc))
         return
     if rep.round > 1 and previous is None and carried is None:
         dealt["nuggets"] = sorted(dealt["nuggets"])
@@ -398,8 +439,8 @@ def _check_deal(rep: Report, doc: Archive, invitation: Signed[Invitation], secre
             else:
                 differ.append(key)
     if differ:
-        rep.fault(0, "deal", f"the starting position is not the deal of the secret and the contributions: "
-                             f"{'; '.join(differ)} differ")
+        rep.fault(0, DEAL, t("the starting position is not the deal of the secret and the contributions: "
+                               "{fields} differ", fields="; ".join(differ)))
     else:
         rep.passed("deal")
 
@@ -413,19 +454,21 @@ def _check_chain(rep: Report, doc: Archive, invitation: Signed[Invitation],
         seq, h, prev = entry.seq, entry.hash, entry.prev
         if before is None:
             if seq == 1 and prev != invitation.hash:
-                rep.fault(None, "chain", "packet 1 does not follow the invitation")
+                rep.fault(None, CHAIN, t("packet 1 does not follow the invitation"))
         elif seq != before.seq + 1 or prev != before.hash:
-            rep.fault(None, "chain", f"packet {seq} does not follow packet {before.seq} in the archive's chain")
+            rep.fault(None, CHAIN, t("packet {seq} does not follow packet {before} in the archive's chain", seq=seq,
+                                       before=before.seq))
         chain[seq] = h
         before = entry
         rep.passed("chain")
         for other, where in packets.get(seq, {}).items():
             if other != h:
-                rep.fault(None, "chain", f"packet {seq} in {where} is not the packet {seq} of the archive's chain")
+                rep.fault(None, CHAIN, t("packet {seq} in {where} is not the packet {seq} of the archive's chain",
+                                           seq=seq, where=where))
             else:
                 rep.passed("packet-file")
     if not chain:
-        rep.fault(None, "chain", "the archive holds no packet chain")
+        rep.fault(None, CHAIN, t("the archive holds no packet chain"))
     return chain
 
 
@@ -437,7 +480,7 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
     try:
         state = load(doc.start)
     except (BadPosition, KeyError, TypeError) as exc:
-        rep.fault(0, "engine", f"the starting position is unreadable: {exc}")
+        rep.fault(0, ENGINE, t("the starting position is unreadable: {error}", error=exc))
         state = None
     steps = [Step(state.copy(), events=[] if rep.round == 1 else None)] if state is not None else []
     unanswered = False  # a move whose packet is unknown: the packets cannot be matched to steps
@@ -445,21 +488,31 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
     i = 0
     for m in doc.moves:
         if m.n != i + 1:
-            what = f"missing: the archive goes from move {i} to move {m.n}" if m.n > i + 1 \
-                else f"out of order: the archive numbers it {m.n!r}"
-            rep.fault(i + 1, "order", f"move {i + 1} is {what}")
+            if m.n > i + 1:
+                rep.fault(i + 1, ORDER, t("move {n} is missing: the archive goes from move {before} to move {after}",
+                                            n=i + 1, before=i, after=m.n))
+            else:
+                rep.fault(i + 1, ORDER, t("move {n} is out of order: the archive numbers it {said}", n=i + 1,
+                                            said=repr(m.n)))
         i = m.n if m.n > i else i + 1
         seq = _check_envelope(rep, i, m, key_at, chain, doc.game, doc.signer)
         unanswered = unanswered or seq is None
         if seq is not None:
             if last_seq is not None and seq != last_seq + 1 and not set(range(last_seq + 1, seq)) <= handed:
-                rep.fault(i, "chain", f"answers packet {seq}, but the move before it answered packet {last_seq}"
-                                      + (": a move between them is missing" if seq > last_seq + 1 else ""))
+                if seq > last_seq + 1:
+                    rep.fault(i, CHAIN, t("answers packet {seq}, but the move before it answered packet {before}: a "
+                                            "move between them is missing", seq=seq, before=last_seq))
+                else:
+                    rep.fault(i, CHAIN, t("answers packet {seq}, but the move before it answered packet {before}",
+                                            seq=seq, before=last_seq))
             last_seq = seq
         if state is None:
             continue
         if state.phase == OVER or state.player != m.seat:
-            rep.fault(i, "engine", f"is by {m.seat}, but {'nobody' if state.phase == OVER else state.player} was to move")
+            if state.phase == OVER:
+                rep.fault(i, ENGINE, t("is by {seat}, but nobody was to move", seat=m.seat))
+            else:
+                rep.fault(i, ENGINE, t("is by {seat}, but {player} was to move", seat=m.seat, player=state.player))
             state = None
             continue
         try:
@@ -467,18 +520,19 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
             rep.passed("engine")
             steps.append(Step(state.copy(), m.seat, m.text, events, n=i, answered=seq or 0, by=m.by, why=m.why))
         except MoveError as exc:
-            rep.fault(i, "engine", f"{m.text!r} is illegal here: {exc}")
+            rep.fault(i, ENGINE, t("{move} is illegal here: {error}", move=repr(m.text), error=exc))
             state = None
     if state is None:
         return None
     if last_seq is not None and last_seq + 1 != max(chain, default=0):
-        rep.fault(i, "chain", "the chain does not end with the packet of the last move")
+        rep.fault(i, CHAIN, t("the chain does not end with the packet of the last move"))
     got = dump(state)
     if state.phase != OVER:
-        rep.fault(i, "final", "the moves do not end the round")
+        rep.fault(i, FINAL, t("the moves do not end the round"))
     elif got != doc.final:
         keys = sorted(k for k in set(got) | set(doc.final) if got.get(k) != doc.final.get(k))
-        rep.fault(i, "final", f"the moves do not lead to the archive's final position ({', '.join(keys)} differ)")
+        rep.fault(i, FINAL, t("the moves do not lead to the archive's final position ({fields} differ)",
+                                fields=", ".join(keys)))
     else:
         rep.passed("final")
         return None if unanswered else steps
@@ -497,37 +551,40 @@ def _check_envelope(rep: Report, i: int, m: ArchivedMove, key_at: Keys, chain: d
     """The seat's signed move file (or the host's, for a seat that did not move in time): its
     signer, commitment and packet. Returns the packet it answers."""
     try:
-        env = parse("move", unb64(m.envelope, f"move {i}'s envelope"))
+        env = parse("move", unb64(m.envelope, t("move {n}'s envelope", n=i)))
     except PbemError as exc:
-        rep.fault(i, "envelope", f"the signed move file is unusable: {exc}")
+        rep.fault(i, ENVELOPE, t("the signed move file is unusable: {error}", error=exc))
         return None
     move: Move = env.doc
     ok = True
     if move.by != m.by:
-        rep.fault(i, "envelope", "the archive and the move file disagree on who made the move")
+        rep.fault(i, ENVELOPE, t("the archive and the move file disagree on who made the move"))
         ok = False
     if move.by == HOST:
         if env.signer.encode() != host_key:
-            rep.fault(i, "envelope", f"a move marked as the host's is signed by key {env.signer.fingerprint()}, not the host's")
+            rep.fault(i, ENVELOPE, t("a move marked as the host's is signed by key {fingerprint}, not the host's",
+                                       fingerprint=env.signer.fingerprint()))
             ok = False
         else:
             rep.passed("host-move")
-            rep.notes.append(f"move {i}: played by the host for {m.seat} ({move.why})")
+            rep.notes.append(t("move {n}: played by the host for {seat} ({why})", n=i, seat=m.seat, why=when.reason(move.why)))
     elif env.signer.encode() != key_at(m.seat, move.seq):
-        rep.fault(i, "envelope", f"the move file is signed by key {env.signer.fingerprint()}, not by seat {m.seat}'s key")
+        rep.fault(i, ENVELOPE, t("the move file is signed by key {fingerprint}, not by seat {seat}'s key",
+                                   fingerprint=env.signer.fingerprint(), seat=m.seat))
         ok = False
     if move.seat != m.seat or env.game != game:
-        rep.fault(i, "envelope", f"the move file is {move.seat}'s in game {env.game}, not {m.seat}'s in {game}")
+        rep.fault(i, ENVELOPE, t("the move file is {seat}'s in game {game}, not {expected}'s in {expected_game}",
+                                   seat=move.seat, game=env.game, expected=m.seat, expected_game=game))
         ok = False
     try:
-        if move_commitment(unb64(m.nonce, "nonce"), m.text) != move.commit:
-            rep.fault(i, "commit", f"the text {m.text!r} is not the move the seat committed to")
+        if move_commitment(unb64(m.nonce, t("the nonce")), m.text) != move.commit:
+            rep.fault(i, COMMIT, t("the text {move} is not the move the seat committed to", move=repr(m.text)))
         else:
             rep.passed("commit")
     except PbemError as exc:
-        rep.fault(i, "commit", str(exc))
+        rep.fault(i, COMMIT, str(exc))
     if chain.get(move.seq) != move.packet:
-        rep.fault(i, "chain", f"answers packet {move.seq}, which is not in the archive's chain")
+        rep.fault(i, CHAIN, t("answers packet {seq}, which is not in the archive's chain", seq=move.seq))
     if ok:
         rep.passed("envelope")
     return move.seq

@@ -1,0 +1,47 @@
+"""The base modules' errors (pbem/names.py, pbem/atomic.py) in the reader's language.
+
+Those modules sit below pbem.ui, so their typed errors (pbem/errors.py) carry their input as
+fields and an English message; `message` and `hint` say them through the catalogs. Any other
+error is said as it was raised (its words went through t() where it was made).
+"""
+
+from __future__ import annotations
+
+from pbem.errors import BadName, BadNameRead, CannotWrite, ContentConflict, NotARegularFile, PbemError
+from pbem.ui.words import t
+
+
+def message(exc: BaseException) -> str:
+    if isinstance(exc, BadName):
+        name = repr(exc.name)
+        return {"game": lambda: t("bad game name {name}", name=name),
+                "seat": lambda: t("bad seat name {name}", name=name),
+                "identity": lambda: t("bad identity name {name}", name=name),
+                "file": lambda: t("bad file name {name}", name=name)}[exc.what]()
+    if isinstance(exc, BadNameRead):
+        if exc.what == "game":
+            return t("bad game id {name}", name=repr(exc.name))
+        return t("bad seat name {name} in a document", name=repr(exc.name))
+    if isinstance(exc, CannotWrite):
+        return t("cannot write {path}: {why}", path=repr(exc.path), why=exc.reason)
+    if isinstance(exc, NotARegularFile):
+        path = repr(exc.path)
+        return {"folder": lambda: t("{path} is a folder, not a regular file: pbem only replaces regular files", path=path),
+                "link": lambda: t("{path} is a link, not a regular file: pbem only replaces regular files", path=path),
+                "special": lambda: t("{path} is a device or special file, not a regular file: pbem only replaces "
+                                     "regular files", path=path)}[exc.what]()
+    if isinstance(exc, ContentConflict):
+        return t("{path} exists with different content", path=exc.path)
+    return str(exc)
+
+
+def hint(exc: PbemError) -> str | None:
+    if isinstance(exc, BadName):
+        return {"game": lambda: t("use 1 to 32 characters from a-z, 0-9, '-' and '_', starting with a letter or digit"),
+                "seat": lambda: t("lower-case letters, digits, - and _, starting with a letter; "
+                                  "not top/middle/bottom/nobody/host/table"),
+                "identity": lambda: t("use 1 to 32 characters from a-z, 0-9, '_' and '-'"),
+                "file": lambda: None}[exc.what]()
+    if isinstance(exc, NotARegularFile):
+        return t("write to a new or ordinary file (or leave out -o to print)")
+    return exc.hint
