@@ -245,3 +245,25 @@ def test_deadline_notices_and_host_moves_speak_every_language(lang: str) -> None
         for why in ("timeout", "absent", "resigned"):
             assert HAN.search(when.reason(why)), why
         assert when.span(90061) in ("1天1小时", "1天1小時")
+
+
+def _glossary(term: str) -> tuple[str, str]:
+    """The 简体 and 繁體 words docs/translating.md's table gives for `term`."""
+    for line in (ROOT / "docs" / "translating.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].split(" (")[0] == term:
+            return cells[1], cells[2]
+    raise AssertionError(f"docs/translating.md has no glossary row for {term!r}")
+
+
+def test_one_word_for_the_store() -> None:
+    """The host's store (a SQLite file or a URL) is 存储库 / 儲存庫 wherever the English names it
+    (not the verb "store the ...", not a {store} placeholder or the --store option)."""
+    noun = re.compile(r"(?<![{-])\bstores?\b(?!\})", re.IGNORECASE)
+    verbs = ("Store the ", "Store your ", "store an ")
+    for lang, word in zip(catalog.CATALOGS, _glossary("store")):
+        said = [e for e in catalog.read_po(catalog.CATALOGS[lang])
+                if e.msgid and noun.search(e.msgid) and not any(v in e.msgid for v in verbs)]
+        assert len(said) > 20, said
+        other = [(e.msgid, e.msgstr[0]) for e in said if word not in "".join(e.msgstr)]
+        assert not other, f"{lang}: the store is {word} (docs/translating.md): {other}"

@@ -18,7 +18,7 @@ from pbem.ui.words import t
 SourceArg = Annotated[str | None, typer.Argument(
     help="A game name under saves/, a .db file, an archive or packet file, or a folder of received files.",
     show_default=False)]
-DbOpt = Annotated[Path | None, typer.Option("--db", help="Game database path (instead of SOURCE).", show_default=False)]
+DbOpt = Annotated[Path | None, typer.Option("--db", help="The host's store file (instead of SOURCE).", show_default=False)]
 RoundOpt = Annotated[int | None, typer.Option("--round", "-r", help="Round number (default: the latest finished round).",
                                               show_default=False)]
 GameOpt = Annotated[str | None, typer.Option("--game", help="Which game, when the folder holds several.", show_default=False)]

@@ -162,7 +162,7 @@ class Router:
         if isinstance(doc, (Join, Move, Request, Handover)):
             host = self.hosts.get(block.game)
             if host is None:
-                return "ignored", t("{kind} for game {game}: no database of that game here", kind=block.kind,
+                return "ignored", t("{kind} for game {game}: no store here holds that game", kind=block.kind,
                                     game=block.game)
             if host.identity is None:
                 if self.unlock is None:

@@ -203,7 +203,7 @@ def pick_game(src: Source, game: str | None = None) -> str:
     if not games:
         raise NotReplayable(t("{source} holds no pbem game named {game}", source=src.label, game=repr(game)) if game
                             else t("{source} holds no pbem game", source=src.label),
-                            hint=t("replay a host's game database, an archive file, or a folder of received packet "
+                            hint=t("replay a host's store, an archive file, or a folder of received packet "
                                    "files"))
     if len(games) > 1:
         raise UsageError(t("{source} holds several games: {games}", source=src.label, games=", ".join(games)),
