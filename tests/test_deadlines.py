@@ -147,7 +147,7 @@ def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path, store
     files = list((shared / "notices").iterdir())
     assert len(files) == len(rows)
     notes = check_archives(host)
-    assert any("played by the host for dan (timeout)" in n for n in notes)
+    assert any("played by the host for dan (no move in time)" in n for n in notes)
     assert any("played by the host for dan (absent)" in n for n in notes)
     # every one of dan's moves was made by the host, nobody else's
     for armored in host.archives().values():
