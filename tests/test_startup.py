@@ -1,25 +1,112 @@
-"""Start-up stays light: the CLI loads the database layer and rich only for commands that use them."""
+"""Start-up stays light: `import pbem.cli` loads nothing heavy, and each command loads only what
+it uses (issue 16.1). Each case runs the real command line in a fresh interpreter on a real
+game (key files, a SQLite store, packet files, a shared folder) and lists what it imported;
+a heavy import that comes back to a command's path fails here."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
-def test_cli_startup_does_not_import_heavy_modules() -> None:
-    code = ("import sys, pbem.cli; heavy = ('sqlalchemy', 'rich', 'pbem.host.referee', 'pbem.ui.render', 'pbem.mail.outgoing'); "
-            "print(','.join(m for m in heavy if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "", f"imported at start-up: {out}"
+from engine.bots import RandomBot
+from pbem.auto.host_runner import FolderHost
+from pbem.folder.play import Seat, init_folder
+from pbem.host import referee as H
+from pbem.protocol.documents import read_blocks
+from pbem.seat import keys
+from pbem.seat import player as P
+
+SEATS = ["ann", "bob", "cat"]
+
+# Runs pbem's real main() with the arguments given, then prints every module it imported.
+PROBE = ("import sys\nimport pbem.cli\nsys.argv = ['pbem', *sys.argv[1:]]\ncode = 0\n"
+         "try:\n    pbem.cli.main()\nexcept SystemExit as exc:\n    code = exc.code\n"
+         "print('\\nLOADED', code, ' '.join(sorted(sys.modules)))")
+
+# What costs start-up time, and what no command needs unless it says so below.
+SQL = ("sqlalchemy", "alembic")
+RICH = ("rich", "typer.rich_utils")  # typer.rich_utils also loads markdown-it: a help page's alone
+DOCUMENTS = ("msgspec", "pbem.protocol.documents")
+CRYPTO = ("cryptography", "pbem.protocol.crypto")
+RULES = ("engine.rules", "engine.bots")
+TRUSTLESS = ("rbcl", "pbem.protocol.mental", "pbem.protocol.trustless")  # a trustless game's only
+ALWAYS = ("pydantic",  # Typer 0.27+ converts parameters through it (pyproject.toml pins below)
+          *TRUSTLESS, "pbem.mail", "pbem.auto")
+IMPORT = (*SQL, *RICH, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", "pbem.seat.player", "pbem.host.referee", "pbem.ui.render",
+          "engine.state")
 
 
-def test_a_command_does_not_import_pydantic(tmp_path: Path) -> None:
-    """Typer 0.27+ would import pydantic to convert parameters (about a third of a command's start-up)."""
-    code = ("import sys; sys.argv = ['pbem', 'key', 'list', '--home', sys.argv[1]]\n"
-            "import pbem.cli\n"
-            "try:\n    pbem.cli.main()\nexcept SystemExit:\n    pass\n"
-            "print('pydantic' in sys.modules, 'rich' in sys.modules, 'typer' in sys.modules)")
-    run = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
-    # rich (and typer.rich_utils's markdown-it) only for a help page: 100-300 ms of every command otherwise
-    assert run.stdout.split()[-3:] == ["False", "False", "True"], run.stdout + run.stderr
+def loaded(args: list[str], env: dict[str, str], cwd: Path) -> set[str]:
+    run = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=cwd,
+                         env={**os.environ, **env})
+    assert "LOADED" in run.stdout, run.stdout + run.stderr
+    code, *names = run.stdout.rsplit("LOADED", 1)[1].split()
+    assert code in ("0", "None"), f"pbem {' '.join(args)} failed ({code}): {run.stderr}"
+    return set(names)
+
+
+def heavy(names: set[str], banned: tuple[str, ...]) -> list[str]:
+    """The banned modules (or their submodules) among `names`."""
+    return sorted(b for b in banned if any(n == b or n.startswith(b + ".") for n in names))
+
+
+def test_importing_the_cli_loads_nothing_heavy() -> None:
+    names = loaded(["--version"], {}, Path.cwd())  # --version runs before any command is converted
+    code = "import sys, pbem.cli; print(' '.join(sys.modules))"
+    names |= set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+    assert heavy(names, IMPORT) == []
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A dealt classic game of three in a store file, and the same table over a shared folder."""
+    root = tmp_path_factory.mktemp("startup")
+    homes = {n: root / f"home-{n}" for n in ["referee", *SEATS]}
+    ids = {n: keys.create_identity(h, n, None) for n, h in homes.items()}
+    db = root / "game.db"
+    inv = H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [])
+    with H.Host(db, ids["referee"], game="t") as host:
+        for s in SEATS:
+            host.accept(read_blocks(P.join(read_blocks(inv.armored())[0], ids[s], homes[s]).armored())[0])
+        packet = read_blocks(host.packets()[-1][1])[0]
+    (root / "packet.pbem").write_text(packet.armored())
+    mover = packet.doc.to_move
+    sp = P.open_packet(packet, ids[mover], homes[mover], remember=False)
+    text = str(RandomBot(1).choose(sp.view))
+    (root / "move.pbem").write_text(P.make_move(sp, text).armored())
+    # the folder game: its own store file, dealt once every seat joined through the folder
+    fdb = root / "folder.db"
+    H.create_game(fdb, "f", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [])
+    with H.Host(fdb, ids["referee"], game="f") as host:
+        folder, _ = init_folder(root / "shared", host)
+        for s in SEATS:
+            Seat.open(folder.dir, ids[s], homes[s]).join()
+        FolderHost(host, folder.dir, lambda line: None).step()
+    return {"root": root, "homes": homes, "mover": mover, "text": text}
+
+
+# (command line, whose key home, banned modules); {mover} and {text}: the seat to move and a legal move
+COMMANDS = [
+    ("key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),
+    ("--help", "ann", (*SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys")),
+    ("show packet.pbem --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
+    ("show packet.pbem --as {mover} --json", "{mover}", (*SQL, *RICH, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
+    ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SQL, *RICH, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
+    ("turn shared --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
+    ("status --db game.db", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render", *ALWAYS, "pbem.seat.player")),
+    ("apply t --db copy.db move.pbem --out out", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render",
+                                                            *ALWAYS, "pbem.seat.player")),
+]
+
+
+@pytest.mark.parametrize("line,home,banned", COMMANDS, ids=[c[0].split(" {")[0].split(" -o")[0].replace("{mover} ", "") for c in COMMANDS])
+def test_a_command_loads_only_what_it_uses(game: dict, line: str, home: str, banned: tuple[str, ...]) -> None:
+    root = game["root"]
+    (root / "copy.db").write_bytes((root / "game.db").read_bytes())  # apply changes its store: a fresh copy each time
+    words = [w.format(mover=game["mover"], text=game["text"]) for w in line.split()]  # the move: one word
+    env = {"PBEM_HOME": str(game["homes"][home.format(mover=game["mover"])]), "PBEM_PASSPHRASE": ""}
+    assert heavy(loaded(words, env, root), banned) == []

@@ -33,7 +33,7 @@ from pbem.errors import BadPacket, PbemError
 from pbem.folder.layout import GameFolder
 from pbem.errors import UsageError
 from pbem.folder.play import FolderPublisher, init_folder
-from pbem.host.paths import mail_dir, store_folder
+from pbem.host.paths import beside, mail_dir, store_folder
 from pbem.host.publish import publish_pending
 from pbem.host.referee import Host
 from pbem.host.store import Store
@@ -392,7 +392,7 @@ class ClubHost:
         from pbem.host import blind
 
         out: list[tuple[str, str, str, Path | None]] = []
-        for path in blind.beside(store_folder(self.store.url)):
+        for path in beside(store_folder(self.store.url)):
             if path not in self.blind:
                 try:
                     with blind.BlindHost(path) as host:

@@ -10,7 +10,6 @@ import typer
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.play import PassOpt
 from pbem.errors import UsageError
-from pbem.seat import keys
 from pbem.seat.home import key_home
 from pbem.ui import when
 from pbem.ui.words import t
@@ -31,7 +30,7 @@ def start(
 ) -> None:
     """Unlock keys and hand them to a background agent; show, move, turn and apply then ask no passphrase."""
     from pbem.host.deadlines import parse_duration
-    from pbem.seat import agent
+    from pbem.seat import agent, keys
 
     lifetime = parse_duration(timeout, "--timeout")
     if lifetime > 7 * 86400:

@@ -87,11 +87,19 @@ def reflow(text: str) -> str:
     return "\n\n".join(out)
 
 
+def command_words(argv: list[str]) -> list[str]:
+    """The words of a command line that may name commands: not options, nor --lang's value."""
+    return [a for i, a in enumerate(argv) if not a.startswith("-") and (i == 0 or argv[i - 1] != "--lang")]
+
+
 def help_wanted(cmd: Any, argv: list[str]) -> bool:
-    """Whether this command line shows a help page (--help, or a group named without a command)."""
+    """Whether this command line shows a help page (--help, or a group named without a command;
+    `pbem --version` names none)."""
     if not argv or "--help" in argv:
         return True
-    words = [a for a in argv if not a.startswith("-")]
+    words = command_words(argv)
+    if not words:
+        return False
     node = cmd
     for word in words:
         node = getattr(node, "commands", {}).get(word)

@@ -14,7 +14,6 @@ import typer
 
 from pbem.errors import UsageError
 from pbem.names import check_identity_name
-from pbem.seat import keys
 from pbem.seat.home import key_home, key_path, keys_dir
 from pbem.ui.words import t
 
@@ -30,6 +29,8 @@ NameArg = Annotated[str, typer.Argument(help="Identity name: 1-32 of a-z 0-9 _ -
 
 def only_identity(where: Path, question: str) -> str:
     """The one identity in key home `where`; with none or several, `question` and their names."""
+    from pbem.seat import keys
+
     names = [n for n, _ in keys.list_identities(where)]
     if len(names) != 1:
         raise UsageError(question, hint=t("identities in {where}: {names}", where=where,
@@ -50,6 +51,8 @@ def new(
     ] = False,
 ) -> None:
     """Create a new identity and print its public key line to share with other players."""
+    from pbem.seat import keys
+
     check_identity_name(name)
     if no_passphrase and passphrase_file is not None:
         raise UsageError(t("--no-passphrase and --passphrase-file contradict each other"))
@@ -86,6 +89,8 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """Print an identity's public key line and fingerprint."""
+    from pbem.seat import keys
+
     where = key_home(home)
     name = name or only_identity(where, t("which identity? pass its name"))
     pub = keys.load_public(where, name)
@@ -102,6 +107,8 @@ def show(
 @app.command("list")
 def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
     """List the identities in the key home."""
+    from pbem.seat import keys
+
     where = key_home(home)
     rows = [
         {"name": n, "fingerprint": pub.fingerprint(), "protected": keys.is_protected(where, n), "public": pub.encode()}

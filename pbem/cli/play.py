@@ -14,7 +14,6 @@ from pbem.cli.keys import HomeOpt, JsonOpt, only_identity
 from pbem.errors import UsageError
 from pbem.host.paths import out_dir, store_url
 from pbem.names import check_game_name
-from pbem.seat import keys
 from pbem.seat.home import key_home
 from pbem.ui import words
 from pbem.ui.words import pad, t
@@ -48,16 +47,18 @@ def open_host(game: str | None, store: str | None, db: Path | None) -> "Host":
     """The game called GAME in the chosen store (refused if the store has no such game; with
     no name, the store's only game), or the blind host of a trustless game, whose file is its
     own (saves/GAME.db or --db)."""
-    from pbem.host import blind
-    from pbem.host.paths import sqlite_file
-    from pbem.host.referee import Host
+    from pbem.host.paths import is_blind, sqlite_file
 
     if game is not None:
         check_game_name(game)
     url = store_url(store, db, game)
     path = sqlite_file(url)
-    if path is not None and blind.is_blind(path):
-        return blind.BlindHost(path)  # type: ignore[return-value]  # the Host API the commands use
+    if path is not None and is_blind(path):  # the trustless modules load only for such a game
+        from pbem.host.blind import BlindHost
+
+        return BlindHost(path)  # type: ignore[return-value]  # the Host API the commands use
+    from pbem.host.referee import Host
+
     return Host(url, game=game)
 
 
@@ -74,6 +75,8 @@ def unlock_host(host: "Host", home: Path | None, passphrase_file: Path | None) -
 
 
 def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> "Identity":
+    from pbem.seat import keys
+
     where = key_home(home)
     name = name or only_identity(where, t("which identity? pass --as NAME"))
     return keys.unlock_identity(where, name, passphrase_file)
@@ -81,6 +84,7 @@ def identity_named(home: Path | None, name: str | None, passphrase_file: Path | 
 
 def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
     from pbem.protocol.crypto import PublicKey
+    from pbem.seat import keys
 
     name, sep, key = text.partition("=")
     if not sep or not name or not key:
@@ -392,11 +396,12 @@ def games(
         with Store(url) as st:
             hosting = st.overview()
     if not player_only:  # the trustless games beside the store, each a file of its own
-        from pbem.host import blind
-        from pbem.host.paths import store_folder
+        from pbem.host.paths import beside, store_folder
 
-        for path in blind.beside(store_folder(url)):
-            with blind.BlindHost(path) as b:
+        for path in beside(store_folder(url)):
+            from pbem.host.blind import BlindHost
+
+            with BlindHost(path) as b:
                 hosting.append(b.overview())
         hosting.sort(key=lambda g: g["name"])
     playing = [] if host_only else my_games(key_home(home))

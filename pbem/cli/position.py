@@ -9,13 +9,13 @@ from pathlib import Path
 import typer
 
 from engine.errors import BadPosition
-from engine.position import dump, load
-from engine.rules import apply, legal_moves
 
 app = typer.Typer(help="Query the rules on a position file: legal moves, results of moves.", no_args_is_help=True)
 
 
 def read_position(path: Path):
+    from engine.position import load  # the rules (engine.rules) load only for this command
+
     try:
         text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -33,6 +33,8 @@ def legal(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of lines."),
 ) -> None:
     """Print every legal move of the player to move, in canonical notation, sorted."""
+    from engine.rules import legal_moves
+
     state = read_position(file)
     moves = sorted(str(m) for m in legal_moves(state))
     if as_json:
@@ -49,6 +51,9 @@ def apply_moves(
     events: bool = typer.Option(False, "--events", help="Write each event as a JSON line to stderr."),
 ) -> None:
     """Apply moves and print the resulting position as JSON."""
+    from engine.position import dump
+    from engine.rules import apply
+
     state = read_position(file)
     for text in moves:
         for event in apply(state, text):

@@ -444,7 +444,7 @@ def turn(
         else:
             show(opened, notices)
         return
-    from pbem.folder.trustless import is_trustless
+    from pbem.folder.play import is_trustless
 
     if is_trustless(Path(target)):
         _turn_trustless(Path(target), move, me, where, say, as_json)
@@ -704,7 +704,7 @@ def bot_run(
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:
         from pbem.auto.trustless_bot import TrustlessFolderBot
-        from pbem.folder.trustless import is_trustless
+        from pbem.folder.play import is_trustless
 
         if is_trustless(folder):
             seatbot.run(TrustlessFolderBot(folder, me, where, log, bot, seed), poll=poll, once=once, log=log)

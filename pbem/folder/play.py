@@ -66,6 +66,15 @@ def read_invitation(folder: GameFolder) -> Signed:
     return inv
 
 
+def is_trustless(dir: Path) -> bool:
+    """Whether the game folder at `dir` holds a trustless game (False if it is not laid out yet).
+    Here, not in pbem.folder.trustless, so that asking loads none of the trustless modules."""
+    try:
+        return read_invitation(GameFolder.open(Path(dir))).expect(Invitation).doc.trustless
+    except UsageError:
+        return False
+
+
 class FolderPublisher:
     """Publishes a game into its folder: the invitation, each packet once to packets/table/,
     and each round's archive to archive/ (a pbem.host.publish.Publisher)."""

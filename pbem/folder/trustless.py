@@ -24,14 +24,6 @@ from pbem.ui import words
 from pbem.ui.words import t
 
 
-def is_trustless(dir: Path) -> bool:
-    """Whether the game folder at `dir` holds a trustless game (False if it is not laid out yet)."""
-    try:
-        return read_invitation(GameFolder.open(Path(dir))).expect(Invitation).doc.trustless
-    except UsageError:
-        return False
-
-
 @dataclass
 class TrustlessFolderSeat:
     folder: GameFolder

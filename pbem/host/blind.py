@@ -32,6 +32,7 @@ from sqlalchemy.engine import Engine
 from engine.catalog import CLASSIC
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
 from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.paths import is_blind
 from pbem.host.publish import HostNotice, Release
 from pbem.host.referee import Outcome, check_new_game
 from pbem.protocol.crypto import Identity, PublicKey
@@ -80,28 +81,6 @@ def _engine(path: Path, *, create: bool = False) -> Engine:
     if create:
         META.create_all(engine)
     return engine
-
-
-def is_blind(path: Path) -> bool:
-    """Whether the file at `path` is a blind host's game database (read only: any other file,
-    a club store or not a database at all, is left exactly as it was)."""
-    import sqlite3
-
-    if not path.is_file():
-        return False
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            return bool(con.execute("SELECT 1 FROM sqlite_master WHERE name = 'blind_game'").fetchone())
-        finally:
-            con.close()
-    except sqlite3.DatabaseError:
-        return False
-
-
-def beside(folder: Path) -> list[Path]:
-    """The trustless games' files in `folder` (each checked read only), by name."""
-    return sorted(p for p in folder.glob("*.db") if is_blind(p)) if folder.is_dir() else []
 
 
 def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list[tuple[str, PublicKey]],

@@ -54,3 +54,25 @@ def out_dir(name: str, url: str) -> Path:
 
 def mail_dir(name: str, url: str) -> Path:
     return out_dir(name, url).parent / "mail"
+
+
+def is_blind(path: Path) -> bool:
+    """Whether the file at `path` is a blind host's game database (read only: any other file,
+    a club store or not a database at all, is left exactly as it was)."""
+    import sqlite3
+
+    if not path.is_file():
+        return False
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return bool(con.execute("SELECT 1 FROM sqlite_master WHERE name = 'blind_game'").fetchone())
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        return False
+
+
+def beside(folder: Path) -> list[Path]:
+    """The trustless games' files in `folder` (each checked read only), by name."""
+    return sorted(p for p in folder.glob("*.db") if is_blind(p)) if folder.is_dir() else []

@@ -124,14 +124,15 @@ def _is_db(path: Path) -> bool:
 def _from_db(where: str | Path, only: str | None = None) -> Source:
     """Every game of a host's store (or only the game called `only`), or the one game of a
     trustless game's own file."""
-    from pbem.host.blind import BlindHost, is_blind
-    from pbem.host.paths import as_url, sqlite_file
+    from pbem.host.paths import as_url, is_blind, sqlite_file
     from pbem.host.referee import Host
     from pbem.host.store import Store
 
     src = Source(str(where))
     path = sqlite_file(as_url(where))
     if path is not None and is_blind(path):
+        from pbem.host.blind import BlindHost
+
         with BlindHost(path) as blind:
             _add_game(src, blind, str(where))
         return src

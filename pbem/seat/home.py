@@ -29,13 +29,15 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.names import check_game_id, check_identity_name, check_seat_id
-from pbem.protocol.documents import Archive, Invitation, Notice, Packet, Signed, read_blocks, read_file
 from pbem.ui.words import t
+
+if TYPE_CHECKING:  # the documents (msgspec, cryptography) load only where a file is read
+    from pbem.protocol.documents import Archive, Invitation, Notice, Packet, Signed
 
 ENV_HOME = "PBEM_HOME"
 
@@ -158,6 +160,8 @@ def joined_games(home: Path) -> list[str]:
 
 
 def load_invitation(home: Path, game: str) -> Signed[Invitation]:
+    from pbem.protocol.documents import Invitation, read_blocks
+
     anchor = invitation_path(home, game)
     if not anchor.exists():
         raise UsageError(t("you have not joined game {game} with this key home", game=repr(game)),
@@ -177,6 +181,8 @@ def trusted_host_key(home: Path, game: str) -> str | None:
 
 def _save_once(path: Path, block: Signed[Any], what: str) -> bool:
     """Write a block's file unless the same block is there; refuse a different one."""
+    from pbem.protocol.documents import read_file
+
     if path.exists():
         try:
             old = read_file(path)
@@ -202,6 +208,8 @@ def _check_host(home: Path, block: Signed[Any], what: str) -> None:
 
 def save_packet(home: Path, packet: Signed[Packet]) -> tuple[Path, bool]:
     """Keep a packet of a joined game in the key home; (path, whether it is new)."""
+    from pbem.protocol.documents import Packet
+
     seq = packet.expect(Packet).doc.seq
     _check_host(home, packet, t("packet {seq}", seq=seq))
     path = packet_path(home, packet.game, seq)
@@ -209,6 +217,8 @@ def save_packet(home: Path, packet: Signed[Packet]) -> tuple[Path, bool]:
 
 
 def save_archive(home: Path, archive: Signed[Archive]) -> tuple[Path, bool]:
+    from pbem.protocol.documents import Archive
+
     round_no = archive.expect(Archive).doc.round
     _check_host(home, archive, t("the archive of round {round}", round=round_no))
     path = archive_path(home, archive.game, round_no)
@@ -218,6 +228,8 @@ def save_archive(home: Path, archive: Signed[Archive]) -> tuple[Path, bool]:
 def save_notice(home: Path, notice: Signed[Notice]) -> tuple[Path, bool]:
     """Keep a host's notice (reminder, late, absent...) of a joined game; (path, whether it is
     new). Named by packet, kind and content, as a game folder's notices/ are."""
+    from pbem.protocol.documents import Notice
+
     doc = notice.expect(Notice).doc
     _check_host(home, notice, t("the {kind} notice", kind=doc.notice))
     path = notices_dir(home, notice.game) / f"{doc.seq:06d}-{doc.notice}-{notice.hash[:16]}.pbem"
@@ -226,6 +238,8 @@ def save_notice(home: Path, notice: Signed[Notice]) -> tuple[Path, bool]:
 
 def saved_notices(home: Path, game: str) -> list[Notice]:
     """The host's notices kept for a game, oldest first (checked against its host key again)."""
+    from pbem.protocol.documents import Notice, read_file
+
     key = trusted_host_key(home, game)
     d = notices_dir(home, game)
     if key is None or not d.is_dir():
@@ -241,6 +255,8 @@ def saved_notices(home: Path, game: str) -> list[Notice]:
 
 
 def save_invitation(home: Path, invitation: Signed[Invitation]) -> tuple[Path, bool]:
+    from pbem.protocol.documents import Invitation
+
     path = received_invitation_path(home, invitation.game)
     if invitation.signer.encode() != invitation.expect(Invitation).doc.host.key:
         raise BadSignature(t("the invitation is not signed by the host it names"))
