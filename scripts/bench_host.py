@@ -6,7 +6,9 @@ It uses only the API both versions have: `create_game(path, ...)`, `Host(path, i
 `accept`, `packets`, `set_email`, plus each version's way of writing packet files and mail.
 
 Prints one JSON object: medians in milliseconds of an ordinary move, a round's last move,
-and publishing (packet files, then mail) early in the game and late in it.
+and publishing (packet files, then mail) early in the game and late in it; where the tree has
+them, an ordinary move's time split into the engine, sealing (HPKE), signing and the store (the
+rest: SQL, commit, documents), and an audit and a replay of one round of the game just played.
 """
 
 from __future__ import annotations
@@ -55,6 +57,70 @@ def publishers(host, out: Path):
         return (lambda: write_packets(host, out)), (lambda: send_pending(host, courier))
 
 
+# The host's calls by kind, under the names pbem.host.referee imports them (issue 16.3's split).
+KINDS = {
+    "engine": ("apply_move", "check_move", "view", "events_for", "secret_events", "dump", "load", "standings_winners"),
+    "sealing": ("seal_json", "open_json", "open_as"),
+    "signing": ("sign",),
+}
+
+
+class Split:
+    """Time spent in each kind of call, by wrapping the names in the host's modules; a call
+    made inside another timed call counts once, for the outer one."""
+
+    def __init__(self) -> None:
+        self.spent = dict.fromkeys(KINDS, 0.0)
+        self.depth = 0
+        try:
+            from pbem.host import referee, timekeeper
+        except ImportError:
+            return
+        for module in (referee, timekeeper):
+            for kind, names in KINDS.items():
+                for name in names:
+                    if callable(getattr(module, name, None)):
+                        setattr(module, name, self._timed(kind, getattr(module, name)))
+
+    def _timed(self, kind: str, fn):
+        def timed(*args, **kwargs):
+            if self.depth:
+                return fn(*args, **kwargs)
+            self.depth += 1
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.spent[kind] += time.perf_counter() - t
+                self.depth -= 1
+        return timed
+
+    def take(self) -> dict[str, float]:
+        out, self.spent = self.spent, dict.fromkeys(KINDS, 0.0)
+        return out
+
+
+def one_round(db: Path) -> dict[str, float]:
+    """Milliseconds to audit, then to load for replay, round 1 of the game in `db`, as `pbem audit
+    --db DB --round 1` and `pbem replay --db DB --round 1` do (an empty dict for a tree without them)."""
+    try:
+        from pbem.replay.audit import audit_source
+        from pbem.replay.rounds import load_replay, open_source, pick_game
+    except ImportError:
+        return {}
+    audits, replays = [], []
+    for _ in range(5):
+        t = time.perf_counter()
+        src = open_source(None, db)
+        reports = audit_source(src, pick_game(src, None), [1])
+        audits.append(time.perf_counter() - t)
+        assert all(r.ok for r in reports), [f.line() for r in reports for f in r.faults]
+        t = time.perf_counter()
+        load_replay(None, db=db, round_no=1)
+        replays.append(time.perf_counter() - t)
+    return {"audit_round_ms": statistics.median(audits) * 1000, "replay_round_ms": statistics.median(replays) * 1000}
+
+
 def main(players: int = 12, limit: int = 400) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -73,7 +139,9 @@ def main(players: int = 12, limit: int = 400) -> None:
         write_files()
         mail()
         bots = {s: RandomBot(s) for s in names}
+        split = Split()
         moves, last_moves, files_t, mail_t = [], [], [], []
+        parts: list[dict[str, float]] = []
         seq = 1
         for _ in range(limit):
             found = dict(host.packets(seq - 1))
@@ -83,24 +151,34 @@ def main(players: int = 12, limit: int = 400) -> None:
             seat = _field(packet.doc, "to_move")
             sp = P.open_packet(packet, ids[seat], homes[seat], remember=False)
             block = read_blocks(P.make_move(sp, str(bots[seat].choose(sp.view))).armored())[0]
+            split.take()
             t0 = time.perf_counter()
             out = host.accept(block)
             t1 = time.perf_counter()
+            spent = split.take()
             write_files()
             t2 = time.perf_counter()
             mail()
             t3 = time.perf_counter()
             seq = out.seq
             new = read_blocks(dict(host.packets(seq - 1))[seq])[0]
-            (last_moves if _field(new.doc, "phase") != "playing" else moves).append(t1 - t0)
+            if _field(new.doc, "phase") != "playing":
+                last_moves.append(t1 - t0)
+            else:
+                moves.append(t1 - t0)
+                parts.append({**spent, "store": t1 - t0 - sum(spent.values())})
             files_t.append(t2 - t1)
             mail_t.append(t3 - t2)
         host.close()
+        rounds = one_round(db)
     ms = lambda xs: round(statistics.median(xs) * 1000, 2) if xs else None  # noqa: E731
+    split_ms = {f"{kind}_ms": ms([p[kind] for p in parts]) for kind in (*KINDS, "store")} if any(
+        any(p[k] for k in KINDS) for p in parts) else {}
     print(json.dumps({
         "players": players, "packets": seq, "move_ms": ms(moves), "round_end_ms": ms(last_moves),
         "files_first_ms": ms(files_t[:20]), "files_last_ms": ms(files_t[-20:]),
-        "mail_first_ms": ms(mail_t[:20]), "mail_last_ms": ms(mail_t[-20:]),
+        "mail_first_ms": ms(mail_t[:20]), "mail_last_ms": ms(mail_t[-20:]), **split_ms,
+        **{k: round(v, 2) for k, v in rounds.items()},
     }))
 
 

@@ -1,20 +1,31 @@
-"""The benchmark table (`scripts/bench [SECONDS]`).
+"""The benchmark table (`scripts/bench [SECONDS] [--before REV]`): every figure of issue 16.
 
-One table: engine random rounds and legal-move generations per second, CLI wall times next
-to bare `python3 -c pass` in the same run, armoured packet sizes by player count, and the
-host's own time per move at 12 players (scripts/bench_host.py), for this tree and for an
-older commit side by side (`--before REV`, default: the commit before the store took many
-games), so a change shows up as a ratio measured in one run.
+One table, this tree beside an older commit (`--before REV`; default: the commit before the
+store took many games), both measured in the same run so that a change shows as a ratio:
+
+- the commands people wait for, as wall time over a bare `python -c pass` timed in the same
+  rounds (runs alternate between the trees and the bare interpreter; CPU time beside it, which
+  a busy machine skews less): show, show --json and move with the key agent and with a
+  passphrase, apply, status, --help, and audit and replay of one round;
+- the host's own time per move at 12 players (scripts/bench_host.py, once per tree), split
+  into the engine, sealing, signing and the store; a round's last move; publishing;
+  audit and replay of one round in process;
+- the engine's random rounds and legal-move generations per second, and packet sizes (this
+  tree only; scripts/bench-engine --against compares engines).
+
+Bytecode caches are on, as users have them (some sandboxes set PYTHONDONTWRITEBYTECODE).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,9 +41,8 @@ from pbem.seat import keys  # noqa: E402
 from pbem.seat import player as P  # noqa: E402
 
 BEFORE = "3323785"  # the last one-game-per-file host
-
-
 PASSPHRASE = "bench passphrase words"
+RUNS = 5  # timed runs per command and tree, after one untimed warm-up (it writes the .pyc caches)
 
 
 def table(root: Path, n: int, ruleset: str, protected: bool = False):
@@ -62,19 +72,17 @@ def step(host, ids, homes, bots):
     return time.perf_counter() - t, packet
 
 
-def timed(cmd: list[str], env: dict[str, str], runs: int = 5) -> float:
-    """Median wall time; one untimed warm-up run first (it writes the .pyc caches)."""
-    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+def extract(rev: str, into: Path) -> Path:
+    """The engine and pbem packages of commit `rev`, in a folder of their own."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "engine", "pbem"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
 
 
-def engine_rows(seconds: float) -> list[tuple[str, str]]:
-    """The engine's speed, measured by scripts/bench_engine.py's functions."""
+def engine_rows(seconds: float) -> list[tuple[str, str, str]]:
+    """The engine's speed, measured by scripts/bench_engine.py's functions (this tree)."""
     from bench_engine import legal_per_second, rounds_per_second
 
     c5, c5t, _ = rounds_per_second("classic", 5, seconds)
@@ -82,33 +90,167 @@ def engine_rows(seconds: float) -> list[tuple[str, str]]:
     lm5, _ = legal_per_second("classic", 5, 20, seconds / 2)
     lm12, _ = legal_per_second("expansion", 12, 10, seconds / 2)
     return [
-        ("engine: random rounds/s, classic 5p", f"{c5:.0f} ({c5t:.0f} turns each; target 264)"),
-        ("engine: random rounds/s, expansion 12p", f"{x12:.0f} ({x12t:.0f} turns each)"),
-        ("engine: legal-move generations/s, classic 5p", f"{lm5:,.0f}"),
-        ("engine: legal-move generations/s, expansion 12p", f"{lm12:,.0f}"),
+        ("engine: random rounds/s, classic 5p", f"{c5:.0f} ({c5t:.0f} turns each)", ""),
+        ("engine: random rounds/s, expansion 12p", f"{x12:.0f} ({x12t:.0f} turns each)", ""),
+        ("engine: legal-move generations/s, classic 5p", f"{lm5:,.0f}", ""),
+        ("engine: legal-move generations/s, expansion 12p", f"{lm12:,.0f}", ""),
     ]
 
 
-def host_rows(before: str) -> list[tuple[str, str]]:
-    """scripts/bench_host.py on an older commit and on this tree, one after the other."""
+HOST_ROWS = (
+    ("move_ms", "host, 12 players: a move (aim: at most 4 ms)"),
+    ("engine_ms", "  of which the engine"),
+    ("sealing_ms", "  of which sealing (HPKE)"),
+    ("signing_ms", "  of which signing"),
+    ("store_ms", "  of which the store (SQL, commit, documents: the rest)"),
+    ("round_end_ms", "host, 12 players: a round's last move (aim: at most 25 ms)"),
+    ("files_first_ms", "host, 12 players: writing new packet files, early"),
+    ("files_last_ms", "host, 12 players: writing new packet files, late"),
+    ("mail_first_ms", "host, 12 players: mailing new packets, early"),
+    ("mail_last_ms", "host, 12 players: mailing new packets, late"),
+    ("audit_round_ms", "audit of one round, in process (12 players)"),
+    ("replay_round_ms", "replay of one round loaded, in process (12 players)"),
+)
+
+
+def host_rows(trees: dict[str, Path], env: dict[str, str]) -> list[tuple[str, str, str]]:
+    """scripts/bench_host.py on each tree, one after the other."""
     results = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        old = Path(tmp) / "before"
-        old.mkdir()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", before, "engine", "pbem"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
-        for label, tree in ((before, old), ("now", ROOT)):
-            out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_host.py"), str(tree)],
-                                 check=True, capture_output=True, text=True).stdout
-            results[label] = json.loads(out.splitlines()[-1])
-    b, n = results[before], results["now"]
+    for label, tree in trees.items():
+        out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_host.py"), str(tree)],
+                             check=True, capture_output=True, text=True, env=env).stdout
+        results[label] = json.loads(out.splitlines()[-1])
+    now, before = results["now"], results.get("before", {})
+    return [(what, f"{now[key]:.2f} ms" if now.get(key) is not None else "-",
+             f"{before[key]:.2f} ms" if before.get(key) is not None else "-")
+            for key, what in HOST_ROWS]
+
+
+def packet_rows(root: Path) -> list[tuple[str, str, str]]:
     rows = []
-    for key, what in (("move_ms", "a move"), ("round_end_ms", "a round's last move"),
-                      ("files_first_ms", "writing new packet files, early"), ("files_last_ms", "writing new packet files, late"),
-                      ("mail_first_ms", "mailing new packets, early"), ("mail_last_ms", "mailing new packets, late")):
-        rows.append((f"host, 12 players: {what}", f"{n[key]:.2f} ms (was {b[key]:.2f} ms at {before}: "
-                                                    f"{b[key] / n[key]:.1f}x faster)"))
+    for n, ruleset in ((3, "classic"), (5, "classic"), (10, "classic"), (12, "expansion")):
+        host, ids, homes, names = table(root / f"s{n}", n, ruleset)
+        bots = {s: RandomBot(s) for s in names}
+        sizes = [len(step(host, ids, homes, bots)[1].armored()) for _ in range(40)]
+        rows.append((f"packet size, {n} players ({ruleset})", f"{statistics.median(sizes):,.0f} bytes", ""))
+        host.close()
+    return rows
+
+
+class Timer:
+    """Wall and CPU time of commands, run in alternation with a bare interpreter."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, list[float]] = {}
+        self.cpu: dict[str, list[float]] = {}
+        self.failed: set[str] = set()
+
+    def run(self, key: str, cmd: list[str], env: dict[str, str], prepare: Callable[[], None] | None = None) -> None:
+        if key in self.failed:
+            return
+        if prepare:
+            prepare()
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        err = p.stderr.read() if p.stderr else b""
+        if os.waitstatus_to_exitcode(status) != 0:
+            self.failed.add(key)
+            print(f"note: {key} failed: {err.decode(errors='replace').strip()[-300:]}", file=sys.stderr)
+            return
+        self.wall.setdefault(key, []).append(wall)
+        self.cpu.setdefault(key, []).append(usage.ru_utime + usage.ru_stime)
+
+    def ratio(self, key: str, bare: str) -> str:
+        if key in self.failed or not self.wall.get(key):
+            return "n/a"
+        w, c = statistics.median(self.wall[key][1:]), statistics.median(self.cpu[key][1:])  # [0]: the warm-up
+        return (f"{w / statistics.median(self.wall[bare][1:]):.1f}x ({w * 1000:.0f} ms; "
+                f"cpu {c / statistics.median(self.cpu[bare][1:]):.1f}x)")
+
+
+CLI_ROWS = (
+    ("show-pass", "pbem show (passphrase; aim: at most 8x)"),
+    ("show-json-pass", "pbem show --json (passphrase; aim: at most 8x)"),
+    ("move-pass", "pbem move (passphrase; aim: at most 8x)"),
+    ("show-agent", "pbem show (agent; aim: at most 5x)"),
+    ("show-json-agent", "pbem show --json (agent; aim: at most 5x)"),
+    ("move-agent", "pbem move (agent; aim: at most 5x)"),
+    ("apply", "pbem apply, one move (passphrase; aim: at most 8x)"),
+    ("status", "pbem status"),
+    ("help", "pbem --help (aim: at most 4x)"),
+    ("audit", "pbem audit, one round (5 players)"),
+    ("replay", "pbem replay --json, one round (5 players)"),
+)
+
+
+def cli_rows(root: Path, trees: dict[str, Path], base_env: dict[str, str]) -> list[tuple[str, str, str]]:
+    """Each command of CLI_ROWS on each tree, runs interleaved with a bare interpreter's."""
+    host, ids, homes, names = table(root / "cli", 5, "classic", protected=True)
+    armored = host.packets()[-1][1]
+    packet_path = root / "packet.pbem"
+    packet_path.write_text(armored)
+    seat = read_blocks(armored)[0].doc.to_move
+    sp = P.open_packet(read_blocks(armored)[0], ids[seat], homes[seat], remember=False)
+    move_text = str(RandomBot(1).choose(sp.view))
+    move_file = root / "m.pbem"
+    move_file.write_bytes(P.make_move(sp, move_text).armored().encode())
+    db = root / "cli" / "g5.db"
+    host.close()
+    # a game with a finished round, for audit and replay
+    rhost, rids, rhomes, rnames = table(root / "rounds", 5, "classic")
+    bots = {s: RandomBot(s) for s in rnames}
+    while not rhost.archives():
+        step(rhost, rids, rhomes, bots)
+    rdb = root / "rounds" / "g5.db"
+    rhost.close()
+
+    pbem = str(Path(sys.executable).parent / "pbem")
+    env_seat = {**base_env, "PBEM_HOME": str(homes[seat]), "PBEM_PASSPHRASE": PASSPHRASE}
+    env_agent = {k: v for k, v in env_seat.items() if k != "PBEM_PASSPHRASE"}
+    env_host = {**base_env, "PBEM_HOME": str(homes["host"]), "PBEM_PASSPHRASE": PASSPHRASE}
+    show = [pbem, "show", str(packet_path), "--as", seat]
+    move = [pbem, "move", str(packet_path), move_text, "--as", seat, "-o", str(root / "out.pbem")]
+    copy = root / "copy.db"
+
+    def fresh_copy() -> None:  # apply changes its store: each run applies the move to a fresh copy
+        shutil.copyfile(db, copy)
+        for suffix in ("-wal", "-shm"):
+            Path(str(copy) + suffix).unlink(missing_ok=True)
+
+    commands: list[tuple[str, list[str], dict[str, str], Callable[[], None] | None]] = [
+        ("show-pass", show, env_seat, None),
+        ("show-json-pass", [*show, "--json"], env_seat, None),
+        ("move-pass", move, env_seat, None),
+        ("show-agent", show, env_agent, None),
+        ("show-json-agent", [*show, "--json"], env_agent, None),
+        ("move-agent", move, env_agent, None),
+        ("apply", [pbem, "apply", "b5", "--db", str(copy), str(move_file), "--out", str(root / "out")], env_host,
+         fresh_copy),
+        ("status", [pbem, "status", "--db", str(db)], env_host, None),
+        ("help", [pbem, "--help"], env_host, None),
+        ("audit", [pbem, "audit", "--db", str(rdb), "--round", "1"], env_host, None),
+        ("replay", [pbem, "replay", "--db", str(rdb), "--round", "1", "--json"], env_host, None),
+    ]
+    timer = Timer()
+    bare = [sys.executable, "-c", "pass"]
+    # the key agent holds the seat's key for the agent rows (started by this tree; the same socket for both)
+    subprocess.run([pbem, "agent", "start", "--as", seat, "--timeout", "10m"], env=env_seat, check=True,
+                   stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(RUNS + 1):
+            for key, cmd, env, prepare in commands:
+                for label, tree in trees.items():
+                    timer.run("bare", bare, base_env)
+                    timer.run(f"{key}@{label}", cmd, {**env, "PYTHONPATH": str(tree)}, prepare)
+    finally:
+        subprocess.run([pbem, "agent", "stop"], env=env_agent, check=True, stdout=subprocess.DEVNULL)
+    bare_w = statistics.median(timer.wall["bare"][1:])
+    rows = [("python3 -c pass (the unit of every x below)", f"{bare_w * 1000:.0f} ms wall", "")]
+    for key, what in CLI_ROWS:
+        rows.append((what, timer.ratio(f"{key}@now", "bare"),
+                     timer.ratio(f"{key}@before", "bare") if "before" in trees else ""))
     return rows
 
 
@@ -120,70 +262,19 @@ def main() -> None:
         before = args[at + 1]
         del args[at:at + 2]
     seconds = float(args[0]) if args else 3.0
-    rows: list[tuple[str, str]] = host_rows(before) + engine_rows(seconds)
+    # Measure as users run it: with bytecode caches (some sandboxes disable them).
+    base_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PBEM_SCRYPT_N")}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        # packet sizes
-        for n, ruleset in ((3, "classic"), (5, "classic"), (10, "classic"), (12, "expansion")):
-            host, ids, homes, names = table(root / f"s{n}", n, ruleset)
-            bots = {s: RandomBot(s) for s in names}
-            sizes = []
-            per_move = []
-            for _ in range(40):
-                dt, packet = step(host, ids, homes, bots)
-                per_move.append(dt)
-                sizes.append(len(packet.armored()))
-            rows.append((f"packet size, {n} players ({ruleset})", f"{statistics.median(sizes):,.0f} bytes"))
-            host.close()
-        # CLI wall times
-        work = root / "cli"
-        host, ids, homes, names = table(work, 5, "classic", protected=True)
-        seq, armored = host.packets()[-1]
-        packet_path = work / "packet.pbem"
-        packet_path.write_text(armored)
-        seat = read_blocks(armored)[0].doc.to_move
-        db = work / "g5.db"
-        host.close()
-        pbem = str(Path(sys.executable).parent / "pbem")
-        # Measure as users run it: with bytecode caches (some sandboxes disable them).
-        base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        base_env.pop("PBEM_SCRYPT_N", None)
-        env_seat = {**base_env, "PBEM_HOME": str(homes[seat]), "PBEM_PASSPHRASE": PASSPHRASE}
-        env_host = {**base_env, "PBEM_HOME": str(homes["host"]), "PBEM_PASSPHRASE": PASSPHRASE}
-        bare = timed([sys.executable, "-c", "pass"], base_env)
-        sp = P.open_packet(read_blocks(armored)[0], ids[seat], homes[seat], remember=False)
-        move_text = str(RandomBot(1).choose(sp.view))
-        show_cmd = [pbem, "show", str(packet_path), "--as", seat]
-        move_cmd = [pbem, "move", str(packet_path), move_text, "--as", seat, "-o", str(work / "m.pbem")]
-        show, show_json, move = (timed(c, env_seat) for c in (show_cmd, [*show_cmd, "--json"], move_cmd))
-        # the same with the key agent holding the seat's key (pbem agent start): no scrypt per command
-        subprocess.run([pbem, "agent", "start", "--as", seat, "--timeout", "10m"], env=env_seat, check=True,
-                       stdout=subprocess.DEVNULL)
-        env_agent = {k: v for k, v in env_seat.items() if k != "PBEM_PASSPHRASE"}
-        try:
-            show_a, show_json_a, move_a = (timed(c, env_agent) for c in (show_cmd, [*show_cmd, "--json"], move_cmd))
-        finally:
-            subprocess.run([pbem, "agent", "stop"], env=env_agent, check=True, stdout=subprocess.DEVNULL)
-        applies = []
-        for i in range(4):  # each run applies on a fresh copy of the database
-            copy = work / "copy.db"
-            copy.write_bytes(db.read_bytes())
-            for suffix in ("-wal", "-shm"):
-                Path(str(copy) + suffix).unlink(missing_ok=True)
-            t = time.perf_counter()
-            subprocess.run([pbem, "apply", "b5", "--db", str(copy), str(work / "m.pbem"), "--out", str(work / "out")],
-                           env=env_host, check=True, stdout=subprocess.DEVNULL)
-            applies.append(time.perf_counter() - t)
-        apply_t = statistics.median(applies[1:])  # the first run warms the caches
-        for name, t in (("python3 -c pass", bare), ("pbem show (passphrase)", show),
-                        ("pbem show --json (passphrase)", show_json), ("pbem move (passphrase)", move),
-                        ("pbem show (agent)", show_a), ("pbem show --json (agent)", show_json_a),
-                        ("pbem move (agent)", move_a), ("pbem apply (passphrase)", apply_t)):
-            rows.append((f"wall time: {name}", f"{t * 1000:.0f} ms ({t / bare:.1f}x python)"))
-    width = max(len(k) for k, _ in rows)
-    print(f"{'measure':<{width}}  value")
-    for k, v in rows:
-        print(f"{k:<{width}}  {v}")
+        trees = {"now": ROOT, "before": extract(before, root / "before")}
+        rows = host_rows(trees, base_env)
+        rows += cli_rows(root, trees, base_env)
+        rows += engine_rows(seconds)
+        rows += packet_rows(root)
+    head = ("measure", "now", f"before ({before})")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
+    for r in [head, *rows]:
+        print("  ".join(f"{c:<{w}}" for c, w in zip(r, widths)).rstrip())
 
 
 if __name__ == "__main__":
