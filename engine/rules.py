@@ -8,7 +8,8 @@ checks; it needs nothing but what the mover may know, so it also works on a view
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, repeat
+from operator import is_
 from typing import Callable
 
 from .actions import Table, rule_of, take_front
@@ -23,6 +24,18 @@ from .state import OVER, PLAYING, THEFT, RoundState
 
 
 def legal_moves(state: RoundState) -> list[Move]:
+    """Every legal move of the player to move (the same list on the state and on their view)."""
+    moves = _listed(state)
+    state.offered = (state.applied, state.board._version, moves)
+    if state.source is not None:  # the mover's view: its moves are the state's while both are as they were
+        source, applied = state.source
+        me = state.players[state.to_move]
+        if source.applied == applied and state.hands[me] == source.hands[me]:
+            source.offered = (applied, source.board._version, moves)
+    return moves
+
+
+def _listed(state: RoundState) -> list[Move]:
     if state.phase == THEFT:
         return _steals(state)
     if state.phase != PLAYING:
@@ -208,9 +221,16 @@ def _check_action(state: RoundState, move: Move, bad: Callable[[str], IllegalMov
 def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> list[Event]:
     """Check `move`, apply it to `state` in place, and return the events, in order.
 
-    Every card drawn comes from `dealer.draw` (engine/dealer.py).
+    Every card drawn comes from `dealer.draw` (engine/dealer.py). A move that `legal_moves`
+    listed for this position (on the state or on the mover's view of it) is not checked again.
     """
-    move = check(state, move)
+    offered = state.offered  # moves legal_moves listed for this very position need no check again:
+    # this object among them (see RoundState.applied), while nothing was applied and the maze is the same
+    if (offered is None or offered[0] != state.applied or offered[1] != state.board._version
+            or not any(map(is_, offered[2], repeat(move)))):
+        move = check(state, move)
+    assert isinstance(move, Move)
+    state.applied += 1
     me = state.player
     events: list[Event] = [{"event": "move", "player": me, "move": str(move)}]
     if state.phase == THEFT:

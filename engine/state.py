@@ -7,12 +7,15 @@ The state is plain data, mutated in place by `rules.apply` (like python-chess's 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, Literal, get_args
+from typing import TYPE_CHECKING, Final, Literal, get_args
 
 from .board import GOAL_CELLS, Board
 from .catalog import (BLOCKERS, CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Ruleset, card_kind, deck_ids, dwarf_ids,
                       front_type_of, ids_of, nugget_ids)
 from .chance import Chance
+
+if TYPE_CHECKING:
+    from .moves import Move
 
 Option = Literal["max-saboteurs", "broken-tools-forfeit"]
 OPTIONS: tuple[Option, ...] = get_args(Option)
@@ -66,6 +69,16 @@ class RoundState:
     thieves: list[str] = field(default_factory=list)
     gold_before_theft: dict[str, int] = field(default_factory=dict)
     payout: dict[str, int] = field(default_factory=dict)  # gold won this round, thefts included
+    # rules.apply counts the moves it applied: what legal_moves listed at one count stays legal
+    # until the next, so apply does not check it again. Code that changes a state in play other
+    # than through apply (a card put in a hand) works on a copy, or lists the moves again after.
+    applied: int = field(default=0, init=False, repr=False, compare=False)
+    # What rules.legal_moves last listed here: (applied, the maze's version, the moves), so that
+    # apply need not check one of them again. Not part of the position (not copied or dumped).
+    offered: tuple[int, int, list[Move]] | None = field(default=None, init=False, repr=False, compare=False)
+    # On the mover's view (views.view): the state it shows and its count then (it may trust
+    # the moves listed on the view while nothing was applied to it since).
+    source: tuple[RoundState, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def player(self) -> str:

@@ -27,6 +27,8 @@ def view(state: RoundState, player: str | None) -> RoundState:
     """The state as `player` sees it (None: a spectator who holds no cards)."""
     state.board.warm()  # computed once here, shared by the copy (masking keeps it valid)
     v = state.copy()
+    if player is not None and player == state.player:
+        v.source = (state, state.applied)  # the mover's own legal moves are the state's: apply may trust them
     if state.phase != PLAYING:
         return v
     v.hands = {p: (h if p == player else mask(h)) for p, h in v.hands.items()}

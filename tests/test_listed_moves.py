@@ -1,0 +1,53 @@
+"""apply does not check again a move legal_moves listed for the very same position (issue 16.5),
+and still checks everything else: moves from another position, a changed view, text."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.chance import SeededChance
+from engine.errors import IllegalMove
+from engine.moves import Move
+from engine.rules import apply, legal_moves
+from engine.state import deal
+from engine.views import view
+
+PLAYERS = ("ann", "bob", "cid")
+
+def test_a_listed_move_of_an_earlier_turn_is_checked_again() -> None:
+    state = deal("classic", PLAYERS, SeededChance("listed-moves"))
+    moves = legal_moves(state)
+    discard = next(m for m in moves if m.verb == "discard")
+    apply(state, discard)
+    # the same object, listed one move ago: the card has left the hand, and it is bob's turn
+    with pytest.raises(IllegalMove):
+        apply(state, discard)
+
+def test_a_listed_move_on_a_copy_is_checked() -> None:
+    state = deal("classic", PLAYERS, SeededChance("listed-moves"))
+    moves = legal_moves(state)
+    trial = state.copy()  # copies are for changing by hand: they trust nothing listed on the original
+    trial.hands["ann"] = []
+    with pytest.raises(IllegalMove):
+        apply(trial, moves[0])
+
+def test_moves_listed_on_a_changed_view_are_checked_on_the_state() -> None:
+    state = deal("classic", PLAYERS, SeededChance("listed-moves"))
+    mine = view(state, "ann")
+    mine.hands["ann"] = list(state.hands["bob"])  # a view given other cards by hand
+    listed = next(m for m in legal_moves(mine) if m.verb == "discard")
+    with pytest.raises(IllegalMove, match="do not hold"):
+        apply(state, listed)
+    own = view(state, "ann")
+    taken = legal_moves(own)[-1]  # the mover's own view, unchanged: its moves are the state's
+    events = apply(state, taken)
+    assert events[0] == {"event": "move", "player": "ann", "move": str(taken)}
+
+def test_text_and_equal_moves_are_checked() -> None:
+    state = deal("classic", PLAYERS, SeededChance("listed-moves"))
+    legal_moves(state)
+    not_held = next(c for c in state.hands["bob"] if c not in state.hands["ann"])
+    with pytest.raises(IllegalMove, match="do not hold"):
+        apply(state, Move("discard", cards=(not_held,)))
+    with pytest.raises(IllegalMove):
+        apply(state, f"discard {not_held}")
