@@ -135,14 +135,18 @@ class Board:
         self.changed()
 
     def copy(self) -> Board:
-        other = Board()
+        other: Board = object.__new__(Board)  # every slot set here (views copy a board per turn)
         other.cells = dict(self.cells)  # tiles are replaced, never changed in place
         other._version = self._version
         other._paths = self._paths
         other._fits = self._fits
         other._goal_news = self._goal_news
-        other._stale = self._stale
-        if not self._stale:
+        other._stale = stale = self._stale
+        if stale:
+            other._shared = False
+            other._reach, other._open = {}, {}
+            other._sorted = other._live = None
+        else:
             self._shared = other._shared = True
             other._reach, other._open = self._reach, self._open
             other._sorted, other._live = self._sorted, self._live

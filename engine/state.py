@@ -103,36 +103,46 @@ class RoundState:
         return not BLOCKERS.isdisjoint(self.in_front.get(player, ()))
 
     def copy(self) -> RoundState:
-        return RoundState(
-            ruleset=self.ruleset,
-            players=self.players,
+        """An independent state: every list and dict copied (tests/test_listed_moves.py checks it)."""
+        hands = self.hands
+        return self.with_private(
             board=self.board.copy(),
-            options=self.options,
             roles=dict(self.roles),
-            hands={p: list(h) for p, h in self.hands.items()},
-            in_front={p: list(c) for p, c in self.in_front.items()},
+            hands=dict(zip(hands, map(list, hands.values()))),
+            knowledge={p: list(map(list, facts)) for p, facts in self.knowledge.items()},
             deck=list(self.deck),
             discard=list(self.discard),
             removed=list(self.removed),
             nuggets=list(self.nuggets),
-            gold=dict(self.gold),
             aside=list(self.aside),
             retired=list(self.retired),
+        )
+
+    def with_private(self, *, board: Board, roles: dict[str, str | None], hands: dict[str, list[str]],
+                     knowledge: dict[str, list[list[str]]], deck: list[str], discard: list[str],
+                     removed: list[str], nuggets: list[str], aside: list[str], retired: list[str]) -> RoundState:
+        """A new state with these parts (made by the caller and shared with nothing: copies, or
+        views.view's masked ones) and its own copy of every other list and dict.
+
+        The fields are set directly, not through __init__: views.view makes a state every turn.
+        """
+        other: RoundState = object.__new__(RoundState)
+        other.__dict__ = fields = self.__dict__.copy()  # the plain values; every container is replaced
+        in_front = self.in_front
+        fields.update(
+            board=board, roles=roles, hands=hands, knowledge=knowledge, deck=deck, discard=discard,
+            removed=removed, nuggets=nuggets, aside=aside, retired=retired,
+            in_front=dict(zip(in_front, map(list, in_front.values()))),
+            gold=dict(self.gold),
             won=list(self.won),
-            knowledge={p: [list(f) for f in fs] for p, fs in self.knowledge.items()},
-            passes=self.passes,
-            last_theft=self.last_theft,
-            to_move=self.to_move,
-            round_no=self.round_no,
-            last_actor=self.last_actor,
-            phase=self.phase,
-            finder=self.finder,
             winners=list(self.winners),
-            next_start=self.next_start,
             thieves=list(self.thieves),
             gold_before_theft=dict(self.gold_before_theft),
             payout=dict(self.payout),
+            offered=None,
+            source=None,
         )
+        return other
 
     def all_cards(self) -> list[str]:
         """Every card id the round accounts for (for conservation checks)."""

@@ -26,23 +26,29 @@ _MASKED_GOAL = Tile(HIDDEN, False, _HIDDEN_GOAL, hidden=True)  # one for all vie
 def view(state: RoundState, player: str | None) -> RoundState:
     """The state as `player` sees it (None: a spectator who holds no cards)."""
     state.board.warm()  # computed once here, shared by the copy (masking keeps it valid)
-    v = state.copy()
+    if state.phase != PLAYING:
+        v = state.copy()
+    else:
+        board = state.board.copy()
+        cells = board.cells
+        for pos in GOAL_CELLS.values():  # masking keeps the board's caches valid
+            tile = cells.get(pos)
+            if tile is not None and tile.hidden:
+                cells[pos] = _MASKED_GOAL
+        v = state.with_private(
+            board=board,
+            roles={p: (r if p == player else None) for p, r in state.roles.items()},
+            hands={p: (list(h) if p == player else [HIDDEN] * len(h)) for p, h in state.hands.items()},
+            knowledge={p: (list(map(list, k)) if p == player else []) for p, k in state.knowledge.items()},
+            deck=[HIDDEN] * len(state.deck),
+            discard=[HIDDEN] * len(state.discard),
+            removed=[HIDDEN] * len(state.removed),
+            nuggets=[HIDDEN] * len(state.nuggets),
+            aside=[HIDDEN] * len(state.aside),
+            retired=[HIDDEN] * len(state.retired),
+        )
     if player is not None and player == state.player:
         v.source = (state, state.applied)  # the mover's own legal moves are the state's: apply may trust them
-    if state.phase != PLAYING:
-        return v
-    v.hands = {p: (h if p == player else mask(h)) for p, h in v.hands.items()}
-    v.roles = {p: (r if p == player else None) for p, r in v.roles.items()}
-    v.knowledge = {p: (k if p == player else []) for p, k in v.knowledge.items()}
-    v.deck = mask(v.deck)
-    v.discard = mask(v.discard)
-    v.removed = mask(v.removed)
-    v.nuggets = mask(v.nuggets)
-    v.aside = mask(v.aside)
-    v.retired = mask(v.retired)
-    for pos, tile in v.board.cells.items():  # masking keeps the board's caches valid
-        if tile.hidden:
-            v.board.cells[pos] = _MASKED_GOAL
     return v
 
 

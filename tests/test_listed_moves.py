@@ -51,3 +51,16 @@ def test_text_and_equal_moves_are_checked() -> None:
         apply(state, Move("discard", cards=(not_held,)))
     with pytest.raises(IllegalMove):
         apply(state, f"discard {not_held}")
+
+
+def test_a_copy_shares_no_list_or_dict() -> None:
+    state = deal("expansion", PLAYERS, SeededChance("listed-moves"))
+    state.knowledge["ann"].append(["map", "top", "goal-gold.1"])
+    other = state.copy()
+    for name, value in vars(state).items():
+        if isinstance(value, (list, dict)):
+            assert vars(other)[name] == value and vars(other)[name] is not value, name
+    for a, b in ((state.hands, other.hands), (state.in_front, other.in_front), (state.knowledge, other.knowledge)):
+        assert all(a[p] is not b[p] for p in a)
+    assert other.knowledge["ann"][0] is not state.knowledge["ann"][0]
+    assert other.board.cells is not state.board.cells
