@@ -123,7 +123,7 @@ def test_every_message_the_code_asks_for_is_in_the_source() -> None:
 # Calls whose string arguments a person reads.
 _SPEAKERS = {"echo", "print", "secho", "Text", "UsageError", "BadPacket", "BadSignature", "WrongKey",
              "WrongPassphrase", "KeyNotFound", "StaleMove", "Conflict", "PbemError", "_fail", "warn", "say",
-             "fault", "note", "log"}
+             "fault", "note", "log", "prompt", "confirm"}
 # Files still speaking English directly; each must leave this list, never join it.
 NOT_YET_TRANSLATED = {
     "pbem/auto/trustless_bot.py", "pbem/host/blind.py", "pbem/seat/trustless.py",

@@ -26,7 +26,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
 from pbem.seat import answers, player
 from pbem.seat.home import invitation_path, join_path, move_path
-from pbem.ui import failures
+from pbem.ui import failures, when
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the seat side (pbem turn) must not import the host's store
@@ -94,7 +94,7 @@ class FolderPublisher:
 
     def notify(self, notice: HostNotice) -> str:
         path = self.folder.publish_notice(notice.seq, notice.kind, notice.armored.encode())
-        return f"{notice.kind} notice: {path.name}"
+        return t("{notice}: {file}", notice=when.notice_name(notice.kind), file=path.name)
 
     def idle(self) -> list[str]:
         return []

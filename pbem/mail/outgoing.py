@@ -21,6 +21,7 @@ from pbem.mail.message import SmtpSettings, compose, send, write_eml
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import Handover, Invitation, Join, Move, Notice, Packet, Request, Signed, read_blocks
+from pbem.ui import when
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
@@ -343,10 +344,10 @@ class MailPublisher:
         try:
             mails = notice_mails(self.host, notice.armored)
         except BadPacket as exc:  # a stored notice no reader takes: said once, marked, never retried
-            return t("not mailed: {kind} notice (packet {seq}) cannot be read: {error}", kind=notice.kind,
+            return t("not mailed: {notice} (packet {seq}) cannot be read: {error}", notice=when.notice_name(notice.kind),
                      seq=notice.seq, error=exc)
         lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails]
-        return t("mailed {kind} notice (packet {seq}) to {list}", kind=notice.kind, seq=notice.seq,
+        return t("mailed {notice} (packet {seq}) to {list}", notice=when.notice_name(notice.kind), seq=notice.seq,
                  list="; ".join(lines) or t("nobody"))
 
     def _book(self) -> tuple[dict[str, dict[str, float]], float, str]:

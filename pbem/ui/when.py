@@ -94,6 +94,16 @@ def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int |
         return f"{kind}: {seat or ''}".strip()
 
 
+def notice_name(kind: str) -> str:
+    """A kind of host notice as a noun ("reminder notice"), for the host's log."""
+    t = words.t
+    named = {"absent": t("absent notice"), "away": t("away notice"), "back": t("back notice"),
+             "due": t("due notice"), "handover": t("handover notice"), "late": t("late notice"),
+             "paused": t("paused notice"), "reminder": t("reminder notice"), "resigned": t("resigned notice"),
+             "resumed": t("resumed notice")}
+    return named.get(kind) or t("{kind} notice", kind=kind)  # a kind from a newer host
+
+
 def reason(why: object) -> str:
     """Why the host moved for a seat (timeout, absent, resigned) in words."""
     key = f"why {why}"
