@@ -65,7 +65,8 @@ def game_over_line(host: Host) -> str:
     gold = ", ".join(f"{p} {g}" for p, g in st["gold"].items())
     best = max(st["gold"].values(), default=0)
     winners = ", ".join(p for p, g in st["gold"].items() if g == best)
-    return f"game {st['game']} is over after packet {st['seq']}: gold {gold}; won by {winners}"
+    return t("game {game} is over after packet {seq}: gold {gold}; won by {winners}", game=st["game"], seq=st["seq"],
+             gold=gold, winners=winners)
 
 
 def _move_aside(folder: GameFolder, path: Path, sub: str) -> Path | None:
