@@ -36,6 +36,8 @@ RULES = ("engine.rules", "engine.bots")
 TRUSTLESS = ("rbcl", "pbem.protocol.mental", "pbem.protocol.trustless")  # a trustless game's only
 ALWAYS = ("pydantic",  # Typer 0.27+ converts parameters through it (pyproject.toml pins below)
           *TRUSTLESS, "pbem.mail", "pbem.auto")
+# what typer.rich_utils would import for features pbem does not use (pbem.cli.helptext.rich_utils)
+HELP_UNUSED = ("markdown_it", "rich.markdown", "rich.traceback", "rich.pretty", "attr")
 IMPORT = (*SQL, *RICH, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", "pbem.seat.player", "pbem.host.referee", "pbem.ui.render",
           "engine.state")
 
@@ -92,7 +94,8 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> dict:
 # (command line, whose key home, banned modules); {mover} and {text}: the seat to move and a legal move
 COMMANDS = [
     ("key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),
-    ("--help", "ann", (*SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys")),
+    ("--help", "ann", (*SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED)),
+    ("--lang zh-Hans key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),  # help words only for help
     ("show packet.pbem --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
     ("show packet.pbem --as {mover} --json", "{mover}", (*SQL, *RICH, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
     ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SQL, *RICH, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
@@ -110,3 +113,28 @@ def test_a_command_loads_only_what_it_uses(game: dict, line: str, home: str, ban
     words = [w.format(mover=game["mover"], text=game["text"]) for w in line.split()]  # the move: one word
     env = {"PBEM_HOME": str(game["homes"][home.format(mover=game["mover"])]), "PBEM_PASSPHRASE": ""}
     assert heavy(loaded(words, env, root), banned) == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], [], ["game", "--help"], ["key", "--help"], ["show", "--help"],
+                                  ["mail", "--help"], ["host", "run", "--help"], ["--lang", "zh-Hant", "folder", "--help"]])
+def test_a_help_page_from_the_branch_is_the_whole_trees(argv: list[str], monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """pbem.cli.branch converts only the command a line names, and a group's page lists its
+    commands without converting their parameters: the page must not change."""
+    import typer.main
+
+    from pbem.cli import app, branch
+    from pbem.cli.helptext import localise
+    from pbem.ui import words
+
+    monkeypatch.setenv("COLUMNS", "100")
+    pages = []
+    for tree in (app, branch(app, argv)):
+        words.set_language("zh-Hant" if "zh-Hant" in argv else None)
+        cmd = localise(typer.main.get_command(tree), argv)
+        with pytest.raises(SystemExit) as done:
+            cmd.main(argv, prog_name="pbem")
+        assert done.value.code in (0, 2), argv  # 2: a group named without a command (no_args_is_help)
+        pages.append(capsys.readouterr().out)
+    words.set_language(None)
+    assert pages[0] == pages[1] and "Usage:" in pages[0]

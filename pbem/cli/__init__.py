@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import typer
 import typer.main
@@ -114,23 +115,58 @@ def _named(app: typer.Typer, word: str) -> typer.Typer | None:
     return None
 
 
+def _listed(app: typer.Typer) -> typer.Typer:
+    """`app` as its own help page shows it: each command and group by its name and help, with
+    none of their parameters converted (the page lists none of them)."""
+    import copy
+
+    def stand_in(info: Any) -> Any:
+        def listed() -> None:  # only listed on a help page, never run
+            raise AssertionError(info.callback.__name__)
+
+        listed.__name__, listed.__doc__ = info.callback.__name__, info.callback.__doc__
+        info = copy.copy(info)
+        info.callback = listed
+        return info
+
+    def emptied(group: Any) -> Any:
+        group = copy.copy(group)
+        group.typer_instance = copy.copy(group.typer_instance)
+        group.typer_instance.registered_commands, group.typer_instance.registered_groups = [], []
+        return group
+
+    lean = copy.copy(app)
+    lean.registered_commands = [stand_in(info) for info in app.registered_commands]
+    lean.registered_groups = [emptied(group) for group in app.registered_groups]
+    return lean
+
+
 def branch(app: typer.Typer, argv: list[str]) -> typer.Typer:
     """`app` cut down to the command this command line names. Typer converts every parameter
     of every command it is given into click's, about 80 ms for the whole tree (as much as
-    importing Typer), and a command line runs one command. A word that names no command keeps
-    its whole level, so click's errors, suggestions and help pages are the same as ever."""
+    importing Typer), and a command line runs one command; a group's help page (`pbem --help`,
+    `pbem game --help`) lists its commands without their parameters. A word that names no
+    command keeps its whole level, so click's errors and suggestions are the same as ever."""
     from pbem.cli.helptext import command_words
 
-    words = iter(command_words(argv))
-    top = lean = _named(app, next(words, ""))
-    while lean is not None and lean.registered_groups:
+    page = not argv or "--help" in argv
+    named = command_words(argv)
+    words = iter(named)
+    top = _named(app, next(words, ""))
+    if top is None:  # `pbem --version` names no command either
+        return _listed(app) if page or not named else app
+    lean = top
+    while lean.registered_groups:
         group = lean.registered_groups[0]
         inner = _named(group.typer_instance, next(words, ""))  # type: ignore[arg-type]
         if inner is None:
+            # (not `pbem mail --help`: the mail group reads it as `pbem mail send --help`)
+            if page and group.typer_instance.info.cls is None:  # type: ignore[union-attr]
+                group.typer_instance = _listed(group.typer_instance)  # type: ignore[arg-type]
             break
         group.typer_instance = inner
         lean = inner
-    return top or app
+    return top
 
 
 def main() -> None:

@@ -25,13 +25,39 @@ _TYPER_WORDS = ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_
                 "ENVVAR_STRING")
 
 
+# Modules typer.rich_utils imports at its top for what pbem never asks of it: rich.markdown
+# (markdown-it) for rich_markup_mode="markdown", rich.traceback (rich.pretty, attrs) for Typer's
+# own tracebacks, which only Typer.__call__ installs (pbem.cli.main calls click and prints its
+# errors itself). Measured: 40% of a help page's CPU time, 2-3x a bare interpreter's start.
+_UNUSED_BY_HELP = {"rich.markdown": "Markdown", "rich.traceback": "Traceback"}
+
+
+@cache
+def rich_utils() -> Any:
+    """typer.rich_utils, which draws the help pages, loaded without the modules it would import
+    only for the features above: while it loads, each of them is a module holding a placeholder
+    class; then they are forgotten, so that a later import loads the real module."""
+    import sys
+    import types
+
+    stand_ins = [name for name in _UNUSED_BY_HELP if name not in sys.modules]
+    for name in stand_ins:
+        module = types.ModuleType(name, "a placeholder while typer.rich_utils loads (pbem.cli.helptext)")
+        setattr(module, _UNUSED_BY_HELP[name], type(_UNUSED_BY_HELP[name], (), {}))
+        sys.modules[name] = module
+    try:
+        import typer.rich_utils
+    finally:
+        for name in stand_ins:
+            del sys.modules[name]
+    return typer.rich_utils
+
+
 @cache
 def _english() -> dict[str, str]:
     """Typer's words as it ships them, read before the first translation. typer.rich_utils imports
-    rich and markdown-it (100-300 ms), so only a help page or a translated run loads it."""
-    import typer.rich_utils
-
-    return {name: getattr(typer.rich_utils, name) for name in _TYPER_WORDS}
+    rich (100-300 ms), so only a help page loads it."""
+    return {name: getattr(rich_utils(), name) for name in _TYPER_WORDS}
 
 
 def _commands(cmd: Any) -> Iterator[Any]:
@@ -110,11 +136,9 @@ def help_wanted(cmd: Any, argv: list[str]) -> bool:
 
 def localise(cmd: Any, argv: list[str] | None = None) -> Any:
     """Translate the help of the tree `cmd` in place into the current language; a flag shows
-    no `<bool>` type (it takes no value). Given `argv`, it does nothing in English unless a
-    help page is shown (every start of pbem pays for it otherwise)."""
-    from pbem.ui.words import language
-
-    if argv is not None and language() == "en" and not help_wanted(cmd, argv):
+    no `<bool>` type (it takes no value). Given `argv`, it does nothing unless a help page is
+    shown (every start of pbem would pay for loading rich and Typer's help otherwise)."""
+    if argv is not None and not help_wanted(cmd, argv):
         return cmd
     for part in _parts(cmd):
         if getattr(part, "help", None):
@@ -123,8 +147,6 @@ def localise(cmd: Any, argv: list[str] | None = None) -> Any:
             part.help = reflow(t(english))
         if getattr(part, "is_flag", False) and not getattr(part, "count", False):
             part.metavar = ""
-    import typer.rich_utils
-
     for name, english in _english().items():
-        setattr(typer.rich_utils, name, t(english))
+        setattr(rich_utils(), name, t(english))
     return cmd
