@@ -106,22 +106,53 @@ def _docs_block(marker: str) -> str:
     return after[len("```sh\n"):].split("\n```", 1)[0]
 
 
+def _run_docs_block(tmp_path: Path, marker: str) -> subprocess.CompletedProcess[str]:
+    """Run a try-it block with bash in an empty folder, every `pbem` a real process; it must succeed."""
+    env = {k: v for k, v in cli_env(tmp_path).items() if k not in ("PBEM_HOME", "PBEM_STORE")}
+    env["PBEM_LANG"] = "en"
+    script = f'pbem() {{ "{PBEM[0]}" -m pbem.cli "$@"; }}\n' + _docs_block(marker)
+    r = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return r
+
+
 @pytest.mark.slow
 def test_the_newcomers_club_in_docs_playing_runs_as_written(tmp_path: Path) -> None:
     """docs/playing.md section 9's try-it block, run by bash in an empty folder, every `pbem`
     a real process: three games in one store, one daemon, and 'pbem games' lists them."""
-    env = {k: v for k, v in cli_env(tmp_path).items() if k not in ("PBEM_HOME", "PBEM_STORE")}
-    env["PBEM_LANG"] = "en"
-    script = f'pbem() {{ "{PBEM[0]}" -m pbem.cli "$@"; }}\n' + _docs_block("club")
-    r = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env, capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    r = _run_docs_block(tmp_path, "club")
     assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["pbem.db"]
     listed = r.stdout.split("games you host:\n", 1)[1].splitlines()
     for g in GAMES:
         assert [seq for seq, _ in GameFolder.open(tmp_path / "shared" / g).packets(None)] == [1], r.stdout
         line = next(x for x in listed if x.split()[0] == g)
         assert "round 1, packet 1" in line and " to move" in line, line
+
+
+@pytest.mark.slow
+def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Path) -> None:
+    """docs/playing.md section 4's trustless try-it block, run by bash in an empty folder, every
+    `pbem` a real process, folders of .eml files for mailboxes: the invitation mailed, three
+    joins by mail, the three shuffles and deal tokens sent by `pbem turn` alone, ann's first
+    move by `pbem mail-move`, and 'pbem games' says the table waits for bob's move."""
+    from pbem.host.blind import BlindHost
+    from pbem.seat.trustless import chain_in
+
+    r = _run_docs_block(tmp_path, "trustless-mail")
+    with BlindHost(tmp_path / "saves" / "friday.db") as h:
+        st, chain = h.status(), h.packets()
+    assert st["seq"] == 8 and st["waiting"] == {"step": "move", "seats": ["bob"]}, st
+    steps = [read_blocks(a)[0].doc.waiting.step for _, a in chain]
+    assert steps == ["shuffle"] * 3 + ["deal"] * 3 + ["move"] * 2
+    listed = r.stdout.split("games you host:\n", 1)[1]
+    assert "friday" in listed and "the table waits for the move step from bob" in listed, listed
+    for who in ("ann", "bob", "cat"):  # each key home holds the chain its mail brought, from packet 1, no gap
+        game = next((tmp_path / f"keys-{who}" / "games").iterdir())
+        kept = [p.doc.seq for p in chain_in(sorted((game / "packets").glob("*.pbem")), game.name)]
+        assert kept == list(range(1, len(kept) + 1)) and len(kept) >= 4, (who, kept)
+    assert len(kept) >= 6 and kept[-1] < 8  # cat's mail: packet 6, waiting for its deal tokens; ann's: 7, her turn
+    assert "error" not in r.stderr.lower(), r.stderr[-3000:]
 
 
 @pytest.mark.slow

@@ -17,8 +17,9 @@ from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks
 
 
-def imap_game(root: Path, s: MailServers) -> tuple[Path, dict[str, Path]]:
-    """Keys, the game with everyone's address, and the host's SMTP settings, all by the CLI."""
+def imap_game(root: Path, s: MailServers, *options: str) -> tuple[Path, dict[str, Path]]:
+    """Keys, the game with everyone's address, and the host's SMTP settings, all by the CLI
+    (`options` for 'pbem game new', e.g. --trustless)."""
     homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
     pubs = {}
     for n, h in homes.items():  # the host's key is "referee", its mailbox "host"
@@ -28,7 +29,7 @@ def imap_game(root: Path, s: MailServers) -> tuple[Path, dict[str, Path]]:
     db = root / "saves" / "t.db"
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
     subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}",
-                    "--db", db], env=cli_env(homes["host"]), check=True, capture_output=True, cwd=root)
+                    "--db", db, *options], env=cli_env(homes["host"]), check=True, capture_output=True, cwd=root)
     subprocess.run([*PBEM, "game", "smtp", "t", "--db", str(db), "--server", "127.0.0.1", "--port", str(s.smtp_port),
                     "--security", "none", "--from", s.address("host")], env=cli_env(homes["host"]), check=True,
                    capture_output=True, cwd=root)

@@ -252,7 +252,7 @@ class MailHost:
                 self.log(t("ignored {name}: not a pbem mail ({sender})", name=label, sender=who(msg)))
                 self.source.leave(label)
             return
-        ours = [b for b in blocks if b.kind in ("join", "move", "request", "handover") and b.game == self.game]
+        ours = [b for b in blocks if b.kind in ("join", "move", "mental", "request", "handover") and b.game == self.game]
         if not ours:
             if any(b.game != self.game for b in blocks):
                 self.log(t("ignored {name}: for game {other}, not {game}", name=label, other=blocks[0].game, game=self.game))
@@ -334,11 +334,19 @@ class Transport:
         if profile is not None:  # the mail profile's, as when the transport was set
             password_command, oauth2_command = profile.imap_password_command, profile.imap_oauth2_command
         to_dir = Path(self.to_dir) if self.to_dir else None
-        courier = host_courier(host.config(), self.send, to_dir, home, mail_dir(host.facts.name, host.store.url))
+        courier = host_courier(host.config(), self.send, to_dir, home, default_mail_dir(host))
         source = mail_source([Path(m) for m in self.maildir], self.imap, password_command, oauth2_command, no_idle,
                              log=log)
         log(t("serving {game} from {where}", game=host.game_id(), where=self.imap or ", ".join(self.maildir)))
         return MailHost(host, source, courier, log)
+
+
+def default_mail_dir(host: Any) -> Path:
+    """Where a game's .eml files go without --to-dir: GAME/mail/ beside its store (a blind
+    host's: beside its own file)."""
+    if hasattr(host, "facts"):
+        return mail_dir(host.facts.name, host.store.url)
+    return mail_dir(host.name, host.url)
 
 
 def no_transport(name: str) -> UsageError:
@@ -350,7 +358,7 @@ def no_transport(name: str) -> UsageError:
 @dataclass
 class ClubHost:
     """Every game of one store in one watch loop, each over its own transport, and the
-    trustless games beside the store (each a file of its own, served over its folder).
+    trustless games beside the store (each a file of its own, served over its folder or mail).
 
     Each pass lists the store's games (one query) and the trustless games' files, starts
     serving games that are new or were not ready, and steps each; a game whose step fails
@@ -417,8 +425,6 @@ class ClubHost:
             transport = Transport.of(host)  # type: ignore[arg-type]  # the blind host keeps one too
             if transport is None:
                 raise no_transport(name)
-            if path is not None and not transport.folder:
-                raise UsageError(t("a trustless game is served through a shared folder for now (--folder DIR)"))
             stepper = transport.stepper(host, log, self.home)  # type: ignore[arg-type]
         except (PbemError, OSError) as exc:
             if host is not None:

@@ -141,7 +141,9 @@ class FolderBot:
 
 @dataclass
 class MailBot:
-    """A seat playing by mail: reads a mail source (files or IMAP), mails joins and moves."""
+    """A seat playing by mail: reads a mail source (files or IMAP), mails joins and moves. In a
+    trustless game it keeps every packet in the key home and a TrustlessBot plays the seat
+    from them, mailing each block the table waits for from it (pbem/auto/trustless_bot.py)."""
 
     source: MailSource
     identity: Identity
@@ -159,6 +161,7 @@ class MailBot:
     resent: set[int] = field(default_factory=set)
     routed: set[str] = field(default_factory=set)
     current: tuple[Path, player.SeatPacket] | None = None
+    trustless: Any = None  # a TrustlessBot once the invitation is a trustless game's
 
     def __post_init__(self) -> None:
         self.router = Router(Path(self.home))
@@ -167,10 +170,12 @@ class MailBot:
         return self.source.wait(seconds)
 
     def _mail(self, block, what: str) -> None:
+        self.log(t("{what}: {where}", what=what, where=self._deliver(block)))
+
+    def _deliver(self, block: Signed) -> str:
         if self.to is None:
             raise UsageError(t("no host address to mail to"), hint=t("pass --to HOST-ADDRESS"))
-        where = self.courier.deliver(block_mail(block, sender=self.sender, to=self.to))
-        self.log(t("{what}: {where}", what=what, where=where))
+        return self.courier.deliver(block_mail(block, sender=self.sender, to=self.to))
 
     def _invited(self, inv, msg: Any) -> None:
         try:
@@ -188,6 +193,13 @@ class MailBot:
             remember_host_address(self.home, inv.game, reply_address(msg))
             self.to = host_address(self.home, inv.game, None)
         self.brain = _Brain(self.kind, seat, self.seed)
+        if inv.doc.trustless:  # the same seat as through a folder, its packets kept in the key home by read()
+            from pbem.auto.trustless_bot import TrustlessBot
+            from pbem.mail.trustless import mail_seat
+
+            game = inv.game
+            self.trustless = TrustlessBot(lambda: mail_seat(self.home, self.identity, game, self._deliver), self.log,
+                                          self.kind, str(self.seed))
         join_file = join_path(self.home, inv.game, seat)
         if join_file.exists():
             if latest_saved_packet(self.home, inv.game) is None:
@@ -244,6 +256,8 @@ class MailBot:
         self.read()
         if self.game is None or self.seat is None:
             return False
+        if self.trustless is not None:
+            return bool(self.trustless.step())
         assert self.brain is not None
         latest = latest_saved_packet(self.home, self.game)
         if latest is None:

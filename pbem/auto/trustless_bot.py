@@ -1,58 +1,76 @@
-"""A bot on one seat of a trustless game, through a shared folder, holding only its own key.
+"""A bot on one seat of a trustless game, holding only its own key, over a folder or mail.
 
 It joins with its key shares, follows the chain, checks every proof, shuffles when its turn
 in the setup comes, sends its deal tokens, opens its own role and hand, and then plays: the
 engine's bot chooses on the seat's view; the seat sends the tokens it owes with each move,
 alone when the player to move waits for them, its goal tokens when a goal is reached, and
-its round key at each round's end, until the game is over.
+its round key at each round's end, until the game is over. The transport is the client's
+(pbem/seat/trustless_client.py): `open` gives it once the game can be played.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from engine.bots import make_bot
 from pbem.auto.host_runner import Log, stamp_log
 from pbem.errors import UsageError
-from pbem.folder.trustless import TrustlessFolderSeat
 from pbem.protocol.crypto import Identity
+from pbem.seat.trustless_client import TrustlessClient
 
 
 @dataclass
-class TrustlessFolderBot:
-    dir: Path
-    identity: Identity
-    home: Path
+class TrustlessBot:
+    open: Callable[[], TrustlessClient[Any] | None]  # None: the game cannot be played yet
     log: Log = field(default=stamp_log("bot"))
     bot: str = "smart"
     seed: str = "0"
-    client: TrustlessFolderSeat | None = None
+    client: TrustlessClient[Any] | None = None
     resent: set[int] = field(default_factory=set)
 
     def step(self) -> bool:
-        """One look at the folder; True when there is nothing more this bot can do."""
+        """One look at the transport; True when there is nothing more this bot can do."""
         if self.client is None:
-            try:
-                self.client = TrustlessFolderSeat.open(self.dir, self.identity, self.home)
-            except UsageError:
-                return False  # the folder is not laid out yet
-            self.log(f"playing seat {self.client.seat} of trustless game {self.client.inv.game}")
+            self.client = self.open()
+            if self.client is None:
+                return False
+            self.log(f"playing seat {self.client.seat} of trustless game {self.client.game}")
             self.client.ts.choose = make_bot(self.bot, self.client.seat, self.seed).choose
         c = self.client
         if not c.joined():
-            path, _ = c.join()
-            self.log(f"joined with key shares: {path.name}")
+            where, _ = c.join()
+            self.log(f"joined with key shares: {_short(where)}")
         for line in c.sync():
             self.log(line)
-        key = c.step_key()
+        key, step = c.step_key(), c.ts.table.step()
         out = c.answer() if key not in self.resent else None  # once a step (again once after a restart)
         if out is not None:
-            path, new = out
+            where, new = out
             self.resent.add(key)
-            self.log(f"packet {c.ts.head[0]}: {'sent' if new else 'sent again'} {path.name}")
+            self.log(f"packet {c.ts.head[0]}: {step} block {'sent' if new else 'sent again'}: {_short(where)}")
         if c.ts.table.step() == "over":
             gold = c.ts.table.ended[-1].gold
             self.log(f"the game is over: gold {', '.join(f'{p} {g}' for p, g in gold.items())}")
             return True
         return False
+
+
+def _short(where: object) -> str:
+    return where.name if isinstance(where, Path) else str(where)
+
+
+def folder_bot(dir: Path, identity: Identity, home: Path, log: Log, bot: str = "smart",
+               seed: str = "0") -> TrustlessBot:
+    """A bot on this key's seat of the trustless game folder at `dir`."""
+    from pbem.folder.trustless import folder_seat
+
+    def open_seat() -> TrustlessClient[Any] | None:
+        try:
+            return folder_seat(dir, identity, home)
+        except UsageError:
+            return None  # the folder is not laid out yet
+
+    return TrustlessBot(open_seat, log, bot, seed)

@@ -13,7 +13,7 @@ from pbem.atomic import write_atomic
 from pbem.cli.keys import HomeOpt, JsonOpt, only_identity
 from pbem.errors import UsageError
 from pbem.host.paths import out_dir, store_url
-from pbem.names import check_game_name
+from pbem.names import HOST, check_game_name
 from pbem.seat.home import key_home
 from pbem.ui import words
 from pbem.ui.words import pad, t
@@ -159,8 +159,8 @@ def game_new(
         if deadline is None:
             raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
         timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind).to_config()
-    if trustless and (timing or emails):
-        raise UsageError(t("--trustless games have no deadlines or mail yet"), hint=t("see docs/trustless.md section 9"))
+    if trustless and timing:
+        raise UsageError(t("--trustless games have no deadlines yet"), hint=t("see docs/trustless.md section 9"))
     host = identity_named(home, host_name, passphrase_file)
     if trustless:
         from pbem.host import blind
@@ -170,7 +170,16 @@ def game_new(
         if own is None:
             raise UsageError(t("a trustless game is kept in a SQLite file of its own"), hint=t("pass --db FILE"))
         url = as_url(own)
+        names = [n for n, _ in seats]
+        stray = [n for n in emails if n not in names and n != HOST]
+        if stray:  # checked before the game's file is made
+            raise UsageError(t("no seat {name} in game {game}", name=repr(stray[0]), game=game),
+                             hint=t("seats: {list}", list=", ".join(names)) + t("; or 'host'"))
         invitation = blind.create_game(own, game, host, ruleset, seats, list(option))
+        if emails:
+            with blind.BlindHost(own) as b:
+                for name, addr in emails.items():
+                    b.set_email(name, addr)
     else:
         invitation = create_game(url, game, host, ruleset, seats, list(option), emails, timing)
     target = output or out_dir(game, url) / "invitation.pbem"

@@ -19,7 +19,6 @@ from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.options import Keys, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
 from pbem.cli.play import DbOpt, GameArg, PassOpt, StoreOpt, game_app, identity_named, open_host, unlock_host
 from pbem.errors import UsageError
-from pbem.host.paths import mail_dir
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
 from pbem.ui.words import t
@@ -148,13 +147,14 @@ def mail(
     armoured in the body. Written as .eml files into --to-dir (default saves/GAME/mail/),
     or sent over SMTP with --send (settings: 'pbem game smtp').
     """
+    from pbem.auto.host_runner import default_mail_dir
     from pbem.host.publish import publish_pending
     from pbem.mail.outgoing import MailPublisher, mails_for, note_mailed
     from pbem.mail.sources import host_courier
 
     with open_host(game, store, db) as host:
         _set_digest(host, digest)
-        courier = host_courier(host.config(), send, to_dir, key_home(None), mail_dir(host.facts.name, host.store.url))
+        courier = host_courier(host.config(), send, to_dir, key_home(None), default_mail_dir(host))
         if pending:
             if not publish_pending(host, MailPublisher(host, courier), log=typer.echo):
                 typer.echo(t("nothing new to mail"))
@@ -331,11 +331,11 @@ def mail_join(
     from pbem.mail.outgoing import block_mail
     from pbem.protocol.documents import read_one
     from pbem.seat import player
-    from pbem.seat.home import join_path, received_invitation_path
+    from pbem.seat.home import game_named, join_path, received_invitation_path
 
     where = keys.where
     if not invitation.exists() and "/" not in str(invitation):
-        invitation = received_invitation_path(where, str(invitation))
+        invitation = received_invitation_path(where, game_named(where, str(invitation)))
     inv = read_one(invitation, "invitation")
     me = keys.identity()
     seat = player.seat_of(inv, me)
@@ -377,9 +377,23 @@ def mail_move(
     pbem mail-move GAME "play cross at 1,0".
     """
     from pbem.mail.outgoing import block_mail
+    from pbem.mail.trustless import joined_trustless, mail_seat
     from pbem.seat import answers, player
+    from pbem.seat.home import game_named
 
     where = keys.where
+    if not Path(packet).is_file():
+        packet = game_named(where, packet)
+    if not Path(packet).is_file() and joined_trustless(where, packet):  # followed from the packets 'pbem inbox' kept
+        me = keys.identity()
+        c = mail_seat(where, me, packet, _mailer(reply, smtp, where, me.name, packet))
+        c.sync()
+        how, new = c.play(text)
+        if new:
+            typer.echo(t("move for packet {seq}: {how}", seq=c.ts.head[0], how=how))
+        else:
+            typer.echo(t("move for packet {seq} sent again (the one made before): {how}", seq=c.ts.head[0], how=how))
+        return
     signed_packet = packet_for(packet, where)
     me = keys.identity()
     sp = player.open_packet(signed_packet, me, where)
@@ -411,12 +425,16 @@ def turn(
     move: Annotated[str | None, typer.Argument(help='Your move, e.g. "play cross at 1,0".', show_default=False)] = None,
     join_: Annotated[bool, typer.Option("--join", help="Write (again) your join file into the inbox.")] = False,
     mail_in: MailIn = MailIn(),
+    reply: Reply = Reply(),
+    smtp: Smtp = Smtp(),
     keys: Keys = Keys(),
     as_json: JsonOpt = False,
 ) -> None:
     """Show your latest packet and, with MOVE (or at the prompt), play it. Joins if needed.
 
-    For a mail game (TARGET is a game id), --imap first reads your new mail over IMAP.
+    For a mail game (TARGET is a game id), --imap first reads your new mail over IMAP; in a
+    trustless game it then mails whatever the table waits for from you (your shuffle, your
+    tokens, your round key), with the SMTP settings of 'pbem mail setup' (or --smtp-*).
     """
     from pbem.folder.play import Seat, show
     from pbem.seat import answers, player
@@ -435,6 +453,15 @@ def turn(
         mail_in = mail_in.or_profile(where)
         if mail_in.imap:
             _read_quietly(where, _mail_source([], mail_in, True, remember=where), say)
+        from pbem.mail.trustless import joined_trustless, mail_seat
+        from pbem.seat.home import game_named
+
+        target = game_named(where, target)
+
+        if joined_trustless(where, target):
+            c = mail_seat(where, me, target, _mailer(reply, smtp, where, me.name, target))
+            _turn_trustless(c, None, say, as_json, f'pbem mail-move {target} "MOVE"')
+            return
         from pbem.seat.home import saved_notices
 
         opened = player.open_packet(packet_for(target, where), me, where)
@@ -447,7 +474,10 @@ def turn(
     from pbem.folder.play import is_trustless
 
     if is_trustless(Path(target)):
-        _turn_trustless(Path(target), move, me, where, say, as_json)
+        from pbem.folder.trustless import folder_seat
+
+        _turn_trustless(folder_seat(Path(target), me, where), move, say, as_json,
+                        f'pbem turn {target} --as {me.name} "MOVE"')
         return
     seat = Seat.open(Path(target), me, where)
     if join_ or (not seat.joined() and not seat.started()):
@@ -506,18 +536,32 @@ def turn(
     made.refuse_other(sp, move)
 
 
-def _turn_trustless(folder: Path, move: str | None, me, where: Path, say, as_json: bool) -> None:
-    """`pbem turn` of a trustless game: join, follow and check the chain, send whatever block the
-    table waits for from this seat (its shuffle, tokens, goal tokens, round key), show the
-    seat's view and, on its turn, play MOVE (or ask for it)."""
+def _mailer(reply: Reply, smtp: Smtp, where: Path, me: str, game: str):
+    """Mail one of this seat's blocks to the game's host; the courier (and its password) is
+    asked for only when there is something to send."""
+    from pbem.mail.outgoing import block_mail
+
+    made: list = []
+
+    def mail(block) -> str:
+        if not made:
+            made.append((*reply.courier(smtp, where, me), reply.host(where, game)))
+        courier, sender, to = made[0]
+        return courier.deliver(block_mail(block, sender=sender, to=to))
+
+    return mail
+
+
+def _turn_trustless(c, move: str | None, say, as_json: bool, play_hint: str) -> None:
+    """`pbem turn` of a trustless game (folder or mail): join, follow and check the chain, send
+    whatever block the table waits for from this seat (its shuffle, tokens, goal tokens, round
+    key), show the seat's view and, on its turn, play MOVE (or ask for it)."""
     from rich.console import Console
 
-    from pbem.folder.trustless import TrustlessFolderSeat
     from pbem.seat.screen import trustless_lines
     from pbem.seat.trustless import summary
     from pbem.ui.render import render_view
 
-    c = TrustlessFolderSeat.open(folder, me, where)
     if not c.joined():
         path, _ = c.join()
         say(t("joined {game} as seat {seat} with your key shares: {path}", game=c.inv.game, seat=c.seat, path=path))
@@ -529,7 +573,7 @@ def _turn_trustless(folder: Path, move: str | None, me, where: Path, say, as_jso
         out = c.answer()
         if out is not None:
             say(t("sent your {step} block for packet {seq}: {path}", step=w.step, seq=c.ts.head[0], path=out[0]))
-    mine = w.step == "move" and w.seats == [c.seat]
+    mine = c.my_turn()
     if as_json:
         typer.echo(json.dumps({**summary(c.ts), "your_turn": mine}, indent=2, ensure_ascii=False))
     else:
@@ -553,7 +597,7 @@ def _turn_trustless(folder: Path, move: str | None, me, where: Path, say, as_jso
                 typer.echo(t("not legal: {why}", why=exc), err=True)
     if move is None:
         if mine and not c.answered():
-            say(t("your turn: {example}", example=f'pbem turn {folder} --as {me.name} "MOVE"'))
+            say(t("your turn: {example}", example=play_hint))
         return
     path, new = c.play(move)
     if new:
@@ -629,10 +673,11 @@ def host_run(
         if game is not None or transport is not None or digest is not None or send or to_dir is not None:
             raise UsageError(t("--all serves every game over its own transport: name no game, --folder, --maildir, "
                                "--imap, --digest, --send or --to-dir"))
-        from pbem.host.paths import store_url
+        from pbem.host.paths import beside, store_folder, store_url
         from pbem.host.store import Store
 
-        with Store(store_url(store, db)) as st:
+        url = store_url(store, db)
+        with Store(url, create=bool(beside(store_folder(url)))) as st:  # a host of trustless games only has none yet
             club = autohost.ClubHost(st, lambda name: identity_named(home, name, passphrase_file), where, log)
             autohost.run(club, poll=poll, once=once, log=log)
         return
@@ -640,18 +685,7 @@ def host_run(
         raise UsageError(t("name the game to serve, or pass --all"), hint=t("e.g. {example}", example="pbem host run GAME --folder DIR"))
     with open_host(game, store, db) as host:
         unlock_host(host, home, passphrase_file)
-        if getattr(host, "inv", None) is not None:  # a trustless game's blind host
-            remembered = autohost.Transport.of(host)
-            if transport is None and remembered is not None:
-                transport = remembered
-            if transport is None or not transport.folder or digest is not None:
-                raise UsageError(t("a trustless game is served through a shared folder for now (--folder DIR)"),
-                                 hint=t("mail for trustless games is not built yet (docs/trustless.md section 9)"))
-            host.set_config(transport=transport.to_dict())  # for 'pbem host run --all'
-            log(t("serving {game} in {where}", game=host.game_id(), where=transport.folder))
-            autohost.run(autohost.FolderHost(host, Path(transport.folder), log), poll=poll, once=once, log=log)
-            return
-        _set_digest(host, digest)
+        _set_digest(host, digest)  # a trustless game's blind host serves the same way, by folder or mail
         if transport is None:
             transport = autohost.Transport.of(host)
             if transport is not None and not transport.folder and (send or to_dir is not None):
@@ -659,7 +693,7 @@ def host_run(
         if transport is None:
             profile = mail_in.or_profile(where)
             if profile.imap is None:
-                raise autohost.no_transport(host.facts.name)
+                raise autohost.no_transport(getattr(host, "name", None) or host.facts.name)
             mail_in = profile
             transport = autohost.Transport(imap=profile.imap, send=send,
                                            to_dir=str(to_dir.resolve()) if to_dir is not None else None)
@@ -703,11 +737,11 @@ def bot_run(
     me = keys.identity()
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:
-        from pbem.auto.trustless_bot import TrustlessFolderBot
+        from pbem.auto.trustless_bot import folder_bot
         from pbem.folder.play import is_trustless
 
         if is_trustless(folder):
-            seatbot.run(TrustlessFolderBot(folder, me, where, log, bot, seed), poll=poll, once=once, log=log)
+            seatbot.run(folder_bot(folder, me, where, log, bot, seed), poll=poll, once=once, log=log)
             return
         stepper = seatbot.FolderBot(folder, me, where, bot, seed, log)
         seatbot.run(stepper, poll=poll, once=once, log=log)

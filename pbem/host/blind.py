@@ -35,6 +35,7 @@ from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.paths import is_blind
 from pbem.host.publish import HostNotice, Release
 from pbem.host.referee import Outcome, check_new_game
+from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
     HostParty,
@@ -52,6 +53,7 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.protocol.trustless.public import PublicTable
+from pbem.ui.words import t
 
 META = MetaData()
 GAMES = Table("blind_game", META, Column("id", String, primary_key=True), Column("name", String, nullable=False),
@@ -118,7 +120,6 @@ class BlindHost:
         self._known: tuple[PublicTable, int, str] | None = None  # the table as of a packet, to follow on from
         self._stored: tuple[PublicTable, int, str] | None = None  # the table of the packet being stored
         self.name = str(row.name)
-        self._marks: dict[str, int] = {}  # delivery marks, for this run only (publishing is idempotent)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -136,10 +137,19 @@ class BlindHost:
         return seq, str(self.status()["status"])
 
     def delivered(self, channel: str) -> int:
-        return self._marks.get(channel, -1)
+        return int(self.config().get("delivered", {}).get(channel, -1))
 
     def mark_delivered(self, channel: str, seq: int) -> None:
-        self._marks[channel] = max(seq, self._marks.get(channel, -1))
+        """Kept in the file, as a store keeps its marks: a host restarted after mailing a
+        packet does not mail it again (a folder is written idempotently, mail is not)."""
+        with self._transaction() as c:
+            marks = self._config(c).get("delivered", {})
+            if seq > int(marks.get(channel, -1)):
+                self._set(c, delivered={**marks, channel: seq})
+
+    @property
+    def url(self) -> str:
+        return f"sqlite:///{self.path}"
 
     def releases(self, after: int) -> list[Release]:
         out = [Release(0, self.invitation())] if after < 0 else []
@@ -170,20 +180,43 @@ class BlindHost:
         return dict(self.packets(seq - 1)).get(seq)
 
     def config(self) -> dict[str, Any]:
-        """The host's settings (today only `transport`: the folder it serves)."""
+        """The host's settings: `transport` (the folder or mailbox it serves), the mail's
+        (`emails`, `smtp`, `digest`, `languages`, `mail_book`) and the delivery marks."""
         with self.engine.connect() as c:
-            if not inspect(c).has_table(CONFIG.name):
-                return {}
-            return {r.key: json.loads(r.value) for r in c.execute(select(CONFIG))}
+            return self._config(c)
+
+    @staticmethod
+    def _config(c: Connection) -> dict[str, Any]:
+        if not inspect(c).has_table(CONFIG.name):
+            return {}
+        return {r.key: json.loads(r.value) for r in c.execute(select(CONFIG))}
 
     def set_config(self, **changes: Any) -> dict[str, Any]:
         with self._transaction() as c:
-            CONFIG.create(c, checkfirst=True)
-            for key, value in changes.items():
-                c.execute(delete(CONFIG).where(CONFIG.c.key == key))
-                if value is not None:
-                    c.execute(insert(CONFIG).values(key=key, value=json.dumps(value, sort_keys=True)))
+            self._set(c, **changes)
         return self.config()
+
+    @staticmethod
+    def _set(c: Connection, **changes: Any) -> None:
+        CONFIG.create(c, checkfirst=True)
+        for key, value in changes.items():
+            c.execute(delete(CONFIG).where(CONFIG.c.key == key))
+            if value is not None:
+                c.execute(insert(CONFIG).values(key=key, value=json.dumps(value, sort_keys=True)))
+
+    def set_email(self, name: str, address: str | None) -> None:
+        """Set (or with None remove) the mail address of a seat or of the host ('host')."""
+        seats = [p.name for p in self.inv.doc.seats]
+        if name not in seats and name != HOST:
+            raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=self.inv.game),
+                             hint=t("seats: {list}", list=", ".join(seats)) + t("; or 'host'"))
+        with self._transaction() as c:
+            emails = dict(self._config(c).get("emails") or {})
+            if address is None:
+                emails.pop(name, None)
+            else:
+                emails[name] = address
+            self._set(c, emails=emails)
 
     def archives(self) -> dict[int, str]:
         return {}  # a round of a trustless game is audited from its chain (docs/trustless.md §9)
@@ -230,10 +263,11 @@ class BlindHost:
         """This game as `Store.overview` lists a store's games (for 'pbem games')."""
         st = self.status()
         transport = self.config().get("transport") or {}
+        kind = "folder" if transport.get("folder") else "mail" if transport.get("maildir") or transport.get("imap") else None
         return {"name": st["name"], "game": st["game"], "ruleset": st["ruleset"], "status": st["status"], "round": 1,
                 "seq": st["seq"], "to_move": None, "since": None, "due": None, "paused": False,
                 "joined": sum(s["joined"] for s in st["seats"]), "seats": len(st["seats"]),
-                "transport": "folder" if transport.get("folder") else None, "trustless": True,
+                "transport": kind, "trustless": True,
                 "waiting": st["waiting"]}
 
     def status(self) -> dict[str, Any]:
@@ -241,13 +275,15 @@ class BlindHost:
         w = table.waiting()
         status = "joining" if w.step == "join" else "over" if w.step == "over" else "playing"
         gold = table.ended[-1].gold if table.ended else {}
+        emails = self.config().get("emails") or {}
         return {"game": self.inv.game, "name": self.inv.doc.name, "ruleset": self.inv.doc.ruleset,
                 "options": list(self.inv.doc.options), "trustless": True,
                 "status": status, "round": table.round_no, "seq": seq,
                 "to_move": w.seats[0] if w.step == "move" else None, "gold": gold,
                 "waiting": {"step": w.step, "seats": w.seats},
                 "deadline": None, "paused": False, "away": {}, "absent": [],
-                "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": None, "email": None,
+                "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": None,
+                           "email": emails.get(p.name),
                            "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats]}
 
     # --- taking blocks -----------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from pbem.host.publish import HostNotice, Release
 from pbem.mail.message import SmtpSettings, compose, send, write_eml
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
-from pbem.protocol.documents import Handover, Invitation, Join, Move, Notice, Packet, Request, Signed, read_blocks
+from pbem.protocol.documents import Handover, Invitation, Join, Mental, Move, Notice, Packet, Request, Signed, read_blocks
 from pbem.ui import when
 from pbem.ui.words import t
 
@@ -209,17 +209,31 @@ def host_now(host: Any) -> datetime:
 
 def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, docs: list[Packet],
                  digest: str | None) -> Outgoing:
+    """A packet's mail to one recipient, the armour in the body and attached. In a trustless
+    game `armored` holds every packet a seat has not had (it follows the whole chain), the
+    words come from pbem.mail.trustless, and the armour is attached only: a seat's first mails
+    carry every shuffle, about 120 KiB a seat, which the body would carry twice."""
     from pbem.ui.words import using
 
     doc = docs[-1]
     seq = doc.seq
+    attachment = f"packet-{seq:06d}.pbem"
     with using(language_of(host.config(), name)):
-        moves = sum(len(d.moves) for d in docs)
-        subject = packet_subject(doc, name, moves)
-        body = packet_summary(docs, name, digest, host_now(host))
-    return Outgoing(name, address, seq, compose(sender=sender, to=address, subject=subject,
-                                                body_text=body + "\n" + armored,
-                                                attachment_name=f"packet-{seq:06d}.pbem", attachment=armored.encode()))
+        if doc.waiting is not None:
+            from pbem.mail import trustless
+
+            gold = host.status()["gold"]
+            subject = trustless.subject(doc, name, len(docs), gold, _tag(doc.game))
+            text = trustless.summary(docs, name, digest, gold)
+            first = read_blocks(armored)[0].expect(Packet).doc.seq
+            if first != seq:
+                attachment = f"packets-{first:06d}-{seq:06d}.pbem"
+        else:
+            moves = sum(len(d.moves) for d in docs)
+            subject = packet_subject(doc, name, moves)
+            text = packet_summary(docs, name, digest, host_now(host)) + "\n" + armored
+    return Outgoing(name, address, seq, compose(sender=sender, to=address, subject=subject, body_text=text,
+                                                attachment_name=attachment, attachment=armored.encode()))
 
 
 def language_of(config: dict[str, Any], name: str) -> str:
@@ -312,11 +326,11 @@ class MailPublisher:
         if release.seq == 0:
             lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails_for(self.host, 0)]
             return t("mailed invitation to {list}", list="; ".join(lines))
-        self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
+        doc = self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
         book, period, label = self._book()
         lines = []
         for name, address in recipients(self.host):
-            why = mail_kind(self._docs[release.seq], name) or ("every" if period == 0 else None)
+            why = self._kind(doc, name) or ("every" if period == 0 else None)
             if why is None and self.now() - float(book.get(name, {}).get("at", 0)) >= period:
                 why = "digest"
             if why is not None:
@@ -350,6 +364,21 @@ class MailPublisher:
         return t("mailed {notice} (packet {seq}) to {list}", notice=when.notice_name(notice.kind), seq=notice.seq,
                  list="; ".join(lines) or t("nobody"))
 
+    def _kind(self, doc: Packet, name: str) -> str | None:
+        if doc.waiting is None:
+            return mail_kind(doc, name)
+        from pbem.mail import trustless
+
+        return trustless.mail_kind(doc, self._doc(doc.seq - 1), name)
+
+    def _doc(self, seq: int) -> Packet | None:
+        if seq not in self._docs:
+            armored = self.host.packet(seq) if seq > 0 else None
+            if armored is None:
+                return None
+            self._docs[seq] = read_blocks(armored)[0].expect(Packet).doc
+        return self._docs[seq]
+
     def _book(self) -> tuple[dict[str, dict[str, float]], float, str]:
         config = self.host.config()
         label = str(config.get("digest") or DEFAULT_DIGEST)
@@ -364,6 +393,8 @@ class MailPublisher:
                 if s < seq:
                     self._docs.setdefault(s, read_blocks(text)[0].expect(Packet).doc)
         since = [self._docs[s] for s in range(last + 1, seq + 1)]
+        if since[-1].waiting is not None and name != HOST:  # a trustless seat follows every packet of the chain
+            armored = "".join(text for s, text in self.host.packets(last) if s <= seq)
         out = _packet_mail(self.host, sender_address(self.host.config()), name, address, armored, since,
                            None if label == "every" else label)
         book[name] = {"seq": seq, "at": self.now()}
@@ -449,6 +480,12 @@ def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | N
         subject = join_subject(doc)
         name = f"join-{doc.seat}.pbem"
         text = t("{seat} joins game {game}.", seat=doc.seat, game=doc.game) + "\n"
+    elif isinstance(doc, Mental):  # a trustless seat's shuffle, tokens, move or round key
+        subject = t("{tag} packet {seq}: {step} by {seat}", tag=_tag(doc.game), seq=doc.seq, step=t(f"trustless step {doc.step}"),
+                    seat=doc.seat)
+        name = f"{doc.step}-{doc.seat}-{doc.seq:06d}.pbem"
+        text = t("{seat}'s {step} answering packet {seq} (a trustless game: every seat checks it).", seat=doc.seat,
+                 step=t(f"trustless step {doc.step}"), seq=doc.seq) + "\n"
     elif isinstance(doc, (Request, Handover)):  # away, resign; a seat handed to another key
         what = doc.action if isinstance(doc, Request) else "handover"
         subject = t("{tag} {what}: {seat}", tag=_tag(doc.game), what=_asks_words(what), seat=doc.seat)
@@ -456,8 +493,11 @@ def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | N
         text = t("{seat} asks the host of game {game}: {what}.", seat=doc.seat, game=doc.game,
                  what=_asks_words(what)) + "\n"
     else:
-        raise UsageError(t("players mail joins, moves, requests and handovers, not a {kind}", kind=block.kind))
-    return compose(sender=sender, to=to, subject=subject, body_text=f"{text}\n{armored}",
+        raise UsageError(t("players mail joins, moves, mental blocks, requests and handovers, not a {kind}",
+                           kind=block.kind))
+    if not isinstance(doc, Mental):  # a mental block is attached only: a shuffle is 90 KiB of armour
+        text = f"{text}\n{armored}"
+    return compose(sender=sender, to=to, subject=subject, body_text=text,
                    attachment_name=name, attachment=armored.encode(), in_reply_to=in_reply_to)
 
 

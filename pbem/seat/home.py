@@ -159,6 +159,17 @@ def joined_games(home: Path) -> list[str]:
     return sorted(p.name for p in d.iterdir() if (p / "invitation.pbem").is_file())
 
 
+def game_named(home: Path, text: str) -> str:
+    """The id of a game this key home joined or was invited to, from its id or from its name
+    alone (`friday` for `friday-1a2b3c4d`) when one game has that name; else `text` as it is."""
+    invited = Path(home) / "invitations"
+    ids = set(joined_games(home)) | ({p.stem for p in invited.glob("*.pbem")} if invited.is_dir() else set())
+    if text in ids:
+        return text
+    named = [i for i in ids if i.rsplit("-", 1)[0] == text]
+    return named[0] if len(named) == 1 else text
+
+
 def load_invitation(home: Path, game: str) -> Signed[Invitation]:
     from pbem.protocol.documents import Invitation, read_blocks
 

@@ -1,0 +1,113 @@
+"""A seat of a trustless game over any transport (docs/trustless.md): a shared folder or mail.
+
+The transport gives two things: the packet files received so far (`packets`: a folder's, or
+those `pbem inbox` kept in the key home) and a way to send one block (`send`: into the
+folder's inbox, or mailed to the host). Everything else is the same for both: the seat
+follows the chain in order (a packet not arrived yet stops it there; a fork is refused),
+joins with its key shares, and sends the block it owes at each step. Every block it sends is
+kept in the key home first (`move_path`, by the packet that opened its step), so a restarted
+seat sends the same bytes again instead of a second, different shuffle or bundle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from pbem.atomic import write_atomic
+from pbem.errors import StaleMove
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Invitation, Signed
+from pbem.seat import player
+from pbem.seat import trustless as T
+from pbem.seat.home import join_path, move_path
+from pbem.ui import words
+from pbem.ui.words import t
+
+Where = TypeVar("Where")  # what a send returns: the inbox file written, or where the mail went
+
+
+@dataclass
+class TrustlessClient(Generic[Where]):
+    inv: Signed[Invitation]
+    identity: Identity
+    home: Path
+    packets: Callable[[], list[tuple[int, Path]]]  # the packet files received so far, by number
+    send: Callable[[int, bytes], Where]  # send one block's armour, answering the step opened at that packet
+    seat: str = field(init=False)
+    ts: T.TrustlessSeat = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.seat = player.seat_of(self.inv, self.identity)
+        self.ts = T.TrustlessSeat(self.inv, self.identity, self.seat)
+
+    @property
+    def game(self) -> str:
+        return self.inv.game
+
+    def join(self) -> tuple[Where, bool]:
+        """Send the join (kept in the key home; the same bytes on every run)."""
+        saved = join_path(self.home, self.inv.game, self.seat)
+        new = not saved.exists()
+        if new:  # player.join keeps the invitation as the trust anchor and makes the trustless join
+            write_atomic(saved, player.join(self.inv, self.identity, self.home).armored().encode())
+        return self.send(0, saved.read_bytes()), new
+
+    def joined(self) -> bool:
+        return join_path(self.home, self.inv.game, self.seat).exists()
+
+    def sync(self) -> list[str]:
+        """Follow every packet not yet followed, up to the first one not arrived yet; a line
+        per relayed block."""
+        lines = []
+        new = [p for seq, p in self.packets() if seq > self.ts.head[0]]  # the chain only grows
+        for packet in T.chain_in(new, self.inv.game):
+            if packet.doc.seq != self.ts.head[0] + 1:
+                break  # a gap: the packets after it wait for it (mail out of order, a folder mid-sync)
+            lines += self.ts.follow(packet)
+        return lines
+
+    def step_key(self) -> int:
+        """The packet that opened the table's current step: one answer per seat and step."""
+        return self.ts.table.opened_at
+
+    def answered(self) -> bool:
+        """Whether this seat has sent its block for the table's current step already."""
+        return move_path(self.home, self.inv.game, self.seat, self.step_key()).exists()
+
+    def my_turn(self) -> bool:
+        w = self.ts.table.waiting()
+        return w.step == "move" and w.seats == [self.seat]
+
+    def play(self, text: str) -> tuple[Where, bool]:
+        """A person's move: checked by the engine on this seat's view, then sent with the tokens
+        it owes and its card's opening (a move sent before for this step is sent again)."""
+        from engine.rules import check
+
+        w = self.ts.table.waiting()
+        if not self.my_turn():
+            raise StaleMove(t("it is not your turn: the table waits for the {step} step from {seats}",
+                              step=t(f"trustless step {w.step}"), seats=words.join(w.seats)))
+        if not self.answered():
+            move = check(self.ts.view(), text)
+            self.ts.choose = lambda _view: move
+        out = self.answer()
+        assert out is not None  # the seat to move always owes its move
+        return out
+
+    def answer(self) -> tuple[Where, bool] | None:
+        """Send the block this seat owes at the current step, if any: (where it went, whether
+        it is new). A block made before for this step (the key home keeps it, by the packet
+        that opened the step) is sent again as it was, never made twice."""
+        key = self.step_key()
+        saved = move_path(self.home, self.inv.game, self.seat, key)
+        if saved.exists():
+            return self.send(key, saved.read_bytes()), False
+        block = self.ts.owed()
+        if block is None:
+            return None
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(saved, block.armored().encode())
+        return self.send(key, saved.read_bytes()), True

@@ -1,0 +1,188 @@
+"""A whole three-round trustless game by mail alone: the blind host and three bot seats, each a
+separate process with its own mailbox on a real IMAP server (pymap), sending through a real
+SMTP server (aiosmtpd), set up with the commands of docs/playing.md (`pbem game new
+--trustless --email`, `pbem game smtp`, `pbem host run`, `pbem bot run`). Midway, a junk mail,
+a mail of another game and a forged block reach the host: each is refused or passed over in
+one log line, nothing is stored, the game goes on. Then every round is audited twice from the
+chain alone: from the host's file, and from what one seat's `pbem inbox` kept of its mail.
+"""
+
+from __future__ import annotations
+
+import json
+import smtplib
+import subprocess
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+import msgspec
+import pytest
+from mailservers import MailServers
+from test_folder_play import PBEM, SEATS, cli_env, wait_all
+from test_imap_game import imap_game, start
+
+from pbem.mail.outgoing import block_mail
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Mental, Packet, Signed, parse, read_blocks, sign, unb64
+
+
+def mail_to_host(s: MailServers, msg: EmailMessage) -> None:
+    with smtplib.SMTP("127.0.0.1", s.smtp_port) as smtp:
+        smtp.send_message(msg)
+
+
+def bad_mail(s: MailServers, packet: Signed[Packet]) -> list[EmailMessage]:
+    """A junk mail, a seat's real block re-signed by a stranger, and the same for another game."""
+    junk = EmailMessage()
+    junk["From"], junk["To"], junk["Subject"] = "spam@example.org", s.address("host"), "cheap gold"
+    junk.set_content("-----BEGIN PBEM MENTAL-----\nnot base64 at all\n-----END PBEM MENTAL-----\n")
+    stranger = Identity.generate("mallory")
+    relayed = packet.doc.relayed or []
+    real = parse(relayed[-1].kind, unb64(relayed[-1].block, "a block")).expect(Mental).doc
+    forged = sign(real, stranger)
+    other = sign(msgspec.structs.replace(real, game="other-12345678"), stranger)
+    return [junk, block_mail(other, sender="mallory@example.org", to=s.address("host")),
+            block_mail(forged, sender="mallory@example.org", to=s.address("host"))]
+
+
+def mail_sizes(s: MailServers, who: str) -> list[int]:
+    """The size of every mail `who` received (read ones are in pbem/done, refused ones in pbem/rejected)."""
+    root = s.imap.maildir(who)
+    return [f.stat().st_size for f in root.rglob("*") if f.is_file() and f.parent.name in ("cur", "new")]
+
+
+@pytest.mark.slow
+def test_a_whole_trustless_game_by_mail_with_bad_mail_midway(tmp_path: Path, mail_servers: MailServers) -> None:
+    s = mail_servers
+    db, homes = imap_game(tmp_path, s, "--trustless")  # the commands of docs/playing.md §4
+    started = time.monotonic()
+    procs = [start(s, "host", ["host", "run", "t", "--db", str(db), "--send"], homes["host"], tmp_path / "host.log")]
+    procs += [start(s, p, ["bot", "run", "--as", p, "--seed", f"seed-{p}", "--send", "--smtp-server", "127.0.0.1",
+                           "--smtp-port", str(s.smtp_port), "--smtp-security", "none", "--from", s.address(p)],
+                    homes[p], tmp_path / f"bot-{p}.log") for p in SEATS]
+    from pbem.host.blind import BlindHost
+
+    deadline, injected = time.monotonic() + 600, None
+    while time.monotonic() < deadline and injected is None:  # in round 1's play, the bad mail comes in
+        if any(p.poll() is not None for p in procs):
+            break
+        with BlindHost(db) as h:
+            st = h.status()
+            if st["waiting"]["step"] == "move" and st["seq"] >= 10:
+                before = (st["seq"], h.packets())
+                packet = read_blocks(h.packet(st["seq"]) or "")[0]
+                for msg in bad_mail(s, packet.expect(Packet)):
+                    mail_to_host(s, msg)
+                injected = before
+        time.sleep(0.2)
+    wait_all(procs, timeout=1200)  # a few minutes on this shared machine
+    wall = time.monotonic() - started
+    logs = {p.name: p.read_text() for p in tmp_path.glob("*.log")}
+    assert injected is not None, {k: v[-3000:] for k, v in logs.items()}
+    assert all(p.returncode == 0 for p in procs), {k: v[-3000:] for k, v in logs.items()}
+    host_log = logs["host.log"]
+    # the bad mail: each refused or passed over in one line, the game went on
+    assert "rejected t" not in host_log
+    assert "ignored" in host_log and "for game other-12345678" in host_log, host_log[-4000:]
+    assert "not signed by" in host_log or "signed by key" in host_log, host_log[-4000:]
+    assert s.imap.count("host", "pbem/rejected") == 2  # the junk and the forgery; the other game's is left
+    assert "Traceback" not in host_log and " is over after packet " in host_log
+    with BlindHost(db) as h:
+        chain = h.packets()
+        game = h.game_id()
+    seq, kept = injected
+    assert chain[:len(kept)] == kept  # nothing the host had was changed by the bad mail
+    # every round audited from the chain alone: the host's file, and what ann received by mail
+    for source, home in ((["--db", str(db)], homes["host"]), ([str(homes["ann"] / "games" / game)], homes["ann"])):
+        audit = subprocess.run([*PBEM, "audit", *source, "--json"], env=cli_env(home), capture_output=True, text=True,
+                               timeout=600)
+        assert audit.returncode == 0, audit.stderr
+        report = json.loads(audit.stdout)
+        assert report["ok"] and report["step"] == "over" and report["packets"] == len(chain), report
+        assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
+    assert report["anchored"]  # ann's audit trusts the invitation she joined
+    for p in SEATS:
+        assert "the game is over" in logs[f"bot-{p}.log"]
+        assert s.imap.count(p) == 0 and s.imap.count(p, "pbem/rejected") == 0
+    # what travelled: each seat's mail from the host (every packet once: the audit above), the
+    # seats' blocks and the host's own copies in the host's mailbox
+    copies = host_log.count(" to host <")
+    sizes = {p: sorted(mail_sizes(s, p)) for p in [*SEATS, "host"]}
+    for p in SEATS:
+        assert len(sizes[p]) == s.handler.per_address[s.address(p)] and len(sizes[p]) < len(chain) / 2
+    print(f"\ntrustless 3-round game by IMAP+SMTP: {len(chain)} packets, {wall:.0f} s wall (test {time.monotonic() - started:.0f} s)")
+    for p, v in sizes.items():
+        print(f"  {p}: {len(v)} mails received ({copies} the host's own copies)" if p == "host" else
+              f"  {p}: {len(v)} mails received", f"{sum(v) / 1024:.0f} KiB in all, median {v[len(v) // 2] / 1024:.1f} KiB, "
+              f"largest {', '.join(f'{x / 1024:.0f}' for x in v[-3:])} KiB")
+
+
+def _tables(db: Path) -> list[tuple]:
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        return [*con.execute("SELECT * FROM blind_join ORDER BY seat"), *con.execute("SELECT * FROM blind_packet")]
+    finally:
+        con.close()
+
+
+@pytest.mark.slow
+def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored(tmp_path: Path) -> None:
+    """Mail read from files (`host run --maildir --to-dir --once`): a junk mail, a mail of another
+    game and a join signed by a stranger are each refused or passed over in one line; the
+    game's joins and packets are as they were; ann's real join is then taken; the invitation
+    and later packets go out as mail (.eml), each to every seat with an address."""
+    from test_folder_play import cli_app, make_homes, run_cli
+
+    from pbem.host import blind
+    from pbem.mail.message import write_eml
+    from pbem.seat import keys
+    from pbem.seat import player as P
+
+    homes = make_homes(tmp_path, ["referee", *SEATS])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = tmp_path / "saves" / "t.db"
+    inv = blind.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [])
+    with blind.BlindHost(db) as h:
+        for s in SEATS:
+            h.set_email(s, f"{s}@example.org")
+    inbox, out = tmp_path / "maildir", tmp_path / "sent"
+    junk = EmailMessage()
+    junk["From"], junk["To"], junk["Subject"] = "spam@example.org", "host@example.org", "cheap gold"
+    junk.set_content("-----BEGIN PBEM JOIN-----\nnot base64 at all\n-----END PBEM JOIN-----\n")
+    write_eml(junk, inbox)
+    real = P.join(inv, ids["ann"], homes["ann"])
+    stranger = Identity.generate("mallory")
+    forged = sign(real.doc, stranger)  # ann's join, signed by somebody else
+    other = sign(msgspec.structs.replace(real.doc, game="other-12345678"), ids["ann"])
+    for block in (forged, other):
+        write_eml(block_mail(block, sender="mallory@example.org", to="host@example.org"), inbox)
+    before = _tables(db)
+    app = cli_app()
+    args = ["host", "run", "t", "--db", db, "--maildir", inbox, "--to-dir", out, "--once"]
+    said = run_cli(app, args, homes["referee"]).output
+    lines = [line for line in said.splitlines() if "pbem-" in line and (" rejected " in line or " ignored " in line)]
+    assert len(lines) == 3, said
+    assert any("not base64" in line or "truncated" in line or "join block" in line for line in lines), lines
+    assert any("for game other-12345678" in line for line in lines) and any("not the seat's key" in line for line in lines)
+    assert "Traceback" not in said and _tables(db) == before
+    mailed = sorted(out.glob("*.eml"))
+    assert len(mailed) == 3 and all("invitation" in p.read_text() for p in mailed)  # one per seat
+    write_eml(block_mail(real, sender="ann@example.org", to="host@example.org"), inbox)
+    said = run_cli(app, args, homes["referee"]).output
+    assert "ann joined (key shares checked)" in said, said
+    with blind.BlindHost(db) as h:
+        assert h.status()["seats"][0]["joined"] and h.packets() == []
+        assert h.delivered("mail") == 0  # the invitation is not mailed again by a restarted host
+    assert len(sorted(out.glob("*.eml"))) == 3
+    # `host run --all` serves it beside the store over the mail it was set up with
+    for s in ("bob", "cat"):
+        write_eml(block_mail(P.join(inv, ids[s], homes[s]), sender=f"{s}@example.org", to="host@example.org"), inbox)
+    said = run_cli(app, ["host", "run", "--all", "--once", "--store", tmp_path / "saves" / "pbem.db"],
+                   homes["referee"]).output
+    assert "everyone is in: packet 1" in said, said
+    first = sorted(set(out.glob("*.eml")) - set(mailed))
+    assert len(first) == 3 and all("packet-000001.pbem" in p.read_text() for p in first)  # ann's turn, the others' digests
+    assert sum("the table waits for your shuffle" in p.read_text() for p in first) == 1
