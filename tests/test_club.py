@@ -150,8 +150,9 @@ def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Pa
     for who in ("ann", "bob", "cat"):  # each key home holds the chain its mail brought, from packet 1, no gap
         game = next((tmp_path / f"keys-{who}" / "games").iterdir())
         kept = [p.doc.seq for p in chain_in(sorted((game / "packets").glob("*.pbem")), game.name)]
-        assert kept == list(range(1, len(kept) + 1)) and len(kept) >= 4, (who, kept)
-    assert len(kept) >= 6 and kept[-1] < 8  # cat's mail: packet 6, waiting for its deal tokens; ann's: 7, her turn
+        assert kept == list(range(1, len(kept) + 1)) and len(kept) >= 4, (who, kept)  # to its deal tokens at least
+        if who == "ann":
+            assert kept[-1] == 7  # her turn's mail: every packet since her deal tokens
     assert "error" not in r.stderr.lower(), r.stderr[-3000:]
 
 
