@@ -147,6 +147,8 @@ def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Pa
     assert steps == ["shuffle"] * 3 + ["deal"] * 3 + ["move"] * 2
     listed = r.stdout.split("games you host:\n", 1)[1]
     assert "friday" in listed and "the table waits for the move step from bob" in listed, listed
+    bobs = r.stdout.split("games you play:\n")[-1].splitlines()[0]
+    assert "as bob" in bobs and "YOUR TURN: the table waits for the move step from bob" in bobs, bobs
     for who in ("ann", "bob", "cat"):  # each key home holds the chain its mail brought, from packet 1, no gap
         game = next((tmp_path / f"keys-{who}" / "games").iterdir())
         kept = [p.doc.seq for p in chain_in(sorted((game / "packets").glob("*.pbem")), game.name)]

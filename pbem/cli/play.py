@@ -442,6 +442,11 @@ def games(
                 state = t("no packet saved here (a folder game: pbem turn DIR)")
             elif g["phase"] == "game-over":
                 state = t("game over")
+            elif g.get("waiting"):  # a trustless game: whatever the step, 'pbem turn GAME' sends this seat's part
+                w = g["waiting"]
+                state = t("trustless waits", step=t(f"trustless step {w['step']}"), seats=words.join(w["seats"]))
+                if g["yours"]:
+                    state = t("YOUR TURN") + ": " + state
             elif g["yours"]:
                 state = t("YOUR TURN")
             elif g["answered"]:

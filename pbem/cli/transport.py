@@ -424,6 +424,8 @@ def turn(
     target: Annotated[str, typer.Argument(help="The shared game folder (or a game id, to show its latest mailed packet).")],
     move: Annotated[str | None, typer.Argument(help='Your move, e.g. "play cross at 1,0".', show_default=False)] = None,
     join_: Annotated[bool, typer.Option("--join", help="Write (again) your join file into the inbox.")] = False,
+    maildir: Annotated[list[Path], typer.Option("--maildir", help="A mail game: first read new mail from this "
+                                                "Maildir, mbox or folder of .eml files (repeatable).")] = [],
     mail_in: MailIn = MailIn(),
     reply: Reply = Reply(),
     smtp: Smtp = Smtp(),
@@ -432,8 +434,8 @@ def turn(
 ) -> None:
     """Show your latest packet and, with MOVE (or at the prompt), play it. Joins if needed.
 
-    For a mail game (TARGET is a game id), --imap first reads your new mail over IMAP; in a
-    trustless game it then mails whatever the table waits for from you (your shuffle, your
+    For a mail game (TARGET is a game id), --imap (or --maildir) first reads your new mail; in
+    a trustless game it then mails whatever the table waits for from you (your shuffle, your
     tokens, your round key), with the SMTP settings of 'pbem mail setup' (or --smtp-*).
     """
     from pbem.folder.play import Seat, show
@@ -450,14 +452,13 @@ def turn(
                                  hint=t("the host runs 'pbem folder init DIR GAME'"))
             raise UsageError(t("{dir} is not a game folder", dir=target),
                              hint=t("for a mail game: {example}", example=f'pbem mail-move {target} "MOVE" --to HOST'))
-        mail_in = mail_in.or_profile(where)
-        if mail_in.imap:
-            _read_quietly(where, _mail_source([], mail_in, True, remember=where), say)
+        mail_in = mail_in if maildir else mail_in.or_profile(where)
+        if mail_in.imap or maildir:
+            _read_quietly(where, _mail_source(list(maildir), mail_in, True, remember=where), say)
         from pbem.mail.trustless import joined_trustless, mail_seat
         from pbem.seat.home import game_named
 
         target = game_named(where, target)
-
         if joined_trustless(where, target):
             c = mail_seat(where, me, target, _mailer(reply, smtp, where, me.name, target))
             _turn_trustless(c, None, say, as_json, f'pbem mail-move {target} "MOVE"')

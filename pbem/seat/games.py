@@ -3,7 +3,8 @@
 Read from the key home alone (no key unlocked): the invitation kept on joining names the
 seats and the host; the latest packet saved (mail play, `pbem inbox`) says the round and
 whose turn it is and by when (its signed deadline); a move file kept for that packet says
-it was answered.
+it was answered. A trustless game's packet says instead which step its table waits for and
+from whom (`waiting`); 'pbem turn GAME' sends what this seat owes, however often it is run.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from pbem.errors import PbemError
 from pbem.protocol.documents import Packet, read_blocks
 from pbem.seat import keys
-from pbem.seat.home import joined_games, latest_saved_packet, load_invitation, move_path
+from pbem.seat.home import joined_games, latest_saved_packet, load_invitation, move_path, saved_packets
 
 
 def my_games(home: Path) -> list[dict[str, Any]]:
@@ -35,7 +36,13 @@ def my_games(home: Path) -> list[dict[str, Any]]:
                 doc: Packet | None = read_blocks(latest.read_text(encoding="utf-8"))[0].expect(Packet).doc
             except (PbemError, IndexError, OSError):
                 doc = None
-            if doc is not None:
+            if doc is not None and doc.waiting is not None:  # a trustless table: the step it waits for, from whom
+                over = doc.phase == "game-over"
+                answered = bool(seat and _answered_step(home, game, seat, doc))
+                row.update(round=doc.round, seq=doc.seq, phase=doc.phase, waiting={"step": doc.waiting.step,
+                                                                                  "seats": list(doc.waiting.seats)},
+                           answered=answered, yours=bool(not over and seat in doc.waiting.seats and not answered))
+            elif doc is not None:
                 over = doc.phase == "game-over"
                 answered = bool(seat and move_path(home, game, seat, doc.seq).exists())
                 row.update(round=doc.round, seq=doc.seq, phase=doc.phase, to_move=None if over else doc.to_move,
@@ -43,3 +50,21 @@ def my_games(home: Path) -> list[dict[str, Any]]:
                            answered=answered, yours=bool(not over and seat and doc.to_move == seat and not answered))
         out.append(row)
     return out
+
+
+def _answered_step(home: Path, game: str, seat: str, latest: Packet) -> bool:
+    """Whether the seat's last block (kept by the packet that opened its step) answers the step
+    `latest` waits for: every packet saved since that one waits for the same step from it."""
+    kept = sorted(int(p.stem.rsplit("-", 1)[1]) for p in move_path(home, game, seat, 0).parent.glob(f"{seat}-*.pbem")
+                  if p.stem.rsplit("-", 1)[1].isdigit())
+    if not kept or kept[-1] > latest.seq:
+        return False
+    for seq, path in saved_packets(home, game):
+        if kept[-1] <= seq <= latest.seq:
+            try:
+                w = read_blocks(path.read_text(encoding="utf-8"))[0].expect(Packet).doc.waiting
+            except (PbemError, IndexError, OSError):
+                return False
+            if w is None or w.step != latest.waiting.step or seat not in w.seats:  # type: ignore[union-attr]
+                return False
+    return True
