@@ -14,6 +14,7 @@ from typing import Protocol, Sequence, TypeVar
 
 T = TypeVar("T")
 _WORDS = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 64-bit words
+_SPAN = 1 << 64  # the words' range
 
 
 class Chance(Protocol):
@@ -31,29 +32,46 @@ class SeededChance:
         if isinstance(seed, str):
             seed = seed.encode()
         self._seed = bytes(seed)
+        self._prefix = hashlib.sha256(self._seed)  # copied for each block: cheaper than a new hash
         self._counter = 0
         self._left: list[int] = []  # the unused 64-bit words of the last block, last word first
+
+    def _refill(self) -> None:
+        """Put the next block's four words in `_left` (empty now; the same list, last word first)."""
+        h = self._prefix.copy()  # SHA-256(seed || counter): a copy of the hash of the seed, then the counter
+        h.update(self._counter.to_bytes(8, "big"))
+        block = h.digest()
+        self._counter += 1
+        self._left.extend(reversed(_WORDS.unpack(block)))
 
     def _next64(self) -> int:
         """The next 8 bytes of the stream, big-endian: a block gives four, in order."""
         if not self._left:
-            block = hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
-            self._counter += 1
-            self._left = list(_WORDS.unpack(block))
-            self._left.reverse()
+            self._refill()
         return self._left.pop()
 
     def below(self, n: int) -> int:
         """Uniform in [0, n) without modulo bias."""
-        limit = (1 << 64) - (1 << 64) % n
+        limit = _SPAN - _SPAN % n
         while True:
             v = self._next64()
             if v < limit:
                 return v % n
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
+        # below() and _next64() written out in the loop (the same draws, in the same order):
+        # a deal shuffles about a hundred cards, and two calls per card were most of its cost
         out = list(items)
+        left = self._left
         for i in range(len(out) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            limit = _SPAN - _SPAN % n
+            while True:
+                if not left:
+                    self._refill()
+                v = left.pop()
+                if v < limit:
+                    break
+            j = v % n
             out[i], out[j] = out[j], out[i]
         return out

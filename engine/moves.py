@@ -47,18 +47,25 @@ class Move(NamedTuple):
         return HIDDEN in self.cards
 
     def __str__(self) -> str:
-        if self.verb == "steal":
+        verb = self.verb
+        if verb == "play":  # the commonest first: apply writes every move's text in its event
+            at = self.at
+            if at is not None:
+                text = f"play {self.card} at {at[0]},{at[1]}"
+                return text + " rotated" if self.rotated else text
+            if self.target is not None:
+                text = f"play {self.card} on {self.target}"
+                return f"{text} {self.tool}" if self.tool else text
+            return f"play {self.card}"
+        if verb == "steal":
             return f"steal {self.target or 'nobody'}"
-        if self.verb == "discard":
-            n = len(self.cards)
-            text = f"discard {n} card{'' if n == 1 else 's'}" if self.face_down else "discard " + " ".join(self.cards)
-            return f"{text} remove {self.remove}" if self.remove else text
-        text = f"play {self.card}"
-        if self.at is not None:
-            text += f" at {self.at[0]},{self.at[1]}" + (" rotated" if self.rotated else "")
-        elif self.target is not None:
-            text += f" on {self.target}" + (f" {self.tool}" if self.tool else "")
-        return text
+        cards = self.cards
+        if HIDDEN in cards:  # face down
+            n = len(cards)
+            text = f"discard {n} card{'' if n == 1 else 's'}"
+        else:
+            text = "discard " + " ".join(cards)
+        return f"{text} remove {self.remove}" if self.remove else text
 
 
 _COORD = re.compile(r"^(-?\d+),(-?\d+)$")
