@@ -29,7 +29,7 @@ from pbem.mail.incoming import MailScanner, message_blocks
 from pbem.mail.message import SmtpSettings, compose, send
 from pbem.mail.outgoing import Courier, smtp_settings
 from pbem.protocol.crypto import PublicKey
-from pbem.protocol.documents import read_file
+from pbem.protocol.documents import read_blocks, read_file
 from pbem.seat import keys
 from pbem.seat import player as P
 from pbem.seat.home import latest_saved_packet
@@ -273,6 +273,28 @@ def test_away_and_handover_by_mail(tmp_path: Path) -> None:
     finally:
         host.close()
     assert "away" in [r["outcome"] for r in results], results
+
+    # eve, who never saw the game, gets it by mail once the host has her address for seat bob:
+    # the invitation and the packet that handed her the seat, and she plays bob from her key alone
+    eve_home, welcome = tmp_path / "home-eve", tmp_path / "welcome"
+    run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", outbox])
+    run_cli(app, ["game", "email", "t", "bob=eve@example.org", "--db", db], homes["referee"])
+    said = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output
+    (mail,) = [BytesParser(policy=policy.default).parse(p.open("rb")) for p in welcome.glob("*.eml")]
+    assert mail["To"] == "eve@example.org" and "(a new reader)" in said, said
+    kinds = [b.kind for b in read_blocks(mail.get_body(("plain",)).get_content())]
+    assert kinds == ["invitation", "packet"], kinds  # the invitation first: her key home checks the packet by it
+    stranger = run_cli(app, ["inbox", welcome, "--json"], tmp_path / "home-cat2").output  # no key holds a seat
+    assert "not a game you joined" in stranger
+    keys.create_identity(tmp_path / "home-cat2", "cat2", None)
+    assert "not a game you joined" in run_cli(app, ["inbox", welcome, "--again"], tmp_path / "home-cat2").output
+    assert not (tmp_path / "home-cat2" / "games").exists()
+    said = run_cli(app, ["inbox", welcome], eve_home).output
+    assert "saved packet 2" in said, said
+    shown = run_cli(app, ["turn", game, "--as", "eve"], eve_home).output
+    assert "seat bob" in shown or "bob *" in shown, shown
+    again = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output
+    assert len(list(welcome.glob("*.eml"))) == 1, again  # welcomed once
     # a target that is neither a folder, a packet file nor a joined game: one line
     bad = run_cli(app, ["resign", "no-such-game", "--as", "ann", "--to-dir", asks], homes["ann"], ok=False)
     assert isinstance(bad.exception, UsageError) and "no packet of game 'no-such-game'" in str(bad.exception)

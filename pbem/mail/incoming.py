@@ -173,15 +173,25 @@ class Router:
         if isinstance(doc, Packet):
             if block.game in self.hosts and trusted_host_key(self.home, block.game) is None:
                 return "ignored", t("packet {seq} of {game}: our own packet", seq=doc.seq, game=block.game)
+            from pbem.seat.player import adopt_handed_seat  # engine.rules: only when a packet comes
+
+            adopted = None
             if trusted_host_key(self.home, block.game) is None:
-                return "ignored", t("packet of game {game}: not a game you joined with this key home", game=block.game)
+                adopted = adopt_handed_seat(self.home, block)
+                if adopted is None:
+                    return "ignored", t("packet of game {game}: not a game you joined with this key home",
+                                        game=block.game)
             path, new = save_packet(self.home, block)
             state = t("game over") if doc.phase == "game-over" else t("{player} to move", player=doc.to_move)
             if not new:
                 return "have", t("packet {seq} of {game} already saved ({state})", seq=doc.seq, game=block.game,
                                  state=state)
-            return "saved", t("saved packet {seq} of {game} ({state}): {path}", seq=doc.seq, game=block.game,
-                              state=state, path=path)
+            line = t("saved packet {seq} of {game} ({state}): {path}", seq=doc.seq, game=block.game, state=state,
+                     path=path)
+            if adopted is not None:
+                line += "; " + t("seat {seat} was handed to your key: play it with pbem turn {game}", seat=adopted,
+                                 game=block.game)
+            return "saved", line
         if isinstance(doc, Archive):
             if trusted_host_key(self.home, block.game) is None:
                 return "ignored", t("archive of game {game}: not a game you joined", game=block.game)
@@ -220,7 +230,9 @@ class Router:
         if not blocks and not errors:
             return [("ignored", t("{label}: not a pbem mail ({sender})", label=label, sender=who(msg)), 0)]
         out = [("refused", f"{label}: {e}", BadPacket.exit_code) for e in errors]
-        for b in blocks:
+        # An invitation first: a packet in the same mail may be checked against it (a seat
+        # handed to a new player gets both in one mail).
+        for b in sorted(blocks, key=lambda b: b.kind != "invitation"):
             kind, line, code = self.route_coded(b)
             self.learn_sender(b, kind, msg)
             out.append((kind, f"{label}: {line}", code))

@@ -208,11 +208,12 @@ def host_now(host: Any) -> datetime:
 
 
 def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, docs: list[Packet],
-                 digest: str | None) -> Outgoing:
+                 digest: str | None, invitation: str | None = None) -> Outgoing:
     """A packet's mail to one recipient, the armour in the body and attached. In a trustless
     game `armored` holds every packet a seat has not had (it follows the whole chain), the
     words come from pbem.mail.trustless, and the armour is attached only: a seat's first mails
-    carry every shuffle, about 120 KiB a seat, which the body would carry twice."""
+    carry every shuffle, about 120 KiB a seat, which the body would carry twice. With
+    `invitation` (armoured; a new reader of a classic game) that goes first in the body."""
     from pbem.ui.words import using
 
     doc = docs[-1]
@@ -231,7 +232,11 @@ def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, 
         else:
             moves = sum(len(d.moves) for d in docs)
             subject = packet_subject(doc, name, moves)
-            text = packet_summary(docs, name, digest, host_now(host)) + "\n" + armored
+            text = packet_summary(docs, name, digest, host_now(host))
+            if invitation is not None:
+                text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
+                                 "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation
+            text += "\n" + armored
     return Outgoing(name, address, seq, compose(sender=sender, to=address, subject=subject, body_text=text,
                                                 attachment_name=attachment, attachment=armored.encode()))
 
@@ -239,6 +244,18 @@ def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, 
 def language_of(config: dict[str, Any], name: str) -> str:
     """The language a seat (or the host) reads its mail in ('pbem game email ... --lang')."""
     return str((config.get("languages") or {}).get(name) or "en")
+
+
+def invitation_mail(config: dict[str, Any], sender: str, name: str, address: str, armored: str) -> Outgoing:
+    """The invitation as a mail to `name`, in their language, the invitation attached."""
+    from pbem.ui.words import using
+
+    doc = read_blocks(armored)[0].expect(Invitation).doc
+    with using(language_of(config, name)):
+        return Outgoing(name, address, 0, compose(sender=sender, to=address, subject=invitation_subject(doc, name),
+                                                  body_text=invitation_summary(doc, name) + "\n" + armored,
+                                                  attachment_name=f"invitation-{doc.game}.pbem",
+                                                  attachment=armored.encode()))
 
 
 def mails_for(host: Any, seq: int) -> list[Outgoing]:
@@ -250,18 +267,8 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
         raise UsageError(t("nobody in this game has a mail address"),
                          hint=t("pbem game email GAME NAME=ADDRESS (and host=ADDRESS for a copy)"))
     if seq == 0:
-        from pbem.ui.words import using
-
         armored = host.invitation()
-        doc = read_blocks(armored)[0].expect(Invitation).doc
-        out = []
-        for n, a in to:
-            with using(language_of(config, n)):
-                out.append(Outgoing(n, a, 0, compose(sender=sender, to=a, subject=invitation_subject(doc, n),
-                                                     body_text=invitation_summary(doc, n) + "\n" + armored,
-                                                     attachment_name=f"invitation-{doc.game}.pbem",
-                                                     attachment=armored.encode())))
-        return out
+        return [invitation_mail(config, sender, n, a, armored) for n, a in to]
     armored = host.packet(seq)
     if armored is None:
         raise UsageError(t("no packet {seq} in this game", seq=seq))
@@ -273,9 +280,10 @@ def note_mailed(host: Host, names: list[str], seq: int, now: Callable[[], float]
     """Record mails sent by hand ('pbem mail'), so digests count from them."""
     now = now or (lambda: host_now(host).timestamp())
     book = dict(host.config().get("mail_book") or {})
+    addresses = dict(recipients(host))
     for name in names:
         if seq > int(book.get(name, {}).get("seq", 0)):
-            book[name] = {"seq": seq, "at": now()}
+            book[name] = {"seq": seq, "at": now(), "to": addresses.get(name)}
     host.set_config(mail_book=book)
     host.mark_delivered(MailPublisher.channel, seq)
 
@@ -323,14 +331,20 @@ class MailPublisher:
         self._docs: dict[int, Packet] = {}  # packets read so far, for the digests' "since"
 
     def deliver(self, release: Release) -> str:
+        book, period, label = self._book()
         if release.seq == 0:
-            lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails_for(self.host, 0)]
+            outs = mails_for(self.host, 0)
+            lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in outs]
+            for out in outs:  # who has the invitation at which address (see _new_reader)
+                book[out.name] = {**book.get(out.name, {}), "to": out.address}
+            self.host.set_config(mail_book=book)
             return t("mailed invitation to {list}", list="; ".join(lines))
         doc = self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
-        book, period, label = self._book()
         lines = []
         for name, address in recipients(self.host):
             why = self._kind(doc, name) or ("every" if period == 0 else None)
+            if _new_reader(book, name, address):
+                why = "new reader"
             if why is None and self.now() - float(book.get(name, {}).get("at", 0)) >= period:
                 why = "digest"
             if why is not None:
@@ -342,17 +356,33 @@ class MailPublisher:
         """The digests whose period ran out while no new packet came."""
         book, period, label = self._book()
         seq = self.host.delivered(self.channel)
-        if period == 0 or seq <= 0:
+        if seq < 0:
             return []
-        due = [(n, a) for n, a in recipients(self.host) if int(book.get(n, {}).get("seq", 0)) < seq
-               and self.now() - float(book.get(n, {}).get("at", 0)) >= period]
-        if not due:
+        lines = []
+        for n, a in recipients(self.host):  # an address given since the last mail: the game so far
+            if _new_reader(book, n, a):
+                lines.append(self._mail(book, label, n, a, seq, self._packet(seq), "new reader") if seq > 0
+                             else self._invite(book, n, a))
+        if period > 0 and seq > 0:
+            due = [(n, a) for n, a in recipients(self.host) if int(book.get(n, {}).get("seq", 0)) < seq
+                   and self.now() - float(book.get(n, {}).get("at", 0)) >= period]
+            lines += [self._mail(book, label, n, a, seq, self._packet(seq), "digest") for n, a in due]
+        if not lines:
             return []
-        armored = self.host.packet(seq) or ""
-        self._docs.setdefault(seq, read_blocks(armored)[0].expect(Packet).doc)
-        lines = [self._mail(book, label, n, a, seq, armored, "digest") for n, a in due]
         self.host.set_config(mail_book=book)
         return ["\n".join(lines)]
+
+    def _packet(self, seq: int) -> str:
+        armored = self.host.packet(seq) or ""
+        self._docs.setdefault(seq, read_blocks(armored)[0].expect(Packet).doc)
+        return armored
+
+    def _invite(self, book: dict[str, dict[str, Any]], name: str, address: str) -> str:
+        """The invitation to an address given before the first packet."""
+        out = invitation_mail(self.host.config(), sender_address(self.host.config()), name, address,
+                              self.host.invitation())
+        book[name] = {**book.get(name, {}), "to": address}
+        return t("mailed invitation to {list}", list=f"{name} <{address}>: {self.courier.deliver(out.message)}")
 
     def notify(self, notice: HostNotice) -> str:
         try:
@@ -379,12 +409,12 @@ class MailPublisher:
             self._docs[seq] = read_blocks(armored)[0].expect(Packet).doc
         return self._docs[seq]
 
-    def _book(self) -> tuple[dict[str, dict[str, float]], float, str]:
+    def _book(self) -> tuple[dict[str, dict[str, Any]], float, str]:
         config = self.host.config()
         label = str(config.get("digest") or DEFAULT_DIGEST)
         return dict(config.get("mail_book") or {}), digest_seconds(label), label
 
-    def _mail(self, book: dict[str, dict[str, float]], label: str, name: str, address: str, seq: int, armored: str,
+    def _mail(self, book: dict[str, dict[str, Any]], label: str, name: str, address: str, seq: int, armored: str,
               why: str) -> str:
         last = int(book.get(name, {}).get("seq", 0))
         missing = [s for s in range(last + 1, seq) if s not in self._docs]
@@ -395,17 +425,28 @@ class MailPublisher:
         since = [self._docs[s] for s in range(last + 1, seq + 1)]
         if since[-1].waiting is not None and name != HOST:  # a trustless seat follows every packet of the chain
             armored = "".join(text for s, text in self.host.packets(last) if s <= seq)
+        # A new reader (a seat handed to a new player, an address changed or first given mid-game)
+        # gets the invitation in the same mail, before the packet: their key home checks the
+        # packet against it (a second mail could be read first).
         out = _packet_mail(self.host, sender_address(self.host.config()), name, address, armored, since,
-                           None if label == "every" else label)
-        book[name] = {"seq": seq, "at": self.now()}
+                           None if label == "every" else label,
+                           self.host.invitation() if why == "new reader" else None)
+        book[name] = {**book.get(name, {}), "seq": seq, "at": self.now(), "to": address}
         return t("mailed packet {seq} to {name} <{address}> ({why}): {how}", seq=seq, name=name, address=address,
                  why=_why_words(why), how=self.courier.deliver(out.message))
+
+
+def _new_reader(book: dict[str, dict[str, Any]], name: str, address: str) -> bool:
+    """Whether `address` has not had this game's invitation: never mailed at all, or mailed at
+    another address (books written before addresses were kept say nothing: not new)."""
+    entry = book.get(name)
+    return entry is None or entry.get("to", address) != address
 
 
 def _why_words(why: str) -> str:
     """Why a seat got this packet's mail, for the host's log."""
     return {"turn": t("their turn"), "round": t("round over"), "over": t("game over"),
-            "every": t("a mail per packet"), "digest": t("digest")}.get(why, why)
+            "every": t("a mail per packet"), "digest": t("digest"), "new reader": t("a new reader")}.get(why, why)
 
 
 def _asks_words(what: str) -> str:

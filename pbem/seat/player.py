@@ -45,7 +45,7 @@ from pbem.protocol.documents import (
     sign,
     unb64,
 )
-from pbem.seat.home import invitation_path, load_invitation, seen_path
+from pbem.seat.home import invitation_path, load_invitation, received_invitation_path, seen_path
 from pbem.ui.words import t
 
 
@@ -61,6 +61,21 @@ def seat_of(invitation: Signed[Invitation], identity: Identity) -> str:
 def seat_in(doc: Packet, invitation: Signed[Invitation], identity: Identity) -> str:
     """The seat `identity` holds at this packet: the invitation's seats, then each handover
     the packet lists, in order (each signed by the host or by the seat's key before it)."""
+    keys, former = seat_keys_at(doc, invitation)
+    mine = identity.public.encode()
+    for name, key in keys.items():
+        if key == mine:
+            return name
+    if mine in former:
+        seat, at = former[mine]
+        raise SeatHandedOver(t("seat {seat} was handed over to another key at packet {seq}; key {name} no longer "
+                               "plays it", seat=seat, seq=at, name=repr(identity.name)))
+    return seat_of(invitation, identity)
+
+
+def seat_keys_at(doc: Packet, invitation: Signed[Invitation]) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
+    """Each seat's key at this packet (the invitation's, then the packet's handovers in order,
+    each checked), and each former key's (seat, packet it was handed over at)."""
     keys = invitation.doc.seat_keys()
     host_key = invitation.doc.host.key
     former: dict[str, tuple[str, int]] = {}
@@ -76,15 +91,29 @@ def seat_in(doc: Packet, invitation: Signed[Invitation], identity: Identity) -> 
                                  seat=seat))
         former[keys[seat]] = (seat, h.at)
         keys[seat] = h.key
-    mine = identity.public.encode()
-    for name, key in keys.items():
-        if key == mine:
-            return name
-    if mine in former:
-        seat, at = former[mine]
-        raise SeatHandedOver(t("seat {seat} was handed over to another key at packet {seq}; key {name} no longer "
-                               "plays it", seat=seat, seq=at, name=repr(identity.name)))
-    return seat_of(invitation, identity)
+    return keys, former
+
+
+def adopt_handed_seat(home: Path, packet: Signed[Packet]) -> str | None:
+    """A packet of a game this key home never joined but holds the invitation of (mailed with
+    it) that hands a seat to one of its keys: the invitation becomes the game's trust anchor,
+    as a join makes it, and the seat's name is returned; else None and nothing is written."""
+    from pbem.seat.keys import list_identities
+
+    received = received_invitation_path(home, packet.game)
+    if invitation_path(home, packet.game).exists() or not received.is_file():
+        return None
+    invitation = read_blocks(received.read_text(encoding="utf-8"))[0].expect(Invitation)
+    if packet.signer.encode() != invitation.doc.host.key or not packet.doc.handovers:
+        return None
+    keys, _ = seat_keys_at(packet.doc, invitation)
+    mine = {public.encode() for _, public in list_identities(home)}
+    seat = next((name for name, key in keys.items() if key in mine), None)
+    if seat is not None:
+        anchor = invitation_path(home, packet.game)
+        anchor.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(anchor, invitation.armored().encode(), mode=0o644)
+    return seat
 
 
 def make_request(invitation: Signed[Invitation], seat: str, identity: Identity, action: Literal["away", "resign"],
