@@ -28,6 +28,7 @@ EXIT_CODES: dict[int, str] = {
     8: "audit failed",
     9: "store error (the host's store cannot be reached, is not a pbem store, has a newer schema, or holds a game name twice)",
     70: "internal error (a bug; PBEM_DEBUG=1 shows the traceback)",
+    130: "interrupted (Ctrl-C: 128 + SIGINT, as shells report it)",
 }
 
 
@@ -40,6 +41,7 @@ EXIT_BAD_POSITION = 7  # engine.errors.BadPosition
 EXIT_AUDIT_FAILED = 8
 EXIT_STORE = 9
 EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
 
 
 def move_exit_code(exc: MoveError) -> int:

@@ -69,3 +69,32 @@ def test_position_legal_on_a_packet_exits_bad_position(tmp_path: Path) -> None:
                          text=True)
     assert run.returncode == errors.EXIT_BAD_POSITION == 7, run.stderr
     assert run.stderr.count("\n") <= 2 and run.stderr.startswith("error: ")
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) in a long-running command: `error: interrupted`, exit 130, no traceback
+    (Typer turns KeyboardInterrupt into a silent Exit(130); the CLI says it)."""
+    import signal
+    import time
+
+    table = make_table(tmp_path, ["ann", "bob", "cat"])
+    db, folder = tmp_path / "game.db", tmp_path / "folder"
+    init = subprocess.run([sys.executable, "-m", "pbem.cli", "folder", "init", "test", str(folder), "--db", str(db)],
+                          capture_output=True, text=True, env={**os.environ, "PBEM_HOME": str(table.homes["referee"])})
+    assert init.returncode == 0, init.stderr
+    pw = tmp_path / "pass.txt"
+    pw.write_bytes(PASS)
+    env = {**os.environ, "PBEM_HOME": str(table.homes["referee"]), "PBEM_LANG": "en"}
+    proc = subprocess.Popen([sys.executable, "-m", "pbem.cli", "host", "run", "test", "--db", str(db), "--folder",
+                             str(folder), "--poll", "0.1", "--passphrase-file", str(pw)], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a shell starts it
+    try:
+        assert proc.stdout is not None and proc.stdout.readline(), "the host said nothing"  # it is serving
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == errors.EXIT_INTERRUPTED, err
+    assert err.strip().splitlines()[-1] == "error: interrupted" and "Traceback" not in err, err

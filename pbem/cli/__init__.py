@@ -72,7 +72,7 @@ cli_replay.register(app)
 cli_transport.register(app)
 cli_deadlines.register(app)
 
-from pbem.errors import EXIT_BAD_POSITION, EXIT_INTERNAL  # noqa: E402
+from pbem.errors import EXIT_BAD_POSITION, EXIT_INTERNAL, EXIT_INTERRUPTED  # noqa: E402
 
 
 def _fail(message: str, hint: str | None, code: int, source: str | None = None) -> None:
@@ -181,6 +181,8 @@ def main() -> None:
         pass  # the --lang callback reports it
     try:
         code = localise(typer.main.get_command(branch(app, sys.argv[1:])), sys.argv[1:])(standalone_mode=False)
+        if code == EXIT_INTERRUPTED:  # Typer turns Ctrl-C (KeyboardInterrupt) into a silent Exit(130)
+            _fail(t("interrupted"), None, EXIT_INTERRUPTED)
         if isinstance(code, int) and code:  # a command that reported its own errors (typer.Exit)
             sys.exit(code)
     except InvalidMove as exc:
@@ -197,7 +199,7 @@ def main() -> None:
 
         _fail(failures.message(exc), failures.hint(exc), exc.exit_code, getattr(exc, "source", None))
     except KeyboardInterrupt:
-        _fail(t("interrupted"), None, 130)
+        _fail(t("interrupted"), None, EXIT_INTERRUPTED)
     except Exception as exc:  # click's own usage errors and aborts
         try:
             from typer._click import ClickException  # typer >= 0.20 vendors click
