@@ -21,7 +21,7 @@ from pbem.ui.catalog import Entry  # noqa: E402
 
 
 def code_messages() -> dict[str, str]:
-    """msgid -> first place it is used, for every literal t("...") in pbem/."""
+    """msgid -> first place it is used, for every literal t("...") (or N_("...")) in pbem/."""
     found: dict[str, str] = {}
     for path in sorted((ROOT / "pbem").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -30,7 +30,7 @@ def code_messages() -> dict[str, str]:
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
             arg = node.args[0]
-            if name == "t" and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            if name in ("t", "N_") and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 found.setdefault(arg.value, f"{path.relative_to(ROOT)}:{node.lineno}")
     for text, where in help_messages().items():
         found.setdefault(text, where)

@@ -186,12 +186,14 @@ def main() -> None:
         if isinstance(code, int) and code:  # a command that reported its own errors (typer.Exit)
             sys.exit(code)
     except InvalidMove as exc:
-        from pbem.ui.words import t
+        from pbem.ui import failures
 
         hint = t("hint did you mean", move=exc.suggestion) if exc.suggestion else t("hint notation")
-        _fail(str(exc), hint, EXIT_INVALID, getattr(exc, "source", None))
+        _fail(failures.message(exc), hint, EXIT_INVALID, getattr(exc, "source", None))
     except IllegalMove as exc:
-        _fail(str(exc), None, EXIT_ILLEGAL, getattr(exc, "source", None))
+        from pbem.ui import failures
+
+        _fail(failures.message(exc), None, EXIT_ILLEGAL, getattr(exc, "source", None))
     except BadPosition as exc:
         _fail(str(exc), t("see docs/RULES.md §8 for the position format"), EXIT_BAD_POSITION)
     except PbemError as exc:

@@ -21,6 +21,7 @@ from pbem.cli.play import DbOpt, GameArg, PassOpt, StoreOpt, game_app, identity_
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
+from pbem.ui import failures
 from pbem.ui.words import t
 
 folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).", no_args_is_help=True)
@@ -520,7 +521,7 @@ def turn(
                 check(sp.view, move)
                 break
             except MoveError as exc:
-                typer.echo(t("not legal: {why}", why=exc), err=True)
+                typer.echo(t("not legal: {why}", why=failures.message(exc)), err=True)
     if move is None:
         if not mine:
             say(t("waiting for {player}", player=sp.doc.to_move))
@@ -595,7 +596,7 @@ def _turn_trustless(c, move: str | None, say, as_json: bool, play_hint: str) -> 
                 check(c.ts.view(), move)
                 break
             except MoveError as exc:
-                typer.echo(t("not legal: {why}", why=exc), err=True)
+                typer.echo(t("not legal: {why}", why=failures.message(exc)), err=True)
     if move is None:
         if mine and not c.answered():
             say(t("your turn: {example}", example=play_hint))

@@ -44,7 +44,7 @@ from pbem.replay.rounds import Source, invitation_of
 from pbem.replay.told import PacketCheck, Step
 from pbem.seat.home import invitation_path, load_invitation
 from pbem.seat.player import seat_in, seat_of
-from pbem.ui import when
+from pbem.ui import failures, when
 from pbem.ui.words import t
 
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
@@ -520,7 +520,7 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
             rep.passed("engine")
             steps.append(Step(state.copy(), m.seat, m.text, events, n=i, answered=seq or 0, by=m.by, why=m.why))
         except MoveError as exc:
-            rep.fault(i, ENGINE, t("{move} is illegal here: {error}", move=repr(m.text), error=exc))
+            rep.fault(i, ENGINE, t("{move} is illegal here: {error}", move=repr(m.text), error=failures.message(exc)))
             state = None
     if state is None:
         return None

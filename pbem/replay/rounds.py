@@ -37,7 +37,7 @@ from pbem.protocol.documents import (
     read_blocks,
     read_text,
 )
-from pbem.ui import when, words
+from pbem.ui import failures, when, words
 from pbem.ui.words import t
 
 ALL = "all"
@@ -391,7 +391,8 @@ def build(archive: Signed[Archive], invitation: Signed[Invitation], origin: str 
         try:
             events = apply_move(state, str(text))
         except MoveError as exc:
-            raise BadPacket(t("move {n} of the archive ({move}) is illegal: {error}", n=i, move=repr(text), error=exc),
+            raise BadPacket(t("move {n} of the archive ({move}) is illegal: {error}", n=i, move=repr(text),
+                              error=failures.message(exc)),
                             hint=audit_hint()) from None
         steps.append(Step(i, seat, str(text), events, state, (m.why or "timeout") if m.by == HOST else None))
     if state.phase != OVER or dump(state) != doc.final:

@@ -2,11 +2,13 @@
 
 Those modules sit below pbem.ui, so their typed errors (pbem/errors.py) carry their input as
 fields and an English message; `message` and `hint` say them through the catalogs. Any other
-error is said as it was raised (its words went through t() where it was made).
+error is said as it was raised (its words went through t() where it was made), except the
+engine's refusals, which pbem/ui/engine_words.py says through the catalogs.
 """
 
 from __future__ import annotations
 
+from engine.errors import MoveError
 from pbem.errors import BadName, BadNameRead, CannotWrite, ContentConflict, NotARegularFile, PbemError
 from pbem.ui.words import t
 
@@ -32,6 +34,10 @@ def message(exc: BaseException) -> str:
                                      "regular files", path=path)}[exc.what]()
     if isinstance(exc, ContentConflict):
         return t("{path} exists with different content", path=exc.path)
+    if isinstance(exc, MoveError):  # the engine speaks English; its templates are in engine_words
+        from pbem.ui.engine_words import move_error_words
+
+        return move_error_words(exc)
     return str(exc)
 
 

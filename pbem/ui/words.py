@@ -99,6 +99,12 @@ def t(msg: str, **kw: object) -> str:
     return template.format(**kw) if kw else template  # no fields: braces are left for the caller
 
 
+def N_(msg: str) -> str:
+    """Marks `msg` for the catalogs (scripts/i18n collects it like a t() call) where the words
+    are said later by t(msg), e.g. from a table of templates (gettext's N_ convention)."""
+    return msg
+
+
 def has(key: str) -> bool:
     """Whether `key` is a short key of the catalog (for keys built at run time, `f"nt {kind}"`)."""
     return key in catalog.by_context()
