@@ -25,7 +25,7 @@ from pbem.folder.layout import GameFolder
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
 from pbem.seat import answers, player
-from pbem.seat.home import invitation_path, join_path, move_path
+from pbem.seat.home import join_path, move_path
 from pbem.ui import failures, when
 from pbem.ui.words import t
 
@@ -159,10 +159,7 @@ class Seat:
         if packet is None or packet.signer.encode() != self.invitation.doc.host.key:
             raise BadPacket(t("packet {seq} in {dir} is not signed by the game's host", seq=found[0], dir=self.folder.dir))
         seat = player.seat_in(packet.doc, self.invitation, self.identity)
-        anchor = invitation_path(self.home, self.invitation.game)
-        if not anchor.exists():
-            anchor.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(anchor, self.invitation.armored().encode(), mode=0o644)
+        player.keep_anchor(self.home, self.invitation)
         return seat
 
     def notices(self) -> list[Notice]:

@@ -171,12 +171,13 @@ class Router:
             out = host.accept(block)
             return out.kind, out.message
         if isinstance(doc, Packet):
-            if block.game in self.hosts and trusted_host_key(self.home, block.game) is None:
+            joined = trusted_host_key(self.home, block.game) is not None
+            if block.game in self.hosts and not joined:
                 return "ignored", t("packet {seq} of {game}: our own packet", seq=doc.seq, game=block.game)
             from pbem.seat.player import adopt_handed_seat  # engine.rules: only when a packet comes
 
             adopted = None
-            if trusted_host_key(self.home, block.game) is None:
+            if not joined:
                 adopted = adopt_handed_seat(self.home, block)
                 if adopted is None:
                     return "ignored", t("packet of game {game}: not a game you joined with this key home",

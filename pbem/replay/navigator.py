@@ -235,12 +235,12 @@ class Navigator:
         details = [*view_details(v, None if who == ALL else who), render_legend(v.ruleset, width=columns - 1)]
         notes = [Text(self.note, style="bold red")] if self.note else []
         room = rows - 1 - len(notes)
-        top = render_lines(Group(title, *said, *sentences, maze), columns, like)
+        head = render_lines(title, columns, like)  # stays pinned when a maze taller than the screen scrolls
+        top = head + render_lines(Group(*said, *sentences, maze), columns, like)
         if len(top) + MIN_DETAILS > room:  # a round's end says much: what it said scrolls with the rest
-            top = render_lines(Group(title, *said, maze), columns, like)
+            top = head + render_lines(Group(*said, maze), columns, like)
             details = sentences + details
-        head = len(render_lines(title, columns, like))  # a maze taller than the screen scrolls under it
-        shown = fit(top, render_lines(Group(*details), columns, like), room, self.scroll, head)
+        shown = fit(top, render_lines(Group(*details), columns, like), room, self.scroll, len(head))
         self.scroll, self.page = shown.scroll, max(shown.shown - 1, 1)
         keys = screen_keys_help() if self.typing is None else t("go to move: {digits}_  (Enter)", digits=self.typing)
         status = Text("  ".join(filter(None, [shown.position(), keys])), style="reverse", no_wrap=True,

@@ -110,10 +110,17 @@ def adopt_handed_seat(home: Path, packet: Signed[Packet]) -> str | None:
     mine = {public.encode() for _, public in list_identities(home)}
     seat = next((name for name, key in keys.items() if key in mine), None)
     if seat is not None:
-        anchor = invitation_path(home, packet.game)
+        keep_anchor(home, invitation)
+    return seat
+
+
+def keep_anchor(home: Path, invitation: Signed[Invitation]) -> None:
+    """The invitation kept as the game's trust anchor, unless one is kept already (a join, or
+    a seat handed to a key of this home: found in a folder's packet or mailed with the packet)."""
+    anchor = invitation_path(home, invitation.game)
+    if not anchor.exists():
         anchor.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(anchor, invitation.armored().encode(), mode=0o644)
-    return seat
 
 
 def make_request(invitation: Signed[Invitation], seat: str, identity: Identity, action: Literal["away", "resign"],
@@ -136,13 +143,12 @@ def join(invitation: Signed[Invitation], identity: Identity, home: Path) -> Sign
         raise BadSignature(t("the invitation is not signed by the host it names"))
     seat = seat_of(invitation, identity)
     anchor = invitation_path(home, invitation.game)
-    anchor.parent.mkdir(parents=True, exist_ok=True)
     if anchor.exists():
         old = read_blocks(anchor.read_text(encoding="utf-8"))[0]
         if old.hash != invitation.hash:
             raise BadPacket(t("you already joined game {game} with a different invitation", game=invitation.game))
     else:
-        write_atomic(anchor, invitation.armored().encode(), mode=0o644)
+        keep_anchor(home, invitation)
     if invitation.doc.trustless:  # the join carries the seat's key shares (docs/trustless.md)
         from pbem.seat import trustless
 
