@@ -141,3 +141,47 @@ def test_base_module_errors_in_chinese(game: Game, tmp_path: Path) -> None:
     assert no_block.returncode == 3 and "里没有 pbem 块" in no_block.stderr, no_block.stderr
     _clean(no_block, game)
 
+
+
+@pytest.mark.slow
+def test_a_trustless_game_in_chinese(tmp_path: Path) -> None:
+    """The trustless modules speak through the catalogs: the blind host's apply lines (a join
+    taken, the same join again), its refusals (a join without key shares, re-signed by its seat),
+    and a seat's refusal of a packet it cannot follow, all real processes in zh-Hans."""
+    import msgspec
+    from test_folder_play import make_homes
+
+    from pbem.protocol.documents import Join, read_text, sign
+    from pbem.seat import keys
+
+    homes = make_homes(tmp_path, ["referee", *SEATS, "dan"])
+    ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
+    db = tmp_path / "saves" / "t.db"
+    players = [a for s in SEATS for a in ("--player", f"{s}={ids[s].public.encode()}")]
+    made = run("game", "new", "t", "--host", "referee", *players, "--db", str(db), "--trustless",
+               "-o", "invitation.pbem", home=homes["referee"], cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    for s in SEATS:
+        joined = run("join", "invitation.pbem", "--as", s, "-o", f"join-{s}.pbem", home=homes[s], cwd=tmp_path)
+        assert joined.returncode == 0, joined.stderr
+    names = [*SEATS, "dan", "referee", "t", "db", "pbem", "join", "invitation"]
+    game = Game(None, names, "", {})  # type: ignore[arg-type]
+    ann = read_blocks(read_text(tmp_path / "join-ann.pbem"))[0]
+    plain = sign(msgspec.structs.replace(ann.doc, mental=None, signer=""), ids["ann"])
+    (tmp_path / "plain.pbem").write_text(plain.armored())
+    refused = run("apply", "t", "--db", str(db), "plain.pbem", home=homes["referee"], cwd=tmp_path)
+    assert refused.returncode != 0 and "ann 的加入文件没有带密钥分片" in refused.stderr, refused.stderr
+    _clean(refused, game)
+    applied = run("apply", "t", "--db", str(db), "join-ann.pbem", "--out", "out", home=homes["referee"], cwd=tmp_path)
+    assert applied.returncode == 0 and "ann 已加入（密钥分片已检查）；正在等 bob 和 cat" in applied.stdout, applied
+    _clean(applied, game)
+    again = run("apply", "t", "--db", str(db), "join-ann.pbem", "--out", "out", home=homes["referee"], cwd=tmp_path)
+    assert again.returncode == 0 and "已经" in again.stdout, again
+    _clean(again, game)
+    rest = run("apply", "t", "--db", str(db), "join-bob.pbem", "join-cat.pbem", "--out", "out", home=homes["referee"],
+               cwd=tmp_path)
+    assert rest.returncode == 0 and "由 ann 先洗牌" in rest.stdout, rest
+    _clean(rest, game)
+    stranger = run("show", "out/packet-000001.pbem", home=homes["dan"], cwd=tmp_path)
+    assert stranger.returncode != 0 and "Traceback" not in stranger.stderr
+    _clean(stranger, game)

@@ -20,6 +20,7 @@ from pbem.auto.host_runner import Log, stamp_log
 from pbem.errors import UsageError
 from pbem.protocol.crypto import Identity
 from pbem.seat.trustless_client import TrustlessClient
+from pbem.ui.words import step_name, t
 
 
 @dataclass
@@ -37,12 +38,12 @@ class TrustlessBot:
             self.client = self.open()
             if self.client is None:
                 return False
-            self.log(f"playing seat {self.client.seat} of trustless game {self.client.game}")
+            self.log(t("playing seat {seat} of trustless game {game}", seat=self.client.seat, game=self.client.game))
             self.client.ts.choose = make_bot(self.bot, self.client.seat, self.seed).choose
         c = self.client
         if not c.joined():
             where, _ = c.join()
-            self.log(f"joined with key shares: {_short(where)}")
+            self.log(t("joined with key shares: {path}", path=_short(where)))
         for line in c.sync():
             self.log(line)
         key, step = c.step_key(), c.ts.table.step()
@@ -50,10 +51,11 @@ class TrustlessBot:
         if out is not None:
             where, new = out
             self.resent.add(key)
-            self.log(f"packet {c.ts.head[0]}: {step} block {'sent' if new else 'sent again'}: {_short(where)}")
+            said = t("packet {seq}: {step} sent: {path}") if new else t("packet {seq}: {step} sent again: {path}")
+            self.log(said.format(seq=c.ts.head[0], step=step_name(step), path=_short(where)))
         if c.ts.table.step() == "over":
             gold = c.ts.table.ended[-1].gold
-            self.log(f"the game is over: gold {', '.join(f'{p} {g}' for p, g in gold.items())}")
+            self.log(t("the game is over: gold {gold}", gold=t("list sep").join(f"{p} {g}" for p, g in gold.items())))
             return True
         return False
 

@@ -424,7 +424,7 @@ def games(
             turn = t("{player} to move", player=g["to_move"]) if g["to_move"] else words.game_status(g["status"])
             if g.get("waiting"):  # a trustless game: the step the table waits for, and from whom
                 w = g["waiting"]
-                turn = t("trustless waits", step=t(f"trustless step {w['step']}"), seats=words.join(w["seats"]))
+                turn = t("trustless waits", step=words.step_name(w['step']), seats=words.join(w["seats"]))
             elif g["status"] == "joining":
                 turn = t("joining ({joined}/{seats} in)", joined=g["joined"], seats=g["seats"])
             due = ""
@@ -444,7 +444,7 @@ def games(
                 state = t("game over")
             elif g.get("waiting"):  # a trustless game: whatever the step, 'pbem turn GAME' sends this seat's part
                 w = g["waiting"]
-                state = t("trustless waits", step=t(f"trustless step {w['step']}"), seats=words.join(w["seats"]))
+                state = t("trustless waits", step=words.step_name(w['step']), seats=words.join(w["seats"]))
                 if g["yours"]:
                     state = t("YOUR TURN") + ": " + state
             elif g["yours"]:

@@ -53,7 +53,8 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.protocol.trustless.public import PublicTable
-from pbem.ui.words import t
+from pbem.ui.words import join as and_list
+from pbem.ui.words import kind_name, step_name, t
 
 META = MetaData()
 GAMES = Table("blind_game", META, Column("id", String, primary_key=True), Column("name", String, nullable=False),
@@ -90,8 +91,8 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
     """A trustless game: the invitation commits to nothing, since the host deals nothing."""
     checked = check_new_game(path, name, ruleset, seats, options)
     if checked != CLASSIC:  # swap-hat, inspect and the thefts need more than a view can apply (docs/trustless.md §9)
-        raise UsageError(f"a trustless game plays the classic rules only, not {checked}",
-                         hint="leave out --ruleset, or play without --trustless")
+        raise UsageError(t("a trustless game plays the classic rules only, not {ruleset}", ruleset=repr(checked)),
+                         hint=t("leave out --ruleset, or play without --trustless"))
     path.parent.mkdir(parents=True, exist_ok=True)
     game_id = f"{name}-{os.urandom(4).hex()}"
     invitation = sign(Invitation(game=game_id, name=name, ruleset=checked, options=sorted(options),
@@ -108,7 +109,7 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
 class BlindHost:
     def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
         if not is_blind(path):
-            raise UsageError(f"{str(path)!r} is not a trustless game's database")
+            raise UsageError(t("{path} is not a trustless game's store", path=repr(str(path))))
         self.path = path
         self.engine = _engine(path)
         self.identity = identity
@@ -290,28 +291,31 @@ class BlindHost:
 
     def _me(self) -> Identity:
         if self.identity is None:
-            raise UsageError("this command needs the host's key")
+            raise UsageError(t("this command needs the host's key"))
         if self.identity.public.encode() != self.inv.doc.host.key:
-            raise BadSignature(f"key {self.identity.name!r} is not the host key of game {self.inv.game}")
+            raise BadSignature(t("key {name} is not the host key of game {game}", name=repr(self.identity.name),
+                                 game=self.inv.game))
         return self.identity
 
     def _check_signer(self, block: Signed[Any]) -> str:
         seat = block.doc.seat
         keys = self.inv.doc.seat_keys()
         if seat not in keys:
-            raise BadPacket(f"no seat {seat[:40]!r} in game {self.inv.game}")
+            raise BadPacket(t("no seat {seat} in game {game}", seat=repr(seat[:40]), game=self.inv.game))
         if block.signer.encode() != keys[seat]:
-            raise BadSignature(f"{block.kind} for seat {seat!r} is signed by key {block.signer.fingerprint()}, "
-                               "not the seat's key")
+            raise BadSignature(t("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key",
+                                 kind=kind_name(block.kind), name=repr(seat), fingerprint=block.signer.fingerprint()))
         return str(seat)
 
     def accept(self, block: Signed[Any]) -> Outcome:
         """Take one join or mental block, or refuse it without changing anything."""
         me = self._me()
         if block.game != self.inv.game:
-            raise BadPacket(f"this {block.kind} is for game {block.game!r}, not {self.inv.game!r}")
+            raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=kind_name(block.kind), other=repr(block.game),
+                              game=repr(self.inv.game)))
         if not isinstance(block.doc, (Join, Mental)):
-            raise BadPacket(f"the host of a trustless game takes join and mental files, not a {block.kind}")
+            raise BadPacket(t("the host of a trustless game takes join files and table messages, not {a_kind}",
+                              a_kind=kind_name(block.kind, article=True)))
         seat = self._check_signer(block)
         self._stored = None
         with self._transaction() as c:  # taking a block forgets the table it changes (_join, _mental)
@@ -327,10 +331,10 @@ class BlindHost:
         old = c.execute(select(JOINS).where(JOINS.c.seat == seat)).first()
         if old is not None:
             if old.hash == block.hash:
-                return Outcome("duplicate", f"{seat}'s join was already applied; nothing changed")
-            raise Conflict(f"{seat} has already joined with a different join file")
+                return Outcome("duplicate", t("{seat}'s join was already applied; nothing changed", seat=seat))
+            raise Conflict(t("{seat} has already joined with a different join file", seat=seat))
         if block.doc.invitation != self.inv.hash:
-            raise BadPacket(f"{seat}'s join answers another invitation")
+            raise BadPacket(t("{seat}'s join answers another invitation", seat=seat))
         table, _, _ = self.table(c)
         self._known = None
         table.check_proofs = True
@@ -339,24 +343,28 @@ class BlindHost:
         joined = {r.seat: r.payload for r in c.execute(select(JOINS))}
         waiting = [p for p in table.players if p not in joined]
         if waiting:
-            return Outcome("joined", f"{seat} joined (key shares checked); waiting for {', '.join(waiting)}")
+            return Outcome("joined", t("{seat} joined (key shares checked); waiting for {seats}", seat=seat,
+                                        seats=and_list(waiting)))
         relayed = [Relayed(kind="join", block=b64(joined[p])) for p in table.players]
         seq = self._publish(c, me, table, relayed, 1, self.inv.hash)
-        return Outcome("dealt", f"{seat} joined; everyone is in: packet {seq}, {table.players[0]} shuffles first", seq)
+        return Outcome("dealt", t("{seat} joined; everyone is in: packet {seq}, {first} shuffles first", seat=seat,
+                                   seq=seq, first=table.players[0]), seq)
 
     def _mental(self, c: Connection, me: Identity, block: Signed[Mental], seat: str) -> Outcome:
         doc = block.doc
         if c.execute(select(PACKETS.c.seq).where(PACKETS.c.relayed == block.hash)).first() is not None:
-            return Outcome("duplicate", f"{seat}'s {doc.step} was already relayed; nothing changed")
+            return Outcome("duplicate", t("{seat}'s {step} was already relayed; nothing changed", seat=seat,
+                                           step=step_name(doc.step)))
         answered = c.execute(select(PACKETS.c.hash).where(PACKETS.c.seq == doc.seq)).first()
         if answered is None or answered.hash != doc.packet:
-            raise BadPacket(f"{seat}'s {doc.step} answers packet {doc.seq} {doc.packet[:12]}, which this host never sent")
+            raise BadPacket(t("{seat}'s {step} answers packet {seq} {hash}, which this host never sent", seat=seat,
+                              step=step_name(doc.step), seq=doc.seq, hash=doc.packet[:12]))
         table, seq, head = self.table(c)
         self._known = None
         line = table.take(doc, seq)
         out = self._publish(c, me, table, [Relayed(kind="mental", block=b64(block.payload))], seq + 1, head,
                             relayed_hash=block.hash)
-        return Outcome("applied", f"{line}: packet {out}", out)
+        return Outcome("applied", t("{line}: packet {seq}", line=line, seq=out), out)
 
     def _publish(self, c: Connection, me: Identity, table: PublicTable, relayed: list[Relayed], seq: int, prev: str,
                  relayed_hash: str = "") -> int:

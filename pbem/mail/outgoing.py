@@ -21,7 +21,7 @@ from pbem.mail.message import SmtpSettings, compose, send, write_eml
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import Handover, Invitation, Join, Mental, Move, Notice, Packet, Request, Signed, read_blocks
-from pbem.ui import when
+from pbem.ui import when, words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
@@ -522,11 +522,11 @@ def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | N
         name = f"join-{doc.seat}.pbem"
         text = t("{seat} joins game {game}.", seat=doc.seat, game=doc.game) + "\n"
     elif isinstance(doc, Mental):  # a trustless seat's shuffle, tokens, move or round key
-        subject = t("{tag} packet {seq}: {step} by {seat}", tag=_tag(doc.game), seq=doc.seq, step=t(f"trustless step {doc.step}"),
+        subject = t("{tag} packet {seq}: {step} by {seat}", tag=_tag(doc.game), seq=doc.seq, step=words.step_name(doc.step),
                     seat=doc.seat)
         name = f"{doc.step}-{doc.seat}-{doc.seq:06d}.pbem"
         text = t("{seat}'s {step} answering packet {seq} (a trustless game: every seat checks it).", seat=doc.seat,
-                 step=t(f"trustless step {doc.step}"), seq=doc.seq) + "\n"
+                 step=words.step_name(doc.step), seq=doc.seq) + "\n"
     elif isinstance(doc, (Request, Handover)):  # away, resign; a seat handed to another key
         what = doc.action if isinstance(doc, Request) else "handover"
         subject = t("{tag} {what}: {seat}", tag=_tag(doc.game), what=_asks_words(what), seat=doc.seat)

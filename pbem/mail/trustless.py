@@ -56,7 +56,7 @@ def mail_kind(doc: Packet, prev: Packet | None, recipient: str) -> str | None:
 
 
 def _step(step: str) -> str:
-    return t(f"trustless step {step}")
+    return words.step_name(step)
 
 
 def subject(doc: Packet, recipient: str | None, packets: int, gold: dict[str, int], tag: str) -> str:

@@ -100,7 +100,7 @@ def trustless_lines(summary: dict[str, Any]) -> list[str]:
     """A trustless table for this seat (pbem.seat.trustless.summary): where the table is, its
     role and hand as far as they are open, and each of its cards still waiting for tokens."""
     w = summary["waiting"]
-    step = words.t(f"trustless step {w['step']}")
+    step = words.step_name(w['step'])
     lines = [words.t("trustless table", game=summary["game"], seq=summary["seq"]),
              step if not w["seats"] else words.t("trustless waits", step=step, seats=words.join(w["seats"]))]
     role = summary["role"]

@@ -36,6 +36,7 @@ from pbem.protocol.trustless.play import debt_bundles
 from pbem.protocol.trustless.public import PublicTable
 from pbem.protocol.trustless.table import Layout, Seat
 from pbem.protocol.trustless.tokens import Slot
+from pbem.ui.words import kind_name, t
 
 Chooser = Callable[[RoundState], Move]  # a bot's choice on this seat's view of the round
 
@@ -65,10 +66,11 @@ def read_relayed(packet: Packet, keys: dict[str, PublicKey]) -> list[Signed[Join
     """The seats' blocks a packet relays, each signature checked against its seat's key."""
     out: list[Signed[Join] | Signed[Mental]] = []
     for r in packet.relayed or []:
-        block = parse(r.kind, unb64(r.block, f"a block relayed in packet {packet.seq}"))
+        block = parse(r.kind, unb64(r.block, t("a block relayed in packet {seq}", seq=packet.seq)))
         seat = block.doc.seat
         if block.game != packet.game or seat not in keys or block.signer.encode() != keys[seat].encode():
-            raise BadSignature(f"packet {packet.seq} relays a {r.kind} for {seat[:40]!r} not signed by that seat's key")
+            raise BadSignature(t("packet {seq} relays {a_kind} for {seat} not signed by that seat's key", seq=packet.seq,
+                                 a_kind=kind_name(r.kind, article=True), seat=repr(seat[:40])))
         out.append(block)
     return out
 
@@ -91,18 +93,18 @@ class Follower:
         """Follow the next packet of the chain; returns a line per block it relayed."""
         doc = packet.doc
         if packet.signer.encode() != self.inv.doc.host.key:
-            raise BadSignature(f"packet {doc.seq} is not signed by the host of game {self.inv.game}")
+            raise BadSignature(t("packet {seq} is not signed by the host of game {game}", seq=doc.seq, game=self.inv.game))
         seq, h = self.head
         if doc.seq <= seq:
             return []
         if doc.seq != seq + 1 or doc.prev != h:
-            raise BadPacket(f"packet {doc.seq} does not follow packet {seq} of the chain this seat holds",
-                            hint="the host showed different packets to different seats, or one is missing")
+            raise BadPacket(t("packet {seq} does not follow packet {last} of the chain this seat holds", seq=doc.seq, last=seq),
+                            hint=t("the host showed different packets to different seats, or one is missing"))
         lines = []
         for block in read_relayed(doc, self._seat_keys):
             if isinstance(block.doc, Join):
                 self.table.take_join(block.doc)
-                lines.append(f"{block.doc.seat} joined (key shares checked)")
+                lines.append(t("{seat} joined (key shares checked)", seat=block.doc.seat))
             else:
                 lines.append(self.table.take(block.doc, seq))
                 self._learn(block.doc)
@@ -181,7 +183,7 @@ class TrustlessSeat(Follower):
         def slot_of(card: str | None) -> Slot:
             slot = next((s for s in mine if seat.opened.get(s) == card), None)
             if slot is None:
-                raise UsageError(f"you do not hold {card}")
+                raise UsageError(t("you do not hold {card}", card=card))
             mine.remove(slot)
             return slot
 
@@ -247,8 +249,8 @@ def chain_in(files: list[Path], game: str) -> list[Signed[Packet]]:
             if isinstance(b.doc, Packet) and b.game == game:
                 old = found.get(b.doc.seq)
                 if old is not None and old.hash != b.hash:
-                    raise BadPacket(f"two different packets {b.doc.seq} of game {game}",
-                                    hint="the host forked the chain: show both files to the table")
+                    raise BadPacket(t("two different packets {seq} of game {game}", seq=b.doc.seq, game=game),
+                                    hint=t("the host forked the chain: show both files to the table"))
                 found[b.doc.seq] = b
     return [found[s] for s in sorted(found)]
 
@@ -270,13 +272,15 @@ def show_chain(packet_file: Path, packet: Signed[Packet], identity: Identity, ho
 
     anchor = invitation_path(home, packet.game)
     if not anchor.exists():
-        raise UsageError(f"you have not joined game {packet.game}", hint="join it first (pbem turn DIR, or pbem join)")
+        raise UsageError(t("you have not joined game {game}", game=packet.game),
+                         hint=t("join it first (pbem turn DIR, or pbem join)"))
     inv = read_blocks(read_text(anchor))[0].expect(Invitation)
     ts = TrustlessSeat(inv, identity, seat_of(inv, identity))
     chain = [p for p in chain_in(sorted(packet_file.parent.glob("*.pbem")), packet.game) if p.doc.seq <= packet.doc.seq]
     for p in chain:
         ts.follow(p)
     if ts.head[0] != packet.doc.seq:
-        raise BadPacket(f"packet {packet.doc.seq}'s chain is not all in {str(packet_file.parent)!r} "
-                        f"(found up to packet {ts.head[0]})", hint="a trustless seat reads every packet of the chain")
+        raise BadPacket(t("packet {seq}'s chain is not all in {path} (found up to packet {last})", seq=packet.doc.seq,
+                          path=repr(str(packet_file.parent)), last=ts.head[0]),
+                        hint=t("a trustless seat reads every packet of the chain"))
     return summary(ts)

@@ -89,7 +89,7 @@ class TrustlessClient(Generic[Where]):
         w = self.ts.table.waiting()
         if not self.my_turn():
             raise StaleMove(t("it is not your turn: the table waits for the {step} step from {seats}",
-                              step=t(f"trustless step {w.step}"), seats=words.join(w.seats)))
+                              step=words.step_name(w.step), seats=words.join(w.seats)))
         if not self.answered():
             move = check(self.ts.view(), text)
             self.ts.choose = lambda _view: move

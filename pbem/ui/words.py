@@ -355,6 +355,27 @@ def ago(stamp: str | None, now: "datetime | None" = None) -> str:
     return t("days ago", n=seconds // 86400)
 
 
+DOCUMENT_KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover", "mental")
+
+
+def kind_name(kind: str, *, article: bool = False) -> str:
+    """A document's kind (protocol/documents.py's KIND, an armour label) in words, one word
+    per kind in each language (docs/translating.md's glossary); `article`: "a join" in English.
+    A kind this pbem does not know is quoted as it came."""
+    key = f"document {str(kind).lower()}"
+    if not has(key):
+        return repr(kind)
+    name = t(key)
+    return globals()["article"](name) if article else name
+
+
+def step_name(step: str) -> str:
+    """A trustless table's step (shuffle, deal, move, tokens, goal, reveal, join, over) in words;
+    a step this pbem does not know is quoted as it came."""
+    key = f"trustless step {step}"
+    return t(key) if has(key) else repr(step)
+
+
 def game_status(status: str) -> str:
     """The host's game status (joining, playing, over) in words."""
     if status == "playing":

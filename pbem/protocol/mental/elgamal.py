@@ -22,6 +22,7 @@ from pbem.protocol.mental.group import (
     point_sum,
     random_scalar,
 )
+from pbem.ui.words import t
 
 CIPHERTEXT_BYTES = 2 * POINT_BYTES
 
@@ -35,9 +36,10 @@ class Ciphertext:
         return self.c1.raw + self.c2.raw
 
     @classmethod
-    def decode(cls, data: bytes, what: str = "ciphertext") -> Ciphertext:
+    def decode(cls, data: bytes, what: str = "") -> Ciphertext:
         if len(data) != CIPHERTEXT_BYTES:
-            raise BadPoint(f"{what} must be {CIPHERTEXT_BYTES} bytes, not {len(data)}")
+            raise BadPoint(t("{what} must be {n} bytes, not {size}", what=what or t("a ciphertext"), n=CIPHERTEXT_BYTES,
+                             size=len(data)))
         return cls(Point.decode(data[:POINT_BYTES], what), Point.decode(data[POINT_BYTES:], what))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbem.errors import BadPacket
+from pbem.ui import words
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, token_point
 from pbem.protocol.mental.group import (
     GENERATOR,
@@ -46,9 +47,10 @@ class Proof:
         return scalar_bytes(self.challenge) + scalar_bytes(self.response)
 
     @classmethod
-    def decode(cls, data: bytes, what: str = "proof") -> Proof:
+    def decode(cls, data: bytes, what: str = "") -> Proof:
         if len(data) != PROOF_BYTES:
-            raise BadProof(f"{what} must be {PROOF_BYTES} bytes, not {len(data)}")
+            raise BadProof(words.t("{what} must be {n} bytes, not {size}", what=what or words.t("a proof"), n=PROOF_BYTES,
+                                   size=len(data)))
         return cls(decode_scalar(data[:SCALAR_BYTES], what), decode_scalar(data[SCALAR_BYTES:], what))
 
 
@@ -68,12 +70,12 @@ def prove_key(share: KeyShare, context: bytes, rng: ScalarSource = random_scalar
     return Proof(e, (w + e * share.secret) % ORDER)
 
 
-def check_key(key: Point, proof: Proof, context: bytes, who: str = "a key share") -> None:
+def check_key(key: Point, proof: Proof, context: bytes, who: str = "") -> None:
     if key.is_identity:
-        raise BadProof(f"{who} is the identity point")
+        raise BadProof(words.t("{what} is the identity point", what=who or words.t("a key share")))
     t = base_mul(proof.response) - key * proof.challenge
     if _schnorr_challenge(key, t, context) != proof.challenge:
-        raise BadProof(f"the proof of knowledge of {who} does not verify")
+        raise BadProof(words.t("the proof of knowledge of {what} does not verify", what=who or words.t("a key share")))
 
 
 # --- Chaum-Pedersen: equal discrete logs, used for decryption tokens -------------------------
@@ -111,9 +113,10 @@ class Token:
         return self.point.raw + self.proof.encode()
 
     @classmethod
-    def decode(cls, data: bytes, what: str = "token") -> Token:
+    def decode(cls, data: bytes, what: str = "") -> Token:
         if len(data) != POINT_BYTES + PROOF_BYTES:
-            raise BadProof(f"{what} must be {POINT_BYTES + PROOF_BYTES} bytes, not {len(data)}")
+            raise BadProof(words.t("{what} must be {n} bytes, not {size}", what=what or words.t("a token"),
+                                   n=POINT_BYTES + PROOF_BYTES, size=len(data)))
         return cls(Point.decode(data[:POINT_BYTES], what), Proof.decode(data[POINT_BYTES:], what))
 
 
@@ -122,6 +125,7 @@ def make_token(share: KeyShare, ct: Ciphertext, context: bytes, rng: ScalarSourc
     return Token(d, prove_dleq(share.secret, share.public, ct.c1, d, context, rng))
 
 
-def check_token(key: Point, ct: Ciphertext, token: Token, context: bytes, who: str = "a token") -> None:
+def check_token(key: Point, ct: Ciphertext, token: Token, context: bytes, who: str = "") -> None:
     if not check_dleq(key, ct.c1, token.point, token.proof, context):
-        raise BadProof(f"{who} does not match its seat's key share (its Chaum-Pedersen proof fails)")
+        raise BadProof(words.t("{what} does not match its seat's key share (its Chaum-Pedersen proof fails)",
+                               what=who or words.t("a token")))

@@ -38,6 +38,7 @@ from pbem.protocol.mental.group import (
 )
 from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.mental.transcript import Transcript
+from pbem.ui import words
 
 
 @lru_cache(maxsize=4)
@@ -80,9 +81,10 @@ class ShuffleProof:
                 + b"".join(scalar_bytes(v) for v in (self.challenge, *self.s, *self.s_hat, *self.s_prime)))
 
     @classmethod
-    def decode(cls, data: bytes, n: int, what: str = "shuffle proof") -> ShuffleProof:
+    def decode(cls, data: bytes, n: int, what: str = "") -> ShuffleProof:
         if len(data) != proof_size(n):
-            raise BadProof(f"{what} for {n} cards must be {proof_size(n)} bytes, not {len(data)}")
+            raise BadProof(words.t("{what} for {n} cards must be {bytes} bytes, not {size}",
+                                   what=what or words.t("a shuffle proof"), n=n, bytes=proof_size(n), size=len(data)))
         pts = [Point.decode(data[i:i + POINT_BYTES], what) for i in range(0, 2 * n * POINT_BYTES, POINT_BYTES)]
         off = 2 * n * POINT_BYTES
         sc = [decode_scalar(data[i:i + SCALAR_BYTES], what) for i in range(off, len(data), SCALAR_BYTES)]
@@ -158,12 +160,13 @@ def prove_shuffle(key: Point, inputs: list[Ciphertext], outputs: list[Ciphertext
 
 
 def check_shuffle(key: Point, inputs: list[Ciphertext], outputs: list[Ciphertext], proof: ShuffleProof,
-                  context: bytes, who: str = "a shuffle") -> None:
+                  context: bytes, who: str = "") -> None:
     """Raise BadProof unless `outputs` is a permuted re-encryption of `inputs` under `key`."""
     n = len(inputs)
     if len(outputs) != n or len(proof.commitments) != n or len(proof.chain) != n \
             or len(proof.s_hat) != n or len(proof.s_prime) != n:
-        raise BadProof(f"{who} has {len(outputs)} outputs for {n} inputs")
+        raise BadProof(words.t("{what} has {outputs} outputs for {n} inputs", what=who or words.t("a shuffle"),
+                               outputs=len(outputs), n=n))
     if n == 0:
         return
     h = generators(n)
@@ -188,4 +191,5 @@ def check_shuffle(key: Point, inputs: list[Ciphertext], outputs: list[Ciphertext
     t42 = point_sum([outputs[i].c1 * sp[i] for i in range(n)]) - base_mul(s4) - b_tilde * e
     t_hat = [base_mul(proof.s_hat[i]) + (chain[i - 1] if i else h0) * sp[i] - chain[i] * e for i in range(n)]
     if _final_challenge(tr, chain, [t1, t2, t3, t41, t42], t_hat) != e:
-        raise BadProof(f"the proof of {who} does not verify (a card was dropped, duplicated, replaced or altered)")
+        raise BadProof(words.t("the proof of {what} does not verify (a card was dropped, duplicated, replaced or altered)",
+                               what=who or words.t("a shuffle")))

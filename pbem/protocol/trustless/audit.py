@@ -18,6 +18,7 @@ from pbem.protocol.trustless.setup import Stacks
 from pbem.protocol.trustless.stacks import card_of
 from pbem.protocol.trustless.table import TrustlessGame, deal_in_order
 from pbem.protocol.trustless.tokens import Slot
+from pbem.ui.words import join, t
 
 
 def open_round(game: TrustlessGame, round_no: int, shares: dict[str, dict[int, Point]], stacks: Stacks,
@@ -25,8 +26,9 @@ def open_round(game: TrustlessGame, round_no: int, shares: dict[str, dict[int, P
     """Every stack of round `round_no`, opened with every seat's revealed key: {label: cards}."""
     missing = [p for p in game.players if p not in revealed]
     if missing:
-        raise BadPacket(f"round {round_no} cannot be opened: {', '.join(missing)} did not reveal its key",
-                        hint="a seat that never reveals stalls the audit; the audit names it")
+        raise BadPacket(t("round {round} cannot be opened: {seats} did not reveal its key", round=round_no,
+                          seats=join(missing)),
+                        hint=t("a seat that never reveals stalls the audit; the audit names it"))
     secrets = [check_revealed(p, round_no, shares[p][round_no], revealed[p]) for p in game.players]
     orders = {}
     for s in game.stacks:
@@ -36,10 +38,10 @@ def open_round(game: TrustlessGame, round_no: int, shares: dict[str, dict[int, P
         for i, ct in enumerate(stacks[s.label]):
             card = card_of(open_with(ct, [ct.c1 * x for x in secrets]), s)
             if card is None:
-                raise BadProof(f"slot {s.label} #{i} opens to no card of its stack")
+                raise BadProof(t("slot {slot} opens to no card of its stack", slot=f"{s.label} #{i}"))
             cards.append(card)
         if sorted(cards) != sorted(s.cards):
-            raise BadProof(f"stack {s.label} does not open to its cards, each once")
+            raise BadProof(t("stack {stack} does not open to its cards, each once", stack=s.label))
         orders[s.label] = cards
     return orders
 
@@ -53,4 +55,5 @@ def check_openings(orders: dict[str, list[str]], opened: dict[Slot, str]) -> Non
     """Every card opened during the round must be the card the audit finds in its slot."""
     for (label, i), card in sorted(opened.items()):
         if label in orders and orders[label][i] != card:
-            raise BadProof(f"slot {label} #{i} was opened as {card} during play but holds {orders[label][i]}")
+            raise BadProof(t("slot {slot} was opened as {card} during play but holds {other}", slot=f"{label} #{i}",
+                                  card=card, other=orders[label][i]))

@@ -40,6 +40,8 @@ from pbem.protocol.trustless.round import PublicRound
 from pbem.protocol.trustless.stacks import card_of, game_stacks
 from pbem.protocol.trustless.table import Layout, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, read_bundle
+from pbem.ui.words import join as and_list
+from pbem.ui.words import N_, goal_name, step_name, t
 
 PARALLEL = ("deal", "goal", "reveal", "tokens")  # steps whose seats answer the same packet
 
@@ -177,12 +179,12 @@ class PublicTable:
 
     def take_join(self, join: Join) -> None:
         if join.seat not in self.players:
-            raise BadPacket(f"no seat {join.seat!r} in game {self.game.id}")
+            raise BadPacket(t("no seat {seat} in game {game}", seat=repr(join.seat), game=self.game.id))
         if join.seat in self.joins:
-            raise Conflict(f"{join.seat} has already joined")
+            raise Conflict(t("{seat} has already joined", seat=join.seat))
         if join.mental is None:
-            raise BadPacket(f"{join.seat}'s join carries no key shares: game {self.game.id} is trustless",
-                            hint="join with a pbem that plays trustless games")
+            raise BadPacket(t("{seat}'s join carries no key shares: game {game} is trustless", seat=join.seat,
+                              game=self.game.id), hint=t("join with a pbem that plays trustless games"))
         self.shares[join.seat] = M.join_shares(join)
         self.joins[join.seat] = join
 
@@ -190,16 +192,19 @@ class PublicTable:
         """Check a mental block against the table at packet `head` (hash checked by the caller)
         and follow it; returns a line saying what it did."""
         step = self.step()
+        sent, wanted = step_name(doc.step), step_name(step)
         if doc.seq > head:
-            raise StaleMove(f"{doc.seat}'s {doc.step} answers packet {doc.seq}, which is not out yet")
+            raise StaleMove(t("{seat}'s {step} answers packet {seq}, which is not out yet", seat=doc.seat, step=sent,
+                              seq=doc.seq))
         if doc.seq < self.opened_at:
-            raise StaleMove(f"{doc.seat}'s {doc.step} answers packet {doc.seq}, from before the {step} step "
-                            f"(opened by packet {self.opened_at})")
+            raise StaleMove(t("{seat}'s {step} answers packet {seq}, from before the {wanted} step (opened by packet "
+                              "{opened})", seat=doc.seat, step=sent, seq=doc.seq, wanted=wanted, opened=self.opened_at))
         if doc.step != step:
-            raise StaleMove(f"{doc.seat} sends a {doc.step} message while the table waits for the {step} step")
+            raise StaleMove(t("{seat} sends a {step} message while the table waits for the {wanted} step",
+                              seat=doc.seat, step=sent, wanted=wanted))
         if doc.seat not in self.waiting().seats:
-            raise StaleMove(f"{doc.seat} sends a {step} message, but the table waits for "
-                            f"{', '.join(self.waiting().seats)}")
+            raise StaleMove(t("{seat} sends a {step} message, but the table waits for {seats}", seat=doc.seat,
+                              step=sent, seats=and_list(self.waiting().seats)))
         before = self.stage()
         line = getattr(self, f"_{step}")(doc)
         if self.stage() != before:
@@ -218,23 +223,26 @@ class PublicTable:
                            for s in self.game.stacks}
         self.shuffled += 1
         left = len(self.players) - self.shuffled
-        return f"{doc.seat} shuffled every stack ({'proofs checked; ' if self.check_proofs else ''}" + \
-            (f"{left} to go)" if left else "the deck is ready: every seat sends its deal tokens)")
+        if left:
+            return t("{seat} shuffled every stack ({n} to go)", seat=doc.seat, n=left)
+        return t("{seat} shuffled every stack (the deck is ready: every seat sends its deal tokens)", seat=doc.seat)
 
     # --- tokens ---------------------------------------------------------------------------------
 
     def cts(self) -> dict[Slot, Ciphertext]:
         return {(label, i): ct for label, cs in self.stacks.items() for i, ct in enumerate(cs)}
 
-    def _public(self, t: Tokens, want: list[Slot] | None = None, what: str = "tokens") -> list[Slot]:
-        """Check a public bundle (its slots exactly `want`, if given) and keep its tokens."""
-        bundle = M.bundle(t)
+    def _public(self, given: Tokens, want: list[Slot] | None = None, what: str | None = None) -> list[Slot]:
+        """Check a public bundle (its slots exactly `want`, if given) and keep its tokens;
+        `what` names the bundle in the refusal ("{seat}'s deal tokens")."""
+        bundle = M.bundle(given)
         slots = bundle_slots(bundle)
-        if t.to != ALL or (want is not None and slots != want):
-            raise BadPacket(f"{t.maker}'s {what} are not one public bundle for the slots the table waits for")
-        shares = {s.label: self.shares[t.maker][s.round_no] for s in self.game.stacks}
+        if given.to != ALL or (want is not None and slots != want):
+            raise BadPacket(t("{tokens} are not one public bundle for the slots the table waits for",
+                              tokens=t(what or "{seat}'s tokens", seat=given.maker)))
+        shares = {s.label: self.shares[given.maker][s.round_no] for s in self.game.stacks}
         for slot, tok in read_bundle(self.game.id, bundle, shares, self.cts(), check=self.check_proofs).items():
-            self.pub.setdefault(slot, {})[t.maker] = tok.point
+            self.pub.setdefault(slot, {})[given.maker] = tok.point
         self.bundles.append(bundle)
         return slots
 
@@ -245,11 +253,12 @@ class PublicTable:
         tokens = self.pub.get(slot, {})
         missing = [p for p in self.players if p not in tokens]
         if missing:
-            raise BadPacket(f"{slot[0]} #{slot[1]} cannot be opened: no public token from {', '.join(missing)}")
+            raise BadPacket(t("slot {slot} cannot be opened: no public token from {seats}", slot=f"{slot[0]} #{slot[1]}",
+                              seats=and_list(missing)))
         ct = self.stacks[slot[0]][slot[1]]
         card = card_of(open_with(ct, [tokens[p] for p in self.players]), self.game.stack(slot[0]))
         if card is None:  # cannot happen after checked shuffles and tokens; refuse loudly if it does
-            raise BadProof(f"slot {slot[0]} #{slot[1]} opened to no card of its stack")
+            raise BadProof(t("slot {slot} opens to no card of its stack", slot=f"{slot[0]} #{slot[1]}"))
         self.opened[slot] = card
         return card
 
@@ -257,24 +266,26 @@ class PublicTable:
         """The debts a message pays (public tokens checked and kept; sealed ones its reader checks)."""
         r = self.round
         assert r is not None
-        for t in doc.tokens or []:
-            slots = [s.slot for s in t.slots]
-            r.ledger.paid(doc.seat, t.to, slots)  # refuses tokens not owed
-            if t.to == ALL:
-                self._public(t)
+        for given in doc.tokens or []:
+            slots = [s.slot for s in given.slots]
+            r.ledger.paid(doc.seat, given.to, slots)  # refuses tokens not owed
+            if given.to == ALL:
+                self._public(given)
 
     # --- steps -----------------------------------------------------------------------------------
 
     def _deal(self, doc: Mental) -> str:
         tokens = doc.tokens or []
         if len(tokens) != 1:
-            raise BadPacket(f"{doc.seat}'s deal tokens are not one public bundle for every other seat's role and hand")
-        self._public(tokens[0], self.deal_slots(1, doc.seat), "deal tokens")
+            raise BadPacket(t("{seat}'s deal tokens are not one public bundle for every other seat's role and hand",
+                              seat=doc.seat))
+        self._public(tokens[0], self.deal_slots(1, doc.seat), N_("{seat}'s deal tokens"))
         self.dealt.append(doc.seat)
         if len(self.dealt) == len(self.players):
             self.round = PublicRound.deal(self.game, 1, pile=len(self.pile) if self.pile else None)
-            return f"{doc.seat} sent its deal tokens; round 1 is dealt, {self.round.mover} to move"
-        return f"{doc.seat} sent its deal tokens; waiting for {', '.join(self.waiting().seats)}"
+            return t("{seat} sent its deal tokens; round 1 is dealt, {mover} to move", seat=doc.seat,
+                     mover=self.round.mover)
+        return t("{seat} sent its deal tokens; waiting for {seats}", seat=doc.seat, seats=and_list(self.waiting().seats))
 
     def _move(self, doc: Mental) -> str:
         r = self.round
@@ -284,19 +295,21 @@ class PublicTable:
         if doc.play is not None:
             slot = doc.play.slot.slot
             if doc.play.open.maker != doc.seat:
-                raise BadPacket(f"{doc.seat}'s opening of {slot[0]} #{slot[1]} is not its own token")
-            self._public(doc.play.open, [slot], "opening")
+                raise BadPacket(t("{seat}'s opening of slot {slot} is not its own token", seat=doc.seat,
+                                  slot=f"{slot[0]} #{slot[1]}"))
+            self._public(doc.play.open, [slot], N_("{seat}'s opening"))
             card = self.open_public(slot)
             r.play(doc.seat, slot, card, doc.move)
-            line = f"{doc.seat}: {doc.move} (opened from slot {slot[0]} #{slot[1]})"
+            line = t("{seat}: {move} (opened from slot {slot})", seat=doc.seat, move=doc.move,
+                     slot=f"{slot[0]} #{slot[1]}")
         else:
             r.discard(doc.seat, [s.slot for s in doc.discard or []], doc.move)
-            line = f"{doc.seat}: {doc.move}"
+            line = t("{seat}: {move}", seat=doc.seat, move=doc.move)
         return line + self._after()
 
     def _tokens(self, doc: Mental) -> str:
         self._pay(doc)
-        return f"{doc.seat} sent the tokens it owed" + self._after()
+        return t("{seat} sent the tokens it owed", seat=doc.seat) + self._after()
 
     def _goal(self, doc: Mental) -> str:
         r = self.round
@@ -304,51 +317,56 @@ class PublicTable:
         tokens = doc.tokens or []
         want = self.goal_slots(doc.seat)
         if len(tokens) != 1:
-            raise BadPacket(f"{doc.seat}'s goal tokens are not one public bundle for the goals being opened")
-        self._public(tokens[0], want, "goal tokens")
+            raise BadPacket(t("{seat}'s goal tokens are not one public bundle for the goals being opened", seat=doc.seat))
+        self._public(tokens[0], want, N_("{seat}'s goal tokens"))
         r.ledger.published(doc.seat, want)
         if any(self.goal_slots(p) for p in self.players):
-            return f"{doc.seat} sent its goal tokens; waiting for {', '.join(self.waiting().seats)}"
+            return t("{seat} sent its goal tokens; waiting for {seats}", seat=doc.seat,
+                     seats=and_list(self.waiting().seats))
         for name in r.wanted:
             r.know_goal(name, self.open_public(r.ledger.layout.goals[name]))
-        opened = ", ".join(r.wanted)
+        opened = and_list([goal_name(g) for g in r.wanted])
         r.resume()
-        return f"{doc.seat} sent its goal tokens: the {opened} goal opened" + self._after()
+        return t("{seat} sent its goal tokens: the {goal} goal opened", seat=doc.seat, goal=opened) + self._after()
 
     def _after(self) -> str:
         """What the table waits for after a move took effect (or started waiting)."""
         r = self.round
         assert r is not None
         if r.wanted:
-            return f"; it reaches the {', '.join(r.wanted)} goal: every seat sends its token for it"
+            return t("; it reaches the {goal} goal: every seat sends its token for it",
+                     goal=and_list([goal_name(g) for g in r.wanted]))
         if r.over:
-            return f"; round {r.round_no} is over: every seat reveals its round key"
+            return t("; round {round} is over: every seat reveals its round key", round=r.round_no)
         w = self.waiting()
-        return f"; {w.seats[0]} to move" if w.step == "move" else f"; {r.mover} waits for tokens from {', '.join(w.seats)}"
+        if w.step == "move":
+            return t("; {mover} to move", mover=w.seats[0])
+        return t("; {mover} waits for tokens from {seats}", mover=r.mover, seats=and_list(w.seats))
 
     def _reveal(self, doc: Mental) -> str:
         r = self.round
         assert r is not None
         k = r.round_no
         if sorted((doc.reveal or {}).keys()) != [str(k)]:
-            raise BadPacket(f"{doc.seat}'s reveal must hold its key of round {k} and nothing else")
+            raise BadPacket(t("{seat}'s reveal must hold its key of round {round} and nothing else", seat=doc.seat, round=k))
         key = (doc.reveal or {})[str(k)]
         K.check_revealed(doc.seat, k, self.shares[doc.seat][k], key)
         tokens = list(doc.tokens or [])
         nuggets = self.nugget_slots(doc.seat)
         if nuggets:
             if not tokens:
-                raise BadPacket(f"{doc.seat}'s reveal carries no tokens for the nugget cards")
-            self._public(tokens.pop(0), nuggets, "nugget tokens")
+                raise BadPacket(t("{seat}'s reveal carries no tokens for the nugget cards", seat=doc.seat))
+            self._public(tokens.pop(0), nuggets, N_("{seat}'s nugget tokens"))
         if k < ROUNDS_PER_GAME:
             if len(tokens) != 1:
-                raise BadPacket(f"{doc.seat}'s reveal must carry its deal tokens for round {k + 1}")
-            self._public(tokens.pop(0), self.deal_slots(k + 1, doc.seat), f"round {k + 1} deal tokens")
+                raise BadPacket(t("{seat}'s reveal must carry its deal tokens for round {round}", seat=doc.seat, round=k + 1))
+            self._public(tokens.pop(0), self.deal_slots(k + 1, doc.seat), N_("{seat}'s deal tokens"))
         if tokens:
-            raise BadPacket(f"{doc.seat}'s reveal carries tokens the table does not wait for")
+            raise BadPacket(t("{seat}'s reveal carries tokens the table does not wait for", seat=doc.seat))
         self.revealed[doc.seat] = key
         if len(self.revealed) < len(self.players):
-            return f"{doc.seat} revealed its round {k} key; waiting for {', '.join(self.waiting().seats)}"
+            return t("{seat} revealed its round {round} key; waiting for {seats}", seat=doc.seat, round=k,
+                     seats=and_list(self.waiting().seats))
         return self._finish()
 
     def _finish(self) -> str:
@@ -370,11 +388,14 @@ class PublicTable:
             self.pile = [by_card[c] if c != HIDDEN else next(unknown) for c in true.nuggets]
         self.ended.append(RoundEnd(k, true, orders, r.moves()))
         self.revealed = {}
-        gold = ", ".join(f"{p} {true.gold[p]}" for p in self.players)
-        line = f"round {k} is over: {'gold found by ' + true.finder if true.finder else 'no gold found'}; gold {gold}"
+        gold = t("list sep").join(f"{p} {true.gold[p]}" for p in self.players)
+        if true.finder:
+            line = t("round {round} is over: gold found by {finder}; gold {gold}", round=k, finder=true.finder, gold=gold)
+        else:
+            line = t("round {round} is over: no gold found; gold {gold}", round=k, gold=gold)
         if k == ROUNDS_PER_GAME:
             self.round = None
-            return line + "; the game is over"
+            return line + t("; the game is over")
         self.round = PublicRound.deal(self.game, k + 1, first_seat=self.players.index(true.next_start or self.players[0]),
                                       gold=true.gold, pile=len(self.pile) if self.pile else None)
-        return line + f"; round {k + 1} is dealt, {self.round.mover} to move"
+        return line + t("; round {round} is dealt, {mover} to move", round=k + 1, mover=self.round.mover)

@@ -32,6 +32,7 @@ from pbem.errors import BadPacket
 from pbem.protocol.trustless.play import Ledger
 from pbem.protocol.trustless.table import TrustlessGame, deal_in_order
 from pbem.protocol.trustless.tokens import Slot
+from pbem.ui.words import t
 
 
 class Unseen:
@@ -97,8 +98,8 @@ class PublicRound:
         hand[hand.index(HIDDEN)] = card
         move = check(trial, text or "")
         if move.verb == "discard" or move.card != card:
-            raise BadPacket(f"{mover}'s move {str(text)[:80]!r} does not play the card it opens ({card}, "
-                            f"slot {slot[0]} #{slot[1]})")
+            raise BadPacket(t("{seat}'s move {move} does not play the card it opens ({card}, slot {slot})", seat=mover,
+                              move=repr(str(text)[:80]), card=card, slot=f"{slot[0]} #{slot[1]}"))
         self.ledger.play(mover, slot)
         self.record.append(str(move))
         self.pending = Pending(mover, move, card)
@@ -109,7 +110,8 @@ class PublicRound:
         self.check_slots(mover, slots)
         move = Move("discard", cards=(HIDDEN,) * len(slots))
         if text != str(move):
-            raise BadPacket(f"{mover}'s face-down discard says {str(text)[:80]!r}, not {str(move)!r}")
+            raise BadPacket(t("{seat}'s face-down discard says {move}, not {expected}", seat=mover,
+                              move=repr(str(text)[:80]), expected=repr(str(move))))
         for s in slots:
             self.ledger.play(mover, s)
         self.record.append(list(slots))
@@ -118,12 +120,12 @@ class PublicRound:
     def check_slots(self, mover: str, slots: list[Slot]) -> None:
         """`mover` is the seat to move and holds every one of `slots`."""
         if len(set(slots)) != len(slots):
-            raise BadPacket(f"{mover} names one slot twice")
+            raise BadPacket(t("{seat} names one slot twice", seat=mover))
         if mover != self.mover:
-            raise BadPacket(f"{mover} moves, but it is {self.mover}'s turn")
+            raise BadPacket(t("{seat} moves, but it is {mover}'s turn", seat=mover, mover=self.mover))
         for s in slots:
             if s not in self.ledger.holdings[mover]:
-                raise BadPacket(f"{mover} plays slot {s[0]} #{s[1]}, which is not in its hand")
+                raise BadPacket(t("{seat} plays slot {slot}, which is not in its hand", seat=mover, slot=f"{s[0]} #{s[1]}"))
 
     def resume(self) -> None:
         """Apply the pending move, unless it reaches goals nobody has opened (then it waits)."""
@@ -162,9 +164,10 @@ class PublicRound:
             text = what if isinstance(what, str) else "discard " + " ".join(orders[s[0]][s[1]] for s in what)
             apply(true, text, OPEN_DECK)
         if true.phase == PLAYING:
-            raise BadPacket(f"round {self.round_no} replayed on its opened deal does not end where the table ended it")
+            raise BadPacket(t("round {round} replayed on its opened deal does not end where the table ended it",
+                              round=self.round_no))
         if true.board.cells.keys() != self.state.board.cells.keys() or any(
                 true.board.cells[g].card != self.state.board.cells[g].card for g in GOAL_CELLS.values()
                 if not self.state.board.cells[g].hidden):
-            raise BadPacket(f"round {self.round_no} replayed on its opened deal is not the maze the table saw")
+            raise BadPacket(t("round {round} replayed on its opened deal is not the maze the table saw", round=self.round_no))
         return true
