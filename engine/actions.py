@@ -67,8 +67,8 @@ class ActionRule:
             return [Move("play", card, target=g) for g in GOAL_NAMES]
         return [Move("play", card)]
 
-    def legal(self, t: Table, card: str) -> list[Move]:
-        """The candidates without a refusal: what the legal-move generator lists for `card`."""
+    def legal(self, t: Table, card: str) -> Sequence[Move]:
+        """The candidates without a refusal: what the legal-move generator lists for `card` (do not change it)."""
         k = card_kind(card)
         refusal = self.refusal
         return [m for m in self.candidates(t, card) if refusal(t, k, m) is None]
@@ -108,12 +108,12 @@ class Break(ActionRule):
             return f"{move.target} already has a {broke}"
         return None
 
-    def legal(self, t: Table, card: str) -> list[Move]:
+    def legal(self, t: Table, card: str) -> Sequence[Move]:
         # refusal's test without a call per candidate (the commonest action cards);
         # tests/test_properties.py checks that check() accepts exactly what is listed
         broke, front = front_type_of(card), t.front
         if not front:  # nothing in front of anyone: nobody has it broken yet
-            return list(self.candidates(t, card))
+            return self.candidates(t, card)
         return [m for m in self.candidates(t, card) if broke not in front.get(m.target, NOTHING)]
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
@@ -133,7 +133,7 @@ class Fix(ActionRule):
             return f"{move.target} has no broken {move.tool}"
         return None
 
-    def legal(self, t: Table, card: str) -> list[Move]:
+    def legal(self, t: Table, card: str) -> Sequence[Move]:
         # refusal's test without a call per candidate, as in Break.legal (the candidates name a tool the card repairs)
         front = t.front
         if not front:  # nothing in front of anyone: nothing to repair

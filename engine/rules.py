@@ -1,7 +1,8 @@
 """Legal-move generation and move application: the heart of the engine.
 
 `legal_moves(state)` lists every legal move of the player to move, one per distinct card
-kind (the lowest copy held stands for its kind, RULES.md §9). `apply(state, move)` checks a
+kind (the lowest copy held stands for its kind, RULES.md §9); `listed_moves(state)` gives the
+same moves made one at a time, as they are asked for (engine/listed.py). `apply(state, move)` checks a
 move, changes `state` in place and returns the events it caused. `check(state, move)` only
 checks; it needs nothing but what the mover may know, so it also works on a view.
 """
@@ -18,6 +19,7 @@ from .catalog import EXPANSION, FRONT_TYPES, KINDS, card_kind, card_rank, ids_of
 from .dealer import OPEN_DECK, Drawer
 from .errors import IllegalMove
 from .events import Event
+from .listed import DISCARDED, LOOKED_UP, MADE, PLACED, Listed, Part, flat
 from .moves import Move, parse, resolve
 from .payout import finish_round, steal, victims
 from .state import OVER, PLAYING, THEFT, RoundState
@@ -25,19 +27,32 @@ from .state import OVER, PLAYING, THEFT, RoundState
 
 def legal_moves(state: RoundState) -> list[Move]:
     """Every legal move of the player to move (the same list on the state and on their view)."""
-    moves = _listed(state)
+    moves = flat(_parts(state))
+    _offer(state, moves)
+    return moves
+
+
+def listed_moves(state: RoundState) -> Listed:
+    """`legal_moves` as a `Listed`: the same moves in the same order, each made only when it is
+    asked for (a random player counts them and takes one)."""
+    moves = Listed(_parts(state))
+    _offer(state, moves)
+    return moves
+
+
+def _offer(state: RoundState, moves: list[Move] | Listed) -> None:
+    """Remember what was listed, so that apply need not check one of those very objects again."""
     state.offered = (state.applied, state.board._version, moves)
     if state.source is not None:  # the mover's view: its moves are the state's while both are as they were
         source, applied = state.source
         me = state.players[state.to_move]
         if source.applied == applied and state.hands[me] == source.hands[me]:
             source.offered = (applied, source.board._version, moves)
-    return moves
 
 
-def _listed(state: RoundState) -> list[Move]:
+def _parts(state: RoundState) -> list[Part]:
     if state.phase == THEFT:
-        return _steals(state)
+        return [(MADE, _steals(state), None)]
     if state.phase != PLAYING:
         return []
     me = state.players[state.to_move]  # (state.player, without a property call: this runs every turn)
@@ -46,7 +61,7 @@ def _listed(state: RoundState) -> list[Move]:
         return []
     ranked = sorted(hand, key=card_rank)
     firsts: list[str] = []
-    moves: list[Move] = []
+    parts: list[Part] = []
     table: Table | None = None
     blocked = state.blocked(me)
     board = state.board
@@ -59,20 +74,18 @@ def _listed(state: RoundState) -> list[Move]:
         firsts.append(cid)
         if k.category == "path":
             if not blocked:
-                moves += [_new(Move, ("play", cid, pos, rotated, None, None, (), None))
-                          for pos, rotated in board.placements(k.kind)]
+                parts.append((PLACED, board.placements(k.kind), cid))
         else:
             if table is None:
                 table = Table(state)
-            moves += rule_of(cid).legal(table, cid)
+            parts.append((MADE, rule_of(cid).legal(table, cid), None))
     if state.ruleset != EXPANSION:
-        moves += map(_DISCARD_ONE.__getitem__, firsts)
+        parts.append((LOOKED_UP, firsts, _DISCARD_ONE))
     else:
-        moves += _discards(state, me, ranked, firsts)
-    return moves
+        parts += _discards(state, me, ranked, firsts)
+    return parts
 
 
-_new = tuple.__new__  # builds a Move from its fields in order, faster than Move(...) in the hot loops
 # card id -> the move discarding it alone (a classic pass), made once
 _DISCARD_ONE: dict[str, Move] = {cid: Move("discard", cards=(cid,)) for kind in KINDS for cid in ids_of(kind)}
 
@@ -91,7 +104,7 @@ def _by_kind(ranked: list[str]) -> list[list[str]]:
     return groups
 
 
-def _discards(state: RoundState, me: str, ranked: list[str], firsts: list[str]) -> list[Move]:
+def _discards(state: RoundState, me: str, ranked: list[str], firsts: list[str]) -> list[Part]:
     """Saboteur 2: one discard per distinct choice of 1-3 kinds (the lowest copies), and each
     pair again with each type in front of the mover it may remove."""
     combos: list[tuple[str, ...]]
@@ -101,12 +114,12 @@ def _discards(state: RoundState, me: str, ranked: list[str], firsts: list[str]) 
         combos += combinations(firsts, 3)
     else:
         combos = _combos(_by_kind(ranked), firsts)
-    moves = [_new(Move, ("discard", None, None, False, None, None, c, None)) for c in combos]
+    parts: list[Part] = [(DISCARDED, combos, None)]
     removable = sorted(state.front_types(me), key=FRONT_TYPES.index)
     if removable:
         pairs = [c for c in combos if len(c) == 2]
-        moves += [_new(Move, ("discard", None, None, False, None, None, p, t, )) for t in removable for p in pairs]
-    return moves
+        parts += [(DISCARDED, pairs, t) for t in removable]
+    return parts
 
 
 def _combos(groups: list[list[str]], firsts: list[str]) -> list[tuple[str, ...]]:
@@ -227,7 +240,7 @@ def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> li
     offered = state.offered  # moves legal_moves listed for this very position need no check again:
     # this object among them (see RoundState.applied), while nothing was applied and the maze is the same
     if (offered is None or offered[0] != state.applied or offered[1] != state.board._version
-            or not any(map(is_, offered[2], repeat(move)))):
+            or not _gave(offered[2], move)):
         move = check(state, move)
     assert isinstance(move, Move)
     state.applied += 1
@@ -284,6 +297,13 @@ def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> li
         return events
     events += _advance(state)
     return events
+
+
+def _gave(listed: list[Move] | Listed, move: Move | str) -> bool:
+    """Whether `move` is one of the very objects `listed` gave out."""
+    if isinstance(listed, Listed):
+        return listed.holds(move)
+    return any(map(is_, listed, repeat(move)))
 
 
 def _advance(state: RoundState) -> list[Event]:

@@ -15,6 +15,7 @@ from .catalog import (BLOCKERS, CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Rules
 from .chance import Chance
 
 if TYPE_CHECKING:
+    from .listed import Listed
     from .moves import Move
 
 Option = Literal["max-saboteurs", "broken-tools-forfeit"]
@@ -75,7 +76,7 @@ class RoundState:
     applied: int = field(default=0, init=False, repr=False, compare=False)
     # What rules.legal_moves last listed here: (applied, the maze's version, the moves), so that
     # apply need not check one of them again. Not part of the position (not copied or dumped).
-    offered: tuple[int, int, list[Move]] | None = field(default=None, init=False, repr=False, compare=False)
+    offered: tuple[int, int, list[Move] | Listed] | None = field(default=None, init=False, repr=False, compare=False)
     # On the mover's view (views.view): the state it shows and its count then (it may trust
     # the moves listed on the view while nothing was applied to it since).
     source: tuple[RoundState, int] | None = field(default=None, init=False, repr=False, compare=False)

@@ -3,12 +3,14 @@ and still checks everything else: moves from another position, a changed view, t
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine.chance import SeededChance
 from engine.errors import IllegalMove
 from engine.moves import Move
-from engine.rules import apply, legal_moves
+from engine.rules import apply, legal_moves, listed_moves
 from engine.state import deal
 from engine.views import view
 
@@ -64,3 +66,33 @@ def test_a_copy_shares_no_list_or_dict() -> None:
         assert all(a[p] is not b[p] for p in a)
     assert other.knowledge["ann"][0] is not state.knowledge["ann"][0]
     assert other.board.cells is not state.board.cells
+
+
+@pytest.mark.parametrize("ruleset,players", [("classic", 5), ("expansion", 12), ("expansion", 2)])
+def test_listed_moves_are_legal_moves_made_one_at_a_time(ruleset: str, players: int) -> None:
+    names = tuple(f"p{i}" for i in range(players))
+    for seed in range(3):
+        state = deal(ruleset, names, SeededChance(f"listed/{ruleset}/{players}/{seed}"))
+        rng = random.Random(seed)
+        while not state.over:
+            eager = legal_moves(state)
+            lazy = listed_moves(state)
+            assert len(lazy) == len(eager)
+            i = rng.randrange(len(lazy))
+            picked = lazy[i]
+            assert picked == eager[i] and lazy[i] is picked and lazy[i - len(lazy)] is picked
+            assert list(lazy) == eager and lazy[1:3] == eager[1:3]
+            apply(state, picked)
+        with pytest.raises(IndexError):
+            listed_moves(state)[0]
+
+
+def test_apply_trusts_only_the_moves_a_listing_made() -> None:
+    state = deal("classic", PLAYERS, SeededChance("listed-moves"))
+    lazy = listed_moves(state)
+    assert not lazy.holds(lazy._parts[-1][2][state.hands["ann"][0]])  # never asked for: not made by this listing
+    first = lazy[0]
+    assert lazy.holds(first) and not lazy.holds(Move(*first))
+    apply(state, first)
+    with pytest.raises(IllegalMove):  # an earlier turn's listing: checked again
+        apply(state, first)

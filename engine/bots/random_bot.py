@@ -3,7 +3,7 @@ from __future__ import annotations
 import random
 
 from ..moves import Move
-from ..rules import legal_moves
+from ..rules import listed_moves
 from ..state import RoundState
 
 
@@ -14,5 +14,5 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def choose(self, view: RoundState) -> Move:
-        moves = legal_moves(view)
+        moves = listed_moves(view)  # every legal move counted, only the one picked made
         return moves[self.rng.randrange(len(moves))]

@@ -1,0 +1,109 @@
+"""The legal moves of a position as parts, made into `Move`s all at once or one at a time.
+
+`rules.legal_moves` makes every move (`flat`); `rules.listed_moves` gives a `Listed`, which
+makes a move only when it is asked for. A random player counts the moves and takes one of
+them (a classic turn lists 13-16, an expansion turn 40-70, mostly discards), so making only
+that one saves most of the cost of a `Move` per turn. Both give the same moves in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final, overload
+
+from .moves import Move
+
+# How a part's items become moves; a part is (how, items, extra).
+MADE: Final = 0  # the items are moves
+PLACED: Final = 1  # (cell, turned) placements of the card `extra`
+DISCARDED: Final = 2  # the cards of a discard, removing the type `extra` (None: a plain pass)
+LOOKED_UP: Final = 3  # keys of the mapping `extra`, whose values are the moves
+Part = tuple[int, Sequence[Any], Any]
+
+_new = tuple.__new__  # a Move from its fields in order, faster than Move(...) in the hot loops
+
+
+def _make(how: int, item: Any, extra: Any) -> Move:
+    if how == PLACED:
+        return _new(Move, ("play", extra, item[0], item[1], None, None, (), None))
+    if how == DISCARDED:
+        return _new(Move, ("discard", None, None, False, None, None, item, extra))
+    if how == LOOKED_UP:
+        table: Mapping[Any, Move] = extra
+        return table[item]
+    made: Move = item
+    return made
+
+
+def flat(parts: list[Part]) -> list[Move]:
+    """Every move of `parts`, in order."""
+    out: list[Move] = []
+    for how, items, extra in parts:
+        if how == MADE:
+            out += items
+        elif how == PLACED:
+            out += [_new(Move, ("play", extra, pos, rotated, None, None, (), None)) for pos, rotated in items]
+        elif how == DISCARDED:
+            out += [_new(Move, ("discard", None, None, False, None, None, cards, extra)) for cards in items]
+        else:
+            out += map(extra.__getitem__, items)
+    return out
+
+
+class Listed(Sequence[Move]):
+    """The moves of `parts` in the order `flat` gives them, each made when first asked for.
+
+    Asking for the same place twice gives the same object: `rules.apply` trusts only the
+    very objects that were listed (`holds`), and none that was never made.
+    """
+
+    __slots__ = ("_parts", "_len", "_made")
+
+    def __init__(self, parts: list[Part]) -> None:
+        self._parts = parts
+        n = 0
+        for part in parts:
+            n += len(part[1])
+        self._len = n
+        self._made: dict[int, Move] = {}
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> Move: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Move]: ...
+
+    def __getitem__(self, index: int | slice) -> Move | list[Move]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._len))]
+        i = index + self._len if index < 0 else index
+        made = self._made.get(i)
+        if made is not None:
+            return made
+        if not 0 <= i < self._len:
+            raise IndexError(f"move {index} of {self._len}")
+        j = i
+        for how, items, extra in self._parts:
+            n = len(items)
+            if j < n:
+                made = self._made[i] = _make(how, items[j], extra)
+                return made
+            j -= n
+        raise AssertionError("the parts hold fewer moves than counted")  # pragma: no cover
+
+    def __iter__(self) -> Iterator[Move]:
+        for i in range(self._len):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"Listed({list(self)!r})"
+
+    def holds(self, move: object) -> bool:
+        """Whether `move` is one of the very objects this list gave out."""
+        for made in self._made.values():
+            if made is move:
+                return True
+        return False
