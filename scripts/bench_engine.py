@@ -10,6 +10,7 @@ Times are CPU time of this process (`time.process_time`), so a busy machine skew
     scripts/bench-engine --profile classic5 --top 25
     scripts/bench-engine --against /tmp/old       # rounds/s as ratios to another checkout, alternating runs
     valgrind --tool=callgrind .venv/bin/python scripts/bench_engine.py --playouts 20 --config classic5
+    scripts/bench-engine --peer /tmp/peer/build    # classic 5p rounds/s against saboteur-game/engine (Node)
 
 Wall and CPU time on the shared 2-core machine vary by +-30%, so compare trees with
 `--against` (both measured in turn, in the same minutes) or by instruction counts: callgrind
@@ -140,6 +141,33 @@ def against(other: str, seconds: float, runs: int) -> None:
               f"(runs: {', '.join(f'{r:.2f}' for r in ratios)})")
 
 
+_CLASSIC_RATE = _RATE.replace(', rounds_per_second("expansion", 12, {seconds})[0]', "")
+
+
+def peer(build: str, seconds: float, runs: int) -> None:
+    """Classic 5p random rounds/s of this engine over the TypeScript peer's (saboteur-game/engine
+    compiled to `build`, played by scripts/bench_peer.js on Node), with its ids from a counter and
+    with its uuids, in alternating runs: the medians of the per-run ratios (docs/bots.md)."""
+    script = str(Path(__file__).resolve().parent / "bench_peer.js")
+    here = str(Path(__file__).resolve().parent.parent)
+
+    def rate(cmd: list[str]) -> float:
+        return float(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()[0])
+
+    node = ["node", "--single-threaded", script, build, str(seconds)]
+    rows = []
+    for _ in range(runs):
+        bare = rate(node + ["nouuid"])
+        ours = rate([sys.executable, "-c", _CLASSIC_RATE.format(tree=here, seconds=seconds)])
+        uuids = rate(node)
+        rows.append((ours, bare, uuids))
+        print(f"classic 5p rounds/s: this engine {ours:.0f}, peer without uuids {bare:.0f}, peer {uuids:.0f}")
+    for i, what in ((1, "the peer without its uuids"), (2, "the peer")):
+        ratios = [r[0] / r[i] for r in rows]
+        print(f"this engine / {what}: median {statistics.median(ratios):.2f} "
+              f"(runs: {', '.join(f'{x:.2f}' for x in ratios)})")
+
+
 # Run in a fresh interpreter inside a tree: SHA-256 of every turn of seeded random rounds
 # (the legal moves in order, the events, the open cells with their constraints, the reach),
 # classic 3-10 and expansion 2-12 players, bots on the state and (every third round) on views.
@@ -200,7 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--views", action="store_true", help="also measure rounds played through views (like play_round)")
     ap.add_argument("--profile", choices=list(CONFIGS), help="cProfile random rounds instead")
     ap.add_argument("--against", metavar="TREE", help="rounds/s as ratios to the engine of another checkout")
-    ap.add_argument("--runs", type=int, default=5, help="alternating runs for --against (default 5)")
+    ap.add_argument("--peer", metavar="BUILD", help="classic 5p rounds/s as ratios to saboteur-game/engine "
+                    "compiled to BUILD (needs node; docs/bots.md)")
+    ap.add_argument("--runs", type=int, default=5, help="alternating runs for --against and --peer (default 5)")
     ap.add_argument("--playouts", type=int, metavar="N", help="only play N seeded random rounds (for callgrind)")
     ap.add_argument("--config", choices=list(CONFIGS), default="classic5", help="table for --playouts")
     ap.add_argument("--trace", type=int, metavar="N", help="print the trace hash of N seeded rounds per table "
@@ -218,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.playouts is not None:
         playouts(args.config, args.playouts)
+        return 0
+    if args.peer:
+        peer(args.peer, args.seconds, args.runs)
         return 0
     if args.against:
         against(args.against, args.seconds, args.runs)
