@@ -111,7 +111,10 @@ def one_round(db: Path) -> dict[str, float]:
     audits, replays = [], []
     for _ in range(5):
         t = time.perf_counter()
-        src = open_source(None, db)
+        try:
+            src = open_source(None, db, rounds=[1])
+        except TypeError:  # a tree before issue 16.4 reads every round
+            src = open_source(None, db)
         reports = audit_source(src, pick_game(src, None), [1])
         audits.append(time.perf_counter() - t)
         assert all(r.ok for r in reports), [f.line() for r in reports for f in r.faults]

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.errors import BadPacket, UsageError
-from pbem.protocol.armor import MAX_LINE, armor, dearmor_all, dearmor_one
+from pbem.protocol.armor import MAX_LINE, _dearmor_tolerant, _dearmor_written, armor, dearmor_all, dearmor_one
 
 KINDS = ["PACKET", "MOVE", "JOIN", "INVITATION", "ARCHIVE"]
 PROSE = "Hi all,\n\nhere is my move: I play a path card.\nCheers, Ann\n"
@@ -101,6 +101,9 @@ def test_round_trip_through_mail_damage(
         text = text.replace("\n", "\r\n")
     assert dearmor_all(text) == [(kind, payload)]
     assert dearmor_one(text, kind.lower()) == (kind, payload)
+    # both readings agree wherever the quick one answers
+    assert _dearmor_tolerant(text) == [(kind, payload)]
+    assert _dearmor_written(text) in (None, [(kind, payload)])
 
 
 @given(st.binary(max_size=300))
@@ -111,6 +114,48 @@ def test_plain_round_trip_and_format(payload: bytes) -> None:
     assert all(len(line) <= 64 for line in lines[1:-1])
     assert text.endswith("\n")
     assert dearmor_all(text) == [("MOVE", payload)]
+
+
+# ---- the quick reading of text as armor() writes it (issue 16.4) ----------
+
+
+@given(payloads=st.lists(st.binary(max_size=400), min_size=1, max_size=3), comment=st.booleans(),
+       crlf=st.booleans())
+def test_written_text_is_read_in_one_scan(payloads: list[bytes], comment: bool, crlf: bool) -> None:
+    blocks = [armor(k, p, {"Comment": "game x seq 5"} if comment else None) for k, p in zip(KINDS, payloads)]
+    text = PROSE + "\n".join(blocks) + "-- \nAnn\n"
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    want = list(zip(KINDS, payloads))
+    assert _dearmor_written(text) == want  # the quick path answers (it is what pbem writes) ...
+    assert _dearmor_tolerant(text) == want  # ... and says what the tolerant reading says
+
+
+@settings(max_examples=400, deadline=None)
+@given(payload=st.binary(min_size=1, max_size=200), comment=st.booleans(), data=st.data())
+def test_the_quick_reading_never_accepts_what_the_tolerant_one_would_not(payload: bytes, comment: bool,
+                                                                         data: st.DataObject) -> None:
+    text = armor("move", payload, {"Comment": "game x"} if comment else None) + armor("join", payload[::-1])
+    for _ in range(data.draw(st.integers(1, 3))):  # damage: replace, insert or delete one character
+        at = data.draw(st.integers(0, len(text) - 1))
+        new = data.draw(st.sampled_from(["", "=", "A", "-", ":", "\n", " ", ">", "*", "3D"]))
+        text = text[:at] + new + text[at + data.draw(st.integers(0, 1)):]
+    quick = _dearmor_written(text)
+    if quick is None:
+        return
+    assert _dearmor_tolerant(text) == quick
+
+
+def test_damaged_or_quoted_blocks_take_the_tolerant_reading() -> None:
+    good, other = armor("move", b"x" * 100), armor("join", b"y" * 100)
+    quoted = "\n".join("> " + line for line in other.splitlines())
+    assert _dearmor_written(good + quoted) is None
+    assert dearmor_all(good + quoted) == [("MOVE", b"x" * 100), ("JOIN", b"y" * 100)]
+    rewrapped = good + rewrap(other, 100)  # lines longer than mail allows
+    assert _dearmor_written(rewrapped) is None
+    assert dearmor_all(rewrapped)[1] == ("JOIN", b"y" * 100)
+    with pytest.raises(BadPacket, match="not base64"):
+        dearmor_all(good + other.replace("eXl5", "eX*5", 1))
 
 
 def test_padding_at_end_with_soft_break_before_it() -> None:

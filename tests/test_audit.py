@@ -23,7 +23,7 @@ from pbem.errors import BadPacket
 from pbem.protocol.armor import armor
 from pbem.protocol.documents import b64, parse, read_blocks, sign, sign_json, unb64
 from pbem.replay.audit import EXIT_AUDIT_FAILED, AuditFailed, Report, audit, audit_source
-from pbem.replay.rounds import load_replay, open_source
+from pbem.replay.rounds import load_replay, open_source, verify_archive
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
 
@@ -80,6 +80,22 @@ def test_clean_rounds_pass_from_the_db_and_from_a_player_folder(table: Table, tm
     [rep] = audit_source(open_source(str(alone)), game, [2])
     assert rep.ok and rep.counts["deal"] == 1
     assert [n for n in rep.notes if "no packet files of round 2" not in n] == []  # (the archive alone has none)
+
+
+def test_a_round_asked_for_reads_only_that_rounds_packets(table: Table) -> None:
+    """Issue 16.4: an audit or replay of one round reads that round's packets (as its archive
+    chains them) and the newest one, not the whole game, and reports exactly the same."""
+    path = str(table.root / "game.db")
+    whole = open_source(path)
+    game = whole.games()[0]
+    newest = max(whole.packets[game])
+    for r in (1, 2):
+        one = open_source(path, rounds=[r])
+        chain = {link.seq for link in verify_archive(one.archive(game, r)[0])[0].doc.chain}
+        assert set(one.packets[game]) == chain | {newest} < set(whole.packets[game])
+        [by_round], [from_whole] = audit_source(one, game, [r]), audit_source(whole, game, [r])
+        assert by_round.ok and by_round.to_json() == from_whole.to_json()
+    assert set(open_source(path, rounds=()).packets[game]) == {newest}  # a replay: the archive alone
 
 
 def test_a_changed_move_text_is_caught_at_its_move(table: Table) -> None:

@@ -139,7 +139,7 @@ def audit(
     from pbem.replay.rounds import NotReplayable, ended_hint, open_source, pick_game, pick_round
     from pbem.seat.home import key_home
 
-    src = open_source(source, db)
+    src = open_source(source, db, rounds=None if round_no is None else [round_no])
     g = pick_game(src, game)
     from pbem.replay import trustless
 

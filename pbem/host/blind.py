@@ -172,13 +172,14 @@ class BlindHost:
     def invitation(self) -> str:
         return self.inv.armored()
 
-    def packets(self, since: int = 0) -> list[tuple[int, str]]:
+    def packets(self, since: int = 0, until: int | None = None) -> list[tuple[int, str]]:
+        """The armoured packets after `since` (up to `until`, if given), oldest first."""
+        where = [PACKETS.c.seq > since] + ([PACKETS.c.seq <= until] if until is not None else [])
         with self.engine.connect() as c:
-            return [(r.seq, r.armored) for r in c.execute(select(PACKETS).where(PACKETS.c.seq > since)
-                                                              .order_by(PACKETS.c.seq))]
+            return [(r.seq, r.armored) for r in c.execute(select(PACKETS).where(*where).order_by(PACKETS.c.seq))]
 
     def packet(self, seq: int) -> str | None:
-        return dict(self.packets(seq - 1)).get(seq)
+        return dict(self.packets(seq - 1, until=seq)).get(seq)
 
     def config(self) -> dict[str, Any]:
         """The host's settings: `transport` (the folder or mailbox it serves), the mail's

@@ -341,10 +341,13 @@ class Host:
             **timekeeper.status_extras(json.loads(g.config), g.seq),
         }
 
-    def packets(self, since: int = 0) -> list[tuple[int, str]]:
+    def packets(self, since: int = 0, until: int | None = None) -> list[tuple[int, str]]:
+        """The armoured packets after `since` (up to `until`, if given), oldest first."""
+        where = [packets.c.game_id == self.facts.id, packets.c.seq > since]
+        if until is not None:
+            where.append(packets.c.seq <= until)
         with self.store.read() as c:
-            rows = c.execute(select(packets.c.seq, packets.c.armored)
-                             .where(packets.c.game_id == self.facts.id, packets.c.seq > since).order_by(packets.c.seq))
+            rows = c.execute(select(packets.c.seq, packets.c.armored).where(*where).order_by(packets.c.seq))
             return [(r.seq, r.armored) for r in rows]
 
     def packet(self, seq: int) -> str | None:

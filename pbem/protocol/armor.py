@@ -34,6 +34,15 @@ _B64_RE = re.compile(r"[A-Za-z0-9+/]*")
 _NOT_B64_RE = re.compile(r"[^A-Za-z0-9+/]")
 # Quoted-printable escape of "=", the only character of base64 that QP escapes.
 _QP_EQUALS_RE = re.compile(r"=3[dD]")
+# A block exactly as armor() writes it (headers optional, LF or CRLF line ends): read with one
+# scan and one binascii call. Anything else (quoted, re-wrapped, re-encoded) takes the tolerant
+# path, which cleans every line and was 3/4 of an audit's time (issue 16.4).
+_WRITTEN_BLOCK_RE = re.compile(
+    r"-----BEGIN PBEM ([A-Z][A-Z0-9]{0,23})-----\r?\n"
+    r"(?:[A-Za-z][A-Za-z0-9-]{0,31}:[^\r\n]*\r?\n)*(?:\r?\n)?"
+    r"((?:[A-Za-z0-9+/=]{1,76}\r?\n)*)"
+    r"-----END PBEM \1-----"
+)
 
 
 def _check_kind(kind: str) -> str:
@@ -115,10 +124,40 @@ def _decode_body(kind: str, body: str, line_no: int) -> bytes:
         raise BadPacket(t("{where} does not decode: {error}", where=where(), error=exc)) from None
 
 
+def _dearmor_written(text: str) -> list[tuple[str, bytes]] | None:
+    """The blocks of `text` when every one is as armor() wrote it, else None (read tolerantly).
+
+    Without '>' in the text, line cleaning only strips spaces, which shows no marker a raw
+    search misses; so when the raw markers are exactly the written blocks' own, both readings
+    find the same blocks, and each body (base64 only, '=' only at its end) decodes the same."""
+    if ">" in text:
+        return None
+    blocks: list[tuple[str, bytes]] = []
+    for m in _WRITTEN_BLOCK_RE.finditer(text):
+        data = "".join(m.group(2).split())
+        core = data.rstrip("=")
+        if "=" in core or len(data) % 4 or len(data) - len(core) > 2 or len(data) // 4 * 3 > MAX_BLOCK:
+            return None
+        try:
+            blocks.append((m.group(1), binascii.a2b_base64(data, strict_mode=True)))
+        except binascii.Error:
+            return None  # the tolerant reading says what is wrong, and where
+    if len(blocks) > MAX_BLOCKS or len(_MARKER_RE.findall(text)) != 2 * len(blocks):
+        return None
+    return blocks
+
+
 def dearmor_all(text: str) -> list[tuple[str, bytes]]:
     """Every armoured block in `text`, in order, as (KIND, payload). Linear in the text's length."""
     if len(text) > MAX_TEXT:
         check_size(len(text), MAX_TEXT, t("the text"))
+    written = _dearmor_written(text)
+    if written is not None:
+        return written
+    return _dearmor_tolerant(text)
+
+
+def _dearmor_tolerant(text: str) -> list[tuple[str, bytes]]:
     # Quote markers are stripped before searching so that markers and bodies
     # quoted at any depth look the same as unquoted ones.
     cleaned = "\n".join(_clean_lines(text))

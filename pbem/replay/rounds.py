@@ -13,6 +13,7 @@ the full state (everything is open at the end of a round).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,7 @@ class Source:
     rounds: dict[str, int] = field(default_factory=dict)  # game -> latest round a packet shows
     skipped: list[str] = field(default_factory=list)  # files that could not be read
     invitations: dict[str, dict[str, bytes]] = field(default_factory=dict)  # game -> hash -> payload
+    spans: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)  # the packets each archive chains
 
     def add(self, kind: str, payload: bytes, origin: str) -> None:
         """Sort a block in by its (typed, not yet verified) document; a malformed one is skipped, saying so."""
@@ -83,6 +85,9 @@ class Source:
         game = doc.game
         if isinstance(doc, Archive):
             self.archives.setdefault((game, doc.round), {}).setdefault(payload_hash(payload), (payload, origin))
+            if doc.chain:
+                lo, hi = self.spans.get((game, doc.round), (doc.chain[0].seq, doc.chain[-1].seq))
+                self.spans[(game, doc.round)] = (min(lo, doc.chain[0].seq), max(hi, doc.chain[-1].seq))
             self.rounds[game] = max(self.rounds.get(game, 0), doc.round)
         elif isinstance(doc, Packet):
             self.packets.setdefault(game, {}).setdefault(doc.seq, {}).setdefault(payload_hash(payload), origin)
@@ -121,9 +126,11 @@ def _is_db(path: Path) -> bool:
         return f.read(16) == b"SQLite format 3\x00"
 
 
-def _from_db(where: str | Path, only: str | None = None) -> Source:
+def _from_db(where: str | Path, only: str | None = None, rounds: Collection[int] | None = None) -> Source:
     """Every game of a host's store (or only the game called `only`), or the one game of a
-    trustless game's own file."""
+    trustless game's own file. With `rounds`, only the packets those rounds' archives chain are
+    read (and each game's newest, which says who holds which seat now): an audit of one round
+    then costs one round, not the whole game (issue 16.4)."""
     from pbem.host.paths import as_url, is_blind, sqlite_file
     from pbem.host.referee import Host
     from pbem.host.store import Store
@@ -134,33 +141,44 @@ def _from_db(where: str | Path, only: str | None = None) -> Source:
         from pbem.host.blind import BlindHost
 
         with BlindHost(path) as blind:
-            _add_game(src, blind, str(where))
+            _add_game(src, blind, str(where))  # a trustless round is audited from its whole chain
         return src
     with Store(as_url(where)) as store:
         for game_id in [store.find(only)] if only else store.game_ids():
-            _add_game(src, Host(store, game=game_id), str(where))
+            _add_game(src, Host(store, game=game_id), str(where), rounds)
     return src
 
 
-def _add_game(src: Source, host: Any, where: str) -> None:
-    """A host's invitation, archives and packets, as blocks of `src`."""
+def _add_game(src: Source, host: Any, where: str, rounds: Collection[int] | None = None) -> None:
+    """A host's invitation, archives and packets (all, or those `rounds` need), as blocks of `src`."""
     game = host.game_id()
-    src.rounds[game] = host.status()["round"]
+    status = host.status()
+    src.rounds[game] = status["round"]
     for kind, payload in dearmor_all(host.invitation()):
         src.add(kind, payload, f"{where} invitation")
     for round_no, armored in host.archives().items():
         for kind, payload in dearmor_all(armored):
             src.add(kind, payload, f"{where} round {round_no}")
-    for seq, armored in host.packets():
-        for kind, payload in dearmor_all(armored):
-            src.add(kind, payload, f"{where} packet {seq}")
+    if rounds is None:
+        spans: list[tuple[int, int | None]] = [(1, None)]
+    else:
+        newest = status["seq"]
+        spans = sorted({src.spans[(game, r)] for r in rounds if (game, r) in src.spans} | {(newest, newest)})
+    read = 0
+    for lo, hi in spans:
+        for seq, armored in host.packets(since=max(lo - 1, read), until=hi):
+            for kind, payload in dearmor_all(armored):
+                src.add(kind, payload, f"{where} packet {seq}")
+        read = max(read, hi or 0)
 
 
-def open_source(source: str | Path | None, db: Path | None = None) -> Source:
+def open_source(source: str | Path | None, db: Path | None = None, *,
+                rounds: Collection[int] | None = None) -> Source:
     """A host's store (a path or URL; or a game's name in the default store), an archive or
-    packet file, or a folder."""
+    packet file, or a folder. `rounds`: the rounds the caller will read (a store then reads
+    only their packets; files and folders are read whole)."""
     if db is not None:
-        return _from_db(db)
+        return _from_db(db, rounds=rounds)
     if source is None or str(source) == "":
         raise UsageError(t("name a game, a file or a folder (or pass --db PATH)"))
     path = Path(source)
@@ -177,19 +195,19 @@ def open_source(source: str | Path | None, db: Path | None = None) -> Source:
         return src
     if path.is_file():
         if _is_db(path):
-            return _from_db(path)
+            return _from_db(path, rounds=rounds)
         src = Source(str(path))
         for kind, payload in _file_blocks(path):
             src.add(kind, payload, str(path))
         return src
     if "://" in str(source):
-        return _from_db(str(source))
+        return _from_db(str(source), rounds=rounds)
     from pbem.host.paths import sqlite_file, store_url
 
     url = store_url(game=str(source))
     if "/" not in str(source) and (sqlite_file(url) is None or sqlite_file(url).is_file()):  # type: ignore[union-attr]
         try:
-            return _from_db(url, only=str(source))
+            return _from_db(url, only=str(source), rounds=rounds)
         except PbemError:
             pass
     raise UsageError(t("no game, file or folder named {name}", name=repr(str(source))),
@@ -402,7 +420,7 @@ def build(archive: Signed[Archive], invitation: Signed[Invitation], origin: str 
 
 def load_replay(source: str | Path | None, *, db: Path | None = None, round_no: int | None = None,
                 game: str | None = None) -> Replay:
-    src = open_source(source, db)
+    src = open_source(source, db, rounds=())  # a replay reads the archive alone
     g = pick_game(src, game)
     r = pick_round(src, g, round_no)
     payload, origin = src.archive(g, r)

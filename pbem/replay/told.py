@@ -65,7 +65,7 @@ class Step:
 
 def _plain(obj: Any) -> Any:
     """JSON-normalised (typed documents, tuples and lists compare alike)."""
-    return json.loads(json.dumps(msgspec.to_builtins(obj), sort_keys=True))
+    return msgspec.json.decode(msgspec.json.encode(obj))
 
 
 def expected_part(state: RoundState, seat: str, events: list[Event] | None) -> dict[str, Any]:

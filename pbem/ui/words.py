@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from functools import lru_cache
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -34,6 +35,7 @@ _chosen: str | None = None
 # --- the language ------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=64)  # asked on every t(): PBEM_LANG is read each time, its spelling mapped once
 def _normalise(lang: str) -> str | None:
     """Map the usual spellings (zh_CN.UTF-8, zh-TW, zh-hant, en_GB ...) to a LANGUAGES entry."""
     code = lang.strip().split(".")[0].replace("_", "-").lower()
@@ -81,22 +83,33 @@ def t(msg: str, **kw: object) -> str:
     """The message `msg` (English text or an entry's msgctxt) in the current language,
     formatted with `kw`. A message missing from a catalog falls back to English (the test
     suite makes sure none is missing)."""
-    tr = catalog.translations(language())
+    lang = language()
+    template = _singular.get((lang, msg))
+    if template is None:
+        template = _template(lang, msg, kw.get("n"))
+    return template.format(**kw) if kw else template  # no fields: braces are left for the caller
+
+
+# Templates of messages without plural forms, by (language, message): the catalogs do not
+# change while pbem runs, and an audit or a replay says a few thousand of them.
+_singular: dict[tuple[str, str], str] = {}
+
+
+def _template(lang: str, msg: str, n: object) -> str:
+    tr = catalog.translations(lang)
     entry = catalog.by_context().get(msg)
     context = msg if entry is not None else None
     if entry is None:
         entry = catalog.source().get((None, msg))
     english = entry.msgid if entry is not None else msg
     if entry is not None and entry.plural is not None:
-        n = kw.get("n")
         count = n if isinstance(n, int) else 2
         if context is not None:
-            template = tr.npgettext(context, english, entry.plural, count)
-        else:
-            template = tr.ngettext(english, entry.plural, count)
-    else:
-        template = tr.pgettext(context, english) if context is not None else tr.gettext(english)
-    return template.format(**kw) if kw else template  # no fields: braces are left for the caller
+            return tr.npgettext(context, english, entry.plural, count)
+        return tr.ngettext(english, entry.plural, count)
+    template = tr.pgettext(context, english) if context is not None else tr.gettext(english)
+    _singular[(lang, msg)] = template
+    return template
 
 
 def N_(msg: str) -> str:
