@@ -24,6 +24,7 @@ from test_folder_play import PBEM, SEATS, cli_env, cli_game, start_bots, start_h
 from pbem.auto.demo import run_demo
 from pbem.errors import EXIT_AUDIT_FAILED
 from pbem.folder.layout import GameFolder
+from pbem.folder.play import folder_notices
 from pbem.protocol.documents import Invitation, Join, Mental, read_blocks
 from pbem.protocol.mental.elgamal import open_with
 from pbem.protocol.trustless.public import game_of
@@ -184,8 +185,10 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
 def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
     """ann is a person: each `pbem turn FOLDER --as ann` joins, follows and checks the chain,
     sends the block the table waits for from her (her shuffle, her deal tokens), shows her view,
-    and on her turn plays the move she types; bob and cat are bots, the host is blind."""
-    db, folder, homes = cli_game(tmp_path, trustless=True)
+    and on her turn plays the move she types; bob and cat are bots, the host is blind. The game
+    has deadlines: ann stays silent past her first one, and the blind host reminds her, tells
+    the table she is late in signed notices, plays nothing for her; `pbem audit` names the stall."""
+    db, folder, homes = cli_game(tmp_path, trustless=True, options=("--deadline", "3s", "--remind", "50%"))
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
     bots = start_bots(folder, homes, tmp_path, seats=["bob", "cat"], poll=0.05)
 
@@ -197,6 +200,28 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
         early = turn("discard 1")  # it joins her, but nobody can move before the deal (ann shuffles first)
         assert early.returncode == 5 and early.stderr.startswith("error: it is not your turn"), early.stderr
         deadline = time.monotonic() + 300
+        inv = read_blocks((folder / "invitation.pbem").read_text())[0].expect(Invitation)
+        gf = GameFolder.open(folder)
+
+        def about_ann() -> list[tuple[str, str | None]]:
+            return [(n.notice, n.step) for n in folder_notices(gf, inv) if n.seat == "ann"]
+
+        while ("late", "shuffle") not in about_ann():  # ann is silent: the blind host's clock runs out
+            assert time.monotonic() < deadline, (tmp_path / "host.log").read_text()[-2000:]
+            time.sleep(0.3)
+        assert about_ann() == [("reminder", "shuffle"), ("late", "shuffle")]
+        first = _chain(folder, inv.game)
+        assert len(first) == 1 and first[0].doc.waiting.seats == ["ann"] and first[0].doc.waiting.due  # signed
+        stalled = subprocess.run([*PBEM, "audit", folder], env=cli_env(homes["bob"]), capture_output=True, text=True,
+                                 timeout=120)
+        assert "the chain stops at packet 1: the table waits for the shuffle step from ann since packet 1" \
+            in stalled.stdout and " late" in stalled.stdout, stalled.stdout + stalled.stderr
+        assert stalled.returncode != 0 and "nothing to audit" in stalled.stderr  # no round has ended yet
+        back = turn("--json")  # ann is back: her shuffle goes out, and she is shown what the host said
+        assert back.returncode == 0, back.stderr
+        said = json.loads(back.stdout)
+        assert [(n["notice"], n["step"]) for n in said["notices"]] == [("reminder", "shuffle"), ("late", "shuffle")]
+        assert said["waiting"]["due"] == first[0].doc.waiting.due
         while True:  # ann comes back now and then, as a person would
             run = turn("--json")
             assert run.returncode == 0, run.stderr
@@ -213,7 +238,6 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
         assert len(illegal.stderr.strip().splitlines()) <= 2
         played = turn("discard 1")
         assert played.returncode == 0 and "submitted" in played.stdout, played.stderr
-        inv = read_blocks((folder / "invitation.pbem").read_text())[0].expect(Invitation)
 
         def hers() -> list:
             return [b.doc for p in _chain(folder, inv.game) for b in T.read_relayed(p.doc, keys_of(inv))

@@ -143,8 +143,9 @@ def test_a_host_that_forks_the_chain_is_caught_by_the_seat(tmp_path: Path) -> No
 
 
 def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None:
-    """`pbem game new --trustless`, `pbem apply` of the joins, `pbem status`, `pbem show` of
-    packet 1 from the host's out/ folder; a trustless game refuses deadlines in one line."""
+    """`pbem game new --trustless --deadline`, `pbem apply` of the joins, `pbem status`, `pbem show`
+    of packet 1 from the host's out/ folder; a timeout policy a blind host cannot follow, and the
+    host commands it cannot do, are refused in one line."""
     import json
     import subprocess
 
@@ -157,12 +158,18 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     db = tmp_path / "saves" / "t.db"
     players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
     bad = subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless",
-                          "--deadline", "2h"], env=cli_env(homes["referee"]), capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 2 and bad.stderr.startswith("error: --trustless games have no deadlines")
+                          "--deadline", "2h", "--on-timeout", "discard"], env=cli_env(homes["referee"]),
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: a trustless game takes --on-timeout wait only")
+    assert "hint: the blind host holds no seat's keys" in bad.stderr
     assert "Traceback" not in bad.stderr and not db.exists()
     app = cli_app()
-    run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless",
+    run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
                   "-o", tmp_path / "invitation.pbem"], homes["referee"])
+    paused = subprocess.run([*PBEM, "game", "pause", "t", "--db", db], env=cli_env(homes["referee"]),
+                            capture_output=True, text=True, timeout=60)
+    assert paused.returncode == 2 and paused.stderr.startswith("error: game t-") and "is trustless" in paused.stderr
+    assert len(paused.stderr.splitlines()) == 2 and "Traceback" not in paused.stderr
     joins = []
     for s in SEATS:
         out = tmp_path / f"join-{s}.pbem"
@@ -170,11 +177,13 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
         joins.append(out)
     run_cli(app, ["apply", "t", *joins, "--db", db, "--out", tmp_path / "out"], homes["referee"])
     st = json.loads(run_cli(app, ["status", "t", "--db", db, "--json"]).output)
+    due = st["waiting"].pop("due")  # the deadline of ann's shuffle, 2 h from packet 1, signed in it
     assert st["trustless"] and st["seq"] == 1 and st["waiting"] == {"step": "shuffle", "seats": ["ann"]}
+    assert st["timing"]["deadline"] == 7200 and st["timing"]["on_timeout"] == "wait"
     assert "packet 1" in run_cli(app, ["status", "t", "--db", db]).output
     shown = json.loads(run_cli(app, ["show", tmp_path / "out" / "packet-000001.pbem", "--as", "bob", "--json"],
                                homes["bob"]).output)
-    assert shown["waiting"] == {"step": "shuffle", "seats": ["ann"]} and shown["role"] is None
+    assert shown["waiting"] == {"step": "shuffle", "seats": ["ann"], "due": due} and shown["role"] is None
     assert len(shown["cards_waiting"]) == 7  # its role and six cards, every one still shut
 
 
@@ -270,3 +279,70 @@ def test_a_seat_with_no_move_sends_the_tokens_the_mover_waits_for(tmp_path: Path
     # nobody else can open it: ann's own token for it is still hers alone
     with pytest.raises(BadPacket, match="no public token from ann"):
         tables[1].open_public(top)
+
+
+@pytest.mark.slow
+def test_the_blind_host_reminds_and_names_a_late_seat_at_every_step(tmp_path: Path) -> None:
+    """Deadlines on the blind host's clock (a fake one, as in tests/test_deadlines.py): each
+    packet signs when the seats it waits for are due; a step's clock starts with the packet that
+    opens it and runs on while a parallel step's seats answer one by one; a reminder goes to each
+    seat still waited for, a late notice names each one to everyone once;
+    a restarted host says nothing twice; and nothing is ever played or sent for a seat (there
+    is no timeout move)."""
+    from datetime import timedelta
+
+    from pbem.host.clock import FakeClock, parse_time
+    from pbem.host.deadlines import Timing
+    from pbem.protocol.documents import Notice
+
+    t = Table(tmp_path)
+    t.host.clock = clock = FakeClock()
+    t.host.set_timing(Timing(deadline=3600, reminders=["50%"], absent_after=2))
+    t.joined()
+
+    def told() -> list[tuple[str, str | None, str | None]]:
+        docs = [read_blocks(n.armored)[0].expect(Notice).doc for n in t.host.notices()]
+        assert all(d.game == t.inv.game for d in docs)
+        return [(d.notice, d.seat, d.step) for d in docs]
+
+    def due(seq: int) -> str | None:
+        return read_blocks(t.host.packet(seq))[0].expect(Packet).doc.waiting.due
+
+    assert due(1) == "2026-12-01T13:00:00+00:00" and t.seats["bob"].due == due(1)  # followed by every seat
+    assert t.host.tick() == []
+    clock.advance(1800)
+    assert [o.kind for o in t.host.tick()] == ["notice"] and t.host.tick() == []
+    clock.advance(1800)
+    late = t.host.tick()
+    assert told() == [("reminder", "ann", "shuffle"), ("late", "ann", "shuffle")]
+    assert "ann is late with their shuffle" in late[0].message and "nobody else can send it" in late[0].message
+    packets = t.host.packets(0)
+    assert blind.BlindHost(t.db, t.ids["referee"], clock).tick() == []  # a restarted host says nothing twice
+    assert t.host.packets(0) == packets  # and nothing was played or sent for ann
+    for s in SEATS:  # the shuffles: each opens a step, and a clock of its own
+        t.send(t.seats[s].owed())
+        t.sync()
+        clock.advance(60)
+    assert [due(n) for n in (2, 3, 4)] == ["2026-12-01T14:00:00+00:00", "2026-12-01T14:01:00+00:00",
+                                           "2026-12-01T14:02:00+00:00"]
+    t.send(t.seats["ann"].owed())  # one deal bundle of three: the step's clock runs on
+    t.sync()
+    assert due(5) == due(4) and t.seats["cat"].due == due(4)
+    clock.set(parse_time(due(4)) - timedelta(minutes=20))  # past half-way: a reminder to each seat still owing
+    t.host.tick()
+    clock.advance(1200)
+    t.host.tick()
+    assert told()[2:] == [("reminder", "bob", "deal"), ("reminder", "cat", "deal"), ("late", "bob", "deal"),
+                          ("late", "cat", "deal")]
+    t.send(t.seats["bob"].owed())
+    t.sync()
+    clock.advance(7200)
+    assert t.host.tick() == []  # one late notice per step and seat
+    t.send(t.seats["cat"].owed())
+    t.sync()
+    assert t.host.table()[0].step() == "move"
+    clock.advance(7200)  # every reminder time and the deadline passed at once: the late notice only
+    t.host.tick()
+    mover = t.host.table()[0].waiting().seats[0]
+    assert told()[-1] == ("late", mover, "move") and len(told()) == 7
+    assert "absent" not in {k for k, _, _ in told()}  # a trustless seat is waited for, never played for

@@ -77,10 +77,15 @@ def timing_words(timing: dict[str, Any] | None) -> str:
                     reminders=", ".join(timing.get("reminders") or []) or t("none"))
 
 
-def _host(game: str, store: str | None, db: Path | None, keys: Keys):
-    """The game's host, unlocked with the host's key (or the key --as names, which must be it)."""
+def _host(game: str, store: str | None, db: Path | None, keys: Keys, classic: str | None = None):
+    """The game's host, unlocked with the host's key (or the key --as names, which must be it).
+    `classic`: the command, which a trustless game's blind host refuses (docs/trustless.md §10)."""
     host = open_host(game, store, db)
     try:
+        if classic and host.status().get("trustless"):
+            raise UsageError(t("game {game} is trustless: its host cannot {command}", game=host.game_id(), command=classic),
+                             hint=t("a blind host holds no seat's keys; its deadlines only remind and report "
+                                    "(docs/trustless.md §10)"))
         host.identity = keys.identity(keys.as_name or host.host_name())
     except BaseException:
         host.close()
@@ -113,7 +118,11 @@ def game_config(
         changes = (deadline, grace, days, on_timeout, absent_after)
         if any(x is not None for x in changes) or remind:
             timing = timing_from(host.config().get("timing"), deadline, grace, days, on_timeout, absent_after, remind)
-            now = timekeeper.set_timing(host, timing)
+            if host.status().get("trustless"):
+                host.set_timing(timing)
+                now = timing.to_config()
+            else:
+                now = timekeeper.set_timing(host, timing)
         else:
             now = host.config().get("timing")
     finally:
@@ -126,7 +135,7 @@ def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: Ke
     """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
     from pbem.host import timekeeper
 
-    host = _host(game, store, db, keys)
+    host = _host(game, store, db, keys, t("pause a game"))
     try:
         typer.echo(timekeeper.pause(host).message)
     finally:
@@ -138,7 +147,7 @@ def game_resume(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: K
     """Host: resume a paused game; the time that was left is left again."""
     from pbem.host import timekeeper
 
-    host = _host(game, store, db, keys)
+    host = _host(game, store, db, keys, t("resume a game"))
     try:
         typer.echo(timekeeper.resume(host).message)
     finally:
@@ -169,7 +178,7 @@ def game_reseat(
     """
     from pbem.host import timekeeper
 
-    host = _host(game, store, db, keys)
+    host = _host(game, store, db, keys, t("hand a seat to a new key"))
     try:
         new = _public_key(key, keys.home)
         document = timekeeper.reseat_document(host, seat.lower(), new)

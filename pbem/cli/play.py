@@ -142,6 +142,7 @@ def game_new(
     --trustless nobody, host included, sees a card that is not theirs.
     """
     from pbem.cli.deadlines import timing_from
+    from pbem.host.deadlines import Timing
     from pbem.host.referee import create_game
     from pbem.host.store import shown
 
@@ -159,8 +160,6 @@ def game_new(
         if deadline is None:
             raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
         timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind).to_config()
-    if trustless and timing:
-        raise UsageError(t("--trustless games have no deadlines yet"), hint=t("see docs/trustless.md section 9"))
     host = identity_named(home, host_name, passphrase_file)
     if trustless:
         from pbem.host import blind
@@ -175,11 +174,15 @@ def game_new(
         if stray:  # checked before the game's file is made
             raise UsageError(t("no seat {name} in game {game}", name=repr(stray[0]), game=game),
                              hint=t("seats: {list}", list=", ".join(names)) + t("; or 'host'"))
+        if timing:  # refused before the game's file is made
+            blind.check_timing(Timing.from_config({"timing": timing}))
         invitation = blind.create_game(own, game, host, ruleset, seats, list(option))
-        if emails:
+        if emails or timing:
             with blind.BlindHost(own) as b:
                 for name, addr in emails.items():
                     b.set_email(name, addr)
+                if timing:
+                    b.set_timing(Timing.from_config({"timing": timing}))
     else:
         invitation = create_game(url, game, host, ruleset, seats, list(option), emails, timing)
     target = output or out_dir(game, url) / "invitation.pbem"

@@ -13,6 +13,7 @@ from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.play import PassOpt, identity_named
 from pbem.errors import UsageError
 from pbem.ui.terminal import printable
+from pbem.ui import words
 from pbem.ui.words import t
 
 SourceArg = Annotated[str | None, typer.Argument(
@@ -186,6 +187,20 @@ def audit(
                           hint=t("the faults are listed above; do not trust this round's record"))
 
 
+def stall_line(rep: Any) -> str:
+    """Where an unfinished trustless chain stops, naming the seats it waits for (and, with
+    deadlines, since when they are late: a trustless table cannot go on without them)."""
+    from datetime import datetime, timezone
+
+    from pbem.ui.when import date, left
+
+    line = t("the chain stops at packet {seq}: the table waits for the {step} step from {seats} since packet {since}",
+             seq=rep.packets, step=t(f"trustless step {rep.step}"), seats=words.join(rep.waiting), since=rep.since)
+    if rep.due:
+        line += "; " + t("due {when} ({left})", when=date(rep.due), left=left(rep.due, datetime.now(timezone.utc)))
+    return line
+
+
 def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: bool) -> None:
     """The audit of a trustless game's chain: each ended round, or the packet where it fails."""
     from pbem.replay.audit import AuditFailed
@@ -200,6 +215,8 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
             typer.echo(printable(r.line()))
         if rep.fault:
             typer.echo(printable(t("FAULT {fault}", fault=rep.fault)))
+        if rep.waiting:
+            typer.echo(printable(stall_line(rep)))
     if not anchored and not as_json:
         typer.echo(t("warning: not anchored: you did not join game {game} with this key home and gave no "
                      "--invitation, so the chain is checked only against the invitation among its files",

@@ -576,14 +576,23 @@ def _turn_trustless(c, move: str | None, say, as_json: bool, play_hint: str) -> 
         if out is not None:
             say(t("sent your {step} block for packet {seq}: {path}", step=w.step, seq=c.ts.head[0], path=out[0]))
     mine = c.my_turn()
+    news = c.news()
     if as_json:
-        typer.echo(json.dumps({**summary(c.ts), "your_turn": mine}, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps({**summary(c.ts), "your_turn": mine, "notices": _plain(news)}, indent=2,
+                              ensure_ascii=False))
     else:
         if c.ts.table.round is not None and c.ts.seat is not None:
             Console().print(render_view(c.ts.view(), c.seat, header={"game": c.inv.game, "packet": c.ts.head[0],
                                                                        "you are": c.seat}))
         for line in trustless_lines(summary(c.ts)):
             say(line)
+        if news:
+            from datetime import datetime, timezone
+
+            now = datetime.now(timezone.utc)
+            say(t("news") + ":")
+            for n in news:
+                say(f"  - {n.line(now)}")
     if move is None and mine and not as_json and not c.answered() and sys.stdin is not None and sys.stdin.isatty():
         from engine.errors import MoveError
         from engine.rules import check

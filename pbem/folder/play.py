@@ -129,6 +129,20 @@ def _archived(folder: GameFolder) -> set[int]:
 # --- seat side ------------------------------------------------------------------------------
 
 
+def folder_notices(folder: GameFolder, invitation: Signed[Invitation]) -> list[Notice]:
+    """The host's notices in a game folder (signed by the invitation's host), oldest first."""
+    host_key = invitation.doc.host.key
+    out = []
+    for _, path in folder.notices():
+        try:
+            blocks = read_blocks(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, BadPacket):
+            continue  # a damaged or half-synced file says nothing
+        out += [b.doc for b in blocks if isinstance(b.doc, Notice) and b.signer.encode() == host_key
+                and b.game == invitation.game]
+    return out
+
+
 @dataclass
 class Seat:
     """One seat playing through a game folder, holding only its own key."""
@@ -164,16 +178,7 @@ class Seat:
 
     def notices(self) -> list[Notice]:
         """The host's notices in the folder (signed by the invitation's host), oldest first."""
-        host_key = self.invitation.doc.host.key
-        out = []
-        for _, path in self.folder.notices():
-            try:
-                blocks = read_blocks(path.read_text(encoding="utf-8", errors="replace"))
-            except (OSError, BadPacket):
-                continue  # a damaged or half-synced file says nothing
-            out += [b.doc for b in blocks if isinstance(b.doc, Notice) and b.signer.encode() == host_key
-                    and b.game == self.invitation.game]
-        return out
+        return folder_notices(self.folder, self.invitation)
 
     @classmethod
     def open(cls, dir: Path, identity: Identity, home: Path) -> Seat:

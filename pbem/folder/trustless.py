@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import read_invitation
+from pbem.folder.play import folder_notices, read_invitation
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation
 from pbem.seat import player
@@ -22,4 +22,4 @@ def folder_seat(dir: Path, identity: Identity, home: Path) -> TrustlessClient[Pa
     inv = read_invitation(folder).expect(Invitation)
     seat = player.seat_of(inv, identity)
     return TrustlessClient(inv, identity, Path(home), lambda: folder.packets(None),
-                           lambda key, data: folder.submit_move(seat, key, data))
+                           lambda key, data: folder.submit_move(seat, key, data), lambda: folder_notices(folder, inv))

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from sqlalchemy import (Column, Connection, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, delete, event,
                         insert, inspect, select)
 from sqlalchemy.engine import Engine
@@ -32,6 +33,7 @@ from sqlalchemy.engine import Engine
 from engine.catalog import CLASSIC
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
 from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.deadlines import Timing, clock_says
 from pbem.host.paths import is_blind
 from pbem.host.publish import HostNotice, Release
 from pbem.host.referee import Outcome, check_new_game
@@ -42,6 +44,8 @@ from pbem.protocol.documents import (
     Invitation,
     Join,
     Mental,
+    Notice,
+    NoticeKind,
     Packet,
     Party,
     Relayed,
@@ -63,9 +67,14 @@ JOINS = Table("blind_join", META, Column("seat", String, primary_key=True), Colu
               Column("payload", LargeBinary, nullable=False))
 PACKETS = Table("blind_packet", META, Column("seq", Integer, primary_key=True), Column("hash", String, nullable=False),
                 Column("armored", Text, nullable=False), Column("relayed", String, nullable=False))
-# The host's settings (its transport, for 'pbem host run --all'); made when first set, so a
-# file of an older version reads as one with no settings.
+# The host's settings (its transport, for 'pbem host run --all'; the deadline rules `timing`
+# and the current step's `clock`); made when first set, so a file of an
+# older version reads as one with no settings.
 CONFIG = Table("blind_config", META, Column("key", String, primary_key=True), Column("value", Text, nullable=False))
+# The host's signed notices (reminders, late notices), made when the first one is.
+NOTICES = Table("blind_notice", META, Column("id", Integer, primary_key=True), Column("seq", Integer, nullable=False),
+                Column("kind", String, nullable=False), Column("seat", String),
+                Column("armored", Text, nullable=False))
 
 
 def _engine(path: Path, *, create: bool = False) -> Engine:
@@ -104,6 +113,17 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
         c.execute(insert(GAMES).values(id=game_id, name=name, host_name=host.name, invitation=invitation.armored()))
     engine.dispose()
     return invitation
+
+
+def check_timing(timing: Timing) -> Timing:
+    """Deadline rules a blind host can keep: any deadline, reminders and days, and the
+    timeout policy `wait` only (docs/trustless.md §10 says why there is no other)."""
+    timing.check()
+    if timing.on_timeout != "wait":
+        raise UsageError(t("a trustless game takes --on-timeout wait only, not {policy}", policy=timing.on_timeout),
+                         hint=t("the blind host holds no seat's keys, so it cannot move or send tokens for a "
+                                "silent seat (docs/trustless.md §10)"))
+    return timing
 
 
 class BlindHost:
@@ -223,11 +243,77 @@ class BlindHost:
     def archives(self) -> dict[int, str]:
         return {}  # a round of a trustless game is audited from its chain (docs/trustless.md §9)
 
+    # --- the clock (docs/trustless.md §10) ---------------------------------------------------------
+
+    def set_timing(self, timing: Timing) -> None:
+        """The game's deadline rules (`pbem game new --trustless --deadline ...`): the host can
+        remind and report, never answer for a seat (it holds none of its keys)."""
+        check_timing(timing)
+        with self._transaction() as c:
+            self._set(c, timing=timing.to_config(), clock=None)  # the step waiting now restarts its clock
+            table, seq, _ = self.table(c)
+            if seq:
+                self._clock(c, table, seq)
+
     def notices(self, after: int = 0) -> list[HostNotice]:
-        return []  # no clock yet: the blind host sends no reminders
+        with self.engine.connect() as c:
+            if not inspect(c).has_table(NOTICES.name):
+                return []
+            rows = c.execute(select(NOTICES).where(NOTICES.c.id > after).order_by(NOTICES.c.id)).all()
+        return [HostNotice(r.id, r.seq, r.kind, r.seat, r.armored) for r in rows]
+
+    def _notice(self, c: Connection, me: Identity, seq: int, kind: NoticeKind, seat: str, **fields: Any) -> Outcome:
+        block = sign(Notice(game=self.inv.game, seq=seq, notice=kind, seat=seat, at=stamp(self.clock.now()),
+                            **fields), me)
+        NOTICES.create(c, checkfirst=True)
+        c.execute(insert(NOTICES).values(seq=seq, kind=kind, seat=seat, armored=block.armored()))
+        return Outcome("notice", t("notice: {line}", line=block.doc.line(self.clock.now())))
+
+    def _clock(self, c: Connection, table: PublicTable, seq: int) -> str | None:
+        """The due time of the step packet `seq` waits for (None: no deadlines). A packet that
+        opens a new step starts its clock; one more answer to a parallel step keeps it."""
+        config = self._config(c)
+        timing = Timing.from_config(config)
+        clock = config.get("clock") or {}
+        if timing.deadline is None or table.step() == "over":
+            if clock:
+                self._set(c, clock=None)
+            return None
+        if clock.get("stage") != table.opened_at:
+            now = self.clock.now()
+            due = timing.due(now)
+            assert due is not None
+            clock = {"stage": table.opened_at, "start": stamp(now), "due": stamp(due), "sent": []}
+            self._set(c, clock=clock)
+        return str(clock["due"])
 
     def tick(self) -> list[Outcome]:
-        return []
+        """Reminders to the seats the table waits for, then a late notice to everyone naming each
+        seat still waited for at the deadline. Nothing more: a trustless table cannot go on
+        without the seat (k-out-of-k), so there is no timeout move and no absent seat to play
+        for (docs/trustless.md §10). One transaction; a restarted host says nothing twice."""
+        config = self.config()
+        clock = config.get("clock") or {}
+        if not clock.get("due") or self.identity is None:
+            return []
+        timing = Timing.from_config(config)
+        now = self.clock.now()
+        if clock_says(timing, dict(clock, sent=list(clock.get("sent", []))), now) == []:
+            return []  # nothing due: seen without a write lock
+        me = self._me()
+        out = []
+        with self._transaction() as c:
+            config = self._config(c)
+            clock = dict(config.get("clock") or {})
+            if not clock.get("due"):
+                return []
+            table, seq, _ = self.table(c)
+            w = table.waiting()
+            for said in clock_says(timing, clock, now):  # "reminder" to each seat, or "late" about each
+                out += [self._notice(c, me, seq, "reminder" if said == "reminder" else "late", seat, due=clock["due"],
+                                     step=w.step) for seat in w.seats]
+            self._set(c, clock=clock)
+        return out
 
     def table(self, c: Connection | None = None) -> tuple[PublicTable, int, str]:
         """The public table rebuilt from the chain (proofs were checked when each block came in).
@@ -267,7 +353,7 @@ class BlindHost:
         transport = self.config().get("transport") or {}
         kind = "folder" if transport.get("folder") else "mail" if transport.get("maildir") or transport.get("imap") else None
         return {"name": st["name"], "game": st["game"], "ruleset": st["ruleset"], "status": st["status"], "round": 1,
-                "seq": st["seq"], "to_move": None, "since": None, "due": None, "paused": False,
+                "seq": st["seq"], "to_move": None, "since": None, "due": st["waiting"].get("due"), "paused": False,
                 "joined": sum(s["joined"] for s in st["seats"]), "seats": len(st["seats"]),
                 "transport": kind, "trustless": True,
                 "waiting": st["waiting"]}
@@ -277,13 +363,15 @@ class BlindHost:
         w = table.waiting()
         status = "joining" if w.step == "join" else "over" if w.step == "over" else "playing"
         gold = table.ended[-1].gold if table.ended else {}
-        emails = self.config().get("emails") or {}
+        config = self.config()
+        emails = config.get("emails") or {}
+        due = (config.get("clock") or {}).get("due") if w.step != "over" else None
         return {"game": self.inv.game, "name": self.inv.doc.name, "ruleset": self.inv.doc.ruleset,
                 "options": list(self.inv.doc.options), "trustless": True,
                 "status": status, "round": table.round_no, "seq": seq,
                 "to_move": w.seats[0] if w.step == "move" else None, "gold": gold,
-                "waiting": {"step": w.step, "seats": w.seats},
-                "deadline": None, "paused": False, "away": {}, "absent": [],
+                "waiting": {"step": w.step, "seats": w.seats, **({"due": due} if due else {})},
+                "timing": config.get("timing"), "deadline": None, "paused": False, "away": {}, "absent": [],
                 "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": None,
                            "email": emails.get(p.name),
                            "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats]}
@@ -370,9 +458,11 @@ class BlindHost:
     def _publish(self, c: Connection, me: Identity, table: PublicTable, relayed: list[Relayed], seq: int, prev: str,
                  relayed_hash: str = "") -> int:
         over = table.step() == "over"
+        due = self._clock(c, table, seq)
+        waiting = msgspec.structs.replace(table.waiting(), due=due) if due else table.waiting()
         packet = sign(Packet(game=self.inv.game, seq=seq, prev=prev, round=table.round_no,
                              phase="game-over" if over else "playing", to_move=None,
-                             public={}, moves=[], events=[], parts={}, relayed=relayed, waiting=table.waiting()), me)
+                             public={}, moves=[], events=[], parts={}, relayed=relayed, waiting=waiting), me)
         c.execute(insert(PACKETS).values(seq=seq, hash=packet.hash, armored=packet.armored(),
                                          relayed=relayed_hash or f"joins {seq}"))
         self._stored = (table, seq, packet.hash)

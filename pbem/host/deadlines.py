@@ -84,6 +84,25 @@ def parse_when(text: str, now: datetime) -> datetime:
     return when
 
 
+def clock_says(timing: Timing, clock: dict[str, Any], now: datetime) -> list[str]:
+    """What the clock of the packet waiting now has to say by `now`, each thing once (marked in
+    `clock["sent"]`): "reminder" (several reminder times passed at once, as for a host that was
+    down: one reminder, not a burst; none once the deadline is past), then "late"."""
+    due, start = parse_time(clock["due"]), parse_time(clock["start"])
+    sent = clock.setdefault("sent", [])
+    out = []
+    passed = [f"remind-{i}" for i, when in enumerate(timing.reminder_times(start, due)) if now >= when]
+    fresh = [k for k in passed if k not in sent]
+    if fresh:
+        sent.extend(fresh)
+        if now < due:
+            out.append("reminder")
+    if now >= due and "late" not in sent:
+        sent.append("late")
+        out.append("late")
+    return out
+
+
 def deadline_of(config: dict[str, Any], seq: int) -> dict[str, str] | None:
     """The deadline of packet `seq` as the game's config remembers it ({seat, due}; the
     timekeeper keeps it there), or None: no deadline, or `seq` is not the packet waiting."""

@@ -29,7 +29,7 @@ from engine.rules import legal_moves
 from engine.views import view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host.clock import parse_time, stamp
-from pbem.host.deadlines import Timing, deadline_of
+from pbem.host.deadlines import Timing, clock_says, deadline_of
 from pbem.host.store import games, moves, notices, seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
@@ -253,24 +253,18 @@ def _tick_once(host: Host, c: Connection, g: Game) -> list[Outcome]:
         return [_play(host, c, g, seat, "resigned" if st.get("resigned") else "absent", timing.on_timeout)]
     if not clock.get("due"):
         return []
-    due, start = parse_time(clock["due"]), parse_time(clock["start"])
-    sent = clock.setdefault("sent", [])
     out = []
-    passed = [f"remind-{i}" for i, when in enumerate(timing.reminder_times(start, due)) if now >= when]
-    fresh = [k for k in passed if k not in sent]
-    if fresh:
-        sent.extend(fresh)  # several passed at once (a host that was down): one reminder, not a burst
-        if now < due:
+    for said in clock_says(timing, clock, now):
+        if said == "reminder":
             out.append(_notice(host, c, g, "reminder", seat, due=clock["due"]))
-    if now >= due and "late" not in sent:
-        sent.append("late")
+            continue
         st["missed"] = int(st.get("missed", 0)) + 1
         out.append(_notice(host, c, g, "late", seat, due=clock["due"], missed=st["missed"]))
         if st["missed"] >= timing.absent_after and not st.get("absent"):
             st["absent"] = True
             out.append(_notice(host, c, g, "absent", seat, missed=st["missed"]))
     _save(g, config)
-    if timing.on_timeout != "wait" and now >= timing.give_up(due):
+    if timing.on_timeout != "wait" and now >= timing.give_up(parse_time(clock["due"])):
         out.append(_play(host, c, g, seat, "timeout", timing.on_timeout))
     return out
 

@@ -140,8 +140,9 @@ def joined_trustless(home: Path, game: str) -> bool:
 def mail_seat(home: Path, identity: Identity, game: str, mail: Callable[[Signed[Any]], str]) -> TrustlessClient[str]:
     """This key's seat of a trustless game joined by mail: it follows the packets 'pbem inbox'
     (or the seat's bot) kept in the key home, and mails each block it owes with `mail`."""
-    from pbem.seat.home import load_invitation, saved_packets
+    from pbem.seat.home import load_invitation, saved_notices, saved_packets
     from pbem.seat.trustless_client import TrustlessClient
 
     return TrustlessClient(load_invitation(home, game), identity, Path(home), lambda: saved_packets(home, game),
-                           lambda _step, data: mail(read_blocks(data.decode("utf-8"))[0]))
+                           lambda _step, data: mail(read_blocks(data.decode("utf-8"))[0]),
+                           lambda: saved_notices(home, game))

@@ -187,6 +187,7 @@ class Waiting(Shape, frozen=True):
 
     step: str  # shuffle, deal, goal, reveal, tokens
     seats: list[str]
+    due: str | None = None  # with deadlines: when every seat named must have answered (ISO 8601, UTC)
 
 
 class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
@@ -345,10 +346,11 @@ class Notice(Document, tag=f"pbem-notice/{VERSION}", frozen=True, kw_only=True):
     missed: int | None = None
     policy: str | None = None
     fingerprint: str | None = None
+    step: str | None = None  # a trustless game: the step the table waits for from `seat`
 
     def line(self, now: datetime) -> str:
         return when.notice_line(self.notice, now, seat=self.seat, seq=self.seq, missed=self.missed, policy=self.policy,
-                                fingerprint=self.fingerprint, due=self.due, until=self.until)
+                                fingerprint=self.fingerprint, due=self.due, until=self.until, step=self.step)
 
 
 class Request(Document, tag=f"pbem-request/{VERSION}", frozen=True, kw_only=True):

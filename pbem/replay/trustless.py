@@ -51,10 +51,17 @@ class ChainAudit:
     rounds: list[RoundSummary] = field(default_factory=list)
     step: str = "join"  # where the chain stops
     fault: str | None = None
+    # where an unfinished chain stops: the seats its last packet waits for, since the packet
+    # that opened that step, and the host-signed time they were due by (with deadlines)
+    waiting: list[str] = field(default_factory=list)
+    since: int | None = None
+    due: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        stall = {"waiting": {"step": self.step, "seats": self.waiting, "since": self.since,
+                             **({"due": self.due} if self.due else {})}} if self.waiting else {}
         return {"game": self.game, "trustless": True, "ok": self.fault is None, "packets": self.packets,
-                "step": self.step, "rounds": [r.to_json() for r in self.rounds], "fault": self.fault}
+                "step": self.step, "rounds": [r.to_json() for r in self.rounds], "fault": self.fault, **stall}
 
 
 def is_trustless(src: Source, game: str) -> bool:
@@ -95,6 +102,8 @@ def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> Ch
         out.packets = seq
     table = follower.table
     out.step = table.step()
+    if out.fault is None and out.packets and out.step != "over":  # a stall is named, with its seats
+        out.waiting, out.since, out.due = table.waiting().seats, table.opened_at, follower.due
     for end in table.ended:
         s = end.state
         out.rounds.append(RoundSummary(end.round_no, end.moves, s.finder,

@@ -41,6 +41,7 @@ def my_games(home: Path) -> list[dict[str, Any]]:
                 answered = bool(seat and _answered_step(home, game, seat, doc))
                 row.update(round=doc.round, seq=doc.seq, phase=doc.phase, waiting={"step": doc.waiting.step,
                                                                                   "seats": list(doc.waiting.seats)},
+                           due=doc.waiting.due if not over and seat in doc.waiting.seats else None,
                            answered=answered, yours=bool(not over and seat in doc.waiting.seats and not answered))
             elif doc is not None:
                 over = doc.phase == "game-over"

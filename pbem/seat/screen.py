@@ -103,6 +103,9 @@ def trustless_lines(summary: dict[str, Any]) -> list[str]:
     step = words.step_name(w['step'])
     lines = [words.t("trustless table", game=summary["game"], seq=summary["seq"]),
              step if not w["seats"] else words.t("trustless waits", step=step, seats=words.join(w["seats"]))]
+    if w.get("due"):
+        now = datetime.now(timezone.utc)
+        lines.append(words.t("due {when} ({left})", when=when.date(w["due"]), left=when.left(w["due"], now)))
     role = summary["role"]
     lines.append(words.t("your role", role=words.role_name(role) if role else words.t("not open yet")))
     hand = [words.card_name(c) if c else words.t("not open yet") for c in summary["hand"]]

@@ -87,6 +87,7 @@ class Follower:
     def __post_init__(self) -> None:
         self.table = PublicTable.of(self.inv.doc)
         self.head = (0, self.inv.hash)
+        self.due: str | None = None  # when the seats the last packet waits for must answer (with deadlines)
         self._seat_keys = {p.name: PublicKey.decode(p.key) for p in self.inv.doc.seats}
 
     def follow(self, packet: Signed[Packet]) -> list[str]:
@@ -109,6 +110,7 @@ class Follower:
                 lines.append(self.table.take(block.doc, seq))
                 self._learn(block.doc)
         self.head = (doc.seq, packet.hash)
+        self.due = doc.waiting.due if doc.waiting is not None else None
         return lines
 
     def _learn(self, doc: Mental) -> None:
@@ -260,7 +262,8 @@ def summary(ts: TrustlessSeat) -> dict[str, Any]:
     role, hand = ts.hand()
     w = ts.table.waiting()
     return {"game": ts.inv.game, "seat": ts.me, "trustless": True, "seq": ts.head[0],
-            "waiting": {"step": w.step, "seats": w.seats}, "role": role, "hand": hand,
+            "waiting": {"step": w.step, "seats": w.seats, **({"due": ts.due} if ts.due else {})},
+            "role": role, "hand": hand,
             "cards_waiting": [{"slot": list(slot), "tokens_from": who} for slot, who in ts.waiting_for().items()]}
 
 

@@ -19,7 +19,7 @@ from typing import Generic, TypeVar
 from pbem.atomic import write_atomic
 from pbem.errors import StaleMove
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Invitation, Signed
+from pbem.protocol.documents import Invitation, Notice, Signed
 from pbem.seat import player
 from pbem.seat import trustless as T
 from pbem.seat.home import join_path, move_path
@@ -36,6 +36,7 @@ class TrustlessClient(Generic[Where]):
     home: Path
     packets: Callable[[], list[tuple[int, Path]]]  # the packet files received so far, by number
     send: Callable[[int, bytes], Where]  # send one block's armour, answering the step opened at that packet
+    notices: Callable[[], list[Notice]] = lambda: []  # the host's notices received so far (reminders, late...)
     seat: str = field(init=False)
     ts: T.TrustlessSeat = field(init=False)
 
@@ -68,6 +69,10 @@ class TrustlessClient(Generic[Where]):
                 break  # a gap: the packets after it wait for it (mail out of order, a folder mid-sync)
             lines += self.ts.follow(packet)
         return lines
+
+    def news(self) -> list[Notice]:
+        """The host's notices about the step the table waits for now (a reminder, who is late)."""
+        return [n for n in self.notices() if n.seq >= self.step_key()]
 
     def step_key(self) -> int:
         """The packet that opened the table's current step: one answer per seat and step."""

@@ -77,8 +77,10 @@ def table_lines(me: str | None, now: datetime, *, paused: bool = False, deadline
 
 def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int | None = None, missed: int | None = None,
                 policy: str | None = None, fingerprint: str | None = None, due: str | None = None,
-                until: str | None = None) -> str:
-    """A host's notice (reminder, late, absent, away, ...) in one sentence."""
+                until: str | None = None, step: str | None = None) -> str:
+    """A host's notice (reminder, late, absent, away, ...) in one sentence. A notice of a
+    trustless game names the step the table waits for (`step`): its own sentences say that
+    nobody can answer for the seat."""
     kw: dict[str, Any] = {"player": seat, "seq": seq, "n": missed or 0, "policy": policy, "fingerprint": fingerprint}
     if due:
         kw["when"] = date(due)
@@ -86,6 +88,8 @@ def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int |
     if until:
         kw["when"] = date(until)
     key = f"nt {kind}"
+    if step is not None and words.has(f"trustless step {step}") and words.has(f"{key} step"):
+        key, kw["step"] = f"{key} step", words.t(f"trustless step {step}")
     if not words.has(key):  # a notice kind from a newer host
         return f"{kind}: {seat or ''}".strip()
     try:
