@@ -200,8 +200,7 @@ def cli_env(home: Path) -> dict[str, str]:
             "PYTHONFAULTHANDLER": "1"}
 
 
-def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False,
-             options: tuple[str, ...] = ()) -> tuple[Path, Path, dict[str, Path]]:
+def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False) -> tuple[Path, Path, dict[str, Path]]:
     """Keys made with 'pbem key new --no-passphrase', the game with 'pbem game new', the
     folder with 'pbem folder init': all real processes."""
     homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
@@ -212,7 +211,7 @@ def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False,
     db = root / "saves" / "t.db"
     players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
     subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--db", db,
-                    *(["--trustless"] if trustless else []), *options],
+                    *(["--trustless"] if trustless else [])],
                    env=cli_env(homes["referee"]), check=True, capture_output=True, cwd=root)
     folder = root / "shared"
     subprocess.run([*PBEM, "folder", "init", "t", folder, "--db", db], env=cli_env(homes["referee"]),

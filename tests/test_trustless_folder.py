@@ -188,7 +188,10 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
     and on her turn plays the move she types; bob and cat are bots, the host is blind. The game
     has deadlines: ann stays silent past her first one, and the blind host reminds her, tells
     the table she is late in signed notices, plays nothing for her; `pbem audit` names the stall."""
-    db, folder, homes = cli_game(tmp_path, trustless=True, options=("--deadline", "3s", "--remind", "50%"))
+    db, folder, homes = cli_game(tmp_path, trustless=True)
+    timed = subprocess.run([*PBEM, "game", "config", "t", "--db", db, "--deadline", "3s", "--remind", "50%"],
+                           env=cli_env(homes["referee"]), capture_output=True, text=True, timeout=60)
+    assert timed.returncode == 0 and "3 seconds" in timed.stdout, timed.stdout + timed.stderr
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
     bots = start_bots(folder, homes, tmp_path, seats=["bob", "cat"], poll=0.05)
 
