@@ -186,3 +186,20 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     first = sorted(set(out.glob("*.eml")) - set(mailed))
     assert len(first) == 3 and all("packet-000001.pbem" in p.read_text() for p in first)  # ann's turn, the others' digests
     assert sum("the table waits for your shuffle" in p.read_text() for p in first) == 1
+    # `pbem inbox` routes a trustless block to its blind host too: ann's shuffle, by --db and by saves/
+    from pbem.protocol.documents import Packet, read_blocks
+    from pbem.seat.trustless import TrustlessSeat
+
+    with blind.BlindHost(db) as h:
+        ann = TrustlessSeat(inv, ids["ann"], "ann")
+        ann.follow(read_blocks(h.packet(1) or "")[0].expect(Packet))
+    shuffle = ann.owed()
+    assert shuffle is not None
+    mailbox = tmp_path / "read-by-inbox"
+    write_eml(block_mail(shuffle, sender="ann@example.org", to="host@example.org"), mailbox)
+    said = run_cli(app, ["inbox", mailbox, "--db", db], homes["referee"]).output
+    assert "ann shuffled every stack (proofs checked; 2 to go): packet 2" in said, said
+    said = run_cli(app, ["inbox", mailbox, "--again", "--saves", tmp_path / "saves"], homes["referee"]).output
+    assert "already relayed; nothing changed" in said, said
+    with blind.BlindHost(db) as h:
+        assert [s for s, _ in h.packets()] == [1, 2] and h.status()["waiting"]["seats"] == ["bob"]

@@ -20,10 +20,10 @@ from engine.errors import MoveError
 from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Move, Notice, Packet, Request, Signed,
-                                     parse)
+from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Mental, Move, Notice, Packet, Request,
+                                     Signed, parse)
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
-from pbem.ui import failures
+from pbem.ui import failures, words
 from pbem.ui.words import t
 
 
@@ -124,19 +124,32 @@ class Router:
     stores: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from pbem.host.paths import as_url
+        from pbem.host.paths import as_url, beside, is_blind, sqlite_file, store_folder
         from pbem.host.referee import Host
         from pbem.host.store import Store
 
+        blind: list[Path] = []  # trustless games' files: named, or beside a store (as 'host run --all' finds them)
         for where in self.dbs:
+            url = as_url(where)
+            path = sqlite_file(url)
+            if path is not None and is_blind(path):
+                blind.append(path)
+                continue
             try:
-                store = Store(as_url(where))
+                store = Store(url)
             except PbemError:
                 continue  # not a pbem store: nothing routes there
             self.stores.append(store)
+            blind += beside(store_folder(url))
             for gid in store.game_ids():
                 if gid not in self.hosts:
                     self.hosts[gid] = Host(store, game=gid)
+        for path in dict.fromkeys(p.resolve() for p in blind):
+            from pbem.host.blind import BlindHost  # the trustless modules load only for such a game
+
+            host = BlindHost(path)
+            self.stores.append(host)
+            self.hosts.setdefault(host.game_id(), host)
 
     def close(self) -> None:
         for store in self.stores:
@@ -159,7 +172,7 @@ class Router:
 
     def _route(self, block: Signed) -> tuple[str, str]:
         doc = block.doc
-        if isinstance(doc, (Join, Move, Request, Handover)):
+        if isinstance(doc, (Join, Move, Request, Handover, Mental)):  # a Mental block: a trustless game's blind host
             host = self.hosts.get(block.game)
             if host is None:
                 return "ignored", t("{kind} for game {game}: no store here holds that game", kind=block.kind,
@@ -183,7 +196,13 @@ class Router:
                     return "ignored", t("packet of game {game}: not a game you joined with this key home",
                                         game=block.game)
             path, new = save_packet(self.home, block)
-            state = t("game over") if doc.phase == "game-over" else t("{player} to move", player=doc.to_move)
+            if doc.phase == "game-over":
+                state = t("game over")
+            elif doc.waiting is not None:  # a trustless table waits for a step
+                state = t("trustless waits", step=t(f"trustless step {doc.waiting.step}"),
+                          seats=words.join(doc.waiting.seats))
+            else:
+                state = t("{player} to move", player=doc.to_move)
             if not new:
                 return "have", t("packet {seq} of {game} already saved ({state})", seq=doc.seq, game=block.game,
                                  state=state)
