@@ -185,6 +185,24 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
                                homes["bob"]).output)
     assert shown["waiting"] == {"step": "shuffle", "seats": ["ann"], "due": due} and shown["role"] is None
     assert len(shown["cards_waiting"]) == 7  # its role and six cards, every one still shut
+    # file by file: `pbem move PACKET` writes what the table waits for from you (ann's shuffle),
+    # refuses a move out of turn, and says so when it waits for nothing from you
+    first = tmp_path / "out" / "packet-000001.pbem"
+    assert "the table waits for your shuffle: pbem move" in run_cli(app, ["show", first, "--as", "ann"], homes["ann"]).output
+    shuffle = tmp_path / "shuffle-ann-000001.pbem"
+    wrote = run_cli(app, ["move", first, "--as", "ann", "-o", shuffle], homes["ann"])
+    assert f"shuffle file: {shuffle} (send it to the host)" in wrote.output and shuffle.is_file()
+    data = shuffle.read_bytes()
+    run_cli(app, ["move", first, "--as", "ann", "-o", shuffle], homes["ann"])
+    assert shuffle.read_bytes() == data  # the same block again, never a second shuffle
+    early = run_cli(app, ["move", first, "discard 1", "--as", "ann"], homes["ann"], ok=False)
+    assert isinstance(early.exception, StaleMove) and "it is not your turn" in str(early.exception)  # exit 5
+    idle = run_cli(app, ["move", first, "--as", "bob"], homes["bob"], ok=False)
+    assert isinstance(idle.exception, StaleMove) and "waits for nothing from you" in str(idle.exception)
+    run_cli(app, ["apply", "t", shuffle, "--db", db, "--out", tmp_path / "out"], homes["referee"])
+    second = json.loads(run_cli(app, ["show", tmp_path / "out" / "packet-000002.pbem", "--as", "bob", "--json"],
+                                homes["bob"]).output)
+    assert second["seq"] == 2 and second["waiting"]["seats"] == ["bob"]
 
 
 def _dealt(t: Table) -> Table:

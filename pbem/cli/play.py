@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from pbem.atomic import write_atomic
 from pbem.cli.keys import HomeOpt, JsonOpt, only_identity
-from pbem.errors import UsageError
+from pbem.errors import StaleMove, UsageError
 from pbem.host.paths import out_dir, store_url
 from pbem.names import HOST, check_game_name
 from pbem.seat.home import key_home
@@ -270,16 +271,23 @@ def show(
     signed = read_one(packet, "packet")
     me = identity_named(home, as_name, passphrase_file)
     if signed.doc.waiting is not None:  # a trustless table: its chain, from the packet's folder
-        from pbem.seat import trustless
+        from pbem.seat.trustless import summary
+        from pbem.seat.trustless_client import packet_file_seat
 
-        summary = trustless.show_chain(packet, signed, me, key_home(home))
+        c = packet_file_seat(packet, signed, me, key_home(home), _nowhere)
         if as_json:
-            typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
-        else:
-            from pbem.seat.screen import trustless_lines
+            typer.echo(json.dumps(summary(c.ts), indent=2, ensure_ascii=False))
+            return
+        from pbem.seat.screen import trustless_lines
 
-            for line in trustless_lines(summary):
-                typer.echo(line)
+        for line in trustless_lines(summary(c.ts)):
+            typer.echo(line)
+        w = c.ts.table.waiting()
+        if c.seat in w.seats and w.step == "move":
+            typer.echo(t('your move: pbem move {packet} "MOVE" --as {name}', packet=packet, name=me.name))
+        elif c.seat in w.seats:
+            typer.echo(t("the table waits for your {step}: pbem move {packet} --as {name} writes it",
+                         step=t(f"trustless step {w.step}"), packet=packet, name=me.name))
         return
     sp = player.open_packet(signed, me, key_home(home))
     if as_json:
@@ -298,15 +306,26 @@ def show(
         typer.echo(t('your move: pbem move {packet} "MOVE" --as {name}', packet=packet, name=me.name))
 
 
+def _nowhere(step: str, seq: int, data: bytes) -> Path:
+    """Where `pbem show`'s seat would write a block: it never asks (show sends nothing)."""
+    return Path(os.devnull)
+
+
 def move(
     packet: Annotated[Path, typer.Argument(help="The packet you answer.")],
-    text: Annotated[str, typer.Argument(help="Your move, e.g. \"play cross at 1,0\" (see 'pbem show').")],
+    text: Annotated[str | None, typer.Argument(help="Your move, e.g. \"play cross at 1,0\" (see 'pbem show'). "
+                                               "Left out in a trustless game: whatever else the table waits for "
+                                               "from you (your shuffle, your tokens).", show_default=False)] = None,
     as_name: AsOpt = None,
     output: OutOpt = None,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
 ) -> None:
     """Write your signed move for the host (checked against your view first).
+
+    In a trustless game the packet's folder must hold the whole chain (the packets before it);
+    without MOVE it writes the block the table waits for from you instead (shuffle, deal
+    tokens, goal tokens, owed tokens, your round key).
 
     To send it by mail instead (an .eml addressed to the host, or straight over SMTP), use
     'pbem mail-move PACKET "MOVE" --to HOST-ADDRESS [--to-dir DIR | --send ...]'.
@@ -317,6 +336,12 @@ def move(
     signed = read_one(packet, "packet")
     me = identity_named(home, as_name, passphrase_file)
     where = key_home(home)
+    if signed.doc.waiting is not None:
+        _trustless_move(packet, signed, me, where, text, output)
+        return
+    if text is None:
+        raise UsageError(t("give your move, e.g. {example}", example=f'pbem move {packet} "discard 1"'),
+                         hint=t("'pbem show {packet}' shows your hand and the moves you can make", packet=packet))
     sp = player.open_packet(signed, me, where)
     player.refuse_stale(sp)
     target = output or Path(f"move-{sp.seat}-{sp.doc.seq:06d}.pbem")
@@ -332,6 +357,31 @@ def move(
                    err=True)
     write_atomic(target, data)
     typer.echo(t("move file: {path} (send it to the host)", path=target))
+
+
+def _trustless_move(packet: Path, signed: Any, me: "Identity", where: Path, text: str | None, output: Path | None) -> None:
+    """`pbem move` at a trustless packet: the move (checked on this seat's view) or, without
+    one, whatever else the table waits for from this seat, written to a file for the host."""
+    from pbem.seat.trustless_client import packet_file_seat
+
+    def write(step: str, seq: int, data: bytes) -> Path:
+        target = output or Path(f"{step}-{c.seat}-{seq:06d}.pbem")
+        write_atomic(target, data)
+        return target
+
+    c = packet_file_seat(packet, signed, me, where, write)
+    w = c.ts.table.waiting()
+    if text is not None:
+        path, _ = c.play(text)  # refused out of turn, or when the table waits for another step
+    elif c.seat in w.seats and w.step == "move":
+        raise UsageError(t("it is your move: give it, e.g. {example}", example=f'pbem move {packet} "discard 1"'),
+                         hint=t("'pbem show {packet}' shows your hand", packet=packet))
+    elif (out := c.answer()) is not None:
+        path, _ = out
+    else:
+        raise StaleMove(t("the table waits for nothing from you: it waits for the {step} step from {seats}",
+                          step=t(f"trustless step {w.step}"), seats=words.join(w.seats)))
+    typer.echo(t("{step} file: {path} (send it to the host)", step=t(f"trustless step {w.step}"), path=path))
 
 
 def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:

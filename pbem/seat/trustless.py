@@ -265,25 +265,3 @@ def summary(ts: TrustlessSeat) -> dict[str, Any]:
             "waiting": {"step": w.step, "seats": w.seats, **({"due": ts.due} if ts.due else {})},
             "role": role, "hand": hand,
             "cards_waiting": [{"slot": list(slot), "tokens_from": who} for slot, who in ts.waiting_for().items()]}
-
-
-def show_chain(packet_file: Path, packet: Signed[Packet], identity: Identity, home: Path) -> dict[str, Any]:
-    """`pbem show` of a trustless packet: the chain up to it, read from the packet's folder
-    (a game folder's packets, or the host's out/), followed and checked by this seat."""
-    from pbem.seat.home import invitation_path
-    from pbem.seat.player import seat_of
-
-    anchor = invitation_path(home, packet.game)
-    if not anchor.exists():
-        raise UsageError(t("you have not joined game {game}", game=packet.game),
-                         hint=t("join it first (pbem turn DIR, or pbem join)"))
-    inv = read_blocks(read_text(anchor))[0].expect(Invitation)
-    ts = TrustlessSeat(inv, identity, seat_of(inv, identity))
-    chain = [p for p in chain_in(sorted(packet_file.parent.glob("*.pbem")), packet.game) if p.doc.seq <= packet.doc.seq]
-    for p in chain:
-        ts.follow(p)
-    if ts.head[0] != packet.doc.seq:
-        raise BadPacket(t("packet {seq}'s chain is not all in {path} (found up to packet {last})", seq=packet.doc.seq,
-                          path=repr(str(packet_file.parent)), last=ts.head[0]),
-                        hint=t("a trustless seat reads every packet of the chain"))
-    return summary(ts)

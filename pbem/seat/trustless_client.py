@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from pbem.atomic import write_atomic
-from pbem.errors import StaleMove
+from pbem.errors import BadPacket, StaleMove, UsageError
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Invitation, Notice, Signed
+from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
 from pbem.seat import player
 from pbem.seat import trustless as T
 from pbem.seat.home import join_path, move_path
@@ -116,3 +116,43 @@ class TrustlessClient(Generic[Where]):
         saved.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(saved, block.armored().encode())
         return self.send(key, saved.read_bytes()), True
+
+
+# --- file by file: `pbem show PACKET`, `pbem move PACKET [MOVE]` ----------------------------------
+
+
+def chain_files(folder: Path, game: str, upto: int) -> list[tuple[int, Path]]:
+    """The packet files of `game` in `folder` up to packet `upto`, by number (the seat checks
+    them as it follows; a damaged file says nothing)."""
+    out = []
+    for path in sorted(folder.glob("*.pbem")):
+        try:
+            blocks = read_blocks(read_text(path))
+        except BadPacket:
+            continue
+        out += [(b.doc.seq, path) for b in blocks if isinstance(b.doc, Packet) and b.game == game and b.doc.seq <= upto]
+    return sorted(out)
+
+
+def packet_file_seat(packet_file: Path, packet: Signed[Packet], identity: Identity, home: Path,
+                     write: Callable[[str, int, bytes], Path]) -> TrustlessClient[Path]:
+    """This key's seat at a trustless packet played file by file: the chain is the packets in
+    the packet file's folder (a host's out/, or wherever the player keeps them) up to that
+    packet, followed and checked now; each block the seat owes is written by `write(step, seq,
+    data)` to a file to send to the host (`pbem apply` takes it)."""
+    from pbem.seat.home import invitation_path
+
+    anchor = invitation_path(home, packet.game)
+    if not anchor.exists():
+        raise UsageError(t("you have not joined game {game}", game=packet.game),
+                         hint=t("join it first (pbem turn DIR, or pbem join)"))
+    inv = read_blocks(read_text(anchor))[0].expect(Invitation)
+    files = chain_files(packet_file.parent, packet.game, packet.doc.seq)
+    client: TrustlessClient[Path] = TrustlessClient(inv, identity, home, lambda: files, lambda _key, data: write(
+        client.ts.table.waiting().step, client.ts.head[0], data))
+    client.sync()
+    if client.ts.head[0] != packet.doc.seq:
+        raise BadPacket(t("packet {seq}'s chain is not all in {path} (found up to packet {last})", seq=packet.doc.seq,
+                          path=repr(str(packet_file.parent)), last=client.ts.head[0]),
+                        hint=t("a trustless seat reads every packet of the chain"))
+    return client
