@@ -166,10 +166,12 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     app = cli_app()
     run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
                   "-o", tmp_path / "invitation.pbem"], homes["referee"])
-    paused = subprocess.run([*PBEM, "game", "pause", "t", "--db", db], env=cli_env(homes["referee"]),
-                            capture_output=True, text=True, timeout=60)
-    assert paused.returncode == 2 and paused.stderr.startswith("error: game t-") and "is trustless" in paused.stderr
-    assert len(paused.stderr.splitlines()) == 2 and "Traceback" not in paused.stderr
+    from pbem.cli import deadlines as cli_deadlines
+    from pbem.errors import UsageError
+
+    cli_deadlines.register(app)
+    paused = run_cli(app, ["game", "pause", "t", "--db", db], homes["referee"], ok=False)
+    assert isinstance(paused.exception, UsageError) and "is trustless: its host cannot pause" in str(paused.exception)
     joins = []
     for s in SEATS:
         out = tmp_path / f"join-{s}.pbem"
@@ -199,6 +201,9 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     assert isinstance(early.exception, StaleMove) and "it is not your turn" in str(early.exception)  # exit 5
     idle = run_cli(app, ["move", first, "--as", "bob"], homes["bob"], ok=False)
     assert isinstance(idle.exception, StaleMove) and "waits for nothing from you" in str(idle.exception)
+    for refused in (["resign", first, "--as", "bob"], ["mail-move", first, "discard 1", "--as", "bob"]):
+        said = run_cli(app, refused, homes["bob"], ok=False)  # nobody answers for a seat; mail-move takes the game
+        assert isinstance(said.exception, UsageError) and "trustless" in str(said.exception), said.output
     run_cli(app, ["apply", "t", shuffle, "--db", db, "--out", tmp_path / "out"], homes["referee"])
     second = json.loads(run_cli(app, ["show", tmp_path / "out" / "packet-000002.pbem", "--as", "bob", "--json"],
                                 homes["bob"]).output)

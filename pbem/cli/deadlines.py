@@ -202,9 +202,19 @@ def _submit(target: str, keys: Keys, output: Path | None, reply: Reply, smtp: Sm
     from pbem.protocol.documents import Request
     from pbem.seat import player
 
+    from pbem.folder.play import is_trustless
+    from pbem.mail.trustless import joined_trustless
+
     me = keys.identity()
     where = keys.where
-    if (Path(target) / "pbem-folder.json").exists():
+    folder = (Path(target) / "pbem-folder.json").exists()
+    if (is_trustless(Path(target)) if folder else
+            joined_trustless(where, target) or (Path(target).is_file() and packet_for(target, where).doc.waiting)):
+        raise UsageError(t("a trustless game takes no away, resign or handover: nobody can answer for a seat or "
+                           "take it over, as its keys are its own"),
+                         hint=t("a blind host holds no seat's keys; its deadlines only remind and report "
+                                "(docs/trustless.md §10)"))
+    if folder:
         seat = Seat.open(Path(target), me, where)
         latest = seat.latest()
         block = make(seat.invitation, seat.seat, me)

@@ -396,6 +396,10 @@ def mail_move(
             typer.echo(t("move for packet {seq} sent again (the one made before): {how}", seq=c.ts.head[0], how=how))
         return
     signed_packet = packet_for(packet, where)
+    if signed_packet.doc.waiting is not None:  # a trustless packet: the game it belongs to plays it
+        raise UsageError(t("{packet} is a packet of trustless game {game}: mail-move takes the game's name",
+                           packet=packet, game=signed_packet.game),
+                         hint=t("for a mail game: {example}", example=f'pbem mail-move {signed_packet.game} "MOVE"'))
     me = keys.identity()
     sp = player.open_packet(signed_packet, me, where)
     to = reply.host(where, signed_packet.game)
