@@ -287,7 +287,7 @@ def show(
             typer.echo(t('your move: pbem move {packet} "MOVE" --as {name}', packet=packet, name=me.name))
         elif c.seat in w.seats:
             typer.echo(t("the table waits for your {step}: pbem move {packet} --as {name} writes it",
-                         step=t(f"trustless step {w.step}"), packet=packet, name=me.name))
+                         step=words.step_name(w.step), packet=packet, name=me.name))
         return
     sp = player.open_packet(signed, me, key_home(home))
     if as_json:
@@ -380,8 +380,8 @@ def _trustless_move(packet: Path, signed: Any, me: "Identity", where: Path, text
         path, _ = out
     else:
         raise StaleMove(t("the table waits for nothing from you: it waits for the {step} step from {seats}",
-                          step=t(f"trustless step {w.step}"), seats=words.join(w.seats)))
-    typer.echo(t("{step} file: {path} (send it to the host)", step=t(f"trustless step {w.step}"), path=path))
+                          step=words.step_name(w.step), seats=words.join(w.seats)))
+    typer.echo(t("{step} file: {path} (send it to the host)", step=words.step_name(w.step), path=path))
 
 
 def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:

@@ -195,7 +195,7 @@ def stall_line(rep: Any) -> str:
     from pbem.ui.when import date, left
 
     line = t("the chain stops at packet {seq}: the table waits for the {step} step from {seats} since packet {since}",
-             seq=rep.packets, step=t(f"trustless step {rep.step}"), seats=words.join(rep.waiting), since=rep.since)
+             seq=rep.packets, step=words.step_name(rep.step), seats=words.join(rep.waiting), since=rep.since)
     if rep.due:
         line += "; " + t("due {when} ({left})", when=date(rep.due), left=left(rep.due, datetime.now(timezone.utc)))
     return line

@@ -199,7 +199,7 @@ class Router:
             if doc.phase == "game-over":
                 state = t("game over")
             elif doc.waiting is not None:  # a trustless table waits for a step
-                state = t("trustless waits", step=t(f"trustless step {doc.waiting.step}"),
+                state = t("trustless waits", step=words.step_name(doc.waiting.step),
                           seats=words.join(doc.waiting.seats))
             else:
                 state = t("{player} to move", player=doc.to_move)

@@ -88,8 +88,8 @@ def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int |
     if until:
         kw["when"] = date(until)
     key = f"nt {kind}"
-    if step is not None and words.has(f"trustless step {step}") and words.has(f"{key} step"):
-        key, kw["step"] = f"{key} step", words.t(f"trustless step {step}")
+    if step is not None and words.has(f"{key} step"):
+        key, kw["step"] = f"{key} step", words.step_name(step)
     if not words.has(key):  # a notice kind from a newer host
         return f"{kind}: {seat or ''}".strip()
     try:
