@@ -198,8 +198,27 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     mailbox = tmp_path / "read-by-inbox"
     write_eml(block_mail(shuffle, sender="ann@example.org", to="host@example.org"), mailbox)
     said = run_cli(app, ["inbox", mailbox, "--db", db], homes["referee"]).output
-    assert "ann shuffled every stack (proofs checked; 2 to go): packet 2" in said, said
+    assert "ann shuffled every stack (2 to go): packet 2" in said, said
     said = run_cli(app, ["inbox", mailbox, "--again", "--saves", tmp_path / "saves"], homes["referee"]).output
     assert "already relayed; nothing changed" in said, said
     with blind.BlindHost(db) as h:
         assert [s for s, _ in h.packets()] == [1, 2] and h.status()["waiting"]["seats"] == ["bob"]
+    # deadlines by mail: bob is late with his shuffle; the late notice is mailed to every seat,
+    # and a seat's `pbem inbox` keeps it (signed by the game's host) for `pbem turn`
+    import time
+
+    from pbem.host.deadlines import Timing
+    from pbem.seat.home import saved_notices
+
+    with blind.BlindHost(db) as h:
+        h.set_timing(Timing(deadline=1, reminders=[]))  # bob's shuffle is due in a second from now
+    time.sleep(1.2)
+    before_late = set(out.glob("*.eml"))
+    said = run_cli(app, args, homes["referee"]).output
+    assert "bob is late with their shuffle" in said, said
+    late = [p for p in sorted(set(out.glob("*.eml")) - before_late) if "bob is late with their shuffle" in p.read_text()]
+    assert len(late) == 3  # one to each seat (beside packet 2's mail to bob, whose turn it is)
+    said = run_cli(app, ["inbox", *late], homes["ann"]).output
+    assert "bob is late with their shuffle" in said, said
+    assert [(n.notice, n.seat, n.step) for n in saved_notices(homes["ann"], inv.game)] == [("late", "bob", "shuffle")]
+    assert run_cli(app, args, homes["referee"]).output.count("is late") == 0  # said once
