@@ -182,7 +182,8 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     due = st["waiting"].pop("due")  # the deadline of ann's shuffle, 2 h from packet 1, signed in it
     assert st["trustless"] and st["seq"] == 1 and st["waiting"] == {"step": "shuffle", "seats": ["ann"]}
     assert st["timing"]["deadline"] == 7200 and st["timing"]["on_timeout"] == "wait"
-    assert "packet 1" in run_cli(app, ["status", "t", "--db", db]).output
+    said = run_cli(app, ["status", "t", "--db", db]).output
+    assert "packet 1" in said and "the table waits for the shuffle step from ann; due " in said, said
     shown = json.loads(run_cli(app, ["show", tmp_path / "out" / "packet-000001.pbem", "--as", "bob", "--json"],
                                homes["bob"]).output)
     assert shown["waiting"] == {"step": "shuffle", "seats": ["ann"], "due": due} and shown["role"] is None

@@ -393,9 +393,18 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
         return
     typer.echo(t("game {game} ({ruleset}): {status}, round {round}, packet {seq}", game=st["game"],
                  ruleset=t(st["ruleset"]), status=words.game_status(st["status"]), round=st["round"], seq=st["seq"]))
-    if st["to_move"]:
-        typer.echo(t("to move", player=st["to_move"]))
     from datetime import datetime, timezone
+
+    if st.get("trustless") and st["waiting"]["seats"]:  # whatever the step, and with deadlines its due time
+        w = st["waiting"]
+        line = t("trustless waits", step=words.step_name(w["step"]), seats=words.join(w["seats"]))
+        if w.get("due"):
+            from pbem.ui.when import date, left
+
+            line += "; " + t("due {when} ({left})", when=date(w["due"]), left=left(w["due"], datetime.now(timezone.utc)))
+        typer.echo(line)
+    elif st["to_move"]:
+        typer.echo(t("to move", player=st["to_move"]))
 
     from pbem.ui.when import table_lines
 
