@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Literal
 
-from .board import path_cell
+from .board import GOAL_CELLS, path_cell
 from .catalog import BROKEN, KINDS, Action, CardKind, FrontType, broken, card_kind, front_type_of, ids_of
 from .events import Event
+from .listed import AT, MADE, Part
 from .moves import GOAL_NAMES, Move
 from .state import RoundState
 
@@ -27,17 +28,26 @@ Aim = Literal["player", "goal", "cell", "self"]
 class Table:
     """What a rule looks at: the state, the mover, and the types in front of each player."""
 
-    __slots__ = ("state", "me", "front")
+    __slots__ = ("state", "me", "_front")
 
     def __init__(self, state: RoundState) -> None:
         self.state = state
         self.me = state.players[state.to_move]  # (state.player, without a property call)
-        # player -> the types in front of them; .get(name, NOTHING) for a name that may not be a player
-        # Only players with cards in front are listed: ask .get(name, NOTHING). (Every card in
-        # front of a player has a type: a position's load makes sure of it.)
-        self.front: dict[str | None, frozenset[FrontType | None]] = {
-            p: frozenset(map(front_type_of, cards)) for p, cards in state.in_front.items() if cards
-        }
+        self._front: dict[str | None, frozenset[FrontType | None]] | None = None
+
+    @property
+    def front(self) -> dict[str | None, frozenset[FrontType | None]]:
+        """Player -> the types in front of them, made when first asked (maps and rockfalls do not ask).
+
+        Only players with cards in front are listed: ask .get(name, NOTHING) for a name that may
+        not be a player. (Every card in front of a player has a type: a position's load makes sure of it.)
+        """
+        front = self._front
+        if front is None:
+            front = self._front = {
+                p: frozenset(map(front_type_of, cards)) for p, cards in self.state.in_front.items() if cards
+            }
+        return front
 
 
 NOTHING: frozenset[FrontType | None] = frozenset()
@@ -72,6 +82,10 @@ class ActionRule:
         k = card_kind(card)
         refusal = self.refusal
         return [m for m in self.candidates(t, card) if refusal(t, k, m) is None]
+
+    def part(self, t: Table, card: str) -> Part:
+        """`legal` as a part of the legal-move list (engine/listed.py), whose moves may be made later."""
+        return (MADE, self.legal(t, card), None)
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         """Why `move` breaks this card's rule, or None. The target is a player when aim is "player"."""
@@ -150,6 +164,12 @@ class Fix(ActionRule):
 class Rockfall(ActionRule):
     aim = "cell"
 
+    def legal(self, t: Table, card: str) -> Sequence[Move]:
+        return self.candidates(t, card)  # every candidate is at a path card, which is all refusal asks
+
+    def part(self, t: Table, card: str) -> Part:
+        return (AT, t.state.board.path_cells(), card)  # the candidates, each made when asked for
+
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if move.at is None or not path_cell(t.state.board, move.at):
             where = f"{move.at[0]},{move.at[1]}" if move.at else "nowhere"
@@ -167,6 +187,12 @@ class Rockfall(ActionRule):
 
 class Map(ActionRule):
     aim = "goal"
+
+    def legal(self, t: Table, card: str) -> Sequence[Move]:
+        # refusal's test without a call per candidate (the candidates name goals), as in Break.legal
+        cells = t.state.board.cells
+        hidden = [name for name, pos in GOAL_CELLS.items() if cells[pos].hidden]
+        return [m for m in self.candidates(t, card) if m.target in hidden]
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if move.target not in GOAL_NAMES:

@@ -18,6 +18,7 @@ MADE: Final = 0  # the items are moves
 PLACED: Final = 1  # (cell, turned) placements of the card `extra`
 DISCARDED: Final = 2  # the cards of a discard, removing the type `extra` (None: a plain pass)
 LOOKED_UP: Final = 3  # keys of the mapping `extra`, whose values are the moves
+AT: Final = 4  # cells the card `extra` is played at (a rockfall)
 Part = tuple[int, Sequence[Any], Any]
 
 _new = tuple.__new__  # a Move from its fields in order, faster than Move(...) in the hot loops
@@ -31,6 +32,8 @@ def _make(how: int, item: Any, extra: Any) -> Move:
     if how == LOOKED_UP:
         table: Mapping[Any, Move] = extra
         return table[item]
+    if how == AT:
+        return _new(Move, ("play", extra, item, False, None, None, (), None))
     made: Move = item
     return made
 
@@ -45,6 +48,8 @@ def flat(parts: list[Part]) -> list[Move]:
             out += [_new(Move, ("play", extra, pos, rotated, None, None, (), None)) for pos, rotated in items]
         elif how == DISCARDED:
             out += [_new(Move, ("discard", None, None, False, None, None, cards, extra)) for cards in items]
+        elif how == AT:
+            out += [_new(Move, ("play", extra, pos, False, None, None, (), None)) for pos in items]
         else:
             out += map(extra.__getitem__, items)
     return out

@@ -78,7 +78,7 @@ def _parts(state: RoundState) -> list[Part]:
         else:
             if table is None:
                 table = Table(state)
-            parts.append((MADE, rule_of(cid).legal(table, cid), None))
+            parts.append(rule_of(cid).part(table, cid))
     if state.ruleset != EXPANSION:
         parts.append((LOOKED_UP, firsts, _DISCARD_ONE))
     else:
@@ -239,44 +239,49 @@ def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> li
     """
     offered = state.offered  # moves legal_moves listed for this very position need no check again:
     # this object among them (see RoundState.applied), while nothing was applied and the maze is the same
-    if (offered is None or offered[0] != state.applied or offered[1] != state.board._version
-            or not _gave(offered[2], move)):
+    if offered is None or offered[0] != state.applied or offered[1] != state.board._version:
         move = check(state, move)
+    else:
+        listed = offered[2]
+        if not (listed.holds(move) if isinstance(listed, Listed) else any(map(is_, listed, repeat(move)))):
+            move = check(state, move)
     assert isinstance(move, Move)
     state.applied += 1
-    me = state.player
+    seat = state.to_move
+    me = state.players[seat]
     events: list[Event] = [{"event": "move", "player": me, "move": str(move)}]
     if state.phase == THEFT:
         events += steal(state, move.target)
         return events
-    seat = state.to_move
+    verb, card, at, rotated, _, _, cards, remove = move  # (one unpacking: cheaper than the fields one by one)
     state.last_actor = seat
     hand = state.hands[me]
     draws = 1
     drawer = me
-    if move.verb == "discard":
-        for c in move.cards:
+    if verb == "discard":
+        for c in cards:
             hand.remove(c)
             state.discard.append(c)
-        if move.remove:
-            take_front(state, me, move.remove, events)
+        if remove:
+            take_front(state, me, remove, events)
             state.passes = 0
         else:
-            draws = len(move.cards)
+            draws = len(cards)
             if not state.deck:
                 state.passes += 1
     else:
-        assert move.card is not None
-        hand.remove(move.card)
+        assert card is not None
+        hand.remove(card)
         state.passes = 0
-        k = card_kind(move.card)
+        k = card_kind(card)
         if k.category == "path":
-            assert move.at is not None
-            state.board.place(move.at, move.card, move.rotated)
-            events.append({"event": "place", "player": me, "card": move.card, "at": list(move.at), "rotated": move.rotated})
-            revealed, gold = state.board.reveal_reached(move.at)
+            assert at is not None
+            board = state.board
+            board.place(at, card, rotated)
+            events.append({"event": "place", "player": me, "card": card, "at": list(at), "rotated": rotated})
+            revealed, gold = board.reveal_reached(at)
             for name in revealed:
-                t = state.board.cells[GOAL_CELLS[name]]
+                t = board.cells[GOAL_CELLS[name]]
                 events.append({"event": "reveal", "goal": name, "card": t.card, "rotated": t.rotated})
             if gold:
                 state.finder = me
@@ -284,26 +289,25 @@ def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> li
                 events += finish_round(state)
                 return events
         else:
-            drawer = rule_of(move.card).effect(state, me, move, events)
+            drawer = rule_of(card).effect(state, me, move, events)
+    hands = state.hands
     for _ in range(draws):
         drawn = dealer.draw(state)
         if drawn is None:
             break
-        state.hands[drawer].append(drawn)
+        hands[drawer].append(drawn)
         events.append({"event": "draw", "player": drawer, "card": drawn})
-    if not any(state.hands.values()):
+    if state.deck:  # the commonest case first: the next player holds cards and the round goes on
+        nxt = seat + 1 if seat + 1 < len(state.players) else 0
+        if hands[state.players[nxt]]:
+            state.to_move = nxt
+            return events
+    if not any(hands.values()):
         events.append({"event": "hands-empty"})
         events += finish_round(state)
         return events
     events += _advance(state)
     return events
-
-
-def _gave(listed: list[Move] | Listed, move: Move | str) -> bool:
-    """Whether `move` is one of the very objects `listed` gave out."""
-    if isinstance(listed, Listed):
-        return listed.holds(move)
-    return any(map(is_, listed, repeat(move)))
 
 
 def _advance(state: RoundState) -> list[Event]:
