@@ -9,6 +9,7 @@ date as cards are placed and removed (the legal-move generator asks for them on 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import compress
 from operator import itemgetter
 from dataclasses import dataclass
 from functools import cache
@@ -81,6 +82,12 @@ class Slot(NamedTuple):
     near_goal: bool  # ladders may not go here
 
 
+# The live slots in order, as (cell, False) and (cell, True) pairs (the placements unturned and
+# turned) and as their edges, constrained | required << 4 (Board._live_slots, Board.placements).
+Live = tuple[list[tuple[Pos, bool]], list[tuple[Pos, bool]], list[int]]
+# By a card's openings, then by a slot's constrained | required << 4: whether the card's edges
+# match the slot's (openings & constrained == required), as 1 or 0.
+_MATCHES: tuple[bytes, ...] = tuple(bytes(int(o & (k & 15) == k >> 4) for k in range(256)) for o in range(16))
 # (edge, dx, dy, the neighbour's facing edge), precomputed for the hot loops.
 _AROUND = tuple((e, STEP[e][0], STEP[e][1], OPPOSITE[e]) for e in EDGES)
 # The cells next to a goal: only a change of reach there can reveal one.
@@ -113,7 +120,7 @@ class Board:
         self._reach: dict[Pos, int] = {}  # cell -> bit set of its segments reachable from the start
         self._open: dict[Pos, Slot] = {}  # every empty cell next to a card, in no order
         self._sorted: dict[Pos, Slot] | None = None  # _open in row-major order, when known
-        self._live: list[tuple[Pos, Slot]] | None = None  # the slots facing a reachable opening, in order
+        self._live: Live | None = None  # the slots facing a reachable opening, in order
         self._paths: list[Pos] | None = None  # path_cells(), when known
         # kind -> placements(kind) for this version: players hold the same kinds turn after turn,
         # and the maze changes on about one turn in four. A new dict on every change, so a copy may share it.
@@ -392,14 +399,16 @@ class Board:
         self.slots()
         self._live_slots()
 
-    def _live_slots(self) -> list[tuple[Pos, Slot]]:
+    def _live_slots(self) -> Live:
         """The slots facing a reachable opening, in row-major order: the only ones a card without
         a ladder can take (a handful of the open cells: sorted alone, without the others)."""
         if self._live is None:
             self._fresh()
             opened = self._open
             live = sorted((pos for pos, slot in opened.items() if slot.connect), key=_row_major)
-            self._live = [(pos, opened[pos]) for pos in live]
+            slots = [opened[pos] for pos in live]
+            self._live = ([(pos, False) for pos in live], [(pos, True) for pos in live],
+                          [s.constrained | s.required << 4 for s in slots])
         return self._live
 
     def fits(self, f: Face, slot: Slot) -> bool:
@@ -418,33 +427,24 @@ class Board:
 
         Only slots facing a reachable opening can take a card without a ladder, so those
         are kept in a list of their own; a ladder card may go wherever its edges match.
-        This is `fits` unrolled for speed; tests/test_properties.py checks that `check` (which
-        uses `fits`) accepts exactly the moves listed from here.
+        On such a slot, `fits` asks only that the card's edges match: the slot's connecting
+        edges are among its required ones, which a matching card opens, so one of its
+        segments meets one of them. tests/test_properties.py checks that `check` (which uses
+        `fits`) accepts exactly the moves listed from here.
         """
         known = self._fits.get(kind)
         if known is not None:
             return known
-        live = self._live if self._live is not None else self._live_slots()
+        unturned, turned, edges = self._live if self._live is not None else self._live_slots()
         out: list[tuple[Pos, bool]] = []
-        # Plain loops: the live slots are a handful, and a comprehension's set-up costs more than that.
         for rotated, f in orientations(kind):
-            openings, segments = f.openings, f.segments
             if f.ladder:
+                openings = f.openings
                 for pos, s in self.slots().items():
                     if not s.near_goal and openings & s.constrained == s.required:
                         out.append((pos, rotated))
-            elif len(segments) == 1:
-                for pos, s in live:
-                    if openings & s.constrained == s.required and openings & s.connect:
-                        out.append((pos, rotated))
-            else:
-                for pos, s in live:
-                    if openings & s.constrained == s.required:
-                        connect = s.connect
-                        for seg in segments:
-                            if seg & connect:
-                                out.append((pos, rotated))
-                                break
+            else:  # the live slots whose edges it matches, picked out without a Python step per slot
+                out += compress(turned if rotated else unturned, map(_MATCHES[f.openings].__getitem__, edges))
         self._fits[kind] = out
         return out
 
