@@ -9,6 +9,7 @@ that one saves most of the cost of a `Move` per turn. Both give the same moves i
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from operator import itemgetter
 from typing import Any, Final, overload
 
 from .moves import Move
@@ -21,6 +22,7 @@ LOOKED_UP: Final = 3  # keys of the mapping `extra`, whose values are the moves
 AT: Final = 4  # cells the card `extra` is played at (a rockfall)
 Part = tuple[int, Sequence[Any], Any]
 
+_ITEMS = itemgetter(1)  # a part's items
 _new = tuple.__new__  # a Move from its fields in order, faster than Move(...) in the hot loops
 
 
@@ -66,10 +68,7 @@ class Listed(Sequence[Move]):
 
     def __init__(self, parts: list[Part]) -> None:
         self._parts = parts
-        n = 0
-        for part in parts:
-            n += len(part[1])
-        self._len = n
+        self._len = sum(map(len, map(_ITEMS, parts)))
         self._made: dict[int, Move] = {}
 
     def __len__(self) -> int:
@@ -92,12 +91,11 @@ class Listed(Sequence[Move]):
             raise IndexError(f"move {index} of {self._len}")
         j = i
         for how, items, extra in self._parts:
-            n = len(items)
-            if j < n:
-                made = self._made[i] = _make(how, items[j], extra)
-                return made
-            j -= n
-        raise AssertionError("the parts hold fewer moves than counted")  # pragma: no cover
+            if j < len(items):
+                break
+            j -= len(items)
+        made = self._made[i] = _make(how, items[j], extra)
+        return made
 
     def __iter__(self) -> Iterator[Move]:
         for i in range(self._len):

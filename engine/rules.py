@@ -13,7 +13,7 @@ from itertools import combinations, repeat
 from operator import is_
 from typing import Callable
 
-from .actions import Table, rule_of, take_front
+from .actions import ActionRule, Table, rule_of, take_front
 from .board import GOAL_CELLS
 from .catalog import EXPANSION, FRONT_TYPES, KINDS, card_kind, card_rank, ids_of, kind_name
 from .dealer import OPEN_DECK, Drawer
@@ -67,18 +67,18 @@ def _parts(state: RoundState) -> list[Part]:
     board = state.board
     last = None
     for cid in ranked:
-        k = card_kind(cid)
-        if k is last:  # the first copy of each kind stands for it (in id order, copies are together)
+        kind, rule = _HOW[cid]
+        if kind is last:  # the first copy of each kind stands for it (in id order, copies are together)
             continue
-        last = k
+        last = kind
         firsts.append(cid)
-        if k.category == "path":
+        if rule is None:
             if not blocked:
-                parts.append((PLACED, board.placements(k.kind), cid))
+                parts.append((PLACED, board.placements(kind), cid))
         else:
             if table is None:
                 table = Table(state)
-            parts.append(rule_of(cid).part(table, cid))
+            parts.append(rule.part(table, cid))
     if state.ruleset != EXPANSION:
         parts.append((LOOKED_UP, firsts, _DISCARD_ONE))
     else:
@@ -86,6 +86,10 @@ def _parts(state: RoundState) -> list[Part]:
     return parts
 
 
+# card id -> (its kind's name, its rule: None for a path card), in one look-up per card and turn
+_HOW: dict[str, tuple[str, ActionRule | None]] = {
+    cid: (kind, rule_of(cid) if k.action else None) for kind, k in KINDS.items() if k.category == "path" or k.action
+    for cid in ids_of(kind)}
 # card id -> the move discarding it alone (a classic pass), made once
 _DISCARD_ONE: dict[str, Move] = {cid: Move("discard", cards=(cid,)) for kind in KINDS for cid in ids_of(kind)}
 
