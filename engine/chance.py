@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from typing import Protocol, Sequence, TypeVar
+from operator import lt, mod
+from typing import Iterator, Protocol, Sequence, TypeVar
 
 T = TypeVar("T")
 _WORDS = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 64-bit words
@@ -59,11 +60,30 @@ class SeededChance:
                 return v % n
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
-        # below() and _next64() written out in the loop (the same draws, in the same order):
-        # a deal shuffles about a hundred cards, and two calls per card were most of its cost
+        # Fisher-Yates from the end: swap i takes the next word v below the limit for n = i + 1
+        # and j = v % n. A word is refused with a chance below n / 2**64, so all the words are
+        # drawn at once and checked in one go; only if one is refused is it done word by word
+        # (the same draws, in the same order, either way: a deal shuffles about a hundred cards).
         out = list(items)
+        need = len(out) - 1
+        if need < 1:
+            return out
         left = self._left
-        for i in range(len(out) - 1, 0, -1):
+        words = left[::-1]  # the last block's unused words, in stream order
+        left.clear()
+        while len(words) < need:
+            h = self._prefix.copy()
+            h.update(self._counter.to_bytes(8, "big"))
+            self._counter += 1
+            words += _WORDS.unpack(h.digest())
+        sizes = range(need + 1, 1, -1)
+        if all(map(lt, words, _limits(sizes))):
+            left.extend(reversed(words[need:]))
+            for i, j in zip(range(need, 0, -1), map(mod, words, sizes)):
+                out[i], out[j] = out[j], out[i]
+            return out
+        left.extend(reversed(words))  # put them back and take them one at a time
+        for i in range(need, 0, -1):
             n = i + 1
             limit = _SPAN - _SPAN % n
             while True:
@@ -75,3 +95,14 @@ class SeededChance:
             j = v % n
             out[i], out[j] = out[j], out[i]
         return out
+
+
+def _limits(sizes: range) -> Iterator[int]:
+    """For each n of `sizes` (falling), the limit below which a word is taken for a draw below n
+    (the words from it up would bias the draw): the largest multiple of n up to 2**64."""
+    if sizes.start < len(_LIMITS):
+        return map(_LIMITS.__getitem__, sizes)
+    return (_SPAN - _SPAN % n for n in sizes)
+
+
+_LIMITS = [_SPAN] + [_SPAN - _SPAN % n for n in range(1, 512)]  # a deck is about a hundred cards
