@@ -111,7 +111,7 @@ def _check_replaceable(path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise CannotWrite(str(path), exc.strerror or str(exc)) from None
+        raise CannotWrite(str(path), exc.strerror or str(exc), exc.errno) from None
     if not stat.S_ISREG(st.st_mode):
         raise NotARegularFile(str(path), "folder" if stat.S_ISDIR(st.st_mode) else "link" if stat.S_ISLNK(st.st_mode)
                               else "special")

@@ -139,11 +139,13 @@ class BadNameRead(BadPacket):
 
 
 class CannotWrite(UsageError):
-    """The operating system refused to write `path` (`reason`: its strerror)."""
+    """The operating system refused to write `path` (`reason`: its strerror; `errno`, said in
+    the reader's language by pbem.ui.failures.os_reason)."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, errno: int | None = None) -> None:
         self.path = path
         self.reason = reason
+        self.errno = errno
         super().__init__(f"cannot write {path!r}: {reason}")
 
 

@@ -48,6 +48,7 @@ class Game:
     names: list[str]  # seat, host and game names: not English words
     to_move: str  # whose turn it is in the newest packet
     archive: dict  # the first round's archive document
+    latest: Path | None = None  # the newest packet's file
 
 
 @pytest.fixture(scope="module")
@@ -55,11 +56,11 @@ def game(tmp_path_factory) -> Game:
     """A three-seat game whose first round was played to its end by bots."""
     table = make_table(tmp_path_factory.mktemp("zh"), SEATS)
     play_until(table, lambda p: p.doc.round > 1 or p.doc.phase == "game-over", seed=3)
-    _, latest = table.latest()
+    latest_path, latest = table.latest()
     archive = msgspec.to_builtins(read_blocks(table.host.archives()[1])[0].doc)
     names = [*SEATS, "referee", "host", "test", table.host.game_id()]
     table.host.close()
-    return Game(table, names, latest.doc.to_move, archive)
+    return Game(table, names, latest.doc.to_move, archive, latest_path)
 
 
 def _clean(out: subprocess.CompletedProcess[str], game: Game) -> None:
@@ -118,6 +119,25 @@ def test_transport_commands_in_chinese(game: Game, tmp_path: Path) -> None:
     assert inbox.returncode == 0, inbox.stderr
     assert "没有新邮件" in inbox.stdout
     _clean(inbox, game)
+
+
+@pytest.mark.slow
+def test_show_speaks_chinese_with_chinese_colons(game: Game, tmp_path: Path) -> None:
+    """`pbem show`'s header and every Chinese line use the full-width colon (：), and an error
+    from the operating system (a file that is not there) is said in Chinese too."""
+    table = game.table
+    assert game.latest is not None
+    shown = run("show", str(game.latest), "--as", game.to_move, home=table.homes[game.to_move], cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "游戏：" in shown.stdout and "牌包：" in shown.stdout and f"你是：{game.to_move}" in shown.stdout, shown.stdout
+    han = re.compile(r"[\u4e00-\u9fff]")
+    ascii_colon = [line for line in shown.stdout.splitlines() if han.search(line) and re.search(r":(\s|$)", line)]
+    assert not ascii_colon, ascii_colon
+    _clean(shown, game)
+    missing = run("show", "no-such-packet.pbem", "--as", "ann", home=table.homes["ann"], cwd=tmp_path)
+    assert missing.returncode == 3 and "没有这个文件或文件夹" in missing.stderr, missing.stderr
+    assert "No such file" not in missing.stderr
+    _clean(missing, game)
 
 
 def test_base_module_errors_in_chinese(game: Game, tmp_path: Path) -> None:

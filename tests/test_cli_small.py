@@ -69,8 +69,8 @@ def test_an_older_packet_is_called_old_in_chinese_too(tmp_path: Path) -> None:
     assert _pbem("show", str(second_path), *me, home=table.homes[mover]).returncode == 0
     old = _pbem("--lang", "zh-Hans", "show", str(first_path), *me, home=table.homes[mover])
     assert old.returncode == 0, old.stderr
-    assert "第 1 号牌包是旧的：你已经看过第 2 号牌包" in old.stdout and "轮到你" not in old.stdout
+    assert "牌包 1 是旧的：你已经看过牌包 2" in old.stdout and "轮到你" not in old.stdout
     move = _pbem("--lang", "zh-Hant", "move", str(first_path), "discard " + sp.part.hand[1], *me,
                  home=table.homes[mover])
     assert move.returncode == EXIT_STALE, move.stderr
-    assert "第 1 號牌包是舊的" in move.stderr and "請改為查看最新的牌包（第 2 號或更新的）" in move.stderr
+    assert "牌包 1 是舊的" in move.stderr and "請改為查看最新的牌包（牌包 2 或更新的）" in move.stderr

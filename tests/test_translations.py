@@ -123,7 +123,7 @@ def test_every_message_the_code_asks_for_is_in_the_source() -> None:
 # Calls whose string arguments a person reads.
 _SPEAKERS = {"echo", "print", "secho", "Text", "UsageError", "BadPacket", "BadSignature", "WrongKey",
              "WrongPassphrase", "KeyNotFound", "StaleMove", "Conflict", "PbemError", "_fail", "warn", "say",
-             "fault", "note", "log", "prompt", "confirm", "BadProof", "BadPoint"}
+             "fault", "note", "log", "prompt", "confirm", "BadProof", "BadPoint", "BadPosition"}
 # Files still speaking English directly; each must leave this list, never join it.
 NOT_YET_TRANSLATED: set[str] = set()
 
@@ -262,3 +262,45 @@ def test_one_word_for_the_store() -> None:
         assert len(said) > 20, said
         other = [(e.msgid, e.msgstr[0]) for e in said if word not in "".join(e.msgstr)]
         assert not other, f"{lang}: the store is {word} (docs/translating.md): {other}"
+
+
+def test_one_word_for_each_document_kind() -> None:
+    """A document's kind is said through words.kind_name, one word per kind (the glossary's),
+    never the English kind inside a Chinese sentence ("packet 块")."""
+    for kind in words.DOCUMENT_KINDS:
+        english = words.kind_name(kind)
+        said = []
+        for lang in catalog.CATALOGS:
+            with words.using(lang):
+                said.append(words.kind_name(kind))
+        assert tuple(said) == _glossary(english), (kind, english, said)
+    # every t() call handed a document's kind (`block.kind`, `cls.KIND`) passes it through kind_name
+    raw = []
+    for path in _sources():
+        for call in _t_calls(ast.parse(path.read_text(encoding="utf-8"))):
+            for k in call.keywords:
+                if isinstance(k.value, ast.Attribute) and k.value.attr in ("kind", "KIND") \
+                        and not call.args[0].value.endswith("bot"):  # type: ignore[attr-defined]
+                    raw.append(f"{path.relative_to(ROOT)}:{call.lineno}")
+    assert not raw, "a document kind said in English (use words.kind_name): " + ", ".join(raw)
+    with words.using("zh-Hans"):
+        assert t("a {kind} block", kind=words.kind_name("packet")) == "一个牌包块"
+
+
+PACKET_N = re.compile(r"packet \{(\w+)\}")
+
+
+@pytest.mark.parametrize("lang", list(catalog.CATALOGS))
+def test_one_way_to_number_a_packet(lang: str) -> None:
+    """Packet 12 is 牌包 12 (the number a packet file and --seq carry), never 第 12 号牌包."""
+    ordinal = re.compile(r"第 ?\{?\w*\}? ?[号號](牌包)?")
+    entries = [e for e in catalog.read_po(catalog.CATALOGS[lang]) if e.msgid]
+    assert not [e.msgstr for e in entries if any(ordinal.search(s) for s in e.msgstr)]
+    said = 0
+    for e in entries:
+        for field in PACKET_N.findall(e.msgid + (e.plural or "")):
+            for s in e.msgstr:
+                if "牌包" in s and "{" + field + "}" in s:
+                    said += 1
+                    assert f"牌包 {{{field}}}" in s, (e.msgid, s)
+    assert said > 60

@@ -45,7 +45,7 @@ from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.ui.terminal import printable
 from pbem.ui import failures
-from pbem.ui.words import t
+from pbem.ui.words import kind_name, labelled, t
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, MoveError)
@@ -169,7 +169,7 @@ class FolderHost:
                     self.retrying.add(h)
                     self.log(t("could not process {name} ({why}); will retry", name=name, why=f"{type(exc).__name__}: {exc}"))
                 return current
-            self.log(f"{named}: {out.message}")
+            self.log(labelled(named, out.message))
             if out.seq:
                 current = out.seq
                 self._publish()  # players see the packet before we tidy the inbox
@@ -274,13 +274,13 @@ class MailHost:
         try:
             out = self.host.accept(block)
         except REFUSED as exc:
-            self.log(t("rejected {kind} by {seat} in {name}: {why}", kind=block.kind, seat=getattr(block.doc, "seat", "?"),
+            self.log(t("rejected {kind} by {seat} in {name}: {why}", kind=kind_name(block.kind), seat=getattr(block.doc, "seat", "?"),
                         name=label, why=failures.message(exc)))
             return "refused"
         except Exception as exc:
             self.log(t("could not process {name} ({why}); will retry", name=label, why=f"{type(exc).__name__}: {exc}"))
             return "retry"
-        self.log(f"{label}: {out.message}")
+        self.log(labelled(label, out.message))
         return out.kind
 
 

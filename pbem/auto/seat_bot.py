@@ -27,7 +27,7 @@ from pbem.protocol.documents import Signed, read_blocks, read_file
 from pbem.seat import answers, player
 from pbem.seat.home import join_path, latest_saved_packet
 from pbem.ui import failures
-from pbem.ui.words import t
+from pbem.ui.words import labelled, t
 
 Log = Callable[[str], None]
 
@@ -240,7 +240,7 @@ class MailBot:
             return "have"
         kind, line = self.router.route(b)
         if kind == "refused":
-            self.log(f"{label}: {line}")
+            self.log(labelled(label, line))
         else:
             self.routed.add(b.hash)
             self.router.learn_sender(b, kind, msg)

@@ -78,9 +78,9 @@ from pbem.errors import EXIT_BAD_POSITION, EXIT_INTERNAL, EXIT_INTERRUPTED  # no
 def _fail(message: str, hint: str | None, code: int, source: str | None = None) -> None:
     # Messages quote their input (a game id, a file name from a stranger's mail): sanitised.
     from pbem.ui.terminal import printable
-    from pbem.ui.words import t
+    from pbem.ui.words import labelled, t
 
-    print(printable(t("error: {message}", message=f"{source}: {message}" if source else message)), file=sys.stderr)
+    print(printable(t("error: {message}", message=labelled(source, message) if source else message)), file=sys.stderr)
     if hint:
         print(printable(t("hint: {hint}", hint=hint)), file=sys.stderr)
     sys.exit(code)

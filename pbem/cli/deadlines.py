@@ -19,7 +19,7 @@ from pbem.cli.options import Keys, Reply, Smtp, grouped
 from pbem.cli.play import DbOpt, GameArg, OutOpt, StoreOpt, game_app, host_out_dir, open_host, write_packets
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
-from pbem.ui.words import t
+from pbem.ui.words import kind_name, t
 
 if TYPE_CHECKING:
     from pbem.host.deadlines import Timing
@@ -219,7 +219,7 @@ def _submit(target: str, keys: Keys, output: Path | None, reply: Reply, smtp: Sm
         latest = seat.latest()
         block = make(seat.invitation, seat.seat, me)
         path = seat.folder.submit_move(seat.seat, latest.doc.seq if latest else 0, block.armored().encode())
-        typer.echo(t("{kind} of {seat} submitted: {path}", kind=block.kind, seat=seat.seat, path=path))
+        typer.echo(t("{kind} of {seat} submitted: {path}", kind=kind_name(block.kind), seat=seat.seat, path=path))
         return
     p = Path(target)
     if not p.is_file() and (p.exists() or "/" in target):
@@ -230,11 +230,11 @@ def _submit(target: str, keys: Keys, output: Path | None, reply: Reply, smtp: Sm
         what = block.doc.action if isinstance(block.doc, Request) else "seat"
         path = output or Path(f"{block.kind}-{sp.seat}-{what}.pbem")
         write_atomic(path, block.armored().encode())
-        typer.echo(t("{kind} file: {path} (send it to the host)", kind=block.kind, path=path))
+        typer.echo(t("{kind} file: {path} (send it to the host)", kind=kind_name(block.kind), path=path))
         return
     to = reply.host(where, sp.invitation.game)
     courier, sender = reply.courier(smtp, where, me.name)
-    typer.echo(t("{kind} of {seat}: {delivered}", kind=block.kind, seat=sp.seat,
+    typer.echo(t("{kind} of {seat}: {delivered}", kind=kind_name(block.kind), seat=sp.seat,
                  delivered=courier.deliver(block_mail(block, sender=sender, to=to))))
 
 

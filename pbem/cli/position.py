@@ -9,6 +9,8 @@ from pathlib import Path
 import typer
 
 from engine.errors import BadPosition
+from pbem.ui.failures import os_reason
+from pbem.ui.words import t
 
 app = typer.Typer(help="Query the rules on a position file: legal moves, results of moves.", no_args_is_help=True)
 
@@ -19,11 +21,12 @@ def read_position(path: Path):
     try:
         text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise BadPosition(f"cannot read {str(path)!r}: {exc.strerror}") from None
+        raise BadPosition(t("cannot read {path}: {why}", path=repr(str(path)), why=os_reason(exc))) from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BadPosition(f"{str(path)!r} is not JSON: {exc.msg} at line {exc.lineno}") from None
+        raise BadPosition(t("{path} is not JSON: {why} at line {line}", path=repr(str(path)), why=exc.msg,
+                               line=exc.lineno)) from None
     return load(doc)
 
 

@@ -85,12 +85,13 @@ class FolderPublisher:
 
     def deliver(self, release: Release) -> str:
         if release.seq == 0:
-            return f"invitation: {write_invitation(self.folder, release.armored).name}"
+            return t("invitation: {path}", path=write_invitation(self.folder, release.armored).name)
         path = self.folder.publish_packet(release.seq, release.armored.encode())
         if release.archive is not None:
             self.folder.publish_archive(release.archive[0], release.archive[1].encode())
-            return f"packet {release.seq}: {path.name} (and the archive of round {release.archive[0]})"
-        return f"packet {release.seq}: {path.name}"
+            return t("packet {seq}: {path} (and the archive of round {round})", seq=release.seq, path=path.name,
+                     round=release.archive[0])
+        return t("packet {seq}: {path}", seq=release.seq, path=path.name)
 
     def notify(self, notice: HostNotice) -> str:
         path = self.folder.publish_notice(notice.seq, notice.kind, notice.armored.encode())

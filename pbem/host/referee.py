@@ -75,7 +75,7 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.ui import when
-from pbem.ui.words import article, game_status, join, t
+from pbem.ui.words import game_status, join, kind_name, t
 
 
 @dataclass
@@ -473,11 +473,11 @@ class Host:
         """Apply one join, move, request or handover block, or refuse it without changing anything."""
         f = self.facts
         if block.game != f.id:
-            raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=block.kind, other=repr(block.game),
+            raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=kind_name(block.kind), other=repr(block.game),
                               game=repr(f.id)), hint=t("a file of another game goes to that game's host"))
         if block.kind not in ("join", "move", "request", "handover"):
             raise BadPacket(t("a host takes join, move, request and handover files, not {a_kind}",
-                              a_kind=article(block.kind)))
+                              a_kind=kind_name(block.kind, article=True)))
         with self._change() as (c, g):
             if isinstance(block.doc, Join):
                 return self._join(c, g, block)
@@ -498,7 +498,7 @@ class Host:
             raise BadPacket(t("no seat {name} in game {game}", name=repr(name), game=self.facts.id))
         if block.signer.encode() != seat.key.encode():
             timekeeper.refuse_former_key(g, seat, block)
-            raise BadSignature(t("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key", kind=block.kind,
+            raise BadSignature(t("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key", kind=kind_name(block.kind),
                                  name=repr(name), fingerprint=block.signer.fingerprint()))
         return seat
 

@@ -47,7 +47,7 @@ from pbem.protocol.documents import (
     sign,
 )
 from pbem.ui.when import date, left
-from pbem.ui.words import game_status, t
+from pbem.ui.words import game_status, kind_name, t
 
 if TYPE_CHECKING:
     from pbem.host.referee import Host, Outcome, Seat
@@ -388,7 +388,7 @@ def refuse_former_key(g: Game, seat: Seat, block: Signed[Any]) -> None:
         if h["seat"] == seat.name and h["old"] == block.signer.encode():
             raise BadSignature(t("seat {seat} was handed over to a new key at packet {seq}; this {kind} is signed by "
                                  "the old key {fingerprint} and is refused", seat=seat.name, seq=h["at"],
-                                 kind=block.kind, fingerprint=block.signer.fingerprint()))
+                                 kind=kind_name(block.kind), fingerprint=block.signer.fingerprint()))
 
 
 def reseat_document(host: Host, seat: str, key: PublicKey) -> Signed[Handover]:

@@ -24,7 +24,7 @@ from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Mental
                                      Signed, parse)
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
 from pbem.ui import failures, words
-from pbem.ui.words import t
+from pbem.ui.words import kind_name, labelled, t
 
 
 # --- reading mail ---------------------------------------------------------------------------
@@ -79,7 +79,7 @@ def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
         try:
             blocks.append(parse(kind, payload))
         except PbemError as exc:
-            errors.append(t("{kind} block: {error}", kind=kind.lower(), error=failures.message(exc)))
+            errors.append(t("{kind} block: {error}", kind=kind_name(kind), error=failures.message(exc)))
     return blocks, errors
 
 
@@ -167,7 +167,7 @@ class Router:
             return (*self._route(block), 0)
         except (PbemError, MoveError) as exc:
             code = exc.exit_code if isinstance(exc, PbemError) else move_exit_code(exc)
-            said = t("{kind} for {game}: {error}", kind=block.kind, game=block.game, error=failures.message(exc))
+            said = t("{kind} for {game}: {error}", kind=kind_name(block.kind), game=block.game, error=failures.message(exc))
             return "refused", said, code
 
     def _route(self, block: Signed) -> tuple[str, str]:
@@ -175,7 +175,7 @@ class Router:
         if isinstance(doc, (Join, Move, Request, Handover, Mental)):  # a Mental block: a trustless game's blind host
             host = self.hosts.get(block.game)
             if host is None:
-                return "ignored", t("{kind} for game {game}: no store here holds that game", kind=block.kind,
+                return "ignored", t("{kind} for game {game}: no store here holds that game", kind=kind_name(block.kind),
                                     game=block.game)
             if host.identity is None:
                 if self.unlock is None:
@@ -227,7 +227,7 @@ class Router:
                 return "have", t("invitation to {game} already saved: {path}", game=block.game, path=path)
             return "invitation", t("invitation to {game} from {host}: {path} (join with: pbem mail-join {game})",
                                    game=block.game, host=doc.host.name, path=path)
-        return "ignored", t("a {kind} block", kind=block.kind)
+        return "ignored", t("a {kind} block", kind=kind_name(block.kind))
 
     def _notice(self, block: Signed[Notice]) -> tuple[str, str]:
         """A host's reminder or late notice: kept for 'pbem turn GAME', said in one line."""
@@ -249,13 +249,13 @@ class Router:
         blocks, errors = message_blocks(msg)
         if not blocks and not errors:
             return [("ignored", t("{label}: not a pbem mail ({sender})", label=label, sender=who(msg)), 0)]
-        out = [("refused", f"{label}: {e}", BadPacket.exit_code) for e in errors]
+        out = [("refused", labelled(label, e), BadPacket.exit_code) for e in errors]
         # An invitation first: a packet in the same mail may be checked against it (a seat
         # handed to a new player gets both in one mail).
         for b in sorted(blocks, key=lambda b: b.kind != "invitation"):
             kind, line, code = self.route_coded(b)
             self.learn_sender(b, kind, msg)
-            out.append((kind, f"{label}: {line}", code))
+            out.append((kind, labelled(label, line), code))
         return out
 
     def learn_sender(self, block: Signed, kind: str, msg: EmailMessage) -> None:

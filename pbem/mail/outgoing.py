@@ -535,7 +535,7 @@ def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | N
                  what=_asks_words(what)) + "\n"
     else:
         raise UsageError(t("players mail joins, moves, mental blocks, requests and handovers, not a {kind}",
-                           kind=block.kind))
+                           kind=words.kind_name(block.kind)))
     if not isinstance(doc, Mental):  # a mental block is attached only: a shuffle is 90 KiB of armour
         text = f"{text}\n{armored}"
     return compose(sender=sender, to=to, subject=subject, body_text=text,

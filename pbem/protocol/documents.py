@@ -32,7 +32,8 @@ from pbem.protocol.armor import armor, dearmor_all
 from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
 from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
 from pbem.ui import when
-from pbem.ui.words import t
+from pbem.ui.failures import os_reason
+from pbem.ui.words import kind_name, t
 
 VERSION = 1
 SIG_LEN = 64
@@ -501,7 +502,7 @@ class Signed(Generic[D]):
     def expect(self, cls: type[E]) -> Signed[E]:
         """This block, if it is a `cls` document; else BadPacket naming what it is."""
         if not isinstance(self.doc, cls):
-            raise BadPacket(t("expected a {kind}, got a {other}", kind=cls.KIND, other=self.kind))
+            raise BadPacket(t("expected a {kind}, got a {other}", kind=kind_name(cls.KIND), other=kind_name(self.kind)))
         return cast("Signed[E]", self)
 
 
@@ -575,16 +576,16 @@ def parse(kind: str, payload: bytes, *, check_signature: bool = True) -> Signed[
     cls = TYPES.get(k)
     if cls is None:
         raise BadPacket(t("unknown block type {kind}", kind=repr(kind[:24])), hint=t("is this a pbem file?"))
-    check_size(len(payload), MAX_BLOCK, t("a {kind} block", kind=k))
+    check_size(len(payload), MAX_BLOCK, t("a {kind} block", kind=kind_name(k)))
     if len(payload) <= SIG_LEN + 2:
-        raise BadPacket(t("{kind} block is truncated ({size} bytes)", kind=k, size=len(payload)))
+        raise BadPacket(t("{kind} block is truncated ({size} bytes)", kind=kind_name(k), size=len(payload)))
     sig, body = payload[:SIG_LEN], payload[SIG_LEN:]
-    what = t("the {kind} block", kind=k)
+    what = t("the {kind} block", kind=kind_name(k))
     raw = load_json(body, what)
     fmt = raw.get("format") if isinstance(raw, dict) else None
     if fmt != f"pbem-{k}/{VERSION}":
         newer = isinstance(fmt, str) and fmt.startswith(f"pbem-{k}/")
-        raise BadPacket(t("{kind} block has format {format}, expected {expected}", kind=k, format=repr(str(fmt)[:40]),
+        raise BadPacket(t("{kind} block has format {format}, expected {expected}", kind=kind_name(k), format=repr(str(fmt)[:40]),
                           expected=repr(f"pbem-{k}/{VERSION}")),
                         hint=t("a newer pbem may be needed") if newer else None)
     if canonical_json(raw) != body:
@@ -617,7 +618,7 @@ def read_text(path: Path) -> str:
         check_size(path.stat().st_size, MAX_FILE, repr(str(path)))
         data = path.read_bytes()
     except OSError as exc:
-        raise BadPacket(t("cannot read {path}: {why}", path=repr(str(path)), why=exc.strerror)) from None
+        raise BadPacket(t("cannot read {path}: {why}", path=repr(str(path)), why=os_reason(exc))) from None
     return data.decode("utf-8", errors="replace")
 
 
@@ -632,11 +633,11 @@ def read_file(path: Path) -> list[Signed[Any]]:
 def read_one(path: Path, kind: str) -> Signed[Any]:
     blocks = [b for b in read_file(path) if b.kind == kind]
     if not blocks:
-        raise BadPacket(t("{path} holds no {kind}", path=repr(str(path)), kind=kind))
+        raise BadPacket(t("{path} holds no {kind}", path=repr(str(path)), kind=kind_name(kind)))
     distinct = {b.hash: b for b in blocks}
     if len(distinct) > 1:
         raise BadPacket(t("{path} holds {n} different {kind} blocks; pass one", path=repr(str(path)), n=len(distinct),
-                          kind=kind))
+                          kind=kind_name(kind)))
     return blocks[0]
 
 

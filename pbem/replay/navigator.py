@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pbem.ui import words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
@@ -56,7 +57,6 @@ def _known_goals(r: Replay, i: int, who: str) -> dict[str, str]:
 def print_all(r: Replay, who: str) -> None:
     from rich.text import Text
 
-    from pbem.ui import words
     from pbem.ui.render import render_maze
 
     con = console()
@@ -77,7 +77,7 @@ def print_all(r: Replay, who: str) -> None:
     final = r.final
     winners = words.join(list(final.winners)) if final.winners else words.t("nobody")
     paid = ", ".join(f"{p} +{g}" for p, g in final.payout.items() if g) or "-"
-    con.print(Text(f"{words.t('round over')}: {words.t('winners', players=winners)}; {paid}", style="bold"))
+    con.print(Text(words.labelled(words.t("round over"), f"{words.t('winners', players=winners)}; {paid}"), style="bold"))
 
 
 # --- the interactive viewer ------------------------------------------------------------------
@@ -225,8 +225,8 @@ class Navigator:
         r, i, who = self.r, self.i, self.who
         v = r.view(i, who)
         step = t("move {n} of {total}", n=i, total=len(r)) if i else t("the deal (0 of {total})", total=len(r))
-        title = Text(f"{t('replay')}: {t('game {game}, round {round}', game=r.game, round=r.round)} · {step} · "
-                     f"{_perspective_line(r, i, who)}", style="bold")
+        title = Text(words.labelled(t("replay"), f"{t('game {game}, round {round}', game=r.game, round=r.round)} · {step} · "
+                                   f"{_perspective_line(r, i, who)}"), style="bold")
         said = [Text(f"{i}. {r.steps[i - 1].seat}: {r.notation(i, who)}")] if i else []
         sentences = [Text(f"   {line}", style="dim") for line in r.sentences(i, who)] if i else []
         (_, y0), (_, y1) = maze_area(v.board)

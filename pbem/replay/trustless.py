@@ -21,6 +21,8 @@ from pbem.errors import PbemError
 from pbem.protocol.documents import Invitation, Packet, Signed, parse, payload_hash
 from pbem.replay.rounds import NotReplayable, Source
 from pbem.seat.trustless import Follower
+from pbem.ui import failures
+from pbem.ui.words import t
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> Ch
             assert payload_hash(packet.payload) == h
             follower.follow(packet)
         except (PbemError, EngineError) as exc:
-            out.fault = f"packet {seq}: {exc}"
+            out.fault = t("packet {seq}: {error}", seq=seq, error=failures.message(exc))
             break
         out.packets = seq
     table = follower.table

@@ -18,6 +18,7 @@ from pbem.names import IDENTITY_NAME, check_identity_name
 from pbem.protocol import crypto
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.seat.home import ENV_HOME, key_path, keys_dir, pub_path
+from pbem.ui.failures import os_reason
 from pbem.ui.words import t
 
 ENV_PASSPHRASE = "PBEM_PASSPHRASE"
@@ -155,7 +156,7 @@ def get_passphrase(passphrase_file: Path | None, prompt: bool, confirm: bool) ->
             raw = Path(passphrase_file).read_bytes()
         except OSError as exc:
             raise UsageError(t("cannot read passphrase file {path}: {error}", path=repr(str(passphrase_file)),
-                               error=exc.strerror))
+                               error=os_reason(exc)))
         # Only the final newline is an artefact of editors and `echo`.
         if raw.endswith(b"\r\n"):
             raw = raw[:-2]

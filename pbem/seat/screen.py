@@ -109,7 +109,7 @@ def trustless_lines(summary: dict[str, Any]) -> list[str]:
     role = summary["role"]
     lines.append(words.t("your role", role=words.role_name(role) if role else words.t("not open yet")))
     hand = [words.card_name(c) if c else words.t("not open yet") for c in summary["hand"]]
-    lines.append(f"{words.t('your hand')}: {', '.join(hand)}")
+    lines.append(words.labelled(words.t("your hand"), words.t("list sep").join(hand)))
     for c in summary["cards_waiting"]:
         label, i = c["slot"]
         lines.append(words.t("card waits", slot=f"{label} #{i}", seats=words.join(c["tokens_from"])))

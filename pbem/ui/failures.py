@@ -8,9 +8,34 @@ engine's refusals, which pbem/ui/engine_words.py says through the catalogs.
 
 from __future__ import annotations
 
+import errno
+
 from engine.errors import MoveError
 from pbem.errors import BadName, BadNameRead, CannotWrite, ContentConflict, NotARegularFile, PbemError
-from pbem.ui.words import t
+from pbem.ui.words import N_, t
+
+
+_OS_REASONS = {
+    errno.ENOENT: N_("no such file or folder"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("operation not permitted"),
+    errno.EISDIR: N_("it is a folder"),
+    errno.ENOTDIR: N_("a part of the path is not a folder"),
+    errno.ENOSPC: N_("no space left on the device"),
+    errno.EROFS: N_("the file system is read-only"),
+    errno.EEXIST: N_("it exists already"),
+    errno.ENAMETOOLONG: N_("the name is too long"),
+    errno.ELOOP: N_("too many levels of links"),
+}
+
+
+def os_reason(exc: OSError | int | None, fallback: str = "") -> str:
+    """Why the operating system refused (an OSError or its errno), in the reader's language;
+    an errno not listed says the system's own words."""
+    code = exc.errno if isinstance(exc, OSError) else exc
+    if code in _OS_REASONS:
+        return t(_OS_REASONS[code])
+    return (exc.strerror or str(exc)) if isinstance(exc, OSError) else fallback
 
 
 def message(exc: BaseException) -> str:
@@ -25,7 +50,7 @@ def message(exc: BaseException) -> str:
             return t("bad game id {name}", name=repr(exc.name))
         return t("bad seat name {name} in a document", name=repr(exc.name))
     if isinstance(exc, CannotWrite):
-        return t("cannot write {path}: {why}", path=repr(exc.path), why=exc.reason)
+        return t("cannot write {path}: {why}", path=repr(exc.path), why=os_reason(exc.errno, exc.reason))
     if isinstance(exc, NotARegularFile):
         path = repr(exc.path)
         return {"folder": lambda: t("{path} is a folder, not a regular file: pbem only replaces regular files", path=path),

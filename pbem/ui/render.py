@@ -377,7 +377,7 @@ def _heading(view: RoundState, header: dict | None) -> Text:
         bits.append(t("round over"))
     text = Text(" · ".join(bits), style="bold")
     for key, value in (header or {}).items():
-        text.append(f"\n{key}: {value}", style="dim")
+        text.append("\n" + words.labelled(key, value), style="dim")
     return text
 
 

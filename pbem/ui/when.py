@@ -91,11 +91,11 @@ def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int |
     if step is not None and words.has(f"{key} step"):
         key, kw["step"] = f"{key} step", words.step_name(step)
     if not words.has(key):  # a notice kind from a newer host
-        return f"{kind}: {seat or ''}".strip()
+        return words.labelled(kind, seat or "").strip()
     try:
         return words.t(key, **kw)
     except (KeyError, IndexError):
-        return f"{kind}: {seat or ''}".strip()
+        return words.labelled(kind, seat or "").strip()
 
 
 def notice_name(kind: str) -> str:

@@ -382,6 +382,11 @@ def kind_name(kind: str, *, article: bool = False) -> str:
     return globals()["article"](name) if article else name
 
 
+def labelled(label: object, value: object) -> str:
+    """`label: value` with the colon of the language (Chinese: full-width ：)."""
+    return t("{label}: {value}", label=label, value=value)
+
+
 def step_name(step: str) -> str:
     """A trustless table's step (shuffle, deal, move, tokens, goal, reveal, join, over) in words;
     a step this pbem does not know is quoted as it came."""
