@@ -43,3 +43,38 @@ def test_every_help_page_fills_its_lines_at_80_columns(monkeypatch: pytest.Monke
                 assert len(line.rstrip()) + len(after.split()[0]) >= 76, f"pbem {' '.join(path)} --help:\n" + "\n".join(prose)
         pages += 1
     assert pages > 30
+
+
+@pytest.mark.slow
+def test_every_group_page_lists_its_commands_and_each_is_reachable() -> None:
+    """`pbem GROUP --help` (a real process, through the entry point's lean branch) lists every
+    command of the group, and `pbem GROUP COMMAND --help` is that command's page: `pbem mail
+    --help` showed `mail send`'s page, so `mail setup` was never listed."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "COLUMNS": "120", "PYTHONPATH": str(root)}
+    env.pop("PBEM_LANG", None)
+
+    def page(*args: str) -> str:
+        run = subprocess.run([sys.executable, "-m", "pbem.cli", *args, "--help"], capture_output=True, text=True,
+                             env=env, timeout=60)
+        assert run.returncode == 0, (args, run.stderr)
+        return run.stdout
+
+    cmd = typer.main.get_command(app)
+    groups = {name: sub for name, sub in cmd.commands.items() if getattr(sub, "commands", None)}  # type: ignore[attr-defined]
+    assert {"mail", "game", "key", "folder", "host", "bot"} <= set(groups)
+    for name, group in groups.items():
+        listed = page(name)
+        missing = [c for c in group.commands if c not in listed]
+        assert not missing, (name, missing, listed)
+    assert "Usage: python -m pbem.cli mail setup" in page("mail", "setup")
+    assert "Usage: python -m pbem.cli mail send" in page("mail", "send")
+    assert "Usage: python -m pbem.cli mail send" in page("mail", "friday")  # GAME alone is `mail send GAME`
+    zh = subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hans", "mail", "--help"], capture_output=True,
+                        text=True, env=env, timeout=60)
+    assert zh.returncode == 0 and "setup" in zh.stdout and "send" in zh.stdout and "命令" in zh.stdout, zh.stdout

@@ -160,7 +160,6 @@ def branch(app: typer.Typer, argv: list[str]) -> typer.Typer:
         group = lean.registered_groups[0]
         inner = _named(group.typer_instance, next(words, ""))  # type: ignore[arg-type]
         if inner is None:
-            # (not `pbem mail --help`: the mail group reads it as `pbem mail send --help`)
             if page and group.typer_instance.info.cls is None:  # type: ignore[union-attr]
                 group.typer_instance = _listed(group.typer_instance)  # type: ignore[arg-type]
             break

@@ -771,10 +771,11 @@ def bot_run(
 
 
 class _MailGroup(TyperGroup):
-    """`pbem mail setup ...` is the profile; anything else is `pbem mail [send] GAME ...`."""
+    """`pbem mail setup ...` is the profile; `pbem mail GAME ...` is `pbem mail send GAME ...`;
+    `pbem mail` and `pbem mail --help` are the group's page, which lists both."""
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
-        if not args or args[0] not in self.commands:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
             args = ["send", *args]
         return super().parse_args(ctx, args)
 
@@ -788,7 +789,9 @@ def register(app: typer.Typer) -> None:
         game_app._pbem_transport = True  # type: ignore[attr-defined]
         game_app.command("email")(game_email)
         game_app.command("smtp")(game_smtp)
-    mail_app = typer.Typer(cls=_MailGroup, help="Mail packets (host), or 'pbem mail setup': your mail settings.")
+    mail_app = typer.Typer(cls=_MailGroup, no_args_is_help=True,
+                           help="Mail packets (host): 'pbem mail GAME' is 'pbem mail send GAME'. "
+                                "'pbem mail setup': your own mail settings.")
     mail_app.command("send")(mail)
     mail_app.command("setup")(mail_setup)
     app.add_typer(mail_app, name="mail")
