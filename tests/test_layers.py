@@ -1,6 +1,6 @@
 """pbem/ is layered and imports flow one way (like tests/test_engine_purity.py for the engine).
 
-    cli -> auto -> replay -> mail, folder -> host, seat -> protocol -> ui -> atomic, names -> errors -> engine
+    __main__ -> entry -> cli -> auto -> replay -> mail, folder -> host, seat -> protocol -> ui -> atomic, names -> errors -> engine
 
 A module may import its own subpackage and any lower layer, never a higher one or a
 sibling on its own layer (host and seat do not know each other; nor do mail and folder).
@@ -24,6 +24,8 @@ LAYERS: dict[str, int] = {
     "pbem.replay": 6,
     "pbem.auto": 7,
     "pbem.cli": 8,
+    "pbem.entry": 9,
+    "pbem.__main__": 10,
 }
 
 

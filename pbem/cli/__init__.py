@@ -86,18 +86,6 @@ def _fail(message: str, hint: str | None, code: int, source: str | None = None) 
     sys.exit(code)
 
 
-def _language_in(argv: list[str]) -> str | None:
-    """The --lang value, looked up before parsing so that --help is already translated."""
-    for i, arg in enumerate(argv):
-        if arg == "--lang" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--lang="):
-            return arg.split("=", 1)[1]
-        if not arg.startswith("-"):
-            return None  # --lang belongs before the command
-    return None
-
-
 def _named(app: typer.Typer, word: str) -> typer.Typer | None:
     """`app` keeping only its command or group called `word` (None: it has no such one)."""
     import copy
@@ -175,7 +163,7 @@ def main() -> None:
     from pbem.ui.words import t
 
     try:
-        words.set_language(_language_in(sys.argv[1:]))
+        words.set_language(words.language_in(sys.argv[1:]))
     except ValueError:
         pass  # the --lang callback reports it
     try:

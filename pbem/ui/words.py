@@ -48,6 +48,18 @@ def _normalise(lang: str) -> str | None:
     return None
 
 
+def language_in(argv: list[str]) -> str | None:
+    """The --lang value, looked up before parsing so that --help is already translated."""
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+        if not arg.startswith("-"):
+            return None  # --lang belongs before the command
+    return None
+
+
 def set_language(lang: str | None) -> None:
     """Choose the language; None goes back to PBEM_LANG. Raises ValueError when unknown."""
     global _chosen

@@ -1,0 +1,3 @@
+from pbem.entry import main
+
+main()
