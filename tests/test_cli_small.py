@@ -74,3 +74,23 @@ def test_an_older_packet_is_called_old_in_chinese_too(tmp_path: Path) -> None:
                  home=table.homes[mover])
     assert move.returncode == EXIT_STALE, move.stderr
     assert "牌包 1 是舊的" in move.stderr and "請改為查看最新的牌包（牌包 2 或更新的）" in move.stderr
+
+
+def test_usage_errors_are_one_line_in_the_readers_language(tmp_path: Path) -> None:
+    """Click's own usage errors come out as every other error: `error: ...` and `hint: ...`,
+    exit 2, translated; a file given where the game's name goes says so (issue 15.2)."""
+    wrong = _pbem("apply", "--db", str(tmp_path / "x.db"), "move.pbem")
+    assert wrong.returncode == 2 and wrong.stdout == "", wrong
+    assert wrong.stderr == ("error: missing argument 'FILES...'\n"
+                            "hint: 'move.pbem' was taken for the game's name: the name comes first (pbem apply GAME ...)\n")
+    assert not list(tmp_path.iterdir())  # nothing written
+    typo = _pbem("gme")
+    assert typo.returncode == 2 and typo.stderr.splitlines()[0] == "error: no such command 'gme'; did you mean 'game', 'games'?"
+    env = {**os.environ, "PBEM_LANG": "zh-Hans"}
+    zh = subprocess.run([sys.executable, "-m", "pbem.cli", "status", "--bogus"], capture_output=True, text=True, env=env)
+    assert zh.returncode == 2 and zh.stderr == "错误：没有选项 '--bogus'\n提示：'pbem status --help' 会说明它的用法\n", zh.stderr
+    extra = subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hant", "key", "show", "a", "b"],
+                           capture_output=True, text=True, env=env)
+    assert extra.returncode == 2 and extra.stderr.startswith("錯誤：多出了參數 b\n"), extra.stderr
+    for run in (wrong, typo, zh, extra):
+        assert "Usage:" not in run.stderr and "Try '" not in run.stderr and "Traceback" not in run.stderr

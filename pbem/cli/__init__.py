@@ -198,8 +198,12 @@ def main() -> None:
         if isinstance(exc, typer.Exit):
             sys.exit(exc.exit_code)
         if isinstance(exc, ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a group run bare shows its page
+                exc.show()
+                sys.exit(exc.exit_code)
+            from pbem.cli import usage
+
+            _fail(usage.message(exc), usage.hint(exc, sys.argv[1:]), exc.exit_code)
         if isinstance(exc, typer.Abort):
             _fail(t("aborted"), None, 1)
         if os.environ.get("PBEM_DEBUG"):
