@@ -304,3 +304,18 @@ def test_one_way_to_number_a_packet(lang: str) -> None:
                     said += 1
                     assert f"牌包 {{{field}}}" in s, (e.msgid, s)
     assert said > 60
+
+
+def test_the_armour_header_is_the_same_bytes_in_every_language() -> None:
+    """The armour's Comment/Seq lines are wire format, English by design (docs/translating.md)."""
+    from types import SimpleNamespace
+
+    from pbem.protocol.armor import armor
+    from pbem.protocol.documents import _headers
+
+    doc = SimpleNamespace(game="friday-1a2b3c4d", seq=5)
+    english = armor("PACKET", b"\x00" * 40, _headers("packet", doc))  # type: ignore[arg-type]
+    for lang in catalog.CATALOGS:
+        with words.using(lang):
+            assert armor("PACKET", b"\x00" * 40, _headers("packet", doc)) == english  # type: ignore[arg-type]
+    assert "Comment: pbem packet for game friday-1a2b3c4d\nSeq: 5\n" in english and english.isascii()
