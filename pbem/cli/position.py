@@ -25,8 +25,8 @@ def read_position(path: Path):
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BadPosition(t("{path} is not JSON: {why} at line {line}", path=repr(str(path)), why=exc.msg,
-                               line=exc.lineno)) from None
+        raise BadPosition(t("{path} is not JSON (line {line}, column {column})", path=repr(str(path)), line=exc.lineno,
+                               column=exc.colno)) from None
     return load(doc)
 
 
