@@ -78,3 +78,32 @@ def test_every_group_page_lists_its_commands_and_each_is_reachable() -> None:
     zh = subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hans", "mail", "--help"], capture_output=True,
                         text=True, env=env, timeout=60)
     assert zh.returncode == 0 and "setup" in zh.stdout and "send" in zh.stdout and "命令" in zh.stdout, zh.stdout
+
+
+@pytest.mark.parametrize("command", [["demo"], ["host", "run"]])
+def test_a_chinese_help_page_fills_its_lines_at_80_columns(command: list[str]) -> None:
+    """Rich breaks lines only at spaces; a Chinese sentence has none and was moved whole to the
+    next line ("一个自动主持人和 5" / "个机器人玩家，..."). Now a line breaks between characters."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from rich.cells import cell_len
+
+    env = {**os.environ, "COLUMNS": "80", "TERMINAL_WIDTH": "80",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    run = subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hans", *command, "--help"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    top = lines[: next(i for i, line in enumerate(lines) if line.lstrip().startswith("╭"))]
+    prose = top[next(i for i, line in enumerate(top) if "Usage:" in line) + 1:]
+    assert any("主持" in line for line in prose), run.stdout
+    for line, after in zip(prose, prose[1:]):
+        if line.strip() and after.strip():  # the next line's first word (a character, in Chinese) did not fit
+            first = after.split()[0]
+            word = first[0] if cell_len(first[0]) == 2 else first
+            assert cell_len(line.rstrip()) + cell_len(word) >= 77, "\n".join(prose)
+    for line in lines:
+        assert not line.rstrip(" │").endswith("（"), line  # an opening bracket stays with what it opens

@@ -8,6 +8,7 @@ command line runs, `localise` walks the command tree and puts each through the c
 from __future__ import annotations
 
 import inspect
+import re
 import unicodedata
 from collections.abc import Iterator
 from typing import Any
@@ -17,7 +18,7 @@ from functools import cache
 import typer
 import typer.main
 
-from pbem.ui.words import t
+from pbem.ui.words import language, t
 
 # Typer's own words around the help (panel titles, markers); these are its module settings.
 _TYPER_WORDS = ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_TITLE", "ERRORS_PANEL_TITLE",
@@ -149,4 +150,23 @@ def localise(cmd: Any, argv: list[str] | None = None) -> Any:
             part.metavar = ""
     for name, english in _english().items():
         setattr(rich_utils(), name, t(english))
+    if language() != "en":
+        _break_between_cjk_characters()
     return cmd
+
+
+_CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
+_OPENING = "（「『《"
+_CLOSING = "，。、；：？！）」』》"
+
+
+def _break_between_cjk_characters() -> None:
+    """Rich breaks a line only at whitespace, and Chinese has none: a sentence was one long
+    "word", moved whole to the next line ("一个自动主持人和 5" / "个机器人玩家，..."). Each CJK
+    character is a word of its own for rich's wrapping (punctuation stays with the
+    character it belongs to), so lines fill up to the width. rich._wrap looks its pattern up on
+    every call; only help pages (localise) change it."""
+    import rich._wrap
+
+    char = rf"(?![{_OPENING}])[{_CJK}]"
+    rich._wrap.re_word = re.compile(rf"\s*[{_OPENING}]*(?:{char}|[^\s{_CJK}]+)[{_CLOSING}]*\s*")
