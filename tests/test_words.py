@@ -168,4 +168,4 @@ def test_events_in_chinese() -> None:
         assert describe_event({"event": "reveal", "goal": "top", "card": "goal-stone-nw.1"}) == "上方的终点翻开了：石头"
         assert describe_event({"event": "winners", "players": ["ann", "cat"]}) == "获胜者：ann 和 cat"
     with words.using("zh-Hant"):
-        assert describe_event({"event": "gold", "finder": "ann"}) == "ann 挖到了金子！"
+        assert describe_event({"event": "gold", "finder": "ann"}) == "ann 找到了金礦！"

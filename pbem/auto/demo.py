@@ -31,6 +31,7 @@ from pbem.host import blind
 from pbem.host import referee as H
 from pbem.protocol.documents import Packet, Result, Standings, read_blocks
 from pbem.seat import keys
+from pbem.ui import words
 from pbem.ui.words import pad, t
 
 T = TypeVar("T")
@@ -107,9 +108,9 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
     final = _run_to_end(procs, lambda: _watch(console, folder, results, procs))
     for r in results:
         found = t("gold found by {player}", player=r.finder) if r.finder else t("gold not found")
-        paid = ", ".join(f"{p} +{g}" for p, g in r.payout.items() if g) or t("nobody")
+        paid = words.listing(f"{p} +{g}" for p, g in r.payout.items() if g) or t("nobody")
         console.print(t("round {round}: {found}; winners {winners}; {paid}", round=r.round, found=found,
-                        winners=", ".join(r.winners) or t("none"), paid=paid))
+                        winners=words.listing(r.winners) or t("none"), paid=paid))
     _print_scores(console, final.gold, final.winners)
     console.print(t("{files} signed move and join files, {packets} packets, {seconds} s",
                     files=len(list(folder.dir.glob("inbox/done/*"))), packets=len(folder.packets(None)),
@@ -151,7 +152,7 @@ def _still_going(procs: list[subprocess.Popen], deadline: float, timeout: float)
 
 
 def _columns() -> tuple:
-    return (TextColumn("round {task.fields[round]}"), BarColumn(), MofNCompleteColumn(), TextColumn("moves"),
+    return (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(t("moves played")),
             TimeElapsedColumn())
 
 
@@ -167,7 +168,7 @@ def _watch(console: Console, folder: GameFolder, results: list[Result], procs: l
                 for m in doc.moves:
                     task = tasks.get(m.round)
                     if task is None:
-                        task = tasks[m.round] = progress.add_task("", total=None, round=m.round)
+                        task = tasks[m.round] = progress.add_task(t("round", n=m.round), total=None)
                     progress.update(task, completed=m.n)
                 if doc.result is not None:
                     r = doc.result
@@ -195,8 +196,8 @@ def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess
                          hint=t("see the logs folder"))
     for r in report.rounds:
         found = t("gold found by {player}", player=r.finder) if r.finder else t("gold not found")
-        paid = ", ".join(f"{p} +{g}" for p, g in r.payout.items() if g) or t("nobody")
-        roles = ", ".join(f"{p} {role}" for p, role in r.roles.items())
+        paid = words.listing(f"{p} +{g}" for p, g in r.payout.items() if g) or t("nobody")
+        roles = words.listing(f"{p} {role}" for p, role in r.roles.items())
         console.print(t("round {round}: {found}; {paid}; roles, opened at the round's end: {roles}", round=r.round,
                         found=found, paid=paid, roles=roles))
     gold = report.rounds[-1].gold
@@ -235,7 +236,7 @@ def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Po
                         moves[doc.round] = moves.get(doc.round, 0) + 1
                         task = tasks.get(doc.round)
                         if task is None:
-                            task = tasks[doc.round] = progress.add_task("", total=None, round=doc.round)
+                            task = tasks[doc.round] = progress.add_task(t("round", n=doc.round), total=None)
                         progress.update(task, completed=moves[doc.round])
                 if doc.phase == "game-over":
                     for task in tasks.values():
@@ -253,10 +254,10 @@ def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4) -> N
 
     r = load_replay(str(shared), round_no=1)
     console.print()
-    console.print(Text.assemble((t("replay"), "bold"), ": ",
-                                t("the last {n} moves of round 1, all cards open, from the shared folder", n=last)))
+    console.print(Text.assemble((t("replay"), "bold"), words.labelled("", t(
+        "the last {n} moves of round 1, all cards open, from the shared folder", n=last))))
     for i in range(max(1, len(r) - last + 1), len(r) + 1):
-        console.print(Text.assemble(f"  {i}. {'; '.join(r.sentences(i, ALL))}   ", (r.notation(i, ALL), "dim")))
+        console.print(Text.assemble(f"  {i}. {words.clauses(r.sentences(i, ALL))}   ", (r.notation(i, ALL), "dim")))
     console.print(frame(r, len(r), ALL))
     pbem = _command()
     if not keep:

@@ -44,7 +44,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.ui.terminal import printable
-from pbem.ui import failures
+from pbem.ui import failures, words
 from pbem.ui.words import kind_name, labelled, t
 
 Log = Callable[[str], None]
@@ -62,9 +62,9 @@ def stamp_log(prefix: str = "host") -> Log:
 
 def game_over_line(host: Host) -> str:
     st = host.status()
-    gold = ", ".join(f"{p} {g}" for p, g in st["gold"].items())
+    gold = words.listing(f"{p} {g}" for p, g in st["gold"].items())
     best = max(st["gold"].values(), default=0)
-    winners = ", ".join(p for p, g in st["gold"].items() if g == best)
+    winners = words.listing(p for p, g in st["gold"].items() if g == best)
     return t("game {game} is over after packet {seq}: gold {gold}; won by {winners}", game=st["game"], seq=st["seq"],
              gold=gold, winners=winners)
 
@@ -246,7 +246,7 @@ class MailHost:
         blocks, errors = message_blocks(msg)
         if not blocks:
             if errors:
-                self.log(t("rejected {name}: {why}", name=label, why="; ".join(errors)))
+                self.log(t("rejected {name}: {why}", name=label, why=words.clauses(errors)))
                 self.source.settle(label, "rejected")
             else:
                 self.log(t("ignored {name}: not a pbem mail ({sender})", name=label, sender=who(msg)))

@@ -11,7 +11,7 @@ from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.play import PassOpt
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
-from pbem.ui import when
+from pbem.ui import when, words
 from pbem.ui.words import t
 
 app = typer.Typer(help="Unlock your keys once per session (like ssh-agent).", no_args_is_help=True)
@@ -50,7 +50,7 @@ def start(
     client = agent.start_agent(where)
     for identity in unlocked:
         client.add(identity, lifetime)
-    listed = ", ".join(i.name for i in unlocked)
+    listed = words.listing(i.name for i in unlocked)
     typer.echo(t("agent holds {names} for {span} (socket {path}); 'pbem agent stop' forgets them", names=listed,
                  span=when.span(lifetime), path=client.path))
 

@@ -19,6 +19,7 @@ from pbem.cli.options import Keys, Reply, Smtp, grouped
 from pbem.cli.play import DbOpt, GameArg, OutOpt, StoreOpt, game_app, host_out_dir, open_host, write_packets
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
+from pbem.ui import words
 from pbem.ui.words import kind_name, t
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def timing_words(timing: dict[str, Any] | None) -> str:
         said += t(", then {span} of grace", span=span(timing["grace"]))
     return said + t("; on timeout: {policy}; absent after {n} missed; reminders: {reminders}",
                     policy=timing.get("on_timeout", "wait"), n=timing.get("absent_after", 2),
-                    reminders=", ".join(timing.get("reminders") or []) or t("none"))
+                    reminders=words.listing(timing.get("reminders") or []) or t("none"))
 
 
 def _host(game: str, store: str | None, db: Path | None, keys: Keys, classic: str | None = None):

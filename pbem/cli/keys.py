@@ -15,6 +15,7 @@ import typer
 from pbem.errors import UsageError
 from pbem.names import check_identity_name
 from pbem.seat.home import key_home, key_path, keys_dir
+from pbem.ui import words
 from pbem.ui.words import t
 
 app = typer.Typer(help="Identities: your signing and encryption keys.", no_args_is_help=True)
@@ -34,7 +35,7 @@ def only_identity(where: Path, question: str) -> str:
     names = [n for n, _ in keys.list_identities(where)]
     if len(names) != 1:
         raise UsageError(question, hint=t("identities in {where}: {names}", where=where,
-                                          names=", ".join(names) or t("none (pbem key new NAME)")))
+                                          names=words.listing(names) or t("none (pbem key new NAME)")))
     return names[0]
 
 

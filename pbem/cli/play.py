@@ -174,7 +174,7 @@ def game_new(
         stray = [n for n in emails if n not in names and n != HOST]
         if stray:  # checked before the game's file is made
             raise UsageError(t("no seat {name} in game {game}", name=repr(stray[0]), game=game),
-                             hint=t("seats: {list}", list=", ".join(names)) + t("; or 'host'"))
+                             hint=t("seats: {list}", list=words.listing(names)) + t("; or 'host'"))
         if timing:  # refused before the game's file is made
             blind.check_timing(Timing.from_config({"timing": timing}))
         invitation = blind.create_game(own, game, host, ruleset, seats, list(option))
@@ -491,9 +491,9 @@ def games(
                 turn = t("joining ({joined}/{seats} in)", joined=g["joined"], seats=g["seats"])
             due = ""
             if g["due"]:
-                due = "; " + t("due {when} ({left})", when=date(g["due"]), left=left(g["due"], now))
+                due = t("clause sep") + t("due {when} ({left})", when=date(g["due"]), left=left(g["due"], now))
             elif g["paused"]:
-                due = "; " + t("paused")
+                due = t("clause sep") + t("paused")
             where = t("round {n}, packet {seq}", n=g["round"], seq=g["seq"])
             since = t("since {when}", when=date(g["since"])) if g["since"] else ""
             typer.echo(f"  {pad(g['name'], 16)} {pad(where, 20)} {pad(turn, 22)} {since}{due}")

@@ -635,7 +635,7 @@ class Host:
         else:
             told = t("applied {seat}'s move: {move}; packet {seq}", seat=seat.name, move=said, seq=seq)
         if result is not None:  # the host's apply and the daemon's log say when a round or the game ends
-            told += "; " + t("round {n} is over: winners {winners}", n=result.round,
+            told += t("clause sep") + t("round {n} is over: winners {winners}", n=result.round,
                              winners=join(list(result.winners)) if result.winners else t("nobody"))
         if g["status"] == "over":
             told += "; " + t("the game is over: {winners} won", winners=join(standings_winners(ended.gold)))

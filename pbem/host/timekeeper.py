@@ -375,7 +375,7 @@ def resume(host: Host) -> Outcome:
             _notice(host, c, g, "due", clock["seat"], due=clock["due"])
         said = t("game {game} resumed", game=g["id"])
         if clock.get("due"):
-            said += "; " + t("due other", player=clock["seat"], when=date(clock["due"]), left=left(clock["due"], now))
+            said += t("clause sep") + t("due other", player=clock["seat"], when=date(clock["due"]), left=left(clock["due"], now))
         return _outcome("resumed", said)
 
 

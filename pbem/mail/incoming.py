@@ -209,7 +209,7 @@ class Router:
             line = t("saved packet {seq} of {game} ({state}): {path}", seq=doc.seq, game=block.game, state=state,
                      path=path)
             if adopted is not None:
-                line += "; " + t("seat {seat} was handed to your key: play it with pbem turn {game}", seat=adopted,
+                line += t("clause sep") + t("seat {seat} was handed to your key: play it with pbem turn {game}", seat=adopted,
                                  game=block.game)
             return "saved", line
         if isinstance(doc, Archive):

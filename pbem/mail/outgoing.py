@@ -57,7 +57,7 @@ def packet_subject(doc: Packet, recipient: str | None = None, moves: int = 0) ->
     game, seq, rnd = doc.game, doc.seq, doc.round
     kind = mail_kind(doc, recipient or "")
     if kind == "over":
-        winners = ", ".join(doc.standings.winners if doc.standings else []) or t("nobody")
+        winners = words.listing(doc.standings.winners if doc.standings else []) or t("nobody")
         return t("mail over subject", tag=_tag(game), winners=winners)
     if kind == "round" and doc.result is not None:
         return t("mail round subject", tag=_tag(game), done=doc.result.round, round=rnd, seq=seq, player=doc.to_move)
@@ -106,7 +106,7 @@ def describe_moves(docs: list[Packet]) -> list[str]:
 
 
 def _gold(gold: dict[str, int]) -> str:
-    return ", ".join(f"{p} {g}" for p, g in gold.items()) or "-"
+    return words.listing(f"{p} {g}" for p, g in gold.items()) or "-"
 
 
 def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str | None = None,
@@ -124,7 +124,7 @@ def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str
     for d in docs:
         result = d.result
         if result is not None:
-            out.append(t("mail round over", n=result.round, winners=", ".join(result.winners) or t("nobody")))
+            out.append(t("mail round over", n=result.round, winners=words.listing(result.winners) or t("nobody")))
             if result.finder:
                 out.append(t("mail finder", player=result.finder))
             paid = {p: g for p, g in result.payout.items() if g}
@@ -136,7 +136,7 @@ def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str
     if doc.phase == "game-over":
         st = doc.standings
         out.append(t("mail game over", list=_gold(st.gold if st else {}),
-                     winners=", ".join(st.winners if st else []) or t("nobody")))
+                     winners=words.listing(st.winners if st else []) or t("nobody")))
     else:
         to_move = doc.to_move
         out.append(t("mail your turn") if recipient == to_move else t("mail now", player=to_move))
@@ -150,7 +150,7 @@ def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str
 def invitation_summary(doc: Invitation, seat: str | None) -> str:
     host = doc.host
     fp = PublicKey.decode(host.key).fingerprint()
-    seats = ", ".join(doc.seat_names())
+    seats = words.listing(doc.seat_names())
     game = doc.game
     yours = seat if seat and seat != HOST else None
     return "\n".join([
@@ -338,7 +338,7 @@ class MailPublisher:
             for out in outs:  # who has the invitation at which address (see _new_reader)
                 book[out.name] = {**book.get(out.name, {}), "to": out.address}
             self.host.set_config(mail_book=book)
-            return t("mailed invitation to {list}", list="; ".join(lines))
+            return t("mailed invitation to {list}", list=words.clauses(lines))
         doc = self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
         lines = []
         for name, address in recipients(self.host):
@@ -392,7 +392,7 @@ class MailPublisher:
                      seq=notice.seq, error=exc)
         lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails]
         return t("mailed {notice} (packet {seq}) to {list}", notice=when.notice_name(notice.kind), seq=notice.seq,
-                 list="; ".join(lines) or t("nobody"))
+                 list=words.clauses(lines) or t("nobody"))
 
     def _kind(self, doc: Packet, name: str) -> str | None:
         if doc.waiting is None:

@@ -64,7 +64,7 @@ def subject(doc: Packet, recipient: str | None, packets: int, gold: dict[str, in
     assert w is not None
     if doc.phase == "game-over":
         best = max(gold.values(), default=0)
-        return t("mail over subject", tag=tag, winners=", ".join(p for p, g in gold.items() if g == best) or t("nobody"))
+        return t("mail over subject", tag=tag, winners=words.listing(p for p, g in gold.items() if g == best) or t("nobody"))
     if recipient in w.seats:
         return t("{tag} {seat}, the table waits for your {step}: round {round}, packet {seq}", tag=tag,
                  seat=recipient, step=_step(w.step), round=doc.round, seq=doc.seq)
@@ -107,8 +107,8 @@ def summary(docs: list[Packet], recipient: str | None, digest: str | None, gold:
         out.append("")
     if doc.phase == "game-over":
         best = max(gold.values(), default=0)
-        out.append(t("mail game over", list=", ".join(f"{p} {g}" for p, g in gold.items()) or "-",
-                     winners=", ".join(p for p, g in gold.items() if g == best) or t("nobody")))
+        out.append(t("mail game over", list=words.listing(f"{p} {g}" for p, g in gold.items()) or "-",
+                     winners=words.listing(p for p, g in gold.items() if g == best) or t("nobody")))
     elif recipient in w.seats and w.step == "move":
         out.append(t("mail your turn"))
     elif recipient in w.seats:

@@ -44,7 +44,7 @@ from pbem.replay.rounds import Source, invitation_of
 from pbem.replay.told import PacketCheck, Step
 from pbem.seat.home import invitation_path, load_invitation
 from pbem.seat.player import seat_in, seat_of
-from pbem.ui import failures, when
+from pbem.ui import failures, when, words
 from pbem.ui.words import t
 
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
@@ -440,7 +440,7 @@ def _check_deal(rep: Report, doc: Archive, invitation: Signed[Invitation], secre
                 differ.append(key)
     if differ:
         rep.fault(0, DEAL, t("the starting position is not the deal of the secret and the contributions: "
-                               "{fields} differ", fields="; ".join(differ)))
+                               "{fields} differ", fields=words.clauses(differ)))
     else:
         rep.passed("deal")
 

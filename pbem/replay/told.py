@@ -39,6 +39,7 @@ from pbem.host.referee import round_result, seat_part
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import HandoverRecord, Packet, Part, PublicMove, open_as, parse, seal_info
+from pbem.ui import words
 from pbem.ui.words import t
 
 # Names of checks (as `pbem audit --json` lists them), not words for a person.
@@ -235,7 +236,7 @@ class PacketCheck:
     def _say(self, seq: int, check: str, wrong: list[str], where: str) -> None:
         if wrong:
             self.fault(seq, check, t("{where}, the packet differs from the replay: {differences}", where=where,
-                                     differences="; ".join(wrong)))
+                                     differences=words.clauses(wrong)))
         else:
             self.report.passed(f"packet-{check}")
 

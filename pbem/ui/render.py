@@ -351,7 +351,7 @@ def _players_table(view: RoundState, me: str | None, show_roles: bool) -> Table:
         if show_roles:
             row.append(words.role_name(view.roles.get(p)))
         front = [words.card_name(c) for c in view.in_front.get(p, [])]
-        row += [str(len(view.hands.get(p, []))), str(view.gold.get(p, 0)), ", ".join(front) or "-"]
+        row += [str(len(view.hands.get(p, []))), str(view.gold.get(p, 0)), words.listing(front) or "-"]
         table.add_row(*row, style="bold" if p == turn else None)
     return table
 

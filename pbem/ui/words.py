@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from functools import lru_cache
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Iterator
 
 if TYPE_CHECKING:
@@ -180,6 +180,16 @@ def join(items: list[str]) -> str:
     if sep.strip() == sep and (head[-1:].isascii() or last[:1].isascii()):
         sep = f" {sep} "
     return head + sep + last
+
+
+def listing(items: Iterable[str]) -> str:
+    """`a, b, c` / `a、b、c`: a plain list, no "and" (see `join`)."""
+    return t("list sep").join(items)
+
+
+def clauses(items: Iterable[str]) -> str:
+    """`a; b; c` / `a；b；c`: sentences of one line."""
+    return t("clause sep").join(items)
 
 
 def goal_name(goal: str) -> str:
