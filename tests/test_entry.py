@@ -2,14 +2,17 @@
 imported says `error: interrupted` and exits 130, like a Ctrl-C anywhere else, instead of
 Python's KeyboardInterrupt traceback.
 
-The interrupt lands inside the import deterministically: the real console script runs with
-`-X importtime`, which writes a line as each module finishes importing; when Typer's line comes
-(pbem.cli imports it first, then the whole command tree), the process is stopped, its pending
-lines are read to make sure pbem.cli has not finished, SIGINT is sent and the process resumed.
+The interrupt lands inside the import: the real console script runs with `-X importtime`,
+which writes a line as each module finishes importing, into a pipe of one page, so the child
+cannot run more than a page of lines (~60 modules) ahead of the test reading them, however
+loaded the machine. At the first of Typer's modules (pbem.cli imports Typer first, then ~110
+more modules), the child is stopped, its pending lines are read to make sure pbem.cli has not
+finished, SIGINT is sent and the child resumed.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import signal
@@ -39,8 +42,10 @@ def test_the_entry_point_is_the_small_wrapper() -> None:
 
 
 def _finished(line: str, module: str) -> bool:
-    """An `-X importtime` line saying `module` has finished importing ("import time: 9 | 20 |   typer")."""
-    return line.startswith("import time:") and line.rsplit("|", 1)[-1].strip() == module
+    """An `-X importtime` line saying `module` (or, for "typer.", one of its modules) has
+    finished importing ("import time: 9 | 20 |   typer.colors")."""
+    name = line.rsplit("|", 1)[-1].strip()
+    return line.startswith("import time:") and (name.startswith(module) if module.endswith(".") else name == module)
 
 
 def _lines(fd: int, timeout: float) -> list[str]:
@@ -64,15 +69,17 @@ def _interrupt_during_import(lang: list[str]) -> tuple[int, str, bool]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal starts it
     assert proc.stderr is not None
-    seen: list[str] = []
+    fcntl.fcntl(proc.stderr.fileno(), fcntl.F_SETPIPE_SZ, 4096)  # the child blocks a page ahead of us
     try:
         deadline = time.monotonic() + 60
-        while not any(_finished(line, "typer") for line in seen):
-            assert time.monotonic() < deadline and proc.poll() is None, "".join(seen[-20:])
-            seen += _lines(proc.stderr.fileno(), 0.2)
+        fd, data = proc.stderr.fileno(), b""
+        while not any(_finished(line, "typer.") for line in data.decode(errors="replace").splitlines()):
+            assert time.monotonic() < deadline and proc.poll() is None, data[-2000:]
+            if select.select([fd], [], [], 0.2)[0]:
+                data += os.read(fd, 4096)  # one read, then look: the child is at most a page ahead
         os.kill(proc.pid, signal.SIGSTOP)
         time.sleep(0.05)
-        seen += _lines(proc.stderr.fileno(), 0.1)
+        seen = (data.decode(errors="replace") + "".join(_lines(fd, 0.1))).splitlines(keepends=True)
         inside = not any(_finished(line, "pbem.cli") for line in seen)
         os.kill(proc.pid, signal.SIGINT)
         os.kill(proc.pid, signal.SIGCONT)
@@ -89,10 +96,10 @@ def _interrupt_during_import(lang: list[str]) -> tuple[int, str, bool]:
 @pytest.mark.slow
 @pytest.mark.parametrize("lang,line", [([], "error: interrupted"), (["--lang", "zh-Hans"], "错误：已中断")])
 def test_ctrl_c_while_the_cli_is_imported(lang: list[str], line: str) -> None:
-    for _ in range(5):  # the stop lands inside the import nearly always; a loaded machine may need another try
+    for _ in range(5):  # the stop lands inside the import (checked); if it ever does not, try again
         code, said, inside = _interrupt_during_import(lang)
         assert "Traceback" not in said and "KeyboardInterrupt" not in said, said
-        assert code == EXIT_INTERRUPTED and said.strip() == line, (code, said)
         if inside:
+            assert code == EXIT_INTERRUPTED and said.strip() == line, (code, said)
             return
     pytest.fail("the interrupt never came while pbem.cli was being imported")
