@@ -508,7 +508,7 @@ def games(
                 w = g["waiting"]
                 state = t("trustless waits", step=words.step_name(w['step']), seats=words.join(w["seats"]))
                 if g["yours"]:
-                    state = t("YOUR TURN") + ": " + state
+                    state = words.labelled(t("YOUR TURN"), state)
             elif g["yours"]:
                 state = t("YOUR TURN")
             elif g["answered"]:

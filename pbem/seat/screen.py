@@ -47,7 +47,7 @@ def news_lines(sp: SeatPacket, notices: list[Notice], now: datetime) -> list[str
     first = min([m.seq if isinstance(m, RecentMove) else 0 for m in since] + [sp.doc.seq])
     fresh = [n for n in notices if n.seq >= first]
     if fresh:
-        lines.append(t("news") + ":")
+        lines.append(words.labelled(t("news"), "").rstrip())
         lines += [f"  - {n.line(now)}" for n in fresh]
     return lines
 
