@@ -242,3 +242,44 @@ def test_bad_stores_on_the_command_line(tmp_path: Path) -> None:
         assert lines[0].startswith("error: ") and words in lines[0] and "Traceback" not in r.stderr, r.stderr
         assert "secret" not in r.stderr  # a URL's password is never printed
     assert not (tmp_path / "missing.db").exists() and not (tmp_path / "saves").exists()
+
+
+def test_a_club_store_of_schema_3_is_migrated_and_its_round_ends_with_the_moves_the_host_made(tmp_path: Path) -> None:
+    """A store the club code made before moves.why (tests/fixtures/v3-club: round 1 in play,
+    moves 5 and 10 made by the host for a silent seat): opening it fills moves.why from the
+    stored envelopes; the host's next move is listed as its own; the round played to its
+    end by a fresh Host (which reads the round from the store) archives them as the host's,
+    and the audit of that round passes."""
+    from engine.bots import RandomBot
+    from pbem.host.clock import FakeClock
+    from pbem.replay.audit import audit_source
+    from pbem.replay.rounds import open_source, pick_game
+
+    root = tmp_path / "v3"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "v3-club", root)
+    db = root / "club.db"
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT version_num FROM alembic_version").fetchone() == ("0003",)
+    ids = {n: keys.load_identity(root / f"home-{n}", n, PASS) for n in ("referee", "ann", "bob", "cat")}
+    clock = FakeClock("2026-12-01T14:10:02+00:00")
+    with H.Host(db, ids["referee"], clock) as host:
+        with sqlite3.connect(db) as c:
+            made = c.execute("SELECT n, why FROM moves ORDER BY n").fetchall()
+        assert made == [(n, "timeout" if n in (5, 10) else None) for n in range(1, 13)]
+        clock.advance(3601)
+        assert [o.kind for o in host.tick()][-1] == "applied"  # move 13, the host's again (after its notices)
+        bots = {s: RandomBot(s) for s in ("ann", "bob", "cat")}
+        listed: dict[int, str | None] = {}
+        while not host.archives():
+            seq, _ = host.head()
+            packet = read_blocks(host.packet(seq) or "")[0]
+            listed.update({m.n: m.why for m in packet.doc.recent if m.round == 1})
+            seat = packet.doc.to_move
+            sp = P.open_packet(packet, ids[seat], root / f"home-{seat}", remember=False)
+            host.accept(read_blocks(P.make_move(sp, str(bots[seat].choose(sp.view))).armored())[0])
+        assert listed[13] == "timeout" and listed[12] is None and listed[14] is None
+        archive = read_blocks(host.archives()[1])[0].doc
+    assert [(m.n, m.by, m.why) for m in archive.moves if m.by] == [(n, "host", "timeout") for n in (5, 10, 13)]
+    src = open_source(None, db)
+    assert all(r.ok for r in audit_source(src, pick_game(src, None), [1]))
+    assert schema_diff(f"sqlite:///{db}") == []

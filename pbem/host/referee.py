@@ -7,10 +7,11 @@ commit and mark how far they got, so a crash between the two loses nothing and t
 run delivers only what is new.
 
 Per move the host does only that move's work: the game's fixed facts (seats, decoded keys)
-and the round secrets are read once per `Host`; the live state is kept in memory from one
-move to the next while the game's head is unchanged, so it is decrypted only when another
-process moved the game on; each packet's `prev` is stored, so a round's archive reads only
-the hashes of its chain.
+and the round secrets are read once per `Host`; the live state and the round so far (as its
+archive lists it: `RoundLog`) are kept in memory from one move to the next while the game's
+head is unchanged, so they are read and opened only when another process moved the game on;
+each packet's `prev` and each move's `why` are stored, so a round's archive reads only the
+hashes of its chain and no stored move file is parsed again.
 """
 
 from __future__ import annotations
@@ -87,11 +88,21 @@ class Outcome:
     seq: int | None = None
 
 
-def _archived(m: Any, sealed: dict[str, str]) -> ArchivedMove:
-    """A stored move as the archive lists it (`sealed`: its text and nonce, sealed by this host)."""
-    why = timekeeper.host_made(m.envelope)
-    return ArchivedMove(n=m.n, seat=m.seat, text=sealed["text"], nonce=sealed["nonce"], envelope=b64(m.envelope),
-                        by=HOST if why else None, why=why)
+def _archived(n: int, seat: str, text: str, nonce: str, envelope: bytes, why: str | None) -> ArchivedMove:
+    """A move as the archive lists it (`why`: why the host made it; None: the seat's own)."""
+    return ArchivedMove(n=n, seat=seat, text=text, nonce=nonce, envelope=b64(envelope), by=HOST if why else None, why=why)
+
+
+@dataclass
+class RoundLog:
+    """A round's archive in the making: its dealt state and its moves so far, as the archive
+    lists them. A Host keeps it from one change to the next while nobody else moves the game
+    on (as it keeps the live state), so a round's last move signs the archive without reading
+    and opening every move of the round again."""
+
+    round_no: int
+    start: dict[str, Any]  # the dealt state, dumped
+    moves: list[ArchivedMove]
 
 
 def seat_part(state: RoundState, seat: str, events: list[Event]) -> Part:
@@ -241,6 +252,15 @@ _ADD_DELIVERY = insert(deliveries)
 _RAISE_DELIVERY = update(deliveries).where(_CHANNEL).values(seq=bindparam("b_seq"))
 _NOTICES = (select(notices.c.id, notices.c.seq, notices.c.kind, notices.c.seat, notices.c.armored)
             .where(notices.c.game_id == _GAME, notices.c.id > bindparam("b_after")).order_by(notices.c.id))
+_ROUND_KEY = (rounds.c.game_id == _GAME) & (rounds.c.round_no == bindparam("b_round"))
+_ROUND = (select(rounds.c.first_seq, rounds.c.start_state_sealed, rounds.c.carried, rounds.c.secret, games.c.invitation)
+          .select_from(rounds.join(games, games.c.id == rounds.c.game_id)).where(_ROUND_KEY))
+_ROUND_MOVES = (select(moves.c.n, moves.c.seat, moves.c.text_sealed, moves.c.envelope, moves.c.why)
+                .where(moves.c.game_id == _GAME, moves.c.round_no == bindparam("b_round")).order_by(moves.c.n))
+_CHAIN = (select(packets.c.seq, packets.c.hash, packets.c.prev)
+          .where(packets.c.game_id == _GAME, packets.c.seq >= bindparam("b_from")).order_by(packets.c.seq))
+_JOINS = select(joins.c.envelope).where(joins.c.game_id == _GAME)
+_SET_ARCHIVE = update(rounds).where(_ROUND_KEY).values(archive=bindparam("b_archive"))
 _RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.c.archive)
              .select_from(packets.outerjoin(rounds, (rounds.c.game_id == packets.c.game_id)
                                             & (rounds.c.last_seq == packets.c.seq)))
@@ -269,7 +289,9 @@ class Host:
         self._secrets: list[bytes] | None = None
         self._checked_key = False
         self._live: tuple[str, RoundState] | None = None  # (head, state) after our last change
-        self._made: RoundState | None = None  # the state the change under way published
+        self._log: tuple[str, RoundLog] | None = None  # (head, the round so far) after our last change
+        self._made: tuple[RoundState, RoundLog | None] | None = None  # what the change under way published
+        self._dealt: RoundLog | None = None  # the round the change under way dealt
 
     def now(self) -> str:
         return stamp(self.clock.now())
@@ -443,7 +465,7 @@ class Host:
         the edited columns written back, all in one transaction. The state a change publishes
         is kept for the next change while nobody else moves the game on."""
         facts = self.facts
-        self._made = None
+        self._made = self._dealt = None
         try:
             with self.store.write() as c:
                 g = dict(self.store.lock_game(c, facts.id)._mapping)
@@ -455,10 +477,12 @@ class Host:
                 if changed:
                     c.execute(_SET_GAME, {**changed, "b_game": facts.id})
         except BaseException:
-            self.facts, self._made = facts, None  # e.g. a handover that did not commit
+            self.facts, self._made, self._dealt = facts, None, None  # e.g. a handover that did not commit
             raise
         if self._made is not None:
-            self._live, self._made = (g["head"], self._made), None
+            state, log = self._made
+            self._live, self._made = (g["head"], state), None
+            self._log = (g["head"], log) if log is not None else None
 
     def _state(self, g: dict[str, Any]) -> RoundState:
         """The round's live state at `g`'s head: the one kept from our last change when nobody
@@ -468,6 +492,12 @@ class Host:
         if live is not None and live[0] == g["head"]:
             return live[1]
         return self._open_state(g["state_sealed"])
+
+    def _round_log(self, g: dict[str, Any]) -> RoundLog | None:
+        """The round so far as kept from our last change, if nobody moved the game on since
+        (taken, as the state is)."""
+        log, self._log = self._log, None
+        return log[1] if log is not None and log[0] == g["head"] else None
 
     def accept(self, block: Signed[Any]) -> Outcome:
         """Apply one join, move, request or handover block, or refuse it without changing anything."""
@@ -546,12 +576,15 @@ class Host:
                             first_seat=first_seat, gold=gold, nuggets=nuggets)
         g.update(status="playing", round_no=round_no, move_no=0)
         carried = {"gold": gold, "nuggets": nuggets, "first": state.players[first_seat]} if round_no > 1 else {}
+        start = dump(state)
         c.execute(insert(rounds).values(game_id=f.id, round_no=round_no, first_seq=g["seq"] + 1,
-                                        start_state_sealed=self._seal_state(state), carried=json.dumps(carried)))
+                                        start_state_sealed=self._seal_state(start), carried=json.dumps(carried)))
+        self._dealt = RoundLog(round_no, start, [])
         return state
 
-    def _seal_state(self, state: RoundState) -> str:
-        return seal_json(dump(state), self._me().public, _host_info(self.facts.id, "state"), pad="state")
+    def _seal_state(self, state: dict[str, Any]) -> str:
+        """A state (dumped), sealed to the host."""
+        return seal_json(state, self._me().public, _host_info(self.facts.id, "state"), pad="state")
 
     def live_state(self) -> RoundState:
         """The true state of the round in play, every hand open (needs the host's key)."""
@@ -617,7 +650,8 @@ class Host:
         c.execute(_ADD_MOVE, dict(
             game_id=f.id, round_no=g["round_no"], n=g["move_no"], seat=seat.name, public_text=said,
             text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, me.public, _host_info(f.id, "move"), pad="move"),
-            envelope=block.payload, file_hash=block.hash, answered_seq=g["seq"], applied_at=at))
+            envelope=block.payload, file_hash=block.hash, answered_seq=g["seq"], applied_at=at, why=by))
+        archived = _archived(g["move_no"], seat.name, text, b64(nonce), block.payload, by)
         moved = [PublicMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said,
                             by=HOST if by else None, why=by)]
         if by is None:
@@ -628,7 +662,7 @@ class Host:
         if state.phase == OVER:
             result, state = self._end_round(c, g, state)
         seq = self._publish(c, g, state, moves=moved, events=events, result=result,
-                            ended=ended if result is not None else None)
+                            ended=ended if result is not None else None, archived=archived)
         if by:
             told = t("applied the host's move for {seat} ({why}): {move}; packet {seq}", seat=seat.name,
                      why=when.reason(by), move=said, seq=seq)
@@ -653,42 +687,56 @@ class Host:
                          gold=state.gold, nuggets=state.nuggets)
         return result, nxt
 
-    def _archive(self, c: Connection, g: dict[str, Any], final: RoundState, last: Signed[Packet]) -> Signed[Archive]:
-        """Sign the ended round's archive (docs/protocol.md); `last` is the round's last packet."""
+    def _archive(self, c: Connection, g: dict[str, Any], final: RoundState, last: Signed[Packet],
+                 log: RoundLog | None) -> Signed[Archive]:
+        """Sign the ended round's archive (docs/protocol.md); `last` is the round's last packet,
+        `log` the round as this Host kept it (None: read and open every move of the round)."""
         f = self.facts
         me = self._me()
-        rnd = c.execute(select(rounds).where(rounds.c.game_id == f.id, rounds.c.round_no == final.round_no)).one()
-        played = c.execute(select(moves.c.n, moves.c.seat, moves.c.text_sealed, moves.c.envelope)
-                           .where(moves.c.game_id == f.id, moves.c.round_no == final.round_no).order_by(moves.c.n))
-        chain = [Link(seq=r.seq, hash=r.hash, prev=r.prev) for r in c.execute(
-            select(packets.c.seq, packets.c.hash, packets.c.prev)
-            .where(packets.c.game_id == f.id, packets.c.seq >= rnd.first_seq - 1).order_by(packets.c.seq))]
+        key = {"b_game": f.id, "b_round": final.round_no}
+        rnd = c.execute(_ROUND, key).one()
+        if log is None:
+            info = _host_info(f.id, "move")
+            played = []
+            for m in c.execute(_ROUND_MOVES, key):
+                sealed = open_json(m.text_sealed, me, info)  # its text and nonce, sealed by this host
+                played.append(_archived(m.n, m.seat, sealed["text"], sealed["nonce"], m.envelope, m.why))
+            start = open_json(rnd.start_state_sealed, me, _host_info(f.id, "state"))
+        else:
+            played, start = log.moves, log.start
+        chain = [Link(seq=r.seq, hash=r.hash, prev=r.prev)
+                 for r in c.execute(_CHAIN, {"b_game": f.id, "b_from": rnd.first_seq - 1})]
         chain.append(Link(seq=last.doc.seq, hash=last.hash, prev=last.doc.prev))
-        envelopes = c.execute(select(joins.c.envelope).where(joins.c.game_id == f.id)).scalars()
-        invitation = c.execute(select(games.c.invitation).where(games.c.id == f.id)).scalar_one()
-        move_info = _host_info(f.id, "move")
         carried = json.loads(rnd.carried)
         archive = sign(Archive(
             game=f.id,
             round=final.round_no,
-            invitation=invitation,
-            joins=sorted(b64(e) for e in envelopes),
+            invitation=rnd.invitation,
+            joins=sorted(b64(e) for e in c.execute(_JOINS, key).scalars()),
             secret=rnd.secret,
             carried=Carried(**carried) if carried else Carried(),
-            start=open_json(rnd.start_state_sealed, me, _host_info(f.id, "state")),
-            moves=[_archived(m, open_json(m.text_sealed, me, move_info)) for m in played],
+            start=start,
+            moves=played,
             chain=chain,
             handovers=timekeeper.archive_handovers(g),
             final=dump(final),
         ), me)
-        c.execute(update(rounds).where(rounds.c.game_id == f.id, rounds.c.round_no == final.round_no)
-                  .values(archive=archive.armored()))
+        c.execute(_SET_ARCHIVE, {**key, "b_archive": archive.armored()})
         return archive
 
     def _publish(self, c: Connection, g: dict[str, Any], state: RoundState, *, moves: list[PublicMove], events: list,
                  result: Result | None = None, ended: RoundState | None = None,
-                 handover: HandoverRecord | None = None) -> int:
+                 handover: HandoverRecord | None = None, archived: ArchivedMove | None = None) -> int:
+        """Sign and store the next packet; `archived`: the move it answers, as the round's
+        archive lists it (appended to the round kept in memory)."""
         f = self.facts
+        log = self._round_log(g)
+        if archived is not None:
+            played = ended.round_no if ended is not None else state.round_no
+            if log is not None and log.round_no == played and len(log.moves) == archived.n - 1:
+                log.moves.append(archived)
+            else:
+                log = None
         me = self._me()
         seq = g["seq"] + 1
         public = dump(view(state, None))
@@ -707,12 +755,14 @@ class Host:
         packet = sign(doc, me)
         armored = packet.armored()
         if ended is not None:
-            armored += self._archive(c, g, ended, packet).armored()
+            armored += self._archive(c, g, ended, packet, log).armored()
+        if self._dealt is not None:  # a round dealt by this change: its log starts now
+            log, self._dealt = self._dealt, None
         c.execute(_ADD_PACKET, dict(game_id=f.id, seq=seq, hash=packet.hash, prev=g["head"],
                                     round_no=state.round_no, armored=armored, created_at=self.now()))
-        g.update(seq=seq, head=packet.hash, state_sealed=self._seal_state(state),
+        g.update(seq=seq, head=packet.hash, state_sealed=self._seal_state(dump(state)),
                  public=json.dumps({**public, "to_move": to_move}))
-        self._made = state
+        self._made = (state, log)
         return seq
 
 

@@ -45,8 +45,8 @@ from pbem.ui.words import t
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
-HEAD = "0003"
-KNOWN = ("0001", "0002", "0003")
+HEAD = "0004"
+KNOWN = ("0001", "0002", "0003", "0004")
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 
 metadata = MetaData()
@@ -119,6 +119,7 @@ moves = Table(
     Column("file_hash", String, nullable=False, unique=True),
     Column("answered_seq", Integer, nullable=False),
     Column("applied_at", String, nullable=False),
+    Column("why", String),  # why the host made it for a silent seat (by: host); NULL: the seat's own
     UniqueConstraint("game_id", "round_no", "n"),
 )
 

@@ -43,7 +43,6 @@ from pbem.protocol.documents import (
     Request,
     Signed,
     b64,
-    parse,
     sign,
 )
 from pbem.ui.when import date, left
@@ -153,28 +152,19 @@ def packet_extras(host: Host, c: Connection, g: Game, seq: int, to_move: str | N
     return out
 
 
-def host_made(envelope: bytes) -> str | None:
-    """Why the host made a move (its own signed move file says `by: host`), or None. The
-    envelope is one this host stored after checking it."""
-    doc = parse("move", envelope, check_signature=False).doc
-    return (doc.why or "timeout") if doc.by == HOST else None
-
-
-_RECENT = (select(moves.c.round_no, moves.c.n, moves.c.seat, moves.c.public_text, moves.c.answered_seq,
-                  moves.c.envelope)
-           .order_by(moves.c.id.desc()).limit(RECENT_LIMIT))
+_RECENT = (select(moves.c.round_no, moves.c.n, moves.c.seat, moves.c.public_text, moves.c.answered_seq, moves.c.why)
+           .where(moves.c.game_id == bindparam("b_game")).order_by(moves.c.id.desc()).limit(RECENT_LIMIT))
 
 
 def recent_moves(c: Connection, g: Game, to_move: str | None) -> list[RecentMove]:
     """Public moves since `to_move`'s own last move, oldest first: everything every seat has
     missed since its last turn (the seat to move is the one who waited longest)."""
     out = []
-    for r in c.execute(_RECENT.where(moves.c.game_id == g["id"])):
+    for r in c.execute(_RECENT, {"b_game": g["id"]}):
         if r.seat == to_move:
             break
-        why = host_made(r.envelope)
         out.append(RecentMove(round=r.round_no, n=r.n, seat=r.seat, text=r.public_text, seq=r.answered_seq,
-                              by=HOST if why else None, why=why))
+                              by=HOST if r.why else None, why=r.why))
     return out[::-1]
 
 

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature, InvalidTag
@@ -73,6 +74,9 @@ def _quote(text: str, limit: int = 80) -> str:
 
 @dataclass(frozen=True)
 class PublicKey:
+    """A seat's or host's two public keys. Its line, key id and curve objects are made once
+    per key and kept (a host seals to every seat's key on every move)."""
+
     sign: bytes
     enc: bytes
 
@@ -84,6 +88,10 @@ class PublicKey:
         return bytes([_PUBLIC_VERSION]) + self.sign + self.enc
 
     def encode(self) -> str:
+        return self._line
+
+    @cached_property
+    def _line(self) -> str:
         raw = self._raw()
         data = raw + hashlib.sha256(raw).digest()[:_CHECKSUM_LEN]
         return PUBLIC_PREFIX + base64.b32encode(data).decode("ascii").lower().rstrip("=")
@@ -119,15 +127,27 @@ class PublicKey:
         return key
 
     def key_id(self) -> bytes:
+        return self._key_id
+
+    @cached_property
+    def _key_id(self) -> bytes:
         return hashlib.sha256(_KEY_ID_LABEL + self._raw()).digest()[:KEY_ID_LEN]
 
     def fingerprint(self) -> str:
         return fingerprint_of(self.key_id())
 
     def ed25519(self) -> Ed25519PublicKey:
-        return Ed25519PublicKey.from_public_bytes(self.sign)
+        return self._ed25519
 
     def x25519(self) -> X25519PublicKey:
+        return self._x25519
+
+    @cached_property
+    def _ed25519(self) -> Ed25519PublicKey:
+        return Ed25519PublicKey.from_public_bytes(self.sign)
+
+    @cached_property
+    def _x25519(self) -> X25519PublicKey:
         return X25519PublicKey.from_public_bytes(self.enc)
 
     def __str__(self) -> str:
@@ -152,7 +172,7 @@ class Identity:
     def generate(cls, name: str) -> Identity:
         return cls(name, Ed25519PrivateKey.generate(), X25519PrivateKey.generate())
 
-    @property
+    @cached_property
     def public(self) -> PublicKey:
         return PublicKey(
             sign=self.sign_key.public_key().public_bytes_raw(),
