@@ -5,10 +5,12 @@ an older commit extracted to a temporary folder, so the two rows are measured si
 It uses only the API both versions have: `create_game(path, ...)`, `Host(path, identity)`,
 `accept`, `packets`, `set_email`, plus each version's way of writing packet files and mail.
 
-Prints one JSON object: medians in milliseconds of an ordinary move, a round's last move,
-and publishing (packet files, then mail) early in the game and late in it; where the tree has
-them, an ordinary move's time split into the engine, sealing (HPKE), signing and the store (the
-rest: SQL, commit, documents), and an audit and a replay of one round of the game just played.
+Prints one JSON object: medians in milliseconds of an ordinary move (wall and CPU time), a
+round's last move, an ordinary move early in the game (the first 20 of round 1) and late in it
+(the first 20 of round 3), publishing (packet files, then mail) early and late; an ordinary move's time split
+into the engine, sealing (HPKE, with the JSON sealed), signing (with the JSON signed), the store's
+SQL statements, the commit (SQLite's fsync) and the rest (documents, armour, bookkeeping); and an
+audit and a replay of one round of the game just played.
 """
 
 from __future__ import annotations
@@ -63,14 +65,20 @@ KINDS = {
     "sealing": ("seal_json", "open_json", "open_as"),
     "signing": ("sign",),
 }
+# The store's own work, by the SQLAlchemy methods every statement and every commit go through
+# (Core and ORM alike): "sql" is each statement run (BEGIN too), "commit" the commit.
+STORE = {"sql": (("engine.base", "Connection", "execute"), ("engine.base", "Connection", "exec_driver_sql")),
+         "commit": (("engine.default", "DefaultDialect", "do_commit"),)}
+PARTS = (*KINDS, *STORE, "rest")
 
 
 class Split:
-    """Time spent in each kind of call, by wrapping the names in the host's modules; a call
-    made inside another timed call counts once, for the outer one."""
+    """Time spent in each kind of call, by wrapping the names in the host's modules and the
+    two SQLAlchemy methods; a call made inside another timed call counts once, for the outer
+    one. "rest" is what is left of the move's time."""
 
     def __init__(self) -> None:
-        self.spent = dict.fromkeys(KINDS, 0.0)
+        self.spent = dict.fromkeys((*KINDS, *STORE), 0.0)
         self.depth = 0
         try:
             from pbem.host import referee, timekeeper
@@ -81,6 +89,12 @@ class Split:
                 for name in names:
                     if callable(getattr(module, name, None)):
                         setattr(module, name, self._timed(kind, getattr(module, name)))
+        import importlib
+
+        for kind, methods in STORE.items():
+            for module_name, cls_name, method in methods:
+                cls = getattr(importlib.import_module(f"sqlalchemy.{module_name}"), cls_name)
+                setattr(cls, method, self._timed(kind, getattr(cls, method)))
 
     def _timed(self, kind: str, fn):
         def timed(*args, **kwargs):
@@ -96,7 +110,7 @@ class Split:
         return timed
 
     def take(self) -> dict[str, float]:
-        out, self.spent = self.spent, dict.fromkeys(KINDS, 0.0)
+        out, self.spent = self.spent, dict.fromkeys((*KINDS, *STORE), 0.0)
         return out
 
 
@@ -143,7 +157,8 @@ def main(players: int = 12, limit: int = 400) -> None:
         mail()
         bots = {s: RandomBot(s) for s in names}
         split = Split()
-        moves, last_moves, files_t, mail_t = [], [], [], []
+        moves, cpu, last_moves, files_t, mail_t = [], [], [], [], []
+        by_round: dict[int, list[tuple[int, float]]] = {}  # (packet answered, time) of each ordinary move
         parts: list[dict[str, float]] = []
         seq = 1
         for _ in range(limit):
@@ -155,9 +170,11 @@ def main(players: int = 12, limit: int = 400) -> None:
             sp = P.open_packet(packet, ids[seat], homes[seat], remember=False)
             block = read_blocks(P.make_move(sp, str(bots[seat].choose(sp.view))).armored())[0]
             split.take()
+            c0 = time.process_time()
             t0 = time.perf_counter()
             out = host.accept(block)
             t1 = time.perf_counter()
+            c1 = time.process_time()
             spent = split.take()
             write_files()
             t2 = time.perf_counter()
@@ -169,16 +186,27 @@ def main(players: int = 12, limit: int = 400) -> None:
                 last_moves.append(t1 - t0)
             else:
                 moves.append(t1 - t0)
-                parts.append({**spent, "store": t1 - t0 - sum(spent.values())})
+                cpu.append(c1 - c0)
+                by_round.setdefault(_field(packet.doc, "round"), []).append((seq, t1 - t0))
+                parts.append({**spent, "rest": t1 - t0 - sum(spent.values())})
             files_t.append(t2 - t1)
             mail_t.append(t3 - t2)
         host.close()
         rounds = one_round(db)
     ms = lambda xs: round(statistics.median(xs) * 1000, 2) if xs else None  # noqa: E731
-    split_ms = {f"{kind}_ms": ms([p[kind] for p in parts]) for kind in (*KINDS, "store")} if any(
+    # each part's mean, so that the parts add up to the mean move (medians of parts do not add up)
+    mean = lambda xs: round(statistics.fmean(xs) * 1000, 2)  # noqa: E731
+    split_ms = {f"{kind}_ms": mean([p.get(kind, 0.0) for p in parts]) for kind in PARTS} if any(
         any(p[k] for k in KINDS) for p in parts) else {}
+    # the first 20 moves of the first round and of the last: the same point of a round (a round's
+    # board and piles grow as it goes), the last ~140 packets later
+    early, late = by_round[min(by_round)][:20], by_round[max(by_round)][:20]
+    early_ms, late_ms = ms([x for _, x in early]), ms([x for _, x in late])
     print(json.dumps({
-        "players": players, "packets": seq, "move_ms": ms(moves), "round_end_ms": ms(last_moves),
+        "players": players, "packets": seq, "move_ms": ms(moves), "move_cpu_ms": ms(cpu),
+        "move_mean_ms": mean(moves) if split_ms else None, "round_end_ms": ms(last_moves),
+        "move_early_ms": early_ms, "move_late_ms": late_ms, "late_packet": late[0][0] if late else None,
+        "growth": round(late_ms / early_ms, 2) if early_ms and late_ms else None,
         "files_first_ms": ms(files_t[:20]), "files_last_ms": ms(files_t[-20:]),
         "mail_first_ms": ms(mail_t[:20]), "mail_last_ms": ms(mail_t[-20:]), **split_ms,
         **{k: round(v, 2) for k, v in rounds.items()},

@@ -93,6 +93,9 @@ class FolderPublisher:
                      round=release.archive[0])
         return t("packet {seq}: {path}", seq=release.seq, path=path.name)
 
+    def kept(self) -> dict[str, Any]:
+        return {}
+
     def notify(self, notice: HostNotice) -> str:
         path = self.folder.publish_notice(notice.seq, notice.kind, notice.armored.encode())
         return t("{notice}: {file}", notice=when.notice_name(notice.kind), file=path.name)

@@ -160,13 +160,16 @@ class BlindHost:
     def delivered(self, channel: str) -> int:
         return int(self.config().get("delivered", {}).get(channel, -1))
 
-    def mark_delivered(self, channel: str, seq: int) -> None:
+    def mark_delivered(self, channel: str, seq: int, config: dict[str, Any] | None = None) -> None:
         """Kept in the file, as a store keeps its marks: a host restarted after mailing a
-        packet does not mail it again (a folder is written idempotently, mail is not)."""
+        packet does not mail it again (a folder is written idempotently, mail is not). The
+        `config` keys the delivery changed (the mail's book) change in the same transaction."""
         with self._transaction() as c:
             marks = self._config(c).get("delivered", {})
             if seq > int(marks.get(channel, -1)):
                 self._set(c, delivered={**marks, channel: seq})
+            if config:
+                self._set(c, **config)
 
     @property
     def url(self) -> str:

@@ -2,7 +2,9 @@
 folder (pbem.folder.play), the mail (pbem.mail.outgoing).
 
 A publisher has a `channel` (its name in the store's delivery marks), `deliver(release)`
-(write or send one packet, or the invitation as seq 0) and `notify(notice)` (write or send
+(write or send one packet, or the invitation as seq 0), `kept()` (what it must remember of
+that delivery, as config changes stored in the same transaction as the channel's mark: the
+mail's book of who had which packet) and `notify(notice)` (write or send
 one of the host's signed notices: reminders, late, absent, pause...); each returns a line
 saying where it went (a line per message; empty: nothing went out now). `idle()` is the publisher's own timed
 work, asked on every publish (the mail's digests whose period ran out). `publish_pending` delivers only what the channel has not delivered
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pbem.atomic import write_atomic
 
@@ -52,6 +54,8 @@ class Publisher(Protocol):
 
     def deliver(self, release: Release) -> str: ...
 
+    def kept(self) -> dict[str, Any]: ...
+
     def notify(self, notice: HostNotice) -> str: ...
 
     def idle(self) -> list[str]: ...
@@ -71,7 +75,7 @@ def publish_pending(host: Host, publisher: Publisher, *, log: Callable[[str], No
     done: list[tuple[int | None, str]] = []
     for rel in todo:
         where = publisher.deliver(rel)
-        host.mark_delivered(publisher.channel, rel.seq)
+        host.mark_delivered(publisher.channel, rel.seq, publisher.kept())
         done.append((rel.seq, where))
     told = notices_channel(publisher.channel)
     for notice in host.notices(host.delivered(told)):
@@ -104,6 +108,9 @@ class OutDir:
         if not (target.exists() and target.read_bytes() == data):
             write_atomic(target, data)
         return str(target)
+
+    def kept(self) -> dict[str, Any]:
+        return {}
 
     def idle(self) -> list[str]:
         return []

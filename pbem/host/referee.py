@@ -389,14 +389,16 @@ class Host:
     def set_config(self, **changes: Any) -> dict[str, Any]:
         """Change top-level config keys in one transaction (None removes a key)."""
         with self.store.write() as c:
-            config = json.loads(self.store.lock_game(c, self.facts.id).config)
-            for key, value in changes.items():
-                if value is None:
-                    config.pop(key, None)
-                else:
-                    config[key] = value
-            c.execute(update(games).where(games.c.id == self.facts.id).values(config=json.dumps(config, sort_keys=True)))
-            return dict(config)
+            return self._set_config(c, json.loads(self.store.lock_game(c, self.facts.id).config), changes)
+
+    def _set_config(self, c: Connection, config: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+        for key, value in changes.items():
+            if value is None:
+                config.pop(key, None)
+            else:
+                config[key] = value
+        c.execute(_SET_GAME, {"b_game": self.facts.id, "config": json.dumps(config, sort_keys=True)})
+        return dict(config)
 
     def set_email(self, name: str, address: str | None) -> None:
         """Set (or with None remove) the mail address of a seat or of the host ('host')."""
@@ -446,11 +448,14 @@ class Host:
             out.append(Release(r.seq, r.armored, (r.round_no, r.archive) if r.archive else None))
         return out
 
-    def mark_delivered(self, channel: str, seq: int) -> None:
-        """Raise `channel`'s mark to `seq` (never lower it: two daemons may race)."""
+    def mark_delivered(self, channel: str, seq: int, config: dict[str, Any] | None = None) -> None:
+        """Raise `channel`'s mark to `seq` (never lower it: two daemons may race), and change
+        the `config` keys the delivery changed (the mail's book) in the same transaction."""
         key = {"b_game": self.facts.id, "b_channel": channel}
         with self.store.write() as c:
-            self.store.lock_game(c, self.facts.id)
+            row = self.store.lock_game(c, self.facts.id)
+            if config:
+                self._set_config(c, json.loads(row.config), config)
             old = c.execute(_DELIVERED, key).scalar()
             if old is None:
                 c.execute(_ADD_DELIVERY, {"game_id": self.facts.id, "channel": channel, "seq": seq})

@@ -177,10 +177,11 @@ class Outgoing:
     message: EmailMessage
 
 
-def recipients(host: Host) -> list[tuple[str, str]]:
-    """(name, address) for every seat with an address, in seat order, then the host's."""
+def recipients(host: Host, config: dict[str, Any] | None = None) -> list[tuple[str, str]]:
+    """(name, address) for every seat with an address, in seat order, then the host's
+    (`config`: the game's config, if read already)."""
     st = host.status()
-    emails = dict(host.config().get("emails") or {})
+    emails = dict((config if config is not None else host.config()).get("emails") or {})
     out = []
     for seat in st["seats"]:
         addr = seat.get("email") or emails.get(seat["name"])
@@ -207,7 +208,7 @@ def host_now(host: Any) -> datetime:
     return clock.now() if clock is not None else datetime.now(timezone.utc)
 
 
-def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, docs: list[Packet],
+def _packet_mail(host: Any, config: dict[str, Any], name: str, address: str, armored: str, docs: list[Packet],
                  digest: str | None, invitation: str | None = None) -> Outgoing:
     """A packet's mail to one recipient, the armour in the body and attached. In a trustless
     game `armored` holds every packet a seat has not had (it follows the whole chain), the
@@ -219,7 +220,7 @@ def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, 
     doc = docs[-1]
     seq = doc.seq
     attachment = f"packet-{seq:06d}.pbem"
-    with using(language_of(host.config(), name)):
+    with using(language_of(config, name)):
         if doc.waiting is not None:
             from pbem.mail import trustless
 
@@ -237,8 +238,8 @@ def _packet_mail(host: Any, sender: str, name: str, address: str, armored: str, 
                 text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
                                  "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation
             text += "\n" + armored
-    return Outgoing(name, address, seq, compose(sender=sender, to=address, subject=subject, body_text=text,
-                                                attachment_name=attachment, attachment=armored.encode()))
+    return Outgoing(name, address, seq, compose(sender=sender_address(config), to=address, subject=subject,
+                                                body_text=text, attachment_name=attachment, attachment=armored.encode()))
 
 
 def language_of(config: dict[str, Any], name: str) -> str:
@@ -262,7 +263,7 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
     """The mails for packet `seq` (0: the invitation), one per recipient, whatever the digest."""
     config = host.config()
     sender = sender_address(config)
-    to = recipients(host)
+    to = recipients(host, config)
     if not to:
         raise UsageError(t("nobody in this game has a mail address"),
                          hint=t("pbem game email GAME NAME=ADDRESS (and host=ADDRESS for a copy)"))
@@ -273,7 +274,7 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
     if armored is None:
         raise UsageError(t("no packet {seq} in this game", seq=seq))
     packet = read_blocks(armored)[0].expect(Packet).doc
-    return [_packet_mail(host, sender, n, a, armored, [packet], None) for n, a in to]
+    return [_packet_mail(host, config, n, a, armored, [packet], None) for n, a in to]
 
 
 def note_mailed(host: Host, names: list[str], seq: int, now: Callable[[], float] | None = None) -> None:
@@ -329,9 +330,11 @@ class MailPublisher:
         self.courier = courier
         self.now: Callable[[], float] = now or (lambda: host_now(host).timestamp())
         self._docs: dict[int, Packet] = {}  # packets read so far, for the digests' "since"
+        self._book_kept: dict[str, dict[str, Any]] | None = None  # the book as the last delivery left it
 
     def deliver(self, release: Release) -> str:
-        book, period, label = self._book()
+        config = self.host.config()
+        book, period, label = self._book(config)
         if release.seq == 0:
             outs = mails_for(self.host, 0)
             lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in outs]
@@ -341,46 +344,77 @@ class MailPublisher:
             return t("mailed invitation to {list}", list=words.clauses(lines))
         doc = self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
         lines = []
-        for name, address in recipients(self.host):
+        for name, address in recipients(self.host, config):
             why = self._kind(doc, name) or ("every" if period == 0 else None)
             if _new_reader(book, name, address):
                 why = "new reader"
             if why is None and self.now() - float(book.get(name, {}).get("at", 0)) >= period:
                 why = "digest"
             if why is not None:
-                lines.append(self._mail(book, label, name, address, release.seq, release.armored, why))
-        self.host.set_config(mail_book=book)
+                lines.append(self._mail(config, book, label, name, address, release.seq, release.armored, why))
+        self._book_kept = book
+        self._forget(book)
         return "\n".join(lines)  # a line per mail; none: everyone waits for a digest
+
+    def kept(self) -> dict[str, Any]:
+        """The book as the last delivery left it, stored with the channel's mark in one
+        transaction (pbem.host.publish)."""
+        book, self._book_kept = self._book_kept, None
+        return {} if book is None else {"mail_book": book}
 
     def idle(self) -> list[str]:
         """The digests whose period ran out while no new packet came."""
-        book, period, label = self._book()
+        config = self.host.config()
+        book, period, label = self._book(config)
         seq = self.host.delivered(self.channel)
         if seq < 0:
             return []
         lines = []
-        for n, a in recipients(self.host):  # an address given since the last mail: the game so far
+        to = recipients(self.host, config)
+        for n, a in to:  # an address given since the last mail: the game so far
             if _new_reader(book, n, a):
-                lines.append(self._mail(book, label, n, a, seq, self._packet(seq), "new reader") if seq > 0
-                             else self._invite(book, n, a))
+                lines.append(self._mail(config, book, label, n, a, seq, self._packet(seq), "new reader") if seq > 0
+                             else self._invite(config, book, n, a))
         if period > 0 and seq > 0:
-            due = [(n, a) for n, a in recipients(self.host) if int(book.get(n, {}).get("seq", 0)) < seq
+            due = [(n, a) for n, a in to if int(book.get(n, {}).get("seq", 0)) < seq
                    and self.now() - float(book.get(n, {}).get("at", 0)) >= period]
-            lines += [self._mail(book, label, n, a, seq, self._packet(seq), "digest") for n, a in due]
+            lines += [self._mail(config, book, label, n, a, seq, self._packet(seq), "digest") for n, a in due]
         if not lines:
             return []
         self.host.set_config(mail_book=book)
         return ["\n".join(lines)]
 
+    def _keep(self, seq: int, armored: str) -> Packet:
+        """Packet `seq` read once: the one place a packet enters the cache."""
+        doc = self._docs.get(seq)
+        if doc is None:
+            doc = self._docs[seq] = read_blocks(armored)[0].expect(Packet).doc
+        return doc
+
+    def _since(self, first: int, last: int) -> list[Packet]:
+        """Packets first..last, those not read yet read from the store in one query."""
+        gap = next((s for s in range(first, last + 1) if s not in self._docs), None)
+        if gap is not None:
+            for s, text in self.host.packets(gap - 1):
+                if s > last:
+                    break
+                self._keep(s, text)
+        return [self._docs[s] for s in range(first, last + 1) if s in self._docs]
+
+    def _forget(self, book: dict[str, dict[str, Any]]) -> None:
+        """Drop the packets every reader has had: a long game does not pile them up."""
+        had = min((int(entry.get("seq", 0)) for entry in book.values()), default=0)
+        for s in [s for s in self._docs if s < had]:
+            del self._docs[s]
+
     def _packet(self, seq: int) -> str:
         armored = self.host.packet(seq) or ""
-        self._docs.setdefault(seq, read_blocks(armored)[0].expect(Packet).doc)
+        self._keep(seq, armored)
         return armored
 
-    def _invite(self, book: dict[str, dict[str, Any]], name: str, address: str) -> str:
+    def _invite(self, config: dict[str, Any], book: dict[str, dict[str, Any]], name: str, address: str) -> str:
         """The invitation to an address given before the first packet."""
-        out = invitation_mail(self.host.config(), sender_address(self.host.config()), name, address,
-                              self.host.invitation())
+        out = invitation_mail(config, sender_address(config), name, address, self.host.invitation())
         book[name] = {**book.get(name, {}), "to": address}
         return t("mailed invitation to {list}", list=f"{name} <{address}>: {self.courier.deliver(out.message)}")
 
@@ -399,37 +433,23 @@ class MailPublisher:
             return mail_kind(doc, name)
         from pbem.mail import trustless
 
-        return trustless.mail_kind(doc, self._doc(doc.seq - 1), name)
+        before = self._since(doc.seq - 1, doc.seq - 1) if doc.seq > 1 else []
+        return trustless.mail_kind(doc, before[0] if before else None, name)
 
-    def _doc(self, seq: int) -> Packet | None:
-        if seq not in self._docs:
-            armored = self.host.packet(seq) if seq > 0 else None
-            if armored is None:
-                return None
-            self._docs[seq] = read_blocks(armored)[0].expect(Packet).doc
-        return self._docs[seq]
-
-    def _book(self) -> tuple[dict[str, dict[str, Any]], float, str]:
-        config = self.host.config()
+    def _book(self, config: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], float, str]:
         label = str(config.get("digest") or DEFAULT_DIGEST)
         return dict(config.get("mail_book") or {}), digest_seconds(label), label
 
-    def _mail(self, book: dict[str, dict[str, Any]], label: str, name: str, address: str, seq: int, armored: str,
-              why: str) -> str:
+    def _mail(self, config: dict[str, Any], book: dict[str, dict[str, Any]], label: str, name: str, address: str,
+              seq: int, armored: str, why: str) -> str:
         last = int(book.get(name, {}).get("seq", 0))
-        missing = [s for s in range(last + 1, seq) if s not in self._docs]
-        if missing:
-            for s, text in self.host.packets(missing[0] - 1):
-                if s < seq:
-                    self._docs.setdefault(s, read_blocks(text)[0].expect(Packet).doc)
-        since = [self._docs[s] for s in range(last + 1, seq + 1)]
+        since = self._since(last + 1, seq)
         if since[-1].waiting is not None and name != HOST:  # a trustless seat follows every packet of the chain
             armored = "".join(text for s, text in self.host.packets(last) if s <= seq)
         # A new reader (a seat handed to a new player, an address changed or first given mid-game)
         # gets the invitation in the same mail, before the packet: their key home checks the
         # packet against it (a second mail could be read first).
-        out = _packet_mail(self.host, sender_address(self.host.config()), name, address, armored, since,
-                           None if label == "every" else label,
+        out = _packet_mail(self.host, config, name, address, armored, since, None if label == "every" else label,
                            self.host.invitation() if why == "new reader" else None)
         book[name] = {**book.get(name, {}), "seq": seq, "at": self.now(), "to": address}
         return t("mailed packet {seq} to {name} <{address}> ({why}): {how}", seq=seq, name=name, address=address,

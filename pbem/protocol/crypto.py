@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature, InvalidTag
@@ -98,6 +98,12 @@ class PublicKey:
 
     @classmethod
     def decode(cls, text: str) -> PublicKey:
+        """The key of a pbem1 line, or BadPacket saying what is wrong with it. The same line is
+        decoded once (every block names its signer; a host reads each seat's key often)."""
+        return _decoded(text) if cls is PublicKey else cls._decode(text)
+
+    @classmethod
+    def _decode(cls, text: str) -> PublicKey:
         # Whitespace inside the line is dropped because mail clients wrap long lines.
         compact = "".join(text.split())
         if not compact.lower().startswith(PUBLIC_PREFIX):
@@ -152,6 +158,11 @@ class PublicKey:
 
     def __str__(self) -> str:
         return self.encode()
+
+
+@lru_cache(maxsize=1024)
+def _decoded(text: str) -> PublicKey:
+    return PublicKey._decode(text)  # an exception is raised again each time, never kept
 
 
 def fingerprint_of(key_id: bytes) -> str:
