@@ -361,6 +361,10 @@ class BlindHost:
                 "transport": kind, "trustless": True,
                 "waiting": st["waiting"]}
 
+    def seat_emails(self) -> list[tuple[str, str | None]]:
+        """(seat, None) in seat order: a trustless game keeps its addresses in its config only."""
+        return [(name, None) for name in self.inv.doc.seat_names()]
+
     def status(self) -> dict[str, Any]:
         table, seq, _ = self.table()
         w = table.waiting()

@@ -252,6 +252,7 @@ _ADD_DELIVERY = insert(deliveries)
 _RAISE_DELIVERY = update(deliveries).where(_CHANNEL).values(seq=bindparam("b_seq"))
 _NOTICES = (select(notices.c.id, notices.c.seq, notices.c.kind, notices.c.seat, notices.c.armored)
             .where(notices.c.game_id == _GAME, notices.c.id > bindparam("b_after")).order_by(notices.c.id))
+_SEAT_EMAILS = select(seats.c.name, seats.c.email).where(seats.c.game_id == _GAME).order_by(seats.c.idx)
 _ROUND_KEY = (rounds.c.game_id == _GAME) & (rounds.c.round_no == bindparam("b_round"))
 _ROUND = (select(rounds.c.first_seq, rounds.c.start_state_sealed, rounds.c.carried, rounds.c.secret, games.c.invitation)
           .select_from(rounds.join(games, games.c.id == rounds.c.game_id)).where(_ROUND_KEY))
@@ -362,6 +363,11 @@ class Host:
             ],
             **timekeeper.status_extras(json.loads(g.config), g.seq),
         }
+
+    def seat_emails(self) -> list[tuple[str, str | None]]:
+        """(seat, its mail address or None) in seat order: what mail needs of `status`."""
+        with self.store.read() as c:
+            return [(r.name, r.email) for r in c.execute(_SEAT_EMAILS, {"b_game": self.facts.id})]
 
     def packets(self, since: int = 0, until: int | None = None) -> list[tuple[int, str]]:
         """The armoured packets after `since` (up to `until`, if given), oldest first."""

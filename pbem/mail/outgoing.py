@@ -180,13 +180,12 @@ class Outgoing:
 def recipients(host: Host, config: dict[str, Any] | None = None) -> list[tuple[str, str]]:
     """(name, address) for every seat with an address, in seat order, then the host's
     (`config`: the game's config, if read already)."""
-    st = host.status()
     emails = dict((config if config is not None else host.config()).get("emails") or {})
     out = []
-    for seat in st["seats"]:
-        addr = seat.get("email") or emails.get(seat["name"])
+    for name, email in host.seat_emails():
+        addr = email or emails.get(name)
         if addr:
-            out.append((seat["name"], addr))
+            out.append((name, addr))
     if emails.get(HOST):
         out.append((HOST, emails[HOST]))
     return out
