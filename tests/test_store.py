@@ -244,6 +244,7 @@ def test_bad_stores_on_the_command_line(tmp_path: Path) -> None:
     assert not (tmp_path / "missing.db").exists() and not (tmp_path / "saves").exists()
 
 
+@pytest.mark.slow  # a round played to its end: 4-7 s
 def test_a_club_store_of_schema_3_is_migrated_and_its_round_ends_with_the_moves_the_host_made(tmp_path: Path) -> None:
     """A store the club code made before moves.why (tests/fixtures/v3-club: round 1 in play,
     moves 5 and 10 made by the host for a silent seat): opening it fills moves.why from the
