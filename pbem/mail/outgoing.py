@@ -394,9 +394,7 @@ class MailPublisher:
         """Packets first..last, those not read yet read from the store in one query."""
         gap = next((s for s in range(first, last + 1) if s not in self._docs), None)
         if gap is not None:
-            for s, text in self.host.packets(gap - 1):
-                if s > last:
-                    break
+            for s, text in self.host.packets(gap - 1, last):
                 self._keep(s, text)
         return [self._docs[s] for s in range(first, last + 1) if s in self._docs]
 
@@ -444,7 +442,7 @@ class MailPublisher:
         last = int(book.get(name, {}).get("seq", 0))
         since = self._since(last + 1, seq)
         if since[-1].waiting is not None and name != HOST:  # a trustless seat follows every packet of the chain
-            armored = "".join(text for s, text in self.host.packets(last) if s <= seq)
+            armored = "".join(text for _, text in self.host.packets(last, seq))
         # A new reader (a seat handed to a new player, an address changed or first given mid-game)
         # gets the invitation in the same mail, before the packet: their key home checks the
         # packet against it (a second mail could be read first).
