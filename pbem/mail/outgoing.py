@@ -384,7 +384,7 @@ class MailPublisher:
         return ["\n".join(lines)]
 
     def _keep(self, seq: int, armored: str) -> Packet:
-        """Packet `seq` read once: the one place a packet enters the cache."""
+        """Packet `seq`, read once (the packet being delivered is cached as it is read, in `deliver`)."""
         doc = self._docs.get(seq)
         if doc is None:
             doc = self._docs[seq] = read_blocks(armored)[0].expect(Packet).doc
