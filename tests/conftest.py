@@ -1,4 +1,7 @@
+import functools
 import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -8,11 +11,47 @@ pytest_plugins = ("mailservers",)  # the mail_servers fixture: real IMAP and SMT
 os.environ.setdefault("PBEM_SCRYPT_N", "1024")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files holding slow tests first (each file keeps its order): on 2 processes (scripts/test)
-    the whole games start early and the quick tests fill in around them, not after them."""
-    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
+_SHARED = re.compile(r"""scope=["'](module|class|package)["']""")
+
+
+@functools.cache
+def _shares_fixtures(path: Path) -> bool:
+    """Whether a test file makes a module- (or class-) scoped fixture: its tests share it."""
+    return bool(_SHARED.search(path.read_text(encoding="utf-8")))
+
+
+def _unit(config: pytest.Config, nodeid: str) -> str:
+    """What runs on one process, in order: a file whose tests share a module fixture is one unit
+    (the fixture is made once, and what its tests leave for each other is there); any other test
+    is a unit of its own, free to run beside the rest of its file."""
+    path = nodeid.split("::", 1)[0]
+    return path if _shares_fixtures(config.rootpath / path) else nodeid
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist's: unknown with -p no:xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """scripts/test's `--dist loadfile`, by units (_unit) rather than by files: one slow file of
+    whole games no longer holds one process while the other has run out of work. (xdist's own
+    --dist loadgroup would do it with xdist_group marks, but with pytest 9 it no longer groups:
+    the group it appends to a test's id is lost.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class UnitScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(config, nodeid)
+
+    return UnitScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Slow units first (each unit keeps its order): on 2 processes (scripts/test) the whole
+    games start early, each on whichever process is free, and the quick tests fill in around
+    them, not after them. (scripts/test passes --no-loadscope-reorder: xdist would otherwise
+    put the units with the most tests first, so the slow single tests came last.)"""
+    slow = {_unit(config, item.nodeid) for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: _unit(config, item.nodeid) not in slow)
 
 
 @pytest.fixture(autouse=True)
