@@ -192,6 +192,10 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
     timed = subprocess.run([*PBEM, "game", "config", "t", "--db", db, "--deadline", "3s", "--remind", "50%"],
                            env=cli_env(homes["referee"]), capture_output=True, text=True, timeout=60)
     assert timed.returncode == 0 and "3 seconds" in timed.stdout, timed.stdout + timed.stderr
+    assert "absent" not in timed.stdout  # the blind host marks nobody absent: the rule is not said
+    absent = subprocess.run([*PBEM, "game", "config", "t", "--db", db, "--absent-after", "3"],
+                            env=cli_env(homes["referee"]), capture_output=True, text=True, timeout=60)
+    assert absent.returncode == 2 and absent.stderr.startswith("error: --absent-after does not apply"), absent.stderr
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
     bots = start_bots(folder, homes, tmp_path, seats=["bob", "cat"], poll=0.05)
 

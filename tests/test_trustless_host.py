@@ -163,6 +163,11 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     assert bad.returncode == 2 and bad.stderr.startswith("error: a trustless game takes --on-timeout wait only")
     assert "hint: the blind host holds no seat's keys" in bad.stderr
     assert "Traceback" not in bad.stderr and not db.exists()
+    absent = subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless",
+                             "--deadline", "2h", "--absent-after", "3"], env=cli_env(homes["referee"]),
+                            capture_output=True, text=True, timeout=60)
+    assert absent.returncode == 2 and absent.stderr.startswith("error: --absent-after does not apply to a trustless")
+    assert "Traceback" not in absent.stderr and not db.exists()
     app = cli_app()
     run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
                   "-o", tmp_path / "invitation.pbem"], homes["referee"])

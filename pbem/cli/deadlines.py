@@ -62,7 +62,9 @@ def timing_from(base: dict[str, Any] | None, deadline: str | None, grace: str | 
     return t.check()
 
 
-def timing_words(timing: dict[str, Any] | None) -> str:
+def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> str:
+    """The deadline rules in words (a trustless game's blind host only reminds and says who is
+    late: it marks nobody absent, so that rule is not said)."""
     from pbem.host.deadlines import DAY_NAMES
     from pbem.ui.when import span
 
@@ -73,9 +75,12 @@ def timing_words(timing: dict[str, Any] | None) -> str:
         said += t(" (counting {days})", days=",".join(DAY_NAMES[d] for d in timing["days"]))
     if timing.get("grace"):
         said += t(", then {span} of grace", span=span(timing["grace"]))
+    reminders = words.listing(timing.get("reminders") or []) or t("none")
+    if trustless:
+        return said + t("; on timeout: {policy}; reminders: {reminders}", policy=timing.get("on_timeout", "wait"),
+                        reminders=reminders)
     return said + t("; on timeout: {policy}; absent after {n} missed; reminders: {reminders}",
-                    policy=timing.get("on_timeout", "wait"), n=timing.get("absent_after", 2),
-                    reminders=words.listing(timing.get("reminders") or []) or t("none"))
+                    policy=timing.get("on_timeout", "wait"), n=timing.get("absent_after", 2), reminders=reminders)
 
 
 def _host(game: str, store: str | None, db: Path | None, keys: Keys, classic: str | None = None):
@@ -116,10 +121,15 @@ def game_config(
 
     host = _host(game, store, db, keys)
     try:
+        trustless = bool(host.status().get("trustless"))
+        if trustless:
+            from pbem.host.blind import check_no_absent_rule
+
+            check_no_absent_rule(absent_after)
         changes = (deadline, grace, days, on_timeout, absent_after)
         if any(x is not None for x in changes) or remind:
             timing = timing_from(host.config().get("timing"), deadline, grace, days, on_timeout, absent_after, remind)
-            if host.status().get("trustless"):
+            if trustless:
                 host.set_timing(timing)
                 now = timing.to_config()
             else:
@@ -128,7 +138,7 @@ def game_config(
             now = host.config().get("timing")
     finally:
         host.close()
-    typer.echo(json.dumps(now, indent=2) if as_json else timing_words(now))
+    typer.echo(json.dumps(now, indent=2) if as_json else timing_words(now, trustless=trustless))
 
 
 @grouped

@@ -176,6 +176,7 @@ def game_new(
             raise UsageError(t("no seat {name} in game {game}", name=repr(stray[0]), game=game),
                              hint=t("seats: {list}", list=words.listing(names)) + t("; or 'host'"))
         if timing:  # refused before the game's file is made
+            blind.check_no_absent_rule(absent_after)
             blind.check_timing(Timing.from_config({"timing": timing}))
         invitation = blind.create_game(own, game, host, ruleset, seats, list(option))
         if emails or timing:

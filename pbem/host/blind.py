@@ -126,6 +126,13 @@ def check_timing(timing: Timing) -> Timing:
     return timing
 
 
+def check_no_absent_rule(absent_after: int | None) -> None:
+    """Refuse --absent-after for a trustless game: its host marks nobody absent (§10)."""
+    if absent_after is not None:
+        raise UsageError(t("--absent-after does not apply to a trustless game: its host marks nobody absent"),
+                         hint=t("a trustless game's deadlines remind and say who is late (docs/trustless.md §10)"))
+
+
 class BlindHost:
     def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
         if not is_blind(path):
