@@ -197,6 +197,15 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     assert shuffle is not None
     mailbox = tmp_path / "read-by-inbox"
     write_eml(block_mail(shuffle, sender="ann@example.org", to="host@example.org"), mailbox)
+    # a player's inbox beside the host's file (one machine, one saves/) saves the invitation as a player's
+    invited = tmp_path / "invited"
+    from pbem.mail.outgoing import invitation_mail
+
+    write_eml(invitation_mail({}, "host@example.org", "ann", "ann@example.org", inv.armored()).message, invited)
+    said = run_cli(app, ["inbox", invited, "--db", db], homes["ann"]).output
+    assert "invitation to t-" in said and "join with: pbem mail-join" in said and "our own game" not in said, said
+    said = run_cli(app, ["inbox", invited, "--again", "--db", db], homes["referee"]).output
+    assert "our own game" in said, said
     said = run_cli(app, ["inbox", mailbox, "--db", db], homes["referee"]).output
     assert "ann shuffled every stack (2 to go): packet 2" in said, said
     said = run_cli(app, ["inbox", mailbox, "--again", "--saves", tmp_path / "saves"], homes["referee"]).output

@@ -220,7 +220,7 @@ class Router:
         if isinstance(doc, Notice):
             return self._notice(block)
         if isinstance(doc, Invitation):
-            if block.game in self.hosts:
+            if block.game in self.hosts and self._hosts(doc):
                 return "ignored", t("invitation to {game}: our own game", game=block.game)
             path, new = save_invitation(self.home, block)
             if not new:
@@ -228,6 +228,13 @@ class Router:
             return "invitation", t("invitation to {game} from {host}: {path} (join with: pbem mail-join {game})",
                                    game=block.game, host=doc.host.name, path=path)
         return "ignored", t("a {kind} block", kind=kind_name(block.kind))
+
+    def _hosts(self, invitation: Invitation) -> bool:
+        """Whether this key home holds the key that hosts the game: a player trying a game on the
+        host's machine (its store in the same saves/) reads the invitation as a player."""
+        from pbem.seat.keys import list_identities
+
+        return any(public.encode() == invitation.host.key for _, public in list_identities(self.home))
 
     def _notice(self, block: Signed[Notice]) -> tuple[str, str]:
         """A host's reminder or late notice: kept for 'pbem turn GAME', said in one line."""
