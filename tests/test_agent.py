@@ -13,12 +13,12 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import processes
 import pytest
 
 from pbem.protocol import crypto
@@ -30,12 +30,9 @@ SEATS = ["ann", "bob", "cat"]
 
 
 def pbem(*args: str, home: Path, cwd: Path, passphrase: bool = False, env: dict | None = None):
-    clean = {k: v for k, v in os.environ.items() if k != "PBEM_PASSPHRASE"}
-    clean.update({"PBEM_HOME": str(home), "PBEM_SCRYPT_N": "1024", **(env or {})})
-    if passphrase:
-        clean["PBEM_PASSPHRASE"] = PASSPHRASE
-    return subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd, env=clean, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    """A `pbem` command with no passphrase unless `passphrase` (only the agent can unlock a key)."""
+    return processes.pbem(*args, home=home, cwd=cwd, stdin=subprocess.DEVNULL, timeout=60,
+                          env={"PBEM_PASSPHRASE": PASSPHRASE if passphrase else None, **(env or {})})
 
 
 def ok(run: subprocess.CompletedProcess) -> str:

@@ -5,11 +5,10 @@ asked again say which move was sent, send that same file, and a different new mo
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from processes import pbem
 from test_folder_play import cli_app, new_game, run_cli
 
 from engine.moves import shown_hand
@@ -23,14 +22,6 @@ from pbem.protocol.crypto import sealed_key_id
 from pbem.protocol.documents import read_file, unb64
 from pbem.seat import keys
 from pbem.seat.home import move_path
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def pbem(home: Path, *args: object, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PBEM_HOME": str(home), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "pbem.cli", *map(str, args)], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
 
 
 def errors(proc: subprocess.CompletedProcess) -> list[str]:
@@ -59,7 +50,7 @@ def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> Non
     other = next(m for m in legal if m.startswith("discard ") and card not in m)
     home = homes[mover]
 
-    proc = pbem(home, "turn", folder, "--as", mover, text, cwd=tmp_path)
+    proc = pbem("turn", folder, "--as", mover, text, home=home, cwd=tmp_path)
     assert proc.returncode == 0 and "move for packet 1 submitted" in proc.stdout, proc.stderr
     kept = move_path(home, gf.game_id, mover, 1)
     sent = gf.inbox()
@@ -75,31 +66,31 @@ def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> Non
             assert card.encode() not in data, path  # nor the card played (the host's DB holds the deal)
 
     # again with another move: the first is submitted again, said, and the new one refused (exit 5)
-    proc = pbem(home, "turn", folder, "--as", mover, other, cwd=tmp_path)
+    proc = pbem("turn", folder, "--as", mover, other, home=home, cwd=tmp_path)
     assert proc.returncode == EXIT_STALE == 5, proc.stderr
     assert f"you already answered packet 1 with “{text}”; submitted that move again" in proc.stdout
     assert errors(proc) == [f"error: your new move “{other}” was not sent: packet 1 has your move already"]
     assert [p.read_bytes() for p in gf.inbox()] == [kept.read_bytes()]
 
     # the same move in other words is no new move: submitted again, exit 0
-    proc = pbem(home, "turn", folder, "--as", mover, by_number, cwd=tmp_path)
+    proc = pbem("turn", folder, "--as", mover, by_number, home=home, cwd=tmp_path)
     assert proc.returncode == 0 and "submitted that move again" in proc.stdout and not errors(proc), proc.stderr
-    proc = pbem(home, "turn", folder, "--as", mover, cwd=tmp_path)
+    proc = pbem("turn", folder, "--as", mover, home=home, cwd=tmp_path)
     assert proc.returncode == 0 and f"with “{text}”; waiting for the host" in proc.stdout, proc.stderr
 
     # mail-move of the same packet: the kept move is mailed again, the new one refused
     packet_file = gf.packets_newest_first(mover)[0][1]
-    proc = pbem(home, "mail-move", packet_file, other, "--as", mover, "--to", "host@example.org",
-                "--to-dir", tmp_path / "eml", cwd=tmp_path)
+    proc = pbem("mail-move", packet_file, other, "--as", mover, "--to", "host@example.org",
+                "--to-dir", tmp_path / "eml", home=home, cwd=tmp_path)
     assert proc.returncode == 5 and f"with “{text}”; mailing that move again" in proc.stdout, proc.stderr
     mailed = [b for eml in (tmp_path / "eml").glob("*.eml") for b in read_file(eml) if b.kind == "move"]
     assert [b.hash for b in mailed] == [read_file(kept)[0].hash]
 
     # pbem move writes a file to send by hand: the same move is the same file; another one warns
-    proc = pbem(home, "move", packet_file, by_number, "--as", mover, "-o", tmp_path / "same.pbem", cwd=tmp_path)
+    proc = pbem("move", packet_file, by_number, "--as", mover, "-o", tmp_path / "same.pbem", home=home, cwd=tmp_path)
     assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
     assert (tmp_path / "same.pbem").read_bytes() == kept.read_bytes()
-    proc = pbem(home, "move", packet_file, other, "--as", mover, "-o", tmp_path / "second.pbem", cwd=tmp_path)
+    proc = pbem("move", packet_file, other, "--as", mover, "-o", tmp_path / "second.pbem", home=home, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith(f"warning: you already answered packet 1 with “{text}”; this second, different")
     assert read_file(tmp_path / "second.pbem")[0].hash != read_file(kept)[0].hash

@@ -12,21 +12,9 @@ import time
 from pathlib import Path
 
 from pbem_helpers import make_table
+from processes import one_error_line, pbem
 
 from pbem.atomic import TMP_SUFFIX, write_atomic
-
-
-def _pbem(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PBEM_SCRYPT_N": "1024"}
-    return subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
-
-
-def _one_error(run: subprocess.CompletedProcess, code: int, words: str) -> None:
-    assert run.returncode == code, (run.returncode, run.stderr)
-    lines = run.stderr.strip().splitlines()
-    assert lines[0].startswith("error: ") and words in lines[0], run.stderr
-    assert all(line.startswith(("error: ", "hint: ")) for line in lines) and "Traceback" not in run.stderr
 
 
 def test_output_to_a_device_node_or_fifo_is_refused_and_left_alone(tmp_path: Path) -> None:
@@ -34,23 +22,23 @@ def test_output_to_a_device_node_or_fifo_is_refused_and_left_alone(tmp_path: Pat
     table.host.close()
     db = tmp_path / "game.db"
     before = os.stat("/dev/null")
-    run = _pbem("packet", "test", "--db", str(db), "-o", "/dev/null", cwd=tmp_path)
-    _one_error(run, 2, "not a regular file")
+    run = pbem("packet", "test", "--db", str(db), "-o", "/dev/null", cwd=tmp_path)
+    one_error_line(run, 2, "not a regular file")
     after = os.stat("/dev/null")
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    _one_error(_pbem("packet", "test", "--db", str(db), "-o", str(fifo), cwd=tmp_path), 2, "not a regular file")
+    one_error_line(pbem("packet", "test", "--db", str(db), "-o", str(fifo), cwd=tmp_path), 2, "not a regular file")
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     (tmp_path / "adir").mkdir()
-    _one_error(_pbem("packet", "test", "--db", str(db), "-o", str(tmp_path / "adir"), cwd=tmp_path), 2, "a folder")
+    one_error_line(pbem("packet", "test", "--db", str(db), "-o", str(tmp_path / "adir"), cwd=tmp_path), 2, "a folder")
     target = tmp_path / "real.txt"
     target.write_text("private")
     link = tmp_path / "link.pbem"
     link.symlink_to(target)
-    _one_error(_pbem("packet", "test", "--db", str(db), "-o", str(link), cwd=tmp_path), 2, "a link")
+    one_error_line(pbem("packet", "test", "--db", str(db), "-o", str(link), cwd=tmp_path), 2, "a link")
     assert link.is_symlink() and target.read_text() == "private"
-    ok = _pbem("packet", "test", "--db", str(db), "-o", str(tmp_path / "packet.pbem"), cwd=tmp_path)
+    ok = pbem("packet", "test", "--db", str(db), "-o", str(tmp_path / "packet.pbem"), cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
     assert "BEGIN PBEM PACKET" in (tmp_path / "packet.pbem").read_text()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(TMP_SUFFIX)] == []

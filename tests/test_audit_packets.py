@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 import pytest
 from pbem_helpers import PASS, Table, make_table, play_until
+from processes import pbem
 
 from engine.bots import RandomBot
 from engine.rules import legal_moves
@@ -27,13 +27,10 @@ from pbem.protocol.documents import parse, read_blocks, unb64
 from pbem.seat import player as P
 
 SEATS = ["ann", "bob", "cat", "dan"]
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _audit(*args: str, home: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": PASS.decode(), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "pbem.cli", "audit", *args], env=env, capture_output=True,
-                          text=True, timeout=300)
+    return pbem("audit", *args, home=home, env={"PBEM_PASSPHRASE": PASS.decode()}, timeout=300)
 
 
 def _flip(card: str) -> str:

@@ -6,21 +6,19 @@ path that is a folder). Every command is a real process on a real game's SQLite 
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 import pytest
 from pbem_helpers import PASS, Table, make_table, play_until
+from processes import pbem
 
 from pbem.protocol.armor import armor
 from pbem.protocol.documents import read_blocks, sign_json
 
-ROOT = Path(__file__).resolve().parents[1]
 SEATS = ["ann", "bob", "cat"]
 # What is not a sentence: quoted input, paths, file names, addresses, commands, hex (fingerprints, ids)
 NOT_WORDS = re.compile(r"'[^']*'|\"[^\"]*\"|\S*[/\\.@<>=]\S*|pbem [\w -]+|--[\w-]+|\b[0-9a-f]{4,}\b|\b\w*\d\w*\b")
@@ -35,11 +33,7 @@ def english_left(text: str, names: list[str]) -> list[str]:
 
 
 def run(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": PASS.decode(), "PBEM_SCRYPT_N": "1024",
-           "PYTHONPATH": str(ROOT)}
-    env.pop("PBEM_LANG", None)
-    return subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hans", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=120)
+    return pbem("--lang", "zh-Hans", *args, home=home, cwd=cwd, env={"PBEM_PASSPHRASE": PASS.decode(), "PBEM_LANG": None})
 
 
 @dataclass

@@ -4,31 +4,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+import processes
 import pytest
+from processes import one_error_line
 
 SEATS = ["ann", "bob", "cat"]
 
 
 def pbem(*args: str, home: Path, cwd: Path, ok: bool = True, passphrase: str = "s3cret words") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": passphrase, "PBEM_SCRYPT_N": "1024"}
-    run = subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd, env=env, capture_output=True,
-                         text=True, timeout=120)
-    if ok:
-        assert run.returncode == 0, run.stderr
-    return run
-
-
-def one_error_line(run: subprocess.CompletedProcess, code: int, words: str) -> None:
-    assert run.returncode == code, (run.returncode, run.stderr)
-    lines = run.stderr.strip().splitlines()
-    assert lines[0].startswith("error: ") and words in lines[0], run.stderr
-    assert all(line.startswith(("error: ", "hint: ")) for line in lines), run.stderr
-    assert "Traceback" not in run.stderr
+    return processes.pbem(*args, home=home, cwd=cwd, ok=ok, env={"PBEM_PASSPHRASE": passphrase})
 
 
 @pytest.fixture(scope="module")

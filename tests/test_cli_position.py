@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from pbem_helpers import case_position_file
+from processes import pbem
 
 
 def _pbem(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).with_name("pbem")
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "pbem.cli"]
-    return subprocess.run(cmd + list(args), capture_output=True, text=True, input=stdin, timeout=60)
+    return pbem(*args, input=stdin, installed=True, timeout=60)
 
 
 def _position(tmp_path: Path, case: str) -> tuple[Path, dict]:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from processes import pbem
 
 from pbem.seat import keys
 
 
 def _pbem(*args: str, home: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PBEM_LANG": "en", **({"PBEM_HOME": str(home)} if home else {})}
-    return subprocess.run([sys.executable, "-m", "pbem.cli", *args], capture_output=True, text=True, env=env)
+    return pbem(*args, home=home, env={"PBEM_LANG": "en"})
 
 
 def test_version() -> None:
@@ -86,11 +85,9 @@ def test_usage_errors_are_one_line_in_the_readers_language(tmp_path: Path) -> No
     assert not list(tmp_path.iterdir())  # nothing written
     typo = _pbem("gme")
     assert typo.returncode == 2 and typo.stderr.splitlines()[0] == "error: no such command 'gme'; did you mean 'game', 'games'?"
-    env = {**os.environ, "PBEM_LANG": "zh-Hans"}
-    zh = subprocess.run([sys.executable, "-m", "pbem.cli", "status", "--bogus"], capture_output=True, text=True, env=env)
+    zh = pbem("status", "--bogus", env={"PBEM_LANG": "zh-Hans"})
     assert zh.returncode == 2 and zh.stderr == "错误：没有选项 '--bogus'\n提示：'pbem status --help' 会说明它的用法\n", zh.stderr
-    extra = subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hant", "key", "show", "a", "b"],
-                           capture_output=True, text=True, env=env)
+    extra = pbem("--lang", "zh-Hant", "key", "show", "a", "b", env={"PBEM_LANG": "zh-Hans"})
     assert extra.returncode == 2 and extra.stderr.startswith("錯誤：多出了參數 b\n"), extra.stderr
     for run in (wrong, typo, zh, extra):
         assert "Usage:" not in run.stderr and "Try '" not in run.stderr and "Traceback" not in run.stderr

@@ -12,7 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_folder_play import PBEM, cli_env, start_bots, wait_all
+from processes import PBEM, cli_env, new_keys, pbem
+from test_folder_play import start_bots, wait_all
 
 from pbem.folder.layout import GameFolder
 from pbem.host import referee as H
@@ -25,20 +26,14 @@ BOTS = ["ann", "bob", "cat"]
 @pytest.mark.slow
 def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_path: Path, store_url: str) -> None:
     homes = {n: tmp_path / f"home-{n}" for n in ["referee", *SEATS]}
-    procs = {n: subprocess.Popen([*PBEM, "key", "new", n, "--no-passphrase"], env=cli_env(h),
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-             for n, h in homes.items()}
-    pubs = {n: p.communicate(timeout=60)[0].splitlines()[0] for n, p in procs.items()}
+    pubs = new_keys(homes)
     db, folder = store_url, tmp_path / "shared"
     players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
-    new = subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--store", db,
-                          "--deadline", "3s", "--grace", "1s", "--on-timeout", "bot", "--absent-after", "2"],
-                         env=cli_env(homes["referee"]), capture_output=True, text=True, cwd=tmp_path)
+    new = pbem("game", "new", "t", "--host", "referee", *players, "--store", db, "--deadline", "3s", "--grace", "1s",
+               "--on-timeout", "bot", "--absent-after", "2", home=homes["referee"], cwd=tmp_path)
     assert new.returncode == 0, new.stderr
-    subprocess.run([*PBEM, "folder", "init", "t", folder, "--store", db], env=cli_env(homes["referee"]), check=True,
-                   capture_output=True)
-    joined = subprocess.run([*PBEM, "turn", folder, "--as", "dan"], env=cli_env(homes["dan"]), capture_output=True,
-                            text=True)
+    pbem("folder", "init", "t", folder, "--store", db, home=homes["referee"], ok=True)
+    joined = pbem("turn", folder, "--as", "dan", home=homes["dan"])
     assert "as seat dan" in joined.stdout, joined.stderr  # and dan is never heard of again
     log = tmp_path / "host.log"
     host = subprocess.Popen([*PBEM, "host", "run", "t", "--store", db, "--poll", "0.1"],  # the folder is remembered
@@ -69,7 +64,7 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
         archive = [b for b in read_blocks(armored) if b.kind == "archive"][0]
         dan = [m for m in archive.doc.moves if m.seat == "dan"]
         assert dan and all(m.by == "host" for m in dan)
-    audit = subprocess.run([*PBEM, "audit", folder], env=cli_env(homes["ann"]), capture_output=True, text=True)
+    audit = pbem("audit", folder, home=homes["ann"], timeout=600)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert audit.stdout.count("audit ok") == 3
     assert "moves made by the host for a silent seat" in audit.stdout

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from processes import pbem
 
-from engine.errors import IllegalMove, InvalidMove
-from pbem.ui import failures, words
+from pbem.ui import words
 from pbem.ui.engine_words import REASONS, literal_parts, reason_words
 
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
@@ -78,9 +78,6 @@ def test_a_reason_is_said_again_with_its_fields(reason: str, zh: str) -> None:
 def test_real_refusals_come_out_in_chinese(tmp_path: Path) -> None:
     """`pbem position apply` (a real process) refusing moves in zh-Hans: the whole error line is
     Chinese but for the move and the card names the player typed."""
-    import os
-    import subprocess
-    import sys
 
     from pbem_helpers import case_position_file
 
@@ -88,8 +85,7 @@ def test_real_refusals_come_out_in_chinese(tmp_path: Path) -> None:
     for text, code, zh in [("fly away", 2, "行动以 'play'、'discard' 或 'steal' 开头"),
                            ("play cross.99 at 0,0", 2, "没有这样的牌"),
                            ("play straigth at 1,0", 2, "没有牌 'straigth'")]:
-        run = subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hans", "position", "apply", str(path),
-                              text], capture_output=True, text=True, env={**os.environ, "PBEM_LANG": ""})
+        run = pbem("--lang", "zh-Hans", "position", "apply", path, text, env={"PBEM_LANG": ""})
         assert run.returncode == code, run.stderr
         first = run.stderr.splitlines()[0]
         assert first.startswith("错误：不是行动 "), first

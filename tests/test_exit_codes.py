@@ -4,16 +4,16 @@ the commands really exit with."""
 from __future__ import annotations
 
 import importlib
-import os
 import pkgutil
 import re
 import subprocess
-import sys
 from pathlib import Path
+
+import processes
+from pbem_helpers import PASS, make_table
 
 import pbem
 from pbem import errors
-from pbem_helpers import PASS, make_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,9 +47,7 @@ def test_every_error_class_exits_with_a_documented_code() -> None:
 def _pbem(*args: str, home: Path) -> subprocess.CompletedProcess:
     pw = home / "pass.txt"
     pw.write_bytes(PASS)
-    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_LANG": "en"}
-    return subprocess.run([sys.executable, "-m", "pbem.cli", *args, "--passphrase-file", str(pw)],
-                          capture_output=True, text=True, env=env)
+    return processes.pbem(*args, "--passphrase-file", pw, home=home, env={"PBEM_LANG": "en"})
 
 
 def test_a_move_out_of_turn_is_stale_not_usage(tmp_path: Path) -> None:
@@ -65,8 +63,7 @@ def test_a_move_out_of_turn_is_stale_not_usage(tmp_path: Path) -> None:
 def test_position_legal_on_a_packet_exits_bad_position(tmp_path: Path) -> None:
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     path, _ = table.latest()
-    run = subprocess.run([sys.executable, "-m", "pbem.cli", "position", "legal", str(path)], capture_output=True,
-                         text=True)
+    run = processes.pbem("position", "legal", path)
     assert run.returncode == errors.EXIT_BAD_POSITION == 7, run.stderr
     assert run.stderr.count("\n") <= 2 and run.stderr.startswith("error: ")
 
@@ -79,13 +76,12 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
 
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     db, folder = tmp_path / "game.db", tmp_path / "folder"
-    init = subprocess.run([sys.executable, "-m", "pbem.cli", "folder", "init", "test", str(folder), "--db", str(db)],
-                          capture_output=True, text=True, env={**os.environ, "PBEM_HOME": str(table.homes["referee"])})
+    init = processes.pbem("folder", "init", "test", folder, "--db", db, home=table.homes["referee"])
     assert init.returncode == 0, init.stderr
     pw = tmp_path / "pass.txt"
     pw.write_bytes(PASS)
-    env = {**os.environ, "PBEM_HOME": str(table.homes["referee"]), "PBEM_LANG": "en"}
-    proc = subprocess.Popen([sys.executable, "-m", "pbem.cli", "host", "run", "test", "--db", str(db), "--folder",
+    env = processes.cli_env(table.homes["referee"], PBEM_LANG="en")
+    proc = subprocess.Popen([*processes.PBEM, "host", "run", "test", "--db", str(db), "--folder",
                              str(folder), "--poll", "0.1", "--passphrase-file", str(pw)], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a shell starts it

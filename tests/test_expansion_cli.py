@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from pbem_helpers import case_position_file
-
-PBEM = Path(sys.executable).parent / "pbem"
+from processes import pbem
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(PBEM), "position", *args], capture_output=True, text=True, timeout=60)
+    return pbem("position", *args, installed=True, timeout=60)
 
 
 def _position_file(tmp_path: Path, case: str) -> tuple[dict, Path]:

@@ -6,25 +6,20 @@ with the form that works; a packet given to `join` is "not an invitation" in wor
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from pbem_helpers import PASS, Table, make_table, play_until
+from processes import pbem
 
 from pbem.ui import words
 
-ROOT = Path(__file__).resolve().parents[1]
 SEATS = ["ann", "bob", "cat"]
 
 
 def _pbem(*args: str, home: Path, cwd: Path, lang: str = "en") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": PASS.decode(), "PBEM_SCRYPT_N": "1024",
-           "PYTHONPATH": str(ROOT), "PBEM_LANG": lang, "COLUMNS": "100"}
-    return subprocess.run([sys.executable, "-m", "pbem.cli", *args], capture_output=True, text=True, env=env, cwd=cwd,
-                          timeout=120)
+    return pbem(*args, home=home, cwd=cwd, env={"PBEM_PASSPHRASE": PASS.decode(), "PBEM_LANG": lang, "COLUMNS": "100"})
 
 
 @pytest.fixture(scope="module")

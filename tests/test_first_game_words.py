@@ -7,13 +7,14 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from pbem_helpers import make_table, play_until
+from processes import pbem
 
 from pbem.protocol.documents import Result, Standings
 from pbem.seat import player as P
 from pbem.seat.screen import packet_renderable, result_lines
 from pbem.ui import words
 from pbem.ui.render import plain_text
-from pbem_helpers import make_table, play_until
 
 
 @pytest.fixture(scope="module")
@@ -71,15 +72,10 @@ def test_pad_counts_wide_characters() -> None:
 
 
 def test_status_in_words(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
 
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     table.host.close()
-    env = {**os.environ, "PBEM_LANG": "zh-Hans"}
-    run = subprocess.run([sys.executable, "-m", "pbem.cli", "status", "--db", str(tmp_path / "game.db")],
-                         capture_output=True, text=True, env=env)
+    run = pbem("status", "--db", tmp_path / "game.db", env={"PBEM_LANG": "zh-Hans"})
     assert run.returncode == 0, run.stderr
     assert "进行中" in run.stdout and "已加入" in run.stdout and "刚刚" in run.stdout, run.stdout
     assert "joined" not in run.stdout and "last activity" not in run.stdout

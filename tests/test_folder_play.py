@@ -13,13 +13,13 @@ import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 import typer
+from processes import PBEM, cli_env, new_keys, pbem
 from typer.testing import CliRunner
 
 from engine.position import dump, load
@@ -34,8 +34,6 @@ from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
 
-ROOT = Path(__file__).resolve().parents[1]
-PBEM = [sys.executable, "-m", "pbem.cli"]  # the real CLI
 SEATS = ["ann", "bob", "cat"]
 
 
@@ -195,27 +193,17 @@ def test_turn_needs_a_game_folder(tmp_path: Path) -> None:
 # --- real processes: two hosts and three bots play a whole game through one folder ------------
 
 
-def cli_env(home: Path) -> dict[str, str]:
-    return {**os.environ, "PBEM_HOME": str(home), "PBEM_SCRYPT_N": "1024", "PYTHONPATH": str(ROOT),
-            "PYTHONFAULTHANDLER": "1"}
-
-
 def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False) -> tuple[Path, Path, dict[str, Path]]:
     """Keys made with 'pbem key new --no-passphrase', the game with 'pbem game new', the
     folder with 'pbem folder init': all real processes."""
     homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
-    procs = {n: subprocess.Popen([*PBEM, "key", "new", n, "--no-passphrase"], env=cli_env(h),
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-             for n, h in homes.items()}
-    pubs = {n: p.communicate(timeout=60)[0].splitlines()[0] for n, p in procs.items()}
+    pubs = new_keys(homes)
     db = root / "saves" / "t.db"
     players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
-    subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--db", db,
-                    *(["--trustless"] if trustless else [])],
-                   env=cli_env(homes["referee"]), check=True, capture_output=True, cwd=root)
+    pbem("game", "new", "t", "--host", "referee", *players, "--db", db, *(["--trustless"] if trustless else []),
+         home=homes["referee"], cwd=root, ok=True)
     folder = root / "shared"
-    subprocess.run([*PBEM, "folder", "init", "t", folder, "--db", db], env=cli_env(homes["referee"]),
-                   check=True, capture_output=True, cwd=root)
+    pbem("folder", "init", "t", folder, "--db", db, home=homes["referee"], cwd=root, ok=True)
     return db, folder, homes
 
 

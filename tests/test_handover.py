@@ -7,14 +7,13 @@ real shared folder, bots on every seat; the host's `pbem game reseat` and the pl
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+import processes
 import pytest
 from pbem_helpers import store_dump as db_dump
-from test_cli_play import one_error_line
+from processes import one_error_line
 from test_folder_play import make_homes
 
 from pbem.auto.host_runner import FolderHost
@@ -32,12 +31,7 @@ SEATS = ["ann", "bob", "cat"]
 
 
 def pbem(*args: object, home: Path, ok: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PBEM_HOME": str(home)}
-    run = subprocess.run([sys.executable, "-m", "pbem.cli", *map(str, args)], env=env, capture_output=True, text=True,
-                         timeout=120)
-    if ok:
-        assert run.returncode == 0, run.stderr
-    return run
+    return processes.pbem(*args, home=home, ok=ok)
 
 
 def game(tmp_path: Path, db: str):

@@ -50,18 +50,13 @@ def test_every_group_page_lists_its_commands_and_each_is_reachable() -> None:
     """`pbem GROUP --help` (a real process, through the entry point's lean branch) lists every
     command of the group, and `pbem GROUP COMMAND --help` is that command's page: `pbem mail
     --help` showed `mail send`'s page, so `mail setup` was never listed."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "COLUMNS": "120", "PYTHONPATH": str(root)}
-    env.pop("PBEM_LANG", None)
+    from processes import pbem
+
+    env: dict[str, str | None] = {"COLUMNS": "120", "PBEM_LANG": None}
 
     def page(*args: str) -> str:
-        run = subprocess.run([sys.executable, "-m", "pbem.cli", *args, "--help"], capture_output=True, text=True,
-                             env=env, timeout=60)
+        run = pbem(*args, "--help", env=env, timeout=60)
         assert run.returncode == 0, (args, run.stderr)
         return run.stdout
 
@@ -75,8 +70,7 @@ def test_every_group_page_lists_its_commands_and_each_is_reachable() -> None:
     assert "Usage: python -m pbem.cli mail setup" in page("mail", "setup")
     assert "Usage: python -m pbem.cli mail send" in page("mail", "send")
     assert "Usage: python -m pbem.cli mail send" in page("mail", "friday")  # GAME alone is `mail send GAME`
-    zh = subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hans", "mail", "--help"], capture_output=True,
-                        text=True, env=env, timeout=60)
+    zh = pbem("--lang", "zh-Hans", "mail", "--help", env=env, timeout=60)
     assert zh.returncode == 0 and "setup" in zh.stdout and "send" in zh.stdout and "命令" in zh.stdout, zh.stdout
 
 
@@ -84,17 +78,11 @@ def test_every_group_page_lists_its_commands_and_each_is_reachable() -> None:
 def test_a_chinese_help_page_fills_its_lines_at_80_columns(command: list[str]) -> None:
     """Rich breaks lines only at spaces; a Chinese sentence has none and was moved whole to the
     next line ("一个自动主持人和 5" / "个机器人玩家，..."). Now a line breaks between characters."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
 
+    from processes import pbem
     from rich.cells import cell_len
 
-    env = {**os.environ, "COLUMNS": "80", "TERMINAL_WIDTH": "80",
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    run = subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hans", *command, "--help"],
-                         capture_output=True, text=True, env=env, timeout=60)
+    run = pbem("--lang", "zh-Hans", *command, "--help", env={"COLUMNS": "80", "TERMINAL_WIDTH": "80"}, timeout=60)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     top = lines[: next(i for i, line in enumerate(lines) if line.lstrip().startswith("╭"))]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
+from processes import pbem
 
 from pbem.errors import PbemError, UsageError
 from pbem.mail.imap import ImapFolder, ImapUrl, MailboxDown, credential_source
@@ -325,18 +326,14 @@ def test_imap_xoauth2_with_a_token_from_a_command(tmp_path: Path) -> None:
 
 
 def test_imap_bad_login_or_url_is_one_line_on_stderr(mail_servers: MailServers, tmp_path: Path) -> None:
-    import os
     import subprocess
-    import sys
 
     s = mail_servers
-    env = {**os.environ, "PBEM_HOME": str(tmp_path / "home"), "PBEM_IMAP_PASSWORD": "wrong-secret"}
     for args, says, code in [(["inbox", "--imap", s.imap.url("ann")], "error: IMAP login of ann to 127.0.0.1", 2),
                              (["inbox", "--imap", "imaps://ann:pw@example.org/"], "error: an IMAP URL must not hold", 2),
                              (["host", "run", "t", "--db", str(tmp_path / "none.db"), "--imap", "ftp://x"],
                               "error: no store at", 9)]:
-        done = subprocess.run([sys.executable, "-m", "pbem.cli", *args], env=env, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=120)
+        done = pbem(*args, home=tmp_path / "home", env={"PBEM_IMAP_PASSWORD": "wrong-secret"}, stdin=subprocess.DEVNULL)
         assert done.returncode == code, (args, done.stderr)
         assert done.stderr.startswith(says) and "Traceback" not in done.stderr, done.stderr
         assert "wrong-secret" not in done.stderr + done.stdout

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from test_folder_play import PBEM, SEATS, check_game, cli_env, wait_all
+from processes import PBEM, cli_env, new_keys, pbem
+from test_folder_play import SEATS, check_game, wait_all
 
 from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks
@@ -21,18 +22,14 @@ def imap_game(root: Path, s: MailServers, *options: str) -> tuple[Path, dict[str
     """Keys, the game with everyone's address, and the host's SMTP settings, all by the CLI
     (`options` for 'pbem game new', e.g. --trustless)."""
     homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
-    pubs = {}
-    for n, h in homes.items():  # the host's key is "referee", its mailbox "host"
-        out = subprocess.run([*PBEM, "key", "new", "referee" if n == "host" else n, "--no-passphrase"], env=cli_env(h), check=True,
-                             capture_output=True, text=True).stdout
-        pubs[n] = out.splitlines()[0]
+    # the host's key is "referee", its mailbox "host"
+    pubs = new_keys({"referee" if n == "host" else n: h for n, h in homes.items()})
     db = root / "saves" / "t.db"
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
-    subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}",
-                    "--db", db, *options], env=cli_env(homes["host"]), check=True, capture_output=True, cwd=root)
-    subprocess.run([*PBEM, "game", "smtp", "t", "--db", str(db), "--server", "127.0.0.1", "--port", str(s.smtp_port),
-                    "--security", "none", "--from", s.address("host")], env=cli_env(homes["host"]), check=True,
-                   capture_output=True, cwd=root)
+    pbem("game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db, *options,
+         home=homes["host"], cwd=root, ok=True)
+    pbem("game", "smtp", "t", "--db", db, "--server", "127.0.0.1", "--port", s.smtp_port, "--security", "none",
+         "--from", s.address("host"), home=homes["host"], cwd=root, ok=True)
     return db, homes
 
 

@@ -4,12 +4,11 @@ refused block, after routing everything else (a real process reading real .eml f
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from pbem_helpers import PASS, make_table
+from processes import pbem
 
 from engine.rules import legal_moves
 from pbem.mail.message import compose, write_eml
@@ -17,9 +16,7 @@ from pbem.seat import player as P
 
 
 def _inbox(folder: Path, db: Path, home: Path, *extra: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": PASS.decode(), "PBEM_SCRYPT_N": "1024"}
-    return subprocess.run([sys.executable, "-m", "pbem.cli", "inbox", str(folder), "--db", str(db), *extra],
-                          env=env, capture_output=True, text=True, timeout=120)
+    return pbem("inbox", folder, "--db", db, *extra, home=home, env={"PBEM_PASSPHRASE": PASS.decode()})
 
 
 def _mail(block, folder: Path, name: str, armored: str | None = None) -> None:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from processes import pbem
 
 from pbem.errors import BadPacket, UsageError
 from pbem.names import check_game_id, check_game_name, check_identity_name, check_seat_name
@@ -46,13 +44,11 @@ def test_good_names_pass() -> None:
 
 @pytest.mark.parametrize("name", ["a/b", "../evil", "has space", "ünï"])
 def test_game_new_with_a_bad_name_writes_nothing(tmp_path: Path, name: str) -> None:
-    env = {**os.environ, "PBEM_HOME": str(tmp_path / "home"), "PBEM_SCRYPT_N": "1024"}
-    subprocess.run([sys.executable, "-m", "pbem.cli", "key", "new", "referee", "--no-passphrase"], cwd=tmp_path,
-                   env=env, capture_output=True, check=True)
+    home = tmp_path / "home"
+    pbem("key", "new", "referee", "--no-passphrase", home=home, cwd=tmp_path, ok=True)
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     players = [a for s in ("ann", "bob", "cat") for a in ("--player", f"{s}={Identity.generate(s).public.encode()}")]
-    run = subprocess.run([sys.executable, "-m", "pbem.cli", "game", "new", name, "--host", "referee", *players],
-                         cwd=tmp_path, env=env, capture_output=True, text=True)
+    run = pbem("game", "new", name, "--host", "referee", *players, home=home, cwd=tmp_path)
     assert run.returncode == 2, run.stderr
     assert run.stderr.startswith("error: bad game name") and "Traceback" not in run.stderr
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

@@ -4,28 +4,20 @@ cost (with a loud warning), and a key file's KDF parameters are capped (real pro
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from processes import pbem
 
 from pbem.errors import BadPacket
 from pbem.protocol import crypto
 from pbem.seat import keys
 from pbem.seat.home import key_path
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _key_new(home: Path, name: str, passphrase: str, scrypt_n: str | None = "1024") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": passphrase, "PYTHONPATH": str(ROOT)}
-    env.pop("PBEM_SCRYPT_N", None)
-    if scrypt_n is not None:
-        env["PBEM_SCRYPT_N"] = scrypt_n
-    return subprocess.run([sys.executable, "-m", "pbem.cli", "key", "new", name], env=env, capture_output=True,
-                          text=True, timeout=120)
+    return pbem("key", "new", name, home=home, env={"PBEM_PASSPHRASE": passphrase, "PBEM_SCRYPT_N": scrypt_n})
 
 
 @pytest.mark.parametrize("weak", ["a", " ", "1234", "12345678901234", "aaaaaaaaaaaa", "abab abab", "short1"])
@@ -66,12 +58,10 @@ def test_a_crafted_key_file_cannot_make_the_kdf_burn_cpu(tmp_path: Path, monkeyp
     with pytest.raises(BadPacket, match="unsupported scrypt parameters") as info:
         keys.load_identity(tmp_path, "ann", b"correct horse")
     assert derived == [] and "at most n*r*p" in (info.value.hint or "")
-    env = {**os.environ, "PBEM_HOME": str(tmp_path), "PBEM_PASSPHRASE": "correct horse", "PYTHONPATH": str(ROOT)}
     inv = tmp_path / "none.pbem"
     inv.write_text("")
-    run = subprocess.run([sys.executable, "-m", "pbem.cli", "game", "new", "g", "--host", "ann", "--player",
-                          "a=ann", "--player", "b=ann", "--player", "c=ann"], env=env, cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    run = pbem("game", "new", "g", "--host", "ann", "--player", "a=ann", "--player", "b=ann", "--player", "c=ann",
+               home=tmp_path, cwd=tmp_path, env={"PBEM_PASSPHRASE": "correct horse"}, timeout=60)
     assert run.returncode == 3 and "unsupported scrypt parameters" in run.stderr.splitlines()[0], run.stderr
 
 

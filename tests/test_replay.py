@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 import typer
 from pbem_helpers import Table, make_table, play_until
+from processes import pbem
 from typer.testing import CliRunner
 
 from engine.position import dump
@@ -24,7 +24,6 @@ from pbem.replay.rounds import ALL, NotReplayable, load_replay
 from pbem.ui.render import plain_text
 
 SEATS = ["ann", "bob", "cat", "dan"]
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -180,9 +179,7 @@ def _app() -> typer.Typer:
 
 def _pbem(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """The real command line: the installed `pbem`."""
-    cmd = [str(ROOT / ".venv" / "bin" / "pbem"), *args]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    return pbem(*args, cwd=cwd, installed=True, timeout=60)
 
 
 def test_an_unfinished_round_cannot_be_replayed(played) -> None:

@@ -19,14 +19,14 @@ from pathlib import Path
 import pyte
 import pytest
 from pbem_helpers import make_table, play_until
+from processes import INSTALLED, cli_env
 
 from pbem.replay.rounds import load_replay
 from pbem.ui.fullscreen import fit
 from pbem.ui.render import FULL, maze_area
 
-ROOT = Path(__file__).resolve().parent.parent
-PBEM = str(ROOT / ".venv" / "bin" / "pbem")
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "COLUMNS": "", "LINES": ""}
+PBEM = INSTALLED[0]
+ENV = cli_env(TERM="xterm-256color", COLUMNS="", LINES="")
 ALT = 1049 << 5  # pyte's key for a private mode
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from pbem_helpers import make_table, play_until
+from processes import PBEM, cli_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 
@@ -40,8 +41,8 @@ def test_keys_step_jump_switch_and_quit(tmp_path: Path) -> None:
     play_until(table, lambda p: p.doc.phase != "playing", seed=5)
     table.host.close()
     main, sub = pty.openpty()
-    env = {**os.environ, "COLUMNS": "100", "LINES": "60", "TERM": "xterm"}
-    proc = subprocess.Popen([sys.executable, "-m", "pbem.cli", "replay", str(tmp_path / "game.db"), "--round", "1"],
+    env = cli_env(COLUMNS="100", LINES="60", TERM="xterm")
+    proc = subprocess.Popen([*PBEM, "replay", str(tmp_path / "game.db"), "--round", "1"],
                             stdin=sub, stdout=sub, stderr=sub, env=env, close_fds=True)
     os.close(sub)
     try:

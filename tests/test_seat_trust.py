@@ -4,12 +4,11 @@ fully verified packets and shows an old packet as old (real key files, real proc
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import msgspec
+import processes
 import pytest
 from pbem_helpers import PASS, Table, make_table, play_until
 
@@ -24,10 +23,7 @@ SEATS = ["ann", "bob", "cat"]
 
 
 def pbem(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PBEM_HOME": str(home), "PBEM_PASSPHRASE": PASS.decode(), "PBEM_SCRYPT_N": "1024",
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    return subprocess.run([sys.executable, "-m", "pbem.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return processes.pbem(*args, home=home, cwd=cwd, env={"PBEM_PASSPHRASE": PASS.decode()})
 
 
 def _dump(db: Path) -> list[str]:

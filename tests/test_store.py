@@ -8,16 +8,15 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import subprocess
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from processes import pbem
 from sqlalchemy import create_engine, text
 
 from pbem.errors import BadPacket, StoreError, UsageError
 from pbem.host import referee as H
-from pbem.host.migrations import upgrade
 from pbem.host.store import HEAD, Store, metadata
 from pbem.protocol.documents import check_signature, read_blocks
 from pbem.seat import keys
@@ -25,7 +24,6 @@ from pbem.seat import player as P
 
 FIXTURE = Path(__file__).parent / "fixtures" / "v1"
 PASS = b"correct horse"
-PBEM = [sys.executable, "-m", "pbem.cli"]
 
 
 def schema_diff(url: str) -> list:
@@ -225,7 +223,7 @@ def test_many_games_in_one_store_by_name(store_url: str, tmp_path: Path) -> None
 def test_bad_stores_on_the_command_line(tmp_path: Path) -> None:
     """One line, the store error's exit code, nothing written."""
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*PBEM, *args], cwd=tmp_path, capture_output=True, text=True)
+        return pbem(*args, cwd=tmp_path)
 
     other = tmp_path / "photos.db"
     with sqlite3.connect(other) as c:

@@ -203,17 +203,13 @@ def test_every_help_text_is_in_the_catalogs() -> None:
 
 
 def test_help_is_translated_and_flags_show_no_type() -> None:
-    import os
-    import sys
+    from processes import pbem
 
-    env = {**os.environ, "COLUMNS": "100"}
-    run = subprocess.run([sys.executable, "-m", "pbem.cli", "--lang", "zh-Hans", "move", "--help"],
-                         capture_output=True, text=True, env=env, cwd=ROOT)
+    run = pbem("--lang", "zh-Hans", "move", "--help", env={"COLUMNS": "100"}, cwd=ROOT)
     assert run.returncode == 0, run.stderr
     assert "显示此帮助并退出" in run.stdout and "你要回应的牌包" in run.stdout and "选项" in run.stdout
     assert "Show this message" not in run.stdout and "The packet you answer" not in run.stdout
-    run = subprocess.run([sys.executable, "-m", "pbem.cli", "show", "--help"], capture_output=True, text=True,
-                         env={**env, "PBEM_LANG": "zh-Hant"}, cwd=ROOT)
+    run = pbem("show", "--help", env={"COLUMNS": "100", "PBEM_LANG": "zh-Hant"}, cwd=ROOT)
     assert "顯示此說明並結束" in run.stdout and "<bool>" not in run.stdout and "--json" in run.stdout
 
 

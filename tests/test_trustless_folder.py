@@ -18,8 +18,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from processes import pbem
 from rich.console import Console
-from test_folder_play import PBEM, SEATS, cli_env, cli_game, start_bots, start_host
+from test_folder_play import SEATS, cli_game, start_bots, start_host
 
 from pbem.auto.demo import run_demo
 from pbem.errors import EXIT_AUDIT_FAILED
@@ -119,8 +120,7 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     assert kinds.count("reveal") == 9 and {"move"} <= set(kinds) <= {"shuffle", "deal", "move", "tokens", "goal", "reveal"}
     # `pbem audit` of the folder: the whole chain followed again, every shuffle proof, token
     # proof, opened card and move checked, every round replayed on its opened deal
-    audit = subprocess.run([*PBEM, "audit", folder, "--json"], env=cli_env(homes["bob"]), capture_output=True,
-                           text=True, timeout=300)
+    audit = pbem("audit", folder, "--json", home=homes["bob"], timeout=300)
     assert audit.returncode == 0, audit.stderr
     report = json.loads(audit.stdout)
     assert report["ok"] and report["anchored"] and report["step"] == "over" and report["packets"] == len(chain)
@@ -133,7 +133,7 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     shutil.copytree(folder, broken)
     victim = next((broken / "packets").rglob("000041-*.pbem"))
     victim.unlink()
-    bad = subprocess.run([*PBEM, "audit", broken], env=cli_env(homes["bob"]), capture_output=True, text=True, timeout=300)
+    bad = pbem("audit", broken, home=homes["bob"], timeout=300)
     assert bad.returncode == EXIT_AUDIT_FAILED and "FAULT packet 42" in bad.stdout and "does not follow" in bad.stdout
     assert bad.stderr.startswith("error: audit failed at packet 42") and "Traceback" not in bad.stderr
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
@@ -141,14 +141,12 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     dealt = GameFolder.open(folder).packets(None)[6][1]
     shown = {}
     for s in SEATS:
-        out = subprocess.run([*PBEM, "show", dealt, "--as", s, "--json"], env=cli_env(homes[s]), capture_output=True,
-                             text=True, timeout=120)
+        out = pbem("show", dealt, "--as", s, "--json", home=homes[s])
         assert out.returncode == 0, out.stderr
         shown[s] = json.loads(out.stdout)
         assert shown[s]["role"] and len(shown[s]["hand"]) == 6 and None not in shown[s]["hand"]
         assert shown[s]["cards_waiting"] == [] and shown[s]["waiting"] == {"step": "move", "seats": ["ann"]}
-    words = subprocess.run([*PBEM, "show", dealt, "--as", "cat"], env=cli_env(homes["cat"]), capture_output=True,
-                           text=True, timeout=120)
+    words = pbem("show", dealt, "--as", "cat", home=homes["cat"])
     assert words.returncode == 0 and "trustless game" in words.stdout and "your hand" in words.stdout
     # secrecy before a round's end: every message up to round 1's last move, the host's key
     # and two seats' key shares open none of the cards the third seat still holds, nor its role
@@ -189,19 +187,17 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
     has deadlines: ann stays silent past her first one, and the blind host reminds her, tells
     the table she is late in signed notices, plays nothing for her; `pbem audit` names the stall."""
     db, folder, homes = cli_game(tmp_path, trustless=True)
-    timed = subprocess.run([*PBEM, "game", "config", "t", "--db", db, "--deadline", "3s", "--remind", "50%"],
-                           env=cli_env(homes["referee"]), capture_output=True, text=True, timeout=60)
+    timed = pbem("game", "config", "t", "--db", db, "--deadline", "3s", "--remind", "50%", home=homes["referee"],
+                 timeout=60)
     assert timed.returncode == 0 and "3 seconds" in timed.stdout, timed.stdout + timed.stderr
     assert "absent" not in timed.stdout  # the blind host marks nobody absent: the rule is not said
-    absent = subprocess.run([*PBEM, "game", "config", "t", "--db", db, "--absent-after", "3"],
-                            env=cli_env(homes["referee"]), capture_output=True, text=True, timeout=60)
+    absent = pbem("game", "config", "t", "--db", db, "--absent-after", "3", home=homes["referee"], timeout=60)
     assert absent.returncode == 2 and absent.stderr.startswith("error: --absent-after does not apply"), absent.stderr
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
     bots = start_bots(folder, homes, tmp_path, seats=["bob", "cat"], poll=0.05)
 
     def turn(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*PBEM, "turn", folder, "--as", "ann", *args], env=cli_env(homes["ann"]),
-                              capture_output=True, text=True, timeout=180)
+        return pbem("turn", folder, "--as", "ann", *args, home=homes["ann"], timeout=180)
 
     try:
         early = turn("discard 1")  # it joins her, but nobody can move before the deal (ann shuffles first)
@@ -219,8 +215,7 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
         assert about_ann() == [("reminder", "shuffle"), ("late", "shuffle")]
         first = _chain(folder, inv.game)
         assert len(first) == 1 and first[0].doc.waiting.seats == ["ann"] and first[0].doc.waiting.due  # signed
-        stalled = subprocess.run([*PBEM, "audit", folder], env=cli_env(homes["bob"]), capture_output=True, text=True,
-                                 timeout=120)
+        stalled = pbem("audit", folder, home=homes["bob"])
         assert "the chain stops at packet 1: the table waits for the shuffle step from ann since packet 1" \
             in stalled.stdout and " late" in stalled.stdout, stalled.stdout + stalled.stderr
         assert stalled.returncode != 0 and "nothing to audit" in stalled.stderr  # no round has ended yet

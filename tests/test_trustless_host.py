@@ -147,9 +147,9 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     of packet 1 from the host's out/ folder; a timeout policy a blind host cannot follow, and the
     host commands it cannot do, are refused in one line."""
     import json
-    import subprocess
 
-    from test_folder_play import PBEM, cli_app, cli_env, make_homes, run_cli
+    from processes import pbem
+    from test_folder_play import cli_app, make_homes, run_cli
 
     from pbem.seat import keys
 
@@ -157,15 +157,13 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     pubs = {s: keys.load_identity(homes[s], s, None).public.encode() for s in SEATS}
     db = tmp_path / "saves" / "t.db"
     players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
-    bad = subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless",
-                          "--deadline", "2h", "--on-timeout", "discard"], env=cli_env(homes["referee"]),
-                         capture_output=True, text=True, timeout=60)
+    bad = pbem("game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
+               "--on-timeout", "discard", home=homes["referee"], timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("error: a trustless game takes --on-timeout wait only")
     assert "hint: the blind host holds no seat's keys" in bad.stderr
     assert "Traceback" not in bad.stderr and not db.exists()
-    absent = subprocess.run([*PBEM, "game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless",
-                             "--deadline", "2h", "--absent-after", "3"], env=cli_env(homes["referee"]),
-                            capture_output=True, text=True, timeout=60)
+    absent = pbem("game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
+                  "--absent-after", "3", home=homes["referee"], timeout=60)
     assert absent.returncode == 2 and absent.stderr.startswith("error: --absent-after does not apply to a trustless")
     assert "Traceback" not in absent.stderr and not db.exists()
     app = cli_app()

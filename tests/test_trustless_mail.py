@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import smtplib
-import subprocess
 import time
 from email.message import EmailMessage
 from pathlib import Path
@@ -19,7 +18,8 @@ from pathlib import Path
 import msgspec
 import pytest
 from mailservers import MailServers
-from test_folder_play import PBEM, SEATS, cli_env, wait_all
+from processes import pbem
+from test_folder_play import SEATS, wait_all
 from test_imap_game import imap_game, start
 
 from pbem.mail.outgoing import block_mail
@@ -97,8 +97,7 @@ def test_a_whole_trustless_game_by_mail_with_bad_mail_midway(tmp_path: Path, mai
     assert chain[:len(kept)] == kept  # nothing the host had was changed by the bad mail
     # every round audited from the chain alone: the host's file, and what ann received by mail
     for source, home in ((["--db", str(db)], homes["host"]), ([str(homes["ann"] / "games" / game)], homes["ann"])):
-        audit = subprocess.run([*PBEM, "audit", *source, "--json"], env=cli_env(home), capture_output=True, text=True,
-                               timeout=600)
+        audit = pbem("audit", *source, "--json", home=home, timeout=600)
         assert audit.returncode == 0, audit.stderr
         report = json.loads(audit.stdout)
         assert report["ok"] and report["step"] == "over" and report["packets"] == len(chain), report

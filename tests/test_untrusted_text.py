@@ -4,12 +4,11 @@ processes; the bytes of stdout and stderr are checked)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from processes import pbem
 
 from pbem.mail.message import compose, write_eml
 from pbem.protocol.armor import armor
@@ -18,14 +17,11 @@ from pbem.protocol.documents import sign_json
 from pbem.seat import keys
 from pbem.ui.terminal import printable
 
-ROOT = Path(__file__).resolve().parents[1]
 TITLE = "\x1b]0;pwned\x07"  # sets the terminal's window title
 
 
 def _pbem(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "PBEM_HOME": str(home), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "pbem.cli", *args], env=env, cwd=cwd, capture_output=True,
-                          timeout=120)
+    return pbem(*args, home=home, cwd=cwd, text=False)  # the bytes as a terminal would get them
 
 
 def _forged(kind: str, doc: dict, signer: Identity) -> str:

@@ -1,0 +1,71 @@
+"""The real `pbem` command as a separate process, the one way tests start it.
+
+`pbem(...)` runs a command and waits; `PBEM` and `cli_env(...)` are for the tests that keep a
+process running (a host, a bot) with subprocess.Popen.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PBEM = [sys.executable, "-m", "pbem.cli"]  # this checkout's CLI, as `python -m pbem.cli`
+INSTALLED = [str(Path(sys.executable).with_name("pbem"))]  # the console script pyproject.toml installs
+
+
+def cli_env(home: Path | None = None, **extra: str | None) -> dict[str, str]:
+    """The tests' environment for a `pbem` process: cheap test key files (PBEM_SCRYPT_N), this
+    checkout first on the path, faulthandler on (a SIGABRT dumps every thread's stack), PBEM_HOME
+    set to `home` when given, and `extra` on top (None removes a variable)."""
+    env = {**os.environ, "PBEM_SCRYPT_N": "1024", "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
+    if home is not None:
+        env["PBEM_HOME"] = str(home)
+    for key, value in extra.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def pbem(*args: object, home: Path | None = None, cwd: Path | None = None, ok: bool = False,
+         env: dict[str, str | None] | None = None, input: str | None = None, stdin: int | None = None,
+         text: bool = True, installed: bool = False, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run `pbem ARGS` (each argument str()-ed) to its end, stdout and stderr captured.
+
+    home: PBEM_HOME; env: variables on top of cli_env (None removes one); input: text on stdin
+    (stdin: subprocess.DEVNULL and the like instead); text=False: bytes out; installed: the
+    installed console script rather than `python -m pbem.cli`; ok=True asserts exit code 0."""
+    run = subprocess.run([*(INSTALLED if installed else PBEM), *map(str, args)], env=cli_env(home, **(env or {})),
+                         cwd=cwd, capture_output=True, text=text, input=input, stdin=stdin, timeout=timeout,
+                         check=False)
+    if ok:
+        assert run.returncode == 0, (run.returncode, run.stderr, run.stdout)
+    return run
+
+
+def one_error_line(run: subprocess.CompletedProcess, code: int, words: str) -> None:
+    """Bad input as the brief wants it said: exit `code`, an 'error: ...' line quoting `words`,
+    at most 'hint: ...' lines after it, never a traceback."""
+    assert run.returncode == code, (run.returncode, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert lines[0].startswith("error: ") and words in lines[0], run.stderr
+    assert all(line.startswith(("error: ", "hint: ")) for line in lines), run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def new_keys(homes: dict[str, Path], **extra: str | None) -> dict[str, str]:
+    """`pbem key new NAME --no-passphrase` for each NAME in its home (`homes`: name -> home), all
+    at once; returns each name's public key, the first line the command prints."""
+    procs = {n: subprocess.Popen([*PBEM, "key", "new", n, "--no-passphrase"], env=cli_env(h, **extra),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for n, h in homes.items()}
+    pubs = {}
+    for n, p in procs.items():
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, (n, err)
+        pubs[n] = out.splitlines()[0]
+    return pubs
