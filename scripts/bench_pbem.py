@@ -6,7 +6,9 @@ store took many games), both measured in the same run so that a change shows as 
 - the commands people wait for, as wall time over a bare `python -c pass` timed in the same
   rounds (runs alternate between the trees and the bare interpreter; CPU time beside it, which
   a busy machine skews less): show, show --json and move with the key agent and with a
-  passphrase, apply, status, --help, and audit and replay of one round;
+  passphrase, apply, status, --help, and audit and replay of one round; each tree on games,
+  keys and move files its own code made (scripts/bench_fixture.py), through its own entry
+  point; a row a tree cannot run is n/a, with a footnote under the table saying why;
 - the host's own time per move at 12 players (scripts/bench_host.py, twice per tree in turn), split
   into the engine, sealing, signing and the store; a round's last move; publishing;
   audit and replay of one round in process;
@@ -171,7 +173,7 @@ class Timer:
     def __init__(self) -> None:
         self.wall: dict[str, list[float]] = {}
         self.cpu: dict[str, list[float]] = {}
-        self.failed: set[str] = set()
+        self.failed: dict[str, str] = {}  # key: the last line it said on stderr
 
     def run(self, key: str, cmd: list[str], env: dict[str, str], prepare: Callable[[], None] | None = None) -> None:
         if key in self.failed:
@@ -184,8 +186,9 @@ class Timer:
         wall = time.perf_counter() - t
         err = p.stderr.read() if p.stderr else b""
         if os.waitstatus_to_exitcode(status) != 0:
-            self.failed.add(key)
-            print(f"note: {key} failed: {err.decode(errors='replace').strip()[-300:]}", file=sys.stderr)
+            said = err.decode(errors="replace").strip()
+            self.failed[key] = (said.splitlines() or [f"exit {os.waitstatus_to_exitcode(status)}"])[-1][-200:]
+            print(f"note: {key} failed: {said[-300:]}", file=sys.stderr)
             return
         self.wall.setdefault(key, []).append(wall)
         self.cpu.setdefault(key, []).append(usage.ru_utime + usage.ru_stime)
@@ -213,75 +216,96 @@ CLI_ROWS = (
 )
 
 
-def cli_rows(root: Path, trees: dict[str, Path], base_env: dict[str, str]) -> list[tuple[str, str, str]]:
-    """Each command of CLI_ROWS on each tree, runs interleaved with a bare interpreter's."""
-    host, ids, homes, names = table(root / "cli", 5, "classic", protected=True)
-    armored = host.packets()[-1][1]
-    packet_path = root / "packet.pbem"
-    packet_path.write_text(armored)
-    seat = read_blocks(armored)[0].doc.to_move
-    sp = P.open_packet(read_blocks(armored)[0], ids[seat], homes[seat], remember=False)
-    move_text = str(RandomBot(1).choose(sp.view))
-    move_file = root / "m.pbem"
-    move_file.write_bytes(P.make_move(sp, move_text).armored().encode())
-    db = root / "cli" / "g5.db"
-    host.close()
-    # a game with a finished round, for audit and replay
-    rhost, rids, rhomes, rnames = table(root / "rounds", 5, "classic")
-    bots = {s: RandomBot(s) for s in rnames}
-    while not rhost.archives():
-        step(rhost, rids, rhomes, bots)
-    rdb = root / "rounds" / "g5.db"
-    rhost.close()
+def launcher(tree: Path, rev: str | None, into: Path) -> Path:
+    """A `pbem` console script for `tree`, as pip writes it, calling the entry point that tree's
+    pyproject.toml names (an older tree's is pbem.cli:main; the venv's own script would import
+    this tree's pbem.entry into the older tree)."""
+    import tomllib
 
-    pbem = str(Path(sys.executable).parent / "pbem")
-    env_seat = {**base_env, "PBEM_HOME": str(homes[seat]), "PBEM_PASSPHRASE": PASSPHRASE}
-    env_agent = {k: v for k, v in env_seat.items() if k != "PBEM_PASSPHRASE"}
-    env_host = {**base_env, "PBEM_HOME": str(homes["host"]), "PBEM_PASSPHRASE": PASSPHRASE}
-    show = [pbem, "show", str(packet_path), "--as", seat]
-    move = [pbem, "move", str(packet_path), move_text, "--as", seat, "-o", str(root / "out.pbem")]
-    copy = root / "copy.db"
+    text = (subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:pyproject.toml"], check=True, capture_output=True,
+                           text=True).stdout if rev else (ROOT / "pyproject.toml").read_text())
+    module, func = tomllib.loads(text)["project"]["scripts"]["pbem"].split(":")
+    into.mkdir(parents=True)
+    script = into / "pbem"
+    script.write_text(f"#!{sys.executable}\nimport sys\nfrom {module} import {func}\nif __name__ == '__main__':\n"
+                      f"    sys.argv[0] = sys.argv[0].removesuffix('.exe')\n    sys.exit({func}())\n")
+    script.chmod(0o755)
+    return script
 
-    def fresh_copy() -> None:  # apply changes its store: each run applies the move to a fresh copy
-        shutil.copyfile(db, copy)
-        for suffix in ("-wal", "-shm"):
-            Path(str(copy) + suffix).unlink(missing_ok=True)
 
-    commands: list[tuple[str, list[str], dict[str, str], Callable[[], None] | None]] = [
-        ("show-pass", show, env_seat, None),
-        ("show-json-pass", [*show, "--json"], env_seat, None),
-        ("move-pass", move, env_seat, None),
-        ("show-agent", show, env_agent, None),
-        ("show-json-agent", [*show, "--json"], env_agent, None),
-        ("move-agent", move, env_agent, None),
-        ("apply", [pbem, "apply", "b5", "--db", str(copy), str(move_file), "--out", str(root / "out")], env_host,
-         fresh_copy),
-        ("status", [pbem, "status", "--db", str(db)], env_host, None),
-        ("help", [pbem, "--help"], env_host, None),
-        ("audit", [pbem, "audit", "--db", str(rdb), "--round", "1"], env_host, None),
-        ("replay", [pbem, "replay", "--db", str(rdb), "--round", "1", "--json"], env_host, None),
-    ]
+def cli_rows(root: Path, trees: dict[str, Path], revs: dict[str, str | None], base_env: dict[str, str]
+             ) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """Each command of CLI_ROWS on each tree, runs interleaved with a bare interpreter's; and the
+    footnotes saying why a row has no figure. Each tree runs on games, keys and move files made
+    by its own code (scripts/bench_fixture.py) through its own entry point."""
+    commands: list[tuple[str, str, list[str], dict[str, str], Callable[[], None] | None]] = []
+    agents: list[tuple[Path, dict[str, str]]] = []
+    notes: list[str] = []
+    for label, tree in trees.items():
+        fx = json.loads(subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_fixture.py"), str(tree),
+                                        str(root / f"fixture-{label}")], check=True, capture_output=True, text=True,
+                                       env={**base_env, "PYTHONPATH": str(tree)}).stdout.splitlines()[-1])
+        pbem = str(launcher(tree, revs[label], root / f"bin-{label}"))
+        path = {"PYTHONPATH": str(tree)}
+        env_seat = {**base_env, **path, "PBEM_HOME": fx["seat_home"], "PBEM_PASSPHRASE": PASSPHRASE}
+        env_agent = {k: v for k, v in env_seat.items() if k != "PBEM_PASSPHRASE"}
+        env_host = {**base_env, **path, "PBEM_HOME": fx["host_home"], "PBEM_PASSPHRASE": PASSPHRASE}
+        env_rounds = {**base_env, **path, "PBEM_HOME": fx["rounds_home"]}
+        show = [pbem, "show", fx["packet"], "--as", fx["seat"]]
+        move = [pbem, "move", fx["packet"], fx["move"], "--as", fx["seat"], "-o", str(root / f"out-{label}.pbem")]
+        db, copy = Path(fx["db"]), root / f"copy-{label}.db"
+
+        def fresh_copy(db: Path = db, copy: Path = copy) -> None:  # apply changes its store: a fresh copy each run
+            shutil.copyfile(db, copy)
+            for suffix in ("-wal", "-shm"):
+                Path(str(copy) + suffix).unlink(missing_ok=True)
+
+        # before the store held many games, apply's first word was the game's .db file
+        store = [fx["game"], "--db", str(copy)] if fx["apply_names_game"] else [str(copy)]
+        mine = [
+            ("show-pass", show, env_seat, None),
+            ("show-json-pass", [*show, "--json"], env_seat, None),
+            ("move-pass", move, env_seat, None),
+            ("show-agent", show, env_agent, None),
+            ("show-json-agent", [*show, "--json"], env_agent, None),
+            ("move-agent", move, env_agent, None),
+            ("apply", [pbem, "apply", *store, fx["move_file"], "--out", str(root / f"out-{label}")],
+             env_host, fresh_copy),
+            ("status", [pbem, "status", "--db", fx["db"]], env_host, None),
+            ("help", [pbem, "--help"], env_host, None),
+            ("audit", [pbem, "audit", "--db", fx["rounds_db"], "--round", "1"], env_rounds, None),
+            ("replay", [pbem, "replay", "--db", fx["rounds_db"], "--round", "1", "--json"], env_rounds, None),
+        ]
+        if (tree / "pbem" / "seat" / "agent.py").exists():
+            # the key agent holds the seat's key for the agent rows, started by the tree's own code
+            # (for longer than the runs take on a loaded machine: a key forgotten midway fails its rows)
+            subprocess.run([pbem, "agent", "start", "--as", fx["seat"], "--timeout", "3h"], env=env_seat, check=True,
+                           stdout=subprocess.DEVNULL)
+            agents.append((Path(pbem), env_agent))
+        else:
+            mine = [c for c in mine if not c[0].endswith("-agent")]
+            notes.append(f"{label} ({revs[label] or 'this tree'}) has no key agent (pbem agent): "
+                         "its agent rows are n/a")
+        commands += [(key, label, cmd, env, prepare) for key, cmd, env, prepare in mine]
     timer = Timer()
     bare = [sys.executable, "-c", "pass"]
-    # the key agent holds the seat's key for the agent rows (started by this tree; the same socket for both)
-    # (for longer than the runs take on a loaded machine: a key forgotten midway fails its rows)
-    subprocess.run([pbem, "agent", "start", "--as", seat, "--timeout", "3h"], env={**env_seat, "PYTHONPATH": str(ROOT)},
-                   check=True, stdout=subprocess.DEVNULL)
     try:
         for _ in range(RUNS + 1):
-            for key, cmd, env, prepare in commands:
-                for label, tree in trees.items():
-                    timer.run("bare", bare, base_env)
-                    timer.run(f"{key}@{label}", cmd, {**env, "PYTHONPATH": str(tree)}, prepare)
+            for key in dict.fromkeys(c[0] for c in commands):
+                for k, label, cmd, env, prepare in commands:
+                    if k == key:
+                        timer.run("bare", bare, base_env)
+                        timer.run(f"{key}@{label}", cmd, env, prepare)
     finally:
-        subprocess.run([pbem, "agent", "stop"], env={**env_agent, "PYTHONPATH": str(ROOT)}, check=True,
-                       stdout=subprocess.DEVNULL)
+        for script, env in agents:
+            subprocess.run([str(script), "agent", "stop"], env=env, check=True, stdout=subprocess.DEVNULL)
     bare_w = statistics.median(timer.wall["bare"][1:])
     rows = [("python3 -c pass (the unit of every x below)", f"{bare_w * 1000:.0f} ms wall", "")]
     for key, what in CLI_ROWS:
         rows.append((what, timer.ratio(f"{key}@now", "bare"),
                      timer.ratio(f"{key}@before", "bare") if "before" in trees else ""))
-    return rows
+    notes += [f"{key.replace('@', ' on ')} failed: {why}" for key, why in sorted(timer.failed.items())]
+    return rows, notes
 
 
 def main() -> None:
@@ -298,13 +322,16 @@ def main() -> None:
         root = Path(tmp)
         trees = {"now": ROOT, "before": extract(before, root / "before")}
         rows = host_rows(trees, base_env)
-        rows += cli_rows(root, trees, base_env)
+        cli, notes = cli_rows(root, trees, {"now": None, "before": before}, base_env)
+        rows += cli
         rows += engine_rows(seconds)
         rows += packet_rows(root)
     head = ("measure", "now", f"before ({before})")
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
     for r in [head, *rows]:
         print("  ".join(f"{c:<{w}}" for c, w in zip(r, widths)).rstrip())
+    for note in notes:  # why a row has no figure
+        print(f"n/a: {note}")
 
 
 if __name__ == "__main__":
