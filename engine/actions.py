@@ -51,6 +51,7 @@ class Table:
 
 
 NOTHING: frozenset[FrontType | None] = frozenset()
+_NO_MOVES: Part = (MADE, (), None)
 
 
 class ActionRule:
@@ -123,12 +124,19 @@ class Break(ActionRule):
         return None
 
     def legal(self, t: Table, card: str) -> Sequence[Move]:
+        return self.part(t, card)[1]
+
+    def part(self, t: Table, card: str) -> Part:
         # refusal's test without a call per candidate (the commonest action cards);
         # tests/test_properties.py checks that check() accepts exactly what is listed
-        broke, front = front_type_of(card), t.front
-        if not front:  # nothing in front of anyone: nobody has it broken yet
-            return self.candidates(t, card)
-        return [m for m in self.candidates(t, card) if broke not in front.get(m.target, NOTHING)]
+        candidates = self.candidates(t, card)
+        front = t.front
+        if front:  # (nothing in front of anyone: nobody has it broken yet)
+            broke = front_type_of(card)
+            hit = [p for p, types in front.items() if broke in types]  # the few players it is broken for
+            if hit:
+                return (MADE, [m for m in candidates if m.target not in hit], None)
+        return (MADE, candidates, None)
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.in_front[_target(move)].append(_card(move))
@@ -136,6 +144,11 @@ class Break(ActionRule):
 
 
 class Fix(ActionRule):
+    def __init__(self) -> None:
+        super().__init__()
+        # card -> (players, per player in seat order: (the broken type it repairs, the move) for each of its tools)
+        self._by_player: dict[str, tuple[tuple[str, ...], tuple[tuple[str, tuple[tuple[FrontType, Move], ...]], ...]]] = {}
+
     def _aims(self, players: tuple[str, ...], card: str) -> list[Move]:
         return [Move("play", card, target=p, tool=tool) for p in players for tool in card_kind(card).tools]
 
@@ -148,11 +161,21 @@ class Fix(ActionRule):
         return None
 
     def legal(self, t: Table, card: str) -> Sequence[Move]:
-        # refusal's test without a call per candidate, as in Break.legal (the candidates name a tool the card repairs)
+        return self.part(t, card)[1]
+
+    def part(self, t: Table, card: str) -> Part:
+        # refusal's test without a call per candidate, as in Break.part: the candidates by player,
+        # each with the broken type it repairs, and only the players with something in front looked at
         front = t.front
         if not front:  # nothing in front of anyone: nothing to repair
-            return []
-        return [m for m in self.candidates(t, card) if m.tool and BROKEN[m.tool] in front.get(m.target, NOTHING)]
+            return _NO_MOVES
+        players = t.state.players
+        known = self._by_player.get(card)
+        if known is None or known[0] != players:
+            cands = self.candidates(t, card)
+            known = self._by_player[card] = (players, tuple(
+                (p, tuple((BROKEN[m.tool], m) for m in cands if m.target == p and m.tool)) for p in players))
+        return (MADE, [m for p, aims in known[1] if (types := front.get(p)) for need, m in aims if need in types], None)
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.discard.append(_card(move))
@@ -192,6 +215,8 @@ class Map(ActionRule):
         # refusal's test without a call per candidate (the candidates name goals), as in Break.legal
         cells = t.state.board.cells
         hidden = [name for name, pos in GOAL_CELLS.items() if cells[pos].hidden]
+        if len(hidden) == len(GOAL_CELLS):  # (all still face down, as on most turns)
+            return self.candidates(t, card)
         return [m for m in self.candidates(t, card) if m.target in hidden]
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:

@@ -93,10 +93,35 @@ _AROUND = tuple((e, STEP[e][0], STEP[e][1], OPPOSITE[e]) for e in EDGES)
 # The cells next to a goal: only a change of reach there can reveal one.
 _BESIDE_GOALS = frozenset((x + dx, y + dy) for (x, y) in GOAL_AT for _, dx, dy, _ in _AROUND)
 _new = tuple.__new__  # a Slot from its fields in order, without NamedTuple's Python-level __new__
+Near = tuple[tuple[int, Pos, int], ...]
+# cell -> its four neighbours as (edge, the cell behind it, that cell's facing edge): made once per
+# cell and shared by every board (a memo of a pure function), so the maze's hot loops build no tuples
+_NEAR: dict[Pos, Near] = {}
+
+
+def _near(pos: Pos) -> Near:
+    """The neighbours of `pos` (ask `_NEAR.get(pos) or _near(pos)`: the memo first, without a call)."""
+    x, y = pos
+    near = tuple((e, (x + dx, y + dy), back) for e, dx, dy, back in _AROUND)
+    if len(_NEAR) < 1 << 16:  # (a maze spans a few hundred cells; positions given by hand may lie anywhere)
+        _NEAR[pos] = near
+    return near
 
 
 def _face_down(card: str) -> Tile:
     return Tile(card, False, face(card_kind(card).kind, False), hidden=True)
+
+
+# card id -> its face-up tiles, unturned and turned, made when first placed: tiles are replaced,
+# never changed in place, so every board shares them (placing a card builds nothing)
+_TILES: dict[str, tuple[Tile, Tile]] = {}
+
+
+def _tiles(card: str) -> tuple[Tile, Tile]:
+    """The tiles of `card` (ask `_TILES.get(card) or _tiles(card)`)."""
+    kind = kind_name(card)
+    tiles = _TILES[card] = (Tile(card, False, face(kind, False)), Tile(card, True, face(kind, True)))
+    return tiles
 
 
 class Board:
@@ -187,16 +212,14 @@ class Board:
 
     def _empty_around(self, cells: Iterable[Pos]) -> set[Pos]:
         board = self.cells
-        return {(x + dx, y + dy) for (x, y) in cells for _, dx, dy, _ in _AROUND if (x + dx, y + dy) not in board}
+        return {cell for q in cells for _, cell, _ in (_NEAR.get(q) or _near(q)) if cell not in board}
 
     def _update_slot(self, pos: Pos) -> None:
         """Recompute the open cell `pos` (empty) from its neighbours; drop it if none is a card."""
         cells, reach = self.cells, self._reach
-        x, y = pos
         constrained = required = connect = 0
         near_goal = touches = False
-        for e, dx, dy, back in _AROUND:
-            npos = (x + dx, y + dy)
+        for e, npos, back in _NEAR.get(pos) or _near(pos):
             nt = cells.get(npos)
             if nt is None:
                 continue
@@ -234,12 +257,11 @@ class Board:
                 changed.add(pos)
                 stack.append((pos, i))
         while stack:
-            (x, y), i = stack.pop()
-            seg = cells[(x, y)].face.segments[i]
-            for e, dx, dy, back in _AROUND:
+            pos, i = stack.pop()
+            seg = cells[pos].face.segments[i]
+            for e, npos, back in _NEAR.get(pos) or _near(pos):
                 if not seg & e:
                     continue
-                npos = (x + dx, y + dy)
                 nt = cells.get(npos)
                 if nt is None or nt.hidden:
                     continue
@@ -265,13 +287,12 @@ class Board:
         tile = self.cells[pos]
         f = tile.face
         seeds = [(pos, 0)] if f.ladder else []
-        x, y = pos
-        for e, dx, dy, back in _AROUND:
+        cells = self.cells
+        for e, npos, back in _NEAR.get(pos) or _near(pos):
             i = f.seg_at[e]
             if i < 0:
                 continue
-            npos = (x + dx, y + dy)
-            nt = self.cells.get(npos)
+            nt = cells.get(npos)
             if nt is None or nt.hidden:
                 continue
             j = nt.face.seg_at[back]
@@ -294,9 +315,7 @@ class Board:
         for q in changed:
             f = cells[q].face  # face up: the reach never enters a face-down goal
             reached = f.opened[reach.get(q, 0)]
-            x, y = q
-            for e, dx, dy, back in _AROUND:
-                cell = (x + dx, y + dy)
+            for e, cell, back in _NEAR.get(q) or _near(q):
                 if cell in cells:
                     continue
                 required = back if f.openings & e else 0
@@ -357,17 +376,15 @@ class Board:
                 reached[pos] = 1
                 stack.append((pos, 0))
         while stack:
-            (x, y), i = stack.pop()
-            seg = cells[(x, y)].face.segments[i]
-            for e in EDGES:
+            pos, i = stack.pop()
+            seg = cells[pos].face.segments[i]
+            for e, npos, back in _NEAR.get(pos) or _near(pos):
                 if not seg & e:
                     continue
-                dx, dy = STEP[e]
-                npos = (x + dx, y + dy)
                 nt = cells.get(npos)
                 if nt is None or nt.hidden:
                     continue
-                j = nt.face.seg_at[OPPOSITE[e]]
+                j = nt.face.seg_at[back]
                 if j < 0:
                     continue
                 if j == 0 and blocked_door is not None and nt.face.door == blocked_door:
@@ -469,7 +486,7 @@ class Board:
     # --- changes -------------------------------------------------------------------------
 
     def place(self, pos: Pos, card: str, rotated: bool) -> None:
-        self.cells[pos] = Tile(card, rotated, face(kind_name(card), rotated))
+        self.cells[pos] = (_TILES.get(card) or _tiles(card))[rotated]
         self._version += 1
         self._paths = None
         self._fits = {}
@@ -486,7 +503,7 @@ class Board:
     def reveal(self, name: str, rotated: bool) -> None:
         pos = GOAL_CELLS[name]
         card = self.cells[pos].card
-        self.cells[pos] = Tile(card, rotated, face(card_kind(card).kind, rotated))
+        self.cells[pos] = (_TILES.get(card) or _tiles(card))[rotated]
         self._version += 1
         self._fits = {}
         self._joined(pos)
@@ -544,9 +561,7 @@ class Board:
         """The edges of the goal at `gpos` that a reachable segment of a neighbour opens onto."""
         edges = []
         cells, reach = self.cells, self.reach()
-        x, y = gpos
-        for e, dx, dy, back in _AROUND:
-            npos = (x + dx, y + dy)
+        for e, npos, back in _NEAR.get(gpos) or _near(gpos):
             bits = reach.get(npos, 0)
             if not bits:
                 continue

@@ -8,7 +8,9 @@ that one saves most of the cost of a `Move` per turn. Both give the same moves i
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import accumulate
 from operator import itemgetter
 from typing import Any, Final, overload
 
@@ -64,11 +66,13 @@ class Listed(Sequence[Move]):
     very objects that were listed (`holds`), and none that was never made.
     """
 
-    __slots__ = ("_parts", "_len", "_made")
+    __slots__ = ("_parts", "_ends", "_len", "_made")
 
     def __init__(self, parts: list[Part]) -> None:
         self._parts = parts
-        self._len = sum(map(len, map(_ITEMS, parts)))
+        # where each part ends in the list: a move's part is found by bisection, not a Python loop
+        self._ends = ends = list(accumulate(map(len, map(_ITEMS, parts))))
+        self._len = ends[-1] if ends else 0
         self._made: dict[int, Move] = {}
 
     def __len__(self) -> int:
@@ -89,12 +93,10 @@ class Listed(Sequence[Move]):
             return made
         if not 0 <= i < self._len:
             raise IndexError(f"move {index} of {self._len}")
-        j = i
-        for how, items, extra in self._parts:
-            if j < len(items):
-                break
-            j -= len(items)
-        made = self._made[i] = _make(how, items[j], extra)
+        ends = self._ends
+        k = bisect_right(ends, i)  # the first part ending after i (empty parts end where the one before does)
+        how, items, extra = self._parts[k]
+        made = self._made[i] = _make(how, items[i - ends[k - 1] if k else i], extra)
         return made
 
     def __iter__(self) -> Iterator[Move]:

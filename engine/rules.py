@@ -15,7 +15,7 @@ from typing import Callable
 
 from .actions import ActionRule, Table, rule_of, take_front
 from .board import GOAL_CELLS
-from .catalog import EXPANSION, FRONT_TYPES, KINDS, card_kind, card_rank, ids_of, kind_name
+from .catalog import BLOCKERS, EXPANSION, FRONT_TYPES, KINDS, card_kind, card_rank, ids_of, kind_name
 from .dealer import OPEN_DECK, Drawer
 from .errors import IllegalMove
 from .events import Event
@@ -63,7 +63,7 @@ def _parts(state: RoundState) -> list[Part]:
     firsts: list[str] = []
     parts: list[Part] = []
     table: Table | None = None
-    blocked = state.blocked(me)
+    blocked = not BLOCKERS.isdisjoint(state.in_front.get(me, ()))  # (state.blocked(me), without the call)
     board = state.board
     last = None
     for cid in ranked:
@@ -295,8 +295,10 @@ def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> li
         else:
             drawer = rule_of(card).effect(state, me, move, events)
     hands = state.hands
+    deck = state.deck
     for _ in range(draws):
-        drawn = dealer.draw(state)
+        # (OpenDeck.draw inline for the open deck: the top card, without a call per draw)
+        drawn = (deck.pop(0) if deck else None) if dealer is OPEN_DECK else dealer.draw(state)
         if drawn is None:
             break
         hands[drawer].append(drawn)
