@@ -108,6 +108,11 @@ def _near(pos: Pos) -> Near:
     return near
 
 
+# goal names of Board.new -> the fresh maze's (reach, open cells, sorted, live slots, placements memo)
+_FRESH: dict[tuple[str, ...], tuple[dict[Pos, int], dict[Pos, Slot], dict[Pos, Slot] | None, Live | None,
+                                    dict[str, list[tuple[Pos, bool]]]]] = {}
+
+
 def _face_down(card: str) -> Tile:
     return Tile(card, False, face(card_kind(card).kind, False), hidden=True)
 
@@ -159,6 +164,16 @@ class Board:
         board.cells[START] = Tile("start.1", False, face("start", False))
         for name, card in goals.items():
             board.cells[GOAL_CELLS[name]] = _face_down(card)
+        # Every fresh maze with goals at these cells has the same reach, open cells and placements
+        # (a face-down goal is a wall whatever its card): made once, then shared as a copy shares them.
+        names = tuple(goals)
+        fresh = _FRESH.get(names)
+        if fresh is None:
+            board.warm()
+            fresh = _FRESH[names] = (board._reach, board._open, board._sorted, board._live, board._fits)
+        board._reach, board._open, board._sorted, board._live, board._fits = fresh
+        board._stale = False
+        board._shared = True  # (changed in place only after _own copies them)
         return board
 
     def know_goal(self, name: str, card: str) -> None:

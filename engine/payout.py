@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from .catalog import CLASSIC, TEAMS, Team, card_kind, is_team
+from typing import Callable
+
+from .catalog import CLASSIC, KINDS, TEAMS, Team, card_kind, ids_of, is_team
 from .events import Event
 from .state import OVER, THEFT, RoundState
 
 EXPANSION_SHARE = {1: 5, 2: 4, 3: 3, 4: 2}
+# card id -> its gold value, as a table's own look-up: a sort key that runs no Python code
+_value: Callable[[str], int] = {cid: k.value for k in KINDS.values() for cid in ids_of(k.kind)}.__getitem__
 ROLE_DISCOUNT = {"boss": 1, "profiteer": 2}
 
 
@@ -60,7 +64,7 @@ def _classic(state: RoundState) -> list[Event]:
             order = [p for p in order if not any(card_kind(c).action == "break" for c in state.in_front[p])]
         count = 9 if len(state.players) == 10 else len(state.players)
         drawn, state.nuggets = state.nuggets[:count], state.nuggets[count:]
-        drawn.sort(key=lambda c: -card_kind(c).value)
+        drawn.sort(key=_value, reverse=True)  # (stable: equal values keep their order, as with key=-value)
         events: list[Event] = []
         if not order:
             state.nuggets += drawn
@@ -86,10 +90,8 @@ def _take_value(state: RoundState, value: int) -> list[str]:
     """Remove nugget cards worth `value`, largest first (the saboteur is credited in full)."""
     taken: list[str] = []
     while value > 0 and state.nuggets:
-        fitting = [c for c in state.nuggets if card_kind(c).value <= value]
-        pick = max(fitting, key=lambda c: card_kind(c).value) if fitting else min(
-            state.nuggets, key=lambda c: card_kind(c).value
-        )
+        fitting = [c for c in state.nuggets if _value(c) <= value]
+        pick = max(fitting, key=_value) if fitting else min(state.nuggets, key=_value)
         state.nuggets.remove(pick)
         state.won.append(pick)
         taken.append(pick)

@@ -147,6 +147,25 @@ def test_random_bot_is_unchanged_and_exported() -> None:
         apply(state, m)
 
 
+def test_random_bot_picks_as_randrange_does() -> None:
+    # RandomBot draws its index without calling randrange (engine/bots/random_bot.py): the same
+    # picks as rng.randrange(len(moves)) over whole rounds (lists of many lengths), and the
+    # generator left in the same state
+    import random
+
+    for ruleset, players in ((CLASSIC, 5), (EXPANSION, 12)):
+        state = deal(ruleset, NAMES[:players], SeededChance(f"randrange/{ruleset}"))
+        bot, ref = RandomBot("rr"), random.Random("rr")
+        lengths = set()
+        while state.phase in (PLAYING, THEFT):
+            moves = legal_moves(state)
+            lengths.add(len(moves))
+            m = bot.choose(state)
+            assert m == moves[ref.randrange(len(moves))]
+            apply(state, m)
+        assert bot.rng.getstate() == ref.getstate() and len(lengths) > 10
+
+
 def test_make_bot() -> None:
     assert KINDS == ("random", "smart")
     assert isinstance(make_bot("random", "p1", 1), RandomBot)
