@@ -165,7 +165,7 @@ def test_a_trustless_game_in_chinese(tmp_path: Path) -> None:
     import msgspec
     from test_folder_play import make_homes
 
-    from pbem.protocol.documents import Join, read_text, sign
+    from pbem.protocol.documents import read_text, sign
     from pbem.seat import keys
 
     homes = make_homes(tmp_path, ["referee", *SEATS, "dan"])

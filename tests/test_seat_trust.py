@@ -109,7 +109,7 @@ def test_an_old_packet_is_shown_as_old_and_cannot_be_answered(table: Table) -> N
     newest = max(int(k) for k in json.loads(seen_path(home, table.host.game_id()).read_text()))
     assert newest == 12
     old = root / "out" / "packet-000003.pbem"
-    doc = read_file(old)[0].doc
+    assert read_file(old)[0].doc.seq == 3  # the file is the old packet the test says
     run = pbem("show", str(old), "--as", "ann", home=home, cwd=root)
     assert run.returncode == 0, run.stderr
     assert "packet 3 is an old one: you have already seen packet 12" in run.stdout

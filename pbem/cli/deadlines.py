@@ -24,7 +24,6 @@ from pbem.ui.words import kind_name, t
 
 if TYPE_CHECKING:
     from pbem.host.deadlines import Timing
-    from pbem.protocol.documents import Signed
 
 TargetArg = Annotated[str, typer.Argument(help="The shared game folder, a packet file of the game, or the id of a "
                                                 "game joined by mail (then the request is mailed to the host).")]

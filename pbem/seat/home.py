@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
