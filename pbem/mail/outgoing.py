@@ -277,15 +277,15 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
 
 
 def note_mailed(host: Host, names: list[str], seq: int, now: Callable[[], float] | None = None) -> None:
-    """Record mails sent by hand ('pbem mail'), so digests count from them."""
+    """Record mails sent by hand ('pbem mail'), so digests count from them: the book and the
+    channel's mark change in one transaction, as a publisher's delivery does."""
     now = now or (lambda: host_now(host).timestamp())
     book = dict(host.config().get("mail_book") or {})
     addresses = dict(recipients(host))
     for name in names:
         if seq > int(book.get(name, {}).get("seq", 0)):
             book[name] = {"seq": seq, "at": now(), "to": addresses.get(name)}
-    host.set_config(mail_book=book)
-    host.mark_delivered(MailPublisher.channel, seq)
+    host.mark_delivered(MailPublisher.channel, seq, config={"mail_book": book})  # one transaction
 
 
 # --- digests ------------------------------------------------------------------------------------
