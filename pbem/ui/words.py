@@ -109,16 +109,12 @@ _singular: dict[tuple[str, str], str] = {}
 
 def _template(lang: str, msg: str, n: object) -> str:
     tr = catalog.translations(lang)
-    entry = catalog.by_context().get(msg)
-    context = msg if entry is not None else None
-    if entry is None:
-        entry = catalog.source().get((None, msg))
-    english = entry.msgid if entry is not None else msg
-    if entry is not None and entry.plural is not None:
+    context, english, plural = catalog.english().get(msg) or (None, msg, None)
+    if plural is not None:
         count = n if isinstance(n, int) else 2
         if context is not None:
-            return tr.npgettext(context, english, entry.plural, count)
-        return tr.ngettext(english, entry.plural, count)
+            return tr.npgettext(context, english, plural, count)
+        return tr.ngettext(english, plural, count)
     template = tr.pgettext(context, english) if context is not None else tr.gettext(english)
     _singular[(lang, msg)] = template
     return template
@@ -132,7 +128,8 @@ def N_(msg: str) -> str:
 
 def has(key: str) -> bool:
     """Whether `key` is a short key of the catalog (for keys built at run time, `f"nt {kind}"`)."""
-    return key in catalog.by_context()
+    found = catalog.english().get(key)
+    return found is not None and found[0] is not None
 
 
 # --- names -------------------------------------------------------------------------------
