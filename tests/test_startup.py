@@ -6,8 +6,11 @@ a heavy import that comes back to a command's path fails here."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,8 +19,10 @@ from engine.bots import RandomBot
 from pbem.auto.host_runner import FolderHost
 from pbem.folder.play import Seat, init_folder
 from pbem.host import referee as H
+from pbem.protocol import crypto
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
+from pbem.seat.home import key_path
 from pbem.seat import player as P
 
 SEATS = ["ann", "bob", "cat"]
@@ -33,6 +38,10 @@ RICH = ("rich", "typer.rich_utils")  # typer.rich_utils also loads markdown-it: 
 DOCUMENTS = ("msgspec", "pbem.protocol.documents")
 CRYPTO = ("cryptography", "pbem.protocol.crypto")
 RULES = ("engine.rules", "engine.bots")
+BOTS = ("engine.bots",)  # only a game whose silent seats a bot plays for loads them
+# OpenSSL's backend loads with an X25519 key object (an unlocked key, or sealing to a key), a
+# key file's cipher with its passphrase: a command whose key the agent holds needs neither
+KEY_FILE = ("cryptography.hazmat.backends.openssl", "cryptography.hazmat.primitives.ciphers")
 TRUSTLESS = ("rbcl", "pbem.protocol.mental", "pbem.protocol.trustless")  # a trustless game's only
 ALWAYS = ("pydantic",  # Typer 0.27+ converts parameters through it (pyproject.toml pins below)
           *TRUSTLESS, "pbem.mail", "pbem.auto")
@@ -100,9 +109,10 @@ COMMANDS = [
     ("show packet.pbem --as {mover} --json", "{mover}", (*SQL, *RICH, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
     ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SQL, *RICH, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
     ("turn shared --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
-    ("status --db game.db", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render", *ALWAYS, "pbem.seat.player")),
+    ("status --db game.db", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render", *ALWAYS, *BOTS,
+                                        "pbem.seat.player")),
     ("apply t --db copy.db move.pbem --out out", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render",
-                                                            *ALWAYS, "pbem.seat.player")),
+                                                            *ALWAYS, *BOTS, "pbem.seat.player")),
 ]
 
 
@@ -113,6 +123,47 @@ def test_a_command_loads_only_what_it_uses(game: dict, line: str, home: str, ban
     words = [w.format(mover=game["mover"], text=game["text"]) for w in line.split()]  # the move: one word
     env = {"PBEM_HOME": str(game["homes"][home.format(mover=game["mover"])]), "PBEM_PASSPHRASE": ""}
     assert heavy(loaded(words, env, root), banned) == []
+
+
+AGENT_PASSPHRASE = "startup test words"
+
+
+@pytest.fixture(scope="module")
+def agent(game: dict) -> Iterator[dict[str, str]]:
+    """The mover's key protected by a passphrase, in a key home of its own, held by a running key
+    agent (started and stopped by pbem's own commands): the environment of a command using it."""
+    runtime = Path(tempfile.mkdtemp(prefix="pbem-run-", dir="/tmp"))  # a socket's path is limited to ~104 bytes
+    runtime.chmod(0o700)
+    home, mover = game["root"] / "home-agent", game["mover"]
+    shutil.copytree(game["homes"][mover], home)
+    key_path(home, mover).write_bytes(crypto.identity_to_bytes(keys.load_identity(home, mover, None),
+                                                               AGENT_PASSPHRASE.encode(), scrypt_n=1024))
+    env = {"PBEM_HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)}
+    loaded(["agent", "start", "--as", mover], {**env, "PBEM_PASSPHRASE": AGENT_PASSPHRASE}, game["root"])
+    try:
+        yield env
+    finally:
+        loaded(["agent", "stop"], env, game["root"])
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+# (command line, banned modules) of a seat whose key the agent holds: no passphrase in the environment
+AGENT_COMMANDS = [
+    ("show packet.pbem --as {mover}", (*SQL, "typer.rich_utils", *ALWAYS, *KEY_FILE, "pbem.host.referee", "engine.bots")),
+    ("show packet.pbem --as {mover} --json", (*SQL, *RICH, *ALWAYS, *KEY_FILE, "pbem.host.referee", "engine.bots")),
+    ("move packet.pbem {text} --as {mover} -o out.pbem", (*SQL, *RICH, *ALWAYS, "cryptography.hazmat.primitives.ciphers",
+                                                          "pbem.host.referee", "engine.bots")),
+]
+
+
+@pytest.mark.parametrize("line,banned", AGENT_COMMANDS, ids=[c[0].split(" {")[0].split(" -o")[0].replace("{mover} ", "")
+                                                         for c in AGENT_COMMANDS])
+def test_a_command_with_the_agent_loads_no_key_file_machinery(game: dict, agent: dict[str, str], line: str,
+                                                              banned: tuple[str, ...]) -> None:
+    words = [w.format(mover=game["mover"], text=game["text"]) for w in line.split()]
+    names = loaded(words, agent, game["root"])
+    assert "pbem.seat.agent" in names  # the agent answered: no passphrase was there to fall back on
+    assert heavy(names, banned) == []
 
 
 @pytest.mark.parametrize("argv", [["--help"], [], ["game", "--help"], ["key", "--help"], ["show", "--help"],

@@ -24,7 +24,6 @@ from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hpke
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
-from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from pbem.errors import BadPacket, BadSignature, UsageError, WrongKey, WrongPassphrase
@@ -125,9 +124,11 @@ class PublicKey:
         # otherwise decode to the same key and go unnoticed.
         if key.encode() != compact.lower():
             raise BadPacket(t("public key is not in canonical form (typo?): {key}", key=_quote(text)), hint=_key_hint())
+        # Ed25519 is checked here; an X25519 key is any 32 bytes (RFC 7748 §5: every such string
+        # is accepted), so it is made only when something is sealed to it: making it loads
+        # OpenSSL's backend, ~10 ms of every command that reads a packet (issue 16.1).
         try:
             key.ed25519()
-            key.x25519()
         except ValueError:
             raise BadPacket(t("public key does not hold valid curve points: {key}", key=_quote(text)))
         return key
@@ -282,6 +283,14 @@ def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
     return n, r, p
 
 
+def _key_file_cipher(key: bytes) -> Any:
+    """The cipher of a protected key file. Its module (cryptography's ciphers, ~3 ms) loads only
+    for a key file's passphrase: a command whose key the agent holds never needs it."""
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    return ChaCha20Poly1305(key)
+
+
 def _derive(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
     return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
 
@@ -322,7 +331,7 @@ def identity_to_bytes(
         key = _derive(passphrase, salt, scrypt_n, SCRYPT_R, SCRYPT_P)
         # The header is the AAD so nobody can swap name, public key or kdf
         # parameters without the passphrase noticing.
-        doc["secret"] = _b64(ChaCha20Poly1305(key).encrypt(nonce, secret, canonical_json(doc)))
+        doc["secret"] = _b64(_key_file_cipher(key).encrypt(nonce, secret, canonical_json(doc)))
     return (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -371,7 +380,7 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
         header = {k: v for k, v in doc.items() if k != "secret"}
         key = _derive(passphrase, salt, n, r, p)
         try:
-            secret = ChaCha20Poly1305(key).decrypt(nonce, ct, canonical_json(header))
+            secret = _key_file_cipher(key).decrypt(nonce, ct, canonical_json(header))
         except InvalidTag:
             raise WrongPassphrase(t("wrong passphrase for key {name}", name=repr(name)),
                                   hint=t("check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails "
