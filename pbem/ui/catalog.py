@@ -197,7 +197,8 @@ def english() -> dict[str, tuple[str | None, str, str | None]]:
     msgctxt) or, for an entry without one, its English text -> (msgctxt, msgid, msgid_plural).
     A short key wins over an English text that happens to be the same words."""
     def build() -> dict[str, tuple[str | None, str, str | None]]:
-        found = {e.msgid: (None, e.msgid, e.plural) for e in source().values() if e.msgctxt is None}
+        found: dict[str, tuple[str | None, str, str | None]] = {
+            e.msgid: (None, e.msgid, e.plural) for e in source().values() if e.msgctxt is None}
         found.update({key: (key, e.msgid, e.plural) for key, e in by_context().items()})
         return found
 
