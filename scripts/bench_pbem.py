@@ -248,7 +248,12 @@ def cli_rows(root: Path, trees: dict[str, Path], revs: dict[str, str | None], ba
         pbem = str(launcher(tree, revs[label], root / f"bin-{label}"))
         path = {"PYTHONPATH": str(tree)}
         env_seat = {**base_env, **path, "PBEM_HOME": fx["seat_home"], "PBEM_PASSPHRASE": PASSPHRASE}
-        env_agent = {k: v for k, v in env_seat.items() if k != "PBEM_PASSPHRASE"}
+        # The agent rows use a copy of the seat's key home: a running agent serves its home's
+        # commands even when a passphrase is set, so on the same home the passphrase rows were
+        # the agent's too (the agent's socket is per home).
+        agent_home = Path(fx["seat_home"] + "-agent")
+        shutil.copytree(fx["seat_home"], agent_home)
+        env_agent = {**base_env, **path, "PBEM_HOME": str(agent_home)}
         env_host = {**base_env, **path, "PBEM_HOME": fx["host_home"], "PBEM_PASSPHRASE": PASSPHRASE}
         env_rounds = {**base_env, **path, "PBEM_HOME": fx["rounds_home"]}
         show = [pbem, "show", fx["packet"], "--as", fx["seat"]]
@@ -279,9 +284,12 @@ def cli_rows(root: Path, trees: dict[str, Path], revs: dict[str, str | None], ba
         if (tree / "pbem" / "seat" / "agent.py").exists():
             # the key agent holds the seat's key for the agent rows, started by the tree's own code
             # (for longer than the runs take on a loaded machine: a key forgotten midway fails its rows)
-            subprocess.run([pbem, "agent", "start", "--as", fx["seat"], "--timeout", "3h"], env=env_seat, check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run([pbem, "agent", "start", "--as", fx["seat"], "--timeout", "3h"],
+                           env={**env_agent, "PBEM_PASSPHRASE": PASSPHRASE}, check=True, stdout=subprocess.DEVNULL)
             agents.append((Path(pbem), env_agent))
+            seen = subprocess.run([pbem, "agent", "status", "--json"], env=env_seat, check=True, capture_output=True,
+                                  text=True).stdout
+            assert not json.loads(seen)["running"], "the passphrase rows would be the agent's"
         else:
             mine = [c for c in mine if not c[0].endswith("-agent")]
             notes.append(f"{label} ({revs[label] or 'this tree'}) has no key agent (pbem agent): "
