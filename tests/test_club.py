@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import time
@@ -216,27 +217,42 @@ def _check(url: str, game: str, referee: Path) -> int:
     return total
 
 
+def _serving(log: Path, proc: subprocess.Popen, others: list[subprocess.Popen], deadline: float) -> bool:
+    """Wait until a daemon says it serves a game (True), or it stopped, the others all ended or time ran out."""
+    while time.monotonic() < deadline and proc.poll() is None and any(p.poll() is None for p in others):
+        if "serving " in log.read_text():
+            return True
+        time.sleep(0.05)
+    return False
+
+
 @pytest.mark.slow
 def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, store_url: str) -> None:
     games = GAMES[:2]
     homes = club(tmp_path, games, store_url)
-    daemon = lambda i: subprocess.Popen(  # noqa: E731
+    daemon = lambda log: subprocess.Popen(  # noqa: E731
         [*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.05"], env=cli_env(homes["referee"]),
-        stdout=(tmp_path / f"daemon-{i}.log").open("ab"), stderr=subprocess.STDOUT)
-    steady = daemon(1)
-    bots = {g: start_bots(tmp_path / "shared" / g, homes, tmp_path / "shared" / g) for g in games}
-    everyone = [b for group in bots.values() for b in group.values()]
+        stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    steady = daemon(tmp_path / "daemon-1.log")
     kills = 0
-    victim = daemon(2)
+    moments = random.Random()
+    victim = daemon(tmp_path / "daemon-2-0.log")
+    deadline = time.monotonic() + 400
+    everyone: list[subprocess.Popen] = []
     try:
-        deadline = time.monotonic() + 400
-        while time.monotonic() < deadline and any(b.poll() is None for b in everyone):
-            time.sleep(1.5)
+        assert _serving(tmp_path / "daemon-2-0.log", victim, [steady], deadline)  # the first kill comes early
+        for g in games:
+            everyone += start_bots(tmp_path / "shared" / g, homes, tmp_path / "shared" / g).values()
+        # each victim is killed while it serves, not while Python is still importing (under load a
+        # start takes longer than a fixed 1.5 s, and every kill used to land before 'serving')
+        while _serving(tmp_path / f"daemon-2-{kills}.log", victim, everyone, deadline):
+            time.sleep(moments.uniform(0.0, 3.0))
             victim.send_signal(signal.SIGKILL)  # at whatever moment it is in
             victim.wait()
             kills += 1
-            victim = daemon(2)
+            victim = daemon(tmp_path / f"daemon-2-{kills}.log")
         wait_all(everyone, timeout=30)
+        assert victim.poll() is None and steady.poll() is None, "a daemon stopped by itself"  # it serves until stopped
     finally:
         for p in [steady, victim, *everyone]:
             if p.poll() is None:
