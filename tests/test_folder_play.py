@@ -190,6 +190,31 @@ def test_turn_needs_a_game_folder(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "not a pbem game folder" in str(result.exception)
 
 
+
+def test_a_seat_opens_the_newest_packet_again_only_when_its_file_changed(tmp_path: Path) -> None:
+    """A bot asks for the latest packet at every poll: the same bytes are not verified and
+    unsealed again, but a file that changed is read anew (a forgery in its place is skipped)."""
+    db, homes = new_game(tmp_path)
+    host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
+    fh = FolderHost(host, tmp_path / "shared", lambda line: None)
+    seats = {s: Seat.open(tmp_path / "shared", keys.load_identity(homes[s], s, None), homes[s]) for s in SEATS}
+    for seat in seats.values():
+        seat.join()
+    fh.step()
+    first = seats["ann"].latest()
+    assert first is not None and first.doc.seq == 1 and seats["ann"].latest() is first
+    mover = seats[first.doc.to_move]
+    mover.move(mover.latest(), str(legal_moves(mover.latest().view)[0]))
+    fh.step()
+    second = seats["ann"].latest()
+    assert second is not None and second.doc.seq == 2 and seats["ann"].skipped == []
+    path = dict(fh.folder.packets(None))[2]
+    path.write_bytes(path.read_bytes()[:400])  # the same name, other bytes
+    again = seats["ann"].latest()
+    assert again is not None and again.doc.seq == 1 and len(seats["ann"].skipped) == 1
+    host.close()
+
+
 # --- real processes: two hosts and three bots play a whole game through one folder ------------
 
 
