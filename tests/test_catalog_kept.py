@@ -98,3 +98,17 @@ def test_nothing_is_kept_without_bytecode_and_a_folder_that_cannot_be_written_is
     assert catalog.english() == _parsed_english()
     assert catalog.translations("zh-Hans").pgettext("to move", "to move: {player}") != "to move: {player}"
     assert sorted(p.name for p in locale.iterdir()) == ["__pycache__", "pbem.pot", "zh_Hans.po", "zh_Hant.po"]
+
+
+def test_a_kept_path_that_is_not_a_regular_file_is_never_read_nor_replaced(locale: Path, tmp_path: Path) -> None:
+    (locale / "__pycache__").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(b"somebody else's file")
+    kept = locale / "__pycache__" / "pbem.pot.english.marshal"
+    kept.symlink_to(elsewhere)
+    assert catalog.english() == _parsed_english()
+    assert kept.is_symlink() and elsewhere.read_bytes() == b"somebody else's file"
+    mo = locale / "__pycache__" / "zh_Hans.po.mo.marshal"
+    mo.mkdir()
+    assert catalog.translations("zh-Hans").pgettext("to move", "to move: {player}") != "to move: {player}"
+    assert mo.is_dir() and not any(mo.iterdir())

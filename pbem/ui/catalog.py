@@ -19,6 +19,7 @@ import io
 import marshal
 import os
 import re
+import stat
 import struct
 import sys
 from collections.abc import Callable
@@ -228,6 +229,8 @@ def _kept(path: Path, what: str, build: Callable[[], Any]) -> Any:
     stamp = (_KEPT_FORMAT, st.st_size, st.st_mtime_ns)
     kept = path.parent / "__pycache__" / f"{path.name}.{what}.marshal"
     try:
+        if not stat.S_ISREG(kept.lstat().st_mode):  # a link, a folder, a pipe: not ours, never read nor replaced
+            return build()
         kept_stamp, data = marshal.loads(kept.read_bytes())
         if kept_stamp == stamp:
             return data
