@@ -79,7 +79,7 @@ def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> Non
     assert proc.returncode == 0 and f"with “{text}”; waiting for the host" in proc.stdout, proc.stderr
 
     # mail-move of the same packet: the kept move is mailed again, the new one refused
-    packet_file = gf.packets_newest_first(mover)[0][1]
+    packet_file = next(gf.packets_newest_first(mover))[1]
     proc = pbem("mail-move", packet_file, other, "--as", mover, "--to", "host@example.org",
                 "--to-dir", tmp_path / "eml", home=home, cwd=tmp_path)
     assert proc.returncode == 5 and f"with “{text}”; mailing that move again" in proc.stdout, proc.stderr
