@@ -111,7 +111,7 @@ class FolderHost:
     def step(self) -> bool:
         """One pass; True when the game is over and everything is published."""
         self._publish()
-        current, _ = self.host.head()
+        current, status = self.host.head()
         groups: dict[str, list[Path]] = {}
         for p in self.folder.inbox():
             try:
@@ -126,10 +126,13 @@ class FolderHost:
             groups.setdefault(h, []).append(p)
         for h, paths in groups.items():
             current = self._process(h, paths, current)
-        for out in self.host.tick():  # reminders, late notices, timeouts
+        ticked = self.host.tick()  # reminders, late notices, timeouts
+        for out in ticked:
             self.log(out.message)
-        self._publish()
-        if self.host.head()[1] == "over":
+        if groups or ticked:  # an idle pass does not ask the store again (the next pass starts by publishing)
+            self._publish()
+            status = self.host.head()[1]
+        if status == "over":
             self.log(game_over_line(self.host))
             return True
         return False
