@@ -121,6 +121,31 @@ def test_tampered_or_truncated_sealed_part(bob: Identity) -> None:
         open_sealed(b"\x09" + ct[1:], bob, ctx())
 
 
+def test_own_box_round_trip_context_and_tamper(bob: Identity) -> None:
+    """The host's own box (crypto.OwnBox): opens with its key and its context only; a box
+    without a key still opens what was sealed to the party's key before boxes had keys."""
+    box = crypto.OwnBox(os.urandom(32), bob)
+    ct = box.seal(b"state", ctx())
+    assert ct[0] == crypto.BOX_VERSION and len(ct) == 1 + 12 + len(b"state") + 16
+    assert box.open(ct, ctx()) == b"state"
+    assert box.seal(b"state", ctx()) != ct  # a fresh nonce each time
+    for other in (ctx(game="g2"), ctx(seq=6), b""):
+        with pytest.raises(WrongKey):
+            box.open(ct, other)
+    flipped = bytearray(ct)
+    flipped[-1] ^= 1
+    for bad in (bytes(flipped), ct[:20]):
+        with pytest.raises(WrongKey):
+            box.open(bad, ctx())
+    with pytest.raises(WrongKey):
+        crypto.OwnBox(os.urandom(32), bob).open(ct, ctx())  # another game's box key
+    old = seal(b"older", bob.public, ctx())
+    assert box.open(old, ctx()) == b"older"
+    assert crypto.OwnBox(None, bob).open(old, ctx()) == b"older"
+    with pytest.raises(WrongKey):
+        crypto.OwnBox(None, bob).open(ct, ctx())
+
+
 # ---- signatures -----------------------------------------------------------
 
 

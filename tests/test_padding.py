@@ -14,6 +14,7 @@ from pbem.protocol.documents import PAD, parse, read_blocks, unb64
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
 SEAL_OVERHEAD = 1 + 8 + 32 + 16  # version, key id, HPKE enc, AEAD tag (keys-and-armor.md §5)
+BOX_OVERHEAD = 1 + 12 + 16  # version, nonce, AEAD tag: the host's own box (keys-and-armor.md §5)
 
 
 @pytest.fixture(scope="module")
@@ -51,12 +52,14 @@ def test_the_hosts_sealed_columns_are_padded_too(played: Table) -> None:
     con = sqlite3.connect(played.root / "game.db")
     try:
         moves = {_sealed_len(t) for (t,) in con.execute("SELECT text_sealed FROM moves")}
-        state, secrets = con.execute("SELECT state_sealed, secrets_sealed FROM games").fetchone()
+        starts = {_sealed_len(t) for (t,) in con.execute("SELECT start_state_sealed FROM rounds")}
+        state, secrets, box_key = con.execute("SELECT state_sealed, secrets_sealed, box_key FROM games").fetchone()
     finally:
         con.close()
-    assert moves == {PAD["move"] + SEAL_OVERHEAD}
-    assert (_sealed_len(state) - SEAL_OVERHEAD) % PAD["state"] == 0
-    assert _sealed_len(secrets) == PAD["secrets"] + SEAL_OVERHEAD
+    assert moves == {PAD["move"] + BOX_OVERHEAD}  # in the host's own box
+    assert {(n - BOX_OVERHEAD) % PAD["state"] for n in starts | {_sealed_len(state)}} == {0}
+    assert _sealed_len(secrets) == PAD["secrets"] + SEAL_OVERHEAD  # to the host's key
+    assert _sealed_len(box_key) == PAD["secrets"] + SEAL_OVERHEAD
 
 
 def test_a_padded_box_still_opens_to_canonical_json(played: Table, tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ from pbem.host.publish import HostNotice, Release
 from pbem.host.store import Store, deliveries, games, joins, moves, notices, packets, rounds, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
-from pbem.protocol.crypto import Identity, PublicKey
+from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (
     Archive,
     ArchivedMove,
@@ -190,7 +190,7 @@ def create_game(
                     invitation_hash=invitation.hash, commitments=json.dumps(commitments),
                     secrets_sealed=seal_json([x.hex() for x in secrets], host.public, _host_info(game_id, "secrets"),
                                              pad="secrets"),
-                    state_sealed=None, public="{}", status="joining", round_no=0, move_no=0, seq=0,
+                    box_key=_new_box_key(game_id, host.public), state_sealed=None, public="{}", status="joining", round_no=0, move_no=0, seq=0,
                     head=invitation.hash,
                     config=json.dumps({"emails": emails or {}, **({"timing": timing} if timing else {})})))
                 c.execute(insert(seats), [{"game_id": game_id, "idx": i, "name": n, "key": k.encode(),
@@ -205,6 +205,11 @@ def create_game(
 
 def _host_info(game_id: str, purpose: str) -> bytes:
     return seal_info(game_id, 0, HOST, HOST, purpose)
+
+
+def _new_box_key(game_id: str, host: PublicKey) -> str:
+    """A new key for the host's own box of a game, sealed to the host's key."""
+    return seal_json(os.urandom(OwnBox.KEY_LEN).hex(), host, _host_info(game_id, "box key"), pad="secrets")
 
 
 # --- the host at work -----------------------------------------------------------------------
@@ -289,6 +294,7 @@ class Host:
         self.clock = clock
         self._secrets: list[bytes] | None = None
         self._checked_key = False
+        self._box: tuple[str | None, OwnBox] | None = None  # (games.box_key, its box), opened once
         self._live: tuple[str, RoundState] | None = None  # (head, state) after our last change
         self._log: tuple[str, RoundLog] | None = None  # (head, the round so far) after our last change
         self._made: tuple[RoundState, RoundLog | None] | None = None  # what the change under way published
@@ -324,6 +330,22 @@ class Host:
                                      game=self.facts.id), hint=t("the host is {name}", name=repr(self.facts.host_name)))
             self._checked_key = True
         return self.identity
+
+    def _own_box(self, sealed_key: str | None) -> OwnBox:
+        """The host's own box of this game (its key as `games.box_key` holds it), opened once."""
+        if self._box is None or self._box[0] != sealed_key:
+            me = self._me()
+            info = _host_info(self.facts.id, "box key")
+            key = None if sealed_key is None else bytes.fromhex(open_json(sealed_key, me, info))
+            self._box = (sealed_key, OwnBox(key, me))
+        return self._box[1]
+
+    def _sealing_box(self, g: dict[str, Any]) -> OwnBox:
+        """The box to seal into in the change under way; a game made before it had a box key
+        gets one now (written with the change)."""
+        if g["box_key"] is None:
+            g["box_key"] = _new_box_key(self.facts.id, self._me().public)
+        return self._own_box(g["box_key"])
 
     # queries (no key needed)
 
@@ -502,7 +524,7 @@ class Host:
         live, self._live = self._live, None
         if live is not None and live[0] == g["head"]:
             return live[1]
-        return self._open_state(g["state_sealed"])
+        return self._open_state(g["box_key"], g["state_sealed"])
 
     def _round_log(self, g: dict[str, Any]) -> RoundLog | None:
         """The round so far as kept from our last change, if nobody moved the game on since
@@ -589,24 +611,24 @@ class Host:
         carried = {"gold": gold, "nuggets": nuggets, "first": state.players[first_seat]} if round_no > 1 else {}
         start = dump(state)
         c.execute(insert(rounds).values(game_id=f.id, round_no=round_no, first_seq=g["seq"] + 1,
-                                        start_state_sealed=self._seal_state(start), carried=json.dumps(carried)))
+                                        start_state_sealed=self._seal_state(g, start), carried=json.dumps(carried)))
         self._dealt = RoundLog(round_no, start, [])
         return state
 
-    def _seal_state(self, state: dict[str, Any]) -> str:
-        """A state (dumped), sealed to the host."""
-        return seal_json(state, self._me().public, _host_info(self.facts.id, "state"), pad="state")
+    def _seal_state(self, g: dict[str, Any], state: dict[str, Any]) -> str:
+        """A state (dumped), in the host's own box."""
+        return seal_json(state, self._sealing_box(g), _host_info(self.facts.id, "state"), pad="state")
 
     def live_state(self) -> RoundState:
         """The true state of the round in play, every hand open (needs the host's key)."""
         with self.store.read() as c:
-            sealed = c.execute(select(games.c.state_sealed).where(games.c.id == self.facts.id)).scalar()
-        return self._open_state(sealed)
+            row = c.execute(select(games.c.state_sealed, games.c.box_key).where(games.c.id == self.facts.id)).one()
+        return self._open_state(row.box_key, row.state_sealed)
 
-    def _open_state(self, sealed: str | None) -> RoundState:
+    def _open_state(self, box_key: str | None, sealed: str | None) -> RoundState:
         if sealed is None:
             raise UsageError(t("no round has been dealt yet"))
-        return load(open_json(sealed, self._me(), _host_info(self.facts.id, "state")))
+        return load(open_json(sealed, self._own_box(box_key), _host_info(self.facts.id, "state")))
 
     def _move(self, c: Connection, g: dict[str, Any], block: Signed[Move]) -> Outcome:
         f = self.facts
@@ -649,7 +671,6 @@ class Host:
     def _apply(self, c: Connection, g: dict[str, Any], seat: Seat, state: RoundState, text: str, nonce: bytes,
                block: Signed[Move], by: str | None = None) -> Outcome:
         f = self.facts
-        me = self._me()
         move = check_move(state, text)  # the canonical, resolved move
         if str(move) != text:
             raise BadPacket(t("{seat}'s move {text} is not in canonical form", seat=seat.name, text=repr(text)),
@@ -660,7 +681,8 @@ class Host:
         at = self.now()
         c.execute(_ADD_MOVE, dict(
             game_id=f.id, round_no=g["round_no"], n=g["move_no"], seat=seat.name, public_text=said,
-            text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, me.public, _host_info(f.id, "move"), pad="move"),
+            text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._sealing_box(g), _host_info(f.id, "move"),
+                                  pad="move"),
             envelope=block.payload, file_hash=block.hash, answered_seq=g["seq"], applied_at=at, why=by))
         archived = _archived(g["move_no"], seat.name, text, b64(nonce), block.payload, by)
         moved = [PublicMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said,
@@ -707,12 +729,13 @@ class Host:
         key = {"b_game": f.id, "b_round": final.round_no}
         rnd = c.execute(_ROUND, key).one()
         if log is None:
+            box = self._own_box(g["box_key"])
             info = _host_info(f.id, "move")
             played = []
             for m in c.execute(_ROUND_MOVES, key):
-                sealed = open_json(m.text_sealed, me, info)  # its text and nonce, sealed by this host
+                sealed = open_json(m.text_sealed, box, info)  # its text and nonce, sealed by this host
                 played.append(_archived(m.n, m.seat, sealed["text"], sealed["nonce"], m.envelope, m.why))
-            start = open_json(rnd.start_state_sealed, me, _host_info(f.id, "state"))
+            start = open_json(rnd.start_state_sealed, box, _host_info(f.id, "state"))
         else:
             played, start = log.moves, log.start
         chain = [Link(seq=r.seq, hash=r.hash, prev=r.prev)
@@ -771,7 +794,7 @@ class Host:
             log, self._dealt = self._dealt, None
         c.execute(_ADD_PACKET, dict(game_id=f.id, seq=seq, hash=packet.hash, prev=g["head"],
                                     round_no=state.round_no, armored=armored, created_at=self.now()))
-        g.update(seq=seq, head=packet.hash, state_sealed=self._seal_state(dump(state)),
+        g.update(seq=seq, head=packet.hash, state_sealed=self._seal_state(g, dump(state)),
                  public=json.dumps({**public, "to_move": to_move}))
         self._made = (state, log)
         return seq

@@ -4,7 +4,8 @@ Tables are SQLAlchemy Core tables; the host's hot path is a handful of plain sta
 move. Every change is one transaction (`Store.write`): on SQLite it begins `IMMEDIATE`, so
 two daemons on one file serialise; on PostgreSQL the game's row is locked `FOR UPDATE`
 (`Store.lock_game`) so two daemons never apply one move twice. Secrets (round secrets, the
-full state, full move texts) are stored sealed to the host's key.
+full state, full move texts) are stored sealed: the round secrets to the host's key, the rest
+in the host's own box (a symmetric key per game, itself sealed to the host's key).
 
 The schema is versioned by Alembic (pbem/host/migrations/). Opening a store of an older
 schema upgrades it in one transaction; a newer one is refused, untouched.
@@ -45,8 +46,8 @@ from pbem.ui.words import t
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
-HEAD = "0004"
-KNOWN = ("0001", "0002", "0003", "0004")
+HEAD = "0005"
+KNOWN = ("0001", "0002", "0003", "0004", "0005")
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 
 metadata = MetaData()
@@ -69,7 +70,8 @@ games = Table(
     Column("invitation_hash", String, nullable=False),
     Column("commitments", Text, nullable=False),  # JSON list of hex
     Column("secrets_sealed", Text, nullable=False),  # sealed to the host
-    Column("state_sealed", Text),  # the live round state, sealed to the host
+    Column("state_sealed", Text),  # the live round state, in the host's own box
+    Column("box_key", Text),  # the key of the host's own box (crypto.OwnBox), sealed to the host
     Column("public", Text, nullable=False),  # JSON: what everyone may see now
     Column("status", String, nullable=False),  # joining playing over
     Column("round_no", Integer, nullable=False),
@@ -114,7 +116,7 @@ moves = Table(
     Column("n", Integer, nullable=False),  # 1-based within the round
     Column("seat", String, nullable=False),
     Column("public_text", String, nullable=False),
-    Column("text_sealed", Text, nullable=False),  # full text and nonce, sealed to the host
+    Column("text_sealed", Text, nullable=False),  # full text and nonce, in the host's own box
     Column("envelope", LargeBinary, nullable=False),  # the signed move block, verbatim
     Column("file_hash", String, nullable=False, unique=True),
     Column("answered_seq", Integer, nullable=False),
@@ -137,7 +139,7 @@ rounds = Table(
     Column("round_no", Integer, primary_key=True),
     Column("first_seq", Integer, nullable=False),
     Column("last_seq", Integer),
-    Column("start_state_sealed", Text, nullable=False),  # the dealt state, sealed to the host
+    Column("start_state_sealed", Text, nullable=False),  # the dealt state, in the host's own box
     Column("carried", Text, nullable=False),  # JSON: gold, nugget pile, first seat handed over
     Column("secret", String),  # hex, revealed when the round ends
     Column("result", Text),  # JSON, public once over

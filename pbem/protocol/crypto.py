@@ -234,6 +234,47 @@ def sealed_key_id(ct: bytes) -> bytes:
     return ct[1 : 1 + KEY_ID_LEN]
 
 
+BOX_VERSION = 0x02
+_BOX_NONCE_LEN = 12
+
+
+class OwnBox:
+    """What a party seals to itself (the host's live state, move texts and dealt states in its
+    store): ChaCha20-Poly1305 under a 32-byte key of its own, which is itself sealed once to
+    the party's key (HPKE). An HPKE seal makes an ephemeral X25519 key and an exchange (about
+    0.18 ms); this box about 0.01 ms, and a host seals to itself on every move. Boxes sealed
+    to the party's key by an older pbem (HPKE, version 0x01) still open with `identity`.
+
+        box = 0x02 || nonce[12] || ChaCha20-Poly1305(key, nonce, pt, aad = "pbem/v1 seal\n" || info)
+    """
+
+    KEY_LEN = 32
+
+    def __init__(self, key: bytes | None, identity: Identity) -> None:
+        """`key` None: a party that has no box key yet (a game made before it had one) opens
+        its older boxes and seals none."""
+        self._aead = ChaCha20Poly1305(key) if key is not None else None
+        self.identity = identity
+
+    def seal(self, plaintext: bytes, info: bytes) -> bytes:
+        assert self._aead is not None, "a box without a key seals nothing"
+        nonce = os.urandom(_BOX_NONCE_LEN)
+        return bytes([BOX_VERSION]) + nonce + self._aead.encrypt(nonce, plaintext, SEAL_LABEL + info)
+
+    def open(self, ct: bytes, info: bytes) -> bytes:
+        if not ct or ct[0] != BOX_VERSION:
+            return open_sealed(ct, self.identity, info)
+        if self._aead is None or len(ct) < 1 + _BOX_NONCE_LEN + _AEAD_TAG_LEN:
+            raise WrongKey(t("sealed part does not open for {name} in context {context}", name=repr(self.identity.name),
+                             context=_quote(info.decode("utf-8", "replace"))))
+        try:
+            return self._aead.decrypt(ct[1 : 1 + _BOX_NONCE_LEN], ct[1 + _BOX_NONCE_LEN :], SEAL_LABEL + info)
+        except InvalidTag:
+            raise WrongKey(t("sealed part does not open for {name} in context {context}", name=repr(self.identity.name),
+                             context=_quote(info.decode("utf-8", "replace"))),
+                           hint=t("it belongs to another game, sequence number or seat, or it was altered"))
+
+
 def open_sealed(ct: bytes, identity: Identity, info: bytes) -> bytes:
     key_id = sealed_key_id(ct)
     mine = identity.public.key_id()

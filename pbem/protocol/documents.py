@@ -29,7 +29,7 @@ from engine.state import ROUNDS_PER_GAME
 from pbem.errors import BadPacket
 from pbem.names import check_game_id, check_seat_id
 from pbem.protocol.armor import armor, dearmor_all
-from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
+from pbem.protocol.crypto import Identity, OwnBox, PublicKey, canonical_json, open_sealed, seal, verify
 from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
 from pbem.ui import when
 from pbem.ui.failures import os_reason
@@ -661,14 +661,18 @@ def padded(plain: bytes, kind: str) -> bytes:
     return plain + b" " * (-len(plain) % unit if plain else unit)
 
 
-def seal_json(obj: Any, recipient: PublicKey, info: bytes, *, pad: str) -> str:
-    """Seal a JSON value (or a wire object), padded to the size of its kind of box (`PAD`)."""
+def seal_json(obj: Any, recipient: PublicKey | OwnBox, info: bytes, *, pad: str) -> str:
+    """Seal a JSON value (or a wire object), padded to the size of its kind of box (`PAD`), to
+    a recipient's key or into the sealer's own box."""
     plain = to_json(obj) if isinstance(obj, Shape) else canonical_json(obj)
+    if isinstance(recipient, OwnBox):
+        return b64(recipient.seal(padded(plain, pad), info))
     return b64(seal(padded(plain, pad), recipient, info))
 
 
-def open_json(text: Any, identity: Identity, info: bytes) -> Any:
-    plain = open_sealed(unb64(text, t("the sealed part")), identity, info)
+def open_json(text: Any, identity: Identity | OwnBox, info: bytes) -> Any:
+    ct = unb64(text, t("the sealed part"))
+    plain = identity.open(ct, info) if isinstance(identity, OwnBox) else open_sealed(ct, identity, info)
     return load_json(plain, t("the sealed part"))
 
 
