@@ -1,7 +1,7 @@
 """A round's archive, whether the Host kept the round in memory or reads it from the store.
 
-A Host keeps the round in play (its dealt state and its moves, as the archive lists them) from
-one change to the next, so a round's last move does not read and open every move again; a
+A Host keeps the round in play (its dealt state and its moves, as the archive lists them, and
+the last public moves, as packets list them) from one change to the next, so a round's last move does not read and open every move again; a
 Host that did not make every change of the round (a fresh process, another daemon on the same
 store) reads the round from the store. Both give the same archive.
 """
@@ -81,11 +81,15 @@ def test_the_round_kept_and_the_round_read_again_give_one_archive(tmp_path: Path
                 break
             assert host._log is not None  # the round so far, kept
         kept = host.archives()[1]
+        last = read_blocks(host.packet(host.head()[0]) or "")[0].doc
     assert any(m.by == "host" for m in read_blocks(kept)[0].doc.moves)
     with H.Host(copy, ids["referee"], clock) as fresh:  # at the same moment
         fresh.tick() if n % 4 == 0 else fresh.accept(block)
         again = fresh.archives()[1]
+        last_again = read_blocks(fresh.packet(fresh.head()[0]) or "")[0].doc
     assert again != kept and _but_the_last_move(again) == _but_the_last_move(kept)
+    # the moves the packet lists since the seat to move last moved: kept, and read again
+    assert last.recent and last_again.recent == last.recent and last_again.to_move == last.to_move
 
 
 def test_two_hosts_taking_turns_on_one_store_archive_every_move(tmp_path: Path, store_url: str) -> None:

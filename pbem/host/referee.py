@@ -61,6 +61,7 @@ from pbem.protocol.documents import (
     Part,
     Party,
     PublicMove,
+    RecentMove,
     Result,
     SealedMove,
     Signed,
@@ -298,6 +299,8 @@ class Host:
         self._live: tuple[str, RoundState] | None = None  # (head, state) after our last change
         self._log: tuple[str, RoundLog] | None = None  # (head, the round so far) after our last change
         self._made: tuple[RoundState, RoundLog | None] | None = None  # what the change under way published
+        self._recent: tuple[str, list[RecentMove]] | None = None  # (head, the last public moves) after our last change
+        self._window: list[RecentMove] | None = None  # the last public moves, in the change under way
         self._dealt: RoundLog | None = None  # the round the change under way dealt
 
     def now(self) -> str:
@@ -499,9 +502,11 @@ class Host:
         is kept for the next change while nobody else moves the game on."""
         facts = self.facts
         self._made = self._dealt = None
+        kept, self._recent = self._recent, None
         try:
             with self.store.write() as c:
                 g = dict(self.store.lock_game(c, facts.id)._mapping)
+                self._window = kept[1] if kept is not None and kept[0] == g["head"] else None
                 before = dict(g)
                 if _handovers(g["config"]) != facts.handovers:  # another process handed a seat over
                     self.facts = self._read_facts(c, facts.id)
@@ -510,8 +515,10 @@ class Host:
                 if changed:
                     c.execute(_SET_GAME, {**changed, "b_game": facts.id})
         except BaseException:
-            self.facts, self._made, self._dealt = facts, None, None  # e.g. a handover that did not commit
+            self.facts, self._made, self._dealt, self._window = facts, None, None, None  # e.g. a handover that did not commit
             raise
+        if self._window is not None:
+            self._recent, self._window = (g["head"], self._window), None
         if self._made is not None:
             state, log = self._made
             self._live, self._made = (g["head"], state), None
@@ -525,6 +532,13 @@ class Host:
         if live is not None and live[0] == g["head"]:
             return live[1]
         return self._open_state(g["box_key"], g["state_sealed"])
+
+    def recent_window(self, c: Connection, g: dict[str, Any]) -> list[RecentMove]:
+        """The game's last public moves (timekeeper.RECENT_LIMIT), oldest first, with the change
+        under way's own: kept from our last change while nobody moved the game on, else read."""
+        if self._window is None:
+            self._window = timekeeper.read_recent(c, g)
+        return self._window
 
     def _round_log(self, g: dict[str, Any]) -> RoundLog | None:
         """The round so far as kept from our last change, if nobody moved the game on since
@@ -633,7 +647,10 @@ class Host:
     def _move(self, c: Connection, g: dict[str, Any], block: Signed[Move]) -> Outcome:
         f = self.facts
         seat = self._seat(g, block)
-        if c.execute(_MOVE_SEEN, {"b_hash": block.hash}).first() is not None:
+        # A move applied before answered a packet that is no longer the head (applying it made
+        # the next one): only a move that does not answer the head may be one already applied.
+        answers_head = block.doc.seq == g["seq"] and block.doc.packet == g["head"]
+        if not answers_head and c.execute(_MOVE_SEEN, {"b_hash": block.hash}).first() is not None:
             return Outcome("duplicate", t("this move by {seat} was already applied; nothing changed", seat=seat.name))
         if g["status"] != "playing":
             raise StaleMove(t("game {game} is {status}; it takes no moves now", game=f.id, status=game_status(g["status"])))
@@ -641,7 +658,7 @@ class Host:
             raise BadPacket(t("{seat}'s move says it was made by the {by}; only the host marks its own moves", seat=seat.name,
                               by=block.doc.by))
         answered = block.doc.seq
-        if answered != g["seq"] or block.doc.packet != g["head"]:
+        if not answers_head:
             raise StaleMove(t("{seat}'s move answers packet {answered}, but the game is at packet {seq}", seat=seat.name,
                               answered=answered, seq=g["seq"]), hint=t("show the latest packet and move again"))
         state = self._state(g)
@@ -684,6 +701,10 @@ class Host:
             text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._sealing_box(g), _host_info(f.id, "move"),
                                   pad="move"),
             envelope=block.payload, file_hash=block.hash, answered_seq=g["seq"], applied_at=at, why=by))
+        if self._window is not None:  # else read with this move, when a packet lists them
+            self._window.append(RecentMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said, seq=g["seq"],
+                                           by=HOST if by else None, why=by))
+            del self._window[: -timekeeper.RECENT_LIMIT]
         archived = _archived(g["move_no"], seat.name, text, b64(nonce), block.payload, by)
         moved = [PublicMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said,
                             by=HOST if by else None, why=by)]

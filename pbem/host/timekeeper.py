@@ -142,7 +142,7 @@ def packet_extras(host: Host, c: Connection, g: Game, seq: int, to_move: str | N
         _restart(config, clock, timing, now)
         grace = stamp(timing.give_up(parse_time(clock["due"]))) if timing.on_timeout != "wait" else None
         out["deadline"] = Deadline(seat=to_move, due=clock["due"], on_timeout=timing.on_timeout, grace_until=grace)
-    out["recent"] = recent_moves(c, g, to_move)
+    out["recent"] = since_last_move(host.recent_window(c, g), to_move)
     out["handovers"] = archive_handovers(g)
     if handover is not None:
         out["handover"] = handover.seat
@@ -155,16 +155,20 @@ _RECENT = (select(moves.c.round_no, moves.c.n, moves.c.seat, moves.c.public_text
            .where(moves.c.game_id == bindparam("b_game")).order_by(moves.c.id.desc()).limit(RECENT_LIMIT))
 
 
-def recent_moves(c: Connection, g: Game, to_move: str | None) -> list[RecentMove]:
+def read_recent(c: Connection, g: Game) -> list[RecentMove]:
+    """The game's last RECENT_LIMIT public moves, oldest first, as the store has them."""
+    out = [RecentMove(round=r.round_no, n=r.n, seat=r.seat, text=r.public_text, seq=r.answered_seq,
+                      by=HOST if r.why else None, why=r.why) for r in c.execute(_RECENT, {"b_game": g["id"]})]
+    return out[::-1]
+
+
+def since_last_move(window: list[RecentMove], to_move: str | None) -> list[RecentMove]:
     """Public moves since `to_move`'s own last move, oldest first: everything every seat has
     missed since its last turn (the seat to move is the one who waited longest)."""
-    out = []
-    for r in c.execute(_RECENT, {"b_game": g["id"]}):
-        if r.seat == to_move:
-            break
-        out.append(RecentMove(round=r.round_no, n=r.n, seat=r.seat, text=r.public_text, seq=r.answered_seq,
-                              by=HOST if r.why else None, why=r.why))
-    return out[::-1]
+    for i in range(len(window) - 1, -1, -1):
+        if window[i].seat == to_move:
+            return window[i + 1 :]
+    return list(window)
 
 
 def archive_handovers(g: Game) -> list[HandoverRecord] | None:
