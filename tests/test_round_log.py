@@ -113,3 +113,27 @@ def test_two_hosts_taking_turns_on_one_store_archive_every_move(tmp_path: Path, 
             h.close()
     src = open_source(store_url)
     assert all(r.ok for r in audit_source(src, pick_game(src, None), [1]))
+
+
+def test_a_kept_round_chains_the_packets_the_store_holds(tmp_path: Path) -> None:
+    """The archive's chain, as one Host kept it round after round (from the packet before each
+    round's first to its last), is the chain of the packets in the store."""
+    clock = FakeClock("2026-12-01T12:00:00+00:00")
+    db = tmp_path / "a.db"
+    ids, host = _game(tmp_path, str(db), clock)
+    bots = {s: RandomBot(f"7-{s}") for s in SEATS}
+    with host:
+        for _ in range(500):
+            clock.advance(60)
+            host.accept(_next_move(host, ids, tmp_path, bots))
+            assert host._log is not None and host._log[1].chain is not None  # kept, chain and all
+            if len(host.archives()) == 2:
+                break
+        archives = {r: read_blocks(a)[0].expect(Archive).doc for r, a in host.archives().items()}
+    with sqlite3.connect(db) as con:
+        stored = {seq: (h, prev) for seq, h, prev in con.execute("SELECT seq, hash, prev FROM packets")}
+        first = dict(con.execute("SELECT round_no, first_seq FROM rounds").fetchall())
+    for r, archive in archives.items():
+        seqs = [link.seq for link in archive.chain]
+        assert seqs == list(range(max(first[r] - 1, 1), seqs[-1] + 1))
+        assert [(link.hash, link.prev) for link in archive.chain] == [stored[s] for s in seqs]

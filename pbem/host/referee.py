@@ -104,6 +104,9 @@ class RoundLog:
     round_no: int
     start: dict[str, Any]  # the dealt state, dumped
     moves: list[ArchivedMove]
+    # the archive's chain so far: the packet before the round's first packet (none before
+    # packet 1) up to the head; None when this Host did not see its start (then it is read)
+    chain: list[Link] | None = None
 
 
 def seat_part(state: RoundState, seat: str, events: list[Event]) -> Part:
@@ -759,8 +762,11 @@ class Host:
             start = open_json(rnd.start_state_sealed, box, _host_info(f.id, "state"))
         else:
             played, start = log.moves, log.start
-        chain = [Link(seq=r.seq, hash=r.hash, prev=r.prev)
-                 for r in c.execute(_CHAIN, {"b_game": f.id, "b_from": rnd.first_seq - 1})]
+        if log is not None and log.chain is not None:
+            chain = list(log.chain)
+        else:
+            chain = [Link(seq=r.seq, hash=r.hash, prev=r.prev)
+                     for r in c.execute(_CHAIN, {"b_game": f.id, "b_from": rnd.first_seq - 1})]
         chain.append(Link(seq=last.doc.seq, hash=last.hash, prev=last.doc.prev))
         carried = json.loads(rnd.carried)
         archive = sign(Archive(
@@ -812,7 +818,11 @@ class Host:
         if ended is not None:
             armored += self._archive(c, g, ended, packet, log).armored()
         if self._dealt is not None:  # a round dealt by this change: its log starts now
+            before = log.chain[-1:] if log is not None and log.chain else []
+            self._dealt.chain = [] if g["seq"] == 0 else before if before and before[0].seq == g["seq"] else None
             log, self._dealt = self._dealt, None
+        if log is not None and log.chain is not None:
+            log.chain.append(Link(seq=seq, hash=packet.hash, prev=g["head"]))
         c.execute(_ADD_PACKET, dict(game_id=f.id, seq=seq, hash=packet.hash, prev=g["head"],
                                     round_no=state.round_no, armored=armored, created_at=self.now()))
         g.update(seq=seq, head=packet.hash, state_sealed=self._seal_state(g, dump(state)),
