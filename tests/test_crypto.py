@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbem.errors import (
     EXIT_CODES,
@@ -67,6 +69,28 @@ def test_error_exit_codes_and_hint() -> None:
 
 def test_canonical_json() -> None:
     assert canonical_json({"b": 1, "a": "é", "c": [1, 2]}) == '{"a":"é","b":1,"c":[1,2]}'.encode()
+    assert canonical_json({2: "x", 10: "y"}) == b'{"2":"x","10":"y"}'  # keys that are not text: as json writes them
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_json_values)
+def test_canonical_json_writes_what_json_writes(value) -> None:  # type: ignore[no-untyped-def]
+    """The fast encoder gives the bytes `json.dumps(sort_keys, compact, ensure_ascii=False)`
+    gives, for every value a document holds (text, integers, booleans, null, lists, objects)."""
+    try:
+        want = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate: neither writes it
+        with pytest.raises(UnicodeEncodeError):
+            canonical_json(value)
+        return
+    assert canonical_json(value) == want
 
 
 # ---- sealing --------------------------------------------------------------

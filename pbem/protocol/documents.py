@@ -520,8 +520,9 @@ def _headers(kind: str, doc: Document) -> dict[str, str]:
 
 
 def to_json(obj: Shape) -> bytes:
-    """The canonical bytes of a wire object."""
-    return canonical_json(msgspec.to_builtins(obj))
+    """The canonical bytes of a wire object (encoded as it is: its fields sorted, unset
+    optional fields left out, as `to_builtins` gives them)."""
+    return canonical_json(obj)
 
 
 def sign(doc: D, identity: Identity) -> Signed[D]:
