@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
 
-import msgspec
 from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hpke
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -60,7 +59,7 @@ SCRYPT_MAX_WORK = 4 * DEFAULT_SCRYPT_N * SCRYPT_R * SCRYPT_P
 SCRYPT_MAX_MEMORY = 2**27
 
 
-_ENCODE = msgspec.json.Encoder(order="sorted").encode
+_encode: Any = None  # msgspec's sorted encoder, imported on first use (`pbem key list` signs nothing)
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -70,8 +69,13 @@ def canonical_json(obj: Any) -> bytes:
     signed on every move, an archive at every round's end). Documents hold no floats (which
     the two write differently: 1e+16 and 1e16); keys that are not text are written by
     `json`, as before."""
+    global _encode
+    if _encode is None:
+        import msgspec
+
+        _encode = msgspec.json.Encoder(order="sorted").encode
     try:
-        return _ENCODE(obj)
+        return bytes(_encode(obj))
     except TypeError:
         return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
