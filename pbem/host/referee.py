@@ -271,6 +271,9 @@ _CHAIN = (select(packets.c.seq, packets.c.hash, packets.c.prev)
           .where(packets.c.game_id == _GAME, packets.c.seq >= bindparam("b_from")).order_by(packets.c.seq))
 _JOINS = select(joins.c.envelope).where(joins.c.game_id == _GAME)
 _SET_ARCHIVE = update(rounds).where(_ROUND_KEY).values(archive=bindparam("b_archive"))
+_CONTRIBUTIONS = select(seats.c.contribution).where(seats.c.game_id == _GAME).order_by(seats.c.idx)
+_ADD_ROUND = insert(rounds)
+_END_ROUND = update(rounds).where(_ROUND_KEY)
 _RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.c.archive)
              .select_from(packets.outerjoin(rounds, (rounds.c.game_id == packets.c.game_id)
                                             & (rounds.c.last_seq == packets.c.seq)))
@@ -618,7 +621,7 @@ class Host:
         f = self.facts
         secret = self._round_secret(round_no)
         contributions = [unb64(x, "contribution") for x in c.execute(
-            select(seats.c.contribution).where(seats.c.game_id == f.id).order_by(seats.c.idx)).scalars()]
+            _CONTRIBUTIONS, {"b_game": f.id}).scalars()]
         if not is_ruleset(f.ruleset):
             raise BadPacket(t("the game's ruleset {name} is unknown", name=repr(f.ruleset)))
         dealer = SeededDealer(fairness.round_chance(f.id, round_no, secret, contributions))
@@ -627,8 +630,8 @@ class Host:
         g.update(status="playing", round_no=round_no, move_no=0)
         carried = {"gold": gold, "nuggets": nuggets, "first": state.players[first_seat]} if round_no > 1 else {}
         start = dump(state)
-        c.execute(insert(rounds).values(game_id=f.id, round_no=round_no, first_seq=g["seq"] + 1,
-                                        start_state_sealed=self._seal_state(g, start), carried=json.dumps(carried)))
+        c.execute(_ADD_ROUND, dict(game_id=f.id, round_no=round_no, first_seq=g["seq"] + 1,
+                                   start_state_sealed=self._seal_state(g, start), carried=json.dumps(carried)))
         self._dealt = RoundLog(round_no, start, [])
         return state
 
@@ -735,8 +738,8 @@ class Host:
     def _end_round(self, c: Connection, g: dict[str, Any], state: RoundState) -> tuple[Result, RoundState]:
         secret = self._round_secret(state.round_no)
         result = round_result(state, secret)
-        c.execute(update(rounds).where(rounds.c.game_id == self.facts.id, rounds.c.round_no == state.round_no)
-                  .values(last_seq=g["seq"] + 1, secret=secret.hex(), result=to_json(result).decode()))
+        c.execute(_END_ROUND, {"b_game": self.facts.id, "b_round": state.round_no, "last_seq": g["seq"] + 1,
+                               "secret": secret.hex(), "result": to_json(result).decode()})
         if state.round_no >= ROUNDS_PER_GAME:
             g["status"] = "over"
             return result, state
