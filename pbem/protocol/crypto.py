@@ -267,7 +267,7 @@ class OwnBox:
     def __init__(self, key: bytes | None, identity: Identity) -> None:
         """`key` None: a party that has no box key yet (a game made before it had one) opens
         its older boxes and seals none."""
-        self._aead = ChaCha20Poly1305(key) if key is not None else None
+        self._aead = _chacha(key) if key is not None else None
         self.identity = identity
 
     def seal(self, plaintext: bytes, info: bytes) -> bytes:
@@ -338,9 +338,10 @@ def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
     return n, r, p
 
 
-def _key_file_cipher(key: bytes) -> Any:
-    """The cipher of a protected key file. Its module (cryptography's ciphers, ~3 ms) loads only
-    for a key file's passphrase: a command whose key the agent holds never needs it."""
+def _chacha(key: bytes) -> Any:
+    """ChaCha20-Poly1305 under `key` (a protected key file's cipher, the host's own box). Its
+    module (cryptography's ciphers, ~3 ms) loads only when one is used: a command whose key
+    the agent holds never needs it."""
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
     return ChaCha20Poly1305(key)
@@ -386,7 +387,7 @@ def identity_to_bytes(
         key = _derive(passphrase, salt, scrypt_n, SCRYPT_R, SCRYPT_P)
         # The header is the AAD so nobody can swap name, public key or kdf
         # parameters without the passphrase noticing.
-        doc["secret"] = _b64(_key_file_cipher(key).encrypt(nonce, secret, canonical_json(doc)))
+        doc["secret"] = _b64(_chacha(key).encrypt(nonce, secret, canonical_json(doc)))
     return (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -435,7 +436,7 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
         header = {k: v for k, v in doc.items() if k != "secret"}
         key = _derive(passphrase, salt, n, r, p)
         try:
-            secret = _key_file_cipher(key).decrypt(nonce, ct, canonical_json(header))
+            secret = _chacha(key).decrypt(nonce, ct, canonical_json(header))
         except InvalidTag:
             raise WrongPassphrase(t("wrong passphrase for key {name}", name=repr(name)),
                                   hint=t("check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails "
