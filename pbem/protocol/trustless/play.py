@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.state import RoundState
-from engine.views import HIDDEN
+from engine.catalog import HIDDEN
 from pbem.errors import BadPacket
 from pbem.protocol.trustless.table import Layout, Seat, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot

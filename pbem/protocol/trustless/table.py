@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from engine.board import GOAL_CELLS
-from engine.catalog import EXPANSION, Ruleset
+from engine.catalog import EXPANSION, HIDDEN, Ruleset
 from engine.state import EXPANSION_REMOVED, RoundState, deal, hand_size
-from engine.views import HIDDEN, view
+from engine.views import view
 from pbem.errors import BadPacket
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, open_with
