@@ -279,14 +279,18 @@ class OwnBox:
         if not ct or ct[0] != BOX_VERSION:
             return open_sealed(ct, self.identity, info)
         if self._aead is None or len(ct) < 1 + _BOX_NONCE_LEN + _AEAD_TAG_LEN:
-            raise WrongKey(t("sealed part does not open for {name} in context {context}", name=repr(self.identity.name),
-                             context=_quote(info.decode("utf-8", "replace"))))
+            raise _does_not_open(self.identity, info, hint=False)
         try:
             return self._aead.decrypt(ct[1 : 1 + _BOX_NONCE_LEN], ct[1 + _BOX_NONCE_LEN :], SEAL_LABEL + info)
         except InvalidTag:
-            raise WrongKey(t("sealed part does not open for {name} in context {context}", name=repr(self.identity.name),
-                             context=_quote(info.decode("utf-8", "replace"))),
-                           hint=t("it belongs to another game, sequence number or seat, or it was altered"))
+            raise _does_not_open(self.identity, info)
+
+
+def _does_not_open(identity: Identity, info: bytes, *, hint: bool = True) -> WrongKey:
+    """A sealed part (or box) that `identity` cannot open in context `info`."""
+    return WrongKey(t("sealed part does not open for {name} in context {context}", name=repr(identity.name),
+                      context=_quote(info.decode("utf-8", "replace"))),
+                    hint=t("it belongs to another game, sequence number or seat, or it was altered") if hint else None)
 
 
 def open_sealed(ct: bytes, identity: Identity, info: bytes) -> bytes:
@@ -299,9 +303,7 @@ def open_sealed(ct: bytes, identity: Identity, info: bytes) -> bytes:
     try:
         return identity.decrypt(ct[1 + KEY_ID_LEN :], info)
     except (InvalidTag, ValueError):
-        raise WrongKey(t("sealed part does not open for {name} in context {context}", name=repr(identity.name),
-                         context=_quote(info.decode("utf-8", "replace"))),
-                       hint=t("it belongs to another game, sequence number or seat, or it was altered"))
+        raise _does_not_open(identity, info)
 
 
 # ---- identity files --------------------------------------------------------

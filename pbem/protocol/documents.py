@@ -665,7 +665,7 @@ def padded(plain: bytes, kind: str) -> bytes:
 def seal_json(obj: Any, recipient: PublicKey | OwnBox, info: bytes, *, pad: str) -> str:
     """Seal a JSON value (or a wire object), padded to the size of its kind of box (`PAD`), to
     a recipient's key or into the sealer's own box."""
-    plain = to_json(obj) if isinstance(obj, Shape) else canonical_json(obj)
+    plain = canonical_json(obj)  # a wire object's bytes are to_json's
     if isinstance(recipient, OwnBox):
         return b64(recipient.seal(padded(plain, pad), info))
     return b64(seal(padded(plain, pad), recipient, info))
