@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
@@ -205,6 +205,16 @@ def create_game(
         if owned:
             st.close()
     return invitation
+
+
+_Kept = TypeVar("_Kept")
+
+
+def _at_head(kept: tuple[str, _Kept] | None, head: str) -> _Kept | None:
+    """A value a change kept as of the head it left (the live state, the round so far, the last
+    public moves), if the game is still at that head: else another process moved the game on
+    and the value must be read again."""
+    return kept[1] if kept is not None and kept[0] == head else None
 
 
 def _host_info(game_id: str, purpose: str) -> bytes:
@@ -512,7 +522,7 @@ class Host:
         try:
             with self.store.write() as c:
                 g = dict(self.store.lock_game(c, facts.id)._mapping)
-                self._window = kept[1] if kept is not None and kept[0] == g["head"] else None
+                self._window = _at_head(kept, g["head"])
                 before = dict(g)
                 if _handovers(g["config"]) != facts.handovers:  # another process handed a seat over
                     self.facts = self._read_facts(c, facts.id)
@@ -535,9 +545,8 @@ class Host:
         moved the game on since, else opened from the store. Taken, not shared: the change
         under way may fail half-way through changing it."""
         live, self._live = self._live, None
-        if live is not None and live[0] == g["head"]:
-            return live[1]
-        return self._open_state(g["box_key"], g["state_sealed"])
+        state = _at_head(live, g["head"])
+        return state if state is not None else self._open_state(g["box_key"], g["state_sealed"])
 
     def recent_window(self, c: Connection, g: dict[str, Any]) -> list[RecentMove]:
         """The game's last public moves (timekeeper.RECENT_LIMIT), oldest first, with the change
@@ -550,7 +559,7 @@ class Host:
         """The round so far as kept from our last change, if nobody moved the game on since
         (taken, as the state is)."""
         log, self._log = self._log, None
-        return log[1] if log is not None and log[0] == g["head"] else None
+        return _at_head(log, g["head"])
 
     def accept(self, block: Signed[Any]) -> Outcome:
         """Apply one join, move, request or handover block, or refuse it without changing anything."""
