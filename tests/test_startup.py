@@ -128,6 +128,42 @@ def test_a_command_loads_only_what_it_uses(game: dict, line: str, home: str, ban
     assert heavy(loaded(words, env, root), banned) == []
 
 
+@pytest.fixture(scope="module")
+def ended(game: dict) -> Path:
+    """A store whose game of three played its first round to the end (random bots): what
+    audit and replay read."""
+    root = game["root"]
+    ids = {n: keys.load_identity(h, n, None) for n, h in game["homes"].items()}
+    db = root / "ended.db"
+    inv = H.create_game(db, "e", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [])
+    bots = {s: RandomBot(i) for i, s in enumerate(SEATS)}
+    with H.Host(db, ids["referee"], game="e") as host:
+        for s in SEATS:
+            host.accept(read_blocks(P.join(read_blocks(inv.armored())[0], ids[s], game["homes"][s]).armored())[0])
+        while not host.archives():
+            packet = read_blocks(host.packets()[-1][1])[0]
+            seat = packet.doc.to_move
+            sp = P.open_packet(packet, ids[seat], game["homes"][seat], remember=False)
+            host.accept(read_blocks(P.make_move(sp, str(bots[seat].choose(sp.view))).armored())[0])
+    return db
+
+
+# audit and replay of a round of a store's game: a trustless game's protocol (rbcl, which
+# loads doctest and unittest) only for a trustless game; no table drawn for --json
+READERS = [
+    ("audit --db ended.db --round 1", ("rich.console", "typer.rich_utils", "pbem.ui.render", *ALWAYS, *BOTS,
+                                       "pbem.seat.trustless", "pbem.replay.trustless", "unittest")),
+    ("replay --db ended.db --round 1 --json", ("rich.console", "typer.rich_utils", "pbem.ui.render", *ALWAYS, *BOTS,
+                                               "pbem.seat.trustless", "pbem.replay.trustless", "unittest")),
+]
+
+
+@pytest.mark.parametrize("line,banned", READERS, ids=[c[0].split(" --db")[0] for c in READERS])
+def test_reading_a_round_loads_only_what_it_uses(game: dict, ended: Path, line: str, banned: tuple[str, ...]) -> None:
+    env = {"PBEM_HOME": str(game["homes"]["referee"]), "PBEM_PASSPHRASE": ""}
+    assert heavy(loaded(line.split(), env, game["root"]), banned) == []
+
+
 AGENT_PASSPHRASE = "startup test words"
 
 

@@ -142,9 +142,9 @@ def audit(
 
     src = open_source(source, db, rounds=None if round_no is None else [round_no])
     g = pick_game(src, game)
-    from pbem.replay import trustless
+    if src.trustless(g):  # no archives: the chain itself is audited (docs/trustless.md)
+        from pbem.replay import trustless
 
-    if trustless.is_trustless(src, g):  # no archives: the chain itself is audited (docs/trustless.md)
         anchor, _ = anchor_for(g, key_home(home), invitation)
         _audit_chain(trustless.audit_chain(src, g, anchor), round_no, as_json, anchored=anchor is not None)
         return

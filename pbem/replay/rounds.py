@@ -100,6 +100,12 @@ class Source:
     def games(self) -> list[str]:
         return sorted(set(self.rounds) | {g for g, _ in self.archives})
 
+    def trustless(self, game: str) -> bool:
+        """Whether `game` is a trustless one (its invitation says so): audited from its chain,
+        by pbem.replay.trustless, which alone loads the trustless protocol (rbcl)."""
+        return any(parse("invitation", p, check_signature=False).expect(Invitation).doc.trustless
+                   for p in self.invitations.get(game, {}).values())
+
     def archived(self, game: str) -> list[int]:
         return sorted(r for g, r in self.archives if g == game)
 

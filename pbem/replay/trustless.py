@@ -66,11 +66,6 @@ class ChainAudit:
                 "step": self.step, "rounds": [r.to_json() for r in self.rounds], "fault": self.fault, **stall}
 
 
-def is_trustless(src: Source, game: str) -> bool:
-    return any(parse("invitation", p, check_signature=False).expect(Invitation).doc.trustless
-               for p in src.invitations.get(game, {}).values())
-
-
 def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> ChainAudit:
     """Follow every packet of `game` in `src` from its invitation (the one trusted, if given)."""
     found = src.invitations.get(game, {})
