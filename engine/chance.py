@@ -8,10 +8,11 @@ providing another `Chance`; nothing else in the engine draws randomness.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from operator import lt, mod
 from typing import Iterator, Protocol, Sequence, TypeVar
+
+from .sha256 import sha256
 
 T = TypeVar("T")
 _WORDS = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 64-bit words
@@ -33,7 +34,7 @@ class SeededChance:
         if isinstance(seed, str):
             seed = seed.encode()
         self._seed = bytes(seed)
-        self._prefix = hashlib.sha256(self._seed)  # copied for each block: cheaper than a new hash
+        self._prefix = sha256(self._seed)  # copied for each block: cheaper than a new hash
         self._counter = 0
         self._left: list[int] = []  # the unused 64-bit words of the last block, last word first
 

@@ -9,15 +9,14 @@ that was killed are removed by the next write into the same folder.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import secrets
-import socket
 import stat
 import time
+from functools import cache
 from pathlib import Path
 
+from engine.sha256 import sha256
 from pbem.errors import BadName, CannotWrite, ContentConflict, NotARegularFile
 
 TMP_PREFIX = "."
@@ -29,10 +28,19 @@ HASH_LEN = 12
 # `.<target>.<random>.tmp` form, is removed only once it is older than STALE_AFTER.
 STALE_AFTER = 3600.0
 _TMP_RE = re.compile(r"^\..+\.(?:([0-9a-f]{8})-(\d+)-)?[0-9a-f]{16}" + re.escape(TMP_SUFFIX) + "$")
-_HOST = hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+@cache
+def _host() -> str:
+    """This machine in a temp file's name: a hash of its name (socket loads only for a write)."""
+    import socket
+
+    return sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
 
 
 def content_hash(data: bytes) -> str:
+    import hashlib  # OpenSSL's: a file may be megabytes (engine.sha256 is for short inputs)
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -57,7 +65,7 @@ def _open_temp(directory: Path, name: str) -> tuple[Path, int]:
     # Syncthing copies permission bits to the other peers.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        tmp = directory / f"{TMP_PREFIX}{name}.{_HOST}-{os.getpid()}-{secrets.token_hex(8)}{TMP_SUFFIX}"
+        tmp = directory / f"{TMP_PREFIX}{name}.{_host()}-{os.getpid()}-{os.urandom(8).hex()}{TMP_SUFFIX}"
         try:
             return tmp, os.open(tmp, flags, 0o666)
         except FileExistsError:
@@ -79,7 +87,7 @@ def _stale(directory: Path, name: str, now: float) -> bool:
     if m is None:
         return False
     host, pid = m.group(1), m.group(2)
-    if host == _HOST and pid is not None and int(pid) != os.getpid() and not _alive(int(pid)):
+    if host == _host() and pid is not None and int(pid) != os.getpid() and not _alive(int(pid)):
         return True
     try:
         return now - os.lstat(directory / name).st_mtime > STALE_AFTER

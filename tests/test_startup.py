@@ -42,11 +42,17 @@ BOTS = ("engine.bots",)  # only a game whose silent seats a bot plays for loads 
 # OpenSSL's backend loads with an X25519 key object (an unlocked key, or sealing to a key), a
 # key file's cipher with its passphrase: a command whose key the agent holds needs neither
 KEY_FILE = ("cryptography.hazmat.backends.openssl", "cryptography.hazmat.primitives.ciphers")
+# hashlib loads OpenSSL's libcrypto (~2.5 ms): short inputs are hashed by engine.sha256, packets
+# by cryptography's own OpenSSL (pbem.protocol.crypto.sha256_hex); hmac and secrets load hashlib
+OPENSSL_HASHES = ("hashlib", "_hashlib", "hmac", "secrets")
+PROMPT = ("getpass",)  # only to ask a person for a passphrase (none here: no terminal)
 TRUSTLESS = ("rbcl", "pbem.protocol.mental", "pbem.protocol.trustless")  # a trustless game's only
 ALWAYS = ("pydantic",  # Typer 0.27+ converts parameters through it (pyproject.toml pins below)
           *TRUSTLESS, "pbem.mail", "pbem.auto")
 # what typer.rich_utils would import for features pbem does not use (pbem.cli.helptext.rich_utils)
 HELP_UNUSED = ("markdown_it", "rich.markdown", "rich.traceback", "rich.pretty", "attr")
+# what a seat's show and move never need (the host's side, bots, hashlib, a prompt)
+SEAT = (*SQL, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots", *OPENSSL_HASHES, *PROMPT)
 IMPORT = (*SQL, *RICH, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", "pbem.seat.player", "pbem.host.referee", "pbem.ui.render",
           "engine.state")
 
@@ -105,12 +111,14 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 # (command line, whose key home, banned modules); {mover} and {text}: the seat to move and a legal move
 COMMANDS = [
-    ("key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),
-    ("--help", "ann", (*SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED)),
+    ("key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS, *OPENSSL_HASHES, *PROMPT)),
+    # a help page writes no file (pbem.atomic's socket) and asks no agent (the runtime folder's tempfile)
+    ("--help", "ann", (*SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED, *OPENSSL_HASHES,
+                       "socket", "tempfile")),
     ("--lang zh-Hans key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),  # help words only for help
-    ("show packet.pbem --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
-    ("show packet.pbem --as {mover} --json", "{mover}", (*SQL, *RICH, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
-    ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SQL, *RICH, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
+    ("show packet.pbem --as {mover}", "{mover}", (*SEAT, "typer.rich_utils")),
+    ("show packet.pbem --as {mover} --json", "{mover}", (*SEAT, *RICH)),
+    ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SEAT, *RICH)),
     ("turn shared --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
     ("status --db game.db", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render", *ALWAYS, *BOTS,
                                         "pbem.seat.player")),
@@ -188,10 +196,11 @@ def agent(game: dict) -> Iterator[dict[str, str]]:
 
 # (command line, banned modules) of a seat whose key the agent holds: no passphrase in the environment
 AGENT_COMMANDS = [
-    ("show packet.pbem --as {mover}", (*SQL, "typer.rich_utils", *ALWAYS, *KEY_FILE, "pbem.host.referee", "engine.bots")),
-    ("show packet.pbem --as {mover} --json", (*SQL, *RICH, *ALWAYS, *KEY_FILE, "pbem.host.referee", "engine.bots")),
+    # with XDG_RUNTIME_DIR set, the agent's socket is found without tempfile (gettempdir)
+    ("show packet.pbem --as {mover}", (*SEAT, "typer.rich_utils", *KEY_FILE, "tempfile")),
+    ("show packet.pbem --as {mover} --json", (*SEAT, *RICH, *KEY_FILE, "tempfile")),
     # a move seals its text to the host: X25519 loads OpenSSL's backend, and with it the ciphers module
-    ("move packet.pbem {text} --as {mover} -o out.pbem", (*SQL, *RICH, *ALWAYS, "pbem.host.referee", "engine.bots")),
+    ("move packet.pbem {text} --as {mover} -o out.pbem", (*SEAT, *RICH, "tempfile")),
 ]
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,11 +24,12 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 import msgspec
 
 from engine.catalog import Ruleset
+from engine.sha256 import sha256
 from engine.state import ROUNDS_PER_GAME
 from pbem.errors import BadPacket
 from pbem.names import check_game_id, check_seat_id
 from pbem.protocol.armor import armor, dearmor_all
-from pbem.protocol.crypto import Identity, OwnBox, PublicKey, canonical_json, open_sealed, seal, verify
+from pbem.protocol.crypto import Identity, OwnBox, PublicKey, canonical_json, open_sealed, seal, sha256_hex, verify
 from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
 from pbem.ui import when
 from pbem.ui.failures import os_reason
@@ -286,7 +286,7 @@ class SealedMove(Shape, frozen=True):
 
 def move_commitment(nonce: bytes, text: str) -> str:
     """Binds the signed move file to its sealed text, so an archive can later prove it."""
-    return hashlib.sha256(b"pbem-move/1\n" + nonce + text.encode()).hexdigest()
+    return sha256(b"pbem-move/1\n" + nonce + text.encode()).hexdigest()
 
 
 # --- archive ----------------------------------------------------------------------------------
@@ -507,7 +507,7 @@ class Signed(Generic[D]):
 
 
 def payload_hash(payload: bytes) -> str:
-    return hashlib.sha256(payload).hexdigest()
+    return sha256_hex(payload)
 
 
 def _headers(kind: str, doc: Document) -> dict[str, str]:

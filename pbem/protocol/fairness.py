@@ -12,11 +12,10 @@ round k the host reveals secret_k; anyone can check the commitment and recompute
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 
 from engine.chance import SeededChance
+from engine.sha256 import sha256
 from pbem.protocol.crypto import Identity
 
 SECRET_BYTES = 32
@@ -37,20 +36,22 @@ def seat_contribution(identity: Identity, game: str, invitation_hash: str) -> by
     the seat's private key can compute it in advance (the signature itself is never shown).
     """
     sig = identity.sign(CONTRIBUTION_LABEL + game.encode() + b"\n" + invitation_hash.encode())
-    return hashlib.sha256(CONTRIBUTION_LABEL + sig).digest()
+    return sha256(CONTRIBUTION_LABEL + sig).digest()
 
 
 def commitment(game: str, round_no: int, secret: bytes) -> str:
     data = b"pbem-commit/1\n" + game.encode() + b"\n" + str(round_no).encode() + b"\n" + secret
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 def secret_matches(game: str, round_no: int, secret: bytes, expected: str) -> bool:
+    import hmac  # loads OpenSSL (hashlib): only where a round's secret is revealed
+
     return hmac.compare_digest(commitment(game, round_no, secret), expected)
 
 
 def round_seed(game: str, round_no: int, secret: bytes, contributions: list[bytes]) -> bytes:
-    h = hashlib.sha256(b"pbem-seed/1\n" + game.encode() + b"\n" + str(round_no).encode() + b"\n" + secret)
+    h = sha256(b"pbem-seed/1\n" + game.encode() + b"\n" + str(round_no).encode() + b"\n" + secret)
     for c in contributions:
         h.update(c)
     return h.digest()

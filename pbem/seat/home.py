@@ -23,13 +23,12 @@ seat name is checked (pbem.names) before it becomes a path.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.sha256 import sha256
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.names import check_game_id, check_identity_name, check_seat_id
@@ -94,13 +93,18 @@ def mail_hosts_path(home: Path) -> Path:
 def agent_dir() -> Path:
     """The folder holding this user's agent sockets (pbem.seat.agent checks who owns it)."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) if runtime and os.path.isabs(runtime) else Path(tempfile.gettempdir())
+    if runtime and os.path.isabs(runtime):
+        base = Path(runtime)
+    else:
+        import tempfile  # with random, ~1 ms of a start: only where the system sets no runtime folder
+
+        base = Path(tempfile.gettempdir())
     return base / f"pbem-agent-{os.getuid() if hasattr(os, 'getuid') else 0}"
 
 
 def agent_socket(home: Path) -> Path:
     """The socket of the agent that holds this key home's unlocked keys."""
-    name = hashlib.sha256(str(Path(home).expanduser().resolve()).encode("utf-8")).hexdigest()[:20]
+    name = sha256(str(Path(home).expanduser().resolve()).encode("utf-8")).hexdigest()[:20]
     return agent_dir() / f"{name}.sock"
 
 

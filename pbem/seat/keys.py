@@ -6,7 +6,6 @@ Key files: <home>/keys/<name>.key (private, mode 600) and <home>/keys/<name>.pub
 
 from __future__ import annotations
 
-import getpass
 import os
 import sys
 import unicodedata
@@ -173,6 +172,8 @@ def get_passphrase(passphrase_file: Path | None, prompt: bool, confirm: bool) ->
     if env:
         return _normalise(env)
     if prompt and sys.stdin is not None and sys.stdin.isatty():
+        import getpass  # with termios: only to ask a person
+
         first = getpass.getpass(t("Passphrase: "))
         if not first:
             raise UsageError(t("empty passphrase"), hint=t("use --no-passphrase for an unprotected key"))
