@@ -1,10 +1,14 @@
 """Each action card's rule, in one place: whom it aims at, when it is refused, what it does.
 
-An `ActionRule` lists the moves a card could be played as (`candidates`), says why one of
-them is refused (`refusal`, None when legal) and carries it out (`effect`). The legal-move
-generator keeps the candidates without a refusal and `check` asks the same `refusal`, so a
-rule is written once for both. `aim` says what the card is played on; the checks of form
-that follow from it (an unknown player, a cell where a player belongs) are in `rules.py`.
+An `ActionRule` lists the moves a card could be played as (`candidates`; for a card aimed at
+a player or the mover, its `aims`: (target, tool) pairs), says why one of them is refused
+(`refusal`, None when legal) and carries it out (`effect`). `check` asks `refusal`; the
+legal-move generator asks `part`, the aims without a refusal (`legal_aims`, where each rule
+states refusal's tests again without a call per aim: the property tests check that the two
+agree). Those aims are kept across turns for every copy of a kind while the cards in front
+of the players are the same (RoundState.fronts). `aim` says what the card is played on; the
+checks of form that follow from it (an unknown player, a cell where a player belongs) are in
+`rules.py`.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar, Literal
 
 from .board import GOAL_CELLS, path_cell
-from .catalog import BROKEN, KINDS, Action, CardKind, FrontType, broken, card_kind, front_type_of, ids_of
+from .catalog import (BROKEN, KINDS, Action, CardKind, FrontType, Tool, broken, card_kind, front_type_of, ids_of,
+                      kind_name)
 from .events import Event
-from .listed import AT, MADE, Part
+from .listed import AIMED, AT, MADE, Part
 from .moves import GOAL_NAMES, Move
 from .state import RoundState
 
@@ -44,22 +49,46 @@ class Table:
         """
         front = self._front
         if front is None:
-            front = self._front = {
-                p: frozenset(map(front_type_of, cards)) for p, cards in self.state.in_front.items() if cards
-            }
+            global _front_kept
+            state = self.state
+            fronts, front = _front_kept
+            if fronts != state.fronts:  # (the cards in front change on few turns: the same dict comes back)
+                front = {p: frozenset(map(front_type_of, cards)) for p, cards in state.in_front.items() if cards}
+                _front_kept = (state.fronts, front)
+            self._front = front
         return front
 
 
+# The last Table.front made, for the RoundState.fronts it was made for (a number that names
+# the contents of in_front, in every state that has it).
+_front_kept: tuple[int, dict[str | None, frozenset[FrontType | None]]] = (-1, {})
+
+
 NOTHING: frozenset[FrontType | None] = frozenset()
+# (target, tool): how a card aimed at a player (or the mover: no target) is played
+Aiming = tuple[str | None, Tool | None]
+
+
+def _aimed(card: str, aim: Aiming) -> Move:
+    """The move playing `card` with `aim`."""
+    return _new(Move, ("play", card, None, False, aim[0], aim[1], (), None))
 _NO_MOVES: Part = (MADE, (), None)
 
 
 class ActionRule:
     aim: ClassVar[Aim] = "player"
+    # Whether the legal moves of a card depend on who plays it, besides the players and the
+    # cards in front of them (on which those of every rule that keeps its parts depend: `part`).
+    mover_matters: ClassVar[bool] = False
 
     def __init__(self) -> None:
         # card -> (players, its candidates among them): the same few are asked for turn after turn
         self._known: dict[str, tuple[tuple[str, ...], tuple[Move, ...]]] = {}
+        # kind -> (players, the aims of `aims`), made once per table
+        self._aims_of: dict[str, tuple[tuple[str, ...], tuple[Aiming, ...]]] = {}
+        # kind (with the mover, when that matters) -> (RoundState.fronts and the players its
+        # legal aims were found for, those aims): kept across turns and for every copy of the kind
+        self._kept: dict[str | tuple[str, str], tuple[int, tuple[str, ...], Sequence[Aiming]]] = {}
 
     def candidates(self, t: Table, card: str) -> Sequence[Move]:
         """Every well-aimed way to play `card`; the legal ones are those without a refusal."""
@@ -68,25 +97,62 @@ class ActionRule:
         players = t.state.players
         known = self._known.get(card)
         if known is None or known[0] != players:  # (the same tuple, usually: no string is compared)
-            known = self._known[card] = (players, tuple(self._aims(players, card)))
+            known = self._known[card] = (players, tuple(self._candidates(players, card)))
         return known[1]
 
-    def _aims(self, players: tuple[str, ...], card: str) -> list[Move]:
-        if self.aim == "player":
-            return [Move("play", card, target=p) for p in players]
+    def _candidates(self, players: tuple[str, ...], card: str) -> list[Move]:
         if self.aim == "goal":
             return [Move("play", card, target=g) for g in GOAL_NAMES]
-        return [Move("play", card)]
+        return [_aimed(card, a) for a in self.aims(players, kind_name(card))]
+
+    def aims(self, players: tuple[str, ...], kind: str) -> tuple[Aiming, ...]:
+        """Every well-aimed (target, tool) of a card of `kind` aimed at a player or the mover (do not change it)."""
+        known = self._aims_of.get(kind)
+        if known is None or known[0] != players:
+            known = self._aims_of[kind] = (players, tuple(self._aims(players, kind)))
+        return known[1]
+
+    def _aims(self, players: tuple[str, ...], kind: str) -> list[Aiming]:
+        if self.aim == "self":
+            return [(None, None)]
+        return [(p, None) for p in players]
 
     def legal(self, t: Table, card: str) -> Sequence[Move]:
         """The candidates without a refusal: what the legal-move generator lists for `card` (do not change it)."""
+        if self.aim in ("player", "self"):
+            return [_aimed(card, a) for a in self.legal_aims(t, kind_name(card))]
         k = card_kind(card)
         refusal = self.refusal
         return [m for m in self.candidates(t, card) if refusal(t, k, m) is None]
 
+    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+        """The aims of a card of `kind` that its rule does not refuse, as `legal` lists them (do not
+        change it). Each rule that keeps its part states refusal's tests again here, without a call
+        per aim; tests/test_properties.py and tests/test_expansion_properties.py check that check()
+        accepts exactly what is listed."""
+        card, k = ids_of(kind)[0], KINDS[kind]  # (a rule's refusal does not depend on the copy)
+        return [a for a in self.aims(t.state.players, kind) if self.refusal(t, k, _aimed(card, a)) is None]
+
     def part(self, t: Table, card: str) -> Part:
-        """`legal` as a part of the legal-move list (engine/listed.py), whose moves may be made later."""
-        return (MADE, self.legal(t, card), None)
+        """`legal` as a part of the legal-move list (engine/listed.py): its moves' aims (target,
+        tool), each made into a move of `card` when it is asked for.
+
+        A rule that keeps this `part` refuses a move for the players, the mover (when
+        `mover_matters`) and the cards in front of each player only, never for the copy of the
+        card played; so the aims found for one copy are kept for every copy of its kind while
+        those stay the same (RoundState.fronts names the cards in front). A rule that looks at
+        anything else (the maze, the dwarf cards aside) overrides `part`.
+        """
+        state = t.state
+        players = state.players
+        kind = kind_name(card)
+        key = (kind, t.me) if self.mover_matters else kind
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] == state.fronts and kept[1] is players:
+            return (AIMED, kept[2], card)
+        aims = self.legal_aims(t, kind)
+        self._kept[key] = (state.fronts, players, aims)
+        return (AIMED, aims, card)
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         """Why `move` breaks this card's rule, or None. The target is a player when aim is "player"."""
@@ -112,6 +178,7 @@ def take_front(state: RoundState, player: str, ftype: FrontType, events: list[Ev
     """Move the card of type `ftype` from in front of `player` to the discard pile."""
     card = next(c for c in state.in_front[player] if card_kind(c).front_type == ftype)
     state.in_front[player].remove(card)
+    state.fronts_changed()
     state.discard.append(card)
     events.append({"event": "remove", "player": player, "card": card})
 
@@ -123,34 +190,30 @@ class Break(ActionRule):
             return f"{move.target} already has a {broke}"
         return None
 
-    def legal(self, t: Table, card: str) -> Sequence[Move]:
-        return self.part(t, card)[1]
-
-    def part(self, t: Table, card: str) -> Part:
-        # refusal's test without a call per candidate (the commonest action cards);
-        # tests/test_properties.py checks that check() accepts exactly what is listed
-        candidates = self.candidates(t, card)
+    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+        aims = self.aims(t.state.players, kind)
         front = t.front
         if front:  # (nothing in front of anyone: nobody has it broken yet)
-            broke = front_type_of(card)
+            broke = KINDS[kind].front_type
             hit = [p for p, types in front.items() if broke in types]  # the few players it is broken for
             if hit:
-                return (MADE, [m for m in candidates if m.target not in hit], None)
-        return (MADE, candidates, None)
+                return [a for a in aims if a[0] not in hit]
+        return aims
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.in_front[_target(move)].append(_card(move))
+        state.fronts_changed()
         return me
 
 
 class Fix(ActionRule):
     def __init__(self) -> None:
         super().__init__()
-        # card -> (players, per player in seat order: (the broken type it repairs, the move) for each of its tools)
-        self._by_player: dict[str, tuple[tuple[str, ...], tuple[tuple[str, tuple[tuple[FrontType, Move], ...]], ...]]] = {}
+        # kind -> (players, per player in seat order: (the broken type it repairs, the aim) for each of its tools)
+        self._by_player: dict[str, tuple[tuple[str, ...], tuple[tuple[str, tuple[tuple[FrontType, Aiming], ...]], ...]]] = {}
 
-    def _aims(self, players: tuple[str, ...], card: str) -> list[Move]:
-        return [Move("play", card, target=p, tool=tool) for p in players for tool in card_kind(card).tools]
+    def _aims(self, players: tuple[str, ...], kind: str) -> list[Aiming]:
+        return [(p, tool) for p in players for tool in KINDS[kind].tools]
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         tool = move.tool
@@ -160,22 +223,18 @@ class Fix(ActionRule):
             return f"{move.target} has no broken {move.tool}"
         return None
 
-    def legal(self, t: Table, card: str) -> Sequence[Move]:
-        return self.part(t, card)[1]
-
-    def part(self, t: Table, card: str) -> Part:
-        # refusal's test without a call per candidate, as in Break.part: the candidates by player,
-        # each with the broken type it repairs, and only the players with something in front looked at
+    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+        # by player, each aim with the broken type it repairs; only the players with something in front looked at
         front = t.front
         if not front:  # nothing in front of anyone: nothing to repair
-            return _NO_MOVES
+            return ()
         players = t.state.players
-        known = self._by_player.get(card)
+        known = self._by_player.get(kind)
         if known is None or known[0] != players:
-            cands = self.candidates(t, card)
-            known = self._by_player[card] = (players, tuple(
-                (p, tuple((BROKEN[m.tool], m) for m in cands if m.target == p and m.tool)) for p in players))
-        return (MADE, [m for p, aims in known[1] if (types := front.get(p)) for need, m in aims if need in types], None)
+            tools = KINDS[kind].tools
+            known = self._by_player[kind] = (players, tuple((p, tuple((BROKEN[tool], (p, tool)) for tool in tools))
+                                                            for p in players))
+        return [a for p, aims in known[1] if (types := front.get(p)) for need, a in aims if need in types]
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.discard.append(_card(move))
@@ -211,8 +270,11 @@ class Rockfall(ActionRule):
 class Map(ActionRule):
     aim = "goal"
 
+    def part(self, t: Table, card: str) -> Part:
+        return (MADE, self.legal(t, card), None)  # made anew: the goals it may aim at change with the maze
+
     def legal(self, t: Table, card: str) -> Sequence[Move]:
-        # refusal's test without a call per candidate (the candidates name goals), as in Break.legal
+        # refusal's test without a call per candidate (the candidates name goals), as in Break.legal_aims
         cells = t.state.board.cells
         hidden = [name for name, pos in GOAL_CELLS.items() if cells[pos].hidden]
         if len(hidden) == len(GOAL_CELLS):  # (all still face down, as on most turns)
@@ -236,6 +298,10 @@ class Map(ActionRule):
 
 class Theft(ActionRule):
     aim = "self"
+    mover_matters = True
+
+    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+        return () if "theft" in t.front.get(t.me, NOTHING) else self.aims(t.state.players, kind)
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if move.target is not None or move.at is not None:
@@ -246,11 +312,16 @@ class Theft(ActionRule):
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.in_front[me].append(_card(move))
+        state.fronts_changed()
         state.last_theft = me
         return me
 
 
 class HandsOff(ActionRule):
+    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+        front = t.front
+        return [a for a in self.aims(t.state.players, kind) if "theft" in front.get(a[0], NOTHING)] if front else ()
+
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if "theft" not in t.front.get(move.target, NOTHING):
             return f"{move.target} has no theft in front of them"
@@ -263,6 +334,12 @@ class HandsOff(ActionRule):
 
 
 class Trap(ActionRule):
+    mover_matters = True
+
+    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+        me, front = t.me, t.front
+        return [a for a in self.aims(t.state.players, kind) if a[0] != me and "trap" not in front.get(a[0], NOTHING)]
+
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if move.target == t.me:
             return "a trap is played on another player"
@@ -272,10 +349,15 @@ class Trap(ActionRule):
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.in_front[_target(move)].append(_card(move))
+        state.fronts_changed()
         return me
 
 
 class Free(ActionRule):
+    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+        front = t.front
+        return [a for a in self.aims(t.state.players, kind) if "trap" in front.get(a[0], NOTHING)] if front else ()
+
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if "trap" not in t.front.get(move.target, NOTHING):
             return f"{move.target} is not trapped"
@@ -289,6 +371,12 @@ class Free(ActionRule):
 
 class OnAnother(ActionRule):
     """Inspect and swap hands: any other player."""
+
+    mover_matters = True
+
+    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+        me = t.me
+        return [a for a in self.aims(t.state.players, kind) if a[0] != me]
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if move.target == t.me:
@@ -316,6 +404,10 @@ class SwapHand(OnAnother):
 
 
 class SwapHat(ActionRule):
+    def part(self, t: Table, card: str) -> Part:
+        # every candidate while dwarf cards are left aside, none after (refusal's only test)
+        return (AIMED, self.aims(t.state.players, kind_name(card)), card) if t.state.aside else _NO_MOVES
+
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if not t.state.aside:
             return "no dwarf cards are left aside"

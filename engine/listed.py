@@ -22,6 +22,7 @@ PLACED: Final = 1  # (cell, turned) placements of the card `extra`
 DISCARDED: Final = 2  # the cards of a discard, removing the type `extra` (None: a plain pass)
 LOOKED_UP: Final = 3  # keys of the mapping `extra`, whose values are the moves
 AT: Final = 4  # cells the card `extra` is played at (a rockfall)
+AIMED: Final = 5  # (target, tool) aims of the card `extra` (engine/actions.py: ActionRule.part)
 Part = tuple[int, Sequence[Any], Any]
 
 _ITEMS = itemgetter(1)  # a part's items
@@ -36,6 +37,8 @@ def _make(how: int, item: Any, extra: Any) -> Move:
     if how == LOOKED_UP:
         table: Mapping[Any, Move] = extra
         return table[item]
+    if how == AIMED:
+        return _new(Move, ("play", extra, None, False, item[0], item[1], (), None))
     if how == AT:
         return _new(Move, ("play", extra, item, False, None, None, (), None))
     made: Move = item
@@ -52,6 +55,8 @@ def flat(parts: list[Part]) -> list[Move]:
             out += [_new(Move, ("play", extra, pos, rotated, None, None, (), None)) for pos, rotated in items]
         elif how == DISCARDED:
             out += [_new(Move, ("discard", None, None, False, None, None, cards, extra)) for cards in items]
+        elif how == AIMED:
+            out += [_new(Move, ("play", extra, None, False, target, tool, (), None)) for target, tool in items]
         elif how == AT:
             out += [_new(Move, ("play", extra, pos, False, None, None, (), None)) for pos in items]
         else:

@@ -113,14 +113,14 @@ def _discards(state: RoundState, me: str, ranked: list[str], firsts: list[str]) 
     pair again with each type in front of the mover it may remove."""
     combos: list[tuple[str, ...]]
     if len(firsts) == len(ranked):  # no two copies of a kind: every choice of distinct cards, in order
-        combos = [(c,) for c in firsts]
+        combos = list(zip(firsts))  # (the 1-tuples, without a Python step per card)
         combos += combinations(firsts, 2)
         combos += combinations(firsts, 3)
     else:
         combos = _combos(_by_kind(ranked), firsts)
     parts: list[Part] = [(DISCARDED, combos, None)]
-    removable = sorted(state.front_types(me), key=FRONT_TYPES.index)
-    if removable:
+    if state.in_front.get(me):  # (nothing in front of most players: nothing to sort)
+        removable = sorted(state.front_types(me), key=FRONT_TYPES.index)
         pairs = [c for c in combos if len(c) == 2]
         parts += [(DISCARDED, pairs, t) for t in removable]
     return parts
@@ -129,7 +129,7 @@ def _discards(state: RoundState, me: str, ranked: list[str], firsts: list[str]) 
 def _combos(groups: list[list[str]], firsts: list[str]) -> list[tuple[str, ...]]:
     """Every multiset of 1-3 kinds the hand can give, as the lowest copies, in the order of
     `combinations(sorted hand)` with repeats of kinds left out (the order RandomBot draws from)."""
-    out: list[tuple[str, ...]] = [(c,) for c in firsts]
+    out: list[tuple[str, ...]] = list(zip(firsts))
     for i, g in enumerate(groups):
         if len(g) > 1:
             out.append((g[0], g[1]))

@@ -7,6 +7,7 @@ The state is plain data, mutated in place by `rules.apply` (like python-chess's 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import count
 from typing import TYPE_CHECKING, Final, Literal, get_args
 
 from .board import GOAL_CELLS, Board
@@ -38,6 +39,9 @@ def hand_size(ruleset: Ruleset, players: int) -> int:
     if ruleset == EXPANSION:
         return 6
     return 6 if players <= 5 else 5 if players <= 7 else 4
+
+
+_FRONTS = count()  # RoundState.fronts: never the same number twice
 
 
 @dataclass
@@ -80,6 +84,12 @@ class RoundState:
     # On the mover's view (views.view): the state it shows and its count then (it may trust
     # the moves listed on the view while nothing was applied to it since).
     source: tuple[RoundState, int] | None = field(default=None, init=False, repr=False, compare=False)
+    # Names the cards in front of every player as they are now: a number no other state had for
+    # other contents (a new one whenever the engine changes in_front, `fronts_changed`; a copy
+    # keeps it). The action cards' rules keep what they listed for it across turns
+    # (engine/actions.py), since the cards in front change on few turns. Code that changes
+    # in_front other than through rules.apply calls fronts_changed after.
+    fronts: int = field(default_factory=_FRONTS.__next__, init=False, repr=False, compare=False)
 
     @property
     def player(self) -> str:
@@ -98,6 +108,10 @@ class RoundState:
     def front_types(self, player: str) -> set[FrontType]:
         """The types of the cards in front of `player` (a position's load makes sure each has one)."""
         return {t for c in self.in_front.get(player, ()) if (t := front_type_of(c))}
+
+    def fronts_changed(self) -> None:
+        """Say that a card was put in front of a player or taken away (see `fronts`)."""
+        self.fronts = next(_FRONTS)
 
     def blocked(self, player: str) -> bool:
         """Whether a broken tool or a trap in front of `player` forbids placing path cards."""
