@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PBEM = [sys.executable, "-m", "pbem.cli"]  # this checkout's CLI, as `python -m pbem.cli`
+PBEM = [sys.executable, "-m", "pbem"]  # this checkout's CLI, as `python -m pbem` (through pbem.entry, as the console script)
 INSTALLED = [str(Path(sys.executable).with_name("pbem"))]  # the console script pyproject.toml installs
 
 
@@ -38,7 +38,7 @@ def pbem(*args: object, home: Path | None = None, cwd: Path | None = None, ok: b
 
     home: PBEM_HOME; env: variables on top of cli_env (None removes one); input: text on stdin
     (stdin: subprocess.DEVNULL and the like instead); text=False: bytes out; installed: the
-    installed console script rather than `python -m pbem.cli`; ok=True asserts exit code 0."""
+    installed console script rather than `python -m pbem`; ok=True asserts exit code 0."""
     run = subprocess.run([*(INSTALLED if installed else PBEM), *map(str, args)], env=cli_env(home, **(env or {})),
                          cwd=cwd, capture_output=True, text=text, input=input, stdin=stdin, timeout=timeout,
                          check=False)
