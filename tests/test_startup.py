@@ -51,8 +51,12 @@ ALWAYS = ("pydantic",  # Typer 0.27+ converts parameters through it (pyproject.t
           *TRUSTLESS, "pbem.mail", "pbem.auto")
 # what typer.rich_utils would import for features pbem does not use (pbem.cli.helptext.rich_utils)
 HELP_UNUSED = ("markdown_it", "rich.markdown", "rich.traceback", "rich.pretty", "attr")
-# what a seat's show and move never need (the host's side, bots, hashlib, a prompt)
-SEAT = (*SQL, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots", *OPENSSL_HASHES, *PROMPT)
+# the command modules that add no seat's show nor move (pbem.cli.PARTS)
+OTHER_COMMANDS = ("pbem.cli.transport", "pbem.cli.replay", "pbem.cli.deadlines", "pbem.cli.options",
+                  "pbem.cli.position", "pbem.cli.agent")
+# what a seat's show and move never need (the host's side, bots, hashlib, a prompt, other commands)
+SEAT = (*SQL, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots", *OPENSSL_HASHES, *PROMPT,
+        *OTHER_COMMANDS)
 IMPORT = (*SQL, *RICH, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", "pbem.seat.player", "pbem.host.referee", "pbem.ui.render",
           "engine.state")
 
@@ -237,16 +241,17 @@ def test_a_command_with_the_agent_loads_no_key_file_machinery(game: dict, agent:
 def test_a_help_page_from_the_branch_is_the_whole_trees(argv: list[str], monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """pbem.cli.branch converts only the command a line names, and a group's page lists its
-    commands without converting their parameters: the page must not change."""
+    commands without converting their parameters; pbem.cli.tree_for loads only the modules that
+    add that command: the page must not change."""
     import typer.main
 
-    from pbem.cli import app, branch
+    from pbem.cli import app, branch, tree_for
     from pbem.cli.helptext import localise
     from pbem.ui import words
 
     monkeypatch.setenv("COLUMNS", "100")
     pages = []
-    for tree in (app, branch(app, argv)):
+    for tree in (app, branch(tree_for(argv), argv)):
         words.set_language("zh-Hant" if "zh-Hant" in argv else None)
         cmd = localise(typer.main.get_command(tree), argv)
         with pytest.raises(SystemExit) as done:
@@ -255,3 +260,23 @@ def test_a_help_page_from_the_branch_is_the_whole_trees(argv: list[str], monkeyp
         pages.append(capsys.readouterr().out)
     words.set_language(None)
     assert pages[0] == pages[1] and "Usage:" in pages[0]
+
+
+def test_each_command_module_adds_the_words_pbem_cli_lists() -> None:
+    """pbem.cli.PARTS says which modules add each top-level command and group, so that a command
+    line imports only the modules of its first word: each module adds the words listed for it
+    (its own commands and groups, and the groups of others it adds commands to: `game`), and
+    all together add no other."""
+    import typer.main
+
+    from pbem.cli import PARTS, tree, whole
+
+    def words(app: typer.Typer) -> set[str]:
+        return ({i.name or typer.main.get_command_name(i.callback.__name__)  # type: ignore[union-attr]
+                 for i in app.registered_commands} | {g.name for g in app.registered_groups if g.name})
+
+    for part, listed in PARTS.items():
+        joined = {g.name for g in whole().registered_groups if g.name and any(
+            i.callback.__module__ == f"pbem.cli.{part}" for i in g.typer_instance.registered_commands)}  # type: ignore[union-attr]
+        assert words(tree([part])) | joined == set(listed), part
+    assert words(whole()) == {w for listed in PARTS.values() for w in listed}

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 import typer
@@ -16,20 +18,22 @@ import typer.main
 from engine.errors import BadPosition, IllegalMove, InvalidMove
 from pbem.errors import EXIT_ILLEGAL_MOVE as EXIT_ILLEGAL
 from pbem.errors import EXIT_INVALID_MOVE as EXIT_INVALID
-from pbem.cli import agent as cli_agent
-from pbem.cli import deadlines as cli_deadlines
-from pbem.cli import keys as cli_keys
-from pbem.cli import play as cli_play
-from pbem.cli import position as cli_position
-from pbem.cli import replay as cli_replay
-from pbem.cli import transport as cli_transport
 
-app = typer.Typer(
-    no_args_is_help=True,
-    pretty_exceptions_show_locals=False,
-    add_completion=False,
-    help="Play Saboteur asynchronously: by email, shared folder, or file by file.",
-)
+# The modules that add commands (each by its register(app)), in the order the help page lists
+# what they add, with the words each adds at the top: its commands and groups (`game` gathers
+# commands from three). A command line imports only the modules of its first word: `pbem show`
+# loads none of the mail, folder, host, replay and deadline commands (~3.5 ms of its start,
+# issue 16.1); a page or a word no module adds (a typo, for click's suggestion) loads them all.
+# tests/test_startup.py checks the words against what each module adds.
+PARTS: dict[str, tuple[str, ...]] = {
+    "keys": ("key",),
+    "agent": ("agent",),
+    "position": ("position",),
+    "play": ("game", "join", "apply", "show", "move", "status", "packet", "games", "demo"),
+    "replay": ("replay", "audit", "archive"),
+    "transport": ("game", "mail", "folder", "host", "bot", "inbox", "mail-join", "mail-move", "turn"),
+    "deadlines": ("game", "away", "resign", "handover"),
+}
 
 
 def _version(value: bool) -> None:
@@ -46,7 +50,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     lang: str | None = typer.Option(None, "--lang", help="Language of the output: en, zh-Hans (简体), zh-Hant (繁體). "
                                     "Default: $PBEM_LANG, else en.", show_default=False),
@@ -64,13 +67,40 @@ def _root(
                                      param_hint="--lang")
 
 
-app.add_typer(cli_keys.app, name="key")
-app.add_typer(cli_agent.app, name="agent")
-app.add_typer(cli_position.app, name="position")
-cli_play.register(app)
-cli_replay.register(app)
-cli_transport.register(app)
-cli_deadlines.register(app)
+def tree(parts: Iterable[str] = PARTS) -> typer.Typer:
+    """The command line with the commands of `parts` (keys of PARTS; all by default)."""
+    import importlib
+
+    app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False, add_completion=False,
+                      help="Play Saboteur asynchronously: by email, shared folder, or file by file.")
+    app.callback()(_root)
+    for part in parts:
+        importlib.import_module(f"pbem.cli.{part}").register(app)
+    return app
+
+
+def tree_for(argv: list[str]) -> typer.Typer:
+    """The command line with only the modules that add the first command word of `argv` (the
+    command `branch` keeps), or the whole one."""
+    from pbem.cli.helptext import command_words
+
+    first = next(iter(command_words(argv)), None)
+    parts = [part for part, words in PARTS.items() if first in words]
+    return tree(parts) if parts else whole()
+
+
+@cache
+def whole() -> typer.Typer:
+    """The whole command line (made once)."""
+    return tree()
+
+
+def __getattr__(name: str) -> Any:
+    """`pbem.cli.app`: the whole command line, made on first use."""
+    if name == "app":
+        return whole()
+    raise AttributeError(name)
+
 
 from pbem.errors import EXIT_BAD_POSITION, EXIT_INTERNAL, EXIT_INTERRUPTED  # noqa: E402
 
@@ -167,7 +197,8 @@ def main() -> None:
     except ValueError:
         pass  # the --lang callback reports it
     try:
-        code = localise(typer.main.get_command(branch(app, sys.argv[1:])), sys.argv[1:])(standalone_mode=False)
+        code = localise(typer.main.get_command(branch(tree_for(sys.argv[1:]), sys.argv[1:])), sys.argv[1:])(
+            standalone_mode=False)
         if code == EXIT_INTERRUPTED:  # Typer turns Ctrl-C (KeyboardInterrupt) into a silent Exit(130)
             _fail(t("interrupted"), None, EXIT_INTERRUPTED)
         if isinstance(code, int) and code:  # a command that reported its own errors (typer.Exit)

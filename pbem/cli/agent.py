@@ -85,3 +85,7 @@ def stop(home: HomeOpt = None) -> None:
         return
     client.stop()
     typer.echo(t("the key agent forgot its keys and stopped"))
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="agent")

@@ -125,3 +125,7 @@ def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
     for r in rows:
         status = t("protected") if r["protected"] else t("UNPROTECTED")
         typer.echo(f"{r['name']:<{width}}  {r['fingerprint']}  {status}")
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="key")

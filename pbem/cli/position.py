@@ -63,3 +63,7 @@ def apply_moves(
             if events:
                 typer.echo(json.dumps(event, ensure_ascii=False), err=True)
     typer.echo(json.dumps(dump(state), indent=2, ensure_ascii=False))
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="position")
