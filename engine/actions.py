@@ -67,6 +67,7 @@ _front_kept: tuple[int, dict[str | None, frozenset[FrontType | None]]] = (-1, {}
 NOTHING: frozenset[FrontType | None] = frozenset()
 # (target, tool): how a card aimed at a player (or the mover: no target) is played
 Aiming = tuple[str | None, Tool | None]
+_UNKEPT: tuple[int, Sequence[Aiming]] = (-1, ())  # (RoundState.fronts is never negative)
 
 
 def _aimed(card: str, aim: Aiming) -> Move:
@@ -86,9 +87,9 @@ class ActionRule:
         self._known: dict[str, tuple[tuple[str, ...], tuple[Move, ...]]] = {}
         # kind -> (players, the aims of `aims`), made once per table
         self._aims_of: dict[str, tuple[tuple[str, ...], tuple[Aiming, ...]]] = {}
-        # kind (with the mover, when that matters) -> (RoundState.fronts and the players its
-        # legal aims were found for, those aims): kept across turns and for every copy of the kind
-        self._kept: dict[str | tuple[str, str], tuple[int, tuple[str, ...], Sequence[Aiming]]] = {}
+        # kind (with the mover, when that matters) -> (the RoundState.fronts its legal aims were
+        # found for, those aims): kept across turns and for every copy of the kind
+        self._kept: dict[str | tuple[str, str], tuple[int, Sequence[Aiming]]] = {}
 
     def candidates(self, t: Table, card: str) -> Sequence[Move]:
         """Every well-aimed way to play `card`; the legal ones are those without a refusal."""
@@ -133,9 +134,9 @@ class ActionRule:
         card, k = ids_of(kind)[0], KINDS[kind]  # (a rule's refusal does not depend on the copy)
         return [a for a in self.aims(t.state.players, kind) if self.refusal(t, k, _aimed(card, a)) is None]
 
-    def part(self, t: Table, card: str) -> Part:
+    def part(self, t: Table, card: str, kind: str) -> Part:
         """`legal` as a part of the legal-move list (engine/listed.py): its moves' aims (target,
-        tool), each made into a move of `card` when it is asked for.
+        tool), each made into a move of `card` (of `kind`) when it is asked for.
 
         A rule that keeps this `part` refuses a move for the players, the mover (when
         `mover_matters`) and the cards in front of each player only, never for the copy of the
@@ -143,15 +144,13 @@ class ActionRule:
         those stay the same (RoundState.fronts names the cards in front). A rule that looks at
         anything else (the maze, the dwarf cards aside) overrides `part`.
         """
-        state = t.state
-        players = state.players
-        kind = kind_name(card)
+        fronts = t.state.fronts  # (it names the players too: a state's players never change)
         key = (kind, t.me) if self.mover_matters else kind
-        kept = self._kept.get(key)
-        if kept is not None and kept[0] == state.fronts and kept[1] is players:
-            return (AIMED, kept[2], card)
+        kept = self._kept.get(key, _UNKEPT)
+        if kept[0] == fronts:
+            return (AIMED, kept[1], card)
         aims = self.legal_aims(t, kind)
-        self._kept[key] = (state.fronts, players, aims)
+        self._kept[key] = (fronts, aims)
         return (AIMED, aims, card)
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
@@ -249,7 +248,7 @@ class Rockfall(ActionRule):
     def legal(self, t: Table, card: str) -> Sequence[Move]:
         return self.candidates(t, card)  # every candidate is at a path card, which is all refusal asks
 
-    def part(self, t: Table, card: str) -> Part:
+    def part(self, t: Table, card: str, kind: str) -> Part:
         return (AT, t.state.board.path_cells(), card)  # the candidates, each made when asked for
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
@@ -270,7 +269,7 @@ class Rockfall(ActionRule):
 class Map(ActionRule):
     aim = "goal"
 
-    def part(self, t: Table, card: str) -> Part:
+    def part(self, t: Table, card: str, kind: str) -> Part:
         return (MADE, self.legal(t, card), None)  # made anew: the goals it may aim at change with the maze
 
     def legal(self, t: Table, card: str) -> Sequence[Move]:
@@ -404,9 +403,9 @@ class SwapHand(OnAnother):
 
 
 class SwapHat(ActionRule):
-    def part(self, t: Table, card: str) -> Part:
+    def part(self, t: Table, card: str, kind: str) -> Part:
         # every candidate while dwarf cards are left aside, none after (refusal's only test)
-        return (AIMED, self.aims(t.state.players, kind_name(card)), card) if t.state.aside else _NO_MOVES
+        return (AIMED, self.aims(t.state.players, kind), card) if t.state.aside else _NO_MOVES
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
         if not t.state.aside:

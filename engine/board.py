@@ -110,7 +110,7 @@ def _near(pos: Pos) -> Near:
 
 # goal names of Board.new -> the fresh maze's (reach, open cells, sorted, live slots, placements memo)
 _FRESH: dict[tuple[str, ...], tuple[dict[Pos, int], dict[Pos, Slot], dict[Pos, Slot] | None, Live | None,
-                                    dict[str, list[tuple[Pos, bool]]]]] = {}
+                                    dict[int, list[tuple[Pos, bool]]]]] = {}
 
 
 def _face_down(card: str) -> Tile:
@@ -152,9 +152,9 @@ class Board:
         self._sorted: dict[Pos, Slot] | None = None  # _open in row-major order, when known
         self._live: Live | None = None  # the slots facing a reachable opening, in order
         self._paths: list[Pos] | None = None  # path_cells(), when known
-        # kind -> placements(kind) for this version: players hold the same kinds turn after turn,
-        # and the maze changes on about one turn in four. A new dict on every change, so a copy may share it.
-        self._fits: dict[str, list[tuple[Pos, bool]]] = {}
+        # kind's _SHAPE -> placements(kind) for this version: players hold the same kinds turn after
+        # turn, and the maze changes on about one turn in four. A new dict on every change, so a copy may share it.
+        self._fits: dict[int, list[tuple[Pos, bool]]] = {}
         self._goal_news = True  # the reach may have come next to a face-down goal since reveal_reached
 
     @classmethod
@@ -465,7 +465,10 @@ class Board:
         segments meets one of them. tests/test_properties.py checks that `check` (which uses
         `fits`) accepts exactly the moves listed from here.
         """
-        known = self._fits.get(kind)
+        shape = _SHAPE.get(kind)
+        if shape is None:
+            shape = _shape(kind)
+        known = self._fits.get(shape)
         if known is not None:
             return known
         unturned, turned, edges = self._live if self._live is not None else self._live_slots()
@@ -478,7 +481,7 @@ class Board:
                         out.append((pos, rotated))
             else:  # the live slots whose edges it matches, picked out without a Python step per slot
                 out += compress(turned if rotated else unturned, map(_MATCHES[f.openings].__getitem__, edges))
-        self._fits[kind] = out
+        self._fits[shape] = out
         return out
 
     def placement_error(self, pos: Pos, kind: str, rotated: bool) -> str | None:
@@ -608,6 +611,20 @@ def path_cell(board: Board, pos: Pos) -> bool:
 _CONNECT: Callable[[Slot], int] = itemgetter(2)  # Slot.connect, without Python code
 # Row-major order of cells: by y, then x (an itemgetter, so sorting calls no Python code).
 _row_major: Callable[[Pos], tuple[int, int]] = itemgetter(1, 0)
+
+
+# kind -> a number shared by the kinds that lie the same ways with the same edges open and the same
+# ladder (a cross and the dead end open on four sides, a straight and its dead end, doors, crystals):
+# their placements are the same, so Board.placements keeps them once for all of them
+_SHAPE: dict[str, int] = {}
+_SHAPES: dict[tuple[tuple[bool, int, bool], ...], int] = {}
+
+
+def _shape(kind: str) -> int:
+    """`kind`'s number in _SHAPE (ask `_SHAPE.get(kind)` first)."""
+    ways = tuple((rotated, f.openings, f.ladder) for rotated, f in orientations(kind))
+    shape = _SHAPE[kind] = _SHAPES.setdefault(ways, len(_SHAPES))
+    return shape
 
 
 @cache

@@ -78,7 +78,7 @@ def _parts(state: RoundState) -> list[Part]:
         else:
             if table is None:
                 table = Table(state)
-            parts.append(rule.part(table, cid))
+            parts.append(rule.part(table, cid, kind))
     if state.ruleset != EXPANSION:
         parts.append((LOOKED_UP, firsts, _DISCARD_ONE))
     else:
@@ -296,18 +296,25 @@ def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> li
             drawer = rule_of(card).effect(state, me, move, events)
     hands = state.hands
     deck = state.deck
-    for _ in range(draws):
-        # (OpenDeck.draw inline for the open deck: the top card, without a call per draw)
-        drawn = (deck.pop(0) if deck else None) if dealer is OPEN_DECK else dealer.draw(state)
-        if drawn is None:
-            break
-        hands[drawer].append(drawn)
-        events.append({"event": "draw", "player": drawer, "card": drawn})
-    if state.deck:  # the commonest case first: the next player holds cards and the round goes on
-        nxt = seat + 1 if seat + 1 < len(state.players) else 0
-        if hands[state.players[nxt]]:
-            state.to_move = nxt
-            return events
+    if draws == 1 and dealer is OPEN_DECK:  # (the commonest draw, OpenDeck.draw inline: the top card, if any)
+        if deck:
+            top = deck.pop(0)
+            hands[drawer].append(top)
+            events.append({"event": "draw", "player": drawer, "card": top})
+    else:
+        for _ in range(draws):
+            drawn = (deck.pop(0) if deck else None) if dealer is OPEN_DECK else dealer.draw(state)
+            if drawn is None:
+                break
+            hands[drawer].append(drawn)
+            events.append({"event": "draw", "player": drawer, "card": drawn})
+    # The commonest case first: the next player holds cards and the round goes on (with the
+    # deck empty, while fewer passes than players were made in a row): _advance's first step.
+    players = state.players
+    nxt = seat + 1 if seat + 1 < len(players) else 0
+    if hands[players[nxt]] and (state.deck or state.passes < len(players)):
+        state.to_move = nxt
+        return events
     if not any(hands.values()):
         events.append({"event": "hands-empty"})
         events += finish_round(state)
