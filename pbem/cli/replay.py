@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from pbem.cli.jsonout import json_text
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.play import PassOpt, identity_named
 from pbem.errors import UsageError
@@ -103,14 +103,14 @@ def replay(
     if to is not None:
         r.state(to)  # checks the number
         if as_json:
-            typer.echo(json.dumps(r.to_json(to, who), indent=2, ensure_ascii=False))
+            typer.echo(json_text(r.to_json(to, who)))
         else:
             console().print(frame(r, to, who))
         return
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if all_moves or as_json or not interactive:
         if as_json:
-            typer.echo(json.dumps(r.all_json(who), indent=2, ensure_ascii=False))
+            typer.echo(json_text(r.all_json(who)))
         else:
             print_all(r, who)
         return
@@ -165,7 +165,7 @@ def audit(
     if as_json:
         out: dict[str, Any] = {"game": g, "ok": faults == 0, "anchored": anchor is not None,
                                "rounds": [rep.to_json() for rep in reports], "skipped": src.skipped}
-        typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        typer.echo(json_text(out))
     else:
         # Everything below quotes the archive and packets, which anyone may have written.
         for skipped in src.skipped:
@@ -208,8 +208,7 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
 
     rounds = [r for r in rep.rounds if round_no is None or r.round == round_no]
     if as_json:
-        typer.echo(json.dumps({**rep.to_json(), "anchored": anchored, "rounds": [r.to_json() for r in rounds]},
-                              indent=2, ensure_ascii=False))
+        typer.echo(json_text({**rep.to_json(), "anchored": anchored, "rounds": [r.to_json() for r in rounds]}))
     else:
         for r in rounds:
             typer.echo(printable(r.line()))
