@@ -39,8 +39,9 @@ DOCUMENTS = ("msgspec", "pbem.protocol.documents")
 CRYPTO = ("cryptography", "pbem.protocol.crypto")
 RULES = ("engine.rules", "engine.bots")
 BOTS = ("engine.bots",)  # only a game whose silent seats a bot plays for loads them
-# OpenSSL's backend loads with an X25519 key object (an unlocked key, or sealing to a key), a
-# key file's cipher with its passphrase: a command whose key the agent holds needs neither
+# cryptography's OpenSSL backend (RSA, EC, every cipher), which its X25519 classes import to ask
+# about FIPS, and its ciphers package: pbem makes X25519 keys and a key file's ChaCha20-Poly1305
+# through their binding (pbem.protocol.crypto), so no seat's command loads either
 KEY_FILE = ("cryptography.hazmat.backends.openssl", "cryptography.hazmat.primitives.ciphers")
 # hashlib loads OpenSSL's libcrypto (~2.5 ms): short inputs are hashed by engine.sha256, packets
 # by cryptography's own OpenSSL (pbem.protocol.crypto.sha256_hex); hmac and secrets load hashlib
@@ -56,7 +57,7 @@ OTHER_COMMANDS = ("pbem.cli.transport", "pbem.cli.replay", "pbem.cli.deadlines",
                   "pbem.cli.position", "pbem.cli.agent")
 # what a seat's show and move never need (the host's side, bots, hashlib, a prompt, other commands)
 SEAT = (*SQL, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots", *OPENSSL_HASHES, *PROMPT,
-        *OTHER_COMMANDS)
+        *OTHER_COMMANDS, *KEY_FILE)
 IMPORT = (*SQL, *RICH, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", "pbem.seat.player", "pbem.host.referee", "pbem.ui.render",
           "engine.state")
 
@@ -219,10 +220,9 @@ def agent(game: dict) -> Iterator[dict[str, str]]:
 # (command line, banned modules) of a seat whose key the agent holds: no passphrase in the environment
 AGENT_COMMANDS = [
     # with XDG_RUNTIME_DIR set, the agent's socket is found without tempfile (gettempdir)
-    ("show packet.pbem --as {mover}", (*SEAT, "typer.rich_utils", *KEY_FILE, "tempfile")),
-    ("show packet.pbem --as {mover} --json", (*SEAT, *RICH, *KEY_FILE, "tempfile")),
-    # a move seals its text to the host: X25519 loads OpenSSL's backend, and with it the ciphers module
-    ("move packet.pbem {text} --as {mover} -o out.pbem", (*SEAT, *RICH, "tempfile")),
+    ("show packet.pbem --as {mover}", (*SEAT, "typer.rich_utils", "tempfile")),
+    ("show packet.pbem --as {mover} --json", (*SEAT, *RICH, "tempfile")),
+    ("move packet.pbem {text} --as {mover} -o out.pbem", (*SEAT, *RICH, "tempfile")),  # seals its text to the host
 ]
 
 
@@ -234,6 +234,20 @@ def test_a_command_with_the_agent_loads_no_key_file_machinery(game: dict, agent:
     names = loaded(words, agent, game["root"])
     assert "pbem.seat.agent" in names  # the agent answered: no passphrase was there to fall back on
     assert heavy(names, banned) == []
+
+
+@pytest.mark.parametrize("line", ["show packet.pbem --as {mover} --json", "move packet.pbem {text} --as {mover} -o out.pbem"],
+                         ids=["show --json", "move"])
+def test_a_command_with_a_passphrase_loads_no_cipher_module(game: dict, line: str, tmp_path: Path) -> None:
+    """The mover's key protected by a passphrase, and no agent: the key file opens, and the move
+    seals its text to the host, without cryptography's backend or ciphers package."""
+    home, mover = tmp_path / "home", game["mover"]
+    shutil.copytree(game["root"] / "home-unanswered", home)
+    key_path(home, mover).write_bytes(crypto.identity_to_bytes(keys.load_identity(home, mover, None),
+                                                               AGENT_PASSPHRASE.encode(), scrypt_n=1024))
+    words = [w.format(mover=mover, text=game["text"]) for w in line.split()]
+    names = loaded(words, {"PBEM_HOME": str(home), "PBEM_PASSPHRASE": AGENT_PASSPHRASE}, game["root"])
+    assert heavy(names, (*SEAT, *RICH)) == []
 
 
 @pytest.mark.parametrize("argv", [["--help"], [], ["game", "--help"], ["key", "--help"], ["show", "--help"],
