@@ -32,10 +32,11 @@ _TMP_RE = re.compile(r"^\..+\.(?:([0-9a-f]{8})-(\d+)-)?[0-9a-f]{16}" + re.escape
 
 @cache
 def _host() -> str:
-    """This machine in a temp file's name: a hash of its name (socket loads only for a write)."""
-    import socket
+    """This machine in a temp file's name: a hash of its name (platform.node: the name
+    socket.gethostname gives, without loading socket; platform is loaded with Typer)."""
+    import platform
 
-    return sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+    return sha256(platform.node().encode("utf-8", "replace")).hexdigest()[:8]
 
 
 def content_hash(data: bytes) -> str:

@@ -58,6 +58,9 @@ OTHER_COMMANDS = ("pbem.cli.transport", "pbem.cli.replay", "pbem.cli.deadlines",
 # what a seat's show and move never need (the host's side, bots, hashlib, a prompt, other commands)
 SEAT = (*SQL, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots", *OPENSSL_HASHES, *PROMPT,
         *OTHER_COMMANDS, *KEY_FILE)
+# a seat with no agent running opens no socket (pbem.seat.agent finds no socket file; pbem.atomic
+# names its temp files by platform.node, not socket.gethostname): socket only to ask an agent
+NO_AGENT = ("socket",)
 IMPORT = (*SQL, *RICH, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", "pbem.seat.player", "pbem.host.referee", "pbem.ui.render",
           "engine.state")
 
@@ -121,9 +124,9 @@ COMMANDS = [
     ("--help", "ann", (*SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED, *OPENSSL_HASHES,
                        "socket", "tempfile")),
     ("--lang zh-Hans key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),  # help words only for help
-    ("show packet.pbem --as {mover}", "{mover}", (*SEAT, "typer.rich_utils")),
-    ("show packet.pbem --as {mover} --json", "{mover}", (*SEAT, *RICH)),
-    ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SEAT, *RICH)),
+    ("show packet.pbem --as {mover}", "{mover}", (*SEAT, "typer.rich_utils", *NO_AGENT)),
+    ("show packet.pbem --as {mover} --json", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
+    ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
     ("turn shared --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
     ("status --db game.db", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render", *ALWAYS, *BOTS,
                                         "pbem.seat.player")),
@@ -247,7 +250,7 @@ def test_a_command_with_a_passphrase_loads_no_cipher_module(game: dict, line: st
                                                                AGENT_PASSPHRASE.encode(), scrypt_n=1024))
     words = [w.format(mover=mover, text=game["text"]) for w in line.split()]
     names = loaded(words, {"PBEM_HOME": str(home), "PBEM_PASSPHRASE": AGENT_PASSPHRASE}, game["root"])
-    assert heavy(names, (*SEAT, *RICH)) == []
+    assert heavy(names, (*SEAT, *RICH, *NO_AGENT)) == []
 
 
 @pytest.mark.parametrize("argv", [["--help"], [], ["game", "--help"], ["key", "--help"], ["show", "--help"],

@@ -23,19 +23,21 @@ import binascii
 import json
 import os
 import select
-import socket
 import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.errors import KeyNotFound, UsageError
 from pbem.protocol import crypto
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.seat.home import agent_dir, agent_socket
 from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    import socket
 
 MAX_LINE = 1 << 20  # a sealed part is a few kilobytes; anything near this is not ours
 IDLE_EXIT = 60.0  # an agent that was never given a key does not linger
@@ -79,6 +81,8 @@ class AgentClient:
         self.path = path
 
     def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        import socket  # only with an agent to ask (~1 ms): a command with a passphrase finds no socket file
+
         message = (json.dumps({"op": op, **fields}) + "\n").encode("ascii")
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -244,6 +248,8 @@ def _harden() -> None:
 
 
 def _peer_is_me(conn: socket.socket) -> bool:
+    import socket
+
     if not hasattr(socket, "SO_PEERCRED"):
         return True  # the folder's mode is then the only guard (macOS: checked by the folder alone)
     import struct
@@ -303,6 +309,8 @@ class Agent:
 
 
 def serve(path: Path) -> None:
+    import socket
+
     _harden()
     agent = Agent()
     old_umask = os.umask(0o177)
