@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from processes import pbem
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Engine
 
 from pbem.errors import BadPacket, StoreError, UsageError
 from pbem.host import referee as H
@@ -43,6 +44,23 @@ def test_migrations_from_an_empty_store_give_the_models(store_url: str) -> None:
     with Store(store_url) as st, st.read() as c:
         assert c.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD
         assert c.execute(text("SELECT value FROM meta WHERE key = 'schema'")).scalar() == "2"
+
+
+def test_opening_a_store_of_this_schema_asks_only_its_revision(store_url: str) -> None:
+    """Opening a store (every host command does) reads its revision, in a read transaction,
+    and lists no tables when that answers (the database's catalog is read only otherwise)."""
+    Store(store_url, create=True).close()
+    said: list[str] = []
+
+    def record(conn: object, cursor: object, statement: str, *rest: object) -> None:
+        said.append(statement)
+
+    event.listen(Engine, "before_cursor_execute", record)
+    try:
+        Store(store_url).close()
+    finally:
+        event.remove(Engine, "before_cursor_execute", record)
+    assert [s for s in said if s != "BEGIN"] == ["SELECT version_num FROM alembic_version"]
 
 
 def v1_copy(tmp_path: Path) -> Path:

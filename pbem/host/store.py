@@ -39,7 +39,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
 from pbem.errors import StoreError, UsageError
 from pbem.ui.words import t
@@ -49,6 +49,7 @@ from pbem.ui.words import t
 HEAD = "0005"
 KNOWN = ("0001", "0002", "0003", "0004", "0005")
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
+_REVISION = text("SELECT version_num FROM alembic_version")
 
 metadata = MetaData()
 
@@ -264,15 +265,25 @@ class Store:
 
     # --- schema ---------------------------------------------------------------------------
 
+    def _revision(self) -> str | None:
+        """The store's Alembic revision; None when it has no alembic_version table (a new
+        store, another program's, or a one-game file from before Alembic). One query: all that
+        opening a store of this pbem's schema asks (the tables are listed only otherwise)."""
+        with self.engine.connect() as c:
+            c = c.execution_options(pbem_read=True)
+            try:
+                return c.execute(_REVISION).scalar()
+            except (OperationalError, ProgrammingError):  # no such table (SQLite; PostgreSQL)
+                return None
+
     def _check_schema(self, create: bool) -> None:
+        rev = self._revision()
+        if rev == HEAD:
+            return
         with self.engine.connect() as c:
             names = set(inspect(c).get_table_names())
             c.rollback()
         if "alembic_version" in names:
-            with self.read() as c:
-                rev = c.execute(text("SELECT version_num FROM alembic_version")).scalar()
-            if rev == HEAD:
-                return
             if rev not in KNOWN:
                 raise StoreError(t("store {store} has schema {rev}, newer than this pbem knows ({head})",
                                    store=repr(self.label), rev=rev, head=HEAD),
