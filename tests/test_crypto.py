@@ -187,6 +187,27 @@ def test_own_box_round_trip_context_and_tamper(bob: Identity) -> None:
         crypto.OwnBox(None, bob).open(ct, ctx())
 
 
+@pytest.mark.parametrize("bound", [True, False], ids=["binding", "public-classes"])
+def test_keys_boxes_and_key_files_through_the_binding_or_the_public_classes(
+        bound: bool, alice: Identity, bob: Identity, monkeypatch: pytest.MonkeyPatch) -> None:
+    """X25519 keys and ChaCha20-Poly1305 come from cryptography's binding (crypto._BOUND, to load
+    less); where a release moved it, the public classes serve: both ways give the same keys and
+    read each other's boxes, sealed parts and key files."""
+    made = crypto.OwnBox(bytes(32), bob).seal(b"state", ctx()), seal(b"hand", bob.public, ctx())
+    blob = crypto.identity_to_bytes(alice, b"alice pass", scrypt_n=CHEAP_N)
+    if not bound:
+        assert crypto._BOUND is not None  # else this cryptography has moved it, and test_startup says so
+        monkeypatch.setattr(crypto, "_BOUND", None)
+    again = crypto.identity_from_secret("bob", crypto.identity_secret(bob))
+    assert again.public.encode() == bob.public.encode()
+    assert crypto.OwnBox(bytes(32), again).open(made[0], ctx()) == b"state"
+    assert open_sealed(made[1], again, ctx()) == b"hand"
+    assert open_sealed(seal(b"back", PublicKey.decode(bob.public.encode()), ctx()), bob, ctx()) == b"back"
+    assert _raw_private(crypto.identity_from_bytes(blob, b"alice pass")) == _raw_private(alice)
+    assert _raw_private(crypto.identity_from_bytes(crypto.identity_to_bytes(alice, b"p", scrypt_n=CHEAP_N), b"p")) \
+        == _raw_private(alice)
+
+
 # ---- signatures -----------------------------------------------------------
 
 

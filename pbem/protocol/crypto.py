@@ -20,7 +20,6 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature, InvalidTag
-from cryptography.hazmat.bindings._rust import openssl as _openssl
 from cryptography.hazmat.primitives import hashes, hpke
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
@@ -29,6 +28,28 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 from engine.sha256 import sha256
 from pbem.errors import BadPacket, BadSignature, UsageError, WrongKey, WrongPassphrase
 from pbem.ui.words import t
+
+try:
+    # cryptography's own binding, which its public X25519 and ChaCha20Poly1305 classes call, taken
+    # directly: those classes first import the whole OpenSSL backend (RSA, EC, every cipher: ~3-6 ms
+    # of a command's start) only to ask whether FIPS mode forbids X25519 (issue 16.1). The module is
+    # private: should a release of cryptography move it, the public classes serve, slower to load
+    # (tests/test_startup.py then fails, to say so; tests/test_crypto.py runs both ways).
+    from cryptography.hazmat.bindings._rust import openssl as _binding
+
+    _BOUND: tuple[Any, Any, Any] | None = (_binding.x25519.from_private_bytes, _binding.x25519.from_public_bytes,
+                                           _binding.aead.ChaCha20Poly1305)
+except (ImportError, AttributeError):
+    _BOUND = None
+
+
+def _x25519_private(raw: bytes) -> X25519PrivateKey:
+    return X25519PrivateKey.from_private_bytes(raw) if _BOUND is None else _BOUND[0](raw)
+
+
+def _x25519_public(raw: bytes) -> X25519PublicKey:
+    return X25519PublicKey.from_public_bytes(raw) if _BOUND is None else _BOUND[1](raw)
+
 
 PUBLIC_PREFIX = "pbem1"
 _PUBLIC_VERSION = 0x01
@@ -179,7 +200,7 @@ class PublicKey:
 
     @cached_property
     def _x25519(self) -> X25519PublicKey:
-        return _openssl.x25519.from_public_bytes(self.enc)  # not through X25519PublicKey: see identity_from_secret
+        return _x25519_public(self.enc)
 
     def __str__(self) -> str:
         return self.encode()
@@ -354,7 +375,11 @@ def _chacha(key: bytes) -> Any:
     """ChaCha20-Poly1305 under `key` (a protected key file's cipher, the host's own box): the
     class cryptography.hazmat.primitives.ciphers.aead names, taken from its binding, without
     the ciphers package that module imports (every block cipher and mode: ~2.5 ms)."""
-    return _openssl.aead.ChaCha20Poly1305(key)
+    if _BOUND is None:
+        from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+        return ChaCha20Poly1305(key)
+    return _BOUND[2](key)
 
 
 def _derive(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -369,12 +394,7 @@ def identity_secret(identity: Identity) -> bytes:
 def identity_from_secret(name: str, secret: bytes) -> Identity:
     if len(secret) != 64:
         raise BadPacket(t("key {name} holds a secret of the wrong length", name=repr(name)))
-    # X25519 keys are made by the binding that X25519PrivateKey.from_private_bytes and
-    # X25519PublicKey.from_public_bytes call, without them: they first import cryptography's
-    # whole OpenSSL backend (RSA, EC, every cipher: ~3 ms, ~6 ms where the ciphers were not
-    # loaded yet) only to ask whether FIPS mode forbids X25519 (issue 16.1).
-    return Identity(name, Ed25519PrivateKey.from_private_bytes(secret[:32]),
-                    _openssl.x25519.from_private_bytes(secret[32:]))
+    return Identity(name, Ed25519PrivateKey.from_private_bytes(secret[:32]), _x25519_private(secret[32:]))
 
 
 def identity_to_bytes(
