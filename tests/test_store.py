@@ -15,6 +15,7 @@ import pytest
 from processes import pbem
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.pool import Pool
 
 from pbem.errors import BadPacket, StoreError, UsageError
 from pbem.host import referee as H
@@ -61,6 +62,25 @@ def test_opening_a_store_of_this_schema_asks_only_its_revision(store_url: str) -
     finally:
         event.remove(Engine, "before_cursor_execute", record)
     assert [s for s in said if s != "BEGIN"] == ["SELECT version_num FROM alembic_version"]
+
+
+def test_a_host_reads_its_game_on_one_connection(tmp_path: Path) -> None:
+    """Opening a game and asking its status (`pbem status`) connects to the store once: each
+    connection is set up (pragmas) and, the last one, checkpoints the store's log as it closes."""
+    ids = _keys(tmp_path, ["host", "a", "b", "c"])
+    H.create_game(tmp_path / "s.db", "g", ids["host"], "classic", [(n, ids[n].public) for n in "abc"], [])
+    connected: list[object] = []
+
+    def record(*args: object) -> None:
+        connected.append(args)
+
+    event.listen(Pool, "connect", record)
+    try:
+        with H.Host(tmp_path / "s.db", game="g") as host:
+            host.status()
+    finally:
+        event.remove(Pool, "connect", record)
+    assert len(connected) == 1
 
 
 def v1_copy(tmp_path: Path) -> Path:

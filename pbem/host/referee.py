@@ -302,8 +302,9 @@ class Host:
                  game: str | None = None) -> None:
         self.store, self._owns_store = _open(store)
         try:
+            game_id = self.store.find(game)  # its own read, before this one: one connection, not two at once
             with self.store.read() as c:
-                self.facts = self._read_facts(c, self.store.find(game))
+                self.facts = self._read_facts(c, game_id)
         except BaseException:
             self.close()
             raise
