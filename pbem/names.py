@@ -9,9 +9,9 @@ pbem.ui.failures says them in the reader's language.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Final
 
-from engine.moves import RESERVED_NAMES
 from pbem.errors import BadName, BadNameRead
 
 # What a host types after `pbem game new`: it names saves/NAME.db and saves/NAME/.
@@ -28,7 +28,16 @@ HOST: Final = "host"
 TABLE = "table"  # the shared folder's packets/table/
 # Names that Windows refuses as files; a Dropbox peer on Windows would choke.
 WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul"} | {f"{p}{i}" for p in ("com", "lpt") for i in range(1, 10)})
-RESERVED_SEATS = frozenset(RESERVED_NAMES | {HOST, TABLE} | WINDOWS_RESERVED)
+
+
+@cache
+def reserved_seats() -> frozenset[str]:
+    """The words no seat may be called: the notation's (engine.moves: the goals, "nobody"),
+    pbem's own and the names Windows refuses. Made on first use: engine.moves loads the card
+    catalog, which a help page or a key's command never needs."""
+    from engine.moves import RESERVED_NAMES
+
+    return frozenset(RESERVED_NAMES | {HOST, TABLE} | WINDOWS_RESERVED)
 
 
 def _whole(pattern: re.Pattern[str], name: object) -> bool:
@@ -48,7 +57,7 @@ def check_game_id(game: object) -> str:
 
 
 def check_seat_name(name: str) -> str:
-    if not _whole(SEAT_NAME, name) or name in RESERVED_SEATS:
+    if not _whole(SEAT_NAME, name) or name in reserved_seats():
         raise BadName("seat", name)
     return name
 
@@ -56,7 +65,7 @@ def check_seat_name(name: str) -> str:
 def check_seat_id(name: object) -> str:
     """A seat name read from a document someone sent (an invitation, a packet): it names
     files in the key home (join-SEAT.pbem, moves/SEAT-SEQ.pbem) and in the current folder."""
-    if not _whole(SEAT_NAME, name) or name in RESERVED_SEATS:
+    if not _whole(SEAT_NAME, name) or name in reserved_seats():
         raise BadNameRead("seat", name)
     return str(name)
 

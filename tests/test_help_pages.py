@@ -67,9 +67,9 @@ def test_every_group_page_lists_its_commands_and_each_is_reachable() -> None:
         listed = page(name)
         missing = [c for c in group.commands if c not in listed]
         assert not missing, (name, missing, listed)
-    assert "Usage: python -m pbem.cli mail setup" in page("mail", "setup")
-    assert "Usage: python -m pbem.cli mail send" in page("mail", "send")
-    assert "Usage: python -m pbem.cli mail send" in page("mail", "friday")  # GAME alone is `mail send GAME`
+    assert "Usage: python -m pbem mail setup" in page("mail", "setup")
+    assert "Usage: python -m pbem mail send" in page("mail", "send")
+    assert "Usage: python -m pbem mail send" in page("mail", "friday")  # GAME alone is `mail send GAME`
     zh = pbem("--lang", "zh-Hans", "mail", "--help", env=env, timeout=60)
     assert zh.returncode == 0 and "setup" in zh.stdout and "send" in zh.stdout and "命令" in zh.stdout, zh.stdout
 

@@ -38,6 +38,7 @@ RICH = ("rich", "typer.rich_utils")  # typer.rich_utils also loads markdown-it: 
 DOCUMENTS = ("msgspec", "pbem.protocol.documents")
 CRYPTO = ("cryptography", "pbem.protocol.crypto")
 RULES = ("engine.rules", "engine.bots")
+CARDS = ("engine.catalog", "engine.moves")  # the card catalog and notation: for cards and moves put in words
 BOTS = ("engine.bots",)  # only a game whose silent seats a bot plays for loads them
 # cryptography's OpenSSL backend (RSA, EC, every cipher), which its X25519 classes import to ask
 # about FIPS, and its ciphers package: pbem makes X25519 keys and a key file's ChaCha20-Poly1305
@@ -119,10 +120,10 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 # (command line, whose key home, banned modules); {mover} and {text}: the seat to move and a legal move
 COMMANDS = [
-    ("key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS, *OPENSSL_HASHES, *PROMPT)),
+    ("key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS, *OPENSSL_HASHES, *PROMPT, *CARDS)),
     # a help page writes no file (pbem.atomic's socket) and asks no agent (the runtime folder's tempfile)
     ("--help", "ann", (*SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED, *OPENSSL_HASHES,
-                       "socket", "tempfile")),
+                       "socket", "tempfile", *CARDS)),
     ("--lang zh-Hans key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),  # help words only for help
     ("show packet.pbem --as {mover}", "{mover}", (*SEAT, "typer.rich_utils", *NO_AGENT)),
     ("show packet.pbem --as {mover} --json", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
