@@ -12,6 +12,7 @@ import random
 import signal
 import subprocess
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from engine.position import dump, load
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import Seat
 from pbem.host import referee as H
+from pbem.host.clock import parse_time
 from pbem.host.store import moves
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
@@ -86,7 +88,8 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
     assert sorted(p["name"] for p in played) == sorted(GAMES) and all(p["seat"] == "ann" for p in played)
     # a second pass changes nothing: every join is applied once
     # (and the one loop keeps every game's clock: oak's reminder is due a second after its packet)
-    time.sleep(1.2)
+    reminded = parse_time(oak.deadline.due) - timedelta(seconds=3599)
+    time.sleep(max(0.0, (reminded - datetime.now(timezone.utc)).total_seconds()) + 0.2)  # often past already
     again = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
     assert "applied" not in again and "dealt" not in again
     assert again.count("notice: reminder") == 1, again

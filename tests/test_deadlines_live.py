@@ -2,7 +2,9 @@
 processes and a fourth seat that joins and then never answers. The game finishes on its
 own under `--on-timeout bot`, the folder holds the reminders and late notices, and
 `pbem audit` passes every round. Real processes, a real folder, a real store (a SQLite
-file, and a database of a real PostgreSQL server).
+file, and a database of a real PostgreSQL server). Each of the silent seat's missed deadlines
+is waited out (2 s, then 0.5 s of grace): short for the test's wall, yet ten times what a bot
+takes to answer.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     pubs = new_keys(homes)
     db, folder = store_url, tmp_path / "shared"
     players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
-    new = pbem("game", "new", "t", "--host", "referee", *players, "--store", db, "--deadline", "3s", "--grace", "1s",
+    new = pbem("game", "new", "t", "--host", "referee", *players, "--store", db, "--deadline", "2s", "--grace", "0.5s",
                "--on-timeout", "bot", "--absent-after", "2", home=homes["referee"], cwd=tmp_path)
     assert new.returncode == 0, new.stderr
     pbem("folder", "init", "t", folder, "--store", db, home=homes["referee"], ok=True)
