@@ -14,6 +14,7 @@ checks of form that follow from it (an unknown player, a cell where a player bel
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import ClassVar, Literal
 
 from .board import GOAL_CELLS, path_cell
@@ -24,6 +25,7 @@ from .listed import AIMED, AT, MADE, Part
 from .moves import GOAL_NAMES, Move
 from .state import RoundState
 
+_GOAL_TILES = itemgetter(*GOAL_CELLS.values())  # a maze's cells -> the tiles at the goals, top first
 _new = tuple.__new__  # a Move from its fields in order: faster than Move(...) for the many candidates
 
 # player: 'on <player>'; goal: 'on top|middle|bottom'; cell: 'at <x>,<y>'; self: in front of the mover.
@@ -274,10 +276,11 @@ class Map(ActionRule):
 
     def legal(self, t: Table, card: str) -> Sequence[Move]:
         # refusal's test without a call per candidate (the candidates name goals), as in Break.legal_aims
+        top, middle, bottom = _GOAL_TILES(t.state.board.cells)
+        if top.hidden and middle.hidden and bottom.hidden:  # (all still face down, as on most turns)
+            return self.candidates(t, card)
         cells = t.state.board.cells
         hidden = [name for name, pos in GOAL_CELLS.items() if cells[pos].hidden]
-        if len(hidden) == len(GOAL_CELLS):  # (all still face down, as on most turns)
-            return self.candidates(t, card)
         return [m for m in self.candidates(t, card) if m.target in hidden]
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:

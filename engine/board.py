@@ -370,8 +370,8 @@ class Board:
 
     def path_cells(self) -> list[Pos]:
         """Cells holding a placed path card (not the start, not a goal), in row-major order (do not change it)."""
-        if self._paths is None:
-            self._paths = sorted((pos for pos in self.cells if pos != START and pos not in GOAL_AT), key=_row_major)
+        if self._paths is None:  # (a set difference: no Python step per cell)
+            self._paths = sorted(self.cells.keys() - _NOT_PATHS, key=_row_major)
         return self._paths
 
     def crystals(self) -> int:
@@ -608,6 +608,7 @@ def path_cell(board: Board, pos: Pos) -> bool:
     return pos in board.cells and pos != START and pos not in GOAL_AT
 
 
+_NOT_PATHS = frozenset(GOAL_AT) | {START}  # the cells that never hold a placed path card
 _CONNECT: Callable[[Slot], int] = itemgetter(2)  # Slot.connect, without Python code
 # Row-major order of cells: by y, then x (an itemgetter, so sorting calls no Python code).
 _row_major: Callable[[Pos], tuple[int, int]] = itemgetter(1, 0)

@@ -29,22 +29,6 @@ _ITEMS = itemgetter(1)  # a part's items
 _new = tuple.__new__  # a Move from its fields in order, faster than Move(...) in the hot loops
 
 
-def _make(how: int, item: Any, extra: Any) -> Move:
-    if how == PLACED:
-        return _new(Move, ("play", extra, item[0], item[1], None, None, (), None))
-    if how == DISCARDED:
-        return _new(Move, ("discard", None, None, False, None, None, item, extra))
-    if how == LOOKED_UP:
-        table: Mapping[Any, Move] = extra
-        return table[item]
-    if how == AIMED:
-        return _new(Move, ("play", extra, None, False, item[0], item[1], (), None))
-    if how == AT:
-        return _new(Move, ("play", extra, item, False, None, None, (), None))
-    made: Move = item
-    return made
-
-
 def flat(parts: list[Part]) -> list[Move]:
     """Every move of `parts`, in order."""
     out: list[Move] = []
@@ -101,7 +85,21 @@ class Listed(Sequence[Move]):
         ends = self._ends
         k = bisect_right(ends, i)  # the first part ending after i (empty parts end where the one before does)
         how, items, extra = self._parts[k]
-        made = self._made[i] = _make(how, items[i - ends[k - 1] if k else i], extra)
+        item = items[i - ends[k - 1] if k else i]
+        # (made here, not by a call: the commonest kinds of classic turns first)
+        if how == LOOKED_UP:
+            made = extra[item]
+        elif how == PLACED:
+            made = _new(Move, ("play", extra, item[0], item[1], None, None, (), None))
+        elif how == AIMED:
+            made = _new(Move, ("play", extra, None, False, item[0], item[1], (), None))
+        elif how == DISCARDED:
+            made = _new(Move, ("discard", None, None, False, None, None, item, extra))
+        elif how == AT:
+            made = _new(Move, ("play", extra, item, False, None, None, (), None))
+        else:
+            made = item
+        self._made[i] = made
         return made
 
     def __iter__(self) -> Iterator[Move]:
