@@ -472,15 +472,18 @@ class Board:
         if known is not None:
             return known
         unturned, turned, edges = self._live if self._live is not None else self._live_slots()
-        out: list[tuple[Pos, bool]] = []
-        for rotated, f in orientations(kind):
-            if f.ladder:
-                openings = f.openings
-                for pos, s in self.slots().items():
-                    if not s.near_goal and openings & s.constrained == s.required:
-                        out.append((pos, rotated))
-            else:  # the live slots whose edges it matches, picked out without a Python step per slot
-                out += compress(turned if rotated else unturned, map(_MATCHES[f.openings].__getitem__, edges))
+        ways = _WAYS[shape]
+        if len(ways) == 1 and ways[0][2] is not None:  # (unturned only, no ladder: most shapes)
+            out = list(compress(unturned, map(ways[0][2], edges)))
+        else:
+            out = []
+            for rotated, openings, matches in ways:
+                if matches is None:  # a ladder: any open cell not beside a goal whose edges it matches
+                    for pos, s in self.slots().items():
+                        if not s.near_goal and openings & s.constrained == s.required:
+                            out.append((pos, rotated))
+                else:  # the live slots whose edges it matches, picked out without a Python step per slot
+                    out += compress(turned if rotated else unturned, map(matches, edges))
         self._fits[shape] = out
         return out
 
@@ -619,12 +622,19 @@ _row_major: Callable[[Pos], tuple[int, int]] = itemgetter(1, 0)
 # their placements are the same, so Board.placements keeps them once for all of them
 _SHAPE: dict[str, int] = {}
 _SHAPES: dict[tuple[tuple[bool, int, bool], ...], int] = {}
+# shape -> the ways it lies: (turned, openings, for a card without a ladder the test of a live
+# slot's edges code, _MATCHES[openings].__getitem__)
+_WAYS: list[tuple[tuple[bool, int, Callable[[int], int] | None], ...]] = []
 
 
 def _shape(kind: str) -> int:
     """`kind`'s number in _SHAPE (ask `_SHAPE.get(kind)` first)."""
     ways = tuple((rotated, f.openings, f.ladder) for rotated, f in orientations(kind))
-    shape = _SHAPE[kind] = _SHAPES.setdefault(ways, len(_SHAPES))
+    shape = _SHAPES.get(ways)
+    if shape is None:
+        shape = _SHAPES[ways] = len(_WAYS)
+        _WAYS.append(tuple((r, o, None if ladder else _MATCHES[o].__getitem__) for r, o, ladder in ways))
+    _SHAPE[kind] = shape
     return shape
 
 
