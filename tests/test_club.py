@@ -55,6 +55,7 @@ def club(root: Path, games: list[str], store: str | None = None) -> dict[str, Pa
     return homes
 
 
+@pytest.mark.slow  # 14 `pbem` processes one after another, 6.5 s on a quiet machine: the quick loop's longest test
 def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
     homes = club(tmp_path, GAMES)
     assert (tmp_path / "saves" / "pbem.db").is_file() and len(list((tmp_path / "saves").glob("*.db"))) == 1
