@@ -46,7 +46,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Slow units first (each unit keeps its order): on 2 processes (scripts/test) the whole
+    """Slow units first (each unit keeps its order): on several processes (scripts/test) the whole
     games start early, each on whichever process is free, and the quick tests fill in around
     them, not after them. (scripts/test passes --no-loadscope-reorder: xdist would otherwise
     put the units with the most tests first, so the slow single tests came last.)"""
