@@ -277,8 +277,8 @@ def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> li
         assert card is not None
         hand.remove(card)
         state.passes = 0
-        k = card_kind(card)
-        if k.category == "path":
+        rule = _HOW[card][1]  # (None for a path card)
+        if rule is None:
             assert at is not None
             board = state.board
             board.place(at, card, rotated)
@@ -293,7 +293,7 @@ def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> li
                 events += finish_round(state)
                 return events
         else:
-            drawer = rule_of(card).effect(state, me, move, events)
+            drawer = rule.effect(state, me, move, events)
     hands = state.hands
     deck = state.deck
     if draws == 1 and dealer is OPEN_DECK:  # (the commonest draw, OpenDeck.draw inline: the top card, if any)
