@@ -215,6 +215,20 @@ def test_a_store_of_a_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
     assert db.read_bytes() == before
 
 
+def test_a_revision_that_cannot_be_read_says_why_not_that_it_is_newer(tmp_path: Path) -> None:
+    """The one query that opens a store fails here for another reason than a missing table
+    (alembic_version without its column): the store's own error is told (a StoreError quoting it), not 'schema None,
+    newer than this pbem', and nothing is changed."""
+    db = tmp_path / "s.db"
+    Store(f"sqlite:///{db}", create=True).close()
+    with sqlite3.connect(db) as c:
+        c.execute("ALTER TABLE alembic_version RENAME COLUMN version_num TO other")
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match="no such column: version_num"):
+        Store(f"sqlite:///{db}")
+    assert db.read_bytes() == before
+
+
 def test_not_a_pbem_store(tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     with sqlite3.connect(other) as c:

@@ -284,6 +284,9 @@ class Store:
             names = set(inspect(c).get_table_names())
             c.rollback()
         if "alembic_version" in names:
+            if rev is None:  # there, yet the one query failed (a lock, a broken table): read again, to say why
+                with self.read() as c:
+                    rev = c.execute(_REVISION).scalar()
             if rev not in KNOWN:
                 raise StoreError(t("store {store} has schema {rev}, newer than this pbem knows ({head})",
                                    store=repr(self.label), rev=rev, head=HEAD),
