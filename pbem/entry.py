@@ -13,13 +13,6 @@ import sys
 
 EXIT_INTERRUPTED = 130  # = pbem.errors.EXIT_INTERRUPTED (a test checks): importing that module here would widen the window
 
-# A command's start-up makes ~90,000 objects the collector tracks (modules, classes, functions:
-# SQLAlchemy's are most of them) that live as long as the process. At the collector's default
-# threshold (700 new objects) it went through them ~100 times while they were imported (~20-30 ms
-# of a store's command), finding almost nothing to free; so it runs after this many instead,
-# which no command's start-up reaches (a long-running host or agent collects at that pace after).
-START_UP_OBJECTS = 200_000
-
 
 def _interrupted() -> None:
     line = "error: interrupted"
@@ -43,7 +36,9 @@ def main() -> None:
     import gc  # built into the interpreter: nothing to load
 
     try:
-        gc.set_threshold(START_UP_OBJECTS, *gc.get_threshold()[1:])
+        from pbem import pace  # the collector's pace: seldom while the command starts (pbem/pace.py)
+
+        pace.for_start_up()
         from pbem.cli import main as cli_main
     except KeyboardInterrupt:
         _interrupted()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from pbem import pace
 from pbem.errors import UsageError
 from pbem.ui.words import t
 
@@ -27,6 +28,8 @@ def run(stepper: Any, *, poll: float, once: bool, log: Log,
     else, a UsageError (a wrong password or URL does not mend by waiting), or any failure
     with `once`, propagates.
     """
+    if not once:
+        pace.for_long_run()  # started: from here on each step's garbage is collected as usual
     failures = 0
     wait = getattr(stepper, "wait", None)
     while True:
