@@ -6,7 +6,7 @@ store took many games), both measured in the same run so that a change shows as 
 - the commands people wait for, as wall time over a bare `python -c pass` timed in the same
   rounds (runs alternate between the trees and the bare interpreter; CPU time beside it, which
   a busy machine skews less): show, show --json and move with the key agent and with a
-  passphrase, apply, status, --help, and audit and replay of one round; each tree on games,
+  passphrase, apply with each, status, --help, and audit and replay of one round; each tree on games,
   keys and move files its own code made (scripts/bench_fixture.py), through its own entry
   point; a row a tree cannot run is n/a, with a footnote under the table saying why;
 - the host's own time per move at 12 players (scripts/bench_host.py, twice per tree in turn), split
@@ -209,6 +209,7 @@ CLI_ROWS = (
     ("show-json-agent", "pbem show --json (agent; aim: at most 5x)"),
     ("move-agent", "pbem move (agent; aim: at most 5x)"),
     ("apply", "pbem apply, one move (passphrase; aim: at most 8x)"),
+    ("apply-agent", "pbem apply, one move (agent)"),
     ("status", "pbem status"),
     ("help", "pbem --help (aim: at most 4x)"),
     ("audit", "pbem audit, one round (5 players)"),
@@ -255,6 +256,9 @@ def cli_rows(root: Path, trees: dict[str, Path], revs: dict[str, str | None], ba
         shutil.copytree(fx["seat_home"], agent_home)
         env_agent = {**base_env, **path, "PBEM_HOME": str(agent_home)}
         env_host = {**base_env, **path, "PBEM_HOME": fx["host_home"], "PBEM_PASSPHRASE": PASSPHRASE}
+        host_agent_home = Path(fx["host_home"] + "-agent")  # the host's key held by an agent of its own, as the seat's
+        shutil.copytree(fx["host_home"], host_agent_home)
+        env_host_agent = {**base_env, **path, "PBEM_HOME": str(host_agent_home)}
         env_rounds = {**base_env, **path, "PBEM_HOME": fx["rounds_home"]}
         show = [pbem, "show", fx["packet"], "--as", fx["seat"]]
         move = [pbem, "move", fx["packet"], fx["move"], "--as", fx["seat"], "-o", str(root / f"out-{label}.pbem")]
@@ -276,20 +280,25 @@ def cli_rows(root: Path, trees: dict[str, Path], revs: dict[str, str | None], ba
             ("move-agent", move, env_agent, None),
             ("apply", [pbem, "apply", *store, fx["move_file"], "--out", str(root / f"out-{label}")],
              env_host, fresh_copy),
+            ("apply-agent", [pbem, "apply", *store, fx["move_file"], "--out", str(root / f"out-{label}")],
+             env_host_agent, fresh_copy),
             ("status", [pbem, "status", "--db", fx["db"]], env_host, None),
             ("help", [pbem, "--help"], env_host, None),
             ("audit", [pbem, "audit", "--db", fx["rounds_db"], "--round", "1"], env_rounds, None),
             ("replay", [pbem, "replay", "--db", fx["rounds_db"], "--round", "1", "--json"], env_rounds, None),
         ]
         if (tree / "pbem" / "seat" / "agent.py").exists():
-            # the key agent holds the seat's key for the agent rows, started by the tree's own code
+            # the key agents hold the seat's key and the host's for the agent rows (one agent per key
+            # home), started by the tree's own code
             # (for longer than the runs take on a loaded machine: a key forgotten midway fails its rows)
-            subprocess.run([pbem, "agent", "start", "--as", fx["seat"], "--timeout", "3h"],
-                           env={**env_agent, "PBEM_PASSPHRASE": PASSPHRASE}, check=True, stdout=subprocess.DEVNULL)
-            agents.append((Path(pbem), env_agent))
-            seen = subprocess.run([pbem, "agent", "status", "--json"], env=env_seat, check=True, capture_output=True,
-                                  text=True).stdout
-            assert not json.loads(seen)["running"], "the passphrase rows would be the agent's"
+            for who, held in ((fx["seat"], env_agent), (fx["host"], env_host_agent)):
+                subprocess.run([pbem, "agent", "start", "--as", who, "--timeout", "3h"],
+                               env={**held, "PBEM_PASSPHRASE": PASSPHRASE}, check=True, stdout=subprocess.DEVNULL)
+                agents.append((Path(pbem), held))
+            for unheld in (env_seat, env_host):
+                seen = subprocess.run([pbem, "agent", "status", "--json"], env=unheld, check=True, capture_output=True,
+                                      text=True).stdout
+                assert not json.loads(seen)["running"], "the passphrase rows would be the agent's"
         else:
             mine = [c for c in mine if not c[0].endswith("-agent")]
             notes.append(f"{label} ({revs[label] or 'this tree'}) has no key agent (pbem agent): "

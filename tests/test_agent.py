@@ -137,6 +137,41 @@ def test_unlock_once_then_show_and_move_need_no_passphrase(game: dict, runtime: 
 
 
 @pytest.mark.slow
+def test_the_host_unlocks_once_then_apply_needs_no_passphrase(game: dict, runtime: Path) -> None:
+    """The host's key held by the agent of the host's key home (`pbem agent start --as referee`):
+    apply signs the next packet and opens the host's own box through it, with no passphrase."""
+    root, host_home = game["root"], game["homes"]["referee"]
+    before = json.loads(ok(pbem("status", "t", "--json", home=host_home, cwd=root)))  # another test may have moved
+    seat = before["to_move"]
+    packet = root / "latest.pbem"
+    ok(pbem("packet", "t", "-o", str(packet), home=host_home, cwd=root))
+    hand = json.loads(ok(pbem("show", str(packet), "--json", home=game["homes"][seat], cwd=root,
+                              passphrase=True)))["hand"]
+    move = root / "host-agent-move.pbem"
+    ok(pbem("move", str(packet), f"discard {hand[0]}", "-o", str(move), home=game["homes"][seat], cwd=root,
+            passphrase=True))
+    refused = pbem("apply", "t", str(move), home=host_home, cwd=root)
+    assert refused.returncode == 2 and "no passphrase available" in refused.stderr
+
+    ok(pbem("agent", "start", "--as", "referee", "--timeout", "10m", home=host_home, cwd=root, passphrase=True))
+    sock = agent_socket(host_home)
+    try:
+        applied = ok(pbem("apply", "t", str(move), home=host_home, cwd=root))
+        assert f"packet {before['seq'] + 1}" in applied
+        after = json.loads(ok(pbem("status", "t", "--json", home=host_home, cwd=root)))
+        assert after["seq"] == before["seq"] + 1 and after["to_move"] != seat
+        # the packet the agent signed opens for the next seat, whose key file its passphrase unlocks
+        newest = root / "saves" / "t" / "out" / f"packet-{after['seq']:06d}.pbem"
+        shown = json.loads(ok(pbem("show", str(newest), "--json", home=game["homes"][after["to_move"]], cwd=root,
+                                   passphrase=True)))
+        assert shown["me"] == after["to_move"] and shown["seq"] == after["seq"]
+    finally:
+        ok(pbem("agent", "stop", home=host_home, cwd=root))
+    wait_gone(sock)
+    assert pbem("apply", "t", str(move), home=host_home, cwd=root).returncode == 2  # the key is forgotten
+
+
+@pytest.mark.slow
 def test_keys_are_forgotten_when_their_time_is_up(lone_key: tuple[Path, Path]) -> None:
     root, home = lone_key
     ok(pbem("agent", "start", "--timeout", "2s", home=home, cwd=root, passphrase=True))
