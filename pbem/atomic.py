@@ -32,11 +32,15 @@ _TMP_RE = re.compile(r"^\..+\.(?:([0-9a-f]{8})-(\d+)-)?[0-9a-f]{16}" + re.escape
 
 @cache
 def _host() -> str:
-    """This machine in a temp file's name: a hash of its name (platform.node: the name
-    socket.gethostname gives, without loading socket; platform is loaded with Typer)."""
-    import platform
+    """This machine in a temp file's name: a hash of its name (uname's nodename, which
+    platform.node and socket.gethostname give, without loading either)."""
+    if hasattr(os, "uname"):
+        node = os.uname().nodename
+    else:  # Windows
+        import platform
 
-    return sha256(platform.node().encode("utf-8", "replace")).hexdigest()[:8]
+        node = platform.node()
+    return sha256(node.encode("utf-8", "replace")).hexdigest()[:8]
 
 
 def content_hash(data: bytes) -> str:

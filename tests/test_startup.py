@@ -53,11 +53,16 @@ ALWAYS = ("pydantic",  # Typer 0.27+ converts parameters through it (pyproject.t
           *TRUSTLESS, "pbem.mail", "pbem.auto")
 # what typer.rich_utils would import for features pbem does not use (pbem.cli.helptext.rich_utils)
 HELP_UNUSED = ("markdown_it", "rich.markdown", "rich.traceback", "rich.pretty", "attr")
+# what Typer imports for launch(), shell completion, uuid parameters, its own tracebacks and "did
+# you mean" (pbem.cli.slim); a seat's commands load uuid and platform with msgspec (its UUID
+# type), and click's parser loads difflib to match a short option (move's -o)
+TYPER_UNUSED = ("subprocess", "platform", "uuid", "traceback", "difflib", "shellingham")
+NOT_A_SEATS = ("subprocess", "traceback", "shellingham")
 # the command modules that add no seat's show nor move (pbem.cli.PARTS)
 OTHER_COMMANDS = ("pbem.cli.transport", "pbem.cli.replay", "pbem.cli.deadlines", "pbem.cli.options",
                   "pbem.cli.position", "pbem.cli.agent")
 # what a seat's show and move never need (the host's side, bots, hashlib, a prompt, other commands)
-SEAT = (*SQL, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots", *OPENSSL_HASHES, *PROMPT,
+SEAT = (*NOT_A_SEATS, *SQL, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots", *OPENSSL_HASHES, *PROMPT,
         *OTHER_COMMANDS, *KEY_FILE)
 # a seat with no agent running opens no socket (pbem.seat.agent finds no socket file; pbem.atomic
 # names its temp files by platform.node, not socket.gethostname): socket only to ask an agent
@@ -120,9 +125,9 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 # (command line, whose key home, banned modules); {mover} and {text}: the seat to move and a legal move
 COMMANDS = [
-    ("key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS, *OPENSSL_HASHES, *PROMPT, *CARDS)),
+    ("key list", "ann", (*TYPER_UNUSED, *SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS, *OPENSSL_HASHES, *PROMPT, *CARDS)),
     # a help page writes no file (pbem.atomic's socket) and asks no agent (the runtime folder's tempfile)
-    ("--help", "ann", (*SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED, *OPENSSL_HASHES,
+    ("--help", "ann", (*TYPER_UNUSED, *SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED, *OPENSSL_HASHES,
                        "socket", "tempfile", *CARDS)),
     ("--lang zh-Hans key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),  # help words only for help
     ("show packet.pbem --as {mover}", "{mover}", (*SEAT, "typer.rich_utils", *NO_AGENT)),

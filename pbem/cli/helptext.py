@@ -26,32 +26,22 @@ _TYPER_WORDS = ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_
                 "ENVVAR_STRING")
 
 
-# Modules typer.rich_utils imports at its top for what pbem never asks of it: rich.markdown
-# (markdown-it) for rich_markup_mode="markdown", rich.traceback (rich.pretty, attrs) for Typer's
-# own tracebacks, which only Typer.__call__ installs (pbem.cli.main calls click and prints its
-# errors itself). Measured: 40% of a help page's CPU time, 2-3x a bare interpreter's start.
-_UNUSED_BY_HELP = {"rich.markdown": "Markdown", "rich.traceback": "Traceback"}
+# What typer.rich_utils imports at its top for what pbem never asks of it (pbem.cli.slim):
+# rich.markdown (markdown-it) for rich_markup_mode="markdown", rich.traceback (rich.pretty,
+# attrs) for Typer's own tracebacks, which only Typer.__call__ installs (pbem.cli.main calls
+# click and prints its errors itself). Measured: 40% of a help page's CPU time, 2-3x a bare
+# interpreter's start.
+_UNUSED_BY_HELP = {"rich.markdown": ("Markdown",), "rich.traceback": ("Traceback",)}
 
 
 @cache
 def rich_utils() -> Any:
     """typer.rich_utils, which draws the help pages, loaded without the modules it would import
-    only for the features above: while it loads, each of them is a module holding a placeholder
-    class; then they are forgotten, so that a later import loads the real module."""
-    import sys
-    import types
+    only for the features above."""
+    from pbem.cli.slim import imported, placeholder
 
-    stand_ins = [name for name in _UNUSED_BY_HELP if name not in sys.modules]
-    for name in stand_ins:
-        module = types.ModuleType(name, "a placeholder while typer.rich_utils loads (pbem.cli.helptext)")
-        setattr(module, _UNUSED_BY_HELP[name], type(_UNUSED_BY_HELP[name], (), {}))
-        sys.modules[name] = module
-    try:
-        import typer.rich_utils
-    finally:
-        for name in stand_ins:
-            del sys.modules[name]
-    return typer.rich_utils
+    return imported("typer.rich_utils", {module: {name: placeholder(name) for name in names}
+                                         for module, names in _UNUSED_BY_HELP.items()})
 
 
 @cache

@@ -22,9 +22,7 @@ import base64
 import binascii
 import json
 import os
-import select
 import stat
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -199,6 +197,9 @@ def start_agent(home: Path) -> AgentClient:
                              hint=t("remove it yourself; pbem only replaces stale sockets"))
     except FileNotFoundError:
         pass
+    import select
+    import subprocess  # only to start an agent (~3 ms of every command that asks one otherwise)
+
     proc = subprocess.Popen([sys.executable, "-m", "pbem.seat.agent", str(path)], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     assert proc.stdout is not None
