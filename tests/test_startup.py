@@ -134,8 +134,11 @@ COMMANDS = [
     ("show packet.pbem --as {mover} --json", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
     ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
     ("turn shared --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
-    ("status --db game.db", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render", *ALWAYS, *BOTS,
-                                        "pbem.seat.player")),
+    # a status is read from the store alone (Store.status): no referee, engine, documents; and its
+    # columns of ASCII words are padded without rich's table of character widths
+    ("status --db game.db", "referee", (*RICH, "pbem.ui.render", *ALWAYS, *BOTS, "pbem.seat.player", "pbem.host.referee",
+                                        "pbem.host.timekeeper", "pbem.host.publish", *DOCUMENTS, *RULES, "engine.state",
+                                        *CARDS)),
     ("apply t --db copy.db move.pbem --out out", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render",
                                                             *ALWAYS, *BOTS, "pbem.seat.player")),
 ]

@@ -110,6 +110,19 @@ def deadline_of(config: dict[str, Any], seq: int) -> dict[str, str] | None:
     return {"seat": clock["seat"], "due": clock["due"]} if clock.get("due") and clock.get("seq") == seq else None
 
 
+def status_extras(config: dict[str, Any], seq: int) -> dict[str, Any]:
+    """What a game's status says of its clock and its seats' standing, from its config."""
+    standings = config.get("seats", {})
+    return {
+        "timing": config.get("timing"),
+        "deadline": deadline_of(config, seq),
+        "paused": bool(config.get("paused")),
+        "absent": sorted(n for n, st in standings.items() if st.get("absent") or st.get("resigned")),
+        "away": {n: st["away_until"] for n, st in standings.items() if st.get("away_until")},
+        "handovers": [{k: v for k, v in h.items() if k != "document"} for h in config.get("handovers", [])],
+    }
+
+
 @dataclass
 class Timing:
     """A game's deadline rules. `deadline` None: no deadlines (the game waits for ever)."""

@@ -383,28 +383,7 @@ class Host:
         return int(row.seq), str(row.status)
 
     def status(self) -> dict[str, Any]:
-        f = self.facts
-        with self.store.read() as c:
-            g = c.execute(select(games).where(games.c.id == f.id)).one()
-            rows = c.execute(select(seats).where(seats.c.game_id == f.id).order_by(seats.c.idx)).all()
-        public = json.loads(g.public)
-        return {
-            "game": g.id,
-            "name": g.name,
-            "ruleset": g.ruleset,
-            "options": list(f.options),
-            "status": g.status,
-            "round": g.round_no,
-            "seq": g.seq,
-            "to_move": public.get("to_move") if g.status == "playing" else None,
-            "gold": public.get("gold", {}),
-            "seats": [
-                {"name": r.name, "joined": r.joined_at is not None, "last_activity": r.last_activity,
-                 "email": r.email, "fingerprint": PublicKey.decode(r.key).fingerprint()}
-                for r in rows
-            ],
-            **timekeeper.status_extras(json.loads(g.config), g.seq),
-        }
+        return self.store.status(self.facts.id)
 
     def seat_emails(self) -> list[tuple[str, str | None]]:
         """(seat, its mail address or None) in seat order: what mail needs of `status`."""

@@ -394,6 +394,37 @@ class Store:
                 })
         return out
 
+    def status(self, game_id: str) -> dict[str, Any]:
+        """A game's round, packet number, whose turn, and its seats (`pbem status`): read here,
+        from the store alone, so that saying it loads none of the referee (the engine, the
+        documents; pbem.host.referee.Host.status is this)."""
+        import json
+
+        from pbem.host.deadlines import status_extras
+        from pbem.protocol.crypto import PublicKey
+
+        with self.read() as c:
+            g = c.execute(select(games).where(games.c.id == game_id)).one()
+            rows = c.execute(select(seats).where(seats.c.game_id == game_id).order_by(seats.c.idx)).all()
+        public = json.loads(g.public)
+        return {
+            "game": g.id,
+            "name": g.name,
+            "ruleset": g.ruleset,
+            "options": list(json.loads(g.options)),
+            "status": g.status,
+            "round": g.round_no,
+            "seq": g.seq,
+            "to_move": public.get("to_move") if g.status == "playing" else None,
+            "gold": public.get("gold", {}),
+            "seats": [
+                {"name": r.name, "joined": r.joined_at is not None, "last_activity": r.last_activity,
+                 "email": r.email, "fingerprint": PublicKey.decode(r.key).fingerprint()}
+                for r in rows
+            ],
+            **status_extras(json.loads(g.config), g.seq),
+        }
+
     def close(self) -> None:
         self.engine.dispose()
 

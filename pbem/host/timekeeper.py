@@ -28,7 +28,7 @@ from engine.rules import legal_moves
 from engine.views import view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host.clock import parse_time, stamp
-from pbem.host.deadlines import Timing, clock_says, deadline_of
+from pbem.host.deadlines import Timing, clock_says
 from pbem.host.store import games, moves, notices, seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
@@ -174,18 +174,6 @@ def since_last_move(window: list[RecentMove], to_move: str | None) -> list[Recen
 def archive_handovers(g: Game) -> list[HandoverRecord] | None:
     """Every seat handed over so far (None: none), as packets and archives list them."""
     return [HandoverRecord(**h) for h in _config(g).get("handovers", [])] or None
-
-
-def status_extras(config: dict[str, Any], seq: int) -> dict[str, Any]:
-    standings = config.get("seats", {})
-    return {
-        "timing": config.get("timing"),
-        "deadline": deadline_of(config, seq),
-        "paused": bool(config.get("paused")),
-        "absent": sorted(n for n, st in standings.items() if st.get("absent") or st.get("resigned")),
-        "away": {n: st["away_until"] for n, st in standings.items() if st.get("away_until")},
-        "handovers": [{k: v for k, v in h.items() if k != "document"} for h in config.get("handovers", [])],
-    }
 
 
 # --- notices -----------------------------------------------------------------------------------

@@ -372,6 +372,8 @@ def describe_event(event: Mapping[str, Any], *, reveal: bool = False) -> str | N
 
 def pad(text: str, width: int) -> str:
     """`text` padded to `width` terminal cells (a Chinese character takes two)."""
+    if text.isascii() and text.isprintable():  # a cell each: rich's table of widths (~1.7 ms to load) is not needed
+        return text + " " * max(0, width - len(text))
     from rich.cells import cell_len
 
     return text + " " * max(0, width - cell_len(text))
