@@ -467,7 +467,7 @@ class Board:
         """
         shape = _SHAPE.get(kind)
         if shape is None:
-            shape = _shape(kind)
+            shape = shape_of(kind)
         known = self._fits.get(shape)
         if known is not None:
             return known
@@ -627,8 +627,8 @@ _SHAPES: dict[tuple[tuple[bool, int, bool], ...], int] = {}
 _WAYS: list[tuple[tuple[bool, int, Callable[[int], int] | None], ...]] = []
 
 
-def _shape(kind: str) -> int:
-    """`kind`'s number in _SHAPE (ask `_SHAPE.get(kind)` first)."""
+def shape_of(kind: str) -> int:
+    """`kind`'s number in _SHAPE, the key of its placements in `Board._fits` (ask `_SHAPE.get(kind)` first)."""
     ways = tuple((rotated, f.openings, f.ladder) for rotated, f in orientations(kind))
     shape = _SHAPES.get(ways)
     if shape is None:

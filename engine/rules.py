@@ -14,7 +14,7 @@ from operator import is_
 from typing import Callable
 
 from .actions import ActionRule, Table, rule_of, take_front
-from .board import GOAL_CELLS
+from .board import GOAL_CELLS, shape_of
 from .catalog import BLOCKERS, EXPANSION, FRONT_TYPES, KINDS, card_kind, card_rank, ids_of, kind_name
 from .dealer import OPEN_DECK, Drawer
 from .errors import IllegalMove
@@ -65,16 +65,18 @@ def _parts(state: RoundState) -> list[Part]:
     table: Table | None = None
     blocked = not BLOCKERS.isdisjoint(state.in_front.get(me, ()))  # (state.blocked(me), without the call)
     board = state.board
+    fits = board._fits  # (Board.placements' memo for this version, read here without a call per card)
     last = None
     for cid in ranked:
-        kind, rule = _HOW[cid]
+        kind, rule, shape = _HOW[cid]
         if kind is last:  # the first copy of each kind stands for it (in id order, copies are together)
             continue
         last = kind
         firsts.append(cid)
         if rule is None:
             if not blocked:
-                parts.append((PLACED, board.placements(kind), cid))
+                placed = fits.get(shape)
+                parts.append((PLACED, board.placements(kind) if placed is None else placed, cid))
         else:
             if table is None:
                 table = Table(state)
@@ -86,10 +88,11 @@ def _parts(state: RoundState) -> list[Part]:
     return parts
 
 
-# card id -> (its kind's name, its rule: None for a path card), in one look-up per card and turn
-_HOW: dict[str, tuple[str, ActionRule | None]] = {
-    cid: (kind, rule_of(cid) if k.action else None) for kind, k in KINDS.items() if k.category == "path" or k.action
-    for cid in ids_of(kind)}
+# card id -> (its kind's name, its rule: None for a path card, a path card's shape: the key of
+# its placements in Board.placements' memo), in one look-up per card and turn
+_HOW: dict[str, tuple[str, ActionRule | None, int]] = {
+    cid: (kind, rule_of(cid), -1) if k.action else (kind, None, shape_of(kind))
+    for kind, k in KINDS.items() if k.category == "path" or k.action for cid in ids_of(kind)}
 # card id -> the move discarding it alone (a classic pass), made once
 _DISCARD_ONE: dict[str, Move] = {cid: Move("discard", cards=(cid,)) for kind in KINDS for cid in ids_of(kind)}
 
