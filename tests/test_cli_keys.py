@@ -127,3 +127,40 @@ def test_errors_are_pbem_errors_for_the_main_cli(home: Path, pwfile: Path) -> No
     for args in (("show", "ghost", "--home", home), ("new", "x" * 40, "--home", home, "--no-passphrase")):
         exc = raised(run(*args))
         assert isinstance(exc, PbemError) and exc.exit_code in (2, 4)
+
+
+def test_unlocking_runs_the_scrypt_on_a_thread_and_raises_at_the_call(home: Path, pwfile: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from pbem.protocol import crypto
+
+    run("new", "alice", "--home", home, "--passphrase-file", pwfile)
+    derived_on: list[str] = []
+    derive = crypto._derive
+
+    def watched(*args: object) -> bytes:
+        derived_on.append(threading.current_thread().name)
+        return derive(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(crypto, "_derive", watched)
+    # the passphrase at hand (a file, or the environment): derived on a thread of its own
+    assert keys.unlocking(home, lambda: "alice", pwfile)().public == keys.load_public(home, "alice")
+    monkeypatch.setenv(keys.ENV_PASSPHRASE, "correct horse")
+    assert keys.unlocking(home, lambda: "alice")().name == "alice"
+    assert derived_on and all(name == "pbem-unlock" for name in derived_on)
+    # whatever it would raise, only the call raises: a command reports its errors in its own order
+    monkeypatch.setenv(keys.ENV_PASSPHRASE, "wrong horse")
+    wrong = keys.unlocking(home, lambda: "alice")
+    with pytest.raises(WrongPassphrase):
+        wrong()
+    ghost = keys.unlocking(home, lambda: "ghost")
+    with pytest.raises(KeyNotFound):
+        ghost()
+    # nothing at hand: nothing is done (nor asked) before the call, which then says so
+    monkeypatch.delenv(keys.ENV_PASSPHRASE)
+    derived_on.clear()
+    later = keys.unlocking(home, lambda: "alice")
+    assert derived_on == []
+    with pytest.raises(UsageError):
+        later()

@@ -71,3 +71,16 @@ def test_the_default_and_four_times_it_are_still_read(tmp_path: Path, monkeypatc
     assert crypto.identity_from_bytes(blob, b"correct horse").public.encode() == identity.public.encode()
     assert crypto.SCRYPT_MAX_WORK == 4 * crypto.DEFAULT_SCRYPT_N * crypto.SCRYPT_R * crypto.SCRYPT_P
     crypto._check_scrypt(crypto.DEFAULT_SCRYPT_N * 4, 8, 1)  # the largest a file may ask for
+
+
+def test_show_and_move_report_the_packet_before_the_key_though_the_unlock_starts_first(tmp_path: Path) -> None:
+    """show and move begin unlocking the key before they read the packet (its scrypt overlaps
+    the reading, pbem.seat.keys.unlocking), yet a bad packet is still the error they report,
+    before a wrong passphrase or a missing key, as when they unlocked after reading."""
+    assert _key_new(tmp_path, "ann", "correct horse battery").returncode == 0
+    (tmp_path / "bad.pbem").write_text("not a packet\n")
+    for name, passphrase in (("ann", "wrong horse battery"), ("ghost", "correct horse battery")):
+        for args in (("show", "bad.pbem"), ("move", "bad.pbem", "discard 1")):
+            run = pbem(*args, "--as", name, home=tmp_path, cwd=tmp_path, env={"PBEM_PASSPHRASE": passphrase})
+            assert run.returncode != 0 and "bad.pbem" in run.stderr.splitlines()[0], run.stderr
+            assert "passphrase" not in run.stderr and "ghost" not in run.stderr, run.stderr

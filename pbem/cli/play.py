@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -97,11 +98,17 @@ def unlock_host(host: "Host", home: Path | None, passphrase_file: Path | None) -
 
 
 def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> "Identity":
+    return identity_later(home, name, passphrase_file)()
+
+
+def identity_later(home: Path | None, name: str | None, passphrase_file: Path | None) -> Callable[[], "Identity"]:
+    """identity_named, begun now: the call it returns gives the identity or raises what
+    identity_named would have (pbem.seat.keys.unlocking: a passphrase's scrypt runs meanwhile)."""
     from pbem.seat import keys
 
     where = key_home(home)
-    name = name or only_identity(where, t("which identity? pass --as NAME"))
-    return keys.unlock_identity(where, name, passphrase_file)
+    return keys.unlocking(where, lambda: name or only_identity(where, t("which identity? pass --as NAME")),
+                          passphrase_file)
 
 
 def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
@@ -287,11 +294,14 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """Open a packet with your key: the maze, your hand and role, and whose turn it is."""
+    unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
     from pbem.protocol.documents import read_one
     from pbem.seat import player
 
     signed = read_one(packet, "packet")
-    me = identity_named(home, as_name, passphrase_file)
+    if not as_json:
+        import pbem.seat.screen  # noqa: F401  # rich, loaded while the key is unlocked
+    me = unlocked()
     if signed.doc.waiting is not None:  # a trustless table: its chain, from the packet's folder
         from pbem.seat.trustless import summary
         from pbem.seat.trustless_client import packet_file_seat
@@ -352,11 +362,12 @@ def move(
     To send it by mail instead (an .eml addressed to the host, or straight over SMTP), use
     'pbem mail-move PACKET "MOVE" --to HOST-ADDRESS [--to-dir DIR | --send ...]'.
     """
+    unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
     from pbem.protocol.documents import read_one
     from pbem.seat import answers, player
 
     signed = read_one(packet, "packet")
-    me = identity_named(home, as_name, passphrase_file)
+    me = unlocked()
     where = key_home(home)
     if signed.doc.waiting is not None:
         _trustless_move(packet, signed, me, where, text, output)

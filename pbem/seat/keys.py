@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import sys
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, KeyNotFound, UsageError
@@ -99,7 +101,12 @@ def _read_key_file(home: Path, name: str) -> bytes:
 
 
 def load_identity(home: Path, name: str, passphrase: bytes | None) -> Identity:
-    identity = crypto.identity_from_bytes(_read_key_file(home, name), passphrase)
+    return _identity_from(home, name, _read_key_file(home, name), passphrase)
+
+
+def _identity_from(home: Path, name: str, data: bytes, passphrase: bytes | None) -> Identity:
+    """Key file `name`'s identity from its bytes `data` (read once)."""
+    identity = crypto.identity_from_bytes(data, passphrase)
     if identity.name != name:
         raise BadPacket(
             t("key file {path} belongs to identity {owner}, not {name}", path=key_path(home, name),
@@ -190,13 +197,69 @@ def unlock_identity(home: Path, name: str, passphrase_file: Path | None = None) 
     A protected key that the key agent holds (`pbem agent start`) is used through the agent,
     at no scrypt cost, unless a passphrase file is given explicitly.
     """
+    return unlocking(home, lambda: name, passphrase_file)()
+
+
+def unlocking(home: Path, name: Callable[[], str], passphrase_file: Path | None = None) -> Callable[[], Identity]:
+    """unlock_identity(home, name(), passphrase_file), begun now and finished by calling what it
+    returns. With the passphrase at hand (a file, or $PBEM_PASSPHRASE) the key file's scrypt
+    (~70 ms, which cryptography runs without holding the GIL) goes on a thread of its own, so
+    what the command does before it needs the key (its imports, reading its packet) runs on
+    another core meanwhile (issue 16.1). Whatever unlocking would raise is raised by the call, so
+    a command reports its errors in the same order as before; a passphrase that must be asked
+    for is asked at the call, in the same place."""
+    if passphrase_file is None and not os.environ.get(ENV_PASSPHRASE):
+        return lambda: _unlock(home, name(), None, later=False)()  # perhaps a prompt: all in its turn
+    try:
+        return _unlock(home, name(), passphrase_file, later=True)
+    except Exception as exc:  # raised by the call, in the command's order
+        error = exc
+
+        def failed() -> Identity:
+            raise error
+
+        return failed
+
+
+def _unlock(home: Path, name: str, passphrase_file: Path | None, later: bool) -> Callable[[], Identity]:
     data = _read_key_file(home, name)
     if not crypto.identity_is_protected(data):
-        return load_identity(home, name, None)
+        plain = _identity_from(home, name, data, None)
+        return lambda: plain
     if passphrase_file is None:
         from pbem.seat.agent import agent_identity
 
         held = agent_identity(home, name, crypto.identity_public(data))
         if held is not None:
-            return held
-    return load_identity(home, name, get_passphrase(passphrase_file, prompt=True, confirm=False))
+            return lambda: held
+    passphrase = get_passphrase(passphrase_file, prompt=True, confirm=False)
+    if not later:
+        identity = _identity_from(home, name, data, passphrase)
+        return lambda: identity
+    return _on_thread(lambda: _identity_from(home, name, data, passphrase))
+
+
+def _on_thread(work: Callable[[], Identity]) -> Callable[[], Identity]:
+    """`work` run on a thread now; the call it returns waits for it and returns or raises what it
+    did. A daemon thread: a command that fails before it needs the key does not wait for it."""
+    import threading  # already loaded by Typer
+
+    done: list[tuple[bool, Any]] = []
+
+    def run() -> None:
+        try:
+            done.append((True, work()))
+        except BaseException as exc:
+            done.append((False, exc))
+
+    thread = threading.Thread(target=run, name="pbem-unlock", daemon=True)
+    thread.start()
+
+    def result() -> Identity:
+        thread.join()
+        ok, value = done[0]
+        if not ok:
+            raise value
+        return value
+
+    return result
