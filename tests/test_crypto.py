@@ -270,6 +270,25 @@ def test_public_line_every_single_typo_is_rejected(alice: Identity) -> None:
             PublicKey.decode(bad)
 
 
+def test_a_lines_fingerprint_without_its_curve_objects_is_the_keys(alice: Identity, bob: Identity) -> None:
+    """pbem.protocol.keyline reads a line as PublicKey.decode does, without cryptography (what
+    `pbem status` shows of a seat's key): the same fingerprint, the same refusals."""
+    from pbem.protocol import keyline
+
+    for who in (alice, bob):
+        line = who.public.encode()
+        assert keyline.fingerprint(line) == who.public.fingerprint()
+        assert keyline.fingerprint(line[:60] + "\n" + line[60:].upper()) == who.public.fingerprint()
+        assert keyline.line(keyline.raw_of(line)) == line
+    line = alice.public.encode()
+    for bad in (line[:-1], line[:-2] + "1" + line[-1], "pbem2" + line[5:], "hello"):
+        with pytest.raises(BadPacket) as told:
+            keyline.fingerprint(bad)
+        with pytest.raises(BadPacket) as decoded:
+            PublicKey.decode(bad)
+        assert str(told.value) == str(decoded.value)
+
+
 def test_load_public_falls_back_to_key_file(home: Path, alice: Identity) -> None:
     pub_path(home, "alice").unlink()
     assert keys.load_public(home, "alice") == alice.public

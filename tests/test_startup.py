@@ -134,11 +134,13 @@ COMMANDS = [
     ("show packet.pbem --as {mover} --json", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
     ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
     ("turn shared --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
-    # a status is read from the store alone (Store.status): no referee, engine, documents; and its
+    # a status is read from the store alone (Store.status): no referee, engine, documents, nor
+    # cryptography (a seat's fingerprint is read off its key's line: pbem.protocol.keyline); and its
     # columns of ASCII words are padded without rich's table of character widths
     ("status --db game.db", "referee", (*RICH, "pbem.ui.render", *ALWAYS, *BOTS, "pbem.seat.player", "pbem.host.referee",
                                         "pbem.host.timekeeper", "pbem.host.publish", *DOCUMENTS, *RULES, "engine.state",
-                                        *CARDS)),
+                                        *CARDS, *CRYPTO)),
+    ("status --db game.db --json", "referee", (*RICH, "pbem.host.referee", *DOCUMENTS, *RULES, *CRYPTO)),
     ("apply t --db copy.db move.pbem --out out", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render",
                                                             *ALWAYS, *BOTS, "pbem.seat.player")),
 ]

@@ -397,11 +397,12 @@ class Store:
     def status(self, game_id: str) -> dict[str, Any]:
         """A game's round, packet number, whose turn, and its seats (`pbem status`): read here,
         from the store alone, so that saying it loads none of the referee (the engine, the
-        documents; pbem.host.referee.Host.status is this)."""
+        documents) nor cryptography (a seat's fingerprint is read off its key's line);
+        pbem.host.referee.Host.status is this."""
         import json
 
         from pbem.host.deadlines import status_extras
-        from pbem.protocol.crypto import PublicKey
+        from pbem.protocol.keyline import fingerprint
 
         with self.read() as c:
             g = c.execute(select(games).where(games.c.id == game_id)).one()
@@ -419,7 +420,7 @@ class Store:
             "gold": public.get("gold", {}),
             "seats": [
                 {"name": r.name, "joined": r.joined_at is not None, "last_activity": r.last_activity,
-                 "email": r.email, "fingerprint": PublicKey.decode(r.key).fingerprint()}
+                 "email": r.email, "fingerprint": fingerprint(r.key)}
                 for r in rows
             ],
             **status_extras(json.loads(g.config), g.seq),

@@ -25,8 +25,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
-from engine.sha256 import sha256
 from pbem.errors import BadPacket, BadSignature, UsageError, WrongKey, WrongPassphrase
+from pbem.protocol import keyline
+from pbem.protocol.keyline import KEY_ID_LEN, fingerprint_of
+from pbem.protocol.keyline import quote as _quote
 from pbem.ui.words import t
 
 try:
@@ -51,20 +53,14 @@ def _x25519_public(raw: bytes) -> X25519PublicKey:
     return X25519PublicKey.from_public_bytes(raw) if _BOUND is None else _BOUND[1](raw)
 
 
-PUBLIC_PREFIX = "pbem1"
-_PUBLIC_VERSION = 0x01
-_PUBLIC_RAW_LEN = 1 + 32 + 32
-_CHECKSUM_LEN = 4
 
 # Domain separation: a signature or sealed box made for pbem can never be
 # valid in another protocol that happens to use the same keys, and v2 can
 # change the labels without ambiguity.
 SIGNATURE_LABEL = b"pbem/v1 signature\n"
 SEAL_LABEL = b"pbem/v1 seal\n"
-_KEY_ID_LABEL = b"pbem/v1 key id\n"
 
 SEAL_VERSION = 0x01
-KEY_ID_LEN = 8
 _HPKE_ENC_LEN = 32
 _AEAD_TAG_LEN = 16
 _SUITE = hpke.Suite(hpke.KEM.X25519, hpke.KDF.HKDF_SHA256, hpke.AEAD.CHACHA20_POLY1305)
@@ -111,11 +107,6 @@ def canonical_json(obj: Any) -> bytes:
         return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def _quote(text: str, limit: int = 80) -> str:
-    text = text if len(text) <= limit else text[: limit - 3] + "..."
-    return repr(text)
-
-
 @dataclass(frozen=True)
 class PublicKey:
     """A seat's or host's two public keys. Its line, key id and curve objects are made once
@@ -129,16 +120,14 @@ class PublicKey:
             raise ValueError(t("PublicKey needs 32-byte sign and enc keys"))
 
     def _raw(self) -> bytes:
-        return bytes([_PUBLIC_VERSION]) + self.sign + self.enc
+        return bytes([keyline.VERSION]) + self.sign + self.enc
 
     def encode(self) -> str:
         return self._line
 
     @cached_property
     def _line(self) -> str:
-        raw = self._raw()
-        data = raw + sha256(raw).digest()[:_CHECKSUM_LEN]
-        return PUBLIC_PREFIX + base64.b32encode(data).decode("ascii").lower().rstrip("=")
+        return keyline.line(self._raw())
 
     @classmethod
     def decode(cls, text: str) -> PublicKey:
@@ -148,27 +137,8 @@ class PublicKey:
 
     @classmethod
     def _decode(cls, text: str) -> PublicKey:
-        # Whitespace inside the line is dropped because mail clients wrap long lines.
-        compact = "".join(text.split())
-        if not compact.lower().startswith(PUBLIC_PREFIX):
-            raise BadPacket(t("not a pbem public key: {key}", key=_quote(text)), hint=_key_hint())
-        body = compact[len(PUBLIC_PREFIX) :].upper()
-        try:
-            data = base64.b32decode(body + "=" * (-len(body) % 8))
-        except (binascii.Error, ValueError):
-            raise BadPacket(t("public key has characters outside base32: {key}", key=_quote(text)), hint=_key_hint())
-        if len(data) != _PUBLIC_RAW_LEN + _CHECKSUM_LEN:
-            raise BadPacket(t("public key has the wrong length: {key}", key=_quote(text)), hint=_key_hint())
-        raw, checksum = data[:_PUBLIC_RAW_LEN], data[_PUBLIC_RAW_LEN:]
-        if sha256(raw).digest()[:_CHECKSUM_LEN] != checksum:
-            raise BadPacket(t("public key checksum does not match (typo?): {key}", key=_quote(text)), hint=_key_hint())
-        if raw[0] != _PUBLIC_VERSION:
-            raise BadPacket(t("public key version {version} is not supported: {key}", version=raw[0], key=_quote(text)))
+        raw = keyline.raw_of(text)
         key = cls(sign=raw[1:33], enc=raw[33:65])
-        # The last base32 character carries unused bits; a typo there would
-        # otherwise decode to the same key and go unnoticed.
-        if key.encode() != compact.lower():
-            raise BadPacket(t("public key is not in canonical form (typo?): {key}", key=_quote(text)), hint=_key_hint())
         # Ed25519 is checked here; an X25519 key is any 32 bytes (RFC 7748 §5: every such string
         # is accepted), so it is made only when something is sealed to it: making it loads
         # OpenSSL's backend, ~10 ms of every command that reads a packet (issue 16.1).
@@ -183,7 +153,7 @@ class PublicKey:
 
     @cached_property
     def _key_id(self) -> bytes:
-        return sha256(_KEY_ID_LABEL + self._raw()).digest()[:KEY_ID_LEN]
+        return keyline.key_id(self._raw())
 
     def fingerprint(self) -> str:
         return fingerprint_of(self.key_id())
@@ -209,12 +179,6 @@ class PublicKey:
 @lru_cache(maxsize=1024)
 def _decoded(text: str) -> PublicKey:
     return PublicKey._decode(text)  # an exception is raised again each time, never kept
-
-
-def fingerprint_of(key_id: bytes) -> str:
-    """Human form of an 8-byte key id: 'a1b2-c3d4-e5f6-0718'."""
-    h = key_id.hex()
-    return "-".join(h[i : i + 4] for i in range(0, len(h), 4))
 
 
 @dataclass(frozen=True, eq=False)
@@ -249,10 +213,6 @@ class Identity:
 
     def __repr__(self) -> str:
         return f"Identity(name={self.name!r}, fingerprint={self.public.fingerprint()!r})"
-
-
-def _key_hint() -> str:
-    return t("copy the whole line starting with 'pbem1' again; it may have a typo or be cut short")
 
 
 def verify(pub: PublicKey, data: bytes, sig: bytes) -> None:
