@@ -178,8 +178,9 @@ def auditor_seat(src: Source, game: str, anchor: Signed[Invitation], identity: I
         newest = next(iter(found[max(found)]), None) if found else None
         if newest is None:
             raise
+        packet = src.blocks[newest]
         try:
-            packet = parse("packet", src.payloads[newest]).expect(Packet)
+            check_signature(packet)
         except PbemError:
             raise UsageError(t("key {name} holds no seat in game {game}", name=repr(identity.name), game=game)) from None
         if packet.signer.encode() != anchor.doc.host.key:
@@ -201,7 +202,7 @@ def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None 
                 previous = None
         versions = src.archives[(game, r)]
         for payload, origin in versions.values():
-            report = audit(payload, origin=origin, previous_final=previous, packets=packets, payloads=src.payloads,
+            report = audit(payload, origin=origin, previous_final=previous, packets=packets, blocks=src.blocks,
                            trust=trust)
             if len(versions) > 1:
                 report.fault(None, CHAIN, t("{source} holds {n} different archives of this round", source=src.label,
@@ -211,12 +212,12 @@ def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None 
 
 
 def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | None = None,
-          packets: dict[int, dict[str, str]] | None = None, payloads: dict[str, bytes] | None = None,
+          packets: dict[int, dict[str, str]] | None = None, blocks: dict[str, Signed[Packet]] | None = None,
           trust: Trust | None = None) -> Report:
     """Check one archive block (its raw payload, so that a broken signature is a fault, not a crash).
 
-    `packets` (seq -> hash -> origin) and `payloads` (hash -> payload) are the packet files
-    found with it; `trust` anchors the audit and may open one seat's parts."""
+    `packets` (seq -> hash -> origin) and `blocks` (hash -> the packet read, its signature not
+    yet checked: Source.blocks) are the packet files found with it; `trust` anchors the audit and may open one seat's parts."""
     trust = trust or Trust()
     try:
         block = parse("archive", payload, check_signature=False)
@@ -244,7 +245,7 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
                                     anchor=trust.anchor_origin, host=_host_of(invitation), trusted=_host_of(trust.anchor)))
         return rep
     try:
-        _check_all(rep, doc, invitation, previous_final, packets, payloads or {}, trust)
+        _check_all(rep, doc, invitation, previous_final, packets, blocks or {}, trust)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         # Nonsense inside a well-typed archive (its positions are engine data) is a fault, not a crash.
         rep.fault(None, ARCHIVE, t("the archive holds data that cannot be checked: {kind}: {error}",
@@ -261,7 +262,7 @@ def _host_of(invitation: Signed[Invitation]) -> str:
 
 
 def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previous_final: dict[str, Any] | None,
-               packets: dict[int, dict[str, str]] | None, payloads: dict[str, bytes], trust: Trust) -> None:
+               packets: dict[int, dict[str, str]] | None, blocks: dict[str, Signed[Packet]], trust: Trust) -> None:
     _check_invitation(rep, doc, invitation)
     seats = invitation.doc.seat_keys()
     contributions = _check_joins(rep, doc, invitation, seats)
@@ -272,7 +273,7 @@ def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previo
     chain = _check_chain(rep, doc, invitation, packets or {})
     steps = _check_moves(rep, doc, keys, chain)
     if steps is not None and secret is not None:
-        found = {seq: payloads[h] for seq, h in chain.items() if h in payloads}
+        found = {seq: blocks[h] for seq, h in chain.items() if h in blocks}
         check = PacketCheck(rep, invitation.game, rep.round, invitation.doc.host.key, secret, keys,
                             doc.handovers or [], trust.seat)
         check.run(steps, _deal_packet(doc), found, game_over=rep.round >= ROUNDS_PER_GAME)

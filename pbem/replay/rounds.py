@@ -69,7 +69,9 @@ class Source:
     label: str
     archives: dict[tuple[str, int], dict[str, tuple[bytes, str]]] = field(default_factory=dict)
     packets: dict[str, dict[int, dict[str, str]]] = field(default_factory=dict)  # game -> seq -> hash -> origin
-    payloads: dict[str, bytes] = field(default_factory=dict)  # hash -> a packet's payload (for audits)
+    # hash -> a packet as read here, its signature not yet checked (check_signature): an audit
+    # checks it without reading the packet a second time
+    blocks: dict[str, Signed[Packet]] = field(default_factory=dict)
     rounds: dict[str, int] = field(default_factory=dict)  # game -> latest round a packet shows
     skipped: list[str] = field(default_factory=list)  # files that could not be read
     invitations: dict[str, dict[str, bytes]] = field(default_factory=dict)  # game -> hash -> payload
@@ -78,10 +80,11 @@ class Source:
     def add(self, kind: str, payload: bytes, origin: str) -> None:
         """Sort a block in by its (typed, not yet verified) document; a malformed one is skipped, saying so."""
         try:
-            doc = parse(kind, payload, check_signature=False).doc
+            block = parse(kind, payload, check_signature=False)
         except PbemError as exc:
             self.skipped.append(f"{origin}: {exc}")
             return
+        doc = block.doc
         game = doc.game
         if isinstance(doc, Archive):
             self.archives.setdefault((game, doc.round), {}).setdefault(payload_hash(payload), (payload, origin))
@@ -90,8 +93,9 @@ class Source:
                 self.spans[(game, doc.round)] = (min(lo, doc.chain[0].seq), max(hi, doc.chain[-1].seq))
             self.rounds[game] = max(self.rounds.get(game, 0), doc.round)
         elif isinstance(doc, Packet):
-            self.packets.setdefault(game, {}).setdefault(doc.seq, {}).setdefault(payload_hash(payload), origin)
-            self.payloads.setdefault(payload_hash(payload), payload)
+            h = payload_hash(payload)
+            self.packets.setdefault(game, {}).setdefault(doc.seq, {}).setdefault(h, origin)
+            self.blocks.setdefault(h, block)
             self.rounds[game] = max(self.rounds.get(game, 0), doc.round)
         elif isinstance(doc, Invitation):
             self.rounds.setdefault(game, 0)

@@ -23,8 +23,9 @@ the archive's).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import msgspec
 
@@ -38,7 +39,16 @@ from pbem.errors import PbemError
 from pbem.host.referee import round_result, seat_part
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import HandoverRecord, Packet, Part, PublicMove, open_as, parse, seal_info
+from pbem.protocol.documents import (
+    HandoverRecord,
+    Packet,
+    Part,
+    PublicMove,
+    Signed,
+    check_signature,
+    open_as,
+    seal_info,
+)
 from pbem.ui import words
 from pbem.ui.words import t
 
@@ -92,10 +102,10 @@ class PacketCheck:
     def fault(self, seq: int, check: str, message: str) -> None:
         self.report.fault_at_packet(seq, check, message)
 
-    def run(self, steps: list[Step], deal: int, payloads: dict[int, bytes], game_over: bool) -> None:
-        """`steps`: the deal then every move; `deal`: the packet showing the deal; `payloads`:
-        the packets found, by number."""
-        if not payloads:
+    def run(self, steps: list[Step], deal: int, blocks: dict[int, Signed[Packet]], game_over: bool) -> None:
+        """`steps`: the deal then every move; `deal`: the packet showing the deal; `blocks`:
+        the packets found, by number, as read (their signatures are checked here)."""
+        if not blocks:
             self.report.notes.append(t("no packet files of round {round} in the source: what the host told the "
                                        "table in its packets was not checked", round=self.round))
             return
@@ -103,11 +113,11 @@ class PacketCheck:
         missing = []
         for seq in range(deal, closing + 1):
             i = sum(1 for st in steps[1:] if st.answered < seq)  # the step this packet shows
-            payload = payloads.get(seq)
-            if payload is None:
+            block = blocks.get(seq)
+            if block is None:
                 missing.append(seq)
                 continue
-            doc = self._packet(seq, payload)
+            doc = self._packet(seq, block)
             if doc is None:
                 continue
             step = steps[i]
@@ -125,9 +135,9 @@ class PacketCheck:
             self.report.notes.append(t("packets {seqs} of round {round} are not in the source: what the host told "
                                        "the table in them was not checked", seqs=_ranges(missing), round=self.round))
 
-    def _packet(self, seq: int, payload: bytes) -> Packet | None:
+    def _packet(self, seq: int, packet: Signed[Packet]) -> Packet | None:
         try:
-            packet = parse("packet", payload).expect(Packet)
+            check_signature(packet)
         except PbemError as exc:
             self.fault(seq, PACKET, t("the packet is unusable: {error}", error=exc))
             return None

@@ -18,7 +18,7 @@ from typing import Any
 from engine.catalog import card_kind
 from engine.errors import EngineError
 from pbem.errors import PbemError
-from pbem.protocol.documents import Invitation, Packet, Signed, parse, payload_hash
+from pbem.protocol.documents import Invitation, Signed, check_signature, parse, payload_hash
 from pbem.replay.rounds import NotReplayable, Source
 from pbem.seat.trustless import Follower
 from pbem.ui import failures
@@ -90,7 +90,8 @@ def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> Ch
             break
         h = next(iter(versions))
         try:
-            packet = parse("packet", src.payloads[h]).expect(Packet)
+            packet = src.blocks[h]
+            check_signature(packet)
             assert payload_hash(packet.payload) == h
             follower.follow(packet)
         except (PbemError, EngineError) as exc:
