@@ -61,6 +61,7 @@ NOT_A_SEATS = ("subprocess", "traceback", "shellingham")
 # the command modules that add no seat's show nor move (pbem.cli.PARTS)
 OTHER_COMMANDS = ("pbem.cli.transport", "pbem.cli.replay", "pbem.cli.deadlines", "pbem.cli.options",
                   "pbem.cli.position", "pbem.cli.agent")
+COMMAND_MODULES = (*OTHER_COMMANDS, "pbem.cli.play", "pbem.cli.keys")
 # what a seat's show and move never need (the host's side, bots, hashlib, a prompt, other commands)
 SEAT = (*NOT_A_SEATS, *SQL, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots", *OPENSSL_HASHES, *PROMPT,
         *OTHER_COMMANDS, *KEY_FILE)
@@ -127,7 +128,8 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> dict:
 COMMANDS = [
     ("key list", "ann", (*TYPER_UNUSED, *SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS, *OPENSSL_HASHES, *PROMPT, *CARDS)),
     # a help page writes no file (pbem.atomic's socket) and asks no agent (the runtime folder's tempfile)
-    ("--help", "ann", (*TYPER_UNUSED, *SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED, *OPENSSL_HASHES,
+    # the root page lists the commands from what pbem.cli.listing keeps: no command module loads
+    ("--help", "ann", (*TYPER_UNUSED, *COMMAND_MODULES, *SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED, *OPENSSL_HASHES,
                        "socket", "tempfile", *CARDS)),
     ("--lang zh-Hans key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),  # help words only for help
     ("show packet.pbem --as {mover}", "{mover}", (*SEAT, "typer.rich_utils", *NO_AGENT)),
@@ -152,6 +154,9 @@ def test_a_command_loads_only_what_it_uses(game: dict, line: str, home: str, ban
     (root / "copy.db").write_bytes((root / "game.db").read_bytes())  # apply changes its store: a fresh copy each time
     words = [w.format(mover=game["mover"], text=game["text"]) for w in line.split()]  # the move: one word
     env = {"PBEM_HOME": str(game["homes"][home.format(mover=game["mover"])]), "PBEM_PASSPHRASE": ""}
+    if words == ["--help"]:  # the first root page after pbem/cli changed builds what pbem.cli.listing keeps
+        env["PYTHONDONTWRITEBYTECODE"] = ""  # (kept as bytecode is: never where none is written)
+        loaded(words, env, root)
     assert heavy(loaded(words, env, root), banned) == []
 
 
@@ -264,30 +269,47 @@ def test_a_command_with_a_passphrase_loads_no_cipher_module(game: dict, line: st
     assert heavy(names, (*SEAT, *RICH, *NO_AGENT)) == []
 
 
-@pytest.mark.parametrize("argv", [["--help"], [], ["game", "--help"], ["key", "--help"], ["show", "--help"],
-                                  ["mail", "--help"], ["host", "run", "--help"], ["--lang", "zh-Hant", "folder", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], [], ["--lang", "zh-Hans", "--help"], ["game", "--help"], ["key", "--help"],
+                                  ["show", "--help"], ["mail", "--help"], ["host", "run", "--help"],
+                                  ["--lang", "zh-Hant", "folder", "--help"]])
 def test_a_help_page_from_the_branch_is_the_whole_trees(argv: list[str], monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """pbem.cli.branch converts only the command a line names, and a group's page lists its
     commands without converting their parameters; pbem.cli.tree_for loads only the modules that
-    add that command: the page must not change."""
+    add that command; the root page is pbem.cli.listing's, from what it keeps: the page must not
+    change."""
     import typer.main
 
-    from pbem.cli import app, branch, tree_for
+    from pbem.cli import app, command_line
     from pbem.cli.helptext import localise
     from pbem.ui import words
 
     monkeypatch.setenv("COLUMNS", "100")
     pages = []
-    for tree in (app, branch(tree_for(argv), argv)):
-        words.set_language("zh-Hant" if "zh-Hant" in argv else None)
-        cmd = localise(typer.main.get_command(tree), argv)
+    for make in (lambda: typer.main.get_command(app), lambda: command_line(argv)):
+        words.set_language(words.language_in(argv))
+        cmd = localise(make(), argv)
         with pytest.raises(SystemExit) as done:
             cmd.main(argv, prog_name="pbem")
         assert done.value.code in (0, 2), argv  # 2: a group named without a command (no_args_is_help)
         pages.append(capsys.readouterr().out)
     words.set_language(None)
     assert pages[0] == pages[1] and "Usage:" in pages[0]
+
+
+def test_the_root_page_is_declared_in_pbem_cli() -> None:
+    """What pbem.cli.listing keeps of the root page is stamped with pbem/cli's files: every
+    top-level command (its function, whose docstring is its help) and group (its help) must be
+    declared in them, or an edit elsewhere would leave the page stale."""
+    from pbem.cli import whole
+
+    cli = Path(__file__).resolve().parents[1] / "pbem" / "cli"
+    source = "".join(f.read_text() for f in cli.glob("*.py"))
+    for info in whole().registered_commands:
+        assert info.callback is not None and info.callback.__module__.startswith("pbem.cli."), info.callback
+    for group in whole().registered_groups:
+        help = group.help or group.typer_instance.info.help  # type: ignore[union-attr]
+        assert isinstance(help, str) and help[:25] in source, group.name
 
 
 def test_each_command_module_adds_the_words_pbem_cli_lists() -> None:

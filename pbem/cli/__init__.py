@@ -24,8 +24,8 @@ imported("typer", {"subprocess": {}, "platform": {}, "shellingham": {}, "uuid": 
                    "traceback": {"FrameSummary": placeholder("FrameSummary"),
                                  "StackSummary": placeholder("StackSummary")},
                    "difflib": {"get_close_matches": deferred("difflib", "get_close_matches")}})
-import typer  # noqa: E402
-import typer.main  # noqa: E402
+import typer
+import typer.main
 
 from engine.errors import BadPosition, IllegalMove, InvalidMove
 from pbem.errors import EXIT_ILLEGAL_MOVE as EXIT_ILLEGAL
@@ -198,6 +198,56 @@ def branch(app: typer.Typer, argv: list[str]) -> typer.Typer:
     return top
 
 
+# What the root page shows of each command and group besides its name (Typer's help panels).
+_SHOWN = ("help", "short_help", "hidden", "deprecated", "rich_help_panel")
+
+
+def _shown() -> list[tuple[Any, ...]]:
+    """Each command and group of the root page, by its name and what the page shows of it, as
+    the whole tree has them. Kept beside pbem/cli's compiled modules (pbem.kept), stamped with
+    pbem/cli's files (every command and group, and its help, is declared in them: test_startup
+    checks) and Typer's version (it reads the help out of the docstrings)."""
+    from pathlib import Path
+
+    from typer.models import DefaultPlaceholder
+
+    from pbem.kept import kept
+
+    def value(c: Any, field: str) -> Any:  # Typer leaves a command's panel as a placeholder of None
+        v = getattr(c, field, None)
+        return v.value if isinstance(v, DefaultPlaceholder) else v
+
+    def build() -> list[tuple[Any, ...]]:
+        group = typer.main.get_command(_listed(whole()))
+        return [(name, *(value(c, f) for f in _SHOWN)) for name, c in group.commands.items()]  # type: ignore[attr-defined]
+
+    here = Path(__file__).parent
+    files = sorted(here / name for name in os.listdir(here) if name.endswith(".py"))
+    return kept(here / "__pycache__" / "commands.marshal", files, build, typer.__version__)
+
+
+def listing() -> Any:
+    """The command line as its root page shows it (`pbem --help`, `pbem`, `pbem --version`): the
+    root's options, and each command and group by its name and help, with no command module
+    imported (~6 ms of the page: pbem.cli.tree imports them all to list them)."""
+    import typer.core
+
+    group: Any = typer.main.get_command(tree(()))
+    for name, *shown in _shown():
+        group.add_command(typer.core.TyperCommand(name, **dict(zip(_SHOWN, shown))), name)
+    return group
+
+
+def command_line(argv: list[str]) -> Any:
+    """The click command that runs `argv`: the listing if it names no command, else the branch
+    of the tree it names."""
+    from pbem.cli.helptext import command_words
+
+    if not command_words(argv):
+        return listing()
+    return typer.main.get_command(branch(tree_for(argv), argv))
+
+
 def main() -> None:
     from pbem.cli.helptext import localise
     from pbem.errors import PbemError
@@ -209,8 +259,7 @@ def main() -> None:
     except ValueError:
         pass  # the --lang callback reports it
     try:
-        code = localise(typer.main.get_command(branch(tree_for(sys.argv[1:]), sys.argv[1:])), sys.argv[1:])(
-            standalone_mode=False)
+        code = localise(command_line(sys.argv[1:]), sys.argv[1:])(standalone_mode=False)
         if code == EXIT_INTERRUPTED:  # Typer turns Ctrl-C (KeyboardInterrupt) into a silent Exit(130)
             _fail(t("interrupted"), None, EXIT_INTERRUPTED)
         if isinstance(code, int) and code:  # a command that reported its own errors (typer.Exit)

@@ -8,25 +8,22 @@ docs/translating.md.
 Compiling happens in memory at first use, with the same layout GNU msgfmt writes, so no
 build step or new dependency is needed; stdlib `gettext.GNUTranslations` then does the lookups
 and the plural forms. What a start needs is kept in locale/__pycache__/, stamped with each
-file's size and time (`_kept`), so nothing compiled is ever stale.
+file's size and time (pbem.kept), so nothing compiled is ever stale.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gettext
 import io
-import marshal
-import os
 import re
-import stat
 import struct
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from pbem.kept import kept
 
 LOCALE_DIR = Path(__file__).with_name("locale")
 SOURCE = LOCALE_DIR / "pbem.pot"
@@ -215,38 +212,9 @@ def translations(lang: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(io.BytesIO(_kept(path, "mo", lambda: compile_mo(read_po(path)))))
 
 
-# What a start of pbem needs of a catalog is kept beside it as marshal data (locale/__pycache__/,
-# as Python keeps compiled modules), stamped with the file's size and modification time, so that
-# an edited catalog is read again and nothing kept is ever stale. Parsing pbem.pot took about
-# 10 ms of every command, and a Chinese catalog's parse and compile about 25 ms more (issue
-# 16.1). Nothing is written when Python writes no bytecode (PYTHONDONTWRITEBYTECODE, -B) or
-# the folder is read-only: every start then parses, as before.
-_KEPT_FORMAT = 1  # a new layout of the kept data: raise it, and old files are read no more
-
-
 def _kept(path: Path, what: str, build: Callable[[], Any]) -> Any:
-    st = path.stat()  # before reading: a file changed while it is read is read again next time
-    stamp = (_KEPT_FORMAT, st.st_size, st.st_mtime_ns)
-    kept = path.parent / "__pycache__" / f"{path.name}.{what}.marshal"
-    try:
-        if not stat.S_ISREG(kept.lstat().st_mode):  # a link, a folder, a pipe: not ours, never read nor replaced
-            return build()
-        kept_stamp, data = marshal.loads(kept.read_bytes())
-        if kept_stamp == stamp:
-            return data
-    except (OSError, ValueError, EOFError, TypeError):  # none yet, or not ours: build it
-        pass
-    data = build()
-    if not sys.dont_write_bytecode:
-        part = kept.with_name(f"{kept.name}.{os.getpid()}.part")
-        try:
-            kept.parent.mkdir(exist_ok=True)
-            part.write_bytes(marshal.dumps((stamp, data)))
-            os.replace(part, kept)  # whole or not at all: another pbem may be reading it
-        except OSError:  # read-only, full, or something in the way: the words are right all the same
-            with contextlib.suppress(OSError):
-                part.unlink()
-    return data
+    """What `build` makes of the catalog `path`, kept beside it (locale/__pycache__/, pbem.kept)."""
+    return kept(path.parent / "__pycache__" / f"{path.name}.{what}.marshal", [path], build)
 
 
 def _quote(text: str) -> str:
