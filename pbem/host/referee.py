@@ -43,7 +43,7 @@ from pbem.host import timekeeper
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.paths import as_url
 from pbem.host.publish import HostNotice, Release
-from pbem.host.store import Store, deliveries, games, joins, moves, notices, packets, rounds, seats
+from pbem.host.store import GAME_ROW, Store, deliveries, games, joins, moves, notices, packets, rounds, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
@@ -334,7 +334,7 @@ class Host:
             self.store.close()
 
     def _read_facts(self, c: Connection, game_id: str) -> Facts:
-        g = c.execute(select(games).where(games.c.id == game_id)).one()
+        g = c.execute(GAME_ROW, {"b_game": game_id}).one()
         rows = c.execute(select(seats.c.idx, seats.c.name, seats.c.key).where(seats.c.game_id == game_id)
                          .order_by(seats.c.idx)).all()
         return Facts(g.id, g.name, g.ruleset, tuple(json.loads(g.options)), g.host_name, g.host_key,
