@@ -188,3 +188,70 @@ def test_chinese_view() -> None:
     with words.using("zh-Hant"):
         text = plain_text(render_view(view(state, "ann"), "ann"))
     assert "你的手牌" in text and "綠隊掘金者" in text and "橋樑" in text
+
+
+def test_table_cells_given_as_text_are_what_markup_made_of_them() -> None:
+    """render.py's tables take their cells as Text (no markup, no emoji codes: rich's markup
+    path loads ~4,000 emoji names); so every word a cell can hold renders as it did as a str:
+    every card and role name, column heading and count word in every language, and the marks."""
+    from rich.markup import render as markup
+
+    from engine.catalog import KINDS
+    from pbem.ui.render import shape_code
+
+    try:
+        for lang in words.LANGUAGES:
+            words.set_language(lang)
+            cells = ["▶", "-", "ann *", "12", *(words.card_name(k) for k in KINDS), *(shape_code(k) for k in KINDS),
+                     words.role_name(None), *(words.t(w) for w in ("card", "name", "shape", "player", "role",
+                                                                   "hand sizes", "gold", "cards in front"))]
+            for cell in cells:
+                made = markup(cell, emoji=True)
+                assert (made.plain, made.spans) == (cell, []), (lang, cell)
+    finally:
+        words.set_language("en")
+
+
+def _appended(board, geo) -> list[tuple[str, object]]:
+    """maze_text's lines built the plain way, one Text.append per character: the oracle."""
+    from rich.text import Text
+
+    from pbem.ui.render import cell_grid, maze_area
+
+    (x0, y0), (x1, y1) = maze_area(board)
+    out = Text(no_wrap=True, overflow="ignore")
+    out.append(" " * geo.label_w)
+    for x in range(x0, x1 + 1):
+        out.append(f"{x:^{geo.w}}"[: geo.w], "dim")
+    for y in range(y0, y1 + 1):
+        grids = [cell_grid(board.cells.get((x, y)), None, geo) for x in range(x0, x1 + 1)]
+        for line in range(geo.h):
+            out.append("\n")
+            label = str(y) if line == 1 else ""
+            out.append(f"{label:>{geo.label_w - 1}} " if label else " " * geo.label_w, "dim")
+            for g in grids:
+                for ch, style in g[line]:
+                    out.append(ch, style or None)
+    return [(out.plain, out.spans)]
+
+
+def test_the_maze_text_has_the_spans_one_append_per_character_made() -> None:
+    """maze_text gathers characters and spans without a Text.append each (render._Styled): the
+    same text and the same spans, one per styled character (a colour terminal's escape codes
+    come per span, so merging them would change the bytes)."""
+    from engine.bots import RandomBot
+    from engine.rules import apply
+    from engine.state import PLAYING
+    from pbem.ui.render import COMPACT, FULL, maze_text
+
+    state = deal("expansion", PLAYERS, SeededChance(3))
+    bot = RandomBot(3)
+    for turn in range(40):
+        if turn % 8 == 0:
+            for geo in (FULL, COMPACT):
+                made = maze_text(state.board, geo=geo)
+                assert [(made.plain, made.spans)] == _appended(state.board, geo)
+                assert (made.no_wrap, made.overflow) == (True, "ignore")
+        if state.phase != PLAYING:
+            break
+        apply(state, bot.choose(view(state, state.player)))

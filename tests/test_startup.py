@@ -65,6 +65,9 @@ COMMAND_MODULES = (*OTHER_COMMANDS, "pbem.cli.play", "pbem.cli.keys")
 # what a seat's show and move never need (the host's side, bots, hashlib, a prompt, other commands)
 SEAT = (*NOT_A_SEATS, *SQL, *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots", *OPENSSL_HASHES, *PROMPT,
         *OTHER_COMMANDS, *KEY_FILE)
+# what `pbem show` draws without: the rules (only a move is checked against them), and rich's table
+# of emoji names (its markup path; pbem.ui.render gives tables their cells as Text)
+SHOW_UNUSED = ("engine.rules", "rich._emoji_codes")
 # a seat with no agent running opens no socket (pbem.seat.agent finds no socket file; pbem.atomic
 # names its temp files by platform.node, not socket.gethostname): socket only to ask an agent
 NO_AGENT = ("socket",)
@@ -132,8 +135,8 @@ COMMANDS = [
     ("--help", "ann", (*TYPER_UNUSED, *COMMAND_MODULES, *SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED, *OPENSSL_HASHES,
                        "socket", "tempfile", *CARDS)),
     ("--lang zh-Hans key list", "ann", (*SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS)),  # help words only for help
-    ("show packet.pbem --as {mover}", "{mover}", (*SEAT, "typer.rich_utils", *NO_AGENT)),
-    ("show packet.pbem --as {mover} --json", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
+    ("show packet.pbem --as {mover}", "{mover}", (*SEAT, "typer.rich_utils", *NO_AGENT, *SHOW_UNUSED)),
+    ("show packet.pbem --as {mover} --json", "{mover}", (*SEAT, *RICH, *NO_AGENT, *SHOW_UNUSED)),
     ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
     ("turn shared --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
     # a status is read from the store alone (Store.status): no referee, engine, documents, nor
@@ -239,8 +242,8 @@ def agent(game: dict) -> Iterator[dict[str, str]]:
 # (command line, banned modules) of a seat whose key the agent holds: no passphrase in the environment
 AGENT_COMMANDS = [
     # with XDG_RUNTIME_DIR set, the agent's socket is found without tempfile (gettempdir)
-    ("show packet.pbem --as {mover}", (*SEAT, "typer.rich_utils", "tempfile")),
-    ("show packet.pbem --as {mover} --json", (*SEAT, *RICH, "tempfile")),
+    ("show packet.pbem --as {mover}", (*SEAT, "typer.rich_utils", "tempfile", *SHOW_UNUSED)),
+    ("show packet.pbem --as {mover} --json", (*SEAT, *RICH, "tempfile", *SHOW_UNUSED)),
     ("move packet.pbem {text} --as {mover} -o out.pbem", (*SEAT, *RICH, "tempfile")),  # seals its text to the host
 ]
 

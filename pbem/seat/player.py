@@ -16,7 +16,6 @@ from typing import Any, Literal
 import msgspec
 
 from engine.moves import Move as EngineMove
-from engine.rules import check
 from engine.state import RoundState
 from engine.views import load_view
 from pbem.atomic import write_atomic
@@ -284,6 +283,8 @@ def _forked() -> str:
 
 def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
     """Check `text` against the seat's view and write the signed, sealed move."""
+    from engine.rules import check  # the rules load only to move: `pbem show` draws, checks nothing
+
     refuse_stale(sp)
     return sign_move(sp, check(sp.view, text))
 

@@ -25,7 +25,7 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 
 from engine.board import GOAL_CELLS, Board, Face, Tile, face
 from engine.catalog import KINDS, card_kind, is_card_id
@@ -175,9 +175,34 @@ def cell_grid(tile: Tile | None, known: str | None = None, geo: Geometry = FULL)
     return grid
 
 
-def _append(text: Text, cells: Iterable[tuple[str, str]]) -> None:
-    for ch, style in cells:
-        text.append(ch, style or None)
+class _Styled:
+    """A Text's characters and spans, gathered as Text.append would make them (one span per
+    styled piece: a colour terminal gets each piece's own escape codes, as before) but without
+    a call of append each (a maze is ~1,000 of them)."""
+
+    def __init__(self) -> None:
+        self.chars: list[str] = []
+        self.spans: list[Span] = []
+        self.at = 0
+
+    def add(self, text: str, style: str = "") -> None:
+        if style and text:
+            self.spans.append(Span(self.at, self.at + len(text), style))
+        self.chars.append(text)
+        self.at += len(text)
+
+    def cells(self, cells: Iterable[tuple[str, str]]) -> None:
+        spans, at = self.spans, self.at
+        for ch, style in cells:
+            if style:
+                spans.append(Span(at, at + 1, style))
+            at += 1
+            self.chars.append(ch)
+        self.at = at
+
+    def text(self) -> Text:
+        # no control codes to strip: box characters, digits and card marks only
+        return Text("".join(self.chars), no_wrap=True, overflow="ignore", spans=self.spans)
 
 
 def maze_area(board: Board) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -206,15 +231,15 @@ def maze_text(board: Board, *, known_goals: dict[str, str] | None = None, geo: G
             lines[-1] = ("", _shared_line(lines[-1][1], rows[0][1]))
             rows = rows[1:]
         lines += rows
-    out = Text(no_wrap=True, overflow="ignore")
-    out.append(" " * geo.label_w)
+    out = _Styled()
+    out.add(" " * geo.label_w)
     for x in range(x0, x1 + 1):
-        out.append(f"{x:^{geo.w}}"[: geo.w], STYLE["label"])
+        out.add(f"{x:^{geo.w}}"[: geo.w], STYLE["label"])
     for label, cells in lines:
-        out.append("\n")
-        out.append(f"{label:>{geo.label_w - 1}} " if label else " " * geo.label_w, STYLE["label"])
-        _append(out, cells)
-    return out
+        out.add("\n")
+        out.add(f"{label:>{geo.label_w - 1}} " if label else " " * geo.label_w, STYLE["label"])
+        out.cells(cells)
+    return out.text()
 
 
 _VERTICAL = frozenset("│╷╵")
@@ -307,10 +332,10 @@ def render_hand(cards: list[str]) -> RenderableType:
     cards = shown_hand(cards)  # numbered as the notation reads them ("play 3 at 1,0")
     table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
     for col in ("#", t("card"), t("name"), t("shape")):
-        table.add_column(col)
+        table.add_column(Text(col))
     strip: list[tuple[int, Grid]] = []
     for i, cid in enumerate(cards, 1):
-        table.add_row(str(i), cid, words.card_name(cid), shape_code(cid))
+        table.add_row(*_cells(str(i), cid, words.card_name(cid), shape_code(cid)))
         if is_card_id(cid) and card_kind(cid).category == "path":
             k = card_kind(cid)
             tile = Tile(cid, False, face(k.kind, False))
@@ -318,14 +343,14 @@ def render_hand(cards: list[str]) -> RenderableType:
     if not strip:
         return table
     # Path cards as they lie unturned; 8 columns each (a space between cards).
-    art = Text(no_wrap=True, overflow="ignore")
-    art.append("".join(f"{i:^{CELL_W}} " for i, _ in strip), STYLE["label"])
+    art = _Styled()
+    art.add("".join(f"{i:^{CELL_W}} " for i, _ in strip), STYLE["label"])
     for line in range(CELL_H):
-        art.append("\n")
+        art.add("\n")
         for _, grid in strip:
-            _append(art, grid[line])
-            art.append(" ")
-    return Group(table, art)
+            art.cells(grid[line])
+            art.add(" ")
+    return Group(table, art.text())
 
 
 # --- a seat's view -----------------------------------------------------------------------
@@ -338,13 +363,13 @@ def _known_goals(view: RoundState, me: str | None) -> dict[str, str]:
 
 def _players_table(view: RoundState, me: str | None, show_roles: bool) -> Table:
     table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
-    table.add_column("")
-    table.add_column(t("player"))
+    table.add_column(Text(""))
+    table.add_column(Text(t("player")))
     if show_roles:
-        table.add_column(t("role"))
-    table.add_column(t("hand sizes"), justify="right")
-    table.add_column(t("gold"), justify="right")
-    table.add_column(t("cards in front"))
+        table.add_column(Text(t("role")))
+    table.add_column(Text(t("hand sizes")), justify="right")
+    table.add_column(Text(t("gold")), justify="right")
+    table.add_column(Text(t("cards in front")))
     turn = view.player if view.phase in (PLAYING, THEFT) else None
     for p in view.players:
         row = ["▶" if p == turn else "", p + (" *" if p == me else "")]
@@ -352,8 +377,16 @@ def _players_table(view: RoundState, me: str | None, show_roles: bool) -> Table:
             row.append(words.role_name(view.roles.get(p)))
         front = [words.card_name(c) for c in view.in_front.get(p, [])]
         row += [str(len(view.hands.get(p, []))), str(view.gold.get(p, 0)), words.listing(front) or "-"]
-        table.add_row(*row, style="bold" if p == turn else None)
+        table.add_row(*_cells(*row), style="bold" if p == turn else None)
     return table
+
+
+def _cells(*words: str) -> list[Text]:
+    """A table row's cells as Text: a str cell went through rich's markup and emoji codes (and
+    loaded its table of ~4,000 emoji names, ~2 ms), which no name, card or count of a seat's
+    view holds (seat names are lower-case letters, digits, - and _; tests/test_render.py
+    checks every card and role name in every language), so the cells are the same."""
+    return [Text(w) for w in words]
 
 
 def _counts(view: RoundState) -> str:
