@@ -82,9 +82,10 @@ class Slot(NamedTuple):
     near_goal: bool  # ladders may not go here
 
 
-# The live slots in order, as (cell, False) and (cell, True) pairs (the placements unturned and
-# turned) and as their edges, constrained | required << 4 (Board._live_slots, Board.placements).
-Live = tuple[list[tuple[Pos, bool]], list[tuple[Pos, bool]], list[int]]
+# The live slots' cells in order, and their edges as constrained | required << 4 (Board._live_slots, Board.placements).
+Live = tuple[list[Pos], list[int]]
+# Where a card may go: the cells unturned, then the cells turned (Board.placements).
+Placements = tuple[list[Pos], list[Pos]]
 # By a card's openings, then by a slot's constrained | required << 4: whether the card's edges
 # match the slot's (openings & constrained == required), as 1 or 0.
 _MATCHES: tuple[bytes, ...] = tuple(bytes(int(o & (k & 15) == k >> 4) for k in range(256)) for o in range(16))
@@ -110,7 +111,7 @@ def _near(pos: Pos) -> Near:
 
 # goal names of Board.new -> the fresh maze's (reach, open cells, sorted, live slots, placements memo)
 _FRESH: dict[tuple[str, ...], tuple[dict[Pos, int], dict[Pos, Slot], dict[Pos, Slot] | None, Live | None,
-                                    dict[int, list[tuple[Pos, bool]]]]] = {}
+                                    dict[int, Placements]]] = {}
 
 
 def _face_down(card: str) -> Tile:
@@ -154,7 +155,7 @@ class Board:
         self._paths: list[Pos] | None = None  # path_cells(), when known
         # kind's _SHAPE -> placements(kind) for this version: players hold the same kinds turn after
         # turn, and the maze changes on about one turn in four. A new dict on every change, so a copy may share it.
-        self._fits: dict[int, list[tuple[Pos, bool]]] = {}
+        self._fits: dict[int, Placements] = {}
         self._goal_news = True  # the reach may have come next to a face-down goal since reveal_reached
 
     @classmethod
@@ -439,9 +440,7 @@ class Board:
             opened = self._open
             # (the cells whose slot has connecting edges, without a Python step per open cell)
             live = sorted(compress(opened, map(_CONNECT, opened.values())), key=_row_major)
-            slots = [opened[pos] for pos in live]
-            self._live = ([(pos, False) for pos in live], [(pos, True) for pos in live],
-                          [s.constrained | s.required << 4 for s in slots])
+            self._live = (live, [s[0] | s[1] << 4 for s in map(opened.__getitem__, live)])  # (constrained | required << 4)
         return self._live
 
     def fits(self, f: Face, slot: Slot) -> bool:
@@ -455,8 +454,9 @@ class Board:
                 return True
         return False
 
-    def placements(self, kind: str) -> list[tuple[Pos, bool]]:
-        """Every (cell, turned) where a card of `kind` may go: the generator's inner loop.
+    def placements(self, kind: str) -> Placements:
+        """The cells where a card of `kind` may go unturned, and those where it may go turned (in
+        row-major order; do not change them): the generator's inner loop.
 
         Only slots facing a reachable opening can take a card without a ladder, so those
         are kept in a list of their own; a ladder card may go wherever its edges match.
@@ -471,19 +471,21 @@ class Board:
         known = self._fits.get(shape)
         if known is not None:
             return known
-        unturned, turned, edges = self._live if self._live is not None else self._live_slots()
+        live, edges = self._live if self._live is not None else self._live_slots()
         ways = _WAYS[shape]
+        out: Placements
         if len(ways) == 1 and ways[0][2] is not None:  # (unturned only, no ladder: most shapes)
-            out = list(compress(unturned, map(ways[0][2], edges)))
+            out = (list(compress(live, map(ways[0][2], edges))), _NOWHERE)
         else:
-            out = []
+            out = ([], [])
             for rotated, openings, matches in ways:
+                cells = out[rotated]
                 if matches is None:  # a ladder: any open cell not beside a goal whose edges it matches
                     for pos, s in self.slots().items():
                         if not s.near_goal and openings & s.constrained == s.required:
-                            out.append((pos, rotated))
+                            cells.append(pos)
                 else:  # the live slots whose edges it matches, picked out without a Python step per slot
-                    out += compress(turned if rotated else unturned, map(matches, edges))
+                    cells += compress(live, map(matches, edges))
         self._fits[shape] = out
         return out
 
@@ -612,6 +614,7 @@ def path_cell(board: Board, pos: Pos) -> bool:
 
 
 _NOT_PATHS = frozenset(GOAL_AT) | {START}  # the cells that never hold a placed path card
+_NOWHERE: list[Pos] = []  # the turned placements of a card that is never turned (shared: do not change it)
 _CONNECT: Callable[[Slot], int] = itemgetter(2)  # Slot.connect, without Python code
 # Row-major order of cells: by y, then x (an itemgetter, so sorting calls no Python code).
 _row_major: Callable[[Pos], tuple[int, int]] = itemgetter(1, 0)

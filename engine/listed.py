@@ -18,10 +18,10 @@ from .moves import Move
 
 # How a part's items become moves; a part is (how, items, extra).
 MADE: Final = 0  # the items are moves
-PLACED: Final = 1  # (cell, turned) placements of the card `extra`
+TURNED: Final = 1  # cells the card `extra` is played at turned (a path card)
 DISCARDED: Final = 2  # the cards of a discard, removing the type `extra` (None: a plain pass)
 LOOKED_UP: Final = 3  # keys of the mapping `extra`, whose values are the moves
-AT: Final = 4  # cells the card `extra` is played at (a rockfall)
+AT: Final = 4  # cells the card `extra` is played at (a path card unturned, a rockfall)
 AIMED: Final = 5  # (target, tool) aims of the card `extra` (engine/actions.py: ActionRule.part)
 Part = tuple[int, Sequence[Any], Any]
 
@@ -35,14 +35,14 @@ def flat(parts: list[Part]) -> list[Move]:
     for how, items, extra in parts:
         if how == MADE:
             out += items
-        elif how == PLACED:
-            out += [_new(Move, ("play", extra, pos, rotated, None, None, (), None)) for pos, rotated in items]
+        elif how == AT:
+            out += [_new(Move, ("play", extra, pos, False, None, None, (), None)) for pos in items]
+        elif how == TURNED:
+            out += [_new(Move, ("play", extra, pos, True, None, None, (), None)) for pos in items]
         elif how == DISCARDED:
             out += [_new(Move, ("discard", None, None, False, None, None, cards, extra)) for cards in items]
         elif how == AIMED:
             out += [_new(Move, ("play", extra, None, False, target, tool, (), None)) for target, tool in items]
-        elif how == AT:
-            out += [_new(Move, ("play", extra, pos, False, None, None, (), None)) for pos in items]
         else:
             out += map(extra.__getitem__, items)
     return out
@@ -89,14 +89,14 @@ class Listed(Sequence[Move]):
         # (made here, not by a call: the commonest kinds of classic turns first)
         if how == LOOKED_UP:
             made = extra[item]
-        elif how == PLACED:
-            made = _new(Move, ("play", extra, item[0], item[1], None, None, (), None))
+        elif how == AT:
+            made = _new(Move, ("play", extra, item, False, None, None, (), None))
         elif how == AIMED:
             made = _new(Move, ("play", extra, None, False, item[0], item[1], (), None))
         elif how == DISCARDED:
             made = _new(Move, ("discard", None, None, False, None, None, item, extra))
-        elif how == AT:
-            made = _new(Move, ("play", extra, item, False, None, None, (), None))
+        elif how == TURNED:
+            made = _new(Move, ("play", extra, item, True, None, None, (), None))
         else:
             made = item
         self._made[i] = made

@@ -19,7 +19,7 @@ from .catalog import BLOCKERS, EXPANSION, FRONT_TYPES, KINDS, card_kind, card_ra
 from .dealer import OPEN_DECK, Drawer
 from .errors import IllegalMove
 from .events import Event
-from .listed import DISCARDED, LOOKED_UP, MADE, PLACED, Listed, Part, flat
+from .listed import AT, DISCARDED, LOOKED_UP, MADE, TURNED, Listed, Part, flat
 from .moves import Move, parse, resolve
 from .payout import finish_round, steal, victims
 from .state import OVER, PLAYING, THEFT, RoundState
@@ -75,8 +75,10 @@ def _parts(state: RoundState) -> list[Part]:
         firsts.append(cid)
         if rule is None:
             if not blocked:
-                placed = fits.get(shape)
-                parts.append((PLACED, board.placements(kind) if placed is None else placed, cid))
+                unturned, turned = fits.get(shape) or board.placements(kind)
+                parts.append((AT, unturned, cid))
+                if turned:
+                    parts.append((TURNED, turned, cid))
         else:
             if table is None:
                 table = Table(state)
