@@ -27,10 +27,11 @@ from pbem.seat import player as P
 
 SEATS = ["ann", "bob", "cat"]
 
-# Runs pbem's real main() with the arguments given, then prints every module it imported.
+# Runs pbem's real main() with the arguments given, then prints every module it imported (not a
+# stand-in of pbem.cli.slim's that nothing needed the real module of).
 PROBE = ("import sys\nimport pbem.cli\nsys.argv = ['pbem', *sys.argv[1:]]\ncode = 0\n"
          "try:\n    pbem.cli.main()\nexcept SystemExit as exc:\n    code = exc.code\n"
-         "print('\\nLOADED', code, ' '.join(sorted(sys.modules)))")
+         "print('\\nLOADED', code, ' '.join(sorted(n for n, m in sys.modules.items() if type(m).__name__ != 'StandIn')))")
 
 # What costs start-up time, and what no command needs unless it says so below.
 SQL = ("sqlalchemy", "alembic")
@@ -52,7 +53,8 @@ TRUSTLESS = ("rbcl", "pbem.protocol.mental", "pbem.protocol.trustless")  # a tru
 ALWAYS = ("pydantic",  # Typer 0.27+ converts parameters through it (pyproject.toml pins below)
           *TRUSTLESS, "pbem.mail", "pbem.auto")
 # what typer.rich_utils would import for features pbem does not use (pbem.cli.helptext.rich_utils)
-HELP_UNUSED = ("markdown_it", "rich.markdown", "rich.traceback", "rich.pretty", "attr")
+HELP_UNUSED = ("markdown_it", "rich.markdown", "rich.traceback", "rich.pretty", "attr",
+               "fractions", "decimal", "pickle", "rich._emoji_codes")  # ... and what rich would import
 # what Typer imports for launch(), shell completion, uuid parameters, its own tracebacks and "did
 # you mean" (pbem.cli.slim); a seat's commands load uuid and platform with msgspec (its UUID
 # type), and click's parser loads difflib to match a short option (move's -o)
@@ -333,3 +335,17 @@ def test_each_command_module_adds_the_words_pbem_cli_lists() -> None:
             i.callback.__module__ == f"pbem.cli.{part}" for i in g.typer_instance.registered_commands)}  # type: ignore[union-attr]
         assert words(tree([part])) | joined == set(listed), part
     assert words(whole()) == {w for listed in PARTS.values() for w in listed}
+
+
+def test_what_a_help_page_loads_later_is_the_real_thing() -> None:
+    """The modules pbem.cli.slim stands in while Typer and rich load for a help page are the real
+    ones when asked for more than their stand-ins hold: an emoji code, a style's meta data
+    (pickle), rich's ratios (fractions), a mistyped command's suggestion (difflib), subprocess."""
+    code = ("import sys\nfrom pbem.cli import helptext\nhelptext.rich_utils()\n"
+            "from rich.text import Text\nfrom rich.style import Style\nfrom rich._ratio import ratio_resolve\n"
+            "import typer.core, typer.main\n"
+            "print(Text.from_markup(':thumbs_up: ok').plain, Style(meta={'a': 1}).meta,\n"
+            "      ratio_resolve(10, [type('E', (), {'size': None, 'ratio': 1, 'minimum_size': 1})()] * 2),\n"
+            "      typer.core.get_close_matches('shw', ['show']), typer.main.subprocess.DEVNULL == -3)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert run.stdout.split("\n")[0] == "\U0001f44d ok {'a': 1} [5, 5] ['show'] True", run.stdout + run.stderr

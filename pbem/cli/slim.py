@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 
@@ -25,11 +25,16 @@ class StandIn(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # what the import system asks of a module (__path__, ...)
             raise AttributeError(name)
-        import importlib
+        return getattr(_real(self.__name__), name)
 
-        if sys.modules.get(self.__name__) is self:  # still loading the library: load the real one
-            del sys.modules[self.__name__]
-        return getattr(importlib.import_module(self.__name__), name)
+
+def _real(module: str) -> types.ModuleType:
+    """The real module, imported now if what is loaded is a stand-in."""
+    import importlib
+
+    if isinstance(sys.modules.get(module), StandIn):
+        del sys.modules[module]
+    return importlib.import_module(module)
 
 
 def placeholder(name: str) -> type:
@@ -40,12 +45,37 @@ def placeholder(name: str) -> type:
 def deferred(module: str, name: str) -> Any:
     """A function of `module` that imports it when first called."""
     def call(*args: Any, **kwargs: Any) -> Any:
-        import importlib
-
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+        return getattr(_real(module), name)(*args, **kwargs)
 
     call.__name__ = call.__qualname__ = name
     return call
+
+
+class DeferredMapping(Mapping[Any, Any]):
+    """A mapping of `module` (its attribute `name`) that imports it at the first look-up."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self._where = module, name
+
+    def _mapping(self) -> Mapping[Any, Any]:
+        return getattr(_real(self._where[0]), self._where[1])
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._mapping()[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self._mapping())
+
+
+def stand_in(module: str, held: Mapping[str, Any]) -> None:
+    """`module`, unless loaded already, a stand-in holding `held` until something else of it is
+    asked for (not only while one library loads)."""
+    if module not in sys.modules:
+        sys.modules[module] = StandIn(module, "a stand-in until it is needed (pbem.cli.slim)")
+        sys.modules[module].__dict__.update(held)
 
 
 def imported(module: str, without: Mapping[str, Mapping[str, Any]]) -> types.ModuleType:
