@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
-from operator import itemgetter
+from operator import index as operator_index, itemgetter
 from typing import Any, Final, overload
 
 from .moves import Move
@@ -74,14 +74,12 @@ class Listed(Sequence[Move]):
     def __getitem__(self, index: slice) -> list[Move]: ...
 
     def __getitem__(self, index: int | slice) -> Move | list[Move]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._len))]
-        i = index + self._len if index < 0 else index
-        made = self._made.get(i)
+        if type(index) is not int or not 0 <= index < self._len:  # (the commonest ask first: an index from 0 up)
+            return self._other(index)
+        made = self._made.get(index)
         if made is not None:
             return made
-        if not 0 <= i < self._len:
-            raise IndexError(f"move {index} of {self._len}")
+        i = index
         ends = self._ends
         k = bisect_right(ends, i)  # the first part ending after i (empty parts end where the one before does)
         how, items, extra = self._parts[k]
@@ -101,6 +99,17 @@ class Listed(Sequence[Move]):
             made = item
         self._made[i] = made
         return made
+
+    def _other(self, index: int | slice) -> Move | list[Move]:
+        """A slice, an index from the end, or one out of range."""
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._len))]
+        i = operator_index(index)
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError(f"move {index} of {self._len}")
+        return self[i]
 
     def __iter__(self) -> Iterator[Move]:
         for i in range(self._len):
