@@ -131,7 +131,7 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 # (command line, whose key home, banned modules); {mover} and {text}: the seat to move and a legal move
 COMMANDS = [
-    ("key list", "ann", (*TYPER_UNUSED, *SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS, *OPENSSL_HASHES, *PROMPT, *CARDS)),
+    ("key list", "ann", (*TYPER_UNUSED, "shutil", *SQL, *RICH, *DOCUMENTS, *RULES, *ALWAYS, *OPENSSL_HASHES, *PROMPT, *CARDS)),
     # a help page writes no file (pbem.atomic's socket) and asks no agent (the runtime folder's tempfile)
     # the root page lists the commands from what pbem.cli.listing keeps: no command module loads
     ("--help", "ann", (*TYPER_UNUSED, *COMMAND_MODULES, *SQL, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", *HELP_UNUSED, *OPENSSL_HASHES,
@@ -243,10 +243,11 @@ def agent(game: dict) -> Iterator[dict[str, str]]:
 
 # (command line, banned modules) of a seat whose key the agent holds: no passphrase in the environment
 AGENT_COMMANDS = [
-    # with XDG_RUNTIME_DIR set, the agent's socket is found without tempfile (gettempdir)
-    ("show packet.pbem --as {mover}", (*SEAT, "typer.rich_utils", "tempfile", *SHOW_UNUSED)),
-    ("show packet.pbem --as {mover} --json", (*SEAT, *RICH, "tempfile", *SHOW_UNUSED)),
-    ("move packet.pbem {text} --as {mover} -o out.pbem", (*SEAT, *RICH, "tempfile")),  # seals its text to the host
+    # with XDG_RUNTIME_DIR set, the agent's socket is found without tempfile (gettempdir), and so
+    # without shutil (tempfile imports it; Typer loads it only for a page's or a prompt's width)
+    ("show packet.pbem --as {mover}", (*SEAT, "typer.rich_utils", "tempfile", "shutil", *SHOW_UNUSED)),
+    ("show packet.pbem --as {mover} --json", (*SEAT, *RICH, "tempfile", "shutil", *SHOW_UNUSED)),
+    ("move packet.pbem {text} --as {mover} -o out.pbem", (*SEAT, *RICH, "tempfile", "shutil")),  # seals its text to the host
 ]
 
 
