@@ -59,7 +59,8 @@ HELP_UNUSED = ("markdown_it", "rich.markdown", "rich.traceback", "rich.pretty", 
 # you mean" (pbem.cli.slim); a seat's commands load uuid and platform with msgspec (its UUID
 # type), and click's parser loads difflib to match a short option (move's -o)
 TYPER_UNUSED = ("subprocess", "platform", "uuid", "traceback", "difflib", "shellingham")
-NOT_A_SEATS = ("subprocess", "traceback", "shellingham")
+NOT_A_SEATS = ("subprocess", "traceback", "shellingham",
+               "uuid", "platform", "typing_extensions")  # what msgspec loads for UUIDs and hints (play.slim_msgspec)
 # the command modules that add no seat's show nor move (pbem.cli.PARTS)
 OTHER_COMMANDS = ("pbem.cli.transport", "pbem.cli.replay", "pbem.cli.deadlines", "pbem.cli.options",
                   "pbem.cli.position", "pbem.cli.agent")

@@ -45,6 +45,23 @@ AsOpt = Annotated[str | None, typer.Option("--as", help="Your identity (key name
                                            show_default=False)]
 
 
+def slim_msgspec() -> None:
+    """msgspec imported (pbem.cli.slim) without uuid (which loads platform) and typing_extensions:
+    its C core takes uuid.UUID and SafeUUID.unknown at import, to read and write UUIDs, which no
+    pbem document holds, and its type hints come from typing_extensions if it can be imported,
+    else from typing, which knows every form pbem's documents use (Python 3.11: Required and
+    NotRequired too). ~45 M instructions of a seat's show or move; a command that imported
+    msgspec before has it as it is."""
+    import typing
+
+    from pbem.cli.slim import imported, placeholder
+
+    imported("msgspec", {"uuid": {"UUID": placeholder("UUID"),
+                                  "SafeUUID": type("SafeUUID", (), {"unknown": None})},
+                         "typing_extensions": {"get_type_hints": typing.get_type_hints,
+                                               "Required": typing.Required, "NotRequired": typing.NotRequired}})
+
+
 def open_host(game: str | None, store: str | None, db: Path | None) -> "Host":
     """The game called GAME in the chosen store (refused if the store has no such game; with
     no name, the store's only game), or the blind host of a trustless game, whose file is its
@@ -294,7 +311,8 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """Open a packet with your key: the maze, your hand and role, and whose turn it is."""
-    unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
+    slim_msgspec()  # before the unlock's thread, which signs with msgspec's encoder (no import on it)
+    unlocked = identity_later(home, as_name, passphrase_file)  # what follows overlaps its scrypt
     from pbem.protocol.documents import read_one
     from pbem.seat import player
 
@@ -362,7 +380,8 @@ def move(
     To send it by mail instead (an .eml addressed to the host, or straight over SMTP), use
     'pbem mail-move PACKET "MOVE" --to HOST-ADDRESS [--to-dir DIR | --send ...]'.
     """
-    unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
+    slim_msgspec()  # before the unlock's thread, which signs with msgspec's encoder (no import on it)
+    unlocked = identity_later(home, as_name, passphrase_file)  # what follows overlaps its scrypt
     from pbem.protocol.documents import read_one
     from pbem.seat import answers, player
 

@@ -236,6 +236,9 @@ def _unlock(home: Path, name: str, passphrase_file: Path | None, later: bool) ->
     if not later:
         identity = _identity_from(home, name, data, passphrase)
         return lambda: identity
+    # The thread imports nothing (an import racing the command's own imports of the same module):
+    # the key file's header is signed data, written by msgspec's encoder, loaded here if not yet.
+    crypto.canonical_json({})
     return _on_thread(lambda: _identity_from(home, name, data, passphrase))
 
 
