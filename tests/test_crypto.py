@@ -451,3 +451,14 @@ def test_unlock_identity(monkeypatch: pytest.MonkeyPatch, home: Path, alice: Ide
 def test_all_errors_are_pbem_errors() -> None:
     for cls in (BadPacket, BadSignature, WrongKey, WrongPassphrase, KeyNotFound, UsageError):
         assert issubclass(cls, PbemError)
+
+
+def test_a_key_files_header_is_signed_the_same_before_msgspec_loads() -> None:
+    """canonical_json writes with json until msgspec is loaded (the key's unlock thread imports
+    nothing, pbem.seat.keys.unlocking): the same bytes as msgspec's sorted encoder."""
+    import json
+
+    blob = crypto.identity_to_bytes(crypto.Identity.generate("ann"), b"correct horse", scrypt_n=crypto._SCRYPT_MIN_N)
+    header = {k: v for k, v in json.loads(blob).items() if k != "secret"}
+    header["name"] = "ann · 简体"  # text beyond ASCII is written unescaped by both
+    assert crypto._json_bytes(header) == crypto.canonical_json(header)

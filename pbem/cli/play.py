@@ -311,8 +311,8 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """Open a packet with your key: the maze, your hand and role, and whose turn it is."""
-    slim_msgspec()  # before the unlock's thread, which signs with msgspec's encoder (no import on it)
-    unlocked = identity_later(home, as_name, passphrase_file)  # what follows overlaps its scrypt
+    unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
+    slim_msgspec()
     from pbem.protocol.documents import read_one
     from pbem.seat import player
 
@@ -380,8 +380,8 @@ def move(
     To send it by mail instead (an .eml addressed to the host, or straight over SMTP), use
     'pbem mail-move PACKET "MOVE" --to HOST-ADDRESS [--to-dir DIR | --send ...]'.
     """
-    slim_msgspec()  # before the unlock's thread, which signs with msgspec's encoder (no import on it)
-    unlocked = identity_later(home, as_name, passphrase_file)  # what follows overlaps its scrypt
+    unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
+    slim_msgspec()
     from pbem.protocol.documents import read_one
     from pbem.seat import answers, player
 

@@ -15,6 +15,7 @@ import base64
 import binascii
 import json
 import os
+import sys
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
@@ -98,13 +99,19 @@ def canonical_json(obj: Any) -> bytes:
     `json`, as before."""
     global _encode
     if _encode is None:
+        if "msgspec" not in sys.modules:  # the same bytes, without loading it for one header (a key
+            return _json_bytes(obj)  # file's, on the unlock's thread: pbem.seat.keys.unlocking)
         import msgspec
 
         _encode = msgspec.json.Encoder(order="sorted").encode
     try:
         return bytes(_encode(obj))
     except TypeError:
-        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return _json_bytes(obj)
+
+
+def _json_bytes(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 @dataclass(frozen=True)

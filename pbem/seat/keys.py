@@ -237,8 +237,7 @@ def _unlock(home: Path, name: str, passphrase_file: Path | None, later: bool) ->
         identity = _identity_from(home, name, data, passphrase)
         return lambda: identity
     # The thread imports nothing (an import racing the command's own imports of the same module):
-    # the key file's header is signed data, written by msgspec's encoder, loaded here if not yet.
-    crypto.canonical_json({})
+    # the key file's header, signed data, is written by json until msgspec is loaded (canonical_json).
     return _on_thread(lambda: _identity_from(home, name, data, passphrase))
 
 
