@@ -284,10 +284,7 @@ def main() -> None:
     except KeyboardInterrupt:
         _fail(t("interrupted"), None, EXIT_INTERRUPTED)
     except Exception as exc:  # click's own usage errors and aborts
-        try:
-            from typer._click import ClickException  # typer >= 0.20 vendors click
-        except ImportError:  # older typer depends on click
-            from click import ClickException  # type: ignore[import-not-found,no-redef]
+        from typer._click import ClickException  # pyproject pins a Typer that vendors click
 
         if isinstance(exc, typer.Exit):
             sys.exit(exc.exit_code)
