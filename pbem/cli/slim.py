@@ -74,8 +74,14 @@ def stand_in(module: str, held: Mapping[str, Any]) -> None:
     """`module`, unless loaded already, a stand-in holding `held` until something else of it is
     asked for (not only while one library loads)."""
     if module not in sys.modules:
-        sys.modules[module] = StandIn(module, "a stand-in until it is needed (pbem.cli.slim)")
-        sys.modules[module].__dict__.update(held)
+        _install(module, held, "a stand-in until it is needed (pbem.cli.slim)")
+
+
+def _install(module: str, held: Mapping[str, Any], doc: str) -> StandIn:
+    """A stand-in for `module`, holding `held`, put where an import finds it."""
+    made = sys.modules[module] = StandIn(module, doc)
+    made.__dict__.update(held)
+    return made
 
 
 def imported(module: str, without: Mapping[str, Mapping[str, Any]]) -> types.ModuleType:
@@ -86,11 +92,10 @@ def imported(module: str, without: Mapping[str, Mapping[str, Any]]) -> types.Mod
     made = {}
     for name, held in without.items():
         if name not in sys.modules:
-            made[name] = sys.modules[name] = StandIn(name, "a stand-in while a library loads (pbem.cli.slim)")
-            made[name].__dict__.update(held)
+            made[name] = _install(name, held, "a stand-in while a library loads (pbem.cli.slim)")
     try:
         return importlib.import_module(module)
     finally:
-        for name, stand_in in made.items():
-            if sys.modules.get(name) is stand_in:  # not replaced by the real module meanwhile
+        for name, placed in made.items():
+            if sys.modules.get(name) is placed:  # not replaced by the real module meanwhile
                 del sys.modules[name]

@@ -54,7 +54,6 @@ def _x25519_public(raw: bytes) -> X25519PublicKey:
     return X25519PublicKey.from_public_bytes(raw) if _BOUND is None else _BOUND[1](raw)
 
 
-
 # Domain separation: a signature or sealed box made for pbem can never be
 # valid in another protocol that happens to use the same keys, and v2 can
 # change the labels without ambiguity.

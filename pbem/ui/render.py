@@ -381,12 +381,12 @@ def _players_table(view: RoundState, me: str | None, show_roles: bool) -> Table:
     return table
 
 
-def _cells(*words: str) -> list[Text]:
+def _cells(*texts: str) -> list[Text]:
     """A table row's cells as Text: a str cell went through rich's markup and emoji codes (and
     loaded its table of ~4,000 emoji names, ~2 ms), which no name, card or count of a seat's
     view holds (seat names are lower-case letters, digits, - and _; tests/test_render.py
     checks every card and role name in every language), so the cells are the same."""
-    return [Text(w) for w in words]
+    return [Text(w) for w in texts]
 
 
 def _counts(view: RoundState) -> str:
