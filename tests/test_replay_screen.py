@@ -149,8 +149,10 @@ def _board_in_view(rows: list[str], height: int, db: Path, step: int, who: str =
     maze = rows[at + 1:]
     maze = maze[: next((i for i, r in enumerate(maze) if re.search(r"[a-z]{2}", r)), len(maze))]  # to the words
     ys: list[int] = []
-    for r in maze:  # the row labels, counting up (a hand's drawing under the maze is numbered from 1 again)
-        if (m := re.match(r"\s*(-?\d+) ", r)) and (not ys or int(m.group(1)) == ys[-1] + 1):
+    for r in maze:  # the row labels, counting up, each before its row's cells: not the numbers over a hand's
+        # drawing under the maze (numbered from 1 again, or from one past the last row: "3  4  6" under row 2)
+        if ((m := re.match(r"\s*(-?\d+) ", r)) and (not ys or int(m.group(1)) == ys[-1] + 1)
+                and re.search(r"[^\d\s]", r[m.end():])):
             ys.append(int(m.group(1)))
     (x0, y0), (x1, y1) = maze_area(load_replay(str(db), round_no=1).view(step, who).board)
     assert (xs, ys) == (list(range(x0, x1 + 1)), list(range(y0, y1 + 1))), "\n".join(rows)
