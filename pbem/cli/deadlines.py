@@ -16,7 +16,7 @@ import typer
 
 from pbem.cli.keys import JsonOpt
 from pbem.cli.options import Keys, Reply, Smtp, grouped
-from pbem.cli.play import DbOpt, GameArg, OutOpt, StoreOpt, game_app, host_out_dir, open_host, write_packets
+from pbem.cli.play import DbOpt, GameArg, OutOpt, StoreOpt, first_time, game_app, host_out_dir, open_host, write_packets
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui import words
@@ -296,11 +296,9 @@ def handover(
 
 
 def register(app: typer.Typer) -> None:
-    if getattr(app, "_pbem_deadlines", False):
+    if not first_time(app, "deadlines"):
         return
-    app._pbem_deadlines = True  # type: ignore[attr-defined]
-    if not getattr(game_app, "_pbem_deadlines", False):
-        game_app._pbem_deadlines = True  # type: ignore[attr-defined]
+    if first_time(game_app, "deadlines"):
         game_app.command("config")(game_config)
         game_app.command("pause")(game_pause)
         game_app.command("resume")(game_resume)

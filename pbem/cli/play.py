@@ -26,6 +26,16 @@ if TYPE_CHECKING:
 
 game_app = typer.Typer(help="Create and configure games (host side).", no_args_is_help=True)
 
+
+def first_time(group: typer.Typer, tag: str) -> bool:
+    """True the first time `tag` adds its commands to `group`, False after: `game` gathers commands
+    from three modules, and the app and `game_app` outlive one register(app)."""
+    added: set[str] = group.__dict__.setdefault("_pbem_added", set())
+    if tag in added:
+        return False
+    added.add(tag)
+    return True
+
 PassOpt = Annotated[
     Path | None,
     typer.Option("--passphrase-file", help="Read the key's passphrase from this file (or set PBEM_PASSPHRASE).",

@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.options import Keys, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
-from pbem.cli.play import DbOpt, GameArg, PassOpt, StoreOpt, game_app, identity_named, open_host, unlock_host
+from pbem.cli.play import DbOpt, GameArg, PassOpt, StoreOpt, first_time, game_app, identity_named, open_host, unlock_host
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
@@ -782,11 +782,9 @@ class _MailGroup(TyperGroup):
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app (idempotent)."""
-    if getattr(app, "_pbem_transport", False):
+    if not first_time(app, "transport"):
         return
-    app._pbem_transport = True  # type: ignore[attr-defined]
-    if not getattr(game_app, "_pbem_transport", False):
-        game_app._pbem_transport = True  # type: ignore[attr-defined]
+    if first_time(game_app, "transport"):
         game_app.command("email")(game_email)
         game_app.command("smtp")(game_smtp)
     mail_app = typer.Typer(cls=_MailGroup, no_args_is_help=True,
