@@ -110,8 +110,8 @@ def _near(pos: Pos) -> Near:
 
 
 # goal names of Board.new -> the fresh maze's (reach, open cells, sorted, live slots, placements memo)
-_FRESH: dict[tuple[str, ...], tuple[dict[Pos, int], dict[Pos, Slot], dict[Pos, Slot] | None, Live | None,
-                                    dict[int, Placements]]] = {}
+_FRESH: dict[tuple[str, ...], tuple[dict[Pos, int], dict[Pos, Slot], dict[Pos, int], dict[Pos, Slot] | None,
+                                    Live | None, dict[int, Placements]]] = {}
 
 
 def _face_down(card: str) -> Tile:
@@ -140,7 +140,7 @@ class Board:
     shares these tables until one of the two boards changes (copy on write).
     """
 
-    __slots__ = ("cells", "_version", "_stale", "_shared", "_reach", "_open", "_sorted", "_live", "_paths",
+    __slots__ = ("cells", "_version", "_stale", "_shared", "_reach", "_open", "_codes", "_sorted", "_live", "_paths",
                  "_fits", "_goal_news")
 
     def __init__(self) -> None:
@@ -150,6 +150,9 @@ class Board:
         self._shared = False  # _reach and _open are shared with a copy
         self._reach: dict[Pos, int] = {}  # cell -> bit set of its segments reachable from the start
         self._open: dict[Pos, Slot] = {}  # every empty cell next to a card, in no order
+        # the open cells facing a reachable opening (the live slots), in no order, with their edges
+        # as constrained | required << 4: kept with _open, so the live slots are sorted from it alone
+        self._codes: dict[Pos, int] = {}
         self._sorted: dict[Pos, Slot] | None = None  # _open in row-major order, when known
         self._live: Live | None = None  # the slots facing a reachable opening, in order
         self._paths: list[Pos] | None = None  # path_cells(), when known
@@ -171,8 +174,8 @@ class Board:
         fresh = _FRESH.get(names)
         if fresh is None:
             board.warm()
-            fresh = _FRESH[names] = (board._reach, board._open, board._sorted, board._live, board._fits)
-        board._reach, board._open, board._sorted, board._live, board._fits = fresh
+            fresh = _FRESH[names] = (board._reach, board._open, board._codes, board._sorted, board._live, board._fits)
+        board._reach, board._open, board._codes, board._sorted, board._live, board._fits = fresh
         board._stale = False
         board._shared = True  # (changed in place only after _own copies them)
         return board
@@ -192,11 +195,11 @@ class Board:
         other._stale = stale = self._stale
         if stale:
             other._shared = False
-            other._reach, other._open = {}, {}
+            other._reach, other._open, other._codes = {}, {}, {}
             other._sorted = other._live = None
         else:
             self._shared = other._shared = True
-            other._reach, other._open = self._reach, self._open
+            other._reach, other._open, other._codes = self._reach, self._open, self._codes
             other._sorted, other._live = self._sorted, self._live
         return other
 
@@ -213,6 +216,7 @@ class Board:
         if self._stale:
             self._reach = self._search(blocked_door=None)
             self._open = {}
+            self._codes = {}
             self._shared = False
             for pos in self._empty_around(self.cells):
                 self._update_slot(pos)
@@ -223,7 +227,7 @@ class Board:
     def _own(self) -> None:
         """Before changing the tables in place: stop sharing them with a copy."""
         if self._shared:
-            self._reach, self._open = dict(self._reach), dict(self._open)
+            self._reach, self._open, self._codes = dict(self._reach), dict(self._open), dict(self._codes)
             self._shared = False
 
     def _empty_around(self, cells: Iterable[Pos]) -> set[Pos]:
@@ -256,9 +260,14 @@ class Board:
                 if pos not in self._open:
                     self._sorted = None
                 self._open[pos] = slot
+                if connect:
+                    self._codes[pos] = constrained | required << 4
+                else:
+                    self._codes.pop(pos, None)
                 self._live = None
         elif pos in self._open:
             del self._open[pos]
+            self._codes.pop(pos, None)
             self._sorted = self._live = None
 
     def _grow(self, seeds: list[tuple[Pos, int]]) -> set[Pos]:
@@ -299,6 +308,7 @@ class Board:
             return
         self._own()
         self._open.pop(pos, None)
+        self._codes.pop(pos, None)
         self._sorted = self._live = None
         tile = self.cells[pos]
         f = tile.face
@@ -327,7 +337,7 @@ class Board:
         only adds tunnels and reach, so OR-ing in the edges that face `changed` is the whole
         update (a rockfall, which takes away, recomputes the cells it touches instead).
         """
-        cells, reach, slots = self.cells, self._reach, self._open
+        cells, reach, slots, codes = self.cells, self._reach, self._open, self._codes
         for q in changed:
             f = cells[q].face  # face up: the reach never enters a face-down goal
             reached = f.opened[reach.get(q, 0)]
@@ -339,11 +349,15 @@ class Board:
                 old = slots.get(cell)
                 if old is None:  # a new open cell: its only card is q (a goal's neighbours are always open)
                     slots[cell] = _new(Slot, (back, required, connect, False))
+                    if connect:
+                        codes[cell] = back | required << 4
                     self._sorted = self._live = None
                     continue
                 slot = _new(Slot, (old[0] | back, old[1] | required, old[2] | connect, old[3]))
                 if slot != old:
                     slots[cell] = slot
+                    if slot[2]:
+                        codes[cell] = slot[0] | slot[1] << 4
                     self._live = None
 
     def _cut(self, pos: Pos) -> None:
@@ -437,10 +451,9 @@ class Board:
         a ladder can take (a handful of the open cells: sorted alone, without the others)."""
         if self._live is None:
             self._fresh()
-            opened = self._open
-            # (the cells whose slot has connecting edges, without a Python step per open cell)
-            live = sorted(compress(opened, map(_CONNECT, opened.values())), key=_row_major)
-            self._live = (live, [s[0] | s[1] << 4 for s in map(opened.__getitem__, live)])  # (constrained | required << 4)
+            codes = self._codes  # (kept with the open cells: no Python step per cell here)
+            live = sorted(codes, key=_row_major)
+            self._live = (live, list(map(codes.__getitem__, live)))
         return self._live
 
     def fits(self, f: Face, slot: Slot) -> bool:
@@ -615,7 +628,6 @@ def path_cell(board: Board, pos: Pos) -> bool:
 
 _NOT_PATHS = frozenset(GOAL_AT) | {START}  # the cells that never hold a placed path card
 _NOWHERE: list[Pos] = []  # the turned placements of a card that is never turned (shared: do not change it)
-_CONNECT: Callable[[Slot], int] = itemgetter(2)  # Slot.connect, without Python code
 # Row-major order of cells: by y, then x (an itemgetter, so sorting calls no Python code).
 _row_major: Callable[[Pos], tuple[int, int]] = itemgetter(1, 0)
 
