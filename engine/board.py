@@ -93,6 +93,8 @@ _MATCHES: tuple[bytes, ...] = tuple(bytes(int(o & (k & 15) == k >> 4) for k in r
 _AROUND = tuple((e, STEP[e][0], STEP[e][1], OPPOSITE[e]) for e in EDGES)
 # The cells next to a goal: only a change of reach there can reveal one.
 _BESIDE_GOALS = frozenset((x + dx, y + dy) for (x, y) in GOAL_AT for _, dx, dy, _ in _AROUND)
+# a set of edges -> its edges one by one, in EDGES' order
+_BITS: tuple[tuple[int, ...], ...] = tuple(tuple(e for e in EDGES if bits & e) for bits in range(16))
 _new = tuple.__new__  # a Slot from its fields in order, without NamedTuple's Python-level __new__
 Near = tuple[tuple[int, Pos, int], ...]
 # cell -> its four neighbours as (edge, the cell behind it, that cell's facing edge): made once per
@@ -307,23 +309,26 @@ class Board:
         if self._stale:
             return
         self._own()
-        self._open.pop(pos, None)
+        slot = self._open.pop(pos, None)
         self._codes.pop(pos, None)
         self._sorted = self._live = None
-        tile = self.cells[pos]
-        f = tile.face
+        f = self.cells[pos].face
         seeds = [(pos, 0)] if f.ladder else []
-        cells = self.cells
-        for e, npos, back in _NEAR.get(pos) or _near(pos):
-            i = f.seg_at[e]
-            if i < 0:
-                continue
-            nt = cells.get(npos)
-            if nt is None or nt.hidden:
-                continue
-            j = nt.face.seg_at[back]
-            if j >= 0 and self._reach.get(npos, 0) & (1 << j):
-                seeds.append((pos, i))
+        seg_at = f.seg_at
+        if slot is not None:  # (a card placed on an open cell: its connecting edges face the reach)
+            seeds += [(pos, i) for e in _BITS[slot[2]] if (i := seg_at[e]) >= 0]
+        else:  # a goal turned over, or a card put where the maze did not reach
+            cells = self.cells
+            for e, npos, back in _NEAR.get(pos) or _near(pos):
+                i = seg_at[e]
+                if i < 0:
+                    continue
+                nt = cells.get(npos)
+                if nt is None or nt.hidden:
+                    continue
+                j = nt.face.seg_at[back]
+                if j >= 0 and self._reach.get(npos, 0) & (1 << j):
+                    seeds.append((pos, i))
         changed = self._grow(seeds)
         changed.add(pos)
         if not changed.isdisjoint(_BESIDE_GOALS):
@@ -484,14 +489,21 @@ class Board:
         known = self._fits.get(shape)
         if known is not None:
             return known
+        return self.placed(shape)
+
+    def placed(self, shape: int) -> Placements:
+        """`placements` of the kinds of `shape` (`shape_of`), made anew and kept for this version
+        (the generator asks here when `_fits` has none: it knows each card's shape)."""
         live, edges = self._live if self._live is not None else self._live_slots()
-        ways = _WAYS[shape]
+        pair = _PAIRS[shape]
         out: Placements
-        if len(ways) == 1 and ways[0][2] is not None:  # (unturned only, no ladder: most shapes)
-            out = (list(compress(live, map(ways[0][2], edges))), _NOWHERE)
+        if pair is not None:  # (no ladder: every shape of the classic game) the live slots whose edges it matches
+            unturned, turned = pair
+            out = (list(compress(live, map(unturned, edges))),
+                   _NOWHERE if turned is None else list(compress(live, map(turned, edges))))
         else:
             out = ([], [])
-            for rotated, openings, matches in ways:
+            for rotated, openings, matches in _WAYS[shape]:
                 cells = out[rotated]
                 if matches is None:  # a ladder: any open cell not beside a goal whose edges it matches
                     for pos, s in self.slots().items():
@@ -640,6 +652,9 @@ _SHAPES: dict[tuple[tuple[bool, int, bool], ...], int] = {}
 # shape -> the ways it lies: (turned, openings, for a card without a ladder the test of a live
 # slot's edges code, _MATCHES[openings].__getitem__)
 _WAYS: list[tuple[tuple[bool, int, Callable[[int], int] | None], ...]] = []
+# shape -> for a card without a ladder, its tests of a live slot's edges code unturned and turned
+# (None when turning changes nothing); None for a ladder card (Board.placed)
+_PAIRS: list[tuple[Callable[[int], int], Callable[[int], int] | None] | None] = []
 
 
 def shape_of(kind: str) -> int:
@@ -649,6 +664,8 @@ def shape_of(kind: str) -> int:
     if shape is None:
         shape = _SHAPES[ways] = len(_WAYS)
         _WAYS.append(tuple((r, o, None if ladder else _MATCHES[o].__getitem__) for r, o, ladder in ways))
+        tests = [m for _, _, m in _WAYS[shape] if m is not None]
+        _PAIRS.append(None if len(tests) < len(ways) else (tests[0], tests[1] if len(tests) > 1 else None))
     _SHAPE[kind] = shape
     return shape
 

@@ -75,7 +75,7 @@ def _parts(state: RoundState) -> list[Part]:
         firsts.append(cid)
         if rule is None:
             if not blocked:
-                unturned, turned = fits.get(shape) or board.placements(kind)
+                unturned, turned = fits.get(shape) or board.placed(shape)
                 parts.append((AT, unturned, cid))
                 if turned:
                     parts.append((TURNED, turned, cid))
