@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from itertools import compress
 from operator import itemgetter
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import NamedTuple
 
 from .catalog import HIDDEN, KINDS, CardKind, Team, card_kind, kind_name
@@ -188,7 +188,7 @@ class Board:
         self.changed()
 
     def copy(self) -> Board:
-        other: Board = object.__new__(Board)  # every slot set here (views copy a board per turn)
+        other = _blank()  # every slot set here (views copy a board per turn)
         other.cells = dict(self.cells)  # tiles are replaced, never changed in place
         other._version = self._version
         other._paths = self._paths
@@ -631,6 +631,11 @@ class Board:
             if not tile.hidden and card_kind(tile.card).kind == "goal-gold" and gpos in reached:
                 return True
         return False
+
+
+# A board whose slots copy() sets: interpreted, without __init__; compiled by mypyc (whose native
+# class refuses object.__new__), by its native __init__.
+_blank: Callable[[], Board] = partial(object.__new__, Board) if Board.__new__ is object.__new__ else Board
 
 
 def path_cell(board: Board, pos: Pos) -> bool:

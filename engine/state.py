@@ -44,6 +44,13 @@ def hand_size(ruleset: Ruleset, players: int) -> int:
 _FRONTS = count()  # RoundState.fronts: never the same number twice
 
 
+def _none() -> None:
+    """The default of RoundState's fields set after the deal (a factory, not `default=None`: a field
+    with `init=False` and a plain default is a class attribute until first set, which mypyc's
+    compiled class does not have)."""
+    return None
+
+
 @dataclass
 class RoundState:
     ruleset: Ruleset
@@ -77,13 +84,13 @@ class RoundState:
     # rules.apply counts the moves it applied: what legal_moves listed at one count stays legal
     # until the next, so apply does not check it again. Code that changes a state in play other
     # than through apply (a card put in a hand) works on a copy, or lists the moves again after.
-    applied: int = field(default=0, init=False, repr=False, compare=False)
+    applied: int = field(default_factory=int, init=False, repr=False, compare=False)
     # What rules.legal_moves last listed here: (applied, the maze's version, the moves), so that
     # apply need not check one of them again. Not part of the position (not copied or dumped).
-    offered: tuple[int, int, list[Move] | Listed] | None = field(default=None, init=False, repr=False, compare=False)
+    offered: tuple[int, int, list[Move] | Listed] | None = field(default_factory=_none, init=False, repr=False, compare=False)
     # On the mover's view (views.view): the state it shows and its count then (it may trust
     # the moves listed on the view while nothing was applied to it since).
-    source: tuple[RoundState, int] | None = field(default=None, init=False, repr=False, compare=False)
+    source: tuple[RoundState, int] | None = field(default_factory=_none, init=False, repr=False, compare=False)
     # Names the cards in front of every player as they are now: a number no other state had for
     # other contents (a new one whenever the engine changes in_front, `fronts_changed`; a copy
     # keeps it). The action cards' rules keep what they listed for it across turns
@@ -139,24 +146,37 @@ class RoundState:
         """A new state with these parts (made by the caller and shared with nothing: copies, or
         views.view's masked ones) and its own copy of every other list and dict.
 
-        The fields are set directly, not through __init__: views.view makes a state every turn.
+        Interpreted, the fields are set directly, not through __init__: views.view makes a state
+        every turn. Compiled (mypyc), the native __init__ is the fast way, and there is no __dict__.
         """
-        other: RoundState = object.__new__(RoundState)
-        other.__dict__ = fields = self.__dict__.copy()  # the plain values; every container is replaced
         in_front = self.in_front
-        fields.update(
-            board=board, roles=roles, hands=hands, knowledge=knowledge, deck=deck, discard=discard,
-            removed=removed, nuggets=nuggets, aside=aside, retired=retired,
-            in_front=dict(zip(in_front, map(list, in_front.values()))),
-            gold=dict(self.gold),
-            won=list(self.won),
-            winners=list(self.winners),
-            thieves=list(self.thieves),
-            gold_before_theft=dict(self.gold_before_theft),
-            payout=dict(self.payout),
-            offered=None,
-            source=None,
+        if not _NATIVE:  # interpreted: the fields are the instance's dict, copied in one step
+            other: RoundState = object.__new__(RoundState)
+            other.__dict__ = fields = self.__dict__.copy()  # the plain values; every container is replaced
+            fields.update(
+                board=board, roles=roles, hands=hands, knowledge=knowledge, deck=deck, discard=discard,
+                removed=removed, nuggets=nuggets, aside=aside, retired=retired,
+                in_front=dict(zip(in_front, map(list, in_front.values()))),
+                gold=dict(self.gold),
+                won=list(self.won),
+                winners=list(self.winners),
+                thieves=list(self.thieves),
+                gold_before_theft=dict(self.gold_before_theft),
+                payout=dict(self.payout),
+                offered=None,
+                source=None,
+            )
+            return other
+        # compiled by mypyc: every field in order (tests/test_listed_moves.py checks that a copy has them all)
+        other = RoundState(
+            self.ruleset, self.players, board, self.options, roles, hands,
+            dict(zip(in_front, map(list, in_front.values()))), deck, discard, removed, nuggets, dict(self.gold),
+            aside, retired, list(self.won), knowledge, self.passes, self.last_theft, self.to_move, self.round_no,
+            self.last_actor, self.phase, self.finder, list(self.winners), self.next_start, list(self.thieves),
+            dict(self.gold_before_theft), dict(self.payout),
         )
+        other.applied = self.applied
+        other.fronts = self.fronts
         return other
 
     def all_cards(self) -> list[str]:
@@ -169,6 +189,10 @@ class RoundState:
         out += [r for r in self.roles.values() if r]
         out += [t.card for t in self.board.cells.values()]
         return out
+
+
+# Whether RoundState is a class compiled by mypyc (docs/bots.md "mypyc"), whose instances have no __dict__.
+_NATIVE = RoundState.__new__ is not object.__new__
 
 
 def dwarf_pool(ruleset: Ruleset, players: int, options: frozenset[str]) -> list[str]:
