@@ -46,8 +46,8 @@ class Table:
     def front(self) -> dict[str | None, frozenset[FrontType | None]]:
         """Player -> the types in front of them, made when first asked (maps and rockfalls do not ask).
 
-        Only players with cards in front are listed: ask .get(name, NOTHING) for a name that may
-        not be a player. (Every card in front of a player has a type: a position's load makes sure of it.)
+        Only players with cards in front are listed, in seat order: ask .get(name, NOTHING) for a name
+        that may not be a player. (Every card in front of a player has a type: a position's load makes sure of it.)
         """
         front = self._front
         if front is None:
@@ -55,7 +55,8 @@ class Table:
             state = self.state
             fronts, front = _front_kept
             if fronts != state.fronts:  # (the cards in front change on few turns: the same dict comes back)
-                front = {p: frozenset(map(front_type_of, cards)) for p, cards in state.in_front.items() if cards}
+                in_front = state.in_front
+                front = {p: frozenset(map(front_type_of, cards)) for p in state.players if (cards := in_front.get(p))}
                 _front_kept = (state.fronts, front)
             self._front = front
         return front
@@ -210,8 +211,8 @@ class Break(ActionRule):
 class Fix(ActionRule):
     def __init__(self) -> None:
         super().__init__()
-        # kind -> (players, per player in seat order: (the broken type it repairs, the aim) for each of its tools)
-        self._by_player: dict[str, tuple[tuple[str, ...], tuple[tuple[str, tuple[tuple[FrontType, Aiming], ...]], ...]]] = {}
+        # kind -> (players, player -> (the broken type it repairs, the aim) for each of its tools)
+        self._by_player: dict[str, tuple[tuple[str, ...], dict[str | None, tuple[tuple[FrontType, Aiming], ...]]]] = {}
 
     def _aims(self, players: tuple[str, ...], kind: str) -> list[Aiming]:
         return [(p, tool) for p in players for tool in KINDS[kind].tools]
@@ -225,7 +226,8 @@ class Fix(ActionRule):
         return None
 
     def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
-        # by player, each aim with the broken type it repairs; only the players with something in front looked at
+        # by player, each aim with the broken type it repairs; only the players with something in
+        # front looked at (Table.front lists them in seat order)
         front = t.front
         if not front:  # nothing in front of anyone: nothing to repair
             return ()
@@ -233,9 +235,10 @@ class Fix(ActionRule):
         known = self._by_player.get(kind)
         if known is None or known[0] != players:
             tools = KINDS[kind].tools
-            known = self._by_player[kind] = (players, tuple((p, tuple((BROKEN[tool], (p, tool)) for tool in tools))
-                                                            for p in players))
-        return [a for p, aims in known[1] if (types := front.get(p)) for need, a in aims if need in types]
+            known = self._by_player[kind] = (players, {p: tuple((BROKEN[tool], (p, tool)) for tool in tools)
+                                                       for p in players})
+        by_player = known[1]
+        return [a for p, types in front.items() for need, a in by_player[p] if need in types]
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
         state.discard.append(_card(move))
