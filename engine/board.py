@@ -422,7 +422,7 @@ class Board:
                 j = nt.face.seg_at[back]
                 if j < 0:
                     continue
-                if j == 0 and blocked_door is not None and nt.face.door == blocked_door:
+                if blocked_door is not None and j == 0 and nt.face.door == blocked_door:
                     continue
                 bits = reached.get(npos, 0)
                 if bits & (1 << j):
