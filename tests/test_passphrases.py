@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,83 @@ def test_show_and_move_report_the_packet_before_the_key_though_the_unlock_starts
             run = pbem(*args, "--as", name, home=tmp_path, cwd=tmp_path, env={"PBEM_PASSPHRASE": passphrase})
             assert run.returncode != 0 and "bad.pbem" in run.stderr.splitlines()[0], run.stderr
             assert "passphrase" not in run.stderr and "ghost" not in run.stderr, run.stderr
+
+
+
+def _a_move_to_apply(root: Path):
+    """A dealt game of three in root/game.db (keys protected by pbem_helpers.PASS), the host's
+    store closed, and a move file answering its packet: (the table, the move file)."""
+    from pbem_helpers import make_table
+
+    table = make_table(root, ["ann", "bob", "cat"])
+    packet = table.latest()[1]
+    move = table.move_file(packet.doc.to_move, "discard 1", packet)
+    table.host.close()
+    return table, move
+
+
+def test_apply_reports_the_store_and_game_before_the_key_though_the_unlock_starts_first(tmp_path: Path) -> None:
+    """apply begins unlocking the host's key, which the store's file names (pbem.host.paths.probe),
+    before it opens the store (the scrypt overlaps importing and opening it), yet a missing store
+    or game is still the error it reports before a wrong passphrase or a missing key, and the key's
+    before a bad move file, as when it unlocked once the store was open."""
+    from pbem_helpers import PASS
+
+    table, move = _a_move_to_apply(tmp_path)
+    (tmp_path / "bad.pbem").write_text("not a packet\n")
+    home = table.homes["referee"]
+    wrong = {"PBEM_PASSPHRASE": "wrong horse battery"}
+    for args, env, said in ((("nosuch", "--db", "game.db", move), wrong, "nosuch"),
+                            (("test", "--db", "missing.db", move), wrong, "missing.db"),
+                            (("test", "--db", "game.db", move), wrong, "passphrase"),
+                            (("test", "--db", "game.db", "bad.pbem"), wrong, "passphrase")):
+        run = pbem("apply", *args, home=home, cwd=tmp_path, env=env)
+        lines = run.stderr.strip().splitlines()
+        assert run.returncode != 0 and said in lines[0] and "Traceback" not in run.stderr, run.stderr
+    run = pbem("apply", "test", "--db", "game.db", "bad.pbem", home=home, cwd=tmp_path,
+               env={"PBEM_PASSPHRASE": PASS.decode()})
+    assert run.returncode != 0 and "bad.pbem" in run.stderr.splitlines()[0], run.stderr
+    run = pbem("apply", "test", "--db", "game.db", move, home=tmp_path / "nobody", cwd=tmp_path,
+               env={"PBEM_PASSPHRASE": PASS.decode()})
+    assert run.returncode != 0 and "'referee'" in run.stderr.splitlines()[0], run.stderr
+    ok = pbem("apply", "test", "--db", "game.db", move, home=home, cwd=tmp_path, env={"PBEM_PASSPHRASE": PASS.decode()})
+    assert ok.returncode == 0 and "packet" in ok.stdout, ok.stderr
+
+
+# apply's real main(), with pbem.seat.keys' thread noting whether the store's layer was loaded when it began
+EARLY_PROBE = ("import sys\nimport pbem.cli\nfrom pbem.seat import keys\nbegun = []\nthread = keys._on_thread\n"
+               "keys._on_thread = lambda work: (begun.append('sqlalchemy' in sys.modules), thread(work))[1]\n"
+               "sys.argv = ['pbem', *sys.argv[1:]]\ntry:\n    pbem.cli.main()\nexcept SystemExit as exc:\n"
+               "    assert not exc.code, exc.code\nprint('BEGUN', begun)")
+
+
+def test_apply_begins_the_hosts_scrypt_before_it_imports_the_store(tmp_path: Path) -> None:
+    from processes import cli_env
+
+    from pbem_helpers import PASS
+
+    table, move = _a_move_to_apply(tmp_path)
+    run = subprocess.run([sys.executable, "-c", EARLY_PROBE, "apply", "test", "--db", "game.db", str(move)],
+                         env=cli_env(table.homes["referee"], PBEM_PASSPHRASE=PASS.decode()), cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert run.stdout.strip().splitlines()[-1] == "BEGUN [False]", run.stdout + run.stderr
+
+
+def test_the_key_unlocked_is_the_one_the_store_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should the store's file have named another key than the store does once open, the key
+    begun is left, and the store's is unlocked."""
+    from pbem_helpers import PASS
+
+    from pbem.cli.play import open_unlocked_host
+    from pbem.host import paths
+
+    table, _ = _a_move_to_apply(tmp_path)
+    db = tmp_path / "game.db"
+    assert paths.probe(db, "test") == paths.probe(db, table.host.game_id()) == (False, "referee")
+    assert paths.probe(db, "nosuch") == paths.probe(db) == (False, None)  # a status asks for no name
+    (tmp_path / "bad.pbem").write_text("not a database\n")
+    assert paths.probe(tmp_path / "bad.pbem", "test") == paths.probe(tmp_path / "none.db", "test") == (False, None)
+    monkeypatch.setattr(paths, "probe", lambda path, game=None: (False, "ann"))  # not in the referee's home
+    monkeypatch.setenv("PBEM_PASSPHRASE", PASS.decode())
+    with open_unlocked_host("test", None, tmp_path / "game.db", table.homes["referee"], None) as host:
+        assert host.identity is not None and host.identity.name == "referee"

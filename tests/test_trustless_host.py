@@ -373,3 +373,11 @@ def test_the_blind_host_reminds_and_names_a_late_seat_at_every_step(tmp_path: Pa
     mover = t.host.table()[0].waiting().seats[0]
     assert told()[-1] == ("late", mover, "move") and len(told()) == 7
     assert "absent" not in {k for k, _, _ in told()}  # a trustless seat is waited for, never played for
+
+
+def test_a_blind_games_file_names_its_host_key_to_the_probe(tmp_path: Path) -> None:
+    """pbem.host.paths.probe: what a host command begins unlocking before the store opens."""
+    from pbem.host.paths import probe
+
+    table = Table(tmp_path)
+    assert probe(table.db, "t") == probe(table.db) == (True, "referee")

@@ -76,7 +76,31 @@ def open_host(game: str | None, store: str | None, db: Path | None) -> "Host":
     """The game called GAME in the chosen store (refused if the store has no such game; with
     no name, the store's only game), or the blind host of a trustless game, whose file is its
     own (saves/GAME.db or --db)."""
-    url, blind = _where(game, store, db)
+    url, blind, _ = _where(game, store, db)
+    return _open_host(url, blind, game)
+
+
+def open_unlocked_host(game: str | None, store: str | None, db: Path | None, home: Path | None,
+                       passphrase_file: Path | None) -> "Host":
+    """open_host's host, holding its key. When the store's file names the host's key (a SQLite
+    file: pbem.host.paths.probe, which tells a trustless game's file from a store anyway), its
+    unlock begins first, so that a passphrase's scrypt runs while the store's layer is imported
+    and the store opened (pbem.seat.keys.unlocking; issue 16.1); the key unlocked is the one the
+    store names (another name, unlocked as before), and errors come in the same order as when it
+    was unlocked after the store was open: the store's and the game's first, then the key's."""
+    url, blind, named = _where(game, store, db, host_key=True)
+    early = identity_later(home, named, passphrase_file) if named is not None else None
+    host = _open_host(url, blind, game)
+    try:
+        name = host.host_name()
+        host.identity = (early if early is not None and name == named else identity_later(home, name, passphrase_file))()
+    except BaseException:
+        host.close()
+        raise
+    return host
+
+
+def _open_host(url: str, blind: Path | None, game: str | None) -> "Host":
     if blind is not None:  # the trustless modules load only for such a game
         from pbem.host.blind import BlindHost
 
@@ -86,21 +110,26 @@ def open_host(game: str | None, store: str | None, db: Path | None) -> "Host":
     return Host(url, game=game)
 
 
-def _where(game: str | None, store: str | None, db: Path | None) -> tuple[str, Path | None]:
-    """The chosen store's URL, and the file of a trustless game's blind host when it is one."""
-    from pbem.host.paths import is_blind, sqlite_file
+def _where(game: str | None, store: str | None, db: Path | None, host_key: bool = False
+           ) -> tuple[str, Path | None, str | None]:
+    """The chosen store's URL, the file of a trustless game's blind host when it is one, and with
+    `host_key`, the name of the game's host key as a SQLite file says (pbem.host.paths.probe)."""
+    from pbem.host.paths import probe, sqlite_file
 
     if game is not None:
         check_game_name(game)
     url = store_url(store, db, game)
     path = sqlite_file(url)
-    return url, path if path is not None and is_blind(path) else None
+    if path is None:
+        return url, None, None
+    blind, named = probe(path, game if host_key else None)
+    return url, path if blind else None, named if host_key else None
 
 
 def game_status(game: str | None, store: str | None, db: Path | None) -> dict[str, Any]:
     """`pbem status`'s facts: from the store alone (pbem.host.store.Store.status), without the
     referee, whose engine and documents a status does not need (~20 ms of its start-up)."""
-    url, blind = _where(game, store, db)
+    url, blind, _ = _where(game, store, db)
     if blind is not None:
         from pbem.host.blind import BlindHost
 
@@ -118,10 +147,6 @@ def host_out_dir(host: "Host") -> Path:
 
     path = getattr(host, "path", None)  # a blind host's file
     return out_dir(host.facts.name, host.store.url) if path is None else out_dir(getattr(host, "name"), as_url(path))
-
-
-def unlock_host(host: "Host", home: Path | None, passphrase_file: Path | None) -> None:
-    host.identity = identity_named(home, host.host_name(), passphrase_file)
 
 
 def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> "Identity":
@@ -285,10 +310,9 @@ def apply(
     as_json: JsonOpt = False,
 ) -> None:
     """Host: check and apply join and move files, then write the next packet(s)."""
-    from pbem.protocol.documents import read_file
+    with open_unlocked_host(game, store, db, home, passphrase_file) as host:
+        from pbem.protocol.documents import read_file
 
-    with open_host(game, store, db) as host:
-        unlock_host(host, home, passphrase_file)
         results = []
         failed = None
         for f in files:

@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.options import Keys, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
-from pbem.cli.play import DbOpt, GameArg, PassOpt, StoreOpt, first_time, game_app, identity_named, open_host, unlock_host
+from pbem.cli.play import DbOpt, GameArg, PassOpt, StoreOpt, first_time, game_app, identity_named, open_host, open_unlocked_host
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
@@ -698,8 +698,7 @@ def host_run(
         return
     if game is None:
         raise UsageError(t("name the game to serve, or pass --all"), hint=t("e.g. {example}", example="pbem host run GAME --folder DIR"))
-    with open_host(game, store, db) as host:
-        unlock_host(host, home, passphrase_file)
+    with open_unlocked_host(game, store, db, home, passphrase_file) as host:
         _set_digest(host, digest)  # a trustless game's blind host serves the same way, by folder or mail
         if transport is None:
             transport = autohost.Transport.of(host)

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite3
 
 ENV_STORE = "PBEM_STORE"
 SAVES = Path("saves")
@@ -59,18 +63,44 @@ def mail_dir(name: str, url: str) -> Path:
 def is_blind(path: Path) -> bool:
     """Whether the file at `path` is a blind host's game database (read only: any other file,
     a club store or not a database at all, is left exactly as it was)."""
+    return probe(path)[0]
+
+
+def probe(path: Path, game: str | None = None) -> tuple[bool, str | None]:
+    """What the file at `path` is, read only (any other file, a club store or not a database at
+    all, is left exactly as it was): whether it is a blind host's game database, and, if it says,
+    the name of its host's key: a blind game's, or in a store, that of the game called `game`
+    (or with that id, as Store.find reads it; None asks no store for one). The name is what a
+    host command begins unlocking before it imports the store's layer (pbem.cli.play.
+    open_unlocked_host); the store, once open, has the last word on it."""
     import sqlite3
 
     if not path.is_file():
-        return False
+        return False, None
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            return bool(con.execute("SELECT 1 FROM sqlite_master WHERE name = 'blind_game'").fetchone())
+            if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'blind_game'").fetchone():
+                return True, _only(con, "SELECT host_name FROM blind_game", ())
+            if game is None:
+                return False, None
+            return False, _only(con, "SELECT host_name FROM games WHERE name = ? OR id = ?", (game, game))
         finally:
             con.close()
     except sqlite3.DatabaseError:
-        return False
+        return False, None
+
+
+def _only(con: sqlite3.Connection, query: str, args: tuple[str, ...]) -> str | None:
+    """The one row's text that `query` reads, else None (none, several, or no such table: a store
+    of another schema, whose opening says what it is)."""
+    import sqlite3
+
+    try:
+        rows = con.execute(query, args).fetchmany(2)
+    except sqlite3.DatabaseError:
+        return None
+    return rows[0][0] if len(rows) == 1 and isinstance(rows[0][0], str) else None
 
 
 def beside(folder: Path) -> list[Path]:
