@@ -340,7 +340,8 @@ class Board:
 
         Each field of a slot is a union over its four edges, and a card placed or turned over
         only adds tunnels and reach, so OR-ing in the edges that face `changed` is the whole
-        update (a rockfall, which takes away, recomputes the cells it touches instead).
+        update (a rockfall, which takes away, recomputes the cells it touches instead). The
+        caller has dropped the open cells' order and the live slots.
         """
         cells, reach, slots, codes = self.cells, self._reach, self._open, self._codes
         for q in changed:
@@ -356,14 +357,12 @@ class Board:
                     slots[cell] = _new(Slot, (back, required, connect, False))
                     if connect:
                         codes[cell] = back | required << 4
-                    self._sorted = self._live = None
                     continue
                 slot = _new(Slot, (old[0] | back, old[1] | required, old[2] | connect, old[3]))
                 if slot != old:
                     slots[cell] = slot
                     if slot[2]:
                         codes[cell] = slot[0] | slot[1] << 4
-                    self._live = None
 
     def _cut(self, pos: Pos) -> None:
         """The card at `pos` is gone (a rockfall): search the reach again and recompute the open
