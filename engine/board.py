@@ -444,10 +444,10 @@ class Board:
         return self._sorted
 
     def warm(self) -> None:
-        """Compute now what the legal-move generator and the bots read (the reach, the open cells
-        in order, the live ones), so that copies made from here on share it instead of each
-        computing it again (views.view copies the board on every turn)."""
-        self.slots()
+        """Compute now what the legal-move generator reads (the reach, the open cells, the live
+        ones in order), so that copies made from here on share it instead of each computing it
+        again (views.view copies the board on every turn). The open cells in order (`slots`),
+        which only ladder cards and the smart bots ask for, are sorted where they are asked."""
         self._live_slots()
 
     def _live_slots(self) -> Live:
