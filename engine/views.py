@@ -35,9 +35,12 @@ def view(state: RoundState, player: str | None) -> RoundState:
             tile = cells.get(pos)
             if tile is not None and tile.hidden:
                 cells[pos] = _MASKED_GOAL
+        roles: dict[str, str | None] = dict.fromkeys(state.roles)  # (every role masked, then the viewer's own put back)
+        if player in roles:
+            roles[player] = state.roles[player]
         v = state.with_private(
             board=board,
-            roles={p: (r if p == player else None) for p, r in state.roles.items()},
+            roles=roles,
             hands={p: (list(h) if p == player else [HIDDEN] * len(h)) for p, h in state.hands.items()},
             knowledge={p: (list(map(list, k)) if p == player else []) for p, k in state.knowledge.items()},
             deck=[HIDDEN] * len(state.deck),
