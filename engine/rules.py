@@ -252,7 +252,13 @@ def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> li
         move = check(state, move)
     else:
         listed = offered[2]
-        if not (listed.holds(move) if isinstance(listed, Listed) else any(map(is_, listed, repeat(move)))):
+        if isinstance(listed, Listed):
+            for made in listed._made.values():  # (Listed.holds, without the call: one or two moves were made)
+                if made is move:
+                    break
+            else:
+                move = check(state, move)
+        elif not any(map(is_, listed, repeat(move))):
             move = check(state, move)
     assert isinstance(move, Move)
     state.applied += 1
