@@ -36,13 +36,16 @@ def view(state: RoundState, player: str | None) -> RoundState:
             if tile is not None and tile.hidden:
                 cells[pos] = _MASKED_GOAL
         roles: dict[str, str | None] = dict.fromkeys(state.roles)  # (every role masked, then the viewer's own put back)
+        knowledge: dict[str, list[list[str]]] = {p: [] for p in state.knowledge}
         if player in roles:
             roles[player] = state.roles[player]
+        if player in knowledge:
+            knowledge[player] = list(map(list, state.knowledge[player]))
         v = state.with_private(
             board=board,
             roles=roles,
             hands={p: (list(h) if p == player else [HIDDEN] * len(h)) for p, h in state.hands.items()},
-            knowledge={p: (list(map(list, k)) if p == player else []) for p, k in state.knowledge.items()},
+            knowledge=knowledge,
             deck=[HIDDEN] * len(state.deck),
             discard=[HIDDEN] * len(state.discard),
             removed=[HIDDEN] * len(state.removed),
