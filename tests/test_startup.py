@@ -48,6 +48,9 @@ KEY_FILE = ("cryptography.hazmat.backends.openssl", "cryptography.hazmat.primiti
 # hashlib loads OpenSSL's libcrypto (~2.5 ms): short inputs are hashed by engine.sha256, packets
 # by cryptography's own OpenSSL (pbem.protocol.crypto.sha256_hex); hmac and secrets load hashlib
 OPENSSL_HASHES = ("hashlib", "_hashlib", "hmac", "secrets")
+# what SQLAlchemy imports at its top for its async engines and for dialects found by entry points
+# (pbem.cli.play.slim_sqlalchemy), and what those two load: a store's command on SQLite needs none
+SQL_UNUSED = ("asyncio", "importlib.metadata", "email", "zipfile", "ssl", "concurrent.futures")
 PROMPT = ("getpass",)  # only to ask a person for a passphrase (none here: no terminal)
 TRUSTLESS = ("rbcl", "pbem.protocol.mental", "pbem.protocol.trustless")  # a trustless game's only
 ALWAYS = ("pydantic",  # Typer 0.27+ converts parameters through it (pyproject.toml pins below)
@@ -147,10 +150,10 @@ COMMANDS = [
     # columns of ASCII words are padded without rich's table of character widths
     ("status --db game.db", "referee", (*RICH, "pbem.ui.render", *ALWAYS, *BOTS, "pbem.seat.player", "pbem.host.referee",
                                         "pbem.host.timekeeper", "pbem.host.publish", *DOCUMENTS, *RULES, "engine.state",
-                                        *CARDS, *CRYPTO)),
-    ("status --db game.db --json", "referee", (*RICH, "pbem.host.referee", *DOCUMENTS, *RULES, *CRYPTO)),
+                                        *CARDS, *CRYPTO, *SQL_UNUSED)),
+    ("status --db game.db --json", "referee", (*RICH, "pbem.host.referee", *DOCUMENTS, *RULES, *CRYPTO, *SQL_UNUSED)),
     ("apply t --db copy.db move.pbem --out out", "referee", ("rich.console", "typer.rich_utils", "pbem.ui.render",
-                                                            *ALWAYS, *BOTS, "pbem.seat.player")),
+                                                            *ALWAYS, *BOTS, "pbem.seat.player", *SQL_UNUSED)),
 ]
 
 
@@ -351,3 +354,18 @@ def test_what_a_help_page_loads_later_is_the_real_thing() -> None:
             "      typer.core.get_close_matches('shw', ['show']), typer.main.subprocess.DEVNULL == -3)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert run.stdout.split("\n")[0] == "\U0001f44d ok {'a': 1} [5, 5] ['show'] True", run.stdout + run.stderr
+
+
+def test_what_sqlalchemy_loads_later_is_the_real_thing() -> None:
+    """The modules pbem.cli.slim stands in while SQLAlchemy loads (pbem.cli.play.slim_sqlalchemy)
+    are the real ones when SQLAlchemy asks them for more: asyncio's exceptions (which it checks an
+    error against), entry points (a dialect it does not know by name), and a store still works."""
+    code = ("import sys\nfrom pbem.cli.play import slim_sqlalchemy\nslim_sqlalchemy()\n"
+            "print('asyncio' in sys.modules, 'importlib.metadata' in sys.modules)\n"
+            "import asyncio, importlib.metadata\nfrom sqlalchemy import create_engine, text\n"
+            "from sqlalchemy.util import compat, concurrency\n"
+            "print(concurrency.asyncio.CancelledError is asyncio.CancelledError,\n"
+            "      compat.importlib_metadata.entry_points is importlib.metadata.entry_points,\n"
+            "      concurrency.iscoroutine(None), create_engine('sqlite://').connect().execute(text('select 7')).scalar())")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert run.stdout.split("\n")[:2] == ["False False", "True True False 7"], run.stdout + run.stderr

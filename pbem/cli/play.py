@@ -72,6 +72,19 @@ def slim_msgspec() -> None:
                                                "Required": typing.Required, "NotRequired": typing.NotRequired}})
 
 
+def slim_sqlalchemy() -> None:
+    """SQLAlchemy and its SQLite dialect imported (pbem.cli.slim) without asyncio and
+    importlib.metadata, which it imports at its top for its async engines (a queue, a lock, a
+    runner; the aiosqlite dialect) and for dialects and plugins found through entry points,
+    none of which pbem uses: each is a stand-in that loads the real module when anything else
+    is asked of it (SQLAlchemy takes asyncio.iscoroutine at import: that one, deferred). A
+    command that imported SQLAlchemy before has it as it is."""
+    from pbem.cli.slim import deferred, imported
+
+    imported("sqlalchemy.dialects.sqlite", {"asyncio": {"iscoroutine": deferred("asyncio", "iscoroutine")},
+                                            "importlib.metadata": {}})
+
+
 def open_host(game: str | None, store: str | None, db: Path | None) -> "Host":
     """The game called GAME in the chosen store (refused if the store has no such game; with
     no name, the store's only game), or the blind host of a trustless game, whose file is its
@@ -101,6 +114,7 @@ def open_unlocked_host(game: str | None, store: str | None, db: Path | None, hom
 
 
 def _open_host(url: str, blind: Path | None, game: str | None) -> "Host":
+    slim_sqlalchemy()
     if blind is not None:  # the trustless modules load only for such a game
         from pbem.host.blind import BlindHost
 
@@ -135,6 +149,7 @@ def game_status(game: str | None, store: str | None, db: Path | None) -> dict[st
 
         with BlindHost(blind) as b:
             return b.status()
+    slim_sqlalchemy()
     from pbem.host.store import Store
 
     with Store(url) as st:

@@ -17,7 +17,8 @@ from typer.core import TyperGroup
 
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.options import Keys, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
-from pbem.cli.play import DbOpt, GameArg, PassOpt, StoreOpt, first_time, game_app, identity_named, open_host, open_unlocked_host
+from pbem.cli.play import (DbOpt, GameArg, PassOpt, StoreOpt, first_time, game_app, identity_named, open_host,
+                           open_unlocked_host)
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
