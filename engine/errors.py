@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 class EngineError(Exception):
     """Base of every error the rules raise."""
@@ -10,7 +12,7 @@ class EngineError(Exception):
 class MoveError(EngineError):
     """A move that is refused: `InvalidMove` (not a move at all) or `IllegalMove` (against the rules)."""
 
-    what = "move"
+    what: ClassVar[str] = "move"  # (a ClassVar: compiled by mypyc, a plain class attribute would be an instance's)
 
     def __init__(self, move: str, reason: str, suggestion: str | None = None) -> None:
         super().__init__(f"{self.what} {move!r}: {reason}")

@@ -54,8 +54,9 @@ class _Ids:
         raise BadPosition(f"no copy of {word!r} is left (the game has {KINDS[word].count})")
 
 
-def load(doc: dict[str, Any]) -> RoundState:
-    """Build a state from a position document. Raises BadPosition naming what is wrong."""
+def load(doc: object) -> RoundState:
+    """Build a state from a position document (any JSON value: compiled by mypyc, a parameter of
+    type dict would refuse another with a TypeError). Raises BadPosition naming what is wrong."""
     try:
         return _load(doc)
     except BadPosition:
@@ -64,7 +65,7 @@ def load(doc: dict[str, Any]) -> RoundState:
         raise BadPosition(f"malformed position: {exc!r}") from None
 
 
-def _load(doc: dict[str, Any]) -> RoundState:
+def _load(doc: object) -> RoundState:
     """Read a document in the order its card ids are handed out (explicit ids first, then bare
     kinds in document order: board, hands, in front, aside, retired, won, roles, piles)."""
     if not isinstance(doc, dict):

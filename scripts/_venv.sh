@@ -18,3 +18,15 @@ if [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ]; then
     fi
     touch "$STAMP"
 fi
+# The engine compiled by mypyc (docs/bots.md "mypyc"): built into the venv where a C compiler and
+# Python headers exist, again after any change of engine/ (about a minute of CPU; its own line says
+# so), and run only while engine/ holds the sources it was built from. Where it was built (or its
+# build failed) the compiled engine is expected: PBEM_ENGINE=compiled tells tests/test_compiled_engine.py
+# to fail if the pure one runs. PBEM_ENGINE=pure: no build, the pure engine.
+if [ "${PBEM_ENGINE:-}" != pure ]; then
+    engine_rc=0
+    "$VENV/bin/python" "$ROOT/scripts/compiled_engine.py" || engine_rc=$?
+    if [ "$engine_rc" != 3 ]; then
+        export PBEM_ENGINE=compiled
+    fi
+fi

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import statistics
 import subprocess
@@ -117,26 +118,40 @@ def playouts(which: str, rounds: int) -> None:
 _RATE = """
 import sys
 sys.path[:0] = [{tree!r}, {tree!r} + "/scripts"]
-from bench_engine import rounds_per_second
-print(rounds_per_second("classic", 5, {seconds})[0], rounds_per_second("expansion", 12, {seconds})[0])
+from bench_engine import engine_kind, rounds_per_second
+print(rounds_per_second("classic", 5, {seconds})[0], rounds_per_second("expansion", 12, {seconds})[0], engine_kind())
 """
 
 
+def engine_kind() -> str:
+    """Which engine `import engine` gave: "compiled" (by mypyc, scripts/compiled_engine.py) or "pure"."""
+    import engine.rules
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    return "compiled" if (engine.rules.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES)) else "pure"
+
+
 def against(other: str, seconds: float, runs: int) -> None:
-    """Rounds/s of this tree over `other`'s (any checkout with scripts/bench_engine.py), in
-    alternating runs, each in a fresh interpreter: the median of the per-pair ratios."""
+    """Rounds/s of this tree over `other`'s (any checkout with scripts/bench_engine.py; "pure": this
+    tree's pure engine, PBEM_ENGINE=pure), in alternating runs, each in a fresh interpreter: the
+    median of the per-pair ratios."""
     here = str(Path(__file__).resolve().parent.parent)
-    rates: dict[str, list[tuple[float, float]]] = {here: [], other: []}
+    sides = {"other": (here if other == "pure" else other, "pure" if other == "pure" else None), "this tree": (here, None)}
+    rates: dict[str, list[tuple[float, float]]] = {"other": [], "this tree": []}
+    kinds: dict[str, set[str]] = {"other": set(), "this tree": set()}
     for _ in range(runs):
-        for tree in (other, here):
+        for label, (tree, mode) in sides.items():
             code = _RATE.format(tree=tree, seconds=seconds)
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-            c5, x12 = map(float, out.split())
-            rates[tree].append((c5, x12))
-    for tree, label in ((other, "other"), (here, "this tree")):
-        print(f"{label:10s} rounds/s classic 5p / expansion 12p: " + "  ".join(f"{a:.0f}/{b:.0f}" for a, b in rates[tree]))
+            env = dict(os.environ, PBEM_ENGINE=mode) if mode else None
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+            c5, x12, *kind = out.split()  # (a tree from before the compiled engine prints no kind)
+            rates[label].append((float(c5), float(x12)))
+            kinds[label].add(kind[0] if kind else "pure")
+    for label in rates:
+        print(f"{label:10s} ({'/'.join(sorted(kinds[label]))} engine) rounds/s classic 5p / expansion 12p: "
+              + "  ".join(f"{a:.0f}/{b:.0f}" for a, b in rates[label]))
     for i, what in enumerate(("classic 5p", "expansion 12p")):
-        ratios = [new[i] / old[i] for new, old in zip(rates[here], rates[other])]
+        ratios = [new[i] / old[i] for new, old in zip(rates["this tree"], rates["other"])]
         print(f"{what} random rounds/s, this tree / other: median {statistics.median(ratios):.2f} "
               f"(runs: {', '.join(f'{r:.2f}' for r in ratios)})")
 
@@ -154,6 +169,7 @@ def peer(build: str, seconds: float, runs: int) -> None:
     def rate(cmd: list[str]) -> float:
         return float(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()[0])
 
+    print(f"this engine: {engine_kind()}")
     node = ["node", "--single-threaded", script, build, str(seconds)]
     rows = []
     for _ in range(runs):
@@ -198,16 +214,20 @@ for ruleset, counts in ((CLASSIC, range(3, 11)), (EXPANSION, range(2, 13))):
                 h.update(repr(sorted(board.reach().items())).encode())
                 h.update(json.dumps(apply(state, move), sort_keys=True).encode())
                 turns += 1
-print(h.hexdigest(), turns)
+import engine.rules
+from importlib.machinery import EXTENSION_SUFFIXES
+print(h.hexdigest(), turns, "compiled" if engine.rules.__file__.endswith(tuple(EXTENSION_SUFFIXES)) else "pure")
 """
 
 
-def trace(tree: str, rounds: int) -> str:
-    """The trace hash of `tree`'s engine over `rounds` seeds per table, and the turns it covered."""
+def trace(tree: str, rounds: int, pure: bool = False) -> str:
+    """The trace hash of `tree`'s engine over `rounds` seeds per table, the turns it covered and
+    which engine ran (`pure`: the pure one, PBEM_ENGINE=pure)."""
     code = _TRACE.format(tree=str(Path(tree).resolve()), rounds=rounds)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    digest, turns = out.split()
-    return f"{digest} ({turns} turns)"
+    env = dict(os.environ, PBEM_ENGINE="pure") if pure else None
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    digest, turns, kind = out.split()
+    return f"{digest} ({turns} turns, {kind} engine)"
 
 
 def profile(which: str, rounds: int, top: int) -> None:
@@ -227,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
     ap.add_argument("--views", action="store_true", help="also measure rounds played through views (like play_round)")
     ap.add_argument("--profile", choices=list(CONFIGS), help="cProfile random rounds instead")
-    ap.add_argument("--against", metavar="TREE", help="rounds/s as ratios to the engine of another checkout")
+    ap.add_argument("--against", metavar="TREE", help="rounds/s as ratios to the engine of another checkout "
+                    "(pure: to this tree's pure engine, when the compiled one runs)")
     ap.add_argument("--peer", metavar="BUILD", help="classic 5p rounds/s as ratios to saboteur-game/engine "
                     "compiled to BUILD (needs node; docs/bots.md)")
     ap.add_argument("--runs", type=int, default=5, help="alternating runs for --against and --peer (default 5)")
@@ -243,8 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         profile(args.profile, args.rounds, args.top)
         return 0
     if args.trace is not None:
-        for tree in ([args.against] if args.against else []) + [str(Path(__file__).resolve().parent.parent)]:
-            print(f"{tree}: {trace(tree, args.trace)}")
+        here = str(Path(__file__).resolve().parent.parent)
+        for tree in ([args.against] if args.against else []) + [here]:
+            print(f"{tree}: {trace(here if tree == 'pure' else tree, args.trace, pure=tree == 'pure')}")
         return 0
     if args.playouts is not None:
         playouts(args.config, args.playouts)
@@ -255,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.against:
         against(args.against, args.seconds, args.runs)
         return 0
-    print(f"python {sys.version.split()[0]}, {args.seconds:g} s per measurement")
+    print(f"python {sys.version.split()[0]}, {engine_kind()} engine, {args.seconds:g} s per measurement")
 
     def row(label: str, value: float, note: str = "") -> None:
         print(f"{label:42s}{value:9.1f}   {note}".rstrip())

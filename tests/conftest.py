@@ -81,3 +81,28 @@ def store_url(request, tmp_path):
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store.db'}"
     return request.getfixturevalue("pg_server").new_database()
+
+
+def _engine_compiled() -> bool:
+    import engine.rules
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    return (engine.rules.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """A test marked `pure_engine` reaches into the engine's workings (it patches a function the
+    engine calls, or copies a bot with copy.deepcopy), which the engine compiled by mypyc does not
+    allow (its calls are bound when compiled; its objects have no __dict__): where the compiled
+    engine runs, the test runs in a pytest of its own on the pure engine (PBEM_ENGINE=pure)."""
+    if pyfuncitem.get_closest_marker("pure_engine") is None or not _engine_compiled():
+        return None
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", pyfuncitem.nodeid],
+                         cwd=pyfuncitem.config.rootpath, env=dict(os.environ, PBEM_ENGINE="pure"),
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, f"on the pure engine (PBEM_ENGINE=pure):\n{run.stdout[-6000:]}{run.stderr[-2000:]}"
+    return True

@@ -175,6 +175,7 @@ def test_make_bot() -> None:
         make_bot("clever", "p1", 1)
 
 
+@pytest.mark.pure_engine  # (it copies bots by copy.deepcopy)
 def test_smart_bot_never_sees_hidden_information() -> None:
     """Views mask what is hidden, and the choice does not depend on hidden cards: states that
     differ only in hidden parts give the same view and the same move."""

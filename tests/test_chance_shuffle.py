@@ -30,6 +30,7 @@ def test_shuffles_take_the_words_below_does(seed: str) -> None:
     assert fast.below(1000) == slow.below(1000)  # and leave the stream at the same word
 
 
+@pytest.mark.pure_engine  # (it patches chance._limits)
 def test_after_a_refusal_the_words_drawn_go_back_and_are_taken_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     # Make the one-go check refuse words (limits of 2**62: three words in four): the shuffle must
     # put back every word it drew and take them word by word, as below() does.

@@ -13,7 +13,6 @@ side won each round.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 from ..catalog import CLASSIC, Ruleset
@@ -63,11 +62,11 @@ def spectator_of(v: RoundState) -> RoundState:
     without copying the state again: the maze and the public piles are shared (nobody may
     change a view), the player's hand, role and private facts are masked."""
     assert v.phase == PLAYING
-    public = copy.copy(v)
-    public.hands = {p: [HIDDEN] * len(h) for p, h in v.hands.items()}
-    public.roles = {p: None for p in v.roles}
-    public.knowledge = {p: [] for p in v.knowledge}
-    return public
+    return v.with_private(  # (not copy.copy: a state compiled by mypyc cannot be copied so)
+        board=v.board, roles={p: None for p in v.roles}, hands={p: [HIDDEN] * len(h) for p, h in v.hands.items()},
+        knowledge={p: [] for p in v.knowledge}, deck=v.deck, discard=v.discard, removed=v.removed, nuggets=v.nuggets,
+        aside=v.aside, retired=v.retired,
+    )
 
 
 def digger_side_won(state: RoundState) -> bool:

@@ -110,8 +110,11 @@ def _distance(board: Board, weights: dict[str, float], reached: dict[Pos, int]) 
         d1, c1, d2 = FAR, None, FAR
         for c in cells:
             d = abs(c[0] - gx) + abs(c[1] - gy)
-            if d < d1 or (d == d1 and c < c1):  # type: ignore[operator]
-                d1, c1, d2 = d, c, min(d1, d2) if c1 is not None else d2
+            if d < d1 or (d == d1 and c1 is not None and c < c1):
+                # (not one unpacking of all three: compiled by mypyc, that took c1 for a Pos and refused None)
+                if c1 is not None:
+                    d2 = min(d1, d2)
+                d1, c1 = d, c
             elif d < d2:
                 d2 = d
         best[g] = (d1, c1, d2)
