@@ -36,6 +36,7 @@ def first_time(group: typer.Typer, tag: str) -> bool:
     added.add(tag)
     return True
 
+
 PassOpt = Annotated[
     Path | None,
     typer.Option("--passphrase-file", help="Read the key's passphrase from this file (or set PBEM_PASSPHRASE).",
