@@ -1,7 +1,7 @@
 """Issue 15.11: one move per packet. A seat's move for a packet is kept in its key home (the signed
 file, and its words sealed to the seat's own key); `pbem turn`, `pbem mail-move` and `pbem move`
 asked again say which move was sent, send that same file, and a different new move is refused
-(exit 5) or, for `pbem move`, warned about. Real processes, real key files, a real folder."""
+(exit 5), for `pbem move` too unless --replace (before pbem sent the first). Real processes, real key files, a real folder."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from pbem.errors import EXIT_STALE
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import Seat
 from pbem.host import referee as H
-from pbem.protocol.crypto import sealed_key_id
+from pbem.protocol.crypto import Identity, sealed_key_id
 from pbem.protocol.documents import read_file, unb64
 from pbem.seat import keys
 from pbem.seat.home import move_path
+from pbem.seat.player import SeatPacket
 
 
 def errors(proc: subprocess.CompletedProcess) -> list[str]:
@@ -29,7 +30,9 @@ def errors(proc: subprocess.CompletedProcess) -> list[str]:
     return [line for line in proc.stderr.splitlines() if line.startswith("error:")]
 
 
-def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> None:
+def dealt(tmp_path: Path) -> tuple[Path, H.Host, GameFolder, str, Identity, Path, SeatPacket]:
+    """A folder game of three seats, joined and dealt: (folder, host, its GameFolder, the seat
+    to move, its key, its key home, its latest packet)."""
     app = cli_app()
     db, homes = new_game(tmp_path)
     folder = tmp_path / "shared"
@@ -38,17 +41,19 @@ def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> Non
         run_cli(app, ["turn", folder, "--as", s], homes[s])
     host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
     FolderHost(host, folder, lambda line: None).step()  # deals, publishes packet 1
-    gf = GameFolder.open(folder)
     first = Seat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest()
     mover = first.doc.to_move
     me = keys.load_identity(homes[mover], mover, None)
-    sp = Seat.open(folder, me, homes[mover]).latest()
+    return folder, host, GameFolder.open(folder), mover, me, homes[mover], Seat.open(folder, me, homes[mover]).latest()
+
+
+def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> None:
+    folder, host, gf, mover, me, home, sp = dealt(tmp_path)
     legal = [str(m) for m in legal_moves(sp.view)]
     text = next(m for m in legal if m.startswith("play "))
     card = text.split()[1]
     by_number = text.replace(card, str(shown_hand(sp.view.hands[mover]).index(card) + 1), 1)  # the same move
     other = next(m for m in legal if m.startswith("discard ") and card not in m)
-    home = homes[mover]
 
     proc = pbem("turn", folder, "--as", mover, text, home=home, cwd=tmp_path)
     assert proc.returncode == 0 and "move for packet 1 submitted" in proc.stdout, proc.stderr
@@ -86,18 +91,70 @@ def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> Non
     mailed = [b for eml in (tmp_path / "eml").glob("*.eml") for b in read_file(eml) if b.kind == "move"]
     assert [b.hash for b in mailed] == [read_file(kept)[0].hash]
 
-    # pbem move writes a file to send by hand: the same move is the same file; another one warns
+    # pbem move writes a file to send by hand: the same move is the same file; another one is
+    # refused (exit 5) and the file keeps the first, the one the host takes
     proc = pbem("move", packet_file, by_number, "--as", mover, "-o", tmp_path / "same.pbem", home=home, cwd=tmp_path)
     assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
     assert (tmp_path / "same.pbem").read_bytes() == kept.read_bytes()
-    proc = pbem("move", packet_file, other, "--as", mover, "-o", tmp_path / "second.pbem", home=home, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.startswith(f"warning: you already answered packet 1 with “{text}”; this second, different")
-    assert read_file(tmp_path / "second.pbem")[0].hash != read_file(kept)[0].hash
-    assert text.encode() not in (tmp_path / "second.pbem").read_bytes()
+    first = kept.read_bytes()
+    proc = pbem("move", packet_file, other, "--as", mover, "-o", tmp_path / "same.pbem", home=home, cwd=tmp_path)
+    assert proc.returncode == EXIT_STALE, proc.stderr
+    assert errors(proc) == [f"error: your new move “{other}” was not written: you already answered packet 1 with "
+                            f"“{text}”"]
+    assert "--replace" in proc.stderr
+    assert (tmp_path / "same.pbem").read_bytes() == first == kept.read_bytes()
+    # --replace once pbem sent the move to the host (the folder's inbox): refused too
+    proc = pbem("move", packet_file, other, "--as", mover, "-o", tmp_path / "same.pbem", "--replace", home=home,
+                cwd=tmp_path)
+    assert proc.returncode == EXIT_STALE and "was sent to the host already" in proc.stderr, proc.stderr
+    assert (tmp_path / "same.pbem").read_bytes() == first == kept.read_bytes()
 
     # the host took the first move
     FolderHost(host, folder, lambda line: None).step()
     host.close()
     latest = Seat.open(folder, me, home).latest()
     assert latest.doc.seq == 2 and latest.doc.moves_json()[-1]["text"] == text
+
+
+def test_move_keeps_the_first_move_file_unless_replaced_before_it_is_sent(tmp_path: Path) -> None:
+    """A second, different `pbem move` for a packet is refused and the file keeps the first
+    (the one the host takes); --replace swaps it while pbem has not sent it, never after."""
+    folder, host, gf, mover, me, home, sp = dealt(tmp_path)
+    first, second = [str(m) for m in legal_moves(sp.view) if str(m).startswith("discard ")][:2]
+    packet_file = next(gf.packets_newest_first(mover))[1]
+    out = tmp_path / "move.pbem"
+
+    assert pbem("move", packet_file, first, "--as", mover, "-o", out, home=home, cwd=tmp_path).returncode == 0
+    kept = move_path(home, gf.game_id, mover, 1)
+    written = out.read_bytes()
+    assert written == kept.read_bytes()
+    proc = pbem("move", packet_file, second, "--as", mover, "-o", out, home=home, cwd=tmp_path)
+    assert proc.returncode == EXIT_STALE and errors(proc) == [
+        f"error: your new move “{second}” was not written: you already answered packet 1 with “{first}”"]
+    assert f'hint: the host takes the first move it receives; to replace yours before you send it: pbem move ' \
+           f'{packet_file} "{second}" --replace' in proc.stderr
+    assert out.read_bytes() == written == kept.read_bytes()
+    # another file at the default name is not written over either
+    (tmp_path / f"move-{mover}-000001.pbem").write_text("mine, not pbem's")
+    proc = pbem("move", packet_file, first, "--as", mover, home=home, cwd=tmp_path)
+    assert proc.returncode == 2 and "holds another file; not overwritten" in proc.stderr, proc.stderr
+    assert (tmp_path / f"move-{mover}-000001.pbem").read_text() == "mine, not pbem's"
+
+    # replaced before it was sent: the file and the key home hold the second move
+    proc = pbem("move", packet_file, second, "--as", mover, "-o", out, "--replace", home=home, cwd=tmp_path)
+    assert proc.returncode == 0 and "replaced your move for packet 1" in proc.stderr, proc.stderr
+    assert out.read_bytes() != written and out.read_bytes() == kept.read_bytes()
+    proc = pbem("turn", folder, "--as", mover, home=home, cwd=tmp_path)
+    assert f"you already answered packet 1 with “{second}”" in proc.stdout, proc.stdout
+    proc = pbem("turn", folder, "--as", mover, second, home=home, cwd=tmp_path)  # into the folder's inbox
+    assert proc.returncode == 0 and [p.read_bytes() for p in gf.inbox()] == [out.read_bytes()], proc.stderr
+    # sent: no more replacing
+    proc = pbem("move", packet_file, first, "--as", mover, "-o", out, "--replace", home=home, cwd=tmp_path)
+    assert proc.returncode == EXIT_STALE and errors(proc) == [
+        "error: your move for packet 1 was sent to the host already: it cannot be replaced"], proc.stderr
+    assert out.read_bytes() == kept.read_bytes()
+    FolderHost(host, folder, lambda line: None).step()
+    host.close()
+    after = Seat.open(folder, me, home).latest()
+    hand = shown_hand(after.view.hands[mover])
+    assert after.doc.seq == 2 and second.split()[1] not in hand and first.split()[1] in hand  # the second was taken

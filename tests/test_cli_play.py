@@ -53,7 +53,8 @@ def test_show_move_apply_status(game: dict) -> None:
     hand = summary["hand"] if mover == "ann" else \
         json.loads(pbem("show", str(packet(game, 1)), "--as", mover, "--json", home=homes[mover], cwd=root).stdout)["hand"]
     move_file = root / "m1.pbem"
-    pbem("move", str(packet(game, 1)), f"discard {hand[0]}", "--as", mover, "-o", str(move_file), home=homes[mover], cwd=root)
+    pbem("move", str(packet(game, 1)), f"discard {hand[0]}", "--as", mover, "-o", str(move_file), "--replace",
+         home=homes[mover], cwd=root)  # --replace: test_bad_input's move may be kept for packet 1 already
     out = pbem("apply", "friday", str(move_file), home=homes["referee"], cwd=root).stdout
     assert "packet 2" in out and packet(game, 2).exists()
     again = pbem("apply", "friday", str(move_file), home=homes["referee"], cwd=root).stdout
@@ -93,7 +94,7 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict) -> None:
     one_error_line(pbem("show", str(cut), "--as", "ann", home=homes["ann"], cwd=root, ok=False), 3, "")
     stale = root / "stale.pbem"
     hand = json.loads(pbem("show", p1, "--as", mover, "--json", home=homes[mover], cwd=root).stdout)["hand"]
-    pbem("move", p1, f"discard {hand[-1]}", "--as", mover, "-o", str(stale), home=homes[mover], cwd=root)
+    pbem("move", p1, f"discard {hand[-1]}", "--as", mover, "-o", str(stale), "--replace", home=homes[mover], cwd=root)
     one_error_line(pbem("apply", "friday", str(stale), home=homes["referee"], cwd=root, ok=False), 5, "answers packet 1")
     one_error_line(pbem("status", "nosuchgame", home=homes["referee"], cwd=root, ok=False), 2, "no game 'nosuchgame' in store")
     usage = pbem("status", "--bogus", home=homes["referee"], cwd=root, ok=False)

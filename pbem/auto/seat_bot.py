@@ -280,7 +280,9 @@ class MailBot:
                 self.resent.add(seq)  # after sending: a failed send is tried again next step
             return False
         text = self.brain.choose(sp)
-        self._mail(answers.keep(sp, self.home, text).signed, t("packet {seq}: {move}", seq=seq, move=text))
+        made = answers.keep(sp, self.home, text)
+        self._mail(made.signed, t("packet {seq}: {move}", seq=seq, move=text))
+        made.mark_sent()
         self.resent.add(seq)
         return False
 

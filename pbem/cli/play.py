@@ -418,10 +418,15 @@ def move(
                                                "from you (your shuffle, your tokens).", show_default=False)] = None,
     as_name: AsOpt = None,
     output: OutOpt = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Make this your move for the packet instead of the one "
+                                          "written before (refused once pbem sent that one to the host).")] = False,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
 ) -> None:
     """Write your signed move for the host (checked against your view first).
+
+    The host takes the first move it receives for a packet, so the move file keeps your
+    first move: another one is refused unless you pass --replace before you send it.
 
     In a trustless game the packet's folder must hold the whole chain (the packets before it);
     without MOVE it writes the block the table waits for from you instead (shuffle, deal
@@ -432,6 +437,7 @@ def move(
     """
     unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
     slim_msgspec()
+    from engine.rules import check
     from pbem.protocol.documents import read_one
     from pbem.seat import answers, player
 
@@ -447,18 +453,38 @@ def move(
     sp = player.open_packet(signed, me, where)
     player.refuse_stale(sp)
     target = output or Path(f"move-{sp.seat}-{sp.doc.seq:06d}.pbem")
+    check(sp.view, text)  # a move that does not parse or is not legal says so first (exit 2, 6)
     before = answers.kept(sp, where)
-    if before is None:
-        data = answers.keep(sp, where, text).data  # kept: `pbem turn` and mail-move send this one too
-    elif before.same_as(sp, text):
-        data = before.data  # the same signed file again: the host calls it a duplicate, never a second move
-    else:  # the player may not have sent the first yet; but if the host gets both, the first one counts
-        data = player.make_move(sp, text).armored().encode()
-        typer.echo(t("warning: {before}; this second, different move is written too, but the host takes "
-                     "the first move it receives for a packet and refuses the other", before=before.before()),
-                   err=True)
-    write_atomic(target, data)
+    if before is not None and not before.same_as(sp, text) and not replace:
+        # the host takes the first move it receives for a packet: the file keeps that one
+        raise StaleMove(t("your new move “{move}” was not written: {before}", move=text, before=before.before()),
+                        hint=t("the host takes the first move it receives; to replace yours before you send "
+                               "it: {example}", example=f'pbem move {packet} "{text}" --replace'))
+    if not replace and target.exists() and (before is None or not _holds(target, before.data)):
+        raise UsageError(t("{path} holds another file; not overwritten", path=target),
+                         hint=t("pass -o FILE, or --replace to write over it"))
+    if before is None or not before.same_as(sp, text):
+        made = answers.replace(sp, where, text) if replace else answers.keep(sp, where, text)
+    else:
+        made = before  # the same signed file again: the host calls it a duplicate, never a second move
+    write_atomic(target, made.data)
+    if replace and before is not None and made is not before:
+        typer.echo(t("replaced your move for packet {seq}: send only this file", seq=sp.doc.seq), err=True)
     typer.echo(t("move file: {path} (send it to the host)", path=target))
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the regular file at `path` holds exactly `data` (read no further than its size)."""
+    import stat
+
+    try:
+        st = path.lstat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+            return False
+        with path.open("rb") as f:
+            return f.read(len(data) + 1) == data
+    except OSError:
+        return False
 
 
 def _trustless_move(packet: Path, signed: Any, me: "Identity", where: Path, text: str | None, output: Path | None) -> None:

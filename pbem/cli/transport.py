@@ -410,7 +410,9 @@ def mail_move(
     if not made.new:
         typer.echo(made.before() + t("; mailing that move again (the host takes one move per packet)"))
     msg = block_mail(made.signed, sender=sender, to=to)
-    typer.echo(t("move for packet {seq}: {how}", seq=seq, how=courier.deliver(msg)))
+    how = courier.deliver(msg)
+    made.mark_sent()
+    typer.echo(t("move for packet {seq}: {how}", seq=seq, how=how))
     made.refuse_other(sp, text)
 
 

@@ -253,7 +253,9 @@ class Seat:
         A move already made for this packet is submitted again as it was, never replaced: the
         host takes only one move per packet (the answer says which, and whether it is new)."""
         made = answers.answer(sp, self.home, text)
-        return self.folder.submit_move(self.seat, sp.doc.seq, made.data), made
+        path = self.folder.submit_move(self.seat, sp.doc.seq, made.data)
+        made.mark_sent()
+        return path, made
 
 
 def show(sp: player.SeatPacket, notices: list[Notice] | None = None) -> None:

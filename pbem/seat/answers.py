@@ -8,6 +8,8 @@ Two files per packet (pbem.seat.home.move_path):
     moves/SEAT-SEQ.mine   the same words sealed to the seat's own key, so that the seat can
                           say later what it sent; never the plaintext (anyone who reads the
                           key home, or a synced copy of it, would see the move before the host)
+    moves/SEAT-SEQ.sent   empty: pbem itself handed the move to the host (its folder's inbox,
+                          a mail), so it can no longer be replaced (`pbem move --replace`)
 """
 
 from __future__ import annotations
@@ -46,6 +48,15 @@ class Answer:
             return t("you already answered packet {seq}", seq=seq)
         return t("you already answered packet {seq} with “{move}”", seq=seq, move=self.text)
 
+    @property
+    def sent(self) -> bool:
+        """Whether pbem handed this move to the host (a folder's inbox, a mail)."""
+        return _sent(self.path).exists()
+
+    def mark_sent(self) -> None:
+        """Say that the move went to the host: from now on it cannot be replaced."""
+        write_atomic(_sent(self.path), b"")
+
     def refuse_other(self, sp: SeatPacket, text: str) -> None:
         """StaleMove (exit 5) when `text`, asked for now, is not the move that was sent (again)."""
         if not self.new and not self.same_as(sp, text):
@@ -64,6 +75,10 @@ def canonical(sp: SeatPacket, text: str) -> str | None:
 
 def _mine(path: Path) -> Path:
     return path.with_suffix(".mine")
+
+
+def _sent(path: Path) -> Path:
+    return path.with_suffix(".sent")
 
 
 def _info(sp: SeatPacket) -> bytes:
@@ -88,19 +103,44 @@ def kept(sp: SeatPacket, home: Path) -> Answer | None:
 
 def keep(sp: SeatPacket, home: Path, text: str) -> Answer:
     """Make the move now (checked against the seat's view) and keep it, replacing nothing kept."""
+    return _make(sp, home, text, replacing=False)
+
+
+def _make(sp: SeatPacket, home: Path, text: str, *, replacing: bool) -> Answer:
     refuse_stale(sp)
     move = check(sp.view, text)
     signed, words = sign_move(sp, move), str(move)
     path = move_path(home, sp.packet.game, sp.seat, sp.doc.seq)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # The words first: a crash between the two writes leaves no signed move, so the next try makes
-    # both again; the other order could leave a sent move whose words are lost.
     # (the shape the host's copy has; no nonce: this copy commits to nothing)
-    sealed = seal_json(SealedMove(move=words, nonce=""), sp.identity.public, _info(sp), pad="move")
-    write_atomic(_mine(path), sealed.encode("ascii"))
+    sealed = seal_json(SealedMove(move=words, nonce=""), sp.identity.public, _info(sp), pad="move").encode("ascii")
     data = signed.armored().encode()
-    write_atomic(path, data)
+    if replacing:
+        # The old words go first, the new ones last: a crash in between leaves a move without
+        # its words (said as "you already answered packet N"), never one move's words beside
+        # the other move's file.
+        _mine(path).unlink(missing_ok=True)
+        write_atomic(path, data)
+        write_atomic(_mine(path), sealed)
+    else:
+        # The words first: a crash between the two writes leaves no signed move, so the next try
+        # makes both again; the other order could leave a sent move whose words are lost.
+        write_atomic(_mine(path), sealed)
+        write_atomic(path, data)
     return Answer(signed, data, words, True, path)
+
+
+def replace(sp: SeatPacket, home: Path, text: str) -> Answer:
+    """Make `text` this packet's move in place of the one kept (`pbem move --replace`): only
+    while the host cannot have the first, i.e. pbem has not sent it (StaleMove, exit 5) and no
+    later packet has been seen (refuse_stale)."""
+    refuse_stale(sp)
+    before = kept(sp, home)
+    if before is not None and before.sent:
+        raise StaleMove(t("your move for packet {seq} was sent to the host already: it cannot be replaced",
+                          seq=sp.doc.seq), hint=t("the host takes one move per packet; the next packet is "
+                                                   "your next chance"))
+    return _make(sp, home, text, replacing=before is not None)
 
 
 def answer(sp: SeatPacket, home: Path, text: str) -> Answer:
