@@ -36,12 +36,15 @@ DaysOpt = Annotated[str | None, typer.Option("--days", help="Only these weekdays
 PolicyOpt = Annotated[str | None, typer.Option("--on-timeout", help="wait (default), discard or bot.", show_default=False)]
 AbsentOpt = Annotated[int | None, typer.Option("--absent-after", help="Missed deadlines in a row that make a seat "
                                                                       "absent (default 2).", show_default=False)]
+MaxAwayOpt = Annotated[str | None, typer.Option("--max-away", help="The longest a seat may be away (default 14d).",
+                                                show_default=False)]
 RemindOpt = Annotated[list[str], typer.Option("--remind", help="When to remind: 50% (of the time) or 2h (before); "
                                                                "repeat. Default: 50% and 2h.")]
 
 
 def timing_from(base: dict[str, Any] | None, deadline: str | None, grace: str | None, days: str | None,
-                on_timeout: str | None, absent_after: int | None, remind: list[str]) -> Timing:
+                on_timeout: str | None, absent_after: int | None, remind: list[str],
+                max_away: str | None = None) -> Timing:
     """The game's timing with the options given changed (the rest as before)."""
     from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_reminder
 
@@ -56,6 +59,8 @@ def timing_from(base: dict[str, Any] | None, deadline: str | None, grace: str | 
         t.on_timeout = on_timeout
     if absent_after is not None:
         t.absent_after = absent_after
+    if max_away is not None:
+        t.max_away = parse_duration(max_away, "--max-away")
     if remind:
         t.reminders = [] if remind == ["none"] else [parse_reminder(r) for r in remind]
     return t.check()
@@ -64,7 +69,7 @@ def timing_from(base: dict[str, Any] | None, deadline: str | None, grace: str | 
 def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> str:
     """The deadline rules in words (a trustless game's blind host only reminds and says who is
     late: it marks nobody absent, so that rule is not said)."""
-    from pbem.host.deadlines import DAY_NAMES
+    from pbem.host.deadlines import DAY_NAMES, DEFAULT_MAX_AWAY
     from pbem.ui.when import span
 
     if not timing or not timing.get("deadline"):
@@ -78,8 +83,9 @@ def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> s
     if trustless:
         return said + t("; on timeout: {policy}; reminders: {reminders}", policy=timing.get("on_timeout", "wait"),
                         reminders=reminders)
-    return said + t("; on timeout: {policy}; absent after {n} missed; reminders: {reminders}",
-                    policy=timing.get("on_timeout", "wait"), n=timing.get("absent_after", 2), reminders=reminders)
+    said += t("; on timeout: {policy}; absent after {n} missed; reminders: {reminders}",
+              policy=timing.get("on_timeout", "wait"), n=timing.get("absent_after", 2), reminders=reminders)
+    return said + t("; away at most {span}", span=span(timing.get("max_away", DEFAULT_MAX_AWAY)))
 
 
 def _host(game: str, store: str | None, db: Path | None, keys: Keys, classic: str | None = None):
@@ -107,6 +113,7 @@ def game_config(
     on_timeout: PolicyOpt = None,
     absent_after: AbsentOpt = None,
     remind: RemindOpt = [],
+    max_away: MaxAwayOpt = None,
     store: StoreOpt = None,
     db: DbOpt = None,
     keys: Keys = Keys(),
@@ -125,9 +132,10 @@ def game_config(
             from pbem.host.blind import check_no_absent_rule
 
             check_no_absent_rule(absent_after)
-        changes = (deadline, grace, days, on_timeout, absent_after)
+        changes = (deadline, grace, days, on_timeout, absent_after, max_away)
         if any(x is not None for x in changes) or remind:
-            timing = timing_from(host.config().get("timing"), deadline, grace, days, on_timeout, absent_after, remind)
+            timing = timing_from(host.config().get("timing"), deadline, grace, days, on_timeout, absent_after, remind,
+                                 max_away)
             if trustless:
                 host.set_timing(timing)
                 now = timing.to_config()

@@ -223,6 +223,8 @@ def game_new(
                                                      "absent (default 2).", show_default=False)] = None,
     remind: Annotated[list[str], typer.Option("--remind", help="50% (of the time) or 2h (before the deadline); "
                                               "repeat. Default: 50% and 2h.")] = [],
+    max_away: Annotated[str | None, typer.Option("--max-away", help="The longest a seat may be away (default 14d).",
+                                                 show_default=False)] = None,
     trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
                                             "the host holds no secret (docs/trustless.md). Such a game has a file "
                                             "of its own: saves/GAME.db or --db FILE.")] = False,
@@ -253,10 +255,10 @@ def game_new(
             raise UsageError(t("bad --email {text}", text=repr(e)), hint=t("write NAME=user@example.org"))
         emails[n.lower()] = addr
     timing = None
-    if any(x is not None for x in (deadline, grace, days, on_timeout, absent_after)) or remind:
+    if any(x is not None for x in (deadline, grace, days, on_timeout, absent_after, max_away)) or remind:
         if deadline is None:
             raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
-        timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind).to_config()
+        timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind, max_away).to_config()
     host = identity_named(home, host_name, passphrase_file)
     if trustless:
         from pbem.host import blind

@@ -21,6 +21,7 @@ UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 POLICIES = ("wait", "discard", "bot")
 DEFAULT_REMINDERS = ("50%", "2h")
+DEFAULT_MAX_AWAY = 14 * 86400.0  # how far ahead a seat may say it is away (game config --max-away)
 _PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 
 
@@ -133,6 +134,7 @@ class Timing:
     on_timeout: str = "wait"
     absent_after: int = 2  # missed deadlines in a row that make a seat absent
     reminders: list[str] = field(default_factory=lambda: list(DEFAULT_REMINDERS))
+    max_away: float = DEFAULT_MAX_AWAY  # the longest away request taken, from the time it arrives
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Timing:

@@ -67,7 +67,9 @@ from pbem.protocol.documents import (
     Signed,
     Standings,
     b64,
+    MOVE_NONCE_LEN,
     move_commitment,
+    move_nonce,
     open_as,
     open_json,
     seal_info,
@@ -661,7 +663,7 @@ class Host:
             raise StaleMove(t("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
         sealed = open_as(SealedMove, block.doc.sealed, self._me(), seal_info(f.id, g["seq"], seat.name, HOST, "move"))
         text = sealed.move
-        nonce = unb64(sealed.nonce, "move nonce")
+        nonce = move_nonce(sealed.nonce)
         if move_commitment(nonce, text) != block.doc.commit:
             raise BadPacket(t("{seat}'s move file does not match its commitment", seat=seat.name))
         return self._apply(c, g, seat, state, text, nonce, block)
@@ -673,7 +675,7 @@ class Host:
         f = self.facts
         me = self._me()
         text = str(check_move(state, text))
-        nonce = os.urandom(16)
+        nonce = os.urandom(MOVE_NONCE_LEN)
         info = seal_info(f.id, g["seq"], seat.name, HOST, "move")
         block = sign(Move(game=f.id, seat=seat.name, seq=g["seq"], packet=g["head"],
                           commit=move_commitment(nonce, text), by=HOST, why=why,

@@ -44,13 +44,14 @@ from pbem.protocol.documents import (
     b64,
     sign,
 )
-from pbem.ui.when import date, left
+from pbem.ui.when import date, left, span
 from pbem.ui.words import game_status, kind_name, t
 
 if TYPE_CHECKING:
     from pbem.host.referee import Host, Outcome, Seat
 
 RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
+AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a day (each goes to every seat)
 MAX_ACTIONS = 200  # timeouts played in one tick (every seat absent: a whole round at once)
 
 Game = dict[str, Any]  # the game's row within a change (Host._change)
@@ -295,7 +296,19 @@ def request(host: Host, c: Connection, g: Game, block: Signed[Request]) -> Outco
     if action == "away":
         until = parse_time(block.doc.until)
         if until <= now:
-            raise BadPacket(t("{seat}'s away notice ends {when}, which is in the past", seat=seat.name, when=date(until)))
+            raise BadPacket(t("{seat}'s away notice ends {when}, which is in the past", seat=seat.name, when=date(until, now)))
+        longest = Timing.from_config(config).max_away
+        if (until - now).total_seconds() > longest:
+            raise BadPacket(t("{seat}'s away notice ends {when}, more than {span} from now", seat=seat.name,
+                              when=date(until, now), span=span(longest)),
+                            hint=t("this game takes away notices of at most {span} (the host's game config --max-away)",
+                                   span=span(longest)))
+        sent = [x for x in st.get("away_sent", []) if (now - parse_time(x)).total_seconds() < AWAY_WINDOW]
+        if len(sent) >= AWAY_PER_WINDOW:
+            raise Conflict(t("{seat} sent {n} away notices in the last {span}; this one is refused", seat=seat.name,
+                             n=len(sent), span=span(AWAY_WINDOW)),
+                           hint=t("each away notice is sent to every seat; send the next one later"))
+        st["away_sent"] = [*sent, stamp(now)]
         st["away_until"] = stamp(until)
         done.append(block.hash)
         clock = config.get("clock") or {}
@@ -310,7 +323,7 @@ def request(host: Host, c: Connection, g: Game, block: Signed[Request]) -> Outco
         _notice(host, c, g, "away", seat.name, until=st["away_until"])
         if stretched:
             _notice(host, c, g, "due", seat.name, due=clock["due"])
-        return _outcome("away", t("nt away", player=seat.name, when=date(st["away_until"])))
+        return _outcome("away", t("nt away", player=seat.name, when=date(st["away_until"], now)))
     if action == "resign":
         st["resigned"] = True
         done.append(block.hash)

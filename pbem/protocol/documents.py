@@ -284,6 +284,18 @@ class SealedMove(Shape, frozen=True):
     nonce: str
 
 
+MOVE_NONCE_LEN = 16  # bytes of a move's nonce: what keeps a move's text from being guessed from its commitment
+
+
+def move_nonce(text: str) -> bytes:
+    """A move's nonce (base64), refused unless it has MOVE_NONCE_LEN bytes: an empty or short
+    nonce lets anyone find a move's words from its commitment by trying every legal move."""
+    nonce = unb64(text, t("the nonce"))
+    if len(nonce) != MOVE_NONCE_LEN:
+        raise BadPacket(t("the move's nonce has {n} bytes, not {want}", n=len(nonce), want=MOVE_NONCE_LEN))
+    return nonce
+
+
 def move_commitment(nonce: bytes, text: str) -> str:
     """Binds the signed move file to its sealed text, so an archive can later prove it."""
     return sha256(b"pbem-move/1\n" + nonce + text.encode()).hexdigest()

@@ -36,6 +36,7 @@ from pbem.protocol.documents import (
     Signed,
     check_signature,
     move_commitment,
+    move_nonce,
     parse,
     read_one,
     unb64,
@@ -578,7 +579,7 @@ def _check_envelope(rep: Report, i: int, m: ArchivedMove, key_at: Keys, chain: d
                                    seat=move.seat, game=env.game, expected=m.seat, expected_game=game))
         ok = False
     try:
-        if move_commitment(unb64(m.nonce, t("the nonce")), m.text) != move.commit:
+        if move_commitment(move_nonce(m.nonce), m.text) != move.commit:
             rep.fault(i, COMMIT, t("the text {move} is not the move the seat committed to", move=repr(m.text)))
         else:
             rep.passed("commit")

@@ -34,6 +34,7 @@ from pbem.protocol.documents import (
     Request,
     SealedMove,
     Signed,
+    MOVE_NONCE_LEN,
     b64,
     move_commitment,
     open_as,
@@ -292,7 +293,7 @@ def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
 def sign_move(sp: SeatPacket, move: EngineMove) -> Signed[Move]:
     """The signed move, its words sealed to the host, for a move already checked against the seat's view."""
     seq = sp.doc.seq
-    nonce = os.urandom(16)
+    nonce = os.urandom(MOVE_NONCE_LEN)
     host_key = PublicKey.decode(sp.invitation.doc.host.key)
     info = seal_info(sp.packet.game, seq, sp.seat, HOST, "move")
     return sign(Move(game=sp.packet.game, seat=sp.seat, seq=seq, packet=sp.packet.hash,

@@ -21,11 +21,14 @@ def _parse(when: datetime | str) -> datetime:
     return (dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt).astimezone(timezone.utc)
 
 
-def date(when: datetime | str) -> str:
-    """Thu 3 Dec 18:00 UTC / 12月3日（周四）18:00 UTC."""
+def date(when: datetime | str, now: datetime | None = None) -> str:
+    """Thu 3 Dec 18:00 UTC / 12月3日（周四）18:00 UTC; with the year when it is not the year
+    of `now` (the machine's clock when not given): Wed 1 Jan 9000 00:00 UTC."""
     dt = _parse(when)
     wd = words.t("weekdays").split()[dt.weekday()]
     mon = words.t("months").split()[dt.month - 1]
+    if dt.year != (now or datetime.now(timezone.utc)).astimezone(timezone.utc).year:
+        return words.t("date year", wd=wd, d=dt.day, mon=mon, year=dt.year, hm=dt.strftime("%H:%M"))
     return words.t("date", wd=wd, d=dt.day, mon=mon, hm=dt.strftime("%H:%M"))
 
 
@@ -54,8 +57,8 @@ def due_line(seat: str, due: str, me: str | None, now: datetime) -> str:
     """A packet's deadline (`seat` to move by `due`) in words for seat `me` (None: the host or a
     spectator)."""
     if seat == me:
-        return words.t("due mine", when=date(due), left=left(due, now))
-    return words.t("due other", player=seat, when=date(due), left=left(due, now))
+        return words.t("due mine", when=date(due, now), left=left(due, now))
+    return words.t("due other", player=seat, when=date(due, now), left=left(due, now))
 
 
 def table_lines(me: str | None, now: datetime, *, paused: bool = False, deadline: tuple[str, str] | None = None,
@@ -69,7 +72,7 @@ def table_lines(me: str | None, now: datetime, *, paused: bool = False, deadline
         out.append(due_line(*deadline, me, now))
     if away:
         out.append(words.t("away list", list=words.join(
-            [words.t("away until", player=p, when=date(u)) for p, u in sorted(away.items())])))
+            [words.t("away until", player=p, when=date(u, now)) for p, u in sorted(away.items())])))
     if absent:
         out.append(words.t("absent list", list=words.join(sorted(absent))))
     return out
@@ -83,10 +86,10 @@ def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int |
     nobody can answer for the seat."""
     kw: dict[str, Any] = {"player": seat, "seq": seq, "n": missed or 0, "policy": policy, "fingerprint": fingerprint}
     if due:
-        kw["when"] = date(due)
+        kw["when"] = date(due, now)
         kw["left"] = left(due, now)
     if until:
-        kw["when"] = date(until)
+        kw["when"] = date(until, now)
     key = f"nt {kind}"
     if step is not None and words.has(f"{key} step"):
         key, kw["step"] = f"{key} step", words.step_name(step)
