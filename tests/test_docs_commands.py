@@ -208,3 +208,27 @@ def test_the_trustless_folder_lines_of_playing_md_run_as_written(tmp_path: Path)
     folder = tmp_path / "Sync" / "friday"
     assert (folder / "invitation.pbem").is_file() and (folder / "inbox").is_dir(), run.stdout
     assert (tmp_path / "saves" / "friday.db").is_file()
+
+
+def test_the_saboteur_2_section_quotes_what_show_prints() -> None:
+    """docs/playing.md §11 reads the expansion's screen to a newcomer: each legend mark, column
+    and line it quotes is one `pbem show` prints for a 4-seat Saboteur 2 game, and each role is
+    named as the screen names it."""
+    from engine.catalog import KINDS
+    from engine.chance import SeededChance
+    from engine.state import deal
+    from engine.views import view
+    from pbem.ui import words
+    from pbem.ui.render import plain_text, render_view
+
+    section = (ROOT / "docs" / "playing.md").read_text(encoding="utf-8").split("## 11. Saboteur 2\n", 1)[1]
+    state = deal("expansion", ("ann", "bob", "cat", "dan"), SeededChance(1))
+    with words.using("en"):
+        screen = " ".join(plain_text(render_view(view(state, "ann"), "ann")).split())
+        roles = [words.role_name(kind) for kind in ("green", "blue", "boss", "profiteer", "geologist", "saboteur")]
+    for quoted in ("`H`", "`[g]`", "`[b]`", "`◆`", "`╴│╶`", "`╱`", "`cards in front`", "`dwarf cards aside: 11`",
+                   "`your role:`"):
+        assert quoted in section and quoted.strip("`") in screen, quoted
+    assert all(kind in KINDS for kind in ("green", "blue", "boss", "profiteer", "geologist", "saboteur"))
+    for role in roles:
+        assert f"`{role}`" in section, role
