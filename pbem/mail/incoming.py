@@ -74,6 +74,10 @@ def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
         return [], [str(exc)]
     except RecursionError:  # a part's header nested too deeply for the email package (read lazily)
         return [], [t("the mail has a header nested too deeply to read")]
+    except (LookupError, UnicodeError, ValueError, TypeError, AttributeError, IndexError) as exc:
+        # a malformed part the email package reads lazily and then chokes on: this mail is set
+        # aside with its reason, and the mail after it is read
+        return [], [t("the mail cannot be read: {error}", error=f"{type(exc).__name__}: {exc}")]
     blocks, errors = [], []
     for kind, payload in raw:
         try:

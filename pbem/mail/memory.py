@@ -40,12 +40,17 @@ def message_keys(msg: EmailMessage) -> list[str]:
     """The Message-ID (when it has one) and the SHA-256 of the body, as memory keys."""
     try:
         raw = msg.as_bytes()
-    except RecursionError:  # a header nested too deeply to write back: the bytes as they came
+    except (RecursionError, LookupError, UnicodeError, ValueError, TypeError, AttributeError, IndexError):
+        # a mail the email package reads but cannot write back (a header nested too deeply, a
+        # multipart without a boundary around undecodable bytes): the bytes as they came
         raw = getattr(msg, "raw", b"")
     cut = max(raw.find(b"\n\n"), 0)  # headers differ between two deliveries of one mail
     body = raw[cut:].replace(b"\r\n", b"\n")
     keys = ["sha256:" + hashlib.sha256(body).hexdigest()]
-    mid = (msg.get("Message-ID") or "").strip()
+    try:
+        mid = str(msg.get("Message-ID") or "").strip()
+    except (RecursionError, ValueError, TypeError, IndexError):  # a Message-ID the email package cannot parse
+        mid = ""
     if mid:
         keys.insert(0, f"id:{mid}")
     return keys
