@@ -310,10 +310,20 @@ def _part_text(part: Message) -> str:
 _DROP_RE = re.compile(r"<!--.*?-->|<(script|style|head)\b.*?</\1\s*>", re.I | re.S)
 _BREAK_RE = re.compile(r"<br\s*/?>|</(p|div|li|tr|pre|blockquote|h[1-6])\s*>", re.I)
 _TAG_RE = re.compile(r"<[^>]*>", re.S)
+_PRE_RE = re.compile(r"<pre\b.*?</pre\s*>", re.I | re.S)
+_SOURCE_BREAK_RE = re.compile(r"[ \t]*\r?\n[ \t]*")
 
 
 def html_to_text(s: str) -> str:
+    """The text a browser shows of an HTML body, line by line. In HTML that breaks its lines
+    with tags, a line end of the source is a space (Thunderbird writes `line<br>` and then a
+    line end: kept both, every break doubled, and the armour's blank line after its header
+    lines was lost among them); inside <pre> it is a line break. HTML with no break tag at all
+    keeps its line ends: that is how a careless client writes plain text as HTML."""
     s = _DROP_RE.sub("", s)
+    if _BREAK_RE.search(s):
+        s = _PRE_RE.sub(lambda m: m.group(0).replace("\r\n", "<br>").replace("\n", "<br>"), s)
+        s = _SOURCE_BREAK_RE.sub(" ", s)
     s = _BREAK_RE.sub("\n", s)
     s = _TAG_RE.sub("", s)
     return html.unescape(s).replace("\xa0", " ")
