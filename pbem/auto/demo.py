@@ -207,13 +207,7 @@ def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess
                     "shuffle, token, opened card and move checked, every round replayed on its opened cards",
                     files=len(list(folder.dir.glob("inbox/done/*"))), packets=len(folder.packets(None)),
                     seconds=f"{time.perf_counter() - started:.1f}"))
-    pbem = _command()
-    if keep:
-        label, command = t("audit it:"), f"{pbem} audit {folder.dir}"
-        console.print(f"{pad(label, 26)} {command}", soft_wrap=True)
-    else:
-        console.print(t("the temporary folder is removed now; to audit the game yourself: {command}",
-                        command=f"{pbem} demo --trustless --dir DIR"), soft_wrap=True)
+    _replay_tail(console, folder.dir, keep, demo="demo --trustless --dir DIR")
     return gold
 
 
@@ -247,7 +241,7 @@ def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Po
             time.sleep(0.05)
 
 
-def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4) -> None:
+def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4, demo: str = "demo --dir DIR") -> None:
     """Round 1's last moves, replayed from the files the players received."""
     from pbem.replay.navigator import frame
     from pbem.replay.rounds import ALL, load_replay
@@ -262,7 +256,7 @@ def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4) -> N
     pbem = _command()
     if not keep:
         console.print(t("the temporary folder is removed now; to replay and audit the game yourself: {command}",
-                        command=f"{pbem} demo --dir DIR"), soft_wrap=True)
+                        command=f"{pbem} {demo}"), soft_wrap=True)
         return
     # soft_wrap: commands stay on one line, ready to copy.
     for label, command in ((t("step through it yourself:"), f"{pbem} replay {shared} --round 1"),

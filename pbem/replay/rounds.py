@@ -13,7 +13,7 @@ the full state (everything is open at the end of a round).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -240,26 +240,30 @@ def pick_game(src: Source, game: str | None = None) -> str:
     return games[0]
 
 
-def pick_round(src: Source, game: str, round_no: int | None) -> int:
-    """The round asked for (default: the latest finished one), or say why it cannot be replayed."""
-    archived = src.archived(game)
+def pick_round(src: Source, game: str, round_no: int | None, chain: list[int] | None = None) -> int:
+    """The round asked for (default: the latest finished one), or say why it cannot be replayed.
+    `chain`: the rounds a trustless game's chain ended (it has no archives); default: those archived."""
+    archived = src.archived(game) if chain is None else chain
+    hint = ended_hint() if chain is None else t("a round of a trustless game can be replayed once every seat has "
+                                                "revealed its round key at the round's end")
     if round_no is None:
         if not archived:
             raise NotReplayable(t("no round of game {game} has ended yet in {source}: there is nothing to replay",
-                                  game=game, source=src.label), hint=ended_hint())
+                                  game=game, source=src.label), hint=hint)
         return archived[-1]
     if round_no not in archived:
         seen = src.rounds.get(game, 0)
         if 1 <= round_no <= seen:
-            why = t("round {round} of game {game} has not ended yet: it has no archive yet", round=round_no, game=game)
+            why = t("round {round} of game {game} has not ended yet", round=round_no, game=game)
         elif round_no > seen:
-            why = t("round {round} of game {game} has not been played yet: it has no archive yet", round=round_no,
-                    game=game)
+            why = t("round {round} of game {game} has not been played yet", round=round_no, game=game)
         else:
-            why = t("round {round} of game {game} does not exist: it has no archive yet", round=round_no, game=game)
+            why = t("round {round} of game {game} does not exist", round=round_no, game=game)
+        if chain is None:
+            why = t("{why}: it has no archive yet", why=why)
         if archived:
             why = t("{why} (finished: {rounds})", why=why, rounds=", ".join(map(str, archived)))
-        raise NotReplayable(why, hint=ended_hint())
+        raise NotReplayable(why, hint=hint)
     return round_no
 
 
@@ -306,7 +310,7 @@ class Step:
 class Replay:
     game: str
     round: int
-    archive: Signed[Archive]
+    archive: Signed[Archive] | None  # None: a trustless round, whose chain is its record (pbem.replay.trustless)
     invitation: Signed[Invitation]
     start: RoundState
     steps: list[Step]
@@ -408,30 +412,42 @@ def build(archive: Signed[Archive], invitation: Signed[Invitation], origin: str 
     except (BadPosition, KeyError, TypeError) as exc:
         raise BadPacket(t("the archive's starting position is unreadable: {error}", error=exc),
                         hint=audit_hint()) from None
+    moves = [(m.seat, str(m.text), (m.why or "timeout") if m.by == HOST else None) for m in doc.moves]
+    return replayed(archive.game, doc.round, start, moves, doc.final, invitation, archive, origin)
+
+
+def replayed(game: str, round_no: int, start: RoundState, moves: Sequence[tuple[str, str, str | None]],
+             final: dict[str, Any], invitation: Signed[Invitation], archive: Signed[Archive] | None = None,
+             origin: str = "") -> Replay:
+    """A round's moves (seat, text, why the host played it) applied through the engine from its
+    deal; they must end it at `final` (a dumped position)."""
     state, steps = start, []
-    for i, m in enumerate(doc.moves, 1):
-        seat, text = m.seat, m.text
+    for i, (seat, text, by_host) in enumerate(moves, 1):
         if state.phase == OVER or state.player != seat:
             to_move = t("nobody (the round is over)") if state.phase == OVER else state.player
             raise BadPacket(t("move {n} of the archive is by {seat}, but {player} was to move", n=i, seat=seat,
                               player=to_move), hint=audit_hint())
         state = state.copy()
         try:
-            events = apply_move(state, str(text))
+            events = apply_move(state, text)
         except MoveError as exc:
             raise BadPacket(t("move {n} of the archive ({move}) is illegal: {error}", n=i, move=repr(text),
                               error=failures.message(exc)),
                             hint=audit_hint()) from None
-        steps.append(Step(i, seat, str(text), events, state, (m.why or "timeout") if m.by == HOST else None))
-    if state.phase != OVER or dump(state) != doc.final:
+        steps.append(Step(i, seat, text, events, state, by_host))
+    if state.phase != OVER or dump(state) != final:
         raise BadPacket(t("the archive's moves do not lead to its final position"), hint=audit_hint())
-    return Replay(archive.game, doc.round, archive, invitation, start, steps, origin)
+    return Replay(game, round_no, archive, invitation, start, steps, origin)
 
 
 def load_replay(source: str | Path | None, *, db: Path | None = None, round_no: int | None = None,
                 game: str | None = None) -> Replay:
     src = open_source(source, db, rounds=())  # a replay reads the archive alone
     g = pick_game(src, game)
+    if src.trustless(g):  # no archive: the round is opened from the chain
+        from pbem.replay.trustless import chain_round
+
+        return chain_round(src, g, round_no)
     r = pick_round(src, g, round_no)
     payload, origin = src.archive(g, r)
     archive, invitation = verify_archive(payload)

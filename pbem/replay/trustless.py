@@ -17,9 +17,10 @@ from typing import Any
 
 from engine.catalog import card_kind
 from engine.errors import EngineError
-from pbem.errors import PbemError
+from engine.position import dump
+from pbem.errors import BadPacket, PbemError
 from pbem.protocol.documents import Invitation, Signed, check_signature, parse, payload_hash
-from pbem.replay.rounds import NotReplayable, Source
+from pbem.replay.rounds import NotReplayable, Replay, Source, audit_hint, pick_round, replayed
 from pbem.seat.trustless import Follower
 from pbem.ui import failures
 from pbem.ui.words import t
@@ -68,13 +69,19 @@ class ChainAudit:
 
 def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> ChainAudit:
     """Follow every packet of `game` in `src` from its invitation (the one trusted, if given)."""
+    return follow_chain(src, game, anchor)[0]
+
+
+def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> tuple[ChainAudit, Follower | None]:
+    """The audit of `game`'s chain in `src`, and the follower that went as far as it holds
+    (None: the invitation itself is not to be trusted)."""
     found = src.invitations.get(game, {})
     out = ChainAudit(game)
     if anchor is not None:
         inv = anchor
         if found and inv.hash not in found:
             out.fault = "the invitation among these files is not the one you trust"
-            return out
+            return out, None
     elif len(found) == 1:
         inv = parse("invitation", next(iter(found.values()))).expect(Invitation)
     else:
@@ -82,7 +89,7 @@ def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> Ch
                             hint="audit a folder or database with the game's invitation, or pass --invitation FILE")
     if inv.signer.encode() != inv.doc.host.key:
         out.fault = "the invitation is not signed by the host it names"
-        return out
+        return out, None
     follower = Follower(inv)
     for seq, versions in sorted(src.packets.get(game, {}).items()):
         if len(versions) > 1:
@@ -107,5 +114,19 @@ def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> Ch
         out.rounds.append(RoundSummary(end.round_no, end.moves, s.finder,
                                        {p: card_kind(str(s.roles[p])).kind for p in s.players}, dict(s.payout),
                                        dict(s.gold)))
-    return out
+    return out, follower
 
+
+def chain_round(src: Source, game: str, round_no: int | None) -> Replay:
+    """A round of a trustless game for `pbem replay`: the chain followed (every signature, proof
+    and move checked, as the audit does) to that round's end, where every seat's round key opened
+    its deal; then replayed from that deal like any archived round. A round that ended before a
+    fault in the chain is still shown; a later one is refused with the fault."""
+    rep, follower = follow_chain(src, game, None)
+    ended = {end.round_no: end for end in follower.table.ended} if follower is not None else {}
+    if rep.fault is not None and (round_no is None or round_no not in ended):
+        raise BadPacket(t("the chain of game {game} fails at {fault}", game=game, fault=rep.fault), hint=audit_hint())
+    assert follower is not None
+    end = ended[pick_round(src, game, round_no, chain=sorted(ended))]
+    moves = [(seat, text, None) for seat, text in end.played]
+    return replayed(game, end.round_no, end.start, moves, dump(end.state), follower.inv, origin=src.label)

@@ -60,6 +60,8 @@ class RoundEnd:
     state: RoundState  # the whole round, every card open
     orders: dict[str, list[str]]  # each stack of the round as it lay
     moves: int  # how many moves the round had
+    start: RoundState  # the deal, every card open
+    played: tuple[tuple[str, str], ...]  # every move as (seat, text), face-down discards by their cards
 
     @property
     def gold(self) -> dict[str, int]:
@@ -381,12 +383,12 @@ class PublicTable:
         for s in self.nugget_slots():
             self.open_public(s)
         nuggets = [self.opened.get(s, HIDDEN) for s in self.pile] if self.pile else None
-        true = r.replay(orders, gold=prev.gold if prev else None, nuggets=nuggets)
+        start, played, true = r.replay(orders, gold=prev.gold if prev else None, nuggets=nuggets)
         if self.pile:
             by_card = {self.opened[s]: s for s in self.pile if s in self.opened}
             unknown = iter(s for s in self.pile if s not in self.opened)
             self.pile = [by_card[c] if c != HIDDEN else next(unknown) for c in true.nuggets]
-        self.ended.append(RoundEnd(k, true, orders, r.moves()))
+        self.ended.append(RoundEnd(k, true, orders, r.moves(), start, tuple(played)))
         self.revealed = {}
         gold = t("list sep").join(f"{p} {true.gold[p]}" for p in self.players)
         if true.finder:

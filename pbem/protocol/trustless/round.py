@@ -157,11 +157,15 @@ class PublicRound:
 
     # --- the round's end ----------------------------------------------------------------------
 
-    def replay(self, orders: dict[str, list[str]], *, gold: dict[str, int] | None, nuggets: list[str] | None) -> RoundState:
-        """The round on its opened deal: every move again, face-down discards by their slots' cards."""
-        true = deal_in_order(self.game, self.round_no, orders, first_seat=self.first_seat, gold=gold, nuggets=nuggets)
+    def replay(self, orders: dict[str, list[str]], *, gold: dict[str, int] | None,
+               nuggets: list[str] | None) -> tuple[RoundState, list[tuple[str, str]], RoundState]:
+        """The round on its opened deal: every move again, face-down discards by their slots'
+        cards. Returns the deal, each move as (seat, text), and the end."""
+        start = deal_in_order(self.game, self.round_no, orders, first_seat=self.first_seat, gold=gold, nuggets=nuggets)
+        true, played = start.copy(), []
         for what in self.record:
             text = what if isinstance(what, str) else "discard " + " ".join(orders[s[0]][s[1]] for s in what)
+            played.append((true.player, text))
             apply(true, text, OPEN_DECK)
         if true.phase == PLAYING:
             raise BadPacket(t("round {round} replayed on its opened deal does not end where the table ended it",
@@ -170,4 +174,4 @@ class PublicRound:
                 true.board.cells[g].card != self.state.board.cells[g].card for g in GOAL_CELLS.values()
                 if not self.state.board.cells[g].hidden):
             raise BadPacket(t("round {round} replayed on its opened deal is not the maze the table saw", round=self.round_no))
-        return true
+        return start, played, true

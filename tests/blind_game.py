@@ -1,0 +1,78 @@
+"""A trustless game played in one process for the tests of what people see of it: the blind
+host with its real SQLite file, a `TrustlessSeat` per seat with its real key file, random bots
+choosing the moves, and the host's packets published into a real game folder (as `pbem host run
+--folder` does). A round of three seats takes a few seconds: the host checks every proof when a
+block comes in; the seats here follow the chain without checking them again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.bots import make_bot
+from pbem.folder.layout import GameFolder
+from pbem.folder.play import FolderPublisher
+from pbem.host import blind
+from pbem.host.publish import publish_pending
+from pbem.protocol.documents import Invitation, Packet, Signed, read_blocks
+from pbem.protocol.trustless.public import PublicTable
+from pbem.seat.keys import create_identity
+from pbem.seat.trustless import TrustlessSeat, join
+
+SEATS = ("ann", "bob", "cat")
+
+
+@dataclass
+class BlindGame:
+    root: Path
+    seats_: tuple[str, ...] = SEATS
+    homes: dict[str, Path] = field(init=False)
+    seen: int = 0
+
+    def __post_init__(self) -> None:
+        self.homes = {n: self.root / f"home-{n}" for n in ("referee", *self.seats_)}
+        ids = {n: create_identity(h, n, None) for n, h in self.homes.items()}
+        self.db = self.root / "saves" / "t.db"
+        self.inv: Signed[Invitation] = blind.create_game(self.db, "t", ids["referee"], "classic",
+                                                         [(s, ids[s].public) for s in self.seats_], [])
+        self.host = blind.BlindHost(self.db, ids["referee"])
+        self.seats = {s: TrustlessSeat(self.inv, ids[s], s) for s in self.seats_}
+        for s, seat in self.seats.items():
+            seat.table.check_proofs = False
+            seat.choose = make_bot("random", s, "7").choose
+            self.host.accept(read_blocks(join(self.inv, ids[s], s).armored())[0])
+        self.folder = self.root / "shared"
+        self.host.set_config(transport={"folder": str(self.folder)})
+        self._sync()
+
+    @property
+    def table(self) -> PublicTable:
+        return self.host.table()[0]
+
+    def _sync(self) -> None:
+        for seq, armored in self.host.packets(self.seen):
+            packet = read_blocks(armored)[0].expect(Packet)
+            for seat in self.seats.values():
+                seat.follow(packet)
+            self.seen = seq
+
+    def play(self, until: Callable[[PublicTable], bool]) -> BlindGame:
+        """Every seat the table waits for answers, until `until(table)` holds; then the folder
+        has every packet."""
+        while not until(table := self.table) and table.step() != "over":
+            for s in table.waiting().seats:
+                owed = self.seats[s].owed()
+                assert owed is not None, (s, table.waiting())
+                self.host.accept(read_blocks(owed.armored())[0])
+            self._sync()
+        publish_pending(self.host, FolderPublisher(GameFolder.init(self.folder, self.inv.game, self.seats_)))
+        return self
+
+    def packet_file(self, seq: int) -> Path:
+        return dict(GameFolder.open(self.folder).packets(None))[seq]
+
+
+def round_over(n: int) -> Callable[[PublicTable], bool]:
+    return lambda table: len(table.ended) >= n
