@@ -7,6 +7,7 @@ is refused. Real keys, a real store (SQLite and PostgreSQL), a real shared folde
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import msgspec
@@ -108,3 +109,127 @@ def test_max_away_is_a_game_setting(tmp_path) -> None:
     bad = pbem("game", "config", "t", "--db", db, "--max-away", "forever", home=homes["referee"])
     one_error_line(bad, 2, "bad --max-away 'forever'")
     assert Path(db).read_bytes() == before
+
+
+def _play_for(host, seat: str, why: str, text: str | None = None):
+    """Ask the host's library to play for `seat`, as the timekeeper does."""
+    with host._change() as (c, g):
+        return host.play_for(c, g, host.facts.seat(seat), host._state(g), why, text)
+
+
+def rogue_play(host, seat: str, text: str, why: str = "timeout"):
+    """What a misbehaving host does: its own signed move for a seat, applied without the
+    library's checks (a patched pbem), stamped with the time it was made."""
+    from pbem.protocol.documents import Move
+
+    with host._change() as (c, g):
+        f, me = host.facts, host._me()
+        nonce = os.urandom(16)
+        info = seal_info(f.id, g["seq"], seat, HOST, "move")
+        block = sign(Move(game=f.id, seat=seat, seq=g["seq"], packet=g["head"], commit=move_commitment(nonce, text),
+                          by=HOST, why=why, at=host.now(),
+                          sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), me.public, info, pad="move")), me)
+        return host._apply(c, g, f.seat(seat), host._state(g), text, nonce, block, by=why)
+
+
+def test_the_host_library_refuses_to_play_for_a_seat_in_a_game_without_deadline(tmp_path, store_url: str) -> None:
+    from pbem.errors import Conflict
+
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(on_timeout="bot"), store_url)  # no deadline at all
+    first = host.status()["to_move"]
+    before = store_dump(host.store.url)
+    with pytest.raises(Conflict, match=f"may not play for {first} at packet 1: the game has no deadline"):
+        _play_for(host, first, "timeout")
+    for why in ("absent", "resigned", "because"):
+        with pytest.raises(Conflict, match=f"{first} is neither absent nor resigned"):
+            _play_for(host, first, why)
+    other = next(s for s in seats if s != first)
+    with pytest.raises(Conflict, match="the packet waits for another seat"):
+        _play_for(host, other, "timeout")
+    clock.advance(30 * 86400)
+    with pytest.raises(Conflict, match="the game has no deadline"):
+        _play_for(host, first, "timeout")
+    assert store_dump(host.store.url) == before
+    host.close()
+
+
+def test_the_host_library_plays_only_after_the_deadline_and_only_the_policys_move(tmp_path, store_url: str) -> None:
+    from engine.views import view
+    from pbem.errors import Conflict
+    from pbem.protocol.timeout import policy_move
+
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, grace=1800, on_timeout="bot"), store_url)
+    first = host.status()["to_move"]
+    before = store_dump(host.store.url)
+    with pytest.raises(Conflict, match="its deadline and grace run until Tue 1 Dec 13:30 UTC"):
+        _play_for(host, first, "timeout")
+    clock.advance(3600)  # due, but the grace runs
+    with pytest.raises(Conflict, match="its deadline and grace run until"):
+        _play_for(host, first, "timeout")
+    clock.advance(1800)
+    state = host.live_state()
+    chosen = policy_move(view(state, first), first, "bot", host.game_id(), 1)
+    other = next(str(m) for m in legal_moves(view(state, first)) if str(m) != chosen)
+    with pytest.raises(Conflict, match=f"only its timeout policy's move for {first}: bot plays"):
+        _play_for(host, first, "timeout", other)
+    assert store_dump(host.store.url) == before
+    assert _play_for(host, first, "timeout", chosen).kind == "applied"
+    fh.step()
+    packet = seats[next(s for s in seats if s != first)].latest()
+    [made] = [m for m in packet.doc.recent if m.seat == first]
+    assert made.by == "host" and made.why == "timeout"
+    host.close()
+
+
+@pytest.mark.slow  # a round played to its end by four bots: ~3 s
+def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp_path, store_url: str) -> None:
+    """A host that bypasses its library's checks plays for seat A before its deadline, and for
+    seat B (who had answered in time) another move than its discard policy makes. The seat's
+    `pbem turn` warns; once the round is over `pbem audit` faults both moves (exit 8), and
+    `audit --as B` also the move B had answered."""
+    from engine.views import view
+    from processes import pbem
+    from pbem.auto.seat_bot import FolderBot
+    from pbem.protocol.timeout import policy_move
+
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
+    shared = tmp_path / "shared"
+    a = host.status()["to_move"]
+    state = host.live_state()
+    rogue_play(host, a, policy_move(view(state, a), a, "discard", host.game_id(), 1))  # at once: nobody is late
+    fh.step()
+    b = host.status()["to_move"]
+    sp = seats[b].latest()
+    seats[b].move(sp, str(legal_moves(sp.view)[0]))  # b answers in time; the host does not look
+    made = clock.now().timestamp()  # (the host's clock is a fake one: b's file is dated by it)
+    os.utime(seats[b].move_file(2), (made, made))
+    clock.advance(3601)
+    state = host.live_state()
+    chosen = policy_move(view(state, b), b, "discard", host.game_id(), 2)
+    rogue_play(host, b, next(str(m) for m in legal_moves(view(state, b)) if str(m) != chosen))
+    fh.step()
+    told = pbem("turn", shared, "--as", b, home=seats[b].home)
+    assert told.returncode == 0, told.stderr
+    assert "warning: the host played for you at packet 2 (no move in time), though you had answered it" \
+        in " ".join(told.stdout.split())
+    quiet = pbem("turn", shared, "--as", a, home=seats[a].home)
+    assert "warning" not in quiet.stdout  # a had not answered: the host's move is only marked
+    bots = [FolderBot(shared, ids[s], seats[s].home, "smart", 1, lambda line: None) for s in seats]
+    for _ in range(2000):
+        if host.archives():
+            break
+        for bot in bots:
+            bot.step()
+        fh.step()
+    assert host.archives()
+    host.close()
+    audit = pbem("audit", shared, "--round", 1, home=seats[a].home)
+    assert audit.returncode == 8, audit.stdout + audit.stderr
+    said = " ".join((audit.stdout + audit.stderr).split())
+    assert f"move 1: the host played for {a} at Tue 1 Dec 12:00 UTC, before packet 1's deadline and grace ran out " \
+           "(Tue 1 Dec 13:00 UTC)" in said, said
+    assert f"move 2: the host played '" in said and f"for {b}, but its timeout policy discard plays '{chosen}'" in said
+    assert "had answered" not in said  # only b's own key home knows
+    mine = pbem("audit", shared, "--round", 1, "--as", b, home=seats[b].home)
+    assert mine.returncode == 8
+    assert f"move 2: the host played for {b} at packet 2, which {b} had answered at" in " ".join(mine.stdout.split())

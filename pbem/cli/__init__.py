@@ -46,7 +46,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "play": ("game", "join", "apply", "show", "move", "status", "packet", "games", "demo"),
     "replay": ("replay", "audit", "archive"),
     "transport": ("game", "mail", "folder", "host", "bot", "inbox", "mail-join", "mail-move", "turn"),
-    "deadlines": ("game", "away", "resign", "handover"),
+    "deadlines": ("game", "away", "resign", "back", "handover"),
 }
 
 

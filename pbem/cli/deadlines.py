@@ -287,6 +287,22 @@ def resign(target: TargetArg, output: OutOpt = None, keys: Keys = Keys(), reply:
 
 
 @grouped
+def back(target: TargetArg, output: OutOpt = None, keys: Keys = Keys(), reply: Reply = Reply(),
+         smtp: Smtp = Smtp()) -> None:
+    """Tell the host you are back: a seat marked absent is played for no more.
+
+    From your next packet on, the host waits for your deadline again. (Any move you send
+    for a packet the host already played for you says the same.)
+    """
+    from pbem.host.clock import stamp
+    from pbem.seat import player
+
+    now = stamp(datetime.now(timezone.utc))
+    _submit(target, keys, output, reply, smtp,
+            lambda inv, seat, me: player.make_request(inv, seat, me, "back", at=now))
+
+
+@grouped
 def handover(
     target: TargetArg,
     key: Annotated[str, typer.Option("--key", help="The public key line (pbem1...) of whoever takes your seat.")],
@@ -311,5 +327,5 @@ def register(app: typer.Typer) -> None:
         game_app.command("pause")(game_pause)
         game_app.command("resume")(game_resume)
         game_app.command("reseat")(game_reseat)
-    for fn in (away, resign, handover):
+    for fn in (away, resign, back, handover):
         app.command(fn.__name__)(fn)

@@ -160,7 +160,7 @@ def audit(
                              hint=t("audit with the key home you joined from (--home), or pass --invitation FILE"))
         me = identity_named(home, as_name, passphrase_file)
         seat = (auditor_seat(src, g, anchor, me), me)
-    reports = audit_source(src, g, rounds, Trust(anchor, origin, seat))
+    reports = audit_source(src, g, rounds, Trust(anchor, origin, seat, key_home(home) if seat else None))
     faults = sum(len(rep.faults) for rep in reports)
     if as_json:
         out: dict[str, Any] = {"game": g, "ok": faults == 0, "anchored": anchor is not None,

@@ -46,6 +46,7 @@ from pbem.host.publish import HostNotice, Release
 from pbem.host.store import GAME_ROW, Store, deliveries, games, joins, moves, notices, packets, rounds, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
+from pbem.protocol.timeout import policy_move
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (
     Archive,
@@ -556,10 +557,19 @@ class Host:
             if isinstance(block.doc, Join):
                 return self._join(c, g, block)
             if isinstance(block.doc, Move):
-                return self._move(c, g, block)
-            if block.kind == "request":
+                try:
+                    return self._move(c, g, block)
+                except StaleMove as exc:
+                    # refused, but it says an absent seat is back: that is kept (the move is not)
+                    back = timekeeper.back_by_move(self, c, g, block)
+                    if back is None:
+                        raise
+                    stale = StaleMove(f"{exc}{t('clause sep')}{back}", hint=exc.hint)
+            elif block.kind == "request":
                 return timekeeper.request(self, c, g, block)
-            return timekeeper.handover(self, c, g, block)
+            else:
+                return timekeeper.handover(self, c, g, block)
+        raise stale
 
     def tick(self) -> list[Outcome]:
         """Act on the clock: reminders, late notices, timeouts (pbem/host/timekeeper.py)."""
@@ -668,19 +678,28 @@ class Host:
             raise BadPacket(t("{seat}'s move file does not match its commitment", seat=seat.name))
         return self._apply(c, g, seat, state, text, nonce, block)
 
-    def play_for(self, c: Connection, g: dict[str, Any], seat: Seat, state: RoundState, text: str,
-                 why: str) -> Outcome:
-        """The host plays `text` for `seat` (timeout policy), signed as the host's own move
-        file, marked `by: host` so that packet, archive, audit and replay all say so."""
+    def play_for(self, c: Connection, g: dict[str, Any], seat: Seat, state: RoundState, why: str,
+                 text: str | None = None) -> Outcome:
+        """The host plays the timeout policy's move for `seat` (`why`: timeout, absent or
+        resigned), signed as the host's own move file with the time it was made, marked `by:
+        host` so that packet, archive, audit and replay all say so. Refused (Conflict, nothing
+        changes) when the game's rules let the host play for nobody now
+        (timekeeper.may_play_for), and when `text` is given and is not the policy's own move."""
         f = self.facts
         me = self._me()
-        text = str(check_move(state, text))
+        policy = timekeeper.may_play_for(self, g, seat.name, why)
+        if state.player != seat.name:
+            raise Conflict(t("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
+        chosen = policy_move(view(state, seat.name), seat.name, policy, f.id, g["seq"])
+        if text is not None and text != chosen:
+            raise Conflict(t("the host may play only its timeout policy's move for {seat}: {policy} plays {move}, "
+                             "not {other}", seat=seat.name, policy=policy, move=repr(chosen), other=repr(text)))
         nonce = os.urandom(MOVE_NONCE_LEN)
         info = seal_info(f.id, g["seq"], seat.name, HOST, "move")
         block = sign(Move(game=f.id, seat=seat.name, seq=g["seq"], packet=g["head"],
-                          commit=move_commitment(nonce, text), by=HOST, why=why,
-                          sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), me.public, info, pad="move")), me)
-        return self._apply(c, g, seat, state, text, nonce, block, by=why)
+                          commit=move_commitment(nonce, chosen), by=HOST, why=why, at=self.now(),
+                          sealed=seal_json(SealedMove(move=chosen, nonce=b64(nonce)), me.public, info, pad="move")), me)
+        return self._apply(c, g, seat, state, chosen, nonce, block, by=why)
 
     def _apply(self, c: Connection, g: dict[str, Any], seat: Seat, state: RoundState, text: str, nonce: bytes,
                block: Signed[Move], by: str | None = None) -> Outcome:

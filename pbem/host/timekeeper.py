@@ -24,12 +24,10 @@ import msgspec
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
-from engine.rules import legal_moves
-from engine.views import view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing, clock_says
-from pbem.host.store import games, moves, notices, seats
+from pbem.host.store import games, moves, notices, packets, seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import (
@@ -137,6 +135,8 @@ def packet_extras(host: Host, c: Connection, g: Game, seq: int, to_move: str | N
     if away:
         out["away"] = away
     clock: dict[str, Any] = {"seq": seq, "seat": to_move, "start": stamp(now), "sent": []}
+    if to_move and standings.get(to_move, {}).get("absent"):
+        clock["absent"] = True  # absent when published: the policy plays at once (until the seat is back)
     if config.get("paused"):
         out["paused"] = True
     elif to_move and timing.deadline:
@@ -165,9 +165,10 @@ def read_recent(c: Connection, g: Game) -> list[RecentMove]:
 
 def since_last_move(window: list[RecentMove], to_move: str | None) -> list[RecentMove]:
     """Public moves since `to_move`'s own last move, oldest first: everything every seat has
-    missed since its last turn (the seat to move is the one who waited longest)."""
+    missed since its last turn (the seat to move is the one who waited longest). The host's
+    moves for that seat are not its own: a seat back from being absent sees them all."""
     for i in range(len(window) - 1, -1, -1):
-        if window[i].seat == to_move:
+        if window[i].seat == to_move and window[i].by is None:
             return window[i + 1 :]
     return list(window)
 
@@ -231,8 +232,8 @@ def _tick_once(host: Host, c: Connection, g: Game) -> list[Outcome]:
     now = host.clock.now()
     seat = clock["seat"]
     st = standing(config, seat)
-    if timing.on_timeout != "wait" and (st.get("absent") or st.get("resigned")):
-        return [_play(host, c, g, seat, "resigned" if st.get("resigned") else "absent", timing.on_timeout)]
+    if timing.on_timeout != "wait" and (st.get("resigned") or (st.get("absent") and clock.get("absent"))):
+        return [_play(host, c, g, seat, "resigned" if st.get("resigned") else "absent")]
     if not clock.get("due"):
         return []
     out = []
@@ -247,21 +248,81 @@ def _tick_once(host: Host, c: Connection, g: Game) -> list[Outcome]:
             out.append(_notice(host, c, g, "absent", seat, missed=st["missed"]))
     _save(g, config)
     if timing.on_timeout != "wait" and now >= timing.give_up(parse_time(clock["due"])):
-        out.append(_play(host, c, g, seat, "timeout", timing.on_timeout))
+        out.append(_play(host, c, g, seat, "timeout"))
     return out
 
 
-def _play(host: Host, c: Connection, g: Game, seat: str, why: str, policy: str) -> Outcome:
-    state = host._state(g)
-    seen = view(state, seat)
-    if policy == "discard":
-        discards = [m for m in legal_moves(seen) if m.verb == "discard" and len(m.cards) == 1 and not m.remove]
-        text = str(discards[0] if discards else legal_moves(seen)[0])
-    else:
-        from engine.bots import make_bot  # the bots are loaded only by a game that lets one play a silent seat
+def _play(host: Host, c: Connection, g: Game, seat: str, why: str) -> Outcome:
+    return host.play_for(c, g, _seat(host, seat), host._state(g), why)
 
-        text = str(make_bot("smart", seat, f"{g['id']}/{g['seq']}").choose(seen))
-    return host.play_for(c, g, _seat(host, seat), state, text, why)
+
+def may_play_for(host: Host, g: Game, seat: str, why: str) -> str:
+    """The timeout policy that may play for `seat` now, `why` (timeout, absent, resigned);
+    Conflict when the game's rules let the host play for nobody: no deadline or not past it
+    and its grace, a seat not absent or resigned, a paused game, the policy `wait`."""
+    config = _config(g)
+    timing = Timing.from_config(config)
+    clock = config.get("clock") or {}
+    st = config.get("seats", {}).get(seat, {})
+
+    def refuse(reason: str) -> Conflict:
+        return Conflict(t("the host may not play for {seat} at packet {seq}: {reason}", seat=seat, seq=g["seq"],
+                          reason=reason))
+
+    if g["status"] != "playing" or clock.get("seq") != g["seq"] or clock.get("seat") != seat:
+        raise refuse(t("the packet waits for another seat"))
+    if timing.on_timeout == "wait":
+        raise refuse(t("the game's timeout policy is wait"))
+    if config.get("paused"):
+        raise refuse(t("the game is paused"))
+    if why == "resigned" and st.get("resigned"):
+        return timing.on_timeout
+    if why == "absent" and st.get("absent") and clock.get("absent"):
+        return timing.on_timeout
+    if why != "timeout":
+        raise refuse(t("{seat} is neither absent nor resigned", seat=seat))
+    if not clock.get("due"):
+        raise refuse(t("the game has no deadline"))
+    give_up = timing.give_up(parse_time(clock["due"]))
+    if host.clock.now() < give_up:
+        raise refuse(t("its deadline and grace run until {when}", when=date(give_up, host.clock.now())))
+    return timing.on_timeout
+
+
+def _back(host: Host, c: Connection, g: Game, config: dict[str, Any], seat: str) -> bool:
+    """An absent seat that sent something signed is present again: from its next packet the
+    host waits for its deadline (a packet of its waiting now gets a full deadline from now).
+    Whether it was absent; `config` is saved by the caller."""
+    st = standing(config, seat)
+    st["missed"] = 0
+    if not st.pop("absent", None):
+        return False
+    clock = config.get("clock") or {}
+    if clock.get("seat") == seat and clock.get("seq") == g["seq"] and clock.pop("absent", None) and clock.get("due"):
+        _restart(config, clock, Timing.from_config(config), host.clock.now())
+        _notice(host, c, g, "due", seat, due=clock["due"])
+    _notice(host, c, g, "back", seat)
+    return True
+
+
+def back_by_move(host: Host, c: Connection, g: Game, block: Signed[Any]) -> str | None:
+    """A move refused as stale, of an absent seat, for a packet the host played for it: the
+    seat is present again (each move file counts once). What to add to the refusal, or None."""
+    seat = block.doc.seat
+    config = _config(g)
+    done = config.setdefault("requests", [])
+    if g["status"] != "playing" or not standing(config, seat).get("absent") or block.hash in done:
+        return None
+    played = c.execute(select(moves.c.id).join(packets, (packets.c.game_id == moves.c.game_id)
+                                               & (packets.c.seq == moves.c.answered_seq))
+                       .where(moves.c.game_id == g["id"], moves.c.seat == seat, moves.c.why.is_not(None),
+                              moves.c.answered_seq == block.doc.seq, packets.c.hash == block.doc.packet)).first()
+    if played is None:
+        return None
+    done.append(block.hash)
+    _back(host, c, g, config, seat)
+    _save(g, config)
+    return t("{seat} is present again: the host waits for their next deadline", seat=seat)
 
 
 def moved(host: Host, c: Connection, g: Game, seat: str) -> None:
@@ -324,6 +385,13 @@ def request(host: Host, c: Connection, g: Game, block: Signed[Request]) -> Outco
         if stretched:
             _notice(host, c, g, "due", seat.name, due=clock["due"])
         return _outcome("away", t("nt away", player=seat.name, when=date(st["away_until"], now)))
+    if action == "back":
+        done.append(block.hash)
+        was = _back(host, c, g, config, seat.name)
+        _save(g, config)
+        if not was:
+            return _outcome("back", t("{seat} was not absent; nothing else changed", seat=seat.name))
+        return _outcome("back", t("{seat} is present again: the host waits for their next deadline", seat=seat.name))
     if action == "resign":
         st["resigned"] = True
         done.append(block.hash)

@@ -246,10 +246,11 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
 
     def since_last_move_of(self, seat: str) -> list[PublicMove]:
         """Every public move since `seat`'s own last move (from `recent`; a packet without it:
-        its own moves)."""
+        its own moves). A move the host made for the seat is not its own: a seat back from
+        being away or absent sees every move made meanwhile, the host's for it marked."""
         if self.recent is None:
             return list(self.moves)
-        mine = [i for i, m in enumerate(self.recent) if m.seat == seat]
+        mine = [i for i, m in enumerate(self.recent) if m.seat == seat and m.by is None]
         return list(self.recent[(mine[-1] + 1 if mine else 0):])
 
 
@@ -275,6 +276,7 @@ class Move(Document, tag=f"pbem-move/{VERSION}", frozen=True, kw_only=True):
     sealed: str
     by: Literal["host"] | None = None  # signed by the host, for a seat that let its time run out
     why: str | None = None
+    at: str | None = None  # a host's move: when the host made it (checked against the packet's deadline)
 
 
 class SealedMove(Shape, frozen=True):
@@ -371,8 +373,9 @@ class Request(Document, tag=f"pbem-request/{VERSION}", frozen=True, kw_only=True
 
     KIND: ClassVar[str] = "request"
     seat: str
-    action: Literal["away", "resign"]
+    action: Literal["away", "resign", "back"]
     until: str | None = None
+    at: str | None = None  # when the seat made it: each `back` is a new request
 
     def __post_init__(self) -> None:
         super().__post_init__()

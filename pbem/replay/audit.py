@@ -41,6 +41,7 @@ from pbem.protocol.documents import (
     read_one,
     unb64,
 )
+from pbem.replay.hostmoves import check_host_moves
 from pbem.replay.rounds import Source, invitation_of
 from pbem.replay.told import PacketCheck, Step
 from pbem.seat.home import invitation_path, load_invitation
@@ -147,6 +148,7 @@ class Trust:
     anchor: Signed[Invitation] | None = None
     anchor_origin: str = ""
     seat: tuple[str, Identity] | None = None
+    home: Path | None = None  # the seat's key home: the moves it made (a host move for one is a fault)
 
 
 def anchor_for(game: str, home: Path, invitation_file: Path | None) -> tuple[Signed[Invitation] | None, str]:
@@ -273,6 +275,9 @@ def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previo
         _check_deal(rep, doc, invitation, secret, contributions, previous_final)
     chain = _check_chain(rep, doc, invitation, packets or {})
     steps = _check_moves(rep, doc, keys, chain)
+    if steps is not None:
+        check_host_moves(rep, doc, invitation.doc.host.key, steps, chain, blocks,
+                         trust.seat[0] if trust.seat else None, trust.home)
     if steps is not None and secret is not None:
         found = {seq: blocks[h] for seq, h in chain.items() if h in blocks}
         check = PacketCheck(rep, invitation.game, rep.round, invitation.doc.host.key, secret, keys,

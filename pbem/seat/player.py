@@ -123,10 +123,12 @@ def keep_anchor(home: Path, invitation: Signed[Invitation]) -> None:
         write_atomic(anchor, invitation.armored().encode(), mode=0o644)
 
 
-def make_request(invitation: Signed[Invitation], seat: str, identity: Identity, action: Literal["away", "resign"],
-                 until: str | None = None) -> Signed[Request]:
-    """A seat's signed request to the host: `away` (with `until`) or `resign`."""
-    return sign(Request(game=invitation.game, seat=seat, action=action, until=until), identity)
+def make_request(invitation: Signed[Invitation], seat: str, identity: Identity,
+                 action: Literal["away", "resign", "back"], until: str | None = None,
+                 at: str | None = None) -> Signed[Request]:
+    """A seat's signed request to the host: `away` (with `until`), `resign`, or `back` (with
+    `at`, the time it is made: a seat the host marked absent is present again)."""
+    return sign(Request(game=invitation.game, seat=seat, action=action, until=until, at=at), identity)
 
 
 def make_handover(invitation: Signed[Invitation], seat: str, identity: Identity, key: PublicKey) -> Signed[Handover]:
@@ -169,6 +171,7 @@ class SeatPacket:
     view: RoundState
     identity: Identity
     newest_seen: int = 0  # the highest packet number this key home has fully verified
+    home: Path | None = None  # the key home it was opened from (the seat's kept moves)
 
     @property
     def old(self) -> bool:
@@ -241,7 +244,7 @@ def open_packet(packet: Signed[Packet], identity: Identity, home: Path, *, remem
             public["knowledge"] = {seat: part.knowledge}
         state = load_view(public)
         newest = max((int(k) for k in seen if k.isdigit()), default=0)
-        sp = SeatPacket(packet, invitation, seat, part, state, identity, newest)
+        sp = SeatPacket(packet, invitation, seat, part, state, identity, newest, home)
         sp.summary()  # everything `show` will read is there
     except Exception as exc:  # a packet whose public state the engine cannot read
         raise BadPacket(t("packet {seq} holds an unreadable position: {error}", seq=doc.seq,

@@ -1,0 +1,120 @@
+"""The audit of the moves a host made for a seat (docs/replay.md, "What the audit checks").
+
+A host may play for a seat only as the game's rules say (docs/playing.md §7): after the
+deadline and grace its packet carries, for a seat that packet lists as absent or resigned,
+never under the policy `wait`, and only the policy's own move, which is deterministic and is
+recomputed here from the seat's view once the round's secrets are open. With a seat's key
+home (`audit --as SEAT`), a host move for a packet the seat had answered before the host
+moved is a fault too: the seat's own move file, kept in its key home, says so.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.views import view
+from pbem.errors import PbemError
+from pbem.host.clock import parse_time
+from pbem.names import HOST
+from pbem.protocol.documents import Archive, Packet, Signed, check_signature, parse, unb64
+from pbem.protocol.timeout import POLICIES, REASONS, policy_move
+from pbem.replay.told import Step
+from pbem.seat.home import move_path
+from pbem.ui import when
+from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.replay.audit import Report
+
+TIMEOUT = "timeout"  # the check a fault names
+
+
+def check_host_moves(rep: Report, doc: Archive, host_key: str, steps: list[Step], chain: dict[int, str],
+                     blocks: dict[str, Signed[Packet]], seat: str | None = None, home: Path | None = None) -> None:
+    """Fault every host move the rules did not allow, or that is not its policy's move.
+    `steps`: the replay (step 0 the deal, step n after move n); `seat`/`home`: the auditor's
+    seat and key home, whose kept move files show what the seat had answered."""
+    for n, m in enumerate(doc.moves, 1):
+        if m.by != HOST:
+            continue
+        step = steps[n]
+        envelope = parse("move", unb64(m.envelope, t("move {n}'s envelope", n=n))).doc
+        packet = _packet(blocks.get(chain.get(step.answered, "")), host_key)
+        if packet is None:
+            rep.notes.append(t("move {n}: packet {seq} is not in the source: the host's move for {seat} was not "
+                               "checked against its deadline", n=n, seq=step.answered, seat=m.seat))
+            continue
+        faults = len(rep.faults)
+        _check_allowed(rep, n, m.seat, str(m.why), envelope.at, packet)
+        if seat == m.seat and home is not None:
+            _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home)
+        deadline = packet.deadline if packet.deadline is not None and packet.deadline.seat == m.seat else None
+        policies = [deadline.on_timeout] if deadline is not None else list(POLICIES)
+        seen = view(steps[n - 1].state, m.seat)
+        chosen = [policy_move(seen, m.seat, p, doc.game, step.answered) for p in policies if p in POLICIES]
+        if chosen and m.text not in chosen:
+            rep.fault(n, TIMEOUT, t("the host played {move} for {seat}, but its timeout policy {policy} plays "
+                                    "{chosen}", move=repr(m.text), seat=m.seat, policy="/".join(policies),
+                                    chosen=" / ".join(repr(c) for c in chosen)))
+        if len(rep.faults) == faults:
+            rep.passed(TIMEOUT)
+
+
+def _packet(block: Signed[Packet] | None, host_key: str) -> Packet | None:
+    """The packet a host move answered, if found and signed by the host (the packet checks say
+    the rest)."""
+    if block is None or block.signer.encode() != host_key:
+        return None
+    try:
+        check_signature(block)
+    except PbemError:
+        return None
+    return block.doc
+
+
+def _check_allowed(rep: Report, n: int, seat: str, why: str, at: str | None, packet: Packet) -> None:
+    deadline = packet.deadline if packet.deadline is not None and packet.deadline.seat == seat else None
+    absent = seat in (packet.absent or [])
+    seq = packet.seq
+    if why not in REASONS:
+        rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq} for no reason the rules know ({why})",
+                                seat=seat, seq=seq, why=repr(why[:40])))
+    elif deadline is not None and deadline.on_timeout not in POLICIES:
+        rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq}, whose timeout policy is {policy}: the "
+                                "host plays for nobody", seat=seat, seq=seq, policy=deadline.on_timeout))
+    elif why != "timeout":
+        if not absent:
+            rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq} as {why}, but that packet does not "
+                                    "list {seat} as absent", seat=seat, seq=seq, why=when.reason(why)))
+    elif deadline is None:
+        rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq} for lack of time, but that packet has no "
+                                "deadline", seat=seat, seq=seq))
+    elif at is None:
+        rep.fault(n, TIMEOUT, t("the host's move for {seat} at packet {seq} does not say when it was made",
+                                seat=seat, seq=seq))
+    else:
+        until = deadline.grace_until or deadline.due
+        try:
+            early = parse_time(at) < parse_time(until)
+        except PbemError as exc:
+            rep.fault(n, TIMEOUT, str(exc))
+            return
+        if early:
+            rep.fault(n, TIMEOUT, t("the host played for {seat} at {at}, before packet {seq}'s deadline and grace "
+                                    "ran out ({until})", seat=seat, at=when.date(at), seq=seq, until=when.date(until)))
+
+
+def _check_answered(rep: Report, n: int, game: str, seat: str, seq: int, at: str | None, home: Path) -> None:
+    """The auditor's own seat: a move it had made for the packet before the host moved."""
+    try:
+        kept = move_path(home, game, seat, seq)
+        made = datetime.fromtimestamp(kept.lstat().st_mtime).astimezone() if kept.is_file() else None
+    except (OSError, PbemError):
+        made = None
+    if made is None:
+        return
+    if at is None or made < parse_time(at):
+        rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq}, which {seat} had answered at {when} "
+                                "(the move file kept in your key home)", seat=seat, seq=seq, when=when.date(made)))
