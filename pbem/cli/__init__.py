@@ -247,7 +247,9 @@ def command_line(argv: list[str]) -> Any:
 
     if not command_words(argv):
         return listing()
-    return typer.main.get_command(branch(tree_for(argv), argv))
+    from pbem.cli.keys import home_everywhere
+
+    return home_everywhere(typer.main.get_command(branch(tree_for(argv), argv)))
 
 
 def main() -> None:

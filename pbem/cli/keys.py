@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,12 +20,33 @@ from pbem.ui.words import t
 
 app = typer.Typer(help="Identities: your signing and encryption keys.", no_args_is_help=True)
 
-HomeOpt = Annotated[
-    Path | None,
-    typer.Option("--home", help="Key home (default: $PBEM_HOME or the platform config dir).", show_default=False),
-]
+HOME_HELP = "Key home (default: $PBEM_HOME or the platform config dir)."
+HomeOpt = Annotated[Path | None, typer.Option("--home", help=HOME_HELP, show_default=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 NameArg = Annotated[str, typer.Argument(help="Identity name: 1-32 of a-z 0-9 _ -.", show_default=False)]
+
+
+def home_everywhere(command: Any) -> Any:
+    """`command` with --home on every command of its tree, as docs/playing.md promises: one
+    that does not declare it (it reads no key itself: status, replay, game email...) takes it
+    as the key home of the run, $PBEM_HOME, which whatever it calls that reads a key home
+    (pbem.seat.home.key_home) then finds."""
+    import os
+
+    import typer.core
+
+    from pbem.seat.home import ENV_HOME
+
+    def chosen(ctx: Any, param: Any, value: str | None) -> None:
+        if value is not None:
+            os.environ[ENV_HOME] = value
+
+    for sub in getattr(command, "commands", {}).values():
+        home_everywhere(sub)
+    if not hasattr(command, "commands") and not any("--home" in getattr(p, "opts", ()) for p in command.params):
+        command.params.append(typer.core.TyperOption(param_decls=["--home"], help=HOME_HELP, expose_value=False,
+                                                     callback=chosen, is_eager=True, metavar="PATH"))
+    return command
 
 
 def only_identity(where: Path, question: str) -> str:

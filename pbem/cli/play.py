@@ -165,17 +165,20 @@ def host_out_dir(host: "Host") -> Path:
     return out_dir(host.facts.name, host.store.url) if path is None else out_dir(getattr(host, "name"), as_url(path))
 
 
-def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None) -> "Identity":
-    return identity_later(home, name, passphrase_file)()
+def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None,
+                   question: str | None = None) -> "Identity":
+    """The key `name` (else the only one in the key home; with several, `question`), unlocked."""
+    return identity_later(home, name, passphrase_file, question)()
 
 
-def identity_later(home: Path | None, name: str | None, passphrase_file: Path | None) -> Callable[[], "Identity"]:
+def identity_later(home: Path | None, name: str | None, passphrase_file: Path | None,
+                   question: str | None = None) -> Callable[[], "Identity"]:
     """identity_named, begun now: the call it returns gives the identity or raises what
     identity_named would have (pbem.seat.keys.unlocking: a passphrase's scrypt runs meanwhile)."""
     from pbem.seat import keys
 
     where = key_home(home)
-    return keys.unlocking(where, lambda: name or only_identity(where, t("which identity? pass --as NAME")),
+    return keys.unlocking(where, lambda: name or only_identity(where, question or t("which identity? pass --as NAME")),
                           passphrase_file)
 
 
@@ -206,8 +209,9 @@ def write_packets(host: "Host", out: Path) -> list[Path]:
 @game_app.command("new")
 def game_new(
     game: Annotated[str, typer.Argument(help="A short name for the game (letters, digits, - _).")],
-    host_name: Annotated[str, typer.Option("--host", help="The host's identity (key name in your key home).")],
     player: Annotated[list[str], typer.Option("--player", "-p", help="NAME=PUBKEY, in seat order; repeat per seat.")],
+    host_name: Annotated[str | None, typer.Option("--host", help="The host's identity (key name in your key home; "
+                                                  "default: the only one there).", show_default=False)] = None,
     ruleset: Annotated[str, typer.Option("--ruleset", help="classic (3-10 players) or expansion (2-12).")] = "classic",
     option: Annotated[list[str], typer.Option("--option", help="max-saboteurs, broken-tools-forfeit.")] = [],
     email: Annotated[list[str], typer.Option("--email", help="NAME=ADDRESS for mail; 'host' for the host.")] = [],
@@ -259,7 +263,7 @@ def game_new(
         if deadline is None:
             raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
         timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind, max_away).to_config()
-    host = identity_named(home, host_name, passphrase_file)
+    host = identity_named(home, host_name, passphrase_file, t("which identity hosts the game? pass --host NAME"))
     if trustless:
         from pbem.host import blind
         from pbem.host.paths import SAVES, as_url, sqlite_file
