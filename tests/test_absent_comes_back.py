@@ -6,7 +6,6 @@ a real folder game with real (short) deadlines and real processes.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
 from pathlib import Path
@@ -97,3 +96,80 @@ def test_pbem_back_makes_an_absent_seat_present(tmp_path, store_url: str) -> Non
     again = player.make_request(seats[me].invitation, me, ids[me], "back", at="2026-12-01T13:06:00+00:00")
     assert "was not absent" in host.accept(again).message
     host.close()
+
+
+def _until(what, check, timeout: float = 60.0, poll: float = 0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = check()
+        if got:
+            return got
+        time.sleep(poll)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.slow  # real deadlines: ~10 s
+def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_path: Path) -> None:
+    """`pbem host run` with a 2 s deadline and 1 s of grace, three bot processes and ann, who
+    joins and falls silent: her first miss makes her absent, yet the host moves for her only
+    after the grace; then it plays her packets at once. `pbem back` makes her present: her next
+    packet waits for her, her `pbem turn` lists what happened meanwhile, and her own move is
+    applied."""
+    from processes import PBEM, cli_env, new_keys, pbem
+    from test_folder_play import start_bots
+
+    from pbem.host import referee as H
+    from pbem.host.clock import parse_time
+
+    seats = ["ann", "bob", "cat", "dan"]
+    homes = {n: tmp_path / f"home-{n}" for n in ["referee", *seats]}
+    pubs = new_keys(homes)
+    db, folder = tmp_path / "t.db", tmp_path / "shared"
+    players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
+    pbem("game", "new", "t", "--host", "referee", *players, "--db", db, "--deadline", "2s", "--grace", "1s",
+         "--on-timeout", "bot", "--absent-after", "1", "--remind", "none", home=homes["referee"], cwd=tmp_path, ok=True)
+    pbem("folder", "init", "t", folder, "--db", db, home=homes["referee"], ok=True)
+    pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True)  # ann joins
+    log = tmp_path / "host.log"
+    host = subprocess.Popen([*PBEM, "host", "run", "t", "--db", db, "--poll", "0.05"], env=cli_env(homes["referee"]),
+                            stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    bots = start_bots(folder, homes, tmp_path, ["bob", "cat", "dan"], poll=0.05)
+    try:
+        with H.Host(db) as watch:
+            def packet(seq: int):
+                return read_blocks(watch.packet(seq) or "")[0].doc
+
+            def host_moves_for_ann():
+                found = []
+                for seq in range(2, watch.head()[0] + 1):
+                    found += [(seq, m) for m in packet(seq).moves if m.seat == "ann" and m.by == "host"]
+                return found
+
+            first = _until("the host's first move for ann", host_moves_for_ann, 30)
+            seq, m = first[0]
+            assert m.why == "timeout"  # the miss that made her absent waited out its grace...
+            grace_until = parse_time(packet(seq - 1).deadline.grace_until)
+            [absent] = [n for n in watch.notices() if n.kind == "absent" and n.seat == "ann"]
+            marked = parse_time(read_blocks(absent.armored)[0].doc.at)
+            assert marked < grace_until  # ...though she was marked absent before it ran out
+            _until("an instant move for absent ann", lambda: any(m.why == "absent" for _, m in host_moves_for_ann()))
+            back = pbem("back", folder, "--as", "ann", home=homes["ann"])
+            assert back.returncode == 0 and "request of ann submitted" in back.stdout, back.stdout + back.stderr
+            _until("ann's back notice", lambda: any(n.kind == "back" and n.seat == "ann" for n in watch.notices()))
+            played_before = len(host_moves_for_ann())
+            _until("ann's next packet", lambda: watch.status()["to_move"] == "ann", 30, 0.02)
+            time.sleep(0.5)
+            assert watch.status()["to_move"] == "ann" and len(host_moves_for_ann()) == played_before
+            shown = pbem("turn", folder, "--as", "ann", home=homes["ann"])
+            said = " ".join(shown.stdout.split())
+            assert "(played by the host: absent)" in said and "(played by the host: no move in time)" in said, said
+            assert "ann is now absent" in said and "ann is back" in said, said
+            moved = pbem("turn", folder, "--as", "ann", "discard 1", home=homes["ann"])
+            assert moved.returncode == 0, moved.stdout + moved.stderr
+            mine = _until("ann's own move applied", lambda: [
+                m for s in range(2, watch.head()[0] + 1) for m in packet(s).moves if m.seat == "ann" and m.by is None])
+            assert mine
+    finally:
+        for p in [host, *bots.values()]:
+            p.kill()
+            p.wait()
