@@ -44,7 +44,8 @@ def test_a_trustless_round_is_replayed_from_its_folder_and_its_file(game: BlindG
     assert printed.returncode == 0, printed.stderr
     lines = printed.stdout.splitlines()
     assert lines[0].startswith(f"game {game.inv.game}, round 1: {end.moves} moves")
-    assert lines[-1].startswith("the round is over")
+    assert lines[-3].startswith("the round is over")
+    assert lines[-1].startswith("roles: ann ")  # and who found the gold, or that nobody did, before it
     # every move as the chain relayed it: a played card as its seat wrote it; a face-down
     # discard (its cards were secret until the round's keys opened them) now with its cards
     listed = [line.split(": ", 1) for line in lines if line[:1].isdigit() and ". " in line.split(":")[0]]

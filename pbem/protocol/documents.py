@@ -167,8 +167,11 @@ class Result(Shape, frozen=True):
     final: dict[str, Any]
 
     def shown(self) -> dict[str, Any]:
-        """The result without the full final position (what `show --json` prints)."""
-        return {k: v for k, v in msgspec.to_builtins(self).items() if k != "final"}
+        """The result without the full final position (what `show --json` prints), with every
+        seat's role from it (all open at a round's end)."""
+        out = {k: v for k, v in msgspec.to_builtins(self).items() if k != "final"}
+        roles = self.final.get("roles")
+        return {**out, "roles": dict(roles)} if isinstance(roles, dict) else out
 
 
 class Standings(Shape, frozen=True):

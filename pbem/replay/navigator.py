@@ -78,6 +78,8 @@ def print_all(r: Replay, who: str) -> None:
     winners = words.join(list(final.winners)) if final.winners else words.t("nobody")
     paid = ", ".join(f"{p} +{g}" for p, g in final.payout.items() if g) or "-"
     con.print(Text(words.labelled(words.t("round over"), f"{words.t('winners', players=winners)}; {paid}"), style="bold"))
+    for line in words.round_outcome(final):
+        con.print(Text(line, style="bold"))
 
 
 # --- the interactive viewer ------------------------------------------------------------------

@@ -75,10 +75,23 @@ def result_lines(result: Result | None, st: Standings | None) -> list[str]:
             result.payout.values()) else t("ev payout none")
         winners = words.join(list(result.winners)) if result.winners else t("nobody")
         lines.append(t("round {n} is over: winners {winners}; {paid}", n=result.round, winners=winners, paid=paid))
+        lines += outcome_lines(result)
     if st:
         lines.append(t("game won", n=len(st.winners), winners=words.join(list(st.winners)),
                        gold=max(st.gold.values(), default=0)))
     return lines
+
+
+def outcome_lines(result: Result) -> list[str]:
+    """Who found the gold (or that nobody did) and every seat's role, from the round's final
+    position (empty if the packet's final position cannot be read)."""
+    from engine.errors import BadPosition
+    from engine.position import load
+
+    try:
+        return words.round_outcome(load(result.final))
+    except (BadPosition, KeyError, TypeError, ValueError):
+        return []
 
 
 def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,

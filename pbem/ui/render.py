@@ -31,7 +31,7 @@ from engine.board import GOAL_CELLS, Board, Face, Tile, face
 from engine.catalog import KINDS, card_kind, is_card_id
 from engine.moves import shown_hand
 from engine.shapes import E, N, S, W, format_mask
-from engine.state import PLAYING, THEFT, RoundState
+from engine.state import OVER, PLAYING, THEFT, RoundState
 from pbem.ui import words
 from pbem.ui.words import t
 
@@ -451,7 +451,9 @@ def view_details(view: RoundState, me: str | None) -> list[RenderableType]:
         _players_table(view, me, show_roles=roles_known or view.phase != PLAYING),
         Text(_counts(view), style="dim"),
     ]
-    if view.phase != PLAYING:
+    if view.phase == OVER:  # every card is open: who found the gold, which side won
+        parts.append(Text(words.round_outcome(view)[0]))
+    elif view.phase != PLAYING:
         if view.finder:
             parts.append(Text(t("finder", player=view.finder)))
         parts.append(Text(t("winners", players=words.join(list(view.winners)) if view.winners else t("nobody"))))

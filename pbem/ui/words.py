@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from engine.catalog import CardKind
     from engine.moves import Move
+    from engine.state import RoundState
 
 # The card catalog and the notation (engine.catalog, engine.moves: ~2.5 ms) load with the first
 # card or move put in words, not for a help page nor a key's command.
@@ -368,6 +369,22 @@ def describe_event(event: Mapping[str, Any], *, reveal: bool = False) -> str | N
 
 
 # --- layout and time ---------------------------------------------------------------------
+
+
+def round_outcome(state: RoundState) -> list[str]:
+    """A finished round (its full final state) in two lines: who found the gold, or that nobody
+    did, and which side won; then every seat's role (the saboteurs named at last)."""
+    from engine.payout import winning_side
+
+    if state.ruleset == "classic":
+        side = (t("the gold-diggers win") if state.finder else t("ev saboteurs")) if state.winners else t("ev no winners")
+    else:
+        teams, lone = winning_side(state)
+        side = describe_event({"event": "teams", "teams": sorted(teams), "lone": lone}) or ""
+    found = (t("{player} found the gold: {side}", player=state.finder, side=side) if state.finder
+             else t("the gold was not found: {side}", side=side))
+    roles = listing(f"{p} {role_name(state.roles.get(p))}" for p in state.players)
+    return [found, t("roles: {list}", list=roles)]
 
 
 def pad(text: str, width: int) -> str:
