@@ -7,17 +7,23 @@ is refused. Real keys, a real store (SQLite and PostgreSQL), a real shared folde
 
 from __future__ import annotations
 
+import json
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import msgspec
 import pytest
+from sqlalchemy import select, update
 from pbem_helpers import store_dump
 from test_deadlines import dealt
 
 from engine.rules import legal_moves
 from pbem.errors import BadPacket
+from pbem.host import timekeeper
+from pbem.host.clock import stamp
 from pbem.host.deadlines import Timing
+from pbem.host.store import games
 from pbem.protocol.documents import SealedMove, b64, move_commitment, seal_info, seal_json, sign
 from pbem.protocol.crypto import PublicKey
 from pbem.names import HOST
@@ -183,10 +189,11 @@ def test_the_host_library_plays_only_after_the_deadline_and_only_the_policys_mov
 
 @pytest.mark.slow  # a round played to its end by four bots: ~3 s
 def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp_path, store_url: str) -> None:
-    """A host that bypasses its library's checks plays for seat A before its deadline, and for
-    seat B (who had answered in time) another move than its discard policy makes. The seat's
-    `pbem turn` warns; once the round is over `pbem audit` faults both moves (exit 8), and
-    `audit --as B` also the move B had answered."""
+    """A host that bypasses its library's checks plays for seat A before its deadline, for
+    seat B (who had answered in time) another move than its discard policy makes, and, with
+    no deadline, for E "for lack of time"; it edits its store so that C's deadline seems past
+    and its library plays for C. B's `pbem turn` warns; once the round is over `pbem audit`
+    faults the four moves (exit 8), and `audit --as B` also the move B had answered."""
     from engine.views import view
     from processes import pbem
     from pbem.auto.seat_bot import FolderBot
@@ -214,6 +221,22 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
         in " ".join(told.stdout.split())
     quiet = pbem("turn", shared, "--as", a, home=seats[a].home)
     assert "warning" not in quiet.stdout  # a had not answered: the host's move is only marked
+    c = host.status()["to_move"]  # packet 3: the host edits its store so that c's deadline seems past
+    with host.store.write() as conn:
+        config = json.loads(conn.execute(select(games.c.config)).scalar_one())
+        config["clock"]["due"] = stamp(clock.now() - timedelta(seconds=1))
+        conn.execute(update(games).values(config=json.dumps(config)))
+    assert [o.kind for o in host.tick()][-1] == "applied"  # its library believes the store
+    fh.step()
+    timekeeper.set_timing(host, Timing(on_timeout="discard"))  # no deadline from the next packet on
+    d = host.status()["to_move"]
+    sp = seats[d].latest()
+    seats[d].move(sp, str(legal_moves(sp.view)[0]))
+    fh.step()
+    e = host.status()["to_move"]  # packet 5 has no deadline: the host plays "for lack of time"
+    state = host.live_state()
+    rogue_play(host, e, policy_move(view(state, e), e, "discard", host.game_id(), 5))
+    fh.step()
     bots = [FolderBot(shared, ids[s], seats[s].home, "smart", 1, lambda line: None) for s in seats]
     for _ in range(2000):
         if host.archives():
@@ -230,6 +253,10 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
            "(Tue 1 Dec 13:00 UTC)" in said, said
     assert f"move 2: the host played '" in said and f"for {b}, but its timeout policy discard plays '{chosen}'" in said
     assert "had answered" not in said  # only b's own key home knows
+    assert f"move 3: the host played for {c} at Tue 1 Dec 13:00 UTC, before packet 3's deadline and grace ran out " \
+           "(Tue 1 Dec 14:00 UTC)" in said, said
+    assert f"move 5: the host played for {e} at packet 5 for lack of time, but that packet has no deadline" in said
+    assert "4 faults in round 1" in said, said
     mine = pbem("audit", shared, "--round", 1, "--as", b, home=seats[b].home)
     assert mine.returncode == 8
     assert f"move 2: the host played for {b} at packet 2, which {b} had answered at" in " ".join(mine.stdout.split())
