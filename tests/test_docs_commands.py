@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 import typer.main
+from processes import cli_env, new_keys
+from processes import pbem as run_pbem
 from typer import _click as click
 from typer._click.core import Context
 
 import pbem.cli
-from processes import cli_env, new_keys
-from processes import pbem as run_pbem
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -73,7 +73,7 @@ def run_by_bash(text: str, tmp: Path) -> list[tuple[int, tuple[str, ...]]]:
     empty.mkdir()
     env = {"PATH": str(empty), "HOME": str(tmp / "home"), "PBEM_RECORD": str(record), "LANG": "C.UTF-8"}
     script = RECORDER + text + "\nwait\n"
-    run = subprocess.run([BASH, "-c", script], cwd=tmp, env=env, capture_output=True, text=True, timeout=30)
+    run = subprocess.run([BASH, "-c", script], check=False, cwd=tmp, env=env, capture_output=True, text=True, timeout=30)
     assert "syntax error" not in run.stderr, run.stderr
     calls = []
     for f in sorted(record.iterdir()):
@@ -202,7 +202,7 @@ def test_the_trustless_folder_lines_of_playing_md_run_as_written(tmp_path: Path)
     run_pbem("game", "new", "friday", "--host", "me", *players, "--trustless", home=homes["me"], cwd=tmp_path, ok=True)
     script = 'pbem() { "$PBEM_PYTHON" -m pbem "$@"; }\n' + lines[0] + "\n" + lines[1].split("#")[0] + " --once\n"
     env = cli_env(homes["me"], HOME=str(tmp_path), PBEM_PYTHON=sys.executable, PBEM_LANG="en")
-    run = subprocess.run([BASH, "-eu", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+    run = subprocess.run([BASH, "-eu", "-c", script], check=False, cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0, run.stderr
     folder = tmp_path / "Sync" / "friday"

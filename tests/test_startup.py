@@ -304,7 +304,7 @@ def test_a_help_page_from_the_branch_is_the_whole_trees(argv: list[str], monkeyp
         assert done.value.code in (0, 2), argv  # 2: a group named without a command (no_args_is_help)
         pages.append(capsys.readouterr().out)
     words.set_language(None)
-    assert pages[0] == pages[1] and "Usage:" in pages[0]
+    assert pages[0] == pages[1] and ("Usage: pbem" in pages[0] or "用法：pbem" in pages[0])
 
 
 def test_the_root_page_is_declared_in_pbem_cli() -> None:

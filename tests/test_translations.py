@@ -336,3 +336,34 @@ def test_one_word_for_one_thing_and_chinese_punctuation(lang: str) -> None:
         assert words.listing(["ann", "bob"]) == "ann、bob" and words.clauses(["甲", "乙"]) == "甲；乙"
         assert words.labelled("游戏", "x") == "游戏：x" if lang == "zh-Hans" else words.labelled("遊戲", "x") == "遊戲：x"
     assert words.listing(["ann", "bob"]) == "ann, bob" and words.clauses(["a", "b"]) == "a; b"
+
+
+@pytest.mark.parametrize("lang", list(catalog.CATALOGS))
+def test_a_chinese_pointer_to_the_docs_says_they_are_in_english(lang: str) -> None:
+    """docs/ is written in English only: a Chinese hint or help text that sends the reader
+    there says so (`见 docs/playing.md（英文）`), rather than leave them to find out."""
+    said = [s for e in catalog.read_po(catalog.CATALOGS[lang]) if e.msgid for s in e.msgstr if "docs/" in s]
+    assert len(said) >= 8
+    pointer = re.compile(r"docs/[\w.-]+(?:\s*(?:§\d+|第 \d+ [节節]))?(?:（英文）|，英文）)")
+    assert not [s for s in said if len(pointer.findall(s)) != s.count("docs/")]
+
+
+def test_no_ascii_semicolon_is_put_between_translated_words() -> None:
+    """A clause added to a translated line takes the language's separator (`t("clause sep")`,
+    words.clauses: `；` in Chinese): no `"; "` literal is concatenated to words of the catalog,
+    nor written between them in an f-string."""
+    def calls_t(node: ast.AST) -> bool:
+        return any(isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", None)) == "t"
+                   for c in ast.walk(node))
+
+    found = []
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            glued = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and any(
+                isinstance(side, ast.Constant) and isinstance(side.value, str) and side.value.strip() == ";"
+                for side in (node.left, node.right))
+            between = isinstance(node, ast.JoinedStr) and calls_t(node) and any(
+                isinstance(v, ast.Constant) and "; " in str(v.value) for v in node.values)
+            if glued or between:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found

@@ -147,9 +147,28 @@ def localise(cmd: Any, argv: list[str] | None = None) -> Any:
             part.metavar = ""
     for name, english in _english().items():
         setattr(rich_utils(), name, t(english))
+    _usage_in_language()
     if language() != "en":
         _break_between_cjk_characters()
     return cmd
+
+
+def _usage_in_language() -> None:
+    """click writes a page's first line's "Usage: " itself (HelpFormatter.write_usage), outside
+    Typer's words above, and Typer's highlighter styles it by that English word: both take the
+    reader's word ("用法："). Every page's context makes its formatter from this class."""
+    from typer._click import core, formatting
+
+    word = t("Usage: ")
+
+    class Formatter(formatting.HelpFormatter):
+        def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+            super().write_usage(prog, args, word if prefix is None else prefix)
+
+    core.Context.formatter_class = Formatter
+    highlighter = rich_utils().OptionHighlighter
+    highlighter.highlights = [h for h in highlighter.highlights if "?P<usage>" not in h] + [
+        rf"(?P<usage>{re.escape(word)})"]
 
 
 _CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"

@@ -443,7 +443,7 @@ def move(
     """
     unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
     slim_msgspec()
-    from engine.rules import check
+    from pbem.ui.card_names import check_typed
     from pbem.protocol.documents import read_one
     from pbem.seat import answers, player
 
@@ -459,7 +459,7 @@ def move(
     sp = player.open_packet(signed, me, where)
     player.refuse_stale(sp)
     target = output or Path(f"move-{sp.seat}-{sp.doc.seq:06d}.pbem")
-    check(sp.view, text)  # a move that does not parse or is not legal says so first (exit 2, 6)
+    check_typed(sp.view, text)  # a move that does not parse or is not legal says so first (exit 2, 6)
     before = answers.kept(sp, where)
     if before is not None and not before.same_as(sp, text) and not replace:
         # the host takes the first move it receives for a packet: the file keeps that one
@@ -534,7 +534,7 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
         if w.get("due"):
             from pbem.ui.when import date, left
 
-            line += "; " + t("due {when} ({left})", when=date(w["due"]), left=left(w["due"], datetime.now(timezone.utc)))
+            line += t("clause sep") + t("due {when} ({left})", when=date(w["due"]), left=left(w["due"], datetime.now(timezone.utc)))
         typer.echo(line)
     elif st["to_move"]:
         typer.echo(t("to move", player=st["to_move"]))

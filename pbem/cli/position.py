@@ -56,10 +56,11 @@ def apply_moves(
     """Apply moves and print the resulting position as JSON."""
     from engine.position import dump
     from engine.rules import apply
+    from pbem.ui.card_names import check_typed
 
     state = read_position(file)
     for text in moves:
-        for event in apply(state, text):
+        for event in apply(state, check_typed(state, text)):
             if events:
                 typer.echo(json.dumps(event, ensure_ascii=False), err=True)
     typer.echo(json.dumps(dump(state), indent=2, ensure_ascii=False))

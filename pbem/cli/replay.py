@@ -197,7 +197,7 @@ def stall_line(rep: Any) -> str:
     line = t("the chain stops at packet {seq}: the table waits for the {step} step from {seats} since packet {since}",
              seq=rep.packets, step=words.step_name(rep.step), seats=words.join(rep.waiting), since=rep.since)
     if rep.due:
-        line += "; " + t("due {when} ({left})", when=date(rep.due), left=left(rep.due, datetime.now(timezone.utc)))
+        line += t("clause sep") + t("due {when} ({left})", when=date(rep.due), left=left(rep.due, datetime.now(timezone.utc)))
     return line
 
 

@@ -518,14 +518,14 @@ def turn(
     mine = sp.doc.to_move == seat.seat
     if move is None and mine and not as_json and not seat.answered(seq) and sys.stdin is not None and sys.stdin.isatty():
         from engine.errors import MoveError
-        from engine.rules import check
+        from pbem.ui.card_names import check_typed
 
         while True:
             move = typer.prompt(t("your move (empty: later)"), default="", show_default=False).strip() or None
             if move is None:
                 return
             try:
-                check(sp.view, move)
+                check_typed(sp.view, move)
                 break
             except MoveError as exc:
                 typer.echo(t("not legal: {why}", why=failures.message(exc)), err=True)
@@ -602,14 +602,14 @@ def _turn_trustless(c, move: str | None, say, as_json: bool, play_hint: str) -> 
                 say(f"  - {n.line(now)}")
     if move is None and mine and not as_json and not c.answered() and sys.stdin is not None and sys.stdin.isatty():
         from engine.errors import MoveError
-        from engine.rules import check
+        from pbem.ui.card_names import check_typed
 
         while True:
             move = typer.prompt(t("your move (empty: later)"), default="", show_default=False).strip() or None
             if move is None:
                 return
             try:
-                check(c.ts.view(), move)
+                check_typed(c.ts.view(), move)
                 break
             except MoveError as exc:
                 typer.echo(t("not legal: {why}", why=failures.message(exc)), err=True)

@@ -742,7 +742,7 @@ class Host:
             told += t("clause sep") + t("round {n} is over: winners {winners}", n=result.round,
                              winners=join(list(result.winners)) if result.winners else t("nobody"))
         if g["status"] == "over":
-            told += "; " + t("the game is over: {winners} won", winners=join(standings_winners(ended.gold)))
+            told += t("clause sep") + t("the game is over: {winners} won", winners=join(standings_winners(ended.gold)))
         return Outcome("applied", told, seq)
 
     def _end_round(self, c: Connection, g: dict[str, Any], state: RoundState) -> tuple[Result, RoundState]:

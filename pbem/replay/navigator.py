@@ -76,8 +76,9 @@ def print_all(r: Replay, who: str) -> None:
             before = now
     final = r.final
     winners = words.join(list(final.winners)) if final.winners else words.t("nobody")
-    paid = ", ".join(f"{p} +{g}" for p, g in final.payout.items() if g) or "-"
-    con.print(Text(words.labelled(words.t("round over"), f"{words.t('winners', players=winners)}; {paid}"), style="bold"))
+    paid = words.listing(f"{p} +{g}" for p, g in final.payout.items() if g) or "-"
+    con.print(Text(words.labelled(words.t("round over"), words.clauses([words.t("winners", players=winners), paid])),
+                   style="bold"))
     for line in words.round_outcome(final):
         con.print(Text(line, style="bold"))
 

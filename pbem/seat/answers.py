@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import MoveError
-from engine.rules import check
 from pbem.atomic import write_atomic
 from pbem.errors import PbemError, StaleMove
 from pbem.protocol.documents import Move, SealedMove, Signed, open_as, read_blocks, seal_info, seal_json
 from pbem.seat.home import move_path
 from pbem.seat.player import SeatPacket, refuse_stale, sign_move
+from pbem.ui.card_names import check_typed
 from pbem.ui.words import t
 
 
@@ -68,7 +68,7 @@ class Answer:
 def canonical(sp: SeatPacket, text: str) -> str | None:
     """The move as the rules write it, or None when it is no legal move now."""
     try:
-        return str(check(sp.view, text))
+        return str(check_typed(sp.view, text))
     except MoveError:
         return None
 
@@ -108,7 +108,7 @@ def keep(sp: SeatPacket, home: Path, text: str) -> Answer:
 
 def _make(sp: SeatPacket, home: Path, text: str, *, replacing: bool) -> Answer:
     refuse_stale(sp)
-    move = check(sp.view, text)
+    move = check_typed(sp.view, text)
     signed, words = sign_move(sp, move), str(move)
     path = move_path(home, sp.packet.game, sp.seat, sp.doc.seq)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -287,10 +287,10 @@ def _forked() -> str:
 
 def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
     """Check `text` against the seat's view and write the signed, sealed move."""
-    from engine.rules import check  # the rules load only to move: `pbem show` draws, checks nothing
+    from pbem.ui.card_names import check_typed  # the rules load only to move: `pbem show` draws, checks nothing
 
     refuse_stale(sp)
-    return sign_move(sp, check(sp.view, text))
+    return sign_move(sp, check_typed(sp.view, text))
 
 
 def sign_move(sp: SeatPacket, move: EngineMove) -> Signed[Move]:

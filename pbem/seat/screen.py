@@ -110,7 +110,8 @@ def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,
 
 def _turn_line(sp: SeatPacket) -> str:
     if sp.old:
-        return f'{t("old packet", seq=sp.doc.seq, newest=sp.newest_seen)}; {t("old packet hint", newest=sp.newest_seen)}'
+        return t("clause sep").join([t("old packet", seq=sp.doc.seq, newest=sp.newest_seen),
+                                     t("old packet hint", newest=sp.newest_seen)])
     return t("to move", player=sp.doc.to_move)
 
 

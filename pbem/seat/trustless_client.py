@@ -89,14 +89,14 @@ class TrustlessClient(Generic[Where]):
     def play(self, text: str) -> tuple[Where, bool]:
         """A person's move: checked by the engine on this seat's view, then sent with the tokens
         it owes and its card's opening (a move sent before for this step is sent again)."""
-        from engine.rules import check
+        from pbem.ui.card_names import check_typed
 
         w = self.ts.table.waiting()
         if not self.my_turn():
             raise StaleMove(t("it is not your turn: the table waits for the {step} step from {seats}",
                               step=words.step_name(w.step), seats=words.join(w.seats)))
         if not self.answered():
-            move = check(self.ts.view(), text)
+            move = check_typed(self.ts.view(), text)
             self.ts.choose = lambda _view: move
         out = self.answer()
         assert out is not None  # the seat to move always owes its move
