@@ -260,3 +260,27 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     mine = pbem("audit", shared, "--round", 1, "--as", b, home=seats[b].home)
     assert mine.returncode == 8
     assert f"move 2: the host played for {b} at packet 2, which {b} had answered at" in " ".join(mine.stdout.split())
+
+
+def test_pbem_away_to_the_year_9000_is_refused_by_pbem_apply(tmp_path, store_url: str) -> None:
+    """The attack through the CLI, file by file: `pbem away PACKET --until 9000-01-01` writes
+    the request; the host's `pbem apply` refuses it with one line (exit 3), changing nothing."""
+    from processes import one_error_line, pbem
+
+    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=48 * 3600), store_url)
+    first = host.status()["to_move"]
+    packet = tmp_path / "packet-000001.pbem"
+    packet.write_text(host.packet(1))
+    host.close()
+    made = pbem("away", packet, "--until", "9000-01-01", "--as", first, "-o", tmp_path / "far.pbem",
+                home=seats[first].home, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    before = store_dump(store_url)
+    refused = pbem("apply", "t", tmp_path / "far.pbem", "--store", store_url, "--out", tmp_path / "out",
+                   home=tmp_path / "home-referee")
+    one_error_line(refused, 3, "away notice ends Wed 1 Jan 9000 00:00 UTC, more than 14 days from now")
+    assert store_dump(store_url) == before
+    pbem("away", packet, "--until", "3d", "--as", first, "-o", tmp_path / "near.pbem", home=seats[first].home, ok=True)
+    taken = pbem("apply", "t", tmp_path / "near.pbem", "--store", store_url, "--out", tmp_path / "out",
+                 home=tmp_path / "home-referee", ok=True)
+    assert f"{first} is away until" in taken.stdout
