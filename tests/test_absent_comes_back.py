@@ -60,6 +60,17 @@ def test_an_absent_seat_comes_back_with_a_move_for_a_packet_the_host_played(tmp_
         host.accept(late)
     assert host.status()["absent"] == []
     assert [n.kind for n in host.notices()][-1] == "back"
+    # back, though another seat is to move, `me` sees every move made while it was away and
+    # every notice since (the packet's `recent` reaches back to the last move of its own)
+    fh.step()  # (publishes the back notice)
+    now = seats[me].latest()
+    assert now.doc.to_move != me
+    assert [m.why for m in now.since_my_turn() if m.seat == me] == ["timeout", "absent"]
+    assert len({m.seat for m in now.since_my_turn()}) == 4
+    from pbem.seat.screen import news_lines
+
+    news = "\n".join(news_lines(now, seats[me].notices(), clock.now()))
+    assert f"{me} is late: packet 1" in news and f"{me} is now absent" in news and f"{me} is back" in news, news
     with pytest.raises(StaleMove) as again:  # the same file counts once
         host.accept(late)
     assert "present again" not in str(again.value)

@@ -143,7 +143,8 @@ def packet_extras(host: Host, c: Connection, g: Game, seq: int, to_move: str | N
         _restart(config, clock, timing, now)
         grace = stamp(timing.give_up(parse_time(clock["due"]))) if timing.on_timeout != "wait" else None
         out["deadline"] = Deadline(seat=to_move, due=clock["due"], on_timeout=timing.on_timeout, grace_until=grace)
-    out["recent"] = since_last_move(host.recent_window(c, g), to_move)
+    readers = [st.name for st in host.facts.seats if not standings.get(st.name, {}).get("resigned")]
+    out["recent"] = since_last_move(host.recent_window(c, g), readers)
     out["handovers"] = archive_handovers(g)
     if handover is not None:
         out["handover"] = handover.seat
@@ -163,14 +164,14 @@ def read_recent(c: Connection, g: Game) -> list[RecentMove]:
     return out[::-1]
 
 
-def since_last_move(window: list[RecentMove], to_move: str | None) -> list[RecentMove]:
-    """Public moves since `to_move`'s own last move, oldest first: everything every seat has
-    missed since its last turn (the seat to move is the one who waited longest). The host's
-    moves for that seat are not its own: a seat back from being absent sees them all."""
-    for i in range(len(window) - 1, -1, -1):
-        if window[i].seat == to_move and window[i].by is None:
-            return window[i + 1 :]
-    return list(window)
+def since_last_move(window: list[RecentMove], seats: list[str]) -> list[RecentMove]:
+    """Public moves since the last own move of the seat in `seats` that waited longest (one
+    that made none in the window: all of it), oldest first: everything each seat has missed
+    since its own last turn. The host's moves for a seat are not its own: a seat back from
+    being absent or away finds every move made meanwhile (up to RECENT_LIMIT)."""
+    last = {m.seat: i for i, m in enumerate(window) if m.by is None}
+    start = min((last.get(seat, -1) for seat in seats), default=-1)
+    return window[start + 1 :]
 
 
 def archive_handovers(g: Game) -> list[HandoverRecord] | None:
