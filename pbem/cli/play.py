@@ -528,16 +528,15 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
                  ruleset=t(st["ruleset"]), status=words.game_status(st["status"]), round=st["round"], seq=st["seq"]))
     from datetime import datetime, timezone
 
-    if st.get("trustless") and st["waiting"]["seats"]:  # whatever the step, and with deadlines its due time
-        w = st["waiting"]
-        line = t("trustless waits", step=words.step_name(w["step"]), seats=words.join(w["seats"]))
+    if st["status"] != "over":  # as 'pbem games' says it; a trustless step with deadlines: its due time
+        line = words.game_turn(st["status"], st["to_move"], st.get("waiting"), sum(s["joined"] for s in st["seats"]),
+                               len(st["seats"]))
+        w = st.get("waiting") or {}
         if w.get("due"):
             from pbem.ui.when import date, left
 
             line += t("clause sep") + t("due {when} ({left})", when=date(w["due"]), left=left(w["due"], datetime.now(timezone.utc)))
         typer.echo(line)
-    elif st["to_move"]:
-        typer.echo(t("to move", player=st["to_move"]))
 
     from pbem.ui.when import table_lines
 
@@ -588,26 +587,13 @@ def games(
     you play (whose turn, which wait on you, by when)."""
     from datetime import datetime, timezone
 
-    from pbem.host.paths import sqlite_file
-    from pbem.seat.games import my_games
+    from pbem.host.games import hosted_games
+    from pbem.seat.games import my_games, my_keys
     from pbem.ui.when import date, left
 
-    hosting: list[dict] = []
-    url = store_url(store, db)
-    if not player_only and (store or db or sqlite_file(url) is None or sqlite_file(url).is_file()):  # type: ignore[union-attr]
-        from pbem.host.store import Store
-
-        with Store(url) as st:
-            hosting = st.overview()
-    if not player_only:  # the trustless games beside the store, each a file of its own
-        from pbem.host.paths import beside, store_folder
-
-        for path in beside(store_folder(url)):
-            from pbem.host.blind import BlindHost
-
-            with BlindHost(path) as b:
-                hosting.append(b.overview())
-        hosting.sort(key=lambda g: g["name"])
+    explicit = bool(store or db)  # a store named is listed whole; the default one, only the games your keys host
+    hosting = [] if player_only else hosted_games(store_url(store, db), explicit=explicit,
+                                                  host_keys=None if explicit else my_keys(key_home(home)))
     playing = [] if host_only else my_games(key_home(home))
     if as_json:
         typer.echo(json.dumps({"hosting": hosting, "playing": playing}, indent=2, ensure_ascii=False))
@@ -616,12 +602,7 @@ def games(
     if hosting:
         typer.echo(t("games you host:"))
         for g in hosting:
-            turn = t("{player} to move", player=g["to_move"]) if g["to_move"] else words.game_status(g["status"])
-            if g.get("waiting"):  # a trustless game: the step the table waits for, and from whom
-                w = g["waiting"]
-                turn = t("trustless waits", step=words.step_name(w['step']), seats=words.join(w["seats"]))
-            elif g["status"] == "joining":
-                turn = t("joining ({joined}/{seats} in)", joined=g["joined"], seats=g["seats"])
+            turn = words.game_turn(g["status"], g["to_move"], g.get("waiting"), g["joined"], g["seats"])
             due = ""
             if g["due"]:
                 due = t("clause sep") + t("due {when} ({left})", when=date(g["due"]), left=left(g["due"], now))
@@ -634,7 +615,7 @@ def games(
         typer.echo(t("games you play:"))
         for g in playing:
             if g["seq"] is None:
-                state = t("no packet saved here (a folder game: pbem turn DIR)")
+                state = t("no packet opened with this key home yet")
             elif g["phase"] == "game-over":
                 state = t("game over")
             elif g.get("waiting"):  # a trustless game: whatever the step, 'pbem turn GAME' sends this seat's part

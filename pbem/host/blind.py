@@ -71,6 +71,8 @@ PACKETS = Table("blind_packet", META, Column("seq", Integer, primary_key=True), 
 # and the current step's `clock`); made when first set, so a file of an
 # older version reads as one with no settings.
 CONFIG = Table("blind_config", META, Column("key", String, primary_key=True), Column("value", Text, nullable=False))
+# When each seat's last block was taken (`pbem status`'s last activity), made when the first is.
+ACTIVITY = Table("blind_activity", META, Column("seat", String, primary_key=True), Column("at", String, nullable=False))
 # The host's signed notices (reminders, late notices), made when the first one is.
 NOTICES = Table("blind_notice", META, Column("id", Integer, primary_key=True), Column("seq", Integer, nullable=False),
                 Column("kind", String, nullable=False), Column("seat", String),
@@ -358,15 +360,24 @@ class BlindHost:
         return table, seq, head
 
     def overview(self) -> dict[str, Any]:
-        """This game as `Store.overview` lists a store's games (for 'pbem games')."""
+        """This game as `Store.overview` lists a store's games (for 'pbem games'): the facts of
+        `status`, so that both commands say the same round, packet and step."""
         st = self.status()
         transport = self.config().get("transport") or {}
         kind = "folder" if transport.get("folder") else "mail" if transport.get("maildir") or transport.get("imap") else None
-        return {"name": st["name"], "game": st["game"], "ruleset": st["ruleset"], "status": st["status"], "round": 1,
-                "seq": st["seq"], "to_move": None, "since": None, "due": st["waiting"].get("due"), "paused": False,
-                "joined": sum(s["joined"] for s in st["seats"]), "seats": len(st["seats"]),
-                "transport": kind, "trustless": True,
-                "waiting": st["waiting"]}
+        over = st["status"] == "over"
+        return {"name": st["name"], "game": st["game"], "ruleset": st["ruleset"], "status": st["status"],
+                "round": st["round"], "seq": st["seq"], "to_move": st["to_move"], "since": st["since"],
+                "due": st["waiting"].get("due"), "paused": False, "joined": sum(s["joined"] for s in st["seats"]),
+                "seats": len(st["seats"]), "transport": kind, "trustless": True, "host_key": self.inv.doc.host.key,
+                **({} if over else {"waiting": st["waiting"]})}
+
+    def activity(self) -> dict[str, str]:
+        """When each seat's last block was taken (a file of an older version kept none)."""
+        with self.engine.connect() as c:
+            if not inspect(c).has_table(ACTIVITY.name):
+                return {}
+            return {r.seat: r.at for r in c.execute(select(ACTIVITY))}
 
     def seat_emails(self) -> list[tuple[str, str | None]]:
         """(seat, None) in seat order: a trustless game keeps its addresses in its config only."""
@@ -380,13 +391,15 @@ class BlindHost:
         config = self.config()
         emails = config.get("emails") or {}
         due = (config.get("clock") or {}).get("due") if w.step != "over" else None
+        activity = self.activity()
         return {"game": self.inv.game, "name": self.inv.doc.name, "ruleset": self.inv.doc.ruleset,
                 "options": list(self.inv.doc.options), "trustless": True,
                 "status": status, "round": table.round_no, "seq": seq,
                 "to_move": w.seats[0] if w.step == "move" else None, "gold": gold,
                 "waiting": {"step": w.step, "seats": w.seats, **({"due": due} if due else {})},
                 "timing": config.get("timing"), "deadline": None, "paused": False, "away": {}, "absent": [],
-                "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": None,
+                "since": max(activity.values(), default=None),
+                "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": activity.get(p.name),
                            "email": emails.get(p.name),
                            "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats]}
 
@@ -426,6 +439,10 @@ class BlindHost:
                 out = self._join(c, me, block, seat)
             else:
                 out = self._mental(c, me, block, seat)
+            if out.kind != "duplicate":
+                ACTIVITY.create(c, checkfirst=True)
+                c.execute(delete(ACTIVITY).where(ACTIVITY.c.seat == seat))
+                c.execute(insert(ACTIVITY).values(seat=seat, at=stamp(self.clock.now())))
         if self._stored is not None:  # stored: the table as of the new packet is the one to follow on from
             self._known, self._stored = self._stored, None
         return out

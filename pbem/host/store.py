@@ -376,7 +376,8 @@ class Store:
 
         latest = packets.alias("latest")
         q = (select(games.c.id, games.c.name, games.c.ruleset, games.c.status, games.c.round_no, games.c.seq,
-                    games.c.public, games.c.config, games.c.created_at, latest.c.created_at.label("since"))
+                    games.c.public, games.c.config, games.c.created_at, games.c.host_key,
+                    latest.c.created_at.label("since"))
              .select_from(games.outerjoin(latest, (latest.c.game_id == games.c.id) & (latest.c.seq == games.c.seq)))
              .order_by(games.c.name))
         out = []
@@ -395,6 +396,7 @@ class Store:
                     "since": r.since or r.created_at, "due": deadline["due"] if deadline else None,
                     "paused": bool(config.get("paused")), "joined": joined.get(r.id, 0), "seats": total.get(r.id, 0),
                     "transport": "folder" if transport.get("folder") else "mail" if transport.get("maildir") else None,
+                    "host_key": r.host_key,
                 })
         return out
 

@@ -1,8 +1,9 @@
 """A player's list of games: every game joined with this key home, and whose turn it is.
 
 Read from the key home alone (no key unlocked): the invitation kept on joining names the
-seats and the host; the latest packet saved (mail play, `pbem inbox`) says the round and
-whose turn it is and by when (its signed deadline); a move file kept for that packet says
+seats and the host; the newest packet kept (every packet a seat opens or follows is kept,
+whether mail, a folder or a file brought it) says the round and whose turn it is and by
+when (its signed deadline); a move file kept for that packet says
 it was answered. A trustless game's packet says instead which step its table waits for and
 from whom (`waiting`); 'pbem turn GAME' sends what this seat owes, however often it is run.
 """
@@ -18,8 +19,13 @@ from pbem.seat import keys
 from pbem.seat.home import joined_games, latest_saved_packet, load_invitation, move_path, saved_packets
 
 
+def my_keys(home: Path) -> set[str]:
+    """The public key lines of every identity in the key home."""
+    return {k.encode() for _, k in keys.list_identities(home)}
+
+
 def my_games(home: Path) -> list[dict[str, Any]]:
-    mine = {k.encode() for _, k in keys.list_identities(home)}
+    mine = my_keys(home)
     out = []
     for game in joined_games(home):
         try:
@@ -39,8 +45,9 @@ def my_games(home: Path) -> list[dict[str, Any]]:
             if doc is not None and doc.waiting is not None:  # a trustless table: the step it waits for, from whom
                 over = doc.phase == "game-over"
                 answered = bool(seat and _answered_step(home, game, seat, doc))
-                row.update(round=doc.round, seq=doc.seq, phase=doc.phase, waiting={"step": doc.waiting.step,
-                                                                                  "seats": list(doc.waiting.seats)},
+                step, waited = doc.waiting.step, list(doc.waiting.seats)
+                row.update(round=doc.round, seq=doc.seq, phase=doc.phase, waiting={"step": step, "seats": waited},
+                           to_move=waited[0] if step == "move" and waited else None,
                            due=doc.waiting.due if not over and seat in doc.waiting.seats else None,
                            answered=answered, yours=bool(not over and seat in doc.waiting.seats and not answered))
             elif doc is not None:

@@ -7,7 +7,8 @@
     HOME/games/GAME/join-SEAT.pbem        the join sent (made once, resent as is)
     HOME/games/GAME/moves/SEAT-SEQ.pbem   each move sent (made once, resent as is)
     HOME/games/GAME/moves/SEAT-SEQ.mine   its words, sealed to the seat's own key (pbem.seat.answers)
-    HOME/games/GAME/packets/packet-SEQ.pbem, archives/round-RRR.pbem   kept from the host
+    HOME/games/GAME/packets/packet-SEQ.pbem, archives/round-RRR.pbem   kept from the host (each packet
+                                          opened or followed, or read from mail)
     HOME/games/GAME/notices/SEQ-KIND-HASH.pbem   the host's notices (reminders, late...) read from mail
     HOME/mail/profile.json                this person's mail settings (no password: pbem.mail.profile)
     HOME/mail/read.db                     which mail was read before (pbem.mail.memory)

@@ -45,7 +45,7 @@ from pbem.protocol.documents import (
     sign,
     unb64,
 )
-from pbem.seat.home import invitation_path, load_invitation, received_invitation_path, seen_path
+from pbem.seat.home import invitation_path, load_invitation, received_invitation_path, save_packet, seen_path
 from pbem.ui.words import t
 
 
@@ -254,6 +254,8 @@ def open_packet(packet: Signed[Packet], identity: Identity, home: Path, *, remem
     if remember and str(doc.seq) not in seen:
         seen[str(doc.seq)] = packet.hash
         write_atomic(seen_path(home, packet.game), json.dumps(seen, sort_keys=True).encode(), mode=0o644)
+    if remember and doc.seq >= newest:  # the newest packet opened, whatever brought it: what 'pbem games' reads
+        save_packet(home, packet)
     return sp
 
 

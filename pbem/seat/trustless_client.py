@@ -22,7 +22,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
 from pbem.seat import player
 from pbem.seat import trustless as T
-from pbem.seat.home import join_path, move_path
+from pbem.seat.home import join_path, move_path, save_packet, trusted_host_key
 from pbem.ui import words
 from pbem.ui.words import t
 
@@ -64,10 +64,14 @@ class TrustlessClient(Generic[Where]):
         per relayed block."""
         lines = []
         new = [p for seq, p in self.packets() if seq > self.ts.head[0]]  # the chain only grows
+        last = None
         for packet in T.chain_in(new, self.inv.game):
             if packet.doc.seq != self.ts.head[0] + 1:
                 break  # a gap: the packets after it wait for it (mail out of order, a folder mid-sync)
             lines += self.ts.follow(packet)
+            last = packet
+        if last is not None and trusted_host_key(self.home, self.game) is not None:  # joined: kept in the key
+            save_packet(self.home, last)  # home, the newest packet followed is what 'pbem games' reads
         return lines
 
     def news(self) -> list[Notice]:

@@ -444,6 +444,20 @@ def step_name(step: str) -> str:
     return t(key) if has(key) else repr(step)
 
 
+def game_turn(status: str, to_move: str | None, waiting: Mapping[str, Any] | None, joined: int, seats: int) -> str:
+    """Where a hosted game stands, one phrase for `pbem games` and `pbem status` alike: over,
+    the step a trustless table waits for and from whom, joining (how many are in), or who is to move."""
+    if status == "over":
+        return t("game over")
+    if waiting and waiting.get("seats"):
+        return t("trustless waits", step=step_name(str(waiting["step"])), seats=join(list(waiting["seats"])))
+    if status == "joining":
+        return t("joining ({joined}/{seats} in)", joined=joined, seats=seats)
+    if to_move:
+        return t("{player} to move", player=to_move)
+    return game_status(status)
+
+
 def game_status(status: str) -> str:
     """The host's game status (joining, playing, over) in words."""
     if status == "playing":
