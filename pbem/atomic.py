@@ -1,4 +1,5 @@
-"""Crash-safe, never-overwriting file writes for shared and synced folders.
+"""Crash-safe, never-overwriting file writes for shared and synced folders, and the one
+bounded reader of files that come from outside.
 
 Readers (and sync tools) must never see a half-written file, so every write
 goes to a hidden temp file in the target directory and is renamed into place,
@@ -9,6 +10,7 @@ that was killed are removed by the next write into the same folder.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -17,7 +19,7 @@ from functools import cache
 from pathlib import Path
 
 from engine.sha256 import sha256
-from pbem.errors import BadName, CannotWrite, ContentConflict, NotARegularFile
+from pbem.errors import BadName, CannotRead, CannotWrite, ContentConflict, NotARegularFile
 
 TMP_PREFIX = "."
 TMP_SUFFIX = ".tmp"
@@ -41,6 +43,65 @@ def _host() -> str:
 
         node = platform.node()
     return sha256(node.encode("utf-8", "replace")).hexdigest()[:8]
+
+
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
+_CHUNK = 1 << 20
+
+
+def _not_regular(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    return "link" if stat.S_ISLNK(mode) else "folder" if stat.S_ISDIR(mode) else "special"
+
+
+def read_bounded(path: Path | str, limit: int, *, head: bool = False) -> bytes:
+    """The bytes of the regular file `path`, never more than `limit` of them in memory.
+
+    Anyone who can write to a shared folder (or name a file) chooses what is there: a link to
+    /dev/zero or /proc/self/mem, a FIFO nobody writes to, a sparse file of terabytes. So the last
+    name is not followed (O_NOFOLLOW), the open never waits (O_NONBLOCK: a FIFO opens at once),
+    what was opened is checked to be a regular file (fstat of the open file, so nothing can be
+    swapped in after the check), and at most `limit` + 1 bytes are read whatever its size says
+    (/proc files say 0). With `head`, the first `limit` bytes of a longer file are its answer.
+    Raises CannotRead (`missing` when the file is not there)."""
+    name = str(path)
+    if not hasattr(os, "O_NOFOLLOW"):  # Windows: no O_NOFOLLOW; check the name first
+        try:
+            kind = _not_regular(os.lstat(name).st_mode)
+        except OSError as exc:
+            raise CannotRead(name, "os", reason=exc.strerror or str(exc), errno=exc.errno) from None
+        if kind == "link":
+            raise CannotRead(name, "link")
+    try:
+        fd = os.open(name, _READ_FLAGS)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a link (EMLINK: the BSDs)
+            raise CannotRead(name, "link") from None
+        raise CannotRead(name, "os", reason=exc.strerror or str(exc), errno=exc.errno) from None
+    try:
+        st = os.fstat(fd)
+        kind = _not_regular(st.st_mode)
+        if kind is not None:
+            raise CannotRead(name, kind)  # type: ignore[arg-type]
+        if st.st_size > limit and not head:
+            raise CannotRead(name, "large", limit=limit)
+        chunks: list[bytes] = []
+        left = limit + (not head)
+        while left > 0:
+            chunk = os.read(fd, min(left, _CHUNK))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0 and not head:
+            raise CannotRead(name, "large", limit=limit)
+        return b"".join(chunks)
+    except OSError as exc:  # EIO and the like while reading
+        raise CannotRead(name, "os", reason=exc.strerror or str(exc), errno=exc.errno) from None
+    finally:
+        os.close(fd)
 
 
 def content_hash(data: bytes) -> str:
@@ -160,12 +221,11 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     _fsync_dir(path.parent)
 
 
-def _same_content(path: Path, data: bytes) -> bool:
+def same_content(path: Path, data: bytes) -> bool:
+    """Whether the regular file `path` holds exactly `data` (read bounded by its length)."""
     try:
-        if path.stat().st_size != len(data):
-            return False
-        return path.read_bytes() == data
-    except FileNotFoundError:
+        return read_bounded(path, len(data)) == data
+    except CannotRead:  # gone, not a regular file, or longer than data
         return False
 
 
@@ -186,8 +246,8 @@ def write_new(dir: Path, stem: str, suffix: str, data: bytes) -> Path:
     # overwrite, we step aside.
     for h in (digest[:HASH_LEN], digest):
         target = dir / f"{stem}-{h}{suffix}"
-        if target.exists():
-            if _same_content(target, data):
+        if os.path.lexists(target):
+            if same_content(target, data):
                 return target
             continue
         # Another writer racing us can only be writing the same name, hence

@@ -12,6 +12,7 @@ says what the user can do about it.
 
 from __future__ import annotations
 
+import errno as _errno
 from typing import Literal
 
 from engine.errors import InvalidMove, MoveError
@@ -160,6 +161,35 @@ class NotARegularFile(UsageError):
                          hint="write to a new or ordinary file (or leave out -o to print)")
 
 
+ReadRefusal = Literal["os", "link", "folder", "special", "large"]
+
+
+class CannotRead(BadPacket):
+    """pbem did not read `path` (pbem.atomic.read_bounded): the system refused (`what` "os":
+    `reason` its strerror, `errno`), it is not a regular file ("link", "folder", "special"), or
+    it holds more than `limit` bytes ("large")."""
+
+    def __init__(self, path: str, what: ReadRefusal, *, reason: str = "", errno: int | None = None,
+                 limit: int = 0) -> None:
+        self.path = path
+        self.what = what
+        self.reason = reason
+        self.errno = errno
+        self.limit = limit
+        said = {"os": f"cannot read {path!r}: {reason}",
+                "link": f"{path!r} is a link: pbem reads only regular files",
+                "folder": f"{path!r} is a folder: pbem reads only regular files",
+                "special": f"{path!r} is a device or special file: pbem reads only regular files",
+                "large": f"{path!r} is over the limit of {limit:,} bytes"}[what]
+        super().__init__(said, hint="pbem never writes anything this large; it was not made by pbem"
+                         if what == "large" else None)
+
+    @property
+    def missing(self) -> bool:
+        """The file is not there (any more): another process may have moved it."""
+        return self.what == "os" and self.errno == _errno.ENOENT
+
+
 class ContentConflict(Conflict):
     """A file named after its content holds other bytes (damaged, or a hash collision)."""
 
@@ -187,6 +217,7 @@ __all__ = [
     "StoreError",
     "BadName",
     "BadNameRead",
+    "CannotRead",
     "CannotWrite",
     "NotARegularFile",
     "ContentConflict",

@@ -29,7 +29,7 @@ from pbem.folder.layout import GameFolder
 from pbem.folder.play import init_folder
 from pbem.host import blind
 from pbem.host import referee as H
-from pbem.protocol.documents import Packet, Result, Standings, read_blocks
+from pbem.protocol.documents import Packet, Result, Standings, read_blocks, read_text
 from pbem.seat import keys
 from pbem.ui import words
 from pbem.ui.words import pad, t
@@ -57,7 +57,7 @@ def _latest(folder: GameFolder, after: int) -> list[Packet]:
     docs = []
     for seq, path in folder.packets(None):
         if seq > after:
-            docs += [b.doc for b in read_blocks(path.read_text(encoding="utf-8")) if isinstance(b.doc, Packet)]
+            docs += [b.doc for b in read_blocks(read_text(path)) if isinstance(b.doc, Packet)]
     return docs
 
 

@@ -27,9 +27,9 @@ from typing import Any
 from sqlalchemy.exc import DBAPIError
 
 from engine.errors import MoveError
-from pbem.atomic import content_hash, write_atomic
+from pbem.atomic import content_hash, read_bounded, write_atomic
 from pbem.auto import polling
-from pbem.errors import BadPacket, PbemError
+from pbem.errors import BadPacket, CannotRead, PbemError
 from pbem.folder.layout import GameFolder
 from pbem.errors import UsageError
 from pbem.folder.play import FolderPublisher, init_folder
@@ -69,24 +69,6 @@ def game_over_line(host: Host) -> str:
              gold=gold, winners=winners)
 
 
-def _move_aside(folder: GameFolder, path: Path, sub: str) -> Path | None:
-    """Move an inbox file into inbox/<sub>/ without overwriting; None if it is already gone."""
-    target_dir = folder.inbox_dir / sub
-    target_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None  # another host moved it
-    target = target_dir / path.name
-    if target.exists() and target.read_bytes() != data:
-        target = target_dir / f"{path.stem}-{content_hash(data)[:12]}{path.suffix}"
-    try:
-        os.replace(path, target)
-    except FileNotFoundError:
-        return None
-    return target
-
-
 @dataclass
 class FolderHost:
     host: Host
@@ -95,6 +77,9 @@ class FolderHost:
     folder: GameFolder = field(init=False)
     publisher: FolderPublisher = field(init=False)
     retrying: set[str] = field(default_factory=set)
+    # inbox files settled but not moved (inbox/done or inbox/rejected is a link or a file, or the
+    # system refused): content hash -> where it goes and why; moved again each pass, said once
+    stuck: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     grace: float = 10.0  # seconds an unreadable inbox file may still be being written
 
     def __post_init__(self) -> None:
@@ -112,20 +97,23 @@ class FolderHost:
         """One pass; True when the game is over and everything is published."""
         self._publish()
         current, status = self.host.head()
-        groups: dict[str, list[Path]] = {}
+        groups: dict[str, tuple[bytes, list[Path]]] = {}
         for p in self.folder.inbox():
-            try:
-                size = p.stat().st_size
-                if size > MAX_FILE:  # never read a file no pbem writes into memory
-                    self._aside([p], "rejected", t("rejected {name}: {why}", name=p.name, why=t(
-                        "{size} bytes, over the limit of {limit}", size=f"{size:,}", limit=f"{MAX_FILE:,}")))
-                    continue
-                h = content_hash(p.read_bytes())
-            except FileNotFoundError:
-                continue  # another host took it
-            groups.setdefault(h, []).append(p)
-        for h, paths in groups.items():
-            current = self._process(h, paths, current)
+            try:  # bounded, a regular file only: a link, a FIFO or a huge file is set aside unread
+                data = read_bounded(p, MAX_FILE)
+            except CannotRead as exc:
+                if not exc.missing:  # missing: another host took it
+                    key = f"unread:{p.name}"
+                    sub, line = self.stuck.get(key) or ("rejected", t("rejected {name}: {why}", name=p.name,
+                                                                      why=failures.message(exc)))
+                    self._aside([p], sub, line, key=key)
+                continue
+            groups.setdefault(content_hash(data), (data, []))[1].append(p)
+        for h, (data, paths) in groups.items():
+            if h in self.stuck:  # settled before; only its move is left
+                self._aside(paths, *self.stuck[h], key=h, digest=h)
+                continue
+            current = self._process(h, data, paths, current)
         ticked = self.host.tick()  # reminders, late notices, timeouts
         for out in ticked:
             self.log(out.message)
@@ -137,14 +125,10 @@ class FolderHost:
             return True
         return False
 
-    def _process(self, h: str, paths: list[Path], current: int) -> int:
+    def _process(self, h: str, data: bytes, paths: list[Path], current: int) -> int:
         name = paths[0].name
         # the same file dropped more than once (a resend, a second host's copy) is one line
         named = t("{name} (+{n} identical copy)", name=name, n=len(paths) - 1) if len(paths) > 1 else name
-        try:
-            data = paths[0].read_bytes()
-        except FileNotFoundError:
-            return current  # another host took it
         try:
             blocks = read_blocks(data.decode("utf-8", errors="replace"))
             if not blocks:
@@ -152,7 +136,7 @@ class FolderHost:
         except REFUSED as exc:
             if self._young(paths[0]):
                 return current  # maybe still being written (a plain copy on NFS): look again later
-            self._aside(paths, "rejected", t("rejected {name}: {why}", name=named, why=failures.message(exc)))
+            self._aside(paths, "rejected", t("rejected {name}: {why}", name=named, why=failures.message(exc)), key=h, digest=h)
             return current
         # A move ahead of us waits for its packet; one of another game is refused below (15.6).
         ours = self.host.game_id()
@@ -165,7 +149,8 @@ class FolderHost:
             try:
                 out = self.host.accept(b)
             except REFUSED as exc:
-                self._aside(paths, "rejected", t("rejected {name}: {why}", name=named, why=failures.message(exc)))
+                self._aside(paths, "rejected", t("rejected {name}: {why}", name=named, why=failures.message(exc)),
+                            key=h, digest=h)
                 return current
             except Exception as exc:  # e.g. a locked database: keep the file, try again
                 if h not in self.retrying:
@@ -177,7 +162,7 @@ class FolderHost:
                 current = out.seq
                 self._publish()  # players see the packet before we tidy the inbox
         self.retrying.discard(h)
-        self._aside(paths, "done", None)
+        self._aside(paths, "done", None, key=h, digest=h)
         return current
 
     def _young(self, path: Path) -> bool:
@@ -186,19 +171,27 @@ class FolderHost:
         except FileNotFoundError:
             return True
 
-    def _aside(self, paths: list[Path], sub: str, line: str | None) -> None:
+    def _aside(self, paths: list[Path], sub: str, line: str | None, *, key: str, digest: str | None = None) -> None:
+        """Move inbox files into inbox/<sub>/ unread, with the reason in a `.why` file beside each
+        (its name and words made safe: a stranger named the file). A move the folder refuses
+        is said once and tried again each pass; it never stops the files beside it."""
+        first = key not in self.stuck
+        if line and first:
+            self.log(line)
         for p in paths:
             try:
-                if sub == "done":
-                    self.folder.mark_done(p)
-                else:
-                    _move_aside(self.folder, p, sub)
-                    if line:  # the reason, beside the file, for whoever looks into rejected/
-                        write_atomic(self.folder.inbox_dir / sub / f"{p.name}.why", (line + "\n").encode())
-            except (FileNotFoundError, PbemError):
+                target = self.folder.move_aside(p, sub, digest)
+                if line:  # the reason, beside the file, for whoever looks into rejected/
+                    write_atomic(target.with_name(target.name + ".why"), (printable(line) + "\n").encode())
+            except FileNotFoundError:
                 continue  # another host moved it first
-        if line:
-            self.log(line)
+            except (OSError, PbemError) as exc:
+                why = failures.message(exc) if isinstance(exc, PbemError) else failures.os_reason(exc)
+                if key not in self.stuck and first:
+                    self.log(t("cannot move {name} to {where}: {why}", name=p.name, where=f"inbox/{sub}", why=why))
+                self.stuck[key] = (sub, line)
+                continue
+            self.stuck.pop(key, None)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from pbem.mail.incoming import Router, message_blocks, settle_outcome
 from pbem.mail.memory import MailSource
 from pbem.mail.outgoing import Courier, block_mail
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Signed, read_blocks, read_file
+from pbem.protocol.documents import Signed, read_blocks, read_file, read_text
 from pbem.seat import answers, player
 from pbem.seat.home import join_path, latest_saved_packet
 from pbem.ui import failures
@@ -78,6 +78,12 @@ class FolderBot:
     current: player.SeatPacket | None = None
     resent: set[int] = field(default_factory=set)
     waiting_said: bool = False
+    said: set[str] = field(default_factory=set)  # skipped files said already: once each, not every poll
+
+    def _once(self, line: str) -> None:
+        if line not in self.said:
+            self.said.add(line)
+            self.log(line)
 
     def _open(self) -> Seat | None:
         if self.client is None:
@@ -104,7 +110,7 @@ class FolderBot:
             self.log(t("joined: {file}", file=path.name))
         newest = c.latest()
         for line in c.skipped:
-            self.log(line)
+            self._once(line)
         if newest is None:
             return False
         if self.current is None or self.current.doc.seq != newest.doc.seq:
@@ -112,11 +118,11 @@ class FolderBot:
                 for seq, path in c.folder.packets(None):
                     if self.brain.seen < seq < newest.doc.seq:
                         try:
-                            self.brain.observe(c.open_seq(seq, path.read_bytes()))
+                            self.brain.observe(c.open_seq(seq, read_text(path).encode()))
                         except UsageError:
                             continue  # from before this key was handed the seat: not ours to read
                         except PbemError as exc:
-                            self.log(t("skipped {file}: {error}", file=path.name, error=failures.message(exc)))
+                            self._once(t("skipped {file}: {error}", file=path.name, error=failures.message(exc)))
             self.current = newest
         sp = self.current
         self.brain.observe(sp)
@@ -263,7 +269,7 @@ class MailBot:
         if latest is None:
             return False
         if self.current is None or self.current[0] != latest:
-            sp = player.open_packet(read_blocks(latest.read_text(encoding="utf-8"))[0], self.identity, self.home)
+            sp = player.open_packet(read_blocks(read_text(latest))[0], self.identity, self.home)
             self.current = (latest, sp)
         sp = self.current[1]
         self.brain.observe(sp)

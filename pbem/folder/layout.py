@@ -19,13 +19,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pbem.atomic import TMP_SUFFIX, content_hash, write_atomic, write_new
-from pbem.errors import BadPacket, Conflict, UsageError
+from pbem.atomic import TMP_SUFFIX, content_hash, read_bounded, write_atomic, write_new
+from pbem.errors import BadPacket, CannotRead, Conflict, UsageError
 from pbem.names import TABLE, check_seat_name
+from pbem.protocol.documents import load_json
+from pbem.protocol.limits import KIB, MAX_FILE
 from pbem.ui.words import t
 
 MANIFEST = "pbem-folder.json"
@@ -41,6 +44,10 @@ _PACKET_RE = re.compile(r"^(\d{%d,})-([0-9a-f]{12}|[0-9a-f]{64})\.pbem$" % SEQ_W
 _NOTICE_RE = re.compile(r"^(\d{%d,})-[a-z]{1,16}-([0-9a-f]{12}|[0-9a-f]{64})\.pbem$" % SEQ_WIDTH)
 # Partial downloads of sync clients that are not hidden files.
 _PARTIAL_SUFFIXES = (TMP_SUFFIX, ".part", ".partial", ".crdownload", ".download")
+MAX_MANIFEST = 64 * KIB  # a manifest of 12 seats is ~300 bytes
+# An inbox file keeps its name when set aside only if the name is short and plain: anyone who can
+# write to the folder names inbox files, and the name goes on into a `.why` file and a log line.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+() -]{0,119}")
 
 
 def _check_seat(seat: str) -> None:
@@ -58,7 +65,17 @@ def _is_candidate(p: Path) -> bool:
         return False
     if name.lower().endswith(_PARTIAL_SUFFIXES) or not name.lower().endswith(EXT):
         return False
-    return p.is_file()
+    try:  # a link, a FIFO or a device named like a move is a candidate too: refused and set aside unread
+        return not stat.S_ISDIR(os.lstat(p).st_mode)
+    except OSError:
+        return False
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 class GameFolder:
@@ -93,10 +110,8 @@ class GameFolder:
             return existing
         dir.mkdir(parents=True, exist_ok=True)
         folder = cls(dir, game_id, seats)
-        for sub in [folder.inbox_dir, folder.inbox_dir / "done", folder.archive_dir, folder._seat_dir(None)]:
-            sub.mkdir(parents=True, exist_ok=True)
-        for s in seats:
-            folder._seat_dir(s).mkdir(parents=True, exist_ok=True)
+        for sub in [folder.done_dir, folder.archive_dir, folder._seat_dir(None), *map(folder._seat_dir, seats)]:
+            folder._sub(sub)
         manifest = {"format": FORMAT, "version": VERSION, "game_id": game_id, "seats": list(seats)}
         # Written last: a folder with a manifest is a complete folder.
         write_atomic(dir / MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
@@ -107,15 +122,13 @@ class GameFolder:
         dir = Path(dir)
         path = dir / MANIFEST
         try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise UsageError(t("{dir} is not a pbem game folder (no {manifest})", dir=dir, manifest=MANIFEST)) from None
-        except IsADirectoryError:
-            raise BadPacket(t("{path} is a directory", path=path)) from None
-        try:
-            data: Any = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as e:
-            raise BadPacket(t("{path} is not valid JSON: {error}", path=path, error=e)) from None
+            raw = read_bounded(path, MAX_MANIFEST)
+        except CannotRead as exc:
+            if exc.missing:
+                raise UsageError(t("{dir} is not a pbem game folder (no {manifest})", dir=dir,
+                                   manifest=MANIFEST)) from None
+            raise
+        data: Any = load_json(raw, repr(str(path)))
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise BadPacket(t("{path} is not a pbem folder manifest", path=path))
         version = data.get("version")
@@ -133,6 +146,29 @@ class GameFolder:
         except UsageError as e:
             raise BadPacket(f"{path}: {e}") from None
         return cls(dir, game_id, tuple(seats))
+
+    def _sub(self, sub: Path) -> Path:
+        """`sub`, a folder inside the game folder, made if missing. Anyone who can write to the
+        folder could replace one of its folders by a link to elsewhere (and pbem would write
+        there) or by a file: each step below the game folder must be a folder, not a link."""
+        here = self.dir
+        for part in sub.relative_to(self.dir).parts:
+            here = here / part
+            try:
+                mode = os.lstat(here).st_mode
+            except FileNotFoundError:
+                try:
+                    os.mkdir(here)
+                    continue
+                except FileExistsError:  # made by another process meanwhile
+                    mode = os.lstat(here).st_mode
+            if not stat.S_ISDIR(mode):
+                said = (t("{path} in the game folder is a link; pbem writes only into the folder itself", path=repr(str(here)))
+                        if stat.S_ISLNK(mode) else
+                        t("{path} in the game folder is not a folder; pbem writes only into its own folders",
+                          path=repr(str(here))))
+                raise BadPacket(said, hint=t("remove it; the next run makes the folder again"))
+        return sub
 
     @property
     def inbox_dir(self) -> Path:
@@ -158,7 +194,7 @@ class GameFolder:
     def publish_packet(self, seq: int, data: bytes, seat: str | None = None) -> Path:
         """Publish to one seat's dir, or to packets/table/ when ``seat`` is None."""
         _check_seq(seq)
-        return write_new(self._seat_dir(seat), f"{seq:0{SEQ_WIDTH}d}", EXT, data)
+        return write_new(self._sub(self._seat_dir(seat)), f"{seq:0{SEQ_WIDTH}d}", EXT, data)
 
     def _packet_names(self, seat: str | None) -> list[tuple[int, str]]:
         """(seq, file name) of the packets in one seat's dir (or the table dir), in order. Names,
@@ -202,7 +238,7 @@ class GameFolder:
         if best is None:
             return None
         seq, paths = best
-        blobs = {p.read_bytes() for p in paths}
+        blobs = {read_bounded(p, MAX_FILE) for p in paths}
         if len(blobs) > 1:
             raise Conflict(t("{n} different packets numbered {seq} in {dir}", n=len(blobs), seq=seq,
                              dir=paths[0].parent))
@@ -213,7 +249,7 @@ class GameFolder:
     def submit_move(self, seat: str, seq: int, data: bytes) -> Path:
         self._seat_dir(seat)  # validates the seat
         _check_seq(seq)
-        return write_new(self.inbox_dir, f"{seat}-{seq:0{SEQ_WIDTH}d}", EXT, data)
+        return write_new(self._sub(self.inbox_dir), f"{seat}-{seq:0{SEQ_WIDTH}d}", EXT, data)
 
     def inbox(self) -> list[Path]:
         """Inbox files oldest first, sync-conflict copies included.
@@ -243,32 +279,39 @@ class GameFolder:
         out: list[tuple[str, Path]] = []
         for p in self.inbox():
             try:
-                h = content_hash(p.read_bytes())
-            except FileNotFoundError:
-                continue
+                h = content_hash(read_bounded(p, MAX_FILE))
+            except CannotRead:
+                continue  # moved by another host, or nothing pbem would read
             if h not in seen:
                 seen.add(h)
                 out.append((h, p))
         return out
 
-    def mark_done(self, path: Path) -> Path:
+    def mark_done(self, path: Path, digest: str | None = None) -> Path:
         """Move a processed inbox file to inbox/done/; calling it again is harmless."""
+        return self.move_aside(path, "done", digest)
+
+    def move_aside(self, path: Path, sub: str, digest: str | None = None) -> Path:
+        """Move an inbox file into inbox/<sub>/ (done/, rejected/) without reading it and without
+        replacing another file; returns where it went. `digest` (its content hash, when the
+        caller read it) names it on a clash; a name that is long or not plain is replaced.
+        FileNotFoundError when it is gone and was not moved there."""
         path = Path(path)
         if path.parent.resolve() != self.inbox_dir.resolve():
             raise UsageError(t("{path} is not in {dir}", path=path, dir=self.inbox_dir))
-        self.done_dir.mkdir(parents=True, exist_ok=True)
-        target = self.done_dir / path.name
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            if target.exists():
-                return target
-            raise UsageError(t("{path} is neither in the inbox nor in done/", path=path)) from None
-        if target.exists() and not target.read_bytes() == data:
-            # A hand-named file ("move.pbem") may reuse a name already in
-            # done/; keep both rather than overwrite the earlier one.
-            target = self.done_dir / f"{path.stem}-{content_hash(data)[:12]}{path.suffix}"
-        os.replace(path, target)
+        target_dir = self._sub(self.inbox_dir / sub)
+        tag = (digest or os.urandom(8).hex())[:12]
+        name = path.name if _PLAIN_NAME.fullmatch(path.name) else f"renamed-{tag}{EXT}"
+        target = target_dir / name
+        if not os.path.lexists(path):
+            if os.path.lexists(target):
+                return target  # moved already (by us, or another host)
+            raise FileNotFoundError(path)
+        if os.path.lexists(target):
+            # a hand-named file ("move.pbem") may reuse a name already there: keep both
+            stem, suffix = os.path.splitext(name)
+            target = target_dir / f"{stem[:100]}-{tag}{suffix}"
+        os.replace(path, target)  # renames the entry itself, never what a link points to
         return target
 
     # -- notices (reminders, late notices, away, pause...) -------------------
@@ -281,7 +324,7 @@ class GameFolder:
         _check_seq(seq)
         if not re.fullmatch(r"[a-z]{1,16}", kind):
             raise UsageError(t("bad notice kind {kind}", kind=repr(kind)))
-        return write_new(self.notices_dir, f"{seq:0{SEQ_WIDTH}d}-{kind}", EXT, data)
+        return write_new(self._sub(self.notices_dir), f"{seq:0{SEQ_WIDTH}d}-{kind}", EXT, data)
 
     def notices(self) -> list[tuple[int, Path]]:
         """Notice files, ordered by the packet they are about."""
@@ -290,10 +333,10 @@ class GameFolder:
         except FileNotFoundError:
             return []
         out = [(int(m.group(1)), self.notices_dir / n) for n in names if (m := _NOTICE_RE.match(n))]
-        return sorted(out, key=lambda e: (e[0], e[1].stat().st_mtime if e[1].exists() else 0, e[1].name))
+        return sorted(out, key=lambda e: (e[0], _mtime(e[1]), e[1].name))
 
     # -- archive ---------------------------------------------------------
 
     def publish_archive(self, round_no: int, data: bytes) -> Path:
         _check_seq(round_no, t("round number"))
-        return write_new(self.archive_dir, f"round-{round_no:03d}", EXT, data)
+        return write_new(self._sub(self.archive_dir), f"round-{round_no:03d}", EXT, data)

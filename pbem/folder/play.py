@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.atomic import write_atomic
+from pbem.atomic import same_content, write_atomic
 from pbem.errors import BadPacket, Conflict, ForkedChain, PbemError, SeatHandedOver, UsageError
 from pbem.folder.layout import GameFolder
 from pbem.protocol.crypto import Identity
@@ -42,8 +42,8 @@ _ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")
 def write_invitation(folder: GameFolder, armored: str) -> Path:
     path = folder.dir / INVITATION
     data = armored.encode()
-    if path.exists():
-        if path.read_bytes() == data:
+    if os.path.lexists(path):
+        if same_content(path, data):
             return path
         raise Conflict(t("{path} holds another invitation", path=path), hint=t("use a fresh folder for each game"))
     write_atomic(path, data)
@@ -55,7 +55,7 @@ def read_invitation(folder: GameFolder) -> Signed:
     if not path.exists():
         raise UsageError(t("{dir} has no {file} yet", dir=folder.dir, file=INVITATION),
                          hint=t("the host runs 'pbem folder init DIR GAME'"))
-    blocks = [b for b in read_blocks(path.read_text(encoding="utf-8")) if b.kind == "invitation"]
+    blocks = [b for b in read_blocks(read_text(path)) if b.kind == "invitation"]
     if not blocks:
         raise BadPacket(t("{path} holds no invitation", path=path))
     inv = blocks[0]
@@ -138,8 +138,8 @@ def folder_notices(folder: GameFolder, invitation: Signed[Invitation]) -> list[N
     out = []
     for _, path in folder.notices():
         try:
-            blocks = read_blocks(path.read_text(encoding="utf-8", errors="replace"))
-        except (OSError, BadPacket):
+            blocks = read_blocks(read_text(path))
+        except BadPacket:
             continue  # a damaged or half-synced file says nothing
         out += [b.doc for b in blocks if isinstance(b.doc, Notice) and b.signer.encode() == host_key
                 and b.game == invitation.game]
@@ -216,7 +216,18 @@ class Seat:
         return self.folder.submit_move(self.seat, 0, data), True
 
     def started(self) -> bool:
-        return self.folder.latest_packet(self.seat) is not None
+        """Whether the host has dealt: a packet of this game signed by its host is in the folder.
+        Anyone who can write to the folder can drop a file named like a packet, so a name alone
+        says nothing (a junk file must not stop a seat from joining)."""
+        host = self.invitation.doc.host.key
+        for _, path in self.folder.packets_newest_first(self.seat):
+            try:
+                blocks = read_blocks(read_text(path))
+            except PbemError:
+                continue
+            if any(b.kind == "packet" and b.game == self.invitation.game and b.signer.encode() == host for b in blocks):
+                return True
+        return False
 
     def latest(self) -> player.SeatPacket | None:
         """The newest packet that verifies; what was skipped on the way is in `self.skipped`.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pbem.atomic import write_atomic
+from pbem.atomic import same_content, write_atomic
 
 if TYPE_CHECKING:
     from pbem.host.referee import Host
@@ -105,7 +105,7 @@ class OutDir:
         self.path.mkdir(parents=True, exist_ok=True)
         target = self.path / (packet_name(release.seq) if release.seq else INVITATION)
         data = release.armored.encode()
-        if not (target.exists() and target.read_bytes() == data):
+        if not same_content(target, data):
             write_atomic(target, data)
         return str(target)
 

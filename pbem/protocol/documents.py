@@ -26,13 +26,13 @@ import msgspec
 from engine.catalog import Ruleset
 from engine.sha256 import sha256
 from engine.state import ROUNDS_PER_GAME
+from pbem.atomic import read_bounded
 from pbem.errors import BadPacket
 from pbem.names import check_game_id, check_seat_id
 from pbem.protocol.armor import armor, dearmor_all
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey, canonical_json, open_sealed, seal, sha256_hex, verify
 from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
 from pbem.ui import when
-from pbem.ui.failures import os_reason
 from pbem.ui.words import kind_name, t
 
 VERSION = 1
@@ -632,13 +632,9 @@ def read_blocks(text: str) -> list[Signed[Any]]:
 
 
 def read_text(path: Path) -> str:
-    """A file's text, refused past MAX_FILE before it is read into memory."""
-    try:
-        check_size(path.stat().st_size, MAX_FILE, repr(str(path)))
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BadPacket(t("cannot read {path}: {why}", path=repr(str(path)), why=os_reason(exc))) from None
-    return data.decode("utf-8", errors="replace")
+    """A file's text, read by pbem.atomic.read_bounded (a regular file of at most MAX_FILE
+    bytes; CannotRead, a BadPacket, otherwise)."""
+    return read_bounded(path, MAX_FILE).decode("utf-8", errors="replace")
 
 
 def read_file(path: Path) -> list[Signed[Any]]:

@@ -25,6 +25,7 @@ from engine.state import OVER, PLAYING, RoundState
 from engine.events import Event
 from engine.moves import public_text
 from engine.views import events_for, view
+from pbem.atomic import read_bounded
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.names import HOST
 from pbem.protocol.armor import dearmor_all
@@ -132,8 +133,7 @@ def _file_blocks(path: Path) -> list[tuple[str, bytes]]:
 
 
 def _is_db(path: Path) -> bool:
-    with path.open("rb") as f:
-        return f.read(16) == b"SQLite format 3\x00"
+    return read_bounded(path, 16, head=True) == b"SQLite format 3\x00"
 
 
 def _from_db(where: str | Path, only: str | None = None, rounds: Collection[int] | None = None) -> Source:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 
 from engine.errors import MoveError
-from pbem.errors import BadName, BadNameRead, CannotWrite, ContentConflict, NotARegularFile, PbemError
+from pbem.errors import BadName, BadNameRead, CannotRead, CannotWrite, ContentConflict, NotARegularFile, PbemError
 from pbem.ui.words import N_, t
 
 
@@ -51,6 +51,8 @@ def message(exc: BaseException) -> str:
         return t("bad seat name {name} in a document", name=repr(exc.name))
     if isinstance(exc, CannotWrite):
         return t("cannot write {path}: {why}", path=repr(exc.path), why=os_reason(exc.errno, exc.reason))
+    if isinstance(exc, CannotRead):
+        return _cannot_read(exc)
     if isinstance(exc, NotARegularFile):
         path = repr(exc.path)
         return {"folder": lambda: t("{path} is a folder, not a regular file: pbem only replaces regular files", path=path),
@@ -66,6 +68,15 @@ def message(exc: BaseException) -> str:
     return str(exc)
 
 
+def _cannot_read(exc: CannotRead) -> str:
+    path = repr(exc.path)
+    return {"os": lambda: t("cannot read {path}: {why}", path=path, why=os_reason(exc.errno, exc.reason)),
+            "link": lambda: t("{path} is a link: pbem reads only regular files", path=path),
+            "folder": lambda: t("{path} is a folder: pbem reads only regular files", path=path),
+            "special": lambda: t("{path} is a device or special file: pbem reads only regular files", path=path),
+            "large": lambda: t("{path} is over the limit of {limit} bytes", path=path, limit=f"{exc.limit:,}")}[exc.what]()
+
+
 def hint(exc: PbemError) -> str | None:
     if isinstance(exc, BadName):
         return {"game": lambda: t("use 1 to 32 characters from a-z, 0-9, '-' and '_', starting with a letter or digit"),
@@ -73,6 +84,8 @@ def hint(exc: PbemError) -> str | None:
                                   "not top/middle/bottom/nobody/host/table"),
                 "identity": lambda: t("use 1 to 32 characters from a-z, 0-9, '_' and '-'"),
                 "file": lambda: None}[exc.what]()
+    if isinstance(exc, CannotRead):
+        return t("pbem never writes anything this large; it was not made by pbem") if exc.what == "large" else None
     if isinstance(exc, NotARegularFile):
         return t("write to a new or ordinary file (or leave out -o to print)")
     return exc.hint

@@ -1,0 +1,265 @@
+"""A stranger who can write to the shared folder (issue 28): what they drop there is read bounded,
+only as a regular file, never through a link; a bad entry is set aside unread and the real moves
+beside it are applied; the host writes nothing outside the folder.
+
+Each test performs the attack on a real game (real key files, a real SQLite file, a real folder)
+through the real `pbem` command, and checks its exit code, its output, its peak memory (the
+process's own ru_maxrss) and the bytes in and outside the folder.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from processes import PBEM, cli_env
+from test_folder_play import SEATS, new_game
+
+from engine.rules import legal_moves
+from pbem.auto.host_runner import FolderHost
+from pbem.folder.layout import GameFolder
+from pbem.folder.play import Seat, init_folder
+from pbem.host import referee as H
+from pbem.seat import keys
+
+GIB = 1 << 30
+PEAK_LIMIT_MIB = 250  # a pbem process is ~60-90 MiB; reading the poison took 1,082 MiB or all there is
+ESC_NAME = "\x1b]0;pwned\x07\x1b[31mred\u202e.pbem"
+
+
+def _drop_dac_override() -> None:
+    """In the child: root without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (bounding set, so
+    the exec leaves them out), so that a file of mode 000 is unreadable to it too."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def run_peak(args: list[object], home: Path, cwd: Path, *, unprivileged: bool = False,
+             timeout: float = 60) -> tuple[int, str, int]:
+    """`pbem ARGS` as a process of its own: (exit code, its output, its peak memory in MiB).
+    Its address space is capped at 3 GiB, so that a reader without a bound fails (MemoryError,
+    exit 70) instead of taking the machine."""
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 * GIB, 3 * GIB))
+        if unprivileged and os.geteuid() == 0:
+            _drop_dac_override()
+
+    out = cwd / f"run-{time.monotonic_ns()}.log"
+    with out.open("wb") as f:
+        proc = subprocess.Popen([*PBEM, *map(str, args)], env=cli_env(home), cwd=cwd, stdout=f,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=limits)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, out.read_text(errors="replace"), usage.ru_maxrss // 1024
+
+
+def dealt(root: Path):
+    """A dealt game in the folder root/shared: (db, folder, homes, ids, the mover's Seat and its packet)."""
+    db, homes = new_game(root)
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    host = H.Host(db, ids["referee"])
+    fh = FolderHost(host, root / "shared", lambda line: None)
+    seats = {s: Seat.open(root / "shared", ids[s], homes[s]) for s in SEATS}
+    for s in seats.values():
+        s.join()
+    fh.step()
+    host.close()
+    sp = seats["ann"].latest()
+    assert sp is not None
+    mover = seats[sp.doc.to_move]
+    return db, root / "shared", homes, mover, mover.latest()
+
+
+def host_once(db: Path, folder: Path, homes: dict[str, Path], root: Path, **kw) -> tuple[int, str, int]:
+    return run_peak(["host", "run", "t", "--db", db, "--folder", folder, "--once"], homes["referee"], root, **kw)
+
+
+def packets(folder: Path) -> list[int]:
+    return [seq for seq, _ in GameFolder.open(folder).packets(None)]
+
+
+def junk(path: Path) -> None:
+    """A file that holds no pbem block, written a minute ago (younger, the host would give it
+    time: it may still be being copied)."""
+    path.write_text("junk\n")
+    os.utime(path, (time.time() - 60, time.time() - 60))
+
+
+def sparse(path: Path, size: int) -> None:
+    with path.open("wb") as f:
+        f.truncate(size)  # no disk, no time: only the size says gigabytes
+
+
+def test_poison_in_the_inbox_is_set_aside_unread_and_the_real_move_is_applied(tmp_path: Path) -> None:
+    db, folder, homes, mover, sp = dealt(tmp_path)
+    inbox = folder / "inbox"
+    sparse(inbox / "huge.pbem", GIB)
+    (inbox / "zero.pbem").symlink_to("/dev/zero")
+    (inbox / "mem.pbem").symlink_to("/proc/self/mem")
+    os.mkfifo(inbox / "fifo.pbem")
+    long_name = "x" * 240 + ".pbem"  # 245 characters: its .why name and temp file were too long
+    junk(inbox / long_name)
+    junk(inbox / ESC_NAME)
+    mover.move(sp, str(legal_moves(sp.view)[0]))
+    before = packets(folder)
+
+    code, out, peak = host_once(db, folder, homes, tmp_path)
+
+    assert code == 0, out
+    assert peak < PEAK_LIMIT_MIB, f"peak {peak} MiB"
+    assert packets(folder) == [*before, before[-1] + 1], out  # the real move was applied
+    assert [p.name for p in inbox.iterdir() if p.is_file() or p.is_symlink()] == [], list(inbox.iterdir())
+    rejected = sorted((inbox / "rejected").iterdir())
+    names = [p.name for p in rejected]
+    assert len(names) == 12, names  # six files and six reasons
+    assert all(n.isprintable() and "\u202e" not in n and len(n) <= 140 for n in names), names
+    assert os.path.islink(inbox / "rejected" / "zero.pbem") and os.path.islink(inbox / "rejected" / "mem.pbem")
+    why = {p.name: p.read_text() for p in rejected if p.name.endswith(".why")}
+    assert "is a link" in why["zero.pbem.why"] and "is a link" in why["mem.pbem.why"]
+    assert "device or special file" in why["fifo.pbem.why"] and "over the limit" in why["huge.pbem.why"]
+    assert all("\x1b" not in text and "\x07" not in text for text in why.values()), why
+    assert "\x1b" not in out
+
+
+def test_a_file_the_host_cannot_read_is_set_aside_and_the_real_move_is_applied(tmp_path: Path) -> None:
+    db, folder, homes, mover, sp = dealt(tmp_path)
+    secret = folder / "inbox" / "ann-000001-aaaaaaaaaaaa.pbem"
+    secret.write_text("junk\n")
+    secret.chmod(0)
+    mover.move(sp, str(legal_moves(sp.view)[0]))
+    before = packets(folder)
+
+    code, out, _ = host_once(db, folder, homes, tmp_path, unprivileged=True)
+
+    assert code == 0, out
+    assert packets(folder) == [*before, before[-1] + 1], out
+    assert "permission denied" in (folder / "inbox" / "rejected" / f"{secret.name}.why").read_text()
+
+
+def test_a_rejected_folder_replaced_by_a_file_stalls_nothing_and_is_said_once(tmp_path: Path) -> None:
+    db, homes = new_game(tmp_path)
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    host = H.Host(db, ids["referee"])
+    lines: list[str] = []
+    fh = FolderHost(host, tmp_path / "shared", lines.append)
+    fh.grace = 0.0
+    inbox = tmp_path / "shared" / "inbox"
+    (inbox / "rejected").write_text("not a folder\n")
+    (inbox / "poison.pbem").write_text("junk\n")
+    (inbox / "mem.pbem").symlink_to("/proc/self/mem")
+    for s in SEATS:
+        Seat.open(tmp_path / "shared", ids[s], homes[s]).join()
+    for _ in range(3):
+        fh.step()
+    host.close()
+    assert packets(tmp_path / "shared") == [1], lines  # every join applied, the game dealt
+    assert sorted(p.name for p in inbox.iterdir() if p.is_file() or p.is_symlink()) == [
+        "mem.pbem", "poison.pbem", "rejected"]
+    cannot = [line for line in lines if line.startswith("cannot move")]
+    assert len(cannot) == 2 and all("is not a folder" in line for line in cannot), lines
+    assert len([line for line in lines if line.startswith("rejected")]) == 2, lines
+
+
+@pytest.mark.parametrize("sub", ["inbox/done", "inbox/rejected", "packets/table"])
+def test_a_sub_folder_that_is_a_link_gets_nothing_written_through_it(tmp_path: Path, sub: str) -> None:
+    db, folder, homes, mover, sp = dealt(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link = folder / sub
+    if link.exists():
+        for p in link.iterdir():
+            p.unlink()
+        link.rmdir()
+    link.symlink_to(outside)
+    mover.move(sp, str(legal_moves(sp.view)[0]))  # applied: its file goes to done/, its packet to the table
+    junk(folder / "inbox" / "junk.pbem")  # refused: goes to rejected/
+
+    code, out, _ = host_once(db, folder, homes, tmp_path)
+
+    assert list(outside.iterdir()) == [], out
+    assert "is a link" in out, out
+    assert "Traceback" not in out and code in (0, 3), (code, out)
+
+
+def test_a_seat_reads_no_poison_packet_notice_or_manifest(tmp_path: Path) -> None:
+    db, folder, homes, mover, sp = dealt(tmp_path)
+    table = folder / "packets" / "table"
+    top = sp.doc.seq
+    (table / f"{top + 3:06d}-{'a' * 12}.pbem").symlink_to("/dev/zero")
+    sparse(table / f"{top + 2:06d}-{'b' * 12}.pbem", GIB)
+    os.mkfifo(table / f"{top + 1:06d}-{'c' * 12}.pbem")
+    (folder / "notices").mkdir(exist_ok=True)
+    (folder / "notices" / f"{top:06d}-late-{'d' * 12}.pbem").symlink_to("/dev/zero")
+
+    code, out, peak = run_peak(["turn", folder, "--as", mover.seat], homes[mover.seat], tmp_path)
+
+    assert code == 0, out
+    assert peak < PEAK_LIMIT_MIB, f"peak {peak} MiB"
+    assert out.count("skipped") == 3, out
+    assert f"packet {top}" in out or str(top) in out, out
+
+
+@pytest.mark.parametrize("attack", ["manifest-zero", "manifest-deep", "invitation-zero", "invitation-fifo"])
+def test_a_poisoned_manifest_or_invitation_is_one_error_line(tmp_path: Path, attack: str) -> None:
+    db, folder, homes, mover, _ = dealt(tmp_path)
+    what, how = attack.split("-")
+    target = folder / ("pbem-folder.json" if what == "manifest" else "invitation.pbem")
+    target.unlink()
+    if how == "zero":
+        target.symlink_to("/dev/zero")
+    elif how == "fifo":
+        os.mkfifo(target)
+    else:
+        target.write_text("[" * 100_000 + "]" * 100_000)
+    for args, home in ((["turn", folder, "--as", mover.seat], homes[mover.seat]),
+                       (["host", "run", "t", "--db", db, "--folder", folder, "--once"], homes["referee"])):
+        code, out, peak = run_peak(args, home, tmp_path, timeout=30)
+        assert code not in (0, 70, -9) and peak < PEAK_LIMIT_MIB, (args, code, peak, out)
+        assert "Traceback" not in out
+        if args[0] == "turn":
+            lines = out.strip().splitlines()
+            assert code == 3 and lines[0].startswith("error: ") and target.name in lines[0], out
+            assert all(line.startswith(("error: ", "hint: ")) for line in lines), out
+
+
+def test_a_junk_packet_before_the_deal_stops_no_seat_from_joining(tmp_path: Path) -> None:
+    db, homes = new_game(tmp_path)
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    host = H.Host(db, ids["referee"])
+    init_folder(tmp_path / "shared", host)
+    host.close()
+    folder = tmp_path / "shared"
+    (folder / "packets" / "table" / "999999-000000000000.pbem").write_text("junk")
+
+    code, out, _ = run_peak(["turn", folder, "--as", "ann"], homes["ann"], tmp_path)
+    assert code == 0, out
+    assert any(p.name.startswith("ann-000000-") for p in (folder / "inbox").iterdir()), out
+
+    log = tmp_path / "bot-bob.log"
+    bot = subprocess.Popen([*PBEM, "bot", "run", "--as", "bob", "--folder", folder, "--poll", "0.05"],
+                           env=cli_env(homes["bob"]), stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(p.name.startswith("bob-000000-")
+                                                      for p in (folder / "inbox").iterdir()):
+            time.sleep(0.05)
+        time.sleep(0.5)  # ten more polls
+    finally:
+        bot.terminate()
+        bot.wait(timeout=30)
+    said = log.read_text()
+    assert any(p.name.startswith("bob-000000-") for p in (folder / "inbox").iterdir()), said
+    assert said.count("skipped 999999") == 1, said
