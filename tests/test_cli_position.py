@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from pbem_helpers import case_position_file
-from processes import pbem
+from processes import PBEM, cli_env, pbem
 
 
 def _pbem(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -102,6 +103,29 @@ def test_missing_file_gives_one_error_line(tmp_path: Path) -> None:
     out = _pbem("position", "legal", str(tmp_path / "nowhere.json"))
     _one_error_line(out)
     assert "cannot read" in out.stderr
+
+
+@pytest.mark.parametrize("poison,words", [(b"\xff\xfe{}", "not UTF-8"), (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+                                          ("fifo", "special file"), ("link", "is a link")])
+@pytest.mark.parametrize("command", ["legal", "apply"])
+def test_a_position_file_that_is_no_text_gives_one_error_line(tmp_path: Path, poison, words: str, command: str) -> None:
+    """Not UTF-8, nested past the recursion limit (both exit 70 before), a FIFO (it hung), a link (it was
+    followed, to /dev/zero as well): exit 7."""
+    path = tmp_path / "bad.json"
+    if poison == "fifo":
+        os.mkfifo(path)
+    elif poison == "link":
+        (tmp_path / "real.json").write_text("{}")
+        path.symlink_to(tmp_path / "real.json")
+    else:
+        path.write_bytes(poison)
+    out = _pbem("position", command, str(path), *(["discard map.1"] if command == "apply" else []))
+    _one_error_line(out)
+    assert out.returncode == 7 and words in out.stderr, out.stderr
+    if isinstance(poison, bytes):  # and the same bytes on stdin
+        run = subprocess.run([*PBEM, "position", command, "-", *(["discard map.1"] if command == "apply" else [])],
+                             input=poison, capture_output=True, env=cli_env(), timeout=60, check=False)
+        assert run.returncode == 7 and b"Traceback" not in run.stderr, run.stderr
 
 
 def test_illegal_move_gives_one_error_line(tmp_path: Path) -> None:

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 from processes import PBEM, cli_env
+from test_autohost import started_game
 from test_folder_play import SEATS, new_game
 
 from engine.rules import legal_moves
-from pbem.auto.host_runner import FolderHost
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import Seat, init_folder
+from pbem.folder.play import init_folder
 from pbem.host import referee as H
 from pbem.seat import keys
 
@@ -55,7 +55,8 @@ def run_peak(args: list[object], home: Path, cwd: Path, *, unprivileged: bool = 
     out = cwd / f"run-{time.monotonic_ns()}.log"
     with out.open("wb") as f:
         proc = subprocess.Popen([*PBEM, *map(str, args)], env=cli_env(home), cwd=cwd, stdout=f,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=limits)
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                preexec_fn=limits)  # noqa: PLW1509 (the child only sets limits, then execs)
         timer = threading.Timer(timeout, proc.kill)
         timer.start()
         try:
@@ -67,20 +68,13 @@ def run_peak(args: list[object], home: Path, cwd: Path, *, unprivileged: bool = 
 
 
 def dealt(root: Path):
-    """A dealt game in the folder root/shared: (db, folder, homes, ids, the mover's Seat and its packet)."""
-    db, homes = new_game(root)
-    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    host = H.Host(db, ids["referee"])
-    fh = FolderHost(host, root / "shared", lambda line: None)
-    seats = {s: Seat.open(root / "shared", ids[s], homes[s]) for s in SEATS}
-    for s in seats.values():
-        s.join()
-    fh.step()
+    """A dealt game in the folder root/shared: (db, folder, homes, the mover's Seat and its packet)."""
+    db, host, _, _, seats, _ = started_game(root)
     host.close()
     sp = seats["ann"].latest()
     assert sp is not None
     mover = seats[sp.doc.to_move]
-    return db, root / "shared", homes, mover, mover.latest()
+    return db, root / "shared", {n: root / f"home-{n}" for n in ["referee", *SEATS]}, mover, mover.latest()
 
 
 def host_once(db: Path, folder: Path, homes: dict[str, Path], root: Path, **kw) -> tuple[int, str, int]:
@@ -150,22 +144,21 @@ def test_a_file_the_host_cannot_read_is_set_aside_and_the_real_move_is_applied(t
 
 
 def test_a_rejected_folder_replaced_by_a_file_stalls_nothing_and_is_said_once(tmp_path: Path) -> None:
-    db, homes = new_game(tmp_path)
-    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    host = H.Host(db, ids["referee"])
-    lines: list[str] = []
-    fh = FolderHost(host, tmp_path / "shared", lines.append)
-    fh.grace = 0.0
+    _, host, fh, lines, seats, _ = started_game(tmp_path)
     inbox = tmp_path / "shared" / "inbox"
     (inbox / "rejected").write_text("not a folder\n")
     (inbox / "poison.pbem").write_text("junk\n")
     (inbox / "mem.pbem").symlink_to("/proc/self/mem")
-    for s in SEATS:
-        Seat.open(tmp_path / "shared", ids[s], homes[s]).join()
+    sp = seats["ann"].latest()
+    mover = seats[sp.doc.to_move]
+    msp = mover.latest()
+    mover.move(msp, str(legal_moves(msp.view)[0]))
+    before = packets(tmp_path / "shared")
+    lines.clear()
     for _ in range(3):
         fh.step()
     host.close()
-    assert packets(tmp_path / "shared") == [1], lines  # every join applied, the game dealt
+    assert packets(tmp_path / "shared") == [*before, before[-1] + 1], lines  # the real move applied
     assert sorted(p.name for p in inbox.iterdir() if p.is_file() or p.is_symlink()) == [
         "mem.pbem", "poison.pbem", "rejected"]
     cannot = [line for line in lines if line.startswith("cannot move")]
@@ -195,7 +188,7 @@ def test_a_sub_folder_that_is_a_link_gets_nothing_written_through_it(tmp_path: P
 
 
 def test_a_seat_reads_no_poison_packet_notice_or_manifest(tmp_path: Path) -> None:
-    db, folder, homes, mover, sp = dealt(tmp_path)
+    _, folder, homes, mover, sp = dealt(tmp_path)
     table = folder / "packets" / "table"
     top = sp.doc.seq
     (table / f"{top + 3:06d}-{'a' * 12}.pbem").symlink_to("/dev/zero")
@@ -263,3 +256,26 @@ def test_a_junk_packet_before_the_deal_stops_no_seat_from_joining(tmp_path: Path
     said = log.read_text()
     assert any(p.name.startswith("bob-000000-") for p in (folder / "inbox").iterdir()), said
     assert said.count("skipped 999999") == 1, said
+
+
+def test_a_key_file_others_can_read_is_used_with_one_warning(tmp_path: Path) -> None:
+    _, folder, homes, mover, _ = dealt(tmp_path)
+    key = keys.key_path(homes[mover.seat], mover.seat)
+    key.chmod(0o644)
+    code, out, _ = run_peak(["turn", folder, "--as", mover.seat], homes[mover.seat], tmp_path)
+    assert code == 0, out
+    warning = [line for line in out.splitlines() if line.startswith("warning: key file")]
+    assert len(warning) == 1 and "(mode 0644)" in warning[0] and f"chmod 600 {key}" in warning[0], out
+    key.chmod(0o600)
+    code, out, _ = run_peak(["turn", folder, "--as", mover.seat], homes[mover.seat], tmp_path)
+    assert code == 0 and "warning" not in out, out
+
+
+@pytest.mark.parametrize("until", ["99999999999d", "9999999999999999999999s", "3000000d", "10000-01-01", "0000-01-01"])
+def test_an_away_time_past_the_calendar_is_one_error_line(tmp_path: Path, until: str) -> None:
+    """Before: OverflowError, exit 70."""
+    _, folder, homes, mover, _ = dealt(tmp_path)
+    run = subprocess.run([*PBEM, "away", folder, "--until", until, "--as", mover.seat], env=cli_env(homes[mover.seat]),
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 2 and run.stderr.startswith("error: ") and "Traceback" not in run.stderr, run.stderr
+    assert not any(p.name.startswith(f"{mover.seat}-") for p in (folder / "inbox").iterdir())

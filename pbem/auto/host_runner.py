@@ -17,7 +17,6 @@ after one step with `once`.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field

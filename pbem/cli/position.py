@@ -9,7 +9,10 @@ from pathlib import Path
 import typer
 
 from engine.errors import BadPosition
-from pbem.ui.failures import os_reason
+from pbem.atomic import read_bounded
+from pbem.errors import CannotRead, PbemError
+from pbem.protocol.limits import MAX_FILE, check_size
+from pbem.ui import failures
 from pbem.ui.words import t
 
 app = typer.Typer(help="Query the rules on a position file: legal moves, results of moves.", no_args_is_help=True)
@@ -19,14 +22,22 @@ def read_position(path: Path):
     from engine.position import load  # the rules (engine.rules) load only for this command
 
     try:
-        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadPosition(t("cannot read {path}: {why}", path=repr(str(path)), why=os_reason(exc))) from None
+        data = sys.stdin.buffer.read(MAX_FILE + 1) if str(path) == "-" else read_bounded(path, MAX_FILE)
+        check_size(len(data), MAX_FILE, repr(str(path)))
+        text = data.decode("utf-8")
+    except CannotRead as exc:
+        raise BadPosition(failures.message(exc)) from None
+    except PbemError as exc:  # stdin over the limit
+        raise BadPosition(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise BadPosition(t("{path} is not UTF-8 text (byte {offset})", path=repr(str(path)), offset=exc.start)) from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadPosition(t("{path} is not JSON (line {line}, column {column})", path=repr(str(path)), line=exc.lineno,
                                column=exc.colno)) from None
+    except RecursionError:
+        raise BadPosition(t("{path} is nested too deeply", path=repr(str(path)))) from None
     return load(doc)
 
 

@@ -25,6 +25,9 @@ DEFAULT_MAX_AWAY = 14 * 86400.0  # how far ahead a seat may say it is away (game
 _PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 
 
+_LONGEST = 9999 * 366 * 86400.0
+
+
 def parse_duration(text: str, what: str = "--deadline") -> float:
     """`48h`, `90m`, `1d12h`, `2.5s` -> seconds (units s/m/h/d)."""
     spec = str(text).strip().lower().replace(" ", "")
@@ -35,6 +38,8 @@ def parse_duration(text: str, what: str = "--deadline") -> float:
     seconds = sum(float(n) * UNITS[u] for n, u in parts)
     if seconds <= 0:
         raise UsageError(t("{what} {text} must be longer than nothing", what=what, text=repr(text)))
+    if seconds >= _LONGEST:  # a span no date can be that far from now (years 1-9999)
+        raise UsageError(t("{what} {text} is too long", what=what, text=repr(text)))
     return seconds
 
 
@@ -73,6 +78,8 @@ def parse_when(text: str, now: datetime) -> datetime:
     spec = str(text).strip()
     try:
         when = now + timedelta(seconds=parse_duration(spec, "--until"))
+    except OverflowError:  # past the year 9999
+        raise UsageError(t("{what} {text} is too long", what="--until", text=repr(text))) from None
     except UsageError:
         try:
             when = parse_time(spec)

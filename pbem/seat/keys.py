@@ -7,6 +7,7 @@ Key files: <home>/keys/<name>.key (private, mode 600) and <home>/keys/<name>.pub
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import unicodedata
 from collections.abc import Callable
@@ -89,15 +90,38 @@ def create_identity(home: Path, name: str, passphrase: bytes | None) -> Identity
     return identity
 
 
+MAX_KEY_FILE = 64 * 1024  # a key file is ~400 bytes
+_warned: set[str] = set()
+
+
 def _read_key_file(home: Path, name: str) -> bytes:
     path = key_path(home, name)
     try:
-        return path.read_bytes()
+        with open(path, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            data = f.read(MAX_KEY_FILE + 1)
     except FileNotFoundError:
         missing = t("no identity {name} in {path}", name=repr(name), path=keys_dir(home))
         if pub_path(home, name).exists():
             missing = t("{missing} (only its public key is here)", missing=missing)
         raise KeyNotFound(missing, hint=_create_hint(name))
+    except OSError as exc:
+        raise KeyNotFound(t("cannot read key file {path}: {why}", path=repr(str(path)), why=os_reason(exc))) from None
+    if len(data) > MAX_KEY_FILE or not stat.S_ISREG(mode):
+        raise BadPacket(t("{path} is not a pbem key file", path=repr(str(path))))
+    _warn_if_readable(path, mode)
+    return data
+
+
+def _warn_if_readable(path: Path, mode: int) -> None:
+    """Say on stderr, once, that a key file others may read is used (ssh refuses such a file; a
+    warning keeps a game going and a passphrase still guards a protected key). Not on Windows,
+    where the mode bits say nothing about who may read."""
+    if os.name == "nt" or not mode & 0o077 or str(path) in _warned:
+        return
+    _warned.add(str(path))
+    print(t("warning: key file {path} can be read by other users (mode {mode}); run: chmod 600 {path}",
+            path=str(path), mode=f"{stat.S_IMODE(mode):04o}"), file=sys.stderr, flush=True)
 
 
 def load_identity(home: Path, name: str, passphrase: bytes | None) -> Identity:
