@@ -219,6 +219,8 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     assert told.returncode == 0, told.stderr
     assert "warning: the host played for you at packet 2 (no move in time), though you had answered it" \
         in " ".join(told.stdout.split())
+    shown = json.loads(pbem("turn", shared, "--as", b, "--json", home=seats[b].home).stdout)
+    assert [(m["seat"], m["seq"], m["by"]) for m in shown["played_over"]] == [(b, 2, "host")]
     quiet = pbem("turn", shared, "--as", a, home=seats[a].home)
     assert "warning" not in quiet.stdout  # a had not answered: the host's move is only marked
     c = host.status()["to_move"]  # packet 3: the host edits its store so that c's deadline seems past

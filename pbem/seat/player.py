@@ -31,6 +31,7 @@ from pbem.protocol.documents import (
     Packet,
     Part,
     PublicMove,
+    RecentMove,
     Request,
     SealedMove,
     Signed,
@@ -45,7 +46,7 @@ from pbem.protocol.documents import (
     sign,
     unb64,
 )
-from pbem.seat.home import invitation_path, load_invitation, received_invitation_path, save_packet, seen_path
+from pbem.seat.home import invitation_path, load_invitation, move_path, received_invitation_path, save_packet, seen_path
 from pbem.ui.words import t
 
 
@@ -218,7 +219,16 @@ class SeatPacket:
             "absent": doc.absent or [],
             "away": doc.away or {},
             "since_my_turn": [msgspec.to_builtins(m) for m in self.since_my_turn()],
+            "played_over": [msgspec.to_builtins(m) for m in self.played_over()],
         }
+
+    def played_over(self) -> list[RecentMove]:
+        """The host's moves for this seat, among the packet's recent moves, for packets the
+        seat had answered (its move for that packet is kept in its key home)."""
+        if self.home is None:
+            return []
+        return [m for m in self.doc.recent or [] if m.seat == self.seat and m.by == HOST
+                and move_path(self.home, self.packet.game, self.seat, m.seq).is_file()]
 
     def since_my_turn(self) -> list[PublicMove]:
         """Every public move since this seat's own last move (the packet's `recent`)."""

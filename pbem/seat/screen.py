@@ -10,7 +10,6 @@ from rich.text import Text
 
 from pbem.names import HOST
 from pbem.protocol.documents import Notice, PublicMove, RecentMove, Result, Standings
-from pbem.seat.home import move_path
 from pbem.seat.player import SeatPacket
 from pbem.ui import when, words
 from pbem.ui.render import render_view
@@ -42,17 +41,10 @@ def last_moves_in_words(sp: SeatPacket) -> list[str]:
 
 
 def played_over(sp: SeatPacket) -> list[str]:
-    """Warnings: the host played for this seat a packet it had answered (the move it made for
-    that packet is kept in its key home), among the packet's recent moves."""
-    if sp.home is None:
-        return []
-    out = []
-    for m in sp.doc.recent or []:
-        if m.seat == sp.seat and m.by == HOST and move_path(sp.home, sp.packet.game, sp.seat, m.seq).is_file():
-            out.append(t("warning: the host played for you at packet {seq} ({why}), though you had answered it; "
-                         "'pbem audit --as {seat}' checks it once the round is over", seq=m.seq,
-                         why=when.reason(m.why), seat=sp.seat))
-    return out
+    """Warnings: the host played for this seat a packet it had answered."""
+    return [t("warning: the host played for you at packet {seq} ({why}), though you had answered it; "
+              "'pbem audit --as {seat}' checks it once the round is over", seq=m.seq, why=when.reason(m.why),
+              seat=sp.seat) for m in sp.played_over()]
 
 
 def news_lines(sp: SeatPacket, notices: list[Notice], now: datetime) -> list[str]:
