@@ -22,8 +22,11 @@ fi
 # Python headers exist, again after any change of engine/ (about a minute of CPU; its own line says
 # so), and run only while engine/ holds the sources it was built from. Where it was built (or its
 # build failed) the compiled engine is expected: PBEM_ENGINE=compiled tells tests/test_compiled_engine.py
-# to fail if the pure one runs. PBEM_ENGINE=pure: no build, the pure engine.
-if [ "${PBEM_ENGINE:-}" != pure ]; then
+# to fail if the pure one runs. PBEM_ENGINE=pure: no build, the pure engine. A second argument
+# `no-engine-build` (scripts/demo): no build either, and the compiled engine runs if an earlier build
+# is still current (scripts/engine_select.py), else the pure one: a demo's bots need no speed, and on
+# a first run the build took about half of the demo's wall time before its first move.
+if [ "${PBEM_ENGINE:-}" != pure ] && [ "${2:-}" != no-engine-build ]; then
     engine_rc=0
     "$VENV/bin/python" "$ROOT/scripts/compiled_engine.py" || engine_rc=$?
     if [ "$engine_rc" != 3 ]; then

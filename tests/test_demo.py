@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from processes import pbem
+from processes import ROOT, pbem
 
 
 @pytest.mark.slow
@@ -33,3 +33,44 @@ def test_demo_without_dir_removes_its_temporary_folder(tmp_path: Path) -> None:
     assert "final scores" in run.stdout and "demo --dir DIR" in run.stdout
     # only the demo's own folder counts: libraries may leave their own temporary files (ffi .so stubs)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pbem-demo-")] == []
+
+
+def _scripts_in(tmp_path: Path) -> tuple[Path, Path]:
+    """scripts/_venv.sh, demo and test in a copy of the tree whose .venv is installed (its stamp
+    newer than pyproject.toml) and whose python and pbem only write down how they were called."""
+    import shutil
+
+    root, calls = tmp_path / "clone", tmp_path / "calls"
+    (root / "scripts").mkdir(parents=True)
+    for name in ("_venv.sh", "demo", "test"):
+        shutil.copy2(ROOT / "scripts" / name, root / "scripts" / name)
+    shutil.copy2(ROOT / "pyproject.toml", root / "pyproject.toml")
+    bin_dir = root / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for program in ("python", "pbem"):
+        (bin_dir / program).write_text(f'#!/bin/sh\necho "{program} $* [PBEM_ENGINE=$PBEM_ENGINE]" >> "{calls}"\n')
+        (bin_dir / program).chmod(0o755)
+    (root / ".venv" / ".installed-test").touch()
+    return root, calls
+
+
+def test_scripts_demo_starts_the_game_without_compiling_the_engine(tmp_path: Path) -> None:
+    """A first scripts/demo spent about half its wall time compiling the engine with mypyc before
+    the game began; a demo needs no compiled engine: it runs the one built earlier if still
+    current, else the pure one. scripts/test still builds it and asks for it (PBEM_ENGINE=compiled)."""
+    import os
+    import subprocess
+
+    root, calls = _scripts_in(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PBEM_ENGINE"}
+    demo = subprocess.run(["bash", root / "scripts" / "demo", "--seats", "3"], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert demo.returncode == 0, demo.stderr
+    assert calls.read_text().splitlines() == ["pbem demo --seats 3 [PBEM_ENGINE=]"]
+    calls.unlink()
+    test = subprocess.run(["bash", root / "scripts" / "test", "-q"], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert test.returncode == 0, test.stderr
+    built, pytest_run = calls.read_text().splitlines()
+    assert built == f"python {root}/scripts/compiled_engine.py [PBEM_ENGINE=]"
+    assert pytest_run.startswith("python -m pytest") and pytest_run.endswith("-q [PBEM_ENGINE=compiled]")
