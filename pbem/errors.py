@@ -28,6 +28,8 @@ EXIT_CODES: dict[int, str] = {
     7: "bad position file (engine.errors.BadPosition)",
     8: "audit failed",
     9: "store error (the host's store cannot be reached, is not a pbem store, has a newer schema, or holds a game name twice)",
+    10: "a mail server refuses what pbem needs (an IMAP folder it cannot create, a message it cannot move)",
+    11: "a mail server's TLS certificate cannot be verified (untrusted CA, self-signed, expired, wrong host)",
     70: "internal error (a bug; PBEM_DEBUG=1 shows the traceback)",
     130: "interrupted (Ctrl-C: 128 + SIGINT, as shells report it)",
 }
@@ -41,6 +43,8 @@ EXIT_ILLEGAL = EXIT_ILLEGAL_MOVE
 EXIT_BAD_POSITION = 7  # engine.errors.BadPosition
 EXIT_AUDIT_FAILED = 8
 EXIT_STORE = 9
+EXIT_MAIL_SERVER = 10
+EXIT_CERTIFICATE = 11
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 
@@ -106,6 +110,18 @@ class Conflict(PbemError):
 
 class StoreError(PbemError):
     exit_code = EXIT_STORE
+
+
+class MailServerRefused(PbemError):
+    """A mail server answered NO/BAD to what pbem needs of it: waiting does not mend it."""
+
+    exit_code = EXIT_MAIL_SERVER
+
+
+class CertificateFailure(PbemError):
+    """A mail server's certificate did not verify: waiting does not mend it."""
+
+    exit_code = EXIT_CERTIFICATE
 
 
 # --- errors of the base modules (pbem/names.py, pbem/atomic.py) --------------------------------

@@ -318,8 +318,9 @@ class Transport:
         return {"maildir": list(self.maildir), "imap": self.imap, "send": self.send, "to_dir": self.to_dir}
 
     def stepper(self, host: Host, log: Log, home: Path, *, password_command: str | None = None,
-                oauth2_command: str | None = None, no_idle: bool = False) -> FolderHost | MailHost:
-        from pbem.mail.profile import load_profile
+                oauth2_command: str | None = None, no_idle: bool = False,
+                ca_file: str | None = None) -> FolderHost | MailHost:
+        from pbem.mail.profile import ca_file_of, load_profile
         from pbem.mail.sources import host_courier, mail_source
 
         if self.folder:
@@ -331,7 +332,7 @@ class Transport:
         to_dir = Path(self.to_dir) if self.to_dir else None
         courier = host_courier(host.config(), self.send, to_dir, home, default_mail_dir(host))
         source = mail_source([Path(m) for m in self.maildir], self.imap, password_command, oauth2_command, no_idle,
-                             log=log)
+                             log=log, ca_file=ca_file_of(home, ca_file))
         log(t("serving {game} from {where}", game=host.game_id(), where=self.imap or ", ".join(self.maildir)))
         return MailHost(host, source, courier, log)
 

@@ -6,10 +6,11 @@ import time
 from typing import Any, Callable
 
 from pbem import pace
-from pbem.errors import UsageError
+from pbem.errors import CertificateFailure, MailServerRefused, UsageError
 from pbem.ui.words import t
 
 Log = Callable[[str], None]
+_LASTING = (UsageError, MailServerRefused, CertificateFailure)  # waiting does not mend these
 BACKOFF_MAX = 60.0  # seconds between tries of a step that keeps failing (a mail server down)
 
 
@@ -25,8 +26,9 @@ def run(stepper: Any, *, poll: float, once: bool, log: Log,
     Between steps it waits `poll` seconds, or, when the stepper has a `wait(poll)` (a
     mailbox that can IDLE), until that returns. A step that fails with one of `retry` is
     logged and tried again with back-off (a half-synced file, a mail server down); anything
-    else, a UsageError (a wrong password or URL does not mend by waiting), or any failure
-    with `once`, propagates.
+    else, what waiting does not mend (a UsageError: a wrong password or URL; a mail server
+    that refuses pbem's folders; a certificate that does not verify), or any failure with
+    `once`, propagates.
     """
     if not once:
         pace.for_long_run()  # started: from here on each step's garbage is collected as usual
@@ -43,7 +45,7 @@ def run(stepper: Any, *, poll: float, once: bool, log: Log,
                 time.sleep(poll)
             failures = 0
         except retry as exc:
-            if once or isinstance(exc, UsageError):
+            if once or isinstance(exc, _LASTING):
                 raise
             failures += 1
             delay = backoff(poll, failures)

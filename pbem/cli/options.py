@@ -49,6 +49,9 @@ PasswordCmdOpt = Annotated[str | None, typer.Option(
 OAuthCmdOpt = Annotated[str | None, typer.Option(
     "--oauth2-command", help="A command printing an OAuth2 access token (XOAUTH2 login), run at each login.",
     show_default=False)]
+CaFileOpt = Annotated[str | None, typer.Option(
+    "--ca-file", help="A CA certificate (PEM) to trust for the IMAP and SMTP servers besides the system's, e.g. "
+    "your club's own CA (default: the mail profile's).", show_default=False)]
 
 
 @dataclass
@@ -112,6 +115,7 @@ class Reply:
         stored = profile.smtp if profile else None
         if self.to_dir is None and (self.send or smtp.server or stored):
             settings = smtp.settings(stored) if smtp.given() or not stored else stored
+            settings = (profile.sending(settings) or settings) if profile else settings
             same = stored is not None and settings.host == stored.host
             command = profile.smtp_password_command if profile and same else None
             return Courier(settings=settings, password=smtp_password(settings, command=command)), settings.from_addr
@@ -131,19 +135,21 @@ class MailIn:
     imap: ImapOpt = None
     password_command: PasswordCmdOpt = None
     oauth2_command: OAuthCmdOpt = None
+    ca_file: CaFileOpt = None
 
     def or_profile(self, home: Path) -> MailIn:
-        """The options given, else the mail profile's IMAP URL and password command."""
-        from pbem.mail.profile import load_profile
+        """The options given, else the mail profile's IMAP URL, password command and CA file."""
+        from pbem.mail.profile import ca_file_of, load_profile
 
         if self.imap:
-            return self
+            return dataclasses.replace(self, ca_file=ca_file_of(home, self.ca_file))
         profile = load_profile(home)
         if profile is None or not profile.imap:
             return self
         return dataclasses.replace(self, imap=profile.imap,
                                    password_command=self.password_command or profile.imap_password_command,
-                                   oauth2_command=self.oauth2_command or profile.imap_oauth2_command)
+                                   oauth2_command=self.oauth2_command or profile.imap_oauth2_command,
+                                   ca_file=self.ca_file or profile.ca_file)
 
 
 GROUPS = (Keys, Smtp, Reply, MailIn)

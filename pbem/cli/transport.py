@@ -43,7 +43,7 @@ def _mail_source(paths: list[Path], mail_in: MailIn, no_idle: bool, *, remember:
     from pbem.mail.sources import mail_source
 
     return mail_source(paths, mail_in.imap, mail_in.password_command, mail_in.oauth2_command, no_idle,
-                       remember=remember, log=log)
+                       remember=remember, log=log, ca_file=mail_in.ca_file)
 
 
 # --- host: addresses and SMTP settings --------------------------------------------------------
@@ -195,14 +195,21 @@ def mail_setup(
     where = key_home(home)
     old = load_profile(where) or MailProfile()
     password_command = mail_in.password_command
-    if not (smtp.given() or mail_in.imap or password_command or mail_in.oauth2_command or smtp_password_command):
+    if not (smtp.given() or mail_in.imap or password_command or mail_in.oauth2_command or smtp_password_command
+            or mail_in.ca_file):
         for line in old.describe():
             typer.echo(line)
         return
     settings = smtp.settings(old.smtp) if smtp.given() else old.smtp
+    ca_file = old.ca_file
+    if mail_in.ca_file:
+        from pbem.mail.tls import read_ca_file
+
+        read_ca_file(mail_in.ca_file)  # a file that is there and holds a certificate
+        ca_file = str(Path(mail_in.ca_file).expanduser().resolve())
     profile = MailProfile(settings, mail_in.imap or old.imap, password_command or old.imap_password_command,
                           smtp_password_command or password_command or old.smtp_password_command,
-                          mail_in.oauth2_command or old.imap_oauth2_command)
+                          mail_in.oauth2_command or old.imap_oauth2_command, ca_file)
     path = save_profile(where, profile)
     for line in profile.describe():
         typer.echo(line)
@@ -716,7 +723,8 @@ def host_run(
                                            to_dir=str(to_dir.resolve()) if to_dir is not None else None)
         host.set_config(transport=transport.to_dict())
         stepper = transport.stepper(host, log, where, password_command=mail_in.password_command,
-                                    oauth2_command=mail_in.oauth2_command, no_idle=no_idle)
+                                    oauth2_command=mail_in.oauth2_command, no_idle=no_idle,
+                                    ca_file=mail_in.ca_file)
         try:
             autohost.run(stepper, poll=poll, once=once, log=log)
         finally:

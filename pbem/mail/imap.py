@@ -6,6 +6,12 @@ message still in the folder, `settle()` marks one seen and moves it to `pbem/don
 mail leaves the folder, so a restarted reader never processes it twice; a message whose
 processing failed half-way stays and is read again (the host recognises a move it applied).
 
+The two folders are written with the hierarchy separator the server reports (`LIST "" ""`):
+`pbem/done` on a '/' server, `pbem.done` on Debian's stock Dovecot (Maildir++, '.'), under
+the personal namespace's prefix when there is one (`INBOX.pbem.done` on Courier-style
+servers). Every command that changes the mailbox has its answer checked: a server that
+refuses what pbem needs is a `MailServerRefused` quoting its answer, not a retry loop.
+
 Any network failure closes the connection and raises `MailboxDown`; the next call
 reconnects. The password (or XOAUTH2 token) is asked for on each connect and never kept
 on disk.
@@ -24,7 +30,8 @@ from email.message import EmailMessage
 from typing import Literal
 from urllib.parse import quote, unquote, urlsplit
 
-from pbem.errors import PbemError, UsageError
+from pbem.errors import MailServerRefused, PbemError, UsageError
+from pbem.mail import tls
 from pbem.mail.message import read_mail
 from pbem.ui.words import t
 
@@ -99,6 +106,8 @@ class ImapFolder:
     uidvalidity: str = ""
     skipped: set[str] = field(default_factory=set)  # uidvalidity/uid of mail left in the folder
     known: Callable[[str], bool] = lambda label: False  # read before (pbem.mail.memory): not fetched
+    ca_file: str | None = None  # a CA to trust besides the system's (the mail profile's)
+    folders: dict[str, str] = field(default_factory=dict)  # "pbem/done" -> the server's name for it
 
     # --- connection ----------------------------------------------------------------------
 
@@ -108,17 +117,23 @@ class ImapFolder:
         try:
             conn: imaplib.IMAP4
             if u.secure:
-                conn = imaplib.IMAP4_SSL(u.host, u.port, ssl_context=ssl.create_default_context(),
-                                         timeout=self.timeout)
+                conn = imaplib.IMAP4_SSL(u.host, u.port, ssl_context=tls.context(self.ca_file), timeout=self.timeout)
             else:
                 conn = imaplib.IMAP4(u.host, u.port, timeout=self.timeout)
                 if "STARTTLS" in conn.capabilities:
-                    conn.starttls(ssl.create_default_context())
+                    try:
+                        conn.starttls(tls.context(self.ca_file))
+                    except BaseException:
+                        _drop(conn)
+                        raise
                 elif u.host not in _LOOPBACK:
                     conn.shutdown()
                     raise UsageError(t("{where} offers no STARTTLS: refusing to send the password unencrypted",
                                        where=where), hint=t("use an imaps:// URL"))
         except (OSError, imaplib.IMAP4.error, EOFError) as exc:
+            refused = tls.certificate_failure(exc, where, self.ca_file)
+            if refused is not None:
+                raise refused from None
             raise MailboxDown(t("cannot reach IMAP server {where}: {error}", where=where, error=exc),
                               hint=t("check the host and port")) from None
         try:
@@ -148,10 +163,7 @@ class ImapFolder:
         try:
             typ, data = conn.capability()
             self.caps = frozenset(_text(data[-1]).upper().split()) if typ == "OK" and data else frozenset()
-            have = _folder_names(conn)
-            for name in (self.done, self.rejected):
-                if name not in have:
-                    conn.create(_quoted(name))
+            self._make_folders(conn)
             typ, data = conn.select(_quoted(self.url.folder))
             if typ != "OK":
                 conn.logout()
@@ -163,6 +175,28 @@ class ImapFolder:
             raise MailboxDown(t("lost the IMAP connection to {host}: {error}", host=self.url.host, error=exc)) from None
         self.conn = conn
         return conn
+
+    def _make_folders(self, conn: imaplib.IMAP4) -> None:
+        """pbem's two folders, named with the server's separator, created where missing."""
+        prefix, sep = _personal_namespace(conn) if "NAMESPACE" in self.caps else ("", None)
+        sep = _separator(conn) or sep
+        have = _folder_names(conn)
+        for logical in (self.done, self.rejected):
+            name = prefix + (logical.replace("/", sep) if sep else logical.replace("/", "-"))
+            self.folders[logical] = name
+            if name in have:
+                continue
+            typ, data = conn.create(_quoted(name))
+            if typ != "OK" and not _says(data, "ALREADYEXISTS") and name not in _folder_names(conn):
+                raise self._refused("CREATE " + name, data)
+
+    def _refused(self, command: str, data: object) -> MailServerRefused:
+        answer = _text(data[-1] if isinstance(data, list) and data else data)
+        return MailServerRefused(
+            t("the IMAP server {host} refuses {command}: {answer}", host=f"{self.url.host}:{self.url.port}",
+              command=command, answer=answer),
+            hint=t("pbem needs to create and fill the folders {folders} beside {folder}",
+                   folders=", ".join(self.folders.values() or (self.done, self.rejected)), folder=self.url.folder))
 
     def close(self) -> None:
         if self.conn is not None:
@@ -189,11 +223,9 @@ class ImapFolder:
         except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
             raise self._lost(exc) from None
         except imaplib.IMAP4.error as exc:
-            raise PbemError(t("IMAP {command} failed on {host}: {error}", command=args[0], host=self.url.host,
-                              error=_text(exc))) from None
+            raise self._refused("UID " + " ".join(args), exc) from None
         if typ != "OK":
-            raise PbemError(t("IMAP {command} refused by {host}: {error}", command=args[0], host=self.url.host,
-                              error=_text(data[-1] if data else "")))
+            raise self._refused("UID " + " ".join(args), data)
         return data
 
     # --- a mail source ---------------------------------------------------------------------
@@ -228,26 +260,30 @@ class ImapFolder:
     def settle(self, label: str, outcome: Literal["done", "rejected"]) -> None:
         """Mark a processed message read and move it to the done (or rejected) folder."""
         uid = self._uid(label)
-        target = _quoted(self.done if outcome == "done" else self.rejected)
+        self._open()
+        logical = self.done if outcome == "done" else self.rejected
+        target = _quoted(self.folders.get(logical, logical))
         try:
             self._call("STORE", uid, "+FLAGS", f"(\\Seen {_FLAG})")
-        except MailboxDown:
-            raise
-        except PbemError:
+        except MailServerRefused:
             self._call("STORE", uid, "+FLAGS", "(\\Seen)")  # the server keeps no keywords
         if "MOVE" in self.caps:
             self._call("MOVE", uid, target)
             return
         self._call("COPY", uid, target)
         self._call("STORE", uid, "+FLAGS", "(\\Deleted)")
+        if "UIDPLUS" in self.caps:
+            self._call("EXPUNGE", uid)
+            return
         conn = self._open()
         try:
-            if "UIDPLUS" in self.caps:
-                conn.uid("EXPUNGE", uid)
-            else:
-                conn.expunge()
+            typ, data = conn.expunge()
         except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
             raise self._lost(exc) from None
+        except imaplib.IMAP4.error as exc:
+            raise self._refused("EXPUNGE", exc) from None
+        if typ != "OK":
+            raise self._refused("EXPUNGE", data)
 
     def wait(self, seconds: float) -> bool:
         """Until new mail may have come (IDLE) or `seconds` passed (polling); True if it did."""
@@ -301,6 +337,39 @@ class ImapFolder:
 
 
 _LISTED = re.compile(rb'^\([^)]*\) (?:"[^"]*"|NIL) (?:"((?:[^"\\]|\\.)*)"|(\S+))$')
+_DELIMITER = re.compile(rb'^\([^)]*\) (?:"((?:[^"\\]|\\.)*)"|NIL) ')
+_PERSONAL = re.compile(rb'^\(\("((?:[^"\\]|\\.)*)" (?:"((?:[^"\\]|\\.)*)"|NIL)\)')
+
+
+def _unquote(raw: bytes) -> str:
+    return re.sub(rb"\\(.)", rb"\1", raw).decode("utf-8", "replace")
+
+
+def _separator(conn: imaplib.IMAP4) -> str | None:
+    """The hierarchy separator the server reports for its root (`LIST "" ""`), None if flat."""
+    typ, data = conn.list('""', '""')
+    for line in data if typ == "OK" else []:
+        m = _DELIMITER.match(line) if isinstance(line, bytes) else None
+        if m and m[1]:
+            return _unquote(m[1])
+    return None
+
+
+def _personal_namespace(conn: imaplib.IMAP4) -> tuple[str, str | None]:
+    """The personal namespace's prefix and separator (RFC 2342), e.g. ("INBOX.", ".")."""
+    try:
+        typ, data = conn.namespace()
+    except imaplib.IMAP4.error:
+        return "", None
+    m = _PERSONAL.match(data[0]) if typ == "OK" and data and isinstance(data[0], bytes) else None
+    if not m:
+        return "", None
+    return _unquote(m[1]), (_unquote(m[2]) if m[2] else None)
+
+
+def _says(data: object, code: str) -> bool:
+    """Whether a tagged answer carries the response code [CODE] (RFC 5530)."""
+    return f"[{code}]" in _text(data[-1] if isinstance(data, list) and data else data).upper()
 
 
 def _folder_names(conn: imaplib.IMAP4) -> set[str]:
@@ -318,6 +387,14 @@ _NEWS = re.compile(rb"^\* \d+ (EXISTS|RECENT)\b", re.I)
 
 def _is_news(line: bytes) -> bool:
     return bool(_NEWS.match(line))
+
+
+def _drop(conn: imaplib.IMAP4) -> None:
+    """Close a connection whose TLS handshake failed (its socket may be half gone)."""
+    try:
+        conn.shutdown()
+    except OSError:
+        pass
 
 
 def _text(x: object) -> str:

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, Literal, get_args
 
 from pbem.atomic import write_new
 from pbem.errors import BadPacket, PbemError, UsageError
+from pbem.mail import tls
 from pbem.protocol import armor
 from pbem.protocol.limits import KIB, MAX_MAIL, MAX_MAIL_NESTING, MAX_MAIL_PARTS
 from pbem.ui.words import t
@@ -153,6 +154,7 @@ class SmtpSettings:
     security: Security
     user: str | None
     from_addr: str
+    ca_file: str | None = None  # a CA to trust besides the system's (the mail profile's --ca-file)
 
     def __post_init__(self) -> None:
         if self.security not in get_args(Security):
@@ -164,7 +166,7 @@ class SmtpSettings:
             raise UsageError(t("SMTP host is empty"))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "ca_file" or v}
 
     def in_words(self) -> str:
         """`SMTP: host:587 (starttls), from a@b, login me`."""
@@ -185,6 +187,7 @@ class SmtpSettings:
                 security=security,
                 user=d.get("user") or None,
                 from_addr=d["from_addr"],
+                ca_file=d.get("ca_file") or None,
             )
         except KeyError as e:
             raise UsageError(t("SMTP settings lack {field}", field=repr(e.args[0]))) from None
@@ -200,7 +203,7 @@ def send(msg: EmailMessage, settings: SmtpSettings, password: str | None, *, tim
     where = f"{settings.host}:{settings.port}"
     try:
         # Loading the CA store costs ~30 ms: only when the connection is encrypted.
-        ctx = ssl.create_default_context() if settings.security != "none" else None
+        ctx = tls.context(settings.ca_file) if settings.security != "none" else None
         smtp: smtplib.SMTP
         if settings.security == "ssl":
             smtp = smtplib.SMTP_SSL(settings.host, settings.port, timeout=timeout, context=ctx)
@@ -224,6 +227,9 @@ def send(msg: EmailMessage, settings: SmtpSettings, password: str | None, *, tim
     except smtplib.SMTPException as e:
         raise PbemError(t("sending via {where} failed: {error}", where=where, error=_smtp_reason(e))) from e
     except (OSError, ssl.SSLError) as e:
+        refused = tls.certificate_failure(e, where, settings.ca_file)
+        if refused is not None:
+            raise refused from None
         raise PbemError(t("cannot reach SMTP server {where}: {error}", where=where, error=e),
                         hint=t("check host, port and security")) from e
 

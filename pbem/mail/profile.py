@@ -1,7 +1,8 @@
 """A person's mail settings, kept once in their key home (HOME/mail/profile.json).
 
 SMTP (server, port, security, user, from-address) and the IMAP URL, plus how to get the
-passwords: the name of a command that prints them, never a password itself. The file
+passwords: the name of a command that prints them, never a password itself; and a CA file
+to trust for both servers besides the system's (a club's or school's own CA). The file
 refuses a password field on reading and writing. `pbem mail setup` writes it; mail-join,
 mail-move, turn, bot run and host run read it when their own options are not given.
 
@@ -13,7 +14,7 @@ from the mail that brought the invitation or a packet, so a player answers with 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.message import EmailMessage
 from email.utils import parseaddr
 from pathlib import Path
@@ -50,16 +51,24 @@ class MailProfile:
     imap_password_command: str | None = None
     smtp_password_command: str | None = None
     imap_oauth2_command: str | None = None  # prints an OAuth2 access token (XOAUTH2), instead of a password
+    ca_file: str | None = None  # PEM: trusted for IMAP and SMTP besides the system's CAs
 
     def __post_init__(self) -> None:
         if self.imap is not None:
             ImapUrl.parse(self.imap)
 
+    def sending(self, settings: SmtpSettings | None = None) -> SmtpSettings | None:
+        """`settings` (else the profile's SMTP settings) trusting the profile's CA file too."""
+        settings = settings or self.smtp
+        if settings is None or not self.ca_file or settings.ca_file:
+            return settings
+        return replace(settings, ca_file=self.ca_file)
+
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"format": "pbem-mail-profile", "version": 1}
         if self.smtp is not None:
             d["smtp"] = self.smtp.to_dict()
-        for key in ("imap", "imap_password_command", "smtp_password_command", "imap_oauth2_command"):
+        for key in ("imap", "imap_password_command", "smtp_password_command", "imap_oauth2_command", "ca_file"):
             if getattr(self, key):
                 d[key] = getattr(self, key)
         return d
@@ -72,7 +81,7 @@ class MailProfile:
         _no_secrets(d, where)
         smtp = SmtpSettings.from_dict(d["smtp"]) if d.get("smtp") else None
         return cls(smtp, d.get("imap"), d.get("imap_password_command"), d.get("smtp_password_command"),
-                   d.get("imap_oauth2_command"))
+                   d.get("imap_oauth2_command"), d.get("ca_file"))
 
     def describe(self) -> list[str]:
         out = []
@@ -85,6 +94,8 @@ class MailProfile:
                           (t("IMAP OAuth2 token"), self.imap_oauth2_command)):
             if cmd:
                 out.append(t("{what} from: {command}", what=what, command=cmd))
+        if self.ca_file:
+            out.append(t("trusted CA file: {path}", path=self.ca_file))
         return out or [t("no mail settings")]
 
 
@@ -97,6 +108,14 @@ def load_profile(home: Path) -> MailProfile | None:
     except (OSError, ValueError) as exc:
         raise UsageError(t("cannot read {path}: {error}", path=path, error=exc), hint=_setup_again()) from None
     return MailProfile.from_dict(d, str(path))
+
+
+def ca_file_of(home: Path, given: str | None = None) -> str | None:
+    """The CA file to trust for mail: `given` (--ca-file), else the mail profile's."""
+    if given:
+        return given
+    profile = load_profile(home)
+    return profile.ca_file if profile else None
 
 
 def save_profile(home: Path, profile: MailProfile) -> Path:

@@ -18,7 +18,8 @@ from pbem.ui.words import t
 
 
 def mail_source(paths: list[Path], imap: str | None, password_command: str | None, oauth2_command: str | None,
-                no_idle: bool, *, remember: Path | None = None, log=lambda line: None) -> MailSource:
+                no_idle: bool, *, remember: Path | None = None, log=lambda line: None,
+                ca_file: str | None = None) -> MailSource:
     """Files (.eml, Maildir, mbox) or an IMAP folder; with `remember` (a key home), only new mail."""
     from pbem.mail.imap import ImapFolder, ImapUrl, credential_source
     from pbem.mail.incoming import MailScanner
@@ -30,7 +31,7 @@ def mail_source(paths: list[Path], imap: str | None, password_command: str | Non
     if imap:
         url = ImapUrl.parse(imap)
         source = ImapFolder(url, credential_source(password_command=password_command, oauth2_command=oauth2_command,
-                                                   url=url), idle=not no_idle, log=log)
+                                                   url=url), idle=not no_idle, log=log, ca_file=ca_file)
     elif paths:
         source = MailScanner(list(paths))
     else:
@@ -56,6 +57,6 @@ def host_courier(config: dict[str, Any], send: bool, to_dir: Path | None, home: 
     settings = smtp_settings(config)
     profile = load_profile(home)
     if settings is None and profile and profile.smtp and to_dir is None:
-        return Courier(settings=profile.smtp, password=smtp_password(profile.smtp,
-                                                                     command=profile.smtp_password_command))
-    return courier(send, to_dir, settings, default_dir)
+        mine = profile.sending()
+        return Courier(settings=mine, password=smtp_password(mine, command=profile.smtp_password_command))
+    return courier(send, to_dir, profile.sending(settings) if profile else settings, default_dir)

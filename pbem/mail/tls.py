@@ -1,0 +1,63 @@
+"""TLS to the mail servers (IMAP and SMTP): one way to make the context, one way to say why a
+certificate was refused.
+
+The context trusts the system's CAs, or, when the mail profile (or --ca-file) names one, that
+CA file as well: clubs and schools often run their own CA. A certificate that does not verify
+is a `CertificateFailure` naming OpenSSL's reason and the server, never "check the host and
+port".
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+import stat
+from pathlib import Path
+
+from pbem.errors import CertificateFailure, UsageError
+from pbem.ui.words import t
+
+MAX_CA_FILE = 1024 * 1024  # bytes; a bundle of every public CA is ~220 KiB
+
+
+def read_ca_file(path: str | Path) -> str:
+    """The PEM text of a CA file: a regular file of bounded size holding at least one certificate."""
+    p = Path(path).expanduser()
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise UsageError(t("cannot read the CA file {path}: {error}", path=str(p), error=exc.strerror or exc)) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UsageError(t("the CA file {path} is not a regular file", path=str(p)))
+        data = os.read(fd, MAX_CA_FILE + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_CA_FILE:
+        raise UsageError(t("the CA file {path} is over {limit} bytes", path=str(p), limit=f"{MAX_CA_FILE:,}"))
+    text = data.decode("ascii", "replace")
+    if "-----BEGIN CERTIFICATE-----" not in text:
+        raise UsageError(t("the CA file {path} holds no PEM certificate", path=str(p)),
+                         hint=t("give the CA's certificate in PEM form (-----BEGIN CERTIFICATE-----)"))
+    return text
+
+
+def context(ca_file: str | None = None) -> ssl.SSLContext:
+    """The system's CAs, plus `ca_file`'s when given."""
+    ctx = ssl.create_default_context()
+    if ca_file:
+        try:
+            ctx.load_verify_locations(cadata=read_ca_file(ca_file))
+        except ssl.SSLError as exc:
+            raise UsageError(t("the CA file {path} cannot be used: {error}", path=ca_file, error=exc.reason or exc)) from None
+    return ctx
+
+
+def certificate_failure(exc: BaseException, where: str, ca_file: str | None) -> CertificateFailure | None:
+    """The words for a refused certificate, or None when `exc` is not one."""
+    if not isinstance(exc, ssl.SSLCertVerificationError):
+        return None
+    reason = exc.verify_message or exc.reason or str(exc)
+    hint = (t("the CA file {path} does not vouch for it either", path=ca_file) if ca_file else
+            t("if the server's CA is your club's own, name it: {command}", command="pbem mail setup --ca-file CA.pem"))
+    return CertificateFailure(t("certificate verify failed: {reason} for {where}", reason=reason, where=where), hint=hint)

@@ -1,0 +1,110 @@
+"""pbem against Debian's own Dovecot and Postfix (tests/realmail.py), in both folder layouts.
+
+Mail goes in through Postfix (submission, STARTTLS, AUTH) and out of Dovecot (IMAP with
+STARTTLS, IMAPS), every certificate signed by a private CA: pbem's folders take the
+server's separator, a certificate nobody vouches for is named as such (exit 11), a profile's
+CA file makes it trusted, and a server that refuses pbem's folders is said in one line
+(exit 10), never a retry loop.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+from processes import one_error_line, pbem
+from realmail import RealMail, real_mail, start_real_mail, stop_real_mail  # noqa: F401 (a fixture)
+
+from pbem.errors import EXIT_CERTIFICATE, EXIT_MAIL_SERVER
+from pbem.mail.imap import ImapFolder, ImapUrl
+from pbem.mail.message import SmtpSettings, compose, send
+
+pytestmark = pytest.mark.slow  # each test starts its own Dovecot and Postfix (~3 s)
+
+
+def _settings(s: RealMail, user: str, ca: Path | None) -> SmtpSettings:
+    return SmtpSettings("127.0.0.1", s.postfix.port, "starttls", user, s.address(user),
+                        str(ca) if ca else None)
+
+
+def _arrived(s: RealMail, user: str, n: int = 1, folder: str = "INBOX") -> None:
+    deadline = time.monotonic() + 20
+    while s.dovecot.count(user, folder) < n:
+        assert time.monotonic() < deadline, (Path(s.postfix.base / "postfix.log").read_text()[-3000:])
+        time.sleep(0.05)
+
+
+@pytest.mark.people("host", "ann")
+def test_folders_take_the_server_separator_and_the_ca_file_is_trusted(real_mail: RealMail, tmp_path: Path):
+    s = real_mail
+    mail = compose(sender=s.address("host"), to=s.address("ann"), subject="hello", body_text="not pbem\n",
+                   attachment_name="x.txt", attachment=b"x")
+    # a certificate nobody vouches for: named, before any password is sent
+    with pytest.raises(Exception) as refused:
+        send(mail, _settings(s, "host", None), "pw-host")
+    assert re.fullmatch(rf"certificate verify failed: self[- ]signed certificate in certificate chain for "
+                        rf"127\.0\.0\.1:{s.postfix.port}", str(refused.value)), refused.value
+    assert refused.value.exit_code == EXIT_CERTIFICATE  # type: ignore[attr-defined]
+    send(mail, _settings(s, "host", s.ca), "pw-host")  # Postfix: STARTTLS, AUTH, LMTP into Dovecot
+    _arrived(s, "ann")
+
+    for imaps in (False, True):  # IMAP with STARTTLS, then IMAPS
+        box = ImapFolder(ImapUrl.parse(s.dovecot.url("ann", imaps=imaps)), lambda: ("password", "pw-ann"),
+                         ca_file=str(s.ca))
+        got = list(box.new_messages())
+        if not imaps:
+            assert [m["Subject"] for _, m in got] == ["hello"]
+            box.settle(got[0][0], "done")
+        else:
+            assert got == []
+        box.close()
+    sep = s.dovecot.sep
+    # the server's own names: "pbem.done" on stock Debian ('.'), "pbem/done" with '/'
+    assert box.folders == {"pbem/done": f"pbem{sep}done", "pbem/rejected": f"pbem{sep}rejected"}
+    assert s.dovecot.count("ann") == 0 and s.dovecot.count("ann", "pbem/done") == 1
+    on_disk = s.dovecot.maildir("ann") / "Maildir" / (".pbem.done" if sep == "." else "pbem/done")
+    assert on_disk.is_dir()
+
+
+@pytest.mark.people("ann")
+def test_a_certificate_failure_names_its_cause_and_the_profile_names_the_ca(real_mail: RealMail, tmp_path: Path):
+    """`pbem inbox` over IMAPS and over STARTTLS: exit 11 naming the cause; after `pbem mail
+    setup --ca-file`, the same command reads the mailbox."""
+    s = real_mail
+    home = tmp_path / "home-ann"
+    env = {"PBEM_IMAP_PASSWORD": "pw-ann"}
+    for url in (s.dovecot.url("ann", imaps=True), s.dovecot.url("ann")):
+        pbem("mail", "setup", "--imap", url, home=home, ok=True)
+        run = pbem("inbox", home=home, env=env)
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        one_error_line(run, EXIT_CERTIFICATE, f"certificate verify failed: self-signed certificate in certificate "
+                                              f"chain for 127.0.0.1:{port}")
+        assert "--ca-file" in run.stderr  # the hint says how to trust a club's own CA
+    # a CA file that is not one is refused when it is named, and nothing is stored
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a certificate\n")
+    one_error_line(pbem("mail", "setup", "--ca-file", junk, home=home), 2, "holds no PEM certificate")
+    one_error_line(pbem("mail", "setup", "--ca-file", tmp_path, home=home), 2, "not a regular file")
+    assert "CA file" not in pbem("mail", "setup", home=home, ok=True).stdout
+    out = pbem("mail", "setup", "--ca-file", s.ca, home=home, ok=True).stdout
+    assert f"trusted CA file: {s.ca}" in out
+    run = pbem("inbox", home=home, env=env, ok=True)
+    assert "certificate" not in run.stderr
+
+
+@pytest.mark.people("ann")
+def test_a_server_that_refuses_pbems_folders_is_one_line_exit_10(tmp_path: Path):
+    """Dovecot whose ACL grants no right to create folders: CREATE is answered NO [NOPERM]; pbem
+    says so once (exit 10) instead of failing every MOVE after it."""
+    s = start_real_mail(Path(os.environ.get("TMPDIR", "/tmp")), ["ann"], ".", no_create=True)
+    try:
+        home = tmp_path / "home-ann"
+        pbem("mail", "setup", "--imap", s.dovecot.url("ann"), "--ca-file", s.ca, home=home, ok=True)
+        run = pbem("inbox", home=home, env={"PBEM_IMAP_PASSWORD": "pw-ann"})
+        one_error_line(run, EXIT_MAIL_SERVER, f"the IMAP server 127.0.0.1:{s.dovecot.port} refuses CREATE pbem.done: "
+                                              "[NOPERM]")
+    finally:
+        stop_real_mail(s, tmp_path)
