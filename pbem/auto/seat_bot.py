@@ -4,7 +4,9 @@ It holds only its own seat's key: it reads the packets (opening its sealed part,
 the host's signature and the packet chain), joins if it has not, waits for its turn, and
 writes signed, sealed moves into the folder's inbox or mails them to the host. Everything
 it writes is also kept in the key home (folderplay.Seat), so a restarted bot re-submits the
-same move instead of choosing again.
+same move instead of choosing again. A mail bot restarted after its invitation mail was
+settled takes its game and seat from the key home (the invitation it joined, the packets it
+kept), as the same command started again.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pbem.mail.outgoing import Courier, block_mail
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file, read_text
 from pbem.seat import answers, player
-from pbem.seat.home import join_path, latest_saved_packet
+from pbem.seat.home import join_path, joined_games, latest_saved_packet, load_invitation
 from pbem.ui import failures
 from pbem.ui.words import labelled, t
 
@@ -168,9 +170,33 @@ class MailBot:
     routed: set[str] = field(default_factory=set)
     current: tuple[Path, player.SeatPacket] | None = None
     trustless: Any = None  # a TrustlessBot once the invitation is a trustless game's
+    resumed: bool = False  # the key home was looked at for a game this key already joined
 
     def __post_init__(self) -> None:
         self.router = Router(Path(self.home))
+
+    def _resume(self) -> None:
+        """Play on a game this key joined before (its invitation mail is long settled): the one
+        --game names, else the one joined game not over yet; none: wait for an invitation."""
+        self.resumed = True
+        found = []
+        for game in joined_games(self.home):
+            if self.game is not None and game != self.game:
+                continue
+            inv = load_invitation(self.home, game)
+            try:
+                player.seat_of(inv, self.identity)
+            except UsageError:
+                continue  # another key's game in the same home
+            latest = latest_saved_packet(self.home, game)
+            if latest is None or read_blocks(latest.read_text(encoding="utf-8"))[0].doc.phase != "game-over":
+                found.append(inv)
+        if len(found) > 1:
+            raise UsageError(t("this key plays more than one game not over yet: {games}",
+                               games=", ".join(i.game for i in found)), hint=t("name one with --game GAME"))
+        if found:
+            self.log(t("resuming {game}: joined before", game=found[0].game))
+            self._invited(found[0], None)
 
     def wait(self, seconds: float) -> bool:
         return self.source.wait(seconds)
@@ -196,7 +222,8 @@ class MailBot:
         if self.to is None:
             from pbem.mail.profile import host_address, remember_host_address, reply_address
 
-            remember_host_address(self.home, inv.game, reply_address(msg))
+            if msg is not None:
+                remember_host_address(self.home, inv.game, reply_address(msg))
             self.to = host_address(self.home, inv.game, None)
         self.brain = _Brain(self.kind, seat, self.seed)
         if inv.doc.trustless:  # the same seat as through a folder, its packets kept in the key home by read()
@@ -259,6 +286,8 @@ class MailBot:
             self.source.settle(label, outcome)  # type: ignore[arg-type]
 
     def step(self) -> bool:
+        if not self.resumed:
+            self._resume()
         self.read()
         if self.game is None or self.seat is None:
             return False

@@ -1,0 +1,167 @@
+"""A whole game by mail through Debian's own Postfix and Dovecot (tests/realmail.py), in the
+stock Maildir layout ('.' separator) where pbem once never got past the first mail.
+
+Everyone sets up mail once (`pbem mail setup`, the private CA named by --ca-file); the host
+and two bots run as separate processes over IMAP IDLE and SMTP submission (STARTTLS + AUTH);
+ann is a person: `pbem inbox`, `pbem mail-join`, `pbem mail-move`, and later a bot started
+on her key home after her invitation mail was long settled. Midway the host is killed (-9)
+and started again, a bot is killed and started again with the same command, and Dovecot is
+restarted: every move is applied exactly once and the game ends.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from processes import PBEM, cli_env, new_keys, pbem
+from realmail import RealMail, start_real_mail, stop_real_mail
+from test_folder_play import check_game, wait_all
+
+from pbem.host import referee as H
+from pbem.protocol.documents import read_blocks, read_file
+from pbem.seat import keys
+from pbem.seat import player as P
+from pbem.seat.home import latest_saved_packet
+
+SEATS = ["ann", "bob", "cat"]
+FOLDERS = ("INBOX", "pbem/done", "pbem/rejected")
+
+
+def _env(home: Path, who: str) -> dict[str, str]:
+    return cli_env(home, PBEM_IMAP_PASSWORD=f"pw-{who}", PBEM_SMTP_PASSWORD=f"pw-{who}", PBEM_LANG="en")
+
+
+def _setup(root: Path, s: RealMail) -> tuple[Path, dict[str, Path]]:
+    homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
+    pubs = new_keys({"referee" if n == "host" else n: h for n, h in homes.items()})
+    for n, h in homes.items():  # each person's mail, once: IMAP, SMTP submission, the club's CA
+        pbem("mail", "setup", "--imap", s.dovecot.url(n), *s.smtp_args(n), "--ca-file", s.ca, home=h, ok=True)
+    db = root / "saves" / "t.db"
+    args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
+    pbem("game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db,
+         home=homes["host"], cwd=root, ok=True)
+    return db, homes
+
+
+def _start(args: list[str], home: Path, who: str, log: Path) -> subprocess.Popen:
+    return subprocess.Popen([*PBEM, *args], env=_env(home, who), stdin=subprocess.DEVNULL, stdout=log.open("ab"),
+                            stderr=subprocess.STDOUT)
+
+
+def _status(db: Path) -> dict:
+    h = H.Host(db)
+    try:
+        return h.status()
+    finally:
+        h.close()
+
+
+class Person:
+    """ann at her terminal: reads her mail, joins, answers each packet with its first legal move."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.identity = keys.load_identity(home, "ann", None)
+        self.game: str | None = None
+        self.answered: set[int] = set()
+
+    def turn(self) -> bool:
+        """One look; True when she mailed something."""
+        from engine.rules import legal_moves
+
+        pbem("inbox", home=self.home, env={"PBEM_IMAP_PASSWORD": "pw-ann"}, ok=True)
+        if self.game is None:
+            invited = sorted((self.home / "invitations").glob("*.pbem"))
+            if not invited:
+                return False
+            self.game = invited[0].stem
+            pbem("mail-join", self.game, home=self.home, env={"PBEM_SMTP_PASSWORD": "pw-ann"}, ok=True)
+            return True
+        latest = latest_saved_packet(self.home, self.game)
+        if latest is None:
+            return False
+        sp = P.open_packet(read_file(latest)[0], self.identity, self.home)
+        if sp.doc.to_move != "ann" or sp.doc.seq in self.answered:
+            return False
+        move = str(legal_moves(sp.view)[0])
+        out = pbem("mail-move", self.game, move, home=self.home, env={"PBEM_SMTP_PASSWORD": "pw-ann"}, ok=True)
+        assert f"move for packet {sp.doc.seq}: sent to host@example.org" in out.stdout, out.stdout
+        self.answered.add(sp.doc.seq)
+        return True
+
+
+@pytest.mark.slow
+def test_a_whole_game_through_postfix_and_stock_dovecot_survives_restarts(tmp_path: Path):
+    s = start_real_mail(Path(tempfile.gettempdir()), ["host", *SEATS], ".")  # Debian's stock layout
+    try:
+        _play(s, tmp_path)
+    finally:
+        stop_real_mail(s, tmp_path)
+
+
+def _play(s: RealMail, root: Path) -> None:
+    db, homes = _setup(root, s)
+    logs = {n: root / f"{n}.log" for n in ["host", *SEATS]}
+    host_cmd = ["host", "run", "t", "--db", str(db)]
+    bot_cmd = {p: ["bot", "run", "--as", p, "--seed", f"seed-{p}"] for p in SEATS}
+    started = time.monotonic()
+    procs = {"host": _start(host_cmd, homes["host"], "host", logs["host"])}
+    procs |= {p: _start(bot_cmd[p], homes[p], p, logs[p]) for p in ("bob", "cat")}
+    ann = Person(homes["ann"])
+    events: list[str] = []
+    deadline = time.monotonic() + 600
+
+    def alive() -> None:
+        for name, proc in procs.items():
+            assert proc.poll() is None, (name, proc.returncode, logs[name].read_text()[-3000:])
+
+    # ann by hand until she has answered 3 packets; the host is killed (-9) after her 2nd
+    while len(ann.answered) < 3:
+        assert time.monotonic() < deadline, {n: p.read_text()[-2000:] for n, p in logs.items()}
+        alive()
+        if not ann.turn():
+            time.sleep(0.3)
+        if len(ann.answered) == 2 and "host" not in events:
+            procs["host"].send_signal(signal.SIGKILL)
+            procs["host"].wait()
+            events.append("host")
+            procs["host"] = _start(host_cmd, homes["host"], "host", logs["host"])
+    # then a bot on her seat: her invitation mail is in pbem.done long since; it resumes
+    procs["ann"] = _start(bot_cmd["ann"], homes["ann"], "ann", logs["ann"])
+    while len(events) < 3:
+        assert time.monotonic() < deadline, {n: p.read_text()[-2000:] for n, p in logs.items()}
+        alive()
+        rnd = _status(db).get("round") or 0
+        if rnd >= 2 and "bot" not in events:  # bob killed mid-game, started again by the same command
+            procs["bob"].send_signal(signal.SIGKILL)
+            procs["bob"].wait()
+            events.append("bot")
+            time.sleep(1.0)  # mail for bob piles up in his inbox meanwhile
+            procs["bob"] = _start(bot_cmd["bob"], homes["bob"], "bob", logs["bob"])
+        if rnd >= 3 and "dovecot" not in events:
+            s.dovecot.restart(down=0.5)
+            events.append("dovecot")
+        time.sleep(0.2)
+    wait_all(list(procs.values()), timeout=max(30.0, deadline - time.monotonic()))
+    wall = time.monotonic() - started
+    text = {n: p.read_text() for n, p in logs.items()}
+    assert all(p.returncode == 0 for p in procs.values()), {n: v[-3000:] for n, v in text.items()}
+
+    st = check_game(db, homes["host"])  # replays; every move is in the store once
+    h = H.Host(db)
+    moves = sum(len(read_blocks(a)[0].doc.moves) for a in h.archives().values())
+    h.close()
+    assert "resuming t-" in text["ann"] and "joined before" in text["ann"]
+    assert text["bob"].count("resuming t-") == 1  # the restarted bob, from his key home
+    assert "lost the IMAP connection" in text["host"] or "cannot reach IMAP server" in text["host"]
+    for who in ["host", *SEATS]:  # nothing refused, nothing left unread but the last packet's copy
+        assert s.dovecot.count(who, "pbem/rejected") == 0, who
+    per_seat = {p: sum(s.dovecot.count(p, f) for f in FOLDERS) for p in SEATS}
+    print(f"\nwhole game through Postfix + Dovecot ('.'): {moves} moves, {st['seq']} packets, {wall:.1f}s wall, "
+          f"mails per seat {per_seat}, host mails {sum(s.dovecot.count('host', f) for f in FOLDERS)}; "
+          f"restarts {events}")
