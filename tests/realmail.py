@@ -88,6 +88,37 @@ def private_ca(dir: Path) -> tuple[Path, Path, Path]:
     return ca_path, cert_path, key_path
 
 
+class _Server:
+    """Started in the foreground (its own session), its output in BASE/NAME.out, its log in
+    BASE/NAME.log; `start()` returns once every port listens, else stops it and raises
+    RuntimeError with both logs."""
+
+    name = ""
+    base: Path
+    proc: subprocess.Popen | None
+
+    def argv(self) -> list[str]:
+        raise NotImplementedError
+
+    def ports(self) -> list[int]:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        out = self.base / f"{self.name}.out"
+        self.proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=out.open("ab"),
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            for port in self.ports():
+                _wait_listening(port, self.proc, out, self.name)
+        except RuntimeError as exc:
+            self.stop()
+            log = self.base / f"{self.name}.log"
+            raise RuntimeError(f"{exc}\n{log.read_text(errors='replace')[-2000:] if log.exists() else ''}") from None
+
+
 def _kill_group(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
     if proc is None or proc.poll() is not None:
         return
@@ -100,7 +131,7 @@ def _kill_group(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> Non
 
 
 @dataclass
-class Dovecot:
+class Dovecot(_Server):
     """A private Dovecot: IMAP (STARTTLS) `port`, IMAPS `imaps_port`, LMTP, and SASL for Postfix."""
 
     base: Path  # world-traversable: Dovecot's mail processes run as MAIL_USER
@@ -204,19 +235,13 @@ protocol imap {{
         return (f"imaps://{user}@127.0.0.1:{self.imaps_port}/{folder}" if imaps
                 else f"imap://{user}@127.0.0.1:{self.port}/{folder}")
 
-    def start(self) -> None:
-        program = _need(DOVECOT, "Dovecot")
-        log = self.base / "dovecot.out"
-        self.proc = subprocess.Popen([program, "-F", "-c", str(self.conf)], stdin=subprocess.DEVNULL,
-                                     stdout=log.open("ab"), stderr=subprocess.STDOUT)
-        try:
-            for port in (self.port, self.imaps_port, self.lmtp_port, self.auth_port):
-                _wait_listening(port, self.proc, log, "dovecot")
-        except RuntimeError as exc:
-            self.stop()
-            extra = (self.base / "dovecot.log").read_text(errors="replace")[-2000:] \
-                if (self.base / "dovecot.log").exists() else ""
-            raise RuntimeError(f"{exc}\n{extra}") from None
+    name = "dovecot"
+
+    def argv(self) -> list[str]:
+        return [_need(DOVECOT, "Dovecot"), "-F", "-c", str(self.conf)]
+
+    def ports(self) -> list[int]:
+        return [self.port, self.imaps_port, self.lmtp_port, self.auth_port]
 
     def stop(self) -> None:
         _kill_group(self.proc)
@@ -229,7 +254,7 @@ protocol imap {{
 
 
 @dataclass
-class Postfix:
+class Postfix(_Server):
     """A private Postfix: submission (STARTTLS + AUTH) on `port`, delivering into Dovecot by LMTP."""
 
     base: Path
@@ -310,18 +335,13 @@ anvil     unix  -       -       n       -       1       anvil
 scache    unix  -       -       n       -       1       scache
 """)
 
-    def start(self) -> None:
-        program = _need(POSTFIX, "Postfix")
-        log = self.base / "postfix.out"
-        self.proc = subprocess.Popen([program, "-c", str(self.conf), "start-fg"], stdin=subprocess.DEVNULL,
-                                     stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            _wait_listening(self.port, self.proc, log, "postfix")
-        except RuntimeError as exc:
-            self.stop()
-            extra = (self.base / "postfix.log").read_text(errors="replace")[-2000:] \
-                if (self.base / "postfix.log").exists() else ""
-            raise RuntimeError(f"{exc}\n{extra}") from None
+    name = "postfix"
+
+    def argv(self) -> list[str]:
+        return [_need(POSTFIX, "Postfix"), "-c", str(self.conf), "start-fg"]
+
+    def ports(self) -> list[int]:
+        return [self.port]
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

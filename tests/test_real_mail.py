@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import socket
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 from processes import one_error_line, pbem
-from realmail import RealMail, real_mail, start_real_mail, stop_real_mail  # noqa: F401 (a fixture)
+from realmail import Dovecot, RealMail, private_ca, real_mail, start_real_mail, stop_real_mail  # noqa: F401 (a fixture)
 
 from pbem.errors import EXIT_CERTIFICATE, EXIT_MAIL_SERVER
 from pbem.mail.imap import ImapFolder, ImapUrl
@@ -108,3 +111,20 @@ def test_a_server_that_refuses_pbems_folders_is_one_line_exit_10(tmp_path: Path)
                                               "[NOPERM]")
     finally:
         stop_real_mail(s, tmp_path)
+
+
+def test_a_server_that_cannot_start_fails_the_test_with_its_log(tmp_path: Path):
+    """Dovecot given a port another socket holds exits at once: RuntimeError with its log."""
+    base = Path(tempfile.mkdtemp(prefix="pbem-mailsrv-", dir=os.environ.get("TMPDIR", "/tmp")))
+    try:
+        base.chmod(0o755)
+        _, cert, key = private_ca(base)
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            server = Dovecot(base / "dovecot", {"ann": "pw-ann"}, "/", (cert, key), port=taken.getsockname()[1])
+            with pytest.raises(RuntimeError, match=r"dovecot exited with \d+ while starting(.|\n)*Address already in use"):
+                server.start()
+            assert server.proc is None
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
