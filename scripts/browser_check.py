@@ -51,6 +51,21 @@ def main(page: Path) -> int:
         print(f"{who.first_selected_option.text}, move 1: {shown.count('?')} hidden values in the players table")
         if "?" not in shown:
             failures.append("a seat's perspective shows every hand")
+        # a phone: 390 px wide, the page opened at a move's own link (#r1-m5)
+        driver.set_window_size(390, 844)
+        link = f"#r{driver.execute_script('return D.round')}-m5"
+        driver.get(page.resolve().as_uri() + link)
+        driver.refresh()  # opened afresh at the link, not only a jump within the page
+        shown, box = driver.execute_script(
+            "return [document.querySelector('#maze svg').getBoundingClientRect().width, $('maze').clientWidth]")
+        print(f"390 px at {link}: {text('counter')}; maze {shown:.0f} px in a box of {box} px")
+        if "5 /" not in text("counter"):
+            failures.append(f"the page does not open at {link}")
+        if shown > box:
+            failures.append("the maze is wider than a phone's page (cut, or scrolled sideways)")
+        ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+        if not driver.current_url.endswith(link.replace("-m5", "-m6")):
+            failures.append(f"stepping does not follow the address: {driver.current_url}")
         errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         if errors:
             failures.append(f"console errors: {errors}")

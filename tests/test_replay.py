@@ -131,6 +131,31 @@ def test_html_page_is_self_contained_with_one_frame_per_move(played, tmp_path: P
     assert f"{len(r) + 1} frames" in result.output
 
 
+def test_html_page_fits_a_phone_and_opens_at_a_moves_link(played, tmp_path: Path) -> None:
+    """At a phone's 390 px the maze was cut after column 5, and no move had a link of its own.
+    The maze scales to the page's width (never under 30 px a card: a wider one scrolls in its
+    box), the players' table scrolls in its own box, and each move is `#r1-mN`: the log links
+    it, the address follows the step shown, and a page opened at it shows that move (stepped in
+    a real Chromium at 390 px by scripts/browser-check)."""
+    table, _ = played
+    out = tmp_path / "r1.html"
+    result = CliRunner().invoke(_app(), ["replay", str(table.root / "game.db"), "--round", "1", "--html", str(out)])
+    r = load_replay(str(table.root / "game.db"), round_no=1)
+    assert f"each move has a link of its own: r1.html#r1-m{len(r)} opens the page at move {len(r)}" in result.output
+    page = out.read_text(encoding="utf-8")
+    style, script = page.split("<style>")[1].split("</style>")[0], page.split("<script>")[1]
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
+    assert "#maze svg { display: block; width: 100%; height: auto; }" in style
+    assert "#maze, .wide { overflow-x: auto; max-width: 100%; }" in style
+    assert 'style="max-width:${w}px;min-width:${least}px"' in script and "(x1 - x0 + 1) * 30 + pad" in script
+    assert '<div class="wide"><table id="players"></table></div>' in page
+    assert "function anchor(n) { return `r${D.round}-m${n}`; }" in script
+    assert 'line.href = "#" + anchor(n);' in script and 'history.replaceState(null, "", "#" + anchor(step))' in script
+    assert "/^#r(\\d+)-m(\\d+)$/" in script and "step = linked() ?? 0;" in script
+    assert 'window.addEventListener("hashchange"' in script
+    assert json.loads(_data_of(page))["round"] == 1
+
+
 def test_a_player_folder_replays_and_audits(played) -> None:
     table, _ = played
     inbox = _inbox(table, "cat")

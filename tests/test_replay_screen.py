@@ -51,6 +51,13 @@ class Screen(pyte.Screen):
             self.erase_in_display(2)
         super().set_mode(*modes, **kwargs)
 
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        """As xterm does: a character written into the last column leaves the cursor on that column
+        (the next one overwrites it, or wraps), so ESC [ K there erases it. pyte moves past it."""
+        if how == 0 and self.cursor.x >= self.columns:
+            self.cursor.x = self.columns - 1
+        super().erase_in_line(how, private)
+
     def reset_mode(self, *modes: int, **kwargs) -> None:
         super().reset_mode(*modes, **kwargs)
         if kwargs.get("private") and 1049 in modes and self.saved is not None:
@@ -225,6 +232,29 @@ def test_the_replay_is_full_screen_and_gives_the_terminal_back(db: Path) -> None
         rows = term.read(lambda rows: len(rows) == 30 and "q quit" in rows[-1] and rows[0].startswith("replay"))
         _board_in_view(rows, 30, db, 5, "ann")
 
+        term.type("q")
+        assert term.wait() == 0
+        term.restored()
+    finally:
+        term.close()
+
+
+@pytest.mark.slow
+def test_at_60_columns_no_letter_is_lost_and_every_key_is_said(db: Path) -> None:
+    """A 60-column terminal: a line that fills the width kept all its letters ("the full maz" was
+    left when each row was cleared after its text), and the keys' help, cut with "…" on its one
+    row, takes two rows; the board still fits under the title."""
+    term = Pty(str(db), "--round", "1", rows=24, columns=60)
+    try:
+        rows = term.read(lambda rows: "q quit" in rows[-1])
+        said = " ".join(" ".join(rows).split())
+        assert "compact maze: the terminal is 60 columns wide, the full maze needs 67" in said, "\n".join(rows)
+        assert max(len(r) for r in rows) == 60  # a row as wide as the terminal is on screen whole
+        keys = " ".join(rows[-2:])
+        for key in ("←/→ move", "↑/↓ scroll", "g N go to", "v perspective", "q quit"):
+            assert key in keys, rows[-2:]
+        assert "…" not in keys and re.match(r"lines 1-\d+ of \d+  ", rows[-2]), rows[-2:]
+        _board_in_view(rows, 24, db, 0)
         term.type("q")
         assert term.wait() == 0
         term.restored()

@@ -99,6 +99,9 @@ def replay(
                      "for {views}, {size} bytes", path=html, round=r.round, game=r.game, frames=len(r) + 1,
                      moves=len(r), size=size, views=t("as {seat} saw it then", seat=who) if only
                      else t("each of {n} perspectives", n=len(r.perspectives))))
+        if len(r):
+            typer.echo(t("each move has a link of its own: {example} opens the page at move {n}",
+                         example=f"{html.name}#r{r.round}-m{len(r)}", n=len(r)))
         return
     if to is not None:
         r.state(to)  # checks the number

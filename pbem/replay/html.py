@@ -259,7 +259,9 @@ h1 { font-size: 20px; margin: 0 0 8px; }
 button, select { font: inherit; background: #21262d; color: #e6edf3; border: 1px solid #30363d; border-radius: 6px; padding: 4px 10px; }
 button:hover { background: #30363d; }
 input[type=range] { flex: 1; min-width: 160px; }
-#maze { overflow-x: auto; background: #0d1117; border-radius: 8px; padding: 8px; }
+#maze, .wide { overflow-x: auto; max-width: 100%; }
+#maze { background: #0d1117; border-radius: 8px; padding: 8px; box-sizing: border-box; }
+#maze svg { display: block; width: 100%; height: auto; }
 #move { font-size: 17px; margin: 8px 0; min-height: 2.8em; }
 #move .n { color: #8b949e; }
 #move code { background: #21262d; padding: 1px 6px; border-radius: 4px; }
@@ -273,6 +275,8 @@ tr.turn td { font-weight: bold; }
 .mini { width: 25px; height: 36px; }
 #status, #counts, #know { color: #c9d1d9; }
 #log { color: #8b949e; font-size: 13px; max-height: 14em; overflow-y: auto; position: relative; }
+#log a { color: inherit; text-decoration: none; display: block; }
+#log a:hover { text-decoration: underline; }
 #log .now { color: #e6edf3; }
 .keys { color: #8b949e; font-size: 12px; }
 </style>
@@ -294,7 +298,7 @@ tr.turn td { font-weight: bold; }
 <div id="status"></div>
 <div id="counts"></div>
 <div id="know"></div>
-<table id="players"></table>
+<div class="wide"><table id="players"></table></div>
 <div id="log"></div>
 <p class="keys">%KEYS%</p>
 <script type="application/json" id="data">%DATA%</script>
@@ -318,7 +322,11 @@ function maze(cells) {
   let x0 = 0, x1 = 8, y0 = -2, y1 = 2;
   for (const [x, y] of cells) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
   const pad = 18, w = (x1 - x0 + 1) * CW + pad, h = (y1 - y0 + 1) * CH + pad;
-  let s = `<svg viewBox="${-pad} ${-pad} ${w} ${h}" width="${w}" height="${h}" role="img">`;
+  // Scaled down to the page's width (a phone's 390 px shows all 9 columns), never below 30 px a
+  // card: a wider maze scrolls sideways in its box instead.
+  const least = Math.min(w, (x1 - x0 + 1) * 30 + pad);
+  let s = `<svg viewBox="${-pad} ${-pad} ${w} ${h}" width="${w}" height="${h}" role="img" ` +
+    `style="max-width:${w}px;min-width:${least}px">`;
   for (let x = x0; x <= x1; x++) {
     s += `<text x="${(x - x0) * CW + CW / 2}" y="-5" font-size="11" fill="#8b949e" text-anchor="middle">${x}</text>`;
     for (let y = y0; y <= y1; y++)
@@ -388,15 +396,26 @@ function show() {
   let now = null;
   for (let i = 1; i <= step; i++) {
     const [n, seat, text] = frames[i].m;
-    const line = el("div", `${n}. ${seat}: ${text}`, i === step ? "now" : undefined);
+    const line = el("a", `${n}. ${seat}: ${text}`, i === step ? "now" : undefined);
+    line.href = "#" + anchor(n);  // each move's own link: the page opens at it
     if (i === step) now = line;
     log.appendChild(line);
+  }
+  if (location.hash !== "#" + anchor(step)) {
+    try { history.replaceState(null, "", "#" + anchor(step)); } catch (e) { /* a page with no history (about:blank) */ }
   }
   // The move list follows the current move (issue 15.4): keep it in the middle of the box.
   if (now) log.scrollTop = Math.max(0, now.offsetTop - log.clientHeight / 2);
 }
 
 function go(n) { step = Math.max(0, Math.min(D.moves, n)); show(); }
+// A move's fragment: #r1-m12 is move 12 of round 1 (#r1-m0 the deal).
+function anchor(n) { return `r${D.round}-m${n}`; }
+function linked() {
+  const m = /^#r(\d+)-m(\d+)$/.exec(location.hash);
+  return m && Number(m[1]) === D.round ? Math.min(Number(m[2]), D.moves) : null;
+}
+window.addEventListener("hashchange", () => { const n = linked(); if (n !== null && n !== step) go(n); });
 function cycle() {
   const ids = D.perspectives.map((p) => p[0]);
   who = ids[(ids.indexOf(who) + 1) % ids.length];
@@ -427,6 +446,7 @@ document.addEventListener("keydown", (e) => {
   else return;
   e.preventDefault();
 });
+step = linked() ?? 0;
 show();
 </script>
 </body>

@@ -217,7 +217,7 @@ class Navigator:
 
     def picture(self, rows: int, columns: int, like: Console) -> list[str]:
         """The full screen at rows x columns: the board pinned at the top with the move just made,
-        the players and hands under it scrolling (↑/↓), the keys and the position on the last row."""
+        the players and hands under it scrolling (↑/↓), the position and the keys on the last rows."""
         from rich.console import Group
         from rich.text import Text
 
@@ -237,18 +237,34 @@ class Navigator:
         maze = render_maze(v.board, known_goals=_known_goals(r, i, who), dense=dense)
         details = [*view_details(v, None if who == ALL else who), render_legend(v.ruleset, width=columns - 1)]
         notes = [Text(self.note, style="bold red")] if self.note else []
-        room = rows - 1 - len(notes)
         head = render_lines(title, columns, like)  # stays pinned when a maze taller than the screen scrolls
         top = head + render_lines(Group(*said, *sentences, maze), columns, like)
+        below = render_lines(Group(*details), columns, like)
+        # The status rows: where the scrolling part is, then the keys, on as many rows as they take
+        # (never cut); as many rows kept for them as the longest position there can be would take.
+        widest = t("lines {first}-{last} of {total}", first=len(top) + len(below), last=len(top) + len(below),
+                   total=len(top) + len(below))
+        room = rows - len(notes) - len(self.status(widest, columns))
         if len(top) + MIN_DETAILS > room:  # a round's end says much: what it said scrolls with the rest
             top = head + render_lines(Group(*said, maze), columns, like)
-            details = sentences + details
-        shown = fit(top, render_lines(Group(*details), columns, like), room, self.scroll, len(head))
+            below = render_lines(Group(*sentences, *details), columns, like)
+        shown = fit(top, below, room, self.scroll, len(head))
         self.scroll, self.page = shown.scroll, max(shown.shown - 1, 1)
-        keys = screen_keys_help() if self.typing is None else t("go to move: {digits}_  (Enter)", digits=self.typing)
-        status = Text("  ".join(filter(None, [shown.position(), keys])), style="reverse", no_wrap=True,
-                      overflow="ellipsis")
-        return shown.lines + render_lines(Group(*notes, status), columns, like)
+        status = self.status(shown.position(), columns)
+        bars = [Text(line, style="reverse", no_wrap=True, overflow="ellipsis") for line in status]
+        spare = [""] * (rows - len(shown.lines) - len(notes) - len(status))
+        return shown.lines + spare + render_lines(Group(*notes, *bars), columns, like)
+
+    def status(self, position: str, columns: int) -> list[str]:
+        """The status rows at `columns`: `position` ("lines 3-6 of 60", or ""), then the keys (or
+        the move number being typed), packed into as few rows as they fit, none cut off."""
+        from pbem.ui.fullscreen import packed
+
+        keys = (screen_keys_help().split(" · ") if self.typing is None
+                else [t("go to move: {digits}_  (Enter)", digits=self.typing)])
+        if position:
+            keys[0] = f"{position}  {keys[0]}"
+        return packed(keys, columns)
 
     def run(self) -> None:
         """Full screen on a terminal (like `less`); a numbered prompt where keys cannot be read raw."""

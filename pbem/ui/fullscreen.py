@@ -58,6 +58,20 @@ class Picture:
                  total=self.total)
 
 
+def packed(items: list[str], width: int, sep: str = " · ") -> list[str]:
+    """`items` joined by `sep` into as few lines of at most `width` cells as there can be, an item
+    never split (one wider than `width` alone on its line); nothing is cut off."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    for item in items:
+        if lines and cell_len(lines[-1] + sep + item) <= width:
+            lines[-1] += sep + item
+        else:
+            lines.append(item)
+    return lines
+
+
 def fit(top: list[str], middle: list[str], rows: int, scroll: int, head: int = 0) -> Picture:
     """`rows` lines: `top` pinned while at least one line of `middle` fits under it, and as much of
     `middle` from line `scroll` on as fits; when the top does not fit, only its first `head` lines
@@ -132,8 +146,10 @@ class Terminal:
             data = data[os.write(self.fd_out, data):]
 
     def draw(self, lines: list[str]) -> None:
-        """Overwrite the screen from the top left, each row cleared to its end."""
-        self.write("\x1b[H" + "\r\n".join(line + "\x1b[0m\x1b[K" for line in lines) + "\x1b[J")
+        """Overwrite the screen from the top left, each row cleared before it is written: a row
+        cleared after its text (ESC [ K) lost its last letter when the text filled the width, as a
+        terminal leaves its cursor on the last column then and clears from there."""
+        self.write("\x1b[H" + "\r\n".join("\x1b[2K" + line + "\x1b[0m" for line in lines) + "\x1b[J")
 
     def keys(self) -> str:
         """What was typed (decoded), or "" when the terminal was resized."""
