@@ -264,6 +264,7 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     assert f"move 2: the host played for {b} at packet 2, which {b} had answered at" in " ".join(mine.stdout.split())
 
 
+@pytest.mark.slow  # four pbem processes: ~4 s
 def test_pbem_away_to_the_year_9000_is_refused_by_pbem_apply(tmp_path, store_url: str) -> None:
     """The attack through the CLI, file by file: `pbem away PACKET --until 9000-01-01` writes
     the request; the host's `pbem apply` refuses it with one line (exit 3), changing nothing."""
