@@ -147,12 +147,13 @@ class BadName(UsageError):
 
 
 class BadNameRead(BadPacket):
-    """A game id or seat name in a document someone sent that cannot name a file (cut to 80)."""
+    """A game id, seat, game or identity name in a document someone sent that breaks the rule
+    for such names (cut to 80)."""
 
-    def __init__(self, what: Literal["game", "seat"], name: object) -> None:
+    def __init__(self, what: Literal["game", "seat", "game name", "identity"], name: object) -> None:
         self.what = what
         self.name = str(name)[:80]
-        super().__init__(f"bad game id {self.name!r}" if what == "game" else f"bad seat name {self.name!r} in a document")
+        super().__init__(f"bad game id {self.name!r}" if what == "game" else f"bad {what} name {self.name!r} in a document")
 
 
 class CannotWrite(UsageError):

@@ -50,6 +50,14 @@ def check_game_name(name: str) -> str:
     return name
 
 
+def check_game_name_read(name: object) -> str:
+    """A game's name as an invitation someone sent says it (what its host gave `game new`):
+    every list of games shows it, so it is held to the rule `game new` applies."""
+    if not _whole(GAME_NAME, name) or str(name) in WINDOWS_RESERVED:
+        raise BadNameRead("game name", name)
+    return str(name)
+
+
 def check_game_id(game: object) -> str:
     if not _whole(GAME_ID, game) or str(game).lower() in WINDOWS_RESERVED:
         raise BadNameRead("game", game)
@@ -67,6 +75,14 @@ def check_seat_id(name: object) -> str:
     files in the key home (join-SEAT.pbem, moves/SEAT-SEQ.pbem) and in the current folder."""
     if not _whole(SEAT_NAME, name) or name in reserved_seats():
         raise BadNameRead("seat", name)
+    return str(name)
+
+
+def check_identity_id(name: object) -> str:
+    """An identity's name in a document someone sent (the host's, in an invitation): shown as
+    who hosts the game, held to the rule `key new` applies."""
+    if not _whole(IDENTITY_NAME, name) or str(name) in WINDOWS_RESERVED:
+        raise BadNameRead("identity", name)
     return str(name)
 
 

@@ -290,7 +290,10 @@ def test_away_and_handover_by_mail(tmp_path: Path) -> None:
     assert "not a game you joined" in run_cli(app, ["inbox", welcome, "--again"], tmp_path / "home-cat2").output
     assert not (tmp_path / "home-cat2" / "games").exists()
     said = run_cli(app, ["inbox", welcome], eve_home).output
-    assert "saved packet 2" in said, said
+    assert f"hands seat bob to your key (host referee, key " in said and f"pbem mail-join {game}" in said, said
+    assert not (eve_home / "games" / game / "invitation.pbem").exists()  # offered, not taken
+    said = run_cli(app, ["mail-join", game, "--as", "eve"], eve_home).output
+    assert f"you took seat bob of {game}, handed to your key at packet 2" in said, said
     shown = run_cli(app, ["turn", game, "--as", "eve"], eve_home).output
     assert "seat bob" in shown or "bob *" in shown, shown
     again = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output

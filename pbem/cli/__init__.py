@@ -253,6 +253,19 @@ def command_line(argv: list[str]) -> Any:
 
 
 def main() -> None:
+    from pbem.ui.terminal import Shown
+
+    # Whatever a command prints, from whichever source, reaches the terminal without a character
+    # that acts on it (pbem.ui.terminal).
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Shown(out), Shown(err)
+    try:
+        _main()
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main() -> None:
     from pbem.cli.helptext import localise
     from pbem.errors import PbemError
     from pbem.ui import words

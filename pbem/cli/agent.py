@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 
+from pbem.cli.jsonout import json_text
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.play import PassOpt
 from pbem.errors import UsageError
@@ -63,9 +63,8 @@ def status(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
     client = agent.find_agent(key_home(home))
     held = client.keys() if client else []
     if as_json:
-        typer.echo(json.dumps({"running": client is not None,
-                               "keys": [{"name": k.get("name"), "seconds_left": k.get("left")} for k in held]},
-                              indent=2))
+        typer.echo(json_text({"running": client is not None,
+                               "keys": [{"name": k.get("name"), "seconds_left": k.get("left")} for k in held]}))
         return
     if client is None:
         typer.echo(t("no key agent is running for this key home"))

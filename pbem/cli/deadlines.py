@@ -7,13 +7,13 @@ inbox or written to a file for the host). The timing options of `game new` are h
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from pbem.cli.jsonout import json_text
 from pbem.cli.keys import JsonOpt
 from pbem.cli.options import Keys, Reply, Smtp, grouped
 from pbem.cli.play import DbOpt, GameArg, OutOpt, StoreOpt, first_time, game_app, host_out_dir, open_host, write_packets
@@ -145,7 +145,7 @@ def game_config(
             now = host.config().get("timing")
     finally:
         host.close()
-    typer.echo(json.dumps(now, indent=2) if as_json else timing_words(now, trustless=trustless))
+    typer.echo(json_text(now) if as_json else timing_words(now, trustless=trustless))
 
 
 @grouped

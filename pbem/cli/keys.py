@@ -6,12 +6,12 @@ Errors are raised as PbemError and left to the main CLI, which prints
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.names import check_identity_name
 from pbem.seat.home import key_home, key_path, keys_dir
@@ -120,7 +120,7 @@ def show(
         doc: dict[str, str | bool] = {"name": name, "public": pub.encode(), "fingerprint": pub.fingerprint()}
         if key_path(where, name).exists():
             doc["protected"] = keys.is_protected(where, name)
-        typer.echo(json.dumps(doc, indent=2))
+        typer.echo(json_text(doc))
         return
     typer.echo(pub.encode())
     typer.echo(t("fingerprint: {fingerprint}", fingerprint=pub.fingerprint()))
@@ -137,7 +137,7 @@ def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
         for n, pub in keys.list_identities(where)
     ]
     if as_json:
-        typer.echo(json.dumps(rows, indent=2))
+        typer.echo(json_text(rows))
         return
     if not rows:
         typer.echo(t("no identities in {path}; create one with 'pbem key new NAME'", path=keys_dir(where)), err=True)

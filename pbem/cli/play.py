@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pbem.atomic import write_atomic
+from pbem.cli.jsonout import json_text
 from pbem.cli.keys import HomeOpt, JsonOpt, only_identity
 from pbem.errors import StaleMove, UsageError
 from pbem.host.paths import out_dir, store_url
@@ -352,7 +352,7 @@ def apply(
         # unwritten by a crash are written by the next command that applies something.
         written = write_packets(host, out or host_out_dir(host)) if results or not failed else []
         if as_json:
-            typer.echo(json.dumps({"results": results, "packets": [str(p) for p in written]}, indent=2))
+            typer.echo(json_text({"results": results, "packets": [str(p) for p in written]}))
         elif written and any(r["seq"] for r in results):  # not after a refused file alone (issue 15.8)
             typer.echo(t("latest packet: {path}", path=written[-1]))
         if failed:
@@ -382,7 +382,7 @@ def show(
 
         c = packet_file_seat(packet, signed, me, key_home(home), _nowhere)
         if as_json:
-            typer.echo(json.dumps(summary(c.ts), indent=2, ensure_ascii=False))
+            typer.echo(json_text(summary(c.ts)))
             return
         from pbem.seat.screen import trustless_lines
 
@@ -397,7 +397,7 @@ def show(
         return
     sp = player.open_packet(signed, me, key_home(home))
     if as_json:
-        typer.echo(json.dumps(sp.summary(), indent=2, ensure_ascii=False))
+        typer.echo(json_text(sp.summary()))
         return
     from pbem.seat.screen import show_packet
 
@@ -522,7 +522,7 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
     """Host: round, packet number, whose turn, and the seats."""
     st = game_status(game, store, db)
     if as_json:
-        typer.echo(json.dumps(st, indent=2, ensure_ascii=False))
+        typer.echo(json_text(st))
         return
     typer.echo(t("game {game} ({ruleset}): {status}, round {round}, packet {seq}", game=st["game"],
                  ruleset=t(st["ruleset"]), status=words.game_status(st["status"]), round=st["round"], seq=st["seq"]))
@@ -588,15 +588,16 @@ def games(
     from datetime import datetime, timezone
 
     from pbem.host.games import hosted_games
-    from pbem.seat.games import my_games, my_keys
+    from pbem.seat.games import invitations, my_games, my_keys
     from pbem.ui.when import date, left
 
     explicit = bool(store or db)  # a store named is listed whole; the default one, only the games your keys host
     hosting = [] if player_only else hosted_games(store_url(store, db), explicit=explicit,
                                                   host_keys=None if explicit else my_keys(key_home(home)))
     playing = [] if host_only else my_games(key_home(home))
+    invited = [] if host_only else invitations(key_home(home))
     if as_json:
-        typer.echo(json.dumps({"hosting": hosting, "playing": playing}, indent=2, ensure_ascii=False))
+        typer.echo(json_text({"hosting": hosting, "playing": playing, "invited": invited}))
         return
     now = datetime.now(timezone.utc)
     if hosting:
@@ -635,7 +636,12 @@ def games(
                 due = " (" + t("due {when} ({left})", when=date(g["due"]), left=left(g["due"], now)) + ")"
             seat = t("as {seat}", seat=g["seat"] or "?")
             typer.echo(f"  {pad(g['name'] or g['game'], 16)} {pad(seat, 14)} {pad(where, 20)} {state}{due}")
-    if not hosting and not playing:
+    if invited:  # anyone can mail one: the host's key says whose it is; a seat is taken only when asked
+        typer.echo(t("invitations (not joined):"))
+        for g in invited:
+            typer.echo("  " + t("{game} from {host} (key {fingerprint}), seat {seat}: pbem mail-join {game}",
+                                game=g["game"], host=g["host"], fingerprint=g["host_key"], seat=g["seat"] or "-"))
+    if not hosting and not playing and not invited:
         typer.echo(t("no games yet (pbem game new to host one, pbem join INVITATION to play)"))
 
 

@@ -10,6 +10,7 @@ import typer
 
 from engine.errors import BadPosition
 from pbem.atomic import read_bounded
+from pbem.cli.jsonout import json_text
 from pbem.errors import CannotRead, PbemError
 from pbem.protocol.limits import MAX_FILE, check_size
 from pbem.ui import failures
@@ -52,7 +53,7 @@ def legal(
     state = read_position(file)
     moves = sorted(str(m) for m in legal_moves(state))
     if as_json:
-        typer.echo(json.dumps(moves))
+        typer.echo(json_text(moves, None))
     else:
         for m in moves:
             typer.echo(m)
@@ -73,8 +74,8 @@ def apply_moves(
     for text in moves:
         for event in apply(state, check_typed(state, text)):
             if events:
-                typer.echo(json.dumps(event, ensure_ascii=False), err=True)
-    typer.echo(json.dumps(dump(state), indent=2, ensure_ascii=False))
+                typer.echo(json_text(event, None), err=True)
+    typer.echo(json_text(dump(state)))
 
 
 def register(root: typer.Typer) -> None:

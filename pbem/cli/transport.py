@@ -6,7 +6,6 @@ folder init, host run, bot run. See docs/playing.md.
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
+from pbem.cli.jsonout import json_text
 from pbem.cli.keys import HomeOpt, JsonOpt
 from pbem.cli.options import Keys, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
 from pbem.cli.play import (DbOpt, GameArg, PassOpt, StoreOpt, first_time, game_app, identity_named, open_host,
@@ -256,7 +256,7 @@ def inbox(
         source.close()
     old = getattr(source, "old", 0)
     if as_json:
-        typer.echo(json.dumps(results, indent=2))
+        typer.echo(json_text(results))
     elif not results:
         typer.echo(t("no new mail"))
     if old and not as_json:
@@ -336,7 +336,7 @@ def mail_join(
     smtp: Smtp,
     keys: Keys,
 ) -> None:
-    """Join a game by mail: your signed join, mailed to the host (or written as .eml)."""
+    """Join a game by mail: your signed join, mailed to the host (or as .eml); or take a seat handed to your key."""
     from pbem.mail.outgoing import block_mail
     from pbem.protocol.documents import read_one
     from pbem.seat import player
@@ -347,6 +347,12 @@ def mail_join(
         invitation = received_invitation_path(where, game_named(where, str(invitation)))
     inv = read_one(invitation, "invitation")
     me = keys.identity()
+    if inv.doc.seat_of_key(me.public.encode()) is None:  # perhaps a seat handed to this key
+        taken = player.take_handed_seat(where, inv.game, me)
+        if taken is not None:
+            typer.echo(t("you took seat {seat} of {game}, handed to your key at packet {seq}: play it with pbem turn "
+                         "{game}", seat=taken[0], game=inv.game, seq=taken[1]))
+            return
     seat = player.seat_of(inv, me)
     to = reply.host(where, inv.game)
     courier, sender = reply.courier(smtp, where, me.name)
@@ -483,7 +489,7 @@ def turn(
         opened = player.open_packet(packet_for(target, where), me, where)
         notices = saved_notices(where, opened.invitation.game)
         if as_json:
-            typer.echo(json.dumps({**opened.summary(), "notices": _plain(notices)}, indent=2, ensure_ascii=False))
+            typer.echo(json_text({**opened.summary(), "notices": _plain(notices)}))
         else:
             show(opened, notices)
         return
@@ -513,10 +519,10 @@ def turn(
     if sp is None:
         say(t("the game has not started: waiting for every seat to join"))
         if as_json:
-            typer.echo(json.dumps({"game": seat.folder.game_id, "me": seat.seat, "phase": "joining"}))
+            typer.echo(json_text({"game": seat.folder.game_id, "me": seat.seat, "phase": "joining"}, None))
         return
     if as_json:
-        typer.echo(json.dumps({**sp.summary(), "notices": _plain(seat.notices())}, indent=2, ensure_ascii=False))
+        typer.echo(json_text({**sp.summary(), "notices": _plain(seat.notices())}))
     else:
         show(sp, seat.notices())
     if sp.doc.phase == "game-over":
@@ -592,8 +598,7 @@ def _turn_trustless(c, move: str | None, say, as_json: bool, play_hint: str) -> 
     mine = c.my_turn()
     news = c.news()
     if as_json:
-        typer.echo(json.dumps({**summary(c.ts), "your_turn": mine, "notices": _plain(news)}, indent=2,
-                              ensure_ascii=False))
+        typer.echo(json_text({**summary(c.ts), "your_turn": mine, "notices": _plain(news)}))
     else:
         if c.ts.table.round is not None and c.ts.seat is not None:
             Console().print(render_view(c.ts.view(), c.seat, header={"game": c.inv.game, "packet": c.ts.head[0],

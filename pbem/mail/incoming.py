@@ -19,7 +19,7 @@ from typing import Any
 from engine.errors import MoveError
 from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
 from pbem.mail.message import extract_blocks, iter_messages
-from pbem.protocol.crypto import Identity
+from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Mental, Move, Notice, Packet, Request,
                                      Signed, parse)
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
@@ -191,15 +191,22 @@ class Router:
             joined = trusted_host_key(self.home, block.game) is not None
             if block.game in self.hosts and not joined:
                 return "ignored", t("packet {seq} of {game}: our own packet", seq=doc.seq, game=block.game)
-            from pbem.seat.player import adopt_handed_seat  # engine.rules: only when a packet comes
+            from pbem.seat.player import offered_seat  # engine.rules: only when a packet comes
 
-            adopted = None
+            offered = None
             if not joined:
-                adopted = adopt_handed_seat(self.home, block)
-                if adopted is None:
+                offered = offered_seat(self.home, block)
+                if offered is None:
                     return "ignored", t("packet of game {game}: not a game you joined with this key home",
                                         game=block.game)
-            path, new = save_packet(self.home, block)
+            path, new = save_packet(self.home, block, offered[1].doc.host.key if offered else None)
+            if offered is not None:  # kept, not taken: its player says whether it is a game they expect
+                seat, invitation = offered
+                host = invitation.doc.host
+                return "invitation", t("packet {seq} of {game} hands seat {seat} to your key (host {host}, key {fingerprint}); "
+                                       "nothing is taken until you say so: pbem mail-join {game}", seq=doc.seq,
+                                       game=block.game, seat=seat, host=host.name,
+                                       fingerprint=PublicKey.decode(host.key).fingerprint())
             if doc.phase == "game-over":
                 state = t("game over")
             elif doc.waiting is not None:  # a trustless table waits for a step
@@ -212,9 +219,6 @@ class Router:
                                  state=state)
             line = t("saved packet {seq} of {game} ({state}): {path}", seq=doc.seq, game=block.game, state=state,
                      path=path)
-            if adopted is not None:
-                line += t("clause sep") + t("seat {seat} was handed to your key: play it with pbem turn {game}", seat=adopted,
-                                 game=block.game)
             return "saved", line
         if isinstance(doc, Archive):
             if trusted_host_key(self.home, block.game) is None:

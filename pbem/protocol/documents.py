@@ -28,7 +28,7 @@ from engine.sha256 import sha256
 from engine.state import ROUNDS_PER_GAME
 from pbem.atomic import read_bounded
 from pbem.errors import BadPacket
-from pbem.names import check_game_id, check_seat_id
+from pbem.names import check_game_id, check_game_name_read, check_identity_id, check_seat_id
 from pbem.protocol.armor import armor, dearmor_all
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey, canonical_json, open_sealed, seal, sha256_hex, verify
 from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
@@ -78,6 +78,9 @@ class HostParty(Shape, frozen=True):
     name: str
     key: str
 
+    def __post_init__(self) -> None:
+        check_identity_id(self.name)  # every list of games shows it
+
 
 class Invitation(Document, tag=f"pbem-invitation/{VERSION}", frozen=True, kw_only=True):
     KIND: ClassVar[str] = "invitation"
@@ -89,6 +92,10 @@ class Invitation(Document, tag=f"pbem-invitation/{VERSION}", frozen=True, kw_onl
     commitments: list[str]
     created: str
     trustless: bool = False  # dealt by the seats (docs/trustless.md): the host holds no secret
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_game_name_read(self.name)  # every list of games shows it
 
     def seat_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.seats)

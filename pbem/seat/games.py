@@ -16,7 +16,8 @@ from typing import Any
 from pbem.errors import PbemError
 from pbem.protocol.documents import Packet, read_blocks
 from pbem.seat import keys
-from pbem.seat.home import joined_games, latest_saved_packet, load_invitation, move_path, saved_packets
+from pbem.seat.home import (joined_games, latest_saved_packet, load_invitation, move_path, received_invitation_path,
+                             saved_packets)
 
 
 def my_keys(home: Path) -> set[str]:
@@ -29,9 +30,10 @@ def my_games(home: Path) -> list[dict[str, Any]]:
     out = []
     for game in joined_games(home):
         try:
-            inv = load_invitation(home, game).doc
+            signed = load_invitation(home, game)
         except PbemError:
             continue
+        inv = signed.doc
         seat = next((s.name for s in inv.seats if s.key in mine), None)
         row: dict[str, Any] = {"game": game, "name": inv.name, "seat": seat, "host": inv.host.name, "round": None,
                                "seq": None, "to_move": None, "phase": None, "due": None, "yours": False,
@@ -42,6 +44,14 @@ def my_games(home: Path) -> list[dict[str, Any]]:
                 doc: Packet | None = read_blocks(latest.read_text(encoding="utf-8"))[0].expect(Packet).doc
             except (PbemError, IndexError, OSError):
                 doc = None
+            if doc is not None and seat is None and doc.handovers:  # a seat handed to this key home's key
+                from pbem.seat.player import seat_keys_at
+
+                try:
+                    seat = next((n for n, k in seat_keys_at(doc, signed)[0].items() if k in mine), None)
+                except PbemError:
+                    seat = None
+                row["seat"] = seat
             if doc is not None and doc.waiting is not None:  # a trustless table: the step it waits for, from whom
                 over = doc.phase == "game-over"
                 answered = bool(seat and _answered_step(home, game, seat, doc))
@@ -57,6 +67,38 @@ def my_games(home: Path) -> list[dict[str, Any]]:
                            due=doc.deadline.due if doc.deadline is not None and not over else None,
                            answered=answered, yours=bool(not over and seat and doc.to_move == seat and not answered))
         out.append(row)
+    return out
+
+
+def invitations(home: Path) -> list[dict[str, Any]]:
+    """The invitations 'pbem inbox' kept of games this key home has not joined: each game, its
+    host (name and key fingerprint: anyone can mail an invitation) and the seat it offers this
+    key home's keys, if any (a seat handed over by a packet kept beside it: 'pbem mail-join')."""
+    from pbem.protocol.crypto import PublicKey
+    from pbem.protocol.documents import Invitation
+    from pbem.seat.player import offered_seat
+
+    kept = Path(home) / "invitations"
+    joined = set(joined_games(home))
+    mine = {k.encode() for _, k in keys.list_identities(home)}
+    out = []
+    for path in sorted(kept.glob("*.pbem")) if kept.is_dir() else []:
+        try:
+            inv = read_blocks(received_invitation_path(home, path.stem).read_text(encoding="utf-8"))[0].expect(Invitation)
+        except (PbemError, IndexError, OSError, UnicodeDecodeError):
+            continue
+        if inv.game in joined:
+            continue
+        seat = next((s.name for s in inv.doc.seats if s.key in mine), None)
+        latest = latest_saved_packet(home, inv.game)
+        if seat is None and latest is not None:
+            try:
+                offer = offered_seat(home, read_blocks(latest.read_text(encoding="utf-8"))[0].expect(Packet))
+            except (PbemError, IndexError, OSError, UnicodeDecodeError):
+                offer = None
+            seat = offer[0] if offer is not None else None
+        out.append({"game": inv.game, "name": inv.doc.name, "host": inv.doc.host.name,
+                    "host_key": PublicKey.decode(inv.doc.host.key).fingerprint(), "seat": seat})
     return out
 
 

@@ -212,21 +212,23 @@ def _save_once(path: Path, block: Signed[Any], what: str) -> bool:
     return True
 
 
-def _check_host(home: Path, block: Signed[Any], what: str) -> None:
-    """A packet or archive is kept only for a joined game, and only from that game's host."""
-    key = trusted_host_key(home, block.game)
+def _check_host(home: Path, block: Signed[Any], what: str, key: str | None = None) -> None:
+    """A packet or archive is kept only for a joined game, and only from that game's host
+    (`key`: the host's key of a game offered, not yet joined: pbem.seat.player.offered_seat)."""
+    key = key or trusted_host_key(home, block.game)
     if key is None:
         raise UsageError(t("not a game you joined: {game}", game=block.game))
     if block.signer.encode() != key:
         raise BadSignature(t("{what} of {game} is not signed by the game's host", what=what, game=block.game))
 
 
-def save_packet(home: Path, packet: Signed[Packet]) -> tuple[Path, bool]:
-    """Keep a packet of a joined game in the key home; (path, whether it is new)."""
+def save_packet(home: Path, packet: Signed[Packet], host_key: str | None = None) -> tuple[Path, bool]:
+    """Keep a packet of a joined game in the key home (or of a game offered by the host of
+    `host_key`); (path, whether it is new)."""
     from pbem.protocol.documents import Packet
 
     seq = packet.expect(Packet).doc.seq
-    _check_host(home, packet, t("packet {seq}", seq=seq))
+    _check_host(home, packet, t("packet {seq}", seq=seq), host_key)
     path = packet_path(home, packet.game, seq)
     return path, _save_once(path, packet, t("packets numbered {seq}", seq=seq))
 

@@ -95,12 +95,18 @@ def seat_keys_at(doc: Packet, invitation: Signed[Invitation]) -> tuple[dict[str,
     return keys, former
 
 
-def adopt_handed_seat(home: Path, packet: Signed[Packet]) -> str | None:
+def offered_seat(home: Path, packet: Signed[Packet]) -> tuple[str, Signed[Invitation]] | None:
     """A packet of a game this key home never joined but holds the invitation of (mailed with
-    it) that hands a seat to one of its keys: the invitation becomes the game's trust anchor,
-    as a join makes it, and the seat's name is returned; else None and nothing is written."""
+    it) that hands a seat to one of its keys: (that seat, the invitation), else None. Nothing is written:
+    anyone who knows a public key can make a game that hands it a seat, so the seat is only
+    taken when its player says so (take_handed_seat, by 'pbem mail-join GAME')."""
     from pbem.seat.keys import list_identities
 
+    return _handing(home, packet, {public.encode() for _, public in list_identities(home)})
+
+
+def _handing(home: Path, packet: Signed[Packet], mine: set[str]) -> tuple[str, Signed[Invitation]] | None:
+    """(the seat the packet hands to one of the keys `mine`, the game's received invitation)."""
     received = received_invitation_path(home, packet.game)
     if invitation_path(home, packet.game).exists() or not received.is_file():
         return None
@@ -108,11 +114,25 @@ def adopt_handed_seat(home: Path, packet: Signed[Packet]) -> str | None:
     if packet.signer.encode() != invitation.doc.host.key or not packet.doc.handovers:
         return None
     keys, _ = seat_keys_at(packet.doc, invitation)
-    mine = {public.encode() for _, public in list_identities(home)}
     seat = next((name for name, key in keys.items() if key in mine), None)
-    if seat is not None:
-        keep_anchor(home, invitation)
-    return seat
+    return (seat, invitation) if seat is not None else None
+
+
+def take_handed_seat(home: Path, game: str, identity: Identity) -> tuple[str, int] | None:
+    """The seat that the latest packet saved of `game` (a game never joined) hands to
+    `identity`, taken: the received invitation becomes the game's trust anchor, as a join makes
+    it. (seat, packet number), or None when no saved packet hands this key a seat."""
+    from pbem.seat.home import latest_saved_packet
+
+    latest = latest_saved_packet(home, game)
+    if latest is None:
+        return None
+    packet = read_blocks(latest.read_text(encoding="utf-8"))[0].expect(Packet)
+    found = _handing(home, packet, {identity.public.encode()})
+    if found is None:
+        return None
+    keep_anchor(home, found[1])
+    return found[0], packet.doc.seq
 
 
 def keep_anchor(home: Path, invitation: Signed[Invitation]) -> None:

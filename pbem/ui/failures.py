@@ -46,9 +46,11 @@ def message(exc: BaseException) -> str:
                 "identity": lambda: t("bad identity name {name}", name=name),
                 "file": lambda: t("bad file name {name}", name=name)}[exc.what]()
     if isinstance(exc, BadNameRead):
-        if exc.what == "game":
-            return t("bad game id {name}", name=repr(exc.name))
-        return t("bad seat name {name} in a document", name=repr(exc.name))
+        name = repr(exc.name)
+        return {"game": lambda: t("bad game id {name}", name=name),
+                "seat": lambda: t("bad seat name {name} in a document", name=name),
+                "game name": lambda: t("bad game name {name} in a document", name=name),
+                "identity": lambda: t("bad identity name {name} in a document", name=name)}[exc.what]()
     if isinstance(exc, CannotWrite):
         return t("cannot write {path}: {why}", path=repr(exc.path), why=os_reason(exc.errno, exc.reason))
     if isinstance(exc, CannotRead):

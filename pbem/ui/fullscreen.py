@@ -149,7 +149,9 @@ class Terminal:
         """Overwrite the screen from the top left, each row cleared before it is written: a row
         cleared after its text (ESC [ K) lost its last letter when the text filled the width, as a
         terminal leaves its cursor on the last column then and clears from there."""
-        self.write("\x1b[H" + "\r\n".join("\x1b[2K" + line + "\x1b[0m" for line in lines) + "\x1b[J")
+        from pbem.ui.terminal import shown  # what the lines quote (moves, names) acts on nothing
+
+        self.write("\x1b[H" + "\r\n".join("\x1b[2K" + shown(line) + "\x1b[0m" for line in lines) + "\x1b[J")
 
     def keys(self) -> str:
         """What was typed (decoded), or "" when the terminal was resized."""

@@ -6,15 +6,27 @@ move the cursor, clear the screen, fake an `error:` line (a newline) or reverse 
 around them (bidi overrides). `printable` shows each such character as a visible escape
 instead (`\\x1b`, `\\n`, `\\u202e`), so the text is still readable and nothing acts on the
 terminal. The CLI passes every line of such text through it before printing.
+
+Behind it, everything a command prints passes `shown` (pbem.cli.main puts `Shown` in front of
+stdout and stderr; the full-screen replay draws its lines through it): what the lines did
+not escape is escaped there, keeping only line breaks, tabs and the colour and weight codes
+rich draws with (SGR, `ESC [ numbers m`: they move no cursor, set no title, write no line).
+What --json prints passes `json_shown`: the same characters written as JSON escapes
+(`\\u202e`), which read back as the same text.
 """
 
 from __future__ import annotations
 
-import unicodedata
+import re
+from typing import Any, TextIO
 
 # Bidirectional overrides and isolates: not control characters (category Cf), but they
 # reorder the text around them ("Trojan Source").
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+# What `shown` keeps without looking closer: printable ASCII, tab, newline and SGR codes.
+_LOOK = re.compile(r"\x1b\[[0-9;]*m|[^\t\n\x20-\x7e]")
+# What `json_shown` looks at: JSON text is printable ASCII and newlines but for what its strings hold.
+_JSON_LOOK = re.compile(r"[^\n\x20-\x7e]")
 
 
 def _escape(ch: str) -> str:
@@ -28,16 +40,64 @@ def _escape(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def _harmless(ch: str) -> bool:
+    # str.isprintable() is False for some harmless separators (U+3000 ideographic space, used
+    # in Chinese text); keep spaces, escape everything in the C (other) categories.
+    if ch == " " or (ch.isprintable() and ch not in _BIDI):
+        return True
+    import unicodedata  # only for a character that is neither
+
+    return unicodedata.category(ch) == "Zs"
+
+
 def printable(text: object) -> str:
     """`text` with every control, format-control and bidi character shown as an escape."""
     s = str(text)
     if s.isprintable():  # the usual case: nothing to do
         return s
-    return "".join(ch if ch == " " or (ch.isprintable() and ch not in _BIDI) or _wide_ok(ch) else _escape(ch)
-                   for ch in s)
+    return "".join(ch if _harmless(ch) else _escape(ch) for ch in s)
 
 
-def _wide_ok(ch: str) -> bool:
-    # str.isprintable() is False for some harmless separators (U+3000 ideographic space, used
-    # in Chinese text); keep spaces, escape everything in the C (other) categories.
-    return unicodedata.category(ch) == "Zs"
+def _kept_or_escaped(m: re.Match[str]) -> str:
+    s = m.group()
+    return s if len(s) > 1 or _harmless(s) else _escape(s)
+
+
+def shown(text: str) -> str:
+    """`text` as printable() shows it, but for its line breaks, tabs and SGR codes."""
+    return _LOOK.sub(_kept_or_escaped, text)
+
+
+def _json_escaped(m: re.Match[str]) -> str:
+    ch = m.group()
+    if _harmless(ch):
+        return ch
+    code = ord(ch)
+    if code > 0xFFFF:  # JSON writes it as a surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def json_shown(text: str) -> str:
+    """JSON text with every character that acts on a terminal written as its JSON escape. Outside
+    its strings JSON holds only ASCII and whitespace, so only what the strings hold changes, and
+    a JSON reader reads the same values."""
+    return _JSON_LOOK.sub(_json_escaped, text)
+
+
+class Shown:
+    """A text stream that writes `shown(text)` to `stream`. It has no `buffer`: click's echo then
+    writes text to it, never bytes around it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(shown(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "buffer":
+            raise AttributeError(name)
+        return getattr(self.stream, name)
