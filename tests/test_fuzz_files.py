@@ -1,9 +1,15 @@
 """Damaged files of every shape are refused with a PbemError: never another exception, and
-never a change to the host's database."""
+never a change to the host's database. The second half drops files of every shape into a real
+shared game folder and runs the real `pbem` command on it (PBEM_FUZZ_EXAMPLES=N for more cases
+than the quick default)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
+import time
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -14,6 +20,7 @@ from pbem_helpers import make_table
 from engine.rules import legal_moves
 from pbem.errors import PbemError
 from pbem.protocol.documents import parse, read_blocks, sign_json
+from pbem.protocol.limits import MAX_FILE
 from pbem.seat import player as P
 
 
@@ -116,3 +123,127 @@ def test_a_player_survives_a_malformed_packet_from_the_host(world, changes) -> N
         P.open_packet(block, table.ids["bob"], table.homes["bob"], remember=False).summary()
     except PbemError:
         pass
+
+
+# --- files a stranger drops into a shared game folder, through the real `pbem` command ----------
+# Every reader of such a file (the host's inbox, a seat's packets and notices, the manifest, the
+# invitation) and the user's own inputs (a position file, an away time) answer one error line or
+# carry on: never exit 70, a traceback, a hang or memory without bound (issue 28).
+
+SHAPES = ["zero", "mem", "fifo", "folder", "sparse", "empty", "latin1", "deep", "deep-object", "nul"]
+
+
+def _drop(path: Path, shape: str | bytes) -> None:
+    """Put `shape` at `path`: a link to a device, a FIFO, a folder, a sparse file over the limit,
+    or bytes (given, or of a named kind)."""
+    if shape == "zero":
+        path.symlink_to("/dev/zero")
+    elif shape == "mem":
+        path.symlink_to("/proc/self/mem")
+    elif shape == "fifo":
+        os.mkfifo(path)
+    elif shape == "folder":
+        path.mkdir()
+    elif shape == "sparse":
+        with path.open("wb") as f:
+            f.truncate(MAX_FILE + 1)
+    else:
+        data = shape if isinstance(shape, bytes) else {
+            "empty": b"", "latin1": "pbem-folder é".encode("latin-1"), "deep": b"[" * 100_000 + b"]" * 100_000,
+            "deep-object": b'{"a":' * 50_000 + b"1" + b"}" * 50_000, "nul": b"\x00" * 1000}[shape]
+        path.write_bytes(data)
+
+
+@pytest.fixture(scope="module")
+def folder_game(tmp_path_factory):
+    """A dealt game in a shared folder, made once; each case runs on a copy."""
+    from test_folder_attacks import dealt
+
+    root = tmp_path_factory.mktemp("fuzz-folder")
+    _, _, _, mover, sp = dealt(root)
+    return root, mover.seat, sp.doc.seq
+
+
+def _copy(folder_game, into: Path) -> tuple[Path, str, int]:
+    root, seat, seq = folder_game
+    target = into / f"case-{time.monotonic_ns()}"
+    shutil.copytree(root, target, symlinks=True)
+    return target, seat, seq
+
+
+def _clean(code: int, out: str, peak: int, what: object) -> None:
+    assert code not in (70, -9) and "Traceback" not in out, (what, code, out)  # -9: killed after the timeout
+    assert peak < 250, (what, f"peak {peak} MiB")
+
+
+def _runs(root: Path, seat: str) -> dict[str, tuple[list[object], Path]]:
+    folder, db = root / "shared", root / "saves" / "t.db"
+    return {"turn": (["turn", folder, "--as", seat], root / f"home-{seat}"),
+            "bot": (["bot", "run", "--as", seat, "--folder", folder, "--once"], root / f"home-{seat}"),
+            "host": (["host", "run", "t", "--db", db, "--folder", folder, "--once"], root / "home-referee")}
+
+
+def test_every_poison_at_once_in_packets_notices_and_inbox(folder_game, tmp_path: Path) -> None:
+    """Each shape as a packet newer than the real one, as a notice and as an inbox file (with a
+    name of 245 characters, and one of escapes): the seat shows its packet, the bot and the host
+    carry on, the inbox is emptied into rejected/."""
+    from test_folder_attacks import run_peak
+
+    root, seat, seq = _copy(folder_game, tmp_path)
+    shared = root / "shared"
+    (shared / "notices").mkdir(exist_ok=True)
+    for i, shape in enumerate(SHAPES, 1):
+        _drop(shared / "packets" / "table" / f"{seq + i:06d}-{i:012x}.pbem", shape)
+        _drop(shared / "notices" / f"{seq:06d}-late-{i:012x}.pbem", shape)
+        if shape != "folder":  # a folder in the inbox is no candidate: left alone
+            _drop(shared / "inbox" / f"{shape}.pbem", shape)
+    _drop(shared / "inbox" / ("y" * 240 + ".pbem"), b"junk")
+    _drop(shared / "inbox" / "\x1b[2J\x07\u202e.pbem", b"junk")
+    for p in (shared / "inbox").iterdir():
+        if not p.is_symlink() and p.is_file():
+            os.utime(p, (time.time() - 60, time.time() - 60))  # no grace for a file being copied
+    for name, (args, home) in _runs(root, seat).items():
+        code, out, peak = run_peak(args, home, root, timeout=60)
+        _clean(code, out, peak, name)
+        assert code == 0, (name, out)
+        if name == "turn":
+            assert out.count("skipped") == len(SHAPES), out
+    left = [p.name for p in (shared / "inbox").iterdir() if p.name not in ("done", "rejected", "folder.pbem")]
+    assert left == [], left
+    assert all(p.name.isprintable() and len(p.name) < 200 for p in (shared / "inbox" / "rejected").iterdir())
+
+
+@settings(max_examples=int(os.environ.get("PBEM_FUZZ_EXAMPLES", "6")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.sampled_from(["pbem-folder.json", "invitation.pbem"]),
+       shape=st.sampled_from(SHAPES) | st.binary(max_size=300)
+       | st.recursive(st.sampled_from(['"x"', "1", "null", '"\\ud800"', "9" * 400]),
+                      lambda inner: st.lists(inner, max_size=3).map(lambda xs: "[" + ",".join(xs) + "]")
+                      | st.dictionaries(st.sampled_from(["format", "version", "game_id", "seats"]), inner, max_size=4)
+                      .map(lambda d: "{" + ",".join(f'"{k}":{v}' for k, v in d.items()) + "}"),
+                      max_leaves=6).map(str.encode),
+       command=st.sampled_from(["turn", "bot", "host"]))
+def test_a_poisoned_manifest_or_invitation_never_exits_70(folder_game, tmp_path: Path, where: str, shape, command) -> None:
+    from test_folder_attacks import run_peak
+
+    root, seat, _ = _copy(folder_game, tmp_path)
+    (root / "shared" / where).unlink()
+    _drop(root / "shared" / where, shape)
+    args, home = _runs(root, seat)[command]
+    _clean(*run_peak(args, home, root, timeout=30), (where, shape, command))
+
+
+@settings(max_examples=int(os.environ.get("PBEM_FUZZ_EXAMPLES", "6")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(until=st.sampled_from(["9999-12-31T23:59:59Z", "9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00",
+                              "99999999999d", "1e308d", "inf", "10000-01-01", "\x1b[2J", "-1d"])
+       | st.text(max_size=30), data=st.binary(max_size=200))
+def test_an_away_time_or_a_position_file_never_exits_70(folder_game, tmp_path: Path, until: str, data: bytes) -> None:
+    from test_folder_attacks import run_peak
+
+    root, seat, _ = _copy(folder_game, tmp_path)
+    if "\x00" not in until:  # a NUL cannot be passed in an argument at all
+        _clean(*run_peak(["away", root / "shared", "--until", until, "--as", seat], root / f"home-{seat}", root),
+               until)
+    (root / "position.json").write_bytes(data)
+    _clean(*run_peak(["position", "legal", root / "position.json"], root, root), data)
