@@ -255,3 +255,17 @@ def test_the_maze_text_has_the_spans_one_append_per_character_made() -> None:
         if state.phase != PLAYING:
             break
         apply(state, bot.choose(view(state, state.player)))
+
+
+@pytest.mark.parametrize("lang", words.LANGUAGES)
+def test_the_counts_line_breaks_between_counts_only(lang: str) -> None:
+    """At 80 columns a Saboteur 2 table's counts were broken inside one ("... out of this round:
+    10 cards   dwarf" / "cards aside: 11"): a line now breaks only between two counts."""
+    state = deal("expansion", PLAYERS[:4], SeededChance(1))
+    with words.using(lang):
+        counts = [words.t("deck", n=len(state.deck)), words.t("removed", n=len(state.removed)),
+                  words.t("aside", n=len(state.aside))]
+        lines = plain_text(render_view(view(state, "ann"), "ann"), width=80).splitlines()
+    assert len(state.aside) == 11
+    for count in counts:
+        assert any(count in line for line in lines), (count, lines)

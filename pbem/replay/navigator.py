@@ -258,13 +258,13 @@ class Navigator:
     def status(self, position: str, columns: int) -> list[str]:
         """The status rows at `columns`: `position` ("lines 3-6 of 60", or ""), then the keys (or
         the move number being typed), packed into as few rows as they fit, none cut off."""
-        from pbem.ui.fullscreen import packed
+        from pbem.ui.render import packed
 
         keys = (screen_keys_help().split(" · ") if self.typing is None
                 else [t("go to move: {digits}_  (Enter)", digits=self.typing)])
         if position:
             keys[0] = f"{position}  {keys[0]}"
-        return packed(keys, columns)
+        return packed(keys, columns, " · ")
 
     def run(self) -> None:
         """Full screen on a terminal (like `less`); a numbered prompt where keys cannot be read raw."""

@@ -58,20 +58,6 @@ class Picture:
                  total=self.total)
 
 
-def packed(items: list[str], width: int, sep: str = " · ") -> list[str]:
-    """`items` joined by `sep` into as few lines of at most `width` cells as there can be, an item
-    never split (one wider than `width` alone on its line); nothing is cut off."""
-    from rich.cells import cell_len
-
-    lines: list[str] = []
-    for item in items:
-        if lines and cell_len(lines[-1] + sep + item) <= width:
-            lines[-1] += sep + item
-        else:
-            lines.append(item)
-    return lines
-
-
 def fit(top: list[str], middle: list[str], rows: int, scroll: int, head: int = 0) -> Picture:
     """`rows` lines: `top` pinned while at least one line of `middle` fits under it, and as much of
     `middle` from line `scroll` on as fits; when the top does not fit, only its first `head` lines

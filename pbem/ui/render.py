@@ -296,20 +296,38 @@ _LEGEND_EXPANSION = (
 )
 
 
-def render_legend(ruleset: str = "expansion", width: int = 78) -> Text:
-    """What the maze's marks mean, packed into lines of at most `width` cells.
-
-    Packed by hand so that a line break never falls between a glyph and its word.
-    """
-    items = _LEGEND + (_LEGEND_EXPANSION if ruleset != "classic" else ())
+def packed(items: Iterable[str], width: int, sep: str = "   ") -> list[str]:
+    """`items` joined by `sep` into as few lines of at most `width` cells as there can be, an item
+    never split (a line break never falls inside one; one wider than `width` has its own line)."""
     lines: list[str] = []
-    for glyph, key in items:
-        item = f"{glyph} {t(key)}"
-        if lines and cell_len(lines[-1]) + 3 + cell_len(item) <= width:
-            lines[-1] += "   " + item
+    for item in items:
+        if lines and cell_len(lines[-1] + sep + item) <= width:
+            lines[-1] += sep + item
         else:
             lines.append(item)
-    return Text("\n".join(lines), style=STYLE["label"])
+    return lines
+
+
+class Packed:
+    """`packed` as a renderable: the items fill the console's width (rich would break a line
+    inside an item: "dwarf" / "cards aside: 11")."""
+
+    def __init__(self, items: list[str], style: str = "", sep: str = "   ") -> None:
+        self.items, self.style, self.sep = items, style, sep
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in packed(self.items, options.max_width, self.sep):
+            yield Text(line, style=self.style)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(max((cell_len(i) for i in self.items), default=0), cell_len(self.sep.join(self.items)))
+
+
+def render_legend(ruleset: str = "expansion", width: int = 78) -> Text:
+    """What the maze's marks mean, packed into lines of at most `width` cells (a line break never
+    falls between a glyph and its word)."""
+    items = _LEGEND + (_LEGEND_EXPANSION if ruleset != "classic" else ())
+    return Text("\n".join(packed((f"{glyph} {t(key)}" for glyph, key in items), width)), style=STYLE["label"])
 
 
 # --- cards -------------------------------------------------------------------------------
@@ -389,7 +407,7 @@ def _cells(*texts: str) -> list[Text]:
     return [Text(w) for w in texts]
 
 
-def _counts(view: RoundState) -> str:
+def _counts(view: RoundState) -> list[str]:
     parts = [t("deck", n=len(view.deck)), t("discard pile", n=len(view.discard))]
     if view.removed:
         parts.append(t("removed", n=len(view.removed)))
@@ -397,7 +415,7 @@ def _counts(view: RoundState) -> str:
         parts.append(t("nuggets", n=len(view.nuggets)))
     if view.aside and view.ruleset != "classic":
         parts.append(t("aside", n=len(view.aside)))  # swap-hat draws from these
-    return "   ".join(parts)
+    return parts
 
 
 def _heading(view: RoundState, header: dict | None) -> Text:
@@ -449,7 +467,7 @@ def view_details(view: RoundState, me: str | None) -> list[RenderableType]:
     roles_known = any(r not in (None, "?") for p, r in view.roles.items() if p != me)
     parts: list[RenderableType] = [
         _players_table(view, me, show_roles=roles_known or view.phase != PLAYING),
-        Text(_counts(view), style="dim"),
+        Packed(_counts(view), style="dim"),
     ]
     if view.phase == OVER:  # every card is open: who found the gold, which side won
         parts.append(Text(words.round_outcome(view)[0]))
