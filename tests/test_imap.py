@@ -337,3 +337,41 @@ def test_imap_bad_login_or_url_is_one_line_on_stderr(mail_servers: MailServers, 
         assert done.returncode == code, (args, done.stderr)
         assert done.stderr.startswith(says) and "Traceback" not in done.stderr, done.stderr
         assert "wrong-secret" not in done.stderr + done.stdout
+
+
+def test_a_bot_started_again_resumes_its_game_from_the_key_home(mail_servers: MailServers, tmp_path: Path) -> None:
+    """`pbem bot run` stopped after joining and started again with the same command: its
+    invitation mail is in pbem/done, yet it plays the seat (before: it waited for ever)."""
+    from test_folder_play import SEATS, cli_app, make_homes, run_cli
+
+    from pbem.host import referee as H
+    from pbem.seat import keys
+
+    s = mail_servers
+    app = cli_app()
+    homes = make_homes(tmp_path, ["host", *SEATS])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = tmp_path / "saves" / "t.db"
+    H.create_game(db, "t", ids["host"], "classic", [(p, ids[p].public) for p in SEATS], [],
+                  {n: s.address(n) for n in ["host", *SEATS]})
+    for n in ["host", *SEATS]:
+        run_cli(app, ["mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port, "--smtp-security",
+                      "none", "--from", s.address(n), "--imap", s.imap.url(n),
+                      "--password-command", _script(tmp_path / f"secret-{n}.sh", f"pw-{n}")], homes[n])
+
+    def host_pass() -> str:
+        return run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
+
+    def bot(p: str) -> str:  # the same command each time, a new process' worth of state each time
+        return run_cli(app, ["bot", "run", "--as", p, "--once", "--no-idle"], homes[p]).output
+
+    host_pass()
+    for p in SEATS:
+        assert "joined t-" in bot(p)
+        assert s.imap.count(p, "pbem/done") == 1 and s.imap.count(p) == 0  # the invitation mail is settled
+    assert "round 1 dealt, packet 1" in host_pass()
+    mover = H.Host(db).status()["to_move"]
+    out = bot(mover)
+    assert "resuming t-" in out and "joined before" in out and "packet 1: " in out, out
+    assert f"applied {mover}'s move" in host_pass()
+    assert H.Host(db).status()["seq"] == 2

@@ -173,6 +173,9 @@ class ImapFolder:
             self.uidvalidity = _text(validity[-1]) if validity and validity[-1] else ""
         except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
             raise MailboxDown(t("lost the IMAP connection to {host}: {error}", host=self.url.host, error=exc)) from None
+        except MailServerRefused:
+            _drop(conn)
+            raise
         self.conn = conn
         return conn
 
@@ -186,7 +189,12 @@ class ImapFolder:
             self.folders[logical] = name
             if name in have:
                 continue
-            typ, data = conn.create(_quoted(name))
+            try:
+                typ, data = conn.create(_quoted(name))
+            except imaplib.IMAP4.abort:
+                raise
+            except imaplib.IMAP4.error as exc:  # BAD: imaplib raises rather than answers
+                raise self._refused("CREATE " + name, exc) from None
             if typ != "OK" and not _says(data, "ALREADYEXISTS") and name not in _folder_names(conn):
                 raise self._refused("CREATE " + name, data)
 
