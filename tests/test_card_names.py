@@ -68,6 +68,25 @@ def test_a_name_two_kinds_of_the_hand_share_is_refused_with_their_numbers() -> N
     assert max(len(n.split()) for n in names()) >= 2  # "dead end", "double curve", "broken lamp"
 
 
+def test_a_misspelt_name_of_two_words_is_answered_with_the_name() -> None:
+    """`discard dead edn` was answered 'did you mean discard dead-n edn' (the engine mends one
+    word); now with the name meant, whole."""
+    hand = ["dead-n.1", "break-lamp.1", "double-curve.1"]
+    for typed, meant in [("discard dead edn", "discard dead end"), ("play brokn lamp on bob", "play broken lamp on bob"),
+                         ("play dubble curve at 1,0", "play double curve at 1,0"), ("discard 1 Dead Edn", "discard 1 dead end")]:
+        with pytest.raises(InvalidMove) as refused:
+            typed_move(typed, hand)
+        assert refused.value.suggestion == meant and typed_move(meant, hand) != meant
+    assert typed_move("play strait at 1,0", hand) == "play strait at 1,0"  # one word: the engine's own suggestion
+
+
+def test_the_hint_names_the_card_meant(tmp_path: Path) -> None:
+    path = _position(tmp_path, ["dead-n.1", "map.3"])
+    run = pbem("position", "apply", path, "discard dead edn", env={"PBEM_LANG": "en"})
+    one_error_line(run, 2, "unknown card 'dead edn'")
+    assert "discard dead end" in run.stderr.splitlines()[1] and "dead-n edn" not in run.stderr
+
+
 @pytest.mark.parametrize("lang, move, placed", [
     ("zh-Hans", "play 十字路 at 1,0", "cross.1"),
     ("zh-Hant", "play 十字路 at 1,0", "cross.1"),

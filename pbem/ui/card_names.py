@@ -66,6 +66,7 @@ def typed_move(text: str, hand: Sequence[str] | None) -> str:
     while i < stop:
         n = _name_length(words, i, stop, whole=verb == "play")  # play: one card, all words up to 'at' or 'on'
         if n == 0:  # an id, kind or number, or no name: the engine says what it makes of it
+            _refuse_near_name(text, words, i, stop, whole=verb == "play")
             out.append(words[i])
             i += 1
             continue
@@ -84,6 +85,25 @@ def _name_length(words: list[str], i: int, stop: int, *, whole: bool) -> int:
         if (n > 1 or not _plain(words[i])) and fold(" ".join(words[i:i + n])) in names():
             return n
     return 0
+
+
+def _refuse_near_name(text: str, words: list[str], i: int, stop: int, *, whole: bool) -> None:
+    """InvalidMove, with the move meant, when the words from `i` are a name of two words or more
+    misspelt (`dead edn`); the engine, which knows no names, would mend one word of it alone
+    (`dead-n edn`). One word is left to the engine and its own suggestions."""
+    if _plain(words[i]):
+        return
+    import difflib  # only for words that name no card
+
+    longest = max(len(name.split()) for name in names())
+    for n in [stop - i] if whole else range(min(longest, stop - i), 1, -1):
+        if n < 2:  # play's one word
+            return
+        phrase = " ".join(words[i:i + n])
+        near = difflib.get_close_matches(fold(phrase), [m for m in names() if len(m.split()) == n], n=1, cutoff=0.75)
+        if near:
+            meant = " ".join([*words[:i], near[0], *words[i + n:]])
+            raise InvalidMove(text, f"unknown card {phrase!r}; did you mean {near[0]}?", meant)
 
 
 def _held(text: str, name: str, kinds: frozenset[str], hand: Sequence[str], taken: list[str]) -> str:
