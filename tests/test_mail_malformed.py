@@ -14,7 +14,6 @@ from processes import pbem
 from pbem.mail.incoming import message_blocks, who
 from pbem.mail.memory import message_keys
 from pbem.mail.message import compose, read_mail, write_eml
-from pbem.mail.profile import reply_address
 
 # A multipart mail without a boundary around a byte that is no text: the email package reads
 # it, then cannot write it back (what the inbox's memory hashed), UnicodeEncodeError.
@@ -78,4 +77,3 @@ def test_fuzzed_mail_never_fails_a_reader(heads: list[bytes], pieces: list[bytes
     blocks, errors = message_blocks(msg)
     assert not blocks and all(isinstance(e, str) for e in errors)
     who(msg)
-    reply_address(msg)

@@ -220,10 +220,9 @@ class MailBot:
             return
         self.game, self.seat = inv.game, seat
         if self.to is None:
-            from pbem.mail.profile import host_address, remember_host_address, reply_address
+            from pbem.mail.profile import host_address, remember_host_address
 
-            if msg is not None:
-                remember_host_address(self.home, inv.game, reply_address(msg))
+            remember_host_address(self.home, inv.game, inv.doc.host.mail)  # signed by the host, never a header
             self.to = host_address(self.home, inv.game, None)
         self.brain = _Brain(self.kind, seat, self.seed)
         if inv.doc.trustless:  # the same seat as through a folder, its packets kept in the key home by read()
@@ -276,7 +275,7 @@ class MailBot:
             self.log(labelled(label, line))
         else:
             self.routed.add(b.hash)
-            self.router.learn_sender(b, kind, msg)
+            self.router.learn_sender(b, kind)
         return kind
 
     def _settle(self, label: str, outcome: str | None) -> None:

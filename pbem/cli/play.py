@@ -206,6 +206,19 @@ def write_packets(host: "Host", out: Path) -> list[Path]:
     return [Path(where) for seq, where in publish_pending(host, OutDir(out)) if seq]
 
 
+def _profile_sender(home: Path | None) -> str | None:
+    """The address of the host's mail profile ('pbem mail setup --from'), if it has one."""
+    from email.utils import parseaddr
+
+    from pbem.mail.profile import load_profile
+
+    try:
+        profile = load_profile(key_home(home))
+    except UsageError:
+        return None  # a profile it cannot read: 'pbem mail setup' says why
+    return (parseaddr(profile.smtp.from_addr)[1] or None) if profile and profile.smtp else None
+
+
 @game_app.command("new")
 def game_new(
     game: Annotated[str, typer.Argument(help="A short name for the game (letters, digits, - _).")],
@@ -264,6 +277,7 @@ def game_new(
             raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
         timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind, max_away).to_config()
     host = identity_named(home, host_name, passphrase_file, t("which identity hosts the game? pass --host NAME"))
+    host_mail = emails.get(HOST) or _profile_sender(home)  # signed into the invitation: where seats mail
     if trustless:
         from pbem.host import blind
         from pbem.host.paths import SAVES, as_url, sqlite_file
@@ -280,7 +294,7 @@ def game_new(
         if timing:  # refused before the game's file is made
             blind.check_no_absent_rule(absent_after)
             blind.check_timing(Timing.from_config({"timing": timing}))
-        invitation = blind.create_game(own, game, host, ruleset, seats, list(option))
+        invitation = blind.create_game(own, game, host, ruleset, seats, list(option), host_mail=host_mail)
         if emails or timing:
             with blind.BlindHost(own) as b:
                 for name, addr in emails.items():
@@ -288,7 +302,7 @@ def game_new(
                 if timing:
                     b.set_timing(Timing.from_config({"timing": timing}))
     else:
-        invitation = create_game(url, game, host, ruleset, seats, list(option), emails, timing)
+        invitation = create_game(url, game, host, ruleset, seats, list(option), emails, timing, host_mail=host_mail)
     target = output or out_dir(game, url) / "invitation.pbem"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, invitation.armored().encode())

@@ -36,7 +36,7 @@ from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing, clock_says
 from pbem.host.paths import is_blind
 from pbem.host.publish import HostNotice, Release
-from pbem.host.referee import Outcome, check_new_game
+from pbem.host.referee import Outcome, check_host_mail, check_new_game
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
@@ -98,16 +98,18 @@ def _engine(path: Path, *, create: bool = False) -> Engine:
 
 
 def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list[tuple[str, PublicKey]],
-                options: list[str], clock: Clock = REAL) -> Signed[Invitation]:
-    """A trustless game: the invitation commits to nothing, since the host deals nothing."""
+                options: list[str], clock: Clock = REAL, host_mail: str | None = None) -> Signed[Invitation]:
+    """A trustless game: the invitation commits to nothing, since the host deals nothing.
+    `host_mail`: the address the seats mail, signed into the invitation."""
     checked = check_new_game(path, name, ruleset, seats, options)
+    host_mail = check_host_mail(host_mail)
     if checked != CLASSIC:  # swap-hat, inspect and the thefts need more than a view can apply (docs/trustless.md §9)
         raise UsageError(t("a trustless game plays the classic rules only, not {ruleset}", ruleset=repr(checked)),
                          hint=t("leave out --ruleset, or play without --trustless"))
     path.parent.mkdir(parents=True, exist_ok=True)
     game_id = f"{name}-{os.urandom(4).hex()}"
     invitation = sign(Invitation(game=game_id, name=name, ruleset=checked, options=sorted(options),
-                                 host=HostParty(name=host.name, key=host.public.encode()),
+                                 host=HostParty(name=host.name, key=host.public.encode(), mail=host_mail),
                                  seats=[Party(name=n, key=k.encode()) for n, k in seats],
                                  commitments=[], created=stamp(clock.now()), trustless=True), host)
     engine = _engine(path, create=True)

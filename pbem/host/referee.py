@@ -54,6 +54,7 @@ from pbem.protocol.documents import (
     Carried,
     HandoverRecord,
     HostParty,
+    mail_address_ok,
     Invitation,
     Join,
     Link,
@@ -161,6 +162,14 @@ def check_new_game(path: Path | None, name: str, ruleset: str, seats: list[tuple
     return ruleset
 
 
+def check_host_mail(address: str | None) -> str | None:
+    """The host's mail address as an invitation may sign it (None: none given)."""
+    if address is not None and not mail_address_ok(address):
+        raise UsageError(t("{address} is no mail address the invitation can name", address=repr(address)),
+                         hint=t("write it as user@example.org"))
+    return address
+
+
 def create_game(
     store: Store | Path | str,
     name: str,
@@ -171,18 +180,21 @@ def create_game(
     emails: dict[str, str] | None = None,
     timing: dict[str, Any] | None = None,
     clock: Clock = REAL,
+    host_mail: str | None = None,
 ) -> Signed:
     """Add a game to the store (created if it does not exist) and return its invitation.
 
-    `timing` is the game's deadline rules (pbem.host.deadlines.Timing.to_config()), if any."""
+    `timing` is the game's deadline rules (pbem.host.deadlines.Timing.to_config()), if any.
+    `host_mail` (else `emails["host"]`) is signed into the invitation: the address seats mail."""
     ruleset = check_new_game(None, name, ruleset, seat_keys, options)
+    host_mail = check_host_mail(host_mail or (emails or {}).get(HOST))
     st, owned = _open(store, create=True)
     try:
         game_id = f"{name}-{os.urandom(4).hex()}"
         secrets = fairness.new_secrets(ROUNDS_PER_GAME)
         commitments = [fairness.commitment(game_id, k + 1, s) for k, s in enumerate(secrets)]
         invitation = sign(Invitation(game=game_id, name=name, ruleset=ruleset, options=sorted(options),
-                                     host=HostParty(name=host.name, key=host.public.encode()),
+                                     host=HostParty(name=host.name, key=host.public.encode(), mail=host_mail),
                                      seats=[Party(name=n, key=k.encode()) for n, k in seat_keys],
                                      commitments=commitments, created=stamp(clock.now())), host)
         taken = UsageError(t("store {store} already has a game called {name}", store=repr(st.label), name=repr(name)),

@@ -269,16 +269,20 @@ class Router:
         # handed to a new player gets both in one mail).
         for b in sorted(blocks, key=lambda b: b.kind != "invitation"):
             kind, line, code = self.route_coded(b)
-            self.learn_sender(b, kind, msg)
+            self.learn_sender(b, kind)
             out.append((kind, labelled(label, line), code))
         return out
 
-    def learn_sender(self, block: Signed, kind: str, msg: EmailMessage) -> None:
-        """The host's address of a game, from the mail that brought its invitation or packet."""
-        from pbem.mail.profile import remember_host_address, reply_address
+    def learn_sender(self, block: Signed, kind: str) -> None:
+        """The host's address of a game, as its invitation names it (signed by the host): from
+        the invitation a mail brought, or for a packet the invitation this key home joined."""
+        from pbem.mail.profile import remember_host_address
+        from pbem.seat.home import load_invitation
 
-        if block.kind in ("invitation", "packet") and kind in ("invitation", "saved", "have"):
-            remember_host_address(self.home, block.game, reply_address(msg))
+        if block.kind == "invitation" and kind in ("invitation", "have"):
+            remember_host_address(self.home, block.game, block.expect(Invitation).doc.host.mail)
+        elif block.kind == "packet" and kind in ("saved", "have") and trusted_host_key(self.home, block.game):
+            remember_host_address(self.home, block.game, load_invitation(self.home, block.game).doc.host.mail)
 
 
 def discover_dbs(explicit: list[str], saves: Path) -> list[str | Path]:

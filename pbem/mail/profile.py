@@ -7,16 +7,14 @@ refuses a password field on reading and writing. `pbem mail setup` writes it; ma
 mail-move, turn, bot run and host run read it when their own options are not given.
 
 The host's address of each joined game is kept beside it (HOME/mail/hosts.json), learnt
-from the mail that brought the invitation or a packet, so a player answers with just
-`pbem mail-move GAME "MOVE"`.
+from the invitation (the address its host signed into it, never a mail's headers), so a
+player answers with just `pbem mail-move GAME "MOVE"`.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from email.message import EmailMessage
-from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
 
@@ -130,15 +128,6 @@ def save_profile(home: Path, profile: MailProfile) -> Path:
 # --- the host's address of each game ------------------------------------------------------------
 
 
-def reply_address(msg: EmailMessage) -> str | None:
-    """Where an answer to this mail goes: Reply-To, else From."""
-    for header in ("Reply-To", "From"):
-        addr = parseaddr(str(msg.get(header, "")))[1]
-        if "@" in addr:
-            return addr
-    return None
-
-
 def host_addresses(home: Path) -> dict[str, str]:
     path = mail_hosts_path(home)
     if not path.exists():
@@ -151,10 +140,10 @@ def host_addresses(home: Path) -> dict[str, str]:
 
 
 def remember_host_address(home: Path, game: str, address: str | None) -> None:
-    """Keep the first address a game's host wrote from; a later mail cannot change it (anyone
-    can forward a genuine packet from their own address)."""
+    """Keep the address a game's invitation names for its host (signed by the host: no header
+    of whoever passed the invitation on counts; an address kept before from a header gives way)."""
     known = host_addresses(home)
-    if address is None or check_game_id(game) in known:
+    if address is None or known.get(check_game_id(game)) == address:
         return
     known[game] = address
     path = mail_hosts_path(home)
@@ -168,5 +157,6 @@ def host_address(home: Path, game: str, given: str | None) -> str:
     found = host_addresses(home).get(game)
     if found is None:
         raise UsageError(t("no host address known for game {game}", game=game),
-                         hint=t("pass --to HOST-ADDRESS (it is learnt from the host's mail by 'pbem inbox')"))
+                         hint=t("pass --to HOST-ADDRESS ('pbem inbox' learns it from the invitation, when its host "
+                                "signed an address into it)"))
     return found

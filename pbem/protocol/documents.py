@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -74,9 +75,26 @@ class Party(Shape, frozen=True):
         check_seat_id(self.name)
 
 
+# A mail address as a document may name it: one '@', printable ASCII, nothing a header or a
+# terminal would read as more than an address.
+_MAIL_RE = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9.-]{1,189}")
+
+
+def mail_address_ok(address: str) -> bool:
+    return _MAIL_RE.fullmatch(address) is not None
+
+
 class HostParty(Shape, frozen=True):
     name: str
     key: str
+    # Where the seats mail their joins and moves, signed with the rest: a key home learns the
+    # host's address from here, never from the headers of whoever passed the invitation on.
+    mail: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.mail is not None and not mail_address_ok(self.mail):
+            raise BadPacket(t("the invitation names {address} as its host's mail address, which is no mail address",
+                              address=repr(self.mail)))
 
     def __post_init__(self) -> None:
         check_identity_id(self.name)  # every list of games shows it
