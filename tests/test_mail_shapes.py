@@ -1,17 +1,24 @@
 """A move mail as real mail clients reshape it: forwarded, quoted, re-encoded, re-wrapped, in a
 Chinese charset, as Outlook's, Thunderbird's, Apple Mail's or Gmail's HTML, from mutt or
-s-nail. Each mail is built the way that client builds it, handed to a real SMTP server
-(aiosmtpd) that delivers it into the host's Maildir, and read by the host's mail loop
-(MailHost, as `pbem host run` runs it) against a real SQLite store: every intact shape is
-applied; a damaged one is refused with its reason."""
+s-nail. Each mail is built the way that client builds it, handed to a real mail server and
+read by the host's mail loop (MailHost, as `pbem host run` runs it) against a real SQLite
+store: every intact shape is applied; a damaged one is refused with its reason.
+
+Two carriers: aiosmtpd delivering byte for byte into the host's Maildir (the quick loop), and
+Debian's own Postfix (submission, STARTTLS, AUTH) delivering into Dovecot (Maildir++, '.'),
+the host reading it over IMAP with STARTTLS (tests/realmail.py; slow: servers start once)."""
 
 from __future__ import annotations
 
 import base64
+import mailbox
 import quopri
 import smtplib
 import sqlite3
+import ssl
+import tempfile
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email import policy
@@ -23,11 +30,14 @@ import pytest
 from aiosmtpd.controller import Controller
 from mailservers import _Deliver, _wait_listening, free_port
 from pbem_helpers import make_table
+from realmail import start_real_mail, stop_real_mail
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import MailHost
 from pbem.host import referee as H
+from pbem.mail.imap import ImapFolder, ImapUrl
 from pbem.mail.incoming import MailScanner
+from pbem.mail.memory import MailSource
 from pbem.mail.outgoing import Courier, block_mail
 from pbem.seat import player as P
 
@@ -62,19 +72,65 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
                  block_mail(move, sender=sender, to=HOST), move.armored())
 
 
-@pytest.fixture(scope="module")
-def smtp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, _Deliver]]:
+class Maildir:
     """aiosmtpd handing each mail, byte for byte, to the host's Maildir (as an MTA hands it to
-    the IMAP server's store); the Maildir is replaced for every case."""
-    handler = _Deliver({})
-    port = free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
+    the IMAP server's store); a new Maildir for every case."""
+
+    def __init__(self) -> None:
+        self.handler = _Deliver({})
+        self.port = free_port()
+        self.controller = Controller(self.handler, hostname="127.0.0.1", port=self.port)
+        self.controller.start()
+        _wait_listening(self.port, None, None, "aiosmtpd")
+
+    def deliver(self, w: World, data: bytes, tmp_path: Path) -> MailSource:
+        maildir = tmp_path / "Maildir"
+        mailbox.Maildir(maildir, create=True)
+        self.handler.boxes[HOST] = maildir
+        self.handler.per_address[HOST] = 0
+        with smtplib.SMTP("127.0.0.1", self.port, timeout=30) as s:
+            s.sendmail(w.sender, [HOST], data)
+        assert self.handler.per_address[HOST] == 1
+        return MailScanner([maildir])
+
+    def close(self) -> None:
+        self.controller.stop()
+
+
+class PostfixDovecot:
+    """The mover submits to Postfix (STARTTLS, AUTH), which delivers into Dovecot over LMTP;
+    the host reads its INBOX over IMAP with STARTTLS. Each case's mail leaves the INBOX when
+    the host settles it (pbem.done or pbem.rejected)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.servers = start_real_mail(Path(tempfile.gettempdir()), ["referee", "ann", "bob", "cat"], ".")
+
+    def deliver(self, w: World, data: bytes, tmp_path: Path) -> MailSource:
+        s = self.servers
+        assert s.dovecot.count("referee") == 0
+        with smtplib.SMTP("127.0.0.1", s.postfix.port, timeout=30) as smtp:
+            smtp.starttls(context=ssl.create_default_context(cafile=str(s.ca)))
+            smtp.login(w.mover, f"pw-{w.mover}")
+            smtp.sendmail(w.sender, [HOST], data)
+        deadline = time.monotonic() + 20
+        while s.dovecot.count("referee") < 1:
+            assert time.monotonic() < deadline, (s.postfix.base / "postfix.log").read_text()[-3000:]
+            time.sleep(0.05)
+        return ImapFolder(ImapUrl.parse(s.dovecot.url("referee")), lambda: ("password", "pw-referee"), idle=False,
+                          ca_file=str(s.ca))
+
+    def close(self) -> None:
+        stop_real_mail(self.servers, self.root)
+
+
+@pytest.fixture(scope="module", params=["aiosmtpd", pytest.param("postfix-dovecot", marks=pytest.mark.slow)])
+def carrier(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Maildir | PostfixDovecot]:
+    made = Maildir() if request.param == "aiosmtpd" else PostfixDovecot(tmp_path_factory.mktemp("servers"))
     try:
-        _wait_listening(port, None, None, "aiosmtpd")
-        yield port, handler
+        yield made
     finally:
-        controller.stop()
+        made.close()
 
 
 # --- the shapes -------------------------------------------------------------------------------
@@ -328,46 +384,33 @@ APPLIED = [forwarded_as_attachment, nested_twice, quoted, quoted_twice, quoted_p
 REFUSED = {truncated: "no END line", altered: "signature"}
 
 
-def _deliver(port: int, handler: _Deliver, maildir: Path, w: World, raw: str) -> None:
-    import mailbox
-
-    mailbox.Maildir(maildir, create=True)
-    handler.boxes[HOST] = maildir
-    handler.per_address[HOST] = 0
-    data = _crlf(raw).encode("latin-1")  # CRLF on the wire; 8-bit bodies are built one char per byte
-    with smtplib.SMTP("127.0.0.1", port, timeout=30) as s:
-        s.sendmail(w.sender, [HOST], data)
-    assert handler.per_address[HOST] == 1
-
-
-def _host_reads(w: World, tmp_path: Path, raw: str, smtp: tuple[int, _Deliver]) -> tuple[int, list[str]]:
-    """The case's store (a copy of the world's), the mail delivered over SMTP, one step of the
+def _host_reads(w: World, tmp_path: Path, raw: str, carrier: Maildir | PostfixDovecot) -> tuple[int, list[str]]:
+    """The case's store (a copy of the world's), the mail carried to the host, one step of the
     host's mail loop: (the packet number after it, the host's log)."""
     db = tmp_path / "game.db"
     with sqlite3.connect(w.db) as src, sqlite3.connect(db) as dst:
         src.backup(dst)
-    maildir = tmp_path / "Maildir"
-    _deliver(*smtp, maildir, w, raw)
+    source = carrier.deliver(w, _crlf(raw).encode("latin-1"), tmp_path)  # CRLF on the wire; 8-bit: a char a byte
     host = H.Host(db, w.referee, game="test")  # type: ignore[arg-type]
     log: list[str] = []
     try:
-        MailHost(host, MailScanner([maildir]), Courier(to_dir=tmp_path / "out"), log.append).step()
+        MailHost(host, source, Courier(to_dir=tmp_path / "out"), log.append).step()
         return int(host.head()[0]), log
     finally:
+        source.close()
         host.close()
 
 
 @pytest.mark.parametrize("shape", APPLIED, ids=lambda f: f.__name__)
-def test_a_reshaped_move_mail_is_applied(world: World, tmp_path: Path, smtp, shape) -> None:
-    raw = shape(world)
-    seq, log = _host_reads(world, tmp_path, raw, smtp)
+def test_a_reshaped_move_mail_is_applied(world: World, tmp_path: Path, carrier, shape) -> None:
+    seq, log = _host_reads(world, tmp_path, shape(world), carrier)
     assert seq == world.seq + 1, log
     assert any(f"applied {world.mover}'s move" in line for line in log), log
 
 
 @pytest.mark.parametrize("shape", list(REFUSED), ids=lambda f: f.__name__)
-def test_a_damaged_move_mail_is_refused_with_its_reason(world: World, tmp_path: Path, smtp, shape) -> None:
-    seq, log = _host_reads(world, tmp_path, shape(world), smtp)
+def test_a_damaged_move_mail_is_refused_with_its_reason(world: World, tmp_path: Path, carrier, shape) -> None:
+    seq, log = _host_reads(world, tmp_path, shape(world), carrier)
     assert seq == world.seq, log
     rejected = [line for line in log if line.startswith("rejected ")]
     assert len(rejected) == 1 and REFUSED[shape] in rejected[0], log
