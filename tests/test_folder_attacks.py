@@ -279,3 +279,31 @@ def test_an_away_time_past_the_calendar_is_one_error_line(tmp_path: Path, until:
                          cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
     assert run.returncode == 2 and run.stderr.startswith("error: ") and "Traceback" not in run.stderr, run.stderr
     assert not any(p.name.startswith(f"{mover.seat}-") for p in (folder / "inbox").iterdir())
+
+
+def test_a_trustless_seat_and_the_blind_host_read_no_poison(tmp_path: Path) -> None:
+    """The same poison in a trustless game's folder: `pbem turn` (the trustless seat) and `pbem host
+    run` (the blind host) stay bounded, and the host sets the inbox poison aside unread."""
+    from blind_game import BlindGame
+
+    game = BlindGame(tmp_path).play(lambda table: True)  # joined, the first packets out
+    folder = game.folder
+    top = max(packets(folder))
+    table = folder / "packets" / "table"
+    (table / f"{top + 3:06d}-{'a' * 12}.pbem").symlink_to("/dev/zero")
+    sparse(table / f"{top + 2:06d}-{'b' * 12}.pbem", GIB)
+    os.mkfifo(table / f"{top + 1:06d}-{'c' * 12}.pbem")
+    (folder / "notices").mkdir(exist_ok=True)
+    (folder / "notices" / f"{top:06d}-late-{'d' * 12}.pbem").symlink_to("/dev/zero")
+    sparse(folder / "inbox" / "huge.pbem", GIB)
+    (folder / "inbox" / "zero.pbem").symlink_to("/dev/zero")
+    os.mkfifo(folder / "inbox" / "fifo.pbem")
+    game.host.close()
+
+    code, out, peak = run_peak(["turn", folder, "--as", "ann"], game.homes["ann"], tmp_path)
+    assert code not in (70, -9) and "Traceback" not in out and peak < PEAK_LIMIT_MIB, (code, peak, out)
+    code, out, peak = run_peak(["host", "run", "t", "--db", game.db, "--folder", folder, "--once"],
+                               game.homes["referee"], tmp_path)
+    assert code == 0 and peak < PEAK_LIMIT_MIB, (code, peak, out)
+    assert sorted(p.name for p in (folder / "inbox" / "rejected").iterdir() if not p.name.endswith(".why")) == [
+        "fifo.pbem", "huge.pbem", "zero.pbem"], out
