@@ -19,7 +19,8 @@ from pbem.host.publish import publish_pending
 from pbem.protocol.documents import Invitation, Packet, Signed, read_blocks
 from pbem.protocol.trustless.public import PublicTable
 from pbem.seat.keys import create_identity
-from pbem.seat.trustless import TrustlessSeat, join
+from pbem.seat import player
+from pbem.seat.trustless import TrustlessSeat
 
 SEATS = ("ann", "bob", "cat")
 
@@ -42,7 +43,8 @@ class BlindGame:
         for s, seat in self.seats.items():
             seat.table.check_proofs = False
             seat.choose = make_bot("random", s, "7").choose
-            self.host.accept(read_blocks(join(self.inv, ids[s], s).armored())[0])
+            # joined as `pbem turn` joins: the invitation kept in the seat's key home as its trust anchor
+            self.host.accept(read_blocks(player.join(self.inv, ids[s], self.homes[s]).armored())[0])
         self.folder = self.root / "shared"
         self.host.set_config(transport={"folder": str(self.folder)})
         self._sync()
@@ -58,15 +60,22 @@ class BlindGame:
                 seat.follow(packet)
             self.seen = seq
 
+    def send(self, seat: str) -> None:
+        """`seat` sends the block it owes; every seat follows the packet it makes."""
+        owed = self.seats[seat].owed()
+        assert owed is not None, (seat, self.table.waiting())
+        self.host.accept(read_blocks(owed.armored())[0])
+        self._sync()
+
     def play(self, until: Callable[[PublicTable], bool]) -> BlindGame:
         """Every seat the table waits for answers, until `until(table)` holds; then the folder
         has every packet."""
         while not until(table := self.table) and table.step() != "over":
             for s in table.waiting().seats:
-                owed = self.seats[s].owed()
-                assert owed is not None, (s, table.waiting())
-                self.host.accept(read_blocks(owed.armored())[0])
-            self._sync()
+                self.send(s)
+        return self.publish()
+
+    def publish(self) -> BlindGame:
         publish_pending(self.host, FolderPublisher(GameFolder.init(self.folder, self.inv.game, self.seats_)))
         return self
 

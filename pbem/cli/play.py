@@ -398,10 +398,12 @@ def show(
         if as_json:
             typer.echo(json_text(summary(c.ts)))
             return
-        from pbem.seat.screen import trustless_lines
+        from rich.console import Console
 
-        for line in trustless_lines(summary(c.ts)):
-            typer.echo(line)
+        from pbem.seat.screen import trustless_screen
+        from pbem.seat.trustless import news
+
+        Console().print(trustless_screen(c.ts, news(c.ts, signed.doc.seq - 1)))  # drawn as any packet, its moves
         w = c.ts.table.waiting()
         if c.seat in w.seats and w.step == "move":
             typer.echo(t('your move: pbem move {packet} "MOVE" --as {name}', packet=packet, name=me.name))

@@ -22,7 +22,7 @@ from pbem.cli.play import (DbOpt, GameArg, PassOpt, StoreOpt, first_time, game_a
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
-from pbem.ui import failures
+from pbem.ui import failures, words
 from pbem.ui.words import t
 
 folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).", no_args_is_help=True)
@@ -580,31 +580,25 @@ def _turn_trustless(c, move: str | None, say, as_json: bool, play_hint: str) -> 
     key), show the seat's view and, on its turn, play MOVE (or ask for it)."""
     from rich.console import Console
 
-    from pbem.seat.screen import trustless_lines
+    from pbem.seat.screen import trustless_screen
     from pbem.seat.trustless import summary
-    from pbem.ui.render import render_view
 
     if not c.joined():
         path, _ = c.join()
         say(t("joined {game} as seat {seat} with your key shares: {path}", game=c.inv.game, seat=c.seat, path=path))
-    for line in c.sync():
-        if not as_json:
-            say(line)
+    happened = c.catch_up()  # what is new since this seat last looked, not the whole chain again
     w = c.ts.table.waiting()
     if c.seat in w.seats and w.step not in ("join", "move"):
         out = c.answer()
         if out is not None:
-            say(t("sent your {step} block for packet {seq}: {path}", step=w.step, seq=c.ts.head[0], path=out[0]))
+            say(t("sent your {step} block for packet {seq}: {path}", step=words.step_name(w.step), seq=c.ts.head[0],
+                  path=out[0]))
     mine = c.my_turn()
     news = c.news()
     if as_json:
-        typer.echo(json_text({**summary(c.ts), "your_turn": mine, "notices": _plain(news)}))
+        typer.echo(json_text({**summary(c.ts), "your_turn": mine, "notices": _plain(news), "news": happened}))
     else:
-        if c.ts.table.round is not None and c.ts.seat is not None:
-            Console().print(render_view(c.ts.view(), c.seat, header={"game": c.inv.game, "packet": c.ts.head[0],
-                                                                       "you are": c.seat}))
-        for line in trustless_lines(summary(c.ts)):
-            say(line)
+        Console().print(trustless_screen(c.ts, happened))
         if news:
             from datetime import datetime, timezone
 

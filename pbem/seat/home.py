@@ -5,6 +5,7 @@
     HOME/games/GAME/invitation.pbem       the invitation joined: this game's trust anchor
     HOME/games/GAME/seen.json             hash of every packet seen, by number (fork check)
     HOME/games/GAME/join-SEAT.pbem        the join sent (made once, resent as is)
+    HOME/games/GAME/looked-SEAT.txt       the packet a trustless table was last shown at (`pbem turn`)
     HOME/games/GAME/moves/SEAT-SEQ.pbem   each move sent (made once, resent as is)
     HOME/games/GAME/moves/SEAT-SEQ.mine   its words, sealed to the seat's own key (pbem.seat.answers)
     HOME/games/GAME/packets/packet-SEQ.pbem, archives/round-RRR.pbem   kept from the host (each packet
@@ -126,6 +127,23 @@ def invitation_path(home: Path, game: str) -> Path:
 
 def seen_path(home: Path, game: str) -> Path:
     return game_dir(home, game) / "seen.json"
+
+
+def last_looked(home: Path, game: str, seat: str) -> int:
+    """The packet this seat's table was last shown at (0: never; a damaged record says never)."""
+    path = game_dir(home, game) / f"looked-{check_seat_id(seat)}.txt"
+    if not path.is_file():  # a regular file only (a pipe would never end)
+        return 0
+    try:
+        with path.open("rb") as f:  # a small number; a larger or odd file is no record
+            text = f.read(32).decode("ascii").strip()
+        return int(text) if text.isdigit() else 0
+    except (OSError, UnicodeDecodeError):
+        return 0
+
+
+def mark_looked(home: Path, game: str, seat: str, seq: int) -> None:
+    write_atomic(game_dir(home, game) / f"looked-{check_seat_id(seat)}.txt", f"{int(seq)}\n".encode())
 
 
 def join_path(home: Path, game: str, seat: str) -> Path:

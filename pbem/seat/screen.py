@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -14,6 +14,9 @@ from pbem.seat.player import SeatPacket
 from pbem.ui import when, words
 from pbem.ui.render import render_view
 from pbem.ui.words import t
+
+if TYPE_CHECKING:  # the trustless modules load only for a trustless table
+    from pbem.seat.trustless import TrustlessSeat
 
 
 def move_line(m: PublicMove, events: list[dict[str, Any]] | None = None) -> str:
@@ -117,9 +120,12 @@ def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[No
     (console or Console()).print(packet_renderable(sp, notices))
 
 
-def trustless_lines(summary: dict[str, Any]) -> list[str]:
-    """A trustless table for this seat (pbem.seat.trustless.summary): where the table is, its
-    role and hand as far as they are open, and each of its cards still waiting for tokens."""
+def trustless_lines(summary: dict[str, Any], drawn: bool = False) -> list[str]:
+    """A trustless table for this seat (pbem.seat.trustless.summary): where the table is, what it
+    waits for and from whom (by when), its role and hand as far as they are open (unless `drawn`:
+    the view above shows them), and its cards still shut, in words."""
+    from pbem.seat.trustless import waiting_words
+
     w = summary["waiting"]
     step = words.step_name(w['step'])
     lines = [words.t("trustless table", game=summary["game"], seq=summary["seq"]),
@@ -127,11 +133,26 @@ def trustless_lines(summary: dict[str, Any]) -> list[str]:
     if w.get("due"):
         now = datetime.now(timezone.utc)
         lines.append(words.t("due {when} ({left})", when=when.date(w["due"]), left=when.left(w["due"], now)))
-    role = summary["role"]
-    lines.append(words.t("your role", role=words.role_name(role) if role else words.t("not open yet")))
-    hand = [words.card_name(c) if c else words.t("not open yet") for c in summary["hand"]]
-    lines.append(words.labelled(words.t("your hand"), words.t("list sep").join(hand)))
-    for c in summary["cards_waiting"]:
-        label, i = c["slot"]
-        lines.append(words.t("card waits", slot=f"{label} #{i}", seats=words.join(c["tokens_from"])))
-    return lines
+    if not drawn:
+        role = summary["role"]
+        lines.append(words.t("your role", role=words.role_name(role) if role else words.t("not open yet")))
+        hand = [words.card_name(c) if c else words.t("not open yet") for c in summary["hand"]]
+        lines.append(words.labelled(words.t("your hand"), words.t("list sep").join(hand)))
+    return lines + waiting_words(summary["cards_waiting"])
+
+
+def trustless_screen(ts: TrustlessSeat, last_moves: list[str]) -> RenderableType:
+    """A trustless table drawn as any packet is: while a round is played, the maze and this
+    seat's numbered hand and role as far as they are open (render_view); between rounds and
+    at the game's end, the round just ended with every card open; then where the table stands."""
+    from pbem.seat.trustless import summary
+
+    header = {t("game"): ts.inv.game, t("packet"): ts.head[0], t("you are"): ts.me}
+    r = ts.table.round
+    if r is not None and ts.seat is not None:
+        view: RenderableType = render_view(ts.view(), ts.me, last_moves=last_moves, header=header)
+    elif r is None and ts.table.ended:  # the game is over: its last round, every card open
+        view = render_view(ts.table.ended[-1].state, ts.me, last_moves=last_moves, header=header)
+    else:  # before the deal: the joins, the shuffles
+        return _group(*[Text(f"- {m}") for m in last_moves], *map(Text, trustless_lines(summary(ts))))
+    return _group(view, *map(Text, trustless_lines(summary(ts), drawn=True)))

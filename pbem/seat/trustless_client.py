@@ -22,7 +22,7 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
 from pbem.seat import player
 from pbem.seat import trustless as T
-from pbem.seat.home import join_path, move_path, save_packet, trusted_host_key
+from pbem.seat.home import join_path, last_looked, mark_looked, move_path, save_packet, trusted_host_key
 from pbem.ui import words
 from pbem.ui.words import t
 
@@ -73,6 +73,16 @@ class TrustlessClient(Generic[Where]):
         if last is not None and trusted_host_key(self.home, self.game) is not None:  # joined: kept in the key
             save_packet(self.home, last)  # home, the newest packet followed is what 'pbem games' reads
         return lines
+
+    def catch_up(self) -> list[str]:
+        """Follow the chain; what happened since this seat's table was last shown (the key home
+        keeps where), in words. It is shown now: the next call says only what comes after."""
+        self.sync()
+        since = last_looked(self.home, self.game, self.seat)
+        said = T.news(self.ts, since)
+        if self.ts.head[0] != since and self.joined():
+            mark_looked(self.home, self.game, self.seat, self.ts.head[0])
+        return said
 
     def news(self) -> list[Notice]:
         """The host's notices about the step the table waits for now (a reminder, who is late)."""

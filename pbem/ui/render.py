@@ -469,10 +469,10 @@ def view_details(view: RoundState, me: str | None) -> list[RenderableType]:
         _players_table(view, me, show_roles=roles_known or view.phase != PLAYING),
         Packed(_counts(view), style="dim"),
     ]
-    if view.phase == OVER:  # every card is open: who found the gold, which side won
-        parts.append(Text(words.round_outcome(view)[0]))
-    elif view.phase != PLAYING:
-        if view.finder:
+    if view.phase != PLAYING:
+        if view.phase == OVER and all(view.role(p) for p in view.players):  # all open: the finder and the side
+            parts.append(Text(words.round_outcome(view)[0]))
+        elif view.finder:
             parts.append(Text(t("finder", player=view.finder)))
         parts.append(Text(t("winners", players=words.join(list(view.winners)) if view.winners else t("nobody"))))
         parts.append(Text(words.describe_event({"event": "payout", "gold": view.payout}) or ""))

@@ -1,0 +1,91 @@
+"""A trustless table on screen as any other: `pbem show PACKET` draws the maze and the numbered
+hand (two T-junctions told apart by their shapes), `pbem turn` says what is new since the seat
+last looked (not the whole chain again), and a card still shut is said in plain words, in three
+languages, never as `dwarves@1 #0`. Real `pbem` processes on a trustless game played in one
+process into a real folder (tests/blind_game.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+from blind_game import BlindGame, round_over
+from processes import pbem
+
+from pbem.protocol.crypto import PublicKey
+from pbem.protocol.documents import Mental, Packet, read_blocks
+from pbem.seat.trustless import read_relayed
+from pbem.ui import words
+
+JARGON = re.compile(r"(dwarves|deck|goals|nuggets)@\d|#\d+: waiting|opened from slot")
+WIDE = {"COLUMNS": "200"}
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory) -> BlindGame:
+    return BlindGame(tmp_path_factory.mktemp("trustless-screen")).play(round_over(1))
+
+
+def test_show_draws_the_maze_and_the_numbered_hand(game: BlindGame) -> None:
+    seq = game.seen
+    shown = pbem("show", game.packet_file(seq), "--as", "ann", home=game.homes["ann"], env=WIDE)
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert "you are: ann" in out and f"packet: {seq}" in out and "round 2" in out
+    assert re.search(r"^\s*-?\d+(\s+-?\d+){8,}\s*$", out, re.M), out  # the maze's column labels
+    hand = game.seats["ann"].view().hands["ann"]
+    assert "your hand" in out and re.search(r"^#\s+card\s+name\s+shape", out, re.M), out
+    for i, card in enumerate(sorted(hand), 1):  # numbered as moves name them, each card by its id and shape
+        assert re.search(rf"^{i}\s+{re.escape(card)}\s", out, re.M), (card, out)
+    assert not JARGON.search(out), out
+
+
+def _moves_after(game: BlindGame, seq: int) -> list[str]:
+    keys = {p.name: PublicKey.decode(p.key) for p in game.inv.doc.seats}
+    said = []
+    for n, armored in game.host.packets(seq):
+        for b in read_relayed(read_blocks(armored)[0].expect(Packet).doc, keys):
+            if isinstance(b.doc, Mental) and b.doc.step == "move":
+                said.append(words.describe_move(b.doc.move, b.doc.seat))
+    return said
+
+
+def test_turn_says_what_is_new_since_the_seat_last_looked(game: BlindGame) -> None:
+    def turn() -> list[str]:
+        run = pbem("turn", game.folder, "--as", "bob", home=game.homes["bob"], stdin=subprocess.DEVNULL, env=WIDE,
+                   timeout=180)
+        assert run.returncode == 0, run.stderr
+        assert not JARGON.search(run.stdout), run.stdout
+        return run.stdout.splitlines()
+
+    first = turn()  # the first look: the latest moves, round 1's end and every role, then the table
+    moves = first[first.index("last moves") + 1:]
+    assert "- round 1 is over" in moves and any(m.startswith("- roles: ann ") for m in moves), first
+    assert moves[0].startswith("- ... and ") and "pbem replay" in moves[0]  # not all 60-odd lines of the chain
+    again = turn()  # nothing happened since: no moves said again
+    assert "last moves" not in again and len(again) < len(first)
+    looked = game.seen
+    game.play(lambda table: table.round is not None and table.round.moves() >= 3)  # three more moves
+    later = turn()
+    said = [line[2:] for line in later[later.index("last moves") + 1:] if line.startswith("- ")]
+    assert said == _moves_after(game, looked) and len(said) >= 1, later
+
+
+def test_a_card_still_shut_is_said_in_plain_words(tmp_path) -> None:
+    g = BlindGame(tmp_path).play(lambda table: table.step() == "deal")
+    g.send("ann")  # ann's deal tokens open bob's and cat's cards; hers wait for theirs
+    g.publish()
+    packet = g.packet_file(g.seen)
+    shown = pbem("show", packet, "--as", "ann", home=g.homes["ann"], env=WIDE)
+    assert shown.returncode == 0, shown.stderr
+    assert "your role is not open yet: waiting for bob and cat to send their part of it" in shown.stdout
+    assert "cards of your hand not open yet: 6; waiting for bob and cat to send their part of them" in shown.stdout
+    assert not JARGON.search(shown.stdout), shown.stdout
+    data = json.loads(pbem("show", packet, "--as", "ann", "--json", home=g.homes["ann"]).stdout)
+    assert [c["card"] for c in data["cards_waiting"]] == ["role"] + ["hand"] * 6  # added beside slot and tokens_from
+    assert all(c["tokens_from"] == ["bob", "cat"] and len(c["slot"]) == 2 for c in data["cards_waiting"])
+    for lang, role in (("zh-Hans", "你的身份还没翻开"), ("zh-Hant", "你的身份還沒翻開")):
+        said = pbem("show", packet, "--as", "ann", home=g.homes["ann"], env={**WIDE, "PBEM_LANG": lang})
+        assert said.returncode == 0 and role in said.stdout and not JARGON.search(said.stdout), said.stdout
