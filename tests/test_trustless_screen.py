@@ -89,3 +89,13 @@ def test_a_card_still_shut_is_said_in_plain_words(tmp_path) -> None:
     for lang, role in (("zh-Hans", "你的身份还没翻开"), ("zh-Hant", "你的身份還沒翻開")):
         said = pbem("show", packet, "--as", "ann", home=g.homes["ann"], env={**WIDE, "PBEM_LANG": lang})
         assert said.returncode == 0 and role in said.stdout and not JARGON.search(said.stdout), said.stdout
+
+
+def test_a_round_ended_before_its_keys_are_out_names_no_winner(tmp_path) -> None:
+    """The round is over on the public table, but the payout needs every seat's round key: until
+    then nobody is named a winner (the view's roles are shut: 'winners: nobody' would be false)."""
+    g = BlindGame(tmp_path).play(lambda table: table.step() == "reveal")
+    shown = pbem("show", g.packet_file(g.seen), "--as", "ann", home=g.homes["ann"], env=WIDE)
+    assert shown.returncode == 0, shown.stderr
+    assert "the round is over" in shown.stdout and "the table waits for the " in shown.stdout, shown.stdout
+    assert "winners" not in shown.stdout and "payout" not in shown.stdout, shown.stdout
