@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pbem.atomic import write_atomic
+from pbem.atomic import same_content, write_atomic
 from pbem.cli.jsonout import json_text
 from pbem.cli.keys import HomeOpt, JsonOpt, only_identity
 from pbem.errors import StaleMove, UsageError
@@ -482,7 +482,7 @@ def move(
         raise StaleMove(t("your new move “{move}” was not written: {before}", move=text, before=before.before()),
                         hint=t("the host takes the first move it receives; to replace yours before you send "
                                "it: {example}", example=f'pbem move {packet} "{text}" --replace'))
-    if not replace and target.exists() and (before is None or not _holds(target, before.data)):
+    if not replace and target.exists() and (before is None or not same_content(target, before.data)):
         raise UsageError(t("{path} holds another file; not overwritten", path=target),
                          hint=t("pass -o FILE, or --replace to write over it"))
     if before is None or not before.same_as(sp, text):
@@ -493,20 +493,6 @@ def move(
     if replace and before is not None and made is not before:
         typer.echo(t("replaced your move for packet {seq}: send only this file", seq=sp.doc.seq), err=True)
     typer.echo(t("move file: {path} (send it to the host)", path=target))
-
-
-def _holds(path: Path, data: bytes) -> bool:
-    """Whether the regular file at `path` holds exactly `data` (read no further than its size)."""
-    import stat
-
-    try:
-        st = path.lstat()
-        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
-            return False
-        with path.open("rb") as f:
-            return f.read(len(data) + 1) == data
-    except OSError:
-        return False
 
 
 def _trustless_move(packet: Path, signed: Any, me: "Identity", where: Path, text: str | None, output: Path | None) -> None:
