@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ("mailservers",)  # the mail_servers fixture: real IMAP and SMTP on loopback
+pytest_plugins = ("mailservers", "realmail")  # mail_servers (pymap, aiosmtpd), real_mail (Dovecot, Postfix)
 
 # Key files in tests use a cheap scrypt cost; real keys keep the default.
 os.environ.setdefault("PBEM_SCRYPT_N", "1024")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from processes import one_error_line, pbem
-from realmail import Dovecot, RealMail, private_ca, real_mail, start_real_mail, stop_real_mail  # noqa: F401 (a fixture)
+from realmail import Dovecot, RealMail, private_ca, start_real_mail, stop_real_mail
 
 from pbem.errors import EXIT_CERTIFICATE, EXIT_MAIL_SERVER
 from pbem.mail.imap import ImapFolder, ImapUrl
