@@ -130,16 +130,21 @@ def test_a_player_survives_a_malformed_packet_from_the_host(world, changes) -> N
 # invitation) and the user's own inputs (a position file, an away time) answer one error line or
 # carry on: never exit 70, a traceback, a hang or memory without bound (issue 28).
 
-SHAPES = ["zero", "mem", "fifo", "folder", "sparse", "empty", "latin1", "deep", "deep-object", "nul"]
+SHAPES = ["zero", "mem", "loop", "dangling", "fifo", "folder", "sparse", "empty", "latin1", "deep", "deep-object",
+          "nul"]
 
 
 def _drop(path: Path, shape: str | bytes) -> None:
-    """Put `shape` at `path`: a link to a device, a FIFO, a folder, a sparse file over the limit,
-    or bytes (given, or of a named kind)."""
+    """Put `shape` at `path`: a link (to a device, to itself, to nothing), a FIFO, a folder, a sparse
+    file over the limit, or bytes (given, or of a named kind)."""
     if shape == "zero":
         path.symlink_to("/dev/zero")
     elif shape == "mem":
         path.symlink_to("/proc/self/mem")
+    elif shape == "loop":
+        path.symlink_to(path.name)  # a link to itself: ELOOP
+    elif shape == "dangling":
+        path.symlink_to(path.with_name("nowhere"))
     elif shape == "fifo":
         os.mkfifo(path)
     elif shape == "folder":

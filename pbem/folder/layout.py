@@ -268,7 +268,7 @@ class GameFolder:
             if not _is_candidate(p):
                 continue
             try:
-                found.append((e.stat().st_mtime, e.name, p))
+                found.append((e.stat(follow_symlinks=False).st_mtime, e.name, p))
             except FileNotFoundError:
                 continue  # moved to done/ by a concurrent host run
         return [p for _, _, p in sorted(found)]
