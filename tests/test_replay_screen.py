@@ -286,4 +286,5 @@ def test_without_a_terminal_the_replay_prints_every_move(db: Path) -> None:
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
     assert b"\x1b[" not in proc.stdout  # no screen modes, no colours: today's printout
-    assert b"\n1. ann: " in proc.stdout and proc.stdout.rstrip().splitlines()[-1].startswith(b"the round is over")
+    end = proc.stdout.rstrip().splitlines()[-3:]  # the round's end, who found the gold (or not), every role
+    assert b"\n1. ann: " in proc.stdout and end[0].startswith(b"the round is over") and end[2].startswith(b"roles: ")
