@@ -139,6 +139,7 @@ class Dovecot(_Server):
     sep: str = "."
     cert: tuple[Path, Path] | None = None
     no_create: bool = False  # an ACL that grants no right to create folders (CREATE: NO [NOPERM])
+    prefix: str = ""  # the personal namespace's prefix, e.g. "INBOX." as Courier and Cyrus keep folders
     port: int = field(default_factory=free_port)
     imaps_port: int = field(default_factory=free_port)
     lmtp_port: int = field(default_factory=free_port)
@@ -179,6 +180,7 @@ mail_location = maildir:~/Maildir{layout}
 {acl}namespace inbox {{
   inbox = yes
   separator = {self.sep}
+  prefix = {self.prefix}
 }}
 passdb {{
   driver = passwd-file
@@ -371,7 +373,7 @@ class RealMail:
                 "--smtp-user", user, "--from", self.address(user)]
 
 
-def start_real_mail(root: Path, names: list[str], sep: str, *, no_create: bool = False) -> RealMail:
+def start_real_mail(root: Path, names: list[str], sep: str, *, no_create: bool = False, prefix: str = "") -> RealMail:
     """Both servers up, or RuntimeError with their logs. The caller stops them (stop_real_mail)."""
     # Dovecot's mail processes (uid mail) and Postfix's (uid postfix) must reach these folders,
     # which a test's own tmp_path (mode 0700 above it) does not allow.
@@ -380,7 +382,7 @@ def start_real_mail(root: Path, names: list[str], sep: str, *, no_create: bool =
     ca, cert, key = private_ca(base)
     for p in (cert, key):
         os.chown(p, 0, 0)
-    dovecot = Dovecot(base / "dovecot", {n: f"pw-{n}" for n in names}, sep, (cert, key), no_create)
+    dovecot = Dovecot(base / "dovecot", {n: f"pw-{n}" for n in names}, sep, (cert, key), no_create, prefix)
     dovecot.start()
     postfix = Postfix(base / "postfix", dovecot, (cert, key))
     try:

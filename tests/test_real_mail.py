@@ -128,3 +128,22 @@ def test_a_server_that_cannot_start_fails_the_test_with_its_log(tmp_path: Path):
             assert server.proc is None
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.people("ann")
+def test_folders_go_under_the_personal_namespace_prefix(tmp_path: Path):
+    """A server that keeps every folder under "INBOX." (NAMESPACE (("INBOX." "."))): pbem's
+    folders are INBOX.pbem.done and INBOX.pbem.rejected, and settling works."""
+    s = start_real_mail(Path(os.environ.get("TMPDIR", "/tmp")), ["host", "ann"], ".", prefix="INBOX.")
+    try:
+        send(compose(sender=s.address("host"), to=s.address("ann"), subject="hello", body_text="x\n",
+                     attachment_name="x.txt", attachment=b"x"), _settings(s, "host", s.ca), "pw-host")
+        _arrived(s, "ann")
+        box = ImapFolder(ImapUrl.parse(s.dovecot.url("ann")), lambda: ("password", "pw-ann"), ca_file=str(s.ca))
+        (label, _), = list(box.new_messages())
+        box.settle(label, "rejected")
+        box.close()
+        assert box.folders == {"pbem/done": "INBOX.pbem.done", "pbem/rejected": "INBOX.pbem.rejected"}
+        assert s.dovecot.count("ann") == 0 and s.dovecot.count("ann", "pbem/rejected") == 1
+    finally:
+        stop_real_mail(s, tmp_path)
