@@ -44,9 +44,7 @@ def start(
     # Every passphrase is checked before the agent starts, so a typo leaves nothing running.
     unlocked = []
     for name in wanted:
-        passphrase = keys.get_passphrase(passphrase_file, prompt=True, confirm=False) \
-            if keys.is_protected(where, name) else None
-        unlocked.append(keys.load_identity(where, name, passphrase))
+        unlocked.append(keys.unlock_key_file(where, name, passphrase_file))
     client = agent.start_agent(where)
     for identity in unlocked:
         client.add(identity, lifetime)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.atomic import write_atomic
-from pbem.errors import BadPacket, KeyNotFound, UsageError
+from pbem.errors import BadPacket, KeyNotFound, UsageError, WrongPassphrase
 from pbem.names import IDENTITY_NAME, check_identity_name
 from pbem.protocol import crypto
 from pbem.protocol.crypto import Identity, PublicKey
@@ -30,6 +30,8 @@ ENV_SCRYPT_N = "PBEM_SCRYPT_N"
 # The passphrase rule for new keys (stated in the error and in docs/keys-and-armor.md).
 PASSPHRASE_MIN_LENGTH = 8
 PASSPHRASE_MIN_DISTINCT = 5
+# Tries at a prompt, as ssh and gpg give; a passphrase from a file or the environment gets one.
+PROMPT_TRIES = 3
 
 
 def passphrase_rule() -> str:
@@ -203,16 +205,93 @@ def get_passphrase(passphrase_file: Path | None, prompt: bool, confirm: bool) ->
     if env:
         return _normalise(env)
     if prompt and sys.stdin is not None and sys.stdin.isatty():
-        import getpass  # with termios: only to ask a person
-
-        first = getpass.getpass(t("Passphrase: "))
-        if not first:
-            raise UsageError(t("empty passphrase"), hint=t("use --no-passphrase for an unprotected key"))
-        if confirm and getpass.getpass(t("Passphrase again: ")) != first:
-            raise UsageError(t("the two passphrases differ"))
-        return _normalise(first)
+        return _typed(confirm)
     raise UsageError(t("no passphrase available"),
                      hint=t("pass --passphrase-file FILE, set {env}, or run in a terminal to be asked", env=ENV_PASSPHRASE))
+
+
+def _typed(confirm: bool) -> bytes:
+    """A passphrase typed at the terminal; for a new key (`confirm`) checked for strength as soon
+    as it is typed, then typed again. A weak, empty or mistyped one is asked again, up to
+    PROMPT_TRIES times in all."""
+    tries = 0
+    while True:
+        tries += 1
+        first = _ask(t("Passphrase: "))
+        problem = None
+        if not first:
+            problem = UsageError(t("empty passphrase"), hint=t("use --no-passphrase for an unprotected key"))
+        elif confirm:
+            try:
+                check_passphrase_strength(_normalise(first))
+            except UsageError as exc:
+                problem = exc
+            if problem is None and _ask(t("Passphrase again: ")) != first:
+                problem = UsageError(t("the two passphrases differ"))
+        if problem is None:
+            return _normalise(first)
+        if tries == PROMPT_TRIES:
+            raise problem
+        print(t("{problem}; try again", problem=str(problem)), file=sys.stderr, flush=True)
+
+
+def _ask(prompt: str) -> str:
+    """One line typed without echo. On Ctrl-C the prompt's line is ended first, so that the
+    `error: interrupted` after it stands on a line of its own."""
+    import getpass  # with termios: only to ask a person
+
+    try:
+        return getpass.getpass(prompt)
+    except KeyboardInterrupt:
+        _end_prompt_line()
+        raise
+
+
+def _end_prompt_line() -> None:
+    try:  # getpass wrote the prompt to the terminal itself when it could
+        fd = os.open("/dev/tty", os.O_WRONLY | os.O_NOCTTY)
+    except OSError:
+        print(file=sys.stderr, flush=True)
+        return
+    try:
+        os.write(fd, b"\n")
+    finally:
+        os.close(fd)
+
+
+def _wrong(exc: WrongPassphrase, passphrase_file: Path | None) -> WrongPassphrase:
+    """A wrong passphrase, with a hint about where it came from."""
+    if passphrase_file is not None:
+        hint = t("check the passphrase in {path}; a damaged key file fails the same way", path=repr(str(passphrase_file)))
+    elif os.environ.get(ENV_PASSPHRASE):
+        hint = t("check {env}; a damaged key file fails the same way", env=ENV_PASSPHRASE)
+    else:
+        hint = t("{tries} tries typed; a damaged key file fails the same way", tries=PROMPT_TRIES)
+    return WrongPassphrase(str(exc), hint=hint)
+
+
+def _unlocked(home: Path, name: str, data: bytes, passphrase_file: Path | None) -> Identity:
+    """Key file `name`'s identity (its bytes `data`, protected): a passphrase from a file or the
+    environment is tried once, one typed at the prompt up to PROMPT_TRIES times."""
+    asked = passphrase_file is None and not os.environ.get(ENV_PASSPHRASE)
+    tries = 0
+    while True:
+        tries += 1
+        passphrase = get_passphrase(passphrase_file, prompt=True, confirm=False)
+        try:
+            return _identity_from(home, name, data, passphrase)
+        except WrongPassphrase as exc:
+            if not asked or tries == PROMPT_TRIES:
+                raise _wrong(exc, passphrase_file) from None
+            print(t("wrong passphrase; try again"), file=sys.stderr, flush=True)
+
+
+def unlock_key_file(home: Path, name: str, passphrase_file: Path | None = None) -> Identity:
+    """Key `name` unlocked from its file (never through the agent): asked for as _unlocked does."""
+    data = _read_key_file(home, name)
+    if not crypto.identity_is_protected(data):
+        return _identity_from(home, name, data, None)
+    return _unlocked(home, name, data, passphrase_file)
 
 
 def unlock_identity(home: Path, name: str, passphrase_file: Path | None = None) -> Identity:
@@ -256,13 +335,20 @@ def _unlock(home: Path, name: str, passphrase_file: Path | None, later: bool) ->
         held = agent_identity(home, name, crypto.identity_public(data))
         if held is not None:
             return lambda: held
-    passphrase = get_passphrase(passphrase_file, prompt=True, confirm=False)
     if not later:
-        identity = _identity_from(home, name, data, passphrase)
+        identity = _unlocked(home, name, data, passphrase_file)
         return lambda: identity
+    passphrase = get_passphrase(passphrase_file, prompt=True, confirm=False)
+
+    def unlock() -> Identity:
+        try:
+            return _identity_from(home, name, data, passphrase)
+        except WrongPassphrase as exc:
+            raise _wrong(exc, passphrase_file) from None
+
     # The thread imports nothing (an import racing the command's own imports of the same module):
     # the key file's header, signed data, is written by json until msgspec is loaded (canonical_json).
-    return _on_thread(lambda: _identity_from(home, name, data, passphrase))
+    return _on_thread(unlock)
 
 
 def _on_thread(work: Callable[[], Identity]) -> Callable[[], Identity]:
