@@ -95,8 +95,6 @@ class HostParty(Shape, frozen=True):
         if self.mail is not None and not mail_address_ok(self.mail):
             raise BadPacket(t("the invitation names {address} as its host's mail address, which is no mail address",
                               address=repr(self.mail)))
-
-    def __post_init__(self) -> None:
         check_identity_id(self.name)  # every list of games shows it
 
 
