@@ -123,3 +123,27 @@ def test_the_hosts_mail_profile_address_is_signed_when_none_is_given(tmp_path: P
                "host=me@example.org\x1b[2J", home=homes["referee"])
     one_error_line(bad, 2, "is no mail address the invitation can name")
     assert not (tmp_path / "u.db").exists()
+
+
+def test_an_invitation_naming_a_bad_address_is_refused_by_its_reader(tmp_path: Path) -> None:
+    """The host's address is checked where the invitation is read, as the other names are:
+    a host key that signs escapes into it gets a refusal, not a key home that mails them."""
+    import msgspec
+    import pytest
+
+    from pbem.errors import BadPacket
+    from pbem.protocol.crypto import Identity
+    from pbem.protocol.documents import Invitation, parse, read_blocks, sign_json
+
+    homes, game, sent = _game(tmp_path, "--email", f"host={HOST}")
+    mail = next(m for m in map(_read, sorted(sent.glob("*.eml"))) if m["To"] == "ann@example.org")
+    body = mail.get_body(("plain",))
+    assert body is not None
+    (good,) = [b for b in read_blocks(str(body.get_content())) if b.kind == "invitation"]
+    host = Identity.generate("referee")
+    doc = msgspec.to_builtins(good.expect(Invitation).doc)
+    doc["host"] = {**doc["host"], "key": host.public.encode(), "mail": "ann@example.org\x1b[2J"}
+    with pytest.raises(BadPacket, match="no mail address"):
+        parse("invitation", sign_json("invitation", doc, host))
+    doc["host"]["mail"] = HOST
+    assert parse("invitation", sign_json("invitation", doc, host)).expect(Invitation).doc.host.mail == HOST
