@@ -151,3 +151,24 @@ def test_no_text_output_escapes_the_sanitiser(tmp_path: Path) -> None:
     shown_run = pbem("show", bad, home=tmp_path / "h", cwd=tmp_path, text=False)
     assert shown_run.returncode != 0
     _clean(shown_run.stdout, shown_run.stderr)
+
+
+def test_the_demos_progress_bars_still_draw_on_a_terminal() -> None:
+    """What pbem draws itself, live (the demo's progress bars move the cursor), writes to the
+    stream under Shown; everything else passes Shown."""
+    import io
+
+    from pbem.ui.terminal import Shown, unshown
+
+    raw = io.StringIO()
+    Shown(raw).write("\x1b[2K\x1b[1A")
+    assert raw.getvalue() == "\\x1b[2K\\x1b[1A" and unshown(Shown(raw)) is raw and unshown(raw) is raw
+
+
+@pytest.mark.slow
+def test_the_demo_on_a_terminal_draws_its_progress_bars(tmp_path: Path) -> None:
+    from test_passphrase_prompt import Terminal
+
+    term = Terminal("demo", "--dir", tmp_path / "demo", home=tmp_path / "home", cwd=tmp_path)
+    assert term.end(timeout=300) == 0, term.text()[-2000:]
+    assert b"\x1b[?25l" in term.out and b"\\x1b[" not in term.out  # rich hid the cursor; nothing came out escaped

@@ -658,8 +658,9 @@ def demo(
     from rich.console import Console
 
     from pbem.auto.demo import run_demo
+    from pbem.ui.terminal import unshown
 
-    run_demo(Console(), ruleset=ruleset, workdir=workdir, bot=bot, trustless=trustless)
+    run_demo(Console(file=unshown(sys.stdout)), ruleset=ruleset, workdir=workdir, bot=bot, trustless=trustless)
 
 
 def register(app: typer.Typer) -> None:

@@ -101,3 +101,9 @@ class Shown:
         if name == "buffer":
             raise AttributeError(name)
         return getattr(self.stream, name)
+
+
+def unshown(stream: Any) -> Any:
+    """The stream under a Shown: where a live display of pbem's own draws (the demo's progress
+    bars move the cursor and clear lines; what they show comes from its own processes)."""
+    return stream.stream if isinstance(stream, Shown) else stream
