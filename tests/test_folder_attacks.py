@@ -307,3 +307,20 @@ def test_a_trustless_seat_and_the_blind_host_read_no_poison(tmp_path: Path) -> N
     assert code == 0 and peak < PEAK_LIMIT_MIB, (code, peak, out)
     assert sorted(p.name for p in (folder / "inbox" / "rejected").iterdir() if not p.name.endswith(".why")) == [
         "fifo.pbem", "huge.pbem", "zero.pbem"], out
+
+
+def test_a_junk_packet_stops_no_key_from_taking_a_seat_handed_to_it(tmp_path: Path) -> None:
+    """A seat handed to a new key: the key finds its seat in the newest packet the host signed,
+    not in whatever file is named like the newest packet."""
+    db, host, fh, _, seats, ids = started_game(tmp_path)
+    eve = keys.create_identity(tmp_path / "home-eve", "eve", None)
+    run = subprocess.run([*PBEM, "game", "reseat", "t", "bob", "--key", eve.public.encode(), "--store", db],
+                         env=cli_env(tmp_path / "home-referee"), capture_output=True, text=True, timeout=60,
+                         check=False)
+    assert run.returncode == 0, run.stderr
+    fh.step()
+    host.close()
+    top = max(packets(tmp_path / "shared"))
+    junk(tmp_path / "shared" / "packets" / "table" / f"{top + 1:06d}-{'e' * 12}.pbem")
+    code, out, _ = run_peak(["turn", tmp_path / "shared", "--as", "eve"], tmp_path / "home-eve", tmp_path)
+    assert code == 0 and "bob" in out and "skipped" in out, out

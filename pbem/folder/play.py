@@ -171,17 +171,28 @@ class Seat:
     def _handed_seat(self) -> str:
         """A key that holds no seat in the invitation may have been handed one: the latest
         packet, signed by the invitation's host, names it. The invitation becomes its anchor."""
-        found = self.folder.latest_packet(None)
-        if found is None:
+        packet = self._host_packet(None)
+        if packet is None:
             raise UsageError(t("key {name} holds no seat in game {game}", name=repr(self.identity.name),
                                game=self.invitation.game))
-        packet = next((b.expect(Packet) for b in read_blocks(found[1].decode("utf-8", errors="replace"))
-                       if b.kind == "packet"), None)
-        if packet is None or packet.signer.encode() != self.invitation.doc.host.key:
-            raise BadPacket(t("packet {seq} in {dir} is not signed by the game's host", seq=found[0], dir=self.folder.dir))
         seat = player.seat_in(packet.doc, self.invitation, self.identity)
         player.keep_anchor(self.home, self.invitation)
         return seat
+
+    def _host_packet(self, seat: str | None) -> Signed[Packet] | None:
+        """The newest packet of this game signed by its host, in `seat`'s folder or the table's.
+        Anyone who can write to the folder can drop a file named like a packet, so a name alone
+        says nothing: what does not read as such a packet is passed over."""
+        host = self.invitation.doc.host.key
+        for _, path in self.folder.packets_newest_first(seat):
+            try:
+                blocks = read_blocks(read_text(path))
+            except PbemError:
+                continue
+            for b in blocks:
+                if b.kind == "packet" and b.game == self.invitation.game and b.signer.encode() == host:
+                    return b.expect(Packet)
+        return None
 
     def notices(self) -> list[Notice]:
         """The host's notices in the folder (signed by the invitation's host), oldest first."""
@@ -216,18 +227,9 @@ class Seat:
         return self.folder.submit_move(self.seat, 0, data), True
 
     def started(self) -> bool:
-        """Whether the host has dealt: a packet of this game signed by its host is in the folder.
-        Anyone who can write to the folder can drop a file named like a packet, so a name alone
-        says nothing (a junk file must not stop a seat from joining)."""
-        host = self.invitation.doc.host.key
-        for _, path in self.folder.packets_newest_first(self.seat):
-            try:
-                blocks = read_blocks(read_text(path))
-            except PbemError:
-                continue
-            if any(b.kind == "packet" and b.game == self.invitation.game and b.signer.encode() == host for b in blocks):
-                return True
-        return False
+        """Whether the host has dealt: a packet of this game signed by its host is in the folder
+        (a junk file named like one must not stop a seat from joining)."""
+        return self._host_packet(self.seat) is not None
 
     def latest(self) -> player.SeatPacket | None:
         """The newest packet that verifies; what was skipped on the way is in `self.skipped`.
