@@ -252,3 +252,16 @@ def test_an_away_time_or_a_position_file_never_exits_70(folder_game, tmp_path: P
                until)
     (root / "position.json").write_bytes(data)
     _clean(*run_peak(["position", "legal", root / "position.json"], root, root), data)
+
+
+def test_replay_and_audit_of_a_folder_of_poison_never_exit_70(tmp_path: Path) -> None:
+    """Every shape as a .pbem and as a .eml file in a folder given to `pbem replay` and `pbem audit`,
+    and each one alone (a link to /proc/self/mem named .eml made both exit 70)."""
+    from test_folder_attacks import run_peak
+
+    for shape in SHAPES:
+        for ext in (".pbem", ".eml"):
+            _drop(tmp_path / f"{shape}{ext}", shape)
+    for args in (["replay", tmp_path], ["audit", tmp_path], ["replay", tmp_path / "mem.eml"],
+                 ["audit", tmp_path / "zero.pbem"], ["replay", tmp_path / "fifo.eml"]):
+        _clean(*run_peak(args, tmp_path, tmp_path, timeout=60), args)

@@ -22,11 +22,12 @@ from email.utils import formatdate, make_msgid, parseaddr
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, get_args
 
-from pbem.atomic import write_new
-from pbem.errors import BadPacket, PbemError, UsageError
+from pbem.atomic import read_bounded, write_new
+from pbem.errors import BadPacket, CannotRead, PbemError, UsageError
 from pbem.mail import tls
 from pbem.protocol import armor
 from pbem.protocol.limits import KIB, MAX_MAIL, MAX_MAIL_NESTING, MAX_MAIL_PARTS
+from pbem.ui import failures
 from pbem.ui.words import t
 
 Security = Literal["starttls", "ssl", "none"]
@@ -267,8 +268,10 @@ def iter_messages(path: Path, skip: Callable[[str], bool] = lambda label: False)
         return
     if not path.is_file():
         raise UsageError(t("{path}: no such mail file or folder", path=path))
-    with path.open("rb") as f:
-        head = f.read(5)
+    try:
+        head = read_bounded(path, 5, head=True)
+    except CannotRead:
+        head = b""  # _iter_eml says why, as the mail's own refusal
     if head == b"From ":
         mb = mailbox.mbox(path, factory=None, create=False)
         try:
@@ -295,8 +298,15 @@ def _iter_mailbox(box: mailbox.Mailbox, path: Path, keys: list[str], skip: Calla
 
 
 def _iter_eml(p: Path) -> Iterator[tuple[str, EmailMessage]]:
-    with p.open("rb") as f:
-        yield str(p), _parse_bytes(f)
+    try:  # a regular file, never through a link (one to /proc/self/mem stopped every reader)
+        data = read_bounded(p, MAX_MAIL + 1, head=True)
+    except CannotRead as exc:
+        if not exc.missing:  # missing: removed meanwhile
+            refused = RefusedMail()
+            refused.why, refused.raw = failures.message(exc), b""
+            yield str(p), refused
+        return
+    yield str(p), read_mail(data)
 
 
 def _part_text(part: Message) -> str:
