@@ -55,6 +55,8 @@ PROMPT = ("getpass",)  # only to ask a person for a passphrase (none here: no te
 TRUSTLESS = ("rbcl", "pbem.protocol.mental", "pbem.protocol.trustless")  # a trustless game's only
 ALWAYS = ("pydantic",  # Typer 0.27+ converts parameters through it (pyproject.toml pins below)
           *TRUSTLESS, "pbem.mail", "pbem.auto")
+TURN_ALWAYS = (*[m for m in ALWAYS if m != "pbem.auto"], "pbem.auto.host_runner", "pbem.auto.seat_bot", "pbem.auto.demo",
+               "pbem.auto.trustless_bot", "pbem.auto.polling")
 # what typer.rich_utils would import for features pbem does not use (pbem.cli.helptext.rich_utils)
 HELP_UNUSED = ("markdown_it", "rich.markdown", "rich.traceback", "rich.pretty", "attr",
                "fractions", "decimal", "pickle", "rich._emoji_codes")  # ... and what rich would import
@@ -65,7 +67,7 @@ TYPER_UNUSED = ("subprocess", "platform", "uuid", "traceback", "difflib", "shell
 NOT_A_SEATS = ("subprocess", "traceback", "shellingham",
                "uuid", "platform", "typing_extensions")  # what msgspec loads for UUIDs and hints (play.slim_msgspec)
 # the command modules that add no seat's show nor move (pbem.cli.PARTS)
-OTHER_COMMANDS = ("pbem.cli.transport", "pbem.cli.replay", "pbem.cli.deadlines", "pbem.cli.options",
+OTHER_COMMANDS = ("pbem.cli.transport", "pbem.cli.turn", "pbem.cli.replay", "pbem.cli.deadlines", "pbem.cli.options",
                   "pbem.cli.position", "pbem.cli.agent")
 COMMAND_MODULES = (*OTHER_COMMANDS, "pbem.cli.play", "pbem.cli.keys")
 # what a seat's show and move never need (the host's side, bots, hashlib, a prompt, other commands)
@@ -82,6 +84,8 @@ IMPORT = (*SQL, *RICH, *DOCUMENTS, *CRYPTO, *RULES, *ALWAYS, "pbem.seat.keys", "
 
 
 def loaded(args: list[str], env: dict[str, str], cwd: Path) -> set[str]:
+    if args[0] == "move":  # an earlier test's move file, from another key home, is another move: never written over
+        (cwd / "out.pbem").unlink(missing_ok=True)
     run = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=cwd,
                          env={**os.environ, **env})
     assert "LOADED" in run.stdout, run.stdout + run.stderr
@@ -144,7 +148,9 @@ COMMANDS = [
     ("show packet.pbem --as {mover}", "{mover}", (*SEAT, "typer.rich_utils", *NO_AGENT, *SHOW_UNUSED)),
     ("show packet.pbem --as {mover} --json", "{mover}", (*SEAT, *RICH, *NO_AGENT, *SHOW_UNUSED)),
     ("move packet.pbem {text} --as {mover} -o out.pbem", "{mover}", (*SEAT, *RICH, *NO_AGENT)),
-    ("turn shared --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *ALWAYS, "pbem.host.referee", "pbem.host.store", "engine.bots")),
+    # (pbem.auto.turn is the turn of every transport; the host's and the bots' runners stay out)
+    ("turn shared --as {mover}", "{mover}", (*SQL, "typer.rich_utils", *TURN_ALWAYS, "pbem.host.referee", "pbem.host.store",
+                                             "engine.bots")),
     # a status is read from the store alone (Store.status): no referee, engine, documents, nor
     # cryptography (a seat's fingerprint is read off its key's line: pbem.protocol.keyline); and its
     # columns of ASCII words are padded without rich's table of character widths

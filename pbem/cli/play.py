@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pbem.atomic import same_content, write_atomic
+from pbem.atomic import write_atomic
 from pbem.cli.jsonout import json_text
 from pbem.cli.keys import HomeOpt, JsonOpt, only_identity
 from pbem.errors import StaleMove, UsageError
@@ -459,7 +459,6 @@ def move(
     """
     unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
     slim_msgspec()
-    from pbem.ui.card_names import check_typed
     from pbem.protocol.documents import read_one
     from pbem.seat import answers, player
 
@@ -475,22 +474,8 @@ def move(
     sp = player.open_packet(signed, me, where)
     player.refuse_stale(sp)
     target = output or Path(f"move-{sp.seat}-{sp.doc.seq:06d}.pbem")
-    check_typed(sp.view, text)  # a move that does not parse or is not legal says so first (exit 2, 6)
-    before = answers.kept(sp, where)
-    if before is not None and not before.same_as(sp, text) and not replace:
-        # the host takes the first move it receives for a packet: the file keeps that one
-        raise StaleMove(t("your new move “{move}” was not written: {before}", move=text, before=before.before()),
-                        hint=t("the host takes the first move it receives; to replace yours before you send "
-                               "it: {example}", example=f'pbem move {packet} "{text}" --replace'))
-    if not replace and target.exists() and (before is None or not same_content(target, before.data)):
-        raise UsageError(t("{path} holds another file; not overwritten", path=target),
-                         hint=t("pass -o FILE, or --replace to write over it"))
-    if before is None or not before.same_as(sp, text):
-        made = answers.replace(sp, where, text) if replace else answers.keep(sp, where, text)
-    else:
-        made = before  # the same signed file again: the host calls it a duplicate, never a second move
-    write_atomic(target, made.data)
-    if replace and before is not None and made is not before:
+    _, replaced = answers.write_move_file(sp, where, text, target, replace=replace, packet=packet)
+    if replaced:
         typer.echo(t("replaced your move for packet {seq}: send only this file", seq=sp.doc.seq), err=True)
     typer.echo(t("move file: {path} (send it to the host)", path=target))
 

@@ -267,104 +267,23 @@ def inbox(
         raise typer.Exit(refused[0])
 
 
-def _read_quietly(where: Path, source, say) -> None:
-    """A player's new mail into the key home, summed up in one line."""
-    from pbem.mail.incoming import Router
-
-    router = Router(where)
-    results: list[dict] = []
-    try:
-        read_mail(source, router, results, [], None)
-    finally:
-        router.close()
-        source.close()
-    saved = sum(r["outcome"] in ("saved", "invitation") for r in results)
-    refused = [r["message"] for r in results if r["outcome"] == "refused"]
-    if refused:
-        say(t("read {n} new block of mail: {saved} new, {refused} refused", n=len(results), saved=saved,
-              refused=len(refused)))
-    else:
-        say(t("read {n} new block of mail: {saved} new", n=len(results), saved=saved))
-
-
 def read_mail(source, router, results: list[dict], refused: list[int], echo) -> None:
-    """Route every new message of `source`, then settle it (done, rejected) or leave it.
+    """Route every new message of `source` (pbem.mail.incoming.route_new). Each refused block
+    is one `error:` line on stderr, its exit code kept in `refused`."""
+    from pbem.mail.incoming import route_new
 
-    Each refused block is one `error:` line on stderr, its exit code kept in `refused`."""
-    from pbem.mail.incoming import settle_outcome
-
-    for label, msg in source.new_messages():
-        kinds = []
-        for kind, line, code in router.route_message(label, msg):
-            kinds.append(kind)
-            results.append({"outcome": kind, "message": line, **({"exit_code": code} if code else {})})
-            if kind == "refused":
-                refused.append(code)
-                typer.echo(printable(t("error: {message}", message=line)), err=True)
-            elif echo is not None:
-                echo(printable(line))
-        outcome = settle_outcome(kinds)
-        if outcome is None:
-            source.leave(label)
-        else:
-            source.settle(label, outcome)
-
-
-# --- players: mailing joins and moves ---------------------------------------------------------
-
-
-def _once(saved: Path, make):
-    """The signed file kept at `saved`, made now if it is not there yet; and whether it was.
-
-    Asking twice sends the same signed file again instead of a second, different one.
-    """
-    from pbem.atomic import write_atomic
-    from pbem.protocol.documents import read_file
-
-    if saved.exists():
-        return read_file(saved)[0], True
-    signed = make()
-    write_atomic(saved, signed.armored().encode())
-    return signed, False
-
-
-@grouped
-def mail_join(
-    invitation: Annotated[Path, typer.Argument(help="The invitation (file or the mail holding it), or the game id "
-                                                    "of one 'pbem inbox' saved.")],
-    reply: Reply,
-    smtp: Smtp,
-    keys: Keys,
-) -> None:
-    """Join a game by mail: your signed join, mailed to the host (or as .eml); or take a seat handed to your key."""
-    from pbem.mail.outgoing import block_mail
-    from pbem.protocol.documents import read_one
-    from pbem.seat import player
-    from pbem.seat.home import game_named, join_path, received_invitation_path
-
-    where = keys.where
-    if not invitation.exists() and "/" not in str(invitation):
-        invitation = received_invitation_path(where, game_named(where, str(invitation)))
-    inv = read_one(invitation, "invitation")
-    me = keys.identity()
-    if inv.doc.seat_of_key(me.public.encode()) is None:  # perhaps a seat handed to this key
-        taken = player.take_handed_seat(where, inv.game, me)
-        if taken is not None:
-            typer.echo(t("you took seat {seat} of {game}, handed to your key at packet {seq}: play it with pbem turn "
-                         "{game}", seat=taken[0], game=inv.game, seq=taken[1]))
-            return
-    seat = player.seat_of(inv, me)
-    to = reply.host(where, inv.game)
-    courier, sender = reply.courier(smtp, where, me.name)
-    signed, again = _once(join_path(where, inv.game, seat), lambda: player.join(inv, me, where))
-    if again:
-        typer.echo(t("you joined {game} before; mailing the same join again", game=inv.game))
-    msg = block_mail(signed, sender=sender, to=to)
-    typer.echo(t("join of {seat} for {game}: {how}", seat=seat, game=inv.game, how=courier.deliver(msg)))
+    for kind, line, code in route_new(source, router):
+        results.append({"outcome": kind, "message": line, **({"exit_code": code} if code else {})})
+        if kind == "refused":
+            refused.append(code)
+            typer.echo(printable(t("error: {message}", message=line)), err=True)
+        elif echo is not None:
+            echo(printable(line))
 
 
 def packet_for(target: str, home: Path):
     """A packet file, or the latest packet saved of a game joined by mail."""
+    from pbem.mail.profile import load_profile
     from pbem.protocol.documents import read_one
     from pbem.seat.home import latest_saved_packet
 
@@ -373,261 +292,12 @@ def packet_for(target: str, home: Path):
         return read_one(p, "packet")
     latest = latest_saved_packet(home, target)
     if latest is None:
-        raise UsageError(t("no packet of game {game} in {home}", game=repr(target), home=home),
-                         hint=t("pass a packet file, or read your mail first with 'pbem inbox MAILDIR'"))
+        profile = load_profile(home)
+        hint = (t("pass a packet file, or read your mail first with 'pbem turn GAME' (it reads your IMAP folder)")
+                if profile is not None and profile.imap else
+                t("pass a packet file, or read your mail first with 'pbem inbox MAILDIR'"))
+        raise UsageError(t("no packet of game {game} in {home}", game=repr(target), home=home), hint=hint)
     return read_one(latest, "packet")
-
-
-@grouped
-def mail_move(
-    packet: Annotated[str, typer.Argument(help="The packet you answer: a file, or a game id (its latest saved packet).")],
-    text: Annotated[str, typer.Argument(help='Your move, e.g. "play cross at 1,0".')],
-    reply: Reply,
-    smtp: Smtp,
-    keys: Keys,
-) -> None:
-    """Write your signed move and mail it to the host (or write it as .eml with --to-dir).
-
-    With a mail profile ('pbem mail setup') and a game joined by mail, this is all it takes:
-    pbem mail-move GAME "play cross at 1,0".
-    """
-    from pbem.mail.outgoing import block_mail
-    from pbem.mail.trustless import joined_trustless, mail_seat
-    from pbem.seat import answers, player
-    from pbem.seat.home import game_named
-
-    where = keys.where
-    if not Path(packet).is_file():
-        packet = game_named(where, packet)
-    if not Path(packet).is_file() and joined_trustless(where, packet):  # followed from the packets 'pbem inbox' kept
-        me = keys.identity()
-        c = mail_seat(where, me, packet, _mailer(reply, smtp, where, me.name, packet))
-        c.sync()
-        how, new = c.play(text)
-        if new:
-            typer.echo(t("move for packet {seq}: {how}", seq=c.ts.head[0], how=how))
-        else:
-            typer.echo(t("move for packet {seq} sent again (the one made before): {how}", seq=c.ts.head[0], how=how))
-        return
-    signed_packet = packet_for(packet, where)
-    if signed_packet.doc.waiting is not None:  # a trustless packet: the game it belongs to plays it
-        raise UsageError(t("{packet} is a packet of trustless game {game}: mail-move takes the game's name",
-                           packet=packet, game=signed_packet.game),
-                         hint=t("for a mail game: {example}", example=f'pbem mail-move {signed_packet.game} "MOVE"'))
-    me = keys.identity()
-    sp = player.open_packet(signed_packet, me, where)
-    to = reply.host(where, signed_packet.game)
-    courier, sender = reply.courier(smtp, where, me.name)
-    seq = sp.doc.seq
-    made = answers.answer(sp, where, text)
-    if not made.new:
-        typer.echo(made.before() + t("; mailing that move again (the host takes one move per packet)"))
-    msg = block_mail(made.signed, sender=sender, to=to)
-    how = courier.deliver(msg)
-    made.mark_sent()
-    typer.echo(t("move for packet {seq}: {how}", seq=seq, how=how))
-    made.refuse_other(sp, text)
-
-
-
-# --- players: a turn in a shared folder -------------------------------------------------------
-
-
-def _plain(notices: list) -> list[dict]:
-    """Typed notices as JSON objects (for --json)."""
-    import msgspec
-
-    return [msgspec.to_builtins(n) for n in notices]
-
-
-@grouped
-def turn(
-    target: Annotated[str, typer.Argument(help="The shared game folder (or a game id, to show its latest mailed packet).")],
-    move: Annotated[str | None, typer.Argument(help='Your move, e.g. "play cross at 1,0".', show_default=False)] = None,
-    join_: Annotated[bool, typer.Option("--join", help="Write (again) your join file into the inbox.")] = False,
-    maildir: Annotated[list[Path], typer.Option("--maildir", help="A mail game: first read new mail from this "
-                                                "Maildir, mbox or folder of .eml files (repeatable).")] = [],
-    mail_in: MailIn = MailIn(),
-    reply: Reply = Reply(),
-    smtp: Smtp = Smtp(),
-    keys: Keys = Keys(),
-    as_json: JsonOpt = False,
-) -> None:
-    """Show your latest packet and, with MOVE (or at the prompt), play it. Joins if needed.
-
-    For a mail game (TARGET is a game id), --imap (or --maildir) first reads your new mail; in
-    a trustless game it then mails whatever the table waits for from you (your shuffle, your
-    tokens, your round key), with the SMTP settings of 'pbem mail setup' (or --smtp-*).
-    """
-    from pbem.folder.play import Seat, show
-    from pbem.seat import answers, player
-
-    where = keys.where
-    me = keys.identity()
-    # With --json, stdout carries exactly one JSON document; the rest goes to stderr.
-    say = (lambda line: typer.echo(line, err=True)) if as_json else typer.echo
-    if not (Path(target) / "pbem-folder.json").exists():
-        if Path(target).is_dir() or move is not None or join_:
-            if Path(target).is_dir():
-                raise UsageError(t("{dir} is not a pbem game folder", dir=target),
-                                 hint=t("the host runs 'pbem folder init DIR GAME'"))
-            raise UsageError(t("{dir} is not a game folder", dir=target),
-                             hint=t("for a mail game: {example}", example=f'pbem mail-move {target} "MOVE" --to HOST'))
-        mail_in = mail_in if maildir else mail_in.or_profile(where)
-        if mail_in.imap or maildir:
-            _read_quietly(where, _mail_source(list(maildir), mail_in, True, remember=where), say)
-        from pbem.mail.trustless import joined_trustless, mail_seat
-        from pbem.seat.home import game_named
-
-        target = game_named(where, target)
-        if joined_trustless(where, target):
-            c = mail_seat(where, me, target, _mailer(reply, smtp, where, me.name, target))
-            _turn_trustless(c, None, say, as_json, f'pbem mail-move {target} "MOVE"')
-            return
-        from pbem.seat.home import saved_notices
-
-        opened = player.open_packet(packet_for(target, where), me, where)
-        notices = saved_notices(where, opened.invitation.game)
-        if as_json:
-            typer.echo(json_text({**opened.summary(), "notices": _plain(notices)}))
-        else:
-            show(opened, notices)
-        return
-    from pbem.folder.play import is_trustless
-
-    if is_trustless(Path(target)):
-        from pbem.folder.trustless import folder_seat
-
-        _turn_trustless(folder_seat(Path(target), me, where), move, say, as_json,
-                        f'pbem turn {target} --as {me.name} "MOVE"')
-        return
-    seat = Seat.open(Path(target), me, where)
-    if join_ or (not seat.joined() and not seat.started()):
-        path, new = seat.join()
-        from pbem.protocol.crypto import PublicKey
-
-        fingerprint = PublicKey.decode(seat.invitation.doc.host.key).fingerprint()
-        if new:  # as `pbem join` does: the player can compare it with the host's own words
-            say(t("joined {game} as seat {seat}; host key fingerprint {fingerprint}", game=seat.folder.game_id,
-                  seat=seat.seat, fingerprint=fingerprint))
-            say(t("join file: {path}", path=path))
-        else:
-            say(t("join submitted again as {seat}: {path}", seat=seat.seat, path=path))
-    sp = seat.latest()
-    for line in seat.skipped:
-        say(line)
-    if sp is None:
-        say(t("the game has not started: waiting for every seat to join"))
-        if as_json:
-            typer.echo(json_text({"game": seat.folder.game_id, "me": seat.seat, "phase": "joining"}, None))
-        return
-    if as_json:
-        typer.echo(json_text({**sp.summary(), "notices": _plain(seat.notices())}))
-    else:
-        show(sp, seat.notices())
-    if sp.doc.phase == "game-over":
-        return
-    seq = sp.doc.seq
-    mine = sp.doc.to_move == seat.seat
-    if move is None and mine and not as_json and not seat.answered(seq) and sys.stdin is not None and sys.stdin.isatty():
-        from engine.errors import MoveError
-        from pbem.ui.card_names import check_typed
-
-        while True:
-            move = typer.prompt(t("your move (empty: later)"), default="", show_default=False).strip() or None
-            if move is None:
-                return
-            try:
-                check_typed(sp.view, move)
-                break
-            except MoveError as exc:
-                typer.echo(t("not legal: {why}", why=failures.message(exc)), err=True)
-    if move is None:
-        if not mine:
-            say(t("waiting for {player}", player=sp.doc.to_move))
-        elif (made := answers.kept(sp, where)) is not None:
-            say(made.before() + t("; waiting for the host"))
-        else:
-            say(t("your turn: {example}", example=f'pbem turn {target} --as {me.name} "MOVE"'))
-        return
-    path, made = seat.move(sp, move)
-    if made.new:
-        say(t("move for packet {seq} submitted: {path}", seq=seq, path=path))
-        return
-    say(made.before() + t("; submitted that move again: {path}", path=path))
-    made.refuse_other(sp, move)
-
-
-def _mailer(reply: Reply, smtp: Smtp, where: Path, me: str, game: str):
-    """Mail one of this seat's blocks to the game's host; the courier (and its password) is
-    asked for only when there is something to send."""
-    from pbem.mail.outgoing import block_mail
-
-    made: list = []
-
-    def mail(block) -> str:
-        if not made:
-            made.append((*reply.courier(smtp, where, me), reply.host(where, game)))
-        courier, sender, to = made[0]
-        return courier.deliver(block_mail(block, sender=sender, to=to))
-
-    return mail
-
-
-def _turn_trustless(c, move: str | None, say, as_json: bool, play_hint: str) -> None:
-    """`pbem turn` of a trustless game (folder or mail): join, follow and check the chain, send
-    whatever block the table waits for from this seat (its shuffle, tokens, goal tokens, round
-    key), show the seat's view and, on its turn, play MOVE (or ask for it)."""
-    from rich.console import Console
-
-    from pbem.seat.screen import trustless_screen
-    from pbem.seat.trustless import summary
-
-    if not c.joined():
-        path, _ = c.join()
-        say(t("joined {game} as seat {seat} with your key shares: {path}", game=c.inv.game, seat=c.seat, path=path))
-    happened = c.catch_up()  # what is new since this seat last looked, not the whole chain again
-    w = c.ts.table.waiting()
-    if c.seat in w.seats and w.step not in ("join", "move"):
-        out = c.answer()
-        if out is not None:
-            say(t("sent your {step} block for packet {seq}: {path}", step=words.step_name(w.step), seq=c.ts.head[0],
-                  path=out[0]))
-    mine = c.my_turn()
-    news = c.news()
-    if as_json:
-        typer.echo(json_text({**summary(c.ts), "your_turn": mine, "notices": _plain(news), "news": happened}))
-    else:
-        Console().print(trustless_screen(c.ts, happened))
-        if news:
-            from datetime import datetime, timezone
-
-            now = datetime.now(timezone.utc)
-            say(t("news") + ":")
-            for n in news:
-                say(f"  - {n.line(now)}")
-    if move is None and mine and not as_json and not c.answered() and sys.stdin is not None and sys.stdin.isatty():
-        from engine.errors import MoveError
-        from pbem.ui.card_names import check_typed
-
-        while True:
-            move = typer.prompt(t("your move (empty: later)"), default="", show_default=False).strip() or None
-            if move is None:
-                return
-            try:
-                check_typed(c.ts.view(), move)
-                break
-            except MoveError as exc:
-                typer.echo(t("not legal: {why}", why=failures.message(exc)), err=True)
-    if move is None:
-        if mine and not c.answered():
-            say(t("your turn: {example}", example=play_hint))
-        return
-    path, new = c.play(move)
-    if new:
-        say(t("move for packet {seq} submitted: {path}", seq=c.ts.head[0], path=path))
-    else:
-        say(t("move for packet {seq} submitted again: {path}", seq=c.ts.head[0], path=path))
 
 
 def folder_init(
@@ -803,6 +473,8 @@ def register(app: typer.Typer) -> None:
     mail_app.command("setup")(mail_setup)
     app.add_typer(mail_app, name="mail")
     app.command("inbox")(inbox)
+    from pbem.cli.turn import mail_join, mail_move, turn
+
     app.command("mail-join")(mail_join)
     app.command("mail-move")(mail_move)
     app.command("turn")(turn)

@@ -269,10 +269,3 @@ class Seat:
         path = self.folder.submit_move(self.seat, sp.doc.seq, made.data)
         made.mark_sent()
         return path, made
-
-
-def show(sp: player.SeatPacket, notices: list[Notice] | None = None) -> None:
-    """Print a seat's packet as `pbem show` does (with the host's notices, when there are any)."""
-    from pbem.seat.screen import show_packet
-
-    show_packet(sp, notices=notices)

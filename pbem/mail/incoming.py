@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.errors import MoveError
 from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
+from pbem.mail.memory import MailSource, Outcome
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Mental, Move, Notice, Packet, Request,
@@ -87,7 +88,7 @@ def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
     return blocks, errors
 
 
-def settle_outcome(kinds: list[str]) -> str | None:
+def settle_outcome(kinds: list[str]) -> Outcome | None:
     """After routing a message's blocks: "rejected", "done", or None (not ours: leave it)."""
     if "refused" in kinds:
         return "rejected"
@@ -293,3 +294,18 @@ def discover_dbs(explicit: list[str], saves: Path) -> list[str | Path]:
 
     found: list[str | Path] = [os.environ[ENV_STORE]] if os.environ.get(ENV_STORE) else []
     return found + (sorted(saves.glob("*.db")) if saves.is_dir() else [])
+
+
+def route_new(source: MailSource, router: Router) -> Iterator[tuple[str, str, int]]:
+    """Route every new message of `source`: each block's (outcome, line, exit code) as it is
+    routed; after a message's blocks, the message is settled (done, rejected) or left."""
+    for label, msg in source.new_messages():
+        kinds = []
+        for kind, line, code in router.route_message(label, msg):
+            kinds.append(kind)
+            yield kind, line, code
+        outcome = settle_outcome(kinds)
+        if outcome is None:
+            source.leave(label)
+        else:
+            source.settle(label, outcome)

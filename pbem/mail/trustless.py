@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.errors import PbemError
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Join, Mental, Packet, Signed, parse, read_blocks, unb64
+from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, parse, read_blocks, unb64
 from pbem.ui import words
 from pbem.ui.words import t
 
@@ -137,12 +137,15 @@ def joined_trustless(home: Path, game: str) -> bool:
         return False
 
 
-def mail_seat(home: Path, identity: Identity, game: str, mail: Callable[[Signed[Any]], str]) -> TrustlessClient[str]:
+def mail_seat(home: Path, identity: Identity, game: str, mail: Callable[[Signed[Any]], str],
+              invitation: Signed[Invitation] | None = None) -> TrustlessClient[str]:
     """This key's seat of a trustless game joined by mail: it follows the packets 'pbem inbox'
-    (or the seat's bot) kept in the key home, and mails each block it owes with `mail`."""
+    (or the seat's bot) kept in the key home, and mails each block it owes with `mail`.
+    `invitation`: the one received, for a seat that has not joined yet (its join anchors it)."""
     from pbem.seat.home import load_invitation, saved_notices, saved_packets
     from pbem.seat.trustless_client import TrustlessClient
 
-    return TrustlessClient(load_invitation(home, game), identity, Path(home), lambda: saved_packets(home, game),
+    inv = invitation if invitation is not None else load_invitation(home, game)
+    return TrustlessClient(inv, identity, Path(home), lambda: saved_packets(home, game),
                            lambda _step, data: mail(read_blocks(data.decode("utf-8"))[0]),
                            lambda: saved_notices(home, game))

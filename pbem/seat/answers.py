@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import MoveError
-from pbem.atomic import write_atomic
-from pbem.errors import PbemError, StaleMove
+from pbem.atomic import same_content, write_atomic
+from pbem.errors import PbemError, StaleMove, UsageError
 from pbem.protocol.documents import Move, SealedMove, Signed, open_as, read_blocks, seal_info, seal_json
 from pbem.seat.home import move_path
 from pbem.seat.player import SeatPacket, refuse_stale, sign_move
@@ -130,7 +130,7 @@ def _make(sp: SeatPacket, home: Path, text: str, *, replacing: bool) -> Answer:
     return Answer(signed, data, words, True, path)
 
 
-def replace(sp: SeatPacket, home: Path, text: str) -> Answer:
+def replace_move(sp: SeatPacket, home: Path, text: str) -> Answer:
     """Make `text` this packet's move in place of the one kept (`pbem move --replace`): only
     while the host cannot have the first, i.e. pbem has not sent it (StaleMove, exit 5) and no
     later packet has been seen (refuse_stale)."""
@@ -146,3 +146,27 @@ def replace(sp: SeatPacket, home: Path, text: str) -> Answer:
 def answer(sp: SeatPacket, home: Path, text: str) -> Answer:
     """The seat's one move for this packet: the one kept, else `text` made and kept now."""
     return kept(sp, home) or keep(sp, home, text)
+
+
+def write_move_file(sp: SeatPacket, home: Path, text: str, target: Path, *, replace: bool, packet: Path | str
+                    ) -> tuple[Answer, bool]:
+    """`pbem move`: this packet's move written to `target` to send by hand; (the move, whether
+    it replaced another). The file holds the move the host will take, the first: a different
+    one is refused (StaleMove) unless `replace` (replace_move), and another file at `target`
+    is never written over without it."""
+    check_typed(sp.view, text)  # a move that does not parse or is not legal says so first (exit 2, 6)
+    before = kept(sp, home)
+    same = before is not None and before.same_as(sp, text)
+    if before is not None and not same and not replace:
+        raise StaleMove(t("your new move “{move}” was not written: {before}", move=text, before=before.before()),
+                        hint=t("the host takes the first move it receives; to replace yours before you send "
+                               "it: {example}", example=f'pbem move {packet} "{text}" --replace'))
+    if not replace and target.exists() and (before is None or not same_content(target, before.data)):
+        raise UsageError(t("{path} holds another file; not overwritten", path=target),
+                         hint=t("pass -o FILE, or --replace to write over it"))
+    if before is not None and same:
+        made = before  # the same signed file again: the host calls it a duplicate, never a second move
+    else:
+        made = replace_move(sp, home, text) if replace else keep(sp, home, text)
+    write_atomic(target, made.data)
+    return made, made is not before and before is not None

@@ -90,23 +90,28 @@ def outcome_lines(result: Result) -> list[str]:
 
 
 def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,
-                      now: datetime | None = None) -> RenderableType:
+                      now: datetime | None = None, answered: bool = False) -> RenderableType:
+    """The packet as this seat sees it; `answered`: its move for this packet is made (sent, or
+    written for the host), so the table waits for the host, not for it."""
     doc = sp.doc
     now = now or datetime.now(timezone.utc)
     header = {t("game"): sp.packet.game, t("packet"): doc.seq, t("you are"): sp.seat}
-    parts = render_view(sp.view, sp.seat, last_moves=last_moves_in_words(sp), header=header)
+    parts = render_view(sp.view, sp.seat, last_moves=last_moves_in_words(sp), header=header,
+                        answered=answered and not sp.old)
     news = [Text(line) for line in news_lines(sp, notices or [], now)]
     extra = [Text(line, style="bold") for line in result_lines(doc.result, doc.standings)]
     playing = doc.phase != "game-over" and doc.to_move
     if doc.standings is None and (playing or sp.old):
-        extra.append(Text(_turn_line(sp), style="bold"))
+        extra.append(Text(_turn_line(sp, answered), style="bold"))
     return _group(parts, *extra, *news)
 
 
-def _turn_line(sp: SeatPacket) -> str:
+def _turn_line(sp: SeatPacket, answered: bool) -> str:
     if sp.old:
         return t("clause sep").join([t("old packet", seq=sp.doc.seq, newest=sp.newest_seen),
                                      t("old packet hint", newest=sp.newest_seen)])
+    if answered and sp.doc.to_move == sp.seat:
+        return t("answered; waiting for the host")
     return t("to move", player=sp.doc.to_move)
 
 
@@ -116,8 +121,9 @@ def _group(*parts: RenderableType) -> RenderableType:
     return Group(*parts)
 
 
-def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[Notice] | None = None) -> None:
-    (console or Console()).print(packet_renderable(sp, notices))
+def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[Notice] | None = None,
+                answered: bool = False) -> None:
+    (console or Console()).print(packet_renderable(sp, notices, answered=answered))
 
 
 def trustless_lines(summary: dict[str, Any], drawn: bool = False) -> list[str]:

@@ -418,9 +418,11 @@ def _counts(view: RoundState) -> list[str]:
     return parts
 
 
-def _heading(view: RoundState, header: dict | None) -> Text:
+def _heading(view: RoundState, header: dict | None, answered: bool = False) -> Text:
     bits = [t("title"), t(view.ruleset), t("round", n=view.round_no)]
-    if view.phase == PLAYING:
+    if answered:  # the seat to move has sent its move: the host's turn now
+        bits.append(t("answered; waiting for the host"))
+    elif view.phase == PLAYING:
         bits.append(t("to move", player=view.player))
     elif view.phase == THEFT:
         bits.append(t("thief to move", player=view.player))
@@ -438,15 +440,17 @@ def render_view(
     *,
     last_moves: Iterable[str] = (),
     header: dict | None = None,
+    answered: bool = False,
 ) -> RenderableType:
     """What seat `me` sees. `view` is engine.views.view(state, me), or the full state.
+    `answered`: `me` is to move and has sent its move (the heading says so).
 
     With me=None and a full state (hands not masked) every hand and role is shown, for a
     referee or a replay; with a masked view only what the view holds is shown, so hidden
     cards never reach the page. `last_moves` are sentences (see words.describe_move).
     """
     parts: list[RenderableType] = [
-        _heading(view, header),
+        _heading(view, header, answered and me is not None and view.player == me),
         Text(""),
         render_maze(view.board, known_goals=_known_goals(view, me)),
         render_legend(view.ruleset),

@@ -1,0 +1,205 @@
+"""A player's commands that play: `turn` (every transport), `mail-move` (its mail alias) and
+`mail-join`. The workflow is pbem.auto.turn's; here the options become a mail link, and the
+turn is printed, asked for and said."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from pbem.cli.jsonout import json_text
+from pbem.cli.keys import JsonOpt
+from pbem.cli.options import Keys, MailIn, Reply, Smtp, grouped
+from pbem.ui import failures
+from pbem.ui.terminal import printable
+from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.auto.turn import Send, Turn
+    from pbem.mail.memory import MailSource
+
+MaildirOpt = Annotated[list[Path], typer.Option("--maildir", help="A mail game: first read new mail from this "
+                                                "Maildir, mbox or folder of .eml files (repeatable).")]
+
+
+@dataclass
+class CliMail:
+    """A seat's mail as its options (else its mail profile) set it up (pbem.auto.turn.MailLink)."""
+
+    where: Path
+    me: str
+    paths: list[Path]
+    mail_in: MailIn
+    reply: Reply
+    smtp: Smtp
+    _senders: dict[str, Send] = field(default_factory=dict)
+
+    def new_mail(self) -> MailSource | None:
+        from pbem.mail.sources import mail_source
+
+        mail_in = self.mail_in if self.paths else self.mail_in.or_profile(self.where)
+        if not (mail_in.imap or self.paths):
+            return None
+        return mail_source(self.paths, mail_in.imap, mail_in.password_command, mail_in.oauth2_command, True,
+                           remember=self.where, ca_file=mail_in.ca_file)
+
+    def sender(self, game: str) -> Send:
+        if game not in self._senders:  # the courier (and its password) once per command
+            from pbem.mail.outgoing import block_mail
+
+            to = self.reply.host(self.where, game)
+            courier, sender = self.reply.courier(self.smtp, self.where, self.me)
+            self._senders[game] = lambda block: courier.deliver(block_mail(block, sender=sender, to=to))
+        return self._senders[game]
+
+
+def play_turn(target: str, move: str | None, keys: Keys, maildir: list[Path], mail_in: MailIn, reply: Reply, smtp: Smtp,
+              *, join: bool = False, as_json: bool = False, by_mail: bool = False) -> None:
+    """Open the seat's turn at TARGET, show it (or print it as JSON), ask for a move when it is
+    the seat's and none was given (in a terminal), and send it."""
+    from pbem.auto.turn import open_turn
+
+    where = keys.where
+    me = keys.identity()
+    link = CliMail(where, me.name, list(maildir), mail_in, reply, smtp)
+    # With --json, stdout carries exactly one JSON document; the rest goes to stderr.
+    say = (lambda line: typer.echo(printable(line), err=True)) if as_json else (lambda line: typer.echo(printable(line)))
+    turn = open_turn(target, me, where, link, join=join, by_mail=by_mail)
+    for line in turn.said:
+        say(line)
+    for line in turn.refused:
+        typer.echo(printable(t("error: {message}", message=line)), err=True)
+    if as_json:
+        typer.echo(json_text(turn.json()))
+    elif not (by_mail and move is not None):  # mail-move MOVE says only what it sent
+        show_turn(turn)
+    if move is None and not as_json and turn.asks() and sys.stdin is not None and sys.stdin.isatty():
+        move = ask_move(turn)
+    if move is None:
+        waiting = None if as_json else turn.waiting()  # the JSON says it (answered, my_turn, to_move)
+        if waiting:
+            say(waiting)
+        return
+    played = turn.play(move)
+    for line in played.lines:
+        say(line)
+    if played.refused is not None:
+        raise played.refused
+
+
+def show_turn(turn: Turn) -> None:
+    """The seat's table on the terminal, as `pbem show` draws it, with the host's news."""
+    from rich.console import Console
+
+    if turn.sp is not None:
+        from pbem.seat.screen import show_packet
+
+        show_packet(turn.sp, notices=turn.notices, answered=turn.answered())
+        return
+    c = turn.client
+    if c is None:
+        return
+    from pbem.seat.screen import trustless_screen
+
+    Console().print(trustless_screen(c.ts, turn.followed))
+    if turn.notices:
+        from datetime import datetime, timezone
+
+        now = datetime.now(timezone.utc)
+        typer.echo(t("news") + ":")
+        for n in turn.notices:
+            typer.echo(f"  - {n.line(now)}")
+
+
+def ask_move(turn: Turn) -> str | None:
+    """The move, asked at the prompt until it is legal (empty: later, None)."""
+    from engine.errors import MoveError
+
+    while True:
+        move = typer.prompt(t("your move (empty: later)"), default="", show_default=False).strip() or None
+        if move is None:
+            return None
+        try:
+            turn.check(move)
+            return move
+        except MoveError as exc:
+            typer.echo(t("not legal: {why}", why=failures.message(exc)), err=True)
+
+
+@grouped
+def turn(
+    target: Annotated[str, typer.Argument(help="A shared game folder, a packet file, or a mail game's name or id.")],
+    move: Annotated[str | None, typer.Argument(help='Your move, e.g. "play cross at 1,0".', show_default=False)] = None,
+    join_: Annotated[bool, typer.Option("--join", help="Write (again) your join file into the inbox.")] = False,
+    maildir: MaildirOpt = [],
+    mail_in: MailIn = MailIn(),
+    reply: Reply = Reply(),
+    smtp: Smtp = Smtp(),
+    keys: Keys = Keys(),
+    as_json: JsonOpt = False,
+) -> None:
+    """Your turn, however the game travels: read what came, show your table and, with MOVE (or
+    at the prompt when it is your move), send it. Joins if needed.
+
+    TARGET is a shared game folder (the move goes into its inbox); a packet file (the move is
+    written to move-SEAT-SEQ.pbem, to send by hand); or a mail game's name or id: new mail is
+    read first (--imap or --maildir, else your mail profile's IMAP folder) and the join or
+    move is mailed to the host (SMTP from 'pbem mail setup' or --smtp-*; --to-dir writes .eml
+    files). In a trustless game it also sends whatever else the table waits for from you
+    (your shuffle, your tokens, your round key).
+    """
+    play_turn(target, move, keys, maildir, mail_in, reply, smtp, join=join_, as_json=as_json)
+
+
+@grouped
+def mail_move(
+    packet: Annotated[str, typer.Argument(help="The packet you answer: a file, or a game's name or id (its latest "
+                                               "packet).")],
+    text: Annotated[str, typer.Argument(help='Your move, e.g. "play cross at 1,0".')],
+    reply: Reply,
+    smtp: Smtp,
+    keys: Keys,
+    maildir: MaildirOpt = [],
+    mail_in: MailIn = MailIn(),
+) -> None:
+    """Mail your signed move to the host (or write it as .eml with --to-dir): 'pbem turn' for
+    a mail game, and for a packet file, mailed instead of written.
+
+    With a mail profile ('pbem mail setup') and a game joined by mail, this is all it takes:
+    pbem mail-move GAME "play cross at 1,0".
+    """
+    play_turn(packet, text, keys, maildir, mail_in, reply, smtp, by_mail=True)
+
+
+@grouped
+def mail_join(
+    invitation: Annotated[Path, typer.Argument(help="The invitation (file or the mail holding it), or the game id "
+                                                    "of one 'pbem inbox' saved.")],
+    reply: Reply,
+    smtp: Smtp,
+    keys: Keys,
+) -> None:
+    """Join a game by mail: your signed join, mailed to the host (or as .eml); or take a seat handed to your key."""
+    from pbem.auto.turn import mail_join as join_by_mail
+    from pbem.protocol.documents import read_one
+    from pbem.seat import player
+    from pbem.seat.home import game_named, received_invitation_path
+
+    where = keys.where
+    if not invitation.exists() and "/" not in str(invitation):
+        invitation = received_invitation_path(where, game_named(where, str(invitation)))
+    inv = read_one(invitation, "invitation")
+    me = keys.identity()
+    if inv.doc.seat_of_key(me.public.encode()) is None:  # perhaps a seat handed to this key: taken only when asked
+        taken = player.take_handed_seat(where, inv.game, me)
+        if taken is not None:
+            typer.echo(t("you took seat {seat} of {game}, handed to your key at packet {seq}: play it with pbem turn "
+                         "{game}", seat=taken[0], game=inv.game, seq=taken[1]))
+            return
+    for line in join_by_mail(inv, me, where, CliMail(where, me.name, [], MailIn(), reply, smtp)):
+        typer.echo(line)
+

@@ -1,0 +1,180 @@
+"""`pbem turn` is one command for every transport: it reads what came, shows the table, asks
+for a move when it is the seat's (in a terminal), and sends it: into a shared folder's inbox,
+mailed to the host (IMAP in, SMTP out: real pymap and aiosmtpd servers), or written to a file.
+After the seat answered, it says so ("answered; waiting for the host", and `"answered": true`
+in --json) instead of "to move: SEAT". `mail-move` is its mail alias."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+from pathlib import Path
+
+import pytest
+from mailservers import MailServers
+from processes import PBEM, cli_env, pbem
+from test_folder_play import SEATS, cli_app, make_homes, new_game, run_cli
+from test_replay_tty import _read_until
+
+from engine.rules import legal_moves
+from pbem.auto.host_runner import FolderHost
+from pbem.errors import StaleMove, UsageError
+from pbem.folder.layout import GameFolder
+from pbem.folder.play import Seat
+from pbem.host import referee as H
+from pbem.protocol.documents import read_file
+from pbem.seat import keys
+from pbem.seat import player as P
+from pbem.seat.home import latest_saved_packet
+
+
+def _script(path: Path, secret: str) -> Path:
+    path.write_text(f"#!/bin/sh\necho {secret}\n")
+    path.chmod(0o700)
+    return path
+
+
+def _legal(home: Path, name: str, game: str) -> list[str]:
+    me = keys.load_identity(home, name, None)
+    sp = P.open_packet(read_file(latest_saved_packet(home, game))[0], me, home)
+    return [str(m) for m in legal_moves(sp.view)]
+
+
+def _json(output: str) -> dict:
+    """The JSON document of `turn --json` (the test runner mixes in stderr's line about the mail read)."""
+    return json.loads(output[output.index("{"):])
+
+
+def _in_a_terminal(args: list[str], home: Path, cwd: Path, answers: list[tuple[str, str]], done: str) -> str:
+    """Run `pbem ARGS` on a pseudo-terminal: for each (prompt seen, line typed), wait and type;
+    then wait for `done`; everything the terminal showed."""
+    main, sub = pty.openpty()
+    proc = subprocess.Popen([*PBEM, *args], stdin=sub, stdout=sub, stderr=sub, cwd=cwd, close_fds=True,
+                            env=cli_env(home, COLUMNS="120", LINES="80", TERM="xterm"))
+    os.close(sub)
+    shown = ""
+    try:
+        for seen, line in answers:
+            shown += _read_until(main, seen)
+            os.write(main, line.encode() + b"\r")
+        shown += _read_until(main, done)
+        assert proc.wait(timeout=30) == 0, shown[-800:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(main)
+    return shown
+
+
+@pytest.mark.slow
+def test_a_mail_game_is_played_with_turn_alone(mail_servers: MailServers, tmp_path: Path) -> None:
+    """Over IMAP and SMTP: `pbem turn NAME` joins by mail, shows the packet, mails the move
+    given (or asked for at the prompt), and says the seat answered until the host moves on."""
+    s = mail_servers
+    app = cli_app()
+    homes = make_homes(tmp_path, ["host", *SEATS])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = tmp_path / "saves" / "t.db"
+    H.create_game(db, "t", ids["host"], "classic", [(p, ids[p].public) for p in SEATS], [],
+                  {n: s.address(n) for n in ["host", *SEATS]})
+    for n in ["host", *SEATS]:
+        run_cli(app, ["mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port, "--smtp-security",
+                      "none", "--from", s.address(n), "--imap", s.imap.url(n), "--password-command",
+                      _script(tmp_path / f"secret-{n}.sh", f"pw-{n}")], homes[n])
+
+    def host_pass() -> str:
+        return run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
+
+    assert "mailed invitation to ann" in host_pass()
+    for p in SEATS:  # the game's name is enough: turn reads the invitation and mails the join
+        out = run_cli(app, ["turn", "t"], homes[p]).output
+        assert "read 1 new block of mail: 1 new" in out and f"join of {p} for t-" in out, out
+        assert "sent to host@example.org" in out and "the game has not started" in out, out
+    assert "round 1 dealt, packet 1" in host_pass()
+    game = next((homes["ann"] / "invitations").glob("*.pbem")).stem
+    mover = H.Host(db).status()["to_move"]
+    home = homes[mover]
+
+    shown = _json(run_cli(app, ["turn", "t", "--json"], home).output)
+    assert shown["my_turn"] and shown["answered"] is False and shown["transport"] == "mail", shown
+    legal = _legal(home, mover, game)
+    first, other = legal[0], legal[-1]
+    out = run_cli(app, ["turn", "t", first], home).output  # was: "t is not a game folder"
+    assert "move for packet 1: sent to host@example.org" in out, out
+
+    # answered: the seat's own screen and --json say so, not "to move: MOVER", until the host moves on
+    out = run_cli(app, ["turn", "t"], home).output
+    assert "answered; waiting for the host" in out and f"to move: {mover}" not in out, out
+    assert f"you already answered packet 1 with “{first}”; waiting for the host" in out
+    assert _json(run_cli(app, ["turn", "t", "--json"], home).output)["answered"] is True
+    other_seat = next(p for p in SEATS if p != mover)
+    theirs = _json(run_cli(app, ["turn", "t", "--json"], homes[other_seat]).output)
+    assert theirs["answered"] is False and theirs["to_move"] == mover
+
+    # mail-move is the same path: the kept move goes again, a different one is refused
+    again = run_cli(app, ["mail-move", "t", other], home, ok=False)
+    assert isinstance(again.exception, StaleMove) and "mailing that move again" in again.output, again.output
+    assert "answered; waiting for the host" not in again.output  # a one-line command: no table drawn
+    out = host_pass()
+    assert f"applied {mover}'s move" in out and "packet 2" in out, out
+
+    # the next seat to move, in a terminal: asked, an illegal answer refused, a legal one mailed
+    mover2 = H.Host(db).status()["to_move"]
+    run_cli(app, ["inbox"], homes[mover2])
+    legal2 = _legal(homes[mover2], mover2, game)
+    shown_tty = _in_a_terminal(["turn", "t"], homes[mover2], tmp_path,
+                               [("your move (empty: later)", "steal nobody"), ("your move (empty: later)", legal2[0])],
+                               "move for packet 2: sent to host@example.org")
+    assert "not legal" in shown_tty or "not a move" in shown_tty or "error" in shown_tty.lower(), shown_tty[-600:]
+    out = host_pass()
+    assert f"applied {mover2}'s move" in out, out
+
+
+def test_turn_in_a_folder_and_on_a_packet_file_says_answered(tmp_path: Path) -> None:
+    """A folder game: `turn DIR --json` has `answered`; after the move the screen says the seat
+    answered. A packet file: `turn FILE MOVE` writes the move file, which the host applies."""
+    app = cli_app()
+    db, homes = new_game(tmp_path)
+    folder = tmp_path / "shared"
+    run_cli(app, ["folder", "init", "t", folder, "--db", db])
+    for s in SEATS:
+        run_cli(app, ["turn", folder, "--as", s], homes[s])
+    host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
+    FolderHost(host, folder, lambda line: None).step()  # deals packet 1
+    gf = GameFolder.open(folder)
+    mover = Seat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest().doc.to_move
+    home = homes[mover]
+    me = keys.load_identity(home, mover, None)
+    sp = Seat.open(folder, me, home).latest()
+    move = str(legal_moves(sp.view)[0])
+
+    before = json.loads(run_cli(app, ["turn", folder, "--as", mover, "--json"], home).output)
+    assert before["my_turn"] and before["answered"] is False and before["transport"] == "folder"
+    run_cli(app, ["turn", folder, "--as", mover, move], home)
+    after = json.loads(run_cli(app, ["turn", folder, "--as", mover, "--json"], home).output)
+    assert after["answered"] is True and after["to_move"] == mover
+    out = run_cli(app, ["turn", folder, "--as", mover], home).output
+    assert "answered; waiting for the host" in out and f"to move: {mover}" not in out, out
+    FolderHost(host, folder, lambda line: None).step()  # packet 2
+    assert json.loads(run_cli(app, ["turn", folder, "--as", mover, "--json"], home).output)["answered"] is False
+
+    # file by file: the packet file itself is a target, and its move a file to send by hand
+    mover2 = Seat.open(folder, me, home).latest().doc.to_move
+    home2 = homes[mover2]
+    packet_file = next(gf.packets_newest_first(mover2))[1]
+    sp2 = Seat.open(folder, keys.load_identity(home2, mover2, None), home2).latest()
+    proc = pbem("turn", packet_file, "--as", mover2, str(legal_moves(sp2.view)[0]), home=home2, cwd=tmp_path)
+    written = tmp_path / f"move-{mover2}-000002.pbem"
+    assert proc.returncode == 0 and f"move file: {written.name}" in proc.stdout, proc.stderr
+    out = run_cli(app, ["apply", "t", written, "--db", db], homes["referee"]).output
+    assert "packet 3" in out, out
+    host.close()
+
+    # a target that is nothing pbem knows: one line, and no mail read or sent
+    bad = run_cli(app, ["turn", "no-such-game", "--as", mover], home, ok=False)
+    assert isinstance(bad.exception, UsageError)
+    assert "no game 'no-such-game'" in str(bad.exception) and "pbem mail setup --imap" in bad.exception.hint
+    joined = run_cli(app, ["turn", "no-such-game", "--as", mover, "--join"], home, ok=False)
+    assert isinstance(joined.exception, UsageError) and "--join is for a game folder" in str(joined.exception)
