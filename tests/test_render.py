@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from rich.cells import cell_len
 
@@ -269,3 +271,17 @@ def test_the_counts_line_breaks_between_counts_only(lang: str) -> None:
     assert len(state.aside) == 11
     for count in counts:
         assert any(count in line for line in lines), (count, lines)
+
+
+def test_every_shape_in_a_hand_is_written_as_rules_md_writes_it() -> None:
+    """The hand's shape column gives each path card the code of RULES.md's catalog (§2): the
+    double curve is `NW|SE` there and in the hand, not `NW|ES`."""
+    import re
+
+    from engine.catalog import KINDS
+    from pbem.ui.render import shape_code
+
+    spec = (Path(__file__).resolve().parents[1] / "docs" / "RULES.md").read_text(encoding="utf-8")
+    codes = {m[1]: m[2] for m in re.finditer(r"^\| ([a-z0-9-]+) \| `([^`]+)` \|", spec, re.M) if m[1] in KINDS}
+    assert len(codes) > 30 and codes["double-curve"] == "NW|SE"
+    assert {kind: shape_code(kind) for kind in codes} == codes

@@ -338,9 +338,18 @@ def shape_code(card: str) -> str:
     k = KINDS.get(card) or (card_kind(card) if is_card_id(card) else None)
     if k is None or k.category not in ("path", "start", "goal"):
         return ""
-    code = "|".join(format_mask(s) for s in k.segments)
+    code = "|".join(_segment_code(s) for s in k.segments)
     mods = (["ladder"] if k.ladder else []) + ([f"door:{k.door}"] if k.door else []) + ["crystal"] * k.crystals
     return " ".join([code, *mods])
+
+
+def _segment_code(mask: int) -> str:
+    """A segment as RULES.md writes it: its edges in N, E, S, W order, except that a curve names
+    its north or south edge first (`NE`, `NW`, `SE`, `SW`: the double curve is `NW|SE`)."""
+    letters = format_mask(mask)
+    if len(letters) == 2 and letters[0] in "EW" and letters[1] in "NS":
+        return letters[::-1]
+    return letters
 
 
 def render_hand(cards: list[str]) -> RenderableType:
