@@ -20,6 +20,7 @@ RAW_LEN = 1 + 32 + 32  # the version, the signing key, the sealing key
 CHECKSUM_LEN = 4
 KEY_ID_LEN = 8
 _KEY_ID_LABEL = b"pbem/v1 key id\n"
+_BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
 
 def quote(text: str, limit: int = 80) -> str:
@@ -45,6 +46,13 @@ def raw_of(text: str) -> bytes:
     if not compact.lower().startswith(PUBLIC_PREFIX):
         raise BadPacket(t("not a pbem public key: {key}", key=quote(text)), hint=_hint())
     body = compact[len(PUBLIC_PREFIX) :].upper()
+    want = len(line(bytes(RAW_LEN))) - len(PUBLIC_PREFIX)  # every line has as many characters
+    if body.strip(_BASE32) == "" and len(body) != want:  # right letters, wrong count: cut short or run on
+        if len(body) < want:
+            raise BadPacket(t("public key is cut short: {n} of its {want} characters after pbem1: {key}", n=len(body),
+                              want=want, key=quote(text)), hint=_hint())
+        raise BadPacket(t("public key is too long: {n} characters after pbem1, not {want}: {key}", n=len(body),
+                          want=want, key=quote(text)), hint=_hint())
     try:
         data = base64.b32decode(body + "=" * (-len(body) % 8))
     except (binascii.Error, ValueError):
