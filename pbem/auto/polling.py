@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Callable
 
 from pbem import pace
@@ -32,6 +34,40 @@ def run(stepper: Any, *, poll: float, once: bool, log: Log,
     """
     if not once:
         pace.for_long_run()  # started: from here on each step's garbage is collected as usual
+    with _stopped_by_sigterm():
+        try:
+            _loop(stepper, poll=poll, once=once, log=log, retry=retry)
+        except Stopped:
+            log(t("stopped ({signal}); what was done is kept, and a new start goes on from there", signal="SIGTERM"))
+
+
+class Stopped(BaseException):
+    """A SIGTERM (systemd's stop, kill): the watch loop ends; a state change under way is whole or not made."""
+
+
+@contextmanager
+def _stopped_by_sigterm() -> Iterator[None]:
+    """While a watch loop runs (in the main thread), SIGTERM ends it as Ctrl-C would end a
+    command, but as the normal way to stop a daemon: it says so and the command exits 0. Each
+    state change is one transaction, so stopping at any point loses and repeats nothing."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Stopped()
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _loop(stepper: Any, *, poll: float, once: bool, log: Log, retry: tuple[type[BaseException], ...]) -> None:
     failures = 0
     wait = getattr(stepper, "wait", None)
     while True:
