@@ -309,7 +309,16 @@ def game_new(
     typer.echo(t("created game {game} ({ruleset}, {n} seats) in {path}", game=invitation.game, ruleset=t(ruleset),
                  n=len(seats), path=shown(url)))
     typer.echo(t("invitation: {path}", path=target))
-    typer.echo(t("send it to every player; each answers with: pbem join INVITATION --as NAME"), err=True)
+    mailed = [n for n, _ in seats if n in emails]
+    if not mailed:
+        typer.echo(t("send it to every player; each answers with: pbem join INVITATION --as NAME"), err=True)
+    elif len(mailed) == len(seats):
+        typer.echo(t("'pbem host run {game}' mails it to every player; each joins with: pbem turn {game}", game=game),
+                   err=True)
+    else:
+        typer.echo(t("'pbem host run {game}' mails it to {mailed}; send it yourself to {others} (each answers "
+                     "with: pbem join INVITATION --as NAME)", game=game, mailed=words.join(mailed),
+                     others=words.join([n for n, _ in seats if n not in emails])), err=True)
 
 
 def join(
@@ -546,6 +555,10 @@ def packet(
     seq: Annotated[int | None, typer.Option("--seq", help="Re-issue this packet instead of the latest.")] = None,
 ) -> None:
     """Host: write the latest packet again (e.g. for a player who lost it)."""
+    if output is None and sys.stdout.isatty():  # hundreds of lines of armour are for a file, not for eyes
+        raise UsageError(t("a packet is long armour, not for the terminal: pass -o FILE"),
+                         hint=t("e.g. {example}, or pipe it: {pipe}", example=f"pbem packet {game} -o packet.pbem",
+                                pipe=f"pbem packet {game} > packet.pbem"))
     with open_host(game, store, db) as host:
         latest, _ = host.head()
         if latest == 0:
