@@ -96,9 +96,9 @@ def replay(
         only = None if who == ALL else who  # --as SEAT: that seat's view alone, nothing else in the page
         size = write_html(r, html, only)
         typer.echo(t("wrote {path}: round {round} of game {game}, {frames} frames ({moves} moves and the deal) "
-                     "for {views}, {size} bytes", path=html, round=r.round, game=r.game, frames=len(r) + 1,
+                     "{views}, {size} bytes", path=html, round=r.round, game=r.game, frames=len(r) + 1,
                      moves=len(r), size=size, views=t("as {seat} saw it then", seat=who) if only
-                     else t("each of {n} perspectives", n=len(r.perspectives))))
+                     else t("for each of {n} perspectives", n=len(r.perspectives))))
         if len(r):
             typer.echo(t("each move has a link of its own: {example} opens the page at move {n}",
                          example=f"{html.name}#r{r.round}-m{len(r)}", n=len(r)))
@@ -148,14 +148,14 @@ def audit(
     if src.trustless(g):  # no archives: the chain itself is audited (docs/trustless.md)
         from pbem.replay import trustless
 
-        anchor, _ = anchor_for(g, key_home(home), invitation)
+        anchor, _ = anchor_for(g, key_home(home), invitation, src)
         _audit_chain(trustless.audit_chain(src, g, anchor), round_no, as_json, anchored=anchor is not None)
         return
     rounds = [pick_round(src, g, round_no)] if round_no is not None else src.archived(g)
     if not rounds:
         raise NotReplayable(t("no round of game {game} has ended yet in {source}: there is nothing to audit", game=g,
                               source=src.label), hint=ended_hint())
-    anchor, origin = anchor_for(g, key_home(home), invitation)
+    anchor, origin = anchor_for(g, key_home(home), invitation, src)
     seat = None
     if as_name is not None:
         if anchor is None:

@@ -151,8 +151,10 @@ class Trust:
     home: Path | None = None  # the seat's key home: the moves it made (a host move for one is a fault)
 
 
-def anchor_for(game: str, home: Path, invitation_file: Path | None) -> tuple[Signed[Invitation] | None, str]:
-    """The invitation to trust: the one given, else the one joined (the key home's copy)."""
+def anchor_for(game: str, home: Path, invitation_file: Path | None, src: Source | None = None
+               ) -> tuple[Signed[Invitation] | None, str]:
+    """The invitation to trust: the one given, else the one joined (the key home's copy), else
+    one of `src` signed by a key of this key home (a host auditing its own game)."""
     if invitation_file is not None:
         given = read_one(invitation_file, "invitation")
         if given.game != game:
@@ -165,9 +167,29 @@ def anchor_for(game: str, home: Path, invitation_file: Path | None) -> tuple[Sig
         path = invitation_path(home, game)
     except PbemError:  # a game id that cannot be a folder name: never joined
         return None, ""
-    if not path.is_file():
+    if path.is_file():
+        return load_invitation(home, game), t("the invitation you joined ({path})", path=path)
+    return _own_invitation(game, home, src)
+
+
+def _own_invitation(game: str, home: Path, src: Source | None) -> tuple[Signed[Invitation] | None, str]:
+    """An invitation of `src` signed by a key of this key home: the host's own word, as good an
+    anchor as an invitation joined."""
+    from pbem.protocol.documents import parse
+    from pbem.seat.keys import list_identities
+
+    if src is None or not src.invitations.get(game):
         return None, ""
-    return load_invitation(home, game), t("the invitation you joined ({path})", path=path)
+    mine = {key.encode(): name for name, key in list_identities(home)}
+    for payload in src.invitations[game].values():
+        try:
+            inv = parse("invitation", payload).expect(Invitation)
+        except PbemError:
+            continue  # a damaged or forged one: the audit says so
+        name = mine.get(inv.signer.encode())
+        if name is not None and inv.signer.encode() == inv.doc.host.key:
+            return inv, t("the invitation your key {name} signed as the host", name=name)
+    return None, ""
 
 
 def auditor_seat(src: Source, game: str, anchor: Signed[Invitation], identity: Identity) -> str:
