@@ -1,8 +1,9 @@
 """Times and deadlines in words: "your move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours".
 
 `now` is always passed in (the host's clock, or the player's machine), so the words are the
-same for everyone looking at the same moment. Dates are shown in UTC: the players of one
-game live in different time zones, and one shared zone avoids "whose 18:00?".
+same for everyone looking at the same moment. Dates are shown in the reader's time zone (TZ,
+else the machine's), always with the zone named (`Thu 3 Dec 19:00 CET`, `... 18:00 UTC`): the
+players of one game live in different time zones, and a named zone avoids "whose 18:00?".
 """
 
 from __future__ import annotations
@@ -22,14 +23,25 @@ def _parse(when: datetime | str) -> datetime:
 
 
 def date(when: datetime | str, now: datetime | None = None) -> str:
-    """Thu 3 Dec 18:00 UTC / 12月3日（周四）18:00 UTC; with the year when it is not the year
-    of `now` (the machine's clock when not given): Wed 1 Jan 9000 00:00 UTC."""
-    dt = _parse(when)
+    """Thu 3 Dec 18:00 UTC / 12月3日（周四）18:00 UTC, in the reader's zone (TZ, else the
+    machine's): Thu 3 Dec 19:00 CET; with the year when it is not the year of `now` (the
+    machine's clock when not given): Wed 1 Jan 9000 00:00 UTC."""
+    dt = _parse(when).astimezone()  # the local zone
     wd = words.t("weekdays").split()[dt.weekday()]
     mon = words.t("months").split()[dt.month - 1]
-    if dt.year != (now or datetime.now(timezone.utc)).astimezone(timezone.utc).year:
-        return words.t("date year", wd=wd, d=dt.day, mon=mon, year=dt.year, hm=dt.strftime("%H:%M"))
-    return words.t("date", wd=wd, d=dt.day, mon=mon, hm=dt.strftime("%H:%M"))
+    hm = dt.strftime("%H:%M")
+    year = dt.year != (now or datetime.now(timezone.utc)).astimezone().year
+    if not dt.utcoffset():
+        if year:
+            return words.t("date year", wd=wd, d=dt.day, mon=mon, year=dt.year, hm=hm)
+        return words.t("date", wd=wd, d=dt.day, mon=mon, hm=hm)
+    zone = dt.tzname() or ""
+    if not zone or zone[0] in "+-":  # a zone without a name: its offset, UTC+05 or UTC+05:30
+        offset = dt.strftime("%z")
+        zone = "UTC" + offset[:3] + (":" + offset[3:] if offset[3:] != "00" else "")
+    if year:
+        return words.t("date year in zone", wd=wd, d=dt.day, mon=mon, year=dt.year, hm=hm, zone=zone)
+    return words.t("date in zone", wd=wd, d=dt.day, mon=mon, hm=hm, zone=zone)
 
 
 def span(seconds: float) -> str:
