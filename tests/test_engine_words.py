@@ -61,6 +61,25 @@ def test_every_engine_reason_has_a_translated_template() -> None:
     assert not unused, f"templates the engine no longer gives: {unused}"
 
 
+def test_a_card_in_front_of_a_player_is_named_as_show_names_it() -> None:
+    """The engine says the card's id ("bob already has a break-pick"); a player reads its name."""
+    assert reason_words("bob already has a break-pick") == "bob already has a broken pick"
+    with words.using("zh-Hans"):
+        assert reason_words("bob already has a break-pick") == "bob 面前已经有「损坏的丁字镐」"
+    with words.using("zh-Hant"):
+        assert "break-pick" not in reason_words("bob already has a break-pick")
+
+
+def test_a_break_on_a_broken_tool_is_refused_with_the_cards_name(tmp_path: Path) -> None:
+    from pbem_helpers import case_position_file
+
+    path, _ = case_position_file(tmp_path, "classic", "break_targets")
+    run = pbem("position", "apply", path, "play break-lamp on bob")
+    assert run.returncode == 6 and "bob already has a broken lamp" in run.stderr, run.stderr
+    run = pbem("--lang", "zh-Hans", "position", "apply", path, "play break-lamp on bob", env={"PBEM_LANG": ""})
+    assert run.returncode == 6 and "bob 面前已经有「损坏的提灯」" in run.stderr, run.stderr
+
+
 @pytest.mark.parametrize("reason, zh", [
     ("bob already has a broken-lamp", "bob 面前已经有「broken-lamp」"),
     ("unknown card 'straigth'; did you mean straight-ew?", "没有牌 'straigth'；你是指 straight-ew 吗？"),

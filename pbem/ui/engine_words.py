@@ -94,11 +94,19 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
 
 
 def reason_words(reason: str) -> str:
-    """An engine reason in the current language (as it is when no template matches)."""
+    """An engine reason in the current language (as it is when no template matches). A card
+    lying in front of a player (`{tool}`: break-pick, trap...) is named as `pbem show` names
+    it, in the reader's language: "bob already has a broken pick", not its id."""
+    from engine.catalog import FRONT_TYPES
+    from pbem.ui.words import card_name
+
     for pattern, template in _patterns():
         m = pattern.fullmatch(reason)
         if m:
-            return t(template, **m.groupdict())
+            fields = m.groupdict()
+            if fields.get("tool") in FRONT_TYPES:
+                fields["tool"] = card_name(fields["tool"])
+            return t(template, **fields)
     return reason
 
 
