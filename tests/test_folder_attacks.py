@@ -128,6 +128,20 @@ def test_poison_in_the_inbox_is_set_aside_unread_and_the_real_move_is_applied(tm
     assert "\x1b" not in out
 
 
+def test_many_large_inbox_files_are_read_one_at_a_time(tmp_path: Path) -> None:
+    """12 different files just under the limit (15 MiB each, sparse but for their last byte):
+    the host holds one at a time, not all 180 MiB at once."""
+    db, folder, homes, _, _ = dealt(tmp_path)
+    for i in range(12):
+        with (folder / "inbox" / f"big-{i}.pbem").open("wb") as f:
+            f.seek(15 * (1 << 20) - 1)
+            f.write(bytes([i]))
+        os.utime(folder / "inbox" / f"big-{i}.pbem", (time.time() - 60, time.time() - 60))
+    code, out, peak = host_once(db, folder, homes, tmp_path)
+    assert code == 0 and out.count("rejected big-") == 12, out
+    assert peak < 150, f"peak {peak} MiB"  # one file's 15 MiB above a bare run's ~60
+
+
 def test_a_file_the_host_cannot_read_is_set_aside_and_the_real_move_is_applied(tmp_path: Path) -> None:
     db, folder, homes, mover, sp = dealt(tmp_path)
     secret = folder / "inbox" / "ann-000001-aaaaaaaaaaaa.pbem"

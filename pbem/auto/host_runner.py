@@ -96,7 +96,7 @@ class FolderHost:
         """One pass; True when the game is over and everything is published."""
         self._publish()
         current, status = self.host.head()
-        groups: dict[str, tuple[bytes, list[Path]]] = {}
+        groups: dict[str, list[Path]] = {}  # content hash -> its copies (the bytes are read again: many files, one at a time)
         for p in self.folder.inbox():
             try:  # bounded, a regular file only: a link, a FIFO or a huge file is set aside unread
                 data = read_bounded(p, MAX_FILE)
@@ -107,12 +107,17 @@ class FolderHost:
                                                                       why=failures.message(exc)))
                     self._aside([p], sub, line, key=key)
                 continue
-            groups.setdefault(content_hash(data), (data, []))[1].append(p)
-        for h, (data, paths) in groups.items():
+            groups.setdefault(content_hash(data), []).append(p)
+        for h, paths in groups.items():
             if h in self.stuck:  # settled before; only its move is left
                 self._aside(paths, *self.stuck[h], key=h, digest=h)
                 continue
-            current = self._process(h, data, paths, current)
+            try:
+                data = read_bounded(paths[0], MAX_FILE)
+            except CannotRead:
+                continue  # taken by another host, or changed: the next pass sees what it is now
+            if content_hash(data) == h:
+                current = self._process(h, data, paths, current)
         ticked = self.host.tick()  # reminders, late notices, timeouts
         for out in ticked:
             self.log(out.message)
