@@ -14,6 +14,7 @@ import re
 import shutil
 import socket
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -63,11 +64,18 @@ def test_folders_take_the_server_separator_and_the_ca_file_is_trusted(real_mail:
             box.settle(got[0][0], "done")
         else:
             assert got == []
+            # IDLE: woken by the next mail Postfix delivers
+            later = threading.Timer(0.3, send, (mail, _settings(s, "host", s.ca), "pw-host"))
+            later.start()
+            started = time.monotonic()
+            assert box.wait(20) is True and time.monotonic() - started < 10
+            later.join()
+            assert [m["Subject"] for _, m in box.new_messages()] == ["hello"]
         box.close()
     sep = s.dovecot.sep
     # the server's own names: "pbem.done" on stock Debian ('.'), "pbem/done" with '/'
     assert box.folders == {"pbem/done": f"pbem{sep}done", "pbem/rejected": f"pbem{sep}rejected"}
-    assert s.dovecot.count("ann") == 0 and s.dovecot.count("ann", "pbem/done") == 1
+    assert s.dovecot.count("ann") == 1 and s.dovecot.count("ann", "pbem/done") == 1
     on_disk = s.dovecot.maildir("ann") / "Maildir" / (".pbem.done" if sep == "." else "pbem/done")
     assert on_disk.is_dir()
 
