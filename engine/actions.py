@@ -6,7 +6,7 @@ a player or the mover, its `aims`: (target, tool) pairs), says why one of them i
 legal-move generator asks `part`, the aims without a refusal (`legal_aims`, where each rule
 states refusal's tests again without a call per aim: the property tests check that the two
 agree). Those aims are kept across turns for every copy of a kind while the cards in front
-of the players are the same (RoundState.fronts). `aim` says what the card is played on; the
+of the players are the same (in the state's FrontMemo). `aim` says what the card is played on; the
 checks of form that follow from it (an unknown player, a cell where a player belongs) are in
 `rules.py`.
 """
@@ -18,12 +18,12 @@ from operator import itemgetter
 from typing import ClassVar, Literal
 
 from .board import GOAL_CELLS, path_cell
-from .catalog import (BROKEN, KINDS, Action, CardKind, FrontType, Tool, broken, card_kind, front_type_of, ids_of,
+from .catalog import (BROKEN, KINDS, Action, CardKind, FrontType, broken, card_kind, front_type_of, ids_of,
                       kind_name)
 from .events import Event
 from .listed import AIMED, AT, MADE, Part
 from .moves import GOAL_NAMES, Move
-from .state import RoundState
+from .state import Aiming, RoundState
 
 _GOAL_TILES = itemgetter(*GOAL_CELLS.values())  # a maze's cells -> the tiles at the goals, top first
 _new = tuple.__new__  # a Move from its fields in order: faster than Move(...) for the many candidates
@@ -51,26 +51,18 @@ class Table:
         """
         front = self._front
         if front is None:
-            global _front_kept
             state = self.state
-            fronts, front = _front_kept
-            if fronts != state.fronts:  # (the cards in front change on few turns: the same dict comes back)
+            memo = state.front_memo  # (the cards in front change on few turns: the same dict comes back)
+            front = memo.types
+            if front is None:
                 in_front = state.in_front
-                front = {p: frozenset(map(front_type_of, cards)) for p in state.players if (cards := in_front.get(p))}
-                _front_kept = (state.fronts, front)
+                front = memo.types = {p: frozenset(map(front_type_of, cards))
+                                      for p in state.players if (cards := in_front.get(p))}
             self._front = front
         return front
 
 
-# The last Table.front made, for the RoundState.fronts it was made for (a number that names
-# the contents of in_front, in every state that has it).
-_front_kept: tuple[int, dict[str | None, frozenset[FrontType | None]]] = (-1, {})
-
-
 NOTHING: frozenset[FrontType | None] = frozenset()
-# (target, tool): how a card aimed at a player (or the mover: no target) is played
-Aiming = tuple[str | None, Tool | None]
-_UNKEPT: tuple[int, Sequence[Aiming]] = (-1, ())  # (RoundState.fronts is never negative)
 
 
 def _aimed(card: str, aim: Aiming) -> Move:
@@ -90,9 +82,6 @@ class ActionRule:
         self._known: dict[str, tuple[tuple[str, ...], tuple[Move, ...]]] = {}
         # kind -> (players, the aims of `aims`), made once per table
         self._aims_of: dict[str, tuple[tuple[str, ...], tuple[Aiming, ...]]] = {}
-        # kind (with the mover, when that matters) -> (the RoundState.fronts its legal aims were
-        # found for, those aims): kept across turns and for every copy of the kind
-        self._kept: dict[str | tuple[str, str], tuple[int, Sequence[Aiming]]] = {}
 
     def candidates(self, t: Table, card: str) -> Sequence[Move]:
         """Every well-aimed way to play `card`; the legal ones are those without a refusal."""
@@ -144,16 +133,14 @@ class ActionRule:
         A rule that keeps this `part` refuses a move for the players, the mover (when
         `mover_matters`) and the cards in front of each player only, never for the copy of the
         card played; so the aims found for one copy are kept for every copy of its kind while
-        those stay the same (RoundState.fronts names the cards in front). A rule that looks at
-        anything else (the maze, the dwarf cards aside) overrides `part`.
+        those stay the same (the state's FrontMemo, which its cards in front own). A rule that
+        looks at anything else (the maze, the dwarf cards aside) overrides `part`.
         """
-        fronts = t.state.fronts  # (it names the players too: a state's players never change)
+        kept = t.state.front_memo.aims  # (for the players too: a state's players never change)
         key = (kind, t.me) if self.mover_matters else kind
-        kept = self._kept.get(key, _UNKEPT)
-        if kept[0] == fronts:
-            return (AIMED, kept[1], card)
-        aims = self.legal_aims(t, kind)
-        self._kept[key] = (fronts, aims)
+        aims = kept.get(key)
+        if aims is None:
+            aims = kept[key] = self.legal_aims(t, kind)
         return (AIMED, aims, card)
 
     def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
@@ -179,8 +166,7 @@ def _target(move: Move) -> str:
 def take_front(state: RoundState, player: str, ftype: FrontType, events: list[Event]) -> None:
     """Move the card of type `ftype` from in front of `player` to the discard pile."""
     card = next(c for c in state.in_front[player] if card_kind(c).front_type == ftype)
-    state.in_front[player].remove(card)
-    state.fronts_changed()
+    state.take_from_front(player, card)
     state.discard.append(card)
     events.append({"event": "remove", "player": player, "card": card})
 
@@ -203,8 +189,7 @@ class Break(ActionRule):
         return aims
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
-        state.in_front[_target(move)].append(_card(move))
-        state.fronts_changed()
+        state.put_in_front(_target(move), _card(move))
         return me
 
 
@@ -316,8 +301,7 @@ class Theft(ActionRule):
         return None
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
-        state.in_front[me].append(_card(move))
-        state.fronts_changed()
+        state.put_in_front(me, _card(move))
         state.last_theft = me
         return me
 
@@ -353,8 +337,7 @@ class Trap(ActionRule):
         return None
 
     def effect(self, state: RoundState, me: str, move: Move, events: list[Event]) -> str:
-        state.in_front[_target(move)].append(_card(move))
-        state.fronts_changed()
+        state.put_in_front(_target(move), _card(move))
         return me
 
 

@@ -142,12 +142,11 @@ class Board:
     shares these tables until one of the two boards changes (copy on write).
     """
 
-    __slots__ = ("cells", "_version", "_stale", "_shared", "_reach", "_open", "_codes", "_sorted", "_live", "_paths",
-                 "_fits", "_goal_news")
+    __slots__ = ("cells", "_stale", "_shared", "_reach", "_open", "_codes", "_sorted", "_live", "_paths",
+                 "_fits", "_goal_news", "_memo")
 
     def __init__(self) -> None:
         self.cells: dict[Pos, Tile] = {}
-        self._version = 0  # counts changes (bots memoise per board and version)
         self._stale = True  # _reach and _open need a full rebuild
         self._shared = False  # _reach and _open are shared with a copy
         self._reach: dict[Pos, int] = {}  # cell -> bit set of its segments reachable from the start
@@ -162,6 +161,7 @@ class Board:
         # turn, and the maze changes on about one turn in four. A new dict on every change, so a copy may share it.
         self._fits: dict[int, Placements] = {}
         self._goal_news = True  # the reach may have come next to a face-down goal since reveal_reached
+        self._memo: dict[object, object] | None = None  # memo(): none until asked for, none after a change
 
     @classmethod
     def new(cls, goals: dict[str, str]) -> Board:
@@ -190,10 +190,10 @@ class Board:
     def copy(self) -> Board:
         other = _blank()  # every slot set here (views copy a board per turn)
         other.cells = dict(self.cells)  # tiles are replaced, never changed in place
-        other._version = self._version
         other._paths = self._paths
         other._fits = self._fits
         other._goal_news = self._goal_news
+        other._memo = None
         other._stale = stale = self._stale
         if stale:
             other._shared = False
@@ -207,11 +207,19 @@ class Board:
 
     def changed(self) -> None:
         """Say that `cells` was changed from outside: everything is rebuilt on the next query."""
-        self._version += 1
         self._stale = True
         self._sorted = self._live = None
         self._paths = None
         self._fits = {}
+        self._memo = None
+
+    def memo(self) -> dict[object, object]:
+        """What readers of the maze (the bots' measures, engine/bots/) worked out from it as it is
+        now: emptied by every change, and not shared with a copy (a view masks its copy's goals)."""
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        return memo
 
     def _fresh(self) -> None:
         """Rebuild the reach and the open cells if a change made them stale."""
@@ -534,16 +542,16 @@ class Board:
 
     def place(self, pos: Pos, card: str, rotated: bool) -> None:
         self.cells[pos] = (_TILES.get(card) or _tiles(card))[rotated]
-        self._version += 1
         self._paths = None
         self._fits = {}
+        self._memo = None
         self._joined(pos)
 
     def remove(self, pos: Pos) -> str:
         tile = self.cells.pop(pos)
-        self._version += 1
         self._paths = None
         self._fits = {}
+        self._memo = None
         self._cut(pos)
         return tile.card
 
@@ -551,8 +559,8 @@ class Board:
         pos = GOAL_CELLS[name]
         card = self.cells[pos].card
         self.cells[pos] = (_TILES.get(card) or _tiles(card))[rotated]
-        self._version += 1
         self._fits = {}
+        self._memo = None
         self._joined(pos)
 
     def reveal_reached(self, placed: Pos) -> tuple[list[str], bool]:

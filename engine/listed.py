@@ -49,11 +49,8 @@ def flat(parts: list[Part]) -> list[Move]:
 
 
 class Listed(Sequence[Move]):
-    """The moves of `parts` in the order `flat` gives them, each made when first asked for.
-
-    Asking for the same place twice gives the same object: `rules.apply` trusts only the
-    very objects that were listed (`holds`), and none that was never made.
-    """
+    """The moves of `parts` in the order `flat` gives them, each made when first asked for
+    (asking for the same place twice gives the same object)."""
 
     __slots__ = ("_parts", "_ends", "_len", "_made")
 
@@ -117,10 +114,3 @@ class Listed(Sequence[Move]):
 
     def __repr__(self) -> str:
         return f"Listed({list(self)!r})"
-
-    def holds(self, move: object) -> bool:
-        """Whether `move` is one of the very objects this list gave out."""
-        for made in self._made.values():
-            if made is move:
-                return True
-        return False

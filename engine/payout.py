@@ -185,8 +185,7 @@ def victims(state: RoundState, thief: str) -> list[str]:
 
 def _discard_theft(state: RoundState, thief: str) -> None:
     card = next(c for c in state.in_front[thief] if card_kind(c).action == "theft")
-    state.in_front[thief].remove(card)
-    state.fronts_changed()
+    state.take_from_front(thief, card)
     state.discard.append(card)
 
 

@@ -3,14 +3,15 @@
 `legal_moves(state)` lists every legal move of the player to move, one per distinct card
 kind (the lowest copy held stands for its kind, RULES.md §9); `listed_moves(state)` gives the
 same moves made one at a time, as they are asked for (engine/listed.py). `apply(state, move)` checks a
-move, changes `state` in place and returns the events it caused. `check(state, move)` only
+move, changes `state` in place and returns the events it caused; `apply_unchecked(state, move)`
+does the same without the check, for a move the caller took from `legal_moves` itself (as
+python-chess's `push` trusts what `push_san` parses and checks). `check(state, move)` only
 checks; it needs nothing but what the mover may know, so it also works on a view.
 """
 
 from __future__ import annotations
 
-from itertools import combinations, repeat
-from operator import is_
+from itertools import combinations
 from typing import Callable
 
 from .actions import ActionRule, Table, rule_of, take_front
@@ -27,27 +28,13 @@ from .state import OVER, PLAYING, THEFT, RoundState
 
 def legal_moves(state: RoundState) -> list[Move]:
     """Every legal move of the player to move (the same list on the state and on their view)."""
-    moves = flat(_parts(state))
-    _offer(state, moves)
-    return moves
+    return flat(_parts(state))
 
 
 def listed_moves(state: RoundState) -> Listed:
     """`legal_moves` as a `Listed`: the same moves in the same order, each made only when it is
     asked for (a random player counts them and takes one)."""
-    moves = Listed(_parts(state))
-    _offer(state, moves)
-    return moves
-
-
-def _offer(state: RoundState, moves: list[Move] | Listed) -> None:
-    """Remember what was listed, so that apply need not check one of those very objects again."""
-    state.offered = (state.applied, state.board._version, moves)
-    if state.source is not None:  # the mover's view: its moves are the state's while both are as they were
-        source, applied = state.source
-        me = state.players[state.to_move]
-        if source.applied == applied and state.hands[me] == source.hands[me]:
-            source.offered = (applied, source.board._version, moves)
+    return Listed(_parts(state))
 
 
 def _parts(state: RoundState) -> list[Part]:
@@ -243,25 +230,19 @@ def _check_action(state: RoundState, move: Move, bad: Callable[[str], IllegalMov
 def apply(state: RoundState, move: Move | str, dealer: Drawer = OPEN_DECK) -> list[Event]:
     """Check `move`, apply it to `state` in place, and return the events, in order.
 
-    Every card drawn comes from `dealer.draw` (engine/dealer.py). A move that `legal_moves`
-    listed for this position (on the state or on the mover's view of it) is not checked again.
+    Every move from outside the engine (a player's file, notation, a position file's moves)
+    comes here: an illegal one raises InvalidMove or IllegalMove and changes nothing. Every card
+    drawn comes from `dealer.draw` (engine/dealer.py).
     """
-    offered = state.offered  # moves legal_moves listed for this very position need no check again:
-    # this object among them (see RoundState.applied), while nothing was applied and the maze is the same
-    if offered is None or offered[0] != state.applied or offered[1] != state.board._version:
-        move = check(state, move)
-    else:
-        listed = offered[2]
-        if isinstance(listed, Listed):
-            for made in listed._made.values():  # (Listed.holds, without the call: one or two moves were made)
-                if made is move:
-                    break
-            else:
-                move = check(state, move)
-        elif not any(map(is_, listed, repeat(move))):
-            move = check(state, move)
-    assert isinstance(move, Move)
-    state.applied += 1
+    return apply_unchecked(state, check(state, move), dealer)
+
+
+def apply_unchecked(state: RoundState, move: Move, dealer: Drawer = OPEN_DECK) -> list[Event]:
+    """`apply` without the check: the caller vouches that `move` came from `legal_moves` or
+    `listed_moves` of this very state (or of the mover's view of it, `views.view`), with nothing
+    applied since. Self-play and the benchmarks, which list the moves and pick one, use it; a
+    move from anywhere else goes through `apply` (tests/test_apply_checks.py keeps it so).
+    """
     seat = state.to_move
     me = state.players[seat]
     events: list[Event] = [{"event": "move", "player": me, "move": str(move)}]

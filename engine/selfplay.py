@@ -1,4 +1,4 @@
-"""Self-play: bots play whole rounds and games through `legal_moves` and `apply`."""
+"""Self-play: bots play whole rounds and games through `legal_moves` and `apply_unchecked`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Callable, Protocol
 from .chance import SeededChance
 from .game import Game
 from .moves import Move
-from .rules import apply
+from .rules import apply_unchecked
 from .catalog import Ruleset
 from .state import PLAYING, THEFT, RoundState
 from .views import view
@@ -36,7 +36,7 @@ def play_round(state: RoundState, bots: dict[str, Bot], *, use_views: bool = Tru
     while state.phase in (PLAYING, THEFT):
         me = state.player
         move = bots[me].choose(view(state, me) if use_views else state)
-        apply(state, move)
+        apply_unchecked(state, move)  # (a bot's move is one legal_moves listed on the mover's view)
         moves.append(str(move))
     return moves
 

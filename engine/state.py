@@ -1,23 +1,21 @@
 """The full state of one round, and the deal that creates it.
 
 The state is plain data, mutated in place by `rules.apply` (like python-chess's `push`);
-`copy()` gives an independent state. Hidden parts are masked by `views.view`.
+`copy()` gives an independent state. Hidden parts are masked by `views.view`. The cards in
+front of the players change only through the state's own `put_in_front` and `take_from_front`,
+which keep what was worked out from them (`FrontMemo`) true.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import count
-from typing import TYPE_CHECKING, Final, Literal, get_args
+from typing import Final, Literal, get_args
 
 from .board import GOAL_CELLS, Board
-from .catalog import (BLOCKERS, CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Ruleset, card_kind, deck_ids, dwarf_ids,
-                      front_type_of, ids_of, nugget_ids)
+from .catalog import (BLOCKERS, CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Ruleset, Tool, card_kind, deck_ids,
+                      dwarf_ids, front_type_of, ids_of, nugget_ids)
 from .chance import Chance
-
-if TYPE_CHECKING:
-    from .listed import Listed
-    from .moves import Move
 
 Option = Literal["max-saboteurs", "broken-tools-forfeit"]
 OPTIONS: tuple[Option, ...] = get_args(Option)
@@ -41,14 +39,25 @@ def hand_size(ruleset: Ruleset, players: int) -> int:
     return 6 if players <= 5 else 5 if players <= 7 else 4
 
 
-_FRONTS = count()  # RoundState.fronts: never the same number twice
+# (target, tool): how an action card aimed at a player (or the mover: no target) is played
+Aiming = tuple[str | None, Tool | None]
 
 
-def _none() -> None:
-    """The default of RoundState's fields set after the deal (a factory, not `default=None`: a field
-    with `init=False` and a plain default is a class attribute until first set, which mypyc's
-    compiled class does not have)."""
-    return None
+class FrontMemo:
+    """What the legal-move generator worked out from the cards in front of the players, as
+    they are in the state that owns it (engine/actions.py): the cards in front change on few
+    turns, so it is kept across turns. A copy or a view of the state shares it (the same cards
+    in front); a change of them through the state's methods gives the state a new one, so the
+    old one stays true for the copies that still share it.
+    """
+
+    __slots__ = ("types", "aims")
+
+    def __init__(self) -> None:
+        # player -> the types in front of them (players with cards in front only, in seat order)
+        self.types: dict[str | None, frozenset[FrontType | None]] | None = None
+        # kind (with the mover, when that matters) -> the legal aims of a card of that kind
+        self.aims: dict[str | tuple[str, str], Sequence[Aiming]] = {}
 
 
 @dataclass
@@ -81,22 +90,8 @@ class RoundState:
     thieves: list[str] = field(default_factory=list)
     gold_before_theft: dict[str, int] = field(default_factory=dict)
     payout: dict[str, int] = field(default_factory=dict)  # gold won this round, thefts included
-    # rules.apply counts the moves it applied: what legal_moves listed at one count stays legal
-    # until the next, so apply does not check it again. Code that changes a state in play other
-    # than through apply (a card put in a hand) works on a copy, or lists the moves again after.
-    applied: int = field(default_factory=int, init=False, repr=False, compare=False)
-    # What rules.legal_moves last listed here: (applied, the maze's version, the moves), so that
-    # apply need not check one of them again. Not part of the position (not copied or dumped).
-    offered: tuple[int, int, list[Move] | Listed] | None = field(default_factory=_none, init=False, repr=False, compare=False)
-    # On the mover's view (views.view): the state it shows and its count then (it may trust
-    # the moves listed on the view while nothing was applied to it since).
-    source: tuple[RoundState, int] | None = field(default_factory=_none, init=False, repr=False, compare=False)
-    # Names the cards in front of every player as they are now: a number no other state had for
-    # other contents (a new one whenever the engine changes in_front, `fronts_changed`; a copy
-    # keeps it). The action cards' rules keep what they listed for it across turns
-    # (engine/actions.py), since the cards in front change on few turns. Code that changes
-    # in_front other than through rules.apply calls fronts_changed after.
-    fronts: int = field(default_factory=_FRONTS.__next__, init=False, repr=False, compare=False)
+    # Not part of the position (not compared or dumped): see FrontMemo.
+    front_memo: FrontMemo = field(default_factory=FrontMemo, init=False, repr=False, compare=False)
 
     @property
     def player(self) -> str:
@@ -116,9 +111,15 @@ class RoundState:
         """The types of the cards in front of `player` (a position's load makes sure each has one)."""
         return {t for c in self.in_front.get(player, ()) if (t := front_type_of(c))}
 
-    def fronts_changed(self) -> None:
-        """Say that a card was put in front of a player or taken away (see `fronts`)."""
-        self.fronts = next(_FRONTS)
+    def put_in_front(self, player: str, card: str) -> None:
+        """Lay `card` in front of `player` (a broken tool, a trap, a theft)."""
+        self.in_front[player].append(card)
+        self.front_memo = FrontMemo()
+
+    def take_from_front(self, player: str, card: str) -> None:
+        """Take `card` away from in front of `player` (the caller puts it where it goes)."""
+        self.in_front[player].remove(card)
+        self.front_memo = FrontMemo()
 
     def blocked(self, player: str) -> bool:
         """Whether a broken tool or a trap in front of `player` forbids placing path cards."""
@@ -163,8 +164,6 @@ class RoundState:
                 thieves=list(self.thieves),
                 gold_before_theft=dict(self.gold_before_theft),
                 payout=dict(self.payout),
-                offered=None,
-                source=None,
             )
             return other
         # compiled by mypyc: every field in order (tests/test_listed_moves.py checks that a copy has them all)
@@ -175,8 +174,7 @@ class RoundState:
             self.last_actor, self.phase, self.finder, list(self.winners), self.next_start, list(self.thieves),
             dict(self.gold_before_theft), dict(self.payout),
         )
-        other.applied = self.applied
-        other.fronts = self.fronts
+        other.front_memo = self.front_memo
         return other
 
     def all_cards(self) -> list[str]:

@@ -53,8 +53,6 @@ def view(state: RoundState, player: str | None) -> RoundState:
             aside=[HIDDEN] * len(state.aside),
             retired=[HIDDEN] * len(state.retired),
         )
-    if player is not None and player == state.player:
-        v.source = (state, state.applied)  # the mover's own legal moves are the state's: apply may trust them
     return v
 
 

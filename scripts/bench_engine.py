@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.bots import RandomBot  # noqa: E402
 from engine.catalog import CLASSIC, EXPANSION  # noqa: E402
 from engine.chance import SeededChance  # noqa: E402
-from engine.rules import apply, legal_moves  # noqa: E402
+from engine.rules import apply_unchecked, legal_moves  # noqa: E402
 from engine.state import PLAYING, THEFT, deal  # noqa: E402
 from engine.views import view  # noqa: E402
 
@@ -50,7 +50,7 @@ def play_random_round(ruleset: str, players: int, seed: int, use_views: bool = F
     while state.phase in (PLAYING, THEFT):
         me = state.player
         move = bots[me].choose(view(state, me) if use_views else state)
-        apply(state, move)
+        apply_unchecked(state, move)
         turns += 1
     return turns, turns  # RandomBot calls legal_moves once per turn
 
@@ -77,7 +77,7 @@ def collect_positions(ruleset: str, players: int, rounds: int) -> list:
         bot = RandomBot(seed)
         while state.phase == PLAYING:
             out.append(state.copy())
-            apply(state, bot.choose(state))
+            apply_unchecked(state, bot.choose(state))
     return out
 
 

@@ -19,7 +19,7 @@ from ..catalog import CLASSIC, Ruleset
 from ..chance import SeededChance
 from ..game import Game
 from ..payout import winning_side
-from ..rules import apply
+from ..rules import apply_unchecked
 from ..selfplay import Bot, round_seed
 from ..state import PLAYING, THEFT, RoundState
 from ..catalog import HIDDEN
@@ -44,7 +44,7 @@ def play_round_observed(state: RoundState, bots: dict[str, Bot]) -> list[str]:
         me = state.player
         move = bots[me].choose(mine if mine is not None else view(state, me))
         mine = None
-        apply(state, move)
+        apply_unchecked(state, move)  # (a bot's move is one legal_moves listed on the mover's view)
         moves.append(str(move))
         if observers and state.phase == PLAYING:
             # One copy of the state per move: the next mover's view, and the spectator's

@@ -81,25 +81,20 @@ class Distance:
         return d2 if c1 == pos else d1
 
 
-_MEMO: dict[tuple[int, int, tuple[float, ...]], tuple[Board, Distance]] = {}
-
-
 def distance(board: Board, weights: dict[str, float], reached: dict[Pos, int] | None = None) -> Distance:
     """The distance of `board` (from its own reachable maze unless `reached` is given).
 
-    Results for the plain reach are memoised per board object and version, so bots that
+    Results for the plain reach are kept in the board's memo (until it changes), so bots that
     observe the same public view share one computation.
     """
     if reached is not None:
         return _distance(board, weights, reached)
-    key = (id(board), board._version, tuple(weights[g] for g in GOALS))
-    hit = _MEMO.get(key)
-    if hit is not None and hit[0] is board:
-        return hit[1]
-    result = _distance(board, weights, board.reach())
-    if len(_MEMO) > 256:
-        _MEMO.clear()
-    _MEMO[key] = (board, result)
+    memo = board.memo()
+    key = ("distance", tuple(weights[g] for g in GOALS))
+    hit = memo.get(key)
+    if isinstance(hit, Distance):
+        return hit
+    result = memo[key] = _distance(board, weights, board.reach())
     return result
 
 

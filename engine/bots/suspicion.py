@@ -115,22 +115,27 @@ class Suspicion:
         self.add(target, 0.6 * (0.5 - self.p(actor)))
 
 
-_EVIDENCE: dict[tuple[int, int, str], tuple[Board | None, Board, float]] = {}
-
-
 def maze_evidence(before: Board | None, after: Board, text: str, move: Move) -> float:
     """How saboteur-like a placement or rockfall is (log-odds), judged on the public maze.
 
-    Every observer judges a public move the same way, so the result is memoised per
-    (maze before, maze after, move)."""
-    key = (id(before), id(after), text)
-    hit = _EVIDENCE.get(key)
-    if hit is not None and hit[0] is before and hit[1] is after:
-        return hit[2]
+    Every observer judges a public move the same way, so the result is kept in the memo of
+    the maze before the move (it holds the maze after, which lives on anyway: a maze keeps
+    no older one alive), or of the maze after when the one before is unknown."""
+    if before is None:
+        memo = after.memo()
+        key: tuple[str, str] = ("evidence of", text)
+        hit = memo.get(key)
+        if isinstance(hit, float):
+            return hit
+        value = memo[key] = _maze_evidence(before, after, move)
+        return value
+    memo = before.memo()
+    key = ("evidence", text)
+    kept = memo.get(key)
+    if isinstance(kept, tuple) and kept[0] is after:
+        return float(kept[1])
     value = _maze_evidence(before, after, move)
-    if len(_EVIDENCE) > 64:
-        _EVIDENCE.clear()
-    _EVIDENCE[key] = (before, after, value)
+    memo[key] = (after, value)
     return value
 
 
