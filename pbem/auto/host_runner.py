@@ -44,7 +44,7 @@ from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.ui.terminal import printable
 from pbem.ui import failures, words
-from pbem.ui.words import kind_name, labelled, t
+from pbem.ui.words import kind_name, labelled, language, t, using
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, MoveError)
@@ -243,39 +243,74 @@ class MailHost:
         return False
 
     def _message(self, label: str, msg: Any) -> None:
+        """Route one message's blocks and settle it; a refused mail from a seat's own address is
+        answered (pbem.mail.refusals), its reasons said in that seat's language."""
+        from pbem.mail.outgoing import language_of
+        from pbem.mail.refusals import seat_of_sender
+
+        sender = seat_of_sender(self.host, msg)
+        reasons: list[str] = []
+        with using(language_of(self.host.config(), sender[0]) if sender else language()):
+            outcome = self._route(label, msg, reasons)
+        if outcome is None:
+            return
+        if outcome == "rejected" and sender is not None:
+            self._tell(sender, msg, reasons)
+        self.source.settle(label, outcome)  # type: ignore[arg-type]
+
+    def _route(self, label: str, msg: Any, reasons: list[str]) -> str | None:
+        """How to settle the message ("done", "rejected"; None: left, passed over or to retry,
+        already said to the source); each refusal's reason is added to `reasons`."""
         blocks, errors = message_blocks(msg)
         if not blocks:
             if errors:
                 self.log(t("rejected {name}: {why}", name=label, why=words.clauses(errors)))
-                self.source.settle(label, "rejected")
-            else:
-                self.log(t("ignored {name}: not a pbem mail ({sender})", name=label, sender=who(msg)))
-                self.source.leave(label)
-            return
+                reasons += errors
+                return "rejected"
+            self.log(t("ignored {name}: not a pbem mail ({sender})", name=label, sender=who(msg)))
+            self.source.leave(label)
+            return None
         ours = [b for b in blocks if b.kind in ("join", "move", "mental", "request", "handover") and b.game == self.game]
         if not ours:
             if any(b.game != self.game for b in blocks):
                 self.log(t("ignored {name}: for game {other}, not {game}", name=label, other=blocks[0].game, game=self.game))
                 self.source.pass_over(label)  # another game's host may want it
-            else:  # our own packets and invitations coming back
-                self.source.settle(label, "done")
-            return
+                return None
+            return "done"  # our own packets and invitations coming back
         outcome = "done"
         for b in ours:
-            result = self._accept(label, b)
+            result = self._accept(label, b, reasons)
             if result == "retry":
-                return  # neither settled nor left: read again next time
+                return None  # neither settled nor left: read again next time
             if result == "refused":
                 outcome = "rejected"
         self._mail()
-        self.source.settle(label, outcome)  # type: ignore[arg-type]
+        return outcome
 
-    def _accept(self, label: str, block: Signed) -> str:
+    def _tell(self, sender: tuple[str, str], msg: Any, reasons: list[str]) -> None:
+        """Answer a seat's refused mail: noted first (at most one answer a mail, a few a day)."""
+        from pbem.mail.outgoing import host_now
+        from pbem.mail.refusals import note_refusal, refusal_mail
+
+        seat, address = sender
+        if not note_refusal(self.host, seat, msg, host_now(self.host).timestamp()):
+            self.log(t("not answering {seat}'s refused mail: answered before, or enough answers today", seat=seat))
+            return
+        try:
+            how = self.courier.deliver(refusal_mail(self.host, seat, address, msg, reasons))
+        except PbemError as exc:  # noted already: never sent twice, even when sending failed
+            self.log(t("could not tell {seat} why their mail was refused: {error}", seat=seat, error=exc))
+            return
+        self.log(t("told {seat} <{address}> why their mail was refused: {how}", seat=seat, address=address, how=how))
+
+    def _accept(self, label: str, block: Signed, reasons: list[str]) -> str:
         try:
             out = self.host.accept(block)
         except REFUSED as exc:
+            why = failures.message(exc)
             self.log(t("rejected {kind} by {seat} in {name}: {why}", kind=kind_name(block.kind), seat=getattr(block.doc, "seat", "?"),
-                        name=label, why=failures.message(exc)))
+                        name=label, why=why))
+            reasons.append(t("{kind} for {game}: {error}", kind=kind_name(block.kind), game=block.game, error=why))
             return "refused"
         except Exception as exc:
             self.log(t("could not process {name} ({why}); will retry", name=label, why=f"{type(exc).__name__}: {exc}"))

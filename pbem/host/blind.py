@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from sqlalchemy import (Column, Connection, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, delete, event,
@@ -60,6 +60,7 @@ from pbem.protocol.trustless.public import PublicTable
 from pbem.ui.words import join as and_list
 from pbem.ui.words import kind_name, step_name, t
 
+_Said = TypeVar("_Said")
 META = MetaData()
 GAMES = Table("blind_game", META, Column("id", String, primary_key=True), Column("name", String, nullable=False),
               Column("host_name", String, nullable=False), Column("invitation", Text, nullable=False))
@@ -231,6 +232,13 @@ class BlindHost:
         with self._transaction() as c:
             self._set(c, **changes)
         return self.config()
+
+    def update_config(self, key: str, change: Callable[[Any], tuple[Any, _Said]]) -> _Said:
+        """Read one config key and write `change`'s new value back in one transaction."""
+        with self._transaction() as c:
+            new, said = change(self._config(c).get(key))
+            self._set(c, **{key: new})
+        return said
 
     @staticmethod
     def _set(c: Connection, **changes: Any) -> None:

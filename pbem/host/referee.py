@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -223,6 +223,7 @@ def create_game(
 
 
 _Kept = TypeVar("_Kept")
+_Said = TypeVar("_Said")
 
 
 def _at_head(kept: tuple[str, _Kept] | None, head: str) -> _Kept | None:
@@ -432,6 +433,15 @@ class Host:
         """Change top-level config keys in one transaction (None removes a key)."""
         with self.store.write() as c:
             return self._set_config(c, json.loads(self.store.lock_game(c, self.facts.id).config), changes)
+
+    def update_config(self, key: str, change: Callable[[Any], tuple[Any, _Said]]) -> _Said:
+        """Read one config key and write `change`'s new value back in one transaction (the
+        game's row locked): `change(old) -> (new, what to return)`."""
+        with self.store.write() as c:
+            config = json.loads(self.store.lock_game(c, self.facts.id).config)
+            new, said = change(config.get(key))
+            self._set_config(c, config, {key: new})
+        return said
 
     def _set_config(self, c: Connection, config: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
         for key, value in changes.items():

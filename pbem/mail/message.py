@@ -108,12 +108,13 @@ def compose(
     to: str,
     subject: str,
     body_text: str,
-    attachment_name: str,
-    attachment: bytes,
+    attachment_name: str | None,
+    attachment: bytes | None,
     in_reply_to: str | None = None,
 ) -> EmailMessage:
-    """Plain-text mail whose body holds the armoured text, with the packet attached too."""
-    if not attachment_name or re.search(r"[/\\\r\n]", attachment_name):
+    """Plain-text mail whose body holds the armoured text, with the packet attached too (no
+    attachment: a mail of words only, such as the host's answer to a refused mail)."""
+    if attachment is not None and (not attachment_name or re.search(r"[/\\\r\n]", attachment_name)):
         raise UsageError(t("bad attachment name {name}", name=repr(attachment_name)))
     msg = EmailMessage(policy=policy.default)
     msg["From"] = _header_value(t("the sender"), sender)
@@ -130,9 +131,10 @@ def compose(
     # set_content picks quoted-printable or base64 for long or non-ASCII
     # lines, which keeps every wire line under MAX_LINE.
     msg.set_content(body_text)
-    msg.add_attachment(
-        attachment, maintype=ATTACHMENT_TYPE[0], subtype=ATTACHMENT_TYPE[1], filename=attachment_name
-    )
+    if attachment is not None:
+        msg.add_attachment(
+            attachment, maintype=ATTACHMENT_TYPE[0], subtype=ATTACHMENT_TYPE[1], filename=attachment_name
+        )
     return msg
 
 
