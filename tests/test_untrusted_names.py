@@ -139,6 +139,8 @@ def test_a_stranger_cannot_hand_a_seat_to_a_key_by_mail(tmp_path: Path) -> None:
     # she says so: the seat is hers, and the game one she plays
     took = pbem("mail-join", game, "--as", "ann", home=home, cwd=tmp_path, ok=True).stdout
     assert took.startswith(f"you took seat sue of {game}, handed to your key at packet ")
+    again = pbem("mail-join", game, "--as", "ann", home=home, cwd=tmp_path, ok=True).stdout
+    assert again.startswith(f"you hold seat sue of {game} already: play it with pbem turn {game}")
     listed = json.loads(pbem("games", "--player", "--json", home=home, cwd=tmp_path, ok=True).stdout)
     assert [(g["game"], g["seat"]) for g in listed["playing"]] == [(game, "sue")] and listed["invited"] == []
 

@@ -197,8 +197,13 @@ def mail_join(
     if inv.doc.seat_of_key(me.public.encode()) is None:  # perhaps a seat handed to this key: taken only when asked
         taken = player.take_handed_seat(where, inv.game, me)
         if taken is not None:
-            typer.echo(t("you took seat {seat} of {game}, handed to your key at packet {seq}: play it with pbem turn "
-                         "{game}", seat=taken[0], game=inv.game, seq=taken[1]))
+            seat, seq, now = taken
+            if now:
+                typer.echo(t("you took seat {seat} of {game}, handed to your key at packet {seq}: play it with pbem turn "
+                             "{game}", seat=seat, game=inv.game, seq=seq))
+            else:
+                typer.echo(t("you hold seat {seat} of {game} already: play it with pbem turn {game}", seat=seat,
+                             game=inv.game))
             return
     for line in join_by_mail(inv, me, where, CliMail(where, me.name, [], MailIn(), reply, smtp)):
         typer.echo(line)

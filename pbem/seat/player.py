@@ -19,7 +19,7 @@ from engine.moves import Move as EngineMove
 from engine.state import RoundState
 from engine.views import load_view
 from pbem.atomic import write_atomic
-from pbem.errors import BadPacket, BadSignature, ForkedChain, SeatHandedOver, StaleMove, UsageError
+from pbem.errors import BadPacket, BadSignature, ForkedChain, PbemError, SeatHandedOver, StaleMove, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
@@ -118,21 +118,27 @@ def _handing(home: Path, packet: Signed[Packet], mine: set[str]) -> tuple[str, S
     return (seat, invitation) if seat is not None else None
 
 
-def take_handed_seat(home: Path, game: str, identity: Identity) -> tuple[str, int] | None:
-    """The seat that the latest packet saved of `game` (a game never joined) hands to
-    `identity`, taken: the received invitation becomes the game's trust anchor, as a join makes
-    it. (seat, packet number), or None when no saved packet hands this key a seat."""
+def take_handed_seat(home: Path, game: str, identity: Identity) -> tuple[str, int, bool] | None:
+    """The seat that the latest packet saved of `game` hands to `identity`, taken: the received
+    invitation becomes the game's trust anchor, as a join makes it. (seat, packet number,
+    whether it was taken now rather than before), or None when no saved packet hands this
+    key a seat."""
     from pbem.seat.home import latest_saved_packet
 
     latest = latest_saved_packet(home, game)
     if latest is None:
         return None
     packet = read_blocks(latest.read_text(encoding="utf-8"))[0].expect(Packet)
+    if invitation_path(home, game).exists():  # taken before, or joined
+        try:
+            return seat_in(packet.doc, load_invitation(home, game), identity), packet.doc.seq, False
+        except PbemError:
+            return None
     found = _handing(home, packet, {identity.public.encode()})
     if found is None:
         return None
     keep_anchor(home, found[1])
-    return found[0], packet.doc.seq
+    return found[0], packet.doc.seq, True
 
 
 def keep_anchor(home: Path, invitation: Signed[Invitation]) -> None:
