@@ -483,19 +483,19 @@ def view_details(view: RoundState, me: str | None) -> list[RenderableType]:
         Packed(_counts(view), style="dim"),
     ]
     if view.phase != PLAYING:
-        known = all(view.role(p) for p in view.players)
-        if view.phase == OVER and known:  # all open: the finder and the side
+        roles_open = all(view.role(p) for p in view.players)
+        if view.phase == OVER and roles_open:  # all open: the finder and the side
             parts.append(Text(words.round_outcome(view)[0]))
         elif view.finder:
             parts.append(Text(t("finder", player=view.finder)))
-        if known or view.phase != OVER:  # a round ended on a view with shut roles (trustless) is not paid yet
+        if roles_open or view.phase != OVER:  # a round ended on a view with shut roles (trustless) is not paid yet
             parts.append(Text(t("winners", players=words.join(list(view.winners)) if view.winners else t("nobody"))))
             parts.append(Text(words.describe_event({"event": "payout", "gold": view.payout}) or ""))
     if me is not None:
         parts += [Text(""), Text(t("your role", role=words.role_name(view.roles.get(me))), style="bold")]
-        known = [line for fact in view.knowledge.get(me, []) if (line := words.describe_fact(fact))]
-        if known:
-            parts.append(Text(t("you know", facts=t("fact sep").join(known))))
+        facts = [line for fact in view.knowledge.get(me, []) if (line := words.describe_fact(fact))]
+        if facts:
+            parts.append(Text(t("you know", facts=t("fact sep").join(facts))))
         parts += [Text(""), Text(t("your hand"), style="bold underline"), render_hand(view.hands.get(me, []))]
     for p in open_hands:
         if p == me:
