@@ -40,12 +40,12 @@ UTC = timezone.utc
 
 
 def test_durations_days_and_words() -> None:
-    assert parse_duration("48h") == 48 * 3600
-    assert parse_duration("1d12h") == 36 * 3600
-    assert parse_duration("2.5s") == 2.5
+    assert parse_duration("48h", "--deadline") == 48 * 3600
+    assert parse_duration("1d12h", "--deadline") == 36 * 3600
+    assert parse_duration("2.5s", "--deadline") == 2.5
     for bad in ("", "h", "48", "-3h", "3 weeks", "0s"):
         with pytest.raises(UsageError):
-            parse_duration(bad)
+            parse_duration(bad, "--deadline")
     assert parse_days("mon-fri") == [0, 1, 2, 3, 4]
     assert parse_days("sat,sun") == [5, 6]
     assert parse_days("fri-mon") == [0, 4, 5, 6]

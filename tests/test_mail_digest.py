@@ -23,8 +23,9 @@ SEATS = ["ann", "bob", "cat", "dan"]
 def test_digest_periods() -> None:
     assert digest_seconds("every") == 0
     assert digest_seconds("12h") == 12 * 3600 and digest_seconds("30m") == 1800 and digest_seconds("1d") == 86400
+    assert digest_seconds("1d12h") == 36 * 3600  # as --deadline reads it
     for bad in ("", "12", "h", "-1h", "0h", "soon"):
-        with pytest.raises(UsageError, match="bad digest period"):
+        with pytest.raises(UsageError, match="--digest"):
             digest_seconds(bad)
 
 

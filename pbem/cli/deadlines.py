@@ -50,9 +50,9 @@ def timing_from(base: dict[str, Any] | None, deadline: str | None, grace: str | 
 
     t = Timing.from_config({"timing": base or {}})
     if deadline is not None:
-        t.deadline = None if deadline.lower() in ("none", "off") else parse_duration(deadline)
+        t.deadline = parse_duration(deadline, "--deadline", off=("none", "off")) or None
     if grace is not None:
-        t.grace = 0.0 if grace in ("0", "none") else parse_duration(grace, "--grace")
+        t.grace = parse_duration(grace, "--grace", off=("none", "0"))
     if days is not None:
         t.days = None if days.lower() in ("all", "any") else parse_days(days)
     if on_timeout is not None:

@@ -28,13 +28,20 @@ _PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 _LONGEST = 9999 * 366 * 86400.0
 
 
-def parse_duration(text: str, what: str = "--deadline") -> float:
-    """`48h`, `90m`, `1d12h`, `2.5s` -> seconds (units s/m/h/d)."""
+def parse_duration(text: str, what: str, *, off: tuple[str, ...] = ()) -> float:
+    """The one reading of a span of time, for every option that takes one (`--deadline`,
+    `--grace`, `--max-away`, `--remind`, `--until`, `--digest`, `agent start --timeout`):
+    `48h`, `90m`, `1d12h`, `2.5s` -> seconds (units s/m/h/d, any case, spaces ignored).
+    `off`: the option's own words for "no span" (`--deadline none`, `--digest every`) -> 0.0.
+    Anything else is one `error:` line naming the option (`what`)."""
     spec = str(text).strip().lower().replace(" ", "")
+    if spec in off:
+        return 0.0
     parts = _PART.findall(spec)
     if not spec or "".join(n + u for n, u in parts) != spec:
-        raise UsageError(t("bad {what} {text}", what=what, text=repr(text)),
-                         hint=t("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h"))
+        hint = (t("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h, or {word}", word=off[0]) if off
+                else t("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h"))
+        raise UsageError(t("bad {what} {text}", what=what, text=repr(text)), hint=hint)
     seconds = sum(float(n) * UNITS[u] for n, u in parts)
     if seconds <= 0:
         raise UsageError(t("{what} {text} must be longer than nothing", what=what, text=repr(text)))
@@ -84,7 +91,7 @@ def parse_when(text: str, now: datetime) -> datetime:
         try:
             when = parse_time(spec)
         except Exception:
-            raise UsageError(t("bad date {text}", text=repr(text)),
+            raise UsageError(t("bad {what} {text}", what="--until", text=repr(text)),
                              hint=t("write a date like 2026-12-10, a time like 2026-12-10T18:00Z, or a duration like 3d")) from None
     if when <= now:
         raise UsageError(t("{text} is in the past", text=repr(text)),

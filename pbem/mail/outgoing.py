@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pbem.errors import BadPacket, UsageError
+from pbem.host.deadlines import parse_duration
 from pbem.host.publish import HostNotice, Release
 from pbem.mail.message import SmtpSettings, compose, send, write_eml
 from pbem.names import HOST
@@ -291,23 +292,11 @@ def note_mailed(host: Host, names: list[str], seq: int, now: Callable[[], float]
 # --- digests ------------------------------------------------------------------------------------
 
 DEFAULT_DIGEST = "12h"
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def digest_seconds(text: str) -> float:
-    """"every" -> 0 (a mail per packet); "90s", "30m", "12h", "1d" -> seconds."""
-    text = str(text).strip().lower()
-    if text == "every":
-        return 0.0
-    unit = _UNITS.get(text[-1:])
-    try:
-        n = float(text[:-1]) if unit else -1.0
-    except ValueError:
-        n = -1.0
-    if unit is None or n <= 0:
-        raise UsageError(t("bad digest period {period}", period=repr(text)),
-                         hint=t('write e.g. "12h", "30m", "1d", or "every"'))
-    return n * unit
+    """The config's or `--digest`'s period: "every" -> 0 (a mail per packet), else a span of time."""
+    return parse_duration(text, "--digest", off=("every",))
 
 
 class MailPublisher:
