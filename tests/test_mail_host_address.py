@@ -82,7 +82,7 @@ def test_a_forwarded_invitation_does_not_reroute_the_readers_mail(tmp_path: Path
 
 
 def test_a_bot_reading_the_forward_mails_the_signed_address(tmp_path: Path) -> None:
-    homes, game, sent = _game(tmp_path, "--email", f"host={HOST}")
+    homes, _, sent = _game(tmp_path, "--email", f"host={HOST}")
     box = tmp_path / "cat-box"
     write_eml(_forwarded_by_bob(sent, "cat@example.org"), box)  # cat's bot sees only bob's forward
     out = tmp_path / "cat-out"
@@ -135,7 +135,7 @@ def test_an_invitation_naming_a_bad_address_is_refused_by_its_reader(tmp_path: P
     from pbem.protocol.crypto import Identity
     from pbem.protocol.documents import Invitation, parse, read_blocks, sign_json
 
-    homes, game, sent = _game(tmp_path, "--email", f"host={HOST}")
+    _, _, sent = _game(tmp_path, "--email", f"host={HOST}")
     mail = next(m for m in map(_read, sorted(sent.glob("*.eml"))) if m["To"] == "ann@example.org")
     body = mail.get_body(("plain",))
     assert body is not None

@@ -4,8 +4,10 @@ real .eml files, and a fuzz of the readers' entry points."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pbem_helpers import PASS, make_table
@@ -77,3 +79,27 @@ def test_fuzzed_mail_never_fails_a_reader(heads: list[bytes], pieces: list[bytes
     blocks, errors = message_blocks(msg)
     assert not blocks and all(isinstance(e, str) for e in errors)
     who(msg)
+
+
+@pytest.mark.parametrize("piece", ["<pre>x", "<head>x", "<script>", "<!--", "<x", "İ<style>"])
+def test_html_of_many_unclosed_sections_is_read_in_linear_time(piece: str) -> None:
+    """An HTML body of thousands of openings with no end (a <head>, a comment, a tag): each
+    lazy regex rescanned the rest of the mail from every opening (80,000: minutes)."""
+    from pbem.mail.message import html_to_text
+
+    def fastest(n: int) -> float:
+        text = "<p>a</p>\n" + piece * n + "<br>\n"
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.process_time()
+            html_to_text(text)
+            best = min(best, time.process_time() - t0)
+        return best
+
+    t_small, t_big = fastest(5_000), fastest(80_000)
+    assert t_big < 60 * max(t_small, 0.005), (t_small, t_big)  # linear ~16x; quadratic ~256x
+    mail = (b"From: mallory@example.net\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+            + (piece * 80_000).encode())
+    t0 = time.process_time()
+    assert message_blocks(read_mail(mail)) == ([], [])
+    assert time.process_time() - t0 < 5

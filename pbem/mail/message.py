@@ -324,12 +324,41 @@ def _part_text(part: Message) -> str:
         return raw.decode("utf-8", "replace")
 
 
-# Comments first: Outlook's conditional comments hide '>' inside them.
-_DROP_RE = re.compile(r"<!--.*?-->|<(script|style|head)\b.*?</\1\s*>", re.I | re.S)
+# What a browser does not show (comments, scripts, style sheets, the head), and <pre>, whose line
+# ends are line breaks: each found by one scan for its opening and one for its end, so a mail of
+# a thousand openings and no end costs one pass, not a thousand (a lazy regex rescans the rest).
+_SECTION_RE = re.compile(r"<!--|<(script|style|head|pre)\b", re.I)
 _BREAK_RE = re.compile(r"<br\s*/?>|</(p|div|li|tr|pre|blockquote|h[1-6])\s*>", re.I)
-_TAG_RE = re.compile(r"<[^>]*>", re.S)
-_PRE_RE = re.compile(r"<pre\b.*?</pre\s*>", re.I | re.S)
+_TAG_RE = re.compile(r"<[^<>]*>")  # not '<' inside either: a thousand '<' and no '>' is one pass
 _SOURCE_BREAK_RE = re.compile(r"[ \t]*\r?\n[ \t]*")
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _sections(s: str, tagged: bool) -> str:
+    """`s` without its hidden sections; with `tagged`, a <pre>'s line ends made <br>."""
+    low = s.translate(_ASCII_LOWER)  # str.lower() may change the length ('İ'): the indices must hold
+    out: list[str] = []
+    kept = pos = 0
+    unclosed: set[str] = set()  # a section with no end after one opening has none after a later one
+    while (m := _SECTION_RE.search(s, pos)) is not None:
+        name = (m.group(1) or "").lower()
+        pos = m.end()
+        if name in unclosed:
+            continue
+        end = low.find("-->" if not name else f"</{name}", pos)
+        if end < 0:
+            unclosed.add(name)
+            continue
+        end = end + 3 if not name else (low.find(">", end) + 1 or len(s))
+        out.append(s[kept:m.start()])
+        if name == "pre":
+            section = s[m.start():end]
+            out.append(section.replace("\r\n", "<br>").replace("\n", "<br>") if tagged else section)
+        kept = pos = end
+    out.append(s[kept:])
+    return "".join(out)
 
 
 def html_to_text(s: str) -> str:
@@ -338,9 +367,9 @@ def html_to_text(s: str) -> str:
     line end: kept both, every break doubled, and the armour's blank line after its header
     lines was lost among them); inside <pre> it is a line break. HTML with no break tag at all
     keeps its line ends: that is how a careless client writes plain text as HTML."""
-    s = _DROP_RE.sub("", s)
-    if _BREAK_RE.search(s):
-        s = _PRE_RE.sub(lambda m: m.group(0).replace("\r\n", "<br>").replace("\n", "<br>"), s)
+    tagged = _BREAK_RE.search(s) is not None
+    s = _sections(s, tagged)
+    if tagged:
         s = _SOURCE_BREAK_RE.sub(" ", s)
     s = _BREAK_RE.sub("\n", s)
     s = _TAG_RE.sub("", s)
