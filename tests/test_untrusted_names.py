@@ -111,11 +111,9 @@ def _strings(value: object) -> list[str]:
     return [value] if isinstance(value, str) else []
 
 
-def test_a_stranger_cannot_hand_a_seat_to_a_key_by_mail(tmp_path: Path) -> None:
+def _offered(tmp_path: Path) -> tuple[Path, str]:
     """Anyone who knows ann's public key hosts a game of their own, hands a seat to her key and
-    mails her its invitation and that packet. `pbem inbox` keeps both and says so; the game is
-    an invitation until `pbem mail-join` takes the seat (before: inbox took it at once, and
-    `pbem games` listed it among her games)."""
+    mails her its invitation and that packet: (her key home, the game)."""
     home = tmp_path / "home-ann"
     ann = keys.create_identity(home, "ann", None)
     fake = make_table(tmp_path / "stranger", ["sam", "sue", "sid"])
@@ -124,7 +122,14 @@ def test_a_stranger_cannot_hand_a_seat_to_a_key_by_mail(tmp_path: Path) -> None:
     handed = fake.latest()[0].read_text()
     invitation = (tmp_path / "stranger" / "invitation.pbem").read_text()
     _mail(tmp_path / "box", "0", invitation, handed)
-    game = fake.host.game_id()
+    return home, fake.host.game_id()
+
+
+def test_a_stranger_cannot_hand_a_seat_to_a_key_by_mail(tmp_path: Path) -> None:
+    """`pbem inbox` keeps the game's invitation and packet and says so; the game is an
+    invitation until `pbem mail-join` takes the seat (before: inbox took it at once, and
+    `pbem games` listed it among her games)."""
+    home, game = _offered(tmp_path)
     run = pbem("inbox", tmp_path / "box", "--saves", tmp_path / "none", home=home, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert f"hands seat sue to your key (host referee, key " in run.stdout, run.stdout
@@ -134,8 +139,6 @@ def test_a_stranger_cannot_hand_a_seat_to_a_key_by_mail(tmp_path: Path) -> None:
     assert listed["playing"] == [] and [(g["game"], g["seat"]) for g in listed["invited"]] == [(game, "sue")]
     games = pbem("games", "--player", home=home, cwd=tmp_path, ok=True).stdout
     assert "games you play" not in games and f"{game} from referee (key " in games and "seat sue" in games
-    turn = pbem("turn", game, "--as", "ann", home=home, cwd=tmp_path)
-    assert turn.returncode != 0 and "Traceback" not in turn.stderr  # not a game she plays
     # she says so: the seat is hers, and the game one she plays
     took = pbem("mail-join", game, "--as", "ann", home=home, cwd=tmp_path, ok=True).stdout
     assert took.startswith(f"you took seat sue of {game}, handed to your key at packet ")
@@ -143,6 +146,18 @@ def test_a_stranger_cannot_hand_a_seat_to_a_key_by_mail(tmp_path: Path) -> None:
     assert again.startswith(f"you hold seat sue of {game} already: play it with pbem turn {game}")
     listed = json.loads(pbem("games", "--player", "--json", home=home, cwd=tmp_path, ok=True).stdout)
     assert [(g["game"], g["seat"]) for g in listed["playing"]] == [(game, "sue")] and listed["invited"] == []
+
+
+def test_turn_on_the_game_by_name_takes_the_seat(tmp_path: Path) -> None:
+    """Asking for the game by name (`pbem turn GAME`, as for an invitation, which it joins)
+    takes the seat too; `pbem games` before it had listed the game as an invitation only."""
+    home, game = _offered(tmp_path)
+    pbem("inbox", tmp_path / "box", "--saves", tmp_path / "none", home=home, cwd=tmp_path, ok=True)
+    assert not (home / "games" / game / "invitation.pbem").exists()
+    turn = pbem("turn", game, "--as", "ann", home=home, cwd=tmp_path)
+    assert turn.returncode == 0, turn.stderr
+    assert f"took seat sue of {game}, handed to your key at packet " in turn.stdout + turn.stderr
+    assert (home / "games" / game / "invitation.pbem").is_file()
 
 
 def test_no_text_output_escapes_the_sanitiser(tmp_path: Path) -> None:

@@ -302,6 +302,13 @@ def _mail_turn(target: str, me: Identity, home: Path, mail: MailLink, *, look: b
         c = mail_seat(home, me, game, lambda block: mail.sender(game)(block), inv)
         turn = _trustless_turn(c, "mail", hint, home, said, look=look)
     else:
+        if not anchored and inv.doc.seat_of_key(me.public.encode()) is None:
+            # a seat a packet 'pbem inbox' kept hands to this key: taken now that its player asks for the game
+            taken = player.take_handed_seat(home, game, me)
+            if taken is not None:
+                anchored = True
+                said.append(t("took seat {seat} of {game}, handed to your key at packet {seq}", seat=taken[0], game=game,
+                              seq=taken[1]))
         if not anchored:
             said += mail_join(inv, me, home, mail)
         latest = latest_saved_packet(home, game)  # its seat may be one handed to this key since the invitation
