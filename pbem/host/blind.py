@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
-from sqlalchemy import (Column, Connection, Integer, LargeBinary, MetaData, String, Table, Text, create_engine, delete, event,
+from sqlalchemy import (Column, Connection, Integer, LargeBinary, MetaData, String, Table, Text, delete,
                         insert, inspect, select)
 from sqlalchemy.engine import Engine
 
@@ -36,6 +36,7 @@ from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing, clock_says
 from pbem.host.paths import is_blind
 from pbem.host.publish import HostNotice, Release
+from pbem.host import sqlite
 from pbem.host.referee import Outcome, check_host_mail, check_new_game
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
@@ -81,18 +82,8 @@ NOTICES = Table("blind_notice", META, Column("id", Integer, primary_key=True), C
 
 
 def _engine(path: Path, *, create: bool = False) -> Engine:
-    engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 60})
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None  # we issue BEGIN IMMEDIATE ourselves
-        dbapi_conn.execute("PRAGMA journal_mode = WAL")
-        dbapi_conn.execute("PRAGMA synchronous = FULL")
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
-
+    engine = sqlite.engine(f"sqlite:///{path}")
+    sqlite.use_wal(engine)
     if create:
         META.create_all(engine)
     return engine

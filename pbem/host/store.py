@@ -32,7 +32,6 @@ from sqlalchemy import (
     UniqueConstraint,
     bindparam,
     create_engine,
-    event,
     func,
     inspect,
     select,
@@ -42,6 +41,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
 from pbem.errors import StoreError, UsageError
+from pbem.host import sqlite
 from pbem.ui.words import t
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
@@ -232,11 +232,7 @@ class Store:
         try:
             self._check_schema(create)
             if self.sqlite:  # only once it is known to be ours: WAL is written into the file
-                raw = self.engine.raw_connection()
-                try:
-                    raw.cursor().execute("PRAGMA journal_mode = WAL")
-                finally:
-                    raw.close()
+                sqlite.use_wal(self.engine)
         except OperationalError as exc:
             self.engine.dispose()
             raise StoreError(t("cannot reach store {store}: {why}", store=repr(self.label), why=_first_line(exc))) from None
@@ -250,22 +246,7 @@ class Store:
     def _engine(self, url: str) -> Engine:
         if not self.sqlite:
             return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
-        engine = create_engine(url, connect_args={"timeout": 60})
-
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-            # We issue BEGIN ourselves (IMMEDIATE for writes), so the driver must not.
-            dbapi_conn.isolation_level = None
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA foreign_keys = ON")
-            cur.execute("PRAGMA synchronous = FULL")
-            cur.close()
-
-        @event.listens_for(engine, "begin")
-        def _on_begin(conn: Connection) -> None:
-            conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("pbem_read") else "BEGIN IMMEDIATE")
-
-        return engine
+        return sqlite.engine(url)
 
     # --- schema ---------------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ transaction, so a crash forgets at most the message being handled (read again: h
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Literal, Protocol
 
+from pbem.host import sqlite
 from pbem.seat.home import mail_memory_path
 
 Outcome = Literal["done", "rejected"]
@@ -59,7 +59,7 @@ def message_keys(msg: EmailMessage) -> list[str]:
 class InboxMemory:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self.db = sqlite.connect(path)
         self.db.execute("CREATE TABLE IF NOT EXISTS read (key TEXT PRIMARY KEY, at REAL NOT NULL)")
 
     @classmethod
