@@ -9,10 +9,9 @@ process's own ru_maxrss) and the bytes in and outside the folder.
 
 from __future__ import annotations
 
-import ctypes
 import os
-import resource
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -33,13 +32,21 @@ PEAK_LIMIT_MIB = 250  # a pbem process is ~60-90 MiB; reading the poison took 1,
 ESC_NAME = "\x1b]0;pwned\x07\x1b[31mred\u202e.pbem"
 
 
-def _drop_dac_override() -> None:
-    """In the child: root without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (bounding set, so
-    the exec leaves them out), so that a file of mode 000 is unreadable to it too."""
+# Runs `python -m pbem ARGS` in the same process after setting its limits (not in a preexec_fn:
+# the test process has threads, and a forked child may only exec). argv[1] "1": drop
+# CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set when root, so that the exec'd
+# pbem lacks them and a file of mode 000 is unreadable to it too.
+_LIMITED = """
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+if sys.argv[1] == "1" and os.geteuid() == 0:
+    import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
-    for cap in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+    for cap in (1, 2):
+        if libc.prctl(24, cap, 0, 0, 0):  # PR_CAPBSET_DROP
             raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+os.execv(sys.executable, [sys.executable, "-m", "pbem", *sys.argv[2:]])
+"""
 
 
 def run_peak(args: list[object], home: Path, cwd: Path, *, unprivileged: bool = False,
@@ -47,16 +54,11 @@ def run_peak(args: list[object], home: Path, cwd: Path, *, unprivileged: bool = 
     """`pbem ARGS` as a process of its own: (exit code, its output, its peak memory in MiB).
     Its address space is capped at 3 GiB, so that a reader without a bound fails (MemoryError,
     exit 70) instead of taking the machine."""
-    def limits() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (3 * GIB, 3 * GIB))
-        if unprivileged and os.geteuid() == 0:
-            _drop_dac_override()
-
     out = cwd / f"run-{time.monotonic_ns()}.log"
     with out.open("wb") as f:
-        proc = subprocess.Popen([*PBEM, *map(str, args)], env=cli_env(home), cwd=cwd, stdout=f,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                preexec_fn=limits)  # noqa: PLW1509 (the child only sets limits, then execs)
+        proc = subprocess.Popen([sys.executable, "-c", _LIMITED, "1" if unprivileged else "0", *map(str, args)],
+                                env=cli_env(home), cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
         timer = threading.Timer(timeout, proc.kill)
         timer.start()
         try:
@@ -326,7 +328,7 @@ def test_a_trustless_seat_and_the_blind_host_read_no_poison(tmp_path: Path) -> N
 def test_a_junk_packet_stops_no_key_from_taking_a_seat_handed_to_it(tmp_path: Path) -> None:
     """A seat handed to a new key: the key finds its seat in the newest packet the host signed,
     not in whatever file is named like the newest packet."""
-    db, host, fh, _, seats, ids = started_game(tmp_path)
+    db, host, fh, _, _, _ = started_game(tmp_path)
     eve = keys.create_identity(tmp_path / "home-eve", "eve", None)
     run = subprocess.run([*PBEM, "game", "reseat", "t", "bob", "--key", eve.public.encode(), "--store", db],
                          env=cli_env(tmp_path / "home-referee"), capture_output=True, text=True, timeout=60,
