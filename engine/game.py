@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .chance import Chance
@@ -31,15 +32,15 @@ class Game:
             raise ValueError("the current round is not over")
         if len(self.rounds) >= ROUNDS_PER_GAME:
             raise ValueError("the game is over")
-        prev = self.rounds[-1] if self.rounds else None
+        carried = carry_after(self.players, self.rounds[-1] if self.rounds else None)
         state = SeededDealer(chance).deal(
             self.ruleset,
             self.players,
             options=self.options,
             round_no=len(self.rounds) + 1,
-            first_seat=self.players.index(prev.next_start) if prev and prev.next_start else 0,
-            gold=prev.gold if prev else None,
-            nuggets=prev.nuggets if prev else None,
+            first_seat=carried.first_seat,
+            gold=carried.gold,
+            nuggets=carried.nuggets,
         )
         self.rounds.append(state)
         return state
@@ -51,6 +52,30 @@ class Game:
     def winners(self) -> list[str]:
         """The players with the most gold (ties share first place)."""
         return standings_winners(self.gold)
+
+
+@dataclass(frozen=True)
+class Carry:
+    """What a round hands the next (RULES.md §3, §6): the seat of the player who starts it,
+    the gold so far, the nugget pile left. Round 1 starts from nothing: the first seat, no
+    gold, a fresh pile (None)."""
+
+    first_seat: int = 0
+    gold: dict[str, int] | None = None
+    nuggets: list[str] | None = None
+
+
+def carry(players: Sequence[str], next_start: object = None, gold: dict[str, int] | None = None,
+          nuggets: list[str] | None = None) -> Carry:
+    """The next round's start from what the last one ended with, as its state or an archive
+    says it: the player it names starts (the first seat when it names nobody at the table,
+    as an archive read from outside may)."""
+    return Carry(players.index(next_start) if next_start in players else 0, gold, nuggets)
+
+
+def carry_after(players: Sequence[str], ended: RoundState | None) -> Carry:
+    """The start of the round after `ended` (None: of round 1)."""
+    return Carry() if ended is None else carry(players, ended.next_start, ended.gold, ended.nuggets)
 
 
 def standings_winners(gold: dict[str, int]) -> list[str]:

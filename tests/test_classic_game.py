@@ -10,7 +10,7 @@ import pytest
 from engine.bots import RandomBot
 from engine.catalog import CLASSIC, card_kind, nugget_ids
 from engine.chance import SeededChance
-from engine.game import Game, standings_winners
+from engine.game import Carry, Game, carry, carry_after, standings_winners
 from engine.rules import apply
 from engine.state import OVER, PLAYING
 from engine.views import view
@@ -93,3 +93,21 @@ def test_a_later_round_starts_after_the_last_player_of_the_previous_one() -> Non
         assert second.to_move == (first.last_actor + 1) % 4
         seen.add(second.to_move)
     assert len(seen) > 1
+
+
+def test_the_next_round_starts_from_what_the_last_one_hands_over() -> None:
+    """engine.game.carry is the one rule the referee, the trustless table and the audit deal
+    the next round from: the named player starts, with the gold and the pile as they were."""
+    players = ("ann", "bob", "cat")
+    assert carry_after(players, None) == Carry(0, None, None)
+    game = Game(CLASSIC, players)
+    bots = {p: RandomBot(f"carry/{p}") for p in players}
+    _play_round(game.start_round(SeededChance("carry/1")), bots)
+    ended = game.current
+    handed = carry_after(players, ended)
+    assert handed == Carry(players.index(ended.next_start or ""), ended.gold, ended.nuggets)
+    second = game.start_round(SeededChance("carry/2"))
+    assert (second.to_move, second.gold) == (handed.first_seat, ended.gold)
+    assert Counter(second.nuggets) == Counter(ended.nuggets)
+    # an archive read from outside may name nobody at the table: then the first seat starts
+    assert [carry(players, who).first_seat for who in ("cat", "zed", None, ["cat"], 2)] == [2, 0, 0, 0, 0]

@@ -32,7 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from engine.catalog import RULESETS, Ruleset, is_ruleset
 from engine.dealer import SeededDealer
 from engine.events import Event
-from engine.game import standings_winners
+from engine.game import Carry, carry_after, standings_winners
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.rules import check as check_move
@@ -628,7 +628,7 @@ class Host:
                                                                         seats.c.joined_at.is_(None)).order_by(seats.c.idx))]
         if waiting:
             return Outcome("joined", t("{seat} joined; waiting for {waiting}", seat=seat.name, waiting=join(waiting)))
-        state = self._deal(c, g, 1, first_seat=0, gold=None, nuggets=None)
+        state = self._deal(c, g, 1, Carry())
         seq = self._publish(c, g, state, moves=[], events=[])
         return Outcome("dealt", t("{seat} joined; everyone is in: round 1 dealt, packet {seq}", seat=seat.name, seq=seq), seq)
 
@@ -640,7 +640,7 @@ class Host:
             self._secrets = [bytes.fromhex(x) for x in open_json(text, self._me(), _host_info(self.facts.id, "secrets"))]
         return self._secrets[round_no - 1]
 
-    def _deal(self, c: Connection, g: dict[str, Any], round_no: int, *, first_seat: int, gold, nuggets) -> RoundState:
+    def _deal(self, c: Connection, g: dict[str, Any], round_no: int, carried: Carry) -> RoundState:
         f = self.facts
         secret = self._round_secret(round_no)
         contributions = [unb64(x, "contribution") for x in c.execute(
@@ -649,12 +649,13 @@ class Host:
             raise BadPacket(t("the game's ruleset {name} is unknown", name=repr(f.ruleset)))
         dealer = SeededDealer(fairness.round_chance(f.id, round_no, secret, contributions))
         state = dealer.deal(f.ruleset, tuple(s.name for s in f.seats), options=frozenset(f.options), round_no=round_no,
-                            first_seat=first_seat, gold=gold, nuggets=nuggets)
+                            first_seat=carried.first_seat, gold=carried.gold, nuggets=carried.nuggets)
         g.update(status="playing", round_no=round_no, move_no=0)
-        carried = {"gold": gold, "nuggets": nuggets, "first": state.players[first_seat]} if round_no > 1 else {}
+        said = ({"gold": carried.gold, "nuggets": carried.nuggets, "first": state.players[carried.first_seat]}
+                if round_no > 1 else {})
         start = dump(state)
         c.execute(_ADD_ROUND, dict(game_id=f.id, round_no=round_no, first_seq=g["seq"] + 1,
-                                   start_state_sealed=self._seal_state(g, start), carried=json.dumps(carried)))
+                                   start_state_sealed=self._seal_state(g, start), carried=json.dumps(said)))
         self._dealt = RoundLog(round_no, start, [])
         return state
 
@@ -775,8 +776,7 @@ class Host:
         if state.round_no >= ROUNDS_PER_GAME:
             g["status"] = "over"
             return result, state
-        nxt = self._deal(c, g, state.round_no + 1, first_seat=state.players.index(state.next_start or state.players[0]),
-                         gold=state.gold, nuggets=state.nuggets)
+        nxt = self._deal(c, g, state.round_no + 1, carry_after(state.players, state))
         return result, nxt
 
     def _archive(self, c: Connection, g: dict[str, Any], final: RoundState, last: Signed[Packet],

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import BadPosition, MoveError
+from engine.game import Carry, carry
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OVER, ROUNDS_PER_GAME, deal
@@ -428,31 +429,30 @@ def _check_deal(rep: Report, doc: Archive, invitation: Signed[Invitation], secre
     start = doc.start
     players = invitation.doc.seat_names()
     carried = doc.carried if doc.carried not in (None, Carried()) else None
+    said: tuple[object, Any, Any] | None  # the next round's start as the archives say it (None: round 1's)
     if rep.round == 1:
-        gold, nuggets, first = None, None, 0
+        said = None
     elif carried is not None:
         # The archive names what round k-1 handed over; check it against k-1 when we have it.
-        gold, nuggets = carried.gold, carried.nuggets
-        first = players.index(carried.first) if carried.first in players else 0
-        if previous is not None and (previous.get("gold") != gold or previous.get("nuggets") != nuggets
+        said = (carried.first, carried.gold, carried.nuggets)
+        if previous is not None and (previous.get("gold") != carried.gold or previous.get("nuggets") != carried.nuggets
                                      or previous.get("next_start") != carried.first):
             rep.fault(0, DEAL, t("what round {round} says it carried over differs from how round {before} ended",
                                    round=rep.round, before=rep.round - 1))
     elif previous is not None:
-        gold, nuggets = previous.get("gold"), previous.get("nuggets")
-        first = players.index(previous["next_start"]) if previous.get("next_start") in players else 0
+        said = (previous.get("next_start"), previous.get("gold"), previous.get("nuggets"))
     else:
         # Without the previous round's archive, the pile that was shuffled is unknown: take the
         # carried gold and first seat from `start` and compare the pile only as a set of cards.
-        gold, nuggets = start.get("gold"), start.get("nuggets")
-        first = players.index(start["to_move"]) if start.get("to_move") in players else 0
+        said = (start.get("to_move"), start.get("gold"), start.get("nuggets"))
         rep.notes.append(t("round {round}'s archive is not in the source: the order of the nugget pile, the carried "
                            "gold and the first player were taken from the archive, not checked", round=rep.round - 1))
     try:
+        begins = Carry() if said is None else carry(players, *said)
         dealt = dump(deal(invitation.doc.ruleset, players,
                           fairness.round_chance(invitation.game, rep.round, secret, contributions),
-                          options=frozenset(invitation.doc.options), round_no=rep.round, first_seat=first,
-                          gold=gold, nuggets=nuggets))
+                          options=frozenset(invitation.doc.options), round_no=rep.round, first_seat=begins.first_seat,
+                          gold=begins.gold, nuggets=begins.nuggets))
     except (KeyError, ValueError, TypeError) as exc:
         rep.fault(0, DEAL, t("the deal cannot be recomputed: {error}", error=exc))
         return

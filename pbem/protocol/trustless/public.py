@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 
 from engine.catalog import CLASSIC, HIDDEN
+from engine.game import carry_after
 from engine.state import ROUNDS_PER_GAME, RoundState
 from pbem.errors import BadPacket, Conflict, StaleMove
 from pbem.protocol.documents import Invitation, Join, Mental, Tokens, Waiting
@@ -398,6 +399,7 @@ class PublicTable:
         if k == ROUNDS_PER_GAME:
             self.round = None
             return line + t("; the game is over")
-        self.round = PublicRound.deal(self.game, k + 1, first_seat=self.players.index(true.next_start or self.players[0]),
-                                      gold=true.gold, pile=len(self.pile) if self.pile else None)
+        carried = carry_after(self.players, true)
+        self.round = PublicRound.deal(self.game, k + 1, first_seat=carried.first_seat, gold=carried.gold,
+                                      pile=len(self.pile) if self.pile else None)
         return line + t("; round {round} is dealt, {mover} to move", round=k + 1, mover=self.round.mover)
