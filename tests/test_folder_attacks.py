@@ -340,3 +340,17 @@ def test_a_junk_packet_stops_no_key_from_taking_a_seat_handed_to_it(tmp_path: Pa
     junk(tmp_path / "shared" / "packets" / "table" / f"{top + 1:06d}-{'e' * 12}.pbem")
     code, out, _ = run_peak(["turn", tmp_path / "shared", "--as", "eve"], tmp_path / "home-eve", tmp_path)
     assert code == 0 and "bob" in out and "skipped" in out, out
+
+
+def test_a_passphrase_file_is_read_no_further_than_a_passphrase(tmp_path: Path) -> None:
+    """`--passphrase-file /dev/zero` read until MemoryError; a pipe still works."""
+    code, out, peak = run_peak(["key", "new", "eve", "--passphrase-file", "/dev/zero"], tmp_path / "home", tmp_path)
+    assert code == 2 and out.startswith("error: '/dev/zero' is over the limit of 4,096 bytes"), out
+    assert peak < PEAK_LIMIT_MIB and not (tmp_path / "home" / "keys" / "eve.key").exists()
+    read, write = os.pipe()
+    os.write(write, b"correct horse battery staple\n")
+    os.close(write)
+    run = subprocess.run([*PBEM, "key", "new", "eve", "--passphrase-file", f"/dev/fd/{read}"], pass_fds=(read,),
+                         env=cli_env(tmp_path / "home"), capture_output=True, text=True, timeout=60, check=False)
+    os.close(read)
+    assert run.returncode == 0 and (tmp_path / "home" / "keys" / "eve.key").exists(), run.stderr

@@ -93,6 +93,7 @@ def create_identity(home: Path, name: str, passphrase: bytes | None) -> Identity
 
 
 MAX_KEY_FILE = 64 * 1024  # a key file is ~400 bytes
+MAX_PASSPHRASE_FILE = 4096
 _warned: set[str] = set()
 
 
@@ -184,11 +185,15 @@ def get_passphrase(passphrase_file: Path | None, prompt: bool, confirm: bool) ->
     `confirm` asks twice, for new keys. Never returns an empty passphrase.
     """
     if passphrase_file is not None:
-        try:
-            raw = Path(passphrase_file).read_bytes()
+        try:  # a pipe is fine (`--passphrase-file <(pass show pbem)`), but never more than a passphrase
+            with open(passphrase_file, "rb") as f:
+                raw = f.read(MAX_PASSPHRASE_FILE + 1)
         except OSError as exc:
             raise UsageError(t("cannot read passphrase file {path}: {error}", path=repr(str(passphrase_file)),
                                error=os_reason(exc)))
+        if len(raw) > MAX_PASSPHRASE_FILE:
+            raise UsageError(t("{path} is over the limit of {limit} bytes", path=repr(str(passphrase_file)),
+                               limit=f"{MAX_PASSPHRASE_FILE:,}"))
         # Only the final newline is an artefact of editors and `echo`.
         if raw.endswith(b"\r\n"):
             raw = raw[:-2]
