@@ -22,15 +22,10 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import Envelope
+from pbem_helpers import free_port
 
 PYMAP = Path(sys.executable).parent / "pymap"
 STARTUP = 30.0  # seconds; a busy 2-core machine can be slow to import pymap
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_listening(port: int, proc: subprocess.Popen | None, log: Path | None, what: str) -> None:

@@ -1,15 +1,27 @@
-"""A real game on disk for tests: real key files, a real SQLite file, real packet files."""
+"""The helpers tests share: a real game on disk (real key files, a real SQLite file, real
+packet files), games made through the CLI and real processes, dumps of a store, free ports."""
 
 from __future__ import annotations
 
 import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import typer
+from processes import PBEM, cli_env, new_keys, pbem
+from typer.testing import CliRunner
+
 from engine.bots import RandomBot
+from engine.position import dump, load
+from engine.rules import apply
 from pbem.host import referee as H
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Signed, read_file
+from pbem.protocol.documents import Signed, read_blocks, read_file
 from pbem.seat import keys
 from pbem.seat import player as P
 
@@ -114,3 +126,134 @@ def case_position_file(tmp_path: Path, ruleset: str, case: str) -> tuple[Path, d
     path = tmp_path / f"{case}.position.json"
     path.write_text(json.dumps(doc["position"]), encoding="utf-8")
     return path, doc
+
+
+# --- games made through the CLI and real processes -----------------------------------------
+
+SEATS = ["ann", "bob", "cat"]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 free at the moment of asking."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cli_app() -> typer.Typer:
+    """The play and transport commands in a Typer app of their own, run in this process."""
+    from pbem.cli import play as cli_play
+    from pbem.cli.transport import register
+
+    app = typer.Typer(pretty_exceptions_enable=False)
+    cli_play.register(app)
+    register(app)
+    register(app)  # registering twice is harmless: pbem/cli.py may have done it already
+    return app
+
+
+def run_cli(app: typer.Typer, args: list[str], home: Path | None = None, ok: bool = True):
+    env = {"PBEM_HOME": str(home)} if home else {}
+    result = CliRunner().invoke(app, [str(a) for a in args], env=env)
+    if ok and result.exit_code != 0:
+        raise AssertionError(f"pbem {' '.join(map(str, args))} failed: {result.output}") from result.exception
+    return result
+
+
+def sqlite_dump(db: Path) -> str:
+    """The whole SQLite file as SQL text: equal dumps, nothing in the file changed."""
+    con = sqlite3.connect(db)
+    try:
+        return "\n".join(con.iterdump())
+    finally:
+        con.close()
+
+
+def make_homes(root: Path, names: list[str]) -> dict[str, Path]:
+    homes = {}
+    for n in names:
+        homes[n] = root / f"home-{n}"
+        keys.create_identity(homes[n], n, None)
+    return homes
+
+
+def new_game(root: Path, seats: list[str] = SEATS) -> tuple[Path, dict[str, Path]]:
+    homes = make_homes(root, ["referee", *seats])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = root / "saves" / "t.db"
+    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in seats], [])
+    return db, homes
+
+
+def check_game(db: Path, referee_home: Path) -> dict:
+    """The finished game is what the engine gives replaying the archived moves, and every
+    move number of every round is in the database exactly once."""
+    host = H.Host(db, keys.load_identity(referee_home, "referee", None))
+    try:
+        st = host.status()
+        archives = host.archives()
+    finally:
+        host.close()
+    assert st["status"] == "over"
+    assert sorted(archives) == [1, 2, 3]
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute("SELECT round_no, n, file_hash FROM moves ORDER BY round_no, n").fetchall()
+    finally:
+        con.close()
+    assert len({r[2] for r in rows}) == len(rows)
+    gold = None
+    for rnd, armored in archives.items():
+        archive = read_blocks(armored)[0].doc
+        state = load(archive.start)
+        for i, m in enumerate(archive.moves, 1):
+            assert m.n == i
+            apply(state, m.text)
+        assert dump(state) == archive.final, f"round {rnd} does not replay"
+        assert [n for r, n, _ in rows if r == rnd] == list(range(1, len(archive.moves) + 1))
+        gold = state.gold
+    assert gold == st["gold"]
+    return st
+
+
+def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False) -> tuple[Path, Path, dict[str, Path]]:
+    """Keys made with 'pbem key new --no-passphrase', the game with 'pbem game new', the
+    folder with 'pbem folder init': all real processes."""
+    homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
+    pubs = new_keys(homes)
+    db = root / "saves" / "t.db"
+    players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
+    pbem("game", "new", "t", "--host", "referee", *players, "--db", db, *(["--trustless"] if trustless else []),
+         home=homes["referee"], cwd=root, ok=True)
+    folder = root / "shared"
+    pbem("folder", "init", "t", folder, "--db", db, home=homes["referee"], cwd=root, ok=True)
+    return db, folder, homes
+
+
+def start_host(db: Path, folder: Path, home: Path, log: Path, poll: float = 0.02) -> subprocess.Popen:
+    return subprocess.Popen([*PBEM, "host", "run", "t", "--db", db, "--folder", folder, "--poll", str(poll)],
+                            env=cli_env(home), stdout=log.open("ab"), stderr=subprocess.STDOUT)
+
+
+def start_bots(folder: Path, homes: dict[str, Path], root: Path, seats: list[str] = SEATS,
+               kind: str = "smart", poll: float = 0.02) -> dict[str, subprocess.Popen]:
+    return {s: subprocess.Popen([*PBEM, "bot", "run", "--as", s, "--folder", folder, "--bot", kind,
+                                 "--seed", f"seed-{s}", "--poll", str(poll)],
+                                env=cli_env(homes[s]), stdout=(root / f"bot-{s}.log").open("ab"),
+                                stderr=subprocess.STDOUT)
+            for s in seats}
+
+
+def wait_all(procs, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            p.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for q in procs:  # PYTHONFAULTHANDLER: SIGABRT dumps every thread's stack to its log
+                if q.poll() is None:
+                    q.send_signal(signal.SIGABRT)
+            time.sleep(1)
+            for q in procs:
+                q.kill()
+            raise AssertionError(f"the game did not finish in time: {[q.returncode for q in procs]}")

@@ -11,12 +11,13 @@ import importlib.util
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 import uuid
 from pathlib import Path
+
+from pbem_helpers import free_port
 
 
 def binaries() -> Path:
@@ -31,17 +32,11 @@ def _reachable_by_all(path: Path) -> bool:
     return all(os.stat(p).st_mode & 0o001 for p in [path, *path.parents])
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class PgServer:
     def __init__(self, *, fsync: bool = False) -> None:
         self.bin = binaries()
         self.dir = Path(tempfile.mkdtemp(prefix="pbem-pg-"))
-        self.port = _free_port()
+        self.port = free_port()
         self.user = "nobody" if os.geteuid() == 0 else None
         if self.user:
             os.chown(self.dir, pwd.getpwnam(self.user).pw_uid, pwd.getpwnam(self.user).pw_gid)

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from mailservers import _wait_listening, free_port
+from mailservers import _wait_listening
+from pbem_helpers import free_port
 
 DOVECOT = shutil.which("dovecot", path="/usr/sbin:/usr/bin")
 POSTFIX = shutil.which("postfix", path="/usr/sbin:/usr/bin")

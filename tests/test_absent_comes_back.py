@@ -127,8 +127,8 @@ def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_pa
     after the grace; then it plays her packets at once. `pbem back` makes her present: her next
     packet waits for her, her `pbem turn` lists what happened meanwhile, and her own move is
     applied."""
+    from pbem_helpers import start_bots
     from processes import PBEM, cli_env, new_keys, pbem
-    from test_folder_play import start_bots
 
     from pbem.host import referee as H
     from pbem.host.clock import parse_time

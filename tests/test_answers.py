@@ -8,8 +8,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from pbem_helpers import cli_app, new_game, run_cli
 from processes import pbem
-from test_folder_play import cli_app, new_game, run_cli
 
 from engine.moves import shown_hand
 from engine.rules import legal_moves

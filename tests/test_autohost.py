@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_folder_play import SEATS, check_game, cli_game, db_dump, new_game, start_bots, start_host, wait_all
+from pbem_helpers import SEATS, check_game, cli_game, new_game, sqlite_dump, start_bots, start_host, wait_all
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost, run
@@ -48,7 +48,7 @@ def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
     mover = sp.doc.to_move
     waiting = next(s for s in SEATS if s != mover)
     msp = seats[mover].latest()
-    before = db_dump(db)
+    before = sqlite_dump(db)
 
     (gf.inbox_dir / "garbage.pbem").write_text("hello, not a packet\n")
     (gf.inbox_dir / "packet-by-mistake.pbem").write_bytes(host.packets()[-1][1].encode())
@@ -72,7 +72,7 @@ def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
     gf.submit_move(mover, sp.doc.seq, illegal.armored().encode())
     lines.clear()
     assert fh.step() is False
-    assert db_dump(db) == before
+    assert sqlite_dump(db) == before
     rejected = sorted(p.name for p in (gf.inbox_dir / "rejected").iterdir() if p.suffix != ".why")
     assert len(rejected) == 4 and gf.inbox() == []
     for name in rejected:  # each with its reason beside it
@@ -227,9 +227,9 @@ def test_a_move_for_another_game_is_rejected_with_a_line(tmp_path: Path) -> None
                                          seal_info("another-game", 99, mover, "host", "move"), pad="move")),
                    ids[mover])
     (gf.inbox_dir / "stray.pbem").write_text(foreign.armored())
-    before = db_dump(db)
+    before = sqlite_dump(db)
     lines.clear()
     fh.step()
-    assert db_dump(db) == before and gf.inbox() == []
+    assert sqlite_dump(db) == before and gf.inbox() == []
     assert sorted(p.name for p in (gf.inbox_dir / "rejected").iterdir()) == ["stray.pbem", "stray.pbem.why"]
     assert any(line.startswith("rejected stray.pbem") and "another-game" in line for line in lines), lines

@@ -163,7 +163,7 @@ def test_a_trustless_game_in_chinese(tmp_path: Path) -> None:
     taken, the same join again), its refusals (a join without key shares, re-signed by its seat),
     and a seat's refusal of a packet it cannot follow, all real processes in zh-Hans."""
     import msgspec
-    from test_folder_play import make_homes
+    from pbem_helpers import make_homes
 
     from pbem.protocol.documents import read_text, sign
     from pbem.seat import keys

@@ -16,11 +16,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from pbem_helpers import start_bots, wait_all
+from processes import PBEM, cli_env
 from sqlalchemy import create_engine, func, select
-from test_folder_play import PBEM, cli_env, start_bots, wait_all
 
-from engine.rules import apply
 from engine.position import dump, load
+from engine.rules import apply
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import Seat
 from pbem.host import referee as H

@@ -14,13 +14,12 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import store_dump
-from test_folder_play import make_homes, run_cli
+from pbem_helpers import make_homes, run_cli, store_dump
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
-from pbem.cli import app
 from pbem.auto.seat_bot import FolderBot
+from pbem.cli import app
 from pbem.errors import BadPacket, UsageError
 from pbem.folder.play import Seat
 from pbem.host import referee as H

@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from pbem_helpers import start_bots, wait_all
 from processes import PBEM, cli_env, new_keys, pbem
-from test_folder_play import start_bots, wait_all
 
 from pbem.folder.layout import GameFolder
 from pbem.host import referee as H

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from pbem_helpers import new_game, sqlite_dump
 from processes import one_error_line, pbem
-from test_folder_play import db_dump, new_game
 
 from pbem.cli import main as cli_main
 from pbem.host import referee as H
@@ -49,13 +49,13 @@ def test_every_duration_option_reads_the_same_forms(tmp_path: Path, capsys: pyte
     }
     for option, command in commands.items():
         for text in BAD:
-            before = db_dump(db)
+            before = sqlite_dump(db)
             code, err = _run([*command, option, text], ref, capsys, monkeypatch)
             lines = err.strip().splitlines()
             assert code == 2, (option, text, err)
             assert lines[0].startswith("error: ") and option in lines[0], (option, text, err)
             assert all(line.startswith(("error: ", "hint: ")) for line in lines), (option, text, err)
-            assert db_dump(db) == before, (option, text)
+            assert sqlite_dump(db) == before, (option, text)
         for text in GOOD:
             code, err = _run([*command, option, text], ref, capsys, monkeypatch)
             assert option not in err, (option, text, err)  # whatever else it says, not about the span
@@ -72,6 +72,6 @@ def test_a_digest_of_days_and_hours_through_the_command(tmp_path: Path) -> None:
     assert "--digest" not in run.stderr, run.stderr
     with H.Host(db) as host:
         assert host.config()["digest"] == "1d12h"
-    before = db_dump(db)
+    before = sqlite_dump(db)
     one_error_line(pbem("mail", "t", "--db", db, "--digest", "1d12", home=homes["referee"]), 2, "--digest")
-    assert db_dump(db) == before
+    assert sqlite_dump(db) == before

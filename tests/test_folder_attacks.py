@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
+from pbem_helpers import SEATS, new_game
 from processes import PBEM, cli_env
 from test_autohost import started_game
-from test_folder_play import SEATS, new_game
 
 from engine.rules import legal_moves
 from pbem.folder.layout import GameFolder

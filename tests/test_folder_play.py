@@ -10,103 +10,33 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import sqlite3
-import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
-import typer
-from processes import PBEM, cli_env, new_keys, pbem
-from typer.testing import CliRunner
+from pbem_helpers import (
+    SEATS,
+    check_game,
+    cli_app,
+    cli_game,
+    make_homes,
+    new_game,
+    run_cli,
+    sqlite_dump,
+    start_bots,
+    start_host,
+    wait_all,
+)
 
-from engine.position import dump, load
-from engine.rules import apply, legal_moves
+from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
-from pbem.cli import play as cli_play
-from pbem.cli.transport import register
 from pbem.errors import StaleMove
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import Seat
 from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
-
-SEATS = ["ann", "bob", "cat"]
-
-
-def cli_app() -> typer.Typer:
-    app = typer.Typer(pretty_exceptions_enable=False)
-    cli_play.register(app)
-    register(app)
-    register(app)  # idempotent: the lead may also call it from pbem/cli.py
-    return app
-
-
-def run_cli(app: typer.Typer, args: list[str], home: Path | None = None, ok: bool = True):
-    env = {"PBEM_HOME": str(home)} if home else {}
-    result = CliRunner().invoke(app, [str(a) for a in args], env=env)
-    if ok and result.exit_code != 0:
-        raise AssertionError(f"pbem {' '.join(map(str, args))} failed: {result.output}") from result.exception
-    return result
-
-
-def db_dump(db: Path) -> str:
-    con = sqlite3.connect(db)
-    try:
-        return "\n".join(con.iterdump())
-    finally:
-        con.close()
-
-
-def make_homes(root: Path, names: list[str]) -> dict[str, Path]:
-    homes = {}
-    for n in names:
-        homes[n] = root / f"home-{n}"
-        keys.create_identity(homes[n], n, None)
-    return homes
-
-
-def new_game(root: Path, seats: list[str] = SEATS) -> tuple[Path, dict[str, Path]]:
-    homes = make_homes(root, ["referee", *seats])
-    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    db = root / "saves" / "t.db"
-    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in seats], [])
-    return db, homes
-
-
-def check_game(db: Path, referee_home: Path) -> dict:
-    """The finished game is what the engine gives replaying the archived moves, and every
-    move number of every round is in the database exactly once."""
-    host = H.Host(db, keys.load_identity(referee_home, "referee", None))
-    try:
-        st = host.status()
-        archives = host.archives()
-    finally:
-        host.close()
-    assert st["status"] == "over"
-    assert sorted(archives) == [1, 2, 3]
-    con = sqlite3.connect(db)
-    try:
-        rows = con.execute("SELECT round_no, n, file_hash FROM moves ORDER BY round_no, n").fetchall()
-    finally:
-        con.close()
-    assert len({r[2] for r in rows}) == len(rows)
-    gold = None
-    for rnd, armored in archives.items():
-        archive = read_blocks(armored)[0].doc
-        state = load(archive.start)
-        for i, m in enumerate(archive.moves, 1):
-            assert m.n == i
-            apply(state, m.text)
-        assert dump(state) == archive.final, f"round {rnd} does not replay"
-        assert [n for r, n, _ in rows if r == rnd] == list(range(1, len(archive.moves) + 1))
-        gold = state.gold
-    assert gold == st["gold"]
-    return st
-
 
 # --- in-process: init, turn, host --once, duplicates and conflict copies ----------------------
 
@@ -166,13 +96,13 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
     assert [line for line in lines if "applied" in line][0].endswith("packet 2")
     assert "(+3 identical copies)" in lines[0]
     assert gf.inbox() == []
-    after = db_dump(db)
+    after = sqlite_dump(db)
     # the same files arriving again later (a sync tool resurrecting them) change nothing
     for p in list(gf.done_dir.iterdir()):
         shutil.copy(p, gf.inbox_dir / f"{p.stem}.sync-conflict-20240102-000000-XYZ.pbem")
     lines.clear()
     fh.step()
-    assert db_dump(db) == after
+    assert sqlite_dump(db) == after
     assert all("nothing changed" in line for line in lines), lines
     assert not (gf.inbox_dir / "rejected").exists()
 
@@ -218,47 +148,6 @@ def test_a_seat_opens_the_newest_packet_again_only_when_its_file_changed(tmp_pat
 # --- real processes: two hosts and three bots play a whole game through one folder ------------
 
 
-def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False) -> tuple[Path, Path, dict[str, Path]]:
-    """Keys made with 'pbem key new --no-passphrase', the game with 'pbem game new', the
-    folder with 'pbem folder init': all real processes."""
-    homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
-    pubs = new_keys(homes)
-    db = root / "saves" / "t.db"
-    players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
-    pbem("game", "new", "t", "--host", "referee", *players, "--db", db, *(["--trustless"] if trustless else []),
-         home=homes["referee"], cwd=root, ok=True)
-    folder = root / "shared"
-    pbem("folder", "init", "t", folder, "--db", db, home=homes["referee"], cwd=root, ok=True)
-    return db, folder, homes
-
-
-def start_host(db: Path, folder: Path, home: Path, log: Path, poll: float = 0.02) -> subprocess.Popen:
-    return subprocess.Popen([*PBEM, "host", "run", "t", "--db", db, "--folder", folder, "--poll", str(poll)],
-                            env=cli_env(home), stdout=log.open("ab"), stderr=subprocess.STDOUT)
-
-
-def start_bots(folder: Path, homes: dict[str, Path], root: Path, seats: list[str] = SEATS,
-               kind: str = "smart", poll: float = 0.02) -> dict[str, subprocess.Popen]:
-    return {s: subprocess.Popen([*PBEM, "bot", "run", "--as", s, "--folder", folder, "--bot", kind,
-                                 "--seed", f"seed-{s}", "--poll", str(poll)],
-                                env=cli_env(homes[s]), stdout=(root / f"bot-{s}.log").open("ab"),
-                                stderr=subprocess.STDOUT)
-            for s in seats}
-
-
-def wait_all(procs, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    for p in procs:
-        try:
-            p.wait(timeout=max(1.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            for q in procs:  # PYTHONFAULTHANDLER: SIGABRT dumps every thread's stack to its log
-                if q.poll() is None:
-                    q.send_signal(signal.SIGABRT)
-            time.sleep(1)
-            for q in procs:
-                q.kill()
-            raise AssertionError(f"the game did not finish in time: {[q.returncode for q in procs]}")
 
 
 @pytest.mark.slow

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import time
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pbem_helpers import make_table
+from pbem_helpers import make_table, sqlite_dump
 
 from engine.rules import legal_moves
 from pbem.errors import PbemError
@@ -32,14 +31,6 @@ def world(tmp_path_factory):
     sp = P.open_packet(packet, table.ids[mover], table.homes[mover])
     move = table.move_file(mover, str(legal_moves(sp.view)[0]), packet).read_text()
     return table, path.read_text(), move, mover
-
-
-def _dump(table) -> str:
-    con = sqlite3.connect(table.root / "game.db")
-    try:
-        return "\n".join(con.iterdump())
-    finally:
-        con.close()
 
 
 edits = st.lists(
@@ -67,7 +58,7 @@ def _mangle(text: str, ops) -> str:
 def test_a_damaged_file_is_refused_cleanly(world, ops, which) -> None:
     table, packet_text, move_text, mover = world
     original = packet_text if which == "packet" else move_text
-    before = _dump(table)
+    before = sqlite_dump(table.root / "game.db")
     text = _mangle(original, ops)
     try:
         blocks = read_blocks(text)
@@ -82,7 +73,7 @@ def test_a_damaged_file_is_refused_cleanly(world, ops, which) -> None:
                 pytest.fail(f"a damaged move was accepted: {outcome}")
     except PbemError:
         pass
-    assert _dump(table) == before
+    assert sqlite_dump(table.root / "game.db") == before
 
 
 json_values = st.recursive(
@@ -98,7 +89,7 @@ json_values = st.recursive(
 def test_a_properly_signed_but_malformed_move_is_refused_cleanly(world, changes) -> None:
     """A seat may sign anything with its own key: the host still answers with a PbemError."""
     table, _, move_text, mover = world
-    before = _dump(table)
+    before = sqlite_dump(table.root / "game.db")
     doc = msgspec.to_builtins(read_blocks(move_text)[0].doc)
     doc.update(changes)
     try:
@@ -107,7 +98,7 @@ def test_a_properly_signed_but_malformed_move_is_refused_cleanly(world, changes)
         assert outcome.kind != "applied", f"a malformed move was applied: {changes}"
     except PbemError:
         pass
-    assert _dump(table) == before
+    assert sqlite_dump(table.root / "game.db") == before
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import processes
 import pytest
-from pbem_helpers import store_dump as db_dump
+from pbem_helpers import make_homes, store_dump
 from processes import one_error_line
-from test_folder_play import make_homes
 
 from pbem.auto.host_runner import FolderHost
 from pbem.auto.seat_bot import FolderBot
@@ -81,10 +80,10 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
         old.latest()
     forged = sign(Move(game=handed.game, seat="bob", seq=handed.doc.seq, packet=handed.hash, commit="0" * 64,
                        sealed=""), ids["bob"])
-    before = db_dump(db)
+    before = store_dump(db)
     with pytest.raises(BadSignature, match="handed over to a new key at packet"):
         host.accept(forged)
-    assert db_dump(db) == before
+    assert store_dump(db) == before
     old.folder.submit_move("bob", handed.doc.seq, forged.armored().encode())
     fh.step()
     assert any("rejected" in line and "handed over" in line for line in lines), lines[-5:]
@@ -144,7 +143,7 @@ def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path, store_
     for s in seats.values():
         s.join()
     fh.step()
-    before = db_dump(db)
+    before = store_dump(db)
     inv = seats["ann"].invitation
     bad = tmp_path / "bad"
     bad.mkdir()
@@ -167,6 +166,6 @@ def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path, store_
                    "bad --deadline")
     # a pause from a player
     one_error_line(pbem("game", "pause", "t", "--as", "ann", "--store", db, home=homes["ann"], ok=False), 3, "is not the host key")
-    assert db_dump(db) == before
+    assert store_dump(db) == before
     assert len(seats["ann"].folder.inbox()) == 0  # nothing was submitted either
     host.close()

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from sqlalchemy import select, update
 from pbem_helpers import store_dump
+from sqlalchemy import select, update
 from test_deadlines import dealt
 
 from engine.rules import legal_moves
@@ -24,9 +24,9 @@ from pbem.host import timekeeper
 from pbem.host.clock import stamp
 from pbem.host.deadlines import Timing
 from pbem.host.store import games
-from pbem.protocol.documents import SealedMove, b64, move_commitment, seal_info, seal_json, sign
-from pbem.protocol.crypto import PublicKey
 from pbem.names import HOST
+from pbem.protocol.crypto import PublicKey
+from pbem.protocol.documents import SealedMove, b64, move_commitment, seal_info, seal_json, sign
 
 
 def test_a_move_with_an_empty_nonce_is_refused(tmp_path, store_url: str) -> None:
@@ -94,7 +94,8 @@ def test_away_is_bounded_rate_limited_and_a_far_date_says_its_year(tmp_path, sto
 
 def test_max_away_is_a_game_setting(tmp_path) -> None:
     """`game new --max-away` and `game config --max-away` set the bound; `game config` says it."""
-    from test_folder_play import make_homes, run_cli
+    from pbem_helpers import make_homes, run_cli
+
     from pbem.cli import app
     from pbem.seat import keys
 
@@ -194,8 +195,9 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     no deadline, for E "for lack of time"; it edits its store so that C's deadline seems past
     and its library plays for C. B's `pbem turn` warns; once the round is over `pbem audit`
     faults the four moves (exit 8), and `audit --as B` also the move B had answered."""
-    from engine.views import view
     from processes import pbem
+
+    from engine.views import view
     from pbem.auto.seat_bot import FolderBot
     from pbem.protocol.timeout import policy_move
 
@@ -253,7 +255,7 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     said = " ".join((audit.stdout + audit.stderr).split())
     assert f"move 1: the host played for {a} at Tue 1 Dec 12:00 UTC, before packet 1's deadline and grace ran out " \
            "(Tue 1 Dec 13:00 UTC)" in said, said
-    assert f"move 2: the host played '" in said and f"for {b}, but its timeout policy discard plays '{chosen}'" in said
+    assert "move 2: the host played '" in said and f"for {b}, but its timeout policy discard plays '{chosen}'" in said
     assert "had answered" not in said  # only b's own key home knows
     assert f"move 3: the host played for {c} at Tue 1 Dec 13:00 UTC, before packet 3's deadline and grace ran out " \
            "(Tue 1 Dec 14:00 UTC)" in said, said

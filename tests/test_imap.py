@@ -140,7 +140,7 @@ def _script(path: Path, secret: str) -> Path:
 
 
 def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, tmp_path: Path) -> None:
-    from test_folder_play import SEATS, cli_app, make_homes, run_cli
+    from pbem_helpers import SEATS, cli_app, make_homes, run_cli
 
     from engine.rules import legal_moves
     from pbem.host import referee as H
@@ -201,7 +201,7 @@ def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, 
 def test_imap_inbox_reports_only_new_mail_and_counts_the_rest(tmp_path: Path) -> None:
     import mailbox
 
-    from test_folder_play import cli_app, run_cli
+    from pbem_helpers import cli_app, run_cli
 
     from pbem.seat import keys
 
@@ -342,7 +342,7 @@ def test_imap_bad_login_or_url_is_one_line_on_stderr(mail_servers: MailServers, 
 def test_a_bot_started_again_resumes_its_game_from_the_key_home(mail_servers: MailServers, tmp_path: Path) -> None:
     """`pbem bot run` stopped after joining and started again with the same command: its
     invitation mail is in pbem/done, yet it plays the seat (before: it waited for ever)."""
-    from test_folder_play import SEATS, cli_app, make_homes, run_cli
+    from pbem_helpers import SEATS, cli_app, make_homes, run_cli
 
     from pbem.host import referee as H
     from pbem.seat import keys

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
+from pbem_helpers import SEATS, check_game, wait_all
 from processes import PBEM, cli_env, new_keys, pbem
-from test_folder_play import SEATS, check_game, wait_all
 
 from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks

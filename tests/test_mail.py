@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import mailbox
-import socket
 import textwrap
 from collections.abc import Iterator
 from email import policy
@@ -15,6 +14,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
 from aiosmtpd.smtp import AuthResult, LoginPassword
+from pbem_helpers import free_port
 
 from pbem.errors import BadPacket, PbemError, UsageError
 from pbem.mail.message import (
@@ -29,12 +29,6 @@ from pbem.protocol.armor import armor
 
 PAYLOAD = bytes(range(256)) * 2 + b"\x00tail"  # ~700 armoured chars, every byte value
 OTHER = b"second packet " * 30
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def make(body: str | None = None, attach: bool = True, payload: bytes = PAYLOAD, **kw: str) -> EmailMessage:

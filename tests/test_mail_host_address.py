@@ -12,8 +12,8 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
 
+from pbem_helpers import make_homes
 from processes import one_error_line, pbem
-from test_folder_play import make_homes
 
 from pbem.auto.seat_bot import MailBot
 from pbem.mail.incoming import MailScanner

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import time
 from email import policy
 from email.parser import BytesParser
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
-from test_folder_play import SEATS, cli_app, make_homes, run_cli
+from pbem_helpers import SEATS, cli_app, free_port, make_homes, run_cli
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import MailHost
@@ -36,12 +35,6 @@ from pbem.seat.home import latest_saved_packet
 
 HOST_ADDR = "referee@example.org"
 EMAILS = {**{s: f"{s}@example.org" for s in SEATS}, "host": HOST_ADDR}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture
@@ -290,7 +283,7 @@ def test_away_and_handover_by_mail(tmp_path: Path) -> None:
     assert "not a game you joined" in run_cli(app, ["inbox", welcome, "--again"], tmp_path / "home-cat2").output
     assert not (tmp_path / "home-cat2" / "games").exists()
     said = run_cli(app, ["inbox", welcome], eve_home).output
-    assert f"hands seat bob to your key (host referee, key " in said and f"pbem mail-join {game}" in said, said
+    assert "hands seat bob to your key (host referee, key " in said and f"pbem mail-join {game}" in said, said
     assert not (eve_home / "games" / game / "invitation.pbem").exists()  # offered, not taken
     said = run_cli(app, ["mail-join", game, "--as", "eve"], eve_home).output
     assert f"you took seat bob of {game}, handed to your key at packet 2" in said, said

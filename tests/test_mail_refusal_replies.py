@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
-from mailservers import _Deliver, _wait_listening, free_port
-from pbem_helpers import PASS, make_table
+from mailservers import _Deliver, _wait_listening
+from pbem_helpers import PASS, free_port, make_table
 from processes import pbem
 
 from engine.rules import legal_moves

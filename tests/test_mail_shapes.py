@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
-from mailservers import _Deliver, _wait_listening, free_port
-from pbem_helpers import make_table
+from mailservers import _Deliver, _wait_listening
+from pbem_helpers import free_port, make_table
 from realmail import start_real_mail, stop_real_mail
 
 from engine.rules import legal_moves

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import Table, make_table, play_until
+from pbem_helpers import Table, make_table, play_until, sqlite_dump
 
 from engine.errors import IllegalMove
 from engine.position import dump
@@ -123,14 +122,6 @@ def test_a_seat_part_opens_only_with_its_own_key(played) -> None:
                 open_json(sealed, table.ids[other], seal_info(packet.game, seq, "host", other, "part"))
 
 
-def _db_dump(table: Table) -> str:
-    con = sqlite3.connect(table.root / "game.db")
-    try:
-        return "\n".join(con.iterdump())
-    finally:
-        con.close()
-
-
 def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     _, packet = table.latest()
@@ -139,12 +130,12 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     sp = P.open_packet(packet, table.ids[mover], table.homes[mover])
     text = str(legal_moves(sp.view)[0])
     good = table.move_file(mover, text, packet)
-    before = _db_dump(table)
+    before = sqlite_dump(table.root / "game.db")
 
     def refused(path: Path, exc_type) -> None:
         with pytest.raises(exc_type):
             table.apply_file(path)
-        assert _db_dump(table) == before
+        assert sqlite_dump(table.root / "game.db") == before
 
     # a bit flipped in the armour
     flipped = tmp_path / "flipped.pbem"
@@ -185,9 +176,9 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     refused(illegal, IllegalMove)
     # the good move applies once; again is a no-op that says so; a stale move is refused
     assert table.apply_file(good)[0].kind == "applied"
-    after = _db_dump(table)
+    after = sqlite_dump(table.root / "game.db")
     assert table.apply_file(good)[0].kind == "duplicate"
-    assert _db_dump(table) == after
+    assert sqlite_dump(table.root / "game.db") == after
     before = after
     refused(illegal, StaleMove)
     # a packet of another game is refused

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
+from pbem_helpers import check_game, wait_all
 from processes import PBEM, cli_env, new_keys, pbem
 from realmail import RealMail, start_real_mail, stop_real_mail
-from test_folder_play import check_game, wait_all
 
 from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks, read_file

@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 import processes
 import pytest
-from pbem_helpers import PASS, Table, make_table, play_until
+from pbem_helpers import PASS, Table, make_table, play_until, sqlite_dump
 
 from pbem.errors import Conflict, PbemError, StaleMove
 from pbem.host import referee as H
@@ -24,16 +24,6 @@ SEATS = ["ann", "bob", "cat"]
 
 def pbem(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
     return processes.pbem(*args, home=home, cwd=cwd, env={"PBEM_PASSPHRASE": PASS.decode()})
-
-
-def _dump(db: Path) -> list[str]:
-    import sqlite3
-
-    con = sqlite3.connect(db)
-    try:
-        return list(con.iterdump())
-    finally:
-        con.close()
 
 
 # --- 17.7 one contribution per seat and game ----------------------------------------------
@@ -71,14 +61,14 @@ def test_joining_twice_gives_the_host_no_second_deal_to_choose(tmp_path: Path) -
     # key) is refused: the host never holds two contributions of one seat.
     different = sign(msgspec.structs.replace(joins["ann"].doc, contribution=b64(bytes(32))), ids["ann"])
     (tmp_path / "different.pbem").write_text(different.armored())
-    before = _dump(tmp_path / "g.db")
+    before = sqlite_dump(tmp_path / "g.db")
     with pytest.raises(Conflict):
         host.accept(different)
     host.close()
     run = pbem("apply", "g", str(tmp_path / "different.pbem"), "--db", str(tmp_path / "g.db"), home=homes["referee"],
                cwd=tmp_path)
     assert run.returncode == 5 and run.stderr.startswith("error: ") and "already joined" in run.stderr
-    assert _dump(tmp_path / "g.db") == before
+    assert sqlite_dump(tmp_path / "g.db") == before
     host = H.Host(tmp_path / "g.db", ids["referee"])
     for s in ("bob", "cat"):
         host.accept(joins[s])

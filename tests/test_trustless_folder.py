@@ -18,9 +18,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from pbem_helpers import SEATS, cli_game, start_bots, start_host
 from processes import pbem
 from rich.console import Console
-from test_folder_play import SEATS, cli_game, start_bots, start_host
 
 from pbem.auto.demo import run_demo
 from pbem.errors import EXIT_AUDIT_FAILED

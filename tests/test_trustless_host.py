@@ -148,8 +148,8 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     host commands it cannot do, are refused in one line."""
     import json
 
+    from pbem_helpers import cli_app, make_homes, run_cli
     from processes import pbem
-    from test_folder_play import cli_app, make_homes, run_cli
 
     from pbem.seat import keys
 

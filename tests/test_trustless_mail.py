@@ -18,8 +18,8 @@ from pathlib import Path
 import msgspec
 import pytest
 from mailservers import MailServers
+from pbem_helpers import SEATS, wait_all
 from processes import pbem
-from test_folder_play import SEATS, wait_all
 from test_imap_game import imap_game, start
 
 from pbem.mail.outgoing import block_mail
@@ -135,7 +135,7 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     game and a join signed by a stranger are each refused or passed over in one line; the
     game's joins and packets are as they were; ann's real join is then taken; the invitation
     and later packets go out as mail (.eml), each to every seat with an address."""
-    from test_folder_play import cli_app, make_homes, run_cli
+    from pbem_helpers import cli_app, make_homes, run_cli
 
     from pbem.host import blind
     from pbem.mail.message import write_eml

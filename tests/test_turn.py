@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
+from pbem_helpers import SEATS, cli_app, make_homes, new_game, run_cli
 from processes import PBEM, cli_env, pbem
-from test_folder_play import SEATS, cli_app, make_homes, new_game, run_cli
 from test_replay_tty import _read_until
 
 from engine.rules import legal_moves
