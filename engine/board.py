@@ -438,11 +438,6 @@ class Board:
                 stack.append((npos, j))
         return reached
 
-    def reached_openings(self, pos: Pos) -> int:
-        """The union of openings of the reachable segments at `pos`."""
-        bits = self.reach().get(pos, 0)
-        return self.cells[pos].face.opened[bits] if bits else 0
-
     def slots(self) -> dict[Pos, Slot]:
         """Every empty cell adjacent to a card, with its constraints, in row-major order (do not change it)."""
         self._fresh()

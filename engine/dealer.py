@@ -1,9 +1,10 @@
 """Where a round's chance enters: the deal, then every draw. One small interface.
 
 The host's `SeededDealer` holds the whole shuffled deck in the state and gives the top card
-on each draw. A later trustless mode (players shuffling jointly with cryptography, no host)
-plugs in here with a dealer whose deck is encrypted and whose `draw` reveals a card to its
-drawer only; the rules never touch the deck except through `draw`.
+on each draw. The trustless mode (players shuffling jointly with cryptography) plugs in a
+`Drawer` of its own (pbem/protocol/trustless/play.py's `SlotDrawer`), whose deck is encrypted
+and whose `draw` reveals a card to its drawer only; the rules never touch the deck except
+through `draw`.
 """
 
 from __future__ import annotations
@@ -18,14 +19,6 @@ from .state import RoundState, deal
 class Drawer(Protocol):
     def draw(self, state: RoundState) -> str | None:
         """Take the top card of the deck (None when it is empty)."""
-        ...
-
-
-class Dealer(Drawer, Protocol):
-    def deal(self, ruleset: Ruleset, players: tuple[str, ...], *, options: frozenset[str] = frozenset(),
-             round_no: int = 1, first_seat: int = 0, gold: dict[str, int] | None = None,
-             nuggets: list[str] | None = None) -> RoundState:
-        """The dealt round."""
         ...
 
 

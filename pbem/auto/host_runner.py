@@ -481,13 +481,6 @@ def run(stepper: Any, *, poll: float = 1.0, once: bool = False, log: Log | None 
     polling.run(stepper, poll=poll, once=once, log=log or stamp_log())
 
 
-def _int(x: Any) -> int:
-    try:
-        return int(x)
-    except (TypeError, ValueError):
-        return -1
-
-
 def _ranges(seqs: list[int]) -> str:
     if not seqs:
         return "-"

@@ -646,10 +646,6 @@ def check_signature(block: Signed[Any]) -> None:
     verify(block.signer, block.payload[SIG_LEN:], block.payload[:SIG_LEN])
 
 
-def parse_as(cls: type[D], payload: bytes) -> Signed[D]:
-    return parse(cls.KIND, payload)
-
-
 def read_blocks(text: str) -> list[Signed[Any]]:
     return [parse(kind, payload) for kind, payload in dearmor_all(text)]
 

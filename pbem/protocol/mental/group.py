@@ -154,11 +154,6 @@ def hash_to_point(purpose: str, data: bytes) -> Point:
     return Point(_from_hash(h))
 
 
-def hash_to_scalar(purpose: str, data: bytes) -> int:
-    h = hashlib.sha512(_LABEL + purpose.encode() + b"\n" + data).digest()
-    return int.from_bytes(h, "little") % ORDER
-
-
 def from_uniform(data: bytes) -> Point:
     """RFC 9496's map of 64 uniform bytes to a point (exposed for the RFC's test vectors)."""
     return Point(_from_hash(data))
