@@ -172,7 +172,7 @@ def _card_word(word: str, words: list[str], original: str, hand: Sequence[str] |
         count = KINDS[kind].count
         have = f"{kind}.1" if count == 1 else f"{kind}.1 to {kind}.{count}"
         raise InvalidMove(original, f"you do not hold {word}: there is no such card (the game has {have})")
-    import difflib  # only for a word no card has (~1.5 ms of a seat's start otherwise)
+    import difflib  # only for a word no card has, not at every seat's start
 
     close = difflib.get_close_matches(word, _CARD_WORDS, n=1, cutoff=0.75)
     if close:

@@ -1,9 +1,9 @@
 """SHA-256 of short inputs (a seed's blocks, a key's checksum, a commitment) without OpenSSL.
 
-`import hashlib` loads OpenSSL's libcrypto, about 2.5 ms of every `pbem` start that hashes
-anything; the interpreter's own SHA-256 loads with no library and is as fast on a few
-hundred bytes (0.3 us a block of SeededChance). On kilobytes it is ~5x slower than OpenSSL:
-packets and files are hashed by pbem.protocol.crypto.sha256_hex instead.
+`import hashlib` loads OpenSSL's libcrypto at every `pbem` start that hashes anything; the
+interpreter's own SHA-256 loads with no library and is as fast on a few hundred bytes (a
+block of SeededChance). On kilobytes it is slower than OpenSSL: packets and files are hashed
+by pbem.protocol.crypto.sha256_hex instead.
 """
 
 from __future__ import annotations

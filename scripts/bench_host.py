@@ -59,7 +59,7 @@ def publishers(host, out: Path):
         return (lambda: write_packets(host, out)), (lambda: send_pending(host, courier))
 
 
-# The host's calls by kind, under the names pbem.host.referee imports them (issue 16.3's split).
+# The host's calls by kind, under the names pbem.host.referee imports them.
 KINDS = {
     "engine": ("apply_move", "check_move", "view", "events_for", "secret_events", "dump", "load", "standings_winners"),
     "sealing": ("seal_json", "open_json", "open_as"),
@@ -127,7 +127,7 @@ def one_round(db: Path) -> dict[str, float]:
         t = time.perf_counter()
         try:
             src = open_source(None, db, rounds=[1])
-        except TypeError:  # a tree before issue 16.4 reads every round
+        except TypeError:  # an older tree: open_source takes no rounds, reads them all
             src = open_source(None, db)
         reports = audit_source(src, pick_game(src, None), [1])
         audits.append(time.perf_counter() - t)

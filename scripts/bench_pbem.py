@@ -1,4 +1,4 @@
-"""The benchmark table (`scripts/bench [SECONDS] [--before REV]`): every figure of issue 16.
+"""The benchmark table (`scripts/bench [SECONDS] [--before REV]`): start-up, engine, host and store figures.
 
 One table, this tree beside an older commit (`--before REV`; default: the commit before the
 store took many games), both measured in the same run so that a change shows as a ratio:

@@ -11,7 +11,7 @@ and loads the compiled copy instead only if that engine/ holds the same .py file
 an edited engine/ for instance, the sources run as they are: never stale compiled code.
 
 PBEM_ENGINE=pure: the sources always. engine/ itself stays pure computation (no I/O), so the
-selection lives here, outside it. Cost: importing this at start-up, ~0.1 ms; the check at
+selection lives here, outside it. Its cost at start-up: importing this module; the check at
 `import engine`, a stat of each source file (docs/bots.md "mypyc").
 """
 

@@ -142,7 +142,7 @@ class FolderHost:
                 return current  # maybe still being written (a plain copy on NFS): look again later
             self._aside(paths, "rejected", t("rejected {name}: {why}", name=named, why=failures.message(exc)), key=h, digest=h)
             return current
-        # A move ahead of us waits for its packet; one of another game is refused below (15.6).
+        # A move ahead of us waits for its packet; one of another game is refused below.
         ours = self.host.game_id()
         future = [b for b in blocks if b.kind == "move" and b.game == ours and b.doc.seq > current]
         if future:

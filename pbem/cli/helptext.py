@@ -54,7 +54,7 @@ def rich_utils() -> Any:
 @cache
 def _english() -> dict[str, str]:
     """Typer's words as it ships them, read before the first translation. typer.rich_utils imports
-    rich (100-300 ms), so only a help page loads it."""
+    rich, slow to load, so only a help page loads it."""
     return {name: getattr(rich_utils(), name) for name in _TYPER_WORDS}
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 def json_text(value: Any, indent: int | None = 2) -> str:
     """The text `json.dumps(value, indent=indent, ensure_ascii=False)` writes, as json_shown
-    leaves it. Indented, written by msgspec where it is loaded already: json indents in pure Python, ~40 ms for a round's
-    replay (~400 kB), msgspec in ~1 ms. The values printed hold no floats (which the two write
+    leaves it. Indented, written by msgspec where it is loaded already: json indents in pure
+    Python, many times slower on a round's replay. The values printed hold no floats (which the two write
     differently: 1e+16 and 1e16); one that msgspec does not write (keys that are not text, a
     lone surrogate) goes through json."""
     from pbem.ui.terminal import json_shown

@@ -157,8 +157,8 @@ GROUPS = (Keys, Smtp, Reply, MailIn)
 
 class _Grouped:
     """A command whose option group parameters Typer sees as the groups' options. Its signature
-    is worked out when Typer first asks for it (evaluating the annotations costs about 2 ms a
-    command, and a command line converts only the command it runs: pbem.cli.branch)."""
+    is worked out when Typer first asks for it (evaluating the annotations is not free, and a
+    command line converts only the command it runs: pbem.cli.branch)."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.__wrapped__ = fn

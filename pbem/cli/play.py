@@ -99,7 +99,7 @@ def open_unlocked_host(game: str | None, store: str | None, db: Path | None, hom
     """open_host's host, holding its key. When the store's file names the host's key (a SQLite
     file: pbem.host.paths.probe, which tells a trustless game's file from a store anyway), its
     unlock begins first, so that a passphrase's scrypt runs while the store's layer is imported
-    and the store opened (pbem.seat.keys.unlocking; issue 16.1); the key unlocked is the one the
+    and the store opened (pbem.seat.keys.unlocking); the key unlocked is the one the
     store names (another name, unlocked as before), and errors come in the same order as when it
     was unlocked after the store was open: the store's and the game's first, then the key's."""
     url, blind, named = _where(game, store, db, host_key=True)
@@ -143,7 +143,7 @@ def _where(game: str | None, store: str | None, db: Path | None, host_key: bool 
 
 def game_status(game: str | None, store: str | None, db: Path | None) -> dict[str, Any]:
     """`pbem status`'s facts: from the store alone (pbem.host.store.Store.status), without the
-    referee, whose engine and documents a status does not need (~20 ms of its start-up)."""
+    referee, whose engine and documents a status does not need."""
     url, blind, _ = _where(game, store, db)
     if blind is not None:
         from pbem.host.blind import BlindHost
@@ -376,7 +376,7 @@ def apply(
         written = write_packets(host, out or host_out_dir(host)) if results or not failed else []
         if as_json:
             typer.echo(json_text({"results": results, "packets": [str(p) for p in written]}))
-        elif written and any(r["seq"] for r in results):  # not after a refused file alone (issue 15.8)
+        elif written and any(r["seq"] for r in results):  # not after a refused file alone: no new packet came of it
             typer.echo(t("latest packet: {path}", path=written[-1]))
         if failed:
             raise failed[1]

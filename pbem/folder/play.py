@@ -157,8 +157,8 @@ class Seat:
     seat: str = field(init=False)
     skipped: list[str] = field(init=False, default_factory=list)  # what the last `latest` passed over
     # the bytes `latest` opened last and what they opened to: a bot looks at every poll, and the
-    # same bytes are not verified, unsealed and loaded again (2-3 ms of CPU, 20 times a second
-    # in the tests' games); a file that changed is opened anew
+    # same bytes are not verified, unsealed and loaded again at every poll; a file that changed
+    # is opened anew
     _opened: tuple[bytes, player.SeatPacket] | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:

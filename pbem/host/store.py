@@ -221,7 +221,7 @@ class Store:
             elif path.is_dir():
                 raise StoreError(t("{store} is a folder, not a store", store=repr(self.label)))
         # On SQLite the lock is the game's row as every reader reads it (GAME_ROW): one statement,
-        # compiled once per command (a first compile of a whole row costs ~0.5 ms).
+        # compiled once per command (not once per read: compiling a whole row is not free).
         self._lock = GAME_ROW if self.sqlite else GAME_ROW.with_for_update()
         try:
             self.engine: Engine = self._engine(url)

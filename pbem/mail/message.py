@@ -205,7 +205,7 @@ def send(msg: EmailMessage, settings: SmtpSettings, password: str | None, *, tim
                          hint=t('use security "starttls" or "ssl"'))
     where = f"{settings.host}:{settings.port}"
     try:
-        # Loading the CA store costs ~30 ms: only when the connection is encrypted.
+        # Loading the CA store is slow: only when the connection is encrypted.
         ctx = tls.context(settings.ca_file) if settings.security != "none" else None
         smtp: smtplib.SMTP
         if settings.security == "ssl":

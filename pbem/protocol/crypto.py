@@ -34,8 +34,8 @@ from pbem.ui.words import t
 
 try:
     # cryptography's own binding, which its public X25519 and ChaCha20Poly1305 classes call, taken
-    # directly: those classes first import the whole OpenSSL backend (RSA, EC, every cipher: ~3-6 ms
-    # of a command's start) only to ask whether FIPS mode forbids X25519 (issue 16.1). The module is
+    # directly: those classes first import the whole OpenSSL backend (RSA, EC, every cipher, at
+    # every command's start) only to ask whether FIPS mode forbids X25519. The module is
     # private: should a release of cryptography move it, the public classes serve, slower to load
     # (tests/test_startup.py then fails, to say so; tests/test_crypto.py runs both ways).
     from cryptography.hazmat.bindings._rust import openssl as _binding
@@ -79,8 +79,8 @@ SCRYPT_MAX_MEMORY = 2**27
 
 def sha256_hex(data: bytes) -> str:
     """The SHA-256 of a packet or an archive (kilobytes), hex, by the OpenSSL that cryptography
-    carries: hashlib's would load a second one (~2.5 ms of a start), and engine.sha256, made
-    for short inputs, is ~5x slower on these (an audit hashes megabytes)."""
+    carries: hashlib's would load a second one, and engine.sha256, made for short inputs, is
+    slower on these (an audit hashes megabytes)."""
     h = hashes.Hash(hashes.SHA256())
     h.update(data)
     return h.finalize().hex()
@@ -147,7 +147,7 @@ class PublicKey:
         key = cls(sign=raw[1:33], enc=raw[33:65])
         # Ed25519 is checked here; an X25519 key is any 32 bytes (RFC 7748 §5: every such string
         # is accepted), so it is made only when something is sealed to it: making it loads
-        # OpenSSL's backend, ~10 ms of every command that reads a packet (issue 16.1).
+        # OpenSSL's backend, which a command that only reads a packet does without.
         try:
             key.ed25519()
         except ValueError:
@@ -252,8 +252,8 @@ _BOX_NONCE_LEN = 12
 class OwnBox:
     """What a party seals to itself (the host's live state, move texts and dealt states in its
     store): ChaCha20-Poly1305 under a 32-byte key of its own, which is itself sealed once to
-    the party's key (HPKE). An HPKE seal makes an ephemeral X25519 key and an exchange (about
-    0.18 ms); this box about 0.01 ms, and a host seals to itself on every move. Boxes sealed
+    the party's key (HPKE). An HPKE seal makes an ephemeral X25519 key and an exchange; this
+    box only runs the cipher, and a host seals to itself on every move. Boxes sealed
     to the party's key by an older pbem (HPKE, version 0x01) still open with `identity`.
 
         box = 0x02 || nonce[12] || ChaCha20-Poly1305(key, nonce, pt, aad = "pbem/v1 seal\n" || info)
@@ -340,7 +340,7 @@ def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
 def _chacha(key: bytes) -> Any:
     """ChaCha20-Poly1305 under `key` (a protected key file's cipher, the host's own box): the
     class cryptography.hazmat.primitives.ciphers.aead names, taken from its binding, without
-    the ciphers package that module imports (every block cipher and mode: ~2.5 ms)."""
+    the ciphers package that module imports (every block cipher and mode)."""
     if _BOUND is None:
         from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 

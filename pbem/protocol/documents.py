@@ -377,7 +377,7 @@ class Notice(Document, tag=f"pbem-notice/{VERSION}", frozen=True, kw_only=True):
     """The host tells the table about the clock; it changes no packet."""
 
     KIND: ClassVar[str] = "notice"
-    OLD_NULLS: ClassVar[frozenset[str]] = frozenset({"seat"})  # the deadlines' first version (issue 11)
+    OLD_NULLS: ClassVar[frozenset[str]] = frozenset({"seat"})  # the deadlines' first version wrote it as null
     seq: int  # the packet it concerns
     notice: NoticeKind
     at: str

@@ -1,6 +1,6 @@
 """The pbem1 public key line (docs/keys-and-armor.md): its text, checksum, key id and
 fingerprint, without cryptography's curve objects, so that what only shows a key (`pbem
-status`: a seat's fingerprint) does not load cryptography (~9 ms of a start). The keys
+status`: a seat's fingerprint) does not load cryptography. The keys
 themselves, and the check that the signing key is a valid curve point, are
 pbem.protocol.crypto.PublicKey's, which reads and writes its line through this module.
 """

@@ -404,7 +404,7 @@ function show() {
   if (location.hash !== "#" + anchor(step)) {
     try { history.replaceState(null, "", "#" + anchor(step)); } catch (e) { /* a page with no history (about:blank) */ }
   }
-  // The move list follows the current move (issue 15.4): keep it in the middle of the box.
+  // The move list follows the current move: keep it in the middle of the box.
   if (now) log.scrollTop = Math.max(0, now.offsetTop - log.clientHeight / 2);
 }
 

@@ -140,7 +140,7 @@ def _from_db(where: str | Path, only: str | None = None, rounds: Collection[int]
     """Every game of a host's store (or only the game called `only`), or the one game of a
     trustless game's own file. With `rounds`, only the packets those rounds' archives chain are
     read (and each game's newest, which says who holds which seat now): an audit of one round
-    then costs one round, not the whole game (issue 16.4)."""
+    then costs one round, not the whole game."""
     from pbem.host.paths import as_url, is_blind, sqlite_file
     from pbem.host.referee import Host
     from pbem.host.store import Store

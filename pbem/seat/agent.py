@@ -1,6 +1,6 @@
 """The key agent: unlock a key once per session, in the manner of ssh-agent.
 
-`pbem agent start` unlocks keys (scrypt, about 0.1 s each) and hands them to a small process
+`pbem agent start` unlocks keys (scrypt, slow by design) and hands them to a small process
 that holds them in memory and answers on a Unix socket only this user can open
 (pbem.seat.home.agent_socket). Commands that need a key ask it to sign or to open a sealed
 part: the private keys never leave the agent and are never written anywhere. The agent
@@ -79,7 +79,7 @@ class AgentClient:
         self.path = path
 
     def request(self, op: str, **fields: Any) -> dict[str, Any]:
-        import socket  # only with an agent to ask (~1 ms): a command with a passphrase finds no socket file
+        import socket  # only with an agent to ask: a command with a passphrase finds no socket file
 
         message = (json.dumps({"op": op, **fields}) + "\n").encode("ascii")
         try:
@@ -211,7 +211,7 @@ def start_agent(home: Path) -> AgentClient:
     except FileNotFoundError:
         pass
     import select
-    import subprocess  # only to start an agent (~3 ms of every command that asks one otherwise)
+    import subprocess  # only to start an agent, not in every command that asks one
 
     proc = subprocess.Popen([sys.executable, "-m", "pbem.seat.agent", str(path)], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)

@@ -1,4 +1,4 @@
-"""The one move a seat makes for each packet, kept in the key home (issue 15.11).
+"""The one move a seat makes for each packet, kept in the key home.
 
 The host takes one move per packet: the first it receives. So a seat makes its move for a
 packet once and sends that same signed file again when asked twice, and says which move it was.

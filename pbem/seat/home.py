@@ -98,7 +98,7 @@ def agent_dir() -> Path:
     if runtime and os.path.isabs(runtime):
         base = Path(runtime)
     else:
-        import tempfile  # with random, ~1 ms of a start: only where the system sets no runtime folder
+        import tempfile  # it loads random too: only where the system sets no runtime folder
 
         base = Path(tempfile.gettempdir())
     return base / f"pbem-agent-{os.getuid() if hasattr(os, 'getuid') else 0}"

@@ -311,9 +311,9 @@ def unlock_identity(home: Path, name: str, passphrase_file: Path | None = None) 
 def unlocking(home: Path, name: Callable[[], str], passphrase_file: Path | None = None) -> Callable[[], Identity]:
     """unlock_identity(home, name(), passphrase_file), begun now and finished by calling what it
     returns. With the passphrase at hand (a file, or $PBEM_PASSPHRASE) the key file's scrypt
-    (~70 ms, which cryptography runs without holding the GIL) goes on a thread of its own, so
-    what the command does before it needs the key (its imports, reading its packet) runs on
-    another core meanwhile (issue 16.1). Whatever unlocking would raise is raised by the call, so
+    (which cryptography runs without holding the GIL) goes on a thread of its own, so what the
+    command does before it needs the key (its imports, reading its packet) runs on another core
+    meanwhile. Whatever unlocking would raise is raised by the call, so
     a command reports its errors in the same order as before; a passphrase that must be asked
     for is asked at the call, in the same place."""
     if passphrase_file is None and not os.environ.get(ENV_PASSPHRASE):

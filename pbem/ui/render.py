@@ -262,7 +262,7 @@ def _shared_line(upper: list[tuple[str, str]], lower: list[tuple[str, str]]) -> 
 class Maze:
     """The maze as a renderable that fits the console: full cells when there is room, else
     compact 3 x 3 cells with a line saying so. The start, every goal and every card are
-    always drawn; nothing is cut off at the right edge (issue 15.1)."""
+    always drawn; nothing is cut off at the right edge."""
 
     def __init__(self, board: Board, known_goals: dict[str, str] | None = None, dense: bool = False) -> None:
         self.board, self.known, self.dense = board, known_goals, dense
@@ -410,7 +410,7 @@ def _players_table(view: RoundState, me: str | None, show_roles: bool) -> Table:
 
 def _cells(*texts: str) -> list[Text]:
     """A table row's cells as Text: a str cell went through rich's markup and emoji codes (and
-    loaded its table of ~4,000 emoji names, ~2 ms), which no name, card or count of a seat's
+    loaded its table of emoji names), which no name, card or count of a seat's
     view holds (seat names are lower-case letters, digits, - and _; tests/test_render.py
     checks every card and role name in every language), so the cells are the same."""
     return [Text(w) for w in texts]

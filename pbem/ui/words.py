@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from engine.moves import Move
     from engine.state import RoundState
 
-# The card catalog and the notation (engine.catalog, engine.moves: ~2.5 ms) load with the first
+# The card catalog and the notation (engine.catalog, engine.moves) load with the first
 # card or move put in words, not for a help page nor a key's command.
 
 LANGUAGES = ("en", "zh-Hans", "zh-Hant")
@@ -389,7 +389,7 @@ def round_outcome(state: RoundState) -> list[str]:
 
 def pad(text: str, width: int) -> str:
     """`text` padded to `width` terminal cells (a Chinese character takes two)."""
-    if text.isascii() and text.isprintable():  # a cell each: rich's table of widths (~1.7 ms to load) is not needed
+    if text.isascii() and text.isprintable():  # a cell each: rich's table of widths need not load
         return text + " " * max(0, width - len(text))
     from rich.cells import cell_len
 
