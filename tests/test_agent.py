@@ -1,4 +1,4 @@
-"""The key agent (issue 16.2): unlock once, then show and move ask for no passphrase.
+"""The key agent: unlock once, then show and move ask for no passphrase.
 
 Real processes: the `pbem` command, the agent in the background, its Unix socket, real key
 files protected by a passphrase. Nothing here gives the later commands a passphrase, so

@@ -116,7 +116,7 @@ def test_plain_round_trip_and_format(payload: bytes) -> None:
     assert dearmor_all(text) == [("MOVE", payload)]
 
 
-# ---- the quick reading of text as armor() writes it (issue 16.4) ----------
+# ---- the quick reading of text as armor() writes it ----------
 
 
 @given(payloads=st.lists(st.binary(max_size=400), min_size=1, max_size=3), comment=st.booleans(),

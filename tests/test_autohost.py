@@ -206,7 +206,7 @@ def test_host_killed_mid_game_and_restarted_finishes_the_game(tmp_path: Path) ->
     assert con.execute("SELECT count(*) FROM moves").fetchone()[0] == moves
     con.close()
     assert [seq for seq, _ in gf.packets(None)] == list(range(1, st["seq"] + 1))
-    # a kill during a write may leave a hidden temp file (issue 17.14); readers skip dot files
+    # a kill during a write may leave a hidden temp file; readers skip dot files
     assert len([p for p in gf.archive_dir.iterdir() if not p.name.startswith(".")]) == 3
     rejected = gf.inbox_dir / "rejected"
     assert not rejected.exists() or not list(rejected.iterdir()), text

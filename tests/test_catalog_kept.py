@@ -1,6 +1,6 @@
 """What a start of pbem needs of the catalogs is kept beside them (locale/__pycache__/, like
 Python's compiled modules) and never used stale: an edited catalog is read again, a damaged
-kept file is rebuilt, and nothing is written when Python writes no bytecode (issue 16.1)."""
+kept file is rebuilt, and nothing is written when Python writes no bytecode."""
 
 from __future__ import annotations
 

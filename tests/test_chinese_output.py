@@ -1,4 +1,4 @@
-"""Real commands in zh-Hans print no English sentence (issue 15.13), each one's words coming
+"""Real commands in zh-Hans print no English sentence, each one's words coming
 from a module that spoke English until now: pbem/cli/transport.py (folder init, turn, inbox),
 pbem/replay/audit.py (an audit that passes, one that finds faults), pbem/protocol/documents.py
 (a file holding no pbem block), pbem/names.py (a bad game name), pbem/atomic.py (an output

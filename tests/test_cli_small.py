@@ -1,4 +1,4 @@
-"""Small things a newcomer met (issue 15.14): --version, key show without a name."""
+"""Small things a newcomer met: --version, key show without a name."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_an_older_packet_is_called_old_in_chinese_too(tmp_path: Path) -> None:
 
 def test_usage_errors_are_one_line_in_the_readers_language(tmp_path: Path) -> None:
     """Click's own usage errors come out as every other error: `error: ...` and `hint: ...`,
-    exit 2, translated; a file given where the game's name goes says so (issue 15.2)."""
+    exit 2, translated; a file given where the game's name goes says so."""
     wrong = _pbem("apply", "--db", str(tmp_path / "x.db"), "move.pbem")
     assert wrong.returncode == 2 and wrong.stdout == "", wrong
     assert wrong.stderr == ("error: missing argument 'FILES...'\n"

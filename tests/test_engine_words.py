@@ -1,4 +1,4 @@
-"""The engine's refusals reach a player in their language (issue 15.13): every reason template
+"""The engine's refusals reach a player in their language: every reason template
 in engine/ has its pattern in pbem/ui/engine_words.py, and real refusals come out translated."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a newcomer reads at the end of a round and of a game, and in `pbem status` (issue 15)."""
+"""What a newcomer reads at the end of a round and of a game, and in `pbem status`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A stranger who can write to the shared folder (issue 28): what they drop there is read bounded,
+"""A stranger who can write to the shared folder: what they drop there is read bounded,
 only as a regular file, never through a link; a bad entry is set aside unread and the real moves
 beside it are applied; the host writes nothing outside the folder.
 

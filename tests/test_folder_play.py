@@ -55,7 +55,7 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
     for s in SEATS:
         out = run_cli(app, ["turn", folder, "--as", s], homes[s]).output
         assert f"as seat {s}; host key fingerprint " in out and "waiting for every seat" in out
-        assert keys.load_public(homes["referee"], "referee").fingerprint() in out  # as `pbem join` prints it (15.14)
+        assert keys.load_public(homes["referee"], "referee").fingerprint() in out  # as `pbem join` prints it
     out = run_cli(app, ["turn", folder, "--as", "ann"], homes["ann"]).output
     assert "joined" not in out
     assert len(gf.inbox()) == 3

@@ -119,7 +119,7 @@ def test_a_player_survives_a_malformed_packet_from_the_host(world, changes) -> N
 # --- files a stranger drops into a shared game folder, through the real `pbem` command ----------
 # Every reader of such a file (the host's inbox, a seat's packets and notices, the manifest, the
 # invitation) and the user's own inputs (a position file, an away time) answer one error line or
-# carry on: never exit 70, a traceback, a hang or memory without bound (issue 28).
+# carry on: never exit 70, a traceback, a hang or memory without bound.
 
 SHAPES = ["zero", "mem", "loop", "dangling", "fifo", "folder", "sparse", "empty", "latin1", "deep", "deep-object",
           "nul"]

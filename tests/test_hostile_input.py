@@ -1,4 +1,4 @@
-"""Poison files (issue 17.1-17.4): every reader answers a PbemError, never a crash or a hang.
+"""Poison files: every reader answers a PbemError, never a crash or a hang.
 
 The corpus holds the cases an attacker found: integers of thousands of digits, lone surrogates,
 JSON nested past the recursion limit, odd field types in documents the host signed, a game id
@@ -221,7 +221,7 @@ def test_fuzzed_field_values_never_crash_a_reader(world, kind, field, value) -> 
         assert canonical_json(doc) == body or field not in doc
 
 
-# --- hostile mail (issue 17.3, 17.4): what the mail readers (`pbem inbox`, the IMAP readers) parse ---------
+# --- hostile mail: what the mail readers (`pbem inbox`, the IMAP readers) parse ---------
 
 
 def _multipart(parts: list[str], boundary: str = "b0") -> bytes:

@@ -68,7 +68,7 @@ def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None
             mails.append(BytesParser(policy=policy.default).parse(f))
     mails.sort(key=packet_seq)  # written within the same second: the file names do not order them
     per = {s: [m for m in mails if m["To"] == f"{s}@example.org" and packet_seq(m) > 0] for s in [*SEATS, "referee"]}
-    # the invitation too is in its reader's language (issue 15.13: the first mail a newcomer reads)
+    # the invitation too is in its reader's language: the first mail a newcomer reads
     invited = {m["To"]: m for m in mails if packet_seq(m) == 0}
     assert "invites you to a game of Saboteur" in invited["ann@example.org"].get_body(("plain",)).get_content()
     bob_invited = invited["bob@example.org"]

@@ -1,4 +1,4 @@
-"""Sealed boxes are padded (issue 17.5): their lengths depend only on the kind of box, not on
+"""Sealed boxes are padded: their lengths depend only on the kind of box, not on
 what a seat holds or which card a move names. Checked in the bytes: packets, move files and the
 host's database."""
 

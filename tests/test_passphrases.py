@@ -51,7 +51,7 @@ def test_a_crafted_key_file_cannot_make_the_kdf_burn_cpu(tmp_path: Path, monkeyp
     keys.create_identity(tmp_path, "ann", b"correct horse")
     path = key_path(tmp_path, "ann")
     doc = json.loads(path.read_text())
-    doc["kdf"].update(n=n, r=r, p=p)  # the attack: n=2**20, r=8, p=16 burnt 157 s of CPU before
+    doc["kdf"].update(n=n, r=r, p=p)  # the attack: n=2**20, r=8, p=16 would burn minutes of CPU
     path.write_text(json.dumps(doc))
     derived: list[int] = []
     real = crypto._derive

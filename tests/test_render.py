@@ -59,7 +59,7 @@ def test_larger_maze_is_not_cropped() -> None:
 
 
 def test_dense_maze_shares_row_edges_and_keeps_every_card() -> None:
-    """The replay's full screen on a short terminal (15.10): 2 lines a row, tunnels still joined."""
+    """The replay's full screen on a short terminal: 2 lines a row, tunnels still joined."""
     doc = {
         "format": "pbem-position/1", "ruleset": "classic", "players": ["ann", "bob", "cat"], "to_move": "ann",
         "board": [{"at": [0, y], "card": "straight-ns"} for y in (1, 2, 3)] + [{"at": [0, 4], "card": "dead-n"}]

@@ -24,7 +24,7 @@ from pbem.replay.rounds import open_source, pick_game
 from pbem.seat import keys
 from pbem.seat import player as P
 
-pytestmark = pytest.mark.slow  # a whole round, twice: 4-7 s each on this machine
+pytestmark = pytest.mark.slow  # a whole round, twice: seconds each
 
 SEATS = ["ann", "bob", "cat"]
 

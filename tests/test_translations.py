@@ -218,7 +218,7 @@ NOTICE_KINDS = ["absent", "away", "back", "due", "handover", "late", "paused", "
 
 @pytest.mark.parametrize("lang", list(catalog.CATALOGS))
 def test_deadline_notices_and_host_moves_speak_every_language(lang: str) -> None:
-    """The deadlines' words (issue 11) live in the catalogs: every notice kind the host makes
+    """The deadlines' words live in the catalogs: every notice kind the host makes
     and every reason it moves for a seat is a sentence in each language, not the key."""
     from datetime import datetime, timezone
 
