@@ -148,7 +148,7 @@ def cli_app() -> typer.Typer:
     app = typer.Typer(pretty_exceptions_enable=False)
     cli_play.register(app)
     register(app)
-    register(app)  # registering twice is harmless: pbem/cli.py may have done it already
+    register(app)  # registering twice is harmless: pbem/cli/__init__.py may have done it already
     return app
 
 

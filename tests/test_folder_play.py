@@ -1,6 +1,6 @@
 """Shared-folder play end to end: real key files, a real SQLite file, a real folder.
 
-The commands run through a Typer app built here (cli_play + cli_transport.register), and
+The commands run through a Typer app of their own (pbem_helpers.cli_app), and
 the whole-game test runs real processes (`pbem host run`, `pbem bot run`) that share
 nothing but the folder (and the host's database, for the two hosts).
 """

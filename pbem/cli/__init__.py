@@ -1,7 +1,7 @@
 """The `pbem` command line. Thin: parse arguments, call into pbem/ and engine/, print.
 
 Errors raised inside are small typed exceptions; only here do they become one line on
-stderr (`error: ...`, maybe `hint: ...`) and an exit code (docs/exit-codes in docs/).
+stderr (`error: ...`, maybe `hint: ...`) and an exit code (the table in docs/protocol.md).
 """
 
 from __future__ import annotations

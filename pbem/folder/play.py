@@ -1,6 +1,6 @@
 """Game-level shared-folder glue: publishing a game into a folder, and a seat's turn in it.
 
-The folder layout is `pbem.transports.folder.GameFolder`; this module adds the game:
+The folder layout is `pbem.folder.layout.GameFolder`; this module adds the game:
 `DIR/invitation.pbem` (the signed invitation, written once), every packet published once to
 `packets/table/` (each seat's hand is sealed inside it, so one copy serves everyone), round
 archives in `archive/`, and joins and moves from the seats in `inbox/`.

@@ -1,7 +1,7 @@
 """Deadlines as data: how long a seat has to answer, which days count, what happens after.
 
 A game's timing lives in its config (`timing`), set by `pbem game new/config --deadline ...`.
-Everything here is pure arithmetic on times given to it; the host's clock (pbem/host/clock)
+Everything here is pure arithmetic on times given to it; the host's clock (pbem/host/clock.py)
 supplies "now". The host side that acts on it (reminders, late notices, timeouts) is
 pbem/host/timekeeper.py.
 """

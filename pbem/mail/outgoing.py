@@ -1,6 +1,6 @@
 """Game-level outgoing mail: which mail goes to whom and what it says.
 
-The transport (`pbem.transports.mail`) only composes, sends and reads messages. This module
+The transport (`pbem.mail.message`) only composes, sends and reads messages. This module
 knows about games: a packet mail's subject names the game, round, packet number and whose
 turn it is; its body says in words what happened since the last packet; it goes to every seat
 with an address and to the host's own address. Incoming mail is `pbem.mail.incoming`'s business.
