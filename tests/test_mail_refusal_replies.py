@@ -140,3 +140,32 @@ def test_a_seats_refused_mail_is_answered_once_in_its_language(tmp_path: Path, s
     said = host_run()
     assert len(_answers(boxes[mover], game, "zh-Hans")) == 3 and len(_answers(boxes[other], game)) == LIMIT, said
     assert "told " not in said, said
+
+
+def test_a_trustless_games_blind_host_answers_once_too(tmp_path: Path) -> None:
+    """The blind host keeps its own config: the note and the answer work there alike."""
+    from test_folder_play import make_homes
+
+    from pbem.auto.host_runner import MailHost
+    from pbem.host import blind
+    from pbem.mail.incoming import MailScanner
+    from pbem.mail.message import write_eml
+    from pbem.mail.outgoing import Courier
+    from pbem.seat import keys
+
+    homes = make_homes(tmp_path, ["referee", *SEATS])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = tmp_path / "t.db"
+    blind.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [], host_mail=HOST)
+    box, out = tmp_path / "box", tmp_path / "out"
+    write_eml(_text_mail(PEOPLE["ann"], "join", "-----BEGIN PBEM JOIN-----\nnot base64\n-----END PBEM JOIN-----\n",
+                         "<j@client.example.org>"), box)
+    with blind.BlindHost(db) as h:
+        for s in SEATS:
+            h.set_email(s, PEOPLE[s])
+    for _ in range(2):  # a restart reads the same mail again
+        with blind.BlindHost(db) as h:
+            h.identity = ids["referee"]
+            MailHost(h, MailScanner([box]), Courier(to_dir=out), lambda line: None).step()  # type: ignore[arg-type]
+        answers = [p for p in out.glob("*.eml") if b"your mail was refused" in p.read_bytes()]
+        assert len(answers) == 1 and b"To: ann@example.org" in answers[0].read_bytes()
