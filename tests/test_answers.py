@@ -16,7 +16,7 @@ from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
 from pbem.errors import EXIT_STALE
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import Seat
+from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.protocol.crypto import Identity, sealed_key_id
 from pbem.protocol.documents import read_file, unb64
@@ -41,10 +41,11 @@ def dealt(tmp_path: Path) -> tuple[Path, H.Host, GameFolder, str, Identity, Path
         run_cli(app, ["turn", folder, "--as", s], homes[s])
     host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
     FolderHost(host, folder, lambda line: None).step()  # deals, publishes packet 1
-    first = Seat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest()
+    first = FolderSeat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest()
     mover = first.doc.to_move
     me = keys.load_identity(homes[mover], mover, None)
-    return folder, host, GameFolder.open(folder), mover, me, homes[mover], Seat.open(folder, me, homes[mover]).latest()
+    seat = FolderSeat.open(folder, me, homes[mover]).latest()
+    return folder, host, GameFolder.open(folder), mover, me, homes[mover], seat
 
 
 def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> None:
@@ -112,7 +113,7 @@ def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> Non
     # the host took the first move
     FolderHost(host, folder, lambda line: None).step()
     host.close()
-    latest = Seat.open(folder, me, home).latest()
+    latest = FolderSeat.open(folder, me, home).latest()
     assert latest.doc.seq == 2 and latest.doc.moves_json()[-1]["text"] == text
 
 
@@ -155,6 +156,6 @@ def test_move_keeps_the_first_move_file_unless_replaced_before_it_is_sent(tmp_pa
     assert out.read_bytes() == kept.read_bytes()
     FolderHost(host, folder, lambda line: None).step()
     host.close()
-    after = Seat.open(folder, me, home).latest()
+    after = FolderSeat.open(folder, me, home).latest()
     hand = shown_hand(after.view.hands[mover])
     assert after.doc.seq == 2 and second.split()[1] not in hand and first.split()[1] in hand  # the second was taken

@@ -19,7 +19,7 @@ from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost, run
 from pbem.auto.seat_bot import FolderBot
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import Seat
+from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.protocol.documents import Move, SealedMove, b64, move_commitment, read_blocks, seal_info, seal_json, sign
 from pbem.seat import keys
@@ -27,14 +27,14 @@ from pbem.seat import player as P
 
 
 def started_game(tmp_path: Path):
-    """A dealt game in a folder; returns (host, FolderHost, log lines, seats' Seat, ids)."""
+    """A dealt game in a folder; returns (host, FolderHost, log lines, seats' FolderSeat, ids)."""
     db, homes = new_game(tmp_path)
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
     host = H.Host(db, ids["referee"])
     lines: list[str] = []
     fh = FolderHost(host, tmp_path / "shared", lines.append)
     fh.grace = 0.0
-    seats = {s: Seat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS}
+    seats = {s: FolderSeat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS}
     for s in seats.values():
         s.join()
     fh.step()

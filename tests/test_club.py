@@ -23,7 +23,7 @@ from sqlalchemy import create_engine, func, select
 from engine.position import dump, load
 from engine.rules import apply
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import Seat
+from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.host.clock import parse_time
 from pbem.host.store import moves
@@ -65,7 +65,7 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     for g in GAMES:
         for s in SEATS:
-            Seat.open(tmp_path / "shared" / g, ids[s], homes[s]).join()
+            FolderSeat.open(tmp_path / "shared" / g, ids[s], homes[s]).join()
     # bad input in one game's inbox must not stop the others
     garbage = tmp_path / "shared" / "elm" / "inbox" / "garbage.pbem"
     garbage.write_text("not a pbem file\n")
@@ -178,7 +178,7 @@ def test_host_run_all_serves_the_trustless_games_beside_the_store(tmp_path: Path
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     for g in ("oak", "duo"):
         for s in SEATS:
-            Seat.open(tmp_path / "shared" / g, ids[s], homes[s]).join()
+            FolderSeat.open(tmp_path / "shared" / g, ids[s], homes[s]).join()
     out = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
     for g in ("oak", "duo"):
         assert [seq for seq, _ in GameFolder.open(tmp_path / "shared" / g).packets(None)] == [1], out

@@ -21,7 +21,7 @@ from pbem.auto.host_runner import FolderHost
 from pbem.auto.seat_bot import FolderBot
 from pbem.cli import app
 from pbem.errors import BadPacket, UsageError
-from pbem.folder.play import Seat
+from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.host import timekeeper
 from pbem.host.clock import FakeClock, parse_time
@@ -114,7 +114,7 @@ def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path, store
     lines: list[str] = []
     fh = FolderHost(host, shared, lines.append)
     bots = [FolderBot(shared, ids[s], homes[s], "smart", 1, lines.append) for s in ("ann", "bob", "cat")]
-    dan = Seat.open(shared, ids["dan"], homes["dan"])
+    dan = FolderSeat.open(shared, ids["dan"], homes["dan"])
     dan.join()  # dan joins, then never moves again
     seen_absent_screen = False
     for i in range(3000):
@@ -165,7 +165,7 @@ def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path, st
     shared = tmp_path / "shared"
     host = H.Host(db, ids["referee"], clock)
     fh = FolderHost(host, shared, lambda line: None)
-    seats = {s: Seat.open(shared, ids[s], homes[s]) for s in SEATS4}
+    seats = {s: FolderSeat.open(shared, ids[s], homes[s]) for s in SEATS4}
     for s in seats.values():
         s.join()
     fh.step()
@@ -198,7 +198,7 @@ def dealt(tmp_path: Path, timing: Timing, store: str):
     db, homes, ids = four_seat_game(tmp_path, clock, timing, store)
     host = H.Host(db, ids["referee"], clock)
     fh = FolderHost(host, tmp_path / "shared", lambda line: None)
-    seats = {s: Seat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS4}
+    seats = {s: FolderSeat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS4}
     for s in seats.values():
         s.join()
     fh.step()

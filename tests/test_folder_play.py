@@ -33,7 +33,7 @@ from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
 from pbem.errors import StaleMove
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import Seat
+from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
@@ -69,9 +69,9 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
     assert gf.inbox() == [] and len(list(gf.done_dir.iterdir())) == 3
 
     # the seat to move sees it is their turn and plays through the folder
-    sp = Seat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest()
+    sp = FolderSeat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest()
     mover = sp.doc.to_move
-    msp = Seat.open(folder, keys.load_identity(homes[mover], mover, None), homes[mover]).latest()
+    msp = FolderSeat.open(folder, keys.load_identity(homes[mover], mover, None), homes[mover]).latest()
     text = str(legal_moves(msp.view)[0])
     out = run_cli(app, ["turn", folder, "--as", mover, "--json"], homes[mover]).output
     assert json.loads(out[: out.rindex("}") + 1])["my_turn"] is True
@@ -127,7 +127,7 @@ def test_a_seat_opens_the_newest_packet_again_only_when_its_file_changed(tmp_pat
     db, homes = new_game(tmp_path)
     host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
     fh = FolderHost(host, tmp_path / "shared", lambda line: None)
-    seats = {s: Seat.open(tmp_path / "shared", keys.load_identity(homes[s], s, None), homes[s]) for s in SEATS}
+    seats = {s: FolderSeat.open(tmp_path / "shared", keys.load_identity(homes[s], s, None), homes[s]) for s in SEATS}
     for seat in seats.values():
         seat.join()
     fh.step()

@@ -18,7 +18,7 @@ from processes import one_error_line
 from pbem.auto.host_runner import FolderHost
 from pbem.auto.seat_bot import FolderBot
 from pbem.errors import BadSignature, UsageError
-from pbem.folder.play import Seat
+from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.protocol.documents import Handover, Move, parse, read_blocks, sign, unb64
 from pbem.replay.audit import Trust, audit, audit_source
@@ -75,7 +75,7 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
 
     # the old key: its view of the new packet is refused, and so is any move it signs
     fh.step()
-    old = Seat.open(shared, ids["bob"], homes["bob"])
+    old = FolderSeat.open(shared, ids["bob"], homes["bob"])
     with pytest.raises(UsageError, match="handed over to another key"):
         old.latest()
     forged = sign(Move(game=handed.game, seat="bob", seq=handed.doc.seq, packet=handed.hash, commit="0" * 64,
@@ -139,7 +139,7 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
 def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path, store_url: str) -> None:
     db, homes, ids, host, fh, lines = game(tmp_path, store_url)
     shared = tmp_path / "shared"
-    seats = {s: Seat.open(shared, ids[s], homes[s]) for s in SEATS}
+    seats = {s: FolderSeat.open(shared, ids[s], homes[s]) for s in SEATS}
     for s in seats.values():
         s.join()
     fh.step()

@@ -17,7 +17,7 @@ import pytest
 
 from engine.bots import RandomBot
 from pbem.auto.host_runner import FolderHost
-from pbem.folder.play import Seat, init_folder
+from pbem.folder.play import FolderSeat, init_folder
 from pbem.host import referee as H
 from pbem.protocol import crypto
 from pbem.protocol.documents import read_blocks
@@ -129,7 +129,7 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> dict:
     with H.Host(fdb, ids["referee"], game="f") as host:
         folder, _ = init_folder(root / "shared", host)
         for s in SEATS:
-            Seat.open(folder.dir, ids[s], homes[s]).join()
+            FolderSeat.open(folder.dir, ids[s], homes[s]).join()
         FolderHost(host, folder.dir, lambda line: None).step()
     # the mover's home before any command of the tests answered the packet from it: the agent's
     # `move` must seal its move, not send again one an earlier test kept there

@@ -22,7 +22,7 @@ from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
 from pbem.errors import StaleMove, UsageError
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import Seat
+from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.protocol.documents import read_file
 from pbem.seat import keys
@@ -144,10 +144,10 @@ def test_turn_in_a_folder_and_on_a_packet_file_says_answered(tmp_path: Path) -> 
     host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
     FolderHost(host, folder, lambda line: None).step()  # deals packet 1
     gf = GameFolder.open(folder)
-    mover = Seat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest().doc.to_move
+    mover = FolderSeat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest().doc.to_move
     home = homes[mover]
     me = keys.load_identity(home, mover, None)
-    sp = Seat.open(folder, me, home).latest()
+    sp = FolderSeat.open(folder, me, home).latest()
     move = str(legal_moves(sp.view)[0])
 
     before = json.loads(run_cli(app, ["turn", folder, "--as", mover, "--json"], home).output)
@@ -161,10 +161,10 @@ def test_turn_in_a_folder_and_on_a_packet_file_says_answered(tmp_path: Path) -> 
     assert json.loads(run_cli(app, ["turn", folder, "--as", mover, "--json"], home).output)["answered"] is False
 
     # file by file: the packet file itself is a target, and its move a file to send by hand
-    mover2 = Seat.open(folder, me, home).latest().doc.to_move
+    mover2 = FolderSeat.open(folder, me, home).latest().doc.to_move
     home2 = homes[mover2]
     packet_file = next(gf.packets_newest_first(mover2))[1]
-    sp2 = Seat.open(folder, keys.load_identity(home2, mover2, None), home2).latest()
+    sp2 = FolderSeat.open(folder, keys.load_identity(home2, mover2, None), home2).latest()
     proc = pbem("turn", packet_file, "--as", mover2, str(legal_moves(sp2.view)[0]), home=home2, cwd=tmp_path)
     written = tmp_path / f"move-{mover2}-000002.pbem"
     assert proc.returncode == 0 and f"move file: {written.name}" in proc.stdout, proc.stderr

@@ -3,10 +3,10 @@
 It holds only its own seat's key: it reads the packets (opening its sealed part, checking
 the host's signature and the packet chain), joins if it has not, waits for its turn, and
 writes signed, sealed moves into the folder's inbox or mails them to the host. Everything
-it writes is also kept in the key home (folderplay.Seat), so a restarted bot re-submits the
-same move instead of choosing again. A mail bot restarted after its invitation mail was
-settled takes its game and seat from the key home (the invitation it joined, the packets it
-kept), as the same command started again.
+it writes is also kept in the key home (pbem.folder.play.FolderSeat), so a restarted bot
+re-submits the same move instead of choosing again. A mail bot restarted after its
+invitation mail was settled takes its game and seat from the key home (the invitation it
+joined, the packets it kept), as the same command started again.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pbem.atomic import write_atomic
 from pbem.auto import polling
 from pbem.auto.host_runner import stamp_log
 from pbem.errors import PbemError, UsageError
-from pbem.folder.play import Seat
+from pbem.folder.play import FolderSeat
 from pbem.mail.incoming import Router, message_blocks, settle_outcome
 from pbem.mail.memory import MailSource
 from pbem.mail.outgoing import Courier, block_mail
@@ -75,7 +75,7 @@ class FolderBot:
     kind: str = "smart"
     seed: int | str = 0
     log: Log = field(default=stamp_log("bot"))
-    client: Seat | None = None
+    client: FolderSeat | None = None
     brain: _Brain | None = None
     current: player.SeatPacket | None = None
     resent: set[int] = field(default_factory=set)
@@ -87,10 +87,10 @@ class FolderBot:
             self.said.add(line)
             self.log(line)
 
-    def _open(self) -> Seat | None:
+    def _open(self) -> FolderSeat | None:
         if self.client is None:
             try:
-                self.client = Seat.open(self.dir, self.identity, self.home)
+                self.client = FolderSeat.open(self.dir, self.identity, self.home)
             except UsageError:
                 if not self.waiting_said:
                     self.log(t("waiting for the game folder {dir}", dir=self.dir))

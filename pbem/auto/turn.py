@@ -180,14 +180,14 @@ def open_turn(target: str, me: Identity, home: Path, mail: MailLink, *, join: bo
 
 
 def _folder_turn(dir: Path, target: str, me: Identity, home: Path, join: bool) -> Turn:
-    from pbem.folder.play import Seat, is_trustless
+    from pbem.folder.play import FolderSeat, is_trustless
 
     hint = f'pbem turn {target} --as {me.name} "MOVE"'
     if is_trustless(dir):
         from pbem.folder.trustless import folder_seat
 
         return _trustless_turn(folder_seat(dir, me, home), "folder", hint, home)
-    seat = Seat.open(dir, me, home)
+    seat = FolderSeat.open(dir, me, home)
     said = []
     if join or (not seat.joined() and not seat.started()):
         path, new = seat.join()

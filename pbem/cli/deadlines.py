@@ -15,7 +15,7 @@ import typer
 
 from pbem.cli.jsonout import json_text
 from pbem.cli.keys import JsonOpt
-from pbem.cli.options import Keys, Reply, Smtp, grouped
+from pbem.cli.options import KeyOptions, Reply, Smtp, grouped
 from pbem.cli.play import DbOpt, GameArg, OutOpt, StoreOpt, first_time, game_app, host_out_dir, open_host, write_packets
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
@@ -88,7 +88,7 @@ def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> s
     return said + t("; away at most {span}", span=span(timing.get("max_away", DEFAULT_MAX_AWAY)))
 
 
-def _host(game: str, store: str | None, db: Path | None, keys: Keys, classic: str | None = None):
+def _host(game: str, store: str | None, db: Path | None, keys: KeyOptions, classic: str | None = None):
     """The game's host, unlocked with the host's key (or the key --as names, which must be it).
     `classic`: the command, which a trustless game's blind host refuses (docs/trustless.md §10)."""
     host = open_host(game, store, db)
@@ -116,7 +116,7 @@ def game_config(
     max_away: MaxAwayOpt = None,
     store: StoreOpt = None,
     db: DbOpt = None,
-    keys: Keys = Keys(),
+    keys: KeyOptions = KeyOptions(),
     as_json: JsonOpt = False,
 ) -> None:
     """Host: show or change the deadline rules (`--deadline none` turns them off).
@@ -149,7 +149,7 @@ def game_config(
 
 
 @grouped
-def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: Keys = Keys()) -> None:
+def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: KeyOptions = KeyOptions()) -> None:
     """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
     from pbem.host import timekeeper
 
@@ -161,7 +161,7 @@ def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: Ke
 
 
 @grouped
-def game_resume(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: Keys = Keys()) -> None:
+def game_resume(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: KeyOptions = KeyOptions()) -> None:
     """Host: resume a paused game; the time that was left is left again."""
     from pbem.host import timekeeper
 
@@ -187,7 +187,7 @@ def game_reseat(
     store: StoreOpt = None,
     db: DbOpt = None,
     out: Annotated[Path | None, typer.Option("--out", help="Where packets go (default GAME/out/ beside the store).")] = None,
-    keys: Keys = Keys(),
+    keys: KeyOptions = KeyOptions(),
 ) -> None:
     """Host: give SEAT to a new player's key, mid-game.
 
@@ -209,13 +209,13 @@ def game_reseat(
 # --- players ---------------------------------------------------------------------------------
 
 
-def _submit(target: str, keys: Keys, output: Path | None, reply: Reply, smtp: Smtp, make) -> None:
+def _submit(target: str, keys: KeyOptions, output: Path | None, reply: Reply, smtp: Smtp, make) -> None:
     """Sign a seat's request with `make(invitation, seat, identity)`; put it in the folder's
     inbox, write it to a file to send to the host, or (TARGET a game joined by mail) mail it
     to the host as mail-move does."""
     from pbem.atomic import write_atomic
     from pbem.cli.transport import packet_for
-    from pbem.folder.play import Seat
+    from pbem.folder.play import FolderSeat
     from pbem.mail.outgoing import block_mail
     from pbem.protocol.documents import Request
     from pbem.seat import player
@@ -233,7 +233,7 @@ def _submit(target: str, keys: Keys, output: Path | None, reply: Reply, smtp: Sm
                          hint=t("a blind host holds no seat's keys; its deadlines only remind and report "
                                 "(docs/trustless.md §10)"))
     if folder:
-        seat = Seat.open(Path(target), me, where)
+        seat = FolderSeat.open(Path(target), me, where)
         latest = seat.latest()
         block = make(seat.invitation, seat.seat, me)
         path = seat.folder.submit_move(seat.seat, latest.doc.seq if latest else 0, block.armored().encode())
@@ -262,7 +262,7 @@ def away(
     until: Annotated[str, typer.Option("--until", help="Back on: a date (2026-12-10), a time (2026-12-10T18:00Z) "
                                                        "or a duration (3d).")],
     output: OutOpt = None,
-    keys: Keys = Keys(),
+    keys: KeyOptions = KeyOptions(),
     reply: Reply = Reply(),
     smtp: Smtp = Smtp(),
 ) -> None:
@@ -277,7 +277,7 @@ def away(
 
 
 @grouped
-def resign(target: TargetArg, output: OutOpt = None, keys: Keys = Keys(), reply: Reply = Reply(),
+def resign(target: TargetArg, output: OutOpt = None, keys: KeyOptions = KeyOptions(), reply: Reply = Reply(),
            smtp: Smtp = Smtp()) -> None:
     """Leave the game: your seat follows the game's timeout policy from now on."""
     from pbem.seat import player
@@ -287,7 +287,7 @@ def resign(target: TargetArg, output: OutOpt = None, keys: Keys = Keys(), reply:
 
 
 @grouped
-def back(target: TargetArg, output: OutOpt = None, keys: Keys = Keys(), reply: Reply = Reply(),
+def back(target: TargetArg, output: OutOpt = None, keys: KeyOptions = KeyOptions(), reply: Reply = Reply(),
          smtp: Smtp = Smtp()) -> None:
     """Tell the host you are back: a seat marked absent is played for no more.
 
@@ -307,7 +307,7 @@ def handover(
     target: TargetArg,
     key: Annotated[str, typer.Option("--key", help="The public key line (pbem1...) of whoever takes your seat.")],
     output: OutOpt = None,
-    keys: Keys = Keys(),
+    keys: KeyOptions = KeyOptions(),
     reply: Reply = Reply(),
     smtp: Smtp = Smtp(),
 ) -> None:

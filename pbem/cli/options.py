@@ -55,7 +55,7 @@ CaFileOpt = Annotated[str | None, typer.Option(
 
 
 @dataclass
-class Keys:
+class KeyOptions:
     """Whose key signs: --as NAME in --home, unlocked with --passphrase-file (or $PBEM_PASSPHRASE)."""
 
     as_name: AsOpt = None
@@ -152,7 +152,7 @@ class MailIn:
                                    ca_file=self.ca_file or profile.ca_file)
 
 
-GROUPS = (Keys, Smtp, Reply, MailIn)
+GROUPS = (KeyOptions, Smtp, Reply, MailIn)
 
 
 class _Grouped:

@@ -16,7 +16,7 @@ from typer.core import TyperGroup
 
 from pbem.cli.jsonout import json_text
 from pbem.cli.keys import HomeOpt, JsonOpt
-from pbem.cli.options import Keys, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
+from pbem.cli.options import KeyOptions, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
 from pbem.cli.play import (DbOpt, GameArg, PassOpt, StoreOpt, first_time, game_app, identity_named, open_host,
                            open_unlocked_host)
 from pbem.errors import UsageError
@@ -416,7 +416,7 @@ def bot_run(
     smtp: Smtp = Smtp(),
     poll: PollOpt = 1.0,
     once: OnceOpt = False,
-    keys: Keys = Keys(),
+    keys: KeyOptions = KeyOptions(),
 ) -> None:
     """Let a bot play your seat, holding only your key, until the game is over."""
     from engine.bots import KINDS as bot_kinds

@@ -13,7 +13,7 @@ import typer
 
 from pbem.cli.jsonout import json_text
 from pbem.cli.keys import JsonOpt
-from pbem.cli.options import Keys, MailIn, Reply, Smtp, grouped
+from pbem.cli.options import KeyOptions, MailIn, Reply, Smtp, grouped
 from pbem.ui import failures
 from pbem.ui.terminal import printable
 from pbem.ui.words import t
@@ -57,8 +57,8 @@ class CliMail:
         return self._senders[game]
 
 
-def play_turn(target: str, move: str | None, keys: Keys, maildir: list[Path], mail_in: MailIn, reply: Reply, smtp: Smtp,
-              *, join: bool = False, as_json: bool = False, by_mail: bool = False) -> None:
+def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Path], mail_in: MailIn, reply: Reply,
+              smtp: Smtp, *, join: bool = False, as_json: bool = False, by_mail: bool = False) -> None:
     """Open the seat's turn at TARGET, show it (or print it as JSON), ask for a move when it is
     the seat's and none was given (in a terminal), and send it."""
     from pbem.auto.turn import open_turn
@@ -139,7 +139,7 @@ def turn(
     mail_in: MailIn = MailIn(),
     reply: Reply = Reply(),
     smtp: Smtp = Smtp(),
-    keys: Keys = Keys(),
+    keys: KeyOptions = KeyOptions(),
     as_json: JsonOpt = False,
 ) -> None:
     """Your turn, however the game travels: read what came, show your table and, with MOVE (or
@@ -162,7 +162,7 @@ def mail_move(
     text: Annotated[str, typer.Argument(help='Your move, e.g. "play cross at 1,0".')],
     reply: Reply,
     smtp: Smtp,
-    keys: Keys,
+    keys: KeyOptions,
     maildir: MaildirOpt = [],
     mail_in: MailIn = MailIn(),
 ) -> None:
@@ -181,7 +181,7 @@ def mail_join(
                                                     "of one 'pbem inbox' saved.")],
     reply: Reply,
     smtp: Smtp,
-    keys: Keys,
+    keys: KeyOptions,
 ) -> None:
     """Join a game by mail: your signed join, mailed to the host (or as .eml); or take a seat handed to your key."""
     from pbem.auto.turn import mail_join as join_by_mail

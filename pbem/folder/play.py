@@ -147,7 +147,7 @@ def folder_notices(folder: GameFolder, invitation: Signed[Invitation]) -> list[N
 
 
 @dataclass
-class Seat:
+class FolderSeat:
     """One seat playing through a game folder, holding only its own key."""
 
     folder: GameFolder
@@ -199,7 +199,7 @@ class Seat:
         return folder_notices(self.folder, self.invitation)
 
     @classmethod
-    def open(cls, dir: Path, identity: Identity, home: Path) -> Seat:
+    def open(cls, dir: Path, identity: Identity, home: Path) -> FolderSeat:
         return cls(GameFolder.open(Path(dir)), identity, Path(home))
 
     @property

@@ -52,17 +52,17 @@ RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 
 AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a day (each goes to every seat)
 MAX_ACTIONS = 200  # timeouts played in one tick (every seat absent: a whole round at once)
 
-Game = dict[str, Any]  # the game's row within a change (Host._change)
+GameRow = dict[str, Any]  # the game's row within a change (Host._change)
 
 
 # --- the config ------------------------------------------------------------------------------
 
 
-def _config(g: Game) -> dict[str, Any]:
+def _config(g: GameRow) -> dict[str, Any]:
     return dict(json.loads(g["config"]))
 
 
-def _save(g: Game, config: dict[str, Any]) -> None:
+def _save(g: GameRow, config: dict[str, Any]) -> None:
     g["config"] = json.dumps(config, sort_keys=True)
 
 
@@ -118,7 +118,7 @@ def _restart(config: dict[str, Any], clock: dict[str, Any], timing: Timing, star
 # --- what packets and the status say -----------------------------------------------------------
 
 
-def packet_extras(host: Host, c: Connection, g: Game, seq: int, to_move: str | None,
+def packet_extras(host: Host, c: Connection, g: GameRow, seq: int, to_move: str | None,
                   handover: HandoverRecord | None) -> dict[str, Any]:
     """The packet's signed deadline and table news (fields of `Packet`); starts the new
     packet's clock."""
@@ -157,7 +157,7 @@ _RECENT = (select(moves.c.round_no, moves.c.n, moves.c.seat, moves.c.public_text
            .where(moves.c.game_id == bindparam("b_game")).order_by(moves.c.id.desc()).limit(RECENT_LIMIT))
 
 
-def read_recent(c: Connection, g: Game) -> list[RecentMove]:
+def read_recent(c: Connection, g: GameRow) -> list[RecentMove]:
     """The game's last RECENT_LIMIT public moves, oldest first, as the store has them."""
     out = [RecentMove(round=r.round_no, n=r.n, seat=r.seat, text=r.public_text, seq=r.answered_seq,
                       by=HOST if r.why else None, why=r.why) for r in c.execute(_RECENT, {"b_game": g["id"]})]
@@ -174,7 +174,7 @@ def since_last_move(window: list[RecentMove], seats: list[str]) -> list[RecentMo
     return window[start + 1 :]
 
 
-def archive_handovers(g: Game) -> list[HandoverRecord] | None:
+def archive_handovers(g: GameRow) -> list[HandoverRecord] | None:
     """Every seat handed over so far (None: none), as packets and archives list them."""
     return [HandoverRecord(**h) for h in _config(g).get("handovers", [])] or None
 
@@ -182,7 +182,7 @@ def archive_handovers(g: Game) -> list[HandoverRecord] | None:
 # --- notices -----------------------------------------------------------------------------------
 
 
-def _notice(host: Host, c: Connection, g: Game, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
+def _notice(host: Host, c: Connection, g: GameRow, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
     at = host.now()
     block = sign(Notice(game=g["id"], seq=g["seq"], notice=kind, seat=seat, at=at, **fields), host._me())
     c.execute(insert(notices).values(game_id=g["id"], seq=g["seq"], kind=kind, seat=seat, armored=block.armored(),
@@ -224,7 +224,7 @@ def _may_act(config: dict[str, Any], status: str, seq: int) -> bool:
     return bool(clock.get("due")) or bool(st.get("absent") or st.get("resigned"))
 
 
-def _tick_once(host: Host, c: Connection, g: Game) -> list[Outcome]:
+def _tick_once(host: Host, c: Connection, g: GameRow) -> list[Outcome]:
     config = _config(g)
     if not _may_act(config, g["status"], g["seq"]):
         return []
@@ -253,11 +253,11 @@ def _tick_once(host: Host, c: Connection, g: Game) -> list[Outcome]:
     return out
 
 
-def _play(host: Host, c: Connection, g: Game, seat: str, why: str) -> Outcome:
+def _play(host: Host, c: Connection, g: GameRow, seat: str, why: str) -> Outcome:
     return host.play_for(c, g, _seat(host, seat), host._state(g), why)
 
 
-def may_play_for(host: Host, g: Game, seat: str, why: str) -> str:
+def may_play_for(host: Host, g: GameRow, seat: str, why: str) -> str:
     """The timeout policy that may play for `seat` now, `why` (timeout, absent, resigned);
     Conflict when the game's rules let the host play for nobody: no deadline or not past it
     and its grace, a seat not absent or resigned, a paused game, the policy `wait`."""
@@ -290,7 +290,7 @@ def may_play_for(host: Host, g: Game, seat: str, why: str) -> str:
     return timing.on_timeout
 
 
-def _back(host: Host, c: Connection, g: Game, config: dict[str, Any], seat: str) -> bool:
+def _back(host: Host, c: Connection, g: GameRow, config: dict[str, Any], seat: str) -> bool:
     """An absent seat that sent something signed is present again: from its next packet the
     host waits for its deadline (a packet of its waiting now gets a full deadline from now).
     Whether it was absent; `config` is saved by the caller."""
@@ -306,7 +306,7 @@ def _back(host: Host, c: Connection, g: Game, config: dict[str, Any], seat: str)
     return True
 
 
-def back_by_move(host: Host, c: Connection, g: Game, block: Signed[Any]) -> str | None:
+def back_by_move(host: Host, c: Connection, g: GameRow, block: Signed[Any]) -> str | None:
     """A move refused as stale, of an absent seat, for a packet the host played for it: the
     seat is present again (each move file counts once). What to add to the refusal, or None."""
     seat = block.doc.seat
@@ -326,7 +326,7 @@ def back_by_move(host: Host, c: Connection, g: Game, block: Signed[Any]) -> str 
     return t("{seat} is present again: the host waits for their next deadline", seat=seat)
 
 
-def moved(host: Host, c: Connection, g: Game, seat: str) -> None:
+def moved(host: Host, c: Connection, g: GameRow, seat: str) -> None:
     """A seat moved by itself: its missed deadlines are forgiven, an absent seat is back.
     (The config is written only when that changes something: most moves change nothing.)"""
     config = _config(g)
@@ -343,7 +343,7 @@ def moved(host: Host, c: Connection, g: Game, seat: str) -> None:
 # --- requests from seats, and the host's own commands ------------------------------------------
 
 
-def request(host: Host, c: Connection, g: Game, block: Signed[Request]) -> Outcome:
+def request(host: Host, c: Connection, g: GameRow, block: Signed[Request]) -> Outcome:
     """A seat's signed request: `away` (until a time) or `resign`."""
     seat = host._seat(g, block)
     config = _config(g)
@@ -447,7 +447,7 @@ def resume(host: Host) -> Outcome:
 # --- seat handover -----------------------------------------------------------------------------
 
 
-def refuse_former_key(g: Game, seat: Seat, block: Signed[Any]) -> None:
+def refuse_former_key(g: GameRow, seat: Seat, block: Signed[Any]) -> None:
     """A block signed by a key the seat was handed away from: say so plainly."""
     for h in _config(g).get("handovers", []):
         if h["seat"] == seat.name and h["old"] == block.signer.encode():
@@ -462,7 +462,7 @@ def reseat_document(host: Host, seat: str, key: PublicKey) -> Signed[Handover]:
     return sign(Handover(game=host.facts.id, seat=seat, key=key.encode(), seq=seq), host._me())
 
 
-def handover(host: Host, c: Connection, g: Game, block: Signed[Handover]) -> Outcome:
+def handover(host: Host, c: Connection, g: GameRow, block: Signed[Handover]) -> Outcome:
     """Give a seat to a new key: signed by the host or by the seat's current key. The next
     packet (published now) seals the seat's part to the new key; the old key is refused."""
     f = host.facts

@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.errors import MoveError
 from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
-from pbem.mail.memory import MailSource, Outcome
+from pbem.mail.memory import MailSource, Settlement
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Mental, Move, Notice, Packet, Request,
@@ -88,7 +88,7 @@ def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
     return blocks, errors
 
 
-def settle_outcome(kinds: list[str]) -> Outcome | None:
+def settle_outcome(kinds: list[str]) -> Settlement | None:
     """After routing a message's blocks: "rejected", "done", or None (not ours: leave it)."""
     if "refused" in kinds:
         return "rejected"

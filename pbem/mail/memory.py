@@ -20,7 +20,7 @@ from typing import Literal, Protocol
 from pbem.host import sqlite
 from pbem.seat.home import mail_memory_path
 
-Outcome = Literal["done", "rejected"]
+Settlement = Literal["done", "rejected"]
 
 
 class MailSource(Protocol):
@@ -29,7 +29,7 @@ class MailSource(Protocol):
     A source also has a `known(label)` hook, consulted before a message is parsed or fetched."""
 
     def new_messages(self) -> Iterator[tuple[str, EmailMessage]]: ...
-    def settle(self, label: str, outcome: Outcome) -> None: ...
+    def settle(self, label: str, outcome: Settlement) -> None: ...
     def leave(self, label: str) -> None: ...
     def pass_over(self, label: str) -> None: ...
     def wait(self, seconds: float) -> bool: ...
@@ -111,7 +111,7 @@ class Remembering:
             self._keys[label] = [f"at:{label}", *keys]
             yield label, msg
 
-    def settle(self, label: str, outcome: Outcome) -> None:
+    def settle(self, label: str, outcome: Settlement) -> None:
         self.source.settle(label, outcome)
         self.memory.remember(self._keys.pop(label, [f"at:{label}"]))
 
