@@ -144,7 +144,7 @@ def test_a_seats_refused_mail_is_answered_once_in_its_language(tmp_path: Path, s
 
 def test_a_trustless_games_blind_host_answers_once_too(tmp_path: Path) -> None:
     """The blind host keeps its own config: the note and the answer work there alike."""
-    from test_folder_play import make_homes
+    from pbem_helpers import make_homes
 
     from pbem.auto.host_runner import MailHost
     from pbem.host import blind
