@@ -260,3 +260,24 @@ def test_html_as_a_seat_holds_that_view_only_and_speaks_the_language(played) -> 
     for english in ("Keys:", "first (Home)", 'title="perspective"', '"the deal"', "as ann saw it then", '"player":"player"'):
         assert english not in chinese, english
     assert "scrollTop" in page  # the move list follows the current move (checked in a browser by scripts/browser-check)
+
+
+def test_the_replay_and_the_audit_step_through_a_round_one_way(played) -> None:
+    """One Step (pbem.replay.rounds): `pbem audit` re-applies the moves with the replay's own
+    rounds.step, and a host move is kept as the archive says it (by, why)."""
+    import ast
+
+    from pbem.names import HOST
+    from pbem.replay.rounds import Step, load_replay, step
+
+    root = Path(__file__).resolve().parents[1]
+    named = sorted(str(p.relative_to(root)) for p in (root / "pbem").rglob("*.py")
+                   for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                   if isinstance(node, ast.ClassDef) and node.name == "Step")
+    assert named == ["pbem/replay/rounds.py"]
+    table, _ = played
+    replay = load_replay(str(table.root / "game.db"), round_no=1)
+    again = [step(replay.state(i), s.n, s.seat, s.text, s.by, s.why) for i, s in enumerate(replay.steps)]
+    assert [(s.text, s.events, dump(s.state)) for s in again] == [(s.text, s.events, dump(s.state)) for s in replay.steps]
+    assert [Step(1, "ann", "x", [], replay.start, by, why).by_host
+            for by, why in ((None, None), (HOST, None), (HOST, "absent"))] == [None, "timeout", "absent"]

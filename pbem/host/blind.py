@@ -32,11 +32,11 @@ from sqlalchemy.engine import Engine
 
 from engine.catalog import CLASSIC
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
+from pbem.host import sqlite
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing, clock_says
 from pbem.host.paths import is_blind
 from pbem.host.publish import HostNotice, Release
-from pbem.host import sqlite
 from pbem.host.referee import Outcome, check_host_mail, check_new_game
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey

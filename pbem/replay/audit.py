@@ -18,8 +18,7 @@ from typing import Any
 from engine.errors import BadPosition, MoveError
 from engine.game import Carry, carry
 from engine.position import dump, load
-from engine.rules import apply as apply_move
-from engine.state import OVER, ROUNDS_PER_GAME, deal
+from engine.state import OVER, ROUNDS_PER_GAME, RoundState, deal
 from pbem.errors import EXIT_AUDIT_FAILED, BadSignature, PbemError, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
@@ -43,8 +42,8 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.replay.hostmoves import check_host_moves
-from pbem.replay.rounds import Source, invitation_of
-from pbem.replay.told import PacketCheck, Step
+from pbem.replay.rounds import NotTheirTurn, Replay, Source, invitation_of, step
+from pbem.replay.told import PacketCheck
 from pbem.seat.home import invitation_path, load_invitation
 from pbem.seat.player import seat_in, seat_of
 from pbem.ui import failures, when, words
@@ -297,15 +296,15 @@ def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previo
     if secret is not None and contributions is not None:
         _check_deal(rep, doc, invitation, secret, contributions, previous_final)
     chain = _check_chain(rep, doc, invitation, packets or {})
-    steps = _check_moves(rep, doc, keys, chain)
-    if steps is not None:
-        check_host_moves(rep, doc, invitation.doc.host.key, steps, chain, blocks,
+    replay = _check_moves(rep, doc, invitation, keys, chain)
+    if replay is not None:
+        check_host_moves(rep, doc, invitation.doc.host.key, replay, chain, blocks,
                          trust.seat[0] if trust.seat else None, trust.home)
-    if steps is not None and secret is not None:
+    if replay is not None and secret is not None:
         found = {seq: blocks[h] for seq, h in chain.items() if h in blocks}
         check = PacketCheck(rep, invitation.game, rep.round, invitation.doc.host.key, secret, keys,
                             doc.handovers or [], trust.seat)
-        check.run(steps, _deal_packet(doc), found, game_over=rep.round >= ROUNDS_PER_GAME)
+        check.run(replay, _deal_packet(doc), found, game_over=rep.round >= ROUNDS_PER_GAME)
 
 
 Keys = Callable[[str, int], "str | None"]  # (seat, packet it answers) -> the key that seat held then
@@ -501,17 +500,19 @@ def _check_chain(rep: Report, doc: Archive, invitation: Signed[Invitation],
     return chain
 
 
-def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str]) -> list[Step] | None:
-    """Re-apply every move; returns the replayed steps (None if the moves do not replay)."""
+def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_at: Keys,
+                 chain: dict[int, str]) -> Replay | None:
+    """Re-apply every move, as `pbem replay` does (rounds.step), faulting each thing wrong;
+    returns the replay (None if the moves do not replay, or a move's packet is unknown)."""
     rep.moves = len(doc.moves)
     # A handover publishes a new packet at once: the packet before it is answered by no move.
     handed = {h.at - 1 for h in doc.handovers or []}
     try:
-        state = load(doc.start)
+        start: RoundState | None = load(doc.start)
     except (BadPosition, KeyError, TypeError) as exc:
         rep.fault(0, ENGINE, t("the starting position is unreadable: {error}", error=exc))
-        state = None
-    steps = [Step(state.copy(), events=[] if rep.round == 1 else None)] if state is not None else []
+        start = None
+    state, steps = start, []
     unanswered = False  # a move whose packet is unknown: the packets cannot be matched to steps
     last_seq: int | None = None
     i = 0
@@ -537,21 +538,20 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
             last_seq = seq
         if state is None:
             continue
-        if state.phase == OVER or state.player != m.seat:
-            if state.phase == OVER:
+        try:
+            steps.append(step(state, i, m.seat, m.text, m.by, m.why, seq or 0))
+            state = steps[-1].state
+            rep.passed("engine")
+        except NotTheirTurn as exc:
+            if exc.player is None:
                 rep.fault(i, ENGINE, t("is by {seat}, but nobody was to move", seat=m.seat))
             else:
-                rep.fault(i, ENGINE, t("is by {seat}, but {player} was to move", seat=m.seat, player=state.player))
+                rep.fault(i, ENGINE, t("is by {seat}, but {player} was to move", seat=m.seat, player=exc.player))
             state = None
-            continue
-        try:
-            events = apply_move(state, m.text)
-            rep.passed("engine")
-            steps.append(Step(state.copy(), m.seat, m.text, events, n=i, answered=seq or 0, by=m.by, why=m.why))
         except MoveError as exc:
             rep.fault(i, ENGINE, t("{move} is illegal here: {error}", move=repr(m.text), error=failures.message(exc)))
             state = None
-    if state is None:
+    if state is None or start is None:
         return None
     if last_seq is not None and last_seq + 1 != max(chain, default=0):
         rep.fault(i, CHAIN, t("the chain does not end with the packet of the last move"))
@@ -564,7 +564,7 @@ def _check_moves(rep: Report, doc: Archive, key_at: Keys, chain: dict[int, str])
                                 fields=", ".join(keys)))
     else:
         rep.passed("final")
-        return None if unanswered else steps
+        return None if unanswered else Replay(doc.game, doc.round, None, invitation, start, steps)
     return None
 
 

@@ -20,7 +20,7 @@ from pbem.host.clock import parse_time
 from pbem.names import HOST
 from pbem.protocol.documents import Archive, Packet, Signed, check_signature, parse, unb64
 from pbem.protocol.timeout import POLICIES, REASONS, policy_move
-from pbem.replay.told import Step
+from pbem.replay.rounds import Replay
 from pbem.seat.home import move_path
 from pbem.ui import when
 from pbem.ui.words import t
@@ -31,15 +31,15 @@ if TYPE_CHECKING:
 TIMEOUT = "timeout"  # the check a fault names
 
 
-def check_host_moves(rep: Report, doc: Archive, host_key: str, steps: list[Step], chain: dict[int, str],
+def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, chain: dict[int, str],
                      blocks: dict[str, Signed[Packet]], seat: str | None = None, home: Path | None = None) -> None:
     """Fault every host move the rules did not allow, or that is not its policy's move.
-    `steps`: the replay (step 0 the deal, step n after move n); `seat`/`home`: the auditor's
-    seat and key home, whose kept move files show what the seat had answered."""
+    `replay`: the round's moves replayed; `seat`/`home`: the auditor's seat and key home, whose
+    kept move files show what the seat had answered."""
     for n, m in enumerate(doc.moves, 1):
         if m.by != HOST:
             continue
-        step = steps[n]
+        step = replay.steps[n - 1]
         envelope = parse("move", unb64(m.envelope, t("move {n}'s envelope", n=n))).doc
         packet = _packet(blocks.get(chain.get(step.answered, "")), host_key)
         if packet is None:
@@ -52,7 +52,7 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, steps: list[Step]
             _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home)
         deadline = packet.deadline if packet.deadline is not None and packet.deadline.seat == m.seat else None
         policies = [deadline.on_timeout] if deadline is not None else list(POLICIES)
-        seen = view(steps[n - 1].state, m.seat)
+        seen = view(replay.state(n - 1), m.seat)
         chosen = [policy_move(seen, m.seat, p, doc.game, step.answered) for p in policies if p in POLICIES]
         if chosen and m.text not in chosen:
             rep.fault(n, TIMEOUT, t("the host played {move} for {seat}, but its timeout policy {policy} plays "

@@ -298,12 +298,40 @@ def verify_archive(payload: bytes) -> tuple[Signed[Archive], Signed[Invitation]]
 
 @dataclass
 class Step:
+    """One move of a round replayed through the engine (the replay's and the audit's)."""
+
     n: int  # move number, from 1
     seat: str
     text: str  # full canonical notation
     events: list[Event]
     state: RoundState  # after the move
-    by_host: str | None = None  # why the host played it for the seat (timeout, absent, resigned)
+    by: str | None = None  # "host": the host played it for the seat (as the archive says it)
+    why: str | None = None  # then why: timeout, absent, resigned
+    answered: int = 0  # the packet the move answered (0: not known here)
+
+    @property
+    def by_host(self) -> str | None:
+        """Why the host played it for the seat (timeout for an archive too old to say); None: the seat's own."""
+        return (self.why or "timeout") if self.by == HOST else None
+
+
+class NotTheirTurn(Exception):
+    """A move by a seat that was not to move; `player` was (None: nobody, the round is over)."""
+
+    def __init__(self, player: str | None) -> None:
+        super().__init__(player)
+        self.player = player
+
+
+def step(before: RoundState, n: int, seat: str, text: str, by: str | None = None, why: str | None = None,
+         answered: int = 0) -> Step:
+    """Move `n` (`seat` plays `text`) applied to a copy of `before`, the table it was made at.
+    Raises NotTheirTurn, or the engine's MoveError for a move the rules refuse."""
+    if before.phase == OVER or before.player != seat:
+        raise NotTheirTurn(None if before.phase == OVER else before.player)
+    state = before.copy()
+    events = apply_move(state, text)
+    return Step(n, seat, text, events, state, by, why, answered)
 
 
 @dataclass
@@ -412,29 +440,28 @@ def build(archive: Signed[Archive], invitation: Signed[Invitation], origin: str 
     except (BadPosition, KeyError, TypeError) as exc:
         raise BadPacket(t("the archive's starting position is unreadable: {error}", error=exc),
                         hint=audit_hint()) from None
-    moves = [(m.seat, str(m.text), (m.why or "timeout") if m.by == HOST else None) for m in doc.moves]
+    moves = [(m.seat, str(m.text), m.by, m.why) for m in doc.moves]
     return replayed(archive.game, doc.round, start, moves, doc.final, invitation, archive, origin)
 
 
-def replayed(game: str, round_no: int, start: RoundState, moves: Sequence[tuple[str, str, str | None]],
-             final: dict[str, Any], invitation: Signed[Invitation], archive: Signed[Archive] | None = None,
-             origin: str = "") -> Replay:
-    """A round's moves (seat, text, why the host played it) applied through the engine from its
-    deal; they must end it at `final` (a dumped position)."""
+def replayed(game: str, round_no: int, start: RoundState,
+             moves: Sequence[tuple[str, str, str | None, str | None]], final: dict[str, Any],
+             invitation: Signed[Invitation], archive: Signed[Archive] | None = None, origin: str = "") -> Replay:
+    """A round's moves (seat, text, by, why: as an archive says them) applied through the engine
+    from its deal; they must end it at `final` (a dumped position)."""
     state, steps = start, []
-    for i, (seat, text, by_host) in enumerate(moves, 1):
-        if state.phase == OVER or state.player != seat:
-            to_move = t("nobody (the round is over)") if state.phase == OVER else state.player
-            raise BadPacket(t("move {n} of the archive is by {seat}, but {player} was to move", n=i, seat=seat,
-                              player=to_move), hint=audit_hint())
-        state = state.copy()
+    for i, (seat, text, by, why) in enumerate(moves, 1):
         try:
-            events = apply_move(state, text)
+            steps.append(step(state, i, seat, text, by, why))
+        except NotTheirTurn as exc:
+            to_move = exc.player or t("nobody (the round is over)")
+            raise BadPacket(t("move {n} of the archive is by {seat}, but {player} was to move", n=i, seat=seat,
+                              player=to_move), hint=audit_hint()) from None
         except MoveError as exc:
             raise BadPacket(t("move {n} of the archive ({move}) is illegal: {error}", n=i, move=repr(text),
                               error=failures.message(exc)),
                             hint=audit_hint()) from None
-        steps.append(Step(i, seat, text, events, state, by_host))
+        state = steps[-1].state
     if state.phase != OVER or dump(state) != final:
         raise BadPacket(t("the archive's moves do not lead to its final position"), hint=audit_hint())
     return Replay(game, round_no, archive, invitation, start, steps, origin)

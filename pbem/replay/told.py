@@ -49,6 +49,7 @@ from pbem.protocol.documents import (
     open_as,
     seal_info,
 )
+from pbem.replay.rounds import Replay, Step
 from pbem.ui import words
 from pbem.ui.words import t
 
@@ -58,20 +59,10 @@ PACKET, PART = "packet", "part"
 Keys = Callable[[str, int], "str | None"]  # (seat, packet) -> the key that seat held then
 
 
-@dataclass
-class Step:
-    state: RoundState  # the table after this step (step 0: the deal)
-    seat: str | None = None  # who moved (None for the deal)
-    text: str = ""  # the move's full text
-    events: list[Event] | None = None  # what the move caused (None: not known here)
-    n: int = 0  # the move's number in the round
-    answered: int = 0  # the packet the move answered
-    by: str | None = None  # "host" for a move the host made for the seat (timeout policy)
-    why: str | None = None
-
-    def public_move(self, round_no: int) -> PublicMove:
-        return PublicMove(round=round_no, n=self.n, seat=self.seat or "", text=str(parse_move(self.text).public()),
-                          by="host" if self.by == HOST else None, why=self.why)
+def public_move(step: Step, round_no: int) -> PublicMove:
+    """A replayed move as the packets list it: its public text, and the host's if it made it."""
+    return PublicMove(round=round_no, n=step.n, seat=step.seat, text=str(parse_move(step.text).public()),
+                      by="host" if step.by == HOST else None, why=step.why)
 
 
 def _plain(obj: Any) -> Any:
@@ -102,17 +93,21 @@ class PacketCheck:
     def fault(self, seq: int, check: str, message: str) -> None:
         self.report.fault_at_packet(seq, check, message)
 
-    def run(self, steps: list[Step], deal: int, blocks: dict[int, Signed[Packet]], game_over: bool) -> None:
-        """`steps`: the deal then every move; `deal`: the packet showing the deal; `blocks`:
+    def run(self, replay: Replay, deal: int, blocks: dict[int, Signed[Packet]], game_over: bool) -> None:
+        """`replay`: the round's moves replayed; `deal`: the packet showing the deal; `blocks`:
         the packets found, by number, as read (their signatures are checked here)."""
+        steps = replay.steps
+        # what dealing the round caused: nothing in round 1; in a later round, events of the
+        # round before (not known here)
+        dealt: list[Event] | None = [] if self.round == 1 else None
         if not blocks:
             self.report.notes.append(t("no packet files of round {round} in the source: what the host told the "
                                        "table in its packets was not checked", round=self.round))
             return
-        closing = steps[-1].answered + 1 if len(steps) > 1 else deal
+        closing = steps[-1].answered + 1 if steps else deal
         missing = []
         for seq in range(deal, closing + 1):
-            i = sum(1 for st in steps[1:] if st.answered < seq)  # the step this packet shows
+            i = sum(1 for st in steps if st.answered < seq)  # the moves this packet shows made
             block = blocks.get(seq)
             if block is None:
                 missing.append(seq)
@@ -120,17 +115,17 @@ class PacketCheck:
             doc = self._packet(seq, block)
             if doc is None:
                 continue
-            step = steps[i]
+            state = replay.state(i)
             if seq == closing:
-                self._closing(seq, doc, step, game_over)
+                self._closing(seq, doc, state, game_over)
             else:
-                self._table(seq, doc, step, i, dealt_here=seq == deal)
-            moved = [st for st in steps[1:] if st.answered == seq - 1]  # what happened since the packet before
+                self._table(seq, doc, state, i, dealt_here=seq == deal)
+            moved = [st for st in steps if st.answered == seq - 1]  # what happened since the packet before
             if seq != deal or self.round == 1:  # a later round's deal packet closed the round before
                 self._moves(seq, doc, moved, steps)
             # A packet with no move (a seat handover) seals the same table with no events.
-            told = step if moved or seq == deal else Step(step.state, events=[])
-            self._part(seq, doc, told, seq == closing and not game_over)
+            events = (steps[i - 1].events if i else dealt) if moved or seq == deal else []
+            self._part(seq, doc, state, events, seq == closing and not game_over)
         if missing:
             self.report.notes.append(t("packets {seqs} of round {round} are not in the source: what the host told "
                                        "the table in them was not checked", seqs=_ranges(missing), round=self.round))
@@ -150,11 +145,10 @@ class PacketCheck:
             return None
         return packet.doc
 
-    def _table(self, seq: int, doc: Packet, step: Step, i: int, dealt_here: bool) -> None:
+    def _table(self, seq: int, doc: Packet, state: RoundState, i: int, dealt_here: bool) -> None:
         """A packet during the round: its phase, number, whose turn, deadline and public table
         (`dealt_here`: the packet that showed the deal, in rounds 2 and 3 the one closing the
         round before)."""
-        state = step.state
         want_phase = "round-over" if dealt_here and self.round > 1 else "playing"
         wrong = []
         if doc.phase != want_phase:
@@ -169,21 +163,21 @@ class PacketCheck:
         wrong += _differences(t("the public table"), _plain(doc.public), _plain(dump(view(state, None))))
         self._say(seq, "table", wrong, t("after move {n}", n=i) if i else t("at the deal"))
 
-    def _closing(self, seq: int, doc: Packet, final: Step, game_over: bool) -> None:
+    def _closing(self, seq: int, doc: Packet, final: RoundState, game_over: bool) -> None:
         """The packet that ends the round: its result (winners, payout, gold...) and standings."""
         wrong = []
         want_phase = "game-over" if game_over else "round-over"
         if doc.phase != want_phase:
             wrong.append(_phase(doc.phase, want_phase))
-        expected = _plain(round_result(final.state, self.secret))
+        expected = _plain(round_result(final, self.secret))
         if doc.result is None:
             wrong.append(t("it holds no result of the round"))
         else:
             wrong += _differences(t("the result"), _plain(doc.result), expected)
         if game_over:
-            standings = {"gold": final.state.gold, "winners": standings_winners(final.state.gold)}
+            standings = {"gold": final.gold, "winners": standings_winners(final.gold)}
             wrong += _differences(t("the standings"), _plain(doc.standings), _plain(standings))
-            wrong += _differences(t("the public table"), _plain(doc.public), _plain(dump(view(final.state, None))))
+            wrong += _differences(t("the public table"), _plain(doc.public), _plain(dump(view(final, None))))
         elif doc.round != self.round + 1:
             wrong.append(t("it says round {said}, not {round} (the next round's deal)", said=doc.round,
                            round=self.round + 1))
@@ -192,11 +186,10 @@ class PacketCheck:
     def _moves(self, seq: int, doc: Packet, moved: list[Step], steps: list[Step]) -> None:
         """The moves and public events the packet reports (who made each: the seat, or the host
         for it), its list of recent moves, and the seat handovers so far."""
-        wrong = _differences(t("the moves"), _plain(doc.moves), _plain([st.public_move(self.round) for st in moved]))
+        wrong = _differences(t("the moves"), _plain(doc.moves), _plain([public_move(st, self.round) for st in moved]))
         caused = moved[-1].events if moved else []
-        if caused is not None:
-            wrong += _differences(t("the events"), _plain(doc.events), _plain(events_for(caused, None)))
-        by_n = {st.n: st for st in steps[1:]}
+        wrong += _differences(t("the events"), _plain(doc.events), _plain(events_for(caused, None)))
+        by_n = {st.n: st for st in steps}
         for m in doc.recent or []:
             if m.round != self.round:
                 continue  # a move of an earlier round: that round's audit has it
@@ -204,7 +197,7 @@ class PacketCheck:
             if st is None or st.answered >= seq:
                 wrong.append(t("its recent moves list move {n}, which was not made before this packet", n=m.n))
                 continue
-            expected = {**_plain(st.public_move(self.round)), "seq": st.answered}
+            expected = {**_plain(public_move(st, self.round)), "seq": st.answered}
             wrong += _differences(t("recent move {n}", n=m.n), _plain(m), expected)
         handed = [h for h in self.handovers if h.at <= seq]
         if (doc.handovers or []) != handed:
@@ -216,7 +209,7 @@ class PacketCheck:
                            seat=now or t("none")))
         self._say(seq, "moves", wrong, t("after move {n}", n=moved[-1].n) if moved else t("with no move"))
 
-    def _part(self, seq: int, doc: Packet, step: Step, closing_round: bool) -> None:
+    def _part(self, seq: int, doc: Packet, state: RoundState, events: list[Event] | None, closing_round: bool) -> None:
         """The seat's sealed part: its role, hand, knowledge and private events."""
         if self.seat is None:
             return
@@ -234,7 +227,7 @@ class PacketCheck:
             return
         # The part of the packet closing a round shows the next round's hand; here only its
         # events belong to this round (the next round's audit checks the rest as its deal).
-        expected = expected_part(step.state, name, step.events)
+        expected = expected_part(state, name, events)
         if closing_round:
             expected = {k: v for k, v in expected.items() if k == "events"}
         got = {k: v for k, v in _plain(part).items() if k in expected}

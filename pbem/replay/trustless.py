@@ -128,5 +128,5 @@ def chain_round(src: Source, game: str, round_no: int | None) -> Replay:
         raise BadPacket(t("the chain of game {game} fails at {fault}", game=game, fault=rep.fault), hint=audit_hint())
     assert follower is not None
     end = ended[pick_round(src, game, round_no, chain=sorted(ended))]
-    moves = [(seat, text, None) for seat, text in end.played]
+    moves = [(seat, text, None, None) for seat, text in end.played]
     return replayed(game, end.round_no, end.start, moves, dump(end.state), follower.inv, origin=src.label)
