@@ -3,11 +3,14 @@ packet files), games made through the CLI and real processes, dumps of a store, 
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import socket
 import sqlite3
 import subprocess
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +22,11 @@ from typer.testing import CliRunner
 from engine.bots import RandomBot
 from engine.position import dump, load
 from engine.rules import apply
+from pbem.auto.host_runner import FolderHost
+from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
+from pbem.host.clock import FakeClock
+from pbem.host.deadlines import Timing
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file
 from pbem.seat import keys
@@ -257,3 +264,91 @@ def wait_all(procs, timeout: float) -> None:
             for q in procs:
                 q.kill()
             raise AssertionError(f"the game did not finish in time: {[q.returncode for q in procs]}")
+
+
+def started_game(tmp_path: Path):
+    """A dealt game in a folder: (db, host, FolderHost, its log lines, seats' FolderSeat, ids)."""
+    db, homes = new_game(tmp_path)
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    host = H.Host(db, ids["referee"])
+    lines: list[str] = []
+    fh = FolderHost(host, tmp_path / "shared", lines.append)
+    fh.grace = 0.0
+    seats = {s: FolderSeat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS}
+    for s in seats.values():
+        s.join()
+    fh.step()
+    return db, host, fh, lines, seats, ids
+
+
+def folder_dealt(root: Path):
+    """A dealt game in the folder root/shared: (db, folder, homes, the mover's FolderSeat and its packet)."""
+    db, host, _, _, seats, _ = started_game(root)
+    host.close()
+    sp = seats["ann"].latest()
+    assert sp is not None
+    mover = seats[sp.doc.to_move]
+    return db, root / "shared", {n: root / f"home-{n}" for n in ["referee", *SEATS]}, mover, mover.latest()
+
+
+# Runs `python -m pbem ARGS` in the same process after setting its limits (not in a preexec_fn:
+# the test process has threads, and a forked child may only exec). argv[1] "1": drop
+# CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set when root, so that the exec'd
+# pbem lacks them and a file of mode 000 is unreadable to it too.
+_LIMITED = """
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+if sys.argv[1] == "1" and os.geteuid() == 0:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (1, 2):
+        if libc.prctl(24, cap, 0, 0, 0):  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+os.execv(sys.executable, [sys.executable, "-m", "pbem", *sys.argv[2:]])
+"""
+
+
+def run_peak(args: list[object], home: Path, cwd: Path, *, unprivileged: bool = False,
+             timeout: float = 60) -> tuple[int, str, int]:
+    """`pbem ARGS` as a process of its own: (exit code, its output, its peak memory in MiB).
+    Its address space is capped at 3 GiB, so that a reader without a bound fails (MemoryError,
+    exit 70) instead of taking the machine."""
+    out = cwd / f"run-{time.monotonic_ns()}.log"
+    with out.open("wb") as f:
+        proc = subprocess.Popen([sys.executable, "-c", _LIMITED, "1" if unprivileged else "0", *map(str, args)],
+                                env=cli_env(home), cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, out.read_text(errors="replace"), usage.ru_maxrss // 1024
+
+
+SEATS4 = ["ann", "bob", "cat", "dan"]
+
+
+def four_seat_game(root: Path, clock: FakeClock, timing: Timing, store: str):
+    homes = make_homes(root, ["referee", *SEATS4])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = store
+    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS4], [],
+                  timing=timing.to_config(), clock=clock)
+    return db, homes, ids
+
+
+def clocked_game(tmp_path: Path, timing: Timing, store: str):
+    """A four-seat game dealt in `store` under `timing`, with a clock that moves only when told:
+    (clock, host, FolderHost, seats' FolderSeat, ids)."""
+    clock = FakeClock("2026-12-01T12:00:00+00:00")
+    db, homes, ids = four_seat_game(tmp_path, clock, timing, store)
+    host = H.Host(db, ids["referee"], clock)
+    fh = FolderHost(host, tmp_path / "shared", lambda line: None)
+    seats = {s: FolderSeat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS4}
+    for s in seats.values():
+        s.join()
+    fh.step()
+    return clock, host, fh, seats, ids

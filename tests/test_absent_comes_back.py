@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_deadlines import dealt
+from pbem_helpers import clocked_game
 
 from engine.rules import check, legal_moves
 from pbem.errors import StaleMove
@@ -25,7 +25,7 @@ def _old_packet(host, seq: int, identity, home: Path):
 
 
 def test_an_absent_seat_comes_back_with_a_move_for_a_packet_the_host_played(tmp_path, store_url: str) -> None:
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, grace=1800, on_timeout="bot", absent_after=1),
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=1800, on_timeout="bot", absent_after=1),
                                        store_url)
     me = host.status()["to_move"]
     others = [s for s in seats if s != me]
@@ -95,7 +95,7 @@ def test_an_absent_seat_comes_back_with_a_move_for_a_packet_the_host_played(tmp_
 
 
 def test_pbem_back_makes_an_absent_seat_present(tmp_path, store_url: str) -> None:
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="bot", absent_after=1), store_url)
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="bot", absent_after=1), store_url)
     me = host.status()["to_move"]
     clock.advance(3601)
     fh.step()

@@ -13,32 +13,24 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, check_game, cli_game, new_game, sqlite_dump, start_bots, start_host, wait_all
+from pbem_helpers import (
+    SEATS,
+    check_game,
+    cli_game,
+    sqlite_dump,
+    start_bots,
+    start_host,
+    started_game,
+    wait_all,
+)
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost, run
 from pbem.auto.seat_bot import FolderBot
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.protocol.documents import Move, SealedMove, b64, move_commitment, read_blocks, seal_info, seal_json, sign
-from pbem.seat import keys
 from pbem.seat import player as P
-
-
-def started_game(tmp_path: Path):
-    """A dealt game in a folder; returns (host, FolderHost, log lines, seats' FolderSeat, ids)."""
-    db, homes = new_game(tmp_path)
-    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    host = H.Host(db, ids["referee"])
-    lines: list[str] = []
-    fh = FolderHost(host, tmp_path / "shared", lines.append)
-    fh.grace = 0.0
-    seats = {s: FolderSeat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS}
-    for s in seats.values():
-        s.join()
-    fh.step()
-    return db, host, fh, lines, seats, ids
 
 
 def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import make_homes, run_cli, store_dump
+from pbem_helpers import SEATS4, clocked_game, four_seat_game, make_homes, run_cli, store_dump
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
@@ -34,7 +34,6 @@ from pbem.seat.home import saved_notices
 from pbem.seat.screen import news_lines
 from pbem.ui import when, words
 
-SEATS4 = ["ann", "bob", "cat", "dan"]
 UTC = timezone.utc
 
 
@@ -78,15 +77,6 @@ def test_due_in_words_in_three_languages() -> None:
         assert when.due_line(*deadline, "ann", now) == "轮到你了，截止 12月3日（周四）18:00 UTC，还有1天4小时"
     with words.using("zh-Hant"):
         assert when.due_line(*deadline, "ann", now) == "輪到你了，截止 12月3日（週四）18:00 UTC，還有1天4小時"
-
-
-def four_seat_game(root: Path, clock: FakeClock, timing: Timing, store: str):
-    homes = make_homes(root, ["referee", *SEATS4])
-    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    db = store
-    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS4], [],
-                  timing=timing.to_config(), clock=clock)
-    return db, homes, ids
 
 
 def check_archives(host: H.Host) -> list[str]:
@@ -193,24 +183,12 @@ def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path, st
     host.close()
 
 
-def dealt(tmp_path: Path, timing: Timing, store: str):
-    clock = FakeClock("2026-12-01T12:00:00+00:00")
-    db, homes, ids = four_seat_game(tmp_path, clock, timing, store)
-    host = H.Host(db, ids["referee"], clock)
-    fh = FolderHost(host, tmp_path / "shared", lambda line: None)
-    seats = {s: FolderSeat.open(tmp_path / "shared", ids[s], homes[s]) for s in SEATS4}
-    for s in seats.values():
-        s.join()
-    fh.step()
-    return clock, host, fh, seats, ids
-
-
 def test_a_seat_cannot_mark_its_own_move_as_the_hosts(tmp_path: Path, store_url: str) -> None:
     """Only the host marks the moves it made (by: host): a seat's move saying so is refused,
     and nothing changes (an audit would otherwise blame the host for it)."""
     from pbem.seat import player
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
     first = host.status()["to_move"]
     sp = seats[first].latest()
     honest = player.make_move(sp, str(legal_moves(sp.view)[0]))
@@ -224,7 +202,7 @@ def test_a_seat_cannot_mark_its_own_move_as_the_hosts(tmp_path: Path, store_url:
 
 
 def test_pause_stops_the_clock_and_resume_gives_the_time_back(tmp_path: Path, store_url: str) -> None:
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
     first = host.status()["to_move"]
     clock.advance(20 * 60)
     timekeeper.pause(host)
@@ -251,7 +229,7 @@ def test_pause_stops_the_clock_and_resume_gives_the_time_back(tmp_path: Path, st
 def test_away_stretches_the_deadline_and_resign_hands_the_seat_to_the_policy(tmp_path: Path, store_url: str) -> None:
     from pbem.seat import player
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="bot"), store_url)
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="bot"), store_url)
     first = host.status()["to_move"]
     me = seats[first]
     request = player.make_request(me.invitation, first, ids[first], "away", until="2026-12-05T00:00:00+00:00")

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, new_game
+from pbem_helpers import folder_dealt, new_game, run_peak, started_game
 from processes import PBEM, cli_env
-from test_autohost import started_game
 
 from engine.rules import legal_moves
 from pbem.folder.layout import GameFolder
@@ -32,51 +29,6 @@ PEAK_LIMIT_MIB = 250  # a pbem process is ~60-90 MiB; reading the poison took 1,
 ESC_NAME = "\x1b]0;pwned\x07\x1b[31mred\u202e.pbem"
 
 
-# Runs `python -m pbem ARGS` in the same process after setting its limits (not in a preexec_fn:
-# the test process has threads, and a forked child may only exec). argv[1] "1": drop
-# CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set when root, so that the exec'd
-# pbem lacks them and a file of mode 000 is unreadable to it too.
-_LIMITED = """
-import os, resource, sys
-resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-if sys.argv[1] == "1" and os.geteuid() == 0:
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    for cap in (1, 2):
-        if libc.prctl(24, cap, 0, 0, 0):  # PR_CAPBSET_DROP
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-os.execv(sys.executable, [sys.executable, "-m", "pbem", *sys.argv[2:]])
-"""
-
-
-def run_peak(args: list[object], home: Path, cwd: Path, *, unprivileged: bool = False,
-             timeout: float = 60) -> tuple[int, str, int]:
-    """`pbem ARGS` as a process of its own: (exit code, its output, its peak memory in MiB).
-    Its address space is capped at 3 GiB, so that a reader without a bound fails (MemoryError,
-    exit 70) instead of taking the machine."""
-    out = cwd / f"run-{time.monotonic_ns()}.log"
-    with out.open("wb") as f:
-        proc = subprocess.Popen([sys.executable, "-c", _LIMITED, "1" if unprivileged else "0", *map(str, args)],
-                                env=cli_env(home), cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
-        timer = threading.Timer(timeout, proc.kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, out.read_text(errors="replace"), usage.ru_maxrss // 1024
-
-
-def dealt(root: Path):
-    """A dealt game in the folder root/shared: (db, folder, homes, the mover's Seat and its packet)."""
-    db, host, _, _, seats, _ = started_game(root)
-    host.close()
-    sp = seats["ann"].latest()
-    assert sp is not None
-    mover = seats[sp.doc.to_move]
-    return db, root / "shared", {n: root / f"home-{n}" for n in ["referee", *SEATS]}, mover, mover.latest()
 
 
 def host_once(db: Path, folder: Path, homes: dict[str, Path], root: Path, **kw) -> tuple[int, str, int]:
@@ -100,7 +52,7 @@ def sparse(path: Path, size: int) -> None:
 
 
 def test_poison_in_the_inbox_is_set_aside_unread_and_the_real_move_is_applied(tmp_path: Path) -> None:
-    db, folder, homes, mover, sp = dealt(tmp_path)
+    db, folder, homes, mover, sp = folder_dealt(tmp_path)
     inbox = folder / "inbox"
     sparse(inbox / "huge.pbem", GIB)
     (inbox / "zero.pbem").symlink_to("/dev/zero")
@@ -133,7 +85,7 @@ def test_poison_in_the_inbox_is_set_aside_unread_and_the_real_move_is_applied(tm
 def test_many_large_inbox_files_are_read_one_at_a_time(tmp_path: Path) -> None:
     """12 different files just under the limit (15 MiB each, sparse but for their last byte):
     the host holds one at a time, not all 180 MiB at once."""
-    db, folder, homes, _, _ = dealt(tmp_path)
+    db, folder, homes, _, _ = folder_dealt(tmp_path)
     for i in range(12):
         with (folder / "inbox" / f"big-{i}.pbem").open("wb") as f:
             f.seek(15 * (1 << 20) - 1)
@@ -145,7 +97,7 @@ def test_many_large_inbox_files_are_read_one_at_a_time(tmp_path: Path) -> None:
 
 
 def test_a_file_the_host_cannot_read_is_set_aside_and_the_real_move_is_applied(tmp_path: Path) -> None:
-    db, folder, homes, mover, sp = dealt(tmp_path)
+    db, folder, homes, mover, sp = folder_dealt(tmp_path)
     secret = folder / "inbox" / "ann-000001-aaaaaaaaaaaa.pbem"
     secret.write_text("junk\n")
     secret.chmod(0)
@@ -184,7 +136,7 @@ def test_a_rejected_folder_replaced_by_a_file_stalls_nothing_and_is_said_once(tm
 
 @pytest.mark.parametrize("sub", ["inbox/done", "inbox/rejected", "packets/table"])
 def test_a_sub_folder_that_is_a_link_gets_nothing_written_through_it(tmp_path: Path, sub: str) -> None:
-    db, folder, homes, mover, sp = dealt(tmp_path)
+    db, folder, homes, mover, sp = folder_dealt(tmp_path)
     outside = tmp_path / "outside"
     outside.mkdir()
     link = folder / sub
@@ -204,7 +156,7 @@ def test_a_sub_folder_that_is_a_link_gets_nothing_written_through_it(tmp_path: P
 
 
 def test_a_seat_reads_no_poison_packet_notice_or_manifest(tmp_path: Path) -> None:
-    _, folder, homes, mover, sp = dealt(tmp_path)
+    _, folder, homes, mover, sp = folder_dealt(tmp_path)
     table = folder / "packets" / "table"
     top = sp.doc.seq
     (table / f"{top + 3:06d}-{'a' * 12}.pbem").symlink_to("/dev/zero")
@@ -223,7 +175,7 @@ def test_a_seat_reads_no_poison_packet_notice_or_manifest(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("attack", ["manifest-zero", "manifest-deep", "invitation-zero", "invitation-fifo"])
 def test_a_poisoned_manifest_or_invitation_is_one_error_line(tmp_path: Path, attack: str) -> None:
-    db, folder, homes, mover, _ = dealt(tmp_path)
+    db, folder, homes, mover, _ = folder_dealt(tmp_path)
     what, how = attack.split("-")
     target = folder / ("pbem-folder.json" if what == "manifest" else "invitation.pbem")
     target.unlink()
@@ -275,7 +227,7 @@ def test_a_junk_packet_before_the_deal_stops_no_seat_from_joining(tmp_path: Path
 
 
 def test_a_key_file_others_can_read_is_used_with_one_warning(tmp_path: Path) -> None:
-    _, folder, homes, mover, _ = dealt(tmp_path)
+    _, folder, homes, mover, _ = folder_dealt(tmp_path)
     key = keys.key_path(homes[mover.seat], mover.seat)
     key.chmod(0o644)
     code, out, _ = run_peak(["turn", folder, "--as", mover.seat], homes[mover.seat], tmp_path)
@@ -290,7 +242,7 @@ def test_a_key_file_others_can_read_is_used_with_one_warning(tmp_path: Path) -> 
 @pytest.mark.parametrize("until", ["99999999999d", "9999999999999999999999s", "3000000d", "10000-01-01", "0000-01-01"])
 def test_an_away_time_past_the_calendar_is_one_error_line(tmp_path: Path, until: str) -> None:
     """Before: OverflowError, exit 70."""
-    _, folder, homes, mover, _ = dealt(tmp_path)
+    _, folder, homes, mover, _ = folder_dealt(tmp_path)
     run = subprocess.run([*PBEM, "away", folder, "--until", until, "--as", mover.seat], env=cli_env(homes[mover.seat]),
                          cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
     assert run.returncode == 2 and run.stderr.startswith("error: ") and "Traceback" not in run.stderr, run.stderr

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import store_dump
+from pbem_helpers import clocked_game, store_dump
 from sqlalchemy import select, update
-from test_deadlines import dealt
 
 from engine.rules import legal_moves
 from pbem.errors import BadPacket
@@ -34,7 +33,7 @@ def test_a_move_with_an_empty_nonce_is_refused(tmp_path, store_url: str) -> None
     reads the move file finds the words by trying each legal move. Refused, nothing changes."""
     from pbem.seat import player
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600), store_url)
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600), store_url)
     first = host.status()["to_move"]
     sp = seats[first].latest()
     text = str(legal_moves(sp.view)[0])
@@ -60,7 +59,7 @@ def test_away_is_bounded_rate_limited_and_a_far_date_says_its_year(tmp_path, sto
     from pbem.seat import player
     from pbem.ui import when, words
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="bot"), store_url)
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="bot"), store_url)
     first = host.status()["to_move"]
     me = seats[first]
 
@@ -142,7 +141,7 @@ def rogue_play(host, seat: str, text: str, why: str = "timeout"):
 def test_the_host_library_refuses_to_play_for_a_seat_in_a_game_without_deadline(tmp_path, store_url: str) -> None:
     from pbem.errors import Conflict
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(on_timeout="bot"), store_url)  # no deadline at all
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(on_timeout="bot"), store_url)  # no deadline at all
     first = host.status()["to_move"]
     before = store_dump(host.store.url)
     with pytest.raises(Conflict, match=f"may not play for {first} at packet 1: the game has no deadline"):
@@ -165,7 +164,7 @@ def test_the_host_library_plays_only_after_the_deadline_and_only_the_policys_mov
     from pbem.errors import Conflict
     from pbem.protocol.timeout import policy_move
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, grace=1800, on_timeout="bot"), store_url)
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=1800, on_timeout="bot"), store_url)
     first = host.status()["to_move"]
     before = store_dump(host.store.url)
     with pytest.raises(Conflict, match="its deadline and grace run until Tue 1 Dec 13:30 UTC"):
@@ -201,7 +200,7 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     from pbem.auto.seat_bot import FolderBot
     from pbem.protocol.timeout import policy_move
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
     shared = tmp_path / "shared"
     a = host.status()["to_move"]
     state = host.live_state()
@@ -272,7 +271,7 @@ def test_pbem_away_to_the_year_9000_is_refused_by_pbem_apply(tmp_path, store_url
     the request; the host's `pbem apply` refuses it with one line (exit 3), changing nothing."""
     from processes import one_error_line, pbem
 
-    clock, host, fh, seats, ids = dealt(tmp_path, Timing(deadline=48 * 3600), store_url)
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=48 * 3600), store_url)
     first = host.status()["to_move"]
     packet = tmp_path / "packet-000001.pbem"
     packet.write_text(host.packet(1))

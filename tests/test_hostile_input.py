@@ -158,7 +158,7 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> N
 
 
 def test_the_folder_host_sets_poison_aside_with_its_reason_and_goes_on(tmp_path: Path) -> None:
-    from test_autohost import started_game
+    from pbem_helpers import started_game
 
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     gf = fh.folder
@@ -184,7 +184,7 @@ def test_the_folder_host_sets_poison_aside_with_its_reason_and_goes_on(tmp_path:
 
 
 def test_a_junk_file_named_like_a_packet_is_skipped_and_said(tmp_path: Path) -> None:
-    from test_autohost import started_game
+    from pbem_helpers import started_game
 
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     gf = fh.folder
