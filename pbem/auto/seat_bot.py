@@ -196,7 +196,7 @@ class MailBot:
                                games=", ".join(i.game for i in found)), hint=t("name one with --game GAME"))
         if found:
             self.log(t("resuming {game}: joined before", game=found[0].game))
-            self._invited(found[0], None)
+            self._invited(found[0])
 
     def wait(self, seconds: float) -> bool:
         return self.source.wait(seconds)
@@ -209,7 +209,7 @@ class MailBot:
             raise UsageError(t("no host address to mail to"), hint=t("pass --to HOST-ADDRESS"))
         return self.courier.deliver(block_mail(block, sender=self.sender, to=self.to))
 
-    def _invited(self, inv, msg: Any) -> None:
+    def _invited(self, inv) -> None:
         try:
             seat = player.seat_of(inv, self.identity)
         except UsageError:
@@ -252,7 +252,7 @@ class MailBot:
             blocks, errors = message_blocks(msg)
             for b in blocks:
                 if b.kind == "invitation":
-                    self._invited(b, msg)
+                    self._invited(b)
             if not blocks:
                 self._settle(label, "rejected" if errors else None)
             elif self.game is None:
@@ -260,10 +260,10 @@ class MailBot:
             elif not any(b.game == self.game for b in blocks):
                 self.source.pass_over(label)  # another game's mail: another bot's business
             else:
-                kinds = [self._keep(label, b, msg) for b in blocks]
+                kinds = [self._keep(label, b) for b in blocks]
                 self._settle(label, settle_outcome(["refused"] * bool(errors) + kinds))
 
-    def _keep(self, label: str, b: Signed, msg: Any) -> str:
+    def _keep(self, label: str, b: Signed) -> str:
         if b.kind == "invitation":
             return "saved" if b.game == self.game else "ignored"
         if b.kind not in ("packet", "archive") or b.game != self.game:
