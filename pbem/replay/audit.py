@@ -528,13 +528,7 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
         seq = _check_envelope(rep, i, m, key_at, chain, doc.game, doc.signer)
         unanswered = unanswered or seq is None
         if seq is not None:
-            if last_seq is not None and seq != last_seq + 1 and not set(range(last_seq + 1, seq)) <= handed:
-                if seq > last_seq + 1:
-                    rep.fault(i, CHAIN, t("answers packet {seq}, but the move before it answered packet {before}: a "
-                                            "move between them is missing", seq=seq, before=last_seq))
-                else:
-                    rep.fault(i, CHAIN, t("answers packet {seq}, but the move before it answered packet {before}",
-                                            seq=seq, before=last_seq))
+            _check_follows(rep, i, seq, last_seq, handed)
             last_seq = seq
         if state is None:
             continue
@@ -566,6 +560,19 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
         rep.passed("final")
         return None if unanswered else Replay(doc.game, doc.round, None, invitation, start, steps)
     return None
+
+
+def _check_follows(rep: Report, i: int, seq: int, last_seq: int | None, handed: set[int]) -> None:
+    """Move i answers packet `seq`, the move before it `last_seq`: the next packet, unless the
+    ones between were handovers (answered by no move)."""
+    if last_seq is None or seq == last_seq + 1 or set(range(last_seq + 1, seq)) <= handed:
+        return
+    if seq > last_seq + 1:
+        rep.fault(i, CHAIN, t("answers packet {seq}, but the move before it answered packet {before}: a "
+                                "move between them is missing", seq=seq, before=last_seq))
+    else:
+        rep.fault(i, CHAIN, t("answers packet {seq}, but the move before it answered packet {before}",
+                                seq=seq, before=last_seq))
 
 
 def _deal_packet(doc: Archive) -> int:
