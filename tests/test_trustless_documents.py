@@ -23,7 +23,7 @@ from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
 from pbem.protocol.trustless.stacks import game_stacks
-from pbem.protocol.trustless.table import Layout, TrustlessSeat, TrustlessGame
+from pbem.protocol.trustless.table import Layout, TableSeat, TrustlessGame
 
 V = Path(__file__).parent / "vectors" / "protocol"
 FACTS = json.loads((V / "trustless.json").read_text(encoding="utf-8"))
@@ -60,13 +60,13 @@ def _table():
 @pytest.mark.slow
 def test_the_vectors_deal_ann_her_cards_through_checked_proofs():
     game, shares, current = _table()
-    ann = TrustlessSeat(game, "ann", _identity("ann"), K.SeatKeys.from_secret_hex(FACTS["secrets"]["ann"]),
+    ann = TableSeat(game, "ann", _identity("ann"), K.SeatKeys.from_secret_hex(FACTS["secrets"]["ann"]),
                {p: _identity(p).public for p in game.players}, shares, current)
     for b in BLOCKS[7:9]:
         ann.receive(M.bundle(b.doc.tokens[0]))
     assert [ann.opened[s] for s in Layout.of(game, 1).private("ann")] == FACTS["ann_dealt"]
     # bob sees ann's played card open, and only from her slot
-    bob = TrustlessSeat(game, "bob", _identity("bob"), K.SeatKeys.from_secret_hex(FACTS["secrets"]["bob"]),
+    bob = TableSeat(game, "bob", _identity("bob"), K.SeatKeys.from_secret_hex(FACTS["secrets"]["bob"]),
                {p: _identity(p).public for p in game.players}, shares, current)
     for b in (BLOCKS[6], BLOCKS[8]):
         bob.receive(M.bundle(b.doc.tokens[0]))

@@ -15,13 +15,13 @@ from pbem.protocol.mental.group import random_scalar, seeded_scalars
 from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import setup as S
 from pbem.protocol.trustless.stacks import card_of, game_stacks
-from pbem.protocol.trustless.table import Layout, TrustlessSeat, TrustlessGame, deal_in_order
+from pbem.protocol.trustless.table import Layout, TableSeat, TrustlessGame, deal_in_order
 
 
 @dataclass
 class Table:
     game: TrustlessGame
-    seats: dict[str, TrustlessSeat]
+    seats: dict[str, TableSeat]
     secrets: dict[str, K.SeatKeys]
     identities: dict[str, Identity]
     log: list[bytes] = field(default_factory=list)
@@ -73,6 +73,6 @@ def build(ruleset: str, n: int, game_id: str = "trust-0000abcd", seed: bytes | N
         assert [c.encode() for c in checked["deck@1"]] == [c.encode() for c in mine["deck@1"]]
         current = checked
     for p in players:
-        table.seats[p] = TrustlessSeat(game, p, identities[p], secrets[p], {q: identities[q].public for q in players},
+        table.seats[p] = TableSeat(game, p, identities[p], secrets[p], {q: identities[q].public for q in players},
                               shares, current)
     return table

@@ -34,7 +34,7 @@ from pbem.protocol.trustless import setup as S
 from pbem.protocol.trustless.keys import SeatKeys, joint_keys
 from pbem.protocol.trustless.play import debt_bundles
 from pbem.protocol.trustless.public import PublicTable
-from pbem.protocol.trustless.table import Layout, TrustlessSeat
+from pbem.protocol.trustless.table import Layout, TableSeat
 from pbem.protocol.trustless.tokens import Slot
 from pbem.ui.words import join as join_words
 from pbem.ui.words import kind_name, t
@@ -131,13 +131,13 @@ class TrustlessSeat(Follower):
         self.identity = identity
         self.me = me
         self.keys: SeatKeys = seat_keys(identity, inv)
-        self.seat: TrustlessSeat | None = None  # once the stacks are final
+        self.seat: TableSeat | None = None  # once the stacks are final
         self.choose: Chooser | None = None  # who picks this seat's moves (a bot); None: the seat sends no move
 
     def _learn(self, doc: Mental) -> None:
         if self.seat is None and self.table.step() != "shuffle":
-            self.seat = TrustlessSeat(self.table.game, self.me, self.identity, self.keys, self._seat_keys,
-                                      self.table.shares, self.table.stacks)
+            self.seat = TableSeat(self.table.game, self.me, self.identity, self.keys, self._seat_keys,
+                                  self.table.shares, self.table.stacks)
         if self.seat is not None and doc.seat != self.me:
             for t in doc.tokens or []:
                 if t.to in ("all", self.me):

@@ -16,7 +16,7 @@ from typing import Any
 from engine.state import RoundState
 from engine.catalog import HIDDEN
 from pbem.errors import BadPacket
-from pbem.protocol.trustless.table import Layout, TrustlessSeat, TrustlessGame
+from pbem.protocol.trustless.table import Layout, TableSeat, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot
 from pbem.ui.words import t
 
@@ -146,14 +146,14 @@ class Ledger:
         return {to: sorted(makers) for to, makers in out.items()}
 
 
-def debt_bundles(seat: TrustlessSeat, ledger: Ledger) -> list[dict[str, Any]]:
+def debt_bundles(seat: TableSeat, ledger: Ledger) -> list[dict[str, Any]]:
     """The token bundles `seat` owes (public first, then one sealed to each later reader), to ride
     on its next message (the ledger changes when the message is taken, not here)."""
     return [seat.bundle_for(slots, to)
             for to, slots in sorted(ledger.owed_by(seat.me).items(), key=lambda kv: (kv[0] != ALL, kv[0]))]
 
 
-def pay_debts(seat: TrustlessSeat, ledger: Ledger) -> list[dict[str, Any]]:
+def pay_debts(seat: TableSeat, ledger: Ledger) -> list[dict[str, Any]]:
     """`debt_bundles`, marked paid in `ledger` at once (one process playing every seat)."""
     out = debt_bundles(seat, ledger)
     for b in out:
@@ -164,7 +164,7 @@ def pay_debts(seat: TrustlessSeat, ledger: Ledger) -> list[dict[str, Any]]:
 class SlotDrawer:
     """A `Drawer` for one seat's view: its own draws are known once their tokens are in."""
 
-    def __init__(self, seat: TrustlessSeat, ledger: Ledger) -> None:
+    def __init__(self, seat: TableSeat, ledger: Ledger) -> None:
         self.seat = seat
         self.ledger = ledger
         self._taken = 0  # draws handed to the engine and not yet settled

@@ -3,7 +3,7 @@
 It follows the relayed blocks in chain order (the joins, then the seats' mental blocks),
 checks each against the step the table is at and every proof in it, and says what the table
 waits for next. It holds no secret: the host keeps one to order the chain, each seat keeps
-one beside its own `table.TrustlessSeat`, and both refuse the same blocks for the same reasons.
+one beside its own `table.TableSeat`, and both refuse the same blocks for the same reasons.
 
 Steps (docs/trustless.md §5): `join` (every seat, in parallel), `shuffle` (each seat in seat
 order), `deal` (every seat's tokens for the others' roles and hands, in parallel), then play:

@@ -3,7 +3,7 @@
 `Layout` maps a round's deal onto slots of the final stacks exactly as engine.state.deal lays
 cards out (dwarves: seat i's role is slot i, the rest aside; goals in GOAL_CELLS order;
 deck: the expansion's 10 removed cards, then each hand in seat order, then the draw pile), so
-the engine deals the same table whichever order the shuffle produced. `TrustlessSeat` holds what one
+the engine deals the same table whichever order the shuffle produced. `TableSeat` holds what one
 seat knows: every key share, the final stacks, the tokens it was given, the cards it opened.
 Its `view` is the engine's view of the round for that seat (engine.views.view), with only
 the cards it opened filled in: the engine never sees anything else (engine/dealer.py seam).
@@ -109,7 +109,7 @@ def deal_in_order(game: TrustlessGame, round_no: int, orders: dict[str, list[str
 
 
 @dataclass
-class TrustlessSeat:
+class TableSeat:
     game: TrustlessGame
     me: str
     identity: Identity

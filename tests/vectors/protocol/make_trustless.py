@@ -32,7 +32,7 @@ from pbem.protocol.trustless import messages as M  # noqa: E402
 from pbem.protocol.trustless import setup as S  # noqa: E402
 from pbem.protocol.trustless.play import Ledger, pay_debts  # noqa: E402
 from pbem.protocol.trustless.stacks import game_stacks  # noqa: E402
-from pbem.protocol.trustless.table import Layout, TrustlessSeat, TrustlessGame  # noqa: E402
+from pbem.protocol.trustless.table import Layout, TableSeat, TrustlessGame  # noqa: E402
 
 GAME = "trustvec-0000beef"
 SEATS = ("ann", "bob", "cat")
@@ -62,7 +62,7 @@ def build() -> tuple[list[str], dict]:
     for turn, s in enumerate(SEATS):
         doc, current = S.make_shuffle(GAME, s, turn, list(stacks), joint, current, rng)
         blocks.append(M.message(ids[s], GAME, s, 1 + turn, fake_packet(1 + turn), "shuffle", shuffle=doc).armored())
-    seats = {s: TrustlessSeat(game, s, ids[s], secrets[s], {q: ids[q].public for q in SEATS}, shares, current)
+    seats = {s: TableSeat(game, s, ids[s], secrets[s], {q: ids[q].public for q in SEATS}, shares, current)
              for s in SEATS}
     deal = {s: seats[s].deal_bundle(1) for s in SEATS}
     for s in SEATS:
