@@ -33,21 +33,9 @@ def _interrupted() -> None:
 
 
 def main() -> None:
-    import gc  # built into the interpreter: nothing to load
-
     try:
-        from pbem import pace  # the collector's pace: seldom while the command starts (pbem/pace.py)
-
-        pace.for_start_up()
         from pbem.cli import main as cli_main
     except KeyboardInterrupt:
         _interrupted()
         return
-    try:
-        cli_main()
-    finally:
-        # At exit Python's finalisation clears every module and collects what that leaves, so it
-        # freed all those objects one by one (~60 ms of a store's command), for the process's end
-        # to free them anyway. Frozen, the collector leaves them alone; what is freed by its
-        # reference count still is (files flushed and closed, the store's connections closed).
-        gc.freeze()
+    cli_main()

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Callable
 
-from pbem import pace
 from pbem.errors import CertificateFailure, MailServerRefused, UsageError
 from pbem.ui.words import t
 
@@ -32,8 +31,6 @@ def run(stepper: Any, *, poll: float, once: bool, log: Log,
     that refuses pbem's folders; a certificate that does not verify), or any failure with
     `once`, propagates.
     """
-    if not once:
-        pace.for_long_run()  # started: from here on each step's garbage is collected as usual
     with _stopped_by_sigterm():
         try:
             _loop(stepper, poll=poll, once=once, log=log, retry=retry)

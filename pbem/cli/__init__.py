@@ -12,20 +12,6 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from pbem.cli.slim import deferred, imported, placeholder
-
-# What Typer imports at its own import for what pbem never asks of it (pbem.cli.slim): launch()
-# (subprocess, platform), shell completion (shellingham; add_completion=False below), parameters
-# of type uuid.UUID (none here; uuid loads platform), its own tracebacks (FrameSummary and
-# StackSummary, only without rich, in the hook only Typer.__call__ installs: main() calls
-# click's command), difflib for "did you mean", loaded when a mistyped command asks it, and
-# shutil (zlib, bz2, lzma for its archives) for the terminal's size, loaded when a help page
-# or a prompt asks it. ~44 M instructions, 7 ms of every command's start.
-imported("typer", {"subprocess": {}, "platform": {}, "shellingham": {}, "uuid": {"UUID": placeholder("UUID")},
-                   "shutil": {"get_terminal_size": deferred("shutil", "get_terminal_size")},
-                   "traceback": {"FrameSummary": placeholder("FrameSummary"),
-                                 "StackSummary": placeholder("StackSummary")},
-                   "difflib": {"get_close_matches": deferred("difflib", "get_close_matches")}})
 import typer
 import typer.main
 
@@ -36,8 +22,8 @@ from pbem.errors import EXIT_INVALID_MOVE as EXIT_INVALID
 # The modules that add commands (each by its register(app)), in the order the help page lists
 # what they add, with the words each adds at the top: its commands and groups (`game` gathers
 # commands from three). A command line imports only the modules of its first word: `pbem show`
-# loads none of the mail, folder, host, replay and deadline commands (~3.5 ms of its start,
-# issue 16.1); a page or a word no module adds (a typo, for click's suggestion) loads them all.
+# loads none of the mail, folder, host, replay and deadline commands; a page or a word no module
+# adds (the root page, a typo, for click's suggestion) loads them all.
 # tests/test_startup.py checks the words against what each module adds.
 PARTS: dict[str, tuple[str, ...]] = {
     "keys": ("key",),
@@ -94,8 +80,8 @@ def tree(parts: Iterable[str] = PARTS) -> typer.Typer:
 
 
 def tree_for(argv: list[str]) -> typer.Typer:
-    """The command line with only the modules that add the first command word of `argv` (the
-    command `branch` keeps), or the whole one."""
+    """The command line with only the modules that add the first command word of `argv`, or the
+    whole one."""
     from pbem.cli.helptext import command_words
 
     first = next(iter(command_words(argv)), None)
@@ -130,126 +116,11 @@ def _fail(message: str, hint: str | None, code: int, source: str | None = None) 
     sys.exit(code)
 
 
-def _named(app: typer.Typer, word: str) -> typer.Typer | None:
-    """`app` keeping only its command or group called `word` (None: it has no such one)."""
-    import copy
-
-    for info in app.registered_commands:
-        if (info.name or typer.main.get_command_name(info.callback.__name__)) == word:  # type: ignore[union-attr]
-            lean = copy.copy(app)
-            lean.registered_commands, lean.registered_groups = [info], []
-            return lean
-    for group in app.registered_groups:
-        if (group.name or group.typer_instance.info.name) == word:  # type: ignore[union-attr]
-            lean = copy.copy(app)
-            lean.registered_commands, lean.registered_groups = [], [copy.copy(group)]
-            return lean
-    return None
-
-
-def _listed(app: typer.Typer) -> typer.Typer:
-    """`app` as its own help page shows it: each command and group by its name and help, with
-    none of their parameters converted (the page lists none of them)."""
-    import copy
-
-    def stand_in(info: Any) -> Any:
-        def listed() -> None:  # only listed on a help page, never run
-            raise AssertionError(info.callback.__name__)
-
-        listed.__name__, listed.__doc__ = info.callback.__name__, info.callback.__doc__
-        info = copy.copy(info)
-        info.callback = listed
-        return info
-
-    def emptied(group: Any) -> Any:
-        group = copy.copy(group)
-        group.typer_instance = copy.copy(group.typer_instance)
-        group.typer_instance.registered_commands, group.typer_instance.registered_groups = [], []
-        return group
-
-    lean = copy.copy(app)
-    lean.registered_commands = [stand_in(info) for info in app.registered_commands]
-    lean.registered_groups = [emptied(group) for group in app.registered_groups]
-    return lean
-
-
-def branch(app: typer.Typer, argv: list[str]) -> typer.Typer:
-    """`app` cut down to the command this command line names. Typer converts every parameter
-    of every command it is given into click's, about 80 ms for the whole tree (as much as
-    importing Typer), and a command line runs one command; a group's help page (`pbem --help`,
-    `pbem game --help`) lists its commands without their parameters. A word that names no
-    command keeps its whole level, so click's errors and suggestions are the same as ever."""
-    from pbem.cli.helptext import command_words
-
-    page = not argv or "--help" in argv
-    named = command_words(argv)
-    words = iter(named)
-    top = _named(app, next(words, ""))
-    if top is None:  # `pbem --version` names no command either
-        return _listed(app) if page or not named else app
-    lean = top
-    while lean.registered_groups:
-        group = lean.registered_groups[0]
-        inner = _named(group.typer_instance, next(words, ""))  # type: ignore[arg-type]
-        if inner is None:
-            if page and group.typer_instance.info.cls is None:  # type: ignore[union-attr]
-                group.typer_instance = _listed(group.typer_instance)  # type: ignore[arg-type]
-            break
-        group.typer_instance = inner
-        lean = inner
-    return top
-
-
-# What the root page shows of each command and group besides its name (Typer's help panels).
-_SHOWN = ("help", "short_help", "hidden", "deprecated", "rich_help_panel")
-
-
-def _shown() -> list[tuple[Any, ...]]:
-    """Each command and group of the root page, by its name and what the page shows of it, as
-    the whole tree has them. Kept beside pbem/cli's compiled modules (pbem.kept), stamped with
-    pbem/cli's files (every command and group, and its help, is declared in them: test_startup
-    checks) and Typer's version (it reads the help out of the docstrings)."""
-    from pathlib import Path
-
-    from typer.models import DefaultPlaceholder
-
-    from pbem.kept import kept
-
-    def value(c: Any, field: str) -> Any:  # Typer leaves a command's panel as a placeholder of None
-        v = getattr(c, field, None)
-        return v.value if isinstance(v, DefaultPlaceholder) else v
-
-    def build() -> list[tuple[Any, ...]]:
-        group = typer.main.get_command(_listed(whole()))
-        return [(name, *(value(c, f) for f in _SHOWN)) for name, c in group.commands.items()]  # type: ignore[attr-defined]
-
-    here = Path(__file__).parent
-    files = sorted(here / name for name in os.listdir(here) if name.endswith(".py"))
-    return kept(here / "__pycache__" / "commands.marshal", files, build, typer.__version__)
-
-
-def listing() -> Any:
-    """The command line as its root page shows it (`pbem --help`, `pbem`, `pbem --version`): the
-    root's options, and each command and group by its name and help, with no command module
-    imported (~6 ms of the page: pbem.cli.tree imports them all to list them)."""
-    import typer.core
-
-    group: Any = typer.main.get_command(tree(()))
-    for name, *shown in _shown():
-        group.add_command(typer.core.TyperCommand(name, **dict(zip(_SHOWN, shown))), name)
-    return group
-
-
 def command_line(argv: list[str]) -> Any:
-    """The click command that runs `argv`: the listing if it names no command, else the branch
-    of the tree it names."""
-    from pbem.cli.helptext import command_words
-
-    if not command_words(argv):
-        return listing()
+    """The click command that runs `argv`: the command line with the modules of its first word."""
     from pbem.cli.keys import home_everywhere
 
-    return home_everywhere(typer.main.get_command(branch(tree_for(argv), argv)))
+    return home_everywhere(typer.main.get_command(tree_for(argv)))
 
 
 def main() -> None:

@@ -26,35 +26,16 @@ _TYPER_WORDS = ("ARGUMENTS_PANEL_TITLE", "OPTIONS_PANEL_TITLE", "COMMANDS_PANEL_
                 "ENVVAR_STRING")
 
 
-# What typer.rich_utils imports at its top for what pbem never asks of it (pbem.cli.slim):
-# rich.markdown (markdown-it) for rich_markup_mode="markdown", rich.traceback (rich.pretty,
-# attrs) for Typer's own tracebacks, which only Typer.__call__ installs (pbem.cli.main calls
-# click and prints its errors itself). Measured: 40% of a help page's CPU time, 2-3x a bare
-# interpreter's start.
-_UNUSED_BY_HELP = {"rich.markdown": ("Markdown",), "rich.traceback": ("Traceback",)}
-# What rich imports at its own import for what a help page does without, each function loaded
-# at its first call: fractions (decimal) for rich.layout's ratios (tables use none), pickle for
-# a style's meta data (links, handlers). ~20 M instructions of a page.
-_LOADED_WHEN_CALLED = {"fractions": ("Fraction",), "pickle": ("dumps", "loads")}
-
-
-@cache
 def rich_utils() -> Any:
-    """typer.rich_utils, which draws the help pages, loaded without the modules it would import
-    only for the features above; and rich's 3,700 emoji codes (~10 M instructions) loaded only
-    if a text has one (rich looks every help text up in them: `:name:`)."""
-    from pbem.cli.slim import DeferredMapping, deferred, imported, placeholder, stand_in
+    """typer.rich_utils, which draws the help pages: it imports rich, so only a help page loads it."""
+    import typer.rich_utils
 
-    stand_in("rich._emoji_codes", {"EMOJI": DeferredMapping("rich._emoji_codes", "EMOJI")})
-    return imported("typer.rich_utils", {
-        **{module: {name: placeholder(name) for name in names} for module, names in _UNUSED_BY_HELP.items()},
-        **{module: {name: deferred(module, name) for name in names} for module, names in _LOADED_WHEN_CALLED.items()}})
+    return typer.rich_utils
 
 
 @cache
 def _english() -> dict[str, str]:
-    """Typer's words as it ships them, read before the first translation. typer.rich_utils imports
-    rich, slow to load, so only a help page loads it."""
+    """Typer's words as it ships them, read before the first translation."""
     return {name: getattr(rich_utils(), name) for name in _TYPER_WORDS}
 
 

@@ -56,36 +56,6 @@ AsOpt = Annotated[str | None, typer.Option("--as", help="Your identity (key name
                                            show_default=False)]
 
 
-def slim_msgspec() -> None:
-    """msgspec imported (pbem.cli.slim) without uuid (which loads platform) and typing_extensions:
-    its C core takes uuid.UUID and SafeUUID.unknown at import, to read and write UUIDs, which no
-    pbem document holds, and its type hints come from typing_extensions if it can be imported,
-    else from typing, which knows every form pbem's documents use (Python 3.11: Required and
-    NotRequired too). ~45 M instructions of a seat's show or move; a command that imported
-    msgspec before has it as it is."""
-    import typing
-
-    from pbem.cli.slim import imported, placeholder
-
-    imported("msgspec", {"uuid": {"UUID": placeholder("UUID"),
-                                  "SafeUUID": type("SafeUUID", (), {"unknown": None})},
-                         "typing_extensions": {"get_type_hints": typing.get_type_hints,
-                                               "Required": typing.Required, "NotRequired": typing.NotRequired}})
-
-
-def slim_sqlalchemy() -> None:
-    """SQLAlchemy and its SQLite dialect imported (pbem.cli.slim) without asyncio and
-    importlib.metadata, which it imports at its top for its async engines (a queue, a lock, a
-    runner; the aiosqlite dialect) and for dialects and plugins found through entry points,
-    none of which pbem uses: each is a stand-in that loads the real module when anything else
-    is asked of it (SQLAlchemy takes asyncio.iscoroutine at import: that one, deferred). A
-    command that imported SQLAlchemy before has it as it is."""
-    from pbem.cli.slim import deferred, imported
-
-    imported("sqlalchemy.dialects.sqlite", {"asyncio": {"iscoroutine": deferred("asyncio", "iscoroutine")},
-                                            "importlib.metadata": {}})
-
-
 def open_host(game: str | None, store: str | None, db: Path | None) -> "Host":
     """The game called GAME in the chosen store (refused if the store has no such game; with
     no name, the store's only game), or the blind host of a trustless game, whose file is its
@@ -115,7 +85,6 @@ def open_unlocked_host(game: str | None, store: str | None, db: Path | None, hom
 
 
 def _open_host(url: str, blind: Path | None, game: str | None) -> "Host":
-    slim_sqlalchemy()
     if blind is not None:  # the trustless modules load only for such a game
         from pbem.host.blind import BlindHost
 
@@ -150,7 +119,6 @@ def game_status(game: str | None, store: str | None, db: Path | None) -> dict[st
 
         with BlindHost(blind) as b:
             return b.status()
-    slim_sqlalchemy()
     from pbem.host.store import Store
 
     with Store(url) as st:
@@ -391,7 +359,6 @@ def show(
 ) -> None:
     """Open a packet with your key: the maze, your hand and role, and whose turn it is."""
     unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
-    slim_msgspec()
     from pbem.protocol.documents import read_one
     from pbem.seat import player
 
@@ -467,7 +434,6 @@ def move(
     'pbem mail-move PACKET "MOVE" --to HOST-ADDRESS [--to-dir DIR | --send ...]'.
     """
     unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
-    slim_msgspec()
     from pbem.protocol.documents import read_one
     from pbem.seat import answers, player
 

@@ -15,15 +15,16 @@ import base64
 import binascii
 import json
 import os
-import sys
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
 
+import msgspec
 from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes, hpke
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from pbem.errors import BadPacket, BadSignature, UsageError, WrongKey, WrongPassphrase
@@ -31,28 +32,6 @@ from pbem.protocol import keyline
 from pbem.protocol.keyline import KEY_ID_LEN, fingerprint_of
 from pbem.protocol.keyline import quote as _quote
 from pbem.ui.words import t
-
-try:
-    # cryptography's own binding, which its public X25519 and ChaCha20Poly1305 classes call, taken
-    # directly: those classes first import the whole OpenSSL backend (RSA, EC, every cipher, at
-    # every command's start) only to ask whether FIPS mode forbids X25519. The module is
-    # private: should a release of cryptography move it, the public classes serve, slower to load
-    # (tests/test_startup.py then fails, to say so; tests/test_crypto.py runs both ways).
-    from cryptography.hazmat.bindings._rust import openssl as _binding
-
-    _BOUND: tuple[Any, Any, Any] | None = (_binding.x25519.from_private_bytes, _binding.x25519.from_public_bytes,
-                                           _binding.aead.ChaCha20Poly1305)
-except (ImportError, AttributeError):
-    _BOUND = None
-
-
-def _x25519_private(raw: bytes) -> X25519PrivateKey:
-    return X25519PrivateKey.from_private_bytes(raw) if _BOUND is None else _BOUND[0](raw)
-
-
-def _x25519_public(raw: bytes) -> X25519PublicKey:
-    return X25519PublicKey.from_public_bytes(raw) if _BOUND is None else _BOUND[1](raw)
-
 
 # Domain separation: a signature or sealed box made for pbem can never be
 # valid in another protocol that happens to use the same keys, and v2 can
@@ -86,9 +65,6 @@ def sha256_hex(data: bytes) -> str:
     return h.finalize().hex()
 
 
-_encode: Any = None  # msgspec's sorted encoder, imported on first use (`pbem key list` signs nothing)
-
-
 def canonical_json(obj: Any) -> bytes:
     """The one byte string that gets signed for a JSON value (or a wire object, a msgspec
     Struct): sorted keys, no spaces, UTF-8 unescaped, as `json.dumps(obj, sort_keys=True,
@@ -96,18 +72,13 @@ def canonical_json(obj: Any) -> bytes:
     signed on every move, an archive at every round's end). Documents hold no floats (which
     the two write differently: 1e+16 and 1e16); keys that are not text are written by
     `json`, as before."""
-    global _encode
-    if _encode is None:
-        if "msgspec" not in sys.modules:  # the same bytes, without loading it for one header (a key
-            return _json_bytes(obj)  # file's, on the unlock's thread: pbem.seat.keys.unlocking)
-        import msgspec
-
-        _encode = msgspec.json.Encoder(order="sorted").encode
     try:
-        return bytes(_encode(obj))
+        return _SORTED.encode(obj)
     except TypeError:
         return _json_bytes(obj)
 
+
+_SORTED = msgspec.json.Encoder(order="sorted")
 
 def _json_bytes(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
@@ -176,7 +147,7 @@ class PublicKey:
 
     @cached_property
     def _x25519(self) -> X25519PublicKey:
-        return _x25519_public(self.enc)
+        return X25519PublicKey.from_public_bytes(self.enc)
 
     def __str__(self) -> str:
         return self.encode()
@@ -264,7 +235,7 @@ class OwnBox:
     def __init__(self, key: bytes | None, identity: Identity) -> None:
         """`key` None: a party that has no box key yet (a game made before it had one) opens
         its older boxes and seals none."""
-        self._aead = _chacha(key) if key is not None else None
+        self._aead = ChaCha20Poly1305(key) if key is not None else None
         self.identity = identity
 
     def seal(self, plaintext: bytes, info: bytes) -> bytes:
@@ -337,17 +308,6 @@ def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
     return n, r, p
 
 
-def _chacha(key: bytes) -> Any:
-    """ChaCha20-Poly1305 under `key` (a protected key file's cipher, the host's own box): the
-    class cryptography.hazmat.primitives.ciphers.aead names, taken from its binding, without
-    the ciphers package that module imports (every block cipher and mode)."""
-    if _BOUND is None:
-        from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-
-        return ChaCha20Poly1305(key)
-    return _BOUND[2](key)
-
-
 def _derive(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
     return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
 
@@ -360,7 +320,7 @@ def identity_secret(identity: Identity) -> bytes:
 def identity_from_secret(name: str, secret: bytes) -> Identity:
     if len(secret) != 64:
         raise BadPacket(t("key {name} holds a secret of the wrong length", name=repr(name)))
-    return Identity(name, Ed25519PrivateKey.from_private_bytes(secret[:32]), _x25519_private(secret[32:]))
+    return Identity(name, Ed25519PrivateKey.from_private_bytes(secret[:32]), X25519PrivateKey.from_private_bytes(secret[32:]))
 
 
 def identity_to_bytes(
@@ -387,7 +347,7 @@ def identity_to_bytes(
         key = _derive(passphrase, salt, scrypt_n, SCRYPT_R, SCRYPT_P)
         # The header is the AAD so nobody can swap name, public key or kdf
         # parameters without the passphrase noticing.
-        doc["secret"] = _b64(_chacha(key).encrypt(nonce, secret, canonical_json(doc)))
+        doc["secret"] = _b64(ChaCha20Poly1305(key).encrypt(nonce, secret, canonical_json(doc)))
     return (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -436,7 +396,7 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
         header = {k: v for k, v in doc.items() if k != "secret"}
         key = _derive(passphrase, salt, n, r, p)
         try:
-            secret = _chacha(key).decrypt(nonce, ct, canonical_json(header))
+            secret = ChaCha20Poly1305(key).decrypt(nonce, ct, canonical_json(header))
         except InvalidTag:
             raise WrongPassphrase(t("wrong passphrase for key {name}", name=repr(name)),
                                   hint=t("check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails "

@@ -351,8 +351,6 @@ def _unlock(home: Path, name: str, passphrase_file: Path | None, later: bool) ->
         except WrongPassphrase as exc:
             raise _wrong(exc, passphrase_file) from None
 
-    # The thread imports nothing (an import racing the command's own imports of the same module):
-    # the key file's header, signed data, is written by json until msgspec is loaded (canonical_json).
     return _on_thread(unlock)
 
 

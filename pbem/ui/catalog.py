@@ -7,8 +7,7 @@ docs/translating.md.
 
 Compiling happens in memory at first use, with the same layout GNU msgfmt writes, so no
 build step or new dependency is needed; stdlib `gettext.GNUTranslations` then does the lookups
-and the plural forms. What a start needs is kept in locale/__pycache__/, stamped with each
-file's size and time (pbem.kept), so nothing compiled is ever stale.
+and the plural forms.
 """
 
 from __future__ import annotations
@@ -17,13 +16,10 @@ import gettext
 import io
 import re
 import struct
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
-
-from pbem.kept import kept
 
 LOCALE_DIR = Path(__file__).with_name("locale")
 SOURCE = LOCALE_DIR / "pbem.pot"
@@ -156,12 +152,14 @@ def compile_mo(entries: list[Entry]) -> bytes:
         table[key.encode()] = "\0".join(e.msgstr).encode()
     keys = sorted(table)
     n = len(keys)
-    ids = strs = b""
     offsets = []
+    id_end = str_end = 0
     for k in keys:
-        offsets.append((len(ids), len(k), len(strs), len(table[k])))
-        ids += k + b"\0"
-        strs += table[k] + b"\0"
+        offsets.append((id_end, len(k), str_end, len(table[k])))
+        id_end += len(k) + 1
+        str_end += len(table[k]) + 1
+    ids = b"".join(k + b"\0" for k in keys)
+    strs = b"".join(table[k] + b"\0" for k in keys)
     start_ids = 7 * 4 + 16 * n  # header, then the two index tables
     start_strs = start_ids + len(ids)
     index_ids: list[int] = []
@@ -194,13 +192,10 @@ def english() -> dict[str, tuple[str | None, str, str | None]]:
     """What t() asks of the English source, by the word it is given: a short key (an entry's
     msgctxt) or, for an entry without one, its English text -> (msgctxt, msgid, msgid_plural).
     A short key wins over an English text that happens to be the same words."""
-    def build() -> dict[str, tuple[str | None, str, str | None]]:
-        found: dict[str, tuple[str | None, str, str | None]] = {
-            e.msgid: (None, e.msgid, e.plural) for e in source().values() if e.msgctxt is None}
-        found.update({key: (key, e.msgid, e.plural) for key, e in by_context().items()})
-        return found
-
-    return _kept(SOURCE, "english", build)
+    found: dict[str, tuple[str | None, str, str | None]] = {
+        e.msgid: (None, e.msgid, e.plural) for e in source().values() if e.msgctxt is None}
+    found.update({key: (key, e.msgid, e.plural) for key, e in by_context().items()})
+    return found
 
 
 @cache
@@ -209,12 +204,7 @@ def translations(lang: str) -> gettext.NullTranslations:
     path = CATALOGS.get(lang)
     if path is None:
         return gettext.NullTranslations()
-    return gettext.GNUTranslations(io.BytesIO(_kept(path, "mo", lambda: compile_mo(read_po(path)))))
-
-
-def _kept(path: Path, what: str, build: Callable[[], Any]) -> Any:
-    """What `build` makes of the catalog `path`, kept beside it (locale/__pycache__/, pbem.kept)."""
-    return kept(path.parent / "__pycache__" / f"{path.name}.{what}.marshal", [path], build)
+    return gettext.GNUTranslations(io.BytesIO(compile_mo(read_po(path))))
 
 
 def _quote(text: str) -> str:
