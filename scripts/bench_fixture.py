@@ -12,7 +12,9 @@ Makes, under OUT:
   (as people's are), the packet its seat to move answers (packet.pbem) and that seat's move
   as a file (m.pbem);
 - rounds/: a 5-seat classic game played by random bots to the end of its first round (no
-  passphrase: the audit and replay rows time reading, not unlocking).
+  passphrase: the audit and replay rows time reading, not unlocking);
+- shared/: the cli game's table over a shared folder (its own store, folder.db), dealt, for
+  `pbem turn`: made only by a tree that has shared folders (`folder_home` null otherwise).
 
 Prints one JSON object: the paths, the seat to move and its move's text.
 """
@@ -65,6 +67,29 @@ def answer(host, ids, homes, bots: dict[str, RandomBot]):
     return packet, seat, text, P.make_move(sp, text)
 
 
+def shared(out: Path, ids, homes, seat: str) -> str | None:
+    """The seats of the cli game over a shared folder (out/shared), dealt: the key home of a
+    copy of `seat`'s for `pbem turn` (None: this tree has no shared folders)."""
+    import shutil
+
+    try:
+        from pbem.auto.host_runner import FolderHost
+        from pbem.folder import play
+    except ImportError:
+        return None
+    seat_class = getattr(play, "FolderSeat", None) or play.Seat  # its older name
+    seats = sorted(n for n in ids if n != "host")
+    H.create_game(out / "folder.db", "f5", ids["host"], "classic", [(s, ids[s].public) for s in seats], [])
+    with H.Host(out / "folder.db", ids["host"], game="f5") as host:
+        folder, _ = play.init_folder(out / "shared", host)
+        for s in seats:
+            seat_class.open(folder.dir, ids[s], homes[s]).join()
+        FolderHost(host, folder.dir, lambda line: None).step()
+    home = out / "turn-home"
+    shutil.copytree(homes[seat], home)
+    return str(home)
+
+
 def main() -> None:
     out = Path(sys.argv[2]).resolve()
     host, ids, homes = table(out / "cli", 5, protected=True)
@@ -72,6 +97,7 @@ def main() -> None:
     (out / "packet.pbem").write_text(packet.armored())
     (out / "m.pbem").write_bytes(move.armored().encode())
     host.close()
+    folder_home = shared(out, ids, homes, seat)
     rhost, rids, rhomes = table(out / "rounds", 5, protected=False)
     bots = {s: RandomBot(s) for s in rids if s != "host"}
     while not rhost.archives():
@@ -88,6 +114,7 @@ def main() -> None:
         "seat": seat, "move": text, "packet": str(out / "packet.pbem"), "move_file": str(out / "m.pbem"),
         "db": str(out / "cli" / "g5.db"), "seat_home": str(homes[seat]), "host": "host", "host_home": str(homes["host"]),
         "rounds_db": str(out / "rounds" / "g5.db"), "rounds_home": str(rhomes["host"]),
+        "folder": str(out / "shared"), "folder_home": folder_home,
     }))
 
 

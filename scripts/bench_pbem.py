@@ -6,9 +6,9 @@ store took many games), both measured in the same run so that a change shows as 
 - the commands people wait for, as wall time over a bare `python -c pass` timed in the same
   rounds (runs alternate between the trees and the bare interpreter; CPU time beside it, which
   a busy machine skews less): show, show --json and move with the key agent and with a
-  passphrase, apply with each, status, --help, and audit and replay of one round; each tree on games,
-  keys and move files its own code made (scripts/bench_fixture.py), through its own entry
-  point; a row a tree cannot run is n/a, with a footnote under the table saying why;
+  passphrase, turn on a shared folder, apply with each, status, --help, and audit and replay
+  of one round; each tree on games, keys and move files its own code made
+  (scripts/bench_fixture.py), through its own entry point; a row a tree cannot run is n/a, with a footnote under the table saying why;
 - the host's own time per move at 12 players (scripts/bench_host.py, twice per tree in turn), split
   into the engine, sealing, signing and the store; a round's last move; publishing;
   audit and replay of one round in process;
@@ -202,16 +202,17 @@ class Timer:
 
 
 CLI_ROWS = (
-    ("show-pass", "pbem show (passphrase; aim: at most 8x)"),
-    ("show-json-pass", "pbem show --json (passphrase; aim: at most 8x)"),
-    ("move-pass", "pbem move (passphrase; aim: at most 8x)"),
-    ("show-agent", "pbem show (agent; aim: at most 5x)"),
-    ("show-json-agent", "pbem show --json (agent; aim: at most 5x)"),
-    ("move-agent", "pbem move (agent; aim: at most 5x)"),
-    ("apply", "pbem apply, one move (passphrase; aim: at most 8x)"),
-    ("apply-agent", "pbem apply, one move (agent)"),
-    ("status", "pbem status"),
-    ("help", "pbem --help (aim: at most 4x)"),
+    ("show-pass", "pbem show (passphrase; aim: at most 10x)"),
+    ("show-json-pass", "pbem show --json (passphrase; aim: at most 10x)"),
+    ("move-pass", "pbem move (passphrase; aim: at most 10x)"),
+    ("turn-pass", "pbem turn, a shared folder (passphrase; aim: at most 10x)"),
+    ("show-agent", "pbem show (agent; aim: at most 10x)"),
+    ("show-json-agent", "pbem show --json (agent; aim: at most 10x)"),
+    ("move-agent", "pbem move (agent; aim: at most 10x)"),
+    ("apply", "pbem apply, one move (passphrase; aim: at most 15x)"),
+    ("apply-agent", "pbem apply, one move (agent; aim: at most 15x)"),
+    ("status", "pbem status (aim: at most 15x)"),
+    ("help", "pbem --help (aim: at most 6x)"),
     ("audit", "pbem audit, one round (5 players)"),
     ("replay", "pbem replay --json, one round (5 players)"),
 )
@@ -277,13 +278,17 @@ def cli_rows(root: Path, trees: dict[str, Path], revs: dict[str, str | None], ba
             ("move-pass", move, env_seat, None),
             ("show-agent", show, env_agent, None),
             ("show-json-agent", [*show, "--json"], env_agent, None),
-            ("move-agent", move, env_agent, None),
+            # a file of its own: the agent's key home keeps a move of its own, and pbem move
+            # writes over no other move file
+            ("move-agent", [*move[:-1], str(root / f"out-{label}-agent.pbem")], env_agent, None),
             ("apply", [pbem, "apply", *store, fx["move_file"], "--out", str(root / f"out-{label}")],
              env_host, fresh_copy),
             ("apply-agent", [pbem, "apply", *store, fx["move_file"], "--out", str(root / f"out-{label}")],
              env_host_agent, fresh_copy),
             ("status", [pbem, "status", "--db", fx["db"]], env_host, None),
             ("help", [pbem, "--help"], env_host, None),
+            *([("turn-pass", [pbem, "turn", fx["folder"], "--as", fx["seat"]],
+                {**env_seat, "PBEM_HOME": fx["folder_home"]}, None)] if fx.get("folder_home") else []),
             ("audit", [pbem, "audit", "--db", fx["rounds_db"], "--round", "1"], env_rounds, None),
             ("replay", [pbem, "replay", "--db", fx["rounds_db"], "--round", "1", "--json"], env_rounds, None),
         ]
@@ -303,6 +308,8 @@ def cli_rows(root: Path, trees: dict[str, Path], revs: dict[str, str | None], ba
             mine = [c for c in mine if not c[0].endswith("-agent")]
             notes.append(f"{label} ({revs[label] or 'this tree'}) has no key agent (pbem agent): "
                          "its agent rows are n/a")
+        if not fx.get("folder_home"):
+            notes.append(f"{label} ({revs[label] or 'this tree'}) has no shared folders: its turn row is n/a")
         commands += [(key, label, cmd, env, prepare) for key, cmd, env, prepare in mine]
     timer = Timer()
     bare = [sys.executable, "-c", "pass"]
