@@ -25,7 +25,7 @@ from pbem.host import referee as H
 from pbem.seat import keys
 
 GIB = 1 << 30
-PEAK_LIMIT_MIB = 250  # a pbem process is ~60-90 MiB; reading the poison took 1,082 MiB or all there is
+PEAK_LIMIT_MIB = 250  # a pbem process is ~60-90 MiB; reading the poison unbounded takes a GiB or all there is
 ESC_NAME = "\x1b]0;pwned\x07\x1b[31mred\u202e.pbem"
 
 

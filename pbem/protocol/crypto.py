@@ -49,7 +49,7 @@ DEFAULT_SCRYPT_N = 2**15
 SCRYPT_R = 8
 SCRYPT_P = 1
 # Bounds on parameters read from a file: a crafted key file must not be able to make us
-# allocate gigabytes or spin for minutes (n=2**20, r=8, p=16 took 157 s). A key file may
+# allocate gigabytes or spin for minutes (n=2**20, r=8, p=16 does). A key file may
 # cost at most 4 times the default work (n*r*p) and 128 MiB of memory (128*n*r bytes).
 _SCRYPT_MIN_N = 2**10
 SCRYPT_MAX_WORK = 4 * DEFAULT_SCRYPT_N * SCRYPT_R * SCRYPT_P
