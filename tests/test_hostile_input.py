@@ -278,7 +278,7 @@ def test_a_hostile_mail_is_refused_in_linear_time_with_its_reason(name: str) -> 
         assert errors == []  # read, and no pbem block in it
     else:
         assert len(errors) == 1 and words in errors[0], errors
-    assert spent < 2, spent  # unbounded, the 20,000-part mail takes many seconds (quadratic dedupe, the email package per part)
+    assert spent < 2, spent  # unbounded: many seconds (quadratic dedupe, the email package per part)
 
 
 def test_a_mail_over_the_size_limit_is_not_parsed() -> None:
