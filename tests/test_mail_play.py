@@ -205,7 +205,11 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
     out = run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox]).output  # by hand: the latest, to everyone
     assert "packet 2 to ann" in out and "packet 2 to cat" in out
     assert any(b"round 1, packet 2" in p.read_bytes() for p in outbox.glob("*.eml"))
-    out = run_cli(app, ["inbox", moves, "--db", db, "--json"], homes["referee"]).output
+    # the host's key home remembers what 'host run' read: 'pbem inbox' skips it, and reads it
+    # again when asked to, as duplicates
+    said = run_cli(app, ["inbox", moves, "--db", db], homes["referee"]).output
+    assert "no new mail" in said and "skipped 2 messages read before" in said, said
+    out = run_cli(app, ["inbox", moves, "--db", db, "--json", "--again"], homes["referee"]).output
     kinds = [r["outcome"] for r in json.loads(out)]
     assert kinds == ["duplicate", "duplicate"]
     out = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", outbox]).output

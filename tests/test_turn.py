@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import pty
 import subprocess
 from pathlib import Path
@@ -178,3 +179,33 @@ def test_turn_in_a_folder_and_on_a_packet_file_says_answered(tmp_path: Path) -> 
     assert "no game 'no-such-game'" in str(bad.exception) and "pbem mail setup --imap" in bad.exception.hint
     joined = run_cli(app, ["turn", "no-such-game", "--as", mover, "--join"], home, ok=False)
     assert isinstance(joined.exception, UsageError) and "--join is for a game folder" in str(joined.exception)
+
+
+def test_mail_logs_name_a_message_short_and_spam_once(mail_servers: MailServers, tmp_path: Path) -> None:
+    """An IMAP message is named `INBOX #N` in the host's log and a player's inbox lines (not
+    `imap://...;UIDVALIDITY=...;UID=N`), and a mail that is not pbem's, left in the host's
+    INBOX, is logged once: a restarted host only counts it among those read before."""
+    from pbem.mail.message import SmtpSettings, compose, send
+
+    s = mail_servers
+    app = cli_app()
+    homes = make_homes(tmp_path, ["host", *SEATS])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = tmp_path / "saves" / "t.db"
+    H.create_game(db, "t", ids["host"], "classic", [(p, ids[p].public) for p in SEATS], [],
+                  {n: s.address(n) for n in ["host", *SEATS]})
+    for n in ["host", "ann"]:
+        run_cli(app, ["mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port, "--smtp-security",
+                      "none", "--from", s.address(n), "--imap", s.imap.url(n), "--password-command",
+                      _script(tmp_path / f"secret-{n}.sh", f"pw-{n}")], homes[n])
+    send(compose(sender="spam@example.net", to=s.address("host"), subject="cheap watches", body_text="hi",
+                 attachment_name="x.txt", attachment=b"nothing"),
+         SmtpSettings("127.0.0.1", s.smtp_port, "none", None, "spam@example.net"), None)
+    first = run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
+    assert re.search(r"ignored INBOX #\d+: not a pbem mail \(from spam@example.net", first), first
+    assert "UIDVALIDITY" not in first and "imap://" not in first.split("serving", 1)[1].split("\n", 1)[1], first
+    again = run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
+    assert "not a pbem mail" not in again and "skipped 1 message(s) read before" in again, again
+    assert s.imap.count("host") == 1  # still there: not ours to move
+    out = run_cli(app, ["inbox"], homes["ann"]).output
+    assert "INBOX #1: invitation to t-" in out and "UIDVALIDITY" not in out, out

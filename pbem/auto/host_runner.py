@@ -37,7 +37,7 @@ from pbem.host.publish import publish_pending
 from pbem.host.referee import Host
 from pbem.host.store import Store
 from pbem.mail.incoming import message_blocks, who
-from pbem.mail.memory import MailSource
+from pbem.mail.memory import MailSource, shown_label
 from pbem.mail.outgoing import Courier, MailPublisher
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
@@ -264,16 +264,17 @@ class MailHost:
         blocks, errors = message_blocks(msg)
         if not blocks:
             if errors:
-                self.log(t("rejected {name}: {why}", name=label, why=words.clauses(errors)))
+                self.log(t("rejected {name}: {why}", name=shown_label(label), why=words.clauses(errors)))
                 reasons += errors
                 return "rejected"
-            self.log(t("ignored {name}: not a pbem mail ({sender})", name=label, sender=who(msg)))
+            self.log(t("ignored {name}: not a pbem mail ({sender})", name=shown_label(label), sender=who(msg)))
             self.source.leave(label)
             return None
         ours = [b for b in blocks if b.kind in ("join", "move", "mental", "request", "handover") and b.game == self.game]
         if not ours:
             if any(b.game != self.game for b in blocks):
-                self.log(t("ignored {name}: for game {other}, not {game}", name=label, other=blocks[0].game, game=self.game))
+                self.log(t("ignored {name}: for game {other}, not {game}", name=shown_label(label), other=blocks[0].game,
+                           game=self.game))
                 self.source.pass_over(label)  # another game's host may want it
                 return None
             return "done"  # our own packets and invitations coming back
@@ -309,13 +310,13 @@ class MailHost:
         except REFUSED as exc:
             why = failures.message(exc)
             self.log(t("rejected {kind} by {seat} in {name}: {why}", kind=kind_name(block.kind), seat=getattr(block.doc, "seat", "?"),
-                        name=label, why=why))
+                        name=shown_label(label), why=why))
             reasons.append(t("{kind} for {game}: {error}", kind=kind_name(block.kind), game=block.game, error=why))
             return "refused"
         except Exception as exc:
-            self.log(t("could not process {name} ({why}); will retry", name=label, why=f"{type(exc).__name__}: {exc}"))
+            self.log(t("could not process {name} ({why}); will retry", name=shown_label(label), why=f"{type(exc).__name__}: {exc}"))
             return "retry"
-        self.log(labelled(label, out.message))
+        self.log(labelled(shown_label(label), out.message))
         return out.kind
 
 
@@ -371,8 +372,10 @@ class Transport:
             password_command, oauth2_command = profile.imap_password_command, profile.imap_oauth2_command
         to_dir = Path(self.to_dir) if self.to_dir else None
         courier = host_courier(host.config(), self.send, to_dir, home, default_mail_dir(host))
+        # remembering what it read (the key home's memory): mail that is not pbem's, left in the
+        # folder, is said once, not again at every start
         source = mail_source([Path(m) for m in self.maildir], self.imap, password_command, oauth2_command, no_idle,
-                             log=log, ca_file=ca_file_of(home, ca_file))
+                             log=log, ca_file=ca_file_of(home, ca_file), remember=home)
         log(t("serving {game} from {where}", game=host.game_id(), where=self.imap or ", ".join(self.maildir)))
         return MailHost(host, source, courier, log)
 

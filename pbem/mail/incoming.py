@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.errors import MoveError
 from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
-from pbem.mail.memory import MailSource, Settlement
+from pbem.mail.memory import MailSource, Settlement, shown_label
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Mental, Move, Notice, Packet, Request,
@@ -263,6 +263,7 @@ class Router:
         """(kind, line, exit code) per block of a message; the code is 0 unless it was refused.
         A block that cannot be read at all is refused as a bad packet (exit code 3)."""
         blocks, errors = message_blocks(msg)
+        label = shown_label(label)  # in the lines: short (the whole label is the source's key)
         if not blocks and not errors:
             return [("ignored", t("{label}: not a pbem mail ({sender})", label=label, sender=who(msg)), 0)]
         out = [("refused", labelled(label, e), BadPacket.exit_code) for e in errors]

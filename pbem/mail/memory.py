@@ -36,6 +36,18 @@ class MailSource(Protocol):
     def close(self) -> None: ...
 
 
+def shown_label(label: str) -> str:
+    """A message's label as a log line names it: an IMAP message short, `INBOX #12` (its label,
+    the memory's key, is `imap://ann@host/INBOX;UIDVALIDITY=7;UID=12`); a file's, the path it
+    was read from, as it is."""
+    from urllib.parse import unquote, urlsplit
+
+    where, sep, uid = label.rpartition(";UID=")
+    if not (sep and label.startswith("imap")):
+        return label
+    return f"{unquote(urlsplit(where.partition(';UIDVALIDITY=')[0]).path.lstrip('/')) or 'INBOX'} #{uid}"
+
+
 def message_keys(msg: EmailMessage) -> list[str]:
     """The Message-ID (when it has one) and the SHA-256 of the body, as memory keys."""
     try:
