@@ -43,8 +43,8 @@ def test_a_cut_short_key_is_said_to_be_cut_short(tmp_path: Path) -> None:
                        (lines["referee"][:-5], "public key is cut short: 106 of its 111 characters"),
                        (lines["referee"] + "abc", "public key is too long: 114 characters after pbem1, not 111"),
                        ("pbem1ab!c", "public key has characters outside base32")):
-        run = pbem("game", "new", "g", "--host", "referee", "--player", f"ann={cut}", "--player", f"bob={lines['referee']}",
-                   "--player", f"cat={lines['referee']}", home=home, cwd=tmp_path)
+        run = pbem("game", "new", "g", "--host", "referee", "--player", f"ann={cut}", "--player",
+                   f"bob={lines['referee']}", "--player", f"cat={lines['referee']}", home=home, cwd=tmp_path)
         one_error_line(run, 3, words)
         assert not (tmp_path / "saves").exists()
 
@@ -130,7 +130,8 @@ def test_deadlines_are_shown_in_the_readers_time_zone_with_its_name(tmp_path: Pa
     pbem("apply", "g", *joins, home=home, cwd=tmp_path, ok=True)
     utc = pbem("status", "g", home=home, cwd=tmp_path, env={"TZ": "UTC"}, ok=True).stdout
     tokyo = pbem("status", "g", home=home, cwd=tmp_path, env={"TZ": "Asia/Tokyo"}, ok=True).stdout
-    india = pbem("--lang", "zh-Hans", "status", "g", home=home, cwd=tmp_path, env={"TZ": "Asia/Kolkata"}, ok=True).stdout
+    india = pbem("--lang", "zh-Hans", "status", "g", home=home, cwd=tmp_path, env={"TZ": "Asia/Kolkata"},
+                 ok=True).stdout
     due_utc = next(line for line in utc.splitlines() if "due " in line)
     due_tokyo = next(line for line in tokyo.splitlines() if "due " in line)
     assert due_utc.count(" UTC") == 1 and " JST" in due_tokyo and " UTC" not in due_tokyo, (due_utc, due_tokyo)

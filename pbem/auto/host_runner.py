@@ -372,10 +372,10 @@ class Transport:
             password_command, oauth2_command = profile.imap_password_command, profile.imap_oauth2_command
         to_dir = Path(self.to_dir) if self.to_dir else None
         courier = host_courier(host.config(), self.send, to_dir, home, default_mail_dir(host))
-        # remembering what it read (the key home's memory): mail that is not pbem's, left in the
-        # folder, is said once, not again at every start
+        # remembering where it read what (the key home's memory): mail that is not pbem's, left
+        # in the folder, is said once, not again at every start
         source = mail_source([Path(m) for m in self.maildir], self.imap, password_command, oauth2_command, no_idle,
-                             log=log, ca_file=ca_file_of(home, ca_file), remember=home)
+                             log=log, ca_file=ca_file_of(home, ca_file), remember=home, by_content=False)
         log(t("serving {game} from {where}", game=host.game_id(), where=self.imap or ", ".join(self.maildir)))
         return MailHost(host, source, courier, log)
 

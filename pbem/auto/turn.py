@@ -167,7 +167,8 @@ def open_turn(target: str, me: Identity, home: Path, mail: MailLink, *, join: bo
     if (path / "pbem-folder.json").exists():
         return _folder_turn(path, target, me, home, join)
     if path.is_dir():
-        raise UsageError(t("{dir} is not a pbem game folder", dir=target), hint=t("the host runs 'pbem folder init DIR GAME'"))
+        raise UsageError(t("{dir} is not a pbem game folder", dir=target),
+                         hint=t("the host runs 'pbem folder init DIR GAME'"))
     if path.is_file():
         return _file_turn(path, me, home, mail if by_mail else None)
     if join:
@@ -369,7 +370,8 @@ def _classic_mail(packet_file: Path, me: Identity, home: Path, mail: MailLink, h
     def submit(sp: player.SeatPacket, text: str) -> Played:
         send = mail.sender(sp.packet.game)  # the host's address and the courier first: a refusal keeps nothing
         made = answers.answer(sp, home, text)
-        lines = [] if made.new else [made.before() + t("; mailing that move again (the host takes one move per packet)")]
+        again = t("; mailing that move again (the host takes one move per packet)")
+        lines = [] if made.new else [made.before() + again]
         how = send(made.signed)
         made.mark_sent()
         return Played(lines + [t("move for packet {seq}: {how}", seq=sp.doc.seq, how=how)], _other(made, sp, text))

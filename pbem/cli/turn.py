@@ -66,8 +66,10 @@ def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Pat
     where = keys.where
     me = keys.identity()
     link = CliMail(where, me.name, list(maildir), mail_in, reply, smtp)
-    # With --json, stdout carries exactly one JSON document; the rest goes to stderr.
-    say = (lambda line: typer.echo(printable(line), err=True)) if as_json else (lambda line: typer.echo(printable(line)))
+
+    def say(line: str) -> None:  # with --json, stdout carries exactly one JSON document; the rest goes to stderr
+        typer.echo(printable(line), err=as_json)
+
     turn = open_turn(target, me, where, link, join=join, by_mail=by_mail)
     for line in turn.said:
         say(line)

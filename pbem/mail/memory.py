@@ -102,6 +102,9 @@ class Remembering:
     memory: InboxMemory
     old: int = 0
     _keys: dict[str, list[str]] = field(default_factory=dict)
+    # also the same mail met elsewhere (its Message-ID, its body's hash); False: by place only
+    # (a host, which tells duplicates by their blocks and answers each refused mail once)
+    by_content: bool = True
 
     def __post_init__(self) -> None:
         setattr(self.source, "known", self._known)  # noqa: B010 (a hook every source has, not in the Protocol)
@@ -114,8 +117,8 @@ class Remembering:
 
     def new_messages(self) -> Iterator[tuple[str, EmailMessage]]:
         for label, msg in self.source.new_messages():
-            keys = message_keys(msg)
-            if self.memory.knows(keys):
+            keys = message_keys(msg) if self.by_content else []
+            if keys and self.memory.knows(keys):
                 self.old += 1
                 self.memory.remember([f"at:{label}"])
                 self.source.leave(label)

@@ -19,8 +19,9 @@ from pbem.ui.words import t
 
 def mail_source(paths: list[Path], imap: str | None, password_command: str | None, oauth2_command: str | None,
                 no_idle: bool, *, remember: Path | None = None, log=lambda line: None,
-                ca_file: str | None = None) -> MailSource:
-    """Files (.eml, Maildir, mbox) or an IMAP folder; with `remember` (a key home), only new mail."""
+                ca_file: str | None = None, by_content: bool = True) -> MailSource:
+    """Files (.eml, Maildir, mbox) or an IMAP folder; with `remember` (a key home), only new mail
+    (`by_content`: also what was read before from another place: pbem.mail.memory.Remembering)."""
     from pbem.mail.imap import ImapFolder, ImapUrl, credential_source
     from pbem.mail.incoming import MailScanner
     from pbem.mail.memory import InboxMemory, Remembering
@@ -37,7 +38,9 @@ def mail_source(paths: list[Path], imap: str | None, password_command: str | Non
     else:
         raise UsageError(t("no mail to read"), hint=t("pass a Maildir, mbox or .eml file, or {example}",
                                                        example="--imap imaps://USER@HOST/INBOX"))
-    return Remembering(source, InboxMemory.of_home(remember)) if remember is not None else source
+    if remember is None:
+        return source
+    return Remembering(source, InboxMemory.of_home(remember), by_content=by_content)
 
 
 def courier(send: bool, to_dir: Path | None, settings: SmtpSettings | None, default_dir: Path | None = None) -> Courier:
