@@ -37,6 +37,21 @@ def _script(path: Path, secret: str) -> Path:
     return path
 
 
+def _mail_game(s: MailServers, root: Path, set_up: list[str]) -> tuple[Path, dict[str, Path]]:
+    """Game t of SEATS hosted by "host", everyone with an address; those in `set_up` have set
+    up their mail profile (IMAP and SMTP on the test servers, the password from a command)."""
+    homes = make_homes(root, ["host", *SEATS])
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    db = root / "saves" / "t.db"
+    H.create_game(db, "t", ids["host"], "classic", [(p, ids[p].public) for p in SEATS], [],
+                  {n: s.address(n) for n in ["host", *SEATS]})
+    for n in set_up:
+        run_cli(cli_app(), ["mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port,
+                            "--smtp-security", "none", "--from", s.address(n), "--imap", s.imap.url(n),
+                            "--password-command", _script(root / f"secret-{n}.sh", f"pw-{n}")], homes[n])
+    return db, homes
+
+
 def _legal(home: Path, name: str, game: str) -> list[str]:
     me = keys.load_identity(home, name, None)
     sp = P.open_packet(read_file(latest_saved_packet(home, game))[0], me, home)
@@ -75,15 +90,7 @@ def test_a_mail_game_is_played_with_turn_alone(mail_servers: MailServers, tmp_pa
     given (or asked for at the prompt), and says the seat answered until the host moves on."""
     s = mail_servers
     app = cli_app()
-    homes = make_homes(tmp_path, ["host", *SEATS])
-    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    db = tmp_path / "saves" / "t.db"
-    H.create_game(db, "t", ids["host"], "classic", [(p, ids[p].public) for p in SEATS], [],
-                  {n: s.address(n) for n in ["host", *SEATS]})
-    for n in ["host", *SEATS]:
-        run_cli(app, ["mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port, "--smtp-security",
-                      "none", "--from", s.address(n), "--imap", s.imap.url(n), "--password-command",
-                      _script(tmp_path / f"secret-{n}.sh", f"pw-{n}")], homes[n])
+    db, homes = _mail_game(s, tmp_path, ["host", *SEATS])
 
     def host_pass() -> str:
         return run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
@@ -189,15 +196,7 @@ def test_mail_logs_name_a_message_short_and_spam_once(mail_servers: MailServers,
 
     s = mail_servers
     app = cli_app()
-    homes = make_homes(tmp_path, ["host", *SEATS])
-    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    db = tmp_path / "saves" / "t.db"
-    H.create_game(db, "t", ids["host"], "classic", [(p, ids[p].public) for p in SEATS], [],
-                  {n: s.address(n) for n in ["host", *SEATS]})
-    for n in ["host", "ann"]:
-        run_cli(app, ["mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port, "--smtp-security",
-                      "none", "--from", s.address(n), "--imap", s.imap.url(n), "--password-command",
-                      _script(tmp_path / f"secret-{n}.sh", f"pw-{n}")], homes[n])
+    db, homes = _mail_game(s, tmp_path, ["host", "ann"])
     send(compose(sender="spam@example.net", to=s.address("host"), subject="cheap watches", body_text="hi",
                  attachment_name="x.txt", attachment=b"nothing"),
          SmtpSettings("127.0.0.1", s.smtp_port, "none", None, "spam@example.net"), None)
