@@ -139,6 +139,13 @@ def test_a_mail_game_is_played_with_turn_alone(mail_servers: MailServers, tmp_pa
     out = host_pass()
     assert f"applied {mover2}'s move" in out, out
 
+    # mail-move with the packet still unread in the IMAP folder: it reads the mail first (before:
+    # "no packet ... read your mail first with 'pbem inbox MAILDIR'")
+    mover3 = H.Host(db).status()["to_move"]
+    out = run_cli(app, ["mail-move", "t", "discard 1"], homes[mover3]).output
+    assert re.search(r"read \d+ new blocks? of mail", out) and "move for packet 3: sent to host@example.org" in out, out
+    assert f"applied {mover3}'s move" in host_pass()
+
 
 def test_turn_in_a_folder_and_on_a_packet_file_says_answered(tmp_path: Path) -> None:
     """A folder game: `turn DIR --json` has `answered`; after the move the screen says the seat
