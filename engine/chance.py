@@ -9,10 +9,9 @@ providing another `Chance`; nothing else in the engine draws randomness.
 from __future__ import annotations
 
 import struct
+from hashlib import sha256
 from operator import lt, mod
 from typing import Iterator, Protocol, Sequence, TypeVar
-
-from .sha256 import sha256
 
 T = TypeVar("T")
 _WORDS = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 64-bit words

@@ -16,9 +16,9 @@ import re
 import stat
 import time
 from functools import cache
+from hashlib import sha256
 from pathlib import Path
 
-from engine.sha256 import sha256
 from pbem.errors import BadName, CannotRead, CannotWrite, ContentConflict, NotARegularFile
 
 TMP_PREFIX = "."
@@ -105,9 +105,7 @@ def read_bounded(path: Path | str, limit: int, *, head: bool = False) -> bytes:
 
 
 def content_hash(data: bytes) -> str:
-    import hashlib  # OpenSSL's: a file may be megabytes (engine.sha256 is for short inputs)
-
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 def _fsync_dir(directory: Path) -> None:

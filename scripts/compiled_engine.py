@@ -36,10 +36,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import engine_select  # noqa: E402
 
 SELECT = "_pbem_engine_select"  # the module's name in site-packages
-# The engine's modules to compile: all but sha256.py, which picks the interpreter's own hash module
-# by trying imports (mypyc takes its `if TYPE_CHECKING: ... else:` for unreachable code; it is only
-# imports), and the packages' __init__.py (a few imports and a Protocol: nothing to gain).
-INTERPRETED = {"sha256.py", "__init__.py"}
+# The engine's modules to compile: all but the packages' __init__.py (a few imports and a
+# Protocol: nothing to gain).
+INTERPRETED = {"__init__.py"}
 # The build: mypycify over the copied sources, C files compiled on every core.
 _SETUP = """
 import sys

@@ -93,23 +93,6 @@ def test_canonical_json_writes_what_json_writes(value) -> None:  # type: ignore[
     assert canonical_json(value) == want
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.binary(max_size=20_000), st.integers(0, 20))
-def test_the_hashes_that_load_no_hashlib_are_sha256(data: bytes, cut: int) -> None:
-    """engine.sha256 (the interpreter's own, for short inputs, fed in two pieces as
-    SeededChance and the seeds are) and crypto.sha256_hex (cryptography's OpenSSL, for
-    packets) give hashlib's SHA-256."""
-    import hashlib
-
-    from engine.sha256 import sha256
-
-    h = sha256(data[:cut])
-    h.copy().update(b"not this")  # a copy leaves the original as it was
-    h.update(data[cut:])
-    assert h.digest() == hashlib.sha256(data).digest()
-    assert crypto.sha256_hex(data) == hashlib.sha256(data).hexdigest()
-
-
 # ---- sealing --------------------------------------------------------------
 
 

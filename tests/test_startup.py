@@ -230,10 +230,11 @@ def test_each_command_module_adds_the_words_pbem_cli_lists() -> None:
     assert words(whole()) == {w for listed in PARTS.values() for w in listed}
 
 
-def _python_files() -> list[tuple[Path, ast.Module]]:
+def _python_files(*packages: Path) -> list[tuple[Path, ast.Module]]:
     with warnings.catch_warnings():  # a module's own warnings (an escape in a string) are its tests' to report
         warnings.simplefilter("ignore")
-        return [(path, ast.parse(path.read_text(), str(path))) for path in sorted(PBEM.rglob("*.py"))]
+        return [(path, ast.parse(path.read_text(), str(path))) for package in packages or (PBEM,)
+                for path in sorted(package.rglob("*.py"))]
 
 
 def test_nothing_in_pbem_replaces_a_module_in_sys_modules() -> None:
@@ -256,15 +257,16 @@ PRIVATE_ALLOWED = {
 
 
 def test_pbem_imports_no_other_private_module_of_a_library() -> None:
-    """pbem uses libraries through their public modules (cryptography's binding, say, is theirs
-    to move): an import of a module path with a part starting with `_` is one of PRIVATE_ALLOWED."""
+    """pbem and its engine use libraries, the standard library too, through their public modules
+    (cryptography's binding, say, or the interpreter's _sha256, are theirs to move): an import of
+    a module path with a part starting with `_` is one of PRIVATE_ALLOWED."""
     found = []
-    for path, tree in _python_files():
+    for path, tree in _python_files(PBEM, PBEM.parent / "engine"):
         for node in ast.walk(tree):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
             for name in names:
-                if not name.startswith(("pbem", "engine")) and any(p.startswith("_") for p in name.split(".")[1:]) \
+                if not name.startswith(("pbem", "engine", "__future__")) and any(p.startswith("_") for p in name.split(".")) \
                         and name not in PRIVATE_ALLOWED:
                     found.append(f"{path.relative_to(PBEM.parent)}:{node.lineno} {name}")
     assert found == []

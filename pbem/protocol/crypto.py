@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -57,12 +58,8 @@ SCRYPT_MAX_MEMORY = 2**27
 
 
 def sha256_hex(data: bytes) -> str:
-    """The SHA-256 of a packet or an archive (kilobytes), hex, by the OpenSSL that cryptography
-    carries: hashlib's would load a second one, and engine.sha256, made for short inputs, is
-    slower on these (an audit hashes megabytes)."""
-    h = hashes.Hash(hashes.SHA256())
-    h.update(data)
-    return h.finalize().hex()
+    """The SHA-256 of a packet or an archive, hex."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def canonical_json(obj: Any) -> bytes:

@@ -19,13 +19,13 @@ import binascii
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from hashlib import sha256
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 
 import msgspec
 
 from engine.catalog import Ruleset
-from engine.sha256 import sha256
 from engine.state import ROUNDS_PER_GAME
 from pbem.atomic import read_bounded
 from pbem.errors import BadPacket

@@ -13,9 +13,9 @@ round k the host reveals secret_k; anyone can check the commitment and recompute
 from __future__ import annotations
 
 import os
+from hashlib import sha256
 
 from engine.chance import SeededChance
-from engine.sha256 import sha256
 from pbem.protocol.crypto import Identity
 
 SECRET_BYTES = 32

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+from hashlib import sha256
 
-from engine.sha256 import sha256
 from pbem.errors import BadPacket
 from pbem.ui.words import t
 

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import os
 import sys
+from hashlib import sha256
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.sha256 import sha256
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.names import check_game_id, check_identity_name, check_seat_id
