@@ -29,6 +29,7 @@ from pbem.folder.layout import GameFolder
 from pbem.folder.play import init_folder
 from pbem.host import blind
 from pbem.host import referee as H
+from pbem.host.interface import GameHost
 from pbem.protocol.documents import Packet, Result, Standings, read_blocks, read_text
 from pbem.seat import keys
 from pbem.ui import words
@@ -92,8 +93,9 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
         blind.create_game(db, "demo", ids["host"], ruleset, [(s, ids[s].public) for s in seats], [])
     else:
         H.create_game(db, "demo", ids["host"], ruleset, [(s, ids[s].public) for s in seats], [])
-    with blind.BlindHost(db) if trustless else H.Host(db) as host:
-        folder, _ = init_folder(root / "shared", host)  # type: ignore[arg-type]  # the Host API init_folder uses
+    host: GameHost = blind.BlindHost(db) if trustless else H.Host(db)
+    with host:
+        folder, _ = init_folder(root / "shared", host)
     console.print(t("keys for the host and {n} seats, one key home each; game {game}; folder {dir}", n=len(seats),
                     game=folder.game_id, dir=folder.dir))
     logs = root / "logs"

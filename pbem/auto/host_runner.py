@@ -32,6 +32,7 @@ from pbem.errors import BadPacket, CannotRead, PbemError
 from pbem.folder.layout import GameFolder
 from pbem.errors import UsageError
 from pbem.folder.play import FolderPublisher, init_folder
+from pbem.host.interface import GameHost
 from pbem.host.paths import beside, mail_dir, store_folder
 from pbem.host.publish import publish_pending
 from pbem.host.referee import Host
@@ -59,7 +60,7 @@ def stamp_log(prefix: str = "host") -> Log:
     return log
 
 
-def game_over_line(host: Host) -> str:
+def game_over_line(host: GameHost) -> str:
     st = host.status()
     gold = words.listing(f"{p} {g}" for p, g in st["gold"].items())
     best = max(st["gold"].values(), default=0)
@@ -70,7 +71,7 @@ def game_over_line(host: Host) -> str:
 
 @dataclass
 class FolderHost:
-    host: Host
+    host: GameHost
     dir: Path
     log: Log = field(default=stamp_log())
     folder: GameFolder = field(init=False)
@@ -209,7 +210,7 @@ class MailHost:
     the two mails what it owes and finds the move again as a duplicate.
     """
 
-    host: Host
+    host: GameHost
     source: MailSource
     courier: Courier
     log: Log = field(default=stamp_log())
@@ -346,7 +347,7 @@ class Transport:
                    imap, send, str(to_dir.resolve()) if to_dir is not None else None)
 
     @classmethod
-    def of(cls, host: Host) -> Transport | None:
+    def of(cls, host: GameHost) -> Transport | None:
         raw = host.config().get("transport")
         if not isinstance(raw, dict) or not (raw.get("folder") or raw.get("maildir") or raw.get("imap")):
             return None
@@ -358,7 +359,7 @@ class Transport:
             return {"folder": self.folder}
         return {"maildir": list(self.maildir), "imap": self.imap, "send": self.send, "to_dir": self.to_dir}
 
-    def stepper(self, host: Host, log: Log, home: Path, *, password_command: str | None = None,
+    def stepper(self, host: GameHost, log: Log, home: Path, *, password_command: str | None = None,
                 oauth2_command: str | None = None, no_idle: bool = False,
                 ca_file: str | None = None) -> FolderHost | MailHost:
         from pbem.mail.profile import ca_file_of, load_profile
@@ -380,11 +381,9 @@ class Transport:
         return MailHost(host, source, courier, log)
 
 
-def default_mail_dir(host: Any) -> Path:
+def default_mail_dir(host: GameHost) -> Path:
     """Where a game's .eml files go without --to-dir: GAME/mail/ beside its store (a blind
     host's: beside its own file)."""
-    if hasattr(host, "facts"):
-        return mail_dir(host.facts.name, host.store.url)
     return mail_dir(host.name, host.url)
 
 
@@ -454,17 +453,17 @@ class ClubHost:
     def _start(self, game_id: str, name: str, log: Log, path: Path | None = None) -> FolderHost | MailHost | None:
         from pbem.host.blind import BlindHost
 
-        host: Host | BlindHost | None = None
+        host: GameHost | None = None
         try:
             host = Host(self.store, game=game_id) if path is None else BlindHost(path)
             key = host.host_name()
             if key not in self.keys:
                 self.keys[key] = self.unlock(key)
             host.identity = self.keys[key]
-            transport = Transport.of(host)  # type: ignore[arg-type]  # the blind host keeps one too
+            transport = Transport.of(host)
             if transport is None:
                 raise no_transport(name)
-            stepper = transport.stepper(host, log, self.home)  # type: ignore[arg-type]
+            stepper = transport.stepper(host, log, self.home)
         except (PbemError, OSError) as exc:
             if host is not None:
                 host.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -24,6 +24,10 @@ from pbem.ui.words import kind_name, t
 
 if TYPE_CHECKING:
     from pbem.host.deadlines import Timing
+    from pbem.host.interface import GameHost
+    from pbem.host.referee import Host
+
+H = TypeVar("H", bound="GameHost")
 
 TargetArg = Annotated[str, typer.Argument(help="The shared game folder, a packet file of the game, or the id of a "
                                                 "game joined by mail (then the request is mailed to the host).")]
@@ -88,15 +92,28 @@ def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> s
     return said + t("; away at most {span}", span=span(timing.get("max_away", DEFAULT_MAX_AWAY)))
 
 
-def _host(game: str, store: str | None, db: Path | None, keys: KeyOptions, classic: str | None = None):
-    """The game's host, unlocked with the host's key (or the key --as names, which must be it).
-    `classic`: the command, which a trustless game's blind host refuses (docs/trustless.md §10)."""
+def _host(game: str, store: str | None, db: Path | None, keys: KeyOptions) -> GameHost:
+    """The game's host, unlocked with the host's key (or the key --as names, which must be it)."""
+    return _unlocked(open_host(game, store, db), keys)
+
+
+def _classic_host(game: str, store: str | None, db: Path | None, keys: KeyOptions, command: str) -> Host:
+    """The referee of a classic game, unlocked as `_host`; a trustless game's blind host is
+    refused the command, before any key is asked for (it holds no seat's keys: docs/trustless.md §10)."""
+    from pbem.host.referee import Host
+
     host = open_host(game, store, db)
+    if not isinstance(host, Host):
+        game_id = host.game_id()
+        host.close()
+        raise UsageError(t("game {game} is trustless: its host cannot {command}", game=game_id, command=command),
+                         hint=t("a blind host holds no seat's keys; its deadlines only remind and report "
+                                "(docs/trustless.md §10)"))
+    return _unlocked(host, keys)
+
+
+def _unlocked(host: H, keys: KeyOptions) -> H:
     try:
-        if classic and host.status().get("trustless"):
-            raise UsageError(t("game {game} is trustless: its host cannot {command}", game=host.game_id(), command=classic),
-                             hint=t("a blind host holds no seat's keys; its deadlines only remind and report "
-                                    "(docs/trustless.md §10)"))
         host.identity = keys.identity(keys.as_name or host.host_name())
     except BaseException:
         host.close()
@@ -123,11 +140,9 @@ def game_config(
 
     A change applies to the packet waiting now (its clock restarts) and to every later one.
     """
-    from pbem.host import timekeeper
-
     host = _host(game, store, db, keys)
     try:
-        trustless = bool(host.status().get("trustless"))
+        trustless = host.status()["trustless"]
         if trustless:
             from pbem.host.blind import check_no_absent_rule
 
@@ -136,11 +151,7 @@ def game_config(
         if any(x is not None for x in changes) or remind:
             timing = timing_from(host.config().get("timing"), deadline, grace, days, on_timeout, absent_after, remind,
                                  max_away)
-            if trustless:
-                host.set_timing(timing)
-                now = timing.to_config()
-            else:
-                now = timekeeper.set_timing(host, timing)
+            now: dict[str, Any] | None = host.set_timing(timing)
         else:
             now = host.config().get("timing")
     finally:
@@ -153,7 +164,7 @@ def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: Ke
     """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
     from pbem.host import timekeeper
 
-    host = _host(game, store, db, keys, t("pause a game"))
+    host = _classic_host(game, store, db, keys, t("pause a game"))
     try:
         typer.echo(timekeeper.pause(host).message)
     finally:
@@ -165,7 +176,7 @@ def game_resume(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: K
     """Host: resume a paused game; the time that was left is left again."""
     from pbem.host import timekeeper
 
-    host = _host(game, store, db, keys, t("resume a game"))
+    host = _classic_host(game, store, db, keys, t("resume a game"))
     try:
         typer.echo(timekeeper.resume(host).message)
     finally:
@@ -196,7 +207,7 @@ def game_reseat(
     """
     from pbem.host import timekeeper
 
-    host = _host(game, store, db, keys, t("hand a seat to a new key"))
+    host = _classic_host(game, store, db, keys, t("hand a seat to a new key"))
     try:
         new = _public_key(key, keys.home)
         document = timekeeper.reseat_document(host, seat.lower(), new)

@@ -21,7 +21,7 @@ from pbem.ui import words
 from pbem.ui.words import pad, t
 
 if TYPE_CHECKING:
-    from pbem.host.referee import Host
+    from pbem.host.interface import GameHost, GameStatus
     from pbem.protocol.crypto import Identity, PublicKey
 
 game_app = typer.Typer(help="Create and configure games (host side).", no_args_is_help=True)
@@ -56,7 +56,7 @@ AsOpt = Annotated[str | None, typer.Option("--as", help="Your identity (key name
                                            show_default=False)]
 
 
-def open_host(game: str | None, store: str | None, db: Path | None) -> "Host":
+def open_host(game: str | None, store: str | None, db: Path | None) -> "GameHost":
     """The game called GAME in the chosen store (refused if the store has no such game; with
     no name, the store's only game), or the blind host of a trustless game, whose file is its
     own (saves/GAME.db or --db)."""
@@ -65,7 +65,7 @@ def open_host(game: str | None, store: str | None, db: Path | None) -> "Host":
 
 
 def open_unlocked_host(game: str | None, store: str | None, db: Path | None, home: Path | None,
-                       passphrase_file: Path | None) -> "Host":
+                       passphrase_file: Path | None) -> "GameHost":
     """open_host's host, holding its key. When the store's file names the host's key (a SQLite
     file: pbem.host.paths.probe, which tells a trustless game's file from a store anyway), its
     unlock begins first, so that a passphrase's scrypt runs while the store's layer is imported
@@ -84,11 +84,11 @@ def open_unlocked_host(game: str | None, store: str | None, db: Path | None, hom
     return host
 
 
-def _open_host(url: str, blind: Path | None, game: str | None) -> "Host":
+def _open_host(url: str, blind: Path | None, game: str | None) -> "GameHost":
     if blind is not None:  # the trustless modules load only for such a game
         from pbem.host.blind import BlindHost
 
-        return BlindHost(blind)  # type: ignore[return-value]  # the Host API the commands use
+        return BlindHost(blind)
     from pbem.host.referee import Host
 
     return Host(url, game=game)
@@ -110,7 +110,7 @@ def _where(game: str | None, store: str | None, db: Path | None, host_key: bool 
     return url, path if blind else None, named if host_key else None
 
 
-def game_status(game: str | None, store: str | None, db: Path | None) -> dict[str, Any]:
+def game_status(game: str | None, store: str | None, db: Path | None) -> "GameStatus":
     """`pbem status`'s facts: from the store alone (pbem.host.store.Store.status), without the
     referee, whose engine and documents a status does not need."""
     url, blind, _ = _where(game, store, db)
@@ -125,12 +125,9 @@ def game_status(game: str | None, store: str | None, db: Path | None) -> dict[st
         return st.status(st.find(game))
 
 
-def host_out_dir(host: "Host") -> Path:
+def host_out_dir(host: "GameHost") -> Path:
     """Where a host's packet files go by default: GAME/out/ beside its store (or its own file)."""
-    from pbem.host.paths import as_url
-
-    path = getattr(host, "path", None)  # a blind host's file
-    return out_dir(host.facts.name, host.store.url) if path is None else out_dir(getattr(host, "name"), as_url(path))
+    return out_dir(host.name, host.url)
 
 
 def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None,
@@ -163,7 +160,7 @@ def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
     return name.lower(), keys.load_public(key_home(home), key)
 
 
-def write_packets(host: "Host", out: Path) -> list[Path]:
+def write_packets(host: "GameHost", out: Path) -> list[Path]:
     """Write the packets not yet written to `out` as packet-NNNNNN.pbem; return the new files.
 
     Only packets after the folder's delivery mark are read, so the cost does not grow with
@@ -491,10 +488,9 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
     from datetime import datetime, timezone
 
     if st["status"] != "over":  # as 'pbem games' says it; a trustless step with deadlines: its due time
-        line = words.game_turn(st["status"], st["to_move"], st.get("waiting"), sum(s["joined"] for s in st["seats"]),
-                               len(st["seats"]))
-        w = st.get("waiting") or {}
-        if w.get("due"):
+        w = st["waiting"]
+        line = words.game_turn(st["status"], st["to_move"], w, sum(s["joined"] for s in st["seats"]), len(st["seats"]))
+        if w and "due" in w:
             from pbem.ui.when import date, left
 
             line += t("clause sep") + t("due {when} ({left})", when=date(w["due"]), left=left(w["due"], datetime.now(timezone.utc)))
@@ -568,16 +564,16 @@ def games(
     now = datetime.now(timezone.utc)
     if hosting:
         typer.echo(t("games you host:"))
-        for g in hosting:
-            turn = words.game_turn(g["status"], g["to_move"], g.get("waiting"), g["joined"], g["seats"])
+        for row in hosting:
+            turn = words.game_turn(row["status"], row["to_move"], row["waiting"], row["joined"], row["seats"])
             due = ""
-            if g["due"]:
-                due = t("clause sep") + t("due {when} ({left})", when=date(g["due"]), left=left(g["due"], now))
-            elif g["paused"]:
+            if row["due"]:
+                due = t("clause sep") + t("due {when} ({left})", when=date(row["due"]), left=left(row["due"], now))
+            elif row["paused"]:
                 due = t("clause sep") + t("paused")
-            where = t("round {n}, packet {seq}", n=g["round"], seq=g["seq"])
-            since = t("since {when}", when=date(g["since"])) if g["since"] else ""
-            typer.echo(f"  {pad(g['name'], 16)} {pad(where, 20)} {pad(turn, 22)} {since}{due}")
+            where = t("round {n}, packet {seq}", n=row["round"], seq=row["seq"])
+            since = t("since {when}", when=date(row["since"])) if row["since"] else ""
+            typer.echo(f"  {pad(row['name'], 16)} {pad(where, 20)} {pad(turn, 22)} {since}{due}")
     if playing:
         typer.echo(t("games you play:"))
         for g in playing:

@@ -386,7 +386,7 @@ def host_run(
         if transport is None:
             profile = mail_in.or_profile(where)
             if profile.imap is None:
-                raise autohost.no_transport(getattr(host, "name", None) or host.facts.name)
+                raise autohost.no_transport(host.name)
             mail_in = profile
             transport = autohost.Transport(imap=profile.imap, send=send,
                                            to_dir=str(to_dir.resolve()) if to_dir is not None else None)

@@ -30,7 +30,7 @@ from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the seat side (pbem turn) must not import the host's store
     from pbem.host.publish import HostNotice, Release
-    from pbem.host.referee import Host
+    from pbem.host.interface import GameHost
 
 INVITATION = "invitation.pbem"
 _ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")
@@ -103,7 +103,7 @@ class FolderPublisher:
         return []
 
 
-def init_folder(dir: Path, host: Host) -> tuple[GameFolder, list[tuple[int, str]]]:
+def init_folder(dir: Path, host: GameHost) -> tuple[GameFolder, list[tuple[int, str]]]:
     """Lay out the game folder (idempotent) and publish the invitation and every packet
     that is not in it yet (e.g. after the host was killed between a commit and its packet,
     or when the folder is new); later packets go out with `publish_pending`."""

@@ -8,8 +8,8 @@ packet before it, so every seat follows one chain and a host that shows two seat
 packets is caught. The host checks every block as a seat would (`PublicTable`: step, turn,
 every proof), so a bad shuffle or token is refused at the door, not discovered later.
 
-It has the duck-typed interface of `referee.Host` that the folder publisher and the
-automatic host use (accept, tick, status, packets, invitation, archives, game_id).
+It is a `pbem.host.interface.GameHost`, as the referee of a classic game is: the commands,
+the publishers and the automatic host serve both alike.
 Storage: one SQLite file with tables of its own (the chain is its whole state, beside the
 host's settings); each accept is one BEGIN IMMEDIATE transaction, so two hosts on one game
 take every block once. Its file lives beside the host's store (pbem.host.paths.store_folder),
@@ -37,7 +37,8 @@ from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing, clock_says
 from pbem.host.paths import is_blind
 from pbem.host.publish import HostNotice, Release
-from pbem.host.referee import Outcome, check_host_mail, check_new_game
+from pbem.host.interface import GameOverview, GameStatus, Outcome, WaitingStatus, overview_of
+from pbem.host.referee import check_host_mail, check_new_game
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
@@ -258,7 +259,7 @@ class BlindHost:
 
     # --- the clock (docs/trustless.md §10) ---------------------------------------------------------
 
-    def set_timing(self, timing: Timing) -> None:
+    def set_timing(self, timing: Timing) -> dict[str, Any]:
         """The game's deadline rules (`pbem game new --trustless --deadline ...`): the host can
         remind and report, never answer for a seat (it holds none of its keys)."""
         check_timing(timing)
@@ -267,6 +268,7 @@ class BlindHost:
             table, seq, _ = self.table(c)
             if seq:
                 self._clock(c, table, seq)
+        return timing.to_config()
 
     def notices(self, after: int = 0) -> list[HostNotice]:
         with self.engine.connect() as c:
@@ -360,18 +362,9 @@ class BlindHost:
         self._known = (table, seq, head)
         return table, seq, head
 
-    def overview(self) -> dict[str, Any]:
-        """This game as `Store.overview` lists a store's games (for 'pbem games'): the facts of
-        `status`, so that both commands say the same round, packet and step."""
-        st = self.status()
-        transport = self.config().get("transport") or {}
-        kind = "folder" if transport.get("folder") else "mail" if transport.get("maildir") or transport.get("imap") else None
-        over = st["status"] == "over"
-        return {"name": st["name"], "game": st["game"], "ruleset": st["ruleset"], "status": st["status"],
-                "round": st["round"], "seq": st["seq"], "to_move": st["to_move"], "since": st["since"],
-                "due": st["waiting"].get("due"), "paused": False, "joined": sum(s["joined"] for s in st["seats"]),
-                "seats": len(st["seats"]), "transport": kind, "trustless": True, "host_key": self.inv.doc.host.key,
-                **({} if over else {"waiting": st["waiting"]})}
+    def overview(self) -> GameOverview:
+        """This game's row in `pbem games`, from its `status`, as a store's games are."""
+        return overview_of(self.status(), self.config(), self.inv.doc.host.key)
 
     def activity(self) -> dict[str, str]:
         """When each seat's last block was taken (a file of an older version kept none)."""
@@ -384,25 +377,26 @@ class BlindHost:
         """(seat, None) in seat order: a trustless game keeps its addresses in its config only."""
         return [(name, None) for name in self.inv.doc.seat_names()]
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> GameStatus:
         table, seq, _ = self.table()
         w = table.waiting()
         status = "joining" if w.step == "join" else "over" if w.step == "over" else "playing"
         gold = table.ended[-1].gold if table.ended else {}
         config = self.config()
         emails = config.get("emails") or {}
+        waiting: WaitingStatus = {"step": w.step, "seats": list(w.seats)}
         due = (config.get("clock") or {}).get("due") if w.step != "over" else None
+        if due:
+            waiting["due"] = due
         activity = self.activity()
         return {"game": self.inv.game, "name": self.inv.doc.name, "ruleset": self.inv.doc.ruleset,
-                "options": list(self.inv.doc.options), "trustless": True,
-                "status": status, "round": table.round_no, "seq": seq,
-                "to_move": w.seats[0] if w.step == "move" else None, "gold": gold,
-                "waiting": {"step": w.step, "seats": w.seats, **({"due": due} if due else {})},
-                "timing": config.get("timing"), "deadline": None, "paused": False, "away": {}, "absent": [],
-                "since": max(activity.values(), default=None),
+                "options": list(self.inv.doc.options), "status": status, "round": table.round_no, "seq": seq,
+                "to_move": w.seats[0] if w.step == "move" else None, "gold": dict(gold),
                 "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": activity.get(p.name),
                            "email": emails.get(p.name),
-                           "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats]}
+                           "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats],
+                "timing": config.get("timing"), "deadline": None, "paused": False, "absent": [], "away": {},
+                "handovers": [], "trustless": True, "waiting": waiting, "since": max(activity.values(), default=None)}
 
     # --- taking blocks -----------------------------------------------------------------------------
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.errors import UsageError
 from pbem.host.clock import parse_time
 from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.host.interface import ClockStatus, DeadlineStatus
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -118,14 +121,14 @@ def clock_says(timing: Timing, clock: dict[str, Any], now: datetime) -> list[str
     return out
 
 
-def deadline_of(config: dict[str, Any], seq: int) -> dict[str, str] | None:
+def deadline_of(config: dict[str, Any], seq: int) -> DeadlineStatus | None:
     """The deadline of packet `seq` as the game's config remembers it ({seat, due}; the
     timekeeper keeps it there), or None: no deadline, or `seq` is not the packet waiting."""
     clock = config.get("clock") or {}
     return {"seat": clock["seat"], "due": clock["due"]} if clock.get("due") and clock.get("seq") == seq else None
 
 
-def status_extras(config: dict[str, Any], seq: int) -> dict[str, Any]:
+def status_extras(config: dict[str, Any], seq: int) -> ClockStatus:
     """What a game's status says of its clock and its seats' standing, from its config."""
     standings = config.get("seats", {})
     return {

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pbem.atomic import same_content, write_atomic
 
 if TYPE_CHECKING:
-    from pbem.host.referee import Host
+    from pbem.host.interface import GameHost
 
 INVITATION = "invitation.pbem"
 
@@ -65,7 +65,7 @@ def notices_channel(channel: str) -> str:
     return f"{channel} notices"
 
 
-def publish_pending(host: Host, publisher: Publisher, *, log: Callable[[str], None] | None = None,
+def publish_pending(host: GameHost, publisher: Publisher, *, log: Callable[[str], None] | None = None,
                     latest_only: bool = False) -> list[tuple[int | None, str]]:
     """Deliver every release, then every notice, after the channel's marks; [(seq, where)]
     for each (seq None for a notice)."""

@@ -41,6 +41,8 @@ from engine.views import events_for, secret_events, view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host import timekeeper
 from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.deadlines import Timing
+from pbem.host.interface import GameStatus, Outcome
 from pbem.host.paths import as_url
 from pbem.host.publish import HostNotice, Release
 from pbem.host.store import GAME_ROW, Store, deliveries, games, joins, moves, notices, packets, rounds, seats
@@ -82,15 +84,6 @@ from pbem.protocol.documents import (
 )
 from pbem.ui import when
 from pbem.ui.words import game_status, join, kind_name, t
-
-
-@dataclass
-class Outcome:
-    """What happened to one input block, in a line a person can read."""
-
-    kind: str  # joined, dealt, applied, duplicate
-    message: str
-    seq: int | None = None
 
 
 def _archived(n: int, seat: str, text: str, nonce: str, envelope: bytes, why: str | None) -> ArchivedMove:
@@ -385,6 +378,14 @@ class Host:
 
     # queries (no key needed)
 
+    @property
+    def name(self) -> str:
+        return self.facts.name
+
+    @property
+    def url(self) -> str:
+        return self.store.url
+
     def game_id(self) -> str:
         return self.facts.id
 
@@ -398,7 +399,7 @@ class Host:
             row = c.execute(_HEAD, {"b_game": self.facts.id}).one()
         return int(row.seq), str(row.status)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> GameStatus:
         return self.store.status(self.facts.id)
 
     def seat_emails(self) -> list[tuple[str, str | None]]:
@@ -476,6 +477,10 @@ class Host:
                              .where(rounds.c.game_id == self.facts.id, rounds.c.archive.is_not(None))
                              .order_by(rounds.c.round_no))
             return {r.round_no: r.archive for r in rows}
+
+    def set_timing(self, timing: Timing) -> dict[str, Any]:
+        """Change the deadline rules; a game in play restarts the current packet's clock now."""
+        return timekeeper.set_timing(self, timing)
 
     def notices(self, after: int = 0) -> list[HostNotice]:
         """The host's signed notices of this game after notice `after`, oldest first."""

@@ -13,7 +13,7 @@ schema upgrades it in one transaction; a newer one is refused, untouched.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -42,6 +42,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, Operati
 
 from pbem.errors import StoreError, UsageError
 from pbem.host import sqlite
+from pbem.host.interface import GameOverview, GameStatus
 from pbem.ui.words import t
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
@@ -348,70 +349,29 @@ class Store:
             rows = c.execute(select(games.c.id, games.c.name, games.c.status).order_by(games.c.name))
             return [(str(r.id), str(r.name), str(r.status)) for r in rows]
 
-    def overview(self) -> list[dict[str, Any]]:
-        """Every game with its round, whose turn, since when (the latest packet's time) and
-        by when (the deadline, if the game has deadlines)."""
+    def overview(self) -> list[GameOverview]:
+        """Every game's row in `pbem games`, by name: its status (round, whose turn, since when,
+        by when) as `status` says it, and how it is served."""
         import json
 
-        from pbem.host.deadlines import deadline_of
+        from pbem.host.interface import overview_of
 
-        latest = packets.alias("latest")
-        q = (select(games.c.id, games.c.name, games.c.ruleset, games.c.status, games.c.round_no, games.c.seq,
-                    games.c.public, games.c.config, games.c.created_at, games.c.host_key,
-                    latest.c.created_at.label("since"))
-             .select_from(games.outerjoin(latest, (latest.c.game_id == games.c.id) & (latest.c.seq == games.c.seq)))
-             .order_by(games.c.name))
-        out = []
         with self.read() as c:
-            per_game = select(seats.c.game_id, func.count()).group_by(seats.c.game_id)
-            joined: dict[str, int] = dict(c.execute(per_game.where(seats.c.joined_at.is_not(None))).all())
-            total: dict[str, int] = dict(c.execute(per_game).all())
-            for r in c.execute(q):
-                public = json.loads(r.public or "{}")
-                config = json.loads(r.config or "{}")
-                transport = config.get("transport") or {}
-                deadline = deadline_of(config, r.seq) if r.status == "playing" else None
-                out.append({
-                    "name": r.name, "game": r.id, "ruleset": r.ruleset, "status": r.status, "round": r.round_no,
-                    "seq": r.seq, "to_move": public.get("to_move") if r.status == "playing" else None,
-                    "since": r.since or r.created_at, "due": deadline["due"] if deadline else None,
-                    "paused": bool(config.get("paused")), "joined": joined.get(r.id, 0), "seats": total.get(r.id, 0),
-                    "transport": "folder" if transport.get("folder") else "mail" if transport.get("maildir") else None,
-                    "host_key": r.host_key,
-                })
-        return out
+            rows = c.execute(_GAME_ROWS).all()
+            by_game: dict[str, list[Any]] = {}
+            for r in c.execute(select(seats).order_by(seats.c.game_id, seats.c.idx)):
+                by_game.setdefault(r.game_id, []).append(r)
+        return [overview_of(_status(g, by_game.get(g.id, [])), json.loads(g.config or "{}"), g.host_key) for g in rows]
 
-    def status(self, game_id: str) -> dict[str, Any]:
+    def status(self, game_id: str) -> GameStatus:
         """A game's round, packet number, whose turn, and its seats (`pbem status`): read here,
         from the store alone, so that saying it loads none of the referee (the engine, the
         documents) nor cryptography (a seat's fingerprint is read off its key's line);
         pbem.host.referee.Host.status is this."""
-        import json
-
-        from pbem.host.deadlines import status_extras
-        from pbem.protocol.keyline import fingerprint
-
         with self.read() as c:
-            g = c.execute(GAME_ROW, {"b_game": game_id}).one()
+            g = c.execute(_GAME_ROWS.where(games.c.id == game_id)).one()
             rows = c.execute(select(seats).where(seats.c.game_id == game_id).order_by(seats.c.idx)).all()
-        public = json.loads(g.public)
-        return {
-            "game": g.id,
-            "name": g.name,
-            "ruleset": g.ruleset,
-            "options": list(json.loads(g.options)),
-            "status": g.status,
-            "round": g.round_no,
-            "seq": g.seq,
-            "to_move": public.get("to_move") if g.status == "playing" else None,
-            "gold": public.get("gold", {}),
-            "seats": [
-                {"name": r.name, "joined": r.joined_at is not None, "last_activity": r.last_activity,
-                 "email": r.email, "fingerprint": fingerprint(r.key)}
-                for r in rows
-            ],
-            **status_extras(json.loads(g.config), g.seq),
-        }
+        return _status(g, rows)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -421,3 +381,40 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# A game's row with the time of its latest packet (`since`)
+_LATEST = packets.alias("latest")
+_GAME_ROWS = (select(games, _LATEST.c.created_at.label("since"))
+              .select_from(games.outerjoin(_LATEST, (_LATEST.c.game_id == games.c.id) & (_LATEST.c.seq == games.c.seq)))
+              .order_by(games.c.name))
+
+
+def _status(g: Any, rows: Sequence[Any]) -> GameStatus:
+    """A game's status from its row (with `since`, as _GAME_ROWS reads it) and its seats' rows."""
+    import json
+
+    from pbem.host.deadlines import status_extras
+    from pbem.protocol.keyline import fingerprint
+
+    public = json.loads(g.public or "{}")
+    return {
+        "game": g.id,
+        "name": g.name,
+        "ruleset": g.ruleset,
+        "options": list(json.loads(g.options)),
+        "status": g.status,
+        "round": g.round_no,
+        "seq": g.seq,
+        "to_move": public.get("to_move") if g.status == "playing" else None,
+        "gold": public.get("gold", {}),
+        "seats": [
+            {"name": r.name, "joined": r.joined_at is not None, "last_activity": r.last_activity,
+             "email": r.email, "fingerprint": fingerprint(r.key)}
+            for r in rows
+        ],
+        **status_extras(json.loads(g.config or "{}"), g.seq),
+        "trustless": False,
+        "waiting": None,
+        "since": g.since or g.created_at,
+    }

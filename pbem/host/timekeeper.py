@@ -46,7 +46,8 @@ from pbem.ui.when import date, left, span
 from pbem.ui.words import game_status, kind_name, t
 
 if TYPE_CHECKING:
-    from pbem.host.referee import Host, Outcome, Seat
+    from pbem.host.interface import Outcome
+    from pbem.host.referee import Host, Seat
 
 RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
 AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a day (each goes to every seat)
@@ -79,7 +80,7 @@ def _seat(host: Host, name: str) -> Seat:
 
 
 def _outcome(kind: str, message: str, seq: int | None = None) -> Outcome:
-    from pbem.host.referee import Outcome
+    from pbem.host.interface import Outcome
 
     return Outcome(kind, message, seq)
 

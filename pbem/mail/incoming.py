@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import MoveError
 from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
@@ -26,6 +26,9 @@ from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Mental
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
 from pbem.ui import failures, words
 from pbem.ui.words import kind_name, labelled, t
+
+if TYPE_CHECKING:
+    from pbem.host.interface import GameHost
 
 
 # --- reading mail ---------------------------------------------------------------------------
@@ -125,7 +128,7 @@ class Router:
     home: Path
     dbs: list[str | Path] = field(default_factory=list)
     unlock: Callable[[str], Identity] | None = None
-    hosts: dict[str, Any] = field(default_factory=dict)  # game id -> Host
+    hosts: dict[str, GameHost] = field(default_factory=dict)  # game id -> its host
     stores: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -203,11 +206,11 @@ class Router:
             path, new = save_packet(self.home, block, offered[1].doc.host.key if offered else None)
             if offered is not None:  # kept, not taken: its player says whether it is a game they expect
                 seat, invitation = offered
-                host = invitation.doc.host
+                party = invitation.doc.host
                 return "invitation", t("packet {seq} of {game} hands seat {seat} to your key (host {host}, key {fingerprint}); "
                                        "nothing is taken until you say so: pbem mail-join {game}", seq=doc.seq,
-                                       game=block.game, seat=seat, host=host.name,
-                                       fingerprint=PublicKey.decode(host.key).fingerprint())
+                                       game=block.game, seat=seat, host=party.name,
+                                       fingerprint=PublicKey.decode(party.key).fingerprint())
             if doc.phase == "game-over":
                 state = t("game over")
             elif doc.waiting is not None:  # a trustless table waits for a step

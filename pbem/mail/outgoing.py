@@ -26,7 +26,7 @@ from pbem.ui import when, words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
-    from pbem.host.referee import Host
+    from pbem.host.interface import GameHost
 
 ENV_SMTP_PASSWORD = "PBEM_SMTP_PASSWORD"
 DEFAULT_SENDER = "pbem@localhost"
@@ -178,7 +178,7 @@ class Outgoing:
     message: EmailMessage
 
 
-def recipients(host: Host, config: dict[str, Any] | None = None) -> list[tuple[str, str]]:
+def recipients(host: GameHost, config: dict[str, Any] | None = None) -> list[tuple[str, str]]:
     """(name, address) for every seat with an address, in seat order, then the host's
     (`config`: the game's config, if read already)."""
     emails = dict((config if config is not None else host.config()).get("emails") or {})
@@ -202,13 +202,12 @@ def sender_address(config: dict[str, Any]) -> str:
     return smtp.get("from_addr") or (config.get("emails") or {}).get(HOST) or DEFAULT_SENDER
 
 
-def host_now(host: Any) -> datetime:
-    """The host's clock (a fake one in tests), else the machine's."""
-    clock = getattr(host, "clock", None)
-    return clock.now() if clock is not None else datetime.now(timezone.utc)
+def host_now(host: GameHost) -> datetime:
+    """The host's clock (a fake one in tests)."""
+    return host.clock.now()
 
 
-def _packet_mail(host: Any, config: dict[str, Any], name: str, address: str, armored: str, docs: list[Packet],
+def _packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str, armored: str, docs: list[Packet],
                  digest: str | None, invitation: str | None = None) -> Outgoing:
     """A packet's mail to one recipient, the armour in the body and attached. In a trustless
     game `armored` holds every packet a seat has not had (it follows the whole chain), the
@@ -259,7 +258,7 @@ def invitation_mail(config: dict[str, Any], sender: str, name: str, address: str
                                                   attachment=armored.encode()))
 
 
-def mails_for(host: Any, seq: int) -> list[Outgoing]:
+def mails_for(host: GameHost, seq: int) -> list[Outgoing]:
     """The mails for packet `seq` (0: the invitation), one per recipient, whatever the digest."""
     config = host.config()
     sender = sender_address(config)
@@ -268,8 +267,8 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
         raise UsageError(t("nobody in this game has a mail address"),
                          hint=t("pbem game email GAME NAME=ADDRESS (and host=ADDRESS for a copy)"))
     if seq == 0:
-        armored = host.invitation()
-        return [invitation_mail(config, sender, n, a, armored) for n, a in to]
+        invitation = host.invitation()
+        return [invitation_mail(config, sender, n, a, invitation) for n, a in to]
     armored = host.packet(seq)
     if armored is None:
         raise UsageError(t("no packet {seq} in this game", seq=seq))
@@ -277,7 +276,7 @@ def mails_for(host: Any, seq: int) -> list[Outgoing]:
     return [_packet_mail(host, config, n, a, armored, [packet], None) for n, a in to]
 
 
-def note_mailed(host: Host, names: list[str], seq: int, now: Callable[[], float] | None = None) -> None:
+def note_mailed(host: GameHost, names: list[str], seq: int, now: Callable[[], float] | None = None) -> None:
     """Record mails sent by hand ('pbem mail'), so digests count from them: the book and the
     channel's mark change in one transaction, as a publisher's delivery does."""
     now = now or (lambda: host_now(host).timestamp())
@@ -313,7 +312,7 @@ class MailPublisher:
 
     channel = "mail"
 
-    def __init__(self, host: Host, courier: Courier, now: Callable[[], float] | None = None) -> None:
+    def __init__(self, host: GameHost, courier: Courier, now: Callable[[], float] | None = None) -> None:
         self.host = host
         self.courier = courier
         self.now: Callable[[], float] = now or (lambda: host_now(host).timestamp())
@@ -489,7 +488,7 @@ class Courier:
         return t("wrote {path}", path=write_eml(msg, self.to_dir))
 
 
-def notice_mails(host: Any, armored: str) -> list[Outgoing]:
+def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
     """A host's notice as short mails, each in its reader's language: a reminder to the seat it
     reminds (and the host's copy), anything else to everyone; the signed notice is attached
     for `pbem inbox`."""

@@ -13,10 +13,9 @@ the answer is sent: a crash between the two loses that answer, never repeats it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from email.message import EmailMessage
 from email.utils import parseaddr
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pbem.mail.memory import message_keys
 from pbem.mail.message import compose
@@ -25,23 +24,16 @@ from pbem.names import HOST
 from pbem.ui.terminal import printable
 from pbem.ui.words import t, using
 
+if TYPE_CHECKING:
+    from pbem.host.interface import GameHost
+
 LIMIT = 5  # answers per seat...
 WINDOW = 24 * 3600.0  # ...in this many seconds
 KEEP = 200  # refused mails remembered per seat (the newest)
 _MESSAGE_ID_RE = re.compile(r"<[!-;=?-~]{1,250}>")  # printable, no '<' or '>' inside
-_Said = TypeVar("_Said")
 
 
-class AnsweringHost(Protocol):
-    """What answering a refused mail needs of a host (pbem.host.referee.Host, the blind host)."""
-
-    def game_id(self) -> str: ...
-    def config(self) -> dict[str, Any]: ...
-    def seat_emails(self) -> list[tuple[str, str | None]]: ...
-    def update_config(self, key: str, change: Callable[[Any], tuple[Any, _Said]]) -> _Said: ...
-
-
-def seat_of_sender(host: AnsweringHost, msg: EmailMessage) -> tuple[str, str] | None:
+def seat_of_sender(host: GameHost, msg: EmailMessage) -> tuple[str, str] | None:
     """(seat, its address) when the mail's From is a seat's own address in this game, else None."""
     try:
         sender = parseaddr(str(msg.get("From", "")))[1].strip().lower()
@@ -57,7 +49,7 @@ def seat_of_sender(host: AnsweringHost, msg: EmailMessage) -> tuple[str, str] | 
     return None
 
 
-def note_refusal(host: AnsweringHost, seat: str, msg: EmailMessage, now: float) -> bool:
+def note_refusal(host: GameHost, seat: str, msg: EmailMessage, now: float) -> bool:
     """Note that this mail of `seat` was refused; whether an answer is owed now (one
     transaction: the note and the decision are one)."""
     key = message_keys(msg)[0]
@@ -75,7 +67,7 @@ def note_refusal(host: AnsweringHost, seat: str, msg: EmailMessage, now: float) 
     return bool(host.update_config("refusals", change))
 
 
-def refusal_mail(host: AnsweringHost, seat: str, address: str, msg: EmailMessage, reasons: list[str]) -> EmailMessage:
+def refusal_mail(host: GameHost, seat: str, address: str, msg: EmailMessage, reasons: list[str]) -> EmailMessage:
     """The answer to `seat`'s refused mail, in the seat's language: what was refused and why."""
     config = host.config()
     game = host.game_id()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import BadPosition, MoveError
 from engine.position import dump, load
@@ -41,6 +41,9 @@ from pbem.protocol.documents import (
 )
 from pbem.ui import failures, when, words
 from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.host.interface import GameHost
 
 ALL = "all"
 
@@ -159,7 +162,7 @@ def _from_db(where: str | Path, only: str | None = None, rounds: Collection[int]
     return src
 
 
-def _add_game(src: Source, host: Any, where: str, rounds: Collection[int] | None = None) -> None:
+def _add_game(src: Source, host: GameHost, where: str, rounds: Collection[int] | None = None) -> None:
     """A host's invitation, archives and packets (all, or those `rounds` need), as blocks of `src`."""
     game = host.game_id()
     status = host.status()

@@ -1,0 +1,205 @@
+"""What every host of one game answers, whichever kind it is: the referee of a store's game
+(pbem.host.referee.Host) or the blind host of a trustless game (pbem.host.blind.BlindHost).
+
+`GameHost` is the one interface the commands, the automatic host, the publishers and the
+mail use; `GameStatus` is what `pbem status` says of a game and `GameOverview` its row in
+`pbem games`, built from its status by `overview_of` alone, so the two never tell a different
+round, packet, step or transport. The records are the JSON documents the commands print, so
+they are typed dicts. Light on purpose: `pbem status` imports this and nothing of the referee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NotRequired, Protocol, Self, TypedDict, TypeVar
+
+if TYPE_CHECKING:
+    from pbem.host.clock import Clock
+    from pbem.host.deadlines import Timing
+    from pbem.host.publish import HostNotice, Release
+    from pbem.protocol.crypto import Identity
+    from pbem.protocol.documents import Signed
+
+_Said = TypeVar("_Said")
+
+
+@dataclass
+class Outcome:
+    """What happened to one input block, in a line a person can read."""
+
+    kind: str  # joined, dealt, applied, duplicate, notice
+    message: str
+    seq: int | None = None
+
+
+class SeatStatus(TypedDict):
+    name: str
+    joined: bool
+    last_activity: str | None
+    email: str | None
+    fingerprint: str
+
+
+class DeadlineStatus(TypedDict):
+    """The deadline of the packet waiting now: whose answer is due, and when."""
+
+    seat: str
+    due: str
+
+
+class WaitingStatus(TypedDict):
+    """What a trustless table waits for: a step, from these seats (by `due`, with deadlines)."""
+
+    step: str
+    seats: list[str]
+    due: NotRequired[str]
+
+
+class ClockStatus(TypedDict):
+    """What a game's status says of its clock and its seats' standing (from its config)."""
+
+    timing: dict[str, Any] | None  # the deadline rules (pbem.host.deadlines.Timing), if any
+    deadline: DeadlineStatus | None  # a classic game's; a trustless one's is in `waiting`
+    paused: bool
+    absent: list[str]
+    away: dict[str, str]  # seat -> away until
+    handovers: list[dict[str, Any]]
+
+
+class GameStatus(ClockStatus):
+    """A game as `pbem status` says it (and `--json` prints it)."""
+
+    game: str
+    name: str
+    ruleset: str
+    options: list[str]
+    status: str  # joining, playing, over
+    round: int
+    seq: int  # the latest packet (0: none yet)
+    to_move: str | None
+    gold: dict[str, int]
+    seats: list[SeatStatus]
+    trustless: bool
+    waiting: WaitingStatus | None  # a trustless table's step (None: a classic game)
+    since: str | None  # the latest packet's time (a trustless game: the latest block's)
+
+
+class GameOverview(TypedDict):
+    """A game's row in `pbem games` (and `--json`)."""
+
+    name: str
+    game: str
+    ruleset: str
+    status: str
+    round: int
+    seq: int
+    to_move: str | None
+    since: str | None
+    due: str | None
+    paused: bool
+    joined: int
+    seats: int
+    transport: str | None  # folder, mail, or None: not served yet
+    host_key: str
+    trustless: bool
+    waiting: WaitingStatus | None  # a trustless table's step, while it plays
+
+
+def transport_kind(config: dict[str, Any]) -> str | None:
+    """How a game's config says it is served: "folder", "mail" (files or IMAP) or None."""
+    transport = config.get("transport") or {}
+    if transport.get("folder"):
+        return "folder"
+    return "mail" if transport.get("maildir") or transport.get("imap") else None
+
+
+def overview_of(st: GameStatus, config: dict[str, Any], host_key: str) -> GameOverview:
+    """A game's row in `pbem games`, from its status and its config (the transport)."""
+    deadline = st["deadline"] if st["status"] == "playing" else None
+    waiting = st["waiting"]
+    due = deadline["due"] if deadline else waiting.get("due") if waiting else None
+    return {"name": st["name"], "game": st["game"], "ruleset": st["ruleset"], "status": st["status"],
+            "round": st["round"], "seq": st["seq"], "to_move": st["to_move"], "since": st["since"], "due": due,
+            "paused": st["paused"], "joined": sum(s["joined"] for s in st["seats"]), "seats": len(st["seats"]),
+            "transport": transport_kind(config), "host_key": host_key, "trustless": st["trustless"],
+            "waiting": None if st["status"] == "over" else waiting}
+
+
+class GameHost(Protocol):
+    """One game's host, as every caller uses it. `identity` is the host's key, set before a
+    change (None: a host that only answers queries); every time it stamps comes from `clock`."""
+
+    identity: Identity | None
+    clock: Clock
+
+    @property
+    def name(self) -> str:
+        """The game's name."""
+
+    @property
+    def url(self) -> str:
+        """Where the game is kept (a store's URL, or a trustless game's own file)."""
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def close(self) -> None: ...
+
+    # queries (no key needed)
+
+    def game_id(self) -> str: ...
+
+    def host_name(self) -> str:
+        """The name of the host's key."""
+
+    def head(self) -> tuple[int, str]:
+        """(latest packet number, status): the cheap question a watch loop asks."""
+
+    def status(self) -> GameStatus: ...
+
+    def seat_emails(self) -> list[tuple[str, str | None]]:
+        """(seat, its mail address or None) in seat order."""
+
+    def invitation(self) -> str: ...
+
+    def packets(self, since: int = 0, until: int | None = None) -> list[tuple[int, str]]: ...
+
+    def packet(self, seq: int) -> str | None: ...
+
+    def archives(self) -> dict[int, str]:
+        """Each ended round's armoured archive (none for a trustless game: its chain is audited)."""
+
+    def notices(self, after: int = 0) -> list[HostNotice]: ...
+
+    def config(self) -> dict[str, Any]:
+        """The game's settings: mail addresses, languages, SMTP, transport, digest, marks."""
+
+    # settings
+
+    def set_config(self, **changes: Any) -> dict[str, Any]: ...
+
+    def update_config(self, key: str, change: Callable[[Any], tuple[Any, _Said]]) -> _Said:
+        """Read one config key and write `change`'s new value back in one transaction:
+        `change(old) -> (new, what to return)`."""
+
+    def set_email(self, name: str, address: str | None) -> None: ...
+
+    def set_timing(self, timing: Timing) -> dict[str, Any]:
+        """Change the deadline rules; the step waiting now restarts its clock. Returns them."""
+
+    # publishing (pbem.host.publish)
+
+    def delivered(self, channel: str) -> int: ...
+
+    def releases(self, after: int) -> list[Release]: ...
+
+    def mark_delivered(self, channel: str, seq: int, config: dict[str, Any] | None = None) -> None: ...
+
+    # changes (the host's key needed), one transaction each
+
+    def accept(self, block: Signed[Any]) -> Outcome: ...
+
+    def tick(self) -> list[Outcome]:
+        """What the clock asks now: reminders, late notices, timeouts."""
