@@ -230,6 +230,19 @@ def test_each_command_module_adds_the_words_pbem_cli_lists() -> None:
     assert words(whole()) == {w for listed in PARTS.values() for w in listed}
 
 
+def test_a_command_line_converts_only_the_command_it_names() -> None:
+    """Typer converts the parameters of every command it is given: a command line is given the
+    command or group its first word names, and a word that names none (a typo) the whole tree,
+    so that click can suggest the command meant."""
+    from pbem.cli import command_line
+
+    assert list(command_line(["show", "packet.pbem"]).commands) == ["show"]
+    assert list(command_line(["game", "new", "--help"]).commands) == ["game"]
+    game = command_line(["game", "new"]).commands["game"]
+    assert {"new", "email", "config"} <= set(game.commands)  # gathered from play, transport and deadlines
+    assert {"show", "turn", "key", "game"} <= set(command_line(["shw"]).commands)
+
+
 def _python_files(*packages: Path) -> list[tuple[Path, ast.Module]]:
     with warnings.catch_warnings():  # a module's own warnings (an escape in a string) are its tests' to report
         warnings.simplefilter("ignore")

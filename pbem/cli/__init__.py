@@ -67,26 +67,27 @@ def _root(
                                      param_hint="--lang")
 
 
-def tree(parts: Iterable[str] = PARTS) -> typer.Typer:
-    """The command line with the commands of `parts` (keys of PARTS; all by default)."""
+def tree(parts: Iterable[str] = PARTS, only: str | None = None) -> typer.Typer:
+    """The command line with the commands of `parts` (keys of PARTS; all by default), or with
+    only the command or group called `only` of theirs."""
     import importlib
 
     app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False, add_completion=False,
                       help="Play Saboteur asynchronously: by email, shared folder, or file by file.")
     app.callback()(_root)
     for part in parts:
-        importlib.import_module(f"pbem.cli.{part}").register(app)
+        importlib.import_module(f"pbem.cli.{part}").register(app, only)
     return app
 
 
 def tree_for(argv: list[str]) -> typer.Typer:
-    """The command line with only the modules that add the first command word of `argv`, or the
-    whole one."""
+    """The command line with only the command or group the first command word of `argv` names
+    (and the modules that add it), or the whole one."""
     from pbem.cli.helptext import command_words
 
     first = next(iter(command_words(argv)), None)
     parts = [part for part, words in PARTS.items() if first in words]
-    return tree(parts) if parts else whole()
+    return tree(parts, first) if parts else whole()
 
 
 @cache

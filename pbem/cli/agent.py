@@ -84,5 +84,6 @@ def stop(home: HomeOpt = None) -> None:
     typer.echo(t("the key agent forgot its keys and stopped"))
 
 
-def register(root: typer.Typer) -> None:
+def register(root: typer.Typer, only: str | None = None) -> None:
+    """Add the `agent` group to `root` (the one word this module adds: `only` is it or None)."""
     root.add_typer(app, name="agent")

@@ -330,13 +330,15 @@ def handover(
             lambda inv, seat, me: player.make_handover(inv, seat, me, new))
 
 
-def register(app: typer.Typer) -> None:
+def register(app: typer.Typer, only: str | None = None) -> None:
+    """Add this module's commands to `app` and `game`: all, or only those of the word `only`."""
     if not first_time(app, "deadlines"):
         return
-    if first_time(game_app, "deadlines"):
+    if only in (None, "game") and first_time(game_app, "deadlines"):
         game_app.command("config")(game_config)
         game_app.command("pause")(game_pause)
         game_app.command("resume")(game_resume)
         game_app.command("reseat")(game_reseat)
     for fn in (away, resign, back, handover):
-        app.command(fn.__name__)(fn)
+        if only in (None, fn.__name__):
+            app.command(fn.__name__)(fn)

@@ -148,5 +148,6 @@ def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
         typer.echo(f"{r['name']:<{width}}  {r['fingerprint']}  {status}")
 
 
-def register(root: typer.Typer) -> None:
+def register(root: typer.Typer, only: str | None = None) -> None:
+    """Add the `key` group to `root` (the one word this module adds: `only` is it or None)."""
     root.add_typer(app, name="key")

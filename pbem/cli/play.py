@@ -623,7 +623,11 @@ def demo(
     run_demo(Console(file=unshown(sys.stdout)), ruleset=ruleset, workdir=workdir, bot=bot, trustless=trustless)
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(game_app, name="game")
+def register(app: typer.Typer, only: str | None = None) -> None:
+    """Add this module's commands and groups to `app`: all, or only the one called `only` (a
+    command line converts only the command it runs)."""
+    if only in (None, "game"):
+        app.add_typer(game_app, name="game")
     for fn in (join, apply, show, move, status, packet, games, demo):
-        app.command(fn.__name__)(fn)
+        if only in (None, fn.__name__):
+            app.command(fn.__name__)(fn)

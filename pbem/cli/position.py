@@ -78,5 +78,6 @@ def apply_moves(
     typer.echo(json_text(dump(state)))
 
 
-def register(root: typer.Typer) -> None:
+def register(root: typer.Typer, only: str | None = None) -> None:
+    """Add the `position` group to `root` (the one word this module adds: `only` is it or None)."""
     root.add_typer(app, name="position")

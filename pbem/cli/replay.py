@@ -233,7 +233,8 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
                             hint=ended_hint())
 
 
-def register(app: typer.Typer) -> None:
-    app.command("replay")(replay)
-    app.command("audit")(audit)
-    app.command("archive")(archive)
+def register(app: typer.Typer, only: str | None = None) -> None:
+    """Add this module's commands to `app`: all, or only the one called `only`."""
+    for fn in (replay, audit, archive):
+        if only in (None, fn.__name__):
+            app.command(fn.__name__)(fn)

@@ -459,28 +459,29 @@ class _MailGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to the main app (idempotent)."""
+def register(app: typer.Typer, only: str | None = None) -> None:
+    """Add this module's commands to the main app (idempotent): all, or only those of the word
+    `only` (a command line converts only the command it runs)."""
     if not first_time(app, "transport"):
         return
-    if first_time(game_app, "transport"):
+    if only in (None, "game") and first_time(game_app, "transport"):
         game_app.command("email")(game_email)
         game_app.command("smtp")(game_smtp)
-    mail_app = typer.Typer(cls=_MailGroup, no_args_is_help=True,
-                           help="Mail packets (host): 'pbem mail GAME' is 'pbem mail send GAME'. "
-                                "'pbem mail setup': your own mail settings.")
-    mail_app.command("send")(mail)
-    mail_app.command("setup")(mail_setup)
-    app.add_typer(mail_app, name="mail")
-    app.command("inbox")(inbox)
+    if only in (None, "mail"):
+        mail_app = typer.Typer(cls=_MailGroup, no_args_is_help=True,
+                               help="Mail packets (host): 'pbem mail GAME' is 'pbem mail send GAME'. "
+                                    "'pbem mail setup': your own mail settings.")
+        mail_app.command("send")(mail)
+        mail_app.command("setup")(mail_setup)
+        app.add_typer(mail_app, name="mail")
     from pbem.cli.turn import mail_join, mail_move, turn
 
-    app.command("mail-join")(mail_join)
-    app.command("mail-move")(mail_move)
-    app.command("turn")(turn)
-    app.add_typer(folder_app, name="folder")
-    app.add_typer(host_app, name="host")
-    app.add_typer(bot_app, name="bot")
+    for name, fn in (("inbox", inbox), ("mail-join", mail_join), ("mail-move", mail_move), ("turn", turn)):
+        if only in (None, name):
+            app.command(name)(fn)
+    for name, group in (("folder", folder_app), ("host", host_app), ("bot", bot_app)):
+        if only in (None, name):
+            app.add_typer(group, name=name)
 
 
 folder_app.command("init")(folder_init)
