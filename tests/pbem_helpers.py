@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import select
 import signal
 import socket
 import sqlite3
@@ -14,6 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from processes import PBEM, cli_env, new_keys, pbem
@@ -31,6 +33,9 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file
 from pbem.seat import keys
 from pbem.seat import player as P
+
+if TYPE_CHECKING:
+    from mailservers import MailServers
 
 PASS = b"correct horse"
 
@@ -352,3 +357,47 @@ def clocked_game(tmp_path: Path, timing: Timing, store: str):
         s.join()
     fh.step()
     return clock, host, fh, seats, ids
+
+
+def read_until(fd: int, needle: str, timeout: float = 20.0) -> str:
+    """What a pseudo-terminal `fd` printed, read until `needle` shows (AssertionError after `timeout`)."""
+    out = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+            if needle.encode() in out:
+                return out.decode("utf-8", "replace")
+    raise AssertionError(f"never saw {needle!r}; got {out[-600:]!r}")
+
+
+def imap_game(root: Path, s: MailServers, *options: str) -> tuple[Path, dict[str, Path]]:
+    """Keys, the game with everyone's address, and the host's SMTP settings, all by the CLI
+    (`options` for 'pbem game new', e.g. --trustless)."""
+    homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
+    # the host's key is "referee", its mailbox "host"
+    pubs = new_keys({"referee" if n == "host" else n: h for n, h in homes.items()})
+    db = root / "saves" / "t.db"
+    args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
+    pbem("game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db, *options,
+         home=homes["host"], cwd=root, ok=True)
+    pbem("game", "smtp", "t", "--db", db, "--server", "127.0.0.1", "--port", s.smtp_port, "--security", "none",
+         "--from", s.address("host"), home=homes["host"], cwd=root, ok=True)
+    return db, homes
+
+
+def start_imap(s: MailServers, who: str, args: list[str], home: Path, log: Path) -> subprocess.Popen:
+    """`pbem ARGS` for `who`, reading its mailbox on the IMAP server of `s`, as a process of its own."""
+    # Polling every 0.1 s rather than IDLE: pymap looks for new mail only once a second while
+    # idling, which would make a whole game minutes long. IDLE itself is tested in test_imap.py.
+    # (Polling more often costs pymap and the pollers more CPU than it saves.)
+    env = {**cli_env(home), "PBEM_IMAP_PASSWORD": f"pw-{who}"}
+    return subprocess.Popen([*PBEM, *args, "--imap", s.imap.url(who), "--no-idle", "--poll", "0.1"], env=env,
+                            stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)

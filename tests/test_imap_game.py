@@ -5,42 +5,15 @@ Midway the IMAP server is stopped and started again: nothing is lost or applied 
 from __future__ import annotations
 
 import mailbox
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import SEATS, check_game, wait_all
-from processes import PBEM, cli_env, new_keys, pbem
+from pbem_helpers import SEATS, check_game, imap_game, start_imap, wait_all
 
 from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks
-
-
-def imap_game(root: Path, s: MailServers, *options: str) -> tuple[Path, dict[str, Path]]:
-    """Keys, the game with everyone's address, and the host's SMTP settings, all by the CLI
-    (`options` for 'pbem game new', e.g. --trustless)."""
-    homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
-    # the host's key is "referee", its mailbox "host"
-    pubs = new_keys({"referee" if n == "host" else n: h for n, h in homes.items()})
-    db = root / "saves" / "t.db"
-    args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
-    pbem("game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db, *options,
-         home=homes["host"], cwd=root, ok=True)
-    pbem("game", "smtp", "t", "--db", db, "--server", "127.0.0.1", "--port", s.smtp_port, "--security", "none",
-         "--from", s.address("host"), home=homes["host"], cwd=root, ok=True)
-    return db, homes
-
-
-def start(s: MailServers, who: str, args: list[str], home: Path, log: Path) -> subprocess.Popen:
-    # Polling every 0.1 s rather than IDLE: pymap looks for new mail only once a second
-    # while idling, which would make this game of ~130 moves four minutes long. IDLE itself
-    # is tested in test_imap.py. (Every 0.05 s, pymap and the four pollers took ~20% more CPU
-    # for the whole game: 70-76 CPU-s against 58-60.)
-    env = {**cli_env(home), "PBEM_IMAP_PASSWORD": f"pw-{who}"}
-    return subprocess.Popen([*PBEM, *args, "--imap", s.imap.url(who), "--no-idle", "--poll", "0.1"], env=env,
-                            stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
 @pytest.mark.slow
@@ -48,8 +21,9 @@ def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: P
     s = mail_servers
     db, homes = imap_game(tmp_path, s)
     started = time.monotonic()
-    procs = [start(s, "host", ["host", "run", "t", "--db", str(db), "--send"], homes["host"], tmp_path / "host.log")]
-    procs += [start(s, p, ["bot", "run", "--as", p, "--seed", f"seed-{p}", "--to", s.address("host"), "--send",
+    procs = [start_imap(s, "host", ["host", "run", "t", "--db", str(db), "--send"], homes["host"],
+                        tmp_path / "host.log")]
+    procs += [start_imap(s, p, ["bot", "run", "--as", p, "--seed", f"seed-{p}", "--to", s.address("host"), "--send",
                            "--smtp-server", "127.0.0.1", "--smtp-port", str(s.smtp_port), "--smtp-security", "none",
                            "--from", s.address(p)], homes[p], tmp_path / f"bot-{p}.log") for p in SEATS]
     # midway (round 2 under way), the IMAP server goes away for a while and comes back

@@ -10,8 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from pbem_helpers import read_until
 from processes import PBEM, cli_env, one_error_line, pbem
-from test_replay_tty import _read_until
 
 
 def _keys(root: Path, names: list[str]) -> tuple[Path, dict[str, str]]:
@@ -58,7 +58,7 @@ def test_pbem_packet_writes_no_armour_to_a_terminal(tmp_path: Path) -> None:
                             env=cli_env(home, COLUMNS="100"))
     os.close(sub)
     try:
-        shown = _read_until(main, "hint:")
+        shown = read_until(main, "hint:")
         assert proc.wait(timeout=30) == 2
     finally:
         if proc.poll() is None:

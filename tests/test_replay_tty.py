@@ -4,35 +4,15 @@ from __future__ import annotations
 
 import os
 import pty
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import make_table, play_until
+from pbem_helpers import make_table, play_until, read_until
 from processes import PBEM, cli_env
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
-
-
-def _read_until(fd: int, needle: str, timeout: float = 20.0) -> str:
-    out = b""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-            if needle.encode() in out:
-                return out.decode("utf-8", "replace")
-    raise AssertionError(f"never saw {needle!r}; got {out[-600:]!r}")
 
 
 @pytest.mark.slow
@@ -46,15 +26,15 @@ def test_keys_step_jump_switch_and_quit(tmp_path: Path) -> None:
                             stdin=sub, stdout=sub, stderr=sub, env=env, close_fds=True)
     os.close(sub)
     try:
-        _read_until(main, "the deal (0 of")
+        read_until(main, "the deal (0 of")
         os.write(main, b"\x1b[C")  # Right
-        _read_until(main, "move 1 of")
+        read_until(main, "move 1 of")
         os.write(main, b"g3\r")  # jump to move 3
-        _read_until(main, "move 3 of")
+        read_until(main, "move 3 of")
         os.write(main, b"\x1b[D")  # Left
-        _read_until(main, "move 2 of")
+        read_until(main, "move 2 of")
         os.write(main, b"v")  # all cards open -> as ann saw it then
-        _read_until(main, "as ann saw it then")
+        read_until(main, "as ann saw it then")
         os.write(main, b"q")
         assert proc.wait(timeout=20) == 0
     finally:

@@ -18,9 +18,8 @@ from pathlib import Path
 import msgspec
 import pytest
 from mailservers import MailServers
-from pbem_helpers import SEATS, wait_all
+from pbem_helpers import SEATS, imap_game, start_imap, wait_all
 from processes import pbem
-from test_imap_game import imap_game, start
 
 from pbem.mail.outgoing import block_mail
 from pbem.protocol.crypto import Identity
@@ -57,8 +56,9 @@ def test_a_whole_trustless_game_by_mail_with_bad_mail_midway(tmp_path: Path, mai
     s = mail_servers
     db, homes = imap_game(tmp_path, s, "--trustless")  # the commands of docs/playing.md §4
     started = time.monotonic()
-    procs = [start(s, "host", ["host", "run", "t", "--db", str(db), "--send"], homes["host"], tmp_path / "host.log")]
-    procs += [start(s, p, ["bot", "run", "--as", p, "--seed", f"seed-{p}", "--send", "--smtp-server", "127.0.0.1",
+    procs = [start_imap(s, "host", ["host", "run", "t", "--db", str(db), "--send"], homes["host"],
+                        tmp_path / "host.log")]
+    procs += [start_imap(s, p, ["bot", "run", "--as", p, "--seed", f"seed-{p}", "--send", "--smtp-server", "127.0.0.1",
                            "--smtp-port", str(s.smtp_port), "--smtp-security", "none", "--from", s.address(p)],
                     homes[p], tmp_path / f"bot-{p}.log") for p in SEATS]
     from pbem.host.blind import BlindHost

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import pty
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import SEATS, cli_app, make_homes, new_game, run_cli
+from pbem_helpers import SEATS, cli_app, make_homes, new_game, read_until, run_cli
 from processes import PBEM, cli_env, pbem
-from test_replay_tty import _read_until
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
@@ -73,9 +72,9 @@ def _in_a_terminal(args: list[str], home: Path, cwd: Path, answers: list[tuple[s
     shown = ""
     try:
         for seen, line in answers:
-            shown += _read_until(main, seen)
+            shown += read_until(main, seen)
             os.write(main, line.encode() + b"\r")
-        shown += _read_until(main, done)
+        shown += read_until(main, done)
         assert proc.wait(timeout=30) == 0, shown[-800:]
     finally:
         if proc.poll() is None:
