@@ -38,7 +38,7 @@ from pbem.host.publish import publish_pending
 from pbem.host.referee import Host
 from pbem.host.store import Store
 from pbem.mail.incoming import message_blocks, who
-from pbem.mail.memory import MailSource, shown_label
+from pbem.mail.memory import MailSource, Settlement, shown_label
 from pbem.mail.outgoing import Courier, MailPublisher
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
@@ -231,10 +231,10 @@ class MailHost:
         self._mail()
         for label, msg in self.source.new_messages():
             self._message(label, msg)
-        old = getattr(self.source, "old", 0)
+        old = self.source.old
         if old:
             self.log(t("skipped {n} message(s) read before", n=old))
-            self.source.old = 0  # type: ignore[attr-defined]
+            self.source.old = 0
         for out in self.host.tick():  # reminders, late notices, timeouts
             self.log(out.message)
         self._mail()
@@ -257,9 +257,9 @@ class MailHost:
             return
         if outcome == "rejected" and sender is not None:
             self._tell(sender, msg, reasons)
-        self.source.settle(label, outcome)  # type: ignore[arg-type]
+        self.source.settle(label, outcome)
 
-    def _route(self, label: str, msg: Any, reasons: list[str]) -> str | None:
+    def _route(self, label: str, msg: Any, reasons: list[str]) -> Settlement | None:
         """How to settle the message ("done", "rejected"; None: left, passed over or to retry,
         already said to the source); each refusal's reason is added to `reasons`."""
         blocks, errors = message_blocks(msg)
@@ -279,7 +279,7 @@ class MailHost:
                 self.source.pass_over(label)  # another game's host may want it
                 return None
             return "done"  # our own packets and invitations coming back
-        outcome = "done"
+        outcome: Settlement = "done"
         for b in ours:
             result = self._accept(label, b, reasons)
             if result == "retry":

@@ -22,7 +22,7 @@ from pbem.auto.host_runner import stamp_log
 from pbem.errors import PbemError, UsageError
 from pbem.folder.play import FolderSeat
 from pbem.mail.incoming import Router, message_blocks, settle_outcome
-from pbem.mail.memory import MailSource
+from pbem.mail.memory import MailSource, Settlement
 from pbem.mail.outgoing import Courier, block_mail
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file, read_text
@@ -278,11 +278,11 @@ class MailBot:
             self.router.learn_sender(b, kind)
         return kind
 
-    def _settle(self, label: str, outcome: str | None) -> None:
+    def _settle(self, label: str, outcome: Settlement | None) -> None:
         if outcome is None:
             self.source.leave(label)
         else:
-            self.source.settle(label, outcome)  # type: ignore[arg-type]
+            self.source.settle(label, outcome)
 
     def step(self) -> bool:
         if not self.resumed:

@@ -254,7 +254,7 @@ def inbox(
     finally:
         router.close()
         source.close()
-    old = getattr(source, "old", 0)
+    old = source.old
     if as_json:
         typer.echo(json_text(results))
     elif not results:

@@ -108,6 +108,7 @@ class ImapFolder:
     known: Callable[[str], bool] = lambda label: False  # read before (pbem.mail.memory): not fetched
     ca_file: str | None = None  # a CA to trust besides the system's (the mail profile's)
     folders: dict[str, str] = field(default_factory=dict)  # "pbem/done" -> the server's name for it
+    old: int = 0  # skipped as read before: none (MailSource; a Remembering source around it counts them)
 
     # --- connection ----------------------------------------------------------------------
 

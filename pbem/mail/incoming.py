@@ -45,6 +45,7 @@ class MailScanner:
     paths: list[Path]
     done: set[str] = field(default_factory=set)
     known: Callable[[str], bool] = lambda label: False
+    old: int = 0  # skipped as read before: none (MailSource; a Remembering source around it counts them)
 
     def __post_init__(self) -> None:
         self.paths = [Path(p).expanduser().absolute() for p in self.paths]

@@ -26,7 +26,10 @@ Settlement = Literal["done", "rejected"]
 class MailSource(Protocol):
     """Yields messages; each is then settled (processed), left (not pbem mail, for good),
     passed over (not for this reader: skipped until it restarts), or none of these (retry).
-    A source also has a `known(label)` hook, consulted before a message is parsed or fetched."""
+    A source also has a `known(label)` hook, consulted before a message is parsed or fetched.
+    `old` counts the messages skipped as read before (only a `Remembering` source skips any)."""
+
+    old: int
 
     def new_messages(self) -> Iterator[tuple[str, EmailMessage]]: ...
     def settle(self, label: str, outcome: Settlement) -> None: ...
