@@ -433,7 +433,7 @@ class SlotRef(Shape, frozen=True, array_like=True):
         return (self.stack, self.index)
 
 ALL_SEATS = "all"
-Step = Literal["shuffle", "deal", "move", "tokens", "goal", "reveal"]
+MentalStep = Literal["shuffle", "deal", "move", "tokens", "goal", "reveal"]
 
 
 class Tokens(Shape, frozen=True, kw_only=True):
@@ -483,7 +483,7 @@ class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
     seat: str
     seq: int  # the packet this message answers
     packet: str  # and its hash
-    step: Step
+    step: MentalStep
     shuffle: Shuffle | None = None
     tokens: list[Tokens] | None = None  # the tokens this seat owes, riding on the message
     move: str | None = None  # a move's public text (a face-down discard's cards as ?)

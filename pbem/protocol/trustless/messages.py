@@ -13,7 +13,19 @@ from typing import Any
 import msgspec
 
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Join, KeyShareDoc, Mental, Opening, Shuffle, Signed, SlotRef, Step, Tokens, convert, sign
+from pbem.protocol.documents import (
+    Join,
+    KeyShareDoc,
+    Mental,
+    MentalStep,
+    Opening,
+    Shuffle,
+    Signed,
+    SlotRef,
+    Tokens,
+    convert,
+    sign,
+)
 from pbem.protocol.mental.group import Point, ScalarSource, random_scalar
 from pbem.protocol.trustless.keys import SeatKeys, check_public
 from pbem.protocol.trustless.tokens import Slot
@@ -47,7 +59,7 @@ def slot_ref(slot: Slot) -> SlotRef:
     return SlotRef(stack=slot[0], index=slot[1])
 
 
-def message(identity: Identity, game: str, seat: str, seq: int, packet: str, step: Step, *,
+def message(identity: Identity, game: str, seat: str, seq: int, packet: str, step: MentalStep, *,
             bundles: list[dict[str, Any]] | None = None, shuffle: dict[str, Any] | None = None,
             move: str | None = None, play: tuple[Slot, dict[str, Any]] | None = None,
             discard: list[Slot] | None = None, reveal: dict[str, str] | None = None) -> Signed[Mental]:
