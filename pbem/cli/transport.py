@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -24,6 +24,9 @@ from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
 from pbem.ui import failures, words
 from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.host.interface import GameHost
 
 folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).", no_args_is_help=True)
 host_app = typer.Typer(help="The automatic host.", no_args_is_help=True)
@@ -122,7 +125,7 @@ def smtp_in_words(settings) -> str:
     return settings.in_words() + t("; the password comes from $PBEM_SMTP_PASSWORD or a prompt")
 
 
-def _set_digest(host, digest: str | None) -> None:
+def _set_digest(host: GameHost, digest: str | None) -> None:
     from pbem.mail.outgoing import digest_seconds
 
     if digest is not None:
