@@ -1,4 +1,4 @@
-"""Issue 15.11: one move per packet. A seat's move for a packet is kept in its key home (the signed
+"""One move per packet. A seat's move for a packet is kept in its key home (the signed
 file, and its words sealed to the seat's own key); `pbem turn`, `pbem mail-move` and `pbem move`
 asked again say which move was sent, send that same file, and a different new move is refused
 (exit 5), for `pbem move` too unless --replace (before pbem sent the first). Real processes, real key files, a real folder."""

@@ -1,4 +1,4 @@
-"""Issue 17.14: atomic writes never replace what is not a regular file, and the temp files
+"""Atomic writes never replace what is not a regular file, and the temp files
 of a killed writer are removed by the next write (real processes, real kill -9)."""
 
 from __future__ import annotations

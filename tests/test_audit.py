@@ -83,7 +83,7 @@ def test_clean_rounds_pass_from_the_db_and_from_a_player_folder(table: Table, tm
 
 
 def test_a_round_asked_for_reads_only_that_rounds_packets(table: Table) -> None:
-    """Issue 16.4: an audit or replay of one round reads that round's packets (as its archive
+    """An audit or replay of one round reads that round's packets (as its archive
     chains them) and the newest one, not the whole game, and reports exactly the same."""
     path = str(table.root / "game.db")
     whole = open_source(path)

@@ -1,4 +1,4 @@
-"""Issues 17.6 and 17.8: a host that lies inside its packets is caught at the packet where it
+"""A host that lies inside its packets is caught at the packet where it
 lied, and an audit is anchored to the invitation the auditor joined.
 
 The lying host is the real host with two lies added: it tells the first seat that looks at a

@@ -206,7 +206,7 @@ def test_host_killed_mid_game_and_restarted_finishes_the_game(tmp_path: Path) ->
 
 
 def test_a_move_for_another_game_is_rejected_with_a_line(tmp_path: Path) -> None:
-    """Issue 15.6: it used to wait in the inbox for ever (its packet number was ahead of ours)."""
+    """It does not wait in the inbox for ever (its packet number is ahead of ours)."""
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     gf: GameFolder = fh.folder
     sp = seats["ann"].latest()

@@ -49,7 +49,7 @@ def test_game_smtp_shows_settings_in_words(tmp_path: Path) -> None:
 
 
 def test_an_older_packet_is_called_old_in_chinese_too(tmp_path: Path) -> None:
-    """Issue 15.11 with 17.9: show and move on an older packet than one seen say so, in the
+    """Show and move on an older packet than one seen say so, in the
     reader's language, and move refuses it (exit 5)."""
     from pbem_helpers import PASS, make_table
 

@@ -27,7 +27,7 @@ def test_demo_plays_three_rounds_that_replay_and_audit(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_demo_without_dir_removes_its_temporary_folder(tmp_path: Path) -> None:
-    """Issue 15.14: every scripts/demo run used to leave a pbem-demo-* folder behind."""
+    """A scripts/demo run leaves no pbem-demo-* folder behind."""
     run = pbem("demo", env={"TMPDIR": str(tmp_path)}, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr
     assert "final scores" in run.stdout and "demo --dir DIR" in run.stdout

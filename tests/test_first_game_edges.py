@@ -1,4 +1,4 @@
-"""Issue 15.8 and 15.9 by real processes on a real game (a SQLite store, key files, packet
+"""What a newcomer met, by real processes on a real game (a SQLite store, key files, packet
 files): `show` says every move since this seat's last turn, in English and in Chinese; a join
 of another game is refused without a `latest packet` line; `play rockfall on 4,0` is answered
 with the form that works; a packet given to `join` is "not an invitation" in words."""

@@ -1,4 +1,4 @@
-"""Issue 17.13: `pbem inbox` exits non-zero when it refused something, one `error:` line per
+"""`pbem inbox` exits non-zero when it refused something, one `error:` line per
 refused block, after routing everything else (a real process reading real .eml files)."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> 
 
 
 def test_inbox_refuses_hostile_mail_in_one_line_each_and_applies_the_rest(tmp_path: Path) -> None:
-    """Issue 17.3-17.4 through the real command: a 20,000-part mail, MIME nested 2,000 deep, a
+    """Hostile mail through the real command: a 20,000-part mail, MIME nested 2,000 deep, a
     header of nested comments and a charset=idna body beside a good move. Each hostile mail is
     one `error:` line (exit 3, a bad packet), never exit 70; the move is applied."""
     from test_hostile_input import HOSTILE_MAIL

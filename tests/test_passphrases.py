@@ -1,4 +1,4 @@
-"""Issue 17.10: weak passphrases are refused for new keys, PBEM_SCRYPT_N only lowers the
+"""Weak passphrases are refused for new keys, PBEM_SCRYPT_N only lowers the
 cost (with a loud warning), and a key file's KDF parameters are capped (real processes)."""
 
 from __future__ import annotations

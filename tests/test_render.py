@@ -79,7 +79,7 @@ def test_dense_maze_shares_row_edges_and_keeps_every_card() -> None:
 
 @pytest.mark.parametrize("width", [40, 60, 80])
 def test_narrow_terminals_show_start_goals_and_every_card(dealt, width: int) -> None:
-    """Issue 15.1: at 60 columns column 8 (the goals) was cut off without a mark."""
+    """At 60 columns column 8 (the goals) is not cut off without a mark."""
     text = plain_text(render_view(view(dealt, "ann"), "ann"), width=width)
     lines = text.splitlines()
     assert all(cell_len(line) <= width for line in lines), width

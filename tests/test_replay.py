@@ -242,7 +242,7 @@ def test_keys_step_jump_and_switch_perspective(played) -> None:
 
 
 def test_html_as_a_seat_holds_that_view_only_and_speaks_the_language(played) -> None:
-    """Issue 15.4 and 15.13: `--as ann --html` is ann's page alone; the page is translated."""
+    """`--as ann --html` is ann's page alone; the page is translated."""
     from pbem.ui import words
 
     table, _ = played

@@ -1,4 +1,4 @@
-"""Issue 15.10: `pbem replay` on a terminal is full screen like `less`. A real `pbem replay` runs on a
+"""`pbem replay` on a terminal is full screen like `less`. A real `pbem replay` runs on a
 real pseudo-terminal of 80 x 24; its bytes go through a VT emulator (pyte) to see what a person
 would see; keys are typed into the terminal; after q, Ctrl-C or SIGTERM the terminal is as it was."""
 

@@ -1,4 +1,4 @@
-"""Issues 17.7 and 17.9: a seat's contribution is fixed for a game, and a seat remembers only
+"""A seat's contribution is fixed for a game, and a seat remembers only
 fully verified packets and shows an old packet as old (real key files, real processes)."""
 
 from __future__ import annotations

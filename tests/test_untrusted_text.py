@@ -1,4 +1,4 @@
-"""Issues 17.11 and 17.12: names from documents someone sent are checked whole before they
+"""Names from documents someone sent are checked whole before they
 become paths, and text from unauthenticated sources reaches the terminal sanitised (real
 processes; the bytes of stdout and stderr are checked)."""
 
