@@ -1,7 +1,7 @@
 """The `pbem` command's entry point: a Ctrl-C at any moment is `error: interrupted`, exit 130.
 
-Importing the CLI (Typer, the command tree) takes ~100 ms, during which a Ctrl-C raised
-KeyboardInterrupt out of the import, and Python printed its traceback. This module imports
+Importing the CLI (Typer, the command tree) takes a moment, during which a Ctrl-C would raise
+KeyboardInterrupt out of the import, and Python would print its traceback. This module imports
 nothing but the standard library's `sys` and `os` before it catches that; pbem.cli.main
 handles a Ctrl-C from then on (docs/protocol.md, exit codes).
 """
