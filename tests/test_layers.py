@@ -4,7 +4,8 @@
 
 A module may import its own subpackage and any lower layer, never a higher one or a
 sibling on its own layer (host and seat do not know each other; nor do mail and folder).
-Imports inside functions count too: a lazy import is still a dependency.
+Imports inside functions count too: a lazy import is still a dependency. Inside a layer,
+modules import each other without cycles: a module and what it imports can be read bottom-up.
 """
 
 from __future__ import annotations
@@ -83,6 +84,90 @@ def test_imports_flow_one_way() -> None:
             if LAYERS[other] >= LAYERS[unit]:
                 wrong.append(f"{module} imports {target}")
     assert not wrong, "imports against the layer direction:\n" + "\n".join(sorted(set(wrong)))
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each pbem module and the pbem modules it imports (a name imported from a package that is a
+    submodule counts as that submodule)."""
+    known = dict(modules())
+
+    def resolve(target: str) -> str | None:
+        parts = target.split(".")
+        for n in range(len(parts), 0, -1):
+            if ".".join(parts[:n]) in known:
+                return ".".join(parts[:n])
+        return None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in known.items():
+        targets = {resolve(t) for t in imports_of(path, module)}
+        graph[module] = {t for t in targets if t is not None and t not in (module, "pbem")}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+# Cycles still being taken apart; a cycle may shrink or go, never grow or appear.
+KNOWN_CYCLES: list[set[str]] = [
+    {"pbem.host.deadlines", "pbem.host.interface", "pbem.host.publish"},
+    {"pbem.host.referee", "pbem.host.timekeeper"},
+    {"pbem.replay.rounds", "pbem.replay.trustless"},
+    {"pbem.replay.audit", "pbem.replay.hostmoves"},
+    {"pbem.cli", "pbem.cli.helptext"},
+    {"pbem.cli.deadlines", "pbem.cli.options", "pbem.cli.play", "pbem.cli.transport", "pbem.cli.turn"},
+]
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_import_cycles_inside_a_package() -> None:
+    new = [c for c in cycles(module_graph()) if not any(set(c) <= known for known in KNOWN_CYCLES)]
+    graph = module_graph()
+    shown = [", ".join(f"{m} -> {sorted(graph[m] & set(c))}" for m in c) for c in new]
+    assert not new, "modules that import each other:\n" + "\n".join(shown)
 
 
 def test_the_engine_never_imports_pbem() -> None:
