@@ -158,7 +158,7 @@ GROUPS = (KeyOptions, Smtp, Reply, MailIn)
 class _Grouped:
     """A command whose option group parameters Typer sees as the groups' options. Its signature
     is worked out when Typer first asks for it (evaluating the annotations is not free, and a
-    command line converts only the command it runs: pbem.cli.branch)."""
+    command line converts only the command it runs: pbem.cli.tree_for)."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.__wrapped__ = fn
