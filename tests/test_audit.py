@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -200,3 +202,18 @@ def test_a_tampered_archive_fails_the_cli_audit_and_a_clean_one_passes(table: Ta
     clean.write_text(table.host.archives()[1])
     result = CliRunner().invoke(app, ["audit", str(clean), "--json"])
     assert result.exit_code == 0 and json.loads(result.output)["ok"] is True
+
+
+def test_auditing_packet_files_loads_no_database_library(table: Table, tmp_path: Path) -> None:
+    """A player auditing the packet files in their folder needs no store: the packet contents
+    an audit rebuilds live apart from the referee's database host."""
+    folder = tmp_path / "eve"
+    shutil.copytree(table.root / "out", folder)
+    env = {**os.environ, "HOME": str(tmp_path), "PBEM_HOME": str(tmp_path / "keys")}
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "pbem", "audit", str(folder)],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "audit ok: game" in run.stdout
+    loaded = [line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")]
+    assert "pbem.replay.audit" in loaded  # the audit itself was imported, so the list is the real one
+    assert not [name for name in loaded if name.split(".")[0] == "sqlalchemy"]

@@ -37,7 +37,7 @@ from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.rules import check as check_move
 from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState
-from engine.views import events_for, secret_events, view
+from engine.views import events_for, view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host import timekeeper
 from pbem.host.clock import REAL, Clock, stamp
@@ -48,6 +48,7 @@ from pbem.host.publish import HostNotice, Release
 from pbem.host.store import GAME_ROW, Store, deliveries, games, joins, moves, notices, packets, rounds, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
+from pbem.protocol.contents import round_result, seat_part
 from pbem.protocol.timeout import policy_move
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (
@@ -62,7 +63,6 @@ from pbem.protocol.documents import (
     Link,
     Move,
     Packet,
-    Part,
     Party,
     PublicMove,
     RecentMove,
@@ -104,20 +104,6 @@ class RoundLog:
     # the archive's chain so far: the packet before the round's first packet (none before
     # packet 1) up to the head; None when this Host did not see its start (then it is read)
     chain: list[Link] | None = None
-
-
-def seat_part(state: RoundState, seat: str, events: list[Event]) -> Part:
-    """What a packet seals to one seat (docs/protocol.md, "Packet"); audits rebuild it too."""
-    return Part(seat=seat, role=state.role(seat),
-                hand=dump(view(state, None))["hands"][seat] if state.phase != "playing" else sorted(state.hands[seat]),
-                knowledge=state.knowledge.get(seat, []),
-                events=cast("list[dict[str, Any]]", secret_events(events, seat)))
-
-
-def round_result(state: RoundState, secret: bytes) -> Result:
-    """The `result` of the packet that closes a round; audits rebuild it from the replay."""
-    return Result(round=state.round_no, secret=secret.hex(), finder=state.finder, winners=state.winners,
-                  payout=state.payout, gold=state.gold, next_start=state.next_start, final=dump(state))
 
 
 # --- creating a game ------------------------------------------------------------------------
