@@ -50,7 +50,7 @@ def publishers(host, out: Path):
     except ImportError:  # before: every command re-read every packet (names only that version has)
         import importlib
 
-        from pbem.cli.play import write_packets
+        from pbem.cli._common import write_packets
         from pbem.mail.outgoing import Courier
 
         send_pending = importlib.import_module("pbem.mail.outgoing").send_pending

@@ -1,4 +1,4 @@
-"""Option groups (pbem/cli/options.py): the same options, help and defaults on every command
+"""Option groups (pbem/cli/_common.py): the same options, help and defaults on every command
 that takes a group, and the rules by which given SMTP options meet the mail profile."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from typer.main import get_command
 
 from pbem.cli import app
-from pbem.cli.options import Smtp
+from pbem.cli._common import Smtp
 from pbem.errors import UsageError
 from pbem.mail.message import SmtpSettings
 
@@ -17,6 +17,7 @@ GROUP_FLAGS = {  # group parameter name -> its flags
     "smtp": ["--smtp-server", "--smtp-port", "--smtp-security", "--smtp-user", "--from"],
     "keys": ["--as", "--home", "--passphrase-file"],
     "mail_in": ["--imap", "--password-command", "--oauth2-command"],
+    "timing": ["--deadline", "--grace", "--days", "--on-timeout", "--absent-after", "--remind", "--max-away"],
 }
 
 
@@ -51,6 +52,18 @@ def test_a_group_reads_the_same_on_every_command() -> None:
     assert {"mail-join", "mail-move", "bot run", "mail setup", "away", "resign", "handover"} <= users["smtp"]
     assert {"away", "resign", "handover", "game pause", "game config", "mail-move", "turn", "bot run"} <= users["keys"]
     assert {"inbox", "turn", "host run", "bot run", "mail setup"} <= users["mail_in"]
+    assert {"game new", "game config"} <= users["timing"]
+
+
+@pytest.mark.parametrize("flag", ["--passphrase-file", "--home", *GROUP_FLAGS["timing"]])
+def test_a_shared_option_is_written_once(flag: str) -> None:
+    """Every command that takes the option shows the same help and default: it is defined once."""
+    said = {}
+    for name, cmd in commands(get_command(app)).items():
+        for p in cmd.params:
+            if flag in p.opts:
+                said[name] = (p.help, repr(p.default))
+    assert len(said) >= 2 and len(set(said.values())) == 1, said
 
 
 PROFILE = SmtpSettings.from_dict({"host": "smtp.example.org", "port": 587, "security": "starttls",

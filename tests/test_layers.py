@@ -154,7 +154,6 @@ KNOWN_CYCLES: list[set[str]] = [
     {"pbem.replay.rounds", "pbem.replay.trustless"},
     {"pbem.replay.audit", "pbem.replay.hostmoves"},
     {"pbem.cli", "pbem.cli.helptext"},
-    {"pbem.cli.deadlines", "pbem.cli.options", "pbem.cli.play", "pbem.cli.transport", "pbem.cli.turn"},
 ]
 
 

@@ -152,7 +152,7 @@ def test_the_key_unlocked_is_the_one_the_store_names(tmp_path: Path, monkeypatch
     begun is left, and the store's is unlocked."""
     from pbem_helpers import PASS
 
-    from pbem.cli.play import open_unlocked_host
+    from pbem.cli._common import open_unlocked_host
     from pbem.host import paths
 
     table, _ = _a_move_to_apply(tmp_path)

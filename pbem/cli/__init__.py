@@ -119,7 +119,7 @@ def _fail(message: str, hint: str | None, code: int, source: str | None = None) 
 
 def command_line(argv: list[str]) -> Any:
     """The click command that runs `argv`: the command line with the modules of its first word."""
-    from pbem.cli.keys import home_everywhere
+    from pbem.cli._common import home_everywhere
 
     return home_everywhere(typer.main.get_command(tree_for(argv)))
 

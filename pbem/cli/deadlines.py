@@ -2,7 +2,7 @@
 
 Host: `game config` (deadline rules), `game pause` / `game resume`, `game reseat`.
 Players: `away`, `resign`, `handover` (a signed request or handover, into the game folder's
-inbox or written to a file for the host). The timing options of `game new` are here too.
+inbox or written to a file for the host).
 """
 
 from __future__ import annotations
@@ -13,17 +13,15 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from pbem.cli._common import (DbOpt, GameArg, JsonOpt, KeyOptions, OutOpt, Reply, Smtp, StoreOpt, TimingOptions,
+                              first_time, game_app, grouped, host_out_dir, open_host, write_packets)
 from pbem.cli.jsonout import json_text
-from pbem.cli.keys import JsonOpt
-from pbem.cli.options import KeyOptions, Reply, Smtp, grouped
-from pbem.cli.play import DbOpt, GameArg, OutOpt, StoreOpt, first_time, game_app, host_out_dir, open_host, write_packets
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui import words
 from pbem.ui.words import kind_name, t
 
 if TYPE_CHECKING:
-    from pbem.host.deadlines import Timing
     from pbem.host.interface import GameHost
     from pbem.host.referee import Host
 
@@ -31,45 +29,6 @@ H = TypeVar("H", bound="GameHost")
 
 TargetArg = Annotated[str, typer.Argument(help="The shared game folder, a packet file of the game, or the id of a "
                                                 "game joined by mail (then the request is mailed to the host).")]
-DeadlineOpt = Annotated[str | None, typer.Option("--deadline", help="Time to answer each packet: 48h, 90m, 1d12h, 30s.",
-                                                 show_default=False)]
-GraceOpt = Annotated[str | None, typer.Option("--grace", help="After the deadline, before --on-timeout acts (e.g. 24h).",
-                                              show_default=False)]
-DaysOpt = Annotated[str | None, typer.Option("--days", help="Only these weekdays count (UTC), e.g. mon-fri.",
-                                             show_default=False)]
-PolicyOpt = Annotated[str | None, typer.Option("--on-timeout", help="wait (default), discard or bot.", show_default=False)]
-AbsentOpt = Annotated[int | None, typer.Option("--absent-after", help="Missed deadlines in a row that make a seat "
-                                                                      "absent (default 2).", show_default=False)]
-MaxAwayOpt = Annotated[str | None, typer.Option("--max-away", help="The longest a seat may be away (default 14d).",
-                                                show_default=False)]
-RemindOpt = Annotated[list[str], typer.Option("--remind", help="When to remind: 50% (of the time) or 2h (before); "
-                                                               "repeat. Default: 50% and 2h.")]
-
-
-def timing_from(base: dict[str, Any] | None, deadline: str | None, grace: str | None, days: str | None,
-                on_timeout: str | None, absent_after: int | None, remind: list[str],
-                max_away: str | None = None) -> Timing:
-    """The game's timing with the options given changed (the rest as before)."""
-    from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_reminder
-
-    t = Timing.from_config({"timing": base or {}})
-    if deadline is not None:
-        t.deadline = parse_duration(deadline, "--deadline", off=("none", "off")) or None
-    if grace is not None:
-        t.grace = parse_duration(grace, "--grace", off=("none", "0"))
-    if days is not None:
-        t.days = None if days.lower() in ("all", "any") else parse_days(days)
-    if on_timeout is not None:
-        t.on_timeout = on_timeout
-    if absent_after is not None:
-        t.absent_after = absent_after
-    if max_away is not None:
-        t.max_away = parse_duration(max_away, "--max-away")
-    if remind:
-        t.reminders = [] if remind == ["none"] else [parse_reminder(r) for r in remind]
-    return t.check()
-
-
 def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> str:
     """The deadline rules in words (a trustless game's blind host only reminds and says who is
     late: it marks nobody absent, so that rule is not said)."""
@@ -124,13 +83,7 @@ def _unlocked(host: H, keys: KeyOptions) -> H:
 @grouped
 def game_config(
     game: GameArg,
-    deadline: DeadlineOpt = None,
-    grace: GraceOpt = None,
-    days: DaysOpt = None,
-    on_timeout: PolicyOpt = None,
-    absent_after: AbsentOpt = None,
-    remind: RemindOpt = [],
-    max_away: MaxAwayOpt = None,
+    timing: TimingOptions = TimingOptions(),
     store: StoreOpt = None,
     db: DbOpt = None,
     keys: KeyOptions = KeyOptions(),
@@ -146,12 +99,9 @@ def game_config(
         if trustless:
             from pbem.host.blind import check_no_absent_rule
 
-            check_no_absent_rule(absent_after)
-        changes = (deadline, grace, days, on_timeout, absent_after, max_away)
-        if any(x is not None for x in changes) or remind:
-            timing = timing_from(host.config().get("timing"), deadline, grace, days, on_timeout, absent_after, remind,
-                                 max_away)
-            now: dict[str, Any] | None = host.set_timing(timing)
+            check_no_absent_rule(timing.absent_after)
+        if timing.given():
+            now: dict[str, Any] | None = host.set_timing(timing.timing(host.config().get("timing")))
         else:
             now = host.config().get("timing")
     finally:

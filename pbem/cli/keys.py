@@ -6,68 +6,27 @@ Errors are raised as PbemError and left to the main CLI, which prints
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, only_identity
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.names import check_identity_name
 from pbem.seat.home import key_home, key_path, keys_dir
-from pbem.ui import words
 from pbem.ui.words import t
 
 app = typer.Typer(help="Identities: your signing and encryption keys.", no_args_is_help=True)
 
-HOME_HELP = "Key home (default: $PBEM_HOME or the platform config dir)."
-HomeOpt = Annotated[Path | None, typer.Option("--home", help=HOME_HELP, show_default=False)]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 NameArg = Annotated[str, typer.Argument(help="Identity name: 1-32 of a-z 0-9 _ -.", show_default=False)]
-
-
-def home_everywhere(command: Any) -> Any:
-    """`command` with --home on every command of its tree, as docs/playing.md promises: one
-    that does not declare it (it reads no key itself: status, replay, game email...) takes it
-    as the key home of the run, $PBEM_HOME, which whatever it calls that reads a key home
-    (pbem.seat.home.key_home) then finds."""
-    import os
-
-    import typer.core
-
-    from pbem.seat.home import ENV_HOME
-
-    def chosen(ctx: Any, param: Any, value: str | None) -> None:
-        if value is not None:
-            os.environ[ENV_HOME] = value
-
-    for sub in getattr(command, "commands", {}).values():
-        home_everywhere(sub)
-    if not hasattr(command, "commands") and not any("--home" in getattr(p, "opts", ()) for p in command.params):
-        command.params.append(typer.core.TyperOption(param_decls=["--home"], help=HOME_HELP, expose_value=False,
-                                                     callback=chosen, is_eager=True, metavar="PATH"))
-    return command
-
-
-def only_identity(where: Path, question: str) -> str:
-    """The one identity in key home `where`; with none or several, `question` and their names."""
-    from pbem.seat import keys
-
-    names = [n for n, _ in keys.list_identities(where)]
-    if len(names) != 1:
-        raise UsageError(question, hint=t("identities in {where}: {names}", where=where,
-                                          names=words.listing(names) or t("none (pbem key new NAME)")))
-    return names[0]
 
 
 @app.command("new")
 def new(
     name: NameArg,
     home: HomeOpt = None,
-    passphrase_file: Annotated[
-        Path | None,
-        typer.Option("--passphrase-file", help="Read the passphrase from this file (first line).", show_default=False),
-    ] = None,
+    passphrase_file: PassOpt = None,
     no_passphrase: Annotated[
         bool, typer.Option("--no-passphrase", help="Store the private key unencrypted (not recommended).")
     ] = False,

@@ -5,14 +5,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from pbem.atomic import write_atomic
+from pbem.cli._common import (AsOpt, DbOpt, GameArg, HomeOpt, JsonOpt, OptGameArg, OutOpt, PassOpt, StoreOpt,
+                              TimingOptions, game_app, game_status, grouped, host_out_dir, identity_later,
+                              identity_named, open_host, open_unlocked_host, write_packets)
 from pbem.cli.jsonout import json_text
-from pbem.cli.keys import HomeOpt, JsonOpt, only_identity
 from pbem.errors import StaleMove, UsageError
 from pbem.host.paths import out_dir, store_url
 from pbem.names import HOST, check_game_name
@@ -21,130 +22,7 @@ from pbem.ui import words
 from pbem.ui.words import pad, t
 
 if TYPE_CHECKING:
-    from pbem.host.interface import GameHost, GameStatus
     from pbem.protocol.crypto import Identity, PublicKey
-
-game_app = typer.Typer(help="Create and configure games (host side).", no_args_is_help=True)
-
-
-def first_time(group: typer.Typer, tag: str) -> bool:
-    """True the first time `tag` adds its commands to `group`, False after: `game` gathers commands
-    from three modules, and the app and `game_app` outlive one register(app)."""
-    added: set[str] = group.__dict__.setdefault("_pbem_added", set())
-    if tag in added:
-        return False
-    added.add(tag)
-    return True
-
-
-PassOpt = Annotated[
-    Path | None,
-    typer.Option("--passphrase-file", help="Read the key's passphrase from this file (or set PBEM_PASSPHRASE).",
-                 show_default=False),
-]
-GameArg = Annotated[str, typer.Argument(help="The game's name (as given to 'pbem game new'; 'pbem games' lists them).",
-                                        show_default=False)]
-StoreOpt = Annotated[str | None, typer.Option(
-    "--store", help="The host's store: a SQLite file or a URL such as postgresql+psycopg://USER@HOST/DB. "
-                    "Default: $PBEM_STORE, else saves/GAME.db if it exists, else saves/pbem.db.", show_default=False)]
-OptGameArg = Annotated[str | None, typer.Argument(
-    help="The game's name; may be left out when the store holds one game ('pbem games' lists them).",
-    show_default=False)]
-DbOpt = Annotated[Path | None, typer.Option("--db", help="A store file (the same as --store FILE).", show_default=False)]
-OutOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Write the file here.", show_default=False)]
-AsOpt = Annotated[str | None, typer.Option("--as", help="Your identity (key name); default: the only one in the key home.",
-                                           show_default=False)]
-
-
-def open_host(game: str | None, store: str | None, db: Path | None) -> "GameHost":
-    """The game called GAME in the chosen store (refused if the store has no such game; with
-    no name, the store's only game), or the blind host of a trustless game, whose file is its
-    own (saves/GAME.db or --db)."""
-    url, blind, _ = _where(game, store, db)
-    return _open_host(url, blind, game)
-
-
-def open_unlocked_host(game: str | None, store: str | None, db: Path | None, home: Path | None,
-                       passphrase_file: Path | None) -> "GameHost":
-    """open_host's host, holding its key. When the store's file names the host's key (a SQLite
-    file: pbem.host.paths.probe, which tells a trustless game's file from a store anyway), its
-    unlock begins first, so that a passphrase's scrypt runs while the store's layer is imported
-    and the store opened (pbem.seat.keys.unlocking); the key unlocked is the one the
-    store names (another name, unlocked as before), and errors come in the same order as when it
-    was unlocked after the store was open: the store's and the game's first, then the key's."""
-    url, blind, named = _where(game, store, db, host_key=True)
-    early = identity_later(home, named, passphrase_file) if named is not None else None
-    host = _open_host(url, blind, game)
-    try:
-        name = host.host_name()
-        host.identity = (early if early is not None and name == named else identity_later(home, name, passphrase_file))()
-    except BaseException:
-        host.close()
-        raise
-    return host
-
-
-def _open_host(url: str, blind: Path | None, game: str | None) -> "GameHost":
-    if blind is not None:  # the trustless modules load only for such a game
-        from pbem.host.blind import BlindHost
-
-        return BlindHost(blind)
-    from pbem.host.referee import Host
-
-    return Host(url, game=game)
-
-
-def _where(game: str | None, store: str | None, db: Path | None, host_key: bool = False
-           ) -> tuple[str, Path | None, str | None]:
-    """The chosen store's URL, the file of a trustless game's blind host when it is one, and with
-    `host_key`, the name of the game's host key as a SQLite file says (pbem.host.paths.probe)."""
-    from pbem.host.paths import probe, sqlite_file
-
-    if game is not None:
-        check_game_name(game)
-    url = store_url(store, db, game)
-    path = sqlite_file(url)
-    if path is None:
-        return url, None, None
-    blind, named = probe(path, game if host_key else None)
-    return url, path if blind else None, named if host_key else None
-
-
-def game_status(game: str | None, store: str | None, db: Path | None) -> "GameStatus":
-    """`pbem status`'s facts: from the store alone (pbem.host.store.Store.status), without the
-    referee, whose engine and documents a status does not need."""
-    url, blind, _ = _where(game, store, db)
-    if blind is not None:
-        from pbem.host.blind import BlindHost
-
-        with BlindHost(blind) as b:
-            return b.status()
-    from pbem.host.store import Store
-
-    with Store(url) as st:
-        return st.status(st.find(game))
-
-
-def host_out_dir(host: "GameHost") -> Path:
-    """Where a host's packet files go by default: GAME/out/ beside its store (or its own file)."""
-    return out_dir(host.name, host.url)
-
-
-def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None,
-                   question: str | None = None) -> "Identity":
-    """The key `name` (else the only one in the key home; with several, `question`), unlocked."""
-    return identity_later(home, name, passphrase_file, question)()
-
-
-def identity_later(home: Path | None, name: str | None, passphrase_file: Path | None,
-                   question: str | None = None) -> Callable[[], "Identity"]:
-    """identity_named, begun now: the call it returns gives the identity or raises what
-    identity_named would have (pbem.seat.keys.unlocking: a passphrase's scrypt runs meanwhile)."""
-    from pbem.seat import keys
-
-    where = key_home(home)
-    return keys.unlocking(where, lambda: name or only_identity(where, question or t("which identity? pass --as NAME")),
-                          passphrase_file)
 
 
 def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
@@ -158,17 +36,6 @@ def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
     if key.startswith("pbem1"):
         return name.lower(), PublicKey.decode(key)
     return name.lower(), keys.load_public(key_home(home), key)
-
-
-def write_packets(host: "GameHost", out: Path) -> list[Path]:
-    """Write the packets not yet written to `out` as packet-NNNNNN.pbem; return the new files.
-
-    Only packets after the folder's delivery mark are read, so the cost does not grow with
-    the game; a packet committed but not written (a crash in between) is written now.
-    """
-    from pbem.host.publish import OutDir, publish_pending
-
-    return [Path(where) for seq, where in publish_pending(host, OutDir(out)) if seq]
 
 
 def _profile_sender(home: Path | None) -> str | None:
@@ -185,6 +52,7 @@ def _profile_sender(home: Path | None) -> str | None:
 
 
 @game_app.command("new")
+@grouped
 def game_new(
     game: Annotated[str, typer.Argument(help="A short name for the game (letters, digits, - _).")],
     player: Annotated[list[str], typer.Option("--player", "-p", help="NAME=PUBKEY, in seat order; repeat per seat.")],
@@ -193,20 +61,7 @@ def game_new(
     ruleset: Annotated[str, typer.Option("--ruleset", help="classic (3-10 players) or expansion (2-12).")] = "classic",
     option: Annotated[list[str], typer.Option("--option", help="max-saboteurs, broken-tools-forfeit.")] = [],
     email: Annotated[list[str], typer.Option("--email", help="NAME=ADDRESS for mail; 'host' for the host.")] = [],
-    deadline: Annotated[str | None, typer.Option("--deadline", help="Time to answer each packet: 48h, 90m, 30s "
-                                                 "(default: none, the game waits).", show_default=False)] = None,
-    grace: Annotated[str | None, typer.Option("--grace", help="After the deadline, before --on-timeout acts.",
-                                              show_default=False)] = None,
-    days: Annotated[str | None, typer.Option("--days", help="Only these weekdays count (UTC), e.g. mon-fri.",
-                                             show_default=False)] = None,
-    on_timeout: Annotated[str | None, typer.Option("--on-timeout", help="wait (default), discard or bot.",
-                                                   show_default=False)] = None,
-    absent_after: Annotated[int | None, typer.Option("--absent-after", help="Missed deadlines that make a seat "
-                                                     "absent (default 2).", show_default=False)] = None,
-    remind: Annotated[list[str], typer.Option("--remind", help="50% (of the time) or 2h (before the deadline); "
-                                              "repeat. Default: 50% and 2h.")] = [],
-    max_away: Annotated[str | None, typer.Option("--max-away", help="The longest a seat may be away (default 14d).",
-                                                 show_default=False)] = None,
+    timing: TimingOptions = TimingOptions(),
     trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
                                             "the host holds no secret (docs/trustless.md). Such a game has a file "
                                             "of its own: saves/GAME.db or --db FILE.")] = False,
@@ -222,7 +77,6 @@ def game_new(
     host reminds, sends late notices and follows --on-timeout (docs/playing.md). With
     --trustless nobody, host included, sees a card that is not theirs.
     """
-    from pbem.cli.deadlines import timing_from
     from pbem.host.deadlines import Timing
     from pbem.host.referee import create_game
     from pbem.host.store import shown
@@ -236,11 +90,11 @@ def game_new(
         if not sep or "@" not in addr:
             raise UsageError(t("bad --email {text}", text=repr(e)), hint=t("write NAME=user@example.org"))
         emails[n.lower()] = addr
-    timing = None
-    if any(x is not None for x in (deadline, grace, days, on_timeout, absent_after, max_away)) or remind:
-        if deadline is None:
+    rules = None
+    if timing.given():
+        if timing.deadline is None:
             raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
-        timing = timing_from(None, deadline, grace, days, on_timeout, absent_after, remind, max_away).to_config()
+        rules = timing.timing(None).to_config()
     host = identity_named(home, host_name, passphrase_file, t("which identity hosts the game? pass --host NAME"))
     host_mail = emails.get(HOST) or _profile_sender(home)  # signed into the invitation: where seats mail
     if trustless:
@@ -256,18 +110,18 @@ def game_new(
         if stray:  # checked before the game's file is made
             raise UsageError(t("no seat {name} in game {game}", name=repr(stray[0]), game=game),
                              hint=t("seats: {list}", list=words.listing(names)) + t("; or 'host'"))
-        if timing:  # refused before the game's file is made
-            blind.check_no_absent_rule(absent_after)
-            blind.check_timing(Timing.from_config({"timing": timing}))
+        if rules:  # refused before the game's file is made
+            blind.check_no_absent_rule(timing.absent_after)
+            blind.check_timing(Timing.from_config({"timing": rules}))
         invitation = blind.create_game(own, game, host, ruleset, seats, list(option), host_mail=host_mail)
-        if emails or timing:
+        if emails or rules:
             with blind.BlindHost(own) as b:
                 for name, addr in emails.items():
                     b.set_email(name, addr)
-                if timing:
-                    b.set_timing(Timing.from_config({"timing": timing}))
+                if rules:
+                    b.set_timing(Timing.from_config({"timing": rules}))
     else:
-        invitation = create_game(url, game, host, ruleset, seats, list(option), emails, timing, host_mail=host_mail)
+        invitation = create_game(url, game, host, ruleset, seats, list(option), emails, rules, host_mail=host_mail)
     target = output or out_dir(game, url) / "invitation.pbem"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, invitation.armored().encode())

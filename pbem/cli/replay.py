@@ -9,8 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from pbem.cli.jsonout import json_text
-from pbem.cli.keys import HomeOpt, JsonOpt
-from pbem.cli.play import PassOpt, identity_named
+from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, identity_named
 from pbem.errors import UsageError
 from pbem.ui.terminal import printable
 from pbem.ui import words
@@ -38,7 +37,7 @@ def archive(
     db: DbOpt = None,
 ) -> None:
     """Host: write a finished round's signed archive (no key needed)."""
-    from pbem.cli.play import open_host
+    from pbem.cli._common import open_host
     from pbem.replay.rounds import NotReplayable, ended_hint
 
     with open_host(game, store, db) as host:

@@ -6,7 +6,6 @@ folder init, host run, bot run. See docs/playing.md.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -15,14 +14,12 @@ import typer
 from typer.core import TyperGroup
 
 from pbem.cli.jsonout import json_text
-from pbem.cli.keys import HomeOpt, JsonOpt
-from pbem.cli.options import KeyOptions, MailIn, Reply, SendOpt, Smtp, ToDirOpt, grouped
-from pbem.cli.play import (DbOpt, GameArg, PassOpt, StoreOpt, first_time, game_app, identity_named, open_host,
-                           open_unlocked_host)
+from pbem.cli._common import (DbOpt, GameArg, HomeOpt, JsonOpt, KeyOptions, MailIn, PassOpt, Reply, SendOpt, Smtp,
+                              StoreOpt, ToDirOpt, first_time, game_app, grouped, identity_named, open_host,
+                              open_unlocked_host)
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable
-from pbem.ui import failures, words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from pbem.cli.jsonout import json_text
-from pbem.cli.keys import JsonOpt
-from pbem.cli.options import KeyOptions, MailIn, Reply, Smtp, grouped
+from pbem.cli._common import JsonOpt, KeyOptions, MailIn, Reply, Smtp, grouped
 from pbem.ui import failures
 from pbem.ui.terminal import printable
 from pbem.ui.words import t

@@ -1,0 +1,444 @@
+"""What the command modules share, defining no command (as borg's archiver/_common.py): the
+options that read the same on every command, each written once, the option groups, and the
+helpers that open a game's host or unlock a key.
+
+Option groups (the way sqlite-utils shares its click options): a command that needs, say, the
+SMTP settings takes one parameter `smtp: Smtp`; `@grouped` shows Typer the group's fields as
+that command's options (--smtp-server, --smtp-port...) and hands the command one `Smtp` object
+built from them. So the same options read the same way, with the same help and defaults, on
+every command, and the code that turns them into a mail courier or an unlocked key lives with
+them. Most of them are only needed once: the mail profile ('pbem mail setup') fills in what is
+not given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from pbem.errors import UsageError
+from pbem.host.paths import out_dir, store_url
+from pbem.names import check_game_name
+from pbem.seat.home import key_home
+from pbem.ui import words
+from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.host.deadlines import Timing
+    from pbem.host.interface import GameHost, GameStatus
+    from pbem.mail.message import SmtpSettings
+    from pbem.mail.outgoing import Courier
+    from pbem.protocol.crypto import Identity
+
+HOME_HELP = "Key home (default: $PBEM_HOME or the platform config dir)."
+HomeOpt = Annotated[Path | None, typer.Option("--home", help=HOME_HELP, show_default=False)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+
+
+def home_everywhere(command: Any) -> Any:
+    """`command` with --home on every command of its tree, as docs/playing.md promises: one
+    that does not declare it (it reads no key itself: status, replay, game email...) takes it
+    as the key home of the run, $PBEM_HOME, which whatever it calls that reads a key home
+    (pbem.seat.home.key_home) then finds."""
+    import os
+
+    import typer.core
+
+    from pbem.seat.home import ENV_HOME
+
+    def chosen(ctx: Any, param: Any, value: str | None) -> None:
+        if value is not None:
+            os.environ[ENV_HOME] = value
+
+    for sub in getattr(command, "commands", {}).values():
+        home_everywhere(sub)
+    if not hasattr(command, "commands") and not any("--home" in getattr(p, "opts", ()) for p in command.params):
+        command.params.append(typer.core.TyperOption(param_decls=["--home"], help=HOME_HELP, expose_value=False,
+                                                     callback=chosen, is_eager=True, metavar="PATH"))
+    return command
+
+
+def only_identity(where: Path, question: str) -> str:
+    """The one identity in key home `where`; with none or several, `question` and their names."""
+    from pbem.seat import keys
+
+    names = [n for n, _ in keys.list_identities(where)]
+    if len(names) != 1:
+        raise UsageError(question, hint=t("identities in {where}: {names}", where=where,
+                                          names=words.listing(names) or t("none (pbem key new NAME)")))
+    return names[0]
+
+PassOpt = Annotated[
+    Path | None,
+    typer.Option("--passphrase-file", help="Read the key's passphrase from this file (or set PBEM_PASSPHRASE).",
+                 show_default=False),
+]
+GameArg = Annotated[str, typer.Argument(help="The game's name (as given to 'pbem game new'; 'pbem games' lists them).",
+                                        show_default=False)]
+StoreOpt = Annotated[str | None, typer.Option(
+    "--store", help="The host's store: a SQLite file or a URL such as postgresql+psycopg://USER@HOST/DB. "
+                    "Default: $PBEM_STORE, else saves/GAME.db if it exists, else saves/pbem.db.", show_default=False)]
+OptGameArg = Annotated[str | None, typer.Argument(
+    help="The game's name; may be left out when the store holds one game ('pbem games' lists them).",
+    show_default=False)]
+DbOpt = Annotated[Path | None, typer.Option("--db", help="A store file (the same as --store FILE).", show_default=False)]
+OutOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Write the file here.", show_default=False)]
+AsOpt = Annotated[str | None, typer.Option("--as", help="Your identity (key name); default: the only one in the key home.",
+                                           show_default=False)]
+
+
+DeadlineOpt = Annotated[str | None, typer.Option("--deadline", help="Time to answer each packet: 48h, 90m, 1d12h, 30s.",
+                                                 show_default=False)]
+GraceOpt = Annotated[str | None, typer.Option("--grace", help="After the deadline, before --on-timeout acts (e.g. 24h).",
+                                              show_default=False)]
+DaysOpt = Annotated[str | None, typer.Option("--days", help="Only these weekdays count (UTC), e.g. mon-fri.",
+                                             show_default=False)]
+PolicyOpt = Annotated[str | None, typer.Option("--on-timeout", help="wait (default), discard or bot.", show_default=False)]
+AbsentOpt = Annotated[int | None, typer.Option("--absent-after", help="Missed deadlines in a row that make a seat "
+                                                                      "absent (default 2).", show_default=False)]
+MaxAwayOpt = Annotated[str | None, typer.Option("--max-away", help="The longest a seat may be away (default 14d).",
+                                                show_default=False)]
+RemindOpt = Annotated[list[str], typer.Option("--remind", help="When to remind: 50% (of the time) or 2h (before); "
+                                                               "repeat. Default: 50% and 2h.")]
+
+
+@dataclass
+class TimingOptions:
+    """A game's deadline rules (docs/playing.md, "Deadlines and absent players"), as `game new`
+    sets them and `game config` changes them."""
+
+    deadline: DeadlineOpt = None
+    grace: GraceOpt = None
+    days: DaysOpt = None
+    on_timeout: PolicyOpt = None
+    absent_after: AbsentOpt = None
+    remind: RemindOpt = dataclasses.field(default_factory=list)
+    max_away: MaxAwayOpt = None
+
+    def given(self) -> bool:
+        """Whether any of them was given."""
+        changes = (self.deadline, self.grace, self.days, self.on_timeout, self.absent_after, self.max_away)
+        return any(x is not None for x in changes) or bool(self.remind)
+
+    def timing(self, base: dict[str, Any] | None) -> Timing:
+        """The game's timing `base` with the options given changed (the rest as before)."""
+        from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_reminder
+
+        t = Timing.from_config({"timing": base or {}})
+        if self.deadline is not None:
+            t.deadline = parse_duration(self.deadline, "--deadline", off=("none", "off")) or None
+        if self.grace is not None:
+            t.grace = parse_duration(self.grace, "--grace", off=("none", "0"))
+        if self.days is not None:
+            t.days = None if self.days.lower() in ("all", "any") else parse_days(self.days)
+        if self.on_timeout is not None:
+            t.on_timeout = self.on_timeout
+        if self.absent_after is not None:
+            t.absent_after = self.absent_after
+        if self.max_away is not None:
+            t.max_away = parse_duration(self.max_away, "--max-away")
+        if self.remind:
+            t.reminders = [] if self.remind == ["none"] else [parse_reminder(r) for r in self.remind]
+        return t.check()
+
+
+game_app = typer.Typer(help="Create and configure games (host side).", no_args_is_help=True)
+
+
+def first_time(group: typer.Typer, tag: str) -> bool:
+    """True the first time `tag` adds its commands to `group`, False after: `game` gathers commands
+    from three modules, and the app and `game_app` outlive one register(app)."""
+    added: set[str] = group.__dict__.setdefault("_pbem_added", set())
+    if tag in added:
+        return False
+    added.add(tag)
+    return True
+
+
+def open_host(game: str | None, store: str | None, db: Path | None) -> "GameHost":
+    """The game called GAME in the chosen store (refused if the store has no such game; with
+    no name, the store's only game), or the blind host of a trustless game, whose file is its
+    own (saves/GAME.db or --db)."""
+    url, blind, _ = _where(game, store, db)
+    return _open_host(url, blind, game)
+
+
+def open_unlocked_host(game: str | None, store: str | None, db: Path | None, home: Path | None,
+                       passphrase_file: Path | None) -> "GameHost":
+    """open_host's host, holding its key. When the store's file names the host's key (a SQLite
+    file: pbem.host.paths.probe, which tells a trustless game's file from a store anyway), its
+    unlock begins first, so that a passphrase's scrypt runs while the store's layer is imported
+    and the store opened (pbem.seat.keys.unlocking); the key unlocked is the one the
+    store names (another name, unlocked as before), and errors come in the same order as when it
+    was unlocked after the store was open: the store's and the game's first, then the key's."""
+    url, blind, named = _where(game, store, db, host_key=True)
+    early = identity_later(home, named, passphrase_file) if named is not None else None
+    host = _open_host(url, blind, game)
+    try:
+        name = host.host_name()
+        host.identity = (early if early is not None and name == named else identity_later(home, name, passphrase_file))()
+    except BaseException:
+        host.close()
+        raise
+    return host
+
+
+def _open_host(url: str, blind: Path | None, game: str | None) -> "GameHost":
+    if blind is not None:  # the trustless modules load only for such a game
+        from pbem.host.blind import BlindHost
+
+        return BlindHost(blind)
+    from pbem.host.referee import Host
+
+    return Host(url, game=game)
+
+
+def _where(game: str | None, store: str | None, db: Path | None, host_key: bool = False
+           ) -> tuple[str, Path | None, str | None]:
+    """The chosen store's URL, the file of a trustless game's blind host when it is one, and with
+    `host_key`, the name of the game's host key as a SQLite file says (pbem.host.paths.probe)."""
+    from pbem.host.paths import probe, sqlite_file
+
+    if game is not None:
+        check_game_name(game)
+    url = store_url(store, db, game)
+    path = sqlite_file(url)
+    if path is None:
+        return url, None, None
+    blind, named = probe(path, game if host_key else None)
+    return url, path if blind else None, named if host_key else None
+
+
+def game_status(game: str | None, store: str | None, db: Path | None) -> "GameStatus":
+    """`pbem status`'s facts: from the store alone (pbem.host.store.Store.status), without the
+    referee, whose engine and documents a status does not need."""
+    url, blind, _ = _where(game, store, db)
+    if blind is not None:
+        from pbem.host.blind import BlindHost
+
+        with BlindHost(blind) as b:
+            return b.status()
+    from pbem.host.store import Store
+
+    with Store(url) as st:
+        return st.status(st.find(game))
+
+
+def host_out_dir(host: "GameHost") -> Path:
+    """Where a host's packet files go by default: GAME/out/ beside its store (or its own file)."""
+    return out_dir(host.name, host.url)
+
+
+def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None,
+                   question: str | None = None) -> "Identity":
+    """The key `name` (else the only one in the key home; with several, `question`), unlocked."""
+    return identity_later(home, name, passphrase_file, question)()
+
+
+def identity_later(home: Path | None, name: str | None, passphrase_file: Path | None,
+                   question: str | None = None) -> Callable[[], "Identity"]:
+    """identity_named, begun now: the call it returns gives the identity or raises what
+    identity_named would have (pbem.seat.keys.unlocking: a passphrase's scrypt runs meanwhile)."""
+    from pbem.seat import keys
+
+    where = key_home(home)
+    return keys.unlocking(where, lambda: name or only_identity(where, question or t("which identity? pass --as NAME")),
+                          passphrase_file)
+
+
+def write_packets(host: "GameHost", out: Path) -> list[Path]:
+    """Write the packets not yet written to `out` as packet-NNNNNN.pbem; return the new files.
+
+    Only packets after the folder's delivery mark are read, so the cost does not grow with
+    the game; a packet committed but not written (a crash in between) is written now.
+    """
+    from pbem.host.publish import OutDir, publish_pending
+
+    return [Path(where) for seq, where in publish_pending(host, OutDir(out)) if seq]
+
+
+ServerOpt = Annotated[str | None, typer.Option("--smtp-server", help="SMTP server (default: your mail profile's).",
+                                               show_default=False)]
+PortOpt = Annotated[int | None, typer.Option("--smtp-port", help="SMTP port (default by security).", show_default=False)]
+SecurityOpt = Annotated[str, typer.Option("--smtp-security", help="starttls, ssl or none.")]
+UserOpt = Annotated[str | None, typer.Option("--smtp-user", help="SMTP login (password: $PBEM_SMTP_PASSWORD or a prompt).",
+                                             show_default=False)]
+FromOpt = Annotated[str | None, typer.Option("--from", help="Your mail address.", show_default=False)]
+ToOpt = Annotated[str | None, typer.Option("--to", help="The host's mail address (default: the address the "
+                                                      "game's host mails from).", show_default=False)]
+SendOpt = Annotated[bool, typer.Option("--send", help="Send over SMTP instead of writing .eml files.")]
+ToDirOpt = Annotated[Path | None, typer.Option("--to-dir", help="Write .eml files into this folder.", show_default=False)]
+ImapOpt = Annotated[str | None, typer.Option(
+    "--imap", help="Read mail over IMAP: imaps://USER@HOST[:PORT]/FOLDER (write @ in USER as %40).",
+    show_default=False)]
+PasswordCmdOpt = Annotated[str | None, typer.Option(
+    "--password-command", help='A command printing the mail password, e.g. "pass show mail/pbem" (never stored; '
+    "else $PBEM_IMAP_PASSWORD or a prompt).", show_default=False)]
+OAuthCmdOpt = Annotated[str | None, typer.Option(
+    "--oauth2-command", help="A command printing an OAuth2 access token (XOAUTH2 login), run at each login.",
+    show_default=False)]
+CaFileOpt = Annotated[str | None, typer.Option(
+    "--ca-file", help="A CA certificate (PEM) to trust for the IMAP and SMTP servers besides the system's, e.g. "
+    "your club's own CA (default: the mail profile's).", show_default=False)]
+
+
+@dataclass
+class KeyOptions:
+    """Whose key signs: --as NAME in --home, unlocked with --passphrase-file (or $PBEM_PASSPHRASE)."""
+
+    as_name: AsOpt = None
+    home: HomeOpt = None
+    passphrase_file: PassOpt = None
+
+    @property
+    def where(self) -> Path:
+        return key_home(self.home)
+
+    def identity(self, name: str | None = None) -> Identity:
+        """The key --as names (or `name`, or the only one in the key home), unlocked."""
+        return identity_named(self.home, name or self.as_name, self.passphrase_file)
+
+
+@dataclass
+class Smtp:
+    """A person's SMTP settings given on the command line (else their mail profile's)."""
+
+    server: ServerOpt = None
+    port: PortOpt = None
+    security: SecurityOpt = "starttls"
+    user: UserOpt = None
+    sender: FromOpt = None
+
+    def given(self) -> bool:
+        return any([self.server, self.port, self.user, self.sender])
+
+    def settings(self, base: SmtpSettings | None = None) -> SmtpSettings:
+        """These options over `base` (the profile's). Another server than the profile's takes
+        nothing from it but the from-address (its port, security and login belong to it)."""
+        from pbem.mail.outgoing import player_settings
+
+        if base is not None and self.server and self.server != base.host:
+            return player_settings(self.server, self.port, self.security, self.user, self.sender or base.from_addr)
+        if base is None:
+            return player_settings(self.server, self.port, self.security, self.user, self.sender)
+        return player_settings(base.host, self.port or base.port, self.security if self.server else base.security,
+                               self.user or base.user, self.sender or base.from_addr)
+
+
+@dataclass
+class Reply:
+    """Where a player's join or move goes: --to the host over SMTP, or --to-dir as .eml files."""
+
+    to: ToOpt = None
+    to_dir: ToDirOpt = None
+    send: SendOpt = False
+
+    def courier(self, smtp: Smtp, home: Path, me: str) -> tuple[Courier, str]:
+        """(Courier, from-address): SMTP from the options, else from the mail profile; .eml
+        files with --to-dir (or when there is no SMTP setting at all)."""
+        from pbem.mail.outgoing import Courier, smtp_password
+        from pbem.mail.profile import load_profile
+
+        profile = load_profile(home)
+        stored = profile.smtp if profile else None
+        if self.to_dir is None and (self.send or smtp.server or stored):
+            settings = smtp.settings(stored) if smtp.given() or not stored else stored
+            settings = (profile.sending(settings) or settings) if profile else settings
+            same = stored is not None and settings.host == stored.host
+            command = profile.smtp_password_command if profile and same else None
+            return Courier(settings=settings, password=smtp_password(settings, command=command)), settings.from_addr
+        return Courier(to_dir=self.to_dir or Path(".")), smtp.sender or (stored.from_addr if stored else f"{me}@localhost")
+
+    def host(self, home: Path, game: str) -> str:
+        """--to, else the address the game's host mails from (learnt by 'pbem inbox')."""
+        from pbem.mail.profile import host_address
+
+        return host_address(home, game, self.to)
+
+
+@dataclass
+class MailIn:
+    """Where new mail is read: --imap URL with a password (or token) from a command."""
+
+    imap: ImapOpt = None
+    password_command: PasswordCmdOpt = None
+    oauth2_command: OAuthCmdOpt = None
+    ca_file: CaFileOpt = None
+
+    def or_profile(self, home: Path) -> MailIn:
+        """The options given, else the mail profile's IMAP URL, password command and CA file."""
+        from pbem.mail.profile import ca_file_of, load_profile
+
+        if self.imap:
+            return dataclasses.replace(self, ca_file=ca_file_of(home, self.ca_file))
+        profile = load_profile(home)
+        if profile is None or not profile.imap:
+            return self
+        return dataclasses.replace(self, imap=profile.imap,
+                                   password_command=self.password_command or profile.imap_password_command,
+                                   oauth2_command=self.oauth2_command or profile.imap_oauth2_command,
+                                   ca_file=self.ca_file or profile.ca_file)
+
+
+GROUPS = (KeyOptions, Smtp, Reply, MailIn, TimingOptions)
+
+
+class _Grouped:
+    """A command whose option group parameters Typer sees as the groups' options. Its signature
+    is worked out when Typer first asks for it (evaluating the annotations is not free, and a
+    command line converts only the command it runs: pbem.cli.tree_for)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.__wrapped__ = fn
+        self.__name__, self.__qualname__ = fn.__name__, fn.__qualname__
+        self.__module__, self.__doc__ = fn.__module__, fn.__doc__
+        self._made: tuple[inspect.Signature, dict[str, tuple[type, list[tuple[str, str]]]]] | None = None
+
+    def _make(self) -> tuple[inspect.Signature, dict[str, tuple[type, list[tuple[str, str]]]]]:
+        if self._made is None:
+            sig = inspect.signature(self.__wrapped__, eval_str=True)
+            params: list[inspect.Parameter] = []
+            groups: dict[str, tuple[type, list[tuple[str, str]]]] = {}
+            for p in sig.parameters.values():
+                if p.annotation not in GROUPS:
+                    params.append(p.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+                    continue
+                hints = typing.get_type_hints(p.annotation, include_extras=True)
+                flat = [(f"{p.name}__{f.name}", f.name) for f in dataclasses.fields(p.annotation)]
+                groups[p.name] = (p.annotation, flat)
+                params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=_default(f),
+                                             annotation=hints[f.name])
+                           for (name, _), f in zip(flat, dataclasses.fields(p.annotation))]
+            self._made = sig.replace(parameters=params), groups
+        return self._made
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return self._make()[0]
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self._make()[0].parameters.values()}
+
+    def __call__(self, **kwargs: Any) -> Any:
+        for name, (cls, flat) in self._make()[1].items():
+            kwargs[name] = cls(**{field: kwargs.pop(option) for option, field in flat})
+        return self.__wrapped__(**kwargs)
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    return f.default_factory() if f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING \
+        else f.default
+
+
+def grouped(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Show Typer each option group parameter of `fn` as the group's options; call `fn` with
+    one group object per such parameter."""
+    return _Grouped(fn)
