@@ -119,7 +119,8 @@ def one_round(db: Path) -> dict[str, float]:
     --db DB --round 1` and `pbem replay --db DB --round 1` do (an empty dict for a tree without them)."""
     try:
         from pbem.replay.audit import audit_source
-        from pbem.replay.rounds import load_replay, open_source, pick_game
+        from pbem.replay.load import load_replay
+        from pbem.replay.rounds import open_source, pick_game
     except ImportError:
         return {}
     audits, replays = [], []

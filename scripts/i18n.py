@@ -39,10 +39,11 @@ def code_messages() -> dict[str, str]:
 
 def help_messages() -> dict[str, str]:
     try:
+        from pbem.cli import app
         from pbem.cli.helptext import help_texts
     except ImportError:  # before the CLI translates its help
         return {}
-    return {text: "--help" for text in help_texts()}
+    return {text: "--help" for text in help_texts(app)}
 
 
 def _flags(msgid: str) -> list[str]:

@@ -21,11 +21,13 @@ from pbem_helpers import Table, make_table, play_until
 from typer.testing import CliRunner
 
 from pbem.cli import replay as cli_replay
-from pbem.errors import BadPacket
+from pbem.errors import EXIT_AUDIT_FAILED, BadPacket
 from pbem.protocol.armor import armor
 from pbem.protocol.documents import b64, parse, read_blocks, sign, sign_json, unb64
-from pbem.replay.audit import EXIT_AUDIT_FAILED, AuditFailed, Report, audit, audit_source
-from pbem.replay.rounds import load_replay, open_source, verify_archive
+from pbem.replay.audit import audit, audit_source
+from pbem.replay.report import AuditFailed, Report
+from pbem.replay.load import load_replay
+from pbem.replay.rounds import open_source, verify_archive
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
 

@@ -151,9 +151,6 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 KNOWN_CYCLES: list[set[str]] = [
     {"pbem.host.deadlines", "pbem.host.interface", "pbem.host.publish"},
     {"pbem.host.referee", "pbem.host.timekeeper"},
-    {"pbem.replay.rounds", "pbem.replay.trustless"},
-    {"pbem.replay.audit", "pbem.replay.hostmoves"},
-    {"pbem.cli", "pbem.cli.helptext"},
 ]
 
 

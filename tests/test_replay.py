@@ -20,7 +20,8 @@ from pbem.cli import replay as cli_replay
 from pbem.protocol.documents import read_blocks
 from pbem.replay.html import render_html
 from pbem.replay.navigator import Navigator, decode_keys, frame
-from pbem.replay.rounds import ALL, NotReplayable, load_replay
+from pbem.replay.load import load_replay
+from pbem.replay.rounds import ALL, NotReplayable
 from pbem.ui.render import plain_text
 
 SEATS = ["ann", "bob", "cat", "dan"]
@@ -268,7 +269,8 @@ def test_the_replay_and_the_audit_step_through_a_round_one_way(played) -> None:
     import ast
 
     from pbem.names import HOST
-    from pbem.replay.rounds import Step, load_replay, step
+    from pbem.replay.load import load_replay
+    from pbem.replay.rounds import Step, step
 
     root = Path(__file__).resolve().parents[1]
     named = sorted(str(p.relative_to(root)) for p in (root / "pbem").rglob("*.py")

@@ -21,7 +21,7 @@ import pytest
 from pbem_helpers import make_table, play_until
 from processes import INSTALLED, cli_env
 
-from pbem.replay.rounds import load_replay
+from pbem.replay.load import load_replay
 from pbem.ui.fullscreen import fit
 from pbem.ui.render import FULL, maze_area
 

@@ -195,10 +195,11 @@ def test_t_picks_plural_and_falls_back_to_english() -> None:
 
 
 def test_every_help_text_is_in_the_catalogs() -> None:
+    from pbem.cli import app
     from pbem.cli.helptext import help_texts
 
     known = {e.msgid for e in catalog.source().values() if e.msgctxt is None}
-    missing = [h for h in help_texts() if h not in known]
+    missing = [h for h in help_texts(app) if h not in known]
     assert not missing, "--help texts not in pbem.pot (run scripts/i18n update): " + repr(missing[:5])
 
 

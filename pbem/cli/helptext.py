@@ -57,11 +57,9 @@ def _parts(cmd: Any) -> Iterator[Any]:
             yield opt
 
 
-def help_texts(app: typer.Typer | None = None) -> list[str]:
-    """Every English help text of the command line (and Typer's words), once each."""
-    from pbem.cli import app as pbem_app
-
-    cmd = typer.main.get_command(app or pbem_app)
+def help_texts(app: typer.Typer) -> list[str]:
+    """Every English help text of the command line `app` (pbem.cli.app) and Typer's words, once each."""
+    cmd = typer.main.get_command(app)
     texts = [p.help for p in _parts(cmd) if getattr(p, "help", None)]
     texts += list(_english().values())
     return list(dict.fromkeys(texts))

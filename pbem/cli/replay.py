@@ -82,7 +82,7 @@ def replay(
 ) -> None:
     """Replay a finished round: step through it in a terminal, print it, or export it as a web page."""
     from pbem.replay.navigator import Navigator, console, frame, print_all
-    from pbem.replay.rounds import load_replay
+    from pbem.replay.load import load_replay
 
     if sum([to is not None, all_moves, html is not None]) > 1:
         raise UsageError(t("choose one of --to, --all and --html"))
@@ -138,7 +138,8 @@ def audit(
 ) -> None:
     """Check finished rounds: signatures, packet chain, secret, deal, move commitments, every move, and what
     every packet told the table (with --as, what it told you)."""
-    from pbem.replay.audit import AuditFailed, Trust, anchor_for, audit_source, auditor_seat
+    from pbem.replay.audit import Trust, anchor_for, audit_source, auditor_seat
+    from pbem.replay.report import AuditFailed
     from pbem.replay.rounds import NotReplayable, ended_hint, open_source, pick_game, pick_round
     from pbem.seat.home import key_home
 
@@ -205,7 +206,7 @@ def stall_line(rep: Any) -> str:
 
 def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: bool) -> None:
     """The audit of a trustless game's chain: each ended round, or the packet where it fails."""
-    from pbem.replay.audit import AuditFailed
+    from pbem.replay.report import AuditFailed
     from pbem.replay.rounds import NotReplayable, ended_hint
 
     rounds = [r for r in rep.rounds if round_no is None or r.round == round_no]

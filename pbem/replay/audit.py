@@ -11,7 +11,7 @@ the CLI when a report holds any fault.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from engine.errors import BadPosition, MoveError
 from engine.game import Carry, carry
 from engine.position import dump, load
 from engine.state import OVER, ROUNDS_PER_GAME, RoundState, deal
-from pbem.errors import EXIT_AUDIT_FAILED, BadSignature, PbemError, UsageError
+from pbem.errors import BadSignature, PbemError, UsageError
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
@@ -42,6 +42,7 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.replay.hostmoves import check_host_moves
+from pbem.replay.report import Report
 from pbem.replay.rounds import NotTheirTurn, Replay, Source, invitation_of, step
 from pbem.replay.told import PacketCheck
 from pbem.seat.home import invitation_path, load_invitation
@@ -57,87 +58,6 @@ DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck",
 (ANCHOR, ARCHIVE, CHAIN, COMMIT, DEAL, ENGINE, ENVELOPE, FINAL, HANDOVER, INVITATION, JOIN, ORDER, SECRET,
  SIGNATURE) = ("anchor", "archive", "chain", "commit", "deal", "engine", "envelope", "final", "handover", "invitation",
                "join", "order", "secret", "signature")
-
-
-class AuditFailed(PbemError):
-    exit_code = EXIT_AUDIT_FAILED
-
-
-@dataclass
-class Fault:
-    move: int | None  # 0: the deal and the starting position; n: move n; None: the archive as a whole
-    check: str  # signature, anchor, invitation, join, secret, deal, chain, envelope, commit, engine, final,
-    #             packet, table, result, moves, part (the last five: a packet's content against the replay)
-    message: str
-    packet: int | None = None  # the packet that holds the fault, for a packet's content
-
-    def line(self) -> str:
-        if self.packet is not None:
-            return t("packet {seq}: {fault}", seq=self.packet, fault=self.message)
-        if self.move is None:
-            return t("archive: {fault}", fault=self.message)
-        if self.move == 0:
-            return t("deal: {fault}", fault=self.message)
-        return t("move {n}: {fault}", n=self.move, fault=self.message)
-
-
-@dataclass
-class Report:
-    game: str
-    round: int
-    origin: str
-    host: str = "?"  # the host's name and key fingerprint, from the invitation
-    moves: int = 0
-    counts: dict[str, int] = field(default_factory=dict)  # checks passed, by kind
-    notes: list[str] = field(default_factory=list)
-    faults: list[Fault] = field(default_factory=list)
-    anchor: str | None = None  # where the trusted invitation came from, or None (not anchored)
-    seat: str | None = None  # whose sealed parts were opened (audit --as)
-
-    @property
-    def ok(self) -> bool:
-        return not self.faults
-
-    def fault(self, move: int | None, check: str, message: str) -> None:
-        self.faults.append(Fault(move, check, message))
-
-    def fault_at_packet(self, seq: int, check: str, message: str) -> None:
-        self.faults.append(Fault(None, check, message, packet=seq))
-
-    def passed(self, check: str, n: int = 1) -> None:
-        self.counts[check] = self.counts.get(check, 0) + n
-
-    def summary(self) -> str:
-        c = self.counts
-        said = [t("audit ok: game {game} round {round}: archive signed by host {host}", game=self.game,
-                  round=self.round, host=self.host),
-                t("{n} join", n=c.get("join", 0)), t("secret matches its commitment"), t("deal recomputed"),
-                t("{n} move: {signatures} signatures, {commitments} commitments, {engine} re-applied to the final "
-                  "position", n=self.moves, signatures=c.get("envelope", 0), commitments=c.get("commit", 0),
-                  engine=c.get("engine", 0))]
-        if c.get("packet-file"):
-            said.append(t("chain of {n} packet ({files} matched to packet files)", n=c.get("chain", 0),
-                          files=c["packet-file"]))
-        else:
-            said.append(t("chain of {n} packet", n=c.get("chain", 0)))
-        if c.get("host-move"):
-            said.append(t("{n} move made by the host for a silent seat", n=c["host-move"]))
-        if c.get("handover"):
-            said.append(t("{n} seat handover checked", n=c["handover"]))
-        if c.get("packet-table"):
-            said.append(t("{tables} packets' tables, {moves} packets' moves and {results} result checked against "
-                          "the replay", tables=c["packet-table"], moves=c.get("packet-moves", 0),
-                          results=c.get("packet-result", 0)))
-        if self.seat:
-            said.append(t("{n} of {seat}'s sealed parts opened and checked", n=c.get("part", 0), seat=self.seat))
-        if self.anchor:
-            said.append(t("anchored to {anchor}", anchor=self.anchor))
-        return t("; ").join(said)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "round": self.round, "origin": self.origin, "ok": self.ok, "host": self.host,
-                "moves": self.moves, "counts": self.counts, "notes": self.notes, "anchor": self.anchor,
-                "seat": self.seat, "faults": [asdict(f) for f in self.faults]}
 
 
 @dataclass(frozen=True)

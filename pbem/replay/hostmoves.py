@@ -26,7 +26,7 @@ from pbem.ui import when
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
-    from pbem.replay.audit import Report
+    from pbem.replay.report import Report
 
 TIMEOUT = "timeout"  # the check a fault names
 

@@ -1,7 +1,7 @@
 """Replays of finished rounds (docs/replay.md).
 
 A source is a host's game database, an archive file, or a player's folder of received files
-(the last packet of a round carries that round's signed archive). `load_replay` finds one
+(the last packet of a round carries that round's signed archive). `load_replay` (pbem.replay.load) finds one
 round's archive, checks its signatures and re-applies its moves through the engine; a
 `Replay` then answers "what did the table look like after move i, as seat X saw it then".
 
@@ -468,17 +468,3 @@ def replayed(game: str, round_no: int, start: RoundState,
     if state.phase != OVER or dump(state) != final:
         raise BadPacket(t("the archive's moves do not lead to its final position"), hint=audit_hint())
     return Replay(game, round_no, archive, invitation, start, steps, origin)
-
-
-def load_replay(source: str | Path | None, *, db: Path | None = None, round_no: int | None = None,
-                game: str | None = None) -> Replay:
-    src = open_source(source, db, rounds=())  # a replay reads the archive alone
-    g = pick_game(src, game)
-    if src.trustless(g):  # no archive: the round is opened from the chain
-        from pbem.replay.trustless import chain_round
-
-        return chain_round(src, g, round_no)
-    r = pick_round(src, g, round_no)
-    payload, origin = src.archive(g, r)
-    archive, invitation = verify_archive(payload)
-    return build(archive, invitation, origin)

@@ -1,0 +1,23 @@
+"""A round opened for `pbem replay`: from its signed archive, or for a trustless game, from its
+chain followed again (pbem.replay.trustless). `load_replay` finds one in a store, a shared game
+folder or a packet file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pbem.replay.rounds import Replay, build, open_source, pick_game, pick_round, verify_archive
+
+
+def load_replay(source: str | Path | None, *, db: Path | None = None, round_no: int | None = None,
+                game: str | None = None) -> Replay:
+    src = open_source(source, db, rounds=())  # a replay reads the archive alone
+    g = pick_game(src, game)
+    if src.trustless(g):  # no archive: the round is opened from the chain
+        from pbem.replay.trustless import chain_round  # the mental-poker modules load only for such a game
+
+        return chain_round(src, g, round_no)
+    r = pick_round(src, g, round_no)
+    payload, origin = src.archive(g, r)
+    archive, invitation = verify_archive(payload)
+    return build(archive, invitation, origin)
