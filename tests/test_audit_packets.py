@@ -187,7 +187,6 @@ def test_moves_made_by_the_host_audit_clean_and_a_packet_hiding_one_is_caught(tm
     """Round 1: every fifth turn the seat is silent and the host discards for it on timeout;
     the audit (with ann's parts) passes. Round 2: the host also passes its own moves off as the
     seats' in its packets (no `by: host`): caught at each such packet, and only there."""
-    from pbem.host import timekeeper
     from pbem.host.clock import FakeClock
     from pbem.host.deadlines import Timing
     from pbem.protocol.documents import PublicMove
@@ -199,7 +198,7 @@ def test_moves_made_by_the_host_audit_clean_and_a_packet_hiding_one_is_caught(tm
     table.host.close()
     clock = FakeClock()
     table.host = H.Host(tmp_path / "game.db", table.ids["referee"], clock)
-    timekeeper.set_timing(table.host, Timing(deadline=3600, on_timeout="discard"))
+    table.host.set_timing(Timing(deadline=3600, on_timeout="discard"))
     bots = {s: RandomBot(f"9-{s}") for s in table.seats}
     timed_out: dict[int, list[int]] = {1: [], 2: []}  # round -> packets published after a host move
 

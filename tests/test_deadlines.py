@@ -23,7 +23,6 @@ from pbem.cli import app
 from pbem.errors import BadPacket, UsageError
 from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
-from pbem.host import timekeeper
 from pbem.host.clock import FakeClock, parse_time
 from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_when
 from pbem.protocol.documents import read_blocks, sign
@@ -205,13 +204,13 @@ def test_pause_stops_the_clock_and_resume_gives_the_time_back(tmp_path: Path, st
     clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
     first = host.status()["to_move"]
     clock.advance(20 * 60)
-    timekeeper.pause(host)
+    host.pause()
     with pytest.raises(UsageError, match="already paused"):
-        timekeeper.pause(host)
+        host.pause()
     clock.advance(10 * 3600)  # a long pause: nothing is late, nobody is played for
     fh.step()
     assert host.status()["seq"] == 1 and host.status()["paused"]
-    timekeeper.resume(host)
+    host.resume()
     assert host.status()["deadline"]["due"] == "2026-12-01T23:00:00+00:00"  # 40 minutes were left
     fh.step()
     kinds = [d.notice for d in seats[first].notices()]

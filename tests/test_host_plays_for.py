@@ -19,7 +19,6 @@ from sqlalchemy import select, update
 
 from engine.rules import legal_moves
 from pbem.errors import BadPacket
-from pbem.host import timekeeper
 from pbem.host.clock import stamp
 from pbem.host.deadlines import Timing
 from pbem.host.store import games
@@ -119,8 +118,8 @@ def test_max_away_is_a_game_setting(tmp_path) -> None:
 
 def _play_for(host, seat: str, why: str, text: str | None = None):
     """Ask the host's library to play for `seat`, as the timekeeper does."""
-    with host._change() as (c, g):
-        return host.play_for(c, g, host.facts.seat(seat), host._state(g), why, text)
+    with host._change() as change:
+        return change.play_for(host.facts.seat(seat), why, text)
 
 
 def rogue_play(host, seat: str, text: str, why: str = "timeout"):
@@ -128,8 +127,9 @@ def rogue_play(host, seat: str, text: str, why: str = "timeout"):
     library's checks (a patched pbem), stamped with the time it was made."""
     from pbem.protocol.documents import Move
 
-    with host._change() as (c, g):
-        f, me = host.facts, host._me()
+    with host._change() as change:
+        c, g = change.c, change.g
+        f, me = host.facts, change.signer()
         nonce = os.urandom(16)
         info = seal_info(f.id, g["seq"], seat, HOST, "move")
         block = sign(Move(game=f.id, seat=seat, seq=g["seq"], packet=g["head"], commit=move_commitment(nonce, text),
@@ -231,7 +231,7 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
         conn.execute(update(games).values(config=json.dumps(config)))
     assert [o.kind for o in host.tick()][-1] == "applied"  # its library believes the store
     fh.step()
-    timekeeper.set_timing(host, Timing(on_timeout="discard"))  # no deadline from the next packet on
+    host.set_timing(Timing(on_timeout="discard"))  # no deadline from the next packet on
     d = host.status()["to_move"]
     sp = seats[d].latest()
     seats[d].move(sp, str(legal_moves(sp.view)[0]))

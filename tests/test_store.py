@@ -121,7 +121,6 @@ def test_a_one_game_file_with_deadlines_is_migrated_and_its_clock_runs_on(tmp_pa
     outside any migration, notices mailed up to the second) keeps its notices, its mail marks
     and its clock; only what was not mailed yet is mailed; the game plays on."""
     from engine.rules import legal_moves
-    from pbem.host import timekeeper
     from pbem.host.clock import FakeClock
     from pbem.host.publish import publish_pending
     from pbem.mail.incoming import MailScanner, message_blocks
@@ -154,7 +153,7 @@ def test_a_one_game_file_with_deadlines_is_migrated_and_its_clock_runs_on(tmp_pa
         read = [message_blocks(m)[0] for _, m in MailScanner([tmp_path / "mail"]).new_messages()]
         got = [b for blocks in read for b in blocks if b.kind == "notice"]
         assert len(got) == 4 and {b.hash for b in got} == {paused.hash}
-        timekeeper.resume(host)  # paused at 13:04 when 2 minutes late: 13:02 + 56 minutes
+        host.resume()  # paused at 13:04 when 2 minutes late: 13:02 + 56 minutes
         assert host.status()["deadline"]["due"] == "2026-12-01T13:58:00+00:00"
         assert [n.kind for n in host.notices(old[-1][0])] == ["resumed", "due"]
         packet = read_blocks(host.packet(4) or "")[0]

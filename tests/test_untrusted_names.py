@@ -12,7 +12,6 @@ import pytest
 from pbem_helpers import PASS, make_table
 from processes import pbem
 
-from pbem.host import timekeeper
 from pbem.mail.message import compose, write_eml
 from pbem.protocol.armor import armor
 from pbem.protocol.crypto import Identity
@@ -118,7 +117,7 @@ def _offered(tmp_path: Path) -> tuple[Path, str]:
     ann = keys.create_identity(home, "ann", None)
     fake = make_table(tmp_path / "stranger", ["sam", "sue", "sid"])
     fake.host.identity = fake.ids["referee"]
-    fake.host.accept(timekeeper.reseat_document(fake.host, "sue", ann.public))
+    fake.host.accept(fake.host.reseat_document("sue", ann.public))
     handed = fake.latest()[0].read_text()
     invitation = (tmp_path / "stranger" / "invitation.pbem").read_text()
     _mail(tmp_path / "box", "0", invitation, handed)

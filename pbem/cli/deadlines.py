@@ -112,11 +112,9 @@ def game_config(
 @grouped
 def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: KeyOptions = KeyOptions()) -> None:
     """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
-    from pbem.host import timekeeper
-
     host = _classic_host(game, store, db, keys, t("pause a game"))
     try:
-        typer.echo(timekeeper.pause(host).message)
+        typer.echo(host.pause().message)
     finally:
         host.close()
 
@@ -124,11 +122,9 @@ def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: Ke
 @grouped
 def game_resume(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: KeyOptions = KeyOptions()) -> None:
     """Host: resume a paused game; the time that was left is left again."""
-    from pbem.host import timekeeper
-
     host = _classic_host(game, store, db, keys, t("resume a game"))
     try:
-        typer.echo(timekeeper.resume(host).message)
+        typer.echo(host.resume().message)
     finally:
         host.close()
 
@@ -155,12 +151,10 @@ def game_reseat(
     The signed handover goes into the next packet (written now): from it on, the seat's hand
     is sealed to the new key, and moves signed by the old key are refused.
     """
-    from pbem.host import timekeeper
-
     host = _classic_host(game, store, db, keys, t("hand a seat to a new key"))
     try:
         new = _public_key(key, keys.home)
-        document = timekeeper.reseat_document(host, seat.lower(), new)
+        document = host.reseat_document(seat.lower(), new)
         typer.echo(host.accept(document).message)
         write_packets(host, out or host_out_dir(host))
     finally:

@@ -20,7 +20,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -40,6 +40,7 @@ from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundStat
 from engine.views import events_for, view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host import timekeeper
+from pbem.host.change import Facts, GameRow, Seat
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing
 from pbem.host.interface import GameStatus, Outcome
@@ -55,6 +56,7 @@ from pbem.protocol.documents import (
     Archive,
     ArchivedMove,
     Carried,
+    Handover,
     HandoverRecord,
     HostParty,
     mail_address_ok,
@@ -224,33 +226,6 @@ def _new_box_key(game_id: str, host: PublicKey) -> str:
 # --- the host at work -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Seat:
-    idx: int
-    name: str
-    key: PublicKey
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What does not change in play: read once per Host. Only a seat handed over to a new
-    key changes (`handovers` counts them; a Host that sees more in the game's config than it
-    read, because another process handed a seat over, reads its facts again)."""
-
-    id: str
-    name: str
-    ruleset: str
-    options: tuple[str, ...]
-    host_name: str
-    host_key: str
-    invitation_hash: str
-    seats: tuple[Seat, ...]
-    handovers: int = 0
-
-    def seat(self, name: object) -> Seat | None:
-        return next((s for s in self.seats if s.name == name), None)
-
-
 # The statements of the hot path, built once: building a statement costs more than running it.
 _GAME: BindParameter[str] = bindparam("b_game")
 _HEAD = select(games.c.seq, games.c.status).where(games.c.id == _GAME)
@@ -283,6 +258,52 @@ _RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.
              .select_from(packets.outerjoin(rounds, (rounds.c.game_id == packets.c.game_id)
                                             & (rounds.c.last_seq == packets.c.seq)))
              .where(packets.c.game_id == _GAME, packets.c.seq > bindparam("b_after")).order_by(packets.c.seq))
+
+
+class GameChange:
+    """One change of a game (pbem.host.change.Change): its transaction `c`, the game's row `g`
+    that it edits, and the Host whose key signs and whose kept state it uses."""
+
+    __slots__ = ("host", "c", "g")
+
+    def __init__(self, host: Host, c: Connection, g: GameRow) -> None:
+        self.host, self.c, self.g = host, c, g
+
+    @property
+    def facts(self) -> Facts:
+        return self.host.facts
+
+    @property
+    def clock(self) -> Clock:
+        return self.host.clock
+
+    def now(self) -> str:
+        return self.host.now()
+
+    def signer(self) -> Identity:
+        return self.host._me()
+
+    def state(self) -> RoundState:
+        return self.host._state(self.g)
+
+    def seat_of(self, block: Signed[Any]) -> Seat:
+        return self.host._seat(self.g, block)
+
+    def recent_window(self) -> list[RecentMove]:
+        return self.host.recent_window(self.c, self.g)
+
+    def publish(self, state: RoundState, *, handover: HandoverRecord | None = None) -> int:
+        return self.host._publish(self.c, self.g, state, moves=[], events=[], handover=handover)
+
+    def play_for(self, seat: Seat, why: str, text: str | None = None) -> Outcome:
+        return self.host.play_for(self.c, self.g, seat, self.state(), why, text)
+
+    def hand_over(self, seat: str, key: PublicKey, handovers: int) -> None:
+        """The Host's facts say `seat` is held by `key`; Host._change restores the old facts
+        if the change does not commit."""
+        f = self.host.facts
+        self.host.facts = replace(f, seats=tuple(replace(s, key=key) if s.name == seat else s for s in f.seats),
+                                  handovers=handovers)
 
 
 class Host:
@@ -466,7 +487,23 @@ class Host:
 
     def set_timing(self, timing: Timing) -> dict[str, Any]:
         """Change the deadline rules; a game in play restarts the current packet's clock now."""
-        return timekeeper.set_timing(self, timing)
+        with self._change() as ch:
+            return timekeeper.set_timing(ch, timing)
+
+    def pause(self) -> Outcome:
+        """Pause the game: deadlines stop counting until `resume` (the host's key)."""
+        with self._change() as ch:
+            return timekeeper.pause(ch)
+
+    def resume(self) -> Outcome:
+        """Resume a paused game: the time that was left is left again."""
+        with self._change() as ch:
+            return timekeeper.resume(ch)
+
+    def reseat_document(self, seat: str, key: PublicKey) -> Signed[Handover]:
+        """The host's signed handover of `seat` to `key` (checked when applied)."""
+        seq, _ = self.head()
+        return sign(Handover(game=self.facts.id, seat=seat, key=key.encode(), seq=seq), self._me())
 
     def notices(self, after: int = 0) -> list[HostNotice]:
         """The host's signed notices of this game after notice `after`, oldest first."""
@@ -508,7 +545,7 @@ class Host:
     # changes (one transaction each)
 
     @contextmanager
-    def _change(self) -> Iterator[tuple[Connection, dict[str, Any]]]:
+    def _change(self) -> Iterator[GameChange]:
         """One change of the game: its row locked and read as `g` (a dict the change edits),
         the edited columns written back, all in one transaction. The state a change publishes
         is kept for the next change while nobody else moves the game on."""
@@ -522,7 +559,7 @@ class Host:
                 before = dict(g)
                 if _handovers(g["config"]) != facts.handovers:  # another process handed a seat over
                     self.facts = self._read_facts(c, facts.id)
-                yield c, g
+                yield GameChange(self, c, g)
                 changed = {k: v for k, v in g.items() if before[k] != v}
                 if changed:
                     c.execute(_SET_GAME, {**changed, "b_game": facts.id})
@@ -566,27 +603,41 @@ class Host:
         if block.kind not in ("join", "move", "request", "handover"):
             raise BadPacket(t("a host takes join, move, request and handover files, not {a_kind}",
                               a_kind=kind_name(block.kind, article=True)))
-        with self._change() as (c, g):
+        with self._change() as ch:
             if isinstance(block.doc, Join):
-                return self._join(c, g, block)
+                return self._join(ch.c, ch.g, block)
             if isinstance(block.doc, Move):
                 try:
-                    return self._move(c, g, block)
+                    return self._move(ch.c, ch.g, block)
                 except StaleMove as exc:
                     # refused, but it says an absent seat is back: that is kept (the move is not)
-                    back = timekeeper.back_by_move(self, c, g, block)
+                    back = timekeeper.back_by_move(ch, block)
                     if back is None:
                         raise
                     stale = StaleMove(f"{exc}{t('clause sep')}{back}", hint=exc.hint)
             elif block.kind == "request":
-                return timekeeper.request(self, c, g, block)
+                return timekeeper.request(ch, block)
             else:
-                return timekeeper.handover(self, c, g, block)
+                return timekeeper.handover(ch, block)
         raise stale
 
     def tick(self) -> list[Outcome]:
-        """Act on the clock: reminders, late notices, timeouts (pbem/host/timekeeper.py)."""
-        return timekeeper.tick(self)
+        """Act on the clock: everything due by now (reminders, late notices, absences, timeout
+        moves: pbem/host/timekeeper.py), each step in its own change (a seat played for at once
+        may be followed by another). A game with nothing on the clock is seen with one read,
+        without a lock (a club host ticks every game on every pass)."""
+        with self.store.read() as c:
+            row = c.execute(timekeeper.CLOCK, {"b_game": self.facts.id}).one()
+        if not timekeeper.may_act(json.loads(row.config), row.status, row.seq):
+            return []
+        out: list[Outcome] = []
+        for _ in range(timekeeper.MAX_ACTIONS):
+            with self._change() as ch:
+                step = timekeeper.tick_once(ch)
+            out += step
+            if not any(o.kind == "applied" for o in step):
+                break
+        return out
 
     def _seat(self, g: dict[str, Any], block: Signed[Any]) -> Seat:
         name = block.doc.seat
@@ -701,7 +752,7 @@ class Host:
         (timekeeper.may_play_for), and when `text` is given and is not the policy's own move."""
         f = self.facts
         me = self._me()
-        policy = timekeeper.may_play_for(self, g, seat.name, why)
+        policy = timekeeper.may_play_for(GameChange(self, c, g), seat.name, why)
         if state.player != seat.name:
             raise Conflict(t("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
         chosen = policy_move(view(state, seat.name), seat.name, policy, f.id, g["seq"])
@@ -740,7 +791,7 @@ class Host:
                             by=HOST if by else None, why=by)]
         if by is None:
             c.execute(_TOUCH_SEAT, {"b_game": f.id, "b_name": seat.name, "b_at": at})
-            timekeeper.moved(self, c, g, seat.name)
+            timekeeper.moved(GameChange(self, c, g), seat.name)
         result = None
         ended = state
         if state.phase == OVER:
@@ -838,7 +889,7 @@ class Host:
                      to_move=to_move, public=public, moves=moves,
                      events=cast("list[dict[str, Any]]", events_for(events, None)), parts=parts, result=result,
                      standings=Standings(gold=state.gold, winners=standings_winners(state.gold)) if over else None,
-                     **timekeeper.packet_extras(self, c, g, seq, to_move, handover))
+                     **timekeeper.packet_extras(GameChange(self, c, g), seq, to_move, handover))
         packet = sign(doc, me)
         armored = packet.armored()
         if ended is not None:

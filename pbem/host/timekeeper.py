@@ -10,23 +10,25 @@ timeout twice:
 Notices are signed documents kept in the store's `notices` table; every publisher (folder,
 mail, out-dir) delivers them after the packets (pbem/host/publish.py).
 
-Each function works on one change of the game (`Host._change`): `c` its transaction, `g`
-the game's row as a dict that the change edits and the Host writes back.
+Each function works on one change of the game (pbem.host.change.Change, opened by the
+referee): `ch.c` its transaction, `ch.g` the game's row that the change edits and the
+referee writes back.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
+from pbem.host.change import Change, GameRow, Seat
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing, clock_says
+from pbem.host.interface import Outcome
 from pbem.host.store import games, moves, notices, packets, seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
@@ -45,15 +47,9 @@ from pbem.protocol.documents import (
 from pbem.ui.when import date, left, span
 from pbem.ui.words import game_status, kind_name, t
 
-if TYPE_CHECKING:
-    from pbem.host.interface import Outcome
-    from pbem.host.referee import Host, Seat
-
 RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
 AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a day (each goes to every seat)
 MAX_ACTIONS = 200  # timeouts played in one tick (every seat absent: a whole round at once)
-
-GameRow = dict[str, Any]  # the game's row within a change (Host._change)
 
 
 # --- the config ------------------------------------------------------------------------------
@@ -71,34 +67,29 @@ def standing(config: dict[str, Any], seat: str) -> dict[str, Any]:
     return config.setdefault("seats", {}).setdefault(seat, {})
 
 
-def _seat(host: Host, name: str) -> Seat:
-    seat = host.facts.seat(name)
+def _seat(ch: Change, name: str) -> Seat:
+    seat = ch.facts.seat(name)
     if seat is None:
-        raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=host.facts.id),
-                         hint=t("seats: {list}", list=", ".join(st.name for st in host.facts.seats)))
+        raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=ch.facts.id),
+                         hint=t("seats: {list}", list=", ".join(st.name for st in ch.facts.seats)))
     return seat
 
 
-def _outcome(kind: str, message: str, seq: int | None = None) -> Outcome:
-    from pbem.host.interface import Outcome
 
-    return Outcome(kind, message, seq)
-
-
-def set_timing(host: Host, timing: Timing) -> dict[str, Any]:
+def set_timing(ch: Change, timing: Timing) -> dict[str, Any]:
     """Change a game's deadline rules; a game in play restarts the current packet's clock now."""
     timing.check()
-    with host._change() as (c, g):
-        host._me()  # only the host changes the rules
-        config = _config(g)
-        config["timing"] = timing.to_config()
-        clock = config.get("clock")
-        if g["status"] == "playing" and clock and clock.get("seq") == g["seq"] and not config.get("paused"):
-            _restart(config, clock, timing, host.clock.now())
-            if "due" in clock:
-                _notice(host, c, g, "due", clock["seat"], due=clock["due"])
-        _save(g, config)
-        return dict(config["timing"])
+    g = ch.g
+    ch.signer()  # only the host changes the rules
+    config = _config(g)
+    config["timing"] = timing.to_config()
+    clock = config.get("clock")
+    if g["status"] == "playing" and clock and clock.get("seq") == g["seq"] and not config.get("paused"):
+        _restart(config, clock, timing, ch.clock.now())
+        if "due" in clock:
+            _notice(ch, "due", clock["seat"], due=clock["due"])
+    _save(g, config)
+    return dict(config["timing"])
 
 
 def _restart(config: dict[str, Any], clock: dict[str, Any], timing: Timing, start: Any) -> None:
@@ -119,13 +110,13 @@ def _restart(config: dict[str, Any], clock: dict[str, Any], timing: Timing, star
 # --- what packets and the status say -----------------------------------------------------------
 
 
-def packet_extras(host: Host, c: Connection, g: GameRow, seq: int, to_move: str | None,
-                  handover: HandoverRecord | None) -> dict[str, Any]:
+def packet_extras(ch: Change, seq: int, to_move: str | None, handover: HandoverRecord | None) -> dict[str, Any]:
     """The packet's signed deadline and table news (fields of `Packet`); starts the new
     packet's clock."""
+    g = ch.g
     config = _config(g)
     timing = Timing.from_config(config)
-    now = host.clock.now()
+    now = ch.clock.now()
     out: dict[str, Any] = {}
     standings = config.get("seats", {})
     absent = sorted(n for n, st in standings.items() if st.get("absent") or st.get("resigned"))
@@ -144,8 +135,8 @@ def packet_extras(host: Host, c: Connection, g: GameRow, seq: int, to_move: str 
         _restart(config, clock, timing, now)
         grace = stamp(timing.give_up(parse_time(clock["due"]))) if timing.on_timeout != "wait" else None
         out["deadline"] = Deadline(seat=to_move, due=clock["due"], on_timeout=timing.on_timeout, grace_until=grace)
-    readers = [st.name for st in host.facts.seats if not standings.get(st.name, {}).get("resigned")]
-    out["recent"] = since_last_move(host.recent_window(c, g), readers)
+    readers = [st.name for st in ch.facts.seats if not standings.get(st.name, {}).get("resigned")]
+    out["recent"] = since_last_move(ch.recent_window(), readers)
     out["handovers"] = archive_handovers(g)
     if handover is not None:
         out["handover"] = handover.seat
@@ -183,40 +174,23 @@ def archive_handovers(g: GameRow) -> list[HandoverRecord] | None:
 # --- notices -----------------------------------------------------------------------------------
 
 
-def _notice(host: Host, c: Connection, g: GameRow, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
-    at = host.now()
-    block = sign(Notice(game=g["id"], seq=g["seq"], notice=kind, seat=seat, at=at, **fields), host._me())
-    c.execute(insert(notices).values(game_id=g["id"], seq=g["seq"], kind=kind, seat=seat, armored=block.armored(),
-                                     created_at=at))
-    return _outcome("notice", t("notice: {line}", line=block.doc.line(host.clock.now())))
+def _notice(ch: Change, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
+    g = ch.g
+    at = ch.now()
+    block = sign(Notice(game=g["id"], seq=g["seq"], notice=kind, seat=seat, at=at, **fields), ch.signer())
+    ch.c.execute(insert(notices).values(game_id=g["id"], seq=g["seq"], kind=kind, seat=seat, armored=block.armored(),
+                                        created_at=at))
+    return Outcome("notice", t("notice: {line}", line=block.doc.line(ch.clock.now())))
 
 
 # --- the clock ticks -----------------------------------------------------------------------------
 
 
-def tick(host: Host) -> list[Outcome]:
-    """Everything due by now: reminders, late notices, absences and timeout moves, each step
-    in its own transaction (a seat played for at once may be followed by another). A game
-    with nothing on the clock is seen with one read, without a lock (a club host ticks every
-    game on every pass)."""
-    with host.store.read() as c:
-        row = c.execute(_CLOCK, {"b_game": host.facts.id}).one()
-    if not _may_act(json.loads(row.config), row.status, row.seq):
-        return []
-    out: list[Outcome] = []
-    for _ in range(MAX_ACTIONS):
-        with host._change() as (c, g):
-            step = _tick_once(host, c, g)
-        out += step
-        if not any(o.kind == "applied" for o in step):
-            break
-    return out
+# What the referee reads, without a lock, to see whether a game's clock may have work (may_act).
+CLOCK = select(games.c.status, games.c.seq, games.c.config).where(games.c.id == bindparam("b_game"))
 
 
-_CLOCK = select(games.c.status, games.c.seq, games.c.config).where(games.c.id == bindparam("b_game"))
-
-
-def _may_act(config: dict[str, Any], status: str, seq: int) -> bool:
+def may_act(config: dict[str, Any], status: str, seq: int) -> bool:
     """Whether the clock may have something to do for the packet waiting now."""
     clock = config.get("clock") or {}
     if status != "playing" or clock.get("seq") != seq or config.get("paused") or not clock.get("seat"):
@@ -225,43 +199,47 @@ def _may_act(config: dict[str, Any], status: str, seq: int) -> bool:
     return bool(clock.get("due")) or bool(st.get("absent") or st.get("resigned"))
 
 
-def _tick_once(host: Host, c: Connection, g: GameRow) -> list[Outcome]:
+def tick_once(ch: Change) -> list[Outcome]:
+    """One step of the clock, in one change: what is due by now for the packet waiting (the
+    referee repeats it while a step plays a move, up to MAX_ACTIONS)."""
+    g = ch.g
     config = _config(g)
-    if not _may_act(config, g["status"], g["seq"]):
+    if not may_act(config, g["status"], g["seq"]):
         return []
     clock = config["clock"]
     timing = Timing.from_config(config)
-    now = host.clock.now()
+    now = ch.clock.now()
     seat = clock["seat"]
     st = standing(config, seat)
     if timing.on_timeout != "wait" and (st.get("resigned") or (st.get("absent") and clock.get("absent"))):
-        return [_play(host, c, g, seat, "resigned" if st.get("resigned") else "absent")]
+        return [_play(ch, seat, "resigned" if st.get("resigned") else "absent")]
     if not clock.get("due"):
         return []
     out = []
     for said in clock_says(timing, clock, now):
         if said == "reminder":
-            out.append(_notice(host, c, g, "reminder", seat, due=clock["due"]))
+            out.append(_notice(ch, "reminder", seat, due=clock["due"]))
             continue
         st["missed"] = int(st.get("missed", 0)) + 1
-        out.append(_notice(host, c, g, "late", seat, due=clock["due"], missed=st["missed"]))
+        out.append(_notice(ch, "late", seat, due=clock["due"], missed=st["missed"]))
         if st["missed"] >= timing.absent_after and not st.get("absent"):
             st["absent"] = True
-            out.append(_notice(host, c, g, "absent", seat, missed=st["missed"]))
+            out.append(_notice(ch, "absent", seat, missed=st["missed"]))
     _save(g, config)
     if timing.on_timeout != "wait" and now >= timing.give_up(parse_time(clock["due"])):
-        out.append(_play(host, c, g, seat, "timeout"))
+        out.append(_play(ch, seat, "timeout"))
     return out
 
 
-def _play(host: Host, c: Connection, g: GameRow, seat: str, why: str) -> Outcome:
-    return host.play_for(c, g, _seat(host, seat), host._state(g), why)
+def _play(ch: Change, seat: str, why: str) -> Outcome:
+    return ch.play_for(_seat(ch, seat), why)
 
 
-def may_play_for(host: Host, g: GameRow, seat: str, why: str) -> str:
+def may_play_for(ch: Change, seat: str, why: str) -> str:
     """The timeout policy that may play for `seat` now, `why` (timeout, absent, resigned);
     Conflict when the game's rules let the host play for nobody: no deadline or not past it
     and its grace, a seat not absent or resigned, a paused game, the policy `wait`."""
+    g = ch.g
     config = _config(g)
     timing = Timing.from_config(config)
     clock = config.get("clock") or {}
@@ -286,12 +264,12 @@ def may_play_for(host: Host, g: GameRow, seat: str, why: str) -> str:
     if not clock.get("due"):
         raise refuse(t("the game has no deadline"))
     give_up = timing.give_up(parse_time(clock["due"]))
-    if host.clock.now() < give_up:
-        raise refuse(t("its deadline and grace run until {when}", when=date(give_up, host.clock.now())))
+    if ch.clock.now() < give_up:
+        raise refuse(t("its deadline and grace run until {when}", when=date(give_up, ch.clock.now())))
     return timing.on_timeout
 
 
-def _back(host: Host, c: Connection, g: GameRow, config: dict[str, Any], seat: str) -> bool:
+def _back(ch: Change, config: dict[str, Any], seat: str) -> bool:
     """An absent seat that sent something signed is present again: from its next packet the
     host waits for its deadline (a packet of its waiting now gets a full deadline from now).
     Whether it was absent; `config` is saved by the caller."""
@@ -300,62 +278,64 @@ def _back(host: Host, c: Connection, g: GameRow, config: dict[str, Any], seat: s
     if not st.pop("absent", None):
         return False
     clock = config.get("clock") or {}
-    if clock.get("seat") == seat and clock.get("seq") == g["seq"] and clock.pop("absent", None) and clock.get("due"):
-        _restart(config, clock, Timing.from_config(config), host.clock.now())
-        _notice(host, c, g, "due", seat, due=clock["due"])
-    _notice(host, c, g, "back", seat)
+    if clock.get("seat") == seat and clock.get("seq") == ch.g["seq"] and clock.pop("absent", None) and clock.get("due"):
+        _restart(config, clock, Timing.from_config(config), ch.clock.now())
+        _notice(ch, "due", seat, due=clock["due"])
+    _notice(ch, "back", seat)
     return True
 
 
-def back_by_move(host: Host, c: Connection, g: GameRow, block: Signed[Any]) -> str | None:
+def back_by_move(ch: Change, block: Signed[Any]) -> str | None:
     """A move refused as stale, of an absent seat, for a packet the host played for it: the
     seat is present again (each move file counts once). What to add to the refusal, or None."""
     seat = block.doc.seat
+    g = ch.g
     config = _config(g)
     done = config.setdefault("requests", [])
     if g["status"] != "playing" or not standing(config, seat).get("absent") or block.hash in done:
         return None
-    played = c.execute(select(moves.c.id).join(packets, (packets.c.game_id == moves.c.game_id)
+    played = ch.c.execute(select(moves.c.id).join(packets, (packets.c.game_id == moves.c.game_id)
                                                & (packets.c.seq == moves.c.answered_seq))
                        .where(moves.c.game_id == g["id"], moves.c.seat == seat, moves.c.why.is_not(None),
                               moves.c.answered_seq == block.doc.seq, packets.c.hash == block.doc.packet)).first()
     if played is None:
         return None
     done.append(block.hash)
-    _back(host, c, g, config, seat)
+    _back(ch, config, seat)
     _save(g, config)
     return t("{seat} is present again: the host waits for their next deadline", seat=seat)
 
 
-def moved(host: Host, c: Connection, g: GameRow, seat: str) -> None:
+def moved(ch: Change, seat: str) -> None:
     """A seat moved by itself: its missed deadlines are forgiven, an absent seat is back.
     (The config is written only when that changes something: most moves change nothing.)"""
-    config = _config(g)
+    config = _config(ch.g)
     st = standing(config, seat)
     if not st.get("missed") and not st.get("absent"):
         return
     st["missed"] = 0
     back = st.pop("absent", None)
-    _save(g, config)
+    _save(ch.g, config)
     if back:
-        _notice(host, c, g, "back", seat)
+        _notice(ch, "back", seat)
 
 
 # --- requests from seats, and the host's own commands ------------------------------------------
 
 
-def request(host: Host, c: Connection, g: GameRow, block: Signed[Request]) -> Outcome:
+def request(ch: Change, block: Signed[Request]) -> Outcome:
     """A seat's signed request: `away` (until a time) or `resign`."""
-    seat = host._seat(g, block)
+    g = ch.g
+    seat = ch.seat_of(block)
     config = _config(g)
     done = config.setdefault("requests", [])
     if block.hash in done:
-        return _outcome("duplicate", t("this request of {seat} was already applied; nothing changed", seat=seat.name))
+        return Outcome("duplicate", t("this request of {seat} was already applied; nothing changed", seat=seat.name))
     if g["status"] != "playing":
         raise StaleMove(t("game {game} is {status}; it takes no requests now", game=g["id"], status=game_status(g["status"])))
     action = block.doc.action
     st = standing(config, seat.name)
-    now = host.clock.now()
+    now = ch.clock.now()
     if action == "away":
         until = parse_time(block.doc.until)
         if until <= now:
@@ -383,66 +363,68 @@ def request(host: Host, c: Connection, g: GameRow, block: Signed[Request]) -> Ou
             if not stretched:
                 clock["due"] = before
         _save(g, config)
-        _notice(host, c, g, "away", seat.name, until=st["away_until"])
+        _notice(ch, "away", seat.name, until=st["away_until"])
         if stretched:
-            _notice(host, c, g, "due", seat.name, due=clock["due"])
-        return _outcome("away", t("nt away", player=seat.name, when=date(st["away_until"], now)))
+            _notice(ch, "due", seat.name, due=clock["due"])
+        return Outcome("away", t("nt away", player=seat.name, when=date(st["away_until"], now)))
     if action == "back":
         done.append(block.hash)
-        was = _back(host, c, g, config, seat.name)
+        was = _back(ch, config, seat.name)
         _save(g, config)
         if not was:
-            return _outcome("back", t("{seat} was not absent; nothing else changed", seat=seat.name))
-        return _outcome("back", t("{seat} is present again: the host waits for their next deadline", seat=seat.name))
+            return Outcome("back", t("{seat} was not absent; nothing else changed", seat=seat.name))
+        return Outcome("back", t("{seat} is present again: the host waits for their next deadline", seat=seat.name))
     if action == "resign":
         st["resigned"] = True
         done.append(block.hash)
         _save(g, config)
         policy = Timing.from_config(config).on_timeout
-        _notice(host, c, g, "resigned", seat.name, policy=policy)
-        return _outcome("resigned", t("nt resigned", player=seat.name, policy=policy))
+        _notice(ch, "resigned", seat.name, policy=policy)
+        return Outcome("resigned", t("nt resigned", player=seat.name, policy=policy))
     raise BadPacket(t("unknown request {action} from {seat}", action=repr(str(action)[:20]), seat=seat.name),
                     hint=t("requests are away and resign"))
 
 
-def pause(host: Host) -> Outcome:
-    with host._change() as (c, g):
-        host._me()  # only the host pauses
-        config = _config(g)
-        if g["status"] != "playing":
-            raise UsageError(t("game {game} is {status}; only a game in play can be paused", game=g["id"],
-                                 status=game_status(g["status"])))
-        if config.get("paused"):
-            raise UsageError(t("game {game} is already paused since {when}", game=g["id"], when=date(config["paused"])),
-                             hint=t("resume it with: {command}", command=f"pbem game resume {host.facts.name}"))
-        config["paused"] = host.now()
-        _save(g, config)
-        _notice(host, c, g, "paused", None)
-        return _outcome("paused", t("game {game} paused: deadlines stop counting", game=g["id"]))
+def pause(ch: Change) -> Outcome:
+    """Stop the game's clock: deadlines stop counting until `resume`."""
+    g = ch.g
+    ch.signer()  # only the host pauses
+    config = _config(g)
+    if g["status"] != "playing":
+        raise UsageError(t("game {game} is {status}; only a game in play can be paused", game=g["id"],
+                           status=game_status(g["status"])))
+    if config.get("paused"):
+        raise UsageError(t("game {game} is already paused since {when}", game=g["id"], when=date(config["paused"])),
+                         hint=t("resume it with: {command}", command=f"pbem game resume {ch.facts.name}"))
+    config["paused"] = ch.now()
+    _save(g, config)
+    _notice(ch, "paused", None)
+    return Outcome("paused", t("game {game} paused: deadlines stop counting", game=g["id"]))
 
 
-def resume(host: Host) -> Outcome:
-    with host._change() as (c, g):
-        host._me()
-        config = _config(g)
-        if not config.get("paused"):
-            raise UsageError(t("game {game} is not paused", game=g["id"]))
-        now = host.clock.now()
-        stopped = now - parse_time(config.pop("paused"))
-        clock = config.get("clock") or {}
-        if clock.get("due"):  # the time that was left is left again
-            clock["due"] = stamp(parse_time(clock["due"]) + stopped)
-            clock["start"] = stamp(parse_time(clock["start"]) + stopped)
-        elif clock.get("seat") and clock.get("seq") == g["seq"]:
-            _restart(config, clock, Timing.from_config(config), now)
-        _save(g, config)
-        _notice(host, c, g, "resumed", None)
-        if clock.get("due"):
-            _notice(host, c, g, "due", clock["seat"], due=clock["due"])
-        said = t("game {game} resumed", game=g["id"])
-        if clock.get("due"):
-            said += t("clause sep") + t("due other", player=clock["seat"], when=date(clock["due"]), left=left(clock["due"], now))
-        return _outcome("resumed", said)
+def resume(ch: Change) -> Outcome:
+    """Start a paused game's clock again: the time that was left is left again."""
+    g = ch.g
+    ch.signer()
+    config = _config(g)
+    if not config.get("paused"):
+        raise UsageError(t("game {game} is not paused", game=g["id"]))
+    now = ch.clock.now()
+    stopped = now - parse_time(config.pop("paused"))
+    clock = config.get("clock") or {}
+    if clock.get("due"):  # the time that was left is left again
+        clock["due"] = stamp(parse_time(clock["due"]) + stopped)
+        clock["start"] = stamp(parse_time(clock["start"]) + stopped)
+    elif clock.get("seat") and clock.get("seq") == g["seq"]:
+        _restart(config, clock, Timing.from_config(config), now)
+    _save(g, config)
+    _notice(ch, "resumed", None)
+    if clock.get("due"):
+        _notice(ch, "due", clock["seat"], due=clock["due"])
+    said = t("game {game} resumed", game=g["id"])
+    if clock.get("due"):
+        said += t("clause sep") + t("due other", player=clock["seat"], when=date(clock["due"]), left=left(clock["due"], now))
+    return Outcome("resumed", said)
 
 
 # --- seat handover -----------------------------------------------------------------------------
@@ -457,16 +439,11 @@ def refuse_former_key(g: GameRow, seat: Seat, block: Signed[Any]) -> None:
                                  kind=kind_name(block.kind), fingerprint=block.signer.fingerprint()))
 
 
-def reseat_document(host: Host, seat: str, key: PublicKey) -> Signed[Handover]:
-    """The host's signed handover of `seat` to `key` (checked when applied)."""
-    seq, _ = host.head()
-    return sign(Handover(game=host.facts.id, seat=seat, key=key.encode(), seq=seq), host._me())
-
-
-def handover(host: Host, c: Connection, g: GameRow, block: Signed[Handover]) -> Outcome:
+def handover(ch: Change, block: Signed[Handover]) -> Outcome:
     """Give a seat to a new key: signed by the host or by the seat's current key. The next
     packet (published now) seals the seat's part to the new key; the old key is refused."""
-    f = host.facts
+    f = ch.facts
+    g = ch.g
     name = block.doc.seat
     seat = f.seat(name)
     if seat is None:
@@ -475,7 +452,7 @@ def handover(host: Host, c: Connection, g: GameRow, block: Signed[Handover]) -> 
     records = config.setdefault("handovers", [])
     document = b64(block.payload)
     if any(h["document"] == document for h in records):
-        return _outcome("duplicate", t("this handover of seat {seat} was already applied; nothing changed", seat=seat.name))
+        return Outcome("duplicate", t("this handover of seat {seat} was already applied; nothing changed", seat=seat.name))
     signer = block.signer.encode()
     if signer == f.host_key:
         by = HOST
@@ -502,12 +479,9 @@ def handover(host: Host, c: Connection, g: GameRow, block: Signed[Handover]) -> 
     for k in ("missed", "absent", "resigned", "away_until"):
         st.pop(k, None)  # a new person holds the seat
     _save(g, config)
-    c.execute(update(seats).where(seats.c.game_id == f.id, seats.c.name == seat.name).values(key=new.encode()))
-    # The packet below seals the seat's part to the new key; Host._change restores the old
-    # facts if this transaction does not commit.
-    host.facts = replace(f, seats=tuple(replace(s, key=new) if s.name == seat.name else s for s in f.seats),
-                         handovers=len(records))
-    _notice(host, c, g, "handover", seat.name, fingerprint=new.fingerprint())
-    seq = host._publish(c, g, host._state(g), moves=[], events=[], handover=record)
-    return _outcome("handover", t("seat {seat} handed over to key {fingerprint} (signed by {by}); packet {seq}",
+    ch.c.execute(update(seats).where(seats.c.game_id == f.id, seats.c.name == seat.name).values(key=new.encode()))
+    ch.hand_over(seat.name, new, len(records))  # the packet below seals the seat's part to the new key
+    _notice(ch, "handover", seat.name, fingerprint=new.fingerprint())
+    seq = ch.publish(ch.state(), handover=record)
+    return Outcome("handover", t("seat {seat} handed over to key {fingerprint} (signed by {by}); packet {seq}",
                                    seat=seat.name, fingerprint=new.fingerprint(), by=by, seq=seq), seq)

@@ -197,7 +197,7 @@ def deadline_documents(ids: dict[str, Identity]) -> dict[str, str]:
                 out["notice.pbem"] = notice.armored
                 continue
             if seat == "bob" and "handover.pbem" not in out and "notice.pbem" in out:
-                handover = timekeeper.reseat_document(host, "bob", ids["dan"].public)
+                handover = host.reseat_document("bob", ids["dan"].public)
                 host.accept(handover)
                 out["handover.pbem"] = handover.armored()
                 keys["bob"] = ids["dan"]

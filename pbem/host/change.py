@@ -1,0 +1,95 @@
+"""One change of a game, as the timekeeper works on it: the transaction, the game's row that
+the change edits, the host's signing key, the live state and the packet it publishes.
+
+The referee (pbem.host.referee) opens a change (one transaction, the game's row locked) and
+hands it to the timekeeper (pbem.host.timekeeper), which acts on deadlines, requests and
+handovers through this interface alone: neither reaches into the other's private state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
+    from engine.state import RoundState
+    from pbem.host.clock import Clock
+    from pbem.host.interface import Outcome
+    from pbem.protocol.crypto import Identity, PublicKey
+    from pbem.protocol.documents import HandoverRecord, RecentMove, Signed
+
+GameRow = dict[str, Any]  # the game's row within a change: the change edits it, the host writes it back
+
+
+@dataclass(frozen=True)
+class Seat:
+    idx: int
+    name: str
+    key: PublicKey
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What does not change in play: read once per Host. Only a seat handed over to a new
+    key changes (`handovers` counts them; a Host that sees more in the game's config than it
+    read, because another process handed a seat over, reads its facts again)."""
+
+    id: str
+    name: str
+    ruleset: str
+    options: tuple[str, ...]
+    host_name: str
+    host_key: str
+    invitation_hash: str
+    seats: tuple[Seat, ...]
+    handovers: int = 0
+
+    def seat(self, name: object) -> Seat | None:
+        return next((s for s in self.seats if s.name == name), None)
+
+
+class Change(Protocol):
+    """One change of a game, open: everything it does is in `c`, its transaction."""
+
+    c: Connection
+    g: GameRow
+
+    @property
+    def facts(self) -> Facts: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    def now(self) -> str:
+        """The time now, stamped as documents carry it."""
+        ...
+
+    def signer(self) -> Identity:
+        """The host's key, checked against the game's (only the host signs)."""
+        ...
+
+    def state(self) -> RoundState:
+        """The round's live state at the change's head (the change may change it)."""
+        ...
+
+    def seat_of(self, block: Signed[Any]) -> Seat:
+        """The seat that signed `block`, refused when the signer does not hold it."""
+        ...
+
+    def recent_window(self) -> list[RecentMove]:
+        """The game's last public moves, oldest first, with the change's own."""
+        ...
+
+    def publish(self, state: RoundState, *, handover: HandoverRecord | None = None) -> int:
+        """Sign and store the next packet of `state` (no move in it); its seq."""
+        ...
+
+    def play_for(self, seat: Seat, why: str, text: str | None = None) -> Outcome:
+        """The host plays the timeout policy's move for `seat`."""
+        ...
+
+    def hand_over(self, seat: str, key: PublicKey, handovers: int) -> None:
+        """From now on in this change `seat` is held by `key` (undone if it does not commit)."""
+        ...
