@@ -15,7 +15,7 @@ from pbem.cli._common import (AsOpt, DbOpt, GameArg, HomeOpt, JsonOpt, OptGameAr
                               identity_named, open_host, open_unlocked_host, write_packets)
 from pbem.cli.jsonout import json_text
 from pbem.errors import StaleMove, UsageError
-from pbem.host.paths import out_dir, store_url
+from pbem.host.paths import store_url
 from pbem.names import HOST, check_game_name
 from pbem.seat.home import key_home
 from pbem.ui import words
@@ -77,67 +77,33 @@ def game_new(
     host reminds, sends late notices and follows --on-timeout (docs/playing.md). With
     --trustless nobody, host included, sees a card that is not theirs.
     """
-    from pbem.host.deadlines import Timing
-    from pbem.host.referee import create_game
+    from pbem.auto.newgame import new_game, parse_emails
     from pbem.host.store import shown
 
     check_game_name(game)
-    url = store_url(store, db, game)
     seats = [parse_seat(p, home) for p in player]
-    emails = {}
-    for e in email:
-        n, sep, addr = e.partition("=")
-        if not sep or "@" not in addr:
-            raise UsageError(t("bad --email {text}", text=repr(e)), hint=t("write NAME=user@example.org"))
-        emails[n.lower()] = addr
+    emails = parse_emails(email)
     rules = None
     if timing.given():
         if timing.deadline is None:
             raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
         rules = timing.timing(None).to_config()
     host = identity_named(home, host_name, passphrase_file, t("which identity hosts the game? pass --host NAME"))
-    host_mail = emails.get(HOST) or _profile_sender(home)  # signed into the invitation: where seats mail
-    if trustless:
-        from pbem.host import blind
-        from pbem.host.paths import SAVES, as_url, sqlite_file
-
-        own = db if db is not None else sqlite_file(as_url(store)) if store else SAVES / f"{game}.db"
-        if own is None:
-            raise UsageError(t("a trustless game is kept in a SQLite file of its own"), hint=t("pass --db FILE"))
-        url = as_url(own)
-        names = [n for n, _ in seats]
-        stray = [n for n in emails if n not in names and n != HOST]
-        if stray:  # checked before the game's file is made
-            raise UsageError(t("no seat {name} in game {game}", name=repr(stray[0]), game=game),
-                             hint=t("seats: {list}", list=words.listing(names)) + t("; or 'host'"))
-        if rules:  # refused before the game's file is made
-            blind.check_no_absent_rule(timing.absent_after)
-            blind.check_timing(Timing.from_config({"timing": rules}))
-        invitation = blind.create_game(own, game, host, ruleset, seats, list(option), host_mail=host_mail)
-        if emails or rules:
-            with blind.BlindHost(own) as b:
-                for name, addr in emails.items():
-                    b.set_email(name, addr)
-                if rules:
-                    b.set_timing(Timing.from_config({"timing": rules}))
-    else:
-        invitation = create_game(url, game, host, ruleset, seats, list(option), emails, rules, host_mail=host_mail)
-    target = output or out_dir(game, url) / "invitation.pbem"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, invitation.armored().encode())
-    typer.echo(t("created game {game} ({ruleset}, {n} seats) in {path}", game=invitation.game, ruleset=t(ruleset),
-                 n=len(seats), path=shown(url)))
-    typer.echo(t("invitation: {path}", path=target))
-    mailed = [n for n, _ in seats if n in emails]
-    if not mailed:
+    made = new_game(game, host, seats, ruleset=ruleset, options=option, emails=emails, timing=rules,
+                    absent_after=timing.absent_after, trustless=trustless, store=store, db=db, output=output,
+                    host_mail=emails.get(HOST) or _profile_sender(home))  # signed into the invitation: where seats mail
+    typer.echo(t("created game {game} ({ruleset}, {n} seats) in {path}", game=made.game, ruleset=t(ruleset),
+                 n=len(made.seats), path=shown(made.url)))
+    typer.echo(t("invitation: {path}", path=made.invitation))
+    if not made.mailed:
         typer.echo(t("send it to every player; each answers with: pbem join INVITATION --as NAME"), err=True)
-    elif len(mailed) == len(seats):
+    elif len(made.mailed) == len(made.seats):
         typer.echo(t("'pbem host run {game}' mails it to every player; each joins with: pbem turn {game}", game=game),
                    err=True)
     else:
         typer.echo(t("'pbem host run {game}' mails it to {mailed}; send it yourself to {others} (each answers "
-                     "with: pbem join INVITATION --as NAME)", game=game, mailed=words.join(mailed),
-                     others=words.join([n for n, _ in seats if n not in emails])), err=True)
+                     "with: pbem join INVITATION --as NAME)", game=game, mailed=words.join(made.mailed),
+                     others=words.join([n for n in made.seats if n not in made.mailed])), err=True)
 
 
 def join(

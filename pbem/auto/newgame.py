@@ -1,0 +1,99 @@
+"""A new game (`pbem game new`; docs/hosting.md): its seats' mail addresses and deadline rules
+checked, the game created in the host's store (or, for a trustless game, in a file of its own
+kept by a blind host), and its signed invitation written for the players. `new_game` returns
+a `NewGame`; the command says where everything went.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pbem.atomic import write_atomic
+from pbem.errors import UsageError
+from pbem.host.paths import out_dir, store_url
+from pbem.names import HOST, check_game_name
+from pbem.ui import words
+from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.protocol.crypto import Identity, PublicKey
+    from pbem.protocol.documents import Invitation, Signed
+
+
+@dataclass(frozen=True)
+class NewGame:
+    game: str
+    url: str  # the store (or the trustless game's own file) that keeps it
+    invitation: Path  # the file written
+    seats: list[str]
+    mailed: list[str] = field(default_factory=list)  # the seats with a mail address, in seat order
+
+
+def parse_emails(given: list[str]) -> dict[str, str]:
+    """NAME=ADDRESS pairs (`--email`), by lower-case name."""
+    emails = {}
+    for e in given:
+        n, sep, addr = e.partition("=")
+        if not sep or "@" not in addr:
+            raise UsageError(t("bad --email {text}", text=repr(e)), hint=t("write NAME=user@example.org"))
+        emails[n.lower()] = addr
+    return emails
+
+
+def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, ruleset: str = "classic",
+             options: list[str] | None = None, emails: dict[str, str] | None = None,
+             timing: dict[str, Any] | None = None, absent_after: int | None = None, host_mail: str | None = None,
+             trustless: bool = False, store: str | None = None, db: Path | None = None,
+             output: Path | None = None) -> NewGame:
+    """Create game `game`, hosted by `host`, with `seats` in seat order and deadline rules `timing`
+    (a Timing's config, or None; `absent_after` as the host gave it, which a trustless game
+    refuses), in the chosen store; write its invitation to `output` (default:
+    GAME/out/invitation.pbem beside the store)."""
+    from pbem.host.referee import create_game
+
+    check_game_name(game)
+    emails = emails or {}
+    url = store_url(store, db, game)
+    if trustless:
+        url, invitation = _trustless(game, host, seats, ruleset, list(options or ()), emails, timing, absent_after,
+                                     host_mail, store, db)
+    else:
+        invitation = create_game(url, game, host, ruleset, seats, list(options or ()), emails, timing,
+                                 host_mail=host_mail)
+    target = output or out_dir(game, url) / "invitation.pbem"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, invitation.armored().encode())
+    names = [n for n, _ in seats]
+    return NewGame(invitation.game, url, target, names, [n for n in names if n in emails])
+
+
+def _trustless(game: str, host: Identity, seats: list[tuple[str, PublicKey]], ruleset: str, options: list[str],
+               emails: dict[str, str], timing: dict[str, Any] | None, absent_after: int | None,
+               host_mail: str | None, store: str | None, db: Path | None) -> tuple[str, Signed[Invitation]]:
+    """A trustless game in a SQLite file of its own (saves/GAME.db, --db or a SQLite --store),
+    everything it refuses refused before that file is made."""
+    from pbem.host import blind
+    from pbem.host.deadlines import Timing
+    from pbem.host.paths import SAVES, as_url, sqlite_file
+
+    own = db if db is not None else sqlite_file(as_url(store)) if store else SAVES / f"{game}.db"
+    if own is None:
+        raise UsageError(t("a trustless game is kept in a SQLite file of its own"), hint=t("pass --db FILE"))
+    names = [n for n, _ in seats]
+    stray = [n for n in emails if n not in names and n != HOST]
+    if stray:
+        raise UsageError(t("no seat {name} in game {game}", name=repr(stray[0]), game=game),
+                         hint=t("seats: {list}", list=words.listing(names)) + t("; or 'host'"))
+    if timing:
+        blind.check_no_absent_rule(absent_after)
+        blind.check_timing(Timing.from_config({"timing": timing}))
+    invitation = blind.create_game(own, game, host, ruleset, seats, options, host_mail=host_mail)
+    if emails or timing:
+        with blind.BlindHost(own) as b:
+            for name, addr in emails.items():
+                b.set_email(name, addr)
+            if timing:
+                b.set_timing(Timing.from_config({"timing": timing}))
+    return as_url(own), invitation
