@@ -36,8 +36,7 @@ from pbem.host import sqlite
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing, clock_says
 from pbem.host.paths import is_blind
-from pbem.host.publish import HostNotice, Release
-from pbem.host.interface import GameOverview, GameStatus, Outcome, WaitingStatus, overview_of
+from pbem.host.interface import GameOverview, GameStatus, HostNotice, Outcome, Release, WaitingStatus, overview_of
 from pbem.host.referee import check_host_mail, check_new_game
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey

@@ -11,14 +11,30 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypedDict
 
 from pbem.errors import UsageError
 from pbem.host.clock import parse_time
 from pbem.ui.words import t
 
-if TYPE_CHECKING:
-    from pbem.host.interface import ClockStatus, DeadlineStatus
+
+class DeadlineStatus(TypedDict):
+    """The deadline of the packet waiting now: whose answer is due, and when."""
+
+    seat: str
+    due: str
+
+
+class ClockStatus(TypedDict):
+    """What a game's status says of its clock and its seats' standing (from its config)."""
+
+    timing: dict[str, Any] | None  # the deadline rules (pbem.host.deadlines.Timing), if any
+    deadline: DeadlineStatus | None  # a classic game's; a trustless one's is in `waiting`
+    paused: bool
+    absent: list[str]
+    away: dict[str, str]  # seat -> away until
+    handovers: list[dict[str, Any]]
+
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")

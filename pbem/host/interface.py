@@ -14,14 +14,34 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NotRequired, Protocol, Self, TypedDict, TypeVar
 
+from pbem.host.deadlines import ClockStatus, DeadlineStatus, Timing
+
 if TYPE_CHECKING:
     from pbem.host.clock import Clock
-    from pbem.host.deadlines import Timing
-    from pbem.host.publish import HostNotice, Release
     from pbem.protocol.crypto import Identity
     from pbem.protocol.documents import Signed
 
 _Said = TypeVar("_Said")
+
+
+@dataclass(frozen=True)
+class Release:
+    """A packet (seq >= 1) or the invitation (seq 0), as a publisher delivers it."""
+
+    seq: int
+    armored: str  # a round's last packet carries the round's archive after it
+    archive: tuple[int, str] | None = None  # (round, armoured archive) when this packet ends a round
+
+
+@dataclass(frozen=True)
+class HostNotice:
+    """One of the host's signed notices to the table (pbem/host/timekeeper.py)."""
+
+    id: int  # increasing within the store
+    seq: int  # the packet it is about
+    kind: str  # reminder, late, absent, back, away, due, paused, resumed, resigned, handover
+    seat: str | None
+    armored: str
 
 
 @dataclass
@@ -41,30 +61,12 @@ class SeatStatus(TypedDict):
     fingerprint: str
 
 
-class DeadlineStatus(TypedDict):
-    """The deadline of the packet waiting now: whose answer is due, and when."""
-
-    seat: str
-    due: str
-
-
 class WaitingStatus(TypedDict):
     """What a trustless table waits for: a step, from these seats (by `due`, with deadlines)."""
 
     step: str
     seats: list[str]
     due: NotRequired[str]
-
-
-class ClockStatus(TypedDict):
-    """What a game's status says of its clock and its seats' standing (from its config)."""
-
-    timing: dict[str, Any] | None  # the deadline rules (pbem.host.deadlines.Timing), if any
-    deadline: DeadlineStatus | None  # a classic game's; a trustless one's is in `waiting`
-    paused: bool
-    absent: list[str]
-    away: dict[str, str]  # seat -> away until
-    handovers: list[dict[str, Any]]
 
 
 class GameStatus(ClockStatus):

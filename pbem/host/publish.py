@@ -17,36 +17,16 @@ delivers it; at worst one packet or notice is delivered twice, which readers kee
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pbem.atomic import same_content, write_atomic
+from pbem.host.interface import GameHost, HostNotice, Release
 
-if TYPE_CHECKING:
-    from pbem.host.interface import GameHost
+__all__ = ["HostNotice", "INVITATION", "OutDir", "Publisher", "Release", "notices_channel", "packet_name",
+           "publish_pending"]
 
 INVITATION = "invitation.pbem"
-
-
-@dataclass(frozen=True)
-class Release:
-    """A packet (seq >= 1) or the invitation (seq 0), as a publisher delivers it."""
-
-    seq: int
-    armored: str  # a round's last packet carries the round's archive after it
-    archive: tuple[int, str] | None = None  # (round, armoured archive) when this packet ends a round
-
-
-@dataclass(frozen=True)
-class HostNotice:
-    """One of the host's signed notices to the table (pbem/host/timekeeper.py)."""
-
-    id: int  # increasing within the store
-    seq: int  # the packet it is about
-    kind: str  # reminder, late, absent, back, away, due, paused, resumed, resigned, handover
-    seat: str | None
-    armored: str
 
 
 class Publisher(Protocol):

@@ -43,9 +43,8 @@ from pbem.host import timekeeper
 from pbem.host.change import Facts, GameRow, Seat
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing
-from pbem.host.interface import GameStatus, Outcome
+from pbem.host.interface import GameStatus, HostNotice, Outcome, Release
 from pbem.host.paths import as_url
-from pbem.host.publish import HostNotice, Release
 from pbem.host.store import GAME_ROW, Store, deliveries, games, joins, moves, notices, packets, rounds, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
