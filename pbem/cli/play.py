@@ -22,6 +22,8 @@ from pbem.ui import words
 from pbem.ui.words import pad, t
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from pbem.protocol.crypto import Identity, PublicKey
 
 
@@ -371,7 +373,6 @@ def games(
 
     from pbem.host.games import hosted_games
     from pbem.seat.games import invitations, my_games, my_keys
-    from pbem.ui.when import date, left
 
     explicit = bool(store or db)  # a store named is listed whole; the default one, only the games your keys host
     hosting = [] if player_only else hosted_games(store_url(store, db), explicit=explicit,
@@ -385,39 +386,11 @@ def games(
     if hosting:
         typer.echo(t("games you host:"))
         for row in hosting:
-            turn = words.game_turn(row["status"], row["to_move"], row["waiting"], row["joined"], row["seats"])
-            due = ""
-            if row["due"]:
-                due = t("clause sep") + t("due {when} ({left})", when=date(row["due"]), left=left(row["due"], now))
-            elif row["paused"]:
-                due = t("clause sep") + t("paused")
-            where = t("round {n}, packet {seq}", n=row["round"], seq=row["seq"])
-            since = t("since {when}", when=date(row["since"])) if row["since"] else ""
-            typer.echo(f"  {pad(row['name'], 16)} {pad(where, 20)} {pad(turn, 22)} {since}{due}")
+            typer.echo(_hosted_line(row, now))
     if playing:
         typer.echo(t("games you play:"))
         for g in playing:
-            if g["seq"] is None:
-                state = t("no packet opened with this key home yet")
-            elif g["phase"] == "game-over":
-                state = t("game over")
-            elif g.get("waiting"):  # a trustless game: whatever the step, 'pbem turn GAME' sends this seat's part
-                w = g["waiting"]
-                state = t("trustless waits", step=words.step_name(w['step']), seats=words.join(w["seats"]))
-                if g["yours"]:
-                    state = words.labelled(t("YOUR TURN"), state)
-            elif g["yours"]:
-                state = t("YOUR TURN")
-            elif g["answered"]:
-                state = t("answered; waiting for the host")
-            else:
-                state = t("{player} to move", player=g["to_move"])
-            where = t("round {n}, packet {seq}", n=g["round"], seq=g["seq"]) if g["seq"] is not None else ""
-            due = ""
-            if g["due"] and not g["answered"]:
-                due = " (" + t("due {when} ({left})", when=date(g["due"]), left=left(g["due"], now)) + ")"
-            seat = t("as {seat}", seat=g["seat"] or "?")
-            typer.echo(f"  {pad(g['name'] or g['game'], 16)} {pad(seat, 14)} {pad(where, 20)} {state}{due}")
+            typer.echo(_played_line(g, now))
     if invited:  # anyone can mail one: the host's key says whose it is; a seat is taken only when asked
         typer.echo(t("invitations (not joined):"))
         for g in invited:
@@ -425,6 +398,48 @@ def games(
                                 game=g["game"], host=g["host"], fingerprint=g["host_key"], seat=g["seat"] or "-"))
     if not hosting and not playing and not invited:
         typer.echo(t("no games yet (pbem game new to host one, pbem join INVITATION to play)"))
+
+
+def _hosted_line(row: dict[str, Any], now: datetime) -> str:
+    """A game you host, as `pbem games` lists it: round and packet, whose turn, since when, by when."""
+    from pbem.ui.when import date, left
+
+    turn = words.game_turn(row["status"], row["to_move"], row["waiting"], row["joined"], row["seats"])
+    due = ""
+    if row["due"]:
+        due = t("clause sep") + t("due {when} ({left})", when=date(row["due"]), left=left(row["due"], now))
+    elif row["paused"]:
+        due = t("clause sep") + t("paused")
+    where = t("round {n}, packet {seq}", n=row["round"], seq=row["seq"])
+    since = t("since {when}", when=date(row["since"])) if row["since"] else ""
+    return f"  {pad(row['name'], 16)} {pad(where, 20)} {pad(turn, 22)} {since}{due}"
+
+
+def _played_line(g: dict[str, Any], now: datetime) -> str:
+    """A game you play, as `pbem games` lists it: your seat, round and packet, whose turn, by when."""
+    from pbem.ui.when import date, left
+
+    if g["seq"] is None:
+        state = t("no packet opened with this key home yet")
+    elif g["phase"] == "game-over":
+        state = t("game over")
+    elif g.get("waiting"):  # a trustless game: whatever the step, 'pbem turn GAME' sends this seat's part
+        w = g["waiting"]
+        state = t("trustless waits", step=words.step_name(w['step']), seats=words.join(w["seats"]))
+        if g["yours"]:
+            state = words.labelled(t("YOUR TURN"), state)
+    elif g["yours"]:
+        state = t("YOUR TURN")
+    elif g["answered"]:
+        state = t("answered; waiting for the host")
+    else:
+        state = t("{player} to move", player=g["to_move"])
+    where = t("round {n}, packet {seq}", n=g["round"], seq=g["seq"]) if g["seq"] is not None else ""
+    due = ""
+    if g["due"] and not g["answered"]:
+        due = " (" + t("due {when} ({left})", when=date(g["due"]), left=left(g["due"], now)) + ")"
+    seat = t("as {seat}", seat=g["seat"] or "?")
+    return f"  {pad(g['name'] or g['game'], 16)} {pad(seat, 14)} {pad(where, 20)} {state}{due}"
 
 
 def demo(

@@ -6,7 +6,6 @@ folder init, host run, bot run. See docs/playing.md.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -359,46 +358,34 @@ def host_run(
     once on the same store still apply each move exactly once.
     """
     from pbem.auto import host_runner as autohost
+    from pbem.auto.serve import chosen_transport, serve_game, serve_store
 
     where = key_home(home)
-    transport = autohost.Transport.given(folder, list(maildir), mail_in.imap, send, to_dir)
+    given = autohost.Transport.given(folder, list(maildir), mail_in.imap, send, to_dir)
     log = autohost.stamp_log()
     if all_games:
-        if game is not None or transport is not None or digest is not None or send or to_dir is not None:
+        if game is not None or given is not None or digest is not None or send or to_dir is not None:
             raise UsageError(t("--all serves every game over its own transport: name no game, --folder, --maildir, "
                                "--imap, --digest, --send or --to-dir"))
-        from pbem.host.paths import beside, store_folder, store_url
-        from pbem.host.store import Store
+        from pbem.host.paths import store_url
 
-        url = store_url(store, db)
-        with Store(url, create=bool(beside(store_folder(url)))) as st:  # a host of trustless games only has none yet
-            club = autohost.ClubHost(st, lambda name: identity_named(home, name, passphrase_file), where, log)
-            autohost.run(club, poll=poll, once=once, log=log)
+        serve_store(store_url(store, db), lambda name: identity_named(home, name, passphrase_file), where, log,
+                    poll=poll, once=once)
         return
     if game is None:
         raise UsageError(t("name the game to serve, or pass --all"), hint=t("e.g. {example}", example="pbem host run GAME --folder DIR"))
     with open_unlocked_host(game, store, db, home, passphrase_file) as host:
         _set_digest(host, digest)  # a trustless game's blind host serves the same way, by folder or mail
+        transport = chosen_transport(host, given, send, to_dir)
         if transport is None:
-            transport = autohost.Transport.of(host)
-            if transport is not None and not transport.folder and (send or to_dir is not None):
-                transport = replace(transport, send=send, to_dir=str(to_dir.resolve()) if to_dir else None)
-        if transport is None:
-            profile = mail_in.or_profile(where)
-            if profile.imap is None:
+            mail_in = mail_in.or_profile(where)
+            if mail_in.imap is None:
                 raise autohost.no_transport(host.name)
-            mail_in = profile
-            transport = autohost.Transport(imap=profile.imap, send=send,
+            transport = autohost.Transport(imap=mail_in.imap, send=send,
                                            to_dir=str(to_dir.resolve()) if to_dir is not None else None)
-        host.set_config(transport=transport.to_dict())
-        stepper = transport.stepper(host, log, where, password_command=mail_in.password_command,
-                                    oauth2_command=mail_in.oauth2_command, no_idle=no_idle,
-                                    ca_file=mail_in.ca_file)
-        try:
-            autohost.run(stepper, poll=poll, once=once, log=log)
-        finally:
-            if isinstance(stepper, autohost.MailHost):
-                stepper.source.close()
+        serve_game(host, transport, where, log, password_command=mail_in.password_command,
+                   oauth2_command=mail_in.oauth2_command, ca_file=mail_in.ca_file, no_idle=no_idle, poll=poll,
+                   once=once)
 
 
 @grouped

@@ -1,0 +1,51 @@
+"""`pbem host run`: one game served over its transport until it is over, or every game of a
+store in one watch loop (pbem.auto.host_runner has the steppers and the loop). The command
+picks the transport from its options and the mail profile; this keeps the game's choice,
+starts the stepper and runs it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from pbem.auto.host_runner import ClubHost, Log, MailHost, Transport, run
+from pbem.host.interface import GameHost
+from pbem.protocol.crypto import Identity
+
+
+def chosen_transport(host: GameHost, given: Transport | None, send: bool, to_dir: Path | None) -> Transport | None:
+    """The transport given, else the one the game remembers (a mail one with --send and
+    --to-dir as given now), else None: the caller falls back to the mail profile's IMAP."""
+    if given is not None:
+        return given
+    kept = Transport.of(host)
+    if kept is not None and not kept.folder and (send or to_dir is not None):
+        kept = replace(kept, send=send, to_dir=str(to_dir.resolve()) if to_dir else None)
+    return kept
+
+
+def serve_game(host: GameHost, transport: Transport, home: Path, log: Log, *, password_command: str | None = None,
+               oauth2_command: str | None = None, ca_file: str | None = None, no_idle: bool = False,
+               poll: float = 1.0, once: bool = False) -> None:
+    """Remember `transport` as the game's and serve the game over it until it is over (or one
+    pass, `once`)."""
+    host.set_config(transport=transport.to_dict())
+    stepper = transport.stepper(host, log, home, password_command=password_command, oauth2_command=oauth2_command,
+                                no_idle=no_idle, ca_file=ca_file)
+    try:
+        run(stepper, poll=poll, once=once, log=log)
+    finally:
+        if isinstance(stepper, MailHost):
+            stepper.source.close()
+
+
+def serve_store(url: str, unlock: Callable[[str], Identity], home: Path, log: Log, *, poll: float = 1.0,
+                once: bool = False) -> None:
+    """Every game of the store at `url`, each over its own transport, its host's key unlocked
+    by `unlock(name)`, in one watch loop until stopped (or one pass, `once`)."""
+    from pbem.host.paths import beside, store_folder
+    from pbem.host.store import Store
+
+    with Store(url, create=bool(beside(store_folder(url)))) as st:  # a host of trustless games only has none yet
+        run(ClubHost(st, unlock, home, log), poll=poll, once=once, log=log)
