@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -14,6 +14,9 @@ from pbem.errors import UsageError
 from pbem.ui.terminal import printable
 from pbem.ui import words
 from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.replay.report import Report
 
 SourceArg = Annotated[str | None, typer.Argument(
     help="A game name under saves/, a .db file, an archive or packet file, or a folder of received files.",
@@ -170,16 +173,7 @@ def audit(
                                "rounds": [rep.to_json() for rep in reports], "skipped": src.skipped}
         typer.echo(json_text(out))
     else:
-        # Everything below quotes the archive and packets, which anyone may have written.
-        for skipped in src.skipped:
-            typer.echo(printable(t("note: skipped {what}", what=skipped)), err=True)
-        for rep in reports:
-            if rep.ok:
-                typer.echo(printable(rep.summary()))
-            for note in rep.notes:
-                typer.echo(printable(t("note: round {round}: {note}", round=rep.round, note=note)))
-            for f in rep.faults:
-                typer.echo(printable(t("FAULT round {round} {fault}", round=rep.round, fault=f.line())))
+        _print_reports(reports, src.skipped)
     if anchor is None and not as_json:  # (--json says "anchored": false)
         typer.echo(t("warning: not anchored: you did not join game {game} with this key home and gave no --invitation, "
                      "so the archive is checked only against itself (anyone can sign a consistent archive)", game=g),
@@ -188,6 +182,20 @@ def audit(
         bad = sorted({rep.round for rep in reports if not rep.ok})
         raise AuditFailed(t("audit failed", n=faults, rounds=", ".join(map(str, bad)), game=g),
                           hint=t("the faults are listed above; do not trust this round's record"))
+
+
+def _print_reports(reports: list[Report], skipped: list[str]) -> None:
+    """Each round's summary, notes and faults, as lines; they quote the archive and packets,
+    which anyone may have written, so only printable characters pass."""
+    for what in skipped:
+        typer.echo(printable(t("note: skipped {what}", what=what)), err=True)
+    for rep in reports:
+        if rep.ok:
+            typer.echo(printable(rep.summary()))
+        for note in rep.notes:
+            typer.echo(printable(t("note: round {round}: {note}", round=rep.round, note=note)))
+        for f in rep.faults:
+            typer.echo(printable(t("FAULT round {round} {fault}", round=rep.round, fault=f.line())))
 
 
 def stall_line(rep: Any) -> str:
