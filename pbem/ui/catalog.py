@@ -89,28 +89,34 @@ def parse_po(text: str, name: str = "<po>") -> list[Entry]:
             comments, flags = [], set()
         if cur is None:
             raise PoError(f"{name}:{no}: {word} before msgid")
-        if word == "msgctxt":
-            cur.msgctxt = value
-        elif word == "msgid":
-            cur.msgid = value
-        elif word == "msgid_plural":
-            cur.plural = value
-        elif word == "msgstr":
-            cur.msgstr = [value]
-        elif word.startswith("msgstr[") and word.endswith("]"):
-            i = int(word[7:-1])
-            if i == 0:
-                cur.msgstr = [value]
-            elif i == len(cur.msgstr):
-                cur.msgstr.append(value)
-            else:
-                raise PoError(f"{name}:{no}: {word} out of order")
-            word = f"msgstr[{i}]"
-        else:
-            raise PoError(f"{name}:{no}: unknown keyword {word!r}")
-        field_name = word
+        field_name = _set(cur, word, value, f"{name}:{no}")
     finish()
     return entries
+
+
+def _set(entry: Entry, word: str, value: str, where: str) -> str:
+    """Give `entry` the string a keyword line names; return the field's name, which continuation
+    lines extend."""
+    if word == "msgctxt":
+        entry.msgctxt = value
+    elif word == "msgid":
+        entry.msgid = value
+    elif word == "msgid_plural":
+        entry.plural = value
+    elif word == "msgstr":
+        entry.msgstr = [value]
+    elif word.startswith("msgstr[") and word.endswith("]"):
+        i = int(word[7:-1])
+        if i == 0:
+            entry.msgstr = [value]
+        elif i == len(entry.msgstr):
+            entry.msgstr.append(value)
+        else:
+            raise PoError(f"{where}: {word} out of order")
+        return f"msgstr[{i}]"
+    else:
+        raise PoError(f"{where}: unknown keyword {word!r}")
+    return word
 
 
 def _unquote(text: str, name: str, no: int) -> str:
