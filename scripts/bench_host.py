@@ -43,7 +43,8 @@ def publishers(host, out: Path):
     """(write packet files, mail pending packets) as this version does them."""
     try:  # the store that publishes only what is new
         from pbem.host.publish import OutDir, publish_pending
-        from pbem.mail.outgoing import Courier, MailPublisher
+        from pbem.mail.courier import Courier
+        from pbem.mail.publisher import MailPublisher
 
         files, mail = OutDir(out), MailPublisher(host, Courier(to_dir=out / "mail"))
         return (lambda: publish_pending(host, files)), (lambda: publish_pending(host, mail))
@@ -51,11 +52,11 @@ def publishers(host, out: Path):
         import importlib
 
         from pbem.cli._common import write_packets
-        from pbem.mail.outgoing import Courier
 
-        send_pending = importlib.import_module("pbem.mail.outgoing").send_pending
+        outgoing = importlib.import_module("pbem.mail.outgoing")  # that version's home of both
+        send_pending = outgoing.send_pending
 
-        courier = Courier(to_dir=out / "mail")
+        courier = outgoing.Courier(to_dir=out / "mail")
         return (lambda: write_packets(host, out)), (lambda: send_pending(host, courier))
 
 

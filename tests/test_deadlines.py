@@ -262,7 +262,8 @@ def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path, store_url: st
     from email import policy
 
     from pbem.host.publish import publish_pending
-    from pbem.mail.outgoing import Courier, MailPublisher
+    from pbem.mail.courier import Courier
+    from pbem.mail.publisher import MailPublisher
     from pbem.seat import player
 
     clock = FakeClock("2026-12-01T12:00:00+00:00")

@@ -14,7 +14,8 @@ from pbem_helpers import make_table, play_until
 
 from pbem.errors import UsageError
 from pbem.host.publish import publish_pending
-from pbem.mail.outgoing import Courier, MailPublisher, digest_seconds
+from pbem.mail.courier import Courier
+from pbem.mail.publisher import MailPublisher, digest_seconds
 from pbem.protocol.documents import read_blocks
 
 SEATS = ["ann", "bob", "cat", "dan"]

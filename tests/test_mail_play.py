@@ -26,7 +26,7 @@ from pbem.errors import StaleMove, UsageError
 from pbem.host import referee as H
 from pbem.mail.incoming import MailScanner, message_blocks
 from pbem.mail.message import SmtpSettings, compose, send
-from pbem.mail.outgoing import Courier, smtp_settings
+from pbem.mail.courier import Courier, smtp_settings
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import read_blocks, read_file
 from pbem.seat import keys

@@ -24,7 +24,7 @@ from pbem_helpers import PASS, free_port, make_table
 from processes import pbem
 
 from engine.rules import legal_moves
-from pbem.mail.outgoing import block_mail
+from pbem.mail.player_mail import block_mail
 from pbem.mail.refusals import LIMIT
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import sign
@@ -150,7 +150,7 @@ def test_a_trustless_games_blind_host_answers_once_too(tmp_path: Path) -> None:
     from pbem.host import blind
     from pbem.mail.incoming import MailScanner
     from pbem.mail.message import write_eml
-    from pbem.mail.outgoing import Courier
+    from pbem.mail.courier import Courier
     from pbem.seat import keys
 
     homes = make_homes(tmp_path, ["referee", *SEATS])

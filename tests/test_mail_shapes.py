@@ -38,7 +38,8 @@ from pbem.host import referee as H
 from pbem.mail.imap import ImapFolder, ImapUrl
 from pbem.mail.incoming import MailScanner
 from pbem.mail.memory import MailSource
-from pbem.mail.outgoing import Courier, block_mail
+from pbem.mail.courier import Courier
+from pbem.mail.player_mail import block_mail
 from pbem.seat import player as P
 
 HOST = "referee@example.org"

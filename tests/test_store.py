@@ -124,7 +124,8 @@ def test_a_one_game_file_with_deadlines_is_migrated_and_its_clock_runs_on(tmp_pa
     from pbem.host.clock import FakeClock
     from pbem.host.publish import publish_pending
     from pbem.mail.incoming import MailScanner, message_blocks
-    from pbem.mail.outgoing import Courier, MailPublisher
+    from pbem.mail.courier import Courier
+    from pbem.mail.publisher import MailPublisher
 
     root = tmp_path / "v1d"
     shutil.copytree(Path(__file__).parent / "fixtures" / "v1-deadlines", root)

@@ -21,7 +21,7 @@ from mailservers import MailServers
 from pbem_helpers import SEATS, imap_game, start_imap, wait_all
 from processes import pbem
 
-from pbem.mail.outgoing import block_mail
+from pbem.mail.player_mail import block_mail
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Mental, Packet, Signed, parse, read_blocks, sign, unb64
 
@@ -200,7 +200,7 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     write_eml(block_mail(shuffle, sender="ann@example.org", to="host@example.org"), mailbox)
     # a player's inbox beside the host's file (one machine, one saves/) saves the invitation as a player's
     invited = tmp_path / "invited"
-    from pbem.mail.outgoing import invitation_mail
+    from pbem.mail.host_mail import invitation_mail
 
     write_eml(invitation_mail({}, "host@example.org", "ann", "ann@example.org", inv.armored()).message, invited)
     said = run_cli(app, ["inbox", invited, "--db", db], homes["ann"]).output

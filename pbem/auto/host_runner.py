@@ -39,7 +39,8 @@ from pbem.host.referee import Host
 from pbem.host.store import Store
 from pbem.mail.incoming import message_blocks, who
 from pbem.mail.memory import MailSource, Settlement, shown_label
-from pbem.mail.outgoing import Courier, MailPublisher
+from pbem.mail.courier import Courier
+from pbem.mail.publisher import MailPublisher
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
@@ -246,7 +247,7 @@ class MailHost:
     def _message(self, label: str, msg: Any) -> None:
         """Route one message's blocks and settle it; a refused mail from a seat's own address is
         answered (pbem.mail.refusals), its reasons said in that seat's language."""
-        from pbem.mail.outgoing import language_of
+        from pbem.mail.host_mail import language_of
         from pbem.mail.refusals import seat_of_sender
 
         sender = seat_of_sender(self.host, msg)
@@ -291,7 +292,7 @@ class MailHost:
 
     def _tell(self, sender: tuple[str, str], msg: Any, reasons: list[str]) -> None:
         """Answer a seat's refused mail: noted first (at most one answer a mail, a few a day)."""
-        from pbem.mail.outgoing import host_now
+        from pbem.mail.host_mail import host_now
         from pbem.mail.refusals import note_refusal, refusal_mail
 
         seat, address = sender

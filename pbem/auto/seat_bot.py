@@ -23,7 +23,8 @@ from pbem.errors import PbemError, UsageError
 from pbem.folder.play import FolderSeat
 from pbem.mail.incoming import Router, message_blocks, settle_outcome
 from pbem.mail.memory import MailSource, Settlement
-from pbem.mail.outgoing import Courier, block_mail
+from pbem.mail.courier import Courier
+from pbem.mail.player_mail import block_mail
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file, read_text
 from pbem.seat import answers, player

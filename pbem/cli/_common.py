@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from pbem.host.deadlines import Timing
     from pbem.host.interface import GameHost, GameStatus
     from pbem.mail.message import SmtpSettings
-    from pbem.mail.outgoing import Courier
+    from pbem.mail.courier import Courier
     from pbem.protocol.crypto import Identity
 
 HOME_HELP = "Key home (default: $PBEM_HOME or the platform config dir)."
@@ -322,7 +322,7 @@ class Smtp:
     def settings(self, base: SmtpSettings | None = None) -> SmtpSettings:
         """These options over `base` (the profile's). Another server than the profile's takes
         nothing from it but the from-address (its port, security and login belong to it)."""
-        from pbem.mail.outgoing import player_settings
+        from pbem.mail.courier import player_settings
 
         if base is not None and self.server and self.server != base.host:
             return player_settings(self.server, self.port, self.security, self.user, self.sender or base.from_addr)
@@ -343,7 +343,7 @@ class Reply:
     def courier(self, smtp: Smtp, home: Path, me: str) -> tuple[Courier, str]:
         """(Courier, from-address): SMTP from the options, else from the mail profile; .eml
         files with --to-dir (or when there is no SMTP setting at all)."""
-        from pbem.mail.outgoing import Courier, smtp_password
+        from pbem.mail.courier import Courier, smtp_password
         from pbem.mail.profile import load_profile
 
         profile = load_profile(home)

@@ -171,7 +171,7 @@ def _submit(target: str, keys: KeyOptions, output: Path | None, reply: Reply, sm
     from pbem.atomic import write_atomic
     from pbem.cli.transport import packet_for
     from pbem.folder.play import FolderSeat
-    from pbem.mail.outgoing import block_mail
+    from pbem.mail.player_mail import block_mail
     from pbem.protocol.documents import Request
     from pbem.seat import player
 

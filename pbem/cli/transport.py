@@ -122,7 +122,7 @@ def smtp_in_words(settings) -> str:
 
 
 def _set_digest(host: GameHost, digest: str | None) -> None:
-    from pbem.mail.outgoing import digest_seconds
+    from pbem.mail.publisher import digest_seconds
 
     if digest is not None:
         digest_seconds(digest)  # checked before it is stored
@@ -150,7 +150,8 @@ def mail(
     """
     from pbem.auto.host_runner import default_mail_dir
     from pbem.host.publish import publish_pending
-    from pbem.mail.outgoing import MailPublisher, mails_for, note_mailed
+    from pbem.mail.host_mail import mails_for
+    from pbem.mail.publisher import MailPublisher, note_mailed
     from pbem.mail.sources import host_courier
 
     with open_host(game, store, db) as host:

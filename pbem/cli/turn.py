@@ -48,7 +48,7 @@ class CliMail:
 
     def sender(self, game: str) -> Send:
         if game not in self._senders:  # the courier (and its password) once per command
-            from pbem.mail.outgoing import block_mail
+            from pbem.mail.player_mail import block_mail
 
             to = self.reply.host(self.where, game)
             courier, sender = self.reply.courier(self.smtp, self.where, self.me)

@@ -1,5 +1,5 @@
 """One publisher interface for every way packets leave the host: an out-dir, a shared
-folder (pbem.folder.play), the mail (pbem.mail.outgoing).
+folder (pbem.folder.play), the mail (pbem.mail.publisher).
 
 A publisher has a `channel` (its name in the store's delivery marks), `deliver(release)`
 (write or send one packet, or the invitation as seq 0), `kept()` (what it must remember of

@@ -13,7 +13,7 @@ from typing import Any
 from pbem.errors import UsageError
 from pbem.mail.memory import MailSource
 from pbem.mail.message import SmtpSettings
-from pbem.mail.outgoing import Courier, smtp_password, smtp_settings
+from pbem.mail.courier import Courier, smtp_password, smtp_settings
 from pbem.ui.words import t
 
 

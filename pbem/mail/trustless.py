@@ -5,7 +5,7 @@ A trustless seat follows the whole chain, packet by packet, so a mail carries ev
 since that seat's last mail, not only the latest one. A seat is mailed when the table starts
 waiting for it (its move, its shuffle, its tokens, its round key: each step once, however
 many packets a parallel step takes), everyone when the game is over; otherwise at most one
-digest per period, as in a classic game (pbem.mail.outgoing.MailPublisher keeps the book).
+digest per period, as in a classic game (pbem.mail.publisher.MailPublisher keeps the book).
 """
 
 from __future__ import annotations

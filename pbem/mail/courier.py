@@ -1,0 +1,62 @@
+"""Delivering mail: SMTP settings and password, and the courier that sends a message or
+writes it as an .eml file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+from pbem.errors import UsageError
+from pbem.mail.message import SmtpSettings, send, write_eml
+from pbem.ui.words import t
+
+ENV_SMTP_PASSWORD = "PBEM_SMTP_PASSWORD"
+
+
+def smtp_settings(config: dict[str, Any]) -> SmtpSettings | None:
+    raw = config.get("smtp")
+    return SmtpSettings.from_dict(raw) if raw else None
+
+
+def smtp_password(settings: SmtpSettings | None, *, prompt: bool = True, command: str | None = None) -> str | None:
+    """From `command`, else $PBEM_SMTP_PASSWORD, else a prompt on a terminal; None when no login is needed."""
+    from pbem.mail.secrets import obtain
+
+    if settings is None or not settings.user:
+        return None
+    return obtain(t("SMTP password"), env=ENV_SMTP_PASSWORD, command=command,
+                  prompt=t("SMTP password for {who}: ", who=f"{settings.user}@{settings.host}") if prompt else None)
+
+
+@dataclass
+class Courier:
+    """Delivers messages: over SMTP (settings + password) or as .eml files into a folder."""
+
+    settings: SmtpSettings | None = None
+    password: str | None = None
+    to_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.settings is None and self.to_dir is None:
+            raise UsageError(t("nowhere to deliver mail"), hint=t("pass --to-dir DIR, or --send with SMTP settings"))
+
+    def deliver(self, msg: EmailMessage) -> str:
+        if self.settings is not None:
+            send(msg, self.settings, self.password)
+            return t("sent to {address}", address=msg["To"])
+        assert self.to_dir is not None
+        return t("wrote {path}", path=write_eml(msg, self.to_dir))
+
+
+def player_settings(server: str | None, port: int | None, security: str, user: str | None,
+                    sender: str | None) -> SmtpSettings:
+    if not server:
+        raise UsageError(t("--send needs --smtp-server"), hint=t("or write the mail with --to-dir DIR"))
+    if not sender:
+        raise UsageError(t("--send needs --from ADDRESS"))
+    d: dict[str, Any] = {"host": server, "security": security, "user": user, "from_addr": sender}
+    if port:
+        d["port"] = port
+    return SmtpSettings.from_dict(d)

@@ -1,0 +1,144 @@
+"""The host's mails: which address each seat reads, and a packet, the invitation or a
+notice as a mail to one reader, in that reader's language, the signed block attached."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from email.message import EmailMessage
+from typing import TYPE_CHECKING, Any
+
+from pbem.errors import UsageError
+from pbem.mail.message import compose
+from pbem.mail.texts import invitation_subject, invitation_summary, packet_subject, packet_summary, tag
+from pbem.names import HOST
+from pbem.protocol.documents import Invitation, Notice, Packet, read_blocks
+from pbem.ui.words import t
+
+if TYPE_CHECKING:  # players' commands must not import the host's store
+    from pbem.host.interface import GameHost
+
+DEFAULT_SENDER = "pbem@localhost"
+
+
+@dataclass
+class Outgoing:
+    name: str  # seat name or "host"
+    address: str
+    seq: int  # 0 for the invitation
+    message: EmailMessage
+
+
+def recipients(host: GameHost, config: dict[str, Any] | None = None) -> list[tuple[str, str]]:
+    """(name, address) for every seat with an address, in seat order, then the host's
+    (`config`: the game's config, if read already)."""
+    emails = dict((config if config is not None else host.config()).get("emails") or {})
+    out = []
+    for name, email in host.seat_emails():
+        addr = email or emails.get(name)
+        if addr:
+            out.append((name, addr))
+    if emails.get(HOST):
+        out.append((HOST, emails[HOST]))
+    return out
+
+
+def sender_address(config: dict[str, Any]) -> str:
+    smtp = config.get("smtp") or {}
+    return smtp.get("from_addr") or (config.get("emails") or {}).get(HOST) or DEFAULT_SENDER
+
+
+def host_now(host: GameHost) -> datetime:
+    """The host's clock (a fake one in tests)."""
+    return host.clock.now()
+
+
+def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str, armored: str, docs: list[Packet],
+                 digest: str | None, invitation: str | None = None) -> Outgoing:
+    """A packet's mail to one recipient, the armour in the body and attached. In a trustless
+    game `armored` holds every packet a seat has not had (it follows the whole chain), the
+    words come from pbem.mail.trustless, and the armour is attached only: a seat's first mails
+    carry every shuffle, about 120 KiB a seat, which the body would carry twice. With
+    `invitation` (armoured; a new reader of a classic game) that goes first in the body."""
+    from pbem.ui.words import using
+
+    doc = docs[-1]
+    seq = doc.seq
+    attachment = f"packet-{seq:06d}.pbem"
+    with using(language_of(config, name)):
+        if doc.waiting is not None:
+            from pbem.mail import trustless
+
+            gold = host.status()["gold"]
+            subject = trustless.subject(doc, name, len(docs), gold, tag(doc.game))
+            text = trustless.summary(docs, name, digest, gold)
+            first = read_blocks(armored)[0].expect(Packet).doc.seq
+            if first != seq:
+                attachment = f"packets-{first:06d}-{seq:06d}.pbem"
+        else:
+            moves = sum(len(d.moves) for d in docs)
+            subject = packet_subject(doc, name, moves)
+            text = packet_summary(docs, name, digest, host_now(host))
+            if invitation is not None:
+                text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
+                                 "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation
+            text += "\n" + armored
+    return Outgoing(name, address, seq, compose(sender=sender_address(config), to=address, subject=subject,
+                                                body_text=text, attachment_name=attachment, attachment=armored.encode()))
+
+
+def language_of(config: dict[str, Any], name: str) -> str:
+    """The language a seat (or the host) reads its mail in ('pbem game email ... --lang')."""
+    return str((config.get("languages") or {}).get(name) or "en")
+
+
+def invitation_mail(config: dict[str, Any], sender: str, name: str, address: str, armored: str) -> Outgoing:
+    """The invitation as a mail to `name`, in their language, the invitation attached."""
+    from pbem.ui.words import using
+
+    doc = read_blocks(armored)[0].expect(Invitation).doc
+    with using(language_of(config, name)):
+        return Outgoing(name, address, 0, compose(sender=sender, to=address, subject=invitation_subject(doc, name),
+                                                  body_text=invitation_summary(doc, name) + "\n" + armored,
+                                                  attachment_name=f"invitation-{doc.game}.pbem",
+                                                  attachment=armored.encode()))
+
+
+def mails_for(host: GameHost, seq: int) -> list[Outgoing]:
+    """The mails for packet `seq` (0: the invitation), one per recipient, whatever the digest."""
+    config = host.config()
+    sender = sender_address(config)
+    to = recipients(host, config)
+    if not to:
+        raise UsageError(t("nobody in this game has a mail address"),
+                         hint=t("pbem game email GAME NAME=ADDRESS (and host=ADDRESS for a copy)"))
+    if seq == 0:
+        invitation = host.invitation()
+        return [invitation_mail(config, sender, n, a, invitation) for n, a in to]
+    armored = host.packet(seq)
+    if armored is None:
+        raise UsageError(t("no packet {seq} in this game", seq=seq))
+    packet = read_blocks(armored)[0].expect(Packet).doc
+    return [packet_mail(host, config, n, a, armored, [packet], None) for n, a in to]
+
+
+def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
+    """A host's notice as short mails, each in its reader's language: a reminder to the seat it
+    reminds (and the host's copy), anything else to everyone; the signed notice is attached
+    for `pbem inbox`."""
+    from pbem.ui.words import using
+
+    doc = read_blocks(armored)[0].expect(Notice).doc
+    config = host.config()
+    sender = sender_address(config)
+    name = f"notice-{doc.seq:06d}-{doc.notice}.pbem"
+    out = []
+    for n, a in recipients(host):
+        if doc.notice == "reminder" and n not in (doc.seat, HOST):
+            continue
+        with using(language_of(config, n)):
+            line = doc.line(host.clock.now())
+        out.append(Outgoing(n, a, doc.seq, compose(
+            sender=sender, to=a, subject=t("{tag} packet {seq}: {line}", tag=tag(doc.game), seq=doc.seq, line=line),
+            body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))
+    return out

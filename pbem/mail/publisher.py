@@ -1,0 +1,196 @@
+"""Mail as a publisher: who gets which packet's mail and when (their turn, a round's end,
+a digest per period), the book of what each reader has had, and the host's notices."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pbem.errors import BadPacket
+from pbem.host.deadlines import parse_duration
+from pbem.host.publish import HostNotice, Release
+from pbem.mail.courier import Courier
+from pbem.mail.host_mail import host_now, invitation_mail, mails_for, notice_mails, packet_mail, recipients, sender_address
+from pbem.mail.texts import mail_kind
+from pbem.names import HOST
+from pbem.protocol.documents import Packet, read_blocks
+from pbem.ui import when, words
+from pbem.ui.words import t
+
+if TYPE_CHECKING:  # players' commands must not import the host's store
+    from pbem.host.interface import GameHost
+
+DEFAULT_DIGEST = "12h"
+
+
+def digest_seconds(text: str) -> float:
+    """The config's or `--digest`'s period: "every" -> 0 (a mail per packet), else a span of time."""
+    return parse_duration(text, "--digest", off=("every",))
+
+
+def note_mailed(host: GameHost, names: list[str], seq: int, now: Callable[[], float] | None = None) -> None:
+    """Record mails sent by hand ('pbem mail'), so digests count from them: the book and the
+    channel's mark change in one transaction, as a publisher's delivery does."""
+    now = now or (lambda: host_now(host).timestamp())
+    book = dict(host.config().get("mail_book") or {})
+    addresses = dict(recipients(host))
+    for name in names:
+        if seq > int(book.get(name, {}).get("seq", 0)):
+            book[name] = {"seq": seq, "at": now(), "to": addresses.get(name)}
+    host.mark_delivered(MailPublisher.channel, seq, config={"mail_book": book})  # one transaction
+
+
+class MailPublisher:
+    """Mail as a publisher (pbem.host.publish, channel "mail"): the invitation goes to
+    everyone; then for each packet a seat gets it when it is their turn, and everyone when a
+    round or the game ends; otherwise a seat gets at most one digest per period (config
+    "digest", default 12h; "every": each packet). Each mail lists every move since that
+    seat's last mail (config "mail_book": seat -> last packet mailed and when), so the book
+    is written with each packet; a crash between the mails and the marks resends at most one
+    packet's mails (harmless: readers keep one copy per packet number). `idle` mails the
+    digests whose period ran out while no new packet came. Digest periods run on the host's
+    clock (`now`: seconds, for tests without one). The host's notices (reminders, late
+    notices) go out whatever the digest."""
+
+    channel = "mail"
+
+    def __init__(self, host: GameHost, courier: Courier, now: Callable[[], float] | None = None) -> None:
+        self.host = host
+        self.courier = courier
+        self.now: Callable[[], float] = now or (lambda: host_now(host).timestamp())
+        self._docs: dict[int, Packet] = {}  # packets read so far, for the digests' "since"
+        self._book_kept: dict[str, dict[str, Any]] | None = None  # the book as the last delivery left it
+
+    def deliver(self, release: Release) -> str:
+        config = self.host.config()
+        book, period, label = self._book(config)
+        if release.seq == 0:
+            outs = mails_for(self.host, 0)
+            lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in outs]
+            for out in outs:  # who has the invitation at which address (see _new_reader)
+                book[out.name] = {**book.get(out.name, {}), "to": out.address}
+            self.host.set_config(mail_book=book)
+            return t("mailed invitation to {list}", list=words.clauses(lines))
+        doc = self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
+        lines = []
+        for name, address in recipients(self.host, config):
+            why = self._kind(doc, name) or ("every" if period == 0 else None)
+            if _new_reader(book, name, address):
+                why = "new reader"
+            if why is None and self.now() - float(book.get(name, {}).get("at", 0)) >= period:
+                why = "digest"
+            if why is not None:
+                lines.append(self._mail(config, book, label, name, address, release.seq, release.armored, why))
+        self._book_kept = book
+        self._forget(book)
+        return "\n".join(lines)  # a line per mail; none: everyone waits for a digest
+
+    def kept(self) -> dict[str, Any]:
+        """The book as the last delivery left it, stored with the channel's mark in one
+        transaction (pbem.host.publish)."""
+        book, self._book_kept = self._book_kept, None
+        return {} if book is None else {"mail_book": book}
+
+    def idle(self) -> list[str]:
+        """The digests whose period ran out while no new packet came."""
+        config = self.host.config()
+        book, period, label = self._book(config)
+        seq = self.host.delivered(self.channel)
+        if seq < 0:
+            return []
+        lines = []
+        to = recipients(self.host, config)
+        for n, a in to:  # an address given since the last mail: the game so far
+            if _new_reader(book, n, a):
+                lines.append(self._mail(config, book, label, n, a, seq, self._packet(seq), "new reader") if seq > 0
+                             else self._invite(config, book, n, a))
+        if period > 0 and seq > 0:
+            due = [(n, a) for n, a in to if int(book.get(n, {}).get("seq", 0)) < seq
+                   and self.now() - float(book.get(n, {}).get("at", 0)) >= period]
+            lines += [self._mail(config, book, label, n, a, seq, self._packet(seq), "digest") for n, a in due]
+        if not lines:
+            return []
+        self.host.set_config(mail_book=book)
+        return ["\n".join(lines)]
+
+    def _keep(self, seq: int, armored: str) -> Packet:
+        """Packet `seq`, read once (the packet being delivered is cached as it is read, in `deliver`)."""
+        doc = self._docs.get(seq)
+        if doc is None:
+            doc = self._docs[seq] = read_blocks(armored)[0].expect(Packet).doc
+        return doc
+
+    def _since(self, first: int, last: int) -> list[Packet]:
+        """Packets first..last, those not read yet read from the store in one query."""
+        gap = next((s for s in range(first, last + 1) if s not in self._docs), None)
+        if gap is not None:
+            for s, text in self.host.packets(gap - 1, last):
+                self._keep(s, text)
+        return [self._docs[s] for s in range(first, last + 1) if s in self._docs]
+
+    def _forget(self, book: dict[str, dict[str, Any]]) -> None:
+        """Drop the packets every reader has had: a long game does not pile them up."""
+        had = min((int(entry.get("seq", 0)) for entry in book.values()), default=0)
+        for s in [s for s in self._docs if s < had]:
+            del self._docs[s]
+
+    def _packet(self, seq: int) -> str:
+        armored = self.host.packet(seq) or ""
+        self._keep(seq, armored)
+        return armored
+
+    def _invite(self, config: dict[str, Any], book: dict[str, dict[str, Any]], name: str, address: str) -> str:
+        """The invitation to an address given before the first packet."""
+        out = invitation_mail(config, sender_address(config), name, address, self.host.invitation())
+        book[name] = {**book.get(name, {}), "to": address}
+        return t("mailed invitation to {list}", list=f"{name} <{address}>: {self.courier.deliver(out.message)}")
+
+    def notify(self, notice: HostNotice) -> str:
+        try:
+            mails = notice_mails(self.host, notice.armored)
+        except BadPacket as exc:  # a stored notice no reader takes: said once, marked, never retried
+            return t("not mailed: {notice} (packet {seq}) cannot be read: {error}", notice=when.notice_name(notice.kind),
+                     seq=notice.seq, error=exc)
+        lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in mails]
+        return t("mailed {notice} (packet {seq}) to {list}", notice=when.notice_name(notice.kind), seq=notice.seq,
+                 list=words.clauses(lines) or t("nobody"))
+
+    def _kind(self, doc: Packet, name: str) -> str | None:
+        if doc.waiting is None:
+            return mail_kind(doc, name)
+        from pbem.mail import trustless
+
+        before = self._since(doc.seq - 1, doc.seq - 1) if doc.seq > 1 else []
+        return trustless.mail_kind(doc, before[0] if before else None, name)
+
+    def _book(self, config: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], float, str]:
+        label = str(config.get("digest") or DEFAULT_DIGEST)
+        return dict(config.get("mail_book") or {}), digest_seconds(label), label
+
+    def _mail(self, config: dict[str, Any], book: dict[str, dict[str, Any]], label: str, name: str, address: str,
+              seq: int, armored: str, why: str) -> str:
+        last = int(book.get(name, {}).get("seq", 0))
+        since = self._since(last + 1, seq)
+        if since[-1].waiting is not None and name != HOST:  # a trustless seat follows every packet of the chain
+            armored = "".join(text for _, text in self.host.packets(last, seq))
+        # A new reader (a seat handed to a new player, an address changed or first given mid-game)
+        # gets the invitation in the same mail, before the packet: their key home checks the
+        # packet against it (a second mail could be read first).
+        out = packet_mail(self.host, config, name, address, armored, since, None if label == "every" else label,
+                           self.host.invitation() if why == "new reader" else None)
+        book[name] = {**book.get(name, {}), "seq": seq, "at": self.now(), "to": address}
+        return t("mailed packet {seq} to {name} <{address}> ({why}): {how}", seq=seq, name=name, address=address,
+                 why=_why_words(why), how=self.courier.deliver(out.message))
+
+
+def _new_reader(book: dict[str, dict[str, Any]], name: str, address: str) -> bool:
+    """Whether `address` has not had this game's invitation: never mailed at all, or mailed at
+    another address (books written before addresses were kept say nothing: not new)."""
+    entry = book.get(name)
+    return entry is None or entry.get("to", address) != address
+
+
+def _why_words(why: str) -> str:
+    """Why a seat got this packet's mail, for the host's log."""
+    return {"turn": t("their turn"), "round": t("round over"), "over": t("game over"),
+            "every": t("a mail per packet"), "digest": t("digest"), "new reader": t("a new reader")}.get(why, why)

@@ -1,0 +1,142 @@
+"""What a classic game's mails say: subjects and the words before the armour.
+
+A packet mail's subject names the game, round, packet number and whose turn it is; its body
+says in words what happened since the reader's last mail. A trustless game's words are
+`pbem.mail.trustless`'s; who gets which mail is `pbem.mail.publisher`'s.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal
+
+from pbem.names import HOST
+from pbem.protocol.crypto import PublicKey
+from pbem.protocol.documents import Invitation, Packet
+from pbem.ui import words
+from pbem.ui.words import t
+
+
+def tag(game: str) -> str:
+    """The subject's prefix that names the game, e.g. "[pbem friday-1a2b]"."""
+    return f"[pbem {game}]"
+
+
+Kind = Literal["turn", "digest", "round", "over"]
+
+
+def mail_kind(doc: Packet, recipient: str) -> Kind | None:
+    """Why `recipient` gets a mail for this packet regardless of digests (None: only a digest)."""
+    if doc.phase == "game-over":
+        return "over"
+    if doc.result is not None:
+        return "round"
+    if doc.to_move == recipient:
+        return "turn"
+    return None
+
+
+def packet_subject(doc: Packet, recipient: str | None = None, moves: int = 0) -> str:
+    """E.g. "[pbem friday-1a2b] your turn, ann: round 2, packet 41" (words.py, 3 languages)."""
+    game, seq, rnd = doc.game, doc.seq, doc.round
+    kind = mail_kind(doc, recipient or "")
+    if kind == "over":
+        winners = words.listing(doc.standings.winners if doc.standings else []) or t("nobody")
+        return t("mail over subject", tag=tag(game), winners=winners)
+    if kind == "round" and doc.result is not None:
+        return t("mail round subject", tag=tag(game), done=doc.result.round, round=rnd, seq=seq, player=doc.to_move)
+    if kind == "turn":
+        return t("mail turn subject", tag=tag(game), seat=recipient, round=rnd, seq=seq)
+    return t("mail digest subject", tag=tag(game), n=max(moves, 1), player=doc.to_move, round=rnd, seq=seq)
+
+
+def invitation_subject(doc: Invitation, seat: str | None) -> str:
+    if seat and seat != HOST:
+        return t("{tag} invitation to {name} ({ruleset}): you are seat {seat}", tag=tag(doc.game), name=doc.name,
+                 ruleset=t(doc.ruleset), seat=seat)
+    return t("{tag} invitation to {name} ({ruleset})", tag=tag(doc.game), name=doc.name, ruleset=t(doc.ruleset))
+
+
+def describe_moves(docs: list[Packet]) -> list[str]:
+    """The packets' moves and public events in words, oldest first; a move the host made for a
+    silent seat says so."""
+    from pbem.ui.when import by_host
+    from pbem.ui.words import describe_event, describe_move
+
+    lines = []
+    for doc in docs:
+        for m in doc.moves:
+            try:
+                line = describe_move(m.text, m.seat)
+            except Exception:  # a sentence is a nicety; never fail a mail on it
+                line = f"{m.seat}: {m.text}"
+            lines.append(by_host(line, m.why) if m.by == HOST else line)
+        for e in doc.events:
+            try:
+                said = describe_event(e)
+            except Exception:
+                said = None
+            if said:
+                lines.append(said)
+    return lines
+
+
+def _gold(gold: dict[str, int]) -> str:
+    return words.listing(f"{p} {g}" for p, g in gold.items()) or "-"
+
+
+def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str | None = None,
+                   now: datetime | None = None) -> str:
+    """What a person reads before the armour: every move since their last mail (the host's
+    moves for a silent seat marked so), the round's result, whose turn it is and by when, how
+    to answer. `docs`: the packets since that mail, oldest first; `now`: the host's clock."""
+    doc = docs[-1]
+    out = [t("mail head", game=doc.game, round=doc.round, seq=doc.seq), ""]
+    said = describe_moves(docs)
+    if said:
+        out.append(t("mail since", n=sum(len(d.moves) for d in docs)))
+        out += [f"  - {s}" for s in said]
+        out.append("")
+    for d in docs:
+        result = d.result
+        if result is not None:
+            out.append(t("mail round over", n=result.round, winners=words.listing(result.winners) or t("nobody")))
+            if result.finder:
+                out.append(t("mail finder", player=result.finder))
+            paid = {p: g for p, g in result.payout.items() if g}
+            if paid:
+                out.append(t("mail payout", list=_gold(paid)))
+            out.append(t("mail gold so far", list=_gold(result.gold)))
+            out.append("")
+    game = doc.game
+    if doc.phase == "game-over":
+        st = doc.standings
+        out.append(t("mail game over", list=_gold(st.gold if st else {}),
+                     winners=words.listing(st.winners if st else []) or t("nobody")))
+    else:
+        to_move = doc.to_move
+        out.append(t("mail your turn") if recipient == to_move else t("mail now", player=to_move))
+    out += doc.news(recipient, now or datetime.now(timezone.utc))
+    out += ["", t("mail sealed"), t("mail to play"), f"  pbem turn {game}", f'  pbem mail-move {game} "MOVE"']
+    if digest:
+        out += ["", t("mail digest note", period=digest)]
+    return "\n".join(out) + "\n"
+
+
+def invitation_summary(doc: Invitation, seat: str | None) -> str:
+    host = doc.host
+    fp = PublicKey.decode(host.key).fingerprint()
+    seats = words.listing(doc.seat_names())
+    game = doc.game
+    yours = seat if seat and seat != HOST else None
+    return "\n".join([
+        t("{host} invites you to a game of {title}: {name} ({ruleset}), game id {game}.", host=host.name,
+          title=t("title"), name=doc.name, ruleset=t(doc.ruleset), game=game),
+        t("Seats: {seats}. Yours: {seat}.", seats=seats, seat=yours) if yours else t("Seats: {seats}.", seats=seats),
+        t("Host key fingerprint: {fingerprint} (check it with the host by another channel).", fingerprint=fp),
+        "",
+        t("To join (with 'pbem mail setup' done once):"),
+        "  pbem inbox                    " + t("(or: pbem inbox THIS-MAIL.eml)"),
+        f"  pbem mail-join {game}",
+        "",
+    ])
