@@ -141,7 +141,8 @@ def audit(
 ) -> None:
     """Check finished rounds: signatures, packet chain, secret, deal, move commitments, every move, and what
     every packet told the table (with --as, what it told you)."""
-    from pbem.replay.audit import Trust, anchor_for, audit_source, auditor_seat
+    from pbem.replay.audit import audit_source
+    from pbem.replay.trust import Trust, anchor_for, auditor_seat
     from pbem.replay.report import AuditFailed
     from pbem.replay.rounds import NotReplayable, ended_hint, open_source, pick_game, pick_round
     from pbem.seat.home import key_home
