@@ -219,7 +219,8 @@ def test_the_saboteur_2_section_quotes_what_show_prints() -> None:
     from engine.state import deal
     from engine.views import view
     from pbem.ui import words
-    from pbem.ui.render import plain_text, render_view
+    from pbem.ui.render import plain_text
+    from pbem.ui.seatview import render_view
 
     section = (ROOT / "docs" / "playing.md").read_text(encoding="utf-8").split("## 11. Saboteur 2\n", 1)[1]
     state = deal("expansion", ("ann", "bob", "cat", "dan"), SeededChance(1))

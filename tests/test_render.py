@@ -13,7 +13,8 @@ from engine.position import load
 from engine.state import deal
 from engine.views import view
 from pbem.ui import words
-from pbem.ui.render import CRYSTAL, DEAD_END, LADDER, cell_grid, plain_text, render_maze, render_view
+from pbem.ui.render import CRYSTAL, DEAD_END, LADDER, cell_grid, plain_text, render_maze
+from pbem.ui.seatview import render_view
 
 PLAYERS = ("ann", "bob", "cat", "dan", "eve")
 
@@ -193,7 +194,7 @@ def test_chinese_view() -> None:
 
 
 def test_table_cells_given_as_text_are_what_markup_made_of_them() -> None:
-    """render.py's tables take their cells as Text (no markup, no emoji codes: rich's markup
+    """The tables of render.py and seatview.py take their cells as Text (no markup, no emoji codes: rich's markup
     path loads ~4,000 emoji names); so every word a cell can hold renders as it did as a str:
     every card and role name, column heading and count word in every language, and the marks."""
     from rich.markup import render as markup

@@ -33,7 +33,7 @@ def _perspective_line(r: Replay, i: int, who: str) -> str:
 def frame(r: Replay, i: int, who: str) -> RenderableType:
     """Step i as `who` saw it: the maze, the hands and roles known, and the move in words."""
     from pbem.replay.rounds import ALL
-    from pbem.ui.render import render_view
+    from pbem.ui.seatview import render_view
 
     header = {t("replay"): t("game {game}, round {round}", game=r.game, round=r.round),
               t("step"): t("move {n} of {total}", n=i, total=len(r)) if i else t("the deal (0 of {total})", total=len(r)),
@@ -223,7 +223,8 @@ class Navigator:
 
         from pbem.replay.rounds import ALL
         from pbem.ui.fullscreen import fit, render_lines
-        from pbem.ui.render import maze_area, render_legend, render_maze, view_details
+        from pbem.ui.render import maze_area, render_legend, render_maze
+        from pbem.ui.seatview import view_details
 
         r, i, who = self.r, self.i, self.who
         v = r.view(i, who)

@@ -12,7 +12,7 @@ from pbem.names import HOST
 from pbem.protocol.documents import Notice, PublicMove, RecentMove, Result, Standings
 from pbem.seat.player import SeatPacket
 from pbem.ui import when, words
-from pbem.ui.render import render_view
+from pbem.ui.seatview import render_view
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the trustless modules load only for a trustless table

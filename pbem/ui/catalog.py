@@ -19,7 +19,6 @@ import struct
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 LOCALE_DIR = Path(__file__).with_name("locale")
 SOURCE = LOCALE_DIR / "pbem.pot"
