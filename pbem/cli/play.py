@@ -24,6 +24,7 @@ from pbem.ui.words import pad, t
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from pbem.host.interface import GameOverview
     from pbem.protocol.crypto import Identity, PublicKey
 
 
@@ -400,7 +401,7 @@ def games(
         typer.echo(t("no games yet (pbem game new to host one, pbem join INVITATION to play)"))
 
 
-def _hosted_line(row: dict[str, Any], now: datetime) -> str:
+def _hosted_line(row: GameOverview, now: datetime) -> str:
     """A game you host, as `pbem games` lists it: round and packet, whose turn, since when, by when."""
     from pbem.ui.when import date, left
 
