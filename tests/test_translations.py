@@ -226,7 +226,7 @@ def test_deadline_notices_and_host_moves_speak_every_language(lang: str) -> None
     from pbem.host import timekeeper
     from pbem.ui import when
 
-    made = set(re.findall(r'_notice\(host, c, g, "([a-z]+)"', Path(timekeeper.__file__).read_text()))
+    made = set(re.findall(r'_notice\(ch, "([a-z]+)"', Path(timekeeper.__file__).read_text()))
     assert made == set(NOTICE_KINDS)
     now = datetime(2026, 12, 2, 14, 0, tzinfo=timezone.utc)
     fields = {"seat": "ann", "seq": 7, "missed": 2, "policy": "bot", "fingerprint": "ab12", "due": "2026-12-03T18:00:00+00:00"}
