@@ -163,7 +163,7 @@ def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path, st
     assert st["deadline"] == {"seat": first, "due": "2026-12-01T13:00:00+00:00"}
     sp = seats[first].latest()
     assert sp.doc.deadline.due == "2026-12-01T13:00:00+00:00"  # signed inside the packet
-    assert sp.doc.news(first, clock.now())[0] == "your move, due Tue 1 Dec 13:00 UTC, in 1 hour"
+    assert when.packet_news(sp.doc, first, clock.now())[0] == "your move, due Tue 1 Dec 13:00 UTC, in 1 hour"
     for minutes in (29, 1, 60, 60, 600):
         clock.advance(minutes * 60)
         fh.step()

@@ -176,13 +176,14 @@ def test_a_notice_of_the_first_deadlines_version_reads_and_other_nulls_do_not() 
     or in another kind of document, is still not canonical."""
     from pbem.protocol.crypto import canonical_json
     from pbem.protocol.documents import load_json, parse
+    from pbem.ui import when
 
     fixture = Path(__file__).parent / "fixtures" / "v1-deadlines"
     with sqlite3.connect(fixture / "game.db") as c:
         armored = c.execute("SELECT armored FROM notices WHERE kind = 'paused'").fetchone()[0]
     paused = read_blocks(armored)[0]
     assert b'"seat":null' in paused.payload and paused.doc.seat is None
-    assert "paused" in paused.doc.line(datetime(2026, 12, 1, 14, 0, tzinfo=timezone.utc))
+    assert "paused" in when.notice_text(paused.doc, datetime(2026, 12, 1, 14, 0, tzinfo=timezone.utc))
     referee = keys.load_identity(fixture / "home-referee", "referee", PASS)
     doc = load_json(paused.payload[64:], "notice")
     for field in ("due", "until", "missed", "policy", "fingerprint"):

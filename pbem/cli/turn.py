@@ -13,7 +13,7 @@ import typer
 
 from pbem.cli.jsonout import json_text
 from pbem.cli._common import JsonOpt, KeyOptions, MailIn, Reply, Smtp, grouped
-from pbem.ui import failures
+from pbem.ui import failures, when
 from pbem.ui.terminal import printable
 from pbem.ui.words import t
 
@@ -113,7 +113,7 @@ def show_turn(turn: Turn) -> None:
         now = datetime.now(timezone.utc)
         typer.echo(t("news") + ":")
         for n in turn.notices:
-            typer.echo(f"  - {n.line(now)}")
+            typer.echo(f"  - {when.notice_text(n, now)}")
 
 
 def ask_move(turn: Turn) -> str | None:

@@ -58,6 +58,7 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.protocol.trustless.public import PublicTable
+from pbem.ui import when
 from pbem.ui.words import join as and_list
 from pbem.ui.words import kind_name, step_name, t
 
@@ -281,7 +282,7 @@ class BlindHost:
                             **fields), me)
         NOTICES.create(c, checkfirst=True)
         c.execute(insert(NOTICES).values(seq=seq, kind=kind, seat=seat, armored=block.armored()))
-        return Outcome("notice", t("notice: {line}", line=block.doc.line(self.clock.now())))
+        return Outcome("notice", t("notice: {line}", line=when.notice_text(block.doc, self.clock.now())))
 
     def _clock(self, c: Connection, table: PublicTable, seq: int) -> str | None:
         """The due time of the step packet `seq` waits for (None: no deadlines). A packet that

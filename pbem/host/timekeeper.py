@@ -44,6 +44,7 @@ from pbem.protocol.documents import (
     b64,
     sign,
 )
+from pbem.ui import when
 from pbem.ui.when import date, left, span
 from pbem.ui.words import game_status, kind_name, t
 
@@ -180,7 +181,7 @@ def _notice(ch: Change, kind: NoticeKind, seat: str | None, **fields: Any) -> Ou
     block = sign(Notice(game=g["id"], seq=g["seq"], notice=kind, seat=seat, at=at, **fields), ch.signer())
     ch.c.execute(insert(notices).values(game_id=g["id"], seq=g["seq"], kind=kind, seat=seat, armored=block.armored(),
                                         created_at=at))
-    return Outcome("notice", t("notice: {line}", line=block.doc.line(ch.clock.now())))
+    return Outcome("notice", t("notice: {line}", line=when.notice_text(block.doc, ch.clock.now())))
 
 
 # --- the clock ticks -----------------------------------------------------------------------------

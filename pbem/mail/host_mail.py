@@ -13,6 +13,7 @@ from pbem.mail.message import compose
 from pbem.mail.texts import invitation_subject, invitation_summary, packet_subject, packet_summary, tag
 from pbem.names import HOST
 from pbem.protocol.documents import Invitation, Notice, Packet, read_blocks
+from pbem.ui import when
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
@@ -137,7 +138,7 @@ def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
         if doc.notice == "reminder" and n not in (doc.seat, HOST):
             continue
         with using(language_of(config, n)):
-            line = doc.line(host.clock.now())
+            line = when.notice_text(doc, host.clock.now())
         out.append(Outgoing(n, a, doc.seq, compose(
             sender=sender, to=a, subject=t("{tag} packet {seq}: {line}", tag=tag(doc.game), seq=doc.seq, line=line),
             body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))

@@ -24,7 +24,7 @@ from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Mental, Move, Notice, Packet, Request,
                                      Signed, parse)
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
-from pbem.ui import failures, words
+from pbem.ui import failures, when, words
 from pbem.ui.words import kind_name, labelled, t
 
 if TYPE_CHECKING:
@@ -258,7 +258,7 @@ class Router:
                 return "ignored", t("notice of game {game}: our own notice", game=block.game)
             return "ignored", t("notice of game {game}: not a game you joined with this key home", game=block.game)
         path, new = save_notice(self.home, block)
-        line = block.expect(Notice).doc.line(datetime.now(timezone.utc))
+        line = when.notice_text(block.expect(Notice).doc, datetime.now(timezone.utc))
         if new:
             return "notice", f"{block.game}: {line}"
         return "have", t("{game}: {notice} (had it)", game=block.game, notice=line)

@@ -13,7 +13,7 @@ from typing import Literal
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import Invitation, Packet
-from pbem.ui import words
+from pbem.ui import when, words
 from pbem.ui.words import t
 
 
@@ -116,7 +116,7 @@ def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str
     else:
         to_move = doc.to_move
         out.append(t("mail your turn") if recipient == to_move else t("mail now", player=to_move))
-    out += doc.news(recipient, now or datetime.now(timezone.utc))
+    out += when.packet_news(doc, recipient, now or datetime.now(timezone.utc))
     out += ["", t("mail sealed"), t("mail to play"), f"  pbem turn {game}", f'  pbem mail-move {game} "MOVE"']
     if digest:
         out += ["", t("mail digest note", period=digest)]

@@ -18,7 +18,6 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from hashlib import sha256
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
@@ -33,7 +32,6 @@ from pbem.names import check_game_id, check_game_name_read, check_identity_id, c
 from pbem.protocol.armor import armor, dearmor_all
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey, canonical_json, open_sealed, seal, sha256_hex, verify
 from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
-from pbem.ui import when
 from pbem.ui.words import kind_name, t
 
 VERSION = 1
@@ -264,12 +262,6 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
     def moves_json(self) -> list[dict[str, Any]]:
         return [msgspec.to_builtins(m) for m in self.moves]
 
-    def news(self, me: str | None, now: datetime) -> list[str]:
-        """The deadline, a pause, who is away or absent, in words for seat `me`."""
-        d = self.deadline
-        return when.table_lines(me, now, paused=self.paused, away=self.away, absent=self.absent or (),
-                                deadline=(d.seat, d.due) if d is not None and self.phase != "game-over" else None)
-
     def since_last_move_of(self, seat: str) -> list[PublicMove]:
         """Every public move since `seat`'s own last move (from `recent`; a packet without it:
         its own moves). A move the host made for the seat is not its own: a seat back from
@@ -388,10 +380,6 @@ class Notice(Document, tag=f"pbem-notice/{VERSION}", frozen=True, kw_only=True):
     policy: str | None = None
     fingerprint: str | None = None
     step: str | None = None  # a trustless game: the step the table waits for from `seat`
-
-    def line(self, now: datetime) -> str:
-        return when.notice_line(self.notice, now, seat=self.seat, seq=self.seq, missed=self.missed, policy=self.policy,
-                                fingerprint=self.fingerprint, due=self.due, until=self.until, step=self.step)
 
 
 class Request(Document, tag=f"pbem-request/{VERSION}", frozen=True, kw_only=True):

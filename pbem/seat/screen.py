@@ -52,13 +52,13 @@ def played_over(sp: SeatPacket) -> list[str]:
 
 def news_lines(sp: SeatPacket, notices: list[Notice], now: datetime) -> list[str]:
     """The deadline, pause, away and absent seats, and the host's notices since this seat's last turn."""
-    lines = [*played_over(sp), *sp.doc.news(sp.seat, now)]
+    lines = [*played_over(sp), *when.packet_news(sp.doc, sp.seat, now)]
     since = sp.since_my_turn()
     first = min([m.seq if isinstance(m, RecentMove) else 0 for m in since] + [sp.doc.seq])
     fresh = [n for n in notices if n.seq >= first]
     if fresh:
         lines.append(words.labelled(t("news"), "").rstrip())
-        lines += [f"  - {n.line(now)}" for n in fresh]
+        lines += [f"  - {when.notice_text(n, now)}" for n in fresh]
     return lines
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from pbem.ui import words
 
@@ -132,3 +132,63 @@ def reason(why: object) -> str:
 def by_host(line: str, why: object) -> str:
     """A move the host made for a seat, marked as such: "... (played by the host: no move in time)"."""
     return words.t("by host", line=line, why=reason(why))
+
+
+class DeadlineShape(Protocol):
+    """A packet's deadline, as far as its words need it."""
+
+    @property
+    def seat(self) -> str: ...
+    @property
+    def due(self) -> str: ...
+
+
+class PacketShape(Protocol):
+    """What `packet_news` reads of a packet (pbem.protocol.documents.Packet)."""
+
+    @property
+    def phase(self) -> str: ...
+    @property
+    def paused(self) -> bool: ...
+    @property
+    def away(self) -> Mapping[str, str] | None: ...
+    @property
+    def absent(self) -> Sequence[str] | None: ...
+    @property
+    def deadline(self) -> DeadlineShape | None: ...
+
+
+class NoticeShape(Protocol):
+    """What `notice_text` reads of a host's notice (pbem.protocol.documents.Notice)."""
+
+    @property
+    def notice(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def seat(self) -> str | None: ...
+    @property
+    def due(self) -> str | None: ...
+    @property
+    def until(self) -> str | None: ...
+    @property
+    def missed(self) -> int | None: ...
+    @property
+    def policy(self) -> str | None: ...
+    @property
+    def fingerprint(self) -> str | None: ...
+    @property
+    def step(self) -> str | None: ...
+
+
+def packet_news(doc: PacketShape, me: str | None, now: datetime) -> list[str]:
+    """A packet's deadline, a pause, who is away or absent, in words for seat `me`."""
+    d = doc.deadline
+    return table_lines(me, now, paused=doc.paused, away=doc.away, absent=doc.absent or (),
+                       deadline=(d.seat, d.due) if d is not None and doc.phase != "game-over" else None)
+
+
+def notice_text(doc: NoticeShape, now: datetime) -> str:
+    """A host's notice document in one sentence."""
+    return notice_line(doc.notice, now, seat=doc.seat, seq=doc.seq, missed=doc.missed, policy=doc.policy,
+                       fingerprint=doc.fingerprint, due=doc.due, until=doc.until, step=doc.step)
