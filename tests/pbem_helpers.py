@@ -301,15 +301,26 @@ def folder_dealt(root: Path):
 # CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set when root, so that the exec'd
 # pbem lacks them and a file of mode 000 is unreadable to it too.
 _LIMITED = """
-import os, resource, sys
-resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-if sys.argv[1] == "1" and os.geteuid() == 0:
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    for cap in (1, 2):
-        if libc.prctl(24, cap, 0, 0, 0):  # PR_CAPBSET_DROP
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-os.execv(sys.executable, [sys.executable, "-m", "pbem", *sys.argv[2:]])
+import os, resource, signal, sys
+peak_file, unprivileged, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+    if unprivileged == "1" and os.geteuid() == 0:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        for cap in (1, 2):
+            if libc.prctl(24, cap, 0, 0, 0):  # PR_CAPBSET_DROP
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+    os.execv(sys.executable, [sys.executable, "-m", "pbem", *args])
+_, status, usage = os.wait4(pid, 0)
+with open(peak_file, "w") as f:
+    f.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+if code < 0:
+    signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+sys.exit(code)
 """
 
 
@@ -317,20 +328,26 @@ def run_peak(args: list[object], home: Path, cwd: Path, *, unprivileged: bool = 
              timeout: float = 60) -> tuple[int, str, int]:
     """`pbem ARGS` as a process of its own: (exit code, its output, its peak memory in MiB).
     Its address space is capped at 3 GiB, so that a reader without a bound fails (MemoryError,
-    exit 70) instead of taking the machine."""
-    out = cwd / f"run-{time.monotonic_ns()}.log"
+    exit 70) instead of taking the machine.
+
+    The peak is measured by a small wrapper that forks pbem itself: Linux counts into a process's
+    ru_maxrss the resident size of the memory it was forked from, so a child forked straight from
+    a test worker that has grown to hundreds of MiB would report the worker's size, not pbem's."""
+    stamp = time.monotonic_ns()
+    out, peak_file = cwd / f"run-{stamp}.log", cwd / f"run-{stamp}.peak"
     with out.open("wb") as f:
-        proc = subprocess.Popen([sys.executable, "-c", _LIMITED, "1" if unprivileged else "0", *map(str, args)],
+        proc = subprocess.Popen([sys.executable, "-c", _LIMITED, str(peak_file), "1" if unprivileged else "0",
+                                 *map(str, args)],
                                 env=cli_env(home), cwd=cwd, stdout=f, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
-        timer = threading.Timer(timeout, proc.kill)
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
         timer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         finally:
             timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, out.read_text(errors="replace"), usage.ru_maxrss // 1024
+    peak = int(peak_file.read_text()) if peak_file.exists() else 0
+    return proc.returncode, out.read_text(errors="replace"), peak // 1024
 
 
 SEATS4 = ["ann", "bob", "cat", "dan"]
