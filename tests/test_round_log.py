@@ -79,7 +79,7 @@ def test_the_round_kept_and_the_round_read_again_give_one_archive(tmp_path: Path
                 host.accept(block)
             if host.archives():
                 break
-            assert host._log is not None  # the round so far, kept
+            assert host._kept is not None and host._kept.log is not None  # the round so far, kept
         kept = host.archives()[1]
         last = read_blocks(host.packet(host.head()[0]) or "")[0].doc
     assert any(m.by == "host" for m in read_blocks(kept)[0].doc.moves)
@@ -126,7 +126,7 @@ def test_a_kept_round_chains_the_packets_the_store_holds(tmp_path: Path) -> None
         for _ in range(500):
             clock.advance(60)
             host.accept(_next_move(host, ids, tmp_path, bots))
-            assert host._log is not None and host._log[1].chain is not None  # kept, chain and all
+            assert host._kept is not None and host._kept.log is not None and host._kept.log.chain is not None  # kept, chain and all
             if len(host.archives()) == 2:
                 break
         archives = {r: read_blocks(a)[0].expect(Archive).doc for r, a in host.archives().items()}

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NotRequired, Protocol, Self, TypedDict, TypeVar
 
-from pbem.host.deadlines import ClockStatus, DeadlineStatus, Timing
+from pbem.host.deadlines import ClockStatus, Timing
 
 if TYPE_CHECKING:
     from pbem.host.clock import Clock

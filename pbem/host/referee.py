@@ -20,7 +20,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -31,7 +31,6 @@ from sqlalchemy.exc import IntegrityError
 
 from engine.catalog import RULESETS, Ruleset, is_ruleset
 from engine.dealer import SeededDealer
-from engine.events import Event
 from engine.game import Carry, carry_after, standings_winners
 from engine.position import dump, load
 from engine.rules import apply as apply_move
@@ -41,6 +40,7 @@ from engine.views import events_for, view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host import timekeeper
 from pbem.host.change import Facts, GameRow, Seat
+from pbem.host.memo import Kept, RoundLog
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing
 from pbem.host.interface import GameStatus, HostNotice, Outcome, Release
@@ -90,21 +90,6 @@ from pbem.ui.words import game_status, join, kind_name, t
 def _archived(n: int, seat: str, text: str, nonce: str, envelope: bytes, why: str | None) -> ArchivedMove:
     """A move as the archive lists it (`why`: why the host made it; None: the seat's own)."""
     return ArchivedMove(n=n, seat=seat, text=text, nonce=nonce, envelope=b64(envelope), by=HOST if why else None, why=why)
-
-
-@dataclass
-class RoundLog:
-    """A round's archive in the making: its dealt state and its moves so far, as the archive
-    lists them. A Host keeps it from one change to the next while nobody else moves the game
-    on (as it keeps the live state), so a round's last move signs the archive without reading
-    and opening every move of the round again."""
-
-    round_no: int
-    start: dict[str, Any]  # the dealt state, dumped
-    moves: list[ArchivedMove]
-    # the archive's chain so far: the packet before the round's first packet (none before
-    # packet 1) up to the head; None when this Host did not see its start (then it is read)
-    chain: list[Link] | None = None
 
 
 # --- creating a game ------------------------------------------------------------------------
@@ -202,15 +187,7 @@ def create_game(
     return invitation
 
 
-_Kept = TypeVar("_Kept")
 _Said = TypeVar("_Said")
-
-
-def _at_head(kept: tuple[str, _Kept] | None, head: str) -> _Kept | None:
-    """A value a change kept as of the head it left (the live state, the round so far, the last
-    public moves), if the game is still at that head: else another process moved the game on
-    and the value must be read again."""
-    return kept[1] if kept is not None and kept[0] == head else None
 
 
 def _host_info(game_id: str, purpose: str) -> bytes:
@@ -328,11 +305,9 @@ class Host:
         self._secrets: list[bytes] | None = None
         self._checked_key = False
         self._box: tuple[str | None, OwnBox] | None = None  # (games.box_key, its box), opened once
-        self._live: tuple[str, RoundState] | None = None  # (head, state) after our last change
-        self._log: tuple[str, RoundLog] | None = None  # (head, the round so far) after our last change
+        self._kept: Kept | None = None  # what our last change left, at the head it left (pbem.host.memo)
+        self._here = Kept("")  # the change under way's: what it took of `_kept`, and its own
         self._made: tuple[RoundState, RoundLog | None] | None = None  # what the change under way published
-        self._recent: tuple[str, list[RecentMove]] | None = None  # (head, the last public moves) after our last change
-        self._window: list[RecentMove] | None = None  # the last public moves, in the change under way
         self._dealt: RoundLog | None = None  # the round the change under way dealt
 
     def now(self) -> str:
@@ -546,15 +521,16 @@ class Host:
     @contextmanager
     def _change(self) -> Iterator[GameChange]:
         """One change of the game: its row locked and read as `g` (a dict the change edits),
-        the edited columns written back, all in one transaction. The state a change publishes
-        is kept for the next change while nobody else moves the game on."""
+        the edited columns written back, all in one transaction. What a change leaves (the
+        state it published, the round so far, the last public moves) is kept for the next
+        change, which uses it only if nobody else moved the game on (Kept.at: one rule)."""
         facts = self.facts
         self._made = self._dealt = None
-        kept, self._recent = self._recent, None
+        kept, self._kept = self._kept, None
         try:
             with self.store.write() as c:
                 g = dict(self.store.lock_game(c, facts.id)._mapping)
-                self._window = _at_head(kept, g["head"])
+                here = self._here = Kept.at(kept, g["head"])
                 before = dict(g)
                 if _handovers(g["config"]) != facts.handovers:  # another process handed a seat over
                     self.facts = self._read_facts(c, facts.id)
@@ -562,36 +538,33 @@ class Host:
                 changed = {k: v for k, v in g.items() if before[k] != v}
                 if changed:
                     c.execute(_SET_GAME, {**changed, "b_game": facts.id})
-        except BaseException:
-            self.facts, self._made, self._dealt, self._window = facts, None, None, None  # e.g. a handover that did not commit
+        except BaseException:  # e.g. a handover that did not commit: nothing of it is kept
+            self.facts, self._made, self._dealt, self._here = facts, None, None, Kept("")
             raise
-        if self._window is not None:
-            self._recent, self._window = (g["head"], self._window), None
-        if self._made is not None:
+        if self._made is not None:  # a packet published: what it left, at its head
             state, log = self._made
-            self._live, self._made = (g["head"], state), None
-            self._log = (g["head"], log) if log is not None else None
+            here = Kept(g["head"], state, log, here.recent)
+        self._kept, self._made, self._here = here, None, Kept("")
 
     def _state(self, g: dict[str, Any]) -> RoundState:
         """The round's live state at `g`'s head: the one kept from our last change when nobody
         moved the game on since, else opened from the store. Taken, not shared: the change
         under way may fail half-way through changing it."""
-        live, self._live = self._live, None
-        state = _at_head(live, g["head"])
+        state, self._here.state = self._here.state, None
         return state if state is not None else self._open_state(g["box_key"], g["state_sealed"])
 
     def recent_window(self, c: Connection, g: dict[str, Any]) -> list[RecentMove]:
         """The game's last public moves (timekeeper.RECENT_LIMIT), oldest first, with the change
         under way's own: kept from our last change while nobody moved the game on, else read."""
-        if self._window is None:
-            self._window = timekeeper.read_recent(c, g)
-        return self._window
+        if self._here.recent is None:
+            self._here.recent = timekeeper.read_recent(c, g)
+        return self._here.recent
 
     def _round_log(self, g: dict[str, Any]) -> RoundLog | None:
         """The round so far as kept from our last change, if nobody moved the game on since
         (taken, as the state is)."""
-        log, self._log = self._log, None
-        return _at_head(log, g["head"])
+        log, self._here.log = self._here.log, None
+        return log
 
     def accept(self, block: Signed[Any]) -> Outcome:
         """Apply one join, move, request or handover block, or refuse it without changing anything."""
@@ -781,10 +754,11 @@ class Host:
             text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._sealing_box(g), _host_info(f.id, "move"),
                                   pad="move"),
             envelope=block.payload, file_hash=block.hash, answered_seq=g["seq"], applied_at=at, why=by))
-        if self._window is not None:  # else read with this move, when a packet lists them
-            self._window.append(RecentMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said, seq=g["seq"],
-                                           by=HOST if by else None, why=by))
-            del self._window[: -timekeeper.RECENT_LIMIT]
+        window = self._here.recent
+        if window is not None:  # else read with this move, when a packet lists them
+            window.append(RecentMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said, seq=g["seq"],
+                                     by=HOST if by else None, why=by))
+            del window[: -timekeeper.RECENT_LIMIT]
         archived = _archived(g["move_no"], seat.name, text, b64(nonce), block.payload, by)
         moved = [PublicMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said,
                             by=HOST if by else None, why=by)]
