@@ -9,7 +9,7 @@ handovers through this interface alone: neither reaches into the other's private
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -20,7 +20,30 @@ if TYPE_CHECKING:
     from pbem.protocol.crypto import Identity, PublicKey
     from pbem.protocol.documents import HandoverRecord, RecentMove, Signed
 
-GameRow = dict[str, Any]  # the game's row within a change: the change edits it, the host writes it back
+class GameRow(TypedDict):
+    """The game's row (pbem.host.store.games) within a change: the change edits it, and the
+    referee writes back the columns that changed, in the change's transaction."""
+
+    id: str
+    name: str
+    ruleset: str
+    options: str  # JSON list
+    host_name: str
+    host_key: str
+    created_at: str
+    invitation: str
+    invitation_hash: str
+    commitments: str  # JSON list
+    secrets_sealed: str
+    state_sealed: str | None
+    box_key: str | None
+    public: str  # JSON
+    status: str
+    round_no: int
+    move_no: int
+    seq: int
+    head: str
+    config: str  # JSON: the game's settings and what its clock remembers (timekeeper)
 
 
 @dataclass(frozen=True)

@@ -350,7 +350,7 @@ class Host:
             self._box = (sealed_key, OwnBox(key, me))
         return self._box[1]
 
-    def _sealing_box(self, g: dict[str, Any]) -> OwnBox:
+    def _sealing_box(self, g: GameRow) -> OwnBox:
         """The box to seal into in the change under way; a game made before it had a box key
         gets one now (written with the change)."""
         if g["box_key"] is None:
@@ -529,9 +529,9 @@ class Host:
         kept, self._kept = self._kept, None
         try:
             with self.store.write() as c:
-                g = dict(self.store.lock_game(c, facts.id)._mapping)
+                g = cast(GameRow, dict(self.store.lock_game(c, facts.id)._mapping))
                 here = self._here = Kept.at(kept, g["head"])
-                before = dict(g)
+                before: dict[str, Any] = dict(g)
                 if _handovers(g["config"]) != facts.handovers:  # another process handed a seat over
                     self.facts = self._read_facts(c, facts.id)
                 yield GameChange(self, c, g)
@@ -546,21 +546,21 @@ class Host:
             here = Kept(g["head"], state, log, here.recent)
         self._kept, self._made, self._here = here, None, Kept("")
 
-    def _state(self, g: dict[str, Any]) -> RoundState:
+    def _state(self, g: GameRow) -> RoundState:
         """The round's live state at `g`'s head: the one kept from our last change when nobody
         moved the game on since, else opened from the store. Taken, not shared: the change
         under way may fail half-way through changing it."""
         state, self._here.state = self._here.state, None
         return state if state is not None else self._open_state(g["box_key"], g["state_sealed"])
 
-    def recent_window(self, c: Connection, g: dict[str, Any]) -> list[RecentMove]:
+    def recent_window(self, c: Connection, g: GameRow) -> list[RecentMove]:
         """The game's last public moves (timekeeper.RECENT_LIMIT), oldest first, with the change
         under way's own: kept from our last change while nobody moved the game on, else read."""
         if self._here.recent is None:
             self._here.recent = timekeeper.read_recent(c, g)
         return self._here.recent
 
-    def _round_log(self, g: dict[str, Any]) -> RoundLog | None:
+    def _round_log(self, g: GameRow) -> RoundLog | None:
         """The round so far as kept from our last change, if nobody moved the game on since
         (taken, as the state is)."""
         log, self._here.log = self._here.log, None
@@ -611,7 +611,7 @@ class Host:
                 break
         return out
 
-    def _seat(self, g: dict[str, Any], block: Signed[Any]) -> Seat:
+    def _seat(self, g: GameRow, block: Signed[Any]) -> Seat:
         name = block.doc.seat
         seat = self.facts.seat(name)
         if seat is None:
@@ -622,7 +622,7 @@ class Host:
                                  name=repr(name), fingerprint=block.signer.fingerprint()))
         return seat
 
-    def _join(self, c: Connection, g: dict[str, Any], block: Signed[Join]) -> Outcome:
+    def _join(self, c: Connection, g: GameRow, block: Signed[Join]) -> Outcome:
         seat = self._seat(g, block)
         if c.execute(select(joins.c.file_hash).where(joins.c.file_hash == block.hash)).first() is not None:
             return Outcome("duplicate", t("{seat}'s join was already applied; nothing changed", seat=seat.name))
@@ -654,7 +654,7 @@ class Host:
             self._secrets = [bytes.fromhex(x) for x in open_json(text, self._me(), _host_info(self.facts.id, "secrets"))]
         return self._secrets[round_no - 1]
 
-    def _deal(self, c: Connection, g: dict[str, Any], round_no: int, carried: Carry) -> RoundState:
+    def _deal(self, c: Connection, g: GameRow, round_no: int, carried: Carry) -> RoundState:
         f = self.facts
         secret = self._round_secret(round_no)
         contributions = [unb64(x, "contribution") for x in c.execute(
@@ -664,7 +664,7 @@ class Host:
         dealer = SeededDealer(fairness.round_chance(f.id, round_no, secret, contributions))
         state = dealer.deal(f.ruleset, tuple(s.name for s in f.seats), options=frozenset(f.options), round_no=round_no,
                             first_seat=carried.first_seat, gold=carried.gold, nuggets=carried.nuggets)
-        g.update(status="playing", round_no=round_no, move_no=0)
+        g["status"], g["round_no"], g["move_no"] = "playing", round_no, 0
         said = ({"gold": carried.gold, "nuggets": carried.nuggets, "first": state.players[carried.first_seat]}
                 if round_no > 1 else {})
         start = dump(state)
@@ -673,7 +673,7 @@ class Host:
         self._dealt = RoundLog(round_no, start, [])
         return state
 
-    def _seal_state(self, g: dict[str, Any], state: dict[str, Any]) -> str:
+    def _seal_state(self, g: GameRow, state: dict[str, Any]) -> str:
         """A state (dumped), in the host's own box."""
         return seal_json(state, self._sealing_box(g), _host_info(self.facts.id, "state"), pad="state")
 
@@ -688,7 +688,7 @@ class Host:
             raise UsageError(t("no round has been dealt yet"))
         return load(open_json(sealed, self._own_box(box_key), _host_info(self.facts.id, "state")))
 
-    def _move(self, c: Connection, g: dict[str, Any], block: Signed[Move]) -> Outcome:
+    def _move(self, c: Connection, g: GameRow, block: Signed[Move]) -> Outcome:
         f = self.facts
         seat = self._seat(g, block)
         # A move applied before answered a packet that is no longer the head (applying it made
@@ -715,7 +715,7 @@ class Host:
             raise BadPacket(t("{seat}'s move file does not match its commitment", seat=seat.name))
         return self._apply(c, g, seat, state, text, nonce, block)
 
-    def play_for(self, c: Connection, g: dict[str, Any], seat: Seat, state: RoundState, why: str,
+    def play_for(self, c: Connection, g: GameRow, seat: Seat, state: RoundState, why: str,
                  text: str | None = None) -> Outcome:
         """The host plays the timeout policy's move for `seat` (`why`: timeout, absent or
         resigned), signed as the host's own move file with the time it was made, marked `by:
@@ -738,7 +738,7 @@ class Host:
                           sealed=seal_json(SealedMove(move=chosen, nonce=b64(nonce)), me.public, info, pad="move")), me)
         return self._apply(c, g, seat, state, chosen, nonce, block, by=why)
 
-    def _apply(self, c: Connection, g: dict[str, Any], seat: Seat, state: RoundState, text: str, nonce: bytes,
+    def _apply(self, c: Connection, g: GameRow, seat: Seat, state: RoundState, text: str, nonce: bytes,
                block: Signed[Move], by: str | None = None) -> Outcome:
         f = self.facts
         move = check_move(state, text)  # the canonical, resolved move
@@ -783,7 +783,7 @@ class Host:
             told += t("clause sep") + t("the game is over: {winners} won", winners=join(standings_winners(ended.gold)))
         return Outcome("applied", told, seq)
 
-    def _end_round(self, c: Connection, g: dict[str, Any], state: RoundState) -> tuple[Result, RoundState]:
+    def _end_round(self, c: Connection, g: GameRow, state: RoundState) -> tuple[Result, RoundState]:
         secret = self._round_secret(state.round_no)
         result = round_result(state, secret)
         c.execute(_END_ROUND, {"b_game": self.facts.id, "b_round": state.round_no, "last_seq": g["seq"] + 1,
@@ -794,7 +794,7 @@ class Host:
         nxt = self._deal(c, g, state.round_no + 1, carry_after(state.players, state))
         return result, nxt
 
-    def _archive(self, c: Connection, g: dict[str, Any], final: RoundState, last: Signed[Packet],
+    def _archive(self, c: Connection, g: GameRow, final: RoundState, last: Signed[Packet],
                  log: RoundLog | None) -> Signed[Archive]:
         """Sign the ended round's archive (docs/protocol.md); `last` is the round's last packet,
         `log` the round as this Host kept it (None: read and open every move of the round)."""
@@ -835,7 +835,7 @@ class Host:
         c.execute(_SET_ARCHIVE, {**key, "b_archive": archive.armored()})
         return archive
 
-    def _publish(self, c: Connection, g: dict[str, Any], state: RoundState, *, moves: list[PublicMove], events: list,
+    def _publish(self, c: Connection, g: GameRow, state: RoundState, *, moves: list[PublicMove], events: list,
                  result: Result | None = None, ended: RoundState | None = None,
                  handover: HandoverRecord | None = None, archived: ArchivedMove | None = None) -> int:
         """Sign and store the next packet; `archived`: the move it answers, as the round's
@@ -875,8 +875,8 @@ class Host:
             log.chain.append(Link(seq=seq, hash=packet.hash, prev=g["head"]))
         c.execute(_ADD_PACKET, dict(game_id=f.id, seq=seq, hash=packet.hash, prev=g["head"],
                                     round_no=state.round_no, armored=armored, created_at=self.now()))
-        g.update(seq=seq, head=packet.hash, state_sealed=self._seal_state(g, dump(state)),
-                 public=json.dumps({**public, "to_move": to_move}))
+        g["state_sealed"] = self._seal_state(g, dump(state))
+        g["seq"], g["head"], g["public"] = seq, packet.hash, json.dumps({**public, "to_move": to_move})
         self._made = (state, log)
         return seq
 
