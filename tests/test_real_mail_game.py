@@ -80,7 +80,7 @@ class Person:
             if not invited:
                 return False
             self.game = invited[0].stem
-            pbem("mail-join", self.game, home=self.home, env={"PBEM_SMTP_PASSWORD": "pw-ann"}, ok=True)
+            pbem("mail-join", self.game, home=self.home, env={"PBEM_IMAP_PASSWORD": "pw-ann", "PBEM_SMTP_PASSWORD": "pw-ann"}, ok=True)
             return True
         latest = latest_saved_packet(self.home, self.game)
         if latest is None:
@@ -89,7 +89,7 @@ class Person:
         if sp.doc.to_move != "ann" or sp.doc.seq in self.answered:
             return False
         move = str(legal_moves(sp.view)[0])
-        out = pbem("mail-move", self.game, move, home=self.home, env={"PBEM_SMTP_PASSWORD": "pw-ann"}, ok=True)
+        out = pbem("mail-move", self.game, move, home=self.home, env={"PBEM_IMAP_PASSWORD": "pw-ann", "PBEM_SMTP_PASSWORD": "pw-ann"}, ok=True)
         assert f"move for packet {sp.doc.seq}: sent to host@example.org" in out.stdout, out.stdout
         self.answered.add(sp.doc.seq)
         return True
@@ -162,7 +162,9 @@ def _play(s: RealMail, root: Path) -> None:
     h.close()
     assert "resuming t-" in text["ann"] and "joined before" in text["ann"]
     assert text["bob"].count("resuming t-") == 1  # the restarted bob, from his key home
-    assert "lost the IMAP connection" in text["host"] or "cannot reach IMAP server" in text["host"]
+    # Dovecot really went down and came back; whether the host's session saw it depends on where
+    # the host was in its poll, and the game going on to its end is what counts.
+    assert (s.dovecot.base / "dovecot.log").read_text().count("starting up") >= 2
     for who in ["host", *SEATS]:  # nothing refused, nothing left unread but the last packet's copy
         assert s.dovecot.count(who, "pbem/rejected") == 0, who
     per_seat = {p: sum(s.dovecot.count(p, f) for f in FOLDERS) for p in SEATS}
