@@ -9,10 +9,10 @@ date as cards are placed and removed (the legal-move generator asks for them on 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from itertools import compress
-from operator import itemgetter
 from dataclasses import dataclass
 from functools import cache, partial
+from itertools import compress
+from operator import itemgetter
 from typing import NamedTuple
 
 from .catalog import HIDDEN, KINDS, CardKind, Team, card_kind, kind_name
@@ -628,7 +628,7 @@ class Board:
     def team_can_pass(self, team: Team) -> bool:
         """Whether some route from the start to the revealed gold avoids the other team's doors."""
         reached = self.team_reach(team)
-        for name, gpos in GOAL_CELLS.items():
+        for gpos in GOAL_CELLS.values():
             tile = self.cells[gpos]
             if not tile.hidden and card_kind(tile.card).kind == "goal-gold" and gpos in reached:
                 return True

@@ -7,9 +7,10 @@ The crystal shapes of the expansion are a reconstruction (RULES.md §2.2) and li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Callable, Final, Literal, TypeGuard, get_args
+from typing import Final, Literal, TypeGuard, get_args
 
 from .shapes import parse_segments, turned
 

@@ -9,9 +9,10 @@ providing another `Chance`; nothing else in the engine draws randomness.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator, Sequence
 from hashlib import sha256
 from operator import lt, mod
-from typing import Iterator, Protocol, Sequence, TypeVar
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 _WORDS = struct.Struct(">4Q")  # a SHA-256 block as four big-endian 64-bit words

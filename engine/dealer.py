@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .chance import Chance
 from .catalog import Ruleset
+from .chance import Chance
 from .state import RoundState, deal
 
 

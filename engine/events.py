@@ -9,7 +9,7 @@ keys marked "private part" below.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict, Union
+from typing import Literal, NotRequired, TypedDict
 
 
 class MoveEvent(TypedDict):
@@ -156,8 +156,8 @@ class StealEvent(TypedDict):
     skipped: NotRequired[bool]  # the engine skipped a thief with no possible victim
 
 
-Event = Union[
-    MoveEvent, PlaceEvent, RevealEvent, GoldEvent, RemoveEvent, DrawEvent, HandsEmptyEvent, PassesEvent,
-    SkipEvent, RockfallEvent, MapEvent, InspectEvent, SwapHatEvent, SwapHandEvent, RoundOverEvent, PayoutEvent,
-    WinnersEvent, NextStartEvent, NuggetEvent, TeamsEvent, CrystalsEvent, TheftsEvent, StealEvent,
-]
+Event = (
+    MoveEvent | PlaceEvent | RevealEvent | GoldEvent | RemoveEvent | DrawEvent | HandsEmptyEvent | PassesEvent
+    | SkipEvent | RockfallEvent | MapEvent | InspectEvent | SwapHatEvent | SwapHandEvent | RoundOverEvent | PayoutEvent
+    | WinnersEvent | NextStartEvent | NuggetEvent | TeamsEvent | CrystalsEvent | TheftsEvent | StealEvent
+)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .catalog import Ruleset
 from .chance import Chance
 from .dealer import SeededDealer
-from .catalog import Ruleset
 from .state import OVER, ROUNDS_PER_GAME, RoundState
 
 

@@ -9,9 +9,10 @@ that one saves most of the cost of a `Move` per turn. Both give the same moves i
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
-from operator import index as operator_index, itemgetter
+from operator import index as operator_index
+from operator import itemgetter
 from typing import Any, Final, overload
 
 from .moves import Move

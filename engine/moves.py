@@ -12,8 +12,20 @@ import re
 from collections.abc import Sequence
 from typing import Literal, NamedTuple, get_args
 
-from .catalog import (FRONT_TYPES, HIDDEN, KINDS, TOOLS, FrontType, Tool, card_kind, card_sort_key, ids_of, is_card_id,
-                      is_front_type, is_tool)
+from .catalog import (
+    FRONT_TYPES,
+    HIDDEN,
+    KINDS,
+    TOOLS,
+    FrontType,
+    Tool,
+    card_kind,
+    card_sort_key,
+    ids_of,
+    is_card_id,
+    is_front_type,
+    is_tool,
+)
 from .errors import IllegalMove, InvalidMove
 
 Pos = tuple[int, int]

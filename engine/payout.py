@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .catalog import CLASSIC, KINDS, TEAMS, Team, card_kind, ids_of, is_team
 from .events import Event

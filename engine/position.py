@@ -10,8 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from .board import GOAL_AT, GOAL_CELLS, START, Board
-from .catalog import (CLASSIC, EXPANSION, GOAL_KINDS, KINDS, Ruleset, card_kind, card_sort_key, ids_of, is_card_id,
-                      is_ruleset, nugget_ids)
+from .catalog import (
+    CLASSIC,
+    EXPANSION,
+    GOAL_KINDS,
+    KINDS,
+    Ruleset,
+    card_kind,
+    card_sort_key,
+    ids_of,
+    is_card_id,
+    is_ruleset,
+    nugget_ids,
+)
 from .errors import BadPosition
 from .moves import RESERVED_NAMES
 from .state import OPTIONS, PHASES, PLAYER_RANGE, PLAYING, THEFT, RoundState

@@ -11,8 +11,8 @@ checks; it needs nothing but what the mover may know, so it also works on a view
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
-from typing import Callable
 
 from .actions import ActionRule, Table, rule_of, take_front
 from .board import GOAL_CELLS, shape_of

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
+from .catalog import Ruleset
 from .chance import SeededChance
 from .game import Game
 from .moves import Move
 from .rules import apply_unchecked
-from .catalog import Ruleset
 from .state import PLAYING, THEFT, RoundState
 from .views import view
 

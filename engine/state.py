@@ -13,8 +13,21 @@ from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
 from .board import GOAL_CELLS, Board
-from .catalog import (BLOCKERS, CLASSIC, EXPANSION, GOAL_KINDS, FrontType, Ruleset, Tool, card_kind, deck_ids,
-                      dwarf_ids, front_type_of, ids_of, nugget_ids)
+from .catalog import (
+    BLOCKERS,
+    CLASSIC,
+    EXPANSION,
+    GOAL_KINDS,
+    FrontType,
+    Ruleset,
+    Tool,
+    card_kind,
+    deck_ids,
+    dwarf_ids,
+    front_type_of,
+    ids_of,
+    nugget_ids,
+)
 from .chance import Chance
 
 Option = Literal["max-saboteurs", "broken-tools-forfeit"]

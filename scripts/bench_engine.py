@@ -125,8 +125,9 @@ print(rounds_per_second("classic", 5, {seconds})[0], rounds_per_second("expansio
 
 def engine_kind() -> str:
     """Which engine `import engine` gave: "compiled" (by mypyc, scripts/compiled_engine.py) or "pure"."""
-    import engine.rules
     from importlib.machinery import EXTENSION_SUFFIXES
+
+    import engine.rules
 
     return "compiled" if (engine.rules.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES)) else "pure"
 

@@ -66,7 +66,7 @@ def update(prune: bool) -> int:
         source = [e for e in source if e not in obsolete]
     catalog.SOURCE.write_text(catalog.format_po(source), encoding="utf-8")
     wanted = [e for e in source if e.msgid]
-    for lang, path in catalog.CATALOGS.items():
+    for path in catalog.CATALOGS.values():
         entries = catalog.read_po(path)
         have = {e.key: e for e in entries}
         merged = [entries[0]]  # the header
@@ -90,7 +90,7 @@ def update(prune: bool) -> int:
 
 def check() -> int:
     todo = 0
-    for lang, path in catalog.CATALOGS.items():
+    for path in catalog.CATALOGS.values():
         for e in catalog.read_po(path):
             if e.msgid and not e.translated:
                 todo += 1

@@ -18,8 +18,8 @@ from pbem.host import blind
 from pbem.host.publish import publish_pending
 from pbem.protocol.documents import Invitation, Packet, Signed, read_blocks
 from pbem.protocol.trustless.public import PublicTable
-from pbem.seat.keys import create_identity
 from pbem.seat import player
+from pbem.seat.keys import create_identity
 from pbem.seat.trustless import TrustlessSeat
 
 SEATS = ("ann", "bob", "cat")

@@ -84,8 +84,9 @@ def store_url(request, tmp_path):
 
 
 def _engine_compiled() -> bool:
-    import engine.rules
     from importlib.machinery import EXTENSION_SUFFIXES
+
+    import engine.rules
 
     return (engine.rules.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
 

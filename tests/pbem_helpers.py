@@ -268,7 +268,7 @@ def wait_all(procs, timeout: float) -> None:
             time.sleep(1)
             for q in procs:
                 q.kill()
-            raise AssertionError(f"the game did not finish in time: {[q.returncode for q in procs]}")
+            raise AssertionError(f"the game did not finish in time: {[q.returncode for q in procs]}") from None
 
 
 def started_game(tmp_path: Path):

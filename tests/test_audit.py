@@ -25,8 +25,8 @@ from pbem.errors import EXIT_AUDIT_FAILED, BadPacket
 from pbem.protocol.armor import armor
 from pbem.protocol.documents import b64, parse, read_blocks, sign, sign_json, unb64
 from pbem.replay.audit import audit, audit_source
-from pbem.replay.report import AuditFailed, Report
 from pbem.replay.load import load_replay
+from pbem.replay.report import AuditFailed, Report
 from pbem.replay.rounds import open_source, verify_archive
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]

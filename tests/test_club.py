@@ -12,7 +12,7 @@ import random
 import signal
 import subprocess
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -91,7 +91,7 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
     # a second pass changes nothing: every join is applied once
     # (and the one loop keeps every game's clock: oak's reminder is due a second after its packet)
     reminded = parse_time(oak.deadline.due) - timedelta(seconds=3599)
-    time.sleep(max(0.0, (reminded - datetime.now(timezone.utc)).total_seconds()) + 0.2)  # often past already
+    time.sleep(max(0.0, (reminded - datetime.now(UTC)).total_seconds()) + 0.2)  # often past already
     again = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
     assert "applied" not in again and "dealt" not in again
     assert again.count("notice: reminder") == 1, again

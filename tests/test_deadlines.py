@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import msgspec
@@ -33,7 +33,7 @@ from pbem.seat.home import saved_notices
 from pbem.seat.screen import news_lines
 from pbem.ui import when, words
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def test_durations_days_and_words() -> None:
@@ -84,7 +84,7 @@ def check_archives(host: H.Host) -> list[str]:
     previous = None
     archives = host.archives()
     assert sorted(archives) == [1, 2, 3]
-    for rnd, armored in archives.items():
+    for armored in archives.values():
         block = [b for b in read_blocks(armored) if b.kind == "archive"][0]
         report = audit(block.payload, previous_final=previous)
         assert report.ok, [f.line() for f in report.faults]

@@ -165,7 +165,8 @@ def test_self_play_exercises_the_expansion() -> None:
             _, rounds = _play(tuple(f"p{i}" for i in range(n)), f"prop/{n}/{seed}", cls)
             for state, _, events in rounds:
                 seen.update(e["event"] for e in events)
-                seen.update(f"move:{e['move'].split()[1].split('.')[0]}" for e in events if e["event"] == "move" and e["move"].startswith("play"))
+                seen.update(f"move:{e['move'].split()[1].split('.')[0]}" for e in events
+                            if e["event"] == "move" and e["move"].startswith("play"))
                 seen.update(("gold_found",) if state.finder else ())
     for key in ("steal", "thefts", "crystals", "gold_found", "swap-hand", "swap-hat", "inspect", "remove",
                 "move:theft", "move:trap", "move:free", "move:hands-off", "move:bridge", "move:ladder-n"):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -55,7 +55,7 @@ def test_result_lines_grammar() -> None:
 
 
 def test_times_in_words() -> None:
-    now = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
     ago = lambda **kw: (now - timedelta(**kw)).isoformat()  # noqa: E731
     assert words.ago(ago(seconds=20), now) == "just now"
     assert words.ago(ago(minutes=1), now) == "1 minute ago"

@@ -284,7 +284,7 @@ def test_concurrent_submitters_never_clobber(game: GameFolder, tmp_path: Path) -
     seen_partial = []
     while any(p.poll() is None for p in procs):
         # A reader racing the writers must only ever see complete files.
-        for h, path in game.inbox_unique():
+        for _, path in game.inbox_unique():
             try:
                 data = path.read_bytes()
             except FileNotFoundError:

@@ -46,7 +46,8 @@ def imports_of(path: Path, module: str) -> set[str]:
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = module.split(".")[: -node.level] if not path.name == "__init__.py" else module.split(".")[: len(module.split(".")) - node.level + 1]
+                parts = module.split(".")
+                base = parts[: -node.level] if not path.name == "__init__.py" else parts[: len(parts) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""

@@ -16,9 +16,9 @@ from pbem_helpers import make_homes
 from processes import one_error_line, pbem
 
 from pbem.auto.seat_bot import MailBot
+from pbem.mail.courier import Courier
 from pbem.mail.incoming import MailScanner
 from pbem.mail.message import write_eml
-from pbem.mail.courier import Courier
 from pbem.seat import keys
 
 SEATS = ["ann", "bob", "cat"]

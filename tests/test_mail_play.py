@@ -24,9 +24,9 @@ from pbem.auto.host_runner import MailHost
 from pbem.auto.seat_bot import MailBot
 from pbem.errors import StaleMove, UsageError
 from pbem.host import referee as H
+from pbem.mail.courier import Courier, smtp_settings
 from pbem.mail.incoming import MailScanner, message_blocks
 from pbem.mail.message import SmtpSettings, compose, send
-from pbem.mail.courier import Courier, smtp_settings
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import read_blocks, read_file
 from pbem.seat import keys

@@ -148,9 +148,9 @@ def test_a_trustless_games_blind_host_answers_once_too(tmp_path: Path) -> None:
 
     from pbem.auto.host_runner import MailHost
     from pbem.host import blind
+    from pbem.mail.courier import Courier
     from pbem.mail.incoming import MailScanner
     from pbem.mail.message import write_eml
-    from pbem.mail.courier import Courier
     from pbem.seat import keys
 
     homes = make_homes(tmp_path, ["referee", *SEATS])

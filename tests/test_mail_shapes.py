@@ -35,10 +35,10 @@ from realmail import start_real_mail, stop_real_mail
 from engine.rules import legal_moves
 from pbem.auto.host_runner import MailHost
 from pbem.host import referee as H
+from pbem.mail.courier import Courier
 from pbem.mail.imap import ImapFolder, ImapUrl
 from pbem.mail.incoming import MailScanner
 from pbem.mail.memory import MailSource
-from pbem.mail.courier import Courier
 from pbem.mail.player_mail import block_mail
 from pbem.seat import player as P
 

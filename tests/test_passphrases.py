@@ -136,9 +136,8 @@ EARLY_PROBE = ("import sys\nimport pbem.cli\nfrom pbem.seat import keys\nbegun =
 
 
 def test_apply_begins_the_hosts_scrypt_before_it_imports_the_store(tmp_path: Path) -> None:
-    from processes import cli_env
-
     from pbem_helpers import PASS
+    from processes import cli_env
 
     table, move = _a_move_to_apply(tmp_path)
     run = subprocess.run([sys.executable, "-c", EARLY_PROBE, "apply", "test", "--db", "game.db", str(move)],

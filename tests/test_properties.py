@@ -184,7 +184,7 @@ def test_many_games_replay(ruleset: str, n: int) -> None:
     players = NAMES[:n]
     for seed in range(100, 170):
         options = _options(ruleset, seed)
-        game, record = play_game(ruleset, players, seed, lambda p: RandomBot(f"{seed}/{p}"), options, use_views=False)
+        game, record = play_game(ruleset, players, seed, lambda p, seed=seed: RandomBot(f"{seed}/{p}"), options, use_views=False)
         assert game.over and len(record.moves) == 3
         assert all(len(m) <= MAX_MOVES for m in record.moves), f"{ruleset} {n} seed {seed}: a round is too long"
         original = [digest(r) for r in game.rounds]

@@ -89,7 +89,8 @@ class Person:
         if sp.doc.to_move != "ann" or sp.doc.seq in self.answered:
             return False
         move = str(legal_moves(sp.view)[0])
-        out = pbem("mail-move", self.game, move, home=self.home, env={"PBEM_IMAP_PASSWORD": "pw-ann", "PBEM_SMTP_PASSWORD": "pw-ann"}, ok=True)
+        out = pbem("mail-move", self.game, move, home=self.home,
+                   env={"PBEM_IMAP_PASSWORD": "pw-ann", "PBEM_SMTP_PASSWORD": "pw-ann"}, ok=True)
         assert f"move for packet {sp.doc.seq}: sent to host@example.org" in out.stdout, out.stdout
         self.answered.add(sp.doc.seq)
         return True

@@ -19,8 +19,8 @@ from engine.views import view
 from pbem.cli import replay as cli_replay
 from pbem.protocol.documents import read_blocks
 from pbem.replay.html import render_html
-from pbem.replay.navigator import Navigator, decode_keys, frame
 from pbem.replay.load import load_replay
+from pbem.replay.navigator import Navigator, decode_keys, frame
 from pbem.replay.rounds import ALL, NotReplayable
 from pbem.ui.render import plain_text
 

@@ -12,8 +12,8 @@ import pytest
 from pbem_helpers import PASS, make_table, play_until
 from processes import pbem
 
-from engine.position import load
 from engine.payout import winning_side
+from engine.position import load
 from pbem.protocol.documents import Archive, read_blocks
 from pbem.ui import words
 

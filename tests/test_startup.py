@@ -28,8 +28,8 @@ from pbem.host import referee as H
 from pbem.protocol import crypto
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
-from pbem.seat.home import key_path
 from pbem.seat import player as P
+from pbem.seat.home import key_path
 
 SEATS = ["ann", "bob", "cat"]
 PBEM = Path(__file__).resolve().parents[1] / "pbem"

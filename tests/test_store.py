@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -123,8 +123,8 @@ def test_a_one_game_file_with_deadlines_is_migrated_and_its_clock_runs_on(tmp_pa
     from engine.rules import legal_moves
     from pbem.host.clock import FakeClock
     from pbem.host.publish import publish_pending
-    from pbem.mail.incoming import MailScanner, message_blocks
     from pbem.mail.courier import Courier
+    from pbem.mail.incoming import MailScanner, message_blocks
     from pbem.mail.publisher import MailPublisher
 
     root = tmp_path / "v1d"
@@ -183,7 +183,7 @@ def test_a_notice_of_the_first_deadlines_version_reads_and_other_nulls_do_not() 
         armored = c.execute("SELECT armored FROM notices WHERE kind = 'paused'").fetchone()[0]
     paused = read_blocks(armored)[0]
     assert b'"seat":null' in paused.payload and paused.doc.seat is None
-    assert "paused" in when.notice_text(paused.doc, datetime(2026, 12, 1, 14, 0, tzinfo=timezone.utc))
+    assert "paused" in when.notice_text(paused.doc, datetime(2026, 12, 1, 14, 0, tzinfo=UTC))
     referee = keys.load_identity(fixture / "home-referee", "referee", PASS)
     doc = load_json(paused.payload[64:], "notice")
     for field in ("due", "until", "missed", "policy", "fingerprint"):

@@ -7,6 +7,7 @@ import gettext
 import re
 import shutil
 import subprocess
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -221,14 +222,14 @@ NOTICE_KINDS = ["absent", "away", "back", "due", "handover", "late", "paused", "
 def test_deadline_notices_and_host_moves_speak_every_language(lang: str) -> None:
     """The deadlines' words live in the catalogs: every notice kind the host makes
     and every reason it moves for a seat is a sentence in each language, not the key."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from pbem.host import timekeeper
     from pbem.ui import when
 
     made = set(re.findall(r'_notice\(ch, "([a-z]+)"', Path(timekeeper.__file__).read_text()))
     assert made == set(NOTICE_KINDS)
-    now = datetime(2026, 12, 2, 14, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 12, 2, 14, 0, tzinfo=UTC)
     fields = {"seat": "ann", "seq": 7, "missed": 2, "policy": "bot", "fingerprint": "ab12", "due": "2026-12-03T18:00:00+00:00"}
     with words.using(lang):
         for kind in NOTICE_KINDS:

@@ -45,7 +45,7 @@ def test_show_draws_the_maze_and_the_numbered_hand(game: BlindGame) -> None:
 def _moves_after(game: BlindGame, seq: int) -> list[str]:
     keys = {p.name: PublicKey.decode(p.key) for p in game.inv.doc.seats}
     said = []
-    for n, armored in game.host.packets(seq):
+    for _, armored in game.host.packets(seq):
         for b in read_relayed(read_blocks(armored)[0].expect(Packet).doc, keys):
             if isinstance(b.doc, Mental) and b.doc.step == "move":
                 said.append(words.describe_move(b.doc.move, b.doc.seat))

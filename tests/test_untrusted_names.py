@@ -15,7 +15,7 @@ from processes import pbem
 from pbem.mail.message import compose, write_eml
 from pbem.protocol.armor import armor
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import SIG_LEN, Invitation, sign_json
+from pbem.protocol.documents import SIG_LEN, sign_json
 from pbem.seat import keys
 from pbem.ui.terminal import json_shown, printable, shown
 
@@ -131,7 +131,7 @@ def test_a_stranger_cannot_hand_a_seat_to_a_key_by_mail(tmp_path: Path) -> None:
     home, game = _offered(tmp_path)
     run = pbem("inbox", tmp_path / "box", "--saves", tmp_path / "none", home=home, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert f"hands seat sue to your key (host referee, key " in run.stdout, run.stdout
+    assert "hands seat sue to your key (host referee, key " in run.stdout, run.stdout
     assert f"nothing is taken until you say so: pbem mail-join {game}" in run.stdout
     assert not (home / "games" / game / "invitation.pbem").exists()  # no trust anchor: not her game
     listed = json.loads(pbem("games", "--player", "--json", home=home, cwd=tmp_path, ok=True).stdout)

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import CLASSIC, Ruleset
+from ..catalog import CLASSIC, HIDDEN, Ruleset
 from ..chance import SeededChance
 from ..game import Game
 from ..payout import winning_side
 from ..rules import apply_unchecked
 from ..selfplay import Bot, round_seed
 from ..state import PLAYING, THEFT, RoundState
-from ..catalog import HIDDEN
 from ..views import view
 from . import make_bot
 

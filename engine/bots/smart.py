@@ -15,11 +15,10 @@ from __future__ import annotations
 import random
 
 from ..board import Board
-from ..catalog import CLASSIC, TEAMS, card_kind
+from ..catalog import CLASSIC, HIDDEN, TEAMS, card_kind
 from ..moves import Move
 from ..rules import legal_moves
 from ..state import PLAYING, THEFT, RoundState
-from ..catalog import HIDDEN
 from .maze import (
     Distance,
     Placement,

@@ -245,8 +245,8 @@ def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Po
 
 def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4, demo: str = "demo --dir DIR") -> None:
     """Round 1's last moves, replayed from the files the players received."""
-    from pbem.replay.navigator import frame
     from pbem.replay.load import load_replay
+    from pbem.replay.navigator import frame
     from pbem.replay.rounds import ALL
 
     r = load_replay(str(shared), round_no=1)

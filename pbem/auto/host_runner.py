@@ -28,24 +28,23 @@ from sqlalchemy.exc import DBAPIError
 from engine.errors import MoveError
 from pbem.atomic import content_hash, read_bounded, write_atomic
 from pbem.auto import polling
-from pbem.errors import BadPacket, CannotRead, PbemError
+from pbem.errors import BadPacket, CannotRead, PbemError, UsageError
 from pbem.folder.layout import GameFolder
-from pbem.errors import UsageError
 from pbem.folder.play import FolderPublisher, init_folder
 from pbem.host.interface import GameHost
 from pbem.host.paths import beside, mail_dir, store_folder
 from pbem.host.publish import publish_pending
 from pbem.host.referee import Host
 from pbem.host.store import Store
+from pbem.mail.courier import Courier
 from pbem.mail.incoming import message_blocks, who
 from pbem.mail.memory import MailSource, Settlement, shown_label
-from pbem.mail.courier import Courier
 from pbem.mail.publisher import MailPublisher
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
-from pbem.ui.terminal import printable
 from pbem.ui import failures, words
+from pbem.ui.terminal import printable
 from pbem.ui.words import kind_name, labelled, language, t, using
 
 Log = Callable[[str], None]

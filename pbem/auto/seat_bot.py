@@ -21,9 +21,9 @@ from pbem.auto import polling
 from pbem.auto.host_runner import stamp_log
 from pbem.errors import PbemError, UsageError
 from pbem.folder.play import FolderSeat
+from pbem.mail.courier import Courier
 from pbem.mail.incoming import Router, message_blocks, settle_outcome
 from pbem.mail.memory import MailSource, Settlement
-from pbem.mail.courier import Courier
 from pbem.mail.player_mail import block_mail
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file, read_text

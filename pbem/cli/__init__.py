@@ -64,7 +64,7 @@ def _root(
             words.set_language(lang)
         except ValueError:
             raise typer.BadParameter(t("unknown language {lang}; use en, zh-Hans or zh-Hant", lang=repr(lang)),
-                                     param_hint="--lang")
+                                     param_hint="--lang") from None
 
 
 def tree(parts: Iterable[str] = PARTS, only: str | None = None) -> typer.Typer:

@@ -33,8 +33,8 @@ from pbem.ui.words import t
 if TYPE_CHECKING:
     from pbem.host.deadlines import Timing
     from pbem.host.interface import GameHost, GameStatus
-    from pbem.mail.message import SmtpSettings
     from pbem.mail.courier import Courier
+    from pbem.mail.message import SmtpSettings
     from pbem.protocol.crypto import Identity
 
 HOME_HELP = "Key home (default: $PBEM_HOME or the platform config dir)."
@@ -162,7 +162,7 @@ def first_time(group: typer.Typer, tag: str) -> bool:
     return True
 
 
-def open_host(game: str | None, store: str | None, db: Path | None) -> "GameHost":
+def open_host(game: str | None, store: str | None, db: Path | None) -> GameHost:
     """The game called GAME in the chosen store (refused if the store has no such game; with
     no name, the store's only game), or the blind host of a trustless game, whose file is its
     own (saves/GAME.db or --db)."""
@@ -171,7 +171,7 @@ def open_host(game: str | None, store: str | None, db: Path | None) -> "GameHost
 
 
 def open_unlocked_host(game: str | None, store: str | None, db: Path | None, home: Path | None,
-                       passphrase_file: Path | None) -> "GameHost":
+                       passphrase_file: Path | None) -> GameHost:
     """open_host's host, holding its key. When the store's file names the host's key (a SQLite
     file: pbem.host.paths.probe, which tells a trustless game's file from a store anyway), its
     unlock begins first, so that a passphrase's scrypt runs while the store's layer is imported
@@ -190,7 +190,7 @@ def open_unlocked_host(game: str | None, store: str | None, db: Path | None, hom
     return host
 
 
-def _open_host(url: str, blind: Path | None, game: str | None) -> "GameHost":
+def _open_host(url: str, blind: Path | None, game: str | None) -> GameHost:
     if blind is not None:  # the trustless modules load only for such a game
         from pbem.host.blind import BlindHost
 
@@ -216,7 +216,7 @@ def _where(game: str | None, store: str | None, db: Path | None, host_key: bool 
     return url, path if blind else None, named if host_key else None
 
 
-def game_status(game: str | None, store: str | None, db: Path | None) -> "GameStatus":
+def game_status(game: str | None, store: str | None, db: Path | None) -> GameStatus:
     """`pbem status`'s facts: from the store alone (pbem.host.store.Store.status), without the
     referee, whose engine and documents a status does not need."""
     url, blind, _ = _where(game, store, db)
@@ -231,19 +231,19 @@ def game_status(game: str | None, store: str | None, db: Path | None) -> "GameSt
         return st.status(st.find(game))
 
 
-def host_out_dir(host: "GameHost") -> Path:
+def host_out_dir(host: GameHost) -> Path:
     """Where a host's packet files go by default: GAME/out/ beside its store (or its own file)."""
     return out_dir(host.name, host.url)
 
 
 def identity_named(home: Path | None, name: str | None, passphrase_file: Path | None,
-                   question: str | None = None) -> "Identity":
+                   question: str | None = None) -> Identity:
     """The key `name` (else the only one in the key home; with several, `question`), unlocked."""
     return identity_later(home, name, passphrase_file, question)()
 
 
 def identity_later(home: Path | None, name: str | None, passphrase_file: Path | None,
-                   question: str | None = None) -> Callable[[], "Identity"]:
+                   question: str | None = None) -> Callable[[], Identity]:
     """identity_named, begun now: the call it returns gives the identity or raises what
     identity_named would have (pbem.seat.keys.unlocking: a passphrase's scrypt runs meanwhile)."""
     from pbem.seat import keys
@@ -253,7 +253,7 @@ def identity_later(home: Path | None, name: str | None, passphrase_file: Path | 
                           passphrase_file)
 
 
-def write_packets(host: "GameHost", out: Path) -> list[Path]:
+def write_packets(host: GameHost, out: Path) -> list[Path]:
     """Write the packets not yet written to `out` as packet-NNNNNN.pbem; return the new files.
 
     Only packets after the folder's delivery mark are read, so the cost does not grow with

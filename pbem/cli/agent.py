@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from pbem.cli.jsonout import json_text
 from pbem.cli._common import HomeOpt, JsonOpt, PassOpt
+from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui import when, words

@@ -7,14 +7,29 @@ inbox or written to a file for the host).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from pbem.cli._common import (DbOpt, GameArg, JsonOpt, KeyOptions, OutOpt, Reply, Smtp, StoreOpt, TimingOptions,
-                              first_time, game_app, grouped, host_out_dir, open_host, write_packets)
+from pbem.cli._common import (
+    DbOpt,
+    GameArg,
+    JsonOpt,
+    KeyOptions,
+    OutOpt,
+    Reply,
+    Smtp,
+    StoreOpt,
+    TimingOptions,
+    first_time,
+    game_app,
+    grouped,
+    host_out_dir,
+    open_host,
+    write_packets,
+)
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
@@ -170,13 +185,11 @@ def _submit(target: str, keys: KeyOptions, output: Path | None, reply: Reply, sm
     to the host as mail-move does."""
     from pbem.atomic import write_atomic
     from pbem.cli.transport import packet_for
-    from pbem.folder.play import FolderSeat
+    from pbem.folder.play import FolderSeat, is_trustless
     from pbem.mail.player_mail import block_mail
+    from pbem.mail.trustless import joined_trustless
     from pbem.protocol.documents import Request
     from pbem.seat import player
-
-    from pbem.folder.play import is_trustless
-    from pbem.mail.trustless import joined_trustless
 
     me = keys.identity()
     where = keys.where
@@ -226,7 +239,7 @@ def away(
     from pbem.host.deadlines import parse_when
     from pbem.seat import player
 
-    when = parse_when(until, datetime.now(timezone.utc))
+    when = parse_when(until, datetime.now(UTC))
     _submit(target, keys, output, reply, smtp,
             lambda inv, seat, me: player.make_request(inv, seat, me, "away", until=stamp(when)))
 
@@ -252,7 +265,7 @@ def back(target: TargetArg, output: OutOpt = None, keys: KeyOptions = KeyOptions
     from pbem.host.clock import stamp
     from pbem.seat import player
 
-    now = stamp(datetime.now(timezone.utc))
+    now = stamp(datetime.now(UTC))
     _submit(target, keys, output, reply, smtp,
             lambda inv, seat, me: player.make_request(inv, seat, me, "back", at=now))
 

@@ -11,9 +11,8 @@ import inspect
 import re
 import unicodedata
 from collections.abc import Iterator
-from typing import Any
-
 from functools import cache
+from typing import Any
 
 import typer
 import typer.main

@@ -4,15 +4,34 @@ from __future__ import annotations
 
 import os
 import sys
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from pbem.atomic import write_atomic
-from pbem.cli._common import (AsOpt, DbOpt, GameArg, HomeOpt, JsonOpt, OptGameArg, OutOpt, PassOpt, StoreOpt,
-                              TimingOptions, game_app, game_status, grouped, host_out_dir, identity_later,
-                              identity_named, open_host, open_unlocked_host, write_packets)
+from pbem.cli._common import (
+    AsOpt,
+    DbOpt,
+    GameArg,
+    HomeOpt,
+    JsonOpt,
+    OptGameArg,
+    OutOpt,
+    PassOpt,
+    StoreOpt,
+    TimingOptions,
+    game_app,
+    game_status,
+    grouped,
+    host_out_dir,
+    identity_later,
+    identity_named,
+    open_host,
+    open_unlocked_host,
+    write_packets,
+)
 from pbem.cli.jsonout import json_text
 from pbem.errors import StaleMove, UsageError
 from pbem.host.paths import store_url
@@ -28,7 +47,7 @@ if TYPE_CHECKING:
     from pbem.protocol.crypto import Identity, PublicKey
 
 
-def parse_seat(text: str, home: Path | None) -> tuple[str, "PublicKey"]:
+def parse_seat(text: str, home: Path | None) -> tuple[str, PublicKey]:
     from pbem.protocol.crypto import PublicKey
     from pbem.seat import keys
 
@@ -275,7 +294,7 @@ def move(
     typer.echo(t("move file: {path} (send it to the host)", path=target))
 
 
-def _trustless_move(packet: Path, signed: Any, me: "Identity", where: Path, text: str | None, output: Path | None) -> None:
+def _trustless_move(packet: Path, signed: Any, me: Identity, where: Path, text: str | None, output: Path | None) -> None:
     """`pbem move` at a trustless packet: the move (checked on this seat's view) or, without
     one, whatever else the table waits for from this seat, written to a file for the host."""
     from pbem.seat.trustless_client import packet_file_seat
@@ -308,7 +327,7 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
         return
     typer.echo(t("game {game} ({ruleset}): {status}, round {round}, packet {seq}", game=st["game"],
                  ruleset=t(st["ruleset"]), status=words.game_status(st["status"]), round=st["round"], seq=st["seq"]))
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     if st["status"] != "over":  # as 'pbem games' says it; a trustless step with deadlines: its due time
         w = st["waiting"]
@@ -316,13 +335,13 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
         if w and "due" in w:
             from pbem.ui.when import date, left
 
-            line += t("clause sep") + t("due {when} ({left})", when=date(w["due"]), left=left(w["due"], datetime.now(timezone.utc)))
+            line += t("clause sep") + t("due {when} ({left})", when=date(w["due"]), left=left(w["due"], datetime.now(UTC)))
         typer.echo(line)
 
     from pbem.ui.when import table_lines
 
     d = st["deadline"]
-    for line in table_lines(None, datetime.now(timezone.utc), paused=st["paused"], away=st["away"], absent=st["absent"],
+    for line in table_lines(None, datetime.now(UTC), paused=st["paused"], away=st["away"], absent=st["absent"],
                             deadline=(d["seat"], d["due"]) if d else None):
         typer.echo(line)
     for seat in st["seats"]:
@@ -370,7 +389,7 @@ def games(
 ) -> None:
     """Your games: those you host (round, whose turn, since when, the deadline) and those
     you play (whose turn, which wait on you, by when)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from pbem.host.games import hosted_games
     from pbem.seat.games import invitations, my_games, my_keys
@@ -383,7 +402,7 @@ def games(
     if as_json:
         typer.echo(json_text({"hosting": hosting, "playing": playing, "invited": invited}))
         return
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     if hosting:
         typer.echo(t("games you host:"))
         for row in hosting:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pbem.cli.jsonout import json_text
 from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, identity_named
+from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
-from pbem.ui.terminal import printable
 from pbem.ui import words
+from pbem.ui.terminal import printable
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
@@ -84,8 +85,8 @@ def replay(
     game: GameOpt = None,
 ) -> None:
     """Replay a finished round: step through it in a terminal, print it, or export it as a web page."""
-    from pbem.replay.navigator import Navigator, console, frame, print_all
     from pbem.replay.load import load_replay
+    from pbem.replay.navigator import Navigator, console, frame, print_all
 
     if sum([to is not None, all_moves, html is not None]) > 1:
         raise UsageError(t("choose one of --to, --all and --html"))
@@ -142,9 +143,9 @@ def audit(
     """Check finished rounds: signatures, packet chain, secret, deal, move commitments, every move, and what
     every packet told the table (with --as, what it told you)."""
     from pbem.replay.audit import audit_source
-    from pbem.replay.trust import Trust, anchor_for, auditor_seat
     from pbem.replay.report import AuditFailed
     from pbem.replay.rounds import NotReplayable, ended_hint, open_source, pick_game, pick_round
+    from pbem.replay.trust import Trust, anchor_for, auditor_seat
     from pbem.seat.home import key_home
 
     src = open_source(source, db, rounds=None if round_no is None else [round_no])
@@ -202,14 +203,14 @@ def _print_reports(reports: list[Report], skipped: list[str]) -> None:
 def stall_line(rep: Any) -> str:
     """Where an unfinished trustless chain stops, naming the seats it waits for (and, with
     deadlines, since when they are late: a trustless table cannot go on without them)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from pbem.ui.when import date, left
 
     line = t("the chain stops at packet {seq}: the table waits for the {step} step from {seats} since packet {since}",
              seq=rep.packets, step=words.step_name(rep.step), seats=words.join(rep.waiting), since=rep.since)
     if rep.due:
-        line += t("clause sep") + t("due {when} ({left})", when=date(rep.due), left=left(rep.due, datetime.now(timezone.utc)))
+        line += t("clause sep") + t("due {when} ({left})", when=date(rep.due), left=left(rep.due, datetime.now(UTC)))
     return line
 
 

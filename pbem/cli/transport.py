@@ -12,10 +12,27 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from typer.core import TyperGroup
 
+from pbem.cli._common import (
+    DbOpt,
+    GameArg,
+    HomeOpt,
+    JsonOpt,
+    KeyOptions,
+    MailIn,
+    PassOpt,
+    Reply,
+    SendOpt,
+    Smtp,
+    StoreOpt,
+    ToDirOpt,
+    first_time,
+    game_app,
+    grouped,
+    identity_named,
+    open_host,
+    open_unlocked_host,
+)
 from pbem.cli.jsonout import json_text
-from pbem.cli._common import (DbOpt, GameArg, HomeOpt, JsonOpt, KeyOptions, MailIn, PassOpt, Reply, SendOpt, Smtp,
-                              StoreOpt, ToDirOpt, first_time, game_app, grouped, identity_named, open_host,
-                              open_unlocked_host)
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui.terminal import printable

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pbem.cli.jsonout import json_text
 from pbem.cli._common import JsonOpt, KeyOptions, MailIn, Reply, Smtp, grouped
+from pbem.cli.jsonout import json_text
 from pbem.ui import failures, when
 from pbem.ui.terminal import printable
 from pbem.ui.words import t
@@ -108,9 +109,9 @@ def show_turn(turn: Turn) -> None:
 
     Console().print(trustless_screen(c.ts, turn.followed))
     if turn.notices:
-        from datetime import datetime, timezone
+        from datetime import datetime
 
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         typer.echo(t("news") + ":")
         for n in turn.notices:
             typer.echo(f"  - {when.notice_text(n, now)}")

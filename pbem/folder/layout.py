@@ -40,8 +40,8 @@ SEQ_WIDTH = 6
 # Only names we wrote ourselves count as packets; anything else in packets/
 # (including a sync-conflict copy, impossible for content-addressed names
 # unless a file was damaged) is ignored.
-_PACKET_RE = re.compile(r"^(\d{%d,})-([0-9a-f]{12}|[0-9a-f]{64})\.pbem$" % SEQ_WIDTH)
-_NOTICE_RE = re.compile(r"^(\d{%d,})-[a-z]{1,16}-([0-9a-f]{12}|[0-9a-f]{64})\.pbem$" % SEQ_WIDTH)
+_PACKET_RE = re.compile(rf"^(\d{{{SEQ_WIDTH},}})-([0-9a-f]{{12}}|[0-9a-f]{{64}})\.pbem$")
+_NOTICE_RE = re.compile(rf"^(\d{{{SEQ_WIDTH},}})-[a-z]{{1,16}}-([0-9a-f]{{12}}|[0-9a-f]{{64}})\.pbem$")
 # Partial downloads of sync clients that are not hidden files.
 _PARTIAL_SUFFIXES = (TMP_SUFFIX, ".part", ".partial", ".crdownload", ".download")
 MAX_MANIFEST = 64 * KIB  # a manifest of 12 seats is ~300 bytes

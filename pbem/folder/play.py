@@ -29,8 +29,8 @@ from pbem.ui import failures, when
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the seat side (pbem turn) must not import the host's store
-    from pbem.host.publish import HostNotice, Release
     from pbem.host.interface import GameHost
+    from pbem.host.publish import HostNotice, Release
 
 INVITATION = "invitation.pbem"
 _ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")

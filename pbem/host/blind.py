@@ -26,8 +26,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
-from sqlalchemy import (Column, Connection, Integer, LargeBinary, MetaData, String, Table, Text, delete,
-                        insert, inspect, select)
+from sqlalchemy import (
+    Column,
+    Connection,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    delete,
+    insert,
+    inspect,
+    select,
+)
 from sqlalchemy.engine import Engine
 
 from engine.catalog import CLASSIC
@@ -35,8 +47,8 @@ from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
 from pbem.host import sqlite
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing, clock_says
-from pbem.host.paths import is_blind
 from pbem.host.interface import GameOverview, GameStatus, HostNotice, Outcome, Release, WaitingStatus, overview_of
+from pbem.host.paths import is_blind
 from pbem.host.referee import check_host_mail, check_new_game
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey

@@ -7,7 +7,7 @@ advancing a `FakeClock` instead of sleeping.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from pbem.errors import BadPacket
@@ -22,14 +22,14 @@ class Clock(Protocol):
 
 class RealClock:
     def now(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
 
 class FakeClock:
     """A clock that stands still until `advance` (or `set`) moves it."""
 
     def __init__(self, start: datetime | str = "2026-12-01T12:00:00+00:00") -> None:
-        self.at = parse_time(start) if isinstance(start, str) else start.astimezone(timezone.utc)
+        self.at = parse_time(start) if isinstance(start, str) else start.astimezone(UTC)
 
     def now(self) -> datetime:
         return self.at
@@ -47,7 +47,7 @@ REAL = RealClock()
 
 def stamp(when: datetime) -> str:
     """The wire form of a time: ISO 8601 in UTC, to the second (fractions kept when present)."""
-    when = when.astimezone(timezone.utc)
+    when = when.astimezone(UTC)
     spec = "seconds" if when.microsecond == 0 else "milliseconds"
     return when.isoformat(timespec=spec)
 
@@ -59,4 +59,4 @@ def parse_time(text: object) -> datetime:
     except ValueError:
         raise BadPacket(t("bad time {text}", text=repr(str(text)[:40])),
                         hint=t("times are ISO 8601, e.g. 2026-12-03T18:00:00+00:00")) from None
-    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)

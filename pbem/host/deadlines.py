@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypedDict
 
 from pbem.errors import UsageError
@@ -192,7 +192,7 @@ class Timing:
         """`start` plus `seconds` of counted time (only the allowed weekdays count, UTC)."""
         if not self.days or len(self.days) == 7:
             return start + timedelta(seconds=seconds)
-        cursor, left = start.astimezone(timezone.utc), timedelta(seconds=seconds)
+        cursor, left = start.astimezone(UTC), timedelta(seconds=seconds)
         while left > timedelta(0):
             midnight = (cursor + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
             if cursor.weekday() in self.days:

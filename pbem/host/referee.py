@@ -26,8 +26,8 @@ from typing import Any, TypeVar, cast
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.sql.elements import BindParameter
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.elements import BindParameter
 
 from engine.catalog import RULESETS, Ruleset, is_ruleset
 from engine.dealer import SeededDealer
@@ -40,25 +40,24 @@ from engine.views import events_for, view
 from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
 from pbem.host import timekeeper
 from pbem.host.change import Facts, GameRow, Seat
-from pbem.host.memo import Kept, RoundLog
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing
 from pbem.host.interface import GameStatus, HostNotice, Outcome, Release
+from pbem.host.memo import Kept, RoundLog
 from pbem.host.paths import as_url
 from pbem.host.store import GAME_ROW, Store, deliveries, games, joins, moves, notices, packets, rounds, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
 from pbem.protocol.contents import round_result, seat_part
-from pbem.protocol.timeout import policy_move
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (
+    MOVE_NONCE_LEN,
     Archive,
     ArchivedMove,
     Carried,
     Handover,
     HandoverRecord,
     HostParty,
-    mail_address_ok,
     Invitation,
     Join,
     Link,
@@ -72,7 +71,7 @@ from pbem.protocol.documents import (
     Signed,
     Standings,
     b64,
-    MOVE_NONCE_LEN,
+    mail_address_ok,
     move_commitment,
     move_nonce,
     open_as,
@@ -83,6 +82,7 @@ from pbem.protocol.documents import (
     to_json,
     unb64,
 )
+from pbem.protocol.timeout import policy_move
 from pbem.ui import when
 from pbem.ui.words import game_status, join, kind_name, t
 
@@ -174,7 +174,8 @@ def create_game(
                     invitation_hash=invitation.hash, commitments=json.dumps(commitments),
                     secrets_sealed=seal_json([x.hex() for x in secrets], host.public, _host_info(game_id, "secrets"),
                                              pad="secrets"),
-                    box_key=_new_box_key(game_id, host.public), state_sealed=None, public="{}", status="joining", round_no=0, move_no=0, seq=0,
+                    box_key=_new_box_key(game_id, host.public), state_sealed=None, public="{}", status="joining",
+                    round_no=0, move_no=0, seq=0,
                     head=invitation.hash,
                     config=json.dumps({"emails": emails or {}, **({"timing": timing} if timing else {})})))
                 c.execute(insert(seats), [{"game_id": game_id, "idx": i, "name": n, "key": k.encode(),

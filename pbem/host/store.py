@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,6 @@ from sqlalchemy import (
     UniqueConstraint,
     bindparam,
     create_engine,
-    func,
     inspect,
     select,
     text,
@@ -56,7 +55,7 @@ metadata = MetaData()
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 games = Table(

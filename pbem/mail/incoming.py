@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC
 from email.message import EmailMessage
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,8 +22,19 @@ from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
 from pbem.mail.memory import MailSource, Settlement, shown_label
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity, PublicKey
-from pbem.protocol.documents import (Archive, Handover, Invitation, Join, Mental, Move, Notice, Packet, Request,
-                                     Signed, parse)
+from pbem.protocol.documents import (
+    Archive,
+    Handover,
+    Invitation,
+    Join,
+    Mental,
+    Move,
+    Notice,
+    Packet,
+    Request,
+    Signed,
+    parse,
+)
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
 from pbem.ui import failures, when, words
 from pbem.ui.words import kind_name, labelled, t
@@ -251,14 +263,14 @@ class Router:
 
     def _notice(self, block: Signed[Notice]) -> tuple[str, str]:
         """A host's reminder or late notice: kept for 'pbem turn GAME', said in one line."""
-        from datetime import datetime, timezone
+        from datetime import datetime
 
         if trusted_host_key(self.home, block.game) is None:
             if block.game in self.hosts:
                 return "ignored", t("notice of game {game}: our own notice", game=block.game)
             return "ignored", t("notice of game {game}: not a game you joined with this key home", game=block.game)
         path, new = save_notice(self.home, block)
-        line = when.notice_text(block.expect(Notice).doc, datetime.now(timezone.utc))
+        line = when.notice_text(block.expect(Notice).doc, datetime.now(UTC))
         if new:
             return "notice", f"{block.game}: {line}"
         return "have", t("{game}: {notice} (had it)", game=block.game, notice=line)

@@ -10,8 +10,15 @@ from pbem.errors import BadPacket
 from pbem.host.deadlines import parse_duration
 from pbem.host.publish import HostNotice, Release
 from pbem.mail.courier import Courier
-from pbem.mail.host_mail import (host_now, invitation_mail, mails_for, notice_mails, packet_mail, recipients,
-                                 sender_address)
+from pbem.mail.host_mail import (
+    host_now,
+    invitation_mail,
+    mails_for,
+    notice_mails,
+    packet_mail,
+    recipients,
+    sender_address,
+)
 from pbem.mail.texts import mail_kind
 from pbem.names import HOST
 from pbem.protocol.documents import Packet, read_blocks

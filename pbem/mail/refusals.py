@@ -17,9 +17,9 @@ from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import TYPE_CHECKING, Any
 
+from pbem.mail.host_mail import language_of, sender_address
 from pbem.mail.memory import message_keys
 from pbem.mail.message import compose
-from pbem.mail.host_mail import language_of, sender_address
 from pbem.names import HOST
 from pbem.ui.terminal import printable
 from pbem.ui.words import t, using

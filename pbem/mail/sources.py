@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import UsageError
+from pbem.mail.courier import Courier, smtp_password, smtp_settings
 from pbem.mail.memory import MailSource
 from pbem.mail.message import SmtpSettings
-from pbem.mail.courier import Courier, smtp_password, smtp_settings
 from pbem.ui.words import t
 
 

@@ -7,7 +7,7 @@ says in words what happened since the reader's last mail. A trustless game's wor
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal
 
 from pbem.names import HOST
@@ -116,7 +116,7 @@ def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str
     else:
         to_move = doc.to_move
         out.append(t("mail your turn") if recipient == to_move else t("mail now", player=to_move))
-    out += when.packet_news(doc, recipient, now or datetime.now(timezone.utc))
+    out += when.packet_news(doc, recipient, now or datetime.now(UTC))
     out += ["", t("mail sealed"), t("mail to play"), f"  pbem turn {game}", f'  pbem mail-move {game} "MOVE"']
     if digest:
         out += ["", t("mail digest note", period=digest)]

@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 from cryptography.exceptions import InvalidSignature, InvalidTag
-from cryptography.hazmat.primitives import hashes, hpke
+from cryptography.hazmat.primitives import hpke
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -119,7 +119,7 @@ class PublicKey:
         try:
             key.ed25519()
         except ValueError:
-            raise BadPacket(t("public key does not hold valid curve points: {key}", key=_quote(text)))
+            raise BadPacket(t("public key does not hold valid curve points: {key}", key=_quote(text))) from None
         return key
 
     def key_id(self) -> bytes:
@@ -195,7 +195,7 @@ def verify(pub: PublicKey, data: bytes, sig: bytes) -> None:
         pub.ed25519().verify(sig, SIGNATURE_LABEL + data)
     except (InvalidSignature, ValueError):
         raise BadSignature(t("signature does not verify for key {fingerprint}", fingerprint=pub.fingerprint()),
-                           hint=t("the message was altered, or it was not signed by this player"))
+                           hint=t("the message was altered, or it was not signed by this player")) from None
 
 
 def seal(plaintext: bytes, recipient: PublicKey, info: bytes) -> bytes:
@@ -248,7 +248,7 @@ class OwnBox:
         try:
             return self._aead.decrypt(ct[1 : 1 + _BOX_NONCE_LEN], ct[1 + _BOX_NONCE_LEN :], SEAL_LABEL + info)
         except InvalidTag:
-            raise _does_not_open(self.identity, info)
+            raise _does_not_open(self.identity, info) from None
 
 
 def _does_not_open(identity: Identity, info: bytes, *, hint: bool = True) -> WrongKey:
@@ -268,7 +268,7 @@ def open_sealed(ct: bytes, identity: Identity, info: bytes) -> bytes:
     try:
         return identity.decrypt(ct[1 + KEY_ID_LEN :], info)
     except (InvalidTag, ValueError):
-        raise _does_not_open(identity, info)
+        raise _does_not_open(identity, info) from None
 
 
 # ---- identity files --------------------------------------------------------
@@ -284,7 +284,8 @@ def _unb64(value: Any, what: str) -> bytes:
     try:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
-        raise BadPacket(t("key file field {field} is not base64: {value}", field=repr(what), value=_quote(value)))
+        raise BadPacket(t("key file field {field} is not base64: {value}", field=repr(what),
+                          value=_quote(value))) from None
 
 
 def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
@@ -352,7 +353,7 @@ def _load_doc(data: bytes) -> dict[str, Any]:
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadPacket(t("key file is not a pbem identity (not JSON)"))
+        raise BadPacket(t("key file is not a pbem identity (not JSON)")) from None
     if not isinstance(doc, dict) or doc.get("format") != IDENTITY_FORMAT:
         fmt = doc.get("format") if isinstance(doc, dict) else None
         raise BadPacket(t("key file format {format} is not {expected}", format=repr(fmt), expected=repr(IDENTITY_FORMAT)))
@@ -397,7 +398,7 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
         except InvalidTag:
             raise WrongPassphrase(t("wrong passphrase for key {name}", name=repr(name)),
                                   hint=t("check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails "
-                                         "the same way"))
+                                         "the same way")) from None
     elif protected is False:
         secret = _unb64(doc.get("secret"), "secret")
     else:

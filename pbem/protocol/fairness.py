@@ -5,9 +5,10 @@ commitment(k) = SHA-256("pbem-commit/1\\n" || game || "\\n" || k || "\\n" || sec
 
 The invitation carries the three commitments; each join file carries that seat's 32-byte
 contribution, derived from the seat's key and the invitation (`seat_contribution`), so joining
-twice gives the host the same contribution and no second deal to choose from. The host cannot pick a convenient deal (its secrets are fixed before it sees a
-contribution) and no player can (nobody sees a host secret before its round ends). After
-round k the host reveals secret_k; anyone can check the commitment and recompute the deal.
+twice gives the host the same contribution and no second deal to choose from. The host cannot
+pick a convenient deal (its secrets are fixed before it sees a contribution) and no player can
+(nobody sees a host secret before its round ends). After round k the host reveals secret_k;
+anyone can check the commitment and recompute the deal.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def raw_of(text: str) -> bytes:
     try:
         data = base64.b32decode(body + "=" * (-len(body) % 8))
     except (binascii.Error, ValueError):
-        raise BadPacket(t("public key has characters outside base32: {key}", key=quote(text)), hint=_hint())
+        raise BadPacket(t("public key has characters outside base32: {key}", key=quote(text)), hint=_hint()) from None
     if len(data) != RAW_LEN + CHECKSUM_LEN:
         raise BadPacket(t("public key has the wrong length: {key}", key=quote(text)), hint=_hint())
     raw, checksum = data[:RAW_LEN], data[RAW_LEN:]

@@ -41,8 +41,8 @@ from pbem.protocol.documents import (
 from pbem.replay.hostmoves import check_host_moves
 from pbem.replay.report import Report
 from pbem.replay.rounds import NotTheirTurn, Replay, Source, invitation_of, step
-from pbem.replay.trust import Trust
 from pbem.replay.told import PacketCheck
+from pbem.replay.trust import Trust
 from pbem.ui import failures, when, words
 from pbem.ui.words import t
 

@@ -412,7 +412,7 @@ function go(n) { step = Math.max(0, Math.min(D.moves, n)); show(); }
 // A move's fragment: #r1-m12 is move 12 of round 1 (#r1-m0 the deal).
 function anchor(n) { return `r${D.round}-m${n}`; }
 function linked() {
-  const m = /^#r(\d+)-m(\d+)$/.exec(location.hash);
+  const m = /^#r(\\d+)-m(\\d+)$/.exec(location.hash);
   return m && Number(m[1]) === D.round ? Math.min(Number(m[2]), D.moves) : null;
 }
 window.addEventListener("hashchange", () => { const n = linked(); if (n !== null && n !== step) go(n); });

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import BadPosition, MoveError
+from engine.events import Event
+from engine.moves import public_text
 from engine.position import dump, load
 from engine.rules import apply as apply_move
 from engine.state import OVER, PLAYING, RoundState
-from engine.events import Event
-from engine.moves import public_text
 from engine.views import events_for, view
 from pbem.atomic import read_bounded
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError

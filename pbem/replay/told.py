@@ -36,8 +36,8 @@ from engine.position import dump
 from engine.state import RoundState
 from engine.views import events_for, view
 from pbem.errors import PbemError
-from pbem.protocol.contents import round_result, seat_part
 from pbem.names import HOST
+from pbem.protocol.contents import round_result, seat_part
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import (
     HandoverRecord,

@@ -90,7 +90,7 @@ class AgentClient:
                 reply = _read_line(s)
         except (OSError, ValueError) as exc:
             raise AgentUnavailable(f"the key agent at {self.path} did not answer ({exc})",
-                                   hint="start it again with 'pbem agent start', or stop it with 'pbem agent stop'")
+                                   hint="start it again with 'pbem agent start', or stop it with 'pbem agent stop'") from exc
         try:
             doc = json.loads(reply)
         except ValueError:
@@ -347,7 +347,7 @@ def serve(path: Path) -> None:
                 break
             try:
                 conn, _ = server.accept()
-            except (socket.timeout, InterruptedError):
+            except (TimeoutError, InterruptedError):
                 continue
             with conn:
                 try:

@@ -16,8 +16,14 @@ from typing import Any
 from pbem.errors import PbemError
 from pbem.protocol.documents import Packet, read_blocks
 from pbem.seat import keys
-from pbem.seat.home import (joined_games, latest_saved_packet, load_invitation, move_path, received_invitation_path,
-                             saved_packets)
+from pbem.seat.home import (
+    joined_games,
+    latest_saved_packet,
+    load_invitation,
+    move_path,
+    received_invitation_path,
+    saved_packets,
+)
 
 
 def my_keys(home: Path) -> set[str]:

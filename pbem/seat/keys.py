@@ -107,7 +107,7 @@ def _read_key_file(home: Path, name: str) -> bytes:
         missing = t("no identity {name} in {path}", name=repr(name), path=keys_dir(home))
         if pub_path(home, name).exists():
             missing = t("{missing} (only its public key is here)", missing=missing)
-        raise KeyNotFound(missing, hint=_create_hint(name))
+        raise KeyNotFound(missing, hint=_create_hint(name)) from None
     except OSError as exc:
         raise KeyNotFound(t("cannot read key file {path}: {why}", path=repr(str(path)), why=os_reason(exc))) from None
     if len(data) > MAX_KEY_FILE or not stat.S_ISREG(mode):
@@ -190,7 +190,7 @@ def get_passphrase(passphrase_file: Path | None, prompt: bool, confirm: bool) ->
                 raw = f.read(MAX_PASSPHRASE_FILE + 1)
         except OSError as exc:
             raise UsageError(t("cannot read passphrase file {path}: {error}", path=repr(str(passphrase_file)),
-                               error=os_reason(exc)))
+                               error=os_reason(exc))) from exc
         if len(raw) > MAX_PASSPHRASE_FILE:
             raise UsageError(t("{path} is over the limit of {limit} bytes", path=repr(str(passphrase_file)),
                                limit=f"{MAX_PASSPHRASE_FILE:,}"))

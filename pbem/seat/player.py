@@ -24,6 +24,7 @@ from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
+    MOVE_NONCE_LEN,
     Handover,
     Invitation,
     Join,
@@ -35,7 +36,6 @@ from pbem.protocol.documents import (
     Request,
     SealedMove,
     Signed,
-    MOVE_NONCE_LEN,
     b64,
     move_commitment,
     open_as,

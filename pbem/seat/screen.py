@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, RenderableType
@@ -94,7 +94,7 @@ def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,
     """The packet as this seat sees it; `answered`: its move for this packet is made (sent, or
     written for the host), so the table waits for the host, not for it."""
     doc = sp.doc
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     header = {t("game"): sp.packet.game, t("packet"): doc.seq, t("you are"): sp.seat}
     parts = render_view(sp.view, sp.seat, last_moves=last_moves_in_words(sp), header=header,
                         answered=answered and not sp.old)
@@ -137,7 +137,7 @@ def trustless_lines(summary: dict[str, Any], drawn: bool = False) -> list[str]:
     lines = [words.t("trustless table", game=summary["game"], seq=summary["seq"]),
              step if not w["seats"] else words.t("trustless waits", step=step, seats=words.join(w["seats"]))]
     if w.get("due"):
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         lines.append(words.t("due {when} ({left})", when=when.date(w["due"]), left=when.left(w["due"], now)))
     if not drawn:
         role = summary["role"]

@@ -15,18 +15,30 @@ block this seat must send at the table's current step, if any.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from engine.catalog import HIDDEN
 from engine.moves import Move
 from engine.state import ROUNDS_PER_GAME, RoundState
-
 from pbem.errors import BadPacket, BadSignature, UsageError
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
-from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, b64, parse, read_blocks, read_text, sign, unb64
+from pbem.protocol.documents import (
+    Invitation,
+    Join,
+    Mental,
+    Packet,
+    Signed,
+    b64,
+    parse,
+    read_blocks,
+    read_text,
+    sign,
+    unb64,
+)
 from pbem.protocol.mental.group import ScalarSource, seeded_scalars
 from pbem.protocol.trustless import audit
 from pbem.protocol.trustless import messages as M

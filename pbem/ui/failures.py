@@ -14,7 +14,6 @@ from engine.errors import MoveError
 from pbem.errors import BadName, BadNameRead, CannotRead, CannotWrite, ContentConflict, NotARegularFile, PbemError
 from pbem.ui.words import N_, t
 
-
 _OS_REASONS = {
     errno.ENOENT: N_("no such file or folder"),
     errno.EACCES: N_("permission denied"),

@@ -20,7 +20,7 @@ Nine 7-character columns and a 4-character row label make 67 columns for the 5 x
 from __future__ import annotations
 
 import io
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult

@@ -3,7 +3,7 @@ the counts, the result, the seat's role, knowledge and hand, and every open hand
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.console import Group, RenderableType
 from rich.table import Table

@@ -8,8 +8,8 @@ players of one game live in different time zones, and a named zone avoids "whose
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from pbem.ui import words
@@ -19,7 +19,7 @@ _UNITS = (("span day", 86400), ("span hour", 3600), ("span minute", 60), ("span 
 
 def _parse(when: datetime | str) -> datetime:
     dt = datetime.fromisoformat(when) if isinstance(when, str) else when
-    return (dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt).astimezone(timezone.utc)
+    return (dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt).astimezone(UTC)
 
 
 def date(when: datetime | str, now: datetime | None = None) -> str:
@@ -30,7 +30,7 @@ def date(when: datetime | str, now: datetime | None = None) -> str:
     wd = words.t("weekdays").split()[dt.weekday()]
     mon = words.t("months").split()[dt.month - 1]
     hm = dt.strftime("%H:%M")
-    year = dt.year != (now or datetime.now(timezone.utc)).astimezone().year
+    year = dt.year != (now or datetime.now(UTC)).astimezone().year
     if not dt.utcoffset():
         if year:
             return words.t("date year", wd=wd, d=dt.day, mon=mon, year=dt.year, hm=hm)

@@ -15,10 +15,11 @@ on each call, so tests and per-recipient mails can switch), else English.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import UTC
 from functools import lru_cache
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import InvalidMove
 from pbem.ui import catalog
@@ -396,9 +397,9 @@ def pad(text: str, width: int) -> str:
     return text + " " * max(0, width - cell_len(text))
 
 
-def ago(stamp: str | None, now: "datetime | None" = None) -> str:
+def ago(stamp: str | None, now: datetime | None = None) -> str:
     """An ISO time as the reader says it: `just now`, `5 minutes ago`, `3 hours ago`, `2 days ago`."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     if not stamp:
         return "-"
@@ -407,8 +408,8 @@ def ago(stamp: str | None, now: "datetime | None" = None) -> str:
     except ValueError:
         return stamp
     if then.tzinfo is None:
-        then = then.replace(tzinfo=timezone.utc)
-    seconds = int(((now or datetime.now(timezone.utc)) - then).total_seconds())
+        then = then.replace(tzinfo=UTC)
+    seconds = int(((now or datetime.now(UTC)) - then).total_seconds())
     if seconds < 60:
         return t("just now")
     if seconds < 3600:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbem.errors import BadPacket
-from pbem.ui import words
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, token_point
 from pbem.protocol.mental.group import (
     GENERATOR,
@@ -30,6 +29,7 @@ from pbem.protocol.mental.group import (
     scalar_bytes,
 )
 from pbem.protocol.mental.transcript import Transcript
+from pbem.ui import words
 
 PROOF_BYTES = 2 * SCALAR_BYTES
 

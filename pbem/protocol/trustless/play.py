@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.state import RoundState
 from engine.catalog import HIDDEN
+from engine.state import RoundState
 from pbem.errors import BadPacket
 from pbem.protocol.trustless.table import Layout, TableSeat, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot

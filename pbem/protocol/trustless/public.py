@@ -41,8 +41,8 @@ from pbem.protocol.trustless.round import PublicRound
 from pbem.protocol.trustless.stacks import card_of, game_stacks
 from pbem.protocol.trustless.table import Layout, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, read_bundle
-from pbem.ui.words import join as and_list
 from pbem.ui.words import N_, goal_name, step_name, t
+from pbem.ui.words import join as and_list
 
 PARALLEL = ("deal", "goal", "reveal", "tokens")  # steps whose seats answer the same packet
 
