@@ -2,48 +2,35 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-
 import pytest
 
-from pbem import pace
 from pbem.auto import polling
 from pbem.errors import UsageError
 
 
 class Steps:
-    """A stepper that fails or finishes as told, one outcome per step, and notes the collector's pace."""
+    """A stepper that fails or finishes as told, one outcome per step."""
 
     def __init__(self, *outcomes: object) -> None:
-        self.outcomes, self.paces = list(outcomes), []
+        self.outcomes = list(outcomes)
 
     def step(self) -> bool:
-        self.paces.append(gc.get_threshold())
         outcome = self.outcomes.pop(0)
         if isinstance(outcome, BaseException):
             raise outcome
         return bool(outcome)
 
 
-@pytest.fixture
-def started_as_a_command() -> Iterator[None]:
-    pace.for_start_up()  # as pbem.entry leaves it for the command
-    yield
-    gc.set_threshold(*pace.USUAL)
-
-
-def test_a_long_run_collects_at_the_usual_pace_once_started(started_as_a_command: None) -> None:
-    assert gc.get_threshold()[0] == pace.START_UP_OBJECTS
-    steps = Steps(False, True)
+def test_the_loop_steps_until_a_step_says_it_is_done() -> None:
+    steps = Steps(False, False, True, False)
     polling.run(steps, poll=0, once=False, log=print)
-    assert steps.paces == [pace.USUAL, pace.USUAL] and pace.USUAL[0] < pace.START_UP_OBJECTS
+    assert steps.outcomes == [False]
 
 
-def test_a_single_step_keeps_the_start_up_pace(started_as_a_command: None) -> None:
-    steps = Steps(False)
+def test_once_takes_one_step() -> None:
+    steps = Steps(False, True)
     polling.run(steps, poll=0, once=True, log=print)
-    assert steps.paces == [(pace.START_UP_OBJECTS, *pace.USUAL[1:])]
+    assert steps.outcomes == [True]
 
 
 def test_a_failing_step_is_logged_and_tried_again() -> None:
