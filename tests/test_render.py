@@ -286,3 +286,15 @@ def test_every_shape_in_a_hand_is_written_as_rules_md_writes_it() -> None:
     codes = {m[1]: m[2] for m in re.finditer(r"^\| ([a-z0-9-]+) \| `([^`]+)` \|", spec, re.M) if m[1] in KINDS}
     assert len(codes) > 30 and codes["double-curve"] == "NW|SE"
     assert {kind: shape_code(kind) for kind in codes} == codes
+
+
+def test_a_map_whose_card_is_not_open_yet_draws_and_tells_nothing_of_it(dealt) -> None:
+    """A trustless seat knows which goal its map looked at before the card's tokens are in: the
+    fact holds "?" then. The seat's screen neither fails on it (it once ended `pbem turn` with
+    exit 70, KeyError '?') nor says the goal is stone, which nobody knows yet."""
+    seen = view(dealt, "ann")
+    seen.knowledge["ann"] = [["map", "top", "?"]]
+    text = " ".join(plain_text(render_view(seen, "ann")).split())
+    for card in ("goal stone", "goal gold"):
+        assert words.t("knows map", goal=words.goal_name("top"), card=words.t(card)) not in text, text
+    assert text.count("?") >= 3  # the goal is still drawn face down

@@ -117,7 +117,7 @@ def symbols(ids: set[str]) -> str:
 
 
 def _cells(v: RoundState, who: str) -> list[list[Any]]:
-    known = {f[1]: card_kind(f[2]).kind for f in v.knowledge.get(who, []) if f and f[0] == "map"}
+    known = {f[1]: card_kind(f[2]).kind for f in v.knowledge.get(who, []) if f and f[0] == "map" and f[2] != "?"}
     cells = []
     for (x, y), tile in sorted(v.board.cells.items()):
         if tile.hidden:

@@ -17,7 +17,8 @@ from pbem.ui.words import t
 
 def _known_goals(view: RoundState, me: str | None) -> dict[str, str]:
     facts = view.knowledge.get(me, []) if me else []
-    return {f[1]: f[2] for f in facts if f and f[0] == "map"}
+    # a trustless seat knows which goal its map looked at before the card itself is open ("?")
+    return {f[1]: f[2] for f in facts if f and f[0] == "map" and f[2] != "?"}
 
 
 def _players_table(view: RoundState, me: str | None, show_roles: bool) -> Table:

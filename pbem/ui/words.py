@@ -210,8 +210,8 @@ def goal_word(card: str) -> str:
 def describe_fact(fact: list[str]) -> str | None:
     """One entry of RoundState.knowledge (["map", goal, card], ["inspect", player, role],
     ["hat", role]) as its owner reads it."""
-    if fact[:1] == ["map"]:
-        return t("knows map", goal=goal_name(fact[1]), card=goal_word(fact[2]))
+    if fact[:1] == ["map"]:  # "?": a trustless seat's map card not open yet (said with the shut cards)
+        return t("knows map", goal=goal_name(fact[1]), card=goal_word(fact[2])) if fact[2] != "?" else None
     if fact[:1] == ["inspect"]:
         return t("knows inspect", player=fact[1], a_role=article(role_name(fact[2])))
     if fact[:1] == ["hat"]:
