@@ -307,6 +307,11 @@ minimal_backoff_time = 1s
 maximal_backoff_time = 2s
 in_flow_delay = 0
 service_throttle_time = 1s
+# A delivery that connects while Dovecot restarts waits for a greeting that never comes: 300 s
+# by default (lmtp_lhlo_timeout), which stalled a whole game for 4 minutes; a few seconds, then
+# the queue's 1 s retry.
+lmtp_connect_timeout = 5s
+lmtp_lhlo_timeout = 5s
 """)
         (self.conf / "master.cf").write_text(f"""\
 127.0.0.1:{self.port} inet n - n - - smtpd
