@@ -1,8 +1,9 @@
 """Legal-move generation and move application: the heart of the engine.
 
 `legal_moves(state)` lists every legal move of the player to move, one per distinct card
-kind (the lowest copy held stands for its kind, RULES.md §9); `listed_moves(state)` gives the
-same moves made one at a time, as they are asked for (engine/listed.py). `apply(state, move)` checks a
+kind (the lowest copy held stands for its kind, RULES.md §9), and `legal_texts(state)` the
+same in notation; `listed_moves(state)` gives the same moves made one at a time, as they are
+asked for (engine/listed.py). `apply(state, move)` checks a
 move, changes `state` in place and returns the events it caused; `apply_unchecked(state, move)`
 does the same without the check, for a move the caller took from `legal_moves` itself (as
 python-chess's `push` trusts what `push_san` parses and checks). `check(state, move)` only
@@ -29,6 +30,12 @@ from .state import OVER, PLAYING, THEFT, RoundState
 def legal_moves(state: RoundState) -> list[Move]:
     """Every legal move of the player to move (the same list on the state and on their view)."""
     return flat(_parts(state))
+
+
+def legal_texts(state: RoundState) -> list[str]:
+    """`legal_moves` in notation (`str(move)`, which `parse` and `check` read back), sorted: what
+    a seat, a bot over a text protocol or `pbem position legal` is offered."""
+    return sorted(map(str, legal_moves(state)))
 
 
 def listed_moves(state: RoundState) -> Listed:

@@ -12,8 +12,9 @@ from engine.chance import SeededChance
 from engine.errors import IllegalMove, InvalidMove
 from engine.game import Game
 from engine.moves import Move, parse, public_text, resolve
-from engine.rules import apply, legal_moves
+from engine.rules import apply, check, legal_moves, legal_texts
 from engine.state import PLAYING, THEFT
+from engine.views import view
 
 # --- canonical printing -------------------------------------------------------------------
 
@@ -189,6 +190,28 @@ def test_round_trip_of_every_generated_move(ruleset: str, players: int) -> None:
                     seen += 1
                 move = bots[state.player].choose(state) if rng.random() < 0.5 else rng.choice(legal_moves(state))
                 apply(state, str(move))
+    assert seen > 1000
+
+
+@pytest.mark.parametrize("ruleset,players", [(CLASSIC, 4), (EXPANSION, 3)])
+def test_legal_texts_on_the_movers_view_are_the_moves_check_accepts(ruleset: str, players: int) -> None:
+    """What a seat is offered (its view's legal moves in notation) is every legal move of the
+    full state, each read back and accepted by `check` on that view, and nothing more."""
+    names = tuple(f"p{i}" for i in range(players))
+    seen = 0
+    for seed in range(3):
+        game = Game(ruleset, names)
+        rng = random.Random(seed)
+        while not game.over:
+            state = game.start_round(SeededChance(f"texts/{seed}/{len(game.rounds) + 1}"))
+            while state.phase in (PLAYING, THEFT):
+                seen_by_mover = view(state, state.player)
+                texts = legal_texts(seen_by_mover)
+                assert texts == sorted(str(m) for m in legal_moves(state)) == sorted(set(texts))
+                for text in texts:
+                    assert str(check(seen_by_mover, text)) == text
+                seen += len(texts)
+                apply(state, rng.choice(texts))
     assert seen > 1000
 
 

@@ -48,10 +48,10 @@ def legal(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of lines."),
 ) -> None:
     """Print every legal move of the player to move, in canonical notation, sorted."""
-    from engine.rules import legal_moves
+    from engine.rules import legal_texts
 
     state = read_position(file)
-    moves = sorted(str(m) for m in legal_moves(state))
+    moves = legal_texts(state)
     if as_json:
         typer.echo(json_text(moves, None))
     else:
