@@ -7,12 +7,18 @@ and a test keeps the two equal. (engine.errors.InvalidMove, move text that does
 not parse, is a usage error: 2.)
 
 Messages quote the offending input (a name, a path, a line) and `hint`
-says what the user can do about it.
+says what the user can do about it. They are `Msg` values, words not yet said: the catalog's
+message id and its parameters, built with `msg` (the signature of pbem.ui.words.t). Only the
+edges (the CLI's error printer, the mail) put them into a reader's language, with
+pbem.ui.words.render(message, lang); `str()` of an error or a Msg is plain English, for logs
+and tracebacks. Every error has a stable `code` (its class's name in kebab case, `bad-packet`)
+that scripts read from `--json` output whatever the language (docs/translating.md).
 """
 
 from __future__ import annotations
 
 import errno as _errno
+from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from engine.errors import InvalidMove, MoveError
@@ -54,18 +60,114 @@ def move_exit_code(exc: MoveError) -> int:
     return EXIT_INVALID_MOVE if isinstance(exc, InvalidMove) else EXIT_ILLEGAL_MOVE
 
 
+# --- words not yet said --------------------------------------------------------------------
+
+
+class Msg:
+    """Words for a person, not yet in any language: a message id of the catalogs (the English
+    text, or an entry's msgctxt as `t` takes it) and the values of its placeholders. A value
+    may itself be a Msg (or an error, said by its message). An id starting with "@" is one of
+    the words `pbem.ui.words.render` builds from a value (`kind_word`, `listed`, ...)."""
+
+    __slots__ = ("id", "params")
+    id: str
+    params: Mapping[str, object]
+
+    def __init__(self, id: str, params: Mapping[str, object] | None = None) -> None:  # noqa: A002
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "params", dict(params or {}))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(name)  # a Msg does not change
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Msg) and (self.id, self.params) == (other.id, other.params)
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __repr__(self) -> str:
+        return f"Msg({self.id!r}, {self.params!r})"
+
+    def __str__(self) -> str:
+        return english(self)
+
+
+def msg(id: str, /, **params: object) -> Msg:  # noqa: A002 (the catalog's word for it)
+    """A message of the catalogs with its placeholders' values, said later (pbem.ui.words.render)."""
+    return Msg(id, params)
+
+
+def kind_word(kind: str, *, article: bool = False) -> Msg:
+    """A document's kind in words (pbem.ui.words.kind_name)."""
+    return Msg("@kind", {"kind": kind, "article": article})
+
+
+def step_word(step: str) -> Msg:
+    """A trustless table's step in words (pbem.ui.words.step_name)."""
+    return Msg("@step", {"step": step})
+
+
+def goal_word(goal: str) -> Msg:
+    """top / middle / bottom in words (pbem.ui.words.goal_name)."""
+    return Msg("@goal", {"goal": goal})
+
+
+def listed(items: Iterable[object], *, how: Literal["and", "list", "clauses"] = "and") -> Msg:
+    """Items said as one list: `a, b and c` ("and"), `a, b, c` ("list"), `a; b; c` ("clauses")."""
+    return Msg("@" + how, {"items": tuple(items)})
+
+
+def english(value: object) -> str:
+    """A Msg (or a value of one) in plain English without the catalogs: the message id
+    formatted with its values. Exact for a message whose id is its English text, which is
+    every error's (docs/translating.md); for logs, tracebacks and str()."""
+    if isinstance(value, PbemError):
+        return english(value.message)
+    if not isinstance(value, Msg):
+        return str(value)
+    p = value.params
+    if value.id.startswith("@"):
+        if value.id in ("@and", "@list", "@clauses"):
+            sep = "; " if value.id == "@clauses" else ", "
+            items = p.get("items", ())
+            return sep.join(english(i) for i in (items if isinstance(items, tuple) else ()))
+        if value.id == "@os":
+            return str(p.get("reason") or "")
+        return english(next(iter(p.values()), ""))
+    try:
+        return value.id.format(**{k: english(v) for k, v in p.items()})
+    except (KeyError, IndexError, ValueError):
+        return value.id
+
+
+Text = Msg | str  # a Msg, or words an outer layer has said already
+
+
+def _code_of(cls: type) -> str:
+    name = cls.__name__
+    return "".join(f"-{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
 class PbemError(Exception):
-    """Base of every error pbem expects and explains to the user."""
+    """Base of every error pbem expects and explains to the user: `message` and `hint` are Msg
+    values (or words already said, from the outer layers), `code` a stable name for scripts."""
 
     exit_code: int = 1
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: Text, *, hint: Text | None = None, code: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
-        self.hint = hint
+        self.message: Text = message
+        self.hint: Text | None = hint
+        self._code = code
+
+    @property
+    def code(self) -> str:
+        """The error's stable code: given where it is raised, else its class's name in kebab case."""
+        return self._code or _code_of(type(self))
 
     def __str__(self) -> str:
-        return self.message
+        return english(self.message)
 
 
 class UsageError(PbemError):
@@ -125,16 +227,21 @@ class CertificateFailure(PbemError):
 
 
 # --- errors of the base modules (pbem/names.py, pbem/atomic.py) --------------------------------
-# They sit below pbem.ui and cannot speak through its catalogs: each keeps what it is about as
-# fields (the input quoted as given) and an English message; pbem.ui.failures says it in the
-# reader's language, and the CLI prints that.
+# Each keeps what it is about as fields (the input quoted as given) besides its words.
 
 NameKind = Literal["game", "seat", "identity", "file"]
-_NAME_HINTS: dict[str, str] = {
-    "game": "use 1 to 32 characters from a-z, 0-9, '-' and '_', starting with a letter or digit",
-    "seat": "lower-case letters, digits, - and _, starting with a letter; not top/middle/bottom/nobody/host/table",
-    "identity": "use 1 to 32 characters from a-z, 0-9, '_' and '-'",
-}
+
+
+def _bad_name(what: NameKind, name: str) -> Msg:
+    return {"game": msg("bad game name {name}", name=name), "seat": msg("bad seat name {name}", name=name),
+            "identity": msg("bad identity name {name}", name=name), "file": msg("bad file name {name}", name=name)}[what]
+
+
+def _name_hint(what: NameKind) -> Msg | None:
+    return {"game": msg("use 1 to 32 characters from a-z, 0-9, '-' and '_', starting with a letter or digit"),
+            "seat": msg("lower-case letters, digits, - and _, starting with a letter; "
+                        "not top/middle/bottom/nobody/host/table"),
+            "identity": msg("use 1 to 32 characters from a-z, 0-9, '_' and '-'")}.get(what)
 
 
 class BadName(UsageError):
@@ -143,7 +250,7 @@ class BadName(UsageError):
     def __init__(self, what: NameKind, name: str) -> None:
         self.what = what
         self.name = name
-        super().__init__(f"bad {what} name {name!r}", hint=_NAME_HINTS.get(what))
+        super().__init__(_bad_name(what, repr(name)), hint=_name_hint(what))
 
 
 class BadNameRead(BadPacket):
@@ -153,18 +260,27 @@ class BadNameRead(BadPacket):
     def __init__(self, what: Literal["game", "seat", "game name", "identity"], name: object) -> None:
         self.what = what
         self.name = str(name)[:80]
-        super().__init__(f"bad game id {self.name!r}" if what == "game" else f"bad {what} name {self.name!r} in a document")
+        shown = repr(self.name)
+        super().__init__({"game": msg("bad game id {name}", name=shown),
+                          "seat": msg("bad seat name {name} in a document", name=shown),
+                          "game name": msg("bad game name {name} in a document", name=shown),
+                          "identity": msg("bad identity name {name} in a document", name=shown)}[what])
+
+
+def os_reason(errno: int | None, reason: str) -> Msg:
+    """Why the operating system refused (its errno; `reason`, its strerror, for one pbem's
+    catalogs do not list), said by pbem.ui.words.render."""
+    return Msg("@os", {"errno": errno, "reason": reason})
 
 
 class CannotWrite(UsageError):
-    """The operating system refused to write `path` (`reason`: its strerror; `errno`, said in
-    the reader's language by pbem.ui.failures.os_reason)."""
+    """The operating system refused to write `path` (`reason`: its strerror; `errno`)."""
 
     def __init__(self, path: str, reason: str, errno: int | None = None) -> None:
         self.path = path
         self.reason = reason
         self.errno = errno
-        super().__init__(f"cannot write {path!r}: {reason}")
+        super().__init__(msg("cannot write {path}: {why}", path=repr(path), why=os_reason(errno, reason)))
 
 
 class NotARegularFile(UsageError):
@@ -173,9 +289,12 @@ class NotARegularFile(UsageError):
     def __init__(self, path: str, what: Literal["folder", "link", "special"]) -> None:
         self.path = path
         self.what = what
-        said = {"folder": "a folder", "link": "a link", "special": "a device or special file"}[what]
-        super().__init__(f"{path!r} is {said}, not a regular file: pbem only replaces regular files",
-                         hint="write to a new or ordinary file (or leave out -o to print)")
+        shown = repr(path)
+        said = {"folder": msg("{path} is a folder, not a regular file: pbem only replaces regular files", path=shown),
+                "link": msg("{path} is a link, not a regular file: pbem only replaces regular files", path=shown),
+                "special": msg("{path} is a device or special file, not a regular file: pbem only replaces "
+                               "regular files", path=shown)}[what]
+        super().__init__(said, hint=msg("write to a new or ordinary file (or leave out -o to print)"))
 
 
 ReadRefusal = Literal["os", "link", "folder", "special", "large"]
@@ -193,12 +312,13 @@ class CannotRead(BadPacket):
         self.reason = reason
         self.errno = errno
         self.limit = limit
-        said = {"os": f"cannot read {path!r}: {reason}",
-                "link": f"{path!r} is a link: pbem reads only regular files",
-                "folder": f"{path!r} is a folder: pbem reads only regular files",
-                "special": f"{path!r} is a device or special file: pbem reads only regular files",
-                "large": f"{path!r} is over the limit of {limit:,} bytes"}[what]
-        super().__init__(said, hint="pbem never writes anything this large; it was not made by pbem"
+        shown = repr(path)
+        said = {"os": msg("cannot read {path}: {why}", path=shown, why=os_reason(errno, reason)),
+                "link": msg("{path} is a link: pbem reads only regular files", path=shown),
+                "folder": msg("{path} is a folder: pbem reads only regular files", path=shown),
+                "special": msg("{path} is a device or special file: pbem reads only regular files", path=shown),
+                "large": msg("{path} is over the limit of {limit} bytes", path=shown, limit=f"{limit:,}")}[what]
+        super().__init__(said, hint=msg("pbem never writes anything this large; it was not made by pbem")
                          if what == "large" else None)
 
     @property
@@ -212,10 +332,17 @@ class ContentConflict(Conflict):
 
     def __init__(self, path: str) -> None:
         self.path = path
-        super().__init__(f"{path} exists with different content")
+        super().__init__(msg("{path} exists with different content", path=path))
 
 
 __all__ = [
+    "Msg",
+    "msg",
+    "english",
+    "kind_word",
+    "step_word",
+    "goal_word",
+    "listed",
     "EXIT_CODES",
     "EXIT_INVALID_MOVE",
     "EXIT_ILLEGAL_MOVE",

@@ -1,6 +1,6 @@
 """Extract messages from the code into the catalogs (like xgettext + msgmerge, in one step).
 
-A message is the literal first argument of a `t(...)` call that is not a msgctxt key of the
+A message is the literal first argument of a `t(...)` or `msg(...)` call that is not a msgctxt key of the
 source, or a --help text of the command line. New ones are added to pbem/ui/locale/pbem.pot
 and, untranslated, to every .po file; `check` lists what still needs a translator.
 """
@@ -21,7 +21,7 @@ from pbem.ui.catalog import Entry  # noqa: E402
 
 
 def code_messages() -> dict[str, str]:
-    """msgid -> first place it is used, for every literal t("...") (or N_("...")) in pbem/."""
+    """msgid -> first place it is used, for every literal t("...") (or N_("...") or msg("...")) in pbem/."""
     found: dict[str, str] = {}
     for path in sorted((ROOT / "pbem").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -30,7 +30,7 @@ def code_messages() -> dict[str, str]:
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
             arg = node.args[0]
-            if name in ("t", "N_") and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            if name in ("t", "N_", "msg") and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 found.setdefault(arg.value, f"{path.relative_to(ROOT)}:{node.lineno}")
     for text, where in help_messages().items():
         found.setdefault(text, where)

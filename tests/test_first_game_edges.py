@@ -13,7 +13,7 @@ import pytest
 from pbem_helpers import PASS, Table, make_table, play_until
 from processes import pbem
 
-from pbem.ui import words
+from pbem.ui import move_words, words
 
 SEATS = ["ann", "bob", "cat"]
 
@@ -43,7 +43,7 @@ def test_show_says_every_move_since_your_last_turn(table: Table, tmp_path: Path)
         out = _pbem("show", str(path), "--as", me, home=table.homes[me], cwd=tmp_path, lang=lang)
         assert out.returncode == 0, out.stderr
         with words.using(lang):
-            said = [words.describe_move(m.text, m.seat) for m in since]
+            said = [move_words.describe_move(m.text, m.seat) for m in since]
         for line in said:
             assert line.split(";")[0] in out.stdout, (lang, line, out.stdout)
         assert out.stdout.index(said[0].split(";")[0]) < out.stdout.index(said[1].split(";")[0])  # in order

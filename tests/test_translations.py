@@ -101,7 +101,7 @@ def _t_calls(tree: ast.AST):
         if isinstance(node, ast.Call):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-            if name == "t" and node.args and isinstance(node.args[0], ast.Constant):
+            if name in ("t", "msg") and node.args and isinstance(node.args[0], ast.Constant):
                 yield node
 
 
@@ -355,7 +355,7 @@ def test_no_ascii_semicolon_is_put_between_translated_words() -> None:
     words.clauses: `；` in Chinese): no `"; "` literal is concatenated to words of the catalog,
     nor written between them in an f-string."""
     def calls_t(node: ast.AST) -> bool:
-        return any(isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", None)) == "t"
+        return any(isinstance(c, ast.Call) and getattr(c.func, "id", getattr(c.func, "attr", None)) in ("t", "msg")
                    for c in ast.walk(node))
 
     found = []

@@ -17,7 +17,7 @@ from processes import pbem
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import Mental, Packet, read_blocks
 from pbem.seat.trustless import read_relayed
-from pbem.ui import words
+from pbem.ui import move_words
 
 JARGON = re.compile(r"(dwarves|deck|goals|nuggets)@\d|#\d+: waiting|opened from slot")
 WIDE = {"COLUMNS": "200"}
@@ -48,7 +48,7 @@ def _moves_after(game: BlindGame, seq: int) -> list[str]:
     for _, armored in game.host.packets(seq):
         for b in read_relayed(read_blocks(armored)[0].expect(Packet).doc, keys):
             if isinstance(b.doc, Mental) and b.doc.step == "move":
-                said.append(words.describe_move(b.doc.move, b.doc.seat))
+                said.append(move_words.describe_move(b.doc.move, b.doc.seat))
     return said
 
 

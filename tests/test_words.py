@@ -8,7 +8,8 @@ import pytest
 
 from engine.catalog import KINDS
 from pbem.ui import words
-from pbem.ui.words import card_name, describe_event, describe_move, role_name, t
+from pbem.ui.move_words import describe_event, describe_move
+from pbem.ui.words import card_name, role_name, t
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 

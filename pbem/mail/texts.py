@@ -60,8 +60,8 @@ def invitation_subject(doc: Invitation, seat: str | None) -> str:
 def describe_moves(docs: list[Packet]) -> list[str]:
     """The packets' moves and public events in words, oldest first; a move the host made for a
     silent seat says so."""
+    from pbem.ui.move_words import describe_event, describe_move
     from pbem.ui.when import by_host
-    from pbem.ui.words import describe_event, describe_move
 
     lines = []
     for doc in docs:

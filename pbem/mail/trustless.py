@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pbem.errors import PbemError
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, parse, read_blocks, unb64
-from pbem.ui import words
+from pbem.ui import move_words, words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the trustless stack loads only for a trustless game's seat
@@ -85,7 +85,7 @@ def happened(docs: list[Packet]) -> list[str]:
                 out.append(t("{seat} joined", seat=block.seat))
             elif isinstance(block, Mental) and block.step == "move" and block.move:
                 try:
-                    out.append(words.describe_move(block.move, block.seat))
+                    out.append(move_words.describe_move(block.move, block.seat))
                 except Exception:  # a sentence is a nicety; never fail a mail on it
                     out.append(f"{block.seat}: {block.move}")
             elif isinstance(block, Mental):

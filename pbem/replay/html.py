@@ -20,7 +20,7 @@ from engine.catalog import KINDS, card_kind, is_card_id
 from engine.shapes import E, N, S, W
 from engine.state import PLAYING, THEFT, RoundState
 from pbem.replay.rounds import ALL, Replay
-from pbem.ui import words
+from pbem.ui import move_words, words
 
 CW, CH = 50, 72  # a card in the maze, in SVG units (portrait, like the real cards)
 TUNNEL = 12
@@ -175,7 +175,7 @@ class _Builder:
             step = r.steps[i - 1]
             frame["m"] = [i, step.seat, r.notation(i, who), r.sentences(i, who)]
         if who != ALL and v.phase == PLAYING:
-            frame["k"] = [line for fact in v.knowledge.get(who, []) if (line := words.describe_fact(fact))]
+            frame["k"] = [line for fact in v.knowledge.get(who, []) if (line := move_words.describe_fact(fact))]
         return frame
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pbem.ui import words
+from pbem.ui import move_words, words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def print_all(r: Replay, who: str) -> None:
     paid = words.listing(f"{p} +{g}" for p, g in final.payout.items() if g) or "-"
     con.print(Text(words.labelled(words.t("round over"), words.clauses([words.t("winners", players=winners), paid])),
                    style="bold"))
-    for line in words.round_outcome(final):
+    for line in move_words.round_outcome(final):
         con.print(Text(line, style="bold"))
 
 

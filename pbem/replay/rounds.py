@@ -39,7 +39,7 @@ from pbem.protocol.documents import (
     read_blocks,
     read_text,
 )
-from pbem.ui import failures, when, words
+from pbem.ui import failures, move_words, when
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
@@ -404,14 +404,14 @@ class Replay:
         """The move in words, then what it caused that `who` could know."""
         step = self.steps[n - 1]
         shown = self.events(n, who, at)
-        lines = [words.describe_move(step.text, step.seat, shown, reveal=self._full(n, who, at))]
+        lines = [move_words.describe_move(step.text, step.seat, shown, reveal=self._full(n, who, at))]
         if step.by_host:
             lines[0] = when.by_host(lines[0], step.by_host)
         open_ = self.is_open(n if at is None else at, who)
         for e in shown:
             if e.get("event") == "move":
                 continue
-            line = words.describe_event(e, reveal=open_ or e.get("player") == who)
+            line = move_words.describe_event(e, reveal=open_ or e.get("player") == who)
             if line:
                 lines.append(line)
         return lines

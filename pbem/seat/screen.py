@@ -11,7 +11,7 @@ from rich.text import Text
 from pbem.names import HOST
 from pbem.protocol.documents import Notice, PublicMove, RecentMove, Result, Standings
 from pbem.seat.player import SeatPacket
-from pbem.ui import when, words
+from pbem.ui import move_words, when, words
 from pbem.ui.seatview import render_view
 from pbem.ui.words import t
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the trustless modules load only for a trustless table
 
 def move_line(m: PublicMove, events: list[dict[str, Any]] | None = None) -> str:
     """One public move in words; a move the host made for an absent or late seat says so."""
-    line = words.describe_move(m.text, m.seat, events or [])
+    line = move_words.describe_move(m.text, m.seat, events or [])
     if m.by == HOST:
         line = when.by_host(line, m.why or "timeout")
     return line
@@ -37,7 +37,7 @@ def last_moves_in_words(sp: SeatPacket) -> list[str]:
     for e in sp.part.events:
         if game_over and e.get("event") == "next_start":
             continue  # there is no next round
-        line = words.describe_event(e, reveal=True)
+        line = move_words.describe_event(e, reveal=True)
         if line:
             lines.append(line)
     return lines
@@ -84,7 +84,7 @@ def outcome_lines(result: Result) -> list[str]:
     from engine.position import load
 
     try:
-        return words.round_outcome(load(result.final))
+        return move_words.round_outcome(load(result.final))
     except (BadPosition, KeyError, TypeError, ValueError):
         return []
 

@@ -282,7 +282,7 @@ def news(follower: Follower, since: int) -> list[str]:
     """What happened at the table after packet `since`, in words: each move as its seat made it
     public, who shuffled, each round's end (who found the gold, the winning side, every role);
     at most NEWS_AT_MOST moves, the earlier ones counted."""
-    from pbem.ui.words import describe_move, round_outcome
+    from pbem.ui.move_words import describe_move, round_outcome
 
     out: list[str] = []
     ends = {end.round_no: end for end in follower.table.ended}

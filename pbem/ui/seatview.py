@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.state import OVER, PLAYING, THEFT, RoundState
-from pbem.ui import words
+from pbem.ui import move_words, words
 from pbem.ui.render import Packed, render_hand, render_legend, render_maze, text_cells
 from pbem.ui.words import t
 
@@ -81,7 +81,7 @@ def render_view(
 
     With me=None and a full state (hands not masked) every hand and role is shown, for a
     referee or a replay; with a masked view only what the view holds is shown, so hidden
-    cards never reach the page. `last_moves` are sentences (see words.describe_move).
+    cards never reach the page. `last_moves` are sentences (see move_words.describe_move).
     """
     parts: list[RenderableType] = [
         _heading(view, header, answered and me is not None and view.player == me),
@@ -110,15 +110,15 @@ def view_details(view: RoundState, me: str | None) -> list[RenderableType]:
     if view.phase != PLAYING:
         roles_open = all(view.role(p) for p in view.players)
         if view.phase == OVER and roles_open:  # all open: the finder and the side
-            parts.append(Text(words.round_outcome(view)[0]))
+            parts.append(Text(move_words.round_outcome(view)[0]))
         elif view.finder:
             parts.append(Text(t("finder", player=view.finder)))
         if roles_open or view.phase != OVER:  # a round ended on a view with shut roles (trustless) is not paid yet
             parts.append(Text(t("winners", players=words.join(list(view.winners)) if view.winners else t("nobody"))))
-            parts.append(Text(words.describe_event({"event": "payout", "gold": view.payout}) or ""))
+            parts.append(Text(move_words.describe_event({"event": "payout", "gold": view.payout}) or ""))
     if me is not None:
         parts += [Text(""), Text(t("your role", role=words.role_name(view.roles.get(me))), style="bold")]
-        facts = [line for fact in view.knowledge.get(me, []) if (line := words.describe_fact(fact))]
+        facts = [line for fact in view.knowledge.get(me, []) if (line := move_words.describe_fact(fact))]
         if facts:
             parts.append(Text(t("you know", facts=t("fact sep").join(facts))))
         parts += [Text(""), Text(t("your hand"), style="bold underline"), render_hand(view.hands.get(me, []))]

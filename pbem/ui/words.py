@@ -14,22 +14,21 @@ on each call, so tests and per-recipient mails can switch), else English.
 
 from __future__ import annotations
 
+import errno
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import InvalidMove
+from pbem.errors import Msg, PbemError, Text
 from pbem.ui import catalog
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from engine.catalog import CardKind
-    from engine.moves import Move
-    from engine.state import RoundState
 
 # The card catalog and the notation (engine.catalog, engine.moves) load with the first
 # card or move put in words, not for a help page nor a key's command.
@@ -97,15 +96,87 @@ def using(lang: str) -> Iterator[None]:
         _chosen = before
 
 
+def N_(msg: str) -> str:
+    """Marks `msg` for the catalogs (scripts/i18n collects it like a t() call) where the words
+    are said later by t(msg), e.g. from a table of templates (gettext's N_ convention)."""
+    return msg
+
+
 def t(msg: str, **kw: object) -> str:
     """The message `msg` (English text or an entry's msgctxt) in the current language,
     formatted with `kw`. A message missing from a catalog falls back to English (the test
     suite makes sure none is missing)."""
-    lang = language()
+    return t_in(language(), msg, **kw)
+
+
+def t_in(lang: str, msg: str, /, **kw: object) -> str:
+    """`t` in the language `lang` (one of LANGUAGES), whatever the current one is. A value that
+    is a Msg or an error is said in `lang` too."""
     template = _singular.get((lang, msg))
     if template is None:
         template = _template(lang, msg, kw.get("n"))
-    return template.format(**kw) if kw else template  # no fields: braces are left for the caller
+    if not kw:
+        return template  # no fields: braces are left for the caller
+    return template.format(**{k: _value(v, lang) for k, v in kw.items()})
+
+
+def _value(v: object, lang: str) -> object:
+    if isinstance(v, Msg):
+        return render(v, lang)
+    if isinstance(v, PbemError):
+        return render(v.message, lang)
+    return v
+
+
+def render(message: Text | None, lang: str | None = None) -> str:
+    """Words not yet said (pbem.errors.Msg) in the language `lang` (default: the current one);
+    words already said (a str) as they are."""
+    if message is None:
+        return ""
+    if isinstance(message, str):
+        return message
+    lang = lang or language()
+    if message.id.startswith("@"):
+        return _WORDS[message.id](lang, message.params)
+    return t_in(lang, message.id, **message.params)
+
+
+def _items(lang: str, params: Mapping[str, object]) -> list[str]:
+    items = params.get("items", ())
+    return [str(_value(i, lang)) for i in (items if isinstance(items, tuple) else ())]
+
+
+_OS_REASONS = {
+    errno.ENOENT: N_("no such file or folder"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("operation not permitted"),
+    errno.EISDIR: N_("it is a folder"),
+    errno.ENOTDIR: N_("a part of the path is not a folder"),
+    errno.ENOSPC: N_("no space left on the device"),
+    errno.EROFS: N_("the file system is read-only"),
+    errno.EEXIST: N_("it exists already"),
+    errno.ENAMETOOLONG: N_("the name is too long"),
+    errno.ELOOP: N_("too many levels of links"),
+}
+
+
+def _os(lang: str, params: Mapping[str, object]) -> str:
+    """The operating system's reason (pbem.errors.os_reason): the catalog's words for an errno
+    it lists, else the system's own."""
+    code = params.get("errno")
+    said = _OS_REASONS.get(code) if isinstance(code, int) else None
+    return t_in(lang, said) if said is not None else str(params.get("reason") or "")
+
+
+_WORDS: dict[str, Callable[[str, Mapping[str, object]], str]] = {
+    "@os": _os,
+    "@kind": lambda lang, p: kind_name(str(p["kind"]), article=bool(p.get("article")), lang=lang),
+    "@step": lambda lang, p: step_name(str(p["step"]), lang=lang),
+    "@goal": lambda lang, p: goal_name(str(p["goal"]), lang=lang),
+    "@and": lambda lang, p: join(_items(lang, p), lang=lang),
+    "@list": lambda lang, p: listing(_items(lang, p), lang=lang),
+    "@clauses": lambda lang, p: clauses(_items(lang, p), lang=lang),
+}
 
 
 # Templates of messages without plural forms, by (language, message): the catalogs do not
@@ -126,12 +197,6 @@ def _template(lang: str, msg: str, n: object) -> str:
     return template
 
 
-def N_(msg: str) -> str:
-    """Marks `msg` for the catalogs (scripts/i18n collects it like a t() call) where the words
-    are said later by t(msg), e.g. from a table of templates (gettext's N_ convention)."""
-    return msg
-
-
 def has(key: str) -> bool:
     """Whether `key` is a short key of the catalog (for keys built at run time, `f"nt {kind}"`)."""
     found = catalog.english().get(key)
@@ -141,7 +206,7 @@ def has(key: str) -> bool:
 # --- names -------------------------------------------------------------------------------
 
 
-def _kind(card: str | CardKind) -> CardKind | None:
+def kind_of(card: str | CardKind) -> CardKind | None:
     from engine.catalog import KINDS, CardKind, card_kind, is_card_id
 
     if isinstance(card, CardKind):
@@ -153,7 +218,7 @@ def _kind(card: str | CardKind) -> CardKind | None:
 
 def card_name(card: str | CardKind) -> str:
     """The catalog name of a card id (`cross.3`), a kind (`cross`) or a CardKind."""
-    k = _kind(card)
+    k = kind_of(card)
     if k is None:
         return t("face-down card") if card == "?" else str(card)
     return catalog.translations(language()).pgettext(f"card {k.kind}", k.en)
@@ -166,226 +231,49 @@ def role_name(kind: str | CardKind | None) -> str:
     return card_name(kind)
 
 
-def article(name: str) -> str:
+def article(name: str, *, lang: str | None = None) -> str:
     """English indefinite article; Chinese needs none."""
-    if language() != "en":
+    if (lang or language()) != "en":
         return name
     return ("an " if name[:1].lower() in "aeiou" else "a ") + name
 
 
-def join(items: list[str]) -> str:
+def join(items: list[str], *, lang: str | None = None) -> str:
     """`a, b and c` / `a、b和c`."""
+    lang = lang or language()
     if not items:
-        return t("nothing")
+        return t_in(lang, "nothing")
     if len(items) == 1:
         return items[0]
-    head, last = t("list sep").join(items[:-1]), items[-1]
-    sep = t("and")
+    head, last = t_in(lang, "list sep").join(items[:-1]), items[-1]
+    sep = t_in(lang, "and")
     # Chinese runs words together, but a Latin name ("ann和cat") needs air around 和.
     if sep.strip() == sep and (head[-1:].isascii() or last[:1].isascii()):
         sep = f" {sep} "
     return head + sep + last
 
 
-def listing(items: Iterable[str]) -> str:
+def listing(items: Iterable[str], *, lang: str | None = None) -> str:
     """`a, b, c` / `a、b、c`: a plain list, no "and" (see `join`)."""
-    return t("list sep").join(items)
+    return t_in(lang or language(), "list sep").join(items)
 
 
-def clauses(items: Iterable[str]) -> str:
+def clauses(items: Iterable[str], *, lang: str | None = None) -> str:
     """`a; b; c` / `a；b；c`: sentences of one line."""
-    return t("clause sep").join(items)
+    return t_in(lang or language(), "clause sep").join(items)
 
 
-def goal_name(goal: str) -> str:
-    return t(goal) if goal in ("top", "middle", "bottom") else goal
+def goal_name(goal: str, *, lang: str | None = None) -> str:
+    return t_in(lang or language(), goal) if goal in ("top", "middle", "bottom") else goal
 
 
 def goal_word(card: str) -> str:
     """gold / stone for a goal card id or kind."""
-    k = _kind(card)
+    k = kind_of(card)
     return t("goal gold") if k is not None and k.kind == "goal-gold" else t("goal stone")
 
 
-def describe_fact(fact: list[str]) -> str | None:
-    """One entry of RoundState.knowledge (["map", goal, card], ["inspect", player, role],
-    ["hat", role]) as its owner reads it."""
-    if fact[:1] == ["map"]:  # "?": a trustless seat's map card not open yet (said with the shut cards)
-        return t("knows map", goal=goal_name(fact[1]), card=goal_word(fact[2])) if fact[2] != "?" else None
-    if fact[:1] == ["inspect"]:
-        return t("knows inspect", player=fact[1], a_role=article(role_name(fact[2])))
-    if fact[:1] == ["hat"]:
-        return t("knows hat", role=role_name(fact[1]))
-    return None
-
-
-# --- moves -------------------------------------------------------------------------------
-
-def describe_move(move_text: str, actor: str, events: Sequence[Mapping[str, Any]] | None = None, *, reveal: bool = False) -> str:
-    """A move in words. A discard never names its cards unless `reveal` (they are secret).
-
-    `events` (from engine.rules.apply) add what the text alone does not say, e.g. which
-    card a rockfall removed.
-    """
-    text = " ".join(move_text.strip().lower().split())
-    if text in ("pass", "skip"):
-        return t("pass", actor=actor)
-    from engine.moves import parse
-
-    try:
-        move = parse(text, public=True)
-    except InvalidMove:
-        return t("unknown move", actor=actor, move=move_text)
-    if move.verb == "discard":
-        return _discard(move, actor, reveal and not move.face_down)
-    if move.verb == "steal":
-        if move.target is None:
-            return t("steal nobody", actor=actor)
-        return t("steal", actor=actor, target=move.target)
-    return _play(move, actor, events or [])
-
-
-def _discard(move: Move, actor: str, reveal: bool) -> str:
-    n = len(move.cards)
-    names = join([article(card_name(c)) for c in move.cards])
-    if move.remove:
-        kind = card_name(move.remove)
-        if reveal:
-            return t("discard remove named", actor=actor, cards=names, type=kind)
-        return t("discard remove", actor=actor, n=n, type=kind)
-    if reveal:
-        return t("discard named", actor=actor, cards=names)
-    return t("discard", actor=actor, n=n)
-
-
-def _play(move: Move, actor: str, events: Sequence[Mapping[str, Any]]) -> str:
-    assert move.card is not None
-    k = _kind(move.card)
-    if k is None:
-        return t("unknown move", actor=actor, move=str(move))
-    kw: dict[str, object] = {"actor": actor, "card": card_name(k), "a_card": article(card_name(k)), "target": move.target}
-    if move.at is not None:
-        kw["at"] = f"{move.at[0]},{move.at[1]}"
-    if k.category in ("path", "start", "goal"):
-        return t("place rotated" if move.rotated else "place", **kw)
-    action = k.action
-    own = move.target == actor
-    if action == "break":
-        return t("break self" if own else "break", tool=t(k.tools[0]), **kw)
-    if action == "fix":
-        return t("fix self" if own else "fix", tool=t(move.tool or k.tools[0]), **kw)
-    if action == "rockfall":
-        removed = next((e.get("card") for e in events if e.get("event") == "rockfall"), None)
-        if isinstance(removed, str):
-            return t("rockfall card", removed=card_name(removed), a_removed=article(card_name(removed)), **kw)
-        return t("rockfall", **kw)
-    if action == "map":
-        return t("map", goal=goal_name(move.target or ""), **kw)
-    if action == "hands-off":
-        return t("hands-off self" if own else "hands-off", theft=card_name("theft"), **kw)
-    if action in ("free", "swap-hat"):
-        return t(f"{action} self" if own else action, **kw)
-    if action in ("theft", "trap", "inspect", "swap-hand"):
-        return t(action, **kw)
-    return t("unknown move", actor=actor, move=str(move))
-
-
-# --- events ------------------------------------------------------------------------------
-
-# Events that only repeat what the move's own sentence says, or that are secret (a draw).
-_SILENT = frozenset({"place", "rockfall", "remove", "draw", "swap-hand"})
-_PRIVATE = frozenset({"map", "inspect", "swap-hat"})
-
-
-def describe_event(event: Mapping[str, Any], *, reveal: bool = False) -> str | None:
-    """An engine event in words, or None when it says nothing new or is secret.
-
-    Private events (map, inspect, swap-hat results) are described only with `reveal`, for
-    the one player who may know them. A "move" event is described in its public form.
-    """
-    kind = event.get("event")
-    if kind in _SILENT:
-        return None
-    if kind in _PRIVATE and not reveal:
-        return None
-    if kind == "move":
-        text = str(event.get("move", ""))
-        if not reveal:
-            from engine.moves import public_text
-
-            try:
-                text = public_text(text)
-            except InvalidMove:
-                text = "?"  # not a move: show nothing of it
-        return describe_move(text, str(event.get("player")), reveal=reveal)
-    if kind == "reveal":
-        return t("ev reveal", goal=goal_name(str(event["goal"])), card=goal_word(str(event["card"])))
-    if kind == "gold":
-        return t("ev gold", player=event["finder"])
-    if kind == "round_over":
-        found = event.get("gold_found")
-        key = "ev round over" if found is None else "ev round over gold" if found else "ev round over no gold"
-        return t(key, n=event.get("round", "?"))
-    if kind == "payout":
-        paid = [f"{p} {g:+d}" for p, g in dict(event.get("gold", {})).items() if g]
-        return t("ev payout", list=join(paid)) if paid else t("ev payout none")
-    if kind == "winners":
-        players = list(event.get("players", []))
-        return t("ev winners", list=join(players)) if players else t("ev no winners")
-    if kind == "next_start":
-        return t("ev next start", player=event.get("player"))
-    if kind == "skip":
-        return t("ev skip", player=event["player"])
-    if kind == "passes":
-        return t("ev passes")
-    if kind == "hands-empty":
-        return t("ev hands empty")
-    if kind == "nugget":
-        value = event.get("value")
-        if value is None and isinstance(event.get("card"), str):
-            from engine.catalog import card_kind
-
-            value = card_kind(str(event["card"])).value
-        return t("ev nugget", player=event["player"], n=value)
-    if kind == "teams":
-        teams = list(event.get("teams", []))
-        if teams:
-            return t("ev teams", list=join([t(f"team {x}") for x in teams]))
-        return t("ev boss alone") if event.get("lone") == "boss" else t("ev saboteurs")
-    if kind == "crystals":
-        return t("ev crystals", n=event.get("count", 0), each=event.get("each", 0))
-    if kind == "thefts":
-        return t("ev thefts", list=join(list(event.get("order", []))))
-    if kind == "steal":
-        # A real steal is the thief's move; only the engine's skip is news.
-        return t("ev steal skipped", player=event["player"]) if event.get("skipped") else None
-    if kind == "map":
-        return t("ev map", player=event["player"], goal=goal_name(str(event["goal"])), card=goal_word(str(event["card"])))
-    if kind == "inspect":
-        role = str(event.get("role"))
-        return t("ev inspect", player=event["player"], target=event["target"], a_role=article(role_name(role)))
-    if kind == "swap-hat":
-        return t("ev swap-hat", player=event["player"], role=role_name(str(event.get("role"))))
-    return None
-
-
 # --- layout and time ---------------------------------------------------------------------
-
-
-def round_outcome(state: RoundState) -> list[str]:
-    """A finished round (its full final state) in two lines: who found the gold, or that nobody
-    did, and which side won; then every seat's role (the saboteurs named at last)."""
-    from engine.payout import winning_side
-
-    if state.ruleset == "classic":
-        side = (t("the gold-diggers win") if state.finder else t("ev saboteurs")) if state.winners else t("ev no winners")
-    else:
-        teams, lone = winning_side(state)
-        side = describe_event({"event": "teams", "teams": sorted(teams), "lone": lone}) or ""
-    found = (t("{player} found the gold: {side}", player=state.finder, side=side) if state.finder
-             else t("the gold was not found: {side}", side=side))
-    roles = listing(f"{p} {role_name(state.roles.get(p))}" for p in state.players)
-    return [found, t("roles: {list}", list=roles)]
 
 
 def pad(text: str, width: int) -> str:
@@ -422,15 +310,16 @@ def ago(stamp: str | None, now: datetime | None = None) -> str:
 DOCUMENT_KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover", "mental")
 
 
-def kind_name(kind: str, *, article: bool = False) -> str:
+def kind_name(kind: str, *, article: bool = False, lang: str | None = None) -> str:
     """A document's kind (protocol/documents.py's KIND, an armour label) in words, one word
     per kind in each language (docs/translating.md's glossary); `article`: "a join" in English.
     A kind this pbem does not know is quoted as it came."""
     key = f"document {str(kind).lower()}"
     if not has(key):
         return repr(kind)
-    name = t(key)
-    return globals()["article"](name) if article else name
+    lang = lang or language()
+    name = t_in(lang, key)
+    return globals()["article"](name, lang=lang) if article else name
 
 
 def labelled(label: object, value: object) -> str:
@@ -438,11 +327,11 @@ def labelled(label: object, value: object) -> str:
     return t("{label}: {value}", label=label, value=value)
 
 
-def step_name(step: str) -> str:
+def step_name(step: str, *, lang: str | None = None) -> str:
     """A trustless table's step (shuffle, deal, move, tokens, goal, reveal, join, over) in words;
     a step this pbem does not know is quoted as it came."""
     key = f"trustless step {step}"
-    return t(key) if has(key) else repr(step)
+    return t_in(lang or language(), key) if has(key) else repr(step)
 
 
 def game_turn(status: str, to_move: str | None, waiting: Mapping[str, Any] | None, joined: int, seats: int) -> str:
