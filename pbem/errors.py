@@ -36,6 +36,7 @@ EXIT_CODES: dict[int, str] = {
     9: "store error (the host's store cannot be reached, is not a pbem store, has a newer schema, or holds a game name twice)",
     10: "a mail server refuses what pbem needs (an IMAP folder it cannot create, a message it cannot move)",
     11: "a mail server's TLS certificate cannot be verified (untrusted CA, self-signed, expired, wrong host)",
+    12: "the wait ended at its timeout (`pbem turn --wait --timeout S`): not the seat's turn yet",
     70: "internal error (a bug; PBEM_DEBUG=1 shows the traceback)",
     130: "interrupted (Ctrl-C: 128 + SIGINT, as shells report it)",
 }
@@ -51,6 +52,7 @@ EXIT_AUDIT_FAILED = 8
 EXIT_STORE = 9
 EXIT_MAIL_SERVER = 10
 EXIT_CERTIFICATE = 11
+EXIT_TIMED_OUT = 12
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 
@@ -226,6 +228,12 @@ class CertificateFailure(PbemError):
     exit_code = EXIT_CERTIFICATE
 
 
+class WaitTimedOut(PbemError):
+    """`pbem turn --wait --timeout S` waited S seconds and it is not the seat's turn yet."""
+
+    exit_code = EXIT_TIMED_OUT
+
+
 # --- errors of the base modules (pbem/names.py, pbem/atomic.py) --------------------------------
 # Each keeps what it is about as fields (the input quoted as given) besides its words.
 
@@ -365,4 +373,5 @@ __all__ = [
     "CannotWrite",
     "NotARegularFile",
     "ContentConflict",
+    "WaitTimedOut",
 ]

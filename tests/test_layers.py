@@ -1,6 +1,6 @@
 """pbem/ is layered and imports flow one way (like tests/test_engine_purity.py for the engine).
 
-    __main__ -> entry -> cli -> auto -> replay -> mail, folder -> host, seat -> protocol -> ui -> atomic, names -> errors -> engine
+    __main__ -> entry -> cli -> auto -> replay -> mail, folder -> host, seat -> protocol -> ui -> atomic, names, watch -> errors -> engine
 
 A module may import its own subpackage and any lower layer, never a higher one or a
 sibling on its own layer (host and seat do not know each other; nor do mail and folder).
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LAYERS: dict[str, int] = {
     "pbem.errors": 0,
-    "pbem.atomic": 1, "pbem.names": 1,
+    "pbem.atomic": 1, "pbem.names": 1, "pbem.watch": 1,
     "pbem.ui": 2,
     "pbem.protocol": 3,
     "pbem.host": 4, "pbem.seat": 4,

@@ -146,9 +146,9 @@ def test_a_mail_game_is_played_with_turn_alone(mail_servers: MailServers, tmp_pa
     assert f"applied {mover3}'s move" in host_pass()
 
 
-def test_turn_in_a_folder_and_on_a_packet_file_says_answered(tmp_path: Path) -> None:
-    """A folder game: `turn DIR --json` has `answered`; after the move the screen says the seat
-    answered. A packet file: `turn FILE MOVE` writes the move file, which the host applies."""
+def folder_game(tmp_path: Path) -> tuple[Path, Path, dict[str, Path], H.Host]:
+    """Game t of SEATS in the shared folder tmp_path/shared, every seat joined with `turn` and
+    packet 1 dealt: (db, folder, homes, host)."""
     app = cli_app()
     db, homes = new_game(tmp_path)
     folder = tmp_path / "shared"
@@ -157,6 +157,14 @@ def test_turn_in_a_folder_and_on_a_packet_file_says_answered(tmp_path: Path) -> 
         run_cli(app, ["turn", folder, "--as", s], homes[s])
     host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
     FolderHost(host, folder, lambda line: None).step()  # deals packet 1
+    return db, folder, homes, host
+
+
+def test_turn_in_a_folder_and_on_a_packet_file_says_answered(tmp_path: Path) -> None:
+    """A folder game: `turn DIR --json` has `answered`; after the move the screen says the seat
+    answered. A packet file: `turn FILE MOVE` writes the move file, which the host applies."""
+    app = cli_app()
+    db, folder, homes, host = folder_game(tmp_path)
     gf = GameFolder.open(folder)
     mover = FolderSeat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest().doc.to_move
     home = homes[mover]

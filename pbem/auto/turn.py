@@ -26,6 +26,7 @@ from pbem.ui.words import t
 if TYPE_CHECKING:
     from pbem.mail.memory import MailSource
     from pbem.seat.trustless_client import TrustlessClient
+    from pbem.watch import Watch
 
 Transport = Literal["folder", "mail", "file"]
 Send = Callable[[Signed[Any]], str]  # mails one block to the game's host; says where it went
@@ -40,6 +41,9 @@ class MailLink(Protocol):
     def sender(self, game: str) -> Send:
         """Mails a block to `game`'s host. The host's address and the courier are settled when
         this is called (a missing address is refused before any move is made)."""
+
+    def watch(self) -> Watch | None:
+        """Waiting for new mail where `new_mail` reads it (None: nowhere is set up)."""
 
 
 @dataclass
@@ -75,6 +79,12 @@ class Turn:
     @property
     def over(self) -> bool:
         return self.sp is not None and self.sp.doc.phase == "game-over"  # a trustless table says its own state
+
+    def ended(self) -> bool:
+        """Whether the game is over (a classic packet says so; a trustless table waits for nothing more)."""
+        if self.client is not None:
+            return self.client.ts.table.waiting().step == "over"
+        return self.over
 
     def mine(self) -> bool:
         """Whether the table waits for this seat's move."""

@@ -14,6 +14,7 @@ import typer
 
 from pbem.cli._common import JsonOpt, KeyOptions, MailIn, Reply, Smtp, grouped
 from pbem.cli.jsonout import json_text
+from pbem.errors import UsageError, msg
 from pbem.ui import failures, when
 from pbem.ui.terminal import printable
 from pbem.ui.words import t
@@ -21,6 +22,8 @@ from pbem.ui.words import t
 if TYPE_CHECKING:
     from pbem.auto.turn import Send, Turn
     from pbem.mail.memory import MailSource
+    from pbem.mail.sources import Credentials
+    from pbem.watch import Watch
 
 MaildirOpt = Annotated[list[Path], typer.Option("--maildir", help="A mail game: first read new mail from this "
                                                 "Maildir, mbox or folder of .eml files (repeatable).")]
@@ -37,15 +40,34 @@ class CliMail:
     reply: Reply
     smtp: Smtp
     _senders: dict[str, Send] = field(default_factory=dict)
+    _login: Credentials | None = None
+
+    def _reading(self) -> tuple[MailIn, Credentials | None]:
+        """Where mail is read, and how to log in there (asked once for every read and the wait)."""
+        mail_in = self.mail_in if self.paths else self.mail_in.or_profile(self.where)
+        if mail_in.imap and self._login is None:
+            from pbem.mail.imap import ImapUrl, credential_source
+
+            self._login = credential_source(password_command=mail_in.password_command,
+                                            oauth2_command=mail_in.oauth2_command, url=ImapUrl.parse(mail_in.imap))
+        return mail_in, self._login
 
     def new_mail(self) -> MailSource | None:
         from pbem.mail.sources import mail_source
 
-        mail_in = self.mail_in if self.paths else self.mail_in.or_profile(self.where)
+        mail_in, login = self._reading()
         if not (mail_in.imap or self.paths):
             return None
         return mail_source(self.paths, mail_in.imap, mail_in.password_command, mail_in.oauth2_command, True,
-                           remember=self.where, ca_file=mail_in.ca_file)
+                           remember=self.where, ca_file=mail_in.ca_file, credential=login)
+
+    def watch(self) -> Watch | None:
+        from pbem.mail.sources import mail_watch
+
+        mail_in, login = self._reading()
+        if not (mail_in.imap or self.paths):
+            return None
+        return mail_watch(self.paths, mail_in.imap, login, ca_file=mail_in.ca_file)
 
     def sender(self, game: str) -> Send:
         if game not in self._senders:  # the courier (and its password) once per command
@@ -58,9 +80,11 @@ class CliMail:
 
 
 def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Path], mail_in: MailIn, reply: Reply,
-              smtp: Smtp, *, join: bool = False, as_json: bool = False, by_mail: bool = False) -> None:
-    """Open the seat's turn at TARGET, show it (or print it as JSON), ask for a move when it is
-    the seat's and none was given (in a terminal), and send it."""
+              smtp: Smtp, *, join: bool = False, as_json: bool = False, by_mail: bool = False, wait: bool = False,
+              timeout: float | None = None) -> None:
+    """Open the seat's turn at TARGET (`wait`: once it is the seat's, or the game is over), show
+    it (or print it as JSON), ask for a move when it is the seat's and none was given (in a
+    terminal), and send it."""
     from pbem.auto.turn import open_turn
 
     where = keys.where
@@ -70,11 +94,31 @@ def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Pat
     def say(line: str) -> None:  # with --json, stdout carries exactly one JSON document; the rest goes to stderr
         typer.echo(printable(line), err=as_json)
 
-    turn = open_turn(target, me, where, link, join=join, by_mail=by_mail)
-    for line in turn.said:
-        say(line)
-    for line in turn.refused:
-        typer.echo(printable(t("error: {message}", message=line)), err=True)
+    def said(turn: Turn) -> None:
+        for line in turn.said:
+            say(line)
+        for line in turn.refused:
+            typer.echo(printable(t("error: {message}", message=line)), err=True)
+
+    if wait:
+        from pbem.auto.wait import wait_turn
+
+        if move is not None:
+            raise UsageError(msg("--wait shows your table when it is your turn: give your move after it"),
+                             hint=msg("pbem turn TARGET --wait, then pbem turn TARGET MOVE"))
+        lines: list[str] = []
+
+        def told(turn: Turn | None, line: str) -> None:
+            if turn is not None:
+                said(turn)
+            if not lines or lines[-1] != line:  # each change of what the wait is for, once
+                lines.append(line)
+                say(line)
+
+        turn = wait_turn(target, me, where, link, timeout=timeout, told=told)
+    else:
+        turn = open_turn(target, me, where, link, join=join, by_mail=by_mail)
+    said(turn)
     if as_json:
         typer.echo(json_text(turn.json()))
     elif not (by_mail and move is not None):  # mail-move MOVE says only what it sent
@@ -143,6 +187,11 @@ def turn(
     smtp: Smtp = Smtp(),
     keys: KeyOptions = KeyOptions(),
     as_json: JsonOpt = False,
+    wait: Annotated[bool, typer.Option("--wait", help="Wait until it is your turn (or the game is over), then show "
+                                                      "your table.")] = False,
+    timeout: Annotated[float | None, typer.Option("--timeout", min=0.0, metavar="S",
+                                                  help="With --wait: give up after S seconds (exit 12).",
+                                                  show_default=False)] = None,
 ) -> None:
     """Your turn, however the game travels: read what came, show your table and, with MOVE (or
     at the prompt when it is your move), send it. Joins if needed.
@@ -154,7 +203,10 @@ def turn(
     files). In a trustless game it also sends whatever else the table waits for from you
     (your shuffle, your tokens, your round key).
     """
-    play_turn(target, move, keys, maildir, mail_in, reply, smtp, join=join_, as_json=as_json)
+    if timeout is not None and not wait:
+        raise UsageError(msg("--timeout is for --wait"), hint=msg("pbem turn TARGET --wait --timeout S"))
+    play_turn(target, move, keys, maildir, mail_in, reply, smtp, join=join_, as_json=as_json, wait=wait,
+              timeout=timeout)
 
 
 @grouped

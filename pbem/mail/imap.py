@@ -345,6 +345,35 @@ class ImapFolder:
             sock.settimeout(before)
 
 
+@dataclass
+class ImapWatch:
+    """Waiting for new mail in an IMAP folder (pbem.watch.Watch), on a connection of its own:
+    IDLE (RFC 2177) where the server offers it, else a look every `poll` seconds."""
+
+    folder: ImapFolder
+    poll: float = 20.0
+    _waiting: bool = False
+
+    def wait(self, seconds: float) -> bool:
+        self.folder.idle_max = max(min(seconds, IDLE_MAX), 0.0)
+        self._waiting = True
+        woke = self.folder.wait(max(min(seconds, self.poll), 0.0))
+        self._waiting = False
+        return woke
+
+    def close(self) -> None:
+        """Log out; a wait stopped half-way (Ctrl-C in IDLE) just drops the connection, since
+        the server would answer a LOGOUT only after a DONE."""
+        conn = self.folder.conn
+        if self._waiting and conn is not None:
+            self.folder.conn = None
+            try:
+                conn.shutdown()
+            except OSError:
+                pass
+        self.folder.close()
+
+
 _LISTED = re.compile(rb'^\([^)]*\) (?:"[^"]*"|NIL) (?:"((?:[^"\\]|\\.)*)"|(\S+))$')
 _DELIMITER = re.compile(rb'^\([^)]*\) (?:"((?:[^"\\]|\\.)*)"|NIL) ')
 _PERSONAL = re.compile(rb'^\(\("((?:[^"\\]|\\.)*)" (?:"((?:[^"\\]|\\.)*)"|NIL)\)')

@@ -7,8 +7,9 @@ profile) or .eml files to write.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.errors import UsageError
 from pbem.mail.courier import Courier, smtp_password, smtp_settings
@@ -16,12 +17,20 @@ from pbem.mail.memory import MailSource
 from pbem.mail.message import SmtpSettings
 from pbem.ui.words import t
 
+if TYPE_CHECKING:
+    from pbem.mail.imap import Credential
+    from pbem.watch import Watch
+
+Credentials = Callable[[], "Credential"]
+
 
 def mail_source(paths: list[Path], imap: str | None, password_command: str | None, oauth2_command: str | None,
                 no_idle: bool, *, remember: Path | None = None, log=lambda line: None,
-                ca_file: str | None = None, by_content: bool = True) -> MailSource:
+                ca_file: str | None = None, by_content: bool = True,
+                credential: Credentials | None = None) -> MailSource:
     """Files (.eml, Maildir, mbox) or an IMAP folder; with `remember` (a key home), only new mail
-    (`by_content`: also what was read before from another place: pbem.mail.memory.Remembering)."""
+    (`by_content`: also what was read before from another place: pbem.mail.memory.Remembering).
+    `credential`: how to log in (else from the two commands or the prompt)."""
     from pbem.mail.imap import ImapFolder, ImapUrl, credential_source
     from pbem.mail.incoming import MailScanner
     from pbem.mail.memory import InboxMemory, Remembering
@@ -31,8 +40,9 @@ def mail_source(paths: list[Path], imap: str | None, password_command: str | Non
     source: ImapFolder | MailScanner
     if imap:
         url = ImapUrl.parse(imap)
-        source = ImapFolder(url, credential_source(password_command=password_command, oauth2_command=oauth2_command,
-                                                   url=url), idle=not no_idle, log=log, ca_file=ca_file)
+        login = credential or credential_source(password_command=password_command, oauth2_command=oauth2_command,
+                                                url=url)
+        source = ImapFolder(url, login, idle=not no_idle, log=log, ca_file=ca_file)
     elif paths:
         source = MailScanner(list(paths))
     else:
@@ -41,6 +51,20 @@ def mail_source(paths: list[Path], imap: str | None, password_command: str | Non
     if remember is None:
         return source
     return Remembering(source, InboxMemory.of_home(remember), by_content=by_content)
+
+
+def mail_watch(paths: list[Path], imap: str | None, credential: Credentials | None, *,
+               ca_file: str | None = None) -> Watch:
+    """Waiting for new mail where `mail_source` reads it: IDLE on an IMAP folder (a connection
+    of its own; `credential` logs in), or the Maildir, mbox or folder of .eml files watched
+    (pbem.watch)."""
+    from pbem.mail.imap import ImapFolder, ImapUrl, ImapWatch
+    from pbem.watch import watch_paths
+
+    if imap:
+        assert credential is not None
+        return ImapWatch(ImapFolder(ImapUrl.parse(imap), credential, ca_file=ca_file))
+    return watch_paths(paths)
 
 
 def courier(send: bool, to_dir: Path | None, settings: SmtpSettings | None, default_dir: Path | None = None) -> Courier:

@@ -1,0 +1,199 @@
+"""`pbem turn --wait`: a real `pbem` process waits until the table waits for its seat's move,
+woken by the host's packet in a shared folder (inotify) or by the host's mail (IMAP IDLE on a
+real pymap server); `--timeout S` ends the wait with exit 12, Ctrl-C with exit 130."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from mailservers import MailServers
+from pbem_helpers import SEATS, cli_app, run_cli
+from processes import PBEM, cli_env, one_error_line, pbem
+from test_turn import _legal, _mail_game, folder_game
+
+from engine.rules import legal_moves
+from pbem.auto.host_runner import FolderHost
+from pbem.errors import EXIT_INTERRUPTED, EXIT_TIMED_OUT
+from pbem.folder.layout import GameFolder
+from pbem.folder.play import FolderSeat
+from pbem.host import referee as H
+from pbem.mail.imap import ImapFolder, ImapUrl, ImapWatch
+from pbem.seat import keys
+from pbem.watch import Inotify, Polling, watch_paths
+
+WAITING = "waiting for your turn"
+
+
+class Waiter:
+    """`pbem turn TARGET --as SEAT --wait ...` running; its output read line by line."""
+
+    def __init__(self, home: Path, *args: object, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen([*PBEM, "turn", *map(str, args), "--wait"], env=cli_env(home, PBEM_LANG="en",
+                                                                                          COLUMNS="120", **(env or {})),
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.out: list[str] = []
+        self._seen = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.out.append(line)
+            if line.startswith("waiting for "):
+                self._seen.set()
+
+    def waiting(self, timeout: float = 20) -> None:
+        """Until it says what it waits for (it has read the table once and watches)."""
+        assert self._seen.wait(timeout), (self.text(), self.proc.poll())
+        assert self.proc.poll() is None, self.text()
+
+    def end(self, timeout: float = 60) -> tuple[int, str]:
+        try:
+            code = self.proc.wait(timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+        self._reader.join(5)
+        assert self.proc.stderr is not None
+        return code, self.proc.stderr.read()
+
+    def text(self) -> str:
+        return "".join(self.out)
+
+
+def _folder_game(tmp_path: Path) -> tuple[Path, Path, dict[str, Path], H.Host, str]:
+    """Game t in a shared folder, every seat joined and packet 1 dealt: (db, folder, homes, host, mover)."""
+    db, folder, homes, host = folder_game(tmp_path)
+    return db, folder, homes, host, host.status()["to_move"]
+
+
+def _next(seat: str) -> str:
+    return SEATS[(SEATS.index(seat) + 1) % len(SEATS)]
+
+
+def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Path) -> None:
+    """The seat after the mover waits; the other one waits too and times out; the mover's own
+    wait returns at once (its turn already)."""
+    db, folder, homes, host, mover = _folder_game(tmp_path)
+    nxt = _next(mover)
+    other = _next(nxt)
+    waiter = Waiter(homes[nxt], folder, "--as", nxt, "--timeout", "60")
+    loser = Waiter(homes[other], folder, "--as", other, "--timeout", "2")
+    waiter.waiting()
+    assert f"{WAITING}: {mover} is to move" in waiter.text()
+
+    mine = pbem("turn", folder, "--as", mover, "--wait", "--timeout", "5", home=homes[mover], env={"PBEM_LANG": "en"})
+    assert mine.returncode == 0 and WAITING not in mine.stdout and "your turn: pbem turn" in mine.stdout, mine
+
+    me = keys.load_identity(homes[mover], mover, None)
+    move = str(legal_moves(FolderSeat.open(folder, me, homes[mover]).latest().view)[0])
+    run_cli(cli_app(), ["turn", folder, "--as", mover, move], homes[mover])
+    time.sleep(0.5)
+    assert waiter.proc.poll() is None, waiter.text()  # the move in the inbox is not the seat's turn yet
+    FolderHost(host, folder, lambda line: None).step()  # packet 2: nxt to move
+    published = time.monotonic()
+    assert host.status()["to_move"] == nxt
+    code, err = waiter.end(30)
+    woke = time.monotonic() - published
+    assert code == 0, (err, waiter.text())
+    assert f"your turn: pbem turn {folder} --as {nxt}" in waiter.text() and "packet: 2" in waiter.text(), waiter.text()
+    assert woke < 10, woke
+    host.close()
+
+    code, err = loser.end(30)
+    one_error_line(subprocess.CompletedProcess([], code, "", err), EXIT_TIMED_OUT, "not your turn after 2 s")
+
+
+def test_a_wait_stops_cleanly_at_ctrl_c_and_refuses_what_it_cannot_wait_on(tmp_path: Path) -> None:
+    _, folder, homes, host, mover = _folder_game(tmp_path)
+    host.close()
+    nxt = _next(mover)
+    waiter = Waiter(homes[nxt], folder, "--as", nxt, env={"PBEM_WATCH": "poll"})  # the fallback waits too
+    waiter.waiting()
+    waiter.proc.send_signal(signal.SIGINT)
+    code, err = waiter.end(30)
+    assert code == EXIT_INTERRUPTED and err.strip() == "error: interrupted", (code, err)
+
+    packet = next(GameFolder.open(folder).packets_newest_first(nxt))[1]
+    one_error_line(pbem("turn", packet, "--as", nxt, "--wait", home=homes[nxt], env={"PBEM_LANG": "en"}), 2,
+                   "--wait is for a game folder or a mail game")
+    one_error_line(pbem("turn", folder, "--as", nxt, "--timeout", "3", home=homes[nxt], env={"PBEM_LANG": "en"}), 2,
+                   "--timeout is for --wait")
+    one_error_line(pbem("turn", folder, "--as", nxt, "--wait", "pass", home=homes[nxt], env={"PBEM_LANG": "en"}), 2,
+                   "--wait shows your table")
+
+
+def test_inotify_wakes_on_a_rename_not_at_a_poll(tmp_path: Path) -> None:
+    """The kernel's word, not a look every few seconds: a file renamed into a watched folder (as
+    pbem.atomic writes a packet) ends a wait of 30 s at once; nothing: the wait lasts."""
+    sub = tmp_path / "packets" / "ann"
+    sub.mkdir(parents=True)
+    watch = watch_paths([tmp_path, tmp_path / "packets"])
+    assert isinstance(watch, Inotify) and sub in watch.watched
+    try:
+        started = time.monotonic()
+        assert watch.wait(0.3) is False and time.monotonic() - started >= 0.3
+        (sub / ".x.tmp").write_bytes(b"x")
+        threading.Timer(0.3, os.rename, (sub / ".x.tmp", sub / "000002-abc.pbem")).start()
+        watch.wait(0.01)  # the temp file's own events
+        started = time.monotonic()
+        assert watch.wait(30) is True
+        assert time.monotonic() - started < 5
+    finally:
+        watch.close()
+    assert isinstance(watch_paths([tmp_path / "missing"]), Polling)
+
+
+@pytest.mark.slow
+def test_a_mail_wait_wakes_when_the_hosts_mail_arrives(mail_servers: MailServers, tmp_path: Path) -> None:
+    """Over IMAP: the seat after the mover waits on its mail profile's folder (IDLE on pymap),
+    and wakes when the host mails the packet that makes it its turn."""
+    s = mail_servers
+    app = cli_app()
+    db, homes = _mail_game(s, tmp_path, ["host", *SEATS])
+
+    def host_pass() -> str:
+        return run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
+
+    host_pass()
+    for p in SEATS:
+        run_cli(app, ["turn", "t"], homes[p])
+    assert "round 1 dealt, packet 1" in host_pass()
+    mover = H.Host(db).status()["to_move"]
+    nxt = _next(mover)
+    waiter = Waiter(homes[nxt], "t", "--timeout", "60")
+    waiter.waiting()
+    game = next((homes[mover] / "invitations").glob("*.pbem")).stem
+    run_cli(app, ["turn", "t"], homes[mover])  # reads packet 1
+    run_cli(app, ["turn", "t", _legal(homes[mover], mover, game)[0]], homes[mover])
+    assert f"applied {mover}'s move" in host_pass()
+    mailed = time.monotonic()
+    code, err = waiter.end(30)
+    assert code == 0, (err, waiter.text())
+    assert time.monotonic() - mailed < 10
+    assert "read 1 new block of mail: 1 new" in waiter.text() and "your turn: pbem turn t" in waiter.text()
+
+    stopped = Waiter(homes[mover], "t")  # Ctrl-C in IDLE: out at once, exit 130
+    stopped.waiting()
+    time.sleep(0.3)
+    stopped.proc.send_signal(signal.SIGINT)
+    asked = time.monotonic()
+    code, err = stopped.end(30)
+    assert code == EXIT_INTERRUPTED and err.strip() == "error: interrupted", (code, err)
+    assert time.monotonic() - asked < 5
+
+    # a server without IDLE (pbem told not to use it): the watch looks every `poll` seconds
+    polling = ImapWatch(ImapFolder(ImapUrl.parse(s.imap.url(nxt)), lambda: ("password", f"pw-{nxt}"), idle=False),
+                        poll=0.3)
+    try:
+        started = time.monotonic()
+        assert polling.wait(10) is False and 0.3 <= time.monotonic() - started < 5
+    finally:
+        polling.close()
