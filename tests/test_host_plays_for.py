@@ -125,6 +125,7 @@ def _play_for(host, seat: str, why: str, text: str | None = None):
 def rogue_play(host, seat: str, text: str, why: str = "timeout"):
     """What a misbehaving host does: its own signed move for a seat, applied without the
     library's checks (a patched pbem), stamped with the time it was made."""
+    from pbem.host import moving
     from pbem.protocol.documents import Move
 
     with host._change() as change:
@@ -135,7 +136,7 @@ def rogue_play(host, seat: str, text: str, why: str = "timeout"):
         block = sign(Move(game=f.id, seat=seat, seq=g["seq"], packet=g["head"], commit=move_commitment(nonce, text),
                           by=HOST, why=why, at=host.now(),
                           sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), me.public, info, pad="move")), me)
-        return host._apply(c, g, f.seat(seat), host._state(g), text, nonce, block, by=why)
+        return moving.apply(change, f.seat(seat), change.state(), text, nonce, block, by=why)
 
 
 def test_the_host_library_refuses_to_play_for_a_seat_in_a_game_without_deadline(tmp_path, store_url: str) -> None:

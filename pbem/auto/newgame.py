@@ -51,7 +51,7 @@ def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, r
     (a Timing's config, or None; `absent_after` as the host gave it, which a trustless game
     refuses), in the chosen store; write its invitation to `output` (default:
     GAME/out/invitation.pbem beside the store)."""
-    from pbem.host.referee import create_game
+    from pbem.host.creation import create_game
 
     check_game_name(game)
     emails = emails or {}

@@ -46,10 +46,10 @@ from engine.catalog import CLASSIC
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
 from pbem.host import sqlite
 from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.creation import check_host_mail, check_new_game
 from pbem.host.deadlines import Timing, clock_says
 from pbem.host.interface import GameOverview, GameStatus, HostNotice, Outcome, Release, WaitingStatus, overview_of
 from pbem.host.paths import is_blind
-from pbem.host.referee import check_host_mail, check_new_game
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (

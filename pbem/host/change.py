@@ -1,9 +1,10 @@
-"""One change of a game, as the timekeeper works on it: the transaction, the game's row that
-the change edits, the host's signing key, the live state and the packet it publishes.
+"""One change of a game, as the host's parts work on it: the transaction, the game's row that
+the change edits, the host's signing key and box, the live state and the packet it publishes.
 
 The referee (pbem.host.referee) opens a change (one transaction, the game's row locked) and
-hands it to the timekeeper (pbem.host.timekeeper), which acts on deadlines, requests and
-handovers through this interface alone: neither reaches into the other's private state.
+hands it to the joins and moves (pbem.host.moving), the rounds (pbem.host.round_store) and
+the timekeeper (pbem.host.timekeeper), which work through this interface alone: none
+reaches into another's private state.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
     from engine.state import RoundState
     from pbem.host.clock import Clock
     from pbem.host.interface import Outcome
-    from pbem.protocol.crypto import Identity, PublicKey
+    from pbem.host.memo import RoundLog
+    from pbem.protocol.crypto import Identity, OwnBox, PublicKey
     from pbem.protocol.documents import HandoverRecord, RecentMove, Signed
 
 class GameRow(TypedDict):
@@ -78,6 +80,8 @@ class Change(Protocol):
 
     c: Connection
     g: GameRow
+    made: tuple[RoundState, RoundLog | None] | None  # the state and round the change's last packet left
+    dealt: RoundLog | None  # the round the change dealt, until its first packet
 
     @property
     def facts(self) -> Facts: ...
@@ -91,6 +95,26 @@ class Change(Protocol):
 
     def signer(self) -> Identity:
         """The host's key, checked against the game's (only the host signs)."""
+        ...
+
+    def own_box(self) -> OwnBox:
+        """The host's own box of the game, as the change's row names its key."""
+        ...
+
+    def sealing_box(self) -> OwnBox:
+        """The box to seal into (a game without a box key gets one, written with the change)."""
+        ...
+
+    def round_secret(self, round_no: int) -> bytes:
+        """Round `round_no`'s committed secret (needs the host's key)."""
+        ...
+
+    def round_log(self) -> RoundLog | None:
+        """The round so far as the host kept it from its last change (taken), if still current."""
+        ...
+
+    def kept_recent(self) -> list[RecentMove] | None:
+        """The last public moves as the host kept them, if read in this change or kept current."""
         ...
 
     def state(self) -> RoundState:

@@ -17,7 +17,6 @@ hashes of its chain and no stored move file is parsed again.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -26,178 +25,35 @@ from typing import Any, TypeVar, cast
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import BindParameter
 
-from engine.catalog import RULESETS, Ruleset, is_ruleset
-from engine.dealer import SeededDealer
-from engine.game import Carry, carry_after, standings_winners
-from engine.position import dump, load
-from engine.rules import apply as apply_move
-from engine.rules import check as check_move
-from engine.state import OPTIONS, OVER, PLAYER_RANGE, ROUNDS_PER_GAME, RoundState
-from engine.views import events_for, view
-from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
-from pbem.host import timekeeper
+from engine.position import load
+from engine.state import RoundState
+from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError
+from pbem.host import moving, round_store, timekeeper
 from pbem.host.change import Facts, GameRow, Seat
 from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.creation import create_game as create_game  # where callers of the host find it
+from pbem.host.creation import host_info, new_box_key, open_store
 from pbem.host.deadlines import Timing
 from pbem.host.interface import GameStatus, HostNotice, Outcome, Release
 from pbem.host.memo import Kept, RoundLog
-from pbem.host.paths import as_url
-from pbem.host.store import GAME_ROW, Store, deliveries, games, joins, moves, notices, packets, rounds, seats
-from pbem.names import HOST, check_game_name, check_seat_name
-from pbem.protocol import fairness
-from pbem.protocol.contents import round_result, seat_part
+from pbem.host.store import GAME_ROW, Store, deliveries, games, notices, packets, rounds, seats
+from pbem.names import HOST
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (
-    MOVE_NONCE_LEN,
-    Archive,
-    ArchivedMove,
-    Carried,
     Handover,
     HandoverRecord,
-    HostParty,
-    Invitation,
     Join,
-    Link,
     Move,
-    Packet,
-    Party,
-    PublicMove,
     RecentMove,
-    Result,
-    SealedMove,
     Signed,
-    Standings,
-    b64,
-    mail_address_ok,
-    move_commitment,
-    move_nonce,
-    open_as,
     open_json,
-    seal_info,
-    seal_json,
     sign,
-    to_json,
-    unb64,
 )
-from pbem.protocol.timeout import policy_move
-from pbem.ui import when
-from pbem.ui.words import game_status, join, kind_name, t
-
-
-def _archived(n: int, seat: str, text: str, nonce: str, envelope: bytes, why: str | None) -> ArchivedMove:
-    """A move as the archive lists it (`why`: why the host made it; None: the seat's own)."""
-    return ArchivedMove(n=n, seat=seat, text=text, nonce=nonce, envelope=b64(envelope), by=HOST if why else None, why=why)
-
-
-# --- creating a game ------------------------------------------------------------------------
-
-
-def _open(store: Store | Path | str, *, create: bool = False) -> tuple[Store, bool]:
-    """(the store, whether we opened it and so must close it)."""
-    if isinstance(store, Store):
-        return store, False
-    return Store(as_url(store), create=create), True
-
-
-def check_new_game(path: Path | None, name: str, ruleset: str, seats: list[tuple[str, PublicKey]],
-                   options: list[str]) -> Ruleset:
-    """What `game new` refuses, for every kind of host; the ruleset, checked. `path`: a game
-    that needs a file of its own (the blind host's) refuses one that exists."""
-    check_game_name(name)
-    if not is_ruleset(ruleset):
-        raise UsageError(t("unknown ruleset {name}", name=repr(ruleset)), hint=t("use one of: {choices}", choices=", ".join(RULESETS)))
-    lo, hi = PLAYER_RANGE[ruleset]
-    if not lo <= len(seats) <= hi:
-        raise UsageError(t("{ruleset} is played by {lo}-{hi} players, not {n}", ruleset=ruleset, lo=lo, hi=hi, n=len(seats)))
-    names = [n for n, _ in seats]
-    for n in names:
-        check_seat_name(n)
-    if len(set(names)) != len(names):
-        raise UsageError(t("two seats have the same name"))
-    if len({k.encode() for _, k in seats}) != len(seats):
-        raise UsageError(t("two seats have the same public key"))
-    bad = set(options) - set(OPTIONS)
-    if bad:
-        raise UsageError(t("unknown option {name}", name=repr(sorted(bad)[0])), hint=t("use one of: {choices}", choices=", ".join(OPTIONS)))
-    if path is not None and path.exists():
-        raise UsageError(t("{path} already exists", path=repr(str(path))), hint=t("choose another game name or --db"))
-    return ruleset
-
-
-def check_host_mail(address: str | None) -> str | None:
-    """The host's mail address as an invitation may sign it (None: none given)."""
-    if address is not None and not mail_address_ok(address):
-        raise UsageError(t("{address} is no mail address the invitation can name", address=repr(address)),
-                         hint=t("write it as user@example.org"))
-    return address
-
-
-def create_game(
-    store: Store | Path | str,
-    name: str,
-    host: Identity,
-    ruleset: str,
-    seat_keys: list[tuple[str, PublicKey]],
-    options: list[str],
-    emails: dict[str, str] | None = None,
-    timing: dict[str, Any] | None = None,
-    clock: Clock = REAL,
-    host_mail: str | None = None,
-) -> Signed:
-    """Add a game to the store (created if it does not exist) and return its invitation.
-
-    `timing` is the game's deadline rules (pbem.host.deadlines.Timing.to_config()), if any.
-    `host_mail` (else `emails["host"]`) is signed into the invitation: the address seats mail."""
-    ruleset = check_new_game(None, name, ruleset, seat_keys, options)
-    host_mail = check_host_mail(host_mail or (emails or {}).get(HOST))
-    st, owned = _open(store, create=True)
-    try:
-        game_id = f"{name}-{os.urandom(4).hex()}"
-        secrets = fairness.new_secrets(ROUNDS_PER_GAME)
-        commitments = [fairness.commitment(game_id, k + 1, s) for k, s in enumerate(secrets)]
-        invitation = sign(Invitation(game=game_id, name=name, ruleset=ruleset, options=sorted(options),
-                                     host=HostParty(name=host.name, key=host.public.encode(), mail=host_mail),
-                                     seats=[Party(name=n, key=k.encode()) for n, k in seat_keys],
-                                     commitments=commitments, created=stamp(clock.now())), host)
-        taken = UsageError(t("store {store} already has a game called {name}", store=repr(st.label), name=repr(name)),
-                           hint=t("choose another game name (pbem games lists them)"))
-        try:
-            with st.write() as c:
-                if c.execute(select(games.c.id).where(games.c.name == name)).first() is not None:
-                    raise taken
-                c.execute(insert(games).values(
-                    id=game_id, name=name, ruleset=ruleset, options=json.dumps(sorted(options)), host_name=host.name,
-                    host_key=host.public.encode(), created_at=stamp(clock.now()), invitation=invitation.armored(),
-                    invitation_hash=invitation.hash, commitments=json.dumps(commitments),
-                    secrets_sealed=seal_json([x.hex() for x in secrets], host.public, _host_info(game_id, "secrets"),
-                                             pad="secrets"),
-                    box_key=_new_box_key(game_id, host.public), state_sealed=None, public="{}", status="joining",
-                    round_no=0, move_no=0, seq=0,
-                    head=invitation.hash,
-                    config=json.dumps({"emails": emails or {}, **({"timing": timing} if timing else {})})))
-                c.execute(insert(seats), [{"game_id": game_id, "idx": i, "name": n, "key": k.encode(),
-                                           "email": (emails or {}).get(n)} for i, (n, k) in enumerate(seat_keys)])
-        except IntegrityError:  # another process took the name between our check and insert
-            raise taken from None
-    finally:
-        if owned:
-            st.close()
-    return invitation
-
+from pbem.ui.words import kind_name, t
 
 _Said = TypeVar("_Said")
-
-
-def _host_info(game_id: str, purpose: str) -> bytes:
-    return seal_info(game_id, 0, HOST, HOST, purpose)
-
-
-def _new_box_key(game_id: str, host: PublicKey) -> str:
-    """A new key for the host's own box of a game, sealed to the host's key."""
-    return seal_json(os.urandom(OwnBox.KEY_LEN).hex(), host, _host_info(game_id, "box key"), pad="secrets")
 
 
 # --- the host at work -----------------------------------------------------------------------
@@ -206,11 +62,6 @@ def _new_box_key(game_id: str, host: PublicKey) -> str:
 # The statements of the hot path, built once: building a statement costs more than running it.
 _GAME: BindParameter[str] = bindparam("b_game")
 _HEAD = select(games.c.seq, games.c.status).where(games.c.id == _GAME)
-_MOVE_SEEN = select(moves.c.id).where(moves.c.file_hash == bindparam("b_hash"))
-_ADD_MOVE = insert(moves)
-_TOUCH_SEAT = (update(seats).where(seats.c.game_id == _GAME, seats.c.name == bindparam("b_name"))
-               .values(last_activity=bindparam("b_at")))
-_ADD_PACKET = insert(packets)
 _SET_GAME = update(games).where(games.c.id == _GAME)
 _CHANNEL = (deliveries.c.game_id == _GAME) & (deliveries.c.channel == bindparam("b_channel"))
 _DELIVERED = select(deliveries.c.seq).where(_CHANNEL)
@@ -219,18 +70,6 @@ _RAISE_DELIVERY = update(deliveries).where(_CHANNEL).values(seq=bindparam("b_seq
 _NOTICES = (select(notices.c.id, notices.c.seq, notices.c.kind, notices.c.seat, notices.c.armored)
             .where(notices.c.game_id == _GAME, notices.c.id > bindparam("b_after")).order_by(notices.c.id))
 _SEAT_EMAILS = select(seats.c.name, seats.c.email).where(seats.c.game_id == _GAME).order_by(seats.c.idx)
-_ROUND_KEY = (rounds.c.game_id == _GAME) & (rounds.c.round_no == bindparam("b_round"))
-_ROUND = (select(rounds.c.first_seq, rounds.c.start_state_sealed, rounds.c.carried, rounds.c.secret, games.c.invitation)
-          .select_from(rounds.join(games, games.c.id == rounds.c.game_id)).where(_ROUND_KEY))
-_ROUND_MOVES = (select(moves.c.n, moves.c.seat, moves.c.text_sealed, moves.c.envelope, moves.c.why)
-                .where(moves.c.game_id == _GAME, moves.c.round_no == bindparam("b_round")).order_by(moves.c.n))
-_CHAIN = (select(packets.c.seq, packets.c.hash, packets.c.prev)
-          .where(packets.c.game_id == _GAME, packets.c.seq >= bindparam("b_from")).order_by(packets.c.seq))
-_JOINS = select(joins.c.envelope).where(joins.c.game_id == _GAME)
-_SET_ARCHIVE = update(rounds).where(_ROUND_KEY).values(archive=bindparam("b_archive"))
-_CONTRIBUTIONS = select(seats.c.contribution).where(seats.c.game_id == _GAME).order_by(seats.c.idx)
-_ADD_ROUND = insert(rounds)
-_END_ROUND = update(rounds).where(_ROUND_KEY)
 _RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.c.archive)
              .select_from(packets.outerjoin(rounds, (rounds.c.game_id == packets.c.game_id)
                                             & (rounds.c.last_seq == packets.c.seq)))
@@ -239,12 +78,15 @@ _RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.
 
 class GameChange:
     """One change of a game (pbem.host.change.Change): its transaction `c`, the game's row `g`
-    that it edits, and the Host whose key signs and whose kept state it uses."""
+    that it edits, and the Host whose key signs and whose kept state it uses; `made` and
+    `dealt` are what the change published and dealt, kept by the Host once it commits."""
 
-    __slots__ = ("host", "c", "g")
+    __slots__ = ("host", "c", "g", "made", "dealt")
 
     def __init__(self, host: Host, c: Connection, g: GameRow) -> None:
         self.host, self.c, self.g = host, c, g
+        self.made: tuple[RoundState, RoundLog | None] | None = None
+        self.dealt: RoundLog | None = None
 
     @property
     def facts(self) -> Facts:
@@ -260,8 +102,23 @@ class GameChange:
     def signer(self) -> Identity:
         return self.host._me()
 
+    def own_box(self) -> OwnBox:
+        return self.host._own_box(self.g["box_key"])
+
+    def sealing_box(self) -> OwnBox:
+        return self.host._sealing_box(self.g)
+
+    def round_secret(self, round_no: int) -> bytes:
+        return self.host._round_secret(round_no)
+
     def state(self) -> RoundState:
         return self.host._state(self.g)
+
+    def round_log(self) -> RoundLog | None:
+        return self.host._round_log()
+
+    def kept_recent(self) -> list[RecentMove] | None:
+        return self.host._here.recent
 
     def seat_of(self, block: Signed[Any]) -> Seat:
         return self.host._seat(self.g, block)
@@ -270,10 +127,10 @@ class GameChange:
         return self.host.recent_window(self.c, self.g)
 
     def publish(self, state: RoundState, *, handover: HandoverRecord | None = None) -> int:
-        return self.host._publish(self.c, self.g, state, moves=[], events=[], handover=handover)
+        return round_store.publish(self, state, moves=[], events=[], handover=handover)
 
     def play_for(self, seat: Seat, why: str, text: str | None = None) -> Outcome:
-        return self.host.play_for(self.c, self.g, seat, self.state(), why, text)
+        return moving.play_for(self, seat, self.state(), why, text)
 
     def hand_over(self, seat: str, key: PublicKey, handovers: int) -> None:
         """The Host's facts say `seat` is held by `key`; Host._change restores the old facts
@@ -293,7 +150,7 @@ class Host:
 
     def __init__(self, store: Store | Path | str, identity: Identity | None = None, clock: Clock = REAL, *,
                  game: str | None = None) -> None:
-        self.store, self._owns_store = _open(store)
+        self.store, self._owns_store = open_store(store)
         try:
             game_id = self.store.find(game)  # its own read, before this one: one connection, not two at once
             with self.store.read() as c:
@@ -308,8 +165,6 @@ class Host:
         self._box: tuple[str | None, OwnBox] | None = None  # (games.box_key, its box), opened once
         self._kept: Kept | None = None  # what our last change left, at the head it left (pbem.host.memo)
         self._here = Kept("")  # the change under way's: what it took of `_kept`, and its own
-        self._made: tuple[RoundState, RoundLog | None] | None = None  # what the change under way published
-        self._dealt: RoundLog | None = None  # the round the change under way dealt
 
     def now(self) -> str:
         return stamp(self.clock.now())
@@ -346,7 +201,7 @@ class Host:
         """The host's own box of this game (its key as `games.box_key` holds it), opened once."""
         if self._box is None or self._box[0] != sealed_key:
             me = self._me()
-            info = _host_info(self.facts.id, "box key")
+            info = host_info(self.facts.id, "box key")
             key = None if sealed_key is None else bytes.fromhex(open_json(sealed_key, me, info))
             self._box = (sealed_key, OwnBox(key, me))
         return self._box[1]
@@ -355,7 +210,7 @@ class Host:
         """The box to seal into in the change under way; a game made before it had a box key
         gets one now (written with the change)."""
         if g["box_key"] is None:
-            g["box_key"] = _new_box_key(self.facts.id, self._me().public)
+            g["box_key"] = new_box_key(self.facts.id, self._me().public)
         return self._own_box(g["box_key"])
 
     # queries (no key needed)
@@ -526,7 +381,6 @@ class Host:
         state it published, the round so far, the last public moves) is kept for the next
         change, which uses it only if nobody else moved the game on (Kept.at: one rule)."""
         facts = self.facts
-        self._made = self._dealt = None
         kept, self._kept = self._kept, None
         try:
             with self.store.write() as c:
@@ -535,17 +389,18 @@ class Host:
                 before: dict[str, Any] = dict(g)
                 if _handovers(g["config"]) != facts.handovers:  # another process handed a seat over
                     self.facts = self._read_facts(c, facts.id)
-                yield GameChange(self, c, g)
+                ch = GameChange(self, c, g)
+                yield ch
                 changed = {k: v for k, v in g.items() if before[k] != v}
                 if changed:
                     c.execute(_SET_GAME, {**changed, "b_game": facts.id})
         except BaseException:  # e.g. a handover that did not commit: nothing of it is kept
-            self.facts, self._made, self._dealt, self._here = facts, None, None, Kept("")
+            self.facts, self._here = facts, Kept("")
             raise
-        if self._made is not None:  # a packet published: what it left, at its head
-            state, log = self._made
+        if ch.made is not None:  # a packet published: what it left, at its head
+            state, log = ch.made
             here = Kept(g["head"], state, log, here.recent)
-        self._kept, self._made, self._here = here, None, Kept("")
+        self._kept, self._here = here, Kept("")
 
     def _state(self, g: GameRow) -> RoundState:
         """The round's live state at `g`'s head: the one kept from our last change when nobody
@@ -561,7 +416,7 @@ class Host:
             self._here.recent = timekeeper.read_recent(c, g)
         return self._here.recent
 
-    def _round_log(self, g: GameRow) -> RoundLog | None:
+    def _round_log(self) -> RoundLog | None:
         """The round so far as kept from our last change, if nobody moved the game on since
         (taken, as the state is)."""
         log, self._here.log = self._here.log, None
@@ -578,10 +433,10 @@ class Host:
                               a_kind=kind_name(block.kind, article=True)))
         with self._change() as ch:
             if isinstance(block.doc, Join):
-                return self._join(ch.c, ch.g, block)
+                return moving.take_join(ch, block)
             if isinstance(block.doc, Move):
                 try:
-                    return self._move(ch.c, ch.g, block)
+                    return moving.take_move(ch, block)
                 except StaleMove as exc:
                     # refused, but it says an absent seat is back: that is kept (the move is not)
                     back = timekeeper.back_by_move(ch, block)
@@ -623,60 +478,13 @@ class Host:
                                  name=repr(name), fingerprint=block.signer.fingerprint()))
         return seat
 
-    def _join(self, c: Connection, g: GameRow, block: Signed[Join]) -> Outcome:
-        seat = self._seat(g, block)
-        if c.execute(select(joins.c.file_hash).where(joins.c.file_hash == block.hash)).first() is not None:
-            return Outcome("duplicate", t("{seat}'s join was already applied; nothing changed", seat=seat.name))
-        if block.doc.invitation != self.facts.invitation_hash:
-            raise BadPacket(t("{seat}'s join answers another invitation", seat=seat.name))
-        where = (seats.c.game_id == self.facts.id) & (seats.c.name == seat.name)
-        if c.execute(select(seats.c.joined_at).where(where)).scalar() is not None:
-            raise Conflict(t("{seat} has already joined with a different join file", seat=seat.name))
-        contribution = unb64(block.doc.contribution, "contribution")
-        if len(contribution) != fairness.CONTRIBUTION_BYTES:
-            raise BadPacket(t("{seat}'s contribution has {n} bytes, not {want}", seat=seat.name, n=len(contribution),
-                              want=fairness.CONTRIBUTION_BYTES))
-        at = self.now()
-        c.execute(update(seats).where(where).values(contribution=b64(contribution), joined_at=at, last_activity=at))
-        c.execute(insert(joins).values(file_hash=block.hash, game_id=self.facts.id, seat=seat.name, envelope=block.payload))
-        waiting = [r.name for r in c.execute(select(seats.c.name).where(seats.c.game_id == self.facts.id,
-                                                                        seats.c.joined_at.is_(None)).order_by(seats.c.idx))]
-        if waiting:
-            return Outcome("joined", t("{seat} joined; waiting for {waiting}", seat=seat.name, waiting=join(waiting)))
-        state = self._deal(c, g, 1, Carry())
-        seq = self._publish(c, g, state, moves=[], events=[])
-        return Outcome("dealt", t("{seat} joined; everyone is in: round 1 dealt, packet {seq}", seat=seat.name, seq=seq), seq)
-
     def _round_secret(self, round_no: int) -> bytes:
         if self._secrets is None:
             sealed = select(games.c.secrets_sealed).where(games.c.id == self.facts.id)
             with self.store.read() as c:
                 text = c.execute(sealed).scalar_one()
-            self._secrets = [bytes.fromhex(x) for x in open_json(text, self._me(), _host_info(self.facts.id, "secrets"))]
+            self._secrets = [bytes.fromhex(x) for x in open_json(text, self._me(), host_info(self.facts.id, "secrets"))]
         return self._secrets[round_no - 1]
-
-    def _deal(self, c: Connection, g: GameRow, round_no: int, carried: Carry) -> RoundState:
-        f = self.facts
-        secret = self._round_secret(round_no)
-        contributions = [unb64(x, "contribution") for x in c.execute(
-            _CONTRIBUTIONS, {"b_game": f.id}).scalars()]
-        if not is_ruleset(f.ruleset):
-            raise BadPacket(t("the game's ruleset {name} is unknown", name=repr(f.ruleset)))
-        dealer = SeededDealer(fairness.round_chance(f.id, round_no, secret, contributions))
-        state = dealer.deal(f.ruleset, tuple(s.name for s in f.seats), options=frozenset(f.options), round_no=round_no,
-                            first_seat=carried.first_seat, gold=carried.gold, nuggets=carried.nuggets)
-        g["status"], g["round_no"], g["move_no"] = "playing", round_no, 0
-        said = ({"gold": carried.gold, "nuggets": carried.nuggets, "first": state.players[carried.first_seat]}
-                if round_no > 1 else {})
-        start = dump(state)
-        c.execute(_ADD_ROUND, dict(game_id=f.id, round_no=round_no, first_seq=g["seq"] + 1,
-                                   start_state_sealed=self._seal_state(g, start), carried=json.dumps(said)))
-        self._dealt = RoundLog(round_no, start, [])
-        return state
-
-    def _seal_state(self, g: GameRow, state: dict[str, Any]) -> str:
-        """A state (dumped), in the host's own box."""
-        return seal_json(state, self._sealing_box(g), _host_info(self.facts.id, "state"), pad="state")
 
     def live_state(self) -> RoundState:
         """The true state of the round in play, every hand open (needs the host's key)."""
@@ -687,199 +495,7 @@ class Host:
     def _open_state(self, box_key: str | None, sealed: str | None) -> RoundState:
         if sealed is None:
             raise UsageError(t("no round has been dealt yet"))
-        return load(open_json(sealed, self._own_box(box_key), _host_info(self.facts.id, "state")))
-
-    def _move(self, c: Connection, g: GameRow, block: Signed[Move]) -> Outcome:
-        f = self.facts
-        seat = self._seat(g, block)
-        # A move applied before answered a packet that is no longer the head (applying it made
-        # the next one): only a move that does not answer the head may be one already applied.
-        answers_head = block.doc.seq == g["seq"] and block.doc.packet == g["head"]
-        if not answers_head and c.execute(_MOVE_SEEN, {"b_hash": block.hash}).first() is not None:
-            return Outcome("duplicate", t("this move by {seat} was already applied; nothing changed", seat=seat.name))
-        if g["status"] != "playing":
-            raise StaleMove(t("game {game} is {status}; it takes no moves now", game=f.id, status=game_status(g["status"])))
-        if block.doc.by is not None:
-            raise BadPacket(t("{seat}'s move says it was made by the {by}; only the host marks its own moves", seat=seat.name,
-                              by=block.doc.by))
-        answered = block.doc.seq
-        if not answers_head:
-            raise StaleMove(t("{seat}'s move answers packet {answered}, but the game is at packet {seq}", seat=seat.name,
-                              answered=answered, seq=g["seq"]), hint=t("show the latest packet and move again"))
-        state = self._state(g)
-        if state.player != seat.name:
-            raise StaleMove(t("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
-        sealed = open_as(SealedMove, block.doc.sealed, self._me(), seal_info(f.id, g["seq"], seat.name, HOST, "move"))
-        text = sealed.move
-        nonce = move_nonce(sealed.nonce)
-        if move_commitment(nonce, text) != block.doc.commit:
-            raise BadPacket(t("{seat}'s move file does not match its commitment", seat=seat.name))
-        return self._apply(c, g, seat, state, text, nonce, block)
-
-    def play_for(self, c: Connection, g: GameRow, seat: Seat, state: RoundState, why: str,
-                 text: str | None = None) -> Outcome:
-        """The host plays the timeout policy's move for `seat` (`why`: timeout, absent or
-        resigned), signed as the host's own move file with the time it was made, marked `by:
-        host` so that packet, archive, audit and replay all say so. Refused (Conflict, nothing
-        changes) when the game's rules let the host play for nobody now
-        (timekeeper.may_play_for), and when `text` is given and is not the policy's own move."""
-        f = self.facts
-        me = self._me()
-        policy = timekeeper.may_play_for(GameChange(self, c, g), seat.name, why)
-        if state.player != seat.name:
-            raise Conflict(t("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
-        chosen = policy_move(view(state, seat.name), seat.name, policy, f.id, g["seq"])
-        if text is not None and text != chosen:
-            raise Conflict(t("the host may play only its timeout policy's move for {seat}: {policy} plays {move}, "
-                             "not {other}", seat=seat.name, policy=policy, move=repr(chosen), other=repr(text)))
-        nonce = os.urandom(MOVE_NONCE_LEN)
-        info = seal_info(f.id, g["seq"], seat.name, HOST, "move")
-        block = sign(Move(game=f.id, seat=seat.name, seq=g["seq"], packet=g["head"],
-                          commit=move_commitment(nonce, chosen), by=HOST, why=why, at=self.now(),
-                          sealed=seal_json(SealedMove(move=chosen, nonce=b64(nonce)), me.public, info, pad="move")), me)
-        return self._apply(c, g, seat, state, chosen, nonce, block, by=why)
-
-    def _apply(self, c: Connection, g: GameRow, seat: Seat, state: RoundState, text: str, nonce: bytes,
-               block: Signed[Move], by: str | None = None) -> Outcome:
-        f = self.facts
-        move = check_move(state, text)  # the canonical, resolved move
-        if str(move) != text:
-            raise BadPacket(t("{seat}'s move {text} is not in canonical form", seat=seat.name, text=repr(text)),
-                            hint=t("write moves with 'pbem move'"))
-        events = apply_move(state, move)
-        said = str(move.public())
-        g["move_no"] += 1
-        at = self.now()
-        c.execute(_ADD_MOVE, dict(
-            game_id=f.id, round_no=g["round_no"], n=g["move_no"], seat=seat.name, public_text=said,
-            text_sealed=seal_json({"text": text, "nonce": b64(nonce)}, self._sealing_box(g), _host_info(f.id, "move"),
-                                  pad="move"),
-            envelope=block.payload, file_hash=block.hash, answered_seq=g["seq"], applied_at=at, why=by))
-        window = self._here.recent
-        if window is not None:  # else read with this move, when a packet lists them
-            window.append(RecentMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said, seq=g["seq"],
-                                     by=HOST if by else None, why=by))
-            del window[: -timekeeper.RECENT_LIMIT]
-        archived = _archived(g["move_no"], seat.name, text, b64(nonce), block.payload, by)
-        moved = [PublicMove(round=g["round_no"], n=g["move_no"], seat=seat.name, text=said,
-                            by=HOST if by else None, why=by)]
-        if by is None:
-            c.execute(_TOUCH_SEAT, {"b_game": f.id, "b_name": seat.name, "b_at": at})
-            timekeeper.moved(GameChange(self, c, g), seat.name)
-        result = None
-        ended = state
-        if state.phase == OVER:
-            result, state = self._end_round(c, g, state)
-        seq = self._publish(c, g, state, moves=moved, events=events, result=result,
-                            ended=ended if result is not None else None, archived=archived)
-        if by:
-            told = t("applied the host's move for {seat} ({why}): {move}; packet {seq}", seat=seat.name,
-                     why=when.reason(by), move=said, seq=seq)
-        else:
-            told = t("applied {seat}'s move: {move}; packet {seq}", seat=seat.name, move=said, seq=seq)
-        if result is not None:  # the host's apply and the daemon's log say when a round or the game ends
-            told += t("clause sep") + t("round {n} is over: winners {winners}", n=result.round,
-                             winners=join(list(result.winners)) if result.winners else t("nobody"))
-        if g["status"] == "over":
-            told += t("clause sep") + t("the game is over: {winners} won", winners=join(standings_winners(ended.gold)))
-        return Outcome("applied", told, seq)
-
-    def _end_round(self, c: Connection, g: GameRow, state: RoundState) -> tuple[Result, RoundState]:
-        secret = self._round_secret(state.round_no)
-        result = round_result(state, secret)
-        c.execute(_END_ROUND, {"b_game": self.facts.id, "b_round": state.round_no, "last_seq": g["seq"] + 1,
-                               "secret": secret.hex(), "result": to_json(result).decode()})
-        if state.round_no >= ROUNDS_PER_GAME:
-            g["status"] = "over"
-            return result, state
-        nxt = self._deal(c, g, state.round_no + 1, carry_after(state.players, state))
-        return result, nxt
-
-    def _archive(self, c: Connection, g: GameRow, final: RoundState, last: Signed[Packet],
-                 log: RoundLog | None) -> Signed[Archive]:
-        """Sign the ended round's archive (docs/protocol.md); `last` is the round's last packet,
-        `log` the round as this Host kept it (None: read and open every move of the round)."""
-        f = self.facts
-        me = self._me()
-        key = {"b_game": f.id, "b_round": final.round_no}
-        rnd = c.execute(_ROUND, key).one()
-        if log is None:
-            box = self._own_box(g["box_key"])
-            info = _host_info(f.id, "move")
-            played = []
-            for m in c.execute(_ROUND_MOVES, key):
-                sealed = open_json(m.text_sealed, box, info)  # its text and nonce, sealed by this host
-                played.append(_archived(m.n, m.seat, sealed["text"], sealed["nonce"], m.envelope, m.why))
-            start = open_json(rnd.start_state_sealed, box, _host_info(f.id, "state"))
-        else:
-            played, start = log.moves, log.start
-        if log is not None and log.chain is not None:
-            chain = list(log.chain)
-        else:
-            chain = [Link(seq=r.seq, hash=r.hash, prev=r.prev)
-                     for r in c.execute(_CHAIN, {"b_game": f.id, "b_from": rnd.first_seq - 1})]
-        chain.append(Link(seq=last.doc.seq, hash=last.hash, prev=last.doc.prev))
-        carried = json.loads(rnd.carried)
-        archive = sign(Archive(
-            game=f.id,
-            round=final.round_no,
-            invitation=rnd.invitation,
-            joins=sorted(b64(e) for e in c.execute(_JOINS, key).scalars()),
-            secret=rnd.secret,
-            carried=Carried(**carried) if carried else Carried(),
-            start=start,
-            moves=played,
-            chain=chain,
-            handovers=timekeeper.archive_handovers(g),
-            final=dump(final),
-        ), me)
-        c.execute(_SET_ARCHIVE, {**key, "b_archive": archive.armored()})
-        return archive
-
-    def _publish(self, c: Connection, g: GameRow, state: RoundState, *, moves: list[PublicMove], events: list,
-                 result: Result | None = None, ended: RoundState | None = None,
-                 handover: HandoverRecord | None = None, archived: ArchivedMove | None = None) -> int:
-        """Sign and store the next packet; `archived`: the move it answers, as the round's
-        archive lists it (appended to the round kept in memory)."""
-        f = self.facts
-        log = self._round_log(g)
-        if archived is not None:
-            played = ended.round_no if ended is not None else state.round_no
-            if log is not None and log.round_no == played and len(log.moves) == archived.n - 1:
-                log.moves.append(archived)
-            else:
-                log = None
-        me = self._me()
-        seq = g["seq"] + 1
-        public = dump(view(state, None))
-        parts: dict[str, str] = {}
-        for st in f.seats:
-            part = seat_part(state, st.name, events)
-            parts[st.name] = seal_json(part, st.key, seal_info(f.id, seq, HOST, st.name, "part"), pad="part")
-        over = g["status"] == "over"
-        to_move = None if over else state.player
-        doc = Packet(game=f.id, seq=seq, prev=g["head"], round=state.round_no,
-                     phase="game-over" if over else "round-over" if result else "playing",
-                     to_move=to_move, public=public, moves=moves,
-                     events=cast("list[dict[str, Any]]", events_for(events, None)), parts=parts, result=result,
-                     standings=Standings(gold=state.gold, winners=standings_winners(state.gold)) if over else None,
-                     **timekeeper.packet_extras(GameChange(self, c, g), seq, to_move, handover))
-        packet = sign(doc, me)
-        armored = packet.armored()
-        if ended is not None:
-            armored += self._archive(c, g, ended, packet, log).armored()
-        if self._dealt is not None:  # a round dealt by this change: its log starts now
-            before = log.chain[-1:] if log is not None and log.chain else []
-            self._dealt.chain = [] if g["seq"] == 0 else before if before and before[0].seq == g["seq"] else None
-            log, self._dealt = self._dealt, None
-        if log is not None and log.chain is not None:
-            log.chain.append(Link(seq=seq, hash=packet.hash, prev=g["head"]))
-        c.execute(_ADD_PACKET, dict(game_id=f.id, seq=seq, hash=packet.hash, prev=g["head"],
-                                    round_no=state.round_no, armored=armored, created_at=self.now()))
-        g["state_sealed"] = self._seal_state(g, dump(state))
-        g["seq"], g["head"], g["public"] = seq, packet.hash, json.dumps({**public, "to_move": to_move})
-        self._made = (state, log)
-        return seq
+        return load(open_json(sealed, self._own_box(box_key), host_info(self.facts.id, "state")))
 
 
 def _handovers(config: str) -> int:

@@ -1,0 +1,132 @@
+"""Creating a game in a store: what `game new` refuses, the round secrets committed to, the
+signed invitation, and the game's first rows (pbem.host.referee then hosts it).
+
+Also the host's own sealing: the infos its secrets, states and moves are sealed under, and
+the key of its own box of a game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+
+from engine.catalog import RULESETS, Ruleset, is_ruleset
+from engine.state import OPTIONS, PLAYER_RANGE, ROUNDS_PER_GAME
+from pbem.errors import UsageError
+from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.paths import as_url
+from pbem.host.store import Store, games, seats
+from pbem.names import HOST, check_game_name, check_seat_name
+from pbem.protocol import fairness
+from pbem.protocol.crypto import Identity, OwnBox, PublicKey
+from pbem.protocol.documents import HostParty, Invitation, Party, Signed, mail_address_ok, seal_info, seal_json, sign
+from pbem.ui.words import t
+
+
+def open_store(store: Store | Path | str, *, create: bool = False) -> tuple[Store, bool]:
+    """(the store, whether we opened it and so must close it)."""
+    if isinstance(store, Store):
+        return store, False
+    return Store(as_url(store), create=create), True
+
+
+def check_new_game(path: Path | None, name: str, ruleset: str, seats: list[tuple[str, PublicKey]],
+                   options: list[str]) -> Ruleset:
+    """What `game new` refuses, for every kind of host; the ruleset, checked. `path`: a game
+    that needs a file of its own (the blind host's) refuses one that exists."""
+    check_game_name(name)
+    if not is_ruleset(ruleset):
+        raise UsageError(t("unknown ruleset {name}", name=repr(ruleset)), hint=t("use one of: {choices}", choices=", ".join(RULESETS)))
+    lo, hi = PLAYER_RANGE[ruleset]
+    if not lo <= len(seats) <= hi:
+        raise UsageError(t("{ruleset} is played by {lo}-{hi} players, not {n}", ruleset=ruleset, lo=lo, hi=hi, n=len(seats)))
+    names = [n for n, _ in seats]
+    for n in names:
+        check_seat_name(n)
+    if len(set(names)) != len(names):
+        raise UsageError(t("two seats have the same name"))
+    if len({k.encode() for _, k in seats}) != len(seats):
+        raise UsageError(t("two seats have the same public key"))
+    bad = set(options) - set(OPTIONS)
+    if bad:
+        raise UsageError(t("unknown option {name}", name=repr(sorted(bad)[0])), hint=t("use one of: {choices}", choices=", ".join(OPTIONS)))
+    if path is not None and path.exists():
+        raise UsageError(t("{path} already exists", path=repr(str(path))), hint=t("choose another game name or --db"))
+    return ruleset
+
+
+def check_host_mail(address: str | None) -> str | None:
+    """The host's mail address as an invitation may sign it (None: none given)."""
+    if address is not None and not mail_address_ok(address):
+        raise UsageError(t("{address} is no mail address the invitation can name", address=repr(address)),
+                         hint=t("write it as user@example.org"))
+    return address
+
+
+def create_game(
+    store: Store | Path | str,
+    name: str,
+    host: Identity,
+    ruleset: str,
+    seat_keys: list[tuple[str, PublicKey]],
+    options: list[str],
+    emails: dict[str, str] | None = None,
+    timing: dict[str, Any] | None = None,
+    clock: Clock = REAL,
+    host_mail: str | None = None,
+) -> Signed:
+    """Add a game to the store (created if it does not exist) and return its invitation.
+
+    `timing` is the game's deadline rules (pbem.host.deadlines.Timing.to_config()), if any.
+    `host_mail` (else `emails["host"]`) is signed into the invitation: the address seats mail."""
+    ruleset = check_new_game(None, name, ruleset, seat_keys, options)
+    host_mail = check_host_mail(host_mail or (emails or {}).get(HOST))
+    st, owned = open_store(store, create=True)
+    try:
+        game_id = f"{name}-{os.urandom(4).hex()}"
+        secrets = fairness.new_secrets(ROUNDS_PER_GAME)
+        commitments = [fairness.commitment(game_id, k + 1, s) for k, s in enumerate(secrets)]
+        invitation = sign(Invitation(game=game_id, name=name, ruleset=ruleset, options=sorted(options),
+                                     host=HostParty(name=host.name, key=host.public.encode(), mail=host_mail),
+                                     seats=[Party(name=n, key=k.encode()) for n, k in seat_keys],
+                                     commitments=commitments, created=stamp(clock.now())), host)
+        taken = UsageError(t("store {store} already has a game called {name}", store=repr(st.label), name=repr(name)),
+                           hint=t("choose another game name (pbem games lists them)"))
+        try:
+            with st.write() as c:
+                if c.execute(select(games.c.id).where(games.c.name == name)).first() is not None:
+                    raise taken
+                c.execute(insert(games).values(
+                    id=game_id, name=name, ruleset=ruleset, options=json.dumps(sorted(options)), host_name=host.name,
+                    host_key=host.public.encode(), created_at=stamp(clock.now()), invitation=invitation.armored(),
+                    invitation_hash=invitation.hash, commitments=json.dumps(commitments),
+                    secrets_sealed=seal_json([x.hex() for x in secrets], host.public, host_info(game_id, "secrets"),
+                                             pad="secrets"),
+                    box_key=new_box_key(game_id, host.public), state_sealed=None, public="{}", status="joining",
+                    round_no=0, move_no=0, seq=0,
+                    head=invitation.hash,
+                    config=json.dumps({"emails": emails or {}, **({"timing": timing} if timing else {})})))
+                c.execute(insert(seats), [{"game_id": game_id, "idx": i, "name": n, "key": k.encode(),
+                                           "email": (emails or {}).get(n)} for i, (n, k) in enumerate(seat_keys)])
+        except IntegrityError:  # another process took the name between our check and insert
+            raise taken from None
+    finally:
+        if owned:
+            st.close()
+    return invitation
+
+
+
+def host_info(game_id: str, purpose: str) -> bytes:
+    """What the host's own sealed things of a game (secrets, states, moves, box key) are bound to."""
+    return seal_info(game_id, 0, HOST, HOST, purpose)
+
+
+def new_box_key(game_id: str, host: PublicKey) -> str:
+    """A new key for the host's own box of a game, sealed to the host's key."""
+    return seal_json(os.urandom(OwnBox.KEY_LEN).hex(), host, host_info(game_id, "box key"), pad="secrets")
