@@ -1,10 +1,9 @@
-"""The host (referee): creates a game, takes join and move files, deals, publishes packets.
+"""The host (referee): one game of a store, taking join, move, request and handover files.
 
-A `Host` is one game of a store. Each change is one transaction: it locks the game's row,
-checks the input against the head, changes the state and writes the next packet row, or
-raises and changes nothing. Publishers (pbem.host.publish) deliver packets after the
-commit and mark how far they got, so a crash between the two loses nothing and the next
-run delivers only what is new.
+A `Host` opens each change as one transaction (its row locked) that pbem.host.moving,
+round_store and timekeeper work on: it writes the next packet row, or raises and changes
+nothing. Publishers (pbem.host.publish) deliver packets after the commit and mark how far
+they got, so a crash between the two loses nothing. Games are made by pbem.host.creation.
 
 Per move the host does only that move's work: the game's fixed facts (seats, decoded keys)
 and the round secrets are read once per `Host`; the live state and the round so far (as its
