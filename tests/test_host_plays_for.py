@@ -129,7 +129,7 @@ def rogue_play(host, seat: str, text: str, why: str = "timeout"):
     from pbem.protocol.documents import Move
 
     with host._change() as change:
-        c, g = change.c, change.g
+        g = change.g
         f, me = host.facts, change.signer()
         nonce = os.urandom(16)
         info = seal_info(f.id, g["seq"], seat, HOST, "move")
