@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 HOME_HELP = "Key home (default: $PBEM_HOME or the platform config dir)."
 HomeOpt = Annotated[Path | None, typer.Option("--home", help=HOME_HELP, show_default=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+HintsOpt = Annotated[bool, typer.Option("--hints", help="On your turn: mark on the maze where each path card of "
+                                        "your hand fits (by its number) and list every card's legal targets.")]
 
 
 def home_everywhere(command: Any) -> Any:

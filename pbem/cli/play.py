@@ -15,6 +15,7 @@ from pbem.cli._common import (
     AsOpt,
     DbOpt,
     GameArg,
+    HintsOpt,
     HomeOpt,
     JsonOpt,
     OptGameArg,
@@ -195,8 +196,13 @@ def show(
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
     as_json: JsonOpt = False,
+    hints: HintsOpt = False,
 ) -> None:
-    """Open a packet with your key: the maze, your hand and role, and whose turn it is."""
+    """Open a packet with your key: the maze, your hand and role, and whose turn it is.
+
+    With --hints, on your turn: each empty cell where a path card of your hand fits is marked
+    with the card's number (above the dot as it lies, after ↻ below it turned round), and every
+    card's legal targets are listed. --json lists every legal move as "legal"."""
     unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
     from pbem.protocol.documents import read_one
     from pbem.seat import player
@@ -218,7 +224,7 @@ def show(
         from pbem.seat.screen import trustless_screen
         from pbem.seat.trustless import news
 
-        Console().print(trustless_screen(c.ts, news(c.ts, signed.doc.seq - 1)))  # drawn as any packet, its moves
+        Console().print(trustless_screen(c.ts, news(c.ts, signed.doc.seq - 1), hints))  # drawn as any packet
         w = c.ts.table.waiting()
         if c.seat in w.seats and w.step == "move":
             typer.echo(t('your move: pbem move {packet} "MOVE" --as {name}', packet=packet, name=me.name))
@@ -232,7 +238,7 @@ def show(
         return
     from pbem.seat.screen import show_packet
 
-    show_packet(sp)
+    show_packet(sp, hints=hints)
     if sp.old:  # still shown (a player may look back), said as old, and the newest named
         from pbem.seat.home import packet_path
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pbem.cli._common import JsonOpt, KeyOptions, MailIn, Reply, Smtp, grouped
+from pbem.cli._common import HintsOpt, JsonOpt, KeyOptions, MailIn, Reply, Smtp, grouped
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError, msg
 from pbem.ui import failures, when
@@ -81,10 +81,10 @@ class CliMail:
 
 def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Path], mail_in: MailIn, reply: Reply,
               smtp: Smtp, *, join: bool = False, as_json: bool = False, by_mail: bool = False, wait: bool = False,
-              timeout: float | None = None) -> None:
+              timeout: float | None = None, hints: bool = False) -> None:
     """Open the seat's turn at TARGET (`wait`: once it is the seat's, or the game is over), show
-    it (or print it as JSON), ask for a move when it is the seat's and none was given (in a
-    terminal), and send it."""
+    it (or print it as JSON; `hints`: with where its cards go), ask for a move when it is the
+    seat's and none was given (in a terminal), and send it."""
     from pbem.auto.turn import open_turn
 
     where = keys.where
@@ -122,7 +122,7 @@ def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Pat
     if as_json:
         typer.echo(json_text(turn.json()))
     elif not (by_mail and move is not None):  # mail-move MOVE says only what it sent
-        show_turn(turn)
+        show_turn(turn, hints)
     if move is None and not as_json and turn.asks() and sys.stdin is not None and sys.stdin.isatty():
         move = ask_move(turn)
     if move is None:
@@ -137,21 +137,22 @@ def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Pat
         raise played.refused
 
 
-def show_turn(turn: Turn) -> None:
-    """The seat's table on the terminal, as `pbem show` draws it, with the host's news."""
+def show_turn(turn: Turn, hints: bool = False) -> None:
+    """The seat's table on the terminal, as `pbem show` draws it (`hints`: and where its cards
+    go), with the host's news."""
     from rich.console import Console
 
     if turn.sp is not None:
         from pbem.seat.screen import show_packet
 
-        show_packet(turn.sp, notices=turn.notices, answered=turn.answered())
+        show_packet(turn.sp, notices=turn.notices, answered=turn.answered(), hints=hints)
         return
     c = turn.client
     if c is None:
         return
     from pbem.seat.screen import trustless_screen
 
-    Console().print(trustless_screen(c.ts, turn.followed))
+    Console().print(trustless_screen(c.ts, turn.followed, hints))
     if turn.notices:
         from datetime import datetime
 
@@ -192,6 +193,7 @@ def turn(
     timeout: Annotated[float | None, typer.Option("--timeout", min=0.0, metavar="S",
                                                   help="With --wait: give up after S seconds (exit 12).",
                                                   show_default=False)] = None,
+    hints: HintsOpt = False,
 ) -> None:
     """Your turn, however the game travels: read what came, show your table and, with MOVE (or
     at the prompt when it is your move), send it. Joins if needed.
@@ -206,7 +208,7 @@ def turn(
     if timeout is not None and not wait:
         raise UsageError(msg("--timeout is for --wait"), hint=msg("pbem turn TARGET --wait --timeout S"))
     play_turn(target, move, keys, maildir, mail_in, reply, smtp, join=join_, as_json=as_json, wait=wait,
-              timeout=timeout)
+              timeout=timeout, hints=hints)
 
 
 @grouped

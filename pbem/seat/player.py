@@ -47,6 +47,7 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.seat.home import invitation_path, load_invitation, move_path, received_invitation_path, save_packet, seen_path
+from pbem.ui.hints import legal_for
 from pbem.ui.words import t
 
 
@@ -246,6 +247,7 @@ class SeatPacket:
             "away": doc.away or {},
             "since_my_turn": [msgspec.to_builtins(m) for m in self.since_my_turn()],
             "played_over": [msgspec.to_builtins(m) for m in self.played_over()],
+            "legal": legal_for(v, self.seat) if self.my_turn and not self.old else [],
         }
 
     def played_over(self) -> list[RecentMove]:

@@ -12,10 +12,12 @@ from pbem.names import HOST
 from pbem.protocol.documents import Notice, PublicMove, RecentMove, Result, Standings
 from pbem.seat.player import SeatPacket
 from pbem.ui import move_words, when, words
+from pbem.ui.hints import Hints
 from pbem.ui.seatview import render_view
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the trustless modules load only for a trustless table
+    from engine.state import RoundState
     from pbem.seat.trustless import TrustlessSeat
 
 
@@ -90,20 +92,29 @@ def outcome_lines(result: Result) -> list[str]:
 
 
 def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,
-                      now: datetime | None = None, answered: bool = False) -> RenderableType:
+                      now: datetime | None = None, answered: bool = False, hints: bool = False) -> RenderableType:
     """The packet as this seat sees it; `answered`: its move for this packet is made (sent, or
-    written for the host), so the table waits for the host, not for it."""
+    written for the host), so the table waits for the host, not for it; `hints`: where its
+    cards go, if it is to move (pbem.ui.hints)."""
     doc = sp.doc
     now = now or datetime.now(UTC)
     header = {t("game"): sp.packet.game, t("packet"): doc.seq, t("you are"): sp.seat}
+    mine = sp.my_turn and not sp.old and not answered
     parts = render_view(sp.view, sp.seat, last_moves=last_moves_in_words(sp), header=header,
-                        answered=answered and not sp.old)
+                        answered=answered and not sp.old, hints=_hints(sp.view, sp.seat, mine) if hints else None)
     news = [Text(line) for line in news_lines(sp, notices or [], now)]
     extra = [Text(line, style="bold") for line in result_lines(doc.result, doc.standings)]
     playing = doc.phase != "game-over" and doc.to_move
     if doc.standings is None and (playing or sp.old):
         extra.append(Text(_turn_line(sp, answered), style="bold"))
     return _group(parts, *extra, *news)
+
+
+def _hints(view: RoundState, seat: str, mine: bool) -> Hints:
+    """Where `seat`'s cards go on `view` when the table waits for its move, else that it does not."""
+    from pbem.ui.hints import hints_for
+
+    return hints_for(view, seat) if mine else Hints(lines=[t("no hints: the table does not wait for your move")])
 
 
 def _turn_line(sp: SeatPacket, answered: bool) -> str:
@@ -122,8 +133,8 @@ def _group(*parts: RenderableType) -> RenderableType:
 
 
 def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[Notice] | None = None,
-                answered: bool = False) -> None:
-    (console or Console()).print(packet_renderable(sp, notices, answered=answered))
+                answered: bool = False, hints: bool = False) -> None:
+    (console or Console()).print(packet_renderable(sp, notices, answered=answered, hints=hints))
 
 
 def trustless_lines(summary: dict[str, Any], drawn: bool = False) -> list[str]:
@@ -147,16 +158,20 @@ def trustless_lines(summary: dict[str, Any], drawn: bool = False) -> list[str]:
     return lines + waiting_words(summary["cards_waiting"])
 
 
-def trustless_screen(ts: TrustlessSeat, last_moves: list[str]) -> RenderableType:
+def trustless_screen(ts: TrustlessSeat, last_moves: list[str], hints: bool = False) -> RenderableType:
     """A trustless table drawn as any packet is: while a round is played, the maze and this
     seat's numbered hand and role as far as they are open (render_view); between rounds and
-    at the game's end, the round just ended with every card open; then where the table stands."""
+    at the game's end, the round just ended with every card open; then where the table stands.
+    `hints`: where this seat's cards go, when the table waits for its move."""
     from pbem.seat.trustless import summary
 
     header = {t("game"): ts.inv.game, t("packet"): ts.head[0], t("you are"): ts.me}
     r = ts.table.round
     if r is not None and ts.seat is not None:
-        view: RenderableType = render_view(ts.view(), ts.me, last_moves=last_moves, header=header)
+        w = ts.table.waiting()
+        seen = ts.view()
+        marked = _hints(seen, ts.me, w.step == "move" and ts.me in w.seats) if hints else None
+        view: RenderableType = render_view(seen, ts.me, last_moves=last_moves, header=header, hints=marked)
     elif r is None and ts.table.ended:  # the game is over: its last round, every card open
         view = render_view(ts.table.ended[-1].state, ts.me, last_moves=last_moves, header=header)
     else:  # before the deal: the joins, the shuffles

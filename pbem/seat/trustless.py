@@ -48,6 +48,7 @@ from pbem.protocol.trustless.play import debt_bundles
 from pbem.protocol.trustless.public import PublicTable
 from pbem.protocol.trustless.table import Layout, TableSeat
 from pbem.protocol.trustless.tokens import Slot
+from pbem.ui.hints import legal_for
 from pbem.ui.words import join as join_words
 from pbem.ui.words import kind_name, t
 
@@ -329,5 +330,7 @@ def summary(ts: TrustlessSeat) -> dict[str, Any]:
     return {"game": ts.inv.game, "seat": ts.me, "trustless": True, "seq": ts.head[0],
             "waiting": {"step": w.step, "seats": w.seats, **({"due": ts.due} if ts.due else {})},
             "role": role, "hand": hand,
+            "legal": legal_for(ts.view(), ts.me) if ts.table.round is not None and ts.seat is not None
+            and w.step == "move" and ts.me in w.seats else [],
             "cards_waiting": [{"slot": list(slot), "card": "role" if slot == role_slot else "hand", "tokens_from": who}
                               for slot, who in ts.waiting_for().items()]}

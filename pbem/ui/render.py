@@ -33,6 +33,7 @@ from engine.catalog import KINDS, card_kind, is_card_id
 from engine.moves import shown_hand
 from engine.shapes import E, N, S, W, format_mask
 from pbem.ui import words
+from pbem.ui.hints import TURNED, CellHints, marks
 from pbem.ui.words import t
 
 CELL_W, CELL_H = 7, 3
@@ -71,6 +72,7 @@ STYLE = {
     "green": "bold green",
     "blue": "bold blue",
     "label": "dim",
+    "hint": "bold bright_green",
 }
 
 Grid = list[list[tuple[str, str]]]  # lines of (char, style)
@@ -205,26 +207,40 @@ class _Styled:
         return Text("".join(self.chars), no_wrap=True, overflow="ignore", spans=self.spans)
 
 
-def maze_area(board: Board) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The bounding box of the placed cards, never smaller than the default 5 x 9."""
-    xs = [p[0] for p in board.cells] + [DEFAULT_AREA[0][0], DEFAULT_AREA[1][0]]
-    ys = [p[1] for p in board.cells] + [DEFAULT_AREA[0][1], DEFAULT_AREA[1][1]]
+def maze_area(board: Board, also: Iterable[tuple[int, int]] = ()) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The bounding box of the placed cards (and the cells `also`), never smaller than the default 5 x 9."""
+    cells = [*board.cells, *also, *DEFAULT_AREA]
+    xs = [p[0] for p in cells]
+    ys = [p[1] for p in cells]
     return (min(xs), min(ys)), (max(xs), max(ys))
 
 
+def hint_grid(fits: CellHints, geo: Geometry = FULL) -> Grid:
+    """An empty cell marked with the hand numbers of the cards that fit it: as they lie above
+    the dot, turned round (after ↻) below it (pbem.ui.hints)."""
+    grid = cell_grid(None, geo=geo)
+    upright, turned = fits
+    for line, text in ((0, marks(upright, geo.w)), (2, marks(turned, geo.w, TURNED))):
+        _put(grid, line, (geo.w - len(text)) // 2, text, STYLE["hint"])
+    return grid
+
+
 def maze_text(board: Board, *, known_goals: dict[str, str] | None = None, geo: Geometry = FULL,
-              dense: bool = False) -> Text:
+              dense: bool = False, hints: dict[tuple[int, int], CellHints] | None = None) -> Text:
     """The maze with x across the top and y down the side, in cells of `geo`.
 
     `known_goals` (goal name -> card id) marks face-down goals a player has seen with a map.
     `dense`: neighbouring rows share one line (the bottom line of a row is the top line of the
     next; in a legal maze their arms line up), 2 lines a row instead of 3, for a short terminal.
+    `hints` (cell -> numbers, see hint_grid) marks where the seat's path cards fit (not dense).
     """
-    (x0, y0), (x1, y1) = maze_area(board)
+    hints = hints or {}
+    (x0, y0), (x1, y1) = maze_area(board, hints)
     known_at = {GOAL_CELLS[g]: c for g, c in (known_goals or {}).items() if g in GOAL_CELLS}
     lines: list[tuple[str, list[tuple[str, str]]]] = []  # (row label, the line's cells)
     for y in range(y0, y1 + 1):
-        grids = [cell_grid(board.cells.get((x, y)), known_at.get((x, y)), geo) for x in range(x0, x1 + 1)]
+        grids = [hint_grid(hints[(x, y)], geo) if (x, y) in hints and (x, y) not in board.cells
+                 else cell_grid(board.cells.get((x, y)), known_at.get((x, y)), geo) for x in range(x0, x1 + 1)]
         rows = [("", [c for g in grids for c in g[line]]) for line in range(geo.h)]
         rows[1] = (str(y), rows[1][1])
         if dense and lines:
@@ -264,9 +280,10 @@ class Maze:
     compact 3 x 3 cells with a line saying so. The start, every goal and every card are
     always drawn; nothing is cut off at the right edge."""
 
-    def __init__(self, board: Board, known_goals: dict[str, str] | None = None, dense: bool = False) -> None:
-        self.board, self.known, self.dense = board, known_goals, dense
-        (x0, _), (x1, _) = maze_area(board)
+    def __init__(self, board: Board, known_goals: dict[str, str] | None = None, dense: bool = False,
+                 hints: dict[tuple[int, int], CellHints] | None = None) -> None:
+        self.board, self.known, self.dense, self.hints = board, known_goals, dense, hints
+        (x0, _), (x1, _) = maze_area(board, hints or ())
         self.columns = x1 - x0 + 1
 
     def geometry(self, width: int) -> Geometry:
@@ -274,7 +291,7 @@ class Maze:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         geo = self.geometry(options.max_width)
-        yield maze_text(self.board, known_goals=self.known, geo=geo, dense=self.dense)
+        yield maze_text(self.board, known_goals=self.known, geo=geo, dense=self.dense, hints=self.hints)
         if geo is COMPACT:
             yield Text(t("compact maze: the terminal is {width} columns wide, the full maze needs {full}",
                          width=options.max_width, full=FULL.width(self.columns)), style=STYLE["label"])
@@ -283,9 +300,10 @@ class Maze:
         return Measurement(COMPACT.width(self.columns), FULL.width(self.columns))
 
 
-def render_maze(board: Board, *, known_goals: dict[str, str] | None = None, dense: bool = False) -> Maze:
-    """The maze, drawn to fit the console it is printed on (see Maze; dense: see maze_text)."""
-    return Maze(board, known_goals, dense)
+def render_maze(board: Board, *, known_goals: dict[str, str] | None = None, dense: bool = False,
+                hints: dict[tuple[int, int], CellHints] | None = None) -> Maze:
+    """The maze, drawn to fit the console it is printed on (see Maze; dense, hints: see maze_text)."""
+    return Maze(board, known_goals, dense, hints)
 
 
 # Glyph and word of each legend item; the expansion's pieces only when they can appear.

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from engine.state import OVER, PLAYING, THEFT, RoundState
 from pbem.ui import move_words, words
+from pbem.ui.hints import Hints
 from pbem.ui.render import Packed, render_hand, render_legend, render_maze, text_cells
 from pbem.ui.words import t
 
@@ -75,9 +76,11 @@ def render_view(
     last_moves: Iterable[str] = (),
     header: dict | None = None,
     answered: bool = False,
+    hints: Hints | None = None,
 ) -> RenderableType:
     """What seat `me` sees. `view` is engine.views.view(state, me), or the full state.
-    `answered`: `me` is to move and has sent its move (the heading says so).
+    `answered`: `me` is to move and has sent its move (the heading says so). `hints`
+    (pbem.ui.hints.hints_for): where `me`'s cards go, marked on the maze and said under the hand.
 
     With me=None and a full state (hands not masked) every hand and role is shown, for a
     referee or a replay; with a masked view only what the view holds is shown, so hidden
@@ -86,11 +89,17 @@ def render_view(
     parts: list[RenderableType] = [
         _heading(view, header, answered and me is not None and view.player == me),
         Text(""),
-        render_maze(view.board, known_goals=_known_goals(view, me)),
+        render_maze(view.board, known_goals=_known_goals(view, me), hints=hints.cells if hints else None),
         render_legend(view.ruleset),
         Text(""),
         *view_details(view, me),
     ]
+    if hints is not None:
+        parts += [Text(""), Text(t("where your cards go"), style="bold underline")]
+        if hints.cells:
+            parts.append(Text(t("on the maze, numbers above a dot fit there as the card lies (play N at X,Y); after ↻ "
+                                "below it, turned round (play N at X,Y rotated)"), style="dim"))
+        parts += [Text(line) for line in hints.lines]
     moves = list(last_moves)
     if moves:
         parts += [Text(""), Text(t("last moves"), style="bold underline")]
