@@ -91,6 +91,13 @@ class Msg:
     def __repr__(self) -> str:
         return f"Msg({self.id!r}, {self.params!r})"
 
+    def __add__(self, other: Text) -> Msg:
+        """Words said one after the other (a sentence and a clause that starts with its own "; ")."""
+        return Msg("@cat", {"items": (self, other)})
+
+    def __radd__(self, other: Text) -> Msg:
+        return Msg("@cat", {"items": (other, self)})
+
     def __str__(self) -> str:
         return english(self)
 
@@ -98,6 +105,12 @@ class Msg:
 def msg(id: str, /, **params: object) -> Msg:  # noqa: A002 (the catalog's word for it)
     """A message of the catalogs with its placeholders' values, said later (pbem.ui.words.render)."""
     return Msg(id, params)
+
+
+def N_(message: str) -> str:
+    """Marks `message` for the catalogs (scripts/i18n collects it like a t() call) where the words
+    are said later, e.g. from a table of templates (gettext's N_ convention)."""
+    return message
 
 
 def kind_word(kind: str, *, article: bool = False) -> Msg:
@@ -130,8 +143,8 @@ def english(value: object) -> str:
         return str(value)
     p = value.params
     if value.id.startswith("@"):
-        if value.id in ("@and", "@list", "@clauses"):
-            sep = "; " if value.id == "@clauses" else ", "
+        if value.id in ("@and", "@list", "@clauses", "@cat"):
+            sep = {"@clauses": "; ", "@cat": ""}.get(value.id, ", ")
             items = p.get("items", ())
             return sep.join(english(i) for i in (items if isinstance(items, tuple) else ()))
         if value.id == "@os":

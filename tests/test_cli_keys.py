@@ -77,7 +77,7 @@ def test_new_needs_a_passphrase_source(home: Path) -> None:
     r = run("new", "dave", "--home", home)
     exc = raised(r)
     assert isinstance(exc, UsageError) and exc.exit_code == 2
-    assert "--no-passphrase" in (exc.hint or "") or "--passphrase-file" in (exc.hint or "")
+    assert "--no-passphrase" in str(exc.hint or "") or "--passphrase-file" in str(exc.hint or "")
     assert not key_path(home, "dave").exists()
 
 

@@ -63,7 +63,7 @@ def test_error_exit_codes_and_hint() -> None:
     assert UsageError("x").exit_code == 2
     assert WrongKey("x").exit_code == 4
     e = WrongPassphrase("wrong passphrase for 'a'", hint="try again")
-    assert str(e) == "wrong passphrase for 'a'" and e.hint == "try again"
+    assert str(e) == "wrong passphrase for 'a'" and str(e.hint) == "try again"
     assert {2, 3, 4, 5} <= set(EXIT_CODES)
 
 
@@ -130,7 +130,7 @@ def test_sealed_part_is_bound_to_its_context(bob: Identity, other: bytes) -> Non
     ct = seal(b"secret", bob.public, ctx())
     with pytest.raises(WrongKey) as exc:
         open_sealed(ct, bob, other)
-    assert "another game" in (exc.value.hint or "")
+    assert "another game" in str(exc.value.hint or "")
 
 
 def test_tampered_or_truncated_sealed_part(bob: Identity) -> None:
@@ -344,7 +344,7 @@ def test_renamed_key_file_is_reported(home: Path, alice: Identity) -> None:
     os.rename(key_path(home, "alice"), keys_dir(home) / "carol.key")
     with pytest.raises(BadPacket) as exc:
         keys.load_identity(home, "carol", b"alice pass")
-    assert "alice.key" in (exc.value.hint or "")
+    assert "alice.key" in str(exc.value.hint or "")
 
 
 # ---- key home -------------------------------------------------------------
@@ -409,7 +409,7 @@ def test_get_passphrase_sources(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     # pytest's stdin is not a terminal, so there is nobody to ask.
     with pytest.raises(UsageError) as exc:
         keys.get_passphrase(None, prompt=True, confirm=True)
-    assert "--passphrase-file" in (exc.value.hint or "")
+    assert "--passphrase-file" in str(exc.value.hint or "")
     (tmp_path / "empty").write_text("\n")
     with pytest.raises(UsageError):
         keys.get_passphrase(tmp_path / "empty", prompt=False, confirm=False)

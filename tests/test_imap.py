@@ -93,7 +93,7 @@ def test_imap_login_failures_and_a_server_that_is_down(mail_servers: MailServers
     wrong = ImapFolder(ImapUrl.parse(s.imap.url("ann")), lambda: ("password", "not-it"))
     with pytest.raises(PbemError, match="IMAP login of ann .* failed") as err:
         list(wrong.new_messages())
-    assert "not-it" not in str(err.value) and "not-it" not in (err.value.hint or "")
+    assert "not-it" not in str(err.value) and "not-it" not in str(err.value.hint or "")
     missing = ImapFolder(ImapUrl.parse(s.imap.url("ann", "Nowhere")), lambda: ("password", "pw-ann"))
     with pytest.raises(UsageError, match="no IMAP folder 'Nowhere'"):
         list(missing.new_messages())

@@ -4,6 +4,7 @@
 
 A module may import its own subpackage and any lower layer, never a higher one or a
 sibling on its own layer (host and seat do not know each other; nor do mail and folder).
+Protocol and host never import pbem.ui: they build words as values (pbem.errors.Msg).
 Imports inside functions count too: a lazy import is still a dependency. Inside a layer,
 modules import each other without cycles: a module and what it imports can be read bottom-up.
 """
@@ -85,6 +86,17 @@ def test_imports_flow_one_way() -> None:
             if LAYERS[other] >= LAYERS[unit]:
                 wrong.append(f"{module} imports {target}")
     assert not wrong, "imports against the layer direction:\n" + "\n".join(sorted(set(wrong)))
+
+
+# Layers below the edges build words as values (pbem.errors.Msg) and never say them: only the CLI
+# and the mail put them into a reader's language (docs/translating.md).
+SPEECHLESS = ("pbem.protocol",)
+
+
+def test_inner_layers_never_import_the_words() -> None:
+    wrong = [f"{module} imports {target}" for module, path in modules() if module.startswith(SPEECHLESS)
+             for target in imports_of(path, module) if target == "pbem.ui" or target.startswith("pbem.ui.")]
+    assert not wrong, "words said below the edges (build a pbem.errors.msg instead):\n" + "\n".join(sorted(set(wrong)))
 
 
 def module_graph() -> dict[str, set[str]]:

@@ -197,7 +197,7 @@ def test_turn_in_a_folder_and_on_a_packet_file_says_answered(tmp_path: Path) -> 
     # a target that is nothing pbem knows: one line, and no mail read or sent
     bad = run_cli(app, ["turn", "no-such-game", "--as", mover], home, ok=False)
     assert isinstance(bad.exception, UsageError)
-    assert "no game 'no-such-game'" in str(bad.exception) and "pbem mail setup --imap" in bad.exception.hint
+    assert "no game 'no-such-game'" in str(bad.exception) and "pbem mail setup --imap" in str(bad.exception.hint)
     joined = run_cli(app, ["turn", "no-such-game", "--as", mover, "--join"], home, ok=False)
     assert isinstance(joined.exception, UsageError) and "--join is for a game folder" in str(joined.exception)
 

@@ -467,7 +467,7 @@ class ClubHost:
         except (PbemError, OSError) as exc:
             if host is not None:
                 host.close()
-            why = str(exc)
+            why = failures.message(exc)
             if self.waiting.get(game_id) != why:
                 self.waiting[game_id] = why
                 self.log(t("not serving {game} yet: {why}", game=name, why=why))

@@ -29,7 +29,7 @@ def read_position(path: Path):
     except CannotRead as exc:
         raise BadPosition(failures.message(exc)) from None
     except PbemError as exc:  # stdin over the limit
-        raise BadPosition(str(exc)) from None
+        raise BadPosition(failures.message(exc)) from None
     except UnicodeDecodeError as exc:
         raise BadPosition(t("{path} is not UTF-8 text (byte {offset})", path=repr(str(path)), offset=exc.start)) from None
     try:

@@ -29,6 +29,7 @@ from pbem.errors import BadPacket, CannotRead, Conflict, UsageError
 from pbem.names import TABLE, check_seat_name
 from pbem.protocol.documents import load_json
 from pbem.protocol.limits import KIB, MAX_FILE
+from pbem.ui import failures
 from pbem.ui.words import t
 
 MANIFEST = "pbem-folder.json"
@@ -144,7 +145,7 @@ class GameFolder:
             for s in seats:
                 _check_seat(s)
         except UsageError as e:
-            raise BadPacket(f"{path}: {e}") from None
+            raise BadPacket(f"{path}: {failures.message(e)}") from None
         return cls(dir, game_id, tuple(seats))
 
     def _sub(self, sub: Path) -> Path:

@@ -441,7 +441,7 @@ class Host:
                     back = timekeeper.back_by_move(ch, block)
                     if back is None:
                         raise
-                    stale = StaleMove(f"{exc}{t('clause sep')}{back}", hint=exc.hint)
+                    stale = StaleMove(exc.message + t("clause sep") + back, hint=exc.hint)
             elif block.kind == "request":
                 return timekeeper.request(ch, block)
             else:

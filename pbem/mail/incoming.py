@@ -88,7 +88,7 @@ def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
     try:
         raw = extract_blocks(msg)
     except BadPacket as exc:
-        return [], [str(exc)]
+        return [], [failures.message(exc)]
     except RecursionError:  # a part's header nested too deeply for the email package (read lazily)
         return [], [t("the mail has a header nested too deeply to read")]
     except (LookupError, UnicodeError, ValueError, TypeError, AttributeError, IndexError) as exc:

@@ -19,9 +19,8 @@ import binascii
 import re
 from collections.abc import Mapping
 
-from pbem.errors import BadPacket, UsageError
+from pbem.errors import BadPacket, Msg, UsageError, msg
 from pbem.protocol.limits import MAX_BLOCK, MAX_BLOCKS, MAX_TEXT, check_size
-from pbem.ui.words import t
 
 WIDTH = 64
 MAX_LINE = 76
@@ -48,7 +47,7 @@ _WRITTEN_BLOCK_RE = re.compile(
 def _check_kind(kind: str) -> str:
     up = kind.upper()
     if not _KIND_RE.fullmatch(up):
-        raise UsageError(t("armour kind must be one word of letters and digits: {kind}", kind=repr(kind)))
+        raise UsageError(msg("armour kind must be one word of letters and digits: {kind}", kind=repr(kind)))
     return up
 
 
@@ -64,7 +63,7 @@ def armor(kind: str, payload: bytes, headers: Mapping[str, str] | None = None) -
                 or len(line) > WIDTH
                 or not line.isprintable()
             ):
-                raise UsageError(t("armour header must be 'Name: value' on one printable line of at most {width} "
+                raise UsageError(msg("armour header must be 'Name: value' on one printable line of at most {width} "
                                    "characters: {line}", width=WIDTH, line=repr(line)))
             lines.append(line)
         lines.append("")
@@ -95,8 +94,8 @@ def _body_lines(lines: list[str]) -> list[str]:
 
 
 def _decode_body(kind: str, body: str, line_no: int) -> bytes:
-    def where() -> str:  # only for an error: this runs for every block read
-        return t("PBEM {kind} block at line {line}", kind=kind, line=line_no)
+    def where() -> Msg:  # only for an error: this runs for every block read
+        return msg("PBEM {kind} block at line {line}", kind=kind, line=line_no)
 
     body = _QP_EQUALS_RE.sub("=", body)
     lines = ["".join(line.split()) for line in _body_lines(_clean_lines(body))]
@@ -111,17 +110,17 @@ def _decode_body(kind: str, body: str, line_no: int) -> bytes:
     if not _B64_RE.fullmatch(core):  # one linear scan; find the culprit only to name it
         bad = _NOT_B64_RE.search(core)
         ch = core[bad.start()] if bad else "?"
-        what = t("padding '=' before the end") if ch == "=" else t("{char}, which is not base64", char=repr(ch))
-        raise BadPacket(t("{where} holds {what}", where=where(), what=what),
-                        hint=t("the block was damaged in transit; ask the sender to resend it as an attachment"))
+        what = msg("padding '=' before the end") if ch == "=" else msg("{char}, which is not base64", char=repr(ch))
+        raise BadPacket(msg("{where} holds {what}", where=where(), what=what),
+                        hint=msg("the block was damaged in transit; ask the sender to resend it as an attachment"))
     if len(core) % 4 == 1:
-        raise BadPacket(t("{where} has an impossible base64 length (truncated?)", where=where()), hint=_resend())
+        raise BadPacket(msg("{where} has an impossible base64 length (truncated?)", where=where()), hint=_resend())
     if len(core) * 3 // 4 > MAX_BLOCK:
         check_size(len(core) * 3 // 4, MAX_BLOCK, where())
     try:
         return binascii.a2b_base64(core + "=" * (-len(core) % 4), strict_mode=True)
     except (binascii.Error, ValueError) as exc:
-        raise BadPacket(t("{where} does not decode: {error}", where=where(), error=exc)) from None
+        raise BadPacket(msg("{where} does not decode: {error}", where=where(), error=exc)) from None
 
 
 def _dearmor_written(text: str) -> list[tuple[str, bytes]] | None:
@@ -150,7 +149,7 @@ def _dearmor_written(text: str) -> list[tuple[str, bytes]] | None:
 def dearmor_all(text: str) -> list[tuple[str, bytes]]:
     """Every armoured block in `text`, in order, as (KIND, payload). Linear in the text's length."""
     if len(text) > MAX_TEXT:
-        check_size(len(text), MAX_TEXT, t("the text"))
+        check_size(len(text), MAX_TEXT, msg("the text"))
     written = _dearmor_written(text)
     if written is not None:
         return written
@@ -172,7 +171,7 @@ def _dearmor_tolerant(text: str) -> list[tuple[str, bytes]]:
         counted = m.start()
         if which == "BEGIN":
             if open_kind is not None:
-                raise BadPacket(t("PBEM {kind} block at line {line} has no END line before the next block "
+                raise BadPacket(msg("PBEM {kind} block at line {line} has no END line before the next block "
                                   "(truncated?)", kind=open_kind, line=open_line), hint=_resend())
             open_kind, open_end, open_line = kind, m.end(), line_no
         elif open_kind is None:
@@ -180,22 +179,22 @@ def _dearmor_tolerant(text: str) -> list[tuple[str, bytes]]:
             # there is nothing to decode and nothing to trust.
             continue
         elif kind != open_kind:
-            raise BadPacket(t("PBEM {kind} block at line {line} ends with END PBEM {other} at line {end}",
+            raise BadPacket(msg("PBEM {kind} block at line {line} ends with END PBEM {other} at line {end}",
                               kind=open_kind, line=open_line, other=kind, end=line_no))
         else:
             if len(blocks) >= MAX_BLOCKS:
-                raise BadPacket(t("the text holds more than {n} blocks", n=MAX_BLOCKS),
-                                hint=t("pbem never writes this many into one file or mail"))
+                raise BadPacket(msg("the text holds more than {n} blocks", n=MAX_BLOCKS),
+                                hint=msg("pbem never writes this many into one file or mail"))
             blocks.append((kind, _decode_body(kind, cleaned[open_end : m.start()], open_line)))
             open_kind = None
     if open_kind is not None:
-        raise BadPacket(t("PBEM {kind} block at line {line} has no END line (truncated?)", kind=open_kind,
+        raise BadPacket(msg("PBEM {kind} block at line {line} has no END line (truncated?)", kind=open_kind,
                           line=open_line), hint=_resend())
     return blocks
 
 
-def _resend() -> str:
-    return t("ask the sender to resend the whole block")
+def _resend() -> Msg:
+    return msg("ask the sender to resend the whole block")
 
 
 def dearmor_one(text: str, kind: str | None = None) -> tuple[str, bytes]:
@@ -204,8 +203,8 @@ def dearmor_one(text: str, kind: str | None = None) -> tuple[str, bytes]:
     blocks = [b for b in dearmor_all(text) if want is None or b[0] == want]
     label = f"PBEM {want}" if want else "PBEM"
     if not blocks:
-        raise BadPacket(t("no armoured {label} block found", label=label),
-                        hint=t("paste the whole text from -----BEGIN {label}... to -----END {label}...", label=label))
+        raise BadPacket(msg("no armoured {label} block found", label=label),
+                        hint=msg("paste the whole text from -----BEGIN {label}... to -----END {label}...", label=label))
     if any(b != blocks[0] for b in blocks[1:]):
-        raise BadPacket(t("found {n} different {label} blocks, expected one", n=len(blocks), label=label))
+        raise BadPacket(msg("found {n} different {label} blocks, expected one", n=len(blocks), label=label))
     return blocks[0]

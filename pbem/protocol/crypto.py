@@ -28,11 +28,10 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
-from pbem.errors import BadPacket, BadSignature, UsageError, WrongKey, WrongPassphrase
+from pbem.errors import BadPacket, BadSignature, Text, UsageError, WrongKey, WrongPassphrase, msg
 from pbem.protocol import keyline
 from pbem.protocol.keyline import KEY_ID_LEN, fingerprint_of
 from pbem.protocol.keyline import quote as _quote
-from pbem.ui.words import t
 
 # Domain separation: a signature or sealed box made for pbem can never be
 # valid in another protocol that happens to use the same keys, and v2 can
@@ -91,7 +90,7 @@ class PublicKey:
 
     def __post_init__(self) -> None:
         if len(self.sign) != 32 or len(self.enc) != 32:
-            raise ValueError(t("PublicKey needs 32-byte sign and enc keys"))
+            raise ValueError(msg("PublicKey needs 32-byte sign and enc keys"))
 
     def _raw(self) -> bytes:
         return bytes([keyline.VERSION]) + self.sign + self.enc
@@ -119,7 +118,7 @@ class PublicKey:
         try:
             key.ed25519()
         except ValueError:
-            raise BadPacket(t("public key does not hold valid curve points: {key}", key=_quote(text))) from None
+            raise BadPacket(msg("public key does not hold valid curve points: {key}", key=_quote(text))) from None
         return key
 
     def key_id(self) -> bytes:
@@ -194,8 +193,8 @@ def verify(pub: PublicKey, data: bytes, sig: bytes) -> None:
     try:
         pub.ed25519().verify(sig, SIGNATURE_LABEL + data)
     except (InvalidSignature, ValueError):
-        raise BadSignature(t("signature does not verify for key {fingerprint}", fingerprint=pub.fingerprint()),
-                           hint=t("the message was altered, or it was not signed by this player")) from None
+        raise BadSignature(msg("signature does not verify for key {fingerprint}", fingerprint=pub.fingerprint()),
+                           hint=msg("the message was altered, or it was not signed by this player")) from None
 
 
 def seal(plaintext: bytes, recipient: PublicKey, info: bytes) -> bytes:
@@ -207,9 +206,9 @@ def seal(plaintext: bytes, recipient: PublicKey, info: bytes) -> bytes:
 def sealed_key_id(ct: bytes) -> bytes:
     """Key id of the recipient a sealed part was made for."""
     if len(ct) < 1 + KEY_ID_LEN + _HPKE_ENC_LEN + _AEAD_TAG_LEN:
-        raise BadPacket(t("sealed part is truncated ({n} bytes)", n=len(ct)))
+        raise BadPacket(msg("sealed part is truncated ({n} bytes)", n=len(ct)))
     if ct[0] != SEAL_VERSION:
-        raise BadPacket(t("sealed part has unknown version {version}", version=ct[0]))
+        raise BadPacket(msg("sealed part has unknown version {version}", version=ct[0]))
     return ct[1 : 1 + KEY_ID_LEN]
 
 
@@ -253,18 +252,18 @@ class OwnBox:
 
 def _does_not_open(identity: Identity, info: bytes, *, hint: bool = True) -> WrongKey:
     """A sealed part (or box) that `identity` cannot open in context `info`."""
-    return WrongKey(t("sealed part does not open for {name} in context {context}", name=repr(identity.name),
+    return WrongKey(msg("sealed part does not open for {name} in context {context}", name=repr(identity.name),
                       context=_quote(info.decode("utf-8", "replace"))),
-                    hint=t("it belongs to another game, sequence number or seat, or it was altered") if hint else None)
+                    hint=msg("it belongs to another game, sequence number or seat, or it was altered") if hint else None)
 
 
 def open_sealed(ct: bytes, identity: Identity, info: bytes) -> bytes:
     key_id = sealed_key_id(ct)
     mine = identity.public.key_id()
     if key_id != mine:
-        raise WrongKey(t("this part is sealed to key {fingerprint}, not to {name} ({mine})",
+        raise WrongKey(msg("this part is sealed to key {fingerprint}, not to {name} ({mine})",
                          fingerprint=fingerprint_of(key_id), name=repr(identity.name), mine=fingerprint_of(mine)),
-                       hint=t("open it with the identity that joined this seat (--key NAME)"))
+                       hint=msg("open it with the identity that joined this seat (--key NAME)"))
     try:
         return identity.decrypt(ct[1 + KEY_ID_LEN :], info)
     except (InvalidTag, ValueError):
@@ -278,13 +277,13 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _unb64(value: Any, what: str) -> bytes:
+def _unb64(value: Any, what: Text) -> bytes:
     if not isinstance(value, str):
-        raise BadPacket(t("key file field {field} is missing or not text", field=repr(what)))
+        raise BadPacket(msg("key file field {field} is missing or not text", field=repr(what)))
     try:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
-        raise BadPacket(t("key file field {field} is not base64: {value}", field=repr(what),
+        raise BadPacket(msg("key file field {field} is not base64: {value}", field=repr(what),
                           value=_quote(value))) from None
 
 
@@ -299,9 +298,9 @@ def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
         and 128 * n * r <= SCRYPT_MAX_MEMORY
     )
     if not ok:
-        raise BadPacket(t("unsupported scrypt parameters n={n} r={r} p={p}", n=_quote(str(n), 24), r=_quote(str(r), 24),
+        raise BadPacket(msg("unsupported scrypt parameters n={n} r={r} p={p}", n=_quote(str(n), 24), r=_quote(str(r), 24),
                           p=_quote(str(p), 24)),
-                        hint=t("pbem reads key files costing at most n*r*p = {work} and {mib} MiB; this file was not "
+                        hint=msg("pbem reads key files costing at most n*r*p = {work} and {mib} MiB; this file was not "
                                "made by pbem", work=SCRYPT_MAX_WORK, mib=SCRYPT_MAX_MEMORY // 2**20))
     return n, r, p
 
@@ -317,7 +316,7 @@ def identity_secret(identity: Identity) -> bytes:
 
 def identity_from_secret(name: str, secret: bytes) -> Identity:
     if len(secret) != 64:
-        raise BadPacket(t("key {name} holds a secret of the wrong length", name=repr(name)))
+        raise BadPacket(msg("key {name} holds a secret of the wrong length", name=repr(name)))
     return Identity(name, Ed25519PrivateKey.from_private_bytes(secret[:32]), X25519PrivateKey.from_private_bytes(secret[32:]))
 
 
@@ -336,7 +335,7 @@ def identity_to_bytes(
         doc["secret"] = _b64(secret)
     else:
         if not passphrase:
-            raise UsageError(t("empty passphrase"), hint=t("use --no-passphrase for an unprotected key"))
+            raise UsageError(msg("empty passphrase"), hint=msg("use --no-passphrase for an unprotected key"))
         _check_scrypt(scrypt_n, SCRYPT_R, SCRYPT_P)
         salt, nonce = os.urandom(16), os.urandom(12)
         doc["kdf"] = {"name": "scrypt", "n": scrypt_n, "r": SCRYPT_R, "p": SCRYPT_P, "salt": _b64(salt)}
@@ -353,10 +352,10 @@ def _load_doc(data: bytes) -> dict[str, Any]:
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadPacket(t("key file is not a pbem identity (not JSON)")) from None
+        raise BadPacket(msg("key file is not a pbem identity (not JSON)")) from None
     if not isinstance(doc, dict) or doc.get("format") != IDENTITY_FORMAT:
         fmt = doc.get("format") if isinstance(doc, dict) else None
-        raise BadPacket(t("key file format {format} is not {expected}", format=repr(fmt), expected=repr(IDENTITY_FORMAT)))
+        raise BadPacket(msg("key file format {format} is not {expected}", format=repr(fmt), expected=repr(IDENTITY_FORMAT)))
     return doc
 
 
@@ -368,7 +367,7 @@ def identity_public(data: bytes) -> PublicKey:
     """The public key recorded in a key file, without needing the passphrase."""
     public = _load_doc(data).get("public")
     if not isinstance(public, str):
-        raise BadPacket(t("key file has no public key"))
+        raise BadPacket(msg("key file has no public key"))
     return PublicKey.decode(public)
 
 
@@ -376,35 +375,35 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
     doc = _load_doc(data)
     name = doc.get("name")
     if not isinstance(name, str):
-        raise BadPacket(t("key file has no name"))
+        raise BadPacket(msg("key file has no name"))
     protected = doc.get("protected")
     if protected is True:
         if passphrase is None:
-            raise WrongPassphrase(t("key {name} is protected by a passphrase and none was given", name=repr(name)),
-                                  hint=t("use --passphrase-file FILE or set PBEM_PASSPHRASE"))
+            raise WrongPassphrase(msg("key {name} is protected by a passphrase and none was given", name=repr(name)),
+                                  hint=msg("use --passphrase-file FILE or set PBEM_PASSPHRASE"))
         kdf = doc.get("kdf")
         if not isinstance(kdf, dict) or kdf.get("name") != "scrypt" or doc.get("cipher") != "chacha20-poly1305":
-            raise BadPacket(t("key {name} uses an unsupported kdf or cipher", name=repr(name)))
+            raise BadPacket(msg("key {name} uses an unsupported kdf or cipher", name=repr(name)))
         n, r, p = _check_scrypt(kdf.get("n"), kdf.get("r"), kdf.get("p"))
         salt = _unb64(kdf.get("salt"), "kdf.salt")
         nonce = _unb64(doc.get("nonce"), "nonce")
         if len(nonce) != 12:
-            raise BadPacket(t("key file nonce has the wrong length"))
+            raise BadPacket(msg("key file nonce has the wrong length"))
         ct = _unb64(doc.get("secret"), "secret")
         header = {k: v for k, v in doc.items() if k != "secret"}
         key = _derive(passphrase, salt, n, r, p)
         try:
             secret = ChaCha20Poly1305(key).decrypt(nonce, ct, canonical_json(header))
         except InvalidTag:
-            raise WrongPassphrase(t("wrong passphrase for key {name}", name=repr(name)),
-                                  hint=t("check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails "
+            raise WrongPassphrase(msg("wrong passphrase for key {name}", name=repr(name)),
+                                  hint=msg("check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails "
                                          "the same way")) from None
     elif protected is False:
         secret = _unb64(doc.get("secret"), "secret")
     else:
-        raise BadPacket(t("key {name} has no valid 'protected' flag", name=repr(name)))
+        raise BadPacket(msg("key {name} has no valid 'protected' flag", name=repr(name)))
     identity = identity_from_secret(name, secret)
     if doc.get("public") != identity.public.encode():
-        raise BadPacket(t("key file for {name} is damaged: its public key does not match its private key",
+        raise BadPacket(msg("key file for {name} is damaged: its public key does not match its private key",
                           name=repr(name)))
     return identity

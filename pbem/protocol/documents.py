@@ -27,12 +27,11 @@ import msgspec
 from engine.catalog import Ruleset
 from engine.state import ROUNDS_PER_GAME
 from pbem.atomic import read_bounded
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, Text, kind_word, msg
 from pbem.names import check_game_id, check_game_name_read, check_identity_id, check_seat_id
 from pbem.protocol.armor import armor, dearmor_all
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey, canonical_json, open_sealed, seal, sha256_hex, verify
 from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
-from pbem.ui.words import kind_name, t
 
 VERSION = 1
 SIG_LEN = 64
@@ -91,7 +90,7 @@ class HostParty(Shape, frozen=True):
 
     def __post_init__(self) -> None:
         if self.mail is not None and not mail_address_ok(self.mail):
-            raise BadPacket(t("the invitation names {address} as its host's mail address, which is no mail address",
+            raise BadPacket(msg("the invitation names {address} as its host's mail address, which is no mail address",
                               address=repr(self.mail)))
         check_identity_id(self.name)  # every list of games shows it
 
@@ -244,20 +243,20 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.seq < 1 or not 1 <= self.round <= ROUNDS_PER_GAME:
-            raise BadPacket(t("packet {seq} of round {round}: numbers start at 1 and a game has {rounds} rounds",
+            raise BadPacket(msg("packet {seq} of round {round}: numbers start at 1 and a game has {rounds} rounds",
                               seq=str(self.seq)[:20], round=str(self.round)[:20], rounds=ROUNDS_PER_GAME))
         # in play somebody moves, unless a trustless table waits for a step (`waiting`); when it is over nobody
         if self.phase == "game-over" and self.to_move is not None:
-            raise BadPacket(t("packet {seq} ends the game but names {player} to move", seq=str(self.seq)[:20],
+            raise BadPacket(msg("packet {seq} ends the game but names {player} to move", seq=str(self.seq)[:20],
                               player=repr(self.to_move[:40])))
         if self.phase != "game-over" and self.to_move is None and self.waiting is None:
-            raise BadPacket(t("packet {seq} ({phase}) names nobody to move and no step it waits for",
+            raise BadPacket(msg("packet {seq} ({phase}) names nobody to move and no step it waits for",
                               seq=str(self.seq)[:20], phase=self.phase))
         if self.to_move is not None and self.to_move not in self.parts:
-            raise BadPacket(t("packet {seq} names {player} to move, who holds no seat", seq=self.seq,
+            raise BadPacket(msg("packet {seq} names {player} to move, who holds no seat", seq=self.seq,
                               player=repr(self.to_move[:40])))
         if any(not isinstance(e.get("event"), str) for e in self.events):  # found by test_hostile_input's fuzzing
-            raise BadPacket(t("packet {seq} holds an event without its kind", seq=self.seq))
+            raise BadPacket(msg("packet {seq} holds an event without its kind", seq=self.seq))
 
     def moves_json(self) -> list[dict[str, Any]]:
         return [msgspec.to_builtins(m) for m in self.moves]
@@ -310,9 +309,9 @@ MOVE_NONCE_LEN = 16  # bytes of a move's nonce: what keeps a move's text from be
 def move_nonce(text: str) -> bytes:
     """A move's nonce (base64), refused unless it has MOVE_NONCE_LEN bytes: an empty or short
     nonce lets anyone find a move's words from its commitment by trying every legal move."""
-    nonce = unb64(text, t("the nonce"))
+    nonce = unb64(text, msg("the nonce"))
     if len(nonce) != MOVE_NONCE_LEN:
-        raise BadPacket(t("the move's nonce has {n} bytes, not {want}", n=len(nonce), want=MOVE_NONCE_LEN))
+        raise BadPacket(msg("the move's nonce has {n} bytes, not {want}", n=len(nonce), want=MOVE_NONCE_LEN))
     return nonce
 
 
@@ -394,7 +393,7 @@ class Request(Document, tag=f"pbem-request/{VERSION}", frozen=True, kw_only=True
     def __post_init__(self) -> None:
         super().__post_init__()
         if (self.action == "away") != (self.until is not None):
-            raise BadPacket(t("an away request names the time it ends, and only an away request does"))
+            raise BadPacket(msg("an away request names the time it ends, and only an away request does"))
 
 
 class Handover(Document, tag=f"pbem-handover/{VERSION}", frozen=True, kw_only=True):
@@ -435,10 +434,10 @@ class Tokens(Shape, frozen=True, kw_only=True):
 
     def __post_init__(self) -> None:
         if (self.tokens is None) == (self.sealed is None) or (self.tokens is not None) != (self.to == ALL_SEATS):
-            raise BadPacket(t("{seat}'s tokens must be public (to all) or sealed to one seat, not both",
+            raise BadPacket(msg("{seat}'s tokens must be public (to all) or sealed to one seat, not both",
                               seat=self.maker[:40]))
         if not self.slots:
-            raise BadPacket(t("{seat}'s token bundle names no slot", seat=self.maker[:40]))
+            raise BadPacket(msg("{seat}'s token bundle names no slot", seat=self.maker[:40]))
 
 
 class StackShuffle(Shape, frozen=True):
@@ -486,17 +485,17 @@ class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
         need = _STEP_FIELDS[self.step]
         if self.step == "move":
             if (self.play is None) == (self.discard is None):
-                raise BadPacket(t("{seat}'s move must open a played card or name discarded slots, one of them",
+                raise BadPacket(msg("{seat}'s move must open a played card or name discarded slots, one of them",
                                   seat=self.seat))
             need = need | {"play" if self.play is not None else "discard"}
         if present != need:
-            raise BadPacket(t("{seat}'s {step} message carries {fields}, expected {expected}", seat=self.seat,
+            raise BadPacket(msg("{seat}'s {step} message carries {fields}, expected {expected}", seat=self.seat,
                               step=self.step, fields=sorted(present), expected=sorted(need)))
         if self.step in ("deal", "tokens", "goal") and not self.tokens:
-            raise BadPacket(t("{seat}'s {step} message carries no tokens", seat=self.seat, step=self.step))
+            raise BadPacket(msg("{seat}'s {step} message carries no tokens", seat=self.seat, step=self.step))
         for tok in self.tokens or []:
             if tok.maker != self.seat:
-                raise BadPacket(t("{seat}'s message carries tokens made by {maker}", seat=self.seat,
+                raise BadPacket(msg("{seat}'s message carries tokens made by {maker}", seat=self.seat,
                                   maker=repr(tok.maker[:40])))
 
 
@@ -531,7 +530,7 @@ class Signed(Generic[D]):
     def expect(self, cls: type[E]) -> Signed[E]:
         """This block, if it is a `cls` document; else BadPacket naming what it is."""
         if not isinstance(self.doc, cls):
-            raise BadPacket(t("expected a {kind}, got a {other}", kind=kind_name(cls.KIND), other=kind_name(self.kind)))
+            raise BadPacket(msg("expected a {kind}, got a {other}", kind=kind_word(cls.KIND), other=kind_word(self.kind)))
         return cast("Signed[E]", self)
 
 
@@ -566,25 +565,25 @@ def sign_json(kind: str, obj: dict[str, Any], identity: Identity) -> bytes:
     return identity.sign(body) + body
 
 
-def load_json(data: bytes, what: str) -> Any:
+def load_json(data: bytes, what: Text) -> Any:
     """Untyped JSON within msgspec's bounds (64-bit integers, valid UTF-8, bounded nesting)."""
     try:
         return msgspec.json.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeDecodeError) as exc:
-        raise BadPacket(t("{what} is damaged: its document is not JSON we read ({detail})", what=what,
+        raise BadPacket(msg("{what} is damaged: its document is not JSON we read ({detail})", what=what,
                           detail=_short(exc))) from None
 
 
-def convert(obj: Any, cls: type[S], what: str) -> S:
+def convert(obj: Any, cls: type[S], what: Text) -> S:
     """`obj` (untyped JSON) as a `cls`, every field checked, or BadPacket saying which is wrong."""
     try:
         typed = msgspec.convert(obj, cls, strict=True)
     except msgspec.ValidationError as exc:
-        raise BadPacket(t("{what} is malformed: {detail}", what=what, detail=_short(exc))) from None
+        raise BadPacket(msg("{what} is malformed: {detail}", what=what, detail=_short(exc))) from None
     except RecursionError:
-        raise BadPacket(t("{what} is nested too deeply", what=what)) from None
+        raise BadPacket(msg("{what} is nested too deeply", what=what)) from None
     if msgspec.to_builtins(typed) != _without_old_nulls(obj, cls):  # e.g. an optional field written as null
-        raise BadPacket(t("{what} is not in canonical form", what=what))
+        raise BadPacket(msg("{what} is not in canonical form", what=what))
     return typed
 
 
@@ -605,21 +604,21 @@ def parse(kind: str, payload: bytes, *, check_signature: bool = True) -> Signed[
     k = kind.lower()
     cls = TYPES.get(k)
     if cls is None:
-        raise BadPacket(t("unknown block type {kind}", kind=repr(kind[:24])), hint=t("is this a pbem file?"))
-    check_size(len(payload), MAX_BLOCK, t("a {kind} block", kind=kind_name(k)))
+        raise BadPacket(msg("unknown block type {kind}", kind=repr(kind[:24])), hint=msg("is this a pbem file?"))
+    check_size(len(payload), MAX_BLOCK, msg("a {kind} block", kind=kind_word(k)))
     if len(payload) <= SIG_LEN + 2:
-        raise BadPacket(t("{kind} block is truncated ({size} bytes)", kind=kind_name(k), size=len(payload)))
+        raise BadPacket(msg("{kind} block is truncated ({size} bytes)", kind=kind_word(k), size=len(payload)))
     sig, body = payload[:SIG_LEN], payload[SIG_LEN:]
-    what = t("the {kind} block", kind=kind_name(k))
+    what = msg("the {kind} block", kind=kind_word(k))
     raw = load_json(body, what)
     fmt = raw.get("format") if isinstance(raw, dict) else None
     if fmt != f"pbem-{k}/{VERSION}":
         newer = isinstance(fmt, str) and fmt.startswith(f"pbem-{k}/")
-        raise BadPacket(t("{kind} block has format {format}, expected {expected}", kind=kind_name(k), format=repr(str(fmt)[:40]),
+        raise BadPacket(msg("{kind} block has format {format}, expected {expected}", kind=kind_word(k), format=repr(str(fmt)[:40]),
                           expected=repr(f"pbem-{k}/{VERSION}")),
-                        hint=t("a newer pbem may be needed") if newer else None)
+                        hint=msg("a newer pbem may be needed") if newer else None)
     if canonical_json(raw) != body:
-        raise BadPacket(t("{what} is not in canonical form", what=what))
+        raise BadPacket(msg("{what} is not in canonical form", what=what))
     if "game" in raw:
         check_game_id(raw["game"])  # first: the id names files, and the reader's error quotes it
     doc = convert(raw, cls, what)
@@ -648,18 +647,18 @@ def read_file(path: Path) -> list[Signed[Any]]:
     """Every signed block in a file (armoured text, possibly inside an email)."""
     blocks = read_blocks(read_text(path))
     if not blocks:
-        raise BadPacket(t("{path} holds no pbem block", path=repr(str(path))), hint=t("expected a file written by pbem"))
+        raise BadPacket(msg("{path} holds no pbem block", path=repr(str(path))), hint=msg("expected a file written by pbem"))
     return blocks
 
 
 def read_one(path: Path, kind: str) -> Signed[Any]:
     blocks = [b for b in read_file(path) if b.kind == kind]
     if not blocks:
-        raise BadPacket(t("{path} holds no {kind}", path=repr(str(path)), kind=kind_name(kind)))
+        raise BadPacket(msg("{path} holds no {kind}", path=repr(str(path)), kind=kind_word(kind)))
     distinct = {b.hash: b for b in blocks}
     if len(distinct) > 1:
-        raise BadPacket(t("{path} holds {n} different {kind} blocks; pass one", path=repr(str(path)), n=len(distinct),
-                          kind=kind_name(kind)))
+        raise BadPacket(msg("{path} holds {n} different {kind} blocks; pass one", path=repr(str(path)), n=len(distinct),
+                          kind=kind_word(kind)))
     return blocks[0]
 
 
@@ -693,24 +692,24 @@ def seal_json(obj: Any, recipient: PublicKey | OwnBox, info: bytes, *, pad: str)
 
 
 def open_json(text: Any, identity: Identity | OwnBox, info: bytes) -> Any:
-    ct = unb64(text, t("the sealed part"))
+    ct = unb64(text, msg("the sealed part"))
     plain = identity.open(ct, info) if isinstance(identity, OwnBox) else open_sealed(ct, identity, info)
-    return load_json(plain, t("the sealed part"))
+    return load_json(plain, msg("the sealed part"))
 
 
 def open_as(cls: type[S], text: Any, identity: Identity, info: bytes) -> S:
     """A sealed box holding a `cls` (a seat's part, a sealed move), opened and checked."""
-    return convert(open_json(text, identity, info), cls, t("the sealed {kind}", kind=cls.__name__.lower()))
+    return convert(open_json(text, identity, info), cls, msg("the sealed {kind}", kind=cls.__name__.lower()))
 
 
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def unb64(text: Any, what: str) -> bytes:
+def unb64(text: Any, what: Text) -> bytes:
     if not isinstance(text, str):
-        raise BadPacket(t("{what} is not base64 text", what=what))
+        raise BadPacket(msg("{what} is not base64 text", what=what))
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise BadPacket(t("{what} is not valid base64", what=what)) from None
+        raise BadPacket(msg("{what} is not valid base64", what=what)) from None

@@ -11,8 +11,7 @@ import base64
 import binascii
 from hashlib import sha256
 
-from pbem.errors import BadPacket
-from pbem.ui.words import t
+from pbem.errors import BadPacket, Msg, msg
 
 PUBLIC_PREFIX = "pbem1"
 VERSION = 0x01
@@ -28,8 +27,8 @@ def quote(text: str, limit: int = 80) -> str:
     return repr(text)
 
 
-def _hint() -> str:
-    return t("copy the whole line starting with 'pbem1' again; it may have a typo or be cut short")
+def _hint() -> Msg:
+    return msg("copy the whole line starting with 'pbem1' again; it may have a typo or be cut short")
 
 
 def line(raw: bytes) -> str:
@@ -44,30 +43,30 @@ def raw_of(text: str) -> bytes:
     # Whitespace inside the line is dropped because mail clients wrap long lines.
     compact = "".join(text.split())
     if not compact.lower().startswith(PUBLIC_PREFIX):
-        raise BadPacket(t("not a pbem public key: {key}", key=quote(text)), hint=_hint())
+        raise BadPacket(msg("not a pbem public key: {key}", key=quote(text)), hint=_hint())
     body = compact[len(PUBLIC_PREFIX) :].upper()
     want = len(line(bytes(RAW_LEN))) - len(PUBLIC_PREFIX)  # every line has as many characters
     if body.strip(_BASE32) == "" and len(body) != want:  # right letters, wrong count: cut short or run on
         if len(body) < want:
-            raise BadPacket(t("public key is cut short: {n} of its {want} characters after pbem1: {key}", n=len(body),
+            raise BadPacket(msg("public key is cut short: {n} of its {want} characters after pbem1: {key}", n=len(body),
                               want=want, key=quote(text)), hint=_hint())
-        raise BadPacket(t("public key is too long: {n} characters after pbem1, not {want}: {key}", n=len(body),
+        raise BadPacket(msg("public key is too long: {n} characters after pbem1, not {want}: {key}", n=len(body),
                           want=want, key=quote(text)), hint=_hint())
     try:
         data = base64.b32decode(body + "=" * (-len(body) % 8))
     except (binascii.Error, ValueError):
-        raise BadPacket(t("public key has characters outside base32: {key}", key=quote(text)), hint=_hint()) from None
+        raise BadPacket(msg("public key has characters outside base32: {key}", key=quote(text)), hint=_hint()) from None
     if len(data) != RAW_LEN + CHECKSUM_LEN:
-        raise BadPacket(t("public key has the wrong length: {key}", key=quote(text)), hint=_hint())
+        raise BadPacket(msg("public key has the wrong length: {key}", key=quote(text)), hint=_hint())
     raw, checksum = data[:RAW_LEN], data[RAW_LEN:]
     if sha256(raw).digest()[:CHECKSUM_LEN] != checksum:
-        raise BadPacket(t("public key checksum does not match (typo?): {key}", key=quote(text)), hint=_hint())
+        raise BadPacket(msg("public key checksum does not match (typo?): {key}", key=quote(text)), hint=_hint())
     if raw[0] != VERSION:
-        raise BadPacket(t("public key version {version} is not supported: {key}", version=raw[0], key=quote(text)))
+        raise BadPacket(msg("public key version {version} is not supported: {key}", version=raw[0], key=quote(text)))
     # The last base32 character carries unused bits; a typo there would
     # otherwise decode to the same key and go unnoticed.
     if line(raw) != compact.lower():
-        raise BadPacket(t("public key is not in canonical form (typo?): {key}", key=quote(text)), hint=_hint())
+        raise BadPacket(msg("public key is not in canonical form (typo?): {key}", key=quote(text)), hint=_hint())
     return raw
 
 

@@ -6,8 +6,7 @@ is about 60 KB, a round's archive about 400 KB) and far below what would hurt.
 
 from __future__ import annotations
 
-from pbem.errors import BadPacket
-from pbem.ui.words import t
+from pbem.errors import BadPacket, Text, msg
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -20,8 +19,8 @@ MAX_TEXT = 16 * MIB  # characters of armoured text searched for blocks
 MAX_BLOCKS = 2000  # blocks in one text (a mailbox of a whole game holds a few hundred)
 
 
-def check_size(size: int, limit: int, what: str) -> None:
+def check_size(size: int, limit: int, what: Text) -> None:
     if size > limit:
-        raise BadPacket(t("{what} is {size} bytes, over the limit of {limit}", what=what, size=f"{size:,}",
+        raise BadPacket(msg("{what} is {size} bytes, over the limit of {limit}", what=what, size=f"{size:,}",
                           limit=f"{limit:,}"),
-                        hint=t("pbem never writes anything this large; it was not made by pbem"))
+                        hint=msg("pbem never writes anything this large; it was not made by pbem"))

@@ -239,7 +239,7 @@ def _check_joins(rep: Report, doc: Archive, invitation: Signed[Invitation], seat
                 found[seat] = unb64(join.contribution, t("{seat}'s contribution", seat=seat))
                 rep.passed("join")
             except PbemError as exc:
-                rep.fault(0, JOIN, str(exc))
+                rep.fault(0, JOIN, failures.message(exc))
     missing = [s for s in seats if s not in found]
     if missing:
         rep.fault(0, JOIN, t("no valid join of {seats}: the deal cannot be recomputed", seats=", ".join(missing)))
@@ -461,7 +461,7 @@ def _check_envelope(rep: Report, i: int, m: ArchivedMove, key_at: Keys, chain: d
         else:
             rep.passed("commit")
     except PbemError as exc:
-        rep.fault(i, COMMIT, str(exc))
+        rep.fault(i, COMMIT, failures.message(exc))
     if chain.get(move.seq) != move.packet:
         rep.fault(i, CHAIN, t("answers packet {seq}, which is not in the archive's chain", seq=move.seq))
     if ok:

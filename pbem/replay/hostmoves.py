@@ -22,7 +22,7 @@ from pbem.protocol.documents import Archive, Packet, Signed, check_signature, pa
 from pbem.protocol.timeout import POLICIES, REASONS, policy_move
 from pbem.replay.rounds import Replay
 from pbem.seat.home import move_path
-from pbem.ui import when
+from pbem.ui import failures, when
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def _check_allowed(rep: Report, n: int, seat: str, why: str, at: str | None, pac
         try:
             early = parse_time(at) < parse_time(until)
         except PbemError as exc:
-            rep.fault(n, TIMEOUT, str(exc))
+            rep.fault(n, TIMEOUT, failures.message(exc))
             return
         if early:
             rep.fault(n, TIMEOUT, t("the host played for {seat} at {at}, before packet {seq}'s deadline and grace "

@@ -86,7 +86,7 @@ class Source:
         try:
             block = parse(kind, payload, check_signature=False)
         except PbemError as exc:
-            self.skipped.append(f"{origin}: {exc}")
+            self.skipped.append(f"{origin}: {failures.message(exc)}")
             return
         doc = block.doc
         game = doc.game
@@ -204,7 +204,7 @@ def open_source(source: str | Path | None, db: Path | None = None, *,
                 for kind, payload in _file_blocks(p):
                     src.add(kind, payload, str(p))
             except PbemError as exc:
-                src.skipped.append(f"{p}: {exc}")
+                src.skipped.append(f"{p}: {failures.message(exc)}")
         return src
     if path.is_file():
         if _is_db(path):

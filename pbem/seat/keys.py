@@ -272,7 +272,7 @@ def _wrong(exc: WrongPassphrase, passphrase_file: Path | None) -> WrongPassphras
         hint = t("check {env}; a damaged key file fails the same way", env=ENV_PASSPHRASE)
     else:
         hint = t("{tries} tries typed; a damaged key file fails the same way", tries=PROMPT_TRIES)
-    return WrongPassphrase(str(exc), hint=hint)
+    return WrongPassphrase(exc.message, hint=hint)
 
 
 def _unlocked(home: Path, name: str, data: bytes, passphrase_file: Path | None) -> Identity:

@@ -50,7 +50,7 @@ from pbem.protocol.trustless.table import Layout, TableSeat
 from pbem.protocol.trustless.tokens import Slot
 from pbem.ui.hints import legal_for
 from pbem.ui.words import join as join_words
-from pbem.ui.words import kind_name, t
+from pbem.ui.words import kind_name, render, t
 
 Chooser = Callable[[RoundState], Move]  # a bot's choice on this seat's view of the round
 
@@ -124,7 +124,7 @@ class Follower:
                 lines.append(t("{seat} joined (key shares checked)", seat=block.doc.seat))
             else:
                 ended = len(self.table.ended)
-                lines.append(self.table.take(block.doc, seq))
+                lines.append(render(self.table.take(block.doc, seq)))
                 self._learn(block.doc)
                 self.log.append((doc.seq, block.doc, self.table.ended[-1].round_no if len(self.table.ended) > ended
                                  else None))

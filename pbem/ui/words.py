@@ -22,7 +22,7 @@ from datetime import UTC
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from pbem.errors import Msg, PbemError, Text
+from pbem.errors import N_, Msg, PbemError, Text
 from pbem.ui import catalog
 
 if TYPE_CHECKING:
@@ -94,12 +94,6 @@ def using(lang: str) -> Iterator[None]:
         yield
     finally:
         _chosen = before
-
-
-def N_(msg: str) -> str:
-    """Marks `msg` for the catalogs (scripts/i18n collects it like a t() call) where the words
-    are said later by t(msg), e.g. from a table of templates (gettext's N_ convention)."""
-    return msg
 
 
 def t(msg: str, **kw: object) -> str:
@@ -176,6 +170,7 @@ _WORDS: dict[str, Callable[[str, Mapping[str, object]], str]] = {
     "@and": lambda lang, p: join(_items(lang, p), lang=lang),
     "@list": lambda lang, p: listing(_items(lang, p), lang=lang),
     "@clauses": lambda lang, p: clauses(_items(lang, p), lang=lang),
+    "@cat": lambda lang, p: "".join(_items(lang, p)),
 }
 
 

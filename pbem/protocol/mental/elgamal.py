@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pbem.errors import Text, msg
 from pbem.protocol.mental.group import (
     GENERATOR,
     IDENTITY,
@@ -22,7 +23,6 @@ from pbem.protocol.mental.group import (
     point_sum,
     random_scalar,
 )
-from pbem.ui.words import t
 
 CIPHERTEXT_BYTES = 2 * POINT_BYTES
 
@@ -36,9 +36,9 @@ class Ciphertext:
         return self.c1.raw + self.c2.raw
 
     @classmethod
-    def decode(cls, data: bytes, what: str = "") -> Ciphertext:
+    def decode(cls, data: bytes, what: Text = "") -> Ciphertext:
         if len(data) != CIPHERTEXT_BYTES:
-            raise BadPoint(t("{what} must be {n} bytes, not {size}", what=what or t("a ciphertext"), n=CIPHERTEXT_BYTES,
+            raise BadPoint(msg("{what} must be {n} bytes, not {size}", what=what or msg("a ciphertext"), n=CIPHERTEXT_BYTES,
                              size=len(data)))
         return cls(Point.decode(data[:POINT_BYTES], what), Point.decode(data[POINT_BYTES:], what))
 

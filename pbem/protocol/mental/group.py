@@ -23,8 +23,7 @@ from collections.abc import Callable
 
 import rbcl  # no stubs (pyproject: ignore_missing_imports); every call is wrapped and typed below
 
-from pbem.errors import BadPacket
-from pbem.ui.words import t
+from pbem.errors import BadPacket, Text, msg
 
 ORDER = 2**252 + 27742317777372353535851937790883648493
 POINT_BYTES = 32
@@ -52,15 +51,15 @@ class Point:
         self.raw = raw
 
     @classmethod
-    def decode(cls, data: bytes, what: str = "") -> Point:
+    def decode(cls, data: bytes, what: Text = "") -> Point:
         if not isinstance(data, (bytes, bytearray)) or len(data) != POINT_BYTES:
-            raise BadPoint(t("{what} must be {n} bytes, not {size}", what=what or t("a point"), n=POINT_BYTES,
+            raise BadPoint(msg("{what} must be {n} bytes, not {size}", what=what or msg("a point"), n=POINT_BYTES,
                              size=len(data) if isinstance(data, (bytes, bytearray)) else type(data).__name__))
         data = bytes(data)
         # libsodium ignores the top bit when it decodes (so 2^255 + s passes as s): RFC 9496
         # requires s < p, so a set top bit is refused here, keeping one encoding per point.
         if data[31] & 0x80 or not _valid(data):
-            raise BadPoint(t("{what} {hex}... is not a canonical ristretto255 point", what=what or t("a point"), hex=data.hex()[:16]))
+            raise BadPoint(msg("{what} {hex}... is not a canonical ristretto255 point", what=what or msg("a point"), hex=data.hex()[:16]))
         return cls(data)
 
     def __add__(self, other: Point) -> Point:
@@ -111,12 +110,12 @@ def scalar_bytes(k: int) -> bytes:
     return (k % ORDER).to_bytes(SCALAR_BYTES, "little")
 
 
-def decode_scalar(data: bytes, what: str = "") -> int:
+def decode_scalar(data: bytes, what: Text = "") -> int:
     if not isinstance(data, (bytes, bytearray)) or len(data) != SCALAR_BYTES:
-        raise BadPoint(t("{what} must be {n} bytes", what=what or t("a scalar"), n=SCALAR_BYTES))
+        raise BadPoint(msg("{what} must be {n} bytes", what=what or msg("a scalar"), n=SCALAR_BYTES))
     k = int.from_bytes(data, "little")
     if k >= ORDER:
-        raise BadPoint(t("{what} {hex}... is not reduced modulo the group order", what=what or t("a scalar"),
+        raise BadPoint(msg("{what} {hex}... is not reduced modulo the group order", what=what or msg("a scalar"),
                           hex=bytes(data).hex()[:16]))
     return k
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, Text, msg
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, token_point
 from pbem.protocol.mental.group import (
     GENERATOR,
@@ -29,7 +29,6 @@ from pbem.protocol.mental.group import (
     scalar_bytes,
 )
 from pbem.protocol.mental.transcript import Transcript
-from pbem.ui import words
 
 PROOF_BYTES = 2 * SCALAR_BYTES
 
@@ -47,9 +46,9 @@ class Proof:
         return scalar_bytes(self.challenge) + scalar_bytes(self.response)
 
     @classmethod
-    def decode(cls, data: bytes, what: str = "") -> Proof:
+    def decode(cls, data: bytes, what: Text = "") -> Proof:
         if len(data) != PROOF_BYTES:
-            raise BadProof(words.t("{what} must be {n} bytes, not {size}", what=what or words.t("a proof"), n=PROOF_BYTES,
+            raise BadProof(msg("{what} must be {n} bytes, not {size}", what=what or msg("a proof"), n=PROOF_BYTES,
                                    size=len(data)))
         return cls(decode_scalar(data[:SCALAR_BYTES], what), decode_scalar(data[SCALAR_BYTES:], what))
 
@@ -70,12 +69,12 @@ def prove_key(share: KeyShare, context: bytes, rng: ScalarSource = random_scalar
     return Proof(e, (w + e * share.secret) % ORDER)
 
 
-def check_key(key: Point, proof: Proof, context: bytes, who: str = "") -> None:
+def check_key(key: Point, proof: Proof, context: bytes, who: Text = "") -> None:
     if key.is_identity:
-        raise BadProof(words.t("{what} is the identity point", what=who or words.t("a key share")))
+        raise BadProof(msg("{what} is the identity point", what=who or msg("a key share")))
     t = base_mul(proof.response) - key * proof.challenge
     if _schnorr_challenge(key, t, context) != proof.challenge:
-        raise BadProof(words.t("the proof of knowledge of {what} does not verify", what=who or words.t("a key share")))
+        raise BadProof(msg("the proof of knowledge of {what} does not verify", what=who or msg("a key share")))
 
 
 # --- Chaum-Pedersen: equal discrete logs, used for decryption tokens -------------------------
@@ -113,9 +112,9 @@ class Token:
         return self.point.raw + self.proof.encode()
 
     @classmethod
-    def decode(cls, data: bytes, what: str = "") -> Token:
+    def decode(cls, data: bytes, what: Text = "") -> Token:
         if len(data) != POINT_BYTES + PROOF_BYTES:
-            raise BadProof(words.t("{what} must be {n} bytes, not {size}", what=what or words.t("a token"),
+            raise BadProof(msg("{what} must be {n} bytes, not {size}", what=what or msg("a token"),
                                    n=POINT_BYTES + PROOF_BYTES, size=len(data)))
         return cls(Point.decode(data[:POINT_BYTES], what), Proof.decode(data[POINT_BYTES:], what))
 
@@ -125,7 +124,7 @@ def make_token(share: KeyShare, ct: Ciphertext, context: bytes, rng: ScalarSourc
     return Token(d, prove_dleq(share.secret, share.public, ct.c1, d, context, rng))
 
 
-def check_token(key: Point, ct: Ciphertext, token: Token, context: bytes, who: str = "") -> None:
+def check_token(key: Point, ct: Ciphertext, token: Token, context: bytes, who: Text = "") -> None:
     if not check_dleq(key, ct.c1, token.point, token.proof, context):
-        raise BadProof(words.t("{what} does not match its seat's key share (its Chaum-Pedersen proof fails)",
-                               what=who or words.t("a token")))
+        raise BadProof(msg("{what} does not match its seat's key share (its Chaum-Pedersen proof fails)",
+                               what=who or msg("a token")))

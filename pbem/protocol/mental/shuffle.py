@@ -21,6 +21,7 @@ import secrets
 from dataclasses import dataclass
 from functools import lru_cache
 
+from pbem.errors import Text, msg
 from pbem.protocol.mental.elgamal import Ciphertext, reencrypt
 from pbem.protocol.mental.group import (
     GENERATOR,
@@ -38,7 +39,6 @@ from pbem.protocol.mental.group import (
 )
 from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.mental.transcript import Transcript
-from pbem.ui import words
 
 
 @lru_cache(maxsize=4)
@@ -81,10 +81,10 @@ class ShuffleProof:
                 + b"".join(scalar_bytes(v) for v in (self.challenge, *self.s, *self.s_hat, *self.s_prime)))
 
     @classmethod
-    def decode(cls, data: bytes, n: int, what: str = "") -> ShuffleProof:
+    def decode(cls, data: bytes, n: int, what: Text = "") -> ShuffleProof:
         if len(data) != proof_size(n):
-            raise BadProof(words.t("{what} for {n} cards must be {bytes} bytes, not {size}",
-                                   what=what or words.t("a shuffle proof"), n=n, bytes=proof_size(n), size=len(data)))
+            raise BadProof(msg("{what} for {n} cards must be {bytes} bytes, not {size}",
+                                   what=what or msg("a shuffle proof"), n=n, bytes=proof_size(n), size=len(data)))
         pts = [Point.decode(data[i:i + POINT_BYTES], what) for i in range(0, 2 * n * POINT_BYTES, POINT_BYTES)]
         off = 2 * n * POINT_BYTES
         sc = [decode_scalar(data[i:i + SCALAR_BYTES], what) for i in range(off, len(data), SCALAR_BYTES)]
@@ -160,12 +160,12 @@ def prove_shuffle(key: Point, inputs: list[Ciphertext], outputs: list[Ciphertext
 
 
 def check_shuffle(key: Point, inputs: list[Ciphertext], outputs: list[Ciphertext], proof: ShuffleProof,
-                  context: bytes, who: str = "") -> None:
+                  context: bytes, who: Text = "") -> None:
     """Raise BadProof unless `outputs` is a permuted re-encryption of `inputs` under `key`."""
     n = len(inputs)
     if len(outputs) != n or len(proof.commitments) != n or len(proof.chain) != n \
             or len(proof.s_hat) != n or len(proof.s_prime) != n:
-        raise BadProof(words.t("{what} has {outputs} outputs for {n} inputs", what=who or words.t("a shuffle"),
+        raise BadProof(msg("{what} has {outputs} outputs for {n} inputs", what=who or msg("a shuffle"),
                                outputs=len(outputs), n=n))
     if n == 0:
         return
@@ -191,5 +191,5 @@ def check_shuffle(key: Point, inputs: list[Ciphertext], outputs: list[Ciphertext
     t42 = point_sum([outputs[i].c1 * sp[i] for i in range(n)]) - base_mul(s4) - b_tilde * e
     t_hat = [base_mul(proof.s_hat[i]) + (chain[i - 1] if i else h0) * sp[i] - chain[i] * e for i in range(n)]
     if _final_challenge(tr, chain, [t1, t2, t3, t41, t42], t_hat) != e:
-        raise BadProof(words.t("the proof of {what} does not verify (a card was dropped, duplicated, replaced or altered)",
-                               what=who or words.t("a shuffle")))
+        raise BadProof(msg("the proof of {what} does not verify (a card was dropped, duplicated, replaced or altered)",
+                               what=who or msg("a shuffle")))

@@ -9,7 +9,7 @@ against it; the existing audit replays the moves from there.
 from __future__ import annotations
 
 from engine.state import RoundState
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, listed, msg
 from pbem.protocol.mental.elgamal import open_with
 from pbem.protocol.mental.group import Point
 from pbem.protocol.mental.proofs import BadProof
@@ -18,7 +18,6 @@ from pbem.protocol.trustless.setup import Stacks
 from pbem.protocol.trustless.stacks import card_of
 from pbem.protocol.trustless.table import TrustlessGame, deal_in_order
 from pbem.protocol.trustless.tokens import Slot
-from pbem.ui.words import join, t
 
 
 def open_round(game: TrustlessGame, round_no: int, shares: dict[str, dict[int, Point]], stacks: Stacks,
@@ -26,9 +25,9 @@ def open_round(game: TrustlessGame, round_no: int, shares: dict[str, dict[int, P
     """Every stack of round `round_no`, opened with every seat's revealed key: {label: cards}."""
     missing = [p for p in game.players if p not in revealed]
     if missing:
-        raise BadPacket(t("round {round} cannot be opened: {seats} did not reveal its key", round=round_no,
-                          seats=join(missing)),
-                        hint=t("a seat that never reveals stalls the audit; the audit names it"))
+        raise BadPacket(msg("round {round} cannot be opened: {seats} did not reveal its key", round=round_no,
+                          seats=listed(missing)),
+                        hint=msg("a seat that never reveals stalls the audit; the audit names it"))
     secrets = [check_revealed(p, round_no, shares[p][round_no], revealed[p]) for p in game.players]
     orders = {}
     for s in game.stacks:
@@ -38,10 +37,10 @@ def open_round(game: TrustlessGame, round_no: int, shares: dict[str, dict[int, P
         for i, ct in enumerate(stacks[s.label]):
             card = card_of(open_with(ct, [ct.c1 * x for x in secrets]), s)
             if card is None:
-                raise BadProof(t("slot {slot} opens to no card of its stack", slot=f"{s.label} #{i}"))
+                raise BadProof(msg("slot {slot} opens to no card of its stack", slot=f"{s.label} #{i}"))
             cards.append(card)
         if sorted(cards) != sorted(s.cards):
-            raise BadProof(t("stack {stack} does not open to its cards, each once", stack=s.label))
+            raise BadProof(msg("stack {stack} does not open to its cards, each once", stack=s.label))
         orders[s.label] = cards
     return orders
 
@@ -55,5 +54,5 @@ def check_openings(orders: dict[str, list[str]], opened: dict[Slot, str]) -> Non
     """Every card opened during the round must be the card the audit finds in its slot."""
     for (label, i), card in sorted(opened.items()):
         if label in orders and orders[label][i] != card:
-            raise BadProof(t("slot {slot} was opened as {card} during play but holds {other}", slot=f"{label} #{i}",
+            raise BadProof(msg("slot {slot} was opened as {card} during play but holds {other}", slot=f"{label} #{i}",
                                   card=card, other=orders[label][i]))

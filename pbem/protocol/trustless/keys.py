@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.state import ROUNDS_PER_GAME
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, Text, msg
 from pbem.protocol.mental.elgamal import KeyShare, joint_key
 from pbem.protocol.mental.group import Point, ScalarSource, base_mul, decode_scalar, random_scalar, scalar_bytes
 from pbem.protocol.mental.proofs import BadProof, Proof, check_key, prove_key
 from pbem.protocol.mental.transcript import context
-from pbem.ui.words import t
 
 EPOCHS = tuple(range(ROUNDS_PER_GAME + 1))  # 0: the whole game (nuggets); k: round k
 
@@ -27,13 +26,13 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def unb64(text: Any, what: str) -> bytes:
+def unb64(text: Any, what: Text) -> bytes:
     if not isinstance(text, str):
-        raise BadPacket(t("{what} is missing or not text", what=what))
+        raise BadPacket(msg("{what} is missing or not text", what=what))
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise BadPacket(t("{what} is not valid base64", what=what)) from None
+        raise BadPacket(msg("{what} is not valid base64", what=what)) from None
 
 
 def key_context(game: str, seat: str, epoch: int) -> bytes:
@@ -62,7 +61,7 @@ class SeatKeys:
     def from_secret_hex(cls, doc: dict[str, str]) -> SeatKeys:
         shares = {}
         for e, hexed in doc.items():
-            x = decode_scalar(bytes.fromhex(hexed), t("a secret key share"))
+            x = decode_scalar(bytes.fromhex(hexed), msg("a secret key share"))
             shares[int(e)] = KeyShare(x, base_mul(x))
         return cls(shares)
 
@@ -71,14 +70,14 @@ def check_public(game: str, seat: str, published: Any) -> dict[int, Point]:
     """A seat's published shares, each proof checked: {epoch: share}."""
     epochs = [p.get("epoch") for p in published if isinstance(p, dict)] if isinstance(published, list) else []
     if len(epochs) != len(EPOCHS) or set(epochs) != set(EPOCHS):
-        raise BadPacket(t("{seat}'s join must carry one key share for each epoch {epochs}", seat=seat,
+        raise BadPacket(msg("{seat}'s join must carry one key share for each epoch {epochs}", seat=seat,
                           epochs=", ".join(map(str, EPOCHS))))
     out = {}
     for p in published:
         e = p["epoch"]
-        what = t("{seat}'s key share for epoch {epoch}", seat=seat, epoch=e)
+        what = msg("{seat}'s key share for epoch {epoch}", seat=seat, epoch=e)
         share = Point.decode(unb64(p.get("share"), what), what)
-        proof = t("{seat}'s key proof for epoch {epoch}", seat=seat, epoch=e)
+        proof = msg("{seat}'s key proof for epoch {epoch}", seat=seat, epoch=e)
         check_key(share, Proof.decode(unb64(p.get("proof"), proof)), key_context(game, seat, e), what)
         out[e] = share
     return out
@@ -91,12 +90,12 @@ def joint_keys(shares: dict[str, dict[int, Point]]) -> dict[int, Point]:
 def check_revealed(seat: str, epoch: int, share: Point, secret_hex: Any) -> int:
     """A secret share revealed at a round's end must match the share published in the join."""
     if not isinstance(secret_hex, str):
-        raise BadPacket(t("{seat}'s revealed key for epoch {epoch} is missing", seat=seat, epoch=epoch))
+        raise BadPacket(msg("{seat}'s revealed key for epoch {epoch} is missing", seat=seat, epoch=epoch))
     try:
         raw = bytes.fromhex(secret_hex)
     except ValueError:
-        raise BadPacket(t("{seat}'s revealed key for epoch {epoch} is not hex", seat=seat, epoch=epoch)) from None
-    x = decode_scalar(raw, t("{seat}'s revealed key for epoch {epoch}", seat=seat, epoch=epoch))
+        raise BadPacket(msg("{seat}'s revealed key for epoch {epoch} is not hex", seat=seat, epoch=epoch)) from None
+    x = decode_scalar(raw, msg("{seat}'s revealed key for epoch {epoch}", seat=seat, epoch=epoch))
     if base_mul(x) != share:
-        raise BadProof(t("{seat}'s revealed key for epoch {epoch} is not the one it published", seat=seat, epoch=epoch))
+        raise BadProof(msg("{seat}'s revealed key for epoch {epoch} is not the one it published", seat=seat, epoch=epoch))
     return x

@@ -15,10 +15,9 @@ from typing import Any
 
 from engine.catalog import HIDDEN
 from engine.state import RoundState
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, msg
 from pbem.protocol.trustless.table import Layout, TableSeat, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot
-from pbem.ui.words import t
 
 
 @dataclass
@@ -59,7 +58,7 @@ class Ledger:
 
     def draw(self, player: str) -> Slot:
         if self.drawn >= len(self.layout.deck):
-            raise BadPacket(t("the draw pile is empty"))
+            raise BadPacket(msg("the draw pile is empty"))
         slot = self.layout.deck[self.drawn]
         self.drawn += 1
         self.holdings[player].append(slot)
@@ -69,7 +68,7 @@ class Ledger:
     def play(self, player: str, slot: Slot) -> None:
         """`player` plays or discards the card in `slot` (it must hold it)."""
         if slot not in self.holdings[player]:
-            raise BadPacket(t("{seat} does not hold slot {slot}", seat=player, slot=f"{slot[0]} #{slot[1]}"))
+            raise BadPacket(msg("{seat} does not hold slot {slot}", seat=player, slot=f"{slot[0]} #{slot[1]}"))
         self.holdings[player].remove(slot)
         for maker, debts in self.owed.items():  # tokens nobody needs any more
             self.owed[maker] = [d for d in debts if d[1] != slot]
@@ -94,7 +93,7 @@ class Ledger:
             elif kind == "swap-hat":
                 target = str(e["player"])
                 if self.hats >= len(self.layout.aside):
-                    raise BadPacket(t("swap-hat with no dwarf card left aside"))
+                    raise BadPacket(msg("swap-hat with no dwarf card left aside"))
                 self.roles[target] = self.layout.aside[self.hats]
                 self.hats += 1
                 self._owe(self.roles[target], target)
@@ -121,7 +120,7 @@ class Ledger:
         owed = self.owed_by(maker).get(to, [])
         for s in slots:
             if s not in owed:
-                raise BadPacket(t("{seat} sends tokens for slot {slot} to {to}, which it does not owe", seat=maker,
+                raise BadPacket(msg("{seat} sends tokens for slot {slot} to {to}, which it does not owe", seat=maker,
                                   slot=f"{s[0]} #{s[1]}", to=to))
         self.owed[maker] = [d for d in self.owed.get(maker, []) if d[1] not in slots or (ALL if not d[2] else d[0]) != to]
         if to == ALL:

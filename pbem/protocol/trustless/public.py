@@ -28,7 +28,7 @@ import msgspec
 from engine.catalog import CLASSIC, HIDDEN
 from engine.game import carry_after
 from engine.state import ROUNDS_PER_GAME, RoundState
-from pbem.errors import BadPacket, Conflict, StaleMove
+from pbem.errors import N_, BadPacket, Conflict, Msg, StaleMove, goal_word, listed, msg, step_word
 from pbem.protocol.documents import Invitation, Join, Mental, Tokens, Waiting
 from pbem.protocol.mental.elgamal import Ciphertext, open_with
 from pbem.protocol.mental.group import Point
@@ -41,8 +41,6 @@ from pbem.protocol.trustless.round import PublicRound
 from pbem.protocol.trustless.stacks import card_of, game_stacks
 from pbem.protocol.trustless.table import Layout, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, read_bundle
-from pbem.ui.words import N_, goal_name, step_name, t
-from pbem.ui.words import join as and_list
 
 PARALLEL = ("deal", "goal", "reveal", "tokens")  # steps whose seats answer the same packet
 
@@ -182,39 +180,39 @@ class PublicTable:
 
     def take_join(self, join: Join) -> None:
         if join.seat not in self.players:
-            raise BadPacket(t("no seat {seat} in game {game}", seat=repr(join.seat), game=self.game.id))
+            raise BadPacket(msg("no seat {seat} in game {game}", seat=repr(join.seat), game=self.game.id))
         if join.seat in self.joins:
-            raise Conflict(t("{seat} has already joined", seat=join.seat))
+            raise Conflict(msg("{seat} has already joined", seat=join.seat))
         if join.mental is None:
-            raise BadPacket(t("{seat}'s join carries no key shares: game {game} is trustless", seat=join.seat,
-                              game=self.game.id), hint=t("join with a pbem that plays trustless games"))
+            raise BadPacket(msg("{seat}'s join carries no key shares: game {game} is trustless", seat=join.seat,
+                              game=self.game.id), hint=msg("join with a pbem that plays trustless games"))
         self.shares[join.seat] = M.join_shares(join)
         self.joins[join.seat] = join
 
-    def take(self, doc: Mental, head: int) -> str:
+    def take(self, doc: Mental, head: int) -> Msg:
         """Check a mental block against the table at packet `head` (hash checked by the caller)
         and follow it; returns a line saying what it did."""
         step = self.step()
-        sent, wanted = step_name(doc.step), step_name(step)
+        sent, wanted = step_word(doc.step), step_word(step)
         if doc.seq > head:
-            raise StaleMove(t("{seat}'s {step} answers packet {seq}, which is not out yet", seat=doc.seat, step=sent,
+            raise StaleMove(msg("{seat}'s {step} answers packet {seq}, which is not out yet", seat=doc.seat, step=sent,
                               seq=doc.seq))
         if doc.seq < self.opened_at:
-            raise StaleMove(t("{seat}'s {step} answers packet {seq}, from before the {wanted} step (opened by packet "
+            raise StaleMove(msg("{seat}'s {step} answers packet {seq}, from before the {wanted} step (opened by packet "
                               "{opened})", seat=doc.seat, step=sent, seq=doc.seq, wanted=wanted, opened=self.opened_at))
         if doc.step != step:
-            raise StaleMove(t("{seat} sends a {step} message while the table waits for the {wanted} step",
+            raise StaleMove(msg("{seat} sends a {step} message while the table waits for the {wanted} step",
                               seat=doc.seat, step=sent, wanted=wanted))
         if doc.seat not in self.waiting().seats:
-            raise StaleMove(t("{seat} sends a {step} message, but the table waits for {seats}", seat=doc.seat,
-                              step=sent, seats=and_list(self.waiting().seats)))
+            raise StaleMove(msg("{seat} sends a {step} message, but the table waits for {seats}", seat=doc.seat,
+                              step=sent, seats=listed(self.waiting().seats)))
         before = self.stage()
-        line = getattr(self, f"_{step}")(doc)
+        line: Msg = getattr(self, f"_{step}")(doc)
         if self.stage() != before:
             self.opened_at = head + 1
-        return str(line)
+        return line
 
-    def _shuffle(self, doc: Mental) -> str:
+    def _shuffle(self, doc: Mental) -> Msg:
         assert doc.shuffle is not None
         turn = self.shuffled
         body = msgspec.to_builtins(doc.shuffle)
@@ -227,8 +225,8 @@ class PublicTable:
         self.shuffled += 1
         left = len(self.players) - self.shuffled
         if left:
-            return t("{seat} shuffled every stack ({n} to go)", seat=doc.seat, n=left)
-        return t("{seat} shuffled every stack (the deck is ready: every seat sends its deal tokens)", seat=doc.seat)
+            return msg("{seat} shuffled every stack ({n} to go)", seat=doc.seat, n=left)
+        return msg("{seat} shuffled every stack (the deck is ready: every seat sends its deal tokens)", seat=doc.seat)
 
     # --- tokens ---------------------------------------------------------------------------------
 
@@ -241,8 +239,8 @@ class PublicTable:
         bundle = M.bundle(given)
         slots = bundle_slots(bundle)
         if given.to != ALL or (want is not None and slots != want):
-            raise BadPacket(t("{tokens} are not one public bundle for the slots the table waits for",
-                              tokens=t(what or "{seat}'s tokens", seat=given.maker)))
+            raise BadPacket(msg("{tokens} are not one public bundle for the slots the table waits for",
+                              tokens=msg(what or "{seat}'s tokens", seat=given.maker)))
         shares = {s.label: self.shares[given.maker][s.round_no] for s in self.game.stacks}
         for slot, tok in read_bundle(self.game.id, bundle, shares, self.cts(), check=self.check_proofs).items():
             self.pub.setdefault(slot, {})[given.maker] = tok.point
@@ -256,12 +254,12 @@ class PublicTable:
         tokens = self.pub.get(slot, {})
         missing = [p for p in self.players if p not in tokens]
         if missing:
-            raise BadPacket(t("slot {slot} cannot be opened: no public token from {seats}", slot=f"{slot[0]} #{slot[1]}",
-                              seats=and_list(missing)))
+            raise BadPacket(msg("slot {slot} cannot be opened: no public token from {seats}", slot=f"{slot[0]} #{slot[1]}",
+                              seats=listed(missing)))
         ct = self.stacks[slot[0]][slot[1]]
         card = card_of(open_with(ct, [tokens[p] for p in self.players]), self.game.stack(slot[0]))
         if card is None:  # cannot happen after checked shuffles and tokens; refuse loudly if it does
-            raise BadProof(t("slot {slot} opens to no card of its stack", slot=f"{slot[0]} #{slot[1]}"))
+            raise BadProof(msg("slot {slot} opens to no card of its stack", slot=f"{slot[0]} #{slot[1]}"))
         self.opened[slot] = card
         return card
 
@@ -277,20 +275,20 @@ class PublicTable:
 
     # --- steps -----------------------------------------------------------------------------------
 
-    def _deal(self, doc: Mental) -> str:
+    def _deal(self, doc: Mental) -> Msg:
         tokens = doc.tokens or []
         if len(tokens) != 1:
-            raise BadPacket(t("{seat}'s deal tokens are not one public bundle for every other seat's role and hand",
+            raise BadPacket(msg("{seat}'s deal tokens are not one public bundle for every other seat's role and hand",
                               seat=doc.seat))
         self._public(tokens[0], self.deal_slots(1, doc.seat), N_("{seat}'s deal tokens"))
         self.dealt.append(doc.seat)
         if len(self.dealt) == len(self.players):
             self.round = PublicRound.deal(self.game, 1, pile=len(self.pile) if self.pile else None)
-            return t("{seat} sent its deal tokens; round 1 is dealt, {mover} to move", seat=doc.seat,
+            return msg("{seat} sent its deal tokens; round 1 is dealt, {mover} to move", seat=doc.seat,
                      mover=self.round.mover)
-        return t("{seat} sent its deal tokens; waiting for {seats}", seat=doc.seat, seats=and_list(self.waiting().seats))
+        return msg("{seat} sent its deal tokens; waiting for {seats}", seat=doc.seat, seats=listed(self.waiting().seats))
 
-    def _move(self, doc: Mental) -> str:
+    def _move(self, doc: Mental) -> Msg:
         r = self.round
         assert r is not None
         r.check_slots(doc.seat, [doc.play.slot.slot] if doc.play else [s.slot for s in doc.discard or []])
@@ -298,81 +296,81 @@ class PublicTable:
         if doc.play is not None:
             slot = doc.play.slot.slot
             if doc.play.open.maker != doc.seat:
-                raise BadPacket(t("{seat}'s opening of slot {slot} is not its own token", seat=doc.seat,
+                raise BadPacket(msg("{seat}'s opening of slot {slot} is not its own token", seat=doc.seat,
                                   slot=f"{slot[0]} #{slot[1]}"))
             self._public(doc.play.open, [slot], N_("{seat}'s opening"))
             card = self.open_public(slot)
             r.play(doc.seat, slot, card, doc.move)
-            line = t("{seat}: {move} (opened from slot {slot})", seat=doc.seat, move=doc.move,
+            line = msg("{seat}: {move} (opened from slot {slot})", seat=doc.seat, move=doc.move,
                      slot=f"{slot[0]} #{slot[1]}")
         else:
             r.discard(doc.seat, [s.slot for s in doc.discard or []], doc.move)
-            line = t("{seat}: {move}", seat=doc.seat, move=doc.move)
+            line = msg("{seat}: {move}", seat=doc.seat, move=doc.move)
         return line + self._after()
 
-    def _tokens(self, doc: Mental) -> str:
+    def _tokens(self, doc: Mental) -> Msg:
         self._pay(doc)
-        return t("{seat} sent the tokens it owed", seat=doc.seat) + self._after()
+        return msg("{seat} sent the tokens it owed", seat=doc.seat) + self._after()
 
-    def _goal(self, doc: Mental) -> str:
+    def _goal(self, doc: Mental) -> Msg:
         r = self.round
         assert r is not None
         tokens = doc.tokens or []
         want = self.goal_slots(doc.seat)
         if len(tokens) != 1:
-            raise BadPacket(t("{seat}'s goal tokens are not one public bundle for the goals being opened", seat=doc.seat))
+            raise BadPacket(msg("{seat}'s goal tokens are not one public bundle for the goals being opened", seat=doc.seat))
         self._public(tokens[0], want, N_("{seat}'s goal tokens"))
         r.ledger.published(doc.seat, want)
         if any(self.goal_slots(p) for p in self.players):
-            return t("{seat} sent its goal tokens; waiting for {seats}", seat=doc.seat,
-                     seats=and_list(self.waiting().seats))
+            return msg("{seat} sent its goal tokens; waiting for {seats}", seat=doc.seat,
+                     seats=listed(self.waiting().seats))
         for name in r.wanted:
             r.know_goal(name, self.open_public(r.ledger.layout.goals[name]))
-        opened = and_list([goal_name(g) for g in r.wanted])
+        opened = listed([goal_word(g) for g in r.wanted])
         r.resume()
-        return t("{seat} sent its goal tokens: the {goal} goal opened", seat=doc.seat, goal=opened) + self._after()
+        return msg("{seat} sent its goal tokens: the {goal} goal opened", seat=doc.seat, goal=opened) + self._after()
 
-    def _after(self) -> str:
+    def _after(self) -> Msg:
         """What the table waits for after a move took effect (or started waiting)."""
         r = self.round
         assert r is not None
         if r.wanted:
-            return t("; it reaches the {goal} goal: every seat sends its token for it",
-                     goal=and_list([goal_name(g) for g in r.wanted]))
+            return msg("; it reaches the {goal} goal: every seat sends its token for it",
+                     goal=listed([goal_word(g) for g in r.wanted]))
         if r.over:
-            return t("; round {round} is over: every seat reveals its round key", round=r.round_no)
+            return msg("; round {round} is over: every seat reveals its round key", round=r.round_no)
         w = self.waiting()
         if w.step == "move":
-            return t("; {mover} to move", mover=w.seats[0])
-        return t("; {mover} waits for tokens from {seats}", mover=r.mover, seats=and_list(w.seats))
+            return msg("; {mover} to move", mover=w.seats[0])
+        return msg("; {mover} waits for tokens from {seats}", mover=r.mover, seats=listed(w.seats))
 
-    def _reveal(self, doc: Mental) -> str:
+    def _reveal(self, doc: Mental) -> Msg:
         r = self.round
         assert r is not None
         k = r.round_no
         if sorted((doc.reveal or {}).keys()) != [str(k)]:
-            raise BadPacket(t("{seat}'s reveal must hold its key of round {round} and nothing else", seat=doc.seat, round=k))
+            raise BadPacket(msg("{seat}'s reveal must hold its key of round {round} and nothing else", seat=doc.seat, round=k))
         key = (doc.reveal or {})[str(k)]
         K.check_revealed(doc.seat, k, self.shares[doc.seat][k], key)
         tokens = list(doc.tokens or [])
         nuggets = self.nugget_slots(doc.seat)
         if nuggets:
             if not tokens:
-                raise BadPacket(t("{seat}'s reveal carries no tokens for the nugget cards", seat=doc.seat))
+                raise BadPacket(msg("{seat}'s reveal carries no tokens for the nugget cards", seat=doc.seat))
             self._public(tokens.pop(0), nuggets, N_("{seat}'s nugget tokens"))
         if k < ROUNDS_PER_GAME:
             if len(tokens) != 1:
-                raise BadPacket(t("{seat}'s reveal must carry its deal tokens for round {round}", seat=doc.seat, round=k + 1))
+                raise BadPacket(msg("{seat}'s reveal must carry its deal tokens for round {round}", seat=doc.seat, round=k + 1))
             self._public(tokens.pop(0), self.deal_slots(k + 1, doc.seat), N_("{seat}'s deal tokens"))
         if tokens:
-            raise BadPacket(t("{seat}'s reveal carries tokens the table does not wait for", seat=doc.seat))
+            raise BadPacket(msg("{seat}'s reveal carries tokens the table does not wait for", seat=doc.seat))
         self.revealed[doc.seat] = key
         if len(self.revealed) < len(self.players):
-            return t("{seat} revealed its round {round} key; waiting for {seats}", seat=doc.seat, round=k,
-                     seats=and_list(self.waiting().seats))
+            return msg("{seat} revealed its round {round} key; waiting for {seats}", seat=doc.seat, round=k,
+                     seats=listed(self.waiting().seats))
         return self._finish()
 
-    def _finish(self) -> str:
+    def _finish(self) -> Msg:
         """Every key of the round is out: open the round, replay it on its cards, pay, deal the next."""
         r = self.round
         assert r is not None
@@ -391,15 +389,15 @@ class PublicTable:
             self.pile = [by_card[c] if c != HIDDEN else next(unknown) for c in true.nuggets]
         self.ended.append(RoundEnd(k, true, orders, r.moves(), start, tuple(played)))
         self.revealed = {}
-        gold = t("list sep").join(f"{p} {true.gold[p]}" for p in self.players)
+        gold = listed([f"{p} {true.gold[p]}" for p in self.players], how="list")
         if true.finder:
-            line = t("round {round} is over: gold found by {finder}; gold {gold}", round=k, finder=true.finder, gold=gold)
+            line = msg("round {round} is over: gold found by {finder}; gold {gold}", round=k, finder=true.finder, gold=gold)
         else:
-            line = t("round {round} is over: no gold found; gold {gold}", round=k, gold=gold)
+            line = msg("round {round} is over: no gold found; gold {gold}", round=k, gold=gold)
         if k == ROUNDS_PER_GAME:
             self.round = None
-            return line + t("; the game is over")
+            return line + msg("; the game is over")
         carried = carry_after(self.players, true)
         self.round = PublicRound.deal(self.game, k + 1, first_seat=carried.first_seat, gold=carried.gold,
                                       pile=len(self.pile) if self.pile else None)
-        return line + t("; round {round} is dealt, {mover} to move", round=k + 1, mover=self.round.mover)
+        return line + msg("; round {round} is dealt, {mover} to move", round=k + 1, mover=self.round.mover)

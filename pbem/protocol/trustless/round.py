@@ -28,11 +28,10 @@ from engine.moves import Move
 from engine.rules import apply, check
 from engine.state import PLAYING, RoundState
 from engine.views import view
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, msg
 from pbem.protocol.trustless.play import Ledger
 from pbem.protocol.trustless.table import TrustlessGame, deal_in_order
 from pbem.protocol.trustless.tokens import Slot
-from pbem.ui.words import t
 
 
 class Unseen:
@@ -98,7 +97,7 @@ class PublicRound:
         hand[hand.index(HIDDEN)] = card
         move = check(trial, text or "")
         if move.verb == "discard" or move.card != card:
-            raise BadPacket(t("{seat}'s move {move} does not play the card it opens ({card}, slot {slot})", seat=mover,
+            raise BadPacket(msg("{seat}'s move {move} does not play the card it opens ({card}, slot {slot})", seat=mover,
                               move=repr(str(text)[:80]), card=card, slot=f"{slot[0]} #{slot[1]}"))
         self.ledger.play(mover, slot)
         self.record.append(str(move))
@@ -110,7 +109,7 @@ class PublicRound:
         self.check_slots(mover, slots)
         move = Move("discard", cards=(HIDDEN,) * len(slots))
         if text != str(move):
-            raise BadPacket(t("{seat}'s face-down discard says {move}, not {expected}", seat=mover,
+            raise BadPacket(msg("{seat}'s face-down discard says {move}, not {expected}", seat=mover,
                               move=repr(str(text)[:80]), expected=repr(str(move))))
         for s in slots:
             self.ledger.play(mover, s)
@@ -120,12 +119,12 @@ class PublicRound:
     def check_slots(self, mover: str, slots: list[Slot]) -> None:
         """`mover` is the seat to move and holds every one of `slots`."""
         if len(set(slots)) != len(slots):
-            raise BadPacket(t("{seat} names one slot twice", seat=mover))
+            raise BadPacket(msg("{seat} names one slot twice", seat=mover))
         if mover != self.mover:
-            raise BadPacket(t("{seat} moves, but it is {mover}'s turn", seat=mover, mover=self.mover))
+            raise BadPacket(msg("{seat} moves, but it is {mover}'s turn", seat=mover, mover=self.mover))
         for s in slots:
             if s not in self.ledger.holdings[mover]:
-                raise BadPacket(t("{seat} plays slot {slot}, which is not in its hand", seat=mover, slot=f"{s[0]} #{s[1]}"))
+                raise BadPacket(msg("{seat} plays slot {slot}, which is not in its hand", seat=mover, slot=f"{s[0]} #{s[1]}"))
 
     def resume(self) -> None:
         """Apply the pending move, unless it reaches goals nobody has opened (then it waits)."""
@@ -168,10 +167,10 @@ class PublicRound:
             played.append((true.player, text))
             apply(true, text, OPEN_DECK)
         if true.phase == PLAYING:
-            raise BadPacket(t("round {round} replayed on its opened deal does not end where the table ended it",
+            raise BadPacket(msg("round {round} replayed on its opened deal does not end where the table ended it",
                               round=self.round_no))
         if true.board.cells.keys() != self.state.board.cells.keys() or any(
                 true.board.cells[g].card != self.state.board.cells[g].card for g in GOAL_CELLS.values()
                 if not self.state.board.cells[g].hidden):
-            raise BadPacket(t("round {round} replayed on its opened deal is not the maze the table saw", round=self.round_no))
+            raise BadPacket(msg("round {round} replayed on its opened deal is not the maze the table saw", round=self.round_no))
         return start, played, true

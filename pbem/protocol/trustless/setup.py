@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, Text, msg
 from pbem.protocol.mental.elgamal import CIPHERTEXT_BYTES, Ciphertext
 from pbem.protocol.mental.group import Point, ScalarSource, random_scalar
 from pbem.protocol.mental.shuffle import ShuffleProof, check_shuffle, prove_shuffle, shuffle
 from pbem.protocol.mental.transcript import context
 from pbem.protocol.trustless.keys import b64, unb64
 from pbem.protocol.trustless.stacks import Stack, initial
-from pbem.ui.words import t
 
 Stacks = dict[str, list[Ciphertext]]  # by stack label
 
@@ -49,10 +48,10 @@ def make_shuffle(game: str, seat: str, turn: int, stacks: list[Stack], keys: dic
     return doc, new
 
 
-def decode_stack(text: Any, n: int, what: str) -> list[Ciphertext]:
+def decode_stack(text: Any, n: int, what: Text) -> list[Ciphertext]:
     raw = unb64(text, what)
     if len(raw) != n * CIPHERTEXT_BYTES:
-        raise BadPacket(t("{what} holds {count} cards, not {n}", what=what, count=len(raw) // CIPHERTEXT_BYTES, n=n))
+        raise BadPacket(msg("{what} holds {count} cards, not {n}", what=what, count=len(raw) // CIPHERTEXT_BYTES, n=n))
     return [Ciphertext.decode(raw[i:i + CIPHERTEXT_BYTES], what) for i in range(0, len(raw), CIPHERTEXT_BYTES)]
 
 
@@ -60,15 +59,15 @@ def check_shuffle_doc(game: str, seat: str, turn: int, stacks: list[Stack], keys
                       current: Stacks, doc: Any) -> Stacks:
     """Check seat `seat`'s shuffle message against the stacks before it; return the new stacks."""
     if not isinstance(doc, dict) or doc.get("turn") != turn or not isinstance(doc.get("stacks"), dict):
-        raise BadPacket(t("{seat}'s shuffle is not the shuffle of turn {turn}", seat=seat, turn=turn))
+        raise BadPacket(msg("{seat}'s shuffle is not the shuffle of turn {turn}", seat=seat, turn=turn))
     if sorted(doc["stacks"]) != sorted(s.label for s in stacks):
-        raise BadPacket(t("{seat}'s shuffle does not hold exactly the game's stacks", seat=seat))
+        raise BadPacket(msg("{seat}'s shuffle does not hold exactly the game's stacks", seat=seat))
     new: Stacks = {}
     for s in stacks:
         entry = doc["stacks"][s.label]
-        what = t("{seat}'s shuffle of stack {stack}", seat=seat, stack=s.label)
+        what = msg("{seat}'s shuffle of stack {stack}", seat=seat, stack=s.label)
         if not isinstance(entry, dict):
-            raise BadPacket(t("{what} is malformed", what=what))
+            raise BadPacket(msg("{what} is malformed", what=what))
         out = decode_stack(entry.get("cards"), len(s.cards), what)
         proof = ShuffleProof.decode(unb64(entry.get("proof"), what), len(s.cards), what)
         check_shuffle(key_of(keys, s), current[s.label], out, proof, shuffle_context(game, seat, turn, s), what)

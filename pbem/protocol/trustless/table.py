@@ -19,7 +19,7 @@ from engine.board import GOAL_CELLS
 from engine.catalog import EXPANSION, HIDDEN, Ruleset
 from engine.state import EXPANSION_REMOVED, RoundState, deal, hand_size
 from engine.views import view
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, listed, msg
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, open_with
 from pbem.protocol.mental.group import Point
@@ -28,7 +28,6 @@ from pbem.protocol.trustless.keys import SeatKeys
 from pbem.protocol.trustless.setup import Stacks
 from pbem.protocol.trustless.stacks import Stack, card_of
 from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, make_bundle, read_bundle
-from pbem.ui.words import join, t
 
 T = TypeVar("T")
 
@@ -47,7 +46,7 @@ class TrustlessGame:
         for s in self.stacks:
             if s.label == label:
                 return s
-        raise BadPacket(t("no stack {stack} in game {game}", stack=repr(label), game=self.id))
+        raise BadPacket(msg("no stack {stack} in game {game}", stack=repr(label), game=self.id))
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ class FixedOrder:
     def shuffled(self, items: Sequence[T]) -> list[T]:
         order = self._orders.pop(0)
         if sorted(map(str, items)) != sorted(order):
-            raise BadPacket(t("a stack opened to cards that are not the stack's"))
+            raise BadPacket(msg("a stack opened to cards that are not the stack's"))
         by_name = {str(i): i for i in items}
         return [by_name[c] for c in order]
 
@@ -150,7 +149,7 @@ class TableSeat:
         """Check a bundle (public, or sealed to me) and keep its tokens; returns the slots it opened to me."""
         maker = bundle.get("from") if isinstance(bundle, dict) else None
         if maker not in self.shares or maker == self.me:
-            raise BadPacket(t("a token bundle comes from {seat}, not another seat of the game", seat=repr(str(maker)[:32])))
+            raise BadPacket(msg("a token bundle comes from {seat}, not another seat of the game", seat=repr(str(maker)[:32])))
         tokens = read_bundle(self.game.id, bundle, self.shares_of(str(maker)), self.ciphertexts(), self.identity, self.me)
         opened = []
         for slot, token in tokens.items():
@@ -169,7 +168,7 @@ class TableSeat:
         others = [self.tokens[slot][p].point for p in self.game.players if p != self.me]
         card = card_of(open_with(ct, [mine, *others]), self.game.stack(slot[0]))
         if card is None:  # cannot happen after checked shuffles and tokens; refuse loudly if it does
-            raise BadProof(t("slot {slot} opens to no card of its stack", slot=f"{slot[0]} #{slot[1]}"))
+            raise BadProof(msg("slot {slot} opens to no card of its stack", slot=f"{slot[0]} #{slot[1]}"))
         return card
 
     # --- playing a card: opening it to everyone ------------------------------------------
@@ -177,24 +176,24 @@ class TableSeat:
     def open_publicly(self, slot: Slot) -> dict[str, Any]:
         """Open one of my slots to everyone: the others' tokens are public already; add mine."""
         if slot not in self.opened:
-            raise BadPacket(t("slot {slot} is not open to {seat}", slot=f"{slot[0]} #{slot[1]}", seat=self.me))
+            raise BadPacket(msg("slot {slot} is not open to {seat}", slot=f"{slot[0]} #{slot[1]}", seat=self.me))
         return self.bundle_for([slot])
 
     def check_opening(self, player: str, slot: Slot, bundle: dict[str, Any], holds: list[Slot]) -> str:
         """`player` opens `slot` (one it must hold) with its token: check it, return the card."""
         if slot not in holds:
-            raise BadPacket(t("{seat} opens slot {slot}, which is not in its hand", seat=player, slot=f"{slot[0]} #{slot[1]}"))
+            raise BadPacket(msg("{seat} opens slot {slot}, which is not in its hand", seat=player, slot=f"{slot[0]} #{slot[1]}"))
         if not isinstance(bundle, dict) or bundle.get("from") != player or bundle.get("to") != ALL:
-            raise BadPacket(t("{seat}'s opening of slot {slot} is not its own public token", seat=player,
+            raise BadPacket(msg("{seat}'s opening of slot {slot} is not its own public token", seat=player,
                               slot=f"{slot[0]} #{slot[1]}"))
         if bundle_slots(bundle) != [slot]:
-            raise BadPacket(t("{seat}'s opening names other slots than {slot}", seat=player, slot=f"{slot[0]} #{slot[1]}"))
+            raise BadPacket(msg("{seat}'s opening names other slots than {slot}", seat=player, slot=f"{slot[0]} #{slot[1]}"))
         if player != self.me:
             self.receive(bundle)
         if slot not in self.opened:
             missing = [p for p in self.game.players if p != self.me and p not in self.tokens.get(slot, {})]
-            raise BadPacket(t("slot {slot} cannot be opened: no token from {seats}", slot=f"{slot[0]} #{slot[1]}",
-                              seats=join(missing)))
+            raise BadPacket(msg("slot {slot} cannot be opened: no token from {seats}", slot=f"{slot[0]} #{slot[1]}",
+                              seats=listed(missing)))
         return self.opened[slot]
 
     # --- the engine's view ---------------------------------------------------------------

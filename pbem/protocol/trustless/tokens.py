@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, msg
 from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare
 from pbem.protocol.mental.group import Point
 from pbem.protocol.mental.proofs import Token, check_token, make_token
 from pbem.protocol.mental.transcript import context
 from pbem.protocol.trustless.keys import b64, unb64
-from pbem.ui import words
 
 Slot = tuple[str, int]
 TOKEN_BYTES = 96
@@ -55,15 +54,15 @@ def make_bundle(game: str, maker: str, share_of: dict[str, KeyShare], cts: dict[
 
 def bundle_slots(doc: Any) -> list[Slot]:
     if not isinstance(doc, dict) or not isinstance(doc.get("slots"), list):
-        raise BadPacket(words.t("a token bundle is malformed"))
+        raise BadPacket(msg("a token bundle is malformed"))
     out = []
     for s in doc["slots"]:
         if not (isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], int)
                 and not isinstance(s[1], bool)):
-            raise BadPacket(words.t("a token bundle names a bad slot {slot}", slot=repr(str(s)[:40])))
+            raise BadPacket(msg("a token bundle names a bad slot {slot}", slot=repr(str(s)[:40])))
         out.append((s[0], s[1]))
     if len(set(out)) != len(out):
-        raise BadPacket(words.t("a token bundle names a slot twice"))
+        raise BadPacket(msg("a token bundle names a slot twice"))
     return out
 
 
@@ -78,23 +77,23 @@ def read_bundle(game: str, doc: Any, shares: dict[str, Point], cts: dict[Slot, C
     maker = doc.get("from")
     to = doc.get("to")
     if not isinstance(maker, str) or not isinstance(to, str):
-        raise BadPacket(words.t("a token bundle names no maker or recipient"))
+        raise BadPacket(msg("a token bundle names no maker or recipient"))
     if to == ALL:
-        raw = unb64(doc.get("tokens"), words.t("{seat}'s tokens", seat=maker))
+        raw = unb64(doc.get("tokens"), msg("{seat}'s tokens", seat=maker))
     else:
         if me is None or to != my_seat:
-            raise BadPacket(words.t("{seat}'s tokens are sealed to {to}, not to {me}", seat=maker, to=to, me=my_seat))
-        raw = open_sealed(unb64(doc.get("sealed"), words.t("{seat}'s sealed tokens", seat=maker)), me,
+            raise BadPacket(msg("{seat}'s tokens are sealed to {to}, not to {me}", seat=maker, to=to, me=my_seat))
+        raw = open_sealed(unb64(doc.get("sealed"), msg("{seat}'s sealed tokens", seat=maker)), me,
                           _info(game, maker, to, slots))
     if len(raw) != TOKEN_BYTES * len(slots):
-        raise BadPacket(words.t("{seat}'s bundle holds {count} tokens for {n} slots", seat=maker,
+        raise BadPacket(msg("{seat}'s bundle holds {count} tokens for {n} slots", seat=maker,
                                  count=len(raw) // TOKEN_BYTES, n=len(slots)))
     out = {}
     for i, s in enumerate(slots):
         if s not in cts or s[0] not in shares:
-            raise BadPacket(words.t("{seat}'s bundle names slot {slot}, which is not in the game", seat=maker,
+            raise BadPacket(msg("{seat}'s bundle names slot {slot}, which is not in the game", seat=maker,
                                      slot=repr(s)))
-        what = words.t("{seat}'s token for slot {slot}", seat=maker, slot=f"{s[0]} #{s[1]}")
+        what = msg("{seat}'s token for slot {slot}", seat=maker, slot=f"{s[0]} #{s[1]}")
         t = Token.decode(raw[i * TOKEN_BYTES:(i + 1) * TOKEN_BYTES], what)
         if check:
             check_token(shares[s[0]], cts[s], t, token_context(game, maker, s), what)
