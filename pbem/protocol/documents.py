@@ -27,18 +27,19 @@ import msgspec
 from engine.catalog import Ruleset
 from engine.state import ROUNDS_PER_GAME
 from pbem.atomic import read_bounded
-from pbem.errors import BadPacket, Text, kind_word, msg
+from pbem.errors import BadPacket, Msg, Text, kind_word, msg
 from pbem.names import check_game_id, check_game_name_read, check_identity_id, check_seat_id
 from pbem.protocol.armor import armor, dearmor_all
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey, canonical_json, open_sealed, seal, sha256_hex, verify
-from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, check_size
+from pbem.protocol.limits import MAX_BLOCK, MAX_FILE, TALK_CHARS, check_size
 
 VERSION = 1
 SIG_LEN = 64
 # notice: host -> table (reminders, late notices, ...); request: seat -> host (away, resign);
 # handover: a seat given to a new key (signed by the host, or by the seat's old key).
 # mental: a trustless seat's shuffle, tokens, move or key reveal (docs/trustless.md).
-KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover", "mental")
+# talk: a seat's line to the table, public or sealed to some seats.
+KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover", "mental", "talk")
 PHASES = ("playing", "round-over", "game-over")
 Phase = Literal["playing", "round-over", "game-over"]
 
@@ -499,8 +500,57 @@ class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
                                   maker=repr(tok.maker[:40])))
 
 
+# --- table talk: a seat's public line or whisper (docs/protocol.md, "Table talk") --------------------
+
+
+def talk_text_problem(text: str) -> Msg | None:
+    """Why `text` cannot be a line of table talk (None: it can), in words."""
+    if not text.strip():
+        return msg("a line of table talk says something: this one is empty")
+    if len(text) > TALK_CHARS:
+        return msg("a line of table talk has at most {limit} characters, not {n}", limit=TALK_CHARS, n=len(text))
+    return None
+
+
+class Talk(Document, tag=f"pbem-talk/{VERSION}", frozen=True, kw_only=True):
+    """A line a seat says at the table, after the packet it names: public (`text`) or a
+    whisper (`to`, and `sealed`: the text sealed to each of them and to the speaker)."""
+
+    KIND: ClassVar[str] = "talk"
+    seat: str
+    seq: int  # the packet the line answers
+    packet: str  # and its hash
+    n: int  # the seat's count of lines in the game, from 1
+    at: str  # when the seat said it (ISO 8601, UTC): the order of lines at one packet
+    text: str | None = None
+    to: list[str] | None = None
+    sealed: dict[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_seat_id(self.seat)
+        if self.seq < 1 or self.n < 1:
+            raise BadPacket(msg("{seat}'s line {n} at packet {seq}: numbers start at 1", seat=self.seat,
+                              n=str(self.n)[:20], seq=str(self.seq)[:20]))
+        if (self.text is None) == (self.sealed is None) or (self.to is None) != (self.sealed is None):
+            raise BadPacket(msg("{seat}'s line is either public (its text) or a whisper (to whom, sealed), one of them",
+                              seat=self.seat))
+        if self.text is not None:
+            problem = talk_text_problem(self.text)
+            if problem:
+                raise BadPacket(problem)
+        if self.to is not None and self.sealed is not None:
+            for seat in self.to:
+                check_seat_id(seat)
+            if not self.to or self.to != sorted(set(self.to)) or self.seat in self.to:
+                raise BadPacket(msg("{seat}'s whisper names its seats once each, in order, not the speaker",
+                                  seat=self.seat))
+            if set(self.sealed) != {*self.to, self.seat}:
+                raise BadPacket(msg("{seat}'s whisper is sealed to other seats than it names", seat=self.seat))
+
+
 TYPES: dict[str, type[Document]] = {t.KIND: t for t in (Invitation, Join, Packet, Move, Archive, Notice, Request,
-                                                         Handover, Mental)}
+                                                         Handover, Mental, Talk)}
 D = TypeVar("D", bound=Document)
 E = TypeVar("E", bound=Document)
 S = TypeVar("S", bound=Shape)
@@ -674,7 +724,9 @@ def seal_info(game: str, seq: int, sender: str, recipient: str, purpose: str) ->
 # box, so that its length says nothing about what is inside (a hand, a role, a peek, which card
 # was discarded). The sizes are far above what a box holds in play (a part holds ~350 bytes,
 # a move ~80); a box that outgrows its size takes the next multiple.
-PAD = {"part": 1024, "move": 256, "state": 8192, "secrets": 256}
+# A whisper's box holds {"text": ...}: at most TALK_CHARS characters of 6 bytes each (\uXXXX), so
+# every whisper takes one size.
+PAD = {"part": 1024, "move": 256, "state": 8192, "secrets": 256, "talk": 4096}
 
 
 def padded(plain: bytes, kind: str) -> bytes:

@@ -24,3 +24,7 @@ def check_size(size: int, limit: int, what: Text) -> None:
         raise BadPacket(msg("{what} is {size} bytes, over the limit of {limit}", what=what, size=f"{size:,}",
                           limit=f"{limit:,}"),
                         hint=msg("pbem never writes anything this large; it was not made by pbem"))
+
+# Table talk (docs/protocol.md, "Table talk"): characters in a line, lines a seat says at one packet.
+TALK_CHARS = 500
+TALK_PER_PACKET = 5
