@@ -11,6 +11,7 @@ given, and hands the move to `Turn.play`, which returns what to say.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,18 +19,20 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pbem.errors import PbemError, StaleMove, UsageError
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Notice, Signed
+from pbem.protocol.documents import Notice, Signed, Talk
 from pbem.seat import answers, player
 from pbem.ui import words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
     from pbem.mail.memory import MailSource
+    from pbem.protocol.talk import Line
     from pbem.seat.trustless_client import TrustlessClient
     from pbem.watch import Watch
 
 Transport = Literal["folder", "mail", "file"]
 Send = Callable[[Signed[Any]], str]  # mails one block to the game's host; says where it went
+SendTalk = Callable[[Signed[Talk], Path | None], str]  # sends a line to the host (or writes it to a file); says where
 
 
 class MailLink(Protocol):
@@ -71,6 +74,8 @@ class Turn:
     client: TrustlessClient[Any] | None = None  # a trustless game's seat
     home: Path = Path(".")
     submit: Callable[[player.SeatPacket, str], Played] | None = None
+    send_talk: SendTalk | None = None
+    talk_files: list[Path] = field(default_factory=list)  # where relayed lines are besides the key home (a folder's talk/)
 
     @property
     def started(self) -> bool:
@@ -118,7 +123,7 @@ class Turn:
 
     def json(self) -> dict[str, Any]:
         """`pbem turn --json`: `pbem show --json`'s object (a trustless game: its summary and
-        `your_turn`), with `transport`, `notices` and `answered` (docs/playing.md)."""
+        `your_turn`), with `transport`, `notices`, `answered` and `talk` (docs/playing.md)."""
         import msgspec
 
         notices = [msgspec.to_builtins(n) for n in self.notices]
@@ -128,8 +133,8 @@ class Turn:
 
             return {**summary(self.client.ts), "your_turn": self.mine(), "news": self.followed, **extra}
         if self.sp is None:
-            return {"game": self.game, "me": self.seat, "phase": "joining", **extra}
-        return {**self.sp.summary(), **extra}
+            return {"game": self.game, "me": self.seat, "phase": "joining", "talk": [], **extra}
+        return {**self.sp.summary(), "talk": [ln.json() for ln in self.talk()], **extra}
 
     def waiting(self) -> str | None:
         """The line after the table when no move was given: whose turn, or that the host has
@@ -148,6 +153,33 @@ class Turn:
         if made is not None:
             return made.before() + t("; waiting for the host")
         return t("your turn: {example}", example=self.play_hint)
+
+    def talk(self) -> list[Line]:
+        """Every line of table talk this seat may read, oldest first (pbem.seat.talk)."""
+        if self.sp is None:
+            return []
+        from pbem.seat.talk import heard
+
+        return heard(self.sp, self.home, self.talk_files)
+
+    def say(self, text: str, to: list[str], output: Path | None = None) -> str:
+        """Say a line at the table (to `to`'s seats only, sealed, when given), checked, kept and
+        sent as this transport sends moves; what was done, in words."""
+        from datetime import UTC, datetime
+
+        from pbem.seat.talk import say
+
+        if self.sp is None or self.send_talk is None:
+            raise StaleMove(t("the game has not started: there is no packet to talk at yet"))
+        if output is not None and os.path.lexists(output):  # before the line is made: a refusal keeps nothing
+            raise UsageError(t("{path} exists already: refusing to write over it", path=output),
+                             hint=t("pass -o FILE with a new name"))
+        block = say(self.sp, self.home, text, to, datetime.now(UTC).isoformat(timespec="seconds"))
+        where = self.send_talk(block, output)
+        if block.doc.to:
+            return t("whisper to {seats} at packet {seq}: {how}", seats=words.join(block.doc.to), seq=block.doc.seq,
+                     how=where)
+        return t("line to the table at packet {seq}: {how}", seq=block.doc.seq, how=where)
 
     def play(self, move: str) -> Played:
         """Send `move` (checked on this seat's view first): a move sent before for this packet
@@ -215,8 +247,11 @@ def _folder_turn(dir: Path, target: str, me: Identity, home: Path, join: bool) -
             return Played([t("move for packet {seq} submitted: {path}", seq=sp.doc.seq, path=path)])
         return Played([made.before() + t("; submitted that move again: {path}", path=path)], _other(made, sp, text))
 
+    def send_talk(block: Signed[Talk], _output: Path | None) -> str:
+        return str(seat.folder.submit_move(seat.seat, block.doc.seq, block.armored().encode()))
+
     return Turn(seat.folder.game_id, seat.seat, "folder", hint, said, sp=sp, notices=seat.notices() if sp else [],
-                home=home, submit=submit)
+                home=home, submit=submit, send_talk=send_talk, talk_files=seat.talk_files())
 
 
 def _joined_line(inv: Signed[Any], seat: str) -> str:
@@ -386,8 +421,11 @@ def _classic_mail(packet_file: Path, me: Identity, home: Path, mail: MailLink, h
         made.mark_sent()
         return Played(lines + [t("move for packet {seq}: {how}", seq=sp.doc.seq, how=how)], _other(made, sp, text))
 
+    def send_talk(block: Signed[Talk], _output: Path | None) -> str:
+        return mail.sender(block.game)(block)
+
     return Turn(sp.packet.game, sp.seat, "mail", hint, said, sp=sp, notices=saved_notices(home, sp.invitation.game),
-                home=home, submit=submit)
+                home=home, submit=submit, send_talk=send_talk)
 
 
 # --- one packet file ------------------------------------------------------------------------------
@@ -417,4 +455,14 @@ def _file_turn(path: Path, me: Identity, home: Path, mail: MailLink | None) -> T
         answers.write_move_file(sp, home, text, target, replace=False, packet=path)
         return Played([t("move file: {path} (send it to the host)", path=target)])
 
-    return Turn(signed.game, sp.seat, "file", hint, sp=sp, home=home, submit=submit)
+    def send_talk(block: Signed[Talk], output: Path | None) -> str:
+        from pbem.atomic import write_atomic
+
+        target = output or Path(f"talk-{block.doc.seat}-{block.doc.seq:06d}-{block.doc.n}.pbem")
+        write_atomic(target, block.armored().encode())
+        return t("talk file: {path} (send it to the host)", path=target)
+
+    from pbem.seat.talk import beside
+
+    return Turn(signed.game, sp.seat, "file", hint, sp=sp, home=home, submit=submit, send_talk=send_talk,
+                talk_files=beside(path))

@@ -31,7 +31,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "position": ("position",),
     "play": ("game", "join", "apply", "show", "move", "status", "packet", "games", "demo"),
     "replay": ("replay", "audit", "archive"),
-    "transport": ("game", "mail", "folder", "host", "bot", "inbox", "mail-join", "mail-move", "turn"),
+    "transport": ("game", "mail", "folder", "host", "bot", "inbox", "mail-join", "mail-move", "turn", "say"),
     "deadlines": ("game", "away", "resign", "back", "handover"),
 }
 

@@ -233,12 +233,16 @@ def show(
                          step=words.step_name(w.step), packet=packet, name=me.name))
         return
     sp = player.open_packet(signed, me, key_home(home))
+    from pbem.seat import talk
+
+    lines = talk.heard(sp, key_home(home), talk.beside(packet))
     if as_json:
-        typer.echo(json_text(sp.summary()))
+        typer.echo(json_text({**sp.summary(), "talk": [ln.json() for ln in lines]}))
         return
     from pbem.seat.screen import show_packet
 
-    show_packet(sp, hints=hints)
+    show_packet(sp, hints=hints, talk=talk.unheard(key_home(home), sp.packet.game, sp.seat, lines))
+    talk.mark_heard(key_home(home), sp.packet.game, sp.seat, lines)
     if sp.old:  # still shown (a player may look back), said as old, and the newest named
         from pbem.seat.home import packet_path
 

@@ -479,9 +479,10 @@ def register(app: typer.Typer, only: str | None = None) -> None:
         mail_app.command("send")(mail)
         mail_app.command("setup")(mail_setup)
         app.add_typer(mail_app, name="mail")
-    from pbem.cli.turn import mail_join, mail_move, turn
+    from pbem.cli.turn import mail_join, mail_move, say, turn
 
-    for name, fn in (("inbox", inbox), ("mail-join", mail_join), ("mail-move", mail_move), ("turn", turn)):
+    for name, fn in (("inbox", inbox), ("mail-join", mail_join), ("mail-move", mail_move), ("turn", turn),
+                     ("say", say)):
         if only in (None, name):
             app.command(name)(fn)
     for name, group in (("folder", folder_app), ("host", host_app), ("bot", bot_app)):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pbem.cli._common import HintsOpt, JsonOpt, KeyOptions, MailIn, Reply, Smtp, grouped
+from pbem.cli._common import HintsOpt, JsonOpt, KeyOptions, MailIn, Reply, Smtp, ToDirOpt, grouped
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError, msg
 from pbem.ui import failures, when
@@ -144,8 +144,12 @@ def show_turn(turn: Turn, hints: bool = False) -> None:
 
     if turn.sp is not None:
         from pbem.seat.screen import show_packet
+        from pbem.seat.talk import mark_heard, unheard
 
-        show_packet(turn.sp, notices=turn.notices, answered=turn.answered(), hints=hints)
+        lines = turn.talk()
+        show_packet(turn.sp, notices=turn.notices, answered=turn.answered(), hints=hints,
+                    talk=unheard(turn.home, turn.game, turn.seat, lines))
+        mark_heard(turn.home, turn.game, turn.seat, lines)
         return
     c = turn.client
     if c is None:
@@ -209,6 +213,41 @@ def turn(
         raise UsageError(msg("--timeout is for --wait"), hint=msg("pbem turn TARGET --wait --timeout S"))
     play_turn(target, move, keys, maildir, mail_in, reply, smtp, join=join_, as_json=as_json, wait=wait,
               timeout=timeout, hints=hints)
+
+
+@grouped
+def say(
+    target: Annotated[str, typer.Argument(help="A shared game folder, a packet file, or a mail game's name or id.")],
+    text: Annotated[str, typer.Argument(help='What you say, e.g. "cat broke my lamp".')],
+    to: Annotated[list[str], typer.Option("--to", help="Whisper to this seat only, sealed to its key (repeatable); "
+                                          "without it the whole table reads the line.")] = [],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="A packet file: write the talk file here "
+                                                "(default talk-SEAT-SEQ-N.pbem).", show_default=False)] = None,
+    to_dir: ToDirOpt = None,
+    maildir: MaildirOpt = [],
+    mail_in: MailIn = MailIn(),
+    smtp: Smtp = Smtp(),
+    keys: KeyOptions = KeyOptions(),
+) -> None:
+    """Say a line at the table, signed by your seat: to everyone, or whispered (--to SEAT), sealed
+    so that only those seats (and you) can read it.
+
+    TARGET is what 'pbem turn' takes: in a game folder the line goes into its inbox; in a mail
+    game it is mailed to the host as 'pbem turn' mails a move (--to-dir: written as an .eml);
+    at a packet file it is written to a talk file that the host applies with 'pbem apply GAME
+    FILE'. The host relays it to every seat at once, without
+    waiting for a move; each sees it under "table talk" in 'pbem turn' and 'pbem show'. At most
+    500 characters a line and 5 lines at each packet.
+    """
+    from pbem.auto.turn import open_turn
+
+    where = keys.where
+    me = keys.identity()
+    link = CliMail(where, me.name, list(maildir), mail_in, Reply(to_dir=to_dir), smtp)
+    turn = open_turn(target, me, where, link)
+    for line in turn.said:
+        typer.echo(printable(line), err=True)
+    typer.echo(printable(turn.say(text, to, output)))
 
 
 @grouped

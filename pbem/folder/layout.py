@@ -9,6 +9,7 @@ Layout::
     DIR/inbox/done/             inbox files the host has processed
     DIR/archive/                round archives:     round-003-<hash>.pbem
     DIR/notices/                host -> everyone:   000017-late-<hash>.pbem (reminders, late...)
+    DIR/talk/                   seat -> everyone:   000017-ann-<hash>.pbem (table talk, relayed by the host)
 
 Every file is written once under a content-addressed name and never rewritten,
 so sync tools have nothing to merge; the only move is ``mark_done``.
@@ -42,6 +43,7 @@ SEQ_WIDTH = 6
 # (including a sync-conflict copy, impossible for content-addressed names
 # unless a file was damaged) is ignored.
 _PACKET_RE = re.compile(rf"^(\d{{{SEQ_WIDTH},}})-([0-9a-f]{{12}}|[0-9a-f]{{64}})\.pbem$")
+_TALK_RE = re.compile(rf"^(\d{{{SEQ_WIDTH},}})-[A-Za-z0-9_-]{{1,32}}-([0-9a-f]{{12}}|[0-9a-f]{{64}})\.pbem$")
 _NOTICE_RE = re.compile(rf"^(\d{{{SEQ_WIDTH},}})-[a-z]{{1,16}}-([0-9a-f]{{12}}|[0-9a-f]{{64}})\.pbem$")
 # Partial downloads of sync clients that are not hidden files.
 _PARTIAL_SUFFIXES = (TMP_SUFFIX, ".part", ".partial", ".crdownload", ".download")
@@ -335,6 +337,23 @@ class GameFolder:
             return []
         out = [(int(m.group(1)), self.notices_dir / n) for n in names if (m := _NOTICE_RE.match(n))]
         return sorted(out, key=lambda e: (e[0], _mtime(e[1]), e[1].name))
+
+    # -- table talk: the seats' lines, relayed by the host ----------------
+
+    @property
+    def talk_dir(self) -> Path:
+        return self.dir / "talk"
+
+    def publish_talk(self, stem: str, data: bytes) -> Path:
+        return write_new(self._sub(self.talk_dir), stem, EXT, data)
+
+    def talk(self) -> list[Path]:
+        """The relayed lines' files, by the packet they answer (their names say it)."""
+        try:
+            names = os.listdir(self.talk_dir)
+        except FileNotFoundError:
+            return []
+        return [self.talk_dir / n for n in sorted(names) if _TALK_RE.match(n)]
 
     # -- archive ---------------------------------------------------------
 

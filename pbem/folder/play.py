@@ -30,7 +30,7 @@ from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the seat side (pbem turn) must not import the host's store
     from pbem.host.interface import GameHost
-    from pbem.host.publish import HostNotice, Release
+    from pbem.host.publish import HostNotice, Release, TalkRelease
 
 INVITATION = "invitation.pbem"
 _ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")
@@ -94,6 +94,12 @@ class FolderPublisher:
 
     def kept(self) -> dict[str, Any]:
         return {}
+
+    def relay(self, line: TalkRelease) -> str:
+        from pbem.host.publish import talk_name
+
+        path = self.folder.publish_talk(talk_name(line), line.armored.encode())
+        return t("table talk: {file}", file=path.name)
 
     def notify(self, notice: HostNotice) -> str:
         path = self.folder.publish_notice(notice.seq, notice.kind, notice.armored.encode())
@@ -197,6 +203,10 @@ class FolderSeat:
     def notices(self) -> list[Notice]:
         """The host's notices in the folder (signed by the invitation's host), oldest first."""
         return folder_notices(self.folder, self.invitation)
+
+    def talk_files(self) -> list[Path]:
+        """The lines of table talk the host relayed into the folder (pbem.seat.talk checks each)."""
+        return self.folder.talk()
 
     @classmethod
     def open(cls, dir: Path, identity: Identity, home: Path) -> FolderSeat:

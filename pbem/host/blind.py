@@ -35,6 +35,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     delete,
     insert,
     inspect,
@@ -45,10 +46,20 @@ from sqlalchemy.engine import Engine
 from engine.catalog import CLASSIC
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
 from pbem.host import sqlite
+from pbem.host import talk as table_talk
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.creation import check_host_mail, check_new_game
 from pbem.host.deadlines import Timing, clock_says
-from pbem.host.interface import GameOverview, GameStatus, HostNotice, Outcome, Release, WaitingStatus, overview_of
+from pbem.host.interface import (
+    GameOverview,
+    GameStatus,
+    HostNotice,
+    Outcome,
+    Release,
+    TalkRelease,
+    WaitingStatus,
+    overview_of,
+)
 from pbem.host.paths import is_blind
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
@@ -63,6 +74,7 @@ from pbem.protocol.documents import (
     Party,
     Relayed,
     Signed,
+    Talk,
     b64,
     parse,
     read_blocks,
@@ -92,6 +104,11 @@ ACTIVITY = Table("blind_activity", META, Column("seat", String, primary_key=True
 NOTICES = Table("blind_notice", META, Column("id", Integer, primary_key=True), Column("seq", Integer, nullable=False),
                 Column("kind", String, nullable=False), Column("seat", String),
                 Column("armored", Text, nullable=False))
+# The seats' lines of table talk, each kept as it came (pbem/host/talk.py), made when the first is.
+TALK = Table("blind_talk", META, Column("id", Integer, primary_key=True), Column("seat", String, nullable=False),
+             Column("n", Integer, nullable=False), Column("seq", Integer, nullable=False),
+             Column("file_hash", String, nullable=False, unique=True), Column("armored", Text, nullable=False),
+             Column("created_at", String, nullable=False), UniqueConstraint("seat", "n"))
 
 
 def _engine(path: Path, *, create: bool = False) -> Engine:
@@ -289,6 +306,12 @@ class BlindHost:
             rows = c.execute(select(NOTICES).where(NOTICES.c.id > after).order_by(NOTICES.c.id)).all()
         return [HostNotice(r.id, r.seq, r.kind, r.seat, r.armored) for r in rows]
 
+    def talk(self, after: int = 0) -> list[TalkRelease]:
+        with self.engine.connect() as c:
+            if not inspect(c).has_table(TALK.name):
+                return []
+            return table_talk.lines_after(c, TALK, {}, after)
+
     def _notice(self, c: Connection, me: Identity, seq: int, kind: NoticeKind, seat: str, **fields: Any) -> Outcome:
         block = sign(Notice(game=self.inv.game, seq=seq, notice=kind, seat=seat, at=stamp(self.clock.now()),
                             **fields), me)
@@ -436,12 +459,17 @@ class BlindHost:
         if block.game != self.inv.game:
             raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=kind_name(block.kind), other=repr(block.game),
                               game=repr(self.inv.game)))
-        if not isinstance(block.doc, (Join, Mental)):
-            raise BadPacket(t("the host of a trustless game takes join files and table messages, not {a_kind}",
-                              a_kind=kind_name(block.kind, article=True)))
+        if not isinstance(block.doc, (Join, Mental, Talk)):
+            raise BadPacket(t("the host of a trustless game takes join files, table messages and table talk, not "
+                              "{a_kind}", a_kind=kind_name(block.kind, article=True)))
         seat = self._check_signer(block)
         self._stored = None
         with self._transaction() as c:  # taking a block forgets the table it changes (_join, _mental)
+            if isinstance(block.doc, Talk):
+                TALK.create(c, checkfirst=True)
+                answered = c.execute(select(PACKETS.c.hash).where(PACKETS.c.seq == block.doc.seq)).scalar()
+                return table_talk.take(c, TALK, {}, block, self.inv.doc.seat_names(), answered,
+                                       stamp(self.clock.now()))
             if isinstance(block.doc, Join):
                 out = self._join(c, me, block, seat)
             else:

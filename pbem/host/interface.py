@@ -44,11 +44,21 @@ class HostNotice:
     armored: str
 
 
+@dataclass(frozen=True)
+class TalkRelease:
+    """A seat's line of table talk as the host keeps and relays it (pbem/host/talk.py)."""
+
+    id: int  # increasing within the store (or the trustless game's file)
+    seq: int  # the packet it answers
+    seat: str
+    armored: str  # the seat's signed block, as it came
+
+
 @dataclass
 class Outcome:
     """What happened to one input block, in a line a person can read."""
 
-    kind: str  # joined, dealt, applied, duplicate, notice
+    kind: str  # joined, dealt, applied, duplicate, notice, talk
     message: str
     seq: int | None = None
 
@@ -174,6 +184,9 @@ class GameHost(Protocol):
         """Each ended round's armoured archive (none for a trustless game: its chain is audited)."""
 
     def notices(self, after: int = 0) -> list[HostNotice]: ...
+
+    def talk(self, after: int = 0) -> list[TalkRelease]:
+        """The seats' lines of table talk after line `after`, in the order the host took them."""
 
     def config(self) -> dict[str, Any]:
         """The game's settings: mail addresses, languages, SMTP, transport, digest, marks."""

@@ -5,11 +5,12 @@ A publisher has a `channel` (its name in the store's delivery marks), `deliver(r
 (write or send one packet, or the invitation as seq 0), `kept()` (what it must remember of
 that delivery, as config changes stored in the same transaction as the channel's mark: the
 mail's book of who had which packet) and `notify(notice)` (write or send
-one of the host's signed notices: reminders, late, absent, pause...); each returns a line
+one of the host's signed notices: reminders, late, absent, pause...) and `relay(line)` (write
+or send, or keep for the next mail, one seat's line of table talk); each returns a line
 saying where it went (a line per message; empty: nothing went out now). `idle()` is the publisher's own timed
 work, asked on every publish (the mail's digests whose period ran out). `publish_pending` delivers only what the channel has not delivered
 yet, in order, packets first, and raises the channel's mark after each one (notices have
-their own mark, "CHANNEL notices"): its cost does not grow with the game, and a crash
+their own mark, "CHANNEL notices", and so has table talk, "CHANNEL talk"): its cost does not grow with the game, and a crash
 between the commit of a move and the delivery of its packet loses nothing (the next run
 delivers it; at worst one packet or notice is delivered twice, which readers keep once).
 """
@@ -21,10 +22,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pbem.atomic import same_content, write_atomic
-from pbem.host.interface import GameHost, HostNotice, Release
+from pbem.host.interface import GameHost, HostNotice, Release, TalkRelease
 
-__all__ = ["HostNotice", "INVITATION", "OutDir", "Publisher", "Release", "notices_channel", "packet_name",
-           "publish_pending"]
+__all__ = ["HostNotice", "INVITATION", "OutDir", "Publisher", "Release", "TalkRelease", "notices_channel",
+           "packet_name", "publish_pending", "talk_channel", "talk_name"]
 
 INVITATION = "invitation.pbem"
 
@@ -40,15 +41,26 @@ class Publisher(Protocol):
 
     def idle(self) -> list[str]: ...
 
+    def relay(self, line: TalkRelease) -> str: ...
+
 
 def notices_channel(channel: str) -> str:
     return f"{channel} notices"
 
 
+def talk_channel(channel: str) -> str:
+    return f"{channel} talk"
+
+
+def talk_name(line: TalkRelease) -> str:
+    """A relayed line's file name stem in talk/ (the content's hash follows): packet, seat."""
+    return f"{line.seq:06d}-{line.seat}"
+
+
 def publish_pending(host: GameHost, publisher: Publisher, *, log: Callable[[str], None] | None = None,
                     latest_only: bool = False) -> list[tuple[int | None, str]]:
-    """Deliver every release, then every notice, after the channel's marks; [(seq, where)]
-    for each (seq None for a notice)."""
+    """Deliver every release, then every notice, then every line of table talk, after the
+    channel's marks; [(seq, where)] for each (seq None for a notice or a line)."""
     todo = host.releases(host.delivered(publisher.channel))
     if latest_only:
         todo = todo[-1:]
@@ -61,6 +73,10 @@ def publish_pending(host: GameHost, publisher: Publisher, *, log: Callable[[str]
     for notice in host.notices(host.delivered(told)):
         done.append((None, publisher.notify(notice)))
         host.mark_delivered(told, notice.id)
+    heard = talk_channel(publisher.channel)
+    for said in host.talk(host.delivered(heard)):
+        done.append((None, publisher.relay(said)))
+        host.mark_delivered(heard, said.id, publisher.kept())
     done += [(None, where) for where in publisher.idle()]
     done = [(seq, where) for seq, where in done if where]
     if log is not None:
@@ -94,6 +110,12 @@ class OutDir:
 
     def idle(self) -> list[str]:
         return []
+
+    def relay(self, line: TalkRelease) -> str:
+        """talk/SEQ-SEAT-HASH.pbem, the seat's line as it came (content-addressed, as in a game folder)."""
+        from pbem.atomic import write_new
+
+        return str(write_new(self.path / "talk", talk_name(line), ".pbem", line.armored.encode()))
 
     def notify(self, notice: HostNotice) -> str:
         """notices/notice-NNNNNN-KIND-HASH.pbem (content-addressed, as in a game folder)."""

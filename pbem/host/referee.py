@@ -30,14 +30,16 @@ from engine.position import load
 from engine.state import RoundState
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError
 from pbem.host import moving, round_store, timekeeper
+from pbem.host import talk as table_talk
 from pbem.host.change import Facts, GameRow, Seat
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.creation import create_game as create_game  # where callers of the host find it
 from pbem.host.creation import host_info, new_box_key, open_store
 from pbem.host.deadlines import Timing
-from pbem.host.interface import GameStatus, HostNotice, Outcome, Release
+from pbem.host.interface import GameStatus, HostNotice, Outcome, Release, TalkRelease
 from pbem.host.memo import Kept, RoundLog
 from pbem.host.store import GAME_ROW, Store, deliveries, games, notices, packets, rounds, seats
+from pbem.host.store import talk as talk_table
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (
@@ -47,6 +49,7 @@ from pbem.protocol.documents import (
     Move,
     RecentMove,
     Signed,
+    Talk,
     open_json,
     sign,
 )
@@ -68,6 +71,7 @@ _ADD_DELIVERY = insert(deliveries)
 _RAISE_DELIVERY = update(deliveries).where(_CHANNEL).values(seq=bindparam("b_seq"))
 _NOTICES = (select(notices.c.id, notices.c.seq, notices.c.kind, notices.c.seat, notices.c.armored)
             .where(notices.c.game_id == _GAME, notices.c.id > bindparam("b_after")).order_by(notices.c.id))
+_PACKET_HASH = select(packets.c.hash).where(packets.c.game_id == _GAME, packets.c.seq == bindparam("b_seq"))
 _SEAT_EMAILS = select(seats.c.name, seats.c.email).where(seats.c.game_id == _GAME).order_by(seats.c.idx)
 _RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.c.archive)
              .select_from(packets.outerjoin(rounds, (rounds.c.game_id == packets.c.game_id)
@@ -427,10 +431,12 @@ class Host:
         if block.game != f.id:
             raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=kind_name(block.kind), other=repr(block.game),
                               game=repr(f.id)), hint=t("a file of another game goes to that game's host"))
-        if block.kind not in ("join", "move", "request", "handover"):
-            raise BadPacket(t("a host takes join, move, request and handover files, not {a_kind}",
+        if block.kind not in ("join", "move", "request", "handover", "talk"):
+            raise BadPacket(t("a host takes join, move, request, handover and talk files, not {a_kind}",
                               a_kind=kind_name(block.kind, article=True)))
         with self._change() as ch:
+            if isinstance(block.doc, Talk):
+                return self._talk(ch.c, ch.g, block)
             if isinstance(block.doc, Join):
                 return moving.take_join(ch, block)
             if isinstance(block.doc, Move):
@@ -476,6 +482,18 @@ class Host:
             raise BadSignature(t("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key", kind=kind_name(block.kind),
                                  name=repr(name), fingerprint=block.signer.fingerprint()))
         return seat
+
+    def _talk(self, c: Connection, g: GameRow, block: Signed[Talk]) -> Outcome:
+        """A seat's line of table talk, kept to relay (pbem/host/talk.py); no packet comes of it."""
+        self._seat(g, block)
+        answered = c.execute(_PACKET_HASH, {"b_game": self.facts.id, "b_seq": block.doc.seq}).scalar()
+        return table_talk.take(c, talk_table, {"game_id": self.facts.id}, block,
+                               tuple(s.name for s in self.facts.seats), answered, self.now())
+
+    def talk(self, after: int = 0) -> list[TalkRelease]:
+        """The seats' lines of table talk after line `after`, in the order they were taken."""
+        with self.store.read() as c:
+            return table_talk.lines_after(c, talk_table, {"game_id": self.facts.id}, after)
 
     def _round_secret(self, round_no: int) -> bytes:
         if self._secrets is None:

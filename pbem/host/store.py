@@ -46,8 +46,8 @@ from pbem.ui.words import t
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
-HEAD = "0005"
-KNOWN = ("0001", "0002", "0003", "0004", "0005")
+HEAD = "0006"
+KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006")
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 _REVISION = text("SELECT version_num FROM alembic_version")
 
@@ -168,6 +168,22 @@ notices = Table(
     Column("armored", Text, nullable=False),
     Column("created_at", String, nullable=False),
     Index("ix_notices_game", "game_id", "id"),
+)
+
+# Table talk: each seat's signed line as it came (a whisper sealed inside it), relayed by the
+# publishers after their own mark ("CHANNEL talk"); (game, seat, n) once: a line is never replayed.
+talk = Table(
+    "talk", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    Column("seat", String, nullable=False),
+    Column("n", Integer, nullable=False),  # the seat's count of lines
+    Column("seq", Integer, nullable=False),  # the packet it answers
+    Column("file_hash", String, nullable=False, unique=True),
+    Column("armored", Text, nullable=False),
+    Column("created_at", String, nullable=False),
+    UniqueConstraint("game_id", "seat", "n"),
+    Index("ix_talk_game", "game_id", "id"),
 )
 
 # A game's whole row, by its id (bound as b_game): what opening a Host, a status and (on SQLite)

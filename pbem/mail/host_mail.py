@@ -9,6 +9,7 @@ from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
 from pbem.errors import UsageError
+from pbem.mail import talk_mail
 from pbem.mail.message import compose
 from pbem.mail.texts import invitation_subject, invitation_summary, packet_subject, packet_summary, tag
 from pbem.names import HOST
@@ -17,7 +18,7 @@ from pbem.ui import when
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
-    from pbem.host.interface import GameHost
+    from pbem.host.interface import GameHost, TalkRelease
 
 DEFAULT_SENDER = "pbem@localhost"
 
@@ -55,12 +56,13 @@ def host_now(host: GameHost) -> datetime:
 
 
 def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str, armored: str, docs: list[Packet],
-                 digest: str | None, invitation: str | None = None) -> Outgoing:
+                 digest: str | None, invitation: str | None = None, talk: list[TalkRelease] | None = None) -> Outgoing:
     """A packet's mail to one recipient, the armour in the body and attached. In a trustless
     game `armored` holds every packet a seat has not had (it follows the whole chain), the
     words come from pbem.mail.trustless, and the armour is attached only: a seat's first mails
     carry every shuffle, about 120 KiB a seat, which the body would carry twice. With
-    `invitation` (armoured; a new reader of a classic game) that goes first in the body."""
+    `invitation` (armoured; a new reader of a classic game) that goes first in the body.
+    `talk`: the lines of table talk since the reader's last mail, after the packet."""
     from pbem.ui.words import using
 
     doc = docs[-1]
@@ -84,6 +86,9 @@ def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str,
                 text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
                                  "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation
             text += "\n" + armored
+        if talk:
+            text += "\n" + talk_mail.body(talk, name) + "\n" + talk_mail.armour(talk)
+            armored += talk_mail.armour(talk)
     return Outgoing(name, address, seq, compose(sender=sender_address(config), to=address, subject=subject,
                                                 body_text=text, attachment_name=attachment, attachment=armored.encode()))
 
@@ -143,3 +148,18 @@ def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
             sender=sender, to=a, subject=t("{tag} packet {seq}: {line}", tag=tag(doc.game), seq=doc.seq, line=line),
             body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))
     return out
+
+
+def talk_only_mail(host: GameHost, config: dict[str, Any], name: str, address: str, lines: list[TalkRelease]) -> Outgoing:
+    """A mail of table talk alone, in the reader's language, the lines attached for `pbem inbox`."""
+    from pbem.ui.words import using
+
+    game = host.game_id()
+    armored = talk_mail.armour(lines)
+    with using(language_of(config, name)):
+        subject = t("{tag} table talk at packet {seq}", tag=tag(game), seq=max(ln.seq for ln in lines))
+        text = talk_mail.body(lines, name) + "\n\n" + armored
+    seq = max(ln.seq for ln in lines)
+    return Outgoing(name, address, seq, compose(sender=sender_address(config), to=address, subject=subject,
+                                                body_text=text, attachment_name=f"talk-{seq:06d}.pbem",
+                                                attachment=armored.encode()))

@@ -33,6 +33,7 @@ from pbem.protocol.documents import (
     Packet,
     Request,
     Signed,
+    Talk,
     parse,
 )
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
@@ -193,7 +194,9 @@ class Router:
 
     def _route(self, block: Signed) -> tuple[str, str]:
         doc = block.doc
-        if isinstance(doc, (Join, Move, Request, Handover, Mental)):  # a Mental block: a trustless game's blind host
+        if isinstance(doc, Talk) and block.game not in self.hosts:  # relayed by the host to this seat
+            return self._talk(block)
+        if isinstance(doc, (Join, Move, Request, Handover, Mental, Talk)):  # a Mental block: a trustless game's blind host
             host = self.hosts.get(block.game)
             if host is None:
                 return "ignored", t("{kind} for game {game}: no store here holds that game", kind=kind_name(block.kind),
@@ -260,6 +263,16 @@ class Router:
         from pbem.seat.keys import list_identities
 
         return any(public.encode() == invitation.host.key for _, public in list_identities(self.home))
+
+    def _talk(self, block: Signed[Talk]) -> tuple[str, str]:
+        """A line of table talk the host relayed: kept for 'pbem turn GAME', which checks it."""
+        from pbem.seat.talk import keep
+
+        if trusted_host_key(self.home, block.game) is None:
+            return "ignored", t("table talk of game {game}: not a game you joined with this key home", game=block.game)
+        path = keep(self.home, block)
+        return "talk", t("{game}: a line of table talk from {seat} at packet {seq}: {path}", game=block.game,
+                         seat=block.doc.seat, seq=block.doc.seq, path=path.name)
 
     def _notice(self, block: Signed[Notice]) -> tuple[str, str]:
         """A host's reminder or late notice: kept for 'pbem turn GAME', said in one line."""

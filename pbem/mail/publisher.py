@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.errors import BadPacket
 from pbem.host.deadlines import parse_duration
-from pbem.host.publish import HostNotice, Release
+from pbem.host.publish import HostNotice, Release, TalkRelease
+from pbem.mail import talk_mail
 from pbem.mail.courier import Courier
 from pbem.mail.host_mail import (
     host_now,
@@ -18,6 +19,7 @@ from pbem.mail.host_mail import (
     packet_mail,
     recipients,
     sender_address,
+    talk_only_mail,
 )
 from pbem.mail.texts import mail_kind
 from pbem.names import HOST
@@ -116,6 +118,9 @@ class MailPublisher:
             due = [(n, a) for n, a in to if int(book.get(n, {}).get("seq", 0)) < seq
                    and self.now() - float(book.get(n, {}).get("at", 0)) >= period]
             lines += [self._mail(config, book, label, n, a, seq, self._packet(seq), "digest") for n, a in due]
+            lines += [self._talk(config, book, n, a) for n, a in to if (n, a) not in due
+                      and self.now() - float(book.get(n, {}).get("at", 0)) >= period]
+            lines = [line for line in lines if line]
         if not lines:
             return []
         self.host.set_config(mail_book=book)
@@ -163,6 +168,28 @@ class MailPublisher:
         return t("mailed {notice} (packet {seq}) to {list}", notice=when.notice_name(notice.kind), seq=notice.seq,
                  list=words.clauses(lines) or t("nobody"))
 
+    def relay(self, line: TalkRelease) -> str:
+        """A line of table talk: mailed at once to whoever gets a mail per packet ("every");
+        under a digest it goes with the reader's next packet mail or digest (`idle`)."""
+        config = self.host.config()
+        book, period, _ = self._book(config)
+        if period > 0:
+            return ""
+        lines = [self._talk(config, book, n, a) for n, a in recipients(self.host, config)]
+        self._book_kept = book
+        return "\n".join(line for line in lines if line)
+
+    def _talk(self, config: dict[str, Any], book: dict[str, dict[str, Any]], name: str, address: str) -> str:
+        """The lines `name` has not had, in a mail of their own (nothing to mail: "")."""
+        lines = talk_mail.pending(self.host, book, name)
+        talk_mail.mark(self.host, book, name)
+        if not lines:
+            return ""
+        out = talk_only_mail(self.host, config, name, address, lines)
+        book[name] = {**book.get(name, {}), "at": self.now(), "to": address}
+        return t("mailed table talk to {name} <{address}>: {how}", name=name, address=address,
+                 how=self.courier.deliver(out.message))
+
     def _kind(self, doc: Packet, name: str) -> str | None:
         if doc.waiting is None:
             return mail_kind(doc, name)
@@ -184,8 +211,10 @@ class MailPublisher:
         # A new reader (a seat handed to a new player, an address changed or first given mid-game)
         # gets the invitation in the same mail, before the packet: their key home checks the
         # packet against it (a second mail could be read first).
+        talk = talk_mail.pending(self.host, book, name)
+        talk_mail.mark(self.host, book, name)
         out = packet_mail(self.host, config, name, address, armored, since, None if label == "every" else label,
-                           self.host.invitation() if why == "new reader" else None)
+                           self.host.invitation() if why == "new reader" else None, talk)
         book[name] = {**book.get(name, {}), "seq": seq, "at": self.now(), "to": address}
         return t("mailed packet {seq} to {name} <{address}> ({why}): {how}", seq=seq, name=name, address=address,
                  why=_why_words(why), how=self.courier.deliver(out.message))

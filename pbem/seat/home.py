@@ -11,6 +11,8 @@
     HOME/games/GAME/packets/packet-SEQ.pbem, archives/round-RRR.pbem   kept from the host (each packet
                                           opened or followed, or read from mail)
     HOME/games/GAME/notices/SEQ-KIND-HASH.pbem   the host's notices (reminders, late...) read from mail
+    HOME/games/GAME/talk/SEQ-SEAT-HASH.pbem      table talk: the lines this seat said, and those read from mail
+    HOME/games/GAME/talk-heard-SEAT.json         the lines of table talk this seat was shown (their hashes)
     HOME/mail/profile.json                this person's mail settings (no password: pbem.mail.profile)
     HOME/mail/read.db                     which mail was read before (pbem.mail.memory)
     HOME/mail/hosts.json                  the host's mail address of each game (learnt from its mail)
@@ -168,6 +170,14 @@ def archive_path(home: Path, game: str, round_no: int) -> Path:
 
 def notices_dir(home: Path, game: str) -> Path:
     return game_dir(home, game) / "notices"
+
+
+def talk_dir(home: Path, game: str) -> Path:
+    return game_dir(home, game) / "talk"
+
+
+def talk_heard_path(home: Path, game: str, seat: str) -> Path:
+    return game_dir(home, game) / f"talk-heard-{check_seat_id(seat)}.json"
 
 
 def received_invitation_path(home: Path, game: str) -> Path:

@@ -297,16 +297,22 @@ def open_packet(packet: Signed[Packet], identity: Identity, home: Path, *, remem
     return sp
 
 
-def _check_chain(home: Path, packet: Signed[Packet], invitation: Signed[Invitation]) -> dict[str, str]:
-    """Refuse a packet that contradicts one seen before (a fork or a replay); returns the
-    hashes seen so far, by packet number."""
-    path = seen_path(home, packet.game)
+def seen_packets(home: Path, game: str) -> dict[str, str]:
+    """The hash of every packet of `game` this key home verified, by packet number (as text)."""
+    path = seen_path(home, game)
     try:
         seen = json.loads(path.read_text()) if path.exists() else {}
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise BadPacket(t("{path} is damaged", path=path), hint=_delete_seen()) from None
     if not isinstance(seen, dict):
         raise BadPacket(t("{path} is damaged", path=path), hint=_delete_seen())
+    return seen
+
+
+def _check_chain(home: Path, packet: Signed[Packet], invitation: Signed[Invitation]) -> dict[str, str]:
+    """Refuse a packet that contradicts one seen before (a fork or a replay); returns the
+    hashes seen so far, by packet number."""
+    seen = seen_packets(home, packet.game)
     seq, prev = packet.doc.seq, packet.doc.prev
     if seen.get(str(seq), packet.hash) != packet.hash:
         raise ForkedChain(t("the host sent two different packets numbered {seq}", seq=seq), hint=_forked())

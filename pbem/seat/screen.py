@@ -14,10 +14,12 @@ from pbem.seat.player import SeatPacket
 from pbem.ui import move_words, when, words
 from pbem.ui.hints import Hints
 from pbem.ui.seatview import render_view
+from pbem.ui.terminal import printable
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the trustless modules load only for a trustless table
     from engine.state import RoundState
+    from pbem.protocol.talk import Line
     from pbem.seat.trustless import TrustlessSeat
 
 
@@ -64,6 +66,22 @@ def news_lines(sp: SeatPacket, notices: list[Notice], now: datetime) -> list[str
     return lines
 
 
+def talk_lines(lines: list[Line]) -> list[str]:
+    """Lines of table talk under their heading (none: nothing). The text is a seat's, shown as
+    written but with every control character, escape code and bidi override made visible."""
+    if not lines:
+        return []
+    out = [words.labelled(t("table talk"), "").rstrip()]
+    for ln in lines:
+        said = printable(ln.text)
+        if ln.to is None:
+            out.append("  " + t("{seat} at packet {seq}: {text}", seat=ln.speaker, seq=ln.seq, text=said))
+        else:
+            out.append("  " + t("{seat} at packet {seq}, whispered to {seats}: {text}", seat=ln.speaker, seq=ln.seq,
+                                seats=words.join(list(ln.to)), text=said))
+    return out
+
+
 def result_lines(result: Result | None, st: Standings | None) -> list[str]:
     """A finished round's and a finished game's result in words (empty while playing)."""
     lines = []
@@ -92,10 +110,12 @@ def outcome_lines(result: Result) -> list[str]:
 
 
 def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,
-                      now: datetime | None = None, answered: bool = False, hints: bool = False) -> RenderableType:
+                      now: datetime | None = None, answered: bool = False, hints: bool = False,
+                      talk: list[Line] | None = None) -> RenderableType:
     """The packet as this seat sees it; `answered`: its move for this packet is made (sent, or
     written for the host), so the table waits for the host, not for it; `hints`: where its
-    cards go, if it is to move (pbem.ui.hints)."""
+    cards go, if it is to move (pbem.ui.hints); `talk`: the lines of table talk to show (those
+    since the seat last looked)."""
     doc = sp.doc
     now = now or datetime.now(UTC)
     header = {t("game"): sp.packet.game, t("packet"): doc.seq, t("you are"): sp.seat}
@@ -107,7 +127,8 @@ def packet_renderable(sp: SeatPacket, notices: list[Notice] | None = None,
     playing = doc.phase != "game-over" and doc.to_move
     if doc.standings is None and (playing or sp.old):
         extra.append(Text(_turn_line(sp, answered), style="bold"))
-    return _group(parts, *extra, *news)
+    said = [Text(line) for line in talk_lines(talk or [])]
+    return _group(parts, *extra, *news, *said)
 
 
 def _hints(view: RoundState, seat: str, mine: bool) -> Hints:
@@ -133,8 +154,8 @@ def _group(*parts: RenderableType) -> RenderableType:
 
 
 def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[Notice] | None = None,
-                answered: bool = False, hints: bool = False) -> None:
-    (console or Console()).print(packet_renderable(sp, notices, answered=answered, hints=hints))
+                answered: bool = False, hints: bool = False, talk: list[Line] | None = None) -> None:
+    (console or Console()).print(packet_renderable(sp, notices, answered=answered, hints=hints, talk=talk))
 
 
 def trustless_lines(summary: dict[str, Any], drawn: bool = False) -> list[str]:

@@ -1,0 +1,63 @@
+"""Table talk by mail: which relayed lines a reader has not had yet (the mail's book keeps the
+last line mailed to each reader, `talk`) and their words in a mail body (a mail of talk alone:
+pbem.mail.host_mail.talk_only_mail; docs/protocol.md, "Table talk"). A packet mail carries the lines since the reader's last mail;
+between packets the lines go out at the reader's mail pace (each at once under "every", else
+with the next digest)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pbem.errors import PbemError
+from pbem.names import HOST
+from pbem.protocol.documents import Talk, read_blocks
+from pbem.ui import words
+from pbem.ui.terminal import printable
+from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.host.interface import GameHost, TalkRelease
+
+
+def for_reader(line: TalkRelease, name: str) -> Talk | None:
+    """The line as `name` gets it: public lines and whispers to `name` (the host's copy: all)."""
+    try:
+        doc = read_blocks(line.armored)[0].expect(Talk).doc
+    except PbemError:
+        return None
+    if doc.to is None or name == HOST or name in doc.to:
+        return doc
+    return None
+
+
+def pending(host: GameHost, book: dict[str, dict[str, Any]], name: str) -> list[TalkRelease]:
+    """The lines relayed since the last one mailed to `name` that `name` gets."""
+    after = int(book.get(name, {}).get("talk", 0))
+    return [ln for ln in host.talk(after) if for_reader(ln, name) is not None]
+
+
+def mark(host: GameHost, book: dict[str, dict[str, Any]], name: str) -> None:
+    """`name` has had every line relayed so far (those not for it too)."""
+    last = max((ln.id for ln in host.talk(int(book.get(name, {}).get("talk", 0)))), default=None)
+    if last is not None:
+        book[name] = {**book.get(name, {}), "talk": last}
+
+
+def body(lines: list[TalkRelease], name: str) -> str:
+    """The lines in words, for a mail body (a whisper's text is sealed: `pbem turn` opens it)."""
+    out = []
+    for ln in lines:
+        doc = for_reader(ln, name)
+        if doc is None:
+            continue
+        if doc.text is not None:
+            out.append(t("{seat} at packet {seq}: {text}", seat=doc.seat, seq=doc.seq, text=printable(doc.text)))
+        else:
+            out.append(t("{seat} at packet {seq}, whispered to {seats}: {text}", seat=doc.seat, seq=doc.seq,
+                         seats=words.join(list(doc.to or [])), text=t("(sealed: pbem turn {game} opens it)",
+                                                                      game=doc.game)))
+    return "\n".join([words.labelled(t("table talk"), "").rstrip(), *out]) if out else ""
+
+
+def armour(lines: list[TalkRelease]) -> str:
+    return "".join(ln.armored for ln in lines)

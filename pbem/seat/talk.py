@@ -1,0 +1,127 @@
+"""A seat's table talk (docs/protocol.md, "Table talk"): saying a line, kept in the key home
+before it is sent the way moves are, and hearing the lines that came, each checked.
+
+A line is heard only when the speaker's key at its packet signed it (the invitation's seats,
+then the packet's handovers) and its packet is the one this key home saw under that number;
+a whisper is opened with the seat's own key. The key home keeps the lines this seat said
+(their count and how many at each packet come from them) and those read from mail, and which
+lines the seat was shown, so `pbem turn` shows only what is new.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from pbem.atomic import read_bounded, write_atomic, write_new
+from pbem.errors import PbemError
+from pbem.protocol import talk
+from pbem.protocol.documents import Signed, Talk, read_blocks
+from pbem.protocol.limits import KIB
+from pbem.protocol.talk import Line
+from pbem.seat.home import talk_dir, talk_heard_path
+from pbem.seat.player import SeatPacket, seat_keys_at, seen_packets
+
+MAX_TALK_FILE = 256 * KIB  # a whisper to eleven seats is about 70 KB
+MAX_TALK_FILES = 10_000  # files of talk read for one game (the newest, by name): a full game says far fewer
+
+
+def talk_files(folder: Path) -> list[Path]:
+    """The talk files in `folder` (regular `.pbem` files), at most MAX_TALK_FILES."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".pbem") and not n.startswith("."))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [folder / n for n in names[-MAX_TALK_FILES:]]
+
+
+def beside(packet: Path) -> list[Path]:
+    """The talk files a host relayed beside a packet file: its out-dir's talk/, or the talk/ of
+    the game folder whose packets/ holds it."""
+    folder = packet.parent.parent.parent
+    found = talk_files(packet.parent / "talk")
+    return found + talk_files(folder / "talk") if (folder / "pbem-folder.json").is_file() else found
+
+
+def read_lines(paths: Iterable[Path], game: str) -> list[Signed[Talk]]:
+    """The talk blocks of `game` in these files, once each; a file that does not read is passed over
+    (anyone who can write to a shared folder can drop one there)."""
+    out: dict[str, Signed[Talk]] = {}
+    for path in paths:
+        try:
+            blocks = read_blocks(read_bounded(path, MAX_TALK_FILE).decode("utf-8", errors="replace"))
+        except PbemError:
+            continue
+        for b in blocks:
+            if isinstance(b.doc, Talk) and b.game == game:
+                out.setdefault(b.hash, b)
+    return list(out.values())
+
+
+def kept(home: Path, game: str) -> list[Signed[Talk]]:
+    """The lines kept in the key home: said by its seats, or read from mail."""
+    return read_lines(talk_files(talk_dir(home, game)), game)
+
+
+def keep(home: Path, block: Signed[Talk]) -> Path:
+    """Keep a line in the key home (named by packet and speaker, as a game folder's talk/ is)."""
+    return write_new(talk_dir(home, block.game), f"{block.doc.seq:06d}-{block.doc.seat}", ".pbem",
+                     block.armored().encode())
+
+
+def say(sp: SeatPacket, home: Path, text: str, to: list[str], at: str) -> Signed[Talk]:
+    """This seat's next line at packet `sp` (public when `to` is empty), signed, sealed to `to`,
+    and kept in the key home; UsageError, with nothing kept, when the line may not be said."""
+    game, seat, seq = sp.packet.game, sp.seat, sp.doc.seq
+    keys, _ = seat_keys_at(sp.doc, sp.invitation)
+    to = talk.check_line(text, to, seat, tuple(keys))
+    mine = [b.doc for b in kept(home, game) if b.doc.seat == seat and b.signer == sp.identity.public]
+    talk.check_count(sum(d.seq == seq for d in mine), seq)
+    n = max((d.n for d in mine), default=0) + 1
+    block = talk.make(game, seat, seq, sp.packet.hash, n, at, text, to, keys, sp.identity)
+    keep(home, block)
+    return block
+
+
+def heard(sp: SeatPacket, home: Path, more: Iterable[Path] = ()) -> list[Line]:
+    """Every line this seat may read, oldest first: from the key home and the files `more` (a
+    game folder's talk/), each signed by its speaker's key at its packet, at a packet this key
+    home saw under that number; whispers to other seats left out."""
+    game = sp.packet.game
+    keys, former = seat_keys_at(sp.doc, sp.invitation)
+    seen = seen_packets(home, game)
+    lines = []
+    for block in read_lines([*talk_files(talk_dir(home, game)), *more], game):
+        doc = block.doc
+        if seen.get(str(doc.seq), doc.packet) != doc.packet:
+            continue  # said at another packet than this seat saw under that number
+        key = keys.get(doc.seat)
+        signer = block.signer.encode()
+        if signer != key and former.get(signer, ("", 0))[0] == doc.seat and doc.seq < former[signer][1]:
+            key = signer  # said before the seat was handed over, by its key then
+        if key is None:
+            continue
+        try:
+            line = talk.read(block, key, sp.seat, sp.identity)
+        except PbemError:
+            continue
+        if line is not None:
+            lines.append(line)
+    return talk.ordered(lines)
+
+
+def unheard(home: Path, game: str, seat: str, lines: list[Line]) -> list[Line]:
+    """The lines this seat has not been shown yet."""
+    path = talk_heard_path(home, game, seat)
+    try:
+        shown = set(json.loads(read_bounded(path, 4 * MAX_TALK_FILE))) if path.is_file() else set()
+    except (PbemError, ValueError, TypeError):
+        shown = set()
+    return [ln for ln in lines if ln.hash not in shown]
+
+
+def mark_heard(home: Path, game: str, seat: str, lines: list[Line]) -> None:
+    """Remember that this seat was shown `lines` (all it may read: the record never grows past them)."""
+    write_atomic(talk_heard_path(home, game, seat), json.dumps(sorted(ln.hash for ln in lines)).encode())

@@ -1,0 +1,248 @@
+"""Table talk through a game folder and file by file (docs/protocol.md, "Table talk"): `pbem say`
+as real processes, the host relaying every line to the right seats without a move, what each
+seat sees in `pbem turn` and `pbem show --json`, a whisper's text in no byte the host or the
+folder holds, bad input refused with nothing kept, and the host refusing forged, replayed and
+moved lines."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import msgspec
+import pytest
+from pbem_helpers import SEATS, cli_game, new_game, started_game
+from processes import pbem
+
+from pbem.errors import BadPacket, BadSignature, Conflict
+from pbem.host import referee as H
+from pbem.host.store import talk as talk_table
+from pbem.protocol import talk
+from pbem.protocol.armor import dearmor_all
+from pbem.protocol.documents import Talk, sign
+from pbem.protocol.limits import TALK_CHARS, TALK_PER_PACKET
+from pbem.seat import talk as seat_talk
+from pbem.seat.home import talk_dir
+
+PUBLIC = "cat broke my lamp: cat is a saboteur"
+SECRET = "I saw the map: the top one is stone"
+
+
+def _every_byte(root: Path) -> bytes:
+    """Every file under `root` as it is, and every armoured block in it decoded (a SQLite file:
+    in its rows), so that text sent as base64 armour is found as well as raw text."""
+    out = []
+    for p in sorted(p for p in root.rglob("*") if p.is_file()):
+        data = p.read_bytes()
+        out.append(data)
+        text = data.decode("utf-8", errors="replace")
+        if data.startswith(b"SQLite format 3"):
+            with sqlite3.connect(p) as db:
+                text = "\n".join(db.iterdump())
+        out += [payload for _, payload in dearmor_all(text)]
+    return b"\n".join(out)
+
+
+def _json(folder: Path, home: Path, seat: str) -> list[dict]:
+    run = pbem("turn", folder, "--as", seat, "--json", home=home, ok=True)
+    return json.loads(run.stdout)["talk"]
+
+
+@pytest.mark.slow
+def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: Path) -> None:
+    db, folder, homes = cli_game(tmp_path)
+    for s in SEATS:
+        pbem("turn", folder, "--as", s, home=homes[s], ok=True)
+    host = ("host", "run", "t", "--db", db, "--folder", folder, "--once")
+    pbem(*host, home=homes["referee"], ok=True)
+    said = pbem("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
+    assert "line to the table at packet 1" in said.stdout
+    whispered = pbem("say", folder, SECRET, "--as", "bob", "--to", "ann", home=homes["bob"], ok=True)
+    assert "whisper to ann at packet 1" in whispered.stdout
+    relayed = pbem(*host, home=homes["referee"], ok=True).stdout
+    assert "bob whispered to ann at packet 1" in relayed and "ann said a line at packet 1" in relayed
+    # no move was made: the lines came without a packet
+    assert sorted(p.name[:6] for p in (folder / "packets" / "table").iterdir()) == ["000001"]
+
+    line = {"from": "ann", "to": None, "text": PUBLIC, "packet": 1, "n": 1}
+    whisper = {"from": "bob", "to": ["ann"], "text": SECRET, "packet": 1, "n": 1}
+    strip = [{k: v for k, v in ln.items() if k != "at"} for ln in _json(folder, homes["ann"], "ann")]
+    assert strip == [line, whisper] or strip == [whisper, line]
+    assert [ln["text"] for ln in _json(folder, homes["bob"], "bob")] == [ln["text"] for ln in
+                                                                         _json(folder, homes["ann"], "ann")]
+    assert [{k: v for k, v in ln.items() if k != "at"} for ln in _json(folder, homes["cat"], "cat")] == [line]
+
+    # `pbem turn` shows the lines since the seat last looked, once
+    first = pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True).stdout
+    assert "table talk:" in first and f"ann at packet 1: {PUBLIC}" in first
+    assert f"bob at packet 1, whispered to ann: {SECRET}" in first
+    again = pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True).stdout
+    assert "table talk" not in again
+    cat = pbem("turn", folder, "--as", "cat", home=homes["cat"], ok=True).stdout
+    assert PUBLIC in cat and SECRET not in cat and "whispered" not in cat
+
+    # the whisper's text is in no byte the host holds, nor in the folder, nor in cat's key home;
+    # the same search finds the public line there (the search can fail)
+    for where in (tmp_path / "saves", folder, homes["referee"], homes["cat"]):
+        every = _every_byte(where)
+        assert SECRET.encode() not in every, where
+        if where in (tmp_path / "saves", folder):
+            assert PUBLIC.encode() in every, where
+
+
+@pytest.mark.slow
+def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path) -> None:
+    db, folder, homes = cli_game(tmp_path)
+    for s in SEATS:
+        pbem("turn", folder, "--as", s, home=homes[s], ok=True)
+    pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
+
+    def state() -> list[str]:  # what a line would leave: a file in the inbox, a kept line, a row
+        return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()
+                      and ("inbox" in p.parts or "talk" in p.parts)) + [str(_rows(db))]
+
+    for _ in range(TALK_PER_PACKET):
+        pbem("say", folder, "hello", "--as", "ann", home=homes["ann"], ok=True)
+    before = state()
+    for args, words in [(["", "--as", "ann"], "empty"),
+                        (["   ", "--as", "ann"], "empty"),
+                        (["x" * (TALK_CHARS + 1), "--as", "bob"], f"at most {TALK_CHARS} characters"),
+                        (["one more", "--as", "ann"], f"you said {TALK_PER_PACKET} lines at packet 1"),
+                        (["psst", "--as", "bob", "--to", "dan"], "no seat 'dan' in this game"),
+                        (["psst", "--as", "bob", "--to", "bob"], "your own seat"),
+                        (["hi", "--as", "referee"], "holds no seat")]:
+        who = args[args.index("--as") + 1]
+        run = pbem("say", folder, *args, home=homes[who])
+        assert run.returncode == 2, (args, run.stderr)
+        err = run.stderr.strip().splitlines()
+        assert err[0].startswith("error: ") and words in run.stderr and "Traceback" not in run.stderr, run.stderr
+    assert state() == before
+
+
+@pytest.mark.slow
+def test_control_characters_and_bidi_overrides_never_reach_the_terminal(tmp_path: Path) -> None:
+    db, folder, homes = cli_game(tmp_path)
+    for s in SEATS:
+        pbem("turn", folder, "--as", s, home=homes[s], ok=True)
+    pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
+    nasty = "\x1b[2J\x1b[31mred\x1b]0;title\x07 \u202egnp.exe\rerror: fake"
+    pbem("say", folder, nasty, "--as", "ann", home=homes["ann"], ok=True)
+    pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
+    out = pbem("turn", folder, "--as", "cat", home=homes["cat"], ok=True).stdout
+    line = next(x for x in out.splitlines() if "ann at packet 1" in x)
+    assert "\x1b" not in out and "\u202e" not in out and "\r" not in out and "\x07" not in out
+    assert "\\x1b[31mred" in line and "\\u202egnp.exe" in line and "\\rerror: fake" in line
+    # --json carries the text as written (JSON escapes), which reads back the same
+    assert _json(folder, homes["cat"], "cat")[0]["text"] == nasty
+
+
+@pytest.mark.slow
+def test_file_by_file_a_talk_file_is_applied_and_shown_beside_the_packet(tmp_path: Path) -> None:
+    db, folder, homes = cli_game(tmp_path)
+    out = tmp_path / "out"
+    inv = folder / "invitation.pbem"
+    for s in SEATS:
+        pbem("join", inv, "--as", s, "-o", tmp_path / f"join-{s}.pbem", home=homes[s], ok=True)
+    pbem("apply", "t", *[tmp_path / f"join-{s}.pbem" for s in SEATS], "--db", db, "--out", out,
+         home=homes["referee"], ok=True)
+    packet = out / "packet-000001.pbem"
+    said = pbem("say", packet, PUBLIC, "--as", "cat", "-o", tmp_path / "talk-cat.pbem", home=homes["cat"],
+                cwd=tmp_path, ok=True)
+    assert "talk file:" in said.stdout
+    pbem("say", packet, SECRET, "--as", "ann", "--to", "bob", home=homes["ann"], cwd=tmp_path, ok=True)
+    whisper = tmp_path / "talk-ann-000001-1.pbem"
+    # refusing to write over a file, before anything is made
+    refused = pbem("say", packet, "again", "--as", "cat", "-o", tmp_path / "talk-cat.pbem", home=homes["cat"])
+    assert refused.returncode == 2 and "refusing to write over it" in refused.stderr
+    applied = pbem("apply", "t", tmp_path / "talk-cat.pbem", whisper, "--db", db, "--out", out,
+                   home=homes["referee"], ok=True).stdout
+    assert "cat said a line at packet 1" in applied and "ann whispered to bob at packet 1" in applied
+    assert "latest packet" not in applied  # no packet came of it
+    assert len(list((out / "talk").glob("*.pbem"))) == 2
+    again = pbem("apply", "t", whisper, "--db", db, "--out", out, home=homes["referee"], ok=True)
+    assert "already relayed; nothing changed" in again.stdout
+    for seat, want in (("bob", [PUBLIC, SECRET]), ("cat", [PUBLIC])):
+        shown = json.loads(pbem("show", packet, "--as", seat, "--json", home=homes[seat], ok=True).stdout)
+        assert sorted(ln["text"] for ln in shown["talk"]) == sorted(want)
+    assert SECRET.encode() not in _every_byte(tmp_path / "saves") + _every_byte(out)
+
+
+# --- the host refuses forged, replayed and moved lines, keeping nothing --------------------------------
+
+
+def _rows(db: Path) -> int:
+    with sqlite3.connect(db) as c:
+        return c.execute(f"SELECT count(*) FROM {talk_table.name}").fetchone()[0]
+
+
+def test_the_host_refuses_forged_replayed_and_moved_lines(tmp_path: Path) -> None:
+    db, host, _, _, seats, ids = started_game(tmp_path)
+    ann = seats["ann"].latest()
+    assert ann is not None
+    keys = ann.invitation.doc.seat_keys()
+    game, packet = ann.packet.game, ann.packet.hash
+    at = "2026-12-05T00:00:00+00:00"
+
+    def line(seat: str, n: int = 1, seq: int = 1, packet: str = packet, text: str = PUBLIC, by: str | None = None,
+             to: list[str] | None = None, game: str = game):
+        return talk.make(game, seat, seq, packet, n, at, text, to or [], keys, ids[by or seat])
+
+    good = line("ann")
+    assert host.accept(good).kind == "talk" and _rows(db) == 1
+    assert host.accept(good).kind == "duplicate" and _rows(db) == 1
+    # signed by another key than the seat's
+    with pytest.raises(BadSignature):
+        host.accept(line("ann", n=2, by="bob"))
+    # a different line under a count already used: a replay of n as a new line
+    with pytest.raises(Conflict):
+        host.accept(line("ann", text="something else"))
+    # moved to another packet: a number the game does not have, or another packet's hash
+    with pytest.raises(BadPacket, match="never sent"):
+        host.accept(line("ann", n=2, seq=2))
+    with pytest.raises(BadPacket, match="never sent"):
+        host.accept(line("ann", n=2, packet="0" * 64))
+    # a whisper to a seat not in the game (sealed with a stranger's key)
+    stranger = {**keys, "dan": ids["referee"].public.encode()}
+    with pytest.raises(BadPacket, match="holds no seat"):
+        host.accept(talk.make(game, "ann", 1, packet, 2, at, "psst", ["dan"], stranger, ids["ann"]))
+    # replayed into another game: another game's host refuses it
+    other_db, other_homes = new_game(tmp_path / "other")
+    from pbem.seat import keys as key_files
+
+    other = H.Host(other_db, key_files.load_identity(other_homes["referee"], "referee", None))
+    with pytest.raises(BadPacket, match="is for game"):
+        other.accept(good)
+    # the same line re-made for the other game is signed by ann's key, not the other game's seat's
+    copied = sign(msgspec.structs.replace(good.doc, game=other.game_id(), signer=""), ids["ann"])
+    with pytest.raises((BadSignature, BadPacket)):
+        other.accept(copied)
+    # as many lines at one packet as a seat may, then refused
+    for n in range(2, TALK_PER_PACKET + 1):
+        host.accept(line("ann", n=n, text=f"line {n}"))
+    with pytest.raises(BadPacket, match="as many as a seat may"):
+        host.accept(line("ann", n=TALK_PER_PACKET + 1))
+    assert _rows(db) == TALK_PER_PACKET
+    host.close()
+    other.close()
+
+
+def test_a_seat_hears_only_lines_its_speakers_signed_at_packets_it_saw(tmp_path: Path) -> None:
+    """A line dropped into the folder by someone else (signed by a key that holds no seat, or
+    saying another hash for a packet the seat saw) is not heard."""
+    _, host, fh, _, seats, ids = started_game(tmp_path)
+    cat = seats["cat"].latest()
+    assert cat is not None
+    keys = cat.invitation.doc.seat_keys()
+    at = "2026-12-05T00:00:00+00:00"
+    forged = sign(Talk(game=cat.packet.game, seat="ann", seq=1, packet=cat.packet.hash, n=7, at=at, text="forged"),
+                  ids["referee"])
+    moved = talk.make(cat.packet.game, "ann", 1, "1" * 64, 8, at, "moved", [], keys, ids["ann"])
+    said = talk.make(cat.packet.game, "ann", 1, cat.packet.hash, 9, at, "said", [], keys, ids["ann"])
+    for block in (forged, moved, said):
+        (tmp_path / "shared" / "talk").mkdir(exist_ok=True)
+        (tmp_path / "shared" / "talk" / f"000001-ann-{block.hash[:12]}.pbem").write_text(block.armored())
+    heard = seat_talk.heard(cat, seats["cat"].home, seats["cat"].talk_files())
+    assert [ln.text for ln in heard] == ["said"]
+    assert not talk_dir(seats["cat"].home, cat.packet.game).exists()  # hearing keeps nothing
+    host.close()
