@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Table, func, insert, select
 from sqlalchemy.engine import Connection
 
-from pbem.errors import BadPacket, Conflict
+from pbem.errors import BadPacket, Conflict, msg
 from pbem.host.interface import Outcome, TalkRelease
 from pbem.protocol.documents import Signed, Talk
 from pbem.protocol.limits import TALK_PER_PACKET
@@ -31,19 +31,19 @@ def take(c: Connection, table: Table, scope: dict[str, Any], block: Signed[Talk]
     if c.execute(select(table.c.id).where(table.c.file_hash == block.hash)).first() is not None:
         return Outcome("duplicate", t("{seat}'s line {n} was already relayed; nothing changed", seat=doc.seat, n=doc.n))
     if packet_hash != doc.packet:
-        raise BadPacket(t("{seat}'s line answers packet {seq} {hash}, which this host never sent", seat=doc.seat,
+        raise BadPacket(msg("{seat}'s line answers packet {seq} {hash}, which this host never sent", seat=doc.seat,
                           seq=doc.seq, hash=doc.packet[:12]),
-                        hint=t("a line is bound to its game and to the packet it was said at"))
+                        hint=msg("a line is bound to its game and to the packet it was said at"))
     for seat in doc.to or []:
         if seat not in seats:
-            raise BadPacket(t("{seat}'s whisper goes to {other}, who holds no seat in this game", seat=doc.seat,
+            raise BadPacket(msg("{seat}'s whisper goes to {other}, who holds no seat in this game", seat=doc.seat,
                               other=repr(seat)))
     mine = [*where, table.c.seat == doc.seat]
     if c.execute(select(table.c.id).where(*mine, table.c.n == doc.n)).first() is not None:
-        raise Conflict(t("{seat} said a different line {n} before: a line is kept once", seat=doc.seat, n=doc.n))
+        raise Conflict(msg("{seat} said a different line {n} before: a line is kept once", seat=doc.seat, n=doc.n))
     said = c.execute(select(func.count()).select_from(table).where(*mine, table.c.seq == doc.seq)).scalar_one()
     if said >= TALK_PER_PACKET:
-        raise BadPacket(t("{seat} said {n} lines at packet {seq} already, as many as a seat may", seat=doc.seat,
+        raise BadPacket(msg("{seat} said {n} lines at packet {seq} already, as many as a seat may", seat=doc.seat,
                           n=said, seq=doc.seq))
     c.execute(insert(table).values(**scope, seat=doc.seat, n=doc.n, seq=doc.seq, file_hash=block.hash,
                                    armored=block.armored(), created_at=at))

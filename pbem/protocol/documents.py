@@ -504,7 +504,7 @@ class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
 
 
 def talk_text_problem(text: str) -> Msg | None:
-    """Why `text` cannot be a line of table talk (None: it can), in words."""
+    """Why `text` cannot be a line of table talk (None: it can)."""
     if not text.strip():
         return msg("a line of table talk says something: this one is empty")
     if len(text) > TALK_CHARS:

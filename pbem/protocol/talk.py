@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pbem.errors import BadPacket, BadSignature, UsageError
+from pbem.errors import BadPacket, BadSignature, UsageError, msg
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
     Shape,
@@ -25,7 +25,6 @@ from pbem.protocol.documents import (
     talk_text_problem,
 )
 from pbem.protocol.limits import TALK_PER_PACKET
-from pbem.ui.words import t
 
 PURPOSE = "talk"
 
@@ -61,17 +60,17 @@ def check_line(text: str, to: list[str], speaker: str, seats: tuple[str, ...]) -
         raise UsageError(problem)
     for seat in to:
         if seat not in seats:
-            raise UsageError(t("no seat {seat} in this game: a whisper goes to {seats}", seat=repr(seat),
+            raise UsageError(msg("no seat {seat} in this game: a whisper goes to {seats}", seat=repr(seat),
                                seats=", ".join(s for s in seats if s != speaker)))
         if seat == speaker:
-            raise UsageError(t("{seat} is your own seat: whisper to the others", seat=speaker))
+            raise UsageError(msg("{seat} is your own seat: whisper to the others", seat=speaker))
     return sorted(set(to))
 
 
 def check_count(said: int, seq: int) -> None:
     """UsageError when a seat has said its lines at packet `seq` already (`said`: how many)."""
     if said >= TALK_PER_PACKET:
-        raise UsageError(t("you said {n} lines at packet {seq}, as many as a seat may: the next packet starts a new count",
+        raise UsageError(msg("you said {n} lines at packet {seq}, as many as a seat may: the next packet starts a new count",
                            n=said, seq=seq))
 
 
@@ -92,7 +91,7 @@ def read(block: Signed[Talk], speaker_key: str, reader: str, identity: Identity 
     the line's packet) signed it; WrongKey when a box for `reader` does not open."""
     doc = block.doc
     if block.signer.encode() != speaker_key:
-        raise BadSignature(t("{seat}'s line is signed by key {fingerprint}, not the seat's key", seat=doc.seat,
+        raise BadSignature(msg("{seat}'s line is signed by key {fingerprint}, not the seat's key", seat=doc.seat,
                              fingerprint=block.signer.fingerprint()))
     text = doc.text
     if doc.sealed is not None:
