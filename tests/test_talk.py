@@ -44,6 +44,15 @@ def _every_byte(root: Path) -> bytes:
     return b"\n".join(out)
 
 
+def _dealt(root: Path) -> tuple[Path, Path, dict[str, Path]]:
+    """A game folder made with the CLI, every seat joined with `pbem turn`, dealt by one pass of the host."""
+    db, folder, homes = cli_game(root)
+    for s in SEATS:
+        pbem("turn", folder, "--as", s, home=homes[s], ok=True)
+    pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
+    return db, folder, homes
+
+
 def _json(folder: Path, home: Path, seat: str) -> list[dict]:
     run = pbem("turn", folder, "--as", seat, "--json", home=home, ok=True)
     return json.loads(run.stdout)["talk"]
@@ -51,11 +60,8 @@ def _json(folder: Path, home: Path, seat: str) -> list[dict]:
 
 @pytest.mark.slow
 def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: Path) -> None:
-    db, folder, homes = cli_game(tmp_path)
-    for s in SEATS:
-        pbem("turn", folder, "--as", s, home=homes[s], ok=True)
+    db, folder, homes = _dealt(tmp_path)
     host = ("host", "run", "t", "--db", db, "--folder", folder, "--once")
-    pbem(*host, home=homes["referee"], ok=True)
     said = pbem("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
     assert "line to the table at packet 1" in said.stdout
     whispered = pbem("say", folder, SECRET, "--as", "bob", "--to", "ann", home=homes["bob"], ok=True)
@@ -93,10 +99,7 @@ def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: P
 
 @pytest.mark.slow
 def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path) -> None:
-    db, folder, homes = cli_game(tmp_path)
-    for s in SEATS:
-        pbem("turn", folder, "--as", s, home=homes[s], ok=True)
-    pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
+    db, folder, homes = _dealt(tmp_path)
 
     def state() -> list[str]:  # what a line would leave: a file in the inbox, a kept line, a row
         return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()
@@ -122,10 +125,7 @@ def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_control_characters_and_bidi_overrides_never_reach_the_terminal(tmp_path: Path) -> None:
-    db, folder, homes = cli_game(tmp_path)
-    for s in SEATS:
-        pbem("turn", folder, "--as", s, home=homes[s], ok=True)
-    pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
+    db, folder, homes = _dealt(tmp_path)
     nasty = "\x1b[2J\x1b[31mred\x1b]0;title\x07 \u202egnp.exe\rerror: fake"
     pbem("say", folder, nasty, "--as", "ann", home=homes["ann"], ok=True)
     pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
