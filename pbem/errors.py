@@ -250,18 +250,19 @@ class WaitTimedOut(PbemError):
 # --- errors of the base modules (pbem/names.py, pbem/atomic.py) --------------------------------
 # Each keeps what it is about as fields (the input quoted as given) besides its words.
 
-NameKind = Literal["game", "seat", "identity", "file"]
+NameKind = Literal["game", "seat", "contact", "identity", "file"]
 
 
 def _bad_name(what: NameKind, name: str) -> Msg:
     return {"game": msg("bad game name {name}", name=name), "seat": msg("bad seat name {name}", name=name),
+            "contact": msg("bad contact name {name}", name=name),
             "identity": msg("bad identity name {name}", name=name), "file": msg("bad file name {name}", name=name)}[what]
 
 
 def _name_hint(what: NameKind) -> Msg | None:
+    seat = msg("lower-case letters, digits, - and _, starting with a letter; not top/middle/bottom/nobody/host/table")
     return {"game": msg("use 1 to 32 characters from a-z, 0-9, '-' and '_', starting with a letter or digit"),
-            "seat": msg("lower-case letters, digits, - and _, starting with a letter; "
-                        "not top/middle/bottom/nobody/host/table"),
+            "seat": seat, "contact": seat,
             "identity": msg("use 1 to 32 characters from a-z, 0-9, '_' and '-'")}.get(what)
 
 

@@ -70,6 +70,13 @@ def check_seat_name(name: str) -> str:
     return name
 
 
+def check_contact_name(name: str) -> str:
+    """A contact's name: the seat `--player NAME` gives it, so held to the seat rule."""
+    if not _whole(SEAT_NAME, name) or name in reserved_seats():
+        raise BadName("contact", name)
+    return name
+
+
 def check_seat_id(name: object) -> str:
     """A seat name read from a document someone sent (an invitation, a packet): it names
     files in the key home (join-SEAT.pbem, moves/SEAT-SEQ.pbem) and in the current folder."""

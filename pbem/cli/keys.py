@@ -1,4 +1,4 @@
-"""`pbem key ...`: create and show identities.
+"""`pbem key ...`: create and show identities, and keep other players' keys (contacts).
 
 Errors are raised as PbemError and left to the main CLI, which prints
 `error:` / `hint:` and exits with the error's exit code.
@@ -6,19 +6,28 @@ Errors are raised as PbemError and left to the main CLI, which prints
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, only_identity
 from pbem.cli.jsonout import json_text
-from pbem.errors import UsageError
-from pbem.names import check_identity_name
+from pbem.errors import PbemError, UsageError
+from pbem.names import check_contact_name, check_identity_name
 from pbem.seat.home import key_home, key_path, keys_dir
+from pbem.ui import failures
 from pbem.ui.words import t
 
-app = typer.Typer(help="Identities: your signing and encryption keys.", no_args_is_help=True)
+if TYPE_CHECKING:
+    from pbem.protocol.crypto import PublicKey
+    from pbem.seat.contacts import Stored
 
+app = typer.Typer(help="Identities: your signing and encryption keys; contacts: other players' keys.",
+                  no_args_is_help=True)
+
+ReplaceOpt = Annotated[bool, typer.Option("--replace", help="Let a contact you hold with another key take this one "
+                                           "(the old and new fingerprints are said).")]
 NameArg = Annotated[str, typer.Argument(help="Identity name: 1-32 of a-z 0-9 _ -.", show_default=False)]
 
 
@@ -87,24 +96,83 @@ def show(
 
 @app.command("list")
 def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
-    """List the identities in the key home."""
+    """List the identities in the key home, then your contacts (other people's keys)."""
     from pbem.seat import keys
+    from pbem.seat.contacts import load_contacts
 
     where = key_home(home)
     rows = [
-        {"name": n, "fingerprint": pub.fingerprint(), "protected": keys.is_protected(where, n), "public": pub.encode()}
+        {"name": n, "fingerprint": pub.fingerprint(), "protected": keys.is_protected(where, n), "public": pub.encode(),
+         "contact": False}
         for n, pub in keys.list_identities(where)
     ]
+    contacts = [{"name": n, "fingerprint": pub.fingerprint(), "public": pub.encode(), "contact": True}
+                for n, pub in sorted(load_contacts(where).items())]
     if as_json:
-        typer.echo(json_text(rows))
+        typer.echo(json_text(rows + contacts))
         return
     if not rows:
         typer.echo(t("no identities in {path}; create one with 'pbem key new NAME'", path=keys_dir(where)), err=True)
-        return
-    width = max(len(str(r["name"])) for r in rows)
+    width = max((len(str(r["name"])) for r in rows + contacts), default=0)
     for r in rows:
         status = t("protected") if r["protected"] else t("UNPROTECTED")
         typer.echo(f"{r['name']:<{width}}  {r['fingerprint']}  {status}")
+    if contacts:
+        typer.echo(t("contacts:"))
+        for r in contacts:
+            typer.echo(f"{r['name']:<{width}}  {r['fingerprint']}")
+
+
+@app.command("add")
+def add(
+    name: Annotated[str, typer.Argument(help="The contact's name: the seat 'game new --player NAME' gives it.",
+                                        show_default=False)],
+    key: Annotated[str, typer.Argument(help="Their public key line (pbem1...), as 'pbem key new' printed it.",
+                                       show_default=False)],
+    replace: ReplaceOpt = False,
+    home: HomeOpt = None,
+) -> None:
+    """Keep another player's public key in your key home, under NAME: 'pbem game new ...
+    --player NAME' then seats them with it. Check the fingerprint with its owner."""
+    from pbem.protocol.crypto import PublicKey
+    from pbem.seat.contacts import add_contacts
+
+    check_contact_name(name)
+    try:
+        public = PublicKey.decode(key)
+    except PbemError as exc:
+        raise UsageError(t("not a public key line: {error}", error=failures.message(exc)),
+                         hint=t("paste the whole pbem1... line 'pbem key new' or 'pbem key show' printed")) from None
+    _said(add_contacts(key_home(home), {name: public}, replace=replace), {name: public})
+
+
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="A contact file: a line NAME pbem1... per contact; # comments.",
+                                         show_default=False)],
+    replace: ReplaceOpt = False,
+    home: HomeOpt = None,
+) -> None:
+    """Keep every contact of a club's contact file (a line 'NAME pbem1...' each) in your key
+    home: all of them, or none when a line is bad or a name you hold has another key (unless --replace)."""
+    from pbem.seat.contacts import add_contacts, read_contact_file
+
+    new = read_contact_file(file)
+    _said(add_contacts(key_home(home), new, replace=replace), new)
+
+
+def _said(done: Stored, new: dict[str, PublicKey]) -> None:
+    """What a contact change did, a line a contact, with its fingerprint."""
+    for name in done.added:
+        typer.echo(t("added contact {name}: fingerprint {fingerprint}", name=name, fingerprint=new[name].fingerprint()))
+    for name in done.same:
+        typer.echo(t("contact {name} holds this key already: fingerprint {fingerprint}", name=name,
+                     fingerprint=new[name].fingerprint()))
+    for name, old in done.replaced:
+        typer.echo(t("warning: contact {name} held another key ({old}); it now holds {new}", name=name,
+                     old=old.fingerprint(), new=new[name].fingerprint()), err=True)
+    for name, other in done.twins:
+        typer.echo(t("note: contact {other} holds the same key as {name}", other=other, name=name), err=True)
 
 
 def register(root: typer.Typer, only: str | None = None) -> None:

@@ -49,16 +49,19 @@ if TYPE_CHECKING:
 
 
 def parse_seat(text: str, home: Path | None) -> tuple[str, PublicKey]:
+    """A --player: NAME (the contact of that name), NAME=pbem1..., or NAME=KEYNAME (a contact
+    or an identity of the key home)."""
     from pbem.protocol.crypto import PublicKey
-    from pbem.seat import keys
+    from pbem.seat.contacts import public_key_named
 
     name, sep, key = text.partition("=")
-    if not sep or not name or not key:
+    if not name or (sep and not key):
         raise UsageError(t("bad --player {text}", text=repr(text)),
-                         hint=t("write NAME=pbem1... (or NAME=KEYNAME for a key in your key home)"))
+                         hint=t("write NAME for a contact ('pbem key add NAME pbem1...'), NAME=pbem1..., or "
+                                "NAME=KEYNAME for a key in your key home"))
     if key.startswith("pbem1"):
         return name.lower(), PublicKey.decode(key)
-    return name.lower(), keys.load_public(key_home(home), key)
+    return name.lower(), public_key_named(key_home(home), key or name.lower())
 
 
 def _profile_sender(home: Path | None) -> str | None:
@@ -78,7 +81,8 @@ def _profile_sender(home: Path | None) -> str | None:
 @grouped
 def game_new(
     game: Annotated[str, typer.Argument(help="A short name for the game (letters, digits, - _).")],
-    player: Annotated[list[str], typer.Option("--player", "-p", help="NAME=PUBKEY, in seat order; repeat per seat.")],
+    player: Annotated[list[str], typer.Option("--player", "-p", help="NAME (a contact: 'pbem key add'), NAME=PUBKEY or "
+                                              "NAME=KEYNAME, in seat order; repeat per seat.")],
     host_name: Annotated[str | None, typer.Option("--host", help="The host's identity (key name in your key home; "
                                                   "default: the only one there).", show_default=False)] = None,
     ruleset: Annotated[str, typer.Option("--ruleset", help="classic (3-10 players) or expansion (2-12).")] = "classic",

@@ -76,6 +76,11 @@ def pub_path(home: Path, name: str) -> Path:
     return keys_dir(home) / f"{check_identity_name(name)}.pub"
 
 
+def contacts_path(home: Path) -> Path:
+    """Other people's public keys, a `NAME pbem1...` line each (pbem.seat.contacts)."""
+    return Path(home) / "contacts.txt"
+
+
 # --- mail -------------------------------------------------------------------------------------
 
 
