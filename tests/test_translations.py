@@ -81,6 +81,50 @@ msgstr[0] "多"
         catalog.parse_po('msgid ""\nmsgstr unquoted\n')
 
 
+def test_commands_read_a_catalog_as_parse_po_and_compile_mo_do() -> None:
+    """A command reads its words with a few regular expressions (catalog.keys_of, compile_po),
+    not through parse_po: the same .mo bytes and the same keys, for every catalog, and for a
+    catalog laid out otherwise (continued strings, escapes, fuzzy and untranslated entries, a
+    plural with and without a context)."""
+    odd = '''msgid ""
+msgstr "Content-Type: text/plain; charset=UTF-8\\n"
+"Plural-Forms: nplurals=2; plural=(n != 1);\\n"
+
+#, python-brace-format, fuzzy
+msgid "old {x}"
+msgstr "旧"
+
+msgid "not yet"
+msgstr ""
+
+msgctxt "k"
+msgid "two "
+"lines \\"quoted\\""
+msgstr "两\\n行"
+
+msgctxt "deck"
+msgid "one"
+msgid_plural "many"
+msgstr[0] "一"
+msgstr[1] "多"
+
+msgid "one"
+msgid_plural "many"
+msgstr[0] "1"
+msgstr[1] "n"
+'''
+    one_line_each = catalog.format_po(catalog.parse_po(odd))
+    for text in (odd, one_line_each, *(p.read_text(encoding="utf-8") for p in [catalog.SOURCE, *catalog.CATALOGS.values()])):
+        entries = catalog.parse_po(text)
+        assert catalog.compile_po(text) == catalog.compile_mo(entries)
+        assert catalog.keys_of(text) == {e.msgctxt or e.msgid: (e.msgctxt, e.msgid, e.plural) for e in entries
+                                         if e.msgid and (e.msgctxt or e.plural)}
+    assert catalog.keys_of(odd)["deck"] == ("deck", "one", "many") and catalog.keys_of(odd)["one"] == (None, "one", "many")
+    said = gettext.GNUTranslations(__import__("io").BytesIO(catalog.compile_po(one_line_each)))
+    assert (said.pgettext("k", 'two lines "quoted"'), said.gettext("old {x}"), said.npgettext("deck", "one", "many", 1),
+            said.ngettext("one", "many", 2)) == ("两\n行", "old {x}", "一", "n")
+
+
 @pytest.mark.parametrize("lang", list(catalog.CATALOGS))
 def test_every_source_entry_is_translated(lang: str) -> None:
     source = catalog.source()

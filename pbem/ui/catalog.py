@@ -147,14 +147,19 @@ def _extend(entry: Entry, field_name: str, value: str) -> None:
 
 def compile_mo(entries: list[Entry]) -> bytes:
     """GNU .mo bytes of the translated entries (fuzzy and empty ones are left out, as msgfmt does)."""
-    table: dict[bytes, bytes] = {}
-    for e in entries:
-        if e.msgid and not e.translated:
-            continue
-        key = e.msgid if e.plural is None else f"{e.msgid}\0{e.plural}"
-        if e.msgctxt is not None:
-            key = f"{e.msgctxt}\x04{key}"
-        table[key.encode()] = "\0".join(e.msgstr).encode()
+    return _mo({_mo_key(e.msgctxt, e.msgid, e.plural): "\0".join(e.msgstr) for e in entries
+                if not e.msgid or e.translated})
+
+
+def _mo_key(msgctxt: str | None, msgid: str, plural: str | None) -> str:
+    key = msgid if plural is None else f"{msgid}\0{plural}"
+    return key if msgctxt is None else f"{msgctxt}\x04{key}"
+
+
+def _mo(strings: dict[str, str]) -> bytes:
+    """GNU .mo bytes of a catalog's keys (msgctxt, msgid and plural joined as msgfmt joins
+    them) and their strings."""
+    table = {k.encode(): v.encode() for k, v in strings.items()}
     keys = sorted(table)
     n = len(keys)
     offsets = []
@@ -192,14 +197,44 @@ def by_context() -> dict[str, Entry]:
     return {e.msgctxt: e for e in source().values() if e.msgctxt is not None}
 
 
+# scripts/i18n writes each string on one line (format_po; tests/test_translations.py checks the
+# files stay so), and then an entry is a few lines that one regular expression reads: every
+# command reads its words this way, not line by line through parse_po, which a file in another
+# layout (a string continued on the next line, as some editors write) still goes through.
+_ENTRY = re.compile(r'^((?:#.*\n)*)(?:msgctxt "(.*)"\n)?msgid "(.*)"\n(?:msgid_plural "(.*)"\n)?((?:msgstr.*\n?)+)', re.M)
+_CONTEXT = re.compile(r'msgctxt "(.*)"\nmsgid "(.*)"\n(?:msgid_plural "(.*)"\n)?')
+_PLURAL = re.compile(r'msgid "(.*)"\nmsgid_plural "(.*)"\n')
+_MSGSTR = re.compile(r'^msgstr(?:\[\d+\])? "(.*)"$', re.M)
+
+
+def _unescaped(body: str) -> str:
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m[1], m[1]), body) if "\\" in body else body
+
+
+def _one_line_each(text: str) -> bool:
+    return '\n"' not in text
+
+
 @cache
 def english() -> dict[str, tuple[str | None, str, str | None]]:
     """What t() asks of the English source, by the word it is given: a short key (an entry's
-    msgctxt) or, for an entry without one, its English text -> (msgctxt, msgid, msgid_plural).
-    A short key wins over an English text that happens to be the same words."""
+    msgctxt) or an English text -> (msgctxt, msgid, msgid_plural), for the entries with a
+    msgctxt or a plural (any other English text is its own entry: (None, text, None)). A short
+    key wins over an English text that happens to be the same words."""
+    return keys_of(SOURCE.read_text(encoding="utf-8"), str(SOURCE))
+
+
+def keys_of(text: str, name: str = "<po>") -> dict[str, tuple[str | None, str, str | None]]:
+    """english() of a catalog's text."""
+    if not _one_line_each(text):
+        keys = [(e.msgctxt, e.msgid, e.plural) for e in parse_po(text, name) if e.msgid]
+    else:  # the two searches look for a literal word first: quicker than one for every entry
+        keys = [(_unescaped(c), _unescaped(m), _unescaped(p) if p else None) for c, m, p in _CONTEXT.findall(text)]
+        keys += [(None, _unescaped(found[1]), _unescaped(found[2])) for found in _PLURAL.finditer(text)
+                 if not text.startswith("msgctxt", text.rfind("\n", 0, found.start() - 1) + 1)]
     found: dict[str, tuple[str | None, str, str | None]] = {
-        e.msgid: (None, e.msgid, e.plural) for e in source().values() if e.msgctxt is None}
-    found.update({key: (key, e.msgid, e.plural) for key, e in by_context().items()})
+        msgid: (None, msgid, plural) for context, msgid, plural in keys if context is None and plural is not None}
+    found.update({context: (context, msgid, plural) for context, msgid, plural in keys if context is not None})
     return found
 
 
@@ -209,7 +244,26 @@ def translations(lang: str) -> gettext.NullTranslations:
     path = CATALOGS.get(lang)
     if path is None:
         return gettext.NullTranslations()
-    return gettext.GNUTranslations(io.BytesIO(compile_mo(read_po(path))))
+    return gettext.GNUTranslations(io.BytesIO(compile_po(path.read_text(encoding="utf-8"), str(path))))
+
+
+def compile_po(text: str, name: str = "<po>") -> bytes:
+    """compile_mo(parse_po(text)), the same bytes."""
+    if not _one_line_each(text):
+        return compile_mo(parse_po(text, name))
+    strings = {}
+    for comments, context, msgid, plural, said in _ENTRY.findall(text):
+        forms = [_unescaped(s) for s in _MSGSTR.findall(said)]
+        if msgid and (not all(forms) or _fuzzy(comments)):
+            continue  # not translated (yet): as msgfmt, left out
+        strings[_mo_key(_unescaped(context) if context else None, _unescaped(msgid),
+                        _unescaped(plural) if plural else None)] = "\0".join(forms)
+    return _mo(strings)
+
+
+def _fuzzy(comments: str) -> bool:
+    return "fuzzy" in comments and any(line.startswith("#,") and "fuzzy" in {f.strip() for f in line[2:].split(",")}
+                                       for line in comments.splitlines())
 
 
 def _quote(text: str) -> str:
