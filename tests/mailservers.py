@@ -3,7 +3,8 @@
 One mailbox per person. The SMTP server delivers each message into the recipient's Maildir
 on disk, as a real MTA hands mail to the IMAP server's store, so mail still arrives while
 the IMAP server is down (the restart tests rely on that). pymap serves those Maildirs over
-IMAP with IDLE, MOVE and UIDPLUS. Either server failing to start fails the test loudly.
+IMAP with IDLE (telling an idling client of new mail within moments: tests/pymap_server.py),
+MOVE and UIDPLUS. Either server failing to start fails the test loudly.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class ImapServer:
     def start(self) -> None:
         log = self.base / "pymap.log"
         tls = ["--cert", str(self.tls[0]), "--key", str(self.tls[1])] if self.tls else ["--no-tls"]
-        program = [sys.executable, str(Path(__file__).with_name("pymap_xoauth2.py"))] if self.xoauth2 else [str(PYMAP)]
+        program = [sys.executable, str(Path(__file__).with_name("pymap_xoauth2.py" if self.xoauth2 else "pymap_server.py"))]
         self.proc = subprocess.Popen(
             [*program, "--host", "127.0.0.1", "--port", str(self.port), *tls, "maildir", str(self.base)],
             stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)

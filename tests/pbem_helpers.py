@@ -412,9 +412,10 @@ def imap_game(root: Path, s: MailServers, *options: str) -> tuple[Path, dict[str
 
 def start_imap(s: MailServers, who: str, args: list[str], home: Path, log: Path) -> subprocess.Popen:
     """`pbem ARGS` for `who`, reading its mailbox on the IMAP server of `s`, as a process of its own."""
-    # Polling every 0.1 s rather than IDLE: pymap looks for new mail only once a second while
-    # idling, which would make a whole game minutes long. IDLE itself is tested in test_imap.py.
-    # (Polling more often costs pymap and the pollers more CPU than it saves.)
+    # Each waits for its mail by IDLE, as pbem does by default: the tests' pymap
+    # (tests/pymap_server.py) tells an idling client of new mail within moments, and a process
+    # that waits costs nothing meanwhile (polling made every idle seat ask the server ten times
+    # a second). --poll is then the first pause after a failed step (the server restarted).
     env = {**cli_env(home), "PBEM_IMAP_PASSWORD": f"pw-{who}"}
-    return subprocess.Popen([*PBEM, *args, "--imap", s.imap.url(who), "--no-idle", "--poll", "0.1"], env=env,
+    return subprocess.Popen([*PBEM, *args, "--imap", s.imap.url(who), "--poll", "0.1"], env=env,
                             stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pymap.config
-from pymap.main import main
+from pymap_server import main  # pymap with its quick IDLE checks
 from pysasl import SASLAuth
 from pysasl.creds.plain import PlainCredentials
 from pysasl.exception import InvalidResponse

@@ -88,6 +88,29 @@ def test_imap_idle_wakes_on_new_mail_and_polling_without_it(mail_servers: MailSe
     polling.close()
 
 
+def test_imap_mail_that_came_during_a_step_does_not_wait_for_the_idle_limit(mail_servers: MailServers) -> None:
+    """A mail that arrives while the reader works on another (after its SEARCH) is told of in
+    the server's answer to a later command (here the MOVE to pbem/done); IDLE then reports
+    only what changes after that, so `wait()` must return at once instead of idling to its
+    limit (minutes, with a real server) with the mail unread."""
+    s = mail_servers
+    _mail(s, "bob", "first")
+    box = _folder(s, "bob", idle_max=20)
+    try:
+        [(label, _)] = box.new_messages()
+        _mail(s, "bob", "second")  # while the first is being processed
+        box.settle(label, "done")
+        started = time.monotonic()
+        assert box.wait(0.01) is True
+        assert time.monotonic() - started < 10  # not the 20 s limit
+        assert [m["Subject"] for _, m in box.new_messages()] == ["second"]
+        threading.Timer(0.5, _mail, (s, "bob", "third")).start()
+        assert box.wait(0.01) is True  # told once: the next wait idles until the next mail
+        assert [m["Subject"] for _, m in box.new_messages()] == ["second", "third"]
+    finally:
+        box.close()
+
+
 def test_imap_login_failures_and_a_server_that_is_down(mail_servers: MailServers, tmp_path: Path) -> None:
     s = mail_servers
     wrong = ImapFolder(ImapUrl.parse(s.imap.url("ann")), lambda: ("password", "not-it"))

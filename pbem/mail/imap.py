@@ -244,6 +244,7 @@ class ImapFolder:
 
     def new_messages(self) -> Iterator[tuple[str, EmailMessage]]:
         """Every message in the folder not left there on purpose, oldest first."""
+        self._told_of_news(self._open())  # this look finds whatever they told of
         data = self._call("SEARCH", "ALL")
         uids = [u for u in _text(data[0] if data else "").split() if f"{self.uidvalidity}/{u}" not in self.skipped]
         for uid in sorted(uids, key=int):
@@ -300,10 +301,18 @@ class ImapFolder:
         if not (self.idle and "IDLE" in self.caps):
             time.sleep(seconds)
             return False
+        if self._told_of_news(conn):  # mail came during the last step: IDLE would not tell of it again
+            return True
         try:
             return self._idle(conn, self.idle_max)
         except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
             raise self._lost(exc) from None
+
+    @staticmethod
+    def _told_of_news(conn: imaplib.IMAP4) -> bool:
+        """Whether the server's answers since the last look told of new mail (EXISTS, RECENT);
+        forgets that they did."""
+        return any([conn.untagged_responses.pop(kind, None) for kind in ("EXISTS", "RECENT")])
 
     def _idle(self, conn: imaplib.IMAP4, seconds: float) -> bool:
         tag = f"PBEM{int(time.monotonic() * 1000) % 10**9}".encode()
