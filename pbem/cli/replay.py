@@ -83,14 +83,19 @@ def replay(
     as_json: JsonOpt = False,
     db: DbOpt = None,
     game: GameOpt = None,
+    home: HomeOpt = None,
+    passphrase_file: PassOpt = None,
 ) -> None:
-    """Replay a finished round: step through it in a terminal, print it, or export it as a web page."""
+    """Replay a finished round: step through it in a terminal, print it, or export it as a web page.
+
+    The table talk said during the round is shown between the moves; with --as SEAT, when your key
+    home holds that seat's key (named SEAT), also the whispers sealed to it."""
     from pbem.replay.load import load_replay
     from pbem.replay.navigator import Navigator, console, frame, print_all
 
     if sum([to is not None, all_moves, html is not None]) > 1:
         raise UsageError(t("choose one of --to, --all and --html"))
-    r = load_replay(source, db=db, round_no=round_no, game=game)
+    r = load_replay(source, db=db, round_no=round_no, game=game, reader=_reader(as_seat, home, passphrase_file))
     who = r.perspective(as_seat)
     if html is not None:
         from pbem.replay.html import write_html
@@ -121,6 +126,22 @@ def replay(
             print_all(r, who)
         return
     Navigator(r, who).run()
+
+
+def _reader(as_seat: str, home: Path | None, passphrase_file: Path | None) -> tuple[str, Any] | None:
+    """The seat of --as and its key, when the key home holds a key of that name: it opens the
+    whispers sealed to that seat (None: only the public talk is shown)."""
+    from pbem.names import check_identity_name
+    from pbem.seat.home import key_home, key_path
+
+    seat = as_seat.lower()
+    try:
+        check_identity_name(seat)
+    except UsageError:
+        return None
+    if seat == "all" or not key_path(key_home(home), seat).is_file():
+        return None
+    return seat, identity_named(home, seat, passphrase_file)
 
 
 # --- pbem audit ------------------------------------------------------------------------------

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pbem.errors import PbemError
 from pbem.names import HOST
 from pbem.protocol.documents import Talk, read_blocks
-from pbem.ui import words
-from pbem.ui.terminal import printable
+from pbem.ui import talk_words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
@@ -48,15 +47,10 @@ def body(lines: list[TalkRelease], name: str) -> str:
     out = []
     for ln in lines:
         doc = for_reader(ln, name)
-        if doc is None:
-            continue
-        if doc.text is not None:
-            out.append(t("{seat} at packet {seq}: {text}", seat=doc.seat, seq=doc.seq, text=printable(doc.text)))
-        else:
-            out.append(t("{seat} at packet {seq}, whispered to {seats}: {text}", seat=doc.seat, seq=doc.seq,
-                         seats=words.join(list(doc.to or [])), text=t("(sealed: pbem turn {game} opens it)",
-                                                                      game=doc.game)))
-    return "\n".join([words.labelled(t("table talk"), "").rstrip(), *out]) if out else ""
+        if doc is not None:
+            text = doc.text if doc.text is not None else t("(sealed: pbem turn {game} opens it)", game=doc.game)
+            out.append(talk_words.line(doc.seat, doc.seq, doc.to, text))
+    return "\n".join([talk_words.heading(), *out]) if out else ""
 
 
 def armour(lines: list[TalkRelease]) -> str:

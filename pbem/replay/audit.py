@@ -32,6 +32,7 @@ from pbem.protocol.documents import (
     Move,
     Packet,
     Signed,
+    Talk,
     check_signature,
     move_commitment,
     move_nonce,
@@ -54,6 +55,7 @@ DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck",
 (ANCHOR, ARCHIVE, CHAIN, COMMIT, DEAL, ENGINE, ENVELOPE, FINAL, HANDOVER, INVITATION, JOIN, ORDER, SECRET,
  SIGNATURE) = ("anchor", "archive", "chain", "commit", "deal", "engine", "envelope", "final", "handover", "invitation",
                "join", "order", "secret", "signature")
+TALK = "talk"  # a line of table talk: its seat's signature and its packet
 
 
 def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None = None) -> list[Report]:
@@ -75,8 +77,28 @@ def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None 
             if len(versions) > 1:
                 report.fault(None, CHAIN, t("{source} holds {n} different archives of this round", source=src.label,
                                               n=len(versions)))
+            _check_talk(report, payload, list(src.talk.get(game, {}).values()))
             reports.append(report)
     return reports
+
+
+def _check_talk(rep: Report, payload: bytes, lines: list[Signed[Talk]]) -> None:
+    """Every line of table talk said during the round: signed by its seat's key at its packet,
+    said at a packet of the round's chain under that hash (pbem.replay.talk)."""
+    from pbem.replay.talk import check
+
+    if not lines:
+        return
+    try:
+        doc = parse("archive", payload, check_signature=False).doc
+        invitation = invitation_of(doc)
+    except PbemError:
+        return  # the archive's own fault is reported already
+    placed, faults = check(lines, doc, invitation.doc)
+    for seq, why in faults:
+        rep.fault_at_packet(seq, TALK, why)
+    if placed:
+        rep.passed(TALK, len(placed))
 
 
 def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | None = None,

@@ -174,6 +174,9 @@ class _Builder:
         if i > 0:
             step = r.steps[i - 1]
             frame["m"] = [i, step.seat, r.notation(i, who), r.sentences(i, who)]
+        said = r.said(i, who)
+        if said:
+            frame["w"] = said  # table talk after this frame (each line's text escaped: talk_words)
         if who != ALL and v.phase == PLAYING:
             frame["k"] = [line for fact in v.knowledge.get(who, []) if (line := move_words.describe_fact(fact))]
         return frame
@@ -264,6 +267,7 @@ input[type=range] { flex: 1; min-width: 160px; }
 #maze svg { display: block; width: 100%; height: auto; }
 #move { font-size: 17px; margin: 8px 0; min-height: 2.8em; }
 #move .n { color: #8b949e; }
+#move .talk { color: #d2a8ff; }
 #move code { background: #21262d; padding: 1px 6px; border-radius: 4px; }
 table { border-collapse: collapse; margin: 8px 0; }
 td, th { padding: 3px 10px 3px 0; text-align: left; vertical-align: middle; }
@@ -369,6 +373,7 @@ function show() {
   } else {
     mv.appendChild(el("span", W.deal, "n"));
   }
+  for (const line of f.w || []) mv.appendChild(el("div", line, "talk"));
   $("maze").innerHTML = maze(D.boards[f.b]);
   $("status").textContent = f.s;
   $("counts").textContent = f.c;

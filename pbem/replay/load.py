@@ -5,12 +5,18 @@ folder or a packet file."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbem.replay.rounds import Replay, build, open_source, pick_game, pick_round, verify_archive
 
+if TYPE_CHECKING:
+    from pbem.protocol.crypto import Identity
+
 
 def load_replay(source: str | Path | None, *, db: Path | None = None, round_no: int | None = None,
-                game: str | None = None) -> Replay:
+                game: str | None = None, reader: tuple[str, Identity] | None = None) -> Replay:
+    """The round, with the table talk found with it placed between its moves (`reader`: a seat
+    and its key, which opens the whispers sealed to that seat)."""
     src = open_source(source, db, rounds=())  # a replay reads the archive alone
     g = pick_game(src, game)
     if src.trustless(g):  # no archive: the round is opened from the chain
@@ -20,4 +26,8 @@ def load_replay(source: str | Path | None, *, db: Path | None = None, round_no: 
     r = pick_round(src, g, round_no)
     payload, origin = src.archive(g, r)
     archive, invitation = verify_archive(payload)
-    return build(archive, invitation, origin)
+    replay = build(archive, invitation, origin)
+    from pbem.replay.talk import check
+
+    replay.talk, _ = check(list(src.talk.get(g, {}).values()), archive.doc, invitation.doc, reader)
+    return replay

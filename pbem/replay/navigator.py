@@ -41,6 +41,7 @@ def frame(r: Replay, i: int, who: str) -> RenderableType:
     last: list[str] = []
     if i:
         last = [f"{i}. {r.steps[i - 1].seat}: {r.notation(i, who)}", *r.sentences(i, who)]
+    last += r.said(i, who)
     return render_view(r.view(i, who), None if who == ALL else who, last_moves=last, header=header)
 
 
@@ -64,12 +65,16 @@ def print_all(r: Replay, who: str) -> None:
                      perspective=_perspective_line(r, 0, who)), style="bold"))
     con.print(Text(t("the deal"), style="bold underline"))
     con.print(render_maze(r.view(0, who).board, known_goals=_known_goals(r, 0, who)))
+    for line in r.said(0, who):
+        con.print(Text(f"   {line}"))
     before = _board_key(r, 0, who)
     for n in range(1, len(r) + 1):
         step = r.steps[n - 1]
         con.print(Text(f"{n}. {step.seat}: {r.notation(n, who)}", style="bold"))
         for line in r.sentences(n, who):
             con.print(f"   {line}", highlight=False)
+        for line in r.said(n, who):
+            con.print(Text(f"   {line}"))
         now = _board_key(r, n, who)
         if now != before:
             con.print(render_maze(r.view(n, who).board, known_goals=_known_goals(r, n, who)))
@@ -233,6 +238,7 @@ class Navigator:
                                    f"{_perspective_line(r, i, who)}"), style="bold")
         said = [Text(f"{i}. {r.steps[i - 1].seat}: {r.notation(i, who)}")] if i else []
         sentences = [Text(f"   {line}", style="dim") for line in r.sentences(i, who)] if i else []
+        talk = [Text(f"   {line}") for line in r.said(i, who)]  # table talk after this frame
         (_, y0), (_, y1) = maze_area(v.board)
         dense = 1 + 3 * (y1 - y0 + 1) + 3 + 1 + MIN_DETAILS > rows  # title, move, a sentence; the keys
         maze = render_maze(v.board, known_goals=_known_goals(r, i, who), dense=dense)
@@ -240,7 +246,7 @@ class Navigator:
         notes = [Text(self.note, style="bold red")] if self.note else []
         head = render_lines(title, columns, like)  # stays pinned when a maze taller than the screen scrolls
         top = head + render_lines(Group(*said, *sentences, maze), columns, like)
-        below = render_lines(Group(*details), columns, like)
+        below = render_lines(Group(*talk, *details), columns, like)
         # The status rows: where the scrolling part is, then the keys, on as many rows as they take
         # (never cut); as many rows kept for them as the longest position there can be would take.
         widest = t("lines {first}-{last} of {total}", first=len(top) + len(below), last=len(top) + len(below),
@@ -248,7 +254,7 @@ class Navigator:
         room = rows - len(notes) - len(self.status(widest, columns))
         if len(top) + MIN_DETAILS > room:  # a round's end says much: what it said scrolls with the rest
             top = head + render_lines(Group(*said, maze), columns, like)
-            below = render_lines(Group(*sentences, *details), columns, like)
+            below = render_lines(Group(*sentences, *talk, *details), columns, like)
         shown = fit(top, below, room, self.scroll, len(head))
         self.scroll, self.page = shown.scroll, max(shown.shown - 1, 1)
         status = self.status(shown.position(), columns)

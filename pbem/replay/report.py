@@ -18,7 +18,7 @@ class AuditFailed(PbemError):
 class Fault:
     move: int | None  # 0: the deal and the starting position; n: move n; None: the archive as a whole
     check: str  # signature, anchor, invitation, join, secret, deal, chain, envelope, commit, engine, final,
-    #             packet, table, result, moves, part (the last five: a packet's content against the replay)
+    #             packet, table, result, moves, part (the last five: a packet's content against the replay), talk
     message: str
     packet: int | None = None  # the packet that holds the fault, for a packet's content
 
@@ -75,6 +75,8 @@ class Report:
             said.append(t("{n} move made by the host for a silent seat", n=c["host-move"]))
         if c.get("handover"):
             said.append(t("{n} seat handover checked", n=c["handover"]))
+        if c.get("talk"):
+            said.append(t("{n} line of table talk: signatures and packets checked", n=c["talk"]))
         if c.get("packet-table"):
             said.append(t("{tables} packets' tables, {moves} packets' moves and {results} result checked against "
                           "the replay", tables=c["packet-table"], moves=c.get("packet-moves", 0),

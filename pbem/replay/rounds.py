@@ -34,6 +34,7 @@ from pbem.protocol.documents import (
     Invitation,
     Packet,
     Signed,
+    Talk,
     parse,
     payload_hash,
     read_blocks,
@@ -44,6 +45,7 @@ from pbem.ui.words import t
 
 if TYPE_CHECKING:
     from pbem.host.interface import GameHost
+    from pbem.replay.talk import Placed
 
 ALL = "all"
 
@@ -80,6 +82,7 @@ class Source:
     skipped: list[str] = field(default_factory=list)  # files that could not be read
     invitations: dict[str, dict[str, bytes]] = field(default_factory=dict)  # game -> hash -> payload
     spans: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)  # the packets each archive chains
+    talk: dict[str, dict[str, Signed[Talk]]] = field(default_factory=dict)  # game -> hash -> a line of table talk
 
     def add(self, kind: str, payload: bytes, origin: str) -> None:
         """Sort a block in by its (typed, not yet verified) document; a malformed one is skipped, saying so."""
@@ -101,6 +104,8 @@ class Source:
             self.packets.setdefault(game, {}).setdefault(doc.seq, {}).setdefault(h, origin)
             self.blocks.setdefault(h, block)
             self.rounds[game] = max(self.rounds.get(game, 0), doc.round)
+        elif isinstance(doc, Talk):
+            self.talk.setdefault(game, {}).setdefault(payload_hash(payload), block)
         elif isinstance(doc, Invitation):
             self.rounds.setdefault(game, 0)
             self.invitations.setdefault(game, {}).setdefault(payload_hash(payload), payload)
@@ -172,6 +177,9 @@ def _add_game(src: Source, host: GameHost, where: str, rounds: Collection[int] |
     for round_no, armored in host.archives().items():
         for kind, payload in dearmor_all(armored):
             src.add(kind, payload, f"{where} round {round_no}")
+    for said in host.talk():
+        for kind, payload in dearmor_all(said.armored):
+            src.add(kind, payload, f"{where} talk {said.id}")
     if rounds is None:
         spans: list[tuple[int, int | None]] = [(1, None)]
     else:
@@ -346,6 +354,15 @@ class Replay:
     start: RoundState
     steps: list[Step]
     origin: str = ""
+    talk: list[Placed] = field(default_factory=list)  # the round's table talk, placed between the moves
+
+    def said(self, i: int, who: str) -> list[str]:
+        """The table talk said after frame i (0: the deal) that `who` may read, in words: the
+        public lines, and a seat's whispers opened with its key."""
+        from pbem.ui import talk_words
+
+        return [talk_words.line(p.speaker, p.seq, p.to, p.line.text) for p in self.talk
+                if p.frame == i and p.line is not None and (p.to is None or who in (p.speaker, *p.to))]
 
     def __len__(self) -> int:
         return len(self.steps)

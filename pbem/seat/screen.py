@@ -11,10 +11,9 @@ from rich.text import Text
 from pbem.names import HOST
 from pbem.protocol.documents import Notice, PublicMove, RecentMove, Result, Standings
 from pbem.seat.player import SeatPacket
-from pbem.ui import move_words, when, words
+from pbem.ui import move_words, talk_words, when, words
 from pbem.ui.hints import Hints
 from pbem.ui.seatview import render_view
-from pbem.ui.terminal import printable
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # the trustless modules load only for a trustless table
@@ -67,19 +66,10 @@ def news_lines(sp: SeatPacket, notices: list[Notice], now: datetime) -> list[str
 
 
 def talk_lines(lines: list[Line]) -> list[str]:
-    """Lines of table talk under their heading (none: nothing). The text is a seat's, shown as
-    written but with every control character, escape code and bidi override made visible."""
+    """Lines of table talk under their heading (none: nothing), each shown safely (pbem.ui.talk_words)."""
     if not lines:
         return []
-    out = [words.labelled(t("table talk"), "").rstrip()]
-    for ln in lines:
-        said = printable(ln.text)
-        if ln.to is None:
-            out.append("  " + t("{seat} at packet {seq}: {text}", seat=ln.speaker, seq=ln.seq, text=said))
-        else:
-            out.append("  " + t("{seat} at packet {seq}, whispered to {seats}: {text}", seat=ln.speaker, seq=ln.seq,
-                                seats=words.join(list(ln.to)), text=said))
-    return out
+    return [talk_words.heading(), *("  " + talk_words.line(ln.speaker, ln.seq, ln.to, ln.text) for ln in lines)]
 
 
 def result_lines(result: Result | None, st: Standings | None) -> list[str]:

@@ -1,0 +1,84 @@
+"""Table talk in a finished round (docs/protocol.md, "Table talk"): each line found with the round
+checked against its archive (signed by its speaker's key at its packet, said at a packet of the
+round's chain under that hash) and placed between the moves where it was said, for `pbem replay`;
+what does not check is a fault for `pbem audit`.
+
+A line said at packet s was said after the move that packet shows and before the move that
+answers it: in the replay it follows frame k, k being the number of the round's moves that
+answered a packet before s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pbem.errors import PbemError
+from pbem.protocol import talk
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Archive, Invitation, Signed, Talk, check_signature, parse, unb64
+from pbem.protocol.talk import Line
+from pbem.ui.words import t
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A line of the round: the frame it follows (0: the deal), and what it said (None: a whisper
+    not opened here)."""
+
+    frame: int
+    speaker: str
+    to: tuple[str, ...] | None
+    seq: int
+    line: Line | None
+
+
+def _answered(archive: Archive) -> list[int]:
+    """The packet each move of the round answered, in order (from its signed envelope)."""
+    out = []
+    for m in archive.moves:
+        try:
+            out.append(parse("move", unb64(m.envelope, "envelope"), check_signature=False).doc.seq)
+        except PbemError:
+            out.append(0)
+    return out
+
+
+def _key_at(archive: Archive, invitation: Invitation, seat: str, seq: int) -> str | None:
+    """The key that held `seat` at packet `seq` (the invitation's, then the archive's handovers)."""
+    key = invitation.seat_keys().get(seat)
+    for h in archive.handovers or []:
+        if h.seat == seat and h.at <= seq:
+            key = h.key
+    return key
+
+
+def check(blocks: list[Signed[Talk]], archive: Archive, invitation: Invitation,
+          reader: tuple[str, Identity] | None = None) -> tuple[list[Placed], list[tuple[int, str]]]:
+    """The round's lines, placed, oldest first; and the faults: (packet, why) for each line said
+    at a packet of the round that is not signed by its seat's key or names another hash.
+    `reader`: a seat and its key, to open the whispers sealed to it."""
+    chain = {link.seq: link.hash for link in archive.chain}  # a line at a round-over packet ends one round, opens the next
+    answered = _answered(archive)
+    placed: list[tuple[Line | None, Signed[Talk]]] = []
+    faults: list[tuple[int, str]] = []
+    for block in blocks:
+        doc = block.doc
+        if doc.game != archive.game or doc.seq not in chain:
+            continue  # another game's, or said in another round
+        if chain[doc.seq] != doc.packet:
+            faults.append((doc.seq, t("{seat}'s line {n} names packet {seq} {hash}, not the chain's {chain}",
+                                      seat=doc.seat, n=doc.n, seq=doc.seq, hash=doc.packet[:12],
+                                      chain=chain[doc.seq][:12])))
+            continue
+        key = _key_at(archive, invitation, doc.seat, doc.seq)
+        try:
+            check_signature(block)
+            line = talk.read(block, key or "", reader[0] if reader else "", reader[1] if reader else None)
+        except PbemError as exc:
+            faults.append((doc.seq, t("{seat}'s line {n}: {error}", seat=doc.seat, n=doc.n, error=exc)))
+            continue
+        placed.append((line, block))
+    out = [Placed(sum(a < b.doc.seq for a in answered), b.doc.seat, None if b.doc.to is None else tuple(b.doc.to),
+                  b.doc.seq, line) for line, b in placed]
+    order = {id(p): (p.seq, placed[i][1].doc.at, p.speaker, placed[i][1].doc.n) for i, p in enumerate(out)}
+    return sorted(out, key=lambda p: order[id(p)]), faults
