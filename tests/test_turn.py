@@ -11,6 +11,7 @@ import os
 import pty
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,28 @@ def _mail_game(s: MailServers, root: Path, set_up: list[str]) -> tuple[Path, dic
                             "--smtp-security", "none", "--from", s.address(n), "--imap", s.imap.url(n),
                             "--password-command", _script(root / f"secret-{n}.sh", f"pw-{n}")], homes[n])
     return db, homes
+
+
+def dealt_mail_game(s: MailServers, root: Path, languages: dict[str, str] | None = None,
+                    ) -> tuple[Path, dict[str, Path], Callable[[], str]]:
+    """_mail_game with every seat's mail set up and joined by `pbem turn t`, round 1 dealt and
+    mailed (`languages`: seats that read their mail in another language): (db, homes, one
+    pass of the host, `host run --once`, which returns its log)."""
+    app = cli_app()
+    db, homes = _mail_game(s, root, ["host", *SEATS])
+    if languages:
+        host = H.Host(db, keys.load_identity(homes["host"], "host", None))
+        host.set_config(languages=languages)
+        host.close()
+
+    def host_pass() -> str:
+        return run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
+
+    host_pass()
+    for p in SEATS:
+        run_cli(app, ["turn", "t"], homes[p])
+    assert "round 1 dealt, packet 1" in host_pass()
+    return db, homes, host_pass
 
 
 def _legal(home: Path, name: str, game: str) -> list[str]:

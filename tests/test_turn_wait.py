@@ -15,7 +15,7 @@ import pytest
 from mailservers import MailServers
 from pbem_helpers import SEATS, cli_app, run_cli
 from processes import PBEM, cli_env, one_error_line, pbem
-from test_turn import _legal, _mail_game, folder_game
+from test_turn import _legal, dealt_mail_game, folder_game
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
@@ -157,15 +157,7 @@ def test_a_mail_wait_wakes_when_the_hosts_mail_arrives(mail_servers: MailServers
     and wakes when the host mails the packet that makes it its turn."""
     s = mail_servers
     app = cli_app()
-    db, homes = _mail_game(s, tmp_path, ["host", *SEATS])
-
-    def host_pass() -> str:
-        return run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
-
-    host_pass()
-    for p in SEATS:
-        run_cli(app, ["turn", "t"], homes[p])
-    assert "round 1 dealt, packet 1" in host_pass()
+    db, homes, host_pass = dealt_mail_game(s, tmp_path)
     mover = H.Host(db).status()["to_move"]
     nxt = _next(mover)
     waiter = Waiter(homes[nxt], "t", "--timeout", "60")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pbem.errors import UsageError
 from pbem.mail import talk_mail
 from pbem.mail.message import compose
-from pbem.mail.texts import invitation_subject, invitation_summary, packet_subject, packet_summary, tag
+from pbem.mail.texts import invitation_subject, invitation_summary, packet_subject, packet_words, tag, words_text
 from pbem.names import HOST
 from pbem.protocol.documents import Invitation, Notice, Packet, read_blocks
 from pbem.ui import when
@@ -68,6 +68,7 @@ def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str,
     doc = docs[-1]
     seq = doc.seq
     attachment = f"packet-{seq:06d}.pbem"
+    board = None  # the table in HTML: a classic game's (a trustless packet has no public view to draw)
     with using(language_of(config, name)):
         if doc.waiting is not None:
             from pbem.mail import trustless
@@ -79,9 +80,13 @@ def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str,
             if first != seq:
                 attachment = f"packets-{first:06d}-{seq:06d}.pbem"
         else:
+            from pbem.mail.board import packet_html
+
             moves = sum(len(d.moves) for d in docs)
             subject = packet_subject(doc, name, moves)
-            text = packet_summary(docs, name, digest, host_now(host))
+            said = packet_words(docs, name, digest, host_now(host))
+            text = words_text(said)
+            board = packet_html(doc, said, name)
             if invitation is not None:
                 text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
                                  "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation
@@ -90,7 +95,8 @@ def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str,
             text += "\n" + talk_mail.body(talk, name) + "\n" + talk_mail.armour(talk)
             armored += talk_mail.armour(talk)
     return Outgoing(name, address, seq, compose(sender=sender_address(config), to=address, subject=subject,
-                                                body_text=text, attachment_name=attachment, attachment=armored.encode()))
+                                                body_text=text, attachment_name=attachment, attachment=armored.encode(),
+                                                body_html=board))
 
 
 def language_of(config: dict[str, Any], name: str) -> str:

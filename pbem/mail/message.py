@@ -111,9 +111,12 @@ def compose(
     attachment_name: str | None,
     attachment: bytes | None,
     in_reply_to: str | None = None,
+    body_html: str | None = None,
 ) -> EmailMessage:
     """Plain-text mail whose body holds the armoured text, with the packet attached too (no
-    attachment: a mail of words only, such as the host's answer to a refused mail)."""
+    attachment: a mail of words only, such as the host's answer to a refused mail). With
+    `body_html`, the text and that HTML are the two alternatives of one body
+    (multipart/alternative, the text first: the armour stays where it is)."""
     if attachment is not None and (not attachment_name or re.search(r"[/\\\r\n]", attachment_name)):
         raise UsageError(t("bad attachment name {name}", name=repr(attachment_name)))
     msg = EmailMessage(policy=policy.default)
@@ -131,6 +134,8 @@ def compose(
     # set_content picks quoted-printable or base64 for long or non-ASCII
     # lines, which keeps every wire line under MAX_LINE.
     msg.set_content(body_text)
+    if body_html is not None:
+        msg.add_alternative(body_html, subtype="html")
     if attachment is not None:
         msg.add_attachment(
             attachment, maintype=ATTACHMENT_TYPE[0], subtype=ATTACHMENT_TYPE[1], filename=attachment_name

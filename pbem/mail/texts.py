@@ -7,6 +7,7 @@ says in words what happened since the reader's last mail. A trustless game's wor
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -85,41 +86,67 @@ def _gold(gold: dict[str, int]) -> str:
     return words.listing(f"{p} {g}" for p, g in gold.items()) or "-"
 
 
-def packet_summary(docs: list[Packet], recipient: str | None = None, digest: str | None = None,
-                   now: datetime | None = None) -> str:
-    """What a person reads before the armour: every move since their last mail (the host's
-    moves for a silent seat marked so), the round's result, whose turn it is and by when, how
-    to answer. `docs`: the packets since that mail, oldest first; `now`: the host's clock."""
+@dataclass
+class PacketWords:
+    """What a packet's mail says to one reader, in the reader's language, part by part: the
+    plain text and the HTML part (pbem.mail.board) say the same. Public words only: the seat's
+    role and hand stay in the sealed packet."""
+
+    head: str
+    since: str | None  # e.g. "Since your last mail, 2 moves:" (None: no move since)
+    moves: list[str]  # each move and public event in words, oldest first
+    results: list[list[str]]  # each round that ended: its result in lines
+    status: str  # whose turn it is, or that the game is over
+    news: list[str]  # the deadline, a pause, who is away
+    commands: list[str]  # how to play
+    digest: str | None  # why no mail came for each move
+
+
+def packet_words(docs: list[Packet], recipient: str | None = None, digest: str | None = None,
+                 now: datetime | None = None) -> PacketWords:
+    """Every move since the reader's last mail (the host's moves for a silent seat marked so),
+    the round's result, whose turn it is and by when, how to answer. `docs`: the packets since
+    that mail, oldest first; `now`: the host's clock."""
     doc = docs[-1]
-    out = [t("mail head", game=doc.game, round=doc.round, seq=doc.seq), ""]
     said = describe_moves(docs)
-    if said:
-        out.append(t("mail since", n=sum(len(d.moves) for d in docs)))
-        out += [f"  - {s}" for s in said]
-        out.append("")
+    results = []
     for d in docs:
         result = d.result
-        if result is not None:
-            out.append(t("mail round over", n=result.round, winners=words.listing(result.winners) or t("nobody")))
-            if result.finder:
-                out.append(t("mail finder", player=result.finder))
-            paid = {p: g for p, g in result.payout.items() if g}
-            if paid:
-                out.append(t("mail payout", list=_gold(paid)))
-            out.append(t("mail gold so far", list=_gold(result.gold)))
-            out.append("")
-    game = doc.game
+        if result is None:
+            continue
+        lines = [t("mail round over", n=result.round, winners=words.listing(result.winners) or t("nobody"))]
+        if result.finder:
+            lines.append(t("mail finder", player=result.finder))
+        paid = {p: g for p, g in result.payout.items() if g}
+        if paid:
+            lines.append(t("mail payout", list=_gold(paid)))
+        lines.append(t("mail gold so far", list=_gold(result.gold)))
+        results.append(lines)
     if doc.phase == "game-over":
         st = doc.standings
-        out.append(t("mail game over", list=_gold(st.gold if st else {}),
-                     winners=words.listing(st.winners if st else []) or t("nobody")))
+        status = t("mail game over", list=_gold(st.gold if st else {}),
+                   winners=words.listing(st.winners if st else []) or t("nobody"))
     else:
-        to_move = doc.to_move
-        out.append(t("mail your turn") if recipient == to_move else t("mail now", player=to_move))
-    out += when.packet_news(doc, recipient, now or datetime.now(UTC))
-    out += ["", t("mail sealed"), t("mail to play"), f"  pbem turn {game}", f'  pbem mail-move {game} "MOVE"']
-    if digest:
-        out += ["", t("mail digest note", period=digest)]
+        status = t("mail your turn") if recipient == doc.to_move else t("mail now", player=doc.to_move)
+    game = doc.game
+    return PacketWords(head=t("mail head", game=game, round=doc.round, seq=doc.seq),
+                       since=t("mail since", n=sum(len(d.moves) for d in docs)) if said else None, moves=said,
+                       results=results, status=status, news=when.packet_news(doc, recipient, now or datetime.now(UTC)),
+                       commands=[f"pbem turn {game}", f'pbem mail-move {game} "MOVE"'],
+                       digest=t("mail digest note", period=digest) if digest else None)
+
+
+def words_text(w: PacketWords) -> str:
+    """A packet mail's words as the plain text before the armour."""
+    out = [w.head, ""]
+    if w.since:
+        out += [w.since, *(f"  - {s}" for s in w.moves), ""]
+    for lines in w.results:
+        out += [*lines, ""]
+    out += [w.status, *w.news]
+    out += ["", t("mail sealed"), t("mail to play"), *(f"  {c}" for c in w.commands)]
+    if w.digest:
+        out += ["", w.digest]
     return "\n".join(out) + "\n"
 
 

@@ -1,7 +1,8 @@
 """A finished round as one self-contained HTML page (`pbem replay SOURCE --html OUT.html`).
 
 No network resource at all: the CSS, the script and the card drawings are inline. Each card
-face the round shows is drawn once here as an SVG <symbol>; the page places them with <use>.
+face the round shows is drawn once (pbem.ui.cards_svg) as an SVG <symbol>; the page places them
+with <use>.
 The frames are precomputed in Python for every perspective (all cards open, then each seat
 as it saw the round then, through engine.views.view) and embedded as JSON in a
 <script type="application/json"> tag. A perspective has len(moves) + 1 frames: frame 0 is
@@ -15,119 +16,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.board import GOAL_CELLS
 from engine.catalog import KINDS, card_kind, is_card_id
-from engine.shapes import E, N, S, W
 from engine.state import PLAYING, THEFT, RoundState
 from pbem.replay.rounds import ALL, Replay
 from pbem.ui import move_words, words
-
-CW, CH = 50, 72  # a card in the maze, in SVG units (portrait, like the real cards)
-TUNNEL = 12
-ROCK, SAND = "#5a4331", "#e6d3a3"
-DOORS = {"green": "#3fb950", "blue": "#58a6ff"}
-_MID = {N: (CW / 2, 0), S: (CW / 2, CH), E: (CW, CH / 2), W: (0, CH / 2)}
-_C = (CW / 2, CH / 2)
-
-
-# --- the cards as SVG ------------------------------------------------------------------------
-
-
-def _pt(p: tuple[float, float]) -> str:
-    return f"{p[0]:g} {p[1]:g}"
-
-
-def _segment_path(seg: int, through: bool) -> str:
-    edges = [e for e in (N, E, S, W) if seg & e]
-    if not through:  # a dead end: the tunnel stops short of the middle
-        x, y = _MID[edges[0]]
-        return f"M{x:g} {y:g}L{x + (_C[0] - x) * 0.45:g} {y + (_C[1] - y) * 0.45:g}"
-    if len(edges) == 1:  # a ladder leads down the shaft from the middle
-        return f"M{_pt(_MID[edges[0]])}L{_pt(_C)}"
-    if len(edges) == 2 and seg in (N | S, E | W):
-        return f"M{_pt(_MID[edges[0]])}L{_pt(_MID[edges[1]])}"
-    if len(edges) == 2:  # a curve bends round the middle
-        return f"M{_pt(_MID[edges[0]])}Q{_pt(_C)} {_pt(_MID[edges[1]])}"
-    return "".join(f"M{_pt(_MID[e])}L{_pt(_C)}" for e in edges)
-
-
-def face_svg(kind: str, rotated: bool) -> str:
-    """The inside of one face-up card's <symbol>: rock, tunnels, and its marks."""
-    from engine.board import face
-
-    k = KINDS[kind]
-    f = face(kind, rotated)
-    bg = {"start": "#7b5a3a", "goal-gold": "#c9a227"}.get(kind, "#8d8d8d" if k.category == "goal" else ROCK)
-    out = [f'<rect x="1" y="1" width="{CW - 2}" height="{CH - 2}" rx="4" fill="{bg}" stroke="#2b1f16"/>']
-    through = [bin(s).count("1") > 1 or (i == 0 and f.ladder) for i, s in enumerate(f.segments)]
-    for i, seg in enumerate(f.segments):
-        d = _segment_path(seg, through[i])
-        colour = DOORS[f.door] if i == 0 and f.door else SAND
-        if i > 0:  # a later segment passes over the ones before (a bridge)
-            out.append(f'<path d="{d}" stroke="{bg}" stroke-width="{TUNNEL + 8}" fill="none"/>')
-        cap = "round" if through[i] else "butt"
-        out.append(f'<path d="{d}" stroke="{colour}" stroke-width="{TUNNEL}" stroke-linecap="{cap}" '
-                   f'stroke-linejoin="round" fill="none"/>')
-    if not any(through):
-        out.append(f'<rect x="{CW / 2 - 7:g}" y="{CH / 2 - 7:g}" width="14" height="14" fill="#1d1510"/>')
-    if f.ladder:
-        out.append('<g stroke="#39c5cf" stroke-width="2"><path d="M36 5V21M44 5V21M36 9H44M36 13H44M36 17H44"/></g>')
-    if f.door:
-        out.append(f'<rect x="4" y="{CH - 17}" width="9" height="13" rx="2" fill="{DOORS[f.door]}" stroke="#111"/>')
-    for c in range(f.crystals):
-        x, y = CW - 9 - 9 * c, CH - 9
-        out.append(f'<path d="M{x} {y - 5}L{x + 4} {y}L{x} {y + 5}L{x - 4} {y}Z" fill="#d2a8ff" stroke="#8957e5"/>')
-    if kind == "start":
-        out.append('<text x="5" y="14" font-size="11" font-weight="bold" fill="#fff">S</text>')
-    elif kind == "goal-gold":
-        out.append('<circle cx="10" cy="11" r="5" fill="#ffe066" stroke="#7a5c00"/>')
-    return "".join(out)
-
-
-def back_svg(known: str | None) -> str:
-    """A face-down goal; `known` ('gold'/'stone') when the viewer has seen it."""
-    out = [f'<rect x="1" y="1" width="{CW - 2}" height="{CH - 2}" rx="4" fill="#26324a" stroke="#0d1117"/>',
-           f'<rect x="6" y="6" width="{CW - 12}" height="{CH - 12}" rx="3" fill="none" stroke="#6e7fa3"/>',
-           f'<text x="{CW / 2:g}" y="{CH / 2 + 7:g}" font-size="22" text-anchor="middle" fill="#c9d1d9">?</text>']
-    if known == "gold":
-        out.append(f'<circle cx="{CW / 2:g}" cy="{CH - 14}" r="6" fill="#ffe066" stroke="#7a5c00"/>')
-    elif known == "stone":
-        out.append(f'<circle cx="{CW / 2:g}" cy="{CH - 14}" r="6" fill="#9a9a9a" stroke="#444"/>')
-    return "".join(out)
-
-
-def symbol_id(kind: str, rotated: bool) -> str:
-    return f"c-{kind}" + ("-r" if rotated and not KINDS[kind].symmetric else "")
-
-
-def symbols(ids: set[str]) -> str:
-    """The <symbol> of every card face named in `ids`."""
-    out = []
-    for sid in sorted(ids):
-        if sid.startswith("back"):
-            inner = back_svg(sid.partition("-")[2] or None)
-        else:
-            kind, rotated = (sid[2:-2], True) if sid.endswith("-r") else (sid[2:], False)
-            inner = face_svg(kind, rotated)
-        out.append(f'<symbol id="{sid}" viewBox="0 0 {CW} {CH}">{inner}</symbol>')
-    return "".join(out)
-
-
-# --- frames ----------------------------------------------------------------------------------
-
-
-def _cells(v: RoundState, who: str) -> list[list[Any]]:
-    known = {f[1]: card_kind(f[2]).kind for f in v.knowledge.get(who, []) if f and f[0] == "map" and f[2] != "?"}
-    cells = []
-    for (x, y), tile in sorted(v.board.cells.items()):
-        if tile.hidden:
-            name = next(g for g, pos in GOAL_CELLS.items() if pos == (x, y))
-            kind = card_kind(tile.card).kind if tile.card != "?" else known.get(name)
-            sid = "back" if kind is None else "back-gold" if kind == "goal-gold" else "back-stone"
-        else:
-            sid = symbol_id(card_kind(tile.card).kind, tile.rotated)
-        cells.append([x, y, sid])
-    return cells
+from pbem.ui.cards_svg import CH, CW, board_cells, symbol_id, symbols
 
 
 def _kind(card: str) -> str:
@@ -169,7 +62,7 @@ class _Builder:
             players.append([words.role_name(role) if role else None, [self.card(c) for c in v.hands.get(p, [])],
                             [words.card_name(c) for c in v.in_front.get(p, [])], v.gold.get(p, 0)])
         turn = v.player if v.phase in (PLAYING, THEFT) else None
-        frame: dict[str, Any] = {"b": self.board(_cells(v, who)), "p": players, "s": _status(v), "t": turn,
+        frame: dict[str, Any] = {"b": self.board(board_cells(v, who)), "p": players, "s": _status(v), "t": turn,
                                  "c": f"{words.t('deck', n=len(v.deck))} · {words.t('discard pile', n=len(v.discard))}"}
         if i > 0:
             step = r.steps[i - 1]

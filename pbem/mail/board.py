@@ -1,0 +1,80 @@
+"""The public table in a packet's mail, as its HTML part (multipart/alternative beside the text).
+
+What a phone's mail app shows: the maze drawn (pbem.ui.cards_svg, the replay's drawings), whose
+turn it is and by when, the moves since the reader's last mail, each player's hand size, cards
+in front and gold. Made for a mail client that runs no script and fetches nothing: inline CSS
+only, no script, no link to anything, no image but the inline SVG; one column that fits 390 px.
+
+Only what every seat may see: the maze and the players come from the packet's public view
+(`Packet.public`), the words from `pbem.mail.texts.packet_words`; the reader's role and hand
+stay sealed in the packet, for `pbem turn` to open. Every text is escaped: a name, a move or a
+notice from the host can hold anything.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from pbem.mail.texts import PacketWords
+from pbem.protocol.documents import Packet
+from pbem.ui import words
+from pbem.ui.words import t
+
+_FONT = "font-family:-apple-system,'Segoe UI',Roboto,'Noto Sans','PingFang SC','Microsoft YaHei',sans-serif"
+_MUTED = "color:#57606a;font-size:13px"
+_CELL = "padding:4px 6px;border-bottom:1px solid #d0d7de;text-align:left;vertical-align:top"
+
+
+def packet_html(doc: Packet, w: PacketWords, recipient: str | None) -> str:
+    """The HTML part of `doc`'s mail to `recipient`, in the current language (the reader's)."""
+    from engine.views import load_view
+    from pbem.ui.cards_svg import board_cells, maze_svg
+
+    v = load_view(doc.public)
+    mine = recipient is not None and recipient == doc.to_move
+    status = ("background:#fff8c5;border:1px solid #d4a72c" if mine else "background:#ddf4ff;border:1px solid #54aeff")
+    out = [f'<!doctype html><html lang="{escape(words.language())}"><head><meta charset="utf-8">'
+           '<meta name="viewport" content="width=device-width, initial-scale=1">'
+           f'<title>{escape(w.head)}</title></head>'
+           f'<body style="margin:0;padding:0;background:#ffffff;color:#1f2328">'
+           f'<div style="max-width:640px;margin:0 auto;padding:10px;{_FONT};font-size:15px;line-height:1.45">',
+           f'<h1 style="font-size:17px;margin:0 0 8px">{escape(w.head)}</h1>',
+           f'<p style="margin:0 0 8px;padding:8px 10px;border-radius:6px;font-weight:bold;{status}">'
+           f'{escape(w.status)}</p>']
+    out += [f'<p style="margin:0 0 6px">{escape(line)}</p>' for line in w.news]
+    out.append('<div style="background:#161b22;border-radius:8px;padding:6px;margin:8px 0">'
+               f'{maze_svg(board_cells(v, None))}</div>')
+    out.append(f'<p style="margin:0 0 10px;{_MUTED}">{escape(t("deck", n=len(v.deck)))} · '
+               f'{escape(t("discard pile", n=len(v.discard)))}</p>')
+    if w.since:
+        out.append(f'<h2 style="font-size:15px;margin:12px 0 4px">{escape(w.since)}</h2>'
+                   '<ul style="margin:0 0 8px;padding-left:20px">')
+        out += [f"<li>{escape(line)}</li>" for line in w.moves]
+        out.append("</ul>")
+    for lines in w.results:
+        out.append('<p style="margin:8px 0">' + "<br>".join(escape(line) for line in lines) + "</p>")
+    out.append(_players(v, doc.to_move))
+    sealed = t("Your role and your hand are sealed in the attached packet, for your key only.")
+    out.append(f'<p style="margin:12px 0 4px">{escape(sealed)}</p>'
+               f'<p style="margin:0 0 4px">{escape(t("mail to play"))}</p>'
+               '<pre style="margin:0;padding:6px 8px;background:#f6f8fa;border-radius:6px;font-size:13px;'
+               f'white-space:pre-wrap;word-break:break-all">{escape(chr(10).join(w.commands))}</pre>')
+    if w.digest:
+        out.append(f'<p style="margin:10px 0 0;{_MUTED}">{escape(w.digest)}</p>')
+    return "".join(out) + "</div></body></html>\n"
+
+
+def _players(v: Any, to_move: str | None) -> str:
+    """Each player's hand size, the cards in front of them (broken tools) and gold: a table."""
+    head = "".join(f'<th style="{_CELL}">{escape(k)}</th>' for k in (t("player"), t("hand"), t("cards in front"),
+                                                                       t("gold")))
+    rows = []
+    for p in v.players:
+        front = ", ".join(words.card_name(c) for c in v.in_front.get(p, [])) or "-"
+        mark = ' style="font-weight:bold"' if p == to_move else ""
+        rows.append(f"<tr{mark}><td style=\"{_CELL}\">{escape(p)}{' ▶' if p == to_move else ''}</td>"
+                    f'<td style="{_CELL}">{len(v.hands.get(p, []))}</td><td style="{_CELL}">{escape(front)}</td>'
+                    f'<td style="{_CELL}">{v.gold.get(p, 0)}</td></tr>')
+    return (f'<table style="border-collapse:collapse;width:100%;margin:8px 0;font-size:14px">'
+            f"<tr>{head}</tr>{''.join(rows)}</table>")

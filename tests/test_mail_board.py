@@ -1,0 +1,171 @@
+"""The host's packet mails carry the public table as an HTML alternative: the maze drawn, the
+moves, whose turn, each player's public cards; in the reader's language; for a mail client that
+runs no script and fetches nothing. Checked on the bytes of the mails a real IMAP server
+(pymap) holds after a real game: the armour stays in the text part, and nothing of the
+reader's sealed part (their role, their hand) is said in the HTML."""
+
+from __future__ import annotations
+
+import imaplib
+import re
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from html.parser import HTMLParser
+from pathlib import Path
+
+from mailservers import MailServers
+from pbem_helpers import SEATS, cli_app, run_cli
+from test_turn import _legal, dealt_mail_game
+
+from pbem.host import referee as H
+from pbem.mail.board import packet_html
+from pbem.mail.incoming import message_blocks
+from pbem.mail.texts import PacketWords
+from pbem.protocol.documents import Packet, read_blocks
+from pbem.seat import keys
+from pbem.seat import player as P
+from pbem.ui import words
+
+LANGS = {"ann": "en", "bob": "zh-Hans", "cat": "zh-Hant"}
+SHAPE = ["multipart/mixed", "multipart/alternative", "text/plain", "text/html", "application/x-pbem"]
+
+
+class _Text(HTMLParser):
+    """The words an HTML page shows (its text, entities decoded), and every tag and attribute."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text: list[str] = []
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _parse(html: str) -> _Text:
+    p = _Text()
+    p.feed(html)
+    p.close()
+    return p
+
+
+def _mails(s: MailServers, user: str) -> list[EmailMessage]:
+    """Every message in `user`'s mailbox (read ones were moved to pbem/done), as the server holds its bytes."""
+    conn = imaplib.IMAP4("127.0.0.1", s.imap.port)
+    conn.login(user, f"pw-{user}")
+    out = []
+    try:
+        for folder in ("INBOX", "pbem/done"):
+            typ, _ = conn.select(f'"{folder}"', readonly=True)
+            assert typ == "OK", folder
+            typ, data = conn.uid("SEARCH", "ALL")
+            for uid in data[0].split():
+                typ, got = conn.uid("FETCH", uid, "(BODY.PEEK[])")
+                raw = next(part[1] for part in got if isinstance(part, tuple))
+                out.append(BytesParser(policy=policy.default).parsebytes(raw))
+    finally:
+        conn.logout()
+    return out
+
+
+def _check_no_remote_or_script(html: str, page: _Text) -> None:
+    lower = html.lower()
+    for banned in ("<script", "javascript:", "http:", "https:", "url(", "@import", "<img", "<link", "<iframe",
+                   "<object", "<embed", "<form", "<use"):
+        assert banned not in lower, banned
+    for tag, attrs in page.tags:
+        for name, _ in attrs:
+            assert not name.startswith("on") and name not in ("src", "href", "xlink:href", "srcset", "id"), (tag, name)
+
+
+def test_packet_mails_show_the_public_table_and_nothing_sealed(mail_servers: MailServers, tmp_path: Path) -> None:
+    s = mail_servers
+    app = cli_app()
+    db, homes, host_pass = dealt_mail_game(s, tmp_path, {p: lang for p, lang in LANGS.items() if lang != "en"})
+    game = next((homes["ann"] / "invitations").glob("*.pbem")).stem
+    for _ in range(4):  # four moves: last moves to show, and a turn for each seat
+        mover = H.Host(db).status()["to_move"]
+        run_cli(app, ["turn", "t"], homes[mover])
+        run_cli(app, ["turn", "t", _legal(homes[mover], mover, game)[0]], homes[mover])
+        host_pass()
+        assert H.Host(db).status()["to_move"] != mover
+
+    seen = 0
+    for seat in SEATS:
+        lang = LANGS[seat]
+        me = keys.load_identity(homes[seat], seat, None)
+        for mail in _mails(s, seat):
+            names = [a.get_filename() or "" for a in mail.iter_attachments()]
+            if not any(n.startswith("packet-") for n in names):
+                continue  # the invitation
+            assert [part.get_content_type() for part in mail.walk()] == SHAPE, mail["Subject"]
+            text = mail.get_body(("plain",)).get_content()
+            html = mail.get_body(("html",)).get_content()
+            armour = next(mail.iter_attachments()).get_content().decode()
+            assert armour.strip() in text  # the armoured packet where it always was
+            blocks, errors = message_blocks(mail)
+            assert len(blocks) == 1 and not errors  # the HTML adds no block and breaks none
+            page = _parse(html)
+            shown = "".join(page.text)
+            _check_no_remote_or_script(html, page)
+            assert "<svg" in html and 'name="viewport"' in html
+
+            packet = read_blocks(armour)[0].expect(Packet)
+            doc = packet.doc
+            sp = P.open_packet(packet, me, homes[seat], remember=False)
+            with words.using(lang):
+                assert f'lang="{lang}"' in html
+                assert words.t("mail head", game=doc.game, round=doc.round, seq=doc.seq) in shown
+                status = words.t("mail your turn") if doc.to_move == seat else words.t("mail now", player=doc.to_move)
+                assert status in shown
+                role = words.role_name(sp.view.roles.get(seat))
+                hand = [words.card_name(c) for c in sp.view.hands[seat]]
+                front = [words.card_name(c) for cards in sp.view.in_front.values() for c in cards]
+            assert doc.phase == "playing" and role not in shown, (seat, role)
+            public = text.split("-----BEGIN", 1)[0] + " ".join(front)  # the words before the armour, and the table
+            for name in set(hand):  # a card of the hand is named only where a public line names it
+                assert shown.count(name) <= public.count(name), (seat, name, shown)
+            for card in sp.view.hands[seat]:
+                assert card not in html  # no card id at all
+            seen += 1
+    assert seen >= 2 * len(SEATS), seen
+
+
+def test_the_html_escapes_what_it_is_given() -> None:
+    """A name or a line the host's words carry is text, never markup, whatever it holds."""
+    bad = '<script>alert(1)</script><img src="http://x/y.png">&'
+    w = PacketWords(head=bad, since=bad, moves=[bad], results=[[bad]], status=bad, news=[bad], commands=[bad],
+                    digest=bad)
+    doc = _first_packet()
+    html = packet_html(doc, w, "ann")
+    page = _parse(html)
+    assert "<script" not in html and "<img" not in html and "&lt;script&gt;" in html
+    assert "".join(page.text).count(bad) == 9
+    _check_no_remote_or_script(html.replace("&lt;img src=&quot;http://x/y.png&quot;&gt;", ""), page)
+
+
+def _first_packet() -> Packet:
+    """Packet 1 of a 3-seat classic table, as a host signs it."""
+    import tempfile
+
+    from pbem_helpers import make_table
+
+    with tempfile.TemporaryDirectory() as d:
+        table = make_table(Path(d), ["ann", "bob", "cat"])
+        doc = table.latest()[1].doc
+        table.host.close()
+    return doc
+
+
+def test_a_wide_maze_still_fits_a_phone() -> None:
+    """The maze is one <svg> that scales to the width it gets: width 100%, at most its own."""
+    from pbem.ui.cards_svg import maze_svg
+
+    svg = maze_svg([[0, 0, "c-start"], [-3, 4, "back"], [12, -5, "c-cross"]])
+    m = re.match(r'<svg viewBox="-18 -18 (\d+) (\d+)" width="(\d+)" height="(\d+)" style="([^"]*)"', svg)
+    assert m and m[1] == m[3] == str(16 * 50 + 18) and m[2] == m[4] == str(10 * 72 + 18)
+    assert "width:100%" in m[5] and f"max-width:{m[1]}px" in m[5] and "height:auto" in m[5]
