@@ -2,13 +2,13 @@
 
 What a phone's mail app shows: the maze drawn (pbem.ui.cards_svg, the replay's drawings), whose
 turn it is and by when, the moves since the reader's last mail, each player's hand size, cards
-in front and gold. Made for a mail client that runs no script and fetches nothing: inline CSS
+in front and gold, the table talk the mail carries. Made for a mail client that runs no script and fetches nothing: inline CSS
 only, no script, no link to anything, no image but the inline SVG; one column that fits 390 px.
 
 Only what every seat may see: the maze and the players come from the packet's public view
 (`Packet.public`), the words from `pbem.mail.texts.packet_words`; the reader's role and hand
-stay sealed in the packet, for `pbem turn` to open. Every text is escaped: a name, a move or a
-notice from the host can hold anything.
+stay sealed in the packet, for `pbem turn` to open, as a whisper's text does. Every text is
+escaped: a line of table talk, a name, a move or a notice can hold anything.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ _MUTED = "color:#57606a;font-size:13px"
 _CELL = "padding:4px 6px;border-bottom:1px solid #d0d7de;text-align:left;vertical-align:top"
 
 
-def packet_html(doc: Packet, w: PacketWords, recipient: str | None) -> str:
-    """The HTML part of `doc`'s mail to `recipient`, in the current language (the reader's)."""
+def packet_html(doc: Packet, w: PacketWords, recipient: str | None, talk: list[str] | None = None) -> str:
+    """The HTML part of `doc`'s mail to `recipient`, in the current language (the reader's);
+    `talk`: the lines of table talk the mail carries, in words (pbem.mail.talk_mail.said)."""
     from engine.views import load_view
     from pbem.ui.cards_svg import board_cells, maze_svg
 
@@ -55,6 +56,11 @@ def packet_html(doc: Packet, w: PacketWords, recipient: str | None) -> str:
     for lines in w.results:
         out.append('<p style="margin:8px 0">' + "<br>".join(escape(line) for line in lines) + "</p>")
     out.append(_players(v, doc.to_move))
+    if talk:
+        out.append(f'<h2 style="font-size:15px;margin:12px 0 4px">{escape(t("table talk"))}</h2>'
+                   '<ul style="margin:0 0 8px;padding-left:20px;overflow-wrap:anywhere">')
+        out += [f"<li>{escape(line)}</li>" for line in talk]
+        out.append("</ul>")
     sealed = t("Your role and your hand are sealed in the attached packet, for your key only.")
     out.append(f'<p style="margin:12px 0 4px">{escape(sealed)}</p>'
                f'<p style="margin:0 0 4px">{escape(t("mail to play"))}</p>'

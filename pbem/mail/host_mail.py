@@ -86,7 +86,7 @@ def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str,
             subject = packet_subject(doc, name, moves)
             said = packet_words(docs, name, digest, host_now(host))
             text = words_text(said)
-            board = packet_html(doc, said, name)
+            board = packet_html(doc, said, name, talk_mail.said(talk or [], name))
             if invitation is not None:
                 text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
                                  "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation

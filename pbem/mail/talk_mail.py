@@ -44,13 +44,20 @@ def mark(host: GameHost, book: dict[str, dict[str, Any]], name: str) -> None:
 
 def body(lines: list[TalkRelease], name: str) -> str:
     """The lines in words, for a mail body (a whisper's text is sealed: `pbem turn` opens it)."""
+    out = said(lines, name)
+    return "\n".join([talk_words.heading(), *out]) if out else ""
+
+
+def said(lines: list[TalkRelease], name: str) -> list[str]:
+    """Each line `name` gets, in words: who said it at which packet (whispered to whom), and
+    the public text (a whisper's text is sealed: `pbem turn` opens it)."""
     out = []
     for ln in lines:
         doc = for_reader(ln, name)
         if doc is not None:
             text = doc.text if doc.text is not None else t("(sealed: pbem turn {game} opens it)", game=doc.game)
             out.append(talk_words.line(doc.seat, doc.seq, doc.to, text))
-    return "\n".join([talk_words.heading(), *out]) if out else ""
+    return out
 
 
 def armour(lines: list[TalkRelease]) -> str:
