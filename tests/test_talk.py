@@ -246,3 +246,23 @@ def test_a_seat_hears_only_lines_its_speakers_signed_at_packets_it_saw(tmp_path:
     assert [ln.text for ln in heard] == ["said"]
     assert not talk_dir(seats["cat"].home, cat.packet.game).exists()  # hearing keeps nothing
     host.close()
+
+
+@pytest.mark.slow
+def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: Path) -> None:
+    db, folder, homes = cli_game(tmp_path, trustless=True)
+    for s in SEATS:
+        pbem("turn", folder, "--as", s, home=homes[s], ok=True)
+    host = ("host", "run", "t", "--db", db, "--folder", folder, "--once")
+    pbem(*host, home=homes["referee"], ok=True)
+    pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True)  # follows the chain to its newest packet
+    pbem("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
+    pbem("say", folder, SECRET, "--as", "ann", "--to", "bob", home=homes["ann"], ok=True)
+    relayed = pbem(*host, home=homes["referee"], ok=True).stdout
+    assert "ann said a line" in relayed and "ann whispered to bob" in relayed
+    bob = pbem("turn", folder, "--as", "bob", home=homes["bob"], ok=True).stdout
+    assert f"ann at packet 1: {PUBLIC}" in bob and f"whispered to bob: {SECRET}" in bob
+    cat = [ln["text"] for ln in _json(folder, homes["cat"], "cat")]
+    assert cat == [PUBLIC]
+    for where in (tmp_path / "saves", folder, homes["referee"], homes["cat"]):
+        assert SECRET.encode() not in _every_byte(where), where

@@ -27,6 +27,7 @@ from pbem.ui.words import t
 if TYPE_CHECKING:
     from pbem.mail.memory import MailSource
     from pbem.protocol.talk import Line
+    from pbem.seat.talk import AtTable
     from pbem.seat.trustless_client import TrustlessClient
     from pbem.watch import Watch
 
@@ -131,7 +132,8 @@ class Turn:
         if self.client is not None:
             from pbem.seat.trustless import summary
 
-            return {**summary(self.client.ts), "your_turn": self.mine(), "news": self.followed, **extra}
+            return {**summary(self.client.ts), "your_turn": self.mine(), "news": self.followed,
+                    "talk": [ln.json() for ln in self.talk()], **extra}
         if self.sp is None:
             return {"game": self.game, "me": self.seat, "phase": "joining", "talk": [], **extra}
         return {**self.sp.summary(), "talk": [ln.json() for ln in self.talk()], **extra}
@@ -154,13 +156,21 @@ class Turn:
             return made.before() + t("; waiting for the host")
         return t("your turn: {example}", example=self.play_hint)
 
+    def _at_table(self) -> AtTable | None:
+        """This seat at its newest packet, as table talk needs it (None: no packet yet)."""
+        from pbem.seat.talk import at_chain, at_packet
+
+        c = self.client
+        if c is not None:
+            return at_chain(c.inv, c.seat, c.ts.head, c.identity) if c.ts.head[0] > 0 else None
+        return at_packet(self.sp) if self.sp is not None else None
+
     def talk(self) -> list[Line]:
         """Every line of table talk this seat may read, oldest first (pbem.seat.talk)."""
-        if self.sp is None:
-            return []
         from pbem.seat.talk import heard
 
-        return heard(self.sp, self.home, self.talk_files)
+        me = self._at_table()
+        return [] if me is None else heard(me, self.home, self.talk_files)
 
     def say(self, text: str, to: list[str], output: Path | None = None) -> str:
         """Say a line at the table (to `to`'s seats only, sealed, when given), checked, kept and
@@ -169,12 +179,13 @@ class Turn:
 
         from pbem.seat.talk import say
 
-        if self.sp is None or self.send_talk is None:
+        me = self._at_table()
+        if me is None or self.send_talk is None:
             raise StaleMove(t("the game has not started: there is no packet to talk at yet"))
         if output is not None and os.path.lexists(output):  # before the line is made: a refusal keeps nothing
             raise UsageError(t("{path} exists already: refusing to write over it", path=output),
                              hint=t("pass -o FILE with a new name"))
-        block = say(self.sp, self.home, text, to, datetime.now(UTC).isoformat(timespec="seconds"))
+        block = say(me, self.home, text, to, datetime.now(UTC).isoformat(timespec="seconds"))
         where = self.send_talk(block, output)
         if block.doc.to:
             return t("whisper to {seats} at packet {seq}: {how}", seats=words.join(block.doc.to), seq=block.doc.seq,
@@ -227,9 +238,10 @@ def _folder_turn(dir: Path, target: str, me: Identity, home: Path, join: bool) -
 
     hint = f'pbem turn {target} --as {me.name} "MOVE"'
     if is_trustless(dir):
+        from pbem.folder.layout import GameFolder
         from pbem.folder.trustless import folder_seat
 
-        return _trustless_turn(folder_seat(dir, me, home), "folder", hint, home)
+        return _trustless_turn(folder_seat(dir, me, home), "folder", hint, home, talk_files=GameFolder.open(dir).talk())
     seat = FolderSeat.open(dir, me, home)
     said = []
     if join or (not seat.joined() and not seat.started()):
@@ -274,7 +286,7 @@ def _other(made: answers.Answer, sp: player.SeatPacket, text: str) -> PbemError 
 
 
 def _trustless_turn(c: TrustlessClient[Any], transport: Transport, hint: str, home: Path, said: list[str] | None = None,
-                    *, look: bool = True) -> Turn:
+                    *, look: bool = True, talk_files: list[Path] | None = None) -> Turn:
     """Join, follow and check the chain, and send whatever the table waits for from this seat
     other than its move (its shuffle, tokens, goal tokens, round key)."""
     said = list(said or [])
@@ -293,7 +305,11 @@ def _trustless_turn(c: TrustlessClient[Any], transport: Transport, hint: str, ho
         if out is not None:
             said.append(t("sent your {step} block for packet {seq}: {path}", step=words.step_name(w.step),
                           seq=c.ts.head[0], path=out[0]))
-    return Turn(c.inv.game, c.seat, transport, hint, said, followed=followed, client=c, notices=c.news(), home=home)
+    def send_talk(block: Signed[Talk], _output: Path | None) -> str:
+        return str(c.send(block.doc.seq, block.armored().encode()))
+
+    return Turn(c.inv.game, c.seat, transport, hint, said, followed=followed, client=c, notices=c.news(), home=home,
+                send_talk=send_talk, talk_files=talk_files or [])
 
 
 # --- mail ---------------------------------------------------------------------------------------

@@ -139,31 +139,33 @@ def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Pat
 
 def show_turn(turn: Turn, hints: bool = False) -> None:
     """The seat's table on the terminal, as `pbem show` draws it (`hints`: and where its cards
-    go), with the host's news."""
+    go), with the host's news and the table talk since the seat last looked."""
     from rich.console import Console
 
+    from pbem.seat.screen import talk_lines
+    from pbem.seat.talk import mark_heard, unheard
+
+    lines = turn.talk()
+    fresh = unheard(turn.home, turn.game, turn.seat, lines)
     if turn.sp is not None:
         from pbem.seat.screen import show_packet
-        from pbem.seat.talk import mark_heard, unheard
 
-        lines = turn.talk()
-        show_packet(turn.sp, notices=turn.notices, answered=turn.answered(), hints=hints,
-                    talk=unheard(turn.home, turn.game, turn.seat, lines))
+        show_packet(turn.sp, notices=turn.notices, answered=turn.answered(), hints=hints, talk=fresh)
+    elif turn.client is not None:
+        from pbem.seat.screen import trustless_screen
+
+        Console().print(trustless_screen(turn.client.ts, turn.followed, hints))
+        if turn.notices:
+            from datetime import datetime
+
+            now = datetime.now(UTC)
+            typer.echo(t("news") + ":")
+            for n in turn.notices:
+                typer.echo(f"  - {when.notice_text(n, now)}")
+        for line in talk_lines(fresh):
+            typer.echo(line)
+    if fresh:
         mark_heard(turn.home, turn.game, turn.seat, lines)
-        return
-    c = turn.client
-    if c is None:
-        return
-    from pbem.seat.screen import trustless_screen
-
-    Console().print(trustless_screen(c.ts, turn.followed, hints))
-    if turn.notices:
-        from datetime import datetime
-
-        now = datetime.now(UTC)
-        typer.echo(t("news") + ":")
-        for n in turn.notices:
-            typer.echo(f"  - {when.notice_text(n, now)}")
 
 
 def ask_move(turn: Turn) -> str | None:

@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pbem.atomic import read_bounded, write_atomic, write_new
 from pbem.errors import PbemError
 from pbem.protocol import talk
-from pbem.protocol.documents import Signed, Talk, read_blocks
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Invitation, Signed, Talk, read_blocks
 from pbem.protocol.limits import KIB
 from pbem.protocol.talk import Line
 from pbem.seat.home import talk_dir, talk_heard_path
@@ -26,6 +28,32 @@ from pbem.seat.player import SeatPacket, seat_keys_at, seen_packets
 
 MAX_TALK_FILE = 256 * KIB  # a whisper to eleven seats is about 70 KB
 MAX_TALK_FILES = 10_000  # files of talk read for one game (the newest, by name): a full game says far fewer
+
+
+@dataclass(frozen=True)
+class AtTable:
+    """A seat at its table now, as talk needs it: the newest packet it has (number and hash), each
+    seat's key then, the keys handed over before (key -> (seat, packet of the handover)), and its
+    own key."""
+
+    game: str
+    seat: str
+    seq: int
+    packet: str
+    keys: dict[str, str]
+    former: dict[str, tuple[str, int]]
+    identity: Identity
+
+
+def at_packet(sp: SeatPacket) -> AtTable:
+    """A classic seat at the packet it opened (the keys after the packet's handovers)."""
+    keys, former = seat_keys_at(sp.doc, sp.invitation)
+    return AtTable(sp.packet.game, sp.seat, sp.doc.seq, sp.packet.hash, keys, former, sp.identity)
+
+
+def at_chain(inv: Signed[Invitation], seat: str, head: tuple[int, str], identity: Identity) -> AtTable:
+    """A trustless seat at the last packet of the chain it followed (its seats never change keys)."""
+    return AtTable(inv.game, seat, head[0], head[1], inv.doc.seat_keys(), {}, identity)
 
 
 def talk_files(folder: Path) -> list[Path]:
@@ -71,26 +99,26 @@ def keep(home: Path, block: Signed[Talk]) -> Path:
                      block.armored().encode())
 
 
-def say(sp: SeatPacket, home: Path, text: str, to: list[str], at: str) -> Signed[Talk]:
-    """This seat's next line at packet `sp` (public when `to` is empty), signed, sealed to `to`,
+def say(me: AtTable | SeatPacket, home: Path, text: str, to: list[str], at: str) -> Signed[Talk]:
+    """This seat's next line at its packet (public when `to` is empty), signed, sealed to `to`,
     and kept in the key home; UsageError, with nothing kept, when the line may not be said."""
-    game, seat, seq = sp.packet.game, sp.seat, sp.doc.seq
-    keys, _ = seat_keys_at(sp.doc, sp.invitation)
-    to = talk.check_line(text, to, seat, tuple(keys))
-    mine = [b.doc for b in kept(home, game) if b.doc.seat == seat and b.signer == sp.identity.public]
+    me = at_packet(me) if isinstance(me, SeatPacket) else me
+    game, seat, seq = me.game, me.seat, me.seq
+    to = talk.check_line(text, to, seat, tuple(me.keys))
+    mine = [b.doc for b in kept(home, game) if b.doc.seat == seat and b.signer == me.identity.public]
     talk.check_count(sum(d.seq == seq for d in mine), seq)
     n = max((d.n for d in mine), default=0) + 1
-    block = talk.make(game, seat, seq, sp.packet.hash, n, at, text, to, keys, sp.identity)
+    block = talk.make(game, seat, seq, me.packet, n, at, text, to, me.keys, me.identity)
     keep(home, block)
     return block
 
 
-def heard(sp: SeatPacket, home: Path, more: Iterable[Path] = ()) -> list[Line]:
+def heard(me: AtTable | SeatPacket, home: Path, more: Iterable[Path] = ()) -> list[Line]:
     """Every line this seat may read, oldest first: from the key home and the files `more` (a
     game folder's talk/), each signed by its speaker's key at its packet, at a packet this key
     home saw under that number; whispers to other seats left out."""
-    game = sp.packet.game
-    keys, former = seat_keys_at(sp.doc, sp.invitation)
+    me = at_packet(me) if isinstance(me, SeatPacket) else me
+    game, keys, former = me.game, me.keys, me.former
     seen = seen_packets(home, game)
     lines = []
     for block in read_lines([*talk_files(talk_dir(home, game)), *more], game):
@@ -104,7 +132,7 @@ def heard(sp: SeatPacket, home: Path, more: Iterable[Path] = ()) -> list[Line]:
         if key is None:
             continue
         try:
-            line = talk.read(block, key, sp.seat, sp.identity)
+            line = talk.read(block, key, me.seat, me.identity)
         except PbemError:
             continue
         if line is not None:
