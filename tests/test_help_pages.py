@@ -108,3 +108,35 @@ def test_a_chinese_help_page_fills_its_lines_at_80_columns(command: list[str]) -
             assert cell_len(line.rstrip()) + cell_len(word) >= 77, "\n".join(prose)
     for line in lines:
         assert not line.rstrip(" │").endswith("（"), line  # an opening bracket stays with what it opens
+
+
+# Typer's own page of the whole command line, drawn by typer.rich_utils from the converted tree.
+TYPERS_ROOT_PAGE = """
+import typer._click as click
+import typer.main
+import typer.rich_utils
+from pbem.cli import whole
+from pbem.cli.helptext import localise
+cmd = localise(typer.main.get_command(whole()))
+typer.rich_utils.rich_format_help(obj=cmd, ctx=click.Context(cmd, info_name="python -m pbem"), markup_mode="rich")
+print()
+"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-Hans", "zh-Hant"])
+def test_the_root_page_is_typers_page_of_the_whole_command_line(lang: str) -> None:
+    """`pbem --help` and `pbem` alone are drawn by pbem.cli.rootpage from what the command
+    modules register, without the command tree Typer converts: the page Typer draws of that tree,
+    byte for byte, every command listed with its help, in each language, at any width, in colour."""
+    import subprocess
+    import sys
+
+    from processes import ROOT, cli_env, pbem
+
+    for env in ({"COLUMNS": "100"}, {"COLUMNS": "64", "TERMINAL_WIDTH": "64"}, {"COLUMNS": "120", "FORCE_COLOR": "1"}):
+        env = {**env, "PBEM_LANG": lang}
+        typers = subprocess.run([sys.executable, "-c", TYPERS_ROOT_PAGE], env=cli_env(**env), capture_output=True,
+                                text=True, cwd=ROOT, check=True).stdout
+        assert "╭─" in typers and "mail-join" in typers and "position" in typers
+        assert pbem("--help", env=env).stdout == typers, env
+        assert pbem(env=env).stdout == typers.removesuffix("\n")  # click prints no blank line after it

@@ -14,6 +14,7 @@ from typing import Any
 
 import typer
 import typer.main
+from typer.core import TyperGroup
 
 from engine.errors import BadPosition, IllegalMove, InvalidMove
 from pbem.errors import EXIT_ILLEGAL_MOVE as EXIT_ILLEGAL
@@ -67,12 +68,23 @@ def _root(
                                      param_hint="--lang") from None
 
 
+class _Root(TyperGroup):
+    """The top-level group: its help page lists every command from what the command modules
+    register (pbem.cli.rootpage), so that a command line without a command word, the root
+    page's, needs none of their commands converted."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from pbem.cli.rootpage import draw, listing
+
+        draw(self, ctx, listing(whole()))
+
+
 def tree(parts: Iterable[str] = PARTS, only: str | None = None) -> typer.Typer:
     """The command line with the commands of `parts` (keys of PARTS; all by default), or with
     only the command or group called `only` of theirs."""
     import importlib
 
-    app = typer.Typer(no_args_is_help=True, pretty_exceptions_show_locals=False, add_completion=False,
+    app = typer.Typer(cls=_Root, no_args_is_help=True, pretty_exceptions_show_locals=False, add_completion=False,
                       help="Play Saboteur asynchronously: by email, shared folder, or file by file.")
     app.callback()(_root)
     for part in parts:
@@ -82,12 +94,13 @@ def tree(parts: Iterable[str] = PARTS, only: str | None = None) -> typer.Typer:
 
 def tree_for(argv: list[str]) -> typer.Typer:
     """The command line with only the command or group the first command word of `argv` names
-    (and the modules that add it), or the whole one."""
+    (and the modules that add it); with none but the root's options when `argv` has no command
+    word (--help, --version); else (a word no command has) the whole one."""
     from pbem.cli.helptext import command_words
 
     first = next(iter(command_words(argv)), None)
     parts = [part for part, words in PARTS.items() if first in words]
-    return tree(parts, first) if parts else whole()
+    return tree(parts, first) if parts or first is None else whole()
 
 
 @cache

@@ -123,9 +123,10 @@ def localise(cmd: Any, argv: list[str] | None = None) -> Any:
             part.help = reflow(t(english))
         if getattr(part, "is_flag", False) and not getattr(part, "count", False):
             part.metavar = ""
-    for name, english in _english().items():
-        setattr(rich_utils(), name, t(english))
-    _usage_in_language()
+    if argv is None or command_words(argv):  # a page Typer draws (the root page is pbem.cli.rootpage's)
+        for name, english in _english().items():
+            setattr(rich_utils(), name, t(english))
+        _usage_in_language()
     if language() != "en":
         _break_between_cjk_characters()
     return cmd
