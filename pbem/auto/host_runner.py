@@ -43,7 +43,7 @@ from pbem.mail.publisher import MailPublisher
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
-from pbem.ui import failures, words
+from pbem.ui import failures, when, words
 from pbem.ui.terminal import printable
 from pbem.ui.words import kind_name, labelled, language, t, using
 
@@ -55,7 +55,7 @@ def stamp_log(prefix: str = "host") -> Log:
     """A log that prints time-stamped lines; the lines quote what strangers sent, so they go
     through the one terminal sanitiser."""
     def log(message: str) -> None:
-        print(printable(f"{time.strftime('%H:%M:%S')} {prefix}: {message}"), flush=True)
+        print(printable(f"{when.clock()} {prefix}: {message}"), flush=True)
 
     return log
 

@@ -38,7 +38,23 @@ if TYPE_CHECKING:
     from pbem.protocol.crypto import Identity
 
 HOME_HELP = "Key home (default: $PBEM_HOME or the platform config dir)."
-HomeOpt = Annotated[Path | None, typer.Option("--home", help=HOME_HELP, show_default=False)]
+
+
+def reader_zone(home: Path | None) -> Path | None:
+    """The key home of the run (--home, else $PBEM_HOME, else the platform's) is known: when TZ
+    is not set, dates are shown in the time zone its profile names (pbem.ui.when)."""
+    import os
+
+    from pbem.ui import when
+
+    if not os.environ.get("TZ"):
+        from pbem.seat.home import key_home, profile_zone
+
+        when.set_zone(profile_zone(key_home(home)))
+    return home
+
+
+HomeOpt = Annotated[Path | None, typer.Option("--home", help=HOME_HELP, show_default=False, callback=reader_zone)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 HintsOpt = Annotated[bool, typer.Option("--hints", help="On your turn: mark on the maze where each path card of "
                                         "your hand fits (by its number) and list every card's legal targets.")]
@@ -58,6 +74,7 @@ def home_everywhere(command: Any) -> Any:
     def chosen(ctx: Any, param: Any, value: str | None) -> None:
         if value is not None:
             os.environ[ENV_HOME] = value
+        reader_zone(None)
 
     for sub in getattr(command, "commands", {}).values():
         home_everywhere(sub)

@@ -199,6 +199,9 @@ def mail_setup(
     smtp_password_command: Annotated[str | None, typer.Option(
         "--smtp-password-command", help="A command printing the SMTP password (default: the same as "
         "--password-command).", show_default=False)] = None,
+    timezone: Annotated[str | None, typer.Option(
+        "--timezone", help="Show dates and deadlines in this time zone (an IANA name: Europe/Berlin) when TZ is "
+        "not set; 'none' for the machine's.", show_default=False)] = None,
     home: HomeOpt = None,
 ) -> None:
     """Store your mail settings once in your key home (no password); without options, show them.
@@ -207,13 +210,13 @@ def mail_setup(
     are not given. Passwords come from the command given here, $PBEM_SMTP_PASSWORD /
     $PBEM_IMAP_PASSWORD, or a prompt, and are never written anywhere.
     """
-    from pbem.mail.profile import MailProfile, load_profile, save_profile
+    from pbem.mail.profile import MailProfile, check_zone, load_profile, save_profile
 
     where = key_home(home)
     old = load_profile(where) or MailProfile()
     password_command = mail_in.password_command
     if not (smtp.given() or mail_in.imap or password_command or mail_in.oauth2_command or smtp_password_command
-            or mail_in.ca_file):
+            or mail_in.ca_file or timezone):
         for line in old.describe():
             typer.echo(line)
         return
@@ -226,7 +229,8 @@ def mail_setup(
         ca_file = str(Path(mail_in.ca_file).expanduser().resolve())
     profile = MailProfile(settings, mail_in.imap or old.imap, password_command or old.imap_password_command,
                           smtp_password_command or password_command or old.smtp_password_command,
-                          mail_in.oauth2_command or old.imap_oauth2_command, ca_file)
+                          mail_in.oauth2_command or old.imap_oauth2_command, ca_file,
+                          old.timezone if timezone is None else None if timezone == "none" else check_zone(timezone))
     path = save_profile(where, profile)
     for line in profile.describe():
         typer.echo(line)

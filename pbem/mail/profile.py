@@ -50,10 +50,13 @@ class MailProfile:
     smtp_password_command: str | None = None
     imap_oauth2_command: str | None = None  # prints an OAuth2 access token (XOAUTH2), instead of a password
     ca_file: str | None = None  # PEM: trusted for IMAP and SMTP besides the system's CAs
+    timezone: str | None = None  # IANA name: dates are shown in it when TZ is not set (pbem.ui.when)
 
     def __post_init__(self) -> None:
         if self.imap is not None:
             ImapUrl.parse(self.imap)
+        if self.timezone is not None:
+            check_zone(self.timezone)
 
     def sending(self, settings: SmtpSettings | None = None) -> SmtpSettings | None:
         """`settings` (else the profile's SMTP settings) trusting the profile's CA file too."""
@@ -66,7 +69,8 @@ class MailProfile:
         d: dict[str, Any] = {"format": "pbem-mail-profile", "version": 1}
         if self.smtp is not None:
             d["smtp"] = self.smtp.to_dict()
-        for key in ("imap", "imap_password_command", "smtp_password_command", "imap_oauth2_command", "ca_file"):
+        for key in ("imap", "imap_password_command", "smtp_password_command", "imap_oauth2_command", "ca_file",
+                    "timezone"):
             if getattr(self, key):
                 d[key] = getattr(self, key)
         return d
@@ -79,7 +83,7 @@ class MailProfile:
         _no_secrets(d, where)
         smtp = SmtpSettings.from_dict(d["smtp"]) if d.get("smtp") else None
         return cls(smtp, d.get("imap"), d.get("imap_password_command"), d.get("smtp_password_command"),
-                   d.get("imap_oauth2_command"), d.get("ca_file"))
+                   d.get("imap_oauth2_command"), d.get("ca_file"), d.get("timezone"))
 
     def describe(self) -> list[str]:
         out = []
@@ -94,7 +98,23 @@ class MailProfile:
                 out.append(t("{what} from: {command}", what=what, command=cmd))
         if self.ca_file:
             out.append(t("trusted CA file: {path}", path=self.ca_file))
+        if self.timezone:
+            out.append(t("time zone: {zone} (when TZ is not set)", zone=self.timezone))
         return out or [t("no mail settings")]
+
+
+def check_zone(name: object) -> str:
+    """An IANA time zone name the system knows (Europe/Berlin), else UsageError."""
+    from pbem.ui.when import zone_named
+
+    try:
+        if not isinstance(name, str) or not name or len(name) > 64:
+            raise ValueError(name)
+        zone_named(name)
+    except ValueError:
+        raise UsageError(t("unknown time zone {zone}", zone=repr(str(name)[:64])),
+                         hint=t("an IANA name such as Europe/Berlin, America/New_York, Asia/Shanghai or UTC")) from None
+    return name
 
 
 def load_profile(home: Path) -> MailProfile | None:

@@ -27,13 +27,14 @@ seat name is checked (pbem.names) before it becomes a path.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from hashlib import sha256
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem.atomic import write_atomic
+from pbem.atomic import read_bounded, write_atomic
 from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
 from pbem.names import check_game_id, check_identity_name, check_seat_id
 from pbem.ui.words import t
@@ -86,6 +87,23 @@ def contacts_path(home: Path) -> Path:
 
 def mail_profile_path(home: Path) -> Path:
     return Path(home) / "mail" / "profile.json"
+
+
+MAX_PROFILE = 64 * 1024  # a mail profile is a few hundred bytes
+
+
+def profile_zone(home: Path) -> str | None:
+    """The time zone the profile names (`pbem mail setup --timezone`), read without loading
+    the mail modules: every command asks for it. None when there is none, or the profile
+    cannot be read (the commands that read it whole say why)."""
+    path = mail_profile_path(home)
+    if not path.is_file():
+        return None
+    try:
+        zone = json.loads(read_bounded(path, MAX_PROFILE)).get("timezone")
+    except (PbemError, ValueError, AttributeError):
+        return None
+    return zone if isinstance(zone, str) else None
 
 
 def mail_memory_path(home: Path) -> Path:

@@ -1,18 +1,66 @@
 """Times and deadlines in words: "your move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours".
 
 `now` is always passed in (the host's clock, or the player's machine), so the words are the
-same for everyone looking at the same moment. Dates are shown in the reader's time zone (TZ,
-else the machine's), always with the zone named (`Thu 3 Dec 19:00 CET`, `... 18:00 UTC`): the
-players of one game live in different time zones, and a named zone avoids "whose 18:00?".
+same for everyone looking at the same moment. Dates are shown in the reader's time zone (TZ;
+else the time zone of the key home's profile, `pbem mail setup --timezone`, which the command
+line hands to `set_zone`; else the machine's), always with the zone named (`Thu 3 Dec 19:00
+CET`, `... 18:00 UTC`): the players of one game live in different time zones, and a named
+zone avoids "whose 18:00?". What is stored and sent stays in UTC.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, Protocol
 
 from pbem.ui import words
+
+_zone: tzinfo | None = None  # the profile's time zone, used when TZ is not set
+
+
+def zone_named(name: str) -> tzinfo:
+    """The IANA time zone `name` (Europe/Berlin, Asia/Shanghai, UTC); ValueError for one the
+    system's time zone database does not hold."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ValueError(name) from None
+
+
+def set_zone(name: str | None) -> None:
+    """The reader's time zone when TZ is not set: the profile's (None: the machine's). A name
+    the system does not know is passed over (`pbem mail setup` refuses one when it is set)."""
+    global _zone
+    try:
+        _zone = zone_named(name) if name else None
+    except ValueError:
+        _zone = None
+
+
+def local(when: datetime) -> datetime:
+    """`when` in the reader's time zone: TZ if set, else the profile's, else the machine's."""
+    if _zone is not None and not os.environ.get("TZ"):
+        return when.astimezone(_zone)
+    return when.astimezone()
+
+
+def clock(now: datetime | None = None) -> str:
+    """The time of day of a log line, in the reader's zone, named: 18:02:11 CET."""
+    dt = local(now or datetime.now(UTC))
+    return f"{dt:%H:%M:%S} {_zone_name(dt)}"
+
+
+def _zone_name(dt: datetime) -> str:
+    """The zone's short name (CET, UTC), else its offset: UTC+05, UTC+05:30."""
+    zone = dt.tzname() or ""
+    if not zone or zone[0] in "+-":
+        offset = dt.strftime("%z")
+        zone = "UTC" + offset[:3] + (":" + offset[3:] if offset[3:] != "00" else "")
+    return zone
 
 _UNITS = (("span day", 86400), ("span hour", 3600), ("span minute", 60), ("span second", 1))
 
@@ -23,22 +71,19 @@ def _parse(when: datetime | str) -> datetime:
 
 
 def date(when: datetime | str, now: datetime | None = None) -> str:
-    """Thu 3 Dec 18:00 UTC / 12月3日（周四）18:00 UTC, in the reader's zone (TZ, else the
-    machine's): Thu 3 Dec 19:00 CET; with the year when it is not the year of `now` (the
+    """Thu 3 Dec 18:00 UTC / 12月3日（周四）18:00 UTC, in the reader's zone (`local`):
+    Thu 3 Dec 19:00 CET; with the year when it is not the year of `now` (the
     machine's clock when not given): Wed 1 Jan 9000 00:00 UTC."""
-    dt = _parse(when).astimezone()  # the local zone
+    dt = local(_parse(when))
     wd = words.t("weekdays").split()[dt.weekday()]
     mon = words.t("months").split()[dt.month - 1]
     hm = dt.strftime("%H:%M")
-    year = dt.year != (now or datetime.now(UTC)).astimezone().year
+    year = dt.year != local(now or datetime.now(UTC)).year
     if not dt.utcoffset():
         if year:
             return words.t("date year", wd=wd, d=dt.day, mon=mon, year=dt.year, hm=hm)
         return words.t("date", wd=wd, d=dt.day, mon=mon, hm=hm)
-    zone = dt.tzname() or ""
-    if not zone or zone[0] in "+-":  # a zone without a name: its offset, UTC+05 or UTC+05:30
-        offset = dt.strftime("%z")
-        zone = "UTC" + offset[:3] + (":" + offset[3:] if offset[3:] != "00" else "")
+    zone = _zone_name(dt)
     if year:
         return words.t("date year in zone", wd=wd, d=dt.day, mon=mon, year=dt.year, hm=hm, zone=zone)
     return words.t("date in zone", wd=wd, d=dt.day, mon=mon, hm=hm, zone=zone)
