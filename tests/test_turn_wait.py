@@ -78,6 +78,7 @@ def _next(seat: str) -> str:
     return SEATS[(SEATS.index(seat) + 1) % len(SEATS)]
 
 
+@pytest.mark.slow
 def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Path) -> None:
     """The seat after the mover waits; the other one waits too and times out; the mover's own
     wait returns at once (its turn already)."""
@@ -85,8 +86,10 @@ def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Pa
     nxt = _next(mover)
     other = _next(nxt)
     waiter = Waiter(homes[nxt], folder, "--as", nxt, "--timeout", "60")
+    poller = Waiter(homes[nxt], folder, "--as", nxt, "--timeout", "60", env={"PBEM_WATCH": "poll"})  # the fallback
     loser = Waiter(homes[other], folder, "--as", other, "--timeout", "2")
     waiter.waiting()
+    poller.waiting()
     assert f"{WAITING}: {mover} is to move" in waiter.text()
 
     mine = pbem("turn", folder, "--as", mover, "--wait", "--timeout", "5", home=homes[mover], env={"PBEM_LANG": "en"})
@@ -105,6 +108,8 @@ def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Pa
     assert code == 0, (err, waiter.text())
     assert f"your turn: pbem turn {folder} --as {nxt}" in waiter.text() and "packet: 2" in waiter.text(), waiter.text()
     assert woke < 10, woke
+    code, err = poller.end(30)
+    assert code == 0 and f"your turn: pbem turn {folder} --as {nxt}" in poller.text(), (err, poller.text())
     host.close()
 
     code, err = loser.end(30)

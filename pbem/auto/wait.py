@@ -33,6 +33,7 @@ def wait_turn(target: str, me: Identity, home: Path, mail: MailLink, *, timeout:
     watch = _watch(target, mail)
     end = None if timeout is None else time.monotonic() + timeout
     failures = 0
+    followed: list[str] = []  # a trustless table's news, each read's: all shown with the table at the end
     try:
         while True:
             turn: Turn | None = None
@@ -43,7 +44,9 @@ def wait_turn(target: str, me: Identity, home: Path, mail: MailLink, *, timeout:
                 failures += 1
                 told(None, t("{error}; trying again", error=exc))
             if turn is not None:
+                followed += turn.followed
                 if turn.asks() or turn.ended():
+                    turn.followed = followed
                     return turn
                 if watch is None:
                     raise UsageError(msg("--wait is for a game folder or a mail game: {target} is one packet file",
