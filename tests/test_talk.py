@@ -266,3 +266,18 @@ def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: P
     assert cat == [PUBLIC]
     for where in (tmp_path / "saves", folder, homes["referee"], homes["cat"]):
         assert SECRET.encode() not in _every_byte(where), where
+
+    # the audit of the chain checks every line: its seat's signature, its packet's hash
+    from pbem.replay.rounds import open_source
+    from pbem.replay.trustless import audit_chain
+    from pbem.seat.keys import load_identity
+
+    src = open_source(folder)
+    game = src.games()[0]
+    rep = audit_chain(src, game, None)
+    assert rep.fault is None and rep.talk == 2
+    line = next(iter(src.talk[game].values()))
+    moved = sign(msgspec.structs.replace(line.doc, n=7, packet="2" * 64, signer=""), load_identity(homes["ann"], "ann", None))
+    (folder / "talk" / f"000001-ann-{moved.hash[:12]}.pbem").write_text(moved.armored())
+    rep = audit_chain(open_source(folder), game, None)
+    assert rep.talk == 2 and rep.fault is not None and "not the chain's" in rep.fault

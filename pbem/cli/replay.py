@@ -246,6 +246,8 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
     else:
         for r in rounds:
             typer.echo(printable(r.line()))
+        if rep.talk:
+            typer.echo(t("{n} line of table talk: signatures and packets checked", n=rep.talk))
         if rep.fault:
             typer.echo(printable(t("FAULT {fault}", fault=rep.fault)))
         if rep.waiting:

@@ -52,6 +52,21 @@ def _key_at(archive: Archive, invitation: Invitation, seat: str, seq: int) -> st
     return key
 
 
+def _verified(block: Signed[Talk], chain: dict[int, str], key: str | None,
+              reader: tuple[str, Identity] | None) -> tuple[Line | None, str | None]:
+    """(the line as `reader` reads it, None) or (None, why it does not check): said at a packet
+    of `chain` under that hash, signed by `key` (its seat's key at that packet)."""
+    doc = block.doc
+    if chain[doc.seq] != doc.packet:
+        return None, t("{seat}'s line {n} names packet {seq} {hash}, not the chain's {chain}", seat=doc.seat, n=doc.n,
+                       seq=doc.seq, hash=doc.packet[:12], chain=chain[doc.seq][:12])
+    try:
+        check_signature(block)
+        return talk.read(block, key or "", reader[0] if reader else "", reader[1] if reader else None), None
+    except PbemError as exc:
+        return None, t("{seat}'s line {n}: {error}", seat=doc.seat, n=doc.n, error=exc)
+
+
 def check(blocks: list[Signed[Talk]], archive: Archive, invitation: Invitation,
           reader: tuple[str, Identity] | None = None) -> tuple[list[Placed], list[tuple[int, str]]]:
     """The round's lines, placed, oldest first; and the faults: (packet, why) for each line said
@@ -65,20 +80,32 @@ def check(blocks: list[Signed[Talk]], archive: Archive, invitation: Invitation,
         doc = block.doc
         if doc.game != archive.game or doc.seq not in chain:
             continue  # another game's, or said in another round
-        if chain[doc.seq] != doc.packet:
-            faults.append((doc.seq, t("{seat}'s line {n} names packet {seq} {hash}, not the chain's {chain}",
-                                      seat=doc.seat, n=doc.n, seq=doc.seq, hash=doc.packet[:12],
-                                      chain=chain[doc.seq][:12])))
-            continue
-        key = _key_at(archive, invitation, doc.seat, doc.seq)
-        try:
-            check_signature(block)
-            line = talk.read(block, key or "", reader[0] if reader else "", reader[1] if reader else None)
-        except PbemError as exc:
-            faults.append((doc.seq, t("{seat}'s line {n}: {error}", seat=doc.seat, n=doc.n, error=exc)))
-            continue
-        placed.append((line, block))
+        line, fault = _verified(block, chain, _key_at(archive, invitation, doc.seat, doc.seq), reader)
+        if fault is not None:
+            faults.append((doc.seq, fault))
+        else:
+            placed.append((line, block))
     out = [Placed(sum(a < b.doc.seq for a in answered), b.doc.seat, None if b.doc.to is None else tuple(b.doc.to),
                   b.doc.seq, line) for line, b in placed]
     order = {id(p): (p.seq, placed[i][1].doc.at, p.speaker, placed[i][1].doc.n) for i, p in enumerate(out)}
     return sorted(out, key=lambda p: order[id(p)]), faults
+
+
+def check_chain(blocks: list[Signed[Talk]], chain: dict[int, str], invitation: Invitation) -> tuple[int, list[str]]:
+    """A trustless game's lines against its chain (its seats never change keys): how many check,
+    and why each other one does not ("packet N: ...")."""
+    keys = invitation.seat_keys()
+    ok, faults = 0, []
+    for block in sorted(blocks, key=lambda b: (b.doc.seq, b.doc.seat, b.doc.n)):
+        if block.doc.game != invitation.game:
+            continue
+        if block.doc.seq not in chain:
+            faults.append(t("packet {seq}: {error}", seq=block.doc.seq, error=t(
+                "{seat}'s line {n} names a packet the chain does not have", seat=block.doc.seat, n=block.doc.n)))
+            continue
+        _, fault = _verified(block, chain, keys.get(block.doc.seat), None)
+        if fault is None:
+            ok += 1
+        else:
+            faults.append(t("packet {seq}: {error}", seq=block.doc.seq, error=fault))
+    return ok, faults

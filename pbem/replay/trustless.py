@@ -59,12 +59,14 @@ class ChainAudit:
     waiting: list[str] = field(default_factory=list)
     since: int | None = None
     due: str | None = None
+    talk: int = 0  # lines of table talk checked against the chain
 
     def to_json(self) -> dict[str, Any]:
         stall = {"waiting": {"step": self.step, "seats": self.waiting, "since": self.since,
                              **({"due": self.due} if self.due else {})}} if self.waiting else {}
         return {"game": self.game, "trustless": True, "ok": self.fault is None, "packets": self.packets,
-                "step": self.step, "rounds": [r.to_json() for r in self.rounds], "fault": self.fault, **stall}
+                "step": self.step, "rounds": [r.to_json() for r in self.rounds], "fault": self.fault,
+                "talk": self.talk, **stall}
 
 
 def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> ChainAudit:
@@ -105,6 +107,12 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
             out.fault = t("packet {seq}: {error}", seq=seq, error=failures.message(exc))
             break
         out.packets = seq
+    if out.fault is None and src.talk.get(game):  # every line of table talk: its seat's signature, its packet
+        from pbem.replay.talk import check_chain
+
+        chain = {seq: next(iter(v)) for seq, v in src.packets.get(game, {}).items() if seq <= out.packets}
+        out.talk, faults = check_chain(list(src.talk[game].values()), chain, inv.doc)
+        out.fault = faults[0] if faults else None
     table = follower.table
     out.step = table.step()
     if out.fault is None and out.packets and out.step != "over":  # a stall is named, with its seats
