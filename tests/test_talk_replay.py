@@ -8,10 +8,11 @@ import shutil
 from pathlib import Path
 
 import msgspec
+import pytest
 from pbem_helpers import PASS, make_table, play_until
 from processes import pbem
 
-from pbem.protocol.documents import sign
+from pbem.protocol.documents import read_blocks, sign
 from pbem.replay.audit import audit_source
 from pbem.replay.html import render_html
 from pbem.replay.load import load_replay
@@ -107,3 +108,28 @@ def test_the_audit_checks_every_lines_signature_and_place(tmp_path: Path) -> Non
     assert run.returncode == 8 and run.stdout.count("FAULT") == 2, run.stdout + run.stderr
     shutil.rmtree(folder)
     table.host.close()
+
+
+@pytest.mark.slow
+def test_a_trustless_rounds_talk_is_placed_on_its_chain(tmp_path: Path) -> None:
+    from blind_game import BlindGame, round_over
+
+    from pbem.seat.keys import load_identity
+
+    g = BlindGame(tmp_path)
+    ids = {s: load_identity(g.homes[s], s, None) for s in g.seats_}
+
+    def say(seat: str, text: str, to: list[str]) -> None:
+        seq, armored = g.host.packets(0)[-1]
+        head = (seq, read_blocks(armored)[0].hash)
+        g.host.accept(seat_talk.say(seat_talk.at_chain(g.inv, seat, head, ids[seat]), g.homes[seat], text, to, AT))
+
+    say("ann", "cat broke my lamp", [])
+    g.play(round_over(1))
+    say("bob", "psst the top goal is zanzibar", ["ann"])
+    g.publish()
+    r = load_replay(g.folder, round_no=1)
+    assert [(p.speaker, p.frame) for p in r.talk] == [("ann", 0), ("bob", len(r))]
+    assert r.said(0, "all") == ["ann at packet 1: cat broke my lamp"] and r.said(len(r), "ann") == []
+    mine = load_replay(g.folder, round_no=1, reader=("ann", ids["ann"]))
+    assert mine.said(len(r), "ann") == [f"bob at packet {mine.talk[1].seq}, whispered to ann: psst the top goal is zanzibar"]

@@ -20,9 +20,13 @@ def load_replay(source: str | Path | None, *, db: Path | None = None, round_no: 
     src = open_source(source, db, rounds=())  # a replay reads the archive alone
     g = pick_game(src, game)
     if src.trustless(g):  # no archive: the round is opened from the chain
+        from pbem.replay.talk import on_chain
         from pbem.replay.trustless import chain_round  # the mental-poker modules load only for such a game
 
-        return chain_round(src, g, round_no)
+        replay = chain_round(src, g, round_no)
+        packets = {seq: src.blocks[next(iter(v))] for seq, v in src.packets.get(g, {}).items() if len(v) == 1}
+        replay.talk = on_chain(list(src.talk.get(g, {}).values()), packets, replay.round, replay.invitation.doc, reader)
+        return replay
     r = pick_round(src, g, round_no)
     payload, origin = src.archive(g, r)
     archive, invitation = verify_archive(payload)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pbem.errors import PbemError
 from pbem.protocol import talk
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Archive, Invitation, Signed, Talk, check_signature, parse, unb64
+from pbem.protocol.documents import Archive, Invitation, Packet, Signed, Talk, check_signature, parse, unb64
 from pbem.protocol.talk import Line
 from pbem.ui.words import t
 
@@ -109,3 +109,47 @@ def check_chain(blocks: list[Signed[Talk]], chain: dict[int, str], invitation: I
         else:
             faults.append(t("packet {seq}: {error}", seq=block.doc.seq, error=fault))
     return ok, faults
+
+
+def on_chain(blocks: list[Signed[Talk]], packets: dict[int, Signed[Packet]], round_no: int, invitation: Invitation,
+             reader: tuple[str, Identity] | None = None) -> list[Placed]:
+    """A trustless round's lines, placed: a line at packet s follows the moves of the round the
+    chain relayed up to s (each packet relays one block; a move is a `move` step); a line said
+    once the round ended, before the next one's first move, follows its last move. `packets`:
+    the chain by number, followed and checked already."""
+    chain = {seq: p.hash for seq, p in packets.items()}
+    frames: dict[int, int] = {}  # packet -> the round's moves relayed up to it
+    done = 0
+    for seq in sorted(packets):
+        doc = packets[seq].doc
+        moved = _moves_in(doc)
+        if doc.round == round_no:
+            done += moved
+        elif doc.round < round_no:
+            continue
+        elif doc.round > round_no + 1 or moved:
+            break  # the next round is being played
+        frames[seq] = done
+    keys = invitation.seat_keys()
+    out: list[tuple[Placed, tuple[int, str, str, int]]] = []
+    for block in blocks:
+        talk_doc = block.doc
+        if talk_doc.game != invitation.game or talk_doc.seq not in frames:
+            continue
+        line, fault = _verified(block, chain, keys.get(talk_doc.seat), reader)
+        if fault is None:
+            out.append((Placed(frames[talk_doc.seq], talk_doc.seat, None if talk_doc.to is None else tuple(talk_doc.to),
+                               talk_doc.seq, line), (talk_doc.seq, talk_doc.at, talk_doc.seat, talk_doc.n)))
+    return [p for p, _ in sorted(out, key=lambda e: e[1])]
+
+
+def _moves_in(packet: Packet) -> int:
+    """How many moves a trustless packet relays (0 or 1)."""
+    n = 0
+    for relayed in packet.relayed or []:
+        if relayed.kind == "mental":
+            try:
+                n += parse("mental", unb64(relayed.block, "block"), check_signature=False).doc.step == "move"
+            except PbemError:
+                pass
+    return n
