@@ -109,6 +109,16 @@ def make_table(root: Path, seats: list[str], ruleset: str = "classic", options: 
     return table
 
 
+def mailed_table(root: Path, seats: list[str], **config: object) -> Table:
+    """A dealt game (make_table) whose seats and host read mail at NAME@example.org, with `config`."""
+    table = make_table(root, seats)
+    for s in seats:
+        table.host.set_email(s, f"{s}@example.org")
+    table.host.set_email("host", "referee@example.org")
+    table.host.set_config(**config)
+    return table
+
+
 def play_until(table: Table, stop, seed: int = 0, limit: int = 2000) -> None:
     """Bots on every seat answer packets until `stop(packet)` is true."""
     bots = {s: RandomBot(f"{seed}-{s}") for s in table.seats}

@@ -10,7 +10,7 @@ from email.parser import BytesParser
 from pathlib import Path
 
 import pytest
-from pbem_helpers import make_table, play_until
+from pbem_helpers import mailed_table, play_until
 
 from pbem.errors import UsageError
 from pbem.host.publish import publish_pending
@@ -39,12 +39,8 @@ def packet_seq(mail) -> int:
 
 @pytest.mark.slow
 def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None:
-    table = make_table(tmp_path, SEATS)
+    table = mailed_table(tmp_path, SEATS, languages={"bob": "zh-Hans"})
     host = table.host
-    for s in SEATS:
-        host.set_email(s, f"{s}@example.org")
-    host.set_email("host", "referee@example.org")
-    host.set_config(languages={"bob": "zh-Hans"})
     outbox = tmp_path / "outbox"
     courier = Courier(to_dir=outbox)
     clock = [1_000_000.0]

@@ -9,7 +9,7 @@ from email import policy
 from email.parser import BytesParser
 from pathlib import Path
 
-from pbem_helpers import make_table, play_until
+from pbem_helpers import mailed_table, play_until
 
 from pbem.host.publish import publish_pending
 from pbem.mail.courier import Courier
@@ -45,12 +45,8 @@ def _decoded(data: bytes) -> bytes:
 
 
 def test_mail_carries_talk_at_each_seats_pace(tmp_path: Path) -> None:
-    table = make_table(tmp_path, SEATS)
+    table = mailed_table(tmp_path, SEATS, digest="every", languages={"cat": "zh-Hans"})
     host = table.host
-    for s in SEATS:
-        host.set_email(s, f"{s}@example.org")
-    host.set_email("host", "referee@example.org")
-    host.set_config(digest="every", languages={"cat": "zh-Hans"})
     outbox = tmp_path / "outbox"
     clock = [1_000_000.0]
     mail = MailPublisher(host, Courier(to_dir=outbox), now=lambda: clock[0])
