@@ -128,6 +128,37 @@ def goal_word(goal: str) -> Msg:
     return Msg("@goal", {"goal": goal})
 
 
+def status_word(status: str) -> Msg:
+    """A hosted game's status (joining, playing, over) in words (pbem.ui.words.game_status)."""
+    return Msg("@status", {"status": status})
+
+
+def date_word(when: object, now: object = None) -> Msg:
+    """A moment (a datetime or ISO text) as the reader's date (pbem.ui.words.date; `now`, a
+    datetime, says whether the year is needed)."""
+    return Msg("@date", {"when": when, "now": now})
+
+
+def left_word(due: object, now: object) -> Msg:
+    """How long until `due`, or how late (pbem.ui.words.left)."""
+    return Msg("@left", {"due": due, "now": now})
+
+
+def span_word(seconds: float) -> Msg:
+    """A length of time in its two largest units (pbem.ui.words.span)."""
+    return Msg("@span", {"seconds": seconds})
+
+
+def reason_word(why: object) -> Msg:
+    """Why the host moved for a seat (pbem.ui.words.reason)."""
+    return Msg("@reason", {"why": why})
+
+
+def notice_word(doc: object, now: object) -> Msg:
+    """A host's notice document in one sentence (pbem.ui.words.notice_text)."""
+    return Msg("@notice", {"doc": doc, "now": now})
+
+
 def listed(items: Iterable[object], *, how: Literal["and", "list", "clauses"] = "and") -> Msg:
     """Items said as one list: `a, b and c` ("and"), `a, b, c` ("list"), `a; b; c` ("clauses")."""
     return Msg("@" + how, {"items": tuple(items)})
@@ -149,6 +180,8 @@ def english(value: object) -> str:
             return sep.join(english(i) for i in (items if isinstance(items, tuple) else ()))
         if value.id == "@os":
             return str(p.get("reason") or "")
+        if value.id == "@notice":
+            return str(getattr(p.get("doc"), "notice", ""))
         return english(next(iter(p.values()), ""))
     try:
         return value.id.format(**{k: english(v) for k, v in p.items()})
@@ -364,6 +397,12 @@ __all__ = [
     "kind_word",
     "step_word",
     "goal_word",
+    "status_word",
+    "date_word",
+    "left_word",
+    "span_word",
+    "reason_word",
+    "notice_word",
     "listed",
     "EXIT_CODES",
     "EXIT_INVALID_MOVE",

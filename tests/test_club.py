@@ -29,7 +29,7 @@ from pbem.host.clock import parse_time
 from pbem.host.store import moves
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
-from pbem.ui import when
+from pbem.ui import words
 
 SEATS = ["ann", "bob", "cat"]
 GAMES = ["oak", "elm", "ash"]
@@ -85,7 +85,7 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
     assert oak.deadline is not None and hosting["oak"]["due"] == oak.deadline.due and hosting["elm"]["due"] is None
     text = run(tmp_path, homes["referee"], "games", "--host").stdout
     assert all(f"{g['to_move']} to move" in text for g in hosting.values())
-    assert f"due {when.date(oak.deadline.due)} (in " in text
+    assert f"due {words.date(oak.deadline.due)} (in " in text
     played = json.loads(run(tmp_path, homes["ann"], "games", "--player", "--json").stdout)["playing"]
     assert sorted(p["name"] for p in played) == sorted(GAMES) and all(p["seat"] == "ann" for p in played)
     # a second pass changes nothing: every join is applied once

@@ -71,7 +71,7 @@ def test_due_in_words_in_three_languages() -> None:
     deadline = ("ann", "2026-12-03T18:00:00+00:00")
     assert when.due_line(*deadline, "ann", now) == "your move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours"
     assert when.due_line(*deadline, "bob", now) == "ann to move, due Thu 3 Dec 18:00 UTC, in 1 day 4 hours"
-    assert when.left("2026-12-02T10:30:00+00:00", now) == "3 hours 30 minutes late"
+    assert words.left("2026-12-02T10:30:00+00:00", now) == "3 hours 30 minutes late"
     with words.using("zh-Hans"):
         assert when.due_line(*deadline, "ann", now) == "轮到你了，截止 12月3日（周四）18:00 UTC，还有1天4小时"
     with words.using("zh-Hant"):

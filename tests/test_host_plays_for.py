@@ -25,6 +25,7 @@ from pbem.host.store import games
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import SealedMove, b64, move_commitment, seal_info, seal_json, sign
+from pbem.ui import failures
 
 
 def test_a_move_with_an_empty_nonce_is_refused(tmp_path, store_url: str) -> None:
@@ -56,7 +57,7 @@ def test_away_is_bounded_rate_limited_and_a_far_date_says_its_year(tmp_path, sto
     seat: a fourth in a day is refused. A date of another year is said with its year."""
     from pbem.errors import Conflict
     from pbem.seat import player
-    from pbem.ui import when, words
+    from pbem.ui import words
 
     clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="bot"), store_url)
     first = host.status()["to_move"]
@@ -66,27 +67,29 @@ def test_away_is_bounded_rate_limited_and_a_far_date_says_its_year(tmp_path, sto
         return player.make_request(me.invitation, first, ids[first], "away", until=until)
 
     before = store_dump(host.store.url)
-    with pytest.raises(BadPacket, match=r"ends Wed 1 Jan 9000 00:00 UTC, more than 14 days from now") as refused:
+    with pytest.raises(BadPacket) as refused:
         host.accept(away("9000-01-01T00:00:00+00:00"))
-    assert "at most 14 days" in str(refused.value.hint)
+    assert "ends Wed 1 Jan 9000 00:00 UTC, more than 14 days from now" in failures.message(refused.value)
+    assert "at most 14 days" in str(failures.hint(refused.value))
     assert store_dump(host.store.url) == before
     assert host.status()["deadline"]["due"] == "2026-12-01T13:00:00+00:00"
     for day in (5, 6, 7):  # three changes of mind in a day are taken
         assert host.accept(away(f"2026-12-{day:02}T00:00:00+00:00")).kind == "away"
     before = store_dump(host.store.url)
-    with pytest.raises(Conflict, match="sent 3 away notices in the last 1 day"):
+    with pytest.raises(Conflict) as refused:
         host.accept(away("2026-12-08T00:00:00+00:00"))
+    assert "sent 3 away notices in the last 1 day" in failures.message(refused.value)
     assert store_dump(host.store.url) == before
     assert [n.kind for n in host.notices()].count("away") == 3
     clock.advance(86400)  # a day later the seat may say so again
     assert host.accept(away("2026-12-09T00:00:00+00:00")).kind == "away"
     now = clock.now()
-    assert when.date("2026-12-09T00:00:00+00:00", now) == "Wed 9 Dec 00:00 UTC"
-    assert when.date("2027-01-01T00:00:00+00:00", now) == "Fri 1 Jan 2027 00:00 UTC"
+    assert words.date("2026-12-09T00:00:00+00:00", now) == "Wed 9 Dec 00:00 UTC"
+    assert words.date("2027-01-01T00:00:00+00:00", now) == "Fri 1 Jan 2027 00:00 UTC"
     with words.using("zh-Hans"):
-        assert when.date("2027-01-01T00:00:00+00:00", now) == "2027年1月1日（周五）00:00 UTC"
+        assert words.date("2027-01-01T00:00:00+00:00", now) == "2027年1月1日（周五）00:00 UTC"
     with words.using("zh-Hant"):
-        assert when.date("2027-01-01T00:00:00+00:00", now) == "2027年1月1日（週五）00:00 UTC"
+        assert words.date("2027-01-01T00:00:00+00:00", now) == "2027年1月1日（週五）00:00 UTC"
     host.close()
 
 
@@ -168,8 +171,9 @@ def test_the_host_library_plays_only_after_the_deadline_and_only_the_policys_mov
     clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=1800, on_timeout="bot"), store_url)
     first = host.status()["to_move"]
     before = store_dump(host.store.url)
-    with pytest.raises(Conflict, match="its deadline and grace run until Tue 1 Dec 13:30 UTC"):
+    with pytest.raises(Conflict) as refused:
         _play_for(host, first, "timeout")
+    assert "its deadline and grace run until Tue 1 Dec 13:30 UTC" in failures.message(refused.value)
     clock.advance(3600)  # due, but the grace runs
     with pytest.raises(Conflict, match="its deadline and grace run until"):
         _play_for(host, first, "timeout")

@@ -16,7 +16,7 @@ from pbem.host.deadlines import Timing
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
 from pbem.seat import player as P
-from pbem.ui import when
+from pbem.ui import zone
 
 SEATS = ["ann", "bob", "cat"]
 # dealt at noon UTC on 1 July 2026 with 48 hours to answer: due 3 July 12:00 UTC
@@ -85,9 +85,9 @@ def test_a_log_line_names_its_zone(monkeypatch: pytest.MonkeyPatch) -> None:
     noon = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
     monkeypatch.delenv("TZ", raising=False)
     try:
-        when.set_zone("Asia/Kolkata")
-        assert when.clock(noon) == "17:30:00 IST"
-        when.set_zone("Etc/GMT-5")  # a zone known by its offset alone
-        assert when.clock(noon) == "17:00:00 UTC+05"
+        zone.set_zone("Asia/Kolkata")
+        assert zone.clock(noon) == "17:30:00 IST"
+        zone.set_zone("Etc/GMT-5")  # a zone known by its offset alone
+        assert zone.clock(noon) == "17:00:00 UTC+05"
     finally:
-        when.set_zone(None)
+        zone.set_zone(None)

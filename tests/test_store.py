@@ -23,6 +23,7 @@ from pbem.host.store import HEAD, Store, metadata
 from pbem.protocol.documents import check_signature, read_blocks
 from pbem.seat import keys
 from pbem.seat import player as P
+from pbem.ui.words import notice_text
 
 FIXTURE = Path(__file__).parent / "fixtures" / "v1"
 PASS = b"correct horse"
@@ -176,14 +177,13 @@ def test_a_notice_of_the_first_deadlines_version_reads_and_other_nulls_do_not() 
     or in another kind of document, is still not canonical."""
     from pbem.protocol.crypto import canonical_json
     from pbem.protocol.documents import load_json, parse
-    from pbem.ui import when
 
     fixture = Path(__file__).parent / "fixtures" / "v1-deadlines"
     with sqlite3.connect(fixture / "game.db") as c:
         armored = c.execute("SELECT armored FROM notices WHERE kind = 'paused'").fetchone()[0]
     paused = read_blocks(armored)[0]
     assert b'"seat":null' in paused.payload and paused.doc.seat is None
-    assert "paused" in when.notice_text(paused.doc, datetime(2026, 12, 1, 14, 0, tzinfo=UTC))
+    assert "paused" in notice_text(paused.doc, datetime(2026, 12, 1, 14, 0, tzinfo=UTC))
     referee = keys.load_identity(fixture / "home-referee", "referee", PASS)
     doc = load_json(paused.payload[64:], "notice")
     for field in ("due", "until", "missed", "policy", "fingerprint"):

@@ -269,7 +269,6 @@ def test_deadline_notices_and_host_moves_speak_every_language(lang: str) -> None
     from datetime import datetime
 
     from pbem.host import timekeeper
-    from pbem.ui import when
 
     made = set(re.findall(r'_notice\(ch, "([a-z]+)"', Path(timekeeper.__file__).read_text()))
     assert made == set(NOTICE_KINDS)
@@ -277,11 +276,11 @@ def test_deadline_notices_and_host_moves_speak_every_language(lang: str) -> None
     fields = {"seat": "ann", "seq": 7, "missed": 2, "policy": "bot", "fingerprint": "ab12", "due": "2026-12-03T18:00:00+00:00"}
     with words.using(lang):
         for kind in NOTICE_KINDS:
-            line = when.notice_line(kind, now, **fields)  # type: ignore[arg-type]
+            line = words.notice_line(kind, now, **fields)  # type: ignore[arg-type]
             assert HAN.search(line) and not line.startswith(kind), (kind, line)
         for why in ("timeout", "absent", "resigned"):
-            assert HAN.search(when.reason(why)), why
-        assert when.span(90061) in ("1天1小时", "1天1小時")
+            assert HAN.search(words.reason(why)), why
+        assert words.span(90061) in ("1天1小时", "1天1小時")
 
 
 def _glossary(term: str) -> tuple[str, str]:

@@ -43,7 +43,7 @@ from pbem.mail.publisher import MailPublisher
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
-from pbem.ui import failures, when, words
+from pbem.ui import failures, words, zone
 from pbem.ui.terminal import printable
 from pbem.ui.words import kind_name, labelled, language, t, using
 
@@ -55,7 +55,7 @@ def stamp_log(prefix: str = "host") -> Log:
     """A log that prints time-stamped lines; the lines quote what strangers sent, so they go
     through the one terminal sanitiser."""
     def log(message: str) -> None:
-        print(printable(f"{when.clock()} {prefix}: {message}"), flush=True)
+        print(printable(f"{zone.clock()} {prefix}: {message}"), flush=True)
 
     return log
 
@@ -121,7 +121,7 @@ class FolderHost:
                 current = self._process(h, data, paths, current)
         ticked = self.host.tick()  # reminders, late notices, timeouts
         for out in ticked:
-            self.log(out.message)
+            self.log(words.render(out.message))
         if groups or ticked:  # an idle pass does not ask the store again (the next pass starts by publishing)
             self._publish()
             status = self.host.head()[1]
@@ -236,7 +236,7 @@ class MailHost:
             self.log(t("skipped {n} message(s) read before", n=old))
             self.source.old = 0
         for out in self.host.tick():  # reminders, late notices, timeouts
-            self.log(out.message)
+            self.log(words.render(out.message))
         self._mail()
         if self.host.head()[1] == "over":
             self.log(game_over_line(self.host))

@@ -45,12 +45,12 @@ def reader_zone(home: Path | None) -> Path | None:
     is not set, dates are shown in the time zone its profile names (pbem.ui.when)."""
     import os
 
-    from pbem.ui import when
+    from pbem.ui import zone
 
     if not os.environ.get("TZ"):
         from pbem.seat.home import key_home, profile_zone
 
-        when.set_zone(profile_zone(key_home(home)))
+        zone.set_zone(profile_zone(key_home(home)))
     return home
 
 

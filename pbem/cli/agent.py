@@ -10,7 +10,7 @@ from pbem.cli._common import HomeOpt, JsonOpt, PassOpt
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
-from pbem.ui import when, words
+from pbem.ui import words
 from pbem.ui.words import t
 
 app = typer.Typer(help="Unlock your keys once per session (like ssh-agent).", no_args_is_help=True)
@@ -49,7 +49,7 @@ def start(
         client.add(identity, lifetime)
     listed = words.listing(i.name for i in unlocked)
     typer.echo(t("agent holds {names} for {span} (socket {path}); 'pbem agent stop' forgets them", names=listed,
-                 span=when.span(lifetime), path=client.path))
+                 span=words.span(lifetime), path=client.path))
 
 
 @app.command("status")
@@ -67,7 +67,7 @@ def status(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
         typer.echo(t("no key agent is running for this key home"))
         return
     for k in held:
-        typer.echo(t("{name}  forgotten in {span}", name=k.get("name"), span=when.span(float(k.get("left") or 0))))
+        typer.echo(t("{name}  forgotten in {span}", name=k.get("name"), span=words.span(float(k.get("left") or 0))))
 
 
 @app.command("stop")

@@ -48,7 +48,7 @@ def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> s
     """The deadline rules in words (a trustless game's blind host only reminds and says who is
     late: it marks nobody absent, so that rule is not said)."""
     from pbem.host.deadlines import DAY_NAMES, DEFAULT_MAX_AWAY
-    from pbem.ui.when import span
+    from pbem.ui.words import span
 
     if not timing or not timing.get("deadline"):
         return t("no deadlines (the game waits for every move)")
@@ -129,7 +129,7 @@ def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: Ke
     """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
     host = _classic_host(game, store, db, keys, t("pause a game"))
     try:
-        typer.echo(host.pause().message)
+        typer.echo(words.render(host.pause().message))
     finally:
         host.close()
 
@@ -139,7 +139,7 @@ def game_resume(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: K
     """Host: resume a paused game; the time that was left is left again."""
     host = _classic_host(game, store, db, keys, t("resume a game"))
     try:
-        typer.echo(host.resume().message)
+        typer.echo(words.render(host.resume().message))
     finally:
         host.close()
 
@@ -170,7 +170,7 @@ def game_reseat(
     try:
         new = _public_key(key, keys.home)
         document = host.reseat_document(seat.lower(), new)
-        typer.echo(host.accept(document).message)
+        typer.echo(words.render(host.accept(document).message))
         write_packets(host, out or host_out_dir(host))
     finally:
         host.close()

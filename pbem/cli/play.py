@@ -176,9 +176,9 @@ def apply(
             try:
                 for block in read_file(f):
                     outcome = host.accept(block)
-                    results.append({"file": str(f), "outcome": outcome.kind, "message": outcome.message, "seq": outcome.seq})
+                    results.append({"file": str(f), "outcome": outcome.kind, "message": words.render(outcome.message), "seq": outcome.seq})
                     if not as_json:
-                        typer.echo(outcome.message)
+                        typer.echo(words.render(outcome.message))
             except Exception as exc:  # report which file failed, then let the CLI print it
                 exc.source = str(f)  # type: ignore[attr-defined]
                 failed = (f, exc)
@@ -347,7 +347,7 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
         w = st["waiting"]
         line = words.game_turn(st["status"], st["to_move"], w, sum(s["joined"] for s in st["seats"]), len(st["seats"]))
         if w and "due" in w:
-            from pbem.ui.when import date, left
+            from pbem.ui.words import date, left
 
             line += t("clause sep") + t("due {when} ({left})", when=date(w["due"]), left=left(w["due"], datetime.now(UTC)))
         typer.echo(line)
@@ -436,7 +436,7 @@ def games(
 
 def _hosted_line(row: GameOverview, now: datetime) -> str:
     """A game you host, as `pbem games` lists it: round and packet, whose turn, since when, by when."""
-    from pbem.ui.when import date, left
+    from pbem.ui.words import date, left
 
     turn = words.game_turn(row["status"], row["to_move"], row["waiting"], row["joined"], row["seats"])
     due = ""
@@ -451,7 +451,7 @@ def _hosted_line(row: GameOverview, now: datetime) -> str:
 
 def _played_line(g: dict[str, Any], now: datetime) -> str:
     """A game you play, as `pbem games` lists it: your seat, round and packet, whose turn, by when."""
-    from pbem.ui.when import date, left
+    from pbem.ui.words import date, left
 
     if g["seq"] is None:
         state = t("no packet opened with this key home yet")

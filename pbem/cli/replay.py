@@ -226,7 +226,7 @@ def stall_line(rep: Any) -> str:
     deadlines, since when they are late: a trustless table cannot go on without them)."""
     from datetime import datetime
 
-    from pbem.ui.when import date, left
+    from pbem.ui.words import date, left
 
     line = t("the chain stops at packet {seq}: the table waits for the {step} step from {seats} since packet {since}",
              seq=rep.packets, step=words.step_name(rep.step), seats=words.join(rep.waiting), since=rep.since)

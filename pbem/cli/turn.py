@@ -15,7 +15,7 @@ import typer
 from pbem.cli._common import HintsOpt, JsonOpt, KeyOptions, MailIn, Reply, Smtp, ToDirOpt, grouped
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError, msg
-from pbem.ui import failures, when
+from pbem.ui import failures, words
 from pbem.ui.terminal import printable
 from pbem.ui.words import t
 
@@ -161,7 +161,7 @@ def show_turn(turn: Turn, hints: bool = False) -> None:
             now = datetime.now(UTC)
             typer.echo(t("news") + ":")
             for n in turn.notices:
-                typer.echo(f"  - {when.notice_text(n, now)}")
+                typer.echo(f"  - {words.notice_text(n, now)}")
         for line in talk_lines(fresh):
             typer.echo(line)
     if fresh:

@@ -44,7 +44,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 
 from engine.catalog import CLASSIC
-from pbem.errors import BadPacket, BadSignature, Conflict, UsageError
+from pbem.errors import BadPacket, BadSignature, Conflict, UsageError, kind_word, listed, msg, notice_word, step_word
 from pbem.host import sqlite
 from pbem.host import talk as table_talk
 from pbem.host.clock import REAL, Clock, stamp
@@ -82,9 +82,6 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.protocol.trustless.public import PublicTable
-from pbem.ui import when
-from pbem.ui.words import join as and_list
-from pbem.ui.words import kind_name, step_name, t
 
 _Said = TypeVar("_Said")
 META = MetaData()
@@ -126,8 +123,8 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
     checked = check_new_game(path, name, ruleset, seats, options)
     host_mail = check_host_mail(host_mail)
     if checked != CLASSIC:  # swap-hat, inspect and the thefts need more than a view can apply (docs/trustless.md §9)
-        raise UsageError(t("a trustless game plays the classic rules only, not {ruleset}", ruleset=repr(checked)),
-                         hint=t("leave out --ruleset, or play without --trustless"))
+        raise UsageError(msg("a trustless game plays the classic rules only, not {ruleset}", ruleset=repr(checked)),
+                         hint=msg("leave out --ruleset, or play without --trustless"))
     path.parent.mkdir(parents=True, exist_ok=True)
     game_id = f"{name}-{os.urandom(4).hex()}"
     invitation = sign(Invitation(game=game_id, name=name, ruleset=checked, options=sorted(options),
@@ -146,8 +143,8 @@ def check_timing(timing: Timing) -> Timing:
     timeout policy `wait` only (docs/trustless.md §10 says why there is no other)."""
     timing.check()
     if timing.on_timeout != "wait":
-        raise UsageError(t("a trustless game takes --on-timeout wait only, not {policy}", policy=timing.on_timeout),
-                         hint=t("the blind host holds no seat's keys, so it cannot move or send tokens for a "
+        raise UsageError(msg("a trustless game takes --on-timeout wait only, not {policy}", policy=timing.on_timeout),
+                         hint=msg("the blind host holds no seat's keys, so it cannot move or send tokens for a "
                                 "silent seat (docs/trustless.md §10)"))
     return timing
 
@@ -155,14 +152,14 @@ def check_timing(timing: Timing) -> Timing:
 def check_no_absent_rule(absent_after: int | None) -> None:
     """Refuse --absent-after for a trustless game: its host marks nobody absent (§10)."""
     if absent_after is not None:
-        raise UsageError(t("--absent-after does not apply to a trustless game: its host marks nobody absent"),
-                         hint=t("a trustless game's deadlines remind and say who is late (docs/trustless.md §10)"))
+        raise UsageError(msg("--absent-after does not apply to a trustless game: its host marks nobody absent"),
+                         hint=msg("a trustless game's deadlines remind and say who is late (docs/trustless.md §10)"))
 
 
 class BlindHost:
     def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
         if not is_blind(path):
-            raise UsageError(t("{path} is not a trustless game's store", path=repr(str(path))))
+            raise UsageError(msg("{path} is not a trustless game's store", path=repr(str(path))))
         self.path = path
         self.engine = _engine(path)
         self.identity = identity
@@ -273,8 +270,8 @@ class BlindHost:
         """Set (or with None remove) the mail address of a seat or of the host ('host')."""
         seats = [p.name for p in self.inv.doc.seats]
         if name not in seats and name != HOST:
-            raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=self.inv.game),
-                             hint=t("seats: {list}", list=", ".join(seats)) + t("; or 'host'"))
+            raise UsageError(msg("no seat {name} in game {game}", name=repr(name), game=self.inv.game),
+                             hint=msg("seats: {list}", list=", ".join(seats)) + msg("; or 'host'"))
         with self._transaction() as c:
             emails = dict(self._config(c).get("emails") or {})
             if address is None:
@@ -317,7 +314,7 @@ class BlindHost:
                             **fields), me)
         NOTICES.create(c, checkfirst=True)
         c.execute(insert(NOTICES).values(seq=seq, kind=kind, seat=seat, armored=block.armored()))
-        return Outcome("notice", t("notice: {line}", line=when.notice_text(block.doc, self.clock.now())))
+        return Outcome("notice", msg("notice: {line}", line=notice_word(block.doc, self.clock.now())))
 
     def _clock(self, c: Connection, table: PublicTable, seq: int) -> str | None:
         """The due time of the step packet `seq` waits for (None: no deadlines). A packet that
@@ -437,9 +434,9 @@ class BlindHost:
 
     def _me(self) -> Identity:
         if self.identity is None:
-            raise UsageError(t("this command needs the host's key"))
+            raise UsageError(msg("this command needs the host's key"))
         if self.identity.public.encode() != self.inv.doc.host.key:
-            raise BadSignature(t("key {name} is not the host key of game {game}", name=repr(self.identity.name),
+            raise BadSignature(msg("key {name} is not the host key of game {game}", name=repr(self.identity.name),
                                  game=self.inv.game))
         return self.identity
 
@@ -447,21 +444,21 @@ class BlindHost:
         seat = block.doc.seat
         keys = self.inv.doc.seat_keys()
         if seat not in keys:
-            raise BadPacket(t("no seat {seat} in game {game}", seat=repr(seat[:40]), game=self.inv.game))
+            raise BadPacket(msg("no seat {seat} in game {game}", seat=repr(seat[:40]), game=self.inv.game))
         if block.signer.encode() != keys[seat]:
-            raise BadSignature(t("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key",
-                                 kind=kind_name(block.kind), name=repr(seat), fingerprint=block.signer.fingerprint()))
+            raise BadSignature(msg("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key",
+                                 kind=kind_word(block.kind), name=repr(seat), fingerprint=block.signer.fingerprint()))
         return str(seat)
 
     def accept(self, block: Signed[Any]) -> Outcome:
         """Take one join or mental block, or refuse it without changing anything."""
         me = self._me()
         if block.game != self.inv.game:
-            raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=kind_name(block.kind), other=repr(block.game),
+            raise BadPacket(msg("this {kind} is for game {other}, not {game}", kind=kind_word(block.kind), other=repr(block.game),
                               game=repr(self.inv.game)))
         if not isinstance(block.doc, (Join, Mental, Talk)):
-            raise BadPacket(t("the host of a trustless game takes join files, table messages and table talk, not "
-                              "{a_kind}", a_kind=kind_name(block.kind, article=True)))
+            raise BadPacket(msg("the host of a trustless game takes join files, table messages and table talk, not "
+                              "{a_kind}", a_kind=kind_word(block.kind, article=True)))
         seat = self._check_signer(block)
         self._stored = None
         with self._transaction() as c:  # taking a block forgets the table it changes (_join, _mental)
@@ -486,10 +483,10 @@ class BlindHost:
         old = c.execute(select(JOINS).where(JOINS.c.seat == seat)).first()
         if old is not None:
             if old.hash == block.hash:
-                return Outcome("duplicate", t("{seat}'s join was already applied; nothing changed", seat=seat))
-            raise Conflict(t("{seat} has already joined with a different join file", seat=seat))
+                return Outcome("duplicate", msg("{seat}'s join was already applied; nothing changed", seat=seat))
+            raise Conflict(msg("{seat} has already joined with a different join file", seat=seat))
         if block.doc.invitation != self.inv.hash:
-            raise BadPacket(t("{seat}'s join answers another invitation", seat=seat))
+            raise BadPacket(msg("{seat}'s join answers another invitation", seat=seat))
         table, _, _ = self.table(c)
         self._known = None
         table.check_proofs = True
@@ -498,28 +495,28 @@ class BlindHost:
         joined = {r.seat: r.payload for r in c.execute(select(JOINS))}
         waiting = [p for p in table.players if p not in joined]
         if waiting:
-            return Outcome("joined", t("{seat} joined (key shares checked); waiting for {seats}", seat=seat,
-                                        seats=and_list(waiting)))
+            return Outcome("joined", msg("{seat} joined (key shares checked); waiting for {seats}", seat=seat,
+                                        seats=listed(waiting)))
         relayed = [Relayed(kind="join", block=b64(joined[p])) for p in table.players]
         seq = self._publish(c, me, table, relayed, 1, self.inv.hash)
-        return Outcome("dealt", t("{seat} joined; everyone is in: packet {seq}, {first} shuffles first", seat=seat,
+        return Outcome("dealt", msg("{seat} joined; everyone is in: packet {seq}, {first} shuffles first", seat=seat,
                                    seq=seq, first=table.players[0]), seq)
 
     def _mental(self, c: Connection, me: Identity, block: Signed[Mental], seat: str) -> Outcome:
         doc = block.doc
         if c.execute(select(PACKETS.c.seq).where(PACKETS.c.relayed == block.hash)).first() is not None:
-            return Outcome("duplicate", t("{seat}'s {step} was already relayed; nothing changed", seat=seat,
-                                           step=step_name(doc.step)))
+            return Outcome("duplicate", msg("{seat}'s {step} was already relayed; nothing changed", seat=seat,
+                                           step=step_word(doc.step)))
         answered = c.execute(select(PACKETS.c.hash).where(PACKETS.c.seq == doc.seq)).first()
         if answered is None or answered.hash != doc.packet:
-            raise BadPacket(t("{seat}'s {step} answers packet {seq} {hash}, which this host never sent", seat=seat,
-                              step=step_name(doc.step), seq=doc.seq, hash=doc.packet[:12]))
+            raise BadPacket(msg("{seat}'s {step} answers packet {seq} {hash}, which this host never sent", seat=seat,
+                              step=step_word(doc.step), seq=doc.seq, hash=doc.packet[:12]))
         table, seq, head = self.table(c)
         self._known = None
         line = table.take(doc, seq)
         out = self._publish(c, me, table, [Relayed(kind="mental", block=b64(block.payload))], seq + 1, head,
                             relayed_hash=block.hash)
-        return Outcome("applied", t("{line}: packet {seq}", line=line, seq=out), out)
+        return Outcome("applied", msg("{line}: packet {seq}", line=line, seq=out), out)
 
     def _publish(self, c: Connection, me: Identity, table: PublicTable, relayed: list[Relayed], seq: int, prev: str,
                  relayed_hash: str = "") -> int:

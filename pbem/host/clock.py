@@ -10,8 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from pbem.errors import BadPacket
-from pbem.ui.words import t
+from pbem.errors import BadPacket, msg
 
 
 class Clock(Protocol):
@@ -57,6 +56,6 @@ def parse_time(text: object) -> datetime:
     try:
         when = datetime.fromisoformat(str(text))
     except ValueError:
-        raise BadPacket(t("bad time {text}", text=repr(str(text)[:40])),
-                        hint=t("times are ISO 8601, e.g. 2026-12-03T18:00:00+00:00")) from None
+        raise BadPacket(msg("bad time {text}", text=repr(str(text)[:40])),
+                        hint=msg("times are ISO 8601, e.g. 2026-12-03T18:00:00+00:00")) from None
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)

@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from engine.catalog import RULESETS, Ruleset, is_ruleset
 from engine.state import OPTIONS, PLAYER_RANGE, ROUNDS_PER_GAME
-from pbem.errors import UsageError
+from pbem.errors import UsageError, msg
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.paths import as_url
 from pbem.host.store import Store, games, seats
@@ -25,7 +25,6 @@ from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import HostParty, Invitation, Party, Signed, mail_address_ok, seal_info, seal_json, sign
-from pbem.ui.words import t
 
 
 def open_store(store: Store | Path | str, *, create: bool = False) -> tuple[Store, bool]:
@@ -41,30 +40,31 @@ def check_new_game(path: Path | None, name: str, ruleset: str, seats: list[tuple
     that needs a file of its own (the blind host's) refuses one that exists."""
     check_game_name(name)
     if not is_ruleset(ruleset):
-        raise UsageError(t("unknown ruleset {name}", name=repr(ruleset)), hint=t("use one of: {choices}", choices=", ".join(RULESETS)))
+        raise UsageError(msg("unknown ruleset {name}", name=repr(ruleset)), hint=msg("use one of: {choices}", choices=", ".join(RULESETS)))
     lo, hi = PLAYER_RANGE[ruleset]
     if not lo <= len(seats) <= hi:
-        raise UsageError(t("{ruleset} is played by {lo}-{hi} players, not {n}", ruleset=ruleset, lo=lo, hi=hi, n=len(seats)))
+        raise UsageError(msg("{ruleset} is played by {lo}-{hi} players, not {n}", ruleset=ruleset, lo=lo, hi=hi, n=len(seats)))
     names = [n for n, _ in seats]
     for n in names:
         check_seat_name(n)
     if len(set(names)) != len(names):
-        raise UsageError(t("two seats have the same name"))
+        raise UsageError(msg("two seats have the same name"))
     if len({k.encode() for _, k in seats}) != len(seats):
-        raise UsageError(t("two seats have the same public key"))
+        raise UsageError(msg("two seats have the same public key"))
     bad = set(options) - set(OPTIONS)
     if bad:
-        raise UsageError(t("unknown option {name}", name=repr(sorted(bad)[0])), hint=t("use one of: {choices}", choices=", ".join(OPTIONS)))
+        raise UsageError(msg("unknown option {name}", name=repr(sorted(bad)[0])),
+                         hint=msg("use one of: {choices}", choices=", ".join(OPTIONS)))
     if path is not None and path.exists():
-        raise UsageError(t("{path} already exists", path=repr(str(path))), hint=t("choose another game name or --db"))
+        raise UsageError(msg("{path} already exists", path=repr(str(path))), hint=msg("choose another game name or --db"))
     return ruleset
 
 
 def check_host_mail(address: str | None) -> str | None:
     """The host's mail address as an invitation may sign it (None: none given)."""
     if address is not None and not mail_address_ok(address):
-        raise UsageError(t("{address} is no mail address the invitation can name", address=repr(address)),
-                         hint=t("write it as user@example.org"))
+        raise UsageError(msg("{address} is no mail address the invitation can name", address=repr(address)),
+                         hint=msg("write it as user@example.org"))
     return address
 
 
@@ -95,8 +95,8 @@ def create_game(
                                      host=HostParty(name=host.name, key=host.public.encode(), mail=host_mail),
                                      seats=[Party(name=n, key=k.encode()) for n, k in seat_keys],
                                      commitments=commitments, created=stamp(clock.now())), host)
-        taken = UsageError(t("store {store} already has a game called {name}", store=repr(st.label), name=repr(name)),
-                           hint=t("choose another game name (pbem games lists them)"))
+        taken = UsageError(msg("store {store} already has a game called {name}", store=repr(st.label), name=repr(name)),
+                           hint=msg("choose another game name (pbem games lists them)"))
         try:
             with st.write() as c:
                 if c.execute(select(games.c.id).where(games.c.name == name)).first() is not None:

@@ -13,9 +13,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypedDict
 
-from pbem.errors import UsageError
+from pbem.errors import UsageError, msg
 from pbem.host.clock import parse_time
-from pbem.ui.words import t
 
 
 class DeadlineStatus(TypedDict):
@@ -58,14 +57,14 @@ def parse_duration(text: str, what: str, *, off: tuple[str, ...] = ()) -> float:
         return 0.0
     parts = _PART.findall(spec)
     if not spec or "".join(n + u for n, u in parts) != spec:
-        hint = (t("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h, or {word}", word=off[0]) if off
-                else t("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h"))
-        raise UsageError(t("bad {what} {text}", what=what, text=repr(text)), hint=hint)
+        hint = (msg("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h, or {word}", word=off[0]) if off
+                else msg("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h"))
+        raise UsageError(msg("bad {what} {text}", what=what, text=repr(text)), hint=hint)
     seconds = sum(float(n) * UNITS[u] for n, u in parts)
     if seconds <= 0:
-        raise UsageError(t("{what} {text} must be longer than nothing", what=what, text=repr(text)))
+        raise UsageError(msg("{what} {text} must be longer than nothing", what=what, text=repr(text)))
     if seconds >= _LONGEST:  # a span no date can be that far from now (years 1-9999)
-        raise UsageError(t("{what} {text} is too long", what=what, text=repr(text)))
+        raise UsageError(msg("{what} {text} is too long", what=what, text=repr(text)))
     return seconds
 
 
@@ -75,8 +74,8 @@ def parse_days(text: str) -> list[int]:
     for item in str(text).lower().replace(" ", "").split(","):
         lo, sep, hi = item.partition("-")
         if lo not in DAY_NAMES or (sep and hi not in DAY_NAMES):
-            raise UsageError(t("bad {what} {text}", what="--days", text=repr(text)),
-                             hint=t("write day names like mon-fri or mon,wed,fri"))
+            raise UsageError(msg("bad {what} {text}", what="--days", text=repr(text)),
+                             hint=msg("write day names like mon-fri or mon,wed,fri"))
         a, b = DAY_NAMES.index(lo), DAY_NAMES.index(hi) if sep else DAY_NAMES.index(lo)
         days.update(range(a, b + 1) if a <= b else [*range(a, 7), *range(0, b + 1)])
     return sorted(days)
@@ -91,8 +90,8 @@ def parse_reminder(text: str) -> str:
         except ValueError:
             pct = -1
         if not 0 < pct < 100:
-            raise UsageError(t("bad {what} {text}", what="--remind", text=repr(text)),
-                             hint=t("a share of the time between 0% and 100%, e.g. 50%"))
+            raise UsageError(msg("bad {what} {text}", what="--remind", text=repr(text)),
+                             hint=msg("a share of the time between 0% and 100%, e.g. 50%"))
         return spec
     parse_duration(spec, "--remind")
     return spec
@@ -105,16 +104,16 @@ def parse_when(text: str, now: datetime) -> datetime:
     try:
         when = now + timedelta(seconds=parse_duration(spec, "--until"))
     except OverflowError:  # past the year 9999
-        raise UsageError(t("{what} {text} is too long", what="--until", text=repr(text))) from None
+        raise UsageError(msg("{what} {text} is too long", what="--until", text=repr(text))) from None
     except UsageError:
         try:
             when = parse_time(spec)
         except Exception:
-            raise UsageError(t("bad {what} {text}", what="--until", text=repr(text)),
-                             hint=t("write a date like 2026-12-10, a time like 2026-12-10T18:00Z, or a duration like 3d")) from None
+            raise UsageError(msg("bad {what} {text}", what="--until", text=repr(text)),
+                             hint=msg("write a date like 2026-12-10, a time like 2026-12-10T18:00Z, or a duration like 3d")) from None
     if when <= now:
-        raise UsageError(t("{text} is in the past", text=repr(text)),
-                         hint=t("it is now {now} UTC", now=now.strftime("%Y-%m-%d %H:%M")))
+        raise UsageError(msg("{text} is in the past", text=repr(text)),
+                         hint=msg("it is now {now} UTC", now=now.strftime("%Y-%m-%d %H:%M")))
     return when
 
 
@@ -179,13 +178,13 @@ class Timing:
 
     def check(self) -> Timing:
         if self.on_timeout not in POLICIES:
-            raise UsageError(t("bad {what} {text}", what="--on-timeout", text=repr(self.on_timeout)),
-                             hint=t("use one of: {choices}", choices=", ".join(POLICIES)))
+            raise UsageError(msg("bad {what} {text}", what="--on-timeout", text=repr(self.on_timeout)),
+                             hint=msg("use one of: {choices}", choices=", ".join(POLICIES)))
         if self.absent_after < 1:
-            raise UsageError(t("bad {what} {text}", what="--absent-after", text=self.absent_after),
-                             hint=t("at least 1 missed deadline"))
+            raise UsageError(msg("bad {what} {text}", what="--absent-after", text=self.absent_after),
+                             hint=msg("at least 1 missed deadline"))
         if self.days is not None and not self.days:
-            raise UsageError(t("--days names no day"))
+            raise UsageError(msg("--days names no day"))
         return self
 
     def add(self, start: datetime, seconds: float) -> datetime:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NotRequired, Protocol, Self, TypedDict, TypeVar
 
+from pbem.errors import Text
 from pbem.host.deadlines import ClockStatus, Timing
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class Outcome:
     """What happened to one input block, in a line a person can read."""
 
     kind: str  # joined, dealt, applied, duplicate, notice, talk
-    message: str
+    message: Text  # said by the edge that shows it (pbem.ui.words.render)
     seq: int | None = None
 
 

@@ -16,7 +16,7 @@ from engine.rules import apply as apply_move
 from engine.rules import check as check_move
 from engine.state import OVER, RoundState
 from engine.views import view
-from pbem.errors import BadPacket, Conflict, StaleMove
+from pbem.errors import BadPacket, Conflict, StaleMove, listed, msg, reason_word, status_word
 from pbem.host import timekeeper
 from pbem.host.change import Change, Seat
 from pbem.host.creation import host_info
@@ -43,8 +43,6 @@ from pbem.protocol.documents import (
     unb64,
 )
 from pbem.protocol.timeout import policy_move
-from pbem.ui import when
-from pbem.ui.words import game_status, join, t
 
 _MOVE_SEEN = select(moves.c.id).where(moves.c.file_hash == bindparam("b_hash"))
 _ADD_MOVE = insert(moves)
@@ -57,15 +55,15 @@ def take_join(ch: Change, block: Signed[Join]) -> Outcome:
     c = ch.c
     seat = ch.seat_of(block)
     if c.execute(select(joins.c.file_hash).where(joins.c.file_hash == block.hash)).first() is not None:
-        return Outcome("duplicate", t("{seat}'s join was already applied; nothing changed", seat=seat.name))
+        return Outcome("duplicate", msg("{seat}'s join was already applied; nothing changed", seat=seat.name))
     if block.doc.invitation != ch.facts.invitation_hash:
-        raise BadPacket(t("{seat}'s join answers another invitation", seat=seat.name))
+        raise BadPacket(msg("{seat}'s join answers another invitation", seat=seat.name))
     where = (seats.c.game_id == ch.facts.id) & (seats.c.name == seat.name)
     if c.execute(select(seats.c.joined_at).where(where)).scalar() is not None:
-        raise Conflict(t("{seat} has already joined with a different join file", seat=seat.name))
+        raise Conflict(msg("{seat} has already joined with a different join file", seat=seat.name))
     contribution = unb64(block.doc.contribution, "contribution")
     if len(contribution) != fairness.CONTRIBUTION_BYTES:
-        raise BadPacket(t("{seat}'s contribution has {n} bytes, not {want}", seat=seat.name, n=len(contribution),
+        raise BadPacket(msg("{seat}'s contribution has {n} bytes, not {want}", seat=seat.name, n=len(contribution),
                           want=fairness.CONTRIBUTION_BYTES))
     at = ch.now()
     c.execute(update(seats).where(where).values(contribution=b64(contribution), joined_at=at, last_activity=at))
@@ -73,10 +71,10 @@ def take_join(ch: Change, block: Signed[Join]) -> Outcome:
     waiting = [r.name for r in c.execute(select(seats.c.name).where(seats.c.game_id == ch.facts.id,
                                                                     seats.c.joined_at.is_(None)).order_by(seats.c.idx))]
     if waiting:
-        return Outcome("joined", t("{seat} joined; waiting for {waiting}", seat=seat.name, waiting=join(waiting)))
+        return Outcome("joined", msg("{seat} joined; waiting for {waiting}", seat=seat.name, waiting=listed(waiting)))
     state = deal(ch, 1, Carry())
     seq = publish(ch, state, moves=[], events=[])
-    return Outcome("dealt", t("{seat} joined; everyone is in: round 1 dealt, packet {seq}", seat=seat.name, seq=seq), seq)
+    return Outcome("dealt", msg("{seat} joined; everyone is in: round 1 dealt, packet {seq}", seat=seat.name, seq=seq), seq)
 
 
 
@@ -88,24 +86,24 @@ def take_move(ch: Change, block: Signed[Move]) -> Outcome:
     # the next one): only a move that does not answer the head may be one already applied.
     answers_head = block.doc.seq == g["seq"] and block.doc.packet == g["head"]
     if not answers_head and c.execute(_MOVE_SEEN, {"b_hash": block.hash}).first() is not None:
-        return Outcome("duplicate", t("this move by {seat} was already applied; nothing changed", seat=seat.name))
+        return Outcome("duplicate", msg("this move by {seat} was already applied; nothing changed", seat=seat.name))
     if g["status"] != "playing":
-        raise StaleMove(t("game {game} is {status}; it takes no moves now", game=f.id, status=game_status(g["status"])))
+        raise StaleMove(msg("game {game} is {status}; it takes no moves now", game=f.id, status=status_word(g["status"])))
     if block.doc.by is not None:
-        raise BadPacket(t("{seat}'s move says it was made by the {by}; only the host marks its own moves", seat=seat.name,
+        raise BadPacket(msg("{seat}'s move says it was made by the {by}; only the host marks its own moves", seat=seat.name,
                           by=block.doc.by))
     answered = block.doc.seq
     if not answers_head:
-        raise StaleMove(t("{seat}'s move answers packet {answered}, but the game is at packet {seq}", seat=seat.name,
-                          answered=answered, seq=g["seq"]), hint=t("show the latest packet and move again"))
+        raise StaleMove(msg("{seat}'s move answers packet {answered}, but the game is at packet {seq}", seat=seat.name,
+                          answered=answered, seq=g["seq"]), hint=msg("show the latest packet and move again"))
     state = ch.state()
     if state.player != seat.name:
-        raise StaleMove(t("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
+        raise StaleMove(msg("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
     sealed = open_as(SealedMove, block.doc.sealed, ch.signer(), seal_info(f.id, g["seq"], seat.name, HOST, "move"))
     text = sealed.move
     nonce = move_nonce(sealed.nonce)
     if move_commitment(nonce, text) != block.doc.commit:
-        raise BadPacket(t("{seat}'s move file does not match its commitment", seat=seat.name))
+        raise BadPacket(msg("{seat}'s move file does not match its commitment", seat=seat.name))
     return apply(ch, seat, state, text, nonce, block)
 
 
@@ -119,10 +117,10 @@ def play_for(ch: Change, seat: Seat, state: RoundState, why: str, text: str | No
     me = ch.signer()
     policy = timekeeper.may_play_for(ch, seat.name, why)
     if state.player != seat.name:
-        raise Conflict(t("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
+        raise Conflict(msg("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
     chosen = policy_move(view(state, seat.name), seat.name, policy, f.id, g["seq"])
     if text is not None and text != chosen:
-        raise Conflict(t("the host may play only its timeout policy's move for {seat}: {policy} plays {move}, "
+        raise Conflict(msg("the host may play only its timeout policy's move for {seat}: {policy} plays {move}, "
                          "not {other}", seat=seat.name, policy=policy, move=repr(chosen), other=repr(text)))
     nonce = os.urandom(MOVE_NONCE_LEN)
     info = seal_info(f.id, g["seq"], seat.name, HOST, "move")
@@ -139,8 +137,8 @@ def apply(ch: Change, seat: Seat, state: RoundState, text: str, nonce: bytes, bl
     c, g, f = ch.c, ch.g, ch.facts
     move = check_move(state, text)  # the canonical, resolved move
     if str(move) != text:
-        raise BadPacket(t("{seat}'s move {text} is not in canonical form", seat=seat.name, text=repr(text)),
-                        hint=t("write moves with 'pbem move'"))
+        raise BadPacket(msg("{seat}'s move {text} is not in canonical form", seat=seat.name, text=repr(text)),
+                        hint=msg("write moves with 'pbem move'"))
     events = apply_move(state, move)
     said = str(move.public())
     g["move_no"] += 1
@@ -168,13 +166,13 @@ def apply(ch: Change, seat: Seat, state: RoundState, text: str, nonce: bytes, bl
     seq = publish(ch, state, moves=moved, events=events, result=result,
                   ended=ended if result is not None else None, archived=done)
     if by:
-        told = t("applied the host's move for {seat} ({why}): {move}; packet {seq}", seat=seat.name,
-                 why=when.reason(by), move=said, seq=seq)
+        told = msg("applied the host's move for {seat} ({why}): {move}; packet {seq}", seat=seat.name,
+                 why=reason_word(by), move=said, seq=seq)
     else:
-        told = t("applied {seat}'s move: {move}; packet {seq}", seat=seat.name, move=said, seq=seq)
+        told = msg("applied {seat}'s move: {move}; packet {seq}", seat=seat.name, move=said, seq=seq)
     if result is not None:  # the host's apply and the daemon's log say when a round or the game ends
-        told += t("clause sep") + t("round {n} is over: winners {winners}", n=result.round,
-                                    winners=join(list(result.winners)) if result.winners else t("nobody"))
+        told += msg("clause sep") + msg("round {n} is over: winners {winners}", n=result.round,
+                                    winners=listed(list(result.winners)) if result.winners else msg("nobody"))
     if g["status"] == "over":
-        told += t("clause sep") + t("the game is over: {winners} won", winners=join(standings_winners(ended.gold)))
+        told += msg("clause sep") + msg("the game is over: {winners} won", winners=listed(standings_winners(ended.gold)))
     return Outcome("applied", told, seq)

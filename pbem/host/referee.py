@@ -28,7 +28,7 @@ from sqlalchemy.sql.elements import BindParameter
 
 from engine.position import load
 from engine.state import RoundState
-from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError
+from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, kind_word, msg
 from pbem.host import moving, round_store, timekeeper
 from pbem.host import talk as table_talk
 from pbem.host.change import Facts, GameRow, Seat
@@ -53,7 +53,6 @@ from pbem.protocol.documents import (
     open_json,
     sign,
 )
-from pbem.ui.words import kind_name, t
 
 _Said = TypeVar("_Said")
 
@@ -192,11 +191,11 @@ class Host:
 
     def _me(self) -> Identity:
         if self.identity is None:
-            raise UsageError(t("this command needs the host's key"))
+            raise UsageError(msg("this command needs the host's key"))
         if not self._checked_key:
             if self.identity.public.encode() != self.facts.host_key:
-                raise BadSignature(t("key {name} is not the host key of game {game}", name=repr(self.identity.name),
-                                     game=self.facts.id), hint=t("the host is {name}", name=repr(self.facts.host_name)))
+                raise BadSignature(msg("key {name} is not the host key of game {game}", name=repr(self.identity.name),
+                                     game=self.facts.id), hint=msg("the host is {name}", name=repr(self.facts.host_name)))
             self._checked_key = True
         return self.identity
 
@@ -297,8 +296,8 @@ class Host:
         """Set (or with None remove) the mail address of a seat or of the host ('host')."""
         f = self.facts
         if f.seat(name) is None and name != HOST:
-            raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=f.id),
-                             hint=t("seats: {list}", list=", ".join(s.name for s in f.seats)) + t("; or 'host'"))
+            raise UsageError(msg("no seat {name} in game {game}", name=repr(name), game=f.id),
+                             hint=msg("seats: {list}", list=", ".join(s.name for s in f.seats)) + msg("; or 'host'"))
         with self.store.write() as c:
             config = json.loads(self.store.lock_game(c, f.id).config)
             if name != HOST:
@@ -429,11 +428,11 @@ class Host:
         """Apply one join, move, request or handover block, or refuse it without changing anything."""
         f = self.facts
         if block.game != f.id:
-            raise BadPacket(t("this {kind} is for game {other}, not {game}", kind=kind_name(block.kind), other=repr(block.game),
-                              game=repr(f.id)), hint=t("a file of another game goes to that game's host"))
+            raise BadPacket(msg("this {kind} is for game {other}, not {game}", kind=kind_word(block.kind), other=repr(block.game),
+                              game=repr(f.id)), hint=msg("a file of another game goes to that game's host"))
         if block.kind not in ("join", "move", "request", "handover", "talk"):
-            raise BadPacket(t("a host takes join, move, request, handover and talk files, not {a_kind}",
-                              a_kind=kind_name(block.kind, article=True)))
+            raise BadPacket(msg("a host takes join, move, request, handover and talk files, not {a_kind}",
+                              a_kind=kind_word(block.kind, article=True)))
         with self._change() as ch:
             if isinstance(block.doc, Talk):
                 return self._talk(ch.c, ch.g, block)
@@ -447,7 +446,7 @@ class Host:
                     back = timekeeper.back_by_move(ch, block)
                     if back is None:
                         raise
-                    stale = StaleMove(exc.message + t("clause sep") + back, hint=exc.hint)
+                    stale = StaleMove(exc.message + msg("clause sep") + back, hint=exc.hint)
             elif block.kind == "request":
                 return timekeeper.request(ch, block)
             else:
@@ -476,10 +475,10 @@ class Host:
         name = block.doc.seat
         seat = self.facts.seat(name)
         if seat is None:
-            raise BadPacket(t("no seat {name} in game {game}", name=repr(name), game=self.facts.id))
+            raise BadPacket(msg("no seat {name} in game {game}", name=repr(name), game=self.facts.id))
         if block.signer.encode() != seat.key.encode():
             timekeeper.refuse_former_key(g, seat, block)
-            raise BadSignature(t("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key", kind=kind_name(block.kind),
+            raise BadSignature(msg("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key", kind=kind_word(block.kind),
                                  name=repr(name), fingerprint=block.signer.fingerprint()))
         return seat
 
@@ -511,7 +510,7 @@ class Host:
 
     def _open_state(self, box_key: str | None, sealed: str | None) -> RoundState:
         if sealed is None:
-            raise UsageError(t("no round has been dealt yet"))
+            raise UsageError(msg("no round has been dealt yet"))
         return load(open_json(sealed, self._own_box(box_key), host_info(self.facts.id, "state")))
 
 

@@ -19,7 +19,7 @@ from engine.game import Carry, carry_after, standings_winners
 from engine.position import dump
 from engine.state import ROUNDS_PER_GAME, RoundState
 from engine.views import events_for, view
-from pbem.errors import BadPacket
+from pbem.errors import BadPacket, msg
 from pbem.host import timekeeper
 from pbem.host.change import Change
 from pbem.host.creation import host_info
@@ -47,7 +47,6 @@ from pbem.protocol.documents import (
     to_json,
     unb64,
 )
-from pbem.ui.words import t
 
 _GAME: BindParameter[str] = bindparam("b_game")
 _ADD_PACKET = insert(packets)
@@ -78,7 +77,7 @@ def deal(ch: Change, round_no: int, carried: Carry) -> RoundState:
     contributions = [unb64(x, "contribution") for x in c.execute(
         _CONTRIBUTIONS, {"b_game": f.id}).scalars()]
     if not is_ruleset(f.ruleset):
-        raise BadPacket(t("the game's ruleset {name} is unknown", name=repr(f.ruleset)))
+        raise BadPacket(msg("the game's ruleset {name} is unknown", name=repr(f.ruleset)))
     dealer = SeededDealer(fairness.round_chance(f.id, round_no, secret, contributions))
     state = dealer.deal(f.ruleset, tuple(s.name for s in f.seats), options=frozenset(f.options), round_no=round_no,
                         first_seat=carried.first_seat, gold=carried.gold, nuggets=carried.nuggets)

@@ -39,10 +39,9 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
-from pbem.errors import StoreError, UsageError
+from pbem.errors import StoreError, UsageError, msg
 from pbem.host import sqlite
 from pbem.host.interface import GameOverview, GameStatus
-from pbem.ui.words import t
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
@@ -222,28 +221,28 @@ class Store:
         try:
             u = make_url(url)
         except ArgumentError:
-            raise UsageError(t("bad store URL {url}", url=repr(url)),
-                             hint=t("a path to a SQLite file, or {example}", example="postgresql+psycopg://USER@HOST/DB")) from None
+            raise UsageError(msg("bad store URL {url}", url=repr(url)),
+                             hint=msg("a path to a SQLite file, or {example}", example="postgresql+psycopg://USER@HOST/DB")) from None
         self.sqlite = u.get_backend_name() == "sqlite"
         if self.sqlite:
             path = Path(u.database or "")
             if not u.database:
-                raise UsageError(t("a SQLite store needs a file path"), hint=t("e.g. {example}", example="--store saves/club.db"))
+                raise UsageError(msg("a SQLite store needs a file path"), hint=msg("e.g. {example}", example="--store saves/club.db"))
             if not path.exists():
                 if not create:
-                    raise StoreError(t("no store at {store}", store=repr(self.label)),
-                                     hint=t("create a game with 'pbem game new' or pass --store URL"))
+                    raise StoreError(msg("no store at {store}", store=repr(self.label)),
+                                     hint=msg("create a game with 'pbem game new' or pass --store URL"))
                 path.parent.mkdir(parents=True, exist_ok=True)
             elif path.is_dir():
-                raise StoreError(t("{store} is a folder, not a store", store=repr(self.label)))
+                raise StoreError(msg("{store} is a folder, not a store", store=repr(self.label)))
         # On SQLite the lock is the game's row as every reader reads it (GAME_ROW): one statement,
         # compiled once per command (not once per read: compiling a whole row is not free).
         self._lock = GAME_ROW if self.sqlite else GAME_ROW.with_for_update()
         try:
             self.engine: Engine = self._engine(url)
         except (NoSuchModuleError, ImportError) as exc:
-            raise StoreError(t("cannot open store {store}: {why}", store=repr(self.label), why=exc),
-                             hint=t("use {sqlite} or {postgresql}", sqlite="sqlite:///FILE",
+            raise StoreError(msg("cannot open store {store}: {why}", store=repr(self.label), why=exc),
+                             hint=msg("use {sqlite} or {postgresql}", sqlite="sqlite:///FILE",
                                     postgresql="postgresql+psycopg://...")) from None
         try:
             self._check_schema(create)
@@ -251,10 +250,10 @@ class Store:
                 sqlite.use_wal(self.engine)
         except OperationalError as exc:
             self.engine.dispose()
-            raise StoreError(t("cannot reach store {store}: {why}", store=repr(self.label), why=_first_line(exc))) from None
+            raise StoreError(msg("cannot reach store {store}: {why}", store=repr(self.label), why=_first_line(exc))) from None
         except DBAPIError as exc:
             self.engine.dispose()
-            raise StoreError(t("{store} is not a pbem store ({why})", store=repr(self.label), why=_first_line(exc))) from None
+            raise StoreError(msg("{store} is not a pbem store ({why})", store=repr(self.label), why=_first_line(exc))) from None
         except BaseException:
             self.engine.dispose()
             raise
@@ -289,19 +288,19 @@ class Store:
                 with self.read() as c:
                     rev = c.execute(_REVISION).scalar()
             if rev not in KNOWN:
-                raise StoreError(t("store {store} has schema {rev}, newer than this pbem knows ({head})",
+                raise StoreError(msg("store {store} has schema {rev}, newer than this pbem knows ({head})",
                                    store=repr(self.label), rev=rev, head=HEAD),
-                                 hint=t("upgrade pbem to use this store"))
+                                 hint=msg("upgrade pbem to use this store"))
         elif "meta" in names and "games" in names:
             with self.read() as c:
                 version = c.execute(text("SELECT value FROM meta WHERE key = 'schema'")).scalar()
             if version != "1":
-                raise StoreError(t("{store} has an unsupported schema ({version})", store=repr(self.label), version=version))
+                raise StoreError(msg("{store} has an unsupported schema ({version})", store=repr(self.label), version=version))
         elif names:
-            raise StoreError(t("{store} is not a pbem store", store=repr(self.label)), hint=t("its tables are someone else's"))
+            raise StoreError(msg("{store} is not a pbem store", store=repr(self.label)), hint=msg("its tables are someone else's"))
         elif not create:
-            raise StoreError(t("{store} is not a pbem store (it is empty)", store=repr(self.label)),
-                             hint=t("create a game in it with 'pbem game new NAME --store URL'"))
+            raise StoreError(msg("{store} is not a pbem store (it is empty)", store=repr(self.label)),
+                             hint=msg("create a game in it with 'pbem game new NAME --store URL'"))
         from pbem.host.migrations import upgrade
 
         with self.write() as c:
@@ -327,7 +326,7 @@ class Store:
         """The game's row, locked for this transaction (SQLite: the whole file already is)."""
         row = c.execute(self._lock, {"b_game": game_id}).first()
         if row is None:
-            raise StoreError(t("game {game} is no longer in store {store}", game=repr(game_id), store=repr(self.label)))
+            raise StoreError(msg("game {game} is no longer in store {store}", game=repr(game_id), store=repr(self.label)))
         return row
 
     # --- games ----------------------------------------------------------------------------
@@ -340,18 +339,19 @@ class Store:
                 if len(rows) == 1:
                     return str(rows[0].id)
                 if not rows:
-                    raise UsageError(t("store {store} holds no game", store=repr(self.label)), hint=t("create one with 'pbem game new'"))
-                raise UsageError(t("store {store} holds several games; name one", store=repr(self.label)),
-                                 hint=t("games there: {names}", names=", ".join(r.name for r in rows) + "... (pbem games)"))
+                    raise UsageError(msg("store {store} holds no game", store=repr(self.label)),
+                             hint=msg("create one with 'pbem game new'"))
+                raise UsageError(msg("store {store} holds several games; name one", store=repr(self.label)),
+                                 hint=msg("games there: {names}", names=", ".join(r.name for r in rows) + "... (pbem games)"))
             rows = c.execute(select(games.c.id).where((games.c.name == name) | (games.c.id == name))).all()
             if len(rows) > 1:
-                raise StoreError(t("the name {name} belongs to {n} games in store {store}", name=repr(name), n=len(rows),
-                                   store=repr(self.label)), hint=t("name the game by its id (pbem games)"))
+                raise StoreError(msg("the name {name} belongs to {n} games in store {store}", name=repr(name), n=len(rows),
+                                   store=repr(self.label)), hint=msg("name the game by its id (pbem games)"))
             if not rows:
                 have = [r.name for r in c.execute(select(games.c.name).order_by(games.c.name).limit(6))]
-                raise UsageError(t("no game {name} in store {store}", name=repr(name), store=repr(self.label)),
-                                 hint=t("games there: {names}", names=", ".join(have[:5]) + ("..." if len(have) > 5 else ""))
-                                 if have else t("the store holds no game yet"))
+                raise UsageError(msg("no game {name} in store {store}", name=repr(name), store=repr(self.label)),
+                                 hint=msg("games there: {names}", names=", ".join(have[:5]) + ("..." if len(have) > 5 else ""))
+                                 if have else msg("the store holds no game yet"))
             return str(rows[0].id)
 
     def game_ids(self) -> list[str]:

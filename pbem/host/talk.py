@@ -14,11 +14,10 @@ from typing import Any
 from sqlalchemy import Table, func, insert, select
 from sqlalchemy.engine import Connection
 
-from pbem.errors import BadPacket, Conflict, msg
+from pbem.errors import BadPacket, Conflict, listed, msg
 from pbem.host.interface import Outcome, TalkRelease
 from pbem.protocol.documents import Signed, Talk
 from pbem.protocol.limits import TALK_PER_PACKET
-from pbem.ui.words import join, t
 
 
 def take(c: Connection, table: Table, scope: dict[str, Any], block: Signed[Talk], seats: tuple[str, ...],
@@ -29,7 +28,7 @@ def take(c: Connection, table: Table, scope: dict[str, Any], block: Signed[Talk]
     doc = block.doc
     where = [table.c[k] == v for k, v in scope.items()]
     if c.execute(select(table.c.id).where(table.c.file_hash == block.hash)).first() is not None:
-        return Outcome("duplicate", t("{seat}'s line {n} was already relayed; nothing changed", seat=doc.seat, n=doc.n))
+        return Outcome("duplicate", msg("{seat}'s line {n} was already relayed; nothing changed", seat=doc.seat, n=doc.n))
     if packet_hash != doc.packet:
         raise BadPacket(msg("{seat}'s line answers packet {seq} {hash}, which this host never sent", seat=doc.seat,
                           seq=doc.seq, hash=doc.packet[:12]),
@@ -48,8 +47,8 @@ def take(c: Connection, table: Table, scope: dict[str, Any], block: Signed[Talk]
     c.execute(insert(table).values(**scope, seat=doc.seat, n=doc.n, seq=doc.seq, file_hash=block.hash,
                                    armored=block.armored(), created_at=at))
     if doc.to is None:
-        return Outcome("talk", t("{seat} said a line at packet {seq}", seat=doc.seat, seq=doc.seq))
-    return Outcome("talk", t("{seat} whispered to {seats} at packet {seq}", seat=doc.seat, seats=join(doc.to),
+        return Outcome("talk", msg("{seat} said a line at packet {seq}", seat=doc.seat, seq=doc.seq))
+    return Outcome("talk", msg("{seat} whispered to {seats} at packet {seq}", seat=doc.seat, seats=listed(doc.to),
                              seq=doc.seq))
 
 

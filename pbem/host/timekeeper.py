@@ -24,7 +24,21 @@ import msgspec
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
-from pbem.errors import BadPacket, BadSignature, Conflict, StaleMove, UsageError
+from pbem.errors import (
+    BadPacket,
+    BadSignature,
+    Conflict,
+    Msg,
+    StaleMove,
+    UsageError,
+    date_word,
+    kind_word,
+    left_word,
+    msg,
+    notice_word,
+    span_word,
+    status_word,
+)
 from pbem.host.change import Change, GameRow, Seat
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing, clock_says
@@ -44,9 +58,6 @@ from pbem.protocol.documents import (
     b64,
     sign,
 )
-from pbem.ui import when
-from pbem.ui.when import date, left, span
-from pbem.ui.words import game_status, kind_name, t
 
 RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
 AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a day (each goes to every seat)
@@ -71,8 +82,8 @@ def standing(config: dict[str, Any], seat: str) -> dict[str, Any]:
 def _seat(ch: Change, name: str) -> Seat:
     seat = ch.facts.seat(name)
     if seat is None:
-        raise UsageError(t("no seat {name} in game {game}", name=repr(name), game=ch.facts.id),
-                         hint=t("seats: {list}", list=", ".join(st.name for st in ch.facts.seats)))
+        raise UsageError(msg("no seat {name} in game {game}", name=repr(name), game=ch.facts.id),
+                         hint=msg("seats: {list}", list=", ".join(st.name for st in ch.facts.seats)))
     return seat
 
 
@@ -181,7 +192,7 @@ def _notice(ch: Change, kind: NoticeKind, seat: str | None, **fields: Any) -> Ou
     block = sign(Notice(game=g["id"], seq=g["seq"], notice=kind, seat=seat, at=at, **fields), ch.signer())
     ch.c.execute(insert(notices).values(game_id=g["id"], seq=g["seq"], kind=kind, seat=seat, armored=block.armored(),
                                         created_at=at))
-    return Outcome("notice", t("notice: {line}", line=when.notice_text(block.doc, ch.clock.now())))
+    return Outcome("notice", msg("notice: {line}", line=notice_word(block.doc, ch.clock.now())))
 
 
 # --- the clock ticks -----------------------------------------------------------------------------
@@ -246,27 +257,27 @@ def may_play_for(ch: Change, seat: str, why: str) -> str:
     clock = config.get("clock") or {}
     st = config.get("seats", {}).get(seat, {})
 
-    def refuse(reason: str) -> Conflict:
-        return Conflict(t("the host may not play for {seat} at packet {seq}: {reason}", seat=seat, seq=g["seq"],
+    def refuse(reason: Msg) -> Conflict:
+        return Conflict(msg("the host may not play for {seat} at packet {seq}: {reason}", seat=seat, seq=g["seq"],
                           reason=reason))
 
     if g["status"] != "playing" or clock.get("seq") != g["seq"] or clock.get("seat") != seat:
-        raise refuse(t("the packet waits for another seat"))
+        raise refuse(msg("the packet waits for another seat"))
     if timing.on_timeout == "wait":
-        raise refuse(t("the game's timeout policy is wait"))
+        raise refuse(msg("the game's timeout policy is wait"))
     if config.get("paused"):
-        raise refuse(t("the game is paused"))
+        raise refuse(msg("the game is paused"))
     if why == "resigned" and st.get("resigned"):
         return timing.on_timeout
     if why == "absent" and st.get("absent") and clock.get("absent"):
         return timing.on_timeout
     if why != "timeout":
-        raise refuse(t("{seat} is neither absent nor resigned", seat=seat))
+        raise refuse(msg("{seat} is neither absent nor resigned", seat=seat))
     if not clock.get("due"):
-        raise refuse(t("the game has no deadline"))
+        raise refuse(msg("the game has no deadline"))
     give_up = timing.give_up(parse_time(clock["due"]))
     if ch.clock.now() < give_up:
-        raise refuse(t("its deadline and grace run until {when}", when=date(give_up, ch.clock.now())))
+        raise refuse(msg("its deadline and grace run until {when}", when=date_word(give_up, ch.clock.now())))
     return timing.on_timeout
 
 
@@ -286,7 +297,7 @@ def _back(ch: Change, config: dict[str, Any], seat: str) -> bool:
     return True
 
 
-def back_by_move(ch: Change, block: Signed[Any]) -> str | None:
+def back_by_move(ch: Change, block: Signed[Any]) -> Msg | None:
     """A move refused as stale, of an absent seat, for a packet the host played for it: the
     seat is present again (each move file counts once). What to add to the refusal, or None."""
     seat = block.doc.seat
@@ -304,7 +315,7 @@ def back_by_move(ch: Change, block: Signed[Any]) -> str | None:
     done.append(block.hash)
     _back(ch, config, seat)
     _save(g, config)
-    return t("{seat} is present again: the host waits for their next deadline", seat=seat)
+    return msg("{seat} is present again: the host waits for their next deadline", seat=seat)
 
 
 def moved(ch: Change, seat: str) -> None:
@@ -331,27 +342,27 @@ def request(ch: Change, block: Signed[Request]) -> Outcome:
     config = _config(g)
     done = config.setdefault("requests", [])
     if block.hash in done:
-        return Outcome("duplicate", t("this request of {seat} was already applied; nothing changed", seat=seat.name))
+        return Outcome("duplicate", msg("this request of {seat} was already applied; nothing changed", seat=seat.name))
     if g["status"] != "playing":
-        raise StaleMove(t("game {game} is {status}; it takes no requests now", game=g["id"], status=game_status(g["status"])))
+        raise StaleMove(msg("game {game} is {status}; it takes no requests now", game=g["id"], status=status_word(g["status"])))
     action = block.doc.action
     st = standing(config, seat.name)
     now = ch.clock.now()
     if action == "away":
         until = parse_time(block.doc.until)
         if until <= now:
-            raise BadPacket(t("{seat}'s away notice ends {when}, which is in the past", seat=seat.name, when=date(until, now)))
+            raise BadPacket(msg("{seat}'s away notice ends {when}, which is in the past", seat=seat.name, when=date_word(until, now)))
         longest = Timing.from_config(config).max_away
         if (until - now).total_seconds() > longest:
-            raise BadPacket(t("{seat}'s away notice ends {when}, more than {span} from now", seat=seat.name,
-                              when=date(until, now), span=span(longest)),
-                            hint=t("this game takes away notices of at most {span} (the host's game config --max-away)",
-                                   span=span(longest)))
+            raise BadPacket(msg("{seat}'s away notice ends {when}, more than {span} from now", seat=seat.name,
+                              when=date_word(until, now), span=span_word(longest)),
+                            hint=msg("this game takes away notices of at most {span} (the host's game config --max-away)",
+                                   span=span_word(longest)))
         sent = [x for x in st.get("away_sent", []) if (now - parse_time(x)).total_seconds() < AWAY_WINDOW]
         if len(sent) >= AWAY_PER_WINDOW:
-            raise Conflict(t("{seat} sent {n} away notices in the last {span}; this one is refused", seat=seat.name,
-                             n=len(sent), span=span(AWAY_WINDOW)),
-                           hint=t("each away notice is sent to every seat; send the next one later"))
+            raise Conflict(msg("{seat} sent {n} away notices in the last {span}; this one is refused", seat=seat.name,
+                             n=len(sent), span=span_word(AWAY_WINDOW)),
+                           hint=msg("each away notice is sent to every seat; send the next one later"))
         st["away_sent"] = [*sent, stamp(now)]
         st["away_until"] = stamp(until)
         done.append(block.hash)
@@ -367,23 +378,23 @@ def request(ch: Change, block: Signed[Request]) -> Outcome:
         _notice(ch, "away", seat.name, until=st["away_until"])
         if stretched:
             _notice(ch, "due", seat.name, due=clock["due"])
-        return Outcome("away", t("nt away", player=seat.name, when=date(st["away_until"], now)))
+        return Outcome("away", msg("nt away", player=seat.name, when=date_word(st["away_until"], now)))
     if action == "back":
         done.append(block.hash)
         was = _back(ch, config, seat.name)
         _save(g, config)
         if not was:
-            return Outcome("back", t("{seat} was not absent; nothing else changed", seat=seat.name))
-        return Outcome("back", t("{seat} is present again: the host waits for their next deadline", seat=seat.name))
+            return Outcome("back", msg("{seat} was not absent; nothing else changed", seat=seat.name))
+        return Outcome("back", msg("{seat} is present again: the host waits for their next deadline", seat=seat.name))
     if action == "resign":
         st["resigned"] = True
         done.append(block.hash)
         _save(g, config)
         policy = Timing.from_config(config).on_timeout
         _notice(ch, "resigned", seat.name, policy=policy)
-        return Outcome("resigned", t("nt resigned", player=seat.name, policy=policy))
-    raise BadPacket(t("unknown request {action} from {seat}", action=repr(str(action)[:20]), seat=seat.name),
-                    hint=t("requests are away and resign"))
+        return Outcome("resigned", msg("nt resigned", player=seat.name, policy=policy))
+    raise BadPacket(msg("unknown request {action} from {seat}", action=repr(str(action)[:20]), seat=seat.name),
+                    hint=msg("requests are away and resign"))
 
 
 def pause(ch: Change) -> Outcome:
@@ -392,15 +403,15 @@ def pause(ch: Change) -> Outcome:
     ch.signer()  # only the host pauses
     config = _config(g)
     if g["status"] != "playing":
-        raise UsageError(t("game {game} is {status}; only a game in play can be paused", game=g["id"],
-                           status=game_status(g["status"])))
+        raise UsageError(msg("game {game} is {status}; only a game in play can be paused", game=g["id"],
+                           status=status_word(g["status"])))
     if config.get("paused"):
-        raise UsageError(t("game {game} is already paused since {when}", game=g["id"], when=date(config["paused"])),
-                         hint=t("resume it with: {command}", command=f"pbem game resume {ch.facts.name}"))
+        raise UsageError(msg("game {game} is already paused since {when}", game=g["id"], when=date_word(config["paused"])),
+                         hint=msg("resume it with: {command}", command=f"pbem game resume {ch.facts.name}"))
     config["paused"] = ch.now()
     _save(g, config)
     _notice(ch, "paused", None)
-    return Outcome("paused", t("game {game} paused: deadlines stop counting", game=g["id"]))
+    return Outcome("paused", msg("game {game} paused: deadlines stop counting", game=g["id"]))
 
 
 def resume(ch: Change) -> Outcome:
@@ -409,7 +420,7 @@ def resume(ch: Change) -> Outcome:
     ch.signer()
     config = _config(g)
     if not config.get("paused"):
-        raise UsageError(t("game {game} is not paused", game=g["id"]))
+        raise UsageError(msg("game {game} is not paused", game=g["id"]))
     now = ch.clock.now()
     stopped = now - parse_time(config.pop("paused"))
     clock = config.get("clock") or {}
@@ -422,9 +433,9 @@ def resume(ch: Change) -> Outcome:
     _notice(ch, "resumed", None)
     if clock.get("due"):
         _notice(ch, "due", clock["seat"], due=clock["due"])
-    said = t("game {game} resumed", game=g["id"])
+    said = msg("game {game} resumed", game=g["id"])
     if clock.get("due"):
-        said += t("clause sep") + t("due other", player=clock["seat"], when=date(clock["due"]), left=left(clock["due"], now))
+        said += msg("clause sep") + msg("due other", player=clock["seat"], when=date_word(clock["due"]), left=left_word(clock["due"], now))
     return Outcome("resumed", said)
 
 
@@ -435,9 +446,9 @@ def refuse_former_key(g: GameRow, seat: Seat, block: Signed[Any]) -> None:
     """A block signed by a key the seat was handed away from: say so plainly."""
     for h in _config(g).get("handovers", []):
         if h["seat"] == seat.name and h["old"] == block.signer.encode():
-            raise BadSignature(t("seat {seat} was handed over to a new key at packet {seq}; this {kind} is signed by "
+            raise BadSignature(msg("seat {seat} was handed over to a new key at packet {seq}; this {kind} is signed by "
                                  "the old key {fingerprint} and is refused", seat=seat.name, seq=h["at"],
-                                 kind=kind_name(block.kind), fingerprint=block.signer.fingerprint()))
+                                 kind=kind_word(block.kind), fingerprint=block.signer.fingerprint()))
 
 
 def handover(ch: Change, block: Signed[Handover]) -> Outcome:
@@ -448,31 +459,31 @@ def handover(ch: Change, block: Signed[Handover]) -> Outcome:
     name = block.doc.seat
     seat = f.seat(name)
     if seat is None:
-        raise BadPacket(t("no seat {name} in game {game}", name=repr(str(name)[:32]), game=f.id))
+        raise BadPacket(msg("no seat {name} in game {game}", name=repr(str(name)[:32]), game=f.id))
     config = _config(g)
     records = config.setdefault("handovers", [])
     document = b64(block.payload)
     if any(h["document"] == document for h in records):
-        return Outcome("duplicate", t("this handover of seat {seat} was already applied; nothing changed", seat=seat.name))
+        return Outcome("duplicate", msg("this handover of seat {seat} was already applied; nothing changed", seat=seat.name))
     signer = block.signer.encode()
     if signer == f.host_key:
         by = HOST
     elif signer == seat.key.encode():
         by = seat.name
     else:
-        raise BadSignature(t("a handover of seat {seat} must be signed by the host or by the seat's own key, "
+        raise BadSignature(msg("a handover of seat {seat} must be signed by the host or by the seat's own key, "
                              "not by key {fingerprint}", seat=seat.name, fingerprint=block.signer.fingerprint()))
     new = PublicKey.decode(block.doc.key)
     if g["status"] != "playing":
-        raise StaleMove(t("game {game} is {status}; seats are handed over during play", game=f.id,
-                          status=game_status(g["status"])),
-                        hint=t("before round 1, make a new game with the new key"))
+        raise StaleMove(msg("game {game} is {status}; seats are handed over during play", game=f.id,
+                          status=status_word(g["status"])),
+                        hint=msg("before round 1, make a new game with the new key"))
     if new.encode() == seat.key.encode():
-        raise Conflict(t("seat {seat} is already held by key {fingerprint}", seat=seat.name, fingerprint=new.fingerprint()))
+        raise Conflict(msg("seat {seat} is already held by key {fingerprint}", seat=seat.name, fingerprint=new.fingerprint()))
     used = {st.key.encode() for st in f.seats} | {h["old"] for h in records}
     if new.encode() in used:
-        raise Conflict(t("key {fingerprint} already held a seat in game {game}", fingerprint=new.fingerprint(), game=f.id),
-                       hint=t("the new player needs a new key"))
+        raise Conflict(msg("key {fingerprint} already held a seat in game {game}", fingerprint=new.fingerprint(), game=f.id),
+                       hint=msg("the new player needs a new key"))
     record = HandoverRecord(seat=seat.name, key=new.encode(), old=seat.key.encode(), at=g["seq"] + 1, by=by,
                             document=document)
     records.append(msgspec.to_builtins(record))
@@ -484,5 +495,5 @@ def handover(ch: Change, block: Signed[Handover]) -> Outcome:
     ch.hand_over(seat.name, new, len(records))  # the packet below seals the seat's part to the new key
     _notice(ch, "handover", seat.name, fingerprint=new.fingerprint())
     seq = ch.publish(ch.state(), handover=record)
-    return Outcome("handover", t("seat {seat} handed over to key {fingerprint} (signed by {by}); packet {seq}",
+    return Outcome("handover", msg("seat {seat} handed over to key {fingerprint} (signed by {by}); packet {seq}",
                                    seat=seat.name, fingerprint=new.fingerprint(), by=by, seq=seq), seq)

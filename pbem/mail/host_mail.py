@@ -14,7 +14,7 @@ from pbem.mail.message import compose
 from pbem.mail.texts import invitation_subject, invitation_summary, packet_subject, packet_words, tag, words_text
 from pbem.names import HOST
 from pbem.protocol.documents import Invitation, Notice, Packet, read_blocks
-from pbem.ui import when
+from pbem.ui import words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
@@ -149,7 +149,7 @@ def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
         if doc.notice == "reminder" and n not in (doc.seat, HOST):
             continue
         with using(language_of(config, n)):
-            line = when.notice_text(doc, host.clock.now())
+            line = words.notice_text(doc, host.clock.now())
         out.append(Outgoing(n, a, doc.seq, compose(
             sender=sender, to=a, subject=t("{tag} packet {seq}: {line}", tag=tag(doc.game), seq=doc.seq, line=line),
             body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))

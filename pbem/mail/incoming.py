@@ -37,7 +37,7 @@ from pbem.protocol.documents import (
     parse,
 )
 from pbem.seat.home import save_archive, save_invitation, save_notice, save_packet, trusted_host_key
-from pbem.ui import failures, when, words
+from pbem.ui import failures, words
 from pbem.ui.words import kind_name, labelled, t
 
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ class Router:
                     raise UsageError(t("the host's key is needed to apply joins and moves"))
                 host.identity = self.unlock(host.host_name())
             out = host.accept(block)
-            return out.kind, out.message
+            return out.kind, words.render(out.message)
         if isinstance(doc, Packet):
             joined = trusted_host_key(self.home, block.game) is not None
             if block.game in self.hosts and not joined:
@@ -283,7 +283,7 @@ class Router:
                 return "ignored", t("notice of game {game}: our own notice", game=block.game)
             return "ignored", t("notice of game {game}: not a game you joined with this key home", game=block.game)
         path, new = save_notice(self.home, block)
-        line = when.notice_text(block.expect(Notice).doc, datetime.now(UTC))
+        line = words.notice_text(block.expect(Notice).doc, datetime.now(UTC))
         if new:
             return "notice", f"{block.game}: {line}"
         return "have", t("{game}: {notice} (had it)", game=block.game, notice=line)

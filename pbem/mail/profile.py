@@ -105,7 +105,7 @@ class MailProfile:
 
 def check_zone(name: object) -> str:
     """An IANA time zone name the system knows (Europe/Berlin), else UsageError."""
-    from pbem.ui.when import zone_named
+    from pbem.ui.zone import zone_named
 
     try:
         if not isinstance(name, str) or not name or len(name) > 64:

@@ -44,7 +44,7 @@ from pbem.replay.report import Report
 from pbem.replay.rounds import NotTheirTurn, Replay, Source, invitation_of, step
 from pbem.replay.told import PacketCheck
 from pbem.replay.trust import Trust
-from pbem.ui import failures, when, words
+from pbem.ui import failures, words
 from pbem.ui.words import t
 
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
@@ -468,7 +468,7 @@ def _check_envelope(rep: Report, i: int, m: ArchivedMove, key_at: Keys, chain: d
             ok = False
         else:
             rep.passed("host-move")
-            rep.notes.append(t("move {n}: played by the host for {seat} ({why})", n=i, seat=m.seat, why=when.reason(move.why)))
+            rep.notes.append(t("move {n}: played by the host for {seat} ({why})", n=i, seat=m.seat, why=words.reason(move.why)))
     elif env.signer.encode() != key_at(m.seat, move.seq):
         rep.fault(i, ENVELOPE, t("the move file is signed by key {fingerprint}, not by seat {seat}'s key",
                                    fingerprint=env.signer.fingerprint(), seat=m.seat))

@@ -22,7 +22,7 @@ from pbem.protocol.documents import Archive, Packet, Signed, check_signature, pa
 from pbem.protocol.timeout import POLICIES, REASONS, policy_move
 from pbem.replay.rounds import Replay
 from pbem.seat.home import move_path
-from pbem.ui import failures, when
+from pbem.ui import failures, words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def _check_allowed(rep: Report, n: int, seat: str, why: str, at: str | None, pac
     elif why != "timeout":
         if not absent:
             rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq} as {why}, but that packet does not "
-                                    "list {seat} as absent", seat=seat, seq=seq, why=when.reason(why)))
+                                    "list {seat} as absent", seat=seat, seq=seq, why=words.reason(why)))
     elif deadline is None:
         rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq} for lack of time, but that packet has no "
                                 "deadline", seat=seat, seq=seq))
@@ -103,7 +103,7 @@ def _check_allowed(rep: Report, n: int, seat: str, why: str, at: str | None, pac
             return
         if early:
             rep.fault(n, TIMEOUT, t("the host played for {seat} at {at}, before packet {seq}'s deadline and grace "
-                                    "ran out ({until})", seat=seat, at=when.date(at), seq=seq, until=when.date(until)))
+                                    "ran out ({until})", seat=seat, at=words.date(at), seq=seq, until=words.date(until)))
 
 
 def _check_answered(rep: Report, n: int, game: str, seat: str, seq: int, at: str | None, home: Path) -> None:
@@ -117,4 +117,4 @@ def _check_answered(rep: Report, n: int, game: str, seat: str, seq: int, at: str
         return
     if at is None or made < parse_time(at):
         rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq}, which {seat} had answered at {when} "
-                                "(the move file kept in your key home)", seat=seat, seq=seq, when=when.date(made)))
+                                "(the move file kept in your key home)", seat=seat, seq=seq, when=words.date(made)))

@@ -49,7 +49,7 @@ def last_moves_in_words(sp: SeatPacket) -> list[str]:
 def played_over(sp: SeatPacket) -> list[str]:
     """Warnings: the host played for this seat a packet it had answered."""
     return [t("warning: the host played for you at packet {seq} ({why}), though you had answered it; "
-              "'pbem audit --as {seat}' checks it once the round is over", seq=m.seq, why=when.reason(m.why),
+              "'pbem audit --as {seat}' checks it once the round is over", seq=m.seq, why=words.reason(m.why),
               seat=sp.seat) for m in sp.played_over()]
 
 
@@ -61,7 +61,7 @@ def news_lines(sp: SeatPacket, notices: list[Notice], now: datetime) -> list[str
     fresh = [n for n in notices if n.seq >= first]
     if fresh:
         lines.append(words.labelled(t("news"), "").rstrip())
-        lines += [f"  - {when.notice_text(n, now)}" for n in fresh]
+        lines += [f"  - {words.notice_text(n, now)}" for n in fresh]
     return lines
 
 
@@ -160,7 +160,7 @@ def trustless_lines(summary: dict[str, Any], drawn: bool = False) -> list[str]:
              step if not w["seats"] else words.t("trustless waits", step=step, seats=words.join(w["seats"]))]
     if w.get("due"):
         now = datetime.now(UTC)
-        lines.append(words.t("due {when} ({left})", when=when.date(w["due"]), left=when.left(w["due"], now)))
+        lines.append(words.t("due {when} ({left})", when=words.date(w["due"]), left=words.left(w["due"], now)))
     if not drawn:
         role = summary["role"]
         lines.append(words.t("your role", role=words.role_name(role) if role else words.t("not open yet")))

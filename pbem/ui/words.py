@@ -18,16 +18,15 @@ import errno
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from datetime import UTC
+from contextvars import ContextVar
+from datetime import UTC, datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pbem.errors import N_, Msg, PbemError, Text
-from pbem.ui import catalog
+from pbem.ui import catalog, zone
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from engine.catalog import CardKind
 
 # The card catalog and the notation (engine.catalog, engine.moves) load with the first
@@ -35,6 +34,9 @@ if TYPE_CHECKING:
 
 LANGUAGES = ("en", "zh-Hans", "zh-Hant")
 _chosen: str | None = None
+# The language of the `render` call under way, for the words it builds on (context-local: two
+# mails rendered at once, in two threads or tasks, each keep their own).
+_speaking: ContextVar[str | None] = ContextVar("pbem_speaking", default=None)
 
 
 # --- the language ------------------------------------------------------------------------
@@ -78,6 +80,11 @@ def set_language(lang: str | None) -> None:
 
 
 def language() -> str:
+    """The language words are said in now: the one `render` was asked for while it speaks,
+    else the one chosen (--lang), else PBEM_LANG, else English."""
+    speaking = _speaking.get()
+    if speaking is not None:
+        return speaking
     if _chosen is not None:
         return _chosen
     # A bad PBEM_LANG must not break every command: fall back to English.
@@ -129,10 +136,27 @@ def render(message: Text | None, lang: str | None = None) -> str:
         return ""
     if isinstance(message, str):
         return message
-    lang = lang or language()
+    if lang is None or lang == language():
+        return _said(message, lang or language())
+    token = _speaking.set(lang)  # the words render builds on (dates, names) speak `lang` too
+    try:
+        return _said(message, lang)
+    finally:
+        _speaking.reset(token)
+
+
+def _said(message: Msg, lang: str) -> str:
     if message.id.startswith("@"):
         return _WORDS[message.id](lang, message.params)
     return t_in(lang, message.id, **message.params)
+
+
+def _moment(value: object) -> datetime | str:
+    return value if isinstance(value, datetime) else str(value)
+
+
+def _now(value: object) -> datetime | None:
+    return value if isinstance(value, datetime) else None
 
 
 def _items(lang: str, params: Mapping[str, object]) -> list[str]:
@@ -171,6 +195,12 @@ _WORDS: dict[str, Callable[[str, Mapping[str, object]], str]] = {
     "@list": lambda lang, p: listing(_items(lang, p), lang=lang),
     "@clauses": lambda lang, p: clauses(_items(lang, p), lang=lang),
     "@cat": lambda lang, p: "".join(_items(lang, p)),
+    "@status": lambda lang, p: game_status(str(p["status"])),
+    "@date": lambda lang, p: date(_moment(p["when"]), _now(p.get("now"))),
+    "@left": lambda lang, p: left(_moment(p["due"]), _now(p["now"]) or datetime.now(UTC)),
+    "@span": lambda lang, p: span(float(str(p["seconds"]))),
+    "@reason": lambda lang, p: reason(p["why"]),
+    "@notice": lambda lang, p: notice_text(cast("NoticeShape", p["doc"]), _now(p["now"]) or datetime.now(UTC)),
 }
 
 
@@ -352,3 +382,111 @@ def game_status(status: str) -> str:
     if status == "joining":
         return t("waiting for joins")
     return status
+
+
+# --- times (pbem.ui.when says deadlines and notices with them) ------------------------------
+
+_UNITS = (("span day", 86400), ("span hour", 3600), ("span minute", 60), ("span second", 1))
+
+
+def _parse(when: datetime | str) -> datetime:
+    dt = datetime.fromisoformat(when) if isinstance(when, str) else when
+    return (dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt).astimezone(UTC)
+
+
+def date(when: datetime | str, now: datetime | None = None) -> str:
+    """Thu 3 Dec 18:00 UTC / 12月3日（周四）18:00 UTC, in the reader's zone (pbem.ui.zone):
+    Thu 3 Dec 19:00 CET; with the year when it is not the year of `now` (the
+    machine's clock when not given): Wed 1 Jan 9000 00:00 UTC."""
+    dt = zone.local(_parse(when))
+    wd = t("weekdays").split()[dt.weekday()]
+    mon = t("months").split()[dt.month - 1]
+    hm = dt.strftime("%H:%M")
+    year = dt.year != zone.local(now or datetime.now(UTC)).year
+    if not dt.utcoffset():
+        if year:
+            return t("date year", wd=wd, d=dt.day, mon=mon, year=dt.year, hm=hm)
+        return t("date", wd=wd, d=dt.day, mon=mon, hm=hm)
+    named = zone.zone_name(dt)
+    if year:
+        return t("date year in zone", wd=wd, d=dt.day, mon=mon, year=dt.year, hm=hm, zone=named)
+    return t("date in zone", wd=wd, d=dt.day, mon=mon, hm=hm, zone=named)
+
+
+def span(seconds: float) -> str:
+    """The two largest units: 1 day 4 hours, 3 hours 20 minutes, 45 seconds."""
+    left = max(0, int(round(seconds)))
+    parts: list[str] = []
+    for key, size in _UNITS:
+        n, left = divmod(left, size)
+        if n and len(parts) < 2:
+            parts.append(t(key, n=n))
+        elif parts:
+            break  # 1 day 0 hours 5 minutes reads as "1 day"
+    if len(parts) == 2:
+        return t("span pair", first=parts[0], second=parts[1])
+    return parts[0] if parts else t("span second", n=0)
+
+
+def left(due: datetime | str, now: datetime) -> str:
+    """in 1 day 4 hours / 3 hours late."""
+    seconds = (_parse(due) - now).total_seconds()
+    return t("in span", span=span(seconds)) if seconds >= 0 else t("late by", span=span(-seconds))
+
+
+def reason(why: object) -> str:
+    """Why the host moved for a seat (timeout, absent, resigned) in words."""
+    key = f"why {why}"
+    return t(key) if has(key) else str(why)
+
+
+def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int | None = None, missed: int | None = None,
+                policy: str | None = None, fingerprint: str | None = None, due: str | None = None,
+                until: str | None = None, step: str | None = None) -> str:
+    """A host's notice (reminder, late, absent, away, ...) in one sentence. A notice of a
+    trustless game names the step the table waits for (`step`): its own sentences say that
+    nobody can answer for the seat."""
+    kw: dict[str, Any] = {"player": seat, "seq": seq, "n": missed or 0, "policy": policy, "fingerprint": fingerprint}
+    if due:
+        kw["when"] = date(due, now)
+        kw["left"] = left(due, now)
+    if until:
+        kw["when"] = date(until, now)
+    key = f"nt {kind}"
+    if step is not None and has(f"{key} step"):
+        key, kw["step"] = f"{key} step", step_name(step)
+    if not has(key):  # a notice kind from a newer host
+        return labelled(kind, seat or "").strip()
+    try:
+        return t(key, **kw)
+    except (KeyError, IndexError):
+        return labelled(kind, seat or "").strip()
+
+
+class NoticeShape(Protocol):
+    """What `notice_text` reads of a host's notice (pbem.protocol.documents.Notice)."""
+
+    @property
+    def notice(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def seat(self) -> str | None: ...
+    @property
+    def due(self) -> str | None: ...
+    @property
+    def until(self) -> str | None: ...
+    @property
+    def missed(self) -> int | None: ...
+    @property
+    def policy(self) -> str | None: ...
+    @property
+    def fingerprint(self) -> str | None: ...
+    @property
+    def step(self) -> str | None: ...
+
+
+def notice_text(doc: NoticeShape, now: datetime) -> str:
+    """A host's notice document in one sentence."""
+    return notice_line(doc.notice, now, seat=doc.seat, seq=doc.seq, missed=doc.missed, policy=doc.policy,
+                       fingerprint=doc.fingerprint, due=doc.due, until=doc.until, step=doc.step)
