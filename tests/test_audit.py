@@ -28,6 +28,7 @@ from pbem.replay.audit import audit, audit_source
 from pbem.replay.load import load_replay
 from pbem.replay.report import AuditFailed, Report
 from pbem.replay.rounds import open_source, verify_archive
+from pbem.ui.words import render
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
 
@@ -83,7 +84,7 @@ def test_clean_rounds_pass_from_the_db_and_from_a_player_folder(table: Table, tm
     alone.write_text(table.host.archives()[2])
     [rep] = audit_source(open_source(str(alone)), game, [2])
     assert rep.ok and rep.counts["deal"] == 1
-    assert [n for n in rep.notes if "no packet files of round 2" not in n] == []  # (the archive alone has none)
+    assert [n for n in map(render, rep.notes) if "no packet files of round 2" not in n] == []  # (the archive alone has none)
 
 
 def test_a_round_asked_for_reads_only_that_rounds_packets(table: Table) -> None:
@@ -117,7 +118,7 @@ def test_a_dropped_move_is_caught_at_its_place(table: Table) -> None:
     k = 7
     report = _changed(table, lambda d: d["moves"].pop(k - 1))
     assert _first(report) == (k, "order")
-    assert any(f.move == k + 1 and f.check == "chain" and "missing" in f.message for f in report.faults)
+    assert any(f.move == k + 1 and f.check == "chain" and "missing" in render(f.message) for f in report.faults)
 
 
 def test_a_swapped_card_in_a_starting_hand_is_caught_in_the_deal(table: Table) -> None:
@@ -127,7 +128,7 @@ def test_a_swapped_card_in_a_starting_hand_is_caught_in_the_deal(table: Table) -
 
     report = _changed(table, change)
     assert _first(report) == (0, "deal")
-    assert "hands (ann, cat)" in report.faults[0].message
+    assert "hands (ann, cat)" in render(report.faults[0].message)
 
 
 def test_a_card_swapped_with_the_deck_is_caught_in_the_deal(table: Table) -> None:
@@ -136,13 +137,13 @@ def test_a_card_swapped_with_the_deck_is_caught_in_the_deal(table: Table) -> Non
 
     report = _changed(table, change)
     assert _first(report) == (0, "deal")
-    assert "deck" in report.faults[0].message and "hands (bob)" in report.faults[0].message
+    assert "deck" in render(report.faults[0].message) and "hands (bob)" in render(report.faults[0].message)
 
 
 def test_a_wrong_secret_is_caught(table: Table) -> None:
     report = _changed(table, lambda d: d.update(secret=os.urandom(32).hex()))
     assert _first(report) == (0, "secret")
-    assert "commitment" in report.faults[0].message
+    assert "commitment" in render(report.faults[0].message)
 
 
 def test_a_move_envelope_signed_by_another_key_is_caught(table: Table) -> None:
@@ -157,7 +158,7 @@ def test_a_move_envelope_signed_by_another_key_is_caught(table: Table) -> None:
 
     report = _changed(table, change)
     assert _first(report) == (k, "envelope")
-    assert f"not by seat {seat}'s key" in report.faults[0].message
+    assert f"not by seat {seat}'s key" in render(report.faults[0].message)
 
 
 def test_a_broken_packet_chain_is_caught(table: Table) -> None:
@@ -219,3 +220,30 @@ def test_auditing_packet_files_loads_no_database_library(table: Table, tmp_path:
     loaded = [line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")]
     assert "pbem.replay.audit" in loaded  # the audit itself was imported, so the list is the real one
     assert not [name for name in loaded if name.split(".")[0] == "sqlalchemy"]
+
+
+def test_audit_json_faults_are_codes_and_values_the_same_in_every_language(table: Table, tmp_path: Path) -> None:
+    """`pbem audit --json` is for scripts: each fault carries a code, the message id and its values
+    and the English text, whatever --lang says; the lines for people are in the reader's words."""
+    import processes
+
+    doc = msgspec.to_builtins(_archive(table).doc)
+    doc["secret"] = os.urandom(32).hex()
+    doc["joins"][0] = "!" + doc["joins"][0][1:]  # a join that is not base64: an inner error's fault
+    path = tmp_path / "tampered.pbem"
+    path.write_text(armor("ARCHIVE", _resign(table, doc)))
+    said = {lang: processes.pbem("--lang", lang, "audit", path, "--json", home=tmp_path) for lang in ("en", "zh-Hans")}
+    assert {run.returncode for run in said.values()} == {EXIT_AUDIT_FAILED}
+    assert said["en"].stdout == said["zh-Hans"].stdout  # the same bytes in every language
+    faults = json.loads(said["en"].stdout)["rounds"][0]["faults"]
+    secret = next(f for f in faults if f["check"] == "secret")
+    assert secret["code"] == "audit-failed" and secret["params"] == {"round": 1}
+    assert secret["id"] == "the revealed secret does not match the invitation's commitment for round {round}"
+    assert secret["text"] == "the revealed secret does not match the invitation's commitment for round 1"
+    join = next(f for f in faults if f["check"] == "join")
+    inner = join["params"]["error"]
+    assert join["id"] == "join {n} is unusable: {error}" and inner["code"] == "bad-packet", join
+    assert inner["text"].startswith("join 1") and join["text"] == f"join 1 is unusable: {inner['text']}"
+    assert not any(ord(c) > 127 for c in said["zh-Hans"].stdout)
+    human = processes.pbem("--lang", "zh-Hans", "audit", path, home=tmp_path)
+    assert human.returncode == EXIT_AUDIT_FAILED and "秘密" in human.stdout + human.stderr, human.stdout

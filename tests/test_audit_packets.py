@@ -25,6 +25,7 @@ from engine.rules import legal_moves
 from pbem.host import referee as H
 from pbem.protocol.documents import parse, read_blocks, unb64
 from pbem.seat import player as P
+from pbem.ui.words import render
 
 SEATS = ["ann", "bob", "cat", "dan"]
 
@@ -129,7 +130,7 @@ def test_false_winners_are_caught_by_every_audit_at_the_closing_packet(lied: Lie
     assert report["anchored"] is True
     faults = report["rounds"][0]["faults"]
     assert [(f["packet"], f["check"]) for f in faults] == [(closing, "result")]
-    assert "winners is" in faults[0]["message"]
+    assert "winners is" in faults[0]["text"]
     # The host's own database holds the same lying packets: the audit there says so too.
     db = _audit(str(lied_table.root / "game.db"), "--round", "1", home=lied_table.homes["cat"])
     assert db.returncode == 8 and f"FAULT round 1 packet {closing}: closing the round" in db.stdout
@@ -230,11 +231,11 @@ def test_moves_made_by_the_host_audit_clean_and_a_packet_hiding_one_is_caught(tm
     assert one.ok, [f.line() for f in one.faults]
     assert one.counts["host-move"] == len(timed_out[1]) > 0
     assert one.counts["packet-moves"] >= one.moves and one.counts["part"] >= one.moves
-    assert sum("played by the host for" in n for n in one.notes) == len(timed_out[1])
+    assert sum("played by the host for" in render(n) for n in one.notes) == len(timed_out[1])
     # the archive of round 2 is honest; its packets are not, exactly where the host moved
     assert {f.check for f in two.faults} == {"moves"}, [f.line() for f in two.faults]
     closing = max(link.seq for link in read_blocks(table.host.archives()[2])[0].doc.chain)
     lied_at = [seq for seq in timed_out[2] if seq <= closing]
     assert sorted(f.packet for f in two.faults) == lied_at
     for f in two.faults:  # the packet's move has no `by`; the replay's (from the archive) is the host's
-        assert "the moves is" in f.message and 'the replay has [{"by": "host"' in f.message, f.message
+        assert "the moves is" in render(f.message) and 'the replay has [{"by": "host"' in render(f.message), render(f.message)

@@ -32,6 +32,7 @@ from pbem.seat import keys
 from pbem.seat.home import saved_notices
 from pbem.seat.screen import news_lines
 from pbem.ui import when, words
+from pbem.ui.words import render
 
 UTC = UTC
 
@@ -88,7 +89,7 @@ def check_archives(host: H.Host) -> list[str]:
         block = [b for b in read_blocks(armored) if b.kind == "archive"][0]
         report = audit(block.payload, previous_final=previous)
         assert report.ok, [f.line() for f in report.faults]
-        notes += report.notes
+        notes += [render(n) for n in report.notes]
         previous = block.doc.final
     return notes
 

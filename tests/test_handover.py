@@ -26,6 +26,7 @@ from pbem.replay.rounds import build, open_source, verify_archive
 from pbem.replay.trust import Trust
 from pbem.seat import keys
 from pbem.seat import player as P
+from pbem.ui.words import render
 
 SEATS = ["ann", "bob", "cat"]
 
@@ -111,7 +112,7 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
         block = [b for b in read_blocks(armored) if b.kind == "archive"][0]
         report = audit(block.payload, previous_final=previous)
         assert report.ok, [f.line() for f in report.faults]
-        notes[rnd] = report.notes
+        notes[rnd] = [render(n) for n in report.notes]
         previous = block.doc.final
         build(*verify_archive(block.payload))  # the replay re-applies every move
     assert [n for n in notes[1] if not n.startswith("no packet files")] == []  # (no packets given here)

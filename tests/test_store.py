@@ -23,7 +23,7 @@ from pbem.host.store import HEAD, Store, metadata
 from pbem.protocol.documents import check_signature, read_blocks
 from pbem.seat import keys
 from pbem.seat import player as P
-from pbem.ui.words import notice_text
+from pbem.ui.words import notice_text, render
 
 FIXTURE = Path(__file__).parent / "fixtures" / "v1"
 PASS = b"correct horse"
@@ -337,6 +337,6 @@ def test_a_club_store_of_schema_3_is_migrated_and_its_round_ends_with_the_moves_
     # moves 5 and 10 were signed before a host's move carried the time it was made: they
     # cannot be checked against their packets' deadlines, and the audit says so (move 13 can)
     assert [(f.move, f.check) for f in report.faults] == [(5, "timeout"), (10, "timeout")], report.faults
-    assert all("does not say when it was made" in f.message for f in report.faults)
+    assert all("does not say when it was made" in render(f.message) for f in report.faults)
     assert report.counts["timeout"] == 1
     assert schema_diff(f"sqlite:///{db}") == []

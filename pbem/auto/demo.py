@@ -194,7 +194,7 @@ def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess
     _run_to_end(procs, lambda: _watch_chain(console, folder, procs, TIMEOUT * 2))
     report = audit_chain(open_source(folder.dir), folder.game_id, None)
     if report.fault or not report.rounds:
-        raise DemoFailed(t("the trustless game's audit failed: {fault}", fault=str(report.fault)),
+        raise DemoFailed(t("the trustless game's audit failed: {fault}", fault=report.fault),
                          hint=t("see the logs folder"))
     for r in report.rounds:
         found = t("gold found by {player}", player=r.finder) if r.finder else t("gold not found")

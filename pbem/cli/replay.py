@@ -257,7 +257,7 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
                      "--invitation, so the chain is checked only against the invitation among its files",
                      game=rep.game), err=True)
     if rep.fault:
-        raise AuditFailed(t("audit failed at {where} of game {game}", where=rep.fault.split(":")[0], game=rep.game),
+        raise AuditFailed(t("audit failed at {where} of game {game}", where=words.render(rep.fault).split(":")[0], game=rep.game),
                           hint=t("the fault is listed above; do not trust this game's record from there on"))
     if not rounds:
         raise NotReplayable(t("no round of game {game} has ended yet: there is nothing to audit", game=rep.game)

@@ -17,7 +17,7 @@ from engine.errors import BadPosition, MoveError
 from engine.game import Carry, carry
 from engine.position import dump, load
 from engine.state import OVER, ROUNDS_PER_GAME, RoundState, deal
-from pbem.errors import BadSignature, PbemError
+from pbem.errors import BadSignature, PbemError, listed, msg, reason_word
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.crypto import PublicKey
@@ -44,8 +44,7 @@ from pbem.replay.report import Report
 from pbem.replay.rounds import NotTheirTurn, Replay, Source, invitation_of, step
 from pbem.replay.told import PacketCheck
 from pbem.replay.trust import Trust
-from pbem.ui import failures, words
-from pbem.ui.words import t
+from pbem.ui import failures
 
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
              "to_move", "round")
@@ -75,7 +74,7 @@ def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None 
             report = audit(payload, origin=origin, previous_final=previous, packets=packets, blocks=src.blocks,
                            trust=trust)
             if len(versions) > 1:
-                report.fault(None, CHAIN, t("{source} holds {n} different archives of this round", source=src.label,
+                report.fault(None, CHAIN, msg("{source} holds {n} different archives of this round", source=src.label,
                                               n=len(versions)))
             _check_talk(report, payload, list(src.talk.get(game, {}).values()))
             reports.append(report)
@@ -113,7 +112,7 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
         block = parse("archive", payload, check_signature=False)
     except PbemError as exc:
         rep = Report("?", 0, origin)
-        rep.fault(None, ARCHIVE, t("the archive is malformed: {error}", error=exc))
+        rep.fault(None, ARCHIVE, msg("the archive is malformed: {error}", error=exc))
         return rep
     doc: Archive = block.doc
     rep = Report(doc.game, doc.round, origin)
@@ -123,14 +122,14 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
         check_signature(block)
         rep.passed("signature")
     except BadSignature:
-        rep.fault(None, SIGNATURE, t("the archive's signature does not verify: it was changed after the host signed it"))
+        rep.fault(None, SIGNATURE, msg("the archive's signature does not verify: it was changed after the host signed it"))
     try:
         invitation = invitation_of(doc)
     except PbemError as exc:
-        rep.fault(None, INVITATION, t("the invitation inside the archive is unusable: {error}", error=exc))
+        rep.fault(None, INVITATION, msg("the invitation inside the archive is unusable: {error}", error=exc))
         return rep
     if trust.anchor is not None and trust.anchor.hash != invitation.hash:
-        rep.fault(None, ANCHOR, t("the archive holds another invitation than the one you trust ({anchor}): host "
+        rep.fault(None, ANCHOR, msg("the archive holds another invitation than the one you trust ({anchor}): host "
                                     "{host} instead of {trusted}; this is not the game you joined",
                                     anchor=trust.anchor_origin, host=_host_of(invitation), trusted=_host_of(trust.anchor)))
         return rep
@@ -138,7 +137,7 @@ def audit(payload: bytes, *, origin: str = "", previous_final: dict[str, Any] | 
         _check_all(rep, doc, invitation, previous_final, packets, blocks or {}, trust)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         # Nonsense inside a well-typed archive (its positions are engine data) is a fault, not a crash.
-        rep.fault(None, ARCHIVE, t("the archive holds data that cannot be checked: {kind}: {error}",
+        rep.fault(None, ARCHIVE, msg("the archive holds data that cannot be checked: {kind}: {error}",
                                      kind=type(exc).__name__, error=exc))
     return rep
 
@@ -184,22 +183,22 @@ def _check_handovers(rep: Report, doc: Archive, invitation: Signed[Invitation], 
     for h in doc.handovers or []:
         seat, at = h.seat, h.at
         if seat not in current:
-            rep.fault(None, HANDOVER, t("a handover names seat {seat} at packet {seq}, which the game does not have",
+            rep.fault(None, HANDOVER, msg("a handover names seat {seat} at packet {seq}, which the game does not have",
                                           seat=repr(seat), seq=at))
             continue
         try:
-            block = parse("handover", unb64(h.document, t("{seat}'s handover", seat=seat))).expect(Handover)
+            block = parse("handover", unb64(h.document, msg("{seat}'s handover", seat=seat))).expect(Handover)
         except PbemError as exc:
-            rep.fault(None, HANDOVER, t("the handover of seat {seat} at packet {seq} is unusable: {error}", seat=seat,
+            rep.fault(None, HANDOVER, msg("the handover of seat {seat} at packet {seq} is unusable: {error}", seat=seat,
                                           seq=at, error=exc))
             continue
         if block.game != invitation.game or block.doc.seat != seat or block.doc.key != h.key:
-            rep.fault(None, HANDOVER, t("the handover of seat {seat} at packet {seq} does not match its signed "
+            rep.fault(None, HANDOVER, msg("the handover of seat {seat} at packet {seq} does not match its signed "
                                           "document", seat=seat, seq=at))
             continue
         signer = block.signer.encode()
         if signer not in (host_key, current[seat]):
-            rep.fault(None, HANDOVER, t("the handover of seat {seat} at packet {seq} is signed by key {fingerprint}, "
+            rep.fault(None, HANDOVER, msg("the handover of seat {seat} at packet {seq} is signed by key {fingerprint}, "
                                           "neither the host's nor the seat's", seat=seat, seq=at,
                                           fingerprint=block.signer.fingerprint()))
             continue
@@ -207,10 +206,10 @@ def _check_handovers(rep: Report, doc: Archive, invitation: Signed[Invitation], 
         spans[seat].append((at, current[seat]))
         fingerprint = PublicKey.decode(current[seat]).fingerprint()
         if signer == host_key:
-            rep.notes.append(t("seat {seat} was handed over to key {fingerprint} from packet {seq} on (signed by the "
+            rep.notes.append(msg("seat {seat} was handed over to key {fingerprint} from packet {seq} on (signed by the "
                                "host)", seat=seat, fingerprint=fingerprint, seq=at))
         else:
-            rep.notes.append(t("seat {seat} was handed over to key {fingerprint} from packet {seq} on (signed by the "
+            rep.notes.append(msg("seat {seat} was handed over to key {fingerprint} from packet {seq} on (signed by the "
                                "seat's old key)", seat=seat, fingerprint=fingerprint, seq=at))
         rep.passed("handover")
 
@@ -228,11 +227,11 @@ def _check_invitation(rep: Report, doc: Archive, invitation: Signed[Invitation])
     except PbemError:
         rep.host = host.name
     if invitation.signer.encode() != host.key:
-        rep.fault(None, INVITATION, t("the invitation is not signed by the host it names"))
+        rep.fault(None, INVITATION, msg("the invitation is not signed by the host it names"))
     if doc.signer != host.key:
-        rep.fault(None, SIGNATURE, t("the archive is not signed by the game's host {host}", host=repr(host.name)))
+        rep.fault(None, SIGNATURE, msg("the archive is not signed by the game's host {host}", host=repr(host.name)))
     if invitation.game != doc.game:
-        rep.fault(None, INVITATION, t("the archive of game {game} holds the invitation of game {other}", game=doc.game,
+        rep.fault(None, INVITATION, msg("the archive of game {game} holds the invitation of game {other}", game=doc.game,
                                         other=invitation.game))
 
 
@@ -240,31 +239,31 @@ def _check_joins(rep: Report, doc: Archive, invitation: Signed[Invitation], seat
     found: dict[str, bytes] = {}
     for i, text in enumerate(doc.joins, 1):
         try:
-            block = parse("join", unb64(text, t("join {n}", n=i)))
+            block = parse("join", unb64(text, msg("join {n}", n=i)))
         except PbemError as exc:
-            rep.fault(0, JOIN, t("join {n} is unusable: {error}", n=i, error=exc))
+            rep.fault(0, JOIN, msg("join {n} is unusable: {error}", n=i, error=exc))
             continue
         join: Join = block.doc
         seat = join.seat
         if seat not in seats:
-            rep.fault(0, JOIN, t("join {n} is for seat {seat}, which the invitation does not have", n=i,
+            rep.fault(0, JOIN, msg("join {n} is for seat {seat}, which the invitation does not have", n=i,
                                    seat=repr(seat)))
         elif join.signer != seats[seat]:
-            rep.fault(0, JOIN, t("{seat}'s join is signed by key {fingerprint}, not the seat's key", seat=seat,
+            rep.fault(0, JOIN, msg("{seat}'s join is signed by key {fingerprint}, not the seat's key", seat=seat,
                                    fingerprint=block.signer.fingerprint()))
         elif join.invitation != invitation.hash or join.game != invitation.game:
-            rep.fault(0, JOIN, t("{seat}'s join answers another invitation", seat=seat))
+            rep.fault(0, JOIN, msg("{seat}'s join answers another invitation", seat=seat))
         elif seat in found:
-            rep.fault(0, JOIN, t("{seat} has two joins", seat=seat))
+            rep.fault(0, JOIN, msg("{seat} has two joins", seat=seat))
         else:
             try:
-                found[seat] = unb64(join.contribution, t("{seat}'s contribution", seat=seat))
+                found[seat] = unb64(join.contribution, msg("{seat}'s contribution", seat=seat))
                 rep.passed("join")
             except PbemError as exc:
-                rep.fault(0, JOIN, failures.message(exc))
+                rep.fault(0, JOIN, exc)
     missing = [s for s in seats if s not in found]
     if missing:
-        rep.fault(0, JOIN, t("no valid join of {seats}: the deal cannot be recomputed", seats=", ".join(missing)))
+        rep.fault(0, JOIN, msg("no valid join of {seats}: the deal cannot be recomputed", seats=", ".join(missing)))
         return None
     return [found[s] for s in seats]
 
@@ -272,16 +271,16 @@ def _check_joins(rep: Report, doc: Archive, invitation: Signed[Invitation], seat
 def _check_secret(rep: Report, doc: Archive, invitation: Signed[Invitation]) -> bytes | None:
     commitments = invitation.doc.commitments
     if not 1 <= rep.round <= len(commitments):
-        rep.fault(None, SECRET, t("the invitation commits to {n} rounds, not to round {round}", n=len(commitments),
+        rep.fault(None, SECRET, msg("the invitation commits to {n} rounds, not to round {round}", n=len(commitments),
                                     round=rep.round))
         return None
     try:
         secret = bytes.fromhex(doc.secret)
     except ValueError:
-        rep.fault(0, SECRET, t("the revealed secret is not hex"))
+        rep.fault(0, SECRET, msg("the revealed secret is not hex"))
         return None
     if not fairness.secret_matches(invitation.game, rep.round, secret, commitments[rep.round - 1]):
-        rep.fault(0, SECRET, t("the revealed secret does not match the invitation's commitment for round {round}",
+        rep.fault(0, SECRET, msg("the revealed secret does not match the invitation's commitment for round {round}",
                                  round=rep.round))
         return None
     rep.passed("secret")
@@ -301,7 +300,7 @@ def _check_deal(rep: Report, doc: Archive, invitation: Signed[Invitation], secre
         said = (carried.first, carried.gold, carried.nuggets)
         if previous is not None and (previous.get("gold") != carried.gold or previous.get("nuggets") != carried.nuggets
                                      or previous.get("next_start") != carried.first):
-            rep.fault(0, DEAL, t("what round {round} says it carried over differs from how round {before} ended",
+            rep.fault(0, DEAL, msg("what round {round} says it carried over differs from how round {before} ended",
                                    round=rep.round, before=rep.round - 1))
     elif previous is not None:
         said = (previous.get("next_start"), previous.get("gold"), previous.get("nuggets"))
@@ -309,7 +308,7 @@ def _check_deal(rep: Report, doc: Archive, invitation: Signed[Invitation], secre
         # Without the previous round's archive, the pile that was shuffled is unknown: take the
         # carried gold and first seat from `start` and compare the pile only as a set of cards.
         said = (start.get("to_move"), start.get("gold"), start.get("nuggets"))
-        rep.notes.append(t("round {round}'s archive is not in the source: the order of the nugget pile, the carried "
+        rep.notes.append(msg("round {round}'s archive is not in the source: the order of the nugget pile, the carried "
                            "gold and the first player were taken from the archive, not checked", round=rep.round - 1))
     try:
         begins = Carry() if said is None else carry(players, *said)
@@ -318,7 +317,7 @@ def _check_deal(rep: Report, doc: Archive, invitation: Signed[Invitation], secre
                           options=frozenset(invitation.doc.options), round_no=rep.round, first_seat=begins.first_seat,
                           gold=begins.gold, nuggets=begins.nuggets))
     except (KeyError, ValueError, TypeError) as exc:
-        rep.fault(0, DEAL, t("the deal cannot be recomputed: {error}", error=exc))
+        rep.fault(0, DEAL, msg("the deal cannot be recomputed: {error}", error=exc))
         return
     if rep.round > 1 and previous is None and carried is None:
         dealt["nuggets"] = sorted(dealt["nuggets"])
@@ -332,8 +331,8 @@ def _check_deal(rep: Report, doc: Archive, invitation: Signed[Invitation], secre
             else:
                 differ.append(key)
     if differ:
-        rep.fault(0, DEAL, t("the starting position is not the deal of the secret and the contributions: "
-                               "{fields} differ", fields=words.clauses(differ)))
+        rep.fault(0, DEAL, msg("the starting position is not the deal of the secret and the contributions: "
+                               "{fields} differ", fields=listed(differ, how="clauses")))
     else:
         rep.passed("deal")
 
@@ -347,21 +346,21 @@ def _check_chain(rep: Report, doc: Archive, invitation: Signed[Invitation],
         seq, h, prev = entry.seq, entry.hash, entry.prev
         if before is None:
             if seq == 1 and prev != invitation.hash:
-                rep.fault(None, CHAIN, t("packet 1 does not follow the invitation"))
+                rep.fault(None, CHAIN, msg("packet 1 does not follow the invitation"))
         elif seq != before.seq + 1 or prev != before.hash:
-            rep.fault(None, CHAIN, t("packet {seq} does not follow packet {before} in the archive's chain", seq=seq,
+            rep.fault(None, CHAIN, msg("packet {seq} does not follow packet {before} in the archive's chain", seq=seq,
                                        before=before.seq))
         chain[seq] = h
         before = entry
         rep.passed("chain")
         for other, where in packets.get(seq, {}).items():
             if other != h:
-                rep.fault(None, CHAIN, t("packet {seq} in {where} is not the packet {seq} of the archive's chain",
+                rep.fault(None, CHAIN, msg("packet {seq} in {where} is not the packet {seq} of the archive's chain",
                                            seq=seq, where=where))
             else:
                 rep.passed("packet-file")
     if not chain:
-        rep.fault(None, CHAIN, t("the archive holds no packet chain"))
+        rep.fault(None, CHAIN, msg("the archive holds no packet chain"))
     return chain
 
 
@@ -375,7 +374,7 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
     try:
         start: RoundState | None = load(doc.start)
     except (BadPosition, KeyError, TypeError) as exc:
-        rep.fault(0, ENGINE, t("the starting position is unreadable: {error}", error=exc))
+        rep.fault(0, ENGINE, msg("the starting position is unreadable: {error}", error=exc))
         start = None
     state, steps = start, []
     unanswered = False  # a move whose packet is unknown: the packets cannot be matched to steps
@@ -384,10 +383,10 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
     for m in doc.moves:
         if m.n != i + 1:
             if m.n > i + 1:
-                rep.fault(i + 1, ORDER, t("move {n} is missing: the archive goes from move {before} to move {after}",
+                rep.fault(i + 1, ORDER, msg("move {n} is missing: the archive goes from move {before} to move {after}",
                                             n=i + 1, before=i, after=m.n))
             else:
-                rep.fault(i + 1, ORDER, t("move {n} is out of order: the archive numbers it {said}", n=i + 1,
+                rep.fault(i + 1, ORDER, msg("move {n} is out of order: the archive numbers it {said}", n=i + 1,
                                             said=repr(m.n)))
         i = m.n if m.n > i else i + 1
         seq = _check_envelope(rep, i, m, key_at, chain, doc.game, doc.signer)
@@ -403,23 +402,23 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
             rep.passed("engine")
         except NotTheirTurn as exc:
             if exc.player is None:
-                rep.fault(i, ENGINE, t("is by {seat}, but nobody was to move", seat=m.seat))
+                rep.fault(i, ENGINE, msg("is by {seat}, but nobody was to move", seat=m.seat))
             else:
-                rep.fault(i, ENGINE, t("is by {seat}, but {player} was to move", seat=m.seat, player=exc.player))
+                rep.fault(i, ENGINE, msg("is by {seat}, but {player} was to move", seat=m.seat, player=exc.player))
             state = None
         except MoveError as exc:
-            rep.fault(i, ENGINE, t("{move} is illegal here: {error}", move=repr(m.text), error=failures.message(exc)))
+            rep.fault(i, ENGINE, msg("{move} is illegal here: {error}", move=repr(m.text), error=failures.message(exc)))
             state = None
     if state is None or start is None:
         return None
     if last_seq is not None and last_seq + 1 != max(chain, default=0):
-        rep.fault(i, CHAIN, t("the chain does not end with the packet of the last move"))
+        rep.fault(i, CHAIN, msg("the chain does not end with the packet of the last move"))
     got = dump(state)
     if state.phase != OVER:
-        rep.fault(i, FINAL, t("the moves do not end the round"))
+        rep.fault(i, FINAL, msg("the moves do not end the round"))
     elif got != doc.final:
         keys = sorted(k for k in set(got) | set(doc.final) if got.get(k) != doc.final.get(k))
-        rep.fault(i, FINAL, t("the moves do not lead to the archive's final position ({fields} differ)",
+        rep.fault(i, FINAL, msg("the moves do not lead to the archive's final position ({fields} differ)",
                                 fields=", ".join(keys)))
     else:
         rep.passed("final")
@@ -433,10 +432,10 @@ def _check_follows(rep: Report, i: int, seq: int, last_seq: int | None, handed: 
     if last_seq is None or seq == last_seq + 1 or set(range(last_seq + 1, seq)) <= handed:
         return
     if seq > last_seq + 1:
-        rep.fault(i, CHAIN, t("answers packet {seq}, but the move before it answered packet {before}: a "
+        rep.fault(i, CHAIN, msg("answers packet {seq}, but the move before it answered packet {before}: a "
                                 "move between them is missing", seq=seq, before=last_seq))
     else:
-        rep.fault(i, CHAIN, t("answers packet {seq}, but the move before it answered packet {before}",
+        rep.fault(i, CHAIN, msg("answers packet {seq}, but the move before it answered packet {before}",
                                 seq=seq, before=last_seq))
 
 
@@ -452,40 +451,40 @@ def _check_envelope(rep: Report, i: int, m: ArchivedMove, key_at: Keys, chain: d
     """The seat's signed move file (or the host's, for a seat that did not move in time): its
     signer, commitment and packet. Returns the packet it answers."""
     try:
-        env = parse("move", unb64(m.envelope, t("move {n}'s envelope", n=i)))
+        env = parse("move", unb64(m.envelope, msg("move {n}'s envelope", n=i)))
     except PbemError as exc:
-        rep.fault(i, ENVELOPE, t("the signed move file is unusable: {error}", error=exc))
+        rep.fault(i, ENVELOPE, msg("the signed move file is unusable: {error}", error=exc))
         return None
     move: Move = env.doc
     ok = True
     if move.by != m.by:
-        rep.fault(i, ENVELOPE, t("the archive and the move file disagree on who made the move"))
+        rep.fault(i, ENVELOPE, msg("the archive and the move file disagree on who made the move"))
         ok = False
     if move.by == HOST:
         if env.signer.encode() != host_key:
-            rep.fault(i, ENVELOPE, t("a move marked as the host's is signed by key {fingerprint}, not the host's",
+            rep.fault(i, ENVELOPE, msg("a move marked as the host's is signed by key {fingerprint}, not the host's",
                                        fingerprint=env.signer.fingerprint()))
             ok = False
         else:
             rep.passed("host-move")
-            rep.notes.append(t("move {n}: played by the host for {seat} ({why})", n=i, seat=m.seat, why=words.reason(move.why)))
+            rep.notes.append(msg("move {n}: played by the host for {seat} ({why})", n=i, seat=m.seat, why=reason_word(move.why)))
     elif env.signer.encode() != key_at(m.seat, move.seq):
-        rep.fault(i, ENVELOPE, t("the move file is signed by key {fingerprint}, not by seat {seat}'s key",
+        rep.fault(i, ENVELOPE, msg("the move file is signed by key {fingerprint}, not by seat {seat}'s key",
                                    fingerprint=env.signer.fingerprint(), seat=m.seat))
         ok = False
     if move.seat != m.seat or env.game != game:
-        rep.fault(i, ENVELOPE, t("the move file is {seat}'s in game {game}, not {expected}'s in {expected_game}",
+        rep.fault(i, ENVELOPE, msg("the move file is {seat}'s in game {game}, not {expected}'s in {expected_game}",
                                    seat=move.seat, game=env.game, expected=m.seat, expected_game=game))
         ok = False
     try:
         if move_commitment(move_nonce(m.nonce), m.text) != move.commit:
-            rep.fault(i, COMMIT, t("the text {move} is not the move the seat committed to", move=repr(m.text)))
+            rep.fault(i, COMMIT, msg("the text {move} is not the move the seat committed to", move=repr(m.text)))
         else:
             rep.passed("commit")
     except PbemError as exc:
-        rep.fault(i, COMMIT, failures.message(exc))
+        rep.fault(i, COMMIT, exc)
     if chain.get(move.seq) != move.packet:
-        rep.fault(i, CHAIN, t("answers packet {seq}, which is not in the archive's chain", seq=move.seq))
+        rep.fault(i, CHAIN, msg("answers packet {seq}, which is not in the archive's chain", seq=move.seq))
     if ok:
         rep.passed("envelope")
     return move.seq

@@ -15,15 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.views import view
-from pbem.errors import PbemError
+from pbem.errors import PbemError, date_word, msg, reason_word
 from pbem.host.clock import parse_time
 from pbem.names import HOST
 from pbem.protocol.documents import Archive, Packet, Signed, check_signature, parse, unb64
 from pbem.protocol.timeout import POLICIES, REASONS, policy_move
 from pbem.replay.rounds import Replay
 from pbem.seat.home import move_path
-from pbem.ui import failures, words
-from pbem.ui.words import t
 
 if TYPE_CHECKING:
     from pbem.replay.report import Report
@@ -40,10 +38,10 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, c
         if m.by != HOST:
             continue
         step = replay.steps[n - 1]
-        envelope = parse("move", unb64(m.envelope, t("move {n}'s envelope", n=n))).doc
+        envelope = parse("move", unb64(m.envelope, msg("move {n}'s envelope", n=n))).doc
         packet = _packet(blocks.get(chain.get(step.answered, "")), host_key)
         if packet is None:
-            rep.notes.append(t("move {n}: packet {seq} is not in the source: the host's move for {seat} was not "
+            rep.notes.append(msg("move {n}: packet {seq} is not in the source: the host's move for {seat} was not "
                                "checked against its deadline", n=n, seq=step.answered, seat=m.seat))
             continue
         faults = len(rep.faults)
@@ -55,7 +53,7 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, c
         seen = view(replay.state(n - 1), m.seat)
         chosen = [policy_move(seen, m.seat, p, doc.game, step.answered) for p in policies if p in POLICIES]
         if chosen and m.text not in chosen:
-            rep.fault(n, TIMEOUT, t("the host played {move} for {seat}, but its timeout policy {policy} plays "
+            rep.fault(n, TIMEOUT, msg("the host played {move} for {seat}, but its timeout policy {policy} plays "
                                     "{chosen}", move=repr(m.text), seat=m.seat, policy="/".join(policies),
                                     chosen=" / ".join(repr(c) for c in chosen)))
         if len(rep.faults) == faults:
@@ -79,31 +77,31 @@ def _check_allowed(rep: Report, n: int, seat: str, why: str, at: str | None, pac
     absent = seat in (packet.absent or [])
     seq = packet.seq
     if why not in REASONS:
-        rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq} for no reason the rules know ({why})",
+        rep.fault(n, TIMEOUT, msg("the host played for {seat} at packet {seq} for no reason the rules know ({why})",
                                 seat=seat, seq=seq, why=repr(why[:40])))
     elif deadline is not None and deadline.on_timeout not in POLICIES:
-        rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq}, whose timeout policy is {policy}: the "
+        rep.fault(n, TIMEOUT, msg("the host played for {seat} at packet {seq}, whose timeout policy is {policy}: the "
                                 "host plays for nobody", seat=seat, seq=seq, policy=deadline.on_timeout))
     elif why != "timeout":
         if not absent:
-            rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq} as {why}, but that packet does not "
-                                    "list {seat} as absent", seat=seat, seq=seq, why=words.reason(why)))
+            rep.fault(n, TIMEOUT, msg("the host played for {seat} at packet {seq} as {why}, but that packet does not "
+                                    "list {seat} as absent", seat=seat, seq=seq, why=reason_word(why)))
     elif deadline is None:
-        rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq} for lack of time, but that packet has no "
+        rep.fault(n, TIMEOUT, msg("the host played for {seat} at packet {seq} for lack of time, but that packet has no "
                                 "deadline", seat=seat, seq=seq))
     elif at is None:
-        rep.fault(n, TIMEOUT, t("the host's move for {seat} at packet {seq} does not say when it was made",
+        rep.fault(n, TIMEOUT, msg("the host's move for {seat} at packet {seq} does not say when it was made",
                                 seat=seat, seq=seq))
     else:
         until = deadline.grace_until or deadline.due
         try:
             early = parse_time(at) < parse_time(until)
         except PbemError as exc:
-            rep.fault(n, TIMEOUT, failures.message(exc))
+            rep.fault(n, TIMEOUT, exc)
             return
         if early:
-            rep.fault(n, TIMEOUT, t("the host played for {seat} at {at}, before packet {seq}'s deadline and grace "
-                                    "ran out ({until})", seat=seat, at=words.date(at), seq=seq, until=words.date(until)))
+            rep.fault(n, TIMEOUT, msg("the host played for {seat} at {at}, before packet {seq}'s deadline and grace "
+                                    "ran out ({until})", seat=seat, at=date_word(at), seq=seq, until=date_word(until)))
 
 
 def _check_answered(rep: Report, n: int, game: str, seat: str, seq: int, at: str | None, home: Path) -> None:
@@ -116,5 +114,5 @@ def _check_answered(rep: Report, n: int, game: str, seat: str, seq: int, at: str
     if made is None:
         return
     if at is None or made < parse_time(at):
-        rep.fault(n, TIMEOUT, t("the host played for {seat} at packet {seq}, which {seat} had answered at {when} "
-                                "(the move file kept in your key home)", seat=seat, seq=seq, when=words.date(made)))
+        rep.fault(n, TIMEOUT, msg("the host played for {seat} at packet {seq}, which {seat} had answered at {when} "
+                                "(the move file kept in your key home)", seat=seat, seq=seq, when=date_word(made)))

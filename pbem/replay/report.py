@@ -3,11 +3,11 @@ deal, a move, a packet or the archive as a whole); pbem.replay.audit and hostmov
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.errors import EXIT_AUDIT_FAILED, PbemError
-from pbem.ui.words import t
+from pbem.errors import EXIT_AUDIT_FAILED, Msg, PbemError, Text
+from pbem.ui.words import render, t
 
 
 class AuditFailed(PbemError):
@@ -19,8 +19,9 @@ class Fault:
     move: int | None  # 0: the deal and the starting position; n: move n; None: the archive as a whole
     check: str  # signature, anchor, invitation, join, secret, deal, chain, envelope, commit, engine, final,
     #             packet, table, result, moves, part (the last five: a packet's content against the replay), talk
-    message: str
+    message: Text
     packet: int | None = None  # the packet that holds the fault, for a packet's content
+    code: str = "audit-failed"  # the error's code (pbem.errors) when an error is the fault
 
     def line(self) -> str:
         if self.packet is not None:
@@ -31,6 +32,30 @@ class Fault:
             return t("deal: {fault}", fault=self.message)
         return t("move {n}: {fault}", n=self.move, fault=self.message)
 
+    def to_json(self) -> dict[str, Any]:
+        """The fault for scripts, the same in every language: where, which check, its code, the
+        message id and values (docs/translating.md) and the English text."""
+        return {"move": self.move, "check": self.check, "packet": self.packet, "code": self.code,
+                **said_json(self.message)}
+
+
+def said_json(message: Text) -> dict[str, Any]:
+    """A message as data: its id, its values (a message among them as data too) and its English."""
+    if isinstance(message, str):  # words said already: no id to give
+        return {"id": None, "params": {}, "text": message}
+    return {"id": message.id, "params": {k: _value(v) for k, v in message.params.items()},
+            "text": render(message, "en")}
+
+
+def _value(v: object) -> Any:
+    if isinstance(v, PbemError):
+        return {"code": v.code, **said_json(v.message)}
+    if isinstance(v, Msg):
+        return said_json(v)
+    if isinstance(v, tuple | list):
+        return [_value(x) for x in v]
+    return v if v is None or isinstance(v, bool | int | float | str) else str(v)
+
 
 @dataclass
 class Report:
@@ -40,7 +65,7 @@ class Report:
     host: str = "?"  # the host's name and key fingerprint, from the invitation
     moves: int = 0
     counts: dict[str, int] = field(default_factory=dict)  # checks passed, by kind
-    notes: list[str] = field(default_factory=list)
+    notes: list[Text] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     anchor: str | None = None  # where the trusted invitation came from, or None (not anchored)
     seat: str | None = None  # whose sealed parts were opened (audit --as)
@@ -49,11 +74,12 @@ class Report:
     def ok(self) -> bool:
         return not self.faults
 
-    def fault(self, move: int | None, check: str, message: str) -> None:
-        self.faults.append(Fault(move, check, message))
+    def fault(self, move: int | None, check: str, message: Text | PbemError) -> None:
+        """A fault the audit found, in words (a Msg) or as the error that says it."""
+        self.faults.append(_fault(move, check, message))
 
-    def fault_at_packet(self, seq: int, check: str, message: str) -> None:
-        self.faults.append(Fault(None, check, message, packet=seq))
+    def fault_at_packet(self, seq: int, check: str, message: Text | PbemError) -> None:
+        self.faults.append(_fault(None, check, message, packet=seq))
 
     def passed(self, check: str, n: int = 1) -> None:
         self.counts[check] = self.counts.get(check, 0) + n
@@ -89,5 +115,11 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "round": self.round, "origin": self.origin, "ok": self.ok, "host": self.host,
-                "moves": self.moves, "counts": self.counts, "notes": self.notes, "anchor": self.anchor,
-                "seat": self.seat, "faults": [asdict(f) for f in self.faults]}
+                "moves": self.moves, "counts": self.counts, "notes": [render(n, "en") for n in self.notes], "anchor": self.anchor,
+                "seat": self.seat, "faults": [f.to_json() for f in self.faults]}
+
+
+def _fault(move: int | None, check: str, message: Text | PbemError, packet: int | None = None) -> Fault:
+    if isinstance(message, PbemError):
+        return Fault(move, check, message.message, packet, message.code)
+    return Fault(move, check, message, packet)

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pbem.errors import PbemError
+from pbem.errors import Msg, PbemError, msg
 from pbem.protocol import talk
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Archive, Invitation, Packet, Signed, Talk, check_signature, parse, unb64
 from pbem.protocol.talk import Line
-from pbem.ui.words import t
 
 
 @dataclass(frozen=True)
@@ -53,29 +52,29 @@ def _key_at(archive: Archive, invitation: Invitation, seat: str, seq: int) -> st
 
 
 def _verified(block: Signed[Talk], chain: dict[int, str], key: str | None,
-              reader: tuple[str, Identity] | None) -> tuple[Line | None, str | None]:
+              reader: tuple[str, Identity] | None) -> tuple[Line | None, Msg | None]:
     """(the line as `reader` reads it, None) or (None, why it does not check): said at a packet
     of `chain` under that hash, signed by `key` (its seat's key at that packet)."""
     doc = block.doc
     if chain[doc.seq] != doc.packet:
-        return None, t("{seat}'s line {n} names packet {seq} {hash}, not the chain's {chain}", seat=doc.seat, n=doc.n,
+        return None, msg("{seat}'s line {n} names packet {seq} {hash}, not the chain's {chain}", seat=doc.seat, n=doc.n,
                        seq=doc.seq, hash=doc.packet[:12], chain=chain[doc.seq][:12])
     try:
         check_signature(block)
         return talk.read(block, key or "", reader[0] if reader else "", reader[1] if reader else None), None
     except PbemError as exc:
-        return None, t("{seat}'s line {n}: {error}", seat=doc.seat, n=doc.n, error=exc)
+        return None, msg("{seat}'s line {n}: {error}", seat=doc.seat, n=doc.n, error=exc)
 
 
 def check(blocks: list[Signed[Talk]], archive: Archive, invitation: Invitation,
-          reader: tuple[str, Identity] | None = None) -> tuple[list[Placed], list[tuple[int, str]]]:
+          reader: tuple[str, Identity] | None = None) -> tuple[list[Placed], list[tuple[int, Msg]]]:
     """The round's lines, placed, oldest first; and the faults: (packet, why) for each line said
     at a packet of the round that is not signed by its seat's key or names another hash.
     `reader`: a seat and its key, to open the whispers sealed to it."""
     chain = {link.seq: link.hash for link in archive.chain}  # a line at a round-over packet ends one round, opens the next
     answered = _answered(archive)
     placed: list[tuple[Line | None, Signed[Talk]]] = []
-    faults: list[tuple[int, str]] = []
+    faults: list[tuple[int, Msg]] = []
     for block in blocks:
         doc = block.doc
         if doc.game != archive.game or doc.seq not in chain:
@@ -91,23 +90,24 @@ def check(blocks: list[Signed[Talk]], archive: Archive, invitation: Invitation,
     return sorted(out, key=lambda p: order[id(p)]), faults
 
 
-def check_chain(blocks: list[Signed[Talk]], chain: dict[int, str], invitation: Invitation) -> tuple[int, list[str]]:
+def check_chain(blocks: list[Signed[Talk]], chain: dict[int, str], invitation: Invitation) -> tuple[int, list[Msg]]:
     """A trustless game's lines against its chain (its seats never change keys): how many check,
     and why each other one does not ("packet N: ...")."""
     keys = invitation.seat_keys()
-    ok, faults = 0, []
+    ok = 0
+    faults: list[Msg] = []
     for block in sorted(blocks, key=lambda b: (b.doc.seq, b.doc.seat, b.doc.n)):
         if block.doc.game != invitation.game:
             continue
         if block.doc.seq not in chain:
-            faults.append(t("packet {seq}: {error}", seq=block.doc.seq, error=t(
+            faults.append(msg("packet {seq}: {error}", seq=block.doc.seq, error=msg(
                 "{seat}'s line {n} names a packet the chain does not have", seat=block.doc.seat, n=block.doc.n)))
             continue
         _, fault = _verified(block, chain, keys.get(block.doc.seat), None)
         if fault is None:
             ok += 1
         else:
-            faults.append(t("packet {seq}: {error}", seq=block.doc.seq, error=fault))
+            faults.append(msg("packet {seq}: {error}", seq=block.doc.seq, error=fault))
     return ok, faults
 
 

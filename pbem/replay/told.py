@@ -35,7 +35,7 @@ from engine.moves import parse as parse_move
 from engine.position import dump
 from engine.state import RoundState
 from engine.views import events_for, view
-from pbem.errors import PbemError
+from pbem.errors import Msg, PbemError, Text, listed, msg
 from pbem.names import HOST
 from pbem.protocol.contents import round_result, seat_part
 from pbem.protocol.crypto import Identity
@@ -50,8 +50,6 @@ from pbem.protocol.documents import (
     seal_info,
 )
 from pbem.replay.rounds import Replay, Step
-from pbem.ui import words
-from pbem.ui.words import t
 
 # Names of checks (as `pbem audit --json` lists them), not words for a person.
 PACKET, PART = "packet", "part"
@@ -90,7 +88,7 @@ class PacketCheck:
     handovers: list[HandoverRecord] = field(default_factory=list)
     seat: tuple[str, Identity] | None = None
 
-    def fault(self, seq: int, check: str, message: str) -> None:
+    def fault(self, seq: int, check: str, message: Text) -> None:
         self.report.fault_at_packet(seq, check, message)
 
     def run(self, replay: Replay, deal: int, blocks: dict[int, Signed[Packet]], game_over: bool) -> None:
@@ -101,7 +99,7 @@ class PacketCheck:
         # round before (not known here)
         dealt: list[Event] | None = [] if self.round == 1 else None
         if not blocks:
-            self.report.notes.append(t("no packet files of round {round} in the source: what the host told the "
+            self.report.notes.append(msg("no packet files of round {round} in the source: what the host told the "
                                        "table in its packets was not checked", round=self.round))
             return
         closing = steps[-1].answered + 1 if steps else deal
@@ -127,20 +125,20 @@ class PacketCheck:
             events = (steps[i - 1].events if i else dealt) if moved or seq == deal else []
             self._part(seq, doc, state, events, seq == closing and not game_over)
         if missing:
-            self.report.notes.append(t("packets {seqs} of round {round} are not in the source: what the host told "
+            self.report.notes.append(msg("packets {seqs} of round {round} are not in the source: what the host told "
                                        "the table in them was not checked", seqs=_ranges(missing), round=self.round))
 
     def _packet(self, seq: int, packet: Signed[Packet]) -> Packet | None:
         try:
             check_signature(packet)
         except PbemError as exc:
-            self.fault(seq, PACKET, t("the packet is unusable: {error}", error=exc))
+            self.fault(seq, PACKET, msg("the packet is unusable: {error}", error=exc))
             return None
         if packet.signer.encode() != self.host_key:
-            self.fault(seq, PACKET, t("the packet is not signed by the game's host"))
+            self.fault(seq, PACKET, msg("the packet is not signed by the game's host"))
             return None
         if packet.game != self.game or packet.doc.seq != seq:
-            self.fault(seq, PACKET, t("the packet is packet {seq} of game {game}", seq=packet.doc.seq,
+            self.fault(seq, PACKET, msg("the packet is packet {seq} of game {game}", seq=packet.doc.seq,
                                         game=packet.game))
             return None
         return packet.doc
@@ -150,64 +148,64 @@ class PacketCheck:
         (`dealt_here`: the packet that showed the deal, in rounds 2 and 3 the one closing the
         round before)."""
         want_phase = "round-over" if dealt_here and self.round > 1 else "playing"
-        wrong = []
+        wrong: list[Msg] = []
         if doc.phase != want_phase:
             wrong.append(_phase(doc.phase, want_phase))
         if doc.round != self.round:
-            wrong.append(t("it says round {said}, not {round}", said=doc.round, round=self.round))
+            wrong.append(msg("it says round {said}, not {round}", said=doc.round, round=self.round))
         if doc.to_move != state.player:
-            wrong.append(t("it says {said} is to move, but it is {player}", said=doc.to_move, player=state.player))
+            wrong.append(msg("it says {said} is to move, but it is {player}", said=doc.to_move, player=state.player))
         if doc.deadline is not None and doc.deadline.seat != state.player:
-            wrong.append(t("its deadline is {said}'s, but {player} is to move", said=doc.deadline.seat,
+            wrong.append(msg("its deadline is {said}'s, but {player} is to move", said=doc.deadline.seat,
                            player=state.player))
-        wrong += _differences(t("the public table"), _plain(doc.public), _plain(dump(view(state, None))))
-        self._say(seq, "table", wrong, t("after move {n}", n=i) if i else t("at the deal"))
+        wrong += _differences(msg("the public table"), _plain(doc.public), _plain(dump(view(state, None))))
+        self._say(seq, "table", wrong, msg("after move {n}", n=i) if i else msg("at the deal"))
 
     def _closing(self, seq: int, doc: Packet, final: RoundState, game_over: bool) -> None:
         """The packet that ends the round: its result (winners, payout, gold...) and standings."""
-        wrong = []
+        wrong: list[Msg] = []
         want_phase = "game-over" if game_over else "round-over"
         if doc.phase != want_phase:
             wrong.append(_phase(doc.phase, want_phase))
         expected = _plain(round_result(final, self.secret))
         if doc.result is None:
-            wrong.append(t("it holds no result of the round"))
+            wrong.append(msg("it holds no result of the round"))
         else:
-            wrong += _differences(t("the result"), _plain(doc.result), expected)
+            wrong += _differences(msg("the result"), _plain(doc.result), expected)
         if game_over:
             standings = {"gold": final.gold, "winners": standings_winners(final.gold)}
-            wrong += _differences(t("the standings"), _plain(doc.standings), _plain(standings))
-            wrong += _differences(t("the public table"), _plain(doc.public), _plain(dump(view(final, None))))
+            wrong += _differences(msg("the standings"), _plain(doc.standings), _plain(standings))
+            wrong += _differences(msg("the public table"), _plain(doc.public), _plain(dump(view(final, None))))
         elif doc.round != self.round + 1:
-            wrong.append(t("it says round {said}, not {round} (the next round's deal)", said=doc.round,
+            wrong.append(msg("it says round {said}, not {round} (the next round's deal)", said=doc.round,
                            round=self.round + 1))
-        self._say(seq, "result", wrong, t("closing the round"))
+        self._say(seq, "result", wrong, msg("closing the round"))
 
     def _moves(self, seq: int, doc: Packet, moved: list[Step], steps: list[Step]) -> None:
         """The moves and public events the packet reports (who made each: the seat, or the host
         for it), its list of recent moves, and the seat handovers so far."""
-        wrong = _differences(t("the moves"), _plain(doc.moves), _plain([public_move(st, self.round) for st in moved]))
+        wrong = _differences(msg("the moves"), _plain(doc.moves), _plain([public_move(st, self.round) for st in moved]))
         caused = moved[-1].events if moved else []
-        wrong += _differences(t("the events"), _plain(doc.events), _plain(events_for(caused, None)))
+        wrong += _differences(msg("the events"), _plain(doc.events), _plain(events_for(caused, None)))
         by_n = {st.n: st for st in steps}
         for m in doc.recent or []:
             if m.round != self.round:
                 continue  # a move of an earlier round: that round's audit has it
             st = by_n.get(m.n)
             if st is None or st.answered >= seq:
-                wrong.append(t("its recent moves list move {n}, which was not made before this packet", n=m.n))
+                wrong.append(msg("its recent moves list move {n}, which was not made before this packet", n=m.n))
                 continue
             expected = {**_plain(public_move(st, self.round)), "seq": st.answered}
-            wrong += _differences(t("recent move {n}", n=m.n), _plain(m), expected)
+            wrong += _differences(msg("recent move {n}", n=m.n), _plain(m), expected)
         handed = [h for h in self.handovers if h.at <= seq]
         if (doc.handovers or []) != handed:
-            wrong.append(t("it lists {said} seat handovers, the archive {n} by then", said=len(doc.handovers or []),
+            wrong.append(msg("it lists {said} seat handovers, the archive {n} by then", said=len(doc.handovers or []),
                            n=len(handed)))
         now = next((h.seat for h in handed if h.at == seq), None)
         if doc.handover != now:
-            wrong.append(t("it says {said} was handed over here, the archive {seat}", said=doc.handover or t("no seat"),
-                           seat=now or t("none")))
-        self._say(seq, "moves", wrong, t("after move {n}", n=moved[-1].n) if moved else t("with no move"))
+            wrong.append(msg("it says {said} was handed over here, the archive {seat}", said=doc.handover or msg("no seat"),
+                           seat=now or msg("none")))
+        self._say(seq, "moves", wrong, msg("after move {n}", n=moved[-1].n) if moved else msg("with no move"))
 
     def _part(self, seq: int, doc: Packet, state: RoundState, events: list[Event] | None, closing_round: bool) -> None:
         """The seat's sealed part: its role, hand, knowledge and private events."""
@@ -218,12 +216,12 @@ class PacketCheck:
             return  # the seat was held by another key at this packet
         sealed = doc.parts.get(name)
         if sealed is None:
-            self.fault(seq, PART, t("the packet holds no part for {seat}", seat=name))
+            self.fault(seq, PART, msg("the packet holds no part for {seat}", seat=name))
             return
         try:
             part = open_as(Part, sealed, identity, seal_info(self.game, seq, HOST, name, "part"))
         except PbemError as exc:
-            self.fault(seq, PART, t("{seat}'s part does not open: {error}", seat=name, error=exc))
+            self.fault(seq, PART, msg("{seat}'s part does not open: {error}", seat=name, error=exc))
             return
         # The part of the packet closing a round shows the next round's hand; here only its
         # events belong to this round (the next round's audit checks the rest as its deal).
@@ -231,20 +229,20 @@ class PacketCheck:
         if closing_round:
             expected = {k: v for k, v in expected.items() if k == "events"}
         got = {k: v for k, v in _plain(part).items() if k in expected}
-        wrong = _differences(t("what {seat} was told", seat=name), got, expected)
-        self._say(seq, "part", wrong, t("in {seat}'s sealed part", seat=name))
+        wrong = _differences(msg("what {seat} was told", seat=name), got, expected)
+        self._say(seq, "part", wrong, msg("in {seat}'s sealed part", seat=name))
         if not wrong:
             self.report.passed("part")
 
-    def _say(self, seq: int, check: str, wrong: list[str], where: str) -> None:
+    def _say(self, seq: int, check: str, wrong: list[Msg], where: Msg) -> None:
         if wrong:
-            self.fault(seq, check, t("{where}, the packet differs from the replay: {differences}", where=where,
-                                     differences=words.clauses(wrong)))
+            self.fault(seq, check, msg("{where}, the packet differs from the replay: {differences}", where=where,
+                                     differences=listed(wrong, how="clauses")))
         else:
             self.report.passed(f"packet-{check}")
 
 
-def _differences(what: str, got: Any, expected: Any) -> list[str]:
+def _differences(what: Msg, got: Any, expected: Any) -> list[Msg]:
     """Which keys differ, with the values where they are short (a goal, a winner list...)."""
     if got == expected:
         return []
@@ -256,16 +254,16 @@ def _differences(what: str, got: Any, expected: Any) -> list[str]:
                 continue
             if isinstance(g, dict) and isinstance(e, dict):
                 inner = sorted(k for k in set(g) | set(e) if g.get(k) != e.get(k))
-                out.append(t("{what}: {key} ({keys})", what=what, key=key, keys=", ".join(map(str, inner))))
+                out.append(msg("{what}: {key} ({keys})", what=what, key=key, keys=", ".join(map(str, inner))))
             else:
-                out.append(t("{what}: {key} is {got}, the replay has {expected}", what=what, key=key, got=_short(g),
+                out.append(msg("{what}: {key} is {got}, the replay has {expected}", what=what, key=key, got=_short(g),
                              expected=_short(e)))
         return out
-    return [t("{what} is {got}, the replay has {expected}", what=what, got=_short(got), expected=_short(expected))]
+    return [msg("{what} is {got}, the replay has {expected}", what=what, got=_short(got), expected=_short(expected))]
 
 
-def _phase(said: str, want: str) -> str:
-    return t("its phase is {said}, not {want}", said=repr(said), want=repr(want))
+def _phase(said: str, want: str) -> Msg:
+    return msg("its phase is {said}, not {want}", said=repr(said), want=repr(want))
 
 
 def _short(value: Any) -> str:

@@ -18,11 +18,11 @@ from typing import Any
 from engine.catalog import card_kind
 from engine.errors import EngineError
 from engine.position import dump
-from pbem.errors import BadPacket, PbemError
+from pbem.errors import BadPacket, PbemError, Text, msg
 from pbem.protocol.documents import Invitation, Signed, check_signature, parse, payload_hash
+from pbem.replay.report import said_json
 from pbem.replay.rounds import NotReplayable, Replay, Source, audit_hint, pick_round, replayed
 from pbem.seat.trustless import Follower
-from pbem.ui import failures
 from pbem.ui.words import t
 
 
@@ -53,7 +53,7 @@ class ChainAudit:
     packets: int = 0
     rounds: list[RoundSummary] = field(default_factory=list)
     step: str = "join"  # where the chain stops
-    fault: str | None = None
+    fault: Text | None = None
     # where an unfinished chain stops: the seats its last packet waits for, since the packet
     # that opened that step, and the host-signed time they were due by (with deadlines)
     waiting: list[str] = field(default_factory=list)
@@ -65,8 +65,8 @@ class ChainAudit:
         stall = {"waiting": {"step": self.step, "seats": self.waiting, "since": self.since,
                              **({"due": self.due} if self.due else {})}} if self.waiting else {}
         return {"game": self.game, "trustless": True, "ok": self.fault is None, "packets": self.packets,
-                "step": self.step, "rounds": [r.to_json() for r in self.rounds], "fault": self.fault,
-                "talk": self.talk, **stall}
+                "step": self.step, "rounds": [r.to_json() for r in self.rounds],
+                "fault": None if self.fault is None else said_json(self.fault), "talk": self.talk, **stall}
 
 
 def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> ChainAudit:
@@ -104,7 +104,7 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
             assert payload_hash(packet.payload) == h
             follower.follow(packet)
         except (PbemError, EngineError) as exc:
-            out.fault = t("packet {seq}: {error}", seq=seq, error=failures.message(exc))
+            out.fault = msg("packet {seq}: {error}", seq=seq, error=exc if isinstance(exc, PbemError) else str(exc))
             break
         out.packets = seq
     if out.fault is None and src.talk.get(game):  # every line of table talk: its seat's signature, its packet
