@@ -13,7 +13,7 @@ from processes import pbem
 from pbem.protocol.documents import Result, Standings
 from pbem.seat import player as P
 from pbem.seat.screen import packet_renderable, result_lines
-from pbem.ui import words
+from pbem.ui import when, words
 from pbem.ui.render import plain_text
 
 
@@ -57,13 +57,13 @@ def test_result_lines_grammar() -> None:
 def test_times_in_words() -> None:
     now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
     ago = lambda **kw: (now - timedelta(**kw)).isoformat()  # noqa: E731
-    assert words.ago(ago(seconds=20), now) == "just now"
-    assert words.ago(ago(minutes=1), now) == "1 minute ago"
-    assert words.ago(ago(hours=3, minutes=5), now) == "3 hours ago"
-    assert words.ago(ago(days=2), now) == "2 days ago"
-    assert words.ago(None, now) == "-"
+    assert when.ago(ago(seconds=20), now) == "just now"
+    assert when.ago(ago(minutes=1), now) == "1 minute ago"
+    assert when.ago(ago(hours=3, minutes=5), now) == "3 hours ago"
+    assert when.ago(ago(days=2), now) == "2 days ago"
+    assert when.ago(None, now) == "-"
     with words.using("zh-Hans"):
-        assert words.ago(ago(hours=3), now) == "3 小时前"
+        assert when.ago(ago(hours=3), now) == "3 小时前"
 
 
 def test_pad_counts_wide_characters() -> None:

@@ -26,9 +26,10 @@ from typing import Any
 from sqlalchemy.exc import DBAPIError
 
 from engine.errors import MoveError
+from pbem import errors as E
 from pbem.atomic import content_hash, read_bounded, write_atomic
 from pbem.auto import polling
-from pbem.errors import BadPacket, CannotRead, PbemError, UsageError
+from pbem.errors import BadPacket, CannotRead, PbemError, Text, UsageError, kind_word, listed
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import FolderPublisher, init_folder
 from pbem.host.interface import GameHost
@@ -45,7 +46,7 @@ from pbem.protocol.documents import Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.ui import failures, words, zone
 from pbem.ui.terminal import printable
-from pbem.ui.words import kind_name, labelled, language, t, using
+from pbem.ui.words import kind_name, labelled, t
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, MoveError)
@@ -246,26 +247,24 @@ class MailHost:
     def _message(self, label: str, msg: Any) -> None:
         """Route one message's blocks and settle it; a refused mail from a seat's own address is
         answered (pbem.mail.refusals), its reasons said in that seat's language."""
-        from pbem.mail.host_mail import language_of
         from pbem.mail.refusals import seat_of_sender
 
         sender = seat_of_sender(self.host, msg)
-        reasons: list[str] = []
-        with using(language_of(self.host.config(), sender[0]) if sender else language()):
-            outcome = self._route(label, msg, reasons)
+        reasons: list[Text] = []  # said in the seat's language when it is told (pbem.mail.refusals)
+        outcome = self._route(label, msg, reasons)
         if outcome is None:
             return
         if outcome == "rejected" and sender is not None:
             self._tell(sender, msg, reasons)
         self.source.settle(label, outcome)
 
-    def _route(self, label: str, msg: Any, reasons: list[str]) -> Settlement | None:
+    def _route(self, label: str, msg: Any, reasons: list[Text]) -> Settlement | None:
         """How to settle the message ("done", "rejected"; None: left, passed over or to retry,
         already said to the source); each refusal's reason is added to `reasons`."""
         blocks, errors = message_blocks(msg)
         if not blocks:
             if errors:
-                self.log(t("rejected {name}: {why}", name=shown_label(label), why=words.clauses(errors)))
+                self.log(t("rejected {name}: {why}", name=shown_label(label), why=listed(errors, how="clauses")))
                 reasons += errors
                 return "rejected"
             self.log(t("ignored {name}: not a pbem mail ({sender})", name=shown_label(label), sender=who(msg)))
@@ -289,7 +288,7 @@ class MailHost:
         self._mail()
         return outcome
 
-    def _tell(self, sender: tuple[str, str], msg: Any, reasons: list[str]) -> None:
+    def _tell(self, sender: tuple[str, str], msg: Any, reasons: list[Text]) -> None:
         """Answer a seat's refused mail: noted first (at most one answer a mail, a few a day)."""
         from pbem.mail.host_mail import host_now
         from pbem.mail.refusals import note_refusal, refusal_mail
@@ -305,14 +304,14 @@ class MailHost:
             return
         self.log(t("told {seat} <{address}> why their mail was refused: {how}", seat=seat, address=address, how=how))
 
-    def _accept(self, label: str, block: Signed, reasons: list[str]) -> str:
+    def _accept(self, label: str, block: Signed, reasons: list[Text]) -> str:
         try:
             out = self.host.accept(block)
         except REFUSED as exc:
             why = failures.message(exc)
             self.log(t("rejected {kind} by {seat} in {name}: {why}", kind=kind_name(block.kind), seat=getattr(block.doc, "seat", "?"),
                         name=shown_label(label), why=why))
-            reasons.append(t("{kind} for {game}: {error}", kind=kind_name(block.kind), game=block.game, error=why))
+            reasons.append(E.msg("{kind} for {game}: {error}", kind=kind_word(block.kind), game=block.game, error=exc))
             return "refused"
         except Exception as exc:
             self.log(t("could not process {name} ({why}); will retry", name=shown_label(label), why=f"{type(exc).__name__}: {exc}"))

@@ -38,7 +38,7 @@ from pbem.errors import StaleMove, UsageError
 from pbem.host.paths import store_url
 from pbem.names import HOST, check_game_name
 from pbem.seat.home import key_home
-from pbem.ui import words
+from pbem.ui import when, words
 from pbem.ui.words import pad, t
 
 if TYPE_CHECKING:
@@ -345,7 +345,7 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
 
     if st["status"] != "over":  # as 'pbem games' says it; a trustless step with deadlines: its due time
         w = st["waiting"]
-        line = words.game_turn(st["status"], st["to_move"], w, sum(s["joined"] for s in st["seats"]), len(st["seats"]))
+        line = when.game_turn(st["status"], st["to_move"], w, sum(s["joined"] for s in st["seats"]), len(st["seats"]))
         if w and "due" in w:
             from pbem.ui.words import date, left
 
@@ -362,7 +362,7 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
         joined = t("joined") if seat["joined"] else t("not joined")
         gold = st["gold"].get(seat["name"], 0)
         typer.echo("  " + t("{name} {joined} gold {gold} last activity {when}", name=f"{seat['name']:<12}",
-                            joined=pad(joined, 10), gold=f"{gold:<3}", when=words.ago(seat["last_activity"])))
+                            joined=pad(joined, 10), gold=f"{gold:<3}", when=when.ago(seat["last_activity"])))
 
 
 def packet(
@@ -438,7 +438,7 @@ def _hosted_line(row: GameOverview, now: datetime) -> str:
     """A game you host, as `pbem games` lists it: round and packet, whose turn, since when, by when."""
     from pbem.ui.words import date, left
 
-    turn = words.game_turn(row["status"], row["to_move"], row["waiting"], row["joined"], row["seats"])
+    turn = when.game_turn(row["status"], row["to_move"], row["waiting"], row["joined"], row["seats"])
     due = ""
     if row["due"]:
         due = t("clause sep") + t("due {when} ({left})", when=date(row["due"]), left=left(row["due"], now))

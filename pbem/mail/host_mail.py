@@ -8,14 +8,13 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from pbem.errors import UsageError
+from pbem.errors import UsageError, msg, notice_word
 from pbem.mail import talk_mail
 from pbem.mail.message import compose
 from pbem.mail.texts import invitation_subject, invitation_summary, packet_subject, packet_words, tag, words_text
 from pbem.names import HOST
 from pbem.protocol.documents import Invitation, Notice, Packet, read_blocks
-from pbem.ui import words
-from pbem.ui.words import t
+from pbem.ui.words import in_language, render, t, t_in
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
     from pbem.host.interface import GameHost, TalkRelease
@@ -63,40 +62,44 @@ def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str,
     carry every shuffle, about 120 KiB a seat, which the body would carry twice. With
     `invitation` (armoured; a new reader of a classic game) that goes first in the body.
     `talk`: the lines of table talk since the reader's last mail, after the packet."""
-    from pbem.ui.words import using
+    lang = language_of(config, name)
+    subject, text, attachment, board = in_language(lang, _packet_words, host, name, armored, docs, digest,
+                                                   invitation, talk or [])
+    if talk:
+        text += "\n" + in_language(lang, talk_mail.body, talk, name) + "\n" + talk_mail.armour(talk)
+        armored += talk_mail.armour(talk)
+    return Outgoing(name, address, docs[-1].seq, compose(sender=sender_address(config), to=address, subject=subject,
+                                                         body_text=text, attachment_name=attachment,
+                                                         attachment=armored.encode(), body_html=board))
 
+
+def _packet_words(host: GameHost, name: str, armored: str, docs: list[Packet], digest: str | None,
+                  invitation: str | None, talk: list[TalkRelease]) -> tuple[str, str, str, str | None]:
+    """A packet mail's subject, body (the armour last), attachment name and the table in HTML (a
+    classic game's: a trustless packet has no public view to draw), in the call's language."""
     doc = docs[-1]
     seq = doc.seq
     attachment = f"packet-{seq:06d}.pbem"
-    board = None  # the table in HTML: a classic game's (a trustless packet has no public view to draw)
-    with using(language_of(config, name)):
-        if doc.waiting is not None:
-            from pbem.mail import trustless
+    if doc.waiting is not None:
+        from pbem.mail import trustless
 
-            gold = host.status()["gold"]
-            subject = trustless.subject(doc, name, len(docs), gold, tag(doc.game))
-            text = trustless.summary(docs, name, digest, gold)
-            first = read_blocks(armored)[0].expect(Packet).doc.seq
-            if first != seq:
-                attachment = f"packets-{first:06d}-{seq:06d}.pbem"
-        else:
-            from pbem.mail.board import packet_html
+        gold = host.status()["gold"]
+        subject = trustless.subject(doc, name, len(docs), gold, tag(doc.game))
+        text = trustless.summary(docs, name, digest, gold)
+        first = read_blocks(armored)[0].expect(Packet).doc.seq
+        if first != seq:
+            attachment = f"packets-{first:06d}-{seq:06d}.pbem"
+        return subject, text, attachment, None
+    from pbem.mail.board import packet_html
 
-            moves = sum(len(d.moves) for d in docs)
-            subject = packet_subject(doc, name, moves)
-            said = packet_words(docs, name, digest, host_now(host))
-            text = words_text(said)
-            board = packet_html(doc, said, name, talk_mail.said(talk or [], name))
-            if invitation is not None:
-                text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
-                                 "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation
-            text += "\n" + armored
-        if talk:
-            text += "\n" + talk_mail.body(talk, name) + "\n" + talk_mail.armour(talk)
-            armored += talk_mail.armour(talk)
-    return Outgoing(name, address, seq, compose(sender=sender_address(config), to=address, subject=subject,
-                                                body_text=text, attachment_name=attachment, attachment=armored.encode(),
-                                                body_html=board))
+    subject = packet_subject(doc, name, sum(len(d.moves) for d in docs))
+    said = packet_words(docs, name, digest, host_now(host))
+    text = words_text(said)
+    board = packet_html(doc, said, name, talk_mail.said(talk, name))
+    if invitation is not None:
+        text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
+                         "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation
+    return subject, text + "\n" + armored, attachment, board
 
 
 def language_of(config: dict[str, Any], name: str) -> str:
@@ -106,14 +109,13 @@ def language_of(config: dict[str, Any], name: str) -> str:
 
 def invitation_mail(config: dict[str, Any], sender: str, name: str, address: str, armored: str) -> Outgoing:
     """The invitation as a mail to `name`, in their language, the invitation attached."""
-    from pbem.ui.words import using
-
     doc = read_blocks(armored)[0].expect(Invitation).doc
-    with using(language_of(config, name)):
-        return Outgoing(name, address, 0, compose(sender=sender, to=address, subject=invitation_subject(doc, name),
-                                                  body_text=invitation_summary(doc, name) + "\n" + armored,
-                                                  attachment_name=f"invitation-{doc.game}.pbem",
-                                                  attachment=armored.encode()))
+    lang = language_of(config, name)
+    return Outgoing(name, address, 0, compose(sender=sender, to=address,
+                                              subject=in_language(lang, invitation_subject, doc, name),
+                                              body_text=in_language(lang, invitation_summary, doc, name) + "\n" + armored,
+                                              attachment_name=f"invitation-{doc.game}.pbem",
+                                              attachment=armored.encode()))
 
 
 def mails_for(host: GameHost, seq: int) -> list[Outgoing]:
@@ -138,8 +140,6 @@ def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
     """A host's notice as short mails, each in its reader's language: a reminder to the seat it
     reminds (and the host's copy), anything else to everyone; the signed notice is attached
     for `pbem inbox`."""
-    from pbem.ui.words import using
-
     doc = read_blocks(armored)[0].expect(Notice).doc
     config = host.config()
     sender = sender_address(config)
@@ -148,24 +148,22 @@ def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
     for n, a in recipients(host):
         if doc.notice == "reminder" and n not in (doc.seat, HOST):
             continue
-        with using(language_of(config, n)):
-            line = words.notice_text(doc, host.clock.now())
-        out.append(Outgoing(n, a, doc.seq, compose(
-            sender=sender, to=a, subject=t("{tag} packet {seq}: {line}", tag=tag(doc.game), seq=doc.seq, line=line),
-            body_text=f"{line}\n\n{armored}", attachment_name=name, attachment=armored.encode())))
+        lang = language_of(config, n)
+        line = render(notice_word(doc, host.clock.now()), lang)
+        subject = render(msg("{tag} packet {seq}: {line}", tag=tag(doc.game), seq=doc.seq, line=line), lang)
+        out.append(Outgoing(n, a, doc.seq, compose(sender=sender, to=a, subject=subject, body_text=f"{line}\n\n{armored}",
+                                                   attachment_name=name, attachment=armored.encode())))
     return out
 
 
 def talk_only_mail(host: GameHost, config: dict[str, Any], name: str, address: str, lines: list[TalkRelease]) -> Outgoing:
     """A mail of table talk alone, in the reader's language, the lines attached for `pbem inbox`."""
-    from pbem.ui.words import using
-
     game = host.game_id()
     armored = talk_mail.armour(lines)
-    with using(language_of(config, name)):
-        subject = t("{tag} table talk at packet {seq}", tag=tag(game), seq=max(ln.seq for ln in lines))
-        text = talk_mail.body(lines, name) + "\n\n" + armored
+    lang = language_of(config, name)
     seq = max(ln.seq for ln in lines)
+    subject = t_in(lang, "{tag} table talk at packet {seq}", tag=tag(game), seq=seq)
+    text = in_language(lang, talk_mail.body, lines, name) + "\n\n" + armored
     return Outgoing(name, address, seq, compose(sender=sender_address(config), to=address, subject=subject,
                                                 body_text=text, attachment_name=f"talk-{seq:06d}.pbem",
                                                 attachment=armored.encode()))

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import MoveError
-from pbem.errors import BadPacket, PbemError, UsageError, move_exit_code
+from pbem import errors as E
+from pbem.errors import BadPacket, PbemError, Text, UsageError, kind_word, move_exit_code
 from pbem.mail.memory import MailSource, Settlement, shown_label
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity, PublicKey
@@ -84,24 +85,26 @@ class MailScanner:
         pass
 
 
-def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[str]]:
-    """The signed blocks of a message, and one line per block that failed its checks."""
+def message_blocks(msg: EmailMessage) -> tuple[list[Signed], list[Text]]:
+    """The signed blocks of a message, and one line per block that failed its checks (words not
+    yet said: the host says them in the sender's language, pbem.mail.refusals)."""
     try:
         raw = extract_blocks(msg)
     except BadPacket as exc:
-        return [], [failures.message(exc)]
+        return [], [exc.message]
     except RecursionError:  # a part's header nested too deeply for the email package (read lazily)
-        return [], [t("the mail has a header nested too deeply to read")]
+        return [], [E.msg("the mail has a header nested too deeply to read")]
     except (LookupError, UnicodeError, ValueError, TypeError, AttributeError, IndexError) as exc:
         # a malformed part the email package reads lazily and then chokes on: this mail is set
         # aside with its reason, and the mail after it is read
-        return [], [t("the mail cannot be read: {error}", error=f"{type(exc).__name__}: {exc}")]
-    blocks, errors = [], []
+        return [], [E.msg("the mail cannot be read: {error}", error=f"{type(exc).__name__}: {exc}")]
+    blocks: list[Signed] = []
+    errors: list[Text] = []
     for kind, payload in raw:
         try:
             blocks.append(parse(kind, payload))
         except PbemError as exc:
-            errors.append(t("{kind} block: {error}", kind=kind_name(kind), error=failures.message(exc)))
+            errors.append(E.msg("{kind} block: {error}", kind=kind_word(kind), error=exc))
     return blocks, errors
 
 

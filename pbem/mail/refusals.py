@@ -17,12 +17,13 @@ from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import TYPE_CHECKING, Any
 
+from pbem.errors import Text
 from pbem.mail.host_mail import language_of, sender_address
 from pbem.mail.memory import message_keys
 from pbem.mail.message import compose
 from pbem.names import HOST
 from pbem.ui.terminal import printable
-from pbem.ui.words import t, using
+from pbem.ui.words import render, t_in
 
 if TYPE_CHECKING:
     from pbem.host.interface import GameHost
@@ -67,18 +68,18 @@ def note_refusal(host: GameHost, seat: str, msg: EmailMessage, now: float) -> bo
     return bool(host.update_config("refusals", change))
 
 
-def refusal_mail(host: GameHost, seat: str, address: str, msg: EmailMessage, reasons: list[str]) -> EmailMessage:
+def refusal_mail(host: GameHost, seat: str, address: str, msg: EmailMessage, reasons: list[Text]) -> EmailMessage:
     """The answer to `seat`'s refused mail, in the seat's language: what was refused and why."""
     config = host.config()
     game = host.game_id()
     subject = _said(msg, "Subject")[:120]
-    with using(language_of(config, seat)):
-        lines = [t("The host of game {game} refused your mail {subject}:", game=game, subject=repr(subject)), ""]
-        lines += [f"  - {printable(r)}" for r in reasons]
-        lines += ["", t("Nothing in it was applied; the game goes on as before."),
-                  t("To answer a packet, send your move with: {command}", command=f'pbem mail-move {game} "MOVE"'),
-                  t("(pbem answers refused mail at most {n} times a day per seat.)", n=LIMIT)]
-        reply_subject = t("[pbem {game}] your mail was refused", game=game)
+    lang = language_of(config, seat)
+    lines = [t_in(lang, "The host of game {game} refused your mail {subject}:", game=game, subject=repr(subject)), ""]
+    lines += [f"  - {printable(render(r, lang))}" for r in reasons]
+    lines += ["", t_in(lang, "Nothing in it was applied; the game goes on as before."),
+              t_in(lang, "To answer a packet, send your move with: {command}", command=f'pbem mail-move {game} "MOVE"'),
+              t_in(lang, "(pbem answers refused mail at most {n} times a day per seat.)", n=LIMIT)]
+    reply_subject = t_in(lang, "[pbem {game}] your mail was refused", game=game)
     mid = _said(msg, "Message-ID").strip()
     return compose(sender=sender_address(config), to=address, subject=reply_subject, body_text="\n".join(lines) + "\n",
                    attachment_name=None, attachment=None,

@@ -10,8 +10,8 @@ reader's time zone (pbem.ui.zone), always with the zone named (`Thu 3 Dec 19:00 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
-from typing import Protocol
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from pbem.ui import words
 from pbem.ui.words import date, left, reason
@@ -86,3 +86,37 @@ def packet_news(doc: PacketShape, me: str | None, now: datetime) -> list[str]:
     d = doc.deadline
     return table_lines(me, now, paused=doc.paused, away=doc.away, absent=doc.absent or (),
                        deadline=(d.seat, d.due) if d is not None and doc.phase != "game-over" else None)
+
+
+def ago(stamp: str | None, now: datetime | None = None) -> str:
+    """An ISO time as the reader says it: `just now`, `5 minutes ago`, `3 hours ago`, `2 days ago`."""
+    if not stamp:
+        return "-"
+    try:
+        then = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=UTC)
+    seconds = int(((now or datetime.now(UTC)) - then).total_seconds())
+    if seconds < 60:
+        return words.t("just now")
+    if seconds < 3600:
+        return words.t("minutes ago", n=seconds // 60)
+    if seconds < 86400:
+        return words.t("hours ago", n=seconds // 3600)
+    return words.t("days ago", n=seconds // 86400)
+
+
+def game_turn(status: str, to_move: str | None, waiting: Mapping[str, Any] | None, joined: int, seats: int) -> str:
+    """Where a hosted game stands, one phrase for `pbem games` and `pbem status` alike: over,
+    the step a trustless table waits for and from whom, joining (how many are in), or who is to move."""
+    if status == "over":
+        return words.t("game over")
+    if waiting and waiting.get("seats"):
+        return words.t("trustless waits", step=words.step_name(str(waiting["step"])), seats=words.join(list(waiting["seats"])))
+    if status == "joining":
+        return words.t("joining ({joined}/{seats} in)", joined=joined, seats=seats)
+    if to_move:
+        return words.t("{player} to move", player=to_move)
+    return words.game_status(status)

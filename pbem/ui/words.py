@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, cast
 
 from pbem.errors import N_, Msg, PbemError, Text
 from pbem.ui import catalog, zone
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 LANGUAGES = ("en", "zh-Hans", "zh-Hant")
 _chosen: str | None = None
+P = ParamSpec("P")
+R = TypeVar("R")
 # The language of the `render` call under way, for the words it builds on (context-local: two
 # mails rendered at once, in two threads or tasks, each keep their own).
 _speaking: ContextVar[str | None] = ContextVar("pbem_speaking", default=None)
@@ -138,9 +140,15 @@ def render(message: Text | None, lang: str | None = None) -> str:
         return message
     if lang is None or lang == language():
         return _said(message, lang or language())
-    token = _speaking.set(lang)  # the words render builds on (dates, names) speak `lang` too
+    return in_language(lang, _said, message, lang)  # the words it builds on (dates, names) too
+
+
+def in_language(lang: str, fn: Callable[P, R], /, *args: P.args, **kw: P.kwargs) -> R:
+    """`fn(*args, **kw)` with every word it says in `lang` (a mail to one reader): the language
+    is this call's alone (a context variable), never the process's (`set_language`)."""
+    token = _speaking.set(_normalise(lang) or "en")
     try:
-        return _said(message, lang)
+        return fn(*args, **kw)
     finally:
         _speaking.reset(token)
 
@@ -310,28 +318,6 @@ def pad(text: str, width: int) -> str:
     return text + " " * max(0, width - cell_len(text))
 
 
-def ago(stamp: str | None, now: datetime | None = None) -> str:
-    """An ISO time as the reader says it: `just now`, `5 minutes ago`, `3 hours ago`, `2 days ago`."""
-    from datetime import datetime
-
-    if not stamp:
-        return "-"
-    try:
-        then = datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp
-    if then.tzinfo is None:
-        then = then.replace(tzinfo=UTC)
-    seconds = int(((now or datetime.now(UTC)) - then).total_seconds())
-    if seconds < 60:
-        return t("just now")
-    if seconds < 3600:
-        return t("minutes ago", n=seconds // 60)
-    if seconds < 86400:
-        return t("hours ago", n=seconds // 3600)
-    return t("days ago", n=seconds // 86400)
-
-
 DOCUMENT_KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover", "mental")
 
 
@@ -357,20 +343,6 @@ def step_name(step: str, *, lang: str | None = None) -> str:
     a step this pbem does not know is quoted as it came."""
     key = f"trustless step {step}"
     return t_in(lang or language(), key) if has(key) else repr(step)
-
-
-def game_turn(status: str, to_move: str | None, waiting: Mapping[str, Any] | None, joined: int, seats: int) -> str:
-    """Where a hosted game stands, one phrase for `pbem games` and `pbem status` alike: over,
-    the step a trustless table waits for and from whom, joining (how many are in), or who is to move."""
-    if status == "over":
-        return t("game over")
-    if waiting and waiting.get("seats"):
-        return t("trustless waits", step=step_name(str(waiting["step"])), seats=join(list(waiting["seats"])))
-    if status == "joining":
-        return t("joining ({joined}/{seats} in)", joined=joined, seats=seats)
-    if to_move:
-        return t("{player} to move", player=to_move)
-    return game_status(status)
 
 
 def game_status(status: str) -> str:
