@@ -43,3 +43,29 @@ def test_the_cli_says_an_inner_error_in_the_readers_language(tmp_path: Path) -> 
         assert run.returncode == 3, run.stderr
         assert run.stderr.startswith(said) and run.stderr.count("\n") == 1, run.stderr
         assert "Traceback" not in run.stderr
+
+
+def test_a_language_passed_in_stays_with_its_call_and_never_becomes_the_process_language() -> None:
+    """Two mails said at once in two threads keep their own words; the CLI's language is untouched."""
+    import threading
+
+    from pbem.errors import date_word
+
+    said: dict[str, list[str]] = {}
+    barrier = threading.Barrier(2)
+
+    def mail(lang: str) -> None:
+        def words_of_one_mail() -> list[str]:
+            barrier.wait()  # both threads inside in_language at once
+            return [words.t("title"), words.render(date_word("2026-12-03T18:00:00+00:00"))]
+
+        said[lang] = words.in_language(lang, words_of_one_mail)
+
+    threads = [threading.Thread(target=mail, args=(lang,)) for lang in ("zh-Hans", "zh-Hant")]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert said["zh-Hans"][0] == "矮人矿坑" and said["zh-Hant"][0] == "矮人礦坑"
+    assert said["zh-Hans"][1] != said["zh-Hant"][1] and "12月3日" in said["zh-Hans"][1]
+    assert words.language() == "en" and words.t("title") == "Saboteur"
