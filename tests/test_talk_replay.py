@@ -57,6 +57,8 @@ def test_the_replay_places_talk_between_the_moves(tmp_path: Path) -> None:
     assert "bob at packet 3, whispered to ann: psst the top goal is zanzibar" in with_key.said(2, "ann")
     assert not any("zanzibar" in line for line in with_key.said(2, "cat") + with_key.said(2, "all"))
 
+    assert [(ln["from"], ln["after"]) for ln in with_key.all_json("ann")["talk"]] == [("ann", 0), ("bob", 2), ("cat", 2)]
+    assert [ln["from"] for ln in with_key.to_json(1, "cat")["talk"]] == ["ann"]
     # the web page: public lines in the frames, escaped; the whisper only in ann's own page with her key
     page = render_html(r)
     assert "cat broke my lamp" in page and "zanzibar" not in page and "\u202e" not in page and "\x1b" not in page

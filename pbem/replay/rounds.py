@@ -356,13 +356,21 @@ class Replay:
     origin: str = ""
     talk: list[Placed] = field(default_factory=list)  # the round's table talk, placed between the moves
 
+    def _heard(self, who: str) -> list[Placed]:
+        """The table talk `who` may read: the public lines, and a seat's whispers opened with its key."""
+        return [p for p in self.talk if p.line is not None and (p.to is None or who in (p.speaker, *p.to))]
+
     def said(self, i: int, who: str) -> list[str]:
-        """The table talk said after frame i (0: the deal) that `who` may read, in words: the
-        public lines, and a seat's whispers opened with its key."""
+        """The table talk said after frame i (0: the deal) that `who` may read, in words."""
         from pbem.ui import talk_words
 
-        return [talk_words.line(p.speaker, p.seq, p.to, p.line.text) for p in self.talk
-                if p.frame == i and p.line is not None and (p.to is None or who in (p.speaker, *p.to))]
+        return [talk_words.line(p.speaker, p.seq, p.to, p.line.text) for p in self._heard(who)
+                if p.frame == i and p.line is not None]
+
+    def talk_json(self, who: str, upto: int | None = None) -> list[dict[str, Any]]:
+        """`--json`'s "talk": each line `who` may read (up to frame `upto`), with the frame it follows."""
+        return [{**p.line.json(), "after": p.frame} for p in self._heard(who)
+                if p.line is not None and (upto is None or p.frame <= upto)]
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -441,12 +449,13 @@ class Replay:
     def to_json(self, i: int, who: str) -> dict[str, Any]:
         """`--to N --json`: the position after move i as `who` saw it, and the moves up to it."""
         return {**self._head(who), "step": i, "position": dump(self.view(i, who)),
-                "moves": [self.move_json(n, who, at=i) for n in range(1, i + 1)]}
+                "moves": [self.move_json(n, who, at=i) for n in range(1, i + 1)], "talk": self.talk_json(who, i)}
 
     def all_json(self, who: str) -> dict[str, Any]:
         """`--all --json`: the deal, then every move with the position after it."""
         return {**self._head(who), "start": dump(self.view(0, who)),
-                "moves": [{**self.move_json(n, who), "position": dump(self.view(n, who))} for n in range(1, len(self) + 1)]}
+                "moves": [{**self.move_json(n, who), "position": dump(self.view(n, who))} for n in range(1, len(self) + 1)],
+                "talk": self.talk_json(who)}
 
     def _head(self, who: str) -> dict[str, Any]:
         return {"game": self.game, "round": self.round, "as": who, "moves_total": len(self)}
