@@ -27,6 +27,7 @@ from pbem.protocol.limits import MAX_FILE
 from pbem.replay.audit import audit
 from pbem.replay.rounds import open_source
 from pbem.seat import player as P
+from pbem.ui.words import render
 
 DIGITS = "9" * 5000
 
@@ -277,7 +278,7 @@ def test_a_hostile_mail_is_refused_in_linear_time_with_its_reason(name: str) -> 
     if words is None:
         assert errors == []  # read, and no pbem block in it
     else:
-        assert len(errors) == 1 and words in errors[0], errors
+        assert len(errors) == 1 and words in render(errors[0]), errors
     assert spent < 2, spent  # unbounded: many seconds (quadratic dedupe, the email package per part)
 
 
@@ -288,7 +289,7 @@ def test_a_mail_over_the_size_limit_is_not_parsed() -> None:
 
     raw = _plain("text/plain", "x" * (MAX_MAIL + 1))
     blocks, errors = message_blocks(read_mail(raw))
-    assert blocks == [] and len(errors) == 1 and "over the limit" in errors[0]
+    assert blocks == [] and len(errors) == 1 and "over the limit" in render(errors[0])
 
 
 def test_a_pbem_mail_forwarded_inside_a_mail_is_still_read(world) -> None:
