@@ -14,10 +14,12 @@ from email.parser import BytesParser
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from mailservers import MailServers
 from pbem_helpers import SEATS, cli_app, run_cli
 from test_turn import _legal, dealt_mail_game
 
+from engine.views import load_view
 from pbem.host import referee as H
 from pbem.mail.board import packet_html
 from pbem.mail.incoming import message_blocks
@@ -157,10 +159,10 @@ def test_packet_mails_show_the_public_table_and_nothing_sealed(mail_servers: Mai
 def test_the_html_escapes_what_it_is_given() -> None:
     """A name or a line the host's words carry is text, never markup, whatever it holds."""
     bad = '<script>alert(1)</script><img src="http://x/y.png">&'
-    w = PacketWords(head=bad, since=bad, moves=[bad], results=[[bad]], status=bad, news=[bad], commands=[bad],
-                    digest=bad)
+    w = PacketWords(head=bad, since=bad, moves=[bad], results=[[bad]], status=bad, news=[bad], sealed=bad,
+                    commands=[bad], digest=bad)
     doc = _first_packet()
-    html = packet_html(doc, w, "ann")
+    html = packet_html(load_view(doc.public), doc.to_move, w, "ann")
     page = _parse(html)
     assert "<script" not in html and "<img" not in html and "&lt;script&gt;" in html
     assert "".join(page.text).count(bad) == 9
@@ -188,3 +190,37 @@ def test_a_wide_maze_still_fits_a_phone() -> None:
     m = re.match(r'<svg viewBox="-18 -18 (\d+) (\d+)" width="(\d+)" height="(\d+)" style="([^"]*)"', svg)
     assert m and m[1] == m[3] == str(16 * 50 + 18) and m[2] == m[4] == str(10 * 72 + 18)
     assert "width:100%" in m[5] and f"max-width:{m[1]}px" in m[5] and "height:auto" in m[5]
+
+
+@pytest.mark.slow
+def test_a_trustless_packet_mail_draws_the_blind_hosts_table(tmp_path: Path) -> None:
+    """A trustless game's packet holds no public view: the blind host's own table (rebuilt from
+    the chain) is drawn. Round 1 dealt and waiting for the first move: every seat's mail shows
+    the maze and six cards in each hand, and names none of the reader's cards, nor its role."""
+    from test_trustless_host import SEATS as TRUSTLESS_SEATS
+    from test_trustless_host import Table, _dealt
+
+    from pbem.mail.host_mail import mails_for
+
+    t = _dealt(Table(tmp_path).joined())
+    for s in TRUSTLESS_SEATS:
+        t.host.set_email(s, f"{s}@example.org")
+    t.host.set_config(languages={"bob": "zh-Hans"})
+    seq = t.host.head()[0]
+    mails = {o.name: o.message for o in mails_for(t.host, seq)}
+    assert set(mails) == set(TRUSTLESS_SEATS)
+    for seat, mail in mails.items():
+        html = mail.get_body(("html",)).get_content()
+        page = _parse(html)
+        shown = "".join(page.text)
+        _check_no_remote_or_script(html, page)
+        assert html.count("<svg") == 1 + 4  # the maze, the start card and three goals face down
+        role, hand = t.seats[seat].hand()
+        assert len(hand) == 6 and role
+        with words.using("zh-Hans" if seat == "bob" else "en"):
+            assert words.t("hand") in shown and words.role_name(role) not in shown
+            names = [words.card_name(c) for c in hand]
+            first = t.host.table()[0].waiting().seats[0]
+            assert (words.t("mail your turn") if seat == first else words.t("player")) in shown
+        assert not [n for n in names if n in shown], (seat, names)
+        assert shown.count("6") >= len(TRUSTLESS_SEATS)  # each hand's size

@@ -44,6 +44,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 
 from engine.catalog import CLASSIC
+from engine.state import RoundState
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError, kind_word, listed, msg, notice_word, step_word
 from pbem.host import sqlite
 from pbem.host import talk as table_talk
@@ -233,6 +234,10 @@ class BlindHost:
 
     def packet(self, seq: int) -> str | None:
         return dict(self.packets(seq - 1, until=seq)).get(seq)
+
+    def public_view(self, seq: int) -> RoundState | None:
+        table, head, _ = self.table()
+        return table.round.state if head == seq and table.round is not None else None
 
     def config(self) -> dict[str, Any]:
         """The host's settings: `transport` (the folder or mailbox it serves), the mail's

@@ -18,6 +18,7 @@ from pbem.errors import Text
 from pbem.host.deadlines import ClockStatus, Timing
 
 if TYPE_CHECKING:
+    from engine.state import RoundState
     from pbem.host.clock import Clock
     from pbem.protocol.crypto import Identity
     from pbem.protocol.documents import Signed
@@ -180,6 +181,11 @@ class GameHost(Protocol):
     def packets(self, since: int = 0, until: int | None = None) -> list[tuple[int, str]]: ...
 
     def packet(self, seq: int) -> str | None: ...
+
+    def public_view(self, seq: int) -> RoundState | None:
+        """The table as every seat sees it at packet `seq` (the maze, the hands' sizes, the
+        cards in front, the gold), for the mail's drawing; None when the host cannot say (a
+        trustless host keeps only its newest table, and none before the deal)."""
 
     def archives(self) -> dict[int, str]:
         """Each ended round's armoured archive (none for a trustless game: its chain is audited)."""

@@ -28,6 +28,7 @@ from sqlalchemy.sql.elements import BindParameter
 
 from engine.position import load
 from engine.state import RoundState
+from engine.views import load_view
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, kind_word, msg
 from pbem.host import moving, round_store, timekeeper
 from pbem.host import talk as table_talk
@@ -47,10 +48,12 @@ from pbem.protocol.documents import (
     HandoverRecord,
     Join,
     Move,
+    Packet,
     RecentMove,
     Signed,
     Talk,
     open_json,
+    read_blocks,
     sign,
 )
 
@@ -259,6 +262,10 @@ class Host:
         with self.store.read() as c:
             return c.execute(select(packets.c.armored).where(packets.c.game_id == self.facts.id,
                                                              packets.c.seq == seq)).scalar()
+
+    def public_view(self, seq: int) -> RoundState | None:
+        armored = self.packet(seq)
+        return None if armored is None else load_view(read_blocks(armored)[0].expect(Packet).doc.public)
 
     def invitation(self) -> str:
         with self.store.read() as c:

@@ -2,22 +2,23 @@
 
 What a phone's mail app shows: the maze drawn (pbem.ui.cards_svg, the replay's drawings), whose
 turn it is and by when, the moves since the reader's last mail, each player's hand size, cards
-in front and gold, the table talk the mail carries. Made for a mail client that runs no script and fetches nothing: inline CSS
-only, no script, no link to anything, no image but the inline SVG; one column that fits 390 px.
+in front and gold, the table talk the mail carries. Made for a mail client that runs no script
+and fetches nothing: inline CSS only, no script, no link to anything, no image but the inline
+SVG; one column that fits 390 px.
 
-Only what every seat may see: the maze and the players come from the packet's public view
-(`Packet.public`), the words from `pbem.mail.texts.packet_words`; the reader's role and hand
-stay sealed in the packet, for `pbem turn` to open, as a whisper's text does. Every text is
-escaped: a line of table talk, a name, a move or a notice can hold anything.
+Only what every seat may see: the maze and the players come from the public view (a classic
+packet's `public`, a trustless host's table), the words from `packet_words` (pbem.mail.texts,
+pbem.mail.trustless); the reader's role and hand stay sealed in the packet, for `pbem turn` to
+open, as a whisper's text does. Every text is escaped: a line of table talk, a name, a move or
+a notice can hold anything.
 """
 
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
+from engine.state import RoundState
 from pbem.mail.texts import PacketWords
-from pbem.protocol.documents import Packet
 from pbem.ui import words
 from pbem.ui.words import t
 
@@ -26,14 +27,14 @@ _MUTED = "color:#57606a;font-size:13px"
 _CELL = "padding:4px 6px;border-bottom:1px solid #d0d7de;text-align:left;vertical-align:top"
 
 
-def packet_html(doc: Packet, w: PacketWords, recipient: str | None, talk: list[str] | None = None) -> str:
-    """The HTML part of `doc`'s mail to `recipient`, in the current language (the reader's);
-    `talk`: the lines of table talk the mail carries, in words (pbem.mail.talk_mail.said)."""
-    from engine.views import load_view
+def packet_html(v: RoundState | None, to_move: str | None, w: PacketWords, recipient: str | None,
+                talk: list[str] | None = None) -> str:
+    """The HTML part of a packet's mail to `recipient`, in the current language (the reader's):
+    `v` the table every seat sees (GameHost.public_view; None: words only), `to_move` the seat
+    to move, `talk` the lines of table talk the mail carries (pbem.mail.talk_mail.said)."""
     from pbem.ui.cards_svg import board_cells, maze_svg
 
-    v = load_view(doc.public)
-    mine = recipient is not None and recipient == doc.to_move
+    mine = recipient is not None and recipient == to_move
     status = ("background:#fff8c5;border:1px solid #d4a72c" if mine else "background:#ddf4ff;border:1px solid #54aeff")
     out = [f'<!doctype html><html lang="{escape(words.language())}"><head><meta charset="utf-8">'
            '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -44,10 +45,11 @@ def packet_html(doc: Packet, w: PacketWords, recipient: str | None, talk: list[s
            f'<p style="margin:0 0 8px;padding:8px 10px;border-radius:6px;font-weight:bold;{status}">'
            f'{escape(w.status)}</p>']
     out += [f'<p style="margin:0 0 6px">{escape(line)}</p>' for line in w.news]
-    out.append('<div style="background:#161b22;border-radius:8px;padding:6px;margin:8px 0">'
-               f'{maze_svg(board_cells(v, None))}</div>')
-    out.append(f'<p style="margin:0 0 10px;{_MUTED}">{escape(t("deck", n=len(v.deck)))} · '
-               f'{escape(t("discard pile", n=len(v.discard)))}</p>')
+    if v is not None:
+        out.append('<div style="background:#161b22;border-radius:8px;padding:6px;margin:8px 0">'
+                   f'{maze_svg(board_cells(v, None))}</div>')
+        out.append(f'<p style="margin:0 0 10px;{_MUTED}">{escape(t("deck", n=len(v.deck)))} · '
+                   f'{escape(t("discard pile", n=len(v.discard)))}</p>')
     if w.since:
         out.append(f'<h2 style="font-size:15px;margin:12px 0 4px">{escape(w.since)}</h2>'
                    '<ul style="margin:0 0 8px;padding-left:20px">')
@@ -55,7 +57,8 @@ def packet_html(doc: Packet, w: PacketWords, recipient: str | None, talk: list[s
         out.append("</ul>")
     for lines in w.results:
         out.append('<p style="margin:8px 0">' + "<br>".join(escape(line) for line in lines) + "</p>")
-    out.append(_players(v, doc.to_move))
+    if v is not None:
+        out.append(_players(v, to_move))
     if talk:
         out.append(f'<h2 style="font-size:15px;margin:12px 0 4px">{escape(t("table talk"))}</h2>'
                    '<ul style="margin:0 0 8px;padding-left:20px;overflow-wrap:anywhere">')
@@ -71,7 +74,7 @@ def packet_html(doc: Packet, w: PacketWords, recipient: str | None, talk: list[s
     return "".join(out) + "</div></body></html>\n"
 
 
-def _players(v: Any, to_move: str | None) -> str:
+def _players(v: RoundState, to_move: str | None) -> str:
     """Each player's hand size, the cards in front of them (broken tools) and gold: a table."""
     head = "".join(f'<th style="{_CELL}">{escape(k)}</th>' for k in (t("player"), t("hand"), t("cards in front"),
                                                                        t("gold")))

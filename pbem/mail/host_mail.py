@@ -74,9 +74,12 @@ def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str,
 
 
 def _packet_words(host: GameHost, name: str, armored: str, docs: list[Packet], digest: str | None,
-                  invitation: str | None, talk: list[TalkRelease]) -> tuple[str, str, str, str | None]:
-    """A packet mail's subject, body (the armour last), attachment name and the table in HTML (a
-    classic game's: a trustless packet has no public view to draw), in the call's language."""
+                  invitation: str | None, talk: list[TalkRelease]) -> tuple[str, str, str, str]:
+    """A packet mail's subject, body (the armour last), attachment name and the table in HTML,
+    in the call's language."""
+    from engine.views import load_view
+    from pbem.mail.board import packet_html
+
     doc = docs[-1]
     seq = doc.seq
     attachment = f"packet-{seq:06d}.pbem"
@@ -85,17 +88,18 @@ def _packet_words(host: GameHost, name: str, armored: str, docs: list[Packet], d
 
         gold = host.status()["gold"]
         subject = trustless.subject(doc, name, len(docs), gold, tag(doc.game))
-        text = trustless.summary(docs, name, digest, gold)
+        said = trustless.packet_words(docs, name, digest, gold)
+        view = host.public_view(seq)  # the blind host's table (a trustless packet holds no public view)
+        waits = doc.waiting
+        to_move = waits.seats[0] if waits.step == "move" and waits.seats else None
         first = read_blocks(armored)[0].expect(Packet).doc.seq
         if first != seq:
             attachment = f"packets-{first:06d}-{seq:06d}.pbem"
-        return subject, text, attachment, None
-    from pbem.mail.board import packet_html
-
+        return subject, words_text(said), attachment, packet_html(view, to_move, said, name, talk_mail.said(talk, name))
     subject = packet_subject(doc, name, sum(len(d.moves) for d in docs))
     said = packet_words(docs, name, digest, host_now(host))
     text = words_text(said)
-    board = packet_html(doc, said, name, talk_mail.said(talk, name))
+    board = packet_html(load_view(doc.public), doc.to_move, said, name, talk_mail.said(talk, name))
     if invitation is not None:
         text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
                          "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation

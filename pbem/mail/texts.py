@@ -98,8 +98,13 @@ class PacketWords:
     results: list[list[str]]  # each round that ended: its result in lines
     status: str  # whose turn it is, or that the game is over
     news: list[str]  # the deadline, a pause, who is away
+    sealed: str  # where the reader's own cards are
     commands: list[str]  # how to play
     digest: str | None  # why no mail came for each move
+
+
+def play_commands(game: str) -> list[str]:
+    return [f"pbem turn {game}", f'pbem mail-move {game} "MOVE"']
 
 
 def packet_words(docs: list[Packet], recipient: str | None = None, digest: str | None = None,
@@ -132,7 +137,7 @@ def packet_words(docs: list[Packet], recipient: str | None = None, digest: str |
     return PacketWords(head=t("mail head", game=game, round=doc.round, seq=doc.seq),
                        since=t("mail since", n=sum(len(d.moves) for d in docs)) if said else None, moves=said,
                        results=results, status=status, news=when.packet_news(doc, recipient, now or datetime.now(UTC)),
-                       commands=[f"pbem turn {game}", f'pbem mail-move {game} "MOVE"'],
+                       sealed=t("mail sealed"), commands=play_commands(game),
                        digest=t("mail digest note", period=digest) if digest else None)
 
 
@@ -144,7 +149,7 @@ def words_text(w: PacketWords) -> str:
     for lines in w.results:
         out += [*lines, ""]
     out += [w.status, *w.news]
-    out += ["", t("mail sealed"), t("mail to play"), *(f"  {c}" for c in w.commands)]
+    out += ["", w.sealed, t("mail to play"), *(f"  {c}" for c in w.commands)]
     if w.digest:
         out += ["", w.digest]
     return "\n".join(out) + "\n"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pbem.errors import PbemError
+from pbem.mail.texts import PacketWords, play_commands
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, parse, read_blocks, unb64
 from pbem.ui import move_words, words
@@ -93,35 +94,29 @@ def happened(docs: list[Packet]) -> list[str]:
     return out
 
 
-def summary(docs: list[Packet], recipient: str | None, digest: str | None, gold: dict[str, int]) -> str:
-    """What a person reads before the armour of a trustless game's mail."""
+def packet_words(docs: list[Packet], recipient: str | None, digest: str | None, gold: dict[str, int]) -> PacketWords:
+    """What a trustless game's mail says to `recipient`: what the seats sent since its last
+    mail, what the table waits for, how to play (pbem.mail.texts.words_text makes the text)."""
     doc = docs[-1]
     w = doc.waiting
     assert w is not None
     game = doc.game
-    out = [t("mail head", game=game, round=doc.round, seq=doc.seq), ""]
-    said = happened(docs)
-    if said:
-        out.append(t("Since your last mail:"))
-        out += [f"  - {s}" for s in said]
-        out.append("")
     if doc.phase == "game-over":
         best = max(gold.values(), default=0)
-        out.append(t("mail game over", list=words.listing(f"{p} {g}" for p, g in gold.items()) or "-",
-                     winners=words.listing(p for p, g in gold.items() if g == best) or t("nobody")))
+        status = t("mail game over", list=words.listing(f"{p} {g}" for p, g in gold.items()) or "-",
+                   winners=words.listing(p for p, g in gold.items() if g == best) or t("nobody"))
     elif recipient in w.seats and w.step == "move":
-        out.append(t("mail your turn"))
+        status = t("mail your turn")
     elif recipient in w.seats:
-        out.append(t("The table waits for your {step}: 'pbem turn {game}' sends it for you.", step=_step(w.step),
-                     game=game))
+        status = t("The table waits for your {step}: 'pbem turn {game}' sends it for you.", step=_step(w.step), game=game)
     else:
-        out.append(t("trustless waits", step=_step(w.step), seats=words.join(w.seats)))
-    out += ["", t("A trustless game: every packet since your last mail is attached; 'pbem turn' checks each one and "
-                  "sends what the table waits for from you."),
-            t("mail to play"), f"  pbem turn {game}", f'  pbem mail-move {game} "MOVE"']
-    if digest:
-        out += ["", t("mail digest note", period=digest)]
-    return "\n".join(out) + "\n"
+        status = t("trustless waits", step=_step(w.step), seats=words.join(w.seats))
+    said = happened(docs)
+    return PacketWords(head=t("mail head", game=game, round=doc.round, seq=doc.seq),
+                       since=t("Since your last mail:") if said else None, moves=said, results=[], status=status,
+                       news=[], sealed=t("A trustless game: every packet since your last mail is attached; 'pbem turn' "
+                                         "checks each one and sends what the table waits for from you."),
+                       commands=play_commands(game), digest=t("mail digest note", period=digest) if digest else None)
 
 
 # --- a seat by mail -------------------------------------------------------------------------------
