@@ -108,6 +108,12 @@ def test_import_takes_a_club_file_whole(home: Path, keys: dict[str, str], tmp_pa
          home=home, cwd=tmp_path, ok=True)
 
 
+def test_a_file_of_comments_adds_nothing_and_says_so(home: Path, tmp_path: Path) -> None:
+    (tmp_path / "empty.txt").write_text("# the Friday club: keys to come\n\n")
+    run = pbem("key", "import", tmp_path / "empty.txt", home=home, cwd=tmp_path, ok=True)
+    assert run.stderr.startswith("no contacts in ") and run.stdout == "" and contacts(home) is None
+
+
 @pytest.mark.parametrize("bad,code,words", [
     ("dan\n", 2, "line 5 of"),  # one word
     ("dan pbem1abc\n", 2, "line 5 of"),  # a key that does not decode

@@ -158,6 +158,8 @@ def import_(
     from pbem.seat.contacts import add_contacts, read_contact_file
 
     new = read_contact_file(file)
+    if not new:
+        typer.echo(t("no contacts in {path}", path=file), err=True)
     _said(add_contacts(key_home(home), new, replace=replace), new)
 
 

@@ -61,9 +61,10 @@ def hints_for(view: RoundState, seat: str) -> Hints:
     if mine.phase == THEFT:
         thefts = [m.target for m in legal_moves(mine) if m.target]
         return Hints(lines=[t("whom you may rob (steal NAME): {players}", players=words.listing([*thefts, t("nobody")]))])
-    numbers: dict[str, list[int]] = {}  # kind -> its cards' numbers in the hand as shown
-    for n, cid in enumerate(shown_hand(mine.hands[seat]), 1):
-        numbers.setdefault(card_kind(cid).kind, []).append(n)
+    numbers: dict[str, list[int]] = {}  # kind -> its cards' numbers in the hand as shown (shut cards count)
+    for n, cid in enumerate(shown_hand(view.hands[seat]), 1):
+        if cid != HIDDEN:
+            numbers.setdefault(card_kind(cid).kind, []).append(n)
     upright: dict[Pos, list[int]] = {}
     turned: dict[Pos, list[int]] = {}
     aims: dict[str, list[str]] = {kind: [] for kind in numbers}
