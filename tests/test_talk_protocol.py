@@ -124,6 +124,7 @@ BASE = {"game": "vector-65a304cd", "seat": "ann", "seq": 1, "packet": "0" * 64, 
     {"to": ["bob"], "sealed": {"ann": "AA==", "cat": "AA=="}},  # sealed to another seat than named
     {"to": ["bob"], "sealed": {"bob": "AA=="}},  # without the speaker's own box
     {"text": "hi", "n": 0}, {"text": "hi", "seq": 0},
+    {"text": "hi", "at": "yesterday"}, {"text": "hi", "at": "2026-12-05T00:00:00\x1b[2J"},
 ])
 def test_a_malformed_line_is_a_bad_packet(fields: dict) -> None:
     with pytest.raises(BadPacket):

@@ -157,6 +157,16 @@ class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
 # --- table talk: a seat's public line or whisper (docs/protocol.md, "Table talk") --------------------
 
 
+def _is_time(text: str) -> bool:
+    """An ISO 8601 time as pbem writes it (at most 40 characters)."""
+    from datetime import datetime
+
+    try:
+        return len(text) <= 40 and text.isascii() and text.isprintable() and bool(datetime.fromisoformat(text))
+    except ValueError:
+        return False
+
+
 def talk_text_problem(text: str) -> Msg | None:
     """Why `text` cannot be a line of table talk (None: it can)."""
     if not text.strip():
@@ -186,6 +196,9 @@ class Talk(Document, tag=f"pbem-talk/{VERSION}", frozen=True, kw_only=True):
         if self.seq < 1 or self.n < 1:
             raise BadPacket(msg("{seat}'s line {n} at packet {seq}: numbers start at 1", seat=self.seat,
                               n=str(self.n)[:20], seq=str(self.seq)[:20]))
+        if not _is_time(self.at):
+            raise BadPacket(msg("{seat}'s line says it was said at {at}, which is no time", seat=self.seat,
+                                at=repr(self.at[:40])))
         if (self.text is None) == (self.sealed is None) or (self.to is None) != (self.sealed is None):
             raise BadPacket(msg("{seat}'s line is either public (its text) or a whisper (to whom, sealed), one of them",
                               seat=self.seat))

@@ -121,7 +121,7 @@ def heard(me: AtTable | SeatPacket, home: Path, more: Iterable[Path] = ()) -> li
     game, keys, former = me.game, me.keys, me.former
     seen = seen_packets(home, game)
     lines = []
-    for block in read_lines([*talk_files(talk_dir(home, game)), *more], game):
+    for block in read_lines([*talk_files(talk_dir(home, game)), *list(more)[-MAX_TALK_FILES:]], game):
         doc = block.doc
         if seen.get(str(doc.seq), doc.packet) != doc.packet:
             continue  # said at another packet than this seat saw under that number
