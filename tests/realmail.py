@@ -313,6 +313,9 @@ service_throttle_time = 1s
 lmtp_connect_timeout = 5s
 lmtp_lhlo_timeout = 5s
 """)
+        # qmgr is woken every second (300 s as shipped) to look at the incoming queue: a mail whose
+        # delivery failed while Dovecot restarted can be left there ("skipped, still being
+        # delivered"), and waited for the next wake-up, which stalled a whole game for minutes.
         (self.conf / "master.cf").write_text(f"""\
 127.0.0.1:{self.port} inet n - n - - smtpd
   -o syslog_name=postfix/submission
@@ -322,7 +325,7 @@ lmtp_lhlo_timeout = 5s
 postlog   unix-dgram n  -       n       -       1       postlogd
 pickup    unix  n       -       n       60      1       pickup
 cleanup   unix  n       -       n       -       0       cleanup
-qmgr      unix  n       -       n       300     1       qmgr
+qmgr      unix  n       -       n       1       1       qmgr
 tlsmgr    unix  -       -       n       1000?   1       tlsmgr
 rewrite   unix  -       -       n       -       -       trivial-rewrite
 bounce    unix  -       -       n       -       0       bounce

@@ -133,6 +133,32 @@ def test_unreachable_server_is_a_clear_error() -> None:
     assert "127.0.0.1" in str(e.value)
 
 
+def test_tls_context_is_made_once_for_each_ca_and_a_replaced_ca_file_is_read_again(tmp_path: Path) -> None:
+    """The system's CAs are loaded once a process, not for every mail a host sends; a CA file
+    is read on each use, so a running host trusts the CA file that replaced it."""
+    import shutil
+
+    from realmail import private_ca
+
+    from pbem.mail import tls
+
+    assert tls.context() is tls.context(None)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ca, other = private_ca(tmp_path / "a")[0], private_ca(tmp_path / "b")[0]
+    first = tls.context(str(ca))
+    assert tls.context(str(ca)) is first and first is not tls.context()
+    shutil.copy(other, ca)
+    second = tls.context(str(ca))
+    assert second is not first
+    system = {c["serialNumber"] for c in tls.context().get_ca_certs()}
+    added = [{c["serialNumber"] for c in ctx.get_ca_certs()} - system for ctx in (first, second)]
+    assert len(added[0]) == len(added[1]) == 1 and added[0] != added[1]  # the new CA, not the old
+    ca.write_text("not a certificate\n")
+    with pytest.raises(UsageError, match="holds no PEM certificate"):
+        tls.context(str(ca))
+
+
 def test_smtp_settings_dict_roundtrip() -> None:
     s = SmtpSettings("smtp.example.org", 587, "starttls", "alice", "alice@example.org")
     d = s.to_dict()

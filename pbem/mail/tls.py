@@ -9,6 +9,7 @@ port".
 
 from __future__ import annotations
 
+import functools
 import os
 import ssl
 import stat
@@ -43,13 +44,24 @@ def read_ca_file(path: str | Path) -> str:
 
 
 def context(ca_file: str | None = None) -> ssl.SSLContext:
-    """The system's CAs, plus `ca_file`'s when given."""
+    """The system's CAs, plus `ca_file`'s when given.
+
+    Made once a process for each CA file's content and each place the system's CAs are said to
+    be (SSL_CERT_FILE, SSL_CERT_DIR): loading the system's CAs takes tens of milliseconds of
+    CPU, which a host that mails every packet paid for every mail. The CA file itself is read
+    each time, so a running host trusts a CA file that was replaced."""
+    cadata = read_ca_file(ca_file) if ca_file else None
+    try:
+        return _context(cadata, ssl.get_default_verify_paths())
+    except ssl.SSLError as exc:
+        raise UsageError(t("the CA file {path} cannot be used: {error}", path=ca_file, error=exc.reason or exc)) from None
+
+
+@functools.lru_cache(maxsize=4)
+def _context(cadata: str | None, system: ssl.DefaultVerifyPaths) -> ssl.SSLContext:
     ctx = ssl.create_default_context()
-    if ca_file:
-        try:
-            ctx.load_verify_locations(cadata=read_ca_file(ca_file))
-        except ssl.SSLError as exc:
-            raise UsageError(t("the CA file {path} cannot be used: {error}", path=ca_file, error=exc.reason or exc)) from None
+    if cadata is not None:
+        ctx.load_verify_locations(cadata=cadata)
     return ctx
 
 
