@@ -18,6 +18,7 @@ import time
 from functools import cache
 from hashlib import sha256
 from pathlib import Path
+from typing import Literal
 
 from pbem.errors import BadName, CannotRead, CannotWrite, ContentConflict, NotARegularFile
 
@@ -50,7 +51,7 @@ _READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBL
 _CHUNK = 1 << 20
 
 
-def _not_regular(mode: int) -> str | None:
+def _not_regular(mode: int) -> Literal["link", "folder", "special"] | None:
     if stat.S_ISREG(mode):
         return None
     return "link" if stat.S_ISLNK(mode) else "folder" if stat.S_ISDIR(mode) else "special"
@@ -84,7 +85,7 @@ def read_bounded(path: Path | str, limit: int, *, head: bool = False) -> bytes:
         st = os.fstat(fd)
         kind = _not_regular(st.st_mode)
         if kind is not None:
-            raise CannotRead(name, kind)  # type: ignore[arg-type]
+            raise CannotRead(name, kind)
         if st.st_size > limit and not head:
             raise CannotRead(name, "large", limit=limit)
         chunks: list[bytes] = []

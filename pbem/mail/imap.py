@@ -20,6 +20,7 @@ on disk.
 from __future__ import annotations
 
 import imaplib
+import io
 import re
 import select
 import ssl
@@ -347,7 +348,7 @@ class ImapFolder:
         before = sock.gettimeout()
         sock.setblocking(False)
         try:
-            return bool(conn.file.peek(1))  # type: ignore[union-attr]
+            return isinstance(conn.file, io.BufferedReader) and bool(conn.file.peek(1))  # socket.makefile's
         except (BlockingIOError, ssl.SSLWantReadError):
             return False
         finally:

@@ -20,7 +20,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import formatdate, make_msgid, parseaddr
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, get_args
+from typing import Any, Literal, get_args
 
 from pbem.atomic import read_bounded, write_new
 from pbem.errors import BadPacket, CannotRead, PbemError, UsageError
@@ -86,10 +86,6 @@ def read_mail(data: bytes) -> EmailMessage:
     assert isinstance(refused, RefusedMail)
     refused.why, refused.raw = why, data
     return refused
-
-
-def _parse_bytes(f: BinaryIO) -> EmailMessage:
-    return read_mail(f.read(MAX_MAIL + 1))  # never more than the limit in memory
 
 
 # -- composing ---------------------------------------------------------------
@@ -298,7 +294,7 @@ def _iter_mailbox(box: mailbox.Mailbox, path: Path, keys: list[str], skip: Calla
             continue
         try:
             with box.get_file(key) as f:
-                msg = _parse_bytes(f)  # type: ignore[arg-type]
+                msg = read_mail(f.read(MAX_MAIL + 1))  # never more than the limit in memory
         except (KeyError, FileNotFoundError):
             continue  # moved to cur/ or removed by a mail client meanwhile
         yield label, msg

@@ -226,7 +226,7 @@ def open_source(source: str | Path | None, db: Path | None = None, *,
     from pbem.host.paths import sqlite_file, store_url
 
     url = store_url(game=str(source))
-    if "/" not in str(source) and (sqlite_file(url) is None or sqlite_file(url).is_file()):  # type: ignore[union-attr]
+    if "/" not in str(source) and ((file := sqlite_file(url)) is None or file.is_file()):
         try:
             return _from_db(url, only=str(source), rounds=rounds)
         except PbemError:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import PbemError
-from pbem.protocol.documents import Packet, read_blocks
+from pbem.protocol.documents import Packet, Waiting, read_blocks
 from pbem.seat import keys
 from pbem.seat.home import (
     joined_games,
@@ -60,7 +60,7 @@ def my_games(home: Path) -> list[dict[str, Any]]:
                 row["seat"] = seat
             if doc is not None and doc.waiting is not None:  # a trustless table: the step it waits for, from whom
                 over = doc.phase == "game-over"
-                answered = bool(seat and _answered_step(home, game, seat, doc))
+                answered = bool(seat and _answered_step(home, game, seat, doc.seq, doc.waiting))
                 step, waited = doc.waiting.step, list(doc.waiting.seats)
                 row.update(round=doc.round, seq=doc.seq, phase=doc.phase, waiting={"step": step, "seats": waited},
                            to_move=waited[0] if step == "move" and waited else None,
@@ -108,19 +108,20 @@ def invitations(home: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _answered_step(home: Path, game: str, seat: str, latest: Packet) -> bool:
+def _answered_step(home: Path, game: str, seat: str, latest: int, waiting: Waiting) -> bool:
     """Whether the seat's last block (kept by the packet that opened its step) answers the step
-    `latest` waits for: every packet saved since that one waits for the same step from it."""
+    packet `latest` waits for (`waiting`): every packet saved since that one waits for the same
+    step from it."""
     kept = sorted(int(p.stem.rsplit("-", 1)[1]) for p in move_path(home, game, seat, 0).parent.glob(f"{seat}-*.pbem")
                   if p.stem.rsplit("-", 1)[1].isdigit())
-    if not kept or kept[-1] > latest.seq:
+    if not kept or kept[-1] > latest:
         return False
     for seq, path in saved_packets(home, game):
-        if kept[-1] <= seq <= latest.seq:
+        if kept[-1] <= seq <= latest:
             try:
                 w = read_blocks(path.read_text(encoding="utf-8"))[0].expect(Packet).doc.waiting
             except (PbemError, IndexError, OSError):
                 return False
-            if w is None or w.step != latest.waiting.step or seat not in w.seats:  # type: ignore[union-attr]
+            if w is None or w.step != waiting.step or seat not in w.seats:
                 return False
     return True

@@ -19,7 +19,17 @@ from typing import TYPE_CHECKING, Self
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import FrameType
+    from typing import Any, Literal
+
     from rich.console import Console, RenderableType
+
+    Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None  # what signal.getsignal gives
+    ColorSystem = Literal["standard", "256", "truecolor", "windows"]
+
+_COLOR_SYSTEMS: dict[str, ColorSystem] = {"standard": "standard", "256": "256", "truecolor": "truecolor",
+                                          "windows": "windows"}
 
 # Enter: alternate screen, cursor hidden, no auto-wrap (a line wider than the terminal is cut,
 # never wrapped onto the next row, so the layout's row count is the screen's). Leave: the reverse.
@@ -37,7 +47,7 @@ def render_lines(renderable: RenderableType, width: int, like: Console) -> list[
 
     buf = io.StringIO()
     con = Console(file=buf, width=width, force_terminal=like.color_system is not None, highlight=False,
-                  color_system=like.color_system, legacy_windows=False)  # type: ignore[arg-type]
+                  color_system=_COLOR_SYSTEMS.get(like.color_system or ""), legacy_windows=False)
     con.print(renderable)
     lines = buf.getvalue().split("\n")
     return lines[:-1] if lines and lines[-1] == "" else lines
@@ -81,7 +91,7 @@ class Terminal:
         self.fd_out = sys.stdout.fileno()
         self.saved = termios.tcgetattr(self.fd_in)  # raises on a non-terminal: the caller falls back
         self._wake_r = self._wake_w = -1
-        self._old: dict[int, object] = {}
+        self._old: dict[int, Handler] = {}
         self._old_wakeup = -1
 
     def __enter__(self) -> Self:
@@ -119,7 +129,7 @@ class Terminal:
                 os.close(self._wake_w)
                 self._wake_r = self._wake_w = -1
             for sig, handler in self._old.items():
-                signal.signal(sig, handler)  # type: ignore[arg-type]
+                signal.signal(sig, handler)
 
     def size(self) -> tuple[int, int]:
         """(rows, columns)."""
