@@ -280,4 +280,4 @@ def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: P
     moved = sign(msgspec.structs.replace(line.doc, n=7, packet="2" * 64, signer=""), load_identity(homes["ann"], "ann", None))
     (folder / "talk" / f"000001-ann-{moved.hash[:12]}.pbem").write_text(moved.armored())
     rep = audit_chain(open_source(folder), game, None)
-    assert rep.talk == 2 and rep.fault is not None and "not the chain's" in rep.fault
+    assert rep.talk == 2 and rep.fault is not None and "not the chain's" in str(rep.fault)
