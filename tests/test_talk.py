@@ -22,6 +22,7 @@ from pbem.protocol import talk
 from pbem.protocol.armor import dearmor_all
 from pbem.protocol.documents import Talk, sign
 from pbem.protocol.limits import TALK_CHARS, TALK_PER_PACKET
+from pbem.seat import player as P
 from pbem.seat import talk as seat_talk
 from pbem.seat.home import talk_dir
 
@@ -281,3 +282,27 @@ def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: P
     (folder / "talk" / f"000001-ann-{moved.hash[:12]}.pbem").write_text(moved.armored())
     rep = audit_chain(open_source(folder), game, None)
     assert rep.talk == 2 and rep.fault is not None and "not the chain's" in str(rep.fault)
+
+
+def test_the_store_keeps_each_line_once_on_sqlite_and_postgresql(tmp_path: Path, store_url: str) -> None:
+    from pbem_helpers import make_table
+
+    from pbem.host.publish import OutDir, publish_pending
+
+    table = make_table(tmp_path, SEATS, store=store_url)
+    _, packet = table.latest()
+    sp = P.open_packet(packet, table.ids["ann"], table.homes["ann"])
+    at = "2026-12-05T00:00:00+00:00"
+    first = seat_talk.say(sp, table.homes["ann"], PUBLIC, [], at)
+    second = seat_talk.say(sp, table.homes["ann"], SECRET, ["bob"], at)
+    assert [table.host.accept(b).kind for b in (first, second, first)] == ["talk", "talk", "duplicate"]
+    with pytest.raises(Conflict):
+        table.host.accept(talk.make(first.game, "ann", 1, first.doc.packet, 1, at, "other", [],
+                                    sp.invitation.doc.seat_keys(), table.ids["ann"]))
+    assert [(r.seat, r.seq) for r in table.host.talk()] == [("ann", 1), ("ann", 1)]
+    assert table.host.talk(table.host.talk()[0].id) == table.host.talk()[1:]
+    out = OutDir(tmp_path / "out")
+    publish_pending(table.host, out)
+    assert len(list((tmp_path / "out" / "talk").glob("*.pbem"))) == 2
+    assert not any(where for _, where in publish_pending(table.host, out))  # relayed once
+    table.host.close()
