@@ -1,0 +1,94 @@
+"""A trustless game's file, as the blind host (pbem.host.blind) keeps it: its tables, and the
+making of a new game's file with the rules a blind host can keep (classic rules only, deadlines
+whose timeout policy is `wait`, nobody marked absent)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import Column, Integer, LargeBinary, MetaData, String, Table, Text, UniqueConstraint, insert
+from sqlalchemy.engine import Engine
+
+from engine.catalog import CLASSIC
+from pbem.errors import UsageError, msg
+from pbem.host import sqlite
+from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.creation import check_host_mail, check_new_game
+from pbem.host.deadlines import Timing
+from pbem.protocol.crypto import Identity, PublicKey
+from pbem.protocol.documents import HostParty, Invitation, Party, Signed, sign
+
+META = MetaData()
+GAMES = Table("blind_game", META, Column("id", String, primary_key=True), Column("name", String, nullable=False),
+              Column("host_name", String, nullable=False), Column("invitation", Text, nullable=False))
+JOINS = Table("blind_join", META, Column("seat", String, primary_key=True), Column("hash", String, nullable=False),
+              Column("payload", LargeBinary, nullable=False))
+PACKETS = Table("blind_packet", META, Column("seq", Integer, primary_key=True), Column("hash", String, nullable=False),
+                Column("armored", Text, nullable=False), Column("relayed", String, nullable=False))
+# The host's settings (its transport, for 'pbem host run --all'; the deadline rules `timing`
+# and the current step's `clock`); made when first set, so a file of an
+# older version reads as one with no settings.
+CONFIG = Table("blind_config", META, Column("key", String, primary_key=True), Column("value", Text, nullable=False))
+# When each seat's last block was taken (`pbem status`'s last activity), made when the first is.
+ACTIVITY = Table("blind_activity", META, Column("seat", String, primary_key=True), Column("at", String, nullable=False))
+# The host's signed notices (reminders, late notices), made when the first one is.
+NOTICES = Table("blind_notice", META, Column("id", Integer, primary_key=True), Column("seq", Integer, nullable=False),
+                Column("kind", String, nullable=False), Column("seat", String),
+                Column("armored", Text, nullable=False))
+# The seats' lines of table talk, each kept as it came (pbem/host/talk.py), made when the first is.
+TALK = Table("blind_talk", META, Column("id", Integer, primary_key=True), Column("seat", String, nullable=False),
+             Column("n", Integer, nullable=False), Column("seq", Integer, nullable=False),
+             Column("file_hash", String, nullable=False, unique=True), Column("armored", Text, nullable=False),
+             Column("created_at", String, nullable=False), UniqueConstraint("seat", "n"))
+
+
+def open_file(path: Path, *, create: bool = False) -> Engine:
+    """The SQLAlchemy engine of a blind host's file (WAL); `create`: its tables made."""
+    engine = sqlite.engine(f"sqlite:///{path}")
+    sqlite.use_wal(engine)
+    if create:
+        META.create_all(engine)
+    return engine
+
+
+def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list[tuple[str, PublicKey]],
+                options: list[str], clock: Clock = REAL, host_mail: str | None = None) -> Signed[Invitation]:
+    """A trustless game: the invitation commits to nothing, since the host deals nothing.
+    `host_mail`: the address the seats mail, signed into the invitation."""
+    checked = check_new_game(path, name, ruleset, seats, options)
+    host_mail = check_host_mail(host_mail)
+    if checked != CLASSIC:  # swap-hat, inspect and the thefts need more than a view can apply (docs/trustless.md §9)
+        raise UsageError(msg("a trustless game plays the classic rules only, not {ruleset}", ruleset=repr(checked)),
+                         hint=msg("leave out --ruleset, or play without --trustless"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    game_id = f"{name}-{os.urandom(4).hex()}"
+    invitation = sign(Invitation(game=game_id, name=name, ruleset=checked, options=sorted(options),
+                                 host=HostParty(name=host.name, key=host.public.encode(), mail=host_mail),
+                                 seats=[Party(name=n, key=k.encode()) for n, k in seats],
+                                 commitments=[], created=stamp(clock.now()), trustless=True), host)
+    engine = open_file(path, create=True)
+    with engine.begin() as c:
+        c.execute(insert(GAMES).values(id=game_id, name=name, host_name=host.name, invitation=invitation.armored()))
+    engine.dispose()
+    return invitation
+
+
+def check_timing(timing: Timing) -> Timing:
+    """Deadline rules a blind host can keep: any deadline, reminders and days, and the
+    timeout policy `wait` only (docs/trustless.md §10 says why there is no other)."""
+    timing.check()
+    if timing.on_timeout != "wait":
+        raise UsageError(msg("a trustless game takes --on-timeout wait only, not {policy}", policy=timing.on_timeout),
+                         hint=msg("the blind host holds no seat's keys, so it cannot move or send tokens for a "
+                                "silent seat (docs/trustless.md §10)"))
+    return timing
+
+
+def check_no_absent_rule(absent_after: int | None) -> None:
+    """Refuse --absent-after for a trustless game: its host marks nobody absent (§10)."""
+    if absent_after is not None:
+        raise UsageError(msg("--absent-after does not apply to a trustless game: its host marks nobody absent"),
+                         hint=msg("a trustless game's deadlines remind and say who is late (docs/trustless.md §10)"))
+
+
