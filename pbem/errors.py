@@ -174,19 +174,31 @@ def english(value: object) -> str:
         return str(value)
     p = value.params
     if value.id.startswith("@"):
-        if value.id in ("@and", "@list", "@clauses", "@cat"):
-            sep = {"@clauses": "; ", "@cat": ""}.get(value.id, ", ")
-            items = p.get("items", ())
-            return sep.join(english(i) for i in (items if isinstance(items, tuple) else ()))
-        if value.id == "@os":
-            return str(p.get("reason") or "")
-        if value.id == "@notice":
-            return str(getattr(p.get("doc"), "notice", ""))
-        return english(next(iter(p.values()), ""))
+        return _english_word(value.id, p)
     try:
         return value.id.format(**{k: english(v) for k, v in p.items()})
     except (KeyError, IndexError, ValueError):
         return value.id
+
+
+def _english_word(word: str, p: Mapping[str, object]) -> str:
+    """The English of a word built from a value, near what pbem.ui.words says (a date stays ISO)."""
+    items = p.get("items", ())
+    said = [english(i) for i in (items if isinstance(items, tuple) else ())]
+    if word == "@and":
+        return said[0] if len(said) == 1 else " and ".join([", ".join(said[:-1]), said[-1]]) if said else "nothing"
+    if word in ("@list", "@clauses", "@cat"):
+        return {"@clauses": "; ", "@cat": ""}.get(word, ", ").join(said)
+    if word == "@kind":
+        kind = str(p.get("kind"))
+        return (("an " if kind[:1] in "aeiou" else "a ") + kind) if p.get("article") else kind
+    if word == "@status":
+        return {"joining": "waiting for joins"}.get(str(p.get("status")), str(p.get("status")))
+    if word == "@os":
+        return str(p.get("reason") or "")
+    if word == "@notice":
+        return str(getattr(p.get("doc"), "notice", ""))
+    return english(next(iter(p.values()), ""))
 
 
 Text = Msg | str  # a Msg, or words an outer layer has said already
