@@ -33,10 +33,11 @@ WAITING = "waiting for your turn"
 class Waiter:
     """`pbem turn TARGET --as SEAT --wait ...` running; its output read line by line."""
 
-    def __init__(self, home: Path, *args: object, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen([*PBEM, "turn", *map(str, args), "--wait"], env=cli_env(home, PBEM_LANG="en",
-                                                                                          COLUMNS="120", **(env or {})),
+    def __init__(self, home: Path, *args: object, env: dict[str, str] | None = None, says: str = "waiting for ") -> None:
+        self.proc = subprocess.Popen([*PBEM, "turn", *map(str, args), "--wait"],
+                                     env=cli_env(home, **{"PBEM_LANG": "en", "COLUMNS": "120", **(env or {})}),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.says = says  # how its line that says what it waits for starts
         self.out: list[str] = []
         self._seen = threading.Event()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -46,7 +47,7 @@ class Waiter:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.out.append(line)
-            if line.startswith("waiting for "):
+            if line.startswith(self.says):
                 self._seen.set()
 
     def waiting(self, timeout: float = 20) -> None:
@@ -125,6 +126,12 @@ def test_a_wait_stops_cleanly_at_ctrl_c_and_refuses_what_it_cannot_wait_on(tmp_p
     waiter.proc.send_signal(signal.SIGINT)
     code, err = waiter.end(30)
     assert code == EXIT_INTERRUPTED and err.strip() == "error: interrupted", (code, err)
+    # in 简体: what it waits for, and the timeout's one line
+    zh = Waiter(homes[nxt], folder, "--as", nxt, "--timeout", "2", env={"PBEM_LANG": "zh-Hans"}, says="等待轮到你")
+    zh.waiting()
+    assert f"等待轮到你：现在轮到 {mover}" in zh.text()
+    code, err = zh.end(30)
+    assert code == EXIT_TIMED_OUT and err.startswith("错误：等了 2 秒，仍未轮到你"), (code, err)
 
     packet = next(GameFolder.open(folder).packets_newest_first(nxt))[1]
     one_error_line(pbem("turn", packet, "--as", nxt, "--wait", home=homes[nxt], env={"PBEM_LANG": "en"}), 2,
