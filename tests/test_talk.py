@@ -123,6 +123,20 @@ def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path) -> None:
         assert err[0].startswith("error: ") and words in run.stderr and "Traceback" not in run.stderr, run.stderr
     assert state() == before
 
+    # a line that could not be sent (the inbox is not a folder) is kept, and goes first with the next one
+    inbox = folder / "inbox"
+    inbox.rename(tmp_path / "inbox-aside")
+    inbox.write_text("not a folder")
+    failed = pbem("say", folder, "lost?", "--as", "bob", home=homes["bob"])
+    assert failed.returncode == 3 and "Traceback" not in failed.stderr, failed.stderr
+    inbox.unlink()
+    (tmp_path / "inbox-aside").rename(inbox)
+    again = pbem("say", folder, "and more", "--as", "bob", home=homes["bob"], ok=True).stdout
+    assert "line 1 at packet 1, not sent before" in again and "line to the table at packet 1" in again
+    relayed = pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True).stdout
+    assert relayed.count("bob said a line at packet 1") == 2
+    assert [ln["text"] for ln in _json(folder, homes["cat"], "cat") if ln["from"] == "bob"] == ["lost?", "and more"]
+
 
 @pytest.mark.slow
 def test_control_characters_and_bidi_overrides_never_reach_the_terminal(tmp_path: Path) -> None:

@@ -177,7 +177,7 @@ class Turn:
         sent as this transport sends moves; what was done, in words."""
         from datetime import UTC, datetime
 
-        from pbem.seat.talk import say
+        from pbem.seat.talk import mark_sent, say, unsent
 
         me = self._at_table()
         if me is None or self.send_talk is None:
@@ -186,7 +186,18 @@ class Turn:
             raise UsageError(t("{path} exists already: refusing to write over it", path=output),
                              hint=t("pass -o FILE with a new name"))
         block = say(me, self.home, text, to, datetime.now(UTC).isoformat(timespec="seconds"))
+        said = []
+        for before in unsent(me, self.home):  # a line kept but never sent (a send that failed): first, as it was
+            if before.hash != block.hash:
+                said.append(t("line {n} at packet {seq}, not sent before: {how}", n=before.doc.n, seq=before.doc.seq,
+                              how=self.send_talk(before, None)))
+                mark_sent(self.home, before)
         where = self.send_talk(block, output)
+        mark_sent(self.home, block)
+        return "\n".join([*said, self._said(block, where)])
+
+    @staticmethod
+    def _said(block: Signed[Talk], where: str) -> str:
         if block.doc.to:
             return t("whisper to {seats} at packet {seq}: {how}", seats=words.join(block.doc.to), seq=block.doc.seq,
                      how=where)

@@ -12,6 +12,7 @@
                                           opened or followed, or read from mail)
     HOME/games/GAME/notices/SEQ-KIND-HASH.pbem   the host's notices (reminders, late...) read from mail
     HOME/games/GAME/talk/SEQ-SEAT-HASH.pbem      table talk: the lines this seat said, and those read from mail
+    HOME/games/GAME/talk/SEQ-SEAT-HASH.sent      empty: pbem sent that line of this seat's (pbem.seat.talk)
     HOME/games/GAME/talk-heard-SEAT.json         the lines of table talk this seat was shown (their hashes)
     HOME/mail/profile.json                this person's mail settings (no password: pbem.mail.profile)
     HOME/mail/read.db                     which mail was read before (pbem.mail.memory)

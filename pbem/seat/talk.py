@@ -99,9 +99,26 @@ def keep(home: Path, block: Signed[Talk]) -> Path:
                      block.armored().encode())
 
 
+def mark_sent(home: Path, block: Signed[Talk]) -> None:
+    """Remember that this seat's line went to the host (or into a talk file): it is not sent again."""
+    write_atomic(keep(home, block).with_suffix(".sent"), b"")
+
+
+def unsent(me: AtTable, home: Path) -> list[Signed[Talk]]:
+    """This seat's lines kept but not sent (its last `pbem say` failed on the way, or was cut short),
+    oldest first: the next `pbem say` sends them first, as they were."""
+    mine = []
+    for path in talk_files(talk_dir(home, me.game)):
+        if path.with_suffix(".sent").exists():
+            continue
+        mine += [b for b in read_lines([path], me.game) if b.doc.seat == me.seat and b.signer == me.identity.public]
+    return sorted(mine, key=lambda b: b.doc.n)
+
+
 def say(me: AtTable | SeatPacket, home: Path, text: str, to: list[str], at: str) -> Signed[Talk]:
     """This seat's next line at its packet (public when `to` is empty), signed, sealed to `to`,
-    and kept in the key home; UsageError, with nothing kept, when the line may not be said."""
+    and kept in the key home (not sent yet: `mark_sent` once it is); UsageError, with nothing
+    kept, when the line may not be said."""
     me = at_packet(me) if isinstance(me, SeatPacket) else me
     game, seat, seq = me.game, me.seat, me.seq
     to = talk.check_line(text, to, seat, tuple(me.keys))
