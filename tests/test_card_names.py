@@ -53,6 +53,18 @@ def test_ids_kinds_numbers_and_other_words_are_left_to_the_notation() -> None:
     assert typed_move("play 直路 at 1,0 rotated", hand) == "play straight-ew.2 at 1,0 rotated"
 
 
+def test_a_move_in_the_notation_reads_no_card_names() -> None:
+    """A card given as an id, a kind or a number, alone at its place, is the notation's: the
+    names of every language (each catalog read whole) are not gathered for it."""
+    hand = ["cross.1", "map.3", "straight-ew.2"]
+    names.cache_clear()
+    for text in ("play cross.1 at 1,0", "play cross at 1,0", "play 1 at 1,0", "play map on top", "discard 2",
+                 "play break-lamp on bob", "discard"):
+        assert typed_move(text, hand) == text
+    assert names.cache_info().currsize == 0
+    assert typed_move("discard 2 3", hand) == "discard 2 3" and names.cache_info().currsize == 1  # "2 3" may be a name
+
+
 def test_a_name_two_kinds_of_the_hand_share_is_refused_with_their_numbers() -> None:
     hand = ["curve-ne.2", "curve-nw.1", "dead-n.1", "dead-ew.1"]
     with pytest.raises(InvalidMove) as refused:

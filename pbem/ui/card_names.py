@@ -79,9 +79,11 @@ def typed_move(text: str, hand: Sequence[str] | None) -> str:
 
 def _name_length(words: list[str], i: int, stop: int, *, whole: bool) -> int:
     """How many words from `i` make one card's name (the longest; `whole`: all up to `stop`), or 0.
-    One word that is an id, kind or number is the notation's (`blue` the kind, `blue door` a name)."""
-    longest = max(len(name.split()) for name in names())
-    for n in [stop - i] if whole else range(min(longest, stop - i), 0, -1):
+    One word that is an id, kind or number is the notation's (`blue` the kind, `blue door` a name),
+    so a move in the notation alone (`play cross.1 at 1,0`) needs no catalog's names."""
+    if stop - i == 1 and _plain(words[i]):
+        return 0
+    for n in [stop - i] if whole else range(min(max(len(name.split()) for name in names()), stop - i), 0, -1):
         if (n > 1 or not _plain(words[i])) and fold(" ".join(words[i:i + n])) in names():
             return n
     return 0
