@@ -118,6 +118,11 @@ def kind_word(kind: str, *, article: bool = False) -> Msg:
     return Msg("@kind", {"kind": kind, "article": article})
 
 
+def card_word(card: str) -> Msg:
+    """A card id or kind by its name in the catalogs (pbem.ui.words.card_name)."""
+    return Msg("@card", {"card": card})
+
+
 def step_word(step: str) -> Msg:
     """A trustless table's step in words (pbem.ui.words.step_name)."""
     return Msg("@step", {"step": step})
@@ -408,6 +413,7 @@ __all__ = [
     "english",
     "kind_word",
     "step_word",
+    "card_word",
     "goal_word",
     "status_word",
     "date_word",

@@ -230,6 +230,7 @@ def test_audit_json_faults_are_codes_and_values_the_same_in_every_language(table
     doc = msgspec.to_builtins(_archive(table).doc)
     doc["secret"] = os.urandom(32).hex()
     doc["joins"][0] = "!" + doc["joins"][0][1:]  # a join that is not base64: an inner error's fault
+    doc["moves"][0]["text"] = "play cross.1 at 9,9"  # the engine's refusal, said from its template
     path = tmp_path / "tampered.pbem"
     path.write_text(armor("ARCHIVE", _resign(table, doc)))
     said = {lang: processes.pbem("--lang", lang, "audit", path, "--json", home=tmp_path) for lang in ("en", "zh-Hans")}
@@ -244,6 +245,9 @@ def test_audit_json_faults_are_codes_and_values_the_same_in_every_language(table
     inner = join["params"]["error"]
     assert join["id"] == "join {n} is unusable: {error}" and inner["code"] == "bad-packet", join
     assert inner["text"].startswith("join 1") and join["text"] == f"join 1 is unusable: {inner['text']}"
+    engine = next(f for f in faults if f["check"] == "engine")
+    refusal = engine["params"]["error"]
+    assert refusal["id"] in ("illegal move {move}: {reason}", "not a move {move}: {reason}"), engine
     assert not any(ord(c) > 127 for c in said["zh-Hans"].stdout)
     human = processes.pbem("--lang", "zh-Hans", "audit", path, home=tmp_path)
     assert human.returncode == EXIT_AUDIT_FAILED and "秘密" in human.stdout + human.stderr, human.stdout

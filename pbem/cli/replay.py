@@ -11,7 +11,7 @@ import typer
 
 from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, identity_named
 from pbem.cli.jsonout import json_text
-from pbem.errors import UsageError
+from pbem.errors import Text, UsageError
 from pbem.ui import words
 from pbem.ui.terminal import printable
 from pbem.ui.words import t
@@ -164,7 +164,7 @@ def audit(
     """Check finished rounds: signatures, packet chain, secret, deal, move commitments, every move, and what
     every packet told the table (with --as, what it told you)."""
     from pbem.replay.audit import audit_source
-    from pbem.replay.report import AuditFailed
+    from pbem.replay.report import AuditFailed, said_json
     from pbem.replay.rounds import NotReplayable, ended_hint, open_source, pick_game, pick_round
     from pbem.replay.trust import Trust, anchor_for, auditor_seat
     from pbem.seat.home import key_home
@@ -193,7 +193,8 @@ def audit(
     faults = sum(len(rep.faults) for rep in reports)
     if as_json:
         out: dict[str, Any] = {"game": g, "ok": faults == 0, "anchored": anchor is not None,
-                               "rounds": [rep.to_json() for rep in reports], "skipped": src.skipped}
+                               "rounds": [rep.to_json() for rep in reports],
+                               "skipped": [said_json(s) for s in src.skipped]}
         typer.echo(json_text(out))
     else:
         _print_reports(reports, src.skipped)
@@ -207,7 +208,7 @@ def audit(
                           hint=t("the faults are listed above; do not trust this round's record"))
 
 
-def _print_reports(reports: list[Report], skipped: list[str]) -> None:
+def _print_reports(reports: list[Report], skipped: list[Text]) -> None:
     """Each round's summary, notes and faults, as lines; they quote the archive and packets,
     which anyone may have written, so only printable characters pass."""
     for what in skipped:

@@ -44,7 +44,7 @@ from pbem.replay.report import Report
 from pbem.replay.rounds import NotTheirTurn, Replay, Source, invitation_of, step
 from pbem.replay.told import PacketCheck
 from pbem.replay.trust import Trust
-from pbem.ui import failures
+from pbem.ui.engine_words import move_error_msg
 
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
              "to_move", "round")
@@ -407,7 +407,7 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
                 rep.fault(i, ENGINE, msg("is by {seat}, but {player} was to move", seat=m.seat, player=exc.player))
             state = None
         except MoveError as exc:
-            rep.fault(i, ENGINE, msg("{move} is illegal here: {error}", move=repr(m.text), error=failures.message(exc)))
+            rep.fault(i, ENGINE, msg("{move} is illegal here: {error}", move=repr(m.text), error=move_error_msg(exc)))
             state = None
     if state is None or start is None:
         return None

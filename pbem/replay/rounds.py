@@ -26,7 +26,7 @@ from engine.rules import apply as apply_move
 from engine.state import OVER, PLAYING, RoundState
 from engine.views import events_for, view
 from pbem.atomic import read_bounded
-from pbem.errors import BadPacket, BadSignature, PbemError, UsageError
+from pbem.errors import BadPacket, BadSignature, PbemError, Text, UsageError, msg
 from pbem.names import HOST
 from pbem.protocol.armor import dearmor_all
 from pbem.protocol.documents import (
@@ -79,7 +79,7 @@ class Source:
     # checks it without reading the packet a second time
     blocks: dict[str, Signed[Packet]] = field(default_factory=dict)
     rounds: dict[str, int] = field(default_factory=dict)  # game -> latest round a packet shows
-    skipped: list[str] = field(default_factory=list)  # files that could not be read
+    skipped: list[Text] = field(default_factory=list)  # files that could not be read, and why
     invitations: dict[str, dict[str, bytes]] = field(default_factory=dict)  # game -> hash -> payload
     spans: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)  # the packets each archive chains
     talk: dict[str, dict[str, Signed[Talk]]] = field(default_factory=dict)  # game -> hash -> a line of table talk
@@ -89,7 +89,7 @@ class Source:
         try:
             block = parse(kind, payload, check_signature=False)
         except PbemError as exc:
-            self.skipped.append(f"{origin}: {failures.message(exc)}")
+            self.skipped.append(msg("{label}: {value}", label=origin, value=exc))
             return
         doc = block.doc
         game = doc.game
@@ -212,7 +212,7 @@ def open_source(source: str | Path | None, db: Path | None = None, *,
                 for kind, payload in _file_blocks(p):
                     src.add(kind, payload, str(p))
             except PbemError as exc:
-                src.skipped.append(f"{p}: {failures.message(exc)}")
+                src.skipped.append(msg("{label}: {value}", label=str(p), value=exc))
         return src
     if path.is_file():
         if _is_db(path):

@@ -13,7 +13,8 @@ import re
 from functools import cache
 
 from engine.errors import InvalidMove, MoveError
-from pbem.ui.words import N_, t
+from pbem.errors import N_, Msg, Text, card_word, msg
+from pbem.ui.words import render
 
 REASONS = (
     # engine/actions.py: the action cards' refusals
@@ -93,26 +94,35 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
     return out
 
 
-def reason_words(reason: str) -> str:
-    """An engine reason in the current language (as it is when no template matches). A card
+def reason_msg(reason: str) -> Text:
+    """An engine reason as words not yet said (as it is when no template matches). A card
     lying in front of a player (`{tool}`: break-pick, trap...) is named as `pbem show` names
     it, in the reader's language: "bob already has a broken pick", not its id."""
     from engine.catalog import FRONT_TYPES
-    from pbem.ui.words import card_name
 
     for pattern, template in _patterns():
         m = pattern.fullmatch(reason)
         if m:
-            fields = m.groupdict()
+            fields: dict[str, object] = dict(m.groupdict())
             if fields.get("tool") in FRONT_TYPES:
-                fields["tool"] = card_name(fields["tool"])
-            return t(template, **fields)
+                fields["tool"] = card_word(str(fields["tool"]))
+            return msg(template, **fields)
     return reason
 
 
-def move_error_words(exc: MoveError) -> str:
-    """The whole refusal: "illegal move 'play cross.1 at 9,9': 9,9 does not touch the maze"."""
-    reason = reason_words(exc.reason)
+def reason_words(reason: str) -> str:
+    """An engine reason in the current language (reason_msg, said)."""
+    return render(reason_msg(reason))
+
+
+def move_error_msg(exc: MoveError) -> Msg:
+    """The whole refusal as words not yet said: "illegal move 'play cross.1 at 9,9': 9,9 does
+    not touch the maze", the same in a report whatever the reader's language."""
     if isinstance(exc, InvalidMove):
-        return t("not a move {move}: {reason}", move=repr(exc.move), reason=reason)
-    return t("illegal move {move}: {reason}", move=repr(exc.move), reason=reason)
+        return msg("not a move {move}: {reason}", move=repr(exc.move), reason=reason_msg(exc.reason))
+    return msg("illegal move {move}: {reason}", move=repr(exc.move), reason=reason_msg(exc.reason))
+
+
+def move_error_words(exc: MoveError) -> str:
+    """The whole refusal in the current language."""
+    return render(move_error_msg(exc))

@@ -198,6 +198,7 @@ _WORDS: dict[str, Callable[[str, Mapping[str, object]], str]] = {
     "@os": _os,
     "@kind": lambda lang, p: kind_name(str(p["kind"]), article=bool(p.get("article")), lang=lang),
     "@step": lambda lang, p: step_name(str(p["step"]), lang=lang),
+    "@card": lambda lang, p: card_name(str(p["card"])),
     "@goal": lambda lang, p: goal_name(str(p["goal"]), lang=lang),
     "@and": lambda lang, p: join(_items(lang, p), lang=lang),
     "@list": lambda lang, p: listing(_items(lang, p), lang=lang),
