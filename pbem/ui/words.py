@@ -95,14 +95,16 @@ def language() -> str:
 
 @contextmanager
 def using(lang: str) -> Iterator[None]:
-    """Temporarily write in `lang` (e.g. one mail per recipient)."""
-    global _chosen
-    before = _chosen
-    set_language(lang)
+    """Words said in `lang` inside the block (a test's), as `in_language` says them: for this
+    context only, never for the process. Raises ValueError when `lang` is unknown."""
+    norm = _normalise(lang)
+    if norm is None:
+        raise ValueError(t("unknown language {lang}; choose one of {choices}", lang=repr(lang), choices=", ".join(LANGUAGES)))
+    token = _speaking.set(norm)
     try:
         yield
     finally:
-        _chosen = before
+        _speaking.reset(token)
 
 
 def t(msg: str, **kw: object) -> str:
