@@ -322,7 +322,11 @@ class KeyOptions:
 
     def identity(self, name: str | None = None) -> Identity:
         """The key --as names (or `name`, or the only one in the key home), unlocked."""
-        return identity_named(self.home, name or self.as_name, self.passphrase_file)
+        return self.unlocking(name)()
+
+    def unlocking(self, name: str | None = None) -> Callable[[], Identity]:
+        """identity(name), begun now (identity_later): the call it returns gives it."""
+        return identity_later(self.home, name or self.as_name, self.passphrase_file)
 
 
 @dataclass

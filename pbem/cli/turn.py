@@ -85,10 +85,13 @@ def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Pat
     """Open the seat's turn at TARGET (`wait`: once it is the seat's, or the game is over), show
     it (or print it as JSON; `hints`: with where its cards go), ask for a move when it is the
     seat's and none was given (in a terminal), and send it."""
+    unlocked = keys.unlocking()  # first: a passphrase's scrypt runs while what the turn needs loads
     from pbem.auto.turn import open_turn
 
+    if not as_json:
+        import pbem.seat.screen  # noqa: F401  # rich, loaded while the key is unlocked
     where = keys.where
-    me = keys.identity()
+    me = unlocked()
     link = CliMail(where, me.name, list(maildir), mail_in, reply, smtp)
 
     def say(line: str) -> None:  # with --json, stdout carries exactly one JSON document; the rest goes to stderr
@@ -241,10 +244,11 @@ def say(
     waiting for a move; each sees it under "table talk" in 'pbem turn' and 'pbem show'. At most
     500 characters a line and 5 lines at each packet.
     """
+    unlocked = keys.unlocking()  # first: a passphrase's scrypt runs while what the turn needs loads
     from pbem.auto.turn import open_turn
 
     where = keys.where
-    me = keys.identity()
+    me = unlocked()
     link = CliMail(where, me.name, list(maildir), mail_in, Reply(to_dir=to_dir), smtp)
     turn = open_turn(target, me, where, link)
     for line in turn.said:
