@@ -22,6 +22,7 @@ from processes import pbem
 
 from engine.bots import RandomBot
 from engine.rules import legal_moves
+from pbem.host import moving, round_store  # where the host records moves, builds parts and results
 from pbem.host import referee as H
 from pbem.protocol.documents import parse, read_blocks, unb64
 from pbem.seat import player as P
@@ -69,8 +70,8 @@ def lied(tmp_path_factory) -> Lied:
     """Round 1 played by bots through a lying host; every bot plays a map whenever it can."""
     target: list[str] = []
     mp = pytest.MonkeyPatch()
-    mp.setattr(H, "seat_part", _lying_part(H.seat_part, target))
-    mp.setattr(H, "round_result", _lying_result(H.round_result))
+    mp.setattr(round_store, "seat_part", _lying_part(round_store.seat_part, target))
+    mp.setattr(round_store, "round_result", _lying_result(round_store.round_result))
     try:
         table = make_table(tmp_path_factory.mktemp("liar"), SEATS)
         bots = {s: RandomBot(f"7-{s}") for s in SEATS}
@@ -154,7 +155,7 @@ def test_a_forged_archive_with_other_keys_fails_against_the_joined_invitation(li
     real_game = real.host.game_id()
     real_urandom = os.urandom
     # The forger makes a whole game of its own under the same game id, with its own keys.
-    monkeypatch.setattr(H.os, "urandom", lambda n: bytes.fromhex(real_game[-8:]) if n == 4 else real_urandom(n))
+    monkeypatch.setattr(os, "urandom", lambda n: bytes.fromhex(real_game[-8:]) if n == 4 else real_urandom(n))
     forged = make_table(tmp_path / "forger", ["ann", "bob", "cat"])
     monkeypatch.undo()
     assert forged.host.game_id() == real_game
@@ -222,7 +223,7 @@ def test_moves_made_by_the_host_audit_clean_and_a_packet_hiding_one_is_caught(tm
 
     play_round(1)
     real = PublicMove
-    monkeypatch.setattr(H, "PublicMove", lambda **kw: real(**{**kw, "by": None, "why": None}))
+    monkeypatch.setattr(moving, "PublicMove", lambda **kw: real(**{**kw, "by": None, "why": None}))
     play_round(2)
     monkeypatch.undo()
     game = table.host.game_id()
