@@ -62,18 +62,23 @@ def _status(db: Path) -> dict:
 
 
 class Person:
-    """ann at her terminal: reads her mail, joins, answers each packet with its first legal move."""
+    """ann at her terminal: reads her mail, joins, answers each packet with its first legal move.
+    She looks when mail has come (Dovecot put a file in her Maildir), as a mail client tells a
+    person, rather than running `pbem inbox` a few times a second."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, s: RealMail) -> None:
         self.home = home
+        self.mail = s
         self.identity = keys.load_identity(home, "ann", None)
         self.game: str | None = None
         self.answered: set[int] = set()
 
     def turn(self) -> bool:
-        """One look; True when she mailed something."""
+        """One look, if mail came; True when she mailed something."""
         from engine.rules import legal_moves
 
+        if self.mail.dovecot.count("ann") == 0:
+            return False
         pbem("inbox", home=self.home, env={"PBEM_IMAP_PASSWORD": "pw-ann"}, ok=True)
         if self.game is None:
             invited = sorted((self.home / "invitations").glob("*.pbem"))
@@ -117,7 +122,7 @@ def _play(s: RealMail, root: Path) -> None:
     started = time.monotonic()
     procs = {"host": _start(host_cmd, homes["host"], "host", logs["host"])}
     procs |= {p: _start(bot_cmd[p], homes[p], p, logs[p]) for p in ("bob", "cat")}
-    ann = Person(homes["ann"])
+    ann = Person(homes["ann"], s)
     events: list[str] = []
     deadline = time.monotonic() + 600
 
@@ -130,7 +135,7 @@ def _play(s: RealMail, root: Path) -> None:
         assert time.monotonic() < deadline, {n: p.read_text()[-2000:] for n, p in logs.items()}
         alive()
         if not ann.turn():
-            time.sleep(0.3)
+            time.sleep(0.05)
         if len(ann.answered) == 2 and "host" not in events:
             procs["host"].send_signal(signal.SIGKILL)
             procs["host"].wait()
