@@ -49,9 +49,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Slow units first (each unit keeps its order): on several processes (scripts/test) the whole
     games start early, each on whichever process is free, and the quick tests fill in around
     them, not after them. (scripts/test passes --no-loadscope-reorder: xdist would otherwise
-    put the units with the most tests first, so the slow single tests came last.)"""
+    put the units with the most tests first, so the slow single tests came last.)
+
+    First of all the longest whole games (`@pytest.mark.game`): in file order they started
+    minutes in and were the run's last minute. They wait on their mail far more than they
+    compute, so they run beside the rest, but never on every process at once: one process of
+    the first ones xdist hands out gets a unit that computes."""
     slow = {_unit(config, item.nodeid) for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: _unit(config, item.nodeid) not in slow)
+    games = {_unit(config, item.nodeid) for item in items if item.get_closest_marker("game")}
+    order = list(dict.fromkeys(_unit(config, item.nodeid) for item in items))
+    at_once = max(getattr(config, "workerinput", {}).get("workercount", 1) - 1, 1)
+    first = [u for u in order if u in games]
+    rest = [u for u in order if u not in games and u in slow] + [u for u in order if u not in slow]
+    order = first[:at_once] + rest[:1] + first[at_once:] + rest[1:]
+    rank = {u: i for i, u in enumerate(order)}
+    items.sort(key=lambda item: rank[_unit(config, item.nodeid)])
 
 
 @pytest.fixture(autouse=True)

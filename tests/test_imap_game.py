@@ -17,6 +17,7 @@ from pbem.protocol.documents import read_blocks
 
 
 @pytest.mark.slow
+@pytest.mark.game
 def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: Path, mail_servers: MailServers):
     s = mail_servers
     db, homes = imap_game(tmp_path, s)

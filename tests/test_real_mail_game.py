@@ -102,6 +102,7 @@ class Person:
 
 
 @pytest.mark.slow
+@pytest.mark.game
 def test_a_whole_game_through_postfix_and_stock_dovecot_survives_restarts(tmp_path: Path):
     s = start_real_mail(Path(tempfile.gettempdir()), ["host", *SEATS], ".")  # Debian's stock layout
     try:

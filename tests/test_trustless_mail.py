@@ -52,6 +52,7 @@ def mail_sizes(s: MailServers, who: str) -> list[int]:
 
 
 @pytest.mark.slow
+@pytest.mark.game
 def test_a_whole_trustless_game_by_mail_with_bad_mail_midway(tmp_path: Path, mail_servers: MailServers) -> None:
     s = mail_servers
     db, homes = imap_game(tmp_path, s, "--trustless")  # the commands of docs/playing.md §4
