@@ -69,3 +69,18 @@ def test_a_language_passed_in_stays_with_its_call_and_never_becomes_the_process_
     assert said["zh-Hans"][0] == "矮人矿坑" and said["zh-Hant"][0] == "矮人礦坑"
     assert said["zh-Hans"][1] != said["zh-Hant"][1] and "12月3日" in said["zh-Hans"][1]
     assert words.language() == "en" and words.t("title") == "Saboteur"
+
+
+def test_words_said_in_a_given_language_are_still_collected_for_the_catalogs() -> None:
+    """scripts/i18n collects the literal first argument of t(), msg() and N_(): a message handed to
+    t_in(lang, "...") would be missed (and pruned), so the code says a literal through those."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    hidden = []
+    for path in sorted((root / "pbem").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "t_in" \
+                    and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+                hidden.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not hidden, hidden

@@ -14,7 +14,7 @@ from pbem.mail.message import compose
 from pbem.mail.texts import invitation_subject, invitation_summary, packet_subject, packet_words, tag, words_text
 from pbem.names import HOST
 from pbem.protocol.documents import Invitation, Notice, Packet, read_blocks
-from pbem.ui.words import in_language, render, t, t_in
+from pbem.ui.words import in_language, render, t
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
     from pbem.host.interface import GameHost, TalkRelease
@@ -166,7 +166,7 @@ def talk_only_mail(host: GameHost, config: dict[str, Any], name: str, address: s
     armored = talk_mail.armour(lines)
     lang = language_of(config, name)
     seq = max(ln.seq for ln in lines)
-    subject = t_in(lang, "{tag} table talk at packet {seq}", tag=tag(game), seq=seq)
+    subject = render(msg("{tag} table talk at packet {seq}", tag=tag(game), seq=seq), lang)
     text = in_language(lang, talk_mail.body, lines, name) + "\n\n" + armored
     return Outgoing(name, address, seq, compose(sender=sender_address(config), to=address, subject=subject,
                                                 body_text=text, attachment_name=f"talk-{seq:06d}.pbem",

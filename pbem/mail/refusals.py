@@ -23,7 +23,7 @@ from pbem.mail.memory import message_keys
 from pbem.mail.message import compose
 from pbem.names import HOST
 from pbem.ui.terminal import printable
-from pbem.ui.words import render, t_in
+from pbem.ui.words import in_language, render, t
 
 if TYPE_CHECKING:
     from pbem.host.interface import GameHost
@@ -73,17 +73,21 @@ def refusal_mail(host: GameHost, seat: str, address: str, msg: EmailMessage, rea
     config = host.config()
     game = host.game_id()
     subject = _said(msg, "Subject")[:120]
-    lang = language_of(config, seat)
-    lines = [t_in(lang, "The host of game {game} refused your mail {subject}:", game=game, subject=repr(subject)), ""]
-    lines += [f"  - {printable(render(r, lang))}" for r in reasons]
-    lines += ["", t_in(lang, "Nothing in it was applied; the game goes on as before."),
-              t_in(lang, "To answer a packet, send your move with: {command}", command=f'pbem mail-move {game} "MOVE"'),
-              t_in(lang, "(pbem answers refused mail at most {n} times a day per seat.)", n=LIMIT)]
-    reply_subject = t_in(lang, "[pbem {game}] your mail was refused", game=game)
+    lines, reply_subject = in_language(language_of(config, seat), _refusal_words, game, subject, reasons)
     mid = _said(msg, "Message-ID").strip()
     return compose(sender=sender_address(config), to=address, subject=reply_subject, body_text="\n".join(lines) + "\n",
                    attachment_name=None, attachment=None,
                    in_reply_to=mid if _MESSAGE_ID_RE.fullmatch(mid) else None)
+
+
+def _refusal_words(game: str, subject: str, reasons: list[Text]) -> tuple[list[str], str]:
+    """The answer's lines and subject, in the language of the call."""
+    lines = [t("The host of game {game} refused your mail {subject}:", game=game, subject=repr(subject)), ""]
+    lines += [f"  - {printable(render(r))}" for r in reasons]
+    lines += ["", t("Nothing in it was applied; the game goes on as before."),
+              t("To answer a packet, send your move with: {command}", command=f'pbem mail-move {game} "MOVE"'),
+              t("(pbem answers refused mail at most {n} times a day per seat.)", n=LIMIT)]
+    return lines, t("[pbem {game}] your mail was refused", game=game)
 
 
 def _said(msg: EmailMessage, header: str) -> str:

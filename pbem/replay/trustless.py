@@ -82,7 +82,7 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
     if anchor is not None:
         inv = anchor
         if found and inv.hash not in found:
-            out.fault = "the invitation among these files is not the one you trust"
+            out.fault = msg("the invitation among these files is not the one you trust")
             return out, None
     elif len(found) == 1:
         inv = parse("invitation", next(iter(found.values()))).expect(Invitation)
@@ -90,12 +90,13 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
         raise NotReplayable(f"{src.label} holds {len(found)} invitations of game {game}",
                             hint="audit a folder or database with the game's invitation, or pass --invitation FILE")
     if inv.signer.encode() != inv.doc.host.key:
-        out.fault = "the invitation is not signed by the host it names"
+        out.fault = msg("the invitation is not signed by the host it names")
         return out, None
     follower = Follower(inv)
     for seq, versions in sorted(src.packets.get(game, {}).items()):
         if len(versions) > 1:
-            out.fault = f"packet {seq}: the host signed {len(versions)} different packets {seq} (a forked chain)"
+            out.fault = msg("packet {seq}: {error}", seq=seq, error=msg("the host signed {n} different packets {seq} (a forked "
+                                                                       "chain)", n=len(versions), seq=seq))
             break
         h = next(iter(versions))
         try:

@@ -72,13 +72,15 @@ def language_in(argv: list[str]) -> str | None:
 def set_language(lang: str | None) -> None:
     """Choose the language; None goes back to PBEM_LANG. Raises ValueError when unknown."""
     global _chosen
-    if lang is None:
-        _chosen = None
-        return
+    _chosen = None if lang is None else _known(lang)
+
+
+def _known(lang: str) -> str:
+    """`lang` as one of LANGUAGES; ValueError when it is none of them."""
     norm = _normalise(lang)
     if norm is None:
         raise ValueError(t("unknown language {lang}; choose one of {choices}", lang=repr(lang), choices=", ".join(LANGUAGES)))
-    _chosen = norm
+    return norm
 
 
 def language() -> str:
@@ -97,10 +99,7 @@ def language() -> str:
 def using(lang: str) -> Iterator[None]:
     """Words said in `lang` inside the block (a test's), as `in_language` says them: for this
     context only, never for the process. Raises ValueError when `lang` is unknown."""
-    norm = _normalise(lang)
-    if norm is None:
-        raise ValueError(t("unknown language {lang}; choose one of {choices}", lang=repr(lang), choices=", ".join(LANGUAGES)))
-    token = _speaking.set(norm)
+    token = _speaking.set(_known(lang))
     try:
         yield
     finally:
@@ -198,13 +197,13 @@ def _os(lang: str, params: Mapping[str, object]) -> str:
 
 _WORDS: dict[str, Callable[[str, Mapping[str, object]], str]] = {
     "@os": _os,
-    "@kind": lambda lang, p: kind_name(str(p["kind"]), article=bool(p.get("article")), lang=lang),
-    "@step": lambda lang, p: step_name(str(p["step"]), lang=lang),
+    "@kind": lambda lang, p: kind_name(str(p["kind"]), article=bool(p.get("article"))),
+    "@step": lambda lang, p: step_name(str(p["step"])),
     "@card": lambda lang, p: card_name(str(p["card"])),
-    "@goal": lambda lang, p: goal_name(str(p["goal"]), lang=lang),
-    "@and": lambda lang, p: join(_items(lang, p), lang=lang),
-    "@list": lambda lang, p: listing(_items(lang, p), lang=lang),
-    "@clauses": lambda lang, p: clauses(_items(lang, p), lang=lang),
+    "@goal": lambda lang, p: goal_name(str(p["goal"])),
+    "@and": lambda lang, p: join(_items(lang, p)),
+    "@list": lambda lang, p: listing(_items(lang, p)),
+    "@clauses": lambda lang, p: clauses(_items(lang, p)),
     "@cat": lambda lang, p: "".join(_items(lang, p)),
     "@status": lambda lang, p: game_status(str(p["status"])),
     "@date": lambda lang, p: date(_moment(p["when"]), _now(p.get("now"))),
@@ -267,40 +266,39 @@ def role_name(kind: str | CardKind | None) -> str:
     return card_name(kind)
 
 
-def article(name: str, *, lang: str | None = None) -> str:
+def article(name: str) -> str:
     """English indefinite article; Chinese needs none."""
-    if (lang or language()) != "en":
+    if language() != "en":
         return name
     return ("an " if name[:1].lower() in "aeiou" else "a ") + name
 
 
-def join(items: list[str], *, lang: str | None = None) -> str:
+def join(items: list[str]) -> str:
     """`a, b and c` / `a、b和c`."""
-    lang = lang or language()
     if not items:
-        return t_in(lang, "nothing")
+        return t("nothing")
     if len(items) == 1:
         return items[0]
-    head, last = t_in(lang, "list sep").join(items[:-1]), items[-1]
-    sep = t_in(lang, "and")
+    head, last = t("list sep").join(items[:-1]), items[-1]
+    sep = t("and")
     # Chinese runs words together, but a Latin name ("ann和cat") needs air around 和.
     if sep.strip() == sep and (head[-1:].isascii() or last[:1].isascii()):
         sep = f" {sep} "
     return head + sep + last
 
 
-def listing(items: Iterable[str], *, lang: str | None = None) -> str:
+def listing(items: Iterable[str]) -> str:
     """`a, b, c` / `a、b、c`: a plain list, no "and" (see `join`)."""
-    return t_in(lang or language(), "list sep").join(items)
+    return t("list sep").join(items)
 
 
-def clauses(items: Iterable[str], *, lang: str | None = None) -> str:
+def clauses(items: Iterable[str]) -> str:
     """`a; b; c` / `a；b；c`: sentences of one line."""
-    return t_in(lang or language(), "clause sep").join(items)
+    return t("clause sep").join(items)
 
 
-def goal_name(goal: str, *, lang: str | None = None) -> str:
-    return t_in(lang or language(), goal) if goal in ("top", "middle", "bottom") else goal
+def goal_name(goal: str) -> str:
+    return t(goal) if goal in ("top", "middle", "bottom") else goal
 
 
 def goal_word(card: str) -> str:
@@ -324,16 +322,15 @@ def pad(text: str, width: int) -> str:
 DOCUMENT_KINDS = ("invitation", "join", "packet", "move", "archive", "notice", "request", "handover", "mental")
 
 
-def kind_name(kind: str, *, article: bool = False, lang: str | None = None) -> str:
+def kind_name(kind: str, *, article: bool = False) -> str:
     """A document's kind (protocol/documents.py's KIND, an armour label) in words, one word
     per kind in each language (docs/translating.md's glossary); `article`: "a join" in English.
     A kind this pbem does not know is quoted as it came."""
     key = f"document {str(kind).lower()}"
     if not has(key):
         return repr(kind)
-    lang = lang or language()
-    name = t_in(lang, key)
-    return globals()["article"](name, lang=lang) if article else name
+    name = t(key)
+    return globals()["article"](name) if article else name
 
 
 def labelled(label: object, value: object) -> str:
@@ -341,11 +338,11 @@ def labelled(label: object, value: object) -> str:
     return t("{label}: {value}", label=label, value=value)
 
 
-def step_name(step: str, *, lang: str | None = None) -> str:
+def step_name(step: str) -> str:
     """A trustless table's step (shuffle, deal, move, tokens, goal, reveal, join, over) in words;
     a step this pbem does not know is quoted as it came."""
     key = f"trustless step {step}"
-    return t_in(lang or language(), key) if has(key) else repr(step)
+    return t(key) if has(key) else repr(step)
 
 
 def game_status(status: str) -> str:
