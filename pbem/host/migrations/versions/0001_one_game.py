@@ -14,6 +14,18 @@ depends_on = None
 
 
 def upgrade() -> None:
+    _game_tables()
+    _play_tables()
+    meta = op.create_table(
+        "meta",
+        sa.Column("key", sa.String(), primary_key=True),
+        sa.Column("value", sa.String(), nullable=False),
+    )
+    op.bulk_insert(meta, [{"key": "schema", "value": "1"}])
+
+
+def _game_tables() -> None:
+    """The game and its seats."""
     op.create_table(
         "games",
         sa.Column("id", sa.String(), primary_key=True),
@@ -51,6 +63,10 @@ def upgrade() -> None:
         sa.UniqueConstraint("game_id", "name"),
         sa.UniqueConstraint("game_id", "idx"),
     )
+
+
+def _play_tables() -> None:
+    """What the game's play leaves: packets, moves, joins and rounds."""
     op.create_table(
         "packets",
         sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), primary_key=True),
@@ -94,9 +110,3 @@ def upgrade() -> None:
         sa.Column("result", sa.Text(), nullable=True),
         sa.Column("archive", sa.Text(), nullable=True),
     )
-    meta = op.create_table(
-        "meta",
-        sa.Column("key", sa.String(), primary_key=True),
-        sa.Column("value", sa.String(), nullable=False),
-    )
-    op.bulk_insert(meta, [{"key": "schema", "value": "1"}])
