@@ -36,6 +36,7 @@ from pbem.host.blind_file import create_game as create_game
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing, clock_says
 from pbem.host.interface import (
+    Closing,
     GameOverview,
     GameStatus,
     HostNotice,
@@ -69,7 +70,7 @@ from pbem.protocol.trustless.public import PublicTable
 _Said = TypeVar("_Said")
 
 
-class BlindHost:
+class BlindHost(Closing):
     def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
         if not is_blind(path):
             raise UsageError(msg("{path} is not a trustless game's store", path=repr(str(path))))
@@ -87,12 +88,6 @@ class BlindHost:
 
     def close(self) -> None:
         self.engine.dispose()
-
-    def __enter__(self) -> BlindHost:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # --- publishing, as pbem.host.publish asks a host ------------------------------------------
 

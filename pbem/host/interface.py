@@ -140,6 +140,19 @@ def overview_of(st: GameStatus, config: dict[str, Any], host_key: str) -> GameOv
             "waiting": None if st["status"] == "over" else waiting}
 
 
+class Closing:
+    """What `with` does for a host or a store: gives it, then calls its close()."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class GameHost(Protocol):
     """One game's host, as every caller uses it. `identity` is the host's key, set before a
     change (None: a host that only answers queries); every time it stamps comes from `clock`."""

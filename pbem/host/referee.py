@@ -37,7 +37,7 @@ from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.creation import create_game as create_game  # where callers of the host find it
 from pbem.host.creation import host_info, new_box_key, open_store
 from pbem.host.deadlines import Timing
-from pbem.host.interface import GameStatus, HostNotice, Outcome, Release, TalkRelease
+from pbem.host.interface import Closing, GameStatus, HostNotice, Outcome, Release, TalkRelease
 from pbem.host.memo import Kept, RoundLog
 from pbem.host.store import GAME_ROW, Store, deliveries, games, notices, packets, rounds, seats
 from pbem.host.store import talk as talk_table
@@ -145,7 +145,7 @@ class GameChange:
                                   handovers=handovers)
 
 
-class Host:
+class Host(Closing):
     """One game of a store, as its referee. A context manager: `with Host(...) as host:`.
 
     `store` is a Store, a URL or a SQLite path (then the Host opens it and closes it);
@@ -173,12 +173,6 @@ class Host:
 
     def now(self) -> str:
         return stamp(self.clock.now())
-
-    def __enter__(self) -> Host:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def close(self) -> None:
         if self._owns_store:

@@ -41,7 +41,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, Operati
 
 from pbem.errors import StoreError, UsageError, msg
 from pbem.host import sqlite
-from pbem.host.interface import GameOverview, GameStatus
+from pbem.host.interface import Closing, GameOverview, GameStatus
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
@@ -212,7 +212,7 @@ def _first_line(exc: BaseException) -> str:
     return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
 
 
-class Store:
+class Store(Closing):
     """One store URL: its engine, its transactions and its games' names."""
 
     def __init__(self, url: str, *, create: bool = False) -> None:
@@ -390,12 +390,6 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 # A game's row with the time of its latest packet (`since`)
