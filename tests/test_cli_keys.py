@@ -133,17 +133,17 @@ def test_unlocking_runs_the_scrypt_on_a_thread_and_raises_at_the_call(home: Path
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from pbem.protocol import crypto
+    from pbem.protocol import keyfile
 
     run("new", "alice", "--home", home, "--passphrase-file", pwfile)
     derived_on: list[str] = []
-    derive = crypto._derive
+    derive = keyfile.derive
 
     def watched(*args: object) -> bytes:
         derived_on.append(threading.current_thread().name)
         return derive(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(crypto, "_derive", watched)
+    monkeypatch.setattr(keyfile, "derive", watched)
     # the passphrase at hand (a file, or the environment): derived on a thread of its own
     assert keys.unlocking(home, lambda: "alice", pwfile)().public == keys.load_public(home, "alice")
     monkeypatch.setenv(keys.ENV_PASSPHRASE, "correct horse")

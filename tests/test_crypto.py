@@ -21,7 +21,7 @@ from pbem.errors import (
     WrongKey,
     WrongPassphrase,
 )
-from pbem.protocol import crypto
+from pbem.protocol import crypto, keyfile
 from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal, verify
 from pbem.seat import keys
 from pbem.seat.home import ENV_HOME, key_home, key_path, keys_dir, pub_path
@@ -434,7 +434,7 @@ def test_a_key_files_header_is_signed_as_json_writes_it() -> None:
     """canonical_json writes the bytes json.dumps(sort_keys=True, ensure_ascii=False) writes."""
     import json
 
-    blob = crypto.identity_to_bytes(crypto.Identity.generate("ann"), b"correct horse", scrypt_n=crypto._SCRYPT_MIN_N)
+    blob = crypto.identity_to_bytes(crypto.Identity.generate("ann"), b"correct horse", scrypt_n=keyfile.SCRYPT_MIN_N)
     header = {k: v for k, v in json.loads(blob).items() if k != "secret"}
     header["name"] = "ann · 简体"  # text beyond ASCII is written unescaped by both
     assert crypto._json_bytes(header) == crypto.canonical_json(header)

@@ -12,7 +12,7 @@ import pytest
 from processes import pbem
 
 from pbem.errors import BadPacket
-from pbem.protocol import crypto
+from pbem.protocol import crypto, keyfile
 from pbem.seat import keys
 from pbem.seat.home import key_path
 
@@ -54,8 +54,8 @@ def test_a_crafted_key_file_cannot_make_the_kdf_burn_cpu(tmp_path: Path, monkeyp
     doc["kdf"].update(n=n, r=r, p=p)  # the attack: n=2**20, r=8, p=16 would burn minutes of CPU
     path.write_text(json.dumps(doc))
     derived: list[int] = []
-    real = crypto._derive
-    monkeypatch.setattr(crypto, "_derive", lambda *a: derived.append(1) or real(*a))
+    real = keyfile.derive
+    monkeypatch.setattr(keyfile, "derive", lambda *a: derived.append(1) or real(*a))
     with pytest.raises(BadPacket, match="unsupported scrypt parameters") as info:
         keys.load_identity(tmp_path, "ann", b"correct horse")
     assert derived == [] and "at most n*r*p" in str(info.value.hint or "")
@@ -68,10 +68,10 @@ def test_a_crafted_key_file_cannot_make_the_kdf_burn_cpu(tmp_path: Path, monkeyp
 
 def test_the_default_and_four_times_it_are_still_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     identity = crypto.Identity.generate("ann")
-    blob = crypto.identity_to_bytes(identity, b"correct horse", scrypt_n=crypto._SCRYPT_MIN_N)
+    blob = crypto.identity_to_bytes(identity, b"correct horse", scrypt_n=keyfile.SCRYPT_MIN_N)
     assert crypto.identity_from_bytes(blob, b"correct horse").public.encode() == identity.public.encode()
-    assert crypto.SCRYPT_MAX_WORK == 4 * crypto.DEFAULT_SCRYPT_N * crypto.SCRYPT_R * crypto.SCRYPT_P
-    crypto._check_scrypt(crypto.DEFAULT_SCRYPT_N * 4, 8, 1)  # the largest a file may ask for
+    assert keyfile.SCRYPT_MAX_WORK == 4 * keyfile.DEFAULT_SCRYPT_N * keyfile.SCRYPT_R * keyfile.SCRYPT_P
+    keyfile.check_scrypt(keyfile.DEFAULT_SCRYPT_N * 4, 8, 1)  # the largest a file may ask for
 
 
 def test_show_and_move_report_the_packet_before_the_key_though_the_unlock_starts_first(tmp_path: Path) -> None:

@@ -279,15 +279,17 @@ def test_a_command_with_the_agent_asks_no_passphrase_and_talks_to_the_agent_alon
     assert sockets and all(agent["XDG_RUNTIME_DIR"] in s for s in sockets), sockets
 
 
-@pytest.mark.parametrize("line,loads", [("turn shared --as {mover}", "auto/turn"),
-                                        ("show packet.pbem --as {mover}", "seat/screen")], ids=["turn", "show"])
-def test_a_passphrases_unlock_begins_before_the_command_loads_its_work(game: dict, line: str, loads: str,
+@pytest.mark.parametrize("line,work", [("turn shared --as {mover}", "auto/turn"), ("show packet.pbem --as {mover}", "seat/screen"),
+                                       ("move packet.pbem {text} --as {mover} -o {out}", "seat/player")],
+                         ids=["turn", "show", "move"])
+def test_a_passphrases_unlock_begins_before_the_command_loads_its_work(game: dict, line: str, work: str,
                                                                         tmp_path: Path) -> None:
-    """With a passphrase at hand, a seat's key is read and its scrypt begun (on a thread of its
-    own, which cryptography runs without the GIL) before the command loads what its work needs,
-    so that loading runs meanwhile on another core: the key file is opened before the module."""
+    """With a passphrase at hand, a seat's key file is read and its scrypt begun (on a thread of
+    its own, which cryptography runs without the GIL) before the command loads the protocol's
+    cryptography (msgspec, signing, sealing) and what its work needs, so that those load
+    meanwhile on another core: the key file is opened before either module."""
     home, mover = tmp_path / "home", game["mover"]
-    shutil.copytree(game["homes"][mover], home)
+    shutil.copytree(game["root"] / "home-unanswered", home)
     key_path(home, mover).write_bytes(crypto.identity_to_bytes(keys.load_identity(home, mover, None),
                                                                AGENT_PASSPHRASE.encode(), scrypt_n=1024))
     seen = Seen(command(line, game, tmp_path / "move.pbem"),
@@ -295,9 +297,10 @@ def test_a_passphrases_unlock_begins_before_the_command_loads_its_work(game: dic
                 game["root"])
     opened = [str(p) for p in seen.opened()]
     key = opened.index(str(key_path(home, mover)))
-    folder, name = loads.split("/")  # its source or its compiled form
-    module = next(i for i, p in enumerate(opened) if f"pbem/{folder}/" in p and Path(p).name.startswith(f"{name}."))
-    assert key < module
+    for module in ("protocol/crypto", work):
+        folder, name = module.split("/")  # its source or its compiled form
+        loaded = next(i for i, p in enumerate(opened) if f"pbem/{folder}/" in p and Path(p).name.startswith(f"{name}."))
+        assert key < loaded, module
 
 
 def test_each_command_module_adds_the_words_pbem_cli_lists() -> None:

@@ -12,7 +12,6 @@ replayed or forwarded inside another (surreptitious forwarding).
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import json
 import os
@@ -26,10 +25,10 @@ from cryptography.hazmat.primitives import hpke
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
-from pbem.errors import BadPacket, BadSignature, Text, UsageError, WrongKey, WrongPassphrase, msg
-from pbem.protocol import keyline
+from pbem.errors import BadPacket, BadSignature, UsageError, WrongKey, WrongPassphrase, msg
+from pbem.protocol import keyfile, keyline
+from pbem.protocol.keyfile import DEFAULT_SCRYPT_N, IDENTITY_FORMAT, SCRYPT_P, SCRYPT_R, check_scrypt, load_doc, unb64
 from pbem.protocol.keyline import KEY_ID_LEN, fingerprint_of
 from pbem.protocol.keyline import quote as _quote
 
@@ -44,16 +43,6 @@ _HPKE_ENC_LEN = 32
 _AEAD_TAG_LEN = 16
 _SUITE = hpke.Suite(hpke.KEM.X25519, hpke.KDF.HKDF_SHA256, hpke.AEAD.CHACHA20_POLY1305)
 
-IDENTITY_FORMAT = "pbem-identity-v1"
-DEFAULT_SCRYPT_N = 2**15
-SCRYPT_R = 8
-SCRYPT_P = 1
-# Bounds on parameters read from a file: a crafted key file must not be able to make us
-# allocate gigabytes or spin for minutes (n=2**20, r=8, p=16 does). A key file may
-# cost at most 4 times the default work (n*r*p) and 128 MiB of memory (128*n*r bytes).
-_SCRYPT_MIN_N = 2**10
-SCRYPT_MAX_WORK = 4 * DEFAULT_SCRYPT_N * SCRYPT_R * SCRYPT_P
-SCRYPT_MAX_MEMORY = 2**27
 
 
 def sha256_hex(data: bytes) -> str:
@@ -277,38 +266,6 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _unb64(value: Any, what: Text) -> bytes:
-    if not isinstance(value, str):
-        raise BadPacket(msg("key file field {field} is missing or not text", field=repr(what)))
-    try:
-        return base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        raise BadPacket(msg("key file field {field} is not base64: {value}", field=repr(what),
-                          value=_quote(value))) from None
-
-
-def _check_scrypt(n: Any, r: Any, p: Any) -> tuple[int, int, int]:
-    ok = (
-        all(isinstance(v, int) and not isinstance(v, bool) for v in (n, r, p))
-        and n >= _SCRYPT_MIN_N
-        and n & (n - 1) == 0
-        and 1 <= r <= 64
-        and 1 <= p <= 16
-        and n * r * p <= SCRYPT_MAX_WORK
-        and 128 * n * r <= SCRYPT_MAX_MEMORY
-    )
-    if not ok:
-        raise BadPacket(msg("unsupported scrypt parameters n={n} r={r} p={p}", n=_quote(str(n), 24), r=_quote(str(r), 24),
-                          p=_quote(str(p), 24)),
-                        hint=msg("pbem reads key files costing at most n*r*p = {work} and {mib} MiB; this file was not "
-                               "made by pbem", work=SCRYPT_MAX_WORK, mib=SCRYPT_MAX_MEMORY // 2**20))
-    return n, r, p
-
-
-def _derive(passphrase: bytes, salt: bytes, n: int, r: int, p: int) -> bytes:
-    return Scrypt(salt=salt, length=32, n=n, r=r, p=p).derive(passphrase)
-
-
 def identity_secret(identity: Identity) -> bytes:
     """The 64 private bytes (Ed25519 seed, X25519 key): what a key file protects and the agent holds."""
     return identity.sign_key.private_bytes_raw() + identity.enc_key.private_bytes_raw()
@@ -336,43 +293,34 @@ def identity_to_bytes(
     else:
         if not passphrase:
             raise UsageError(msg("empty passphrase"), hint=msg("use --no-passphrase for an unprotected key"))
-        _check_scrypt(scrypt_n, SCRYPT_R, SCRYPT_P)
+        check_scrypt(scrypt_n, SCRYPT_R, SCRYPT_P)
         salt, nonce = os.urandom(16), os.urandom(12)
         doc["kdf"] = {"name": "scrypt", "n": scrypt_n, "r": SCRYPT_R, "p": SCRYPT_P, "salt": _b64(salt)}
         doc["cipher"] = "chacha20-poly1305"
         doc["nonce"] = _b64(nonce)
-        key = _derive(passphrase, salt, scrypt_n, SCRYPT_R, SCRYPT_P)
+        key = keyfile.derive(passphrase, salt, scrypt_n, SCRYPT_R, SCRYPT_P)
         # The header is the AAD so nobody can swap name, public key or kdf
         # parameters without the passphrase noticing.
         doc["secret"] = _b64(ChaCha20Poly1305(key).encrypt(nonce, secret, canonical_json(doc)))
     return (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
-def _load_doc(data: bytes) -> dict[str, Any]:
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadPacket(msg("key file is not a pbem identity (not JSON)")) from None
-    if not isinstance(doc, dict) or doc.get("format") != IDENTITY_FORMAT:
-        fmt = doc.get("format") if isinstance(doc, dict) else None
-        raise BadPacket(msg("key file format {format} is not {expected}", format=repr(fmt), expected=repr(IDENTITY_FORMAT)))
-    return doc
-
-
 def identity_is_protected(data: bytes) -> bool:
-    return bool(_load_doc(data).get("protected"))
+    return bool(load_doc(data).get("protected"))
 
 
 def identity_public(data: bytes) -> PublicKey:
     """The public key recorded in a key file, without needing the passphrase."""
-    public = _load_doc(data).get("public")
+    public = load_doc(data).get("public")
     if not isinstance(public, str):
         raise BadPacket(msg("key file has no public key"))
     return PublicKey.decode(public)
 
 
-def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
-    doc = _load_doc(data)
+def identity_from_bytes(data: bytes, passphrase: bytes | None, key: bytes | None = None) -> Identity:
+    """The identity of the key file `data`, unlocked by `passphrase` (`key`: the key it gives,
+    derived already by keyfile.passphrase_key)."""
+    doc = load_doc(data)
     name = doc.get("name")
     if not isinstance(name, str):
         raise BadPacket(msg("key file has no name"))
@@ -381,17 +329,9 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
         if passphrase is None:
             raise WrongPassphrase(msg("key {name} is protected by a passphrase and none was given", name=repr(name)),
                                   hint=msg("use --passphrase-file FILE or set PBEM_PASSPHRASE"))
-        kdf = doc.get("kdf")
-        if not isinstance(kdf, dict) or kdf.get("name") != "scrypt" or doc.get("cipher") != "chacha20-poly1305":
-            raise BadPacket(msg("key {name} uses an unsupported kdf or cipher", name=repr(name)))
-        n, r, p = _check_scrypt(kdf.get("n"), kdf.get("r"), kdf.get("p"))
-        salt = _unb64(kdf.get("salt"), "kdf.salt")
-        nonce = _unb64(doc.get("nonce"), "nonce")
-        if len(nonce) != 12:
-            raise BadPacket(msg("key file nonce has the wrong length"))
-        ct = _unb64(doc.get("secret"), "secret")
+        n, r, p, salt, nonce, ct = keyfile.sealed_parts(doc, name)
         header = {k: v for k, v in doc.items() if k != "secret"}
-        key = _derive(passphrase, salt, n, r, p)
+        key = key if key is not None else keyfile.derive(passphrase, salt, n, r, p)
         try:
             secret = ChaCha20Poly1305(key).decrypt(nonce, ct, canonical_json(header))
         except InvalidTag:
@@ -399,7 +339,7 @@ def identity_from_bytes(data: bytes, passphrase: bytes | None) -> Identity:
                                   hint=msg("check the passphrase (file or PBEM_PASSPHRASE); a damaged key file fails "
                                          "the same way")) from None
     elif protected is False:
-        secret = _unb64(doc.get("secret"), "secret")
+        secret = unb64(doc.get("secret"), "secret")
     else:
         raise BadPacket(msg("key {name} has no valid 'protected' flag", name=repr(name)))
     identity = identity_from_secret(name, secret)

@@ -12,16 +12,23 @@ import sys
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, KeyNotFound, UsageError, WrongPassphrase
 from pbem.names import IDENTITY_NAME, check_identity_name
-from pbem.protocol import crypto
-from pbem.protocol.crypto import Identity, PublicKey
+from pbem.protocol import keyfile
 from pbem.seat.home import ENV_HOME, key_path, keys_dir, pub_path
 from pbem.ui.failures import os_reason
 from pbem.ui.words import t
+
+if TYPE_CHECKING:
+    from pbem.protocol.crypto import Identity, PublicKey
+
+T = TypeVar("T")
+
+# pbem.protocol.crypto (msgspec, the signing and sealing primitives) loads where a key is used:
+# a protected key's scrypt begins before it (unlocking), with pbem.protocol.keyfile alone.
 
 ENV_PASSPHRASE = "PBEM_PASSPHRASE"
 # Test-only: lowers the scrypt cost of *new* key files so suites stay fast. It can only lower
@@ -42,14 +49,14 @@ def passphrase_rule() -> str:
 def _scrypt_n() -> int:
     raw = os.environ.get(ENV_SCRYPT_N)
     if not raw:
-        return crypto.DEFAULT_SCRYPT_N
+        return keyfile.DEFAULT_SCRYPT_N
     try:
         n = int(raw)
     except ValueError:
         raise UsageError(t("{env} must be an integer, not {value}", env=ENV_SCRYPT_N, value=repr(raw[:40]))) from None
-    if n > crypto.DEFAULT_SCRYPT_N:
+    if n > keyfile.DEFAULT_SCRYPT_N:
         raise UsageError(t("{env}={n} is above the default {default}", env=ENV_SCRYPT_N, n=n,
-                           default=crypto.DEFAULT_SCRYPT_N),
+                           default=keyfile.DEFAULT_SCRYPT_N),
                          hint=t("{env} only lowers the cost, for tests; unset it for real keys", env=ENV_SCRYPT_N))
     return n
 
@@ -57,10 +64,10 @@ def _scrypt_n() -> int:
 def scrypt_warning() -> str | None:
     """The warning `pbem key new` prints when new keys are made cheaper to attack."""
     n = _scrypt_n()
-    if n >= crypto.DEFAULT_SCRYPT_N:
+    if n >= keyfile.DEFAULT_SCRYPT_N:
         return None
     return t("warning: {env}={n} makes this key file {times} times cheaper to break than a normal one; it is meant "
-             "for tests only (unset it for real keys)", env=ENV_SCRYPT_N, n=n, times=crypto.DEFAULT_SCRYPT_N // n)
+             "for tests only (unset it for real keys)", env=ENV_SCRYPT_N, n=n, times=keyfile.DEFAULT_SCRYPT_N // n)
 
 
 def check_passphrase_strength(passphrase: bytes) -> None:
@@ -83,7 +90,9 @@ def create_identity(home: Path, name: str, passphrase: bytes | None) -> Identity
             t("identity {name} already exists in {path}", name=repr(name), path=kpath),
             hint=t("pick another name; pbem never overwrites a private key"),
         )
-    identity = Identity.generate(name)
+    from pbem.protocol import crypto
+
+    identity = crypto.Identity.generate(name)
     blob = crypto.identity_to_bytes(identity, passphrase, scrypt_n=_scrypt_n())
     keys_dir(home).mkdir(parents=True, exist_ok=True, mode=0o700)
     # Private key first: the .pub can always be rebuilt from it.
@@ -131,9 +140,12 @@ def load_identity(home: Path, name: str, passphrase: bytes | None) -> Identity:
     return _identity_from(home, name, _read_key_file(home, name), passphrase)
 
 
-def _identity_from(home: Path, name: str, data: bytes, passphrase: bytes | None) -> Identity:
-    """Key file `name`'s identity from its bytes `data` (read once)."""
-    identity = crypto.identity_from_bytes(data, passphrase)
+def _identity_from(home: Path, name: str, data: bytes, passphrase: bytes | None, key: bytes | None = None) -> Identity:
+    """Key file `name`'s identity from its bytes `data` (read once); `key`: the one `passphrase`
+    gives it, derived already (keyfile.passphrase_key)."""
+    from pbem.protocol import crypto
+
+    identity = crypto.identity_from_bytes(data, passphrase, key)
     if identity.name != name:
         raise BadPacket(
             t("key file {path} belongs to identity {owner}, not {name}", path=key_path(home, name),
@@ -144,13 +156,15 @@ def _identity_from(home: Path, name: str, data: bytes, passphrase: bytes | None)
 
 
 def is_protected(home: Path, name: str) -> bool:
-    return crypto.identity_is_protected(_read_key_file(home, name))
+    return keyfile.is_protected(_read_key_file(home, name))
 
 
 def load_public(home: Path, name: str) -> PublicKey:
+    from pbem.protocol import crypto
+
     ppath = pub_path(home, name)
     try:
-        return PublicKey.decode(ppath.read_text("utf-8"))
+        return crypto.PublicKey.decode(ppath.read_text("utf-8"))
     except FileNotFoundError:
         pass
     if key_path(home, name).exists():
@@ -294,7 +308,7 @@ def _unlocked(home: Path, name: str, data: bytes, passphrase_file: Path | None) 
 def unlock_key_file(home: Path, name: str, passphrase_file: Path | None = None) -> Identity:
     """Key `name` unlocked from its file (never through the agent): asked for as _unlocked does."""
     data = _read_key_file(home, name)
-    if not crypto.identity_is_protected(data):
+    if not keyfile.is_protected(data):
         return _identity_from(home, name, data, None)
     return _unlocked(home, name, data, passphrase_file)
 
@@ -331,10 +345,11 @@ def unlocking(home: Path, name: Callable[[], str], passphrase_file: Path | None 
 
 def _unlock(home: Path, name: str, passphrase_file: Path | None, later: bool) -> Callable[[], Identity]:
     data = _read_key_file(home, name)
-    if not crypto.identity_is_protected(data):
+    if not keyfile.is_protected(data):
         plain = _identity_from(home, name, data, None)
         return lambda: plain
     if passphrase_file is None:
+        from pbem.protocol import crypto
         from pbem.seat.agent import agent_identity
 
         held = agent_identity(home, name, crypto.identity_public(data))
@@ -344,17 +359,19 @@ def _unlock(home: Path, name: str, passphrase_file: Path | None, later: bool) ->
         identity = _unlocked(home, name, data, passphrase_file)
         return lambda: identity
     passphrase = get_passphrase(passphrase_file, prompt=True, confirm=False)
+    # the scrypt alone, begun before pbem.protocol.crypto loads
+    derived = _on_thread(lambda: keyfile.passphrase_key(data, passphrase) if passphrase is not None else None)
 
     def unlock() -> Identity:
         try:
-            return _identity_from(home, name, data, passphrase)
+            return _identity_from(home, name, data, passphrase, derived())
         except WrongPassphrase as exc:
             raise _wrong(exc, passphrase_file) from None
 
-    return _on_thread(unlock)
+    return unlock
 
 
-def _on_thread(work: Callable[[], Identity]) -> Callable[[], Identity]:
+def _on_thread(work: Callable[[], T]) -> Callable[[], T]:
     """`work` run on a thread now; the call it returns waits for it and returns or raises what it
     did. A daemon thread: a command that fails before it needs the key does not wait for it."""
     import threading  # already loaded by Typer
@@ -370,7 +387,7 @@ def _on_thread(work: Callable[[], Identity]) -> Callable[[], Identity]:
     thread = threading.Thread(target=run, name="pbem-unlock", daemon=True)
     thread.start()
 
-    def result() -> Identity:
+    def result() -> T:
         thread.join()
         ok, value = done[0]
         if not ok:
