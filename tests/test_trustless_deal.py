@@ -17,6 +17,7 @@ from pbem.errors import BadPacket, WrongKey
 from pbem.protocol.mental.elgamal import CIPHERTEXT_BYTES, Ciphertext, open_with, reencrypt
 from pbem.protocol.mental.group import GENERATOR
 from pbem.protocol.mental.proofs import BadProof
+from pbem.protocol.shapes import b64
 from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import setup as S
 from pbem.protocol.trustless.stacks import card_of, card_point
@@ -105,7 +106,7 @@ def _cheat(table, turn_seat, change):
     doc, _ = S.make_shuffle(game.id, turn_seat, 0, stacks, keys, current)
     raw = bytearray(K.unb64(doc["stacks"]["deck@1"]["cards"], "x"))
     change(raw, keys[1])
-    doc["stacks"]["deck@1"]["cards"] = K.b64(bytes(raw))
+    doc["stacks"]["deck@1"]["cards"] = b64(bytes(raw))
     return lambda: S.check_shuffle_doc(game.id, turn_seat, 0, stacks, keys, current, doc)
 
 
@@ -156,12 +157,12 @@ def test_wrong_tokens_are_refused(table):
     raw = bytearray(K.unb64(good["tokens"], "x"))
     raw[40] ^= 1  # one bit of one proof
     with pytest.raises(BadPacket):
-        p1.receive({**good, "tokens": K.b64(bytes(raw))})
+        p1.receive({**good, "tokens": b64(bytes(raw))})
     # tokens moved to other slots than they were made for
     with pytest.raises(BadProof):
         p1.receive({**good, "slots": [list(s) for s in layout.private("p2")]})
     with pytest.raises(BadPacket):
-        p1.receive({**good, "tokens": K.b64(bytes(raw[:-96]))})
+        p1.receive({**good, "tokens": b64(bytes(raw[:-96]))})
     # a bundle from a stranger, or one claiming to come from its reader
     with pytest.raises(BadPacket):
         p1.receive({**good, "from": "p1"})

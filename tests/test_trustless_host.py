@@ -19,8 +19,9 @@ from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Join, Packet, Signed, read_blocks, sign
 from pbem.protocol.mental.elgamal import Ciphertext
 from pbem.protocol.mental.proofs import BadProof
+from pbem.protocol.shapes import b64
 from pbem.protocol.trustless import messages as M
-from pbem.protocol.trustless.keys import b64, unb64
+from pbem.protocol.trustless.keys import unb64
 from pbem.seat.trustless import TrustlessSeat, join
 
 SEATS = ("ann", "bob", "cat")

@@ -7,13 +7,12 @@ then nothing under that key is secret, and everyone can open and audit the whole
 
 from __future__ import annotations
 
-import base64
-import binascii
 from dataclasses import dataclass
 from typing import Any
 
 from engine.state import ROUNDS_PER_GAME
 from pbem.errors import BadPacket, Text, msg
+from pbem.protocol import shapes
 from pbem.protocol.mental.elgamal import KeyShare, joint_key
 from pbem.protocol.mental.group import Point, ScalarSource, base_mul, decode_scalar, random_scalar, scalar_bytes
 from pbem.protocol.mental.proofs import BadProof, Proof, check_key, prove_key
@@ -22,17 +21,12 @@ from pbem.protocol.mental.transcript import context
 EPOCHS = tuple(range(ROUNDS_PER_GAME + 1))  # 0: the whole game (nuggets); k: round k
 
 
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
 def unb64(text: Any, what: Text) -> bytes:
+    """A field of a trustless block, base64 in the document: its bytes, or BadPacket saying that it
+    is missing (a field left out reads as None here) or not base64."""
     if not isinstance(text, str):
         raise BadPacket(msg("{what} is missing or not text", what=what))
-    try:
-        return base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError):
-        raise BadPacket(msg("{what} is not valid base64", what=what)) from None
+    return shapes.unb64(text, what)
 
 
 def key_context(game: str, seat: str, epoch: int) -> bytes:
@@ -51,7 +45,7 @@ class SeatKeys:
 
     def public(self, game: str, seat: str, rng: ScalarSource = random_scalar) -> list[dict[str, Any]]:
         """The join's `mental` field: each share with its proof of knowledge."""
-        return [{"epoch": e, "share": b64(k.public.raw), "proof": b64(prove_key(k, key_context(game, seat, e), rng).encode())}
+        return [{"epoch": e, "share": shapes.b64(k.public.raw), "proof": shapes.b64(prove_key(k, key_context(game, seat, e), rng).encode())}
                 for e, k in sorted(self.shares.items())]
 
     def secret_hex(self) -> dict[str, str]:

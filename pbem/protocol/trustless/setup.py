@@ -16,7 +16,8 @@ from pbem.protocol.mental.elgamal import CIPHERTEXT_BYTES, Ciphertext
 from pbem.protocol.mental.group import Point, ScalarSource, random_scalar
 from pbem.protocol.mental.shuffle import ShuffleProof, check_shuffle, prove_shuffle, shuffle
 from pbem.protocol.mental.transcript import context
-from pbem.protocol.trustless.keys import b64, unb64
+from pbem.protocol.shapes import b64
+from pbem.protocol.trustless.keys import unb64
 from pbem.protocol.trustless.stacks import Stack, initial
 
 Stacks = dict[str, list[Ciphertext]]  # by stack label

@@ -23,7 +23,8 @@ from pbem.protocol.mental.elgamal import Ciphertext, KeyShare
 from pbem.protocol.mental.group import Point
 from pbem.protocol.mental.proofs import Token, check_token, make_token
 from pbem.protocol.mental.transcript import context
-from pbem.protocol.trustless.keys import b64, unb64
+from pbem.protocol.shapes import b64
+from pbem.protocol.trustless.keys import unb64
 
 Slot = tuple[str, int]
 TOKEN_BYTES = 96
