@@ -304,6 +304,10 @@ def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path, store_url: st
     assert len(new) == len(reminders) + len(late)
     assert f"{first} is late: packet 1 was due Tue 1 Dec 16:00 UTC" in late[0].get_body(("plain",)).get_content()
     assert "BEGIN PBEM NOTICE" in late[0].get_body(("plain",)).get_content()
+    for m in reminders + late:  # on a phone: the notice over the table it is about (tests/test_mail_board.py)
+        shown = m.get_body(("html",)).get_content()
+        assert "<svg" in shown and "<script" not in shown and "BEGIN PBEM" not in shown
+    assert f"{first} is late: packet 1 was due Tue 1 Dec 16:00 UTC" in late[0].get_body(("html",)).get_content()
     # the seat to move reads them with 'pbem inbox' (once) and sees them with 'pbem turn GAME'
     said = run_cli(app, ["inbox", out], homes[first]).output
     assert f"reminder: {first} to move in packet 1" in said and f"{first} is late: packet 1" in said

@@ -17,6 +17,7 @@ from pbem.protocol.documents import Invitation, Notice, Packet, read_blocks
 from pbem.ui.words import in_language, render, t
 
 if TYPE_CHECKING:  # players' commands must not import the host's store
+    from engine.state import RoundState
     from pbem.host.interface import GameHost, TalkRelease
 
 DEFAULT_SENDER = "pbem@localhost"
@@ -156,8 +157,31 @@ def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
         line = render(notice_word(doc, host.clock.now()), lang)
         subject = render(msg("{tag} packet {seq}: {line}", tag=tag(doc.game), seq=doc.seq, line=line), lang)
         out.append(Outgoing(n, a, doc.seq, compose(sender=sender, to=a, subject=subject, body_text=f"{line}\n\n{armored}",
-                                                   attachment_name=name, attachment=armored.encode())))
+                                                   attachment_name=name, attachment=armored.encode(),
+                                                   body_html=in_language(lang, _notice_html, host, doc.seq, line, n))))
     return out
+
+
+def _notice_html(host: GameHost, seq: int, line: str, reader: str) -> str | None:
+    """A notice's HTML part: its line over the table of packet `seq` (the one it is about) as
+    every seat sees it (None: the host has no such packet)."""
+    from engine.views import load_view
+    from pbem.mail.board import packet_html
+    from pbem.mail.texts import PacketWords, play_commands
+    from pbem.ui import when
+
+    armored = host.packet(seq)
+    if armored is None:
+        return None
+    doc = read_blocks(armored)[0].expect(Packet).doc
+    view: RoundState | None = None
+    if doc.waiting is None:
+        view, to_move, news = load_view(doc.public), doc.to_move, when.packet_news(doc, reader, host_now(host))
+    else:
+        view, to_move, news = host.public_view(seq), None, []
+    said = PacketWords(head=t("mail head", game=doc.game, round=doc.round, seq=seq), since=None, moves=[], results=[],
+                       status=line, news=news, sealed="", commands=play_commands(doc.game), digest=None)
+    return packet_html(view, to_move, said, reader)
 
 
 def talk_only_mail(host: GameHost, config: dict[str, Any], name: str, address: str, lines: list[TalkRelease]) -> Outgoing:
