@@ -127,21 +127,15 @@ def game_config(
 @grouped
 def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: KeyOptions = KeyOptions()) -> None:
     """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
-    host = _classic_host(game, store, db, keys, t("pause a game"))
-    try:
+    with _classic_host(game, store, db, keys, t("pause a game")) as host:
         typer.echo(words.render(host.pause().message))
-    finally:
-        host.close()
 
 
 @grouped
 def game_resume(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: KeyOptions = KeyOptions()) -> None:
     """Host: resume a paused game; the time that was left is left again."""
-    host = _classic_host(game, store, db, keys, t("resume a game"))
-    try:
+    with _classic_host(game, store, db, keys, t("resume a game")) as host:
         typer.echo(words.render(host.resume().message))
-    finally:
-        host.close()
 
 
 def _public_key(text: str, home: Path | None):
@@ -166,14 +160,10 @@ def game_reseat(
     The signed handover goes into the next packet (written now): from it on, the seat's hand
     is sealed to the new key, and moves signed by the old key are refused.
     """
-    host = _classic_host(game, store, db, keys, t("hand a seat to a new key"))
-    try:
-        new = _public_key(key, keys.home)
-        document = host.reseat_document(seat.lower(), new)
+    with _classic_host(game, store, db, keys, t("hand a seat to a new key")) as host:
+        document = host.reseat_document(seat.lower(), _public_key(key, keys.home))
         typer.echo(words.render(host.accept(document).message))
         write_packets(host, out or host_out_dir(host))
-    finally:
-        host.close()
 
 
 # --- players ---------------------------------------------------------------------------------
