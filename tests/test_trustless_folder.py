@@ -224,14 +224,16 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
         said = json.loads(back.stdout)
         assert [(n["notice"], n["step"]) for n in said["notices"]] == [("reminder", "shuffle"), ("late", "shuffle")]
         assert said["waiting"]["due"] == first[0].doc.waiting.due
-        while True:  # ann comes back now and then, as a person would
+        while True:  # ann comes back when the table has moved on (a new packet in the folder)
+            before = len(gf.packets(None))
             run = turn("--json")
             assert run.returncode == 0, run.stderr
             shown = json.loads(run.stdout)
             if shown["your_turn"]:
                 break
-            assert time.monotonic() < deadline, shown
-            time.sleep(0.5)
+            while len(gf.packets(None)) == before:
+                assert time.monotonic() < deadline, shown
+                time.sleep(0.05)
         assert shown["role"] and len(shown["hand"]) == 6 and shown["cards_waiting"] == []
         seen = turn()
         assert seen.returncode == 0 and "your hand" in seen.stdout and "your turn: pbem turn" in seen.stdout
