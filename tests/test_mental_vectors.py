@@ -6,15 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
-from mental_vectors import PATH, build
+from mental_vectors import PATH, VSS_PATH, build, build_vss
 
 from pbem.protocol.mental.elgamal import Ciphertext, joint_key
 from pbem.protocol.mental.group import BadPoint, Point, base_mul, from_uniform
 from pbem.protocol.mental.proofs import BadProof, Proof, Token, check_key, check_token
 from pbem.protocol.mental.shuffle import ShuffleProof, check_shuffle
+from pbem.protocol.mental.vss import Complaint, Dealing, check_stand_in, combine, image, judge
 
 RFC = json.loads((Path(__file__).parent / "vectors" / "mental" / "ristretto255.json").read_text())
 OURS = json.loads(PATH.read_text())
+VSS = json.loads(VSS_PATH.read_text())
 
 
 def test_small_multiples_of_the_generator():
@@ -57,3 +59,25 @@ def test_the_stored_vectors_verify():
     t = OURS["token"]
     check_token(Point.decode(bytes.fromhex(t["key"])), Ciphertext.decode(bytes.fromhex(t["ciphertext"])),
                 Token.decode(bytes.fromhex(t["token"])), t["context"].encode())
+
+
+def test_the_vss_vectors_are_reproduced_byte_for_byte():
+    assert build_vss() == VSS
+
+
+def test_the_stored_vss_vectors_verify():
+    v = VSS
+    ctx = v["context"].encode()
+    keys = [Point.decode(bytes.fromhex(k)) for k in v["keys"]]
+    dealing = Dealing.decode(bytes.fromhex(v["dealing"]), v["epochs"], v["threshold"], v["holders"])
+    assert dealing.encode().hex() == v["dealing"]
+    seal = Point.decode(bytes.fromhex(v["seal_keys"]["1"]))
+    # holder 1's complaint opens its honest shares for everyone: the complaint is forged
+    assert judge(Complaint.decode(bytes.fromhex(v["complaint_of_1"])), dealing, 1, seal, keys, ctx) == "complainer"
+    ct = Ciphertext.decode(bytes.fromhex(v["ciphertext"]))
+    parts = {}
+    for i, s in v["stand_in"].items():
+        share = Token.decode(bytes.fromhex(s["share"]))
+        check_stand_in(image(keys[1], dealing.commitments[1], int(i)), ct, share, s["context"].encode())
+        parts[int(i)] = share.point
+    assert combine(parts, v["threshold"]).raw.hex() == v["token"]
