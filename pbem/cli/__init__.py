@@ -34,6 +34,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "replay": ("replay", "audit", "archive"),
     "transport": ("game", "mail", "folder", "host", "bot", "inbox", "mail-join", "mail-move", "turn", "say"),
     "deadlines": ("game", "away", "resign", "back", "handover"),
+    "club": ("club",),
 }
 
 
