@@ -154,7 +154,8 @@ SEAT_COMMANDS = [
 ]
 
 
-@pytest.mark.parametrize("line,writes_out", SEAT_COMMANDS, ids=[c[0].split(" {")[0].split(" -o")[0] for c in SEAT_COMMANDS])
+@pytest.mark.parametrize("line,writes_out", SEAT_COMMANDS,
+                         ids=["show", "show --json", "move", "turn", "key list", "key list zh-Hans"])
 def test_a_seats_command_touches_no_store_network_or_mail(game: dict, line: str, writes_out: bool,
                                                           tmp_path: Path) -> None:
     """A seat reads its packet or its folder with its own key: it opens no store (not the
