@@ -18,7 +18,7 @@ from pbem.protocol.mental.group import hash_to_point, seeded_scalars
 from pbem.protocol.mental.proofs import make_token, prove_key
 from pbem.protocol.mental.shuffle import prove_shuffle, shuffle
 from pbem.protocol.mental.transcript import context
-from pbem.protocol.mental.vss import complain, deal, image, open_shares, stand_in
+from pbem.protocol.mental.vss import deal, image, share_bytes, stand_in
 
 PATH = Path(__file__).resolve().parent / "vectors" / "mental" / "encodings.json"
 SEED = b"pbem mental golden vectors v1"
@@ -60,32 +60,25 @@ def build() -> dict[str, Any]:
 
 
 def build_vss() -> dict[str, Any]:
-    """Seat 0 of four deals its four epoch keys to seats 1..3 with threshold 2; holder 1's
-    complaint; stand-in shares of holders 1 and 3 for one ciphertext under epoch 1."""
+    """Seat 0 of four deals its four epoch keys to seats 1..3 with threshold 2; stand-in
+    shares of holders 1 and 3 for one ciphertext under epoch 1, and their combination."""
     rng = seeded_scalars(VSS_SEED)
     keys = [KeyShare.new(rng) for _ in range(4)]
-    seals = {i: KeyShare.new(rng) for i in (1, 2, 3)}
-    ctx = context("key dealing", game="vectors-00000001", seat=0, threshold=2)
-    dealing = deal([k.secret for k in keys], [(i, s.public) for i, s in seals.items()], 2, ctx, rng)
-    publics = [k.public for k in keys]
+    dealing, shares = deal([k.secret for k in keys], [1, 2, 3], 2, rng)
     ct = encrypt(keys[1].public, hash_to_point("test card", b"a"), rng())
     stand_ins = {}
     for i in (1, 3):
-        s = open_shares(dealing, i, seals[i], publics, ctx)[1]
         sctx = context("stand-in", game="vectors-00000001", seat=0, holder=i, stack="deck", slot=0)
-        stand_ins[str(i)] = {"context": sctx.decode(), "share": stand_in(s, image(publics[1], dealing.commitments[1], i),
-                                                                         ct, sctx, rng).encode().hex()}
+        token = stand_in(shares[i][1], image(keys[1].public, dealing.commitments[1], i), ct, sctx, rng)
+        stand_ins[str(i)] = {"context": sctx.decode(), "share": token.encode().hex()}
     return {
         "about": "pbem Feldman VSS of a seat's epoch keys; hex of the wire bytes, all from seeded_scalars(seed)",
         "seed": VSS_SEED.decode(),
-        "context": ctx.decode(),
         "epochs": 4,
         "threshold": 2,
-        "holders": list(dealing.holders),
         "keys": [k.public.raw.hex() for k in keys],
-        "seal_keys": {str(i): s.public.raw.hex() for i, s in seals.items()},
         "dealing": dealing.encode().hex(),
-        "complaint_of_1": complain(dealing, 1, seals[1], ctx, rng).encode().hex(),
+        "shares": {str(i): share_bytes(s).hex() for i, s in shares.items()},
         "ciphertext": ct.encode().hex(),
         "stand_in": stand_ins,
         "token": (ct.c1 * keys[1].secret).raw.hex(),

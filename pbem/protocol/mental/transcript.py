@@ -50,14 +50,6 @@ class Transcript:
         self.scalars(f"challenge {label}", [value])
         return value
 
-    def pad(self, label: str, n: int) -> bytes:
-        """n bytes derived from the transcript so far (a one-time pad keyed by what it absorbed)."""
-        seed = self._h.copy()
-        seed.update(_framed("pad", label.encode()))
-        root = seed.digest()
-        blocks = (hashlib.sha512(_LABEL + b"pad\n" + root + i.to_bytes(8, "little")).digest() for i in range(-(-n // 64)))
-        return b"".join(blocks)[:n]
-
     def challenges(self, label: str, n: int) -> list[int]:
         seed = self._h.copy()
         seed.update(_framed("challenges", label.encode()))

@@ -5,11 +5,11 @@ A dealer shares each of its secrets x_e (one per epoch) with a threshold K among
 named by their seat index i (x-coordinate i + 1): f_e(z) = x_e + a_1 z + ... + a_{K-1} z^{K-1}.
 The commitments are A_0 = x_e G (the dealer's published key share, never sent again) and
 A_k = a_k G; anyone computes a holder's public image S_i = sum_k (i+1)^k A_k = f_e(i+1) G.
-Each holder's shares are sealed to its seal key Z_i: XOR with a pad hashed from the dealing's
-context, the holder and the Diffie-Hellman point P_i = r Z_i = z_i R (R = rG, one per dealing).
+Each holder's shares are sealed to it outside this module (the seat's own HPKE key, which the
+invitation names, so a seat deals at its join without waiting for anyone).
 
-A holder that finds a share off its image complains by publishing P_i with a Chaum-Pedersen
-proof (log_G Z_i = log_R P_i): anyone then opens that share and says who lied. A stand-in share
+A holder that finds a share off its image complains in the open; the dealer answers with those
+shares in the open and `judge` says who lied. A stand-in share
 for a ciphertext is s_i c1 with the token proof of proofs.py against S_i, and K of them
 combine by Lagrange interpolation in the exponent to the dealer's token x_e c1.
 """
@@ -29,12 +29,12 @@ from pbem.protocol.mental.group import (
     Point,
     ScalarSource,
     base_mul,
+    decode_scalar,
     point_sum,
     random_scalar,
     scalar_bytes,
 )
-from pbem.protocol.mental.proofs import BadProof, Token, check_dleq, check_token, make_token, prove_dleq
-from pbem.protocol.mental.transcript import Transcript, context
+from pbem.protocol.mental.proofs import BadProof, Token, check_token, make_token
 
 
 class BadShare(BadProof):
@@ -48,59 +48,33 @@ def x_of(index: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Dealing:
-    """The public part of one dealer's sharing: commitments and sealed shares.
+    """The public part of one dealer's sharing: every epoch's commitments A_1..A_{K-1}.
 
-    `holders` are seat indices in seat order (the dealer's own left out); `sealed[j]` is for
-    `holders[j]`, one 32-byte share per epoch. The wire form is R, then every epoch's
-    commitments A_1..A_{K-1}, then every holder's sealed shares; its sizes follow from the
-    table (epochs, threshold, holders), so it carries no length of its own."""
+    The wire form is the points, epoch after epoch; its size follows from the table (epochs,
+    threshold), so it carries no length of its own. The shares go to each holder sealed
+    (`share_bytes`), outside this module."""
 
     threshold: int
-    holders: tuple[int, ...]
     commitments: tuple[tuple[Point, ...], ...]
-    ephemeral: Point
-    sealed: tuple[bytes, ...]
-
-    @property
-    def epochs(self) -> int:
-        return len(self.commitments)
 
     def encode(self) -> bytes:
-        return (self.ephemeral.raw + b"".join(a.raw for row in self.commitments for a in row)
-                + b"".join(self.sealed))
+        return b"".join(a.raw for row in self.commitments for a in row)
 
     @classmethod
-    def size(cls, epochs: int, threshold: int, holders: int) -> int:
-        return POINT_BYTES * (1 + epochs * (threshold - 1)) + SCALAR_BYTES * epochs * holders
+    def size(cls, epochs: int, threshold: int) -> int:
+        return POINT_BYTES * epochs * (threshold - 1)
 
     @classmethod
-    def decode(cls, data: bytes, epochs: int, threshold: int, holders: Sequence[int], what: Text = "") -> Dealing:
+    def decode(cls, data: bytes, epochs: int, threshold: int, holders: int, what: Text = "") -> Dealing:
         what = what or msg("a key dealing")
-        if not 1 <= threshold <= len(holders):
-            raise BadShare(msg("a threshold of {k} is not between 1 and the {n} holders", k=threshold, n=len(holders)))
-        if len(data) != cls.size(epochs, threshold, len(holders)):
-            raise BadShare(msg("{what} must be {n} bytes, not {size}", what=what,
-                               n=cls.size(epochs, threshold, len(holders)), size=len(data)))
-        points = [Point.decode(data[k:k + POINT_BYTES], what)
-                  for k in range(0, POINT_BYTES * (1 + epochs * (threshold - 1)), POINT_BYTES)]
-        rows = tuple(tuple(points[1 + e * (threshold - 1):1 + (e + 1) * (threshold - 1)]) for e in range(epochs))
-        start, width = POINT_BYTES * len(points), SCALAR_BYTES * epochs
-        sealed = tuple(data[start + j * width:start + (j + 1) * width] for j in range(len(holders)))
-        return cls(threshold, tuple(holders), rows, points[0], sealed)
-
-    def sealed_for(self, index: int) -> bytes:
-        return self.sealed[self.holders.index(index)]
-
-
-def _pad(ctx: bytes, index: int, ephemeral: Point, seal_key: Point, dh: Point, n: int) -> bytes:
-    tr = Transcript("vss seal", ctx)
-    tr.absorb("holder", index.to_bytes(4, "little"))
-    tr.points("statement", [ephemeral, seal_key, dh])
-    return tr.pad("shares", n)
-
-
-def _xor(a: bytes, b: bytes) -> bytes:
-    return bytes(x ^ y for x, y in zip(a, b, strict=True))
+        if not 1 <= threshold <= holders:
+            raise BadShare(msg("a threshold of {k} is not between 1 and the {n} holders", k=threshold, n=holders))
+        if len(data) != cls.size(epochs, threshold):
+            raise BadShare(msg("{what} must be {n} bytes, not {size}", what=what, n=cls.size(epochs, threshold),
+                               size=len(data)))
+        points = [Point.decode(data[k:k + POINT_BYTES], what) for k in range(0, len(data), POINT_BYTES)]
+        width = threshold - 1
+        return cls(threshold, tuple(tuple(points[e * width:(e + 1) * width]) for e in range(epochs)))
 
 
 def _poly(coeffs: Sequence[int], x: int) -> int:
@@ -110,21 +84,27 @@ def _poly(coeffs: Sequence[int], x: int) -> int:
     return acc
 
 
-def deal(secrets: Sequence[int], holders: Sequence[tuple[int, Point]], threshold: int, ctx: bytes,
-         rng: ScalarSource = random_scalar) -> Dealing:
-    """Share each secret (one per epoch) among `holders` (seat index, seal key) so that any
-    `threshold` of them can rebuild it. `ctx` names the game and the dealer."""
+def deal(secrets: Sequence[int], holders: Sequence[int], threshold: int,
+         rng: ScalarSource = random_scalar) -> tuple[Dealing, dict[int, list[int]]]:
+    """Share each secret (one per epoch) among `holders` (seat indices) so that any `threshold`
+    of them can rebuild it: (the public commitments, each holder's shares by seat index)."""
     if not 1 <= threshold <= len(holders):
         raise BadShare(msg("a threshold of {k} is not between 1 and the {n} holders", k=threshold, n=len(holders)))
     polys = [[x, *(rng() for _ in range(threshold - 1))] for x in secrets]
-    r = rng()
-    ephemeral = base_mul(r)
-    sealed = []
-    for index, seal_key in holders:
-        shares = b"".join(scalar_bytes(_poly(p, x_of(index))) for p in polys)
-        sealed.append(_xor(shares, _pad(ctx, index, ephemeral, seal_key, seal_key * r, len(shares))))
-    commitments = tuple(tuple(base_mul(a) for a in p[1:]) for p in polys)
-    return Dealing(threshold, tuple(i for i, _ in holders), commitments, ephemeral, tuple(sealed))
+    shares = {i: [_poly(p, x_of(i)) for p in polys] for i in holders}
+    return Dealing(threshold, tuple(tuple(base_mul(a) for a in p[1:]) for p in polys)), shares
+
+
+def share_bytes(shares: Sequence[int]) -> bytes:
+    """One holder's shares, 32 bytes each, epoch after epoch (what is sealed to it)."""
+    return b"".join(scalar_bytes(s) for s in shares)
+
+
+def decode_shares(data: bytes, epochs: int, what: Text = "") -> list[int]:
+    if len(data) != SCALAR_BYTES * epochs:
+        raise BadShare(msg("{what} must be {n} bytes, not {size}", what=what or msg("a key dealing"),
+                           n=SCALAR_BYTES * epochs, size=len(data)))
+    return [decode_scalar(data[k:k + SCALAR_BYTES], what) for k in range(0, len(data), SCALAR_BYTES)]
 
 
 def image(key: Point, commitments: Sequence[Point], index: int) -> Point:
@@ -141,49 +121,26 @@ def images(keys: Sequence[Point], dealing: Dealing, index: int) -> list[Point]:
     return [image(k, row, index) for k, row in zip(keys, dealing.commitments, strict=True)]
 
 
-def _unseal(dealing: Dealing, index: int, seal_key: Point, dh: Point, ctx: bytes) -> list[int]:
-    box = dealing.sealed_for(index)
-    plain = _xor(box, _pad(ctx, index, dealing.ephemeral, seal_key, dh, len(box)))
-    return [int.from_bytes(plain[k:k + SCALAR_BYTES], "little") for k in range(0, len(plain), SCALAR_BYTES)]
+def shares_match(shares: Sequence[int], keys: Sequence[Point], dealing: Dealing, index: int) -> bool:
+    """Whether a holder's shares are the ones the commitments (and the dealer's keys) fix."""
+    return len(shares) == len(keys) and all(
+        0 <= s < ORDER and base_mul(s) == img for s, img in zip(shares, images(keys, dealing, index), strict=True))
 
 
-def _match(shares: Sequence[int], keys: Sequence[Point], dealing: Dealing, index: int) -> bool:
-    return all(s < ORDER and base_mul(s) == img for s, img in zip(shares, images(keys, dealing, index), strict=True))
-
-
-def open_shares(dealing: Dealing, index: int, seal: KeyShare, keys: Sequence[Point], ctx: bytes) -> list[int]:
-    """The holder's own shares, checked against the commitments; BadShare if any is off (then
-    the holder complains, `complain`)."""
-    shares = _unseal(dealing, index, seal.public, dealing.ephemeral * seal.secret, ctx)
-    if not _match(shares, keys, dealing, index):
+def check_shares(shares: Sequence[int], keys: Sequence[Point], dealing: Dealing, index: int) -> None:
+    """A holder's check of its opened shares at join; BadShare (it then complains) if any is off."""
+    if not shares_match(shares, keys, dealing, index):
         raise BadShare(msg("the key shares dealt to seat {index} do not match their commitments", index=index))
-    return shares
-
-
-# A holder's open complaint is its Diffie-Hellman point for the dealing with the proof that it
-# is (log_G Z_i = log_R P_i): the same 96 bytes, and the same proof, as a decryption token.
-Complaint = Token
-
-
-def _complaint_context(ctx: bytes, index: int) -> bytes:
-    return context("vss complaint", dealing=ctx.decode(), holder=index)
-
-
-def complain(dealing: Dealing, index: int, seal: KeyShare, ctx: bytes, rng: ScalarSource = random_scalar) -> Complaint:
-    dh = dealing.ephemeral * seal.secret
-    return Token(dh, prove_dleq(seal.secret, seal.public, dealing.ephemeral, dh, _complaint_context(ctx, index), rng))
 
 
 Fault = Literal["dealer", "complainer"]
 
 
-def judge(complaint: Complaint, dealing: Dealing, index: int, seal_key: Point, keys: Sequence[Point],
-          ctx: bytes) -> Fault:
-    """Who lied, from public facts only: the complainer if its proof fails or the share it
-    exposes matches the commitments (a forged complaint), else the dealer."""
-    if not check_dleq(seal_key, dealing.ephemeral, complaint.point, complaint.proof, _complaint_context(ctx, index)):
-        return "complainer"
-    return "complainer" if _match(_unseal(dealing, index, seal_key, complaint.point, ctx), keys, dealing, index) else "dealer"
+def judge(answer: Sequence[int] | None, keys: Sequence[Point], dealing: Dealing, index: int) -> Fault:
+    """Who lied about holder `index`'s shares, from public facts only. The holder complained in
+    the open; the dealer answers with those shares in the open (None: it did not, by its
+    deadline). Shares that match the commitments make the complaint forged."""
+    return "complainer" if answer is not None and shares_match(answer, keys, dealing, index) else "dealer"
 
 
 # --- doing a vanished dealer's part ------------------------------------------------------------
