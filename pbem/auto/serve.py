@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pbem.auto.host_runner import ClubHost, Log, MailHost, Transport, run
 from pbem.host.interface import GameHost
+from pbem.host.leases import DEFAULT_PERIOD, Leases
 from pbem.protocol.crypto import Identity
 
 
@@ -41,11 +42,17 @@ def serve_game(host: GameHost, transport: Transport, home: Path, log: Log, *, pa
 
 
 def serve_store(url: str, unlock: Callable[[str], Identity], home: Path, log: Log, *, poll: float = 1.0,
-                once: bool = False) -> None:
-    """Every game of the store at `url`, each over its own transport, its host's key unlocked
-    by `unlock(name)`, in one watch loop until stopped (or one pass, `once`)."""
+                once: bool = False, lease: float = DEFAULT_PERIOD) -> None:
+    """Every game of the store at `url` this daemon holds a lease on (all of them when it runs
+    alone, its share beside other daemons), each over its own transport, its host's key
+    unlocked by `unlock(name)`, in one watch loop until stopped (or one pass, `once`). A lease
+    lasts `lease` seconds: a stopped daemon's games are served again within that."""
     from pbem.host.paths import beside, store_folder
     from pbem.host.store import Store
 
     with Store(url, create=bool(beside(store_folder(url)))) as st:  # a host of trustless games only has none yet
-        run(ClubHost(st, unlock, home, log), poll=poll, once=once, log=log)
+        club = ClubHost(st, unlock, home, log, leases=Leases(st, lease))
+        try:
+            run(club, poll=poll, once=once, log=log)
+        finally:
+            club.close()

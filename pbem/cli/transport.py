@@ -367,6 +367,9 @@ def host_run(
     send: SendOpt = False,
     to_dir: ToDirOpt = None,
     poll: PollOpt = 1.0,
+    lease: Annotated[float | None, typer.Option("--lease", min=1.0, help="With --all: seconds a daemon's hold on a game lasts "
+                                         "(default 30); a stopped daemon's games are served by the others within it.",
+                                         show_default=False)] = None,
     once: OnceOpt = False,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
@@ -376,11 +379,13 @@ def host_run(
     One game: runs until it is over (or one pass with --once); --folder, --maildir or --imap
     is remembered as the game's transport (without options: the remembered one, else the
     IMAP URL of 'pbem mail setup'). --all: every game of the store over its remembered
-    transport, in one watch loop, until stopped. Safe to kill and restart; two hosts at
-    once on the same store still apply each move exactly once.
+    transport, in one watch loop, until stopped; several --all daemons on one store (one
+    machine or several) share its games, each game served by one of them at a time. Safe to
+    kill and restart; two hosts at once on the same store still apply each move exactly once.
     """
     from pbem.auto import host_runner as autohost
     from pbem.auto.serve import chosen_transport, serve_game, serve_store
+    from pbem.host.leases import DEFAULT_PERIOD
 
     where = key_home(home)
     given = autohost.Transport.given(folder, list(maildir), mail_in.imap, send, to_dir)
@@ -392,8 +397,10 @@ def host_run(
         from pbem.host.paths import store_url
 
         serve_store(store_url(store, db), lambda name: identity_named(home, name, passphrase_file), where, log,
-                    poll=poll, once=once)
+                    poll=poll, once=once, lease=lease or DEFAULT_PERIOD)
         return
+    if lease is not None:
+        raise UsageError(t("--lease goes with --all"))
     if game is None:
         raise UsageError(t("name the game to serve, or pass --all"), hint=t("e.g. {example}", example="pbem host run GAME --folder DIR"))
     with open_unlocked_host(game, store, db, home, passphrase_file) as host:

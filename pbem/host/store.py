@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import (
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -45,8 +46,8 @@ from pbem.host.interface import Closing, GameOverview, GameStatus
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
-HEAD = "0006"
-KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006")
+HEAD = "0007"
+KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 _REVISION = text("SELECT version_num FROM alembic_version")
 
@@ -183,6 +184,21 @@ talk = Table(
     Column("created_at", String, nullable=False),
     UniqueConstraint("game_id", "seat", "n"),
     Index("ix_talk_game", "game_id", "id"),
+)
+
+# Which daemon serves a game until when, and each daemon's heartbeat (pbem/host/leases.py).
+# No foreign key: a trustless game beside the store is leased here too.
+leases = Table(
+    "leases", metadata,
+    Column("game_id", String, primary_key=True),
+    Column("holder", String, nullable=False),
+    Column("expires", Float, nullable=False),  # seconds since the epoch, by the store's clock
+)
+
+daemons = Table(
+    "daemons", metadata,
+    Column("id", String, primary_key=True),
+    Column("seen", Float, nullable=False),
 )
 
 # A game's whole row, by its id (bound as b_game): what opening a Host, a status and (on SQLite)

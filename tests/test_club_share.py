@@ -1,0 +1,100 @@
+"""Two `pbem host run --all` daemons on one store share its games (pbem/host/leases.py).
+
+Real processes, real folders, bot seats; a real SQLite file and a real PostgreSQL database.
+Each daemon serves its share and reads only those games' inboxes (no move is seen by both:
+no "already applied"); one killed with SIGKILL has its game served by the other within a
+lease period.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from pbem_helpers import start_bots
+from processes import PBEM, cli_env
+from sqlalchemy import create_engine, select
+from test_club import club
+
+from pbem.folder.layout import GameFolder
+from pbem.host.store import games as games_table
+from pbem.host.store import moves
+
+LEASE = 2.0  # seconds
+
+
+def _wait(what, seconds: float, why: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not what():
+        assert time.monotonic() < deadline, why
+        time.sleep(0.05)
+
+
+def _applied_in(log: str) -> set[str]:
+    """The games whose moves a daemon's log says it applied."""
+    return set(re.findall(r"host (\w+): \S+: applied ", log))
+
+
+@pytest.mark.slow
+def test_two_daemons_share_the_games_and_take_over_a_killed_ones(tmp_path: Path, store_url: str) -> None:
+    games = ["oak", "elm"]
+    homes = club(tmp_path, games, store_url)
+    logs = [tmp_path / "daemon-a.log", tmp_path / "daemon-b.log"]
+    text = lambda i: logs[i].read_text()  # noqa: E731
+    daemons = [subprocess.Popen([*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.05",
+                                 "--lease", str(LEASE)], env=cli_env(homes["referee"]), stdout=log.open("ab"),
+                                stderr=subprocess.STDOUT) for log in logs]
+    bots: list[subprocess.Popen] = []
+    try:
+        share = "holding 1 of 2 active games; 2 daemon(s) share the store"
+        _wait(lambda: all(share in text(i) for i in (0, 1)), 30, "the daemons did not share the games")
+        for g in games:
+            bots += start_bots(tmp_path / "shared" / g, homes, tmp_path / "shared" / g).values()
+        folders = {g: GameFolder.open(tmp_path / "shared" / g) for g in games}
+        _wait(lambda: all(len(f.packets(None)) >= 5 for f in folders.values()), 60, "the games did not move")
+        seen = [_applied_in(text(i)) for i in (0, 1)]
+        # each daemon applied the moves of one game, a different one; no move reached both
+        assert len(seen[0]) == len(seen[1]) == 1 and seen[0] != seen[1], seen
+        assert "already applied" not in text(0) + text(1)
+        (victim_game,) = seen[1]
+        served = f"host {victim_game}: serving "
+        before = text(0).count(served)
+        daemons[1].send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        daemons[1].wait()
+        _wait(lambda: text(0).count(served) > before, 30, "the killed daemon's game was not taken over")
+        taken = time.monotonic() - killed
+        assert taken < LEASE + 1.0, taken  # within a lease period (and a second of this busy machine)
+        packets = len(folders[victim_game].packets(None))
+        _wait(lambda: len(folders[victim_game].packets(None)) >= packets + 1, 30, "the game stopped after the takeover")
+        assert _applied_in(text(0)) == set(games)
+    finally:
+        for p in [*daemons, *bots]:
+            if p.poll() is None:
+                p.terminate()
+                p.wait(10)
+    assert text(0).count("already applied") <= 1  # the file of a move the victim applied, killed before it moved it
+    engine = create_engine(store_url)
+    with engine.connect() as c:  # every move once: per game and round, moves number 1..n
+        rows = c.execute(select(games_table.c.name, moves.c.round_no, moves.c.n)
+                         .join(moves, moves.c.game_id == games_table.c.id)).all()
+    engine.dispose()
+    numbers: dict[tuple[str, int], list[int]] = {}
+    for name, round_no, n in rows:
+        numbers.setdefault((name, round_no), []).append(n)
+    assert {k[0] for k in numbers} == set(games)
+    assert all(sorted(ns) == list(range(1, len(ns) + 1)) for ns in numbers.values()), numbers
+
+
+def test_a_lease_goes_with_all_only(tmp_path: Path) -> None:
+    r = subprocess.run([*PBEM, "host", "run", "oak", "--lease", "5"], env=cli_env(tmp_path / "home"), cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.startswith("error: --lease goes with --all"), r.stderr
+    r = subprocess.run([*PBEM, "host", "run", "--all", "--lease", "0.1"], env=cli_env(tmp_path / "home"), cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--lease" in r.stderr and not (tmp_path / "saves").exists(), r.stderr
+
