@@ -98,3 +98,24 @@ def test_a_lease_goes_with_all_only(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--lease" in r.stderr and not (tmp_path / "saves").exists(), r.stderr
 
+
+def test_game_new_says_in_full_where_the_invitation_of_each_store_is(tmp_path: Path, store_url: str) -> None:
+    """A SQLite store keeps its games' files beside it; a database server's go to saves/ of the
+    folder the command runs in, and `game new` says so, in full, whatever folder that is."""
+    from pbem.seat import keys
+
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    host = keys.create_identity(home, "referee", None)
+    seats = [a for s in ("ann", "bob", "cat") for a in ("--player", f"{s}={keys.create_identity(tmp_path / s, s, None).public.encode()}")]
+    r = subprocess.run([*PBEM, "game", "new", "oak", "--host", "referee", *seats, "--store", store_url], env=cli_env(home), cwd=elsewhere, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    said = Path(re.search(r"^invitation: (.+)$", r.stdout, re.M).group(1))  # type: ignore[union-attr]
+    assert said.is_absolute() and said.name == "invitation.pbem" and "BEGIN PBEM" in said.read_text()
+    if store_url.startswith("sqlite"):  # beside the store, not in the folder the command ran in
+        assert said == tmp_path / "oak" / "out" / "invitation.pbem" and not (elsewhere / "saves").exists()
+        assert "database server" not in r.stderr
+    else:
+        assert said == elsewhere / "saves" / "oak" / "out" / "invitation.pbem"
+        assert f"the files of game oak (out/, mail/) are kept in {elsewhere / 'saves' / 'oak'}" in r.stderr

@@ -105,6 +105,7 @@ def game_new(
     --trustless nobody, host included, sees a card that is not theirs.
     """
     from pbem.auto.newgame import new_game, parse_emails
+    from pbem.host.paths import sqlite_file
     from pbem.host.store import shown
 
     check_game_name(game)
@@ -121,7 +122,10 @@ def game_new(
                     host_mail=emails.get(HOST) or _profile_sender(home))  # signed into the invitation: where seats mail
     typer.echo(t("created game {game} ({ruleset}, {n} seats) in {path}", game=made.game, ruleset=t(ruleset),
                  n=len(made.seats), path=shown(made.url)))
-    typer.echo(t("invitation: {path}", path=made.invitation))
+    typer.echo(t("invitation: {path}", path=made.invitation.resolve()))
+    if sqlite_file(made.url) is None and output is None:  # a database server: its games' files are kept here
+        typer.echo(t("the store is a database server: the files of game {game} (out/, mail/) are kept in {dir}",
+                     game=game, dir=made.invitation.resolve().parent.parent), err=True)
     if not made.mailed:
         typer.echo(t("send it to every player; each answers with: pbem join INVITATION --as NAME"), err=True)
     elif len(made.mailed) == len(made.seats):
