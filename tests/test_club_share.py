@@ -106,10 +106,11 @@ def test_game_new_says_in_full_where_the_invitation_of_each_store_is(tmp_path: P
 
     home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
     elsewhere.mkdir()
-    host = keys.create_identity(home, "referee", None)
-    seats = [a for s in ("ann", "bob", "cat") for a in ("--player", f"{s}={keys.create_identity(tmp_path / s, s, None).public.encode()}")]
-    r = subprocess.run([*PBEM, "game", "new", "oak", "--host", "referee", *seats, "--store", store_url], env=cli_env(home), cwd=elsewhere, capture_output=True, text=True,
-                       timeout=60)
+    keys.create_identity(home, "referee", None)
+    seats = [a for s in ("ann", "bob", "cat")
+             for a in ("--player", f"{s}={keys.create_identity(tmp_path / s, s, None).public.encode()}")]
+    r = subprocess.run([*PBEM, "game", "new", "oak", "--host", "referee", *seats, "--store", store_url],
+                       env=cli_env(home), cwd=elsewhere, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     said = Path(re.search(r"^invitation: (.+)$", r.stdout, re.M).group(1))  # type: ignore[union-attr]
     assert said.is_absolute() and said.name == "invitation.pbem" and "BEGIN PBEM" in said.read_text()

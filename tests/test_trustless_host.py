@@ -23,6 +23,7 @@ from pbem.protocol.shapes import b64
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless.keys import unb64
 from pbem.seat.trustless import TrustlessSeat, join
+from pbem.ui.words import render
 
 SEATS = ("ann", "bob", "cat")
 
@@ -343,7 +344,8 @@ def test_the_blind_host_reminds_and_names_a_late_seat_at_every_step(tmp_path: Pa
     clock.advance(1800)
     late = t.host.tick()
     assert told() == [("reminder", "ann", "shuffle"), ("late", "ann", "shuffle")]
-    assert "ann is late with their shuffle" in late[0].message and "nobody else can send it" in late[0].message
+    said = render(late[0].message, "en")  # the host's outcome is a message value; the edge says it
+    assert "ann is late with their shuffle" in said and "nobody else can send it" in said
     packets = t.host.packets(0)
     assert blind.BlindHost(t.db, t.ids["referee"], clock).tick() == []  # a restarted host says nothing twice
     assert t.host.packets(0) == packets  # and nothing was played or sent for ann
