@@ -118,7 +118,7 @@ def blind_rows(seats: int, ruleset: str = "classic") -> list[tuple[str, str]]:
 
     from pbem.host import blind
     from pbem.protocol.crypto import Identity
-    from pbem.protocol.documents import Packet, parse, read_blocks, unb64
+    from pbem.protocol.documents import Packet, parse_relayed, read_blocks
     from pbem.seat.trustless import TrustlessSeat, join
 
     names = [f"p{i}" for i in range(seats)]
@@ -150,7 +150,7 @@ def blind_rows(seats: int, ruleset: str = "classic") -> list[tuple[str, str]]:
                 if seq == 1:
                     label = "packet 1 (every join)"
                 else:
-                    relayed = parse("mental", unb64(packet.doc.relayed[0].block, "block")).doc  # type: ignore[index]
+                    relayed = parse_relayed(packet.doc.relayed[0], "block").doc  # type: ignore[index]
                     label = f"a packet relaying a {relayed.step} block"
                 sizes.setdefault(label, []).append(len(armored))
                 t = time.process_time()

@@ -23,7 +23,7 @@ from processes import pbem
 
 from pbem.mail.player_mail import block_mail
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Mental, Packet, Signed, parse, read_blocks, sign, unb64
+from pbem.protocol.documents import Mental, Packet, Signed, parse_relayed, read_blocks, sign
 
 
 def mail_to_host(s: MailServers, msg: EmailMessage) -> None:
@@ -38,7 +38,7 @@ def bad_mail(s: MailServers, packet: Signed[Packet]) -> list[EmailMessage]:
     junk.set_content("-----BEGIN PBEM MENTAL-----\nnot base64 at all\n-----END PBEM MENTAL-----\n")
     stranger = Identity.generate("mallory")
     relayed = packet.doc.relayed or []
-    real = parse(relayed[-1].kind, unb64(relayed[-1].block, "a block")).expect(Mental).doc
+    real = parse_relayed(relayed[-1], "a block").expect(Mental).doc
     forged = sign(real, stranger)
     other = sign(msgspec.structs.replace(real, game="other-12345678"), stranger)
     return [junk, block_mail(other, sender="mallory@example.org", to=s.address("host")),

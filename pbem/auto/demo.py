@@ -30,7 +30,7 @@ from pbem.folder.play import init_folder
 from pbem.host import blind
 from pbem.host import referee as H
 from pbem.host.interface import GameHost
-from pbem.protocol.documents import Packet, Result, Standings, read_blocks, read_text
+from pbem.protocol.documents import Packet, Result, Standings, parse_relayed, read_blocks, read_text
 from pbem.seat import keys
 from pbem.ui import words
 from pbem.ui.words import pad, t
@@ -215,7 +215,6 @@ def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess
 
 def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Popen], timeout: float) -> None:
     """A progress bar per round from the moves the blind host's packets relay."""
-    from pbem.protocol.documents import parse, unb64
 
     columns = _columns()
     deadline = time.monotonic() + timeout
@@ -227,7 +226,7 @@ def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Po
             for doc in _latest(folder, seen):
                 seen = doc.seq
                 for rel in doc.relayed or []:
-                    block = parse(rel.kind, unb64(rel.block, "a relayed block")).doc
+                    block = parse_relayed(rel, "a relayed block").doc
                     if getattr(block, "step", None) == "move":
                         moves[doc.round] = moves.get(doc.round, 0) + 1
                         task = tasks.get(doc.round)

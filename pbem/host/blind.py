@@ -57,13 +57,14 @@ from pbem.protocol.documents import (
     NoticeKind,
     Packet,
     Relayed,
+    RelayPacket,
     Signed,
     Talk,
-    b64,
     parse,
+    parse_relayed,
     read_blocks,
+    relay,
     sign,
-    unb64,
 )
 from pbem.protocol.trustless.public import PublicTable
 
@@ -296,7 +297,7 @@ class BlindHost(Closing):
         for r in rows:
             packet = read_blocks(r.armored)[0].expect(Packet)
             for rel in packet.doc.relayed or []:
-                block = parse(rel.kind, unb64(rel.block, "a relayed block"))
+                block = parse_relayed(rel, "a relayed block")
                 if isinstance(block.doc, Join):
                     table.take_join(block.doc)
                 else:
@@ -409,7 +410,7 @@ class BlindHost(Closing):
         if waiting:
             return Outcome("joined", msg("{seat} joined (key shares checked); waiting for {seats}", seat=seat,
                                         seats=listed(waiting)))
-        relayed = [Relayed(kind="join", block=b64(joined[p])) for p in table.players]
+        relayed = [relay(parse("join", joined[p])) for p in table.players]
         seq = self._publish(c, me, table, relayed, 1, self.inv.hash)
         return Outcome("dealt", msg("{seat} joined; everyone is in: packet {seq}, {first} shuffles first", seat=seat,
                                    seq=seq, first=table.players[0]), seq)
@@ -426,7 +427,7 @@ class BlindHost(Closing):
         table, seq, head = self.table(c)
         self._known = None
         line = table.take(doc, seq)
-        out = self._publish(c, me, table, [Relayed(kind="mental", block=b64(block.payload))], seq + 1, head,
+        out = self._publish(c, me, table, [relay(block)], seq + 1, head,
                             relayed_hash=block.hash)
         return Outcome("applied", msg("{line}: packet {seq}", line=line, seq=out), out)
 
@@ -435,7 +436,7 @@ class BlindHost(Closing):
         over = table.step() == "over"
         due = self._clock(c, table, seq)
         waiting = msgspec.structs.replace(table.waiting(), due=due) if due else table.waiting()
-        packet = sign(Packet(game=self.inv.game, seq=seq, prev=prev, round=table.round_no,
+        packet = sign(RelayPacket(game=self.inv.game, seq=seq, prev=prev, round=table.round_no,
                              phase="game-over" if over else "playing", to_move=None,
                              public={}, moves=[], events=[], parts={}, relayed=relayed, waiting=waiting), me)
         c.execute(insert(PACKETS).values(seq=seq, hash=packet.hash, armored=packet.armored(),

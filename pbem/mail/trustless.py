@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pbem.errors import PbemError
 from pbem.mail.texts import PacketWords, play_commands
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, parse, read_blocks, unb64
+from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, parse_relayed, read_blocks
 from pbem.ui import move_words, words
 from pbem.ui.words import t
 
@@ -30,7 +30,7 @@ def relayed_seats(doc: Packet) -> list[str]:
     out = []
     for r in doc.relayed or []:
         try:
-            out.append(str(parse(r.kind, unb64(r.block, "a relayed block"), check_signature=False).doc.seat))
+            out.append(str(parse_relayed(r, "a relayed block", check_signature=False).doc.seat))
         except PbemError:
             continue  # a seat checks every relayed block; the mail only counts them
     return out
@@ -79,7 +79,7 @@ def happened(docs: list[Packet]) -> list[str]:
     for doc in docs:
         for r in doc.relayed or []:
             try:
-                block = parse(r.kind, unb64(r.block, "a relayed block"), check_signature=False).doc
+                block = parse_relayed(r, "a relayed block", check_signature=False).doc
             except PbemError:
                 continue
             if isinstance(block, Join):

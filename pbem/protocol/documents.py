@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Literal, TypeVar, cast
 
 import msgspec
 
@@ -52,6 +52,7 @@ from pbem.protocol.shapes import (
     PublicMove,
     RecentMove,
     Relayed,
+    RelayPacket,
     Result,
     SealedMove,
     Shape,
@@ -111,6 +112,7 @@ __all__ = [
     "PublicMove",
     "RecentMove",
     "Relayed",
+    "RelayPacket",
     "Request",
     "Result",
     "SIG_LEN",
@@ -135,6 +137,8 @@ __all__ = [
 
 TYPES: dict[str, type[Document]] = {t.KIND: t for t in (Invitation, Join, Packet, Move, Archive, Notice, Request,
                                                          Handover, Mental, Talk)}
+# the formats read besides each kind's current one: a blind host's packets of format 2
+OTHER_FORMATS: dict[str, type[Document]] = {"pbem-packet/2": RelayPacket}
 D = TypeVar("D", bound=Document)
 E = TypeVar("E", bound=Document)
 S = TypeVar("S", bound=Shape)
@@ -246,7 +250,10 @@ def parse(kind: str, payload: bytes, *, check_signature: bool = True) -> Signed[
     what = msg("the {kind} block", kind=kind_word(k))
     raw = load_json(body, what)
     fmt = raw.get("format") if isinstance(raw, dict) else None
-    if fmt != f"pbem-{k}/{VERSION}":
+    other = OTHER_FORMATS.get(fmt) if isinstance(fmt, str) else None
+    if other is not None and other.KIND == k:
+        cls = other
+    elif fmt != f"pbem-{k}/{VERSION}":
         newer = isinstance(fmt, str) and fmt.startswith(f"pbem-{k}/")
         raise BadPacket(msg("{kind} block has format {format}, expected {expected}", kind=kind_word(k), format=repr(str(fmt)[:40]),
                           expected=repr(f"pbem-{k}/{VERSION}")),
@@ -260,6 +267,27 @@ def parse(kind: str, payload: bytes, *, check_signature: bool = True) -> Signed[
     if check_signature:
         verify(signer, body, sig)
     return Signed(k, doc, signer, payload)
+
+
+def relay(block: Signed[Any]) -> Relayed:
+    """`block` as a format 2 packet relays it: its signature, and its document as JSON."""
+    kind = cast("Literal['join', 'mental']", block.kind)
+    return Relayed(kind=kind, sig=b64(block.payload[:SIG_LEN]), doc=load_json(block.payload[SIG_LEN:], "block"))
+
+
+def relayed_payload(r: Relayed, what: Text) -> bytes:
+    """The payload of a relayed block as its seat signed it, from either packet format."""
+    if r.block is not None:
+        return unb64(r.block, what)
+    sig = unb64(r.sig, what)
+    if len(sig) != SIG_LEN:
+        raise BadPacket(msg("{what} has a signature of {size} bytes", what=what, size=len(sig)))
+    return sig + canonical_json(r.doc)
+
+
+def parse_relayed(r: Relayed, what: Text, *, check_signature: bool = True) -> Signed[Any]:
+    """A relayed block, parsed as `parse` does (its kind as the packet names it)."""
+    return parse(r.kind, relayed_payload(r, what), check_signature=check_signature)
 
 
 def check_signature(block: Signed[Any]) -> None:

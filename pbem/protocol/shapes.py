@@ -187,10 +187,20 @@ class Standings(Shape, frozen=True):
 
 
 class Relayed(Shape, frozen=True):
-    """A seat's signed block, relayed whole by a blind host (base64 of its payload)."""
+    """A seat's signed block, relayed whole by a blind host. Packet format 1 carries the
+    block's payload in base64 (`block`); format 2 its signature in base64 (`sig`) and its
+    document as JSON (`doc`), whose canonical bytes are what the seat signed, so a shuffle's
+    ciphertexts are not put into base64 a second time (pbem.protocol.documents.relayed_payload)."""
 
     kind: Literal["join", "mental"]
-    block: str
+    block: str | None = None
+    sig: str | None = None
+    doc: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        v2 = self.sig is not None and self.doc is not None
+        if (self.block is None) != v2 or (self.block is not None and (self.sig, self.doc) != (None, None)):
+            raise BadPacket(msg("a relayed block must be either its payload or its signature and document"))
 
 
 class Waiting(Shape, frozen=True):
@@ -203,6 +213,7 @@ class Waiting(Shape, frozen=True):
 
 class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
     KIND: ClassVar[str] = "packet"
+    FORMAT: ClassVar[int] = VERSION
     seq: int
     prev: str
     round: int
@@ -244,6 +255,9 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
                               player=repr(self.to_move[:40])))
         if any(not isinstance(e.get("event"), str) for e in self.events):  # found by test_hostile_input's fuzzing
             raise BadPacket(msg("packet {seq} holds an event without its kind", seq=self.seq))
+        if any((r.block is None) != (self.FORMAT == 2) for r in self.relayed or []):
+            raise BadPacket(msg("packet {seq} relays a block in a form its format {format} does not use", seq=self.seq,
+                              format=self.FORMAT))
 
     def moves_json(self) -> list[dict[str, Any]]:
         return [msgspec.to_builtins(m) for m in self.moves]
@@ -256,6 +270,13 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
             return list(self.moves)
         mine = [i for i, m in enumerate(self.recent) if m.seat == seat and m.by is None]
         return list(self.recent[(mine[-1] + 1 if mine else 0):])
+
+
+class RelayPacket(Packet, tag="pbem-packet/2", frozen=True, kw_only=True):
+    """A blind host's packet in format 2: its relayed blocks as signature and JSON document
+    (`Relayed.doc`), not base64 inside base64. Format 1 packets still read (`Packet`)."""
+
+    FORMAT: ClassVar[int] = 2
 
 
 class Part(Shape, frozen=True):

@@ -15,7 +15,17 @@ from dataclasses import dataclass
 from pbem.errors import Msg, PbemError, msg
 from pbem.protocol import talk
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Archive, Invitation, Packet, Signed, Talk, check_signature, parse, unb64
+from pbem.protocol.documents import (
+    Archive,
+    Invitation,
+    Packet,
+    Signed,
+    Talk,
+    check_signature,
+    parse,
+    parse_relayed,
+    unb64,
+)
 from pbem.protocol.talk import Line
 
 
@@ -149,7 +159,7 @@ def _moves_in(packet: Packet) -> int:
     for relayed in packet.relayed or []:
         if relayed.kind == "mental":
             try:
-                n += parse("mental", unb64(relayed.block, "block"), check_signature=False).doc.step == "move"
+                n += parse_relayed(relayed, "block", check_signature=False).doc.step == "move"
             except PbemError:
                 pass
     return n

@@ -33,11 +33,10 @@ from pbem.protocol.documents import (
     Packet,
     Signed,
     b64,
-    parse,
+    parse_relayed,
     read_blocks,
     read_text,
     sign,
-    unb64,
 )
 from pbem.protocol.mental.group import ScalarSource, seeded_scalars
 from pbem.protocol.trustless import audit
@@ -80,7 +79,7 @@ def read_relayed(packet: Packet, keys: dict[str, PublicKey]) -> list[Signed[Join
     """The seats' blocks a packet relays, each signature checked against its seat's key."""
     out: list[Signed[Join] | Signed[Mental]] = []
     for r in packet.relayed or []:
-        block = parse(r.kind, unb64(r.block, t("a block relayed in packet {seq}", seq=packet.seq)))
+        block = parse_relayed(r, t("a block relayed in packet {seq}", seq=packet.seq))
         seat = block.doc.seat
         if block.game != packet.game or seat not in keys or block.signer.encode() != keys[seat].encode():
             raise BadSignature(t("packet {seq} relays {a_kind} for {seat} not signed by that seat's key", seq=packet.seq,
