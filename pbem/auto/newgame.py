@@ -45,8 +45,8 @@ def parse_emails(given: list[str]) -> dict[str, str]:
 def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, ruleset: str = "classic",
              options: list[str] | None = None, emails: dict[str, str] | None = None,
              timing: dict[str, Any] | None = None, absent_after: int | None = None, host_mail: str | None = None,
-             trustless: bool = False, store: str | None = None, db: Path | None = None,
-             output: Path | None = None) -> NewGame:
+             trustless: bool = False, threshold: int | None = None, store: str | None = None,
+             db: Path | None = None, output: Path | None = None) -> NewGame:
     """Create game `game`, hosted by `host`, with `seats` in seat order and deadline rules `timing`
     (a Timing's config, or None; `absent_after` as the host gave it, which a trustless game
     refuses), in the chosen store; write its invitation to `output` (default:
@@ -58,7 +58,9 @@ def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, r
     url = store_url(store, db, game)
     if trustless:
         url, invitation = _trustless(game, host, seats, ruleset, list(options or ()), emails, timing, absent_after,
-                                     host_mail, store, db)
+                                     host_mail, store, db, threshold)
+    elif threshold is not None:
+        raise UsageError(t("--threshold needs --trustless"))
     else:
         invitation = create_game(url, game, host, ruleset, seats, list(options or ()), emails, timing,
                                  host_mail=host_mail)
@@ -71,7 +73,8 @@ def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, r
 
 def _trustless(game: str, host: Identity, seats: list[tuple[str, PublicKey]], ruleset: str, options: list[str],
                emails: dict[str, str], timing: dict[str, Any] | None, absent_after: int | None,
-               host_mail: str | None, store: str | None, db: Path | None) -> tuple[str, Signed[Invitation]]:
+               host_mail: str | None, store: str | None, db: Path | None,
+               threshold: int | None = None) -> tuple[str, Signed[Invitation]]:
     """A trustless game in a SQLite file of its own (saves/GAME.db, --db or a SQLite --store),
     everything it refuses refused before that file is made."""
     from pbem.host import blind
@@ -89,7 +92,7 @@ def _trustless(game: str, host: Identity, seats: list[tuple[str, PublicKey]], ru
     if timing:
         blind.check_no_absent_rule(absent_after)
         blind.check_timing(Timing.from_config({"timing": timing}))
-    invitation = blind.create_game(own, game, host, ruleset, seats, options, host_mail=host_mail)
+    invitation = blind.create_game(own, game, host, ruleset, seats, options, host_mail=host_mail, threshold=threshold)
     if emails or timing:
         with blind.BlindHost(own) as b:
             for name, addr in emails.items():

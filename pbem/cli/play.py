@@ -92,6 +92,10 @@ def game_new(
     trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
                                             "the host holds no secret (docs/trustless.md). Such a game has a file "
                                             "of its own: saves/GAME.db or --db FILE.")] = False,
+    threshold: Annotated[int | None, typer.Option("--threshold", help="With --trustless: how many of the other seats "
+                                                  "together can do a vanished seat's part (and could read its cards); "
+                                                  "default all of them (docs/trustless.md §11).",
+                                                  show_default=False)] = None,
     store: StoreOpt = None,
     db: DbOpt = None,
     output: OutOpt = None,
@@ -118,7 +122,7 @@ def game_new(
         rules = timing.timing(None).to_config()
     host = identity_named(home, host_name, passphrase_file, t("which identity hosts the game? pass --host NAME"))
     made = new_game(game, host, seats, ruleset=ruleset, options=option, emails=emails, timing=rules,
-                    absent_after=timing.absent_after, trustless=trustless, store=store, db=db, output=output,
+                    absent_after=timing.absent_after, trustless=trustless, threshold=threshold, store=store, db=db, output=output,
                     host_mail=emails.get(HOST) or _profile_sender(home))  # signed into the invitation: where seats mail
     typer.echo(t("created game {game} ({ruleset}, {n} seats) in {path}", game=made.game, ruleset=t(ruleset),
                  n=len(made.seats), path=shown(made.url)))

@@ -53,10 +53,17 @@ def open_file(path: Path, *, create: bool = False) -> Engine:
 
 
 def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list[tuple[str, PublicKey]],
-                options: list[str], clock: Clock = REAL, host_mail: str | None = None) -> Signed[Invitation]:
+                options: list[str], clock: Clock = REAL, host_mail: str | None = None,
+                threshold: int | None = None) -> Signed[Invitation]:
     """A trustless game: the invitation commits to nothing, since the host deals nothing.
-    `host_mail`: the address the seats mail, signed into the invitation."""
+    `host_mail`: the address the seats mail, signed into the invitation; `threshold`: how many
+    of the other seats can do a vanished seat's part (default all of them, docs/trustless.md §11)."""
     checked = check_new_game(path, name, ruleset, seats, options)
+    if threshold is None:
+        threshold = len(seats) - 1
+    if not 1 <= threshold <= len(seats) - 1:
+        raise UsageError(msg("bad {what} {text}", what="--threshold", text=threshold),
+                         hint=msg("a threshold counts other seats: 1 to {n}", n=len(seats) - 1))
     host_mail = check_host_mail(host_mail)
     if checked != CLASSIC:  # swap-hat, inspect and the thefts need more than a view can apply (docs/trustless.md §9)
         raise UsageError(msg("a trustless game plays the classic rules only, not {ruleset}", ruleset=repr(checked)),
@@ -66,7 +73,8 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
     invitation = sign(Invitation(game=game_id, name=name, ruleset=checked, options=sorted(options),
                                  host=HostParty(name=host.name, key=host.public.encode(), mail=host_mail),
                                  seats=[Party(name=n, key=k.encode()) for n, k in seats],
-                                 commitments=[], created=stamp(clock.now()), trustless=True), host)
+                                 commitments=[], created=stamp(clock.now()), trustless=True,
+                                 threshold=threshold), host)
     engine = open_file(path, create=True)
     with engine.begin() as c:
         c.execute(insert(GAMES).values(id=game_id, name=name, host_name=host.name, invitation=invitation.armored()))

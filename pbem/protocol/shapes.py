@@ -92,6 +92,9 @@ class Invitation(Document, tag=f"pbem-invitation/{VERSION}", frozen=True, kw_onl
     commitments: list[str]
     created: str
     trustless: bool = False  # dealt by the seats (docs/trustless.md): the host holds no secret
+    # a trustless game: how many of the other seats can do a vanished seat's part (docs/trustless.md
+    # §11); None, a game from before it: no seat deals its keys, and none can vanish
+    threshold: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -118,12 +121,21 @@ class KeyShareDoc(Shape, frozen=True):
     proof: str  # base64 of 64 bytes
 
 
+class DealingDoc(Shape, frozen=True):
+    """A trustless seat's epoch keys shared among the other seats (docs/trustless.md §11)."""
+
+    threshold: int
+    commitments: str  # base64: every epoch's Feldman commitments A_1..A_{K-1}, 32 bytes each
+    shares: dict[str, str]  # holder seat -> base64 HPKE box of its four shares
+
+
 class Join(Document, tag=f"pbem-join/{VERSION}", frozen=True, kw_only=True):
     KIND: ClassVar[str] = "join"
     seat: str
     invitation: str  # hash of the invitation block
     contribution: str  # base64 of 32 bytes
     mental: list[KeyShareDoc] | None = None  # a trustless game: one ElGamal key share per epoch
+    dealing: DealingDoc | None = None  # a trustless game with a threshold: the keys, shared
 
 
 # --- packet -----------------------------------------------------------------------------------

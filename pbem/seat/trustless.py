@@ -70,9 +70,14 @@ def join(inv: Signed[Invitation], identity: Identity, seat: str) -> Signed[Join]
     """The trustless join: the usual contribution plus the key shares with their proofs (the
     proofs' nonces derived too, so joining again writes the same bytes)."""
     keys = seat_keys(identity, inv)
+    dealing = None
+    if inv.doc.threshold:  # the keys shared among the other seats (docs/trustless.md §11)
+        dealing = M.dealing(keys, inv.game, seat, [(p.name, PublicKey.decode(p.key)) for p in inv.doc.seats],
+                            inv.doc.threshold, _derived(identity, inv, b"join dealing"))
     return sign(Join(game=inv.game, seat=seat, invitation=inv.hash,
                      contribution=b64(fairness.seat_contribution(identity, inv.game, inv.hash)),
-                     mental=M.key_shares(keys, inv.game, seat, _derived(identity, inv, b"join proofs"))), identity)
+                     mental=M.key_shares(keys, inv.game, seat, _derived(identity, inv, b"join proofs")),
+                     dealing=dealing), identity)
 
 
 def read_relayed(packet: Packet, keys: dict[str, PublicKey]) -> list[Signed[Join] | Signed[Mental]]:
@@ -120,6 +125,7 @@ class Follower:
         for block in read_relayed(doc, self._seat_keys):
             if isinstance(block.doc, Join):
                 self.table.take_join(block.doc)
+                self._joined(block.doc)
                 lines.append(t("{seat} joined (key shares checked)", seat=block.doc.seat))
             else:
                 ended = len(self.table.ended)
@@ -134,6 +140,9 @@ class Follower:
     def _learn(self, doc: Mental) -> None:
         """What a seat does with a block it followed (a spectator holds no slot)."""
 
+    def _joined(self, join: Join) -> None:
+        """What a seat does with a join it followed (a spectator holds no share)."""
+
 
 class TrustlessSeat(Follower):
     """One seat following the chain: its keys, the slots it opened, the blocks it owes."""
@@ -145,6 +154,14 @@ class TrustlessSeat(Follower):
         self.keys: SeatKeys = seat_keys(identity, inv)
         self.seat: TableSeat | None = None  # once the stacks are final
         self.choose: Chooser | None = None  # who picks this seat's moves (a bot); None: the seat sends no move
+        self.held: dict[str, list[int]] = {}  # each other seat's epoch keys: this seat's shares of them
+
+    def _joined(self, join: Join) -> None:
+        """A threshold game: open and check this seat's shares of the joiner's keys (a bad share
+        stops the seat here, naming the dealer)."""
+        if self.table.game.threshold and join.seat != self.me and join.dealing is not None:
+            self.held[join.seat] = M.open_dealing(join, self.table.dealings[join.seat], self.table.shares[join.seat],
+                                                  self.table.players, self.me, self.identity)
 
     def _learn(self, doc: Mental) -> None:
         if self.seat is None and self.table.step() != "shuffle":

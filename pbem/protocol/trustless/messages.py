@@ -8,12 +8,14 @@ for its shape by the one parser (documents.parse) before any proof is looked at.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
-from pbem.protocol.crypto import Identity
+from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
+    DealingDoc,
     Join,
     KeyShareDoc,
     Mental,
@@ -27,6 +29,8 @@ from pbem.protocol.documents import (
     sign,
 )
 from pbem.protocol.mental.group import Point, ScalarSource, random_scalar
+from pbem.protocol.mental.vss import Dealing
+from pbem.protocol.trustless import dealing as D
 from pbem.protocol.trustless.keys import SeatKeys, check_public
 from pbem.protocol.trustless.tokens import Slot
 
@@ -34,6 +38,19 @@ from pbem.protocol.trustless.tokens import Slot
 def key_shares(keys: SeatKeys, game: str, seat: str, rng: ScalarSource = random_scalar) -> list[KeyShareDoc]:
     """The join's `mental` field: every epoch's public share with its proof of knowledge."""
     return [convert(p, KeyShareDoc, f"{seat}'s key share") for p in keys.public(game, seat, rng)]
+
+
+def dealing(keys: SeatKeys, game: str, seat: str, seats: list[tuple[str, PublicKey]], threshold: int,
+            rng: ScalarSource = random_scalar) -> DealingDoc:
+    """The join's `dealing`: the seat's epoch keys shared among the others (docs/trustless.md §11)."""
+    return convert(D.make(keys, game, seat, seats, threshold, rng), DealingDoc, f"{seat}'s key dealing")
+
+
+def open_dealing(join: Join, commitments: Dealing, keys: dict[int, Point], players: Sequence[str], me: str,
+                 identity: Identity) -> list[int]:
+    """`me`'s shares of the joiner's keys, checked against the commitments (BadShare if off)."""
+    return D.open_mine(msgspec.to_builtins(join.dealing), commitments, keys, join.game, join.seat, players, me,
+                       identity)
 
 
 def join_shares(join: Join) -> dict[int, Point]:

@@ -33,7 +33,9 @@ from pbem.protocol.documents import Invitation, Join, Mental, Tokens, Waiting
 from pbem.protocol.mental.elgamal import Ciphertext, open_with
 from pbem.protocol.mental.group import Point
 from pbem.protocol.mental.proofs import BadProof
+from pbem.protocol.mental.vss import Dealing
 from pbem.protocol.trustless import audit
+from pbem.protocol.trustless import dealing as D
 from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
@@ -48,7 +50,8 @@ PARALLEL = ("deal", "goal", "reveal", "tokens")  # steps whose seats answer the 
 def game_of(inv: Invitation) -> TrustlessGame:
     players = inv.seat_names()
     options = frozenset(inv.options)
-    return TrustlessGame(inv.game, inv.ruleset, players, options, tuple(game_stacks(inv.ruleset, len(players), options)))
+    return TrustlessGame(inv.game, inv.ruleset, players, options, tuple(game_stacks(inv.ruleset, len(players), options)),
+                         inv.threshold or 0)
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class PublicTable:
     game: TrustlessGame
     joins: dict[str, Join] = field(default_factory=dict)
     shares: dict[str, dict[int, Point]] = field(default_factory=dict)
+    dealings: dict[str, Dealing] = field(default_factory=dict)  # each seat's commitments (a threshold game)
     stacks: S.Stacks = field(default_factory=dict)
     shuffled: int = 0  # seats that have shuffled, in seat order
     dealt: list[str] = field(default_factory=list)  # seats whose round-1 deal tokens are in
@@ -186,7 +190,14 @@ class PublicTable:
         if join.mental is None:
             raise BadPacket(msg("{seat}'s join carries no key shares: game {game} is trustless", seat=join.seat,
                               game=self.game.id), hint=msg("join with a pbem that plays trustless games"))
-        self.shares[join.seat] = M.join_shares(join)
+        shares = M.join_shares(join)
+        if join.dealing is not None and not self.game.threshold:
+            raise BadPacket(msg("{seat}'s join carries a key dealing, but game {game} has no threshold", seat=join.seat,
+                                game=self.game.id))
+        if self.game.threshold:
+            self.dealings[join.seat] = D.check_public(msgspec.to_builtins(join.dealing), join.seat, self.players,
+                                                      self.game.threshold)
+        self.shares[join.seat] = shares
         self.joins[join.seat] = join
 
     def take(self, doc: Mental, head: int) -> Msg:

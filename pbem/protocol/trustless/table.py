@@ -41,6 +41,7 @@ class TrustlessGame:
     players: tuple[str, ...]
     options: frozenset[str]
     stacks: tuple[Stack, ...]
+    threshold: int = 0  # how many others can do a seat's part (docs/trustless.md §11); 0: no dealing
 
     def stack(self, label: str) -> Stack:
         for s in self.stacks:
