@@ -225,3 +225,24 @@ def test_a_move_for_another_game_is_rejected_with_a_line(tmp_path: Path) -> None
     assert sqlite_dump(db) == before and gf.inbox() == []
     assert sorted(p.name for p in (gf.inbox_dir / "rejected").iterdir()) == ["stray.pbem", "stray.pbem.why"]
     assert any(line.startswith("rejected stray.pbem") and "another-game" in line for line in lines), lines
+
+
+def test_a_move_is_published_once_in_its_pass(tmp_path: Path) -> None:
+    """A pass that applies a move asks the store what is left to publish at its start and once
+    after the move (its packet out before the inbox is tidied); not a third time at its end, which
+    only a pass that took something without a packet (a line of talk) or made a notice needs.
+    Each ask reads the deliveries table three times (packets, notices, talk), and marking the
+    packet delivered once more: 7 reads (a third ask would make 10)."""
+    from sqlalchemy import event
+
+    _, host, fh, lines, seats, _ = started_game(tmp_path)
+    mover = seats["ann"].latest().doc.to_move
+    msp = seats[mover].latest()
+    seats[mover].move(msp, str(legal_moves(msp.view)[0]))
+    asked: list[str] = []
+    event.listen(host.store.engine, "before_cursor_execute",
+                 lambda conn, cursor, statement, *rest: asked.append(statement) if "FROM deliveries" in statement else None)
+    fh.step()
+    assert any(f"applied {mover}'s move" in line for line in lines), lines
+    assert len(GameFolder.open(tmp_path / "shared").packets(None)) == 2
+    assert len(asked) == 7, len(asked)

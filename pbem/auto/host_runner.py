@@ -83,6 +83,7 @@ class FolderHost:
     # system refused): content hash -> where it goes and why; moved again each pass, said once
     stuck: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     grace: float = 10.0  # seconds an unreadable inbox file may still be being written
+    unpublished: bool = False  # a block was taken that made no packet (a line of talk): publish after the pass
 
     def __post_init__(self) -> None:
         self.folder, filled = init_folder(self.dir, self.host)
@@ -124,8 +125,10 @@ class FolderHost:
         ticked = self.host.tick()  # reminders, late notices, timeouts
         for out in ticked:
             self.log(words.render(out.message))
-        if groups or ticked:  # an idle pass does not ask the store again (the next pass starts by publishing)
+        if self.unpublished or ticked:  # a pass that published each packet as it made it asks no more
             self._publish()
+            self.unpublished = False
+        if groups or ticked:  # an idle pass does not ask the store again
             status = self.host.head()[1]
         if status == "over":
             self.log(game_over_line(self.host))
@@ -168,6 +171,8 @@ class FolderHost:
             if out.seq:
                 current = out.seq
                 self._publish()  # players see the packet before we tidy the inbox
+            else:  # a join before the deal, a line of talk: published at the end of the pass
+                self.unpublished = True
         self.retrying.discard(h)
         self._aside(paths, "done", None, key=h, digest=h)
         return current

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Table, func, insert, select
+from sqlalchemy import Table, bindparam, func, insert, select
 from sqlalchemy.engine import Connection
 
 from pbem.errors import BadPacket, Conflict, listed, msg
@@ -54,7 +54,20 @@ def take(c: Connection, table: Table, scope: dict[str, Any], block: Signed[Talk]
 
 def lines_after(c: Connection, table: Table, scope: dict[str, Any], after: int) -> list[TalkRelease]:
     """The lines kept after line `after`, in the order the host took them."""
-    rows = c.execute(select(table.c.id, table.c.seq, table.c.seat, table.c.armored)
-                     .where(*[table.c[k] == v for k, v in scope.items()], table.c.id > after)
-                     .order_by(table.c.id)).all()
+    rows = c.execute(_lines_query(table, tuple(scope)), {**{f"b_{k}": v for k, v in scope.items()}, "b_after": after}).all()
     return [TalkRelease(r.id, r.seq, r.seat, r.armored) for r in rows]
+
+
+# Each publishing pass asks for the lines after its mark, every game, every pass: the statement is
+# built once per table and scope, not once per ask (building and keying a select is not free).
+_LINES: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+
+def _lines_query(table: Table, keys: tuple[str, ...]) -> Any:
+    made = _LINES.get((id(table), keys))
+    if made is None:
+        made = _LINES[(id(table), keys)] = (
+            select(table.c.id, table.c.seq, table.c.seat, table.c.armored)
+            .where(*[table.c[k] == bindparam(f"b_{k}") for k in keys], table.c.id > bindparam("b_after"))
+            .order_by(table.c.id))
+    return made
