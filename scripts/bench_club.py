@@ -1,25 +1,30 @@
-"""A club under load (`scripts/bench-club [--games N] [--seats S] [--seconds T]`).
+"""A club under load (`scripts/bench-club [--games N] [--seats S] [--seconds T] [--lease L] [--dir DIR]
+[--profile PREFIX]`).
 
-N games of S seats in one store, SQLite and then PostgreSQL (a real server on loopback,
-tests/pg_server.py, fsync on). Bot seats play every game through the API: the driver opens
-each new packet with the seat's key, picks a random legal move, signs and seals it, and hands
-it to the daemons. The daemons are separate processes applying moves with `Host.accept`;
-with two daemons each move is handed to both (as when two daemons watch one inbox), so the
-row locks (PostgreSQL) and BEGIN IMMEDIATE (SQLite) must keep every move applied once.
+For each store (a SQLite file; PostgreSQL, a real server on loopback started as the suite starts
+it, tests/pg_server.py, fsync on) and for 1, 2 and 3 daemons: a fresh store of N games of S seats,
+each game served over a shared folder, and that many real `pbem host run --all` daemons
+(`--poll 0.05 --lease L`) sharing its games. Bot seats, in this process on the same cores, play
+every game through its folder as `pbem bot run` would: each new packet opened with the seat's
+key, a random legal move signed, sealed and dropped into the inbox.
 
-Reports applied moves per second and the median and 99th percentile time from a move being
-handed over to its packet being committed.
+Reports, per run: moves applied a second; the daemons' CPU (user + system) per move; "already
+applied" lines (a move seen by two daemons) as a share of the moves; moves applied twice
+(per game and round, move numbers run 1..n; must be 0). With two daemons and more, one daemon is
+then killed with SIGKILL and the time until the others hold all its games is measured against
+the lease period. --profile PREFIX: the one daemon runs under cProfile (PREFIX-SQLite.prof, ...).
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
-import queue
-import statistics
+import signal
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,104 +33,47 @@ sys.path.insert(0, str(ROOT / "tests"))
 os.environ.setdefault("PBEM_SCRYPT_N", "1024")
 
 from engine.bots import RandomBot  # noqa: E402
+from pbem.folder.layout import GameFolder  # noqa: E402
+from pbem.folder.play import init_folder  # noqa: E402
 from pbem.host import referee as H  # noqa: E402
 from pbem.host.store import Store  # noqa: E402
-from pbem.protocol.crypto import Identity  # noqa: E402
 from pbem.protocol.documents import read_blocks  # noqa: E402
 from pbem.seat import player as P  # noqa: E402
 
-
-def daemon(url: str, me: Identity, inbox: mp.Queue, done: mp.Queue, stop) -> None:
-    hosts: dict[str, H.Host] = {}
-    with Store(url) as store:
-        while True:
-            item = inbox.get()
-            if item is None or stop.is_set():  # the run is over: the moves still queued are not applied
-                return
-            game, armored, sent = item
-            host = hosts.get(game) or hosts.setdefault(game, H.Host(store, me, game=game))
-            try:
-                out = host.accept(read_blocks(armored)[0])
-            except Exception as exc:  # a stale copy, say: the other daemon was first
-                done.put((game, "refused", str(exc)[:80], sent, time.perf_counter()))
-                continue
-            done.put((game, out.kind, out.seq, sent, time.perf_counter()))
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def setup(url: str, root: Path, games: int, seats: int):
+    """N dealt games in the store at `url`, each with its folder under `root` as its transport."""
     from pbem.seat import keys
 
     names = [f"p{i}" for i in range(seats)]
     homes = {n: root / "homes" / n for n in ["host", *names]}
     ids = {n: keys.create_identity(h, n, None) for n, h in homes.items()}
+    folders: dict[str, GameFolder] = {}
     with Store(url, create=True) as store:
         for g in range(games):
             inv = H.create_game(store, f"g{g:04d}", ids["host"], "classic", [(n, ids[n].public) for n in names], [])
             host = H.Host(store, ids["host"], game=inv.game)
             for n in names:
                 host.accept(read_blocks(P.join(read_blocks(inv.armored())[0], ids[n], homes[n]).armored())[0])
-    return ids, homes
+            where = root / "shared" / f"g{g:04d}"
+            host.set_config(transport={"folder": str(where)})
+            folders[inv.game], _ = init_folder(where, host)
+    return ids, homes, folders
 
 
-def drive(url: str, ids, homes, daemons: int, seconds: float) -> dict[str, float]:
-    ctx = mp.get_context("fork")
-    inbox: mp.Queue = ctx.Queue()
-    done: mp.Queue = ctx.Queue()
-    stop = ctx.Event()
-    procs = [ctx.Process(target=daemon, args=(url, ids["host"], inbox, done, stop)) for _ in range(daemons)]
-    for p in procs:
-        p.start()
-    bots: dict[str, RandomBot] = {}
-    latencies: list[float] = []
-    applied = 0
-    with Store(url) as store:
-        hosts = {g: H.Host(store, game=g) for g in store.game_ids()}
-
-        def hand_over(game: str) -> bool:
-            seq, status = hosts[game].head()
-            if status != "playing":
-                return False
-            packet = read_blocks(hosts[game].packet(seq) or "")[0]
-            seat = packet.doc.to_move
-            sp = P.open_packet(packet, ids[seat], homes[seat], remember=False)
-            bot = bots.setdefault(f"{game}/{seat}", RandomBot(f"{game}/{seat}"))
-            armored = P.make_move(sp, str(bot.choose(sp.view))).armored()
-            sent = time.perf_counter()
-            for _ in range(daemons):  # each daemon sees every move, as two watching one inbox would
-                inbox.put((game, armored, sent))
-            return True
-
-        live = [g for g in hosts if hand_over(g)]
-        started = time.perf_counter()
-        while time.perf_counter() - started < seconds and live:
-            try:
-                game, kind, seq, sent, at = done.get(timeout=5)
-            except queue.Empty:
-                break
-            if kind != "applied":
-                continue
-            applied += 1
-            latencies.append(at - sent)
-            hand_over(game)
-        elapsed = time.perf_counter() - started
-    stop.set()
-    for _ in procs:
-        inbox.put(None)
-    for p in procs:
-        p.join(30)
-        if p.is_alive():
-            p.kill()
-    # Moves still queued are dropped: without this the queue's feeder thread would wait at exit
-    # for a reader that is gone (the run hung after printing its table).
-    inbox.cancel_join_thread()
-    done.cancel_join_thread()
-    latencies.sort()
-    return {"moves_per_s": applied / elapsed, "median_ms": statistics.median(latencies) * 1000,
-            "p99_ms": latencies[int(len(latencies) * 0.99) - 1] * 1000, "moves": applied}
+def cpu(pid: int) -> float:
+    """A process's CPU seconds (user + system), from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def check_once(url: str) -> None:
-    """Every move was applied once: per game, move numbers run 1..n with no gap or repeat."""
+def moves_in(url: str) -> tuple[int, int]:
+    """(moves applied, moves applied twice): per game and round, numbers that are not 1..n."""
     from sqlalchemy import select
 
     from pbem.host.store import moves
@@ -135,8 +83,141 @@ def check_once(url: str) -> None:
     seen: dict[tuple[str, int], list[int]] = {}
     for g, r, n in rows:
         seen.setdefault((g, r), []).append(n)
-    for ns in seen.values():
-        assert sorted(ns) == list(range(1, len(ns) + 1)), "a move was applied twice or lost"
+    twice = sum(len(ns) - len(set(ns)) + len(set(ns) - set(range(1, len(ns) + 1))) for ns in seen.values())
+    return len(rows), twice
+
+
+class Bots:
+    """Every seat of every game, playing through the folders."""
+
+    def __init__(self, ids, homes, folders: dict[str, GameFolder]) -> None:
+        self.ids, self.homes, self.folders = ids, homes, folders
+        self.answered: dict[str, int] = {}
+        self.bots: dict[str, RandomBot] = {}
+        self.over: set[str] = set()
+
+    def play(self) -> int:
+        """Answer each game's newest packet once; the number answered."""
+        n = 0
+        for game, folder in self.folders.items():
+            if game in self.over:
+                continue
+            latest = folder.latest_packet(None)
+            if latest is None or latest[0] <= self.answered.get(game, 0):
+                continue
+            seq, data = latest
+            packet = read_blocks(data.decode())[0]
+            seat = packet.doc.to_move
+            if seat is None:
+                self.over.add(game)
+                continue
+            sp = P.open_packet(packet, self.ids[seat], self.homes[seat], remember=False)
+            bot = self.bots.setdefault(f"{game}/{seat}", RandomBot(f"{game}/{seat}"))
+            folder.submit_move(seat, seq, P.make_move(sp, str(bot.choose(sp.view))).armored().encode())
+            self.answered[game] = seq
+            n += 1
+        return n
+
+
+PLAYERS = 2  # processes of bot seats, each playing its part of the games
+
+
+def _players(bots: Bots, seconds: float) -> list:
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    games = sorted(bots.folders)
+
+    def play(part: list[str]) -> None:
+        bots.folders = {g: bots.folders[g] for g in part}
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            if not bots.play():
+                time.sleep(0.005)
+
+    procs = [ctx.Process(target=play, args=(games[i::PLAYERS],)) for i in range(PLAYERS)]
+    for p in procs:
+        p.start()
+    return procs
+
+
+def held_by(url: str, pid: int) -> int:
+    """How many live leases a daemon (by its process id) holds."""
+    from sqlalchemy import func, select
+
+    from pbem.host.leases import store_now
+    from pbem.host.store import leases
+
+    with Store(url) as store, store.read() as c:
+        now = store_now(c)
+        return int(c.execute(select(func.count()).select_from(leases)
+                             .where(leases.c.holder.like(f"%:{pid}:%"), leases.c.expires >= now)).scalar_one())
+
+
+def run(kind: str, url: str, root: Path, daemons: int, games: int, seats: int, seconds: float, lease: float,
+        profile: str | None = None) -> dict:
+    ids, homes, folders = setup(url, root, games, seats)
+    python = [sys.executable, *(["-m", "cProfile", "-o", f"{profile}-{kind}.prof"] if profile and daemons == 1 else [])]
+    env = {**os.environ, "PBEM_HOME": str(homes["host"]), "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
+    logs = [root / f"daemon-{i}.log" for i in range(daemons)]
+    procs = [subprocess.Popen([*python, "-m", "pbem", "host", "run", "--all", "--store", url, "--poll", "0.05",
+                               "--lease", str(lease), "--home", str(homes["host"])], env=env,
+                              stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=root) for log in logs]
+    bots = Bots(ids, homes, folders)
+    share = f"of {games} active games; {daemons} daemon(s) share the store"
+    deadline = time.monotonic() + 120
+    while sum(held_by(url, p.pid) for p in procs) < games or not all(share in log.read_text() for log in logs):
+        assert time.monotonic() < deadline and all(p.poll() is None for p in procs), "the daemons did not start"
+        time.sleep(0.1)
+    before, _ = moves_in(url)
+    cpu0 = sum(cpu(p.pid) for p in procs)
+    started = time.perf_counter()
+    players = _players(bots, seconds)  # the seats, in processes of their own: bots never the bottleneck
+    for p in players:
+        p.join()
+    elapsed = time.perf_counter() - started
+    used = sum(cpu(p.pid) for p in procs) - cpu0
+    after, _ = moves_in(url)
+    moved = after - before
+    already = "".join(log.read_text() for log in logs).count("already applied")
+    out = {"kind": kind, "daemons": daemons, "moves_per_s": moved / elapsed, "cpu_ms": 1000 * used / max(moved, 1),
+           "moves": moved, "takeover": None, "already_running": already}
+    if daemons > 1:  # kill one mid-run: its games are served again within a lease period
+        victim = procs[-1]
+        held = held_by(url, victim.pid)
+        victim.send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        victim.wait()
+        while held_by(url, victim.pid) and time.monotonic() - killed < 3 * lease:
+            bots.play()
+            time.sleep(0.01)
+        out["takeover"] = time.monotonic() - killed
+        out["victim_games"] = held
+        served = moves_in(url)[0]
+        settle = time.monotonic() + lease
+        while time.monotonic() < settle:  # its games move again
+            if not bots.play():
+                time.sleep(0.01)
+        out["moved_after"] = moves_in(url)[0] - served
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:  # its stack into its log, for whoever looks
+            p.send_signal(signal.SIGABRT)
+            p.wait(10)
+    text = "".join(log.read_text() for log in logs)
+    out["already"] = text.count("already applied")  # with the killed daemon's leftovers
+    out["twice"] = moves_in(url)[1]
+    return out
+
+
+@contextmanager
+def _kept(path: str) -> Iterator[str]:
+    Path(path).mkdir(parents=True, exist_ok=True)
+    yield path
 
 
 def main() -> None:
@@ -145,29 +226,39 @@ def main() -> None:
     def opt(name: str, default: float) -> float:
         return float(args[args.index(name) + 1]) if name in args else default
 
-    games, seats, seconds = int(opt("--games", 200)), int(opt("--seats", 5)), opt("--seconds", 20)
+    games, seats, seconds = int(opt("--games", 12)), int(opt("--seats", 4)), opt("--seconds", 20)
+    lease = opt("--lease", 5)
     from pg_server import PgServer
 
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    keep = args[args.index("--dir") + 1] if "--dir" in args else None
+    with tempfile.TemporaryDirectory() if keep is None else _kept(keep) as tmp:
         pg = PgServer(fsync=True)
         try:
-            for kind, url in (("SQLite", f"sqlite:///{Path(tmp) / 'club.db'}"), ("PostgreSQL", pg.new_database())):
-                t = time.perf_counter()
-                ids, homes = setup(url, Path(tmp) / kind, games, seats)
-                print(f"{kind}: {games} games of {seats} seats created and dealt in {time.perf_counter() - t:.0f}s",
-                      flush=True)
-                for daemons in (1, 2):
-                    r = drive(url, ids, homes, daemons, seconds)
-                    rows.append((kind, daemons, r))
-                    print(f"{kind}, {daemons} daemon(s): {r['moves_per_s']:.1f} moves/s, median {r['median_ms']:.1f} ms, "
-                          f"p99 {r['p99_ms']:.1f} ms ({r['moves']} moves)", flush=True)
-                check_once(url)
+            for kind in ("SQLite", "PostgreSQL"):
+                for daemons in (1, 2, 3):
+                    root = Path(tmp) / f"{kind}-{daemons}"
+                    url = f"sqlite:///{root / 'club.db'}" if kind == "SQLite" else pg.new_database()
+                    r = run(kind, url, root, daemons, games, seats, seconds, lease,
+                            args[args.index("--profile") + 1] if "--profile" in args else None)
+                    rows.append(r)
+                    took = "" if r["takeover"] is None else (f"; one killed: its {r['victim_games']} games taken over "
+                                                             f"in {r['takeover']:.1f}s (lease {lease:g}s), "
+                                                             f"{r['moved_after']} moves after")
+                    print(f"{kind}, {daemons} daemon(s): {r['moves_per_s']:.1f} moves/s, {r['cpu_ms']:.1f} ms CPU/move, "
+                          f"already applied {r['already_running']} ({r['already']} with the kill), "
+                          f"applied twice {r['twice']} ({r['moves']} moves){took}",
+                          flush=True)
         finally:
             pg.stop()
-    print(f"\n{'store':<11} {'daemons':>7} {'moves/s':>8} {'median ms':>10} {'p99 ms':>8}")
-    for kind, daemons, r in rows:
-        print(f"{kind:<11} {daemons:>7} {r['moves_per_s']:>8.1f} {r['median_ms']:>10.1f} {r['p99_ms']:>8.1f}")
+    print(f"\n{'store':<11} {'daemons':>7} {'moves/s':>8} {'x one':>6} {'CPU ms/move':>12} {'already %':>10} "
+          f"{'twice':>6} {'takeover s':>11}   (already %: while all ran; takeover: after kill -9, lease {lease:g} s)")
+    one: dict[str, float] = {}
+    for r in rows:
+        one.setdefault(r["kind"], r["moves_per_s"])
+        take = "-" if r["takeover"] is None else f"{r['takeover']:.1f}"
+        print(f"{r['kind']:<11} {r['daemons']:>7} {r['moves_per_s']:>8.1f} {r['moves_per_s'] / one[r['kind']]:>6.2f} "
+              f"{r['cpu_ms']:>12.1f} {100 * r['already_running'] / max(r['moves'], 1):>10.2f} {r['twice']:>6} {take:>11}")
 
 
 if __name__ == "__main__":
