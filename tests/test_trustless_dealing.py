@@ -121,3 +121,25 @@ def test_game_new_takes_a_threshold_and_refuses_a_bad_one(tmp_path: Path) -> Non
          "1", home=host, cwd=tmp_path, ok=True)
     inv = read_blocks((tmp_path / "t" / "out" / "invitation.pbem").read_text())[0]
     assert inv.doc.threshold == 1
+
+
+def test_a_box_that_is_no_box_is_refused_at_the_host_and_one_for_another_seat_by_its_holder(tmp_path: Path) -> None:
+    t = Table(tmp_path)
+    honest = join(t.inv, t.ids["ann"], "ann")
+    boxes = honest.doc.dealing.shares
+
+    def with_box(box: str):
+        bad = msgspec.structs.replace(honest.doc.dealing, shares={**boxes, "bob": box})
+        return sign(msgspec.structs.replace(honest.doc, dealing=bad, signer=""), t.ids["ann"])
+
+    for box in ("not base64!", boxes["bob"][:-8] + "=" * 0, ""):
+        with pytest.raises(BadPacket):
+            t.send(with_box(box))
+    assert t.host.packets(0) == []
+    assert t.send(with_box(boxes["cat"])) == "joined"  # cat's box, the right size: only bob can tell
+    for s in SEATS[1:]:
+        t.send(join(t.inv, t.ids[s], s))
+    (first,) = t.packets()
+    t.seats["dan"].follow(first)
+    with pytest.raises(BadShare, match="ann's key shares for bob are bad"):
+        t.seats["bob"].follow(first)

@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pbem.errors import BadPacket, msg
+from pbem.errors import BadPacket, PbemError, msg
 from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal
-from pbem.protocol.mental.group import Point, ScalarSource, random_scalar
-from pbem.protocol.mental.vss import Dealing, check_shares, deal, decode_shares, share_bytes
+from pbem.protocol.mental.group import SCALAR_BYTES, Point, ScalarSource, random_scalar
+from pbem.protocol.mental.vss import BadShare, Dealing, check_shares, deal, decode_shares, share_bytes
 from pbem.protocol.shapes import b64
 from pbem.protocol.trustless.keys import EPOCHS, SeatKeys, unb64
+
+SEAL_OVERHEAD = 1 + 8 + 32 + 16  # a sealed part's version, key id, HPKE key and AEAD tag (crypto.seal)
+BOX_BYTES = SCALAR_BYTES * len(EPOCHS) + SEAL_OVERHEAD
 
 
 def default_threshold(seats: int) -> int:
@@ -53,6 +56,10 @@ def check_public(doc: Any, dealer: str, players: Sequence[str], threshold: int) 
     if not isinstance(doc.get("shares"), dict) or set(doc["shares"]) != others:
         raise BadPacket(msg("{seat}'s key dealing must seal shares to each other seat and no one else", seat=dealer))
     what = msg("{seat}'s key dealing", seat=dealer)
+    for holder, box in doc["shares"].items():
+        if len(unb64(box, what)) != BOX_BYTES:
+            raise BadPacket(msg("{seat}'s key shares for {me} are not one sealed box of {n} bytes", seat=dealer,
+                                me=holder, n=BOX_BYTES))
     return Dealing.decode(unb64(doc.get("commitments"), what), len(EPOCHS), threshold, len(others), what)
 
 
@@ -61,7 +68,10 @@ def open_mine(doc: dict[str, Any], dealing: Dealing, keys: dict[int, Point], gam
     """`me`'s shares of `dealer`'s epoch keys, opened and checked against the commitments
     (BadShare, a BadPacket, when they are off: `me` then complains in the open)."""
     what = msg("{seat}'s key shares for {me}", seat=dealer, me=me)
-    raw = open_sealed(unb64(doc["shares"][me], what), identity, _info(game, dealer, me))
-    shares = decode_shares(raw, len(EPOCHS), what)
-    check_shares(shares, [keys[e] for e in EPOCHS], dealing, players.index(me))
+    try:
+        shares = decode_shares(open_sealed(unb64(doc["shares"][me], what), identity, _info(game, dealer, me)),
+                               len(EPOCHS), what)
+        check_shares(shares, [keys[e] for e in EPOCHS], dealing, players.index(me))
+    except PbemError as e:  # a box that does not open counts as a bad share: the dealer is named
+        raise BadShare(msg("{what} are bad: {reason}", what=what, reason=e.message)) from e
     return shares
