@@ -246,3 +246,31 @@ def test_a_move_is_published_once_in_its_pass(tmp_path: Path) -> None:
     assert any(f"applied {mover}'s move" in line for line in lines), lines
     assert len(GameFolder.open(tmp_path / "shared").packets(None)) == 2
     assert len(asked) == 7, len(asked)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped exception, as meant
+def test_a_sigterm_a_finaliser_drops_still_stops_the_watch_loop() -> None:
+    """SIGTERM raises inside whatever Python runs; in a finaliser (a connection collected mid-step)
+    the exception is printed and dropped. The loop must stop at its next pass all the same, not
+    serve on (a daemon that ignores its stop, and keeps its leases, until it is killed)."""
+    from pbem.auto import polling
+
+    class Collected:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(100_000):  # the handler runs here, inside the finaliser
+                pass
+
+    class Stepper:
+        steps = 0
+
+        def step(self) -> bool:
+            self.steps += 1
+            if self.steps == 1:
+                Collected()
+            return self.steps >= 30
+
+    lines: list[str] = []
+    stepper = Stepper()
+    polling.run(stepper, poll=0.001, once=False, log=lines.append)
+    assert stepper.steps < 30 and any("stopped (SIGTERM)" in line for line in lines), (stepper.steps, lines)

@@ -31,9 +31,9 @@ def run(stepper: Any, *, poll: float, once: bool, log: Log,
     that refuses pbem's folders; a certificate that does not verify), or any failure with
     `once`, propagates.
     """
-    with _stopped_by_sigterm():
+    with _stopped_by_sigterm() as stop:
         try:
-            _loop(stepper, poll=poll, once=once, log=log, retry=retry)
+            _loop(stepper, poll=poll, once=once, log=log, retry=retry, stop=stop)
         except Stopped:
             log(t("stopped ({signal}); what was done is kept, and a new start goes on from there", signal="SIGTERM"))
 
@@ -43,31 +43,40 @@ class Stopped(BaseException):
 
 
 @contextmanager
-def _stopped_by_sigterm() -> Iterator[None]:
+def _stopped_by_sigterm() -> Iterator[list[bool]]:
     """While a watch loop runs (in the main thread), SIGTERM ends it as Ctrl-C would end a
     command, but as the normal way to stop a daemon: it says so and the command exits 0. Each
-    state change is one transaction, so stopping at any point loses and repeats nothing."""
+    state change is one transaction, so stopping at any point loses and repeats nothing.
+
+    The signal is also remembered (the list it yields holds True): an exception raised while
+    Python runs a finaliser (a database connection collected mid-step) is printed and dropped,
+    and the loop then stops at its next pass rather than serving on."""
     import signal
     import threading
 
+    seen: list[bool] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield seen
         return
 
     def stop(signum: int, frame: Any) -> None:
+        seen.append(True)
         raise Stopped()
 
     before = signal.signal(signal.SIGTERM, stop)
     try:
-        yield
+        yield seen
     finally:
         signal.signal(signal.SIGTERM, before)
 
 
-def _loop(stepper: Any, *, poll: float, once: bool, log: Log, retry: tuple[type[BaseException], ...]) -> None:
+def _loop(stepper: Any, *, poll: float, once: bool, log: Log, retry: tuple[type[BaseException], ...],
+          stop: list[bool]) -> None:
     failures = 0
     wait = getattr(stepper, "wait", None)
     while True:
+        if stop:  # a SIGTERM whose exception a finaliser dropped
+            raise Stopped()
         try:
             done = stepper.step()
             if done or once:
