@@ -16,6 +16,7 @@ from pbem.folder.layout import GameFolder
 from pbem.folder.play import FolderPublisher
 from pbem.host import blind
 from pbem.host.publish import publish_pending
+from pbem.host.settings import TransportSetting
 from pbem.protocol.documents import Invitation, Packet, Signed, read_blocks
 from pbem.protocol.trustless.public import PublicTable
 from pbem.seat import player
@@ -46,7 +47,7 @@ class BlindGame:
             # joined as `pbem turn` joins: the invitation kept in the seat's key home as its trust anchor
             self.host.accept(read_blocks(player.join(self.inv, ids[s], self.homes[s]).armored())[0])
         self.folder = self.root / "shared"
-        self.host.set_config(transport={"folder": str(self.folder)})
+        self.host.set_settings(transport=TransportSetting(folder=str(self.folder)))
         self._sync()
 
     @property

@@ -109,13 +109,13 @@ def make_table(root: Path, seats: list[str], ruleset: str = "classic", options: 
     return table
 
 
-def mailed_table(root: Path, seats: list[str], **config: object) -> Table:
-    """A dealt game (make_table) whose seats and host read mail at NAME@example.org, with `config`."""
+def mailed_table(root: Path, seats: list[str], **settings: object) -> Table:
+    """A dealt game (make_table) whose seats and host read mail at NAME@example.org, with `settings`."""
     table = make_table(root, seats)
     for s in seats:
         table.host.set_email(s, f"{s}@example.org")
     table.host.set_email("host", "referee@example.org")
-    table.host.set_config(**config)
+    table.host.set_settings(**settings)
     return table
 
 

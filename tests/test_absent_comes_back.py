@@ -100,7 +100,7 @@ def test_pbem_back_makes_an_absent_seat_present(tmp_path, store_url: str) -> Non
     clock.advance(3601)
     fh.step()
     assert me in host.status()["absent"]
-    assert host.config()["seats"][me]["absent"]
+    assert host.standings()[me].absent is not None
     back = player.make_request(seats[me].invitation, me, ids[me], "back", at="2026-12-01T13:05:00+00:00")
     assert "present again" in str(host.accept(back).message)
     assert host.status()["absent"] == []

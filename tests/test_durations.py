@@ -60,9 +60,9 @@ def test_every_duration_option_reads_the_same_forms(tmp_path: Path, capsys: pyte
             code, err = _run([*command, option, text], ref, capsys, monkeypatch)
             assert option not in err, (option, text, err)  # whatever else it says, not about the span
     with H.Host(db) as host:
-        timing, digest = host.config()["timing"], host.config()["digest"]
-    assert timing["deadline"] == timing["grace"] == timing["max_away"] == 36 * 3600
-    assert timing["reminders"] == ["1d12h"]
+        timing, digest = host.settings().rules(), host.settings().digest
+    assert timing.deadline == timing.grace == timing.max_away == 36 * 3600
+    assert timing.reminders == ["1d12h"]
     assert digest == "1d12h"
 
 
@@ -71,7 +71,7 @@ def test_a_digest_of_days_and_hours_through_the_command(tmp_path: Path) -> None:
     run = pbem("mail", "t", "--db", db, "--to-dir", tmp_path / "out", "--digest", "1d12h", home=homes["referee"])
     assert "--digest" not in run.stderr, run.stderr
     with H.Host(db) as host:
-        assert host.config()["digest"] == "1d12h"
+        assert host.settings().digest == "1d12h"
     before = sqlite_dump(db)
     one_error_line(pbem("mail", "t", "--db", db, "--digest", "1d12", home=homes["referee"]), 2, "--digest")
     assert sqlite_dump(db) == before

@@ -231,9 +231,9 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     assert "warning" not in quiet.stdout  # a had not answered: the host's move is only marked
     c = host.status()["to_move"]  # packet 3: the host edits its store so that c's deadline seems past
     with host.store.write() as conn:
-        config = json.loads(conn.execute(select(games.c.config)).scalar_one())
-        config["clock"]["due"] = stamp(clock.now() - timedelta(seconds=1))
-        conn.execute(update(games).values(config=json.dumps(config)))
+        memo = json.loads(conn.execute(select(games.c.memo)).scalar_one())
+        memo["clock"]["due"] = stamp(clock.now() - timedelta(seconds=1))
+        conn.execute(update(games).values(memo=json.dumps(memo)))
     assert [o.kind for o in host.tick()][-1] == "applied"  # its library believes the store
     fh.step()
     host.set_timing(Timing(on_timeout="discard"))  # no deadline from the next packet on

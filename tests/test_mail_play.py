@@ -86,7 +86,7 @@ def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> Non
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
     host = H.Host(db, ids["referee"])
     host_log: list[str] = []
-    mail_host = MailHost(host, MailScanner([maildir]), Courier(settings=smtp_settings(host.config())), host_log.append)
+    mail_host = MailHost(host, MailScanner([maildir]), Courier(settings=smtp_settings(host.settings())), host_log.append)
     bot_log: list[str] = []
     bots = [MailBot(MailScanner([maildir]), ids[s], homes[s], HOST_ADDR,
                     Courier(settings=SmtpSettings("127.0.0.1", port, "none", None, EMAILS[s])), EMAILS[s],
@@ -266,7 +266,7 @@ def test_away_and_handover_by_mail(tmp_path: Path) -> None:
         bob = next(x for x in st["seats"] if x["name"] == "bob")
         assert bob["fingerprint"] == PublicKey.decode(new_key).fingerprint()
         assert [h["by"] for h in st["handovers"]] == ["bob"]
-        assert host.config()["seats"]["ann"]["away_until"]
+        assert host.standings()["ann"].away_until
     finally:
         host.close()
     assert "away" in [r["outcome"] for r in results], results

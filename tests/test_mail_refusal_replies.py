@@ -24,6 +24,7 @@ from pbem_helpers import PASS, free_port, make_table
 from processes import pbem
 
 from engine.rules import legal_moves
+from pbem.host.settings import SmtpSetting
 from pbem.mail.player_mail import block_mail
 from pbem.mail.refusals import LIMIT
 from pbem.protocol.crypto import Identity
@@ -97,8 +98,8 @@ def test_a_seats_refused_mail_is_answered_once_in_its_language(tmp_path: Path, s
     other = next(s for s in SEATS if s != mover)
     for who in SEATS:
         table.host.set_email(who, PEOPLE[who])
-    table.host.set_config(languages={mover: "zh-Hans"},
-                          smtp={"host": "127.0.0.1", "port": port, "security": "none", "from_addr": HOST})
+    table.host.set_settings(languages={mover: "zh-Hans"},
+                            smtp=SmtpSetting(host="127.0.0.1", port=port, security="none", from_addr=HOST))
     game = table.host.game_id()
     sp = P.open_packet(packet, table.ids[mover], table.homes[mover])
     move = P.make_move(sp, str(legal_moves(sp.view)[0]))

@@ -162,7 +162,7 @@ def test_a_one_game_file_with_deadlines_is_migrated_and_its_clock_runs_on(tmp_pa
         sp = P.open_packet(packet, keys.load_identity(root / "home-ann", "ann", PASS), root / "home-ann")
         move = P.make_move(sp, str(legal_moves(sp.view)[0]))
         assert host.accept(read_blocks(move.armored())[0]).kind == "applied"
-        assert host.config()["seats"]["ann"]["missed"] == 0  # a move forgives the missed deadline
+        assert host.standings()["ann"].missed == 0  # a move forgives the missed deadline
         nxt = read_blocks(host.packet(5) or "")[0].doc
         assert nxt.deadline is not None and nxt.deadline.due == "2026-12-01T15:00:00+00:00"
         clock.advance(1800)

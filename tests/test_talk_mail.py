@@ -83,7 +83,7 @@ def test_mail_carries_talk_at_each_seats_pace(tmp_path: Path) -> None:
     assert [ln.text for ln in seat_talk.heard(opened("cat"), table.homes["cat"])] == [PUBLIC]
 
     # under a digest a line waits for the reader's next mail: none now, then the digest carries it
-    host.set_config(digest="12h")
+    host.set_settings(digest="12h")
     host.accept(seat_talk.say(opened("cat"), table.homes["cat"], "bob lies", [], at))
     publish_pending(host, mail)
     assert _mails(outbox, seen) == []

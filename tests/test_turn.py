@@ -61,7 +61,7 @@ def dealt_mail_game(s: MailServers, root: Path, languages: dict[str, str] | None
     db, homes = _mail_game(s, root, ["host", *SEATS])
     if languages:
         host = H.Host(db, keys.load_identity(homes["host"], "host", None))
-        host.set_config(languages=languages)
+        host.set_settings(languages=languages)
         host.close()
 
     def host_pass() -> str:

@@ -37,6 +37,7 @@ from pbem.host.leases import Leases
 from pbem.host.paths import beside, mail_dir, store_folder
 from pbem.host.publish import publish_pending
 from pbem.host.referee import Host
+from pbem.host.settings import TransportSetting
 from pbem.host.store import Store
 from pbem.mail.courier import Courier
 from pbem.mail.incoming import message_blocks, who
@@ -330,7 +331,7 @@ class MailHost:
 class Transport:
     """How one game's joins and moves arrive and its packets leave: a shared folder, or mail
     read from files or an IMAP folder and a courier (SMTP, or .eml files into a folder). Kept
-    in the game's config (no password: that comes from a command, the environment or a
+    in the game's settings (no password: that comes from a command, the environment or a
     prompt each time), so `pbem host run --all` serves each game the way it was set up."""
 
     folder: str | None = None
@@ -353,16 +354,16 @@ class Transport:
 
     @classmethod
     def of(cls, host: GameHost) -> Transport | None:
-        raw = host.config().get("transport")
-        if not isinstance(raw, dict) or not (raw.get("folder") or raw.get("maildir") or raw.get("imap")):
+        kept = host.settings().transport
+        if kept is None or kept.kind() is None:
             return None
-        return cls(raw.get("folder"), tuple(raw.get("maildir") or ()), raw.get("imap"), bool(raw.get("send")),
-                   raw.get("to_dir"))
+        return cls(kept.folder, tuple(kept.maildir), kept.imap, kept.send, kept.to_dir)
 
-    def to_dict(self) -> dict[str, Any]:
+    def setting(self) -> TransportSetting:
+        """As the game's settings keep it."""
         if self.folder:
-            return {"folder": self.folder}
-        return {"maildir": list(self.maildir), "imap": self.imap, "send": self.send, "to_dir": self.to_dir}
+            return TransportSetting(folder=self.folder)
+        return TransportSetting(maildir=list(self.maildir), imap=self.imap, send=self.send, to_dir=self.to_dir)
 
     def stepper(self, host: GameHost, log: Log, home: Path, *, password_command: str | None = None,
                 oauth2_command: str | None = None, no_idle: bool = False,
@@ -377,7 +378,7 @@ class Transport:
         if profile is not None:  # the mail profile's, as when the transport was set
             password_command, oauth2_command = profile.imap_password_command, profile.imap_oauth2_command
         to_dir = Path(self.to_dir) if self.to_dir else None
-        courier = host_courier(host.config(), self.send, to_dir, home, default_mail_dir(host))
+        courier = host_courier(host.settings(), self.send, to_dir, home, default_mail_dir(host))
         # remembering where it read what (the key home's memory): mail that is not pbem's, left
         # in the folder, is said once, not again at every start
         source = mail_source([Path(m) for m in self.maildir], self.imap, password_command, oauth2_command, no_idle,

@@ -91,12 +91,12 @@ def _trustless(game: str, host: Identity, seats: list[tuple[str, PublicKey]], ru
                          hint=t("seats: {list}", list=words.listing(names)) + t("; or 'host'"))
     if timing:
         blind.check_no_absent_rule(absent_after)
-        blind.check_timing(Timing.from_config({"timing": timing}))
+        blind.check_timing(Timing.from_dict(timing))
     invitation = blind.create_game(own, game, host, ruleset, seats, options, host_mail=host_mail, threshold=threshold)
     if emails or timing:
         with blind.BlindHost(own) as b:
             for name, addr in emails.items():
                 b.set_email(name, addr)
             if timing:
-                b.set_timing(Timing.from_config({"timing": timing}))
+                b.set_timing(Timing.from_dict(timing))
     return as_url(own), invitation

@@ -31,7 +31,7 @@ def serve_game(host: GameHost, transport: Transport, home: Path, log: Log, *, pa
                poll: float = 1.0, once: bool = False) -> None:
     """Remember `transport` as the game's and serve the game over it until it is over (or one
     pass, `once`)."""
-    host.set_config(transport=transport.to_dict())
+    host.set_settings(transport=transport.setting())
     stepper = transport.stepper(host, log, home, password_command=password_command, oauth2_command=oauth2_command,
                                 no_idle=no_idle, ca_file=ca_file)
     try:

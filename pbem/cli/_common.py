@@ -146,11 +146,13 @@ class TimingOptions:
         changes = (self.deadline, self.grace, self.days, self.on_timeout, self.absent_after, self.max_away)
         return any(x is not None for x in changes) or bool(self.remind)
 
-    def timing(self, base: dict[str, Any] | None) -> Timing:
+    def timing(self, base: Timing | None) -> Timing:
         """The game's timing `base` with the options given changed (the rest as before)."""
+        from dataclasses import replace
+
         from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_reminder
 
-        t = Timing.from_config({"timing": base or {}})
+        t = replace(base) if base is not None else Timing()
         if self.deadline is not None:
             t.deadline = parse_duration(self.deadline, "--deadline", off=("none", "off")) or None
         if self.grace is not None:

@@ -115,10 +115,8 @@ def game_config(
             from pbem.host.blind import check_no_absent_rule
 
             check_no_absent_rule(timing.absent_after)
-        if timing.given():
-            now: dict[str, Any] | None = host.set_timing(timing.timing(host.config().get("timing")))
-        else:
-            now = host.config().get("timing")
+        rules = host.set_timing(timing.timing(host.settings().timing)) if timing.given() else host.settings().timing
+        now = rules.to_config() if rules is not None else None
     finally:
         host.close()
     typer.echo(json_text(now) if as_json else timing_words(now, trustless=trustless))

@@ -78,7 +78,7 @@ def game_email(
     from pbem.ui.words import LANGUAGES, _normalise
 
     with open_host(game, store, db) as host:
-        languages = dict(host.config().get("languages") or {})
+        languages = dict(host.settings().languages)
         for item in lang:
             name, sep, code = item.partition("=")
             norm = _normalise(code) if sep and name else None
@@ -87,15 +87,15 @@ def game_email(
                                  hint=t("write NAME=LANG, LANG one of {choices}", choices=", ".join(LANGUAGES)))
             languages[name.lower()] = norm
         if lang:
-            host.set_config(languages=languages)
+            host.set_settings(languages=languages)
         address = address or []
         for item in address:
             name, sep, addr = item.partition("=")
             if not sep or not name or (addr and "@" not in addr):
                 raise UsageError(t("bad address {item}", item=repr(item)), hint=t("write NAME=user@example.org, or NAME= to remove"))
             host.set_email(name.lower(), addr or None)
-        emails = host.config().get("emails", {})
-    for name, addr in emails.items():
+        emails = {**{n: a for n, a in host.seat_emails() if a}, **host.settings().emails}
+    for name, addr in sorted(emails.items()):
         typer.echo(f"{name}: {addr}" + (f" ({languages[name]})" if name in languages else ""))
 
 
@@ -114,15 +114,19 @@ def game_smtp(
 
     The password is never stored: it comes from $PBEM_SMTP_PASSWORD or a prompt.
     """
+    import msgspec
+
+    from pbem.host.settings import SmtpSetting
+    from pbem.mail.courier import smtp_settings
     from pbem.mail.message import SmtpSettings
 
     with open_host(game, store, db) as host:
         if server is None:
-            smtp = host.config().get("smtp")
-            if not smtp:
+            kept = smtp_settings(host.settings())
+            if kept is None:
                 typer.echo(t("no SMTP settings (pbem game smtp GAME --server ...)"))
                 return
-            settings = SmtpSettings.from_dict(smtp)
+            settings = kept
         else:
             if not sender:
                 raise UsageError(t("--from ADDRESS is needed with --server"))
@@ -130,7 +134,7 @@ def game_smtp(
             if port:
                 d["port"] = port
             settings = SmtpSettings.from_dict(d)
-            host.set_config(smtp=settings.to_dict())
+            host.set_settings(smtp=msgspec.convert(settings.to_dict(), SmtpSetting))
     typer.echo(smtp_in_words(settings))
 
 
@@ -143,7 +147,7 @@ def _set_digest(host: GameHost, digest: str | None) -> None:
 
     if digest is not None:
         digest_seconds(digest)  # checked before it is stored
-        host.set_config(digest=digest.strip().lower())
+        host.set_settings(digest=digest.strip().lower())
 
 
 def mail(
@@ -173,7 +177,7 @@ def mail(
 
     with open_host(game, store, db) as host:
         _set_digest(host, digest)
-        courier = host_courier(host.config(), send, to_dir, key_home(None), default_mail_dir(host))
+        courier = host_courier(host.settings(), send, to_dir, key_home(None), default_mail_dir(host))
         if pending:
             if not publish_pending(host, MailPublisher(host, courier), log=typer.echo):
                 typer.echo(t("nothing new to mail"))
@@ -333,10 +337,11 @@ def folder_init(
     'pbem host run --all'.
     """
     from pbem.folder.play import init_folder
+    from pbem.host.settings import TransportSetting
 
     with open_host(game, store, db) as host:
         folder, _ = init_folder(dir, host)
-        host.set_config(transport={"folder": str(folder.dir.resolve())})
+        host.set_settings(transport=TransportSetting(folder=str(folder.dir.resolve())))
         seq = host.head()[0]
     typer.echo(t("game folder for {game} in {dir}: invitation.pbem and {n} packet", game=folder.game_id, dir=folder.dir,
                  n=seq))

@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbem.atomic import same_content, write_atomic
 from pbem.errors import BadPacket, Conflict, ForkedChain, PbemError, SeatHandedOver, UsageError
@@ -31,6 +31,7 @@ from pbem.ui.words import t
 if TYPE_CHECKING:  # the seat side (pbem turn) must not import the host's store
     from pbem.host.interface import GameHost
     from pbem.host.publish import HostNotice, Release, TalkRelease
+    from pbem.host.settings import MailMark
 
 INVITATION = "invitation.pbem"
 _ARCHIVE_RE = re.compile(r"^round-(\d{3,})-[0-9a-f]+\.pbem$")
@@ -92,8 +93,8 @@ class FolderPublisher:
                      round=release.archive[0])
         return t("packet {seq}: {path}", seq=release.seq, path=path.name)
 
-    def kept(self) -> dict[str, Any]:
-        return {}
+    def kept(self) -> dict[str, MailMark] | None:
+        return None
 
     def relay(self, line: TalkRelease) -> str:
         from pbem.host.publish import talk_name

@@ -18,7 +18,6 @@ hosts on one game take every block once. Its file lives beside the host's store
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +28,7 @@ from sqlalchemy import Connection, delete, insert, inspect, select
 
 from engine.state import RoundState
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError, kind_word, listed, msg, notice_word, step_word
+from pbem.host import blind_settings
 from pbem.host import talk as table_talk
 from pbem.host.blind_file import ACTIVITY, CONFIG, GAMES, JOINS, NOTICES, PACKETS, TALK, check_timing, open_file
 from pbem.host.blind_file import check_no_absent_rule as check_no_absent_rule  # where callers of the host find them
@@ -47,6 +47,7 @@ from pbem.host.interface import (
     overview_of,
 )
 from pbem.host.paths import is_blind
+from pbem.host.settings import MailMark, PacketClock, Settings, replaced
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
@@ -97,18 +98,16 @@ class BlindHost(Closing):
         return seq, str(self.status()["status"])
 
     def delivered(self, channel: str) -> int:
-        return int(self.config().get("delivered", {}).get(channel, -1))
+        return self.settings().delivered.get(channel, -1)
 
-    def mark_delivered(self, channel: str, seq: int, config: dict[str, Any] | None = None) -> None:
+    def mark_delivered(self, channel: str, seq: int, book: dict[str, MailMark] | None = None) -> None:
         """Kept in the file, as a store keeps its marks: a host restarted after mailing a
         packet does not mail it again (a folder is written idempotently, mail is not). The
-        `config` keys the delivery changed (the mail's book) change in the same transaction."""
+        mail's book as the delivery changed it is stored in the same transaction."""
         with self._transaction() as c:
-            marks = self._config(c).get("delivered", {})
-            if seq > int(marks.get(channel, -1)):
-                self._set(c, delivered={**marks, channel: seq})
-            if config:
-                self._set(c, **config)
+            old = blind_settings.read(c, CONFIG)
+            marks = old.delivered if seq <= old.delivered.get(channel, -1) else {**old.delivered, channel: seq}
+            blind_settings.store(c, CONFIG, replaced(old, delivered=marks, **({"mail_book": book} if book is not None else {})))
 
     @property
     def url(self) -> str:
@@ -147,37 +146,21 @@ class BlindHost(Closing):
         table, head, _ = self.table()
         return table.round.state if head == seq and table.round is not None else None
 
-    def config(self) -> dict[str, Any]:
+    def settings(self) -> Settings:
         """The host's settings: `transport` (the folder or mailbox it serves), the mail's
         (`emails`, `smtp`, `digest`, `languages`, `mail_book`) and the delivery marks."""
         with self.engine.connect() as c:
-            return self._config(c)
+            return blind_settings.read(c, CONFIG)
 
-    @staticmethod
-    def _config(c: Connection) -> dict[str, Any]:
-        if not inspect(c).has_table(CONFIG.name):
-            return {}
-        return {r.key: json.loads(r.value) for r in c.execute(select(CONFIG))}
+    def set_settings(self, **changes: Any) -> Settings:
+        return self.change_settings(lambda s: (replaced(s, **changes),) * 2)
 
-    def set_config(self, **changes: Any) -> dict[str, Any]:
+    def change_settings(self, change: Callable[[Settings], tuple[Settings, _Said]]) -> _Said:
+        """Read the settings and write `change`'s new ones back in one transaction."""
         with self._transaction() as c:
-            self._set(c, **changes)
-        return self.config()
-
-    def update_config(self, key: str, change: Callable[[Any], tuple[Any, _Said]]) -> _Said:
-        """Read one config key and write `change`'s new value back in one transaction."""
-        with self._transaction() as c:
-            new, said = change(self._config(c).get(key))
-            self._set(c, **{key: new})
+            new, said = change(blind_settings.read(c, CONFIG))
+            blind_settings.store(c, CONFIG, new)
         return said
-
-    @staticmethod
-    def _set(c: Connection, **changes: Any) -> None:
-        CONFIG.create(c, checkfirst=True)
-        for key, value in changes.items():
-            c.execute(delete(CONFIG).where(CONFIG.c.key == key))
-            if value is not None:
-                c.execute(insert(CONFIG).values(key=key, value=json.dumps(value, sort_keys=True)))
 
     def set_email(self, name: str, address: str | None) -> None:
         """Set (or with None remove) the mail address of a seat or of the host ('host')."""
@@ -185,29 +168,28 @@ class BlindHost(Closing):
         if name not in seats and name != HOST:
             raise UsageError(msg("no seat {name} in game {game}", name=repr(name), game=self.inv.game),
                              hint=msg("seats: {list}", list=", ".join(seats)) + msg("; or 'host'"))
-        with self._transaction() as c:
-            emails = dict(self._config(c).get("emails") or {})
-            if address is None:
-                emails.pop(name, None)
-            else:
-                emails[name] = address
-            self._set(c, emails=emails)
+        def change(s: Settings) -> tuple[Settings, None]:
+            emails = {k: v for k, v in s.emails.items() if k != name}
+            return replaced(s, emails={**emails, name: address} if address else emails), None
+
+        self.change_settings(change)
 
     def archives(self) -> dict[int, str]:
         return {}  # a round of a trustless game is audited from its chain (docs/trustless.md §9)
 
     # --- the clock (docs/trustless.md §10) ---------------------------------------------------------
 
-    def set_timing(self, timing: Timing) -> dict[str, Any]:
+    def set_timing(self, timing: Timing) -> Timing:
         """The game's deadline rules (`pbem game new --trustless --deadline ...`): the host can
         remind and report, never answer for a seat (it holds none of its keys)."""
         check_timing(timing)
         with self._transaction() as c:
-            self._set(c, timing=timing.to_config(), clock=None)  # the step waiting now restarts its clock
+            settings = replaced(blind_settings.read(c, CONFIG), timing=timing)
+            blind_settings.store(c, CONFIG, settings, PacketClock())  # the step waiting now restarts its clock
             table, seq, _ = self.table(c)
             if seq:
                 self._clock(c, table, seq)
-        return timing.to_config()
+        return timing
 
     def notices(self, after: int = 0) -> list[HostNotice]:
         with self.engine.connect() as c:
@@ -232,47 +214,44 @@ class BlindHost(Closing):
     def _clock(self, c: Connection, table: PublicTable, seq: int) -> str | None:
         """The due time of the step packet `seq` waits for (None: no deadlines). A packet that
         opens a new step starts its clock; one more answer to a parallel step keeps it."""
-        config = self._config(c)
-        timing = Timing.from_config(config)
-        clock = config.get("clock") or {}
+        timing = blind_settings.read(c, CONFIG).rules()
+        clock = blind_settings.clock(c, CONFIG)
         if timing.deadline is None or table.step() == "over":
-            if clock:
-                self._set(c, clock=None)
+            if clock != PacketClock():
+                blind_settings.store(c, CONFIG, clock=PacketClock())
             return None
-        if clock.get("stage") != table.opened_at:
+        if clock.stage != table.opened_at:
             now = self.clock.now()
             due = timing.due(now)
             assert due is not None
-            clock = {"stage": table.opened_at, "start": stamp(now), "due": stamp(due), "sent": []}
-            self._set(c, clock=clock)
-        return str(clock["due"])
+            clock = PacketClock(stage=table.opened_at, start=stamp(now), due=stamp(due))
+            blind_settings.store(c, CONFIG, clock=clock)
+        return str(clock.due)
 
     def tick(self) -> list[Outcome]:
         """Reminders to the seats the table waits for, then a late notice to everyone naming each
         seat still waited for at the deadline. Nothing more: a trustless table cannot go on
         without the seat (k-out-of-k), so there is no timeout move and no absent seat to play
         for (docs/trustless.md §10). One transaction; a restarted host says nothing twice."""
-        config = self.config()
-        clock = config.get("clock") or {}
-        if not clock.get("due") or self.identity is None:
+        with self.engine.connect() as c:
+            clock, timing = blind_settings.clock(c, CONFIG), blind_settings.read(c, CONFIG).rules()
+        if not clock.due or self.identity is None:
             return []
-        timing = Timing.from_config(config)
         now = self.clock.now()
-        if clock_says(timing, dict(clock, sent=list(clock.get("sent", []))), now) == []:
+        if clock_says(timing, msgspec.structs.replace(clock, sent=list(clock.sent)), now) == []:
             return []  # nothing due: seen without a write lock
         me = self._me()
         out = []
         with self._transaction() as c:
-            config = self._config(c)
-            clock = dict(config.get("clock") or {})
-            if not clock.get("due"):
+            clock = blind_settings.clock(c, CONFIG)
+            if not clock.due:
                 return []
             table, seq, _ = self.table(c)
             w = table.waiting()
             for said in clock_says(timing, clock, now):  # "reminder" to each seat, or "late" about each
-                out += [self._notice(c, me, seq, "reminder" if said == "reminder" else "late", seat, due=clock["due"],
+                out += [self._notice(c, me, seq, "reminder" if said == "reminder" else "late", seat, due=clock.due,
                                      step=w.step) for seat in w.seats]
-            self._set(c, clock=clock)
+            blind_settings.store(c, CONFIG, clock=clock)
         return out
 
     def table(self, c: Connection | None = None) -> tuple[PublicTable, int, str]:
@@ -309,7 +288,7 @@ class BlindHost(Closing):
 
     def overview(self) -> GameOverview:
         """This game's row in `pbem games`, from its `status`, as a store's games are."""
-        return overview_of(self.status(), self.config(), self.inv.doc.host.key)
+        return overview_of(self.status(), self.settings(), self.inv.doc.host.key)
 
     def activity(self) -> dict[str, str]:
         """When each seat's last block was taken (a file of an older version kept none)."""
@@ -319,18 +298,20 @@ class BlindHost(Closing):
             return {r.seat: r.at for r in c.execute(select(ACTIVITY))}
 
     def seat_emails(self) -> list[tuple[str, str | None]]:
-        """(seat, None) in seat order: a trustless game keeps its addresses in its config only."""
-        return [(name, None) for name in self.inv.doc.seat_names()]
+        """(seat, its address or None) in seat order: a trustless game keeps them in its settings."""
+        emails = self.settings().emails
+        return [(name, emails.get(name)) for name in self.inv.doc.seat_names()]
 
     def status(self) -> GameStatus:
         table, seq, _ = self.table()
         w = table.waiting()
         status = "joining" if w.step == "join" else "over" if w.step == "over" else "playing"
         gold = table.ended[-1].gold if table.ended else {}
-        config = self.config()
-        emails = config.get("emails") or {}
+        with self.engine.connect() as c:
+            settings, clock = blind_settings.read(c, CONFIG), blind_settings.clock(c, CONFIG)
+        emails = settings.emails
         waiting: WaitingStatus = {"step": w.step, "seats": list(w.seats)}
-        due = (config.get("clock") or {}).get("due") if w.step != "over" else None
+        due = clock.due if w.step != "over" else None
         if due:
             waiting["due"] = due
         activity = self.activity()
@@ -340,8 +321,9 @@ class BlindHost(Closing):
                 "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": activity.get(p.name),
                            "email": emails.get(p.name),
                            "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats],
-                "timing": config.get("timing"), "deadline": None, "paused": False, "absent": [], "away": {},
-                "handovers": [], "trustless": True, "waiting": waiting, "since": max(activity.values(), default=None)}
+                "timing": settings.timing.to_config() if settings.timing else None, "deadline": None,
+                "paused": False, "absent": [], "away": {}, "handovers": [], "trustless": True, "waiting": waiting,
+                "since": max(activity.values(), default=None)}
 
     # --- taking blocks -----------------------------------------------------------------------------
 

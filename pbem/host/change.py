@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 
     from engine.state import RoundState
     from pbem.host.clock import Clock
+    from pbem.host.deadlines import Timing
     from pbem.host.interface import Outcome
     from pbem.host.memo import RoundLog
+    from pbem.host.settings import Memo, Settings, Standing
     from pbem.protocol.crypto import Identity, OwnBox, PublicKey
     from pbem.protocol.documents import HandoverRecord, RecentMove, Signed
 
@@ -45,7 +47,8 @@ class GameRow(TypedDict):
     move_no: int
     seq: int
     head: str
-    config: str  # JSON: the game's settings and what its clock remembers (timekeeper)
+    settings: str  # JSON: pbem.host.settings.Settings (the change decodes it once: Change.settings)
+    memo: str  # JSON: pbem.host.settings.Memo (decoded once, encoded once when the change commits)
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class Seat:
 @dataclass(frozen=True)
 class Facts:
     """What does not change in play: read once per Host. Only a seat handed over to a new
-    key changes (`handovers` counts them; a Host that sees more in the game's config than it
+    key changes (`handovers` counts them; a Host that sees more in the game's memo than it
     read, because another process handed a seat over, reads its facts again)."""
 
     id: str
@@ -88,6 +91,28 @@ class Change(Protocol):
 
     @property
     def clock(self) -> Clock: ...
+
+    @property
+    def settings(self) -> Settings:
+        """How the game is run, decoded once per change."""
+        ...
+
+    @property
+    def memo(self) -> Memo:
+        """What the host remembers, decoded once per change; edited in place, written on commit."""
+        ...
+
+    def standings(self) -> dict[str, Standing]:
+        """Every seat's standing, read once per change; edited in place, written on commit."""
+        ...
+
+    def standing(self, seat: str) -> Standing:
+        """One seat's (as `standings`)."""
+        ...
+
+    def set_timing(self, timing: Timing) -> None:
+        """The game's deadline rules from now on (written with the change)."""
+        ...
 
     def now(self) -> str:
         """The time now, stamped as documents carry it."""

@@ -19,7 +19,9 @@ from engine.catalog import RULESETS, Ruleset, is_ruleset
 from engine.state import OPTIONS, PLAYER_RANGE, ROUNDS_PER_GAME
 from pbem.errors import UsageError, msg
 from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.deadlines import Timing
 from pbem.host.paths import as_url
+from pbem.host.settings import Memo, Settings, encode
 from pbem.host.store import Store, games, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
@@ -110,7 +112,9 @@ def create_game(
                     box_key=new_box_key(game_id, host.public), state_sealed=None, public="{}", status="joining",
                     round_no=0, move_no=0, seq=0,
                     head=invitation.hash,
-                    config=json.dumps({"emails": emails or {}, **({"timing": timing} if timing else {})})))
+                    settings=encode(Settings(timing=Timing.from_dict(timing) if timing else None,
+                                             emails={HOST: (emails or {})[HOST]} if (emails or {}).get(HOST) else {})),
+                    memo=encode(Memo())))
                 c.execute(insert(seats), [{"game_id": game_id, "idx": i, "name": n, "key": k.encode(),
                                            "email": (emails or {}).get(n)} for i, (n, k) in enumerate(seat_keys)])
         except IntegrityError:  # another process took the name between our check and insert

@@ -1,6 +1,6 @@
 """Deadlines as data: how long a seat has to answer, which days count, what happens after.
 
-A game's timing lives in its config (`timing`), set by `pbem game new/config --deadline ...`.
+A game's timing lives in its settings (pbem.host.settings), set by `pbem game new/config --deadline ...`.
 Everything here is pure arithmetic on times given to it; the host's clock (pbem/host/clock.py)
 supplies "now". The host side that acts on it (reminders, late notices, timeouts) is
 pbem/host/timekeeper.py.
@@ -11,10 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pbem.errors import UsageError, msg
 from pbem.host.clock import parse_time
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pbem.host.settings import Memo, PacketClock, Standing
 
 
 class DeadlineStatus(TypedDict):
@@ -25,7 +30,7 @@ class DeadlineStatus(TypedDict):
 
 
 class ClockStatus(TypedDict):
-    """What a game's status says of its clock and its seats' standing (from its config)."""
+    """What a game's status says of its clock and its seats' standing."""
 
     timing: dict[str, Any] | None  # the deadline rules (pbem.host.deadlines.Timing), if any
     deadline: DeadlineStatus | None  # a classic game's; a trustless one's is in `waiting`
@@ -117,12 +122,13 @@ def parse_when(text: str, now: datetime) -> datetime:
     return when
 
 
-def clock_says(timing: Timing, clock: dict[str, Any], now: datetime) -> list[str]:
+def clock_says(timing: Timing, clock: PacketClock, now: datetime) -> list[str]:
     """What the clock of the packet waiting now has to say by `now`, each thing once (marked in
-    `clock["sent"]`): "reminder" (several reminder times passed at once, as for a host that was
+    `clock.sent`): "reminder" (several reminder times passed at once, as for a host that was
     down: one reminder, not a burst; none once the deadline is past), then "late"."""
-    due, start = parse_time(clock["due"]), parse_time(clock["start"])
-    sent = clock.setdefault("sent", [])
+    assert clock.due is not None and clock.start is not None
+    due, start = parse_time(clock.due), parse_time(clock.start)
+    sent = clock.sent
     out = []
     passed = [f"remind-{i}" for i, when in enumerate(timing.reminder_times(start, due)) if now >= when]
     fresh = [k for k in passed if k not in sent]
@@ -136,23 +142,24 @@ def clock_says(timing: Timing, clock: dict[str, Any], now: datetime) -> list[str
     return out
 
 
-def deadline_of(config: dict[str, Any], seq: int) -> DeadlineStatus | None:
-    """The deadline of packet `seq` as the game's config remembers it ({seat, due}; the
-    timekeeper keeps it there), or None: no deadline, or `seq` is not the packet waiting."""
-    clock = config.get("clock") or {}
-    return {"seat": clock["seat"], "due": clock["due"]} if clock.get("due") and clock.get("seq") == seq else None
+def deadline_of(memo: Memo, seq: int) -> DeadlineStatus | None:
+    """The deadline of packet `seq` as the host remembers it ({seat, due}; the timekeeper
+    keeps it), or None: no deadline, or `seq` is not the packet waiting."""
+    clock = memo.clock
+    if clock.due and clock.seat and clock.seq == seq:
+        return {"seat": clock.seat, "due": clock.due}
+    return None
 
 
-def status_extras(config: dict[str, Any], seq: int) -> ClockStatus:
-    """What a game's status says of its clock and its seats' standing, from its config."""
-    standings = config.get("seats", {})
+def status_extras(timing: Timing | None, memo: Memo, standings: Mapping[str, Standing], seq: int) -> ClockStatus:
+    """What a game's status says of its clock and its seats' standing."""
     return {
-        "timing": config.get("timing"),
-        "deadline": deadline_of(config, seq),
-        "paused": bool(config.get("paused")),
-        "absent": sorted(n for n, st in standings.items() if st.get("absent") or st.get("resigned")),
-        "away": {n: st["away_until"] for n, st in standings.items() if st.get("away_until")},
-        "handovers": [{k: v for k, v in h.items() if k != "document"} for h in config.get("handovers", [])],
+        "timing": None if timing is None else timing.to_config(),
+        "deadline": deadline_of(memo, seq),
+        "paused": bool(memo.paused),
+        "absent": sorted(n for n, st in standings.items() if st.absent is not None or st.resigned),
+        "away": {n: st.away_until for n, st in standings.items() if st.away_until},
+        "handovers": [{"seat": h.seat, "key": h.key, "old": h.old, "at": h.at, "by": h.by} for h in memo.handovers],
     }
 
 
@@ -169,9 +176,9 @@ class Timing:
     max_away: float = DEFAULT_MAX_AWAY  # the longest away request taken, from the time it arrives
 
     @classmethod
-    def from_config(cls, config: dict[str, Any]) -> Timing:
-        raw = config.get("timing") or {}
-        return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__})
+    def from_dict(cls, raw: Mapping[str, Any] | None) -> Timing:
+        """Rules as `to_config` wrote them (fields it does not know are ignored)."""
+        return cls(**{k: v for k, v in (raw or {}).items() if k in cls.__dataclass_fields__})
 
     def to_config(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,6 +20,7 @@ from pbem.host.deadlines import ClockStatus, Timing
 if TYPE_CHECKING:
     from engine.state import RoundState
     from pbem.host.clock import Clock
+    from pbem.host.settings import MailMark, Settings
     from pbem.protocol.crypto import Identity
     from pbem.protocol.documents import Signed
 
@@ -120,23 +121,15 @@ class GameOverview(TypedDict):
     waiting: WaitingStatus | None  # a trustless table's step, while it plays
 
 
-def transport_kind(config: dict[str, Any]) -> str | None:
-    """How a game's config says it is served: "folder", "mail" (files or IMAP) or None."""
-    transport = config.get("transport") or {}
-    if transport.get("folder"):
-        return "folder"
-    return "mail" if transport.get("maildir") or transport.get("imap") else None
-
-
-def overview_of(st: GameStatus, config: dict[str, Any], host_key: str) -> GameOverview:
-    """A game's row in `pbem games`, from its status and its config (the transport)."""
+def overview_of(st: GameStatus, settings: Settings, host_key: str) -> GameOverview:
+    """A game's row in `pbem games`, from its status and its settings (the transport)."""
     deadline = st["deadline"] if st["status"] == "playing" else None
     waiting = st["waiting"]
     due = deadline["due"] if deadline else waiting.get("due") if waiting else None
     return {"name": st["name"], "game": st["game"], "ruleset": st["ruleset"], "status": st["status"],
             "round": st["round"], "seq": st["seq"], "to_move": st["to_move"], "since": st["since"], "due": due,
             "paused": st["paused"], "joined": sum(s["joined"] for s in st["seats"]), "seats": len(st["seats"]),
-            "transport": transport_kind(config), "host_key": host_key, "trustless": st["trustless"],
+            "transport": settings.transport.kind() if settings.transport else None, "host_key": host_key, "trustless": st["trustless"],
             "waiting": None if st["status"] == "over" else waiting}
 
 
@@ -208,20 +201,22 @@ class GameHost(Protocol):
     def talk(self, after: int = 0) -> list[TalkRelease]:
         """The seats' lines of table talk after line `after`, in the order the host took them."""
 
-    def config(self) -> dict[str, Any]:
-        """The game's settings: mail addresses, languages, SMTP, transport, digest, marks."""
+    def settings(self) -> Settings:
+        """How the game is run: deadline rules, languages, SMTP, transport, digest, mail book."""
 
     # settings
 
-    def set_config(self, **changes: Any) -> dict[str, Any]: ...
+    def set_settings(self, **changes: Any) -> Settings:
+        """Change settings in one transaction (None: back to the default)."""
 
-    def update_config(self, key: str, change: Callable[[Any], tuple[Any, _Said]]) -> _Said:
-        """Read one config key and write `change`'s new value back in one transaction:
+    def change_settings(self, change: Callable[[Settings], tuple[Settings, _Said]]) -> _Said:
+        """Read the settings and write `change`'s new ones back in one transaction:
         `change(old) -> (new, what to return)`."""
 
-    def set_email(self, name: str, address: str | None) -> None: ...
+    def set_email(self, name: str, address: str | None) -> None:
+        """A seat's mail address, or the host's ('host'); None removes it."""
 
-    def set_timing(self, timing: Timing) -> dict[str, Any]:
+    def set_timing(self, timing: Timing) -> Timing:
         """Change the deadline rules; the step waiting now restarts its clock. Returns them."""
 
     # publishing (pbem.host.publish)
@@ -230,7 +225,8 @@ class GameHost(Protocol):
 
     def releases(self, after: int) -> list[Release]: ...
 
-    def mark_delivered(self, channel: str, seq: int, config: dict[str, Any] | None = None) -> None: ...
+    def mark_delivered(self, channel: str, seq: int, book: dict[str, MailMark] | None = None) -> None:
+        """Raise `channel`'s mark to `seq`, and store the mail's `book` with it (one transaction)."""
 
     # changes (the host's key needed), one transaction each
 

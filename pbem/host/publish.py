@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pbem.atomic import same_content, write_atomic
 from pbem.host.interface import GameHost, HostNotice, Release, TalkRelease
+
+if TYPE_CHECKING:
+    from pbem.host.settings import MailMark
 
 __all__ = ["HostNotice", "INVITATION", "OutDir", "Publisher", "Release", "TalkRelease", "notices_channel",
            "packet_name", "publish_pending", "talk_channel", "talk_name"]
@@ -35,7 +38,8 @@ class Publisher(Protocol):
 
     def deliver(self, release: Release) -> str: ...
 
-    def kept(self) -> dict[str, Any]: ...
+    def kept(self) -> dict[str, MailMark] | None:
+        """What the delivery changed of the mail's book, to store with the channel's mark."""
 
     def notify(self, notice: HostNotice) -> str: ...
 
@@ -105,8 +109,8 @@ class OutDir:
             write_atomic(target, data)
         return str(target)
 
-    def kept(self) -> dict[str, Any]:
-        return {}
+    def kept(self) -> dict[str, MailMark] | None:
+        return None
 
     def idle(self) -> list[str]:
         return []

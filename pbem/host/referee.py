@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -30,22 +29,32 @@ from engine.position import load
 from engine.state import RoundState
 from engine.views import load_view
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, kind_word, msg
-from pbem.host import moving, round_store, timekeeper
+from pbem.host import moving, timekeeper
 from pbem.host import talk as table_talk
 from pbem.host.change import Facts, GameRow, Seat
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.creation import create_game as create_game  # where callers of the host find it
 from pbem.host.creation import host_info, new_box_key, open_store
 from pbem.host.deadlines import Timing
+from pbem.host.game_change import GameChange
 from pbem.host.interface import Closing, GameStatus, HostNotice, Outcome, Release, TalkRelease
 from pbem.host.memo import Kept, RoundLog
+from pbem.host.settings import (
+    MailMark,
+    Settings,
+    Standing,
+    encode,
+    memo_of,
+    replaced,
+    settings_of,
+    standing_of,
+)
 from pbem.host.store import GAME_ROW, Store, deliveries, games, notices, packets, rounds, seats
 from pbem.host.store import talk as talk_table
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (
     Handover,
-    HandoverRecord,
     Join,
     Move,
     Packet,
@@ -79,70 +88,6 @@ _RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.
              .select_from(packets.outerjoin(rounds, (rounds.c.game_id == packets.c.game_id)
                                             & (rounds.c.last_seq == packets.c.seq)))
              .where(packets.c.game_id == _GAME, packets.c.seq > bindparam("b_after")).order_by(packets.c.seq))
-
-
-class GameChange:
-    """One change of a game (pbem.host.change.Change): its transaction `c`, the game's row `g`
-    that it edits, and the Host whose key signs and whose kept state it uses; `made` and
-    `dealt` are what the change published and dealt, kept by the Host once it commits."""
-
-    __slots__ = ("host", "c", "g", "made", "dealt")
-
-    def __init__(self, host: Host, c: Connection, g: GameRow) -> None:
-        self.host, self.c, self.g = host, c, g
-        self.made: tuple[RoundState, RoundLog | None] | None = None
-        self.dealt: RoundLog | None = None
-
-    @property
-    def facts(self) -> Facts:
-        return self.host.facts
-
-    @property
-    def clock(self) -> Clock:
-        return self.host.clock
-
-    def now(self) -> str:
-        return self.host.now()
-
-    def signer(self) -> Identity:
-        return self.host._me()
-
-    def own_box(self) -> OwnBox:
-        return self.host._own_box(self.g["box_key"])
-
-    def sealing_box(self) -> OwnBox:
-        return self.host._sealing_box(self.g)
-
-    def round_secret(self, round_no: int) -> bytes:
-        return self.host._round_secret(round_no)
-
-    def state(self) -> RoundState:
-        return self.host._state(self.g)
-
-    def round_log(self) -> RoundLog | None:
-        return self.host._round_log()
-
-    def kept_recent(self) -> list[RecentMove] | None:
-        return self.host._here.recent
-
-    def seat_of(self, block: Signed[Any]) -> Seat:
-        return self.host._seat(self.g, block)
-
-    def recent_window(self) -> list[RecentMove]:
-        return self.host.recent_window(self.c, self.g)
-
-    def publish(self, state: RoundState, *, handover: HandoverRecord | None = None) -> int:
-        return round_store.publish(self, state, moves=[], events=[], handover=handover)
-
-    def play_for(self, seat: Seat, why: str, text: str | None = None) -> Outcome:
-        return moving.play_for(self, seat, self.state(), why, text)
-
-    def hand_over(self, seat: str, key: PublicKey, handovers: int) -> None:
-        """The Host's facts say `seat` is held by `key`; Host._change restores the old facts
-        if the change does not commit."""
-        f = self.host.facts
-        self.host.facts = replace(f, seats=tuple(replace(s, key=key) if s.name == seat else s for s in f.seats),
-                                  handovers=handovers)
 
 
 class Host(Closing):
@@ -184,9 +129,9 @@ class Host(Closing):
                          .order_by(seats.c.idx)).all()
         return Facts(g.id, g.name, g.ruleset, tuple(json.loads(g.options)), g.host_name, g.host_key,
                      g.invitation_hash, tuple(Seat(r.idx, r.name, PublicKey.decode(r.key)) for r in rows),
-                     _handovers(g.config))
+                     _handovers(g.memo))
 
-    def _me(self) -> Identity:
+    def me(self) -> Identity:
         if self.identity is None:
             raise UsageError(msg("this command needs the host's key"))
         if not self._checked_key:
@@ -196,21 +141,21 @@ class Host(Closing):
             self._checked_key = True
         return self.identity
 
-    def _own_box(self, sealed_key: str | None) -> OwnBox:
+    def own_box(self, sealed_key: str | None) -> OwnBox:
         """The host's own box of this game (its key as `games.box_key` holds it), opened once."""
         if self._box is None or self._box[0] != sealed_key:
-            me = self._me()
+            me = self.me()
             info = host_info(self.facts.id, "box key")
             key = None if sealed_key is None else bytes.fromhex(open_json(sealed_key, me, info))
             self._box = (sealed_key, OwnBox(key, me))
         return self._box[1]
 
-    def _sealing_box(self, g: GameRow) -> OwnBox:
+    def sealing_box(self, g: GameRow) -> OwnBox:
         """The box to seal into in the change under way; a game made before it had a box key
         gets one now (written with the change)."""
         if g["box_key"] is None:
-            g["box_key"] = new_box_key(self.facts.id, self._me().public)
-        return self._own_box(g["box_key"])
+            g["box_key"] = new_box_key(self.facts.id, self.me().public)
+        return self.own_box(g["box_key"])
 
     # queries (no key needed)
 
@@ -265,51 +210,44 @@ class Host(Closing):
         with self.store.read() as c:
             return str(c.execute(select(games.c.invitation).where(games.c.id == self.facts.id)).scalar_one())
 
-    def config(self) -> dict[str, Any]:
-        """The game's settings (emails, SMTP settings without password, transport)."""
+    def settings(self) -> Settings:
+        """How the game is run (pbem.host.settings.Settings)."""
         with self.store.read() as c:
-            return dict(json.loads(c.execute(select(games.c.config).where(games.c.id == self.facts.id)).scalar_one()))
+            return settings_of(c.execute(select(games.c.settings).where(games.c.id == self.facts.id)).scalar_one())
 
-    def set_config(self, **changes: Any) -> dict[str, Any]:
-        """Change top-level config keys in one transaction (None removes a key)."""
-        with self.store.write() as c:
-            return self._set_config(c, json.loads(self.store.lock_game(c, self.facts.id).config), changes)
+    def standings(self) -> dict[str, Standing]:
+        """Each seat's standing with the clock (missed deadlines, absent, resigned, away)."""
+        with self.store.read() as c:
+            return {r.name: standing_of(r) for r in c.execute(select(seats).where(seats.c.game_id == self.facts.id))}
 
-    def update_config(self, key: str, change: Callable[[Any], tuple[Any, _Said]]) -> _Said:
-        """Read one config key and write `change`'s new value back in one transaction (the
-        game's row locked): `change(old) -> (new, what to return)`."""
+    def set_settings(self, **changes: Any) -> Settings:
+        """Change settings in one transaction (None: back to the default)."""
+        return self.change_settings(lambda s: (replaced(s, **changes),) * 2)
+
+    def change_settings(self, change: Callable[[Settings], tuple[Settings, _Said]]) -> _Said:
+        """Read the settings and write `change`'s new ones back in one transaction (the game's
+        row locked): `change(old) -> (new, what to return)`."""
         with self.store.write() as c:
-            config = json.loads(self.store.lock_game(c, self.facts.id).config)
-            new, said = change(config.get(key))
-            self._set_config(c, config, {key: new})
+            return self._change_settings(c, change)
+
+    def _change_settings(self, c: Connection, change: Callable[[Settings], tuple[Settings, _Said]]) -> _Said:
+        new, said = change(settings_of(self.store.lock_game(c, self.facts.id).settings))
+        c.execute(_SET_GAME, {"b_game": self.facts.id, "settings": encode(new)})
         return said
 
-    def _set_config(self, c: Connection, config: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-        for key, value in changes.items():
-            if value is None:
-                config.pop(key, None)
-            else:
-                config[key] = value
-        c.execute(_SET_GAME, {"b_game": self.facts.id, "config": json.dumps(config, sort_keys=True)})
-        return dict(config)
-
     def set_email(self, name: str, address: str | None) -> None:
-        """Set (or with None remove) the mail address of a seat or of the host ('host')."""
+        """Set (or with None remove) the mail address of a seat (seats.email) or of the host
+        ('host': its settings)."""
         f = self.facts
         if f.seat(name) is None and name != HOST:
             raise UsageError(msg("no seat {name} in game {game}", name=repr(name), game=f.id),
                              hint=msg("seats: {list}", list=", ".join(s.name for s in f.seats)) + msg("; or 'host'"))
+        if name == HOST:
+            self.change_settings(lambda s: (replaced(s, emails={**s.emails, HOST: address} if address else {}),) * 2)
+            return
         with self.store.write() as c:
-            config = json.loads(self.store.lock_game(c, f.id).config)
-            if name != HOST:
-                c.execute(update(seats).where(seats.c.game_id == f.id, seats.c.name == name).values(email=address))
-            emails = dict(config.get("emails") or {})
-            if address is None:
-                emails.pop(name, None)
-            else:
-                emails[name] = address
-            config["emails"] = emails
-            c.execute(update(games).where(games.c.id == f.id).values(config=json.dumps(config, sort_keys=True)))
+            self.store.lock_game(c, f.id)
+            c.execute(update(seats).where(seats.c.game_id == f.id, seats.c.name == name).values(email=address))
 
     def archives(self) -> dict[int, str]:
         with self.store.read() as c:
@@ -318,7 +256,7 @@ class Host(Closing):
                              .order_by(rounds.c.round_no))
             return {r.round_no: r.archive for r in rows}
 
-    def set_timing(self, timing: Timing) -> dict[str, Any]:
+    def set_timing(self, timing: Timing) -> Timing:
         """Change the deadline rules; a game in play restarts the current packet's clock now."""
         with self._change() as ch:
             return timekeeper.set_timing(ch, timing)
@@ -336,7 +274,7 @@ class Host(Closing):
     def reseat_document(self, seat: str, key: PublicKey) -> Signed[Handover]:
         """The host's signed handover of `seat` to `key` (checked when applied)."""
         seq, _ = self.head()
-        return sign(Handover(game=self.facts.id, seat=seat, key=key.encode(), seq=seq), self._me())
+        return sign(Handover(game=self.facts.id, seat=seat, key=key.encode(), seq=seq), self.me())
 
     def notices(self, after: int = 0) -> list[HostNotice]:
         """The host's signed notices of this game after notice `after`, oldest first."""
@@ -361,14 +299,15 @@ class Host(Closing):
             out.append(Release(r.seq, r.armored, (r.round_no, r.archive) if r.archive else None))
         return out
 
-    def mark_delivered(self, channel: str, seq: int, config: dict[str, Any] | None = None) -> None:
+    def mark_delivered(self, channel: str, seq: int, book: dict[str, MailMark] | None = None) -> None:
         """Raise `channel`'s mark to `seq` (never lower it: two daemons may race), and change
-        the `config` keys the delivery changed (the mail's book) in the same transaction."""
+        the mail's book as the delivery changed it in the same transaction."""
         key = {"b_game": self.facts.id, "b_channel": channel}
         with self.store.write() as c:
-            row = self.store.lock_game(c, self.facts.id)
-            if config:
-                self._set_config(c, json.loads(row.config), config)
+            if book is not None:
+                self._change_settings(c, lambda s: (replaced(s, mail_book=book), None))
+            else:
+                self.store.lock_game(c, self.facts.id)
             old = c.execute(_DELIVERED, key).scalar()
             if old is None:
                 c.execute(_ADD_DELIVERY, {"game_id": self.facts.id, "channel": channel, "seq": seq})
@@ -390,10 +329,11 @@ class Host(Closing):
                 g = cast(GameRow, dict(self.store.lock_game(c, facts.id)._mapping))
                 here = self._here = Kept.at(kept, g["head"])
                 before: dict[str, Any] = dict(g)
-                if _handovers(g["config"]) != facts.handovers:  # another process handed a seat over
+                if _handovers(g["memo"]) != facts.handovers:  # another process handed a seat over
                     self.facts = self._read_facts(c, facts.id)
                 ch = GameChange(self, c, g)
                 yield ch
+                ch.commit()
                 changed = {k: v for k, v in g.items() if before[k] != v}
                 if changed:
                     c.execute(_SET_GAME, {**changed, "b_game": facts.id})
@@ -405,7 +345,7 @@ class Host(Closing):
             here = Kept(g["head"], state, log, here.recent)
         self._kept, self._here = here, Kept("")
 
-    def _state(self, g: GameRow) -> RoundState:
+    def kept_state(self, g: GameRow) -> RoundState:
         """The round's live state at `g`'s head: the one kept from our last change when nobody
         moved the game on since, else opened from the store. Taken, not shared: the change
         under way may fail half-way through changing it."""
@@ -419,7 +359,11 @@ class Host(Closing):
             self._here.recent = timekeeper.read_recent(c, g)
         return self._here.recent
 
-    def _round_log(self) -> RoundLog | None:
+    def kept_recent(self) -> list[RecentMove] | None:
+        """The last public moves as kept, if read in the change under way or kept current."""
+        return self._here.recent
+
+    def kept_log(self) -> RoundLog | None:
         """The round so far as kept from our last change, if nobody moved the game on since
         (taken, as the state is)."""
         log, self._here.log = self._here.log, None
@@ -436,7 +380,7 @@ class Host(Closing):
                               a_kind=kind_word(block.kind, article=True)))
         with self._change() as ch:
             if isinstance(block.doc, Talk):
-                return self._talk(ch.c, ch.g, block)
+                return self._talk(ch, block)
             if isinstance(block.doc, Join):
                 return moving.take_join(ch, block)
             if isinstance(block.doc, Move):
@@ -461,8 +405,13 @@ class Host(Closing):
         without a lock (a club host ticks every game on every pass)."""
         with self.store.read() as c:
             row = c.execute(timekeeper.CLOCK, {"b_game": self.facts.id}).one()
-        if not timekeeper.may_act(json.loads(row.config), row.status, row.seq):
-            return []
+
+            def gone(seat: str) -> bool:
+                st = c.execute(timekeeper.OUT, {"b_game": self.facts.id, "b_name": seat}).one()
+                return st.absent is not None or bool(st.resigned)
+
+            if not timekeeper.may_act(memo_of(row.memo), row.status, row.seq, gone):
+                return []
         out: list[Outcome] = []
         for _ in range(timekeeper.MAX_ACTIONS):
             with self._change() as ch:
@@ -472,22 +421,11 @@ class Host(Closing):
                 break
         return out
 
-    def _seat(self, g: GameRow, block: Signed[Any]) -> Seat:
-        name = block.doc.seat
-        seat = self.facts.seat(name)
-        if seat is None:
-            raise BadPacket(msg("no seat {name} in game {game}", name=repr(name), game=self.facts.id))
-        if block.signer.encode() != seat.key.encode():
-            timekeeper.refuse_former_key(g, seat, block)
-            raise BadSignature(msg("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key", kind=kind_word(block.kind),
-                                 name=repr(name), fingerprint=block.signer.fingerprint()))
-        return seat
-
-    def _talk(self, c: Connection, g: GameRow, block: Signed[Talk]) -> Outcome:
+    def _talk(self, ch: GameChange, block: Signed[Talk]) -> Outcome:
         """A seat's line of table talk, kept to relay (pbem/host/talk.py); no packet comes of it."""
-        self._seat(g, block)
-        answered = c.execute(_PACKET_HASH, {"b_game": self.facts.id, "b_seq": block.doc.seq}).scalar()
-        return table_talk.take(c, talk_table, {"game_id": self.facts.id}, block,
+        ch.seat_of(block)
+        answered = ch.c.execute(_PACKET_HASH, {"b_game": self.facts.id, "b_seq": block.doc.seq}).scalar()
+        return table_talk.take(ch.c, talk_table, {"game_id": self.facts.id}, block,
                                tuple(s.name for s in self.facts.seats), answered, self.now())
 
     def talk(self, after: int = 0) -> list[TalkRelease]:
@@ -495,12 +433,12 @@ class Host(Closing):
         with self.store.read() as c:
             return table_talk.lines_after(c, talk_table, {"game_id": self.facts.id}, after)
 
-    def _round_secret(self, round_no: int) -> bytes:
+    def round_secret(self, round_no: int) -> bytes:
         if self._secrets is None:
             sealed = select(games.c.secrets_sealed).where(games.c.id == self.facts.id)
             with self.store.read() as c:
                 text = c.execute(sealed).scalar_one()
-            self._secrets = [bytes.fromhex(x) for x in open_json(text, self._me(), host_info(self.facts.id, "secrets"))]
+            self._secrets = [bytes.fromhex(x) for x in open_json(text, self.me(), host_info(self.facts.id, "secrets"))]
         return self._secrets[round_no - 1]
 
     def live_state(self) -> RoundState:
@@ -512,11 +450,11 @@ class Host(Closing):
     def _open_state(self, box_key: str | None, sealed: str | None) -> RoundState:
         if sealed is None:
             raise UsageError(msg("no round has been dealt yet"))
-        return load(open_json(sealed, self._own_box(box_key), host_info(self.facts.id, "state")))
+        return load(open_json(sealed, self.own_box(box_key), host_info(self.facts.id, "state")))
 
 
-def _handovers(config: str) -> int:
-    """How many seats of a game were handed to a new key (its config's `handovers`)."""
-    if '"handovers"' not in config:  # the common case, without parsing the config
+def _handovers(memo: str) -> int:
+    """How many seats of a game were handed to a new key (its memo's `handovers`)."""
+    if '"handovers"' not in memo:  # the common case, without decoding the memo
         return 0
-    return len(json.loads(config).get("handovers") or [])
+    return len(memo_of(memo).handovers)

@@ -144,7 +144,7 @@ def archive(ch: Change, final: RoundState, last: Signed[Packet], log: RoundLog |
         start=start,
         moves=played,
         chain=chain,
-        handovers=timekeeper.archive_handovers(ch.g),
+        handovers=timekeeper.archive_handovers(ch.memo),
         final=dump(final),
     ), me)
     c.execute(_SET_ARCHIVE, {**key, "b_archive": signed.armored()})

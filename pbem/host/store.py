@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Column,
     Float,
     ForeignKey,
@@ -33,6 +34,7 @@ from sqlalchemy import (
     UniqueConstraint,
     bindparam,
     create_engine,
+    false,
     inspect,
     select,
     text,
@@ -79,7 +81,8 @@ games = Table(
     Column("move_no", Integer, nullable=False),  # moves applied in this round
     Column("seq", Integer, nullable=False),  # latest packet
     Column("head", String, nullable=False),  # hash of the latest packet (or the invitation)
-    Column("config", Text, nullable=False),  # JSON: emails, SMTP settings, transport
+    Column("settings", Text, nullable=False, server_default="{}"),  # JSON: how the game is run (pbem.host.settings.Settings)
+    Column("memo", Text, nullable=False, server_default="{}"),  # JSON: what the host remembers between changes (settings.Memo)
     Index("ix_games_name", "name", unique=True),
 )
 
@@ -94,6 +97,12 @@ seats = Table(
     Column("contribution", String),  # base64, from the join file
     Column("joined_at", String),
     Column("last_activity", String),
+    # the seat's standing with the clock (pbem.host.settings.Standing)
+    Column("missed", Integer, nullable=False, server_default="0"),  # deadlines missed in a row
+    Column("absent", Integer),  # absent since this packet; NULL: present
+    Column("resigned", Boolean, nullable=False, server_default=false()),
+    Column("away_until", String),
+    Column("away_sent", Text),  # JSON list: when it sent its away notices of the last day
     UniqueConstraint("game_id", "name"),
     UniqueConstraint("game_id", "idx"),
 )
@@ -383,16 +392,15 @@ class Store(Closing):
     def overview(self) -> list[GameOverview]:
         """Every game's row in `pbem games`, by name: its status (round, whose turn, since when,
         by when) as `status` says it, and how it is served."""
-        import json
-
         from pbem.host.interface import overview_of
+        from pbem.host.settings import settings_of
 
         with self.read() as c:
             rows = c.execute(_GAME_ROWS).all()
             by_game: dict[str, list[Any]] = {}
             for r in c.execute(select(seats).order_by(seats.c.game_id, seats.c.idx)):
                 by_game.setdefault(r.game_id, []).append(r)
-        return [overview_of(_status(g, by_game.get(g.id, [])), json.loads(g.config or "{}"), g.host_key) for g in rows]
+        return [overview_of(_status(g, by_game.get(g.id, [])), settings_of(g.settings), g.host_key) for g in rows]
 
     def status(self, game_id: str) -> GameStatus:
         """A game's round, packet number, whose turn, and its seats (`pbem status`): read here,
@@ -420,6 +428,7 @@ def _status(g: Any, rows: Sequence[Any]) -> GameStatus:
     import json
 
     from pbem.host.deadlines import status_extras
+    from pbem.host.settings import memo_of, settings_of, standing_of
     from pbem.protocol.keyline import fingerprint
 
     public = json.loads(g.public or "{}")
@@ -438,7 +447,7 @@ def _status(g: Any, rows: Sequence[Any]) -> GameStatus:
              "email": r.email, "fingerprint": fingerprint(r.key)}
             for r in rows
         ],
-        **status_extras(json.loads(g.config or "{}"), g.seq),
+        **status_extras(settings_of(g.settings).timing, memo_of(g.memo), {r.name: standing_of(r) for r in rows}, g.seq),
         "trustless": False,
         "waiting": None,
         "since": g.since or g.created_at,

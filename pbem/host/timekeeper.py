@@ -1,12 +1,11 @@
 """The host and the clock: deadlines in packets, reminders, late notices, timeouts, away,
 pause, resign and seat handovers (docs/protocol.md, "Deadlines").
 
-What the host remembers lives in the game's config, changed in the same transaction as the
-packet or notice it concerns, so a restarted host never sends a reminder twice nor plays a
-timeout twice:
-- `clock`: the current packet's seat, start, due time, and which notices went out for it;
-- `seats`: per seat `missed` (deadlines missed in a row), `absent`, `resigned`, `away_until`;
-- `paused`: when the host paused the game; `handovers`: every seat handed to a new key.
+What the host remembers (pbem.host.settings: the game's `Memo` and each seat's `Standing`)
+changes in the same transaction as the packet or notice it concerns, so a restarted host
+never sends a reminder twice nor plays a timeout twice: the current packet's clock (seat,
+start, due time, which notices went out), each seat's missed deadlines, absence, resignation
+and away time, when the host paused the game, every seat handed to a new key.
 Notices are signed documents kept in the store's `notices` table; every publisher (folder,
 mail, out-dir) delivers them after the packets (pbem/host/publish.py).
 
@@ -17,10 +16,10 @@ referee writes back.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
-import msgspec
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 
@@ -43,6 +42,7 @@ from pbem.host.change import Change, GameRow, Seat
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing, clock_says
 from pbem.host.interface import Outcome
+from pbem.host.settings import Answered, HandedOver, Memo, PacketClock
 from pbem.host.store import games, moves, notices, packets, seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
@@ -64,19 +64,7 @@ AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a d
 MAX_ACTIONS = 200  # timeouts played in one tick (every seat absent: a whole round at once)
 
 
-# --- the config ------------------------------------------------------------------------------
-
-
-def _config(g: GameRow) -> dict[str, Any]:
-    return dict(json.loads(g["config"]))
-
-
-def _save(g: GameRow, config: dict[str, Any]) -> None:
-    g["config"] = json.dumps(config, sort_keys=True)
-
-
-def standing(config: dict[str, Any], seat: str) -> dict[str, Any]:
-    return config.setdefault("seats", {}).setdefault(seat, {})
+# --- the clock's memory ------------------------------------------------------------------------------
 
 
 def _seat(ch: Change, name: str) -> Seat:
@@ -88,35 +76,33 @@ def _seat(ch: Change, name: str) -> Seat:
 
 
 
-def set_timing(ch: Change, timing: Timing) -> dict[str, Any]:
+def set_timing(ch: Change, timing: Timing) -> Timing:
     """Change a game's deadline rules; a game in play restarts the current packet's clock now."""
     timing.check()
     g = ch.g
     ch.signer()  # only the host changes the rules
-    config = _config(g)
-    config["timing"] = timing.to_config()
-    clock = config.get("clock")
-    if g["status"] == "playing" and clock and clock.get("seq") == g["seq"] and not config.get("paused"):
-        _restart(config, clock, timing, ch.clock.now())
-        if "due" in clock:
-            _notice(ch, "due", clock["seat"], due=clock["due"])
-    _save(g, config)
-    return dict(config["timing"])
+    ch.set_timing(timing)
+    memo = ch.memo
+    clock = memo.clock
+    if g["status"] == "playing" and clock.seat and clock.seq == g["seq"] and not memo.paused:
+        _restart(ch, clock, timing, ch.clock.now())
+        if clock.due:
+            _notice(ch, "due", clock.seat, due=clock.due)
+    return timing
 
 
-def _restart(config: dict[str, Any], clock: dict[str, Any], timing: Timing, start: Any) -> None:
+def _restart(ch: Change, clock: PacketClock, timing: Timing, start: datetime) -> None:
     """The current packet's deadline counted from `start` (reminders sent so far stay sent)."""
-    seat = clock.get("seat")
-    until = standing(config, seat).get("away_until") if seat else None
+    until = ch.standing(clock.seat).away_until if clock.seat else None
     if until and parse_time(until) > start:
         start = parse_time(until)
     due = timing.due(start)
-    clock["start"] = stamp(start)
+    clock.start = stamp(start)
     if due is None:
-        clock.pop("due", None)
+        clock.due = None
     else:
-        clock["due"] = stamp(due)
-        clock["sent"] = [k for k in clock.get("sent", []) if not k.startswith("late")]
+        clock.due = stamp(due)
+        clock.sent = [k for k in clock.sent if not k.startswith("late")]
 
 
 # --- what packets and the status say -----------------------------------------------------------
@@ -125,35 +111,33 @@ def _restart(config: dict[str, Any], clock: dict[str, Any], timing: Timing, star
 def packet_extras(ch: Change, seq: int, to_move: str | None, handover: HandoverRecord | None) -> dict[str, Any]:
     """The packet's signed deadline and table news (fields of `Packet`); starts the new
     packet's clock."""
-    g = ch.g
-    config = _config(g)
-    timing = Timing.from_config(config)
+    memo, timing = ch.memo, ch.settings.rules()
     now = ch.clock.now()
     out: dict[str, Any] = {}
-    standings = config.get("seats", {})
-    absent = sorted(n for n, st in standings.items() if st.get("absent") or st.get("resigned"))
-    away = {n: st["away_until"] for n, st in standings.items()
-            if st.get("away_until") and parse_time(st["away_until"]) > now}
+    standings = ch.standings()
+    absent = sorted(n for n, st in standings.items() if st.absent is not None or st.resigned)
+    away = {n: st.away_until for n, st in standings.items() if st.away_until and parse_time(st.away_until) > now}
     if absent:
         out["absent"] = absent
     if away:
         out["away"] = away
-    clock: dict[str, Any] = {"seq": seq, "seat": to_move, "start": stamp(now), "sent": []}
-    if to_move and standings.get(to_move, {}).get("absent"):
-        clock["absent"] = True  # absent when published: the policy plays at once (until the seat is back)
-    if config.get("paused"):
+    clock = PacketClock(seq=seq, seat=to_move, start=stamp(now))
+    if to_move and standings[to_move].absent is not None:
+        clock.absent = True  # absent when published: the policy plays at once (until the seat is back)
+    if memo.paused:
         out["paused"] = True
     elif to_move and timing.deadline:
-        _restart(config, clock, timing, now)
-        grace = stamp(timing.give_up(parse_time(clock["due"]))) if timing.on_timeout != "wait" else None
-        out["deadline"] = Deadline(seat=to_move, due=clock["due"], on_timeout=timing.on_timeout, grace_until=grace)
-    readers = [st.name for st in ch.facts.seats if not standings.get(st.name, {}).get("resigned")]
+        _restart(ch, clock, timing, now)
+        assert clock.due is not None
+        grace = stamp(timing.give_up(parse_time(clock.due))) if timing.on_timeout != "wait" else None
+        out["deadline"] = Deadline(seat=to_move, due=clock.due, on_timeout=timing.on_timeout, grace_until=grace)
+    readers = [st.name for st in ch.facts.seats if not standings[st.name].resigned]
     out["recent"] = since_last_move(ch.recent_window(), readers)
-    out["handovers"] = archive_handovers(g)
+    out["handovers"] = archive_handovers(memo)
     if handover is not None:
         out["handover"] = handover.seat
-    config["clock"] = clock if to_move else {}
-    _save(g, config)
+    memo.clock = clock if to_move else PacketClock()
+    _forget_ended(memo, now)
     return out
 
 
@@ -178,9 +162,16 @@ def since_last_move(window: list[RecentMove], seats: list[str]) -> list[RecentMo
     return window[start + 1 :]
 
 
-def archive_handovers(g: GameRow) -> list[HandoverRecord] | None:
+def archive_handovers(memo: Memo) -> list[HandoverRecord] | None:
     """Every seat handed over so far (None: none), as packets and archives list them."""
-    return [HandoverRecord(**h) for h in _config(g).get("handovers", [])] or None
+    return [HandoverRecord(seat=h.seat, key=h.key, old=h.old, at=h.at, by=h.by, document=h.document)
+            for h in memo.handovers] or None
+
+
+def _forget_ended(memo: Memo, now: datetime) -> None:
+    """Forget the away requests that have ended: a replay of one is refused as in the past."""
+    if any(r.until and parse_time(r.until) <= now for r in memo.requests):
+        memo.requests = [r for r in memo.requests if not (r.until and parse_time(r.until) <= now)]
 
 
 # --- notices -----------------------------------------------------------------------------------
@@ -199,46 +190,50 @@ def _notice(ch: Change, kind: NoticeKind, seat: str | None, **fields: Any) -> Ou
 
 
 # What the referee reads, without a lock, to see whether a game's clock may have work (may_act).
-CLOCK = select(games.c.status, games.c.seq, games.c.config).where(games.c.id == bindparam("b_game"))
+CLOCK = select(games.c.status, games.c.seq, games.c.memo).where(games.c.id == bindparam("b_game"))
+OUT = select(seats.c.absent, seats.c.resigned).where(seats.c.game_id == bindparam("b_game"),
+                                                     seats.c.name == bindparam("b_name"))
 
 
-def may_act(config: dict[str, Any], status: str, seq: int) -> bool:
-    """Whether the clock may have something to do for the packet waiting now."""
-    clock = config.get("clock") or {}
-    if status != "playing" or clock.get("seq") != seq or config.get("paused") or not clock.get("seat"):
+def may_act(memo: Memo, status: str, seq: int, out: Callable[[str], bool]) -> bool:
+    """Whether the clock may have something to do for the packet waiting now (`out(seat)`:
+    whether the seat is absent or resigned)."""
+    clock = memo.clock
+    if status != "playing" or clock.seq != seq or memo.paused or not clock.seat:
         return False
-    st = config.get("seats", {}).get(clock["seat"], {})
-    return bool(clock.get("due")) or bool(st.get("absent") or st.get("resigned"))
+    return bool(clock.due) or out(clock.seat)
+
+
+def _out(ch: Change) -> Callable[[str], bool]:
+    return lambda seat: ch.standing(seat).absent is not None or ch.standing(seat).resigned
 
 
 def tick_once(ch: Change) -> list[Outcome]:
     """One step of the clock, in one change: what is due by now for the packet waiting (the
     referee repeats it while a step plays a move, up to MAX_ACTIONS)."""
-    g = ch.g
-    config = _config(g)
-    if not may_act(config, g["status"], g["seq"]):
+    g, memo = ch.g, ch.memo
+    if not may_act(memo, g["status"], g["seq"], _out(ch)):
         return []
-    clock = config["clock"]
-    timing = Timing.from_config(config)
+    clock, timing = memo.clock, ch.settings.rules()
     now = ch.clock.now()
-    seat = clock["seat"]
-    st = standing(config, seat)
-    if timing.on_timeout != "wait" and (st.get("resigned") or (st.get("absent") and clock.get("absent"))):
-        return [_play(ch, seat, "resigned" if st.get("resigned") else "absent")]
-    if not clock.get("due"):
+    seat = clock.seat
+    assert seat is not None
+    st = ch.standing(seat)
+    if timing.on_timeout != "wait" and (st.resigned or (st.absent is not None and clock.absent)):
+        return [_play(ch, seat, "resigned" if st.resigned else "absent")]
+    if not clock.due:
         return []
     out = []
     for said in clock_says(timing, clock, now):
         if said == "reminder":
-            out.append(_notice(ch, "reminder", seat, due=clock["due"]))
+            out.append(_notice(ch, "reminder", seat, due=clock.due))
             continue
-        st["missed"] = int(st.get("missed", 0)) + 1
-        out.append(_notice(ch, "late", seat, due=clock["due"], missed=st["missed"]))
-        if st["missed"] >= timing.absent_after and not st.get("absent"):
-            st["absent"] = True
-            out.append(_notice(ch, "absent", seat, missed=st["missed"]))
-    _save(g, config)
-    if timing.on_timeout != "wait" and now >= timing.give_up(parse_time(clock["due"])):
+        st.missed += 1
+        out.append(_notice(ch, "late", seat, due=clock.due, missed=st.missed))
+        if st.missed >= timing.absent_after and st.absent is None:
+            st.absent = g["seq"]
+            out.append(_notice(ch, "absent", seat, missed=st.missed))
+    if timing.on_timeout != "wait" and now >= timing.give_up(parse_time(clock.due)):
         out.append(_play(ch, seat, "timeout"))
     return out
 
@@ -251,60 +246,61 @@ def may_play_for(ch: Change, seat: str, why: str) -> str:
     """The timeout policy that may play for `seat` now, `why` (timeout, absent, resigned);
     Conflict when the game's rules let the host play for nobody: no deadline or not past it
     and its grace, a seat not absent or resigned, a paused game, the policy `wait`."""
-    g = ch.g
-    config = _config(g)
-    timing = Timing.from_config(config)
-    clock = config.get("clock") or {}
-    st = config.get("seats", {}).get(seat, {})
+    g, memo = ch.g, ch.memo
+    timing, clock, st = ch.settings.rules(), memo.clock, ch.standing(seat)
 
     def refuse(reason: Msg) -> Conflict:
         return Conflict(msg("the host may not play for {seat} at packet {seq}: {reason}", seat=seat, seq=g["seq"],
                           reason=reason))
 
-    if g["status"] != "playing" or clock.get("seq") != g["seq"] or clock.get("seat") != seat:
+    if g["status"] != "playing" or clock.seq != g["seq"] or clock.seat != seat:
         raise refuse(msg("the packet waits for another seat"))
     if timing.on_timeout == "wait":
         raise refuse(msg("the game's timeout policy is wait"))
-    if config.get("paused"):
+    if memo.paused:
         raise refuse(msg("the game is paused"))
-    if why == "resigned" and st.get("resigned"):
+    if why == "resigned" and st.resigned:
         return timing.on_timeout
-    if why == "absent" and st.get("absent") and clock.get("absent"):
+    if why == "absent" and st.absent is not None and clock.absent:
         return timing.on_timeout
     if why != "timeout":
         raise refuse(msg("{seat} is neither absent nor resigned", seat=seat))
-    if not clock.get("due"):
+    if not clock.due:
         raise refuse(msg("the game has no deadline"))
-    give_up = timing.give_up(parse_time(clock["due"]))
+    give_up = timing.give_up(parse_time(clock.due))
     if ch.clock.now() < give_up:
         raise refuse(msg("its deadline and grace run until {when}", when=date_word(give_up, ch.clock.now())))
     return timing.on_timeout
 
 
-def _back(ch: Change, config: dict[str, Any], seat: str) -> bool:
+def _back(ch: Change, seat: str) -> bool:
     """An absent seat that sent something signed is present again: from its next packet the
     host waits for its deadline (a packet of its waiting now gets a full deadline from now).
-    Whether it was absent; `config` is saved by the caller."""
-    st = standing(config, seat)
-    st["missed"] = 0
-    if not st.pop("absent", None):
+    Whether it was absent."""
+    st = ch.standing(seat)
+    st.missed = 0
+    if st.absent is None:
         return False
-    clock = config.get("clock") or {}
-    if clock.get("seat") == seat and clock.get("seq") == ch.g["seq"] and clock.pop("absent", None) and clock.get("due"):
-        _restart(config, clock, Timing.from_config(config), ch.clock.now())
-        _notice(ch, "due", seat, due=clock["due"])
+    st.absent = None
+    clock = ch.memo.clock
+    if clock.seat == seat and clock.seq == ch.g["seq"] and clock.absent:
+        clock.absent = False
+        if clock.due:
+            _restart(ch, clock, ch.settings.rules(), ch.clock.now())
+            _notice(ch, "due", seat, due=clock.due)
     _notice(ch, "back", seat)
     return True
 
 
 def back_by_move(ch: Change, block: Signed[Any]) -> Msg | None:
-    """A move refused as stale, of an absent seat, for a packet the host played for it: the
-    seat is present again (each move file counts once). What to add to the refusal, or None."""
+    """A move refused as stale, of an absent seat, for a packet the host played for it since
+    the seat became absent: the seat is present again. A move file counts once: once back,
+    only a later absence makes it absent again, and that is after the packet the move answers.
+    What to add to the refusal, or None."""
     seat = block.doc.seat
     g = ch.g
-    config = _config(g)
-    done = config.setdefault("requests", [])
-    if g["status"] != "playing" or not standing(config, seat).get("absent") or block.hash in done:
+    since = ch.standing(seat).absent
+    if g["status"] != "playing" or since is None or block.doc.seq < since or _answered(ch.memo, block.hash):
         return None
     played = ch.c.execute(select(moves.c.id).join(packets, (packets.c.game_id == moves.c.game_id)
                                                & (packets.c.seq == moves.c.answered_seq))
@@ -312,22 +308,22 @@ def back_by_move(ch: Change, block: Signed[Any]) -> Msg | None:
                               moves.c.answered_seq == block.doc.seq, packets.c.hash == block.doc.packet)).first()
     if played is None:
         return None
-    done.append(block.hash)
-    _back(ch, config, seat)
-    _save(g, config)
+    _back(ch, seat)
     return msg("{seat} is present again: the host waits for their next deadline", seat=seat)
+
+
+def _answered(memo: Memo, block_hash: str) -> bool:
+    return any(r.hash == block_hash for r in memo.requests)
 
 
 def moved(ch: Change, seat: str) -> None:
     """A seat moved by itself: its missed deadlines are forgiven, an absent seat is back.
-    (The config is written only when that changes something: most moves change nothing.)"""
-    config = _config(ch.g)
-    st = standing(config, seat)
-    if not st.get("missed") and not st.get("absent"):
+    (Its standing is written only when that changes something: most moves change nothing.)"""
+    st = ch.standing(seat)
+    if not st.missed and st.absent is None:
         return
-    st["missed"] = 0
-    back = st.pop("absent", None)
-    _save(ch.g, config)
+    st.missed = 0
+    back, st.absent = st.absent is not None, None
     if back:
         _notice(ch, "back", seat)
 
@@ -336,134 +332,130 @@ def moved(ch: Change, seat: str) -> None:
 
 
 def request(ch: Change, block: Signed[Request]) -> Outcome:
-    """A seat's signed request: `away` (until a time) or `resign`."""
-    g = ch.g
+    """A seat's signed request: `away` (until a time), `back` or `resign`. Each is applied
+    once: an away request is remembered until it ends (then it is refused as in the past), a
+    `back` for the rest of the game; a seat that resigned stays resigned until handed over."""
+    g, memo = ch.g, ch.memo
     seat = ch.seat_of(block)
-    config = _config(g)
-    done = config.setdefault("requests", [])
-    if block.hash in done:
+    st = ch.standing(seat.name)
+    action = block.doc.action
+    if _answered(memo, block.hash) or (action == "resign" and st.resigned):
         return Outcome("duplicate", msg("this request of {seat} was already applied; nothing changed", seat=seat.name))
     if g["status"] != "playing":
         raise StaleMove(msg("game {game} is {status}; it takes no requests now", game=g["id"], status=status_word(g["status"])))
-    action = block.doc.action
-    st = standing(config, seat.name)
-    now = ch.clock.now()
+    timing = ch.settings.rules()
     if action == "away":
-        until = parse_time(block.doc.until)
-        if until <= now:
-            raise BadPacket(msg("{seat}'s away notice ends {when}, which is in the past", seat=seat.name, when=date_word(until, now)))
-        longest = Timing.from_config(config).max_away
-        if (until - now).total_seconds() > longest:
-            raise BadPacket(msg("{seat}'s away notice ends {when}, more than {span} from now", seat=seat.name,
-                              when=date_word(until, now), span=span_word(longest)),
-                            hint=msg("this game takes away notices of at most {span} (the host's game config --max-away)",
-                                   span=span_word(longest)))
-        sent = [x for x in st.get("away_sent", []) if (now - parse_time(x)).total_seconds() < AWAY_WINDOW]
-        if len(sent) >= AWAY_PER_WINDOW:
-            raise Conflict(msg("{seat} sent {n} away notices in the last {span}; this one is refused", seat=seat.name,
-                             n=len(sent), span=span_word(AWAY_WINDOW)),
-                           hint=msg("each away notice is sent to every seat; send the next one later"))
-        st["away_sent"] = [*sent, stamp(now)]
-        st["away_until"] = stamp(until)
-        done.append(block.hash)
-        clock = config.get("clock") or {}
-        stretched = False
-        if clock.get("seat") == seat.name and clock.get("seq") == g["seq"] and clock.get("due"):
-            before = clock["due"]
-            _restart(config, clock, Timing.from_config(config), now)  # counts from `until` now
-            stretched = parse_time(clock["due"]) > parse_time(before)
-            if not stretched:
-                clock["due"] = before
-        _save(g, config)
-        _notice(ch, "away", seat.name, until=st["away_until"])
-        if stretched:
-            _notice(ch, "due", seat.name, due=clock["due"])
-        return Outcome("away", msg("nt away", player=seat.name, when=date_word(st["away_until"], now)))
+        return _away(ch, seat, block, timing)
     if action == "back":
-        done.append(block.hash)
-        was = _back(ch, config, seat.name)
-        _save(g, config)
-        if not was:
+        memo.requests.append(Answered(block.hash))
+        if not _back(ch, seat.name):
             return Outcome("back", msg("{seat} was not absent; nothing else changed", seat=seat.name))
         return Outcome("back", msg("{seat} is present again: the host waits for their next deadline", seat=seat.name))
     if action == "resign":
-        st["resigned"] = True
-        done.append(block.hash)
-        _save(g, config)
-        policy = Timing.from_config(config).on_timeout
-        _notice(ch, "resigned", seat.name, policy=policy)
-        return Outcome("resigned", msg("nt resigned", player=seat.name, policy=policy))
+        st.resigned = True
+        _notice(ch, "resigned", seat.name, policy=timing.on_timeout)
+        return Outcome("resigned", msg("nt resigned", player=seat.name, policy=timing.on_timeout))
     raise BadPacket(msg("unknown request {action} from {seat}", action=repr(str(action)[:20]), seat=seat.name),
                     hint=msg("requests are away and resign"))
 
 
+def _away(ch: Change, seat: Seat, block: Signed[Request], timing: Timing) -> Outcome:
+    g, memo, st = ch.g, ch.memo, ch.standing(seat.name)
+    now = ch.clock.now()
+    until = parse_time(block.doc.until)
+    if until <= now:
+        raise BadPacket(msg("{seat}'s away notice ends {when}, which is in the past", seat=seat.name, when=date_word(until, now)))
+    longest = timing.max_away
+    if (until - now).total_seconds() > longest:
+        raise BadPacket(msg("{seat}'s away notice ends {when}, more than {span} from now", seat=seat.name,
+                          when=date_word(until, now), span=span_word(longest)),
+                        hint=msg("this game takes away notices of at most {span} (the host's game config --max-away)",
+                               span=span_word(longest)))
+    sent = [x for x in st.away_sent if (now - parse_time(x)).total_seconds() < AWAY_WINDOW]
+    if len(sent) >= AWAY_PER_WINDOW:
+        raise Conflict(msg("{seat} sent {n} away notices in the last {span}; this one is refused", seat=seat.name,
+                         n=len(sent), span=span_word(AWAY_WINDOW)),
+                       hint=msg("each away notice is sent to every seat; send the next one later"))
+    st.away_sent = [*sent, stamp(now)]
+    st.away_until = stamp(until)
+    _forget_ended(memo, now)
+    memo.requests.append(Answered(block.hash, until=st.away_until))
+    clock = memo.clock
+    stretched = False
+    if clock.seat == seat.name and clock.seq == g["seq"] and clock.due:
+        before = clock.due
+        _restart(ch, clock, timing, now)  # counts from `until` now
+        stretched = clock.due is not None and parse_time(clock.due) > parse_time(before)
+        if not stretched:
+            clock.due = before
+    _notice(ch, "away", seat.name, until=st.away_until)
+    if stretched:
+        _notice(ch, "due", seat.name, due=clock.due)
+    return Outcome("away", msg("nt away", player=seat.name, when=date_word(st.away_until, now)))
+
+
 def pause(ch: Change) -> Outcome:
     """Stop the game's clock: deadlines stop counting until `resume`."""
-    g = ch.g
+    g, memo = ch.g, ch.memo
     ch.signer()  # only the host pauses
-    config = _config(g)
     if g["status"] != "playing":
         raise UsageError(msg("game {game} is {status}; only a game in play can be paused", game=g["id"],
                            status=status_word(g["status"])))
-    if config.get("paused"):
-        raise UsageError(msg("game {game} is already paused since {when}", game=g["id"], when=date_word(config["paused"])),
+    if memo.paused:
+        raise UsageError(msg("game {game} is already paused since {when}", game=g["id"], when=date_word(memo.paused)),
                          hint=msg("resume it with: {command}", command=f"pbem game resume {ch.facts.name}"))
-    config["paused"] = ch.now()
-    _save(g, config)
+    memo.paused = ch.now()
     _notice(ch, "paused", None)
     return Outcome("paused", msg("game {game} paused: deadlines stop counting", game=g["id"]))
 
 
 def resume(ch: Change) -> Outcome:
     """Start a paused game's clock again: the time that was left is left again."""
-    g = ch.g
+    g, memo = ch.g, ch.memo
     ch.signer()
-    config = _config(g)
-    if not config.get("paused"):
+    if not memo.paused:
         raise UsageError(msg("game {game} is not paused", game=g["id"]))
     now = ch.clock.now()
-    stopped = now - parse_time(config.pop("paused"))
-    clock = config.get("clock") or {}
-    if clock.get("due"):  # the time that was left is left again
-        clock["due"] = stamp(parse_time(clock["due"]) + stopped)
-        clock["start"] = stamp(parse_time(clock["start"]) + stopped)
-    elif clock.get("seat") and clock.get("seq") == g["seq"]:
-        _restart(config, clock, Timing.from_config(config), now)
-    _save(g, config)
+    stopped = now - parse_time(memo.paused)
+    memo.paused = None
+    clock = memo.clock
+    if clock.due and clock.start:  # the time that was left is left again
+        clock.due = stamp(parse_time(clock.due) + stopped)
+        clock.start = stamp(parse_time(clock.start) + stopped)
+    elif clock.seat and clock.seq == g["seq"]:
+        _restart(ch, clock, ch.settings.rules(), now)
     _notice(ch, "resumed", None)
-    if clock.get("due"):
-        _notice(ch, "due", clock["seat"], due=clock["due"])
+    if clock.due:
+        _notice(ch, "due", clock.seat, due=clock.due)
     said = msg("game {game} resumed", game=g["id"])
-    if clock.get("due"):
-        said += msg("clause sep") + msg("due other", player=clock["seat"], when=date_word(clock["due"]), left=left_word(clock["due"], now))
+    if clock.due:
+        said += msg("clause sep") + msg("due other", player=clock.seat, when=date_word(clock.due), left=left_word(clock.due, now))
     return Outcome("resumed", said)
 
 
 # --- seat handover -----------------------------------------------------------------------------
 
 
-def refuse_former_key(g: GameRow, seat: Seat, block: Signed[Any]) -> None:
+def refuse_former_key(ch: Change, seat: Seat, block: Signed[Any]) -> None:
     """A block signed by a key the seat was handed away from: say so plainly."""
-    for h in _config(g).get("handovers", []):
-        if h["seat"] == seat.name and h["old"] == block.signer.encode():
+    for h in ch.memo.handovers:
+        if h.seat == seat.name and h.old == block.signer.encode():
             raise BadSignature(msg("seat {seat} was handed over to a new key at packet {seq}; this {kind} is signed by "
-                                 "the old key {fingerprint} and is refused", seat=seat.name, seq=h["at"],
+                                 "the old key {fingerprint} and is refused", seat=seat.name, seq=h.at,
                                  kind=kind_word(block.kind), fingerprint=block.signer.fingerprint()))
 
 
 def handover(ch: Change, block: Signed[Handover]) -> Outcome:
     """Give a seat to a new key: signed by the host or by the seat's current key. The next
     packet (published now) seals the seat's part to the new key; the old key is refused."""
-    f = ch.facts
-    g = ch.g
+    f, g, memo = ch.facts, ch.g, ch.memo
     name = block.doc.seat
     seat = f.seat(name)
     if seat is None:
         raise BadPacket(msg("no seat {name} in game {game}", name=repr(str(name)[:32]), game=f.id))
-    config = _config(g)
-    records = config.setdefault("handovers", [])
+    records = memo.handovers
     document = b64(block.payload)
-    if any(h["document"] == document for h in records):
+    if any(h.document == document for h in records):
         return Outcome("duplicate", msg("this handover of seat {seat} was already applied; nothing changed", seat=seat.name))
     signer = block.signer.encode()
     if signer == f.host_key:
@@ -480,17 +472,16 @@ def handover(ch: Change, block: Signed[Handover]) -> Outcome:
                         hint=msg("before round 1, make a new game with the new key"))
     if new.encode() == seat.key.encode():
         raise Conflict(msg("seat {seat} is already held by key {fingerprint}", seat=seat.name, fingerprint=new.fingerprint()))
-    used = {st.key.encode() for st in f.seats} | {h["old"] for h in records}
+    used = {st.key.encode() for st in f.seats} | {h.old for h in records}
     if new.encode() in used:
         raise Conflict(msg("key {fingerprint} already held a seat in game {game}", fingerprint=new.fingerprint(), game=f.id),
                        hint=msg("the new player needs a new key"))
     record = HandoverRecord(seat=seat.name, key=new.encode(), old=seat.key.encode(), at=g["seq"] + 1, by=by,
                             document=document)
-    records.append(msgspec.to_builtins(record))
-    st = standing(config, seat.name)
-    for k in ("missed", "absent", "resigned", "away_until"):
-        st.pop(k, None)  # a new person holds the seat
-    _save(g, config)
+    records.append(HandedOver(seat=record.seat, key=record.key, old=record.old, at=record.at, by=by,
+                              document=document))
+    st = ch.standing(seat.name)  # a new person holds the seat
+    st.missed, st.absent, st.resigned, st.away_until = 0, None, False, None
     ch.c.execute(update(seats).where(seats.c.game_id == f.id, seats.c.name == seat.name).values(key=new.encode()))
     ch.hand_over(seat.name, new, len(records))  # the packet below seals the seat's part to the new key
     _notice(ch, "handover", seat.name, fingerprint=new.fingerprint())

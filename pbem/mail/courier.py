@@ -6,18 +6,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.errors import UsageError
 from pbem.mail.message import SmtpSettings, send, write_eml
 from pbem.ui.words import t
 
+if TYPE_CHECKING:
+    from pbem.host.settings import Settings
+
 ENV_SMTP_PASSWORD = "PBEM_SMTP_PASSWORD"
 
 
-def smtp_settings(config: dict[str, Any]) -> SmtpSettings | None:
-    raw = config.get("smtp")
-    return SmtpSettings.from_dict(raw) if raw else None
+def smtp_settings(config: Settings) -> SmtpSettings | None:
+    """The game's SMTP settings ('pbem game smtp'), checked; None: none stored."""
+    import msgspec
+
+    return SmtpSettings.from_dict(msgspec.to_builtins(config.smtp)) if config.smtp else None
 
 
 def smtp_password(settings: SmtpSettings | None, *, prompt: bool = True, command: str | None = None) -> str | None:

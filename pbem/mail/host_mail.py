@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbem.errors import UsageError, msg, notice_word
 from pbem.mail import talk_mail
@@ -19,6 +19,7 @@ from pbem.ui.words import in_language, render, t
 if TYPE_CHECKING:  # players' commands must not import the host's store
     from engine.state import RoundState
     from pbem.host.interface import GameHost, TalkRelease
+    from pbem.host.settings import Settings
 
 DEFAULT_SENDER = "pbem@localhost"
 
@@ -31,23 +32,16 @@ class Outgoing:
     message: EmailMessage
 
 
-def recipients(host: GameHost, config: dict[str, Any] | None = None) -> list[tuple[str, str]]:
+def recipients(host: GameHost, settings: Settings | None = None) -> list[tuple[str, str]]:
     """(name, address) for every seat with an address, in seat order, then the host's
-    (`config`: the game's config, if read already)."""
-    emails = dict((config if config is not None else host.config()).get("emails") or {})
-    out = []
-    for name, email in host.seat_emails():
-        addr = email or emails.get(name)
-        if addr:
-            out.append((name, addr))
-    if emails.get(HOST):
-        out.append((HOST, emails[HOST]))
-    return out
+    (`settings`: the game's, if read already)."""
+    mine = (settings if settings is not None else host.settings()).emails.get(HOST)
+    out = [(name, email) for name, email in host.seat_emails() if email]
+    return out + [(HOST, mine)] if mine else out
 
 
-def sender_address(config: dict[str, Any]) -> str:
-    smtp = config.get("smtp") or {}
-    return smtp.get("from_addr") or (config.get("emails") or {}).get(HOST) or DEFAULT_SENDER
+def sender_address(settings: Settings) -> str:
+    return (settings.smtp.from_addr if settings.smtp else None) or settings.emails.get(HOST) or DEFAULT_SENDER
 
 
 def host_now(host: GameHost) -> datetime:
@@ -55,7 +49,7 @@ def host_now(host: GameHost) -> datetime:
     return host.clock.now()
 
 
-def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str, armored: str, docs: list[Packet],
+def packet_mail(host: GameHost, settings: Settings, name: str, address: str, armored: str, docs: list[Packet],
                  digest: str | None, invitation: str | None = None, talk: list[TalkRelease] | None = None) -> Outgoing:
     """A packet's mail to one recipient, the armour in the body and attached. In a trustless
     game `armored` holds every packet a seat has not had (it follows the whole chain), the
@@ -63,13 +57,13 @@ def packet_mail(host: GameHost, config: dict[str, Any], name: str, address: str,
     carry every shuffle, about 120 KiB a seat, which the body would carry twice. With
     `invitation` (armoured; a new reader of a classic game) that goes first in the body.
     `talk`: the lines of table talk since the reader's last mail, after the packet."""
-    lang = language_of(config, name)
+    lang = language_of(settings, name)
     subject, text, attachment, board = in_language(lang, _packet_words, host, name, armored, docs, digest,
                                                    invitation, talk or [])
     if talk:
         text += "\n" + in_language(lang, talk_mail.body, talk, name) + "\n" + talk_mail.armour(talk)
         armored += talk_mail.armour(talk)
-    return Outgoing(name, address, docs[-1].seq, compose(sender=sender_address(config), to=address, subject=subject,
+    return Outgoing(name, address, docs[-1].seq, compose(sender=sender_address(settings), to=address, subject=subject,
                                                          body_text=text, attachment_name=attachment,
                                                          attachment=armored.encode(), body_html=board))
 
@@ -107,15 +101,15 @@ def _packet_words(host: GameHost, name: str, armored: str, docs: list[Packet], d
     return subject, text + "\n" + armored, attachment, board
 
 
-def language_of(config: dict[str, Any], name: str) -> str:
+def language_of(settings: Settings, name: str) -> str:
     """The language a seat (or the host) reads its mail in ('pbem game email ... --lang')."""
-    return str((config.get("languages") or {}).get(name) or "en")
+    return settings.languages.get(name) or "en"
 
 
-def invitation_mail(config: dict[str, Any], sender: str, name: str, address: str, armored: str) -> Outgoing:
+def invitation_mail(settings: Settings, sender: str, name: str, address: str, armored: str) -> Outgoing:
     """The invitation as a mail to `name`, in their language, the invitation attached."""
     doc = read_blocks(armored)[0].expect(Invitation).doc
-    lang = language_of(config, name)
+    lang = language_of(settings, name)
     return Outgoing(name, address, 0, compose(sender=sender, to=address,
                                               subject=in_language(lang, invitation_subject, doc, name),
                                               body_text=in_language(lang, invitation_summary, doc, name) + "\n" + armored,
@@ -125,20 +119,20 @@ def invitation_mail(config: dict[str, Any], sender: str, name: str, address: str
 
 def mails_for(host: GameHost, seq: int) -> list[Outgoing]:
     """The mails for packet `seq` (0: the invitation), one per recipient, whatever the digest."""
-    config = host.config()
-    sender = sender_address(config)
-    to = recipients(host, config)
+    settings = host.settings()
+    sender = sender_address(settings)
+    to = recipients(host, settings)
     if not to:
         raise UsageError(t("nobody in this game has a mail address"),
                          hint=t("pbem game email GAME NAME=ADDRESS (and host=ADDRESS for a copy)"))
     if seq == 0:
         invitation = host.invitation()
-        return [invitation_mail(config, sender, n, a, invitation) for n, a in to]
+        return [invitation_mail(settings, sender, n, a, invitation) for n, a in to]
     armored = host.packet(seq)
     if armored is None:
         raise UsageError(t("no packet {seq} in this game", seq=seq))
     packet = read_blocks(armored)[0].expect(Packet).doc
-    return [packet_mail(host, config, n, a, armored, [packet], None) for n, a in to]
+    return [packet_mail(host, settings, n, a, armored, [packet], None) for n, a in to]
 
 
 def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
@@ -146,14 +140,14 @@ def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:
     reminds (and the host's copy), anything else to everyone; the signed notice is attached
     for `pbem inbox`."""
     doc = read_blocks(armored)[0].expect(Notice).doc
-    config = host.config()
-    sender = sender_address(config)
+    settings = host.settings()
+    sender = sender_address(settings)
     name = f"notice-{doc.seq:06d}-{doc.notice}.pbem"
     out = []
     for n, a in recipients(host):
         if doc.notice == "reminder" and n not in (doc.seat, HOST):
             continue
-        lang = language_of(config, n)
+        lang = language_of(settings, n)
         line = render(notice_word(doc, host.clock.now()), lang)
         subject = render(msg("{tag} packet {seq}: {line}", tag=tag(doc.game), seq=doc.seq, line=line), lang)
         out.append(Outgoing(n, a, doc.seq, compose(sender=sender, to=a, subject=subject, body_text=f"{line}\n\n{armored}",
@@ -184,14 +178,14 @@ def _notice_html(host: GameHost, seq: int, line: str, reader: str) -> str | None
     return packet_html(view, to_move, said, reader)
 
 
-def talk_only_mail(host: GameHost, config: dict[str, Any], name: str, address: str, lines: list[TalkRelease]) -> Outgoing:
+def talk_only_mail(host: GameHost, settings: Settings, name: str, address: str, lines: list[TalkRelease]) -> Outgoing:
     """A mail of table talk alone, in the reader's language, the lines attached for `pbem inbox`."""
     game = host.game_id()
     armored = talk_mail.armour(lines)
-    lang = language_of(config, name)
+    lang = language_of(settings, name)
     seq = max(ln.seq for ln in lines)
     subject = render(msg("{tag} table talk at packet {seq}", tag=tag(game), seq=seq), lang)
     text = in_language(lang, talk_mail.body, lines, name) + "\n\n" + armored
-    return Outgoing(name, address, seq, compose(sender=sender_address(config), to=address, subject=subject,
+    return Outgoing(name, address, seq, compose(sender=sender_address(settings), to=address, subject=subject,
                                                 body_text=text, attachment_name=f"talk-{seq:06d}.pbem",
                                                 attachment=armored.encode()))

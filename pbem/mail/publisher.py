@@ -4,11 +4,14 @@ a digest per period), the book of what each reader has had, and the host's notic
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from pbem.errors import BadPacket
 from pbem.host.deadlines import parse_duration
 from pbem.host.publish import HostNotice, Release, TalkRelease
+from pbem.host.settings import MailMark, Settings
 from pbem.mail import talk_mail
 from pbem.mail.courier import Courier
 from pbem.mail.host_mail import (
@@ -34,7 +37,7 @@ DEFAULT_DIGEST = "12h"
 
 
 def digest_seconds(text: str) -> float:
-    """The config's or `--digest`'s period: "every" -> 0 (a mail per packet), else a span of time."""
+    """The settings' or `--digest`'s period: "every" -> 0 (a mail per packet), else a span of time."""
     return parse_duration(text, "--digest", off=("every",))
 
 
@@ -42,20 +45,20 @@ def note_mailed(host: GameHost, names: list[str], seq: int, now: Callable[[], fl
     """Record mails sent by hand ('pbem mail'), so digests count from them: the book and the
     channel's mark change in one transaction, as a publisher's delivery does."""
     now = now or (lambda: host_now(host).timestamp())
-    book = dict(host.config().get("mail_book") or {})
+    book = dict(host.settings().mail_book)
     addresses = dict(recipients(host))
     for name in names:
-        if seq > int(book.get(name, {}).get("seq", 0)):
-            book[name] = {"seq": seq, "at": now(), "to": addresses.get(name)}
-    host.mark_delivered(MailPublisher.channel, seq, config={"mail_book": book})  # one transaction
+        if seq > book.get(name, MailMark()).seq:
+            book[name] = MailMark(seq, now(), addresses.get(name))
+    host.mark_delivered(MailPublisher.channel, seq, book)  # one transaction
 
 
 class MailPublisher:
     """Mail as a publisher (pbem.host.publish, channel "mail"): the invitation goes to
     everyone; then for each packet a seat gets it when it is their turn, and everyone when a
-    round or the game ends; otherwise a seat gets at most one digest per period (config
+    round or the game ends; otherwise a seat gets at most one digest per period (settings
     "digest", default 12h; "every": each packet). Each mail lists every move since that
-    seat's last mail (config "mail_book": seat -> last packet mailed and when), so the book
+    seat's last mail (settings "mail_book": seat -> last packet mailed and when), so the book
     is written with each packet; a crash between the mails and the marks resends at most one
     packet's mails (harmless: readers keep one copy per packet number). `idle` mails the
     digests whose period ran out while no new packet came. Digest periods run on the host's
@@ -69,61 +72,61 @@ class MailPublisher:
         self.courier = courier
         self.now: Callable[[], float] = now or (lambda: host_now(host).timestamp())
         self._docs: dict[int, Packet] = {}  # packets read so far, for the digests' "since"
-        self._book_kept: dict[str, dict[str, Any]] | None = None  # the book as the last delivery left it
+        self._book_kept: dict[str, MailMark] | None = None  # the book as the last delivery left it
 
     def deliver(self, release: Release) -> str:
-        config = self.host.config()
-        book, period, label = self._book(config)
+        settings = self.host.settings()
+        book, period, label = self._book(settings)
         if release.seq == 0:
             outs = mails_for(self.host, 0)
             lines = [f"{out.name} <{out.address}>: {self.courier.deliver(out.message)}" for out in outs]
             for out in outs:  # who has the invitation at which address (see _new_reader)
-                book[out.name] = {**book.get(out.name, {}), "to": out.address}
-            self.host.set_config(mail_book=book)
+                book[out.name] = replace(book.get(out.name) or MailMark(), to=out.address)
+            self.host.set_settings(mail_book=book)
             return t("mailed invitation to {list}", list=words.clauses(lines))
         doc = self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
         lines = []
-        for name, address in recipients(self.host, config):
+        for name, address in recipients(self.host, settings):
             why = self._kind(doc, name) or ("every" if period == 0 else None)
             if _new_reader(book, name, address):
                 why = "new reader"
-            if why is None and self.now() - float(book.get(name, {}).get("at", 0)) >= period:
+            if why is None and self.now() - book.get(name, MailMark()).at >= period:
                 why = "digest"
             if why is not None:
-                lines.append(self._mail(config, book, label, name, address, release.seq, release.armored, why))
+                lines.append(self._mail(settings, book, label, name, address, release.seq, release.armored, why))
         self._book_kept = book
         self._forget(book)
         return "\n".join(lines)  # a line per mail; none: everyone waits for a digest
 
-    def kept(self) -> dict[str, Any]:
+    def kept(self) -> dict[str, MailMark] | None:
         """The book as the last delivery left it, stored with the channel's mark in one
         transaction (pbem.host.publish)."""
         book, self._book_kept = self._book_kept, None
-        return {} if book is None else {"mail_book": book}
+        return book
 
     def idle(self) -> list[str]:
         """The digests whose period ran out while no new packet came."""
-        config = self.host.config()
-        book, period, label = self._book(config)
+        settings = self.host.settings()
+        book, period, label = self._book(settings)
         seq = self.host.delivered(self.channel)
         if seq < 0:
             return []
         lines = []
-        to = recipients(self.host, config)
+        to = recipients(self.host, settings)
         for n, a in to:  # an address given since the last mail: the game so far
             if _new_reader(book, n, a):
-                lines.append(self._mail(config, book, label, n, a, seq, self._packet(seq), "new reader") if seq > 0
-                             else self._invite(config, book, n, a))
+                lines.append(self._mail(settings, book, label, n, a, seq, self._packet(seq), "new reader") if seq > 0
+                             else self._invite(settings, book, n, a))
         if period > 0 and seq > 0:
-            due = [(n, a) for n, a in to if int(book.get(n, {}).get("seq", 0)) < seq
-                   and self.now() - float(book.get(n, {}).get("at", 0)) >= period]
-            lines += [self._mail(config, book, label, n, a, seq, self._packet(seq), "digest") for n, a in due]
-            lines += [self._talk(config, book, n, a) for n, a in to if (n, a) not in due
-                      and self.now() - float(book.get(n, {}).get("at", 0)) >= period]
+            due = [(n, a) for n, a in to if book.get(n, MailMark()).seq < seq
+                   and self.now() - book.get(n, MailMark()).at >= period]
+            lines += [self._mail(settings, book, label, n, a, seq, self._packet(seq), "digest") for n, a in due]
+            lines += [self._talk(settings, book, n, a) for n, a in to if (n, a) not in due
+                      and self.now() - book.get(n, MailMark()).at >= period]
             lines = [line for line in lines if line]
         if not lines:
             return []
-        self.host.set_config(mail_book=book)
+        self.host.set_settings(mail_book=book)
         return ["\n".join(lines)]
 
     def _keep(self, seq: int, armored: str) -> Packet:
@@ -141,9 +144,9 @@ class MailPublisher:
                 self._keep(s, text)
         return [self._docs[s] for s in range(first, last + 1) if s in self._docs]
 
-    def _forget(self, book: dict[str, dict[str, Any]]) -> None:
+    def _forget(self, book: dict[str, MailMark]) -> None:
         """Drop the packets every reader has had: a long game does not pile them up."""
-        had = min((int(entry.get("seq", 0)) for entry in book.values()), default=0)
+        had = min((entry.seq for entry in book.values()), default=0)
         for s in [s for s in self._docs if s < had]:
             del self._docs[s]
 
@@ -152,10 +155,10 @@ class MailPublisher:
         self._keep(seq, armored)
         return armored
 
-    def _invite(self, config: dict[str, Any], book: dict[str, dict[str, Any]], name: str, address: str) -> str:
+    def _invite(self, settings: Settings, book: dict[str, MailMark], name: str, address: str) -> str:
         """The invitation to an address given before the first packet."""
-        out = invitation_mail(config, sender_address(config), name, address, self.host.invitation())
-        book[name] = {**book.get(name, {}), "to": address}
+        out = invitation_mail(settings, sender_address(settings), name, address, self.host.invitation())
+        book[name] = replace(book.get(name) or MailMark(), to=address)
         return t("mailed invitation to {list}", list=f"{name} <{address}>: {self.courier.deliver(out.message)}")
 
     def notify(self, notice: HostNotice) -> str:
@@ -171,22 +174,22 @@ class MailPublisher:
     def relay(self, line: TalkRelease) -> str:
         """A line of table talk: mailed at once to whoever gets a mail per packet ("every");
         under a digest it goes with the reader's next packet mail or digest (`idle`)."""
-        config = self.host.config()
-        book, period, _ = self._book(config)
+        settings = self.host.settings()
+        book, period, _ = self._book(settings)
         if period > 0:
             return ""
-        lines = [self._talk(config, book, n, a) for n, a in recipients(self.host, config)]
+        lines = [self._talk(settings, book, n, a) for n, a in recipients(self.host, settings)]
         self._book_kept = book
         return "\n".join(line for line in lines if line)
 
-    def _talk(self, config: dict[str, Any], book: dict[str, dict[str, Any]], name: str, address: str) -> str:
+    def _talk(self, settings: Settings, book: dict[str, MailMark], name: str, address: str) -> str:
         """The lines `name` has not had, in a mail of their own (nothing to mail: "")."""
         lines = talk_mail.pending(self.host, book, name)
         talk_mail.mark(self.host, book, name)
         if not lines:
             return ""
-        out = talk_only_mail(self.host, config, name, address, lines)
-        book[name] = {**book.get(name, {}), "at": self.now(), "to": address}
+        out = talk_only_mail(self.host, settings, name, address, lines)
+        book[name] = replace(book.get(name) or MailMark(), at=self.now(), to=address)
         return t("mailed table talk to {name} <{address}>: {how}", name=name, address=address,
                  how=self.courier.deliver(out.message))
 
@@ -198,13 +201,13 @@ class MailPublisher:
         before = self._since(doc.seq - 1, doc.seq - 1) if doc.seq > 1 else []
         return trustless.mail_kind(doc, before[0] if before else None, name)
 
-    def _book(self, config: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], float, str]:
-        label = str(config.get("digest") or DEFAULT_DIGEST)
-        return dict(config.get("mail_book") or {}), digest_seconds(label), label
+    def _book(self, settings: Settings) -> tuple[dict[str, MailMark], float, str]:
+        label = settings.digest or DEFAULT_DIGEST
+        return dict(settings.mail_book), digest_seconds(label), label
 
-    def _mail(self, config: dict[str, Any], book: dict[str, dict[str, Any]], label: str, name: str, address: str,
+    def _mail(self, settings: Settings, book: dict[str, MailMark], label: str, name: str, address: str,
               seq: int, armored: str, why: str) -> str:
-        last = int(book.get(name, {}).get("seq", 0))
+        last = book.get(name, MailMark()).seq
         since = self._since(last + 1, seq)
         if since[-1].waiting is not None and name != HOST:  # a trustless seat follows every packet of the chain
             armored = "".join(text for _, text in self.host.packets(last, seq))
@@ -213,18 +216,18 @@ class MailPublisher:
         # packet against it (a second mail could be read first).
         talk = talk_mail.pending(self.host, book, name)
         talk_mail.mark(self.host, book, name)
-        out = packet_mail(self.host, config, name, address, armored, since, None if label == "every" else label,
+        out = packet_mail(self.host, settings, name, address, armored, since, None if label == "every" else label,
                            self.host.invitation() if why == "new reader" else None, talk)
-        book[name] = {**book.get(name, {}), "seq": seq, "at": self.now(), "to": address}
+        book[name] = replace(book.get(name) or MailMark(), seq=seq, at=self.now(), to=address)
         return t("mailed packet {seq} to {name} <{address}> ({why}): {how}", seq=seq, name=name, address=address,
                  why=_why_words(why), how=self.courier.deliver(out.message))
 
 
-def _new_reader(book: dict[str, dict[str, Any]], name: str, address: str) -> bool:
+def _new_reader(book: dict[str, MailMark], name: str, address: str) -> bool:
     """Whether `address` has not had this game's invitation: never mailed at all, or mailed at
     another address (books written before addresses were kept say nothing: not new)."""
     entry = book.get(name)
-    return entry is None or entry.get("to", address) != address
+    return entry is None or (entry.to is not None and entry.to != address)
 
 
 def _why_words(why: str) -> str:

@@ -2,7 +2,7 @@
 
 Only mail from a seat's own address (the one the game has for that seat) is answered, in that
 seat's language, from the host's outgoing mail path; mail from any other address gets nothing
-(an answer would make the host a reflector). Each refusal is noted in the game's config
+(an answer would make the host a reflector). Each refusal is noted in the game's settings
 (`refusals`: seat -> the last refused mails, by Message-ID or body hash) in one transaction
 that also decides whether an answer is owed: at most one per mail, so a restarted host that
 reads the mail again says nothing twice, and at most `LIMIT` per seat in `WINDOW` seconds, so
@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from email.message import EmailMessage
 from email.utils import parseaddr
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbem.errors import Text
+from pbem.host.settings import Refusal, Settings, replaced
 from pbem.mail.host_mail import language_of, sender_address
 from pbem.mail.memory import message_keys
 from pbem.mail.message import compose
@@ -42,9 +43,7 @@ def seat_of_sender(host: GameHost, msg: EmailMessage) -> tuple[str, str] | None:
         return None
     if "@" not in sender:
         return None
-    emails = dict(host.config().get("emails") or {})
     for seat, address in host.seat_emails():
-        address = address or emails.get(seat)
         if seat != HOST and address and parseaddr(address)[1].strip().lower() == sender:
             return seat, address
     return None
@@ -55,27 +54,26 @@ def note_refusal(host: GameHost, seat: str, msg: EmailMessage, now: float) -> bo
     transaction: the note and the decision are one)."""
     key = message_keys(msg)[0]
 
-    def change(book: Any) -> tuple[dict[str, list[dict[str, Any]]], bool]:
-        book = dict(book) if isinstance(book, dict) else {}
-        noted = [e for e in book.get(seat) or [] if isinstance(e, dict)]
-        if any(e.get("key") == key for e in noted):
-            return book, False  # read again (a restart, a second copy): said once already
-        recent = sum(1 for e in noted if e.get("told") and now - float(e.get("at", 0)) < WINDOW)
+    def change(settings: Settings) -> tuple[Settings, bool]:
+        noted = settings.refusals.get(seat, [])
+        if any(e.key == key for e in noted):
+            return settings, False  # read again (a restart, a second copy): said once already
+        recent = sum(1 for e in noted if e.told and now - e.at < WINDOW)
         owed = recent < LIMIT
-        book[seat] = [*noted, {"key": key, "at": now, "told": owed}][-KEEP:]
-        return book, owed
+        book = {**settings.refusals, seat: [*noted, Refusal(key, now, owed)][-KEEP:]}
+        return replaced(settings, refusals=book), owed
 
-    return bool(host.update_config("refusals", change))
+    return host.change_settings(change)
 
 
 def refusal_mail(host: GameHost, seat: str, address: str, msg: EmailMessage, reasons: list[Text]) -> EmailMessage:
     """The answer to `seat`'s refused mail, in the seat's language: what was refused and why."""
-    config = host.config()
+    settings = host.settings()
     game = host.game_id()
     subject = _said(msg, "Subject")[:120]
-    lines, reply_subject = in_language(language_of(config, seat), _refusal_words, game, subject, reasons)
+    lines, reply_subject = in_language(language_of(settings, seat), _refusal_words, game, subject, reasons)
     mid = _said(msg, "Message-ID").strip()
-    return compose(sender=sender_address(config), to=address, subject=reply_subject, body_text="\n".join(lines) + "\n",
+    return compose(sender=sender_address(settings), to=address, subject=reply_subject, body_text="\n".join(lines) + "\n",
                    attachment_name=None, attachment=None,
                    in_reply_to=mid if _MESSAGE_ID_RE.fullmatch(mid) else None)
 

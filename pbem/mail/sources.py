@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pbem.errors import UsageError
 from pbem.mail.courier import Courier, smtp_password, smtp_settings
@@ -18,6 +18,7 @@ from pbem.mail.message import SmtpSettings
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
+    from pbem.host.settings import Settings
     from pbem.mail.imap import Credential
     from pbem.watch import Watch
 
@@ -76,7 +77,7 @@ def courier(send: bool, to_dir: Path | None, settings: SmtpSettings | None, defa
     return Courier(to_dir=to_dir or default_dir)
 
 
-def host_courier(config: dict[str, Any], send: bool, to_dir: Path | None, home: Path, default_dir: Path) -> Courier:
+def host_courier(config: Settings, send: bool, to_dir: Path | None, home: Path, default_dir: Path) -> Courier:
     """The game's SMTP settings ('pbem game smtp'), else the host's mail profile (which sends
     without --send, unless --to-dir asks for .eml files)."""
     from pbem.mail.profile import load_profile

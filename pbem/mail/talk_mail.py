@@ -6,15 +6,19 @@ with the next digest)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import msgspec
 
 from pbem.errors import PbemError
+from pbem.host.settings import MailMark
 from pbem.names import HOST
 from pbem.protocol.documents import Talk, read_blocks
 from pbem.ui import talk_words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
+
     from pbem.host.interface import GameHost, TalkRelease
 
 
@@ -29,17 +33,17 @@ def for_reader(line: TalkRelease, name: str) -> Talk | None:
     return None
 
 
-def pending(host: GameHost, book: dict[str, dict[str, Any]], name: str) -> list[TalkRelease]:
+def pending(host: GameHost, book: dict[str, MailMark], name: str) -> list[TalkRelease]:
     """The lines relayed since the last one mailed to `name` that `name` gets."""
-    after = int(book.get(name, {}).get("talk", 0))
+    after = book[name].talk if name in book else 0
     return [ln for ln in host.talk(after) if for_reader(ln, name) is not None]
 
 
-def mark(host: GameHost, book: dict[str, dict[str, Any]], name: str) -> None:
+def mark(host: GameHost, book: dict[str, MailMark], name: str) -> None:
     """`name` has had every line relayed so far (those not for it too)."""
-    last = max((ln.id for ln in host.talk(int(book.get(name, {}).get("talk", 0)))), default=None)
+    last = max((ln.id for ln in host.talk(book[name].talk if name in book else 0)), default=None)
     if last is not None:
-        book[name] = {**book.get(name, {}), "talk": last}
+        book[name] = msgspec.structs.replace(book.get(name) or MailMark(), talk=last)
 
 
 def body(lines: list[TalkRelease], name: str) -> str:

@@ -1,0 +1,177 @@
+"""A game's settings, what its host remembers between changes, and each seat's standing: typed,
+decoded once per change and encoded once when it commits.
+
+- `Settings` (games.settings): how the game is run — its deadline rules, the host's mail
+  address, the seats' languages, SMTP, the transport it is served over, the digest period,
+  the mail's book and the refused mails answered. Set by `pbem game ...` commands.
+- `Memo` (games.memo): what the timekeeper remembers — the clock of the packet waiting,
+  since when the game is paused, every seat handed over, and the requests answered that a
+  replay could still change.
+- `Standing` (columns of the seats table): deadlines missed in a row, absent since which
+  packet, resigned, away until when and the away notices of the last day.
+
+A seat's mail address lives in seats.email only; a trustless game, which has no seats table,
+keeps every address in its settings' `emails`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from pbem.host.deadlines import Timing
+
+
+class MailMark(msgspec.Struct, omit_defaults=True):
+    """The last packet mailed to a reader, when, and to which address."""
+
+    seq: int = 0
+    at: float = 0.0
+    to: str | None = None
+    talk: int = 0  # the last line of table talk it was mailed
+
+
+class Refusal(msgspec.Struct):
+    """A refused mail of a seat, by its key (Message-ID), and whether it was answered."""
+
+    key: str
+    at: float
+    told: bool
+
+
+class SmtpSetting(msgspec.Struct, omit_defaults=True):
+    """Where the host sends mail from (never a password: pbem.mail.message.SmtpSettings)."""
+
+    host: str
+    from_addr: str
+    port: int | None = None
+    security: str = "starttls"
+    user: str | None = None
+    ca_file: str | None = None
+
+
+class TransportSetting(msgspec.Struct, omit_defaults=True):
+    """How the game is served (pbem.auto.host_runner.Transport): a folder, or mail."""
+
+    folder: str | None = None
+    maildir: list[str] = []
+    imap: str | None = None
+    send: bool = False
+    to_dir: str | None = None
+
+    def kind(self) -> str | None:
+        """"folder", "mail" (files or IMAP) or None."""
+        if self.folder:
+            return "folder"
+        return "mail" if self.maildir or self.imap else None
+
+
+class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """How a game is run (see the module's docstring)."""
+
+    timing: Timing | None = None
+    emails: dict[str, str] = {}  # the host's ("host"); a trustless game's seats' too
+    languages: dict[str, str] = {}  # seat or host -> the language of their mail
+    smtp: SmtpSetting | None = None
+    transport: TransportSetting | None = None
+    digest: str | None = None
+    mail_book: dict[str, MailMark] = {}
+    refusals: dict[str, list[Refusal]] = {}
+    delivered: dict[str, int] = {}  # a trustless game's publishers' marks (a store has its deliveries table)
+
+    def rules(self) -> Timing:
+        """The deadline rules (none set: a game that waits for ever)."""
+        return self.timing if self.timing is not None else Timing()
+
+
+class PacketClock(msgspec.Struct, omit_defaults=True):
+    """The clock of the packet (or trustless step) waiting now: its seat, start and due time,
+    and the notices sent for it ("remind-N", "late")."""
+
+    seq: int | None = None
+    seat: str | None = None
+    start: str | None = None
+    due: str | None = None
+    sent: list[str] = []
+    absent: bool = False  # its seat was absent when it was published: the policy plays at once
+    stage: int | None = None  # a trustless table's: the packet that opened the step
+
+
+class Answered(msgspec.Struct, omit_defaults=True):
+    """A request (or a move that said its seat is back) applied: its replay is a duplicate
+    while `until` (an away request's end) has not passed; None: for the rest of the game."""
+
+    hash: str
+    until: str | None = None
+
+
+class HandedOver(msgspec.Struct):
+    """A seat handed to a new key (as packets and archives list it: documents.HandoverRecord)."""
+
+    seat: str
+    key: str
+    old: str
+    at: int  # the first packet sealed to the new key
+    by: str  # "host" or the seat's name
+    document: str  # the signed handover block's payload, base64
+
+
+class Memo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What the host remembers of a game between changes (see the module's docstring)."""
+
+    clock: PacketClock = msgspec.field(default_factory=PacketClock)
+    paused: str | None = None
+    handovers: list[HandedOver] = []
+    requests: list[Answered] = []
+
+
+class Standing(msgspec.Struct, omit_defaults=True):
+    """A seat's standing with the clock (columns of the seats table)."""
+
+    missed: int = 0  # deadlines missed in a row
+    absent: int | None = None  # absent since this packet (the host plays for it)
+    resigned: bool = False
+    away_until: str | None = None
+    away_sent: list[str] = []  # when it sent its away notices of the last day
+
+
+STANDING_COLUMNS = ("missed", "absent", "resigned", "away_until", "away_sent")
+
+_SETTINGS = msgspec.json.Decoder(Settings)
+_MEMO = msgspec.json.Decoder(Memo)
+_ENCODER = msgspec.json.Encoder(order="sorted")
+
+
+def settings_of(text: str | None) -> Settings:
+    return _SETTINGS.decode(text) if text else Settings()
+
+
+def memo_of(text: str | None) -> Memo:
+    return _MEMO.decode(text) if text else Memo()
+
+
+def encode(value: Settings | Memo) -> str:
+    return _ENCODER.encode(value).decode()
+
+
+def standing_of(row: Any) -> Standing:
+    """A seat's standing from its row of the seats table."""
+    import json
+
+    return Standing(row.missed, row.absent, bool(row.resigned), row.away_until,
+                    list(json.loads(row.away_sent)) if row.away_sent else [])
+
+
+def standing_row(st: Standing) -> dict[str, Any]:
+    """The seats table's columns of a standing."""
+    import json
+
+    return {"missed": st.missed, "absent": st.absent, "resigned": st.resigned, "away_until": st.away_until,
+            "away_sent": json.dumps(st.away_sent) if st.away_sent else None}
+
+
+def replaced(settings: Settings, **changes: Any) -> Settings:
+    """`settings` with `changes` (None: back to the default)."""
+    fields = {f: (getattr(Settings(), f) if v is None else v) for f, v in changes.items()}
+    return msgspec.structs.replace(settings, **fields)
