@@ -1,4 +1,4 @@
-"""A trustless game's settings and step clock in its own file (pbem.host.blind): one row
+"""A trustless game's settings in its own file (pbem.host.blind_file's blind_config): one row
 per field of pbem.host.settings.Settings (its JSON), and a row "clock" for the step waiting.
 """
 
@@ -8,14 +8,10 @@ import json
 from typing import Any
 
 import msgspec
-from sqlalchemy import Column, MetaData, String, Table, Text, delete, insert, inspect, select
+from sqlalchemy import Table, delete, insert, inspect, select
 from sqlalchemy.engine import Connection
 
 from pbem.host.settings import PacketClock, Settings, settings_of
-
-
-def table(meta: MetaData) -> Table:
-    return Table("blind_config", meta, Column("key", String, primary_key=True), Column("value", Text, nullable=False))
 
 
 def _rows(c: Connection, config: Table) -> dict[str, str]:
