@@ -34,7 +34,7 @@ from pbem.host.blind_file import ACTIVITY, CONFIG, GAMES, JOINS, NOTICES, PACKET
 from pbem.host.blind_file import check_no_absent_rule as check_no_absent_rule  # where callers of the host find them
 from pbem.host.blind_file import create_game as create_game
 from pbem.host.clock import REAL, Clock, stamp
-from pbem.host.deadlines import Timing, clock_says
+from pbem.host.deadlines import Timing
 from pbem.host.interface import (
     Closing,
     GameOverview,
@@ -47,7 +47,7 @@ from pbem.host.interface import (
     overview_of,
 )
 from pbem.host.paths import is_blind
-from pbem.host.settings import MailMark, PacketClock, Settings, replaced
+from pbem.host.settings import MailMark, PacketClock, Settings, clock_says, replaced
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (

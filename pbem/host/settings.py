@@ -16,11 +16,14 @@ keeps every address in its settings' `emails`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 import msgspec
 
-from pbem.host.deadlines import Timing
+from pbem.host.clock import parse_time
+from pbem.host.deadlines import ClockStatus, DeadlineStatus, Timing
 
 
 class MailMark(msgspec.Struct, omit_defaults=True):
@@ -175,3 +178,44 @@ def replaced(settings: Settings, **changes: Any) -> Settings:
     """`settings` with `changes` (None: back to the default)."""
     fields = {f: (getattr(Settings(), f) if v is None else v) for f, v in changes.items()}
     return msgspec.structs.replace(settings, **fields)
+
+
+def clock_says(timing: Timing, clock: PacketClock, now: datetime) -> list[str]:
+    """What the clock of the packet waiting now has to say by `now`, each thing once (marked in
+    `clock.sent`): "reminder" (several reminder times passed at once, as for a host that was
+    down: one reminder, not a burst; none once the deadline is past), then "late"."""
+    assert clock.due is not None and clock.start is not None
+    due, start = parse_time(clock.due), parse_time(clock.start)
+    sent = clock.sent
+    out = []
+    passed = [f"remind-{i}" for i, when in enumerate(timing.reminder_times(start, due)) if now >= when]
+    fresh = [k for k in passed if k not in sent]
+    if fresh:
+        sent.extend(fresh)
+        if now < due:
+            out.append("reminder")
+    if now >= due and "late" not in sent:
+        sent.append("late")
+        out.append("late")
+    return out
+
+
+def deadline_of(memo: Memo, seq: int) -> DeadlineStatus | None:
+    """The deadline of packet `seq` as the host remembers it ({seat, due}; the timekeeper
+    keeps it), or None: no deadline, or `seq` is not the packet waiting."""
+    clock = memo.clock
+    if clock.due and clock.seat and clock.seq == seq:
+        return {"seat": clock.seat, "due": clock.due}
+    return None
+
+
+def status_extras(timing: Timing | None, memo: Memo, standings: Mapping[str, Standing], seq: int) -> ClockStatus:
+    """What a game's status says of its clock and its seats' standing."""
+    return {
+        "timing": None if timing is None else timing.to_config(),
+        "deadline": deadline_of(memo, seq),
+        "paused": bool(memo.paused),
+        "absent": sorted(n for n, st in standings.items() if st.absent is not None or st.resigned),
+        "away": {n: st.away_until for n, st in standings.items() if st.away_until},
+        "handovers": [{"seat": h.seat, "key": h.key, "old": h.old, "at": h.at, "by": h.by} for h in memo.handovers],
+    }

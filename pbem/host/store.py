@@ -427,8 +427,7 @@ def _status(g: Any, rows: Sequence[Any]) -> GameStatus:
     """A game's status from its row (with `since`, as _GAME_ROWS reads it) and its seats' rows."""
     import json
 
-    from pbem.host.deadlines import status_extras
-    from pbem.host.settings import memo_of, settings_of, standing_of
+    from pbem.host.settings import memo_of, settings_of, standing_of, status_extras
     from pbem.protocol.keyline import fingerprint
 
     public = json.loads(g.public or "{}")

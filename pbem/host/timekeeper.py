@@ -40,9 +40,9 @@ from pbem.errors import (
 )
 from pbem.host.change import Change, GameRow, Seat
 from pbem.host.clock import parse_time, stamp
-from pbem.host.deadlines import Timing, clock_says
+from pbem.host.deadlines import Timing
 from pbem.host.interface import Outcome
-from pbem.host.settings import Answered, HandedOver, Memo, PacketClock
+from pbem.host.settings import Answered, HandedOver, Memo, PacketClock, clock_says
 from pbem.host.store import games, moves, notices, packets, seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
