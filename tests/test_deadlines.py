@@ -319,3 +319,44 @@ def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path, store_url: st
     run_cli(app, ["inbox", *[p for p in out.glob("*.eml") if emails[other] in p.read_text()]], homes[other])
     assert [n.notice for n in saved_notices(homes[other], game)] == ["late"]
     host.close()
+
+
+def _answered(host) -> list[tuple[str, str | None]]:
+    """The requests the game remembers having answered: (hash, until)."""
+    from sqlalchemy import select
+
+    from pbem.host.settings import memo_of
+    from pbem.host.store import games
+
+    with host.store.read() as c:
+        return [(r.hash, r.until) for r in memo_of(c.execute(select(games.c.memo)).scalar_one()).requests]
+
+
+def test_answered_requests_are_forgotten_once_a_replay_changes_nothing(tmp_path: Path, store_url: str) -> None:
+    """An away request is remembered (a replay is a duplicate) until it ends, then forgotten with
+    the next packet: its replay is refused as in the past and changes nothing. A second resign
+    of a resigned seat is a duplicate without being remembered. So the memo does not only grow."""
+    from pbem.errors import BadPacket
+    from pbem.seat import player
+
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="bot"), store_url)
+    first = host.status()["to_move"]
+    other = next(s for s in SEATS4 if s != first)
+    away = player.make_request(seats[other].invitation, other, ids[other], "away", until="2026-12-01T14:00:00+00:00")
+    assert host.accept(away).kind == "away"
+    assert _answered(host) == [(away.hash, "2026-12-01T14:00:00+00:00")]
+    assert host.accept(away).kind == "duplicate"
+    clock.advance(3 * 3600)  # the away time is over; the host plays the late seat's move: a packet
+    assert [o.kind for o in host.tick()][-1] == "applied"
+    assert _answered(host) == []
+    before = store_dump(host.store.url)
+    with pytest.raises(BadPacket, match="in the past"):
+        host.accept(away)
+    assert store_dump(host.store.url) == before
+    resign = player.make_request(seats[other].invitation, other, ids[other], "resign")
+    assert host.accept(resign).kind == "resigned"
+    again = player.make_request(seats[other].invitation, other, ids[other], "resign", at="2026-12-01T15:00:00+00:00")
+    for block in (resign, again):
+        assert host.accept(block).kind == "duplicate"
+    assert _answered(host) == []
+    host.close()
