@@ -21,6 +21,7 @@ from mailservers import MailServers
 from pbem_helpers import SEATS, imap_game, start_imap, wait_all
 from processes import pbem
 
+from pbem.host.settings import Settings
 from pbem.mail.player_mail import block_mail
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Mental, Packet, Signed, parse_relayed, read_blocks, sign
@@ -203,7 +204,7 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     invited = tmp_path / "invited"
     from pbem.mail.host_mail import invitation_mail
 
-    write_eml(invitation_mail({}, "host@example.org", "ann", "ann@example.org", inv.armored()).message, invited)
+    write_eml(invitation_mail(Settings(), "host@example.org", "ann", "ann@example.org", inv.armored()).message, invited)
     said = run_cli(app, ["inbox", invited, "--db", db], homes["ann"]).output
     assert "invitation to t-" in said and "join with: pbem mail-join" in said and "our own game" not in said, said
     said = run_cli(app, ["inbox", invited, "--again", "--db", db], homes["referee"]).output

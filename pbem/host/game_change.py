@@ -12,17 +12,8 @@ from sqlalchemy import bindparam, select, update
 
 from pbem.errors import BadPacket, BadSignature, kind_word, msg
 from pbem.host import moving, round_store, timekeeper
-from pbem.host.settings import (
-    Memo,
-    Settings,
-    Standing,
-    encode,
-    memo_of,
-    replaced,
-    settings_of,
-    standing_of,
-    standing_row,
-)
+from pbem.host import settings as kept
+from pbem.host.settings import Memo, Settings, Standing
 from pbem.host.store import seats
 
 if TYPE_CHECKING:
@@ -72,10 +63,11 @@ class GameChange:
     that it edits, and the Host whose key signs and whose kept state it uses; `made` and
     `dealt` are what the change published and dealt, kept by the Host once it commits."""
 
-    __slots__ = ("host", "c", "g", "made", "dealt", "_settings", "_memo", "_standings")
+    __slots__ = ("host", "c", "g", "clock", "made", "dealt", "_settings", "_memo", "_standings")
 
     def __init__(self, host: HostSide, c: Connection, g: GameRow) -> None:
         self.host, self.c, self.g = host, c, g
+        self.clock: Clock = host.clock
         self.made: tuple[RoundState, RoundLog | None] | None = None
         self.dealt: RoundLog | None = None
         self._settings: Settings | None = None
@@ -85,46 +77,42 @@ class GameChange:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = settings_of(self.g["settings"])
+            self._settings = kept.settings_of(self.g["settings"])
         return self._settings
 
     @property
     def memo(self) -> Memo:
         if self._memo is None:
-            self._memo = memo_of(self.g["memo"])
+            self._memo = kept.memo_of(self.g["memo"])
         return self._memo
 
     def standings(self) -> dict[str, Standing]:
         if self._standings is None:
             rows = self.c.execute(_STANDINGS, {"b_game": self.g["id"]}).all()
-            self._standings = ({r.name: standing_of(r) for r in rows}, {r.name: standing_row(standing_of(r)) for r in rows})
+            self._standings = ({r.name: kept.standing_of(r) for r in rows}, {r.name: kept.standing_row(kept.standing_of(r)) for r in rows})
         return self._standings[0]
 
     def standing(self, seat: str) -> Standing:
         return self.standings()[seat]
 
     def set_timing(self, timing: Timing) -> None:
-        self._settings = replaced(self.settings, timing=timing)
-        self.g["settings"] = encode(self._settings)
+        self._settings = kept.replaced(self.settings, timing=timing)
+        self.g["settings"] = kept.encode(self._settings)
 
     def commit(self) -> None:
         """What the change decoded, encoded once into its row and the seats' rows."""
         if self._memo is not None:
-            self.g["memo"] = encode(self._memo)
+            self.g["memo"] = kept.encode(self._memo)
         if self._standings is not None:
             now, read = self._standings
             for name, st in now.items():
-                row = standing_row(st)
+                row = kept.standing_row(st)
                 if row != read[name]:
                     self.c.execute(_SET_STANDING, {**row, "b_game": self.g["id"], "b_name": name})
 
     @property
     def facts(self) -> Facts:
         return self.host.facts
-
-    @property
-    def clock(self) -> Clock:
-        return self.host.clock
 
     def now(self) -> str:
         return self.host.now()
