@@ -205,7 +205,7 @@ def test_a_trustless_packet_mail_draws_the_blind_hosts_table(tmp_path: Path) -> 
     t = _dealt(Table(tmp_path).joined())
     for s in TRUSTLESS_SEATS:
         t.host.set_email(s, f"{s}@example.org")
-    t.host.set_config(languages={"bob": "zh-Hans"})
+    t.host.set_settings(languages={"bob": "zh-Hans"})
     seq = t.host.head()[0]
     mails = {o.name: o.message for o in mails_for(t.host, seq)}
     assert set(mails) == set(TRUSTLESS_SEATS)
