@@ -114,19 +114,15 @@ def game_smtp(
 
     The password is never stored: it comes from $PBEM_SMTP_PASSWORD or a prompt.
     """
-    import msgspec
-
-    from pbem.host.settings import SmtpSetting
-    from pbem.mail.courier import smtp_settings
+    from pbem.mail.courier import keep_smtp, smtp_settings
     from pbem.mail.message import SmtpSettings
 
     with open_host(game, store, db) as host:
         if server is None:
-            kept = smtp_settings(host.settings())
-            if kept is None:
+            settings = smtp_settings(host.settings())
+            if settings is None:
                 typer.echo(t("no SMTP settings (pbem game smtp GAME --server ...)"))
                 return
-            settings = kept
         else:
             if not sender:
                 raise UsageError(t("--from ADDRESS is needed with --server"))
@@ -134,7 +130,7 @@ def game_smtp(
             if port:
                 d["port"] = port
             settings = SmtpSettings.from_dict(d)
-            host.set_settings(smtp=msgspec.convert(settings.to_dict(), SmtpSetting))
+            host.set_settings(smtp=keep_smtp(settings))
     typer.echo(smtp_in_words(settings))
 
 

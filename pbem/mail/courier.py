@@ -13,7 +13,7 @@ from pbem.mail.message import SmtpSettings, send, write_eml
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
-    from pbem.host.settings import Settings
+    from pbem.host.settings import Settings, SmtpSetting
 
 ENV_SMTP_PASSWORD = "PBEM_SMTP_PASSWORD"
 
@@ -23,6 +23,15 @@ def smtp_settings(config: Settings) -> SmtpSettings | None:
     import msgspec
 
     return SmtpSettings.from_dict(msgspec.to_builtins(config.smtp)) if config.smtp else None
+
+
+def keep_smtp(settings: SmtpSettings) -> SmtpSetting:
+    """SMTP settings as the game keeps them ('pbem game smtp --server ...')."""
+    import msgspec
+
+    from pbem.host.settings import SmtpSetting
+
+    return msgspec.convert(settings.to_dict(), SmtpSetting)
 
 
 def smtp_password(settings: SmtpSettings | None, *, prompt: bool = True, command: str | None = None) -> str | None:
