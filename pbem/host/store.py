@@ -48,8 +48,8 @@ from pbem.host.interface import Closing, GameOverview, GameStatus
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
-HEAD = "0007"
-KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
+HEAD = "0008"
+KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 _REVISION = text("SELECT version_num FROM alembic_version")
 

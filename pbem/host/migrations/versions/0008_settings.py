@@ -1,7 +1,7 @@
 """A game's settings, the host's memo and the seats' standing, each in its own place.
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 
 games.config held everything as one JSON object. It is split (pbem.host.settings):
 - games.settings: the deadline rules, the host's own mail address, languages, SMTP, transport,
@@ -20,8 +20,8 @@ import json
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision = "0006"
+revision = "0008"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
