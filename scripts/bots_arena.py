@@ -1,4 +1,4 @@
-"""Bots arena: side win rates of smart and random bots over seeded games.
+"""Bots arena: side win rates of the bots over seeded games.
 
 Run through `scripts/bots-arena` (it sets up .venv). For every table (classic 5 and 10
 players, expansion 8 and 12 players) and every matchup (which bot kind plays the gold
@@ -7,11 +7,20 @@ the share of rounds each side won. Games run in parallel worker processes.
 
     scripts/bots-arena                    # 1000 games per table and matchup
     scripts/bots-arena --games 100 --tables classic5,expansion12 --jobs 2
+
+With `--bots A,B`, one seat against the rest: in each of N seeded deals (one round each), a
+seat dealt a role of the side `--seat-role` (both sides unless given) is played by bot A and
+every other seat by bot B; the same deal is then played with B in that seat too. It prints
+how often the seat's side won either way, the difference and its 95% interval (paired).
+`--think S` is the search bot's budget a decision; `--json` prints the table as JSON.
+
+    scripts/bots-arena --bots search,smart --tables classic5 --games 150 --think 0.1
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -20,7 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.bots.arena import MATCHUPS, Matchup, Tally, run_games  # noqa: E402
+from engine.bots import KINDS, THINK  # noqa: E402
+from engine.bots.arena import MATCHUPS, Duel, Matchup, Tally, margin, run_duel, run_games  # noqa: E402
 
 TABLES = {
     "classic5": ("classic", 5),
@@ -37,6 +47,55 @@ def _work(args: tuple[str, int, int, int, int, str]) -> tuple[Tally, float]:
     return tally, time.perf_counter() - t0
 
 
+def _duel_work(args: tuple[str, int, int, int, str, str, str, float, str]) -> tuple[list[tuple[bool, bool]], float]:
+    ruleset, players, first, count, tested, baseline, role, think, seed = args
+    t0 = time.perf_counter()
+    pairs = run_duel(ruleset, players, count, Duel(tested, baseline, role, think), seed=seed, first=first)
+    return pairs, time.perf_counter() - t0
+
+
+def duels(ap: argparse.ArgumentParser, args: argparse.Namespace, tables: list[str]) -> int:
+    """The `--bots A,B` mode: one seat against the rest, paired deals."""
+    bots = [b.strip() for b in args.bots.split(",")]
+    if len(bots) != 2 or any(b not in KINDS for b in bots):
+        ap.error(f"--bots takes two of {', '.join(KINDS)}, as A,B")
+    roles = [args.seat_role] if args.seat_role else ["digger", "saboteur"]
+    units = []
+    for t in tables:
+        ruleset, players = TABLES[t]
+        for role in roles:
+            for first in range(0, args.games, args.chunk):
+                count = min(args.chunk, args.games - first)
+                units.append((t, role, (ruleset, players, first, count, bots[0], bots[1], role, args.think, args.seed)))
+    start = time.perf_counter()
+    pairs: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
+    cpu: dict[tuple[str, str], float] = {}
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for (t, role, _), (got, secs) in zip(units, pool.map(_duel_work, [u[2] for u in units])):
+            pairs.setdefault((t, role), []).extend(got)
+            cpu[(t, role)] = cpu.get((t, role), 0.0) + secs
+    wall = time.perf_counter() - start
+    rows = []
+    for t in tables:
+        for role in roles:
+            m = margin(pairs[(t, role)])
+            rows.append({"table": t, "seat_role": role, "rounds": m.rounds, "tested": m.tested,
+                         "baseline": m.baseline, "diff": m.diff, "low": m.low, "high": m.high,
+                         "cpu_s": round(cpu[(t, role)], 1)})
+    if args.json:
+        print(json.dumps({"tested": bots[0], "baseline": bots[1], "think": args.think, "seed": args.seed,
+                          "games": args.games, "rows": rows, "wall_s": round(wall, 1)}, indent=1))
+        return 0
+    print(f"{bots[0]} in one seat vs {bots[1]} in the rest; {args.games} deals a line, seed {args.seed!r}, "
+          f"think {args.think} s")
+    print(f"{'table':12s} {'seat':9s} {'rounds':>6s} {bots[0]:>8s} {bots[1]:>8s} {'diff':>7s}  95% interval")
+    for r in rows:
+        print(f"{r['table']:12s} {r['seat_role']:9s} {r['rounds']:6d} {100 * r['tested']:7.1f}% "
+              f"{100 * r['baseline']:7.1f}% {100 * r['diff']:+6.1f}  [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]")
+    print(f"wall time {wall:.1f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=1000, help="games (of 3 rounds) per table and matchup (default 1000)")
@@ -48,11 +107,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
     ap.add_argument("--seed", default="arena", help="series seed (default 'arena')")
     ap.add_argument("--chunk", type=int, default=25, help="games per work unit (default 25)")
+    ap.add_argument("--bots", help="A,B: bot A in one seat, bot B in the others (and in that seat, for comparison)")
+    ap.add_argument("--seat-role", choices=("digger", "saboteur"), help="with --bots: the side of the seat (default: both)")
+    ap.add_argument("--think", type=float, default=THINK, help=f"the search bot's seconds a decision (default {THINK})")
+    ap.add_argument("--json", action="store_true", help="print the table as JSON")
     args = ap.parse_args(argv)
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]
     for t in tables:
         if t not in TABLES:
             ap.error(f"unknown table {t!r}")
+    if args.bots:
+        return duels(ap, args, tables)
     matchups = [int(i) for i in args.matchups.split(",")]
     units = []
     for t in tables:
@@ -69,6 +134,13 @@ def main(argv: list[str] | None = None) -> int:
             totals.setdefault((t, mi), Tally()).add(tally)
             cpu[(t, mi)] = cpu.get((t, mi), 0.0) + secs
     wall = time.perf_counter() - start
+    if args.json:
+        print(json.dumps({"games": args.games, "seed": args.seed, "wall_s": round(wall, 1), "rows": [
+            {"table": t, "matchup": MATCHUPS[mi].name, "rounds": totals[(t, mi)].rounds,
+             "diggers": totals[(t, mi)].digger_rate, "saboteurs": totals[(t, mi)].saboteur_rate,
+             "turns": totals[(t, mi)].turns / max(1, totals[(t, mi)].rounds), "cpu_s": round(cpu[(t, mi)], 1)}
+            for t in tables for mi in matchups]}, indent=1))
+        return 0
     print(f"{args.games} games (3 rounds each) per table and matchup, seed {args.seed!r}, {args.jobs} jobs")
     print(f"{'table':12s} {'matchup':36s} {'rounds':>6s} {'diggers':>8s} {'saboteurs':>9s} {'turns':>6s} {'cpu s':>7s}")
     for t in tables:

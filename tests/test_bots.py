@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.bots import KINDS, RandomBot, SmartBot, make_bot
+from engine.bots import KINDS, RandomBot, SearchBot, SmartBot, make_bot
 from engine.bots.arena import (
     MATCHUPS,
     Matchup,
@@ -167,8 +167,10 @@ def test_random_bot_picks_as_randrange_does() -> None:
 
 
 def test_make_bot() -> None:
-    assert KINDS == ("random", "smart")
+    assert KINDS == ("random", "smart", "search")
     assert isinstance(make_bot("random", "p1", 1), RandomBot)
+    searching = make_bot("search", "p1", 1, 0.5)
+    assert isinstance(searching, SearchBot) and searching.think == 0.5
     bot = make_bot("smart", "p1", 1)
     assert isinstance(bot, SmartBot) and bot.seat == "p1"
     with pytest.raises(ValueError):
@@ -176,16 +178,21 @@ def test_make_bot() -> None:
 
 
 @pytest.mark.pure_engine  # (it copies bots by copy.deepcopy)
-def test_smart_bot_never_sees_hidden_information() -> None:
+@pytest.mark.parametrize("kind,seeds,turns", [("smart", 6, 30), ("search", 1, 30)])
+def test_bots_never_see_hidden_information(kind: str, seeds: int, turns: int) -> None:
     """Views mask what is hidden, and the choice does not depend on hidden cards: states that
-    differ only in hidden parts give the same view and the same move."""
+    differ only in hidden parts give the same view and the same move. (One seat searches, with
+    the least thinking that still plays worlds out: its choice comes from those worlds.)"""
     for rs, n in ((CLASSIC, 5), (EXPANSION, 8)):
         names = NAMES[:n]
-        for seed in range(6):
+        for seed in range(seeds):
             state = deal(rs, names, SeededChance(f"hidden/{rs}/{seed}"))
-            bots = {p: make_bot("smart", p, seed) for p in names}
+            bots = {p: make_bot(kind if p == names[seed % n] else "smart", p, seed) for p in names}
+            for b in bots.values():
+                if isinstance(b, SearchBot):
+                    b.think, b.min_worlds, b.candidates = 0.001, 1, 2
             turn = 0
-            while state.phase == PLAYING and turn < 30:
+            while state.phase == PLAYING and turn < turns:
                 me = state.player
                 v = view(state, me)
                 _assert_masked(v, me)
@@ -204,9 +211,10 @@ def test_smart_bot_never_sees_hidden_information() -> None:
                 cards = [other.board.cells[pos] for pos in hidden]
                 for pos, t in zip(hidden, cards[1:] + cards[:1]):
                     other.board.cells[pos] = t
-                twin = copy.deepcopy(bots[me])
+                twin = copy.deepcopy(bots[me]) if kind == "smart" or me == names[seed % n] else None
                 move = bots[me].choose(v)
-                assert twin.choose(view(other, me)) == move
+                if twin is not None:
+                    assert twin.choose(view(other, me)) == move
                 apply(state, move)
                 if state.phase == PLAYING:
                     public = view(state, None)

@@ -1,32 +1,40 @@
 """Bots choose a move from what one player may know (a view), never from the full state.
 
-`make_bot(kind, seat, seed)` builds one: "random" (every legal move equally likely) or
-"smart" (role-aware, with a suspicion model fed by `observe`). See docs/bots.md.
+`make_bot(kind, seat, seed)` builds one: "random" (every legal move equally likely), "smart"
+(role-aware, with a suspicion model fed by `observe`) or "search" (plays the smart bot's best
+moves out in sampled worlds, `think` seconds a decision). See docs/bots.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from ..moves import Move
 from ..state import RoundState
 from .random_bot import RandomBot
+from .search import THINK, SearchBot
 from .smart import SmartBot
 
-KINDS = ("random", "smart")
+KINDS = ("random", "smart", "search")
 
 
 class Bot(Protocol):
     def choose(self, view: RoundState) -> Move: ...
 
 
-def make_bot(kind: str, seat: str, seed: int | str = 0) -> Bot:
-    """A bot of `kind` for the player `seat`; the same (kind, seat, seed) plays the same."""
+def make_bot(kind: str, seat: str, seed: int | str = 0, think: float = THINK,
+             clock: Callable[[], float] | None = None) -> Bot:
+    """A bot of `kind` for the player `seat`; the same (kind, seat, seed) plays the same.
+    `think`: the search bot's seconds a decision, counted as simulated turns; with `clock`
+    (a time function) also measured by it (then the choice may depend on the machine's speed)."""
     if kind == "random":
         return RandomBot(f"{seed}/{seat}")
     if kind == "smart":
         return SmartBot(seat, seed)
+    if kind == "search":
+        return SearchBot(seat, seed, think, clock)
     raise ValueError(f"unknown bot kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 
-__all__ = ["KINDS", "Bot", "RandomBot", "SmartBot", "make_bot"]
+__all__ = ["KINDS", "THINK", "Bot", "RandomBot", "SearchBot", "SmartBot", "make_bot"]

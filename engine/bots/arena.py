@@ -15,17 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import CLASSIC, HIDDEN, Ruleset
+from ..catalog import HIDDEN, Ruleset
 from ..chance import SeededChance
 from ..game import Game
-from ..payout import winning_side
 from ..rules import apply_unchecked
 from ..selfplay import Bot, round_seed
 from ..state import PLAYING, THEFT, RoundState
 from ..views import view
-from . import make_bot
-
-SABOTEUR_SIDE = {"saboteur"}
+from . import THINK, make_bot
+from .sides import SABOTEUR_SIDE, digger_side_won, saboteur_side_won, side_of, side_won
 
 
 def play_round_observed(state: RoundState, bots: dict[str, Bot]) -> list[str]:
@@ -66,15 +64,6 @@ def spectator_of(v: RoundState) -> RoundState:
         knowledge={p: [] for p in v.knowledge}, deck=v.deck, discard=v.discard, removed=v.removed, nuggets=v.nuggets,
         aside=v.aside, retired=v.retired,
     )
-
-
-def digger_side_won(state: RoundState) -> bool:
-    """Whether the gold diggers' side won a finished round (classic: the gold was found;
-    expansion: a team or the Boss won)."""
-    if state.ruleset == CLASSIC:
-        return state.finder is not None
-    teams, lone = winning_side(state)
-    return bool(teams) or lone == "boss"
 
 
 @dataclass(frozen=True)
@@ -145,19 +134,12 @@ def play_game_by_role(
         tally.rounds += 1
         won = digger_side_won(state)
         tally.digger_wins += won
-        tally.saboteur_wins += (not won) and _saboteur_side_won(state)
+        tally.saboteur_wins += (not won) and saboteur_side_won(state)
         for p in players:
             role = dealt[p] or "none"
             tally.gold_by_role[role] = tally.gold_by_role.get(role, 0) + state.payout.get(p, 0)
             tally.rounds_by_role[role] = tally.rounds_by_role.get(role, 0) + 1
     return game, tally
-
-
-def _saboteur_side_won(state: RoundState) -> bool:
-    if state.ruleset == CLASSIC:
-        return state.finder is None
-    teams, lone = winning_side(state)
-    return not teams and lone == "saboteur"
 
 
 def run_games(
@@ -177,3 +159,70 @@ def run_games(
         _, t = play_game_by_role(ruleset, names, f"{seed}/{ruleset}/{players}/{g}", matchup, options)
         total.add(t)
     return total
+
+
+@dataclass(frozen=True)
+class Duel:
+    """One seat against the rest: `tested` plays a seat dealt a role of side `seat_role`,
+    `baseline` plays every other seat; the same deals are played again with `baseline` in
+    that seat too, so the two results of a deal differ only by the bot in the seat."""
+
+    tested: str
+    baseline: str
+    seat_role: str  # "digger" or "saboteur" (the side, engine/bots/sides.py)
+    think: float = THINK
+
+
+def duel_round(ruleset: Ruleset, players: tuple[str, ...], seed: str, duel: Duel,
+               options: frozenset[str] = frozenset()) -> tuple[bool, bool] | None:
+    """Both plays of one seeded deal: whether the seat's side won with `tested` in it, and with
+    `baseline` in it. None when no seat was dealt a role of that side."""
+    dealt = Game(ruleset, players, options).start_round(SeededChance(seed))
+    seats = [p for p in players if side_of(dealt.role(p)) == duel.seat_role]
+    if not seats:
+        return None
+    seat = seats[SeededChance(f"{seed}/seat").below(len(seats))]
+    role = dealt.role(seat)
+    out = []
+    for kind in (duel.tested, duel.baseline):
+        state = Game(ruleset, players, options).start_round(SeededChance(seed))
+        bots = {p: make_bot(kind if p == seat else duel.baseline, p, seed, duel.think) for p in players}
+        play_round_observed(state, bots)
+        out.append(side_won(state, role))
+    return out[0], out[1]
+
+
+def run_duel(ruleset: Ruleset, players: int, rounds: int, duel: Duel, *, seed: str = "arena", first: int = 0,
+             options: frozenset[str] = frozenset()) -> list[tuple[bool, bool]]:
+    """Deals `first` .. `first + rounds - 1` of a seeded series: each one's pair of results."""
+    names = tuple(f"p{i}" for i in range(1, players + 1))
+    out = []
+    for g in range(first, first + rounds):
+        pair = duel_round(ruleset, names, f"{seed}/{ruleset}/{players}/{duel.seat_role}/{g}", duel, options)
+        if pair is not None:
+            out.append(pair)
+    return out
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How much more often the seat's side won with the tested bot than with the baseline,
+    over paired deals, with the 95% interval of that difference (normal approximation)."""
+
+    rounds: int
+    tested: float
+    baseline: float
+    diff: float
+    low: float
+    high: float
+
+
+def margin(pairs: list[tuple[bool, bool]]) -> Margin:
+    n = len(pairs)
+    if not n:
+        return Margin(0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    diffs = [int(a) - int(b) for a, b in pairs]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
+    half = 1.96 * (var / n) ** 0.5
+    return Margin(n, sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n, mean, mean - half, mean + half)

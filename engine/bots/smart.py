@@ -122,6 +122,11 @@ class SmartBot:
         self.sus.learn(v.knowledge.get(self.seat, []))
         return self.sus
 
+    def prime(self, v: RoundState, sus: Suspicion) -> None:
+        """Start the round of view `v` believing `sus` (a model made for this seat)."""
+        self._sync(v)
+        self.sus = sus
+
     def observe(self, view_after: RoundState, move_text: str, actor: str) -> None:
         """Learn from one public move. `view_after` is any view after the move (a spectator's
         is enough); `move_text` is its public text (a discard's cards may be '?')."""
@@ -141,16 +146,29 @@ class SmartBot:
         moves = legal_moves(view)
         if len(moves) == 1:
             return moves[0]
-        ctx = Context(self, view)
         best: Move | None = None
         best_u = float("-inf")
-        for m in moves:
-            u = self._utility(ctx, m) + self.rng.random() * 1e-3
+        for u, m in self.scored(view, moves):
             if u > best_u:
                 best, best_u = m, u
         assert best is not None
-        self._board = view.board
         return best
+
+    def ranked(self, view: RoundState) -> list[tuple[float, Move]]:
+        """Every legal move of `view` (during play) with its utility, best first: what the
+        bot would play, then the next best (engine/bots/search.py weighs the first few)."""
+        _require_view(view, self.seat)
+        self._sync(view)
+        return sorted(self.scored(view, legal_moves(view)), key=lambda um: -um[0])
+
+    def scored(self, view: RoundState, moves: list[Move]) -> list[tuple[float, Move]]:
+        """Each of `moves` (legal on `view`, during play) with its utility for this bot, in
+        order (ties broken by a seeded draw); `choose` plays the best."""
+        ctx = Context(self, view)
+        rnd = self.rng.random
+        out = [(self._utility(ctx, m) + rnd() * 1e-3, m) for m in moves]
+        self._board = view.board
+        return out
 
     def _steal(self, v: RoundState) -> Move:
         """Steal from the richest possible victim (ties: the earliest seat)."""

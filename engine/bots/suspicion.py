@@ -64,6 +64,16 @@ class Suspicion:
         self.log: list[tuple[str, str]] = []  # (actor, public move text), the round's public record
         self.i_am_saboteur = False  # set by the bot: how attacks on me are judged
 
+    def seen_by(self, me: str, saboteur: bool) -> Suspicion:
+        """This model's scores as `me` would hold them (a saboteur or not): a new model that
+        learns apart from this one (the search bot's players in a sampled world start so)."""
+        other = Suspicion(me, self.players, CLASSIC)
+        other.base = self.base
+        other.score = dict(self.score)
+        other.log = list(self.log)
+        other.i_am_saboteur = saboteur
+        return other
+
     def p(self, player: str) -> float:
         """The chance that `player` is a saboteur."""
         if player == self.me:

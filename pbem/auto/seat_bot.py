@@ -11,6 +11,7 @@ joined, the packets it kept), as the same command started again.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,19 +36,22 @@ from pbem.ui.words import labelled, t
 Log = Callable[[str], None]
 
 
-def make_bot(kind: str, seat: str, seed: int | str) -> Any:
+def make_bot(kind: str, seat: str, seed: int | str, think: float | None = None) -> Any:
+    """The bot `kind` for `seat`; a search bot thinks `think` seconds a decision (None: its
+    default) at most: the clock stops it on a slow machine, else the seeded count of simulated
+    turns does (engine/bots/search.py)."""
     from engine import bots
 
     if kind not in bots.KINDS:
         raise UsageError(t("unknown bot {kind}", kind=repr(kind)), hint=t("use one of {kinds}", kinds=", ".join(bots.KINDS)))
-    return bots.make_bot(kind, seat, seed)
+    return bots.make_bot(kind, seat, seed, bots.THINK if think is None else think, clock=time.monotonic)
 
 
 class _Brain:
     """The bot plus what it has seen: it observes every public move once, in order."""
 
-    def __init__(self, kind: str, seat: str, seed: int | str) -> None:
-        self.bot = make_bot(kind, seat, seed)
+    def __init__(self, kind: str, seat: str, seed: int | str, think: float | None = None) -> None:
+        self.bot = make_bot(kind, seat, seed, think)
         self.seen = 0
 
     def observe(self, sp: player.SeatPacket) -> None:
@@ -82,6 +86,7 @@ class FolderBot:
     resent: set[int] = field(default_factory=set)
     waiting_said: bool = False
     said: set[str] = field(default_factory=set)  # skipped files said already: once each, not every poll
+    think: float | None = None  # the search bot's seconds a decision
 
     def _once(self, line: str) -> None:
         if line not in self.said:
@@ -97,7 +102,7 @@ class FolderBot:
                     self.log(t("waiting for the game folder {dir}", dir=self.dir))
                     self.waiting_said = True
                 return None
-            self.brain = _Brain(self.kind, self.client.seat, self.seed)
+            self.brain = _Brain(self.kind, self.client.seat, self.seed, self.think)
             self.log(t("playing seat {seat} of {game} as a {kind} bot", seat=self.client.seat,
                        game=self.client.invitation.game, kind=self.kind))
         return self.client
@@ -172,6 +177,7 @@ class MailBot:
     current: tuple[Path, player.SeatPacket] | None = None
     trustless: Any = None  # a TrustlessBot once the invitation is a trustless game's
     resumed: bool = False  # the key home was looked at for a game this key already joined
+    think: float | None = None  # the search bot's seconds a decision
 
     def __post_init__(self) -> None:
         self.router = Router(Path(self.home))
@@ -225,14 +231,14 @@ class MailBot:
 
             remember_host_address(self.home, inv.game, inv.doc.host.mail)  # signed by the host, never a header
             self.to = host_address(self.home, inv.game, None)
-        self.brain = _Brain(self.kind, seat, self.seed)
+        self.brain = _Brain(self.kind, seat, self.seed, self.think)
         if inv.doc.trustless:  # the same seat as through a folder, its packets kept in the key home by read()
             from pbem.auto.trustless_bot import TrustlessBot
             from pbem.mail.trustless import mail_seat
 
             game = inv.game
             self.trustless = TrustlessBot(lambda: mail_seat(self.home, self.identity, game, self._deliver), self.log,
-                                          self.kind, str(self.seed))
+                                          self.kind, str(self.seed), think=self.think)
         join_file = join_path(self.home, inv.game, seat)
         if join_file.exists():
             if latest_saved_packet(self.home, inv.game) is None:

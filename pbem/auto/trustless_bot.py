@@ -10,12 +10,13 @@ its round key at each round's end, until the game is over. The transport is the 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.bots import make_bot
+from engine.bots import THINK, make_bot
 from pbem.auto.host_runner import Log, stamp_log
 from pbem.errors import UsageError
 from pbem.protocol.crypto import Identity
@@ -29,6 +30,7 @@ class TrustlessBot:
     log: Log = field(default=stamp_log("bot"))
     bot: str = "smart"
     seed: str = "0"
+    think: float | None = None  # the search bot's seconds a decision (None: its default)
     client: TrustlessClient[Any] | None = None
     resent: set[int] = field(default_factory=set)
 
@@ -39,7 +41,8 @@ class TrustlessBot:
             if self.client is None:
                 return False
             self.log(t("playing seat {seat} of trustless game {game}", seat=self.client.seat, game=self.client.game))
-            self.client.ts.choose = make_bot(self.bot, self.client.seat, self.seed).choose
+            think = THINK if self.think is None else self.think
+            self.client.ts.choose = make_bot(self.bot, self.client.seat, self.seed, think, clock=time.monotonic).choose
         c = self.client
         if not c.joined():
             where, _ = c.join()
@@ -65,7 +68,7 @@ def _short(where: object) -> str:
 
 
 def folder_bot(dir: Path, identity: Identity, home: Path, log: Log, bot: str = "smart",
-               seed: str = "0") -> TrustlessBot:
+               seed: str = "0", think: float | None = None) -> TrustlessBot:
     """A bot on this key's seat of the trustless game folder at `dir`."""
     from pbem.folder.trustless import folder_seat
 
@@ -75,4 +78,4 @@ def folder_bot(dir: Path, identity: Identity, home: Path, log: Log, bot: str = "
         except UsageError:
             return None  # the folder is not laid out yet
 
-    return TrustlessBot(open_seat, log, bot, seed)
+    return TrustlessBot(open_seat, log, bot, seed, think)

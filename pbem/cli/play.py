@@ -487,7 +487,7 @@ def _played_line(g: dict[str, Any], now: datetime) -> str:
 def demo(
     ruleset: Annotated[str, typer.Option("--ruleset", help="classic or expansion.")] = "classic",
     workdir: Annotated[Path | None, typer.Option("--dir", help="Keep the files here (default: a temp folder).")] = None,
-    bot: Annotated[str, typer.Option("--bot", help="smart or random bots.")] = "smart",
+    bot: Annotated[str, typer.Option("--bot", help="smart, search or random bots.")] = "smart",
     trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
                                             "the host holds no secret (docs/trustless.md).")] = False,
 ) -> None:

@@ -427,8 +427,10 @@ def bot_run(
     no_idle: NoIdleOpt = False,
     game: Annotated[str | None, typer.Option("--game", help="Mail play: the game id (default: the first "
                                                             "invitation with a seat for this key).", show_default=False)] = None,
-    bot: Annotated[str, typer.Option("--bot", help="smart or random.")] = "smart",
+    bot: Annotated[str, typer.Option("--bot", help="smart, search or random.")] = "smart",
     seed: Annotated[str, typer.Option("--seed", help="The bot's seed (same seed, same choices).")] = "0",
+    think: Annotated[float, typer.Option("--think", help="The search bot's seconds a decision, at most.",
+                                         min=0.0, max=60.0)] = 0.1,
     reply: Reply = Reply(),
     smtp: Smtp = Smtp(),
     poll: PollOpt = 1.0,
@@ -444,7 +446,7 @@ def bot_run(
         mail_in = mail_in.or_profile(where)
     _one_source(folder, maildir, mail_in)
     if bot not in bot_kinds:
-        raise UsageError(t("unknown bot {bot}", bot=repr(bot)), hint=t("use smart or random"))
+        raise UsageError(t("unknown bot {bot}", bot=repr(bot)), hint=t("use one of {kinds}", kinds=", ".join(bot_kinds)))
     me = keys.identity()
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:
@@ -452,14 +454,14 @@ def bot_run(
         from pbem.folder.play import is_trustless
 
         if is_trustless(folder):
-            seatbot.run(folder_bot(folder, me, where, log, bot, seed), poll=poll, once=once, log=log)
+            seatbot.run(folder_bot(folder, me, where, log, bot, seed, think), poll=poll, once=once, log=log)
             return
-        stepper = seatbot.FolderBot(folder, me, where, bot, seed, log)
+        stepper = seatbot.FolderBot(folder, me, where, bot, seed, log, think=think)
         seatbot.run(stepper, poll=poll, once=once, log=log)
         return
     courier, sender = reply.courier(smtp, where, me.name)
     source = _mail_source(maildir, mail_in, no_idle, log=log)
-    mail_bot = seatbot.MailBot(source, me, where, reply.to, courier, sender, bot, seed, game, log)
+    mail_bot = seatbot.MailBot(source, me, where, reply.to, courier, sender, bot, seed, game, log, think=think)
     try:
         seatbot.run(mail_bot, poll=poll, once=once, log=log)
     finally:

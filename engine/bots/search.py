@@ -1,0 +1,176 @@
+"""A bot that thinks: it plays its best few moves out in sampled worlds and keeps the best.
+
+For each decision, the smart bot (engine/bots/smart.py) ranks the legal moves and the first
+`CANDIDATES` are weighed. The bot then samples whole states that agree with its view and with
+what the table's moves suggest about who is a saboteur (engine/bots/worlds.py), and in each
+world plays every candidate out to the end of the round with smart bots in every seat. The
+candidate whose side won most often is played (ties: the smart bot's order). All candidates
+meet the same worlds and the same bots, so the comparison is paired (common random numbers).
+
+The budget is `think` seconds a decision, counted as simulated turns at `TURNS_PER_SECOND`
+(the rate of the compiled engine on one core), so a seeded bot makes the same choices on any
+machine; `clock` (a time function) adds a wall-clock limit where a person waits for the move.
+It reads only a view (`choose`) and the public moves (`observe`), like every bot.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from ..board import Board
+from ..catalog import HIDDEN, deck_ids
+from ..moves import Move
+from ..rules import apply_unchecked
+from ..selfplay import Bot, play_round
+from ..state import PLAYING, RoundState
+from ..views import view
+from .maze import distance, goal_weights
+from .sides import side_won
+from .smart import SmartBot
+from .suspicion import Suspicion, prior
+from .worlds import sample_world
+
+THINK = 0.1  # seconds a decision, by default
+TURNS_PER_SECOND = 4000.0  # simulated turns a second of thinking buys
+CANDIDATES = 3  # how many of the smart bot's best moves are weighed
+EVIDENCE = 1.0  # how sure (standard errors) a candidate must be to beat the smart bot's choice
+MIN_WORLDS = 2  # worlds sampled whatever the budget
+SURE = 100.0  # a move this far ahead of the next in the smart bot's eyes is played at once
+_DECK_CARDS = frozenset(deck_ids("classic")) | frozenset(deck_ids("expansion"))
+
+
+class SearchBot:
+    """Searching bot. `choose(view)` picks a move; `observe(view, text, actor)` learns."""
+
+    def __init__(self, seat: str, seed: int | str = 0, think: float = THINK,
+                 clock: Callable[[], float] | None = None, *, candidates: int = CANDIDATES,
+                 min_worlds: int = MIN_WORLDS) -> None:
+        self.seat = seat
+        self.seed = seed
+        self.smart = SmartBot(seat, seed)
+        self.rng = random.Random(f"search/{seed}/{seat}")
+        self.think = max(0.0, think)
+        self.clock = clock
+        self.candidates = max(1, candidates)
+        self.min_worlds = max(1, min_worlds)
+        self.evidence = EVIDENCE
+        self._sus: Suspicion | None = None  # the smart bot's model this round (a new one: a new round)
+        self._seen: set[str] = set()  # deck cards seen this round (played, in front, held)
+        self._public: Suspicion | None = None  # how the table's moves look to anyone (no role of one's own)
+        self._board: Board | None = None  # the maze before the move observed next
+        self._bank = 0.0  # thinking time saved this round by quick decisions (seconds)
+        self.primed = True  # the players of a sampled world start from the table's public suspicion
+        self.worlds = 0  # worlds played out so far (for the arena's and the tests' eyes)
+
+    # --- what the seat has seen --------------------------------------------------------------
+
+    def _round(self, v: RoundState) -> Suspicion:
+        if self.smart.sus is not self._sus or self._public is None:
+            self._sus = self.smart.sus
+            self._seen = set()
+            self._public = Suspicion("", v.players, v.ruleset)
+            self._board = None
+            self._bank = 0.0
+        return self._public
+
+    def _see(self, v: RoundState, hand: bool) -> None:
+        seen = self._seen
+        for tile in v.board.cells.values():
+            if tile.card in _DECK_CARDS:
+                seen.add(tile.card)
+        for cards in v.in_front.values():
+            seen.update(cards)
+        if hand:
+            seen.update(c for c in v.hands.get(self.seat, ()) if c != HIDDEN)
+
+    def observe(self, view_after: RoundState, move_text: str, actor: str) -> None:
+        self.smart.observe(view_after, move_text, actor)
+        if view_after.phase != PLAYING:
+            return
+        public = self._round(view_after)
+        public.observe(self._board, view_after.board, move_text, actor)
+        self._board = view_after.board
+        self._see(view_after, False)
+        words = move_text.split()
+        if len(words) > 1 and words[0] == "play" and words[1] in _DECK_CARDS:
+            self._seen.add(words[1])
+
+    # --- choosing ----------------------------------------------------------------------------
+
+    def choose(self, view: RoundState) -> Move:
+        if view.phase != PLAYING:
+            return self.smart.choose(view)
+        ranked = self.smart.ranked(view)
+        self._round(view)
+        self._board = view.board
+        self._see(view, True)
+        self._bank += self.think
+        if len(ranked) == 1 or ranked[0][0] - ranked[1][0] >= SURE or self.think <= 0:
+            return self._played(ranked[0][1])
+        spend = self._bank * self.share(view)
+        cands = [m for _, m in ranked[: self.candidates]]
+        results = self._weigh(view, cands, spend)
+        return self._played(cands[self.pick(results)])
+
+    def pick(self, results: list[list[float]]) -> int:
+        """The candidate to play, from each one's results world by world: the smart bot's first
+        unless another did better in the same worlds by more than `self.evidence` standard
+        errors of the paired difference (few worlds are noisy: a bare majority is not enough)."""
+        best, best_gain = 0, 0.0
+        first = results[0]
+        for i in range(1, len(results)):
+            diffs = [a - b for a, b in zip(results[i], first)]
+            gain = sum(diffs)
+            if gain > best_gain and gain > self.evidence * sum(d * d for d in diffs) ** 0.5:
+                best, best_gain = i, gain
+        return best
+
+    def _played(self, move: Move) -> Move:
+        if move.verb == "discard":
+            self._seen.update(move.cards)  # into the discard pile, face down: only this seat knows
+        return move
+
+    def share(self, v: RoundState) -> float:
+        """How much of the saved time this decision spends: little while the maze is far from
+        the goals (the round is still long and its end unclear), all of it once it is near."""
+        near = distance(v.board, goal_weights(v.board, v.knowledge.get(self.seat, []))).min_goal()
+        return 1.0 if near <= 3 else 0.5 if near <= 5 else 0.2
+
+    def _weigh(self, view: RoundState, cands: list[Move], spend: float) -> list[list[float]]:
+        """Each candidate's result in each sampled world: whether its side won (and a little
+        of the gold it got)."""
+        me = self.seat
+        sus = self.smart.sus
+        assert sus is not None
+        base = prior(view.ruleset, len(view.players))
+        mine = view.role(me)
+        budget = spend * TURNS_PER_SECOND
+        clock = self.clock
+        stop = clock() + spend if clock is not None else 0.0
+        public = self._public
+        visible = set(view.hands.get(me, ()))
+        gone = [c for c in sorted(self._seen) if c not in visible]
+        results: list[list[float]] = [[] for _ in cands]
+        used = 0
+        worlds = 0
+        while worlds < self.min_worlds or (used < budget and (clock is None or clock() < stop)):
+            world = sample_world(view, me, self.rng, saboteur_chance=sus.p, prior=base, gone=gone, log=sus.log)
+            seed = self.rng.getrandbits(32)
+            for i, move in enumerate(cands):
+                state = world.copy()
+                apply_unchecked(state, move)
+                bots: dict[str, Bot] = {p: self._player(p, seed, state, public) for p in state.players}
+                used += 1 + len(play_round(state, bots))
+                results[i].append(side_won(state, mine) + 0.01 * state.payout.get(me, 0))
+            worlds += 1
+        self.worlds += worlds
+        self._bank = max(0.0, self._bank - used / TURNS_PER_SECOND)
+        return results
+
+    def _player(self, p: str, seed: int, world: RoundState, public: Suspicion | None) -> SmartBot:
+        """The smart bot that plays `p` in a sampled world."""
+        bot = SmartBot(p, seed)
+        if self.primed and public is not None and world.phase == PLAYING:
+            bot.prime(view(world, p), public.seen_by(p, world.role(p) == "saboteur"))
+        return bot
