@@ -20,6 +20,7 @@ from typing import Any
 from pbem.atomic import write_atomic
 from pbem.auto import polling
 from pbem.auto.host_runner import stamp_log
+from pbem.auto.program_bot import ILLEGAL, Program, why_line
 from pbem.errors import PbemError, UsageError
 from pbem.folder.play import FolderSeat
 from pbem.mail.courier import Courier
@@ -50,8 +51,15 @@ def make_bot(kind: str, seat: str, seed: int | str, think: float | None = None) 
 class _Brain:
     """The bot plus what it has seen: it observes every public move once, in order."""
 
-    def __init__(self, kind: str, seat: str, seed: int | str, think: float | None = None) -> None:
+    def __init__(self, kind: str, seat: str, seed: int | str, think: float | None = None,
+                 program: Program | None = None, log: Log | None = None) -> None:
+        from engine.bots import THINK
+
         self.bot = make_bot(kind, seat, seed, think)
+        self.kind = kind
+        self.think = THINK if think is None else think
+        self.program = program  # an outside bot (pbem/auto/program_bot.py); the built-in one stands in
+        self.log = log
         self.seen = 0
 
     def observe(self, sp: player.SeatPacket) -> None:
@@ -69,6 +77,13 @@ class _Brain:
                 pass
 
     def choose(self, sp: player.SeatPacket) -> str:
+        if self.program is not None:
+            doc = sp.summary()
+            answer, why = self.program.ask(doc, self.think)
+            if answer is not None and answer in doc["legal"]:
+                return answer
+            if self.log is not None:
+                self.log(why_line(why or ILLEGAL, answer, sp.doc.seq, self.kind))
         return str(self.bot.choose(sp.view))
 
 
@@ -87,6 +102,7 @@ class FolderBot:
     waiting_said: bool = False
     said: set[str] = field(default_factory=set)  # skipped files said already: once each, not every poll
     think: float | None = None  # the search bot's seconds a decision
+    program: Program | None = None  # an outside bot (--command)
 
     def _once(self, line: str) -> None:
         if line not in self.said:
@@ -102,7 +118,7 @@ class FolderBot:
                     self.log(t("waiting for the game folder {dir}", dir=self.dir))
                     self.waiting_said = True
                 return None
-            self.brain = _Brain(self.kind, self.client.seat, self.seed, self.think)
+            self.brain = _Brain(self.kind, self.client.seat, self.seed, self.think, self.program, self.log)
             self.log(t("playing seat {seat} of {game} as a {kind} bot", seat=self.client.seat,
                        game=self.client.invitation.game, kind=self.kind))
         return self.client
@@ -178,6 +194,7 @@ class MailBot:
     trustless: Any = None  # a TrustlessBot once the invitation is a trustless game's
     resumed: bool = False  # the key home was looked at for a game this key already joined
     think: float | None = None  # the search bot's seconds a decision
+    program: Program | None = None  # an outside bot (--command)
 
     def __post_init__(self) -> None:
         self.router = Router(Path(self.home))
@@ -231,7 +248,7 @@ class MailBot:
 
             remember_host_address(self.home, inv.game, inv.doc.host.mail)  # signed by the host, never a header
             self.to = host_address(self.home, inv.game, None)
-        self.brain = _Brain(self.kind, seat, self.seed, self.think)
+        self.brain = _Brain(self.kind, seat, self.seed, self.think, self.program, self.log)
         if inv.doc.trustless:  # the same seat as through a folder, its packets kept in the key home by read()
             from pbem.auto.trustless_bot import TrustlessBot
             from pbem.mail.trustless import mail_seat

@@ -431,6 +431,9 @@ def bot_run(
     seed: Annotated[str, typer.Option("--seed", help="The bot's seed (same seed, same choices).")] = "0",
     think: Annotated[float, typer.Option("--think", help="The search bot's seconds a decision, at most.",
                                          min=0.0, max=60.0)] = 0.1,
+    command: Annotated[str | None, typer.Option("--command", help="Your own bot: PROGRAM ARGS, one process that reads "
+                                                "a JSON line per decision and answers a move (docs/bots.md); "
+                                                "--bot plays when it does not.", show_default=False)] = None,
     reply: Reply = Reply(),
     smtp: Smtp = Smtp(),
     poll: PollOpt = 1.0,
@@ -454,18 +457,27 @@ def bot_run(
         from pbem.folder.play import is_trustless
 
         if is_trustless(folder):
+            if command is not None:
+                raise UsageError(t("--command does not play trustless games yet"), hint=t("use --bot"))
             seatbot.run(folder_bot(folder, me, where, log, bot, seed, think), poll=poll, once=once, log=log)
             return
-        stepper = seatbot.FolderBot(folder, me, where, bot, seed, log, think=think)
-        seatbot.run(stepper, poll=poll, once=once, log=log)
-        return
-    courier, sender = reply.courier(smtp, where, me.name)
-    source = _mail_source(maildir, mail_in, no_idle, log=log)
-    mail_bot = seatbot.MailBot(source, me, where, reply.to, courier, sender, bot, seed, game, log, think=think)
+    program = seatbot.Program(command) if command is not None else None
     try:
-        seatbot.run(mail_bot, poll=poll, once=once, log=log)
+        if folder is not None:
+            stepper = seatbot.FolderBot(folder, me, where, bot, seed, log, think=think, program=program)
+            seatbot.run(stepper, poll=poll, once=once, log=log)
+            return
+        courier, sender = reply.courier(smtp, where, me.name)
+        source = _mail_source(maildir, mail_in, no_idle, log=log)
+        mail_bot = seatbot.MailBot(source, me, where, reply.to, courier, sender, bot, seed, game, log, think=think,
+                                   program=program)
+        try:
+            seatbot.run(mail_bot, poll=poll, once=once, log=log)
+        finally:
+            source.close()
     finally:
-        source.close()
+        if program is not None:
+            program.close()
 
 
 class _MailGroup(TyperGroup):
