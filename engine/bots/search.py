@@ -35,9 +35,9 @@ THINK = 0.1  # seconds a decision, by default
 TURNS_PER_SECOND = 4000.0  # simulated turns a second of thinking buys
 CANDIDATES = 3  # how many of the smart bot's best moves are weighed
 # How sure (in standard errors) a candidate must be to replace the smart bot's choice, by side:
-# the smart digger's choices are hard to beat in a few worlds (measured: with 0, about as many
-# changes made things worse as better), its saboteur's timing is not (with 0: +10 points, with
-# 1: +2.5, over 80 classic 5-player deals each; see docs/bots.md).
+# a digger's changes in a few worlds were as often worse as better (with 0: -2.5 points over 80
+# classic 5-player deals, with 1: +1.3); a saboteur's looked better (0: +10, 1: +2.5), but on
+# the arena's own seeds 0 gave +2.7 (docs/bots.md "search against smart"): mostly noise.
 EVIDENCE = {"digger": 1.0, "saboteur": 0.0}
 MIN_WORLDS = 2  # worlds sampled whatever the budget
 SURE = 100.0  # a move this far ahead of the next in the smart bot's eyes is played at once
