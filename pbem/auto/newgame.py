@@ -6,6 +6,7 @@ a `NewGame`; the command says where everything went.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,15 +76,21 @@ def _trustless(game: str, host: Identity, seats: list[tuple[str, PublicKey]], ru
                emails: dict[str, str], timing: dict[str, Any] | None, absent_after: int | None,
                host_mail: str | None, store: str | None, db: Path | None,
                threshold: int | None = None) -> tuple[str, Signed[Invitation]]:
-    """A trustless game in a SQLite file of its own (saves/GAME.db, --db or a SQLite --store),
-    everything it refuses refused before that file is made."""
+    """A trustless game in a SQLite file of its own (--db, or a --store file not made yet, else
+    GAME.db beside the club's store, where `host run --all` finds it: saves/ for a database
+    server), everything it refuses refused before that file is made."""
     from pbem.host import blind
     from pbem.host.deadlines import Timing
-    from pbem.host.paths import SAVES, as_url, sqlite_file
+    from pbem.host.paths import ENV_STORE, SAVES, as_url, sqlite_file, store_folder
 
-    own = db if db is not None else sqlite_file(as_url(store)) if store else SAVES / f"{game}.db"
-    if own is None:
-        raise UsageError(t("a trustless game is kept in a SQLite file of its own"), hint=t("pass --db FILE"))
+    club = store or os.environ.get(ENV_STORE)
+    path = sqlite_file(as_url(club)) if club else None
+    if db is not None:
+        own = db
+    elif path is not None and not path.exists():
+        own = path
+    else:
+        own = store_folder(as_url(club)) / f"{game}.db" if club else SAVES / f"{game}.db"
     names = [n for n, _ in seats]
     stray = [n for n in emails if n not in names and n != HOST]
     if stray:

@@ -186,7 +186,7 @@ def first_time(group: typer.Typer, tag: str) -> bool:
 def open_host(game: str | None, store: str | None, db: Path | None) -> GameHost:
     """The game called GAME in the chosen store (refused if the store has no such game; with
     no name, the store's only game), or the blind host of a trustless game, whose file is its
-    own (saves/GAME.db or --db)."""
+    own (GAME.db beside the store, saves/ by default, or --db)."""
     url, blind, _ = _where(game, store, db)
     return _open_host(url, blind, game)
 
@@ -225,13 +225,16 @@ def _where(game: str | None, store: str | None, db: Path | None, host_key: bool 
            ) -> tuple[str, Path | None, str | None]:
     """The chosen store's URL, the file of a trustless game's blind host when it is one, and with
     `host_key`, the name of the game's host key as a SQLite file says (pbem.host.paths.probe)."""
-    from pbem.host.paths import probe, sqlite_file
+    from pbem.host.paths import probe, sqlite_file, store_folder
 
     if game is not None:
         check_game_name(game)
     url = store_url(store, db, game)
     path = sqlite_file(url)
-    if path is None:
+    beside = store_folder(url) / f"{game}.db" if game is not None and db is None else None
+    if beside is not None and beside != path and beside.is_file() and probe(beside)[0]:
+        path = beside  # a trustless game made with the club's --store: a file of its own beside it
+    elif path is None:
         return url, None, None
     blind, named = probe(path, game if host_key else None)
     return url, path if blind else None, named if host_key else None
