@@ -19,6 +19,7 @@ from pbem.ui import words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
+    from pbem.host.settings import WebhookSetting
     from pbem.protocol.crypto import Identity, PublicKey
     from pbem.protocol.documents import Invitation, Signed
 
@@ -47,16 +48,18 @@ def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, r
              options: list[str] | None = None, emails: dict[str, str] | None = None,
              timing: dict[str, Any] | None = None, absent_after: int | None = None, host_mail: str | None = None,
              trustless: bool = False, threshold: int | None = None, store: str | None = None,
-             db: Path | None = None, output: Path | None = None) -> NewGame:
+             db: Path | None = None, output: Path | None = None, webhook: WebhookSetting | None = None) -> NewGame:
     """Create game `game`, hosted by `host`, with `seats` in seat order and deadline rules `timing`
     (a Timing's config, or None; `absent_after` as the host gave it, which a trustless game
-    refuses), in the chosen store; write its invitation to `output` (default:
+    refuses) and `webhook` (pbem.host.webhooks.setting), in the chosen store; write its invitation to `output` (default:
     GAME/out/invitation.pbem beside the store)."""
     from pbem.host.creation import create_game
 
     check_game_name(game)
     emails = emails or {}
     url = store_url(store, db, game)
+    if trustless and webhook:
+        raise UsageError(t("a trustless game has no webhook"), hint=t("its host is blind: it sends no notices"))
     if trustless:
         url, invitation = _trustless(game, host, seats, ruleset, list(options or ()), emails, timing, absent_after,
                                      host_mail, store, db, threshold)
@@ -64,7 +67,7 @@ def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, r
         raise UsageError(t("--threshold needs --trustless"))
     else:
         invitation = create_game(url, game, host, ruleset, seats, list(options or ()), emails, timing,
-                                 host_mail=host_mail)
+                                 host_mail=host_mail, webhook=webhook)
     target = output or out_dir(game, url) / "invitation.pbem"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, invitation.armored().encode())

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pbem.auto.host_runner import ClubHost, Log, MailHost, Transport, run
+from pbem.auto.webhooks import sending
 from pbem.host.interface import GameHost
 from pbem.host.leases import DEFAULT_PERIOD, Leases
 from pbem.protocol.crypto import Identity
@@ -34,8 +35,11 @@ def serve_game(host: GameHost, transport: Transport, home: Path, log: Log, *, pa
     host.set_settings(transport=transport.setting())
     stepper = transport.stepper(host, log, home, password_command=password_command, oauth2_command=oauth2_command,
                                 no_idle=no_idle, ca_file=ca_file)
-    try:
-        run(stepper, poll=poll, once=once, log=log)
+    from pbem.host.referee import Host
+
+    try:  # a trustless game's blind host keeps no webhook outbox
+        with sending(host.store.url if isinstance(host, Host) else None, log, poll):
+            run(stepper, poll=poll, once=once, log=log)
     finally:
         if isinstance(stepper, MailHost):
             stepper.source.close()
@@ -53,6 +57,7 @@ def serve_store(url: str, unlock: Callable[[str], Identity], home: Path, log: Lo
     with Store(url, create=bool(beside(store_folder(url)))) as st:  # a host of trustless games only has none yet
         club = ClubHost(st, unlock, home, log, leases=Leases(st, lease))
         try:
-            run(club, poll=poll, once=once, log=log)
+            with sending(url, log, poll):
+                run(club, poll=poll, once=once, log=log)
         finally:
             club.close()

@@ -128,6 +128,14 @@ RemindOpt = Annotated[list[str], typer.Option("--remind", help="When to remind: 
                                                                "repeat. Default: 50% and 2h.")]
 
 
+WebhookOpt = Annotated[str | None, typer.Option(
+    "--webhook", help="An http(s) URL the host POSTs to when a seat is to move, is late, or a round ends "
+                      "(docs/playing.md, \"Webhooks\"); none removes it.", show_default=False)]
+WebhookFormatOpt = Annotated[str | None, typer.Option(
+    "--webhook-format", help="What the webhook is sent: json (the facts), discord or slack (a line). Default: json.",
+    show_default=False)]
+
+
 @dataclass
 class TimingOptions:
     """A game's deadline rules (docs/playing.md, "Deadlines and absent players"), as `game new`

@@ -23,6 +23,8 @@ from pbem.cli._common import (
     Smtp,
     StoreOpt,
     TimingOptions,
+    WebhookFormatOpt,
+    WebhookOpt,
     first_time,
     game_app,
     grouped,
@@ -99,26 +101,41 @@ def _unlocked(host: H, keys: KeyOptions) -> H:
 def game_config(
     game: GameArg,
     timing: TimingOptions = TimingOptions(),
+    webhook: WebhookOpt = None,
+    webhook_format: WebhookFormatOpt = None,
     store: StoreOpt = None,
     db: DbOpt = None,
     keys: KeyOptions = KeyOptions(),
     as_json: JsonOpt = False,
 ) -> None:
-    """Host: show or change the deadline rules (`--deadline none` turns them off).
+    """Host: show or change the deadline rules (`--deadline none` turns them off) and the
+    webhook (`--webhook none` removes it).
 
     A change applies to the packet waiting now (its clock restarts) and to every later one.
     """
+    from pbem.host.webhooks import setting
+
     host = _host(game, store, db, keys)
+    hook_said = None
     try:
         trustless = host.status()["trustless"]
         if trustless:
             from pbem.host.blind import check_no_absent_rule
 
             check_no_absent_rule(timing.absent_after)
+        hook = setting(webhook, webhook_format, host.settings().webhook)
+        if hook is not False:
+            if trustless:
+                raise UsageError(t("a trustless game has no webhook"), hint=t("its host is blind: it sends no notices"))
+            host.set_settings(webhook=hook)
+            hook_said = (t("webhook: {url} ({format})", url=hook.url, format=hook.format) if hook
+                         else t("webhook removed"))
         rules = host.set_timing(timing.timing(host.settings().timing)) if timing.given() else host.settings().timing
         now = rules.to_config() if rules is not None else None
     finally:
         host.close()
+    if hook_said and not as_json:
+        typer.echo(hook_said)
     typer.echo(json_text(now) if as_json else timing_words(now, trustless=trustless))
 
 

@@ -23,6 +23,8 @@ from pbem.cli._common import (
     PassOpt,
     StoreOpt,
     TimingOptions,
+    WebhookFormatOpt,
+    WebhookOpt,
     game_app,
     game_status,
     grouped,
@@ -89,6 +91,8 @@ def game_new(
     option: Annotated[list[str], typer.Option("--option", help="max-saboteurs, broken-tools-forfeit.")] = [],
     email: Annotated[list[str], typer.Option("--email", help="NAME=ADDRESS for mail; 'host' for the host.")] = [],
     timing: TimingOptions = TimingOptions(),
+    webhook: WebhookOpt = None,
+    webhook_format: WebhookFormatOpt = None,
     trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
                                             "the host holds no secret (docs/trustless.md). Such a game has a file "
                                             "of its own: saves/GAME.db or --db FILE.")] = False,
@@ -111,8 +115,10 @@ def game_new(
     from pbem.auto.newgame import new_game, parse_emails
     from pbem.host.paths import sqlite_file
     from pbem.host.store import shown
+    from pbem.host.webhooks import setting
 
     check_game_name(game)
+    hook = setting(webhook, webhook_format, None) or None
     seats = [parse_seat(p, home) for p in player]
     emails = parse_emails(email)
     rules = None
@@ -122,7 +128,8 @@ def game_new(
         rules = timing.timing(None).to_config()
     host = identity_named(home, host_name, passphrase_file, t("which identity hosts the game? pass --host NAME"))
     made = new_game(game, host, seats, ruleset=ruleset, options=option, emails=emails, timing=rules,
-                    absent_after=timing.absent_after, trustless=trustless, threshold=threshold, store=store, db=db, output=output,
+                    absent_after=timing.absent_after, trustless=trustless, threshold=threshold, store=store, db=db,
+                    output=output, webhook=hook,
                     host_mail=emails.get(HOST) or _profile_sender(home))  # signed into the invitation: where seats mail
     typer.echo(t("created game {game} ({ruleset}, {n} seats) in {path}", game=made.game, ruleset=t(ruleset),
                  n=len(made.seats), path=shown(made.url)))

@@ -21,7 +21,7 @@ from pbem.errors import UsageError, msg
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing
 from pbem.host.paths import as_url
-from pbem.host.settings import Memo, Settings, encode
+from pbem.host.settings import Memo, Settings, WebhookSetting, encode
 from pbem.host.store import Store, games, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
@@ -81,11 +81,13 @@ def create_game(
     timing: dict[str, Any] | None = None,
     clock: Clock = REAL,
     host_mail: str | None = None,
+    webhook: WebhookSetting | None = None,
 ) -> Signed:
     """Add a game to the store (created if it does not exist) and return its invitation.
 
     `timing` is the game's deadline rules (pbem.host.deadlines.Timing.to_config()), if any.
-    `host_mail` (else `emails["host"]`) is signed into the invitation: the address seats mail."""
+    `host_mail` (else `emails["host"]`) is signed into the invitation: the address seats mail.
+    `webhook`: where the host POSTs its notices (pbem.host.webhooks.setting), if anywhere."""
     ruleset = check_new_game(None, name, ruleset, seat_keys, options)
     host_mail = check_host_mail(host_mail or (emails or {}).get(HOST))
     st, owned = open_store(store, create=True)
@@ -113,7 +115,8 @@ def create_game(
                     round_no=0, move_no=0, seq=0,
                     head=invitation.hash,
                     settings=encode(Settings(timing=Timing.from_dict(timing) if timing else None,
-                                             emails={HOST: (emails or {})[HOST]} if (emails or {}).get(HOST) else {})),
+                                             emails={HOST: (emails or {})[HOST]} if (emails or {}).get(HOST) else {},
+                                             webhook=webhook)),
                     memo=encode(Memo())))
                 c.execute(insert(seats), [{"game_id": game_id, "idx": i, "name": n, "key": k.encode(),
                                            "email": (emails or {}).get(n)} for i, (n, k) in enumerate(seat_keys)])

@@ -20,7 +20,7 @@ from engine.position import dump
 from engine.state import ROUNDS_PER_GAME, RoundState
 from engine.views import events_for, view
 from pbem.errors import BadPacket, msg
-from pbem.host import timekeeper
+from pbem.host import timekeeper, webhooks
 from pbem.host.change import Change
 from pbem.host.creation import host_info
 from pbem.host.memo import RoundLog
@@ -173,12 +173,16 @@ def publish(ch: Change, state: RoundState, *, moves: list[PublicMove], events: l
         parts[st.name] = seal_json(part, st.key, seal_info(f.id, seq, HOST, st.name, "part"), pad="part")
     over = g["status"] == "over"
     to_move = None if over else state.player
+    extras = timekeeper.packet_extras(ch, seq, to_move, handover)
+    deadline = extras.get("deadline")
+    webhooks.record(ch, "game-over" if over else "round-over" if result else "to-move", seat=to_move,
+                    deadline=deadline.due if deadline is not None else None, round_no=state.round_no, seq=seq)
     doc = Packet(game=f.id, seq=seq, prev=g["head"], round=state.round_no,
                  phase="game-over" if over else "round-over" if result else "playing",
                  to_move=to_move, public=public, moves=moves,
                  events=cast("list[dict[str, Any]]", events_for(events, None)), parts=parts, result=result,
                  standings=Standings(gold=state.gold, winners=standings_winners(state.gold)) if over else None,
-                 **timekeeper.packet_extras(ch, seq, to_move, handover))
+                 **extras)
     packet = sign(doc, me)
     armored = packet.armored()
     if ended is not None:

@@ -70,6 +70,13 @@ class TransportSetting(msgspec.Struct, omit_defaults=True):
         return "mail" if self.maildir or self.imap else None
 
 
+class WebhookSetting(msgspec.Struct, omit_defaults=True):
+    """Where the host POSTs its notices (pbem.host.webhooks) and in which form."""
+
+    url: str
+    format: str = "json"  # json discord slack
+
+
 class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     """How a game is run (see the module's docstring)."""
 
@@ -82,6 +89,7 @@ class Settings(msgspec.Struct, kw_only=True, omit_defaults=True):
     mail_book: dict[str, MailMark] = {}
     refusals: dict[str, list[Refusal]] = {}
     delivered: dict[str, int] = {}  # a trustless game's publishers' marks (a store has its deliveries table)
+    webhook: WebhookSetting | None = None
 
     def rules(self) -> Timing:
         """The deadline rules (none set: a game that waits for ever)."""

@@ -48,8 +48,8 @@ from pbem.host.interface import Closing, GameOverview, GameStatus
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
-HEAD = "0008"
-KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
+HEAD = "0009"
+KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009")
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 _REVISION = text("SELECT version_num FROM alembic_version")
 
@@ -208,6 +208,23 @@ daemons = Table(
     "daemons", metadata,
     Column("id", String, primary_key=True),
     Column("seen", Float, nullable=False),
+)
+
+# The webhook outbox (pbem.host.webhooks): a notice recorded with the change it tells of, POSTed
+# after commit, then marked sent; `attempts` and `next_at` space the retries, `error` the last failure.
+webhooks = Table(
+    "webhooks", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    Column("url", String, nullable=False),
+    Column("format", String, nullable=False),  # json discord slack
+    Column("body", Text, nullable=False),  # the notice's JSON facts (never a secret)
+    Column("created_at", String, nullable=False),
+    Column("next_at", String, nullable=False),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("sent_at", String),
+    Column("error", String),
+    Index("ix_webhooks_due", "sent_at", "next_at"),
 )
 
 # A game's whole row, by its id (bound as b_game): what opening a Host, a status and (on SQLite)

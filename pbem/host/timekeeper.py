@@ -38,6 +38,7 @@ from pbem.errors import (
     span_word,
     status_word,
 )
+from pbem.host import webhooks
 from pbem.host.change import Change, GameRow, Seat
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing
@@ -183,6 +184,8 @@ def _notice(ch: Change, kind: NoticeKind, seat: str | None, **fields: Any) -> Ou
     block = sign(Notice(game=g["id"], seq=g["seq"], notice=kind, seat=seat, at=at, **fields), ch.signer())
     ch.c.execute(insert(notices).values(game_id=g["id"], seq=g["seq"], kind=kind, seat=seat, armored=block.armored(),
                                         created_at=at))
+    if kind == "late":
+        webhooks.record(ch, "late", seat=seat, deadline=fields.get("due"), round_no=g["round_no"], seq=g["seq"])
     return Outcome("notice", msg("notice: {line}", line=notice_word(block.doc, ch.clock.now())))
 
 
