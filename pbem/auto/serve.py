@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from pbem.auto.host_runner import ClubHost, Log, MailHost, Transport, run
+from pbem.auto.club_host import ClubHost
+from pbem.auto.host_runner import Log, MailHost, Transport, run
 from pbem.auto.webhooks import sending
 from pbem.host.interface import GameHost
 from pbem.host.leases import DEFAULT_PERIOD, Leases

@@ -1,0 +1,147 @@
+"""The store's daemon: every game of one store in one watch loop, each over its own
+transport, shared with other daemons on the store by leases (`pbem host run --all`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy.exc import DBAPIError
+
+from pbem.auto.host_runner import FolderHost, Log, MailHost, Transport, no_transport, stamp_log
+from pbem.errors import PbemError
+from pbem.host.interface import GameHost
+from pbem.host.leases import Leases
+from pbem.host.paths import beside, store_folder
+from pbem.host.referee import Host
+from pbem.host.store import Store
+from pbem.protocol.crypto import Identity
+from pbem.ui import failures
+from pbem.ui.words import t
+
+
+@dataclass
+class ClubHost:
+    """Every game of one store in one watch loop, each over its own transport, and the
+    trustless games beside the store (each a file of its own, served over its folder or mail).
+
+    Each pass lists the store's games (one query) and the trustless games' files, renews its
+    leases when due (pbem.host.leases: with other daemons on the store, each serves its share),
+    starts serving the games it holds that are new or were not ready, and steps each; a game whose step fails
+    (bad input that is not even a move, a folder gone, SMTP down) is logged and tried again
+    next pass, and the others go on. The host keys are unlocked once per key name. Never
+    done: it serves until stopped.
+    """
+
+    store: Store
+    unlock: Callable[[str], Identity]
+    home: Path  # the key home: its mail profile sends for games without their own SMTP settings
+    log: Log = field(default=stamp_log())
+    leases: Leases | None = None  # the games this daemon may serve (shared with other daemons); None: all
+    serving: dict[str, FolderHost | MailHost] = field(default_factory=dict)
+    finished: set[str] = field(default_factory=set)
+    waiting: dict[str, str] = field(default_factory=dict)  # game id -> why it is not served (said once)
+    keys: dict[str, Identity] = field(default_factory=dict)
+    blind: dict[Path, tuple[str, str]] = field(default_factory=dict)  # a trustless game's file -> its id and name
+    said: tuple[int, int, int] | None = None  # the lease round last logged: held, active, daemons
+    lease_trouble: str | None = None
+
+    def step(self) -> bool:
+        games = [(game_id, name, status, None) for game_id, name, status in self.store.game_list()]
+        listed = [g for g in games + self._blind_games()
+                  if g[0] not in self.finished and (g[2] != "over" or g[0] in self.serving)]
+        for game_id, name, _status, path in listed:
+            if self.leases is not None and self.leases.due():  # also within a long pass: renewed in time
+                self._lease_round([g[0] for g in listed])
+            if self.leases is not None and not self.leases.holds(game_id):
+                self._drop(game_id)  # another daemon's, or this one's lease ran out: its inbox is not read
+                continue
+            log = stamp_log(f"host {name}")
+            stepper = self.serving.get(game_id) or self._start(game_id, name, log, path)
+            if stepper is None:
+                continue
+            try:
+                if stepper.step():
+                    self.finished.add(game_id)
+                    self._drop(game_id)
+            except Exception as exc:  # one game's trouble never stops the others
+                log(t("step failed ({why}); retrying next pass", why=f"{type(exc).__name__}: {exc}"))
+        return False
+
+    def _lease_round(self, active: list[str]) -> None:
+        assert self.leases is not None
+        try:
+            held = self.leases.refresh(active)
+        except Exception as exc:  # the store unreachable: what is held is served until its lease runs out
+            why = f"{type(exc).__name__}: {failures.message(exc) if isinstance(exc, PbemError) else exc}"
+            if self.lease_trouble != why:
+                self.lease_trouble = why
+                self.log(t("could not renew the leases ({why}); will retry", why=why))
+            return
+        self.lease_trouble = None
+        now = (len(held), len(active), self.leases.live)
+        if now != self.said:
+            self.said = now
+            self.log(t("holding {held} of {active} active games; {daemons} daemon(s) share the store",
+                       held=now[0], active=now[1], daemons=now[2]))
+
+    def _drop(self, game_id: str) -> None:
+        stepper = self.serving.pop(game_id, None)
+        if stepper is None:
+            return
+        if isinstance(stepper, MailHost):
+            stepper.source.close()
+        stepper.host.close()
+
+    def close(self) -> None:
+        """Stop serving: every game's stepper closed, the leases given back for the others to take now."""
+        for game_id in list(self.serving):
+            self._drop(game_id)
+        if self.leases is not None:
+            try:
+                self.leases.release()
+            except Exception as exc:  # they run out by themselves within a lease period
+                self.log(t("could not renew the leases ({why}); will retry", why=f"{type(exc).__name__}: {exc}"))
+
+    def _blind_games(self) -> list[tuple[str, str, str, Path | None]]:
+        """The trustless games beside the store; each file is opened once to learn its game."""
+        from pbem.host import blind
+
+        out: list[tuple[str, str, str, Path | None]] = []
+        for path in beside(store_folder(self.store.url)):
+            if path not in self.blind:
+                try:
+                    with blind.BlindHost(path) as host:
+                        self.blind[path] = (host.game_id(), host.name)
+                except (PbemError, OSError, DBAPIError):  # e.g. a file being written: look again next pass
+                    continue
+            game_id, name = self.blind[path]
+            out.append((game_id, name, "playing", path))  # a blind host keeps no end: served until stopped
+        return out
+
+    def _start(self, game_id: str, name: str, log: Log, path: Path | None = None) -> FolderHost | MailHost | None:
+        from pbem.host.blind import BlindHost
+
+        host: GameHost | None = None
+        try:
+            host = Host(self.store, game=game_id) if path is None else BlindHost(path)
+            key = host.host_name()
+            if key not in self.keys:
+                self.keys[key] = self.unlock(key)
+            host.identity = self.keys[key]
+            transport = Transport.of(host)
+            if transport is None:
+                raise no_transport(name)
+            stepper = transport.stepper(host, log, self.home)
+        except (PbemError, OSError) as exc:
+            if host is not None:
+                host.close()
+            why = failures.message(exc)
+            if self.waiting.get(game_id) != why:
+                self.waiting[game_id] = why
+                self.log(t("not serving {game} yet: {why}", game=name, why=why))
+            return None
+        self.waiting.pop(game_id, None)
+        self.serving[game_id] = stepper
+        return stepper
