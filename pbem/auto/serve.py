@@ -8,13 +8,50 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 from pbem.auto.club_host import ClubHost
-from pbem.auto.host_runner import Log, MailHost, Transport, run
+from pbem.auto.host_runner import Log, MailHost, Transport, no_transport, run
 from pbem.auto.webhooks import sending
 from pbem.host.interface import GameHost
 from pbem.host.leases import DEFAULT_PERIOD, Leases
 from pbem.protocol.crypto import Identity
+
+
+class MailReading(Protocol):
+    """Where new mail is read when a game has no transport of its own (the CLI's --imap options)."""
+
+    imap: str | None
+    password_command: str | None
+    oauth2_command: str | None
+    ca_file: str | None
+
+    def or_profile(self, home: Path) -> MailReading: ...
+
+
+def set_digest(host: GameHost, digest: str | None) -> None:
+    """Store how often a seat is mailed ("12h", "every"...), checked first; None: leave it."""
+    from pbem.mail.publisher import digest_seconds
+
+    if digest is not None:
+        digest_seconds(digest)  # checked before it is stored
+        host.set_settings(digest=digest.strip().lower())
+
+
+def serve_host(host: GameHost, given: Transport | None, home: Path, log: Log, mail_in: MailReading, *,
+               digest: str | None = None, send: bool = False, to_dir: Path | None = None, no_idle: bool = False,
+               poll: float = 1.0, once: bool = False) -> None:
+    """Serve one game over the transport given, else its remembered one, else the IMAP folder
+    of `mail_in` (or of the mail profile), until it is over (or one pass, `once`)."""
+    set_digest(host, digest)  # a trustless game's blind host serves the same way, by folder or mail
+    transport = chosen_transport(host, given, send, to_dir)
+    if transport is None:
+        mail_in = mail_in.or_profile(home)
+        if mail_in.imap is None:
+            raise no_transport(host.name)
+        transport = Transport(imap=mail_in.imap, send=send, to_dir=str(to_dir.resolve()) if to_dir is not None else None)
+    serve_game(host, transport, home, log, password_command=mail_in.password_command,
+               oauth2_command=mail_in.oauth2_command, ca_file=mail_in.ca_file, no_idle=no_idle, poll=poll, once=once)
 
 
 def chosen_transport(host: GameHost, given: Transport | None, send: bool, to_dir: Path | None) -> Transport | None:

@@ -422,6 +422,18 @@ class MailIn:
                                    oauth2_command=self.oauth2_command or profile.imap_oauth2_command,
                                    ca_file=self.ca_file or profile.ca_file)
 
+    def source(self, paths: list[Path], no_idle: bool, *, remember: Path | None = None, log=lambda line: None):
+        """Files (.eml, Maildir, mbox) or this IMAP folder; with `remember` (a key home), only new mail."""
+        from pbem.mail.sources import mail_source
+
+        return mail_source(paths, self.imap, self.password_command, self.oauth2_command, no_idle,
+                           remember=remember, log=log, ca_file=self.ca_file)
+
+
+DigestOpt = Annotated[str | None, typer.Option(
+    "--digest", help='Mail a seat when it is their turn, else at most one summary per period: "12h" (the default), '
+    '"30m", "1d", or "every" (each packet). Stored with the game.', show_default=False)]
+NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder even when the server offers IDLE.")]
 
 GROUPS = (KeyOptions, Smtp, Reply, MailIn, TimingOptions)
 

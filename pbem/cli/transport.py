@@ -14,13 +14,12 @@ from typer.core import TyperGroup
 
 from pbem.cli._common import (
     DbOpt,
+    DigestOpt,
     GameArg,
     HomeOpt,
     JsonOpt,
-    KeyOptions,
     MailIn,
     PassOpt,
-    Reply,
     SendOpt,
     Smtp,
     StoreOpt,
@@ -30,7 +29,6 @@ from pbem.cli._common import (
     grouped,
     identity_named,
     open_host,
-    open_unlocked_host,
 )
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
@@ -39,28 +37,9 @@ from pbem.ui.terminal import printable
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
-    from pbem.host.interface import GameHost
+    pass
 
 folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).", no_args_is_help=True)
-host_app = typer.Typer(help="The automatic host.", no_args_is_help=True)
-bot_app = typer.Typer(help="Bots on a seat.", no_args_is_help=True)
-
-PollOpt = Annotated[float, typer.Option("--poll", help="Seconds between looks at the folder or mailbox.")]
-OnceOpt = Annotated[bool, typer.Option("--once", help="Do one pass and stop.")]
-DigestOpt = Annotated[str | None, typer.Option(
-    "--digest", help='Mail a seat when it is their turn, else at most one summary per period: "12h" (the default), '
-    '"30m", "1d", or "every" (each packet). Stored with the game.', show_default=False)]
-NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder even when the server offers IDLE.")]
-
-
-def _mail_source(paths: list[Path], mail_in: MailIn, no_idle: bool, *, remember: Path | None = None,
-                 log=lambda line: None):
-    """Files (.eml, Maildir, mbox) or an IMAP folder; with `remember` (a key home), only new mail."""
-    from pbem.mail.sources import mail_source
-
-    return mail_source(paths, mail_in.imap, mail_in.password_command, mail_in.oauth2_command, no_idle,
-                       remember=remember, log=log, ca_file=mail_in.ca_file)
-
 
 # --- host: addresses and SMTP settings --------------------------------------------------------
 
@@ -138,14 +117,6 @@ def smtp_in_words(settings) -> str:
     return settings.in_words() + t("; the password comes from $PBEM_SMTP_PASSWORD or a prompt")
 
 
-def _set_digest(host: GameHost, digest: str | None) -> None:
-    from pbem.mail.publisher import digest_seconds
-
-    if digest is not None:
-        digest_seconds(digest)  # checked before it is stored
-        host.set_settings(digest=digest.strip().lower())
-
-
 def mail(
     game: GameArg,
     store: StoreOpt = None,
@@ -166,13 +137,14 @@ def mail(
     or sent over SMTP with --send (settings: 'pbem game smtp').
     """
     from pbem.auto.host_runner import default_mail_dir
+    from pbem.auto.serve import set_digest
     from pbem.host.publish import publish_pending
     from pbem.mail.host_mail import mails_for
     from pbem.mail.publisher import MailPublisher, note_mailed
     from pbem.mail.sources import host_courier
 
     with open_host(game, store, db) as host:
-        _set_digest(host, digest)
+        set_digest(host, digest)
         courier = host_courier(host.settings(), send, to_dir, key_home(None), default_mail_dir(host))
         if pending:
             if not publish_pending(host, MailPublisher(host, courier), log=typer.echo):
@@ -265,8 +237,8 @@ def inbox(
 
     dbs = discover_dbs(list(db), saves)
     where = key_home(home)
-    source = _mail_source(list(paths or []), mail_in if paths else mail_in.or_profile(where), True,
-                          remember=None if again else where)
+    source = (mail_in if paths else mail_in.or_profile(where)).source(list(paths or []), True,
+                                                                     remember=None if again else where)
     router = Router(where, dbs, unlock=lambda name: identity_named(home, name, passphrase_file))
     results: list[dict] = []
     refused: list[int] = []  # the exit code of each refused block
@@ -345,141 +317,6 @@ def folder_init(
                err=True)
 
 
-# --- the automatic host and bots -------------------------------------------------------------
-
-
-def _one_source(folder: Path | None, maildir: list[Path], mail_in: MailIn) -> None:
-    if (folder is not None) + bool(maildir) + bool(mail_in.imap) != 1:
-        raise UsageError(t("pass one of --folder DIR, --maildir DIR or --imap URL"),
-                         hint=t("or store an IMAP URL once with 'pbem mail setup --imap URL'"))
-
-
-@grouped
-def host_run(
-    game: Annotated[str | None, typer.Argument(help="The game's name (or --all).", show_default=False)] = None,
-    all_games: Annotated[bool, typer.Option("--all", help="Serve every game of the store over its own transport.")] = False,
-    store: StoreOpt = None,
-    db: DbOpt = None,
-    folder: Annotated[Path | None, typer.Option("--folder", help="Serve this shared game folder.", show_default=False)] = None,
-    maildir: Annotated[list[Path], typer.Option("--maildir", help="Read joins and moves from this Maildir/mbox.")] = [],
-    mail_in: MailIn = MailIn(),
-    no_idle: NoIdleOpt = False,
-    digest: DigestOpt = None,
-    send: SendOpt = False,
-    to_dir: ToDirOpt = None,
-    poll: PollOpt = 1.0,
-    lease: Annotated[float | None, typer.Option("--lease", min=1.0, help="With --all: seconds a daemon's hold on a game lasts "
-                                         "(default 30); a stopped daemon's games are served by the others within it.",
-                                         show_default=False)] = None,
-    once: OnceOpt = False,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
-) -> None:
-    """Host automatically: apply joins and moves as they arrive, publish or mail packets.
-
-    One game: runs until it is over (or one pass with --once); --folder, --maildir or --imap
-    is remembered as the game's transport (without options: the remembered one, else the
-    IMAP URL of 'pbem mail setup'). --all: every game of the store over its remembered
-    transport, in one watch loop, until stopped; several --all daemons on one store (one
-    machine or several) share its games, each game served by one of them at a time. Safe to
-    kill and restart; two hosts at once on the same store still apply each move exactly once.
-    """
-    from pbem.auto import host_runner as autohost
-    from pbem.auto.serve import chosen_transport, serve_game, serve_store
-    from pbem.host.leases import DEFAULT_PERIOD
-
-    where = key_home(home)
-    given = autohost.Transport.given(folder, list(maildir), mail_in.imap, send, to_dir)
-    log = autohost.stamp_log()
-    if all_games:
-        if game is not None or given is not None or digest is not None or send or to_dir is not None:
-            raise UsageError(t("--all serves every game over its own transport: name no game, --folder, --maildir, "
-                               "--imap, --digest, --send or --to-dir"))
-        from pbem.host.paths import store_url
-
-        serve_store(store_url(store, db), lambda name: identity_named(home, name, passphrase_file), where, log,
-                    poll=poll, once=once, lease=lease or DEFAULT_PERIOD)
-        return
-    if lease is not None:
-        raise UsageError(t("--lease goes with --all"))
-    if game is None:
-        raise UsageError(t("name the game to serve, or pass --all"), hint=t("e.g. {example}", example="pbem host run GAME --folder DIR"))
-    with open_unlocked_host(game, store, db, home, passphrase_file) as host:
-        _set_digest(host, digest)  # a trustless game's blind host serves the same way, by folder or mail
-        transport = chosen_transport(host, given, send, to_dir)
-        if transport is None:
-            mail_in = mail_in.or_profile(where)
-            if mail_in.imap is None:
-                raise autohost.no_transport(host.name)
-            transport = autohost.Transport(imap=mail_in.imap, send=send,
-                                           to_dir=str(to_dir.resolve()) if to_dir is not None else None)
-        serve_game(host, transport, where, log, password_command=mail_in.password_command,
-                   oauth2_command=mail_in.oauth2_command, ca_file=mail_in.ca_file, no_idle=no_idle, poll=poll,
-                   once=once)
-
-
-@grouped
-def bot_run(
-    folder: Annotated[Path | None, typer.Option("--folder", help="Play through this shared game folder.",
-                                                show_default=False)] = None,
-    maildir: Annotated[list[Path], typer.Option("--maildir", help="Play by mail, reading this Maildir/mbox.")] = [],
-    mail_in: MailIn = MailIn(),
-    no_idle: NoIdleOpt = False,
-    game: Annotated[str | None, typer.Option("--game", help="Mail play: the game id (default: the first "
-                                                            "invitation with a seat for this key).", show_default=False)] = None,
-    bot: Annotated[str, typer.Option("--bot", help="smart, search or random.")] = "smart",
-    seed: Annotated[str, typer.Option("--seed", help="The bot's seed (same seed, same choices).")] = "0",
-    think: Annotated[float, typer.Option("--think", help="The search bot's seconds a decision, at most.",
-                                         min=0.0, max=60.0)] = 0.1,
-    command: Annotated[str | None, typer.Option("--command", help="Your own bot: PROGRAM ARGS, one process that reads "
-                                                "a JSON line per decision and answers a move (docs/bots.md); "
-                                                "--bot plays when it does not.", show_default=False)] = None,
-    reply: Reply = Reply(),
-    smtp: Smtp = Smtp(),
-    poll: PollOpt = 1.0,
-    once: OnceOpt = False,
-    keys: KeyOptions = KeyOptions(),
-) -> None:
-    """Let a bot play your seat, holding only your key, until the game is over."""
-    from engine.bots import KINDS as bot_kinds
-    from pbem.auto import seat_bot as seatbot
-
-    where = keys.where
-    if folder is None and not maildir:
-        mail_in = mail_in.or_profile(where)
-    _one_source(folder, maildir, mail_in)
-    if bot not in bot_kinds:
-        raise UsageError(t("unknown bot {bot}", bot=repr(bot)), hint=t("use one of {kinds}", kinds=", ".join(bot_kinds)))
-    me = keys.identity()
-    log = seatbot.stamp_log(f"bot {me.name}")
-    if folder is not None:
-        from pbem.auto.trustless_bot import folder_bot
-        from pbem.folder.play import is_trustless
-
-        if is_trustless(folder):
-            if command is not None:
-                raise UsageError(t("--command does not play trustless games yet"), hint=t("use --bot"))
-            seatbot.run(folder_bot(folder, me, where, log, bot, seed, think), poll=poll, once=once, log=log)
-            return
-    program = seatbot.Program(command) if command is not None else None
-    try:
-        if folder is not None:
-            stepper = seatbot.FolderBot(folder, me, where, bot, seed, log, think=think, program=program)
-            seatbot.run(stepper, poll=poll, once=once, log=log)
-            return
-        courier, sender = reply.courier(smtp, where, me.name)
-        source = _mail_source(maildir, mail_in, no_idle, log=log)
-        mail_bot = seatbot.MailBot(source, me, where, reply.to, courier, sender, bot, seed, game, log, think=think,
-                                   program=program)
-        try:
-            seatbot.run(mail_bot, poll=poll, once=once, log=log)
-        finally:
-            source.close()
-    finally:
-        if program is not None:
-            program.close()
-
-
 class _MailGroup(TyperGroup):
     """`pbem mail setup ...` is the profile; `pbem mail GAME ...` is `pbem mail send GAME ...`;
     `pbem mail` and `pbem mail --help` are the group's page, which lists both."""
@@ -505,6 +342,7 @@ def register(app: typer.Typer, only: str | None = None) -> None:
         mail_app.command("send")(mail)
         mail_app.command("setup")(mail_setup)
         app.add_typer(mail_app, name="mail")
+    from pbem.cli.daemons import bot_app, host_app
     from pbem.cli.turn import mail_join, mail_move, say, turn
 
     for name, fn in (("inbox", inbox), ("mail-join", mail_join), ("mail-move", mail_move), ("turn", turn),
@@ -517,5 +355,3 @@ def register(app: typer.Typer, only: str | None = None) -> None:
 
 
 folder_app.command("init")(folder_init)
-host_app.command("run")(host_run)
-bot_app.command("run")(bot_run)
