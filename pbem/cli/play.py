@@ -1,4 +1,5 @@
-"""Top-level play commands: game new, join, apply, show, move, status, packet, demo (and\n`pbem games`, from pbem.cli.games)."""
+"""Top-level play commands: game new, join, apply, show, move, status, packet, demo (and
+`pbem games`, from pbem.cli.games)."""
 
 from __future__ import annotations
 
