@@ -169,6 +169,20 @@ def listed(items: Iterable[object], *, how: Literal["and", "list", "clauses"] = 
     return Msg("@" + how, {"items": tuple(items)})
 
 
+def ranges(numbers: list[int]) -> str:
+    """Sorted numbers said in runs: [3, 4, 5, 9] -> '3-5, 9'; none -> '-'."""
+    if not numbers:
+        return "-"
+    out: list[str] = []
+    start = prev = numbers[0]
+    for n in numbers[1:] + [-1]:
+        if n != prev + 1:
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+            start = n
+        prev = n
+    return ", ".join(out)
+
+
 def english(value: object) -> str:
     """A Msg (or a value of one) in plain English without the catalogs: the message id
     formatted with its values. Exact for a message whose id is its English text, which is

@@ -27,7 +27,7 @@ from engine.errors import MoveError
 from pbem import errors as E
 from pbem.atomic import content_hash, read_bounded, write_atomic
 from pbem.auto import polling
-from pbem.errors import BadPacket, CannotRead, PbemError, Text, UsageError, kind_word, listed
+from pbem.errors import BadPacket, CannotRead, PbemError, Text, UsageError, kind_word, listed, ranges
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import FolderPublisher, init_folder
 from pbem.host.interface import GameHost
@@ -85,7 +85,7 @@ class FolderHost:
         self.publisher = FolderPublisher(self.folder)
         gap = sorted(seq for seq, _ in filled if seq)
         if gap:
-            self.log(t("published packets {ranges} (not yet in the folder)", ranges=_ranges(gap)))
+            self.log(t("published packets {ranges} (not yet in the folder)", ranges=ranges(gap)))
 
     def _publish(self) -> None:
         for _, where in publish_pending(self.host, self.publisher):
@@ -397,16 +397,3 @@ def run(stepper: Any, *, poll: float = 1.0, once: bool = False, log: Log | None 
     """Step until the game is over (or once). Errors of one step are logged, never fatal:
     SMTP down, a flaky disk, a bug: say so and keep serving the game."""
     polling.run(stepper, poll=poll, once=once, log=log or stamp_log())
-
-
-def _ranges(seqs: list[int]) -> str:
-    if not seqs:
-        return "-"
-    out, start, prev = [], seqs[0], seqs[0]
-    for s in seqs[1:]:
-        if s != prev + 1:
-            out.append(f"{start}-{prev}" if start != prev else str(start))
-            start = s
-        prev = s
-    out.append(f"{start}-{prev}" if start != prev else str(start))
-    return ", ".join(out)

@@ -211,38 +211,7 @@ class Router:
             out = host.accept(block)
             return out.kind, words.render(out.message)
         if isinstance(doc, Packet):
-            joined = trusted_host_key(self.home, block.game) is not None
-            if block.game in self.hosts and not joined:
-                return "ignored", t("packet {seq} of {game}: our own packet", seq=doc.seq, game=block.game)
-            from pbem.seat.player import offered_seat  # engine.rules: only when a packet comes
-
-            offered = None
-            if not joined:
-                offered = offered_seat(self.home, block)
-                if offered is None:
-                    return "ignored", t("packet of game {game}: not a game you joined with this key home",
-                                        game=block.game)
-            path, new = save_packet(self.home, block, offered[1].doc.host.key if offered else None)
-            if offered is not None:  # kept, not taken: its player says whether it is a game they expect
-                seat, invitation = offered
-                party = invitation.doc.host
-                return "invitation", t("packet {seq} of {game} hands seat {seat} to your key (host {host}, key {fingerprint}); "
-                                       "nothing is taken until you say so: pbem mail-join {game}", seq=doc.seq,
-                                       game=block.game, seat=seat, host=party.name,
-                                       fingerprint=PublicKey.decode(party.key).fingerprint())
-            if doc.phase == "game-over":
-                state = t("game over")
-            elif doc.waiting is not None:  # a trustless table waits for a step
-                state = t("trustless waits", step=words.step_name(doc.waiting.step),
-                          seats=words.join(doc.waiting.seats))
-            else:
-                state = t("{player} to move", player=doc.to_move)
-            if not new:
-                return "have", t("packet {seq} of {game} already saved ({state})", seq=doc.seq, game=block.game,
-                                 state=state)
-            line = t("saved packet {seq} of {game} ({state}): {path}", seq=doc.seq, game=block.game, state=state,
-                     path=path)
-            return "saved", line
+            return self._packet(block)
         if isinstance(doc, Archive):
             if trusted_host_key(self.home, block.game) is None:
                 return "ignored", t("archive of game {game}: not a game you joined", game=block.game)
@@ -259,6 +228,42 @@ class Router:
             return "invitation", t("invitation to {game} from {host}: {path} (join with: pbem mail-join {game})",
                                    game=block.game, host=doc.host.name, path=path)
         return "ignored", t("a {kind} block", kind=kind_name(block.kind))
+
+    def _packet(self, block: Signed[Packet]) -> tuple[str, str]:
+        """A packet for a seat of this key home: saved (its state said), or an offered seat kept."""
+        doc = block.doc
+        joined = trusted_host_key(self.home, block.game) is not None
+        if block.game in self.hosts and not joined:
+            return "ignored", t("packet {seq} of {game}: our own packet", seq=doc.seq, game=block.game)
+        from pbem.seat.player import offered_seat  # engine.rules: only when a packet comes
+
+        offered = None
+        if not joined:
+            offered = offered_seat(self.home, block)
+            if offered is None:
+                return "ignored", t("packet of game {game}: not a game you joined with this key home",
+                                    game=block.game)
+        path, new = save_packet(self.home, block, offered[1].doc.host.key if offered else None)
+        if offered is not None:  # kept, not taken: its player says whether it is a game they expect
+            seat, invitation = offered
+            party = invitation.doc.host
+            return "invitation", t("packet {seq} of {game} hands seat {seat} to your key (host {host}, key {fingerprint}); "
+                                   "nothing is taken until you say so: pbem mail-join {game}", seq=doc.seq,
+                                   game=block.game, seat=seat, host=party.name,
+                                   fingerprint=PublicKey.decode(party.key).fingerprint())
+        if doc.phase == "game-over":
+            state = t("game over")
+        elif doc.waiting is not None:  # a trustless table waits for a step
+            state = t("trustless waits", step=words.step_name(doc.waiting.step),
+                      seats=words.join(doc.waiting.seats))
+        else:
+            state = t("{player} to move", player=doc.to_move)
+        if not new:
+            return "have", t("packet {seq} of {game} already saved ({state})", seq=doc.seq, game=block.game,
+                             state=state)
+        line = t("saved packet {seq} of {game} ({state}): {path}", seq=doc.seq, game=block.game, state=state,
+                 path=path)
+        return "saved", line
 
     def _hosts(self, invitation: Invitation) -> bool:
         """Whether this key home holds the key that hosts the game: a player trying a game on the

@@ -35,7 +35,7 @@ from engine.moves import parse as parse_move
 from engine.position import dump
 from engine.state import RoundState
 from engine.views import events_for, view
-from pbem.errors import Msg, PbemError, Text, listed, msg
+from pbem.errors import Msg, PbemError, Text, listed, msg, ranges
 from pbem.names import HOST
 from pbem.protocol.contents import round_result, seat_part
 from pbem.protocol.crypto import Identity
@@ -126,7 +126,7 @@ class PacketCheck:
             self._part(seq, doc, state, events, seq == closing and not game_over)
         if missing:
             self.report.notes.append(msg("packets {seqs} of round {round} are not in the source: what the host told "
-                                       "the table in them was not checked", seqs=_ranges(missing), round=self.round))
+                                       "the table in them was not checked", seqs=ranges(missing), round=self.round))
 
     def _packet(self, seq: int, packet: Signed[Packet]) -> Packet | None:
         try:
@@ -269,15 +269,3 @@ def _phase(said: str, want: str) -> Msg:
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _ranges(numbers: list[int]) -> str:
-    """[3, 4, 5, 9] -> '3-5, 9'."""
-    out: list[str] = []
-    start = prev = numbers[0]
-    for n in numbers[1:] + [-1]:
-        if n != prev + 1:
-            out.append(str(start) if start == prev else f"{start}-{prev}")
-            start = n
-        prev = n
-    return ", ".join(out)
