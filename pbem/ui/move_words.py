@@ -102,6 +102,7 @@ def _play(move: Move, actor: str, events: Sequence[Mapping[str, Any]]) -> str:
 # Events that only repeat what the move's own sentence says, or that are secret (a draw).
 _SILENT = frozenset({"place", "rockfall", "remove", "draw", "swap-hand"})
 _PRIVATE = frozenset({"map", "inspect", "swap-hat"})
+_ROUND_END = frozenset({"round_over", "payout", "winners", "next_start"})
 
 
 def describe_event(event: Mapping[str, Any], *, reveal: bool = False) -> str | None:
@@ -116,31 +117,15 @@ def describe_event(event: Mapping[str, Any], *, reveal: bool = False) -> str | N
     if kind in _PRIVATE and not reveal:
         return None
     if kind == "move":
-        text = str(event.get("move", ""))
-        if not reveal:
-            from engine.moves import public_text
-
-            try:
-                text = public_text(text)
-            except InvalidMove:
-                text = "?"  # not a move: show nothing of it
-        return describe_move(text, str(event.get("player")), reveal=reveal)
+        return _move_event(event, reveal)
+    if kind in _PRIVATE:
+        return _private_event(kind, event)
+    if kind in _ROUND_END:
+        return _round_end_event(kind, event)
     if kind == "reveal":
         return t("ev reveal", goal=goal_name(str(event["goal"])), card=goal_word(str(event["card"])))
     if kind == "gold":
         return t("ev gold", player=event["finder"])
-    if kind == "round_over":
-        found = event.get("gold_found")
-        key = "ev round over" if found is None else "ev round over gold" if found else "ev round over no gold"
-        return t(key, n=event.get("round", "?"))
-    if kind == "payout":
-        paid = [f"{p} {g:+d}" for p, g in dict(event.get("gold", {})).items() if g]
-        return t("ev payout", list=join(paid)) if paid else t("ev payout none")
-    if kind == "winners":
-        players = list(event.get("players", []))
-        return t("ev winners", list=join(players)) if players else t("ev no winners")
-    if kind == "next_start":
-        return t("ev next start", player=event.get("player"))
     if kind == "skip":
         return t("ev skip", player=event["player"])
     if kind == "passes":
@@ -166,14 +151,45 @@ def describe_event(event: Mapping[str, Any], *, reveal: bool = False) -> str | N
     if kind == "steal":
         # A real steal is the thief's move; only the engine's skip is news.
         return t("ev steal skipped", player=event["player"]) if event.get("skipped") else None
+    return None
+
+
+def _move_event(event: Mapping[str, Any], reveal: bool) -> str:
+    """A "move" event: the move in words, in its public form unless `reveal`."""
+    text = str(event.get("move", ""))
+    if not reveal:
+        from engine.moves import public_text
+
+        try:
+            text = public_text(text)
+        except InvalidMove:
+            text = "?"  # not a move: show nothing of it
+    return describe_move(text, str(event.get("player")), reveal=reveal)
+
+
+def _round_end_event(kind: str, event: Mapping[str, Any]) -> str:
+    """How a round ends: gold found or not, the payout, the winners, who starts the next."""
+    if kind == "round_over":
+        found = event.get("gold_found")
+        key = "ev round over" if found is None else "ev round over gold" if found else "ev round over no gold"
+        return t(key, n=event.get("round", "?"))
+    if kind == "payout":
+        paid = [f"{p} {g:+d}" for p, g in dict(event.get("gold", {})).items() if g]
+        return t("ev payout", list=join(paid)) if paid else t("ev payout none")
+    if kind == "winners":
+        players = list(event.get("players", []))
+        return t("ev winners", list=join(players)) if players else t("ev no winners")
+    return t("ev next start", player=event.get("player"))  # next_start
+
+
+def _private_event(kind: str, event: Mapping[str, Any]) -> str:
+    """What only one player may know: a goal seen with a map, a role inspected or swapped."""
     if kind == "map":
         return t("ev map", player=event["player"], goal=goal_name(str(event["goal"])), card=goal_word(str(event["card"])))
     if kind == "inspect":
         role = str(event.get("role"))
         return t("ev inspect", player=event["player"], target=event["target"], a_role=article(role_name(role)))
-    if kind == "swap-hat":
-        return t("ev swap-hat", player=event["player"], role=role_name(str(event.get("role"))))
-    return None
+    return t("ev swap-hat", player=event["player"], role=role_name(str(event.get("role"))))
 
 
 def round_outcome(state: RoundState) -> list[str]:
