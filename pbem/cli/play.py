@@ -44,7 +44,7 @@ from pbem.ui import when, words
 from pbem.ui.words import pad, t
 
 if TYPE_CHECKING:
-
+    from pbem.auto.newgame import NewGame
     from pbem.protocol.crypto import Identity, PublicKey
 
 
@@ -111,8 +111,6 @@ def game_new(
     --trustless nobody, host included, sees a card that is not theirs.
     """
     from pbem.auto.newgame import new_game, parse_emails
-    from pbem.host.paths import sqlite_file
-    from pbem.host.store import shown
     from pbem.host.webhooks import setting
 
     check_game_name(game)
@@ -129,6 +127,13 @@ def game_new(
                     absent_after=timing.absent_after, trustless=trustless, threshold=threshold, store=store, db=db,
                     output=output, webhook=hook,
                     host_mail=emails.get(HOST) or _profile_sender(home))  # signed into the invitation: where seats mail
+    _say_made(made, game, ruleset, output)
+
+def _say_made(made: NewGame, game: str, ruleset: str, output: Path | None) -> None:
+    """What `game new` made, where, and what the players do next (by mail or by hand)."""
+    from pbem.host.paths import sqlite_file
+    from pbem.host.store import shown
+
     typer.echo(t("created game {game} ({ruleset}, {n} seats) in {path}", game=made.game, ruleset=t(ruleset),
                  n=len(made.seats), path=shown(made.url)))
     typer.echo(t("invitation: {path}", path=made.invitation.resolve()))
