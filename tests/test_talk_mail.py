@@ -5,11 +5,15 @@ text is in no mail the host sends nor in the host's store."""
 
 from __future__ import annotations
 
+import json
 from email import policy
 from email.parser import BytesParser
 from pathlib import Path
 
-from pbem_helpers import mailed_table, play_until
+import pytest
+from mailservers import MailServers
+from pbem_helpers import cli_app, mailed_table, play_until, run_cli
+from test_turn import dealt_mail_game
 
 from pbem.host.publish import publish_pending
 from pbem.mail.courier import Courier
@@ -102,3 +106,33 @@ def test_mail_carries_talk_at_each_seats_pace(tmp_path: Path) -> None:
     store = (tmp_path / "game.db").read_bytes()
     assert SECRET.encode() not in store
     host.close()
+
+
+@pytest.mark.slow
+def test_a_mail_game_carries_said_lines_through_real_servers(mail_servers: MailServers, tmp_path: Path) -> None:
+    """As players meet it: `pbem say GAME` mails a line to the host over SMTP, the host's pass
+    (IMAP in, SMTP out) relays it, and each seat's `pbem turn GAME` reads it from its own IMAP
+    folder. The public line reaches every seat; the whisper reaches bob (and ann, who said it),
+    never cat, and its text is in no byte of the host's store."""
+    app = cli_app()
+    db, homes, _ = dealt_mail_game(mail_servers, tmp_path)
+    run_cli(app, ["say", "t", PUBLIC], homes["ann"])
+    run_cli(app, ["say", "t", SECRET, "--to", "bob"], homes["ann"])
+    # under "every" each line is mailed at once (under a digest: with the next packet mail)
+    relayed = run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle", "--digest", "every"],
+                      homes["host"]).output
+    assert "ann whispered to bob at packet 1" in relayed and "ann said a line at packet 1" in relayed, relayed
+    assert "mailed table talk to bob" in relayed and "mailed table talk to cat" in relayed, relayed
+    seen = {s: _json_turn(app, homes[s]) for s in SEATS}
+    heard = {s: [(line["from"], line["to"], line["text"]) for line in seen[s]["talk"]] for s in SEATS}
+    assert ("ann", None, PUBLIC) in heard["cat"] and ("ann", None, PUBLIC) in heard["bob"], heard
+    assert ("ann", ["bob"], SECRET) in heard["bob"], heard
+    assert all(SECRET not in text for _, _, text in heard["cat"]), heard
+    assert SECRET.encode() not in db.read_bytes()
+    assert SECRET.encode() not in b"".join(p.read_bytes() for p in (homes["cat"]).rglob("*") if p.is_file())
+
+
+def _json_turn(app, home: Path) -> dict:
+    """`pbem turn t --json` as a seat: its table, with the talk it has heard (stderr's mail line cut)."""
+    out = run_cli(app, ["turn", "t", "--json"], home).output
+    return json.loads(out[out.index("{"):])

@@ -38,7 +38,7 @@ from pbem.mail.courier import Courier
 from pbem.mail.incoming import message_blocks, who
 from pbem.mail.memory import MailSource, Settlement, shown_label
 from pbem.mail.publisher import MailPublisher
-from pbem.protocol.documents import Signed, read_blocks
+from pbem.protocol.documents import SEAT_SENDS_KINDS, Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.ui import failures, words, zone
 from pbem.ui.terminal import printable
@@ -271,7 +271,7 @@ class MailHost:
             self.log(t("ignored {name}: not a pbem mail ({sender})", name=shown_label(label), sender=who(msg)))
             self.source.leave(label)
             return None
-        ours = [b for b in blocks if b.kind in ("join", "move", "mental", "request", "handover") and b.game == self.game]
+        ours = [b for b in blocks if b.kind in SEAT_SENDS_KINDS and b.game == self.game]
         if not ours:
             if any(b.game != self.game for b in blocks):
                 self.log(t("ignored {name}: for game {other}, not {game}", name=shown_label(label), other=blocks[0].game,

@@ -24,15 +24,11 @@ from pbem.mail.memory import MailSource, Settlement, shown_label
 from pbem.mail.message import extract_blocks, iter_messages
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
+    SEAT_SENDS,
     Archive,
-    Handover,
     Invitation,
-    Join,
-    Mental,
-    Move,
     Notice,
     Packet,
-    Request,
     Signed,
     Talk,
     parse,
@@ -199,7 +195,7 @@ class Router:
         doc = block.doc
         if isinstance(doc, Talk) and block.game not in self.hosts:  # relayed by the host to this seat
             return self._talk(block)
-        if isinstance(doc, (Join, Move, Request, Handover, Mental, Talk)):  # a Mental block: a trustless game's blind host
+        if isinstance(doc, SEAT_SENDS):  # a Mental block: a trustless game's blind host
             host = self.hosts.get(block.game)
             if host is None:
                 return "ignored", t("{kind} for game {game}: no store here holds that game", kind=kind_name(block.kind),

@@ -9,7 +9,7 @@ from typing import Any
 from pbem.errors import UsageError
 from pbem.mail.message import compose
 from pbem.mail.texts import tag
-from pbem.protocol.documents import Handover, Join, Mental, Move, Request, Signed
+from pbem.protocol.documents import Handover, Join, Mental, Move, Request, Signed, Talk
 from pbem.ui import words
 from pbem.ui.words import t
 
@@ -27,7 +27,7 @@ def _asks_words(what: str) -> str:
 
 
 def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | None = None) -> EmailMessage:
-    """A seat's block (join, move, request, handover) as a mail to the host (armour in the
+    """A seat's block (join, move, request, handover, table talk) as a mail to the host (armour in the
     body and attached)."""
     armored = block.armored()
     doc = block.doc
@@ -51,8 +51,13 @@ def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | N
         name = f"{block.kind}-{doc.seat}-{what}.pbem"
         text = t("{seat} asks the host of game {game}: {what}.", seat=doc.seat, game=doc.game,
                  what=_asks_words(what)) + "\n"
+    elif isinstance(doc, Talk):  # a line of table talk: a whisper's text stays sealed in the block
+        subject = t("{tag} table talk at packet {seq}", tag=tag(doc.game), seq=doc.seq)
+        name = f"talk-{doc.seat}-{doc.seq:06d}-{doc.n}.pbem"
+        text = t("{seat}'s line of table talk answering packet {seq}, for the host to relay.", seat=doc.seat,
+                 seq=doc.seq) + "\n"
     else:
-        raise UsageError(t("players mail joins, moves, mental blocks, requests and handovers, not a {kind}",
+        raise UsageError(t("players mail joins, moves, mental blocks, requests, handovers and table talk, not a {kind}",
                            kind=words.kind_name(block.kind)))
     if not isinstance(doc, Mental):  # a mental block is attached only: a shuffle is 90 KiB of armour
         text = f"{text}\n{armored}"

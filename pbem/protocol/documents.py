@@ -84,6 +84,8 @@ from pbem.protocol.table_docs import (
 
 # The document types, for the code that reads and writes them through this module.
 __all__ = [
+    "SEAT_SENDS",
+    "SEAT_SENDS_KINDS",
     "ALL_SEATS",
     "Archive",
     "ArchivedMove",
@@ -139,6 +141,9 @@ __all__ = [
 
 TYPES: dict[str, type[Document]] = {t.KIND: t for t in (Invitation, Join, Packet, Move, Archive, Notice, Request,
                                                          Handover, Mental, Talk)}
+# What a seat sends its host (by folder, file or mail): every transport hands the host these kinds
+SEAT_SENDS: tuple[type[Document], ...] = (Join, Move, Request, Handover, Mental, Talk)
+SEAT_SENDS_KINDS: frozenset[str] = frozenset(t.KIND for t in SEAT_SENDS)
 # the formats read besides each kind's current one: a blind host's packets of format 2
 OTHER_FORMATS: dict[str, type[Document]] = {"pbem-packet/2": RelayPacket}
 D = TypeVar("D", bound=Document)
