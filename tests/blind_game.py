@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.bots import make_bot
+from pbem.atomic import write_atomic
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import FolderPublisher
 from pbem.host import blind
@@ -20,6 +21,7 @@ from pbem.host.settings import TransportSetting
 from pbem.protocol.documents import Invitation, Packet, Signed, read_blocks
 from pbem.protocol.trustless.public import PublicTable
 from pbem.seat import player
+from pbem.seat.home import join_path
 from pbem.seat.keys import create_identity
 from pbem.seat.trustless import TrustlessSeat
 
@@ -44,8 +46,11 @@ class BlindGame:
         for s, seat in self.seats.items():
             seat.table.check_proofs = False
             seat.choose = make_bot("random", s, "7").choose
-            # joined as `pbem turn` joins: the invitation kept in the seat's key home as its trust anchor
-            self.host.accept(read_blocks(player.join(self.inv, ids[s], self.homes[s]).armored())[0])
+            # joined as `pbem turn` joins: the invitation kept in the seat's key home as its trust
+            # anchor, and the join kept there too (its key shares are sealed afresh each time it is made)
+            joined = player.join(self.inv, ids[s], self.homes[s]).armored()
+            write_atomic(join_path(self.homes[s], self.inv.game, s), joined.encode())
+            self.host.accept(read_blocks(joined)[0])
         self.folder = self.root / "shared"
         self.host.set_settings(transport=TransportSetting(folder=str(self.folder)))
         self._sync()

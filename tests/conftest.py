@@ -1,6 +1,7 @@
 import functools
 import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,12 @@ pytest_plugins = ("mailservers", "realmail")  # mail_servers (pymap, aiosmtpd), 
 
 # Key files in tests use a cheap scrypt cost; real keys keep the default.
 os.environ.setdefault("PBEM_SCRYPT_N", "1024")
+
+# A shell starts a background job (`scripts/test &`, nohup) with SIGINT ignored, and every process
+# it starts inherits that: pbem would then ignore the Ctrl-C the terminal tests send, as it should
+# under nohup, and hang. Python's own handler here is reset to the default in each child at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 _SHARED = re.compile(r"""scope=["'](module|class|package)["']""")
