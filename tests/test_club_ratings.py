@@ -69,6 +69,7 @@ def expected(exported: dict) -> dict[str, tuple[float, float]]:
     in each, the seats who won against those who lost, a team per role on each side."""
     model = PlackettLuce()
     rating: dict[str, object] = {}
+    one_on_one = 0  # rounds where the direction was checked: the check is not vacuous
     for game in exported["games"]:
         key = {s["name"]: s["key"] for s in game["seats"]}
         for k in key.values():
@@ -80,12 +81,17 @@ def expected(exported: dict) -> dict[str, tuple[float, float]]:
             sides = sorted({(seat not in won, role) for seat, role in r["roles"].items()})
             teams = [[s for s, role in sorted(r["roles"].items()) if (s not in won, role) == side] for side in sides]
             before = {s: rating[key[s]].mu for t in teams for s in t}
+            one_on_one += len(teams) == 2
             after = model.rate([[rating[key[s]] for s in t] for t in teams], ranks=[2 if lost else 1 for lost, _ in sides])
             for t, new in zip(teams, after, strict=True):
                 for s, n in zip(t, new, strict=True):
                     rating[key[s]] = n
-                    # the right way: a winner's rating goes up, a loser's down
-                    assert (n.mu > before[s]) == (s in won), (r, s)
+                    # the right way: a winner's rating goes up, a loser's down. Only where one team
+                    # met one: with several teams tied for first (roles of Saboteur 2), Plackett-Luce
+                    # may lower a strong team tied with a weak one (seen: cat, a winner, 25.6 -> 24.4)
+                    if len(teams) == 2:
+                        assert (n.mu > before[s]) == (s in won), (r, s)
+    assert one_on_one > 0
     return {k: (v.mu, v.sigma) for k, v in rating.items()}
 
 
