@@ -26,11 +26,17 @@ def test_demo_plays_three_rounds_that_replay_and_audit(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_demo_without_dir_removes_its_temporary_folder(tmp_path: Path) -> None:
-    """A scripts/demo run leaves no pbem-demo-* folder behind."""
-    run = pbem("demo", env={"TMPDIR": str(tmp_path)}, timeout=300)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr
-    assert "final scores" in run.stdout and "demo --dir DIR" in run.stdout
+def test_demo_without_dir_on_a_terminal_draws_its_progress_bars_and_removes_its_folder(tmp_path: Path) -> None:
+    """A scripts/demo run leaves no pbem-demo-* folder behind; on a terminal it draws its
+    progress bars with rich's own control codes, none of them escaped (pbem.ui.terminal.unshown).
+    One run of the whole demo serves both claims."""
+    from test_passphrase_prompt import Terminal
+
+    term = Terminal("demo", home=tmp_path / "home", cwd=tmp_path, env={"TMPDIR": str(tmp_path)})
+    assert term.end(timeout=300) == 0, term.text()[-2000:]
+    assert b"\x1b[?25l" in term.out and b"\\x1b[" not in term.out  # rich hid the cursor; nothing came out escaped
+    out = term.text()
+    assert "final scores" in out and "demo --dir DIR" in out, out[-2000:]
     # only the demo's own folder counts: libraries may leave their own temporary files (ffi .so stubs)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("pbem-demo-")] == []
 

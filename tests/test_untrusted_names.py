@@ -179,12 +179,3 @@ def test_the_demos_progress_bars_still_draw_on_a_terminal() -> None:
     raw = io.StringIO()
     Shown(raw).write("\x1b[2K\x1b[1A")
     assert raw.getvalue() == "\\x1b[2K\\x1b[1A" and unshown(Shown(raw)) is raw and unshown(raw) is raw
-
-
-@pytest.mark.slow
-def test_the_demo_on_a_terminal_draws_its_progress_bars(tmp_path: Path) -> None:
-    from test_passphrase_prompt import Terminal
-
-    term = Terminal("demo", "--dir", tmp_path / "demo", home=tmp_path / "home", cwd=tmp_path)
-    assert term.end(timeout=300) == 0, term.text()[-2000:]
-    assert b"\x1b[?25l" in term.out and b"\\x1b[" not in term.out  # rich hid the cursor; nothing came out escaped
