@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -118,9 +119,20 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     blocks = [b.doc for p in chain[1:] for b in T.read_relayed(p.doc, keys_of(inv))]
     kinds = [b.step for b in blocks]
     assert kinds.count("reveal") == 9 and {"move"} <= set(kinds) <= {"shuffle", "deal", "move", "tokens", "goal", "reveal"}
+    # the checks below by real processes are independent of each other: run side by side
+    broken = tmp_path / "broken"
+    shutil.copytree(folder, broken)
+    victim = next((broken / "packets").rglob("000041-*.pbem"))
+    victim.unlink()
+    dealt = GameFolder.open(folder).packets(None)[6][1]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        audit_f = pool.submit(pbem, "audit", folder, "--json", home=homes["bob"], timeout=300)
+        bad_f = pool.submit(pbem, "audit", broken, home=homes["bob"], timeout=300)
+        show_f = {s: pool.submit(pbem, "show", dealt, "--as", s, "--json", home=homes[s]) for s in SEATS}
+        words_f = pool.submit(pbem, "show", dealt, "--as", "cat", home=homes["cat"])
     # `pbem audit` of the folder: the whole chain followed again, every shuffle proof, token
     # proof, opened card and move checked, every round replayed on its opened deal
-    audit = pbem("audit", folder, "--json", home=homes["bob"], timeout=300)
+    audit = audit_f.result()
     assert audit.returncode == 0, audit.stderr
     report = json.loads(audit.stdout)
     assert report["ok"] and report["anchored"] and report["step"] == "over" and report["packets"] == len(chain)
@@ -129,24 +141,19 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     assert final == gold and f"gold {', '.join(f'{p} {final[p]}' for p in SEATS)}" in host_log
     assert final == {p: sum(r["payout"][p] for r in report["rounds"]) for p in SEATS}
     # a chain with a packet missing fails its audit at that packet
-    broken = tmp_path / "broken"
-    shutil.copytree(folder, broken)
-    victim = next((broken / "packets").rglob("000041-*.pbem"))
-    victim.unlink()
-    bad = pbem("audit", broken, home=homes["bob"], timeout=300)
+    bad = bad_f.result()
     assert bad.returncode == EXIT_AUDIT_FAILED and "FAULT packet 42" in bad.stdout and "does not follow" in bad.stdout
     assert bad.stderr.startswith("error: audit failed at packet 42") and "Traceback" not in bad.stderr
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     # every seat's `pbem show` of the dealt packet: its role and six cards, nothing waiting
-    dealt = GameFolder.open(folder).packets(None)[6][1]
     shown = {}
     for s in SEATS:
-        out = pbem("show", dealt, "--as", s, "--json", home=homes[s])
+        out = show_f[s].result()
         assert out.returncode == 0, out.stderr
         shown[s] = json.loads(out.stdout)
         assert shown[s]["role"] and len(shown[s]["hand"]) == 6 and None not in shown[s]["hand"]
         assert shown[s]["cards_waiting"] == [] and shown[s]["waiting"] == {"step": "move", "seats": ["ann"]}
-    words = pbem("show", dealt, "--as", "cat", home=homes["cat"])
+    words = words_f.result()
     assert words.returncode == 0 and "trustless game" in words.stdout and "your hand" in words.stdout
     # secrecy before a round's end: every message up to round 1's last move, the host's key
     # and two seats' key shares open none of the cards the third seat still holds, nor its role
