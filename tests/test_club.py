@@ -236,7 +236,7 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
     games = GAMES[:2]
     homes = club(tmp_path, games, store_url)
     daemon = lambda log: subprocess.Popen(  # noqa: E731
-        [*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.05", "--lease", "1"], env=cli_env(homes["referee"]),
+        [*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.02", "--lease", "1"], env=cli_env(homes["referee"]),
         stdout=log.open("ab"), stderr=subprocess.STDOUT)
     steady = daemon(tmp_path / "daemon-1.log")
     kills = 0
