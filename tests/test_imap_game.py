@@ -39,7 +39,7 @@ def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: P
         finally:
             h.close()
         if rnd >= 2:
-            s.imap.restart(down=1.5)
+            s.imap.restart(down=0.3)
             restarted_at = h
         time.sleep(0.2)
     wait_all(procs, timeout=900)  # about a minute on an idle machine; far more on a busy one
