@@ -251,7 +251,7 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
         # each victim is killed while it serves, not while Python is still importing (under load a
         # start can take longer than any fixed wait, and a kill would then land before 'serving')
         while _serving(tmp_path / f"daemon-2-{kills}.log", victim, everyone, deadline):
-            time.sleep(moments.uniform(0.0, 3.0))
+            time.sleep(moments.uniform(0.0, 1.5))
             victim.send_signal(signal.SIGKILL)  # at whatever moment it is in
             victim.wait()
             kills += 1
