@@ -15,6 +15,8 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -39,10 +41,14 @@ def _env(home: Path, who: str) -> dict[str, str]:
 def _setup(root: Path, s: RealMail) -> tuple[Path, dict[str, Path]]:
     homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
     pubs = new_keys({"referee" if n == "host" else n: h for n, h in homes.items()})
-    for n, h in homes.items():  # each person's mail, once: IMAP, SMTP submission, the club's CA
-        pbem("mail", "setup", "--imap", s.dovecot.url(n), *s.smtp_args(n), "--ca-file", s.ca, home=h, ok=True)
     db = root / "saves" / "t.db"
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
+    # each person's mail, once (IMAP, SMTP submission, the club's CA): all at once, as four
+    # people at their own machines would
+    with ThreadPoolExecutor(len(homes)) as pool:
+        for done in [pool.submit(pbem, "mail", "setup", "--imap", s.dovecot.url(n), *s.smtp_args(n), "--ca-file",
+                                 s.ca, home=h, ok=True) for n, h in homes.items()]:
+            done.result()
     pbem("game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db,
          home=homes["host"], cwd=root, ok=True)
     return db, homes
@@ -51,6 +57,14 @@ def _setup(root: Path, s: RealMail) -> tuple[Path, dict[str, Path]]:
 def _start(args: list[str], home: Path, who: str, log: Path) -> subprocess.Popen:
     return subprocess.Popen([*PBEM, *args], env=_env(home, who), stdin=subprocess.DEVNULL, stdout=log.open("ab"),
                             stderr=subprocess.STDOUT)
+
+
+def _until(cond: Callable[[], bool], seconds: float) -> None:
+    """Until `cond()` holds, or at most `seconds`: bob's inbox may hold his last packet already, or
+    stay empty when the game waits on him."""
+    end = time.monotonic() + seconds
+    while not cond() and time.monotonic() < end:
+        time.sleep(0.05)
 
 
 def _status(db: Path) -> dict:
@@ -114,10 +128,11 @@ def test_a_whole_game_through_postfix_and_stock_dovecot_survives_restarts(tmp_pa
 def _play(s: RealMail, root: Path) -> None:
     db, homes = _setup(root, s)
     logs = {n: root / f"{n}.log" for n in ["host", *SEATS]}
-    # Polling every 0.1 s rather than IDLE: Dovecot tells an idling client of new mail 0.50 s
+    # Polling every 0.05 s rather than IDLE: Dovecot tells an idling client of new mail 0.50 s
     # after it arrived (measured, each time), a second per move on the two hops. IDLE against
-    # Dovecot is tested in test_real_mail.py.
-    poll = ["--no-idle", "--poll", "0.1"]
+    # Dovecot is tested in test_real_mail.py. Each move waits for two polls, and a quicker poll
+    # shortens the game more than it adds to the CPU the pollers take.
+    poll = ["--no-idle", "--poll", "0.05"]
     host_cmd = ["host", "run", "t", "--db", str(db), *poll]
     bot_cmd = {p: ["bot", "run", "--as", p, "--seed", f"seed-{p}", *poll] for p in SEATS}
     started = time.monotonic()
@@ -152,7 +167,7 @@ def _play(s: RealMail, root: Path) -> None:
             procs["bob"].send_signal(signal.SIGKILL)
             procs["bob"].wait()
             events.append("bot")
-            time.sleep(1.0)  # mail for bob piles up in his inbox meanwhile
+            _until(lambda: s.dovecot.count("bob") > 0, 1.0)  # mail for bob piles up in his inbox meanwhile
             procs["bob"] = _start(bot_cmd["bob"], homes["bob"], "bob", logs["bob"])
         if rnd >= 3 and "dovecot" not in events:
             s.dovecot.restart(down=0.5)
