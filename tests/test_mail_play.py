@@ -103,7 +103,8 @@ def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> Non
     wall = time.monotonic() - started
     st = host.status()
     assert st["round"] == 2, (host_log[-5:], bot_log[-5:])
-    print(f"\nround 1 by SMTP: {st['seq'] - 1} moves, {len(messages(maildir))} mails, {wall:.1f}s wall, "
+    mails = messages(maildir)
+    print(f"\nround 1 by SMTP: {st['seq'] - 1} moves, {len(mails)} mails, {wall:.1f}s wall, "
           f"{(st['seq'] - 1) / wall:.1f} moves/s")
     n_moves = len(host.archives())  # round 1 is archived
     assert n_moves == 1
@@ -112,7 +113,6 @@ def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> Non
     assert len(joined) == 3 and len(applied) == st["seq"] - 1
 
     # what a person sees: the subject, the summary in words, the armour, the attachment
-    mails = messages(maildir)
     subjects = [m["Subject"] for m in mails]
     assert any(re.fullmatch(r"\[pbem t-[0-9a-f]{8}\] your turn, \w+: round 1, packet 2", s) for s in subjects)
     closing = [s for s in subjects if " round 1 over; round 2, packet " in s]
