@@ -38,7 +38,7 @@ from pbem.ui.words import pad, t
 T = TypeVar("T")
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
-POLL = "0.05"
+POLL = "0.02"  # seconds: each packet waits on a poll of the host and one of a bot
 TIMEOUT = 300.0
 
 
