@@ -14,7 +14,7 @@ from pymap.concurrent import Event
 from pymap.main import main
 from pymap.selected import SelectedMailbox
 
-IDLE_CHECK = 0.05  # seconds
+IDLE_CHECK = 0.02  # seconds: each move waits for two IDLE wake-ups; a look at a folder is cheap
 
 _update_selected = MailboxData.update_selected
 
