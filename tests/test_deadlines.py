@@ -128,6 +128,8 @@ def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path, store
         raise AssertionError("the game did not finish:\n" + "\n".join(lines[-20:]))
     assert seen_absent_screen
     assert host.status()["status"] == "over"
+    # a whole game of bots and of moves the host made for dan: nobody said a word at the table
+    assert host.talk(0) == [] and not list((shared / "talk").glob("*"))
     # the notices: reminders and a late notice for dan's first packets, then dan is absent
     kinds = Counter(d.notice for d in dan.notices())
     assert kinds["reminder"] >= 2 and kinds["late"] == 2 and kinds["absent"] == 1, kinds
