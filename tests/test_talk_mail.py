@@ -5,7 +5,6 @@ text is in no mail the host sends nor in the host's store."""
 
 from __future__ import annotations
 
-import json
 from email import policy
 from email.parser import BytesParser
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 from mailservers import MailServers
 from pbem_helpers import cli_app, mailed_table, play_until, run_cli
-from test_turn import dealt_mail_game
+from test_turn import _json, dealt_mail_game
 
 from pbem.host.publish import publish_pending
 from pbem.mail.courier import Courier
@@ -36,8 +35,8 @@ def _mails(outbox: Path, seen: set[Path]) -> list[tuple[str, object, bytes]]:
             continue
         seen.add(p)
         data = p.read_bytes()
-        out.append((BytesParser(policy=policy.default).parsebytes(data)["To"].split("@")[0],
-                    BytesParser(policy=policy.default).parsebytes(data), data))
+        mail = BytesParser(policy=policy.default).parsebytes(data)
+        out.append((mail["To"].split("@")[0], mail, data))
     return out
 
 
@@ -123,16 +122,10 @@ def test_a_mail_game_carries_said_lines_through_real_servers(mail_servers: MailS
                       homes["host"]).output
     assert "ann whispered to bob at packet 1" in relayed and "ann said a line at packet 1" in relayed, relayed
     assert "mailed table talk to bob" in relayed and "mailed table talk to cat" in relayed, relayed
-    seen = {s: _json_turn(app, homes[s]) for s in SEATS}
+    seen = {s: _json(run_cli(app, ["turn", "t", "--json"], homes[s]).output) for s in SEATS}
     heard = {s: [(line["from"], line["to"], line["text"]) for line in seen[s]["talk"]] for s in SEATS}
     assert ("ann", None, PUBLIC) in heard["cat"] and ("ann", None, PUBLIC) in heard["bob"], heard
     assert ("ann", ["bob"], SECRET) in heard["bob"], heard
     assert all(SECRET not in text for _, _, text in heard["cat"]), heard
     assert SECRET.encode() not in db.read_bytes()
     assert SECRET.encode() not in b"".join(p.read_bytes() for p in (homes["cat"]).rglob("*") if p.is_file())
-
-
-def _json_turn(app, home: Path) -> dict:
-    """`pbem turn t --json` as a seat: its table, with the talk it has heard (stderr's mail line cut)."""
-    out = run_cli(app, ["turn", "t", "--json"], home).output
-    return json.loads(out[out.index("{"):])
