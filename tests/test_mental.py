@@ -318,3 +318,21 @@ def test_a_shuffle_under_another_key_is_refused():
     out, perm, rands = shuffle(shares[0].public, deck)  # re-encrypted under one share only
     with pytest.raises(BadProof):
         check_shuffle(y, deck, out, prove_shuffle(y, deck, out, perm, rands, CTX), CTX)
+
+
+def test_loading_the_group_leaves_no_file_in_the_temporary_folder(tmp_path) -> None:
+    """rbcl writes its bundled libsodium (2.7 MB) into the temporary folder at every import and
+    never removes it: one file per pbem process, thousands in a day of play, and a tmpfs is RAM.
+    A real process loads the group with TMPDIR set to an empty folder, computes with it, and
+    must leave the folder as empty as it found it."""
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    code = "from pbem.protocol.mental.group import GENERATOR, base_mul; assert base_mul(2) == GENERATOR + GENERATOR"
+    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TMPDIR": str(folder)},
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in folder.iterdir()) == []

@@ -19,11 +19,28 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from collections.abc import Callable
-
-import rbcl  # no stubs (pyproject: ignore_missing_imports); every call is wrapped and typed below
+from types import ModuleType
 
 from pbem.errors import BadPacket, Text, msg
+
+
+def _import_rbcl() -> ModuleType:
+    """rbcl, without the file it leaves behind. At import rbcl writes its bundled libsodium
+    (2.7 MB) to a new file in the temporary folder, loads it and never removes it: every process
+    would leave one more, filling /tmp (a tmpfs is RAM). Here that file goes to a folder of our
+    own, removed as soon as the library is loaded; a loaded library needs no file."""
+    with tempfile.TemporaryDirectory(prefix="pbem-rbcl-", ignore_cleanup_errors=True) as folder:
+        before, tempfile.tempdir = tempfile.tempdir, folder
+        try:
+            import rbcl  # no stubs (pyproject: ignore_missing_imports); every call is wrapped and typed below
+        finally:
+            tempfile.tempdir = before
+    return rbcl
+
+
+rbcl = _import_rbcl()
 
 ORDER = 2**252 + 27742317777372353535851937790883648493
 POINT_BYTES = 32
