@@ -167,10 +167,14 @@ def test_wait_policy_only_reminds_and_a_move_resets_the_count(tmp_path: Path, st
     sp = seats[first].latest()
     assert sp.doc.deadline.due == "2026-12-01T13:00:00+00:00"  # signed inside the packet
     assert when.packet_news(sp.doc, first, clock.now())[0] == "your move, due Tue 1 Dec 13:00 UTC, in 1 hour"
+    wakes = [host.next_tick()]  # when a host that waits for mail must wake for the clock
     for minutes in (29, 1, 60, 60, 600):
         clock.advance(minutes * 60)
         fh.step()
         fh.step()  # a second look at the same time sends nothing more
+        wakes.append(host.next_tick())
+    half, due = parse_time("2026-12-01T12:30:00+00:00"), parse_time("2026-12-01T13:00:00+00:00")
+    assert wakes == [half, half, due, None, None, None]  # late said: under "wait" nobody plays for the seat
     kinds = [d.notice for d in seats[first].notices()]
     assert kinds == ["reminder", "late"]  # half-way (2 h before would be before the start), late once
     assert host.status()["seq"] == 1  # wait: nobody plays for the seat

@@ -10,12 +10,15 @@ takes to answer.
 from __future__ import annotations
 
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from pbem_helpers import start_bots, wait_all
+from mailservers import MailServers
+from pbem_helpers import start_bots, start_imap, wait_all
 from processes import PBEM, cli_env, new_keys, pbem
+from test_turn import dealt_mail_game
 
 from pbem.folder.layout import GameFolder
 from pbem.host import referee as H
@@ -70,3 +73,30 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert audit.stdout.count("audit ok") == 3
     assert "moves made by the host for a silent seat" in audit.stdout
+
+
+@pytest.mark.slow
+def test_a_host_idling_on_imap_wakes_for_its_reminder_not_for_mail(mail_servers: MailServers, tmp_path: Path) -> None:
+    """`pbem host run` over IMAP waits for mail by IDLE, which a server may keep silent for
+    minutes: the host idles only until the clock's next reminder, so the reminder goes out
+    when it is due (here 3 s after the clock starts), with no mail coming to wake it."""
+    s = mail_servers
+    db, homes, _ = dealt_mail_game(s, tmp_path)
+    mover = H.Host(db).status()["to_move"]
+    pbem("game", "config", "t", "--db", db, "--deadline", "60s", "--remind", "5%", "--remind", "10%",
+         home=homes["host"], ok=True)  # the clock restarts: reminders at 3 s and 6 s
+    started = time.monotonic()
+    log = tmp_path / "host.log"
+    host = start_imap(s, "host", ["host", "run", "t", "--db", str(db)], homes["host"], log)
+    try:
+        while time.monotonic() - started < 25 and log.read_text().count("notice: reminder") < 2:
+            assert host.poll() is None, log.read_text()[-2000:]
+            time.sleep(0.1)
+        took = time.monotonic() - started
+    finally:
+        host.terminate()
+        host.wait(30)
+    text = log.read_text()
+    assert text.count(f"notice: reminder: {mover} to move") == 2, text[-2000:]
+    assert took < 20, (took, text[-2000:])  # each at its time, not at IDLE's five-minute renewal
+    assert "late" not in text

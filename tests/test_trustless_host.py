@@ -340,10 +340,13 @@ def test_the_blind_host_reminds_and_names_a_late_seat_at_every_step(tmp_path: Pa
 
     assert due(1) == "2026-12-01T13:00:00+00:00" and t.seats["bob"].due == due(1)  # followed by every seat
     assert t.host.tick() == []
+    assert t.host.next_tick() == parse_time("2026-12-01T12:30:00+00:00")  # when a host that waits for mail wakes
     clock.advance(1800)
     assert [o.kind for o in t.host.tick()] == ["notice"] and t.host.tick() == []
+    assert t.host.next_tick() == parse_time(due(1))
     clock.advance(1800)
     late = t.host.tick()
+    assert t.host.next_tick() is None  # no timeout move on a trustless table
     assert told() == [("reminder", "ann", "shuffle"), ("late", "ann", "shuffle")]
     said = render(late[0].message, "en")  # the host's outcome is a message value; the edge says it
     assert "ann is late with their shuffle" in said and "nobody else can send it" in said

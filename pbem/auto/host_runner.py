@@ -227,7 +227,12 @@ class MailHost:
         publish_pending(self.host, self.publisher, log=self.log)
 
     def wait(self, seconds: float) -> bool:
-        return self.source.wait(seconds)
+        """Until new mail may have come, or `seconds`; a mailbox that says when mail comes (IMAP
+        IDLE) is waited on no longer than until the clock's next reminder, late notice or
+        timeout."""
+        due = self.host.next_tick()
+        longest = None if due is None else max((due - self.host.clock.now()).total_seconds(), 0.0)
+        return self.source.wait(seconds, longest)
 
     def step(self) -> bool:
         self._mail()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,7 +48,7 @@ from pbem.host.interface import (
     overview_of,
 )
 from pbem.host.paths import is_blind
-from pbem.host.settings import MailMark, PacketClock, Settings, clock_says, replaced
+from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, clock_says, replaced
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
@@ -253,6 +254,12 @@ class BlindHost(Closing):
                                      step=w.step) for seat in w.seats]
             blind_settings.store(c, CONFIG, clock=clock)
         return out
+
+    def next_tick(self) -> datetime | None:
+        """When `tick` next has a reminder or a late notice to send (None: nothing on the clock)."""
+        with self.engine.connect() as c:
+            clock, timing = blind_settings.clock(c, CONFIG), blind_settings.read(c, CONFIG).rules()
+        return clock_next(timing, clock, self.clock.now(), plays=False)
 
     def table(self, c: Connection | None = None) -> tuple[PublicTable, int, str]:
         """The public table rebuilt from the chain (proofs were checked when each block came in).

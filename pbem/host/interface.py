@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, NotRequired, Protocol, Self, TypedDict, TypeVar
 
 from pbem.errors import Text
@@ -234,3 +235,7 @@ class GameHost(Protocol):
 
     def tick(self) -> list[Outcome]:
         """What the clock asks now: reminders, late notices, timeouts."""
+
+    def next_tick(self) -> datetime | None:
+        """When `tick` next has something to do (None: nothing on the clock): a watch loop that
+        waits for mail wakes by then."""

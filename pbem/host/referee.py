@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -43,6 +44,7 @@ from pbem.host.settings import (
     MailMark,
     Settings,
     Standing,
+    clock_next,
     encode,
     memo_of,
     replaced,
@@ -420,6 +422,16 @@ class Host(Closing):
             if not any(o.kind == "applied" for o in step):
                 break
         return out
+
+    def next_tick(self) -> datetime | None:
+        """When `tick` next has something to do for the packet waiting (None: nothing on the clock)."""
+        read = select(games.c.status, games.c.seq, games.c.memo, games.c.settings).where(games.c.id == self.facts.id)
+        with self.store.read() as c:
+            row = c.execute(read).one()
+        memo = memo_of(row.memo)
+        if not timekeeper.may_act(memo, row.status, row.seq, lambda seat: False):
+            return None
+        return clock_next(settings_of(row.settings).rules(), memo.clock, self.clock.now(), plays=True)
 
     def _talk(self, ch: GameChange, block: Signed[Talk]) -> Outcome:
         """A seat's line of table talk, kept to relay (pbem/host/talk.py); no packet comes of it."""

@@ -208,6 +208,19 @@ def clock_says(timing: Timing, clock: PacketClock, now: datetime) -> list[str]:
     return out
 
 
+def clock_next(timing: Timing, clock: PacketClock, now: datetime, *, plays: bool) -> datetime | None:
+    """When the clock of the packet waiting now next has something to say after `now` (as
+    `clock_says` would: a reminder, then "late"), or, `plays` (a referee under a timeout
+    policy), the timeout move is due; None: nothing more."""
+    if clock.due is None or clock.start is None:
+        return None
+    due, start = parse_time(clock.due), parse_time(clock.start)
+    times = [when for i, when in enumerate(timing.reminder_times(start, due)) if f"remind-{i}" not in clock.sent]
+    times += [due] if "late" not in clock.sent else []
+    times += [timing.give_up(due)] if plays and timing.on_timeout != "wait" else []
+    return min((when for when in times if when > now), default=None)
+
+
 def deadline_of(memo: Memo, seq: int) -> DeadlineStatus | None:
     """The deadline of packet `seq` as the host remembers it ({seat, due}; the timekeeper
     keeps it), or None: no deadline, or `seq` is not the packet waiting."""

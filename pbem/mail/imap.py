@@ -296,16 +296,19 @@ class ImapFolder:
         if typ != "OK":
             raise self._refused("EXPUNGE", data)
 
-    def wait(self, seconds: float) -> bool:
-        """Until new mail may have come (IDLE) or `seconds` passed (polling); True if it did."""
+    def wait(self, seconds: float, longest: float | None = None) -> bool:
+        """Until new mail may have come (IDLE, for at most `idle_max` seconds, and `longest`
+        when given) or `seconds` passed (polling); True if it did."""
         conn = self._open()
         if not (self.idle and "IDLE" in self.caps):
-            time.sleep(seconds)
+            time.sleep(seconds if longest is None else min(seconds, longest))
             return False
         if self._told_of_news(conn):  # mail came during the last step: IDLE would not tell of it again
             return True
+        if longest is not None and longest <= 0:
+            return False
         try:
-            return self._idle(conn, self.idle_max)
+            return self._idle(conn, self.idle_max if longest is None else min(self.idle_max, longest))
         except (OSError, imaplib.IMAP4.abort, EOFError) as exc:
             raise self._lost(exc) from None
 

@@ -73,8 +73,8 @@ class MailScanner:
     def pass_over(self, label: str) -> None:
         self.done.add(label)
 
-    def wait(self, seconds: float) -> bool:
-        time.sleep(seconds)
+    def wait(self, seconds: float, longest: float | None = None) -> bool:
+        time.sleep(seconds if longest is None else min(seconds, longest))
         return False
 
     def close(self) -> None:

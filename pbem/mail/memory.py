@@ -35,7 +35,9 @@ class MailSource(Protocol):
     def settle(self, label: str, outcome: Settlement) -> None: ...
     def leave(self, label: str) -> None: ...
     def pass_over(self, label: str) -> None: ...
-    def wait(self, seconds: float) -> bool: ...
+    def wait(self, seconds: float, longest: float | None = None) -> bool:
+        """Until new mail may have come (a server that tells: IMAP IDLE, for at most `longest`
+        seconds when given) or `seconds` passed (a source that is looked at again)."""
     def close(self) -> None: ...
 
 
@@ -141,8 +143,8 @@ class Remembering:
         self._keys.pop(label, None)
         self.source.pass_over(label)
 
-    def wait(self, seconds: float) -> bool:
-        return self.source.wait(seconds)
+    def wait(self, seconds: float, longest: float | None = None) -> bool:
+        return self.source.wait(seconds, longest)
 
     def close(self) -> None:
         self.source.close()
