@@ -70,13 +70,14 @@ def silent_server() -> tuple[socket.socket, str]:
     return s, f"http://127.0.0.1:{s.getsockname()[1]}/hook"
 
 
-def hooked_game(root: Path, url: str, hook: str, fmt: str = "json") -> tuple[Table, FakeClock]:
-    """A dealt three-seat game in store `url` with an hour's deadline and the webhook `hook`."""
+def hooked_game(root: Path, url: str, hook: str, fmt: str = "json",
+                timing: Timing | None = None) -> tuple[Table, FakeClock]:
+    """A dealt three-seat game in store `url` with an hour's deadline (or `timing`) and the webhook `hook`."""
     clock = FakeClock("2026-12-01T12:00:00+00:00")
     homes = {n: root / f"home-{n}" for n in ["referee", *SEATS]}
     ids = {n: keys.create_identity(h, n, PASS) for n, h in homes.items()}
     invitation = H.create_game(url, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [],
-                               timing=Timing(deadline=3600).to_config(), clock=clock,
+                               timing=(timing or Timing(deadline=3600)).to_config(), clock=clock,
                                webhook=WebhookSetting(url=hook, format=fmt))
     (root / "invitation.pbem").write_text(invitation.armored())
     table = Table(root, H.Host(url, ids["referee"], clock), ids, homes, SEATS)
@@ -136,6 +137,36 @@ def test_a_webhook_hears_each_turn_the_late_seat_and_the_round_end_and_no_secret
         sent = b"".join(hook.got)
         leaked = [w for w in secrets_of(store_url, table) if w.lower() in sent.lower()]
         assert not leaked, leaked
+    finally:
+        hook.close()
+
+
+def test_a_webhook_hears_the_reminders_and_the_seat_that_became_absent(tmp_path: Path) -> None:
+    hook = Hook()
+    try:
+        url = f"sqlite:///{tmp_path / 'club.db'}"
+        table, clock = hooked_game(tmp_path, url, hook.url, "json",
+                                   Timing(deadline=3600, reminders=["40m", "20m"], absent_after=1))
+        to_move = table.host.status()["to_move"]
+        for seconds in (1201, 1200, 1200):  # the two reminders, then the deadline missed: late and absent at once
+            clock.advance(seconds)
+            table.host.tick()
+        with Store(url) as st:
+            assert Sender(url, print).drain(st) == 5
+        bodies = [json.loads(b) for b in hook.got]
+        assert [b["event"] for b in bodies] == ["to-move", "reminder", "reminder", "late", "absent"]
+        due = bodies[0]["deadline"]
+        assert due and all(b["seat"] == to_move and b["deadline"] == due and b["packet"] == 1 for b in bodies)
+        assert len({b["id"] for b in bodies}) == 5  # two reminders of one packet: two notices, each its own id
+        for fmt, key, words in [("discord", "content", f"a reminder: {to_move} to move, by {due}"),
+                                ("slack", "text", f"{to_move} missed too many deadlines and is absent now")]:
+            with Store(url) as st, st.write() as c:
+                c.execute(webhooks.update().values(format=fmt, sent_at=None))
+            del hook.got[:]
+            with Store(url) as st:
+                assert Sender(url, print).drain(st) == 5
+            lines = [json.loads(b)[key] for b in hook.got]
+            assert any(line == f"pbem t: {words}" for line in lines), lines
     finally:
         hook.close()
 

@@ -45,6 +45,10 @@ def _line(b: dict[str, Any]) -> str:
     game, seat, due = b["game"], b.get("seat"), b.get("deadline")
     if b["event"] == "late":
         return t("pbem {game}: {seat} is late (the deadline was {deadline})", game=game, seat=seat, deadline=due)
+    if b["event"] == "reminder":
+        return t("pbem {game}: a reminder: {seat} to move, by {deadline}", game=game, seat=seat, deadline=due)
+    if b["event"] == "absent":
+        return t("pbem {game}: {seat} missed too many deadlines and is absent now", game=game, seat=seat)
     if b["event"] == "game-over":
         return t("pbem {game}: the game is over", game=game)
     said = (t("pbem {game}: round {round} is over", game=game, round=b["round"]) + " ") if b["event"] == "round-over" else ""

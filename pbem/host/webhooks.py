@@ -1,8 +1,8 @@
 """A game's webhook: the notices the host owes it, kept in an outbox (the store's `webhooks`).
 
-A change that publishes a packet (a seat to move, a round or the game over) or finds a seat
-late records its notice here, in the change's own transaction: it exists exactly when the
-change does. pbem.auto.webhooks POSTs it after the commit, from another thread, and marks it
+A change that publishes a packet (a seat to move, a round or the game over), or that reminds
+a seat of its deadline, finds it late or absent, records its notice here, in the change's own
+transaction: it exists exactly when the change does. pbem.auto.webhooks POSTs it after the commit, from another thread, and marks it
 sent. A notice holds the game's name, the event, the seat and its deadline: never a role, a
 hand, a key or anything sealed. docs/playing.md ("Webhooks") shows the bodies.
 """
@@ -22,7 +22,8 @@ from pbem.host.store import webhooks
 if TYPE_CHECKING:
     from pbem.host.change import Change
 
-Event = Literal["to-move", "late", "round-over", "game-over"]
+Event = Literal["to-move", "reminder", "late", "absent", "round-over", "game-over"]
+NOTICE_EVENTS: dict[str, Event] = {"reminder": "reminder", "late": "late", "absent": "absent"}  # the clock's notices told
 FORMATS = ("json", "discord", "slack")
 MAX_URL = 2000
 
@@ -59,13 +60,15 @@ def setting(url: str | None, fmt: str | None, kept: WebhookSetting | None) -> We
     return WebhookSetting(url=target, format=fmt or (kept.format if kept else "json"))
 
 
-def record(ch: Change, event: Event, *, seat: str | None, deadline: str | None, round_no: int, seq: int) -> None:
-    """Owe the game's webhook (if it has one) this notice, in the change's transaction."""
+def record(ch: Change, event: Event, *, seat: str | None, deadline: str | None, round_no: int, seq: int,
+           notice: int | None = None) -> None:
+    """Owe the game's webhook (if it has one) this notice, in the change's transaction. `notice`:
+    the host's notice it tells of (a packet may have several reminders), part of its id."""
     hook = ch.settings.webhook
     if hook is None:
         return
     at = ch.now()
-    body = {"id": f"{ch.g['id']}/{seq}/{event}", "event": event, "game": ch.g["name"], "seat": seat,
-            "deadline": deadline, "round": round_no, "packet": seq, "at": at}
+    key = f"{ch.g['id']}/{seq}/{event}" + (f"/{notice}" if notice is not None else "")
+    body = {"id": key, "event": event, "game": ch.g["name"], "seat": seat, "deadline": deadline, "round": round_no, "packet": seq, "at": at}
     ch.c.execute(insert(webhooks).values(game_id=ch.g["id"], url=hook.url, format=hook.format,
                                          body=json.dumps(body, sort_keys=True), created_at=at, next_at=at, attempts=0))
