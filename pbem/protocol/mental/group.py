@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 
 from pbem.errors import BadPacket, Text, msg
@@ -135,6 +135,27 @@ def decode_scalar(data: bytes, what: Text = "") -> int:
         raise BadPoint(msg("{what} {hex}... is not reduced modulo the group order", what=what or msg("a scalar"),
                           hex=bytes(data).hex()[:16]))
     return k
+
+
+# --- points and scalars back to back: the wire form of every proof, dealing and transcript ---
+
+
+def points_bytes(points: Iterable[Point]) -> bytes:
+    return b"".join(p.raw for p in points)
+
+
+def scalars_bytes(values: Iterable[int]) -> bytes:
+    return b"".join(scalar_bytes(k) for k in values)
+
+
+def decode_points(data: bytes, what: Text = "") -> list[Point]:
+    """Points of 32 bytes each, back to back (the caller has checked the whole length)."""
+    return [Point.decode(data[k:k + POINT_BYTES], what) for k in range(0, len(data), POINT_BYTES)]
+
+
+def decode_scalars(data: bytes, what: Text = "") -> list[int]:
+    """Scalars of 32 bytes each, back to back (the caller has checked the whole length)."""
+    return [decode_scalar(data[k:k + SCALAR_BYTES], what) for k in range(0, len(data), SCALAR_BYTES)]
 
 
 # A source of secret scalars: the default is the OS; golden vectors pass a seeded one.

@@ -24,9 +24,9 @@ from pbem.protocol.mental.group import (
     Point,
     ScalarSource,
     base_mul,
-    decode_scalar,
+    decode_scalars,
     random_scalar,
-    scalar_bytes,
+    scalars_bytes,
 )
 from pbem.protocol.mental.transcript import Transcript
 
@@ -43,14 +43,15 @@ class Proof:
     response: int
 
     def encode(self) -> bytes:
-        return scalar_bytes(self.challenge) + scalar_bytes(self.response)
+        return scalars_bytes((self.challenge, self.response))
 
     @classmethod
     def decode(cls, data: bytes, what: Text = "") -> Proof:
         if len(data) != PROOF_BYTES:
             raise BadProof(msg("{what} must be {n} bytes, not {size}", what=what or msg("a proof"), n=PROOF_BYTES,
                                    size=len(data)))
-        return cls(decode_scalar(data[:SCALAR_BYTES], what), decode_scalar(data[SCALAR_BYTES:], what))
+        challenge, response = decode_scalars(data, what)
+        return cls(challenge, response)
 
 
 # --- Schnorr: knowledge of a key share -------------------------------------------------------

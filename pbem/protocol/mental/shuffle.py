@@ -31,11 +31,13 @@ from pbem.protocol.mental.group import (
     Point,
     ScalarSource,
     base_mul,
-    decode_scalar,
+    decode_points,
+    decode_scalars,
     hash_to_point,
     point_sum,
+    points_bytes,
     random_scalar,
-    scalar_bytes,
+    scalars_bytes,
 )
 from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.mental.transcript import Transcript
@@ -77,17 +79,16 @@ class ShuffleProof:
     s_prime: list[int]
 
     def encode(self) -> bytes:
-        return (b"".join(p.raw for p in self.commitments) + b"".join(p.raw for p in self.chain)
-                + b"".join(scalar_bytes(v) for v in (self.challenge, *self.s, *self.s_hat, *self.s_prime)))
+        return (points_bytes((*self.commitments, *self.chain))
+                + scalars_bytes((self.challenge, *self.s, *self.s_hat, *self.s_prime)))
 
     @classmethod
     def decode(cls, data: bytes, n: int, what: Text = "") -> ShuffleProof:
         if len(data) != proof_size(n):
             raise BadProof(msg("{what} for {n} cards must be {bytes} bytes, not {size}",
                                    what=what or msg("a shuffle proof"), n=n, bytes=proof_size(n), size=len(data)))
-        pts = [Point.decode(data[i:i + POINT_BYTES], what) for i in range(0, 2 * n * POINT_BYTES, POINT_BYTES)]
         off = 2 * n * POINT_BYTES
-        sc = [decode_scalar(data[i:i + SCALAR_BYTES], what) for i in range(off, len(data), SCALAR_BYTES)]
+        pts, sc = decode_points(data[:off], what), decode_scalars(data[off:], what)
         return cls(pts[:n], pts[n:], sc[0], (sc[1], sc[2], sc[3], sc[4]), sc[5:5 + n], sc[5 + n:])
 
 

@@ -12,7 +12,7 @@ import hashlib
 from typing import Any
 
 from pbem.protocol.crypto import canonical_json
-from pbem.protocol.mental.group import ORDER, Point, scalar_bytes
+from pbem.protocol.mental.group import ORDER, Point, points_bytes, scalars_bytes
 
 _LABEL = b"pbem/v1 mental transcript "
 
@@ -37,10 +37,10 @@ class Transcript:
         self._h.update(_framed(label, data))
 
     def points(self, label: str, points: list[Point]) -> None:
-        self.absorb(label, b"".join(p.raw for p in points))
+        self.absorb(label, points_bytes(points))
 
     def scalars(self, label: str, values: list[int]) -> None:
-        self.absorb(label, b"".join(scalar_bytes(v) for v in values))
+        self.absorb(label, scalars_bytes(values))
 
     def challenge(self, label: str) -> int:
         """A challenge scalar; it is absorbed too, so later challenges depend on it."""

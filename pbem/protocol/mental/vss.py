@@ -29,10 +29,12 @@ from pbem.protocol.mental.group import (
     Point,
     ScalarSource,
     base_mul,
-    decode_scalar,
+    decode_points,
+    decode_scalars,
     point_sum,
+    points_bytes,
     random_scalar,
-    scalar_bytes,
+    scalars_bytes,
 )
 from pbem.protocol.mental.proofs import BadProof, Token, check_token, make_token
 
@@ -58,7 +60,7 @@ class Dealing:
     commitments: tuple[tuple[Point, ...], ...]
 
     def encode(self) -> bytes:
-        return b"".join(a.raw for row in self.commitments for a in row)
+        return points_bytes(a for row in self.commitments for a in row)
 
     @classmethod
     def size(cls, epochs: int, threshold: int) -> int:
@@ -72,7 +74,7 @@ class Dealing:
         if len(data) != cls.size(epochs, threshold):
             raise BadShare(msg("{what} must be {n} bytes, not {size}", what=what, n=cls.size(epochs, threshold),
                                size=len(data)))
-        points = [Point.decode(data[k:k + POINT_BYTES], what) for k in range(0, len(data), POINT_BYTES)]
+        points = decode_points(data, what)
         width = threshold - 1
         return cls(threshold, tuple(tuple(points[e * width:(e + 1) * width]) for e in range(epochs)))
 
@@ -97,14 +99,14 @@ def deal(secrets: Sequence[int], holders: Sequence[int], threshold: int,
 
 def share_bytes(shares: Sequence[int]) -> bytes:
     """One holder's shares, 32 bytes each, epoch after epoch (what is sealed to it)."""
-    return b"".join(scalar_bytes(s) for s in shares)
+    return scalars_bytes(shares)
 
 
 def decode_shares(data: bytes, epochs: int, what: Text = "") -> list[int]:
     if len(data) != SCALAR_BYTES * epochs:
         raise BadShare(msg("{what} must be {n} bytes, not {size}", what=what or msg("a key dealing"),
                            n=SCALAR_BYTES * epochs, size=len(data)))
-    return [decode_scalar(data[k:k + SCALAR_BYTES], what) for k in range(0, len(data), SCALAR_BYTES)]
+    return decode_scalars(data, what)
 
 
 def image(key: Point, commitments: Sequence[Point], index: int) -> Point:
