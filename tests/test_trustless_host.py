@@ -147,7 +147,7 @@ def test_a_host_that_forks_the_chain_is_caught_by_the_seat(tmp_path: Path) -> No
 
 def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None:
     """`pbem game new --trustless --deadline`, `pbem apply` of the joins, `pbem status`, `pbem show`
-    of packet 1 from the host's out/ folder; a timeout policy a blind host cannot follow, and the
+    of packet 1 from the host's out/ folder; a timeout policy a blind host cannot follow (bot), and the
     host commands it cannot do, are refused in one line."""
     import json
 
@@ -161,9 +161,9 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     db = tmp_path / "saves" / "t.db"
     players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
     bad = pbem("game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
-               "--on-timeout", "discard", home=homes["referee"], timeout=60)
-    assert bad.returncode == 2 and bad.stderr.startswith("error: a trustless game takes --on-timeout wait only")
-    assert "hint: the blind host holds no seat's keys" in bad.stderr
+               "--on-timeout", "bot", home=homes["referee"], timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: a trustless game cannot take --on-timeout bot")
+    assert "hint: use --on-timeout discard" in bad.stderr and len(bad.stderr.splitlines()) == 2
     assert "Traceback" not in bad.stderr and not db.exists()
     absent = pbem("game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
                   "--absent-after", "3", home=homes["referee"], timeout=60)

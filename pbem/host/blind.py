@@ -29,7 +29,7 @@ from sqlalchemy import Connection, delete, insert, inspect, select
 
 from engine.state import RoundState
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError, kind_word, listed, msg, notice_word, step_word
-from pbem.host import blind_settings
+from pbem.host import blind_gone, blind_settings
 from pbem.host import talk as table_talk
 from pbem.host.blind_file import ACTIVITY, CONFIG, GAMES, JOINS, NOTICES, PACKETS, TALK, check_timing, open_file
 from pbem.host.blind_file import check_no_absent_rule as check_no_absent_rule  # where callers of the host find them
@@ -52,6 +52,7 @@ from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, cloc
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
+    Gone,
     Invitation,
     Join,
     Mental,
@@ -183,7 +184,7 @@ class BlindHost(Closing):
     def set_timing(self, timing: Timing) -> Timing:
         """The game's deadline rules (`pbem game new --trustless --deadline ...`): the host can
         remind and report, never answer for a seat (it holds none of its keys)."""
-        check_timing(timing)
+        check_timing(timing, shared=bool(self.inv.doc.threshold))
         with self._transaction() as c:
             settings = replaced(blind_settings.read(c, CONFIG), timing=timing)
             blind_settings.store(c, CONFIG, settings, PacketClock())  # the step waiting now restarts its clock
@@ -231,15 +232,16 @@ class BlindHost(Closing):
 
     def tick(self) -> list[Outcome]:
         """Reminders to the seats the table waits for, then a late notice to everyone naming each
-        seat still waited for at the deadline. Nothing more: a trustless table cannot go on
-        without the seat (k-out-of-k), so there is no timeout move and no absent seat to play
-        for (docs/trustless.md §10). One transaction; a restarted host says nothing twice."""
+        seat still waited for at the deadline; under `--on-timeout discard`, past the grace too,
+        a packet declaring them gone (blind_gone; docs/trustless.md §10-11). One transaction; a
+        restarted host says nothing twice."""
         with self.engine.connect() as c:
             clock, timing = blind_settings.clock(c, CONFIG), blind_settings.read(c, CONFIG).rules()
         if not clock.due or self.identity is None:
             return []
         now = self.clock.now()
-        if clock_says(timing, msgspec.structs.replace(clock, sent=list(clock.sent)), now) == []:
+        if clock_says(timing, msgspec.structs.replace(clock, sent=list(clock.sent)), now) == [] and (
+                blind_gone.declaration(self.table()[0], timing, self._signed_due(), now) is None):
             return []  # nothing due: seen without a write lock
         me = self._me()
         out = []
@@ -247,19 +249,37 @@ class BlindHost(Closing):
             clock = blind_settings.clock(c, CONFIG)
             if not clock.due:
                 return []
-            table, seq, _ = self.table(c)
+            table, seq, head = self.table(c)
             w = table.waiting()
             for said in clock_says(timing, clock, now):  # "reminder" to each seat, or "late" about each
                 out += [self._notice(c, me, seq, "reminder" if said == "reminder" else "late", seat, due=clock.due,
                                      step=w.step) for seat in w.seats]
             blind_settings.store(c, CONFIG, clock=clock)
+            gone = blind_gone.declaration(table, timing, self._signed_due(c), now)
+            if gone is not None:
+                self._known, self._stored = None, None
+                line = table.declare(gone, seq + 1)
+                self._publish(c, me, table, [], seq + 1, head, gone=gone)
+                out.append(Outcome("applied", msg("{line}: packet {seq}", line=line, seq=seq + 1), seq + 1))
+        if self._stored is not None:
+            self._known, self._stored = self._stored, None
         return out
 
     def next_tick(self) -> datetime | None:
-        """When `tick` next has a reminder or a late notice to send (None: nothing on the clock)."""
+        """When `tick` next has a reminder, a late notice or (under `--on-timeout discard`) seats
+        to declare gone (None: nothing on the clock)."""
         with self.engine.connect() as c:
             clock, timing = blind_settings.clock(c, CONFIG), blind_settings.read(c, CONFIG).rules()
-        return clock_next(timing, clock, self.clock.now(), plays=False)
+        return clock_next(timing, clock, self.clock.now(), plays=True)
+
+    def _signed_due(self, c: Connection | None = None) -> str | None:
+        """The due time the last packet signed (None: none)."""
+        if c is None:
+            with self.engine.connect() as conn:
+                return self._signed_due(conn)
+        row = c.execute(select(PACKETS.c.armored).order_by(PACKETS.c.seq.desc()).limit(1)).first()
+        waiting = read_blocks(row.armored)[0].expect(Packet).doc.waiting if row is not None else None
+        return waiting.due if waiting is not None else None
 
     def table(self, c: Connection | None = None) -> tuple[PublicTable, int, str]:
         """The public table rebuilt from the chain (proofs were checked when each block came in).
@@ -282,6 +302,9 @@ class BlindHost(Closing):
         table.check_proofs = False
         for r in rows:
             packet = read_blocks(r.armored)[0].expect(Packet)
+            gone = getattr(packet.doc, "gone", None)
+            if gone is not None:
+                table.declare(gone, r.seq)
             for rel in packet.doc.relayed or []:
                 block = parse_relayed(rel, "a relayed block")
                 if isinstance(block.doc, Join):
@@ -421,14 +444,14 @@ class BlindHost(Closing):
         return Outcome("applied", msg("{line}: packet {seq}", line=line, seq=out), out)
 
     def _publish(self, c: Connection, me: Identity, table: PublicTable, relayed: list[Relayed], seq: int, prev: str,
-                 relayed_hash: str = "") -> int:
+                 relayed_hash: str = "", gone: Gone | None = None) -> int:
         over = table.step() == "over"
         due = self._clock(c, table, seq)
         waiting = msgspec.structs.replace(table.waiting(), due=due) if due else table.waiting()
         packet = sign(RelayPacket(game=self.inv.game, seq=seq, prev=prev, round=table.round_no,
                              phase="game-over" if over else "playing", to_move=None,
-                             public={}, moves=[], events=[], parts={}, relayed=relayed, waiting=waiting), me)
+                             public={}, moves=[], events=[], parts={}, relayed=relayed, waiting=waiting, gone=gone), me)
         c.execute(insert(PACKETS).values(seq=seq, hash=packet.hash, armored=packet.armored(),
-                                         relayed=relayed_hash or f"joins {seq}"))
+                                         relayed=relayed_hash or (f"gone {seq}" if gone else f"joins {seq}")))
         self._stored = (table, seq, packet.hash)
         return seq

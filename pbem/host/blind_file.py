@@ -1,6 +1,6 @@
 """A trustless game's file, as the blind host (pbem.host.blind) keeps it: its tables, and the
 making of a new game's file with the rules a blind host can keep (classic rules only, deadlines
-whose timeout policy is `wait`, nobody marked absent)."""
+whose timeout policy is `wait` or `discard`, nobody marked absent)."""
 
 from __future__ import annotations
 
@@ -82,14 +82,21 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
     return invitation
 
 
-def check_timing(timing: Timing) -> Timing:
-    """Deadline rules a blind host can keep: any deadline, reminders and days, and the
-    timeout policy `wait` only (docs/trustless.md §10 says why there is no other)."""
+def check_timing(timing: Timing, *, shared: bool = True) -> Timing:
+    """Deadline rules a blind host can keep: any deadline, reminders and days, and the timeout
+    policy `wait` or `discard` (the others stand in for a seat gone past its deadline and grace,
+    its turns face-down discards; `shared`: the game's seats share their keys, docs/trustless.md
+    §11); never `bot`, which would have to read the seat's hand and role."""
     timing.check()
-    if timing.on_timeout != "wait":
-        raise UsageError(msg("a trustless game takes --on-timeout wait only, not {policy}", policy=timing.on_timeout),
-                         hint=msg("the blind host holds no seat's keys, so it cannot move or send tokens for a "
-                                "silent seat (docs/trustless.md §10)"))
+    if timing.on_timeout == "bot":
+        raise UsageError(msg("a trustless game cannot take --on-timeout bot: nobody may read a silent seat's hand "
+                             "and role to play it"),
+                         hint=msg("use --on-timeout discard: the other seats stand in for it and its turns are "
+                                  "face-down discards (docs/trustless.md §11)"))
+    if timing.on_timeout == "discard" and not shared:
+        raise UsageError(msg("--on-timeout discard needs a trustless game whose seats share their keys, and this one "
+                             "was made before they did"),
+                         hint=msg("make the game again to play on without a silent seat (docs/trustless.md §11)"))
     return timing
 
 

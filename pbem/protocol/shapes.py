@@ -284,11 +284,25 @@ class Packet(Document, tag=f"pbem-packet/{VERSION}", frozen=True, kw_only=True):
         return list(self.recent[(mine[-1] + 1 if mine else 0):])
 
 
+class Gone(Shape, frozen=True):
+    """A blind host's declaration that seats stopped answering (docs/trustless.md §11): each was
+    waited for past the due time the packet before signed and the grace after it. The table then
+    takes the seats' turns as face-down discards and waits for the other seats' stand-in shares
+    for what they owe."""
+
+    seats: list[str]
+    step: str  # the step the table waited for from them
+    due: str  # the due time the packet before signed (ISO 8601, UTC)
+    grace_until: str  # when the grace after it ended
+    at: str  # when the host declared it
+
+
 class RelayPacket(Packet, tag="pbem-packet/2", frozen=True, kw_only=True):
     """A blind host's packet in format 2: its relayed blocks as signature and JSON document
     (`Relayed.doc`), not base64 inside base64. Format 1 packets still read (`Packet`)."""
 
     FORMAT: ClassVar[int] = 2
+    gone: Gone | None = None  # the seats this packet declares gone (it then relays no block)
 
 
 class Part(Shape, frozen=True):

@@ -75,7 +75,7 @@ class SlotRef(Shape, frozen=True, array_like=True):
         return (self.stack, self.index)
 
 ALL_SEATS = "all"
-MentalStep = Literal["shuffle", "deal", "move", "tokens", "goal", "reveal"]
+MentalStep = Literal["shuffle", "deal", "move", "tokens", "goal", "reveal", "stand-in"]
 
 
 class Tokens(Shape, frozen=True, kw_only=True):
@@ -112,9 +112,20 @@ class Opening(Shape, frozen=True):
     open: Tokens
 
 
+class StandIn(Shape, frozen=True, kw_only=True):
+    """A holder's part of what a vanished seat owes (docs/trustless.md §11): its stand-in share
+    s_i c1 of the seat's token for each slot, with its proof against the holder's image S_i, and
+    at a round's end its share of the seat's round key."""
+
+    dealer: str = msgspec.field(name="for")
+    slots: list[SlotRef]
+    shares: str | None = None  # base64, 96 bytes a slot (the share and its proof), in slot order
+    key: str | None = None  # hex: the holder's share of the seat's key of the round that ended
+
+
 # what each step carries besides `tokens` (docs/trustless.md §5, the table)
 _STEP_FIELDS: dict[str, set[str]] = {"shuffle": {"shuffle"}, "deal": set(), "move": {"move"}, "tokens": set(),
-                                     "goal": set(), "reveal": {"reveal"}}
+                                     "goal": set(), "reveal": {"reveal"}, "stand-in": {"stand_in"}}
 
 
 class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
@@ -132,11 +143,12 @@ class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
     play: Opening | None = None  # the played card's slot and its opening
     discard: list[SlotRef] | None = None  # a face-down discard: its slots only
     reveal: dict[str, str] | None = None  # epoch -> the seat's secret share for it, hex (round's end)
+    stand_in: list[StandIn] | None = None  # a vanished seat's part, one entry for each such seat
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_seat_id(self.seat)
-        present = {f for f in ("shuffle", "move", "reveal", "play", "discard") if getattr(self, f) is not None}
+        present = {f for f in ("shuffle", "move", "reveal", "play", "discard", "stand_in") if getattr(self, f) is not None}
         need = _STEP_FIELDS[self.step]
         if self.step == "move":
             if (self.play is None) == (self.discard is None):

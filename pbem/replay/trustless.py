@@ -47,6 +47,24 @@ class RoundSummary:
                 "payout": self.payout, "gold": self.gold}
 
 
+@dataclass(frozen=True)
+class GoneSummary:
+    """A seat the host declared gone (docs/trustless.md §11), as the audit followed it: the
+    declaration checked against the due time the packet before signed, every stand-in share
+    checked against the seat's commitments, its turns taken as face-down discards."""
+
+    seat: str
+    packet: int
+    step: str
+    due: str
+    stand_ins: int  # the others' blocks that stood in for it
+    discards: int  # its turns taken as face-down discards
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "packet": self.packet, "step": self.step, "due": self.due,
+                "stand_ins": self.stand_ins, "discards": self.discards}
+
+
 @dataclass
 class ChainAudit:
     game: str
@@ -60,13 +78,15 @@ class ChainAudit:
     since: int | None = None
     due: str | None = None
     talk: int = 0  # lines of table talk checked against the chain
+    gone: list[GoneSummary] = field(default_factory=list)  # the seats declared gone, and who stood in
 
     def to_json(self) -> dict[str, Any]:
         stall = {"waiting": {"step": self.step, "seats": self.waiting, "since": self.since,
                              **({"due": self.due} if self.due else {})}} if self.waiting else {}
         return {"game": self.game, "trustless": True, "ok": self.fault is None, "packets": self.packets,
                 "step": self.step, "rounds": [r.to_json() for r in self.rounds],
-                "fault": None if self.fault is None else said_json(self.fault), "talk": self.talk, **stall}
+                "fault": None if self.fault is None else said_json(self.fault), "talk": self.talk,
+                **({"gone": [g.to_json() for g in self.gone]} if self.gone else {}), **stall}
 
 
 def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> ChainAudit:
@@ -115,6 +135,11 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
         out.talk, faults = check_chain(list(src.talk[game].values()), chain, inv.doc)
         out.fault = faults[0] if faults else None
     table = follower.table
+    for seq, g in follower.declared:
+        for seat in g.seats:
+            stood = sum(1 for _, doc, _ in follower.log if doc.step == "stand-in"
+                        and any(x.dealer == seat for x in doc.stand_in or []))
+            out.gone.append(GoneSummary(seat, seq, g.step, g.due, stood, table.discarded.get(seat, 0)))
     out.step = table.step()
     if out.fault is None and out.packets and out.step != "over":  # a stall is named, with its seats
         out.waiting, out.since, out.due = table.waiting().seats, table.opened_at, follower.due

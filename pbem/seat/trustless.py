@@ -15,6 +15,7 @@ block this seat must send at the table's current step, if any.
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from pbem.errors import BadPacket, BadSignature, UsageError
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
+    Gone,
     Invitation,
     Join,
     Mental,
@@ -42,6 +44,7 @@ from pbem.protocol.mental.group import ScalarSource, seeded_scalars
 from pbem.protocol.trustless import audit
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
+from pbem.protocol.trustless import standin as SI
 from pbem.protocol.trustless.keys import SeatKeys, joint_keys
 from pbem.protocol.trustless.play import debt_bundles
 from pbem.protocol.trustless.public import PublicTable
@@ -108,6 +111,7 @@ class Follower:
         self.due: str | None = None  # when the seats the last packet waits for must answer (with deadlines)
         # every seat's block followed: the packet that relayed it, and the round it ended (if it did)
         self.log: list[tuple[int, Mental, int | None]] = []
+        self.declared: list[tuple[int, Gone]] = []  # the packets that declared seats gone
         self._seat_keys = {p.name: PublicKey.decode(p.key) for p in self.inv.doc.seats}
 
     def follow(self, packet: Signed[Packet]) -> list[str]:
@@ -122,6 +126,9 @@ class Follower:
             raise BadPacket(t("packet {seq} does not follow packet {last} of the chain this seat holds", seq=doc.seq, last=seq),
                             hint=t("the host showed different packets to different seats, or one is missing"))
         lines = []
+        gone = getattr(doc, "gone", None)
+        if gone is not None:
+            lines.append(self._declare(doc, gone))
         for block in read_relayed(doc, self._seat_keys):
             if isinstance(block.doc, Join):
                 self.table.take_join(block.doc)
@@ -136,6 +143,31 @@ class Follower:
         self.head = (doc.seq, packet.hash)
         self.due = doc.waiting.due if doc.waiting is not None else None
         return lines
+
+    def _declare(self, doc: Packet, gone: Gone) -> str:
+        """A packet declaring seats gone: it relays nothing, and its host-signed times say the
+        seats were waited for past the due time the packet before signed, and the grace."""
+        def when(text: str) -> datetime:
+            try:
+                return datetime.fromisoformat(text)
+            except ValueError:
+                raise BadPacket(t("packet {seq} declares seats gone at a time that is no time: {at}", seq=doc.seq,
+                                  at=repr(text[:40]))) from None
+
+        if doc.relayed:
+            raise BadPacket(t("packet {seq} declares seats gone and relays blocks too", seq=doc.seq))
+        if self.due is None or gone.due != self.due or not when(gone.due) <= when(gone.grace_until) <= when(gone.at):
+            raise BadPacket(t("packet {seq} declares {seats} gone before their time: due {due}, grace until {grace}, "
+                              "declared at {at}", seq=doc.seq, seats=join_words(gone.seats), due=self.due or "-",
+                              grace=gone.grace_until, at=gone.at),
+                            hint=t("the host's clock runs ahead of the due time it signed"))
+        line = render(self.table.declare(gone, doc.seq))
+        self.declared.append((doc.seq, gone))
+        self._declared()
+        return line
+
+    def _declared(self) -> None:
+        """What a seat does when seats are declared gone (a spectator: nothing)."""
 
     def _learn(self, doc: Mental) -> None:
         """What a seat does with a block it followed (a spectator holds no slot)."""
@@ -155,6 +187,7 @@ class TrustlessSeat(Follower):
         self.seat: TableSeat | None = None  # once the stacks are final
         self.choose: Chooser | None = None  # who picks this seat's moves (a bot); None: the seat sends no move
         self.held: dict[str, list[int]] = {}  # each other seat's epoch keys: this seat's shares of them
+        self._checked = 0  # the rounds ended whose openings this seat checked against what it read
 
     def _joined(self, join: Join) -> None:
         """A threshold game: open and check this seat's shares of the joiner's keys (a bad share
@@ -163,16 +196,27 @@ class TrustlessSeat(Follower):
             self.held[join.seat] = M.open_dealing(join, self.table.dealings[join.seat], self.table.shares[join.seat],
                                                   self.table.players, self.me, self.identity)
 
-    def _learn(self, doc: Mental) -> None:
-        if self.seat is None and self.table.step() != "shuffle":
+    def _declared(self) -> None:
+        self._ready()
+
+    def _ready(self) -> None:
+        if self.seat is None and self.table.step() not in ("join", "shuffle"):
             self.seat = TableSeat(self.table.game, self.me, self.identity, self.keys, self._seat_keys,
                                   self.table.shares, self.table.stacks)
+
+    def _learn(self, doc: Mental) -> None:
+        self._ready()
         if self.seat is not None and doc.seat != self.me:
             for t in doc.tokens or []:
                 if t.to in ("all", self.me):
                     self.seat.receive(M.bundle(t))
-        if doc.step == "reveal" and self.seat is not None and self.table.ended and not self.table.revealed:
+        if self.seat is not None:
+            for v, points in self.table.stood_in.items():  # a gone seat's tokens, from the quorum's shares
+                if v != self.me:
+                    self.seat.receive_points(v, points)
+        if self.seat is not None and len(self.table.ended) > self._checked:
             end = self.table.ended[-1]  # a round just ended: every card this seat read must be the one it holds
+            self._checked = len(self.table.ended)
             audit.check_openings(end.orders, {s: c for s, c in self.seat.opened.items() if s[0].endswith(f"@{end.round_no}")})
 
     def owed(self) -> Signed[Mental] | None:
@@ -182,6 +226,10 @@ class TrustlessSeat(Follower):
             return None
         seq, h = self.head
         game = self.inv.game
+        if w.step == "stand-in":  # a gone seat's part, from this seat's shares of its keys
+            return M.message(self.identity, game, self.me, seq, h, "stand-in",
+                             stand_in=SI.make(game, self.me, self.table.needs(), self.held, self.table.cts(),
+                                              self.table.epoch_of))
         if w.step == "shuffle":
             doc, _ = S.make_shuffle(game, self.me, self.table.shuffled, list(self.table.game.stacks),
                                     joint_keys(self.table.shares), self.table.stacks)

@@ -24,6 +24,7 @@ from pbem.protocol.documents import (
     Shuffle,
     Signed,
     SlotRef,
+    StandIn,
     Tokens,
     convert,
     sign,
@@ -79,7 +80,8 @@ def slot_ref(slot: Slot) -> SlotRef:
 def message(identity: Identity, game: str, seat: str, seq: int, packet: str, step: MentalStep, *,
             bundles: list[dict[str, Any]] | None = None, shuffle: dict[str, Any] | None = None,
             move: str | None = None, play: tuple[Slot, dict[str, Any]] | None = None,
-            discard: list[Slot] | None = None, reveal: dict[str, str] | None = None) -> Signed[Mental]:
+            discard: list[Slot] | None = None, reveal: dict[str, str] | None = None,
+            stand_in: list[dict[str, Any]] | None = None) -> Signed[Mental]:
     """One signed mental block answering packet `seq` (hash `packet`)."""
     doc = Mental(game=game, seat=seat, seq=seq, packet=packet, step=step,
                  shuffle=shuffle_of(shuffle) if shuffle is not None else None,
@@ -87,5 +89,6 @@ def message(identity: Identity, game: str, seat: str, seq: int, packet: str, ste
                  move=move,
                  play=Opening(slot=slot_ref(play[0]), open=tokens(play[1])) if play is not None else None,
                  discard=[slot_ref(s) for s in discard] if discard is not None else None,
-                 reveal=reveal)
+                 reveal=reveal,
+                 stand_in=[convert(d, StandIn, "a stand-in") for d in stand_in] if stand_in is not None else None)
     return sign(doc, identity)

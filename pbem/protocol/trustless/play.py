@@ -31,6 +31,7 @@ class Ledger:
     hats: int = 0  # how many aside dwarf cards swap-hat has handed out
     owed: dict[str, list[tuple[str, Slot, bool]]] = field(default_factory=dict)  # maker -> [(reader, slot, sealed)]
     public: dict[str, set[Slot]] = field(default_factory=dict)  # maker -> slots its token is out for
+    gone: set[str] = field(default_factory=set)  # seats declared gone (docs/trustless.md §11)
 
     @classmethod
     def new(cls, game: TrustlessGame, round_no: int) -> Ledger:
@@ -46,15 +47,24 @@ class Ledger:
         every other token can be public (its own stays private); a later reader's own token is
         public already (or owed publicly), so what it still lacks must be sealed to it.
         """
+        if to in self.gone:
+            return  # a gone seat reads nothing: nobody owes it a token
         sealed = self._goes_public(to, slot)
         for maker in self.game.players:
             if maker != to and slot not in self.public.get(maker, set()):  # a public token serves every reader
-                self.owed.setdefault(maker, []).append((to, slot, sealed))
+                if not (sealed and maker in self.gone):  # the quorum stands in for public tokens only
+                    self.owed.setdefault(maker, []).append((to, slot, sealed))
 
     def _goes_public(self, maker: str, slot: Slot) -> bool:
         """Whether `maker`'s token for `slot` is public, or owed publicly (not yet sent)."""
         return slot in self.public.get(maker, set()) or any(s == slot and not sealed
                                                             for _, s, sealed in self.owed.get(maker, []))
+
+    def forget(self, seat: str) -> None:
+        """`seat` is gone: the tokens owed to it, and its sealed ones, will never be made (a
+        quorum stands in for its public tokens only, docs/trustless.md §11.2)."""
+        self.gone.add(seat)
+        self.owed = {m: [d for d in debts if d[0] != seat and not (m == seat and d[2])] for m, debts in self.owed.items()}
 
     def draw(self, player: str) -> Slot:
         if self.drawn >= len(self.layout.deck):

@@ -27,11 +27,12 @@ import msgspec
 
 from engine.catalog import CLASSIC, HIDDEN
 from engine.game import carry_after
+from engine.moves import Move
 from engine.state import ROUNDS_PER_GAME, RoundState
 from pbem.errors import N_, BadPacket, Conflict, Msg, StaleMove, goal_word, listed, msg, step_word
-from pbem.protocol.documents import Invitation, Join, Mental, Tokens, Waiting
+from pbem.protocol.documents import Gone, Invitation, Join, Mental, Tokens, Waiting
 from pbem.protocol.mental.elgamal import Ciphertext, open_with
-from pbem.protocol.mental.group import Point
+from pbem.protocol.mental.group import Point, scalar_bytes
 from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.mental.vss import Dealing
 from pbem.protocol.trustless import audit
@@ -39,6 +40,7 @@ from pbem.protocol.trustless import dealing as D
 from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
+from pbem.protocol.trustless import standin as SI
 from pbem.protocol.trustless.round import PublicRound
 from pbem.protocol.trustless.stacks import card_of, game_stacks
 from pbem.protocol.trustless.table import Layout, TrustlessGame
@@ -88,6 +90,12 @@ class PublicTable:
     pile: list[Slot] = field(default_factory=list)  # classic: the nugget pile left, top first
     opened_at: int = 1  # the packet that opened the current stage
     check_proofs: bool = True
+    # a seat that vanishes (docs/trustless.md §11)
+    gone: dict[str, int] = field(default_factory=dict)  # seats the host declared gone, and the packet
+    shuffle_pos: int = 0  # the place in seat order of the next seat to shuffle (a gone seat is passed)
+    stand: dict[str, dict[str, SI.Part]] = field(default_factory=dict)  # holder -> its checked parts, this step
+    stood_in: dict[str, dict[Slot, Point]] = field(default_factory=dict)  # the tokens the last stand-in completed
+    discarded: dict[str, int] = field(default_factory=dict)  # the face-down discards taken for each gone seat
 
     @classmethod
     def of(cls, inv: Invitation, *, check_proofs: bool = True) -> PublicTable:
@@ -105,10 +113,22 @@ class PublicTable:
     def round_no(self) -> int:
         return self.round.round_no if self.round is not None else len(self.ended) or 1
 
+    def next_shuffler(self) -> str | None:
+        """A shuffle needs no seat in particular: the next seat in seat order that is not gone."""
+        return next((p for p in self.players[self.shuffle_pos:] if p not in self.gone), None)
+
     def step(self) -> str:
+        base = self._base_step()
+        if base in PARALLEL:
+            owing = self._owing(base)
+            if owing and all(p in self.gone for p in owing):
+                return "stand-in"
+        return base
+
+    def _base_step(self) -> str:
         if len(self.joins) < len(self.players):
             return "join"
-        if self.shuffled < len(self.players):
+        if self.next_shuffler() is not None:
             return "shuffle"
         if len(self.dealt) < len(self.players):
             return "deal"
@@ -130,13 +150,20 @@ class PublicTable:
         return [p for p in self.players if p != r.mover and r.ledger.owes(p, r.mover)]
 
     def waiting(self) -> Waiting:
-        """The step the table waits for and the seats that owe it."""
+        """The step the table waits for and the seats that owe it (a gone seat owes nothing: at
+        a stand-in step the others owe its part)."""
         step = self.step()
+        if step == "stand-in":
+            return Waiting(step=step, seats=[p for p in self.players if p not in self.gone and p not in self.stand])
+        return Waiting(step=step, seats=[p for p in self._owing(step) if p not in self.gone])
+
+    def _owing(self, step: str) -> list[str]:
+        """The seats that owe the `step` (gone ones too)."""
         r = self.round
         if step == "join":
             seats = [p for p in self.players if p not in self.joins]
         elif step == "shuffle":
-            seats = [self.players[self.shuffled]]
+            seats = [str(self.next_shuffler())]
         elif step == "deal":
             seats = [p for p in self.players if p not in self.dealt]
         elif step == "goal":
@@ -150,7 +177,7 @@ class PublicTable:
             seats = [r.mover]
         else:
             seats = []
-        return Waiting(step=step, seats=seats)
+        return seats
 
     def stage(self) -> tuple[Any, ...]:
         """Changes whenever the table moves on to wait for something new (then `opened_at` moves)."""
@@ -218,7 +245,9 @@ class PublicTable:
             raise StaleMove(msg("{seat} sends a {step} message, but the table waits for {seats}", seat=doc.seat,
                               step=sent, seats=listed(self.waiting().seats)))
         before = self.stage()
-        line: Msg = getattr(self, f"_{step}")(doc)
+        self.stood_in = {}
+        line: Msg = getattr(self, f"_{step.replace('-', '_')}")(doc)
+        self._settle()
         if self.stage() != before:
             self.opened_at = head + 1
         return line
@@ -234,7 +263,8 @@ class PublicTable:
             self.stacks = {s.label: S.decode_stack(body["stacks"][s.label]["cards"], len(s.cards), s.label)
                            for s in self.game.stacks}
         self.shuffled += 1
-        left = len(self.players) - self.shuffled
+        self.shuffle_pos = self.players.index(doc.seat) + 1
+        left = len([p for p in self.players[self.shuffle_pos:] if p not in self.gone])
         if left:
             return msg("{seat} shuffled every stack ({n} to go)", seat=doc.seat, n=left)
         return msg("{seat} shuffled every stack (the deck is ready: every seat sends its deal tokens)", seat=doc.seat)
@@ -292,12 +322,21 @@ class PublicTable:
             raise BadPacket(msg("{seat}'s deal tokens are not one public bundle for every other seat's role and hand",
                               seat=doc.seat))
         self._public(tokens[0], self.deal_slots(1, doc.seat), N_("{seat}'s deal tokens"))
-        self.dealt.append(doc.seat)
+        return self._dealt(doc.seat)
+
+    def _dealt(self, seat: str) -> Msg:
+        self.dealt.append(seat)
         if len(self.dealt) == len(self.players):
-            self.round = PublicRound.deal(self.game, 1, pile=len(self.pile) if self.pile else None)
-            return msg("{seat} sent its deal tokens; round 1 is dealt, {mover} to move", seat=doc.seat,
+            self.round = self._new_round(1)
+            return msg("{seat} sent its deal tokens; round 1 is dealt, {mover} to move", seat=seat,
                      mover=self.round.mover)
-        return msg("{seat} sent its deal tokens; waiting for {seats}", seat=doc.seat, seats=listed(self.waiting().seats))
+        return msg("{seat} sent its deal tokens; waiting for {seats}", seat=seat, seats=listed(self.waiting().seats))
+
+    def _new_round(self, k: int, **kw: Any) -> PublicRound:
+        r = PublicRound.deal(self.game, k, pile=len(self.pile) if self.pile else None, **kw)
+        for p in self.gone:
+            r.ledger.forget(p)
+        return r
 
     def _move(self, doc: Mental) -> Msg:
         r = self.round
@@ -331,20 +370,28 @@ class PublicTable:
         if len(tokens) != 1:
             raise BadPacket(msg("{seat}'s goal tokens are not one public bundle for the goals being opened", seat=doc.seat))
         self._public(tokens[0], want, N_("{seat}'s goal tokens"))
-        r.ledger.published(doc.seat, want)
+        return self._goal_sent(doc.seat, want)
+
+    def _goal_sent(self, seat: str, want: list[Slot]) -> Msg:
+        r = self.round
+        assert r is not None
+        r.ledger.published(seat, want)
         if any(self.goal_slots(p) for p in self.players):
-            return msg("{seat} sent its goal tokens; waiting for {seats}", seat=doc.seat,
+            return msg("{seat} sent its goal tokens; waiting for {seats}", seat=seat,
                      seats=listed(self.waiting().seats))
         for name in r.wanted:
             r.know_goal(name, self.open_public(r.ledger.layout.goals[name]))
         opened = listed([goal_word(g) for g in r.wanted])
         r.resume()
-        return msg("{seat} sent its goal tokens: the {goal} goal opened", seat=doc.seat, goal=opened) + self._after()
+        return msg("{seat} sent its goal tokens: the {goal} goal opened", seat=seat, goal=opened) + self._after()
 
     def _after(self) -> Msg:
         """What the table waits for after a move took effect (or started waiting)."""
+        done = self._settle()
         r = self.round
         assert r is not None
+        if done:
+            return done + self._after()
         if r.wanted:
             return msg("; it reaches the {goal} goal: every seat sends its token for it",
                      goal=listed([goal_word(g) for g in r.wanted]))
@@ -375,9 +422,12 @@ class PublicTable:
             self._public(tokens.pop(0), self.deal_slots(k + 1, doc.seat), N_("{seat}'s deal tokens"))
         if tokens:
             raise BadPacket(msg("{seat}'s reveal carries tokens the table does not wait for", seat=doc.seat))
-        self.revealed[doc.seat] = key
+        return self._revealed(doc.seat, key)
+
+    def _revealed(self, seat: str, key: str) -> Msg:
+        self.revealed[seat] = key
         if len(self.revealed) < len(self.players):
-            return msg("{seat} revealed its round {round} key; waiting for {seats}", seat=doc.seat, round=k,
+            return msg("{seat} revealed its round {round} key; waiting for {seats}", seat=seat, round=self.round_no,
                      seats=listed(self.waiting().seats))
         return self._finish()
 
@@ -409,6 +459,118 @@ class PublicTable:
             self.round = None
             return line + msg("; the game is over")
         carried = carry_after(self.players, true)
-        self.round = PublicRound.deal(self.game, k + 1, first_seat=carried.first_seat, gold=carried.gold,
-                                      pile=len(self.pile) if self.pile else None)
+        self.round = self._new_round(k + 1, first_seat=carried.first_seat, gold=carried.gold)
         return line + msg("; round {round} is dealt, {mover} to move", round=k + 1, mover=self.round.mover)
+
+    # --- a seat that vanishes (docs/trustless.md §11) ------------------------------------------------
+
+    def declare(self, gone: Gone, seq: int) -> Msg:
+        """Packet `seq` declares `gone.seats` gone: each was waited for (the host's clock, past
+        the due time and grace, is checked by the follower); enough seats stay to stand in."""
+        w = self.waiting()
+        if not self.game.threshold:
+            raise BadPacket(msg("packet {seq} declares a seat gone, but game {game} has no threshold", seq=seq,
+                                game=self.game.id))
+        if w.step in ("join", "over") or gone.step != w.step:
+            raise BadPacket(msg("packet {seq} declares seats gone at the {step} step, but the table is at the {wanted} "
+                                "step", seq=seq, step=step_word(gone.step), wanted=step_word(w.step)))
+        if not gone.seats or any(p not in w.seats for p in gone.seats) or len(set(gone.seats)) != len(gone.seats):
+            raise BadPacket(msg("packet {seq} declares {seats} gone, but the table waits for {waited}", seq=seq,
+                                seats=listed(gone.seats), waited=listed(w.seats)))
+        left = [p for p in self.players if p not in self.gone and p not in gone.seats]
+        if len(left) < self.game.threshold:
+            raise BadPacket(msg("packet {seq} declares {seats} gone, leaving {left} seats: {k} are needed to stand in",
+                                seq=seq, seats=listed(gone.seats), left=len(left), k=self.game.threshold))
+        before = self.stage()
+        for p in gone.seats:
+            self.gone[p] = seq
+            self.stand.pop(p, None)
+            if self.round is not None:
+                self.round.ledger.forget(p)
+        self._settle()
+        if self.stage() != before:
+            self.opened_at = seq
+        line = msg("{seats} declared gone (late with the {step} step, due {due}): the others stand in",
+                   seats=listed(gone.seats), step=step_word(gone.step), due=gone.due)
+        return line + self._next()
+
+    def _next(self) -> Msg:
+        w = self.waiting()
+        return msg("; the table waits for the {step} step from {seats}", step=step_word(w.step), seats=listed(w.seats))
+
+    def _settle(self) -> Msg | None:
+        """A gone seat's turn: the face-down discard of the first slot it holds (then it draws as
+        anyone does; nobody reads the card). Returns what it said, if it took one."""
+        r, said = self.round, None
+        text = str(Move("discard", cards=(HIDDEN,)))
+        while r is not None and r is self.round and self.step() == "move" and r.mover in self.gone:
+            seat = r.mover
+            r.discard(seat, r.ledger.holdings[seat][:1], text)
+            self.discarded[seat] = self.discarded.get(seat, 0) + 1
+            line = msg("; {seat} is gone: its turn is a face-down discard", seat=seat)
+            said = said + line if said is not None else line
+        return said
+
+    def needs(self) -> list[SI.Need]:
+        """At a stand-in step: what each gone seat the step waits for owes there, in seat order."""
+        if self.step() != "stand-in":
+            return []
+        base, r = self._base_step(), self.round
+        out = []
+        for v in self._owing(base):
+            if base == "deal":
+                out.append(SI.Need(v, self.deal_slots(1, v)))
+            elif base == "goal":
+                out.append(SI.Need(v, self.goal_slots(v)))
+            elif base == "tokens":
+                assert r is not None
+                out.append(SI.Need(v, r.ledger.owed_by(v).get(ALL, [])))
+            else:
+                k = self.round_no
+                nxt = self.deal_slots(k + 1, v) if k < ROUNDS_PER_GAME else []
+                out.append(SI.Need(v, self.nugget_slots(v) + nxt, k))
+        return out
+
+    def epoch_of(self, label: str) -> int:
+        return self.game.stack(label).round_no
+
+    def images(self, dealer: str, holder: str) -> dict[int, Point]:
+        return SI.holder_images(self.shares[dealer], self.dealings[dealer], self.players.index(holder))
+
+    def _stand_in(self, doc: Mental) -> Msg:
+        needs = self.needs()
+        self.stand[doc.seat] = SI.read(self.game.id, doc.seat, doc.stand_in or [], needs,
+                                       lambda v: self.images(v, doc.seat), self.cts(), self.epoch_of,
+                                       check=self.check_proofs)
+        k = self.game.threshold
+        if len(self.stand) < k:
+            return msg("{seat} stood in for {seats}; waiting for {more} more", seat=doc.seat,
+                       seats=listed([n.dealer for n in needs]), more=k - len(self.stand))
+        quorum = sorted(self.stand, key=self.players.index)[:k]
+        base, line = self._base_step(), msg("{seat} stood in for {seats}", seat=doc.seat,
+                                            seats=listed([n.dealer for n in needs]))
+        for need in needs:
+            v = need.dealer
+            parts = {self.players.index(h): self.stand[h][v] for h in quorum}
+            key = self.shares[v][need.epoch] if need.epoch is not None else self.shares[v][0]
+            tokens, secret = SI.complete(need, parts, k, key)
+            for slot, point in tokens.items():
+                self.pub.setdefault(slot, {})[v] = point
+            self.stood_in[v] = tokens
+            line = line + msg("clause sep") + self._stood(base, need, secret)
+        self.stand = {}
+        return line
+
+    def _stood(self, base: str, need: SI.Need, secret: int | None) -> Msg:
+        """The step goes on as if the gone seat had sent its part."""
+        v, r = need.dealer, self.round
+        if base == "deal":
+            return self._dealt(v)
+        assert r is not None
+        if base == "goal":
+            return self._goal_sent(v, need.slots)
+        if base == "tokens":
+            r.ledger.paid(v, ALL, need.slots)
+            return msg("{seat}'s tokens are out", seat=v) + self._after()
+        assert secret is not None
+        return self._revealed(v, scalar_bytes(secret).hex())

@@ -23,7 +23,7 @@ from pbem.errors import BadPacket, listed, msg
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, open_with
 from pbem.protocol.mental.group import Point
-from pbem.protocol.mental.proofs import BadProof, Token
+from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.trustless.keys import SeatKeys
 from pbem.protocol.trustless.setup import Stacks
 from pbem.protocol.trustless.stacks import Stack, card_of
@@ -117,7 +117,7 @@ class TableSeat:
     seat_keys: dict[str, PublicKey]  # each seat's pbem key (for sealing tokens to it)
     shares: dict[str, dict[int, Point]]  # each seat's published key shares, checked
     stacks: Stacks  # the final stacks, after every seat's shuffle
-    tokens: dict[Slot, dict[str, Token]] = field(default_factory=dict)  # checked tokens of the other seats
+    tokens: dict[Slot, dict[str, Point]] = field(default_factory=dict)  # checked tokens of the other seats
     opened: dict[Slot, str] = field(default_factory=dict)
     _cts: dict[Slot, Ciphertext] | None = field(default=None, repr=False, compare=False)
 
@@ -152,9 +152,14 @@ class TableSeat:
         if maker not in self.shares or maker == self.me:
             raise BadPacket(msg("a token bundle comes from {seat}, not another seat of the game", seat=repr(str(maker)[:32])))
         tokens = read_bundle(self.game.id, bundle, self.shares_of(str(maker)), self.ciphertexts(), self.identity, self.me)
+        return self.receive_points(str(maker), {slot: tok.point for slot, tok in tokens.items()})
+
+    def receive_points(self, maker: str, points: dict[Slot, Point]) -> list[Slot]:
+        """Keep `maker`'s checked tokens (from its bundle, or combined from a quorum's stand-in
+        shares when it is gone); returns the slots they opened to me."""
         opened = []
-        for slot, token in tokens.items():
-            self.tokens.setdefault(slot, {})[str(maker)] = token
+        for slot, point in points.items():
+            self.tokens.setdefault(slot, {})[maker] = point
             if slot not in self.opened and self._complete(slot):
                 self.opened[slot] = self._open(slot)
                 opened.append(slot)
@@ -166,7 +171,7 @@ class TableSeat:
     def _open(self, slot: Slot) -> str:
         ct = self.ciphertexts()[slot]
         mine = ct.c1 * self.my_shares()[slot[0]].secret
-        others = [self.tokens[slot][p].point for p in self.game.players if p != self.me]
+        others = [self.tokens[slot][p] for p in self.game.players if p != self.me]
         card = card_of(open_with(ct, [mine, *others]), self.game.stack(slot[0]))
         if card is None:  # cannot happen after checked shuffles and tokens; refuse loudly if it does
             raise BadProof(msg("slot {slot} opens to no card of its stack", slot=f"{slot[0]} #{slot[1]}"))

@@ -1,0 +1,142 @@
+"""Doing a vanished seat's part in the open (docs/trustless.md §11.1-11.2).
+
+Once the host declares a seat V gone, the table asks, at each step that waits for V, a quorum
+of the other seats for exactly what V owes there (`Need`): V's public tokens for named slots,
+and at a round's end V's key of that round. Holder i sends, for each slot, its stand-in share
+s_i c1 with its proof against its image S_i (vss.stand_in), and its scalar share of the round
+key; anyone checks each against V's Feldman commitments and, once K holders are in, combines
+them into V's tokens (vss.combine) and V's round key (vss.reconstruct).
+
+The block: {"for": V, "slots": [[label, i], ...], "shares": base64 (96 bytes a slot),
+"key": hex (a round's end)}, one for each gone seat the step waits for, in seat order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pbem.errors import BadPacket, msg
+from pbem.protocol.mental.elgamal import Ciphertext
+from pbem.protocol.mental.group import Point, ScalarSource, base_mul, decode_scalar, random_scalar, scalar_bytes
+from pbem.protocol.mental.proofs import Token
+from pbem.protocol.mental.transcript import context as proof_context
+from pbem.protocol.mental.vss import (
+    BadShare,
+    Dealing,
+    check_secret_share,
+    check_stand_in,
+    combine,
+    images,
+    reconstruct,
+    stand_in,
+)
+from pbem.protocol.shapes import b64
+from pbem.protocol.trustless.keys import EPOCHS, unb64
+from pbem.protocol.trustless.tokens import TOKEN_BYTES, Slot
+
+EpochOf = Callable[[str], int]  # a stack label's key epoch
+
+
+@dataclass(frozen=True)
+class Need:
+    """What gone seat `dealer` owes at the table's step: its public tokens for `slots`, and (a
+    round's end) its key of round `epoch`."""
+
+    dealer: str
+    slots: list[Slot]
+    epoch: int | None = None
+
+
+@dataclass(frozen=True)
+class Part:
+    """One holder's checked part for one dealer: its share of each slot's token, and of the key."""
+
+    tokens: dict[Slot, Point]
+    key: int | None
+
+
+def share_context(game: str, dealer: str, holder: str, slot: Slot) -> bytes:
+    """A stand-in share's proof names the dealer, the holder, the stack (its epoch) and the slot."""
+    return proof_context("stand-in", game=game, dealer=dealer, holder=holder, stack=slot[0], slot=slot[1])
+
+
+def holder_images(keys: dict[int, Point], dealing: Dealing, index: int) -> dict[int, Point]:
+    """Holder `index`'s public image S_i of the dealer's key, for every epoch."""
+    return dict(zip(EPOCHS, images([keys[e] for e in EPOCHS], dealing, index), strict=True))
+
+
+def make(game: str, holder: str, needs: Sequence[Need], held: dict[str, list[int]], cts: dict[Slot, Ciphertext],
+         epoch_of: EpochOf, rng: ScalarSource = random_scalar) -> list[dict[str, Any]]:
+    """`holder`'s stand-in block body: its parts of every need, from its shares `held[dealer]`."""
+    out = []
+    for need in needs:
+        mine = held[need.dealer]
+        raw = b""
+        for s in need.slots:
+            share = mine[epoch_of(s[0])]
+            raw += stand_in(share, base_mul(share), cts[s], share_context(game, need.dealer, holder, s), rng).encode()
+        doc: dict[str, Any] = {"for": need.dealer, "slots": [list(s) for s in need.slots]}
+        if need.slots:
+            doc["shares"] = b64(raw)
+        if need.epoch is not None:
+            doc["key"] = scalar_bytes(mine[need.epoch]).hex()
+        out.append(doc)
+    return out
+
+
+def read(game: str, holder: str, given: Sequence[Any], needs: Sequence[Need],
+         images_of: Callable[[str], dict[int, Point]], cts: dict[Slot, Ciphertext], epoch_of: EpochOf, *,
+         check: bool = True) -> dict[str, Part]:
+    """Check `holder`'s parts (`StandIn` documents) against what the table needs, each share
+    against the holder's image of its dealer's key: {dealer: its checked part}."""
+    if [g.dealer for g in given] != [n.dealer for n in needs]:
+        raise BadPacket(msg("{seat}'s stand-in must stand in for {seats}, in that order, and no one else", seat=holder,
+                            seats=", ".join(n.dealer for n in needs)))
+    out = {}
+    for g, need in zip(given, needs, strict=True):
+        slots = [s.slot for s in g.slots]
+        if slots != need.slots:
+            raise BadPacket(msg("{seat}'s stand-in for {dealer} names other slots than the ones {dealer} owes",
+                                seat=holder, dealer=need.dealer))
+        if (g.key is None) != (need.epoch is None) or (g.shares is None) != (not slots):
+            raise BadPacket(msg("{seat}'s stand-in for {dealer} does not carry what {dealer} owes at this step",
+                                seat=holder, dealer=need.dealer))
+        image = images_of(need.dealer)
+        what = msg("{seat}'s stand-in shares for {dealer}", seat=holder, dealer=need.dealer)
+        raw = unb64(g.shares, what) if slots else b""
+        if len(raw) != TOKEN_BYTES * len(slots):
+            raise BadPacket(msg("{what} must be {n} bytes, not {size}", what=what, n=TOKEN_BYTES * len(slots),
+                                size=len(raw)))
+        tokens = {}
+        for k, s in enumerate(slots):
+            tok = Token.decode(raw[k * TOKEN_BYTES:(k + 1) * TOKEN_BYTES], what)
+            if check:
+                try:
+                    check_stand_in(image[epoch_of(s[0])], cts[s], tok, share_context(game, need.dealer, holder, s))
+                except BadShare as e:
+                    raise BadShare(msg("{seat}'s stand-in share for {dealer}'s token of slot {slot} is bad: {reason}",
+                                       seat=holder, dealer=need.dealer, slot=f"{s[0]} #{s[1]}", reason=e.message)) from e
+            tokens[s] = tok.point
+        key = None
+        if need.epoch is not None:
+            try:
+                key = decode_scalar(bytes.fromhex(str(g.key)), what)
+            except ValueError:
+                raise BadPacket(msg("{seat}'s share of {dealer}'s round key is not hex", seat=holder,
+                                    dealer=need.dealer)) from None
+            if check:
+                check_secret_share(key, image[need.epoch])
+        out[need.dealer] = Part(tokens, key)
+    return out
+
+
+def complete(need: Need, parts: dict[int, Part], threshold: int, key: Point) -> tuple[dict[Slot, Point], int | None]:
+    """Dealer `need.dealer`'s tokens and round key from `threshold` holders' checked parts (by
+    holder seat index): exactly what its own message would have published."""
+    tokens = {s: combine({i: p.tokens[s] for i, p in parts.items()}, threshold) for s in need.slots}
+    secret = None
+    if need.epoch is not None:
+        secret = reconstruct({i: p.key for i, p in parts.items() if p.key is not None}, key, threshold)
+    return tokens, secret
