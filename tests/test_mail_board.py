@@ -156,6 +156,28 @@ def test_packet_mails_show_the_public_table_and_nothing_sealed(mail_servers: Mai
     assert seen >= 2 * len(SEATS) and talked >= 2, (seen, talked)
 
 
+def test_the_hosts_own_copy_says_it_holds_no_seat(mail_servers: MailServers, tmp_path: Path) -> None:
+    """The host's copy of a packet mail (its address given as host=...) is no seat's: in its
+    language, both parts say the host holds no seat, none says "your role and your hand", and
+    none tells it how to play."""
+    from pbem.mail.texts import sealed_words
+    from pbem.names import HOST
+
+    s = mail_servers
+    _, _, _ = dealt_mail_game(s, tmp_path, {"host": "zh-Hant"})
+    copies = [m for m in _mails(s, "host")
+              if any((a.get_filename() or "").startswith("packet-") for a in m.iter_attachments())]
+    assert copies
+    for mail in copies:
+        text = mail.get_body(("plain",)).get_content().split("-----BEGIN", 1)[0]
+        shown = "".join(_parse(mail.get_body(("html",)).get_content()).text)
+        with words.using("zh-Hant"):
+            host_copy, yours = sealed_words(HOST), sealed_words("ann")
+            assert host_copy in text and host_copy in shown, (text, shown)
+            for said in (yours, words.t("mail sealed"), words.t("mail to play"), "pbem turn", "pbem mail-move"):
+                assert said not in text and said not in shown, said
+
+
 def test_the_html_escapes_what_it_is_given() -> None:
     """A name or a line the host's words carry is text, never markup, whatever it holds."""
     bad = '<script>alert(1)</script><img src="http://x/y.png">&'
@@ -201,13 +223,19 @@ def test_a_trustless_packet_mail_draws_the_blind_hosts_table(tmp_path: Path) -> 
     from test_trustless_host import Table, _dealt
 
     from pbem.mail.host_mail import mails_for
+    from pbem.mail.texts import sealed_words
+    from pbem.names import HOST
 
     t = _dealt(Table(tmp_path).joined())
-    for s in TRUSTLESS_SEATS:
+    for s in [*TRUSTLESS_SEATS, HOST]:
         t.host.set_email(s, f"{s}@example.org")
     t.host.set_settings(languages={"bob": "zh-Hans"})
     seq = t.host.head()[0]
     mails = {o.name: o.message for o in mails_for(t.host, seq)}
+    host_copy = mails.pop(HOST)  # no seat: no hand, no role, nothing to play
+    assert sealed_words(HOST) in "".join(_parse(host_copy.get_body(("html",)).get_content()).text)
+    assert "the host holds no seat" in host_copy.get_body(("plain",)).get_content()
+    assert "pbem turn" not in host_copy.get_body(("plain",)).get_content()
     assert set(mails) == set(TRUSTLESS_SEATS)
     for seat, mail in mails.items():
         html = mail.get_body(("html",)).get_content()

@@ -18,7 +18,7 @@ from __future__ import annotations
 from html import escape
 
 from engine.state import RoundState
-from pbem.mail.texts import PacketWords
+from pbem.mail.texts import PacketWords, sealed_words
 from pbem.ui import words
 from pbem.ui.words import t
 
@@ -64,11 +64,11 @@ def packet_html(v: RoundState | None, to_move: str | None, w: PacketWords, recip
                    '<ul style="margin:0 0 8px;padding-left:20px;overflow-wrap:anywhere">')
         out += [f"<li>{escape(line)}</li>" for line in talk]
         out.append("</ul>")
-    sealed = t("Your role and your hand are sealed in the attached packet, for your key only.")
-    out.append(f'<p style="margin:12px 0 4px">{escape(sealed)}</p>'
-               f'<p style="margin:0 0 4px">{escape(t("mail to play"))}</p>'
-               '<pre style="margin:0;padding:6px 8px;background:#f6f8fa;border-radius:6px;font-size:13px;'
-               f'white-space:pre-wrap;word-break:break-all">{escape(chr(10).join(w.commands))}</pre>')
+    out.append(f'<p style="margin:12px 0 4px">{escape(sealed_words(recipient))}</p>')
+    if w.commands:
+        out.append(f'<p style="margin:0 0 4px">{escape(t("mail to play"))}</p>'
+                   '<pre style="margin:0;padding:6px 8px;background:#f6f8fa;border-radius:6px;font-size:13px;'
+                   f'white-space:pre-wrap;word-break:break-all">{escape(chr(10).join(w.commands))}</pre>')
     if w.digest:
         out.append(f'<p style="margin:10px 0 0;{_MUTED}">{escape(w.digest)}</p>')
     return "".join(out) + "</div></body></html>\n"

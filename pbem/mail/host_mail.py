@@ -174,7 +174,7 @@ def _notice_html(host: GameHost, seq: int, line: str, reader: str) -> str | None
     else:
         view, to_move, news = host.public_view(seq), None, []
     said = PacketWords(head=t("mail head", game=doc.game, round=doc.round, seq=seq), since=None, moves=[], results=[],
-                       status=line, news=news, sealed="", commands=play_commands(doc.game), digest=None)
+                       status=line, news=news, sealed="", commands=play_commands(doc.game, reader), digest=None)
     return packet_html(view, to_move, said, reader)
 
 

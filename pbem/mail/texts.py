@@ -103,8 +103,18 @@ class PacketWords:
     digest: str | None  # why no mail came for each move
 
 
-def play_commands(game: str) -> list[str]:
-    return [f"pbem turn {game}", f'pbem mail-move {game} "MOVE"']
+def play_commands(game: str, reader: str | None = None) -> list[str]:
+    """How the reader of a game's mail plays (none for the host's own copy: it holds no seat)."""
+    return [] if reader == HOST else [f"pbem turn {game}", f'pbem mail-move {game} "MOVE"']
+
+
+def sealed_words(reader: str | None) -> str:
+    """Where the reader's own cards are, as a packet mail's HTML part says it: the host's copy
+    says that it holds none."""
+    if reader == HOST:
+        return t("The host's copy: the host holds no seat; each seat's role and hand are sealed in the packet, "
+                 "for that seat's key only.")
+    return t("Your role and your hand are sealed in the attached packet, for your key only.")
 
 
 def packet_words(docs: list[Packet], recipient: str | None = None, digest: str | None = None,
@@ -137,7 +147,8 @@ def packet_words(docs: list[Packet], recipient: str | None = None, digest: str |
     return PacketWords(head=t("mail head", game=game, round=doc.round, seq=doc.seq),
                        since=t("mail since", n=sum(len(d.moves) for d in docs)) if said else None, moves=said,
                        results=results, status=status, news=when.packet_news(doc, recipient, now or datetime.now(UTC)),
-                       sealed=t("mail sealed"), commands=play_commands(game),
+                       sealed=sealed_words(HOST) if recipient == HOST else t("mail sealed"),
+                       commands=play_commands(game, recipient),
                        digest=t("mail digest note", period=digest) if digest else None)
 
 
@@ -149,7 +160,9 @@ def words_text(w: PacketWords) -> str:
     for lines in w.results:
         out += [*lines, ""]
     out += [w.status, *w.news]
-    out += ["", w.sealed, t("mail to play"), *(f"  {c}" for c in w.commands)]
+    out += ["", w.sealed]
+    if w.commands:
+        out += [t("mail to play"), *(f"  {c}" for c in w.commands)]
     if w.digest:
         out += ["", w.digest]
     return "\n".join(out) + "\n"

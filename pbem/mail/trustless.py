@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.errors import PbemError
 from pbem.mail.texts import PacketWords, play_commands
+from pbem.names import HOST
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, parse_relayed, read_blocks
 from pbem.ui import move_words, words
@@ -114,9 +115,15 @@ def packet_words(docs: list[Packet], recipient: str | None, digest: str | None, 
     said = happened(docs)
     return PacketWords(head=t("mail head", game=game, round=doc.round, seq=doc.seq),
                        since=t("Since your last mail:") if said else None, moves=said, results=[], status=status,
-                       news=[], sealed=t("A trustless game: every packet since your last mail is attached; 'pbem turn' "
-                                         "checks each one and sends what the table waits for from you."),
-                       commands=play_commands(game), digest=t("mail digest note", period=digest) if digest else None)
+                       news=[], sealed=_sealed(recipient), commands=play_commands(game, recipient), digest=t("mail digest note", period=digest) if digest else None)
+
+
+def _sealed(recipient: str | None) -> str:
+    if recipient == HOST:
+        return t("A trustless game: every packet since the host's last copy is attached; the host holds no seat "
+                 "and sees no hand.")
+    return t("A trustless game: every packet since your last mail is attached; 'pbem turn' checks each one and "
+             "sends what the table waits for from you.")
 
 
 # --- a seat by mail -------------------------------------------------------------------------------
