@@ -1,0 +1,70 @@
+"""A four-seat trustless game through a real shared folder, real processes (`pbem host run`, the
+blind host; `pbem bot run` per seat), where one seat's bot is killed right after it joined: under
+a short deadline the blind host declares the seat gone, the three others stand in for it and
+the game finishes by itself, then `pbem audit` of the folder follows all of it and finds it
+clean (docs/trustless.md §11)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from pbem_helpers import SEATS4, cli_game, start_bots, start_host, wait_all
+from processes import pbem
+
+from pbem.folder.layout import GameFolder
+from pbem.protocol.documents import Invitation, Packet, read_blocks
+
+
+def _packets(folder: Path) -> list:
+    inv = read_blocks((folder / "invitation.pbem").read_text())[0].expect(Invitation)
+    return [read_blocks(p.read_text())[0].expect(Packet) for _, p in GameFolder.open(folder).packets(None)
+            if read_blocks(p.read_text())[0].game == inv.game]
+
+
+@pytest.mark.slow
+def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audits(tmp_path: Path) -> None:
+    db, folder, homes = cli_game(tmp_path, SEATS4, trustless=True)
+    timed = pbem("game", "config", "t", "--db", db, "--deadline", "4s", "--grace", "1s", "--on-timeout", "discard",
+                 "--remind", "50%", home=homes["referee"], timeout=60)
+    assert timed.returncode == 0, timed.stdout + timed.stderr
+    started = time.monotonic()
+    # ann's bot joins alone and is killed at once: she shuffles first, so the table needs her next
+    ann = start_bots(folder, homes, tmp_path, seats=["ann"], poll=0.05)["ann"]
+    log = tmp_path / "bot-ann.log"
+    while "joined with key shares" not in (log.read_text() if log.exists() else ""):
+        assert ann.poll() is None and time.monotonic() - started < 120, log.read_text()
+        time.sleep(0.05)
+    ann.kill()
+    ann.wait()
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
+    bots = start_bots(folder, homes, tmp_path, seats=SEATS4[1:], poll=0.05)
+    try:
+        wait_all([*bots.values(), host], timeout=600)
+    finally:
+        for p in [host, *bots.values()]:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    took = time.monotonic() - started
+    host_log = (tmp_path / "host.log").read_text()
+    assert " is over after packet " in host_log and "rejected" not in host_log, host_log[-3000:]
+    chain = _packets(folder)
+    declared = [p.doc for p in chain if getattr(p.doc, "gone", None)]
+    assert [(d.gone.seats, d.gone.step) for d in declared] == [(["ann"], "shuffle")]
+    audit = pbem("audit", folder, "--json", home=homes["bob"], timeout=300)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    report = json.loads(audit.stdout)
+    assert report["ok"] and report["anchored"] and report["step"] == "over" and report["packets"] == len(chain)
+    assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
+    gone = report["gone"]
+    assert [(g["seat"], g["packet"], g["step"]) for g in gone] == [("ann", declared[0].seq, "shuffle")]
+    assert gone[0]["stand_ins"] >= 3 * 3 and gone[0]["discards"] >= 3  # each round: deal, reveal; ann's turns
+    words = pbem("audit", folder, home=homes["cat"], timeout=300)
+    assert words.returncode == 0 and "ann declared gone at packet 2" in words.stdout, words.stdout + words.stderr
+    stand_in = [b for p in chain for b in (p.doc.relayed or []) if b.doc and b.doc.get("step") == "stand-in"]
+    size = sum(len(json.dumps(b.doc)) for b in stand_in)
+    print(f"vanished seat game: {len(chain)} packets, {took:.1f} s; {len(stand_in)} stand-in blocks, "
+          f"{size} bytes of them")
