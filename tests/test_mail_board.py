@@ -178,6 +178,52 @@ def test_the_hosts_own_copy_says_it_holds_no_seat(mail_servers: MailServers, tmp
                 assert said not in text and said not in shown, said
 
 
+def test_invitation_and_talk_mails_carry_an_html_part_too(mail_servers: MailServers, tmp_path: Path) -> None:
+    """An invitation's mail and a mail of table talk alone have the same shape as a packet's
+    (text and HTML alternatives, the block attached): the HTML says the text's words in the
+    reader's language, escaped, with nothing that runs or loads; a whisper's text is in no part."""
+    s = mail_servers
+    app = cli_app()
+    db, homes, _ = dealt_mail_game(s, tmp_path, {p: lang for p, lang in LANGS.items() if lang != "en"})
+    run_cli(app, ["say", "t", HOSTILE], homes["ann"])
+    run_cli(app, ["say", "t", WHISPER, "--to", "bob"], homes["ann"])
+    relayed = run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle", "--digest", "every"],
+                      homes["host"]).output
+    assert "mailed table talk to bob" in relayed, relayed
+    game = next((homes["ann"] / "invitations").glob("*.pbem")).stem
+    kinds = []
+    talk: dict[str, str] = {}  # what each seat's mails of talk alone show
+    sealed: dict[str, str] = {}
+    for seat in SEATS:
+        for mail in _mails(s, seat):
+            names = [a.get_filename() or "" for a in mail.iter_attachments()]
+            if names[0].startswith("packet-"):
+                continue  # tests above
+            kinds.append((seat, names[0].split("-")[0]))
+            assert [part.get_content_type() for part in mail.walk()] == SHAPE, mail["Subject"]
+            text = mail.get_body(("plain",)).get_content()
+            html = mail.get_body(("html",)).get_content()
+            page = _parse(html)
+            shown = "".join(page.text)
+            _check_no_remote_or_script(html, page)
+            assert WHISPER not in text and WHISPER not in html
+            assert f'lang="{LANGS.get(seat, "en")}"' in html and mail["Subject"] in shown
+            with words.using(LANGS.get(seat, "en")):
+                if names[0].startswith("invitation-"):
+                    said = text.split("-----BEGIN", 1)[0]
+                    fingerprint = next(line for line in said.splitlines() if "fingerprint" in line.lower()
+                                       or "指纹" in line or "指紋" in line)
+                    assert fingerprint.strip() in shown and f"pbem mail-join {game}" in shown
+                    assert words.t("To join (with 'pbem mail setup' done once):") in shown
+                else:
+                    assert words.t("table talk") in shown
+                    talk[seat] = talk.get(seat, "") + shown
+                    sealed[seat] = words.t("(sealed: pbem turn {game} opens it)", game=game)
+    assert set(kinds) == {(p, k) for p in SEATS for k in ("invitation", "talk")}, kinds
+    assert all(HOSTILE in shown for shown in talk.values())  # text, not markup (the check above)
+    assert [p for p in SEATS if sealed[p] in talk[p]] == ["bob"], talk  # the whisper's reader
+
+
 def test_the_html_escapes_what_it_is_given() -> None:
     """A name or a line the host's words carry is text, never markup, whatever it holds."""
     bad = '<script>alert(1)</script><img src="http://x/y.png">&'

@@ -1,4 +1,5 @@
-"""The public table in a packet's mail, as its HTML part (multipart/alternative beside the text).
+"""The public table in a packet's mail, as its HTML part (multipart/alternative beside the text);
+an invitation's and a mail of table talk alone have one too, of their words.
 
 What a phone's mail app shows: the maze drawn (pbem.ui.cards_svg, the replay's drawings), whose
 turn it is and by when, the moves since the reader's last mail, each player's hand size, cards
@@ -36,13 +37,7 @@ def packet_html(v: RoundState | None, to_move: str | None, w: PacketWords, recip
 
     mine = recipient is not None and recipient == to_move
     status = ("background:#fff8c5;border:1px solid #d4a72c" if mine else "background:#ddf4ff;border:1px solid #54aeff")
-    out = [f'<!doctype html><html lang="{escape(words.language())}"><head><meta charset="utf-8">'
-           '<meta name="viewport" content="width=device-width, initial-scale=1">'
-           f'<title>{escape(w.head)}</title></head>'
-           f'<body style="margin:0;padding:0;background:#ffffff;color:#1f2328">'
-           f'<div style="max-width:640px;margin:0 auto;padding:10px;{_FONT};font-size:15px;line-height:1.45">',
-           f'<h1 style="font-size:17px;margin:0 0 8px">{escape(w.head)}</h1>',
-           f'<p style="margin:0 0 8px;padding:8px 10px;border-radius:6px;font-weight:bold;{status}">'
+    out = [f'<p style="margin:0 0 8px;padding:8px 10px;border-radius:6px;font-weight:bold;{status}">'
            f'{escape(w.status)}</p>']
     out += [f'<p style="margin:0 0 6px">{escape(line)}</p>' for line in w.news]
     if v is not None:
@@ -60,18 +55,49 @@ def packet_html(v: RoundState | None, to_move: str | None, w: PacketWords, recip
     if v is not None:
         out.append(_players(v, to_move))
     if talk:
-        out.append(f'<h2 style="font-size:15px;margin:12px 0 4px">{escape(t("table talk"))}</h2>'
-                   '<ul style="margin:0 0 8px;padding-left:20px;overflow-wrap:anywhere">')
-        out += [f"<li>{escape(line)}</li>" for line in talk]
-        out.append("</ul>")
+        out.append(_talk(talk))
     out.append(f'<p style="margin:12px 0 4px">{escape(sealed_words(recipient))}</p>')
     if w.commands:
-        out.append(f'<p style="margin:0 0 4px">{escape(t("mail to play"))}</p>'
-                   '<pre style="margin:0;padding:6px 8px;background:#f6f8fa;border-radius:6px;font-size:13px;'
-                   f'white-space:pre-wrap;word-break:break-all">{escape(chr(10).join(w.commands))}</pre>')
+        out.append(_commands(t("mail to play"), w.commands))
     if w.digest:
         out.append(f'<p style="margin:10px 0 0;{_MUTED}">{escape(w.digest)}</p>')
-    return "".join(out) + "</div></body></html>\n"
+    return _page(w.head, out)
+
+
+def invitation_html(head: str, sentences: list[str], join: str, commands: list[str]) -> str:
+    """The HTML part of an invitation's mail, in the current language: the words of its text
+    part (pbem.mail.texts.invitation_parts), which are all public (who hosts, the seats, the
+    host key's fingerprint, how to join)."""
+    return _page(head, [*(f'<p style="margin:0 0 8px">{escape(line)}</p>' for line in sentences),
+                        _commands(join, commands)])
+
+
+def talk_html(head: str, talk: list[str]) -> str:
+    """The HTML part of a mail of table talk alone: its lines as `talk_mail.said` gives them to
+    the reader (a whisper's text stays sealed for `pbem turn`)."""
+    return _page(head, [_talk(talk)])
+
+
+def _page(head: str, body: list[str]) -> str:
+    """A whole HTML part: `head` as its title and heading over `body` (markup, its text escaped)."""
+    return (f'<!doctype html><html lang="{escape(words.language())}"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{escape(head)}</title></head>'
+            f'<body style="margin:0;padding:0;background:#ffffff;color:#1f2328">'
+            f'<div style="max-width:640px;margin:0 auto;padding:10px;{_FONT};font-size:15px;line-height:1.45">'
+            f'<h1 style="font-size:17px;margin:0 0 8px">{escape(head)}</h1>' + "".join(body) + "</div></body></html>\n")
+
+
+def _talk(talk: list[str]) -> str:
+    return (f'<h2 style="font-size:15px;margin:12px 0 4px">{escape(t("table talk"))}</h2>'
+            '<ul style="margin:0 0 8px;padding-left:20px;overflow-wrap:anywhere">'
+            + "".join(f"<li>{escape(line)}</li>" for line in talk) + "</ul>")
+
+
+def _commands(header: str, commands: list[str]) -> str:
+    return (f'<p style="margin:0 0 4px">{escape(header)}</p>'
+            '<pre style="margin:0;padding:6px 8px;background:#f6f8fa;border-radius:6px;font-size:13px;'
+            f'white-space:pre-wrap;word-break:break-all">{escape(chr(10).join(commands))}</pre>')
 
 
 def _players(v: RoundState, to_move: str | None) -> str:

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING
 from pbem.errors import UsageError, msg, notice_word
 from pbem.mail import talk_mail
 from pbem.mail.message import compose
-from pbem.mail.texts import invitation_subject, invitation_summary, packet_subject, packet_words, tag, words_text
+from pbem.mail.texts import (
+    invitation_parts,
+    invitation_subject,
+    invitation_summary,
+    packet_subject,
+    packet_words,
+    tag,
+    words_text,
+)
 from pbem.names import HOST
 from pbem.protocol.documents import Invitation, Notice, Packet, read_blocks
 from pbem.ui.words import in_language, render, t
@@ -110,11 +118,18 @@ def invitation_mail(settings: Settings, sender: str, name: str, address: str, ar
     """The invitation as a mail to `name`, in their language, the invitation attached."""
     doc = read_blocks(armored)[0].expect(Invitation).doc
     lang = language_of(settings, name)
-    return Outgoing(name, address, 0, compose(sender=sender, to=address,
-                                              subject=in_language(lang, invitation_subject, doc, name),
+    subject = in_language(lang, invitation_subject, doc, name)
+    return Outgoing(name, address, 0, compose(sender=sender, to=address, subject=subject,
                                               body_text=in_language(lang, invitation_summary, doc, name) + "\n" + armored,
                                               attachment_name=f"invitation-{doc.game}.pbem",
-                                              attachment=armored.encode()))
+                                              attachment=armored.encode(),
+                                              body_html=in_language(lang, _invitation_html, subject, doc, name)))
+
+
+def _invitation_html(subject: str, doc: Invitation, name: str) -> str:
+    from pbem.mail.board import invitation_html
+
+    return invitation_html(subject, *invitation_parts(doc, name))
 
 
 def mails_for(host: GameHost, seq: int) -> list[Outgoing]:
@@ -188,4 +203,11 @@ def talk_only_mail(host: GameHost, settings: Settings, name: str, address: str, 
     text = in_language(lang, talk_mail.body, lines, name) + "\n\n" + armored
     return Outgoing(name, address, seq, compose(sender=sender_address(settings), to=address, subject=subject,
                                                 body_text=text, attachment_name=f"talk-{seq:06d}.pbem",
-                                                attachment=armored.encode()))
+                                                attachment=armored.encode(),
+                                                body_html=in_language(lang, _talk_html, subject, lines, name)))
+
+
+def _talk_html(subject: str, lines: list[TalkRelease], name: str) -> str:
+    from pbem.mail.board import talk_html
+
+    return talk_html(subject, talk_mail.said(lines, name))

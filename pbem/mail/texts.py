@@ -168,20 +168,24 @@ def words_text(w: PacketWords) -> str:
     return "\n".join(out) + "\n"
 
 
-def invitation_summary(doc: Invitation, seat: str | None) -> str:
+def invitation_parts(doc: Invitation, seat: str | None) -> tuple[list[str], str, list[str]]:
+    """An invitation mail's words, for its text and its HTML part alike: its sentences (who
+    hosts, the seats, the host key's fingerprint), the line before the commands, the commands."""
     host = doc.host
     fp = PublicKey.decode(host.key).fingerprint()
     seats = words.listing(doc.seat_names())
     game = doc.game
     yours = seat if seat and seat != HOST else None
-    return "\n".join([
+    sentences = [
         t("{host} invites you to a game of {title}: {name} ({ruleset}), game id {game}.", host=host.name,
           title=t("title"), name=doc.name, ruleset=t(doc.ruleset), game=game),
         t("Seats: {seats}. Yours: {seat}.", seats=seats, seat=yours) if yours else t("Seats: {seats}.", seats=seats),
         t("Host key fingerprint: {fingerprint} (check it with the host by another channel).", fingerprint=fp),
-        "",
-        t("To join (with 'pbem mail setup' done once):"),
-        "  pbem inbox                    " + t("(or: pbem inbox THIS-MAIL.eml)"),
-        f"  pbem mail-join {game}",
-        "",
-    ])
+    ]
+    commands = ["pbem inbox                    " + t("(or: pbem inbox THIS-MAIL.eml)"), f"pbem mail-join {game}"]
+    return sentences, t("To join (with 'pbem mail setup' done once):"), commands
+
+
+def invitation_summary(doc: Invitation, seat: str | None) -> str:
+    sentences, join, commands = invitation_parts(doc, seat)
+    return "\n".join([*sentences, "", join, *(f"  {c}" for c in commands), ""])
