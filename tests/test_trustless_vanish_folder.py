@@ -7,6 +7,7 @@ clean (docs/trustless.md §11)."""
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -24,12 +25,30 @@ def _packets(folder: Path) -> list:
             if read_blocks(p.read_text())[0].game == inv.game]
 
 
-@pytest.mark.slow
-def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audits(tmp_path: Path) -> None:
+def _timed_game(tmp_path: Path) -> tuple[Path, Path, dict[str, Path]]:
     db, folder, homes = cli_game(tmp_path, SEATS4, trustless=True)
     timed = pbem("game", "config", "t", "--db", db, "--deadline", "4s", "--grace", "1s", "--on-timeout", "discard",
                  "--remind", "50%", home=homes["referee"], timeout=60)
     assert timed.returncode == 0, timed.stdout + timed.stderr
+    return db, folder, homes
+
+
+def _finish(tmp_path: Path, host: subprocess.Popen, bots: dict[str, subprocess.Popen]) -> str:
+    try:
+        wait_all([*bots.values(), host], timeout=600)
+    finally:
+        for p in [host, *bots.values()]:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    host_log = (tmp_path / "host.log").read_text()
+    assert " is over after packet " in host_log and "rejected" not in host_log, host_log[-3000:]
+    return host_log
+
+
+@pytest.mark.slow
+def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audits(tmp_path: Path) -> None:
+    db, folder, homes = _timed_game(tmp_path)
     started = time.monotonic()
     # ann's bot joins alone and is killed at once: she shuffles first, so the table needs her next
     ann = start_bots(folder, homes, tmp_path, seats=["ann"], poll=0.05)["ann"]
@@ -41,16 +60,8 @@ def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audit
     ann.wait()
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
     bots = start_bots(folder, homes, tmp_path, seats=SEATS4[1:], poll=0.05)
-    try:
-        wait_all([*bots.values(), host], timeout=600)
-    finally:
-        for p in [host, *bots.values()]:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+    _finish(tmp_path, host, bots)
     took = time.monotonic() - started
-    host_log = (tmp_path / "host.log").read_text()
-    assert " is over after packet " in host_log and "rejected" not in host_log, host_log[-3000:]
     chain = _packets(folder)
     declared = [p.doc for p in chain if getattr(p.doc, "gone", None)]
     assert [(d.gone.seats, d.gone.step) for d in declared] == [(["ann"], "shuffle")]
@@ -68,3 +79,33 @@ def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audit
     size = sum(len(json.dumps(b.doc)) for b in stand_in)
     print(f"vanished seat game: {len(chain)} packets, {took:.1f} s; {len(stand_in)} stand-in blocks, "
           f"{size} bytes of them")
+
+
+@pytest.mark.slow
+def test_a_seat_killed_mid_round_the_others_finish_the_game(tmp_path: Path) -> None:
+    """cat's bot plays round 1 for a while and is killed: the table stands in for what it owes
+    (the tokens of cards the others drew, goals, its round keys) and discards for it."""
+    db, folder, homes = _timed_game(tmp_path)
+    started = time.monotonic()
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
+    bots = start_bots(folder, homes, tmp_path, seats=SEATS4, poll=0.05)
+    gf = GameFolder.open(folder)
+    while len(gf.packets(None)) < 20:  # 1 joins, 4 shuffles, 4 deals, then ten moves or so
+        assert bots["cat"].poll() is None and time.monotonic() - started < 300
+        time.sleep(0.05)
+    bots["cat"].kill()
+    bots["cat"].wait()
+    killed = len(gf.packets(None))
+    del bots["cat"]
+    _finish(tmp_path, host, bots)
+    took = time.monotonic() - started
+    chain = _packets(folder)
+    declared = [p.doc for p in chain if getattr(p.doc, "gone", None)]
+    assert [d.gone.seats for d in declared] == [["cat"]] and declared[0].seq > killed - 2
+    audit = pbem("audit", folder, "--json", home=homes["dan"], timeout=300)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    report = json.loads(audit.stdout)
+    assert report["ok"] and report["step"] == "over" and [r["round"] for r in report["rounds"]] == [1, 2, 3]
+    assert [g["seat"] for g in report["gone"]] == ["cat"] and report["gone"][0]["discards"] >= 3
+    print(f"seat killed mid-round: {len(chain)} packets, {took:.1f} s; declared at packet {declared[0].seq} "
+          f"({declared[0].gone.step} step)")
