@@ -201,3 +201,66 @@ def test_a_mail_wait_wakes_when_the_hosts_mail_arrives(mail_servers: MailServers
         assert polling.wait(10) is False and 0.3 <= time.monotonic() - started < 5
     finally:
         polling.close()
+
+
+@pytest.mark.slow
+def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats_move(tmp_path: Path) -> None:
+    """A trustless game in a shared folder (the blind host and two bot seats, real processes):
+    ann's `pbem turn --wait` joins, sends her shuffle and deal tokens as the table asks for
+    them, and ends when the table waits for her move (or another seat's wait times out)."""
+    from pbem_helpers import cli_game, start_bots, start_host
+
+    from pbem.host import blind
+
+    db, folder, homes = cli_game(tmp_path, trustless=True)
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log")
+    bots = start_bots(folder, homes, tmp_path, ["bob", "cat"])
+    try:
+        waiter = Waiter(homes["ann"], folder, "--as", "ann", "--timeout", "240")
+        code, err = waiter.end(240)
+        assert code == 0, (err, waiter.text(), (tmp_path / "host.log").read_text()[-2000:])
+        assert f"your turn: pbem turn {folder} --as ann" in waiter.text(), waiter.text()
+        with blind.BlindHost(db) as h:
+            waits = h.table()[0].waiting()
+        assert (waits.step, waits.seats) == ("move", ["ann"]), waits
+        for p in bots.values():  # nobody plays for ann: bob's wait is not over in 2 s
+            p.terminate()
+            p.wait(30)
+        late = Waiter(homes["bob"], folder, "--as", "bob", "--timeout", "2")
+        code, err = late.end(60)
+        one_error_line(subprocess.CompletedProcess([], code, "", err), EXIT_TIMED_OUT, "not your turn after 2 s")
+    finally:
+        for p in [host, *bots.values()]:
+            if p.poll() is None:
+                p.terminate()
+                p.wait(30)
+
+
+@pytest.mark.slow
+def test_a_maildir_wait_wakes_when_the_hosts_mail_is_delivered(mail_servers: MailServers, tmp_path: Path) -> None:
+    """`pbem turn GAME --maildir DIR --wait`: the seat reads its mail from a Maildir on disk (the
+    test's SMTP server delivers into it) and wakes when the host's packet that makes it its
+    turn lands there; a seat whose turn it is not times out with exit 12."""
+    s = mail_servers
+    app = cli_app()
+    db, homes, host_pass = dealt_mail_game(s, tmp_path)
+    mover = H.Host(db).status()["to_move"]
+    nxt = _next(mover)
+    other = _next(nxt)
+    waiter = Waiter(homes[nxt], "t", "--maildir", s.imap.maildir(nxt), "--timeout", "60")
+    loser = Waiter(homes[other], "t", "--maildir", s.imap.maildir(other), "--timeout", "2")
+    waiter.waiting()
+    assert f"{WAITING}: {mover} is to move" in waiter.text()
+    game = next((homes[mover] / "invitations").glob("*.pbem")).stem
+    run_cli(app, ["turn", "t"], homes[mover])
+    run_cli(app, ["turn", "t", _legal(homes[mover], mover, game)[0]], homes[mover])
+    time.sleep(0.5)
+    assert waiter.proc.poll() is None, waiter.text()  # the move is the host's to take first
+    assert f"applied {mover}'s move" in host_pass()
+    mailed = time.monotonic()
+    code, err = waiter.end(30)
+    assert code == 0, (err, waiter.text())
+    assert time.monotonic() - mailed < 10
+    assert "your turn: pbem turn t" in waiter.text() and "packet: 2" in waiter.text(), waiter.text()
+    code, err = loser.end(30)
+    one_error_line(subprocess.CompletedProcess([], code, "", err), EXIT_TIMED_OUT, "not your turn after 2 s")
