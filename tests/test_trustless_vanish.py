@@ -22,6 +22,7 @@ from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.shapes import b64
 from pbem.protocol.trustless.keys import unb64
 from pbem.seat.trustless import Follower, TrustlessSeat, join
+from pbem.ui.words import notice_text
 
 SEATS = ("ann", "bob", "cat", "dan")
 
@@ -134,6 +135,10 @@ def test_a_bad_stand_in_share_is_refused_with_nothing_stored(tmp_path: Path) -> 
     t.run(until=3)  # joins, two shuffles, then cat's is late
     while t.seats["ann"].table.step() != "stand-in":
         t.run(until=t.seen + 1)
+    late = [read_blocks(n.armored)[0].doc for n in t.host.notices() if n.kind == "late"]
+    assert [(n.seat, n.step, n.policy) for n in late] == [("cat", "shuffle", "discard")]
+    assert "the other seats stand in" in notice_text(late[0], t.clock.now())
+    assert t.host.status()["absent"] == ["cat"]  # `pbem status` lists it
     block = t.seats["ann"].owed()
     assert block is not None and block.doc.step == "stand-in"
     part = block.doc.stand_in[0]

@@ -251,9 +251,10 @@ class BlindHost(Closing):
                 return []
             table, seq, head = self.table(c)
             w = table.waiting()
+            policy = {"policy": "discard"} if timing.on_timeout == "discard" else {}
             for said in clock_says(timing, clock, now):  # "reminder" to each seat, or "late" about each
                 out += [self._notice(c, me, seq, "reminder" if said == "reminder" else "late", seat, due=clock.due,
-                                     step=w.step) for seat in w.seats]
+                                     step=w.step, **(policy if said == "late" else {})) for seat in w.seats]
             blind_settings.store(c, CONFIG, clock=clock)
             gone = blind_gone.declaration(table, timing, self._signed_due(c), now)
             if gone is not None:
@@ -352,7 +353,7 @@ class BlindHost(Closing):
                            "email": emails.get(p.name),
                            "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats],
                 "timing": settings.timing.to_config() if settings.timing else None, "deadline": None,
-                "paused": False, "absent": [], "away": {}, "handovers": [], "trustless": True, "waiting": waiting,
+                "paused": False, "absent": sorted(table.gone), "away": {}, "handovers": [], "trustless": True, "waiting": waiting,
                 "since": max(activity.values(), default=None)}
 
     # --- taking blocks -----------------------------------------------------------------------------

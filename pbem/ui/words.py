@@ -427,6 +427,8 @@ def notice_line(kind: str, now: datetime, *, seat: str | None = None, seq: int |
     key = f"nt {kind}"
     if step is not None and has(f"{key} step"):
         key, kw["step"] = f"{key} step", step_name(step)
+        if policy == "discard" and has(f"{key} discard"):  # the others will stand in (docs/trustless.md §11)
+            key = f"{key} discard"
     if not has(key):  # a notice kind from a newer host
         return labelled(kind, seat or "").strip()
     try:
