@@ -184,10 +184,10 @@ def _notice(ch: Change, kind: NoticeKind, seat: str | None, **fields: Any) -> Ou
     block = sign(Notice(game=g["id"], seq=g["seq"], notice=kind, seat=seat, at=at, **fields), ch.signer())
     made = ch.c.execute(insert(notices).values(game_id=g["id"], seq=g["seq"], kind=kind, seat=seat,
                                                armored=block.armored(), created_at=at))
-    event = webhooks.NOTICE_EVENTS.get(kind)
+    event, key = webhooks.NOTICE_EVENTS.get(kind), made.inserted_primary_key
     if event is not None:  # the clock's deadline: the one coming, or the one missed
         webhooks.record(ch, event, seat=seat, deadline=ch.memo.clock.due, round_no=g["round_no"], seq=g["seq"],
-                        notice=made.inserted_primary_key[0] if kind == "reminder" else None)  # several a packet
+                        notice=key[0] if kind == "reminder" and key else None)  # several a packet
     return Outcome("notice", msg("notice: {line}", line=notice_word(block.doc, ch.clock.now())))
 
 
