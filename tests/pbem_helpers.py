@@ -29,8 +29,19 @@ from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.host.clock import FakeClock
 from pbem.host.deadlines import Timing
-from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Signed, read_blocks, read_file
+from pbem.protocol.crypto import Identity, PublicKey
+from pbem.protocol.documents import (
+    Move,
+    SealedMove,
+    Signed,
+    b64,
+    move_commitment,
+    read_blocks,
+    read_file,
+    seal_info,
+    seal_json,
+    sign,
+)
 from pbem.seat import keys
 from pbem.seat import player as P
 
@@ -153,6 +164,16 @@ def case_position_file(tmp_path: Path, ruleset: str, case: str) -> tuple[Path, d
 # --- games made through the CLI and real processes -----------------------------------------
 
 SEATS = ["ann", "bob", "cat"]
+
+
+def forged_move(game: str, seq: int, packet: str, seat: str, text: str, host_key: PublicKey, signer: Identity,
+                nonce: bytes | None = None) -> Signed[Move]:
+    """A move of any `text` (no rule asked), sealed to the host and signed by `signer` as `seat`'s
+    answer to packet `seq` (hash `packet`) of `game`: what a seat's own program could send."""
+    nonce = os.urandom(16) if nonce is None else nonce
+    return sign(Move(game=game, seat=seat, seq=seq, packet=packet, commit=move_commitment(nonce, text),
+                     sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), host_key,
+                                      seal_info(game, seq, seat, "host", "move"), pad="move")), signer)
 
 
 def free_port() -> int:
@@ -279,6 +300,14 @@ def wait_all(procs, timeout: float) -> None:
             for q in procs:
                 q.kill()
             raise AssertionError(f"the game did not finish in time: {[q.returncode for q in procs]}") from None
+
+
+def stop_all(procs) -> None:
+    """Kill those of `procs` (processes this test started) still running, and reap each."""
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
 
 
 def started_game(tmp_path: Path):

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import clocked_game
+from pbem_helpers import clocked_game, stop_all
 
 from engine.rules import check, legal_moves
 from pbem.errors import StaleMove
@@ -184,6 +184,4 @@ def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_pa
                 m for s in range(2, watch.head()[0] + 1) for m in packet(s).moves if m.seat == "ann" and m.by is None])
             assert mine
     finally:
-        for p in [host, *bots.values()]:
-            p.kill()
-            p.wait()
+        stop_all([host, *bots.values()])

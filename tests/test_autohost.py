@@ -17,10 +17,12 @@ from pbem_helpers import (
     SEATS,
     check_game,
     cli_game,
+    forged_move,
     sqlite_dump,
     start_bots,
     start_host,
     started_game,
+    stop_all,
     wait_all,
 )
 
@@ -29,7 +31,7 @@ from pbem.auto.host_runner import FolderHost, run
 from pbem.auto.seat_bot import FolderBot
 from pbem.folder.layout import GameFolder
 from pbem.host import referee as H
-from pbem.protocol.documents import Move, SealedMove, b64, move_commitment, read_blocks, seal_info, seal_json, sign
+from pbem.protocol.documents import read_blocks
 from pbem.seat import player as P
 
 
@@ -46,21 +48,12 @@ def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
     (gf.inbox_dir / "packet-by-mistake.pbem").write_bytes(host.packets()[-1][1].encode())
     # out of turn, properly signed and sealed by a seat that is not to move
     wsp = seats[waiting].latest()
-    nonce = os.urandom(16)
-    text = "discard " + wsp.part.hand[0]
-    oot = sign(Move(game=sp.packet.game, seat=waiting, seq=sp.doc.seq, packet=sp.packet.hash,
-                    commit=move_commitment(nonce, text),
-                    sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), ids["referee"].public,
-                                     seal_info(sp.packet.game, sp.doc.seq, waiting, "host", "move"), pad="move")),
-               ids[waiting])
+    oot = forged_move(sp.packet.game, sp.doc.seq, sp.packet.hash, waiting, "discard " + wsp.part.hand[0],
+                      ids["referee"].public, ids[waiting])
     gf.submit_move(waiting, sp.doc.seq, oot.armored().encode())
     # an illegal move by the mover, sealed and signed properly
-    bad = "play rockfall at 9,9"
-    illegal = sign(Move(game=sp.packet.game, seat=mover, seq=sp.doc.seq, packet=sp.packet.hash,
-                        commit=move_commitment(nonce, bad),
-                        sealed=seal_json(SealedMove(move=bad, nonce=b64(nonce)), ids["referee"].public,
-                                         seal_info(sp.packet.game, sp.doc.seq, mover, "host", "move"), pad="move")),
-                   ids[mover])
+    illegal = forged_move(sp.packet.game, sp.doc.seq, sp.packet.hash, mover, "play rockfall at 9,9",
+                          ids["referee"].public, ids[mover])
     gf.submit_move(mover, sp.doc.seq, illegal.armored().encode())
     lines.clear()
     assert fh.step() is False
@@ -185,9 +178,7 @@ def test_host_killed_mid_game_and_restarted_finishes_the_game(tmp_path: Path) ->
         starts += 1
         wait_all([host, *bots.values()], timeout=150)
     finally:
-        for p in [host, *bots.values()]:
-            if p.poll() is None:
-                p.kill()
+        stop_all([host, *bots.values()])
     text = log.read_text()
     assert kills >= 2, text
     assert host.returncode == 0 and all(b.returncode == 0 for b in bots.values())
@@ -211,13 +202,8 @@ def test_a_move_for_another_game_is_rejected_with_a_line(tmp_path: Path) -> None
     gf: GameFolder = fh.folder
     sp = seats["ann"].latest()
     mover = sp.doc.to_move
-    nonce = os.urandom(16)
     text = "discard " + seats[mover].latest().part.hand[0]
-    foreign = sign(Move(game="another-game", seat=mover, seq=99, packet=sp.packet.hash,
-                        commit=move_commitment(nonce, text),
-                        sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), ids["referee"].public,
-                                         seal_info("another-game", 99, mover, "host", "move"), pad="move")),
-                   ids[mover])
+    foreign = forged_move("another-game", 99, sp.packet.hash, mover, text, ids["referee"].public, ids[mover])
     (gf.inbox_dir / "stray.pbem").write_text(foreign.armored())
     before = sqlite_dump(db)
     lines.clear()

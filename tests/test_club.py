@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from pbem_helpers import start_bots, wait_all
-from processes import PBEM, cli_env
+from processes import PBEM, cli_env, pbem
 from sqlalchemy import create_engine, func, select
 
 from engine.position import dump, load
@@ -36,11 +36,7 @@ GAMES = ["oak", "elm", "ash"]
 
 
 def run(root: Path, home: Path, *args: object, ok: bool = True) -> subprocess.CompletedProcess:
-    r = subprocess.run([*PBEM, *map(str, args)], env=cli_env(home), cwd=root, capture_output=True, text=True,
-                       timeout=120)
-    if ok:
-        assert r.returncode == 0, r.stderr + r.stdout
-    return r
+    return pbem(*args, home=home, cwd=root, ok=ok)
 
 
 def club(root: Path, games: list[str], store: str | None = None) -> dict[str, Path]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import start_bots, start_imap, wait_all
+from pbem_helpers import start_bots, start_imap, stop_all, wait_all
 from processes import PBEM, cli_env, new_keys, pbem
 from test_turn import dealt_mail_game
 
@@ -47,9 +47,7 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     try:
         wait_all([host, *bots.values()], timeout=240)
     finally:
-        for p in [host, *bots.values()]:
-            if p.poll() is None:
-                p.kill()
+        stop_all([host, *bots.values()])
     text = log.read_text()
     assert host.returncode == 0, text[-2000:]
     assert "is over after packet" in text

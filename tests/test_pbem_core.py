@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import Table, make_table, play_until, sqlite_dump
+from pbem_helpers import Table, forged_move, make_table, play_until, sqlite_dump
 
 from engine.errors import IllegalMove
 from engine.position import dump
@@ -16,10 +16,6 @@ from engine.state import deal
 from pbem.errors import BadPacket, BadSignature, StaleMove, WrongKey
 from pbem.protocol import fairness
 from pbem.protocol.documents import (
-    Move,
-    SealedMove,
-    b64,
-    move_commitment,
     open_json,
     read_blocks,
     read_file,
@@ -161,16 +157,8 @@ def test_bad_files_are_refused_and_change_nothing(tmp_path: Path) -> None:
     oot.write_text(out_of_turn.armored())
     refused(oot, StaleMove)
     # an illegal move sealed properly
-    from pbem.protocol.documents import seal_json
-
-    host_key = table.ids["referee"].public
-    nonce = b"0123456789abcdef"
-    bad_text = "play rockfall at 5,5"
-    bad_move = sign(Move(game=packet.game, seat=mover, seq=packet.doc.seq, packet=packet.hash,
-                         commit=move_commitment(nonce, bad_text),
-                         sealed=seal_json(SealedMove(move=bad_text, nonce=b64(nonce)), host_key,
-                                          seal_info(packet.game, packet.doc.seq, mover, "host", "move"), pad="move")),
-                    table.ids[mover])
+    bad_move = forged_move(packet.game, packet.doc.seq, packet.hash, mover, "play rockfall at 5,5",
+                           table.ids["referee"].public, table.ids[mover], nonce=b"0123456789abcdef")
     illegal = tmp_path / "illegal.pbem"
     illegal.write_text(bad_move.armored())
     refused(illegal, IllegalMove)

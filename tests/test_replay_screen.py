@@ -131,6 +131,12 @@ class Pty:
         os.close(self.master)
         os.close(self.slave)
 
+    def quit(self) -> None:
+        """Press q: the replay ends with exit 0 and leaves the terminal as it was."""
+        self.type("q")
+        assert self.wait() == 0
+        self.restored()
+
     def restored(self) -> None:
         """The terminal is as it was before: modes, main screen, cursor shown, lines wrapping."""
         assert termios.tcgetattr(self.slave) == self.before
@@ -232,9 +238,7 @@ def test_the_replay_is_full_screen_and_gives_the_terminal_back(db: Path) -> None
         rows = term.read(lambda rows: len(rows) == 30 and "q quit" in rows[-1] and rows[0].startswith("replay"))
         _board_in_view(rows, 30, db, 5, "ann")
 
-        term.type("q")
-        assert term.wait() == 0
-        term.restored()
+        term.quit()
     finally:
         term.close()
 
@@ -255,9 +259,7 @@ def test_at_60_columns_no_letter_is_lost_and_every_key_is_said(db: Path) -> None
             assert key in keys, rows[-2:]
         assert "…" not in keys and re.match(r"lines 1-\d+ of \d+  ", rows[-2]), rows[-2:]
         _board_in_view(rows, 24, db, 0)
-        term.type("q")
-        assert term.wait() == 0
-        term.restored()
+        term.quit()
     finally:
         term.close()
 

@@ -205,29 +205,28 @@ def test_the_old_version_refuses_a_migrated_store(tmp_path: Path) -> None:
         assert c.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
 
 
-def test_a_store_of_a_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
+def _refused_untouched(tmp_path: Path, change: str, error: str) -> None:
+    """A new store changed by the SQL `change` is refused with a StoreError saying `error`, its file unchanged."""
     db = tmp_path / "s.db"
     Store(f"sqlite:///{db}", create=True).close()
     with sqlite3.connect(db) as c:
-        c.execute("UPDATE alembic_version SET version_num = '0999'")
+        c.execute(change)
     before = db.read_bytes()
-    with pytest.raises(StoreError, match="newer than this pbem"):
+    with pytest.raises(StoreError, match=error):
         Store(f"sqlite:///{db}")
     assert db.read_bytes() == before
+
+
+def test_a_store_of_a_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
+    _refused_untouched(tmp_path, "UPDATE alembic_version SET version_num = '0999'", "newer than this pbem")
 
 
 def test_a_revision_that_cannot_be_read_says_why_not_that_it_is_newer(tmp_path: Path) -> None:
     """The one query that opens a store fails here for another reason than a missing table
     (alembic_version without its column): the store's own error is told (a StoreError quoting it), not 'schema None,
     newer than this pbem', and nothing is changed."""
-    db = tmp_path / "s.db"
-    Store(f"sqlite:///{db}", create=True).close()
-    with sqlite3.connect(db) as c:
-        c.execute("ALTER TABLE alembic_version RENAME COLUMN version_num TO other")
-    before = db.read_bytes()
-    with pytest.raises(StoreError, match="no such column: version_num"):
-        Store(f"sqlite:///{db}")
-    assert db.read_bytes() == before
+    _refused_untouched(tmp_path, "ALTER TABLE alembic_version RENAME COLUMN version_num TO other",
+                       "no such column: version_num")
 
 
 def test_not_a_pbem_store(tmp_path: Path) -> None:

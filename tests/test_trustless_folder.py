@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, cli_game, start_bots, start_host
+from pbem_helpers import SEATS, cli_game, start_bots, start_host, stop_all
 from processes import pbem
 from rich.console import Console
 
@@ -260,7 +260,5 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
         move = hers()[0]
         assert move.move == "discard 1 card" and len(move.discard) == 1 and move.play is None
     finally:
-        for p in [host, *bots.values()]:
-            p.kill()
-            p.wait()
+        stop_all([host, *bots.values()])
     assert "rejected" not in (tmp_path / "host.log").read_text()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from pbem_helpers import PASS, Table, store_dump
-from processes import PBEM, cli_env
+from processes import pbem
 from sqlalchemy import create_engine, select
 
 from engine.bots import RandomBot
@@ -237,9 +237,7 @@ def test_only_http_urls_are_taken(url: str) -> None:
 
 
 def run(root: Path, home: Path, *args: object, code: int = 0):
-    import subprocess
-
-    r = subprocess.run([*PBEM, *map(str, args)], env=cli_env(home), cwd=root, capture_output=True, text=True, timeout=60)
+    r = pbem(*args, home=home, cwd=root, timeout=60)
     assert r.returncode == code, r.stderr + r.stdout
     return r
 
