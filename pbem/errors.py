@@ -269,27 +269,42 @@ class ForkedChain(BadPacket):
     """The host sent two different packets with one number: never skipped over, always said."""
 
 
-class WrongKey(PbemError):
+class KeyTrouble(PbemError):
+    """The key asked for cannot be used: the wrong one, no or a wrong passphrase, or none there."""
+
     exit_code = 4
 
 
-class WrongPassphrase(PbemError):
-    exit_code = 4
+class WrongKey(KeyTrouble):
+    """A sealed part that does not open with the key at hand."""
 
 
-class KeyNotFound(PbemError):
-    exit_code = 4
+class WrongPassphrase(KeyTrouble):
+    """A protected key file, and no passphrase or one that does not open it."""
 
 
-class StaleMove(PbemError):
+class KeyNotFound(KeyTrouble):
+    """No key or contact of that name, or a key file that cannot be read."""
+
+
+class OutOfStep(PbemError):
+    """What was sent no longer fits the game's history: a stale move, or a history that conflicts."""
+
     exit_code = EXIT_STALE
 
 
-class Conflict(PbemError):
-    exit_code = EXIT_STALE
+class StaleMove(OutOfStep):
+    """Sent at the wrong moment: for a packet that is not the latest, out of turn, or while the game takes none."""
+
+
+class Conflict(OutOfStep):
+    """It clashes with what the game already holds (a second line, join, holder or packet under one
+    name or number, another game in the folder) or with a limit the game keeps."""
 
 
 class StoreError(PbemError):
+    """The host's store cannot be reached, is not a pbem store, is newer, or holds a name twice."""
+
     exit_code = EXIT_STORE
 
 
@@ -446,11 +461,13 @@ __all__ = [
     "SeatHandedOver",
     "BadPacket",
     "BadSignature",
+    "KeyTrouble",
     "WrongKey",
     "WrongPassphrase",
     "KeyNotFound",
     "StaleMove",
     "Conflict",
+    "OutOfStep",
     "StoreError",
     "BadName",
     "BadNameRead",
