@@ -115,7 +115,8 @@ def packet_words(docs: list[Packet], recipient: str | None, digest: str | None, 
     said = happened(docs)
     return PacketWords(head=t("mail head", game=game, round=doc.round, seq=doc.seq),
                        since=t("Since your last mail:") if said else None, moves=said, results=[], status=status,
-                       news=[], sealed=_sealed(recipient), commands=play_commands(game, recipient), digest=t("mail digest note", period=digest) if digest else None)
+                       news=[], sealed=_sealed(recipient), commands=play_commands(game, recipient),
+                       digest=t("mail digest note", period=digest) if digest else None)
 
 
 def _sealed(recipient: str | None) -> str:

@@ -15,9 +15,9 @@ block this seat must send at the table's current step, if any.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
