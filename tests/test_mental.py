@@ -70,6 +70,22 @@ def test_decode_refuses_wrong_lengths(bad):
         Point.decode(bad)  # type: ignore[arg-type]
 
 
+def test_each_wire_form_refuses_a_wrong_size_as_its_own_error():
+    """Every fixed-size form says what it is, the size it must have and the size it got, refused
+    as its own kind of error (the code scripts read from --json)."""
+    from pbem.protocol.mental.vss import BadShare, Dealing, decode_shares
+
+    cases = [(lambda: Ciphertext.decode(bytes(5)), BadPoint, "a ciphertext must be 64 bytes, not 5"),
+             (lambda: Proof.decode(bytes(7)), BadProof, "a proof must be 64 bytes, not 7"),
+             (lambda: Token.decode(bytes(9), "ann's token"), BadProof, "ann's token must be 96 bytes, not 9"),
+             (lambda: Dealing.decode(bytes(3), 2, 2, 3), BadShare, "a key dealing must be 64 bytes, not 3"),
+             (lambda: decode_shares(bytes(4), 2), BadShare, "a key dealing must be 64 bytes, not 4")]
+    for decode, error, words in cases:
+        with pytest.raises(BadPacket) as raised:
+            decode()
+        assert type(raised.value) is error and str(raised.value) == words
+
+
 @given(st.integers(min_value=0, max_value=2**256 - 1))
 def test_scalars_are_canonical(k):
     data = k.to_bytes(32, "little")

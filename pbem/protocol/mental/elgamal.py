@@ -16,10 +16,10 @@ from pbem.protocol.mental.group import (
     GENERATOR,
     IDENTITY,
     POINT_BYTES,
-    BadPoint,
     Point,
     ScalarSource,
     base_mul,
+    check_size,
     point_sum,
     random_scalar,
 )
@@ -37,9 +37,7 @@ class Ciphertext:
 
     @classmethod
     def decode(cls, data: bytes, what: Text = "") -> Ciphertext:
-        if len(data) != CIPHERTEXT_BYTES:
-            raise BadPoint(msg("{what} must be {n} bytes, not {size}", what=what or msg("a ciphertext"), n=CIPHERTEXT_BYTES,
-                             size=len(data)))
+        check_size(data, CIPHERTEXT_BYTES, what or msg("a ciphertext"))
         return cls(Point.decode(data[:POINT_BYTES], what), Point.decode(data[POINT_BYTES:], what))
 
 

@@ -140,6 +140,12 @@ def decode_scalar(data: bytes, what: Text = "") -> int:
 # --- points and scalars back to back: the wire form of every proof, dealing and transcript ---
 
 
+def check_size(data: bytes, n: int, what: Text, error: type[BadPacket] = BadPoint) -> None:
+    """Refuse `data` as `error` unless it is `n` bytes: every wire form here has a size known in advance."""
+    if len(data) != n:
+        raise error(msg("{what} must be {n} bytes, not {size}", what=what, n=n, size=len(data)))
+
+
 def points_bytes(points: Iterable[Point]) -> bytes:
     return b"".join(p.raw for p in points)
 

@@ -24,6 +24,7 @@ from pbem.protocol.mental.group import (
     Point,
     ScalarSource,
     base_mul,
+    check_size,
     decode_scalars,
     random_scalar,
     scalars_bytes,
@@ -47,9 +48,7 @@ class Proof:
 
     @classmethod
     def decode(cls, data: bytes, what: Text = "") -> Proof:
-        if len(data) != PROOF_BYTES:
-            raise BadProof(msg("{what} must be {n} bytes, not {size}", what=what or msg("a proof"), n=PROOF_BYTES,
-                                   size=len(data)))
+        check_size(data, PROOF_BYTES, what or msg("a proof"), BadProof)
         challenge, response = decode_scalars(data, what)
         return cls(challenge, response)
 
@@ -114,9 +113,7 @@ class Token:
 
     @classmethod
     def decode(cls, data: bytes, what: Text = "") -> Token:
-        if len(data) != POINT_BYTES + PROOF_BYTES:
-            raise BadProof(msg("{what} must be {n} bytes, not {size}", what=what or msg("a token"),
-                                   n=POINT_BYTES + PROOF_BYTES, size=len(data)))
+        check_size(data, POINT_BYTES + PROOF_BYTES, what or msg("a token"), BadProof)
         return cls(Point.decode(data[:POINT_BYTES], what), Proof.decode(data[POINT_BYTES:], what))
 
 

@@ -29,6 +29,7 @@ from pbem.protocol.mental.group import (
     Point,
     ScalarSource,
     base_mul,
+    check_size,
     decode_points,
     decode_scalars,
     point_sum,
@@ -71,9 +72,7 @@ class Dealing:
         what = what or msg("a key dealing")
         if not 1 <= threshold <= holders:
             raise BadShare(msg("a threshold of {k} is not between 1 and the {n} holders", k=threshold, n=holders))
-        if len(data) != cls.size(epochs, threshold):
-            raise BadShare(msg("{what} must be {n} bytes, not {size}", what=what, n=cls.size(epochs, threshold),
-                               size=len(data)))
+        check_size(data, cls.size(epochs, threshold), what, BadShare)
         points = decode_points(data, what)
         width = threshold - 1
         return cls(threshold, tuple(tuple(points[e * width:(e + 1) * width]) for e in range(epochs)))
@@ -103,9 +102,7 @@ def share_bytes(shares: Sequence[int]) -> bytes:
 
 
 def decode_shares(data: bytes, epochs: int, what: Text = "") -> list[int]:
-    if len(data) != SCALAR_BYTES * epochs:
-        raise BadShare(msg("{what} must be {n} bytes, not {size}", what=what or msg("a key dealing"),
-                           n=SCALAR_BYTES * epochs, size=len(data)))
+    check_size(data, SCALAR_BYTES * epochs, what or msg("a key dealing"), BadShare)
     return decode_scalars(data, what)
 
 
