@@ -17,7 +17,7 @@ from pbem.protocol.armor import armor
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import SIG_LEN, sign_json
 from pbem.seat import keys
-from pbem.ui.terminal import json_shown, printable, shown
+from pbem.ui.terminal import json_shown, printable, shown, styled
 
 # ESC ] title BEL, a CSI (ESC [) that clears the screen, the C1 CSI, and a right-to-left override
 EVIL = "\x1b]0;pwned\x07\x1b[2J\x9b2J\u202eevil"
@@ -45,7 +45,8 @@ def _resigned(block, changes: dict, signer: Identity) -> str:
 
 
 def test_the_sanitisers() -> None:
-    assert shown("ok\n\tnext \x1b[1mbold\x1b[0m") == "ok\n\tnext \x1b[1mbold\x1b[0m"  # rich's own styles pass
+    assert styled("ok\n\tnext \x1b[1mbold\x1b[0m") == "ok\n\tnext \x1b[1mbold\x1b[0m"  # rich's own styles pass
+    assert shown("ok\n\tnext \x1b[1mbold\x1b[0m") == "ok\n\tnext \\x1b[1mbold\\x1b[0m"  # anyone else's do not
     assert shown(f"a {EVIL}\r") == "a \\x1b]0;pwned\\x07\\x1b[2J\\x9b2J\\u202eevil\\r"
     assert printable("简体　繁體") == shown("简体　繁體") == "简体　繁體"
     text = json.dumps({"name": EVIL + "\U000e0001", "zh": "简体"}, ensure_ascii=False)

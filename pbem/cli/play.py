@@ -266,12 +266,11 @@ def _show_trustless(packet: Path, signed: Any, me: Identity, where: Path, as_jso
     if as_json:
         typer.echo(json_text(summary(c.ts)))
         return
-    from rich.console import Console
-
     from pbem.seat.screen import trustless_screen
     from pbem.seat.trustless import news
+    from pbem.ui.terminal import console
 
-    Console().print(trustless_screen(c.ts, news(c.ts, signed.doc.seq - 1), hints))  # drawn as any packet
+    console().print(trustless_screen(c.ts, news(c.ts, signed.doc.seq - 1), hints))  # drawn as any packet
     w = c.ts.table.waiting()
     if c.seat in w.seats and w.step == "move":
         typer.echo(t('your move: pbem move {packet} "MOVE" --as {name}', packet=packet, name=me.name))
@@ -424,12 +423,10 @@ def demo(
                                             "the host holds no secret (docs/trustless.md).")] = False,
 ) -> None:
     """Play a whole game: an automatic host and 5 bot seats, as separate processes, over a shared folder."""
-    from rich.console import Console
-
     from pbem.auto.demo import run_demo
-    from pbem.ui.terminal import unshown
+    from pbem.ui.terminal import console, unshown
 
-    run_demo(Console(file=unshown(sys.stdout)), ruleset=ruleset, workdir=workdir, bot=bot, trustless=trustless)
+    run_demo(console(file=unshown(sys.stdout)), ruleset=ruleset, workdir=workdir, bot=bot, trustless=trustless)
 
 
 def register(app: typer.Typer, only: str | None = None) -> None:

@@ -32,15 +32,16 @@ def listing(app: typer.Typer) -> list[tuple[str, str]]:
 
 
 def _console() -> Any:
-    from rich.console import Console
     from rich.theme import Theme
+
+    from pbem.ui.terminal import console
 
     width = os.environ.get("TERMINAL_WIDTH")  # the settings Typer's pages take from the environment
     forced = True if os.environ.get("GITHUB_ACTIONS") or os.environ.get("FORCE_COLOR") or os.environ.get("PY_COLORS") \
         else None
     if os.environ.get("_TYPER_FORCE_DISABLE_TERMINAL"):
         forced = False
-    return Console(theme=Theme(_STYLES), color_system="auto", force_terminal=forced, width=int(width) if width else None)
+    return console(theme=Theme(_STYLES), color_system="auto", force_terminal=forced, width=int(width) if width else None)
 
 
 def _highlighters(usage: str) -> tuple[Any, Any]:

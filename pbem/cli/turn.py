@@ -143,10 +143,9 @@ def play_turn(target: str, move: str | None, keys: KeyOptions, maildir: list[Pat
 def show_turn(turn: Turn, hints: bool = False) -> None:
     """The seat's table on the terminal, as `pbem show` draws it (`hints`: and where its cards
     go), with the host's news and the table talk since the seat last looked."""
-    from rich.console import Console
-
     from pbem.seat.screen import talk_lines
     from pbem.seat.talk import mark_heard, unheard
+    from pbem.ui.terminal import console
 
     lines = turn.talk()
     fresh = unheard(turn.home, turn.game, turn.seat, lines)
@@ -157,7 +156,7 @@ def show_turn(turn: Turn, hints: bool = False) -> None:
     elif turn.client is not None:
         from pbem.seat.screen import trustless_screen
 
-        Console().print(trustless_screen(turn.client.ts, turn.followed, hints))
+        console().print(trustless_screen(turn.client.ts, turn.followed, hints))
         if turn.notices:
             from datetime import datetime
 

@@ -15,9 +15,9 @@ if TYPE_CHECKING:
 
 
 def console():
-    from rich.console import Console
+    from pbem.ui.terminal import console as new_console
 
-    return Console(highlight=False)
+    return new_console(highlight=False)
 
 
 def _perspective_line(r: Replay, i: int, who: str) -> str:

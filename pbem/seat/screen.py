@@ -145,7 +145,9 @@ def _group(*parts: RenderableType) -> RenderableType:
 
 def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[Notice] | None = None,
                 answered: bool = False, hints: bool = False, talk: list[Line] | None = None) -> None:
-    (console or Console()).print(packet_renderable(sp, notices, answered=answered, hints=hints, talk=talk))
+    from pbem.ui.terminal import console as new_console
+
+    (console or new_console()).print(packet_renderable(sp, notices, answered=answered, hints=hints, talk=talk))
 
 
 def trustless_lines(summary: dict[str, Any], drawn: bool = False) -> list[str]:

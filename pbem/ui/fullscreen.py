@@ -43,10 +43,10 @@ class Ended(Exception):
 
 def render_lines(renderable: RenderableType, width: int, like: Console) -> list[str]:
     """The renderable as terminal lines (with `like`'s colours) at `width` columns."""
-    from rich.console import Console
+    from pbem.ui.terminal import console
 
     buf = io.StringIO()
-    con = Console(file=buf, width=width, force_terminal=like.color_system is not None, highlight=False,
+    con = console(file=buf, width=width, force_terminal=like.color_system is not None, highlight=False,
                   color_system=_COLOR_SYSTEMS.get(like.color_system or ""), legacy_windows=False)
     con.print(renderable)
     lines = buf.getvalue().split("\n")
@@ -145,9 +145,9 @@ class Terminal:
         """Overwrite the screen from the top left, each row cleared before it is written: a row
         cleared after its text (ESC [ K) lost its last letter when the text filled the width, as a
         terminal leaves its cursor on the last column then and clears from there."""
-        from pbem.ui.terminal import shown  # what the lines quote (moves, names) acts on nothing
+        from pbem.ui.terminal import styled  # drawn by a console that cleaned what they quote (moves, names)
 
-        self.write("\x1b[H" + "\r\n".join("\x1b[2K" + shown(line) + "\x1b[0m" for line in lines) + "\x1b[J")
+        self.write("\x1b[H" + "\r\n".join("\x1b[2K" + styled(line) + "\x1b[0m" for line in lines) + "\x1b[J")
 
     def keys(self) -> str:
         """What was typed (decoded), or "" when the terminal was resized."""

@@ -409,7 +409,9 @@ def text_cells(*texts: str) -> list[Text]:
 def plain_text(renderable: RenderableType, width: int = 80) -> str:
     """Render without colour or styles; lines keep no trailing spaces."""
     buf = io.StringIO()
-    console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+    from pbem.ui.terminal import console as new_console
+
+    console = new_console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
     # console.print joins bare Text objects into a new Text, losing no_wrap; a Group keeps it.
     console.print(Group(renderable), crop=False, soft_wrap=False)
     return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
