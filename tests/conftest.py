@@ -27,6 +27,18 @@ def _english(monkeypatch: pytest.MonkeyPatch):
     words.set_language(None)
 
 
+@pytest.fixture(autouse=True)
+def _reap():
+    """No process a test started (processes.start) outlives it, whether it failed or not: a host
+    or bot left polling took a core from every test after it. (Set up after the fixtures of wider
+    scope: what those start lives on.)"""
+    import processes
+
+    since = processes.started()
+    yield
+    processes.reap(since)
+
+
 @pytest.fixture(scope="session")
 def pg_server():
     """One real PostgreSQL server for the whole run, started on first use."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from processes import PBEM, cli_env, new_keys, pbem
+from processes import PBEM, cli_env, new_keys, pbem, start
 from typer.testing import CliRunner
 
 from engine.bots import RandomBot
@@ -274,16 +274,15 @@ def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False) -
 
 
 def start_host(db: Path, folder: Path, home: Path, log: Path, poll: float = 0.02) -> subprocess.Popen:
-    return subprocess.Popen([*PBEM, "host", "run", "t", "--db", db, "--folder", folder, "--poll", str(poll)],
-                            env=cli_env(home), stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    return start([*PBEM, "host", "run", "t", "--db", db, "--folder", folder, "--poll", str(poll)],
+                 env=cli_env(home), stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
 def start_bots(folder: Path, homes: dict[str, Path], root: Path, seats: list[str] = SEATS,
                kind: str = "smart", poll: float = 0.02) -> dict[str, subprocess.Popen]:
-    return {s: subprocess.Popen([*PBEM, "bot", "run", "--as", s, "--folder", folder, "--bot", kind,
-                                 "--seed", f"seed-{s}", "--poll", str(poll)],
-                                env=cli_env(homes[s]), stdout=(root / f"bot-{s}.log").open("ab"),
-                                stderr=subprocess.STDOUT)
+    return {s: start([*PBEM, "bot", "run", "--as", s, "--folder", folder, "--bot", kind,
+                      "--seed", f"seed-{s}", "--poll", str(poll)],
+                     env=cli_env(homes[s]), stdout=(root / f"bot-{s}.log").open("ab"), stderr=subprocess.STDOUT)
             for s in seats}
 
 
@@ -456,5 +455,5 @@ def start_imap(s: MailServers, who: str, args: list[str], home: Path, log: Path)
     # that waits costs nothing meanwhile (polling made every idle seat ask the server ten times
     # a second). --poll is then the first pause after a failed step (the server restarted).
     env = {**cli_env(home), "PBEM_IMAP_PASSWORD": f"pw-{who}"}
-    return subprocess.Popen([*PBEM, *args, "--imap", s.imap.url(who), "--poll", "0.1"], env=env,
-                            stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    return start([*PBEM, *args, "--imap", s.imap.url(who), "--poll", "0.1"], env=env,
+                 stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)

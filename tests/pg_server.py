@@ -11,6 +11,7 @@ import importlib.util
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -51,9 +52,12 @@ class PgServer:
         init = subprocess.run([str(self.bin / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
                                "-E", "UTF8", "--no-sync"], user=self.user, capture_output=True, text=True)
         if init.returncode != 0:
+            shutil.rmtree(self.dir, ignore_errors=True)
             raise RuntimeError(f"initdb failed: {init.stderr.strip()[-500:]}")
         args = [str(self.bin / "postgres"), "-D", str(data), "-h", "127.0.0.1", "-p", str(self.port),
-                "-k", str(self.dir), "-c", "max_connections=200"]
+                "-k", str(self.dir), "-c", "max_connections=200",
+                # its dynamic shared memory in the data folder rather than /dev/shm: removed with it
+                "-c", "dynamic_shared_memory_type=mmap"]
         if not fsync:
             args += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
         with open(log, "wb") as out:
@@ -83,10 +87,13 @@ class PgServer:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:
+        """Down and its folder gone. A fast shutdown (SIGINT): it ends the sessions still open (a
+        test's engine pool) and cleans up; the smart one (SIGTERM) waited for them, so the kill
+        that followed 10 s later left its shared memory behind (a SysV segment, /dev/shm files)."""
         if self.proc.poll() is None:
-            self.proc.terminate()  # smart shutdown; then fast if it lingers
+            self.proc.send_signal(signal.SIGINT)
             try:
-                self.proc.wait(10)
+                self.proc.wait(30)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()

@@ -1,15 +1,17 @@
 """The real `pbem` command as a separate process, the one way tests start it.
 
-`pbem(...)` runs a command and waits; `PBEM` and `cli_env(...)` are for the tests that keep a
-process running (a host, a bot) with subprocess.Popen.
+`pbem(...)` runs a command and waits; `start(...)` starts one that keeps running (a host, a bot)
+and ends with the test that started it (`PBEM` and `cli_env(...)` are what it runs).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PBEM = [sys.executable, "-m", "pbem"]  # this checkout's CLI, as `python -m pbem` (through pbem.entry, as the console script)
@@ -69,3 +71,35 @@ def new_keys(homes: dict[str, Path], **extra: str | None) -> dict[str, str]:
         assert p.returncode == 0, (n, err)
         pubs[n] = out.splitlines()[0]
     return pubs
+
+
+_STARTED: list[subprocess.Popen] = []  # by start(), in this test process
+
+
+def start(args: list[Any], **popen: Any) -> subprocess.Popen:
+    """subprocess.Popen(args, **popen) for a process that would run until stopped: one the test
+    has not ended when it ends, failed or not, the `_reap` fixture (tests/conftest.py) ends."""
+    proc = subprocess.Popen(args, **popen)
+    _STARTED.append(proc)
+    return proc
+
+
+def started() -> int:
+    """How many processes start() has begun so far (the mark `reap` ends them from)."""
+    return len(_STARTED)
+
+
+def reap(since: int) -> list[subprocess.Popen]:
+    """End the processes start() began since `since` that still run (SIGTERM, SIGKILL after 10 s);
+    those it had to end."""
+    running = [p for p in _STARTED[since:] if p.poll() is None]
+    for p in running:
+        p.send_signal(signal.SIGTERM)
+    for p in running:
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    del _STARTED[since:]
+    return running

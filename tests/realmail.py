@@ -387,17 +387,20 @@ def start_real_mail(root: Path, names: list[str], sep: str, *, no_create: bool =
     # Dovecot's mail processes (uid mail) and Postfix's (uid postfix) must reach these folders,
     # which a test's own tmp_path (mode 0700 above it) does not allow.
     base = Path(tempfile.mkdtemp(prefix="pbem-mailsrv-", dir=root))
-    base.chmod(0o755)
-    ca, cert, key = private_ca(base)
-    for p in (cert, key):
-        os.chown(p, 0, 0)
-    dovecot = Dovecot(base / "dovecot", {n: f"pw-{n}" for n in names}, sep, (cert, key), no_create, prefix)
-    dovecot.start()
-    postfix = Postfix(base / "postfix", dovecot, (cert, key))
+    dovecot = None
     try:
+        base.chmod(0o755)
+        ca, cert, key = private_ca(base)
+        for p in (cert, key):
+            os.chown(p, 0, 0)
+        dovecot = Dovecot(base / "dovecot", {n: f"pw-{n}" for n in names}, sep, (cert, key), no_create, prefix)
+        dovecot.start()
+        postfix = Postfix(base / "postfix", dovecot, (cert, key))
         postfix.start()
     except BaseException:
-        dovecot.stop()
+        if dovecot is not None:
+            dovecot.stop()
+        shutil.rmtree(base, ignore_errors=True)
         raise
     return RealMail(dovecot, postfix, ca, {n: f"{n}@example.org" for n in names})
 

@@ -128,7 +128,7 @@ def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_pa
     packet waits for her, her `pbem turn` lists what happened meanwhile, and her own move is
     applied."""
     from pbem_helpers import start_bots
-    from processes import PBEM, cli_env, new_keys, pbem
+    from processes import PBEM, cli_env, new_keys, pbem, start
 
     from pbem.host import referee as H
     from pbem.host.clock import parse_time
@@ -145,8 +145,8 @@ def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_pa
     pbem("folder", "init", "t", folder, "--db", db, home=homes["referee"], ok=True)
     pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True)  # ann joins
     log = tmp_path / "host.log"
-    host = subprocess.Popen([*PBEM, "host", "run", "t", "--db", db, "--poll", "0.05"], env=cli_env(homes["referee"]),
-                            stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    host = start([*PBEM, "host", "run", "t", "--db", db, "--poll", "0.05"], env=cli_env(homes["referee"]),
+                 stdout=log.open("ab"), stderr=subprocess.STDOUT)
     bots = start_bots(folder, homes, tmp_path, ["bob", "cat", "dan"], poll=0.05)
     try:
         with H.Host(db) as watch:

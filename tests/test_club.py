@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from pbem_helpers import start_bots, wait_all
-from processes import PBEM, cli_env, pbem
+from processes import PBEM, cli_env, pbem, start
 from sqlalchemy import create_engine, func, select
 
 from engine.position import dump, load
@@ -231,7 +231,7 @@ def _serving(log: Path, proc: subprocess.Popen, others: list[subprocess.Popen], 
 def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, store_url: str) -> None:
     games = GAMES[:2]
     homes = club(tmp_path, games, store_url)
-    daemon = lambda log: subprocess.Popen(  # noqa: E731
+    daemon = lambda log: start(  # noqa: E731
         [*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.02", "--lease", "1"], env=cli_env(homes["referee"]),
         stdout=log.open("ab"), stderr=subprocess.STDOUT)
     steady = daemon(tmp_path / "daemon-1.log")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from pbem_helpers import start_bots
-from processes import PBEM, cli_env
+from processes import PBEM, cli_env, start
 from sqlalchemy import create_engine, select
 from test_club import club
 
@@ -45,9 +45,9 @@ def test_two_daemons_share_the_games_and_take_over_a_killed_ones(tmp_path: Path,
     homes = club(tmp_path, games, store_url)
     logs = [tmp_path / "daemon-a.log", tmp_path / "daemon-b.log"]
     text = lambda i: logs[i].read_text()  # noqa: E731
-    daemons = [subprocess.Popen([*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.05",
-                                 "--lease", str(LEASE)], env=cli_env(homes["referee"]), stdout=log.open("ab"),
-                                stderr=subprocess.STDOUT) for log in logs]
+    daemons = [start([*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.05",
+                      "--lease", str(LEASE)], env=cli_env(homes["referee"]), stdout=log.open("ab"),
+                     stderr=subprocess.STDOUT) for log in logs]
     bots: list[subprocess.Popen] = []
     try:
         share = "holding 1 of 2 active games; 2 daemon(s) share the store"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from mailservers import MailServers
 from pbem_helpers import start_bots, start_imap, stop_all, wait_all
-from processes import PBEM, cli_env, new_keys, pbem
+from processes import PBEM, cli_env, new_keys, pbem, start
 from test_turn import dealt_mail_game
 
 from pbem.folder.layout import GameFolder
@@ -41,8 +41,8 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     joined = pbem("turn", folder, "--as", "dan", home=homes["dan"])
     assert "as seat dan" in joined.stdout, joined.stderr  # and dan is never heard of again
     log = tmp_path / "host.log"
-    host = subprocess.Popen([*PBEM, "host", "run", "t", "--store", db, "--poll", "0.02"],  # the folder is remembered
-                            env=cli_env(homes["referee"]), stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    host = start([*PBEM, "host", "run", "t", "--store", db, "--poll", "0.02"],  # the folder is remembered
+                 env=cli_env(homes["referee"]), stdout=log.open("ab"), stderr=subprocess.STDOUT)
     bots = start_bots(folder, homes, tmp_path, BOTS)
     try:
         wait_all([host, *bots.values()], timeout=240)

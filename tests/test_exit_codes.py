@@ -81,10 +81,10 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     pw = tmp_path / "pass.txt"
     pw.write_bytes(PASS)
     env = processes.cli_env(table.homes["referee"], PBEM_LANG="en")
-    proc = subprocess.Popen([*processes.PBEM, "host", "run", "test", "--db", str(db), "--folder",
-                             str(folder), "--poll", "0.1", "--passphrase-file", str(pw)], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a shell starts it
+    proc = processes.start([*processes.PBEM, "host", "run", "test", "--db", str(db), "--folder",
+                            str(folder), "--poll", "0.1", "--passphrase-file", str(pw)], env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a shell starts it
     try:
         assert proc.stdout is not None and proc.stdout.readline(), "the host said nothing"  # it is serving
         time.sleep(0.3)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from pbem_helpers import folder_dealt, new_game, run_peak, started_game
-from processes import PBEM, cli_env
+from processes import PBEM, cli_env, start
 
 from engine.rules import legal_moves
 from pbem.folder.layout import GameFolder
@@ -210,8 +210,8 @@ def test_a_junk_packet_before_the_deal_stops_no_seat_from_joining(tmp_path: Path
     assert any(p.name.startswith("ann-000000-") for p in (folder / "inbox").iterdir()), out
 
     log = tmp_path / "bot-bob.log"
-    bot = subprocess.Popen([*PBEM, "bot", "run", "--as", "bob", "--folder", folder, "--poll", "0.05"],
-                           env=cli_env(homes["bob"]), stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    bot = start([*PBEM, "bot", "run", "--as", "bob", "--folder", folder, "--poll", "0.05"],
+                env=cli_env(homes["bob"]), stdout=log.open("wb"), stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not any(p.name.startswith("bob-000000-")

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from pbem_helpers import read_until
-from processes import PBEM, cli_env, one_error_line, pbem
+from processes import PBEM, cli_env, one_error_line, pbem, start
 
 
 def _keys(root: Path, names: list[str]) -> tuple[Path, dict[str, str]]:
@@ -74,8 +74,8 @@ def test_host_run_stopped_by_sigterm_says_so_and_exits_0(tmp_path: Path) -> None
     home, lines = _keys(tmp_path, ["referee", "ann", "bob", "cat"])
     seats = [x for s in ("ann", "bob", "cat") for x in ("--player", f"{s}={lines[s]}")]
     pbem("game", "new", "g", "--host", "referee", *seats, home=home, cwd=tmp_path, ok=True)
-    proc = subprocess.Popen([*PBEM, "host", "run", "g", "--folder", tmp_path / "shared", "--poll", "0.1"], cwd=tmp_path,
-                            env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start([*PBEM, "host", "run", "g", "--folder", tmp_path / "shared", "--poll", "0.1"], cwd=tmp_path,
+                 env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()  # said as the watch loop starts

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from pbem_helpers import check_game, wait_all
-from processes import PBEM, cli_env, new_keys, pbem
+from processes import PBEM, cli_env, new_keys, pbem, start
 from realmail import RealMail, start_real_mail, stop_real_mail
 
 from pbem.host import referee as H
@@ -55,8 +55,8 @@ def _setup(root: Path, s: RealMail) -> tuple[Path, dict[str, Path]]:
 
 
 def _start(args: list[str], home: Path, who: str, log: Path) -> subprocess.Popen:
-    return subprocess.Popen([*PBEM, *args], env=_env(home, who), stdin=subprocess.DEVNULL, stdout=log.open("ab"),
-                            stderr=subprocess.STDOUT)
+    return start([*PBEM, *args], env=_env(home, who), stdin=subprocess.DEVNULL, stdout=log.open("ab"),
+                 stderr=subprocess.STDOUT)
 
 
 def _until(cond: Callable[[], bool], seconds: float) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from mailservers import MailServers
 from pbem_helpers import SEATS, cli_app, run_cli
-from processes import PBEM, cli_env, one_error_line, pbem
+from processes import PBEM, cli_env, one_error_line, pbem, start
 from test_turn import _legal, dealt_mail_game, folder_game
 
 from engine.rules import legal_moves
@@ -34,9 +34,9 @@ class Waiter:
     """`pbem turn TARGET --as SEAT --wait ...` running; its output read line by line."""
 
     def __init__(self, home: Path, *args: object, env: dict[str, str] | None = None, says: str = "waiting for ") -> None:
-        self.proc = subprocess.Popen([*PBEM, "turn", *map(str, args), "--wait"],
-                                     env=cli_env(home, **{"PBEM_LANG": "en", "COLUMNS": "120", **(env or {})}),
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = start([*PBEM, "turn", *map(str, args), "--wait"],
+                          env=cli_env(home, **{"PBEM_LANG": "en", "COLUMNS": "120", **(env or {})}),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.says = says  # how its line that says what it waits for starts
         self.out: list[str] = []
         self._seen = threading.Event()
