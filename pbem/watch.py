@@ -3,6 +3,8 @@
 `watch_paths(paths)` gives a `Watch`: `wait(seconds)` returns once something in those
 folders may have changed (a file was written, renamed in or removed) or `seconds` passed.
 `pbem turn --wait` waits on a game folder's packets this way, and on a Maildir's new mail.
+`arrivals()` gives an `Arrivals`: which of many folders had a file arrive (`pbem host run
+--all` reads only the inboxes that did, and every inbox once a poll period).
 
 On Linux the kernel says when a file changes (inotify, through libc with ctypes: the
 standard library has no binding, and the three calls it takes do not warrant a dependency).
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import os
 import select
+import struct
 import sys
 import time
 from collections.abc import Iterable
@@ -31,8 +34,10 @@ IN_CLOSE_WRITE = 0x8
 IN_MOVED_TO = 0x80
 IN_CREATE = 0x100
 IN_DELETE = 0x200
+IN_Q_OVERFLOW = 0x4000
 IN_ONLYDIR = 0x01000000
 _MASK = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE
+_EVENT = struct.Struct("iIII")
 
 
 class Watch(Protocol):
@@ -59,11 +64,11 @@ class Polling:
         pass
 
 
-class Inotify:
-    """The folders `dirs` (each folder given, and every folder directly inside it when it is
-    read again: a seat's packet folder made after the wait began) watched by the kernel."""
+class _Kernel:
+    """An inotify instance (through libc with ctypes): watches added and removed, and which of
+    them had events."""
 
-    def __init__(self, dirs: list[Path]) -> None:
+    def __init__(self) -> None:
         import ctypes
         import ctypes.util
 
@@ -72,6 +77,54 @@ class Inotify:
         if fd < 0:
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
         self.fd: int | None = fd
+
+    def add(self, d: Path, mask: int) -> int | None:
+        """The watch descriptor of folder `d` (None: not there, not a folder, out of watches)."""
+        if self.fd is None:
+            return None
+        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(d), mask | IN_ONLYDIR)
+        return wd if wd >= 0 else None
+
+    def remove(self, wd: int) -> None:
+        if self.fd is not None:
+            self._libc.inotify_rm_watch(self.fd, wd)
+
+    def ready(self, seconds: float) -> bool:
+        """Whether an event came within `seconds`."""
+        assert self.fd is not None
+        ready, _, _ = select.select([self.fd], [], [], max(seconds, 0.0))
+        return bool(ready)
+
+    def read(self) -> set[int] | None:
+        """The watch descriptors that had events since the last read; None when the kernel's
+        queue overflowed (any of them may have)."""
+        assert self.fd is not None
+        wds: set[int] = set()
+        try:
+            while data := os.read(self.fd, 64 * 1024):
+                at = 0
+                while at + _EVENT.size <= len(data):  # struct inotify_event: wd, mask, cookie, len, name[len]
+                    wd, mask, _cookie, size = _EVENT.unpack_from(data, at)
+                    if mask & IN_Q_OVERFLOW:
+                        return None
+                    wds.add(wd)
+                    at += _EVENT.size + size
+        except BlockingIOError:
+            pass
+        return wds
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+class Inotify:
+    """The folders `dirs` (each folder given, and every folder directly inside it when it is
+    read again: a seat's packet folder made after the wait began) watched by the kernel."""
+
+    def __init__(self, dirs: list[Path]) -> None:
+        self.kernel = _Kernel()
         self.dirs = dirs
         self.watched: set[Path] = set()
         self._add_all()
@@ -87,29 +140,68 @@ class Inotify:
                 self._add(sub)
 
     def _add(self, d: Path) -> None:
-        if d in self.watched or self.fd is None:
-            return
-        if self._libc.inotify_add_watch(self.fd, os.fsencode(d), _MASK | IN_ONLYDIR) >= 0:
+        if d not in self.watched and self.kernel.add(d, _MASK) is not None:
             self.watched.add(d)
 
     def wait(self, seconds: float) -> bool:
-        assert self.fd is not None
-        ready, _, _ = select.select([self.fd], [], [], max(min(seconds, SAFETY), 0.0))
-        if not ready:
+        if not self.kernel.ready(min(seconds, SAFETY)):
             return seconds > SAFETY  # the safety re-read (a network filesystem) is due
         time.sleep(0.05)  # a writer renames a packet and then its neighbours: one wake for them all
-        try:
-            while os.read(self.fd, 64 * 1024):
-                pass
-        except BlockingIOError:
-            pass
+        self.kernel.read()
         self._add_all()
         return True
 
     def close(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        self.kernel.close()
+
+
+class Arrivals:
+    """Which of a changing set of folders had a file arrive (written and closed, or renamed in),
+    as the kernel says: a daemon serving many games reads only the inboxes that changed. Only
+    on Linux (`arrivals()` gives None elsewhere: the caller looks at every folder each time); a
+    folder on a network filesystem changed from another machine is seen only by that look."""
+
+    def __init__(self) -> None:
+        self.kernel = _Kernel()
+        self.by_wd: dict[int, Path] = {}
+        self.wd_of: dict[Path, int] = {}
+
+    def watch(self, d: Path) -> bool:
+        """Watch folder `d` (not the folders inside it); False when the kernel would not."""
+        if d in self.wd_of:
+            return True
+        wd = self.kernel.add(d, IN_CLOSE_WRITE | IN_MOVED_TO)
+        if wd is None:
+            return False
+        self.by_wd[wd], self.wd_of[d] = d, wd
+        return True
+
+    def unwatch(self, d: Path) -> None:
+        wd = self.wd_of.pop(d, None)
+        if wd is not None:
+            self.by_wd.pop(wd, None)
+            self.kernel.remove(wd)
+
+    def wait(self, seconds: float) -> set[Path] | None:
+        """The watched folders a file arrived in, once one did or `seconds` passed (an empty set);
+        None when the kernel lost count (any may have)."""
+        if not self.kernel.ready(seconds):
+            return set()
+        wds = self.kernel.read()
+        return None if wds is None else {self.by_wd[wd] for wd in wds if wd in self.by_wd}
+
+    def close(self) -> None:
+        self.kernel.close()
+
+
+def arrivals() -> Arrivals | None:
+    """An `Arrivals` where the kernel can tell (Linux, unless PBEM_WATCH=poll), else None."""
+    if not sys.platform.startswith("linux") or os.environ.get("PBEM_WATCH") == "poll":
+        return None
+    try:
+        return Arrivals()
+    except (OSError, AttributeError):  # no libc inotify, out of instances
+        return None
 
 
 def watch_paths(paths: Iterable[Path]) -> Watch:

@@ -18,11 +18,14 @@ import pytest
 from pbem_helpers import start_bots
 from processes import PBEM, cli_env, start
 from sqlalchemy import create_engine, select
-from test_club import club
+from test_club import SEATS, club
 
+from engine.rules import legal_moves
 from pbem.folder.layout import GameFolder
+from pbem.folder.play import FolderSeat
 from pbem.host.store import games as games_table
 from pbem.host.store import moves
+from pbem.seat import keys
 
 LEASE = 2.0  # seconds
 
@@ -88,6 +91,39 @@ def test_two_daemons_share_the_games_and_take_over_a_killed_ones(tmp_path: Path,
         numbers.setdefault((name, round_no), []).append(n)
     assert {k[0] for k in numbers} == set(games)
     assert all(sorted(ns) == list(range(1, len(ns) + 1)) for ns in numbers.values()), numbers
+
+
+@pytest.mark.slow  # five `pbem` processes, 4-9 s
+def test_a_move_is_taken_as_it_arrives_not_at_the_next_look(tmp_path: Path) -> None:
+    """The daemon looks at every game only once a minute here (--poll 60, leases renewed as
+    seldom), yet a move dropped into one game's inbox is applied at once: the kernel says which
+    served inbox had a file arrive (pbem.watch.arrivals), and that game alone is stepped."""
+    games = ["oak", "elm"]
+    homes = club(tmp_path, games)
+    ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
+    for g in games:
+        for s in SEATS:
+            FolderSeat.open(tmp_path / "shared" / g, ids[s], homes[s]).join()
+    log = tmp_path / "daemon.log"
+    daemon = subprocess.Popen([*PBEM, "host", "run", "--all", "--poll", "60", "--lease", "300"],
+                              env=cli_env(homes["referee"]), cwd=tmp_path, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    try:
+        folders = {g: GameFolder.open(tmp_path / "shared" / g) for g in games}
+        _wait(lambda: all(len(f.packets(None)) == 1 for f in folders.values()), 60, "the games were not dealt")
+        for _ in range(2):  # two moves in a row, each as it arrives
+            sp = FolderSeat.open(tmp_path / "shared" / "oak", ids["ann"], homes["ann"]).latest()
+            assert sp is not None
+            mover = FolderSeat.open(tmp_path / "shared" / "oak", ids[sp.doc.to_move], homes[sp.doc.to_move])
+            msp = mover.latest()
+            assert msp is not None
+            sent = time.monotonic()
+            mover.move(msp, str(legal_moves(msp.view)[0]))
+            _wait(lambda: len(folders["oak"].packets(None)) > msp.doc.seq, 20, "the move waited for the next look")
+            assert time.monotonic() - sent < 10, log.read_text()
+        assert len(folders["elm"].packets(None)) == 1
+    finally:
+        daemon.terminate()
+        daemon.wait(30)
 
 
 def test_a_lease_goes_with_all_only(tmp_path: Path) -> None:

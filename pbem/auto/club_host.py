@@ -3,6 +3,7 @@ transport, shared with other daemons on the store by leases (`pbem host run --al
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from pbem.host.store import Store
 from pbem.protocol.crypto import Identity
 from pbem.ui import failures
 from pbem.ui.words import t
+from pbem.watch import Arrivals, arrivals
 
 
 @dataclass
@@ -30,8 +32,9 @@ class ClubHost:
     leases when due (pbem.host.leases: with other daemons on the store, each serves its share),
     starts serving the games it holds that are new or were not ready, and steps each; a game whose step fails
     (bad input that is not even a move, a folder gone, SMTP down) is logged and tried again
-    next pass, and the others go on. The host keys are unlocked once per key name. Never
-    done: it serves until stopped.
+    next pass, and the others go on. The host keys are unlocked once per key name. Between two
+    such passes (a poll period), a file that arrives in the inbox of a game it serves wakes it
+    at once, and only that game is stepped (`wait`). Never done: it serves until stopped.
     """
 
     store: Store
@@ -46,8 +49,18 @@ class ClubHost:
     blind: dict[Path, tuple[str, str]] = field(default_factory=dict)  # a trustless game's file -> its id and name
     said: tuple[int, int, int] | None = None  # the lease round last logged: held, active, daemons
     lease_trouble: str | None = None
+    arrivals: Arrivals | None = field(default_factory=arrivals)  # which served inboxes had a file arrive
+    inboxes: dict[Path, str] = field(default_factory=dict)  # a watched inbox -> its game's id
+    arrived: set[str] | None = None  # the games a file arrived for since the last step; None: look at every game
+    full_at: float = 0.0  # time.monotonic() when the next look at every game is due
 
     def step(self) -> bool:
+        if self.arrived is not None and time.monotonic() < self.full_at and not (self.leases and self.leases.due()):
+            for game_id in sorted(self.arrived):  # only the games a file arrived for
+                stepper = self.serving.get(game_id)
+                if stepper is not None and (self.leases is None or self.leases.holds(game_id)):
+                    self._step_game(game_id, stepper)
+            return False
         games = [(game_id, name, status, None) for game_id, name, status in self.store.game_list()]
         listed = [g for g in games + self._blind_games()
                   if g[0] not in self.finished and (g[2] != "over" or g[0] in self.serving)]
@@ -57,17 +70,34 @@ class ClubHost:
             if self.leases is not None and not self.leases.holds(game_id):
                 self._drop(game_id)  # another daemon's, or this one's lease ran out: its inbox is not read
                 continue
-            log = stamp_log(f"host {name}")
-            stepper = self.serving.get(game_id) or self._start(game_id, name, log, path)
-            if stepper is None:
-                continue
-            try:
-                if stepper.step():
-                    self.finished.add(game_id)
-                    self._drop(game_id)
-            except Exception as exc:  # one game's trouble never stops the others
-                log(t("step failed ({why}); retrying next pass", why=f"{type(exc).__name__}: {exc}"))
+            stepper = self.serving.get(game_id) or self._start(game_id, name, stamp_log(f"host {name}"), path)
+            if stepper is not None:
+                self._step_game(game_id, stepper)
         return False
+
+    def wait(self, seconds: float) -> bool:
+        """Until the next step: at once when a file arrives in the inbox of a game this daemon
+        serves (that step reads those inboxes alone), else when the next look at every game is
+        due (`seconds` after the last) or the next lease round. Without the kernel's word
+        (pbem.watch.arrivals), every step looks at every game, `seconds` apart."""
+        if self.arrivals is None:
+            time.sleep(seconds)
+            return True
+        now = time.monotonic()
+        if self.arrived is None:  # a look at every game just ended
+            self.full_at = now + seconds
+        end = self.full_at if self.leases is None else min(self.full_at, self.leases.next_round)
+        changed = self.arrivals.wait(end - now) if end > now else set()
+        self.arrived = None if changed is None else {self.inboxes[d] for d in changed if d in self.inboxes}
+        return True
+
+    def _step_game(self, game_id: str, stepper: FolderHost | MailHost) -> None:
+        try:
+            if stepper.step():
+                self.finished.add(game_id)
+                self._drop(game_id)
+        except Exception as exc:  # one game's trouble never stops the others
+            stepper.log(t("step failed ({why}); retrying next pass", why=f"{type(exc).__name__}: {exc}"))
 
     def _lease_round(self, active: list[str]) -> None:
         assert self.leases is not None
@@ -92,12 +122,17 @@ class ClubHost:
             return
         if isinstance(stepper, MailHost):
             stepper.source.close()
+        elif self.arrivals is not None:
+            self.arrivals.unwatch(stepper.folder.inbox_dir)
+            self.inboxes.pop(stepper.folder.inbox_dir, None)
         stepper.host.close()
 
     def close(self) -> None:
         """Stop serving: every game's stepper closed, the leases given back for the others to take now."""
         for game_id in list(self.serving):
             self._drop(game_id)
+        if self.arrivals is not None:
+            self.arrivals.close()
         if self.leases is not None:
             try:
                 self.leases.release()
@@ -144,4 +179,6 @@ class ClubHost:
             return None
         self.waiting.pop(game_id, None)
         self.serving[game_id] = stepper
+        if isinstance(stepper, FolderHost) and self.arrivals is not None and self.arrivals.watch(stepper.folder.inbox_dir):
+            self.inboxes[stepper.folder.inbox_dir] = game_id
         return stepper
