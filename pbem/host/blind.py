@@ -41,6 +41,7 @@ from pbem.host.interface import (
     GameOverview,
     GameStatus,
     HostNotice,
+    Outbox,
     Outcome,
     Release,
     TalkRelease,
@@ -48,6 +49,7 @@ from pbem.host.interface import (
     overview_of,
 )
 from pbem.host.paths import is_blind
+from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, clock_says, replaced
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
@@ -118,6 +120,10 @@ class BlindHost(Closing):
     def releases(self, after: int) -> list[Release]:
         out = [Release(0, self.invitation())] if after < 0 else []
         return out + [Release(seq, armored) for seq, armored in self.packets(max(after, 0))]
+
+    def outbox(self, channel: str) -> Outbox:
+        return Outbox(self.releases(self.delivered(channel)), self.notices(self.delivered(notices_channel(channel))),
+                      self.talk(self.delivered(talk_channel(channel))))
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:

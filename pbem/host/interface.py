@@ -58,6 +58,15 @@ class TalkRelease:
     armored: str  # the seat's signed block, as it came
 
 
+@dataclass(frozen=True)
+class Outbox:
+    """What one channel has not delivered yet, each oldest first (pbem.host.publish)."""
+
+    releases: list[Release]  # after the channel's mark (the invitation first when it has none)
+    notices: list[HostNotice]  # after the mark of "CHANNEL notices"
+    talk: list[TalkRelease]  # after the mark of "CHANNEL talk"
+
+
 @dataclass
 class Outcome:
     """What happened to one input block, in a line a person can read."""
@@ -225,6 +234,9 @@ class GameHost(Protocol):
     def delivered(self, channel: str) -> int: ...
 
     def releases(self, after: int) -> list[Release]: ...
+
+    def outbox(self, channel: str) -> Outbox:
+        """What `channel` has not delivered yet: releases, notices and table talk after its marks."""
 
     def mark_delivered(self, channel: str, seq: int, book: dict[str, MailMark] | None = None) -> None:
         """Raise `channel`'s mark to `seq`, and store the mail's `book` with it (one transaction)."""

@@ -32,12 +32,11 @@ import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
-from sqlalchemy import Table, and_, delete, func, or_, select, text, update
+from sqlalchemy import and_, delete, func, or_, select, text, update
 from sqlalchemy.engine import Connection
 
-from pbem.host.store import Store, daemons, leases
+from pbem.host.store import Store, daemons, dialect_insert, leases
 
 AHEAD = 0.8  # a lease ends this many periods after its round
 ROUND = 0.2  # a lease round every this many periods
@@ -58,24 +57,13 @@ def store_now(c: Connection) -> float:
     return float(c.execute(text("SELECT (julianday('now') - 2440587.5) * 86400.0")).scalar_one())
 
 
-def _insert(c: Connection, table: Table) -> Any:
-    """An INSERT of the store's dialect: both have ON CONFLICT (DO NOTHING, DO UPDATE)."""
-    if c.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-        return pg_insert(table)
-    from sqlalchemy.dialects.sqlite import insert as lite_insert
-
-    return lite_insert(table)
-
-
 def _upsert_heartbeat(c: Connection, me: str, now: float) -> None:
-    c.execute(_insert(c, daemons).values(id=me, seen=now).on_conflict_do_update(index_elements=["id"], set_={"seen": now}))
+    c.execute(dialect_insert(c, daemons).values(id=me, seen=now).on_conflict_do_update(index_elements=["id"], set_={"seen": now}))
 
 
 def _insert_free(c: Connection, game_id: str) -> None:
     """The game's lease row, expired and held by no one, unless it has one."""
-    c.execute(_insert(c, leases).values(game_id=game_id, holder="", expires=0.0).on_conflict_do_nothing(index_elements=["game_id"]))
+    c.execute(dialect_insert(c, leases).values(game_id=game_id, holder="", expires=0.0).on_conflict_do_nothing(index_elements=["game_id"]))
 
 
 @dataclass

@@ -48,14 +48,6 @@ class Publisher(Protocol):
     def relay(self, line: TalkRelease) -> str: ...
 
 
-def notices_channel(channel: str) -> str:
-    return f"{channel} notices"
-
-
-def talk_channel(channel: str) -> str:
-    return f"{channel} talk"
-
-
 def talk_name(line: TalkRelease) -> str:
     """A relayed line's file name stem in talk/ (the content's hash follows): packet, seat."""
     return f"{line.seq:06d}-{line.seat}"
@@ -65,22 +57,19 @@ def publish_pending(host: GameHost, publisher: Publisher, *, log: Callable[[str]
                     latest_only: bool = False) -> list[tuple[int | None, str]]:
     """Deliver every release, then every notice, then every line of table talk, after the
     channel's marks; [(seq, where)] for each (seq None for a notice or a line)."""
-    todo = host.releases(host.delivered(publisher.channel))
-    if latest_only:
-        todo = todo[-1:]
+    owed = host.outbox(publisher.channel)  # one read, however little is owed
+    todo = owed.releases[-1:] if latest_only else owed.releases
     done: list[tuple[int | None, str]] = []
     for rel in todo:
         where = publisher.deliver(rel)
         host.mark_delivered(publisher.channel, rel.seq, publisher.kept())
         done.append((rel.seq, where))
-    told = notices_channel(publisher.channel)
-    for notice in host.notices(host.delivered(told)):
+    for notice in owed.notices:
         done.append((None, publisher.notify(notice)))
-        host.mark_delivered(told, notice.id)
-    heard = talk_channel(publisher.channel)
-    for said in host.talk(host.delivered(heard)):
+        host.mark_delivered(notices_channel(publisher.channel), notice.id)
+    for said in owed.talk:
         done.append((None, publisher.relay(said)))
-        host.mark_delivered(heard, said.id, publisher.kept())
+        host.mark_delivered(talk_channel(publisher.channel), said.id, publisher.kept())
     done += [(None, where) for where in publisher.idle()]
     done = [(seq, where) for seq, where in done if where]
     if log is not None:
@@ -88,6 +77,14 @@ def publish_pending(host: GameHost, publisher: Publisher, *, log: Callable[[str]
             for line in where.splitlines():  # a mail publisher says a line per mail
                 log(line)
     return done
+
+
+def notices_channel(channel: str) -> str:
+    return f"{channel} notices"
+
+
+def talk_channel(channel: str) -> str:
+    return f"{channel} talk"
 
 
 def packet_name(seq: int) -> str:

@@ -254,6 +254,17 @@ def _first_line(exc: BaseException) -> str:
     return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
 
 
+def dialect_insert(c: Connection, table: Table) -> Any:
+    """An INSERT of the store's dialect: both have ON CONFLICT (DO NOTHING, DO UPDATE)."""
+    if c.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table)
+    from sqlalchemy.dialects.sqlite import insert as lite_insert
+
+    return lite_insert(table)
+
+
 class Store(Closing):
     """One store URL: its engine, its transactions and its games' names."""
 
@@ -359,8 +370,13 @@ class Store(Closing):
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
+        """Queries that change nothing. On PostgreSQL they run outside a transaction: at its
+        isolation level (read committed) each statement sees what was committed when it began,
+        inside a transaction or not, and a BEGIN and a COMMIT would be two more round trips to the
+        server for every read (a daemon reads for every game it serves, many times a second). On
+        SQLite, one read transaction (BEGIN): one snapshot for all its statements."""
         with self.engine.connect() as c:
-            c = c.execution_options(pbem_read=True)
+            c = c.execution_options(pbem_read=True, **({} if self.sqlite else {"isolation_level": "AUTOCOMMIT"}))
             with c.begin():
                 yield c
 
