@@ -42,6 +42,7 @@ class Table:
             self.seats[s].choose = make_bot("random", s, f"v-{s}").choose
         self.silent = silent
         self.silent_from = 0  # the packet from which the silent seats say nothing
+        self.forged = 0  # moves whose stand-in shares were forged first (and refused)
         self.seen = 0
 
     def send(self, block: Signed) -> str:
@@ -70,6 +71,8 @@ class Table:
                 if s in self.silent and self.seen >= self.silent_from:
                     continue
                 block = self.seats[s].owed()
+                if block is not None and block.doc.step == "move" and block.doc.stand_in and not self.forged:
+                    self.forge(block)
                 if block is not None:
                     self.send(block)
                     self.sync()
@@ -80,6 +83,20 @@ class Table:
                 self.clock.advance(3600 + 601)
                 assert self.host.tick(), "the clock declares nobody gone"
         return self.seen
+
+
+    def forge(self, block: Signed[Mental]) -> None:
+        """A move whose shares of the gone seat's tokens, riding on it, are off: refused at the
+        host with nothing stored (the honest move is then taken)."""
+        part = block.doc.stand_in[0]
+        raw = bytearray(unb64(part.shares, "shares"))
+        raw[-1] ^= 1
+        bad = msgspec.structs.replace(part, shares=b64(bytes(raw)))
+        before = self.host.packets(0)
+        with pytest.raises(BadProof):
+            self.send(sign(msgspec.structs.replace(block.doc, stand_in=[bad], signer=""), self.ids[block.doc.seat]))
+        assert self.host.packets(0) == before
+        self.forged += 1
 
 
 def _audit(t: Table) -> Follower:
@@ -104,6 +121,9 @@ def test_a_seat_gone_right_after_joining_the_others_finish_the_game(tmp_path: Pa
     assert table.shuffled == 3
     steps = [doc.step for _, doc, _ in audit.log]
     assert "stand-in" in steps and all(doc.seat != "ann" for _, doc, _ in audit.log)
+    assert t.forged == 1  # a forged share riding on a move was refused
+    riding = [doc for _, doc, _ in audit.log if doc.step == "move" and doc.stand_in]
+    assert len(riding) > steps.count("stand-in")  # most of ann's tokens came with the others' moves
     for end in table.ended:  # ann's turns: face-down discards of her first slot, replayed on their cards
         assert any(seat == "ann" and text.startswith("discard ") for seat, text in end.played)
     gold = table.ended[-1].gold

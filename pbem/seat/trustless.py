@@ -41,6 +41,7 @@ from pbem.protocol.documents import (
     sign,
 )
 from pbem.protocol.mental.group import ScalarSource, seeded_scalars
+from pbem.protocol.mental.vss import combine
 from pbem.protocol.trustless import audit
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
@@ -214,6 +215,7 @@ class TrustlessSeat(Follower):
             for v, points in self.table.stood_in.items():  # a gone seat's tokens, from the quorum's shares
                 if v != self.me:
                     self.seat.receive_points(v, points)
+            self._read_own()
         if self.seat is not None and len(self.table.ended) > self._checked:
             end = self.table.ended[-1]  # a round just ended: every card this seat read must be the one it holds
             self._checked = len(self.table.ended)
@@ -227,9 +229,10 @@ class TrustlessSeat(Follower):
         seq, h = self.head
         game = self.inv.game
         if w.step == "stand-in":  # a gone seat's part, from this seat's shares of its keys
+            needs = self.table.needs()
             return M.message(self.identity, game, self.me, seq, h, "stand-in",
-                             stand_in=SI.make(game, self.me, self.table.needs(), self.held, self.table.cts(),
-                                              self.table.epoch_of))
+                             stand_in=SI.make(game, self.me, needs, self.held, self.table.cts(), self.table.epoch_of)
+                             if needs else self._debt_parts())
         if w.step == "shuffle":
             doc, _ = S.make_shuffle(game, self.me, self.table.shuffled, list(self.table.game.stacks),
                                     joint_keys(self.table.shares), self.table.stacks)
@@ -241,7 +244,8 @@ class TrustlessSeat(Follower):
             return M.message(self.identity, game, self.me, seq, h, "deal", bundles=[seat.deal_bundle(1)])
         assert r is not None
         if w.step == "tokens":
-            return M.message(self.identity, game, self.me, seq, h, "tokens", bundles=debt_bundles(seat, r.ledger))
+            return M.message(self.identity, game, self.me, seq, h, "tokens", bundles=debt_bundles(seat, r.ledger),
+                             stand_in=self._debt_parts() or None)
         if w.step == "goal":
             return M.message(self.identity, game, self.me, seq, h, "goal",
                              bundles=[seat.bundle_for(self.table.goal_slots(self.me))])
@@ -272,12 +276,35 @@ class TrustlessSeat(Follower):
             mine.remove(slot)
             return slot
 
+        stand_in = self._debt_parts() or None  # this seat's shares of a gone seat's tokens ride along
         if move.verb == "discard":
             return M.message(self.identity, self.inv.game, self.me, seq, h, "move", bundles=bundles,
-                             move=str(move.public()), discard=[slot_of(c) for c in move.cards])
+                             move=str(move.public()), discard=[slot_of(c) for c in move.cards], stand_in=stand_in)
         slot = slot_of(move.card)
         return M.message(self.identity, self.inv.game, self.me, seq, h, "move", bundles=bundles, move=str(move),
-                         play=(slot, seat.open_publicly(slot)))
+                         play=(slot, seat.open_publicly(slot)), stand_in=stand_in)
+
+    def _debt_parts(self) -> list[dict[str, Any]]:
+        """This seat's stand-in shares of the public tokens each gone seat owes now, the ones it
+        has not given yet (docs/trustless.md §11)."""
+        needs = [SI.Need(v, self.table.debt_missing(v, self.me)) for v in self.table.players if v in self.table.gone]
+        needs = [n for n in needs if n.slots]
+        return SI.make(self.inv.game, self.me, needs, self.held, self.table.cts(), self.table.epoch_of) if needs else []
+
+    def _read_own(self) -> None:
+        """A gone seat's token for a card of mine that K - 1 others gave their shares of: my own
+        share completes it, so I read the card before my move publishes my share."""
+        r, seat, k = self.table.round, self.seat, self.table.game.threshold
+        if r is None or seat is None:
+            return
+        for v in self.table.gone:
+            for s in self.table.debts_of(v, self.me):
+                others = {h: p for h, p in self.table.debt_shares.get(v, {}).get(s, {}).items() if h != self.me}
+                if len(others) < k - 1 or v in seat.tokens.get(s, {}):
+                    continue
+                parts = {self.table.players.index(h): others[h] for h in sorted(others, key=self.table.players.index)[:k - 1]}
+                parts[self.table.players.index(self.me)] = seat.ciphertexts()[s].c1 * self.held[v][self.table.epoch_of(s[0])]
+                seat.receive_points(v, {s: combine(parts, k)})
 
     # --- what the seat sees ----------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from pbem.protocol.documents import Gone, Invitation, Join, Mental, Tokens, Wait
 from pbem.protocol.mental.elgamal import Ciphertext, open_with
 from pbem.protocol.mental.group import Point, scalar_bytes
 from pbem.protocol.mental.proofs import BadProof
-from pbem.protocol.mental.vss import Dealing
+from pbem.protocol.mental.vss import Dealing, combine
 from pbem.protocol.trustless import audit
 from pbem.protocol.trustless import dealing as D
 from pbem.protocol.trustless import keys as K
@@ -94,6 +94,7 @@ class PublicTable:
     gone: dict[str, int] = field(default_factory=dict)  # seats the host declared gone, and the packet
     shuffle_pos: int = 0  # the place in seat order of the next seat to shuffle (a gone seat is passed)
     stand: dict[str, dict[str, SI.Part]] = field(default_factory=dict)  # holder -> its checked parts, this step
+    debt_shares: dict[str, dict[Slot, dict[str, Point]]] = field(default_factory=dict)  # gone -> slot -> holder
     stood_in: dict[str, dict[Slot, Point]] = field(default_factory=dict)  # the tokens the last stand-in completed
     discarded: dict[str, int] = field(default_factory=dict)  # the face-down discards taken for each gone seat
 
@@ -144,15 +145,65 @@ class PublicTable:
         return "move"
 
     def _debtors(self) -> list[str]:
-        """The seats the mover waits for: it must read its whole hand before it moves."""
+        """The seats the mover waits for: it must read its whole hand before it moves (a gone
+        seat's tokens for it the mover completes with its own stand-in share, once K - 1 others
+        gave theirs: it reads its cards, and its move carries its share)."""
         r = self.round
         assert r is not None
-        return [p for p in self.players if p != r.mover and r.ledger.owes(p, r.mover)]
+        return [p for p in self.players if p != r.mover and r.ledger.owes(p, r.mover)
+                and (p not in self.gone or not self._covered(p, r.mover))]
+
+    # --- a gone seat's debts during a round: shares gathered slot by slot, on any block ----------
+
+    def debts_of(self, v: str, reader: str | None = None) -> list[Slot]:
+        """The public tokens gone seat `v` owes now (those whose first reader is `reader`)."""
+        r = self.round
+        if r is None:
+            return []
+        return [s for to, s, sealed in r.ledger.owed.get(v, []) if not sealed and reader in (None, to)]
+
+    def debt_missing(self, v: str, holder: str) -> list[Slot]:
+        """The slots of `v`'s debts `holder` has not given its stand-in share for yet."""
+        return [s for s in dict.fromkeys(self.debts_of(v)) if holder not in self.debt_shares.get(v, {}).get(s, {})]
+
+    def _covered(self, v: str, reader: str) -> bool:
+        """Whether K - 1 seats other than `reader` gave their shares of each token `v` owes it."""
+        given = self.debt_shares.get(v, {})
+        return all(len([h for h in given.get(s, {}) if h != reader]) >= self.game.threshold - 1
+                   for s in self.debts_of(v, reader))
+
+    def _take_shares(self, doc: Mental) -> None:
+        """A holder's shares of gone seats' public debts, riding on its block: checked, kept by
+        slot, and each token with K shares combined and paid (as if the gone seat had sent it)."""
+        got = SI.read_shares(self.game.id, doc.seat, doc.stand_in or [], self.gone, self.debts_of,
+                             lambda v, s: v in self.pub.get(s, {}), lambda v: self.images(v, doc.seat), self.cts(),
+                             self.epoch_of, check=self.check_proofs)
+        for v, points in got.items():
+            for s, point in points.items():
+                self.debt_shares.setdefault(v, {}).setdefault(s, {})[doc.seat] = point
+        r, k = self.round, self.game.threshold
+        for v in self.gone:
+            for s in dict.fromkeys(self.debts_of(v)):
+                given = self.debt_shares.get(v, {}).get(s, {})
+                if len(given) >= k:
+                    assert r is not None
+                    quorum = sorted(given, key=self.players.index)[:k]
+                    point = combine({self.players.index(h): given[h] for h in quorum}, k)
+                    self.pub.setdefault(s, {})[v] = point
+                    self.stood_in.setdefault(v, {})[s] = point
+                    r.ledger.paid(v, ALL, [s])
+                    del self.debt_shares[v][s]
 
     def waiting(self) -> Waiting:
         """The step the table waits for and the seats that owe it (a gone seat owes nothing: at
         a stand-in step the others owe its part)."""
         step = self.step()
+        if step == "stand-in" and self._base_step() == "tokens":  # the others than the mover, for its cards
+            r = self.round
+            assert r is not None
+            return Waiting(step=step, seats=[
+                h for h in self.players if h not in self.gone and h != r.mover
+                and any(set(self.debt_missing(v, h)) & set(self.debts_of(v, r.mover)) for v in self._debtors())])
         if step == "stand-in":
             return Waiting(step=step, seats=[p for p in self.players if p not in self.gone and p not in self.stand])
         return Waiting(step=step, seats=[p for p in self._owing(step) if p not in self.gone])
@@ -334,6 +385,7 @@ class PublicTable:
 
     def _new_round(self, k: int, **kw: Any) -> PublicRound:
         r = PublicRound.deal(self.game, k, pile=len(self.pile) if self.pile else None, **kw)
+        self.debt_shares = {}
         for p in self.gone:
             r.ledger.forget(p)
         return r
@@ -342,6 +394,11 @@ class PublicTable:
         r = self.round
         assert r is not None
         r.check_slots(doc.seat, [doc.play.slot.slot] if doc.play else [s.slot for s in doc.discard or []])
+        self._take_shares(doc)
+        owing = [v for v in self.gone if self.debts_of(v, doc.seat)]
+        if owing:
+            raise BadPacket(msg("{seat}'s move must carry its stand-in shares of the tokens {dealer} owes it",
+                                seat=doc.seat, dealer=listed(owing)))
         self._pay(doc)
         if doc.play is not None:
             slot = doc.play.slot.slot
@@ -359,6 +416,7 @@ class PublicTable:
         return line + self._after()
 
     def _tokens(self, doc: Mental) -> Msg:
+        self._take_shares(doc)
         self._pay(doc)
         return msg("{seat} sent the tokens it owed", seat=doc.seat) + self._after()
 
@@ -522,9 +580,8 @@ class PublicTable:
                 out.append(SI.Need(v, self.deal_slots(1, v)))
             elif base == "goal":
                 out.append(SI.Need(v, self.goal_slots(v)))
-            elif base == "tokens":
-                assert r is not None
-                out.append(SI.Need(v, r.ledger.owed_by(v).get(ALL, [])))
+            elif base == "tokens":  # shares gathered slot by slot (`_take_shares`)
+                continue
             else:
                 k = self.round_no
                 nxt = self.deal_slots(k + 1, v) if k < ROUNDS_PER_GAME else []
@@ -538,6 +595,16 @@ class PublicTable:
         return SI.holder_images(self.shares[dealer], self.dealings[dealer], self.players.index(holder))
 
     def _stand_in(self, doc: Mental) -> Msg:
+        r = self.round
+        if self._base_step() == "tokens" and r is not None:
+            before = self.waiting().seats
+            self._take_shares(doc)
+            if self.step() == "stand-in" and doc.seat in self.waiting().seats:
+                raise BadPacket(msg("{seat}'s stand-in does not carry its shares of the tokens {mover} waits for",
+                                    seat=doc.seat, mover=r.mover))
+            return msg("{seat} stood in for {seats}", seat=doc.seat, seats=listed([v for v in self.gone])) + (
+                self._after() if self.step() != "stand-in" else msg("; waiting for {seats}", seats=listed(
+                    [h for h in before if h != doc.seat])))
         needs = self.needs()
         self.stand[doc.seat] = SI.read(self.game.id, doc.seat, doc.stand_in or [], needs,
                                        lambda v: self.images(v, doc.seat), self.cts(), self.epoch_of,
@@ -569,8 +636,5 @@ class PublicTable:
         assert r is not None
         if base == "goal":
             return self._goal_sent(v, need.slots)
-        if base == "tokens":
-            r.ledger.paid(v, ALL, need.slots)
-            return msg("{seat}'s tokens are out", seat=v) + self._after()
         assert secret is not None
         return self._revealed(v, scalar_bytes(secret).hex())

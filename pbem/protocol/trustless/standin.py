@@ -13,7 +13,7 @@ The block: {"for": V, "slots": [[label, i], ...], "shares": base64 (96 bytes a s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +129,43 @@ def read(game: str, holder: str, given: Sequence[Any], needs: Sequence[Need],
             if check:
                 check_secret_share(key, image[need.epoch])
         out[need.dealer] = Part(tokens, key)
+    return out
+
+
+def read_shares(game: str, holder: str, given: Sequence[Any], gone: Collection[str],
+                debts_of: Callable[[str], list[Slot]], paid: Callable[[str, Slot], bool],
+                images_of: Callable[[str], dict[int, Point]], cts: dict[Slot, Ciphertext], epoch_of: EpochOf, *,
+                check: bool = True) -> dict[str, dict[Slot, Point]]:
+    """A holder's shares of gone seats' public debts in a round, on any of its blocks: each
+    entry names a gone seat and slots it owes now; a slot whose token is out already (another
+    quorum completed it meanwhile) is passed over. {dealer: {slot: checked share}}."""
+    out: dict[str, dict[Slot, Point]] = {}
+    for g in given:
+        v = g.dealer
+        if v not in gone or v in out or g.key is not None:
+            raise BadPacket(msg("{seat}'s stand-in shares are for {dealer}, whose tokens the table does not wait for",
+                                seat=holder, dealer=repr(str(v)[:40])))
+        slots = [s.slot for s in g.slots]
+        what = msg("{seat}'s stand-in shares for {dealer}", seat=holder, dealer=v)
+        raw = unb64(g.shares, what) if slots else b""
+        if len(raw) != TOKEN_BYTES * len(slots) or len(set(slots)) != len(slots):
+            raise BadPacket(msg("{what} must be {n} bytes, not {size}", what=what, n=TOKEN_BYTES * len(slots),
+                                size=len(raw)))
+        owed, mine = set(debts_of(v)), out.setdefault(v, {})
+        for k, s in enumerate(slots):
+            if s not in owed:
+                if paid(v, s):
+                    continue
+                raise BadPacket(msg("{seat}'s stand-in for {dealer} names other slots than the ones {dealer} owes",
+                                    seat=holder, dealer=v))
+            tok = Token.decode(raw[k * TOKEN_BYTES:(k + 1) * TOKEN_BYTES], what)
+            if check:
+                try:
+                    check_stand_in(images_of(v)[epoch_of(s[0])], cts[s], tok, share_context(game, v, holder, s))
+                except BadShare as e:
+                    raise BadShare(msg("{seat}'s stand-in share for {dealer}'s token of slot {slot} is bad: {reason}",
+                                       seat=holder, dealer=v, slot=f"{s[0]} #{s[1]}", reason=e.message)) from e
+            mine[s] = tok.point
     return out
 
 
