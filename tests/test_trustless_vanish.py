@@ -17,7 +17,7 @@ from pbem.host import blind
 from pbem.host.clock import FakeClock
 from pbem.host.deadlines import Timing
 from pbem.protocol.crypto import Identity
-from pbem.protocol.documents import Packet, Signed, read_blocks, sign
+from pbem.protocol.documents import Mental, Packet, Signed, read_blocks, sign
 from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.shapes import b64
 from pbem.protocol.trustless.keys import unb64

@@ -573,7 +573,7 @@ class PublicTable:
         """At a stand-in step: what each gone seat the step waits for owes there, in seat order."""
         if self.step() != "stand-in":
             return []
-        base, r = self._base_step(), self.round
+        base = self._base_step()
         out = []
         for v in self._owing(base):
             if base == "deal":
