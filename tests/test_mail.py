@@ -22,6 +22,7 @@ from pbem.mail.message import (
     compose,
     extract_blocks,
     iter_messages,
+    read_mail,
     send,
     write_eml,
 )
@@ -200,6 +201,27 @@ def test_compose_shape() -> None:
     assert att.get_content_type() == "application/x-pbem"
     assert att.get_filename() == "alice-000003.pbem"
     assert extract_blocks(m) == [("MOVE", PAYLOAD)]  # body and attachment dedupe
+
+
+def test_mails_read_share_parsed_headers_and_read_as_the_standard_policy_reads_them() -> None:
+    """read_mail parses each header (name, value) once for all mails (the email package parsed it
+    at each look): the same header under another name stays that name's, and every mail reads as
+    policy.default reads it."""
+    mails = [compose(sender=a, to=b, subject=f"[pbem g-1] move {n}", body_text="hi\n" + armor("MOVE", PAYLOAD),
+                     attachment_name=f"m-{n}.pbem", attachment=armor("MOVE", PAYLOAD).encode()).as_bytes()
+             for n, (a, b) in enumerate([("ann@example.org", "host@example.org"), ("host@example.org", "ann@example.org"),
+                                         ("ann@example.org", "ann@example.org")])]
+    for data in mails + mails:
+        ours, standard = read_mail(data), BytesParser(policy=policy.default).parsebytes(data)
+        assert [(k, v, type(v).__name__) for k, v in ours.items()] == \
+            [(k, v, type(v).__name__) for k, v in standard.items()]
+        assert [h.name for _, h in ours.items()] == [k for k, _ in standard.items()]
+        assert [(p.get_content_type(), p.get_filename()) for p in ours.walk()] == \
+            [(p.get_content_type(), p.get_filename()) for p in standard.walk()]
+        assert extract_blocks(ours) == extract_blocks(standard) == [("MOVE", PAYLOAD)]
+    to_ann, from_ann = read_mail(mails[1])["To"], read_mail(mails[0])["From"]
+    assert to_ann == from_ann == "ann@example.org" and (to_ann.name, from_ann.name) == ("To", "From")
+    assert read_mail(mails[0])["From"] is from_ann  # parsed once
 
 
 def test_long_lines_stay_under_998() -> None:
