@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS4, cli_game, start_bots, start_host, wait_all
+from pbem_helpers import SEATS, SEATS4, cli_game, start_bots, start_host, wait_all
 from processes import pbem
 
 from pbem.folder.layout import GameFolder
@@ -25,8 +25,8 @@ def _packets(folder: Path) -> list:
             if read_blocks(p.read_text())[0].game == inv.game]
 
 
-def _timed_game(tmp_path: Path) -> tuple[Path, Path, dict[str, Path]]:
-    db, folder, homes = cli_game(tmp_path, SEATS4, trustless=True)
+def _timed_game(tmp_path: Path, seats: list[str] = SEATS4) -> tuple[Path, Path, dict[str, Path]]:
+    db, folder, homes = cli_game(tmp_path, seats, trustless=True)
     timed = pbem("game", "config", "t", "--db", db, "--deadline", "4s", "--grace", "1s", "--on-timeout", "discard",
                  "--remind", "50%", home=homes["referee"], timeout=60)
     assert timed.returncode == 0, timed.stdout + timed.stderr
@@ -46,18 +46,23 @@ def _finish(tmp_path: Path, host: subprocess.Popen, bots: dict[str, subprocess.P
     return host_log
 
 
+def _join_and_die(tmp_path: Path, folder: Path, homes: dict[str, Path], seat: str) -> None:
+    """`seat`'s bot joins alone and is killed at once."""
+    started = time.monotonic()
+    bot = start_bots(folder, homes, tmp_path, seats=[seat], poll=0.05)[seat]
+    log = tmp_path / f"bot-{seat}.log"
+    while "joined with key shares" not in (log.read_text() if log.exists() else ""):
+        assert bot.poll() is None and time.monotonic() - started < 120, log.read_text()
+        time.sleep(0.05)
+    bot.kill()
+    bot.wait()
+
+
 @pytest.mark.slow
 def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audits(tmp_path: Path) -> None:
     db, folder, homes = _timed_game(tmp_path)
     started = time.monotonic()
-    # ann's bot joins alone and is killed at once: she shuffles first, so the table needs her next
-    ann = start_bots(folder, homes, tmp_path, seats=["ann"], poll=0.05)["ann"]
-    log = tmp_path / "bot-ann.log"
-    while "joined with key shares" not in (log.read_text() if log.exists() else ""):
-        assert ann.poll() is None and time.monotonic() - started < 120, log.read_text()
-        time.sleep(0.05)
-    ann.kill()
-    ann.wait()
+    _join_and_die(tmp_path, folder, homes, "ann")  # she shuffles first, so the table needs her next
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
     bots = start_bots(folder, homes, tmp_path, seats=SEATS4[1:], poll=0.05)
     _finish(tmp_path, host, bots)
@@ -109,3 +114,42 @@ def test_a_seat_killed_mid_round_the_others_finish_the_game(tmp_path: Path) -> N
     assert [g["seat"] for g in report["gone"]] == ["cat"] and report["gone"][0]["discards"] >= 3
     print(f"seat killed mid-round: {len(chain)} packets, {took:.1f} s; declared at packet {declared[0].seq} "
           f"({declared[0].gone.step} step)")
+
+
+@pytest.mark.slow
+def test_a_person_stands_in_with_pbem_turn(tmp_path: Path) -> None:
+    """ann is a person at a three-seat table whose cat joined and vanished: her `pbem turn`
+    sends her stand-in shares for cat's deal tokens as it sends any block the table waits for
+    from her, and she plays her first move."""
+    db, folder, homes = _timed_game(tmp_path, SEATS)
+    _join_and_die(tmp_path, folder, homes, "cat")
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
+    bots = start_bots(folder, homes, tmp_path, seats=["bob"], poll=0.05)
+    started = time.monotonic()
+    try:
+        while True:
+            run = pbem("turn", folder, "--as", "ann", "--json", home=homes["ann"], timeout=120)
+            assert run.returncode == 0, run.stderr
+            shown = json.loads(run.stdout)
+            if shown["your_turn"]:
+                break
+            assert time.monotonic() - started < 300, (tmp_path / "host.log").read_text()[-2000:]
+            time.sleep(0.2)
+        assert len(shown["hand"]) == 6 and None not in shown["hand"] and shown["role"]  # cat's part came from
+        played = pbem("turn", folder, "--as", "ann", "discard 1", home=homes["ann"], timeout=120)  # the others
+        assert played.returncode == 0, played.stderr
+        chain: list = []
+        while not any(b.doc.get("step") == "move" and b.doc.get("seat") == "ann" for p in chain
+                      for b in p.doc.relayed or []):
+            assert time.monotonic() - started < 300
+            time.sleep(0.2)
+            chain = _packets(folder)
+    finally:
+        for p in [host, *bots.values()]:
+            p.kill()
+            p.wait()
+    relayed = [b.doc for p in chain for b in p.doc.relayed or [] if b.doc]
+    assert sorted(d["seat"] for d in relayed if d.get("step") == "stand-in") == ["ann", "bob"]
+    assert [(d.gone.seats, d.gone.step) for d in (p.doc for p in chain) if getattr(d, "gone", None)] == [
+        (["cat"], "shuffle")]
+    assert "rejected" not in (tmp_path / "host.log").read_text()
