@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.bots import make_bot
-from pbem.atomic import write_atomic
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import FolderPublisher
 from pbem.host import blind
@@ -20,10 +19,9 @@ from pbem.host.publish import publish_pending
 from pbem.host.settings import TransportSetting
 from pbem.protocol.documents import Invitation, Packet, Signed, read_blocks
 from pbem.protocol.trustless.public import PublicTable
-from pbem.seat import player
-from pbem.seat.home import join_path
 from pbem.seat.keys import create_identity
 from pbem.seat.trustless import TrustlessSeat
+from pbem.seat.trustless_client import TrustlessClient
 
 SEATS = ("ann", "bob", "cat")
 
@@ -42,18 +40,21 @@ class BlindGame:
         self.inv: Signed[Invitation] = blind.create_game(self.db, "t", ids["referee"], "classic",
                                                          [(s, ids[s].public) for s in self.seats_], [])
         self.host = blind.BlindHost(self.db, ids["referee"])
-        self.seats = {s: TrustlessSeat(self.inv, ids[s], s) for s in self.seats_}
-        for s, seat in self.seats.items():
+        self.seats: dict[str, TrustlessSeat] = {}
+        for s in self.seats_:
+            # joined as `pbem turn` joins (TrustlessClient.join): the invitation kept in the seat's key
+            # home as its trust anchor, and the join kept there too, handed straight to the host
+            client = TrustlessClient(self.inv, ids[s], self.homes[s], lambda: [], self._take)
+            client.join()
+            self.seats[s] = seat = client.ts
             seat.table.check_proofs = False
             seat.choose = make_bot("random", s, "7").choose
-            # joined as `pbem turn` joins: the invitation kept in the seat's key home as its trust
-            # anchor, and the join kept there too (its key shares are sealed afresh each time it is made)
-            joined = player.join(self.inv, ids[s], self.homes[s]).armored()
-            write_atomic(join_path(self.homes[s], self.inv.game, s), joined.encode())
-            self.host.accept(read_blocks(joined)[0])
         self.folder = self.root / "shared"
         self.host.set_settings(transport=TransportSetting(folder=str(self.folder)))
         self._sync()
+
+    def _take(self, seq: int, armored: bytes) -> None:
+        self.host.accept(read_blocks(armored.decode())[0])
 
     @property
     def table(self) -> PublicTable:
