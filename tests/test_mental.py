@@ -352,3 +352,19 @@ def test_loading_the_group_leaves_no_file_in_the_temporary_folder(tmp_path) -> N
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert sorted(p.name for p in folder.iterdir()) == []
+
+
+def test_the_group_loads_rbcl_at_its_first_computation_not_at_import() -> None:
+    """`pbem games` imports the trustless protocol to list trustless games and computes nothing
+    in the group: rbcl (a tenth of a second, a 2.7 MB file written and removed) waits for the
+    first computation, which then gives the right points."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import pbem.host.blind, pbem.protocol.mental.elgamal\n"
+            "from pbem.protocol.mental.group import GENERATOR, Point, base_mul\n"
+            "assert 'rbcl' not in sys.modules, 'loaded at import'\n"
+            "assert Point.decode(GENERATOR.raw) == GENERATOR and 'rbcl' in sys.modules\n"
+            "assert base_mul(3) == GENERATOR + GENERATOR + GENERATOR and (base_mul(3) - GENERATOR) == base_mul(2)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
