@@ -18,7 +18,7 @@ from operator import itemgetter
 from typing import ClassVar, Literal
 
 from .board import GOAL_CELLS, path_cell
-from .catalog import BROKEN, KINDS, Action, CardKind, FrontType, broken, card_kind, front_type_of, ids_of, kind_name
+from .catalog import BROKEN, HIDDEN, KINDS, Action, CardKind, FrontType, broken, card_kind, front_type_of, ids_of, kind_name
 from .events import Event
 from .listed import AIMED, AT, MADE, Part
 from .moves import GOAL_NAMES, Move
@@ -408,7 +408,7 @@ class SwapHat(ActionRule):
             state.retired.append(old)
         new = state.aside.pop(0)
         state.roles[target] = new
-        role = card_kind(new).kind
+        role = state.role(target) or HIDDEN  # a view's aside is hidden: the new hat is its wearer's to read
         state.knowledge[target].append(["hat", role])
         events.append({"event": "swap-hat", "player": target, "role": role, "private": True})
         return me

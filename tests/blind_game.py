@@ -30,6 +30,7 @@ SEATS = ("ann", "bob", "cat")
 class BlindGame:
     root: Path
     seats_: tuple[str, ...] = SEATS
+    ruleset: str = "classic"
     homes: dict[str, Path] = field(init=False)
     seen: int = 0
 
@@ -37,9 +38,10 @@ class BlindGame:
         self.homes = {n: self.root / f"home-{n}" for n in ("referee", *self.seats_)}
         ids = {n: create_identity(h, n, None) for n, h in self.homes.items()}
         self.db = self.root / "saves" / "t.db"
-        self.inv: Signed[Invitation] = blind.create_game(self.db, "t", ids["referee"], "classic",
+        self.inv: Signed[Invitation] = blind.create_game(self.db, "t", ids["referee"], self.ruleset,
                                                          [(s, ids[s].public) for s in self.seats_], [])
         self.host = blind.BlindHost(self.db, ids["referee"])
+        self.ids = ids
         self.seats: dict[str, TrustlessSeat] = {}
         for s in self.seats_:
             # joined as `pbem turn` joins (TrustlessClient.join): the invitation kept in the seat's key
@@ -51,7 +53,7 @@ class BlindGame:
             seat.choose = make_bot("random", s, "7").choose
         self.folder = self.root / "shared"
         self.host.set_settings(transport=TransportSetting(folder=str(self.folder)))
-        self._sync()
+        self.sync()
 
     def _take(self, seq: int, armored: bytes) -> None:
         self.host.accept(read_blocks(armored.decode())[0])
@@ -60,7 +62,7 @@ class BlindGame:
     def table(self) -> PublicTable:
         return self.host.table()[0]
 
-    def _sync(self) -> None:
+    def sync(self) -> None:
         for seq, armored in self.host.packets(self.seen):
             packet = read_blocks(armored)[0].expect(Packet)
             for seat in self.seats.values():
@@ -72,7 +74,7 @@ class BlindGame:
         owed = self.seats[seat].owed()
         assert owed is not None, (seat, self.table.waiting())
         self.host.accept(read_blocks(owed.armored())[0])
-        self._sync()
+        self.sync()
 
     def play(self, until: Callable[[PublicTable], bool]) -> BlindGame:
         """Every seat the table waits for answers, until `until(table)` holds; then the folder

@@ -37,9 +37,11 @@ def _identity(name):
 
 def test_every_vector_reads_and_encodes_again_byte_for_byte():
     kinds = [b.kind for b in BLOCKS]
-    assert kinds == ["join"] * 3 + ["mental"] * 11
+    assert kinds == ["join"] * 3 + ["mental"] * 13
     steps = [b.doc.step for b in BLOCKS[3:]]
-    assert steps == ["shuffle"] * 3 + ["deal"] * 3 + ["move", "move", "tokens", "goal", "reveal"]
+    assert steps == ["shuffle"] * 3 + ["deal"] * 3 + ["move", "move", "tokens", "goal", "reveal", "move", "steal"]
+    assert _raw(BLOCKS[14])["play"]["handed"][0]["from"] == "ann" and "handed" not in _raw(BLOCKS[9])["play"]
+    assert _raw(BLOCKS[15])["step"] == "steal" and _raw(BLOCKS[15])["move"] == "steal ann"
     for b, size in zip(BLOCKS, FACTS["bytes"]):
         assert to_json(b.doc) == b.payload[SIG_LEN:]
         assert len(b.armored().encode()) == size
@@ -84,6 +86,15 @@ def test_the_vectors_deal_ann_her_cards_through_checked_proofs():
     K.check_revealed("ann", 1, shares["ann"][1], BLOCKS[13].doc.reveal["1"])
     with pytest.raises(BadProof):
         K.check_revealed("bob", 1, shares["bob"][1], BLOCKS[13].doc.reveal["1"])
+    # a card handed on by swap-hand: cat's opening carries ann's token too (checked against
+    # ann's share, as any public token), and with bob's dealt token every seat opens it
+    played = BLOCKS[14].doc.play
+    assert [t.maker for t in played.handed] == ["ann"] and played.open.maker == "cat"
+    bob.receive(M.bundle(played.handed[0]))
+    assert bob.check_opening("cat", played.slot.slot, M.bundle(played.open), [played.slot.slot]) == FACTS["handed_on"]
+    forged = M.bundle(played.handed[0]) | {"from": "bob"}  # ann's token passed off as another seat's
+    with pytest.raises(BadPacket):
+        ann.receive(forged)
 
 
 def test_a_shuffle_checked_against_the_wrong_stacks_is_refused():

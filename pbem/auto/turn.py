@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pbem.errors import PbemError, StaleMove, UsageError
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Notice, Signed, Talk
+from pbem.protocol.table_docs import CHOICES
 from pbem.seat import answers, player
 from pbem.ui import words
 from pbem.ui.words import t
@@ -311,7 +312,7 @@ def _trustless_turn(c: TrustlessClient[Any], transport: Transport, hint: str, ho
     if not look:
         c.sync()
     w = c.ts.table.waiting()
-    if c.seat in w.seats and w.step not in ("join", "move"):
+    if c.seat in w.seats and w.step not in ("join", *CHOICES):
         out = c.answer()
         if out is not None:
             said.append(t("sent your {step} block for packet {seq}: {path}", step=words.step_name(w.step),

@@ -260,6 +260,7 @@ def show(
 def _show_trustless(packet: Path, signed: Any, me: Identity, where: Path, as_json: bool, hints: bool) -> None:
     """`pbem show` of a trustless table's packet: its chain read from the packet's folder."""
     from pbem.seat.trustless import summary
+    from pbem.protocol.table_docs import CHOICES
     from pbem.seat.trustless_client import packet_file_seat
 
     c = packet_file_seat(packet, signed, me, where, _nowhere)
@@ -272,7 +273,7 @@ def _show_trustless(packet: Path, signed: Any, me: Identity, where: Path, as_jso
 
     console().print(trustless_screen(c.ts, news(c.ts, signed.doc.seq - 1), hints))  # drawn as any packet
     w = c.ts.table.waiting()
-    if c.seat in w.seats and w.step == "move":
+    if c.seat in w.seats and w.step in CHOICES:
         typer.echo(t('your move: pbem move {packet} "MOVE" --as {name}', packet=packet, name=me.name))
     elif c.seat in w.seats:
         typer.echo(t("the table waits for your {step}: pbem move {packet} --as {name} writes it",
@@ -333,6 +334,7 @@ def move(
 def _trustless_move(packet: Path, signed: Any, me: Identity, where: Path, text: str | None, output: Path | None) -> None:
     """`pbem move` at a trustless packet: the move (checked on this seat's view) or, without
     one, whatever else the table waits for from this seat, written to a file for the host."""
+    from pbem.protocol.table_docs import CHOICES
     from pbem.seat.trustless_client import packet_file_seat
 
     def write(step: str, seq: int, data: bytes) -> Path:
@@ -344,7 +346,7 @@ def _trustless_move(packet: Path, signed: Any, me: Identity, where: Path, text: 
     w = c.ts.table.waiting()
     if text is not None:
         path, _ = c.play(text)  # refused out of turn, or when the table waits for another step
-    elif c.seat in w.seats and w.step == "move":
+    elif c.seat in w.seats and w.step in CHOICES:
         raise UsageError(t("it is your move: give it, e.g. {example}", example=f'pbem move {packet} "discard 1"'),
                          hint=t("'pbem show {packet}' shows your hand", packet=packet))
     elif (out := c.answer()) is not None:

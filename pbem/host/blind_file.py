@@ -1,5 +1,5 @@
 """A trustless game's file, as the blind host (pbem.host.blind) keeps it: its tables, and the
-making of a new game's file with the rules a blind host can keep (classic rules only, deadlines
+making of a new game's file with the rules a blind host can keep (either ruleset, deadlines
 whose timeout policy is `wait` or `discard`, nobody marked absent)."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from pathlib import Path
 from sqlalchemy import Column, Integer, LargeBinary, MetaData, String, Table, Text, UniqueConstraint, insert
 from sqlalchemy.engine import Engine
 
-from engine.catalog import CLASSIC
 from pbem.errors import UsageError, msg
 from pbem.host import sqlite
 from pbem.host.clock import REAL, Clock, stamp
@@ -65,9 +64,6 @@ def create_game(path: Path, name: str, host: Identity, ruleset: str, seats: list
         raise UsageError(msg("bad {what} {text}", what="--threshold", text=threshold),
                          hint=msg("a threshold counts other seats: 1 to {n}", n=len(seats) - 1))
     host_mail = check_host_mail(host_mail)
-    if checked != CLASSIC:  # swap-hat, inspect and the thefts need more than a view can apply (docs/trustless.md §9)
-        raise UsageError(msg("a trustless game plays the classic rules only, not {ruleset}", ruleset=repr(checked)),
-                         hint=msg("leave out --ruleset, or play without --trustless"))
     path.parent.mkdir(parents=True, exist_ok=True)
     game_id = f"{name}-{os.urandom(4).hex()}"
     invitation = sign(Invitation(game=game_id, name=name, ruleset=checked, options=sorted(options),

@@ -19,6 +19,7 @@ from pbem.mail.texts import PacketWords, play_commands
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Join, Mental, Packet, Signed, parse_relayed, read_blocks
+from pbem.protocol.table_docs import CHOICES
 from pbem.ui import move_words, words
 from pbem.ui.words import t
 
@@ -106,7 +107,7 @@ def packet_words(docs: list[Packet], recipient: str | None, digest: str | None, 
         best = max(gold.values(), default=0)
         status = t("mail game over", list=words.listing(f"{p} {g}" for p, g in gold.items()) or "-",
                    winners=words.listing(p for p, g in gold.items() if g == best) or t("nobody"))
-    elif recipient in w.seats and w.step == "move":
+    elif recipient in w.seats and w.step in CHOICES:
         status = t("mail your turn")
     elif recipient in w.seats:
         status = t("The table waits for your {step}: 'pbem turn {game}' sends it for you.", step=_step(w.step), game=game)

@@ -75,7 +75,8 @@ class SlotRef(Shape, frozen=True, array_like=True):
         return (self.stack, self.index)
 
 ALL_SEATS = "all"
-MentalStep = Literal["shuffle", "deal", "move", "tokens", "goal", "reveal", "stand-in"]
+MentalStep = Literal["shuffle", "deal", "move", "tokens", "goal", "reveal", "stand-in", "steal"]
+CHOICES = ("move", "steal")  # steps whose block is a seat's choice: its move, or a thief's victim
 
 
 class Tokens(Shape, frozen=True, kw_only=True):
@@ -106,10 +107,13 @@ class Shuffle(Shape, frozen=True):
 
 
 class Opening(Shape, frozen=True):
-    """A played card: the slot it lies in and the player's own public token for it."""
+    """A played card: the slot it lies in and the player's own public token for it; `handed`:
+    the tokens of the card's earlier holders, which reached the player sealed (a swap-hand's
+    hand-over), published with it (each checked against its maker's share, as any token)."""
 
     slot: SlotRef
     open: Tokens
+    handed: list[Tokens] | None = None
 
 
 class StandIn(Shape, frozen=True, kw_only=True):
@@ -125,7 +129,7 @@ class StandIn(Shape, frozen=True, kw_only=True):
 
 # what each step carries besides `tokens` (docs/trustless.md §5, the table)
 _STEP_FIELDS: dict[str, set[str]] = {"shuffle": {"shuffle"}, "deal": set(), "move": {"move"}, "tokens": set(),
-                                     "goal": set(), "reveal": {"reveal"}, "stand-in": {"stand_in"}}
+                                     "goal": set(), "reveal": {"reveal"}, "stand-in": {"stand_in"}, "steal": {"move"}}
 
 
 class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from pbem.names import HOST
 from pbem.protocol.documents import Notice, PublicMove, RecentMove, Result, Standings
+from pbem.protocol.table_docs import CHOICES
 from pbem.seat.player import SeatPacket
 from pbem.ui import move_words, talk_words, when, words
 from pbem.ui.hints import Hints
@@ -183,7 +184,7 @@ def trustless_screen(ts: TrustlessSeat, last_moves: list[str], hints: bool = Fal
     if r is not None and ts.seat is not None:
         w = ts.table.waiting()
         seen = ts.view()
-        marked = _hints(seen, ts.me, w.step == "move" and ts.me in w.seats) if hints else None
+        marked = _hints(seen, ts.me, w.step in CHOICES and ts.me in w.seats) if hints else None
         view: RenderableType = render_view(seen, ts.me, last_moves=last_moves, header=header, hints=marked)
     elif r is None and ts.table.ended:  # the game is over: its last round, every card open
         view = render_view(ts.table.ended[-1].state, ts.me, last_moves=last_moves, header=header)

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.catalog import HIDDEN
+from engine.catalog import HIDDEN, card_kind
 from engine.moves import Move
 from engine.state import ROUNDS_PER_GAME, RoundState
 from pbem.errors import BadPacket, BadSignature, UsageError
@@ -42,6 +42,7 @@ from pbem.protocol.documents import (
 )
 from pbem.protocol.mental.group import ScalarSource, seeded_scalars
 from pbem.protocol.mental.vss import combine
+from pbem.protocol.table_docs import CHOICES
 from pbem.protocol.trustless import audit
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
@@ -188,7 +189,7 @@ class TrustlessSeat(Follower):
         self.seat: TableSeat | None = None  # once the stacks are final
         self.choose: Chooser | None = None  # who picks this seat's moves (a bot); None: the seat sends no move
         self.held: dict[str, list[int]] = {}  # each other seat's epoch keys: this seat's shares of them
-        self._checked = 0  # the rounds ended whose openings this seat checked against what it read
+        self._checked = 0  # the last round whose opened cards this seat checked against what it read
 
     def _joined(self, join: Join) -> None:
         """A threshold game: open and check this seat's shares of the joiner's keys (a bad share
@@ -216,9 +217,9 @@ class TrustlessSeat(Follower):
                 if v != self.me:
                     self.seat.receive_points(v, points)
             self._read_own()
-        if self.seat is not None and len(self.table.ended) > self._checked:
-            end = self.table.ended[-1]  # a round just ended: every card this seat read must be the one it holds
-            self._checked = len(self.table.ended)
+        end = self.table.theft or (self.table.ended[-1] if self.table.ended else None)
+        if self.seat is not None and end is not None and end.round_no > self._checked:
+            self._checked = end.round_no  # a round just opened: every card this seat read must be the one it holds
             audit.check_openings(end.orders, {s: c for s, c in self.seat.opened.items() if s[0].endswith(f"@{end.round_no}")})
 
     def owed(self) -> Signed[Mental] | None:
@@ -257,7 +258,7 @@ class TrustlessSeat(Follower):
                 bundles.append(seat.deal_bundle(k + 1))
             return M.message(self.identity, game, self.me, seq, h, "reveal", bundles=bundles,
                              reveal={str(k): self.keys.secret_hex()[str(k)]})
-        if w.step == "move" and self.choose is not None:
+        if w.step in ("move", "steal") and self.choose is not None:
             return self.move_block(self.choose(self.view()))
         return None
 
@@ -266,6 +267,8 @@ class TrustlessSeat(Follower):
         seat, r = self.seat, self.table.round
         assert seat is not None and r is not None
         seq, h = self.head
+        if self.table.theft is not None:  # a thief's choice on the opened round: public, no token
+            return M.message(self.identity, self.inv.game, self.me, seq, h, "steal", move=str(move))
         bundles = debt_bundles(seat, r.ledger)
         mine = list(r.ledger.holdings[self.me])
 
@@ -282,7 +285,8 @@ class TrustlessSeat(Follower):
                              move=str(move.public()), discard=[slot_of(c) for c in move.cards], stand_in=stand_in)
         slot = slot_of(move.card)
         return M.message(self.identity, self.inv.game, self.me, seq, h, "move", bundles=bundles, move=str(move),
-                         play=(slot, seat.open_publicly(slot)), stand_in=stand_in)
+                         play=(slot, seat.open_publicly(slot)), handed=seat.hand_on(slot, r.ledger.public),
+                         stand_in=stand_in)
 
     def _debt_parts(self) -> list[dict[str, Any]]:
         """This seat's stand-in shares of the public tokens each gone seat owes now, the ones it
@@ -309,7 +313,11 @@ class TrustlessSeat(Follower):
     # --- what the seat sees ----------------------------------------------------------------------
 
     def view(self) -> RoundState:
-        """The round as this seat sees it: the public position, its own hand, role and maps."""
+        """The round as this seat sees it: the public position, its own hand, role, and what its
+        maps, inspections and new hats showed it (once their tokens are in); while the thieves
+        choose, the round opened at its end."""
+        if self.table.theft is not None:
+            return self.table.theft.state.copy()
         r = self.table.round
         assert r is not None
         v = r.state.copy()
@@ -317,10 +325,10 @@ class TrustlessSeat(Follower):
         v.hands[self.me] = [opened.get(s, HIDDEN) for s in r.ledger.holdings[self.me]]
         v.roles[self.me] = opened.get(r.ledger.roles[self.me])
         v.knowledge = {p: [] for p in v.players}
-        for fact in r.state.knowledge.get(self.me, []):  # a map: the goal's card once its tokens are in
-            if fact[0] == "map":
-                fact = [fact[0], fact[1], opened.get(r.ledger.layout.goals[fact[1]], HIDDEN)]
-            v.knowledge[self.me].append(list(fact))
+        for fact, slot in zip(r.state.knowledge.get(self.me, []), r.ledger.learned.get(self.me, [])):
+            card = opened.get(slot, HIDDEN)  # the engine's fact, in the ledger's order of what each seat learns
+            known = card if fact[0] == "map" or card == HIDDEN else card_kind(card).kind
+            v.knowledge[self.me].append([*fact[:-1], known])
         return v
 
     def _slots(self) -> tuple[Slot | None, list[Slot]]:
@@ -422,6 +430,6 @@ def summary(ts: TrustlessSeat) -> dict[str, Any]:
             "waiting": {"step": w.step, "seats": w.seats, **({"due": ts.due} if ts.due else {})},
             "role": role, "hand": hand,
             "legal": legal_for(ts.view(), ts.me) if ts.table.round is not None and ts.seat is not None
-            and w.step == "move" and ts.me in w.seats else [],
+            and w.step in CHOICES and ts.me in w.seats else [],
             "cards_waiting": [{"slot": list(slot), "card": "role" if slot == role_slot else "hand", "tokens_from": who}
                               for slot, who in ts.waiting_for().items()]}

@@ -20,6 +20,7 @@ from pbem.atomic import write_atomic
 from pbem.errors import BadPacket, StaleMove, UsageError
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
+from pbem.protocol.table_docs import CHOICES
 from pbem.seat import player
 from pbem.seat import trustless as T
 from pbem.seat.home import join_path, last_looked, mark_looked, move_path, save_packet, trusted_host_key
@@ -98,7 +99,7 @@ class TrustlessClient(Generic[Where]):
 
     def my_turn(self) -> bool:
         w = self.ts.table.waiting()
-        return w.step == "move" and w.seats == [self.seat]
+        return w.step in CHOICES and w.seats == [self.seat]
 
     def play(self, text: str) -> tuple[Where, bool]:
         """A person's move: checked by the engine on this seat's view, then sent with the tokens

@@ -80,6 +80,7 @@ def slot_ref(slot: Slot) -> SlotRef:
 def message(identity: Identity, game: str, seat: str, seq: int, packet: str, step: MentalStep, *,
             bundles: list[dict[str, Any]] | None = None, shuffle: dict[str, Any] | None = None,
             move: str | None = None, play: tuple[Slot, dict[str, Any]] | None = None,
+            handed: list[dict[str, Any]] | None = None,
             discard: list[Slot] | None = None, reveal: dict[str, str] | None = None,
             stand_in: list[dict[str, Any]] | None = None) -> Signed[Mental]:
     """One signed mental block answering packet `seq` (hash `packet`)."""
@@ -87,7 +88,8 @@ def message(identity: Identity, game: str, seat: str, seq: int, packet: str, ste
                  shuffle=shuffle_of(shuffle) if shuffle is not None else None,
                  tokens=[tokens(b) for b in bundles] if bundles else None,
                  move=move,
-                 play=Opening(slot=slot_ref(play[0]), open=tokens(play[1])) if play is not None else None,
+                 play=Opening(slot=slot_ref(play[0]), open=tokens(play[1]), handed=[tokens(b) for b in handed or []] or None)
+                 if play is not None else None,
                  discard=[slot_ref(s) for s in discard] if discard is not None else None,
                  reveal=reveal,
                  stand_in=[convert(d, StandIn, "a stand-in") for d in stand_in] if stand_in is not None else None)

@@ -32,6 +32,7 @@ class Ledger:
     owed: dict[str, list[tuple[str, Slot, bool]]] = field(default_factory=dict)  # maker -> [(reader, slot, sealed)]
     public: dict[str, set[Slot]] = field(default_factory=dict)  # maker -> slots its token is out for
     gone: set[str] = field(default_factory=set)  # seats declared gone (docs/trustless.md §11)
+    learned: dict[str, list[Slot]] = field(default_factory=dict)  # reader -> what each map, inspect, new hat showed
 
     @classmethod
     def new(cls, game: TrustlessGame, round_no: int) -> Ledger:
@@ -97,16 +98,16 @@ class Ledger:
             if kind == "draw":
                 drawn.append(self.draw(str(e["player"])))
             elif kind == "map":
-                self._owe(self.layout.goals[str(e["goal"])], str(e["player"]))
+                self._learn(self.layout.goals[str(e["goal"])], str(e["player"]))
             elif kind == "inspect":
-                self._owe(self.roles[str(e["target"])], str(e["player"]))
+                self._learn(self.roles[str(e["target"])], str(e["player"]))
             elif kind == "swap-hat":
                 target = str(e["player"])
                 if self.hats >= len(self.layout.aside):
                     raise BadPacket(msg("swap-hat with no dwarf card left aside"))
                 self.roles[target] = self.layout.aside[self.hats]
                 self.hats += 1
-                self._owe(self.roles[target], target)
+                self._learn(self.roles[target], target)
             elif kind == "swap-hand":
                 a, b = str(e["player"]), str(e["target"])
                 self.holdings[a], self.holdings[b] = self.holdings[b], self.holdings[a]
@@ -115,6 +116,11 @@ class Ledger:
                 for slot in self.holdings[a]:
                     self._owe(slot, a)
         return drawn
+
+    def _learn(self, slot: Slot, reader: str) -> None:
+        """`reader` learns the card in `slot` (in the order of the engine's knowledge facts)."""
+        self.learned.setdefault(reader, []).append(slot)
+        self._owe(slot, reader)
 
     def owed_by(self, maker: str) -> dict[str, list[Slot]]:
         """What `maker` owes: {"all": public slots, seat: slots sealed to that seat}, one token per slot."""

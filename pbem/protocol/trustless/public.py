@@ -10,7 +10,8 @@ order), `deal` (every seat's tokens for the others' roles and hands, in parallel
 `move` (the seat to move), `tokens` (the seats the mover still waits for, when they had no
 move to carry them), `goal` (every seat's token for the goals a placement reaches, in
 parallel), `reveal` (at a round's end, every seat's round key, the nugget cards' tokens and
-the next round's deal tokens, in parallel), and `over`. A block answers a packet (`seq`,
+the next round's deal tokens, in parallel), `steal` (the expansion's thieves, one after the
+other on the opened round, when its payout left them someone to rob), and `over`. A block answers a packet (`seq`,
 `packet`): that packet must be the one that opened the table's current stage or a later one,
 so no block made for an earlier state of the table is taken for a later one.
 
@@ -28,7 +29,8 @@ import msgspec
 from engine.catalog import CLASSIC, HIDDEN
 from engine.game import carry_after
 from engine.moves import Move
-from engine.state import ROUNDS_PER_GAME, RoundState
+from engine.rules import apply
+from engine.state import OVER, ROUNDS_PER_GAME, RoundState
 from pbem.errors import N_, BadPacket, Conflict, Msg, StaleMove, goal_word, listed, msg, step_word
 from pbem.protocol.documents import Gone, Invitation, Join, Mental, Tokens, Waiting
 from pbem.protocol.mental.elgamal import Ciphertext, open_with
@@ -46,6 +48,7 @@ from pbem.protocol.trustless.stacks import card_of, game_stacks
 from pbem.protocol.trustless.table import Layout, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, read_bundle
 
+NOBODY = str(Move("steal"))  # a thief's choice to rob nobody
 PARALLEL = ("deal", "goal", "reveal", "tokens")  # steps whose seats answer the same packet
 
 
@@ -88,6 +91,7 @@ class PublicTable:
     ended: list[RoundEnd] = field(default_factory=list)
     revealed: dict[str, str] = field(default_factory=dict)  # seat -> its revealed key of this round
     pile: list[Slot] = field(default_factory=list)  # classic: the nugget pile left, top first
+    theft: RoundEnd | None = None  # an expansion round opened and paid whose thieves still choose
     opened_at: int = 1  # the packet that opened the current stage
     check_proofs: bool = True
     # a seat that vanishes (docs/trustless.md §11)
@@ -133,6 +137,8 @@ class PublicTable:
             return "shuffle"
         if len(self.dealt) < len(self.players):
             return "deal"
+        if self.theft is not None:
+            return "steal"
         r = self.round
         if r is None:
             return "over"
@@ -226,6 +232,9 @@ class PublicTable:
         elif step == "move":
             assert r is not None
             seats = [r.mover]
+        elif step == "steal":
+            assert self.theft is not None
+            seats = [self.theft.state.player]
         else:
             seats = []
         return seats
@@ -233,7 +242,8 @@ class PublicTable:
     def stage(self) -> tuple[Any, ...]:
         """Changes whenever the table moves on to wait for something new (then `opened_at` moves)."""
         r = self.round
-        return (self.step(), self.round_no, self.shuffled, r.moves() if r else 0, tuple(r.wanted) if r else ())
+        return (self.step(), self.round_no, self.shuffled, r.moves() if r else 0, tuple(r.wanted) if r else (),
+                len(self.theft.played) if self.theft else 0)
 
     # --- what a seat must send (the checks ask the same) -----------------------------------------
 
@@ -406,6 +416,11 @@ class PublicTable:
                 raise BadPacket(msg("{seat}'s opening of slot {slot} is not its own token", seat=doc.seat,
                                   slot=f"{slot[0]} #{slot[1]}"))
             self._public(doc.play.open, [slot], N_("{seat}'s opening"))
+            for given in doc.play.handed or []:  # tokens that reached the player sealed (swap-hand)
+                if given.maker == doc.seat or given.maker not in self.players or given.maker in self.pub.get(slot, {}):
+                    raise BadPacket(msg("{seat}'s opening of slot {slot} hands on a token the table does not need",
+                                        seat=doc.seat, slot=f"{slot[0]} #{slot[1]}"))
+                self._public(given, [slot], N_("{seat}'s opening"))
             card = self.open_public(slot)
             r.play(doc.seat, slot, card, doc.move)
             line = msg("{seat}: {move} (opened from slot {slot})", seat=doc.seat, move=doc.move,
@@ -506,8 +521,38 @@ class PublicTable:
             by_card = {self.opened[s]: s for s in self.pile if s in self.opened}
             unknown = iter(s for s in self.pile if s not in self.opened)
             self.pile = [by_card[c] if c != HIDDEN else next(unknown) for c in true.nuggets]
-        self.ended.append(RoundEnd(k, true, orders, r.moves(), start, tuple(played)))
         self.revealed = {}
+        end = RoundEnd(k, true, orders, r.moves(), start, tuple(played))
+        if true.phase != OVER:  # the thieves choose on the opened round before the next is dealt
+            self.theft = end
+            if true.player in self.gone:
+                return msg("round {round} is paid; {then}", round=k, then=self._rob(true.player, NOBODY))
+            return msg("round {round} is paid; {thief} steals first", round=k, thief=true.player)
+        return self._close(end)
+
+    def _steal(self, doc: Mental) -> Msg:
+        """A thief's choice at an expansion round's end (RULES.md §5.2): public, on the opened round."""
+        return self._rob(doc.seat, str(doc.move))
+
+    def _rob(self, seat: str, text: str) -> Msg:
+        """`seat` steals (`text`, checked by the engine); a gone thief after it robs nobody."""
+        end = self.theft
+        assert end is not None
+        state = end.state.copy()
+        apply(state, text)
+        end = RoundEnd(end.round_no, state, end.orders, end.moves, end.start, (*end.played, (seat, text)))
+        if state.phase == OVER:
+            self.theft = None
+            return msg("{seat}: {move}; {then}", seat=seat, move=text, then=self._close(end))
+        self.theft = end
+        if state.player in self.gone:
+            return msg("{seat}: {move}; {then}", seat=seat, move=text, then=self._rob(state.player, NOBODY))
+        return msg("{seat}: {move}; {thief} steals next", seat=seat, move=text, thief=state.player)
+
+    def _close(self, end: RoundEnd) -> Msg:
+        """The round is over, thefts included: say so, and deal the next round (or end the game)."""
+        self.ended.append(end)
+        k, true = end.round_no, end.state
         gold = listed([f"{p} {true.gold[p]}" for p in self.players], how="list")
         if true.finder:
             line = msg("round {round} is over: gold found by {finder}; gold {gold}", round=k, finder=true.finder, gold=gold)
@@ -559,7 +604,10 @@ class PublicTable:
     def _settle(self) -> Msg | None:
         """A gone seat's turn: the face-down discard of the first slot it holds (then it draws as
         anyone does; nobody reads the card). Returns what it said, if it took one."""
-        r, said = self.round, None
+        said = None
+        if self.theft is not None and self.theft.state.player in self.gone:  # a gone thief robs nobody
+            said = self._rob(self.theft.state.player, NOBODY)
+        r = self.round
         text = str(Move("discard", cards=(HIDDEN,)))
         while r is not None and r is self.round and self.step() == "move" and r.mover in self.gone:
             seat = r.mover

@@ -22,9 +22,9 @@ from typing import Any, cast
 from engine.board import GOAL_CELLS
 from engine.catalog import HIDDEN
 from engine.dealer import OPEN_DECK
-from engine.errors import UnknownGoal
+from engine.errors import InvalidMove, UnknownGoal
 from engine.events import Event
-from engine.moves import Move
+from engine.moves import Move, parse
 from engine.rules import apply, check
 from engine.state import PLAYING, RoundState
 from engine.views import view
@@ -63,7 +63,8 @@ class PublicRound:
     state: RoundState  # the spectator's view
     ledger: Ledger
     first_seat: int = 0
-    record: list[str | list[Slot]] = field(default_factory=list)  # a play's text, or a face-down discard's slots
+    record: list[str | tuple[list[Slot], Move]] = field(default_factory=list)  # a play's text, or a face-down
+    # discard's slots and public move
     pending: Pending | None = None
     wanted: list[str] = field(default_factory=list)  # goals the pending move needs opened
     events: list[Event] = field(default_factory=list)  # the public events of the last move
@@ -105,15 +106,20 @@ class PublicRound:
         self.resume()
 
     def discard(self, mover: str, slots: list[Slot], text: str | None) -> None:
-        """A face-down discard: the slots only; the view loses as many hidden cards."""
+        """A face-down discard (a pass, or the expansion's discard 2 to remove a card in front of
+        the mover): the slots only; the view loses as many hidden cards."""
         self.check_slots(mover, slots)
-        move = Move("discard", cards=(HIDDEN,) * len(slots))
-        if text != str(move):
+        try:
+            move = parse(text or "", public=True)
+        except InvalidMove:
+            move = Move("play")
+        if move.verb != "discard" or move.cards != (HIDDEN,) * len(slots) or str(move) != text:
+            expected = Move("discard", cards=(HIDDEN,) * len(slots), remove=move.remove)
             raise BadPacket(msg("{seat}'s face-down discard says {move}, not {expected}", seat=mover,
-                              move=repr(str(text)[:80]), expected=repr(str(move))))
+                              move=repr(str(text)[:80]), expected=repr(str(expected))))
         for s in slots:
             self.ledger.play(mover, s)
-        self.record.append(list(slots))
+        self.record.append((list(slots), move))
         self._apply(mover, move, None)
 
     def check_slots(self, mover: str, slots: list[Slot]) -> None:
@@ -163,7 +169,8 @@ class PublicRound:
         start = deal_in_order(self.game, self.round_no, orders, first_seat=self.first_seat, gold=gold, nuggets=nuggets)
         true, played = start.copy(), []
         for what in self.record:
-            text = what if isinstance(what, str) else "discard " + " ".join(orders[s[0]][s[1]] for s in what)
+            text = what if isinstance(what, str) else str(what[1]._replace(
+                cards=tuple(sorted(orders[s[0]][s[1]] for s in what[0]))))
             played.append((true.player, text))
             apply(true, text, OPEN_DECK)
         if true.phase == PLAYING:

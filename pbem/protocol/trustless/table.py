@@ -27,6 +27,7 @@ from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.trustless.keys import SeatKeys
 from pbem.protocol.trustless.setup import Stacks
 from pbem.protocol.trustless.stacks import Stack, card_of
+from pbem.protocol.shapes import b64
 from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, make_bundle, read_bundle
 
 T = TypeVar("T")
@@ -184,6 +185,14 @@ class TableSeat:
         if slot not in self.opened:
             raise BadPacket(msg("slot {slot} is not open to {seat}", slot=f"{slot[0]} #{slot[1]}", seat=self.me))
         return self.bundle_for([slot])
+
+    def hand_on(self, slot: Slot, public: dict[str, set[Slot]]) -> list[dict[str, Any]]:
+        """With a played card's opening: the tokens of the seats whose token for it is not public
+        (`public`: maker -> its public slots, the ledger's), which reached me sealed when the card
+        was handed to me (swap-hand). A token is the same whoever publishes it, and its proof
+        shows who made it."""
+        return [{"from": p, "to": ALL, "slots": [list(slot)], "tokens": b64(self.tokens[slot][p].encode())}
+                for p in self.game.players if p != self.me and slot not in public.get(p, set())]
 
     def check_opening(self, player: str, slot: Slot, bundle: dict[str, Any], holds: list[Slot]) -> str:
         """`player` opens `slot` (one it must hold) with its token: check it, return the card."""

@@ -6,7 +6,8 @@ A 3-seat classic table (ann, bob, cat, the fixed identities of make.py) through 
 core: the three joins with their key shares, the three shuffles of the setup chain, the
 three deal-token messages, a played card with its opening, a face-down discard paying the
 tokens of a draw, a token-only message with a sealed bundle, a goal's tokens and a round-end
-key reveal. The mental randomness is seeded and Ed25519 is deterministic, so a rerun writes
+key reveal; then the expansion's two: a card played after a swap-hand, its earlier holder's
+token handed on with the opening (`handed`), and a thief's `steal`. The mental randomness is seeded and Ed25519 is deterministic, so a rerun writes
 the same bytes except the sealed bundle (HPKE's ephemeral key). The packets they answer are
 named by made-up numbers and hashes (the blind host's packets have their own vectors).
 trustless.json keeps each seat's secret shares (test keys) and ann's dealt cards, so the test
@@ -93,10 +94,18 @@ def build() -> tuple[list[str], dict]:
                             bundles=[seats["ann"].bundle_for([layout.goals["middle"]])]).armored())
     blocks.append(M.message(ids["ann"], GAME, "ann", 9, fake_packet(9), "reveal",
                             reveal={"1": secrets["ann"].secret_hex()["1"]}).armored())
+    # swap-hand: ann's second card went to cat with ann's token sealed to it; cat plays it and
+    # hands ann's token on with its own opening (bob's token for it is public since the deal)
+    handed = layout.hands["ann"][1]
+    seats["cat"].receive(seats["ann"].bundle_for([handed], to="cat"))
+    blocks.append(M.message(ids["cat"], GAME, "cat", 10, fake_packet(10), "move", move=f"{seats['cat'].opened[handed]} 2,0",
+                            play=(handed, seats["cat"].open_publicly(handed)),
+                            handed=seats["cat"].hand_on(handed, {"bob": {handed}})).armored())
+    blocks.append(M.message(ids["bob"], GAME, "bob", 11, fake_packet(11), "steal", move="steal ann").armored())
     facts = {"game": GAME, "seats": list(SEATS), "ruleset": "classic", "seed": SEED.decode(),
              "invitation": invitation, "secrets": {s: secrets[s].secret_hex() for s in SEATS},
              "ann_dealt": [seats["ann"].opened[slot] for slot in layout.private("ann")],
-             "played": card}
+             "played": card, "handed_on": seats["cat"].opened[handed]}
     return blocks, facts
 
 

@@ -1,0 +1,263 @@
+"""Saboteur 2 played trustlessly through the blind host (a real SQLite file), every seat following
+every packet: swap-hand, swap-hat, inspect, the discard-2-to-remove, thefts and their steals,
+the expansion's payout from the opened round. Bots that play those cards whenever they may,
+so each rule comes up in a short game.
+
+Secrecy is checked in the bytes: from every packet the host stored and the keys of every seat
+but the new hat's wearer, a swapped-in hat does not open (with the wearer's key it does); a
+dwarf card left aside is never given a token before the round's end. A wrong token for a
+swap-hat's new hat, and a thief robbing itself, are refused by the host with nothing stored.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from blind_game import BlindGame
+from processes import pbem
+
+from engine.bots import make_bot
+from engine.catalog import card_kind
+from engine.errors import MoveError
+from engine.moves import Move
+from engine.rules import legal_moves
+from engine.state import PLAYING, RoundState
+from pbem.errors import BadPacket
+from pbem.protocol.documents import Mental, Packet, parse_relayed, read_blocks
+from pbem.protocol.mental.elgamal import open_with
+from pbem.protocol.mental.group import Point
+from pbem.protocol.mental.proofs import Token
+from pbem.protocol.trustless import messages as M
+from pbem.protocol.trustless.stacks import card_of
+from pbem.protocol.trustless.tokens import TOKEN_BYTES, Slot, make_bundle
+
+EAGER = ("swap-hand", "swap-hat", "inspect", "theft", "break")
+
+
+def eager(seat: str, seed: str):
+    """A bot that never digs: it plays swap-hand, swap-hat, inspect, theft and break
+    whenever it may, then a discard that removes a card in front of it, else passes; so the round
+    runs through the whole deck and every rule comes up. A smart bot chooses whom to rob."""
+    bot = make_bot("smart", seat, seed)
+
+    def choose(v: RoundState) -> Move:
+        if v.phase != PLAYING:
+            return bot.choose(v)
+        moves = legal_moves(v)
+        for m in moves:
+            if m.verb == "play" and m.card and card_kind(m.card).action in EAGER:
+                return m
+        return next((m for m in moves if m.verb == "discard" and m.remove and m.remove != "theft"),
+                    next(m for m in moves if m.verb == "discard" and len(m.cards) == 1))
+    return choose
+
+
+class Game(BlindGame):
+    """Five seats of Saboteur 2 through the blind host, each choosing with `eager`."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root, tuple(f"p{i}" for i in range(5)), "expansion")
+        self.names = list(self.seats_)
+        for n in self.names:
+            self.seats[n].choose = eager(n, f"sab2-{n}")
+
+    def waiting(self) -> dict:
+        return self.host.status()["waiting"]
+
+    def send_block(self, block) -> None:
+        self.host.accept(read_blocks(block.armored())[0])
+        self.sync()
+
+    def public_tokens(self, slot: Slot) -> dict[str, Point]:
+        """Every public token for `slot` in the packets the host stored, read from their bytes."""
+        out: dict[str, Point] = {}
+        for _, armored in self.host.packets(0):
+            for r in read_blocks(armored)[0].expect(Packet).doc.relayed or []:
+                block = parse_relayed(r, "block")
+                if not isinstance(block.doc, Mental):
+                    continue
+                bundles = [*(block.doc.tokens or []), *([block.doc.play.open, *(block.doc.play.handed or [])]
+                                                        if block.doc.play else [])]
+                for b in bundles:
+                    doc = M.bundle(b)
+                    if doc["to"] != "all":
+                        continue
+                    raw = base64.b64decode(doc["tokens"])
+                    for i, s in enumerate(doc["slots"]):
+                        if tuple(s) == slot:
+                            out[doc["from"]] = Token.decode(raw[i * TOKEN_BYTES:(i + 1) * TOKEN_BYTES], "token").point
+        return out
+
+
+def _hat_slots(g: Game) -> tuple[list[Slot], list[Slot]]:
+    """The aside dwarf cards handed out by swap-hat this round, and those still aside."""
+    ledger = g.seats[g.names[0]].table.round.ledger
+    return ledger.layout.aside[:ledger.hats], ledger.layout.aside[ledger.hats:]
+
+
+def _corrupt(g: Game, block, hat: Slot):
+    """`block` with its public token for the new hat `hat` made on another slot's ciphertext."""
+    seat = g.seats[block.doc.seat].seat
+    cts = dict(seat.ciphertexts())
+    other = next(s for s in cts if s[0] == hat[0] and s != hat)
+    cts[hat] = cts[other]
+    tokens = []
+    for b in block.doc.tokens or []:
+        doc = M.bundle(b)
+        slots = [tuple(s) for s in doc["slots"]]
+        if doc["to"] == "all" and hat in slots:
+            doc = make_bundle(g.inv.game, block.doc.seat, seat.my_shares(), cts, slots, "all")
+        tokens.append(doc)
+    d = block.doc
+    return M.message(g.ids[d.seat], g.inv.game, d.seat, d.seq, d.packet, d.step, bundles=tokens, move=d.move,
+                     play=(d.play.slot.slot, M.bundle(d.play.open)) if d.play else None,
+                     handed=[M.bundle(b) for b in d.play.handed or []] if d.play else None,
+                     discard=[s.slot for s in d.discard] if d.discard is not None else None)
+
+
+def _stored(g: Game) -> bytes:
+    """Every byte of the blind host's files."""
+    return b"".join(p.read_bytes() for p in sorted(g.db.parent.iterdir()) if p.is_file())
+
+
+def _hat_is_secret(g: Game, slot: Slot) -> bool:
+    """Every public token stored and every key but the wearer's do not open the new hat in
+    `slot`; with the wearer's key they do. False: its wearer gave it up again (a later swap-hat)."""
+    table = g.seats["p0"].table
+    ledger = table.round.ledger
+    wearer = next((p for p, s in ledger.roles.items() if s == slot), None)
+    if wearer is None:
+        return False
+    pub = g.public_tokens(slot)
+    assert sorted(pub) == sorted(p for p in g.names if p != wearer)
+    ct = g.seats[wearer].seat.ciphertexts()[slot]
+    k = table.round_no
+    others = [ct.c1 * g.seats[p].keys.shares[k].secret for p in g.names if p != wearer]
+    stack = table.game.stack(slot[0])
+    assert card_of(open_with(ct, others), stack) is None
+    assert card_of(open_with(ct, others + list(pub.values())), stack) is None
+    mine = ct.c1 * g.seats[wearer].keys.shares[k].secret
+    assert card_of(open_with(ct, others + [mine]), stack) == g.seats[wearer].seat.opened[slot]
+    return True
+
+
+@pytest.mark.slow
+def test_an_expansion_game_plays_every_rule_and_keeps_each_secret(tmp_path: Path) -> None:
+    g = Game(tmp_path)
+    steps: dict[str, int] = {}
+    moves: list[str] = []
+    aside_checked = cheat_refused = steal_refused = False
+    hats_checked = 0
+    facts_checked = 0
+    while (w := g.waiting())["step"] != "over" and not (steps.get("steal") and g.seats["p0"].table.theft is None):
+        table = g.seats["p0"].table
+        if w["step"] == "reveal" and not table.revealed:  # the round is over, no key is out yet
+            handed, aside = _hat_slots(g)
+            for slot in aside:  # a dwarf card left aside: no token for it before the round's end
+                assert not g.public_tokens(slot)
+                aside_checked = True
+            for slot in handed:  # a new hat: nobody but its wearer can open it, from every byte stored
+                hats_checked += _hat_is_secret(g, slot)
+        for n in w["seats"]:
+            block = g.seats[n].owed()
+            assert block is not None, (n, w)
+            if block.doc.step == "move":
+                moves.append(block.doc.move)
+                v = g.seats[n].view()
+                for fact in v.knowledge.get(n, []):  # what an inspect or a new hat showed: the true card's kind
+                    if fact[0] in ("inspect", "hat"):
+                        assert fact[-1] != "?"
+                        facts_checked += 1
+            handed, _ = _hat_slots(g) if g.seats[n].table.round else ([], [])
+            owed_hat = [h for h in handed for b in block.doc.tokens or [] if b.to == "all"
+                        and h in [s.slot for s in b.slots]]
+            if owed_hat and not cheat_refused:
+                before = _stored(g)
+                with pytest.raises(BadPacket):
+                    g.host.accept(read_blocks(_corrupt(g, block, owed_hat[0]).armored())[0])
+                assert _stored(g) == before and g.host.status()["seq"] == g.seen
+                cheat_refused = True
+            if block.doc.step == "steal" and not steal_refused:  # a thief robbing itself: the rules say no
+                before = _stored(g)
+                d = block.doc
+                with pytest.raises(MoveError):
+                    g.host.accept(read_blocks(M.message(g.ids[n], g.inv.game, n, d.seq, d.packet, "steal",
+                                                        move=f"steal {n}").armored())[0])
+                assert _stored(g) == before
+                steal_refused = True
+            steps[block.doc.step] = steps.get(block.doc.step, 0) + 1
+            g.send_block(block)
+    played = " | ".join(m for m in moves if m)
+    for kind in ("swap-hand", "swap-hat", "inspect", "theft", "remove"):
+        assert kind in played, kind
+    assert steps.get("steal"), steps
+    assert hats_checked and aside_checked and cheat_refused and steal_refused and facts_checked
+    ends = g.seats["p0"].table.ended
+    end = ends[-1]  # the round opened at its end: every role dealt from the expansion's 15 dwarf cards
+    k = end.round_no
+    assert sorted(end.orders[f"dwarves@{k}"]) == sorted(table.game.stack(f"dwarves@{k}").cards)
+    assert len(end.orders[f"dwarves@{k}"]) == 15 and all(card_kind(end.state.roles[p]).kind for p in g.names)
+    stolen = [m for _, m in end.played if m.startswith("steal")]
+    assert stolen and end.state.phase == "over" and sum(end.state.gold.values()) > 0
+    assert g.seats["p1"].table.round.round_no == k + 1 or k == 3
+    print(json.dumps(steps))
+
+
+@pytest.mark.slow
+def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path: Path) -> None:
+    """`pbem demo --trustless --ruleset expansion`: the blind host (`pbem host run`) and five
+    `pbem bot run` seats, separate processes through a real folder, to the game's end; then
+    `pbem audit`, `pbem replay` of a round (printed, --as a seat, --html), and the secrecy of
+    one seat's role (a swapped-in hat, if a swap-hat was played) and hand before the round's end."""
+    from test_trustless_folder import _chain, keys_of, try_to_open
+
+    from pbem.protocol.documents import Invitation
+    from pbem.seat import keys
+    from pbem.seat import trustless as T
+
+    work = tmp_path / "demo"
+    demo = pbem("demo", "--trustless", "--ruleset", "expansion", "--dir", work, home=tmp_path / "h", timeout=900)
+    assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr[-3000:]
+    assert "the chain audited" in demo.stdout and "final scores" in demo.stdout
+    folder = work / "shared"
+    homes = {s: work / "homes" / s for s in ("ann", "bob", "cat", "dan", "eve")}
+    inv = read_blocks((folder / "invitation.pbem").read_text())[0].expect(Invitation)
+    assert inv.doc.trustless and inv.doc.ruleset == "expansion"
+    audit = pbem("audit", folder, "--json", home=homes["bob"], timeout=300)
+    assert audit.returncode == 0, audit.stderr
+    report = json.loads(audit.stdout)
+    assert report["ok"] and report["step"] == "over" and [r["round"] for r in report["rounds"]] == [1, 2, 3]
+    printed = pbem("replay", folder, "--round", "1", home=homes["bob"], timeout=300)
+    assert printed.returncode == 0 and printed.stdout.startswith(f"game {inv.game}, round 1: "), printed.stderr
+    assert "roles: ann " in printed.stdout
+    seen = pbem("replay", folder, "--round", "2", "--to", "0", "--as", "dan", "--json", home=homes["dan"], timeout=300)
+    assert seen.returncode == 0, seen.stderr
+    hands = json.loads(seen.stdout)["position"]["hands"]
+    assert "?" not in hands["dan"] and all(set(hands[p]) == {"?"} for p in hands if p != "dan")
+    page = tmp_path / "r3.html"
+    wrote = pbem("replay", folder, "--round", "3", "--html", page, "--as", "eve", home=homes["eve"], timeout=300)
+    assert wrote.returncode == 0 and page.read_text().startswith("<!doctype html>"), wrote.stderr
+    # secrecy before round 1's end: every message up to it and four seats' keys open nothing the
+    # fifth still holds, nor its role (a new hat's slot, if it swapped hats)
+    chain = _chain(folder, inv.game)
+    ids = {s: keys.load_identity(homes[s], s, None) for s in homes}
+    cut = next(i for i, p in enumerate(chain) if any(getattr(b.doc, "step", None) == "reveal"
+                                                  for b in T.read_relayed(p.doc, keys_of(inv))))
+    watcher = T.Follower(inv)
+    for p in chain[:cut]:
+        watcher.follow(p)
+    ledger = watcher.table.round.ledger
+    swapped = [p for p, s in ledger.roles.items() if s != ledger.layout.roles[p]]
+    target = swapped[0] if swapped else "cat"
+    held = [ledger.roles[target], *ledger.holdings[target]]
+    others = [s for s in homes if s != target]
+    attacker = {"any": (ids[others[0]], others[0]), "shares": {s: T.seat_keys(ids[s], inv) for s in others}}
+    assert try_to_open(chain[:cut], inv, attacker, held) == {}
+    attacker["shares"][target] = T.seat_keys(ids[target], inv)  # type: ignore[index]
+    assert len(try_to_open(chain[:cut], inv, attacker, held)) == len(held)  # the attack is real
+    blocks = [b.doc.step for p in chain[1:] for b in T.read_relayed(p.doc, keys_of(inv))]
+    print(f"expansion through a folder: {len(chain)} packets, blocks {dict((k, blocks.count(k)) for k in set(blocks))}, "
+          f"swapped hats in round 1: {swapped}")
