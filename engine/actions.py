@@ -18,7 +18,19 @@ from operator import itemgetter
 from typing import ClassVar, Literal
 
 from .board import GOAL_CELLS, path_cell
-from .catalog import BROKEN, HIDDEN, KINDS, Action, CardKind, FrontType, broken, card_kind, front_type_of, ids_of, kind_name
+from .catalog import (
+    BROKEN,
+    HIDDEN,
+    KINDS,
+    Action,
+    CardKind,
+    FrontType,
+    broken,
+    card_kind,
+    front_type_of,
+    ids_of,
+    kind_name,
+)
 from .events import Event
 from .listed import AIMED, AT, MADE, Part
 from .moves import GOAL_NAMES, Move

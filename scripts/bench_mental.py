@@ -218,21 +218,24 @@ def blind_rows(seats: int, ruleset: str = "classic") -> list[tuple[str, str]]:
     return out
 
 
-def rows(runs: int = 3, seats: tuple[int, ...] = (5, 8, 10)) -> list[tuple[str, str]]:
+def rows(runs: int = 3, seats: tuple[int, ...] = (5, 8, 10), rulesets: tuple[str, ...] = ("classic",)) -> list[tuple[str, str]]:
     out = small_rows() + message_rows()
     for ruleset, n in (("classic", 5), ("classic", 10), ("expansion", 12)):
         out += game_rows(ruleset, n, runs)
-    out.append(("a whole game at 11 or 12 seats", "the expansion only, and a trustless game plays the classic rules "
-                "only so far: the 12-seat rows above are the expansion's stacks, shuffled and checked"))
-    for n in seats:
-        out += blind_rows(n)
+    for ruleset in rulesets:
+        for n in seats:
+            if ruleset == "classic" and n > 10:  # classic is played by 3 to 10
+                continue
+            out += blind_rows(n, ruleset)
     return out
 
 
 def main() -> None:
+    """scripts/bench-mental [RUNS] [SEATS,...] [RULESET,...]: e.g. `3 5,8,12 classic,expansion`."""
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     seats = tuple(int(n) for n in sys.argv[2].split(",")) if len(sys.argv) > 2 else (5, 8, 10)
-    table = rows(runs, seats)
+    rulesets = tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else ("classic",)
+    table = rows(runs, seats, rulesets)
     width = max(len(k) for k, _ in table)
     print(f"{'measure':<{width}}  value")
     for k, v in table:

@@ -261,3 +261,44 @@ def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path
     blocks = [b.doc.step for p in chain[1:] for b in T.read_relayed(p.doc, keys_of(inv))]
     print(f"expansion through a folder: {len(chain)} packets, blocks {dict((k, blocks.count(k)) for k in set(blocks))}, "
           f"swapped hats in round 1: {swapped}")
+
+
+@pytest.mark.slow
+def test_a_thief_declared_gone_robs_nobody_and_the_game_goes_on(tmp_path: Path) -> None:
+    """Saboteur 2 with a deadline: the first thief goes silent at the steal step; the blind host
+    declares it gone past its deadline and grace, the table takes its steal as `steal nobody`,
+    and the next round is dealt (its round key came at the reveal; its part from then on from the
+    others' stand-in shares)."""
+    from test_trustless_vanish import Table, _audit
+
+    names = tuple(f"p{i}" for i in range(5))
+    t = Table(tmp_path, silent=set(), seats=names, ruleset="expansion").join()
+    for n in names:
+        t.seats[n].choose = eager(n, f"gone-{n}")
+    thief, rounds_before = None, 0
+    while thief is None or len(t.seats["p0"].table.ended) < 1 + rounds_before:
+        t.sync()
+        table = t.seats["p0"].table
+        if table.step() == "over":
+            break
+        if thief is None and table.step() == "steal":
+            thief, rounds_before = table.theft.state.player, len(table.ended)
+            t.silent = {thief}
+        sent = False
+        for n in names:
+            if n in t.silent:
+                continue
+            block = t.seats[n].owed()
+            if block is not None:
+                t.send(block)
+                t.sync()
+                sent = True
+        if not sent:
+            t.clock.advance(3600 + 601)
+            assert t.host.tick(), "the clock declares nobody gone"
+    assert thief is not None, "no thief had anyone to rob in the whole game"
+    audit = _audit(t).table
+    assert thief in audit.gone
+    end = audit.ended[rounds_before]
+    assert (thief, "steal nobody") in end.played and end.state.phase == "over"
+    assert audit.round is not None or end.round_no == 3

@@ -28,11 +28,11 @@ SEATS = ("ann", "bob", "cat", "dan")
 
 
 class Table:
-    def __init__(self, tmp: Path, silent: set[str], seats: tuple[str, ...] = SEATS) -> None:
+    def __init__(self, tmp: Path, silent: set[str], seats: tuple[str, ...] = SEATS, ruleset: str = "classic") -> None:
         self.db = tmp / "saves" / "t.db"
         self.names = seats
         self.ids = {n: Identity.generate(n) for n in ("referee", *seats)}
-        self.inv = blind.create_game(self.db, "t", self.ids["referee"], "classic",
+        self.inv = blind.create_game(self.db, "t", self.ids["referee"], ruleset,
                                      [(s, self.ids[s].public) for s in seats], [])
         self.clock = FakeClock()
         self.host = blind.BlindHost(self.db, self.ids["referee"], self.clock)

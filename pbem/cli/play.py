@@ -259,8 +259,8 @@ def show(
 
 def _show_trustless(packet: Path, signed: Any, me: Identity, where: Path, as_json: bool, hints: bool) -> None:
     """`pbem show` of a trustless table's packet: its chain read from the packet's folder."""
-    from pbem.seat.trustless import summary
     from pbem.protocol.table_docs import CHOICES
+    from pbem.seat.trustless import summary
     from pbem.seat.trustless_client import packet_file_seat
 
     c = packet_file_seat(packet, signed, me, where, _nowhere)

@@ -24,10 +24,10 @@ from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, open_with
 from pbem.protocol.mental.group import Point
 from pbem.protocol.mental.proofs import BadProof
+from pbem.protocol.shapes import b64
 from pbem.protocol.trustless.keys import SeatKeys
 from pbem.protocol.trustless.setup import Stacks
 from pbem.protocol.trustless.stacks import Stack, card_of
-from pbem.protocol.shapes import b64
 from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, make_bundle, read_bundle
 
 T = TypeVar("T")

@@ -3,15 +3,15 @@
     .venv/bin/python tests/vectors/protocol/make_trustless.py
 
 A 3-seat classic table (ann, bob, cat, the fixed identities of make.py) through the protocol
-core: the three joins with their key shares, the three shuffles of the setup chain, the
-three deal-token messages, a played card with its opening, a face-down discard paying the
-tokens of a draw, a token-only message with a sealed bundle, a goal's tokens and a round-end
-key reveal; then the expansion's two: a card played after a swap-hand, its earlier holder's
-token handed on with the opening (`handed`), and a thief's `steal`. The mental randomness is seeded and Ed25519 is deterministic, so a rerun writes
-the same bytes except the sealed bundle (HPKE's ephemeral key). The packets they answer are
-named by made-up numbers and hashes (the blind host's packets have their own vectors).
-trustless.json keeps each seat's secret shares (test keys) and ann's dealt cards, so the test
-can open what the messages deal.
+core: the three joins with their key shares, the three shuffles of the setup chain, the three
+deal-token messages, a played card with its opening, a face-down discard paying the tokens of a
+draw, a token-only message with a sealed bundle, a goal's tokens and a round-end key reveal;
+then the expansion's two: a card played after a swap-hand, its earlier holder's token handed on
+with the opening (`handed`), and a thief's `steal`. The mental randomness is seeded and Ed25519
+is deterministic, so a rerun writes the same bytes except the sealed bundle (HPKE's ephemeral
+key). The packets they answer are named by made-up numbers and hashes (the blind host's packets
+have their own vectors). trustless.json keeps each seat's secret shares (test keys) and ann's
+dealt cards, so the test can open what the messages deal.
 """
 
 from __future__ import annotations
