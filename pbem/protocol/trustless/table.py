@@ -23,7 +23,7 @@ from pbem.errors import BadPacket, listed, msg
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, open_with
 from pbem.protocol.mental.group import Point
-from pbem.protocol.mental.proofs import BadProof
+from pbem.protocol.mental.proofs import BadProof, Token
 from pbem.protocol.shapes import b64
 from pbem.protocol.trustless.keys import SeatKeys
 from pbem.protocol.trustless.setup import Stacks
@@ -120,6 +120,7 @@ class TableSeat:
     stacks: Stacks  # the final stacks, after every seat's shuffle
     tokens: dict[Slot, dict[str, Point]] = field(default_factory=dict)  # checked tokens of the other seats
     opened: dict[Slot, str] = field(default_factory=dict)
+    proven: dict[Slot, dict[str, Token]] = field(default_factory=dict)  # tokens sealed to me, proofs kept (hand_on)
     _cts: dict[Slot, Ciphertext] | None = field(default=None, repr=False, compare=False)
 
     # --- helpers -------------------------------------------------------------------------
@@ -153,6 +154,9 @@ class TableSeat:
         if maker not in self.shares or maker == self.me:
             raise BadPacket(msg("a token bundle comes from {seat}, not another seat of the game", seat=repr(str(maker)[:32])))
         tokens = read_bundle(self.game.id, bundle, self.shares_of(str(maker)), self.ciphertexts(), self.identity, self.me)
+        if bundle.get("to") == self.me:
+            for slot, tok in tokens.items():
+                self.proven.setdefault(slot, {})[str(maker)] = tok
         return self.receive_points(str(maker), {slot: tok.point for slot, tok in tokens.items()})
 
     def receive_points(self, maker: str, points: dict[Slot, Point]) -> list[Slot]:
@@ -191,8 +195,8 @@ class TableSeat:
         (`public`: maker -> its public slots, the ledger's), which reached me sealed when the card
         was handed to me (swap-hand). A token is the same whoever publishes it, and its proof
         shows who made it."""
-        return [{"from": p, "to": ALL, "slots": [list(slot)], "tokens": b64(self.tokens[slot][p].encode())}
-                for p in self.game.players if p != self.me and slot not in public.get(p, set())]
+        return [{"from": p, "to": ALL, "slots": [list(slot)], "tokens": b64(tok.encode())}
+                for p, tok in self.proven.get(slot, {}).items() if slot not in public.get(p, set())]
 
     def check_opening(self, player: str, slot: Slot, bundle: dict[str, Any], holds: list[Slot]) -> str:
         """`player` opens `slot` (one it must hold) with its token: check it, return the card."""
