@@ -40,18 +40,19 @@ TABLES = {
 }
 
 
-def _work(args: tuple[str, int, int, int, int, str]) -> tuple[Tally, float]:
-    ruleset, players, first, count, matchup_index, seed = args
-    t0 = time.perf_counter()
-    tally = run_games(ruleset, players, count, MATCHUPS[matchup_index], seed=seed, first=first)
-    return tally, time.perf_counter() - t0
+def _work(args: tuple[str, int, int, int, int, str, float, int | None]) -> tuple[Tally, float]:
+    ruleset, players, first, count, matchup_index, seed, think, turns = args
+    t0 = time.process_time()
+    tally = run_games(ruleset, players, count, MATCHUPS[matchup_index], seed=seed, first=first, think=think, turns=turns)
+    return tally, time.process_time() - t0
 
 
-def _duel_work(args: tuple[str, int, int, int, str, str, str, float, str]) -> tuple[list[tuple[bool, bool]], float]:
-    ruleset, players, first, count, tested, baseline, role, think, seed = args
-    t0 = time.perf_counter()
-    pairs = run_duel(ruleset, players, count, Duel(tested, baseline, role, think), seed=seed, first=first)
-    return pairs, time.perf_counter() - t0
+def _duel_work(args: tuple[str, int, int, int, str, str, str, float, int | None, str]
+               ) -> tuple[list[tuple[bool, bool]], float]:
+    ruleset, players, first, count, tested, baseline, role, think, turns, seed = args
+    t0 = time.process_time()
+    pairs = run_duel(ruleset, players, count, Duel(tested, baseline, role, think, turns), seed=seed, first=first)
+    return pairs, time.process_time() - t0
 
 
 def duels(ap: argparse.ArgumentParser, args: argparse.Namespace, tables: list[str]) -> int:
@@ -66,7 +67,8 @@ def duels(ap: argparse.ArgumentParser, args: argparse.Namespace, tables: list[st
         for role in roles:
             for first in range(0, args.games, args.chunk):
                 count = min(args.chunk, args.games - first)
-                units.append((t, role, (ruleset, players, first, count, bots[0], bots[1], role, args.think, args.seed)))
+                units.append((t, role, (ruleset, players, first, count, bots[0], bots[1], role, args.think, args.turns,
+                                             args.seed)))
     start = time.perf_counter()
     pairs: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
     cpu: dict[tuple[str, str], float] = {}
@@ -83,11 +85,11 @@ def duels(ap: argparse.ArgumentParser, args: argparse.Namespace, tables: list[st
                          "baseline": m.baseline, "diff": m.diff, "low": m.low, "high": m.high,
                          "cpu_s": round(cpu[(t, role)], 1)})
     if args.json:
-        print(json.dumps({"tested": bots[0], "baseline": bots[1], "think": args.think, "seed": args.seed,
+        print(json.dumps({"tested": bots[0], "baseline": bots[1], "think": args.think, "turns": args.turns, "seed": args.seed,
                           "games": args.games, "rows": rows, "wall_s": round(wall, 1)}, indent=1))
         return 0
     print(f"{bots[0]} in one seat vs {bots[1]} in the rest; {args.games} deals a line, seed {args.seed!r}, "
-          f"think {args.think} s")
+          (f"think {args.think} s" if args.turns is None else f"{args.turns} turns a decision"))
     print(f"{'table':12s} {'seat':9s} {'rounds':>6s} {bots[0]:>8s} {bots[1]:>8s} {'diff':>7s}  95% interval")
     for r in rows:
         print(f"{r['table']:12s} {r['seat_role']:9s} {r['rounds']:6d} {100 * r['tested']:7.1f}% "
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=1000, help="games (of 3 rounds) per table and matchup (default 1000)")
     ap.add_argument("--tables", default=",".join(TABLES), help=f"comma-separated, from {', '.join(TABLES)}")
     ap.add_argument(
-        "--matchups", default=",".join(str(i) for i in range(len(MATCHUPS))),
+        "--matchups", default=",".join(str(i) for i in range(len(MATCHUPS)) if "search" not in MATCHUPS[i].name),
         help="comma-separated matchup numbers: " + "; ".join(f"{i} = {m.name}" for i, m in enumerate(MATCHUPS)),
     )
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
@@ -110,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bots", help="A,B: bot A in one seat, bot B in the others (and in that seat, for comparison)")
     ap.add_argument("--seat-role", choices=("digger", "saboteur"), help="with --bots: the side of the seat (default: both)")
     ap.add_argument("--think", type=float, default=THINK, help=f"the search bot's seconds a decision (default {THINK})")
+    ap.add_argument("--turns", type=int, help="the search bot's simulated turns a decision, instead of --think")
     ap.add_argument("--json", action="store_true", help="print the table as JSON")
     args = ap.parse_args(argv)
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]
@@ -124,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         ruleset, players = TABLES[t]
         for mi in matchups:
             for first in range(0, args.games, args.chunk):
-                units.append((t, mi, (ruleset, players, first, min(args.chunk, args.games - first), mi, args.seed)))
+                units.append((t, mi, (ruleset, players, first, min(args.chunk, args.games - first), mi, args.seed,
+                                      args.think, args.turns)))
     start = time.perf_counter()
     totals: dict[tuple[str, int], Tally] = {}
     cpu: dict[tuple[str, int], float] = {}

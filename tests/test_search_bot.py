@@ -117,6 +117,38 @@ def test_search_is_seeded_and_reads_views_only() -> None:
         SearchBot(state.player, 0, 0.01).choose(state)
 
 
+def test_a_budget_in_turns_gives_the_same_move_every_time() -> None:
+    """`turns`: each decision plays out that many simulated turns (the takeover's budget,
+    pbem/protocol/timeout.py), whatever the clock: two bots with one seed choose alike, a
+    bigger budget plays more worlds, and none plays the smart bot's move."""
+    state = deal(CLASSIC, NAMES[:5], SeededChance("turns"))
+    smart = {p: SmartBot(p, 0) for p in NAMES[:5]}
+    for _ in range(12):  # into the round, where the search has choices to weigh
+        apply_unchecked(state, smart[state.player].choose(view(state, state.player)))
+    me, v = state.player, view(state, state.player)
+    first, second = make_bot("search", me, "s", turns=150), make_bot("search", me, "s", turns=150)
+    assert isinstance(first, SearchBot) and isinstance(second, SearchBot)
+    assert first.choose(v) == second.choose(v) and first.worlds == second.worlds >= 2
+    more = make_bot("search", me, "s", turns=900)
+    assert isinstance(more, SearchBot)
+    more.choose(v)
+    assert more.worlds > 3 * first.worlds
+    assert make_bot("search", me, "s", turns=0).choose(v) == SmartBot(me, "s").choose(v)
+
+
+def test_distinct_candidates_do_different_things() -> None:
+    from engine.moves import Move
+
+    bot = SearchBot("p1", 0)
+    bot.candidates, bot.distinct = 3, False
+    ranked = [(9.0, Move("play", "cross.1", (1, 0))), (8.9, Move("play", "cross.2", (1, 0))),
+              (5.0, Move("discard", cards=("cross.3",))), (4.0, Move("discard", cards=("dead-n.1",))),
+              (3.0, Move("play", "break-pick.1", target="p2")), (2.0, Move("play", "cross.2", (1, 0), True))]
+    assert bot.candidates_of(ranked) == [m for _, m in ranked[:3]]
+    bot.distinct = True
+    assert bot.candidates_of(ranked) == [ranked[0][1], ranked[2][1], ranked[4][1]]
+
+
 def test_search_beats_random_in_a_small_match() -> None:
     """Fixed seeds, so the result is exact: diggers played by the search bot (thinking as
     little as it can) against random saboteurs find the gold far more often than random

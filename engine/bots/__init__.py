@@ -24,16 +24,17 @@ class Bot(Protocol):
 
 
 def make_bot(kind: str, seat: str, seed: int | str = 0, think: float = THINK,
-             clock: Callable[[], float] | None = None) -> Bot:
+             clock: Callable[[], float] | None = None, turns: int | None = None) -> Bot:
     """A bot of `kind` for the player `seat`; the same (kind, seat, seed) plays the same.
     `think`: the search bot's seconds a decision, counted as simulated turns; with `clock`
-    (a time function) also measured by it (then the choice may depend on the machine's speed)."""
+    (a time function) also measured by it (then the choice may depend on the machine's speed).
+    `turns`: instead, exactly that many simulated turns every decision (none saved for later)."""
     if kind == "random":
         return RandomBot(f"{seed}/{seat}")
     if kind == "smart":
         return SmartBot(seat, seed)
     if kind == "search":
-        return SearchBot(seat, seed, think, clock)
+        return SearchBot(seat, seed, think, clock, turns=turns)
     raise ValueError(f"unknown bot kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 

@@ -80,6 +80,7 @@ MATCHUPS = (
     Matchup("smart diggers vs random saboteurs", "smart", "random"),
     Matchup("random diggers vs smart saboteurs", "random", "smart"),
     Matchup("smart vs smart", "smart", "smart"),
+    Matchup("search vs search", "search", "search"),  # (slow: not among the arena's defaults)
 )
 
 
@@ -121,15 +122,18 @@ def play_game_by_role(
     seed: str | int,
     matchup: Matchup,
     options: frozenset[str] = frozenset(),
+    think: float = THINK,
+    turns: int | None = None,
 ) -> tuple[Game, Tally]:
-    """One seeded three-round game; each round the bots are chosen by the dealt roles."""
+    """One seeded three-round game; each round the bots are chosen by the dealt roles
+    (`think`, `turns`: a search bot's budget, engine/bots/__init__.make_bot)."""
     game = Game(ruleset, players, options)
     tally = Tally()
     while not game.over:
         rno = len(game.rounds) + 1
         state = game.start_round(SeededChance(round_seed(seed, rno)))
         dealt = {p: state.role(p) for p in players}
-        bots = {p: make_bot(side_kind(matchup, dealt[p]), p, f"{seed}/{rno}") for p in players}
+        bots = {p: make_bot(side_kind(matchup, dealt[p]), p, f"{seed}/{rno}", think, turns=turns) for p in players}
         tally.turns += len(play_round_observed(state, bots))
         tally.rounds += 1
         won = digger_side_won(state)
@@ -151,12 +155,14 @@ def run_games(
     seed: str = "arena",
     first: int = 0,
     options: frozenset[str] = frozenset(),
+    think: float = THINK,
+    turns: int | None = None,
 ) -> Tally:
     """Games `first` .. `first + games - 1` of a seeded series; the totals."""
     names = tuple(f"p{i}" for i in range(1, players + 1))
     total = Tally()
     for g in range(first, first + games):
-        _, t = play_game_by_role(ruleset, names, f"{seed}/{ruleset}/{players}/{g}", matchup, options)
+        _, t = play_game_by_role(ruleset, names, f"{seed}/{ruleset}/{players}/{g}", matchup, options, think, turns)
         total.add(t)
     return total
 
@@ -171,6 +177,7 @@ class Duel:
     baseline: str
     seat_role: str  # "digger" or "saboteur" (the side, engine/bots/sides.py)
     think: float = THINK
+    turns: int | None = None  # the search bot's simulated turns a decision (instead of `think`)
 
 
 def duel_round(ruleset: Ruleset, players: tuple[str, ...], seed: str, duel: Duel,
@@ -186,7 +193,7 @@ def duel_round(ruleset: Ruleset, players: tuple[str, ...], seed: str, duel: Duel
     out = []
     for kind in (duel.tested, duel.baseline):
         state = Game(ruleset, players, options).start_round(SeededChance(seed))
-        bots = {p: make_bot(kind if p == seat else duel.baseline, p, seed, duel.think) for p in players}
+        bots = {p: make_bot(kind if p == seat else duel.baseline, p, seed, duel.think, turns=duel.turns) for p in players}
         play_round_observed(state, bots)
         out.append(side_won(state, role))
     return out[0], out[1]

@@ -1,7 +1,7 @@
 """A bot that thinks: it plays its best few moves out in sampled worlds and keeps the best.
 
 For each decision, the smart bot (engine/bots/smart.py) ranks the legal moves and the first
-`CANDIDATES` are weighed. The bot then samples whole states that agree with its view and with
+`CANDIDATES` that do different things are weighed. The bot then samples whole states that agree with its view and with
 what the table's moves suggest about who is a saboteur (engine/bots/worlds.py), and in each
 world plays every candidate out to the end of the round with smart bots in every seat. The
 candidate whose side won most often is played (ties: the smart bot's order). All candidates
@@ -10,6 +10,9 @@ meet the same worlds and the same bots, so the comparison is paired (common rand
 The budget is `think` seconds a decision, counted as simulated turns at `TURNS_PER_SECOND`
 (the rate of the compiled engine on one core), so a seeded bot makes the same choices on any
 machine; `clock` (a time function) adds a wall-clock limit where a person waits for the move.
+`turns` instead gives every decision exactly that many simulated turns (nothing saved for
+later): the budget of a seat the host plays for (pbem/protocol/timeout.py), which an audit
+must be able to play again move for move.
 It reads only a view (`choose`) and the public moves (`observe`), like every bot.
 """
 
@@ -19,7 +22,7 @@ import random
 from collections.abc import Callable
 
 from ..board import Board
-from ..catalog import HIDDEN, deck_ids
+from ..catalog import HIDDEN, card_kind, deck_ids
 from ..moves import Move
 from ..rules import apply_unchecked
 from ..selfplay import Bot, play_round
@@ -32,7 +35,9 @@ from .suspicion import Suspicion, prior
 from .worlds import sample_world
 
 THINK = 0.1  # seconds a decision, by default
-TURNS_PER_SECOND = 4000.0  # simulated turns a second of thinking buys
+# Simulated turns a second of thinking buys: the search's own rate on the compiled engine, one
+# core (7,500-8,000 counted turns a CPU second at 5 classic seats, measured under a load of 10).
+TURNS_PER_SECOND = 8000.0
 CANDIDATES = 3  # how many of the smart bot's best moves are weighed
 # How sure (in standard errors) a candidate must be to replace the smart bot's choice, by side:
 # a digger's changes in a few worlds were as often worse as better (with 0: -2.5 points over 80
@@ -49,7 +54,7 @@ class SearchBot:
 
     def __init__(self, seat: str, seed: int | str = 0, think: float = THINK,
                  clock: Callable[[], float] | None = None, *, candidates: int = CANDIDATES,
-                 min_worlds: int = MIN_WORLDS) -> None:
+                 min_worlds: int = MIN_WORLDS, turns: int | None = None) -> None:
         self.seat = seat
         self.seed = seed
         self.smart = SmartBot(seat, seed)
@@ -58,6 +63,8 @@ class SearchBot:
         self.clock = clock
         self.candidates = max(1, candidates)
         self.min_worlds = max(1, min_worlds)
+        self.turns = None if turns is None else max(0, turns)  # a fixed budget a decision, in simulated turns
+        self.distinct = True  # candidates that do different things (candidates_of)
         self.evidence: float | None = None  # None: EVIDENCE for the side of the seat's role
         self._sus: Suspicion | None = None  # the smart bot's model this round (a new one: a new round)
         self._seen: set[str] = set()  # deck cards seen this round (played, in front, held)
@@ -109,14 +116,33 @@ class SearchBot:
         self._round(view)
         self._board = view.board
         self._see(view, True)
-        self._bank += self.think
-        if len(ranked) == 1 or ranked[0][0] - ranked[1][0] >= SURE or self.think <= 0:
+        fixed = self.turns
+        if fixed is None:
+            self._bank += self.think
+        if len(ranked) == 1 or ranked[0][0] - ranked[1][0] >= SURE or (self.think if fixed is None else fixed) <= 0:
             return self._played(ranked[0][1])
-        spend = self._bank * self.share(view)
-        cands = [m for _, m in ranked[: self.candidates]]
-        results = self._weigh(view, cands, spend)
+        budget = fixed if fixed is not None else self._bank * self.share(view) * TURNS_PER_SECOND
+        cands = self.candidates_of(ranked)
+        results = self._weigh(view, cands, budget)
         evidence = self.evidence if self.evidence is not None else EVIDENCE[side_of(view.role(self.seat))]
         return self._played(cands[self.pick(results, evidence)])
+
+    def candidates_of(self, ranked: list[tuple[float, Move]]) -> list[Move]:
+        """The moves weighed: the smart bot's best `candidates`, each doing something the ones
+        before it do not (with `distinct`): a second copy of a card played where the first
+        would go does the same, and which card is thrown away rarely decides a round."""
+        if not self.distinct:
+            return [m for _, m in ranked[: self.candidates]]
+        out: list[Move] = []
+        kinds: set[tuple[object, ...]] = set()
+        for _, m in ranked:
+            key = _effect(m)
+            if key not in kinds:
+                kinds.add(key)
+                out.append(m)
+                if len(out) == self.candidates:
+                    break
+        return out
 
     @staticmethod
     def pick(results: list[list[float]], evidence: float) -> int:
@@ -143,17 +169,17 @@ class SearchBot:
         near = distance(v.board, goal_weights(v.board, v.knowledge.get(self.seat, []))).min_goal()
         return 1.0 if near <= 3 else 0.5 if near <= 5 else 0.2
 
-    def _weigh(self, view: RoundState, cands: list[Move], spend: float) -> list[list[float]]:
+    def _weigh(self, view: RoundState, cands: list[Move], budget: float) -> list[list[float]]:
         """Each candidate's result in each sampled world: whether its side won (and a little
-        of the gold it got)."""
+        of the gold it got). `budget`: simulated turns to spend (the world under way is
+        finished)."""
         me = self.seat
         sus = self.smart.sus
         assert sus is not None
         base = prior(view.ruleset, len(view.players))
         mine = view.role(me)
-        budget = spend * TURNS_PER_SECOND
         clock = self.clock
-        stop = clock() + spend if clock is not None else 0.0
+        stop = clock() + budget / TURNS_PER_SECOND if clock is not None else 0.0
         public = self._public
         visible = set(view.hands.get(me, ()))
         gone = [c for c in sorted(self._seen) if c not in visible]
@@ -171,7 +197,8 @@ class SearchBot:
                 results[i].append(side_won(state, mine) + 0.01 * state.payout.get(me, 0))
             worlds += 1
         self.worlds += worlds
-        self._bank = max(0.0, self._bank - used / TURNS_PER_SECOND)
+        if self.turns is None:
+            self._bank = max(0.0, self._bank - used / TURNS_PER_SECOND)
         return results
 
     def _player(self, p: str, seed: int, world: RoundState, public: Suspicion | None) -> SmartBot:
@@ -180,3 +207,11 @@ class SearchBot:
         if self.primed and public is not None and world.phase == PLAYING:
             bot.prime(view(world, p), public.seen_by(p, world.role(p) == "saboteur"))
         return bot
+
+
+def _effect(m: Move) -> tuple[object, ...]:
+    """What a move does, as far as telling candidates apart goes: its card's kind (not which
+    copy), where and on whom; every plain discard alike."""
+    if m.verb == "discard":
+        return ("discard", m.remove)
+    return (m.verb, card_kind(m.card).kind if m.card is not None else None, m.at, m.rotated, m.target, m.tool)
