@@ -1,10 +1,11 @@
 """Deadlines in real time: `pbem host run --folder` with seconds-long deadlines, three bot
 processes and a fourth seat that joins and then never answers. The game finishes on its
-own under `--on-timeout bot`, the folder holds the reminders and late notices, and
-`pbem audit` passes every round. Real processes, a real folder, a real store (a SQLite
-file, and a database of a real PostgreSQL server). Each of the silent seat's missed deadlines
-is waited out (2 s, then 0.5 s of grace): short for the test's wall, yet ten times what a bot
-takes to answer.
+own under `--on-timeout bot` (the search bot plays the silent seat within the budget its
+packets name), the folder holds the reminders and late notices, and `pbem audit` passes
+every round (it plays the search bot again for each of those moves and finds the same).
+Real processes, a real folder, a real store (a SQLite file, and a database of a real
+PostgreSQL server). Each of the silent seat's missed deadlines is waited out (2 s, then 0.5 s
+of grace): short for the test's wall, yet ten times what a bot takes to answer.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from test_turn import dealt_mail_game
 from pbem.folder.layout import GameFolder
 from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks
+from pbem.protocol.timeout import TAKEOVER_TURNS
 
 SEATS = ["ann", "bob", "cat", "dan"]
 BOTS = ["ann", "bob", "cat"]
@@ -71,6 +73,12 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert audit.stdout.count("audit ok") == 3
     assert "moves made by the host for a silent seat" in audit.stdout
+
+    # the packets that waited for dan name the search bot's budget: the audit above played
+    # the search bot again from dan's view at each of them and found the host's own move
+    waited = [read_blocks(p.read_text())[0].doc for _, p in gf.packets(None)]
+    budgets = {d.deadline.bot_turns for d in waited if d.deadline is not None and d.deadline.seat == "dan"}
+    assert budgets == {TAKEOVER_TURNS}
 
 
 @pytest.mark.slow

@@ -166,7 +166,7 @@ def test_the_host_library_refuses_to_play_for_a_seat_in_a_game_without_deadline(
 def test_the_host_library_plays_only_after_the_deadline_and_only_the_policys_move(tmp_path, store_url: str) -> None:
     from engine.views import view
     from pbem.errors import Conflict
-    from pbem.protocol.timeout import policy_move
+    from pbem.protocol.timeout import TAKEOVER_TURNS, policy_move
 
     clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=1800, on_timeout="bot"), store_url)
     first = host.status()["to_move"]
@@ -179,7 +179,10 @@ def test_the_host_library_plays_only_after_the_deadline_and_only_the_policys_mov
         _play_for(host, first, "timeout")
     clock.advance(1800)
     state = host.live_state()
-    chosen = policy_move(view(state, first), first, "bot", host.game_id(), 1)
+    # the packet names the bot's budget; the move is the search bot's within it, every time
+    assert seats[first].latest().packet.doc.deadline.bot_turns == TAKEOVER_TURNS
+    chosen = policy_move(view(state, first), first, "bot", host.game_id(), 1, TAKEOVER_TURNS)
+    assert policy_move(view(state, first), first, "bot", host.game_id(), 1, TAKEOVER_TURNS) == chosen
     other = next(str(m) for m in legal_moves(view(state, first)) if str(m) != chosen)
     with pytest.raises(Conflict, match=f"only its timeout policy's move for {first}: bot plays"):
         _play_for(host, first, "timeout", other)

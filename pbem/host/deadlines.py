@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from pbem.errors import UsageError, msg
 from pbem.host.clock import parse_time
+from pbem.protocol.timeout import TAKEOVER_TURNS
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -131,6 +132,7 @@ class Timing:
     absent_after: int = 2  # missed deadlines in a row that make a seat absent
     reminders: list[str] = field(default_factory=lambda: list(DEFAULT_REMINDERS))
     max_away: float = DEFAULT_MAX_AWAY  # the longest away request taken, from the time it arrives
+    bot_turns: int = TAKEOVER_TURNS  # policy bot: the search bot's budget a move, in simulated turns
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any] | None) -> Timing:

@@ -131,7 +131,9 @@ def packet_extras(ch: Change, seq: int, to_move: str | None, handover: HandoverR
         _restart(ch, clock, timing, now)
         assert clock.due is not None
         grace = stamp(timing.give_up(parse_time(clock.due))) if timing.on_timeout != "wait" else None
-        out["deadline"] = Deadline(seat=to_move, due=clock.due, on_timeout=timing.on_timeout, grace_until=grace)
+        turns = timing.bot_turns if timing.on_timeout == "bot" else None
+        out["deadline"] = Deadline(seat=to_move, due=clock.due, on_timeout=timing.on_timeout, grace_until=grace,
+                                   bot_turns=turns)
     readers = [st.name for st in ch.facts.seats if not standings[st.name].resigned]
     out["recent"] = since_last_move(ch.recent_window(), readers)
     out["handovers"] = archive_handovers(memo)

@@ -161,6 +161,7 @@ class Deadline(Shape, frozen=True):
     due: str  # ISO 8601, UTC
     on_timeout: str
     grace_until: str | None = None
+    bot_turns: int | None = None  # policy bot: the search bot's simulated turns (none: the smart bot)
 
 
 class HandoverRecord(Shape, frozen=True):

@@ -1,6 +1,11 @@
 """The move a timeout policy makes for a seat: one deterministic choice, which the host plays
 and which an audit recomputes once the round's secrets are open (docs/protocol.md,
 "Deadlines"). Both read the seat's own view only, as the seat would have.
+
+The policy `bot` plays the search bot (engine/bots/search.py) with the budget the packet's
+deadline names (`bot_turns`, simulated turns: a count, not seconds, so every machine finds
+the same move), seeded by the game and the packet; a packet that names no budget (written
+before budgets existed) meant the smart bot.
 """
 
 from __future__ import annotations
@@ -9,13 +14,17 @@ from engine.rules import legal_moves
 from engine.state import RoundState
 
 POLICIES = ("discard", "bot")  # the policies that play (wait plays nothing)
+# The search bot's budget a game sets unless told otherwise: simulated turns a decision (about
+# 0.1 s of the compiled engine; the arena's search bot at --think 0.1 spends as much).
+TAKEOVER_TURNS = 1000
 REASONS = ("timeout", "absent", "resigned")  # why a host move was made (Move.why)
 
 
-def policy_move(seen: RoundState, seat: str, policy: str, game: str, seq: int) -> str:
+def policy_move(seen: RoundState, seat: str, policy: str, game: str, seq: int, turns: int | None = None) -> str:
     """The move `policy` makes for `seat` at packet `seq` of `game`, from the seat's view
     `seen`: `discard` throws the first card face down (the first legal move when no discard is
-    legal), `bot` asks the smart bot seeded by game and packet."""
+    legal), `bot` asks the search bot seeded by game and packet with `turns` simulated turns
+    (None: the smart bot, as packets that name no budget meant)."""
     if policy == "discard":
         moves = legal_moves(seen)
         discards = [m for m in moves if m.verb == "discard" and len(m.cards) == 1 and not m.remove]
@@ -24,4 +33,6 @@ def policy_move(seen: RoundState, seat: str, policy: str, game: str, seq: int) -
         raise ValueError(policy)
     from engine.bots import make_bot  # the bots are loaded only where a policy lets one play
 
-    return str(make_bot("smart", seat, f"{game}/{seq}").choose(seen))
+    if turns is None:
+        return str(make_bot("smart", seat, f"{game}/{seq}").choose(seen))
+    return str(make_bot("search", seat, f"{game}/{seq}", turns=turns).choose(seen))

@@ -19,7 +19,7 @@ from pbem.errors import PbemError, date_word, msg, reason_word
 from pbem.host.clock import parse_time
 from pbem.names import HOST
 from pbem.protocol.documents import Archive, Packet, Signed, check_signature, parse, unb64
-from pbem.protocol.timeout import POLICIES, REASONS, policy_move
+from pbem.protocol.timeout import POLICIES, REASONS, TAKEOVER_TURNS, policy_move
 from pbem.replay.rounds import Replay
 from pbem.seat.home import move_path
 
@@ -49,12 +49,14 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, c
         if seat == m.seat and home is not None:
             _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home)
         deadline = packet.deadline if packet.deadline is not None and packet.deadline.seat == m.seat else None
-        policies = [deadline.on_timeout] if deadline is not None else list(POLICIES)
+        # (no deadline in the packet, so no budget named: any policy's move, the bot's at the default budget)
+        policies = [(deadline.on_timeout, deadline.bot_turns)] if deadline is not None else \
+            [(p, TAKEOVER_TURNS if p == "bot" else None) for p in POLICIES]
         seen = view(replay.state(n - 1), m.seat)
-        chosen = [policy_move(seen, m.seat, p, doc.game, step.answered) for p in policies if p in POLICIES]
+        chosen = [policy_move(seen, m.seat, p, doc.game, step.answered, turns) for p, turns in policies if p in POLICIES]
         if chosen and m.text not in chosen:
             rep.fault(n, TIMEOUT, msg("the host played {move} for {seat}, but its timeout policy {policy} plays "
-                                    "{chosen}", move=repr(m.text), seat=m.seat, policy="/".join(policies),
+                                    "{chosen}", move=repr(m.text), seat=m.seat, policy="/".join(p for p, _ in policies),
                                     chosen=" / ".join(repr(c) for c in chosen)))
         if len(rep.faults) == faults:
             rep.passed(TIMEOUT)
