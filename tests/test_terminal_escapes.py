@@ -1,6 +1,6 @@
 """Text from a file someone else wrote reaches a terminal with no escape sequence raw, not even
 the colour codes (SGR) that rich draws with: a move's text in a packet, a host move's reason in
-an archive, a game's name in a store. Real `pbem` processes on a pseudo-terminal (where click
+an archive, a game's or a seat's name in a store. Real `pbem` processes on a pseudo-terminal (where click
 keeps escape codes, as a person's terminal gets them); the bytes they write are checked."""
 
 from __future__ import annotations
@@ -85,10 +85,13 @@ def test_escape_codes_in_a_packet_an_archive_or_a_store_reach_no_terminal_raw(tm
     forged_archive = tmp_path / "forged-archive.pbem"
     forged_archive.write_text(_resigned(archive, {"moves": moves}, referee))
     table.host.close()
-    # a store file whose game is named with the codes
-    db = tmp_path / "game.db"
+    # store files: one whose game is named with the codes, one whose seat bob is
+    db, seated = tmp_path / "game.db", tmp_path / "seated.db"
+    seated.write_bytes(db.read_bytes())
     with sqlite3.connect(db) as c:
         c.execute("UPDATE games SET name = ?", (f"test{SGR}",))
+    with sqlite3.connect(seated) as c:
+        c.execute("UPDATE seats SET name = ? WHERE name = 'bob'", (f"bob{SGR}",))
 
     runs = {
         "show": _tty(["show", packet, "--as", reader], table.homes[reader]),
@@ -96,7 +99,8 @@ def test_escape_codes_in_a_packet_an_archive_or_a_store_reach_no_terminal_raw(tm
         "replay": _tty(["replay", forged_archive], table.homes["ann"],  # full screen: a key to the move, q
                        (("the deal (0 of", b"\x1b[C"), ("played by the host", b"q"))),
         "games": _tty(["games", "--host", "--store", db], table.homes["referee"]),
-        "status": _tty(["status", "test", "--store", db], table.homes["referee"]),
+        "status (game)": _tty(["status", "test", "--store", db], table.homes["referee"]),  # no such game
+        "status (seat)": _tty(["status", "test", "--store", seated], table.homes["referee"]),
     }
     raw = [what for what, out in runs.items() if RAW in out or b"\x1b[8m" in out]
     assert raw == [], {what: runs[what][-2000:] for what in raw}
