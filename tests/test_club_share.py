@@ -118,7 +118,7 @@ def test_a_move_is_taken_as_it_arrives_not_at_the_next_look(tmp_path: Path) -> N
             assert msp is not None
             sent = time.monotonic()
             mover.move(msp, str(legal_moves(msp.view)[0]))
-            _wait(lambda: len(folders["oak"].packets(None)) > msp.doc.seq, 20, "the move waited for the next look")
+            _wait(lambda seq=msp.doc.seq: len(folders["oak"].packets(None)) > seq, 20, "the move waited for the next look")
             assert time.monotonic() - sent < 10, log.read_text()
         assert len(folders["elm"].packets(None)) == 1
     finally:
