@@ -302,3 +302,37 @@ def test_a_thief_declared_gone_robs_nobody_and_the_game_goes_on(tmp_path: Path) 
     end = audit.ended[rounds_before]
     assert (thief, "steal nobody") in end.played and end.state.phase == "over"
     assert audit.round is not None or end.round_no == 3
+
+
+@pytest.mark.slow
+def test_a_person_steals_with_pbem_turn(tmp_path: Path) -> None:
+    """A thief who is a person: `pbem turn FOLDER --as SEAT` shows the round opened at its end and
+    says it is their turn; a steal the rules refuse is said in one line with nothing sent; `steal
+    nobody` goes into the folder's inbox and the blind host takes it."""
+    from processes import one_error_line
+
+    g = BlindGame(tmp_path, tuple(f"p{i}" for i in range(5)), "expansion")
+    for n in g.seats_:
+        g.seats[n].choose = eager(n, f"turn-{n}")
+    for _ in range(3):  # a round with thefts (nearly always the first)
+        g.play(lambda table: table.step() == "steal" or len(table.ended) == 3)
+        if g.table.step() == "steal":
+            break
+    assert g.table.step() == "steal", "no thief had anyone to rob in the whole game"
+    thief = g.table.waiting().seats[0]
+    shown = pbem("turn", g.folder, "--as", thief, "--json", home=g.homes[thief], timeout=300)
+    assert shown.returncode == 0, shown.stderr
+    said = json.loads(shown.stdout)
+    assert said["your_turn"] and said["waiting"]["step"] == "steal" and "steal nobody" in said["legal"]
+    inbox = g.folder / "inbox"
+    before = sorted(inbox.glob("*.pbem"))
+    own = pbem("turn", g.folder, "--as", thief, f"steal {thief}", home=g.homes[thief], timeout=300)
+    one_error_line(own, own.returncode, "steal")
+    assert own.returncode != 0 and sorted(inbox.glob("*.pbem")) == before
+    done = pbem("turn", g.folder, "--as", thief, "steal nobody", home=g.homes[thief], timeout=300)
+    assert done.returncode == 0, done.stderr
+    sent = [p for p in sorted(inbox.glob("*.pbem")) if p not in before]
+    assert len(sent) == 1
+    block = read_blocks(sent[0].read_text())[0]
+    assert block.doc.step == "steal" and block.doc.move == "steal nobody" and block.doc.seat == thief
+    assert g.host.accept(block).kind == "applied"
