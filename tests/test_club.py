@@ -142,7 +142,8 @@ def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Pa
     from pbem.seat.trustless import chain_in
 
     r = _run_docs_block(tmp_path, "trustless-mail")
-    with BlindHost(tmp_path / "saves" / "friday.db") as h:
+    assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["pbem.db"]  # the club's store keeps it
+    with BlindHost(tmp_path / "saves" / "pbem.db", game="friday") as h:
         st, chain = h.status(), h.packets()
     assert st["seq"] == 8 and st["waiting"] == {"step": "move", "seats": ["bob"]}, st
     steps = [read_blocks(a)[0].doc.waiting.step for _, a in chain]
@@ -161,15 +162,15 @@ def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Pa
 
 
 @pytest.mark.slow
-def test_host_run_all_serves_the_trustless_games_beside_the_store(tmp_path: Path) -> None:
-    """A trustless game is a file of its own beside the store (saves/GAME.db): --all serves it
+def test_host_run_all_serves_the_trustless_games_of_the_store(tmp_path: Path) -> None:
+    """A trustless game is kept in the club's store as any game (no file of its own): --all serves it
     over the folder 'pbem folder init' remembered, says once why it cannot serve one that has
     no folder yet, and 'pbem games' lists it with the step its table waits for."""
     homes = club(tmp_path, ["oak"])
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
     for g in ("duo", "trio"):
         run(tmp_path, homes["referee"], "game", "new", g, "--host", "referee", *players, "--trustless")
-    assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["duo.db", "pbem.db", "trio.db"]
+    assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["pbem.db"]
     run(tmp_path, homes["referee"], "folder", "init", "duo", tmp_path / "shared" / "duo")
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     for g in ("oak", "duo"):

@@ -47,7 +47,7 @@ def test_the_store_the_blind_game_and_the_mail_memory_are_set_up_alike(tmp_path:
     seen: dict[str, tuple[int, ...]] = {}
     with Store(f"sqlite:///{store_path}") as store, store.engine.connect() as c:
         seen["store"] = _settings(c.connection.dbapi_connection)
-    with blind.BlindHost(blind_path) as host, host.engine.connect() as c:
+    with blind.BlindHost(blind_path) as host, host.store.engine.connect() as c:
         seen["blind"] = _settings(c.connection.dbapi_connection)
     memory = InboxMemory.of_home(homes["ann"])
     try:

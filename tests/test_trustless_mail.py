@@ -129,7 +129,8 @@ def _tables(db: Path) -> list[tuple]:
 
     con = sqlite3.connect(db)
     try:
-        return [*con.execute("SELECT * FROM blind_join ORDER BY seat"), *con.execute("SELECT * FROM blind_packet")]
+        return [*con.execute("SELECT * FROM trustless_joins ORDER BY seat"),
+                *con.execute("SELECT * FROM trustless_packets ORDER BY seq")]
     finally:
         con.close()
 

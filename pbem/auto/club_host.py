@@ -14,7 +14,7 @@ from pbem.auto.host_runner import FolderHost, Log, MailHost, Transport, no_trans
 from pbem.errors import PbemError
 from pbem.host.interface import GameHost
 from pbem.host.leases import Leases
-from pbem.host.paths import beside, store_folder
+from pbem.host.paths import beside, sqlite_file, store_folder
 from pbem.host.referee import Host
 from pbem.host.store import Store
 from pbem.protocol.crypto import Identity
@@ -25,10 +25,10 @@ from pbem.watch import Arrivals, arrivals
 
 @dataclass
 class ClubHost:
-    """Every game of one store in one watch loop, each over its own transport, and the
-    trustless games beside the store (each a file of its own, served over its folder or mail).
+    """Every game of one store in one watch loop, each over its own transport: classic and
+    trustless games alike, and the trustless games' files beside the store (made apart).
 
-    Each pass lists the store's games (one query) and the trustless games' files, renews its
+    Each pass lists the store's games (a query per kind) and the trustless games' files, renews its
     leases when due (pbem.host.leases: with other daemons on the store, each serves its share),
     starts serving the games it holds that are new or were not ready, and steps each; a game whose step fails
     (bad input that is not even a move, a folder gone, SMTP down) is logged and tried again
@@ -61,16 +61,18 @@ class ClubHost:
                 if stepper is not None and (self.leases is None or self.leases.holds(game_id)):
                     self._step_game(game_id, stepper)
             return False
-        games = [(game_id, name, status, None) for game_id, name, status in self.store.game_list()]
+        games: list[tuple[str, str, str, Path | bool]] = [
+            (game_id, name, status, False) for game_id, name, status in self.store.game_list()]
+        games += [(game_id, name, "playing", True) for game_id, name in self.store.trustless_list()]
         listed = [g for g in games + self._blind_games()
                   if g[0] not in self.finished and (g[2] != "over" or g[0] in self.serving)]
-        for game_id, name, _status, path in listed:
+        for game_id, name, _status, where in listed:
             if self.leases is not None and self.leases.due():  # also within a long pass: renewed in time
                 self._lease_round([g[0] for g in listed])
             if self.leases is not None and not self.leases.holds(game_id):
                 self._drop(game_id)  # another daemon's, or this one's lease ran out: its inbox is not read
                 continue
-            stepper = self.serving.get(game_id) or self._start(game_id, name, stamp_log(f"host {name}"), path)
+            stepper = self.serving.get(game_id) or self._start(game_id, name, stamp_log(f"host {name}"), where)
             if stepper is not None:
                 self._step_game(game_id, stepper)
         return False
@@ -139,12 +141,15 @@ class ClubHost:
             except Exception as exc:  # they run out by themselves within a lease period
                 self.log(t("could not renew the leases ({why}); will retry", why=f"{type(exc).__name__}: {exc}"))
 
-    def _blind_games(self) -> list[tuple[str, str, str, Path | None]]:
-        """The trustless games beside the store; each file is opened once to learn its game."""
+    def _blind_games(self) -> list[tuple[str, str, str, Path | bool]]:
+        """The trustless games' files beside the store; each is opened once to learn its game."""
         from pbem.host import blind
 
-        out: list[tuple[str, str, str, Path | None]] = []
+        out: list[tuple[str, str, str, Path | bool]] = []
+        here = sqlite_file(self.store.url)
         for path in beside(store_folder(self.store.url)):
+            if here is not None and path.resolve() == here.resolve():
+                continue
             if path not in self.blind:
                 try:
                     with blind.BlindHost(path) as host:
@@ -155,12 +160,17 @@ class ClubHost:
             out.append((game_id, name, "playing", path))  # a blind host keeps no end: served until stopped
         return out
 
-    def _start(self, game_id: str, name: str, log: Log, path: Path | None = None) -> FolderHost | MailHost | None:
+    def _start(self, game_id: str, name: str, log: Log, where: Path | bool = False) -> FolderHost | MailHost | None:
+        """Serve the game: a classic game of the store (`where` False), a trustless one (True) or
+        the trustless game of a file beside the store (its path)."""
         from pbem.host.blind import BlindHost
 
         host: GameHost | None = None
         try:
-            host = Host(self.store, game=game_id) if path is None else BlindHost(path)
+            if isinstance(where, Path):
+                host = BlindHost(where, game=game_id)
+            else:
+                host = BlindHost(self.store, game=game_id) if where else Host(self.store, game=game_id)
             key = host.host_name()
             if key not in self.keys:
                 self.keys[key] = self.unlock(key)

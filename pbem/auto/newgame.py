@@ -1,12 +1,11 @@
 """A new game (`pbem game new`; docs/hosting.md): its seats' mail addresses and deadline rules
-checked, the game created in the host's store (or, for a trustless game, in a file of its own
-kept by a blind host), and its signed invitation written for the players. `new_game` returns
+checked, the game created in the host's store (a trustless game too, kept there for its blind
+host), and its signed invitation written for the players. `new_game` returns
 a `NewGame`; the command says where everything went.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class NewGame:
     game: str
-    url: str  # the store (or the trustless game's own file) that keeps it
+    url: str  # the store that keeps it
     invitation: Path  # the file written
     seats: list[str]
     mailed: list[str] = field(default_factory=list)  # the seats with a mail address, in seat order
@@ -61,8 +60,8 @@ def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, r
     if trustless and webhook:
         raise UsageError(t("a trustless game has no webhook"), hint=t("its host is blind: it sends no notices"))
     if trustless:
-        url, invitation = _trustless(game, host, seats, ruleset, list(options or ()), emails, timing, absent_after,
-                                     host_mail, store, db, threshold)
+        invitation = _trustless(url, game, host, seats, ruleset, list(options or ()), emails, timing, absent_after,
+                                host_mail, threshold)
     elif threshold is not None:
         raise UsageError(t("--threshold needs --trustless"))
     else:
@@ -75,25 +74,14 @@ def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, r
     return NewGame(invitation.game, url, target, names, [n for n in names if n in emails])
 
 
-def _trustless(game: str, host: Identity, seats: list[tuple[str, PublicKey]], ruleset: str, options: list[str],
-               emails: dict[str, str], timing: dict[str, Any] | None, absent_after: int | None,
-               host_mail: str | None, store: str | None, db: Path | None,
-               threshold: int | None = None) -> tuple[str, Signed[Invitation]]:
-    """A trustless game in a SQLite file of its own (--db, or a --store file not made yet, else
-    GAME.db beside the club's store, where `host run --all` finds it: saves/ for a database
-    server), everything it refuses refused before that file is made."""
+def _trustless(url: str, game: str, host: Identity, seats: list[tuple[str, PublicKey]], ruleset: str,
+               options: list[str], emails: dict[str, str], timing: dict[str, Any] | None, absent_after: int | None,
+               host_mail: str | None, threshold: int | None = None) -> Signed[Invitation]:
+    """A trustless game in the store at `url`, as any game, with its seats' addresses and deadline
+    rules, everything it refuses refused before anything is written."""
     from pbem.host import blind
     from pbem.host.deadlines import Timing
-    from pbem.host.paths import ENV_STORE, SAVES, as_url, sqlite_file, store_folder
 
-    club = store or os.environ.get(ENV_STORE)
-    path = sqlite_file(as_url(club)) if club else None
-    if db is not None:
-        own = db
-    elif path is not None and not path.exists():
-        own = path
-    else:
-        own = store_folder(as_url(club)) / f"{game}.db" if club else SAVES / f"{game}.db"
     names = [n for n, _ in seats]
     stray = [n for n in emails if n not in names and n != HOST]
     if stray:
@@ -101,12 +89,5 @@ def _trustless(game: str, host: Identity, seats: list[tuple[str, PublicKey]], ru
                          hint=t("seats: {list}", list=words.listing(names)) + t("; or 'host'"))
     if timing:
         blind.check_no_absent_rule(absent_after)
-        blind.check_timing(Timing.from_dict(timing))
-    invitation = blind.create_game(own, game, host, ruleset, seats, options, host_mail=host_mail, threshold=threshold)
-    if emails or timing:
-        with blind.BlindHost(own) as b:
-            for name, addr in emails.items():
-                b.set_email(name, addr)
-            if timing:
-                b.set_timing(Timing.from_dict(timing))
-    return as_url(own), invitation
+    return blind.create_game(url, game, host, ruleset, seats, options, host_mail=host_mail, threshold=threshold,
+                             emails=emails, timing=Timing.from_dict(timing) if timing else None)

@@ -193,23 +193,23 @@ def first_time(group: typer.Typer, tag: str) -> bool:
 
 def open_host(game: str | None, store: str | None, db: Path | None) -> GameHost:
     """The game called GAME in the chosen store (refused if the store has no such game; with
-    no name, the store's only game), or the blind host of a trustless game, whose file is its
-    own (GAME.db beside the store, saves/ by default, or --db)."""
-    url, blind, _ = _where(game, store, db)
-    return _open_host(url, blind, game)
+    no name, the store's only game): its referee, or a trustless game's blind host; a trustless
+    game's file beside the store (GAME.db, made apart) is found too."""
+    url, _ = _where(game, store, db)
+    return _open_host(url, game)
 
 
 def open_unlocked_host(game: str | None, store: str | None, db: Path | None, home: Path | None,
                        passphrase_file: Path | None) -> GameHost:
     """open_host's host, holding its key. When the store's file names the host's key (a SQLite
-    file: pbem.host.paths.probe, which tells a trustless game's file from a store anyway), its
+    file: pbem.host.paths.probe), its
     unlock begins first, so that a passphrase's scrypt runs while the store's layer is imported
     and the store opened (pbem.seat.keys.unlocking); the key unlocked is the one the
     store names (another name, unlocked as before), and errors come in the same order as when it
     was unlocked after the store was open: the store's and the game's first, then the key's."""
-    url, blind, named = _where(game, store, db, host_key=True)
+    url, named = _where(game, store, db, host_key=True)
     early = identity_later(home, named, passphrase_file) if named is not None else None
-    host = _open_host(url, blind, game)
+    host = _open_host(url, game)
     try:
         name = host.host_name()
         host.identity = (early if early is not None and name == named else identity_later(home, name, passphrase_file))()
@@ -219,21 +219,16 @@ def open_unlocked_host(game: str | None, store: str | None, db: Path | None, hom
     return host
 
 
-def _open_host(url: str, blind: Path | None, game: str | None) -> GameHost:
-    if blind is not None:  # the trustless modules load only for such a game
-        from pbem.host.blind import BlindHost
+def _open_host(url: str, game: str | None) -> GameHost:
+    from pbem.host.games import open_game
 
-        return BlindHost(blind)
-    from pbem.host.referee import Host
-
-    return Host(url, game=game)
+    return open_game(url, game)
 
 
-def _where(game: str | None, store: str | None, db: Path | None, host_key: bool = False
-           ) -> tuple[str, Path | None, str | None]:
-    """The chosen store's URL, the file of a trustless game's blind host when it is one, and with
+def _where(game: str | None, store: str | None, db: Path | None, host_key: bool = False) -> tuple[str, str | None]:
+    """The chosen store's URL (or that of a trustless game's file beside it, GAME.db), and with
     `host_key`, the name of the game's host key as a SQLite file says (pbem.host.paths.probe)."""
-    from pbem.host.paths import probe, sqlite_file, store_folder
+    from pbem.host.paths import as_url, probe, sqlite_file, store_folder
 
     if game is not None:
         check_game_name(game)
@@ -241,26 +236,26 @@ def _where(game: str | None, store: str | None, db: Path | None, host_key: bool 
     path = sqlite_file(url)
     beside = store_folder(url) / f"{game}.db" if game is not None and db is None else None
     if beside is not None and beside != path and beside.is_file() and probe(beside)[0]:
-        path = beside  # a trustless game made with the club's --store: a file of its own beside it
+        path, url = beside, as_url(beside)  # a trustless game made apart: a file of its own beside the store
     elif path is None:
-        return url, None, None
-    blind, named = probe(path, game if host_key else None)
-    return url, path if blind else None, named if host_key else None
+        return url, None
+    return url, probe(path, game)[1] if host_key else None
 
 
 def game_status(game: str | None, store: str | None, db: Path | None) -> GameStatus:
-    """`pbem status`'s facts: from the store alone (pbem.host.store.Store.status), without the
-    referee, whose engine and documents a status does not need."""
-    url, blind, _ = _where(game, store, db)
-    if blind is not None:
-        from pbem.host.blind import BlindHost
-
-        with BlindHost(blind) as b:
-            return b.status()
+    """`pbem status`'s facts: a classic game's from the store alone (pbem.host.store.Store.status),
+    without the referee, whose engine and documents a status does not need."""
+    url, _ = _where(game, store, db)
     from pbem.host.store import Store
 
     with Store(url) as st:
-        return st.status(st.find(game))
+        game_id, trustless = st.locate(game)
+        if trustless:
+            from pbem.host.blind import BlindHost
+
+            with BlindHost(st, game=game_id) as b:
+                return b.status()
+        return st.status(game_id)
 
 
 def host_out_dir(host: GameHost) -> Path:

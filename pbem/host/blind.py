@@ -10,29 +10,29 @@ every proof), so a bad shuffle or token is refused at the door, not discovered l
 
 It is a `pbem.host.interface.GameHost`, as the referee of a classic game is: the commands,
 the publishers and the automatic host serve both alike.
-Storage: one SQLite file with tables of its own (pbem.host.blind_file; the chain is its whole
-state, beside the host's settings); each accept is one BEGIN IMMEDIATE transaction, so two
-hosts on one game take every block once. Its file lives beside the host's store
-(pbem.host.paths.store_folder), where `pbem host run --all` finds it (`beside`).
+Storage: the store's trustless tables (pbem.host.store: trustless_games and the rows keyed by
+its id; the chain is the game's whole state, beside the host's settings), on SQLite or
+PostgreSQL as any game. Each accept is one transaction that locks the game's row (SQLite:
+BEGIN IMMEDIATE; PostgreSQL: FOR UPDATE), so two hosts on one game take every block once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
-from sqlalchemy import Connection, delete, insert, inspect, select
+from sqlalchemy import Connection, delete, func, insert, select
 
 from engine.state import RoundState
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError, kind_word, listed, msg, notice_word, step_word
 from pbem.host import blind_gone, blind_settings
 from pbem.host import talk as table_talk
-from pbem.host.blind_file import ACTIVITY, CONFIG, GAMES, JOINS, NOTICES, PACKETS, TALK, check_timing, open_file
 from pbem.host.blind_file import check_no_absent_rule as check_no_absent_rule  # where callers of the host find them
+from pbem.host.blind_file import check_timing
 from pbem.host.blind_file import create_game as create_game
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing
@@ -48,9 +48,16 @@ from pbem.host.interface import (
     WaitingStatus,
     overview_of,
 )
-from pbem.host.paths import is_blind
+from pbem.host.creation import open_store
 from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, clock_says, replaced
+from pbem.host.store import Store
+from pbem.host.store import trustless_activity as ACTIVITY
+from pbem.host.store import trustless_games as GAMES
+from pbem.host.store import trustless_joins as JOINS
+from pbem.host.store import trustless_notices as NOTICES
+from pbem.host.store import trustless_packets as PACKETS
+from pbem.host.store import trustless_talk as TALK
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
@@ -77,15 +84,24 @@ _Said = TypeVar("_Said")
 
 
 class BlindHost(Closing):
-    def __init__(self, path: Path, identity: Identity | None = None, clock: Clock = REAL) -> None:
-        if not is_blind(path):
-            raise UsageError(msg("{path} is not a trustless game's store", path=repr(str(path))))
-        self.path = path
-        self.engine = open_file(path)
+    """The trustless game `game` (name or id; None: the store's only game) of `store` (a path:
+    a SQLite store, such as a blind host's file of an older pbem, which opening upgrades)."""
+
+    def __init__(self, store: Store | Path | str, identity: Identity | None = None, clock: Clock = REAL, *,
+                 game: str | None = None) -> None:
+        self.store, self._owns_store = open_store(store)
+        try:
+            game_id, trustless = self.store.locate(game)
+            if not trustless:
+                raise UsageError(msg("game {game} is not a trustless game", game=repr(game or game_id)))
+            with self.store.read() as c:
+                row = c.execute(select(GAMES).where(GAMES.c.id == game_id)).one()
+        except BaseException:
+            self.close()
+            raise
+        self.id = game_id
         self.identity = identity
         self.clock = clock
-        with self.engine.connect() as c:
-            row = c.execute(select(GAMES)).one()
         self.inv: Signed[Invitation] = read_blocks(row.invitation)[0].expect(Invitation)
         self._host_name = row.host_name
         self._known: tuple[PublicTable, int, str] | None = None  # the table as of a packet, to follow on from
@@ -93,12 +109,14 @@ class BlindHost(Closing):
         self.name = str(row.name)
 
     def close(self) -> None:
-        self.engine.dispose()
+        if self._owns_store:
+            self.store.close()
 
     # --- publishing, as pbem.host.publish asks a host ------------------------------------------
 
     def head(self) -> tuple[int, str]:
-        seq = max((s for s, _ in self.packets()), default=0)
+        with self._read() as c:
+            seq = c.execute(select(func.max(PACKETS.c.seq)).where(PACKETS.c.game_id == self.id)).scalar() or 0
         return seq, str(self.status()["status"])
 
     def delivered(self, channel: str) -> int:
@@ -109,13 +127,13 @@ class BlindHost(Closing):
         packet does not mail it again (a folder is written idempotently, mail is not). The
         mail's book as the delivery changed it is stored in the same transaction."""
         with self._transaction() as c:
-            old = blind_settings.read(c, CONFIG)
+            old = blind_settings.read(c, self.id)
             marks = old.delivered if seq <= old.delivered.get(channel, -1) else {**old.delivered, channel: seq}
-            blind_settings.store(c, CONFIG, replaced(old, delivered=marks, **({"mail_book": book} if book is not None else {})))
+            blind_settings.store(c, self.id, replaced(old, delivered=marks, **({"mail_book": book} if book is not None else {})))
 
     @property
     def url(self) -> str:
-        return f"sqlite:///{self.path}"
+        return self.store.url
 
     def releases(self, after: int) -> list[Release]:
         out = [Release(0, self.invitation())] if after < 0 else []
@@ -127,8 +145,14 @@ class BlindHost(Closing):
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
-        with self.engine.begin() as c:
+        """One change: the game's row locked (SQLite: the whole store already is, BEGIN IMMEDIATE)."""
+        with self.store.write() as c:
+            lock = select(GAMES.c.id).where(GAMES.c.id == self.id)
+            c.execute(lock if self.store.sqlite else lock.with_for_update()).one()
             yield c
+
+    def _read(self) -> AbstractContextManager[Connection]:
+        return self.store.read()
 
     # --- queries ---------------------------------------------------------------------------------
 
@@ -143,8 +167,8 @@ class BlindHost(Closing):
 
     def packets(self, since: int = 0, until: int | None = None) -> list[tuple[int, str]]:
         """The armoured packets after `since` (up to `until`, if given), oldest first."""
-        where = [PACKETS.c.seq > since] + ([PACKETS.c.seq <= until] if until is not None else [])
-        with self.engine.connect() as c:
+        where = [PACKETS.c.game_id == self.id, PACKETS.c.seq > since] + ([PACKETS.c.seq <= until] if until is not None else [])
+        with self._read() as c:
             return [(r.seq, r.armored) for r in c.execute(select(PACKETS).where(*where).order_by(PACKETS.c.seq))]
 
     def packet(self, seq: int) -> str | None:
@@ -157,8 +181,8 @@ class BlindHost(Closing):
     def settings(self) -> Settings:
         """The host's settings: `transport` (the folder or mailbox it serves), the mail's
         (`emails`, `smtp`, `digest`, `languages`, `mail_book`) and the delivery marks."""
-        with self.engine.connect() as c:
-            return blind_settings.read(c, CONFIG)
+        with self._read() as c:
+            return blind_settings.read(c, self.id)
 
     def set_settings(self, **changes: Any) -> Settings:
         return self.change_settings(lambda s: (replaced(s, **changes),) * 2)
@@ -166,8 +190,8 @@ class BlindHost(Closing):
     def change_settings(self, change: Callable[[Settings], tuple[Settings, _Said]]) -> _Said:
         """Read the settings and write `change`'s new ones back in one transaction."""
         with self._transaction() as c:
-            new, said = change(blind_settings.read(c, CONFIG))
-            blind_settings.store(c, CONFIG, new)
+            new, said = change(blind_settings.read(c, self.id))
+            blind_settings.store(c, self.id, new)
         return said
 
     def set_email(self, name: str, address: str | None) -> None:
@@ -192,48 +216,44 @@ class BlindHost(Closing):
         remind and report, never answer for a seat (it holds none of its keys)."""
         check_timing(timing, shared=bool(self.inv.doc.threshold))
         with self._transaction() as c:
-            settings = replaced(blind_settings.read(c, CONFIG), timing=timing)
-            blind_settings.store(c, CONFIG, settings, PacketClock())  # the step waiting now restarts its clock
+            settings = replaced(blind_settings.read(c, self.id), timing=timing)
+            blind_settings.store(c, self.id, settings, PacketClock())  # the step waiting now restarts its clock
             table, seq, _ = self.table(c)
             if seq:
                 self._clock(c, table, seq)
         return timing
 
     def notices(self, after: int = 0) -> list[HostNotice]:
-        with self.engine.connect() as c:
-            if not inspect(c).has_table(NOTICES.name):
-                return []
-            rows = c.execute(select(NOTICES).where(NOTICES.c.id > after).order_by(NOTICES.c.id)).all()
+        with self._read() as c:
+            rows = c.execute(select(NOTICES).where(NOTICES.c.game_id == self.id, NOTICES.c.id > after)
+                             .order_by(NOTICES.c.id)).all()
         return [HostNotice(r.id, r.seq, r.kind, r.seat, r.armored) for r in rows]
 
     def talk(self, after: int = 0) -> list[TalkRelease]:
-        with self.engine.connect() as c:
-            if not inspect(c).has_table(TALK.name):
-                return []
-            return table_talk.lines_after(c, TALK, {}, after)
+        with self._read() as c:
+            return table_talk.lines_after(c, TALK, {"game_id": self.id}, after)
 
     def _notice(self, c: Connection, me: Identity, seq: int, kind: NoticeKind, seat: str, **fields: Any) -> Outcome:
         block = sign(Notice(game=self.inv.game, seq=seq, notice=kind, seat=seat, at=stamp(self.clock.now()),
                             **fields), me)
-        NOTICES.create(c, checkfirst=True)
-        c.execute(insert(NOTICES).values(seq=seq, kind=kind, seat=seat, armored=block.armored()))
+        c.execute(insert(NOTICES).values(game_id=self.id, seq=seq, kind=kind, seat=seat, armored=block.armored()))
         return Outcome("notice", msg("notice: {line}", line=notice_word(block.doc, self.clock.now())))
 
     def _clock(self, c: Connection, table: PublicTable, seq: int) -> str | None:
         """The due time of the step packet `seq` waits for (None: no deadlines). A packet that
         opens a new step starts its clock; one more answer to a parallel step keeps it."""
-        timing = blind_settings.read(c, CONFIG).rules()
-        clock = blind_settings.clock(c, CONFIG)
+        timing = blind_settings.read(c, self.id).rules()
+        clock = blind_settings.clock(c, self.id)
         if timing.deadline is None or table.step() == "over":
             if clock != PacketClock():
-                blind_settings.store(c, CONFIG, clock=PacketClock())
+                blind_settings.store(c, self.id, clock=PacketClock())
             return None
         if clock.stage != table.opened_at:
             now = self.clock.now()
             due = timing.due(now)
             assert due is not None
             clock = PacketClock(stage=table.opened_at, start=stamp(now), due=stamp(due))
-            blind_settings.store(c, CONFIG, clock=clock)
+            blind_settings.store(c, self.id, clock=clock)
         return str(clock.due)
 
     def tick(self) -> list[Outcome]:
@@ -241,8 +261,8 @@ class BlindHost(Closing):
         seat still waited for at the deadline; under `--on-timeout discard`, past the grace too,
         a packet declaring them gone (blind_gone; docs/trustless.md §10-11). One transaction; a
         restarted host says nothing twice."""
-        with self.engine.connect() as c:
-            clock, timing = blind_settings.clock(c, CONFIG), blind_settings.read(c, CONFIG).rules()
+        with self._read() as c:
+            clock, timing = blind_settings.clock(c, self.id), blind_settings.read(c, self.id).rules()
         if not clock.due or self.identity is None:
             return []
         now = self.clock.now()
@@ -252,7 +272,7 @@ class BlindHost(Closing):
         me = self._me()
         out = []
         with self._transaction() as c:
-            clock = blind_settings.clock(c, CONFIG)
+            clock = blind_settings.clock(c, self.id)
             if not clock.due:
                 return []
             table, seq, head = self.table(c)
@@ -261,7 +281,7 @@ class BlindHost(Closing):
             for said in clock_says(timing, clock, now):  # "reminder" to each seat, or "late" about each
                 out += [self._notice(c, me, seq, "reminder" if said == "reminder" else "late", seat, due=clock.due,
                                      step=w.step, **(policy if said == "late" else {})) for seat in w.seats]
-            blind_settings.store(c, CONFIG, clock=clock)
+            blind_settings.store(c, self.id, clock=clock)
             gone = blind_gone.declaration(table, timing, self._signed_due(c), now)
             if gone is not None:
                 self._known, self._stored = None, None
@@ -275,16 +295,17 @@ class BlindHost(Closing):
     def next_tick(self) -> datetime | None:
         """When `tick` next has a reminder, a late notice or (under `--on-timeout discard`) seats
         to declare gone (None: nothing on the clock)."""
-        with self.engine.connect() as c:
-            clock, timing = blind_settings.clock(c, CONFIG), blind_settings.read(c, CONFIG).rules()
+        with self._read() as c:
+            clock, timing = blind_settings.clock(c, self.id), blind_settings.read(c, self.id).rules()
         return clock_next(timing, clock, self.clock.now(), plays=True)
 
     def _signed_due(self, c: Connection | None = None) -> str | None:
         """The due time the last packet signed (None: none)."""
         if c is None:
-            with self.engine.connect() as conn:
+            with self._read() as conn:
                 return self._signed_due(conn)
-        row = c.execute(select(PACKETS.c.armored).order_by(PACKETS.c.seq.desc()).limit(1)).first()
+        row = c.execute(select(PACKETS.c.armored).where(PACKETS.c.game_id == self.id)
+                        .order_by(PACKETS.c.seq.desc()).limit(1)).first()
         waiting = read_blocks(row.armored)[0].expect(Packet).doc.waiting if row is not None else None
         return waiting.due if waiting is not None else None
 
@@ -295,15 +316,16 @@ class BlindHost(Closing):
         only grows); a caller that changes it must call `_forget` unless its change is stored.
         """
         if c is None:
-            with self.engine.connect() as conn:
+            with self._read() as conn:
                 return self.table(conn)
         if self._known is not None:
             table, seq, head = self._known
         else:
             table, seq, head = PublicTable.of(self.inv.doc, check_proofs=False), 0, self.inv.hash
-        rows = list(c.execute(select(PACKETS).where(PACKETS.c.seq > seq).order_by(PACKETS.c.seq)))
+        rows = list(c.execute(select(PACKETS).where(PACKETS.c.game_id == self.id, PACKETS.c.seq > seq)
+                              .order_by(PACKETS.c.seq)))
         if seq == 0 and not rows:
-            for j in c.execute(select(JOINS)):
+            for j in c.execute(select(JOINS).where(JOINS.c.game_id == self.id)):
                 table.take_join(parse("join", j.payload).doc)
             return table, seq, head
         table.check_proofs = False
@@ -328,11 +350,9 @@ class BlindHost(Closing):
         return overview_of(self.status(), self.settings(), self.inv.doc.host.key)
 
     def activity(self) -> dict[str, str]:
-        """When each seat's last block was taken (a file of an older version kept none)."""
-        with self.engine.connect() as c:
-            if not inspect(c).has_table(ACTIVITY.name):
-                return {}
-            return {r.seat: r.at for r in c.execute(select(ACTIVITY))}
+        """When each seat's last block was taken."""
+        with self._read() as c:
+            return {r.seat: r.at for r in c.execute(select(ACTIVITY).where(ACTIVITY.c.game_id == self.id))}
 
     def seat_emails(self) -> list[tuple[str, str | None]]:
         """(seat, its address or None) in seat order: a trustless game keeps them in its settings."""
@@ -344,8 +364,8 @@ class BlindHost(Closing):
         w = table.waiting()
         status = "joining" if w.step == "join" else "over" if w.step == "over" else "playing"
         gold = table.ended[-1].gold if table.ended else {}
-        with self.engine.connect() as c:
-            settings, clock = blind_settings.read(c, CONFIG), blind_settings.clock(c, CONFIG)
+        with self._read() as c:
+            settings, clock = blind_settings.read(c, self.id), blind_settings.clock(c, self.id)
         emails = settings.emails
         waiting: WaitingStatus = {"step": w.step, "seats": list(w.seats)}
         due = clock.due if w.step != "over" else None
@@ -395,24 +415,23 @@ class BlindHost(Closing):
         self._stored = None
         with self._transaction() as c:  # taking a block forgets the table it changes (_join, _mental)
             if isinstance(block.doc, Talk):
-                TALK.create(c, checkfirst=True)
-                answered = c.execute(select(PACKETS.c.hash).where(PACKETS.c.seq == block.doc.seq)).scalar()
-                return table_talk.take(c, TALK, {}, block, self.inv.doc.seat_names(), answered,
+                answered = c.execute(select(PACKETS.c.hash).where(PACKETS.c.game_id == self.id,
+                                                                  PACKETS.c.seq == block.doc.seq)).scalar()
+                return table_talk.take(c, TALK, {"game_id": self.id}, block, self.inv.doc.seat_names(), answered,
                                        stamp(self.clock.now()))
             if isinstance(block.doc, Join):
                 out = self._join(c, me, block, seat)
             else:
                 out = self._mental(c, me, block, seat)
             if out.kind != "duplicate":
-                ACTIVITY.create(c, checkfirst=True)
-                c.execute(delete(ACTIVITY).where(ACTIVITY.c.seat == seat))
-                c.execute(insert(ACTIVITY).values(seat=seat, at=stamp(self.clock.now())))
+                c.execute(delete(ACTIVITY).where(ACTIVITY.c.game_id == self.id, ACTIVITY.c.seat == seat))
+                c.execute(insert(ACTIVITY).values(game_id=self.id, seat=seat, at=stamp(self.clock.now())))
         if self._stored is not None:  # stored: the table as of the new packet is the one to follow on from
             self._known, self._stored = self._stored, None
         return out
 
     def _join(self, c: Connection, me: Identity, block: Signed[Join], seat: str) -> Outcome:
-        old = c.execute(select(JOINS).where(JOINS.c.seat == seat)).first()
+        old = c.execute(select(JOINS).where(JOINS.c.game_id == self.id, JOINS.c.seat == seat)).first()
         if old is not None:
             if old.hash == block.hash:
                 return Outcome("duplicate", msg("{seat}'s join was already applied; nothing changed", seat=seat))
@@ -423,8 +442,8 @@ class BlindHost(Closing):
         self._known = None
         table.check_proofs = True
         table.take_join(block.doc)  # checks the key shares' proofs
-        c.execute(insert(JOINS).values(seat=seat, hash=block.hash, payload=block.payload))
-        joined = {r.seat: r.payload for r in c.execute(select(JOINS))}
+        c.execute(insert(JOINS).values(game_id=self.id, seat=seat, hash=block.hash, payload=block.payload))
+        joined = {r.seat: r.payload for r in c.execute(select(JOINS).where(JOINS.c.game_id == self.id))}
         waiting = [p for p in table.players if p not in joined]
         if waiting:
             return Outcome("joined", msg("{seat} joined (key shares checked); waiting for {seats}", seat=seat,
@@ -436,10 +455,11 @@ class BlindHost(Closing):
 
     def _mental(self, c: Connection, me: Identity, block: Signed[Mental], seat: str) -> Outcome:
         doc = block.doc
-        if c.execute(select(PACKETS.c.seq).where(PACKETS.c.relayed == block.hash)).first() is not None:
+        if c.execute(select(PACKETS.c.seq).where(PACKETS.c.game_id == self.id,
+                                                 PACKETS.c.relayed == block.hash)).first() is not None:
             return Outcome("duplicate", msg("{seat}'s {step} was already relayed; nothing changed", seat=seat,
                                            step=step_word(doc.step)))
-        answered = c.execute(select(PACKETS.c.hash).where(PACKETS.c.seq == doc.seq)).first()
+        answered = c.execute(select(PACKETS.c.hash).where(PACKETS.c.game_id == self.id, PACKETS.c.seq == doc.seq)).first()
         if answered is None or answered.hash != doc.packet:
             raise BadPacket(msg("{seat}'s {step} answers packet {seq} {hash}, which this host never sent", seat=seat,
                               step=step_word(doc.step), seq=doc.seq, hash=doc.packet[:12]))
@@ -458,7 +478,7 @@ class BlindHost(Closing):
         packet = sign(RelayPacket(game=self.inv.game, seq=seq, prev=prev, round=table.round_no,
                              phase="game-over" if over else "playing", to_move=None,
                              public={}, moves=[], events=[], parts={}, relayed=relayed, waiting=waiting, gone=gone), me)
-        c.execute(insert(PACKETS).values(seq=seq, hash=packet.hash, armored=packet.armored(),
+        c.execute(insert(PACKETS).values(game_id=self.id, seq=seq, hash=packet.hash, armored=packet.armored(),
                                          relayed=relayed_hash or (f"gone {seq}" if gone else f"joins {seq}")))
         self._stored = (table, seq, packet.hash)
         return seq

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from engine.catalog import RULESETS, Ruleset, is_ruleset
@@ -36,10 +39,8 @@ def open_store(store: Store | Path | str, *, create: bool = False) -> tuple[Stor
     return Store(as_url(store), create=create), True
 
 
-def check_new_game(path: Path | None, name: str, ruleset: str, seats: list[tuple[str, PublicKey]],
-                   options: list[str]) -> Ruleset:
-    """What `game new` refuses, for every kind of host; the ruleset, checked. `path`: a game
-    that needs a file of its own (the blind host's) refuses one that exists."""
+def check_new_game(name: str, ruleset: str, seats: list[tuple[str, PublicKey]], options: list[str]) -> Ruleset:
+    """What `game new` refuses, for every kind of host; the ruleset, checked."""
     check_game_name(name)
     if not is_ruleset(ruleset):
         raise UsageError(msg("unknown ruleset {name}", name=repr(ruleset)), hint=msg("use one of: {choices}", choices=", ".join(RULESETS)))
@@ -57,8 +58,6 @@ def check_new_game(path: Path | None, name: str, ruleset: str, seats: list[tuple
     if bad:
         raise UsageError(msg("unknown option {name}", name=repr(sorted(bad)[0])),
                          hint=msg("use one of: {choices}", choices=", ".join(OPTIONS)))
-    if path is not None and path.exists():
-        raise UsageError(msg("{path} already exists", path=repr(str(path))), hint=msg("choose another game name or --db"))
     return ruleset
 
 
@@ -88,7 +87,7 @@ def create_game(
     `timing` is the game's deadline rules (pbem.host.deadlines.Timing.to_config()), if any.
     `host_mail` (else `emails["host"]`) is signed into the invitation: the address seats mail.
     `webhook`: where the host POSTs its notices (pbem.host.webhooks.setting), if anywhere."""
-    ruleset = check_new_game(None, name, ruleset, seat_keys, options)
+    ruleset = check_new_game(name, ruleset, seat_keys, options)
     host_mail = check_host_mail(host_mail or (emails or {}).get(HOST))
     st, owned = open_store(store, create=True)
     try:
@@ -99,34 +98,41 @@ def create_game(
                                      host=HostParty(name=host.name, key=host.public.encode(), mail=host_mail),
                                      seats=[Party(name=n, key=k.encode()) for n, k in seat_keys],
                                      commitments=commitments, created=stamp(clock.now())), host)
-        taken = UsageError(msg("store {store} already has a game called {name}", store=repr(st.label), name=repr(name)),
-                           hint=msg("choose another game name (pbem games lists them)"))
-        try:
-            with st.write() as c:
-                if c.execute(select(games.c.id).where(games.c.name == name)).first() is not None:
-                    raise taken
-                c.execute(insert(games).values(
-                    id=game_id, name=name, ruleset=ruleset, options=json.dumps(sorted(options)), host_name=host.name,
-                    host_key=host.public.encode(), created_at=stamp(clock.now()), invitation=invitation.armored(),
-                    invitation_hash=invitation.hash, commitments=json.dumps(commitments),
-                    secrets_sealed=seal_json([x.hex() for x in secrets], host.public, host_info(game_id, "secrets"),
-                                             pad="secrets"),
-                    box_key=new_box_key(game_id, host.public), state_sealed=None, public="{}", status="joining",
-                    round_no=0, move_no=0, seq=0,
-                    head=invitation.hash,
-                    settings=encode(Settings(timing=Timing.from_dict(timing) if timing else None,
-                                             emails={HOST: (emails or {})[HOST]} if (emails or {}).get(HOST) else {},
-                                             webhook=webhook)),
-                    memo=encode(Memo())))
-                c.execute(insert(seats), [{"game_id": game_id, "idx": i, "name": n, "key": k.encode(),
-                                           "email": (emails or {}).get(n)} for i, (n, k) in enumerate(seat_keys)])
-        except IntegrityError:  # another process took the name between our check and insert
-            raise taken from None
+        with named_once(st, name) as c:
+            c.execute(insert(games).values(
+                id=game_id, name=name, ruleset=ruleset, options=json.dumps(sorted(options)), host_name=host.name,
+                host_key=host.public.encode(), created_at=stamp(clock.now()), invitation=invitation.armored(),
+                invitation_hash=invitation.hash, commitments=json.dumps(commitments),
+                secrets_sealed=seal_json([x.hex() for x in secrets], host.public, host_info(game_id, "secrets"),
+                                         pad="secrets"),
+                box_key=new_box_key(game_id, host.public), state_sealed=None, public="{}", status="joining",
+                round_no=0, move_no=0, seq=0,
+                head=invitation.hash,
+                settings=encode(Settings(timing=Timing.from_dict(timing) if timing else None,
+                                         emails={HOST: (emails or {})[HOST]} if (emails or {}).get(HOST) else {},
+                                         webhook=webhook)),
+                memo=encode(Memo())))
+            c.execute(insert(seats), [{"game_id": game_id, "idx": i, "name": n, "key": k.encode(),
+                                       "email": (emails or {}).get(n)} for i, (n, k) in enumerate(seat_keys)])
     finally:
         if owned:
             st.close()
     return invitation
 
+
+@contextmanager
+def named_once(st: Store, name: str) -> Iterator[Connection]:
+    """The transaction that makes the game called `name` in `st`: refused (nothing written) when
+    a game of either kind has that name, or another process takes it meanwhile."""
+    taken = UsageError(msg("store {store} already has a game called {name}", store=repr(st.label), name=repr(name)),
+                       hint=msg("choose another game name (pbem games lists them)"))
+    try:
+        with st.write() as c:
+            if st.name_taken(c, name):
+                raise taken
+            yield c
+    except IntegrityError:  # another process took the name between our check and insert
+        raise taken from None
 
 
 def host_info(game_id: str, purpose: str) -> bytes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import sqlite3
@@ -46,7 +46,7 @@ def sqlite_file(url: str) -> Path | None:
 
 def store_folder(url: str) -> Path:
     """The folder beside a store: its SQLite file's, or saves/ for a database server. Games'
-    out/ and mail/ folders live there, and so do trustless games (each a file of its own)."""
+    out/ and mail/ folders live there, and so do the files of trustless games made apart."""
     path = sqlite_file(url)
     return path.parent if path is not None else SAVES
 
@@ -61,18 +61,19 @@ def mail_dir(name: str, url: str) -> Path:
 
 
 def is_blind(path: Path) -> bool:
-    """Whether the file at `path` is a blind host's game database (read only: any other file,
-    a club store or not a database at all, is left exactly as it was)."""
+    """Whether the file at `path` holds trustless games and nothing else: a blind host's file of
+    an older pbem, or a store of trustless games only (read only: any other file, a club store
+    or not a database at all, is left exactly as it was)."""
     return probe(path)[0]
 
 
 def probe(path: Path, game: str | None = None) -> tuple[bool, str | None]:
     """What the file at `path` is, read only (any other file, a club store or not a database at
-    all, is left exactly as it was): whether it is a blind host's game database, and, if it says,
-    the name of its host's key: a blind game's, or in a store, that of the game called `game`
-    (or with that id, as Store.find reads it; None asks no store for one). The name is what a
-    host command begins unlocking before it imports the store's layer (pbem.cli.play.
-    open_unlocked_host); the store, once open, has the last word on it."""
+    all, is left exactly as it was): whether it holds trustless games and nothing else (is_blind),
+    and, if it says, the name of its host's key: that of the game called `game` (or with that id,
+    as Store.locate reads it), or with no name, of its only game. The name is what a host command
+    begins unlocking before it imports the store's layer (pbem.cli.play.open_unlocked_host); the
+    store, once open, has the last word on it."""
     import sqlite3
 
     if not path.is_file():
@@ -80,19 +81,24 @@ def probe(path: Path, game: str | None = None) -> tuple[bool, str | None]:
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'blind_game'").fetchone():
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "blind_game" in tables:  # a blind host's file of an older pbem: one game
                 return True, _only(con, "SELECT host_name FROM blind_game", ())
+            blind = ("trustless_games" in tables and _only(con, "SELECT count(*) FROM games", ()) == 0
+                     and (_only(con, "SELECT count(*) FROM trustless_games", ()) or 0) > 0)
             if game is None:
-                return False, None
-            return False, _only(con, "SELECT host_name FROM games WHERE name = ? OR id = ?", (game, game))
+                return blind, _only(con, "SELECT host_name FROM trustless_games", ()) if blind else None
+            named = [_only(con, f"SELECT host_name FROM {t} WHERE name = ? OR id = ?", (game, game))
+                     for t in ("games", "trustless_games") if t in tables]
+            return blind, next((n for n in named if n is not None), None)
         finally:
             con.close()
     except sqlite3.DatabaseError:
         return False, None
 
 
-def _only(con: sqlite3.Connection, query: str, args: tuple[str, ...]) -> str | None:
-    """The one row's text that `query` reads, else None (none, several, or no such table: a store
+def _only(con: sqlite3.Connection, query: str, args: tuple[str, ...]) -> Any:
+    """The one row's value that `query` reads, else None (none, several, or no such table: a store
     of another schema, whose opening says what it is)."""
     import sqlite3
 
@@ -100,9 +106,10 @@ def _only(con: sqlite3.Connection, query: str, args: tuple[str, ...]) -> str | N
         rows = con.execute(query, args).fetchmany(2)
     except sqlite3.DatabaseError:
         return None
-    return rows[0][0] if len(rows) == 1 and isinstance(rows[0][0], str) else None
+    return rows[0][0] if len(rows) == 1 and isinstance(rows[0][0], str | int) else None
 
 
 def beside(folder: Path) -> list[Path]:
-    """The trustless games' files in `folder` (each checked read only), by name."""
+    """The files of trustless games in `folder` (each checked read only: is_blind), by name: the
+    blind hosts' files of an older pbem, and stores of trustless games only made with --db."""
     return sorted(p for p in folder.glob("*.db") if is_blind(p)) if folder.is_dir() else []

@@ -112,7 +112,9 @@ class Host(Closing):
                  game: str | None = None) -> None:
         self.store, self._owns_store = open_store(store)
         try:
-            game_id = self.store.find(game)  # its own read, before this one: one connection, not two at once
+            game_id, trustless = self.store.locate(game)  # its own read, before this one: one connection, not two at once
+            if trustless:
+                raise UsageError(msg("game {game} is a trustless game: its host is blind", game=repr(game)))
             with self.store.read() as c:
                 self.facts = self._read_facts(c, game_id)
         except BaseException:

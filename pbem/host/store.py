@@ -38,6 +38,8 @@ from sqlalchemy import (
     inspect,
     select,
     text,
+    true,
+    union_all,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
@@ -48,8 +50,8 @@ from pbem.host.interface import Closing, GameOverview, GameStatus
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
-HEAD = "0009"
-KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009")
+HEAD = "0010"
+KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010")
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 _REVISION = text("SELECT version_num FROM alembic_version")
 
@@ -181,19 +183,24 @@ notices = Table(
 
 # Table talk: each seat's signed line as it came (a whisper sealed inside it), relayed by the
 # publishers after their own mark ("CHANNEL talk"); (game, seat, n) once: a line is never replayed.
-talk = Table(
-    "talk", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
-    Column("seat", String, nullable=False),
-    Column("n", Integer, nullable=False),  # the seat's count of lines
-    Column("seq", Integer, nullable=False),  # the packet it answers
-    Column("file_hash", String, nullable=False, unique=True),
-    Column("armored", Text, nullable=False),
-    Column("created_at", String, nullable=False),
-    UniqueConstraint("game_id", "seat", "n"),
-    Index("ix_talk_game", "game_id", "id"),
-)
+def _talk(name: str, games_: Table) -> Table:
+    """The table of talk lines of `games_`' games: a referee's and a blind host's alike."""
+    return Table(
+        name, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("game_id", String, ForeignKey(games_.c.id), nullable=False),
+        Column("seat", String, nullable=False),
+        Column("n", Integer, nullable=False),  # the seat's count of lines
+        Column("seq", Integer, nullable=False),  # the packet it answers
+        Column("file_hash", String, nullable=False, unique=True),
+        Column("armored", Text, nullable=False),
+        Column("created_at", String, nullable=False),
+        UniqueConstraint("game_id", "seat", "n"),
+        Index(f"ix_{name}_game", "game_id", "id"),
+    )
+
+
+talk = _talk("talk", games)
 
 # Which daemon serves a game until when, and each daemon's heartbeat (pbem/host/leases.py).
 # No foreign key: a trustless game beside the store is leased here too.
@@ -226,6 +233,63 @@ webhooks = Table(
     Column("error", String),
     Index("ix_webhooks_due", "sent_at", "next_at"),
 )
+
+# Trustless games (pbem.host.blind): the blind host keeps only public facts, the invitation,
+# the joins and the chain of packets it signed, so none of the tables above (a dealt state, round
+# secrets, moves) is theirs. A name is unique across `games` and `trustless_games` (Store.locate).
+trustless_games = Table(
+    "trustless_games", metadata,
+    Column("id", String, primary_key=True),
+    Column("name", String, nullable=False),
+    Column("host_name", String, nullable=False),
+    Column("host_key", String, nullable=False),  # pbem1 line
+    Column("created_at", String, nullable=False),
+    Column("invitation", Text, nullable=False),  # armoured, as sent
+    Column("settings", Text, nullable=False, server_default="{}"),  # JSON: pbem.host.settings.Settings
+    Column("clock", Text),  # JSON: the step waiting now (pbem.host.settings.PacketClock); NULL: none
+    Index("ix_trustless_games_name", "name", unique=True),
+)
+
+trustless_joins = Table(
+    "trustless_joins", metadata,
+    Column("game_id", String, ForeignKey("trustless_games.id"), primary_key=True),
+    Column("seat", String, primary_key=True),
+    Column("hash", String, nullable=False),
+    Column("payload", LargeBinary, nullable=False),  # the signed join block, verbatim
+)
+
+trustless_packets = Table(
+    "trustless_packets", metadata,
+    Column("game_id", String, ForeignKey("trustless_games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("hash", String, nullable=False),
+    Column("armored", Text, nullable=False),
+    Column("relayed", String, nullable=False),  # the hash of the block it relays ("joins 1": packet 1)
+    Index("ix_trustless_packets_relayed", "game_id", "relayed"),
+)
+
+# When each seat's last block was taken (`pbem status`'s last activity).
+trustless_activity = Table(
+    "trustless_activity", metadata,
+    Column("game_id", String, ForeignKey("trustless_games.id"), primary_key=True),
+    Column("seat", String, primary_key=True),
+    Column("at", String, nullable=False),
+)
+
+# The blind host's signed notices (reminders, late notices), as `notices` is a referee's.
+trustless_notices = Table(
+    "trustless_notices", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game_id", String, ForeignKey("trustless_games.id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("kind", String, nullable=False),
+    Column("seat", String),
+    Column("armored", Text, nullable=False),
+    Index("ix_trustless_notices_game", "game_id", "id"),
+)
+
+# Table talk at a trustless table: the columns of `talk` (pbem.host.talk takes both).
+trustless_talk = _talk("trustless_talk", trustless_games)
 
 # A game's whole row, by its id (bound as b_game): what opening a Host, a status and (on SQLite)
 # a change's lock read.
@@ -349,6 +413,8 @@ class Store(Closing):
                 version = c.execute(text("SELECT value FROM meta WHERE key = 'schema'")).scalar()
             if version != "1":
                 raise StoreError(msg("{store} has an unsupported schema ({version})", store=repr(self.label), version=version))
+        elif "blind_game" in names and "games" not in names:
+            pass  # a blind host's file of an older pbem: upgraded into a store holding its one game (0010)
         elif names:
             raise StoreError(msg("{store} is not a pbem store", store=repr(self.label)), hint=msg("its tables are someone else's"))
         elif not create:
@@ -391,26 +457,43 @@ class Store(Closing):
 
     def find(self, name: str | None) -> str:
         """The id of the game called `name` (or with that id); without a name, the only game."""
+        return self.locate(name)[0]
+
+    def locate(self, name: str | None) -> tuple[str, bool]:
+        """find's id, and whether the game is a trustless one (trustless_games: a blind host's)."""
+        both = union_all(select(games.c.id, games.c.name, false().label("trustless")),
+                         select(trustless_games.c.id, trustless_games.c.name, true().label("trustless"))).subquery()
         with self.read() as c:
             if name is None:
-                rows = c.execute(select(games.c.id, games.c.name).order_by(games.c.name).limit(3)).all()
+                rows = c.execute(select(both).order_by(both.c.name).limit(3)).all()
                 if len(rows) == 1:
-                    return str(rows[0].id)
+                    return str(rows[0].id), bool(rows[0].trustless)
                 if not rows:
                     raise UsageError(msg("store {store} holds no game", store=repr(self.label)),
                              hint=msg("create one with 'pbem game new'"))
                 raise UsageError(msg("store {store} holds several games; name one", store=repr(self.label)),
                                  hint=msg("games there: {names}", names=", ".join(r.name for r in rows) + "... (pbem games)"))
-            rows = c.execute(select(games.c.id).where((games.c.name == name) | (games.c.id == name))).all()
+            rows = c.execute(select(both).where((both.c.name == name) | (both.c.id == name))).all()
             if len(rows) > 1:
                 raise StoreError(msg("the name {name} belongs to {n} games in store {store}", name=repr(name), n=len(rows),
                                    store=repr(self.label)), hint=msg("name the game by its id (pbem games)"))
             if not rows:
-                have = [r.name for r in c.execute(select(games.c.name).order_by(games.c.name).limit(6))]
+                have = [r.name for r in c.execute(select(both.c.name).order_by(both.c.name).limit(6))]
                 raise UsageError(msg("no game {name} in store {store}", name=repr(name), store=repr(self.label)),
                                  hint=msg("games there: {names}", names=", ".join(have[:5]) + ("..." if len(have) > 5 else ""))
                                  if have else msg("the store holds no game yet"))
-            return str(rows[0].id)
+            return str(rows[0].id), bool(rows[0].trustless)
+
+    def name_taken(self, c: Connection, name: str) -> bool:
+        """Whether a game of either kind is called `name` (read in the caller's transaction)."""
+        return any(c.execute(select(t.c.id).where(t.c.name == name)).first() is not None
+                   for t in (games, trustless_games))
+
+    def trustless_list(self) -> list[tuple[str, str]]:
+        """(id, name) of every trustless game, by name."""
+        with self.read() as c:
+            rows = c.execute(select(trustless_games.c.id, trustless_games.c.name).order_by(trustless_games.c.name))
+            return [(str(r.id), str(r.name)) for r in rows]
 
     def game_ids(self) -> list[str]:
         with self.read() as c:

@@ -146,31 +146,40 @@ class Router:
 
     def __post_init__(self) -> None:
         from pbem.host.paths import as_url, beside, is_blind, sqlite_file, store_folder
-        from pbem.host.referee import Host
         from pbem.host.store import Store
 
-        blind: list[Path] = []  # trustless games' files: named, or beside a store (as 'host run --all' finds them)
+        blind: list[Path] = []  # trustless games' files beside a store (as 'host run --all' finds them)
         for where in self.dbs:
             url = as_url(where)
             path = sqlite_file(url)
-            if path is not None and is_blind(path):
-                blind.append(path)
-                continue
             try:
                 store = Store(url)
             except PbemError:
                 continue  # not a pbem store: nothing routes there
             self.stores.append(store)
-            blind += beside(store_folder(url))
-            for gid in store.game_ids():
-                if gid not in self.hosts:
-                    self.hosts[gid] = Host(store, game=gid)
+            if path is None or not is_blind(path):
+                blind += [p for p in beside(store_folder(url)) if path is None or p.resolve() != path.resolve()]
+            self._add(store)
         for path in dict.fromkeys(p.resolve() for p in blind):
-            from pbem.host.blind import BlindHost  # the trustless modules load only for such a game
+            try:
+                store = Store(as_url(path))
+            except PbemError:
+                continue
+            self.stores.append(store)
+            self._add(store)
 
-            host = BlindHost(path)
-            self.stores.append(host)
-            self.hosts.setdefault(host.game_id(), host)
+    def _add(self, store: Any) -> None:
+        """A host for each game of `store` not routed yet (the trustless modules load only for such a game)."""
+        from pbem.host.referee import Host
+
+        for gid in store.game_ids():
+            if gid not in self.hosts:
+                self.hosts[gid] = Host(store, game=gid)
+        for gid, _name in store.trustless_list():
+            if gid not in self.hosts:
+                from pbem.host.blind import BlindHost
+
+                self.hosts[gid] = BlindHost(store, game=gid)
 
     def close(self) -> None:
         for store in self.stores:

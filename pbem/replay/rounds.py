@@ -145,25 +145,19 @@ def _is_db(path: Path) -> bool:
 
 
 def _from_db(where: str | Path, only: str | None = None, rounds: Collection[int] | None = None) -> Source:
-    """Every game of a host's store (or only the game called `only`), or the one game of a
-    trustless game's own file. With `rounds`, only the packets those rounds' archives chain are
+    """Every game of a host's store, classic and trustless (or only the game called `only`). With `rounds`, only the packets those rounds' archives chain are
     read (and each game's newest, which says who holds which seat now): an audit of one round
     then costs one round, not the whole game."""
-    from pbem.host.paths import as_url, is_blind, sqlite_file
-    from pbem.host.referee import Host
+    from pbem.host.games import open_game
+    from pbem.host.paths import as_url
     from pbem.host.store import Store
 
     src = Source(str(where))
-    path = sqlite_file(as_url(where))
-    if path is not None and is_blind(path):
-        from pbem.host.blind import BlindHost
-
-        with BlindHost(path) as blind:
-            _add_game(src, blind, str(where))  # a trustless round is audited from its whole chain
-        return src
     with Store(as_url(where)) as store:
-        for game_id in [store.find(only)] if only else store.game_ids():
-            _add_game(src, Host(store, game=game_id), str(where), rounds)
+        trustless = {g for g, _ in store.trustless_list()}
+        for game_id in [store.find(only)] if only else store.game_ids() + sorted(trustless):
+            with open_game(store, game_id) as host:  # a trustless round is audited from its whole chain
+                _add_game(src, host, str(where), None if game_id in trustless else rounds)
     return src
 
 

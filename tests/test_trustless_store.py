@@ -1,0 +1,110 @@
+"""Trustless games in the store (migration 0010): a blind host's file of the pbem before it
+(tests/fixtures/trustless-v2, its write_db.py) opens as a store holding its one game, keeps every
+setting, notice, line of talk and mark of its clock, and plays on; a store of schema 0009 takes
+a trustless game after the upgrade, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from processes import pbem
+from sqlalchemy import create_engine, text
+from test_protocol_vectors import _identity
+from test_store import schema_diff
+
+from pbem.errors import UsageError
+from pbem.host import blind
+from pbem.host.clock import FakeClock
+from pbem.host.games import hosted_games
+from pbem.host.referee import create_game
+from pbem.host.store import HEAD, Store
+from pbem.protocol.documents import read_blocks
+from pbem.seat.trustless import TrustlessSeat
+
+FIXTURE = Path(__file__).parent / "fixtures" / "trustless-v2" / "game.db"
+SEATS = ("ann", "bob", "cat")
+
+
+def _tables(db: Path) -> set[str]:
+    with sqlite3.connect(db) as c:
+        return {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def test_a_blind_hosts_file_of_the_last_version_opens_as_a_store_and_plays_on(tmp_path: Path) -> None:
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    db = saves / "oldclub.db"
+    shutil.copyfile(FIXTURE, db)
+    assert "blind_game" in _tables(db) and "alembic_version" not in _tables(db)
+    # the club's store beside it, with a classic game
+    ids = {n: _identity(n) for n in ("referee", *SEATS)}
+    create_game(saves / "pbem.db", "oak", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [])
+
+    # `pbem status`, as a user types it, finds the file beside the store: opening it upgrades it
+    status = json.loads(pbem("status", "oldclub", "--json", cwd=tmp_path, home=tmp_path / "home", ok=True).stdout)
+    assert status["trustless"] and status["seq"] == 1
+    assert status["waiting"] == {"step": "shuffle", "seats": ["ann"], "due": "2026-12-01T13:00:00+00:00"}
+    assert status["timing"]["deadline"] == 3600 and status["timing"]["reminders"] == ["50%"]
+    assert {s["name"]: (s["email"], s["last_activity"]) for s in status["seats"]} == {
+        s: (f"{s}@example.org", "2026-12-01T12:00:00+00:00") for s in SEATS}
+    tables = _tables(db)
+    assert not {t for t in tables if t.startswith("blind_")} and "trustless_games" in tables
+    assert schema_diff(f"sqlite:///{db}") == []  # the file is now a store of this schema
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD,)
+
+    # `pbem games` lists it beside the store's own games
+    rows = {g["name"]: g for g in hosted_games(f"sqlite:///{saves / 'pbem.db'}", explicit=True)}
+    assert sorted(rows) == ["oak", "oldclub"] and rows["oldclub"]["trustless"] and rows["oldclub"]["seq"] == 1
+    assert rows["oldclub"]["transport"] == "folder"
+
+    clock = FakeClock("2026-12-01T14:10:00+00:00")
+    with blind.BlindHost(db, ids["referee"], clock) as host:
+        assert [(n.kind, n.seat) for n in host.notices()] == [("reminder", "ann"), ("late", "ann")]
+        assert [read_blocks(line.armored)[0].doc.text for line in host.talk()] == ["good luck all"]
+        assert host.settings().transport is not None and host.delivered("folder") == -1
+        assert host.tick() == []  # the clock's marks came along: nothing said twice
+        # the game goes on: ann's shuffle is taken, the clock starts again for bob's
+        inv = read_blocks(host.invitation())[0]
+        ann = TrustlessSeat(inv, ids["ann"], "ann")
+        for _, armored in host.packets():
+            ann.follow(read_blocks(armored)[0])
+        block = ann.owed()
+        assert block is not None and block.doc.step == "shuffle"
+        assert host.accept(read_blocks(block.armored())[0]).kind == "applied"
+        after = host.status()
+        assert after["seq"] == 2 and after["waiting"]["seats"] == ["bob"]
+        assert after["waiting"]["due"] == "2026-12-01T15:10:00+00:00"
+
+
+def _back_to_9(url: str) -> None:
+    """The store as the last version left it: schema 0009, no trustless tables."""
+    engine = create_engine(url)
+    with engine.begin() as c:
+        for t in ("trustless_talk", "trustless_notices", "trustless_activity", "trustless_packets", "trustless_joins",
+                  "trustless_games"):
+            c.execute(text(f"DROP TABLE {t}"))
+        c.execute(text("UPDATE alembic_version SET version_num = '0009'"))
+    engine.dispose()
+
+
+def test_a_store_of_schema_9_takes_a_trustless_game_after_its_upgrade(store_url: str) -> None:
+    ids = {n: _identity(n) for n in ("referee", *SEATS)}
+    seats = [(s, ids[s].public) for s in SEATS]
+    create_game(store_url, "oak", ids["referee"], "classic", seats, [])
+    _back_to_9(store_url)
+    with Store(store_url) as st, st.read() as c:  # opening it upgrades it
+        assert c.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD
+    assert schema_diff(store_url) == []
+    blind.create_game(store_url, "duo", ids["referee"], "classic", seats, [])
+    with pytest.raises(UsageError, match="already has a game called 'oak'"):  # one name per store, either kind
+        blind.create_game(store_url, "oak", ids["referee"], "classic", seats, [])
+    with Store(store_url) as st:
+        assert st.locate("duo")[1] and not st.locate("oak")[1]
+    rows = {g["name"]: g for g in hosted_games(store_url, explicit=True)}
+    assert sorted(rows) == ["duo", "oak"] and rows["duo"]["trustless"] and not rows["oak"]["trustless"]
+    assert rows["duo"]["waiting"] == {"step": "join", "seats": list(SEATS)}
