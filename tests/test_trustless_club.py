@@ -1,14 +1,19 @@
 """Trustless games in a club's store, SQLite and PostgreSQL (tests/pg_server.py): a trustless
 game made with the club's --store is kept in the store (no file of its own), and `pbem host run
 --all --store URL` serves it with the store's classic games in one pass; `pbem games` lists
-both. Real processes, a real PostgreSQL server."""
+both, and serves a whole game of each kind to its end, shared by two daemons. Real processes,
+a real PostgreSQL server."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from pbem_helpers import start_bots, wait_all
+from processes import PBEM, cli_env
 from test_club import SEATS, club, run
 
 from pbem.folder.layout import GameFolder
@@ -38,3 +43,59 @@ def test_host_run_all_serves_a_trustless_game_of_each_kind_of_store(tmp_path: Pa
                                                    store_url).stdout)["hosting"]}
     assert sorted(listed) == ["duo", "oak"], listed
     assert listed["duo"]["trustless"] and listed["duo"]["seq"] == 1 and not listed["oak"].get("trustless")
+
+
+def _daemon(root: Path, home: Path, store_url: str, n: int) -> subprocess.Popen:
+    return subprocess.Popen([*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.05", "--lease", "4"],
+                            env=cli_env(home), cwd=root, stdout=(root / f"daemon-{n}.log").open("ab"),
+                            stderr=subprocess.STDOUT)
+
+
+@pytest.mark.slow
+@pytest.mark.game
+def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_daemons(
+        tmp_path: Path, store_url: str) -> None:
+    """A trustless game and a classic one in one store (SQLite or PostgreSQL), each played to its
+    end by bots over its folder, served by two `pbem host run --all` sharing the store's games by
+    their leases; then the trustless game is audited from the store, every round, by a real
+    process, and `pbem games` says both are over."""
+    homes = club(tmp_path, ["oak"], store=store_url)
+    players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
+    run(tmp_path, homes["referee"], "game", "new", "duo", "--host", "referee", *players, "--trustless",
+        "--store", store_url)
+    run(tmp_path, homes["referee"], "folder", "init", "duo", tmp_path / "shared" / "duo", "--store", store_url)
+    started = time.monotonic()
+    daemons = [_daemon(tmp_path, homes["referee"], store_url, n) for n in (1, 2)]
+    shared = "holding 1 of 2 active games; 2 daemon(s) share the store"
+    try:
+        until = time.monotonic() + 60  # the two games shared out by the leases before anyone joins
+        while time.monotonic() < until and not all(shared in (tmp_path / f"daemon-{n}.log").read_text() for n in (1, 2)):
+            time.sleep(0.2)
+        for g in ("oak", "duo"):
+            (tmp_path / f"bots-{g}").mkdir()
+        bots = [p for g in ("oak", "duo") for p in
+                start_bots(tmp_path / "shared" / g, homes, tmp_path / f"bots-{g}", seats=list(SEATS), kind="random",
+                           poll=0.05).values()]
+        wait_all(bots, timeout=1200)
+        wall = time.monotonic() - started
+    finally:
+        for d in daemons:
+            d.terminate()
+        for d in daemons:
+            d.wait(timeout=60)
+    logs = {p.name: p.read_text() for p in tmp_path.rglob("*.log")}
+    assert all(b.returncode == 0 for b in bots), {k: v[-2000:] for k, v in logs.items()}
+    daemon_logs = [logs["daemon-1.log"], logs["daemon-2.log"]]
+    assert not any("Traceback" in log for log in daemon_logs), daemon_logs
+    # the two daemons shared the two games by the store's leases, each served by one at a time
+    assert all(shared in log for log in daemon_logs), daemon_logs
+    listed = {g["name"]: g for g in json.loads(run(tmp_path, homes["referee"], "games", "--json", "--store",
+                                                   store_url).stdout)["hosting"]}
+    assert listed["duo"]["trustless"] and listed["duo"]["status"] == "over" and listed["oak"]["status"] == "over"
+    audit = run(tmp_path, homes["referee"], "audit", store_url, "--game", "duo", "--json")
+    report = json.loads(audit.stdout)
+    assert report["ok"] and report["step"] == "over" and report["packets"] == listed["duo"]["seq"], report
+    assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
+    kind = store_url.split(":", 1)[0]
+    print(f"\ntrustless 3-round game and a classic one, two daemons on {kind}: {listed['duo']['seq']} packets, "
+          f"{wall:.0f} s wall")
