@@ -88,8 +88,8 @@ def duels(ap: argparse.ArgumentParser, args: argparse.Namespace, tables: list[st
         print(json.dumps({"tested": bots[0], "baseline": bots[1], "think": args.think, "turns": args.turns, "seed": args.seed,
                           "games": args.games, "rows": rows, "wall_s": round(wall, 1)}, indent=1))
         return 0
-    print(f"{bots[0]} in one seat vs {bots[1]} in the rest; {args.games} deals a line, seed {args.seed!r}, "
-          (f"think {args.think} s" if args.turns is None else f"{args.turns} turns a decision"))
+    budget = f"think {args.think} s" if args.turns is None else f"{args.turns} turns a decision"
+    print(f"{bots[0]} in one seat vs {bots[1]} in the rest; {args.games} deals a line, seed {args.seed!r}, {budget}")
     print(f"{'table':12s} {'seat':9s} {'rounds':>6s} {bots[0]:>8s} {bots[1]:>8s} {'diff':>7s}  95% interval")
     for r in rows:
         print(f"{r['table']:12s} {r['seat_role']:9s} {r['rounds']:6d} {100 * r['tested']:7.1f}% "

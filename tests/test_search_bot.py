@@ -190,6 +190,16 @@ def test_arena_json_shape() -> None:
     assert row["low"] <= row["diff"] <= row["high"]
 
 
+def test_arena_table_in_words_with_a_budget_in_turns() -> None:
+    """`--turns N` (the takeover's kind of budget) is said in the table's heading."""
+    duel = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bots_arena.py"), "--games", "1", "--jobs", "1", "--turns", "5",
+         "--bots", "random,smart", "--seat-role", "digger", "--tables", "classic5"],
+        capture_output=True, text=True, timeout=120)
+    assert duel.returncode == 0 and not duel.stderr, duel.stderr
+    assert "5 turns a decision" in duel.stdout and "classic5     digger" in duel.stdout
+
+
 @pytest.mark.slow  # (real processes: keys, a game, a folder, then the bot)
 def test_bot_run_plays_a_seat_with_the_search_bot(tmp_path: Path) -> None:
     """`pbem bot run --bot search --think S` (a real process) moves for its seat in a folder game."""
