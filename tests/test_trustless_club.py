@@ -96,6 +96,11 @@ def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_d
     report = json.loads(audit.stdout)
     assert report["ok"] and report["step"] == "over" and report["packets"] == listed["duo"]["seq"], report
     assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
+    # and replayed from the store as one seat saw it, as any game's round
+    page = tmp_path / "duo-r2.html"
+    said = run(tmp_path, homes["ann"], "replay", store_url, "--game", "duo", "--round", "2", "--as", "ann", "--html",
+               page).stdout
+    assert "round 2 of game duo-" in said and "as ann saw it then" in said and page.stat().st_size > 10_000, said
     kind = store_url.split(":", 1)[0]
     print(f"\ntrustless 3-round game and a classic one, two daemons on {kind}: {listed['duo']['seq']} packets, "
           f"{wall:.0f} s wall")
