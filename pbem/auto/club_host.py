@@ -52,15 +52,18 @@ class ClubHost:
     arrivals: Arrivals | None = field(default_factory=arrivals)  # which served inboxes had a file arrive
     inboxes: dict[Path, str] = field(default_factory=dict)  # a watched inbox -> its game's id
     arrived: set[str] | None = None  # the games a file arrived for since the last step; None: look at every game
-    full_at: float = 0.0  # time.monotonic() when the next look at every game is due
+    full_at: float = 0.0  # time.monotonic() when the next look at every game is due (-1: once the wait begins)
 
     def step(self) -> bool:
-        if self.arrived is not None and time.monotonic() < self.full_at and not (self.leases and self.leases.due()):
-            for game_id in sorted(self.arrived):  # only the games a file arrived for
+        every = self.arrived is None or time.monotonic() >= self.full_at  # a look at every game is due
+        if not every and not (self.leases is not None and self.leases.due()):
+            for game_id in sorted(self.arrived or ()):  # only the games a file arrived for
                 stepper = self.serving.get(game_id)
                 if stepper is not None and (self.leases is None or self.leases.holds(game_id)):
                     self._step_game(game_id, stepper)
             return False
+        # the games listed: every one is looked at, or (a lease round due) only the ones a file
+        # arrived for and those this daemon has just taken
         games: list[tuple[str, str, str, Path | bool]] = [
             (game_id, name, status, False) for game_id, name, status in self.store.game_list()]
         games += [(game_id, name, "playing", True) for game_id, name in self.store.trustless_list()]
@@ -72,9 +75,15 @@ class ClubHost:
             if self.leases is not None and not self.leases.holds(game_id):
                 self._drop(game_id)  # another daemon's, or this one's lease ran out: its inbox is not read
                 continue
-            stepper = self.serving.get(game_id) or self._start(game_id, name, stamp_log(f"host {name}"), where)
+            stepper = self.serving.get(game_id)
+            if stepper is None:
+                stepper = self._start(game_id, name, stamp_log(f"host {name}"), where)
+            elif not every and game_id not in (self.arrived or ()):
+                continue
             if stepper is not None:
                 self._step_game(game_id, stepper)
+        if every:
+            self.full_at = -1.0  # set by the wait that follows, a poll period from its start
         return False
 
     def wait(self, seconds: float) -> bool:
@@ -86,7 +95,7 @@ class ClubHost:
             time.sleep(seconds)
             return True
         now = time.monotonic()
-        if self.arrived is None:  # a look at every game just ended
+        if self.full_at < 0:  # a look at every game just ended
             self.full_at = now + seconds
         end = self.full_at if self.leases is None else min(self.full_at, self.leases.next_round)
         changed = self.arrivals.wait(end - now) if end > now else set()
