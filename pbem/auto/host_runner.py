@@ -79,6 +79,7 @@ class FolderHost:
     stuck: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     grace: float = 10.0  # seconds an unreadable inbox file may still be being written
     unpublished: bool = False  # a block was taken that made no packet (a line of talk): publish after the pass
+    head: tuple[int, str] = (0, "")  # (latest packet, status) as the last publishing read them
 
     def __post_init__(self) -> None:
         self.folder, filled = init_folder(self.dir, self.host)
@@ -87,14 +88,17 @@ class FolderHost:
         if gap:
             self.log(t("published packets {ranges} (not yet in the folder)", ranges=ranges(gap)))
 
-    def _publish(self) -> None:
-        for _, where in publish_pending(self.host, self.publisher):
+    def _publish(self) -> tuple[int, str]:
+        """Publish what is owed; the game's (latest packet, status), as read with what was owed."""
+        owed = self.host.outbox(self.publisher.channel)
+        for _, where in publish_pending(self.host, self.publisher, owed=owed):
             self.log(t("published {where}", where=where))
+        self.head = owed.head
+        return owed.head
 
     def step(self) -> bool:
         """One pass; True when the game is over and everything is published."""
-        self._publish()
-        current, status = self.host.head()
+        current, _ = self._publish()
         groups: dict[str, list[Path]] = {}  # content hash -> its copies (the bytes are read again: many files, one at a time)
         for p in self.folder.inbox():
             try:  # bounded, a regular file only: a link, a FIFO or a huge file is set aside unread
@@ -123,9 +127,7 @@ class FolderHost:
         if self.unpublished or ticked:  # a pass that published each packet as it made it asks no more
             self._publish()
             self.unpublished = False
-        if groups or ticked:  # an idle pass does not ask the store again
-            status = self.host.head()[1]
-        if status == "over":
+        if self.head[1] == "over":  # as the last publishing read it: after the last change of this pass
             self.log(game_over_line(self.host))
             return True
         return False

@@ -141,7 +141,7 @@ class BlindHost(Closing):
 
     def outbox(self, channel: str) -> Outbox:
         return Outbox(self.releases(self.delivered(channel)), self.notices(self.delivered(notices_channel(channel))),
-                      self.talk(self.delivered(talk_channel(channel))))
+                      self.talk(self.delivered(talk_channel(channel))), self.head())
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:

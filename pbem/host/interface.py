@@ -65,6 +65,7 @@ class Outbox:
     releases: list[Release]  # after the channel's mark (the invitation first when it has none)
     notices: list[HostNotice]  # after the mark of "CHANNEL notices"
     talk: list[TalkRelease]  # after the mark of "CHANNEL talk"
+    head: tuple[int, str]  # the game's latest packet and status, as read with the rest
 
 
 @dataclass

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from pbem.atomic import same_content, write_atomic
-from pbem.host.interface import GameHost, HostNotice, Release, TalkRelease
+from pbem.host.interface import GameHost, HostNotice, Outbox, Release, TalkRelease
 
 if TYPE_CHECKING:
     from pbem.host.settings import MailMark
@@ -54,10 +54,12 @@ def talk_name(line: TalkRelease) -> str:
 
 
 def publish_pending(host: GameHost, publisher: Publisher, *, log: Callable[[str], None] | None = None,
-                    latest_only: bool = False) -> list[tuple[int | None, str]]:
+                    latest_only: bool = False, owed: Outbox | None = None) -> list[tuple[int | None, str]]:
     """Deliver every release, then every notice, then every line of table talk, after the
-    channel's marks; [(seq, where)] for each (seq None for a notice or a line)."""
-    owed = host.outbox(publisher.channel)  # one read, however little is owed
+    channel's marks (`owed`: as the caller just read them); [(seq, where)] for each (seq None
+    for a notice or a line)."""
+    if owed is None:
+        owed = host.outbox(publisher.channel)  # one read, however little is owed
     todo = owed.releases[-1:] if latest_only else owed.releases
     done: list[tuple[int | None, str]] = []
     for rel in todo:

@@ -89,8 +89,10 @@ _PACKET_HASH = select(packets.c.hash).where(packets.c.game_id == _GAME, packets.
 _SEAT_EMAILS = select(seats.c.name, seats.c.email).where(seats.c.game_id == _GAME).order_by(seats.c.idx)
 _MARK = {k: select(deliveries.c.seq).where((deliveries.c.game_id == _GAME) & (deliveries.c.channel == bindparam(f"b_{k}")))
          .scalar_subquery().label(k) for k in ("packets", "notices", "talk")}
-# What a channel may owe, in one statement: the newest packet, notice and line of talk, and its three marks
+# What a channel may owe, in one statement: the newest packet (and the game's status), notice and line
+# of talk, and the channel's three marks
 _OWED = select(select(games.c.seq).where(games.c.id == _GAME).scalar_subquery().label("seq"),
+               select(games.c.status).where(games.c.id == _GAME).scalar_subquery().label("status"),
                select(func.max(notices.c.id)).where(notices.c.game_id == _GAME).scalar_subquery().label("notice"),
                select(func.max(talk_table.c.id)).where(talk_table.c.game_id == _GAME).scalar_subquery().label("line"),
                *_MARK.values())
@@ -327,7 +329,8 @@ class Host(Closing):
                     for r in c.execute(_NOTICES, {"b_game": game, "b_after": told})] if row.notice is not None and row.notice > told else []
             heard = -1 if row.talk is None else int(row.talk)
             lines = table_talk.lines_after(c, talk_table, {"game_id": game}, heard) if row.line is not None and row.line > heard else []
-        return Outbox(([Release(0, self.invitation())] if after < 0 else []) + releases, owed, lines)
+        return Outbox(([Release(0, self.invitation())] if after < 0 else []) + releases, owed, lines,
+                      (int(row.seq), str(row.status)))
 
     def mark_delivered(self, channel: str, seq: int, book: dict[str, MailMark] | None = None) -> None:
         """Raise `channel`'s mark to `seq` (never lower it: two daemons may race), and change
