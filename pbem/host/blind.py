@@ -35,6 +35,7 @@ from pbem.host.blind_file import check_no_absent_rule as check_no_absent_rule  #
 from pbem.host.blind_file import check_timing
 from pbem.host.blind_file import create_game as create_game
 from pbem.host.clock import REAL, Clock, stamp
+from pbem.host.creation import open_store
 from pbem.host.deadlines import Timing
 from pbem.host.interface import (
     Closing,
@@ -48,7 +49,6 @@ from pbem.host.interface import (
     WaitingStatus,
     overview_of,
 )
-from pbem.host.creation import open_store
 from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, clock_says, replaced
 from pbem.host.store import Store
