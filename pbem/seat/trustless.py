@@ -273,7 +273,7 @@ class TrustlessSeat(Follower):
         mine = list(r.ledger.holdings[self.me])
 
         def slot_of(card: str | None) -> Slot:
-            slot = next((s for s in mine if seat.opened.get(s, HIDDEN) == card), None)  # ? : a card still shut
+            slot = next((s for s in mine if seat.opened.get(s) == card), None)
             if slot is None:
                 raise UsageError(t("you do not hold {card}", card=card))
             mine.remove(slot)
