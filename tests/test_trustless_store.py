@@ -1,7 +1,8 @@
 """Trustless games in the store (migration 0010): a blind host's file of the pbem before it
 (tests/fixtures/trustless-v2, its write_db.py) opens as a store holding its one game, keeps every
 setting, notice, line of talk and mark of its clock, and plays on; a store of schema 0009 takes
-a trustless game after the upgrade, on SQLite and PostgreSQL."""
+a trustless game after the upgrade, and the host's `pbem inbox` routes joins to it, on SQLite
+and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from processes import pbem
+from processes import new_keys, pbem
 from sqlalchemy import create_engine, text
 from test_protocol_vectors import _identity
 from test_store import schema_diff
@@ -22,7 +23,9 @@ from pbem.host.clock import FakeClock
 from pbem.host.games import hosted_games
 from pbem.host.referee import create_game
 from pbem.host.store import HEAD, Store
+from pbem.mail.player_mail import block_mail
 from pbem.protocol.documents import read_blocks
+from pbem.seat import keys, player
 from pbem.seat.trustless import TrustlessSeat
 
 FIXTURE = Path(__file__).parent / "fixtures" / "trustless-v2" / "game.db"
@@ -108,3 +111,25 @@ def test_a_store_of_schema_9_takes_a_trustless_game_after_its_upgrade(store_url:
     rows = {g["name"]: g for g in hosted_games(store_url, explicit=True)}
     assert sorted(rows) == ["duo", "oak"] and rows["duo"]["trustless"] and not rows["oak"]["trustless"]
     assert rows["duo"]["waiting"] == {"step": "join", "seats": list(SEATS)}
+
+
+def test_the_hosts_inbox_routes_joins_to_a_trustless_game_of_the_store(store_url: str, tmp_path: Path) -> None:
+    """`pbem inbox --store URL` (a host reading mail by hand): each seat's join, mailed as an
+    .eml file, goes to the trustless game in the store, which deals packet 1 when all are in."""
+    homes = {n: tmp_path / f"home-{n}" for n in ("referee", *SEATS)}
+    pubs = new_keys(homes)
+    players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
+    pbem("game", "new", "t", "--host", "referee", *players, "--trustless", "--store", store_url, home=homes["referee"],
+         cwd=tmp_path, ok=True)
+    with blind.BlindHost(store_url, game="t") as h:
+        inv = read_blocks(h.invitation())[0]
+    mails = tmp_path / "mail"
+    mails.mkdir()
+    for s in SEATS:
+        joined = player.join(inv, keys.load_identity(homes[s], s, None), homes[s])
+        mail = block_mail(joined, sender=f"{s}@example.org", to="host@example.org")
+        (mails / f"join-{s}.eml").write_bytes(mail.as_bytes())
+    said = pbem("inbox", mails, "--store", store_url, home=homes["referee"], cwd=tmp_path, ok=True).stdout
+    assert "everyone is in: packet 1" in said, said
+    with blind.BlindHost(store_url, game="t") as h:
+        assert h.status()["seq"] == 1 and h.status()["waiting"]["step"] == "shuffle"
