@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,7 @@ from pbem.mail.player_mail import block_mail
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys, player
 from pbem.seat.trustless import TrustlessSeat
+from pbem.seat.trustless import join as player_join
 
 FIXTURE = Path(__file__).parent / "fixtures" / "trustless-v2" / "game.db"
 SEATS = ("ann", "bob", "cat")
@@ -133,3 +136,31 @@ def test_the_hosts_inbox_routes_joins_to_a_trustless_game_of_the_store(store_url
     assert "everyone is in: packet 1" in said, said
     with blind.BlindHost(store_url, game="t") as h:
         assert h.status()["seq"] == 1 and h.status()["waiting"]["step"] == "shuffle"
+
+
+def test_two_hosts_taking_the_last_joins_at_once_deal_once(store_url: str) -> None:
+    """Two blind hosts on one game of the store (each its own connections), each taking one of
+    the last two joins at the same moment: the game's row lock makes one wait for the other, so
+    the second sees both joins and deals packet 1, once (without it each would see the other's
+    join missing, and nobody would deal)."""
+    ids = {n: _identity(n) for n in ("referee", *SEATS)}
+    inv = blind.create_game(store_url, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [])
+    joins = {s: read_blocks(player_join(inv, ids[s], s).armored())[0] for s in SEATS}
+    with blind.BlindHost(store_url, ids["referee"], game="t") as first:
+        first.accept(joins["ann"])
+    hosts = [blind.BlindHost(store_url, ids["referee"], game="t") for _ in range(2)]
+    start = threading.Barrier(2)
+
+    def take(i: int) -> str:
+        start.wait()
+        return hosts[i].accept(joins[("bob", "cat")[i]]).kind
+
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            kinds = sorted(pool.map(take, range(2)))
+    finally:
+        for h in hosts:
+            h.close()
+    assert kinds == ["dealt", "joined"]
+    with blind.BlindHost(store_url, game="t") as h:
+        assert [seq for seq, _ in h.packets()] == [1] and h.status()["waiting"]["step"] == "shuffle"
