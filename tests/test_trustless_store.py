@@ -19,7 +19,7 @@ from sqlalchemy import create_engine, text
 from test_protocol_vectors import _identity
 from test_store import schema_diff
 
-from pbem.errors import UsageError
+from pbem.errors import EXIT_USAGE, UsageError
 from pbem.host import blind
 from pbem.host.clock import FakeClock
 from pbem.host.games import hosted_games
@@ -62,6 +62,11 @@ def test_a_blind_hosts_file_of_the_last_version_opens_as_a_store_and_plays_on(tm
     assert schema_diff(f"sqlite:///{db}") == []  # the file is now a store of this schema
     with sqlite3.connect(db) as c:
         assert c.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD,)
+
+    # a trustless round has no archive: `pbem archive` says where its rounds are, in one line
+    archive = pbem("archive", "oldclub", cwd=tmp_path, home=tmp_path / "home")
+    assert archive.returncode == EXIT_USAGE and archive.stdout == "", archive
+    assert archive.stderr.splitlines()[0].startswith("error: game oldclub-") and "audited and replayed" in archive.stderr
 
     # `pbem games` lists it beside the store's own games
     rows = {g["name"]: g for g in hosted_games(f"sqlite:///{saves / 'pbem.db'}", explicit=True)}

@@ -47,6 +47,10 @@ def archive(
     with open_host(game, store, db) as host:
         archives = host.archives()
         status = host.status()
+    if status["trustless"]:
+        raise NotReplayable(t("game {game} is trustless: its rounds have no archive, they are audited and replayed "
+                              "from the chain", game=status["game"]),
+                            hint=t("pbem replay {game} --round N, or pbem audit {game}", game=status["name"]))
     if round_no is None:
         if not archives:
             raise NotReplayable(t("no round of game {game} has ended yet", game=status["game"]), hint=ended_hint())
