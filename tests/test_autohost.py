@@ -261,3 +261,43 @@ def test_a_sigterm_a_finaliser_drops_still_stops_the_watch_loop() -> None:
     stepper = Stepper()
     polling.run(stepper, poll=0.001, once=False, log=lines.append)
     assert stepper.steps < 30 and any("stopped (SIGTERM)" in line for line in lines), (stepper.steps, lines)
+
+
+@pytest.mark.slow  # two bot processes started and stopped: 3-6 s
+def test_a_bot_answers_a_packet_as_it_comes_not_at_its_next_look(tmp_path: Path) -> None:
+    """`pbem bot run --folder` looks at the folder only once a minute here (--poll 60), yet answers
+    a packet as it is published: the kernel says the folder's packets changed (pbem.watch)."""
+    import subprocess
+
+    from processes import PBEM, cli_env, start
+
+    _, host, fh, _, seats, _ = started_game(tmp_path)
+    sp = seats["ann"].latest()
+    assert sp is not None
+    mover = sp.doc.to_move
+    homes = {s: seats[s].home for s in SEATS}
+    logs = {s: tmp_path / f"bot-{s}.log" for s in SEATS if s != mover}
+    bots = [start([*PBEM, "bot", "run", "--as", s, "--folder", tmp_path / "shared", "--bot", "random", "--poll", "60"],
+                  env=cli_env(homes[s]), stdout=log.open("wb"), stderr=subprocess.STDOUT) for s, log in logs.items()]
+    try:
+        deadline = time.monotonic() + 60
+        while not all("playing seat" in log.read_text() for log in logs.values()):  # each had its first look
+            assert time.monotonic() < deadline, [log.read_text() for log in logs.values()]
+            time.sleep(0.05)
+        time.sleep(0.3)  # and waits now
+        msp = seats[mover].latest()
+        assert msp is not None
+        seats[mover].move(msp, str(legal_moves(msp.view)[0]))
+        fh.step()  # packet 2, for one of the bots
+        nxt = seats["ann"].latest()
+        assert nxt is not None and nxt.doc.seq == 2 and nxt.doc.to_move in logs
+        published = time.monotonic()
+        inbox = tmp_path / "shared" / "inbox"
+        while not any(p.name.startswith(f"{nxt.doc.to_move}-000002-") for p in inbox.iterdir()):
+            assert time.monotonic() - published < 15, logs[nxt.doc.to_move].read_text()
+            time.sleep(0.05)
+    finally:
+        for b in bots:
+            b.terminate()
+            b.wait(30)
+        host.close()
