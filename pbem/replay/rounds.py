@@ -226,8 +226,12 @@ def open_source(source: str | Path | None, db: Path | None = None, *,
         except PbemError:
             pass
     raise UsageError(t("no game, file or folder named {name}", name=repr(str(source))),
-                     hint=t("pass a game name under saves/, a .db file, an archive or packet file, or a folder of "
-                            "received files"))
+                     hint=sources_hint())
+
+
+def sources_hint() -> str:
+    """What replay and audit read, for the hint of a source that holds no game."""
+    return t("pass a game name under saves/, a .db file, an archive or packet file, or a folder of received files")
 
 
 def pick_game(src: Source, game: str | None = None) -> str:
@@ -237,8 +241,7 @@ def pick_game(src: Source, game: str | None = None) -> str:
     if not games:
         raise NotReplayable(t("{source} holds no pbem game named {game}", source=src.label, game=repr(game)) if game
                             else t("{source} holds no pbem game", source=src.label),
-                            hint=t("replay a host's store, an archive file, or a folder of received packet "
-                                   "files"))
+                            hint=sources_hint())
     if len(games) > 1:
         raise UsageError(t("{source} holds several games: {games}", source=src.label, games=", ".join(games)),
                          hint=t("pick one with --game GAME"))

@@ -1,0 +1,21 @@
+"""What a newcomer types wrong on the way through the README and docs/, through the real CLI:
+one error line, a hint that fits the command typed, the documented exit code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pbem import errors
+from tests import processes
+
+
+def test_audit_of_a_file_without_a_game_hints_at_what_audit_reads(tmp_path: Path) -> None:
+    notes = tmp_path / "contacts.txt"
+    notes.write_text("ann pbem1abc\n")
+    for command in ("audit", "replay"):
+        run = processes.pbem(command, notes, home=tmp_path / "home", env={"PBEM_LANG": "en"})
+        processes.one_error_line(run, errors.EXIT_USAGE, "holds no pbem game")
+        hint = run.stderr.strip().splitlines()[-1]
+        # the same hint as for a name that is nothing at all, and no word of another command
+        assert hint == ("hint: pass a game name under saves/, a .db file, an archive or packet file, "
+                        "or a folder of received files"), run.stderr
