@@ -12,7 +12,9 @@ With `--bots A,B`, one seat against the rest: in each of N seeded deals (one rou
 seat dealt a role of the side `--seat-role` (both sides unless given) is played by bot A and
 every other seat by bot B; the same deal is then played with B in that seat too. It prints
 how often the seat's side won either way, the difference and its 95% interval (paired).
-`--think S` is the search bot's budget a decision; `--json` prints the table as JSON.
+`--think S` is the search bot's budget a decision (`--turns N`: exactly N simulated turns a
+decision instead); `--json` prints the table as JSON. Matchup 4, search in every seat, is
+run only when named (`--matchups 3,4`: the balance table of docs/bots.md).
 
     scripts/bots-arena --bots search,smart --tables classic5 --games 150 --think 0.1
 """
