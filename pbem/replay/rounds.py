@@ -145,9 +145,10 @@ def _is_db(path: Path) -> bool:
 
 
 def _from_db(where: str | Path, only: str | None = None, rounds: Collection[int] | None = None) -> Source:
-    """Every game of a host's store, classic and trustless (or only the game called `only`). With `rounds`, only the packets those rounds' archives chain are
-    read (and each game's newest, which says who holds which seat now): an audit of one round
-    then costs one round, not the whole game."""
+    """Every game of a host's store, classic and trustless (or only the game called `only`).
+    With `rounds`, only the packets those rounds' archives chain are read (and each game's
+    newest, which says who holds which seat now): an audit of one round then costs one round,
+    not the whole game."""
     from pbem.host.games import open_game
     from pbem.host.paths import as_url
     from pbem.host.store import Store
