@@ -19,3 +19,17 @@ def test_audit_of_a_file_without_a_game_hints_at_what_audit_reads(tmp_path: Path
         # the same hint as for a name that is nothing at all, and no word of another command
         assert hint == ("hint: pass a game name under saves/, a .db file, an archive or packet file, "
                         "or a folder of received files"), run.stderr
+
+
+def test_show_and_move_of_a_game_folder_point_at_pbem_turn(tmp_path: Path) -> None:
+    folder = tmp_path / "friday"
+    folder.mkdir()
+    (folder / "pbem-folder.json").write_text("{}")  # what `pbem folder init` lays out; never read here
+    for args in (("show", folder), ("move", folder, "pass")):
+        run = processes.pbem(*args, "--as", "ann", home=tmp_path / "home", env={"PBEM_LANG": "en"})
+        processes.one_error_line(run, errors.EXIT_USAGE, "is a game folder")
+        assert run.stderr.strip().splitlines()[-1] == f"hint: for a game folder: pbem turn {folder} --as NAME"
+    plain = tmp_path / "plain"
+    plain.mkdir()  # any other folder: the reader's own line, as before
+    run = processes.pbem("show", plain, "--as", "ann", home=tmp_path / "home", env={"PBEM_LANG": "en"})
+    processes.one_error_line(run, 3, "is a folder")

@@ -212,6 +212,15 @@ def apply(
             raise failed[1]
 
 
+def not_a_game_folder(packet: Path, command: str) -> Path:
+    """`packet`, unless it is a shared game folder: that is what `pbem turn` takes, not a packet's command."""
+    if packet.is_dir() and (packet / "pbem-folder.json").is_file():  # folder.layout.MANIFEST, unloaded here
+        raise UsageError(t("{path} is a game folder: pbem {command} takes a packet file", path=repr(str(packet)),
+                           command=command),
+                         hint=t("for a game folder: pbem turn {path} --as NAME", path=packet))
+    return packet
+
+
 def show(
     packet: Annotated[Path, typer.Argument(help="A packet file (or an email holding it).")],
     as_name: AsOpt = None,
@@ -229,7 +238,7 @@ def show(
     from pbem.protocol.documents import read_one
     from pbem.seat import player
 
-    signed = read_one(packet, "packet")
+    signed = read_one(not_a_game_folder(packet, "show"), "packet")
     if not as_json:
         import pbem.seat.screen  # noqa: F401  # rich, loaded while the key is unlocked
     me = unlocked()
@@ -313,7 +322,7 @@ def move(
     from pbem.protocol.documents import read_one
     from pbem.seat import answers, player
 
-    signed = read_one(packet, "packet")
+    signed = read_one(not_a_game_folder(packet, "move"), "packet")
     me = unlocked()
     where = key_home(home)
     if signed.doc.waiting is not None:
