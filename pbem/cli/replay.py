@@ -255,7 +255,7 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
             typer.echo(t("{n} line of table talk: signatures and packets checked", n=rep.talk))
         for g in rep.gone:
             typer.echo(printable(t("{seat} declared gone at packet {seq} (late with the {step} step, due {due}): "
-                                   "{count} stand-in blocks of the others, every share checked against its keys; "
+                                   "{count} blocks of the others carried stand-in shares, each checked against its keys; "
                                    "{discards} turns taken as face-down discards", seat=g.seat, seq=g.packet,
                                    step=words.step_name(g.step), due=g.due, count=g.stand_ins, discards=g.discards)))
         if rep.fault:

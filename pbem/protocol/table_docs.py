@@ -154,8 +154,8 @@ class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
         check_seat_id(self.seat)
         present = {f for f in ("shuffle", "move", "reveal", "play", "discard", "stand_in") if getattr(self, f) is not None}
         need = _STEP_FIELDS[self.step]
-        if self.step in ("move", "tokens"):  # a holder's shares of a gone seat's debts may ride along
-            present.discard("stand_in")
+        if self.step in ("deal", "goal", "reveal", "move", "tokens"):  # a holder's part of a gone seat's
+            present.discard("stand_in")  # may ride along
         if self.step == "move":
             if (self.play is None) == (self.discard is None):
                 raise BadPacket(msg("{seat}'s move must open a played card or name discarded slots, one of them",

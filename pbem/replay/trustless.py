@@ -57,7 +57,7 @@ class GoneSummary:
     packet: int
     step: str
     due: str
-    stand_ins: int  # the others' blocks that stood in for it
+    stand_ins: int  # the others' blocks that carried their stand-in shares for it
     discards: int  # its turns taken as face-down discards
 
     def to_json(self) -> dict[str, Any]:
@@ -137,8 +137,7 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
     table = follower.table
     for seq, g in follower.declared:
         for seat in g.seats:
-            stood = sum(1 for _, doc, _ in follower.log if doc.step == "stand-in"
-                        and any(x.dealer == seat for x in doc.stand_in or []))
+            stood = sum(1 for _, doc, _ in follower.log if any(x.dealer == seat for x in doc.stand_in or []))
             out.gone.append(GoneSummary(seat, seq, g.step, g.due, stood, table.discarded.get(seat, 0)))
     out.step = table.step()
     if out.fault is None and out.packets and out.step != "over":  # a stall is named, with its seats

@@ -241,15 +241,17 @@ class TrustlessSeat(Follower):
         seat, r = self.seat, self.table.round
         if seat is None:
             return None
+        riding = self._step_parts(w.step) or None  # this seat's part of a gone seat's, with its own block
         if w.step == "deal":
-            return M.message(self.identity, game, self.me, seq, h, "deal", bundles=[seat.deal_bundle(1)])
+            return M.message(self.identity, game, self.me, seq, h, "deal", bundles=[seat.deal_bundle(1)],
+                             stand_in=riding)
         assert r is not None
         if w.step == "tokens":
             return M.message(self.identity, game, self.me, seq, h, "tokens", bundles=debt_bundles(seat, r.ledger),
                              stand_in=self._debt_parts() or None)
         if w.step == "goal":
             return M.message(self.identity, game, self.me, seq, h, "goal",
-                             bundles=[seat.bundle_for(self.table.goal_slots(self.me))])
+                             bundles=[seat.bundle_for(self.table.goal_slots(self.me))], stand_in=riding)
         if w.step == "reveal":
             k = r.round_no
             nuggets = self.table.nugget_slots(self.me)
@@ -257,7 +259,7 @@ class TrustlessSeat(Follower):
             if k < ROUNDS_PER_GAME:
                 bundles.append(seat.deal_bundle(k + 1))
             return M.message(self.identity, game, self.me, seq, h, "reveal", bundles=bundles,
-                             reveal={str(k): self.keys.secret_hex()[str(k)]})
+                             reveal={str(k): self.keys.secret_hex()[str(k)]}, stand_in=riding)
         if w.step in ("move", "steal") and self.choose is not None:
             return self.move_block(self.choose(self.view()))
         return None
@@ -287,6 +289,11 @@ class TrustlessSeat(Follower):
         return M.message(self.identity, self.inv.game, self.me, seq, h, "move", bundles=bundles, move=str(move),
                          play=(slot, seat.open_publicly(slot)), handed=seat.hand_on(slot, r.ledger.public),
                          stand_in=stand_in)
+
+    def _step_parts(self, step: str) -> list[dict[str, Any]]:
+        """This seat's part of what the gone seats owe at a deal, goal or reveal step."""
+        needs = self.table.needs_at(step) if step in ("deal", "goal", "reveal") else []
+        return SI.make(self.inv.game, self.me, needs, self.held, self.table.cts(), self.table.epoch_of) if needs else []
 
     def _debt_parts(self) -> list[dict[str, Any]]:
         """This seat's stand-in shares of the public tokens each gone seat owes now, the ones it

@@ -307,7 +307,12 @@ class PublicTable:
                               step=sent, seats=listed(self.waiting().seats)))
         before = self.stage()
         self.stood_in = {}
+        if doc.stand_in is not None and step in ("deal", "goal", "reveal"):  # a gone seat's part, riding along
+            self._take_parts(doc, step)
         line: Msg = getattr(self, f"_{step.replace('-', '_')}")(doc)
+        done = self._complete_stand()
+        if done is not None:
+            line = line + msg("clause sep") + done
         self._settle()
         if self.stage() != before:
             self.opened_at = head + 1
@@ -618,12 +623,14 @@ class PublicTable:
         return said
 
     def needs(self) -> list[SI.Need]:
-        """At a stand-in step: what each gone seat the step waits for owes there, in seat order."""
-        if self.step() != "stand-in":
-            return []
-        base = self._base_step()
+        """At a stand-in step: what each gone seat the step waits for owes there, in seat order
+        (none at the mover's cards: those shares are gathered slot by slot)."""
+        return self.needs_at(self._base_step()) if self.step() == "stand-in" else []
+
+    def needs_at(self, base: str) -> list[SI.Need]:
+        """What each gone seat the parallel step `base` waits for owes there, in seat order."""
         out = []
-        for v in self._owing(base):
+        for v in [p for p in self._owing(base) if p in self.gone] if base in PARALLEL else []:
             if base == "deal":
                 out.append(SI.Need(v, self.deal_slots(1, v)))
             elif base == "goal":
@@ -642,28 +649,27 @@ class PublicTable:
     def images(self, dealer: str, holder: str) -> dict[int, Point]:
         return SI.holder_images(self.shares[dealer], self.dealings[dealer], self.players.index(holder))
 
-    def _stand_in(self, doc: Mental) -> Msg:
-        r = self.round
-        if self._base_step() == "tokens" and r is not None:
-            before = self.waiting().seats
-            self._take_shares(doc)
-            if self.step() == "stand-in" and doc.seat in self.waiting().seats:
-                raise BadPacket(msg("{seat}'s stand-in does not carry its shares of the tokens {mover} waits for",
-                                    seat=doc.seat, mover=r.mover))
-            return msg("{seat} stood in for {seats}", seat=doc.seat, seats=listed([v for v in self.gone])) + (
-                self._after() if self.step() != "stand-in" else msg("; waiting for {seats}", seats=listed(
-                    [h for h in before if h != doc.seat])))
-        needs = self.needs()
+    def _take_parts(self, doc: Mental, base: str) -> None:
+        """A holder's part of what the gone seats owe at the step, on its stand-in block or its
+        own deal, goal or reveal block: checked and kept until K holders gave theirs."""
+        needs = self.needs_at(base)
+        if not needs:
+            raise BadPacket(msg("{seat}'s stand-in shares are for {dealer}, whose tokens the table does not wait for",
+                                seat=doc.seat, dealer=listed([str(x.dealer)[:40] for x in doc.stand_in or []])))
         self.stand[doc.seat] = SI.read(self.game.id, doc.seat, doc.stand_in or [], needs,
                                        lambda v: self.images(v, doc.seat), self.cts(), self.epoch_of,
                                        check=self.check_proofs)
-        k = self.game.threshold
-        if len(self.stand) < k:
-            return msg("{seat} stood in for {seats}; waiting for {more} more", seat=doc.seat,
-                       seats=listed([n.dealer for n in needs]), more=k - len(self.stand))
+
+    def _complete_stand(self) -> Msg | None:
+        """Once the step waits only for gone seats and K holders gave their parts: the gone
+        seats' tokens and round keys, combined, and the step goes on as if they had sent them."""
+        base, k = self._base_step(), self.game.threshold
+        owing = self._owing(base) if base in ("deal", "goal", "reveal") else []
+        if not owing or any(p not in self.gone for p in owing) or len(self.stand) < k:
+            return None
+        needs = self.needs_at(base)
         quorum = sorted(self.stand, key=self.players.index)[:k]
-        base, line = self._base_step(), msg("{seat} stood in for {seats}", seat=doc.seat,
-                                            seats=listed([n.dealer for n in needs]))
+        line = msg("{seats} stood in for {dealer}", seats=listed(quorum), dealer=listed([n.dealer for n in needs]))
         for need in needs:
             v = need.dealer
             parts = {self.players.index(h): self.stand[h][v] for h in quorum}
@@ -675,6 +681,20 @@ class PublicTable:
             line = line + msg("clause sep") + self._stood(base, need, secret)
         self.stand = {}
         return line
+
+    def _stand_in(self, doc: Mental) -> Msg:
+        r = self.round
+        if self._base_step() == "tokens" and r is not None:
+            before = self.waiting().seats
+            self._take_shares(doc)
+            if self.step() == "stand-in" and doc.seat in self.waiting().seats:
+                raise BadPacket(msg("{seat}'s stand-in does not carry its shares of the tokens {mover} waits for",
+                                    seat=doc.seat, mover=r.mover))
+            return msg("{seat} stood in for {seats}", seat=doc.seat, seats=listed([v for v in self.gone])) + (
+                self._after() if self.step() != "stand-in" else msg("; waiting for {seats}", seats=listed(
+                    [h for h in before if h != doc.seat])))
+        self._take_parts(doc, self._base_step())
+        return msg("{seat} stood in for {seats}", seat=doc.seat, seats=listed([x.dealer for x in doc.stand_in or []]))
 
     def _stood(self, base: str, need: SI.Need, secret: int | None) -> Msg:
         """The step goes on as if the gone seat had sent its part."""
