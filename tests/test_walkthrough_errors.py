@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pbem import errors
 from tests import processes
 
@@ -33,3 +35,16 @@ def test_show_and_move_of_a_game_folder_point_at_pbem_turn(tmp_path: Path) -> No
     plain.mkdir()  # any other folder: the reader's own line, as before
     run = processes.pbem("show", plain, "--as", "ann", home=tmp_path / "home", env={"PBEM_LANG": "en"})
     processes.one_error_line(run, 3, "is a folder")
+
+
+@pytest.mark.slow  # a trustless table joined and its clock run past a deadline: a few seconds
+def test_status_of_a_trustless_game_says_a_gone_seat_is_stood_in_for(tmp_path: Path) -> None:
+    from tests.test_trustless_vanish import Table
+
+    t = Table(tmp_path, silent={"ann"}).join()  # ann joins and never answers again
+    t.run(until=3)
+    assert t.host.status()["absent"] == ["ann"]
+    run = processes.pbem("status", "t", cwd=tmp_path, home=tmp_path / "home", env={"PBEM_LANG": "en"}, ok=True)
+    # a blind host holds no hand to play from: the others stand in, the table discards for her
+    assert "gone (the other seats stand in for them; their turns are face-down discards): ann" in run.stdout
+    assert "the host plays for" not in run.stdout

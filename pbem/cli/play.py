@@ -388,9 +388,13 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
     from pbem.ui.when import table_lines
 
     d = st["deadline"]
-    for line in table_lines(None, datetime.now(UTC), paused=st["paused"], away=st["away"], absent=st["absent"],
-                            deadline=(d["seat"], d["due"]) if d else None):
+    gone = st["absent"] if st.get("trustless") else []  # a blind host plays for nobody: the others stand in
+    for line in table_lines(None, datetime.now(UTC), paused=st["paused"], away=st["away"],
+                            absent=[] if gone else st["absent"], deadline=(d["seat"], d["due"]) if d else None):
         typer.echo(line)
+    if gone:
+        typer.echo(t("gone (the other seats stand in for them; their turns are face-down discards): {list}",
+                     list=words.join(sorted(gone))))
     for seat in st["seats"]:
         joined = t("joined") if seat["joined"] else t("not joined")
         gold = st["gold"].get(seat["name"], 0)
