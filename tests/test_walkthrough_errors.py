@@ -48,3 +48,16 @@ def test_status_of_a_trustless_game_says_a_gone_seat_is_stood_in_for(tmp_path: P
     # a blind host holds no hand to play from: the others stand in, the table discards for her
     assert "gone (the other seats stand in for them; their turns are face-down discards): ann" in run.stdout
     assert "the host plays for" not in run.stdout
+
+
+@pytest.mark.parametrize(("args", "said", "lang"), [
+    (("turn", "nowhere", "--wait", "--timeout", "abc"), "error: invalid value for '--timeout': 'abc' is not a number", "en"),
+    (("turn", "nowhere", "--wait", "--timeout", "-1"), "error: invalid value for '--timeout': -1.0 is outside x>=0.0", "en"),
+    (("replay", "friday", "--round", "one"), "error: invalid value for '--round' / '-r': 'one' is not a whole number", "en"),
+    (("turn", "nowhere", "--wait", "--timeout", "abc"), "错误：'--timeout' 的值不对：'abc' 不是数字", "zh-Hans"),
+])
+def test_a_number_that_is_not_one_is_said_in_words(tmp_path: Path, args: tuple[str, ...], said: str, lang: str) -> None:
+    run = processes.pbem(*args, home=tmp_path, env={"PBEM_LANG": lang})
+    assert run.returncode == errors.EXIT_USAGE, run.stderr
+    assert run.stderr.splitlines()[0] == said, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 2 and "Traceback" not in run.stderr

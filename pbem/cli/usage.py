@@ -19,6 +19,8 @@ _EXTRA = re.compile(r"Got unexpected extra arguments?(?:\(s\))? \((.*)\)$")
 _NO_COMMAND = re.compile(r"No such command '(.*)'\.(?: Did you mean (.*)\?)?$")
 _NEEDS_VALUE = re.compile(r"Option '(.*)' requires an argument\.$")
 _NO_VALUE = re.compile(r"Option '(.*)' does not take a value\.$")
+_NOT_NUMBER = re.compile(r"^'(.*)' is not a valid (float|integer)(?: range)?\.$")
+_OUT_OF_RANGE = re.compile(r"^(\S+) is not in the range (\S+)\.$")  # the range as Click writes it: 0<=x<=60
 
 
 def _hint_of(exc: Any) -> str:
@@ -30,6 +32,18 @@ def _hint_of(exc: Any) -> str:
     if isinstance(hint, (list, tuple)):
         hint = " / ".join(f"'{h}'" for h in hint)
     return str(hint or "")
+
+
+def _bad_value(text: str) -> str:
+    """Click's words for a number it could not take ("'abc' is not a valid float range.")."""
+    found = _NOT_NUMBER.match(text)
+    if found:
+        said = N_("{value} is not a number") if found.group(2) == "float" else N_("{value} is not a whole number")
+        return t(said, value=repr(found.group(1)))
+    found = _OUT_OF_RANGE.match(text)
+    if found:
+        return t("{value} is outside {range}", value=found.group(1), range=found.group(2))
+    return text
 
 
 def message(exc: Any) -> str:
@@ -51,7 +65,7 @@ def message(exc: Any) -> str:
             return t("no such option {name}; did you mean {near}?", name=name, near=", ".join(near))
         return t("no such option {name}", name=name)
     if kind == "BadParameter":
-        return t("invalid value for {name}: {why}", name=_hint_of(exc), why=text)
+        return t("invalid value for {name}: {why}", name=_hint_of(exc), why=_bad_value(text))
     found = _NO_COMMAND.search(text)
     if found and found.group(2):
         return t("no such command {name}; did you mean {near}?", name=repr(found.group(1)), near=found.group(2))
