@@ -50,6 +50,8 @@ def test_the_docs_example_plays_the_seat(dealt, tmp_path: Path) -> None:
     out, sent, _ = _run(dealt, tmp_path, docs_example(), 20)
     assert len(sent) == 1 and sent[0].name.startswith(f"{dealt[1]}-")
     assert "bot program" not in out, out  # its move was played, not the built-in bot's
+    start = next(line for line in out.splitlines() if "playing seat" in line)
+    assert "bot.py' (the smart bot when it does not answer)" in start, out  # the program plays, not the smart bot
 
 
 @pytest.mark.parametrize("program,said", [

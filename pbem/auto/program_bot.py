@@ -35,6 +35,7 @@ class Program:
     """The running program and what is in flight between it and pbem."""
 
     def __init__(self, command: str) -> None:
+        self.command = command  # as given, for the log
         try:
             argv = shlex.split(command)
         except ValueError as e:

@@ -133,8 +133,14 @@ class FolderBot:
                     self.waiting_said = True
                 return None
             self.brain = _Brain(self.kind, self.client.seat, self.seed, self.think, self.program, self.log)
-            self.log(t("playing seat {seat} of {game} as a {kind} bot", seat=self.client.seat,
-                       game=self.client.invitation.game, kind=self.kind))
+            game, bot_kind = self.client.invitation.game, self.kind  # a bot's kind (smart...), no document's
+            if self.program is not None:  # the built-in bot only stands in for the program
+                self.log(t("playing seat {seat} of {game} with {command} (the {kind} bot when it does not "
+                           "answer)", seat=self.client.seat, game=game, command=repr(self.program.command),
+                           kind=bot_kind))
+            else:
+                self.log(t("playing seat {seat} of {game} as a {kind} bot", seat=self.client.seat, game=game,
+                           kind=self.kind))
         return self.client
 
     def step(self) -> bool:
