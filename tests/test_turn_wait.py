@@ -220,6 +220,8 @@ def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats
         code, err = waiter.end(240)
         assert code == 0, (err, waiter.text(), (tmp_path / "host.log").read_text()[-2000:])
         assert f"your turn: pbem turn {folder} --as ann" in waiter.text(), waiter.text()
+        # what she sent on the way were her shuffle and tokens: never called a move while waited for
+        assert "take your move" not in waiter.text(), waiter.text()
         with blind.BlindHost(db) as h:
             waits = h.table()[0].waiting()
         assert (waits.step, waits.seats) == ("move", ["ann"]), waits

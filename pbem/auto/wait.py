@@ -89,6 +89,8 @@ def _waiting_line(turn: Turn) -> str:
     if not turn.started:
         return t("waiting for every seat to join, then for your turn")
     if turn.answered():
+        if turn.client is not None:  # a trustless seat sends its shuffle and tokens too, not only moves
+            return t("waiting for the host to take what you sent, then for your turn")
         return t("waiting for the host to take your move, then for your turn")
     if turn.sp is not None and not turn.sp.old:
         return t("waiting for your turn: {player} is to move", player=turn.sp.doc.to_move)
