@@ -5,6 +5,7 @@ real pymap server); `--timeout S` ends the wait with exit 12, Ctrl-C with exit 1
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -222,6 +223,12 @@ def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats
         assert f"your turn: pbem turn {folder} --as ann" in waiter.text(), waiter.text()
         # what she sent on the way were her shuffle and tokens: never called a move while waited for
         assert "take your move" not in waiter.text(), waiter.text()
+        sent = re.findall(r"sent your [a-z ]+ block for packet (\d+)( again)?: \S+/(\S+)", waiter.text())
+        assert sent, waiter.text()
+        for seq, _, name in sent:  # each block named by the packet it answers, as its file is
+            assert name.startswith(f"ann-{int(seq):06d}-"), waiter.text()
+        names = [name for _, again, name in sent if not again]
+        assert len(names) == len(set(names)), waiter.text()  # a block sent once more says so
         with blind.BlindHost(db) as h:
             waits = h.table()[0].waiting()
         assert (waits.step, waits.seats) == ("move", ["ann"]), waits

@@ -314,9 +314,10 @@ def _trustless_turn(c: TrustlessClient[Any], transport: Transport, hint: str, ho
     w = c.ts.table.waiting()
     if c.seat in w.seats and w.step not in ("join", *CHOICES):
         out = c.answer()
-        if out is not None:
-            said.append(t("sent your {step} block for packet {seq}: {path}", step=words.step_name(w.step),
-                          seq=c.ts.head[0], path=out[0]))
+        if out is not None:  # the packet that opened the step, which the block answers (its file says it too)
+            step, seq = words.step_name(w.step), c.step_key()
+            said.append(t("sent your {step} block for packet {seq}: {path}", step=step, seq=seq, path=out[0]) if out[1]
+                        else t("sent your {step} block for packet {seq} again: {path}", step=step, seq=seq, path=out[0]))
     def send_talk(block: Signed[Talk], _output: Path | None) -> str:
         return str(c.send(block.doc.seq, block.armored().encode()))
 
