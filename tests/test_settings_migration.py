@@ -21,6 +21,7 @@ from pbem.host import referee as H
 from pbem.host.settings import MailMark, PacketClock, Refusal, SmtpSetting, Standing, TransportSetting, memo_of
 from pbem.host.store import games as games_table
 from pbem.protocol.documents import read_blocks
+from pbem.protocol.timeout import TAKEOVER_TURNS
 from pbem.seat import keys
 from pbem.seat import player as P
 
@@ -70,7 +71,8 @@ def test_a_store_of_schema_5_keeps_every_setting_and_standing_and_plays_on(kind:
     assert quiet["paused"] and quiet["transport"] is None and quiet["due"] is None
 
     status = json.loads(pbem("status", "slow", "--store", url, "--json", home=referee, ok=True).stdout)
-    assert status["timing"] == TIMING
+    # a setting added after schema 5 reads as its default
+    assert status["timing"] == {**TIMING, "bot_turns": TAKEOVER_TURNS}
     assert status["deadline"] == {"seat": "cat", "due": "2026-12-03T16:19:02+00:00"}
     assert status["absent"] == ["ann"] and status["away"] == {"cat": "2026-12-03T15:19:02+00:00"}
     assert [(h["seat"], h["at"], h["by"]) for h in status["handovers"]] == [("bob", 63, "host")]

@@ -77,7 +77,8 @@ def test_escape_codes_in_a_packet_an_archive_or_a_store_reach_no_terminal_raw(tm
         listed[-1]["text"] = f"discard 1 {SGR}"
     packet = tmp_path / "forged.pbem"
     packet.write_text(_resigned(latest, {"moves": doc["moves"], "recent": doc["recent"]}, referee))
-    reader = next(s for s in table.seats if s != latest.doc.to_move)
+    # the reader neither moves next nor made that move: `show` lists the moves since a seat's own
+    reader = next(s for s in table.seats if s not in (latest.doc.to_move, doc["moves"][-1]["seat"]))
     # round 1's archive, its first move marked as the host's, for a reason that holds the codes
     archive = next(b for b in read_blocks(table.host.archives()[1]) if b.kind == "archive")
     moves = json.loads(archive.payload[SIG_LEN:])["moves"]
