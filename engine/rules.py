@@ -17,7 +17,7 @@ from itertools import combinations
 
 from .actions import ActionRule, Table, rule_of, take_front
 from .board import GOAL_CELLS, shape_of
-from .catalog import BLOCKERS, EXPANSION, FRONT_TYPES, KINDS, card_kind, card_rank, ids_of, kind_name
+from .catalog import BLOCKERS, EXPANSION, FRONT_TYPES, HIDDEN, KINDS, card_kind, card_rank, ids_of, kind_name
 from .dealer import OPEN_DECK, Drawer
 from .errors import IllegalMove
 from .events import Event
@@ -53,7 +53,8 @@ def _parts(state: RoundState) -> list[Part]:
     hand = state.hands[me]
     if not hand:
         return []
-    ranked = sorted(hand, key=card_rank)
+    unread = hand.count(HIDDEN)  # a card its holder cannot read (a view): it may only be discarded
+    ranked = sorted([c for c in hand if c != HIDDEN] if unread else hand, key=card_rank)
     firsts: list[str] = []
     parts: list[Part] = []
     table: Table | None = None
@@ -77,6 +78,9 @@ def _parts(state: RoundState) -> list[Part]:
             if table is None:
                 table = Table(state)
             parts.append(rule.part(table, cid, kind))
+    if unread:  # face down, last: the unread cards stand for one kind of their own
+        ranked += [HIDDEN] * unread
+        firsts.append(HIDDEN)
     if state.ruleset != EXPANSION:
         parts.append((LOOKED_UP, firsts, _DISCARD_ONE))
     else:
@@ -91,6 +95,7 @@ _HOW: dict[str, tuple[str, ActionRule | None, int]] = {
     for kind, k in KINDS.items() if k.category == "path" or k.action for cid in ids_of(kind)}
 # card id -> the move discarding it alone (a classic pass), made once
 _DISCARD_ONE: dict[str, Move] = {cid: Move("discard", cards=(cid,)) for kind in KINDS for cid in ids_of(kind)}
+_DISCARD_ONE[HIDDEN] = Move("discard", cards=(HIDDEN,))
 
 
 def _by_kind(ranked: list[str]) -> list[list[str]]:
@@ -98,7 +103,7 @@ def _by_kind(ranked: list[str]) -> list[list[str]]:
     groups: list[list[str]] = []
     last = None
     for cid in ranked:
-        kind = kind_name(cid)
+        kind = kind_name(cid) if cid != HIDDEN else HIDDEN
         if kind == last:
             groups[-1].append(cid)
         else:

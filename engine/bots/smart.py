@@ -398,6 +398,8 @@ class SmartBot:
         return u
 
     def _junk_of(self, c: Context, cid: str) -> float:
+        if cid == HIDDEN:
+            return 3.0  # a card this seat cannot read: it can never play it
         k = card_kind(cid)
         if k.category == "path":
             segs = k.segments
