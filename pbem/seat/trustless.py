@@ -275,7 +275,7 @@ class TrustlessSeat(Follower):
         mine = list(r.ledger.holdings[self.me])
 
         def slot_of(card: str | None) -> Slot:
-            slot = next((s for s in mine if seat.opened.get(s) == card), None)
+            slot = next((s for s in mine if seat.opened.get(s, HIDDEN) == card), None)  # HIDDEN: a card not read
             if slot is None:
                 raise UsageError(t("you do not hold {card}", card=card))
             mine.remove(slot)
