@@ -28,8 +28,9 @@ from pbem.seat import player as P
 FIXTURE = Path(__file__).parent / "fixtures" / "v5-settings"
 PASS = "correct horse"
 KEY: dict[str, str | None] = {"PBEM_PASSPHRASE": PASS}
-TIMING = {"absent_after": 2, "days": None, "deadline": 3600, "grace": 600, "max_away": 604800,
+TIMING_5 = {"absent_after": 2, "days": None, "deadline": 3600, "grace": 600, "max_away": 604800,
           "on_timeout": "discard", "reminders": ["50%"]}
+TIMING = {**TIMING_5, "bot_turns": TAKEOVER_TURNS}  # a setting added after schema 5 reads as its default
 EMAILS = {"ann": "ann@example.org", "bob": "bob@example.org", "cat": "cat@example.org"}
 BOOK_AT = 1796129700.0  # when the fixture's script noted round 1's mails (its fake clock)
 
@@ -71,8 +72,7 @@ def test_a_store_of_schema_5_keeps_every_setting_and_standing_and_plays_on(kind:
     assert quiet["paused"] and quiet["transport"] is None and quiet["due"] is None
 
     status = json.loads(pbem("status", "slow", "--store", url, "--json", home=referee, ok=True).stdout)
-    # a setting added after schema 5 reads as its default
-    assert status["timing"] == {**TIMING, "bot_turns": TAKEOVER_TURNS}
+    assert status["timing"] == TIMING
     assert status["deadline"] == {"seat": "cat", "due": "2026-12-03T16:19:02+00:00"}
     assert status["absent"] == ["ann"] and status["away"] == {"cat": "2026-12-03T15:19:02+00:00"}
     assert [(h["seat"], h["at"], h["by"]) for h in status["handovers"]] == [("bob", 63, "host")]
