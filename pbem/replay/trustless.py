@@ -138,7 +138,7 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
     for seq, g in follower.declared:
         for seat in g.seats:
             stood = sum(1 for _, doc, _ in follower.log if any(x.dealer == seat for x in doc.stand_in or []))
-            out.gone.append(GoneSummary(seat, seq, g.step, g.due, stood, table.discarded.get(seat, 0)))
+            out.gone.append(GoneSummary(seat, seq, g.step, g.due, stood, table.vanished.discarded.get(seat, 0)))
     out.step = table.step()
     if out.fault is None and out.packets and out.step != "over":  # a stall is named, with its seats
         out.waiting, out.since, out.due = table.waiting().seats, table.opened_at, follower.due

@@ -213,7 +213,7 @@ class TrustlessSeat(Follower):
                 if t.to in ("all", self.me):
                     self.seat.receive(M.bundle(t))
         if self.seat is not None:
-            for v, points in self.table.stood_in.items():  # a gone seat's tokens, from the quorum's shares
+            for v, points in self.table.vanished.stood_in.items():  # a gone seat's tokens, from the quorum's shares
                 if v != self.me:
                     self.seat.receive_points(v, points)
             self._read_own()
@@ -230,9 +230,9 @@ class TrustlessSeat(Follower):
         seq, h = self.head
         game = self.inv.game
         if w.step == "stand-in":  # a gone seat's part, from this seat's shares of its keys
-            needs = self.table.needs()
+            needs = self.table.vanished.needs()
             return M.message(self.identity, game, self.me, seq, h, "stand-in",
-                             stand_in=SI.make(game, self.me, needs, self.held, self.table.cts(), self.table.epoch_of)
+                             stand_in=SI.make(game, self.me, needs, self.held, self.table.cts(), self.table.vanished.epoch_of)
                              if needs else self._debt_parts())
         if w.step == "shuffle":
             doc, _ = S.make_shuffle(game, self.me, self.table.shuffled, list(self.table.game.stacks),
@@ -292,15 +292,15 @@ class TrustlessSeat(Follower):
 
     def _step_parts(self, step: str) -> list[dict[str, Any]]:
         """This seat's part of what the gone seats owe at a deal, goal or reveal step."""
-        needs = self.table.needs_at(step) if step in ("deal", "goal", "reveal") else []
-        return SI.make(self.inv.game, self.me, needs, self.held, self.table.cts(), self.table.epoch_of) if needs else []
+        needs = self.table.vanished.needs_at(step) if step in ("deal", "goal", "reveal") else []
+        return SI.make(self.inv.game, self.me, needs, self.held, self.table.cts(), self.table.vanished.epoch_of) if needs else []
 
     def _debt_parts(self) -> list[dict[str, Any]]:
         """This seat's stand-in shares of the public tokens each gone seat owes now, the ones it
         has not given yet (docs/trustless.md §11)."""
-        needs = [SI.Need(v, self.table.debt_missing(v, self.me)) for v in self.table.players if v in self.table.gone]
+        needs = [SI.Need(v, self.table.vanished.debt_missing(v, self.me)) for v in self.table.players if v in self.table.gone]
         needs = [n for n in needs if n.slots]
-        return SI.make(self.inv.game, self.me, needs, self.held, self.table.cts(), self.table.epoch_of) if needs else []
+        return SI.make(self.inv.game, self.me, needs, self.held, self.table.cts(), self.table.vanished.epoch_of) if needs else []
 
     def _read_own(self) -> None:
         """A gone seat's token for a card of mine that K - 1 others gave their shares of: my own
@@ -309,12 +309,12 @@ class TrustlessSeat(Follower):
         if r is None or seat is None:
             return
         for v in self.table.gone:
-            for s in self.table.debts_of(v, self.me):
-                others = {h: p for h, p in self.table.debt_shares.get(v, {}).get(s, {}).items() if h != self.me}
+            for s in self.table.vanished.debts_of(v, self.me):
+                others = {h: p for h, p in self.table.vanished.debt_shares.get(v, {}).get(s, {}).items() if h != self.me}
                 if len(others) < k - 1 or v in seat.tokens.get(s, {}):
                     continue
                 parts = {self.table.players.index(h): others[h] for h in sorted(others, key=self.table.players.index)[:k - 1]}
-                parts[self.table.players.index(self.me)] = seat.ciphertexts()[s].c1 * self.held[v][self.table.epoch_of(s[0])]
+                parts[self.table.players.index(self.me)] = seat.ciphertexts()[s].c1 * self.held[v][self.table.vanished.epoch_of(s[0])]
                 seat.receive_points(v, {s: combine(parts, k)})
 
     # --- what the seat sees ----------------------------------------------------------------------

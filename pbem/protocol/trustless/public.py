@@ -36,7 +36,7 @@ from pbem.protocol.documents import Gone, Invitation, Join, Mental, Tokens, Wait
 from pbem.protocol.mental.elgamal import Ciphertext, open_with
 from pbem.protocol.mental.group import Point, scalar_bytes
 from pbem.protocol.mental.proofs import BadProof
-from pbem.protocol.mental.vss import Dealing, combine
+from pbem.protocol.mental.vss import Dealing
 from pbem.protocol.trustless import audit
 from pbem.protocol.trustless import dealing as D
 from pbem.protocol.trustless import keys as K
@@ -47,9 +47,9 @@ from pbem.protocol.trustless.round import PublicRound
 from pbem.protocol.trustless.stacks import card_of, game_stacks
 from pbem.protocol.trustless.table import Layout, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, read_bundle
+from pbem.protocol.trustless.vanished import PARALLEL, Vanished
 
 NOBODY = str(Move("steal"))  # a thief's choice to rob nobody
-PARALLEL = ("deal", "goal", "reveal", "tokens")  # steps whose seats answer the same packet
 
 
 def game_of(inv: Invitation) -> TrustlessGame:
@@ -94,13 +94,11 @@ class PublicTable:
     theft: RoundEnd | None = None  # an expansion round opened and paid whose thieves still choose
     opened_at: int = 1  # the packet that opened the current stage
     check_proofs: bool = True
-    # a seat that vanishes (docs/trustless.md §11)
-    gone: dict[str, int] = field(default_factory=dict)  # seats the host declared gone, and the packet
     shuffle_pos: int = 0  # the place in seat order of the next seat to shuffle (a gone seat is passed)
-    stand: dict[str, dict[str, SI.Part]] = field(default_factory=dict)  # holder -> its checked parts, this step
-    debt_shares: dict[str, dict[Slot, dict[str, Point]]] = field(default_factory=dict)  # gone -> slot -> holder
-    stood_in: dict[str, dict[Slot, Point]] = field(default_factory=dict)  # the tokens the last stand-in completed
-    discarded: dict[str, int] = field(default_factory=dict)  # the face-down discards taken for each gone seat
+    vanished: Vanished = field(init=False)  # the seats that vanish (docs/trustless.md §11)
+
+    def __post_init__(self) -> None:
+        self.vanished = Vanished(self)
 
     @classmethod
     def of(cls, inv: Invitation, *, check_proofs: bool = True) -> PublicTable:
@@ -109,6 +107,10 @@ class PublicTable:
         return cls(game, stacks=S.start(list(game.stacks)), pile=pile, check_proofs=check_proofs)
 
     # --- where the table is ------------------------------------------------------------------
+
+    @property
+    def gone(self) -> dict[str, int]:
+        return self.vanished.gone
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -123,14 +125,14 @@ class PublicTable:
         return next((p for p in self.players[self.shuffle_pos:] if p not in self.gone), None)
 
     def step(self) -> str:
-        base = self._base_step()
+        base = self.base_step()
         if base in PARALLEL:
-            owing = self._owing(base)
+            owing = self.owing(base)
             if owing and all(p in self.gone for p in owing):
                 return "stand-in"
         return base
 
-    def _base_step(self) -> str:
+    def base_step(self) -> str:
         if len(self.joins) < len(self.players):
             return "join"
         if self.next_shuffler() is not None:
@@ -157,64 +159,24 @@ class PublicTable:
         r = self.round
         assert r is not None
         return [p for p in self.players if p != r.mover and r.ledger.owes(p, r.mover)
-                and (p not in self.gone or not self._covered(p, r.mover))]
-
-    # --- a gone seat's debts during a round: shares gathered slot by slot, on any block ----------
-
-    def debts_of(self, v: str, reader: str | None = None) -> list[Slot]:
-        """The public tokens gone seat `v` owes now (those whose first reader is `reader`)."""
-        r = self.round
-        if r is None:
-            return []
-        return [s for to, s, sealed in r.ledger.owed.get(v, []) if not sealed and reader in (None, to)]
-
-    def debt_missing(self, v: str, holder: str) -> list[Slot]:
-        """The slots of `v`'s debts `holder` has not given its stand-in share for yet."""
-        return [s for s in dict.fromkeys(self.debts_of(v)) if holder not in self.debt_shares.get(v, {}).get(s, {})]
-
-    def _covered(self, v: str, reader: str) -> bool:
-        """Whether K - 1 seats other than `reader` gave their shares of each token `v` owes it."""
-        given = self.debt_shares.get(v, {})
-        return all(len([h for h in given.get(s, {}) if h != reader]) >= self.game.threshold - 1
-                   for s in self.debts_of(v, reader))
-
-    def _take_shares(self, doc: Mental) -> None:
-        """A holder's shares of gone seats' public debts, riding on its block: checked, kept by
-        slot, and each token with K shares combined and paid (as if the gone seat had sent it)."""
-        got = SI.read_shares(self.game.id, doc.seat, doc.stand_in or [], self.gone, self.debts_of,
-                             lambda v, s: v in self.pub.get(s, {}), lambda v: self.images(v, doc.seat), self.cts(),
-                             self.epoch_of, check=self.check_proofs)
-        for v, points in got.items():
-            for s, point in points.items():
-                self.debt_shares.setdefault(v, {}).setdefault(s, {})[doc.seat] = point
-        r, k = self.round, self.game.threshold
-        for v in self.gone:
-            for s in dict.fromkeys(self.debts_of(v)):
-                given = self.debt_shares.get(v, {}).get(s, {})
-                if len(given) >= k:
-                    assert r is not None
-                    quorum = sorted(given, key=self.players.index)[:k]
-                    point = combine({self.players.index(h): given[h] for h in quorum}, k)
-                    self.pub.setdefault(s, {})[v] = point
-                    self.stood_in.setdefault(v, {})[s] = point
-                    r.ledger.paid(v, ALL, [s])
-                    del self.debt_shares[v][s]
+                and (p not in self.gone or not self.vanished.covered(p, r.mover))]
 
     def waiting(self) -> Waiting:
         """The step the table waits for and the seats that owe it (a gone seat owes nothing: at
         a stand-in step the others owe its part)."""
         step = self.step()
-        if step == "stand-in" and self._base_step() == "tokens":  # the others than the mover, for its cards
+        if step == "stand-in" and self.base_step() == "tokens":  # the others than the mover, for its cards
             r = self.round
             assert r is not None
             return Waiting(step=step, seats=[
                 h for h in self.players if h not in self.gone and h != r.mover
-                and any(set(self.debt_missing(v, h)) & set(self.debts_of(v, r.mover)) for v in self._debtors())])
+                and any(set(self.vanished.debt_missing(v, h)) & set(self.vanished.debts_of(v, r.mover))
+                        for v in self._debtors())])
         if step == "stand-in":
-            return Waiting(step=step, seats=[p for p in self.players if p not in self.gone and p not in self.stand])
-        return Waiting(step=step, seats=[p for p in self._owing(step) if p not in self.gone])
+            return Waiting(step=step, seats=[p for p in self.players if p not in self.gone and p not in self.vanished.stand])
+        return Waiting(step=step, seats=[p for p in self.owing(step) if p not in self.gone])
 
-    def _owing(self, step: str) -> list[str]:
+    def owing(self, step: str) -> list[str]:
         """The seats that owe the `step` (gone ones too)."""
         r = self.round
         if step == "join":
@@ -306,9 +268,9 @@ class PublicTable:
             raise StaleMove(msg("{seat} sends a {step} message, but the table waits for {seats}", seat=doc.seat,
                               step=sent, seats=listed(self.waiting().seats)))
         before = self.stage()
-        self.stood_in = {}
+        self.vanished.stood_in = {}
         if doc.stand_in is not None and step in ("deal", "goal", "reveal"):  # a gone seat's part, riding along
-            self._take_parts(doc, step)
+            self.vanished.take_parts(doc, step)
         line: Msg = getattr(self, f"_{step.replace('-', '_')}")(doc)
         done = self._complete_stand()
         if done is not None:
@@ -400,17 +362,15 @@ class PublicTable:
 
     def _new_round(self, k: int, **kw: Any) -> PublicRound:
         r = PublicRound.deal(self.game, k, pile=len(self.pile) if self.pile else None, **kw)
-        self.debt_shares = {}
-        for p in self.gone:
-            r.ledger.forget(p)
+        self.vanished.new_round(r)
         return r
 
     def _move(self, doc: Mental) -> Msg:
         r = self.round
         assert r is not None
         r.check_slots(doc.seat, [doc.play.slot.slot] if doc.play else [s.slot for s in doc.discard or []])
-        self._take_shares(doc)
-        owing = [v for v in self.gone if self.debts_of(v, doc.seat)]
+        self.vanished.take_shares(doc)
+        owing = [v for v in self.gone if self.vanished.debts_of(v, doc.seat)]
         if owing:
             raise BadPacket(msg("{seat}'s move must carry its stand-in shares of the tokens {dealer} owes it",
                                 seat=doc.seat, dealer=listed(owing)))
@@ -436,7 +396,7 @@ class PublicTable:
         return line + self._after()
 
     def _tokens(self, doc: Mental) -> Msg:
-        self._take_shares(doc)
+        self.vanished.take_shares(doc)
         self._pay(doc)
         return msg("{seat} sent the tokens it owed", seat=doc.seat) + self._after()
 
@@ -570,41 +530,20 @@ class PublicTable:
         self.round = self._new_round(k + 1, first_seat=carried.first_seat, gold=carried.gold)
         return line + msg("; round {round} is dealt, {mover} to move", round=k + 1, mover=self.round.mover)
 
-    # --- a seat that vanishes (docs/trustless.md §11) ------------------------------------------------
+    # --- a seat that vanishes (docs/trustless.md §11; the bookkeeping is `vanished.Vanished`) -------
 
     def declare(self, gone: Gone, seq: int) -> Msg:
-        """Packet `seq` declares `gone.seats` gone: each was waited for (the host's clock, past
-        the due time and grace, is checked by the follower); enough seats stay to stand in."""
-        w = self.waiting()
-        if not self.game.threshold:
-            raise BadPacket(msg("packet {seq} declares a seat gone, but game {game} has no threshold", seq=seq,
-                                game=self.game.id))
-        if w.step in ("join", "over") or gone.step != w.step:
-            raise BadPacket(msg("packet {seq} declares seats gone at the {step} step, but the table is at the {wanted} "
-                                "step", seq=seq, step=step_word(gone.step), wanted=step_word(w.step)))
-        if not gone.seats or any(p not in w.seats for p in gone.seats) or len(set(gone.seats)) != len(gone.seats):
-            raise BadPacket(msg("packet {seq} declares {seats} gone, but the table waits for {waited}", seq=seq,
-                                seats=listed(gone.seats), waited=listed(w.seats)))
-        left = [p for p in self.players if p not in self.gone and p not in gone.seats]
-        if len(left) < self.game.threshold:
-            raise BadPacket(msg("packet {seq} declares {seats} gone, leaving {left} seats: {k} are needed to stand in",
-                                seq=seq, seats=listed(gone.seats), left=len(left), k=self.game.threshold))
+        """Packet `seq` declares `gone.seats` gone (`Vanished.declare` checks it); the others stand in."""
         before = self.stage()
-        for p in gone.seats:
-            self.gone[p] = seq
-            self.stand.pop(p, None)
-            if self.round is not None:
-                self.round.ledger.forget(p)
+        self.vanished.declare(gone, seq, self.waiting())
         self._settle()
         if self.stage() != before:
             self.opened_at = seq
         line = msg("{seats} declared gone (late with the {step} step, due {due}): the others stand in",
                    seats=listed(gone.seats), step=step_word(gone.step), due=gone.due)
-        return line + self._next()
-
-    def _next(self) -> Msg:
         w = self.waiting()
-        return msg("; the table waits for the {step} step from {seats}", step=step_word(w.step), seats=listed(w.seats))
+        return line + msg("; the table waits for the {step} step from {seats}", step=step_word(w.step),
+                          seats=listed(w.seats))
 
     def _settle(self) -> Msg | None:
         """A gone seat's turn: the face-down discard of the first slot it holds (then it draws as
@@ -617,83 +556,36 @@ class PublicTable:
         while r is not None and r is self.round and self.step() == "move" and r.mover in self.gone:
             seat = r.mover
             r.discard(seat, r.ledger.holdings[seat][:1], text)
-            self.discarded[seat] = self.discarded.get(seat, 0) + 1
+            self.vanished.discarded[seat] = self.vanished.discarded.get(seat, 0) + 1
             line = msg("; {seat} is gone: its turn is a face-down discard", seat=seat)
             said = said + line if said is not None else line
         return said
 
-    def needs(self) -> list[SI.Need]:
-        """At a stand-in step: what each gone seat the step waits for owes there, in seat order
-        (none at the mover's cards: those shares are gathered slot by slot)."""
-        return self.needs_at(self._base_step()) if self.step() == "stand-in" else []
-
-    def needs_at(self, base: str) -> list[SI.Need]:
-        """What each gone seat the parallel step `base` waits for owes there, in seat order."""
-        out = []
-        for v in [p for p in self._owing(base) if p in self.gone] if base in PARALLEL else []:
-            if base == "deal":
-                out.append(SI.Need(v, self.deal_slots(1, v)))
-            elif base == "goal":
-                out.append(SI.Need(v, self.goal_slots(v)))
-            elif base == "tokens":  # shares gathered slot by slot (`_take_shares`)
-                continue
-            else:
-                k = self.round_no
-                nxt = self.deal_slots(k + 1, v) if k < ROUNDS_PER_GAME else []
-                out.append(SI.Need(v, self.nugget_slots(v) + nxt, k))
-        return out
-
-    def epoch_of(self, label: str) -> int:
-        return self.game.stack(label).round_no
-
-    def images(self, dealer: str, holder: str) -> dict[int, Point]:
-        return SI.holder_images(self.shares[dealer], self.dealings[dealer], self.players.index(holder))
-
-    def _take_parts(self, doc: Mental, base: str) -> None:
-        """A holder's part of what the gone seats owe at the step, on its stand-in block or its
-        own deal, goal or reveal block: checked and kept until K holders gave theirs."""
-        needs = self.needs_at(base)
-        if not needs:
-            raise BadPacket(msg("{seat}'s stand-in shares are for {dealer}, whose tokens the table does not wait for",
-                                seat=doc.seat, dealer=listed([str(x.dealer)[:40] for x in doc.stand_in or []])))
-        self.stand[doc.seat] = SI.read(self.game.id, doc.seat, doc.stand_in or [], needs,
-                                       lambda v: self.images(v, doc.seat), self.cts(), self.epoch_of,
-                                       check=self.check_proofs)
-
     def _complete_stand(self) -> Msg | None:
-        """Once the step waits only for gone seats and K holders gave their parts: the gone
-        seats' tokens and round keys, combined, and the step goes on as if they had sent them."""
-        base, k = self._base_step(), self.game.threshold
-        owing = self._owing(base) if base in ("deal", "goal", "reveal") else []
-        if not owing or any(p not in self.gone for p in owing) or len(self.stand) < k:
+        """Once K holders stood in for the gone seats the step waits for: the step goes on as if
+        they had sent their parts."""
+        done = self.vanished.complete()
+        if done is None:
             return None
-        needs = self.needs_at(base)
-        quorum = sorted(self.stand, key=self.players.index)[:k]
-        line = msg("{seats} stood in for {dealer}", seats=listed(quorum), dealer=listed([n.dealer for n in needs]))
-        for need in needs:
-            v = need.dealer
-            parts = {self.players.index(h): self.stand[h][v] for h in quorum}
-            key = self.shares[v][need.epoch] if need.epoch is not None else self.shares[v][0]
-            tokens, secret = SI.complete(need, parts, k, key)
-            for slot, point in tokens.items():
-                self.pub.setdefault(slot, {})[v] = point
-            self.stood_in[v] = tokens
+        quorum, stood = done
+        base = self.base_step()
+        line = msg("{seats} stood in for {dealer}", seats=listed(quorum), dealer=listed([n.dealer for n, _ in stood]))
+        for need, secret in stood:
             line = line + msg("clause sep") + self._stood(base, need, secret)
-        self.stand = {}
         return line
 
     def _stand_in(self, doc: Mental) -> Msg:
         r = self.round
-        if self._base_step() == "tokens" and r is not None:
+        if self.base_step() == "tokens" and r is not None:
             before = self.waiting().seats
-            self._take_shares(doc)
+            self.vanished.take_shares(doc)
             if self.step() == "stand-in" and doc.seat in self.waiting().seats:
                 raise BadPacket(msg("{seat}'s stand-in does not carry its shares of the tokens {mover} waits for",
                                     seat=doc.seat, mover=r.mover))
             return msg("{seat} stood in for {seats}", seat=doc.seat, seats=listed([v for v in self.gone])) + (
                 self._after() if self.step() != "stand-in" else msg("; waiting for {seats}", seats=listed(
                     [h for h in before if h != doc.seat])))
-        self._take_parts(doc, self._base_step())
+        self.vanished.take_parts(doc, self.base_step())
         return msg("{seat} stood in for {seats}", seat=doc.seat, seats=listed([x.dealer for x in doc.stand_in or []]))
 
     def _stood(self, base: str, need: SI.Need, secret: int | None) -> Msg:

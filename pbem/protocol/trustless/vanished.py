@@ -1,0 +1,194 @@
+"""The seats of a trustless game that vanished (docs/trustless.md §11), as the public table keeps them.
+
+A seat the host declares gone sends nothing more: any K of the others stand in for it with
+their shares of its round keys. At a parallel step (deal, goal, reveal) each holder sends its
+part of what the gone seats owe there, and once K holders gave theirs the parts are combined
+into the gone seats' tokens and keys (`complete`). During a round the tokens a gone seat owes
+the mover are gathered slot by slot, riding on any block (`take_shares`). The table owns one
+`Vanished` and asks it; this module reads the table only through `Table`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from engine.state import ROUNDS_PER_GAME
+from pbem.errors import BadPacket, listed, msg, step_word
+from pbem.protocol.documents import Gone, Mental, Waiting
+from pbem.protocol.mental.elgamal import Ciphertext
+from pbem.protocol.mental.group import Point
+from pbem.protocol.mental.vss import Dealing, combine
+from pbem.protocol.trustless import standin as SI
+from pbem.protocol.trustless.round import PublicRound
+from pbem.protocol.trustless.table import TrustlessGame
+from pbem.protocol.trustless.tokens import ALL, Slot
+
+PARALLEL = ("deal", "goal", "reveal", "tokens")  # steps whose seats answer the same packet
+
+
+class Table(Protocol):
+    """What the vanished seats' bookkeeping reads of the public table."""
+
+    game: TrustlessGame
+    round: PublicRound | None
+    pub: dict[Slot, dict[str, Point]]
+    shares: dict[str, dict[int, Point]]
+    dealings: dict[str, Dealing]
+    check_proofs: bool
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
+    @property
+    def round_no(self) -> int: ...
+    def step(self) -> str: ...
+    def base_step(self) -> str: ...
+    def owing(self, step: str) -> list[str]: ...
+    def cts(self) -> dict[Slot, Ciphertext]: ...
+    def deal_slots(self, round_no: int, seat: str) -> list[Slot]: ...
+    def goal_slots(self, seat: str) -> list[Slot]: ...
+    def nugget_slots(self, seat: str | None = None) -> list[Slot]: ...
+
+
+@dataclass
+class Vanished:
+    t: Table
+    gone: dict[str, int] = field(default_factory=dict)  # seats the host declared gone, and the packet
+    stand: dict[str, dict[str, SI.Part]] = field(default_factory=dict)  # holder -> its checked parts, this step
+    debt_shares: dict[str, dict[Slot, dict[str, Point]]] = field(default_factory=dict)  # gone -> slot -> holder
+    stood_in: dict[str, dict[Slot, Point]] = field(default_factory=dict)  # the tokens the last stand-in completed
+    discarded: dict[str, int] = field(default_factory=dict)  # the face-down discards taken for each gone seat
+
+    def declare(self, gone: Gone, seq: int, w: Waiting) -> None:
+        """Packet `seq` declares `gone.seats` gone while the table waits for `w`: each was waited
+        for (the host's clock, past the due time and grace, is checked by the follower); enough
+        seats stay to stand in."""
+        t, step, waited = self.t, w.step, w.seats
+        if not t.game.threshold:
+            raise BadPacket(msg("packet {seq} declares a seat gone, but game {game} has no threshold", seq=seq,
+                                game=t.game.id))
+        if step in ("join", "over") or gone.step != step:
+            raise BadPacket(msg("packet {seq} declares seats gone at the {step} step, but the table is at the {wanted} "
+                                "step", seq=seq, step=step_word(gone.step), wanted=step_word(step)))
+        if not gone.seats or any(p not in waited for p in gone.seats) or len(set(gone.seats)) != len(gone.seats):
+            raise BadPacket(msg("packet {seq} declares {seats} gone, but the table waits for {waited}", seq=seq,
+                                seats=listed(gone.seats), waited=listed(waited)))
+        left = [p for p in t.players if p not in self.gone and p not in gone.seats]
+        if len(left) < t.game.threshold:
+            raise BadPacket(msg("packet {seq} declares {seats} gone, leaving {left} seats: {k} are needed to stand in",
+                                seq=seq, seats=listed(gone.seats), left=len(left), k=t.game.threshold))
+        for p in gone.seats:
+            self.gone[p] = seq
+            self.stand.pop(p, None)
+            if t.round is not None:
+                t.round.ledger.forget(p)
+
+    def new_round(self, r: PublicRound) -> None:
+        """A round is dealt: no share of the last round's debts carries over, and a gone seat owes nothing in it."""
+        self.debt_shares = {}
+        for p in self.gone:
+            r.ledger.forget(p)
+
+    # --- a gone seat's debts during a round: shares gathered slot by slot, on any block ----------
+
+    def debts_of(self, v: str, reader: str | None = None) -> list[Slot]:
+        """The public tokens gone seat `v` owes now (those whose first reader is `reader`)."""
+        r = self.t.round
+        if r is None:
+            return []
+        return [s for to, s, sealed in r.ledger.owed.get(v, []) if not sealed and reader in (None, to)]
+
+    def debt_missing(self, v: str, holder: str) -> list[Slot]:
+        """The slots of `v`'s debts `holder` has not given its stand-in share for yet."""
+        return [s for s in dict.fromkeys(self.debts_of(v)) if holder not in self.debt_shares.get(v, {}).get(s, {})]
+
+    def covered(self, v: str, reader: str) -> bool:
+        """Whether K - 1 seats other than `reader` gave their shares of each token `v` owes it."""
+        given = self.debt_shares.get(v, {})
+        return all(len([h for h in given.get(s, {}) if h != reader]) >= self.t.game.threshold - 1
+                   for s in self.debts_of(v, reader))
+
+    def take_shares(self, doc: Mental) -> None:
+        """A holder's shares of gone seats' public debts, riding on its block: checked, kept by
+        slot, and each token with K shares combined and paid (as if the gone seat had sent it)."""
+        t = self.t
+        got = SI.read_shares(t.game.id, doc.seat, doc.stand_in or [], self.gone, self.debts_of,
+                             lambda v, s: v in t.pub.get(s, {}), lambda v: self.images(v, doc.seat), t.cts(),
+                             self.epoch_of, check=t.check_proofs)
+        for v, points in got.items():
+            for s, point in points.items():
+                self.debt_shares.setdefault(v, {}).setdefault(s, {})[doc.seat] = point
+        r, k = t.round, t.game.threshold
+        for v in self.gone:
+            for s in dict.fromkeys(self.debts_of(v)):
+                given = self.debt_shares.get(v, {}).get(s, {})
+                if len(given) >= k:
+                    assert r is not None
+                    quorum = sorted(given, key=t.players.index)[:k]
+                    point = combine({t.players.index(h): given[h] for h in quorum}, k)
+                    t.pub.setdefault(s, {})[v] = point
+                    self.stood_in.setdefault(v, {})[s] = point
+                    r.ledger.paid(v, ALL, [s])
+                    del self.debt_shares[v][s]
+
+    # --- a gone seat's part of a parallel step: K holders' parts, combined ------------------------
+
+    def needs(self) -> list[SI.Need]:
+        """At a stand-in step: what each gone seat the step waits for owes there, in seat order
+        (none at the mover's cards: those shares are gathered slot by slot)."""
+        return self.needs_at(self.t.base_step()) if self.t.step() == "stand-in" else []
+
+    def needs_at(self, base: str) -> list[SI.Need]:
+        """What each gone seat the parallel step `base` waits for owes there, in seat order."""
+        t, out = self.t, []
+        for v in [p for p in t.owing(base) if p in self.gone] if base in PARALLEL else []:
+            if base == "deal":
+                out.append(SI.Need(v, t.deal_slots(1, v)))
+            elif base == "goal":
+                out.append(SI.Need(v, t.goal_slots(v)))
+            elif base == "tokens":  # shares gathered slot by slot (`take_shares`)
+                continue
+            else:
+                k = t.round_no
+                nxt = t.deal_slots(k + 1, v) if k < ROUNDS_PER_GAME else []
+                out.append(SI.Need(v, t.nugget_slots(v) + nxt, k))
+        return out
+
+    def epoch_of(self, label: str) -> int:
+        return self.t.game.stack(label).round_no
+
+    def images(self, dealer: str, holder: str) -> dict[int, Point]:
+        return SI.holder_images(self.t.shares[dealer], self.t.dealings[dealer], self.t.players.index(holder))
+
+    def take_parts(self, doc: Mental, base: str) -> None:
+        """A holder's part of what the gone seats owe at the step, on its stand-in block or its
+        own deal, goal or reveal block: checked and kept until K holders gave theirs."""
+        needs = self.needs_at(base)
+        if not needs:
+            raise BadPacket(msg("{seat}'s stand-in shares are for {dealer}, whose tokens the table does not wait for",
+                                seat=doc.seat, dealer=listed([str(x.dealer)[:40] for x in doc.stand_in or []])))
+        self.stand[doc.seat] = SI.read(self.t.game.id, doc.seat, doc.stand_in or [], needs,
+                                       lambda v: self.images(v, doc.seat), self.t.cts(), self.epoch_of,
+                                       check=self.t.check_proofs)
+
+    def complete(self) -> tuple[list[str], list[tuple[SI.Need, int | None]]] | None:
+        """Once the step waits only for gone seats and K holders gave their parts: the gone
+        seats' tokens (made public) and round keys, combined; the quorum and each need's secret."""
+        t = self.t
+        base, k = t.base_step(), t.game.threshold
+        owing = t.owing(base) if base in ("deal", "goal", "reveal") else []
+        if not owing or any(p not in self.gone for p in owing) or len(self.stand) < k:
+            return None
+        quorum = sorted(self.stand, key=t.players.index)[:k]
+        done = []
+        for need in self.needs_at(base):
+            v = need.dealer
+            parts = {t.players.index(h): self.stand[h][v] for h in quorum}
+            key = t.shares[v][need.epoch] if need.epoch is not None else t.shares[v][0]
+            tokens, secret = SI.complete(need, parts, k, key)
+            for slot, point in tokens.items():
+                t.pub.setdefault(slot, {})[v] = point
+            self.stood_in[v] = tokens
+            done.append((need, secret))
+        self.stand = {}
+        return quorum, done
