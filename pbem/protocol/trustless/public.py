@@ -29,27 +29,25 @@ import msgspec
 from engine.catalog import CLASSIC, HIDDEN
 from engine.game import carry_after
 from engine.moves import Move
-from engine.rules import apply
-from engine.state import OVER, ROUNDS_PER_GAME, RoundState
+from engine.state import OVER, ROUNDS_PER_GAME
 from pbem.errors import N_, BadPacket, Conflict, Msg, StaleMove, goal_word, listed, msg, step_word
 from pbem.protocol.documents import Gone, Invitation, Join, Mental, Tokens, Waiting
 from pbem.protocol.mental.elgamal import Ciphertext, open_with
 from pbem.protocol.mental.group import Point, scalar_bytes
 from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.mental.vss import Dealing
-from pbem.protocol.trustless import audit
 from pbem.protocol.trustless import dealing as D
+from pbem.protocol.trustless import ending as E
 from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
 from pbem.protocol.trustless import standin as SI
+from pbem.protocol.trustless.ending import NOBODY, RoundEnd
 from pbem.protocol.trustless.round import PublicRound
 from pbem.protocol.trustless.stacks import card_of, game_stacks
 from pbem.protocol.trustless.table import Layout, TrustlessGame
 from pbem.protocol.trustless.tokens import ALL, Slot, bundle_slots, read_bundle
 from pbem.protocol.trustless.vanished import PARALLEL, Vanished
-
-NOBODY = str(Move("steal"))  # a thief's choice to rob nobody
 
 
 def game_of(inv: Invitation) -> TrustlessGame:
@@ -57,22 +55,6 @@ def game_of(inv: Invitation) -> TrustlessGame:
     options = frozenset(inv.options)
     return TrustlessGame(inv.game, inv.ruleset, players, options, tuple(game_stacks(inv.ruleset, len(players), options)),
                          inv.threshold or 0)
-
-
-@dataclass(frozen=True)
-class RoundEnd:
-    """A finished round, replayed on its opened deal: what the payout and the audit need."""
-
-    round_no: int
-    state: RoundState  # the whole round, every card open
-    orders: dict[str, list[str]]  # each stack of the round as it lay
-    moves: int  # how many moves the round had
-    start: RoundState  # the deal, every card open
-    played: tuple[tuple[str, str], ...]  # every move as (seat, text), face-down discards by their cards
-
-    @property
-    def gold(self) -> dict[str, int]:
-        return dict(self.state.gold)
 
 
 @dataclass
@@ -474,20 +456,12 @@ class PublicTable:
         r = self.round
         assert r is not None
         k = r.round_no
-        orders = audit.open_round(self.game, k, self.shares, self.stacks, self.revealed)
-        in_round = {s: c for s, c in self.opened.items() if s[0].endswith(f"@{k}")}
-        audit.check_openings(orders, in_round)
-        prev = self.ended[-1].state if self.ended else None
+        orders = E.open_round(self.game, r, self.shares, self.stacks, self.revealed, self.opened)
         for s in self.nugget_slots():
             self.open_public(s)
-        nuggets = [self.opened.get(s, HIDDEN) for s in self.pile] if self.pile else None
-        start, played, true = r.replay(orders, gold=prev.gold if prev else None, nuggets=nuggets)
-        if self.pile:
-            by_card = {self.opened[s]: s for s in self.pile if s in self.opened}
-            unknown = iter(s for s in self.pile if s not in self.opened)
-            self.pile = [by_card[c] if c != HIDDEN else next(unknown) for c in true.nuggets]
+        end, self.pile = E.replay(r, orders, self.ended[-1] if self.ended else None, self.opened, self.pile)
         self.revealed = {}
-        end = RoundEnd(k, true, orders, r.moves(), start, tuple(played))
+        true = end.state
         if true.phase != OVER:  # the thieves choose on the opened round before the next is dealt
             self.theft = end
             if true.player in self.gone:
@@ -501,11 +475,9 @@ class PublicTable:
 
     def _rob(self, seat: str, text: str) -> Msg:
         """`seat` steals (`text`, checked by the engine); a gone thief after it robs nobody."""
-        end = self.theft
-        assert end is not None
-        state = end.state.copy()
-        apply(state, text)
-        end = RoundEnd(end.round_no, state, end.orders, end.moves, end.start, (*end.played, (seat, text)))
+        assert self.theft is not None
+        end = E.rob(self.theft, seat, text)
+        state = end.state
         if state.phase == OVER:
             self.theft = None
             return msg("{seat}: {move}; {then}", seat=seat, move=text, then=self._close(end))
@@ -518,11 +490,7 @@ class PublicTable:
         """The round is over, thefts included: say so, and deal the next round (or end the game)."""
         self.ended.append(end)
         k, true = end.round_no, end.state
-        gold = listed([f"{p} {true.gold[p]}" for p in self.players], how="list")
-        if true.finder:
-            line = msg("round {round} is over: gold found by {finder}; gold {gold}", round=k, finder=true.finder, gold=gold)
-        else:
-            line = msg("round {round} is over: no gold found; gold {gold}", round=k, gold=gold)
+        line = E.over_line(self.players, end)
         if k == ROUNDS_PER_GAME:
             self.round = None
             return line + msg("; the game is over")
