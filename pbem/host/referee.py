@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import bindparam, case, func, insert, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import BindParameter
 
@@ -30,7 +30,7 @@ from engine.position import load
 from engine.state import RoundState
 from engine.views import load_view
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, kind_word, msg
-from pbem.host import moving, timekeeper
+from pbem.host import delivery, moving, timekeeper
 from pbem.host import talk as table_talk
 from pbem.host.change import Facts, GameRow, Seat
 from pbem.host.clock import REAL, Clock, stamp
@@ -40,7 +40,6 @@ from pbem.host.deadlines import Timing
 from pbem.host.game_change import GameChange
 from pbem.host.interface import Closing, GameStatus, HostNotice, Outbox, Outcome, Release, TalkRelease
 from pbem.host.memo import Kept, RoundLog
-from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.settings import (
     MailMark,
     Settings,
@@ -52,7 +51,7 @@ from pbem.host.settings import (
     settings_of,
     standing_of,
 )
-from pbem.host.store import GAME_ROW, Store, deliveries, dialect_insert, games, notices, packets, rounds, seats
+from pbem.host.store import GAME_ROW, Store, games, packets, rounds, seats
 from pbem.host.store import talk as talk_table
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
@@ -79,27 +78,8 @@ _Said = TypeVar("_Said")
 _GAME: BindParameter[str] = bindparam("b_game")
 _HEAD = select(games.c.seq, games.c.status).where(games.c.id == _GAME)
 _SET_GAME = update(games).where(games.c.id == _GAME)
-_CHANNEL = (deliveries.c.game_id == _GAME) & (deliveries.c.channel == bindparam("b_channel"))
-_DELIVERED = select(deliveries.c.seq).where(_CHANNEL)
-_ADD_DELIVERY = insert(deliveries)
-_RAISE_DELIVERY = update(deliveries).where(_CHANNEL).values(seq=bindparam("b_seq"))
-_NOTICES = (select(notices.c.id, notices.c.seq, notices.c.kind, notices.c.seat, notices.c.armored)
-            .where(notices.c.game_id == _GAME, notices.c.id > bindparam("b_after")).order_by(notices.c.id))
 _PACKET_HASH = select(packets.c.hash).where(packets.c.game_id == _GAME, packets.c.seq == bindparam("b_seq"))
 _SEAT_EMAILS = select(seats.c.name, seats.c.email).where(seats.c.game_id == _GAME).order_by(seats.c.idx)
-_MARK = {k: select(deliveries.c.seq).where((deliveries.c.game_id == _GAME) & (deliveries.c.channel == bindparam(f"b_{k}")))
-         .scalar_subquery().label(k) for k in ("packets", "notices", "talk")}
-# What a channel may owe, in one statement: the newest packet (and the game's status), notice and line
-# of talk, and the channel's three marks
-_OWED = select(select(games.c.seq).where(games.c.id == _GAME).scalar_subquery().label("seq"),
-               select(games.c.status).where(games.c.id == _GAME).scalar_subquery().label("status"),
-               select(func.max(notices.c.id)).where(notices.c.game_id == _GAME).scalar_subquery().label("notice"),
-               select(func.max(talk_table.c.id)).where(talk_table.c.game_id == _GAME).scalar_subquery().label("line"),
-               *_MARK.values())
-_RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.c.archive)
-             .select_from(packets.outerjoin(rounds, (rounds.c.game_id == packets.c.game_id)
-                                            & (rounds.c.last_seq == packets.c.seq)))
-             .where(packets.c.game_id == _GAME, packets.c.seq > bindparam("b_after")).order_by(packets.c.seq))
 
 
 class Host(Closing):
@@ -293,61 +273,35 @@ class Host(Closing):
     def notices(self, after: int = 0) -> list[HostNotice]:
         """The host's signed notices of this game after notice `after`, oldest first."""
         with self.store.read() as c:
-            rows = c.execute(_NOTICES, {"b_game": self.facts.id, "b_after": after}).all()
-        return [HostNotice(r.id, r.seq, r.kind, r.seat, r.armored) for r in rows]
+            return delivery.notices_after(c, self.facts.id, after)
 
     # publishing: what a channel has not delivered yet, and marking it delivered
 
     def delivered(self, channel: str) -> int:
         """The highest seq `channel` has delivered (0: the invitation), -1 for nothing yet."""
         with self.store.read() as c:
-            seq = c.execute(_DELIVERED, {"b_game": self.facts.id, "b_channel": channel}).scalar()
-        return -1 if seq is None else int(seq)
+            return delivery.delivered(c, self.facts.id, channel)
 
     def releases(self, after: int) -> list[Release]:
         """The invitation (when after < 0) and every packet after `after`, in order."""
         out = [Release(0, self.invitation())] if after < 0 else []
         with self.store.read() as c:
-            rows = c.execute(_RELEASES, {"b_game": self.facts.id, "b_after": after}).all()
-        for r in rows:
-            out.append(Release(r.seq, r.armored, (r.round_no, r.archive) if r.archive else None))
-        return out
+            return out + delivery.releases(c, self.facts.id, after)
 
     def outbox(self, channel: str) -> Outbox:
         """What `channel` has not delivered yet, in one read (a daemon asks for every game it
-        serves, before and after each change): the marks and the newest of each kind in one
-        statement, then only the kinds that are owed."""
-        game = self.facts.id
-        with self.store.read() as c:
-            row = c.execute(_OWED, {"b_game": game, "b_packets": channel, "b_notices": notices_channel(channel),
-                                    "b_talk": talk_channel(channel)}).one()
-            after = -1 if row.packets is None else int(row.packets)
-            releases = [Release(r.seq, r.armored, (r.round_no, r.archive) if r.archive else None)
-                        for r in c.execute(_RELEASES, {"b_game": game, "b_after": after})] if row.seq > after else []
-            told = -1 if row.notices is None else int(row.notices)
-            owed = [HostNotice(r.id, r.seq, r.kind, r.seat, r.armored)
-                    for r in c.execute(_NOTICES, {"b_game": game, "b_after": told})] if row.notice is not None and row.notice > told else []
-            heard = -1 if row.talk is None else int(row.talk)
-            lines = table_talk.lines_after(c, talk_table, {"game_id": game}, heard) if row.line is not None and row.line > heard else []
-        return Outbox(([Release(0, self.invitation())] if after < 0 else []) + releases, owed, lines,
-                      (int(row.seq), str(row.status)))
+        serves, before and after each change)."""
+        return delivery.outbox(self.store, self.facts.id, channel, self.invitation)
 
     def mark_delivered(self, channel: str, seq: int, book: dict[str, MailMark] | None = None) -> None:
         """Raise `channel`'s mark to `seq` (never lower it: two daemons may race), and change
         the mail's book as the delivery changed it in the same transaction."""
-        key = {"b_game": self.facts.id, "b_channel": channel}
         with self.store.write() as c:
-            if book is None:  # one statement: the mark made, or raised if it is lower
-                add = dialect_insert(c, deliveries).values(game_id=self.facts.id, channel=channel, seq=seq)
-                c.execute(add.on_conflict_do_update(index_elements=["game_id", "channel"], set_={
-                    "seq": case((add.excluded.seq > deliveries.c.seq, add.excluded.seq), else_=deliveries.c.seq)}))
+            if book is None:
+                delivery.raise_mark(c, self.facts.id, channel, seq)
                 return
             self._change_settings(c, lambda s: (replaced(s, mail_book=book), None))
-            old = c.execute(_DELIVERED, key).scalar()
-            if old is None:
-                c.execute(_ADD_DELIVERY, {"game_id": self.facts.id, "channel": channel, "seq": seq})
-            elif seq > old:
-                c.execute(_RAISE_DELIVERY, {**key, "b_seq": seq})
+            delivery.set_mark(c, self.facts.id, channel, seq)
 
     # changes (one transaction each)
 
