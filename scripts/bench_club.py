@@ -103,7 +103,7 @@ def moves_in(url: str) -> tuple[int, int]:
     """(moves applied, moves applied twice): per game and round, numbers that are not 1..n."""
     from sqlalchemy import select
 
-    from pbem.host.store import moves
+    from pbem.host.tables import moves
 
     with Store(url) as store, store.read() as c:
         rows = c.execute(select(moves.c.game_id, moves.c.round_no, moves.c.n)).all()
@@ -187,7 +187,7 @@ def held_by(url: str, pid: int) -> int:
     from sqlalchemy import func, select
 
     from pbem.host.leases import store_now
-    from pbem.host.store import leases
+    from pbem.host.tables import leases
 
     with Store(url) as store, store.read() as c:
         now = store_now(c)

@@ -90,7 +90,8 @@ class Table:
 def store_dump(url: str) -> str:
     """Every row of every table of a store (SQLite or PostgreSQL), in a stable order: two
     dumps are equal when nothing in the store changed."""
-    from pbem.host.store import Store, metadata
+    from pbem.host.store import Store
+    from pbem.host.tables import metadata
 
     with Store(url) as st, st.read() as c:
         return "\n".join(f"{t.name}: {sorted(map(repr, c.execute(t.select()).all()))}" for t in metadata.sorted_tables)

@@ -26,7 +26,7 @@ from pbem.folder.layout import GameFolder
 from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.host.clock import parse_time
-from pbem.host.store import moves
+from pbem.host.tables import moves
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
 from pbem.ui import words

@@ -18,7 +18,7 @@ from processes import PBEM, cli_env
 from sqlalchemy import create_engine, select
 
 from pbem.host import referee as H
-from pbem.host.store import games, moves, rounds
+from pbem.host.tables import games, moves, rounds
 from pbem.protocol.documents import read_file
 from pbem.seat import keys
 from pbem.seat import player as P

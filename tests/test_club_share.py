@@ -23,8 +23,8 @@ from test_club import SEATS, club
 from engine.rules import legal_moves
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import FolderSeat
-from pbem.host.store import games as games_table
-from pbem.host.store import moves
+from pbem.host.tables import games as games_table
+from pbem.host.tables import moves
 from pbem.seat import keys
 
 LEASE = 2.0  # seconds

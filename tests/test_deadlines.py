@@ -332,7 +332,7 @@ def _answered(host) -> list[tuple[str, str | None]]:
     from sqlalchemy import select
 
     from pbem.host.settings import memo_of
-    from pbem.host.store import games
+    from pbem.host.tables import games
 
     with host.store.read() as c:
         return [(r.hash, r.until) for r in memo_of(c.execute(select(games.c.memo)).scalar_one()).requests]

@@ -21,7 +21,7 @@ from engine.rules import legal_moves
 from pbem.errors import BadPacket
 from pbem.host.clock import stamp
 from pbem.host.deadlines import Timing
-from pbem.host.store import games
+from pbem.host.tables import games
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import SealedMove, b64, move_commitment, seal_info, seal_json, sign

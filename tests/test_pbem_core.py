@@ -66,7 +66,7 @@ def test_round_played_to_the_end_and_the_deal_is_recomputable(played) -> None:
 
 def _all_rows(table: Table) -> bytes:
     """Every value of every table of a non-file store, as bytes."""
-    from pbem.host.store import metadata
+    from pbem.host.tables import metadata
 
     with table.host.store.read() as c:
         return repr([c.execute(t.select()).all() for t in metadata.sorted_tables]).encode()

@@ -75,7 +75,7 @@ def test_joining_twice_gives_the_host_no_second_deal_to_choose(tmp_path: Path) -
     # The deal uses the contribution of the first (and only) join.
     from sqlalchemy import select
 
-    from pbem.host.store import seats
+    from pbem.host.tables import seats
 
     with host.store.read() as c:
         stored = dict(c.execute(select(seats.c.name, seats.c.contribution)).all())

@@ -19,7 +19,7 @@ from test_store import schema_diff
 from engine.rules import legal_moves
 from pbem.host import referee as H
 from pbem.host.settings import MailMark, PacketClock, Refusal, SmtpSetting, Standing, TransportSetting, memo_of
-from pbem.host.store import games as games_table
+from pbem.host.tables import games as games_table
 from pbem.protocol.documents import read_blocks
 from pbem.protocol.timeout import TAKEOVER_TURNS
 from pbem.seat import keys

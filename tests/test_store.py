@@ -19,7 +19,8 @@ from sqlalchemy.pool import Pool
 
 from pbem.errors import BadPacket, StoreError, UsageError
 from pbem.host import referee as H
-from pbem.host.store import HEAD, Store, metadata
+from pbem.host.store import HEAD, Store
+from pbem.host.tables import metadata
 from pbem.protocol.documents import check_signature, read_blocks
 from pbem.seat import keys
 from pbem.seat import player as P

@@ -17,7 +17,7 @@ from processes import pbem
 
 from pbem.errors import BadPacket, BadSignature, Conflict
 from pbem.host import referee as H
-from pbem.host.store import talk as talk_table
+from pbem.host.tables import talk as talk_table
 from pbem.protocol import talk
 from pbem.protocol.armor import dearmor_all
 from pbem.protocol.documents import Talk, sign

@@ -28,7 +28,8 @@ from pbem.host import referee as H
 from pbem.host.clock import FakeClock
 from pbem.host.deadlines import Timing
 from pbem.host.settings import WebhookSetting
-from pbem.host.store import Store, games, webhooks
+from pbem.host.store import Store
+from pbem.host.tables import games, webhooks
 from pbem.host.webhooks import setting
 from pbem.protocol.documents import read_file
 from pbem.seat import keys

@@ -52,12 +52,12 @@ from pbem.host.interface import (
 from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, clock_says, replaced
 from pbem.host.store import Store
-from pbem.host.store import trustless_activity as ACTIVITY
-from pbem.host.store import trustless_games as GAMES
-from pbem.host.store import trustless_joins as JOINS
-from pbem.host.store import trustless_notices as NOTICES
-from pbem.host.store import trustless_packets as PACKETS
-from pbem.host.store import trustless_talk as TALK
+from pbem.host.tables import trustless_activity as ACTIVITY
+from pbem.host.tables import trustless_games as GAMES
+from pbem.host.tables import trustless_joins as JOINS
+from pbem.host.tables import trustless_notices as NOTICES
+from pbem.host.tables import trustless_packets as PACKETS
+from pbem.host.tables import trustless_talk as TALK
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (

@@ -15,7 +15,8 @@ from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.creation import check_host_mail, check_new_game, named_once, open_store
 from pbem.host.deadlines import Timing
 from pbem.host.settings import Settings, encode
-from pbem.host.store import Store, trustless_games
+from pbem.host.store import Store
+from pbem.host.tables import trustless_games
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import HostParty, Invitation, Party, Signed, sign
 

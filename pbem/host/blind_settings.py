@@ -9,7 +9,7 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
 from pbem.host.settings import PacketClock, Settings, encode, settings_of
-from pbem.host.store import trustless_games
+from pbem.host.tables import trustless_games
 
 
 def read(c: Connection, game_id: str) -> Settings:

@@ -17,7 +17,8 @@ from typing import Any
 from sqlalchemy import select
 
 from pbem.errors import UsageError, msg
-from pbem.host.store import Store, games, meta, packets, rounds, seats
+from pbem.host.store import Store
+from pbem.host.tables import games, meta, packets, rounds, seats
 
 SEASON_KEY = "season:"  # a season is a row of `meta`: key "season:NAME", value a JSON list of game ids
 MAX_SEASON_NAME = 64

@@ -14,7 +14,7 @@ from pbem.errors import BadPacket, BadSignature, kind_word, msg
 from pbem.host import moving, round_store, timekeeper
 from pbem.host import settings as kept
 from pbem.host.settings import Memo, Settings, Standing
-from pbem.host.store import seats
+from pbem.host.tables import seats
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_, delete, func, or_, select, text, update
 from sqlalchemy.engine import Connection
 
-from pbem.host.store import Store, daemons, dialect_insert, leases
+from pbem.host.store import Store, dialect_insert
+from pbem.host.tables import daemons, leases
 
 AHEAD = 0.8  # a lease ends this many periods after its round
 ROUND = 0.2  # a lease round every this many periods

@@ -22,7 +22,7 @@ from pbem.host.change import Change, Seat
 from pbem.host.creation import host_info
 from pbem.host.interface import Outcome
 from pbem.host.round_store import archived, deal, end_round, publish
-from pbem.host.store import joins, moves, seats
+from pbem.host.tables import joins, moves, seats
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.documents import (

@@ -51,8 +51,9 @@ from pbem.host.settings import (
     settings_of,
     standing_of,
 )
-from pbem.host.store import GAME_ROW, Store, games, packets, rounds, seats
-from pbem.host.store import talk as talk_table
+from pbem.host.store import Store
+from pbem.host.tables import GAME_ROW, games, packets, rounds, seats
+from pbem.host.tables import talk as talk_table
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (

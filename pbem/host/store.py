@@ -1,6 +1,6 @@
 """The host's store: any number of games behind one SQLAlchemy URL (SQLite or PostgreSQL).
 
-Tables are SQLAlchemy Core tables; the host's hot path is a handful of plain statements per
+Tables are SQLAlchemy Core tables (pbem.host.tables); the host's hot path is a handful of plain statements per
 move. Every change is one transaction (`Store.write`): on SQLite it begins `IMMEDIATE`, so
 two daemons on one file serialise; on PostgreSQL the game's row is locked `FOR UPDATE`
 (`Store.lock_game`) so two daemons never apply one move twice. Secrets (round secrets, the
@@ -20,19 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
-    Boolean,
-    Column,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    LargeBinary,
-    MetaData,
-    String,
     Table,
-    Text,
-    UniqueConstraint,
-    bindparam,
     create_engine,
     false,
     inspect,
@@ -47,6 +35,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, Operati
 from pbem.errors import StoreError, UsageError, msg
 from pbem.host import sqlite
 from pbem.host.interface import Closing, GameOverview, GameStatus
+from pbem.host.tables import GAME_ROW, games, packets, seats, trustless_games
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
@@ -55,251 +44,8 @@ KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009",
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 _REVISION = text("SELECT version_num FROM alembic_version")
 
-metadata = MetaData()
-
-
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-games = Table(
-    "games", metadata,
-    Column("id", String, primary_key=True),
-    Column("name", String, nullable=False),
-    Column("ruleset", String, nullable=False),
-    Column("options", Text, nullable=False),  # JSON list
-    Column("host_name", String, nullable=False),
-    Column("host_key", String, nullable=False),  # pbem1 line
-    Column("created_at", String, nullable=False),
-    Column("invitation", Text, nullable=False),  # armoured, as sent
-    Column("invitation_hash", String, nullable=False),
-    Column("commitments", Text, nullable=False),  # JSON list of hex
-    Column("secrets_sealed", Text, nullable=False),  # sealed to the host
-    Column("state_sealed", Text),  # the live round state, in the host's own box
-    Column("box_key", Text),  # the key of the host's own box (crypto.OwnBox), sealed to the host
-    Column("public", Text, nullable=False),  # JSON: what everyone may see now
-    Column("status", String, nullable=False),  # joining playing over
-    Column("round_no", Integer, nullable=False),
-    Column("move_no", Integer, nullable=False),  # moves applied in this round
-    Column("seq", Integer, nullable=False),  # latest packet
-    Column("head", String, nullable=False),  # hash of the latest packet (or the invitation)
-    Column("settings", Text, nullable=False, server_default="{}"),  # JSON: how the game is run (pbem.host.settings.Settings)
-    Column("memo", Text, nullable=False, server_default="{}"),  # JSON: what the host remembers between changes (settings.Memo)
-    Index("ix_games_name", "name", unique=True),
-)
-
-seats = Table(
-    "seats", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
-    Column("idx", Integer, nullable=False),
-    Column("name", String, nullable=False),
-    Column("key", String, nullable=False),  # pbem1 line
-    Column("email", String),
-    Column("contribution", String),  # base64, from the join file
-    Column("joined_at", String),
-    Column("last_activity", String),
-    # the seat's standing with the clock (pbem.host.settings.Standing)
-    Column("missed", Integer, nullable=False, server_default="0"),  # deadlines missed in a row
-    Column("absent", Integer),  # absent since this packet; NULL: present
-    Column("resigned", Boolean, nullable=False, server_default=false()),
-    Column("away_until", String),
-    Column("away_sent", Text),  # JSON list: when it sent its away notices of the last day
-    UniqueConstraint("game_id", "name"),
-    UniqueConstraint("game_id", "idx"),
-)
-
-packets = Table(
-    "packets", metadata,
-    Column("game_id", String, ForeignKey("games.id"), primary_key=True),
-    Column("seq", Integer, primary_key=True),
-    Column("hash", String, nullable=False, unique=True),
-    Column("prev", String, nullable=False),  # the hash this packet chains to
-    Column("round_no", Integer, nullable=False),
-    Column("armored", Text, nullable=False),  # with the round's archive appended at its end
-    Column("created_at", String, nullable=False),
-)
-
-moves = Table(
-    "moves", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
-    Column("round_no", Integer, nullable=False),
-    Column("n", Integer, nullable=False),  # 1-based within the round
-    Column("seat", String, nullable=False),
-    Column("public_text", String, nullable=False),
-    Column("text_sealed", Text, nullable=False),  # full text and nonce, in the host's own box
-    Column("envelope", LargeBinary, nullable=False),  # the signed move block, verbatim
-    Column("file_hash", String, nullable=False, unique=True),
-    Column("answered_seq", Integer, nullable=False),
-    Column("applied_at", String, nullable=False),
-    Column("why", String),  # why the host made it for a silent seat (by: host); NULL: the seat's own
-    UniqueConstraint("game_id", "round_no", "n"),
-)
-
-joins = Table(
-    "joins", metadata,
-    Column("file_hash", String, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
-    Column("seat", String, nullable=False),
-    Column("envelope", LargeBinary, nullable=False),
-)
-
-rounds = Table(
-    "rounds", metadata,
-    Column("game_id", String, ForeignKey("games.id"), primary_key=True),
-    Column("round_no", Integer, primary_key=True),
-    Column("first_seq", Integer, nullable=False),
-    Column("last_seq", Integer),
-    Column("start_state_sealed", Text, nullable=False),  # the dealt state, in the host's own box
-    Column("carried", Text, nullable=False),  # JSON: gold, nugget pile, first seat handed over
-    Column("secret", String),  # hex, revealed when the round ends
-    Column("result", Text),  # JSON, public once over
-    Column("archive", Text),  # armoured, signed by the host
-)
-
-# How far each publisher (an out-dir, a shared folder, the mail) has delivered a game's
-# packets: publishing sends only what is newer, so its cost does not grow with the game.
-deliveries = Table(
-    "deliveries", metadata,
-    Column("game_id", String, ForeignKey("games.id"), primary_key=True),
-    Column("channel", String, primary_key=True),
-    Column("seq", Integer, nullable=False),  # highest delivered; 0 is the invitation
-)
-
-# The host's signed notices to a table (reminder, late, absent, away, pause...), each made
-# once: the mark that it was made is in the same transaction (pbem/host/timekeeper.py).
-notices = Table(
-    "notices", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
-    Column("seq", Integer, nullable=False),  # the packet it is about
-    Column("kind", String, nullable=False),
-    Column("seat", String),
-    Column("armored", Text, nullable=False),
-    Column("created_at", String, nullable=False),
-    Index("ix_notices_game", "game_id", "id"),
-)
-
-# Table talk: each seat's signed line as it came (a whisper sealed inside it), relayed by the
-# publishers after their own mark ("CHANNEL talk"); (game, seat, n) once: a line is never replayed.
-def _talk(name: str, games_: Table) -> Table:
-    """The table of talk lines of `games_`' games: a referee's and a blind host's alike."""
-    return Table(
-        name, metadata,
-        Column("id", Integer, primary_key=True),
-        Column("game_id", String, ForeignKey(games_.c.id), nullable=False),
-        Column("seat", String, nullable=False),
-        Column("n", Integer, nullable=False),  # the seat's count of lines
-        Column("seq", Integer, nullable=False),  # the packet it answers
-        Column("file_hash", String, nullable=False, unique=True),
-        Column("armored", Text, nullable=False),
-        Column("created_at", String, nullable=False),
-        UniqueConstraint("game_id", "seat", "n"),
-        Index(f"ix_{name}_game", "game_id", "id"),
-    )
-
-
-talk = _talk("talk", games)
-
-# Which daemon serves a game until when, and each daemon's heartbeat (pbem/host/leases.py).
-# No foreign key: a trustless game beside the store is leased here too.
-leases = Table(
-    "leases", metadata,
-    Column("game_id", String, primary_key=True),
-    Column("holder", String, nullable=False),
-    Column("expires", Float, nullable=False),  # seconds since the epoch, by the store's clock
-)
-
-daemons = Table(
-    "daemons", metadata,
-    Column("id", String, primary_key=True),
-    Column("seen", Float, nullable=False),
-)
-
-# The webhook outbox (pbem.host.webhooks): a notice recorded with the change it tells of, POSTed
-# after commit, then marked sent; `attempts` and `next_at` space the retries, `error` the last failure.
-webhooks = Table(
-    "webhooks", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
-    Column("url", String, nullable=False),
-    Column("format", String, nullable=False),  # json discord slack
-    Column("body", Text, nullable=False),  # the notice's JSON facts (never a secret)
-    Column("created_at", String, nullable=False),
-    Column("next_at", String, nullable=False),
-    Column("attempts", Integer, nullable=False, server_default="0"),
-    Column("sent_at", String),
-    Column("error", String),
-    Index("ix_webhooks_due", "sent_at", "next_at"),
-)
-
-# Trustless games (pbem.host.blind): the blind host keeps only public facts, the invitation,
-# the joins and the chain of packets it signed, so none of the tables above (a dealt state, round
-# secrets, moves) is theirs. A name is unique across `games` and `trustless_games` (Store.locate).
-trustless_games = Table(
-    "trustless_games", metadata,
-    Column("id", String, primary_key=True),
-    Column("name", String, nullable=False),
-    Column("host_name", String, nullable=False),
-    Column("host_key", String, nullable=False),  # pbem1 line
-    Column("created_at", String, nullable=False),
-    Column("invitation", Text, nullable=False),  # armoured, as sent
-    Column("settings", Text, nullable=False, server_default="{}"),  # JSON: pbem.host.settings.Settings
-    Column("clock", Text),  # JSON: the step waiting now (pbem.host.settings.PacketClock); NULL: none
-    Index("ix_trustless_games_name", "name", unique=True),
-)
-
-trustless_joins = Table(
-    "trustless_joins", metadata,
-    Column("game_id", String, ForeignKey("trustless_games.id"), primary_key=True),
-    Column("seat", String, primary_key=True),
-    Column("hash", String, nullable=False),
-    Column("payload", LargeBinary, nullable=False),  # the signed join block, verbatim
-)
-
-trustless_packets = Table(
-    "trustless_packets", metadata,
-    Column("game_id", String, ForeignKey("trustless_games.id"), primary_key=True),
-    Column("seq", Integer, primary_key=True),
-    Column("hash", String, nullable=False),
-    Column("armored", Text, nullable=False),
-    Column("relayed", String, nullable=False),  # the hash of the block it relays ("joins 1": packet 1)
-    Index("ix_trustless_packets_relayed", "game_id", "relayed"),
-)
-
-# When each seat's last block was taken (`pbem status`'s last activity).
-trustless_activity = Table(
-    "trustless_activity", metadata,
-    Column("game_id", String, ForeignKey("trustless_games.id"), primary_key=True),
-    Column("seat", String, primary_key=True),
-    Column("at", String, nullable=False),
-)
-
-# The blind host's signed notices (reminders, late notices), as `notices` is a referee's.
-trustless_notices = Table(
-    "trustless_notices", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("trustless_games.id"), nullable=False),
-    Column("seq", Integer, nullable=False),
-    Column("kind", String, nullable=False),
-    Column("seat", String),
-    Column("armored", Text, nullable=False),
-    Index("ix_trustless_notices_game", "game_id", "id"),
-)
-
-# Table talk at a trustless table: the columns of `talk` (pbem.host.talk takes both).
-trustless_talk = _talk("trustless_talk", trustless_games)
-
-# A game's whole row, by its id (bound as b_game): what opening a Host, a status and (on SQLite)
-# a change's lock read.
-GAME_ROW = select(games).where(games.c.id == bindparam("b_game"))
-
-meta = Table(
-    "meta", metadata,
-    Column("key", String, primary_key=True),
-    Column("value", String, nullable=False),
-)
 
 
 def shown(url: str) -> str:

@@ -44,7 +44,7 @@ from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing
 from pbem.host.interface import Outcome
 from pbem.host.settings import Answered, HandedOver, Memo, PacketClock, clock_says
-from pbem.host.store import games, moves, notices, packets, seats
+from pbem.host.tables import games, moves, notices, packets, seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import (

@@ -17,7 +17,7 @@ from sqlalchemy import insert
 
 from pbem.errors import UsageError, msg
 from pbem.host.settings import WebhookSetting
-from pbem.host.store import webhooks
+from pbem.host.tables import webhooks
 
 if TYPE_CHECKING:
     from pbem.host.change import Change
