@@ -27,7 +27,7 @@ from pbem.protocol.documents import b64, parse, read_blocks, sign, sign_json, un
 from pbem.replay.audit import audit, audit_source
 from pbem.replay.load import load_replay
 from pbem.replay.report import AuditFailed, Report
-from pbem.replay.rounds import open_source, verify_archive
+from pbem.replay.rounds import MOST_ENTRIES, open_source, verify_archive
 from pbem.ui.words import render
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
@@ -85,6 +85,30 @@ def test_clean_rounds_pass_from_the_db_and_from_a_player_folder(table: Table, tm
     [rep] = audit_source(open_source(str(alone)), game, [2])
     assert rep.ok and rep.counts["deal"] == 1
     assert [n for n in map(render, rep.notes) if "no packet files of round 2" not in n] == []  # (the archive alone has none)
+
+
+def test_a_folder_too_big_to_be_a_game_is_refused_before_it_is_read(table: Table, tmp_path: Path) -> None:
+    """`pbem audit /` (or a home) is refused in one line, not walked for minutes; within a
+    folder, hidden and linked folders are not followed, so a link loop costs nothing."""
+    folder = tmp_path / "eve"
+    shutil.copytree(table.root / "out", folder)
+    (folder / "loop").symlink_to(folder, target_is_directory=True)
+    (folder / ".cache").mkdir()
+    (folder / ".cache" / "junk.pbem").write_text("not armour")
+    run = subprocess.run([sys.executable, "-m", "pbem", "audit", str(folder)], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    crowd = folder / "crowd"
+    crowd.mkdir()
+    for i in range(MOST_ENTRIES):
+        os.close(os.open(crowd / f"f{i}", os.O_CREAT | os.O_WRONLY, 0o600))
+    before = sorted(p.name for p in folder.iterdir())
+    run = subprocess.run([sys.executable, "-m", "pbem", "audit", str(folder)], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.splitlines() == [f"error: {folder} holds more than {MOST_ENTRIES} files and folders: "
+                                       "name the folder of one game"]
+    assert sorted(p.name for p in folder.iterdir()) == before
 
 
 def test_a_round_asked_for_reads_only_that_rounds_packets(table: Table) -> None:

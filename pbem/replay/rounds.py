@@ -13,6 +13,7 @@ the full state (everything is open at the end of a round).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,6 +189,36 @@ def _add_game(src: Source, host: GameHost, where: str, rounds: Collection[int] |
         read = max(read, hi or 0)
 
 
+MOST_ENTRIES = 100_000  # files and folders looked at under one folder: a game's folder holds hundreds
+
+
+def received_files(root: Path) -> list[Path]:
+    """The `.pbem` and `.eml` regular files under `root`, hidden names and linked folders left
+    out. A folder holding more than MOST_ENTRIES entries (a home, or `/` by mistake) is refused
+    before anything is read, rather than walked for minutes."""
+    found: list[Path] = []
+    seen = 0
+    folders = [root]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as listing:
+                entries = list(listing)
+        except OSError:  # a folder we may not read holds nothing of ours
+            continue
+        seen += len(entries)
+        if seen > MOST_ENTRIES:
+            raise UsageError(msg("{folder} holds more than {count} files and folders: name the folder of one game",
+                                 folder=str(root), count=MOST_ENTRIES))
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False) and Path(entry.name).suffix.lower() in (".pbem", ".eml"):
+                found.append(Path(entry.path))
+    return sorted(found)
+
+
 def open_source(source: str | Path | None, db: Path | None = None, *,
                 rounds: Collection[int] | None = None) -> Source:
     """A host's store (a path or URL; or a game's name in the default store), an archive or
@@ -200,9 +231,7 @@ def open_source(source: str | Path | None, db: Path | None = None, *,
     path = Path(source)
     if path.is_dir():
         src = Source(str(path))
-        for p in sorted(path.rglob("*")):
-            if p.suffix.lower() not in (".pbem", ".eml") or not p.is_file() or p.name.startswith("."):
-                continue
+        for p in received_files(path):
             try:
                 for kind, payload in _file_blocks(p):
                     src.add(kind, payload, str(p))
