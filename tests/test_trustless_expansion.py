@@ -235,6 +235,14 @@ def test_an_expansion_game_plays_every_rule_and_keeps_each_secret(tmp_path: Path
     assert any(m.startswith("steal") for e in ends for _, m in e.played)
     assert end.state.phase == "over" and sum(end.state.gold.values()) > 0
     assert k == 3 or g.seats["p1"].table.round.round_no == k + 1
+    # `pbem audit` and `pbem replay` count the round's moves alike: its thieves' steals too
+    robbed = next(e for e in ends if any(m.startswith("steal") for _, m in e.played))
+    audit = pbem("audit", g.db, "--json", timeout=300)
+    assert audit.returncode == 0, audit.stderr
+    counted = {r["round"]: r["moves"] for r in json.loads(audit.stdout)["rounds"]}
+    shown = pbem("replay", g.db, "--round", str(robbed.round_no), "--to", "0", "--json", timeout=300)
+    assert shown.returncode == 0, shown.stderr
+    assert counted[robbed.round_no] == json.loads(shown.stdout)["moves_total"] == len(robbed.played)
     print(json.dumps(steps), "handed on:", handed_refused)
 
 

@@ -28,9 +28,13 @@ class RoundEnd:
     round_no: int
     state: RoundState  # the whole round, every card open
     orders: dict[str, list[str]]  # each stack of the round as it lay
-    moves: int  # how many moves the round had
     start: RoundState  # the deal, every card open
-    played: tuple[tuple[str, str], ...]  # every move as (seat, text), face-down discards by their cards
+    played: tuple[tuple[str, str], ...]  # every move as (seat, text), face-down discards by their cards, steals last
+
+    @property
+    def moves(self) -> int:
+        """How many moves the round had: its thieves' steals too, as its replay shows them."""
+        return len(self.played)
 
     @property
     def gold(self) -> dict[str, int]:
@@ -57,14 +61,14 @@ def replay(r: PublicRound, orders: dict[str, list[str]], prev: RoundEnd | None, 
         by_card = {opened[s]: s for s in pile if s in opened}
         unknown = iter(s for s in pile if s not in opened)
         pile = [by_card[c] if c != HIDDEN else next(unknown) for c in true.nuggets]
-    return RoundEnd(r.round_no, true, orders, r.moves(), start, tuple(played)), pile
+    return RoundEnd(r.round_no, true, orders, start, tuple(played)), pile
 
 
 def rob(end: RoundEnd, seat: str, text: str) -> RoundEnd:
     """`seat` steals (`text`, checked by the engine) on the opened round `end`."""
     state = end.state.copy()
     apply(state, text)
-    return RoundEnd(end.round_no, state, end.orders, end.moves, end.start, (*end.played, (seat, text)))
+    return RoundEnd(end.round_no, state, end.orders, end.start, (*end.played, (seat, text)))
 
 
 def over_line(players: tuple[str, ...], end: RoundEnd) -> Msg:
