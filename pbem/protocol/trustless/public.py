@@ -66,7 +66,6 @@ class PublicTable:
     stacks: S.Stacks = field(default_factory=dict)
     shuffled: int = 0  # seats that have shuffled, in seat order
     dealt: list[str] = field(default_factory=list)  # seats whose round-1 deal tokens are in
-    bundles: list[dict[str, Any]] = field(default_factory=list)  # every public token bundle, in chain order
     pub: dict[Slot, dict[str, Point]] = field(default_factory=dict)  # public tokens, by slot and maker
     opened: dict[Slot, str] = field(default_factory=dict)  # slots open to everyone, and their cards
     round: PublicRound | None = None  # the round being played
@@ -295,7 +294,6 @@ class PublicTable:
         shares = {s.label: self.shares[given.maker][s.round_no] for s in self.game.stacks}
         for slot, tok in read_bundle(self.game.id, bundle, shares, self.cts(), check=self.check_proofs).items():
             self.pub.setdefault(slot, {})[given.maker] = tok.point
-        self.bundles.append(bundle)
         return slots
 
     def open_public(self, slot: Slot) -> str:
