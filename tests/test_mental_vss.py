@@ -15,6 +15,8 @@ from pbem.protocol.mental.transcript import context
 from pbem.protocol.mental.vss import (
     BadShare,
     Dealing,
+    SealedShare,
+    check_sealed_stand_in,
     check_secret_share,
     check_shares,
     check_stand_in,
@@ -24,7 +26,9 @@ from pbem.protocol.mental.vss import (
     image,
     images,
     judge,
+    open_stand_in,
     reconstruct,
+    seal_stand_in,
     share_bytes,
     stand_in,
 )
@@ -93,6 +97,42 @@ def test_a_quorum_member_lying_in_its_stand_in_share_is_refused():
     with pytest.raises(BadShare):
         check_stand_in(img, ct, honest, context("stand-in", game="vss-test", seat=0, holder=1, stack="deck", slot=1))
     check_stand_in(img, ct, honest, ctx)
+
+
+def test_shares_sealed_to_a_reader_are_checked_in_public_and_open_for_it_alone():
+    """A stand-in share for a later reader R is sealed to R's key share: anyone checks its proof
+    against the holder's image; R opens it (and nobody without R's key: the box is ElGamal under
+    it), and K of the opened shares, R's own among them, are the vanished seat's token."""
+    rng, keys, dealing, all_shares = _table(4, 3)
+    reader, stranger = KeyShare.new(rng), KeyShare.new(rng)
+    ct = encrypt(keys[1].public, hash_to_point("test card", b"9"), rng())
+    parts = {}
+    for i in (1, 2):  # holder 3 is the reader: its own share it needs from nobody
+        ctx = context("sealed stand-in", game="vss-test", dealer=0, holder=i, to=3, stack="deck", slot=3)
+        img = image(keys[1].public, dealing.commitments[1], i)
+        box = seal_stand_in(all_shares[i][1], img, ct, reader.public, ctx, rng)
+        assert SealedShare.decode(box.encode()) == box and len(box.encode()) == 160
+        assert box.b != token_point(all_shares[i][1], ct)  # the share itself is not in the box's bytes
+        check_sealed_stand_in(img, ct, reader.public, box, ctx)
+        parts[i] = open_stand_in(reader.secret, box)
+        assert parts[i] == token_point(all_shares[i][1], ct)
+        assert open_stand_in(stranger.secret, box) != parts[i]
+        # another reader's key, another holder's image, another slot, a box changed: refused
+        with pytest.raises(BadShare):
+            check_sealed_stand_in(img, ct, stranger.public, box, ctx)
+        with pytest.raises(BadShare):
+            check_sealed_stand_in(image(keys[1].public, dealing.commitments[1], 3), ct, reader.public, box, ctx)
+        with pytest.raises(BadShare):
+            check_sealed_stand_in(img, ct, reader.public, box, ctx.replace(b'"slot":3', b'"slot":4'))
+        with pytest.raises(BadShare):
+            check_sealed_stand_in(img, ct, reader.public, SealedShare(box.a, box.b + base_mul(1), box.challenge,
+                                                                      box.z_share, box.z_blind), ctx)
+        # a box of another share, proved honestly for that share, does not pass as the holder's
+        liar = seal_stand_in(all_shares[i][1] + 1, base_mul(all_shares[i][1] + 1), ct, reader.public, ctx, rng)
+        with pytest.raises(BadShare):
+            check_sealed_stand_in(img, ct, reader.public, liar, ctx)
+    parts[3] = token_point(all_shares[3][1], ct)
+    assert combine(parts, 3) == token_point(keys[1].secret, ct)
 
 
 def test_a_bad_published_key_share_is_refused():

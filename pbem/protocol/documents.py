@@ -81,6 +81,7 @@ from pbem.protocol.table_docs import (
     StandIn,
     Talk,
     Tokens,
+    Unsealed,
     talk_text_problem,
 )
 
@@ -129,6 +130,7 @@ __all__ = [
     "SlotRef",
     "StackShuffle",
     "StandIn",
+    "Unsealed",
     "Standings",
     "Talk",
     "Tokens",

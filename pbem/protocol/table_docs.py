@@ -114,6 +114,19 @@ class Opening(Shape, frozen=True):
     slot: SlotRef
     open: Tokens
     handed: list[Tokens] | None = None
+    unsealed: list[Unsealed] | None = None  # a vanished seat's token that reached the player as sealed shares
+
+
+class Unsealed(Shape, frozen=True, kw_only=True):
+    """A vanished seat's token for a played card, which reached its player as stand-in shares
+    sealed to it (docs/trustless.md §11.2), made public: the player's own stand-in share (its
+    proof against the player's image) and its token on each holder's sealed share (its proof
+    against the player's key share), so anyone opens those shares and combines the K of them."""
+
+    dealer: str = msgspec.field(name="for")
+    holders: list[str]  # whose sealed shares it opens, K - 1 of them
+    share: str  # base64, 96 bytes: the player's own stand-in share
+    opened: str  # base64, 96 bytes a holder, in `holders` order: the player's token on that holder's box
 
 
 class StandIn(Shape, frozen=True, kw_only=True):
@@ -125,6 +138,7 @@ class StandIn(Shape, frozen=True, kw_only=True):
     slots: list[SlotRef]
     shares: str | None = None  # base64, 96 bytes a slot (the share and its proof), in slot order
     key: str | None = None  # hex: the holder's share of the seat's key of the round that ended
+    to: str | None = None  # a later reader: the shares are sealed to it, 160 bytes a slot (vss.SealedShare)
 
 
 # what each step carries besides `tokens` (docs/trustless.md §5, the table)

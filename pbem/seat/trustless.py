@@ -288,7 +288,22 @@ class TrustlessSeat(Follower):
         slot = slot_of(move.card)
         return M.message(self.identity, self.inv.game, self.me, seq, h, "move", bundles=bundles, move=str(move),
                          play=(slot, seat.open_publicly(slot)), handed=seat.hand_on(slot, r.ledger.public),
-                         stand_in=stand_in)
+                         unsealed=self._unsealed(slot), stand_in=stand_in)
+
+    def _unsealed(self, slot: Slot) -> list[dict[str, Any]]:
+        """For a card I play whose gone seat's token reached me as sealed shares: that token made public."""
+        seat, t, k = self.seat, self.table, self.table.game.threshold
+        assert seat is not None
+        out = []
+        for v in t.players:
+            boxes = t.vanished.sealed.get(v, {}).get((slot, self.me), {})
+            if v in t.pub.get(slot, {}) or len(boxes) < k - 1 or v not in self.held:
+                continue
+            e = t.vanished.epoch_of(slot[0])
+            used = {h: boxes[h] for h in sorted(boxes, key=t.players.index)[:k - 1]}
+            out.append(SI.make_unsealed(self.inv.game, v, self.me, slot, seat.ciphertexts()[slot], self.held[v][e],
+                                        self.keys.shares[e], used))
+        return out
 
     def _step_parts(self, step: str) -> list[dict[str, Any]]:
         """This seat's part of what the gone seats owe at a deal, goal or reveal step."""
@@ -298,9 +313,15 @@ class TrustlessSeat(Follower):
     def _debt_parts(self) -> list[dict[str, Any]]:
         """This seat's stand-in shares of the public tokens each gone seat owes now, the ones it
         has not given yet (docs/trustless.md §11)."""
-        needs = [SI.Need(v, self.table.vanished.debt_missing(v, self.me)) for v in self.table.players if v in self.table.gone]
+        t = self.table
+        needs = [SI.Need(v, t.vanished.debt_missing(v, self.me)) for v in t.players if v in t.gone]
         needs = [n for n in needs if n.slots]
-        return SI.make(self.inv.game, self.me, needs, self.held, self.table.cts(), self.table.vanished.epoch_of) if needs else []
+        out = SI.make(self.inv.game, self.me, needs, self.held, t.cts(), t.vanished.epoch_of) if needs else []
+        for v in [p for p in t.players if p in t.gone]:  # those sealed to a later reader
+            for reader, slots in t.vanished.sealed_missing(v, self.me).items():
+                out.append(SI.make_sealed(self.inv.game, self.me, v, reader, slots, self.held[v], t.cts(),
+                                          t.shares[reader], t.vanished.epoch_of))
+        return out
 
     def _read_own(self) -> None:
         """A gone seat's token for a card of mine that K - 1 others gave their shares of: my own
@@ -316,6 +337,14 @@ class TrustlessSeat(Follower):
                 parts = {self.table.players.index(h): others[h] for h in sorted(others, key=self.table.players.index)[:k - 1]}
                 parts[self.table.players.index(self.me)] = seat.ciphertexts()[s].c1 * self.held[v][self.table.vanished.epoch_of(s[0])]
                 seat.receive_points(v, {s: combine(parts, k)})
+        for v, by_slot in self.table.vanished.sealed.items():  # tokens a gone seat owed me sealed
+            for (s, reader), boxes in by_slot.items():
+                if reader != self.me or len(boxes) < k - 1 or v in seat.tokens.get(s, {}) or v not in self.held:
+                    continue
+                e, index = self.table.vanished.epoch_of(s[0]), self.table.players.index
+                used = {index(h): boxes[h] for h in sorted(boxes, key=index)[:k - 1]}
+                seat.receive_points(v, {s: SI.open_sealed(self.keys.shares[e].secret, self.held[v][e], used,
+                                                          seat.ciphertexts()[s].c1, index(self.me), k)})
 
     # --- what the seat sees ----------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from typing import Literal
 from pbem.errors import Text, msg
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare
 from pbem.protocol.mental.group import (
+    GENERATOR,
     ORDER,
     POINT_BYTES,
     SCALAR_BYTES,
@@ -38,6 +39,7 @@ from pbem.protocol.mental.group import (
     scalars_bytes,
 )
 from pbem.protocol.mental.proofs import BadProof, Token, check_token, make_token
+from pbem.protocol.mental.transcript import Transcript
 
 
 class BadShare(BadProof):
@@ -196,3 +198,68 @@ def reconstruct(parts: Mapping[int, int], key: Point, threshold: int) -> int:
     if base_mul(x) != key:
         raise BadShare(msg("the key shares do not rebuild their dealer's key"))
     return x
+
+
+# --- a stand-in share for a later reader: sealed to it, checked by everyone ----------------------
+
+SEALED_SHARE_BYTES = 2 * POINT_BYTES + 3 * SCALAR_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class SealedShare:
+    """A holder's stand-in share E = s_i c1 ElGamal-encrypted to reader R's key Y_R for the
+    slot's epoch, (A, B) = (rG, E + rY_R), with a proof that it is one: knowledge of (s_i, r)
+    with S_i = s_i G, A = rG and B = s_i c1 + r Y_R. Anyone checks it against S_i; only R
+    opens it (E = B - x_R A)."""
+
+    a: Point
+    b: Point
+    challenge: int
+    z_share: int
+    z_blind: int
+
+    def encode(self) -> bytes:
+        return self.a.raw + self.b.raw + scalars_bytes((self.challenge, self.z_share, self.z_blind))
+
+    @classmethod
+    def decode(cls, data: bytes, what: Text = "") -> SealedShare:
+        what = what or msg("a sealed stand-in share")
+        check_size(data, SEALED_SHARE_BYTES, what, BadShare)
+        a, b = decode_points(data[:2 * POINT_BYTES], what)
+        e, z1, z2 = decode_scalars(data[2 * POINT_BYTES:], what)
+        return cls(a, b, e, z1, z2)
+
+    @property
+    def box(self) -> Ciphertext:
+        """The box as a ciphertext under the reader's key (the reader's token on it opens it)."""
+        return Ciphertext(self.a, self.b)
+
+
+def _sealed_challenge(image_point: Point, c1: Point, reader: Point, a: Point, b: Point, t: list[Point],
+                      ctx: bytes) -> int:
+    tr = Transcript("sealed stand-in", ctx)
+    tr.points("statement", [GENERATOR, image_point, c1, reader, a, b])
+    tr.points("commitment", t)
+    return tr.challenge("e")
+
+
+def seal_stand_in(share: int, image_point: Point, ct: Ciphertext, reader: Point, ctx: bytes,
+                  rng: ScalarSource = random_scalar) -> SealedShare:
+    """Holder i's share s_i c1 of the dealer's token, sealed to the reader's key `reader`."""
+    r, w1, w2 = rng(), rng(), rng()
+    a, b = base_mul(r), ct.c1 * share + reader * r
+    e = _sealed_challenge(image_point, ct.c1, reader, a, b, [base_mul(w1), base_mul(w2), ct.c1 * w1 + reader * w2], ctx)
+    return SealedShare(a, b, e, (w1 + e * share) % ORDER, (w2 + e * r) % ORDER)
+
+
+def check_sealed_stand_in(image_point: Point, ct: Ciphertext, reader: Point, sealed: SealedShare, ctx: bytes) -> None:
+    """That the box holds the holder's share s_i c1 (S_i = s_i G) for the reader's key: public."""
+    e, z1, z2 = sealed.challenge, sealed.z_share, sealed.z_blind
+    t = [base_mul(z1) - image_point * e, base_mul(z2) - sealed.a * e, ct.c1 * z1 + reader * z2 - sealed.b * e]
+    if _sealed_challenge(image_point, ct.c1, reader, sealed.a, sealed.b, t, ctx) != e:
+        raise BadShare(msg("a sealed stand-in share does not hold its holder's share (its proof fails)"))
+
+
+def open_stand_in(secret: int, sealed: SealedShare) -> Point:
+    """The reader opens a sealed share with its key x_R: s_i c1 = B - x_R A."""
+    return sealed.b - sealed.a * secret

@@ -26,6 +26,7 @@ from pbem.protocol.documents import (
     SlotRef,
     StandIn,
     Tokens,
+    Unsealed,
     convert,
     sign,
 )
@@ -80,7 +81,7 @@ def slot_ref(slot: Slot) -> SlotRef:
 def message(identity: Identity, game: str, seat: str, seq: int, packet: str, step: MentalStep, *,
             bundles: list[dict[str, Any]] | None = None, shuffle: dict[str, Any] | None = None,
             move: str | None = None, play: tuple[Slot, dict[str, Any]] | None = None,
-            handed: list[dict[str, Any]] | None = None,
+            handed: list[dict[str, Any]] | None = None, unsealed: list[dict[str, Any]] | None = None,
             discard: list[Slot] | None = None, reveal: dict[str, str] | None = None,
             stand_in: list[dict[str, Any]] | None = None) -> Signed[Mental]:
     """One signed mental block answering packet `seq` (hash `packet`)."""
@@ -88,7 +89,8 @@ def message(identity: Identity, game: str, seat: str, seq: int, packet: str, ste
                  shuffle=shuffle_of(shuffle) if shuffle is not None else None,
                  tokens=[tokens(b) for b in bundles] if bundles else None,
                  move=move,
-                 play=Opening(slot=slot_ref(play[0]), open=tokens(play[1]), handed=[tokens(b) for b in handed or []] or None)
+                 play=Opening(slot=slot_ref(play[0]), open=tokens(play[1]), handed=[tokens(b) for b in handed or []] or None,
+                              unsealed=[convert(u, Unsealed, "an opening of sealed shares") for u in unsealed or []] or None)
                  if play is not None else None,
                  discard=[slot_ref(s) for s in discard] if discard is not None else None,
                  reveal=reveal,

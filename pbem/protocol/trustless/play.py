@@ -53,8 +53,7 @@ class Ledger:
         sealed = self._goes_public(to, slot)
         for maker in self.game.players:
             if maker != to and slot not in self.public.get(maker, set()):  # a public token serves every reader
-                if not (sealed and maker in self.gone):  # the quorum stands in for public tokens only
-                    self.owed.setdefault(maker, []).append((to, slot, sealed))
+                self.owed.setdefault(maker, []).append((to, slot, sealed))
 
     def _goes_public(self, maker: str, slot: Slot) -> bool:
         """Whether `maker`'s token for `slot` is public, or owed publicly (not yet sent)."""
@@ -62,10 +61,19 @@ class Ledger:
                                                             for _, s, sealed in self.owed.get(maker, []))
 
     def forget(self, seat: str) -> None:
-        """`seat` is gone: the tokens owed to it, and its sealed ones, will never be made (a
-        quorum stands in for its public tokens only, docs/trustless.md §11.2)."""
+        """`seat` is gone: the tokens owed to it will never be made (its own debts, public or
+        sealed, a quorum stands in for, docs/trustless.md §11.2)."""
         self.gone.add(seat)
-        self.owed = {m: [d for d in debts if d[0] != seat and not (m == seat and d[2])] for m, debts in self.owed.items()}
+        self.owed = {m: [d for d in debts if d[0] != seat] for m, debts in self.owed.items()}
+
+    def back(self, seat: str) -> None:
+        """`seat` came back: the others owe it again their tokens for what it holds and for
+        what it learned (its role, its hand, cards drawn while it was gone, its maps)."""
+        self.gone.discard(seat)
+        for slot in dict.fromkeys([self.roles[seat], *self.holdings[seat], *self.learned.get(seat, [])]):
+            if any(d[0] == seat and d[1] == slot for debts in self.owed.values() for d in debts):
+                continue
+            self._owe(slot, seat)
 
     def draw(self, player: str) -> Slot:
         if self.drawn >= len(self.layout.deck):

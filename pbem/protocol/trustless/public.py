@@ -149,10 +149,8 @@ class PublicTable:
         if step == "stand-in" and self.base_step() == "tokens":  # the others than the mover, for its cards
             r = self.round
             assert r is not None
-            return Waiting(step=step, seats=[
-                h for h in self.players if h not in self.gone and h != r.mover
-                and any(set(self.vanished.debt_missing(v, h)) & set(self.vanished.debts_of(v, r.mover))
-                        for v in self._debtors())])
+            return Waiting(step=step, seats=[h for h in self.players if h not in self.gone and h != r.mover
+                                             and any(self.vanished.missing(v, h, r.mover) for v in self._debtors())])
         if step == "stand-in":
             return Waiting(step=step, seats=[p for p in self.players if p not in self.gone and p not in self.vanished.stand])
         return Waiting(step=step, seats=[p for p in self.owing(step) if p not in self.gone])
@@ -366,6 +364,7 @@ class PublicTable:
                     raise BadPacket(msg("{seat}'s opening of slot {slot} hands on a token the table does not need",
                                         seat=doc.seat, slot=f"{slot[0]} #{slot[1]}"))
                 self._public(given, [slot], N_("{seat}'s opening"))
+            self.vanished.unseal(doc.seat, slot, doc.play.unsealed or [])  # a gone seat's, sealed to the player
             card = self.open_public(slot)
             r.play(doc.seat, slot, card, doc.move)
             line = msg("{seat}: {move} (opened from slot {slot})", seat=doc.seat, move=doc.move,

@@ -9,6 +9,13 @@ them into V's tokens (vss.combine) and V's round key (vss.reconstruct).
 
 The block: {"for": V, "slots": [[label, i], ...], "shares": base64 (96 bytes a slot),
 "key": hex (a round's end)}, one for each gone seat the step waits for, in seat order.
+
+A token V owes a later reader R sealed (a second map of a goal, an inspection of V's role, the
+cards a swap-hand took from V) is met by shares sealed to R: {"for": V, "to": R, "slots": ...,
+"shares": base64 (160 bytes a slot, vss.SealedShare)}, each checked by everyone against the
+holder's image and R's key share; R opens K - 1 of them, adds its own share and reads the card.
+When R plays such a card it makes V's token public (`Unsealed`): its own share and its token on
+each of those boxes, every one with its proof, so anyone combines them.
 """
 
 from __future__ import annotations
@@ -18,18 +25,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbem.errors import BadPacket, msg
-from pbem.protocol.mental.elgamal import Ciphertext
+from pbem.protocol.mental.elgamal import Ciphertext, KeyShare
 from pbem.protocol.mental.group import Point, ScalarSource, base_mul, decode_scalar, random_scalar, scalar_bytes
-from pbem.protocol.mental.proofs import Token
+from pbem.protocol.mental.proofs import Token, check_token, make_token
 from pbem.protocol.mental.transcript import context as proof_context
 from pbem.protocol.mental.vss import (
+    SEALED_SHARE_BYTES,
     BadShare,
     Dealing,
+    SealedShare,
+    check_sealed_stand_in,
     check_secret_share,
     check_stand_in,
     combine,
     images,
+    open_stand_in,
     reconstruct,
+    seal_stand_in,
     stand_in,
 )
 from pbem.protocol.shapes import b64
@@ -62,6 +74,17 @@ def share_context(game: str, dealer: str, holder: str, slot: Slot) -> bytes:
     return proof_context("stand-in", game=game, dealer=dealer, holder=holder, stack=slot[0], slot=slot[1])
 
 
+def sealed_context(game: str, dealer: str, holder: str, reader: str, slot: Slot) -> bytes:
+    """A sealed stand-in share's proof names the reader too."""
+    return proof_context("sealed stand-in", game=game, dealer=dealer, holder=holder, to=reader, stack=slot[0],
+                         slot=slot[1])
+
+
+def unseal_context(game: str, dealer: str, holder: str, reader: str, slot: Slot) -> bytes:
+    """The reader's token on a holder's sealed share, published when it plays the card."""
+    return proof_context("unseal", game=game, dealer=dealer, holder=holder, to=reader, stack=slot[0], slot=slot[1])
+
+
 def holder_images(keys: dict[int, Point], dealing: Dealing, index: int) -> dict[int, Point]:
     """Holder `index`'s public image S_i of the dealer's key, for every epoch."""
     return dict(zip(EPOCHS, images([keys[e] for e in EPOCHS], dealing, index), strict=True))
@@ -86,6 +109,18 @@ def make(game: str, holder: str, needs: Sequence[Need], held: dict[str, list[int
     return out
 
 
+def make_sealed(game: str, holder: str, dealer: str, reader: str, slots: Sequence[Slot], held: list[int],
+                cts: dict[Slot, Ciphertext], reader_keys: dict[int, Point], epoch_of: EpochOf,
+                rng: ScalarSource = random_scalar) -> dict[str, Any]:
+    """`holder`'s shares of `dealer`'s tokens for `slots`, sealed to `reader` (its epoch keys)."""
+    raw = b""
+    for s in slots:
+        e = epoch_of(s[0])
+        raw += seal_stand_in(held[e], base_mul(held[e]), cts[s], reader_keys[e],
+                             sealed_context(game, dealer, holder, reader, s), rng).encode()
+    return {"for": dealer, "to": reader, "slots": [list(s) for s in slots], "shares": b64(raw)}
+
+
 def read(game: str, holder: str, given: Sequence[Any], needs: Sequence[Need],
          images_of: Callable[[str], dict[int, Point]], cts: dict[Slot, Ciphertext], epoch_of: EpochOf, *,
          check: bool = True) -> dict[str, Part]:
@@ -97,7 +132,7 @@ def read(game: str, holder: str, given: Sequence[Any], needs: Sequence[Need],
     out = {}
     for g, need in zip(given, needs, strict=True):
         slots = [s.slot for s in g.slots]
-        if slots != need.slots:
+        if slots != need.slots or g.to is not None:
             raise BadPacket(msg("{seat}'s stand-in for {dealer} names other slots than the ones {dealer} owes",
                                 seat=holder, dealer=need.dealer))
         if (g.key is None) != (need.epoch is None) or (g.shares is None) != (not slots):
@@ -141,6 +176,8 @@ def read_shares(game: str, holder: str, given: Sequence[Any], gone: Collection[s
     quorum completed it meanwhile) is passed over. {dealer: {slot: checked share}}."""
     out: dict[str, dict[Slot, Point]] = {}
     for g in given:
+        if g.to is not None:  # sealed to a later reader: `read_sealed`
+            continue
         v = g.dealer
         if v not in gone or v in out or g.key is not None:
             raise BadPacket(msg("{seat}'s stand-in shares are for {dealer}, whose tokens the table does not wait for",
@@ -167,6 +204,92 @@ def read_shares(game: str, holder: str, given: Sequence[Any], gone: Collection[s
                                        seat=holder, dealer=v, slot=f"{s[0]} #{s[1]}", reason=e.message)) from e
             mine[s] = tok.point
     return out
+
+
+def read_sealed(game: str, holder: str, given: Sequence[Any], gone: Collection[str], players: Sequence[str],
+                owed: Callable[[str, str], list[Slot]], met: Callable[[str, str, Slot], bool],
+                images_of: Callable[[str], dict[int, Point]], keys_of: Callable[[str], dict[int, Point]],
+                cts: dict[Slot, Ciphertext], epoch_of: EpochOf, *,
+                check: bool = True) -> dict[tuple[str, str], dict[Slot, SealedShare]]:
+    """A holder's shares of the tokens gone seats owe later readers sealed, each sealed to its
+    reader: every one checked in public (the holder's image, the reader's key share); a slot
+    met already (K - 1 others gave theirs meanwhile) is passed over. {(dealer, reader): {slot: share}}."""
+    out: dict[tuple[str, str], dict[Slot, SealedShare]] = {}
+    for g in given:
+        if g.to is None:
+            continue
+        v, to = g.dealer, g.to
+        if v not in gone or to not in players or to in gone or to in (holder, v) or (v, to) in out or g.key is not None:
+            raise BadPacket(msg("{seat}'s sealed stand-in shares are for {dealer}'s tokens to {to}, which the table "
+                                "does not wait for", seat=holder, dealer=repr(str(v)[:40]), to=repr(str(to)[:40])))
+        slots = [s.slot for s in g.slots]
+        what = msg("{seat}'s sealed stand-in shares for {dealer}", seat=holder, dealer=v)
+        raw = unb64(g.shares, what)
+        if len(raw) != SEALED_SHARE_BYTES * len(slots) or len(set(slots)) != len(slots) or not slots:
+            raise BadPacket(msg("{what} must be {n} bytes, not {size}", what=what, n=SEALED_SHARE_BYTES * len(slots),
+                                size=len(raw)))
+        owed_now, mine = set(owed(v, to)), out.setdefault((v, to), {})
+        for k, s in enumerate(slots):
+            if s not in owed_now:
+                if met(v, to, s):
+                    continue
+                raise BadPacket(msg("{seat}'s stand-in for {dealer} names other slots than the ones {dealer} owes",
+                                    seat=holder, dealer=v))
+            share = SealedShare.decode(raw[k * SEALED_SHARE_BYTES:(k + 1) * SEALED_SHARE_BYTES], what)
+            if check:
+                e = epoch_of(s[0])
+                try:
+                    check_sealed_stand_in(images_of(v)[e], cts[s], keys_of(to)[e], share,
+                                          sealed_context(game, v, holder, to, s))
+                except BadShare as err:
+                    raise BadShare(msg("{seat}'s stand-in share for {dealer}'s token of slot {slot} is bad: {reason}",
+                                       seat=holder, dealer=v, slot=f"{s[0]} #{s[1]}", reason=err.message)) from err
+            mine[s] = share
+    return out
+
+
+def open_sealed(secret: int, own: int, boxes: dict[int, SealedShare], c1: Point, me: int, threshold: int) -> Point:
+    """The reader's view of the dealer's token: its own share (`own`, of the dealer's key; its
+    seat index `me`) and the holders' boxes (by seat index) opened with its key `secret`."""
+    parts = {i: open_stand_in(secret, box) for i, box in boxes.items()}
+    parts[me] = c1 * own
+    return combine(parts, threshold)
+
+
+def make_unsealed(game: str, dealer: str, me: str, slot: Slot, ct: Ciphertext, own: int, key: KeyShare,
+                  boxes: dict[str, SealedShare], rng: ScalarSource = random_scalar) -> dict[str, Any]:
+    """The player's `Unsealed` for a card whose `dealer` token reached it as sealed shares:
+    its own stand-in share and its token on each holder's box, with their proofs."""
+    share = stand_in(own, base_mul(own), ct, share_context(game, dealer, me, slot), rng)
+    opened = b"".join(make_token(key, box.box, unseal_context(game, dealer, h, me, slot), rng).encode()
+                      for h, box in boxes.items())
+    return {"for": dealer, "holders": list(boxes), "share": b64(share.encode()), "opened": b64(opened)}
+
+
+def read_unsealed(game: str, me: str, slot: Slot, given: Any, boxes: dict[str, SealedShare], image: Point, key: Point,
+                  ct: Ciphertext, index: Callable[[str], int], threshold: int, *, check: bool = True) -> Point:
+    """The dealer's token for the played `slot` from the player's `Unsealed` (`given`): its own
+    share (against its `image`), its token on each named holder's box (against its `key`
+    share, the boxes the table holds for it), combined."""
+    v = given.dealer
+    what = msg("{seat}'s opening of {dealer}'s sealed shares", seat=me, dealer=v)
+    if len(given.holders) != threshold - 1 or len(set(given.holders)) != len(given.holders) or any(
+            h not in boxes for h in given.holders):
+        raise BadPacket(msg("{what} must name {n} holders whose shares were sealed to it", what=what, n=threshold - 1))
+    own = Token.decode(unb64(given.share, what), what)
+    raw = unb64(given.opened, what)
+    if len(raw) != TOKEN_BYTES * len(given.holders):
+        raise BadPacket(msg("{what} must be {n} bytes, not {size}", what=what, n=TOKEN_BYTES * len(given.holders),
+                            size=len(raw)))
+    if check:
+        check_stand_in(image, ct, own, share_context(game, v, me, slot))
+    parts = {index(me): own.point}
+    for k, h in enumerate(given.holders):
+        tok = Token.decode(raw[k * TOKEN_BYTES:(k + 1) * TOKEN_BYTES], what)
+        if check:
+            check_token(key, boxes[h].box, tok, unseal_context(game, v, h, me, slot), what)
+        parts[index(h)] = boxes[h].b - tok.point
+    return combine(parts, threshold)
 
 
 def complete(need: Need, parts: dict[int, Part], threshold: int, key: Point) -> tuple[dict[Slot, Point], int | None]:

@@ -4,7 +4,10 @@ A seat the host declares gone sends nothing more: any K of the others stand in f
 their shares of its round keys. At a parallel step (deal, goal, reveal) each holder sends its
 part of what the gone seats owe there, and once K holders gave theirs the parts are combined
 into the gone seats' tokens and keys (`complete`). During a round the tokens a gone seat owes
-the mover are gathered slot by slot, riding on any block (`take_shares`). The table owns one
+the mover are gathered slot by slot, riding on any block (`take_shares`). A token a gone seat
+owes a later reader sealed is met by shares sealed to that reader (`sealed`): once K - 1 others
+gave theirs the reader reads the card with its own share, and when it plays it, its opening
+makes the token public (`unseal`). The table owns one
 `Vanished` and asks it; this module reads the table only through `Table`.
 """
 
@@ -15,10 +18,10 @@ from typing import Protocol
 
 from engine.state import ROUNDS_PER_GAME
 from pbem.errors import BadPacket, listed, msg, step_word
-from pbem.protocol.documents import Gone, Mental, Waiting
+from pbem.protocol.documents import Gone, Mental, Unsealed, Waiting
 from pbem.protocol.mental.elgamal import Ciphertext
 from pbem.protocol.mental.group import Point
-from pbem.protocol.mental.vss import Dealing, combine
+from pbem.protocol.mental.vss import Dealing, SealedShare, combine
 from pbem.protocol.trustless import standin as SI
 from pbem.protocol.trustless.round import PublicRound
 from pbem.protocol.trustless.table import TrustlessGame
@@ -58,6 +61,9 @@ class Vanished:
     debt_shares: dict[str, dict[Slot, dict[str, Point]]] = field(default_factory=dict)  # gone -> slot -> holder
     stood_in: dict[str, dict[Slot, Point]] = field(default_factory=dict)  # the tokens the last stand-in completed
     discarded: dict[str, int] = field(default_factory=dict)  # the face-down discards taken for each gone seat
+    # gone -> (slot, reader) -> holder -> its share sealed to the reader (kept for the round: the
+    # reader opens them, and makes them public when it plays the card)
+    sealed: dict[str, dict[tuple[Slot, str], dict[str, SealedShare]]] = field(default_factory=dict)
 
     def declare(self, gone: Gone, seq: int, w: Waiting) -> None:
         """Packet `seq` declares `gone.seats` gone while the table waits for `w`: each was waited
@@ -86,6 +92,7 @@ class Vanished:
     def new_round(self, r: PublicRound) -> None:
         """A round is dealt: no share of the last round's debts carries over, and a gone seat owes nothing in it."""
         self.debt_shares = {}
+        self.sealed = {}
         for p in self.gone:
             r.ledger.forget(p)
 
@@ -98,15 +105,39 @@ class Vanished:
             return []
         return [s for to, s, sealed in r.ledger.owed.get(v, []) if not sealed and reader in (None, to)]
 
+    def sealed_of(self, v: str, reader: str) -> list[Slot]:
+        """The tokens gone seat `v` owes `reader` sealed (it is their later reader)."""
+        r = self.t.round
+        if r is None:
+            return []
+        return list(dict.fromkeys(s for to, s, sealed in r.ledger.owed.get(v, []) if sealed and to == reader))
+
     def debt_missing(self, v: str, holder: str) -> list[Slot]:
         """The slots of `v`'s debts `holder` has not given its stand-in share for yet."""
         return [s for s in dict.fromkeys(self.debts_of(v)) if holder not in self.debt_shares.get(v, {}).get(s, {})]
 
+    def sealed_missing(self, v: str, holder: str) -> dict[str, list[Slot]]:
+        """`v`'s sealed debts to readers other than `holder` it has not given its sealed share for yet."""
+        out: dict[str, list[Slot]] = {}
+        for reader in self.t.players:
+            if reader not in (holder, v):
+                got = self.sealed.get(v, {})
+                slots = [s for s in self.sealed_of(v, reader) if holder not in got.get((s, reader), {})]
+                if slots:
+                    out[reader] = slots
+        return out
+
+    def missing(self, v: str, holder: str, reader: str) -> bool:
+        """Whether `holder` still owes its share of a token `v` owes `reader`."""
+        return bool(set(self.debt_missing(v, holder)) & set(self.debts_of(v, reader))
+                    or self.sealed_missing(v, holder).get(reader))
+
     def covered(self, v: str, reader: str) -> bool:
-        """Whether K - 1 seats other than `reader` gave their shares of each token `v` owes it."""
-        given = self.debt_shares.get(v, {})
-        return all(len([h for h in given.get(s, {}) if h != reader]) >= self.t.game.threshold - 1
-                   for s in self.debts_of(v, reader))
+        """Whether K - 1 seats other than `reader` gave their shares of each token `v` owes it
+        (public, or sealed to it)."""
+        given, k = self.debt_shares.get(v, {}), self.t.game.threshold
+        return all(len([h for h in given.get(s, {}) if h != reader]) >= k - 1 for s in self.debts_of(v, reader)) and all(
+            len(self.sealed.get(v, {}).get((s, reader), {})) >= k - 1 for s in self.sealed_of(v, reader))
 
     def take_shares(self, doc: Mental) -> None:
         """A holder's shares of gone seats' public debts, riding on its block: checked, kept by
@@ -118,7 +149,17 @@ class Vanished:
         for v, points in got.items():
             for s, point in points.items():
                 self.debt_shares.setdefault(v, {}).setdefault(s, {})[doc.seat] = point
+        boxes = SI.read_sealed(t.game.id, doc.seat, doc.stand_in or [], self.gone, t.players, self.sealed_of,
+                               lambda v, to, s: (s, to) in self.sealed.get(v, {}), lambda v: self.images(v, doc.seat),
+                               lambda p: t.shares[p], t.cts(), self.epoch_of, check=t.check_proofs)
         r, k = t.round, t.game.threshold
+        for (v, to), got_boxes in boxes.items():
+            for s, box in got_boxes.items():
+                self.sealed.setdefault(v, {}).setdefault((s, to), {})[doc.seat] = box
+            met = [s for s in self.sealed_of(v, to) if len(self.sealed[v].get((s, to), {})) >= k - 1]
+            if met:
+                assert r is not None
+                r.ledger.paid(v, to, met)  # the reader opens them with its own share
         for v in self.gone:
             for s in dict.fromkeys(self.debts_of(v)):
                 given = self.debt_shares.get(v, {}).get(s, {})
@@ -130,6 +171,21 @@ class Vanished:
                     self.stood_in.setdefault(v, {})[s] = point
                     r.ledger.paid(v, ALL, [s])
                     del self.debt_shares[v][s]
+
+    def unseal(self, mover: str, slot: Slot, given: list[Unsealed]) -> None:
+        """A played card's opening makes public the token of each gone seat that reached its
+        player as sealed shares: its own share and its token on K - 1 of those boxes, checked."""
+        t = self.t
+        for u in given:
+            v = u.dealer
+            boxes = self.sealed.get(v, {}).get((slot, mover), {})
+            if v not in t.players or v in t.pub.get(slot, {}) or not boxes or [x.dealer for x in given].count(v) > 1:
+                raise BadPacket(msg("{seat}'s opening of slot {slot} hands on a token the table does not need",
+                                    seat=mover, slot=f"{slot[0]} #{slot[1]}"))
+            e = self.epoch_of(slot[0])
+            point = SI.read_unsealed(t.game.id, mover, slot, u, boxes, self.images(v, mover)[e], t.shares[mover][e],
+                                     t.cts()[slot], t.players.index, t.game.threshold, check=t.check_proofs)
+            t.pub.setdefault(slot, {})[v] = point
 
     # --- a gone seat's part of a parallel step: K holders' parts, combined ------------------------
 
