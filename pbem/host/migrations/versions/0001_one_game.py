@@ -7,10 +7,10 @@ Revises:
 import sqlalchemy as sa
 from alembic import op
 
+from pbem.host.migrations.columns import game, integers, serial, strings, texts
+
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
@@ -29,37 +29,27 @@ def _game_tables() -> None:
     op.create_table(
         "games",
         sa.Column("id", sa.String(), primary_key=True),
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("ruleset", sa.String(), nullable=False),
-        sa.Column("options", sa.Text(), nullable=False),
-        sa.Column("host_name", sa.String(), nullable=False),
-        sa.Column("host_key", sa.String(), nullable=False),
-        sa.Column("created_at", sa.String(), nullable=False),
-        sa.Column("invitation", sa.Text(), nullable=False),
-        sa.Column("invitation_hash", sa.String(), nullable=False),
-        sa.Column("commitments", sa.Text(), nullable=False),
-        sa.Column("secrets_sealed", sa.Text(), nullable=False),
-        sa.Column("state_sealed", sa.Text(), nullable=True),
-        sa.Column("public", sa.Text(), nullable=False),
-        sa.Column("status", sa.String(), nullable=False),
-        sa.Column("round_no", sa.Integer(), nullable=False),
-        sa.Column("move_no", sa.Integer(), nullable=False),
-        sa.Column("seq", sa.Integer(), nullable=False),
-        sa.Column("head", sa.String(), nullable=False),
-        sa.Column("config", sa.Text(), nullable=False),
+        *strings("name", "ruleset"),
+        *texts("options"),
+        *strings("host_name", "host_key", "created_at"),
+        *texts("invitation"),
+        *strings("invitation_hash"),
+        *texts("commitments", "secrets_sealed"),
+        *texts("state_sealed", nullable=True),
+        *texts("public"),
+        *strings("status"),
+        *integers("round_no", "move_no", "seq"),
+        *strings("head"),
+        *texts("config"),
     )
     op.create_table(
         "seats",
-        sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), nullable=False),
-        sa.Column("idx", sa.Integer(), nullable=False),
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("key", sa.String(), nullable=False),
-        sa.Column("email", sa.String(), nullable=True),
-        sa.Column("contribution", sa.String(), nullable=True),
-        sa.Column("joined_at", sa.String(), nullable=True),
-        sa.Column("last_activity", sa.String(), nullable=True),
-        sa.Column("part_sealed", sa.Text(), nullable=True),
+        serial(),
+        game(),
+        *integers("idx"),
+        *strings("name", "key"),
+        *strings("email", "contribution", "joined_at", "last_activity", nullable=True),
+        *texts("part_sealed", nullable=True),
         sa.UniqueConstraint("game_id", "name"),
         sa.UniqueConstraint("game_id", "idx"),
     )
@@ -69,44 +59,40 @@ def _play_tables() -> None:
     """What the game's play leaves: packets, moves, joins and rounds."""
     op.create_table(
         "packets",
-        sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), primary_key=True),
+        game(primary_key=True),
         sa.Column("seq", sa.Integer(), primary_key=True),
         sa.Column("hash", sa.String(), nullable=False, unique=True),
-        sa.Column("round_no", sa.Integer(), nullable=False),
-        sa.Column("armored", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.String(), nullable=False),
+        *integers("round_no"),
+        *texts("armored"),
+        *strings("created_at"),
     )
     op.create_table(
         "moves",
-        sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), nullable=False),
-        sa.Column("round_no", sa.Integer(), nullable=False),
-        sa.Column("n", sa.Integer(), nullable=False),
-        sa.Column("seat", sa.String(), nullable=False),
-        sa.Column("public_text", sa.String(), nullable=False),
-        sa.Column("text_sealed", sa.Text(), nullable=False),
+        serial(),
+        game(),
+        *integers("round_no", "n"),
+        *strings("seat", "public_text"),
+        *texts("text_sealed"),
         sa.Column("envelope", sa.LargeBinary(), nullable=False),
         sa.Column("file_hash", sa.String(), nullable=False, unique=True),
-        sa.Column("answered_seq", sa.Integer(), nullable=False),
-        sa.Column("applied_at", sa.String(), nullable=False),
+        *integers("answered_seq"),
+        *strings("applied_at"),
         sa.UniqueConstraint("game_id", "round_no", "n"),
     )
     op.create_table(
         "joins",
         sa.Column("file_hash", sa.String(), primary_key=True),
-        sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), nullable=False),
-        sa.Column("seat", sa.String(), nullable=False),
+        game(),
+        *strings("seat"),
         sa.Column("envelope", sa.LargeBinary(), nullable=False),
     )
     op.create_table(
         "rounds",
-        sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), primary_key=True),
+        game(primary_key=True),
         sa.Column("round_no", sa.Integer(), primary_key=True),
-        sa.Column("first_seq", sa.Integer(), nullable=False),
-        sa.Column("last_seq", sa.Integer(), nullable=True),
-        sa.Column("start_state_sealed", sa.Text(), nullable=False),
-        sa.Column("carried", sa.Text(), nullable=False),
-        sa.Column("secret", sa.String(), nullable=True),
-        sa.Column("result", sa.Text(), nullable=True),
-        sa.Column("archive", sa.Text(), nullable=True),
+        *integers("first_seq"),
+        *integers("last_seq", nullable=True),
+        *texts("start_state_sealed", "carried"),
+        *strings("secret", nullable=True),
+        *texts("result", "archive", nullable=True),
     )

@@ -17,10 +17,10 @@ import json
 import sqlalchemy as sa
 from alembic import op
 
+from pbem.host.migrations.columns import game, integers
+
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
@@ -40,11 +40,7 @@ def upgrade() -> None:
     with op.batch_alter_table("seats") as batch:
         batch.drop_column("part_sealed")
     deliveries = op.create_table(
-        "deliveries",
-        sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), primary_key=True),
-        sa.Column("channel", sa.String(), primary_key=True),
-        sa.Column("seq", sa.Integer(), nullable=False),
-    )
+        "deliveries", game(primary_key=True), sa.Column("channel", sa.String(), primary_key=True), *integers("seq"))
     marks = []
     for game_id, config in conn.execute(sa.select(games.c.id, games.c.config)):
         mailed = json.loads(config or "{}").get("mailed")

@@ -18,25 +18,16 @@ import time
 import sqlalchemy as sa
 from alembic import op
 
+from pbem.host.migrations.columns import notice_columns, strings
+
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
     conn = op.get_bind()
     if "notices" not in sa.inspect(conn).get_table_names():
-        op.create_table(
-            "notices",
-            sa.Column("id", sa.Integer(), primary_key=True),
-            sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), nullable=False),
-            sa.Column("seq", sa.Integer(), nullable=False),
-            sa.Column("kind", sa.String(), nullable=False),
-            sa.Column("seat", sa.String(), nullable=True),
-            sa.Column("armored", sa.Text(), nullable=False),
-            sa.Column("created_at", sa.String(), nullable=False),
-        )
+        op.create_table("notices", *notice_columns("games"), *strings("created_at"))
     op.create_index("ix_notices_game", "notices", ["game_id", "id"])
     games = sa.table("games", sa.column("id"), sa.column("config"))
     deliveries = sa.table("deliveries", sa.column("game_id"), sa.column("channel"), sa.column("seq"))

@@ -18,8 +18,6 @@ from alembic import op
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 SIG_LEN = 64  # pbem.protocol.documents.SIG_LEN, fixed by the wire format
 

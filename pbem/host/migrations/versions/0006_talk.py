@@ -8,26 +8,14 @@ Revises: 0005
   open), the packet it answers and the seat's count `n`, each (game, seat, n) once.
 """
 
-import sqlalchemy as sa
 from alembic import op
+
+from pbem.host.migrations.columns import talk_columns
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
-    op.create_table(
-        "talk",
-        sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), nullable=False),
-        sa.Column("seat", sa.String(), nullable=False),
-        sa.Column("n", sa.Integer(), nullable=False),
-        sa.Column("seq", sa.Integer(), nullable=False),
-        sa.Column("file_hash", sa.String(), nullable=False, unique=True),
-        sa.Column("armored", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.String(), nullable=False),
-        sa.UniqueConstraint("game_id", "seat", "n"),
-    )
+    op.create_table("talk", *talk_columns("games"))
     op.create_index("ix_talk_game", "talk", ["game_id", "id"])

@@ -12,17 +12,17 @@ Revises: 0006
 import sqlalchemy as sa
 from alembic import op
 
+from pbem.host.migrations.columns import strings
+
 revision = "0007"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
     op.create_table(
         "leases",
         sa.Column("game_id", sa.String(), primary_key=True),
-        sa.Column("holder", sa.String(), nullable=False),
+        *strings("holder"),
         sa.Column("expires", sa.Float(), nullable=False),
     )
     op.create_table(

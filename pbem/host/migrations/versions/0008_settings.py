@@ -22,8 +22,6 @@ from alembic import op
 
 revision = "0008"
 down_revision = "0007"
-branch_labels = None
-depends_on = None
 
 _SETTINGS = ("timing", "languages", "smtp", "transport", "digest", "mail_book", "refusals")
 _CLOCK = ("seq", "seat", "start", "due", "sent", "absent")

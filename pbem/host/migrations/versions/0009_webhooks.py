@@ -11,25 +11,22 @@ Revises: 0008
 import sqlalchemy as sa
 from alembic import op
 
+from pbem.host.migrations.columns import game, serial, strings, texts
+
 revision = "0009"
 down_revision = "0008"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
     op.create_table(
         "webhooks",
-        sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column("game_id", sa.String(), sa.ForeignKey("games.id"), nullable=False),
-        sa.Column("url", sa.String(), nullable=False),
-        sa.Column("format", sa.String(), nullable=False),
-        sa.Column("body", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.String(), nullable=False),
-        sa.Column("next_at", sa.String(), nullable=False),
+        serial(),
+        game(),
+        *strings("url", "format"),
+        *texts("body"),
+        *strings("created_at", "next_at"),
         sa.Column("attempts", sa.Integer(), nullable=False, server_default="0"),
-        sa.Column("sent_at", sa.String()),
-        sa.Column("error", sa.String()),
+        *strings("sent_at", "error", nullable=True),
     )
     op.create_index("ix_webhooks_due", "webhooks", ["sent_at", "next_at"])
 

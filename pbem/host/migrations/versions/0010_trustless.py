@@ -19,76 +19,44 @@ import json
 import sqlalchemy as sa
 from alembic import op
 
+from pbem.host.migrations.columns import game, notice_columns, strings, talk_columns, texts
+
 revision = "0010"
 down_revision = "0009"
-branch_labels = None
-depends_on = None
+
+TRUSTLESS = "trustless_games"
 
 
 def upgrade() -> None:
     games = op.create_table(
         "trustless_games",
         sa.Column("id", sa.String(), primary_key=True),
-        sa.Column("name", sa.String(), nullable=False),
-        sa.Column("host_name", sa.String(), nullable=False),
-        sa.Column("host_key", sa.String(), nullable=False),
-        sa.Column("created_at", sa.String(), nullable=False),
-        sa.Column("invitation", sa.Text(), nullable=False),
+        *strings("name", "host_name", "host_key", "created_at"),
+        *texts("invitation"),
         sa.Column("settings", sa.Text(), nullable=False, server_default="{}"),
-        sa.Column("clock", sa.Text()),
+        *texts("clock", nullable=True),
     )
     op.create_index("ix_trustless_games_name", "trustless_games", ["name"], unique=True)
     joins = op.create_table(
-        "trustless_joins", _game(primary_key=True),
-        sa.Column("seat", sa.String(), primary_key=True),
-        sa.Column("hash", sa.String(), nullable=False),
-        sa.Column("payload", sa.LargeBinary(), nullable=False),
+        "trustless_joins", game(TRUSTLESS, primary_key=True), sa.Column("seat", sa.String(), primary_key=True),
+        *strings("hash"), sa.Column("payload", sa.LargeBinary(), nullable=False),
     )
     packets = op.create_table(
-        "trustless_packets", _game(primary_key=True),
-        sa.Column("seq", sa.Integer(), primary_key=True),
-        sa.Column("hash", sa.String(), nullable=False),
-        sa.Column("armored", sa.Text(), nullable=False),
-        sa.Column("relayed", sa.String(), nullable=False),
+        "trustless_packets", game(TRUSTLESS, primary_key=True), sa.Column("seq", sa.Integer(), primary_key=True),
+        *strings("hash"), *texts("armored"), *strings("relayed"),
     )
     op.create_index("ix_trustless_packets_relayed", "trustless_packets", ["game_id", "relayed"])
     activity = op.create_table(
-        "trustless_activity", _game(primary_key=True),
-        sa.Column("seat", sa.String(), primary_key=True),
-        sa.Column("at", sa.String(), nullable=False),
+        "trustless_activity", game(TRUSTLESS, primary_key=True), sa.Column("seat", sa.String(), primary_key=True),
+        *strings("at"),
     )
-    notices = op.create_table(
-        "trustless_notices",
-        sa.Column("id", sa.Integer(), primary_key=True),
-        _game(),
-        sa.Column("seq", sa.Integer(), nullable=False),
-        sa.Column("kind", sa.String(), nullable=False),
-        sa.Column("seat", sa.String()),
-        sa.Column("armored", sa.Text(), nullable=False),
-    )
+    notices = op.create_table("trustless_notices", *notice_columns(TRUSTLESS))
     op.create_index("ix_trustless_notices_game", "trustless_notices", ["game_id", "id"])
-    talk = op.create_table(
-        "trustless_talk",
-        sa.Column("id", sa.Integer(), primary_key=True),
-        _game(),
-        sa.Column("seat", sa.String(), nullable=False),
-        sa.Column("n", sa.Integer(), nullable=False),
-        sa.Column("seq", sa.Integer(), nullable=False),
-        sa.Column("file_hash", sa.String(), nullable=False, unique=True),
-        sa.Column("armored", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.String(), nullable=False),
-        sa.UniqueConstraint("game_id", "seat", "n"),
-    )
+    talk = op.create_table("trustless_talk", *talk_columns(TRUSTLESS))
     op.create_index("ix_trustless_talk_game", "trustless_talk", ["game_id", "id"])
     c = op.get_bind()
     if "blind_game" in sa.inspect(c).get_table_names():
         _import_file(c, games, joins, packets, activity, notices, talk)
-
-
-def _game(*, primary_key: bool = False) -> sa.Column:
-    """A row's game: part of the primary key, or a plain reference."""
-    return sa.Column("game_id", sa.String(), sa.ForeignKey("trustless_games.id"), primary_key=primary_key,
-                     nullable=False)
 
 
 def _import_file(c: sa.Connection, games: sa.Table, joins: sa.Table, packets: sa.Table, activity: sa.Table,
