@@ -25,6 +25,12 @@ from sqlalchemy import (
 
 metadata = MetaData()
 
+
+def _game_id(games_: str, *, primary_key: bool = False) -> Column:
+    """A row's game (`games_`.id): part of the row's primary key, or a plain reference."""
+    return Column("game_id", String, ForeignKey(f"{games_}.id"), primary_key=primary_key, nullable=False)
+
+
 games = Table(
     "games", metadata,
     Column("id", String, primary_key=True),
@@ -54,7 +60,7 @@ games = Table(
 seats = Table(
     "seats", metadata,
     Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    _game_id("games"),
     Column("idx", Integer, nullable=False),
     Column("name", String, nullable=False),
     Column("key", String, nullable=False),  # pbem1 line
@@ -74,7 +80,7 @@ seats = Table(
 
 packets = Table(
     "packets", metadata,
-    Column("game_id", String, ForeignKey("games.id"), primary_key=True),
+    _game_id("games", primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("hash", String, nullable=False, unique=True),
     Column("prev", String, nullable=False),  # the hash this packet chains to
@@ -86,7 +92,7 @@ packets = Table(
 moves = Table(
     "moves", metadata,
     Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    _game_id("games"),
     Column("round_no", Integer, nullable=False),
     Column("n", Integer, nullable=False),  # 1-based within the round
     Column("seat", String, nullable=False),
@@ -103,14 +109,14 @@ moves = Table(
 joins = Table(
     "joins", metadata,
     Column("file_hash", String, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    _game_id("games"),
     Column("seat", String, nullable=False),
     Column("envelope", LargeBinary, nullable=False),
 )
 
 rounds = Table(
     "rounds", metadata,
-    Column("game_id", String, ForeignKey("games.id"), primary_key=True),
+    _game_id("games", primary_key=True),
     Column("round_no", Integer, primary_key=True),
     Column("first_seq", Integer, nullable=False),
     Column("last_seq", Integer),
@@ -125,33 +131,38 @@ rounds = Table(
 # packets: publishing sends only what is newer, so its cost does not grow with the game.
 deliveries = Table(
     "deliveries", metadata,
-    Column("game_id", String, ForeignKey("games.id"), primary_key=True),
+    _game_id("games", primary_key=True),
     Column("channel", String, primary_key=True),
     Column("seq", Integer, nullable=False),  # highest delivered; 0 is the invitation
 )
 
 # The host's signed notices to a table (reminder, late, absent, away, pause...), each made
 # once: the mark that it was made is in the same transaction (pbem/host/timekeeper.py).
-notices = Table(
-    "notices", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
-    Column("seq", Integer, nullable=False),  # the packet it is about
-    Column("kind", String, nullable=False),
-    Column("seat", String),
-    Column("armored", Text, nullable=False),
-    Column("created_at", String, nullable=False),
-    Index("ix_notices_game", "game_id", "id"),
-)
+def _notices(name: str, games_: str, *more: Column) -> Table:
+    """The table of signed notices to `games_`' games: a referee's (with `more`) and a blind host's."""
+    return Table(
+        name, metadata,
+        Column("id", Integer, primary_key=True),
+        _game_id(games_),
+        Column("seq", Integer, nullable=False),  # the packet it is about
+        Column("kind", String, nullable=False),
+        Column("seat", String),
+        Column("armored", Text, nullable=False),
+        *more,
+        Index(f"ix_{name}_game", "game_id", "id"),
+    )
+
+
+notices = _notices("notices", "games", Column("created_at", String, nullable=False))
 
 # Table talk: each seat's signed line as it came (a whisper sealed inside it), relayed by the
 # publishers after their own mark ("CHANNEL talk"); (game, seat, n) once: a line is never replayed.
-def _talk(name: str, games_: Table) -> Table:
+def _talk(name: str, games_: str) -> Table:
     """The table of talk lines of `games_`' games: a referee's and a blind host's alike."""
     return Table(
         name, metadata,
         Column("id", Integer, primary_key=True),
-        Column("game_id", String, ForeignKey(games_.c.id), nullable=False),
+        _game_id(games_),
         Column("seat", String, nullable=False),
         Column("n", Integer, nullable=False),  # the seat's count of lines
         Column("seq", Integer, nullable=False),  # the packet it answers
@@ -163,7 +174,7 @@ def _talk(name: str, games_: Table) -> Table:
     )
 
 
-talk = _talk("talk", games)
+talk = _talk("talk", "games")
 
 # Which daemon serves a game until when, and each daemon's heartbeat (pbem/host/leases.py).
 # No foreign key: a trustless game beside the store is leased here too.
@@ -185,7 +196,7 @@ daemons = Table(
 webhooks = Table(
     "webhooks", metadata,
     Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("games.id"), nullable=False),
+    _game_id("games"),
     Column("url", String, nullable=False),
     Column("format", String, nullable=False),  # json discord slack
     Column("body", Text, nullable=False),  # the notice's JSON facts (never a secret)
@@ -215,7 +226,7 @@ trustless_games = Table(
 
 trustless_joins = Table(
     "trustless_joins", metadata,
-    Column("game_id", String, ForeignKey("trustless_games.id"), primary_key=True),
+    _game_id("trustless_games", primary_key=True),
     Column("seat", String, primary_key=True),
     Column("hash", String, nullable=False),
     Column("payload", LargeBinary, nullable=False),  # the signed join block, verbatim
@@ -223,7 +234,7 @@ trustless_joins = Table(
 
 trustless_packets = Table(
     "trustless_packets", metadata,
-    Column("game_id", String, ForeignKey("trustless_games.id"), primary_key=True),
+    _game_id("trustless_games", primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("hash", String, nullable=False),
     Column("armored", Text, nullable=False),
@@ -234,25 +245,16 @@ trustless_packets = Table(
 # When each seat's last block was taken (`pbem status`'s last activity).
 trustless_activity = Table(
     "trustless_activity", metadata,
-    Column("game_id", String, ForeignKey("trustless_games.id"), primary_key=True),
+    _game_id("trustless_games", primary_key=True),
     Column("seat", String, primary_key=True),
     Column("at", String, nullable=False),
 )
 
 # The blind host's signed notices (reminders, late notices), as `notices` is a referee's.
-trustless_notices = Table(
-    "trustless_notices", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("game_id", String, ForeignKey("trustless_games.id"), nullable=False),
-    Column("seq", Integer, nullable=False),
-    Column("kind", String, nullable=False),
-    Column("seat", String),
-    Column("armored", Text, nullable=False),
-    Index("ix_trustless_notices_game", "game_id", "id"),
-)
+trustless_notices = _notices("trustless_notices", "trustless_games")
 
 # Table talk at a trustless table: the columns of `talk` (pbem.host.talk takes both).
-trustless_talk = _talk("trustless_talk", trustless_games)
+trustless_talk = _talk("trustless_talk", "trustless_games")
 
 # A game's whole row, by its id (bound as b_game): what opening a Host, a status and (on SQLite)
 # a change's lock read.
