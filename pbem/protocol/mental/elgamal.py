@@ -19,9 +19,9 @@ from pbem.protocol.mental.group import (
     Point,
     ScalarSource,
     base_mul,
-    check_size,
     point_sum,
     random_scalar,
+    unpack,
 )
 
 CIPHERTEXT_BYTES = 2 * POINT_BYTES
@@ -37,8 +37,8 @@ class Ciphertext:
 
     @classmethod
     def decode(cls, data: bytes, what: Text = "") -> Ciphertext:
-        check_size(data, CIPHERTEXT_BYTES, what or msg("a ciphertext"))
-        return cls(Point.decode(data[:POINT_BYTES], what), Point.decode(data[POINT_BYTES:], what))
+        (c1, c2), _ = unpack(data, 2, 0, what=what, name=msg("a ciphertext"))
+        return cls(c1, c2)
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,25 @@ def decode_scalars(data: bytes, what: Text = "") -> list[int]:
     return [decode_scalar(data[k:k + SCALAR_BYTES], what) for k in range(0, len(data), SCALAR_BYTES)]
 
 
+def wire_size(points: int = 0, scalars: int = 0) -> int:
+    """The length of the wire form of `points` points then `scalars` scalars."""
+    return points * POINT_BYTES + scalars * SCALAR_BYTES
+
+
+def pack(points: Iterable[Point] = (), scalars: Iterable[int] = ()) -> bytes:
+    """The wire form of a ciphertext, proof, token, dealing or share: its points, then its scalars."""
+    return points_bytes(points) + scalars_bytes(scalars)
+
+
+def unpack(data: bytes, points: int, scalars: int, error: type[BadPacket] = BadPoint, what: Text = "",
+           name: Text = "") -> tuple[list[Point], list[int]]:
+    """`pack`'s inverse: `data` (called `what`, else `name`) is refused as `error` unless it is the
+    size of `points` points then `scalars` scalars; each of them must be canonical (called `what`)."""
+    check_size(data, wire_size(points, scalars), what or name, error)
+    cut = points * POINT_BYTES
+    return decode_points(data[:cut], what), decode_scalars(data[cut:], what)
+
+
 # A source of secret scalars: the default is the OS; golden vectors pass a seeded one.
 ScalarSource = Callable[[], int]
 

@@ -19,19 +19,17 @@ from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, token_point
 from pbem.protocol.mental.group import (
     GENERATOR,
     ORDER,
-    POINT_BYTES,
-    SCALAR_BYTES,
     Point,
     ScalarSource,
     base_mul,
-    check_size,
-    decode_scalars,
+    pack,
     random_scalar,
-    scalars_bytes,
+    unpack,
+    wire_size,
 )
 from pbem.protocol.mental.transcript import Transcript
 
-PROOF_BYTES = 2 * SCALAR_BYTES
+TOKEN_BYTES = wire_size(points=1, scalars=2)
 
 
 class BadProof(BadPacket):
@@ -44,12 +42,11 @@ class Proof:
     response: int
 
     def encode(self) -> bytes:
-        return scalars_bytes((self.challenge, self.response))
+        return pack(scalars=(self.challenge, self.response))
 
     @classmethod
     def decode(cls, data: bytes, what: Text = "") -> Proof:
-        check_size(data, PROOF_BYTES, what or msg("a proof"), BadProof)
-        challenge, response = decode_scalars(data, what)
+        _, (challenge, response) = unpack(data, 0, 2, BadProof, what, msg("a proof"))
         return cls(challenge, response)
 
 
@@ -109,12 +106,12 @@ class Token:
     proof: Proof
 
     def encode(self) -> bytes:
-        return self.point.raw + self.proof.encode()
+        return pack((self.point,), (self.proof.challenge, self.proof.response))
 
     @classmethod
     def decode(cls, data: bytes, what: Text = "") -> Token:
-        check_size(data, POINT_BYTES + PROOF_BYTES, what or msg("a token"), BadProof)
-        return cls(Point.decode(data[:POINT_BYTES], what), Proof.decode(data[POINT_BYTES:], what))
+        (point,), (challenge, response) = unpack(data, 1, 2, BadProof, what, msg("a token"))
+        return cls(point, Proof(challenge, response))
 
 
 def make_token(share: KeyShare, ct: Ciphertext, context: bytes, rng: ScalarSource = random_scalar) -> Token:

@@ -26,18 +26,15 @@ from pbem.protocol.mental.elgamal import Ciphertext, reencrypt
 from pbem.protocol.mental.group import (
     GENERATOR,
     ORDER,
-    POINT_BYTES,
-    SCALAR_BYTES,
     Point,
     ScalarSource,
     base_mul,
-    decode_points,
-    decode_scalars,
     hash_to_point,
+    pack,
     point_sum,
-    points_bytes,
     random_scalar,
-    scalars_bytes,
+    unpack,
+    wire_size,
 )
 from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.mental.transcript import Transcript
@@ -79,21 +76,19 @@ class ShuffleProof:
     s_prime: list[int]
 
     def encode(self) -> bytes:
-        return (points_bytes((*self.commitments, *self.chain))
-                + scalars_bytes((self.challenge, *self.s, *self.s_hat, *self.s_prime)))
+        return pack((*self.commitments, *self.chain), (self.challenge, *self.s, *self.s_hat, *self.s_prime))
 
     @classmethod
     def decode(cls, data: bytes, n: int, what: Text = "") -> ShuffleProof:
         if len(data) != proof_size(n):
             raise BadProof(msg("{what} for {n} cards must be {bytes} bytes, not {size}",
                                    what=what or msg("a shuffle proof"), n=n, bytes=proof_size(n), size=len(data)))
-        off = 2 * n * POINT_BYTES
-        pts, sc = decode_points(data[:off], what), decode_scalars(data[off:], what)
+        pts, sc = unpack(data, 2 * n, 5 + 2 * n, BadProof, what)
         return cls(pts[:n], pts[n:], sc[0], (sc[1], sc[2], sc[3], sc[4]), sc[5:5 + n], sc[5 + n:])
 
 
 def proof_size(n: int) -> int:
-    return 2 * n * POINT_BYTES + (5 + 2 * n) * SCALAR_BYTES
+    return wire_size(2 * n, 5 + 2 * n)
 
 
 def _statement(context: bytes, key: Point, inputs: list[Ciphertext], outputs: list[Ciphertext],

@@ -25,18 +25,14 @@ from pbem.protocol.mental.elgamal import Ciphertext, KeyShare
 from pbem.protocol.mental.group import (
     GENERATOR,
     ORDER,
-    POINT_BYTES,
-    SCALAR_BYTES,
     Point,
     ScalarSource,
     base_mul,
-    check_size,
-    decode_points,
-    decode_scalars,
+    pack,
     point_sum,
-    points_bytes,
     random_scalar,
-    scalars_bytes,
+    unpack,
+    wire_size,
 )
 from pbem.protocol.mental.proofs import BadProof, Token, check_token, make_token
 from pbem.protocol.mental.transcript import Transcript
@@ -63,19 +59,18 @@ class Dealing:
     commitments: tuple[tuple[Point, ...], ...]
 
     def encode(self) -> bytes:
-        return points_bytes(a for row in self.commitments for a in row)
+        return pack(a for row in self.commitments for a in row)
 
     @classmethod
     def size(cls, epochs: int, threshold: int) -> int:
-        return POINT_BYTES * epochs * (threshold - 1)
+        return wire_size(points=epochs * (threshold - 1))
 
     @classmethod
     def decode(cls, data: bytes, epochs: int, threshold: int, holders: int, what: Text = "") -> Dealing:
         what = what or msg("a key dealing")
         if not 1 <= threshold <= holders:
             raise BadShare(msg("a threshold of {k} is not between 1 and the {n} holders", k=threshold, n=holders))
-        check_size(data, cls.size(epochs, threshold), what, BadShare)
-        points = decode_points(data, what)
+        points, _ = unpack(data, epochs * (threshold - 1), 0, BadShare, what)
         width = threshold - 1
         return cls(threshold, tuple(tuple(points[e * width:(e + 1) * width]) for e in range(epochs)))
 
@@ -100,12 +95,11 @@ def deal(secrets: Sequence[int], holders: Sequence[int], threshold: int,
 
 def share_bytes(shares: Sequence[int]) -> bytes:
     """One holder's shares, 32 bytes each, epoch after epoch (what is sealed to it)."""
-    return scalars_bytes(shares)
+    return pack(scalars=shares)
 
 
 def decode_shares(data: bytes, epochs: int, what: Text = "") -> list[int]:
-    check_size(data, SCALAR_BYTES * epochs, what or msg("a key dealing"), BadShare)
-    return decode_scalars(data, what)
+    return unpack(data, 0, epochs, BadShare, what, msg("a key dealing"))[1]
 
 
 def image(key: Point, commitments: Sequence[Point], index: int) -> Point:
@@ -202,7 +196,7 @@ def reconstruct(parts: Mapping[int, int], key: Point, threshold: int) -> int:
 
 # --- a stand-in share for a later reader: sealed to it, checked by everyone ----------------------
 
-SEALED_SHARE_BYTES = 2 * POINT_BYTES + 3 * SCALAR_BYTES
+SEALED_SHARE_BYTES = wire_size(2, 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,14 +213,12 @@ class SealedShare:
     z_blind: int
 
     def encode(self) -> bytes:
-        return self.a.raw + self.b.raw + scalars_bytes((self.challenge, self.z_share, self.z_blind))
+        return pack((self.a, self.b), (self.challenge, self.z_share, self.z_blind))
 
     @classmethod
     def decode(cls, data: bytes, what: Text = "") -> SealedShare:
         what = what or msg("a sealed stand-in share")
-        check_size(data, SEALED_SHARE_BYTES, what, BadShare)
-        a, b = decode_points(data[:2 * POINT_BYTES], what)
-        e, z1, z2 = decode_scalars(data[2 * POINT_BYTES:], what)
+        (a, b), (e, z1, z2) = unpack(data, 2, 3, BadShare, what)
         return cls(a, b, e, z1, z2)
 
     @property

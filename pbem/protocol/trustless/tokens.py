@@ -21,13 +21,12 @@ from pbem.errors import BadPacket, msg
 from pbem.protocol.crypto import Identity, PublicKey, canonical_json, open_sealed, seal
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare
 from pbem.protocol.mental.group import Point
-from pbem.protocol.mental.proofs import Token, check_token, make_token
+from pbem.protocol.mental.proofs import TOKEN_BYTES, Token, check_token, make_token
 from pbem.protocol.mental.transcript import context
 from pbem.protocol.shapes import b64
 from pbem.protocol.trustless.keys import unb64
 
 Slot = tuple[str, int]
-TOKEN_BYTES = 96
 ALL = "all"
 
 
