@@ -40,6 +40,17 @@ if TYPE_CHECKING:
 HOME_HELP = "Key home (default: $PBEM_HOME or the platform config dir)."
 
 
+def optional(*flags: str, **settings: Any) -> Any:
+    """An option that may be left out: typer.Option(*flags, ...) that shows no default (None
+    would be shown as none)."""
+    return typer.Option(*flags, show_default=False, **settings)
+
+
+def argument(help: str, **settings: Any) -> Any:
+    """A command's argument, said in `help`: typer.Argument that shows no default."""
+    return typer.Argument(help=help, show_default=False, **settings)
+
+
 def reader_zone(home: Path | None) -> Path | None:
     """The key home of the run (--home, else $PBEM_HOME, else the platform's) is known: when TZ
     is not set, dates are shown in the time zone its profile names (pbem.ui.when)."""
@@ -54,7 +65,7 @@ def reader_zone(home: Path | None) -> Path | None:
     return home
 
 
-HomeOpt = Annotated[Path | None, typer.Option("--home", help=HOME_HELP, show_default=False, callback=reader_zone)]
+HomeOpt = Annotated[Path | None, optional("--home", help=HOME_HELP, callback=reader_zone)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 HintsOpt = Annotated[bool, typer.Option("--hints", help="On your turn: mark on the maze where each path card of "
                                         "your hand fits (by its number) and list every card's legal targets.")]
@@ -94,46 +105,35 @@ def only_identity(where: Path, question: str) -> str:
                                           names=words.listing(names) or t("none (pbem key new NAME)")))
     return names[0]
 
-PassOpt = Annotated[
-    Path | None,
-    typer.Option("--passphrase-file", help="Read the key's passphrase from this file (or set PBEM_PASSPHRASE).",
-                 show_default=False),
-]
-GameArg = Annotated[str, typer.Argument(help="The game's name (as given to 'pbem game new'; 'pbem games' lists them).",
-                                        show_default=False)]
-StoreOpt = Annotated[str | None, typer.Option(
+PassOpt = Annotated[Path | None, optional("--passphrase-file", help="Read the key's passphrase from this file (or set "
+                                                                    "PBEM_PASSPHRASE).")]
+GameArg = Annotated[str, argument("The game's name (as given to 'pbem game new'; 'pbem games' lists them).")]
+StoreOpt = Annotated[str | None, optional(
     "--store", help="The host's store: a SQLite file or a URL such as postgresql+psycopg://USER@HOST/DB. "
-                    "Default: $PBEM_STORE, else saves/GAME.db if it exists, else saves/pbem.db.", show_default=False)]
-OptGameArg = Annotated[str | None, typer.Argument(
-    help="The game's name; may be left out when the store holds one game ('pbem games' lists them).",
-    show_default=False)]
-DbOpt = Annotated[Path | None, typer.Option("--db", help="A store file (the same as --store FILE).", show_default=False)]
-OutOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Write the file here.", show_default=False)]
-AsOpt = Annotated[str | None, typer.Option("--as", help="Your identity (key name); default: the only one in the key home.",
-                                           show_default=False)]
+                    "Default: $PBEM_STORE, else saves/GAME.db if it exists, else saves/pbem.db.")]
+OptGameArg = Annotated[str | None, argument(
+    "The game's name; may be left out when the store holds one game ('pbem games' lists them).")]
+DbOpt = Annotated[Path | None, optional("--db", help="A store file (the same as --store FILE).")]
+OutOpt = Annotated[Path | None, optional("-o", "--output", help="Write the file here.")]
+AsOpt = Annotated[str | None, optional("--as", help="Your identity (key name); default: the only one in the key home.")]
 
 
-DeadlineOpt = Annotated[str | None, typer.Option("--deadline", help="Time to answer each packet: 48h, 90m, 1d12h, 30s.",
-                                                 show_default=False)]
-GraceOpt = Annotated[str | None, typer.Option("--grace", help="After the deadline, before --on-timeout acts (e.g. 24h).",
-                                              show_default=False)]
-DaysOpt = Annotated[str | None, typer.Option("--days", help="Only these weekdays count (UTC), e.g. mon-fri.",
-                                             show_default=False)]
-PolicyOpt = Annotated[str | None, typer.Option("--on-timeout", help="wait (default), discard or bot.", show_default=False)]
-AbsentOpt = Annotated[int | None, typer.Option("--absent-after", help="Missed deadlines in a row that make a seat "
-                                                                      "absent (default 2).", show_default=False)]
-MaxAwayOpt = Annotated[str | None, typer.Option("--max-away", help="The longest a seat may be away (default 14d).",
-                                                show_default=False)]
+DeadlineOpt = Annotated[str | None, optional("--deadline", help="Time to answer each packet: 48h, 90m, 1d12h, 30s.")]
+GraceOpt = Annotated[str | None, optional("--grace", help="After the deadline, before --on-timeout acts (e.g. 24h).")]
+DaysOpt = Annotated[str | None, optional("--days", help="Only these weekdays count (UTC), e.g. mon-fri.")]
+PolicyOpt = Annotated[str | None, optional("--on-timeout", help="wait (default), discard or bot.")]
+AbsentOpt = Annotated[int | None, optional("--absent-after", help="Missed deadlines in a row that make a seat "
+                                                                  "absent (default 2).")]
+MaxAwayOpt = Annotated[str | None, optional("--max-away", help="The longest a seat may be away (default 14d).")]
 RemindOpt = Annotated[list[str], typer.Option("--remind", help="When to remind: 50% (of the time) or 2h (before); "
                                                                "repeat. Default: 50% and 2h.")]
 
 
-WebhookOpt = Annotated[str | None, typer.Option(
+WebhookOpt = Annotated[str | None, optional(
     "--webhook", help="An http(s) URL the host POSTs to when a seat is to move, is late, or a round ends "
-                      "(docs/playing.md, \"Webhooks\"); none removes it.", show_default=False)]
-WebhookFormatOpt = Annotated[str | None, typer.Option(
-    "--webhook-format", help="What the webhook is sent: json (the facts), discord or slack (a line). Default: json.",
-    show_default=False)]
+                      "(docs/playing.md, \"Webhooks\"); none removes it.")]
+WebhookFormatOpt = Annotated[str | None, optional(
+    "--webhook-format", help="What the webhook is sent: json (the facts), discord or slack (a line). Default: json.")]
 
 
 @dataclass
@@ -291,29 +291,25 @@ def write_packets(host: GameHost, out: Path) -> list[Path]:
     return [Path(where) for seq, where in publish_pending(host, OutDir(out)) if seq]
 
 
-ServerOpt = Annotated[str | None, typer.Option("--smtp-server", help="SMTP server (default: your mail profile's).",
-                                               show_default=False)]
-PortOpt = Annotated[int | None, typer.Option("--smtp-port", help="SMTP port (default by security).", show_default=False)]
+ServerOpt = Annotated[str | None, optional("--smtp-server", help="SMTP server (default: your mail profile's).")]
+PortOpt = Annotated[int | None, optional("--smtp-port", help="SMTP port (default by security).")]
 SecurityOpt = Annotated[str, typer.Option("--smtp-security", help="starttls, ssl or none.")]
-UserOpt = Annotated[str | None, typer.Option("--smtp-user", help="SMTP login (password: $PBEM_SMTP_PASSWORD or a prompt).",
-                                             show_default=False)]
-FromOpt = Annotated[str | None, typer.Option("--from", help="Your mail address.", show_default=False)]
-ToOpt = Annotated[str | None, typer.Option("--to", help="The host's mail address (default: the address the "
-                                                      "game's host mails from).", show_default=False)]
+UserOpt = Annotated[str | None, optional("--smtp-user", help="SMTP login (password: $PBEM_SMTP_PASSWORD or a prompt).")]
+FromOpt = Annotated[str | None, optional("--from", help="Your mail address.")]
+ToOpt = Annotated[str | None, optional("--to", help="The host's mail address (default: the address the "
+                                                    "game's host mails from).")]
 SendOpt = Annotated[bool, typer.Option("--send", help="Send over SMTP instead of writing .eml files.")]
-ToDirOpt = Annotated[Path | None, typer.Option("--to-dir", help="Write .eml files into this folder.", show_default=False)]
-ImapOpt = Annotated[str | None, typer.Option(
-    "--imap", help="Read mail over IMAP: imaps://USER@HOST[:PORT]/FOLDER (write @ in USER as %40).",
-    show_default=False)]
-PasswordCmdOpt = Annotated[str | None, typer.Option(
+ToDirOpt = Annotated[Path | None, optional("--to-dir", help="Write .eml files into this folder.")]
+ImapOpt = Annotated[str | None, optional(
+    "--imap", help="Read mail over IMAP: imaps://USER@HOST[:PORT]/FOLDER (write @ in USER as %40).")]
+PasswordCmdOpt = Annotated[str | None, optional(
     "--password-command", help='A command printing the mail password, e.g. "pass show mail/pbem" (never stored; '
-    "else $PBEM_IMAP_PASSWORD or a prompt).", show_default=False)]
-OAuthCmdOpt = Annotated[str | None, typer.Option(
-    "--oauth2-command", help="A command printing an OAuth2 access token (XOAUTH2 login), run at each login.",
-    show_default=False)]
-CaFileOpt = Annotated[str | None, typer.Option(
+    "else $PBEM_IMAP_PASSWORD or a prompt).")]
+OAuthCmdOpt = Annotated[str | None, optional(
+    "--oauth2-command", help="A command printing an OAuth2 access token (XOAUTH2 login), run at each login.")]
+CaFileOpt = Annotated[str | None, optional(
     "--ca-file", help="A CA certificate (PEM) to trust for the IMAP and SMTP servers besides the system's, e.g. "
-    "your club's own CA (default: the mail profile's).", show_default=False)]
+    "your club's own CA (default: the mail profile's).")]
 
 
 @dataclass
@@ -425,9 +421,9 @@ class MailIn:
                            remember=remember, log=log, ca_file=self.ca_file)
 
 
-DigestOpt = Annotated[str | None, typer.Option(
+DigestOpt = Annotated[str | None, optional(
     "--digest", help='Mail a seat when it is their turn, else at most one summary per period: "12h" (the default), '
-    '"30m", "1d", or "every" (each packet). Stored with the game.', show_default=False)]
+    '"30m", "1d", or "every" (each packet). Stored with the game.')]
 NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder even when the server offers IDLE.")]
 
 GROUPS = (KeyOptions, Smtp, Reply, MailIn, TimingOptions)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pbem.cli._common import HomeOpt, JsonOpt, PassOpt
+from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, optional
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
@@ -20,8 +20,8 @@ DEFAULT_LIFETIME = "1h"
 
 @app.command("start")
 def start(
-    names: Annotated[list[str] | None, typer.Option("--as", help="Key to unlock; repeat. Default: every "
-                                                    "protected key in the key home.", show_default=False)] = None,
+    names: Annotated[list[str] | None, optional("--as", help="Key to unlock; repeat. Default: every "
+                                                "protected key in the key home.")] = None,
     timeout: Annotated[str, typer.Option("--timeout", help="Forget the keys after this long: 30m, 2h, 1d.")]
     = DEFAULT_LIFETIME,
     home: HomeOpt = None,

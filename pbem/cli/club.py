@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pbem.cli._common import JsonOpt, OutOpt, StoreOpt
+from pbem.cli._common import JsonOpt, OutOpt, StoreOpt, argument, optional
 from pbem.cli.jsonout import json_text
 from pbem.ui.words import role_name, t
 
@@ -18,8 +18,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="A club's store as a whole: ratings, seasons, standings, export.", no_args_is_help=True)
 
-SeasonOpt = Annotated[str, typer.Option("--season", help="The season's name (made by 'pbem club season').",
-                                        show_default=False)]
+SeasonOpt = Annotated[str, optional("--season", help="The season's name (made by 'pbem club season').")]
 
 
 def _open(store: str | None) -> Store:
@@ -56,9 +55,8 @@ def ratings(store: StoreOpt = None, as_json: JsonOpt = False) -> None:
 
 @app.command("season")
 def season(
-    name: Annotated[str, typer.Argument(help="The season's name.", show_default=False)],
-    game: Annotated[list[str], typer.Option("--game", help="A game of the season (again for each).",
-                                            show_default=False)],
+    name: Annotated[str, argument("The season's name.")],
+    game: Annotated[list[str], optional("--game", help="A game of the season (again for each).")],
     store: StoreOpt = None,
 ) -> None:
     """Make a season: a league of the games named (made again if it exists)."""

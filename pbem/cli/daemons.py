@@ -21,9 +21,11 @@ from pbem.cli._common import (
     Smtp,
     StoreOpt,
     ToDirOpt,
+    argument,
     grouped,
     identity_named,
     open_unlocked_host,
+    optional,
 )
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
@@ -44,11 +46,11 @@ def _one_source(folder: Path | None, maildir: list[Path], mail_in: MailIn) -> No
 
 @grouped
 def host_run(
-    game: Annotated[str | None, typer.Argument(help="The game's name (or --all).", show_default=False)] = None,
+    game: Annotated[str | None, argument("The game's name (or --all).")] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Serve every game of the store over its own transport.")] = False,
     store: StoreOpt = None,
     db: DbOpt = None,
-    folder: Annotated[Path | None, typer.Option("--folder", help="Serve this shared game folder.", show_default=False)] = None,
+    folder: Annotated[Path | None, optional("--folder", help="Serve this shared game folder.")] = None,
     maildir: Annotated[list[Path], typer.Option("--maildir", help="Read joins and moves from this Maildir/mbox.")] = [],
     mail_in: MailIn = MailIn(),
     no_idle: NoIdleOpt = False,
@@ -56,9 +58,9 @@ def host_run(
     send: SendOpt = False,
     to_dir: ToDirOpt = None,
     poll: PollOpt = 1.0,
-    lease: Annotated[float | None, typer.Option("--lease", min=1.0, help="With --all: seconds a daemon's hold on a game lasts "
-                                         "(default 30); a stopped daemon's games are served by the others within it.",
-                                         show_default=False)] = None,
+    lease: Annotated[float | None, optional("--lease", min=1.0, help="With --all: seconds a daemon's hold on a game "
+                                            "lasts (default 30); a stopped daemon's games are served by the others "
+                                            "within it.")] = None,
     once: OnceOpt = False,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
@@ -99,20 +101,19 @@ def host_run(
 
 @grouped
 def bot_run(
-    folder: Annotated[Path | None, typer.Option("--folder", help="Play through this shared game folder.",
-                                                show_default=False)] = None,
+    folder: Annotated[Path | None, optional("--folder", help="Play through this shared game folder.")] = None,
     maildir: Annotated[list[Path], typer.Option("--maildir", help="Play by mail, reading this Maildir/mbox.")] = [],
     mail_in: MailIn = MailIn(),
     no_idle: NoIdleOpt = False,
-    game: Annotated[str | None, typer.Option("--game", help="Mail play: the game id (default: the first "
-                                                            "invitation with a seat for this key).", show_default=False)] = None,
+    game: Annotated[str | None, optional("--game", help="Mail play: the game id (default: the first "
+                                                        "invitation with a seat for this key).")] = None,
     bot: Annotated[str, typer.Option("--bot", help="smart, search or random.")] = "smart",
     seed: Annotated[str, typer.Option("--seed", help="The bot's seed (same seed, same choices).")] = "0",
     think: Annotated[float, typer.Option("--think", help="The search bot's seconds a decision, at most.",
                                          min=0.0, max=60.0)] = 0.1,
-    command: Annotated[str | None, typer.Option("--command", help="Your own bot: PROGRAM ARGS, one process that reads "
-                                                "a JSON line per decision and answers a move (docs/bots.md); "
-                                                "--bot plays when it does not.", show_default=False)] = None,
+    command: Annotated[str | None, optional("--command", help="Your own bot: PROGRAM ARGS, one process that reads "
+                                            "a JSON line per decision and answers a move (docs/bots.md); "
+                                            "--bot plays when it does not.")] = None,
     reply: Reply = Reply(),
     smtp: Smtp = Smtp(),
     poll: PollOpt = 1.0,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, only_identity
+from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, argument, only_identity
 from pbem.cli.jsonout import json_text
 from pbem.errors import PbemError, UsageError
 from pbem.names import check_contact_name, check_identity_name
@@ -28,7 +28,7 @@ app = typer.Typer(help="Identities: your signing and encryption keys; contacts: 
 
 ReplaceOpt = Annotated[bool, typer.Option("--replace", help="Let a contact you hold with another key take this one "
                                            "(the old and new fingerprints are said).")]
-NameArg = Annotated[str, typer.Argument(help="Identity name: 1-32 of a-z 0-9 _ -.", show_default=False)]
+NameArg = Annotated[str, argument("Identity name: 1-32 of a-z 0-9 _ -.")]
 
 
 @app.command("new")
@@ -73,8 +73,7 @@ def new(
 
 @app.command("show")
 def show(
-    name: Annotated[str | None, typer.Argument(help="Identity name (default: the only one in the key home).",
-                                               show_default=False)] = None,
+    name: Annotated[str | None, argument("Identity name (default: the only one in the key home).")] = None,
     home: HomeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -125,10 +124,8 @@ def list_(home: HomeOpt = None, as_json: JsonOpt = False) -> None:
 
 @app.command("add")
 def add(
-    name: Annotated[str, typer.Argument(help="The contact's name: the seat 'game new --player NAME' gives it.",
-                                        show_default=False)],
-    key: Annotated[str, typer.Argument(help="Their public key line (pbem1...), as 'pbem key new' printed it.",
-                                       show_default=False)],
+    name: Annotated[str, argument("The contact's name: the seat 'game new --player NAME' gives it.")],
+    key: Annotated[str, argument("Their public key line (pbem1...), as 'pbem key new' printed it.")],
     replace: ReplaceOpt = False,
     home: HomeOpt = None,
 ) -> None:
@@ -148,8 +145,7 @@ def add(
 
 @app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="A contact file: a line NAME pbem1... per contact; # comments.",
-                                         show_default=False)],
+    file: Annotated[Path, argument("A contact file: a line NAME pbem1... per contact; # comments.")],
     replace: ReplaceOpt = False,
     home: HomeOpt = None,
 ) -> None:

@@ -26,6 +26,7 @@ from pbem.cli._common import (
     TimingOptions,
     WebhookFormatOpt,
     WebhookOpt,
+    argument,
     game_app,
     game_status,
     grouped,
@@ -34,6 +35,7 @@ from pbem.cli._common import (
     identity_named,
     open_host,
     open_unlocked_host,
+    optional,
     write_packets,
 )
 from pbem.cli.jsonout import json_text
@@ -83,8 +85,8 @@ def game_new(
     game: Annotated[str, typer.Argument(help="A short name for the game (letters, digits, - _).")],
     player: Annotated[list[str], typer.Option("--player", "-p", help="NAME (a contact: 'pbem key add'), NAME=PUBKEY or "
                                               "NAME=KEYNAME, in seat order; repeat per seat.")],
-    host_name: Annotated[str | None, typer.Option("--host", help="The host's identity (key name in your key home; "
-                                                  "default: the only one there).", show_default=False)] = None,
+    host_name: Annotated[str | None, optional("--host", help="The host's identity (key name in your key home; "
+                                              "default: the only one there).")] = None,
     ruleset: Annotated[str, typer.Option("--ruleset", help="classic (3-10 players) or expansion (2-12).")] = "classic",
     option: Annotated[list[str], typer.Option("--option", help="max-saboteurs, broken-tools-forfeit.")] = [],
     email: Annotated[list[str], typer.Option("--email", help="NAME=ADDRESS for mail; 'host' for the host.")] = [],
@@ -94,10 +96,9 @@ def game_new(
     trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
                                             "the host holds no secret (docs/trustless.md). Such a game has a file "
                                             "of its own: saves/GAME.db or --db FILE.")] = False,
-    threshold: Annotated[int | None, typer.Option("--threshold", help="With --trustless: how many of the other seats "
-                                                  "together can do a vanished seat's part (and could read its cards); "
-                                                  "default all of them (docs/trustless.md §11).",
-                                                  show_default=False)] = None,
+    threshold: Annotated[int | None, optional("--threshold", help="With --trustless: how many of the other seats "
+                                              "together can do a vanished seat's part (and could read its cards); "
+                                              "default all of them (docs/trustless.md §11).")] = None,
     store: StoreOpt = None,
     db: DbOpt = None,
     output: OutOpt = None,
@@ -296,9 +297,9 @@ def _nowhere(step: str, seq: int, data: bytes) -> Path:
 
 def move(
     packet: Annotated[Path, typer.Argument(help="The packet you answer.")],
-    text: Annotated[str | None, typer.Argument(help="Your move, e.g. \"play cross at 1,0\" (see 'pbem show'). "
-                                               "Left out in a trustless game: whatever else the table waits for "
-                                               "from you (your shuffle, your tokens).", show_default=False)] = None,
+    text: Annotated[str | None, argument("Your move, e.g. \"play cross at 1,0\" (see 'pbem show'). "
+                                         "Left out in a trustless game: whatever else the table waits for "
+                                         "from you (your shuffle, your tokens).")] = None,
     as_name: AsOpt = None,
     output: OutOpt = None,
     replace: Annotated[bool, typer.Option("--replace", help="Make this your move for the packet instead of the one "

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, identity_named
+from pbem.cli._common import HomeOpt, JsonOpt, PassOpt, argument, identity_named, optional
 from pbem.cli.jsonout import json_text
 from pbem.errors import Text, UsageError
 from pbem.ui import words
@@ -19,25 +19,21 @@ from pbem.ui.words import t
 if TYPE_CHECKING:
     from pbem.replay.report import Report
 
-SourceArg = Annotated[str | None, typer.Argument(
-    help="A game name under saves/, a .db file, an archive or packet file, or a folder of received files.",
-    show_default=False)]
-DbOpt = Annotated[Path | None, typer.Option("--db", help="The host's store file (instead of SOURCE).", show_default=False)]
-RoundOpt = Annotated[int | None, typer.Option("--round", "-r", help="Round number (default: the latest finished round).",
-                                              show_default=False)]
-GameOpt = Annotated[str | None, typer.Option("--game", help="Which game, when the folder holds several.", show_default=False)]
+SourceArg = Annotated[str | None, argument(
+    "A game name under saves/, a .db file, an archive or packet file, or a folder of received files.")]
+DbOpt = Annotated[Path | None, optional("--db", help="The host's store file (instead of SOURCE).")]
+RoundOpt = Annotated[int | None, optional("--round", "-r", help="Round number (default: the latest finished round).")]
+GameOpt = Annotated[str | None, optional("--game", help="Which game, when the folder holds several.")]
 
 
 # --- pbem archive ----------------------------------------------------------------------------
 
 
 def archive(
-    game: Annotated[str, typer.Argument(help="The game's name (as given to 'pbem game new').", show_default=False)],
+    game: Annotated[str, argument("The game's name (as given to 'pbem game new').")],
     round_no: RoundOpt = None,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the archive here (default: stdout).",
-                                                show_default=False)] = None,
-    store: Annotated[str | None, typer.Option("--store", help="The host's store (a SQLite file or a URL).",
-                                              show_default=False)] = None,
+    output: Annotated[Path | None, optional("-o", "--output", help="Write the archive here (default: stdout).")] = None,
+    store: Annotated[str | None, optional("--store", help="The host's store (a SQLite file or a URL).")] = None,
     db: DbOpt = None,
 ) -> None:
     """Host: write a finished round's signed archive (no key needed)."""
@@ -78,12 +74,10 @@ def archive(
 def replay(
     source: SourceArg = None,
     round_no: RoundOpt = None,
-    to: Annotated[int | None, typer.Option("--to", help="Print the position after move N (0: the deal).",
-                                           show_default=False)] = None,
+    to: Annotated[int | None, optional("--to", help="Print the position after move N (0: the deal).")] = None,
     all_moves: Annotated[bool, typer.Option("--all", help="Print every move, with the maze where it changed.")] = False,
     as_seat: Annotated[str, typer.Option("--as", help="Perspective: 'all' (every card open) or a seat name.")] = "all",
-    html: Annotated[Path | None, typer.Option("--html", help="Write the round as one self-contained HTML page.",
-                                              show_default=False)] = None,
+    html: Annotated[Path | None, optional("--html", help="Write the round as one self-contained HTML page.")] = None,
     as_json: JsonOpt = False,
     db: DbOpt = None,
     game: GameOpt = None,
@@ -157,11 +151,10 @@ def audit(
     as_json: JsonOpt = False,
     db: DbOpt = None,
     game: GameOpt = None,
-    invitation: Annotated[Path | None, typer.Option(
-        "--invitation", help="The invitation to trust (default: the one you joined, from your key home).",
-        show_default=False)] = None,
-    as_name: Annotated[str | None, typer.Option(
-        "--as", help="Your key: also open every part sealed to your seat and check it.", show_default=False)] = None,
+    invitation: Annotated[Path | None, optional(
+        "--invitation", help="The invitation to trust (default: the one you joined, from your key home).")] = None,
+    as_name: Annotated[str | None, optional(
+        "--as", help="Your key: also open every part sealed to your seat and check it.")] = None,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
 ) -> None:

@@ -24,11 +24,13 @@ from pbem.cli._common import (
     Smtp,
     StoreOpt,
     ToDirOpt,
+    argument,
     first_time,
     game_app,
     grouped,
     identity_named,
     open_host,
+    optional,
 )
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
@@ -46,8 +48,7 @@ folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).
 
 def game_email(
     game: GameArg,
-    address: Annotated[list[str] | None, typer.Argument(help="NAME=ADDRESS (NAME= removes it); 'host' is you.",
-                                                         show_default=False)] = None,
+    address: Annotated[list[str] | None, argument("NAME=ADDRESS (NAME= removes it); 'host' is you.")] = None,
     lang: Annotated[list[str], typer.Option("--lang", help="NAME=LANG: the language NAME's mail is written in "
                                             "(en, zh-Hans, zh-Hant); repeatable.")] = [],
     store: StoreOpt = None,
@@ -80,12 +81,11 @@ def game_email(
 
 def game_smtp(
     game: GameArg,
-    server: Annotated[str | None, typer.Option("--server", help="SMTP server host name.", show_default=False)] = None,
-    port: Annotated[int | None, typer.Option("--port", help="Default: 587 starttls, 465 ssl, 25 none.",
-                                             show_default=False)] = None,
+    server: Annotated[str | None, optional("--server", help="SMTP server host name.")] = None,
+    port: Annotated[int | None, optional("--port", help="Default: 587 starttls, 465 ssl, 25 none.")] = None,
     security: Annotated[str, typer.Option("--security", help="starttls, ssl or none.")] = "starttls",
-    user: Annotated[str | None, typer.Option("--user", help="SMTP login name.", show_default=False)] = None,
-    sender: Annotated[str | None, typer.Option("--from", help="The address packets come from.", show_default=False)] = None,
+    user: Annotated[str | None, optional("--user", help="SMTP login name.")] = None,
+    sender: Annotated[str | None, optional("--from", help="The address packets come from.")] = None,
     store: StoreOpt = None,
     db: DbOpt = None,
 ) -> None:
@@ -123,8 +123,7 @@ def mail(
     db: DbOpt = None,
     to_dir: ToDirOpt = None,
     send: SendOpt = False,
-    seq: Annotated[int | None, typer.Option("--seq", help="Mail this packet (0: the invitation).",
-                                            show_default=False)] = None,
+    seq: Annotated[int | None, optional("--seq", help="Mail this packet (0: the invitation).")] = None,
     pending: Annotated[bool, typer.Option("--pending", help="Mail what is owed: turns, round ends, digests.")] = False,
     digest: DigestOpt = None,
 ) -> None:
@@ -168,12 +167,12 @@ def mail(
 def mail_setup(
     smtp: Smtp,
     mail_in: MailIn,
-    smtp_password_command: Annotated[str | None, typer.Option(
+    smtp_password_command: Annotated[str | None, optional(
         "--smtp-password-command", help="A command printing the SMTP password (default: the same as "
-        "--password-command).", show_default=False)] = None,
-    timezone: Annotated[str | None, typer.Option(
+        "--password-command).")] = None,
+    timezone: Annotated[str | None, optional(
         "--timezone", help="Show dates and deadlines in this time zone (an IANA name: Europe/Berlin) when TZ is "
-        "not set; 'none' for the machine's.", show_default=False)] = None,
+        "not set; 'none' for the machine's.")] = None,
     home: HomeOpt = None,
 ) -> None:
     """Store your mail settings once in your key home (no password); without options, show them.
@@ -214,8 +213,7 @@ def mail_setup(
 
 @grouped
 def inbox(
-    paths: Annotated[list[Path] | None, typer.Argument(help=".eml files, Maildirs, mbox files or folders of .eml.",
-                                                       show_default=False)] = None,
+    paths: Annotated[list[Path] | None, argument(".eml files, Maildirs, mbox files or folders of .eml.")] = None,
     mail_in: MailIn = MailIn(),
     again: Annotated[bool, typer.Option("--again", help="Read every message again, also those read before.")] = False,
     db: Annotated[list[str], typer.Option("--db", "--store", help="A host store (a SQLite file or a URL); repeatable. "

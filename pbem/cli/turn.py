@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pbem.cli._common import HintsOpt, JsonOpt, KeyOptions, MailIn, Reply, Smtp, ToDirOpt, grouped
+from pbem.cli._common import HintsOpt, JsonOpt, KeyOptions, MailIn, Reply, Smtp, ToDirOpt, argument, grouped, optional
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError, msg
 from pbem.ui import failures, words
@@ -188,7 +188,7 @@ def ask_move(turn: Turn) -> str | None:
 @grouped
 def turn(
     target: Annotated[str, typer.Argument(help="A shared game folder, a packet file, or a mail game's name or id.")],
-    move: Annotated[str | None, typer.Argument(help='Your move, e.g. "play cross at 1,0".', show_default=False)] = None,
+    move: Annotated[str | None, argument('Your move, e.g. "play cross at 1,0".')] = None,
     join_: Annotated[bool, typer.Option("--join", help="Write (again) your join file into the inbox.")] = False,
     maildir: MaildirOpt = [],
     mail_in: MailIn = MailIn(),
@@ -198,9 +198,8 @@ def turn(
     as_json: JsonOpt = False,
     wait: Annotated[bool, typer.Option("--wait", help="Wait until it is your turn (or the game is over), then show "
                                                       "your table.")] = False,
-    timeout: Annotated[float | None, typer.Option("--timeout", min=0.0, metavar="S",
-                                                  help="With --wait: give up after S seconds (exit 12).",
-                                                  show_default=False)] = None,
+    timeout: Annotated[float | None, optional("--timeout", min=0.0, metavar="S",
+                                              help="With --wait: give up after S seconds (exit 12).")] = None,
     hints: HintsOpt = False,
 ) -> None:
     """Your turn, however the game travels: read what came, show your table and, with MOVE (or
@@ -225,8 +224,8 @@ def say(
     text: Annotated[str, typer.Argument(help='What you say, e.g. "cat broke my lamp".')],
     to: Annotated[list[str], typer.Option("--to", help="Whisper to this seat only, sealed to its key (repeatable); "
                                           "without it the whole table reads the line.")] = [],
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="A packet file: write the talk file here "
-                                                "(default talk-SEAT-SEQ-N.pbem).", show_default=False)] = None,
+    output: Annotated[Path | None, optional("-o", "--output", help="A packet file: write the talk file here "
+                                            "(default talk-SEAT-SEQ-N.pbem).")] = None,
     to_dir: ToDirOpt = None,
     maildir: MaildirOpt = [],
     mail_in: MailIn = MailIn(),
