@@ -19,6 +19,7 @@ from pbem.cli._common import (
     HintsOpt,
     HomeOpt,
     JsonOpt,
+    KeyOptions,
     OptGameArg,
     OutOpt,
     PassOpt,
@@ -222,11 +223,10 @@ def not_a_game_folder(packet: Path, command: str) -> Path:
     return packet
 
 
+@grouped
 def show(
     packet: Annotated[Path, typer.Argument(help="A packet file (or an email holding it).")],
-    as_name: AsOpt = None,
-    home: HomeOpt = None,
-    passphrase_file: PassOpt = None,
+    keys: KeyOptions = KeyOptions(),
     as_json: JsonOpt = False,
     hints: HintsOpt = False,
 ) -> None:
@@ -235,7 +235,7 @@ def show(
     With --hints, on your turn: each empty cell where a path card of your hand fits is marked
     with the card's number (above the dot as it lies, after ↻ below it turned round), and every
     card's legal targets are listed. --json lists every legal move as "legal"."""
-    unlocked = identity_later(home, as_name, passphrase_file)  # first: what follows overlaps its scrypt
+    unlocked = keys.unlocking()  # first: what follows overlaps its scrypt
     from pbem.protocol.documents import read_one
     from pbem.seat import player
 
@@ -244,23 +244,23 @@ def show(
         import pbem.seat.screen  # noqa: F401  # rich, loaded while the key is unlocked
     me = unlocked()
     if signed.doc.waiting is not None:  # a trustless table: its chain, from the packet's folder
-        _show_trustless(packet, signed, me, key_home(home), as_json, hints)
+        _show_trustless(packet, signed, me, keys.where, as_json, hints)
         return
-    sp = player.open_packet(signed, me, key_home(home))
+    sp = player.open_packet(signed, me, keys.where)
     from pbem.seat import talk
 
-    lines = talk.heard(sp, key_home(home), talk.beside(packet))
+    lines = talk.heard(sp, keys.where, talk.beside(packet))
     if as_json:
         typer.echo(json_text({**sp.summary(), "talk": [ln.json() for ln in lines]}))
         return
     from pbem.seat.screen import show_packet
 
-    show_packet(sp, hints=hints, talk=talk.unheard(key_home(home), sp.packet.game, sp.seat, lines))
-    talk.mark_heard(key_home(home), sp.packet.game, sp.seat, lines)
+    show_packet(sp, hints=hints, talk=talk.unheard(keys.where, sp.packet.game, sp.seat, lines))
+    talk.mark_heard(keys.where, sp.packet.game, sp.seat, lines)
     if sp.old:  # still shown (a player may look back), said as old, and the newest named
         from pbem.seat.home import packet_path
 
-        newest = packet_path(key_home(home), sp.packet.game, sp.newest_seen)
+        newest = packet_path(keys.where, sp.packet.game, sp.newest_seen)
         if newest.is_file():
             typer.echo(t("newest packet seen: {path}", path=newest))
     elif sp.doc.to_move == sp.seat and sp.doc.phase != "game-over":
