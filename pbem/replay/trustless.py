@@ -59,10 +59,11 @@ class GoneSummary:
     due: str
     stand_ins: int  # the others' blocks that carried their stand-in shares for it
     discards: int  # its turns taken as face-down discards
+    back: list[int] = field(default_factory=list)  # the packets in which it came back (answered again)
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "packet": self.packet, "step": self.step, "due": self.due,
-                "stand_ins": self.stand_ins, "discards": self.discards}
+                "stand_ins": self.stand_ins, "discards": self.discards, **({"back": self.back} if self.back else {})}
 
 
 @dataclass
@@ -138,7 +139,9 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
     for seq, g in follower.declared:
         for seat in g.seats:
             stood = sum(1 for _, doc, _ in follower.log if any(x.dealer == seat for x in doc.stand_in or []))
-            out.gone.append(GoneSummary(seat, seq, g.step, g.due, stood, table.vanished.discarded.get(seat, 0)))
+            again = min((s for s, h in follower.declared if seat in h.seats and s > seq), default=out.packets + 1)
+            out.gone.append(GoneSummary(seat, seq, g.step, g.due, stood, table.vanished.discarded.get(seat, 0),
+                                        [b for b in table.vanished.returned.get(seat, []) if seq < b < again]))
     out.step = table.step()
     if out.fault is None and out.packets and out.step != "over":  # a stall is named, with its seats
         out.waiting, out.since, out.due = table.waiting().seats, table.opened_at, follower.due

@@ -225,34 +225,37 @@ class TrustlessSeat(Follower):
     def owed(self) -> Signed[Mental] | None:
         """The block this seat owes at the current step (None: nothing, or not its turn)."""
         w = self.table.waiting()
-        if self.me not in w.seats:
+        step = w.step if self.me in w.seats else None
+        if self.me in self.table.gone:  # declared gone, this seat answers: it comes back (docs/trustless.md §11.2)
+            step = self.table.returning(self.me)
+        if step is None:
             return None
         seq, h = self.head
         game = self.inv.game
-        if w.step == "stand-in":  # a gone seat's part, from this seat's shares of its keys
+        if step == "stand-in":  # a gone seat's part, from this seat's shares of its keys
             needs = self.table.vanished.needs()
             return M.message(self.identity, game, self.me, seq, h, "stand-in",
                              stand_in=SI.make(game, self.me, needs, self.held, self.table.cts(), self.table.vanished.epoch_of)
                              if needs else self._debt_parts())
-        if w.step == "shuffle":
+        if step == "shuffle":
             doc, _ = S.make_shuffle(game, self.me, self.table.shuffled, list(self.table.game.stacks),
                                     joint_keys(self.table.shares), self.table.stacks)
             return M.message(self.identity, game, self.me, seq, h, "shuffle", shuffle=doc)
         seat, r = self.seat, self.table.round
         if seat is None:
             return None
-        riding = self._step_parts(w.step) or None  # this seat's part of a gone seat's, with its own block
-        if w.step == "deal":
+        riding = self._step_parts(step) or None  # this seat's part of a gone seat's, with its own block
+        if step == "deal":
             return M.message(self.identity, game, self.me, seq, h, "deal", bundles=[seat.deal_bundle(1)],
                              stand_in=riding)
         assert r is not None
-        if w.step == "tokens":
+        if step == "tokens":
             return M.message(self.identity, game, self.me, seq, h, "tokens", bundles=debt_bundles(seat, r.ledger),
                              stand_in=self._debt_parts() or None)
-        if w.step == "goal":
+        if step == "goal":
             return M.message(self.identity, game, self.me, seq, h, "goal",
                              bundles=[seat.bundle_for(self.table.goal_slots(self.me))], stand_in=riding)
-        if w.step == "reveal":
+        if step == "reveal":
             k = r.round_no
             nuggets = self.table.nugget_slots(self.me)
             bundles = [seat.bundle_for(nuggets)] if nuggets else []
@@ -260,7 +263,7 @@ class TrustlessSeat(Follower):
                 bundles.append(seat.deal_bundle(k + 1))
             return M.message(self.identity, game, self.me, seq, h, "reveal", bundles=bundles,
                              reveal={str(k): self.keys.secret_hex()[str(k)]}, stand_in=riding)
-        if w.step in ("move", "steal") and self.choose is not None:
+        if step in ("move", "steal") and self.choose is not None:
             return self.move_block(self.choose(self.view()))
         return None
 
@@ -307,17 +310,19 @@ class TrustlessSeat(Follower):
 
     def _step_parts(self, step: str) -> list[dict[str, Any]]:
         """This seat's part of what the gone seats owe at a deal, goal or reveal step."""
-        needs = self.table.vanished.needs_at(step) if step in ("deal", "goal", "reveal") else []
+        needs = [n for n in self.table.vanished.needs_at(step) if n.dealer != self.me] if step in (
+            "deal", "goal", "reveal") else []
         return SI.make(self.inv.game, self.me, needs, self.held, self.table.cts(), self.table.vanished.epoch_of) if needs else []
 
     def _debt_parts(self) -> list[dict[str, Any]]:
         """This seat's stand-in shares of the public tokens each gone seat owes now, the ones it
         has not given yet (docs/trustless.md §11)."""
         t = self.table
-        needs = [SI.Need(v, t.vanished.debt_missing(v, self.me)) for v in t.players if v in t.gone]
+        others = [v for v in t.players if v in t.gone and v != self.me]
+        needs = [SI.Need(v, t.vanished.debt_missing(v, self.me)) for v in others]
         needs = [n for n in needs if n.slots]
         out = SI.make(self.inv.game, self.me, needs, self.held, t.cts(), t.vanished.epoch_of) if needs else []
-        for v in [p for p in t.players if p in t.gone]:  # those sealed to a later reader
+        for v in others:  # those sealed to a later reader
             for reader, slots in t.vanished.sealed_missing(v, self.me).items():
                 out.append(SI.make_sealed(self.inv.game, self.me, v, reader, slots, self.held[v], t.cts(),
                                           t.shares[reader], t.vanished.epoch_of))

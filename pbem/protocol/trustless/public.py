@@ -240,17 +240,28 @@ class PublicTable:
         if doc.seq < self.opened_at:
             raise StaleMove(msg("{seat}'s {step} answers packet {seq}, from before the {wanted} step (opened by packet "
                               "{opened})", seat=doc.seat, step=sent, seq=doc.seq, wanted=wanted, opened=self.opened_at))
-        if doc.step != step:
+        before = self.stage()
+        back = doc.seat in self.gone
+        if back:  # a seat declared gone answers: it comes back (docs/trustless.md §11.2)
+            if doc.step != self.returning(doc.seat):
+                raise StaleMove(msg("{seat} was declared gone and sends a {step} message: it may come back with its "
+                                    "tokens, or the {wanted} step", seat=doc.seat, step=sent, wanted=wanted))
+            self.vanished.back(doc.seat, head + 1)
+            step = self.step()
+        if back and (doc.step != step or doc.seat not in self.waiting().seats):
+            step = "back"  # nothing waits for it: its block pays what it still owes
+        elif doc.step != step:
             raise StaleMove(msg("{seat} sends a {step} message while the table waits for the {wanted} step",
                               seat=doc.seat, step=sent, wanted=wanted))
-        if doc.seat not in self.waiting().seats:
+        elif doc.seat not in self.waiting().seats:
             raise StaleMove(msg("{seat} sends a {step} message, but the table waits for {seats}", seat=doc.seat,
                               step=sent, seats=listed(self.waiting().seats)))
-        before = self.stage()
         self.vanished.stood_in = {}
         if doc.stand_in is not None and step in ("deal", "goal", "reveal"):  # a gone seat's part, riding along
             self.vanished.take_parts(doc, step)
         line: Msg = getattr(self, f"_{step.replace('-', '_')}")(doc)
+        if back:
+            line = msg("{seat} is back", seat=doc.seat) + msg("clause sep") + line
         done = self._complete_stand()
         if done is not None:
             line = line + msg("clause sep") + done
@@ -375,9 +386,23 @@ class PublicTable:
         return line + self._after()
 
     def _tokens(self, doc: Mental) -> Msg:
+        if not doc.tokens:
+            raise BadPacket(msg("{seat}'s {step} message carries no tokens", seat=doc.seat, step=doc.step))
+        return self._back(doc)
+
+    def _back(self, doc: Mental) -> Msg:
+        """The tokens a seat owed (a seat that comes back may owe none)."""
         self.vanished.take_shares(doc)
         self._pay(doc)
         return msg("{seat} sent the tokens it owed", seat=doc.seat) + self._after()
+
+    def returning(self, seat: str) -> str | None:
+        """The step gone `seat` answers if it comes back now: the parallel step that waits for
+        its part, else in a round a `tokens` block with what it still owes (None: not now)."""
+        base = self.base_step()
+        if base in ("deal", "goal", "reveal") and seat in self.owing(base):
+            return base
+        return "tokens" if self.round is not None and base in ("move", "tokens", "goal") else None
 
     def _goal(self, doc: Mental) -> Msg:
         r = self.round

@@ -61,6 +61,7 @@ class Vanished:
     debt_shares: dict[str, dict[Slot, dict[str, Point]]] = field(default_factory=dict)  # gone -> slot -> holder
     stood_in: dict[str, dict[Slot, Point]] = field(default_factory=dict)  # the tokens the last stand-in completed
     discarded: dict[str, int] = field(default_factory=dict)  # the face-down discards taken for each gone seat
+    returned: dict[str, list[int]] = field(default_factory=dict)  # a gone seat that came back: the packets
     # gone -> (slot, reader) -> holder -> its share sealed to the reader (kept for the round: the
     # reader opens them, and makes them public when it plays the card)
     sealed: dict[str, dict[tuple[Slot, str], dict[str, SealedShare]]] = field(default_factory=dict)
@@ -88,6 +89,17 @@ class Vanished:
             self.stand.pop(p, None)
             if t.round is not None:
                 t.round.ledger.forget(p)
+
+    def back(self, seat: str, seq: int) -> None:
+        """Gone `seat` answers again (in packet `seq`): it does its own part from now on. Its
+        face-down discards stay made; the others owe it again the tokens for what it holds; what
+        a quorum gave for it stays given, and parts of its debts not complete yet are dropped."""
+        del self.gone[seat]
+        self.returned.setdefault(seat, []).append(seq)
+        self.stand = {}  # parts for this step's gone seats: they are asked again
+        self.debt_shares.pop(seat, None)
+        if self.t.round is not None:
+            self.t.round.ledger.back(seat)
 
     def new_round(self, r: PublicRound) -> None:
         """A round is dealt: no share of the last round's debts carries over, and a gone seat owes nothing in it."""

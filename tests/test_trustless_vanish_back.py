@@ -1,0 +1,109 @@
+"""A seat declared gone that comes back (docs/trustless.md §11.2), through the real blind host
+(a real SQLite file, a fake clock) and real seats: its own block is taken again for what it
+still owes, the face-down discards the table took for it stay made, and it plays its
+remaining turns itself, reading the cards it drew while it was gone."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+import pytest
+from processes import pbem
+from test_trustless_vanish import Table, _audit
+
+from engine.catalog import HIDDEN
+from engine.moves import Move
+from engine.state import PLAYING, RoundState
+from pbem.errors import StaleMove
+from pbem.protocol.documents import sign
+
+SEATS = ("ann", "bob", "cat", "dan")
+
+
+class Back(Table):
+    """cat plays a while, goes silent until the table took one of its turns as a face-down
+    discard, then answers again."""
+
+    def __init__(self, tmp: Path) -> None:
+        super().__init__(tmp, silent={"cat"})
+        self.silent_from = 20
+        self.blind: list[RoundState] = []  # cat's views, after it came back, with a card it could not read
+        self.back_at = 0
+        self.seats["cat"].choose = self._watch(self.seats["cat"].choose)
+
+    def _watch(self, choose: Callable[[RoundState], Move]) -> Callable[[RoundState], Move]:
+        def watched(v: RoundState) -> Move:
+            if self.back_at and v.phase == PLAYING and (HIDDEN in v.hands["cat"] or v.roles["cat"] in (None, HIDDEN)):
+                self.blind.append(v)
+            return choose(v)
+        return watched
+
+    def sync(self) -> None:
+        super().sync()
+        table = self.seats["ann"].table
+        if self.silent and table.vanished.discarded.get("cat"):
+            self.silent = set()  # cat answers again
+            self.back_at = self.seen
+
+
+@pytest.mark.slow
+def test_a_gone_seat_that_answers_again_plays_its_remaining_turns_itself(tmp_path: Path) -> None:
+    t = Back(tmp_path).join()
+    t.run(rounds=1)
+    assert t.back_at, "cat was never declared gone"
+    audit = _audit(t)
+    table = audit.table
+    assert len(table.ended) >= 1 and table.gone == {}
+    (declared,) = audit.declared
+    assert declared[1].seats == ["cat"]
+    (back,) = table.vanished.returned["cat"]
+    assert back > declared[0]
+    discards = table.vanished.discarded["cat"]
+    assert discards >= 1  # its face-down discards stay made
+    # cat's first block after the declaration came back; then it moved itself, and the table took no more discards
+    after = [(seq, doc) for seq, doc, _ in audit.log if seq >= back]
+    assert after[0][1].seat == "cat" and after[0][0] == back
+    cat_moves = [doc for seq, doc in after if doc.seat == "cat" and doc.step == "move"]
+    assert cat_moves, "cat had no turn left after it came back"
+    assert t.seats["ann"].table.vanished.discarded["cat"] == discards
+    # it read every card it held at each of its turns: those drawn while it was gone too
+    assert t.blind == []
+    # the round, replayed on its opened cards, has cat's discards by their slots and its own moves after
+    played = table.ended[0].played
+    cat_texts = [x for s, x in played if s == "cat"]
+    assert sum(1 for x in cat_texts if x.startswith("discard ")) >= discards
+    for s in SEATS:
+        assert t.seats[s].table.ended[0].gold == table.ended[0].gold
+    run = pbem("audit", "--db", t.db, "--json", timeout=300)  # the real command on the host's store
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    (gone,) = json.loads(run.stdout)["gone"]
+    assert (gone["seat"], gone["packet"], gone["discards"], gone["back"]) == ("cat", declared[0], discards, [back])
+
+
+@pytest.mark.slow
+def test_a_gone_seat_comes_back_only_with_what_the_table_can_take(tmp_path: Path) -> None:
+    """A gone seat's block for a step that does not wait for it is refused with nothing stored;
+    its block of tokens is taken, and the table waits for it again from then on."""
+    t = Table(tmp_path, silent={"cat"}, seats=SEATS[:3]).join()
+    t.silent_from = 4  # cat shuffles, then sends no deal tokens
+    t.run(until=4)
+    while "cat" not in t.seats["ann"].table.gone:
+        t.run(until=t.seen + 1)
+    cat = t.seats["cat"]
+    block = cat.owed()
+    assert block is not None and block.doc.step == "deal"  # it comes back with its deal tokens
+    wrong = sign(msgspec.structs.replace(block.doc, step="tokens", signer=""), t.ids["cat"])
+    before = t.host.packets(0)
+    with pytest.raises(StaleMove):
+        t.send(wrong)
+    assert t.host.packets(0) == before and t.host.status()["absent"] == ["cat"]
+    assert t.send(block) == "applied"
+    t.sync()
+    assert t.host.status()["absent"] == [] and cat.table.gone == {} and cat.table.vanished.returned == {"cat": [t.seen]}
+    t.silent = set()
+    while not any(doc.seat == "cat" and doc.step == "move" for _, doc, _ in cat.log):
+        t.run(until=t.seen + 1)
+    assert t.seats["ann"].table.vanished.discarded == {}  # back before its first turn: it moved itself
