@@ -17,8 +17,12 @@ from test_trustless_vanish import Table, _audit
 from engine.catalog import HIDDEN
 from engine.moves import Move
 from engine.state import PLAYING, RoundState
+from pbem.auto.turn import Turn, _trustless_turn
 from pbem.errors import StaleMove
-from pbem.protocol.documents import sign
+from pbem.protocol.documents import read_blocks, sign
+from pbem.seat.home import join_path
+from pbem.seat.trustless import join
+from pbem.seat.trustless_client import TrustlessClient
 
 SEATS = ("ann", "bob", "cat", "dan")
 
@@ -83,11 +87,33 @@ def test_a_gone_seat_that_answers_again_plays_its_remaining_turns_itself(tmp_pat
     assert (gone["seat"], gone["packet"], gone["discards"], gone["back"]) == ("cat", declared[0], discards, [back])
 
 
+def _turn(t: Table, tmp: Path, seat: str, joins: dict[str, bytes]) -> Turn:
+    """What `pbem turn FOLDER --as SEAT` does for `seat` (the seat's library path, the real host)."""
+    home, out = tmp / f"home-{seat}", tmp / "packets"
+    out.mkdir(exist_ok=True)
+    path = join_path(home, t.inv.game, seat)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(joins[seat])  # the join it sent
+
+    def packets() -> list[tuple[int, Path]]:
+        files = []
+        for seq, armored in t.host.packets(0):
+            (out / f"{seq:06d}.pbem").write_text(armored)
+            files.append((seq, out / f"{seq:06d}.pbem"))
+        return files
+
+    client = TrustlessClient(t.inv, t.ids[seat], home, packets, lambda _seq, data: t.send(read_blocks(data.decode())[0]))
+    return _trustless_turn(client, "folder", "", home)
+
+
 @pytest.mark.slow
 def test_a_gone_seat_comes_back_only_with_what_the_table_can_take(tmp_path: Path) -> None:
     """A gone seat's block for a step that does not wait for it is refused with nothing stored;
     its block of tokens is taken, and the table waits for it again from then on."""
-    t = Table(tmp_path, silent={"cat"}, seats=SEATS[:3]).join()
+    t = Table(tmp_path, silent={"cat"}, seats=SEATS[:3])
+    joins = {s: join(t.inv, t.ids[s], s).armored().encode() for s in t.names}
+    for s in t.names:
+        t.send(read_blocks(joins[s].decode())[0])
     t.silent_from = 4  # cat shuffles, then sends no deal tokens
     t.run(until=4)
     while "cat" not in t.seats["ann"].table.gone:
@@ -100,7 +126,9 @@ def test_a_gone_seat_comes_back_only_with_what_the_table_can_take(tmp_path: Path
     with pytest.raises(StaleMove):
         t.send(wrong)
     assert t.host.packets(0) == before and t.host.status()["absent"] == ["cat"]
-    assert t.send(block) == "applied"
+    # `pbem turn` for cat (its library path, over the host's packets as files) sends it
+    turn = _turn(t, tmp_path, "cat", joins)
+    assert any(line.startswith("sent your") and "block for packet" in line for line in turn.said), turn.said
     t.sync()
     assert t.host.status()["absent"] == [] and cat.table.gone == {} and cat.table.vanished.returned == {"cat": [t.seen]}
     t.silent = set()
