@@ -3,8 +3,10 @@
 Each `pbem host run --all` serves only the games it holds a lease on (the leases table: game,
 holder, expiry by the store's clock). A lease round is one write transaction:
 
-1. the daemon's heartbeat (the daemons table), and the count of daemons seen within a lease
-   period: its fair share is ceil(active games / live daemons);
+1. the daemon's heartbeat (the daemons table), and the count of daemons seen since the
+   leases of their last round began: its fair share is ceil(active games / live daemons). A
+   daemon silent longer holds no lease any more (its heartbeat and its renewals are one
+   transaction), so its games are free and the others' shares take them in at once;
 2. renew what it holds (a conditional UPDATE: only rows whose holder is still this daemon);
 3. give back what is over its share or no longer active (a game over);
 4. take free games up to its share: expired rows locked by this taker alone (PostgreSQL's
@@ -101,7 +103,7 @@ class Leases:
             _upsert_heartbeat(c, self.me, now)
             c.execute(delete(daemons).where(daemons.c.seen < now - FORGET * self.period))
             self.live = max(1, int(c.execute(select(func.count()).select_from(daemons)
-                                             .where(daemons.c.seen >= now - self.period)).scalar_one()))
+                                             .where(daemons.c.seen >= now - AHEAD * self.period)).scalar_one()))
             self.share = math.ceil(len(wanted) / self.live)
             c.execute(update(leases).where(leases.c.holder == self.me).values(expires=expires))
             mine = {str(g) for g in c.execute(select(leases.c.game_id).where(leases.c.holder == self.me)).scalars()}
