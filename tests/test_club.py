@@ -271,3 +271,52 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
         assert len(list(folder.archive_dir.iterdir())) == 3
         rejected = folder.inbox_dir / "rejected"
         assert not rejected.exists() or not list(rejected.iterdir()), logs
+
+
+@pytest.mark.slow  # a PostgreSQL server of its own, restarted twice under bots playing: 10-20 s
+def test_a_daemon_serves_on_through_restarts_of_its_postgresql(tmp_path: Path) -> None:
+    """The store's server restarts twice mid-game (at once, and after a second down): the daemon
+    goes on serving without being restarted itself, and every move is applied once, each
+    packet published once (pbem.host.server: pooled sessions the server ended are replaced as
+    they are taken)."""
+    from pg_server import PgServer
+
+    server = PgServer()
+    everyone: list[subprocess.Popen] = []
+    try:
+        url = server.new_database()
+        homes = club(tmp_path, ["oak"], url)
+        log = tmp_path / "daemon.log"
+        everyone.append(start([*PBEM, "host", "run", "--all", "--store", url, "--poll", "0.2", "--lease", "2"],
+                              env=cli_env(homes["referee"]), stdout=log.open("ab"), stderr=subprocess.STDOUT))
+        folder = GameFolder.open(tmp_path / "shared" / "oak")
+        everyone += start_bots(folder.dir, homes, folder.dir).values()
+        for at, down in ((5, 0.0), (15, 1.0), (25, None)):
+            deadline = time.monotonic() + 120
+            while len(folder.packets(None)) < at:
+                assert time.monotonic() < deadline and everyone[0].poll() is None, log.read_text()[-3000:]
+                time.sleep(0.05)
+            if down is not None:
+                server.restart(down)
+        assert all(p.poll() is None for p in everyone), log.read_text()[-3000:]  # they serve and play on
+        for p in everyone:
+            p.terminate()
+            p.wait(30)
+        engine = create_engine(url)
+        with engine.connect() as c:
+            numbers = c.execute(select(moves.c.round_no, moves.c.n)).all()
+        engine.dispose()
+        with H.Host(url, game="oak") as host:
+            seq = host.head()[0]
+        by_round: dict[int, list[int]] = {}
+        for round_no, n in numbers:
+            by_round.setdefault(round_no, []).append(n)
+        assert all(sorted(ns) == list(range(1, len(ns) + 1)) for ns in by_round.values()), by_round  # each once
+        assert len(numbers) >= 20, numbers
+        assert [s for s, _ in folder.packets(None)] == list(range(1, seq + 1))
+    finally:
+        for p in everyone:
+            if p.poll() is None:
+                p.terminate()
+                p.wait(10)
+        server.stop()

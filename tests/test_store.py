@@ -66,6 +66,31 @@ def test_opening_a_store_of_this_schema_asks_only_its_revision(store_url: str) -
     assert [s for s in said if s != "BEGIN"] == ["SELECT version_num FROM alembic_version"]
 
 
+@pytest.mark.slow  # a PostgreSQL server of its own, restarted: 3-6 s
+def test_a_store_goes_on_when_its_server_restarts() -> None:
+    """A PostgreSQL store open in a long-running process (a daemon) whose server restarts: its
+    pooled connections were ended by the server, and the next read takes a new one rather than
+    failing (pbem.host.server: the ended session is seen on its socket, with no round trip)."""
+    from pg_server import PgServer
+
+    server = PgServer()
+    try:
+        url = server.new_database()
+        with Store(url, create=True) as store:
+            with store.write() as c, store.read() as c2:  # two connections pooled
+                assert c.execute(text("SELECT 1")).scalar() == c2.execute(text("SELECT 2")).scalar() - 1
+            server.restart()
+            assert store.game_list() == []
+            with store.write() as c:
+                c.execute(text("INSERT INTO meta (key, value) VALUES ('k', 'v')"))
+            server.restart(down=0.5)
+            with store.read() as c, store.read() as c2:
+                assert c.execute(text("SELECT value FROM meta WHERE key = 'k'")).scalar() == "v"
+                assert c2.execute(text("SELECT count(*) FROM games")).scalar() == 0
+    finally:
+        server.stop()
+
+
 def test_a_host_reads_its_game_on_one_connection(tmp_path: Path) -> None:
     """Opening a game and asking its status (`pbem status`) connects to the store once: each
     connection is set up (pragmas) and, the last one, checkpoints the store's log as it closes."""

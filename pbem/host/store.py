@@ -21,7 +21,6 @@ from typing import Any
 
 from sqlalchemy import (
     Table,
-    create_engine,
     false,
     inspect,
     select,
@@ -33,7 +32,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, ProgrammingError
 
 from pbem.errors import StoreError, UsageError, msg
-from pbem.host import sqlite
+from pbem.host import server, sqlite
 from pbem.host.interface import Closing, GameOverview, GameStatus
 from pbem.host.tables import GAME_ROW, games, packets, seats, trustless_games
 
@@ -123,7 +122,7 @@ class Store(Closing):
 
     def _engine(self, url: str) -> Engine:
         if not self.sqlite:
-            return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+            return server.engine(url)
         return sqlite.engine(url)
 
     # --- schema ---------------------------------------------------------------------------
