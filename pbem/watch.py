@@ -34,8 +34,13 @@ IN_CLOSE_WRITE = 0x8
 IN_MOVED_TO = 0x80
 IN_CREATE = 0x100
 IN_DELETE = 0x200
+IN_DELETE_SELF = 0x400
+IN_MOVE_SELF = 0x800
 IN_Q_OVERFLOW = 0x4000
+IN_IGNORED = 0x8000
 IN_ONLYDIR = 0x01000000
+IN_MASK_ADD = 0x20000000
+_GONE = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED  # the watched folder itself removed or moved away
 _MASK = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE
 _EVENT = struct.Struct("iIII")
 
@@ -95,11 +100,12 @@ class _Kernel:
         ready, _, _ = select.select([self.fd], [], [], max(seconds, 0.0))
         return bool(ready)
 
-    def read(self) -> set[int] | None:
-        """The watch descriptors that had events since the last read; None when the kernel's
-        queue overflowed (any of them may have)."""
+    def read(self) -> list[tuple[int, int, str]] | None:
+        """The events since the last read, each (watch descriptor, mask, the name of the file in
+        the watched folder, "" for the folder itself); None when the kernel's queue overflowed
+        (any watch may have had any event)."""
         assert self.fd is not None
-        wds: set[int] = set()
+        events: list[tuple[int, int, str]] = []
         try:
             while data := os.read(self.fd, 64 * 1024):
                 at = 0
@@ -107,11 +113,12 @@ class _Kernel:
                     wd, mask, _cookie, size = _EVENT.unpack_from(data, at)
                     if mask & IN_Q_OVERFLOW:
                         return None
-                    wds.add(wd)
+                    name = data[at + _EVENT.size:at + _EVENT.size + size].rstrip(b"\0")
+                    events.append((wd, mask, os.fsdecode(name)))
                     at += _EVENT.size + size
         except BlockingIOError:
             pass
-        return wds
+        return events
 
     def close(self) -> None:
         if self.fd is not None:
@@ -157,38 +164,97 @@ class Inotify:
 
 class Arrivals:
     """Which of a changing set of folders had a file arrive (written and closed, or renamed in),
-    as the kernel says: a daemon serving many games reads only the inboxes that changed. Only
-    on Linux (`arrivals()` gives None elsewhere: the caller looks at every folder each time); a
-    folder on a network filesystem changed from another machine is seen only by that look."""
+    as the kernel says: a daemon serving many games reads only the inboxes that changed. A hidden
+    file (a name that begins with a dot: pbem's own temporary files, written and then renamed to
+    their real name) is no arrival; its rename is. A folder removed (or moved away) and made again
+    is watched again as soon as it is there, and said to have had an arrival then: the kernel
+    watches its parent meanwhile for the name to come back. Only on Linux (`arrivals()` gives None
+    elsewhere: the caller looks at every folder each time); a folder on a network filesystem
+    changed from another machine is seen only by that look."""
 
     def __init__(self) -> None:
         self.kernel = _Kernel()
         self.by_wd: dict[int, Path] = {}
         self.wd_of: dict[Path, int] = {}
+        self.gone: dict[int, set[Path]] = {}  # a parent's watch -> the watched folders gone from it
 
     def watch(self, d: Path) -> bool:
-        """Watch folder `d` (not the folders inside it); False when the kernel would not."""
+        """Watch folder `d` (not the folders inside it); False when the kernel would not (the
+        folder is not there, or the kernel is out of watches): watched once it is there again, or
+        (its parent not there either) when asked again. A watch adds to any the folder has
+        (IN_MASK_ADD: it may be another's parent, watched for that one's name)."""
         if d in self.wd_of:
             return True
-        wd = self.kernel.add(d, IN_CLOSE_WRITE | IN_MOVED_TO)
+        wd = self.kernel.add(d, IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD)
         if wd is None:
+            self._await(d)
             return False
+        self._awaited(d)
         self.by_wd[wd], self.wd_of[d] = d, wd
         return True
 
     def unwatch(self, d: Path) -> None:
+        self._awaited(d)
         wd = self.wd_of.pop(d, None)
         if wd is not None:
             self.by_wd.pop(wd, None)
-            self.kernel.remove(wd)
+            if wd not in self.gone:
+                self.kernel.remove(wd)
 
     def wait(self, seconds: float) -> set[Path] | None:
         """The watched folders a file arrived in, once one did or `seconds` passed (an empty set);
-        None when the kernel lost count (any may have)."""
+        None when the kernel lost count (any may have: every folder is watched anew)."""
         if not self.kernel.ready(seconds):
             return set()
-        wds = self.kernel.read()
-        return None if wds is None else {self.by_wd[wd] for wd in wds if wd in self.by_wd}
+        events = self.kernel.read()
+        if events is None:
+            for d in [*self.wd_of, *(d for ds in self.gone.values() for d in ds)]:
+                self.unwatch(d)
+                self.watch(d)
+            return None
+        out: set[Path] = set()
+        for wd, mask, name in events:
+            back = [d for d in self.gone.get(wd, ()) if d.name == name]
+            out.update(d for d in back if self.watch(d))  # made again: what is in it already arrived
+            if mask & IN_IGNORED and wd in self.gone:  # the parent itself is gone: watch() retries
+                del self.gone[wd]
+            folder = self.by_wd.get(wd)
+            if folder is None:
+                continue
+            if mask & _GONE:
+                if self._lost(folder, wd):
+                    out.add(folder)
+            elif mask & (IN_CLOSE_WRITE | IN_MOVED_TO) and not name.startswith("."):
+                out.add(folder)
+        return out
+
+    def _lost(self, d: Path, wd: int) -> bool:
+        """Folder `d` was removed or moved away: its parent is watched for its name; True when
+        it is back already (made again before this read)."""
+        del self.by_wd[wd], self.wd_of[d]
+        self.kernel.remove(wd)  # a folder moved away keeps its watch: the name is what is served
+        for orphan in self.gone.pop(wd, ()):  # folders awaited in `d`: awaited again (from d's parent on)
+            self.watch(orphan)
+        return self.watch(d)
+
+    def _await(self, d: Path) -> None:
+        """Watch the parent of the missing folder `d` for its name (added to the parent's own
+        watch, if it has one: IN_MASK_ADD)."""
+        if any(d in ds for ds in self.gone.values()):
+            return
+        wd = self.kernel.add(d.parent, IN_CREATE | IN_MOVED_TO | IN_MASK_ADD)
+        if wd is not None:
+            self.gone.setdefault(wd, set()).add(d)
+
+    def _awaited(self, d: Path) -> None:
+        """`d` is watched (or no longer wanted): its parent's watch for it ends."""
+        for wd, ds in list(self.gone.items()):
+            if d in ds:
+                ds.discard(d)
+                if not ds:
+                    del self.gone[wd]
+                    if wd not in self.by_wd:
+                        self.kernel.remove(wd)
 
     def close(self) -> None:
         self.kernel.close()

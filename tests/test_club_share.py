@@ -9,6 +9,7 @@ lease period.
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -93,12 +94,24 @@ def test_two_daemons_share_the_games_and_take_over_a_killed_ones(tmp_path: Path,
     assert all(sorted(ns) == list(range(1, len(ns) + 1)) for ns in numbers.values()), numbers
 
 
-@pytest.mark.slow  # five `pbem` processes, 4-9 s
-def test_a_move_is_taken_as_it_arrives_not_at_the_next_look(tmp_path: Path) -> None:
-    """The daemon looks at every game only once a minute here (--poll 60, leases renewed as
-    seldom), yet a move dropped into one game's inbox is applied at once: the kernel says which
-    served inbox had a file arrive (pbem.watch.arrivals), and that game alone is stepped."""
-    games = ["oak", "elm"]
+def _one_move(tmp_path: Path, homes: dict[str, Path], ids: dict, game: str, then: float) -> None:
+    """The seat to move in `game` moves (the move written into its inbox as `pbem move` writes
+    it); it must be applied within `then` seconds."""
+    folder = GameFolder.open(tmp_path / "shared" / game)
+    sp = FolderSeat.open(tmp_path / "shared" / game, ids["ann"], homes["ann"]).latest()
+    assert sp is not None
+    mover = FolderSeat.open(tmp_path / "shared" / game, ids[sp.doc.to_move], homes[sp.doc.to_move])
+    msp = mover.latest()
+    assert msp is not None
+    sent = time.monotonic()
+    mover.move(msp, str(legal_moves(msp.view)[0]))
+    _wait(lambda: len(folder.packets(None)) > msp.doc.seq, 20, "the move waited for the next look")
+    assert time.monotonic() - sent < then
+
+
+def _dealt_with_a_slow_daemon(tmp_path: Path, games: list[str]) -> tuple[dict[str, Path], dict, subprocess.Popen]:
+    """`games` dealt in one store, and one daemon that looks at every game only once a minute
+    (--poll 60, leases renewed as seldom): only the kernel's word wakes it sooner."""
     homes = club(tmp_path, games)
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     for g in games:
@@ -107,23 +120,48 @@ def test_a_move_is_taken_as_it_arrives_not_at_the_next_look(tmp_path: Path) -> N
     log = tmp_path / "daemon.log"
     daemon = subprocess.Popen([*PBEM, "host", "run", "--all", "--poll", "60", "--lease", "300"],
                               env=cli_env(homes["referee"]), cwd=tmp_path, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    folders = [GameFolder.open(tmp_path / "shared" / g) for g in games]
+    _wait(lambda: all(len(f.packets(None)) == 1 for f in folders), 60, "the games were not dealt")
+    return homes, ids, daemon
+
+
+@pytest.mark.slow  # five `pbem` processes, 4-9 s
+def test_a_move_is_taken_as_it_arrives_not_at_the_next_look(tmp_path: Path) -> None:
+    """A move dropped into one game's inbox is applied at once, not at the next look a minute
+    later: the kernel says which served inbox had a file arrive (pbem.watch.arrivals), and
+    that game alone is stepped."""
+    homes, ids, daemon = _dealt_with_a_slow_daemon(tmp_path, ["oak", "elm"])
     try:
-        folders = {g: GameFolder.open(tmp_path / "shared" / g) for g in games}
-        _wait(lambda: all(len(f.packets(None)) == 1 for f in folders.values()), 60, "the games were not dealt")
         for _ in range(2):  # two moves in a row, each as it arrives
-            sp = FolderSeat.open(tmp_path / "shared" / "oak", ids["ann"], homes["ann"]).latest()
-            assert sp is not None
-            mover = FolderSeat.open(tmp_path / "shared" / "oak", ids[sp.doc.to_move], homes[sp.doc.to_move])
-            msp = mover.latest()
-            assert msp is not None
-            sent = time.monotonic()
-            mover.move(msp, str(legal_moves(msp.view)[0]))
-            _wait(lambda seq=msp.doc.seq: len(folders["oak"].packets(None)) > seq, 20, "the move waited for the next look")
-            assert time.monotonic() - sent < 10, log.read_text()
-        assert len(folders["elm"].packets(None)) == 1
+            _one_move(tmp_path, homes, ids, "oak", 10)
+        assert len(GameFolder.open(tmp_path / "shared" / "elm").packets(None)) == 1
     finally:
         daemon.terminate()
         daemon.wait(30)
+
+
+@pytest.mark.slow  # five `pbem` processes, 4-9 s
+def test_an_inbox_deleted_and_made_again_is_watched_again(tmp_path: Path) -> None:
+    """The inbox of a served game is deleted (a sync tool, a person tidying up) and made again
+    by the next seat that moves: the daemon watches the new folder as soon as it is there, and
+    the move in it is applied at once, not at the next look a minute later. Again with the
+    folder moved away and a new one made at once, and with the old one moved back."""
+    homes, ids, daemon = _dealt_with_a_slow_daemon(tmp_path, ["oak"])
+    inbox = GameFolder.open(tmp_path / "shared" / "oak").inbox_dir
+    try:
+        shutil.rmtree(inbox)
+        time.sleep(0.5)  # the daemon has read that it is gone
+        _one_move(tmp_path, homes, ids, "oak", 10)  # `pbem move` makes the inbox again
+        inbox.rename(inbox.with_name("old-inbox"))
+        inbox.mkdir()  # at once: maybe before the daemon read that the first one went
+        _one_move(tmp_path, homes, ids, "oak", 10)
+        shutil.rmtree(inbox)
+        inbox.with_name("old-inbox").rename(inbox)  # a folder moved in under the name
+        _one_move(tmp_path, homes, ids, "oak", 10)
+    finally:
+        daemon.terminate()
+        daemon.wait(30)
+    assert "rejected" not in (tmp_path / "daemon.log").read_text()
 
 
 def test_a_lease_goes_with_all_only(tmp_path: Path) -> None:

@@ -80,6 +80,8 @@ class ClubHost:
                 stepper = self._start(game_id, name, stamp_log(f"host {name}"), where)
             elif not every and game_id not in (self.arrived or ()):
                 continue
+            elif every:
+                self._watch(game_id, stepper)  # its inbox and the folder above it both gone a while: watched again
             if stepper is not None:
                 self._step_game(game_id, stepper)
         if every:
@@ -198,6 +200,12 @@ class ClubHost:
             return None
         self.waiting.pop(game_id, None)
         self.serving[game_id] = stepper
-        if isinstance(stepper, FolderHost) and self.arrivals is not None and self.arrivals.watch(stepper.folder.inbox_dir):
-            self.inboxes[stepper.folder.inbox_dir] = game_id
+        self._watch(game_id, stepper)
         return stepper
+
+    def _watch(self, game_id: str, stepper: FolderHost | MailHost) -> None:
+        """A folder game's inbox watched by the kernel (a file that arrives wakes the loop): now,
+        or once the inbox is there again."""
+        if isinstance(stepper, FolderHost) and self.arrivals is not None:
+            self.inboxes[stepper.folder.inbox_dir] = game_id
+            self.arrivals.watch(stepper.folder.inbox_dir)
