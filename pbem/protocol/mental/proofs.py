@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pbem.errors import BadPacket, Text, msg
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare, token_point
 from pbem.protocol.mental.group import (
-    GENERATOR,
     ORDER,
     Point,
     ScalarSource,
@@ -55,7 +54,7 @@ class Proof:
 
 def _schnorr_challenge(key: Point, t: Point, context: bytes) -> int:
     tr = Transcript("schnorr key", context)
-    tr.points("statement", [GENERATOR, key])
+    tr.statement([key])
     tr.points("commitment", [t])
     return tr.challenge("e")
 
@@ -79,7 +78,7 @@ def check_key(key: Point, proof: Proof, context: bytes, who: Text = "") -> None:
 
 def _dleq_challenge(key: Point, base2: Point, value2: Point, t1: Point, t2: Point, context: bytes) -> int:
     tr = Transcript("chaum-pedersen", context)
-    tr.points("statement", [GENERATOR, key, base2, value2])
+    tr.statement([key, base2, value2])
     tr.points("commitment", [t1, t2])
     return tr.challenge("e")
 

@@ -95,7 +95,7 @@ def _statement(context: bytes, key: Point, inputs: list[Ciphertext], outputs: li
                commitments: list[Point]) -> Transcript:
     tr = Transcript("shuffle", context)
     tr.absorb("size", len(inputs).to_bytes(4, "little"))
-    tr.points("key", [GENERATOR, key])
+    tr.statement([key], "key")
     tr.absorb("inputs", b"".join(c.encode() for c in inputs))
     tr.absorb("outputs", b"".join(c.encode() for c in outputs))
     tr.points("permutation commitment", commitments)

@@ -12,7 +12,7 @@ import hashlib
 from typing import Any
 
 from pbem.protocol.crypto import canonical_json
-from pbem.protocol.mental.group import ORDER, Point, points_bytes, scalars_bytes
+from pbem.protocol.mental.group import GENERATOR, ORDER, Point, points_bytes, scalars_bytes
 
 _LABEL = b"pbem/v1 mental transcript "
 
@@ -38,6 +38,10 @@ class Transcript:
 
     def points(self, label: str, points: list[Point]) -> None:
         self.absorb(label, points_bytes(points))
+
+    def statement(self, points: list[Point], label: str = "statement") -> None:
+        """The points a proof is about, after the generator G: every statement names its group."""
+        self.points(label, [GENERATOR, *points])
 
     def scalars(self, label: str, values: list[int]) -> None:
         self.absorb(label, scalars_bytes(values))

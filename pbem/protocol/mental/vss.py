@@ -23,7 +23,6 @@ from typing import Literal
 from pbem.errors import Text, msg
 from pbem.protocol.mental.elgamal import Ciphertext, KeyShare
 from pbem.protocol.mental.group import (
-    GENERATOR,
     ORDER,
     Point,
     ScalarSource,
@@ -230,7 +229,7 @@ class SealedShare:
 def _sealed_challenge(image_point: Point, c1: Point, reader: Point, a: Point, b: Point, t: list[Point],
                       ctx: bytes) -> int:
     tr = Transcript("sealed stand-in", ctx)
-    tr.points("statement", [GENERATOR, image_point, c1, reader, a, b])
+    tr.statement([image_point, c1, reader, a, b])
     tr.points("commitment", t)
     return tr.challenge("e")
 
