@@ -19,7 +19,7 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -33,6 +33,7 @@ from pbem.ui.words import t
 if TYPE_CHECKING:
     from pbem.host.deadlines import Timing
     from pbem.host.interface import GameHost, GameStatus
+    from pbem.host.settings import WebhookSetting
     from pbem.mail.courier import Courier
     from pbem.mail.message import SmtpSettings
     from pbem.protocol.crypto import Identity
@@ -178,6 +179,22 @@ class TimingOptions:
         return t.check()
 
 
+@dataclass
+class WebhookOptions:
+    """A game's webhook (docs/playing.md, "Webhooks"), as `game new` sets it and `game config`
+    changes it."""
+
+    webhook: WebhookOpt = None
+    webhook_format: WebhookFormatOpt = None
+
+    def setting(self, kept: WebhookSetting | None) -> WebhookSetting | None | Literal[False]:
+        """The webhook these options make of `kept` (pbem.host.webhooks.setting): None removed,
+        False when neither option was given."""
+        from pbem.host.webhooks import setting
+
+        return setting(self.webhook, self.webhook_format, kept)
+
+
 game_app = typer.Typer(help="Create and configure games (host side).", no_args_is_help=True)
 
 
@@ -256,6 +273,34 @@ def game_status(game: str | None, store: str | None, db: Path | None) -> GameSta
             with BlindHost(st, game=game_id) as b:
                 return b.status()
         return st.status(game_id)
+
+
+@dataclass
+class StoreOptions:
+    """Which store holds the game: --store (a SQLite file or a database URL) or --db FILE; else
+    $PBEM_STORE, else saves/GAME.db if it exists, else saves/pbem.db (pbem.host.paths.store_url)."""
+
+    store: StoreOpt = None
+    db: DbOpt = None
+
+    def given(self) -> bool:
+        """Whether a store was named."""
+        return bool(self.store or self.db)
+
+    def url(self, game: str | None = None) -> str:
+        return store_url(self.store, self.db, game)
+
+    def host(self, game: str | None) -> GameHost:
+        """open_host's host of GAME in this store."""
+        return open_host(game, self.store, self.db)
+
+    def unlocked_host(self, game: str | None, home: Path | None, passphrase_file: Path | None) -> GameHost:
+        """open_unlocked_host's host of GAME in this store, holding its key."""
+        return open_unlocked_host(game, self.store, self.db, home, passphrase_file)
+
+    def status(self, game: str | None) -> GameStatus:
+        """game_status's facts of GAME in this store."""
+        return game_status(game, self.store, self.db)
 
 
 def host_out_dir(host: GameHost) -> Path:
@@ -426,7 +471,7 @@ DigestOpt = Annotated[str | None, optional(
     '"30m", "1d", or "every" (each packet). Stored with the game.')]
 NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder even when the server offers IDLE.")]
 
-GROUPS = (KeyOptions, Smtp, Reply, MailIn, TimingOptions)
+GROUPS = (KeyOptions, StoreOptions, Smtp, Reply, MailIn, TimingOptions, WebhookOptions)
 
 
 class _Grouped:

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from pbem.cli._common import (
-    DbOpt,
     DigestOpt,
     HomeOpt,
     KeyOptions,
@@ -19,12 +18,11 @@ from pbem.cli._common import (
     Reply,
     SendOpt,
     Smtp,
-    StoreOpt,
+    StoreOptions,
     ToDirOpt,
     argument,
     grouped,
     identity_named,
-    open_unlocked_host,
     optional,
 )
 from pbem.errors import UsageError
@@ -48,8 +46,7 @@ def _one_source(folder: Path | None, maildir: list[Path], mail_in: MailIn) -> No
 def host_run(
     game: Annotated[str | None, argument("The game's name (or --all).")] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Serve every game of the store over its own transport.")] = False,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
     folder: Annotated[Path | None, optional("--folder", help="Serve this shared game folder.")] = None,
     maildir: Annotated[list[Path], typer.Option("--maildir", help="Read joins and moves from this Maildir/mbox.")] = [],
     mail_in: MailIn = MailIn(),
@@ -85,16 +82,14 @@ def host_run(
         if game is not None or given is not None or digest is not None or send or to_dir is not None:
             raise UsageError(t("--all serves every game over its own transport: name no game, --folder, --maildir, "
                                "--imap, --digest, --send or --to-dir"))
-        from pbem.host.paths import store_url
-
-        serve_store(store_url(store, db), lambda name: identity_named(home, name, passphrase_file), where, log,
+        serve_store(store.url(), lambda name: identity_named(home, name, passphrase_file), where, log,
                     poll=poll, once=once, lease=lease or DEFAULT_PERIOD)
         return
     if lease is not None:
         raise UsageError(t("--lease goes with --all"))
     if game is None:
         raise UsageError(t("name the game to serve, or pass --all"), hint=t("e.g. {example}", example="pbem host run GAME --folder DIR"))
-    with open_unlocked_host(game, store, db, home, passphrase_file) as host:
+    with store.unlocked_host(game, home, passphrase_file) as host:
         serve_host(host, given, where, log, mail_in, digest=digest, send=send, to_dir=to_dir, no_idle=no_idle,
                    poll=poll, once=once)
 

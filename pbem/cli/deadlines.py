@@ -14,22 +14,19 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from pbem.cli._common import (
-    DbOpt,
     GameArg,
     JsonOpt,
     KeyOptions,
     OutOpt,
     Reply,
     Smtp,
-    StoreOpt,
+    StoreOptions,
     TimingOptions,
-    WebhookFormatOpt,
-    WebhookOpt,
+    WebhookOptions,
     first_time,
     game_app,
     grouped,
     host_out_dir,
-    open_host,
     write_packets,
 )
 from pbem.cli.jsonout import json_text
@@ -68,17 +65,17 @@ def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> s
     return said + t("; away at most {span}", span=span(timing.get("max_away", DEFAULT_MAX_AWAY)))
 
 
-def _host(game: str, store: str | None, db: Path | None, keys: KeyOptions) -> GameHost:
+def _host(game: str, store: StoreOptions, keys: KeyOptions) -> GameHost:
     """The game's host, unlocked with the host's key (or the key --as names, which must be it)."""
-    return _unlocked(open_host(game, store, db), keys)
+    return _unlocked(store.host(game), keys)
 
 
-def _classic_host(game: str, store: str | None, db: Path | None, keys: KeyOptions, command: str) -> Host:
+def _classic_host(game: str, store: StoreOptions, keys: KeyOptions, command: str) -> Host:
     """The referee of a classic game, unlocked as `_host`; a trustless game's blind host is
     refused the command, before any key is asked for (it holds no seat's keys: docs/trustless.md §10)."""
     from pbem.host.referee import Host
 
-    host = open_host(game, store, db)
+    host = store.host(game)
     if not isinstance(host, Host):
         game_id = host.game_id()
         host.close()
@@ -101,10 +98,8 @@ def _unlocked(host: H, keys: KeyOptions) -> H:
 def game_config(
     game: GameArg,
     timing: TimingOptions = TimingOptions(),
-    webhook: WebhookOpt = None,
-    webhook_format: WebhookFormatOpt = None,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    webhook: WebhookOptions = WebhookOptions(),
+    store: StoreOptions = StoreOptions(),
     keys: KeyOptions = KeyOptions(),
     as_json: JsonOpt = False,
 ) -> None:
@@ -113,9 +108,7 @@ def game_config(
 
     A change applies to the packet waiting now (its clock restarts) and to every later one.
     """
-    from pbem.host.webhooks import setting
-
-    host = _host(game, store, db, keys)
+    host = _host(game, store, keys)
     hook_said = None
     try:
         trustless = host.status()["trustless"]
@@ -123,7 +116,7 @@ def game_config(
             from pbem.host.blind import check_no_absent_rule
 
             check_no_absent_rule(timing.absent_after)
-        hook = setting(webhook, webhook_format, host.settings().webhook)
+        hook = webhook.setting(host.settings().webhook)
         if hook is not False:
             if trustless:
                 raise UsageError(t("a trustless game has no webhook"), hint=t("its host is blind: it sends no notices"))
@@ -140,16 +133,16 @@ def game_config(
 
 
 @grouped
-def game_pause(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: KeyOptions = KeyOptions()) -> None:
+def game_pause(game: GameArg, store: StoreOptions = StoreOptions(), keys: KeyOptions = KeyOptions()) -> None:
     """Host: pause the game; deadlines stop counting until 'pbem game resume'."""
-    with _classic_host(game, store, db, keys, t("pause a game")) as host:
+    with _classic_host(game, store, keys, t("pause a game")) as host:
         typer.echo(words.render(host.pause().message))
 
 
 @grouped
-def game_resume(game: GameArg, store: StoreOpt = None, db: DbOpt = None, keys: KeyOptions = KeyOptions()) -> None:
+def game_resume(game: GameArg, store: StoreOptions = StoreOptions(), keys: KeyOptions = KeyOptions()) -> None:
     """Host: resume a paused game; the time that was left is left again."""
-    with _classic_host(game, store, db, keys, t("resume a game")) as host:
+    with _classic_host(game, store, keys, t("resume a game")) as host:
         typer.echo(words.render(host.resume().message))
 
 
@@ -165,8 +158,7 @@ def game_reseat(
     game: GameArg,
     seat: Annotated[str, typer.Argument(help="The seat to hand over.")],
     key: Annotated[str, typer.Option("--key", help="The new player's public key line (pbem1...).")],
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
     out: Annotated[Path | None, typer.Option("--out", help="Where packets go (default GAME/out/ beside the store).")] = None,
     keys: KeyOptions = KeyOptions(),
 ) -> None:
@@ -175,7 +167,7 @@ def game_reseat(
     The signed handover goes into the next packet (written now): from it on, the seat's hand
     is sealed to the new key, and moves signed by the old key are refused.
     """
-    with _classic_host(game, store, db, keys, t("hand a seat to a new key")) as host:
+    with _classic_host(game, store, keys, t("hand a seat to a new key")) as host:
         document = host.reseat_document(seat.lower(), _public_key(key, keys.home))
         typer.echo(words.render(host.accept(document).message))
         write_packets(host, out or host_out_dir(host))

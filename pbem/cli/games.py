@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pbem.cli._common import DbOpt, HomeOpt, JsonOpt, StoreOpt
+from pbem.cli._common import HomeOpt, JsonOpt, StoreOptions, grouped
 from pbem.cli.jsonout import json_text
-from pbem.host.paths import store_url
 from pbem.seat.home import key_home
 from pbem.ui import when, words
 from pbem.ui.words import pad, t
@@ -21,9 +20,9 @@ if TYPE_CHECKING:
     from pbem.host.interface import GameOverview
 
 
+@grouped
 def games(
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
     host_only: Annotated[bool, typer.Option("--host", help="Only the games you host (the store).")] = False,
     player_only: Annotated[bool, typer.Option("--player", help="Only the games you play (the key home).")] = False,
     home: HomeOpt = None,
@@ -36,8 +35,8 @@ def games(
     from pbem.host.games import hosted_games
     from pbem.seat.games import invitations, my_games, my_keys
 
-    explicit = bool(store or db)  # a store named is listed whole; the default one, only the games your keys host
-    hosting = [] if player_only else hosted_games(store_url(store, db), explicit=explicit,
+    explicit = store.given()  # a store named is listed whole; the default one, only the games your keys host
+    hosting = [] if player_only else hosted_games(store.url(), explicit=explicit,
                                                   host_keys=None if explicit else my_keys(key_home(home)))
     playing = [] if host_only else my_games(key_home(home))
     invited = [] if host_only else invitations(key_home(home))

@@ -14,7 +14,6 @@ import typer
 from pbem.atomic import write_atomic
 from pbem.cli._common import (
     AsOpt,
-    DbOpt,
     GameArg,
     HintsOpt,
     HomeOpt,
@@ -23,19 +22,15 @@ from pbem.cli._common import (
     OptGameArg,
     OutOpt,
     PassOpt,
-    StoreOpt,
+    StoreOptions,
     TimingOptions,
-    WebhookFormatOpt,
-    WebhookOpt,
+    WebhookOptions,
     argument,
     game_app,
-    game_status,
     grouped,
     host_out_dir,
     identity_later,
     identity_named,
-    open_host,
-    open_unlocked_host,
     optional,
     write_packets,
 )
@@ -92,16 +87,14 @@ def game_new(
     option: Annotated[list[str], typer.Option("--option", help="max-saboteurs, broken-tools-forfeit.")] = [],
     email: Annotated[list[str], typer.Option("--email", help="NAME=ADDRESS for mail; 'host' for the host.")] = [],
     timing: TimingOptions = TimingOptions(),
-    webhook: WebhookOpt = None,
-    webhook_format: WebhookFormatOpt = None,
+    webhook: WebhookOptions = WebhookOptions(),
     trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
                                             "the host holds no secret (docs/trustless.md). Such a game has a file "
                                             "of its own: saves/GAME.db or --db FILE.")] = False,
     threshold: Annotated[int | None, optional("--threshold", help="With --trustless: how many of the other seats "
                                               "together can do a vanished seat's part (and could read its cards); "
                                               "default all of them (docs/trustless.md §11).")] = None,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
     output: OutOpt = None,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
@@ -113,10 +106,8 @@ def game_new(
     --trustless nobody, host included, sees a card that is not theirs.
     """
     from pbem.auto.newgame import new_game, parse_emails
-    from pbem.host.webhooks import setting
-
     check_game_name(game)
-    hook = setting(webhook, webhook_format, None) or None
+    hook = webhook.setting(None) or None
     seats = [parse_seat(p, home) for p in player]
     emails = parse_emails(email)
     rules = None
@@ -126,7 +117,7 @@ def game_new(
         rules = timing.timing(None).to_config()
     host = identity_named(home, host_name, passphrase_file, t("which identity hosts the game? pass --host NAME"))
     made = new_game(game, host, seats, ruleset=ruleset, options=option, emails=emails, timing=rules,
-                    absent_after=timing.absent_after, trustless=trustless, threshold=threshold, store=store, db=db,
+                    absent_after=timing.absent_after, trustless=trustless, threshold=threshold, store=store.store, db=store.db,
                     output=output, webhook=hook,
                     host_mail=emails.get(HOST) or _profile_sender(home))  # signed into the invitation: where seats mail
     _say_made(made, game, ruleset, output)
@@ -176,18 +167,18 @@ def join(
     typer.echo(t("join file: {path} (send it to the host)", path=target))
 
 
+@grouped
 def apply(
     game: GameArg,
     files: Annotated[list[Path], typer.Argument(help="Join and move files (or emails holding them).")],
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
     out: Annotated[Path | None, typer.Option("--out", help="Where packets go (default saves/GAME/out/).")] = None,
     home: HomeOpt = None,
     passphrase_file: PassOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Host: check and apply join and move files, then write the next packet(s)."""
-    with open_unlocked_host(game, store, db, home, passphrase_file) as host:
+    with store.unlocked_host(game, home, passphrase_file) as host:
         from pbem.protocol.documents import read_file
 
         results = []
@@ -367,9 +358,10 @@ def _trustless_move(packet: Path, signed: Any, me: Identity, where: Path, text: 
     typer.echo(t("{step} file: {path} (send it to the host)", step=words.step_name(w.step), path=path))
 
 
-def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+@grouped
+def status(game: OptGameArg = None, store: StoreOptions = StoreOptions(), as_json: JsonOpt = False) -> None:
     """Host: round, packet number, whose turn, and the seats."""
-    st = game_status(game, store, db)
+    st = store.status(game)
     if as_json:
         typer.echo(json_text(st))
         return
@@ -403,10 +395,10 @@ def status(game: OptGameArg = None, store: StoreOpt = None, db: DbOpt = None, as
                             joined=pad(joined, 10), gold=f"{gold:<3}", when=when.ago(seat["last_activity"])))
 
 
+@grouped
 def packet(
     game: GameArg,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
     output: OutOpt = None,
     seq: Annotated[int | None, typer.Option("--seq", help="Re-issue this packet instead of the latest.")] = None,
 ) -> None:
@@ -415,7 +407,7 @@ def packet(
         raise UsageError(t("a packet is long armour, not for the terminal: pass -o FILE"),
                          hint=t("e.g. {example}, or pipe it: {pipe}", example=f"pbem packet {game} -o packet.pbem",
                                 pipe=f"pbem packet {game} > packet.pbem"))
-    with open_host(game, store, db) as host:
+    with store.host(game) as host:
         latest, _ = host.head()
         if latest == 0:
             typer.echo(host.invitation(), nl=False) if output is None else write_atomic(output, host.invitation().encode())

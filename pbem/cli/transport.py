@@ -13,7 +13,6 @@ import typer
 from typer.core import TyperGroup
 
 from pbem.cli._common import (
-    DbOpt,
     DigestOpt,
     GameArg,
     HomeOpt,
@@ -22,14 +21,13 @@ from pbem.cli._common import (
     PassOpt,
     SendOpt,
     Smtp,
-    StoreOpt,
+    StoreOptions,
     ToDirOpt,
     argument,
     first_time,
     game_app,
     grouped,
     identity_named,
-    open_host,
     optional,
 )
 from pbem.cli.jsonout import json_text
@@ -46,18 +44,18 @@ folder_app = typer.Typer(help="Shared game folders (Syncthing, Dropbox, NFS...).
 # --- host: addresses and SMTP settings --------------------------------------------------------
 
 
+@grouped
 def game_email(
     game: GameArg,
     address: Annotated[list[str] | None, argument("NAME=ADDRESS (NAME= removes it); 'host' is you.")] = None,
     lang: Annotated[list[str], typer.Option("--lang", help="NAME=LANG: the language NAME's mail is written in "
                                             "(en, zh-Hans, zh-Hant); repeatable.")] = [],
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
 ) -> None:
     """Set the players' (and your own) mail addresses, and the language of their mail."""
     from pbem.ui.words import LANGUAGES, _normalise
 
-    with open_host(game, store, db) as host:
+    with store.host(game) as host:
         languages = dict(host.settings().languages)
         for item in lang:
             name, sep, code = item.partition("=")
@@ -79,6 +77,7 @@ def game_email(
         typer.echo(f"{name}: {addr}" + (f" ({languages[name]})" if name in languages else ""))
 
 
+@grouped
 def game_smtp(
     game: GameArg,
     server: Annotated[str | None, optional("--server", help="SMTP server host name.")] = None,
@@ -86,8 +85,7 @@ def game_smtp(
     security: Annotated[str, typer.Option("--security", help="starttls, ssl or none.")] = "starttls",
     user: Annotated[str | None, optional("--user", help="SMTP login name.")] = None,
     sender: Annotated[str | None, optional("--from", help="The address packets come from.")] = None,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
 ) -> None:
     """Store the SMTP settings for 'pbem mail --send'; without --server, show them.
 
@@ -96,7 +94,7 @@ def game_smtp(
     from pbem.mail.courier import keep_smtp, smtp_settings
     from pbem.mail.message import SmtpSettings
 
-    with open_host(game, store, db) as host:
+    with store.host(game) as host:
         if server is None:
             settings = smtp_settings(host.settings())
             if settings is None:
@@ -117,10 +115,10 @@ def smtp_in_words(settings) -> str:
     return settings.in_words() + t("; the password comes from $PBEM_SMTP_PASSWORD or a prompt")
 
 
+@grouped
 def mail(
     game: GameArg,
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
     to_dir: ToDirOpt = None,
     send: SendOpt = False,
     seq: Annotated[int | None, optional("--seq", help="Mail this packet (0: the invitation).")] = None,
@@ -142,7 +140,7 @@ def mail(
     from pbem.mail.publisher import MailPublisher, note_mailed
     from pbem.mail.sources import host_courier
 
-    with open_host(game, store, db) as host:
+    with store.host(game) as host:
         set_digest(host, digest)
         courier = host_courier(host.settings(), send, to_dir, key_home(None), default_mail_dir(host))
         if pending:
@@ -291,11 +289,11 @@ def packet_for(target: str, home: Path):
     return read_one(latest, "packet")
 
 
+@grouped
 def folder_init(
     game: GameArg,
     dir: Annotated[Path, typer.Argument(help="The shared folder (created if needed).")],
-    store: StoreOpt = None,
-    db: DbOpt = None,
+    store: StoreOptions = StoreOptions(),
 ) -> None:
     """Host: lay out a game folder and publish the invitation and every packet so far.
 
@@ -305,7 +303,7 @@ def folder_init(
     from pbem.folder.play import init_folder
     from pbem.host.settings import TransportSetting
 
-    with open_host(game, store, db) as host:
+    with store.host(game) as host:
         folder, _ = init_folder(dir, host)
         host.set_settings(transport=TransportSetting(folder=str(folder.dir.resolve())))
         seq = host.head()[0]
