@@ -3,19 +3,17 @@ options that read the same on every command, each written once, the option group
 helpers that open a game's host or unlock a key.
 
 Option groups (the way sqlite-utils shares its click options): a command that needs, say, the
-SMTP settings takes one parameter `smtp: Smtp`; `@grouped` shows Typer the group's fields as
-that command's options (--smtp-server, --smtp-port...) and hands the command one `Smtp` object
-built from them. So the same options read the same way, with the same help and defaults, on
-every command, and the code that turns them into a mail courier or an unlocked key lives with
-them. Most of them are only needed once: the mail profile ('pbem mail setup') fills in what is
-not given.
+SMTP settings takes one parameter `smtp: Smtp`; `@grouped` (cli/_grouped.py) shows Typer the
+group's fields as that command's options (--smtp-server, --smtp-port...) and hands the command
+one `Smtp` object built from them. So the same options read the same way, with the same help
+and defaults, on every command, and the code that turns them into a mail courier, an unlocked
+key or an open store lives with them. Most of them are only needed once: the mail profile
+('pbem mail setup') fills in what is not given.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import inspect
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -470,59 +468,3 @@ DigestOpt = Annotated[str | None, optional(
     "--digest", help='Mail a seat when it is their turn, else at most one summary per period: "12h" (the default), '
     '"30m", "1d", or "every" (each packet). Stored with the game.')]
 NoIdleOpt = Annotated[bool, typer.Option("--no-idle", help="Poll the IMAP folder even when the server offers IDLE.")]
-
-GROUPS = (KeyOptions, StoreOptions, Smtp, Reply, MailIn, TimingOptions, WebhookOptions)
-
-
-class _Grouped:
-    """A command whose option group parameters Typer sees as the groups' options. Its signature
-    is worked out when Typer first asks for it (evaluating the annotations is not free, and a
-    command line converts only the command it runs: pbem.cli.tree_for)."""
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.__wrapped__ = fn
-        self.__name__, self.__qualname__ = fn.__name__, fn.__qualname__
-        self.__module__, self.__doc__ = fn.__module__, fn.__doc__
-        self._made: tuple[inspect.Signature, dict[str, tuple[type, list[tuple[str, str]]]]] | None = None
-
-    def _make(self) -> tuple[inspect.Signature, dict[str, tuple[type, list[tuple[str, str]]]]]:
-        if self._made is None:
-            sig = inspect.signature(self.__wrapped__, eval_str=True)
-            params: list[inspect.Parameter] = []
-            groups: dict[str, tuple[type, list[tuple[str, str]]]] = {}
-            for p in sig.parameters.values():
-                if p.annotation not in GROUPS:
-                    params.append(p.replace(kind=inspect.Parameter.KEYWORD_ONLY))
-                    continue
-                hints = typing.get_type_hints(p.annotation, include_extras=True)
-                flat = [(f"{p.name}__{f.name}", f.name) for f in dataclasses.fields(p.annotation)]
-                groups[p.name] = (p.annotation, flat)
-                params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=_default(f),
-                                             annotation=hints[f.name])
-                           for (name, _), f in zip(flat, dataclasses.fields(p.annotation))]
-            self._made = sig.replace(parameters=params), groups
-        return self._made
-
-    @property
-    def __signature__(self) -> inspect.Signature:
-        return self._make()[0]
-
-    @property
-    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
-        return {p.name: p.annotation for p in self._make()[0].parameters.values()}
-
-    def __call__(self, **kwargs: Any) -> Any:
-        for name, (cls, flat) in self._make()[1].items():
-            kwargs[name] = cls(**{field: kwargs.pop(option) for option, field in flat})
-        return self.__wrapped__(**kwargs)
-
-
-def _default(f: dataclasses.Field[Any]) -> Any:
-    return f.default_factory() if f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING \
-        else f.default
-
-
-def grouped(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Show Typer each option group parameter of `fn` as the group's options; call `fn` with
-    one group object per such parameter."""
-    return _Grouped(fn)

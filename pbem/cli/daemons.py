@@ -21,10 +21,10 @@ from pbem.cli._common import (
     StoreOptions,
     ToDirOpt,
     argument,
-    grouped,
     identity_named,
     optional,
 )
+from pbem.cli._grouped import grouped
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui.words import t

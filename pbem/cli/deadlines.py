@@ -25,10 +25,10 @@ from pbem.cli._common import (
     WebhookOptions,
     first_time,
     game_app,
-    grouped,
     host_out_dir,
     write_packets,
 )
+from pbem.cli._grouped import grouped
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.seat.home import key_home

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pbem.cli._common import HomeOpt, JsonOpt, StoreOptions, grouped
+from pbem.cli._common import HomeOpt, JsonOpt, StoreOptions
+from pbem.cli._grouped import grouped
 from pbem.cli.jsonout import json_text
 from pbem.seat.home import key_home
 from pbem.ui import when, words

@@ -27,13 +27,13 @@ from pbem.cli._common import (
     WebhookOptions,
     argument,
     game_app,
-    grouped,
     host_out_dir,
     identity_later,
     identity_named,
     optional,
     write_packets,
 )
+from pbem.cli._grouped import grouped
 from pbem.cli.jsonout import json_text
 from pbem.errors import StaleMove, UsageError
 from pbem.names import HOST, check_game_name

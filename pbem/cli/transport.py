@@ -26,10 +26,10 @@ from pbem.cli._common import (
     argument,
     first_time,
     game_app,
-    grouped,
     identity_named,
     optional,
 )
+from pbem.cli._grouped import grouped
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
