@@ -7,7 +7,7 @@ block comes in; the seats here follow the chain without checking them again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,11 +63,7 @@ class BlindGame:
         return self.host.table()[0]
 
     def sync(self) -> None:
-        for seq, armored in self.host.packets(self.seen):
-            packet = read_blocks(armored)[0].expect(Packet)
-            for seat in self.seats.values():
-                seat.follow(packet)
-            self.seen = seq
+        self.seen = follow_host(self.host, self.seats.values(), self.seen)
 
     def send(self, seat: str) -> None:
         """`seat` sends the block it owes; every seat follows the packet it makes."""
@@ -90,6 +86,16 @@ class BlindGame:
 
     def packet_file(self, seq: int) -> Path:
         return dict(GameFolder.open(self.folder).packets(None))[seq]
+
+
+def follow_host(host: blind.BlindHost, seats: Iterable[TrustlessSeat], seen: int) -> int:
+    """Every seat follows the host's packets after packet `seen`; the last one's number."""
+    for seq, armored in host.packets(seen):
+        packet = read_blocks(armored)[0].expect(Packet)
+        for seat in seats:
+            seat.follow(packet)
+        seen = seq
+    return seen
 
 
 def round_over(n: int) -> Callable[[PublicTable], bool]:

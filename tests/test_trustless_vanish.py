@@ -10,6 +10,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from blind_game import follow_host
 
 from engine.bots import make_bot
 from pbem.errors import BadPacket, UsageError
@@ -49,11 +50,7 @@ class Table:
         return self.host.accept(read_blocks(block.armored())[0]).kind
 
     def sync(self) -> None:
-        for seq, armored in self.host.packets(self.seen):
-            packet = read_blocks(armored)[0].expect(Packet)
-            for s in self.seats.values():
-                s.follow(packet)
-            self.seen = seq
+        self.seen = follow_host(self.host, self.seats.values(), self.seen)
 
     def join(self) -> Table:
         """Every seat joins (a silent one too: it vanishes right after)."""
