@@ -31,6 +31,8 @@ class BlindGame:
     root: Path
     seats_: tuple[str, ...] = SEATS
     ruleset: str = "classic"
+    store: str | None = None  # a store's URL to keep the game in (None: the file saves/t.db)
+    name: str = "t"
     homes: dict[str, Path] = field(init=False)
     seen: int = 0
 
@@ -38,9 +40,10 @@ class BlindGame:
         self.homes = {n: self.root / f"home-{n}" for n in ("referee", *self.seats_)}
         ids = {n: create_identity(h, n, None) for n, h in self.homes.items()}
         self.db = self.root / "saves" / "t.db"
-        self.inv: Signed[Invitation] = blind.create_game(self.db, "t", ids["referee"], self.ruleset,
+        where = self.store or self.db
+        self.inv: Signed[Invitation] = blind.create_game(where, self.name, ids["referee"], self.ruleset,
                                                          [(s, ids[s].public) for s in self.seats_], [])
-        self.host = blind.BlindHost(self.db, ids["referee"])
+        self.host = blind.BlindHost(where, ids["referee"], game=self.name)
         self.ids = ids
         self.seats: dict[str, TrustlessSeat] = {}
         for s in self.seats_:

@@ -96,7 +96,7 @@ def _back_to_9(url: str) -> None:
     """The store as the last version left it: schema 0009, no trustless tables."""
     engine = create_engine(url)
     with engine.begin() as c:
-        for t in ("trustless_talk", "trustless_notices", "trustless_activity", "trustless_packets", "trustless_joins",
+        for t in ("trustless_rounds", "trustless_talk", "trustless_notices", "trustless_activity", "trustless_packets", "trustless_joins",
                   "trustless_games"):
             c.execute(text(f"DROP TABLE {t}"))
         c.execute(text("UPDATE alembic_version SET version_num = '0009'"))

@@ -46,7 +46,7 @@ class ClubHost:
     finished: set[str] = field(default_factory=set)
     waiting: dict[str, str] = field(default_factory=dict)  # game id -> why it is not served (said once)
     keys: dict[str, Identity] = field(default_factory=dict)
-    blind: dict[Path, tuple[str, str]] = field(default_factory=dict)  # a trustless game's file -> its id and name
+    blind: dict[Path, tuple[str, str, str]] = field(default_factory=dict)  # a trustless game's file -> id, name, status
     said: tuple[int, int, int] | None = None  # the lease round last logged: held, active, daemons
     lease_trouble: str | None = None
     arrivals: Arrivals | None = field(default_factory=arrivals)  # which served inboxes had a file arrive
@@ -66,7 +66,7 @@ class ClubHost:
         # arrived for and those this daemon has just taken
         games: list[tuple[str, str, str, Path | bool]] = [
             (game_id, name, status, False) for game_id, name, status in self.store.game_list()]
-        games += [(game_id, name, "playing", True) for game_id, name in self.store.trustless_list()]
+        games += [(game_id, name, status, True) for game_id, name, status in self.store.trustless_list()]
         listed = [g for g in games + self._blind_games()
                   if g[0] not in self.finished and (g[2] != "over" or g[0] in self.serving)]
         for game_id, name, _status, where in listed:
@@ -153,7 +153,8 @@ class ClubHost:
                 self.log(t("could not renew the leases ({why}); will retry", why=f"{type(exc).__name__}: {exc}"))
 
     def _blind_games(self) -> list[tuple[str, str, str, Path | bool]]:
-        """The trustless games' files beside the store; each is opened once to learn its game."""
+        """The trustless games' files beside the store; each is opened once to learn its game and
+        whether it is over (one that ends while served is then in `finished`)."""
         from pbem.host import blind
 
         out: list[tuple[str, str, str, Path | bool]] = []
@@ -164,11 +165,11 @@ class ClubHost:
             if path not in self.blind:
                 try:
                     with blind.BlindHost(path) as host:
-                        self.blind[path] = (host.game_id(), host.name)
+                        self.blind[path] = (host.game_id(), host.name, host.head()[1])
                 except (PbemError, OSError, DBAPIError):  # e.g. a file being written: look again next pass
                     continue
-            game_id, name = self.blind[path]
-            out.append((game_id, name, "playing", path))  # a blind host keeps no end: served until stopped
+            game_id, name, status = self.blind[path]
+            out.append((game_id, name, status, path))
         return out
 
     def _start(self, game_id: str, name: str, log: Log, where: Path | bool = False) -> FolderHost | MailHost | None:

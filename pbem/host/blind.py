@@ -12,7 +12,9 @@ It is a `pbem.host.interface.GameHost`, as the referee of a classic game is: the
 the publishers and the automatic host serve both alike.
 Storage: the store's trustless tables (pbem.host.store: trustless_games and the rows keyed by
 its id; the chain is the game's whole state, beside the host's settings), on SQLite or
-PostgreSQL as any game. Each accept is one transaction that locks the game's row (SQLite:
+PostgreSQL as any game. Where the chain stands (status, round, what the table waits for, each
+ended round's public result) is written beside it with each join and packet (blind_facts), and
+a status is read from there (blind_status). Each accept is one transaction that locks the game's row (SQLite:
 BEGIN IMMEDIATE; PostgreSQL: FOR UPDATE), so two hosts on one game take every block once.
 """
 
@@ -25,11 +27,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
-from sqlalchemy import Connection, delete, func, insert, select
+from sqlalchemy import Connection, delete, insert, select
 
 from engine.state import RoundState
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError, kind_word, listed, msg, notice_word, step_word
-from pbem.host import blind_gone, blind_settings
+from pbem.host import blind_facts, blind_gone, blind_settings, blind_status
 from pbem.host import talk as table_talk
 from pbem.host.blind_file import check_no_absent_rule as check_no_absent_rule  # where callers of the host find them
 from pbem.host.blind_file import check_timing
@@ -39,15 +41,12 @@ from pbem.host.creation import open_store
 from pbem.host.deadlines import Timing
 from pbem.host.interface import (
     Closing,
-    GameOverview,
     GameStatus,
     HostNotice,
     Outbox,
     Outcome,
     Release,
     TalkRelease,
-    WaitingStatus,
-    overview_of,
 )
 from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, clock_says, replaced
@@ -59,7 +58,7 @@ from pbem.host.tables import trustless_notices as NOTICES
 from pbem.host.tables import trustless_packets as PACKETS
 from pbem.host.tables import trustless_talk as TALK
 from pbem.names import HOST
-from pbem.protocol.crypto import Identity, PublicKey
+from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import (
     Gone,
     Invitation,
@@ -73,7 +72,6 @@ from pbem.protocol.documents import (
     Signed,
     Talk,
     parse,
-    parse_relayed,
     read_blocks,
     relay,
     sign,
@@ -116,8 +114,8 @@ class BlindHost(Closing):
 
     def head(self) -> tuple[int, str]:
         with self._read() as c:
-            seq = c.execute(select(func.max(PACKETS.c.seq)).where(PACKETS.c.game_id == self.id)).scalar() or 0
-        return seq, str(self.status()["status"])
+            row = c.execute(select(GAMES.c.seq, GAMES.c.status).where(GAMES.c.id == self.id)).one()
+        return int(row.seq), str(row.status)
 
     def delivered(self, channel: str) -> int:
         return self.settings().delivered.get(channel, -1)
@@ -318,41 +316,10 @@ class BlindHost(Closing):
         if c is None:
             with self._read() as conn:
                 return self.table(conn)
-        if self._known is not None:
-            table, seq, head = self._known
-        else:
-            table, seq, head = PublicTable.of(self.inv.doc, check_proofs=False), 0, self.inv.hash
-        rows = list(c.execute(select(PACKETS).where(PACKETS.c.game_id == self.id, PACKETS.c.seq > seq)
-                              .order_by(PACKETS.c.seq)))
-        if seq == 0 and not rows:
-            for j in c.execute(select(JOINS).where(JOINS.c.game_id == self.id)):
-                table.take_join(parse("join", j.payload).doc)
-            return table, seq, head
-        table.check_proofs = False
-        for r in rows:
-            packet = read_blocks(r.armored)[0].expect(Packet)
-            gone = getattr(packet.doc, "gone", None)
-            if gone is not None:
-                table.declare(gone, r.seq)
-            for rel in packet.doc.relayed or []:
-                block = parse_relayed(rel, "a relayed block")
-                if isinstance(block.doc, Join):
-                    table.take_join(block.doc)
-                else:
-                    table.take(block.doc, seq)
-            seq, head = r.seq, r.hash
-        table.check_proofs = True
-        self._known = (table, seq, head)
+        table, seq, head = blind_facts.follow(c, self.id, self.inv.doc, self.inv.hash, self._known)
+        if seq:
+            self._known = (table, seq, head)
         return table, seq, head
-
-    def overview(self) -> GameOverview:
-        """This game's row in `pbem games`, from its `status`, as a store's games are."""
-        return overview_of(self.status(), self.settings(), self.inv.doc.host.key)
-
-    def activity(self) -> dict[str, str]:
-        """When each seat's last block was taken."""
-        with self._read() as c:
-            return {r.seat: r.at for r in c.execute(select(ACTIVITY).where(ACTIVITY.c.game_id == self.id))}
 
     def seat_emails(self) -> list[tuple[str, str | None]]:
         """(seat, its address or None) in seat order: a trustless game keeps them in its settings."""
@@ -360,27 +327,9 @@ class BlindHost(Closing):
         return [(name, emails.get(name)) for name in self.inv.doc.seat_names()]
 
     def status(self) -> GameStatus:
-        table, seq, _ = self.table()
-        w = table.waiting()
-        status = "joining" if w.step == "join" else "over" if w.step == "over" else "playing"
-        gold = table.ended[-1].gold if table.ended else {}
+        """Read from the game's row, which each join and packet wrote (blind_facts.record)."""
         with self._read() as c:
-            settings, clock = blind_settings.read(c, self.id), blind_settings.clock(c, self.id)
-        emails = settings.emails
-        waiting: WaitingStatus = {"step": w.step, "seats": list(w.seats)}
-        due = clock.due if w.step != "over" else None
-        if due:
-            waiting["due"] = due
-        activity = self.activity()
-        return {"game": self.inv.game, "name": self.inv.doc.name, "ruleset": self.inv.doc.ruleset,
-                "options": list(self.inv.doc.options), "status": status, "round": table.round_no, "seq": seq,
-                "to_move": w.seats[0] if w.step == "move" else None, "gold": dict(gold),
-                "seats": [{"name": p.name, "joined": p.name in table.joins, "last_activity": activity.get(p.name),
-                           "email": emails.get(p.name),
-                           "fingerprint": PublicKey.decode(p.key).fingerprint()} for p in self.inv.doc.seats],
-                "timing": settings.timing.to_config() if settings.timing else None, "deadline": None,
-                "paused": False, "absent": sorted(table.gone), "away": {}, "handovers": [], "trustless": True, "waiting": waiting,
-                "since": max(activity.values(), default=None)}
+            return blind_status.statuses(c, self.id)[0][0]
 
     # --- taking blocks -----------------------------------------------------------------------------
 
@@ -446,6 +395,7 @@ class BlindHost(Closing):
         joined = {r.seat: r.payload for r in c.execute(select(JOINS).where(JOINS.c.game_id == self.id))}
         waiting = [p for p in table.players if p not in joined]
         if waiting:
+            blind_facts.record(c, self.id, table, self.inv.doc, 0, stamp(self.clock.now()))
             return Outcome("joined", msg("{seat} joined (key shares checked); waiting for {seats}", seat=seat,
                                         seats=listed(waiting)))
         relayed = [relay(parse("join", joined[p])) for p in table.players]
@@ -478,7 +428,10 @@ class BlindHost(Closing):
         packet = sign(RelayPacket(game=self.inv.game, seq=seq, prev=prev, round=table.round_no,
                              phase="game-over" if over else "playing", to_move=None,
                              public={}, moves=[], events=[], parts={}, relayed=relayed, waiting=waiting, gone=gone), me)
+        at = stamp(self.clock.now())
         c.execute(insert(PACKETS).values(game_id=self.id, seq=seq, hash=packet.hash, armored=packet.armored(),
-                                         relayed=relayed_hash or (f"gone {seq}" if gone else f"joins {seq}")))
+                                         relayed=relayed_hash or (f"gone {seq}" if gone else f"joins {seq}"),
+                                         created_at=at))
+        blind_facts.record(c, self.id, table, self.inv.doc, seq, at)
         self._stored = (table, seq, packet.hash)
         return seq

@@ -5,12 +5,15 @@ nobody marked absent. The blind host (pbem.host.blind) then serves it.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
+import msgspec
 from sqlalchemy import insert
 
 from pbem.errors import UsageError, msg
+from pbem.host.blind_status import Public
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.creation import check_host_mail, check_new_game, named_once, open_store
 from pbem.host.deadlines import Timing
@@ -47,12 +50,14 @@ def create_game(store: Store | Path | str, name: str, host: Identity, ruleset: s
                                  commitments=[], created=created, trustless=True,
                                  threshold=threshold), host)
     settings = Settings(timing=timing, emails=dict(emails or {}))
+    first = Public(seats=[(n, k.encode()) for n, k in seats], waiting=[n for n, _ in seats])  # each owes its join
     st, owned = open_store(store, create=True)
     try:
         with named_once(st, name) as c:
             c.execute(insert(trustless_games).values(
                 id=game_id, name=name, host_name=host.name, host_key=host.public.encode(), created_at=created,
-                invitation=invitation.armored(), settings=encode(settings)))
+                invitation=invitation.armored(), settings=encode(settings), ruleset=checked,
+                options=json.dumps(sorted(options)), public=msgspec.json.encode(first).decode()))
     finally:
         if owned:
             st.close()

@@ -45,17 +45,6 @@ def open_game(store: Store | str, game: str | None) -> GameHost:
         raise
 
 
-def trustless_overviews(st: Store) -> list[GameOverview]:
-    """The rows of the store's trustless games (each rebuilt from its chain, as its status is)."""
-    from pbem.host.blind import BlindHost
-
-    rows = []
-    for game_id, _name in st.trustless_list():
-        with BlindHost(st, game=game_id) as b:
-            rows.append(b.overview())
-    return rows
-
-
 def hosted_games(url: str, *, explicit: bool, host_keys: Collection[str] | None = None) -> list[GameOverview]:
     """Every game at `url` (a store, or a trustless game's file) and the trustless games' files
     beside it, by name. A store nobody named (`explicit` False) is read only if its file is there.
@@ -67,11 +56,11 @@ def hosted_games(url: str, *, explicit: bool, host_keys: Collection[str] | None 
     own = path is not None and path.is_file() and is_blind(path)  # a trustless game's own file: its games
     if own or explicit or path is None or path.is_file():
         with Store(url) as st:
-            rows += st.overview() + trustless_overviews(st)
+            rows += st.overview()
     for one in [] if own else beside(store_folder(url)):
         if path is None or one.resolve() != path.resolve():
             with Store(as_url(one)) as st:
-                rows += trustless_overviews(st)
+                rows += st.overview()
     if host_keys is not None:
         rows = [r for r in rows if r["host_key"] in host_keys]
     return sorted(rows, key=lambda g: g["name"])

@@ -38,8 +38,8 @@ from pbem.host.tables import GAME_ROW, games, packets, seats, trustless_games
 
 # The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
 # with any other revision that is not in KNOWN is newer than this pbem.
-HEAD = "0010"
-KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010")
+HEAD = "0011"
+KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011")
 SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 _REVISION = text("SELECT version_num FROM alembic_version")
 
@@ -234,11 +234,12 @@ class Store(Closing):
         return any(c.execute(select(t.c.id).where(t.c.name == name)).first() is not None
                    for t in (games, trustless_games))
 
-    def trustless_list(self) -> list[tuple[str, str]]:
-        """(id, name) of every trustless game, by name."""
+    def trustless_list(self) -> list[tuple[str, str, str]]:
+        """(id, name, status) of every trustless game, by name."""
         with self.read() as c:
-            rows = c.execute(select(trustless_games.c.id, trustless_games.c.name).order_by(trustless_games.c.name))
-            return [(str(r.id), str(r.name)) for r in rows]
+            rows = c.execute(select(trustless_games.c.id, trustless_games.c.name, trustless_games.c.status)
+                             .order_by(trustless_games.c.name))
+            return [(str(r.id), str(r.name), str(r.status)) for r in rows]
 
     def game_ids(self) -> list[str]:
         with self.read() as c:
@@ -251,8 +252,9 @@ class Store(Closing):
             return [(str(r.id), str(r.name), str(r.status)) for r in rows]
 
     def overview(self) -> list[GameOverview]:
-        """Every game's row in `pbem games`, by name: its status (round, whose turn, since when,
-        by when) as `status` says it, and how it is served."""
+        """Every game's row in `pbem games` (trustless ones too), by name: its status (round, whose
+        turn, since when, by when) as `status` says it, and how it is served."""
+        from pbem.host import blind_status
         from pbem.host.interface import overview_of
         from pbem.host.settings import settings_of
 
@@ -261,7 +263,9 @@ class Store(Closing):
             by_game: dict[str, list[Any]] = {}
             for r in c.execute(select(seats).order_by(seats.c.game_id, seats.c.idx)):
                 by_game.setdefault(r.game_id, []).append(r)
-        return [overview_of(_status(g, by_game.get(g.id, [])), settings_of(g.settings), g.host_key) for g in rows]
+            blind = blind_status.overviews(c)
+        classic = [overview_of(_status(g, by_game.get(g.id, [])), settings_of(g.settings), g.host_key) for g in rows]
+        return sorted(classic + blind, key=lambda g: g["name"])
 
     def status(self, game_id: str) -> GameStatus:
         """A game's round, packet number, whose turn, and its seats (`pbem status`): read here,

@@ -221,6 +221,14 @@ trustless_games = Table(
     Column("invitation", Text, nullable=False),  # armoured, as sent
     Column("settings", Text, nullable=False, server_default="{}"),  # JSON: pbem.host.settings.Settings
     Column("clock", Text),  # JSON: the step waiting now (pbem.host.settings.PacketClock); NULL: none
+    # where the chain stands, written with each packet (pbem.host.blind_facts), so that a status,
+    # `pbem games` and the daemons read it here instead of following the chain again
+    Column("ruleset", String, nullable=False, server_default="classic"),
+    Column("options", Text, nullable=False, server_default="[]"),  # JSON list
+    Column("status", String, nullable=False, server_default="joining"),  # joining playing over
+    Column("round_no", Integer, nullable=False, server_default="1"),
+    Column("seq", Integer, nullable=False, server_default="0"),  # the latest packet
+    Column("public", Text, nullable=False, server_default="{}"),  # JSON: pbem.host.blind_status.Public
     Index("ix_trustless_games_name", "name", unique=True),
 )
 
@@ -239,7 +247,19 @@ trustless_packets = Table(
     Column("hash", String, nullable=False),
     Column("armored", Text, nullable=False),
     Column("relayed", String, nullable=False),  # the hash of the block it relays ("joins 1": packet 1)
+    Column("created_at", String),  # NULL: made before the store kept the time
     Index("ix_trustless_packets_relayed", "game_id", "relayed"),
+)
+
+# Each round of a trustless game that ended (thefts included): its public result, read off the
+# round opened with every seat's revealed key, as `rounds.result` is a referee's.
+trustless_rounds = Table(
+    "trustless_rounds", metadata,
+    _game_id("trustless_games", primary_key=True),
+    Column("round_no", Integer, primary_key=True),
+    Column("last_seq", Integer, nullable=False),  # the packet that ended it
+    Column("ended_at", String, nullable=False),
+    Column("result", Text, nullable=False),  # JSON: roles, winners, finder, payout, gold
 )
 
 # When each seat's last block was taken (`pbem status`'s last activity).

@@ -175,7 +175,7 @@ class Router:
         for gid in store.game_ids():
             if gid not in self.hosts:
                 self.hosts[gid] = Host(store, game=gid)
-        for gid, _name in store.trustless_list():
+        for gid, _name, _status in store.trustless_list():
             if gid not in self.hosts:
                 from pbem.host.blind import BlindHost
 

@@ -156,7 +156,7 @@ def _from_db(where: str | Path, only: str | None = None, rounds: Collection[int]
 
     src = Source(str(where))
     with Store(as_url(where)) as store:
-        trustless = {g for g, _ in store.trustless_list()}
+        trustless = {g for g, _, _ in store.trustless_list()}
         for game_id in [store.find(only)] if only else store.game_ids() + sorted(trustless):
             with open_game(store, game_id) as host:  # a trustless round is audited from its whole chain
                 _add_game(src, host, str(where), None if game_id in trustless else rounds)
