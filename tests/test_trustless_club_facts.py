@@ -1,7 +1,8 @@
 """A trustless game's status and round results kept in the club's store (migration 0011), on
 SQLite and PostgreSQL (tests/pg_server.py), through the real commands: a finished game is over
 in its row, so `pbem host run --all` neither serves nor leases it; `pbem games` reads its row,
-not its chain, and says since when a game that waits for its joins waits; and a store of the schema
+not its chain, and says since when a game that waits for its joins waits; `pbem club ratings`,
+`standings` and `export` take its rounds from their public results; and a store of the schema
 before (0010) holding it is upgraded to the same facts, followed from its chain."""
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import pytest
 from blind_game import BlindGame
 from processes import pbem
 from sqlalchemy import create_engine, select, text
+from test_club_ratings import expected, flat
 from test_store import schema_diff
 
+from engine.catalog import card_kind
 from pbem.host import blind
 from pbem.host.store import HEAD
 from pbem.host.tables import leases, trustless_games, trustless_packets, trustless_rounds
@@ -47,7 +50,8 @@ def _facts(url: str) -> tuple[list, list]:
 
 
 @pytest.mark.slow  # a whole trustless game of three seats, in one process: about 4 s of CPU
-def test_a_finished_trustless_game_is_over_in_the_store_and_upgraded(tmp_path: Path, store_url: str) -> None:
+def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgraded(
+        tmp_path: Path, store_url: str) -> None:
     g = BlindGame(tmp_path, store=store_url, name="duo").play(lambda table: False)
     home = g.homes["referee"]
     assert g.table.step() == "over" and len(g.table.ended) == 3
@@ -72,6 +76,37 @@ def test_a_finished_trustless_game_is_over_in_the_store_and_upgraded(tmp_path: P
     assert "holding 1 of 1 active games" in said and "is over after packet" not in said, said
     with engine.connect() as c:
         assert [r.game_id for r in c.execute(select(leases))] == [wait.game]
+
+    # `pbem club`: the rounds' public results, as every seat's table opened them at each round's end
+    out = pbem("club", "export", "--store", store_url, home=home, cwd=tmp_path, ok=True)
+    exported = json.loads(out.stdout)  # and a line on stderr: the chains that prove the rounds are not in it
+    assert out.stderr.startswith("trustless games are exported without the chains") and "pbem audit" in out.stderr
+    game = exported["games"][0]
+    assert [x["name"] for x in exported["games"]] == ["duo"] and game["trustless"] and game["ruleset"] == "classic"
+    assert game["seats"] == [{"name": p.name, "key": p.key} for p in g.inv.doc.seats]
+    seen = g.seats["ann"].table.ended  # a seat's own following of the chain
+    assert [(r["round"], r["roles"], r["winners"], r["gold"]) for r in game["rounds"]] == [
+        (e.round_no, {p: card_kind(str(e.state.roles[p])).kind for p in sorted(g.seats_)}, list(e.state.winners),
+         dict(e.state.gold)) for e in seen]
+    with engine.connect() as c:
+        hashes = dict(c.execute(select(trustless_packets.c.seq, trustless_packets.c.hash)).all())
+    ends = [r["last_packet"]["seq"] for r in game["rounds"]]  # the packet that ended each round; the last, the game
+    assert ends == sorted(ends) and ends[-1] == g.seen
+    assert all(r["last_packet"]["hash"] == hashes[r["last_packet"]["seq"]] for r in game["rounds"])
+    assert not any("secret" in r or "archive" in r for r in game["rounds"])
+    rated = json.loads(pbem("club", "ratings", "--json", "--store", store_url, home=home, cwd=tmp_path,
+                            ok=True).stdout)
+    assert sorted(p["name"] for p in rated) == sorted(g.seats_) and all(p["rounds"] == 3 for p in rated)
+    teaching = [r for r in game["rounds"] if r["winners"] and set(r["winners"]) != set(r["roles"])]
+    if teaching:  # openskill's own ratings of the same rounds (a round all won or all lost teaches nothing)
+        assert flat({p["key"]: (p["mu"], p["sigma"]) for p in rated}) == pytest.approx(flat(expected(exported)))
+    for p in rated:
+        assert p["rounds_won"] == sum(p["name"] in r["winners"] for r in game["rounds"])
+        assert p["gold"] == game["rounds"][-1]["gold"][p["name"]]
+    pbem("club", "season", "s1", "--game", "duo", "--store", store_url, home=home, cwd=tmp_path, ok=True)
+    season = json.loads(pbem("club", "standings", "--season", "s1", "--json", "--store", store_url, home=home,
+                             cwd=tmp_path, ok=True).stdout)
+    assert season == rated
 
     # a store of the schema before, holding both games: upgraded by the first command, to the same facts
     before = _facts(store_url)

@@ -86,14 +86,22 @@ def export_cmd(store: StoreOpt = None, output: OutOpt = None) -> None:
     from pbem.host.club import export
 
     with _open(store) as st:
-        data = json.dumps(export(st), indent=2, sort_keys=True) + "\n"  # ASCII: the same bytes anywhere
+        doc = export(st)
+    data = json.dumps(doc, indent=2, sort_keys=True) + "\n"  # ASCII: the same bytes anywhere
+    chains = any(g["trustless"] for g in doc["games"])
+    note = t("trustless games are exported without the chains that prove their rounds (too large); check one with "
+             "{command}", command="pbem audit URL --game NAME")
     if output is None:
         typer.echo(data, nl=False)
+        if chains:
+            typer.echo(note, err=True)
         return
     from pbem.atomic import write_atomic
 
     write_atomic(Path(output), data.encode())
     typer.echo(t("exported to {path}", path=output))
+    if chains:
+        typer.echo(note)
 
 
 def register(root: typer.Typer, only: str | None = None) -> None:

@@ -2,8 +2,9 @@
 standings over them, seasons (leagues of chosen games) and the export of its public record.
 
 Only what every seat already saw is read: each finished round's result (public once the round
-is over: roles, winners, gold) and its signed archive, the seats' names and public keys. Nothing
-sealed (hands, the host's box, the host's secrets) is read at all. docs/club.md tells how a
+is over: roles, winners, gold) and its signed archive (a trustless round: the packet of its
+chain that ended it), the seats' names and public keys. Nothing sealed (hands, the host's box,
+the host's secrets) is read at all. docs/club.md tells how a
 round, a hidden-role team match, is rated.
 """
 
@@ -17,8 +18,9 @@ from typing import Any
 from sqlalchemy import select
 
 from pbem.errors import UsageError, msg
+from pbem.host.blind_status import public_of
 from pbem.host.store import Store
-from pbem.host.tables import games, meta, packets, rounds, seats
+from pbem.host.tables import games, meta, packets, rounds, seats, trustless_games, trustless_packets, trustless_rounds
 
 SEASON_KEY = "season:"  # a season is a row of `meta`: key "season:NAME", value a JSON list of game ids
 MAX_SEASON_NAME = 64
@@ -77,6 +79,7 @@ def finished_rounds(store: Store, game_ids: Iterable[str] | None = None) -> list
         keys: dict[str, dict[str, str]] = {}
         for s in c.execute(select(seats.c.game_id, seats.c.name, seats.c.key).order_by(seats.c.game_id, seats.c.idx)):
             keys.setdefault(s.game_id, {})[s.name] = s.key
+        blind = [r for r in c.execute(_TRUSTLESS_ROUNDS) if wanted is None or r.id in wanted]
     out = []
     for r in rows:
         result = json.loads(r.result)
@@ -84,8 +87,26 @@ def finished_rounds(store: Store, game_ids: Iterable[str] | None = None) -> list
         out.append(FinishedRound(game=r.name, game_id=r.id, round_no=r.round_no, ended_at=r.created_at,
                                  players=keys.get(r.id, {}), roles=dict(roles), winners=list(result["winners"]),
                                  gold={p: int(g) for p, g in result["gold"].items()}))
+    for b in blind:  # a trustless round's result, made public at its end (pbem.host.blind_facts)
+        result = json.loads(b.result)
+        out.append(FinishedRound(game=b.name, game_id=b.id, round_no=b.round_no, ended_at=b.ended_at,
+                                 players=dict(public_of(b.public).seats), roles=dict(result["roles"]),
+                                 winners=list(result["winners"]), gold={p: int(g) for p, g in result["gold"].items()}))
     out.sort(key=lambda f: (f.ended_at, f.game_id, f.round_no))
     return out
+
+
+# The rounds of the finished trustless games, with the packet that ended each
+_CLOSING = trustless_packets.alias("closing")
+_TRUSTLESS_ROUNDS = (
+    select(trustless_games.c.id, trustless_games.c.name, trustless_games.c.public, trustless_rounds.c.round_no,
+           trustless_rounds.c.ended_at, trustless_rounds.c.result, trustless_rounds.c.last_seq,
+           _CLOSING.c.hash.label("last_hash"))
+    .select_from(trustless_rounds.join(trustless_games, trustless_games.c.id == trustless_rounds.c.game_id)
+                 .join(_CLOSING, (_CLOSING.c.game_id == trustless_rounds.c.game_id)
+                       & (_CLOSING.c.seq == trustless_rounds.c.last_seq)))
+    .where(trustless_games.c.status == "over")
+    .order_by(trustless_rounds.c.game_id, trustless_rounds.c.round_no))
 
 
 def teams(r: FinishedRound) -> tuple[list[list[str]], list[float]]:
@@ -181,7 +202,9 @@ EXPORT_FORMAT = "pbem-club-export/1"
 def export(store: Store) -> dict[str, Any]:
     """The store's finished games as public facts: each game's name, rules, host and seats (names
     and public keys), its invitation (what every seat was sent), and each round's public result
-    (roles, winners, payout, gold, the revealed deal secret) and signed archive. Games in the
+    (roles, winners, payout, gold) with what proves it: a referee's round its revealed deal secret
+    and signed archive; a trustless round the packet of its chain that ended it (the chain itself,
+    which `pbem audit` checks, is not exported: it is most of a megabyte a game). Games in the
     order they were made, rounds in theirs: the same store gives the same bytes."""
     with store.read() as c:
         done = c.execute(select(games).where(games.c.status == "over")
@@ -193,6 +216,8 @@ def export(store: Store) -> dict[str, Any]:
                                       rounds.c.archive)
                                .where(rounds.c.game_id.in_(ids), rounds.c.result.is_not(None))
                                .order_by(rounds.c.game_id, rounds.c.round_no)).all()
+        blind = c.execute(select(trustless_games).where(trustless_games.c.status == "over")).all()
+        blind_rounds = c.execute(_TRUSTLESS_ROUNDS).all()
     by_game_seats: dict[str, list[dict[str, str]]] = {}
     for s in seat_rows:
         by_game_seats.setdefault(s.game_id, []).append({"name": s.name, "key": s.key})
@@ -204,8 +229,19 @@ def export(store: Store) -> dict[str, Any]:
             "round": r.round_no, "secret": r.secret, "roles": dict(sorted(final.get("roles", {}).items())),
             "finder": result.get("finder"), "winners": result["winners"], "payout": result["payout"],
             "gold": result["gold"], "archive": r.archive})
+    for b in blind_rounds:
+        result = json.loads(b.result)
+        by_game_rounds.setdefault(b.id, []).append({
+            "round": b.round_no, "roles": dict(sorted(result["roles"].items())), "finder": result["finder"],
+            "winners": result["winners"], "payout": result["payout"], "gold": result["gold"],
+            "last_packet": {"seq": b.last_seq, "hash": b.last_hash}})
+    for g in blind:
+        by_game_seats[g.id] = [{"name": name, "key": key} for name, key in public_of(g.public).seats]
+    trustless = {g.id for g in blind}
+    made = sorted([*done, *blind], key=lambda g: (g.created_at, g.name, g.id))
     return {"format": EXPORT_FORMAT, "games": [
         {"id": g.id, "name": g.name, "ruleset": g.ruleset, "options": json.loads(g.options),
          "host": {"name": g.host_name, "key": g.host_key}, "created_at": g.created_at,
-         "invitation": g.invitation, "seats": by_game_seats.get(g.id, []), "rounds": by_game_rounds.get(g.id, [])}
-        for g in done]}
+         "invitation": g.invitation, "trustless": g.id in trustless, "seats": by_game_seats.get(g.id, []),
+         "rounds": by_game_rounds.get(g.id, [])}
+        for g in made]}
