@@ -312,11 +312,11 @@ def _trustless_turn(c: TrustlessClient[Any], transport: Transport, hint: str, ho
     if not look:
         c.sync()
     w = c.ts.table.waiting()
-    gone = c.seat in c.ts.table.gone  # declared gone: answering brings it back (docs/trustless.md §11.2)
-    if gone or (c.seat in w.seats and w.step not in ("join", *CHOICES)):
+    extra = c.ts.out_of_turn()  # a complaint about its dealt shares, or a seat declared gone coming back
+    if extra or (c.seat in w.seats and w.step not in ("join", *CHOICES)):
         out = c.answer()
         if out is not None:  # the packet that opened the step, which the block answers (its file says it too)
-            step, seq = words.step_name(str(c.ts.table.returning(c.seat)) if gone else w.step), c.step_key()
+            step, seq = words.step_name(extra or w.step), c.step_key()
             said.append(t("sent your {step} block for packet {seq}: {path}", step=step, seq=seq, path=out[0]) if out[1]
                         else t("sent your {step} block for packet {seq} again: {path}", step=step, seq=seq, path=out[0]))
     def send_talk(block: Signed[Talk], _output: Path | None) -> str:

@@ -251,6 +251,11 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
                                    "{count} blocks of the others carried stand-in shares, each checked against its keys; "
                                    "{discards} turns taken as face-down discards", seat=g.seat, seq=g.packet,
                                    step=words.step_name(g.step), due=g.due, count=g.stand_ins, discards=g.discards)))
+        if rep.failed:
+            typer.echo(printable(t("the join failed at packet {seq}: {complainer} complained of the key shares {dealer} "
+                                   "dealt it; {fault} was at fault", seq=rep.failed["packet"],
+                                   complainer=rep.failed["complainer"], dealer=rep.failed["dealer"],
+                                   fault=rep.failed["fault"])))
         if rep.fault:
             typer.echo(printable(t("FAULT {fault}", fault=rep.fault)))
         if rep.waiting:
@@ -262,7 +267,7 @@ def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: boo
     if rep.fault:
         raise AuditFailed(t("audit failed at {where} of game {game}", where=words.render(rep.fault).split(":")[0], game=rep.game),
                           hint=t("the fault is listed above; do not trust this game's record from there on"))
-    if not rounds:
+    if not rounds and not (rep.failed and round_no is None):  # a failed join: the whole chain is checked
         raise NotReplayable(t("no round of game {game} has ended yet: there is nothing to audit", game=rep.game)
                             if round_no is None else
                             t("round {round} of game {game} has not ended", round=round_no, game=rep.game),

@@ -75,7 +75,7 @@ class SlotRef(Shape, frozen=True, array_like=True):
         return (self.stack, self.index)
 
 ALL_SEATS = "all"
-MentalStep = Literal["shuffle", "deal", "move", "tokens", "goal", "reveal", "stand-in", "steal"]
+MentalStep = Literal["shuffle", "deal", "move", "tokens", "goal", "reveal", "stand-in", "steal", "complaint", "answer"]
 CHOICES = ("move", "steal")  # steps whose block is a seat's choice: its move, or a thief's victim
 
 
@@ -143,7 +143,8 @@ class StandIn(Shape, frozen=True, kw_only=True):
 
 # what each step carries besides `tokens` (docs/trustless.md §5, the table)
 _STEP_FIELDS: dict[str, set[str]] = {"shuffle": {"shuffle"}, "deal": set(), "move": {"move"}, "tokens": set(),
-                                     "goal": set(), "reveal": {"reveal"}, "stand-in": {"stand_in"}, "steal": {"move"}}
+                                     "goal": set(), "reveal": {"reveal"}, "stand-in": {"stand_in"}, "steal": {"move"},
+                                     "complaint": {"against"}, "answer": {"against", "shares"}}
 
 
 class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
@@ -162,11 +163,14 @@ class Mental(Document, tag=f"pbem-mental/{VERSION}", frozen=True, kw_only=True):
     discard: list[SlotRef] | None = None  # a face-down discard: its slots only
     reveal: dict[str, str] | None = None  # epoch -> the seat's secret share for it, hex (round's end)
     stand_in: list[StandIn] | None = None  # a vanished seat's part, one entry for each such seat
+    against: str | None = None  # a complaint: the dealer of a bad share; an answer: the complainer
+    shares: str | None = None  # an answer: base64, the complainer's shares of the dealer's keys, in the open
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_seat_id(self.seat)
-        present = {f for f in ("shuffle", "move", "reveal", "play", "discard", "stand_in") if getattr(self, f) is not None}
+        present = {f for f in ("shuffle", "move", "reveal", "play", "discard", "stand_in", "against", "shares")
+                   if getattr(self, f) is not None}
         need = _STEP_FIELDS[self.step]
         if self.step in ("deal", "goal", "reveal", "move", "tokens"):  # a holder's part of a gone seat's
             present.discard("stand_in")  # may ride along

@@ -80,6 +80,7 @@ class ChainAudit:
     due: str | None = None
     talk: int = 0  # lines of table talk checked against the chain
     gone: list[GoneSummary] = field(default_factory=list)  # the seats declared gone, and who stood in
+    failed: dict[str, Any] | None = None  # the join failed on a complaint (docs/trustless.md §11.1): who was at fault
 
     def to_json(self) -> dict[str, Any]:
         stall = {"waiting": {"step": self.step, "seats": self.waiting, "since": self.since,
@@ -87,7 +88,8 @@ class ChainAudit:
         return {"game": self.game, "trustless": True, "ok": self.fault is None, "packets": self.packets,
                 "step": self.step, "rounds": [r.to_json() for r in self.rounds],
                 "fault": None if self.fault is None else said_json(self.fault), "talk": self.talk,
-                **({"gone": [g.to_json() for g in self.gone]} if self.gone else {}), **stall}
+                **({"gone": [g.to_json() for g in self.gone]} if self.gone else {}),
+                **({"failed": self.failed} if self.failed else {}), **stall}
 
 
 def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> ChainAudit:
@@ -143,6 +145,8 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
             out.gone.append(GoneSummary(seat, seq, g.step, g.due, stood, table.vanished.discarded.get(seat, 0),
                                         [b for b in table.vanished.returned.get(seat, []) if seq < b < again]))
     out.step = table.step()
+    if table.complaints.failed is not None:
+        out.failed = table.complaints.failed.to_json()
     if out.fault is None and out.packets and out.step != "over":  # a stall is named, with its seats
         out.waiting, out.since, out.due = table.waiting().seats, table.opened_at, follower.due
     for end in table.ended:

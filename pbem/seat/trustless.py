@@ -41,12 +41,14 @@ from pbem.protocol.documents import (
     sign,
 )
 from pbem.protocol.mental.group import ScalarSource, seeded_scalars
-from pbem.protocol.mental.vss import combine
+from pbem.protocol.mental.vss import BadShare, combine, share_bytes
 from pbem.protocol.table_docs import CHOICES
 from pbem.protocol.trustless import audit
+from pbem.protocol.trustless import dealing as D
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
 from pbem.protocol.trustless import standin as SI
+from pbem.protocol.trustless.complaints import BEFORE_THE_DEAL
 from pbem.protocol.trustless.keys import SeatKeys, joint_keys
 from pbem.protocol.trustless.play import debt_bundles
 from pbem.protocol.trustless.public import PublicTable
@@ -189,14 +191,18 @@ class TrustlessSeat(Follower):
         self.seat: TableSeat | None = None  # once the stacks are final
         self.choose: Chooser | None = None  # who picks this seat's moves (a bot); None: the seat sends no move
         self.held: dict[str, list[int]] = {}  # each other seat's epoch keys: this seat's shares of them
+        self.bad: list[str] = []  # the dealers whose shares for this seat were off (it complains)
         self._checked = 0  # the last round whose opened cards this seat checked against what it read
 
     def _joined(self, join: Join) -> None:
         """A threshold game: open and check this seat's shares of the joiner's keys (a bad share
         stops the seat here, naming the dealer)."""
         if self.table.game.threshold and join.seat != self.me and join.dealing is not None:
-            self.held[join.seat] = M.open_dealing(join, self.table.dealings[join.seat], self.table.shares[join.seat],
-                                                  self.table.players, self.me, self.identity)
+            try:
+                self.held[join.seat] = M.open_dealing(join, self.table.dealings[join.seat], self.table.shares[join.seat],
+                                                      self.table.players, self.me, self.identity)
+            except BadShare:
+                self.bad.append(join.seat)  # this seat complains in the open (docs/trustless.md §11.1)
 
     def _declared(self) -> None:
         self._ready()
@@ -222,16 +228,31 @@ class TrustlessSeat(Follower):
             self._checked = end.round_no  # a round just opened: every card this seat read must be the one it holds
             audit.check_openings(end.orders, {s: c for s, c in self.seat.opened.items() if s[0].endswith(f"@{end.round_no}")})
 
+    def out_of_turn(self) -> str | None:
+        """The step of a block this seat sends though the table does not wait for it: a complaint
+        about its dealt shares, or (declared gone) the block that brings it back."""
+        t = self.table
+        if self.bad and self.me not in t.complaints.filed and t.base_step() in BEFORE_THE_DEAL:
+            return "complaint"
+        return t.returning(self.me) if self.me in t.gone else None
+
     def owed(self) -> Signed[Mental] | None:
         """The block this seat owes at the current step (None: nothing, or not its turn)."""
         w = self.table.waiting()
-        step = w.step if self.me in w.seats else None
-        if self.me in self.table.gone:  # declared gone, this seat answers: it comes back (docs/trustless.md §11.2)
-            step = self.table.returning(self.me)
+        step = self.out_of_turn() or (w.step if self.me in w.seats else None)
         if step is None:
             return None
         seq, h = self.head
         game = self.inv.game
+        if step == "complaint":
+            return M.message(self.identity, game, self.me, seq, h, "complaint", against=self.bad[0])
+        if step == "answer":  # the shares this seat's join sealed to the complainer, in the open
+            complainer = next(c for c, d in self.table.complaints.filed.items() if d == self.me)
+            players = self.table.players
+            _, dealt = D.dealt(self.keys, players, self.me, self.table.game.threshold,
+                               _derived(self.identity, self.inv, b"join dealing"))
+            return M.message(self.identity, game, self.me, seq, h, "answer", against=complainer,
+                             shares=b64(share_bytes(dealt[players.index(complainer)])))
         if step == "stand-in":  # a gone seat's part, from this seat's shares of its keys
             needs = self.table.vanished.needs()
             return M.message(self.identity, game, self.me, seq, h, "stand-in",

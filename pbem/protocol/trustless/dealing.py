@@ -37,10 +37,18 @@ def make(keys: SeatKeys, game: str, dealer: str, seats: Sequence[tuple[str, Publ
     """The join's `dealing`: `dealer`'s epoch keys shared among the other `seats` (in seat order)."""
     names = [n for n, _ in seats]
     holders = [i for i, n in enumerate(names) if n != dealer]
-    dealing, shares = deal([keys.shares[e].secret for e in EPOCHS], holders, threshold, rng)
+    dealing, shares = dealt(keys, names, dealer, threshold, rng)
     return {"threshold": threshold, "commitments": b64(dealing.encode()),
             "shares": {names[i]: b64(seal(share_bytes(shares[i]), seats[i][1], _info(game, dealer, names[i])))
                        for i in holders}}
+
+
+def dealt(keys: SeatKeys, names: Sequence[str], dealer: str, threshold: int,
+          rng: ScalarSource = random_scalar) -> tuple[Dealing, dict[int, list[int]]]:
+    """`dealer`'s sharing of its epoch keys among the other seats: the commitments, and each
+    holder's shares by seat index (with the join's seeded `rng`, the same every time: the
+    dealer's answer to a complaint opens the shares its join sealed)."""
+    return deal([keys.shares[e].secret for e in EPOCHS], [i for i, n in enumerate(names) if n != dealer], threshold, rng)
 
 
 def check_public(doc: Any, dealer: str, players: Sequence[str], threshold: int) -> Dealing:

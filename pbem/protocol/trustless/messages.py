@@ -83,7 +83,8 @@ def message(identity: Identity, game: str, seat: str, seq: int, packet: str, ste
             move: str | None = None, play: tuple[Slot, dict[str, Any]] | None = None,
             handed: list[dict[str, Any]] | None = None, unsealed: list[dict[str, Any]] | None = None,
             discard: list[Slot] | None = None, reveal: dict[str, str] | None = None,
-            stand_in: list[dict[str, Any]] | None = None) -> Signed[Mental]:
+            stand_in: list[dict[str, Any]] | None = None, against: str | None = None,
+            shares: str | None = None) -> Signed[Mental]:
     """One signed mental block answering packet `seq` (hash `packet`)."""
     doc = Mental(game=game, seat=seat, seq=seq, packet=packet, step=step,
                  shuffle=shuffle_of(shuffle) if shuffle is not None else None,
@@ -94,5 +95,6 @@ def message(identity: Identity, game: str, seat: str, seq: int, packet: str, ste
                  if play is not None else None,
                  discard=[slot_ref(s) for s in discard] if discard is not None else None,
                  reveal=reveal,
-                 stand_in=[convert(d, StandIn, "a stand-in") for d in stand_in] if stand_in is not None else None)
+                 stand_in=[convert(d, StandIn, "a stand-in") for d in stand_in] if stand_in is not None else None,
+                 against=against, shares=shares)
     return sign(doc, identity)

@@ -42,6 +42,7 @@ from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless import setup as S
 from pbem.protocol.trustless import standin as SI
+from pbem.protocol.trustless.complaints import Complaints
 from pbem.protocol.trustless.ending import NOBODY, RoundEnd
 from pbem.protocol.trustless.round import PublicRound
 from pbem.protocol.trustless.stacks import card_of, game_stacks
@@ -77,9 +78,11 @@ class PublicTable:
     check_proofs: bool = True
     shuffle_pos: int = 0  # the place in seat order of the next seat to shuffle (a gone seat is passed)
     vanished: Vanished = field(init=False)  # the seats that vanish (docs/trustless.md §11)
+    complaints: Complaints = field(init=False)  # about bad dealt shares, and their answers (§11.1)
 
     def __post_init__(self) -> None:
         self.vanished = Vanished(self)
+        self.complaints = Complaints(self)
 
     @classmethod
     def of(cls, inv: Invitation, *, check_proofs: bool = True) -> PublicTable:
@@ -116,6 +119,10 @@ class PublicTable:
     def base_step(self) -> str:
         if len(self.joins) < len(self.players):
             return "join"
+        if self.complaints.failed is not None:  # the join failed (§11.1): nothing is dealt
+            return "over"
+        if self.complaints.filed:
+            return "answer"
         if self.next_shuffler() is not None:
             return "shuffle"
         if len(self.dealt) < len(self.players):
@@ -176,6 +183,8 @@ class PublicTable:
         elif step == "steal":
             assert self.theft is not None
             seats = [self.theft.state.player]
+        elif step == "answer":
+            seats = self.complaints.dealers()
         else:
             seats = []
         return seats
@@ -241,6 +250,11 @@ class PublicTable:
             raise StaleMove(msg("{seat}'s {step} answers packet {seq}, from before the {wanted} step (opened by packet "
                               "{opened})", seat=doc.seat, step=sent, seq=doc.seq, wanted=wanted, opened=self.opened_at))
         before = self.stage()
+        if doc.step == "complaint":  # out of turn, from any seat (§11.1)
+            said = self.complaints.complain(doc, self.base_step(), self.gone, head + 1)
+            if self.stage() != before:
+                self.opened_at = head + 1
+            return said
         back = doc.seat in self.gone
         if back:  # a seat declared gone answers: it comes back (docs/trustless.md §11.2)
             if doc.step != self.returning(doc.seat):
@@ -259,7 +273,8 @@ class PublicTable:
         self.vanished.stood_in = {}
         if doc.stand_in is not None and step in ("deal", "goal", "reveal"):  # a gone seat's part, riding along
             self.vanished.take_parts(doc, step)
-        line: Msg = getattr(self, f"_{step.replace('-', '_')}")(doc)
+        line: Msg = self.complaints.answer(doc, head + 1) if step == "answer" else getattr(
+            self, f"_{step.replace('-', '_')}")(doc)
         if back:
             line = msg("{seat} is back", seat=doc.seat) + msg("clause sep") + line
         done = self._complete_stand()
@@ -525,6 +540,10 @@ class PublicTable:
     def declare(self, gone: Gone, seq: int) -> Msg:
         """Packet `seq` declares `gone.seats` gone (`Vanished.declare` checks it); the others stand in."""
         before = self.stage()
+        if self.base_step() == "answer":  # a dealer late with its answer is named at fault (§11.1)
+            line = self.complaints.declare(gone, seq)
+            self.opened_at = seq
+            return line
         self.vanished.declare(gone, seq, self.waiting())
         self._settle()
         if self.stage() != before:
