@@ -10,8 +10,10 @@ before budgets existed) meant the smart bot.
 
 from __future__ import annotations
 
-from engine.rules import legal_moves
-from engine.state import RoundState
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.state import RoundState
 
 POLICIES = ("discard", "bot")  # the policies that play (wait plays nothing)
 # The search bot's budget a game sets unless told otherwise: simulated turns a decision (about
@@ -25,6 +27,8 @@ def policy_move(seen: RoundState, seat: str, policy: str, game: str, seq: int, t
     `seen`: `discard` throws the first card face down (the first legal move when no discard is
     legal), `bot` asks the search bot seeded by game and packet with `turns` simulated turns
     (None: the smart bot, as packets that name no budget meant)."""
+    from engine.rules import legal_moves  # the engine is loaded only where a seat's move is made
+
     if policy == "discard":
         moves = legal_moves(seen)
         discards = [m for m in moves if m.verb == "discard" and len(m.cards) == 1 and not m.remove]
