@@ -16,7 +16,6 @@ import re
 import stat
 import time
 from functools import cache
-from hashlib import sha256
 from pathlib import Path
 from typing import Literal
 
@@ -43,6 +42,8 @@ def _host() -> str:
         import platform
 
         node = platform.node()
+    from hashlib import sha256  # here: `pbem --help` and a key's commands load no OpenSSL for it
+
     return sha256(node.encode("utf-8", "replace")).hexdigest()[:8]
 
 
@@ -106,6 +107,8 @@ def read_bounded(path: Path | str, limit: int, *, head: bool = False) -> bytes:
 
 
 def content_hash(data: bytes) -> str:
+    from hashlib import sha256
+
     return sha256(data).hexdigest()
 
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import errno as _errno
 from collections.abc import Iterable, Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from engine.errors import InvalidMove, MoveError
+if TYPE_CHECKING:
+    from engine.errors import MoveError
 
 EXIT_CODES: dict[int, str] = {
     0: "ok",
@@ -59,6 +60,8 @@ EXIT_INTERRUPTED = 130
 
 def move_exit_code(exc: MoveError) -> int:
     """The exit code of a refused move: 2 when the text does not parse, 6 when the rules forbid it."""
+    from engine.errors import InvalidMove  # every command imports this module; not all load the engine
+
     return EXIT_INVALID_MOVE if isinstance(exc, InvalidMove) else EXIT_ILLEGAL_MOVE
 
 

@@ -10,15 +10,11 @@ import os
 import sys
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 import typer.main
 from typer.core import TyperGroup
-
-from engine.errors import BadPosition, IllegalMove, InvalidMove
-from pbem.errors import EXIT_ILLEGAL_MOVE as EXIT_ILLEGAL
-from pbem.errors import EXIT_INVALID_MOVE as EXIT_INVALID
 
 # The modules that add commands (each by its register(app)), in the order the help page lists
 # what they add, with the words each adds at the top: its commands and groups (`game` gathers
@@ -120,7 +116,7 @@ def __getattr__(name: str) -> Any:
 from pbem.errors import EXIT_BAD_POSITION, EXIT_INTERNAL, EXIT_INTERRUPTED  # noqa: E402
 
 
-def _fail(message: str, hint: str | None, code: int, source: str | None = None) -> None:
+def _fail(message: str, hint: str | None, code: int, source: str | None = None) -> NoReturn:
     # Messages quote their input (a game id, a file name from a stranger's mail): sanitised.
     from pbem.ui.terminal import printable
     from pbem.ui.words import labelled, t
@@ -153,7 +149,6 @@ def main() -> None:
 
 def _main() -> None:
     from pbem.cli.helptext import localise
-    from pbem.errors import PbemError
     from pbem.ui import words
     from pbem.ui.words import t
 
@@ -167,43 +162,49 @@ def _main() -> None:
             _fail(t("interrupted"), None, EXIT_INTERRUPTED)
         if isinstance(code, int) and code:  # a command that reported its own errors (typer.Exit)
             sys.exit(code)
-    except InvalidMove as exc:
-        from pbem.ui import failures
-
-        hint = t("hint did you mean", move=exc.suggestion) if exc.suggestion else t("hint notation")
-        _fail(failures.message(exc), hint, EXIT_INVALID, getattr(exc, "source", None))
-    except IllegalMove as exc:
-        from pbem.ui import failures
-
-        _fail(failures.message(exc), None, EXIT_ILLEGAL, getattr(exc, "source", None))
-    except BadPosition as exc:
-        _fail(str(exc), t("see docs/RULES.md §8 for the position format"), EXIT_BAD_POSITION)
-    except PbemError as exc:
-        from pbem.ui import failures
-
-        _fail(failures.message(exc), failures.hint(exc), exc.exit_code, getattr(exc, "source", None))
     except KeyboardInterrupt:
         _fail(t("interrupted"), None, EXIT_INTERRUPTED)
-    except Exception as exc:  # click's own usage errors and aborts
-        from typer._click import ClickException  # pyproject pins a Typer that vendors click
+    except Exception as exc:
+        _report(exc)
 
-        if isinstance(exc, typer.Exit):
+
+def _report(exc: Exception) -> None:
+    """What a command raised, as one line on stderr (maybe a hint) and its exit code. The
+    engine's errors are imported here, when something failed: a command that needs no engine
+    (`pbem --help`, `pbem key list`) does not load it."""
+    from engine.errors import BadPosition, IllegalMove, InvalidMove
+    from pbem.errors import EXIT_ILLEGAL_MOVE, EXIT_INVALID_MOVE, PbemError
+    from pbem.ui import failures
+    from pbem.ui.words import t
+
+    if isinstance(exc, InvalidMove):
+        hint = t("hint did you mean", move=exc.suggestion) if exc.suggestion else t("hint notation")
+        _fail(failures.message(exc), hint, EXIT_INVALID_MOVE, getattr(exc, "source", None))
+    if isinstance(exc, IllegalMove):
+        _fail(failures.message(exc), None, EXIT_ILLEGAL_MOVE, getattr(exc, "source", None))
+    if isinstance(exc, BadPosition):
+        _fail(str(exc), t("see docs/RULES.md §8 for the position format"), EXIT_BAD_POSITION)
+    if isinstance(exc, PbemError):
+        _fail(failures.message(exc), failures.hint(exc), exc.exit_code, getattr(exc, "source", None))
+    from typer._click import ClickException  # pyproject pins a Typer that vendors click
+
+    if isinstance(exc, typer.Exit):
+        sys.exit(exc.exit_code)
+    if isinstance(exc, ClickException):
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a group run bare shows its page
+            exc.show()
             sys.exit(exc.exit_code)
-        if isinstance(exc, ClickException):
-            if type(exc).__name__ == "NoArgsIsHelpError":  # a group run bare shows its page
-                exc.show()
-                sys.exit(exc.exit_code)
-            from pbem.cli import usage
+        from pbem.cli import usage
 
-            _fail(usage.message(exc), usage.hint(exc, sys.argv[1:]), exc.exit_code)
-        if isinstance(exc, typer.Abort):
-            _fail(t("aborted"), None, 1)
-        if os.environ.get("PBEM_DEBUG"):
-            raise
-        # A bug, not bad input: still one line, no locals, no traceback.
-        first = (str(exc).splitlines() or [""])[0]
-        _fail(t("internal error: {kind}: {text}", kind=type(exc).__name__, text=first),
-              t("please report it; PBEM_DEBUG=1 shows the traceback"), EXIT_INTERNAL)
+        _fail(usage.message(exc), usage.hint(exc, sys.argv[1:]), exc.exit_code)
+    if isinstance(exc, typer.Abort):
+        _fail(t("aborted"), None, 1)
+    if os.environ.get("PBEM_DEBUG"):
+        raise exc
+    # A bug, not bad input: still one line, no locals, no traceback.
+    first = (str(exc).splitlines() or [""])[0]
+    _fail(t("internal error: {kind}: {text}", kind=type(exc).__name__, text=first),
+          t("please report it; PBEM_DEBUG=1 shows the traceback"), EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

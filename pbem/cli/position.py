@@ -8,7 +8,6 @@ from pathlib import Path
 
 import typer
 
-from engine.errors import BadPosition
 from pbem.atomic import read_bounded
 from pbem.cli.jsonout import json_text
 from pbem.errors import CannotRead, PbemError
@@ -20,7 +19,8 @@ app = typer.Typer(help="Query the rules on a position file: legal moves, results
 
 
 def read_position(path: Path):
-    from engine.position import load  # the rules (engine.rules) load only for this command
+    from engine.errors import BadPosition  # the engine loads only for this group's commands
+    from engine.position import load
 
     try:
         data = sys.stdin.buffer.read(MAX_FILE + 1) if str(path) == "-" else read_bounded(path, MAX_FILE)

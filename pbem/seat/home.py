@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from hashlib import sha256
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -132,6 +131,8 @@ def agent_dir() -> Path:
 
 def agent_socket(home: Path) -> Path:
     """The socket of the agent that holds this key home's unlocked keys."""
+    from hashlib import sha256  # here: `pbem --help` loads no OpenSSL for it
+
     name = sha256(str(Path(home).expanduser().resolve()).encode("utf-8")).hexdigest()[:20]
     return agent_dir() / f"{name}.sock"
 

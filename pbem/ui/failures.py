@@ -5,7 +5,6 @@ pbem/ui/engine_words.py, and the operating system's reasons through the catalogs
 
 from __future__ import annotations
 
-from engine.errors import MoveError
 from pbem.errors import PbemError
 from pbem.errors import os_reason as os_words
 from pbem.ui.words import render
@@ -23,6 +22,8 @@ def message(exc: BaseException, lang: str | None = None) -> str:
     """An error in the reader's language (`lang`, default the current one)."""
     if isinstance(exc, PbemError):
         return render(exc.message, lang)
+    from engine.errors import MoveError  # here: the many commands that import this load no engine for it
+
     if isinstance(exc, MoveError):  # the engine speaks English; its templates are in engine_words
         from pbem.ui.engine_words import move_error_words
 
