@@ -121,7 +121,7 @@ def one_round(db: Path) -> dict[str, float]:
     try:
         from pbem.replay.audit import audit_source
         from pbem.replay.load import load_replay
-        from pbem.replay.rounds import open_source, pick_game
+        from pbem.replay.sources import open_source, pick_game
     except ImportError:
         return {}
     audits, replays = [], []

@@ -27,7 +27,8 @@ from pbem.protocol.documents import b64, parse, read_blocks, sign, sign_json, un
 from pbem.replay.audit import audit, audit_source
 from pbem.replay.load import load_replay
 from pbem.replay.report import AuditFailed, Report
-from pbem.replay.rounds import MOST_ENTRIES, open_source, verify_archive
+from pbem.replay.rounds import verify_archive
+from pbem.replay.sources import MOST_ENTRIES, open_source
 from pbem.ui.words import render
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]

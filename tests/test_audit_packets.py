@@ -193,7 +193,7 @@ def test_moves_made_by_the_host_audit_clean_and_a_packet_hiding_one_is_caught(tm
     from pbem.host.deadlines import Timing
     from pbem.protocol.documents import PublicMove
     from pbem.replay.audit import audit_source
-    from pbem.replay.rounds import open_source
+    from pbem.replay.sources import open_source
     from pbem.replay.trust import Trust
     from pbem.seat.home import load_invitation
 

@@ -22,7 +22,8 @@ from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.protocol.documents import Handover, Move, parse, read_blocks, sign, unb64
 from pbem.replay.audit import audit, audit_source
-from pbem.replay.rounds import build, open_source, verify_archive
+from pbem.replay.rounds import build, verify_archive
+from pbem.replay.sources import open_source
 from pbem.replay.trust import Trust
 from pbem.seat import keys
 from pbem.seat import player as P

@@ -25,7 +25,7 @@ from pbem.protocol.crypto import canonical_json
 from pbem.protocol.documents import parse, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.replay.audit import audit
-from pbem.replay.rounds import open_source
+from pbem.replay.sources import open_source
 from pbem.seat import player as P
 from pbem.ui.words import render
 

@@ -21,7 +21,7 @@ from pbem.protocol.documents import read_blocks
 from pbem.replay.html import render_html
 from pbem.replay.load import load_replay
 from pbem.replay.navigator import Navigator, decode_keys, frame
-from pbem.replay.rounds import ALL, NotReplayable
+from pbem.replay.sources import ALL, NotReplayable
 from pbem.ui.render import plain_text
 
 SEATS = ["ann", "bob", "cat", "dan"]

@@ -20,7 +20,7 @@ from pbem.host.clock import FakeClock
 from pbem.host.deadlines import Timing
 from pbem.protocol.documents import Archive, read_blocks
 from pbem.replay.audit import audit_source
-from pbem.replay.rounds import open_source, pick_game
+from pbem.replay.sources import open_source, pick_game
 from pbem.seat import keys
 from pbem.seat import player as P
 

@@ -14,7 +14,7 @@ from engine.chance import SeededChance
 from engine.position import dump, load
 from engine.state import deal
 from pbem.replay.audit import audit_source
-from pbem.replay.rounds import open_source
+from pbem.replay.sources import open_source
 
 
 def test_role_card_ids_survive_dump_and_load() -> None:

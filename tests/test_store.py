@@ -330,7 +330,7 @@ def test_a_club_store_of_schema_3_is_migrated_and_its_round_ends_with_the_moves_
     from engine.bots import RandomBot
     from pbem.host.clock import FakeClock
     from pbem.replay.audit import audit_source
-    from pbem.replay.rounds import open_source, pick_game
+    from pbem.replay.sources import open_source, pick_game
 
     root = tmp_path / "v3"
     shutil.copytree(Path(__file__).parent / "fixtures" / "v3-club", root)

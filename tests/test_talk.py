@@ -283,7 +283,7 @@ def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: P
         assert SECRET.encode() not in _every_byte(where), where
 
     # the audit of the chain checks every line: its seat's signature, its packet's hash
-    from pbem.replay.rounds import open_source
+    from pbem.replay.sources import open_source
     from pbem.replay.trustless import audit_chain
     from pbem.seat.keys import load_identity
 

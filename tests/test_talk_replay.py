@@ -16,7 +16,7 @@ from pbem.protocol.documents import read_blocks, sign
 from pbem.replay.audit import audit_source
 from pbem.replay.html import render_html
 from pbem.replay.load import load_replay
-from pbem.replay.rounds import open_source
+from pbem.replay.sources import open_source
 from pbem.seat import player as P
 from pbem.seat import talk as seat_talk
 

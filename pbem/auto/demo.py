@@ -188,7 +188,7 @@ def _watch(console: Console, folder: GameFolder, results: list[Result], procs: l
 def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess.Popen], started: float,
                     keep: bool) -> dict[str, int]:
     """Watch a trustless game to its end, then audit its chain: what the rounds were."""
-    from pbem.replay.rounds import open_source
+    from pbem.replay.sources import open_source
     from pbem.replay.trustless import audit_chain
 
     _run_to_end(procs, lambda: _watch_chain(console, folder, procs, TIMEOUT * 2))
@@ -246,7 +246,7 @@ def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4, demo
     """Round 1's last moves, replayed from the files the players received."""
     from pbem.replay.load import load_replay
     from pbem.replay.navigator import frame
-    from pbem.replay.rounds import ALL
+    from pbem.replay.sources import ALL
 
     r = load_replay(str(shared), round_no=1)
     console.print()

@@ -38,7 +38,7 @@ def archive(
 ) -> None:
     """Host: write a finished round's signed archive (no key needed)."""
     from pbem.cli._common import open_host
-    from pbem.replay.rounds import NotReplayable, ended_hint
+    from pbem.replay.sources import NotReplayable, ended_hint
 
     with open_host(game, store, db) as host:
         archives = host.archives()
@@ -97,7 +97,7 @@ def replay(
     who = r.perspective(as_seat)
     if html is not None:
         from pbem.replay.html import write_html
-        from pbem.replay.rounds import ALL
+        from pbem.replay.sources import ALL
 
         only = None if who == ALL else who  # --as SEAT: that seat's view alone, nothing else in the page
         size = write_html(r, html, only)
@@ -162,7 +162,7 @@ def audit(
     every packet told the table (with --as, what it told you)."""
     from pbem.replay.audit import audit_source
     from pbem.replay.report import AuditFailed, said_json
-    from pbem.replay.rounds import NotReplayable, ended_hint, open_source, pick_game, pick_round
+    from pbem.replay.sources import NotReplayable, ended_hint, open_source, pick_game, pick_round
     from pbem.replay.trust import Trust, anchor_for, auditor_seat
     from pbem.seat.home import key_home
 
@@ -236,7 +236,7 @@ def stall_line(rep: Any) -> str:
 def _audit_chain(rep: Any, round_no: int | None, as_json: bool, *, anchored: bool) -> None:
     """The audit of a trustless game's chain: each ended round, or the packet where it fails."""
     from pbem.replay.report import AuditFailed
-    from pbem.replay.rounds import NotReplayable, ended_hint
+    from pbem.replay.sources import NotReplayable, ended_hint
 
     rounds = [r for r in rep.rounds if round_no is None or r.round == round_no]
     if as_json:

@@ -41,7 +41,8 @@ from pbem.protocol.documents import (
 )
 from pbem.replay.hostmoves import check_host_moves
 from pbem.replay.report import Report
-from pbem.replay.rounds import NotTheirTurn, Replay, Source, invitation_of, step
+from pbem.replay.rounds import NotTheirTurn, Replay, invitation_of, step
+from pbem.replay.sources import Source
 from pbem.replay.told import PacketCheck
 from pbem.replay.trust import Trust
 from pbem.ui.engine_words import move_error_msg

@@ -18,7 +18,8 @@ from typing import Any
 
 from engine.catalog import KINDS, card_kind, is_card_id
 from engine.state import PLAYING, THEFT, RoundState
-from pbem.replay.rounds import ALL, Replay
+from pbem.replay.rounds import Replay
+from pbem.replay.sources import ALL
 from pbem.ui import move_words, words
 from pbem.ui.cards_svg import CH, CW, board_cells, symbol_id, symbols
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbem.replay.rounds import Replay, build, open_source, pick_game, pick_round, verify_archive
+from pbem.replay.rounds import Replay, build, verify_archive
+from pbem.replay.sources import open_source, pick_game, pick_round
 
 if TYPE_CHECKING:
     from pbem.protocol.crypto import Identity

@@ -21,7 +21,7 @@ def console():
 
 
 def _perspective_line(r: Replay, i: int, who: str) -> str:
-    from pbem.replay.rounds import ALL
+    from pbem.replay.sources import ALL
 
     if who == ALL:
         return t("all cards open")
@@ -32,7 +32,7 @@ def _perspective_line(r: Replay, i: int, who: str) -> str:
 
 def frame(r: Replay, i: int, who: str) -> RenderableType:
     """Step i as `who` saw it: the maze, the hands and roles known, and the move in words."""
-    from pbem.replay.rounds import ALL
+    from pbem.replay.sources import ALL
     from pbem.ui.seatview import render_view
 
     header = {t("replay"): t("game {game}, round {round}", game=r.game, round=r.round),
@@ -226,7 +226,7 @@ class Navigator:
         from rich.console import Group
         from rich.text import Text
 
-        from pbem.replay.rounds import ALL
+        from pbem.replay.sources import ALL
         from pbem.ui.fullscreen import fit, render_lines
         from pbem.ui.render import maze_area, render_legend, render_maze
         from pbem.ui.seatview import view_details

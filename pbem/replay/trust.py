@@ -10,7 +10,7 @@ from pathlib import Path
 from pbem.errors import BadSignature, PbemError, UsageError
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Signed, check_signature, read_one
-from pbem.replay.rounds import Source
+from pbem.replay.sources import Source
 from pbem.seat.home import invitation_path, load_invitation
 from pbem.seat.player import seat_in, seat_of
 from pbem.ui.words import t

@@ -21,7 +21,8 @@ from engine.position import dump
 from pbem.errors import BadPacket, PbemError, Text, msg
 from pbem.protocol.documents import Invitation, Signed, check_signature, parse, payload_hash
 from pbem.replay.report import said_json
-from pbem.replay.rounds import NotReplayable, Replay, Source, audit_hint, pick_round, replayed
+from pbem.replay.rounds import Replay, replayed
+from pbem.replay.sources import NotReplayable, Source, audit_hint, pick_round
 from pbem.seat.trustless import Follower
 from pbem.ui.words import t
 
