@@ -110,7 +110,7 @@ def main() -> None:
     from pbem.cli import play
 
     print(json.dumps({
-        "game": "b5", "apply_names_game": "store" in inspect.signature(play.apply).parameters,
+        "game": "b5", "apply_names_game": "store" in inspect.signature(inspect.unwrap(play.apply)).parameters,
         "seat": seat, "move": text, "packet": str(out / "packet.pbem"), "move_file": str(out / "m.pbem"),
         "db": str(out / "cli" / "g5.db"), "seat_home": str(homes[seat]), "host": "host", "host_home": str(homes["host"]),
         "rounds_db": str(out / "rounds" / "g5.db"), "rounds_home": str(rhomes["host"]),
