@@ -4,7 +4,9 @@
 folders may have changed (a file was written, renamed in or removed) or `seconds` passed.
 `pbem turn --wait` waits on a game folder's packets this way, and on a Maildir's new mail.
 `arrivals()` gives an `Arrivals`: which of many folders had a file arrive (`pbem host run
---all` reads only the inboxes that did, and every inbox once a poll period).
+--all` reads only the inboxes that did, and every inbox once a poll period). A `Doorbell` is
+one such folder for one daemon: the host of a game folder waits on its inbox, a trustless
+seat's bot on the table's packets.
 
 On Linux the kernel says when a file changes (inotify, through libc with ctypes: the
 standard library has no binding, and the three calls it takes do not warrant a dependency).
@@ -258,6 +260,34 @@ class Arrivals:
 
     def close(self) -> None:
         self.kernel.close()
+
+
+class Doorbell:
+    """A file arriving in one folder (written and closed, or renamed in), as the kernel says
+    (`arrivals`); where it cannot tell, a wait is a sleep. A daemon's loop that waits on it looks
+    at the folder when a file came or its poll period passed: it answers at once, and idle it
+    reads nothing."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.arrivals: Arrivals | None = None
+        self.armed = False
+
+    def wait(self, seconds: float) -> bool:
+        """Until a file may have arrived (True) or `seconds` passed (False). The first wait makes
+        the watch and ends at once: the look after it misses nothing that came meanwhile."""
+        if not self.armed:
+            self.armed = True
+            self.arrivals = arrivals()
+            if self.arrivals is not None and not self.arrivals.watch(self.folder):
+                self.arrivals.close()
+                self.arrivals = None
+            return True
+        if self.arrivals is None:
+            time.sleep(max(seconds, 0.0))
+            return False
+        came = self.arrivals.wait(seconds)
+        return came is None or bool(came)
 
 
 def arrivals() -> Arrivals | None:

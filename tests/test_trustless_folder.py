@@ -200,8 +200,8 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
     assert "absent" not in timed.stdout  # the blind host marks nobody absent: the rule is not said
     absent = pbem("game", "config", "t", "--db", db, "--absent-after", "3", home=homes["referee"], timeout=60)
     assert absent.returncode == 2 and absent.stderr.startswith("error: --absent-after does not apply"), absent.stderr
-    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
-    bots = start_bots(folder, homes, tmp_path, seats=["bob", "cat"], poll=0.05)
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
+    bots = start_bots(folder, homes, tmp_path, seats=["bob", "cat"], poll=1)
 
     def turn(*args: str) -> subprocess.CompletedProcess[str]:
         return pbem("turn", folder, "--as", "ann", *args, home=homes["ann"], timeout=180)
@@ -261,4 +261,34 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
         assert move.move == "discard 1 card" and len(move.discard) == 1 and move.play is None
     finally:
         stop_all([host, *bots.values()])
+    assert "rejected" not in (tmp_path / "host.log").read_text()
+
+
+def test_the_host_and_a_bot_answer_a_file_at_once_not_at_their_poll(tmp_path: Path) -> None:
+    """`pbem host run` and `pbem bot run` on a folder, each with a poll of a minute: a file arriving
+    wakes them (the host: a join or a shuffle in the inbox; ann's bot: packet 1, the table waiting
+    for her shuffle), so the table reaches bob's shuffle in seconds."""
+    from pbem.folder.trustless import folder_seat
+
+    db, folder, homes = cli_game(tmp_path, trustless=True)
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=60)
+    bot = start_bots(folder, homes, tmp_path, seats=["ann"], poll=60)["ann"]
+    try:
+        deadline = time.monotonic() + 60
+        while "joined with key shares" not in ((tmp_path / "bot-ann.log").read_text()):
+            assert time.monotonic() < deadline and bot.poll() is None, (tmp_path / "bot-ann.log").read_text()
+            time.sleep(0.05)
+        time.sleep(1)  # both wait now: the host took ann's join, her bot saw no packet yet
+        started = time.monotonic()
+        for s in ("bob", "cat"):
+            folder_seat(folder, keys.load_identity(homes[s], s, None), homes[s]).join()
+        gf = GameFolder.open(folder)
+        while len(gf.packets(None)) < 2:  # everyone is in: packet 1; ann's shuffle taken: packet 2
+            assert time.monotonic() - started < 30, (tmp_path / "host.log").read_text()
+            time.sleep(0.05)
+    finally:
+        stop_all([host, bot])
+    inv = read_blocks((folder / "invitation.pbem").read_text())[0].expect(Invitation)
+    chain = _chain(folder, inv.game)
+    assert [p.doc.waiting.step for p in chain] == ["shuffle", "shuffle"] and chain[1].doc.waiting.seats == ["bob"]
     assert "rejected" not in (tmp_path / "host.log").read_text()

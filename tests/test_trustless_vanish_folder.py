@@ -52,7 +52,7 @@ def _finish(tmp_path: Path, host: subprocess.Popen, bots: dict[str, subprocess.P
 def _join_and_die(tmp_path: Path, folder: Path, homes: dict[str, Path], seat: str) -> None:
     """`seat`'s bot joins alone and is killed at once."""
     started = time.monotonic()
-    bot = start_bots(folder, homes, tmp_path, seats=[seat], poll=0.05)[seat]
+    bot = start_bots(folder, homes, tmp_path, seats=[seat], poll=1)[seat]
     log = tmp_path / f"bot-{seat}.log"
     while "joined with key shares" not in (log.read_text() if log.exists() else ""):
         assert bot.poll() is None and time.monotonic() - started < 120, log.read_text()
@@ -66,8 +66,8 @@ def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audit
     db, folder, homes = _timed_game(tmp_path)
     started = time.monotonic()
     _join_and_die(tmp_path, folder, homes, "ann")  # she shuffles first, so the table needs her next
-    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
-    bots = start_bots(folder, homes, tmp_path, seats=SEATS4[1:], poll=0.05)
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
+    bots = start_bots(folder, homes, tmp_path, seats=SEATS4[1:], poll=1)
     _finish(tmp_path, host, bots)
     took = time.monotonic() - started
     chain = _packets(folder)
@@ -96,8 +96,8 @@ def test_a_seat_killed_mid_round_the_others_finish_the_game(tmp_path: Path) -> N
     (the tokens of cards the others drew, goals, its round keys) and discards for it."""
     db, folder, homes = _timed_game(tmp_path, deadline="10s")
     started = time.monotonic()
-    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
-    bots = start_bots(folder, homes, tmp_path, seats=SEATS4, poll=0.05)
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
+    bots = start_bots(folder, homes, tmp_path, seats=SEATS4, poll=1)
     gf = GameFolder.open(folder)
     while len(gf.packets(None)) < 20:  # 1 joins, 4 shuffles, 4 deals, then ten moves or so
         assert bots["cat"].poll() is None and time.monotonic() - started < 300
@@ -127,8 +127,8 @@ def test_a_person_stands_in_with_pbem_turn(tmp_path: Path) -> None:
     plays her first move."""
     db, folder, homes = _timed_game(tmp_path, SEATS, deadline="10s")
     _join_and_die(tmp_path, folder, homes, "cat")
-    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.05)
-    bots = start_bots(folder, homes, tmp_path, seats=["bob"], poll=0.05)
+    host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
+    bots = start_bots(folder, homes, tmp_path, seats=["bob"], poll=1)
     started = time.monotonic()
     try:
         while True:

@@ -38,7 +38,8 @@ from pbem.ui.words import pad, t
 T = TypeVar("T")
 
 SEATS = ["ann", "bob", "cat", "dan", "eve"]
-POLL = "0.02"  # seconds: each packet waits on a poll of the host and one of a bot
+POLL = "0.02"  # seconds: where nothing wakes them, each packet waits on a poll of the host and one of a bot
+WOKEN_POLL = "1"  # seconds: where the kernel wakes them when a file arrives (pbem.watch), a look now and then
 TIMEOUT = 300.0
 
 
@@ -51,6 +52,18 @@ def _spawn(args: list[str], home: Path, log: Path) -> subprocess.Popen:
     env.pop("PBEM_PASSPHRASE", None)
     return subprocess.Popen([sys.executable, "-m", "pbem.cli", *args], env=env, stdin=subprocess.DEVNULL,
                             stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+def _poll() -> str:
+    """The processes' poll period: long where a file arriving wakes them, so that an idle bot or
+    host reads nothing while the others think; short elsewhere."""
+    from pbem.watch import arrivals
+
+    kernel = arrivals()
+    if kernel is None:
+        return POLL
+    kernel.close()
+    return WOKEN_POLL
 
 
 def _latest(folder: GameFolder, after: int) -> list[Packet]:
@@ -100,10 +113,11 @@ def _play(console: Console, seats: list[str], ruleset: str, root: Path, bot: str
                     game=folder.game_id, dir=folder.dir))
     logs = root / "logs"
     logs.mkdir()
-    procs = [_spawn(["host", "run", "demo", "--db", str(db), "--folder", str(folder.dir), "--poll", POLL],
+    poll = _poll()
+    procs = [_spawn(["host", "run", "demo", "--db", str(db), "--folder", str(folder.dir), "--poll", poll],
                     homes["host"], logs / "host.log")]
     procs += [_spawn(["bot", "run", "--as", s, "--folder", str(folder.dir), "--bot", bot, "--seed", f"demo-{s}",
-                      "--poll", POLL], homes[s], logs / f"{s}.log") for s in seats]
+                      "--poll", poll], homes[s], logs / f"{s}.log") for s in seats]
     if trustless:
         return _play_trustless(console, folder, procs, started, keep)
     results: list[Result] = []

@@ -43,6 +43,7 @@ from pbem.protocol.limits import MAX_FILE
 from pbem.ui import failures, words, zone
 from pbem.ui.terminal import printable
 from pbem.ui.words import kind_name, labelled, t
+from pbem.watch import Doorbell
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, MoveError)
@@ -80,10 +81,12 @@ class FolderHost:
     grace: float = 10.0  # seconds an unreadable inbox file may still be being written
     unpublished: bool = False  # a block was taken that made no packet (a line of talk): publish after the pass
     head: tuple[int, str] = (0, "")  # (latest packet, status) as the last publishing read them
+    bell: Doorbell = field(init=False)  # rings when a file arrives in the inbox
 
     def __post_init__(self) -> None:
         self.folder, filled = init_folder(self.dir, self.host)
         self.publisher = FolderPublisher(self.folder)
+        self.bell = Doorbell(self.folder.inbox_dir)
         gap = sorted(seq for seq, _ in filled if seq)
         if gap:
             self.log(t("published packets {ranges} (not yet in the folder)", ranges=ranges(gap)))
@@ -95,6 +98,11 @@ class FolderHost:
             self.log(t("published {where}", where=where))
         self.head = owed.head
         return owed.head
+
+    def wait(self, seconds: float) -> bool:
+        """Until a file may have arrived in the inbox or `seconds` passed: a seat's file is taken
+        at once, and the clock (deadlines, reminders) is looked at once a poll period."""
+        return self.bell.wait(seconds)
 
     def step(self) -> bool:
         """One pass; True when the game is over and everything is published."""

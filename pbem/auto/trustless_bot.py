@@ -19,9 +19,11 @@ from typing import Any
 from engine.bots import THINK, make_bot
 from pbem.auto.host_runner import Log, stamp_log
 from pbem.errors import UsageError
+from pbem.names import TABLE
 from pbem.protocol.crypto import Identity
 from pbem.seat.trustless_client import TrustlessClient
 from pbem.ui.words import step_name, t
+from pbem.watch import Doorbell
 
 
 @dataclass
@@ -33,6 +35,14 @@ class TrustlessBot:
     think: float | None = None  # the search bot's seconds a decision (None: its default)
     client: TrustlessClient[Any] | None = None
     resent: set[int] = field(default_factory=set)
+    bell: Doorbell | None = None  # rings when a packet may have come (a game folder's): waited on
+
+    def wait(self, seconds: float) -> bool:
+        """Until a packet may have come or `seconds` passed (the loop's poll period)."""
+        if self.client is None or self.bell is None:  # no game to follow yet, or no folder to watch
+            time.sleep(seconds)
+            return False
+        return self.bell.wait(seconds)
 
     def step(self) -> bool:
         """One look at the transport; True when there is nothing more this bot can do."""
@@ -78,4 +88,4 @@ def folder_bot(dir: Path, identity: Identity, home: Path, log: Log, bot: str = "
         except UsageError:
             return None  # the folder is not laid out yet
 
-    return TrustlessBot(open_seat, log, bot, seed, think)
+    return TrustlessBot(open_seat, log, bot, seed, think, bell=Doorbell(Path(dir) / "packets" / TABLE))
