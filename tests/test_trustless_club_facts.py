@@ -8,6 +8,7 @@ before (0010) holding it is upgraded to the same facts, followed from its chain.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,20 @@ def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgra
     assert "holding 1 of 1 active games" in said and "is over after packet" not in said, said
     with engine.connect() as c:
         assert [r.game_id for r in c.execute(select(leases))] == [wait.game]
+    if store_url.startswith("sqlite:///"):  # nor when its trustless game's own file is beside a store
+        club = tmp_path / "club"
+        club.mkdir()
+        with sqlite3.connect(store_url.removeprefix("sqlite:///")) as src, sqlite3.connect(club / "duo.db") as dst:
+            src.backup(dst)
+            dst.execute("DELETE FROM trustless_games WHERE name = 'wait'")
+        src.close()
+        dst.close()
+        ran = pbem("host", "run", "--all", "--once", "--store", club / "pbem.db", home=home, cwd=tmp_path, ok=True)
+        said = ran.stdout + ran.stderr
+        assert "duo" not in said, said
+        with sqlite3.connect(club / "pbem.db") as c:
+            assert c.execute("SELECT count(*) FROM leases").fetchone() == (0,)
+        c.close()
 
     # `pbem club`: the rounds' public results, as every seat's table opened them at each round's end
     out = pbem("club", "export", "--store", store_url, home=home, cwd=tmp_path, ok=True)

@@ -108,7 +108,7 @@ class GameStatus(ClockStatus):
     seats: list[SeatStatus]
     trustless: bool
     waiting: WaitingStatus | None  # a trustless table's step (None: a classic game)
-    since: str | None  # the latest packet's time (a trustless game: the latest block's)
+    since: str | None  # the latest packet's time (before the first: the game's creation)
 
 
 class GameOverview(TypedDict):
