@@ -8,6 +8,7 @@ mark only rises: two daemons may race.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from sqlalchemy import bindparam, case, func, insert, select, update
 from sqlalchemy.engine import Connection
@@ -75,11 +76,18 @@ def outbox(store: Store, game: str, channel: str, invitation: Callable[[], str])
     return Outbox(([Release(0, invitation())] if after < 0 else []) + out, owed, lines, (int(row.seq), str(row.status)))
 
 
+_RAISE: dict[str, Any] = {}  # the dialect's name -> raise_mark's statement, built once
+
+
 def raise_mark(c: Connection, game: str, channel: str, seq: int) -> None:
-    """Raise `channel`'s mark to `seq`, in one statement: the mark made, or raised if it is lower."""
-    add = dialect_insert(c, deliveries).values(game_id=game, channel=channel, seq=seq)
-    c.execute(add.on_conflict_do_update(index_elements=["game_id", "channel"], set_={
-        "seq": case((add.excluded.seq > deliveries.c.seq, add.excluded.seq), else_=deliveries.c.seq)}))
+    """Raise `channel`'s mark to `seq`, in one statement: the mark made, or raised if it is lower.
+    (The statement is built once per dialect: a daemon raises a mark for every move.)"""
+    statement = _RAISE.get(c.dialect.name)
+    if statement is None:
+        add = dialect_insert(c, deliveries).values(game_id=_GAME, channel=bindparam("b_channel"), seq=bindparam("b_seq"))
+        statement = _RAISE[c.dialect.name] = add.on_conflict_do_update(index_elements=["game_id", "channel"], set_={
+            "seq": case((add.excluded.seq > deliveries.c.seq, add.excluded.seq), else_=deliveries.c.seq)})
+    c.execute(statement, {"b_game": game, "b_channel": channel, "b_seq": seq})
 
 
 def set_mark(c: Connection, game: str, channel: str, seq: int) -> None:
