@@ -275,6 +275,9 @@ def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path
     assert "roles: ann " in printed.stdout
     seen = pbem("replay", folder, "--round", "2", "--to", "0", "--as", "dan", "--json", home=homes["dan"], timeout=300)
     assert seen.returncode == 0, seen.stderr
+    # the audit and the replay count a round's moves alike (a Saboteur 2 round's steals too)
+    assert printed.stdout.startswith(f"game {inv.game}, round 1: {report['rounds'][0]['moves']} moves")
+    assert json.loads(seen.stdout)["moves_total"] == report["rounds"][1]["moves"]
     hands = json.loads(seen.stdout)["position"]["hands"]
     assert "?" not in hands["dan"] and all(set(hands[p]) == {"?"} for p in hands if p != "dan")
     page = tmp_path / "r3.html"
