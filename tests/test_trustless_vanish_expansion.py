@@ -165,6 +165,7 @@ class Mapped(Table):
         super().__init__(tmp, silent=set(), seats=SEATS[:3])
         self.first: str | None = None
         self.second: str | None = None
+        self.read: tuple[str, list] | None = None  # the second mapper's card and knowledge, as it first read it
         for s in SEATS[:3]:
             self.seats[s].choose = self._maps(s, self.seats[s].choose)
 
@@ -191,6 +192,13 @@ class Mapped(Table):
             goal = ts.table.round.ledger.layout.goals["top"]
             if goal in ts.seat.opened:
                 self.silent = {self.first}
+        reader = self.seats[self.second] if self.second else None
+        if reader is not None and self.read is None and reader.table.round is not None:
+            goal = reader.table.round.ledger.layout.goals["top"]
+            if goal in reader.seat.opened:  # read the moment the others' sealed shares are in
+                (gone,) = self.silent
+                _only_the_reader_holds(self, self.second, gone, goal)
+                self.read = (reader.seat.opened[goal], reader.view().knowledge[self.second])
         return kind
 
 
@@ -204,14 +212,13 @@ def test_a_second_map_of_a_goal_a_gone_seat_mapped_first_is_read_by_its_mapper(t
     reader = t.seats[t.second]
     goal = reader.table.round.ledger.layout.goals["top"]
     # the others' shares, sealed to the reader, ride on their blocks; it reads the goal by its next turn
-    while goal not in reader.seat.opened:
+    while t.read is None:
         t.run(until=t.seen + 1, rounds=3)
         assert reader.table.round is not None and reader.table.round.ledger.layout.goals["top"] == goal
     assert list(reader.table.gone) == [gone]
-    assert reader.seat.opened[goal] == t.seats[gone].seat.opened[goal]  # what the first mapper saw
-    knowledge = reader.view().knowledge[t.second]
-    assert [k[-1] for k in knowledge if k[0] == "map"][-1] == reader.seat.opened[goal]
-    _only_the_reader_holds(t, t.second, gone, goal)
+    card, knowledge = t.read
+    assert card == t.seats[gone].seat.opened[goal]  # what the first mapper saw
+    assert [k[-1] for k in knowledge if k[0] == "map"][-1] == card
 
 
 @pytest.mark.slow
