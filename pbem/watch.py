@@ -187,10 +187,13 @@ class Arrivals:
         (IN_MASK_ADD: it may be another's parent, watched for that one's name)."""
         if d in self.wd_of:
             return True
-        wd = self.kernel.add(d, IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD)
+        mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD
+        wd = self.kernel.add(d, mask)
         if wd is None:
             self._await(d)
-            return False
+            wd = self.kernel.add(d, mask)  # made between the first try and the parent's watch
+            if wd is None:
+                return False
         self._awaited(d)
         self.by_wd[wd], self.wd_of[d] = d, wd
         return True
