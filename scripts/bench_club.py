@@ -240,13 +240,15 @@ def _players(bots: Bots, url: str, seconds: float) -> list:
                 if only is None:
                     full = time.perf_counter() + 1.0
                 bots.play(only)
-                while bots.over:
-                    watch.unwatch(tables.pop(table_of.pop(bots.over.pop())))
+                if bots.over:  # one new game a turn: the other games are answered between two
+                    watch.unwatch(tables.pop(table_of.pop(bots.over.pop(0))))
                     game, folder = bots.club.new_game(store, f"n{i}-{made:03d}")
                     made += 1
                     bots.folders[game] = folder
                     follow(game)
                     only = None
+                    if bots.over:
+                        continue
                 changed = watch.wait(min(end, full) - time.perf_counter())
                 only = None if not changed or time.perf_counter() >= full else {tables[d] for d in changed if d in tables}
 
