@@ -34,7 +34,7 @@ def engine(url: str) -> Engine:
 def _ended_by_server(dbapi_connection: Any, record: Any, proxy: Any) -> None:
     """A pooled connection the server has ended (InvalidatePoolError: the pool connects anew)."""
     if ended(dbapi_connection):
-        raise InvalidatePoolError("the server ended the session")
+        raise InvalidatePoolError()  # the pool's signal to reconnect, caught by the pool: nobody reads it
 
 
 def ended(dbapi_connection: Any) -> bool:
