@@ -274,13 +274,19 @@ def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False) -
     return db, folder, homes
 
 
-def start_host(db: Path, folder: Path, home: Path, log: Path, poll: float = 0.02) -> subprocess.Popen:
+def start_host(db: Path, folder: Path, home: Path, log: Path, poll: float = 0.5) -> subprocess.Popen:
+    """`pbem host run --folder` as a process of its own. A file arriving in the inbox wakes it
+    (pbem.watch), so `poll` is only how often it looks at the clock (deadlines) when nothing came."""
     return start([*PBEM, "host", "run", "t", "--db", db, "--folder", folder, "--poll", str(poll)],
                  env=cli_env(home), stdout=log.open("ab"), stderr=subprocess.STDOUT)
 
 
 def start_bots(folder: Path, homes: dict[str, Path], root: Path, seats: list[str] = SEATS,
-               kind: str = "smart", poll: float = 0.02) -> dict[str, subprocess.Popen]:
+               kind: str = "smart", poll: float = 1.0) -> dict[str, subprocess.Popen]:
+    """`pbem bot run --folder` for each of `seats`, as processes of their own. A bot waits for the
+    kernel's word that a packet came (inotify: test_autohost.py shows it answers at once even
+    with --poll 60), so `poll` is only how often it looks when nothing came: at 0.02 s each idle
+    bot took a few percent of a core for the whole game, doing nothing."""
     return {s: start([*PBEM, "bot", "run", "--as", s, "--folder", folder, "--bot", kind,
                       "--seed", f"seed-{s}", "--poll", str(poll)],
                      env=cli_env(homes[s]), stdout=(root / f"bot-{s}.log").open("ab"), stderr=subprocess.STDOUT)

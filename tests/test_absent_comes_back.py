@@ -145,9 +145,9 @@ def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_pa
     pbem("folder", "init", "t", folder, "--db", db, home=homes["referee"], ok=True)
     pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True)  # ann joins
     log = tmp_path / "host.log"
-    host = start([*PBEM, "host", "run", "t", "--db", db, "--poll", "0.05"], env=cli_env(homes["referee"]),
+    host = start([*PBEM, "host", "run", "t", "--db", db, "--poll", "0.2"], env=cli_env(homes["referee"]),
                  stdout=log.open("ab"), stderr=subprocess.STDOUT)
-    bots = start_bots(folder, homes, tmp_path, ["bob", "cat", "dan"], poll=0.05)
+    bots = start_bots(folder, homes, tmp_path, ["bob", "cat", "dan"])
     try:
         with H.Host(db) as watch:
             def packet(seq: int):

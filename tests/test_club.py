@@ -232,8 +232,10 @@ def _serving(log: Path, proc: subprocess.Popen, others: list[subprocess.Popen], 
 def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, store_url: str) -> None:
     games = GAMES[:2]
     homes = club(tmp_path, games, store_url)
+    # --poll is only the look at every game: a move's file wakes its daemon at once (pbem.watch),
+    # and the leases are renewed and taken over on rounds of their own (--lease)
     daemon = lambda log: start(  # noqa: E731
-        [*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.02", "--lease", "1"], env=cli_env(homes["referee"]),
+        [*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.5", "--lease", "1"], env=cli_env(homes["referee"]),
         stdout=log.open("ab"), stderr=subprocess.STDOUT)
     steady = daemon(tmp_path / "daemon-1.log")
     kills = 0

@@ -49,7 +49,9 @@ def test_two_daemons_share_the_games_and_take_over_a_killed_ones(tmp_path: Path,
     homes = club(tmp_path, games, store_url)
     logs = [tmp_path / "daemon-a.log", tmp_path / "daemon-b.log"]
     text = lambda i: logs[i].read_text()  # noqa: E731
-    daemons = [start([*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.05",
+    # --poll is only the look at every game: a move's file wakes its daemon at once (pbem.watch),
+    # and the leases are renewed and taken over on rounds of their own (LEASE)
+    daemons = [start([*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.5",
                       "--lease", str(LEASE)], env=cli_env(homes["referee"]), stdout=log.open("ab"),
                      stderr=subprocess.STDOUT) for log in logs]
     bots: list[subprocess.Popen] = []

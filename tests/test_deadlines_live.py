@@ -43,7 +43,8 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     joined = pbem("turn", folder, "--as", "dan", home=homes["dan"])
     assert "as seat dan" in joined.stdout, joined.stderr  # and dan is never heard of again
     log = tmp_path / "host.log"
-    host = start([*PBEM, "host", "run", "t", "--store", db, "--poll", "0.02"],  # the folder is remembered
+    # the folder is remembered; a move wakes the host at once, and --poll is its look at the clock
+    host = start([*PBEM, "host", "run", "t", "--store", db, "--poll", "0.2"],
                  env=cli_env(homes["referee"]), stdout=log.open("ab"), stderr=subprocess.STDOUT)
     bots = start_bots(folder, homes, tmp_path, BOTS)
     try:
