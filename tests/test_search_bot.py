@@ -218,3 +218,58 @@ def test_bot_run_plays_a_seat_with_the_search_bot(tmp_path: Path) -> None:
                home=homes[mover.seat], cwd=tmp_path)
     one_error_line(bad, 2, "clever")
     assert "search" in bad.stderr
+
+
+def test_the_players_of_a_play_out_judge_every_move() -> None:
+    """In a play-out every player judges the move tried and each move after it, as at the
+    table: an open attack costs the attacker the others' trust there too."""
+    from engine.bots.search import play_out
+    from engine.bots.suspicion import Suspicion
+    from engine.catalog import card_kind
+    from engine.rules import legal_moves
+
+    state = next(s for s in (deal(CLASSIC, NAMES[:5], SeededChance(f"judged/{i}")) for i in range(50))
+                 if any(card_kind(c).action == "break" for c in s.hands[s.player]))
+    me, v = state.player, view(state, state.player)
+    attack = next(m for m in legal_moves(v) if m.card and card_kind(m.card).action == "break")
+    apply_unchecked(state, attack)
+    public = Suspicion("", state.players, CLASSIC)
+    bots = {p: SmartBot(p, 1) for p in state.players}
+    for p, b in bots.items():
+        b.prime(view(state, p), public.seen_by(p, state.role(p) == "saboteur"))
+    turns = play_out(state, bots, (v.board, str(attack.public()), me))
+    assert state.phase != PLAYING and turns > 5
+    for b in bots.values():
+        assert b.sus is not None and len(b.sus.log) == turns and b.sus.log[0] == (me, str(attack))
+    first = Suspicion("p9", state.players, CLASSIC)
+    first.observe(v.board, v.board, str(attack), me)
+    assert first.score[me] > 0  # the attack alone made the attacker look like a saboteur
+
+
+def test_the_outlook_reads_the_maze_the_cards_and_the_blocked() -> None:
+    """The digger side's chances (engine/bots/outlook.py) grow as a won round nears the gold,
+    and fall when the diggers' tools are broken; a play-out stops `ahead` turns in."""
+    from engine.bots.outlook import digger_chance
+    from engine.bots.search import play_out
+    from engine.catalog import ids_of
+
+    for seed in range(40):
+        state = deal(CLASSIC, NAMES[:5], SeededChance(f"outlook/{seed}"))
+        bots = {p: SmartBot(p, seed) for p in NAMES[:5]}
+        chances = []
+        while state.phase == PLAYING:
+            chances.append(digger_chance(state))
+            apply_unchecked(state, bots[state.player].choose(view(state, state.player)))
+        if state.finder is not None:
+            break
+    assert state.finder is not None and chances[-1] > max(0.6, chances[0] + 0.3)
+    start = deal(CLASSIC, NAMES[:5], SeededChance("outlook/start"))
+    before = digger_chance(start)
+    broken = iter(ids_of("break-pick") + ids_of("break-lamp") + ids_of("break-cart"))
+    for p in start.players:
+        if start.role(p) != "saboteur":
+            start.put_in_front(p, next(broken))
+    assert digger_chance(start) < before
+    bots = {p: SmartBot(p, 0) for p in NAMES[:5]}
+    fresh = deal(CLASSIC, NAMES[:5], SeededChance("outlook/ahead"))
+    assert play_out(fresh, bots, None, 3) == 3 and fresh.phase == PLAYING

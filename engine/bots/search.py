@@ -3,9 +3,11 @@
 For each decision, the smart bot (engine/bots/smart.py) ranks the legal moves and the first
 `CANDIDATES` that do different things are weighed. The bot then samples whole states that agree with its view and with
 what the table's moves suggest about who is a saboteur (engine/bots/worlds.py), and in each
-world plays every candidate out to the end of the round with smart bots in every seat. The
-candidate whose side won most often is played (ties: the smart bot's order). All candidates
-meet the same worlds and the same bots, so the comparison is paired (common random numbers).
+world plays every candidate and then one turn of the whole table with smart bots in every
+seat (each judging the play-out's moves as it goes), and reads the seat's side's chances
+there (engine/bots/outlook.py; a round that ended counts as won or lost). The smart bot's
+move is played unless another did better (see `pick`). All candidates meet the same worlds
+and the same bots, so the comparison is paired (common random numbers).
 
 The budget is `think` seconds a decision, counted as simulated turns at `TURNS_PER_SECOND`
 (the rate of the compiled engine on one core), so a seeded bot makes the same choices on any
@@ -25,10 +27,10 @@ from ..board import Board
 from ..catalog import HIDDEN, card_kind, deck_ids
 from ..moves import Move
 from ..rules import apply_unchecked
-from ..selfplay import Bot, play_round
-from ..state import PLAYING, RoundState
+from ..state import PLAYING, THEFT, RoundState
 from ..views import view
 from .maze import distance, goal_weights
+from .outlook import digger_chance
 from .sides import side_of, side_won
 from .smart import SmartBot
 from .suspicion import Suspicion, prior
@@ -44,6 +46,9 @@ CANDIDATES = 3  # how many of the smart bot's best moves are weighed
 # classic 5-player deals, with 1: +1.3); a saboteur's looked better (0: +10, 1: +2.5), but on
 # the arena's own seeds 0 gave +2.7 (docs/bots.md "search against smart"): mostly noise.
 EVIDENCE = {"digger": 1.0, "saboteur": 0.0}
+# How far a play-out goes before the digger side's chances are read (engine/bots/outlook.py),
+# in turns of the whole table: each other player answers the move once.
+HORIZON = 1.0
 MIN_WORLDS = 2  # worlds sampled whatever the budget
 SURE = 100.0  # a move this far ahead of the next in the smart bot's eyes is played at once
 _DECK_CARDS = frozenset(deck_ids("classic")) | frozenset(deck_ids("expansion"))
@@ -72,6 +77,7 @@ class SearchBot:
         self._board: Board | None = None  # the maze before the move observed next
         self._bank = 0.0  # thinking time saved this round by quick decisions (seconds)
         self.primed = True  # the players of a sampled world start from the table's public suspicion
+        self.horizon = HORIZON  # turns of the table played ahead, in rounds of the table (0: to the end)
         self.worlds = 0  # worlds played out so far (for the arena's and the tests' eyes)
 
     # --- what the seat has seen --------------------------------------------------------------
@@ -184,6 +190,7 @@ class SearchBot:
         visible = set(view.hands.get(me, ()))
         gone = [c for c in sorted(self._seen) if c not in visible]
         results: list[list[float]] = [[] for _ in cands]
+        ahead = round(self.horizon * len(view.players)) or None
         used = 0
         worlds = 0
         while worlds < self.min_worlds or (used < budget and (clock is None or clock() < stop)):
@@ -192,9 +199,9 @@ class SearchBot:
             for i, move in enumerate(cands):
                 state = world.copy()
                 apply_unchecked(state, move)
-                bots: dict[str, Bot] = {p: self._player(p, seed, state, public) for p in state.players}
-                used += 1 + len(play_round(state, bots))
-                results[i].append(side_won(state, mine) + 0.01 * state.payout.get(me, 0))
+                bots = {p: self._player(p, seed, state, public) for p in state.players}
+                used += 1 + play_out(state, bots, (view.board, str(move.public()), me), ahead)
+                results[i].append(_value(state, mine, me))
             worlds += 1
         self.worlds += worlds
         if self.turns is None:
@@ -205,8 +212,40 @@ class SearchBot:
         """The smart bot that plays `p` in a sampled world."""
         bot = SmartBot(p, seed)
         if self.primed and public is not None and world.phase == PLAYING:
-            bot.prime(view(world, p), public.seen_by(p, world.role(p) == "saboteur"))
+            bot.prime(world, public.seen_by(p, world.role(p) == "saboteur"))  # (prime reads only p's part)
         return bot
+
+
+def _value(state: RoundState, role: str | None, me: str) -> float:
+    """What a play-out's end is worth to `me` (of `role`): whether its side won (and a little
+    of the gold it got) once the round is over, else its side's chances there."""
+    if state.phase == PLAYING:
+        chance = digger_chance(state)
+        return chance if side_of(role) == "digger" else 1.0 - chance
+    return side_won(state, role) + 0.01 * state.payout.get(me, 0)
+
+
+def play_out(state: RoundState, bots: dict[str, SmartBot], last: tuple[Board, str, str] | None,
+             ahead: int | None = None) -> int:
+    """Play `state` in place to its end (or `ahead` turns while it is being played), every bot
+    judging every public move of the play-out as a watching player does at the table (`last`:
+    the move just made, as (the maze before it, its public text, its actor)); the number of
+    turns played."""
+    turns = 0
+    while state.phase == THEFT or (state.phase == PLAYING and (ahead is None or turns < ahead)):
+        mover = state.player
+        v = view(state, mover)
+        if last is not None and state.phase == PLAYING:
+            before, text, actor = last
+            for b in bots.values():
+                sus = b.sus
+                if sus is not None:
+                    sus.observe(before, v.board, text, actor)
+        move = bots[mover].choose(v)
+        last = (v.board, str(move.public()), mover)
+        apply_unchecked(state, move)
+        turns += 1
+    return turns
 
 
 def _effect(m: Move) -> tuple[object, ...]:
