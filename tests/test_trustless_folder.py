@@ -27,7 +27,7 @@ from pbem.auto.demo import run_demo
 from pbem.errors import EXIT_AUDIT_FAILED
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import folder_notices
-from pbem.protocol.documents import Invitation, Join, Mental, read_blocks
+from pbem.protocol.documents import Invitation, Join, Mental, Packet, read_blocks
 from pbem.protocol.mental.elgamal import open_with
 from pbem.protocol.trustless.public import game_of
 from pbem.protocol.trustless.stacks import card_of
@@ -234,16 +234,19 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
         said = json.loads(back.stdout)
         assert [(n["notice"], n["step"]) for n in said["notices"]] == [("reminder", "shuffle"), ("late", "shuffle")]
         assert said["waiting"]["due"] == first[0].doc.waiting.due
-        while True:  # ann comes back when the table has moved on (a new packet in the folder)
-            before = len(gf.packets(None))
+        def newest() -> Packet:
+            return read_blocks(gf.packets(None)[-1][1].read_text())[0].expect(Packet).doc
+
+        while True:  # ann comes back when a new packet in the folder says the table waits for her
+            before = newest().seq
             run = turn("--json")
             assert run.returncode == 0, run.stderr
             shown = json.loads(run.stdout)
             if shown["your_turn"]:
                 break
-            while len(gf.packets(None)) == before:
+            while not ((p := newest()).seq > before and "ann" in p.waiting.seats):
                 assert time.monotonic() < deadline, shown
-                time.sleep(0.05)
+                time.sleep(0.1)
         assert shown["role"] and len(shown["hand"]) == 6 and shown["cards_waiting"] == []
         seen = turn()
         assert seen.returncode == 0 and "your hand" in seen.stdout and "your turn: pbem turn" in seen.stdout
