@@ -147,7 +147,11 @@ def test_a_seat_gone_mid_round_its_debts_goals_and_round_key_come_from_the_other
     declared = [p.doc for _, a in t.host.packets(0) if getattr((p := read_blocks(a)[0].expect(Packet)).doc, "gone", None)]
     assert len(declared) == 1 and declared[0].gone.step != "shuffle"
     stood = [doc for seq, doc, _ in audit.log if doc.stand_in]  # on their own blocks, or stand-in blocks
-    assert stood and all(doc.seat != "cat" and [x.dealer for x in doc.stand_in] == ["cat"] for doc in stood)
+    # every part stands in for cat: at most one public part a block, and beside it any shares
+    # sealed to a later reader (a second map of a goal cat mapped first), never the holder itself
+    assert stood and all(doc.seat != "cat" and {x.dealer for x in doc.stand_in} == {"cat"} for doc in stood)
+    assert all([x.to for x in doc.stand_in].count(None) <= 1 for doc in stood)
+    assert all(x.to in (None, *SEATS) and x.to not in (doc.seat, "cat") for doc in stood for x in doc.stand_in)
     assert any(x.key for doc in stood if doc.step in ("reveal", "stand-in") for x in doc.stand_in)  # its round key
     assert table.ended[0].round_no == 1 and any(s == "cat" and x.startswith("discard ")
                                                 for s, x in table.ended[1].played)
