@@ -22,10 +22,12 @@ from sqlalchemy import create_engine, func, select
 
 from engine.position import dump, load
 from engine.rules import apply
+from pbem.auto.newgame import new_game
 from pbem.folder.layout import GameFolder
-from pbem.folder.play import FolderSeat
+from pbem.folder.play import FolderSeat, init_folder
 from pbem.host import referee as H
 from pbem.host.clock import parse_time
+from pbem.host.settings import TransportSetting
 from pbem.host.tables import moves
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
@@ -39,11 +41,23 @@ def run(root: Path, home: Path, *args: object, ok: bool = True) -> subprocess.Co
     return pbem(*args, home=home, cwd=root, ok=ok)
 
 
-def club(root: Path, games: list[str], store: str | None = None) -> dict[str, Path]:
+def club(root: Path, games: list[str], store: str | None = None, *, by_cli: bool = True) -> dict[str, Path]:
     """Keys for a host and three players; `games` created in one store (the default one
-    under saves/ when `store` is None), each with its own shared folder."""
+    under saves/ when `store` is None), each with its own shared folder: by `pbem game new` and
+    `pbem folder init`, or (by_cli=False, `store` given) by the library they call, where what is
+    tested is the daemons serving them, not the commands (two processes a game, about a second)."""
     homes = {n: root / f"home-{n}" for n in ["referee", *SEATS]}
-    pubs = {n: keys.create_identity(h, n, None).public.encode() for n, h in homes.items()}
+    ids = {n: keys.create_identity(h, n, None) for n, h in homes.items()}
+    if not by_cli:
+        assert store is not None
+        for g in games:
+            new_game(g, ids["referee"], [(s, ids[s].public) for s in SEATS], store=store,
+                     output=root / g / "out" / "invitation.pbem")
+            with H.Host(store, game=g) as host:
+                folder, _ = init_folder(root / "shared" / g, host)
+                host.set_settings(transport=TransportSetting(folder=str(folder.dir.resolve())))
+        return homes
+    pubs = {n: i.public.encode() for n, i in ids.items()}
     where = ["--store", store] if store else []
     players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
     for g in games:
@@ -231,7 +245,7 @@ def _serving(log: Path, proc: subprocess.Popen, others: list[subprocess.Popen], 
 @pytest.mark.slow
 def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, store_url: str) -> None:
     games = GAMES[:2]
-    homes = club(tmp_path, games, store_url)
+    homes = club(tmp_path, games, store_url, by_cli=False)
     # --poll is only the look at every game: a move's file wakes its daemon at once (pbem.watch),
     # and the leases are renewed and taken over on rounds of their own (--lease)
     daemon = lambda log: start(  # noqa: E731
@@ -287,7 +301,7 @@ def test_a_daemon_serves_on_through_restarts_of_its_postgresql(tmp_path: Path) -
     everyone: list[subprocess.Popen] = []
     try:
         url = server.new_database()
-        homes = club(tmp_path, ["oak"], url)
+        homes = club(tmp_path, ["oak"], url, by_cli=False)
         log = tmp_path / "daemon.log"
         everyone.append(start([*PBEM, "host", "run", "--all", "--store", url, "--poll", "0.2", "--lease", "2"],
                               env=cli_env(homes["referee"]), stdout=log.open("ab"), stderr=subprocess.STDOUT))

@@ -46,7 +46,7 @@ def _applied_in(log: str) -> set[str]:
 @pytest.mark.slow
 def test_two_daemons_share_the_games_and_take_over_a_killed_ones(tmp_path: Path, store_url: str) -> None:
     games = ["oak", "elm"]
-    homes = club(tmp_path, games, store_url)
+    homes = club(tmp_path, games, store_url, by_cli=False)
     logs = [tmp_path / "daemon-a.log", tmp_path / "daemon-b.log"]
     text = lambda i: logs[i].read_text()  # noqa: E731
     # --poll is only the look at every game: a move's file wakes its daemon at once (pbem.watch),
