@@ -135,3 +135,31 @@ def test_a_gone_seat_comes_back_only_with_what_the_table_can_take(tmp_path: Path
     while not any(doc.seat == "cat" and doc.step == "move" for _, doc, _ in cat.log):
         t.run(until=t.seen + 1)
     assert t.seats["ann"].table.vanished.discarded == {}  # back before its first turn: it moved itself
+
+
+def test_a_block_made_while_a_seat_was_gone_is_taken_after_it_came_back(tmp_path: Path) -> None:
+    """A seat's move and gone cat's block answer the same packet; the move carries the seat's
+    shares of cat's tokens, made while cat was gone. cat's block comes first and brings it back:
+    the move is still taken (its shares for cat passed over), not refused (which left its seat
+    waiting, through a real folder, until it was declared late in turn), and the chain audits."""
+    t = Table(tmp_path, silent={"cat"}, seats=SEATS[:3]).join()
+    t.silent_from = 12
+    while "cat" not in t.seats["ann"].table.gone:
+        t.run(until=t.seen + 1)
+    while True:
+        t.sync()
+        owed = [t.seats[s].owed() for s in ("ann", "bob")]
+        rider = next((b for b in owed if b is not None and b.doc.step == "move"
+                      and any(x.dealer == "cat" for x in b.doc.stand_in or [])), None)
+        if rider is not None:
+            break
+        assert t.seats["ann"].table.step() != "over"
+        t.run(until=t.seen + 1)
+    back = t.seats["cat"].owed()
+    assert back is not None and back.doc.seq == rider.doc.seq
+    assert t.send(back) == "applied"
+    t.send(rider)  # refused before: "bob's stand-in shares are for 'cat', whose tokens the table does not wait for"
+    assert [doc.seat for _, doc, _ in _audit(t).log[-2:]] == ["cat", rider.doc.seat]
+    t.silent = set()
+    t.run(until=t.seen + 6)
+    assert _audit(t).table.gone == {}

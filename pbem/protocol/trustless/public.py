@@ -271,6 +271,7 @@ class PublicTable:
             raise StaleMove(msg("{seat} sends a {step} message, but the table waits for {seats}", seat=doc.seat,
                               step=sent, seats=listed(self.waiting().seats)))
         self.vanished.stood_in = {}
+        doc = self.vanished.since_back(doc)
         if doc.stand_in is not None and step in ("deal", "goal", "reveal"):  # a gone seat's part, riding along
             self.vanished.take_parts(doc, step)
         line: Msg = self.complaints.answer(doc, head + 1) if step == "answer" else getattr(

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import msgspec
+
 from engine.state import ROUNDS_PER_GAME
 from pbem.errors import BadPacket, listed, msg, step_word
 from pbem.protocol.documents import Gone, Mental, Unsealed, Waiting
@@ -100,6 +102,16 @@ class Vanished:
         self.debt_shares.pop(seat, None)
         if self.t.round is not None:
             self.t.round.ledger.back(seat)
+
+    def since_back(self, doc: Mental) -> Mental:
+        """`doc` without its parts for seats that came back after the packet it answers: made
+        while they were gone, they are passed over (each pays its own debts again), as a share
+        of a token another quorum completed meanwhile is; the block itself is taken."""
+        late = {v for v, seqs in self.returned.items() if v not in self.gone and seqs[-1] > doc.seq}
+        if not doc.stand_in or not late.intersection(x.dealer for x in doc.stand_in):
+            return doc
+        kept = [x for x in doc.stand_in if x.dealer not in late]
+        return msgspec.structs.replace(doc, stand_in=kept if kept or doc.step == "stand-in" else None)
 
     def new_round(self, r: PublicRound) -> None:
         """A round is dealt: no share of the last round's debts carries over, and a gone seat owes nothing in it."""
