@@ -14,11 +14,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pbem.protocol.mental.elgamal import KeyShare, encrypt, joint_key, trivial
-from pbem.protocol.mental.group import hash_to_point, seeded_scalars
+from pbem.protocol.mental.group import hash_to_point, scalar_bytes, seeded_scalars
 from pbem.protocol.mental.proofs import make_token, prove_key
 from pbem.protocol.mental.shuffle import prove_shuffle, shuffle
 from pbem.protocol.mental.transcript import context
-from pbem.protocol.mental.vss import deal, image, share_bytes, stand_in
+from pbem.protocol.mental.vss import deal, image, open_stand_in, seal_stand_in, share_bytes, stand_in
 
 PATH = Path(__file__).resolve().parent / "vectors" / "mental" / "encodings.json"
 SEED = b"pbem mental golden vectors v1"
@@ -71,6 +71,10 @@ def build_vss() -> dict[str, Any]:
         sctx = context("stand-in", game="vectors-00000001", seat=0, holder=i, stack="deck", slot=0)
         token = stand_in(shares[i][1], image(keys[1].public, dealing.commitments[1], i), ct, sctx, rng)
         stand_ins[str(i)] = {"context": sctx.decode(), "share": token.encode().hex()}
+    # holder 1's share sealed to a later reader's key instead (drawn last: the values above stay)
+    reader = KeyShare.new(rng)
+    rctx = context("sealed stand-in", game="vectors-00000001", seat=0, holder=1, to=2, stack="deck", slot=0)
+    sealed = seal_stand_in(shares[1][1], image(keys[1].public, dealing.commitments[1], 1), ct, reader.public, rctx, rng)
     return {
         "about": "pbem Feldman VSS of a seat's epoch keys; hex of the wire bytes, all from seeded_scalars(seed)",
         "seed": VSS_SEED.decode(),
@@ -82,6 +86,9 @@ def build_vss() -> dict[str, Any]:
         "ciphertext": ct.encode().hex(),
         "stand_in": stand_ins,
         "token": (ct.c1 * keys[1].secret).raw.hex(),
+        "sealed_stand_in": {"context": rctx.decode(), "reader": reader.public.raw.hex(),
+                            "reader_secret": scalar_bytes(reader.secret).hex(), "share": sealed.encode().hex(),
+                            "opened": open_stand_in(reader.secret, sealed).raw.hex()},
     }
 
 

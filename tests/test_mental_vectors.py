@@ -9,10 +9,21 @@ import pytest
 from mental_vectors import PATH, VSS_PATH, build, build_vss
 
 from pbem.protocol.mental.elgamal import Ciphertext, joint_key
-from pbem.protocol.mental.group import BadPoint, Point, base_mul, from_uniform
+from pbem.protocol.mental.group import BadPoint, Point, base_mul, decode_scalar, from_uniform
 from pbem.protocol.mental.proofs import BadProof, Proof, Token, check_key, check_token
 from pbem.protocol.mental.shuffle import ShuffleProof, check_shuffle
-from pbem.protocol.mental.vss import Dealing, check_shares, check_stand_in, combine, decode_shares, image
+from pbem.protocol.mental.vss import (
+    BadShare,
+    Dealing,
+    SealedShare,
+    check_sealed_stand_in,
+    check_shares,
+    check_stand_in,
+    combine,
+    decode_shares,
+    image,
+    open_stand_in,
+)
 
 RFC = json.loads((Path(__file__).parent / "vectors" / "mental" / "ristretto255.json").read_text())
 OURS = json.loads(PATH.read_text())
@@ -79,3 +90,23 @@ def test_the_stored_vss_vectors_verify():
         check_stand_in(image(keys[1], dealing.commitments[1], int(i)), ct, share, s["context"].encode())
         parts[int(i)] = share.point
     assert combine(parts, v["threshold"]).raw.hex() == v["token"]
+
+
+def test_the_sealed_stand_in_share_verifies_opens_for_its_reader_and_refuses_a_flipped_byte():
+    v, s = VSS, VSS["sealed_stand_in"]
+    keys = [Point.decode(bytes.fromhex(k)) for k in v["keys"]]
+    dealing = Dealing.decode(bytes.fromhex(v["dealing"]), v["epochs"], v["threshold"], len(v["shares"]))
+    ct, reader = Ciphertext.decode(bytes.fromhex(v["ciphertext"])), Point.decode(bytes.fromhex(s["reader"]))
+    raw = bytes.fromhex(s["share"])
+    sealed = SealedShare.decode(raw)
+    assert sealed.encode() == raw and len(raw) == 160
+    check_sealed_stand_in(image(keys[1], dealing.commitments[1], 1), ct, reader, sealed, s["context"].encode())
+    opened = open_stand_in(decode_scalar(bytes.fromhex(s["reader_secret"])), sealed)
+    assert opened.raw.hex() == s["opened"]
+    assert opened == Token.decode(bytes.fromhex(v["stand_in"]["1"]["share"])).point  # holder 1's public share
+    for at in (0, 32, 64, 159):  # A, B (no point any more), the challenge, the last scalar
+        changed = bytearray(raw)
+        changed[at] ^= 0x01
+        with pytest.raises((BadShare, BadPoint)):
+            check_sealed_stand_in(image(keys[1], dealing.commitments[1], 1), ct, reader,
+                                  SealedShare.decode(bytes(changed)), s["context"].encode())
