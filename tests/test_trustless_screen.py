@@ -14,6 +14,7 @@ import pytest
 from blind_game import BlindGame, round_over
 from processes import pbem
 
+from engine.moves import shown_hand
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import Mental, Packet, read_blocks
 from pbem.seat.trustless import read_relayed
@@ -37,7 +38,7 @@ def test_show_draws_the_maze_and_the_numbered_hand(game: BlindGame) -> None:
     assert re.search(r"^\s*-?\d+(\s+-?\d+){8,}\s*$", out, re.M), out  # the maze's column labels
     hand = game.seats["ann"].view().hands["ann"]
     assert "your hand" in out and re.search(r"^#\s+card\s+name\s+shape", out, re.M), out
-    for i, card in enumerate(sorted(hand), 1):  # numbered as moves name them, each card by its id and shape
+    for i, card in enumerate(shown_hand(hand), 1):  # numbered as moves name them, each card by its id and shape
         assert re.search(rf"^{i}\s+{re.escape(card)}\s", out, re.M), (card, out)
     assert not JARGON.search(out), out
 
