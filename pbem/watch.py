@@ -1,19 +1,19 @@
-"""Waiting for files to change: inotify on Linux, a re-read every few seconds elsewhere.
+"""Waiting for files to arrive in folders: inotify on Linux, a sleep elsewhere.
 
-`watch_paths(paths)` gives a `Watch`: `wait(seconds)` returns once something in those
-folders may have changed (a file was written, renamed in or removed) or `seconds` passed.
-`pbem turn --wait` waits on a game folder's packets this way, and on a Maildir's new mail.
-`arrivals()` gives an `Arrivals`: which of many folders had a file arrive (`pbem host run
---all` reads only the inboxes that did, and every inbox once a poll period). A `Doorbell` is
-one such folder for one daemon: the host of a game folder waits on its inbox, a trustless
-seat's bot on the table's packets.
+A `Doorbell` is the wait of one command or daemon on a few folders: `wait(seconds)` returns
+once a file may have arrived or `seconds` passed. The host of a game folder waits on its inbox,
+a trustless seat's bot on the table's packets; a seat bot and `pbem turn --wait` on a game
+folder's packets and the seats' folders in them (`subfolders`), and on a Maildir's new mail.
+`arrivals()` gives the `Arrivals` under it: which of many folders had a file arrive (`pbem host
+run --all` reads only the inboxes that did, and every inbox once a poll period).
 
-On Linux the kernel says when a file changes (inotify, through libc with ctypes: the
-standard library has no binding, and the three calls it takes do not warrant a dependency).
-A change made on another machine of a network filesystem (NFS, SMB) reaches no inotify
-watch, so even then the folders are read again once every `SAFETY` seconds. Where inotify is
-missing (macOS, Windows; a kernel out of watches), `wait` returns every `POLL` seconds and
-the caller reads again.
+On Linux the kernel says when a file arrives (inotify, through libc with ctypes: the standard
+library has no binding, and the three calls it takes do not warrant a dependency). A change
+made on another machine of a network filesystem (NFS, SMB) reaches no inotify watch: a caller
+that looks now and then anyway (a daemon's poll period) finds it then; one that would wait
+without end (`pbem turn --wait`) asks for the `safety` look, once every `SAFETY` seconds.
+Where inotify is missing (macOS, Windows; a kernel out of watches), a wait is a sleep: of the
+caller's `seconds`, or with `safety` of `POLL` seconds at most, and the caller reads again.
 """
 
 from __future__ import annotations
@@ -27,23 +27,22 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
-POLL = 2.0  # seconds between reads where the platform cannot tell
-SAFETY = 60.0  # seconds: a change inotify cannot see (a network filesystem) is found this late at most
+POLL = 2.0  # seconds between reads where the platform cannot tell (with `safety`)
+SAFETY = 60.0  # seconds: a change inotify cannot see (a network filesystem) is found this late at most (with `safety`)
+SETTLE = 0.05  # seconds: a writer renames a packet and then its neighbours: one wake for them all
 
 # <sys/inotify.h>
-IN_MODIFY = 0x2
 IN_CLOSE_WRITE = 0x8
 IN_MOVED_TO = 0x80
 IN_CREATE = 0x100
-IN_DELETE = 0x200
 IN_DELETE_SELF = 0x400
 IN_MOVE_SELF = 0x800
 IN_Q_OVERFLOW = 0x4000
 IN_IGNORED = 0x8000
 IN_ONLYDIR = 0x01000000
 IN_MASK_ADD = 0x20000000
+IN_ISDIR = 0x40000000
 _GONE = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED  # the watched folder itself removed or moved away
-_MASK = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE
 _EVENT = struct.Struct("iIII")
 
 
@@ -54,21 +53,6 @@ class Watch(Protocol):
         """Until something may have changed (True) or `seconds` passed (False)."""
 
     def close(self) -> None: ...
-
-
-class Polling:
-    """No word from the platform: every `every` seconds, the caller looks again."""
-
-    def __init__(self, every: float = POLL) -> None:
-        self.every = every
-
-    def wait(self, seconds: float) -> bool:
-        step = min(seconds, self.every)
-        time.sleep(max(step, 0.0))
-        return step < seconds  # a look is due before the time asked for ends
-
-    def close(self) -> None:
-        pass
 
 
 class _Kernel:
@@ -128,42 +112,6 @@ class _Kernel:
             self.fd = None
 
 
-class Inotify:
-    """The folders `dirs` (each folder given, and every folder directly inside it when it is
-    read again: a seat's packet folder made after the wait began) watched by the kernel."""
-
-    def __init__(self, dirs: list[Path]) -> None:
-        self.kernel = _Kernel()
-        self.dirs = dirs
-        self.watched: set[Path] = set()
-        self._add_all()
-
-    def _add_all(self) -> None:
-        for d in self.dirs:
-            self._add(d)
-            try:
-                subs = [d / e.name for e in os.scandir(d) if e.is_dir(follow_symlinks=False)]
-            except OSError:
-                continue
-            for sub in subs:
-                self._add(sub)
-
-    def _add(self, d: Path) -> None:
-        if d not in self.watched and self.kernel.add(d, _MASK) is not None:
-            self.watched.add(d)
-
-    def wait(self, seconds: float) -> bool:
-        if not self.kernel.ready(min(seconds, SAFETY)):
-            return seconds > SAFETY  # the safety re-read (a network filesystem) is due
-        time.sleep(0.05)  # a writer renames a packet and then its neighbours: one wake for them all
-        self.kernel.read()
-        self._add_all()
-        return True
-
-    def close(self) -> None:
-        self.kernel.close()
-
-
 class Arrivals:
     """Which of a changing set of folders had a file arrive (written and closed, or renamed in),
     as the kernel says: a daemon serving many games reads only the inboxes that changed. A hidden
@@ -179,26 +127,46 @@ class Arrivals:
         self.by_wd: dict[int, Path] = {}
         self.wd_of: dict[Path, int] = {}
         self.gone: dict[int, set[Path]] = {}  # a parent's watch -> the watched folders gone from it
+        self.trees: set[Path] = set()  # the folders watched with the folders directly in them
 
-    def watch(self, d: Path) -> bool:
-        """Watch folder `d` (not the folders inside it); False when the kernel would not (the
-        folder is not there, or the kernel is out of watches): watched once it is there again, or
-        (its parent not there either) when asked again. A watch adds to any the folder has
+    def watch(self, d: Path, subfolders: bool = False) -> bool:
+        """Watch folder `d`; False when the kernel would not (the folder is not there, or the
+        kernel is out of watches): watched once it is there again, or (its parent not there
+        either) when asked again. With `subfolders`, every folder directly in `d` too (a seat's
+        packet folder), now and as each is made; in these a file made counts as an arrival as
+        well (a mail a Maildir's delivery links into new/). A watch adds to any the folder has
         (IN_MASK_ADD: it may be another's parent, watched for that one's name)."""
-        if d in self.wd_of:
-            return True
-        mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD
-        wd = self.kernel.add(d, mask)
-        if wd is None:
-            self._await(d)
-            wd = self.kernel.add(d, mask)  # made between the first try and the parent's watch
+        if subfolders:
+            self.trees.add(d)
+        return self._watch(d)
+
+    def _watch(self, d: Path) -> bool:
+        if d not in self.wd_of:
+            mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_MASK_ADD
+            if self._made_counts(d):
+                mask |= IN_CREATE
+            wd = self.kernel.add(d, mask)
             if wd is None:
-                return False
-        self._awaited(d)
-        self.by_wd[wd], self.wd_of[d] = d, wd
+                self._await(d)
+                wd = self.kernel.add(d, mask)  # made between the first try and the parent's watch
+                if wd is None:
+                    return False
+            self._awaited(d)
+            self.by_wd[wd], self.wd_of[d] = d, wd
+        if d in self.trees:
+            for sub in _folders_in(d):
+                self._watch(sub)
         return True
 
+    def _made_counts(self, d: Path) -> bool:
+        return d in self.trees or d.parent in self.trees
+
     def unwatch(self, d: Path) -> None:
+        """No longer watch folder `d` (nor, watched with it, the folders in it)."""
+        if d in self.trees:
+            self.trees.discard(d)
+            for sub in [s for s in self.wd_of if s.parent == d and s not in self.trees]:
+                self.unwatch(sub)
         self._awaited(d)
         wd = self.wd_of.pop(d, None)
         if wd is not None:
@@ -213,14 +181,17 @@ class Arrivals:
             return set()
         events = self.kernel.read()
         if events is None:
-            for d in [*self.wd_of, *(d for ds in self.gone.values() for d in ds)]:
+            every, trees = [*self.wd_of, *(d for ds in self.gone.values() for d in ds)], set(self.trees)
+            for d in every:
                 self.unwatch(d)
-                self.watch(d)
+            self.trees = trees
+            for d in every:
+                self._watch(d)
             return None
         out: set[Path] = set()
         for wd, mask, name in events:
             back = [d for d in self.gone.get(wd, ()) if d.name == name]
-            out.update(d for d in back if self.watch(d))  # made again: what is in it already arrived
+            out.update(d for d in back if self._watch(d))  # made again: what is in it already arrived
             if mask & IN_IGNORED and wd in self.gone:  # the parent itself is gone: watch() retries
                 del self.gone[wd]
             folder = self.by_wd.get(wd)
@@ -229,7 +200,12 @@ class Arrivals:
             if mask & _GONE:
                 if self._lost(folder, wd):
                     out.add(folder)
-            elif mask & (IN_CLOSE_WRITE | IN_MOVED_TO) and not name.startswith("."):
+            elif name.startswith("."):
+                continue
+            elif mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO) and folder in self.trees:
+                self._watch(folder / name)  # a folder made in it: what is in it already arrived
+                out.add(folder)
+            elif mask & (IN_CLOSE_WRITE | IN_MOVED_TO) or (mask & IN_CREATE and self._made_counts(folder)):
                 out.add(folder)
         return out
 
@@ -239,8 +215,8 @@ class Arrivals:
         del self.by_wd[wd], self.wd_of[d]
         self.kernel.remove(wd)  # a folder moved away keeps its watch: the name is what is served
         for orphan in self.gone.pop(wd, ()):  # folders awaited in `d`: awaited again (from d's parent on)
-            self.watch(orphan)
-        return self.watch(d)
+            self._watch(orphan)
+        return self._watch(d)
 
     def _await(self, d: Path) -> None:
         """Watch the parent of the missing folder `d` for its name (added to the parent's own
@@ -266,31 +242,57 @@ class Arrivals:
 
 
 class Doorbell:
-    """A file arriving in one folder (written and closed, or renamed in), as the kernel says
-    (`arrivals`); where it cannot tell, a wait is a sleep. A daemon's loop that waits on it looks
-    at the folder when a file came or its poll period passed: it answers at once, and idle it
-    reads nothing."""
+    """A file arriving in some folders (`Arrivals`), for one command or daemon that waits on
+    them (a `Watch`); where the kernel cannot tell, a wait is a sleep. A loop that waits on it
+    looks at the folders when a file came or its poll period passed: it answers at once, and
+    idle it reads nothing. With `subfolders`, the folders directly in each are watched too;
+    with `safety`, a wait ends (and says to look) every `SAFETY` seconds at the latest, every
+    `POLL` seconds where the kernel cannot tell: for a caller that would otherwise wait without
+    end, on folders a network filesystem may change unseen."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, folders: Iterable[Path], *, subfolders: bool = False, safety: bool = False) -> None:
+        self.folders = list(dict.fromkeys(folders))
+        self.subfolders = subfolders
+        self.safety = safety
         self.arrivals: Arrivals | None = None
         self.armed = False
 
-    def wait(self, seconds: float) -> bool:
-        """Until a file may have arrived (True) or `seconds` passed (False). The first wait makes
-        the watch and ends at once: the look after it misses nothing that came meanwhile."""
+    def arm(self) -> Doorbell:
+        """Make the watch now (else the first wait makes it and ends at once: the look after it
+        misses nothing that came meanwhile). None of the folders there, nor a parent of one to
+        wait for it in: no watch, a sleep."""
         if not self.armed:
             self.armed = True
             self.arrivals = arrivals()
-            if self.arrivals is not None and not self.arrivals.watch(self.folder):
-                self.arrivals.close()
-                self.arrivals = None
+            if self.arrivals is not None:
+                for d in self.folders:
+                    self.arrivals.watch(d, self.subfolders)
+                if not (self.arrivals.wd_of or self.arrivals.gone):
+                    self.close()
+        return self
+
+    def wait(self, seconds: float) -> bool:
+        """Until a file may have arrived or a look is due (True) or `seconds` passed (False)."""
+        if not self.armed:
+            self.arm()
             return True
+        most = (SAFETY if self.arrivals is not None else POLL) if self.safety else seconds
+        span = max(min(seconds, most), 0.0)
         if self.arrivals is None:
-            time.sleep(max(seconds, 0.0))
-            return False
-        came = self.arrivals.wait(seconds)
-        return came is None or bool(came)
+            time.sleep(span)
+            return span < seconds
+        end = time.monotonic() + span
+        while (came := self.arrivals.wait(max(end - time.monotonic(), 0.0))) is not None and not came:
+            if time.monotonic() >= end:  # nothing came (a hidden file's events are none)
+                return span < seconds
+        time.sleep(SETTLE)
+        self.arrivals.wait(0)  # the events of the files that came with it
+        return True
+
+    def close(self) -> None:
+        if self.arrivals is not None:
+            self.arrivals.close()
+            self.arrivals = None
 
 
 def arrivals() -> Arrivals | None:
@@ -303,21 +305,9 @@ def arrivals() -> Arrivals | None:
         return None
 
 
-def watch_paths(paths: Iterable[Path]) -> Watch:
-    """A watch on the folders `paths` (a file: the folder it is in; a folder not there yet is
-    watched once it is made inside another watched one), by inotify where there is one, else by
-    looking again every POLL seconds."""
-    dirs = []
-    for p in paths:
-        d = p.parent if p.is_file() else p
-        if d not in dirs:
-            dirs.append(d)
-    if sys.platform.startswith("linux") and os.environ.get("PBEM_WATCH") != "poll":
-        try:
-            watch = Inotify(dirs)
-        except (OSError, AttributeError):  # no libc inotify, out of instances
-            return Polling()
-        if watch.watched:
-            return watch
-        watch.close()  # none of the folders is there (yet), or the kernel is out of watches
-    return Polling()
+def _folders_in(d: Path) -> list[Path]:
+    """The folders directly in `d` but hidden ones (none: `d` is not there)."""
+    try:
+        return [d / e.name for e in os.scandir(d) if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
+    except OSError:
+        return []

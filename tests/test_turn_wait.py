@@ -19,6 +19,7 @@ from processes import PBEM, cli_env, one_error_line, pbem, start
 from test_turn import _legal, dealt_mail_game, folder_game
 
 from engine.rules import legal_moves
+from pbem import watch as W
 from pbem.auto.host_runner import FolderHost
 from pbem.errors import EXIT_INTERRUPTED, EXIT_TIMED_OUT
 from pbem.folder.layout import GameFolder
@@ -26,7 +27,6 @@ from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.mail.imap import ImapFolder, ImapUrl, ImapWatch
 from pbem.seat import keys
-from pbem.watch import Inotify, Polling, watch_paths
 
 WAITING = "waiting for your turn"
 
@@ -148,20 +148,82 @@ def test_inotify_wakes_on_a_rename_not_at_a_poll(tmp_path: Path) -> None:
     pbem.atomic writes a packet) ends a wait of 30 s at once; nothing: the wait lasts."""
     sub = tmp_path / "packets" / "ann"
     sub.mkdir(parents=True)
-    watch = watch_paths([tmp_path, tmp_path / "packets"])
-    assert isinstance(watch, Inotify) and sub in watch.watched
+    watch = W.Doorbell([tmp_path, tmp_path / "packets"], subfolders=True, safety=True).arm()
+    assert watch.arrivals is not None and sub in watch.arrivals.wd_of
     try:
         started = time.monotonic()
         assert watch.wait(0.3) is False and time.monotonic() - started >= 0.3
         (sub / ".x.tmp").write_bytes(b"x")
         threading.Timer(0.3, os.rename, (sub / ".x.tmp", sub / "000002-abc.pbem")).start()
-        watch.wait(0.01)  # the temp file's own events
+        assert watch.wait(0.1) is False  # a hidden temp file written is no arrival
         started = time.monotonic()
         assert watch.wait(30) is True
         assert time.monotonic() - started < 5
     finally:
         watch.close()
-    assert isinstance(watch_paths([tmp_path / "missing"]), Polling)
+    nowhere = W.Doorbell([tmp_path / "missing" / "deeper"], safety=True).arm()  # nor a parent to wait in
+    assert nowhere.arrivals is None
+
+
+def _wakes(watch: W.Doorbell, act) -> bool:
+    """Whether `act`, done 0.2 s into a wait of 20 s, ends it within 5 s."""
+    threading.Timer(0.2, act).start()
+    started = time.monotonic()
+    return watch.wait(20) is True and time.monotonic() - started < 5
+
+
+def test_a_folder_made_inside_is_watched_and_a_mail_linked_in_wakes(tmp_path: Path) -> None:
+    """With `subfolders`: a seat's packet folder made after the wait began wakes it, and a packet
+    renamed into that folder then wakes it again; a mail that a Maildir's delivery links into
+    new/ (no write, no rename there: the way Postfix and Python's mailbox deliver) wakes it; in a
+    folder watched alone (an inbox), a file is no arrival until it is written whole."""
+    packets = tmp_path / "game" / "packets"
+    packets.mkdir(parents=True)
+    watch = W.Doorbell([packets], subfolders=True, safety=True).arm()
+    try:
+        assert _wakes(watch, lambda: (packets / "bob").mkdir())
+        (packets / "bob" / ".p.tmp").write_bytes(b"packet")
+        assert _wakes(watch, lambda: os.rename(packets / "bob" / ".p.tmp", packets / "bob" / "000001-x.pbem"))
+    finally:
+        watch.close()
+    maildir = tmp_path / "Maildir"
+    for sub in ("new", "cur", "tmp"):
+        (maildir / sub).mkdir(parents=True)
+    (maildir / "tmp" / "1.host").write_bytes(b"Subject: packet\n\nbody\n")
+    mail = W.Doorbell([maildir], subfolders=True, safety=True).arm()
+    try:
+        assert _wakes(mail, lambda: os.link(maildir / "tmp" / "1.host", maildir / "new" / "1.host"))
+    finally:
+        mail.close()
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    bell = W.Doorbell([inbox]).arm()
+    try:
+        fd = os.open(inbox / "move.pbem", os.O_WRONLY | os.O_CREAT)
+        assert bell.wait(0.3) is False  # made, not yet written whole
+        assert _wakes(bell, lambda: os.close(fd))
+    finally:
+        bell.close()
+
+
+def test_safety_looks_end_a_long_wait(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `safety` (a wait without end: `pbem turn --wait`), a wait says to look again once
+    every SAFETY seconds (a network filesystem's change reaches no watch) and, with no kernel to
+    tell (PBEM_WATCH=poll), once every POLL seconds; without it a wait lasts what it is asked."""
+    monkeypatch.setattr(W, "SAFETY", 0.3)
+    monkeypatch.setattr(W, "POLL", 0.2)
+    for env, most in ((None, 0.3), ("poll", 0.2)):
+        if env:
+            monkeypatch.setenv("PBEM_WATCH", env)
+        watch = W.Doorbell([tmp_path], safety=True).arm()
+        assert (watch.arrivals is None) == (env == "poll")
+        started = time.monotonic()
+        assert watch.wait(30) is True and most <= time.monotonic() - started < 5
+        watch.close()
+        plain = W.Doorbell([tmp_path]).arm()
+        started = time.monotonic()
+        assert plain.wait(0.5) is False and time.monotonic() - started >= 0.5
+        plain.close()
 
 
 @pytest.mark.slow

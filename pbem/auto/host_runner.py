@@ -86,7 +86,7 @@ class FolderHost:
     def __post_init__(self) -> None:
         self.folder, filled = init_folder(self.dir, self.host)
         self.publisher = FolderPublisher(self.folder)
-        self.bell = Doorbell(self.folder.inbox_dir)
+        self.bell = Doorbell([self.folder.inbox_dir])
         gap = sorted(seq for seq, _ in filled if seq)
         if gap:
             self.log(t("published packets {ranges} (not yet in the folder)", ranges=ranges(gap)))

@@ -33,7 +33,7 @@ from pbem.seat import answers, player
 from pbem.seat.home import join_path, joined_games, latest_saved_packet, load_invitation
 from pbem.ui import failures
 from pbem.ui.words import labelled, t
-from pbem.watch import Watch, watch_paths
+from pbem.watch import Doorbell
 
 Log = Callable[[str], None]
 
@@ -104,16 +104,16 @@ class FolderBot:
     said: set[str] = field(default_factory=set)  # skipped files said already: once each, not every poll
     think: float | None = None  # the search bot's seconds a decision
     program: Program | None = None  # an outside bot (--command)
-    watch: Watch | None = None  # what says a packet may have come (pbem.watch), once the loop waits
+    watch: Doorbell = field(init=False)  # says a packet may have come (pbem.watch), once the loop waits
+
+    def __post_init__(self) -> None:
+        self.watch = Doorbell([self.dir / "packets"], subfolders=True, safety=True)
 
     def wait(self, seconds: float) -> bool:
         """Until a packet may have come into the folder (the kernel says, where it can) or `seconds`
         passed. The watch is made at the first wait (a bot stepped by hand holds none), and that
         wait ends at once: a look after the watch exists misses nothing published meanwhile."""
-        if self.watch is None and self.client is not None:
-            self.watch = watch_paths([self.dir / "packets"])
-            return True
-        if self.watch is None:  # no game folder yet
+        if self.client is None:  # no game folder yet
             time.sleep(seconds)
             return True
         return self.watch.wait(seconds)
@@ -173,9 +173,7 @@ class FolderBot:
         if sp.doc.phase == "game-over":
             gold = ", ".join(f"{p} {g}" for p, g in (sp.doc.standings.gold if sp.doc.standings else {}).items())
             self.log(t("game over: {gold}", gold=gold))
-            if self.watch is not None:
-                self.watch.close()
-                self.watch = None
+            self.watch.close()
             return True
         seq = sp.doc.seq
         if sp.doc.to_move != c.seat:

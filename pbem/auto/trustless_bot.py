@@ -88,4 +88,4 @@ def folder_bot(dir: Path, identity: Identity, home: Path, log: Log, bot: str = "
         except UsageError:
             return None  # the folder is not laid out yet
 
-    return TrustlessBot(open_seat, log, bot, seed, think, bell=Doorbell(Path(dir) / "packets" / TABLE))
+    return TrustlessBot(open_seat, log, bot, seed, think, bell=Doorbell([Path(dir) / "packets" / TABLE]))

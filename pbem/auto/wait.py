@@ -21,7 +21,7 @@ from pbem.errors import UsageError, WaitTimedOut, msg
 from pbem.mail.imap import MailboxDown
 from pbem.protocol.crypto import Identity
 from pbem.ui.words import t
-from pbem.watch import POLL, Watch, watch_paths
+from pbem.watch import POLL, Doorbell, Watch
 
 Told = Callable[[Turn | None, str], None]  # a read that did not end the wait: the turn (None: it failed) and a line
 
@@ -74,7 +74,7 @@ def _watch(target: str, mail: MailLink) -> Watch | None:
     new mail (UsageError: a mail game whose mail is read from nowhere). None: a packet file."""
     path = Path(target)
     if (path / "pbem-folder.json").exists():
-        return watch_paths([path, path / "packets"])
+        return Doorbell([path, path / "packets"], subfolders=True, safety=True).arm()
     if path.exists():
         return None
     watch = mail.watch()

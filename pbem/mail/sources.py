@@ -58,14 +58,14 @@ def mail_watch(paths: list[Path], imap: str | None, credential: Credentials | No
                ca_file: str | None = None) -> Watch:
     """Waiting for new mail where `mail_source` reads it: IDLE on an IMAP folder (a connection
     of its own; `credential` logs in), or the Maildir, mbox or folder of .eml files watched
-    (pbem.watch)."""
+    (pbem.watch; a file: the folder it is in)."""
     from pbem.mail.imap import ImapFolder, ImapUrl, ImapWatch
-    from pbem.watch import watch_paths
+    from pbem.watch import Doorbell
 
     if imap:
         assert credential is not None
         return ImapWatch(ImapFolder(ImapUrl.parse(imap), credential, ca_file=ca_file))
-    return watch_paths(paths)
+    return Doorbell((p.parent if p.is_file() else p for p in paths), subfolders=True, safety=True).arm()
 
 
 def courier(send: bool, to_dir: Path | None, settings: SmtpSettings | None, default_dir: Path | None = None) -> Courier:
