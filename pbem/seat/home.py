@@ -6,6 +6,8 @@
     HOME/games/GAME/seen.json             hash of every packet seen, by number (fork check)
     HOME/games/GAME/join-SEAT.pbem        the join sent (made once, resent as is)
     HOME/games/GAME/looked-SEAT.txt       the packet a trustless table was last shown at (`pbem turn`)
+    HOME/games/GAME/checked-SEAT.txt      the trustless chain this seat checked, to the head it names,
+                                          signed by its key (pbem.seat.checked)
     HOME/games/GAME/moves/SEAT-SEQ.pbem   each move sent (made once, resent as is)
     HOME/games/GAME/moves/SEAT-SEQ.mine   its words, sealed to the seat's own key (pbem.seat.answers)
     HOME/games/GAME/packets/packet-SEQ.pbem, archives/round-RRR.pbem   kept from the host (each packet
@@ -171,6 +173,10 @@ def last_looked(home: Path, game: str, seat: str) -> int:
 
 def mark_looked(home: Path, game: str, seat: str, seq: int) -> None:
     write_atomic(game_dir(home, game) / f"looked-{check_seat_id(seat)}.txt", f"{int(seq)}\n".encode())
+
+
+def checked_path(home: Path, game: str, seat: str) -> Path:
+    return game_dir(home, game) / f"checked-{check_seat_id(seat)}.txt"
 
 
 def join_path(home: Path, game: str, seat: str) -> Path:

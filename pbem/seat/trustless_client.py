@@ -23,6 +23,7 @@ from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blo
 from pbem.protocol.table_docs import CHOICES
 from pbem.seat import player
 from pbem.seat import trustless as T
+from pbem.seat.checked import Head, checked_in, mark_checked, read_checked
 from pbem.seat.home import join_path, last_looked, mark_looked, move_path, save_packet, trusted_host_key
 from pbem.ui import words
 from pbem.ui.words import t
@@ -40,6 +41,7 @@ class TrustlessClient(Generic[Where]):
     notices: Callable[[], list[Notice]] = lambda: []  # the host's notices received so far (reminders, late...)
     seat: str = field(init=False)
     ts: T.TrustlessSeat = field(init=False)
+    checked: Head | None = field(init=False, default=None)  # the head of the chain this seat checked before
 
     def __post_init__(self) -> None:
         self.seat = player.seat_of(self.inv, self.identity)
@@ -65,14 +67,24 @@ class TrustlessClient(Generic[Where]):
         per relayed block."""
         lines = []
         new = [p for seq, p in self.packets() if seq > self.ts.head[0]]  # the chain only grows
-        last = None
-        for packet in T.chain_in(new, self.inv.game):
-            if packet.doc.seq != self.ts.head[0] + 1:
-                break  # a gap: the packets after it wait for it (mail out of order, a folder mid-sync)
-            lines += self.ts.follow(packet)
-            last = packet
+        chain = T.chain_in(new, self.inv.game)
+        if not self.ts.head[0]:  # a fresh follower: the packets this seat's key checked before
+            self.checked = read_checked(self.home, self.identity, self.inv, self.seat)
+        upto = checked_in(self.checked, chain, self.ts.head[0])  # need no proof checked again
+        last, checking = None, self.ts.table.check_proofs
+        try:
+            for packet in chain:
+                if packet.doc.seq != self.ts.head[0] + 1:
+                    break  # a gap: the packets after it wait for it (mail out of order, a folder mid-sync)
+                self.ts.table.check_proofs = checking and packet.doc.seq > upto
+                lines += self.ts.follow(packet)
+                last = packet
+        finally:
+            self.ts.table.check_proofs = checking
         if last is not None and trusted_host_key(self.home, self.game) is not None:  # joined: kept in the key
             save_packet(self.home, last)  # home, the newest packet followed is what 'pbem games' reads
+            if checking and last.doc.seq > upto:
+                self.checked = mark_checked(self.home, self.identity, self.inv, self.seat, last)
         return lines
 
     def catch_up(self) -> list[str]:
