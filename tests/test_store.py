@@ -19,8 +19,8 @@ from sqlalchemy.pool import Pool
 
 from pbem.errors import BadPacket, StoreError, UsageError
 from pbem.host import referee as H
-from pbem.host.store import HEAD, Store
-from pbem.host.tables import metadata
+from pbem.host.store import Store
+from pbem.host.tables import HEAD, metadata
 from pbem.protocol.documents import check_signature, read_blocks
 from pbem.seat import keys
 from pbem.seat import player as P
@@ -41,12 +41,80 @@ def schema_diff(url: str) -> list:
     return diff
 
 
+def migrated_from_nothing(url: str) -> None:
+    """Every migration run by Alembic on the empty store at `url`, the first to the last."""
+    from alembic import command
+
+    from pbem.host.migrations import config
+
+    engine = create_engine(url)
+    with engine.begin() as c:
+        command.upgrade(config(c), "head")
+    engine.dispose()
+
+
+def shape(url: str) -> dict:
+    """Each table of the store at `url`: its columns (type, null or not, default), primary key,
+    foreign keys, indexes and unique constraints, and the rows of the schema's marks."""
+    from sqlalchemy import inspect
+
+    engine = create_engine(url)
+    out: dict = {}
+    with engine.connect() as c:
+        i = inspect(c)
+        for t in i.get_table_names():
+            marks = sorted(map(tuple, c.execute(text(f'SELECT * FROM "{t}"')).all())) if t in ("meta", "alembic_version") else None
+            out[t] = (sorted((col["name"], str(col["type"]), col["nullable"], str(col.get("default"))) for col in i.get_columns(t)),
+                      sorted(i.get_pk_constraint(t)["constrained_columns"]),
+                      sorted((fk["constrained_columns"], fk["referred_table"], fk["referred_columns"]) for fk in i.get_foreign_keys(t)),
+                      sorted((ix["name"], ix["column_names"], bool(ix["unique"])) for ix in i.get_indexes(t)),
+                      sorted(u["column_names"] for u in i.get_unique_constraints(t)), marks)
+    engine.dispose()
+    return out
+
+
 def test_migrations_from_an_empty_store_give_the_models(store_url: str) -> None:
-    Store(store_url, create=True).close()
+    migrated_from_nothing(store_url)
     assert schema_diff(store_url) == []
     with Store(store_url) as st, st.read() as c:
         assert c.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD
         assert c.execute(text("SELECT value FROM meta WHERE key = 'schema'")).scalar() == "2"
+
+
+def test_a_new_store_is_made_at_head_at_once_as_the_migrations_leave_it(store_url: str, request: pytest.FixtureRequest,
+                                                                         tmp_path: Path) -> None:
+    """A new store (every first `pbem game new`) is made as the tables are now, stamped HEAD: one
+    CREATE TABLE each, no table altered or copied as the migrations do one after the other; and
+    it is the store the migrations from nothing leave, to every column, default, key and index."""
+    said: list[str] = []
+
+    def record(conn: object, cursor: object, statement: str, *rest: object) -> None:
+        said.append(" ".join(statement.split()))
+
+    event.listen(Engine, "before_cursor_execute", record)
+    try:
+        Store(store_url, create=True).close()
+    finally:
+        event.remove(Engine, "before_cursor_execute", record)
+    made = [s.split()[2].strip('"') for s in said if s.startswith("CREATE TABLE")]
+    assert sorted(made) == sorted([*metadata.tables, "alembic_version"])
+    assert not [s for s in said if s.startswith(("ALTER", "DROP", "UPDATE")) or "_alembic_tmp_" in s]
+    other = (f"sqlite:///{tmp_path / 'migrated.db'}" if store_url.startswith("sqlite")
+             else request.getfixturevalue("pg_server").new_database())
+    migrated_from_nothing(other)
+    assert shape(store_url) == shape(other)
+
+
+def test_head_is_the_newest_migration() -> None:
+    """HEAD, the revision a new store is stamped with, is the newest migration's; KNOWN holds them all."""
+    from alembic.script import ScriptDirectory
+
+    from pbem.host import migrations
+    from pbem.host.tables import KNOWN
+
+    scripts = ScriptDirectory(str(Path(migrations.__file__).parent))
+    assert scripts.get_current_head() == HEAD
+    assert sorted(s.revision for s in scripts.walk_revisions()) == list(KNOWN)
 
 
 def test_opening_a_store_of_this_schema_asks_only_its_revision(store_url: str) -> None:

@@ -20,8 +20,7 @@ from test_store import schema_diff
 
 from engine.catalog import card_kind
 from pbem.host import blind
-from pbem.host.store import HEAD
-from pbem.host.tables import leases, trustless_games, trustless_packets, trustless_rounds
+from pbem.host.tables import HEAD, leases, trustless_games, trustless_packets, trustless_rounds
 
 _NEW = ("ruleset", "options", "status", "round_no", "seq", "public")
 

@@ -24,7 +24,8 @@ from pbem.host import blind
 from pbem.host.clock import FakeClock
 from pbem.host.games import hosted_games
 from pbem.host.referee import create_game
-from pbem.host.store import HEAD, Store
+from pbem.host.store import Store
+from pbem.host.tables import HEAD
 from pbem.mail.player_mail import block_mail
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys, player

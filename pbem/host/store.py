@@ -34,13 +34,8 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, Operati
 from pbem.errors import StoreError, UsageError, msg
 from pbem.host import server, sqlite
 from pbem.host.interface import Closing, GameOverview, GameStatus
-from pbem.host.tables import GAME_ROW, games, packets, seats, trustless_games
+from pbem.host.tables import GAME_ROW, HEAD, KNOWN, games, packets, seats, trustless_games
 
-# The newest migration this code knows (pbem/host/migrations/versions/); a store stamped
-# with any other revision that is not in KNOWN is newer than this pbem.
-HEAD = "0011"
-KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011")
-SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
 _REVISION = text("SELECT version_num FROM alembic_version")
 
 def now() -> str:

@@ -25,6 +25,13 @@ from sqlalchemy import (
 
 metadata = MetaData()
 
+# The newest migration (pbem/host/migrations/versions/): these tables are the schema it leaves,
+# and a new store is made so at once (pbem.host.migrations.upgrade). A store stamped with any
+# other revision that is not in KNOWN is newer than this pbem.
+HEAD = "0011"
+KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011")
+SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
+
 
 def _game_id(games_: str, *, primary_key: bool = False) -> Column:
     """A row's game (`games_`.id): part of the row's primary key, or a plain reference."""
