@@ -37,7 +37,7 @@ from pbem.cli._grouped import grouped
 from pbem.cli.jsonout import json_text
 from pbem.errors import StaleMove, UsageError
 from pbem.names import HOST, check_game_name
-from pbem.seat.home import key_home
+from pbem.seat.home import key_home, mail_profile_path
 from pbem.ui import when, words
 from pbem.ui.words import pad, t
 
@@ -64,12 +64,15 @@ def parse_seat(text: str, home: Path | None) -> tuple[str, PublicKey]:
 
 def _profile_sender(home: Path | None) -> str | None:
     """The address of the host's mail profile ('pbem mail setup --from'), if it has one."""
+    where = key_home(home)
+    if not mail_profile_path(where).exists():  # none: the mail's modules (IMAP, TLS) stay unloaded
+        return None
     from email.utils import parseaddr
 
     from pbem.mail.profile import load_profile
 
     try:
-        profile = load_profile(key_home(home))
+        profile = load_profile(where)
     except UsageError:
         return None  # a profile it cannot read: 'pbem mail setup' says why
     return (parseaddr(profile.smtp.from_addr)[1] or None) if profile and profile.smtp else None
