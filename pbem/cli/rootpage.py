@@ -41,7 +41,8 @@ def _console() -> Any:
         else None
     if os.environ.get("_TYPER_FORCE_DISABLE_TERMINAL"):
         forced = False
-    return console(theme=Theme(_STYLES), color_system="auto", force_terminal=forced, width=int(width) if width else None)
+    return console(theme=Theme(_STYLES), color_system="auto", force_terminal=forced, width=int(width) if width else None,
+                   emoji=False)  # as markup() below
 
 
 def _highlighters(usage: str) -> tuple[Any, Any]:
@@ -58,6 +59,15 @@ def _highlighters(usage: str) -> tuple[Any, Any]:
         highlights = [r"^(?P<types_sep>(\[|<))", r"(?P<types_sep>\|)", r"(?P<types_sep>(\]|>))(\.\.\.)?$"]
 
     return Options(), Types()
+
+
+def markup(text: str, style: str = "") -> Any:
+    """`text`'s rich markup as Typer's page draws it, without emoji codes: no help text holds
+    one (tests/test_help_pages.py compares the page with Typer's in every language), and
+    looking for them loads rich's table of every emoji name."""
+    from rich.text import Text
+
+    return Text.from_markup(text, style=style, emoji=False)
 
 
 def draw(cmd: Any, ctx: Any, commands: list[tuple[str, str]]) -> None:
@@ -79,9 +89,9 @@ def draw(cmd: Any, ctx: Any, commands: list[tuple[str, str]]) -> None:
     console.print(Padding(options(f"{usage}{ctx.command_path} {' '.join(cmd.collect_usage_pieces(ctx))}"), 1),
                   style="bold")
     first, *rest = inspect.cleandoc(cmd.help or "").split("\n\n")
-    said = [options(Text.from_markup(first.replace("\n", " ").strip()))]
+    said = [options(markup(first.replace("\n", " ").strip()))]
     if rest:
-        said += [Text(""), options(Text.from_markup("\n\n".join(rest), style="dim"))]
+        said += [Text(""), options(markup("\n\n".join(rest), style="dim"))]
     console.print(Padding(Group(*said), (0, 1, 1, 1)))
     table = Table(highlight=True, show_header=False, expand=True, box=None, pad_edge=False, padding=(0, 1))
     for param in cmd.get_params(ctx):
@@ -90,11 +100,11 @@ def draw(cmd: Any, ctx: Any, commands: list[tuple[str, str]]) -> None:
         table.add_row(options(",".join(o for o in param.opts if "--" in o)),
                       options(",".join(o for o in param.opts if "--" not in o)), "", "",
                       types(Text(kind, style=_STYLES["types"], overflow="fold")),
-                      Columns([options(Text.from_markup(help_text))]))
-    console.print(Panel(table, border_style="dim", title=t("Options"), title_align="left"))
+                      Columns([options(markup(help_text))]))
+    console.print(Panel(table, border_style="dim", title=markup(t("Options")), title_align="left"))
     table = Table(highlight=False, show_header=False, expand=True, box=None, pad_edge=False, padding=(0, 1))
     table.add_column(style="bold cyan", no_wrap=True, width=max(len(name) for name, _ in commands))
     table.add_column("Description", justify="left", no_wrap=False, ratio=10)
     for name, english in commands:
-        table.add_row(Text(name), options(Text.from_markup(reflow(t(english)).split("\n\n")[0].strip())))
-    console.print(Panel(table, border_style="dim", title=t("Commands"), title_align="left"))
+        table.add_row(Text(name), options(markup(reflow(t(english)).split("\n\n")[0].strip())))
+    console.print(Panel(table, border_style="dim", title=markup(t("Commands")), title_align="left"))
