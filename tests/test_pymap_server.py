@@ -1,0 +1,60 @@
+"""The tests' IMAP server itself (tests/pymap_server.py): an idling client is told of each mail
+within moments, two mails delivered at once included, and a message moved away leaves the
+folder's uid list, as it leaves a real server's index (pymap kept it, and each look at the
+folder then listed its files again once per message ever moved: whole games spent most of
+their CPU there)."""
+
+from __future__ import annotations
+
+import imaplib
+import mailbox
+import time
+
+import pytest
+from mailservers import MailServers
+
+TOLD_WITHIN = 0.5  # seconds; pymap's own look comes once a second
+
+
+def _told(conn: imaplib.IMAP4, exists: int) -> float:
+    """Seconds until the server says `* EXISTS` with this count, during an IDLE started now."""
+    conn.send(b"I1 IDLE\r\n")
+    assert conn.readline().startswith(b"+")
+    started = time.monotonic()
+    conn.sock.settimeout(5)
+    while not conn.readline().startswith(b"* %d EXISTS" % exists):
+        pass
+    took = time.monotonic() - started
+    conn.send(b"DONE\r\n")
+    while not conn.readline().startswith(b"I1 OK"):
+        pass
+    return took
+
+
+@pytest.mark.people("bob")
+def test_an_idling_client_is_told_of_each_mail_and_a_moved_one_leaves_the_uid_list(mail_servers: MailServers) -> None:
+    s = mail_servers
+    conn = imaplib.IMAP4("127.0.0.1", s.imap.port)
+    try:
+        conn.login("bob", "pw-bob")
+        assert conn.create('"pbem/done"')[0] == "OK"
+        assert conn.select("INBOX")[0] == "OK"
+        inbox = mailbox.Maildir(s.imap.maildir("bob"), create=False)
+        for n in range(4):
+            conn.send(b"I0 IDLE\r\n")
+            assert conn.readline().startswith(b"+")
+            time.sleep(0.1)  # the folder settles: the next look is a changed folder's
+            conn.send(b"DONE\r\n")
+            while not conn.readline().startswith(b"I0 OK"):
+                pass
+            for _ in range(2):  # two at once: within one tick of the folder's time stamp
+                inbox.add(f"Subject: {n}\r\n\r\nhello\r\n".encode())
+            assert _told(conn, 2) < TOLD_WITHIN
+            typ, data = conn.uid("SEARCH", "ALL")
+            for uid in data[0].split():
+                assert conn.uid("MOVE", uid, '"pbem/done"')[0] == "OK"
+        assert conn.select("INBOX")[1] == [b"0"] and conn.select('"pbem/done"')[1] == [b"8"]
+    finally:
+        conn.logout()
+    records = (s.imap.maildir("bob") / "dovecot-uidlist").read_text().splitlines()[1:]
+    assert records == []  # 8 mails moved: none left behind
