@@ -72,7 +72,7 @@ def print_all(r: Replay, who: str) -> None:
         step = r.steps[n - 1]
         con.print(Text(f"{n}. {step.seat}: {r.notation(n, who)}", style="bold"))
         for line in r.sentences(n, who):
-            con.print(f"   {line}", highlight=False)
+            con.print(Text(f"   {line}"))
         for line in r.said(n, who):
             con.print(Text(f"   {line}"))
         now = _board_key(r, n, who)
