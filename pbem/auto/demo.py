@@ -16,8 +16,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -30,10 +31,15 @@ from pbem.folder.play import init_folder
 from pbem.host import blind
 from pbem.host import referee as H
 from pbem.host.interface import GameHost
+from pbem.names import TABLE
 from pbem.protocol.documents import Packet, Result, Standings, parse_relayed, read_blocks, read_text
 from pbem.seat import keys
 from pbem.ui import words
 from pbem.ui.words import pad, t
+from pbem.watch import Doorbell
+
+if TYPE_CHECKING:
+    from pbem.replay.trustless import Followed
 
 T = TypeVar("T")
 
@@ -69,10 +75,16 @@ def _poll() -> str:
 def _latest(folder: GameFolder, after: int) -> list[Packet]:
     """Packet documents published after `after`, in order (signatures checked)."""
     docs = []
-    for seq, path in folder.packets(None):
-        if seq > after:
-            docs += [b.doc for b in read_blocks(read_text(path)) if isinstance(b.doc, Packet)]
+    for _, path in folder.packets(None, after):
+        docs += [b.doc for b in read_blocks(read_text(path)) if isinstance(b.doc, Packet)]
     return docs
+
+
+def _packets_bell(folder: GameFolder) -> tuple[Doorbell, float]:
+    """A wait for the table's next packet, and how long at most: where the kernel says when a
+    file arrives, a second (a process that stopped is seen then); elsewhere a short sleep."""
+    bell = Doorbell([folder.dir / "packets" / TABLE]).arm()
+    return bell, 1.0 if bell.arrivals is not None else 0.05
 
 
 def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str = "classic",
@@ -177,7 +189,8 @@ def _watch(console: Console, folder: GameFolder, results: list[Result], procs: l
     deadline = time.monotonic() + TIMEOUT
     seen = 0
     tasks: dict[int, TaskID] = {}
-    with Progress(*columns, console=console) as progress:
+    bell, most = _packets_bell(folder)
+    with closing(bell), Progress(*columns, console=console) as progress:
         while True:
             for doc in _latest(folder, seen):
                 seen = doc.seq
@@ -196,17 +209,18 @@ def _watch(console: Console, folder: GameFolder, results: list[Result], procs: l
                 if doc.phase == "game-over" and doc.standings is not None:
                     return doc.standings
             _still_going(procs, deadline, TIMEOUT)
-            time.sleep(0.05)
+            bell.wait(most)
 
 
 def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess.Popen], started: float,
                     keep: bool) -> dict[str, int]:
     """Watch a trustless game to its end, then audit its chain: what the rounds were."""
     from pbem.replay.sources import open_source
-    from pbem.replay.trustless import audit_chain
+    from pbem.replay.trustless import follow_chain
 
     _run_to_end(procs, lambda: _watch_chain(console, folder, procs, TIMEOUT * 2))
-    report = audit_chain(open_source(folder.dir), folder.game_id, None)
+    followed = follow_chain(open_source(folder.dir), folder.game_id, None)  # the audit, and round 1 for the replay
+    report = followed[0]
     if report.fault or not report.rounds:
         raise DemoFailed(t("the trustless game's audit failed: {fault}", fault=report.fault),
                          hint=t("see the logs folder"))
@@ -223,7 +237,7 @@ def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess
                     "shuffle, token, opened card and move checked, every round replayed on its opened cards",
                     files=len(list(folder.dir.glob("inbox/done/*"))), packets=len(folder.packets(None)),
                     seconds=f"{time.perf_counter() - started:.1f}"))
-    _replay_tail(console, folder.dir, keep, demo="demo --trustless --dir DIR")
+    _replay_tail(console, folder.dir, keep, demo="demo --trustless --dir DIR", followed=followed)
     return gold
 
 
@@ -235,7 +249,8 @@ def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Po
     seen = 0
     tasks: dict[int, TaskID] = {}
     moves: dict[int, int] = {}
-    with Progress(*columns, console=console) as progress:
+    bell, most = _packets_bell(folder)
+    with closing(bell), Progress(*columns, console=console) as progress:
         while True:
             for doc in _latest(folder, seen):
                 seen = doc.seq
@@ -253,16 +268,18 @@ def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Po
                         progress.update(task, total=done, completed=done)
                     return
             _still_going(procs, deadline, timeout)
-            time.sleep(0.05)
+            bell.wait(most)
 
 
-def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4, demo: str = "demo --dir DIR") -> None:
-    """Round 1's last moves, replayed from the files the players received."""
+def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4, demo: str = "demo --dir DIR",
+                 followed: Followed | None = None) -> None:
+    """Round 1's last moves, replayed from the files the players received (`followed`: a
+    trustless game's chain, followed for its audit already)."""
     from pbem.replay.load import load_replay
     from pbem.replay.navigator import frame
     from pbem.replay.sources import ALL
 
-    r = load_replay(str(shared), round_no=1)
+    r = load_replay(str(shared), round_no=1, followed=followed)
     console.print()
     console.print(Text.assemble((t("replay"), "bold"), words.labelled("", t(
         "the last {n} moves of round 1, all cards open, from the shared folder", n=last))))

@@ -209,10 +209,10 @@ class GameFolder:
             return []
         return sorted((int(m.group(1)), n) for n in names if (m := _PACKET_RE.match(n)))
 
-    def packets(self, seat: str | None) -> list[tuple[int, Path]]:
-        """Packets in one seat's dir (or the table dir), ordered by sequence number."""
+    def packets(self, seat: str | None, after: int = 0) -> list[tuple[int, Path]]:
+        """Packets in one seat's dir (or the table dir) numbered after `after`, ordered by sequence number."""
         d = self._seat_dir(seat)
-        return [(seq, d / n) for seq, n in self._packet_names(seat)]
+        return [(seq, d / n) for seq, n in self._packet_names(seat) if seq > after]
 
     def packets_newest_first(self, seat: str | None) -> Iterator[tuple[int, Path]]:
         """Every packet file visible to ``seat`` (its own dir, then the table dir), newest first

@@ -21,5 +21,7 @@ def folder_seat(dir: Path, identity: Identity, home: Path) -> TrustlessClient[Pa
     folder = GameFolder.open(Path(dir))
     inv = read_invitation(folder).expect(Invitation)
     seat = player.seat_of(inv, identity)
-    return TrustlessClient(inv, identity, Path(home), lambda: folder.packets(None),
-                           lambda key, data: folder.submit_move(seat, key, data), lambda: folder_notices(folder, inv))
+    client: TrustlessClient[Path] = TrustlessClient(
+        inv, identity, Path(home), lambda: folder.packets(None, client.ts.head[0]),  # those it has not followed
+        lambda key, data: folder.submit_move(seat, key, data), lambda: folder_notices(folder, inv))
+    return client

@@ -158,12 +158,16 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
     return out, follower
 
 
-def chain_round(src: Source, game: str, round_no: int | None) -> Replay:
+Followed = tuple[ChainAudit, Follower | None]  # what follow_chain says
+
+
+def chain_round(src: Source, game: str, round_no: int | None, followed: Followed | None = None) -> Replay:
     """A round of a trustless game for `pbem replay`: the chain followed (every signature, proof
     and move checked, as the audit does) to that round's end, where every seat's round key opened
     its deal; then replayed from that deal like any archived round. A round that ended before a
-    fault in the chain is still shown; a later one is refused with the fault."""
-    rep, follower = follow_chain(src, game, None)
+    fault in the chain is still shown; a later one is refused with the fault. `followed`: the
+    chain of `src` followed so already (by `follow_chain`), not followed again."""
+    rep, follower = followed or follow_chain(src, game, None)
     ended = {end.round_no: end for end in follower.table.ended} if follower is not None else {}
     if rep.fault is not None and (round_no is None or round_no not in ended):
         raise BadPacket(t("the chain of game {game} fails at {fault}", game=game, fault=rep.fault), hint=audit_hint())

@@ -36,12 +36,13 @@ class TrustlessClient(Generic[Where]):
     inv: Signed[Invitation]
     identity: Identity
     home: Path
-    packets: Callable[[], list[tuple[int, Path]]]  # the packet files received so far, by number
+    packets: Callable[[], list[tuple[int, Path]]]  # the packet files received so far, by number (or those after the head)
     send: Callable[[int, bytes], Where]  # send one block's armour, answering the step opened at that packet
     notices: Callable[[], list[Notice]] = lambda: []  # the host's notices received so far (reminders, late...)
     seat: str = field(init=False)
     ts: T.TrustlessSeat = field(init=False)
     checked: Head | None = field(init=False, default=None)  # the head of the chain this seat checked before
+    anchor_host: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.seat = player.seat_of(self.inv, self.identity)
@@ -81,11 +82,18 @@ class TrustlessClient(Generic[Where]):
                 last = packet
         finally:
             self.ts.table.check_proofs = checking
-        if last is not None and trusted_host_key(self.home, self.game) is not None:  # joined: kept in the key
-            save_packet(self.home, last)  # home, the newest packet followed is what 'pbem games' reads
+        if last is not None and (host := self._host_key()) is not None:  # joined: kept in the key home,
+            save_packet(self.home, last, host)  # the newest packet followed is what 'pbem games' reads
             if checking and last.doc.seq > upto:
                 self.checked = mark_checked(self.home, self.identity, self.inv, self.seat, last)
         return lines
+
+    def _host_key(self) -> str | None:
+        """The host's key in the invitation this seat joined (the key home's copy: the trust
+        anchor), read once it is there."""
+        if self.anchor_host is None:
+            self.anchor_host = trusted_host_key(self.home, self.game)
+        return self.anchor_host
 
     def catch_up(self) -> list[str]:
         """Follow the chain; what happened since this seat's table was last shown (the key home
