@@ -215,9 +215,9 @@ class TrustlessSeat(Follower):
     def _learn(self, doc: Mental) -> None:
         self._ready()
         if self.seat is not None and doc.seat != self.me:
-            for t in doc.tokens or []:
-                if t.to in ("all", self.me):  # proofs unchecked too where the table checks none (checked before)
-                    self.seat.receive(M.bundle(t), check=self.table.check_proofs)
+            for t in doc.tokens or []:  # proofs unchecked where the table checks none (checked before), and
+                if t.to in ("all", self.me):  # a public token's where the table checked it as it took the block
+                    self.seat.receive(M.bundle(t), check=self.table.check_proofs, known=self.table.pub)
         if self.seat is not None:
             for v, points in self.table.vanished.stood_in.items():  # a gone seat's tokens, from the quorum's shares
                 if v != self.me:

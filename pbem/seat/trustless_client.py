@@ -11,6 +11,7 @@ seat sends the same bytes again instead of a second, different shuffle or bundle
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,10 @@ from pbem.seat.home import join_path, last_looked, mark_looked, move_path, save_
 from pbem.ui import words
 from pbem.ui.words import t
 
+MARK_EVERY = 10.0  # seconds: a process that follows the chain as it grows (a bot) keeps how far it
+# checked it this often at most (a write a packet cost as much as the rest of its look); the first
+# look of each process, as each `pbem turn` is, keeps it at once
+
 Where = TypeVar("Where")  # what a send returns: the inbox file written, or where the mail went
 
 
@@ -43,6 +48,7 @@ class TrustlessClient(Generic[Where]):
     ts: T.TrustlessSeat = field(init=False)
     checked: Head | None = field(init=False, default=None)  # the head of the chain this seat checked before
     anchor_host: str | None = field(init=False, default=None)
+    marked_at: float = field(init=False, default=-MARK_EVERY)  # when `checked` was last kept (time.monotonic)
 
     def __post_init__(self) -> None:
         self.seat = player.seat_of(self.inv, self.identity)
@@ -84,8 +90,9 @@ class TrustlessClient(Generic[Where]):
             self.ts.table.check_proofs = checking
         if last is not None and (host := self._host_key()) is not None:  # joined: kept in the key home,
             save_packet(self.home, last, host)  # the newest packet followed is what 'pbem games' reads
-            if checking and last.doc.seq > upto:
+            if checking and last.doc.seq > upto and time.monotonic() >= self.marked_at + MARK_EVERY:
                 self.checked = mark_checked(self.home, self.identity, self.inv, self.seat, last)
+                self.marked_at = time.monotonic()
         return lines
 
     def _host_key(self) -> str | None:

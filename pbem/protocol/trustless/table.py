@@ -148,14 +148,16 @@ class TableSeat:
         layout = Layout.of(self.game, round_no)
         return self.bundle_for([s for p in self.game.players if p != self.me for s in layout.private(p)])
 
-    def receive(self, bundle: dict[str, Any], *, check: bool = True) -> list[Slot]:
+    def receive(self, bundle: dict[str, Any], *, check: bool = True,
+                known: dict[Slot, dict[str, Point]] | None = None) -> list[Slot]:
         """Check a bundle (public, or sealed to me) and keep its tokens; returns the slots it opened to me.
-        With `check` false its proofs are not checked again (a chain this seat checked before)."""
+        With `check` false its proofs are not checked again (a chain this seat checked before), nor
+        that of a token equal to its maker's for the slot in `known` (the public table's, checked as it came)."""
         maker = bundle.get("from") if isinstance(bundle, dict) else None
         if maker not in self.shares or maker == self.me:
             raise BadPacket(msg("a token bundle comes from {seat}, not another seat of the game", seat=repr(str(maker)[:32])))
         tokens = read_bundle(self.game.id, bundle, self.shares_of(str(maker)), self.ciphertexts(), self.identity, self.me,
-                             check=check)
+                             check=check, known=known)
         if bundle.get("to") == self.me:
             for slot, tok in tokens.items():
                 self.proven.setdefault(slot, {})[str(maker)] = tok
