@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import MoveError
 from pbem import errors as E
@@ -34,16 +34,17 @@ from pbem.host.interface import GameHost
 from pbem.host.paths import mail_dir
 from pbem.host.publish import publish_pending
 from pbem.host.settings import TransportSetting
-from pbem.mail.courier import Courier
-from pbem.mail.incoming import message_blocks, who
-from pbem.mail.memory import MailSource, Settlement, shown_label
-from pbem.mail.publisher import MailPublisher
 from pbem.protocol.documents import SEAT_SENDS_KINDS, Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
 from pbem.ui import failures, words, zone
 from pbem.ui.terminal import printable
 from pbem.ui.words import kind_name, labelled, t
 from pbem.watch import Doorbell
+
+if TYPE_CHECKING:  # the mail's modules load only for a game served by mail (MailHost)
+    from pbem.mail.courier import Courier
+    from pbem.mail.memory import MailSource, Settlement
+    from pbem.mail.publisher import MailPublisher
 
 Log = Callable[[str], None]
 REFUSED = (PbemError, MoveError)
@@ -230,6 +231,8 @@ class MailHost:
     game: str = field(init=False)
 
     def __post_init__(self) -> None:
+        from pbem.mail.publisher import MailPublisher
+
         self.publisher = MailPublisher(self.host, self.courier)
         self.game = self.host.game_id()
 
@@ -277,6 +280,9 @@ class MailHost:
     def _route(self, label: str, msg: Any, reasons: list[Text]) -> Settlement | None:
         """How to settle the message ("done", "rejected"; None: left, passed over or to retry,
         already said to the source); each refusal's reason is added to `reasons`."""
+        from pbem.mail.incoming import message_blocks, who
+        from pbem.mail.memory import shown_label
+
         blocks, errors = message_blocks(msg)
         if not blocks:
             if errors:
@@ -321,6 +327,8 @@ class MailHost:
         self.log(t("told {seat} <{address}> why their mail was refused: {how}", seat=seat, address=address, how=how))
 
     def _accept(self, label: str, block: Signed, reasons: list[Text]) -> str:
+        from pbem.mail.memory import shown_label
+
         try:
             out = self.host.accept(block)
         except REFUSED as exc:
@@ -377,12 +385,12 @@ class Transport:
     def stepper(self, host: GameHost, log: Log, home: Path, *, password_command: str | None = None,
                 oauth2_command: str | None = None, no_idle: bool = False,
                 ca_file: str | None = None) -> FolderHost | MailHost:
-        from pbem.mail.profile import ca_file_of, load_profile
-        from pbem.mail.sources import host_courier, mail_source
-
         if self.folder:
             log(t("serving {game} in {where}", game=host.game_id(), where=self.folder))
             return FolderHost(host, Path(self.folder), log)
+        from pbem.mail.profile import ca_file_of, load_profile
+        from pbem.mail.sources import host_courier, mail_source
+
         profile = load_profile(home) if self.imap and password_command is None and oauth2_command is None else None
         if profile is not None:  # the mail profile's, as when the transport was set
             password_command, oauth2_command = profile.imap_password_command, profile.imap_oauth2_command

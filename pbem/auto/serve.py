@@ -31,9 +31,9 @@ class MailReading(Protocol):
 
 def set_digest(host: GameHost, digest: str | None) -> None:
     """Store how often a seat is mailed ("12h", "every"...), checked first; None: leave it."""
-    from pbem.mail.publisher import digest_seconds
-
     if digest is not None:
+        from pbem.mail.publisher import digest_seconds
+
         digest_seconds(digest)  # checked before it is stored
         host.set_settings(digest=digest.strip().lower())
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import threading
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
@@ -60,6 +58,8 @@ def _line(b: dict[str, Any]) -> str:
 
 def post(url: str, data: bytes, timeout: float = TIMEOUT) -> None:
     """POST `data` (JSON) to `url`; an OSError or HTTPError when it does not answer 2xx in time."""
+    import urllib.request  # with http.client: loaded by a daemon only when a game has a webhook to call
+
     req = urllib.request.Request(url, data=data, method="POST",
                                  headers={"Content-Type": "application/json", "User-Agent": "pbem-webhook"})
     with urllib.request.urlopen(req, timeout=timeout) as r:  # noqa: S310 (check_url allows http and https only)
