@@ -18,6 +18,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
 from pbem_helpers import SEATS, cli_app, free_port, make_homes, run_cli
+from sqlalchemy import event
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import MailHost
@@ -31,7 +32,7 @@ from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import read_blocks, read_file
 from pbem.seat import keys
 from pbem.seat import player as P
-from pbem.seat.home import latest_saved_packet
+from pbem.seat.home import latest_saved_packet, move_path
 
 HOST_ADDR = "referee@example.org"
 EMAILS = {**{s: f"{s}@example.org" for s in SEATS}, "host": HOST_ADDR}
@@ -149,6 +150,50 @@ def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> Non
     # and a seat reading it saves nothing new
     out = run_cli(app, ["inbox", maildir, "--saves", tmp_path / "nowhere"], homes["bob"]).output
     assert "saved packet" not in out and "already saved" in out
+    host.close()
+
+
+def test_a_waiting_mail_bot_and_host_do_not_read_again_what_they_read(tmp_path: Path, smtp) -> None:
+    """A bot polls its mail many times a second while the host's next packet is on its way.
+    Its move went out: it does not read the kept move back at each poll (a signature check
+    and a decryption each time). Damaged after it was mailed, it is not looked at again; the
+    host applies the mailed move and the game goes on. The host's idle passes are cheap too."""
+    maildir, port = smtp
+    db, homes = mail_game(tmp_path)
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    host = H.Host(db, ids["referee"])
+    host_log: list[str] = []
+    mail_host = MailHost(host, MailScanner([maildir]), Courier(SmtpSettings("127.0.0.1", port, "none", None, HOST_ADDR)),
+                         host_log.append)
+    logs: dict[str, list[str]] = {s: [] for s in SEATS}
+    bots = {s: MailBot(MailScanner([maildir]), ids[s], homes[s], HOST_ADDR,
+                       Courier(SmtpSettings("127.0.0.1", port, "none", None, EMAILS[s])), EMAILS[s],
+                       seed=f"mail-{s}", log=logs[s].append) for s in SEATS}
+    for _ in range(10):  # the invitations, the joins, packet 1: ann's turn, her move mailed
+        mail_host.step()
+        for b in bots.values():
+            b.step()
+        if any("packet 1: " in line for line in logs["ann"]):
+            break
+    game = host.game_id()
+    kept = move_path(homes["ann"], game, "ann", 1)
+    assert kept.is_file() and host.head()[0] == 1, (host_log, logs["ann"])
+    kept.write_text("damaged after it went out")
+    for _ in range(3):
+        assert bots["ann"].step() is False  # waits: nothing read back, nothing mailed again
+    assert not [line for line in logs["ann"] if "mailed again" in line]
+    mail_host.step()
+    assert host.head()[0] == 2 and any("applied ann's move" in line for line in host_log), host_log
+    # the host polls too: a pass with no mail and nothing due mails once, and asks the store
+    # each thing once (21 statements a pass when it mailed twice and asked the head again)
+    assert mail_host.step() is False  # reads its own packet 2 mail to bob (one mailbox for all here)
+    asked: list[str] = []
+    event.listen(host.store.engine, "before_cursor_execute", lambda *a: asked.append(a[2]))
+    for _ in range(5):
+        assert mail_host.step() is False
+    assert len(asked) <= 5 * 12, sorted(set(asked))
+    bots["bob"].step()
+    assert any("packet 2: " in line for line in logs["bob"]), logs["bob"]
     host.close()
 
 

@@ -229,6 +229,7 @@ class MailHost:
     log: Log = field(default=stamp_log())
     publisher: MailPublisher = field(init=False)
     game: str = field(init=False)
+    head: tuple[int, str] = (0, "")  # (latest packet, status) as the last mailing read them
 
     def __post_init__(self) -> None:
         from pbem.mail.publisher import MailPublisher
@@ -237,7 +238,9 @@ class MailHost:
         self.game = self.host.game_id()
 
     def _mail(self) -> None:
-        publish_pending(self.host, self.publisher, log=self.log)
+        owed = self.host.outbox(self.publisher.channel)
+        publish_pending(self.host, self.publisher, log=self.log, owed=owed)
+        self.head = owed.head
 
     def wait(self, seconds: float) -> bool:
         """Until new mail may have come, or `seconds`; a mailbox that says when mail comes (IMAP
@@ -248,17 +251,24 @@ class MailHost:
         return self.source.wait(seconds, longest)
 
     def step(self) -> bool:
+        """One pass; True when the game is over and everything is mailed. A pass that read no
+        mail and found nothing due on the clock mails once, first (a poll every moment asks
+        the store no more than that)."""
         self._mail()
+        read = False
         for label, msg in self.source.new_messages():
             self._message(label, msg)
+            read = True
         old = self.source.old
         if old:
             self.log(t("skipped {n} message(s) read before", n=old))
             self.source.old = 0
-        for out in self.host.tick():  # reminders, late notices, timeouts
+        ticked = self.host.tick()  # reminders, late notices, timeouts
+        for out in ticked:
             self.log(words.render(out.message))
-        self._mail()
-        if self.host.head()[1] == "over":
+        if read or ticked:
+            self._mail()
+        if self.head[1] == "over":  # as the last mailing read it: after the last change of this pass
             self.log(game_over_line(self.host))
             return True
         return False

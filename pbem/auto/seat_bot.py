@@ -350,13 +350,12 @@ class MailBot:
             self.log(t("game over"))
             return True
         seq = sp.doc.seq
-        if sp.doc.to_move != self.seat:
-            return False
-        before = answers.kept(sp, self.home)
+        if sp.doc.to_move != self.seat or seq in self.resent:
+            return False  # not our turn, or our move went out: the host's next packet is awaited
+        before = answers.kept(sp, self.home)  # made before this run: sent again, once
         if before is not None:
-            if seq not in self.resent:
-                self._mail(before.signed, t("move for packet {seq} mailed again", seq=seq))
-                self.resent.add(seq)  # after sending: a failed send is tried again next step
+            self._mail(before.signed, t("move for packet {seq} mailed again", seq=seq))
+            self.resent.add(seq)  # after sending: a failed send is tried again next step
             return False
         text = self.brain.choose(sp)
         made = answers.keep(sp, self.home, text)
