@@ -67,14 +67,6 @@ def _until(cond: Callable[[], bool], seconds: float) -> None:
         time.sleep(0.05)
 
 
-def _status(db: Path) -> dict:
-    h = H.Host(db)
-    try:
-        return h.status()
-    finally:
-        h.close()
-
-
 class Person:
     """ann at her terminal: reads her mail, joins, answers each packet with its first legal move.
     She looks when mail has come (Dovecot put a file in her Maildir), as a mail client tells a
@@ -159,20 +151,21 @@ def _play(s: RealMail, root: Path) -> None:
             procs["host"] = _start(host_cmd, homes["host"], "host", logs["host"])
     # then a bot on her seat: her invitation mail is in pbem.done long since; it resumes
     procs["ann"] = _start(bot_cmd["ann"], homes["ann"], "ann", logs["ann"])
-    while len(events) < 3:
-        assert time.monotonic() < deadline, {n: p.read_text()[-2000:] for n, p in logs.items()}
-        alive()
-        rnd = _status(db).get("round") or 0
-        if rnd >= 2 and "bot" not in events:  # bob killed mid-game, started again by the same command
-            procs["bob"].send_signal(signal.SIGKILL)
-            procs["bob"].wait()
-            events.append("bot")
-            _until(lambda: s.dovecot.count("bob") > 0, 1.0)  # mail for bob piles up in his inbox meanwhile
-            procs["bob"] = _start(bot_cmd["bob"], homes["bob"], "bob", logs["bob"])
-        if rnd >= 3 and "dovecot" not in events:
-            s.dovecot.restart(down=0.5)
-            events.append("dovecot")
-        time.sleep(0.2)
+    with H.Host(db) as watch:  # one reader for the whole watch (opening the store each time cost more than the look)
+        while len(events) < 3:
+            assert time.monotonic() < deadline, {n: p.read_text()[-2000:] for n, p in logs.items()}
+            alive()
+            rnd = watch.status().get("round") or 0
+            if rnd >= 2 and "bot" not in events:  # bob killed mid-game, started again by the same command
+                procs["bob"].send_signal(signal.SIGKILL)
+                procs["bob"].wait()
+                events.append("bot")
+                _until(lambda: s.dovecot.count("bob") > 0, 1.0)  # mail for bob piles up in his inbox meanwhile
+                procs["bob"] = _start(bot_cmd["bob"], homes["bob"], "bob", logs["bob"])
+            if rnd >= 3 and "dovecot" not in events:
+                s.dovecot.restart(down=0.5)
+                events.append("dovecot")
+            time.sleep(0.2)
     wait_all(list(procs.values()), timeout=max(30.0, deadline - time.monotonic()))
     wall = time.monotonic() - started
     text = {n: p.read_text() for n, p in logs.items()}
