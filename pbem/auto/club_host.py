@@ -10,7 +10,8 @@ from pathlib import Path
 
 from sqlalchemy.exc import DBAPIError
 
-from pbem.auto.host_runner import FolderHost, Log, MailHost, Transport, no_transport, stamp_log
+from pbem.auto.host_runner import FolderHost, MailHost, Transport, no_transport
+from pbem.auto.polling import Log, stamp_log
 from pbem.errors import PbemError
 from pbem.host.interface import GameHost
 from pbem.host.leases import Leases

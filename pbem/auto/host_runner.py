@@ -18,7 +18,6 @@ after one step with `once`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from engine.errors import MoveError
 from pbem import errors as E
 from pbem.atomic import content_hash, read_bounded, write_atomic
 from pbem.auto import polling
+from pbem.auto.polling import Log, stamp_log
 from pbem.errors import BadPacket, CannotRead, PbemError, Text, UsageError, kind_word, listed, ranges
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import FolderPublisher, init_folder
@@ -36,7 +36,7 @@ from pbem.host.publish import publish_pending
 from pbem.host.settings import TransportSetting
 from pbem.protocol.documents import SEAT_SENDS_KINDS, Signed, read_blocks
 from pbem.protocol.limits import MAX_FILE
-from pbem.ui import failures, words, zone
+from pbem.ui import failures, words
 from pbem.ui.terminal import printable
 from pbem.ui.words import kind_name, labelled, t
 from pbem.watch import Doorbell
@@ -46,17 +46,7 @@ if TYPE_CHECKING:  # the mail's modules load only for a game served by mail (Mai
     from pbem.mail.memory import MailSource, Settlement
     from pbem.mail.publisher import MailPublisher
 
-Log = Callable[[str], None]
 REFUSED = (PbemError, MoveError)
-
-
-def stamp_log(prefix: str = "host") -> Log:
-    """A log that prints time-stamped lines; the lines quote what strangers sent, so they go
-    through the one terminal sanitiser."""
-    def log(message: str) -> None:
-        print(printable(f"{zone.clock()} {prefix}: {message}"), flush=True)
-
-    return log
 
 
 def game_over_line(host: GameHost) -> str:

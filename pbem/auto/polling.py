@@ -1,4 +1,4 @@
-"""The watch loop shared by the automatic host and the seat bots."""
+"""The watch loop shared by the automatic host and the seat bots, and their time-stamped log."""
 
 from __future__ import annotations
 
@@ -8,11 +8,22 @@ from contextlib import contextmanager
 from typing import Any
 
 from pbem.errors import CertificateFailure, MailServerRefused, UsageError
+from pbem.ui import zone
+from pbem.ui.terminal import printable
 from pbem.ui.words import t
 
 Log = Callable[[str], None]
 _LASTING = (UsageError, MailServerRefused, CertificateFailure)  # waiting does not mend these
 BACKOFF_MAX = 60.0  # seconds between tries of a step that keeps failing (a mail server down)
+
+
+def stamp_log(prefix: str = "host") -> Log:
+    """A log that prints time-stamped lines; the lines quote what strangers sent, so they go
+    through the one terminal sanitiser."""
+    def log(message: str) -> None:
+        print(printable(f"{zone.clock()} {prefix}: {message}"), flush=True)
+
+    return log
 
 
 def backoff(poll: float, failures: int) -> float:

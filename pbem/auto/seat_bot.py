@@ -15,18 +15,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.atomic import write_atomic
 from pbem.auto import polling
-from pbem.auto.host_runner import stamp_log
+from pbem.auto.polling import stamp_log
 from pbem.auto.program_bot import ILLEGAL, Program, why_line
 from pbem.errors import PbemError, UsageError
 from pbem.folder.play import FolderSeat
-from pbem.mail.courier import Courier
-from pbem.mail.incoming import Router, message_blocks, settle_outcome
-from pbem.mail.memory import MailSource, Settlement
-from pbem.mail.player_mail import block_mail
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file, read_text
 from pbem.seat import answers, player
@@ -34,6 +30,11 @@ from pbem.seat.home import join_path, joined_games, latest_saved_packet, load_in
 from pbem.ui import failures
 from pbem.ui.words import labelled, t
 from pbem.watch import Doorbell
+
+if TYPE_CHECKING:  # the mail's modules load only for a seat played by mail (MailBot)
+    from pbem.mail.courier import Courier
+    from pbem.mail.incoming import Router
+    from pbem.mail.memory import MailSource, Settlement
 
 Log = Callable[[str], None]
 
@@ -218,6 +219,8 @@ class MailBot:
     program: Program | None = None  # an outside bot (--command)
 
     def __post_init__(self) -> None:
+        from pbem.mail.incoming import Router
+
         self.router = Router(Path(self.home))
 
     def _resume(self) -> None:
@@ -252,6 +255,8 @@ class MailBot:
     def _deliver(self, block: Signed) -> str:
         if self.to is None:
             raise UsageError(t("no host address to mail to"), hint=t("pass --to HOST-ADDRESS"))
+        from pbem.mail.player_mail import block_mail
+
         return self.courier.deliver(block_mail(block, sender=self.sender, to=self.to))
 
     def _invited(self, inv) -> None:
@@ -293,6 +298,8 @@ class MailBot:
         A message is settled (done, or rejected when a block is refused) once what it holds
         is kept; mail of other games or none is left where it is.
         """
+        from pbem.mail.incoming import message_blocks, settle_outcome
+
         for label, msg in self.source.new_messages():
             blocks, errors = message_blocks(msg)
             for b in blocks:

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Protocol
 
 from pbem.auto.club_host import ClubHost
-from pbem.auto.host_runner import Log, MailHost, Transport, no_transport, run
+from pbem.auto.host_runner import MailHost, Transport, no_transport, run
+from pbem.auto.polling import Log
 from pbem.auto.webhooks import sending
 from pbem.host.interface import GameHost
 from pbem.host.leases import DEFAULT_PERIOD, Leases

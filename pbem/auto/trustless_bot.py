@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.bots import THINK, make_bot
-from pbem.auto.host_runner import Log, stamp_log
+from pbem.auto.polling import Log, stamp_log
 from pbem.errors import UsageError
 from pbem.names import TABLE
 from pbem.protocol.crypto import Identity

@@ -128,10 +128,11 @@ def bot_run(
     me = keys.identity()
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:
-        from pbem.auto.trustless_bot import folder_bot
         from pbem.folder.play import is_trustless
 
-        if is_trustless(folder):
+        if is_trustless(folder):  # only then the trustless protocol is loaded
+            from pbem.auto.trustless_bot import folder_bot
+
             if command is not None:
                 raise UsageError(t("--command does not play trustless games yet"), hint=t("use --bot"))
             seatbot.run(folder_bot(folder, me, where, log, bot, seed, think), poll=poll, once=once, log=log)
