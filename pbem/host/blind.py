@@ -114,7 +114,10 @@ class BlindHost(Closing):
 
     def head(self) -> tuple[int, str]:
         with self._read() as c:
-            row = c.execute(select(GAMES.c.seq, GAMES.c.status).where(GAMES.c.id == self.id)).one()
+            return self._head(c)
+
+    def _head(self, c: Connection) -> tuple[int, str]:
+        row = c.execute(select(GAMES.c.seq, GAMES.c.status).where(GAMES.c.id == self.id)).one()
         return int(row.seq), str(row.status)
 
     def delivered(self, channel: str) -> int:
@@ -138,8 +141,16 @@ class BlindHost(Closing):
         return out + [Release(seq, armored) for seq, armored in self.packets(max(after, 0))]
 
     def outbox(self, channel: str) -> Outbox:
-        return Outbox(self.releases(self.delivered(channel)), self.notices(self.delivered(notices_channel(channel))),
-                      self.talk(self.delivered(talk_channel(channel))), self.head())
+        """What `channel` has not delivered yet, in one read (a host's every look asks it)."""
+        with self._read() as c:
+            marks = blind_settings.read(c, self.id).delivered
+            head = self._head(c)
+            after = marks.get(channel, -1)
+            owed = self._packets(c, max(after, 0)) if head[0] > after else []
+            notices = self._notices(c, marks.get(notices_channel(channel), -1))
+            lines = table_talk.lines_after(c, TALK, {"game_id": self.id}, marks.get(talk_channel(channel), -1))
+        return Outbox(([Release(0, self.invitation())] if after < 0 else []) + [Release(q, a) for q, a in owed],
+                      notices, lines, head)
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
@@ -165,9 +176,13 @@ class BlindHost(Closing):
 
     def packets(self, since: int = 0, until: int | None = None) -> list[tuple[int, str]]:
         """The armoured packets after `since` (up to `until`, if given), oldest first."""
-        where = [PACKETS.c.game_id == self.id, PACKETS.c.seq > since] + ([PACKETS.c.seq <= until] if until is not None else [])
         with self._read() as c:
-            return [(r.seq, r.armored) for r in c.execute(select(PACKETS).where(*where).order_by(PACKETS.c.seq))]
+            return self._packets(c, since, until)
+
+    def _packets(self, c: Connection, since: int, until: int | None = None) -> list[tuple[int, str]]:
+        where = [PACKETS.c.game_id == self.id, PACKETS.c.seq > since] + ([PACKETS.c.seq <= until] if until is not None else [])
+        return [(r.seq, r.armored) for r in c.execute(select(PACKETS.c.seq, PACKETS.c.armored).where(*where)
+                                                      .order_by(PACKETS.c.seq))]
 
     def packet(self, seq: int) -> str | None:
         return dict(self.packets(seq - 1, until=seq)).get(seq)
@@ -223,8 +238,11 @@ class BlindHost(Closing):
 
     def notices(self, after: int = 0) -> list[HostNotice]:
         with self._read() as c:
-            rows = c.execute(select(NOTICES).where(NOTICES.c.game_id == self.id, NOTICES.c.id > after)
-                             .order_by(NOTICES.c.id)).all()
+            return self._notices(c, after)
+
+    def _notices(self, c: Connection, after: int) -> list[HostNotice]:
+        rows = c.execute(select(NOTICES).where(NOTICES.c.game_id == self.id, NOTICES.c.id > after)
+                         .order_by(NOTICES.c.id)).all()
         return [HostNotice(r.id, r.seq, r.kind, r.seat, r.armored) for r in rows]
 
     def talk(self, after: int = 0) -> list[TalkRelease]:
