@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -252,11 +253,7 @@ def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path
     `pbem bot run` seats, separate processes through a real folder, to the game's end; then
     `pbem audit`, `pbem replay` of a round (printed, --as a seat, --html), and the secrecy of
     one seat's role (a swapped-in hat, if a swap-hat was played) and hand before the round's end."""
-    from test_trustless_folder import _chain, keys_of, try_to_open
-
     from pbem.protocol.documents import Invitation
-    from pbem.seat import keys
-    from pbem.seat import trustless as T
 
     work = tmp_path / "demo"
     demo = pbem("demo", "--trustless", "--ruleset", "expansion", "--dir", work, home=tmp_path / "h", timeout=900)
@@ -266,31 +263,44 @@ def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path
     homes = {s: work / "homes" / s for s in ("ann", "bob", "cat", "dan", "eve")}
     inv = read_blocks((folder / "invitation.pbem").read_text())[0].expect(Invitation)
     assert inv.doc.trustless and inv.doc.ruleset == "expansion"
-    audit = pbem("audit", folder, "--json", home=homes["bob"], timeout=300)
+    page = tmp_path / "r3.html"
+    with ThreadPoolExecutor(max_workers=4) as pool:  # each follows the whole chain again: side by side,
+        runs = [pool.submit(pbem, *args, home=homes[seat], timeout=300) for seat, args in (  # and beside the
+            ("bob", ("audit", folder, "--json")), ("bob", ("replay", folder, "--round", "1")),  # secrecy check
+            ("dan", ("replay", folder, "--round", "2", "--to", "0", "--as", "dan", "--json")),
+            ("eve", ("replay", folder, "--round", "3", "--html", page, "--as", "eve")))]
+        swapped = _secrecy_before_round_1s_end(folder, inv, homes)
+    audit, printed, seen, wrote = (r.result() for r in runs)
     assert audit.returncode == 0, audit.stderr
     report = json.loads(audit.stdout)
     assert report["ok"] and report["step"] == "over" and [r["round"] for r in report["rounds"]] == [1, 2, 3]
-    printed = pbem("replay", folder, "--round", "1", home=homes["bob"], timeout=300)
     assert printed.returncode == 0 and printed.stdout.startswith(f"game {inv.game}, round 1: "), printed.stderr
     assert "roles: ann " in printed.stdout
-    seen = pbem("replay", folder, "--round", "2", "--to", "0", "--as", "dan", "--json", home=homes["dan"], timeout=300)
     assert seen.returncode == 0, seen.stderr
     # the audit and the replay count a round's moves alike (a Saboteur 2 round's steals too)
     assert printed.stdout.startswith(f"game {inv.game}, round 1: {report['rounds'][0]['moves']} moves")
     assert json.loads(seen.stdout)["moves_total"] == report["rounds"][1]["moves"]
     hands = json.loads(seen.stdout)["position"]["hands"]
     assert "?" not in hands["dan"] and all(set(hands[p]) == {"?"} for p in hands if p != "dan")
-    page = tmp_path / "r3.html"
-    wrote = pbem("replay", folder, "--round", "3", "--html", page, "--as", "eve", home=homes["eve"], timeout=300)
     assert wrote.returncode == 0 and page.read_text().startswith("<!doctype html>"), wrote.stderr
-    # secrecy before round 1's end: every message up to it and four seats' keys open nothing the
-    # fifth still holds, nor its role (a new hat's slot, if it swapped hats)
+    print(f"expansion through a folder: swapped hats in round 1: {swapped}")
+
+
+def _secrecy_before_round_1s_end(folder: Path, inv, homes: dict[str, Path]) -> list[str]:
+    """Every message up to round 1's end and four seats' keys open nothing the fifth still holds,
+    nor its role (a new hat's slot, if it swapped hats); with the fifth's key too they do. The
+    seats whose hats were swapped."""
+    from test_trustless_folder import _chain, keys_of, try_to_open
+
+    from pbem.seat import keys
+    from pbem.seat import trustless as T
+
     chain = _chain(folder, inv.game)
     ids = {s: keys.load_identity(homes[s], s, None) for s in homes}
     cut = next(i for i, p in enumerate(chain) if any(getattr(b.doc, "step", None) == "reveal"
                                                   for b in T.read_relayed(p.doc, keys_of(inv))))
     watcher = T.Follower(inv)
-    watcher.table.check_proofs = False  # `pbem audit` above checked every proof
+    watcher.table.check_proofs = False  # the `pbem audit` beside this checks every proof
     for p in chain[:cut]:
         watcher.follow(p)
     ledger = watcher.table.round.ledger
@@ -302,9 +312,7 @@ def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path
     assert try_to_open(chain[:cut], inv, attacker, held) == {}
     attacker["shares"][target] = T.seat_keys(ids[target], inv)  # type: ignore[index]
     assert len(try_to_open(chain[:cut], inv, attacker, held)) == len(held)  # the attack is real
-    blocks = [b.doc.step for p in chain[1:] for b in T.read_relayed(p.doc, keys_of(inv))]
-    print(f"expansion through a folder: {len(chain)} packets, blocks {dict((k, blocks.count(k)) for k in set(blocks))}, "
-          f"swapped hats in round 1: {swapped}")
+    return swapped
 
 
 @pytest.mark.slow
