@@ -49,17 +49,17 @@ def hosted_games(url: str, *, explicit: bool, host_keys: Collection[str] | None 
     """Every game at `url` (a store, or a trustless game's file) and the trustless games' files
     beside it, by name. A store nobody named (`explicit` False) is read only if its file is there.
     With `host_keys`, only the games whose host key is one of them (the games *you* host)."""
-    from pbem.host.store import Store
-
     rows: list[GameOverview] = []
     path = sqlite_file(url)
     own = path is not None and path.is_file() and is_blind(path)  # a trustless game's own file: its games
-    if own or explicit or path is None or path.is_file():
-        with Store(url) as st:
-            rows += st.overview()
-    for one in [] if own else beside(store_folder(url)):
-        if path is None or one.resolve() != path.resolve():
-            with Store(as_url(one)) as st:
+    stores = [url] if own or explicit or path is None or path.is_file() else []
+    stores += [as_url(one) for one in ([] if own else beside(store_folder(url)))
+               if path is None or one.resolve() != path.resolve()]
+    if stores:  # none (a player's key home): the store's layer (SQLAlchemy) is not loaded
+        from pbem.host.store import Store
+
+        for each in stores:
+            with Store(each) as st:
                 rows += st.overview()
     if host_keys is not None:
         rows = [r for r in rows if r["host_key"] in host_keys]
