@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import time
 from email import policy
 from email.parser import BytesParser
@@ -18,6 +20,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
 from pbem_helpers import SEATS, cli_app, free_port, make_homes, run_cli
+from processes import cli_env
 from sqlalchemy import event
 
 from engine.rules import legal_moves
@@ -343,3 +346,22 @@ def test_away_and_handover_by_mail(tmp_path: Path) -> None:
     # a target that is neither a folder, a packet file nor a joined game: one line
     bad = run_cli(app, ["resign", "no-such-game", "--as", "ann", "--to-dir", asks], homes["ann"], ok=False)
     assert isinstance(bad.exception, UsageError) and "no packet of game 'no-such-game'" in str(bad.exception)
+
+
+def test_a_seat_reading_its_mail_loads_no_store_code(tmp_path: Path) -> None:
+    """`pbem inbox` for a player (no host store about), `pbem turn GAME` and a seat's bot route
+    mail into the key home only: the host's store code (SQLAlchemy: about 0.2 s of CPU at each
+    start) is not loaded. The real command line, in a fresh interpreter."""
+    home = make_homes(tmp_path, ["ann"])["ann"]
+    box = tmp_path / "mail"
+    box.mkdir()
+    (box / "1.eml").write_bytes(bytes(compose(sender="host@example.org", to="ann@example.org", subject="hello",
+                                              body_text="not pbem", attachment_name="x.txt", attachment=b"x")))
+    probe = ("import atexit, runpy, sys\n"
+             "atexit.register(lambda: print('store code loaded:', 'sqlalchemy' in sys.modules))\n"
+             "sys.argv = ['pbem', *sys.argv[1:]]\n"
+             "runpy.run_module('pbem', run_name='__main__')\n")
+    run = subprocess.run([sys.executable, "-c", probe, "inbox", str(box)], env=cli_env(home), cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "not a pbem mail" in run.stdout and "store code loaded: False" in run.stdout, run.stdout

@@ -145,6 +145,8 @@ class Router:
     stores: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if not self.dbs:
+            return  # a seat's own mail (its turn, its bot): the host's store code is not even loaded
         from pbem.host.paths import as_url, beside, is_blind, sqlite_file, store_folder
         from pbem.host.store import Store
 
