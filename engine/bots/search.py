@@ -1,13 +1,14 @@
 """A bot that thinks: it plays its best few moves out in sampled worlds and keeps the best.
 
 For each decision, the smart bot (engine/bots/smart.py) ranks the legal moves and the first
-`CANDIDATES` that do different things are weighed. The bot then samples whole states that agree with its view and with
-what the table's moves suggest about who is a saboteur (engine/bots/worlds.py), and in each
-world plays every candidate and then one turn of the whole table with smart bots in every
-seat (each judging the play-out's moves as it goes), and reads the seat's side's chances
-there (engine/bots/outlook.py; a round that ended counts as won or lost). The smart bot's
-move is played unless another did better (see `pick`). All candidates meet the same worlds
-and the same bots, so the comparison is paired (common random numbers).
+`CANDIDATES` that do different things are weighed. The bot then samples whole states that
+agree with its view and with what the table's moves suggest about who is a saboteur
+(engine/bots/worlds.py), and in each world plays every candidate and then a turn of the whole
+table (two for a saboteur: `HORIZON`) with smart bots in every seat (each judging the
+play-out's moves as it goes), and reads the seat's side's chances there
+(engine/bots/outlook.py; a round that ended counts as won or lost). The smart bot's move is
+played unless another did better (see `pick`). All candidates meet the same worlds and the
+same bots, so the comparison is paired (common random numbers).
 
 The budget is `think` seconds a decision, counted as simulated turns at `TURNS_PER_SECOND`
 (the rate of the compiled engine on one core), so a seeded bot makes the same choices on any
@@ -47,8 +48,10 @@ CANDIDATES = 3  # how many of the smart bot's best moves are weighed
 # the arena's own seeds 0 gave +2.7 (docs/bots.md "search against smart"): mostly noise.
 EVIDENCE = {"digger": 1.0, "saboteur": 0.0}
 # How far a play-out goes before the digger side's chances are read (engine/bots/outlook.py),
-# in turns of the whole table: each other player answers the move once.
-HORIZON = 1.0
+# in turns of the whole table (1: each other player answers the move once), by side: a
+# saboteur's move shows its worth when the table has answered it twice (an attack's reply,
+# a repair; docs/bots.md "search against smart"), a digger's did as well after one.
+HORIZON = {"digger": 1.0, "saboteur": 2.0}
 MIN_WORLDS = 2  # worlds sampled whatever the budget
 SURE = 100.0  # a move this far ahead of the next in the smart bot's eyes is played at once
 _DECK_CARDS = frozenset(deck_ids("classic")) | frozenset(deck_ids("expansion"))
@@ -77,7 +80,7 @@ class SearchBot:
         self._board: Board | None = None  # the maze before the move observed next
         self._bank = 0.0  # thinking time saved this round by quick decisions (seconds)
         self.primed = True  # the players of a sampled world start from the table's public suspicion
-        self.horizon = HORIZON  # turns of the table played ahead, in rounds of the table (0: to the end)
+        self.horizon: float | None = None  # turns of the table played ahead (0: to the end); None: HORIZON by side
         self.worlds = 0  # worlds played out so far (for the arena's and the tests' eyes)
 
     # --- what the seat has seen --------------------------------------------------------------
@@ -190,7 +193,8 @@ class SearchBot:
         visible = set(view.hands.get(me, ()))
         gone = [c for c in sorted(self._seen) if c not in visible]
         results: list[list[float]] = [[] for _ in cands]
-        ahead = round(self.horizon * len(view.players)) or None
+        horizon = self.horizon if self.horizon is not None else HORIZON[side_of(mine)]
+        ahead = round(horizon * len(view.players)) or None
         used = 0
         worlds = 0
         while worlds < self.min_worlds or (used < budget and (clock is None or clock() < stop)):
