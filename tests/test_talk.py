@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import SEATS, cli_game, new_game, started_game
+from pbem_helpers import SEATS, cli_game, folder_dealt, new_game, started_game
 from processes import pbem
 
 from pbem.errors import BadPacket, BadSignature, Conflict
@@ -46,11 +46,9 @@ def _every_byte(root: Path) -> bytes:
 
 
 def _dealt(root: Path) -> tuple[Path, Path, dict[str, Path]]:
-    """A game folder made with the CLI, every seat joined with `pbem turn`, dealt by one pass of the host."""
-    db, folder, homes = cli_game(root)
-    for s in SEATS:
-        pbem("turn", folder, "--as", s, home=homes[s], ok=True)
-    pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
+    """A game folder, every seat joined and dealt, made in this process: what is tested is the talk
+    that follows, through real `pbem` processes."""
+    db, folder, homes, _, _ = folder_dealt(root)
     return db, folder, homes
 
 
