@@ -260,17 +260,27 @@ def check_game(db: Path, referee_home: Path) -> dict:
     return st
 
 
-def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False) -> tuple[Path, Path, dict[str, Path]]:
+def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False,
+             in_process: bool = False) -> tuple[Path, Path, dict[str, Path]]:
     """Keys made with 'pbem key new --no-passphrase', the game with 'pbem game new', the
-    folder with 'pbem folder init': all real processes."""
+    folder with 'pbem folder init': all real processes; with `in_process`, the same commands
+    run in this process (for a test whose point comes after the set-up)."""
     homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
-    pubs = new_keys(homes)
     db = root / "saves" / "t.db"
-    players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
-    pbem("game", "new", "t", "--host", "referee", *players, "--db", db, *(["--trustless"] if trustless else []),
-         home=homes["referee"], cwd=root, ok=True)
     folder = root / "shared"
-    pbem("folder", "init", "t", folder, "--db", db, home=homes["referee"], cwd=root, ok=True)
+    if in_process:
+        make_homes(root, list(homes))
+        pubs = {n: keys.load_identity(h, n, None).public.encode() for n, h in homes.items()}
+    else:
+        pubs = new_keys(homes)
+    players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
+    commands = [["game", "new", "t", "--host", "referee", *players, "--db", db, *(["--trustless"] if trustless else [])],
+                ["folder", "init", "t", folder, "--db", db]]
+    for args in commands:
+        if in_process:
+            run_cli(cli_app(), args, homes["referee"])
+        else:
+            pbem(*args, home=homes["referee"], cwd=root, ok=True)
     return db, folder, homes
 
 

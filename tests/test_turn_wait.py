@@ -275,7 +275,7 @@ def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats
 
     from pbem.host import blind
 
-    db, folder, homes = cli_game(tmp_path, trustless=True)
+    db, folder, homes = cli_game(tmp_path, trustless=True, in_process=True)
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log")
     bots = start_bots(folder, homes, tmp_path, ["bob", "cat"])
     try:
