@@ -221,6 +221,12 @@ def make_homes(root: Path, names: list[str]) -> dict[str, Path]:
     return homes
 
 
+def keys_here(homes: dict[str, Path]) -> dict[str, str]:
+    """What processes.new_keys makes (`pbem key new NAME --no-passphrase` in each home: the same
+    identity file), made in this process; returns each name's public key line."""
+    return {n: keys.create_identity(h, n, None).public.encode() for n, h in homes.items()}
+
+
 def new_game(root: Path, seats: list[str] = SEATS) -> tuple[Path, dict[str, Path]]:
     homes = make_homes(root, ["referee", *seats])
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
@@ -268,11 +274,7 @@ def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False,
     homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
     db = root / "saves" / "t.db"
     folder = root / "shared"
-    if in_process:
-        make_homes(root, list(homes))
-        pubs = {n: keys.load_identity(h, n, None).public.encode() for n, h in homes.items()}
-    else:
-        pubs = new_keys(homes)
+    pubs = keys_here(homes) if in_process else new_keys(homes)
     players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
     commands = [["game", "new", "t", "--host", "referee", *players, "--db", db, *(["--trustless"] if trustless else [])],
                 ["folder", "init", "t", folder, "--db", db]]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 import typer.main
-from processes import new_keys, one_error_line, pbem
+from pbem_helpers import keys_here
+from processes import one_error_line, pbem
 
 from pbem.cli import command_line, whole
 
@@ -43,7 +44,7 @@ def test_every_command_takes_home_and_its_help_lists_it(path: tuple[str, ...], c
 
 def test_status_and_game_email_accept_home(tmp_path: Path) -> None:
     homes = {n: tmp_path / f"home-{n}" for n in ("referee", "ann", "bob", "cat")}
-    pubs = new_keys(homes)
+    pubs = keys_here(homes)
     seats = [a for n in ("ann", "bob", "cat") for a in ("-p", f"{n}={pubs[n]}")]
     pbem("game", "new", "friday", "--home", homes["referee"], *seats, cwd=tmp_path, ok=True)
     for args in (("status", "friday"), ("game", "email", "friday", "ann=ann@example.org")):
@@ -55,12 +56,12 @@ def test_status_and_game_email_accept_home(tmp_path: Path) -> None:
 
 def test_game_new_hosts_with_the_only_key_and_asks_when_there_are_several(tmp_path: Path) -> None:
     homes = {"referee": tmp_path / "host", "ann": tmp_path / "p1", "bob": tmp_path / "p2", "cat": tmp_path / "p3"}
-    pubs = new_keys(homes)
+    pubs = keys_here(homes)
     seats = [a for n in ("ann", "bob", "cat") for a in ("-p", f"{n}={pubs[n]}")]
     run = pbem("game", "new", "friday", *seats, home=homes["referee"], cwd=tmp_path, ok=True)
     assert run.stdout.startswith("created game friday-")
     assert pbem("status", "friday", cwd=tmp_path, ok=True).stdout.startswith("game friday-")
-    new_keys({"other": homes["referee"]})  # a second key in the host's key home
+    keys_here({"other": homes["referee"]})  # a second key in the host's key home
     run = pbem("game", "new", "monday", *seats, home=homes["referee"], cwd=tmp_path)
     one_error_line(run, 2, "which identity hosts the game? pass --host NAME")
     assert "identities in" in run.stderr and "other, referee" in run.stderr
