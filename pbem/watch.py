@@ -29,7 +29,8 @@ from typing import Protocol
 
 POLL = 2.0  # seconds between reads where the platform cannot tell (with `safety`)
 SAFETY = 60.0  # seconds: a change inotify cannot see (a network filesystem) is found this late at most (with `safety`)
-SETTLE = 0.05  # seconds: a writer renames a packet and then its neighbours: one wake for them all
+SETTLE = 0.05  # seconds: a writer renames a packet and then its neighbours: one wake for them all, within this
+QUIET = 0.005  # seconds: once no file came for this long, the neighbours are in (a fixed wait was a packet's lag)
 
 # <sys/inotify.h>
 IN_CLOSE_WRITE = 0x8
@@ -285,8 +286,9 @@ class Doorbell:
         while (came := self.arrivals.wait(max(end - time.monotonic(), 0.0))) is not None and not came:
             if time.monotonic() >= end:  # nothing came (a hidden file's events are none)
                 return span < seconds
-        time.sleep(SETTLE)
-        self.arrivals.wait(0)  # the events of the files that came with it
+        settled = time.monotonic() + SETTLE  # the events of the files that come with it
+        while self.arrivals.wait(QUIET) != set() and time.monotonic() < settled:
+            pass
         return True
 
     def close(self) -> None:
