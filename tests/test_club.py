@@ -262,9 +262,11 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
         for g in games:
             everyone += start_bots(tmp_path / "shared" / g, homes, tmp_path / "shared" / g).values()
         # each victim is killed while it serves, not while Python is still importing (under load a
-        # start can take longer than any fixed wait, and a kill would then land before 'serving')
-        while _serving(tmp_path / f"daemon-2-{kills}.log", victim, everyone, deadline):
-            time.sleep(moments.uniform(0.0, 1.5))
+        # start can take longer than any fixed wait, and a kill would then land before 'serving');
+        # a packet takes tens of ms, so half a second after 'serving' is any moment of its work,
+        # and eight kills are enough: each restart imports pbem anew
+        while kills < 8 and _serving(tmp_path / f"daemon-2-{kills}.log", victim, everyone, deadline):
+            time.sleep(moments.uniform(0.0, 0.5))
             victim.send_signal(signal.SIGKILL)  # at whatever moment it is in
             victim.wait()
             kills += 1
