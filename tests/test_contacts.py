@@ -9,7 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-from processes import new_keys, one_error_line, pbem
+from pbem_helpers import keys_here
+from processes import one_error_line, pbem
 
 from pbem.protocol.documents import read_one
 
@@ -17,14 +18,15 @@ from pbem.protocol.documents import read_one
 @pytest.fixture(scope="module")
 def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("contact-keys")
-    return new_keys({n: root / n for n in ("referee", "ann", "bob", "cat", "eve")})
+    return keys_here({n: root / n for n in ("referee", "ann", "bob", "cat", "eve")})
 
 
 @pytest.fixture
 def home(tmp_path: Path, keys: dict[str, str]) -> Path:
-    """The host's key home: its own identity, no contact yet."""
+    """The host's key home: its own identity (as `pbem key new referee --no-passphrase` makes
+    it), no contact yet."""
     home = tmp_path / "host-home"
-    pbem("key", "new", "referee", "--no-passphrase", home=home, cwd=tmp_path, ok=True)
+    keys_here({"referee": home})
     return home
 
 
