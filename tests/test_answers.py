@@ -5,11 +5,12 @@ asked again say which move was sent, send that same file, and a different new mo
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 from pbem_helpers import cli_app, new_game, run_cli
-from processes import pbem
+from processes import one_error_line, pbem
 
 from engine.moves import shown_hand
 from engine.rules import legal_moves
@@ -159,3 +160,32 @@ def test_move_keeps_the_first_move_file_unless_replaced_before_it_is_sent(tmp_pa
     after = FolderSeat.open(folder, me, home).latest()
     hand = shown_hand(after.view.hands[mover])
     assert after.doc.seq == 2 and second.split()[1] not in hand and first.split()[1] in hand  # the second was taken
+
+
+def test_a_damaged_kept_move_is_one_error_line_and_nothing_is_sent(tmp_path: Path) -> None:
+    """The seat's own kept move cut short, emptied, overwritten by another block, or replaced by
+    a FIFO: `pbem turn` says which file, exits 3, sends nothing and leaves the file as it is."""
+    folder, host, gf, mover, me, home, sp = dealt(tmp_path)
+    text = next(str(m) for m in legal_moves(sp.view) if str(m).startswith("discard "))
+    assert pbem("turn", folder, "--as", mover, text, home=home, cwd=tmp_path).returncode == 0
+    kept = move_path(home, gf.game_id, mover, 1)
+    good = kept.read_bytes()
+    for sent in gf.inbox():
+        sent.unlink()  # as if the host had not received it yet
+    join = next(p for p in (home / "games").rglob("join-*.pbem"))
+    for damage in ("empty", "cut", "other", "fifo"):
+        kept.unlink()
+        if damage == "fifo":
+            os.mkfifo(kept)
+        else:
+            kept.write_bytes({"empty": b"", "cut": good[: len(good) // 2], "other": join.read_bytes()}[damage])
+        before = kept.read_bytes() if damage != "fifo" else None
+        proc = pbem("turn", folder, "--as", mover, home=home, cwd=tmp_path, timeout=60)
+        one_error_line(proc, 3, "is damaged")
+        assert str(kept) in proc.stderr and "hint: delete it to answer packet 1 again" in proc.stderr, proc.stderr
+        assert gf.inbox() == [], damage
+        if before is not None:
+            assert kept.read_bytes() == before, damage
+    kept.unlink()  # deleted, as the hint says: the seat answers again
+    proc = pbem("turn", folder, "--as", mover, text, home=home, cwd=tmp_path)
+    assert proc.returncode == 0 and "move for packet 1 submitted" in proc.stdout, proc.stderr

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import MoveError
-from pbem.atomic import same_content, write_atomic
-from pbem.errors import PbemError, StaleMove, UsageError
+from pbem.atomic import read_bounded, same_content, write_atomic
+from pbem.errors import BadPacket, CannotRead, PbemError, StaleMove, UsageError, msg
 from pbem.protocol.documents import Move, SealedMove, Signed, open_as, read_blocks, seal_info, seal_json
+from pbem.protocol.limits import MAX_FILE
 from pbem.seat.home import move_path
 from pbem.seat.player import SeatPacket, refuse_stale, sign_move
 from pbem.ui.card_names import check_typed
@@ -88,17 +89,32 @@ def _info(sp: SeatPacket) -> bytes:
 def kept(sp: SeatPacket, home: Path) -> Answer | None:
     """The move kept for this packet, if the seat made one."""
     path = move_path(home, sp.packet.game, sp.seat, sp.doc.seq)
-    if not path.exists():
-        return None
-    data = path.read_bytes()
-    signed = read_blocks(data.decode("utf-8", errors="replace"))[0].expect(Move)
+    try:
+        data = read_bounded(path, MAX_FILE)
+    except CannotRead as e:
+        if e.missing:
+            return None
+        raise _damaged(path, sp) from None
+    try:
+        blocks = read_blocks(data.decode("utf-8", errors="replace"))
+        if len(blocks) != 1:
+            raise _damaged(path, sp)
+        signed = blocks[0].expect(Move)
+    except PbemError:
+        raise _damaged(path, sp) from None
     text = None
-    if _mine(path).exists():
-        try:
-            text = open_as(SealedMove, _mine(path).read_text(encoding="ascii"), sp.identity, _info(sp)).move
-        except (PbemError, UnicodeDecodeError):
-            text = None  # damaged: the move is still sent again as it was, only its words are not said
+    try:
+        text = open_as(SealedMove, read_bounded(_mine(path), MAX_FILE).decode("ascii"), sp.identity, _info(sp)).move
+    except (PbemError, UnicodeDecodeError):
+        text = None  # missing or damaged: the move is still sent again as it was, only its words are not said
     return Answer(signed, data, text, False, path)
+
+
+def _damaged(path: Path, sp: SeatPacket) -> BadPacket:
+    """A kept move that is no move (cut short, overwritten, not a file): pbem does not guess what
+    was sent; the player decides (the host keeps the first move it received for the packet)."""
+    return BadPacket(msg("the move kept in {path} is damaged", path=repr(str(path))),
+                     hint=msg("delete it to answer packet {seq} again", seq=sp.doc.seq))
 
 
 def keep(sp: SeatPacket, home: Path, text: str) -> Answer:
