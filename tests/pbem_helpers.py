@@ -196,8 +196,9 @@ def cli_app() -> typer.Typer:
     return app
 
 
-def run_cli(app: typer.Typer, args: list[str], home: Path | None = None, ok: bool = True):
-    env = {"PBEM_HOME": str(home)} if home else {}
+def run_cli(app: typer.Typer, args: list[str], home: Path | None = None, ok: bool = True,
+            env: dict[str, str] | None = None):
+    env = {**({"PBEM_HOME": str(home)} if home else {}), **(env or {})}
     result = CliRunner().invoke(app, [str(a) for a in args], env=env)
     if ok and result.exit_code != 0:
         raise AssertionError(f"pbem {' '.join(map(str, args))} failed: {result.output}") from result.exception

@@ -8,6 +8,7 @@ they can only succeed through the agent.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -20,9 +21,11 @@ from pathlib import Path
 
 import processes
 import pytest
+from pbem_helpers import cli_app, run_cli
 
 from pbem.protocol import crypto
 from pbem.seat import agent as A
+from pbem.seat import keys
 from pbem.seat.home import agent_socket
 
 PASSPHRASE = "correct horse battery"
@@ -77,19 +80,20 @@ def game(tmp_path_factory) -> dict:
     """One game for the module (the agent tests do not change its store): three seats dealt, packet 1 out."""
     tmp_path = tmp_path_factory.mktemp("agent")
     homes = {n: tmp_path / f"home-{n}" for n in ["referee", *SEATS]}
-    pubs = {n: ok(pbem("key", "new", n, home=h, cwd=tmp_path, passphrase=True)).splitlines()[0]
-            for n, h in homes.items()}
+    # made in this process, as `pbem key new` (protected keys), game new, join and apply make them:
+    # what is tested is what the commands do through the agent afterwards
+    pubs = {n: keys.create_identity(h, n, PASSPHRASE.encode()).public.encode() for n, h in homes.items()}
     players = [x for s in SEATS for x in ("--player", f"{s}={pubs[s]}")]
-    ok(pbem("game", "new", "t", "--host", "referee", *players, home=homes["referee"], cwd=tmp_path, passphrase=True))
+    app, env = cli_app(), {"PBEM_PASSPHRASE": PASSPHRASE}
     invitation = tmp_path / "saves" / "t" / "out" / "invitation.pbem"
-    joins = []
-    for s in SEATS:
-        joins.append(str(tmp_path / f"join-{s}.pbem"))
-        ok(pbem("join", str(invitation), "--as", s, "-o", joins[-1], home=homes[s], cwd=tmp_path, passphrase=True))
-    ok(pbem("apply", "t", *joins, home=homes["referee"], cwd=tmp_path, passphrase=True))
     packet = tmp_path / "saves" / "t" / "out" / "packet-000001.pbem"
-    to_move = json.loads(ok(pbem("show", str(packet), "--json", home=homes["ann"], cwd=tmp_path,
-                                 passphrase=True)))["to_move"]
+    with contextlib.chdir(tmp_path):  # the default store: ./saves
+        run_cli(app, ["game", "new", "t", "--host", "referee", *players], homes["referee"], env=env)
+        joins = [tmp_path / f"join-{s}.pbem" for s in SEATS]
+        for s, join in zip(SEATS, joins):
+            run_cli(app, ["join", invitation, "--as", s, "-o", join], homes[s], env=env)
+        run_cli(app, ["apply", "t", *joins], homes["referee"], env=env)
+        to_move = json.loads(run_cli(app, ["show", packet, "--json"], homes["ann"], env=env).stdout)["to_move"]
     return {"root": tmp_path, "homes": homes, "packet": packet, "to_move": to_move}
 
 
@@ -97,7 +101,7 @@ def game(tmp_path_factory) -> dict:
 def lone_key(tmp_path: Path, runtime: Path) -> tuple[Path, Path]:
     """(cwd, key home) holding one protected key, ann's."""
     home = tmp_path / "home"
-    ok(pbem("key", "new", "ann", home=home, cwd=tmp_path, passphrase=True))
+    keys.create_identity(home, "ann", PASSPHRASE.encode())  # as `pbem key new ann` makes it
     return tmp_path, home
 
 
