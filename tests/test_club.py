@@ -45,11 +45,12 @@ def club(root: Path, games: list[str], store: str | None = None, *, by_cli: bool
     """Keys for a host and three players; `games` created in one store (the default one
     under saves/ when `store` is None), each with its own shared folder: by `pbem game new` and
     `pbem folder init`, or (by_cli=False, `store` given) by the library they call, where what is
-    tested is the daemons serving them, not the commands (two processes a game, about a second)."""
+    tested is the daemons serving them, not the commands (two processes a game, about a second);
+    there the default store is the one the commands find in `root`."""
     homes = {n: root / f"home-{n}" for n in ["referee", *SEATS]}
     ids = {n: keys.create_identity(h, n, None) for n, h in homes.items()}
     if not by_cli:
-        assert store is not None
+        store = store or str(root / "saves" / "pbem.db")
         for g in games:
             new_game(g, ids["referee"], [(s, ids[s].public) for s in SEATS], store=store,
                      output=root / g / "out" / "invitation.pbem")
@@ -66,9 +67,11 @@ def club(root: Path, games: list[str], store: str | None = None, *, by_cli: bool
     return homes
 
 
-@pytest.mark.slow  # 14 `pbem` processes one after another, 6.5 s on a quiet machine: the quick loop's longest test
+@pytest.mark.slow  # 8 `pbem` processes one after another
 def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
-    homes = club(tmp_path, GAMES)
+    # the games are made in the store the commands below find by default, as `pbem game new` and
+    # `pbem folder init` make them (those two as commands: the docs' club below)
+    homes = club(tmp_path, GAMES, by_cli=False)
     assert (tmp_path / "saves" / "pbem.db").is_file() and len(list((tmp_path / "saves").glob("*.db"))) == 1
     # oak has deadlines: an hour per packet, a reminder a second after each packet
     run(tmp_path, homes["referee"], "game", "config", "oak", "--deadline", "1h", "--remind", "3599s")
@@ -180,7 +183,7 @@ def test_host_run_all_serves_the_trustless_games_of_the_store(tmp_path: Path) ->
     """A trustless game is kept in the club's store as any game (no file of its own): --all serves it
     over the folder 'pbem folder init' remembered, says once why it cannot serve one that has
     no folder yet, and 'pbem games' lists it with the step its table waits for."""
-    homes = club(tmp_path, ["oak"])
+    homes = club(tmp_path, ["oak"], by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
     for g in ("duo", "trio"):
         run(tmp_path, homes["referee"], "game", "new", g, "--host", "referee", *players, "--trustless")
