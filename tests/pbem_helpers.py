@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 import typer
 from processes import PBEM, cli_env, new_keys, pbem, start
 from typer.testing import CliRunner
@@ -203,6 +204,23 @@ def run_cli(app: typer.Typer, args: list[str], home: Path | None = None, ok: boo
     if ok and result.exit_code != 0:
         raise AssertionError(f"pbem {' '.join(map(str, args))} failed: {result.output}") from result.exception
     return result
+
+
+def main_here(args: list[object], home: Path, capsys: pytest.CaptureFixture[str],
+              monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+    """`pbem ARGS` through the command line's own entry (`pbem.cli.main`, which turns an error
+    into its `error:` line and exit code) in this process: (exit code, stderr)."""
+    from pbem.cli import main
+
+    monkeypatch.setenv("PBEM_HOME", str(home))
+    monkeypatch.setattr(sys, "argv", ["pbem", *map(str, args)])
+    capsys.readouterr()
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    return code, capsys.readouterr().err
 
 
 def sqlite_dump(db: Path) -> str:

@@ -8,30 +8,16 @@ durations its own way (`--digest 1d12h` was refused while `--deadline 1d12h` pas
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-from pbem_helpers import new_game, sqlite_dump
+from pbem_helpers import main_here, new_game, sqlite_dump
 from processes import one_error_line, pbem
 
-from pbem.cli import main as cli_main
 from pbem.host import referee as H
 
 GOOD = ["2.5s", " 1D 12H ", "1d12h"]
 BAD = ["", "12", "1y", "1d12", "-3h", "0h", "99999999d"]
-
-
-def _run(args: list[object], home: Path, capsys: pytest.CaptureFixture[str],
-         monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
-    monkeypatch.setenv("PBEM_HOME", str(home))
-    monkeypatch.setattr(sys, "argv", ["pbem", *map(str, args)])
-    try:
-        cli_main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err
 
 
 def test_every_duration_option_reads_the_same_forms(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -50,14 +36,14 @@ def test_every_duration_option_reads_the_same_forms(tmp_path: Path, capsys: pyte
     for option, command in commands.items():
         for text in BAD:
             before = sqlite_dump(db)
-            code, err = _run([*command, option, text], ref, capsys, monkeypatch)
+            code, err = main_here([*command, option, text], ref, capsys, monkeypatch)
             lines = err.strip().splitlines()
             assert code == 2, (option, text, err)
             assert lines[0].startswith("error: ") and option in lines[0], (option, text, err)
             assert all(line.startswith(("error: ", "hint: ")) for line in lines), (option, text, err)
             assert sqlite_dump(db) == before, (option, text)
         for text in GOOD:
-            code, err = _run([*command, option, text], ref, capsys, monkeypatch)
+            code, err = main_here([*command, option, text], ref, capsys, monkeypatch)
             assert option not in err, (option, text, err)  # whatever else it says, not about the span
     with H.Host(db) as host:
         timing, digest = host.settings().rules(), host.settings().digest

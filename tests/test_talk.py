@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import SEATS, cli_app, cli_game, folder_dealt, new_game, run_cli, started_game
+from pbem_helpers import SEATS, cli_app, cli_game, folder_dealt, main_here, new_game, run_cli, started_game
 from processes import pbem
 
 from pbem.errors import BadPacket, BadSignature, Conflict
@@ -97,7 +97,8 @@ def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: P
 
 
 @pytest.mark.slow
-def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path) -> None:
+def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     db, folder, homes = _dealt(tmp_path)
 
     def state() -> list[str]:  # what a line would leave: a file in the inbox, a kept line, a row
@@ -116,11 +117,16 @@ def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path) -> None:
                         (["psst", "--as", "bob", "--to", "bob"], "your own seat"),
                         (["hi", "--as", "referee"], "holds no seat")]:
         who = args[args.index("--as") + 1]
-        run = pbem("say", folder, *args, home=homes[who])
-        assert run.returncode == 2, (args, run.stderr)
-        err = run.stderr.strip().splitlines()
-        assert err[0].startswith("error: ") and words in run.stderr and "Traceback" not in run.stderr, run.stderr
+        # through the command line's entry in this process: many inputs to one command
+        code, stderr = main_here(["say", folder, *args], homes[who], capsys, monkeypatch)
+        assert code == 2, (args, stderr)
+        err = stderr.strip().splitlines()
+        assert err[0].startswith("error: ") and words in stderr and "Traceback" not in stderr, stderr
     assert state() == before
+    # and once as a process of its own
+    run = pbem("say", folder, "one more", "--as", "ann", home=homes["ann"])
+    assert run.returncode == 2 and f"you said {TALK_PER_PACKET} lines at packet 1" in run.stderr, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and state() == before
 
     # a line that could not be sent (the inbox is not a folder) is kept, and goes first with the next one
     inbox = folder / "inbox"
