@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 from blind_game import BlindGame, round_over
@@ -25,8 +26,25 @@ WIDE = {"COLUMNS": "200"}
 
 
 @pytest.fixture(scope="module")
-def game(tmp_path_factory) -> BlindGame:
-    return BlindGame(tmp_path_factory.mktemp("trustless-screen")).play(round_over(1))
+def played(tmp_path_factory) -> tuple[BlindGame, dict[str, Path]]:
+    """One dealt game for every test here, and the packets of two moments of its first round:
+    `shut` after ann alone sent her deal tokens (hers wait for bob's and cat's), `reveal` when the
+    round is over but its keys are not out. Packet files stay in the folder as the game goes on."""
+    g = BlindGame(tmp_path_factory.mktemp("trustless-screen")).play(lambda table: table.step() == "deal")
+    g.send("ann")
+    moments = {"shut": g.publish().packet_file(g.seen)}
+    moments["reveal"] = g.play(lambda table: table.step() == "reveal").packet_file(g.seen)
+    return g.play(round_over(1)), moments
+
+
+@pytest.fixture(scope="module")
+def game(played: tuple[BlindGame, dict[str, Path]]) -> BlindGame:
+    return played[0]
+
+
+@pytest.fixture(scope="module")
+def moments(played: tuple[BlindGame, dict[str, Path]]) -> dict[str, Path]:
+    return played[1]
 
 
 def test_show_draws_the_maze_and_the_numbered_hand(game: BlindGame) -> None:
@@ -74,11 +92,8 @@ def test_turn_says_what_is_new_since_the_seat_last_looked(game: BlindGame) -> No
     assert said == _moves_after(game, looked) and len(said) >= 1, later
 
 
-def test_a_card_still_shut_is_said_in_plain_words(tmp_path) -> None:
-    g = BlindGame(tmp_path).play(lambda table: table.step() == "deal")
-    g.send("ann")  # ann's deal tokens open bob's and cat's cards; hers wait for theirs
-    g.publish()
-    packet = g.packet_file(g.seen)
+def test_a_card_still_shut_is_said_in_plain_words(game: BlindGame, moments: dict[str, Path]) -> None:
+    g, packet = game, moments["shut"]  # ann's deal tokens open bob's and cat's cards; hers wait for theirs
     shown = pbem("show", packet, "--as", "ann", home=g.homes["ann"], env=WIDE)
     assert shown.returncode == 0, shown.stderr
     assert "your role is not open yet: waiting for bob and cat to send their part of it" in shown.stdout
@@ -92,11 +107,10 @@ def test_a_card_still_shut_is_said_in_plain_words(tmp_path) -> None:
         assert said.returncode == 0 and role in said.stdout and not JARGON.search(said.stdout), said.stdout
 
 
-def test_a_round_ended_before_its_keys_are_out_names_no_winner(tmp_path) -> None:
+def test_a_round_ended_before_its_keys_are_out_names_no_winner(game: BlindGame, moments: dict[str, Path]) -> None:
     """The round is over on the public table, but the payout needs every seat's round key: until
     then nobody is named a winner (the view's roles are shut: 'winners: nobody' would be false)."""
-    g = BlindGame(tmp_path).play(lambda table: table.step() == "reveal")
-    shown = pbem("show", g.packet_file(g.seen), "--as", "ann", home=g.homes["ann"], env=WIDE)
+    shown = pbem("show", moments["reveal"], "--as", "ann", home=game.homes["ann"], env=WIDE)
     assert shown.returncode == 0, shown.stderr
     assert "the round is over" in shown.stdout and "the table waits for the " in shown.stdout, shown.stdout
     assert "winners" not in shown.stdout and "payout" not in shown.stdout, shown.stdout
