@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -184,32 +184,55 @@ def _columns() -> tuple:
             TimeElapsedColumn())
 
 
-def _watch(console: Console, folder: GameFolder, results: list[Result], procs: list[subprocess.Popen]) -> Standings:
-    columns = _columns()
-    deadline = time.monotonic() + TIMEOUT
+class _RoundBars:
+    """A progress bar per round, full once its round is over."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[int, TaskID] = {}
+
+    def show(self, round_no: int, moves: int) -> None:
+        task = self.tasks.get(round_no)
+        if task is None:
+            task = self.tasks[round_no] = self.progress.add_task(t("round", n=round_no), total=None)
+        self.progress.update(task, completed=moves)
+
+    def finish(self, *rounds: int) -> None:
+        """Those rounds' bars full (none named: every round's)."""
+        for r in rounds or list(self.tasks):
+            task = self.tasks.get(r)
+            if task is not None:
+                done = self.progress.tasks[task].completed
+                self.progress.update(task, total=done, completed=done)
+
+
+def _new_packets(folder: GameFolder, procs: list[subprocess.Popen], timeout: float) -> Iterator[Packet]:
+    """Each packet the table publishes, as it comes, until the caller stops; DemoFailed when the
+    game runs out of time or a process stops with an error."""
+    deadline = time.monotonic() + timeout
     seen = 0
-    tasks: dict[int, TaskID] = {}
     bell, most = _packets_bell(folder)
-    with closing(bell), Progress(*columns, console=console) as progress:
+    with closing(bell):
         while True:
             for doc in _latest(folder, seen):
                 seen = doc.seq
-                for m in doc.moves:
-                    task = tasks.get(m.round)
-                    if task is None:
-                        task = tasks[m.round] = progress.add_task(t("round", n=m.round), total=None)
-                    progress.update(task, completed=m.n)
-                if doc.result is not None:
-                    r = doc.result
-                    results.append(r)
-                    task = tasks.get(r.round)
-                    if task is not None:
-                        done = progress.tasks[task].completed
-                        progress.update(task, total=done, completed=done)
-                if doc.phase == "game-over" and doc.standings is not None:
-                    return doc.standings
-            _still_going(procs, deadline, TIMEOUT)
+                yield doc
+            _still_going(procs, deadline, timeout)
             bell.wait(most)
+
+
+def _watch(console: Console, folder: GameFolder, results: list[Result], procs: list[subprocess.Popen]) -> Standings:
+    with Progress(*_columns(), console=console) as progress:
+        bars = _RoundBars(progress)
+        for doc in _new_packets(folder, procs, TIMEOUT):
+            for m in doc.moves:
+                bars.show(m.round, m.n)
+            if doc.result is not None:
+                results.append(doc.result)
+                bars.finish(doc.result.round)
+            if doc.phase == "game-over" and doc.standings is not None:
+                return doc.standings
+    raise AssertionError("the table's packets never end")  # _new_packets returns only by raising
 
 
 def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess.Popen], started: float,
@@ -243,32 +266,18 @@ def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess
 
 def _watch_chain(console: Console, folder: GameFolder, procs: list[subprocess.Popen], timeout: float) -> None:
     """A progress bar per round from the moves the blind host's packets relay."""
-
-    columns = _columns()
-    deadline = time.monotonic() + timeout
-    seen = 0
-    tasks: dict[int, TaskID] = {}
     moves: dict[int, int] = {}
-    bell, most = _packets_bell(folder)
-    with closing(bell), Progress(*columns, console=console) as progress:
-        while True:
-            for doc in _latest(folder, seen):
-                seen = doc.seq
-                for rel in doc.relayed or []:
-                    block = parse_relayed(rel, "a relayed block").doc
-                    if getattr(block, "step", None) == "move":
-                        moves[doc.round] = moves.get(doc.round, 0) + 1
-                        task = tasks.get(doc.round)
-                        if task is None:
-                            task = tasks[doc.round] = progress.add_task(t("round", n=doc.round), total=None)
-                        progress.update(task, completed=moves[doc.round])
-                if doc.phase == "game-over":
-                    for task in tasks.values():
-                        done = progress.tasks[task].completed
-                        progress.update(task, total=done, completed=done)
-                    return
-            _still_going(procs, deadline, timeout)
-            bell.wait(most)
+    with Progress(*_columns(), console=console) as progress:
+        bars = _RoundBars(progress)
+        for doc in _new_packets(folder, procs, timeout):
+            for rel in doc.relayed or []:
+                block = parse_relayed(rel, "a relayed block").doc
+                if getattr(block, "step", None) == "move":
+                    moves[doc.round] = moves.get(doc.round, 0) + 1
+                    bars.show(doc.round, moves[doc.round])
+            if doc.phase == "game-over":
+                bars.finish()
+                return
 
 
 def _replay_tail(console: Console, shared: Path, keep: bool, last: int = 4, demo: str = "demo --dir DIR",
