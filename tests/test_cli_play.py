@@ -9,6 +9,7 @@ from pathlib import Path
 
 import processes
 import pytest
+from pbem_helpers import main_here
 from processes import one_error_line
 
 SEATS = ["ann", "bob", "cat"]
@@ -72,31 +73,41 @@ def test_show_move_apply_status(game: dict) -> None:
     assert reissued == packet(game, 2).read_text()
 
 
-def test_bad_input_is_one_line_and_a_documented_code(game: dict) -> None:
+def test_bad_input_is_one_line_and_a_documented_code(game: dict, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each refusal through the command line's own entry (`pbem.cli.main`) in this process, the
+    wrong passphrase and a usage error as processes of their own."""
     root, homes = game["root"], game["homes"]
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("PBEM_PASSPHRASE", "s3cret words")
+
+    def refused(*args: str, home: Path) -> subprocess.CompletedProcess:
+        code, err = main_here(list(args), home, capsys, monkeypatch)
+        return subprocess.CompletedProcess(args, code, "", err)
+
     p1 = str(packet(game, 1))
     mover = json.loads(pbem("show", p1, "--as", "ann", "--json", home=homes["ann"], cwd=root).stdout)["to_move"]
     # text that is not a move is a usage error; a move against the rules is an illegal move
-    one_error_line(pbem("move", p1, "frobnicate", "--as", mover, home=homes[mover], cwd=root, ok=False), 2, "frobnicate")
-    one_error_line(pbem("move", p1, "steal nobody", "--as", mover, home=homes[mover], cwd=root, ok=False), 6, "steal")
-    typo = pbem("move", p1, "play straigth-ew at 1,0", "--as", mover, home=homes[mover], cwd=root, ok=False)
+    one_error_line(refused("move", p1, "frobnicate", "--as", mover, home=homes[mover]), 2, "frobnicate")
+    one_error_line(refused("move", p1, "steal nobody", "--as", mover, home=homes[mover]), 6, "steal")
+    typo = refused("move", p1, "play straigth-ew at 1,0", "--as", mover, home=homes[mover])
     one_error_line(typo, 2, "did you mean straight-ew?")
     assert "hint: did you mean: play straight-ew at 1,0" in typo.stderr
-    one_error_line(pbem("move", p1, "discard 9", "--as", mover, home=homes[mover], cwd=root, ok=False), 2,
+    one_error_line(refused("move", p1, "discard 9", "--as", mover, home=homes[mover]), 2,
                    "there is no card 9 in your hand (1 to 6)")
     wrong = pbem("show", p1, "--as", "ann", home=homes["ann"], cwd=root, ok=False, passphrase="nope")
     one_error_line(wrong, 4, "passphrase")
     junk = root / "junk.txt"
     junk.write_text("hello, not a pbem file\n")
-    one_error_line(pbem("apply", "friday", str(junk), home=homes["referee"], cwd=root, ok=False), 3, "no pbem block")
+    one_error_line(refused("apply", "friday", str(junk), home=homes["referee"]), 3, "no pbem block")
     cut = root / "cut.pbem"
     cut.write_text(packet(game, 1).read_text()[:400])
-    one_error_line(pbem("show", str(cut), "--as", "ann", home=homes["ann"], cwd=root, ok=False), 3, "")
+    one_error_line(refused("show", str(cut), "--as", "ann", home=homes["ann"]), 3, "")
     stale = root / "stale.pbem"
     hand = json.loads(pbem("show", p1, "--as", mover, "--json", home=homes[mover], cwd=root).stdout)["hand"]
     pbem("move", p1, f"discard {hand[-1]}", "--as", mover, "-o", str(stale), "--replace", home=homes[mover], cwd=root)
-    one_error_line(pbem("apply", "friday", str(stale), home=homes["referee"], cwd=root, ok=False), 5, "answers packet 1")
-    one_error_line(pbem("status", "nosuchgame", home=homes["referee"], cwd=root, ok=False), 2, "no game 'nosuchgame' in store")
+    one_error_line(refused("apply", "friday", str(stale), home=homes["referee"]), 5, "answers packet 1")
+    one_error_line(refused("status", "nosuchgame", home=homes["referee"]), 2, "no game 'nosuchgame' in store")
     usage = pbem("status", "--bogus", home=homes["referee"], cwd=root, ok=False)
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
 
