@@ -7,11 +7,13 @@ first. Real `pbem` processes, real key files, real .eml files."""
 from __future__ import annotations
 
 import json
+import shutil
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
 
+import pytest
 from pbem_helpers import make_homes
 from processes import one_error_line, pbem
 
@@ -40,6 +42,21 @@ def _game(root: Path, *host_email: str) -> tuple[dict[str, Path], str, Path]:
     return homes, game, sent
 
 
+@pytest.fixture(scope="module")
+def signed_game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One game naming the host's address, made once for the tests that read it: its root and id."""
+    root = tmp_path_factory.mktemp("signed")
+    _, game, _ = _game(root, "--email", f"host={HOST}")
+    return root, game
+
+
+def _copy(made: tuple[Path, str], to: Path) -> tuple[dict[str, Path], str, Path]:
+    """A test's own copy of a made game (its key homes change as it reads): homes, game id, sent mails."""
+    root, game = made
+    shutil.copytree(root, to, dirs_exist_ok=True)
+    return {n: to / f"home-{n}" for n in ["referee", *SEATS]}, game, to / "sent"
+
+
 def _read(path: Path) -> EmailMessage:
     with path.open("rb") as f:
         msg = BytesParser(policy=policy.default).parse(f)
@@ -64,8 +81,8 @@ def _forwarded_by_bob(sent: Path, to: str) -> EmailMessage:
     return fwd
 
 
-def test_a_forwarded_invitation_does_not_reroute_the_readers_mail(tmp_path: Path) -> None:
-    homes, game, sent = _game(tmp_path, "--email", f"host={HOST}")
+def test_a_forwarded_invitation_does_not_reroute_the_readers_mail(signed_game, tmp_path: Path) -> None:
+    homes, game, sent = _copy(signed_game, tmp_path)
     box = tmp_path / "ann-box"
     box.mkdir()
     write_eml(_forwarded_by_bob(sent, "ann@example.org"), box).rename(box / "a-forward.eml")  # read first
@@ -81,8 +98,8 @@ def test_a_forwarded_invitation_does_not_reroute_the_readers_mail(tmp_path: Path
     assert join["To"] == HOST and "bob" not in join.as_string()
 
 
-def test_a_bot_reading_the_forward_mails_the_signed_address(tmp_path: Path) -> None:
-    homes, _, sent = _game(tmp_path, "--email", f"host={HOST}")
+def test_a_bot_reading_the_forward_mails_the_signed_address(signed_game, tmp_path: Path) -> None:
+    homes, _, sent = _copy(signed_game, tmp_path)
     box = tmp_path / "cat-box"
     write_eml(_forwarded_by_bob(sent, "cat@example.org"), box)  # cat's bot sees only bob's forward
     out = tmp_path / "cat-out"
@@ -125,17 +142,16 @@ def test_the_hosts_mail_profile_address_is_signed_when_none_is_given(tmp_path: P
     assert not (tmp_path / "u.db").exists()
 
 
-def test_an_invitation_naming_a_bad_address_is_refused_by_its_reader(tmp_path: Path) -> None:
+def test_an_invitation_naming_a_bad_address_is_refused_by_its_reader(signed_game, tmp_path: Path) -> None:
     """The host's address is checked where the invitation is read, as the other names are:
     a host key that signs escapes into it gets a refusal, not a key home that mails them."""
     import msgspec
-    import pytest
 
     from pbem.errors import BadPacket
     from pbem.protocol.crypto import Identity
     from pbem.protocol.documents import Invitation, parse, read_blocks, sign_json
 
-    _, _, sent = _game(tmp_path, "--email", f"host={HOST}")
+    _, _, sent = _copy(signed_game, tmp_path)
     mail = next(m for m in map(_read, sorted(sent.glob("*.eml"))) if m["To"] == "ann@example.org")
     body = mail.get_body(("plain",))
     assert body is not None
