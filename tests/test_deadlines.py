@@ -97,7 +97,7 @@ def check_archives(host: H.Host) -> list[str]:
 @pytest.mark.slow
 def test_a_silent_seat_is_played_for_and_the_game_finishes(tmp_path: Path, store_url: str) -> None:
     clock = FakeClock("2026-12-01T12:00:00+00:00")
-    timing = Timing(deadline=3600, grace=1800, on_timeout="bot", absent_after=2, bot_turns=200)  # (a quick bot)
+    timing = Timing(deadline=3600, grace=1800, on_timeout="bot", absent_after=2, bot_turns=50)  # (a quick bot)
     db, homes, ids = four_seat_game(tmp_path, clock, timing, store_url)
     shared = tmp_path / "shared"
     host = H.Host(db, ids["referee"], clock)
