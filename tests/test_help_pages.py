@@ -110,8 +110,20 @@ def test_a_chinese_help_page_fills_its_lines_at_80_columns(command: list[str]) -
         assert not line.rstrip(" │").endswith("（"), line  # an opening bracket stays with what it opens
 
 
-# Typer's own page of the whole command line, drawn by typer.rich_utils from the converted tree.
-TYPERS_ROOT_PAGE = """
+# In one fresh interpreter (Typer reads the terminal's settings when it is imported): the pages of
+# `python -m pbem --help` and of `python -m pbem` alone, run as that command runs them (runpy, so
+# that click names the program as it does), then Typer's own page of the whole command line, drawn
+# by typer.rich_utils from the converted tree; each ends with a line of its own.
+PAGES = """
+import runpy, sys
+END = "\\n" + "-8<-" * 10
+for args in (["--help"], []):
+    sys.argv = ["pbem", *args]
+    try:
+        runpy.run_module("pbem", run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        assert args == [] or not exc.code, exc.code  # alone, the page comes with click's usage exit
+    print(END, flush=True)
 import typer._click as click
 import typer.main
 import typer.rich_utils
@@ -131,12 +143,13 @@ def test_the_root_page_is_typers_page_of_the_whole_command_line(lang: str) -> No
     import subprocess
     import sys
 
-    from processes import ROOT, cli_env, pbem
+    from processes import ROOT, cli_env
 
     for env in ({"COLUMNS": "100"}, {"COLUMNS": "64", "TERMINAL_WIDTH": "64"}, {"COLUMNS": "120", "FORCE_COLOR": "1"}):
         env = {**env, "PBEM_LANG": lang}
-        typers = subprocess.run([sys.executable, "-c", TYPERS_ROOT_PAGE], env=cli_env(**env), capture_output=True,
-                                text=True, cwd=ROOT, check=True).stdout
+        out = subprocess.run([sys.executable, "-c", PAGES], env=cli_env(**env), capture_output=True,
+                             text=True, cwd=ROOT, check=True).stdout
+        helped, bare, typers = out.split("\n" + "-8<-" * 10 + "\n")
         assert "╭─" in typers and "mail-join" in typers and "position" in typers
-        assert pbem("--help", env=env).stdout == typers, env
-        assert pbem(env=env).stdout == typers.removesuffix("\n")  # click prints no blank line after it
+        assert helped == typers, env
+        assert bare == typers.removesuffix("\n")  # click prints no blank line after it
