@@ -72,10 +72,10 @@ def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: P
 
     line = {"from": "ann", "to": None, "text": PUBLIC, "packet": 1, "n": 1}
     whisper = {"from": "bob", "to": ["ann"], "text": SECRET, "packet": 1, "n": 1}
-    strip = [{k: v for k, v in ln.items() if k != "at"} for ln in _json(folder, homes["ann"], "ann")]
+    ann = _json(folder, homes["ann"], "ann")
+    strip = [{k: v for k, v in ln.items() if k != "at"} for ln in ann]
     assert strip == [line, whisper] or strip == [whisper, line]
-    assert [ln["text"] for ln in _json(folder, homes["bob"], "bob")] == [ln["text"] for ln in
-                                                                         _json(folder, homes["ann"], "ann")]
+    assert [ln["text"] for ln in _json(folder, homes["bob"], "bob")] == [ln["text"] for ln in ann]
     assert [{k: v for k, v in ln.items() if k != "at"} for ln in _json(folder, homes["cat"], "cat")] == [line]
 
     # `pbem turn` shows the lines since the seat last looked, once
