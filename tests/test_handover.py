@@ -12,7 +12,7 @@ from pathlib import Path
 
 import processes
 import pytest
-from pbem_helpers import make_homes, store_dump
+from pbem_helpers import main_here, make_homes, store_dump
 from processes import one_error_line
 
 from pbem.auto.host_runner import FolderHost
@@ -139,7 +139,15 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
 
 
 @pytest.mark.slow
-def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path, store_url: str) -> None:
+def test_bad_seat_changes_are_one_line_and_change_nothing(tmp_path: Path, store_url: str,
+                                                          capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    def pbem(*args: object, home: Path, ok: bool = False) -> subprocess.CompletedProcess:
+        """The command through the command line's own entry, in this process (its error line
+        and exit code are the point; the commands as processes are run above)."""
+        code, err = main_here(list(args), home, capsys, monkeypatch)
+        return subprocess.CompletedProcess(args, code, "", err)
+
     db, homes, ids, host, fh, lines = game(tmp_path, store_url)
     shared = tmp_path / "shared"
     seats = {s: FolderSeat.open(shared, ids[s], homes[s]) for s in SEATS}
