@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import SEATS, cli_app, run_cli
+from pbem_helpers import SEATS, cli_app, main_here, run_cli
 from processes import PBEM, cli_env, one_error_line, pbem, start
 from test_turn import _legal, dealt_mail_game, folder_game
 
@@ -118,7 +118,8 @@ def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Pa
     one_error_line(subprocess.CompletedProcess([], code, "", err), EXIT_TIMED_OUT, "not your turn after 2 s")
 
 
-def test_a_wait_stops_cleanly_at_ctrl_c_and_refuses_what_it_cannot_wait_on(tmp_path: Path) -> None:
+def test_a_wait_stops_cleanly_at_ctrl_c_and_refuses_what_it_cannot_wait_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     _, folder, homes, host, mover = _folder_game(tmp_path)
     host.close()
     nxt = _next(mover)
@@ -135,12 +136,14 @@ def test_a_wait_stops_cleanly_at_ctrl_c_and_refuses_what_it_cannot_wait_on(tmp_p
     assert code == EXIT_TIMED_OUT and err.startswith("错误：等了 2 秒，仍未轮到你"), (code, err)
 
     packet = next(GameFolder.open(folder).packets_newest_first(nxt))[1]
-    one_error_line(pbem("turn", packet, "--as", nxt, "--wait", home=homes[nxt], env={"PBEM_LANG": "en"}), 2,
-                   "--wait is for a game folder or a mail game")
-    one_error_line(pbem("turn", folder, "--as", nxt, "--timeout", "3", home=homes[nxt], env={"PBEM_LANG": "en"}), 2,
-                   "--timeout is for --wait")
-    one_error_line(pbem("turn", folder, "--as", nxt, "--wait", "pass", home=homes[nxt], env={"PBEM_LANG": "en"}), 2,
-                   "--wait shows your table")
+
+    def refused(*args: object) -> subprocess.CompletedProcess:  # through the command line's entry, in this process
+        code, err = main_here(["turn", *args], homes[nxt], capsys, monkeypatch)
+        return subprocess.CompletedProcess(args, code, "", err)
+
+    one_error_line(refused(packet, "--as", nxt, "--wait"), 2, "--wait is for a game folder or a mail game")
+    one_error_line(refused(folder, "--as", nxt, "--timeout", "3"), 2, "--timeout is for --wait")
+    one_error_line(refused(folder, "--as", nxt, "--wait", "pass"), 2, "--wait shows your table")
 
 
 def test_inotify_wakes_on_a_rename_not_at_a_poll(tmp_path: Path) -> None:
