@@ -78,6 +78,29 @@ def test_refused_files_go_aside_and_the_host_carries_on(tmp_path: Path) -> None:
     host.close()
 
 
+def test_a_wake_ends_once_the_file_is_in_not_after_a_fixed_wait(tmp_path: Path) -> None:
+    """A game through a folder waits on two wakes a packet (the seat's for the packet, the
+    host's for the move): a wake that slept a fixed SETTLE after each file added that much to
+    every packet. Twenty files, each waited for: each wake ends once no other file came for
+    QUIET, far under SETTLE."""
+    from pbem.watch import SETTLE, Doorbell
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    bell = Doorbell([inbox]).arm()
+    assert bell.arrivals is not None, "inotify is there on Linux: without it this test proves nothing"
+    took = 0.0
+    try:
+        for i in range(20):
+            (inbox / f"move-{i}.pbem").write_text("a move")
+            started = time.monotonic()
+            assert bell.wait(10.0)
+            took += time.monotonic() - started
+    finally:
+        bell.close()
+    assert took < 20 * SETTLE, took
+
+
 def test_a_file_still_being_written_is_given_time(tmp_path: Path) -> None:
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     fh.grace = 30.0
