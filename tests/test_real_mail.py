@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pbem_helpers import cli_app, run_cli
 from processes import one_error_line, pbem
 from realmail import Dovecot, RealMail, private_ca, start_real_mail, stop_real_mail
 
@@ -88,22 +89,27 @@ def test_a_certificate_failure_names_its_cause_and_the_profile_names_the_ca(real
     home = tmp_path / "home-ann"
     env = {"PBEM_IMAP_PASSWORD": "pw-ann"}
     for url in (s.dovecot.url("ann", imaps=True), s.dovecot.url("ann")):
-        pbem("mail", "setup", "--imap", url, home=home, ok=True)
+        run_cli(cli_app(), ["mail", "setup", "--imap", url], home)  # in this process: `inbox` is the point
         run = pbem("inbox", home=home, env=env)
         port = url.rsplit(":", 1)[1].split("/")[0]
         one_error_line(run, EXIT_CERTIFICATE, f"certificate verify failed: self-signed certificate in certificate "
                                               f"chain for 127.0.0.1:{port}")
         assert "--ca-file" in run.stderr  # the hint says how to trust a club's own CA
-    # a CA file that is not one is refused when it is named, and nothing is stored
+    out = run_cli(cli_app(), ["mail", "setup", "--ca-file", s.ca], home).output
+    assert f"trusted CA file: {s.ca}" in out
+    run = pbem("inbox", home=home, env=env, ok=True)
+    assert "certificate" not in run.stderr
+
+
+def test_a_ca_file_that_is_not_one_is_refused_and_nothing_is_stored(tmp_path: Path):
+    """Refused when it is named, by the command itself: no server is asked."""
+    home = tmp_path / "home-ann"
+    run_cli(cli_app(), ["mail", "setup", "--imap", "imaps://ann@127.0.0.1:1/INBOX"], home)
     junk = tmp_path / "junk.pem"
     junk.write_text("not a certificate\n")
     one_error_line(pbem("mail", "setup", "--ca-file", junk, home=home), 2, "holds no PEM certificate")
     one_error_line(pbem("mail", "setup", "--ca-file", tmp_path, home=home), 2, "not a regular file")
     assert "CA file" not in pbem("mail", "setup", home=home, ok=True).stdout
-    out = pbem("mail", "setup", "--ca-file", s.ca, home=home, ok=True).stdout
-    assert f"trusted CA file: {s.ca}" in out
-    run = pbem("inbox", home=home, env=env, ok=True)
-    assert "certificate" not in run.stderr
 
 
 @pytest.mark.people("ann")
