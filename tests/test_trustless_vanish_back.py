@@ -58,7 +58,7 @@ def test_a_gone_seat_that_answers_again_plays_its_remaining_turns_itself(tmp_pat
     t = Back(tmp_path).join()
     t.run(rounds=1)
     assert t.back_at, "cat was never declared gone"
-    audit = _audit(t)
+    audit = _audit(t, check=False)  # its proofs: by `pbem audit` below
     table = audit.table
     assert len(table.ended) >= 1 and table.gone == {}
     (declared,) = audit.declared
@@ -159,7 +159,7 @@ def test_a_block_made_while_a_seat_was_gone_is_taken_after_it_came_back(tmp_path
     assert back is not None and back.doc.seq == rider.doc.seq
     assert t.send(back) == "applied"
     t.send(rider)  # refused before: "bob's stand-in shares are for 'cat', whose tokens the table does not wait for"
-    assert [doc.seat for _, doc, _ in _audit(t).log[-2:]] == ["cat", rider.doc.seat]
+    assert [doc.seat for _, doc, _ in _audit(t, check=False).log[-2:]] == ["cat", rider.doc.seat]
     t.silent = set()
     t.run(until=t.seen + 6)
     assert _audit(t).table.gone == {}

@@ -142,7 +142,7 @@ def test_a_swapped_hand_of_a_gone_seat_is_read_and_played_by_its_new_holder(tmp_
     assert t.read and all(seat == holder and truth[slot] == card for seat, slot, card in t.read)
     assert t.played, "the new holder never had a legal play with the gone seat's old cards"
     seat, slot, card = t.played[0]
-    audit = _audit(t)
+    audit = _audit(t, check=False)  # what the chain says: the host checked each block's proofs as it came in
     table = audit.table
     assert list(table.gone) == [gone] and len(table.ended) == 1
     # the card played opened to everyone: through the gone seat's token made public at the play
