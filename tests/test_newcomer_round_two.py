@@ -10,17 +10,15 @@ import subprocess
 import time
 from pathlib import Path
 
-from pbem_helpers import read_until
+from pbem_helpers import keys_here, read_until
 from processes import PBEM, cli_env, one_error_line, pbem, start
 
 
 def _keys(root: Path, names: list[str]) -> tuple[Path, dict[str, str]]:
+    """What `pbem key new NAME --no-passphrase` makes for each name in one home, made in this
+    process (the commands after it are the point): the home and each public key line."""
     home = root / "home"
-    lines = {}
-    for n in names:
-        out = pbem("key", "new", n, "--no-passphrase", home=home, cwd=root, ok=True).stdout
-        lines[n] = out.splitlines()[0]
-    return home, lines
+    return home, keys_here({n: home for n in names})
 
 
 def test_game_new_says_who_gets_the_invitation_by_mail(tmp_path: Path) -> None:

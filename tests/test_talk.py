@@ -276,8 +276,8 @@ def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: P
     for s in SEATS:
         run_cli(app, ["turn", folder, "--as", s], homes[s])
     host = ("host", "run", "t", "--db", db, "--folder", folder, "--once")
-    pbem(*host, home=homes["referee"], ok=True)
-    pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True)  # follows the chain to its newest packet
+    run_cli(app, list(host), homes["referee"])
+    run_cli(app, ["turn", folder, "--as", "ann"], homes["ann"])  # follows the chain to its newest packet
     pbem("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
     pbem("say", folder, SECRET, "--as", "ann", "--to", "bob", home=homes["ann"], ok=True)
     relayed = pbem(*host, home=homes["referee"], ok=True).stdout
