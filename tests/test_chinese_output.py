@@ -163,7 +163,7 @@ def test_a_trustless_game_in_chinese(tmp_path: Path) -> None:
     taken, the same join again), its refusals (a join without key shares, re-signed by its seat),
     and a seat's refusal of a packet it cannot follow, all real processes in zh-Hans."""
     import msgspec
-    from pbem_helpers import make_homes
+    from pbem_helpers import cli_app, make_homes, run_cli
 
     from pbem.protocol.documents import read_text, sign
     from pbem.seat import keys
@@ -172,12 +172,11 @@ def test_a_trustless_game_in_chinese(tmp_path: Path) -> None:
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     db = tmp_path / "saves" / "t.db"
     players = [a for s in SEATS for a in ("--player", f"{s}={ids[s].public.encode()}")]
-    made = run("game", "new", "t", "--host", "referee", *players, "--db", str(db), "--trustless",
-               "-o", "invitation.pbem", home=homes["referee"], cwd=tmp_path)
-    assert made.returncode == 0, made.stderr
+    app = cli_app()  # the game and its joins, made in this process: their words are not looked at here
+    run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless",
+                  "-o", tmp_path / "invitation.pbem"], homes["referee"])
     for s in SEATS:
-        joined = run("join", "invitation.pbem", "--as", s, "-o", f"join-{s}.pbem", home=homes[s], cwd=tmp_path)
-        assert joined.returncode == 0, joined.stderr
+        run_cli(app, ["join", tmp_path / "invitation.pbem", "--as", s, "-o", tmp_path / f"join-{s}.pbem"], homes[s])
     names = [*SEATS, "dan", "referee", "t", "db", "pbem", "join", "invitation"]
     game = Game(None, names, "", {})  # type: ignore[arg-type]
     ann = read_blocks(read_text(tmp_path / "join-ann.pbem"))[0]
