@@ -137,10 +137,26 @@ def test_false_winners_are_caught_by_every_audit_at_the_closing_packet(lied: Lie
     assert db.returncode == 8 and f"FAULT round 1 packet {closing}: closing the round" in db.stdout
 
 
-def test_an_honest_host_passes_with_parts_checked(tmp_path: Path) -> None:
-    table = make_table(tmp_path, ["ann", "bob", "cat"])
-    play_until(table, lambda p: p.doc.round > 1, seed=2)
-    run = _audit(str(tmp_path / "out"), "--round", "1", "--as", "ann", home=table.homes["ann"])
+@pytest.fixture(scope="module")
+def forged(lied: Lied, tmp_path_factory) -> Table:
+    """Round 1 of a game a forger made and hosted honestly under the real game's id, with its own keys."""
+    real_game = lied.table.host.game_id()
+    real_urandom = os.urandom
+    mp = pytest.MonkeyPatch()
+    mp.setattr(os, "urandom", lambda n: bytes.fromhex(real_game[-8:]) if n == 4 else real_urandom(n))
+    try:
+        table = make_table(tmp_path_factory.mktemp("forger"), ["ann", "bob", "cat"])
+    finally:
+        mp.undo()
+    assert table.host.game_id() == real_game
+    play_until(table, lambda p: p.doc.round > 1, seed=4)
+    return table
+
+
+def test_an_honest_host_passes_with_parts_checked(forged: Table) -> None:
+    """The forger's own game, audited by its own ann: honest within itself."""
+    table = forged
+    run = _audit(str(table.root / "out"), "--round", "1", "--as", "ann", home=table.homes["ann"])
     assert run.returncode == 0, run.stdout + run.stderr
     assert "of ann's sealed parts opened and checked" in run.stdout and "anchored to the invitation you joined" in run.stdout
     assert "packets' tables" in run.stdout and run.stderr == ""
@@ -149,17 +165,11 @@ def test_an_honest_host_passes_with_parts_checked(tmp_path: Path) -> None:
 # --- 17.8 anchoring ------------------------------------------------------------------------
 
 
-def test_a_forged_archive_with_other_keys_fails_against_the_joined_invitation(lied: Lied, tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_forged_archive_with_other_keys_fails_against_the_joined_invitation(lied: Lied, forged: Table,
+                                                                            tmp_path: Path) -> None:
     real = lied.table
     real_game = real.host.game_id()
-    real_urandom = os.urandom
     # The forger makes a whole game of its own under the same game id, with its own keys.
-    monkeypatch.setattr(os, "urandom", lambda n: bytes.fromhex(real_game[-8:]) if n == 4 else real_urandom(n))
-    forged = make_table(tmp_path / "forger", ["ann", "bob", "cat"])
-    monkeypatch.undo()
-    assert forged.host.game_id() == real_game
-    play_until(forged, lambda p: p.doc.round > 1, seed=4)
     archive = tmp_path / "forged-r1.pbem"
     archive.write_text(forged.host.archives()[1])
     # Alone, the forged archive agrees with itself; the audit says it is not anchored.
