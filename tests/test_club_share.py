@@ -114,7 +114,7 @@ def _one_move(tmp_path: Path, homes: dict[str, Path], ids: dict, game: str, then
 def _dealt_with_a_slow_daemon(tmp_path: Path, games: list[str]) -> tuple[dict[str, Path], dict, subprocess.Popen]:
     """`games` dealt in one store, and one daemon that looks at every game only once a minute
     (--poll 60, leases renewed as seldom): only the kernel's word wakes it sooner."""
-    homes = club(tmp_path, games)
+    homes = club(tmp_path, games, by_cli=False)  # the daemon is the point, not the commands that make games
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     for g in games:
         for s in SEATS:
