@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import SEATS, start_imap
-from processes import new_keys, pbem
+from pbem_helpers import SEATS, keys_here, start_imap
+from processes import pbem
 
 from pbem.host.blind import BlindHost
 from pbem.mail.player_mail import block_mail
@@ -38,7 +38,7 @@ def test_a_trustless_game_in_the_store_mails_its_reminder_and_late_notice(mail_s
                                                                          store_url: str, tmp_path: Path) -> None:
     s = mail_servers
     homes = {n: tmp_path / f"home-{n}" for n in ["host", *SEATS]}
-    pubs = new_keys({"referee" if n == "host" else n: h for n, h in homes.items()})
+    pubs = keys_here({"referee" if n == "host" else n: h for n, h in homes.items()})
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
     pbem("game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--store", store_url,
          "--trustless", "--deadline", "4s", "--remind", "50%", home=homes["host"], cwd=tmp_path, ok=True)
