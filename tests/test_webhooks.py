@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from pbem_helpers import PASS, Table, store_dump
+from pbem_helpers import PASS, Table, cli_app, run_cli, store_dump
 from processes import pbem
 from sqlalchemy import create_engine, select
 
@@ -243,7 +243,7 @@ def run(root: Path, home: Path, *args: object, code: int = 0):
     return r
 
 
-@pytest.mark.slow  # seven `pbem` processes and a timeout of the silent server: 8-12 s
+@pytest.mark.slow  # five `pbem` processes and a timeout of the silent server: 8-12 s
 def test_the_host_daemon_posts_and_bad_urls_are_refused(tmp_path: Path) -> None:
     silent, dead = silent_server()
     hook = Hook()
@@ -252,8 +252,9 @@ def test_the_host_daemon_posts_and_bad_urls_are_refused(tmp_path: Path) -> None:
     ref, db, folder = homes["referee"], tmp_path / "t.db", tmp_path / "shared"
     players = [a for s in SEATS for a in ("--player", f"{s}={ids[s].public.encode()}")]
     try:
-        run(tmp_path, ref, "game", "new", "t", "--host", "referee", *players, "--db", db, "--webhook", dead)
-        run(tmp_path, ref, "folder", "init", "t", folder, "--db", db)
+        # made in this process: the refusals and the daemon below are the point
+        run_cli(cli_app(), ["game", "new", "t", "--host", "referee", *players, "--db", db, "--webhook", dead], ref)
+        run_cli(cli_app(), ["folder", "init", "t", folder, "--db", db], ref)
         before = store_dump(f"sqlite:///{db}")
         for args, words in [(["--webhook", "ftp://example.org/x"], "bad webhook URL"),
                             (["--webhook", "http://127.0.0.1/", "--webhook-format", "irc"], "unknown webhook format")]:
