@@ -9,7 +9,7 @@ from pathlib import Path
 
 import processes
 import pytest
-from pbem_helpers import main_here
+from pbem_helpers import cli_app, main_here, run_cli
 from processes import one_error_line
 
 SEATS = ["ann", "bob", "cat"]
@@ -113,12 +113,14 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict, capsys: pytest.
 
 
 @pytest.mark.slow
-def test_turn_in_a_shared_folder_keeps_json_on_stdout(game: dict, tmp_path: Path) -> None:
+def test_turn_in_a_shared_folder_keeps_json_on_stdout(game: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     homes, keys = game["homes"], game["keys"]  # the README flow's key files; a game of its own, in a store of its own
     players = [x for s in SEATS for x in ("--player", f"{s}={keys[s]}")]
-    pbem("game", "new", "sat", "--host", "referee", *players, home=homes["referee"], cwd=tmp_path)
     shared = tmp_path / "shared"
-    pbem("folder", "init", "sat", str(shared), home=homes["referee"], cwd=tmp_path)
+    app, passphrase = cli_app(), {"PBEM_PASSPHRASE": "s3cret words"}
+    monkeypatch.chdir(tmp_path)  # the set-up in this process; what `turn` prints where, through real processes
+    run_cli(app, ["game", "new", "sat", "--host", "referee", *players], homes["referee"], env=passphrase)
+    run_cli(app, ["folder", "init", "sat", shared], homes["referee"], env=passphrase)
     for s in SEATS:
         joined = pbem("turn", str(shared), "--as", s, "--json", home=homes[s], cwd=tmp_path)
         assert json.loads(joined.stdout)["phase"] == "joining" and "joined" in joined.stderr
