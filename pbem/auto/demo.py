@@ -222,6 +222,7 @@ def _new_packets(folder: GameFolder, procs: list[subprocess.Popen], timeout: flo
 
 
 def _watch(console: Console, folder: GameFolder, results: list[Result], procs: list[subprocess.Popen]) -> Standings:
+    standings = None
     with Progress(*_columns(), console=console) as progress:
         bars = _RoundBars(progress)
         for doc in _new_packets(folder, procs, TIMEOUT):
@@ -231,8 +232,10 @@ def _watch(console: Console, folder: GameFolder, results: list[Result], procs: l
                 results.append(doc.result)
                 bars.finish(doc.result.round)
             if doc.phase == "game-over" and doc.standings is not None:
-                return doc.standings
-    raise AssertionError("the table's packets never end")  # _new_packets returns only by raising
+                standings = doc.standings
+                break
+    assert standings is not None  # _new_packets ends only by raising
+    return standings
 
 
 def _play_trustless(console: Console, folder: GameFolder, procs: list[subprocess.Popen], started: float,
