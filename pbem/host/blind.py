@@ -137,8 +137,13 @@ class BlindHost(Closing):
         return self.store.url
 
     def releases(self, after: int) -> list[Release]:
+        with self._read() as c:
+            return self._releases(c, after)
+
+    def _releases(self, c: Connection, after: int) -> list[Release]:
+        """The invitation (as seq 0, when nothing was delivered: `after` -1) and the packets after `after`."""
         out = [Release(0, self.invitation())] if after < 0 else []
-        return out + [Release(seq, armored) for seq, armored in self.packets(max(after, 0))]
+        return out + [Release(seq, armored) for seq, armored in self._packets(c, max(after, 0))]
 
     def outbox(self, channel: str) -> Outbox:
         """What `channel` has not delivered yet, in one read (a host's every look asks it)."""
@@ -146,11 +151,10 @@ class BlindHost(Closing):
             marks = blind_settings.read(c, self.id).delivered
             head = self._head(c)
             after = marks.get(channel, -1)
-            owed = self._packets(c, max(after, 0)) if head[0] > after else []
+            owed = self._releases(c, after) if head[0] > after else []  # nothing newer: no packet read
             notices = self._notices(c, marks.get(notices_channel(channel), -1))
             lines = table_talk.lines_after(c, TALK, {"game_id": self.id}, marks.get(talk_channel(channel), -1))
-        return Outbox(([Release(0, self.invitation())] if after < 0 else []) + [Release(q, a) for q, a in owed],
-                      notices, lines, head)
+        return Outbox(owed, notices, lines, head)
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
