@@ -178,11 +178,20 @@ def forged_move(game: str, seq: int, packet: str, seat: str, text: str, host_key
                                       seal_info(game, seq, seat, "host", "move"), pad="move")), signer)
 
 
+_PORTS_GIVEN: set[int] = set()
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 free at the moment of asking."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port on 127.0.0.1 free at the moment of asking, and never one this process gave
+    before: the kernel may offer a port it just handed out again once its socket is closed, and
+    two servers of one set-up (Dovecot's IMAP and LMTP listeners) then ask for the same port."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _PORTS_GIVEN:
+            _PORTS_GIVEN.add(port)
+            return port
 
 
 def cli_app() -> typer.Typer:
