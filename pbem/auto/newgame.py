@@ -45,12 +45,12 @@ def parse_emails(given: list[str]) -> dict[str, str]:
 
 def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, ruleset: str = "classic",
              options: list[str] | None = None, emails: dict[str, str] | None = None,
-             timing: dict[str, Any] | None = None, absent_after: int | None = None, host_mail: str | None = None,
-             trustless: bool = False, threshold: int | None = None, store: str | None = None,
+             timing: dict[str, Any] | None = None, absent_after: int | None = None, bot_turns: int | None = None,
+             host_mail: str | None = None, trustless: bool = False, threshold: int | None = None, store: str | None = None,
              db: Path | None = None, output: Path | None = None, webhook: WebhookSetting | None = None) -> NewGame:
     """Create game `game`, hosted by `host`, with `seats` in seat order and deadline rules `timing`
-    (a Timing's config, or None; `absent_after` as the host gave it, which a trustless game
-    refuses) and `webhook` (pbem.host.webhooks.setting), in the chosen store; write its invitation to `output` (default:
+    (a Timing's config, or None; `absent_after` and `bot_turns` as the host gave them, which a
+    trustless game refuses) and `webhook` (pbem.host.webhooks.setting), in the chosen store; write its invitation to `output` (default:
     GAME/out/invitation.pbem beside the store)."""
     from pbem.host.creation import create_game
 
@@ -60,8 +60,8 @@ def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, r
     if trustless and webhook:
         raise UsageError(t("a trustless game has no webhook"), hint=t("its host is blind: it sends no notices"))
     if trustless:
-        invitation = _trustless(url, game, host, seats, ruleset, list(options or ()), emails, timing, absent_after,
-                                host_mail, threshold)
+        invitation = _trustless(url, game, host, seats, ruleset, list(options or ()), emails, timing,
+                                (absent_after, bot_turns), host_mail, threshold)
     elif threshold is not None:
         raise UsageError(t("--threshold needs --trustless"))
     else:
@@ -75,8 +75,8 @@ def new_game(game: str, host: Identity, seats: list[tuple[str, PublicKey]], *, r
 
 
 def _trustless(url: str, game: str, host: Identity, seats: list[tuple[str, PublicKey]], ruleset: str,
-               options: list[str], emails: dict[str, str], timing: dict[str, Any] | None, absent_after: int | None,
-               host_mail: str | None, threshold: int | None = None) -> Signed[Invitation]:
+               options: list[str], emails: dict[str, str], timing: dict[str, Any] | None,
+               seat_rules: tuple[int | None, int | None], host_mail: str | None, threshold: int | None = None) -> Signed[Invitation]:
     """A trustless game in the store at `url`, as any game, with its seats' addresses and deadline
     rules, everything it refuses refused before anything is written."""
     from pbem.host import blind
@@ -88,6 +88,6 @@ def _trustless(url: str, game: str, host: Identity, seats: list[tuple[str, Publi
         raise UsageError(t("no seat {name} in game {game}", name=repr(stray[0]), game=game),
                          hint=t("seats: {list}", list=words.listing(names)) + t("; or 'host'"))
     if timing:
-        blind.check_no_absent_rule(absent_after)
+        blind.check_no_seat_rules(*seat_rules)
     return blind.create_game(url, game, host, ruleset, seats, options, host_mail=host_mail, threshold=threshold,
                              emails=emails, timing=Timing.from_dict(timing) if timing else None)

@@ -123,6 +123,8 @@ DaysOpt = Annotated[str | None, optional("--days", help="Only these weekdays cou
 PolicyOpt = Annotated[str | None, optional("--on-timeout", help="wait (default), discard or bot.")]
 AbsentOpt = Annotated[int | None, optional("--absent-after", help="Missed deadlines in a row that make a seat "
                                                                   "absent (default 2).")]
+BotTurnsOpt = Annotated[int | None, optional("--bot-turns", help="With --on-timeout bot: the search bot's budget a "
+                                                                "move, in simulated turns, 1 to 100000 (default 1000).")]
 MaxAwayOpt = Annotated[str | None, optional("--max-away", help="The longest a seat may be away (default 14d).")]
 RemindOpt = Annotated[list[str], typer.Option("--remind", help="When to remind: 50% (of the time) or 2h (before); "
                                                                "repeat. Default: 50% and 2h.")]
@@ -145,12 +147,14 @@ class TimingOptions:
     days: DaysOpt = None
     on_timeout: PolicyOpt = None
     absent_after: AbsentOpt = None
+    bot_turns: BotTurnsOpt = None
     remind: RemindOpt = dataclasses.field(default_factory=list)
     max_away: MaxAwayOpt = None
 
     def given(self) -> bool:
         """Whether any of them was given."""
-        changes = (self.deadline, self.grace, self.days, self.on_timeout, self.absent_after, self.max_away)
+        changes = (self.deadline, self.grace, self.days, self.on_timeout, self.absent_after, self.bot_turns,
+                   self.max_away)
         return any(x is not None for x in changes) or bool(self.remind)
 
     def timing(self, base: Timing | None) -> Timing:
@@ -170,6 +174,8 @@ class TimingOptions:
             t.on_timeout = self.on_timeout
         if self.absent_after is not None:
             t.absent_after = self.absent_after
+        if self.bot_turns is not None:
+            t.bot_turns = self.bot_turns
         if self.max_away is not None:
             t.max_away = parse_duration(self.max_away, "--max-away")
         if self.remind:

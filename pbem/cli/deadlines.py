@@ -47,6 +47,7 @@ def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> s
     """The deadline rules in words (a trustless game's blind host only reminds and says who is
     late: it marks nobody absent, so that rule is not said)."""
     from pbem.host.deadlines import DAY_NAMES, DEFAULT_MAX_AWAY
+    from pbem.protocol.timeout import TAKEOVER_TURNS
     from pbem.ui.words import span
 
     if not timing or not timing.get("deadline"):
@@ -57,11 +58,13 @@ def timing_words(timing: dict[str, Any] | None, *, trustless: bool = False) -> s
     if timing.get("grace"):
         said += t(", then {span} of grace", span=span(timing["grace"]))
     reminders = words.listing(timing.get("reminders") or []) or t("none")
+    policy = timing.get("on_timeout", "wait")
     if trustless:
-        return said + t("; on timeout: {policy}; reminders: {reminders}", policy=timing.get("on_timeout", "wait"),
-                        reminders=reminders)
+        return said + t("; on timeout: {policy}; reminders: {reminders}", policy=policy, reminders=reminders)
+    if policy == "bot":  # the search bot's budget a move, which every packet names
+        policy = t("bot ({n} simulated turn a move)", n=timing.get("bot_turns", TAKEOVER_TURNS))
     said += t("; on timeout: {policy}; absent after {n} missed; reminders: {reminders}",
-              policy=timing.get("on_timeout", "wait"), n=timing.get("absent_after", 2), reminders=reminders)
+              policy=policy, n=timing.get("absent_after", 2), reminders=reminders)
     return said + t("; away at most {span}", span=span(timing.get("max_away", DEFAULT_MAX_AWAY)))
 
 
@@ -113,9 +116,9 @@ def game_config(
     try:
         trustless = host.status()["trustless"]
         if trustless:
-            from pbem.host.blind import check_no_absent_rule
+            from pbem.host.blind import check_no_seat_rules
 
-            check_no_absent_rule(timing.absent_after)
+            check_no_seat_rules(timing.absent_after, timing.bot_turns)
         hook = webhook.setting(host.settings().webhook)
         if hook is not False:
             if trustless:

@@ -116,12 +116,13 @@ def game_new(
     rules = None
     if timing.given():
         if timing.deadline is None:
-            raise UsageError(t("--grace, --days, --on-timeout, --absent-after and --remind need --deadline"))
+            raise UsageError(t("--grace, --days, --on-timeout, --absent-after, --bot-turns, --max-away and --remind need "
+                                 "--deadline"))
         rules = timing.timing(None).to_config()
     host = identity_named(home, host_name, passphrase_file, t("which identity hosts the game? pass --host NAME"))
     made = new_game(game, host, seats, ruleset=ruleset, options=option, emails=emails, timing=rules,
-                    absent_after=timing.absent_after, trustless=trustless, threshold=threshold, store=store.store, db=store.db,
-                    output=output, webhook=hook,
+                    absent_after=timing.absent_after, bot_turns=timing.bot_turns, trustless=trustless,
+                    threshold=threshold, store=store.store, db=store.db, output=output, webhook=hook,
                     host_mail=emails.get(HOST) or _profile_sender(home))  # signed into the invitation: where seats mail
     _say_made(made, game, ruleset, output)
 

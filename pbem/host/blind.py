@@ -33,7 +33,7 @@ from engine.state import RoundState
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError, kind_word, listed, msg, notice_word, step_word
 from pbem.host import blind_facts, blind_gone, blind_settings, blind_status
 from pbem.host import talk as table_talk
-from pbem.host.blind_file import check_no_absent_rule as check_no_absent_rule  # where callers of the host find them
+from pbem.host.blind_file import check_no_seat_rules as check_no_seat_rules  # where callers of the host find them
 from pbem.host.blind_file import check_timing
 from pbem.host.blind_file import create_game as create_game
 from pbem.host.clock import REAL, Clock, stamp

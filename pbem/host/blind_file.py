@@ -82,8 +82,12 @@ def check_timing(timing: Timing, *, shared: bool = True) -> Timing:
     return timing
 
 
-def check_no_absent_rule(absent_after: int | None) -> None:
-    """Refuse --absent-after for a trustless game: its host marks nobody absent (§10)."""
+def check_no_seat_rules(absent_after: int | None, bot_turns: int | None) -> None:
+    """Refuse --absent-after and --bot-turns for a trustless game: its host marks nobody absent
+    (§10) and no bot plays for its seats (`check_timing`)."""
     if absent_after is not None:
         raise UsageError(msg("--absent-after does not apply to a trustless game: its host marks nobody absent"),
+                         hint=msg("a trustless game's deadlines remind and say who is late (docs/trustless.md §10)"))
+    if bot_turns is not None:
+        raise UsageError(msg("--bot-turns does not apply to a trustless game: no bot plays for its seats"),
                          hint=msg("a trustless game's deadlines remind and say who is late (docs/trustless.md §10)"))

@@ -118,7 +118,8 @@ def play_for(ch: Change, seat: Seat, state: RoundState, why: str, text: str | No
     policy = timekeeper.may_play_for(ch, seat.name, why)
     if state.player != seat.name:
         raise Conflict(msg("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
-    turns = ch.settings.rules().bot_turns if policy == "bot" else None
+    # the budget the packet waiting named (a later `game config --bot-turns` applies from the next)
+    turns = (ch.memo.clock.bot_turns or ch.settings.rules().bot_turns) if policy == "bot" else None
     chosen = policy_move(view(state, seat.name), seat.name, policy, f.id, g["seq"], turns)
     if text is not None and text != chosen:
         raise Conflict(msg("the host may play only its timeout policy's move for {seat}: {policy} plays {move}, "

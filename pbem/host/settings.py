@@ -107,6 +107,9 @@ class PacketClock(msgspec.Struct, omit_defaults=True):
     sent: list[str] = []
     absent: bool = False  # its seat was absent when it was published: the policy plays at once
     stage: int | None = None  # a trustless table's: the packet that opened the step
+    # The search bot's budget the audit gives a host move at this packet: the one its deadline
+    # names, or the default when it names no deadline; None (a clock kept before): the game's.
+    bot_turns: int | None = None
 
 
 class Answered(msgspec.Struct, omit_defaults=True):

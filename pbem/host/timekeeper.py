@@ -59,6 +59,7 @@ from pbem.protocol.documents import (
     b64,
     sign,
 )
+from pbem.protocol.timeout import TAKEOVER_TURNS
 
 RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
 AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a day (each goes to every seat)
@@ -134,6 +135,9 @@ def packet_extras(ch: Change, seq: int, to_move: str | None, handover: HandoverR
         turns = timing.bot_turns if timing.on_timeout == "bot" else None
         out["deadline"] = Deadline(seat=to_move, due=clock.due, on_timeout=timing.on_timeout, grace_until=grace,
                                    bot_turns=turns)
+        clock.bot_turns = turns
+    if to_move and "deadline" not in out:  # a bot plays what the audit plays: the default budget
+        clock.bot_turns = TAKEOVER_TURNS
     readers = [st.name for st in ch.facts.seats if not standings[st.name].resigned]
     out["recent"] = since_last_move(ch.recent_window(), readers)
     out["handovers"] = archive_handovers(memo)

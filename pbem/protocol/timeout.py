@@ -19,6 +19,9 @@ POLICIES = ("discard", "bot")  # the policies that play (wait plays nothing)
 # The search bot's budget a game sets unless told otherwise: simulated turns a decision (about
 # 0.1 s of the compiled engine; the arena's search bot at --think 0.1 spends as much).
 TAKEOVER_TURNS = 1000
+# The most a game may set (`--bot-turns`): about 13 s a move on the compiled engine, which the
+# host spends on each move it plays for a seat and every auditor spends again.
+MAX_TAKEOVER_TURNS = 100_000
 REASONS = ("timeout", "absent", "resigned")  # why a host move was made (Move.why)
 
 

@@ -1,0 +1,158 @@
+"""The search bot's budget a game sets (`--bot-turns`; docs/playing.md, "Deadlines and absent
+players"): `game new` and `game config` take it, from 1 to MAX_TAKEOVER_TURNS simulated turns;
+a game made without it has the default; every packet names its game's budget in its deadline;
+the host plays a waiting packet's takeover within the budget that packet names, even after the
+game's budget changed (what `pbem audit` recomputes); a trustless game, played for by no bot,
+refuses it. Bad values: one `error:` line, exit 2, the store unchanged. Real keys, a real store
+(a SQLite file), a real shared folder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pbem_helpers import SEATS4, clocked_game, main_here, make_homes, run_cli, sqlite_dump
+from processes import one_error_line, pbem
+from test_host_plays_for import _play_for
+
+from engine.views import view
+from pbem.cli import app
+from pbem.errors import Conflict
+from pbem.folder.play import FolderSeat
+from pbem.host import referee as H
+from pbem.host.deadlines import Timing
+from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, TAKEOVER_TURNS, policy_move
+from pbem.seat import keys
+
+
+def _made(tmp_path: Path, *options: str) -> tuple[str, dict[str, Path]]:
+    """A four-seat game made by `pbem game new` (in this process) with `options`: (store, homes)."""
+    homes = make_homes(tmp_path, ["referee", *SEATS4])
+    players = [a for s in SEATS4 for a in ("--player", f"{s}={keys.load_identity(homes[s], s, None).public.encode()}")]
+    db = str(tmp_path / "g.db")
+    run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, *options], homes["referee"])
+    return db, homes
+
+
+@pytest.mark.parametrize(("options", "budget"), [([], TAKEOVER_TURNS), (["--bot-turns", "20"], 20)])
+def test_the_first_packet_names_the_budget_game_new_set(tmp_path: Path, options: list[str], budget: int) -> None:
+    """Without --bot-turns a game's takeover budget is the default; with it, that one: `game
+    config` says it (in words and JSON) and the first dealt packet names it in its deadline."""
+    db, homes = _made(tmp_path, "--deadline", "1h", "--on-timeout", "bot", *options)
+    said = run_cli(app, ["game", "config", "t", "--db", db], homes["referee"]).output
+    assert f"on timeout: bot ({budget} simulated turns a move)" in said, said
+    config = json.loads(run_cli(app, ["game", "config", "t", "--db", db, "--json"], homes["referee"]).output)
+    assert config["bot_turns"] == budget and config["on_timeout"] == "bot"
+    host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
+    shared = tmp_path / "shared"
+    from pbem.auto.host_runner import FolderHost
+
+    fh = FolderHost(host, shared, lambda line: None)
+    seats = {s: FolderSeat.open(shared, keys.load_identity(homes[s], s, None), homes[s]) for s in SEATS4}
+    for s in seats.values():
+        s.join()
+    fh.step()
+    first = host.status()["to_move"]
+    deadline = seats[first].latest().packet.doc.deadline
+    assert (deadline.seat, deadline.on_timeout, deadline.bot_turns) == (first, "bot", budget)
+    host.close()
+
+
+def test_game_config_changes_the_budget_and_refuses_a_bad_one(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    db, homes = _made(tmp_path, "--deadline", "1h", "--on-timeout", "bot")
+    changed = run_cli(app, ["game", "config", "t", "--db", db, "--bot-turns", "250"], homes["referee"]).output
+    assert "on timeout: bot (250 simulated turns a move)" in changed, changed
+    one = run_cli(app, ["game", "config", "t", "--db", db, "--bot-turns", "1", "--json"], homes["referee"]).output
+    assert json.loads(one)["bot_turns"] == 1
+    most = run_cli(app, ["game", "config", "t", "--db", db, "--bot-turns", str(MAX_TAKEOVER_TURNS), "--json"],
+                   homes["referee"]).output
+    assert json.loads(most)["bot_turns"] == MAX_TAKEOVER_TURNS
+    before = sqlite_dump(Path(db))
+    # a real process for one of each kind of refusal, the rest through the same entry in this process
+    one_error_line(pbem("game", "config", "t", "--db", db, "--bot-turns", "0", home=homes["referee"]), 2,
+                   "bad --bot-turns 0")
+    one_error_line(pbem("game", "config", "t", "--db", db, "--bot-turns", "many", home=homes["referee"]), 2,
+                   "--bot-turns")
+    for bad in ("-5", str(MAX_TAKEOVER_TURNS + 1), "10" * 20, "2.5", ""):
+        code, err = main_here(["game", "config", "t", "--db", db, "--bot-turns", bad], homes["referee"], capsys,
+                              monkeypatch)
+        lines = err.strip().splitlines()
+        assert code == 2 and lines[0].startswith("error: ") and "--bot-turns" in lines[0], (bad, err)
+        assert all(line.startswith(("error: ", "hint: ")) for line in lines), err
+    assert sqlite_dump(Path(db)) == before
+    # game new refuses it as well, writing nothing; and it needs --deadline, as the others do
+    players = [a for s in SEATS4 for a in ("--player", f"{s}={keys.load_identity(homes[s], s, None).public.encode()}")]
+    other = tmp_path / "other.db"
+    code, err = main_here(["game", "new", "u", "--host", "referee", *players, "--db", other, "--deadline", "1h",
+                           "--bot-turns", "0"], homes["referee"], capsys, monkeypatch)
+    assert (code, err.splitlines()[0]) == (2, "error: bad --bot-turns 0"), err
+    code, err = main_here(["game", "new", "u", "--host", "referee", *players, "--db", other, "--bot-turns", "20"],
+                          homes["referee"], capsys, monkeypatch)
+    assert code == 2 and "--bot-turns" in err.splitlines()[0] and "need --deadline" in err, err
+    assert not other.exists() and not (tmp_path / "u").exists()
+
+
+def test_a_trustless_game_refuses_a_bot_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """No bot plays for a trustless game's seats (it refuses --on-timeout bot): a budget for one
+    is refused by `game new` and `game config` alike, and nothing is written."""
+    homes = make_homes(tmp_path, ["referee", *SEATS4])
+    players = [a for s in SEATS4 for a in ("--player", f"{s}={keys.load_identity(homes[s], s, None).public.encode()}")]
+    db = tmp_path / "t.db"
+    new = ["game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "1h"]
+    code, err = main_here([*new, "--bot-turns", "20"], homes["referee"], capsys, monkeypatch)
+    assert (code, err.splitlines()[0]) == (2, "error: --bot-turns does not apply to a trustless game: no bot plays "
+                                              "for its seats"), err
+    assert not db.exists()
+    run_cli(app, new, homes["referee"])
+    before = sqlite_dump(db)
+    code, err = main_here(["game", "config", "t", "--db", db, "--bot-turns", "20"], homes["referee"], capsys,
+                          monkeypatch)
+    assert code == 2 and err.startswith("error: --bot-turns does not apply to a trustless game"), err
+    assert sqlite_dump(db) == before
+
+
+def _a_packet_two_budgets_tell_apart(host, fh, seats, budget: int) -> tuple[str, int, str, int]:
+    """The first packet from now where another budget's search-bot move differs from the one of
+    `budget` (so the test can tell them apart), the seats playing `budget`'s move themselves until
+    then: (seat, seq, `budget`'s move, the other budget)."""
+    from pbem.seat import player
+
+    game = host.game_id()
+    for _ in range(12):
+        seat = host.status()["to_move"]
+        latest = seats[seat].latest()
+        seen, seq = view(host.live_state(), seat), latest.doc.seq
+        move = policy_move(seen, seat, "bot", game, seq, budget)
+        for other in (1, 20, 300, 1000):
+            if other != budget and policy_move(seen, seat, "bot", game, seq, other) != move:
+                return seat, seq, move, other
+        assert host.accept(player.make_move(latest, move)).kind == "applied"
+        fh.step()
+    raise AssertionError("twelve packets where every budget tried plays the same move")
+
+
+@pytest.mark.parametrize("named", [20, None])
+def test_the_host_plays_within_the_budget_its_packet_named(tmp_path: Path, named: int | None) -> None:
+    """A budget changed by `game config` applies from the next packet: the takeover of the packet
+    waiting now is played within the budget that packet names (`named`), or, a packet published
+    without a deadline naming none, within the default, as the audit recomputes it."""
+    start = Timing(deadline=3600, on_timeout="bot", bot_turns=named) if named else Timing()
+    clock, host, fh, seats, ids = clocked_game(tmp_path, start, str(tmp_path / "g.db"))
+    seat, seq, audited, later = _a_packet_two_budgets_tell_apart(host, fh, seats, named or TAKEOVER_TURNS)
+    deadline = seats[seat].latest().packet.doc.deadline
+    assert (deadline.bot_turns if deadline else None) == named
+    host.set_timing(replace(start, deadline=3600, on_timeout="bot", bot_turns=later))  # the clock restarts
+    clock.advance(3601)
+    seen = view(host.live_state(), seat)
+    with pytest.raises(Conflict, match="only its timeout policy's move"):
+        _play_for(host, seat, "timeout", policy_move(seen, seat, "bot", host.game_id(), seq, later))
+    assert _play_for(host, seat, "timeout", audited).kind == "applied"
+    fh.step()  # the next packet names the game's budget now
+    after = host.status()["to_move"]
+    assert seats[after].latest().packet.doc.deadline.bot_turns == later
+    host.close()
