@@ -120,15 +120,22 @@ class _Server:
             raise RuntimeError(f"{exc}\n{log.read_text(errors='replace')[-2000:] if log.exists() else ''}") from None
 
 
-def _kill_group(proc: subprocess.Popen | None, sig: int = signal.SIGTERM) -> None:
+def _end(proc: subprocess.Popen | None, graceful: bool = True) -> None:
+    """End a server started in a session of its own: SIGTERM and its own shutdown (Dovecot's
+    takes a second: its master sleeps one after telling its log process to quit), or at once,
+    SIGKILL to its whole process group, where nothing it would still do matters (a test's end;
+    every mail it took is on disk already). A shutdown that hangs ends so too."""
     if proc is None or proc.poll() is not None:
         return
-    proc.send_signal(sig)
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    if graceful:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(15)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 @dataclass
@@ -246,8 +253,8 @@ protocol imap {{
     def ports(self) -> list[int]:
         return [self.port, self.imaps_port, self.lmtp_port, self.auth_port]
 
-    def stop(self) -> None:
-        _kill_group(self.proc)
+    def stop(self, graceful: bool = True) -> None:
+        _end(self.proc, graceful)
         self.proc = None
 
     def restart(self, down: float = 0.0) -> None:
@@ -345,6 +352,13 @@ lmtp      unix  -       -       n       -       -       lmtp
 anvil     unix  -       -       n       -       1       anvil
 scache    unix  -       -       n       -       1       scache
 """)
+        # Postfix reads a table or main.cf changed within the last second or two again and again,
+        # 0.3 s apart, until it has "cooled down" (it may be being edited): every postconf of
+        # `postfix start`'s checks waited so, 2 s a start. Written whole just now, they are dated
+        # back a minute.
+        cooled = time.time() - 60
+        for name in ("main.cf", "master.cf", "vmailbox"):
+            os.utime(self.conf / name, (cooled, cooled))
 
     name = "postfix"
 
@@ -410,7 +424,7 @@ def stop_real_mail(servers: RealMail, keep_logs: Path | None = None) -> None:
     try:
         servers.postfix.stop()
     finally:
-        servers.dovecot.stop()
+        servers.dovecot.stop(graceful=False)
         for log in (servers.dovecot.base / "dovecot.log", servers.postfix.base / "postfix.log"):
             if keep_logs is not None and log.exists():
                 shutil.copy(log, keep_logs / log.name)
