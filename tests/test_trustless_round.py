@@ -176,3 +176,32 @@ def test_a_whole_round_dealt_with_tokens_only(ruleset, seed, needs):
         audit.check_openings(orders, {slot: orders[slot[0]][(slot[1] + 1) % len(orders[slot[0]])]})
     with pytest.raises(Exception, match="p2 did not reveal"):
         audit.open_round(game, 1, seat.shares, seat.stacks, {p: revealed[p] for p in ("p0", "p1")})
+
+
+def test_opening_a_round_costs_one_multiplication_a_slot() -> None:
+    """The round's audit opens each slot with the seats' revealed keys summed (x1 c1 + ... + xn c1
+    is (x1 + ... + xn) c1): one scalar multiplication a slot, however many seats, and every stack
+    still opens to its cards."""
+    from group_ops import counted
+
+    from pbem.protocol.mental.group import seeded_scalars
+    from pbem.protocol.mental.shuffle import shuffle
+    from pbem.protocol.trustless import keys as K
+    from pbem.protocol.trustless.stacks import game_stacks, initial
+    from pbem.protocol.trustless.table import TrustlessGame
+
+    players = ("p0", "p1", "p2", "p3")
+    game = TrustlessGame("trust-0000abcd", "classic", players, frozenset(), tuple(game_stacks("classic", 4)))
+    rng = seeded_scalars(b"open a round")
+    secrets = {p: K.SeatKeys.new(rng) for p in players}
+    shares = {p: {e: k.public for e, k in secrets[p].shares.items()} for p in players}
+    joint = K.joint_keys(shares)
+    stacks = {s.label: shuffle(joint[s.round_no], initial(s), rng)[0] for s in game.stacks}
+    revealed = {p: secrets[p].secret_hex()["2"] for p in players}
+    with counted() as ops:
+        orders = audit.open_round(game, 2, shares, stacks, revealed)
+    opened = [s for s in game.stacks if s.round_no == 2]
+    assert sorted(orders) == sorted(s.label for s in opened)
+    for s in opened:
+        assert sorted(orders[s.label]) == sorted(s.cards) and orders[s.label] != list(s.cards)
+    assert ops["mul"] == sum(len(s.cards) for s in opened), ops

@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.state import RoundState
 from pbem.protocol.crypto import Identity, canonical_json
-from pbem.protocol.mental.elgamal import open_with
+from pbem.protocol.mental.elgamal import decrypt
 from pbem.protocol.mental.group import random_scalar, seeded_scalars
 from pbem.protocol.trustless import keys as K
 from pbem.protocol.trustless import setup as S
@@ -43,8 +43,8 @@ class Table:
         orders = {}
         for s in self.game.stacks:
             cts = self.seats[self.game.players[0]].stacks[s.label]
-            orders[s.label] = [card_of(open_with(ct, [ct.c1 * self.secrets[p].shares[s.round_no].secret
-                                                      for p in self.game.players]), s) for ct in cts]
+            secret = sum(self.secrets[p].shares[s.round_no].secret for p in self.game.players)
+            orders[s.label] = [card_of(decrypt(ct, secret), s) for ct in cts]
         return deal_in_order(self.game, round_no, orders)  # type: ignore[arg-type]
 
     def layout(self, round_no: int) -> Layout:

@@ -83,10 +83,17 @@ def open_with(ct: Ciphertext, tokens: list[Point]) -> Point:
     return ct.c2 - point_sum(tokens)
 
 
+def decrypt(ct: Ciphertext, secret: int) -> Point:
+    """The plaintext point, given the whole secret of the joint key (every seat's share summed:
+    the tokens x_1 c1 + ... + x_n c1 add up to (x_1 + ... + x_n) c1, one multiplication)."""
+    return ct.c2 - ct.c1 * secret
+
+
 __all__ = [
     "GENERATOR",
     "Ciphertext",
     "KeyShare",
+    "decrypt",
     "encrypt",
     "joint_key",
     "open_with",

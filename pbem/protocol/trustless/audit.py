@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engine.state import RoundState
 from pbem.errors import BadPacket, listed, msg
-from pbem.protocol.mental.elgamal import open_with
+from pbem.protocol.mental.elgamal import decrypt
 from pbem.protocol.mental.group import Point
 from pbem.protocol.mental.proofs import BadProof
 from pbem.protocol.trustless.keys import check_revealed
@@ -28,14 +28,14 @@ def open_round(game: TrustlessGame, round_no: int, shares: dict[str, dict[int, P
         raise BadPacket(msg("round {round} cannot be opened: {seats} did not reveal its key", round=round_no,
                           seats=listed(missing)),
                         hint=msg("a seat that never reveals stalls the audit; the audit names it"))
-    secrets = [check_revealed(p, round_no, shares[p][round_no], revealed[p]) for p in game.players]
+    secret = sum(check_revealed(p, round_no, shares[p][round_no], revealed[p]) for p in game.players)
     orders = {}
     for s in game.stacks:
         if s.round_no != round_no:
             continue
         cards = []
         for i, ct in enumerate(stacks[s.label]):
-            card = card_of(open_with(ct, [ct.c1 * x for x in secrets]), s)
+            card = card_of(decrypt(ct, secret), s)
             if card is None:
                 raise BadProof(msg("slot {slot} opens to no card of its stack", slot=f"{s.label} #{i}"))
             cards.append(card)
