@@ -221,6 +221,32 @@ def test_a_correct_shuffle_verifies_and_keeps_the_cards(n, seed):
     assert opened == [open_with(deck[perm[i]], [deck[perm[i]].c1 * k.secret for k in shares]) for i in range(n)]
 
 
+def test_checking_a_shuffle_proof_costs_eight_multiplications_a_card():
+    """A shuffle proof's check: eight scalar multiplications a card and four more (the challenge
+    folded into each card's scalar, not multiplied into three sums after them); a stack's first
+    shuffle, of the public trivial encryptions, one a card fewer (the identity times anything is
+    the identity); the generators' sum is computed once for a stack's size, not at each check."""
+    from group_ops import counted
+
+    n = 12
+    y = joint_key([k.public for k in keys(3)])
+    rng = seeded_scalars(b"count")
+    first = [trivial(hash_to_point("test card", bytes([i]))) for i in range(n)]
+    mid, perm, rands = shuffle(y, first, rng)
+    proof1 = prove_shuffle(y, first, mid, perm, rands, CTX, rng)
+    out, perm, rands = shuffle(y, mid, rng)
+    proof2 = prove_shuffle(y, mid, out, perm, rands, CTX, rng)
+    check_shuffle(y, mid, out, proof2, CTX)  # the generators for n cards made
+    with counted() as second:
+        check_shuffle(y, mid, out, proof2, CTX)
+    with counted() as opening:
+        check_shuffle(y, first, mid, proof1, CTX)
+    assert second["mul"] == 8 * n + 4 and opening["mul"] == 7 * n + 4, (second, opening)
+    assert second["add"] + second["sub"] <= 9 * n + 8, second
+    with pytest.raises(BadProof):  # and it still refuses a wrong one
+        check_shuffle(y, mid, out[1:] + out[:1], proof2, CTX)
+
+
 def _changes(y: Point, out: list[Ciphertext], i: int) -> dict[str, list[Ciphertext]]:
     """Every way to change output i alone (or i with one neighbour, for swaps and duplicates)."""
     n = len(out)

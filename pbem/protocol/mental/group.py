@@ -65,6 +65,7 @@ _sodium = _Sodium()
 ORDER = 2**252 + 27742317777372353535851937790883648493
 POINT_BYTES = 32
 SCALAR_BYTES = 32
+_ZERO = bytes(POINT_BYTES)  # the identity's encoding
 _LABEL = b"pbem/v1 mental "
 
 
@@ -94,6 +95,10 @@ class Point:
         return cls(data)
 
     def __add__(self, other: Point) -> Point:
+        if other.raw == _ZERO:  # the identity, as a stack's first encryption holds it: nothing to add
+            return self
+        if self.raw == _ZERO:
+            return other
         return Point(_sodium.add(self.raw, other.raw))
 
     def __sub__(self, other: Point) -> Point:
@@ -103,6 +108,8 @@ class Point:
         return IDENTITY - self
 
     def __mul__(self, k: int) -> Point:
+        if self.raw == _ZERO:  # the identity times anything is the identity
+            return self
         return Point(_sodium.mul(scalar_bytes(k), self.raw))
 
     __rmul__ = __mul__
@@ -118,10 +125,10 @@ class Point:
 
     @property
     def is_identity(self) -> bool:
-        return self.raw == bytes(POINT_BYTES)
+        return self.raw == _ZERO
 
 
-IDENTITY = Point(bytes(POINT_BYTES))
+IDENTITY = Point(_ZERO)
 GENERATOR = Point(bytes.fromhex("e2f2ae0a6abc4e71a884a961c500515f58e30b6aa582dd8db6a65945e08d2d76"))
 
 
@@ -131,9 +138,11 @@ def base_mul(k: int) -> Point:
 
 
 def point_sum(points: list[Point]) -> Point:
-    acc = IDENTITY.raw
+    acc = _ZERO
     for p in points:
-        acc = _sodium.add(acc, p.raw)
+        if p.raw == _ZERO:  # the identity adds nothing
+            continue
+        acc = p.raw if acc == _ZERO else _sodium.add(acc, p.raw)
     return Point(acc)
 
 
