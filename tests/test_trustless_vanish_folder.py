@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, SEATS4, cli_game, start_bots, start_host, wait_all
+from pbem_helpers import SEATS, SEATS4, cli_app, cli_game, run_cli, start_bots, start_host, wait_all
 from processes import pbem
 
 from pbem.folder.layout import GameFolder
@@ -27,13 +27,18 @@ def _packets(folder: Path) -> list:
 
 
 def _timed_game(tmp_path: Path, seats: list[str] = SEATS4, deadline: str = "4s") -> tuple[Path, Path, dict[str, Path]]:
-    """The game, made and served by real processes, with a short deadline: a seat still waited for
-    past it and the grace is declared gone (a seat that answers is never late but on a very slow
-    machine: the tests where a seat may be late before the killed one give more time)."""
-    db, folder, homes = cli_game(tmp_path, seats, trustless=True)
-    timed = pbem("game", "config", "t", "--db", db, "--deadline", deadline, "--grace", "1s", "--on-timeout", "discard",
-                 "--remind", "50%", home=homes["referee"], timeout=60)
-    assert timed.returncode == 0, timed.stdout + timed.stderr
+    """The game, made by the commands of docs/playing.md run in this process (the set-up is not
+    these tests' point; tests/test_trustless_folder.py makes one by real processes), with a short
+    deadline: a seat still waited for past it and the grace is declared gone (a seat that answers
+    is never late but on a very slow machine: the tests where a seat may be late before the
+    killed one give more time). The game is served and played by real processes."""
+    from pbem.cli import deadlines
+
+    db, folder, homes = cli_game(tmp_path, seats, trustless=True, in_process=True)
+    app = cli_app()
+    deadlines.register(app)
+    run_cli(app, ["game", "config", "t", "--db", db, "--deadline", deadline, "--grace", "1s", "--on-timeout", "discard",
+                  "--remind", "50%"], homes["referee"])
     return db, folder, homes
 
 
