@@ -16,12 +16,11 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from pbem_helpers import check_game, wait_all
-from processes import PBEM, cli_env, new_keys, pbem, start
+from pbem_helpers import check_game, cli_app, keys_here, run_cli, wait_all
+from processes import PBEM, cli_env, pbem, start
 from realmail import RealMail, start_real_mail, stop_real_mail
 
 from pbem.host import referee as H
@@ -39,18 +38,18 @@ def _env(home: Path, who: str) -> dict[str, str]:
 
 
 def _setup(root: Path, s: RealMail) -> tuple[Path, dict[str, Path]]:
+    """Keys, each person's mail (IMAP, SMTP submission, the club's CA) and the game, by the same
+    commands in this process: the set-up is not the point (test_real_mail.py runs `pbem mail
+    setup` as a process of its own), the game after it is."""
     homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
-    pubs = new_keys({"referee" if n == "host" else n: h for n, h in homes.items()})
+    pubs = keys_here({"referee" if n == "host" else n: h for n, h in homes.items()})
     db = root / "saves" / "t.db"
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
-    # each person's mail, once (IMAP, SMTP submission, the club's CA): all at once, as four
-    # people at their own machines would
-    with ThreadPoolExecutor(len(homes)) as pool:
-        for done in [pool.submit(pbem, "mail", "setup", "--imap", s.dovecot.url(n), *s.smtp_args(n), "--ca-file",
-                                 s.ca, home=h, ok=True) for n, h in homes.items()]:
-            done.result()
-    pbem("game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db,
-         home=homes["host"], cwd=root, ok=True)
+    app = cli_app()
+    for n, h in homes.items():
+        run_cli(app, ["mail", "setup", "--imap", s.dovecot.url(n), *s.smtp_args(n), "--ca-file", s.ca], h)
+    run_cli(app, ["game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db],
+            homes["host"])
     return db, homes
 
 
