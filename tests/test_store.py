@@ -134,6 +134,34 @@ def test_opening_a_store_of_this_schema_asks_only_its_revision(store_url: str) -
     assert [s for s in said if s != "BEGIN"] == ["SELECT version_num FROM alembic_version"]
 
 
+def test_opening_a_games_host_looks_the_game_up_once(store_url: str, tmp_path: Path) -> None:
+    """Opening the host of a game by its name (every host command does: pbem.host.games.open_game)
+    looks the game up in the store once, for either kind of game: the host takes the game as
+    the store found it."""
+    from pbem.host import blind
+    from pbem.host.games import open_game
+
+    ids = _keys(tmp_path, ["host", "a", "b", "c"])
+    seats = [(n, ids[n].public) for n in "abc"]
+    H.create_game(store_url, "oak", ids["host"], "classic", seats, [])
+    blind.create_game(store_url, "duo", ids["host"], "classic", seats, [])
+    said: list[str] = []
+
+    def record(conn: object, cursor: object, statement: str, *rest: object) -> None:
+        said.append(statement)
+
+    for name, kind in (("oak", "Host"), ("duo", "BlindHost")):
+        said.clear()
+        event.listen(Engine, "before_cursor_execute", record)
+        try:
+            with open_game(store_url, name) as host:
+                assert type(host).__name__ == kind and host.status()["name"] == name
+        finally:
+            event.remove(Engine, "before_cursor_execute", record)
+        # Store.locate's one statement: both kinds' games, by name or id
+        assert len([s for s in said if "trustless_games" in s and "UNION ALL" in s]) == 1, said
+
+
 @pytest.mark.slow  # a PostgreSQL server of its own, restarted: 3-6 s
 def test_a_store_goes_on_when_its_server_restarts() -> None:
     """A PostgreSQL store open in a long-running process (a daemon) whose server restarts: its

@@ -270,13 +270,13 @@ def game_status(game: str | None, store: str | None, db: Path | None) -> GameSta
     from pbem.host.store import Store
 
     with Store(url) as st:
-        game_id, trustless = st.locate(game)
-        if trustless:
+        found = st.locate(game)
+        if found.trustless:
             from pbem.host.blind import BlindHost
 
-            with BlindHost(st, game=game_id) as b:
+            with BlindHost(st, game=found) as b:
                 return b.status()
-        return st.status(game_id)
+        return st.status(found.id)
 
 
 @dataclass

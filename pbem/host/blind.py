@@ -50,7 +50,7 @@ from pbem.host.interface import (
 )
 from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, clock_says, replaced
-from pbem.host.store import Store
+from pbem.host.store import Located, Store
 from pbem.host.tables import trustless_activity as ACTIVITY
 from pbem.host.tables import trustless_games as GAMES
 from pbem.host.tables import trustless_joins as JOINS
@@ -82,14 +82,15 @@ _Said = TypeVar("_Said")
 
 
 class BlindHost(Closing):
-    """The trustless game `game` (name or id; None: the store's only game) of `store` (a path:
-    a SQLite store, such as a blind host's file of an older pbem, which opening upgrades)."""
+    """The trustless game `game` (name or id; None: the store's only game; or as the store
+    located it) of `store` (a path: a SQLite store, such as a blind host's file of an older
+    pbem, which opening upgrades)."""
 
     def __init__(self, store: Store | Path | str, identity: Identity | None = None, clock: Clock = REAL, *,
-                 game: str | None = None) -> None:
+                 game: str | Located | None = None) -> None:
         self.store, self._owns_store = open_store(store)
         try:
-            game_id, trustless = self.store.locate(game)
+            game_id, trustless = game if isinstance(game, Located) else self.store.locate(game)
             if not trustless:
                 raise UsageError(msg("game {game} is not a trustless game", game=repr(game or game_id)))
             with self.store.read() as c:

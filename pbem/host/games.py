@@ -27,16 +27,16 @@ def open_game(store: Store | str, game: str | None) -> GameHost:
     st = Store(store) if isinstance(store, str) else store
     owned = st is not store  # closed with the host
     try:
-        game_id, trustless = st.locate(game)
-        if trustless:
+        found = st.locate(game)
+        if found.trustless:
             from pbem.host.blind import BlindHost
 
-            blind = BlindHost(st, game=game_id)
+            blind = BlindHost(st, game=found)
             blind._owns_store = owned
             return blind
         from pbem.host.referee import Host
 
-        host = Host(st, game=game_id)
+        host = Host(st, game=found)
         host._owns_store = owned
         return host
     except BaseException:

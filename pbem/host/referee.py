@@ -51,7 +51,7 @@ from pbem.host.settings import (
     settings_of,
     standing_of,
 )
-from pbem.host.store import Store
+from pbem.host.store import Located, Store
 from pbem.host.tables import GAME_ROW, games, packets, rounds, seats
 from pbem.host.tables import talk as talk_table
 from pbem.names import HOST
@@ -87,15 +87,17 @@ class Host(Closing):
     """One game of a store, as its referee. A context manager: `with Host(...) as host:`.
 
     `store` is a Store, a URL or a SQLite path (then the Host opens it and closes it);
-    `game` is the game's name or id, or None for the only game of the store. Every time it
+    `game` is the game's name or id, None for the only game of the store, or the game as the
+    store located it (not looked up again). Every time it
     stamps or acts on (deadlines) comes from `clock` (pbem/host/clock.py).
     """
 
     def __init__(self, store: Store | Path | str, identity: Identity | None = None, clock: Clock = REAL, *,
-                 game: str | None = None) -> None:
+                 game: str | Located | None = None) -> None:
         self.store, self._owns_store = open_store(store)
         try:
-            game_id, trustless = self.store.locate(game)  # its own read, before this one: one connection, not two at once
+            # its own read, before this one: one connection, not two at once
+            game_id, trustless = game if isinstance(game, Located) else self.store.locate(game)
             if trustless:
                 raise UsageError(msg("game {game} is a trustless game: its host is blind", game=repr(game)))
             with self.store.read() as c:

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Table,
@@ -56,6 +56,14 @@ def shown(url: str) -> str:
 def _first_line(exc: BaseException) -> str:
     orig = getattr(exc, "orig", None) or exc
     return (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+
+
+class Located(NamedTuple):
+    """A game of a store as `Store.locate` found it. A host given one opens that game without
+    looking it up again."""
+
+    id: str
+    trustless: bool  # a blind host's game (trustless_games), else a referee's (games)
 
 
 def dialect_insert(c: Connection, table: Table) -> Any:
@@ -199,7 +207,7 @@ class Store(Closing):
         """The id of the game called `name` (or with that id); without a name, the only game."""
         return self.locate(name)[0]
 
-    def locate(self, name: str | None) -> tuple[str, bool]:
+    def locate(self, name: str | None) -> Located:
         """find's id, and whether the game is a trustless one (trustless_games: a blind host's)."""
         both = union_all(select(games.c.id, games.c.name, false().label("trustless")),
                          select(trustless_games.c.id, trustless_games.c.name, true().label("trustless"))).subquery()
@@ -207,7 +215,7 @@ class Store(Closing):
             if name is None:
                 rows = c.execute(select(both).order_by(both.c.name).limit(3)).all()
                 if len(rows) == 1:
-                    return str(rows[0].id), bool(rows[0].trustless)
+                    return Located(str(rows[0].id), bool(rows[0].trustless))
                 if not rows:
                     raise UsageError(msg("store {store} holds no game", store=repr(self.label)),
                              hint=msg("create one with 'pbem game new'"))
@@ -222,7 +230,7 @@ class Store(Closing):
                 raise UsageError(msg("no game {name} in store {store}", name=repr(name), store=repr(self.label)),
                                  hint=msg("games there: {names}", names=", ".join(have[:5]) + ("..." if len(have) > 5 else ""))
                                  if have else msg("the store holds no game yet"))
-            return str(rows[0].id), bool(rows[0].trustless)
+            return Located(str(rows[0].id), bool(rows[0].trustless))
 
     def name_taken(self, c: Connection, name: str) -> bool:
         """Whether a game of either kind is called `name` (read in the caller's transaction)."""

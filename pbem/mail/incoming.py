@@ -173,15 +173,16 @@ class Router:
     def _add(self, store: Any) -> None:
         """A host for each game of `store` not routed yet (the trustless modules load only for such a game)."""
         from pbem.host.referee import Host
+        from pbem.host.store import Located
 
         for gid in store.game_ids():
             if gid not in self.hosts:
-                self.hosts[gid] = Host(store, game=gid)
+                self.hosts[gid] = Host(store, game=Located(gid, False))
         for gid, _name, _status in store.trustless_list():
             if gid not in self.hosts:
                 from pbem.host.blind import BlindHost
 
-                self.hosts[gid] = BlindHost(store, game=gid)
+                self.hosts[gid] = BlindHost(store, game=Located(gid, True))
 
     def close(self) -> None:
         for store in self.stores:
