@@ -44,7 +44,8 @@ PBEM = Path(__file__).resolve().parents[1] / "pbem"
 
 # Runs pbem's real entry point with the arguments given, watching Python's audit events: each
 # file opened (read or written), store connected to, socket connected or bound, name looked up,
-# mail server opened and process started; then prints its exit code and what it saw.
+# mail server opened and process started; then prints its exit code and what it saw, and the
+# modules the command loaded (sys.modules as it ends, read).
 PROBE = """
 import json, os, sys
 seen = []
@@ -73,6 +74,7 @@ try:
 except SystemExit as exc:
     code = exc.code
 print("\\nWATCHED", code, json.dumps(seen))
+print("LOADED", json.dumps(sorted(sys.modules)))
 """
 
 
@@ -86,7 +88,9 @@ class Seen:
                              env={k: v for k, v in full.items() if v is not None}, stdin=stdin)
         assert "WATCHED" in run.stdout, run.stdout + run.stderr
         self.out, record = run.stdout.rsplit("WATCHED", 1)
+        record, loaded = record.split("\nLOADED ")
         code, events = record.split(" ", 2)[1:]
+        self.modules: set[str] = set(json.loads(loaded))
         assert code in codes, f"pbem {' '.join(args)} failed ({code}): {run.stderr}"
         self.events: list[tuple[str, str]] = [tuple(e) for e in json.loads(events)]  # type: ignore[misc]
 
@@ -197,14 +201,24 @@ def test_status_needs_no_key_and_leaves_the_store_as_it_was(game: dict) -> None:
     assert store.read_bytes() == before
 
 
-def test_apply_touches_no_network_or_mail(game: dict, tmp_path: Path) -> None:
+def test_apply_touches_no_network_or_mail_and_loads_only_its_work(game: dict, tmp_path: Path) -> None:
     """The host applying a move file: its store changes and the next packets are written, and
-    nothing goes to a network or a mail server."""
+    nothing goes to a network or a mail server. It loads what that work needs, and neither
+    Alembic (the migrations: only a store of an older schema needs them), nor SQLAlchemy's ORM
+    (the store is SQLAlchemy Core), nor the module of any other command."""
+    from pbem.cli import PARTS, whole
+
     root = game["root"]
     shutil.copyfile(root / "game.db", tmp_path / "copy.db")
     seen = Seen(["apply", "t", "--db", str(tmp_path / "copy.db"), "move.pbem", "--out", str(tmp_path / "out")],
                 {"PBEM_HOME": str(game["homes"]["referee"]), "PBEM_PASSPHRASE": ""}, root)
     assert seen.of("network", "mail", "process") == [] and list((tmp_path / "out").glob("*.pbem"))
+    app = whole()
+    commands = [*app.registered_commands, *(c for g in app.registered_groups for c in g.typer_instance.registered_commands)]  # type: ignore[union-attr]
+    others = {c.callback.__module__ for c in commands if c.callback is not None} | {f"pbem.cli.{part}" for part in PARTS}
+    others.discard(next(c.callback.__module__ for c in app.registered_commands if c.name == "apply"))
+    assert "pbem.cli.games" in others
+    assert seen.modules & {"alembic", "sqlalchemy.orm", *others} == set() and "sqlalchemy" in seen.modules
 
 
 @pytest.fixture(scope="module")

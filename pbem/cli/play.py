@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -446,8 +447,13 @@ def register(app: typer.Typer, only: str | None = None) -> None:
     command line converts only the command it runs)."""
     if only in (None, "game"):
         app.add_typer(game_app, name="game")
-    from pbem.cli.games import games
+    commands: tuple[tuple[str, Callable[..., None] | None], ...] = (
+        ("join", join), ("apply", apply), ("show", show), ("move", move), ("status", status), ("packet", packet),
+        ("games", None), ("demo", demo))  # `pbem games`: a module of its own, loaded for a command line that runs it
+    for name, fn in commands:
+        if only in (None, name):
+            if fn is None:
+                from pbem.cli.games import games
 
-    for fn in (join, apply, show, move, status, packet, games, demo):
-        if only in (None, fn.__name__):
-            app.command(fn.__name__)(fn)
+                fn = games
+            app.command(name)(fn)
