@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import start_bots, wait_all
+from pbem_helpers import cli_app, run_cli, start_bots, wait_all
 from processes import PBEM, cli_env
 from test_club import SEATS, club, run
 
@@ -54,16 +54,20 @@ def _daemon(root: Path, home: Path, store_url: str, n: int) -> subprocess.Popen:
 @pytest.mark.slow
 @pytest.mark.game
 def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_daemons(
-        tmp_path: Path, store_url: str) -> None:
+        tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A trustless game and a classic one in one store (SQLite or PostgreSQL), each played to its
     end by bots over its folder, served by two `pbem host run --all` sharing the store's games by
     their leases; then the trustless game is audited from the store, every round, by a real
-    process, and `pbem games` says both are over."""
-    homes = club(tmp_path, ["oak"], store=store_url)
+    process, and `pbem games` says both are over. The games are made in this process (by the
+    library for the classic one, by the same commands for the trustless one): the test above
+    makes them by real processes."""
+    monkeypatch.chdir(tmp_path)  # as the daemons run: a database server's games keep their files in saves/ here
+    homes = club(tmp_path, ["oak"], store=store_url, by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
-    run(tmp_path, homes["referee"], "game", "new", "duo", "--host", "referee", *players, "--trustless",
-        "--store", store_url)
-    run(tmp_path, homes["referee"], "folder", "init", "duo", tmp_path / "shared" / "duo", "--store", store_url)
+    app = cli_app()
+    run_cli(app, ["game", "new", "duo", "--host", "referee", *players, "--trustless", "--store", store_url],
+            homes["referee"])
+    run_cli(app, ["folder", "init", "duo", tmp_path / "shared" / "duo", "--store", store_url], homes["referee"])
     started = time.monotonic()
     daemons = [_daemon(tmp_path, homes["referee"], store_url, n) for n in (1, 2)]
     shared = "holding 1 of 2 active games; 2 daemon(s) share the store"
