@@ -311,7 +311,7 @@ def test_a_seat_with_no_move_sends_the_tokens_the_mover_waits_for(tmp_path: Path
         assert [tok.to for tok in block.doc.tokens] == ["all"]
         for seat in t.seats.values():
             seat.table.take(read_blocks(block.armored())[0].doc, head[0])
-            seat._learn(block.doc)
+            seat._learn(block.doc, True)
     assert {tb.waiting().step for tb in tables} == {"move"}
     top = tables[0].round.ledger.layout.goals["top"]
     assert top in t.seats["ann"].seat.opened and top not in t.seats["bob"].seat.opened

@@ -118,8 +118,10 @@ class Follower:
         self.declared: list[tuple[int, Gone]] = []  # the packets that declared seats gone
         self._seat_keys = {p.name: PublicKey.decode(p.key) for p in self.inv.doc.seats}
 
-    def follow(self, packet: Signed[Packet]) -> list[str]:
-        """Follow the next packet of the chain; returns a line per block it relayed."""
+    def follow(self, packet: Signed[Packet], *, check: bool = True) -> list[str]:
+        """Follow the next packet of the chain; returns a line per block it relayed. With `check`
+        false the proofs in its blocks are not checked (a packet this seat's key checked before:
+        pbem/seat/checked.py); every signature and link of the chain still is."""
         doc = packet.doc
         if packet.signer.encode() != self.inv.doc.host.key:
             raise BadSignature(t("packet {seq} is not signed by the host of game {game}", seq=doc.seq, game=self.inv.game))
@@ -140,8 +142,8 @@ class Follower:
                 lines.append(t("{seat} joined (key shares checked)", seat=block.doc.seat))
             else:
                 ended = len(self.table.ended)
-                lines.append(render(self.table.take(block.doc, seq)))
-                self._learn(block.doc)
+                lines.append(render(self.table.take(block.doc, seq, check=check)))
+                self._learn(block.doc, check)
                 self.log.append((doc.seq, block.doc, self.table.ended[-1].round_no if len(self.table.ended) > ended
                                  else None))
         self.head = (doc.seq, packet.hash)
@@ -173,8 +175,8 @@ class Follower:
     def _declared(self) -> None:
         """What a seat does when seats are declared gone (a spectator: nothing)."""
 
-    def _learn(self, doc: Mental) -> None:
-        """What a seat does with a block it followed (a spectator holds no slot)."""
+    def _learn(self, doc: Mental, check: bool) -> None:
+        """What a seat does with a block it followed, its proofs checked or not (a spectator holds no slot)."""
 
     def _joined(self, join: Join) -> None:
         """What a seat does with a join it followed (a spectator holds no share)."""
@@ -212,12 +214,12 @@ class TrustlessSeat(Follower):
             self.seat = TableSeat(self.table.game, self.me, self.identity, self.keys, self._seat_keys,
                                   self.table.shares, self.table.stacks)
 
-    def _learn(self, doc: Mental) -> None:
+    def _learn(self, doc: Mental, check: bool) -> None:
         self._ready()
         if self.seat is not None and doc.seat != self.me:
             for t in doc.tokens or []:  # proofs unchecked where the table checks none (checked before), and
                 if t.to in ("all", self.me):  # a public token's where the table checked it as it took the block
-                    self.seat.receive(M.bundle(t), check=self.table.check_proofs, known=self.table.pub)
+                    self.seat.receive(M.bundle(t), check=check and self.table.check_proofs, known=self.table.pub)
         if self.seat is not None:
             for v, points in self.table.vanished.stood_in.items():  # a gone seat's tokens, from the quorum's shares
                 if v != self.me:

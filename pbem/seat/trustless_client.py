@@ -78,19 +78,15 @@ class TrustlessClient(Generic[Where]):
         if not self.ts.head[0]:  # a fresh follower: the packets this seat's key checked before
             self.checked = read_checked(self.home, self.identity, self.inv, self.seat)
         upto = checked_in(self.checked, chain, self.ts.head[0])  # need no proof checked again
-        last, checking = None, self.ts.table.check_proofs
-        try:
-            for packet in chain:
-                if packet.doc.seq != self.ts.head[0] + 1:
-                    break  # a gap: the packets after it wait for it (mail out of order, a folder mid-sync)
-                self.ts.table.check_proofs = checking and packet.doc.seq > upto
-                lines += self.ts.follow(packet)
-                last = packet
-        finally:
-            self.ts.table.check_proofs = checking
+        last = None
+        for packet in chain:
+            if packet.doc.seq != self.ts.head[0] + 1:
+                break  # a gap: the packets after it wait for it (mail out of order, a folder mid-sync)
+            lines += self.ts.follow(packet, check=packet.doc.seq > upto)
+            last = packet
         if last is not None and (host := self._host_key()) is not None:  # joined: kept in the key home,
             save_packet(self.home, last, host)  # the newest packet followed is what 'pbem games' reads
-            if checking and last.doc.seq > upto and time.monotonic() >= self.marked_at + MARK_EVERY:
+            if self.ts.table.check_proofs and last.doc.seq > upto and time.monotonic() >= self.marked_at + MARK_EVERY:
                 self.checked = mark_checked(self.home, self.identity, self.inv, self.seat, last)
                 self.marked_at = time.monotonic()
         return lines

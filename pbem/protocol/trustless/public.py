@@ -76,6 +76,7 @@ class PublicTable:
     theft: RoundEnd | None = None  # an expansion round opened and paid whose thieves still choose
     opened_at: int = 1  # the packet that opened the current stage
     check_proofs: bool = True
+    _trusted: bool = field(default=False, init=False, repr=False)  # the block being taken is not checked (take)
     shuffle_pos: int = 0  # the place in seat order of the next seat to shuffle (a gone seat is passed)
     vanished: Vanished = field(init=False)  # the seats that vanish (docs/trustless.md §11)
     complaints: Complaints = field(init=False)  # about bad dealt shares, and their answers (§11.1)
@@ -238,9 +239,23 @@ class PublicTable:
         self.shares[join.seat] = shares
         self.joins[join.seat] = join
 
-    def take(self, doc: Mental, head: int) -> Msg:
+    @property
+    def checking(self) -> bool:
+        """Whether the block being taken has its proofs checked: the table's `check_proofs`, unless
+        its follower took it with `check` false."""
+        return self.check_proofs and not self._trusted
+
+    def take(self, doc: Mental, head: int, *, check: bool = True) -> Msg:
         """Check a mental block against the table at packet `head` (hash checked by the caller)
-        and follow it; returns a line saying what it did."""
+        and follow it; returns a line saying what it did. With `check` false its proofs are not
+        checked (a chain its follower checked before, or a replay of one checked as it was made)."""
+        self._trusted = not check
+        try:
+            return self._take(doc, head)
+        finally:
+            self._trusted = False
+
+    def _take(self, doc: Mental, head: int) -> Msg:
         step = self.step()
         sent, wanted = step_word(doc.step), step_word(step)
         if doc.seq > head:
@@ -290,7 +305,7 @@ class PublicTable:
         assert doc.shuffle is not None
         turn = self.shuffled
         body = msgspec.to_builtins(doc.shuffle)
-        if self.check_proofs:
+        if self.checking:
             self.stacks = S.check_shuffle_doc(self.game.id, doc.seat, turn, list(self.game.stacks),
                                               K.joint_keys(self.shares), self.stacks, body)
         else:  # a replay of a chain whose proofs were checked when it was made
@@ -317,7 +332,7 @@ class PublicTable:
             raise BadPacket(msg("{tokens} are not one public bundle for the slots the table waits for",
                               tokens=msg(what or "{seat}'s tokens", seat=given.maker)))
         shares = {s.label: self.shares[given.maker][s.round_no] for s in self.game.stacks}
-        for slot, tok in read_bundle(self.game.id, bundle, shares, self.cts(), check=self.check_proofs).items():
+        for slot, tok in read_bundle(self.game.id, bundle, shares, self.cts(), check=self.checking).items():
             self.pub.setdefault(slot, {})[given.maker] = tok.point
         return slots
 

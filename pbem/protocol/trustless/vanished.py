@@ -40,12 +40,13 @@ class Table(Protocol):
     pub: dict[Slot, dict[str, Point]]
     shares: dict[str, dict[int, Point]]
     dealings: dict[str, Dealing]
-    check_proofs: bool
 
     @property
     def players(self) -> tuple[str, ...]: ...
     @property
     def round_no(self) -> int: ...
+    @property
+    def checking(self) -> bool: ...
     def step(self) -> str: ...
     def base_step(self) -> str: ...
     def owing(self, step: str) -> list[str]: ...
@@ -169,13 +170,13 @@ class Vanished:
         t = self.t
         got = SI.read_shares(t.game.id, doc.seat, doc.stand_in or [], self.gone, self.debts_of,
                              lambda v, s: v in t.pub.get(s, {}), lambda v: self.images(v, doc.seat), t.cts(),
-                             self.epoch_of, check=t.check_proofs)
+                             self.epoch_of, check=t.checking)
         for v, points in got.items():
             for s, point in points.items():
                 self.debt_shares.setdefault(v, {}).setdefault(s, {})[doc.seat] = point
         boxes = SI.read_sealed(t.game.id, doc.seat, doc.stand_in or [], self.gone, t.players, self.sealed_of,
                                lambda v, to, s: (s, to) in self.sealed.get(v, {}), lambda v: self.images(v, doc.seat),
-                               lambda p: t.shares[p], t.cts(), self.epoch_of, check=t.check_proofs)
+                               lambda p: t.shares[p], t.cts(), self.epoch_of, check=t.checking)
         r, k = t.round, t.game.threshold
         for (v, to), got_boxes in boxes.items():
             for s, box in got_boxes.items():
@@ -208,7 +209,7 @@ class Vanished:
                                     seat=mover, slot=f"{slot[0]} #{slot[1]}"))
             e = self.epoch_of(slot[0])
             point = SI.read_unsealed(t.game.id, mover, slot, u, boxes, self.images(v, mover)[e], t.shares[mover][e],
-                                     t.cts()[slot], t.players.index, t.game.threshold, check=t.check_proofs)
+                                     t.cts()[slot], t.players.index, t.game.threshold, check=t.checking)
             t.pub.setdefault(slot, {})[v] = point
 
     # --- a gone seat's part of a parallel step: K holders' parts, combined ------------------------
@@ -249,7 +250,7 @@ class Vanished:
                                 seat=doc.seat, dealer=listed([str(x.dealer)[:40] for x in doc.stand_in or []])))
         self.stand[doc.seat] = SI.read(self.t.game.id, doc.seat, doc.stand_in or [], needs,
                                        lambda v: self.images(v, doc.seat), self.t.cts(), self.epoch_of,
-                                       check=self.t.check_proofs)
+                                       check=self.t.checking)
 
     def complete(self) -> tuple[list[str], list[tuple[SI.Need, int | None]]] | None:
         """Once the step waits only for gone seats and K holders gave their parts: the gone
