@@ -294,3 +294,21 @@ def test_a_saboteur_plays_out_two_turns_of_the_table() -> None:
         bot.choose(v)
         worlds[horizon] = bot.worlds
     assert worlds[None] == worlds[2.0] < 0.7 * worlds[1.0]
+
+
+def test_screening_values_the_deviations_and_pairs_two_runs(tmp_path: Path) -> None:
+    """scripts/bots_screen.py: the arena's deal, the version's changed decisions valued, and a
+    run compared with an earlier one deal by deal (itself: no difference at all)."""
+    cmd = [sys.executable, str(ROOT / "scripts" / "bots_screen.py"), "--deals", "1", "--playouts", "1",
+           "--think", "0.002", "--set", "candidates=2", "--json"]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
+    doc = json.loads(first)
+    assert (doc["table"], doc["seat_role"], doc["deals"], doc["settings"]) == ("classic5", "saboteur", 1, {"candidates": 2.0})
+    assert doc["decisions"] >= doc["deviations"] >= 0 and doc["low"] <= doc["gain"] <= doc["high"]
+    assert list(doc["gains"]) == ["0"]
+    (tmp_path / "before.json").write_text(first)
+    again = subprocess.run([*cmd[:-1], "--against", str(tmp_path / "before.json")], capture_output=True, text=True,
+                           timeout=120, check=True).stdout
+    assert "against" in again and "+0.0 points a deal" in again.splitlines()[-1]
+    bad = subprocess.run([*cmd[:2], "--set", "nonsense=1"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--set takes NAME=VALUE" in bad.stderr
