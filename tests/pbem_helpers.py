@@ -480,18 +480,25 @@ def read_until(fd: int, needle: str, timeout: float = 20.0) -> str:
     raise AssertionError(f"never saw {needle!r}; got {out[-600:]!r}")
 
 
-def imap_game(root: Path, s: MailServers, *options: str) -> tuple[Path, dict[str, Path]]:
+def imap_game(root: Path, s: MailServers, *options: str, in_process: bool = False) -> tuple[Path, dict[str, Path]]:
     """Keys, the game with everyone's address, and the host's SMTP settings, all by the CLI
-    (`options` for 'pbem game new', e.g. --trustless)."""
+    (`options` for 'pbem game new', e.g. --trustless): real processes; with `in_process`, the
+    same commands run in this process (for a test whose point comes after the set-up)."""
     homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
     # the host's key is "referee", its mailbox "host"
-    pubs = new_keys({"referee" if n == "host" else n: h for n, h in homes.items()})
+    named = {"referee" if n == "host" else n: h for n, h in homes.items()}
+    pubs = keys_here(named) if in_process else new_keys(named)
     db = root / "saves" / "t.db"
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
-    pbem("game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db, *options,
-         home=homes["host"], cwd=root, ok=True)
-    pbem("game", "smtp", "t", "--db", db, "--server", "127.0.0.1", "--port", s.smtp_port, "--security", "none",
-         "--from", s.address("host"), home=homes["host"], cwd=root, ok=True)
+    commands = [["game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db,
+                 *options],
+                ["game", "smtp", "t", "--db", db, "--server", "127.0.0.1", "--port", s.smtp_port, "--security", "none",
+                 "--from", s.address("host")]]
+    for command in commands:
+        if in_process:
+            run_cli(cli_app(), command, homes["host"])
+        else:
+            pbem(*command, home=homes["host"], cwd=root, ok=True)
     return db, homes
 
 
