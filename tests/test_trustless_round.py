@@ -205,3 +205,22 @@ def test_opening_a_round_costs_one_multiplication_a_slot() -> None:
     for s in opened:
         assert sorted(orders[s.label]) == sorted(s.cards) and orders[s.label] != list(s.cards)
     assert ops["mul"] == sum(len(s.cards) for s in opened), ops
+
+
+def test_the_public_table_maps_its_slots_once_a_shuffle() -> None:
+    """Every public bundle a follower checks reads the slots' ciphertexts: the table maps them
+    once for the stacks as they lie (hundreds of slots), not again for each bundle; a shuffle's
+    new stacks are mapped anew."""
+    from pbem.protocol.trustless import setup as S
+    from pbem.protocol.trustless.public import PublicTable
+    from pbem.protocol.trustless.stacks import game_stacks
+    from pbem.protocol.trustless.table import TrustlessGame
+
+    game = TrustlessGame("trust-0000abcd", "classic", ("p0", "p1", "p2"), frozenset(), tuple(game_stacks("classic", 3)))
+    table = PublicTable(game, stacks=S.start(list(game.stacks)))
+    first = table.cts()
+    assert table.cts() is first and len(first) == sum(len(s.cards) for s in game.stacks)
+    table.stacks = {label: cts[::-1] for label, cts in table.stacks.items()}  # as a shuffle replaces them
+    again = table.cts()
+    assert again is not first and again[("deck@1", 0)] == table.stacks["deck@1"][0] != first[("deck@1", 0)]
+    assert table.cts() is again

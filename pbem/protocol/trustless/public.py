@@ -77,6 +77,8 @@ class PublicTable:
     opened_at: int = 1  # the packet that opened the current stage
     check_proofs: bool = True
     _trusted: bool = field(default=False, init=False, repr=False)  # the block being taken is not checked (take)
+    _cts: tuple[S.Stacks | None, dict[Slot, Ciphertext]] = field(default_factory=lambda: (None, {}), init=False,
+                                                                  repr=False, compare=False)
     shuffle_pos: int = 0  # the place in seat order of the next seat to shuffle (a gone seat is passed)
     vanished: Vanished = field(init=False)  # the seats that vanish (docs/trustless.md §11)
     complaints: Complaints = field(init=False)  # about bad dealt shares, and their answers (§11.1)
@@ -321,7 +323,11 @@ class PublicTable:
     # --- tokens ---------------------------------------------------------------------------------
 
     def cts(self) -> dict[Slot, Ciphertext]:
-        return {(label, i): ct for label, cs in self.stacks.items() for i, ct in enumerate(cs)}
+        """Every slot's ciphertext in the stacks as they lie (read only: made again when a shuffle
+        replaces the stacks, not at each bundle that reads it)."""
+        if self._cts[0] is not self.stacks:
+            self._cts = (self.stacks, {(label, i): ct for label, cs in self.stacks.items() for i, ct in enumerate(cs)})
+        return self._cts[1]
 
     def _public(self, given: Tokens, want: list[Slot] | None = None, what: str | None = None) -> list[Slot]:
         """Check a public bundle (its slots exactly `want`, if given) and keep its tokens;
