@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from email import policy
 from email.parser import BytesParser
 from pathlib import Path
@@ -28,10 +29,12 @@ from pbem.auto.host_runner import MailHost
 from pbem.auto.seat_bot import MailBot
 from pbem.errors import StaleMove, UsageError
 from pbem.host import referee as H
+from pbem.host.clock import FakeClock
+from pbem.host.deadlines import Timing
 from pbem.mail.courier import Courier, smtp_settings
 from pbem.mail.incoming import MailScanner, message_blocks
 from pbem.mail.message import SmtpSettings, compose, send
-from pbem.protocol.crypto import PublicKey
+from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import read_blocks, read_file
 from pbem.seat import keys
 from pbem.seat import player as P
@@ -53,12 +56,43 @@ def smtp(tmp_path: Path):
         controller.stop()
 
 
-def mail_game(root: Path) -> tuple[Path, dict[str, Path]]:
+def mail_game(root: Path, clock: FakeClock | None = None, timing: Timing | None = None) -> tuple[Path, dict[str, Path]]:
     homes = make_homes(root, ["referee", *SEATS])
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
     db = root / "saves" / "t.db"
-    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [], EMAILS)
+    H.create_game(db, "t", ids["referee"], "classic", [(s, ids[s].public) for s in SEATS], [], EMAILS,
+                  timing=timing.to_config() if timing else None, **({"clock": clock} if clock else {}))
     return db, homes
+
+
+@dataclass
+class Polled:
+    """A game by mail in one Maildir: its MailHost and a MailBot a seat, each stepped by hand."""
+
+    db: Path
+    homes: dict[str, Path]
+    ids: dict[str, Identity]
+    host: H.Host
+    mail_host: MailHost
+    host_log: list[str]
+    bots: dict[str, MailBot]
+    logs: dict[str, list[str]]
+
+
+def polled_game(root: Path, smtp: tuple[Path, int], clock: FakeClock | None = None,
+                timing: Timing | None = None) -> Polled:
+    maildir, port = smtp
+    db, homes = mail_game(root, clock, timing)
+    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
+    host = H.Host(db, ids["referee"], *([clock] if clock else []))
+    host_log: list[str] = []
+    mail_host = MailHost(host, MailScanner([maildir]), Courier(SmtpSettings("127.0.0.1", port, "none", None, HOST_ADDR)),
+                         host_log.append)
+    logs: dict[str, list[str]] = {s: [] for s in SEATS}
+    bots = {s: MailBot(MailScanner([maildir]), ids[s], homes[s], HOST_ADDR,
+                       Courier(SmtpSettings("127.0.0.1", port, "none", None, EMAILS[s])), EMAILS[s],
+                       seed=f"mail-{s}", log=logs[s].append) for s in SEATS}
+    return Polled(db, homes, ids, host, mail_host, host_log, bots, logs)
 
 
 def messages(maildir: Path):
@@ -161,17 +195,8 @@ def test_a_waiting_mail_bot_and_host_do_not_read_again_what_they_read(tmp_path: 
     Its move went out: it does not read the kept move back at each poll (a signature check
     and a decryption each time). Damaged after it was mailed, it is not looked at again; the
     host applies the mailed move and the game goes on. The host's idle passes are cheap too."""
-    maildir, port = smtp
-    db, homes = mail_game(tmp_path)
-    ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
-    host = H.Host(db, ids["referee"])
-    host_log: list[str] = []
-    mail_host = MailHost(host, MailScanner([maildir]), Courier(SmtpSettings("127.0.0.1", port, "none", None, HOST_ADDR)),
-                         host_log.append)
-    logs: dict[str, list[str]] = {s: [] for s in SEATS}
-    bots = {s: MailBot(MailScanner([maildir]), ids[s], homes[s], HOST_ADDR,
-                       Courier(SmtpSettings("127.0.0.1", port, "none", None, EMAILS[s])), EMAILS[s],
-                       seed=f"mail-{s}", log=logs[s].append) for s in SEATS}
+    g = polled_game(tmp_path, smtp)
+    homes, host, mail_host, host_log, bots, logs = g.homes, g.host, g.mail_host, g.host_log, g.bots, g.logs
     for _ in range(10):  # the invitations, the joins, packet 1: ann's turn, her move mailed
         mail_host.step()
         for b in bots.values():
@@ -197,6 +222,64 @@ def test_a_waiting_mail_bot_and_host_do_not_read_again_what_they_read(tmp_path: 
     assert len(asked) <= 5 * 12, sorted(set(asked))
     bots["bob"].step()
     assert any("packet 2: " in line for line in logs["bob"]), logs["bob"]
+    host.close()
+
+
+def test_a_polling_host_asks_the_store_nothing_until_it_changes_or_the_clock_is_due(tmp_path: Path, smtp) -> None:
+    """A host polling its mailbox many times a second: while the store is as its last whole
+    pass left it and nothing is due on the clock, a pass looks at the mailbox and asks the store
+    nothing. A move applied by another host on the same store and a reminder coming due are each
+    acted on at the next pass."""
+    clock = FakeClock("2026-12-01T12:00:00+00:00")
+    g = polled_game(tmp_path, smtp, clock, Timing(deadline=3600))
+    db, homes, ids, host, mail_host, host_log, bots = g.db, g.homes, g.ids, g.host, g.mail_host, g.host_log, g.bots
+    for _ in range(10):  # the invitations, the joins, packet 1 mailed to ann
+        mail_host.step()
+        for s in ("bob", "cat"):
+            bots[s].step()
+        bots["ann"].read()
+        if host.head()[0] == 1:
+            break
+    for _ in range(3):  # its own mails read and settled: as quiet as it gets
+        mail_host.step()
+    asked: list[str] = []
+    event.listen(host.store.engine, "before_cursor_execute", lambda *a: asked.append(a[2]))
+    for _ in range(5):
+        assert mail_host.step() is False
+        mail_host.wait(0)
+    assert asked == []  # 11 statements a pass when every pass read the store
+    # ann's move, taken by another host on the same store (it came to that one): this one's next
+    # pass, with no mail to read, mails the packet that made to bob, whose turn it is
+    latest = latest_saved_packet(homes["ann"], host.game_id())
+    assert latest is not None
+    sp = P.open_packet(read_file(latest)[0], ids["ann"], homes["ann"])
+    with H.Host(db, ids["referee"], clock) as other:
+        other.accept(P.make_move(sp, str(legal_moves(sp.view)[0])))
+        assert other.head()[0] == 2
+    del host_log[:]
+    mail_host.step()
+    assert asked and any("bob@example.org" in line for line in host_log), host_log
+    # digests every 25 minutes from now on (set by another host): quiet until cat's is due on
+    # the host's clock, then mailed at once; bob's reminder (at half his hour) likewise
+    with H.Host(db, ids["referee"], clock) as other:
+        other.set_settings(digest="25m")
+    for _ in range(3):
+        mail_host.step()
+    del asked[:], host_log[:]
+    mail_host.step()
+    assert asked == [] and host_log == []
+    clock.advance(1550)
+    mail_host.step()
+    assert [line for line in host_log if "cat@example.org" in line and "(digest)" in line], host_log
+    assert not [line for line in host_log if "reminder" in line]
+    for _ in range(3):
+        mail_host.step()
+    del asked[:]
+    mail_host.step()
+    assert asked == []
+    clock.advance(300)
+    mail_host.step()
+    assert [line for line in host_log if "reminder" in line], host_log[-3:]
     host.close()
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -202,6 +203,30 @@ class FolderHost:
             self.stuck.pop(key, None)
 
 
+@dataclass(frozen=True)
+class Quiet:
+    """What a mail host's whole pass left: the store's version (None: not known), when the
+    clock next has something to do (`GameHost.next_tick`) and when a digest may be due (by the
+    publisher's `now`). While the store keeps that version and neither moment has come, a pass
+    has nothing to mail and nothing to tick; it still makes a whole pass every `QUIET_MAX`
+    seconds, whatever it finds."""
+
+    version: int | None
+    tick: datetime | None
+    digest: float | None
+    at: float  # time.monotonic()
+
+    def holds(self, version: int | None, host: GameHost, publisher: MailPublisher) -> bool:
+        if version is None or version != self.version or time.monotonic() - self.at >= QUIET_MAX:
+            return False
+        if self.tick is not None and host.clock.now() >= self.tick:
+            return False
+        return self.digest is None or publisher.now() < self.digest
+
+
+QUIET_MAX = 5.0
+
+
 @dataclass
 class MailHost:
     """The host reading a mail source (files or an IMAP folder), mailing packets via a Courier.
@@ -220,6 +245,7 @@ class MailHost:
     publisher: MailPublisher = field(init=False)
     game: str = field(init=False)
     head: tuple[int, str] = (0, "")  # (latest packet, status) as the last mailing read them
+    quiet: Quiet | None = None  # what the last whole pass left
 
     def __post_init__(self) -> None:
         from pbem.mail.publisher import MailPublisher
@@ -235,16 +261,20 @@ class MailHost:
     def wait(self, seconds: float) -> bool:
         """Until new mail may have come, or `seconds`; a mailbox that says when mail comes (IMAP
         IDLE) is waited on no longer than until the clock's next reminder, late notice or
-        timeout."""
-        due = self.host.next_tick()
+        timeout (as the last pass read it)."""
+        due = self.quiet.tick if self.quiet is not None else self.host.next_tick()
         longest = None if due is None else max((due - self.host.clock.now()).total_seconds(), 0.0)
         return self.source.wait(seconds, longest)
 
     def step(self) -> bool:
         """One pass; True when the game is over and everything is mailed. A pass that read no
-        mail and found nothing due on the clock mails once, first (a poll every moment asks
-        the store no more than that)."""
-        self._mail()
+        mail and found nothing due on the clock mails once, first. One that finds the store as
+        the last whole pass left it (its version) and nothing due yet on the clock looks only
+        at the mailbox: a poll every moment asks the store nothing then."""
+        version = self.host.version()
+        quiet = self.quiet is not None and self.quiet.holds(version, self.host, self.publisher)
+        if not quiet:
+            self._mail()
         read = False
         for label, msg in self.source.new_messages():
             self._message(label, msg)
@@ -253,6 +283,8 @@ class MailHost:
         if old:
             self.log(t("skipped {n} message(s) read before", n=old))
             self.source.old = 0
+        if quiet and not read:
+            return False
         ticked = self.host.tick()  # reminders, late notices, timeouts
         for out in ticked:
             self.log(words.render(out.message))
@@ -261,6 +293,7 @@ class MailHost:
         if self.head[1] == "over":  # as the last mailing read it: after the last change of this pass
             self.log(game_over_line(self.host))
             return True
+        self.quiet = Quiet(version, self.host.next_tick(), self.publisher.due, time.monotonic())
         return False
 
     def _message(self, label: str, msg: Any) -> None:

@@ -113,6 +113,9 @@ class BlindHost(Closing):
 
     # --- publishing, as pbem.host.publish asks a host ------------------------------------------
 
+    def version(self) -> int | None:
+        return self.store.version()
+
     def head(self) -> tuple[int, str]:
         with self._read() as c:
             return self._head(c)

@@ -252,3 +252,8 @@ class GameHost(Protocol):
     def next_tick(self) -> datetime | None:
         """When `tick` next has something to do (None: nothing on the clock): a watch loop that
         waits for mail wakes by then."""
+
+    def version(self) -> int | None:
+        """A number that changes with every change committed to where the game is kept, by
+        anyone (None: not known, read every time): a watch loop that finds it as it was, and the
+        clock not yet at `next_tick`, has nothing to read again."""

@@ -171,6 +171,9 @@ class Host(Closing):
         """The name of the host's key, as given to `game new --host`."""
         return self.facts.host_name
 
+    def version(self) -> int | None:
+        return self.store.version()
+
     def head(self) -> tuple[int, str]:
         """(latest packet number, status): the cheap question a watch loop asks."""
         with self.store.read() as c:

@@ -13,6 +13,7 @@ schema upgrades it in one transaction; a newer one is refused, untouched.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -82,6 +83,7 @@ class Store(Closing):
 
     def __init__(self, url: str, *, create: bool = False) -> None:
         self.url = url
+        self._watch: sqlite3.Connection | None = None  # the connection `version` asks
         self.label = shown(url)
         try:
             u = make_url(url)
@@ -280,7 +282,22 @@ class Store(Closing):
             rows = c.execute(select(seats).where(seats.c.game_id == game_id).order_by(seats.c.idx)).all()
         return _status(g, rows)
 
+    def version(self) -> int | None:
+        """A number that changes whenever a change to the store is committed (by any process, and
+        by this one): a watch loop that finds it as it was need not read again what it read
+        (SQLite's data_version, on a connection of its own that never changes anything). None
+        where no such number is kept (PostgreSQL): read every time."""
+        if not self.sqlite:
+            return None
+        if self._watch is None:
+            self._watch = sqlite3.connect(make_url(self.url).database or "", timeout=sqlite.BUSY_SECONDS,
+                                       isolation_level=None, check_same_thread=False)
+        return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
+
     def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
         self.engine.dispose()
 
 

@@ -73,6 +73,7 @@ class MailPublisher:
         self.now: Callable[[], float] = now or (lambda: host_now(host).timestamp())
         self._docs: dict[int, Packet] = {}  # packets read so far, for the digests' "since"
         self._book_kept: dict[str, MailMark] | None = None  # the book as the last delivery left it
+        self.due: float | None = None  # when `idle` may next mail a digest (see there)
 
     def deliver(self, release: Release) -> str:
         settings = self.host.settings()
@@ -105,10 +106,12 @@ class MailPublisher:
         return book
 
     def idle(self) -> list[str]:
-        """The digests whose period ran out while no new packet came."""
+        """The digests whose period ran out while no new packet came. Leaves `due`: when, by
+        `now`, the next one may be (None: none until the game's store changes)."""
         settings = self.host.settings()
         book, period, label = self._book(settings)
         seq = self.host.delivered(self.channel)
+        self.due = None
         if seq < 0:
             return []
         lines = []
@@ -124,6 +127,9 @@ class MailPublisher:
             lines += [self._talk(settings, book, n, a) for n, a in to if (n, a) not in due
                       and self.now() - book.get(n, MailMark()).at >= period]
             lines = [line for line in lines if line]
+            # past due and not mailed now: nothing owed them until the store changes
+            marks, now = [book.get(n, MailMark()) for n, _ in to], self.now()
+            self.due = min((m.at + period for m in marks if m.at + period > now), default=None)
         if not lines:
             return []
         self.host.set_settings(mail_book=book)
