@@ -461,6 +461,20 @@ def clocked_game(tmp_path: Path, timing: Timing, store: str):
     return clock, host, fh, seats, ids
 
 
+def bots_end_the_round(host: H.Host, fh: FolderHost, seats: dict[str, FolderSeat], ids: dict[str, Identity]) -> None:
+    """clocked_game's round played to its end by a smart bot on every seat (the host keeps serving)."""
+    from pbem.auto.seat_bot import FolderBot
+
+    bots = [FolderBot(fh.dir, ids[s], seats[s].home, "smart", 1, lambda line: None) for s in seats]
+    for _ in range(2000):
+        if host.archives():
+            break
+        for bot in bots:
+            bot.step()
+        fh.step()
+    assert host.archives()
+
+
 def read_until(fd: int, needle: str, timeout: float = 20.0) -> str:
     """What a pseudo-terminal `fd` printed, read until `needle` shows (AssertionError after `timeout`)."""
     out = b""

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS4, clocked_game, main_here, make_homes, run_cli, sqlite_dump
+from pbem_helpers import SEATS4, bots_end_the_round, clocked_game, main_here, make_homes, run_cli, sqlite_dump
 from processes import one_error_line, pbem
 from test_host_plays_for import _play_for
 
@@ -156,3 +156,34 @@ def test_the_host_plays_within_the_budget_its_packet_named(tmp_path: Path, named
     after = host.status()["to_move"]
     assert seats[after].latest().packet.doc.deadline.bot_turns == later
     host.close()
+
+
+@pytest.mark.slow  # a round played to its end by four bots, then `pbem audit`: ~4 s
+def test_the_audit_faults_a_packet_naming_a_budget_no_game_may_set(tmp_path: Path) -> None:
+    """A host that bypasses its library names a budget of 10**9 simulated turns in a packet
+    (playing the bot again with it would keep every auditor busy for days) and plays a move
+    for the silent seat: `pbem audit` faults that host move at once (exit 8) and plays no bot."""
+    from test_host_plays_for import rogue_play
+
+    from engine.rules import legal_moves
+
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="bot", bot_turns=20),
+                                               str(tmp_path / "g.db"))
+    with host._change() as change:  # the store edited: no `game config` takes it
+        change.set_timing(replace(change.settings.rules(), bot_turns=10**9))
+    first = host.status()["to_move"]
+    sp = seats[first].latest()
+    seats[first].move(sp, str(legal_moves(sp.view)[0]))
+    fh.step()
+    silent = host.status()["to_move"]
+    assert seats[silent].latest().packet.doc.deadline.bot_turns == 10**9
+    clock.advance(3601)
+    rogue_play(host, silent, str(legal_moves(view(host.live_state(), silent))[0]))
+    fh.step()
+    bots_end_the_round(host, fh, seats, ids)
+    host.close()
+    audit = pbem("audit", tmp_path / "shared", "--round", 1, home=seats[first].home, timeout=60)
+    said = " ".join((audit.stdout + audit.stderr).split())
+    assert audit.returncode == 8, said
+    assert ("move 2: packet 2 names a bot budget of 1000000000 simulated turns, beyond the 1 to 100000 a game may "
+            "set") in said, said

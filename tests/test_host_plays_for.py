@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import clocked_game, store_dump
+from pbem_helpers import bots_end_the_round, clocked_game, store_dump
 from sqlalchemy import select, update
 
 from engine.rules import legal_moves
@@ -205,7 +205,6 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     from processes import pbem
 
     from engine.views import view
-    from pbem.auto.seat_bot import FolderBot
     from pbem.protocol.timeout import policy_move
 
     clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, on_timeout="discard"), store_url)
@@ -248,14 +247,7 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     state = host.live_state()
     rogue_play(host, e, policy_move(view(state, e), e, "discard", host.game_id(), 5))
     fh.step()
-    bots = [FolderBot(shared, ids[s], seats[s].home, "smart", 1, lambda line: None) for s in seats]
-    for _ in range(2000):
-        if host.archives():
-            break
-        for bot in bots:
-            bot.step()
-        fh.step()
-    assert host.archives()
+    bots_end_the_round(host, fh, seats, ids)
     host.close()
     audit = pbem("audit", shared, "--round", 1, home=seats[a].home)
     assert audit.returncode == 8, audit.stdout + audit.stderr

@@ -19,7 +19,7 @@ from pbem.errors import PbemError, date_word, msg, reason_word
 from pbem.host.clock import parse_time
 from pbem.names import HOST
 from pbem.protocol.documents import Archive, Packet, Signed, check_signature, parse, unb64
-from pbem.protocol.timeout import POLICIES, REASONS, TAKEOVER_TURNS, policy_move
+from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, POLICIES, REASONS, TAKEOVER_TURNS, policy_move
 from pbem.replay.rounds import Replay
 from pbem.seat.home import move_path
 
@@ -49,6 +49,12 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, c
         if seat == m.seat and home is not None:
             _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home)
         deadline = packet.deadline if packet.deadline is not None and packet.deadline.seat == m.seat else None
+        if deadline is not None and deadline.bot_turns is not None and \
+                not 1 <= deadline.bot_turns <= MAX_TAKEOVER_TURNS:  # not played: it could keep the auditor for days
+            rep.fault(n, TIMEOUT, msg("packet {seq} names a bot budget of {turns} simulated turns, beyond the 1 to "
+                                      "{most} a game may set", seq=step.answered, turns=deadline.bot_turns,
+                                      most=MAX_TAKEOVER_TURNS))
+            continue
         # (no deadline in the packet, so no budget named: any policy's move, the bot's at the default budget)
         policies = [(deadline.on_timeout, deadline.bot_turns)] if deadline is not None else \
             [(p, TAKEOVER_TURNS if p == "bot" else None) for p in POLICIES]
