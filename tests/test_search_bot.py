@@ -12,7 +12,9 @@ import pytest
 
 from engine.bots import SearchBot, SmartBot, make_bot
 from engine.bots.arena import Duel, margin, play_round_observed, run_duel
+from engine.bots.search import belief
 from engine.bots.sides import side_won
+from engine.bots.suspicion import Suspicion, prior
 from engine.bots.worlds import sample_world, unseen_deck_cards
 from engine.catalog import CLASSIC, EXPANSION, HIDDEN, deck_ids
 from engine.chance import SeededChance
@@ -294,6 +296,30 @@ def test_a_saboteur_plays_out_two_turns_of_the_table() -> None:
         bot.choose(v)
         worlds[horizon] = bot.worlds
     assert worlds[None] == worlds[2.0] < 0.7 * worlds[1.0]
+
+
+def test_the_worlds_are_as_sure_of_the_roles_as_the_smart_bots_moves_warrant() -> None:
+    """Against smart bots the suspicion model is too unsure (none of the players it gives 0.2 is
+    a saboteur, all at 0.5-0.9 are): the worlds draw the roles with its chances sharpened
+    (`search.BELIEF`), so that they get the table's true roles far more often."""
+    sus = Suspicion("p1", NAMES[:5], CLASSIC)
+    sus.score.update({"p2": 1.5, "p3": -0.7})
+    sus.known["p4"] = "saboteur"
+    chance = belief(sus, CLASSIC, 5)
+    assert sus.p("p2") < 0.7 < 0.95 < chance("p2") and chance("p3") < 0.05 < 0.15 < sus.p("p3")
+    assert chance("p4") == 1.0 and belief(sus, CLASSIC, 6)("p2") == chance("p2")  # (the nearest size fitted)
+    right = {True: 0, False: 0}
+    for state, me, bot in _rounds(CLASSIC, 5, 4):
+        if len(state.deck) > 30 or len(state.deck) < 26 or bot.sus is None:
+            continue  # a few turns in, the model has something to go on
+        v = view(state, me)
+        for calibrated in right:
+            rng = random.Random(1)
+            sure = belief(bot.sus, CLASSIC, 5) if calibrated else bot.sus.p
+            for _ in range(20):
+                w = sample_world(v, me, rng, saboteur_chance=sure, prior=prior(CLASSIC, 5))
+                right[calibrated] += all(w.role(p) == state.role(p) for p in state.players)
+    assert right[True] > 1.5 * right[False] > 0, right
 
 
 def test_screening_values_the_deviations_and_pairs_two_runs(tmp_path: Path) -> None:
