@@ -219,17 +219,30 @@ def main_here(args: list[object], home: Path, capsys: pytest.CaptureFixture[str]
               monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
     """`pbem ARGS` through the command line's own entry (`pbem.cli.main`, which turns an error
     into its `error:` line and exit code) in this process: (exit code, stderr)."""
+    run = pbem_here(args, home, capsys, monkeypatch)
+    return run.returncode, run.stderr
+
+
+def pbem_here(args: list[object], home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+              cwd: Path | None = None, ok: bool = False) -> subprocess.CompletedProcess:
+    """What processes.pbem gives (exit code, stdout, stderr), run through `pbem.cli.main` in this
+    process: for the many cases of a command whose one real-process case a test runs too."""
     from pbem.cli import main
 
     monkeypatch.setenv("PBEM_HOME", str(home))
     monkeypatch.setattr(sys, "argv", ["pbem", *map(str, args)])
+    if cwd is not None:
+        monkeypatch.chdir(cwd)
     capsys.readouterr()
     try:
         main()
         code = 0
     except SystemExit as exc:
         code = int(exc.code or 0)
-    return code, capsys.readouterr().err
+    out, err = capsys.readouterr()
+    if ok:
+        assert code == 0, (code, err, out)
+    return subprocess.CompletedProcess(["pbem", *map(str, args)], code, out, err)
 
 
 def sqlite_dump(db: Path) -> str:

@@ -1,6 +1,7 @@
 """Contacts: `pbem key add`, `pbem key import`, `pbem key list` and `game new --player NAME`,
 through real `pbem` processes on real key homes; a refusal is one line, a documented exit
-code, and the contacts file's bytes unchanged."""
+code, and the contacts file's bytes unchanged. Each command runs as a process of its own at least
+once; its further cases run through the command line's own entry in this process (`here`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from pbem_helpers import keys_here
+from pbem_helpers import keys_here, pbem_here
 from processes import one_error_line, pbem
 
 from pbem.protocol.documents import read_one
@@ -28,6 +29,14 @@ def home(tmp_path: Path, keys: dict[str, str]) -> Path:
     home = tmp_path / "host-home"
     keys_here({"referee": home})
     return home
+
+
+@pytest.fixture
+def here(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """`pbem ARGS` as processes.pbem runs it, but in this process (pbem.cli.main)."""
+    def run(*args: object, home: Path, cwd: Path, ok: bool = False):
+        return pbem_here(list(args), home, capsys, monkeypatch, cwd, ok)
+    return run
 
 
 def contacts(home: Path) -> bytes | None:
@@ -61,32 +70,33 @@ def test_add_shows_the_fingerprint_and_game_new_seats_contacts(home: Path, keys:
 
 
 def test_a_name_held_with_another_key_is_not_replaced_unless_asked(home: Path, keys: dict[str, str],
-                                                                   tmp_path: Path) -> None:
-    pbem("key", "add", "ann", keys["ann"], home=home, cwd=tmp_path, ok=True)
+                                                                   tmp_path: Path, here) -> None:
+    here("key", "add", "ann", keys["ann"], home=home, cwd=tmp_path, ok=True)
     before = contacts(home)
-    again = pbem("key", "add", "ann", keys["ann"], home=home, cwd=tmp_path, ok=True)  # the same key: said, kept
+    again = here("key", "add", "ann", keys["ann"], home=home, cwd=tmp_path, ok=True)  # the same key: said, kept
     assert "holds this key already" in again.stdout and contacts(home) == before
-    swapped = pbem("key", "add", "ann", keys["eve"], home=home, cwd=tmp_path)  # someone's impostor key
+    swapped = here("key", "add", "ann", keys["eve"], home=home, cwd=tmp_path)  # someone's impostor key
     one_error_line(swapped, 2, f"already holds another key ({fingerprint(keys['ann'], tmp_path)})")
     assert fingerprint(keys["eve"], tmp_path) in swapped.stderr and "--replace" in swapped.stderr
     assert contacts(home) == before
-    replaced = pbem("key", "add", "ann", keys["eve"], "--replace", home=home, cwd=tmp_path, ok=True)
+    replaced = here("key", "add", "ann", keys["eve"], "--replace", home=home, cwd=tmp_path, ok=True)
     assert f"warning: contact ann held another key ({fingerprint(keys['ann'], tmp_path)}); it now holds " \
            f"{fingerprint(keys['eve'], tmp_path)}" in replaced.stderr
     assert contacts(home) == f"ann {keys['eve']}\n".encode()
-    twin = pbem("key", "add", "eva", keys["eve"], home=home, cwd=tmp_path, ok=True)
+    twin = here("key", "add", "eva", keys["eve"], home=home, cwd=tmp_path, ok=True)
     assert "note: contact ann holds the same key as eva" in twin.stderr
 
 
 @pytest.mark.parametrize("name,words", [("Ann", "bad contact name 'Ann'"), ("../ann", "bad contact name"),
                                         ("host", "bad contact name 'host'"), ("referee", "one of your own identities")])
-def test_a_bad_name_writes_nothing(home: Path, keys: dict[str, str], tmp_path: Path, name: str, words: str) -> None:
-    one_error_line(pbem("key", "add", name, keys["ann"], home=home, cwd=tmp_path), 2, words)
+def test_a_bad_name_writes_nothing(home: Path, keys: dict[str, str], tmp_path: Path, here, name: str,
+                                   words: str) -> None:
+    one_error_line(here("key", "add", name, keys["ann"], home=home, cwd=tmp_path), 2, words)
     assert contacts(home) is None and not (tmp_path / "ann").exists()
 
 
-def test_a_bad_key_and_a_missing_contact(home: Path, keys: dict[str, str], tmp_path: Path) -> None:
-    one_error_line(pbem("key", "add", "ann", keys["ann"][:-3], home=home, cwd=tmp_path), 2, "not a public key line")
+def test_a_bad_key_and_a_missing_contact(home: Path, keys: dict[str, str], tmp_path: Path, here) -> None:
+    one_error_line(here("key", "add", "ann", keys["ann"][:-3], home=home, cwd=tmp_path), 2, "not a public key line")
     assert contacts(home) is None
     missing = pbem("game", "new", "friday", "--host", "referee", "--player", "ann", "--player", "bob", "--player",
                    f"cat={keys['cat']}", home=home, cwd=tmp_path)
@@ -101,18 +111,18 @@ def club_file(path: Path, keys: dict[str, str], *extra: str) -> Path:
     return path
 
 
-def test_import_takes_a_club_file_whole(home: Path, keys: dict[str, str], tmp_path: Path) -> None:
+def test_import_takes_a_club_file_whole(home: Path, keys: dict[str, str], tmp_path: Path, here) -> None:
     run = pbem("key", "import", club_file(tmp_path / "club.txt", keys), home=home, cwd=tmp_path, ok=True)
     assert run.stdout.splitlines() == [f"added contact {n}: fingerprint {fingerprint(keys[n], tmp_path)}"
                                        for n in ("ann", "bob", "cat")]
     assert contacts(home) == "".join(f"{n} {keys[n]}\n" for n in ("ann", "bob", "cat")).encode()
-    pbem("game", "new", "friday", "--host", "referee", "--player", "cat", "--player", "ann", "--player", "bob",
+    here("game", "new", "friday", "--host", "referee", "--player", "cat", "--player", "ann", "--player", "bob",
          home=home, cwd=tmp_path, ok=True)
 
 
-def test_a_file_of_comments_adds_nothing_and_says_so(home: Path, tmp_path: Path) -> None:
+def test_a_file_of_comments_adds_nothing_and_says_so(home: Path, tmp_path: Path, here) -> None:
     (tmp_path / "empty.txt").write_text("# the Friday club: keys to come\n\n")
-    run = pbem("key", "import", tmp_path / "empty.txt", home=home, cwd=tmp_path, ok=True)
+    run = here("key", "import", tmp_path / "empty.txt", home=home, cwd=tmp_path, ok=True)
     assert run.stderr.startswith("no contacts in ") and run.stdout == "" and contacts(home) is None
 
 
@@ -123,34 +133,34 @@ def test_a_file_of_comments_adds_nothing_and_says_so(home: Path, tmp_path: Path)
     ("ann {bob}\n", 2, "'ann' is given twice, with two keys"),
     ("ann {ann} extra\n", 2, "expected NAME pbem1"),
 ])
-def test_a_bad_line_stores_nothing(home: Path, keys: dict[str, str], tmp_path: Path, bad: str, code: int,
+def test_a_bad_line_stores_nothing(home: Path, keys: dict[str, str], tmp_path: Path, here, bad: str, code: int,
                                    words: str) -> None:
     club = club_file(tmp_path / "club.txt", keys, bad.format(**keys))
-    one_error_line(pbem("key", "import", club, home=home, cwd=tmp_path), code, words)
+    one_error_line(here("key", "import", club, home=home, cwd=tmp_path), code, words)
     assert contacts(home) is None
 
 
 def test_import_with_a_name_held_to_another_key_stores_nothing(home: Path, keys: dict[str, str],
-                                                               tmp_path: Path) -> None:
-    pbem("key", "add", "bob", keys["eve"], home=home, cwd=tmp_path, ok=True)
+                                                               tmp_path: Path, here) -> None:
+    here("key", "add", "bob", keys["eve"], home=home, cwd=tmp_path, ok=True)
     before = contacts(home)
-    one_error_line(pbem("key", "import", club_file(tmp_path / "club.txt", keys), home=home, cwd=tmp_path), 2,
+    one_error_line(here("key", "import", club_file(tmp_path / "club.txt", keys), home=home, cwd=tmp_path), 2,
                    "contact 'bob' already holds another key")
     assert contacts(home) == before  # not even ann and cat, which were new
 
 
-def test_import_reads_only_a_small_regular_file(home: Path, keys: dict[str, str], tmp_path: Path) -> None:
+def test_import_reads_only_a_small_regular_file(home: Path, keys: dict[str, str], tmp_path: Path, here) -> None:
     club = club_file(tmp_path / "club.txt", keys)
     (tmp_path / "link.txt").symlink_to(club)
-    one_error_line(pbem("key", "import", tmp_path / "link.txt", home=home, cwd=tmp_path), 3, "is a link")
+    one_error_line(here("key", "import", tmp_path / "link.txt", home=home, cwd=tmp_path), 3, "is a link")
     os.mkfifo(tmp_path / "fifo")  # nobody writes to it: a read that waited would hang the test
     one_error_line(pbem("key", "import", tmp_path / "fifo", home=home, cwd=tmp_path, timeout=20), 3, "special file")
     huge = tmp_path / "huge.txt"
     with huge.open("wb") as f:
         f.truncate(2 << 20)  # sparse: 2 MiB of nothing
-    one_error_line(pbem("key", "import", huge, home=home, cwd=tmp_path), 3, "over the limit")
+    one_error_line(here("key", "import", huge, home=home, cwd=tmp_path), 3, "over the limit")
     (tmp_path / "bin.txt").write_bytes(b"ann \xff\xfe\n")
-    one_error_line(pbem("key", "import", tmp_path / "bin.txt", home=home, cwd=tmp_path), 2, "not UTF-8 text")
+    one_error_line(here("key", "import", tmp_path / "bin.txt", home=home, cwd=tmp_path), 2, "not UTF-8 text")
     assert contacts(home) is None
 
 
