@@ -9,30 +9,39 @@ from pathlib import Path
 
 import processes
 import pytest
-from pbem_helpers import cli_app, main_here, run_cli
+from pbem_helpers import cli_app, main_here, pbem_here, run_cli
 from processes import one_error_line
+
+from pbem.seat.keys import create_identity
 
 SEATS = ["ann", "bob", "cat"]
 
 
-def pbem(*args: str, home: Path, cwd: Path, ok: bool = True, passphrase: str = "s3cret words") -> subprocess.CompletedProcess:
+PASSPHRASE = "s3cret words"
+
+
+def pbem(*args: str, home: Path, cwd: Path, ok: bool = True, passphrase: str = PASSPHRASE) -> subprocess.CompletedProcess:
     return processes.pbem(*args, home=home, cwd=cwd, ok=ok, env={"PBEM_PASSPHRASE": passphrase})
 
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory) -> dict:
+    """The README's set-up: keys, `game new`, a join per seat, `apply`. One of each as a process
+    of its own; the keys and joins of the other seats made in this process."""
     root = tmp_path_factory.mktemp("cli")
     homes = {n: root / f"home-{n}" for n in ["referee", *SEATS]}
-    keys = {}
-    for n, h in homes.items():
-        out = pbem("key", "new", n, home=h, cwd=root).stdout
-        keys[n] = out.splitlines()[0]
-        assert keys[n].startswith("pbem1")
+    keys = {"referee": pbem("key", "new", "referee", home=homes["referee"], cwd=root).stdout.splitlines()[0]}
+    assert keys["referee"].startswith("pbem1")
+    keys |= {n: create_identity(homes[n], n, PASSPHRASE.encode()).public.encode() for n in SEATS}
     players = [x for s in SEATS for x in ("--player", f"{s}={keys[s]}")]
     pbem("game", "new", "friday", "--host", "referee", *players, home=homes["referee"], cwd=root)
     invitation = root / "saves" / "friday" / "out" / "invitation.pbem"
     for s in SEATS:
-        pbem("join", str(invitation), "--as", s, "-o", str(root / f"join-{s}.pbem"), home=homes[s], cwd=root)
+        args = ["join", str(invitation), "--as", s, "-o", str(root / f"join-{s}.pbem")]
+        if s == SEATS[0]:
+            pbem(*args, home=homes[s], cwd=root)
+        else:
+            run_cli(cli_app(), args, homes[s], env={"PBEM_PASSPHRASE": PASSPHRASE})
     out = pbem("apply", "friday", *[str(root / f"join-{s}.pbem") for s in SEATS], home=homes["referee"], cwd=root)
     assert "round 1 dealt" in out.stdout
     return {"root": root, "homes": homes, "keys": keys}
@@ -113,45 +122,61 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict, capsys: pytest.
 
 
 @pytest.mark.slow
-def test_turn_in_a_shared_folder_keeps_json_on_stdout(game: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_turn_in_a_shared_folder_keeps_json_on_stdout(game: dict, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     homes, keys = game["homes"], game["keys"]  # the README flow's key files; a game of its own, in a store of its own
     players = [x for s in SEATS for x in ("--player", f"{s}={keys[s]}")]
     shared = tmp_path / "shared"
-    app, passphrase = cli_app(), {"PBEM_PASSPHRASE": "s3cret words"}
+    app, passphrase = cli_app(), {"PBEM_PASSPHRASE": PASSPHRASE}
     monkeypatch.chdir(tmp_path)  # the set-up in this process; what `turn` prints where, through real processes
+    monkeypatch.setenv("PBEM_PASSPHRASE", PASSPHRASE)
     run_cli(app, ["game", "new", "sat", "--host", "referee", *players], homes["referee"], env=passphrase)
     run_cli(app, ["folder", "init", "sat", shared], homes["referee"], env=passphrase)
+
+    def turn(seat: str, *args: str, here: bool) -> subprocess.CompletedProcess:
+        """`pbem turn` as a process of its own, or with `here` through pbem.cli.main in this process."""
+        argv = ["turn", str(shared), "--as", seat, *args, "--json"]
+        return pbem_here(argv, homes[seat], capsys, monkeypatch, tmp_path, ok=True) if here else \
+            pbem(*argv, home=homes[seat], cwd=tmp_path)
+
     for s in SEATS:
-        joined = pbem("turn", str(shared), "--as", s, "--json", home=homes[s], cwd=tmp_path)
+        joined = turn(s, here=s != SEATS[0])
         assert json.loads(joined.stdout)["phase"] == "joining" and "joined" in joined.stderr
-    pbem("host", "run", "sat", "--folder", str(shared), "--once", home=homes["referee"], cwd=tmp_path)
-    views = {s: json.loads(pbem("turn", str(shared), "--as", s, "--json", home=homes[s], cwd=tmp_path).stdout)
-             for s in SEATS}
+    host_once = ["host", "run", "sat", "--folder", str(shared), "--once"]
+    pbem_here(host_once, homes["referee"], capsys, monkeypatch, tmp_path, ok=True)
+    views = {s: json.loads(turn(s, here=True).stdout) for s in SEATS}
     mover = views[SEATS[0]]["to_move"]
     assert all(v["seq"] == 1 and v["me"] == s and len(v["hand"]) == 6 for s, v in views.items())
-    played = pbem("turn", str(shared), "--as", mover, f"discard {views[mover]['hand'][0]}", "--json",
-                  home=homes[mover], cwd=tmp_path)
+    played = turn(mover, f"discard {views[mover]['hand'][0]}", here=False)
     json.loads(played.stdout)
     assert "submitted" in played.stderr
-    pbem("host", "run", "sat", "--folder", str(shared), "--once", home=homes["referee"], cwd=tmp_path)
-    after = json.loads(pbem("turn", str(shared), "--as", mover, "--json", home=homes[mover], cwd=tmp_path).stdout)
+    pbem(*host_once, home=homes["referee"], cwd=tmp_path)
+    after = json.loads(turn(mover, here=False).stdout)
     assert after["seq"] == 2 and after["moves"][-1]["text"] == "discard 1 card"
 
 
-def test_no_screen_shows_another_seats_hand_or_role(game: dict) -> None:
+def test_no_screen_shows_another_seats_hand_or_role(game: dict, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every screen through the command line's own entry in this process (the same commands as
+    processes of their own: test_show_move_apply_status)."""
     root, homes = game["root"], game["homes"]
     p1 = str(packet(game, 1))
-    json_screens = {s: pbem("show", p1, "--as", s, "--json", home=homes[s], cwd=root).stdout for s in SEATS}
+    monkeypatch.setenv("PBEM_PASSPHRASE", PASSPHRASE)
+
+    def shown(*args: str, home: Path) -> str:
+        return pbem_here(list(args), home, capsys, monkeypatch, root, ok=True).stdout
+
+    json_screens = {s: shown("show", p1, "--as", s, "--json", home=homes[s]) for s in SEATS}
     secret = {s: json.loads(text) for s, text in json_screens.items()}
     for me in SEATS:
-        screens = [pbem("show", p1, "--as", me, home=homes[me], cwd=root).stdout, json_screens[me]]
+        screens = [shown("show", p1, "--as", me, home=homes[me]), json_screens[me]]
         for other in SEATS:
             if other == me:
                 continue
             for text in screens:
                 assert not any(card in text for card in secret[other]["hand"]), (me, other)
-    host_screens = pbem("status", "friday", home=homes["referee"], cwd=root).stdout + \
-        pbem("status", "friday", "--json", home=homes["referee"], cwd=root).stdout
+    host_screens = shown("status", "friday", home=homes["referee"]) + \
+        shown("status", "friday", "--json", home=homes["referee"])
     for s in SEATS:
         assert not any(card in host_screens for card in secret[s]["hand"])
         assert secret[s]["role"] not in host_screens
