@@ -2,7 +2,8 @@
 as real processes, the host relaying every line to the right seats without a move, what each
 seat sees in `pbem turn` and `pbem show --json`, a whisper's text in no byte the host or the
 folder holds, bad input refused with nothing kept, and the host refusing forged, replayed and
-moved lines."""
+moved lines. Each command of a test runs as a process of its own at least once; its further
+runs go through the command line's own entry in this process (`here`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import SEATS, cli_app, cli_game, folder_dealt, main_here, new_game, run_cli, started_game
+from pbem_helpers import SEATS, cli_app, cli_game, folder_dealt, main_here, new_game, pbem_here, run_cli, started_game
 from processes import pbem
 
 from pbem.errors import BadPacket, BadSignature, Conflict
@@ -52,13 +53,21 @@ def _dealt(root: Path) -> tuple[Path, Path, dict[str, Path]]:
     return db, folder, homes
 
 
-def _json(folder: Path, home: Path, seat: str) -> list[dict]:
-    run = pbem("turn", folder, "--as", seat, "--json", home=home, ok=True)
-    return json.loads(run.stdout)["talk"]
+@pytest.fixture
+def here(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """`pbem ARGS` as processes.pbem runs it, but in this process (pbem.cli.main)."""
+    def run(*args: object, home: Path, cwd: Path | None = None, ok: bool = False):
+        return pbem_here(list(args), home, capsys, monkeypatch, cwd, ok)
+    return run
+
+
+def _json(folder: Path, home: Path, seat: str, run=pbem) -> list[dict]:
+    """What `pbem turn --json` says of the talk (`run`: processes.pbem, or `here`)."""
+    return json.loads(run("turn", folder, "--as", seat, "--json", home=home, ok=True).stdout)["talk"]
 
 
 @pytest.mark.slow
-def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: Path) -> None:
+def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: Path, here) -> None:
     db, folder, homes = _dealt(tmp_path)
     host = ("host", "run", "t", "--db", db, "--folder", folder, "--once")
     said = pbem("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
@@ -72,19 +81,19 @@ def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: P
 
     line = {"from": "ann", "to": None, "text": PUBLIC, "packet": 1, "n": 1}
     whisper = {"from": "bob", "to": ["ann"], "text": SECRET, "packet": 1, "n": 1}
-    ann = _json(folder, homes["ann"], "ann")
+    ann = _json(folder, homes["ann"], "ann", here)
     strip = [{k: v for k, v in ln.items() if k != "at"} for ln in ann]
     assert strip == [line, whisper] or strip == [whisper, line]
-    assert [ln["text"] for ln in _json(folder, homes["bob"], "bob")] == [ln["text"] for ln in ann]
-    assert [{k: v for k, v in ln.items() if k != "at"} for ln in _json(folder, homes["cat"], "cat")] == [line]
+    assert [ln["text"] for ln in _json(folder, homes["bob"], "bob", here)] == [ln["text"] for ln in ann]
+    assert [{k: v for k, v in ln.items() if k != "at"} for ln in _json(folder, homes["cat"], "cat", here)] == [line]
 
     # `pbem turn` shows the lines since the seat last looked, once
     first = pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True).stdout
     assert "table talk:" in first and f"ann at packet 1: {PUBLIC}" in first
     assert f"bob at packet 1, whispered to ann: {SECRET}" in first
-    again = pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True).stdout
+    again = here("turn", folder, "--as", "ann", home=homes["ann"], ok=True).stdout
     assert "table talk" not in again
-    cat = pbem("turn", folder, "--as", "cat", home=homes["cat"], ok=True).stdout
+    cat = here("turn", folder, "--as", "cat", home=homes["cat"], ok=True).stdout
     assert PUBLIC in cat and SECRET not in cat and "whispered" not in cat
 
     # the whisper's text is in no byte the host holds, nor in the folder, nor in cat's key home;
@@ -98,7 +107,7 @@ def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: P
 
 @pytest.mark.slow
 def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+                                                   monkeypatch: pytest.MonkeyPatch, here) -> None:
     db, folder, homes = _dealt(tmp_path)
 
     def state() -> list[str]:  # what a line would leave: a file in the inbox, a kept line, a row
@@ -132,33 +141,33 @@ def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path, capsys: pytes
     inbox = folder / "inbox"
     inbox.rename(tmp_path / "inbox-aside")
     inbox.write_text("not a folder")
-    failed = pbem("say", folder, "lost?", "--as", "bob", home=homes["bob"])
+    failed = here("say", folder, "lost?", "--as", "bob", home=homes["bob"])
     assert failed.returncode == 3 and "Traceback" not in failed.stderr, failed.stderr
     inbox.unlink()
     (tmp_path / "inbox-aside").rename(inbox)
     again = pbem("say", folder, "and more", "--as", "bob", home=homes["bob"], ok=True).stdout
     assert "line 1 at packet 1, not sent before" in again and "line to the table at packet 1" in again
-    relayed = pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True).stdout
+    relayed = here("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True).stdout
     assert relayed.count("bob said a line at packet 1") == 2
-    assert [ln["text"] for ln in _json(folder, homes["cat"], "cat") if ln["from"] == "bob"] == ["lost?", "and more"]
+    assert [ln["text"] for ln in _json(folder, homes["cat"], "cat", here) if ln["from"] == "bob"] == ["lost?", "and more"]
 
 
 @pytest.mark.slow
-def test_control_characters_and_bidi_overrides_never_reach_the_terminal(tmp_path: Path) -> None:
+def test_control_characters_and_bidi_overrides_never_reach_the_terminal(tmp_path: Path, here) -> None:
     db, folder, homes = _dealt(tmp_path)
     nasty = "\x1b[2J\x1b[31mred\x1b]0;title\x07 \u202egnp.exe\rerror: fake"
     pbem("say", folder, nasty, "--as", "ann", home=homes["ann"], ok=True)
-    pbem("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
+    here("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
     out = pbem("turn", folder, "--as", "cat", home=homes["cat"], ok=True).stdout
     line = next(x for x in out.splitlines() if "ann at packet 1" in x)
     assert "\x1b" not in out and "\u202e" not in out and "\r" not in out and "\x07" not in out
     assert "\\x1b[31mred" in line and "\\u202egnp.exe" in line and "\\rerror: fake" in line
     # --json carries the text as written (JSON escapes), which reads back the same
-    assert _json(folder, homes["cat"], "cat")[0]["text"] == nasty
+    assert _json(folder, homes["cat"], "cat", here)[0]["text"] == nasty
 
 
 @pytest.mark.slow
-def test_file_by_file_a_talk_file_is_applied_and_shown_beside_the_packet(tmp_path: Path) -> None:
+def test_file_by_file_a_talk_file_is_applied_and_shown_beside_the_packet(tmp_path: Path, here) -> None:
     db, folder, homes = cli_game(tmp_path, in_process=True)
     out = tmp_path / "out"
     inv = folder / "invitation.pbem"
@@ -171,20 +180,21 @@ def test_file_by_file_a_talk_file_is_applied_and_shown_beside_the_packet(tmp_pat
     said = pbem("say", packet, PUBLIC, "--as", "cat", "-o", tmp_path / "talk-cat.pbem", home=homes["cat"],
                 cwd=tmp_path, ok=True)
     assert "talk file:" in said.stdout
-    pbem("say", packet, SECRET, "--as", "ann", "--to", "bob", home=homes["ann"], cwd=tmp_path, ok=True)
+    here("say", packet, SECRET, "--as", "ann", "--to", "bob", home=homes["ann"], cwd=tmp_path, ok=True)
     whisper = tmp_path / "talk-ann-000001-1.pbem"
     # refusing to write over a file, before anything is made
-    refused = pbem("say", packet, "again", "--as", "cat", "-o", tmp_path / "talk-cat.pbem", home=homes["cat"])
+    refused = here("say", packet, "again", "--as", "cat", "-o", tmp_path / "talk-cat.pbem", home=homes["cat"])
     assert refused.returncode == 2 and "refusing to write over it" in refused.stderr
     applied = pbem("apply", "t", tmp_path / "talk-cat.pbem", whisper, "--db", db, "--out", out,
                    home=homes["referee"], ok=True).stdout
     assert "cat said a line at packet 1" in applied and "ann whispered to bob at packet 1" in applied
     assert "latest packet" not in applied  # no packet came of it
     assert len(list((out / "talk").glob("*.pbem"))) == 2
-    again = pbem("apply", "t", whisper, "--db", db, "--out", out, home=homes["referee"], ok=True)
+    again = here("apply", "t", whisper, "--db", db, "--out", out, home=homes["referee"], ok=True)
     assert "already relayed; nothing changed" in again.stdout
     for seat, want in (("bob", [PUBLIC, SECRET]), ("cat", [PUBLIC])):
-        shown = json.loads(pbem("show", packet, "--as", seat, "--json", home=homes[seat], ok=True).stdout)
+        run = pbem if seat == "bob" else here
+        shown = json.loads(run("show", packet, "--as", seat, "--json", home=homes[seat], ok=True).stdout)
         assert sorted(ln["text"] for ln in shown["talk"]) == sorted(want)
     assert SECRET.encode() not in _every_byte(tmp_path / "saves") + _every_byte(out)
 
@@ -270,7 +280,7 @@ def test_a_seat_hears_only_lines_its_speakers_signed_at_packets_it_saw(tmp_path:
 
 
 @pytest.mark.slow
-def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: Path) -> None:
+def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: Path, here) -> None:
     db, folder, homes = cli_game(tmp_path, trustless=True, in_process=True)
     app = cli_app()
     for s in SEATS:
@@ -279,12 +289,12 @@ def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: P
     run_cli(app, list(host), homes["referee"])
     run_cli(app, ["turn", folder, "--as", "ann"], homes["ann"])  # follows the chain to its newest packet
     pbem("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
-    pbem("say", folder, SECRET, "--as", "ann", "--to", "bob", home=homes["ann"], ok=True)
+    here("say", folder, SECRET, "--as", "ann", "--to", "bob", home=homes["ann"], ok=True)
     relayed = pbem(*host, home=homes["referee"], ok=True).stdout
     assert "ann said a line" in relayed and "ann whispered to bob" in relayed
     bob = pbem("turn", folder, "--as", "bob", home=homes["bob"], ok=True).stdout
     assert f"ann at packet 1: {PUBLIC}" in bob and f"whispered to bob: {SECRET}" in bob
-    cat = [ln["text"] for ln in _json(folder, homes["cat"], "cat")]
+    cat = [ln["text"] for ln in _json(folder, homes["cat"], "cat", here)]
     assert cat == [PUBLIC]
     for where in (tmp_path / "saves", folder, homes["referee"], homes["cat"]):
         assert SECRET.encode() not in _every_byte(where), where
