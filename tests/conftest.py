@@ -1,5 +1,6 @@
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -37,6 +38,20 @@ def _reap():
     since = processes.started()
     yield
     processes.reap(since)
+
+
+@pytest.fixture
+def here(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """`pbem ARGS` as processes.pbem runs it (exit code, stdout, stderr), but through the command
+    line's own entry in this process (pbem_helpers.pbem_here): for the further runs of a command
+    a test also runs as a process of its own. `env`: variables set for the rest of the test."""
+    from pbem_helpers import pbem_here
+
+    def run(*args: object, home: Path, cwd: Path | None = None, ok: bool = False, env: dict[str, str] | None = None):
+        for key, value in (env or {}).items():
+            monkeypatch.setenv(key, value)
+        return pbem_here(list(args), home, capsys, monkeypatch, cwd, ok)
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from pbem_helpers import keys_here, pbem_here
+from pbem_helpers import keys_here
 from processes import one_error_line, pbem
 
 from pbem.protocol.documents import read_one
@@ -29,14 +29,6 @@ def home(tmp_path: Path, keys: dict[str, str]) -> Path:
     home = tmp_path / "host-home"
     keys_here({"referee": home})
     return home
-
-
-@pytest.fixture
-def here(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
-    """`pbem ARGS` as processes.pbem runs it, but in this process (pbem.cli.main)."""
-    def run(*args: object, home: Path, cwd: Path, ok: bool = False):
-        return pbem_here(list(args), home, capsys, monkeypatch, cwd, ok)
-    return run
 
 
 def contacts(home: Path) -> bytes | None:

@@ -196,13 +196,17 @@ def test_the_host_library_plays_only_after_the_deadline_and_only_the_policys_mov
 
 
 @pytest.mark.slow  # a round played to its end by four bots: ~3 s
-def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp_path, store_url: str) -> None:
+def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp_path, store_url: str, here) -> None:
     """A host that bypasses its library's checks plays for seat A before its deadline, for
     seat B (who had answered in time) another move than its discard policy makes, and, with
     no deadline, for E "for lack of time"; it edits its store so that C's deadline seems past
     and its library plays for C. B's `pbem turn` warns; once the round is over `pbem audit`
-    faults the four moves (exit 8), and `audit --as B` also the move B had answered."""
-    from processes import pbem
+    faults the four moves (exit 8), and `audit --as B` also the move B had answered. (The
+    commands read the folder, not the store: as processes of their own once, on SQLite; the
+    other runs through the command line's entry in this process.)"""
+    from processes import pbem as process
+
+    pbem = here if store_url.startswith("postgresql") else process
 
     from engine.views import view
     from pbem.protocol.timeout import policy_move
@@ -227,9 +231,9 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     assert told.returncode == 0, told.stderr
     assert "warning: the host played for you at packet 2 (no move in time), though you had answered it" \
         in " ".join(told.stdout.split())
-    shown = json.loads(pbem("turn", shared, "--as", b, "--json", home=seats[b].home).stdout)
+    shown = json.loads(here("turn", shared, "--as", b, "--json", home=seats[b].home).stdout)
     assert [(m["seat"], m["seq"], m["by"]) for m in shown["played_over"]] == [(b, 2, "host")]
-    quiet = pbem("turn", shared, "--as", a, home=seats[a].home)
+    quiet = here("turn", shared, "--as", a, home=seats[a].home)
     assert "warning" not in quiet.stdout  # a had not answered: the host's move is only marked
     c = host.status()["to_move"]  # packet 3: the host edits its store so that c's deadline seems past
     with host.store.write() as conn:
@@ -260,16 +264,21 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
            "(Tue 1 Dec 14:00 UTC)" in said, said
     assert f"move 5: the host played for {e} at packet 5 for lack of time, but that packet has no deadline" in said
     assert "4 faults in round 1" in said, said
-    mine = pbem("audit", shared, "--round", 1, "--as", b, home=seats[b].home)
+    mine = here("audit", shared, "--round", 1, "--as", b, home=seats[b].home)
     assert mine.returncode == 8
     assert f"move 2: the host played for {b} at packet 2, which {b} had answered at" in " ".join(mine.stdout.split())
 
 
-@pytest.mark.slow  # four pbem processes: ~4 s
-def test_pbem_away_to_the_year_9000_is_refused_by_pbem_apply(tmp_path, store_url: str) -> None:
+@pytest.mark.slow
+def test_pbem_away_to_the_year_9000_is_refused_by_pbem_apply(tmp_path, store_url: str, here) -> None:
     """The attack through the CLI, file by file: `pbem away PACKET --until 9000-01-01` writes
-    the request; the host's `pbem apply` refuses it with one line (exit 3), changing nothing."""
-    from processes import one_error_line, pbem
+    the request; the host's `pbem apply` refuses it with one line (exit 3), changing nothing.
+    (The attack as processes of their own on SQLite; the rest through the command line's entry
+    in this process.)"""
+    from processes import one_error_line
+    from processes import pbem as process
+
+    pbem = here if store_url.startswith("postgresql") else process
 
     clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=48 * 3600), store_url)
     first = host.status()["to_move"]
@@ -284,7 +293,7 @@ def test_pbem_away_to_the_year_9000_is_refused_by_pbem_apply(tmp_path, store_url
                    home=tmp_path / "home-referee")
     one_error_line(refused, 3, "away notice ends Wed 1 Jan 9000 00:00 UTC, more than 14 days from now")
     assert store_dump(store_url) == before
-    pbem("away", packet, "--until", "3d", "--as", first, "-o", tmp_path / "near.pbem", home=seats[first].home, ok=True)
-    taken = pbem("apply", "t", tmp_path / "near.pbem", "--store", store_url, "--out", tmp_path / "out",
+    here("away", packet, "--until", "3d", "--as", first, "-o", tmp_path / "near.pbem", home=seats[first].home, ok=True)
+    taken = here("apply", "t", tmp_path / "near.pbem", "--store", store_url, "--out", tmp_path / "out",
                  home=tmp_path / "home-referee", ok=True)
     assert f"{first} is away until" in taken.stdout

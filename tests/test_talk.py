@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import SEATS, cli_app, cli_game, folder_dealt, main_here, new_game, pbem_here, run_cli, started_game
+from pbem_helpers import SEATS, cli_app, cli_game, folder_dealt, main_here, new_game, run_cli, started_game
 from processes import pbem
 
 from pbem.errors import BadPacket, BadSignature, Conflict
@@ -51,14 +51,6 @@ def _dealt(root: Path) -> tuple[Path, Path, dict[str, Path]]:
     that follows, through real `pbem` processes."""
     db, folder, homes, _, _ = folder_dealt(root)
     return db, folder, homes
-
-
-@pytest.fixture
-def here(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
-    """`pbem ARGS` as processes.pbem runs it, but in this process (pbem.cli.main)."""
-    def run(*args: object, home: Path, cwd: Path | None = None, ok: bool = False):
-        return pbem_here(list(args), home, capsys, monkeypatch, cwd, ok)
-    return run
 
 
 def _json(folder: Path, home: Path, seat: str, run=pbem) -> list[dict]:
