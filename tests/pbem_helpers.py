@@ -460,10 +460,10 @@ def four_seat_game(root: Path, clock: FakeClock, timing: Timing, store: str):
     return db, homes, ids
 
 
-def clocked_game(tmp_path: Path, timing: Timing, store: str):
-    """A four-seat game dealt in `store` under `timing`, with a clock that moves only when told:
-    (clock, host, FolderHost, seats' FolderSeat, ids)."""
-    clock = FakeClock("2026-12-01T12:00:00+00:00")
+def clocked_game(tmp_path: Path, timing: Timing, store: str, start: str = "2026-12-01T12:00:00+00:00"):
+    """A four-seat game dealt in `store` under `timing`, with a clock that moves only when told,
+    from `start`: (clock, host, FolderHost, seats' FolderSeat, ids)."""
+    clock = FakeClock(start)
     db, homes, ids = four_seat_game(tmp_path, clock, timing, store)
     host = H.Host(db, ids["referee"], clock)
     fh = FolderHost(host, tmp_path / "shared", lambda line: None)

@@ -140,7 +140,10 @@ def _a_packet_two_budgets_tell_apart(host, fh, seats, budget: int) -> tuple[str,
 def test_the_host_plays_within_the_budget_its_packet_named(tmp_path: Path, named: int | None) -> None:
     """A budget changed by `game config` applies from the next packet: the takeover of the packet
     waiting now is played within the budget that packet names (`named`), or, a packet published
-    without a deadline naming none, within the default, as the audit recomputes it."""
+    without a deadline naming none, within the default, as the audit recomputes it (such a
+    packet promised no deadline: its seat is played for once it resigns, not for lack of time)."""
+    from pbem.seat import player
+
     start = Timing(deadline=3600, on_timeout="bot", bot_turns=named) if named else Timing()
     clock, host, fh, seats, ids = clocked_game(tmp_path, start, str(tmp_path / "g.db"))
     seat, seq, audited, later = _a_packet_two_budgets_tell_apart(host, fh, seats, named or TAKEOVER_TURNS)
@@ -149,9 +152,15 @@ def test_the_host_plays_within_the_budget_its_packet_named(tmp_path: Path, named
     host.set_timing(replace(start, deadline=3600, on_timeout="bot", bot_turns=later))  # the clock restarts
     clock.advance(3601)
     seen = view(host.live_state(), seat)
+    why = "timeout"
+    if named is None:
+        with pytest.raises(Conflict, match="the packet names no deadline"):
+            _play_for(host, seat, why, audited)
+        assert host.accept(player.make_request(seats[seat].invitation, seat, ids[seat], "resign")).kind == "resigned"
+        why = "resigned"
     with pytest.raises(Conflict, match="only its timeout policy's move"):
-        _play_for(host, seat, "timeout", policy_move(seen, seat, "bot", host.game_id(), seq, later))
-    assert _play_for(host, seat, "timeout", audited).kind == "applied"
+        _play_for(host, seat, why, policy_move(seen, seat, "bot", host.game_id(), seq, later))
+    assert _play_for(host, seat, why, audited).kind == "applied"
     fh.step()  # the next packet names the game's budget now
     after = host.status()["to_move"]
     assert seats[after].latest().packet.doc.deadline.bot_turns == later

@@ -238,7 +238,8 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     c = host.status()["to_move"]  # packet 3: the host edits its store so that c's deadline seems past
     with host.store.write() as conn:
         memo = json.loads(conn.execute(select(games.c.memo)).scalar_one())
-        memo["clock"]["due"] = stamp(clock.now() - timedelta(seconds=1))
+        past = stamp(clock.now() - timedelta(seconds=1))  # and the deadline it recorded the packet named
+        memo["clock"]["due"] = memo["clock"]["deadline"]["due"] = memo["clock"]["deadline"]["grace_until"] = past
         conn.execute(update(games).values(memo=json.dumps(memo)))
     assert [o.kind for o in host.tick()][-1] == "applied"  # its library believes the store
     fh.step()

@@ -115,11 +115,9 @@ def play_for(ch: Change, seat: Seat, state: RoundState, why: str, text: str | No
     (timekeeper.may_play_for), and when `text` is given and is not the policy's own move."""
     g, f = ch.g, ch.facts
     me = ch.signer()
-    policy = timekeeper.may_play_for(ch, seat.name, why)
+    policy, turns = timekeeper.may_play_for(ch, seat.name, why)  # what the packet waiting names
     if state.player != seat.name:
         raise Conflict(msg("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
-    # the budget the packet waiting named (a later `game config --bot-turns` applies from the next)
-    turns = (ch.memo.clock.bot_turns or ch.settings.rules().bot_turns) if policy == "bot" else None
     chosen = policy_move(view(state, seat.name), seat.name, policy, f.id, g["seq"], turns)
     if text is not None and text != chosen:
         raise Conflict(msg("the host may play only its timeout policy's move for {seat}: {policy} plays {move}, "

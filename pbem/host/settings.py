@@ -24,6 +24,7 @@ import msgspec
 
 from pbem.host.clock import parse_time
 from pbem.host.deadlines import ClockStatus, DeadlineStatus, Timing
+from pbem.protocol.shapes import Deadline
 
 
 class MailMark(msgspec.Struct, omit_defaults=True):
@@ -107,9 +108,10 @@ class PacketClock(msgspec.Struct, omit_defaults=True):
     sent: list[str] = []
     absent: bool = False  # its seat was absent when it was published: the policy plays at once
     stage: int | None = None  # a trustless table's: the packet that opened the step
-    # The search bot's budget the audit gives a host move at this packet: the one its deadline
-    # names, or the default when it names no deadline; None (a clock kept before): the game's.
-    bot_turns: int | None = None
+    # The deadline the packet names, the promise the host keeps (pbem.protocol.timeout.takeovers);
+    # `named` False: a clock kept before the host recorded it, so the packet itself is read.
+    deadline: Deadline | None = None
+    named: bool = False
 
 
 class Answered(msgspec.Struct, omit_defaults=True):

@@ -53,13 +53,15 @@ from pbem.protocol.documents import (
     HandoverRecord,
     Notice,
     NoticeKind,
+    Packet,
     RecentMove,
     Request,
     Signed,
     b64,
+    read_blocks,
     sign,
 )
-from pbem.protocol.timeout import TAKEOVER_TURNS
+from pbem.protocol.timeout import named_for, not_before, takeovers
 
 RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
 AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a day (each goes to every seat)
@@ -94,11 +96,15 @@ def set_timing(ch: Change, timing: Timing) -> Timing:
 
 
 def _restart(ch: Change, clock: PacketClock, timing: Timing, start: datetime) -> None:
-    """The current packet's deadline counted from `start` (reminders sent so far stay sent)."""
+    """The current packet's deadline counted from `start` (reminders sent so far stay sent),
+    never before the due time the packet names: a shorter rule applies from the next packet."""
     until = ch.standing(clock.seat).away_until if clock.seat else None
     if until and parse_time(until) > start:
         start = parse_time(until)
     due = timing.due(start)
+    named = promised(ch)
+    if due is not None and named is not None and due < parse_time(named.due):
+        due = parse_time(named.due)
     clock.start = stamp(start)
     if due is None:
         clock.due = None
@@ -123,7 +129,7 @@ def packet_extras(ch: Change, seq: int, to_move: str | None, handover: HandoverR
         out["absent"] = absent
     if away:
         out["away"] = away
-    clock = PacketClock(seq=seq, seat=to_move, start=stamp(now))
+    clock = PacketClock(seq=seq, seat=to_move, start=stamp(now), named=True)  # its deadline: below
     if to_move and standings[to_move].absent is not None:
         clock.absent = True  # absent when published: the policy plays at once (until the seat is back)
     if memo.paused:
@@ -135,9 +141,7 @@ def packet_extras(ch: Change, seq: int, to_move: str | None, handover: HandoverR
         turns = timing.bot_turns if timing.on_timeout == "bot" else None
         out["deadline"] = Deadline(seat=to_move, due=clock.due, on_timeout=timing.on_timeout, grace_until=grace,
                                    bot_turns=turns)
-        clock.bot_turns = turns
-    if to_move and "deadline" not in out:  # a bot plays what the audit plays: the default budget
-        clock.bot_turns = TAKEOVER_TURNS
+    clock.deadline, clock.named = out.get("deadline"), True  # the promise the host keeps (promised)
     readers = [st.name for st in ch.facts.seats if not standings[st.name].resigned]
     out["recent"] = since_last_move(ch.recent_window(), readers)
     out["handovers"] = archive_handovers(memo)
@@ -215,6 +219,33 @@ def may_act(memo: Memo, status: str, seq: int, out: Callable[[str], bool]) -> bo
     return bool(clock.due) or out(clock.seat)
 
 
+def promised(ch: Change) -> Deadline | None:
+    """The deadline the packet waiting names for its seat (None: it names none), which the host
+    keeps whatever the game's rules say now (pbem.protocol.timeout.takeovers)."""
+    clock = ch.memo.clock
+    if not clock.named and clock.seq is not None:  # a clock kept before it recorded it: the packet says
+        armored = ch.c.execute(select(packets.c.armored).where(packets.c.game_id == ch.facts.id,
+                                                               packets.c.seq == clock.seq)).scalar()
+        clock.deadline = read_blocks(armored)[0].expect(Packet).doc.deadline if armored else None
+        clock.named = True
+    return named_for(clock.deadline, clock.seat) if clock.seat else None
+
+
+def _takeover(ch: Change) -> tuple[str, int | None] | None:
+    """The policy, with its bot budget, that plays for the seat of the packet waiting: the one
+    the packet names, or, naming none, the game's now; None when none plays (wait)."""
+    named = promised(ch)
+    allowed = takeovers(named)
+    policy = named.on_timeout if named is not None else ch.settings.rules().on_timeout
+    return (policy, allowed[policy]) if policy in allowed else None
+
+
+def _give_up(timing: Timing, named: Deadline, due: str) -> datetime:
+    """When the host may play for the seat for lack of time: past the clock's due time and the
+    grace, and never before the deadline and grace the packet names."""
+    return max(timing.give_up(parse_time(due)), parse_time(not_before(named)))
+
+
 def _out(ch: Change) -> Callable[[str], bool]:
     return lambda seat: ch.standing(seat).absent is not None or ch.standing(seat).resigned
 
@@ -230,7 +261,8 @@ def tick_once(ch: Change) -> list[Outcome]:
     seat = clock.seat
     assert seat is not None
     st = ch.standing(seat)
-    if timing.on_timeout != "wait" and (st.resigned or (st.absent is not None and clock.absent)):
+    plays = _takeover(ch) is not None
+    if plays and (st.resigned or (st.absent is not None and clock.absent)):
         return [_play(ch, seat, "resigned" if st.resigned else "absent")]
     if not clock.due:
         return []
@@ -244,7 +276,8 @@ def tick_once(ch: Change) -> list[Outcome]:
         if st.missed >= timing.absent_after and st.absent is None:
             st.absent = g["seq"]
             out.append(_notice(ch, "absent", seat, missed=st.missed))
-    if timing.on_timeout != "wait" and now >= timing.give_up(parse_time(clock.due)):
+    named = promised(ch)
+    if plays and named is not None and now >= _give_up(timing, named, clock.due):
         out.append(_play(ch, seat, "timeout"))
     return out
 
@@ -253,10 +286,11 @@ def _play(ch: Change, seat: str, why: str) -> Outcome:
     return ch.play_for(_seat(ch, seat), why)
 
 
-def may_play_for(ch: Change, seat: str, why: str) -> str:
-    """The timeout policy that may play for `seat` now, `why` (timeout, absent, resigned);
-    Conflict when the game's rules let the host play for nobody: no deadline or not past it
-    and its grace, a seat not absent or resigned, a paused game, the policy `wait`."""
+def may_play_for(ch: Change, seat: str, why: str) -> tuple[str, int | None]:
+    """The timeout policy, with its bot budget, that may play for `seat` now, `why` (timeout,
+    absent, resigned): the one the packet waiting names (`_takeover`). Conflict when the rules
+    let the host play for nobody: no deadline named or not past it and its grace, a seat not
+    absent or resigned, a paused game, the policy `wait`."""
     g, memo = ch.g, ch.memo
     timing, clock, st = ch.settings.rules(), memo.clock, ch.standing(seat)
 
@@ -266,22 +300,26 @@ def may_play_for(ch: Change, seat: str, why: str) -> str:
 
     if g["status"] != "playing" or clock.seq != g["seq"] or clock.seat != seat:
         raise refuse(msg("the packet waits for another seat"))
-    if timing.on_timeout == "wait":
-        raise refuse(msg("the game's timeout policy is wait"))
+    takeover = _takeover(ch)
+    if takeover is None:
+        raise refuse(msg("the packet's timeout policy is wait"))
     if memo.paused:
         raise refuse(msg("the game is paused"))
     if why == "resigned" and st.resigned:
-        return timing.on_timeout
+        return takeover
     if why == "absent" and st.absent is not None and clock.absent:
-        return timing.on_timeout
+        return takeover
     if why != "timeout":
         raise refuse(msg("{seat} is neither absent nor resigned", seat=seat))
+    named = promised(ch)
     if not clock.due:
         raise refuse(msg("the game has no deadline"))
-    give_up = timing.give_up(parse_time(clock.due))
+    if named is None:  # a deadline set since: it applies from the next packet
+        raise refuse(msg("the packet names no deadline"))
+    give_up = _give_up(timing, named, clock.due)
     if ch.clock.now() < give_up:
         raise refuse(msg("its deadline and grace run until {when}", when=date_word(give_up, ch.clock.now())))
-    return timing.on_timeout
+    return takeover
 
 
 def _back(ch: Change, seat: str) -> bool:

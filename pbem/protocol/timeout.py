@@ -6,6 +6,11 @@ The policy `bot` plays the search bot (engine/bots/search.py) with the budget th
 deadline names (`bot_turns`, simulated turns: a count, not seconds, so every machine finds
 the same move), seeded by the game and the packet; a packet that names no budget (written
 before budgets existed) meant the smart bot.
+
+A packet's deadline is a promise (`takeovers`, `not_before`): the host plays for its seat only
+with the policy and budget it names, and never before the due time and grace it names; a rule
+changed while the packet waits applies from the next packet. The host acts on these and the
+audit checks against them.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from engine.state import RoundState
+    from pbem.protocol.shapes import Deadline
 
 POLICIES = ("discard", "bot")  # the policies that play (wait plays nothing)
 # The search bot's budget a game sets unless told otherwise: simulated turns a decision (about
@@ -23,6 +29,27 @@ TAKEOVER_TURNS = 1000
 # host spends on each move it plays for a seat and every auditor spends again.
 MAX_TAKEOVER_TURNS = 100_000
 REASONS = ("timeout", "absent", "resigned")  # why a host move was made (Move.why)
+
+
+def named_for(deadline: Deadline | None, seat: str) -> Deadline | None:
+    """The deadline a packet names for `seat` (None: it names none for that seat)."""
+    return deadline if deadline is not None and deadline.seat == seat else None
+
+
+def takeovers(named: Deadline | None) -> dict[str, int | None]:
+    """What may play for a seat at a packet whose deadline for it is `named`: each policy with
+    its bot budget. The one the packet names (nothing under `wait`); a packet that names no
+    deadline (a game without deadlines, or paused) promised none, so either policy, the bot at
+    the default budget."""
+    if named is None:
+        return {p: TAKEOVER_TURNS if p == "bot" else None for p in POLICIES}
+    return {named.on_timeout: named.bot_turns} if named.on_timeout in POLICIES else {}
+
+
+def not_before(named: Deadline) -> str:
+    """The earliest time the host may play for a seat for lack of time: the end of the grace
+    the packet names, or its due time when it names none."""
+    return named.grace_until or named.due
 
 
 def policy_move(seen: RoundState, seat: str, policy: str, game: str, seq: int, turns: int | None = None) -> str:

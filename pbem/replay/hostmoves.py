@@ -3,7 +3,9 @@
 A host may play for a seat only as the game's rules say (docs/playing.md §7): after the
 deadline and grace its packet carries, for a seat that packet lists as absent or resigned,
 never under the policy `wait`, and only the policy's own move, which is deterministic and is
-recomputed here from the seat's view once the round's secrets are open. With a seat's key
+recomputed here from the seat's view once the round's secrets are open. What the packet
+names is checked, not the game's rules now: the host keeps a waiting packet's deadline as
+it was published (pbem.protocol.timeout.takeovers, not_before). With a seat's key
 home (`audit --as SEAT`), a host move for a packet the seat had answered before the host
 moved is a fault too: the seat's own move file, kept in its key home, says so.
 """
@@ -19,7 +21,7 @@ from pbem.errors import PbemError, date_word, msg, reason_word
 from pbem.host.clock import parse_time
 from pbem.names import HOST
 from pbem.protocol.documents import Archive, Packet, Signed, check_signature, parse, unb64
-from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, POLICIES, REASONS, TAKEOVER_TURNS, policy_move
+from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, REASONS, named_for, not_before, policy_move, takeovers
 from pbem.replay.rounds import Replay
 from pbem.seat.home import move_path
 
@@ -48,21 +50,19 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, c
         _check_allowed(rep, n, m.seat, str(m.why), envelope.at, packet)
         if seat == m.seat and home is not None:
             _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home)
-        deadline = packet.deadline if packet.deadline is not None and packet.deadline.seat == m.seat else None
+        deadline = named_for(packet.deadline, m.seat)
         if deadline is not None and deadline.bot_turns is not None and \
                 not 1 <= deadline.bot_turns <= MAX_TAKEOVER_TURNS:  # not played: it could keep the auditor for days
             rep.fault(n, TIMEOUT, msg("packet {seq} names a bot budget of {turns} simulated turns, beyond the 1 to "
                                       "{most} a game may set", seq=step.answered, turns=deadline.bot_turns,
                                       most=MAX_TAKEOVER_TURNS))
             continue
-        # (no deadline in the packet, so no budget named: any policy's move, the bot's at the default budget)
-        policies = [(deadline.on_timeout, deadline.bot_turns)] if deadline is not None else \
-            [(p, TAKEOVER_TURNS if p == "bot" else None) for p in POLICIES]
+        policies = takeovers(deadline)  # what the packet named: the host plays from the same
         seen = view(replay.state(n - 1), m.seat)
-        chosen = [policy_move(seen, m.seat, p, doc.game, step.answered, turns) for p, turns in policies if p in POLICIES]
+        chosen = [policy_move(seen, m.seat, p, doc.game, step.answered, turns) for p, turns in policies.items()]
         if chosen and m.text not in chosen:
             rep.fault(n, TIMEOUT, msg("the host played {move} for {seat}, but its timeout policy {policy} plays "
-                                    "{chosen}", move=repr(m.text), seat=m.seat, policy="/".join(p for p, _ in policies),
+                                    "{chosen}", move=repr(m.text), seat=m.seat, policy="/".join(policies),
                                     chosen=" / ".join(repr(c) for c in chosen)))
         if len(rep.faults) == faults:
             rep.passed(TIMEOUT)
@@ -81,13 +81,13 @@ def _packet(block: Signed[Packet] | None, host_key: str) -> Packet | None:
 
 
 def _check_allowed(rep: Report, n: int, seat: str, why: str, at: str | None, packet: Packet) -> None:
-    deadline = packet.deadline if packet.deadline is not None and packet.deadline.seat == seat else None
+    deadline = named_for(packet.deadline, seat)
     absent = seat in (packet.absent or [])
     seq = packet.seq
     if why not in REASONS:
         rep.fault(n, TIMEOUT, msg("the host played for {seat} at packet {seq} for no reason the rules know ({why})",
                                 seat=seat, seq=seq, why=repr(why[:40])))
-    elif deadline is not None and deadline.on_timeout not in POLICIES:
+    elif deadline is not None and not takeovers(deadline):
         rep.fault(n, TIMEOUT, msg("the host played for {seat} at packet {seq}, whose timeout policy is {policy}: the "
                                 "host plays for nobody", seat=seat, seq=seq, policy=deadline.on_timeout))
     elif why != "timeout":
@@ -101,7 +101,7 @@ def _check_allowed(rep: Report, n: int, seat: str, why: str, at: str | None, pac
         rep.fault(n, TIMEOUT, msg("the host's move for {seat} at packet {seq} does not say when it was made",
                                 seat=seat, seq=seq))
     else:
-        until = deadline.grace_until or deadline.due
+        until = not_before(deadline)
         try:
             early = parse_time(at) < parse_time(until)
         except PbemError as exc:

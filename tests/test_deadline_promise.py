@@ -1,0 +1,62 @@
+"""A waiting packet's deadline is a promise (docs/protocol.md, "Deadlines"): a rule changed by
+`pbem game config` while a packet waits (`--on-timeout`, a shorter `--deadline` or `--grace`)
+applies from the next packet; the host plays for the silent seat with the policy that packet
+names and not before the due time and grace it names, which is what `pbem audit` checks. Real
+keys, a real store (SQLite and PostgreSQL), a real shared folder, `game config` through the
+command line's own entry.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from pbem_helpers import bots_end_the_round, clocked_game, main_here
+from processes import pbem
+
+from engine.views import view
+from pbem.host.clock import stamp
+from pbem.host.deadlines import Timing
+from pbem.protocol.documents import read_blocks
+from pbem.protocol.timeout import policy_move
+
+
+def _host_moves(host) -> list[tuple[str, str]]:
+    """The moves the host made in round 1's archive: (seat, text)."""
+    archive = next(b for b in read_blocks(host.archives()[1]) if b.kind == "archive").doc
+    return [(m.seat, m.text) for m in archive.moves if m.by == "host"]
+
+
+@pytest.mark.parametrize(("change", "early"), [(["--on-timeout", "bot"], 0), (["--deadline", "1m"], 3700),
+                                               (["--grace", "1m"], 3700)])
+def test_a_rule_changed_while_a_packet_waits_applies_from_the_next(tmp_path: Path, store_url: str, change: list[str],
+                                                                   early: int, capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Packet 1 names a 1 h deadline, 1 h of grace and the policy discard; its seat stays
+    silent and the host runs `game config` with `change`. `early` seconds later (the new rule's
+    time, before the packet's) the host plays for nobody; once the packet's deadline and grace
+    have passed it plays the discard the packet named, and the round's audit passes. Before, the
+    host played the new rule's move or time and the audit faulted its move (exit 8)."""
+    now = stamp(datetime.now(UTC).replace(microsecond=0))  # `game config` counts on the real clock
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=3600, on_timeout="discard"),
+                                               store_url, start=now)
+    silent = host.status()["to_move"]
+    named = seats[silent].latest().packet.doc.deadline
+    assert (named.on_timeout, named.bot_turns) == ("discard", None)
+    promised = policy_move(view(host.live_state(), silent), silent, "discard", host.game_id(), 1)
+    code, err = main_here(["game", "config", "t", "--store", store_url, *change], tmp_path / "home-referee", capsys,
+                          monkeypatch)
+    assert code == 0, err
+    if early:
+        clock.advance(early)
+        assert {o.kind for o in host.tick()} <= {"notice"} and host.status()["seq"] == 1  # not yet
+    clock.advance(3 * 3600)  # the packet's own deadline and grace have passed
+    assert "applied" in [o.kind for o in host.tick()]
+    fh.step()
+    bots_end_the_round(host, fh, seats, ids)
+    assert _host_moves(host)[0] == (silent, promised)
+    host.close()
+    audit = pbem("audit", tmp_path / "shared", "--round", 1, home=seats[silent].home, timeout=120)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert f"move 1: played by the host for {silent} (no move in time)" in audit.stdout
