@@ -448,3 +448,27 @@ def test_a_seat_reading_its_mail_loads_no_store_code(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "not a pbem mail" in run.stdout and "store code loaded: False" in run.stdout, run.stdout
+
+
+def test_an_address_changed_while_its_seat_is_up_to_date_gets_the_latest_packet(tmp_path: Path) -> None:
+    """`pbem game email` gives a seat a new address after it had the newest packet at the old
+    one: the new address gets the invitation and that packet (it may be a new key home), once."""
+    app = cli_app()
+    db, homes = mail_game(tmp_path)
+    outbox, replies, welcome = tmp_path / "outbox", tmp_path / "replies", tmp_path / "welcome"
+    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
+    for s in SEATS:
+        run_cli(app, ["inbox", outbox], homes[s])
+        run_cli(app, ["mail-join", next((homes[s] / "invitations").glob("*.pbem")), "--as", s, "--to", HOST_ADDR,
+                      "--to-dir", replies], homes[s])
+    run_cli(app, ["inbox", replies, "--db", db], homes["referee"])
+    said = run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox]).output
+    assert "packet 1 to cat" in said, said  # cat is up to date at cat@example.org
+    run_cli(app, ["game", "email", "t", "cat=cat@example.net", "--db", db], homes["referee"])
+    said = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output
+    assert "packet 1 to cat <cat@example.net> (a new reader)" in said, said
+    (mail,) = [BytesParser(policy=policy.default).parse(p.open("rb")) for p in welcome.glob("*.eml")]
+    kinds = [b.kind for b in read_blocks(mail.get_body(("plain",)).get_content())]
+    assert mail["To"] == "cat@example.net" and kinds == ["invitation", "packet"], kinds
+    again = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output
+    assert again.strip() == "nothing new to mail" and len(list(welcome.glob("*.eml"))) == 1, again

@@ -213,10 +213,12 @@ class MailPublisher:
 
     def _mail(self, settings: Settings, book: dict[str, MailMark], label: str, name: str, address: str,
               seq: int, armored: str, why: str) -> str:
-        last = book.get(name, MailMark()).seq
-        since = self._since(last + 1, seq)
+        # from the first packet this reader has not had; a new reader who had the newest one at
+        # their old address gets it again at the new one
+        first = min(book.get(name, MailMark()).seq + 1, seq)
+        since = self._since(first, seq)
         if since[-1].waiting is not None and name != HOST:  # a trustless seat follows every packet of the chain
-            armored = "".join(text for _, text in self.host.packets(last, seq))
+            armored = "".join(text for _, text in self.host.packets(first - 1, seq))
         # A new reader (a seat handed to a new player, an address changed or first given mid-game)
         # gets the invitation in the same mail, before the packet: their key home checks the
         # packet against it (a second mail could be read first).
