@@ -8,6 +8,7 @@ real shared folder, bots on every seat; the host's `pbem game reseat` and the pl
 from __future__ import annotations
 
 import subprocess
+from functools import partial
 from pathlib import Path
 
 import processes
@@ -56,8 +57,12 @@ def play(fh: FolderHost, bots: dict[str, FolderBot], until, limit: int = 2000) -
 
 
 @pytest.mark.slow
-def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp_path: Path, store_url: str) -> None:
+def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp_path: Path, store_url: str,
+                                                                            here) -> None:
     db, homes, ids, host, fh, lines = game(tmp_path, store_url)
+    # `pbem handover` and `pbem audit` read and write the folder, not the store: processes of their
+    # own on SQLite, through the command line's entry in this process on PostgreSQL
+    folder_cli = partial(here, ok=True) if store_url.startswith("postgresql") else pbem
     shared = tmp_path / "shared"
     bots = {s: FolderBot(shared, ids[s], homes[s], "smart", 3, lines.append) for s in SEATS}
     def bob_just_moved_in_round_2() -> bool:
@@ -98,7 +103,7 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
     bots["eve"] = FolderBot(shared, ids["eve"], homes["eve"], "smart", 4, lines.append)
     # in round 3, cat hands her own seat to fay, signed by cat's key, through the real command
     play(fh, bots, lambda: host.status()["round"] == 3)
-    out = pbem("handover", shared, "--key", ids["fay"].public.encode(), "--as", "cat", home=homes["cat"]).stdout
+    out = folder_cli("handover", shared, "--key", ids["fay"].public.encode(), "--as", "cat", home=homes["cat"]).stdout
     assert "handover of cat submitted" in out
     fh.step()
     del bots["cat"]
@@ -127,7 +132,7 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
     assert sum(rep.counts.get("packet-table", 0) for rep in reports) > len(host.packets()) // 2
     assert reports[0].counts.get("part", 0) == 0 and reports[1].counts["part"] > 0
     # eve audits through the CLI with her own key: her key home knows the seat from the packets
-    run = pbem("audit", shared, "--round", "2", "--as", "eve", home=homes["eve"])
+    run = folder_cli("audit", shared, "--round", "2", "--as", "eve", home=homes["eve"])
     assert "of bob's sealed parts opened and checked" in run.stdout and "anchored to the invitation you joined" in run.stdout
     assert any("seat bob was handed over" in n and "signed by the host" in n for n in notes[2])
     assert any("seat cat was handed over" in n and "the seat's old key" in n for n in notes[3])

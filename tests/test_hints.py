@@ -206,9 +206,9 @@ def test_turn_hints_on_a_packet_file(played: dict, tmp_path: Path) -> None:
     # the first packet whose mover has a placement (the deal is new on every run)
     packet, mover = next((p, m) for p, m in played["packets"] if expected_marks(seats.show(p, m)))
     home = seats.homes[mover]
-    shown = pbem("show", packet, "--as", mover, "--hints", home=home, cwd=played["root"], ok=True, env={"COLUMNS": "200"})
+    shown = seats.run(mover, "show", packet, "--as", mover, "--hints")  # as a process: the test above
     turn = pbem("turn", packet, "--as", mover, "--hints", home=home, cwd=played["root"], ok=True, env={"COLUMNS": "200"})
-    assert marks_on_screen(turn.stdout) == marks_on_screen(shown.stdout) != set()
+    assert marks_on_screen(turn.stdout) == marks_on_screen(shown) != set()
 
 
 def test_the_thief_is_told_whom_it_may_rob() -> None:
@@ -234,9 +234,10 @@ def test_the_thief_is_told_whom_it_may_rob() -> None:
 
 
 @pytest.mark.slow  # a trustless round dealt in one process: several seconds
-def test_a_trustless_seat_is_offered_its_legal_moves_and_hints(tmp_path: Path) -> None:
+def test_a_trustless_seat_is_offered_its_legal_moves_and_hints(tmp_path: Path, here) -> None:
     """A trustless table waiting for a move: the mover's "legal" is its view's legal moves, one
-    of them written by `pbem move`; `--hints` marks the placements; the other seats get none."""
+    of them written by `pbem move`; `--hints` marks the placements; the other seats get none.
+    (`show --json` through the command line's entry in this process, the rest as processes.)"""
     from blind_game import BlindGame
 
     from engine.catalog import HIDDEN
@@ -255,13 +256,13 @@ def test_a_trustless_seat_is_offered_its_legal_moves_and_hints(tmp_path: Path) -
     mover = game.table.waiting().seats[0]
     packet = game.packet_file(game.seen)
     home = game.homes[mover]
-    summary = json.loads(pbem("show", packet, "--as", mover, "--json", home=home, ok=True).stdout)
+    summary = json.loads(here("show", packet, "--as", mover, "--json", home=home, ok=True).stdout)
     assert summary["legal"] and summary["legal"] == legal_texts(game.seats[mover].view())
     screen = pbem("show", packet, "--as", mover, "--hints", home=home, ok=True, env={"COLUMNS": "200"}).stdout
     hand = game.seats[mover].view().hands[mover]
     assert marks_on_screen(screen) == expected_marks({"hand": hand, "legal": summary["legal"]}) != set(), screen
     other = next(s for s in game.seats if s != mover)
-    assert json.loads(pbem("show", packet, "--as", other, "--json", home=game.homes[other], ok=True).stdout)["legal"] == []
+    assert json.loads(here("show", packet, "--as", other, "--json", home=game.homes[other], ok=True).stdout)["legal"] == []
     text = random.Random(1).choice(summary["legal"])
     pbem("move", packet, text, "--as", mover, "-o", tmp_path / "m.pbem", home=home, cwd=tmp_path, ok=True)
     assert (tmp_path / "m.pbem").is_file()
