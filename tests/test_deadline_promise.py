@@ -16,7 +16,7 @@ from pbem_helpers import bots_end_the_round, clocked_game, main_here
 from processes import pbem
 
 from engine.views import view
-from pbem.host.clock import stamp
+from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing
 from pbem.protocol.documents import read_blocks
 from pbem.protocol.timeout import policy_move
@@ -28,14 +28,15 @@ def _host_moves(host) -> list[tuple[str, str]]:
     return [(m.seat, m.text) for m in archive.moves if m.by == "host"]
 
 
-@pytest.mark.parametrize(("change", "early"), [(["--on-timeout", "bot"], 0), (["--deadline", "1m"], 3700),
-                                               (["--grace", "1m"], 3700)])
+@pytest.mark.parametrize(("change", "early"), [(["--on-timeout", "bot"], 0), (["--on-timeout", "wait"], 3700),
+                                               (["--deadline", "1m"], 3700), (["--grace", "1m"], 3700)])
 def test_a_rule_changed_while_a_packet_waits_applies_from_the_next(tmp_path: Path, store_url: str, change: list[str],
                                                                    early: int, capsys: pytest.CaptureFixture[str],
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Packet 1 names a 1 h deadline, 1 h of grace and the policy discard; its seat stays
-    silent and the host runs `game config` with `change`. `early` seconds later (the new rule's
-    time, before the packet's) the host plays for nobody; once the packet's deadline and grace
+    silent and the host runs `game config` with `change`. `early` seconds later (past the new
+    rule's time, before the packet's) the host plays for nobody and sleeps until the packet's
+    time; once the packet's deadline and grace
     have passed it plays the discard the packet named, and the round's audit passes. Before, the
     host played the new rule's move or time and the audit faulted its move (exit 8)."""
     now = stamp(datetime.now(UTC).replace(microsecond=0))  # `game config` counts on the real clock
@@ -51,6 +52,8 @@ def test_a_rule_changed_while_a_packet_waits_applies_from_the_next(tmp_path: Pat
     if early:
         clock.advance(early)
         assert {o.kind for o in host.tick()} <= {"notice"} and host.status()["seq"] == 1  # not yet
+        wakes = host.next_tick()  # `host run` sleeps until the packet's time (the clock restarted a moment later)
+        assert wakes is not None and 0 <= (wakes - parse_time(named.grace_until)).total_seconds() < 60, wakes
     clock.advance(3 * 3600)  # the packet's own deadline and grace have passed
     assert "applied" in [o.kind for o in host.tick()]
     fh.step()

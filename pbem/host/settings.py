@@ -25,6 +25,7 @@ import msgspec
 from pbem.host.clock import parse_time
 from pbem.host.deadlines import ClockStatus, DeadlineStatus, Timing
 from pbem.protocol.shapes import Deadline
+from pbem.protocol.timeout import named_for, not_before, takeovers
 
 
 class MailMark(msgspec.Struct, omit_defaults=True):
@@ -222,8 +223,25 @@ def clock_next(timing: Timing, clock: PacketClock, now: datetime, *, plays: bool
     due, start = parse_time(clock.due), parse_time(clock.start)
     times = [when for i, when in enumerate(timing.reminder_times(start, due)) if f"remind-{i}" not in clock.sent]
     times += [due] if "late" not in clock.sent else []
-    times += [timing.give_up(due)] if plays and timing.on_timeout != "wait" else []
+    give_up = give_up_at(timing, clock) if plays else None
+    times += [give_up] if give_up is not None else []
     return min((when for when in times if when > now), default=None)
+
+
+def give_up_at(timing: Timing, clock: PacketClock) -> datetime | None:
+    """When the host may play for the seat of the packet waiting for lack of time: past the
+    clock's due time and the grace, and never before the due time and grace the packet names
+    (pbem.protocol.timeout.not_before); None: never (no due time, no deadline named, or the
+    policy named is wait). A clock kept before it recorded the packet's deadline: the rules'."""
+    if clock.due is None:
+        return None
+    after = timing.give_up(parse_time(clock.due))
+    if not clock.named:
+        return after if timing.on_timeout != "wait" else None
+    named = named_for(clock.deadline, clock.seat) if clock.seat else None
+    if named is None or not takeovers(named):
+        return None
+    return max(after, parse_time(not_before(named)))
 
 
 def deadline_of(memo: Memo, seq: int) -> DeadlineStatus | None:

@@ -43,7 +43,7 @@ from pbem.host.change import Change, GameRow, Seat
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing
 from pbem.host.interface import Outcome
-from pbem.host.settings import Answered, HandedOver, Memo, PacketClock, clock_says
+from pbem.host.settings import Answered, HandedOver, Memo, PacketClock, clock_says, give_up_at
 from pbem.host.tables import games, moves, notices, packets, seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
@@ -61,7 +61,7 @@ from pbem.protocol.documents import (
     read_blocks,
     sign,
 )
-from pbem.protocol.timeout import named_for, not_before, takeovers
+from pbem.protocol.timeout import named_for, takeovers
 
 RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
 AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a day (each goes to every seat)
@@ -240,12 +240,6 @@ def _takeover(ch: Change) -> tuple[str, int | None] | None:
     return (policy, allowed[policy]) if policy in allowed else None
 
 
-def _give_up(timing: Timing, named: Deadline, due: str) -> datetime:
-    """When the host may play for the seat for lack of time: past the clock's due time and the
-    grace, and never before the deadline and grace the packet names."""
-    return max(timing.give_up(parse_time(due)), parse_time(not_before(named)))
-
-
 def _out(ch: Change) -> Callable[[str], bool]:
     return lambda seat: ch.standing(seat).absent is not None or ch.standing(seat).resigned
 
@@ -276,8 +270,8 @@ def tick_once(ch: Change) -> list[Outcome]:
         if st.missed >= timing.absent_after and st.absent is None:
             st.absent = g["seq"]
             out.append(_notice(ch, "absent", seat, missed=st.missed))
-    named = promised(ch)
-    if plays and named is not None and now >= _give_up(timing, named, clock.due):
+    give_up = give_up_at(timing, clock)  # (`plays` above recorded the packet's deadline in the clock)
+    if plays and give_up is not None and now >= give_up:
         out.append(_play(ch, seat, "timeout"))
     return out
 
@@ -316,7 +310,8 @@ def may_play_for(ch: Change, seat: str, why: str) -> tuple[str, int | None]:
         raise refuse(msg("the game has no deadline"))
     if named is None:  # a deadline set since: it applies from the next packet
         raise refuse(msg("the packet names no deadline"))
-    give_up = _give_up(timing, named, clock.due)
+    give_up = give_up_at(timing, clock)
+    assert give_up is not None  # a due time, a deadline named, a policy that plays
     if ch.clock.now() < give_up:
         raise refuse(msg("its deadline and grace run until {when}", when=date_word(give_up, ch.clock.now())))
     return takeover
