@@ -109,7 +109,8 @@ def game_config(
     """Host: show or change the deadline rules (`--deadline none` turns them off) and the
     webhook (`--webhook none` removes it).
 
-    A change applies to the packet waiting now (its clock restarts) and to every later one.
+    A change applies from the next packet. The packet waiting now keeps what its deadline names
+    (policy, bot budget, due time and grace); its clock restarts, never to before that due time.
     """
     host = _host(game, store, keys)
     hook_said = None
