@@ -135,7 +135,9 @@ def test_a_rejected_folder_replaced_by_a_file_stalls_nothing_and_is_said_once(tm
 
 
 @pytest.mark.parametrize("sub", ["inbox/done", "inbox/rejected", "packets/table"])
-def test_a_sub_folder_that_is_a_link_gets_nothing_written_through_it(tmp_path: Path, sub: str) -> None:
+def test_a_sub_folder_that_is_a_link_gets_nothing_written_through_it(tmp_path: Path, sub: str, here) -> None:
+    """The host as a process of its own for the first; through the command line's entry in this
+    process for the others (no memory bound is measured here)."""
     db, folder, homes, mover, sp = folder_dealt(tmp_path)
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -148,7 +150,11 @@ def test_a_sub_folder_that_is_a_link_gets_nothing_written_through_it(tmp_path: P
     mover.move(sp, str(legal_moves(sp.view)[0]))  # applied: its file goes to done/, its packet to the table
     junk(folder / "inbox" / "junk.pbem")  # refused: goes to rejected/
 
-    code, out, _ = host_once(db, folder, homes, tmp_path)
+    if sub == "inbox/done":
+        code, out, _ = host_once(db, folder, homes, tmp_path)
+    else:
+        run = here("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], cwd=tmp_path)
+        code, out = run.returncode, run.stdout + run.stderr
 
     assert list(outside.iterdir()) == [], out
     assert "is a link" in out, out
@@ -226,7 +232,7 @@ def test_a_junk_packet_before_the_deal_stops_no_seat_from_joining(tmp_path: Path
     assert said.count("skipped 999999") == 1, said
 
 
-def test_a_key_file_others_can_read_is_used_with_one_warning(tmp_path: Path) -> None:
+def test_a_key_file_others_can_read_is_used_with_one_warning(tmp_path: Path, here) -> None:
     _, folder, homes, mover, _ = folder_dealt(tmp_path)
     key = keys.key_path(homes[mover.seat], mover.seat)
     key.chmod(0o644)
@@ -235,16 +241,21 @@ def test_a_key_file_others_can_read_is_used_with_one_warning(tmp_path: Path) -> 
     warning = [line for line in out.splitlines() if line.startswith("warning: key file")]
     assert len(warning) == 1 and "(mode 0644)" in warning[0] and f"chmod 600 {key}" in warning[0], out
     key.chmod(0o600)
-    code, out, _ = run_peak(["turn", folder, "--as", mover.seat], homes[mover.seat], tmp_path)
-    assert code == 0 and "warning" not in out, out
+    again = here("turn", folder, "--as", mover.seat, home=homes[mover.seat], cwd=tmp_path)
+    assert again.returncode == 0 and "warning" not in again.stdout + again.stderr, again
 
 
 @pytest.mark.parametrize("until", ["99999999999d", "9999999999999999999999s", "3000000d", "10000-01-01", "0000-01-01"])
-def test_an_away_time_past_the_calendar_is_one_error_line(tmp_path: Path, until: str) -> None:
-    """Before: OverflowError, exit 70."""
+def test_an_away_time_past_the_calendar_is_one_error_line(tmp_path: Path, until: str, here) -> None:
+    """Before: OverflowError, exit 70. (The first as a process of its own, the others through the
+    command line's entry in this process.)"""
     _, folder, homes, mover, _ = folder_dealt(tmp_path)
-    run = subprocess.run([*PBEM, "away", folder, "--until", until, "--as", mover.seat], env=cli_env(homes[mover.seat]),
-                         cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
+    if until == "99999999999d":
+        run = subprocess.run([*PBEM, "away", folder, "--until", until, "--as", mover.seat],
+                             env=cli_env(homes[mover.seat]), cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                             check=False)
+    else:
+        run = here("away", folder, "--until", until, "--as", mover.seat, home=homes[mover.seat], cwd=tmp_path)
     assert run.returncode == 2 and run.stderr.startswith("error: ") and "Traceback" not in run.stderr, run.stderr
     assert not any(p.name.startswith(f"{mover.seat}-") for p in (folder / "inbox").iterdir())
 
@@ -277,15 +288,14 @@ def test_a_trustless_seat_and_the_blind_host_read_no_poison(tmp_path: Path) -> N
         "fifo.pbem", "huge.pbem", "zero.pbem"], out
 
 
-def test_a_junk_packet_stops_no_key_from_taking_a_seat_handed_to_it(tmp_path: Path) -> None:
+def test_a_junk_packet_stops_no_key_from_taking_a_seat_handed_to_it(tmp_path: Path, here) -> None:
     """A seat handed to a new key: the key finds its seat in the newest packet the host signed,
-    not in whatever file is named like the newest packet."""
+    not in whatever file is named like the newest packet. (The reseat through the command line's
+    entry in this process: it runs as a process of its own in test_handover.)"""
     db, host, fh, _, _, _ = started_game(tmp_path)
     eve = keys.create_identity(tmp_path / "home-eve", "eve", None)
-    run = subprocess.run([*PBEM, "game", "reseat", "t", "bob", "--key", eve.public.encode(), "--store", db],
-                         env=cli_env(tmp_path / "home-referee"), capture_output=True, text=True, timeout=60,
-                         check=False)
-    assert run.returncode == 0, run.stderr
+    here("game", "reseat", "t", "bob", "--key", eve.public.encode(), "--store", db, home=tmp_path / "home-referee",
+         ok=True)
     fh.step()
     host.close()
     top = max(packets(tmp_path / "shared"))
