@@ -51,8 +51,10 @@ def packet(game: dict, seq: int) -> Path:
     return game["root"] / "saves" / "friday" / "out" / f"packet-{seq:06d}.pbem"
 
 
-def test_show_move_apply_status(game: dict) -> None:
+def test_show_move_apply_status(game: dict, here) -> None:
+    """Each command as a process of its own; a second run of one through its entry in this process."""
     root, homes = game["root"], game["homes"]
+    passphrase = {"PBEM_PASSPHRASE": PASSPHRASE}
     summary = json.loads(pbem("show", str(packet(game, 1)), "--as", "ann", "--json", home=homes["ann"], cwd=root).stdout)
     assert summary["me"] == "ann" and summary["seq"] == 1 and len(summary["hand"]) == 6
     for key in ("game", "round", "phase", "to_move", "role", "board", "in_front", "hand_sizes", "deck_size"):
@@ -61,13 +63,14 @@ def test_show_move_apply_status(game: dict) -> None:
     drawn = pbem("show", str(packet(game, 1)), "--as", mover, home=homes[mover], cwd=root).stdout
     assert "your hand" in drawn.lower() or "hand" in drawn
     hand = summary["hand"] if mover == "ann" else \
-        json.loads(pbem("show", str(packet(game, 1)), "--as", mover, "--json", home=homes[mover], cwd=root).stdout)["hand"]
+        json.loads(here("show", str(packet(game, 1)), "--as", mover, "--json", home=homes[mover], cwd=root, ok=True,
+                        env=passphrase).stdout)["hand"]
     move_file = root / "m1.pbem"
     pbem("move", str(packet(game, 1)), f"discard {hand[0]}", "--as", mover, "-o", str(move_file), "--replace",
          home=homes[mover], cwd=root)  # --replace: test_bad_input's move may be kept for packet 1 already
     out = pbem("apply", "friday", str(move_file), home=homes["referee"], cwd=root).stdout
     assert "packet 2" in out and packet(game, 2).exists()
-    again = pbem("apply", "friday", str(move_file), home=homes["referee"], cwd=root).stdout
+    again = here("apply", "friday", str(move_file), home=homes["referee"], cwd=root, ok=True, env=passphrase).stdout
     assert "already applied" in again
     status = json.loads(pbem("status", "friday", "--json", home=homes["referee"], cwd=root).stdout)
     assert status["seq"] == 2 and status["round"] == 1 and all(s["joined"] for s in status["seats"])
@@ -76,7 +79,7 @@ def test_show_move_apply_status(game: dict) -> None:
     packet(game, 2).unlink()
     with sqlite3.connect(root / "saves" / "pbem.db") as db:
         assert db.execute("UPDATE deliveries SET seq = 1 WHERE channel LIKE 'dir:%'").rowcount == 1
-    pbem("apply", "friday", str(move_file), home=homes["referee"], cwd=root)
+    here("apply", "friday", str(move_file), home=homes["referee"], cwd=root, ok=True, env=passphrase)
     assert packet(game, 2).exists()
     reissued = pbem("packet", "friday", home=homes["referee"], cwd=root).stdout
     assert reissued == packet(game, 2).read_text()
@@ -95,7 +98,8 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict, capsys: pytest.
         return subprocess.CompletedProcess(args, code, "", err)
 
     p1 = str(packet(game, 1))
-    mover = json.loads(pbem("show", p1, "--as", "ann", "--json", home=homes["ann"], cwd=root).stdout)["to_move"]
+    mover = json.loads(pbem_here(["show", p1, "--as", "ann", "--json"], homes["ann"], capsys, monkeypatch,
+                                 ok=True).stdout)["to_move"]
     # text that is not a move is a usage error; a move against the rules is an illegal move
     one_error_line(refused("move", p1, "frobnicate", "--as", mover, home=homes[mover]), 2, "frobnicate")
     one_error_line(refused("move", p1, "steal nobody", "--as", mover, home=homes[mover]), 6, "steal")
@@ -113,8 +117,10 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict, capsys: pytest.
     cut.write_text(packet(game, 1).read_text()[:400])
     one_error_line(refused("show", str(cut), "--as", "ann", home=homes["ann"]), 3, "")
     stale = root / "stale.pbem"
-    hand = json.loads(pbem("show", p1, "--as", mover, "--json", home=homes[mover], cwd=root).stdout)["hand"]
-    pbem("move", p1, f"discard {hand[-1]}", "--as", mover, "-o", str(stale), "--replace", home=homes[mover], cwd=root)
+    hand = json.loads(pbem_here(["show", p1, "--as", mover, "--json"], homes[mover], capsys, monkeypatch,
+                                ok=True).stdout)["hand"]
+    pbem_here(["move", p1, f"discard {hand[-1]}", "--as", mover, "-o", str(stale), "--replace"], homes[mover], capsys,
+              monkeypatch, ok=True)
     one_error_line(refused("apply", "friday", str(stale), home=homes["referee"]), 5, "answers packet 1")
     one_error_line(refused("status", "nosuchgame", home=homes["referee"]), 2, "no game 'nosuchgame' in store")
     usage = pbem("status", "--bogus", home=homes["referee"], cwd=root, ok=False)
