@@ -29,9 +29,10 @@ SEATS = ("ann", "bob", "cat")
 
 
 class Table:
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, referee: Identity | None = None) -> None:
         self.db = tmp / "saves" / "t.db"
-        self.ids = {n: Identity.generate(n) for n in ("referee", *SEATS)}
+        self.ids = {n: Identity.generate(n) for n in SEATS}
+        self.ids["referee"] = referee or Identity.generate("referee")
         self.inv = blind.create_game(self.db, "t", self.ids["referee"], "classic",
                                      [(s, self.ids[s].public) for s in SEATS], [])
         self.host = blind.BlindHost(self.db, self.ids["referee"])
@@ -397,3 +398,55 @@ def test_a_blind_games_file_names_its_host_key_to_the_probe(tmp_path: Path) -> N
 
     table = Table(tmp_path)
     assert probe(table.db, "t") == probe(table.db) == (True, "referee")
+
+
+def _settings_reads(host: blind.BlindHost, step) -> list[str]:
+    """The statements `step()` runs that read the game's settings or clock."""
+    from sqlalchemy import event
+
+    said: list[str] = []
+
+    def record(conn, cursor, statement, *rest) -> None:
+        if "trustless_games.settings" in statement or "trustless_games.clock" in statement:
+            said.append(statement)
+
+    event.listen(host.store.engine, "before_cursor_execute", record)
+    try:
+        step()
+    finally:
+        event.remove(host.store.engine, "before_cursor_execute", record)
+    return said
+
+
+def test_a_blind_host_reads_its_settings_once_per_commit_and_sees_another_processs(tmp_path: Path) -> None:
+    """A folder host's step (publish, take a seat's block, publish it, tick) reads the game's
+    settings and clock again only after a commit changed the store: twice (after the packet,
+    after its delivery mark), not at each of its seven reads. A setting another process
+    changes (`pbem game config`, a second host) is seen at the next read, and a delivery
+    mark written after it keeps it."""
+    from processes import pbem
+
+    from pbem.auto.host_runner import FolderHost
+    from pbem.host.clock import FakeClock
+    from pbem.host.deadlines import Timing
+    from pbem.seat import keys
+
+    home = tmp_path / "home"
+    t = Table(tmp_path, keys.create_identity(home, "referee", None)).joined().trusting(True)
+    t.host.clock = FakeClock()
+    runner = FolderHost(t.host, tmp_path / "folder", log=lambda line: None)
+    for seat in ("ann", "bob"):
+        runner.step()
+        t.sync()
+        (runner.folder.inbox_dir / f"{seat}.pbem").write_text(t.seats[seat].owed().armored())
+        assert len(_settings_reads(t.host, runner.step)) == 2  # 7 when each read read them
+    assert t.host.head()[0] == 3 and t.host.next_tick() is None
+    # another process sets a deadline: the running host sees it at once
+    pbem("game", "config", "t", "--db", t.db, "--deadline", "1h", home=home, ok=True)
+    assert t.host.next_tick() is not None and t.host.settings().timing == Timing(deadline=3600)
+    # a second host on the store gives the host an address; a mark the first writes keeps it
+    blind.BlindHost(t.db, t.ids["referee"]).set_email("host", "host@example.org")
+    t.host.mark_delivered("elsewhere", 3)
+    assert t.host.settings().emails == {"host": "host@example.org"} and t.host.delivered("elsewhere") == 3
+    t.host.set_timing(Timing())
+    assert t.host.next_tick() is None

@@ -21,7 +21,7 @@ BEGIN IMMEDIATE; PostgreSQL: FOR UPDATE), so two hosts on one game take every bl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -48,6 +48,7 @@ from pbem.host.interface import (
     Release,
     TalkRelease,
 )
+from pbem.host.memo import KeptAt
 from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, clock_says, replaced
 from pbem.host.store import Located, Store
@@ -105,6 +106,10 @@ class BlindHost(Closing):
         self._host_name = row.host_name
         self._known: tuple[PublicTable, int, str] | None = None  # the table as of a packet, to follow on from
         self._stored: tuple[PublicTable, int, str] | None = None  # the table of the packet being stored
+        # the settings and the clock as read at the store's version (pbem.host.memo: the one rule)
+        self._kept: KeptAt[blind_settings.Stored] | None = None
+        self._version: int | None = None  # the store's version the read or change under way sees
+        self._writing = False  # the change under way wrote settings or the clock: nothing it reads is kept
         self.name = str(row.name)
 
     def close(self) -> None:
@@ -127,14 +132,29 @@ class BlindHost(Closing):
     def delivered(self, channel: str) -> int:
         return self.settings().delivered.get(channel, -1)
 
+    def _settings(self, c: Connection) -> tuple[Settings, PacketClock]:
+        """The settings and the clock of the step waiting, read in `c` (a `_read` or a
+        `_transaction`), or as read before while the store's version is the same: no commit
+        since, by any process (`pbem game config`, another host), so nothing changed them."""
+        kept = self._kept.at(self._version) if self._kept is not None else None
+        if kept is None:
+            kept = blind_settings.read(c, self.id)
+            if not self._writing:  # what a change wrote is kept only once it commits (read again then)
+                self._kept = KeptAt(self._version, kept)
+        return blind_settings.decoded(kept)
+
+    def _write_settings(self, c: Connection, settings: Settings | None = None, clock: PacketClock | None = None) -> None:
+        self._kept, self._writing = None, True
+        blind_settings.store(c, self.id, settings, clock)
+
     def mark_delivered(self, channel: str, seq: int, book: dict[str, MailMark] | None = None) -> None:
         """Kept in the file, as a store keeps its marks: a host restarted after mailing a
         packet does not mail it again (a folder is written idempotently, mail is not). The
         mail's book as the delivery changed it is stored in the same transaction."""
         with self._transaction() as c:
-            old = blind_settings.read(c, self.id)
+            old, _ = self._settings(c)
             marks = old.delivered if seq <= old.delivered.get(channel, -1) else {**old.delivered, channel: seq}
-            blind_settings.store(c, self.id, replaced(old, delivered=marks, **({"mail_book": book} if book is not None else {})))
+            self._write_settings(c, replaced(old, delivered=marks, **({"mail_book": book} if book is not None else {})))
 
     @property
     def url(self) -> str:
@@ -152,7 +172,7 @@ class BlindHost(Closing):
     def outbox(self, channel: str) -> Outbox:
         """What `channel` has not delivered yet, in one read (a host's every look asks it)."""
         with self._read() as c:
-            marks = blind_settings.read(c, self.id).delivered
+            marks = self._settings(c)[0].delivered
             head = self._head(c)
             after = marks.get(channel, -1)
             owed = self._releases(c, after) if head[0] > after else []  # nothing newer: no packet read
@@ -162,14 +182,27 @@ class BlindHost(Closing):
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
-        """One change: the game's row locked (SQLite: the whole store already is, BEGIN IMMEDIATE)."""
-        with self.store.write() as c:
-            lock = select(GAMES.c.id).where(GAMES.c.id == self.id)
-            c.execute(lock if self.store.sqlite else lock.with_for_update()).one()
-            yield c
+        """One change: the game's row locked (SQLite: the whole store already is, BEGIN IMMEDIATE),
+        then the store's version read (no other process commits until this change ends)."""
+        try:
+            with self.store.write() as c:
+                lock = select(GAMES.c.id).where(GAMES.c.id == self.id)
+                c.execute(lock if self.store.sqlite else lock.with_for_update()).one()
+                self._version, self._writing = self.store.version(), False
+                yield c
+        finally:
+            self._version, self._writing = None, False
 
-    def _read(self) -> AbstractContextManager[Connection]:
-        return self.store.read()
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        """A read: the store's version taken before its snapshot, so what it reads is as of
+        that version or newer (kept at it, it is read again at the next commit)."""
+        self._version = self.store.version()
+        try:
+            with self.store.read() as c:
+                yield c
+        finally:
+            self._version = None
 
     # --- queries ---------------------------------------------------------------------------------
 
@@ -203,7 +236,7 @@ class BlindHost(Closing):
         """The host's settings: `transport` (the folder or mailbox it serves), the mail's
         (`emails`, `smtp`, `digest`, `languages`, `mail_book`) and the delivery marks."""
         with self._read() as c:
-            return blind_settings.read(c, self.id)
+            return self._settings(c)[0]
 
     def set_settings(self, **changes: Any) -> Settings:
         return self.change_settings(lambda s: (replaced(s, **changes),) * 2)
@@ -211,8 +244,8 @@ class BlindHost(Closing):
     def change_settings(self, change: Callable[[Settings], tuple[Settings, _Said]]) -> _Said:
         """Read the settings and write `change`'s new ones back in one transaction."""
         with self._transaction() as c:
-            new, said = change(blind_settings.read(c, self.id))
-            blind_settings.store(c, self.id, new)
+            new, said = change(self._settings(c)[0])
+            self._write_settings(c, new)
         return said
 
     def set_email(self, name: str, address: str | None) -> None:
@@ -237,8 +270,8 @@ class BlindHost(Closing):
         remind and report, never answer for a seat (it holds none of its keys)."""
         check_timing(timing, shared=bool(self.inv.doc.threshold))
         with self._transaction() as c:
-            settings = replaced(blind_settings.read(c, self.id), timing=timing)
-            blind_settings.store(c, self.id, settings, PacketClock())  # the step waiting now restarts its clock
+            settings = replaced(self._settings(c)[0], timing=timing)
+            self._write_settings(c, settings, PacketClock())  # the step waiting now restarts its clock
             table, seq, _ = self.table(c)
             if seq:
                 self._clock(c, table, seq)
@@ -266,18 +299,18 @@ class BlindHost(Closing):
     def _clock(self, c: Connection, table: PublicTable, seq: int) -> str | None:
         """The due time of the step packet `seq` waits for (None: no deadlines). A packet that
         opens a new step starts its clock; one more answer to a parallel step keeps it."""
-        timing = blind_settings.read(c, self.id).rules()
-        clock = blind_settings.clock(c, self.id)
+        settings, clock = self._settings(c)
+        timing = settings.rules()
         if timing.deadline is None or table.step() == "over":
             if clock != PacketClock():
-                blind_settings.store(c, self.id, clock=PacketClock())
+                self._write_settings(c, clock=PacketClock())
             return None
         if clock.stage != table.opened_at:
             now = self.clock.now()
             due = timing.due(now)
             assert due is not None
             clock = PacketClock(stage=table.opened_at, start=stamp(now), due=stamp(due))
-            blind_settings.store(c, self.id, clock=clock)
+            self._write_settings(c, clock=clock)
         return str(clock.due)
 
     def tick(self) -> list[Outcome]:
@@ -286,17 +319,18 @@ class BlindHost(Closing):
         a packet declaring them gone (blind_gone; docs/trustless.md §10-11). One transaction; a
         restarted host says nothing twice."""
         with self._read() as c:
-            clock, timing = blind_settings.clock(c, self.id), blind_settings.read(c, self.id).rules()
+            settings, clock = self._settings(c)
+        timing = settings.rules()
         if not clock.due or self.identity is None:
             return []
         now = self.clock.now()
-        if clock_says(timing, msgspec.structs.replace(clock, sent=list(clock.sent)), now) == [] and (
+        if clock_says(timing, clock, now) == [] and (
                 blind_gone.declaration(self.table()[0], timing, self._signed_due(), now) is None):
             return []  # nothing due: seen without a write lock
         me = self._me()
         out = []
         with self._transaction() as c:
-            clock = blind_settings.clock(c, self.id)
+            _, clock = self._settings(c)
             if not clock.due:
                 return []
             table, seq, head = self.table(c)
@@ -305,7 +339,7 @@ class BlindHost(Closing):
             for said in clock_says(timing, clock, now):  # "reminder" to each seat, or "late" about each
                 out += [self._notice(c, me, seq, "reminder" if said == "reminder" else "late", seat, due=clock.due,
                                      step=w.step, **(policy if said == "late" else {})) for seat in w.seats]
-            blind_settings.store(c, self.id, clock=clock)
+            self._write_settings(c, clock=clock)
             gone = blind_gone.declaration(table, timing, self._signed_due(c), now)
             if gone is not None:
                 self._known, self._stored = None, None
@@ -320,8 +354,8 @@ class BlindHost(Closing):
         """When `tick` next has a reminder, a late notice or (under `--on-timeout discard`) seats
         to declare gone (None: nothing on the clock)."""
         with self._read() as c:
-            clock, timing = blind_settings.clock(c, self.id), blind_settings.read(c, self.id).rules()
-        return clock_next(timing, clock, self.clock.now(), plays=True)
+            settings, clock = self._settings(c)
+        return clock_next(settings.rules(), clock, self.clock.now(), plays=True)
 
     def _signed_due(self, c: Connection | None = None) -> str | None:
         """The due time the last packet signed (None: none)."""

@@ -1,21 +1,26 @@
-"""What a Host keeps from one change of a game to the next, and the one rule for when it is
-stale: everything kept is kept at the head (the last packet's hash) the change left, and the
-next change uses it only if the game is still at that head; else another process moved the
-game on and each value is read again from the store.
+"""What a host keeps from one read or change of a game to the next, and the one rule for when
+it is stale: a value is kept at a key that every writer of what it was read from changes, and
+is used only while the key is unchanged; else it is read again from the store.
 
-Kept per Host: the live state of the round (opened from the host's box otherwise), the round
+Two keys: the game's head (the last packet's hash), for what only a packet changes: per
+classic Host, the live state of the round (opened from the host's box otherwise), the round
 so far as its archive will list it (`RoundLog`: read and opened move by move otherwise) and
-the last public moves that packets list as `recent` (read otherwise).
+the last public moves that packets list as `recent` (read otherwise). And the store's version
+(`Store.version`: any commit, by any process, changes it), for what changes without a packet:
+a blind host's settings and clock. A store that keeps no version (PostgreSQL) keeps nothing
+at it: each value is read every time.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from engine.state import RoundState
     from pbem.protocol.documents import ArchivedMove, Link, RecentMove
+
+_V = TypeVar("_V")
 
 
 @dataclass
@@ -45,6 +50,24 @@ class Kept:
 
     @staticmethod
     def at(kept: Kept | None, head: str) -> Kept:
-        """The one rule: what was kept, if the game is still at the head it was kept at; else
-        nothing (every value is read again)."""
-        return kept if kept is not None and kept.head == head else Kept(head)
+        """What was kept, if the game is still at the head it was kept at; else nothing (every
+        value is read again): `current`, the one rule."""
+        return kept if kept is not None and current(kept.head, head) else Kept(head)
+
+
+def current(kept_at: object, key: object) -> bool:
+    """The one rule: a value kept at `kept_at` is current while the key is still the same; a
+    key of None (nothing to key on) keeps nothing."""
+    return key is not None and kept_at == key
+
+
+@dataclass(frozen=True)
+class KeptAt(Generic[_V]):
+    """One value as it was read at `key` (pbem.host.blind: the settings at the store's version)."""
+
+    key: object
+    value: _V
+
+    def at(self, key: object) -> _V | None:
+        """The value, if still current at `key` (`current`); None: read it again."""
+        return self.value if current(self.key, key) else None
