@@ -400,15 +400,14 @@ def test_a_blind_games_file_names_its_host_key_to_the_probe(tmp_path: Path) -> N
     assert probe(table.db, "t") == probe(table.db) == (True, "referee")
 
 
-def _settings_reads(host: blind.BlindHost, step) -> list[str]:
-    """The statements `step()` runs that read the game's settings or clock."""
+def _statements(host: blind.BlindHost, step) -> list[str]:
+    """The statements `step()` runs."""
     from sqlalchemy import event
 
     said: list[str] = []
 
     def record(conn, cursor, statement, *rest) -> None:
-        if "trustless_games.settings" in statement or "trustless_games.clock" in statement:
-            said.append(statement)
+        said.append(statement)
 
     event.listen(host.store.engine, "before_cursor_execute", record)
     try:
@@ -421,7 +420,8 @@ def _settings_reads(host: blind.BlindHost, step) -> list[str]:
 def test_a_blind_host_reads_its_settings_once_per_commit_and_sees_another_processs(tmp_path: Path) -> None:
     """A folder host's step (publish, take a seat's block, publish it, tick) reads the game's
     settings and clock again only after a commit changed the store: twice (after the packet,
-    after its delivery mark), not at each of its seven reads. A setting another process
+    after its delivery mark), not at each of its seven reads; and notices and talk only when
+    some are newer than the channel's marks. A setting another process
     changes (`pbem game config`, a second host) is seen at the next read, and a delivery
     mark written after it keeps it."""
     from processes import pbem
@@ -439,7 +439,9 @@ def test_a_blind_host_reads_its_settings_once_per_commit_and_sees_another_proces
         runner.step()
         t.sync()
         (runner.folder.inbox_dir / f"{seat}.pbem").write_text(t.seats[seat].owed().armored())
-        assert len(_settings_reads(t.host, runner.step)) == 2  # 7 when each read read them
+        said = _statements(t.host, runner.step)
+        assert len([s for s in said if "trustless_games.settings" in s or "trustless_games.clock" in s]) == 2  # 7
+        assert len(said) == 21  # 25 when each publishing read the notices and talk, owed or not
     assert t.host.head()[0] == 3 and t.host.next_tick() is None
     # another process sets a deadline: the running host sees it at once
     pbem("game", "config", "t", "--db", t.db, "--deadline", "1h", home=home, ok=True)

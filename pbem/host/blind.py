@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, bindparam, delete, func, insert, select
+from sqlalchemy.sql.elements import BindParameter
 
 from engine.state import RoundState
 from pbem.errors import BadPacket, BadSignature, Conflict, UsageError, kind_word, listed, msg, notice_word, step_word
@@ -80,6 +81,14 @@ from pbem.protocol.documents import (
 from pbem.protocol.trustless.public import PublicTable
 
 _Said = TypeVar("_Said")
+
+# What a channel may owe, in one statement (as pbem.host.delivery reads a referee's): the game's
+# newest packet and status, and its newest notice and line of talk. Built once.
+_GAME: BindParameter[str] = bindparam("b_game")
+_NEWEST = select(GAMES.c.seq, GAMES.c.status,
+                 select(func.max(NOTICES.c.id)).where(NOTICES.c.game_id == _GAME).scalar_subquery().label("notice"),
+                 select(func.max(TALK.c.id)).where(TALK.c.game_id == _GAME).scalar_subquery().label("line")
+                 ).where(GAMES.c.id == _GAME)
 
 
 class BlindHost(Closing):
@@ -173,12 +182,14 @@ class BlindHost(Closing):
         """What `channel` has not delivered yet, in one read (a host's every look asks it)."""
         with self._read() as c:
             marks = self._settings(c)[0].delivered
-            head = self._head(c)
-            after = marks.get(channel, -1)
-            owed = self._releases(c, after) if head[0] > after else []  # nothing newer: no packet read
-            notices = self._notices(c, marks.get(notices_channel(channel), -1))
-            lines = table_talk.lines_after(c, TALK, {"game_id": self.id}, marks.get(talk_channel(channel), -1))
-        return Outbox(owed, notices, lines, head)
+            newest = c.execute(_NEWEST, {"b_game": self.id}).one()
+            after, told, heard = (marks.get(ch, -1) for ch in (channel, notices_channel(channel), talk_channel(channel)))
+            # only what is newer than its mark is read
+            owed = self._releases(c, after) if newest.seq > after else []
+            notices = self._notices(c, told) if newest.notice is not None and newest.notice > told else []
+            lines = (table_talk.lines_after(c, TALK, {"game_id": self.id}, heard)
+                     if newest.line is not None and newest.line > heard else [])
+        return Outbox(owed, notices, lines, (int(newest.seq), str(newest.status)))
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
