@@ -28,6 +28,19 @@ def _host_moves(host) -> list[tuple[str, str]]:
     return [(m.seat, m.text) for m in archive.moves if m.by == "host"]
 
 
+def _host_plays_then_audit(tmp_path: Path, host, fh, seats, ids, silent: str, promised: str) -> str:
+    """The host plays `promised` for `silent` now, bots end the round, and the silent seat's
+    `pbem audit` of it passes: its output."""
+    assert "applied" in [o.kind for o in host.tick()]
+    fh.step()
+    bots_end_the_round(host, fh, seats, ids)
+    assert _host_moves(host)[0] == (silent, promised)
+    host.close()
+    audit = pbem("audit", tmp_path / "shared", "--round", 1, home=seats[silent].home, timeout=120)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    return audit.stdout
+
+
 @pytest.mark.parametrize(("change", "early"), [(["--on-timeout", "bot"], 0), (["--on-timeout", "wait"], 3700),
                                                (["--deadline", "1m"], 3700), (["--grace", "1m"], 3700)])
 def test_a_rule_changed_while_a_packet_waits_applies_from_the_next(tmp_path: Path, store_url: str, change: list[str],
@@ -55,11 +68,43 @@ def test_a_rule_changed_while_a_packet_waits_applies_from_the_next(tmp_path: Pat
         wakes = host.next_tick()  # `host run` sleeps until the packet's time (the clock restarted a moment later)
         assert wakes is not None and 0 <= (wakes - parse_time(named.grace_until)).total_seconds() < 60, wakes
     clock.advance(3 * 3600)  # the packet's own deadline and grace have passed
-    assert "applied" in [o.kind for o in host.tick()]
+    audit = _host_plays_then_audit(tmp_path, host, fh, seats, ids, silent, promised)
+    assert f"move 1: played by the host for {silent} (no move in time)" in audit
+
+
+@pytest.mark.parametrize("how", ["resume", "config"])
+def test_a_packet_naming_no_deadline_is_renewed_when_the_rules_give_one(tmp_path: Path, store_url: str, how: str,
+                                                                        capsys: pytest.CaptureFixture[str],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A packet names no deadline: `resume`, published while the game was paused (`game pause`,
+    a seat moves, `game resume`); `config`, the game had none (`game config --deadline 1h`).
+    The host publishes a fresh packet of the same position naming the deadline the rules give
+    now; the silent seat's deadline and grace pass, the host plays the discard that packet names,
+    and `pbem audit` passes. Before, the waiting packet named no deadline for ever: the host
+    never played for the silent seat."""
+    from pbem.auto.seat_bot import FolderBot
+
+    now = stamp(datetime.now(UTC).replace(microsecond=0))  # the commands count on the real clock
+    rules = Timing(deadline=3600, grace=3600, on_timeout="discard") if how == "resume" else Timing()
+    clock, host, fh, seats, ids = clocked_game(tmp_path, rules, store_url, start=now)
+    home = tmp_path / "home-referee"
+    if how == "resume":
+        assert main_here(["game", "pause", "t", "--store", store_url], home, capsys, monkeypatch)[0] == 0
+        first = host.status()["to_move"]
+        FolderBot(fh.dir, ids[first], seats[first].home, "smart", 1, lambda line: None).step()
+        fh.step()  # packet 2, published while paused, names no deadline
+        change = ["game", "resume", "t"]
+    else:
+        change = ["game", "config", "t", "--deadline", "1h", "--grace", "1h", "--on-timeout", "discard"]
+    silent, waiting = host.status()["to_move"], host.status()["seq"]
+    assert seats[silent].latest().packet.doc.deadline is None
+    code, err = main_here([*change, "--store", store_url], home, capsys, monkeypatch)
+    assert code == 0, err
     fh.step()
-    bots_end_the_round(host, fh, seats, ids)
-    assert _host_moves(host)[0] == (silent, promised)
-    host.close()
-    audit = pbem("audit", tmp_path / "shared", "--round", 1, home=seats[silent].home, timeout=120)
-    assert audit.returncode == 0, audit.stdout + audit.stderr
-    assert f"move 1: played by the host for {silent} (no move in time)" in audit.stdout
+    assert host.status()["seq"] == waiting + 1  # the fresh packet, same position, same seat to move
+    named = seats[silent].latest().packet.doc.deadline
+    assert named is not None and (named.seat, named.on_timeout) == (silent, "discard"), named
+    promised = policy_move(view(host.live_state(), silent), silent, "discard", host.game_id(), waiting + 1)
+    clock.advance(3 * 3600 + 60)  # its deadline and grace have passed
+    audit = _host_plays_then_audit(tmp_path, host, fh, seats, ids, silent, promised)
+    assert f"played by the host for {silent} (no move in time)" in audit

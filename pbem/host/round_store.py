@@ -145,6 +145,7 @@ def archive(ch: Change, final: RoundState, last: Signed[Packet], log: RoundLog |
         moves=played,
         chain=chain,
         handovers=timekeeper.archive_handovers(ch.memo),
+        renewed=ch.memo.renewed or None,
         final=dump(final),
     ), me)
     c.execute(_SET_ARCHIVE, {**key, "b_archive": signed.armored()})

@@ -141,6 +141,7 @@ class Memo(msgspec.Struct, kw_only=True, omit_defaults=True):
     paused: str | None = None
     handovers: list[HandedOver] = []
     requests: list[Answered] = []
+    renewed: list[int] = []  # packets published to name a deadline the packet before did not
 
 
 class Standing(msgspec.Struct, omit_defaults=True):

@@ -88,11 +88,24 @@ def set_timing(ch: Change, timing: Timing) -> Timing:
     ch.set_timing(timing)
     memo = ch.memo
     clock = memo.clock
-    if g["status"] == "playing" and clock.seat and clock.seq == g["seq"] and not memo.paused:
+    if g["status"] == "playing" and clock.seat and clock.seq == g["seq"] and not memo.paused and not _renew(ch):
         _restart(ch, clock, timing, ch.clock.now())
         if clock.due:
             _notice(ch, "due", clock.seat, due=clock.due)
     return timing
+
+
+def _renew(ch: Change) -> bool:
+    """The packet waiting names no deadline (published while the game was paused, or had
+    none) but the rules now give one: publish a fresh packet of the same position that names
+    it, as a handover does, so that the deadline is a promise every seat and the audit see
+    (the archive lists the packet in `renewed`). Whether it did."""
+    clock, g = ch.memo.clock, ch.g
+    if not clock.seat or clock.seq != g["seq"] or promised(ch) is not None or not ch.settings.rules().deadline:
+        return False
+    ch.memo.renewed.append(g["seq"] + 1)
+    ch.publish(ch.state())
+    return True
 
 
 def _restart(ch: Change, clock: PacketClock, timing: Timing, start: datetime) -> None:
@@ -466,9 +479,11 @@ def resume(ch: Change) -> Outcome:
     if clock.due and clock.start:  # the time that was left is left again
         clock.due = stamp(parse_time(clock.due) + stopped)
         clock.start = stamp(parse_time(clock.start) + stopped)
-    elif clock.seat and clock.seq == g["seq"]:
-        _restart(ch, clock, ch.settings.rules(), now)
     _notice(ch, "resumed", None)
+    if not clock.due and _renew(ch):  # a packet published while paused: a fresh one names the deadline
+        clock = memo.clock
+    elif not clock.due and clock.seat and clock.seq == g["seq"]:
+        _restart(ch, clock, ch.settings.rules(), now)
     if clock.due:
         _notice(ch, "due", clock.seat, due=clock.due)
     said = msg("game {game} resumed", game=g["id"])

@@ -391,6 +391,7 @@ class Archive(Document, tag=f"pbem-archive/{VERSION}", frozen=True, kw_only=True
     moves: list[ArchivedMove]
     chain: list[Link]
     handovers: list[HandoverRecord] | None = None
+    renewed: list[int] | None = None  # packets that renewed the deadline (answered by no move before)
     final: dict[str, Any]
 
 

@@ -370,8 +370,9 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
     """Re-apply every move, as `pbem replay` does (rounds.step), faulting each thing wrong;
     returns the replay (None if the moves do not replay, or a move's packet is unknown)."""
     rep.moves = len(doc.moves)
-    # A handover publishes a new packet at once: the packet before it is answered by no move.
-    handed = {h.at - 1 for h in doc.handovers or []}
+    # A handover, or a deadline renewed, publishes a new packet at once: the packet before it is
+    # answered by no move.
+    handed = {h.at - 1 for h in doc.handovers or []} | {seq - 1 for seq in doc.renewed or []}
     try:
         start: RoundState | None = load(doc.start)
     except (BadPosition, KeyError, TypeError) as exc:
@@ -429,7 +430,7 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
 
 def _check_follows(rep: Report, i: int, seq: int, last_seq: int | None, handed: set[int]) -> None:
     """Move i answers packet `seq`, the move before it `last_seq`: the next packet, unless the
-    ones between were handovers (answered by no move)."""
+    ones between were handovers or renewed deadlines (answered by no move)."""
     if last_seq is None or seq == last_seq + 1 or set(range(last_seq + 1, seq)) <= handed:
         return
     if seq > last_seq + 1:
