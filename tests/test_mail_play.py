@@ -95,6 +95,19 @@ def polled_game(root: Path, smtp: tuple[Path, int], clock: FakeClock | None = No
     return Polled(db, homes, ids, host, mail_host, host_log, bots, logs)
 
 
+def joined_by_eml(app, db: Path, homes: dict[str, Path], outbox: Path) -> str:
+    """Invitations mailed as .eml files into `outbox`, every seat joins by mail, and packet 1 is
+    mailed to everyone: what `pbem mail` said of packet 1."""
+    replies = outbox.parent / f"{outbox.name}-replies"
+    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
+    for s in SEATS:
+        run_cli(app, ["inbox", outbox], homes[s])
+        run_cli(app, ["mail-join", next((homes[s] / "invitations").glob("*.pbem")), "--as", s, "--to", HOST_ADDR,
+                      "--to-dir", replies], homes[s])
+    run_cli(app, ["inbox", replies, "--db", db], homes["referee"])
+    return run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox]).output
+
+
 def messages(maildir: Path):
     out = []
     for sub in ("new", "cur"):
@@ -368,14 +381,8 @@ def test_away_and_handover_by_mail(tmp_path: Path) -> None:
     from pbem.cli import app
 
     db, homes = mail_game(tmp_path)
-    outbox, replies = tmp_path / "outbox", tmp_path / "replies"
-    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
-    for s in SEATS:
-        run_cli(app, ["inbox", outbox], homes[s])
-        run_cli(app, ["mail-join", next((homes[s] / "invitations").glob("*.pbem")), "--as", s, "--to", HOST_ADDR,
-                      "--to-dir", replies], homes[s])
-    run_cli(app, ["inbox", replies, "--db", db], homes["referee"])
-    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
+    outbox = tmp_path / "outbox"
+    joined_by_eml(app, db, homes, outbox)
     game = H.Host(db).game_id()
     for s in SEATS:
         run_cli(app, ["inbox", outbox], homes[s])
@@ -455,14 +462,8 @@ def test_an_address_changed_while_its_seat_is_up_to_date_gets_the_latest_packet(
     one: the new address gets the invitation and that packet (it may be a new key home), once."""
     app = cli_app()
     db, homes = mail_game(tmp_path)
-    outbox, replies, welcome = tmp_path / "outbox", tmp_path / "replies", tmp_path / "welcome"
-    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
-    for s in SEATS:
-        run_cli(app, ["inbox", outbox], homes[s])
-        run_cli(app, ["mail-join", next((homes[s] / "invitations").glob("*.pbem")), "--as", s, "--to", HOST_ADDR,
-                      "--to-dir", replies], homes[s])
-    run_cli(app, ["inbox", replies, "--db", db], homes["referee"])
-    said = run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox]).output
+    welcome = tmp_path / "welcome"
+    said = joined_by_eml(app, db, homes, tmp_path / "outbox")
     assert "packet 1 to cat" in said, said  # cat is up to date at cat@example.org
     run_cli(app, ["game", "email", "t", "cat=cat@example.net", "--db", db], homes["referee"])
     said = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output
