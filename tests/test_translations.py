@@ -268,9 +268,10 @@ def test_deadline_notices_and_host_moves_speak_every_language(lang: str) -> None
     and every reason it moves for a seat is a sentence in each language, not the key."""
     from datetime import datetime
 
-    from pbem.host import timekeeper
+    from pbem.host import requests, timekeeper
 
-    made = set(re.findall(r'_notice\(ch, "([a-z]+)"', Path(timekeeper.__file__).read_text()))
+    made = {kind for module in (timekeeper, requests)
+            for kind in re.findall(r'\bnotice\(ch, "([a-z]+)"', Path(module.__file__).read_text())}
     assert made == set(NOTICE_KINDS)
     now = datetime(2026, 12, 2, 14, 0, tzinfo=UTC)
     fields = {"seat": "ann", "seq": 7, "missed": 2, "policy": "bot", "fingerprint": "ab12", "due": "2026-12-03T18:00:00+00:00"}

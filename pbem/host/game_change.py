@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sqlalchemy import bindparam, select, update
 
 from pbem.errors import BadPacket, BadSignature, kind_word, msg
-from pbem.host import moving, round_store, timekeeper
+from pbem.host import moving, requests, round_store
 from pbem.host import settings as kept
 from pbem.host.settings import Memo, Settings, Standing
 from pbem.host.tables import seats
@@ -144,7 +144,7 @@ class GameChange:
         if seat is None:
             raise BadPacket(msg("no seat {name} in game {game}", name=repr(name), game=self.facts.id))
         if block.signer.encode() != seat.key.encode():
-            timekeeper.refuse_former_key(self, seat, block)
+            requests.refuse_former_key(self, seat, block)
             raise BadSignature(msg("{kind} for seat {name} is signed by key {fingerprint}, not the seat's key",
                                  kind=kind_word(block.kind), name=repr(name), fingerprint=block.signer.fingerprint()))
         return seat

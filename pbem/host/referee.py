@@ -30,7 +30,7 @@ from engine.position import load
 from engine.state import RoundState
 from engine.views import load_view
 from pbem.errors import BadPacket, BadSignature, StaleMove, UsageError, kind_word, msg
-from pbem.host import delivery, moving, timekeeper
+from pbem.host import delivery, moving, requests, timekeeper
 from pbem.host import talk as table_talk
 from pbem.host.change import Facts, GameRow, Seat
 from pbem.host.clock import REAL, Clock, stamp
@@ -264,12 +264,12 @@ class Host(Closing):
     def pause(self) -> Outcome:
         """Pause the game: deadlines stop counting until `resume` (the host's key)."""
         with self._change() as ch:
-            return timekeeper.pause(ch)
+            return requests.pause(ch)
 
     def resume(self) -> Outcome:
         """Resume a paused game: the time that was left is left again."""
         with self._change() as ch:
-            return timekeeper.resume(ch)
+            return requests.resume(ch)
 
     def reseat_document(self, seat: str, key: PublicKey) -> Signed[Handover]:
         """The host's signed handover of `seat` to `key` (checked when applied)."""
@@ -388,9 +388,9 @@ class Host(Closing):
                         raise
                     stale = StaleMove(exc.message + msg("clause sep") + back, hint=exc.hint)
             elif block.kind == "request":
-                return timekeeper.request(ch, block)
+                return requests.request(ch, block)
             else:
-                return timekeeper.handover(ch, block)
+                return requests.handover(ch, block)
         raise stale
 
     def tick(self) -> list[Outcome]:

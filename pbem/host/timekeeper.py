@@ -1,5 +1,6 @@
-"""The host and the clock: deadlines in packets, reminders, late notices, timeouts, away,
-pause, resign and seat handovers (docs/protocol.md, "Deadlines").
+"""The host and the clock: deadlines in packets, reminders, late notices, timeouts, and a seat
+coming back (docs/protocol.md, "Deadlines"); the seats' requests, pause and handovers that
+act on the same memory are pbem.host.requests.
 
 What the host remembers (pbem.host.settings: the game's `Memo` and each seat's `Standing`)
 changes in the same transaction as the packet or notice it concerns, so a restarted host
@@ -20,51 +21,39 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.engine import Connection
 
 from pbem.errors import (
-    BadPacket,
-    BadSignature,
     Conflict,
     Msg,
-    StaleMove,
     UsageError,
     date_word,
-    kind_word,
-    left_word,
     msg,
     notice_word,
-    span_word,
-    status_word,
 )
 from pbem.host import webhooks
 from pbem.host.change import Change, GameRow, Seat
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing
 from pbem.host.interface import Outcome
-from pbem.host.settings import Answered, HandedOver, Memo, PacketClock, clock_says, give_up_at
+from pbem.host.settings import Memo, PacketClock, clock_says, give_up_at
 from pbem.host.tables import games, moves, notices, packets, seats
 from pbem.names import HOST
-from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import (
     Deadline,
-    Handover,
     HandoverRecord,
     Notice,
     NoticeKind,
     Packet,
     RecentMove,
-    Request,
     Signed,
-    b64,
     read_blocks,
     sign,
 )
 from pbem.protocol.timeout import named_for, takeovers
 
 RECENT_LIMIT = 64  # moves kept in a packet's `recent` (more than a table of 12 makes in 5 rounds)
-AWAY_PER_WINDOW, AWAY_WINDOW = 3, 86400.0  # away notices a seat may send in a day (each goes to every seat)
 MAX_ACTIONS = 200  # timeouts played in one tick (every seat absent: a whole round at once)
 
 
@@ -88,14 +77,14 @@ def set_timing(ch: Change, timing: Timing) -> Timing:
     ch.set_timing(timing)
     memo = ch.memo
     clock = memo.clock
-    if g["status"] == "playing" and clock.seat and clock.seq == g["seq"] and not memo.paused and not _renew(ch):
-        _restart(ch, clock, timing, ch.clock.now())
+    if g["status"] == "playing" and clock.seat and clock.seq == g["seq"] and not memo.paused and not renew(ch):
+        restart(ch, clock, timing, ch.clock.now())
         if clock.due:
-            _notice(ch, "due", clock.seat, due=clock.due)
+            notice(ch, "due", clock.seat, due=clock.due)
     return timing
 
 
-def _renew(ch: Change) -> bool:
+def renew(ch: Change) -> bool:
     """The packet waiting names no deadline (published while the game was paused, or had
     none) but the rules now give one: publish a fresh packet of the same position that names
     it, as a handover does, so that the deadline is a promise every seat and the audit see
@@ -108,7 +97,7 @@ def _renew(ch: Change) -> bool:
     return True
 
 
-def _restart(ch: Change, clock: PacketClock, timing: Timing, start: datetime) -> None:
+def restart(ch: Change, clock: PacketClock, timing: Timing, start: datetime) -> None:
     """The current packet's deadline counted from `start` (reminders sent so far stay sent),
     never before the due time the packet names: a shorter rule applies from the next packet."""
     until = ch.standing(clock.seat).away_until if clock.seat else None
@@ -148,7 +137,7 @@ def packet_extras(ch: Change, seq: int, to_move: str | None, handover: HandoverR
     if memo.paused:
         out["paused"] = True
     elif to_move and timing.deadline:
-        _restart(ch, clock, timing, now)
+        restart(ch, clock, timing, now)
         assert clock.due is not None
         grace = stamp(timing.give_up(parse_time(clock.due))) if timing.on_timeout != "wait" else None
         turns = timing.bot_turns if timing.on_timeout == "bot" else None
@@ -161,7 +150,7 @@ def packet_extras(ch: Change, seq: int, to_move: str | None, handover: HandoverR
     if handover is not None:
         out["handover"] = handover.seat
     memo.clock = clock if to_move else PacketClock()
-    _forget_ended(memo, now)
+    forget_ended(memo, now)
     return out
 
 
@@ -192,7 +181,7 @@ def archive_handovers(memo: Memo) -> list[HandoverRecord] | None:
             for h in memo.handovers] or None
 
 
-def _forget_ended(memo: Memo, now: datetime) -> None:
+def forget_ended(memo: Memo, now: datetime) -> None:
     """Forget the away requests that have ended: a replay of one is refused as in the past."""
     if any(r.until and parse_time(r.until) <= now for r in memo.requests):
         memo.requests = [r for r in memo.requests if not (r.until and parse_time(r.until) <= now)]
@@ -201,7 +190,7 @@ def _forget_ended(memo: Memo, now: datetime) -> None:
 # --- notices -----------------------------------------------------------------------------------
 
 
-def _notice(ch: Change, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
+def notice(ch: Change, kind: NoticeKind, seat: str | None, **fields: Any) -> Outcome:
     g = ch.g
     at = ch.now()
     block = sign(Notice(game=g["id"], seq=g["seq"], notice=kind, seat=seat, at=at, **fields), ch.signer())
@@ -276,13 +265,13 @@ def tick_once(ch: Change) -> list[Outcome]:
     out = []
     for said in clock_says(timing, clock, now):
         if said == "reminder":
-            out.append(_notice(ch, "reminder", seat, due=clock.due))
+            out.append(notice(ch, "reminder", seat, due=clock.due))
             continue
         st.missed += 1
-        out.append(_notice(ch, "late", seat, due=clock.due, missed=st.missed))
+        out.append(notice(ch, "late", seat, due=clock.due, missed=st.missed))
         if st.missed >= timing.absent_after and st.absent is None:
             st.absent = g["seq"]
-            out.append(_notice(ch, "absent", seat, missed=st.missed))
+            out.append(notice(ch, "absent", seat, missed=st.missed))
     give_up = give_up_at(timing, clock)  # (`plays` above recorded the packet's deadline in the clock)
     if plays and give_up is not None and now >= give_up:
         out.append(_play(ch, seat, "timeout"))
@@ -330,7 +319,7 @@ def may_play_for(ch: Change, seat: str, why: str) -> tuple[str, int | None]:
     return takeover
 
 
-def _back(ch: Change, seat: str) -> bool:
+def back(ch: Change, seat: str) -> bool:
     """An absent seat that sent something signed is present again: from its next packet the
     host waits for its deadline (a packet of its waiting now gets a full deadline from now).
     Whether it was absent."""
@@ -343,9 +332,9 @@ def _back(ch: Change, seat: str) -> bool:
     if clock.seat == seat and clock.seq == ch.g["seq"] and clock.absent:
         clock.absent = False
         if clock.due:
-            _restart(ch, clock, ch.settings.rules(), ch.clock.now())
-            _notice(ch, "due", seat, due=clock.due)
-    _notice(ch, "back", seat)
+            restart(ch, clock, ch.settings.rules(), ch.clock.now())
+            notice(ch, "due", seat, due=clock.due)
+    notice(ch, "back", seat)
     return True
 
 
@@ -357,7 +346,7 @@ def back_by_move(ch: Change, block: Signed[Any]) -> Msg | None:
     seat = block.doc.seat
     g = ch.g
     since = ch.standing(seat).absent
-    if g["status"] != "playing" or since is None or block.doc.seq < since or _answered(ch.memo, block.hash):
+    if g["status"] != "playing" or since is None or block.doc.seq < since or answered(ch.memo, block.hash):
         return None
     played = ch.c.execute(select(moves.c.id).join(packets, (packets.c.game_id == moves.c.game_id)
                                                & (packets.c.seq == moves.c.answered_seq))
@@ -365,11 +354,11 @@ def back_by_move(ch: Change, block: Signed[Any]) -> Msg | None:
                               moves.c.answered_seq == block.doc.seq, packets.c.hash == block.doc.packet)).first()
     if played is None:
         return None
-    _back(ch, seat)
+    back(ch, seat)
     return msg("{seat} is present again: the host waits for their next deadline", seat=seat)
 
 
-def _answered(memo: Memo, block_hash: str) -> bool:
+def answered(memo: Memo, block_hash: str) -> bool:
     return any(r.hash == block_hash for r in memo.requests)
 
 
@@ -382,168 +371,4 @@ def moved(ch: Change, seat: str) -> None:
     st.missed = 0
     back, st.absent = st.absent is not None, None
     if back:
-        _notice(ch, "back", seat)
-
-
-# --- requests from seats, and the host's own commands ------------------------------------------
-
-
-def request(ch: Change, block: Signed[Request]) -> Outcome:
-    """A seat's signed request: `away` (until a time), `back` or `resign`. Each is applied
-    once: an away request is remembered until it ends (then it is refused as in the past), a
-    `back` for the rest of the game; a seat that resigned stays resigned until handed over."""
-    g, memo = ch.g, ch.memo
-    seat = ch.seat_of(block)
-    st = ch.standing(seat.name)
-    action = block.doc.action
-    if _answered(memo, block.hash) or (action == "resign" and st.resigned):
-        return Outcome("duplicate", msg("this request of {seat} was already applied; nothing changed", seat=seat.name))
-    if g["status"] != "playing":
-        raise StaleMove(msg("game {game} is {status}; it takes no requests now", game=g["id"], status=status_word(g["status"])))
-    timing = ch.settings.rules()
-    if action == "away":
-        return _away(ch, seat, block, timing)
-    if action == "back":
-        memo.requests.append(Answered(block.hash))
-        if not _back(ch, seat.name):
-            return Outcome("back", msg("{seat} was not absent; nothing else changed", seat=seat.name))
-        return Outcome("back", msg("{seat} is present again: the host waits for their next deadline", seat=seat.name))
-    if action == "resign":
-        st.resigned = True
-        _notice(ch, "resigned", seat.name, policy=timing.on_timeout)
-        return Outcome("resigned", msg("nt resigned", player=seat.name, policy=timing.on_timeout))
-    raise BadPacket(msg("unknown request {action} from {seat}", action=repr(str(action)[:20]), seat=seat.name),
-                    hint=msg("requests are away and resign"))
-
-
-def _away(ch: Change, seat: Seat, block: Signed[Request], timing: Timing) -> Outcome:
-    g, memo, st = ch.g, ch.memo, ch.standing(seat.name)
-    now = ch.clock.now()
-    until = parse_time(block.doc.until)
-    if until <= now:
-        raise BadPacket(msg("{seat}'s away notice ends {when}, which is in the past", seat=seat.name, when=date_word(until, now)))
-    longest = timing.max_away
-    if (until - now).total_seconds() > longest:
-        raise BadPacket(msg("{seat}'s away notice ends {when}, more than {span} from now", seat=seat.name,
-                          when=date_word(until, now), span=span_word(longest)),
-                        hint=msg("this game takes away notices of at most {span} (the host's game config --max-away)",
-                               span=span_word(longest)))
-    sent = [x for x in st.away_sent if (now - parse_time(x)).total_seconds() < AWAY_WINDOW]
-    if len(sent) >= AWAY_PER_WINDOW:
-        raise Conflict(msg("{seat} sent {n} away notices in the last {span}; this one is refused", seat=seat.name,
-                         n=len(sent), span=span_word(AWAY_WINDOW)),
-                       hint=msg("each away notice is sent to every seat; send the next one later"))
-    st.away_sent = [*sent, stamp(now)]
-    st.away_until = stamp(until)
-    _forget_ended(memo, now)
-    memo.requests.append(Answered(block.hash, until=st.away_until))
-    clock = memo.clock
-    stretched = False
-    if clock.seat == seat.name and clock.seq == g["seq"] and clock.due:
-        before = clock.due
-        _restart(ch, clock, timing, now)  # counts from `until` now
-        stretched = clock.due is not None and parse_time(clock.due) > parse_time(before)
-        if not stretched:
-            clock.due = before
-    _notice(ch, "away", seat.name, until=st.away_until)
-    if stretched:
-        _notice(ch, "due", seat.name, due=clock.due)
-    return Outcome("away", msg("nt away", player=seat.name, when=date_word(st.away_until, now)))
-
-
-def pause(ch: Change) -> Outcome:
-    """Stop the game's clock: deadlines stop counting until `resume`."""
-    g, memo = ch.g, ch.memo
-    ch.signer()  # only the host pauses
-    if g["status"] != "playing":
-        raise UsageError(msg("game {game} is {status}; only a game in play can be paused", game=g["id"],
-                           status=status_word(g["status"])))
-    if memo.paused:
-        raise UsageError(msg("game {game} is already paused since {when}", game=g["id"], when=date_word(memo.paused)),
-                         hint=msg("resume it with: {command}", command=f"pbem game resume {ch.facts.name}"))
-    memo.paused = ch.now()
-    _notice(ch, "paused", None)
-    return Outcome("paused", msg("game {game} paused: deadlines stop counting", game=g["id"]))
-
-
-def resume(ch: Change) -> Outcome:
-    """Start a paused game's clock again: the time that was left is left again."""
-    g, memo = ch.g, ch.memo
-    ch.signer()
-    if not memo.paused:
-        raise UsageError(msg("game {game} is not paused", game=g["id"]))
-    now = ch.clock.now()
-    stopped = now - parse_time(memo.paused)
-    memo.paused = None
-    clock = memo.clock
-    if clock.due and clock.start:  # the time that was left is left again
-        clock.due = stamp(parse_time(clock.due) + stopped)
-        clock.start = stamp(parse_time(clock.start) + stopped)
-    _notice(ch, "resumed", None)
-    if not clock.due and _renew(ch):  # a packet published while paused: a fresh one names the deadline
-        clock = memo.clock
-    elif not clock.due and clock.seat and clock.seq == g["seq"]:
-        _restart(ch, clock, ch.settings.rules(), now)
-    if clock.due:
-        _notice(ch, "due", clock.seat, due=clock.due)
-    said = msg("game {game} resumed", game=g["id"])
-    if clock.due:
-        said += msg("clause sep") + msg("due other", player=clock.seat, when=date_word(clock.due), left=left_word(clock.due, now))
-    return Outcome("resumed", said)
-
-
-# --- seat handover -----------------------------------------------------------------------------
-
-
-def refuse_former_key(ch: Change, seat: Seat, block: Signed[Any]) -> None:
-    """A block signed by a key the seat was handed away from: say so plainly."""
-    for h in ch.memo.handovers:
-        if h.seat == seat.name and h.old == block.signer.encode():
-            raise BadSignature(msg("seat {seat} was handed over to a new key at packet {seq}; this {kind} is signed by "
-                                 "the old key {fingerprint} and is refused", seat=seat.name, seq=h.at,
-                                 kind=kind_word(block.kind), fingerprint=block.signer.fingerprint()))
-
-
-def handover(ch: Change, block: Signed[Handover]) -> Outcome:
-    """Give a seat to a new key: signed by the host or by the seat's current key. The next
-    packet (published now) seals the seat's part to the new key; the old key is refused."""
-    f, g, memo = ch.facts, ch.g, ch.memo
-    name = block.doc.seat
-    seat = f.seat(name)
-    if seat is None:
-        raise BadPacket(msg("no seat {name} in game {game}", name=repr(str(name)[:32]), game=f.id))
-    records = memo.handovers
-    document = b64(block.payload)
-    if any(h.document == document for h in records):
-        return Outcome("duplicate", msg("this handover of seat {seat} was already applied; nothing changed", seat=seat.name))
-    signer = block.signer.encode()
-    if signer == f.host_key:
-        by = HOST
-    elif signer == seat.key.encode():
-        by = seat.name
-    else:
-        raise BadSignature(msg("a handover of seat {seat} must be signed by the host or by the seat's own key, "
-                             "not by key {fingerprint}", seat=seat.name, fingerprint=block.signer.fingerprint()))
-    new = PublicKey.decode(block.doc.key)
-    if g["status"] != "playing":
-        raise StaleMove(msg("game {game} is {status}; seats are handed over during play", game=f.id,
-                          status=status_word(g["status"])),
-                        hint=msg("before round 1, make a new game with the new key"))
-    if new.encode() == seat.key.encode():
-        raise Conflict(msg("seat {seat} is already held by key {fingerprint}", seat=seat.name, fingerprint=new.fingerprint()))
-    used = {st.key.encode() for st in f.seats} | {h.old for h in records}
-    if new.encode() in used:
-        raise Conflict(msg("key {fingerprint} already held a seat in game {game}", fingerprint=new.fingerprint(), game=f.id),
-                       hint=msg("the new player needs a new key"))
-    record = HandoverRecord(seat=seat.name, key=new.encode(), old=seat.key.encode(), at=g["seq"] + 1, by=by,
-                            document=document)
-    records.append(HandedOver(seat=record.seat, key=record.key, old=record.old, at=record.at, by=by,
-                              document=document))
-    st = ch.standing(seat.name)  # a new person holds the seat
-    st.missed, st.absent, st.resigned, st.away_until = 0, None, False, None
-    ch.c.execute(update(seats).where(seats.c.game_id == f.id, seats.c.name == seat.name).values(key=new.encode()))
-    ch.hand_over(seat.name, new, len(records))  # the packet below seals the seat's part to the new key
-    _notice(ch, "handover", seat.name, fingerprint=new.fingerprint())
-    seq = ch.publish(ch.state(), handover=record)
-    return Outcome("handover", msg("seat {seat} handed over to key {fingerprint} (signed by {by}); packet {seq}",
-                                   seat=seat.name, fingerprint=new.fingerprint(), by=by, seq=seq), seq)
+        notice(ch, "back", seat)
