@@ -20,8 +20,7 @@ BEGIN IMMEDIATE; PostgreSQL: FOR UPDATE), so two hosts on one game take every bl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -49,7 +48,6 @@ from pbem.host.interface import (
     Release,
     TalkRelease,
 )
-from pbem.host.memo import KeptAt
 from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.settings import MailMark, PacketClock, Settings, clock_next, clock_says, replaced
 from pbem.host.store import Located, Store
@@ -115,10 +113,7 @@ class BlindHost(Closing):
         self._host_name = row.host_name
         self._known: tuple[PublicTable, int, str] | None = None  # the table as of a packet, to follow on from
         self._stored: tuple[PublicTable, int, str] | None = None  # the table of the packet being stored
-        # the settings and the clock as read at the store's version (pbem.host.memo: the one rule)
-        self._kept: KeptAt[blind_settings.Stored] | None = None
-        self._version: int | None = None  # the store's version the read or change under way sees
-        self._writing = False  # the change under way wrote settings or the clock: nothing it reads is kept
+        self._at = blind_settings.SettingsAtVersion(self.store, game_id)
         self.name = str(row.name)
 
     def close(self) -> None:
@@ -131,7 +126,7 @@ class BlindHost(Closing):
         return self.store.version()
 
     def head(self) -> tuple[int, str]:
-        with self._read() as c:
+        with self._at.read() as c:
             return self._head(c)
 
     def _head(self, c: Connection) -> tuple[int, str]:
@@ -141,36 +136,21 @@ class BlindHost(Closing):
     def delivered(self, channel: str) -> int:
         return self.settings().delivered.get(channel, -1)
 
-    def _settings(self, c: Connection) -> tuple[Settings, PacketClock]:
-        """The settings and the clock of the step waiting, read in `c` (a `_read` or a
-        `_transaction`), or as read before while the store's version is the same: no commit
-        since, by any process (`pbem game config`, another host), so nothing changed them."""
-        kept = self._kept.at(self._version) if self._kept is not None else None
-        if kept is None:
-            kept = blind_settings.read(c, self.id)
-            if not self._writing:  # what a change wrote is kept only once it commits (read again then)
-                self._kept = KeptAt(self._version, kept)
-        return blind_settings.decoded(kept)
-
-    def _write_settings(self, c: Connection, settings: Settings | None = None, clock: PacketClock | None = None) -> None:
-        self._kept, self._writing = None, True
-        blind_settings.store(c, self.id, settings, clock)
-
     def mark_delivered(self, channel: str, seq: int, book: dict[str, MailMark] | None = None) -> None:
         """Kept in the file, as a store keeps its marks: a host restarted after mailing a
         packet does not mail it again (a folder is written idempotently, mail is not). The
         mail's book as the delivery changed it is stored in the same transaction."""
-        with self._transaction() as c:
-            old, _ = self._settings(c)
+        with self._at.transaction() as c:
+            old, _ = self._at.get(c)
             marks = old.delivered if seq <= old.delivered.get(channel, -1) else {**old.delivered, channel: seq}
-            self._write_settings(c, replaced(old, delivered=marks, **({"mail_book": book} if book is not None else {})))
+            self._at.put(c, replaced(old, delivered=marks, **({"mail_book": book} if book is not None else {})))
 
     @property
     def url(self) -> str:
         return self.store.url
 
     def releases(self, after: int) -> list[Release]:
-        with self._read() as c:
+        with self._at.read() as c:
             return self._releases(c, after)
 
     def _releases(self, c: Connection, after: int) -> list[Release]:
@@ -180,8 +160,8 @@ class BlindHost(Closing):
 
     def outbox(self, channel: str) -> Outbox:
         """What `channel` has not delivered yet, in one read (a host's every look asks it)."""
-        with self._read() as c:
-            marks = self._settings(c)[0].delivered
+        with self._at.read() as c:
+            marks = self._at.get(c)[0].delivered
             newest = c.execute(_NEWEST, {"b_game": self.id}).one()
             after, told, heard = (marks.get(ch, -1) for ch in (channel, notices_channel(channel), talk_channel(channel)))
             # only what is newer than its mark is read
@@ -190,30 +170,6 @@ class BlindHost(Closing):
             lines = (table_talk.lines_after(c, TALK, {"game_id": self.id}, heard)
                      if newest.line is not None and newest.line > heard else [])
         return Outbox(owed, notices, lines, (int(newest.seq), str(newest.status)))
-
-    @contextmanager
-    def _transaction(self) -> Iterator[Connection]:
-        """One change: the game's row locked (SQLite: the whole store already is, BEGIN IMMEDIATE),
-        then the store's version read (no other process commits until this change ends)."""
-        try:
-            with self.store.write() as c:
-                lock = select(GAMES.c.id).where(GAMES.c.id == self.id)
-                c.execute(lock if self.store.sqlite else lock.with_for_update()).one()
-                self._version, self._writing = self.store.version(), False
-                yield c
-        finally:
-            self._version, self._writing = None, False
-
-    @contextmanager
-    def _read(self) -> Iterator[Connection]:
-        """A read: the store's version taken before its snapshot, so what it reads is as of
-        that version or newer (kept at it, it is read again at the next commit)."""
-        self._version = self.store.version()
-        try:
-            with self.store.read() as c:
-                yield c
-        finally:
-            self._version = None
 
     # --- queries ---------------------------------------------------------------------------------
 
@@ -228,7 +184,7 @@ class BlindHost(Closing):
 
     def packets(self, since: int = 0, until: int | None = None) -> list[tuple[int, str]]:
         """The armoured packets after `since` (up to `until`, if given), oldest first."""
-        with self._read() as c:
+        with self._at.read() as c:
             return self._packets(c, since, until)
 
     def _packets(self, c: Connection, since: int, until: int | None = None) -> list[tuple[int, str]]:
@@ -246,17 +202,17 @@ class BlindHost(Closing):
     def settings(self) -> Settings:
         """The host's settings: `transport` (the folder or mailbox it serves), the mail's
         (`emails`, `smtp`, `digest`, `languages`, `mail_book`) and the delivery marks."""
-        with self._read() as c:
-            return self._settings(c)[0]
+        with self._at.read() as c:
+            return self._at.get(c)[0]
 
     def set_settings(self, **changes: Any) -> Settings:
         return self.change_settings(lambda s: (replaced(s, **changes),) * 2)
 
     def change_settings(self, change: Callable[[Settings], tuple[Settings, _Said]]) -> _Said:
         """Read the settings and write `change`'s new ones back in one transaction."""
-        with self._transaction() as c:
-            new, said = change(self._settings(c)[0])
-            self._write_settings(c, new)
+        with self._at.transaction() as c:
+            new, said = change(self._at.get(c)[0])
+            self._at.put(c, new)
         return said
 
     def set_email(self, name: str, address: str | None) -> None:
@@ -280,16 +236,16 @@ class BlindHost(Closing):
         """The game's deadline rules (`pbem game new --trustless --deadline ...`): the host can
         remind and report, never answer for a seat (it holds none of its keys)."""
         check_timing(timing, shared=bool(self.inv.doc.threshold))
-        with self._transaction() as c:
-            settings = replaced(self._settings(c)[0], timing=timing)
-            self._write_settings(c, settings, PacketClock())  # the step waiting now restarts its clock
+        with self._at.transaction() as c:
+            settings = replaced(self._at.get(c)[0], timing=timing)
+            self._at.put(c, settings, PacketClock())  # the step waiting now restarts its clock
             table, seq, _ = self.table(c)
             if seq:
                 self._clock(c, table, seq)
         return timing
 
     def notices(self, after: int = 0) -> list[HostNotice]:
-        with self._read() as c:
+        with self._at.read() as c:
             return self._notices(c, after)
 
     def _notices(self, c: Connection, after: int) -> list[HostNotice]:
@@ -298,7 +254,7 @@ class BlindHost(Closing):
         return [HostNotice(r.id, r.seq, r.kind, r.seat, r.armored) for r in rows]
 
     def talk(self, after: int = 0) -> list[TalkRelease]:
-        with self._read() as c:
+        with self._at.read() as c:
             return table_talk.lines_after(c, TALK, {"game_id": self.id}, after)
 
     def _notice(self, c: Connection, me: Identity, seq: int, kind: NoticeKind, seat: str, **fields: Any) -> Outcome:
@@ -310,18 +266,18 @@ class BlindHost(Closing):
     def _clock(self, c: Connection, table: PublicTable, seq: int) -> str | None:
         """The due time of the step packet `seq` waits for (None: no deadlines). A packet that
         opens a new step starts its clock; one more answer to a parallel step keeps it."""
-        settings, clock = self._settings(c)
+        settings, clock = self._at.get(c)
         timing = settings.rules()
         if timing.deadline is None or table.step() == "over":
             if clock != PacketClock():
-                self._write_settings(c, clock=PacketClock())
+                self._at.put(c, clock=PacketClock())
             return None
         if clock.stage != table.opened_at:
             now = self.clock.now()
             due = timing.due(now)
             assert due is not None
             clock = PacketClock(stage=table.opened_at, start=stamp(now), due=stamp(due))
-            self._write_settings(c, clock=clock)
+            self._at.put(c, clock=clock)
         return str(clock.due)
 
     def tick(self) -> list[Outcome]:
@@ -329,8 +285,8 @@ class BlindHost(Closing):
         seat still waited for at the deadline; under `--on-timeout discard`, past the grace too,
         a packet declaring them gone (blind_gone; docs/trustless.md §10-11). One transaction; a
         restarted host says nothing twice."""
-        with self._read() as c:
-            settings, clock = self._settings(c)
+        with self._at.read() as c:
+            settings, clock = self._at.get(c)
         timing = settings.rules()
         if not clock.due or self.identity is None:
             return []
@@ -340,8 +296,8 @@ class BlindHost(Closing):
             return []  # nothing due: seen without a write lock
         me = self._me()
         out = []
-        with self._transaction() as c:
-            _, clock = self._settings(c)
+        with self._at.transaction() as c:
+            _, clock = self._at.get(c)
             if not clock.due:
                 return []
             table, seq, head = self.table(c)
@@ -350,7 +306,7 @@ class BlindHost(Closing):
             for said in clock_says(timing, clock, now):  # "reminder" to each seat, or "late" about each
                 out += [self._notice(c, me, seq, "reminder" if said == "reminder" else "late", seat, due=clock.due,
                                      step=w.step, **(policy if said == "late" else {})) for seat in w.seats]
-            self._write_settings(c, clock=clock)
+            self._at.put(c, clock=clock)
             gone = blind_gone.declaration(table, timing, self._signed_due(c), now)
             if gone is not None:
                 self._known, self._stored = None, None
@@ -364,14 +320,14 @@ class BlindHost(Closing):
     def next_tick(self) -> datetime | None:
         """When `tick` next has a reminder, a late notice or (under `--on-timeout discard`) seats
         to declare gone (None: nothing on the clock)."""
-        with self._read() as c:
-            settings, clock = self._settings(c)
+        with self._at.read() as c:
+            settings, clock = self._at.get(c)
         return clock_next(settings.rules(), clock, self.clock.now(), plays=True)
 
     def _signed_due(self, c: Connection | None = None) -> str | None:
         """The due time the last packet signed (None: none)."""
         if c is None:
-            with self._read() as conn:
+            with self._at.read() as conn:
                 return self._signed_due(conn)
         row = c.execute(select(PACKETS.c.armored).where(PACKETS.c.game_id == self.id)
                         .order_by(PACKETS.c.seq.desc()).limit(1)).first()
@@ -385,7 +341,7 @@ class BlindHost(Closing):
         only grows); a caller that changes it must call `_forget` unless its change is stored.
         """
         if c is None:
-            with self._read() as conn:
+            with self._at.read() as conn:
                 return self.table(conn)
         table, seq, head = blind_facts.follow(c, self.id, self.inv.doc, self.inv.hash, self._known)
         if seq:
@@ -399,7 +355,7 @@ class BlindHost(Closing):
 
     def status(self) -> GameStatus:
         """Read from the game's row, which each join and packet wrote (blind_facts.record)."""
-        with self._read() as c:
+        with self._at.read() as c:
             return blind_status.statuses(c, self.id)[0][0]
 
     # --- taking blocks -----------------------------------------------------------------------------
@@ -433,7 +389,7 @@ class BlindHost(Closing):
                               "{a_kind}", a_kind=kind_word(block.kind, article=True)))
         seat = self._check_signer(block)
         self._stored = None
-        with self._transaction() as c:  # taking a block forgets the table it changes (_join, _mental)
+        with self._at.transaction() as c:  # taking a block forgets the table it changes (_join, _mental)
             if isinstance(block.doc, Talk):
                 answered = c.execute(select(PACKETS.c.hash).where(PACKETS.c.game_id == self.id,
                                                                   PACKETS.c.seq == block.doc.seq)).scalar()
