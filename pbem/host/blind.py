@@ -78,8 +78,6 @@ from pbem.protocol.documents import (
 )
 from pbem.protocol.trustless.public import PublicTable
 
-_Said = TypeVar("_Said")
-
 # What a channel may owe, in one statement (as pbem.host.delivery reads a referee's): the game's
 # newest packet and status, and its newest notice and line of talk. Built once.
 _GAME: BindParameter[str] = bindparam("b_game")
@@ -87,6 +85,8 @@ _NEWEST = select(GAMES.c.seq, GAMES.c.status,
                  select(func.max(NOTICES.c.id)).where(NOTICES.c.game_id == _GAME).scalar_subquery().label("notice"),
                  select(func.max(TALK.c.id)).where(TALK.c.game_id == _GAME).scalar_subquery().label("line")
                  ).where(GAMES.c.id == _GAME)
+
+_Said = TypeVar("_Said")
 
 
 class BlindHost(Closing):
