@@ -12,7 +12,7 @@ import pytest
 
 from engine.bots import SearchBot, SmartBot, make_bot
 from engine.bots.arena import Duel, margin, play_round_observed, run_duel
-from engine.bots.search import belief
+from engine.bots.search import SHARP, belief, tool_moves
 from engine.bots.sides import side_won
 from engine.bots.suspicion import Suspicion, prior
 from engine.bots.worlds import sample_world, unseen_deck_cards
@@ -296,6 +296,25 @@ def test_a_saboteur_plays_out_two_turns_of_the_table() -> None:
         bot.choose(v)
         worlds[horizon] = bot.worlds
     assert worlds[None] == worlds[2.0] < 0.7 * worlds[1.0]
+
+
+def test_a_digger_also_weighs_the_tools_of_the_players_it_is_sure_of() -> None:
+    """The smart bot's own model is rarely sure of anyone, so it ranks an attack on a saboteur
+    low; a digger's search adds its best attack on the player the worlds hold surest to be a
+    saboteur and its best repair of the surest digger, once they are `SHARP` sure."""
+    from engine.moves import Move
+
+    cross = Move("play", "cross.1", (1, 0))
+    on_p2 = Move("play", "break-pick.1", target="p2")
+    on_p3 = Move("play", "break-cart.1", target="p3")
+    fix_p4 = Move("play", "fix-pick.1", target="p4", tool="pick")
+    fix_p5 = Move("play", "fix-pick.1", target="p5", tool="pick")
+    ranked = [(9.0, cross), (2.0, on_p2), (1.0, on_p3), (0.5, fix_p5), (0.4, fix_p4)]
+    chance = {"p2": 0.6, "p3": 0.97, "p4": 0.01, "p5": 0.3}.__getitem__
+    assert tool_moves(ranked, [cross], chance, "p1") == [on_p3, fix_p4]
+    assert tool_moves(ranked, [cross, on_p3], chance, "p1") == [fix_p4]  # (already weighed)
+    unsure = {"p2": 0.6, "p3": 0.8, "p4": 0.2, "p5": 0.3}.__getitem__
+    assert SHARP > 0.8 and tool_moves(ranked, [cross], unsure, "p1") == []
 
 
 def test_the_worlds_are_as_sure_of_the_roles_as_the_smart_bots_moves_warrant() -> None:

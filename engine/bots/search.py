@@ -65,6 +65,10 @@ BELIEF: dict[str, dict[int, tuple[float, float]]] = {
     "classic": {4: (4.10, 4.50), 5: (4.82, 2.93), 7: (5.65, 2.79), 10: (5.49, 2.94)},
     "expansion": {5: (1.91, 1.28), 8: (2.87, 2.59), 12: (3.17, 3.00)},
 }
+# A digger also weighs the smart bot's best attack on the player the worlds hold surest to be a
+# saboteur, and its best repair of the player surest to be a digger, once that is this sure (the
+# smart bot's own model rarely is, so it ranks them low): one of the few levers a digger has.
+SHARP = 0.9
 SURE = 100.0  # a move this far ahead of the next in the smart bot's eyes is played at once
 _DECK_CARDS = frozenset(deck_ids("classic")) | frozenset(deck_ids("expansion"))
 
@@ -94,6 +98,7 @@ class SearchBot:
         self.primed = True  # the players of a sampled world start from the table's public suspicion
         self.horizon: float | None = None  # turns of the table played ahead (0: to the end); None: HORIZON by side
         self.calibrated = True  # the worlds' roles drawn with BELIEF's chances, not the model's own
+        self.tools = True  # a digger also weighs attacking a sure saboteur, repairing a sure digger (SHARP)
         self.worlds = 0  # worlds played out so far (for the arena's and the tests' eyes)
 
     # --- what the seat has seen --------------------------------------------------------------
@@ -145,6 +150,9 @@ class SearchBot:
             return self._played(ranked[0][1])
         budget = fixed if fixed is not None else self._bank * self.share(view) * TURNS_PER_SECOND
         cands = self.candidates_of(ranked)
+        sus = self.smart.sus
+        if self.tools and self.calibrated and sus is not None and sus.log and side_of(view.role(self.seat)) == "digger":
+            cands += tool_moves(ranked, cands, belief(sus, view.ruleset, len(view.players)), self.seat)
         results = self._weigh(view, cands, budget)
         evidence = self.evidence if self.evidence is not None else EVIDENCE[side_of(view.role(self.seat))]
         return self._played(cands[self.pick(results, evidence)])
@@ -249,6 +257,31 @@ def belief(sus: Suspicion, ruleset: str, players: int) -> Callable[[str], float]
         return 1 / (1 + math.exp(-z))
 
     return chance
+
+
+def tool_moves(ranked: list[tuple[float, Move]], cands: list[Move], chance: Callable[[str], float],
+               me: str) -> list[Move]:
+    """A digger's further candidates: the smart bot's best attack on the other player likeliest
+    to be a saboteur and its best repair of the player (itself too) likeliest to be a digger,
+    each only if `chance` (a player's chance to be a saboteur) is at least `SHARP` sure of that
+    player and no candidate already does the same."""
+    out: list[Move] = []
+    kinds = {_effect(m) for m in cands}
+    for attack in (True, False):
+        moves = [m for _, m in ranked if m.card is not None and m.target is not None
+                 and card_kind(m.card).action in (("break", "trap") if attack else ("fix", "free"))
+                 and (m.target != me or not attack)]
+        if not moves:
+            continue
+        sure = {t: chance(t) if t != me else 0.0 for t in {str(m.target) for m in moves}}
+        target = (max if attack else min)(sorted(sure), key=sure.__getitem__)
+        if (sure[target] if attack else 1.0 - sure[target]) < SHARP:
+            continue
+        move = next(m for m in moves if m.target == target)
+        if _effect(move) not in kinds:
+            kinds.add(_effect(move))
+            out.append(move)
+    return out
 
 
 def _value(state: RoundState, role: str | None, me: str) -> float:
