@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.errors import CertificateFailure, MailServerRefused, UsageError
@@ -53,49 +54,69 @@ class Stopped(BaseException):
     """A SIGTERM (systemd's stop, kill): the watch loop ends; a state change under way is whole or not made."""
 
 
-@contextmanager
-def _stopped_by_sigterm() -> Iterator[list[bool]]:
-    """While a watch loop runs (in the main thread), SIGTERM ends it as Ctrl-C would end a
-    command, but as the normal way to stop a daemon: it says so and the command exits 0. Each
-    state change is one transaction, so stopping at any point loses and repeats nothing.
+@dataclass
+class _Stop:
+    """A SIGTERM seen (`seen`), and whether the loop waits between steps (`idle`), where the
+    signal may end it at once."""
+    seen: bool = False
+    idle: bool = False
 
-    The signal is also remembered (the list it yields holds True): an exception raised while
-    Python runs a finaliser (a database connection collected mid-step) is printed and dropped,
-    and the loop then stops at its next pass rather than serving on."""
+    @contextmanager
+    def idling(self) -> Iterator[None]:
+        self.idle = True  # first: a signal from here on raises; one before it is seen below
+        try:
+            if self.seen:
+                raise Stopped()
+            yield
+        finally:
+            self.idle = False
+
+
+@contextmanager
+def _stopped_by_sigterm() -> Iterator[_Stop]:
+    """While a watch loop runs (in the main thread), SIGTERM ends it as Ctrl-C would end a
+    command, but as the normal way to stop a daemon: it says so and the command exits 0.
+
+    Waiting between steps, the signal ends the wait at once. During a step it is only noted,
+    and the loop stops when the step is done: raised there, it could land inside a finaliser
+    Python runs mid-step (a database connection collected), where it would be printed as a
+    traceback and dropped. Each state change is one transaction either way."""
     import signal
     import threading
 
-    seen: list[bool] = []
+    state = _Stop()
     if threading.current_thread() is not threading.main_thread():
-        yield seen
+        yield state
         return
 
     def stop(signum: int, frame: Any) -> None:
-        seen.append(True)
-        raise Stopped()
+        state.seen = True
+        if state.idle:
+            raise Stopped()
 
     before = signal.signal(signal.SIGTERM, stop)
     try:
-        yield seen
+        yield state
     finally:
         signal.signal(signal.SIGTERM, before)
 
 
 def _loop(stepper: Any, *, poll: float, once: bool, log: Log, retry: tuple[type[BaseException], ...],
-          stop: list[bool]) -> None:
+          stop: _Stop) -> None:
     failures = 0
     wait = getattr(stepper, "wait", None)
     while True:
-        if stop:  # a SIGTERM whose exception a finaliser dropped
+        if stop.seen:  # a SIGTERM during the step just done
             raise Stopped()
         try:
             done = stepper.step()
             if done or once:
                 return
-            if wait is not None:
-                wait(poll)
-            else:
-                time.sleep(poll)
+            with stop.idling():
+                if wait is not None:
+                    wait(poll)
+                else:
+                    time.sleep(poll)
             failures = 0
         except retry as exc:
             if once or isinstance(exc, _LASTING):
@@ -104,4 +125,5 @@ def _loop(stepper: Any, *, poll: float, once: bool, log: Log, retry: tuple[type[
             delay = backoff(poll, failures)
             log(t("step failed ({kind}: {error}); retrying in {seconds}s", kind=type(exc).__name__, error=exc,
                   seconds=f"{delay:g}"))
-            time.sleep(delay)
+            with stop.idling():
+                time.sleep(delay)
