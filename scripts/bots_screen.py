@@ -154,16 +154,21 @@ def mean_band(xs: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def _setting(text: str) -> tuple[str, float | bool]:
+def _setting(text: str) -> tuple[str, float | int | bool]:
+    """NAME=VALUE, the value of the attribute's own type (the compiled engine takes no other)."""
     name, _, raw = text.partition("=")
     if not hasattr(SearchBot("x"), name) or not raw:
         raise argparse.ArgumentTypeError(f"--set takes NAME=VALUE with NAME an attribute of the search bot, not {text!r}")
-    if raw.lower() in ("true", "false"):
+    kind = type(getattr(SearchBot("x"), name))
+    if kind is bool:
+        if raw.lower() not in ("true", "false"):
+            raise argparse.ArgumentTypeError(f"--set {name}: true or false, not {raw!r}")
         return name, raw.lower() == "true"
     try:
-        return name, float(raw)
+        return name, int(raw) if kind is int else float(raw)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--set {name}: a number, true or false, not {raw!r}") from None
+        raise argparse.ArgumentTypeError(f"--set {name}: {'a whole number' if kind is int else 'a number'}, "
+                                         f"not {raw!r}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
