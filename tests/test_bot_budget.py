@@ -24,6 +24,7 @@ from pbem.errors import Conflict
 from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.host.deadlines import Timing
+from pbem.protocol.documents import read_blocks
 from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, TAKEOVER_TURNS, policy_move
 from pbem.seat import keys
 
@@ -139,10 +140,9 @@ def _a_packet_two_budgets_tell_apart(host, fh, seats, budget: int) -> tuple[str,
 @pytest.mark.parametrize("named", [20, None])
 def test_the_host_plays_within_the_budget_its_packet_named(tmp_path: Path, named: int | None) -> None:
     """A budget changed by `game config` applies from the next packet: the takeover of the packet
-    waiting now is played within the budget that packet names (`named`), or, a packet published
-    without a deadline naming none, within the default, as the audit recomputes it (such a
-    packet promised no deadline: its seat is played for once it resigns, not for lack of time)."""
-    from pbem.seat import player
+    waiting now is played within the budget that packet names (`named`), as the audit recomputes
+    it. A packet published without a deadline (`named` None) promised none: the rules giving one
+    renew it (tests/test_deadline_promise.py), and the fresh packet names the new budget."""
 
     start = Timing(deadline=3600, on_timeout="bot", bot_turns=named) if named else Timing()
     clock, host, fh, seats, ids = clocked_game(tmp_path, start, str(tmp_path / "g.db"))
@@ -154,10 +154,14 @@ def test_the_host_plays_within_the_budget_its_packet_named(tmp_path: Path, named
     seen = view(host.live_state(), seat)
     why = "timeout"
     if named is None:
-        with pytest.raises(Conflict, match="the packet names no deadline"):
-            _play_for(host, seat, why, audited)
-        assert host.accept(player.make_request(seats[seat].invitation, seat, ids[seat], "resign")).kind == "resigned"
-        why = "resigned"
+        fh.step()  # the renewed packet is out, its deadline has run out: the host plays for the seat
+        renewed = read_blocks(host.packet(seq + 1) or "")[0].doc
+        assert renewed.deadline is not None and (renewed.deadline.seat, renewed.deadline.bot_turns) == (seat, later)
+        played = [m for m in seats[seat].latest().packet.doc.recent if m.seq == seq + 1]
+        assert [(m.by, m.why) for m in played] == [("host", "timeout")], played
+        assert played[0].text == str(policy_move(seen, seat, "bot", host.game_id(), seq + 1, later))
+        host.close()
+        return
     with pytest.raises(Conflict, match="only its timeout policy's move"):
         _play_for(host, seat, why, policy_move(seen, seat, "bot", host.game_id(), seq, later))
     assert _play_for(host, seat, why, audited).kind == "applied"
