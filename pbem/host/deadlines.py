@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from pbem.errors import UsageError, msg
 from pbem.host.clock import parse_time
-from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, TAKEOVER_TURNS
+from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, TAKEOVER_TURNS, budget_allowed
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -151,7 +151,7 @@ class Timing:
                              hint=msg("at least 1 missed deadline"))
         if self.days is not None and not self.days:
             raise UsageError(msg("--days names no day"))
-        if not 1 <= self.bot_turns <= MAX_TAKEOVER_TURNS:
+        if not budget_allowed(self.bot_turns):
             raise UsageError(msg("bad {what} {text}", what="--bot-turns", text=self.bot_turns),
                              hint=msg("a whole number of simulated turns from 1 to {most}", most=MAX_TAKEOVER_TURNS))
         return self

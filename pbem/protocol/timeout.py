@@ -31,6 +31,11 @@ MAX_TAKEOVER_TURNS = 100_000
 REASONS = ("timeout", "absent", "resigned")  # why a host move was made (Move.why)
 
 
+def budget_allowed(turns: int) -> bool:
+    """Whether a game may set `turns` as its bot's budget (`--bot-turns`), and so a packet name it."""
+    return 1 <= turns <= MAX_TAKEOVER_TURNS
+
+
 def named_for(deadline: Deadline | None, seat: str) -> Deadline | None:
     """The deadline a packet names for `seat` (None: it names none for that seat)."""
     return deadline if deadline is not None and deadline.seat == seat else None

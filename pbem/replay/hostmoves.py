@@ -21,7 +21,15 @@ from pbem.errors import PbemError, date_word, msg, reason_word
 from pbem.host.clock import parse_time
 from pbem.names import HOST
 from pbem.protocol.documents import Archive, Packet, Signed, check_signature, parse, unb64
-from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, REASONS, named_for, not_before, policy_move, takeovers
+from pbem.protocol.timeout import (
+    MAX_TAKEOVER_TURNS,
+    REASONS,
+    budget_allowed,
+    named_for,
+    not_before,
+    policy_move,
+    takeovers,
+)
 from pbem.replay.rounds import Replay
 from pbem.seat.home import move_path
 
@@ -52,7 +60,7 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, c
             _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home)
         deadline = named_for(packet.deadline, m.seat)
         if deadline is not None and deadline.bot_turns is not None and \
-                not 1 <= deadline.bot_turns <= MAX_TAKEOVER_TURNS:  # not played: it could keep the auditor for days
+                not budget_allowed(deadline.bot_turns):  # not played: it could keep the auditor for days
             rep.fault(n, TIMEOUT, msg("packet {seq} names a bot budget of {turns} simulated turns, beyond the 1 to "
                                       "{most} a game may set", seq=step.answered, turns=deadline.bot_turns,
                                       most=MAX_TAKEOVER_TURNS))
