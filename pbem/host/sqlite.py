@@ -40,6 +40,12 @@ def connect(path: Path) -> sqlite3.Connection:
     return con
 
 
+def watcher(path: str) -> sqlite3.Connection:
+    """A connection to pbem's file at `path` that only reads `PRAGMA data_version` (Store.version):
+    it begins no transaction and changes nothing, so it needs none of set_up's settings."""
+    return sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+
+
 def engine(url: str) -> Engine:
     """An SQLAlchemy engine on the SQLite file of `url` whose every connection is set up."""
     from sqlalchemy import create_engine, event

@@ -290,8 +290,7 @@ class Store(Closing):
         if not self.sqlite:
             return None
         if self._watch is None:
-            self._watch = sqlite3.connect(make_url(self.url).database or "", timeout=sqlite.BUSY_SECONDS,
-                                       isolation_level=None, check_same_thread=False)
+            self._watch = sqlite.watcher(make_url(self.url).database or "")
         return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     def close(self) -> None:
