@@ -60,10 +60,19 @@ def club(request, tmp_path_factory) -> tuple[Path, str, dict[str, Path]]:
     return root, url, play_club(root, url, names)
 
 
-def cli(root: Path, home: Path, *args: object, code: int = 0) -> subprocess.CompletedProcess:
-    r = subprocess.run([*PBEM, *map(str, args)], env=cli_env(home), cwd=root, capture_output=True, text=True, timeout=60)
-    assert r.returncode == code, r.stderr + r.stdout
-    return r
+@pytest.fixture
+def cli(here):
+    """`pbem ARGS` for a home in the club's folder: through the command line's entry in this
+    process, or (real=True: one case of each command) as a process of its own."""
+    def run(root: Path, home: Path, *args: object, code: int = 0, real: bool = False) -> subprocess.CompletedProcess:
+        if real:
+            r = subprocess.run([*PBEM, *map(str, args)], env=cli_env(home), cwd=root, capture_output=True, text=True,
+                               timeout=60)
+        else:
+            r = here(*args, home=home, cwd=root)
+        assert r.returncode == code, r.stderr + r.stdout
+        return r
+    return run
 
 
 def expected(exported: dict) -> dict[str, tuple[float, float]]:
@@ -102,7 +111,7 @@ def flat(ratings: dict[str, tuple[float, float]]) -> dict[str, float]:
 
 
 @pytest.mark.slow  # a whole game (three on SQLite) played by bots through the host: 6-15 s
-def test_ratings_are_openskills_over_the_rounds_played(club) -> None:
+def test_ratings_are_openskills_over_the_rounds_played(club, cli) -> None:
     root, url, homes = club
     exported = json.loads(cli(root, homes["ann"], "club", "export", "--store", url).stdout)
     assert [g["name"] for g in exported["games"]] == list(GAMES)[:len(exported["games"])]  # as made
@@ -121,12 +130,12 @@ def test_ratings_are_openskills_over_the_rounds_played(club) -> None:
     if len(exported["games"]) == 3:  # Saboteur 2's roles are counted under their own names
         roles = {role for p in rated for role in p["played_by_role"]}
         assert {"digger", "saboteur"} <= roles and roles & {"green", "blue", "boss", "geologist", "profiteer"}, roles
-    text = cli(root, homes["ann"], "club", "ratings", "--store", url).stdout
+    text = cli(root, homes["ann"], "club", "ratings", "--store", url, real=True).stdout
     assert "ann" in text and f"{rated[0]['rating']:6.2f}" in text
 
 
 @pytest.mark.slow
-def test_a_season_rates_its_games_only_and_bad_input_changes_nothing(club) -> None:
+def test_a_season_rates_its_games_only_and_bad_input_changes_nothing(club, cli) -> None:
     root, url, homes = club
     home = homes["ann"]
     db = create_engine(url)
@@ -142,8 +151,9 @@ def test_a_season_rates_its_games_only_and_bad_input_changes_nothing(club) -> No
         assert r.stderr.startswith("error: ") and words in r.stderr and "Traceback" not in r.stderr, r.stderr
     with db.connect() as c:
         assert c.execute(select(games.c.name, games.c.status)).all() == before
-    cli(root, home, "club", "season", "spring", "--game", "oak", "--store", url)
-    season = json.loads(cli(root, home, "club", "standings", "--season", "spring", "--store", url, "--json").stdout)
+    cli(root, home, "club", "season", "spring", "--game", "oak", "--store", url, real=True)
+    season = json.loads(cli(root, home, "club", "standings", "--season", "spring", "--store", url, "--json",
+                            real=True).stdout)
     with Store(url) as st:  # the export's own command is tested below; here it only gives what to expect
         oak_only = {"games": [g for g in export(st)["games"] if g["name"] == "oak"]}
     assert flat({p["key"]: (p["mu"], p["sigma"]) for p in season}) == pytest.approx(flat(expected(oak_only)))
@@ -151,10 +161,10 @@ def test_a_season_rates_its_games_only_and_bad_input_changes_nothing(club) -> No
 
 
 @pytest.mark.slow
-def test_the_export_is_public_deterministic_and_complete(club) -> None:
+def test_the_export_is_public_deterministic_and_complete(club, cli) -> None:
     root, url, homes = club
     out = root / "export.json"
-    cli(root, homes["bob"], "club", "export", "--store", url, "-o", out)
+    cli(root, homes["bob"], "club", "export", "--store", url, "-o", out, real=True)
     data = out.read_bytes()
     assert cli(root, homes["bob"], "club", "export", "--store", url).stdout.encode() == data  # the same bytes again
     db = create_engine(url)
