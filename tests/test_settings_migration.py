@@ -54,7 +54,7 @@ def old_store(kind: str, root: Path, request: pytest.FixtureRequest) -> str:
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_a_store_of_schema_5_keeps_every_setting_and_standing_and_plays_on(kind: str, tmp_path: Path,
-                                                                          request: pytest.FixtureRequest) -> None:
+                                                                          request: pytest.FixtureRequest, here) -> None:
     root = tmp_path / "v5"
     shutil.copytree(FIXTURE, root)
     for key in root.glob("home-*/keys/*.key"):
@@ -62,7 +62,8 @@ def test_a_store_of_schema_5_keeps_every_setting_and_standing_and_plays_on(kind:
     url = old_store(kind, root, request)
     referee = root / "home-referee"
 
-    # `pbem games` opens the store, as every command does: that upgrades it
+    # `pbem games` (a process of its own) opens the store, as every command does: that upgrades it;
+    # the commands after it run through the command line's entry in this process
     listed = json.loads(pbem("games", "--store", url, "--host", "--json", home=referee, ok=True).stdout)
     games = {g["name"]: g for g in listed["hosting"]}
     assert schema_diff(url) == []
@@ -71,18 +72,18 @@ def test_a_store_of_schema_5_keeps_every_setting_and_standing_and_plays_on(kind:
     assert slow["transport"] == "mail" and slow["due"] == "2026-12-03T16:19:02+00:00" and not slow["paused"]
     assert quiet["paused"] and quiet["transport"] is None and quiet["due"] is None
 
-    status = json.loads(pbem("status", "slow", "--store", url, "--json", home=referee, ok=True).stdout)
+    status = json.loads(here("status", "slow", "--store", url, "--json", home=referee, ok=True).stdout)
     assert status["timing"] == TIMING
     assert status["deadline"] == {"seat": "cat", "due": "2026-12-03T16:19:02+00:00"}
     assert status["absent"] == ["ann"] and status["away"] == {"cat": "2026-12-03T15:19:02+00:00"}
     assert [(h["seat"], h["at"], h["by"]) for h in status["handovers"]] == [("bob", 63, "host")]
     assert {s["name"]: s["email"] for s in status["seats"]} == EMAILS
-    told = pbem("game", "email", "slow", "--store", url, home=referee, env=KEY, ok=True).stdout.splitlines()
+    told = here("game", "email", "slow", "--store", url, home=referee, env=KEY, ok=True).stdout.splitlines()
     assert told == ["ann: ann@example.org (zh-Hans)", "bob: bob@example.org", "cat: cat@example.org",
                     "host: referee@example.org"]
-    smtp = pbem("game", "smtp", "slow", "--store", url, home=referee, env=KEY, ok=True).stdout
+    smtp = here("game", "smtp", "slow", "--store", url, home=referee, env=KEY, ok=True).stdout
     assert "SMTP: smtp.example.org:2525 (starttls), from referee@example.org, login referee" in smtp
-    assert json.loads(pbem("game", "config", "slow", "--store", url, "--json", home=referee, env=KEY, ok=True).stdout) == TIMING
+    assert json.loads(here("game", "config", "slow", "--store", url, "--json", home=referee, env=KEY, ok=True).stdout) == TIMING
 
     with H.Host(url, game="slow") as host:
         settings, standings = host.settings(), host.standings()
@@ -111,11 +112,11 @@ def test_a_store_of_schema_5_keeps_every_setting_and_standing_and_plays_on(kind:
     cat = keys.load_identity(root / "home-cat", "cat", PASS.encode())
     view = P.open_packet(read_blocks(packet_text)[0], cat, root / "home-cat", remember=False).view
     move = root / "move.pbem"
-    pbem("move", packet_file, str(legal_moves(view)[0]), "--as", "cat", "-o", move, home=root / "home-cat",
+    here("move", packet_file, str(legal_moves(view)[0]), "--as", "cat", "-o", move, home=root / "home-cat",
          env=KEY, ok=True)
-    applied = pbem("apply", "slow", move, "--store", url, home=referee, env=KEY, ok=True)
+    applied = here("apply", "slow", move, "--store", url, home=referee, env=KEY, ok=True)
     assert "applied cat's move" in applied.stdout and "packet 65" in applied.stdout
-    after = json.loads(pbem("status", "slow", "--store", url, "--json", home=referee, ok=True).stdout)
+    after = json.loads(here("status", "slow", "--store", url, "--json", home=referee, ok=True).stdout)
     assert after["seq"] == 65 and after["absent"] == ["ann"] and after["handovers"] == status["handovers"]
     with H.Host(url, game="slow") as host:
         assert host.standings()["ann"] == Standing(missed=2, absent=0) and host.settings() == settings
