@@ -41,6 +41,14 @@ def run(root: Path, home: Path, *args: object, ok: bool = True) -> subprocess.Co
     return pbem(*args, home=home, cwd=root, ok=ok)
 
 
+def in_process(here, root: Path):
+    """`run` through the command line's own entry in this process (the `here` fixture): for the
+    commands a test runs after its one real `pbem` process of them."""
+    def cmd(home: Path, *args: object, ok: bool = True) -> subprocess.CompletedProcess:
+        return here(*args, home=home, cwd=root, ok=ok)
+    return cmd
+
+
 def club(root: Path, games: list[str], store: str | None = None, *, by_cli: bool = True) -> dict[str, Path]:
     """Keys for a host and three players; `games` created in one store (the default one
     under saves/ when `store` is None), each with its own shared folder: by `pbem game new` and
@@ -67,14 +75,17 @@ def club(root: Path, games: list[str], store: str | None = None, *, by_cli: bool
     return homes
 
 
-@pytest.mark.slow  # 8 `pbem` processes one after another
-def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path, here) -> None:
+    # the daemon's first pass is a real process; the commands after it run in this process (the
+    # docs' club below runs each of them as a process of its own)
+    cmd = in_process(here, tmp_path)
     # the games are made in the store the commands below find by default, as `pbem game new` and
     # `pbem folder init` make them (those two as commands: the docs' club below)
     homes = club(tmp_path, GAMES, by_cli=False)
     assert (tmp_path / "saves" / "pbem.db").is_file() and len(list((tmp_path / "saves").glob("*.db"))) == 1
     # oak has deadlines: an hour per packet, a reminder a second after each packet
-    run(tmp_path, homes["referee"], "game", "config", "oak", "--deadline", "1h", "--remind", "3599s")
+    cmd(homes["referee"], "game", "config", "oak", "--deadline", "1h", "--remind", "3599s")
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     for g in GAMES:
         for s in SEATS:
@@ -88,7 +99,7 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
         folder = GameFolder.open(tmp_path / "shared" / g)
         assert [seq for seq, _ in folder.packets(None)] == [1], out  # everyone joined: dealt, published
     assert "rejected garbage.pbem" in out
-    listed = json.loads(run(tmp_path, homes["referee"], "games", "--json").stdout)
+    listed = json.loads(cmd(homes["referee"], "games", "--json").stdout)
     hosting = {g["name"]: g for g in listed["hosting"]}
     assert sorted(hosting) == sorted(GAMES)
     for g in hosting.values():
@@ -96,24 +107,24 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path) -> None:
         assert g["joined"] == g["seats"] == 3 and g["transport"] == "folder" and g["since"]
     oak = read_blocks(GameFolder.open(tmp_path / "shared" / "oak").packets(None)[0][1].read_text())[0].doc
     assert oak.deadline is not None and hosting["oak"]["due"] == oak.deadline.due and hosting["elm"]["due"] is None
-    text = run(tmp_path, homes["referee"], "games", "--host").stdout
+    text = cmd(homes["referee"], "games", "--host").stdout
     assert all(f"{g['to_move']} to move" in text for g in hosting.values())
     assert f"due {words.date(oak.deadline.due)} (in " in text
-    played = json.loads(run(tmp_path, homes["ann"], "games", "--player", "--json").stdout)["playing"]
+    played = json.loads(cmd(homes["ann"], "games", "--player", "--json").stdout)["playing"]
     assert sorted(p["name"] for p in played) == sorted(GAMES) and all(p["seat"] == "ann" for p in played)
     # a second pass changes nothing: every join is applied once
     # (and the one loop keeps every game's clock: oak's reminder is due a second after its packet)
     reminded = parse_time(oak.deadline.due) - timedelta(seconds=3599)
     time.sleep(max(0.0, (reminded - datetime.now(UTC)).total_seconds()) + 0.2)  # often past already
-    again = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
+    again = cmd(homes["referee"], "host", "run", "--all", "--once").stdout
     assert "applied" not in again and "dealt" not in again
     assert again.count("notice: reminder") == 1, again
     assert [len(GameFolder.open(tmp_path / "shared" / g).notices()) for g in GAMES] == [1, 0, 0]
     # the game is named uniformly, and a name the store does not hold is refused
-    bad = run(tmp_path, homes["referee"], "status", "pine", ok=False)
+    bad = cmd(homes["referee"], "status", "pine", ok=False)
     assert bad.returncode == 2 and bad.stderr.startswith("error: no game 'pine' in store")
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
-    taken = run(tmp_path, homes["referee"], "game", "new", "oak", "--host", "referee", *players, ok=False)
+    taken = cmd(homes["referee"], "game", "new", "oak", "--host", "referee", *players, ok=False)
     assert taken.returncode == 2 and "already has a game called 'oak'" in taken.stderr
 
 
@@ -179,16 +190,18 @@ def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Pa
 
 
 @pytest.mark.slow
-def test_host_run_all_serves_the_trustless_games_of_the_store(tmp_path: Path) -> None:
+def test_host_run_all_serves_the_trustless_games_of_the_store(tmp_path: Path, here) -> None:
     """A trustless game is kept in the club's store as any game (no file of its own): --all serves it
     over the folder 'pbem folder init' remembered, says once why it cannot serve one that has
-    no folder yet, and 'pbem games' lists it with the step its table waits for."""
+    no folder yet, and 'pbem games' lists it with the step its table waits for. (The daemon's first
+    pass is a real process; the other commands run in this process.)"""
+    cmd = in_process(here, tmp_path)
     homes = club(tmp_path, ["oak"], by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
     for g in ("duo", "trio"):
-        run(tmp_path, homes["referee"], "game", "new", g, "--host", "referee", *players, "--trustless")
+        cmd(homes["referee"], "game", "new", g, "--host", "referee", *players, "--trustless")
     assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["pbem.db"]
-    run(tmp_path, homes["referee"], "folder", "init", "duo", tmp_path / "shared" / "duo")
+    cmd(homes["referee"], "folder", "init", "duo", tmp_path / "shared" / "duo")
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     for g in ("oak", "duo"):
         for s in SEATS:
@@ -200,15 +213,15 @@ def test_host_run_all_serves_the_trustless_games_of_the_store(tmp_path: Path) ->
     assert duo.waiting is not None and duo.waiting.step == "shuffle" and len(duo.relayed) == 3
     assert "host duo" in out and "everyone is in" in out
     assert out.count("not serving trio yet: game trio has no transport yet") == 1, out
-    listed = {g["name"]: g for g in json.loads(run(tmp_path, homes["referee"], "games", "--json").stdout)["hosting"]}
+    listed = {g["name"]: g for g in json.loads(cmd(homes["referee"], "games", "--json").stdout)["hosting"]}
     assert sorted(listed) == ["duo", "oak", "trio"]
     assert listed["duo"]["trustless"] and listed["duo"]["transport"] == "folder" and listed["duo"]["seq"] == 1
     assert listed["duo"]["waiting"] == {"step": "shuffle", "seats": [duo.waiting.seats[0]]}
     assert listed["trio"]["transport"] is None and listed["trio"]["joined"] == 0
-    text = run(tmp_path, homes["referee"], "games", "--host").stdout
+    text = cmd(homes["referee"], "games", "--host").stdout
     assert f"the table waits for the shuffle step from {duo.waiting.seats[0]}" in text
     # the next pass: nothing new, the reason for trio not said again
-    again = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
+    again = cmd(homes["referee"], "host", "run", "--all", "--once").stdout
     assert "everyone is in" not in again and again.count("not serving trio yet") == 1
 
 
