@@ -145,6 +145,30 @@ def test_a_seat_opens_the_newest_packet_again_only_when_its_file_changed(tmp_pat
     host.close()
 
 
+def test_a_seat_verifies_a_new_packet_and_its_invitation_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a new packet checks two signatures, the packet's and the invitation's (the
+    trusted anchor naming the host's key), each once: a bot opens every packet of its game.
+    (Keeping the packet read the invitation and checked its signature a second time.)"""
+    from pbem.protocol import documents
+
+    db, homes = new_game(tmp_path)
+    host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
+    fh = FolderHost(host, tmp_path / "shared", lambda line: None)
+    seats = {s: FolderSeat.open(tmp_path / "shared", keys.load_identity(homes[s], s, None), homes[s]) for s in SEATS}
+    for seat in seats.values():
+        seat.join()
+    fh.step()
+    checked: list[str] = []
+    real = documents.verify
+    monkeypatch.setattr(documents, "verify", lambda pub, data, sig: (checked.append(pub.fingerprint()), real(pub, data, sig)))
+    first = seats["ann"].latest()
+    assert first is not None and first.doc.seq == 1
+    host_key = keys.load_identity(homes["referee"], "referee", None).public.fingerprint()
+    assert checked == [host_key, host_key], checked  # the packet, the invitation
+    assert (homes["ann"] / "games" / first.packet.game / "packets" / "packet-000001.pbem").read_text() == first.packet.armored()
+    host.close()
+
+
 # --- real processes: two hosts and three bots play a whole game through one folder ------------
 
 

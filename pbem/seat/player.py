@@ -293,7 +293,7 @@ def open_packet(packet: Signed[Packet], identity: Identity, home: Path, *, remem
         seen[str(doc.seq)] = packet.hash
         write_atomic(seen_path(home, packet.game), json.dumps(seen, sort_keys=True).encode(), mode=0o644)
     if remember and doc.seq >= newest:  # the newest packet opened, whatever brought it: what 'pbem games' reads
-        save_packet(home, packet)
+        save_packet(home, packet, invitation.doc.host.key)  # (the host's key as read above: the invitation once)
     return sp
 
 
