@@ -121,29 +121,30 @@ def _until(what, check, timeout: float = 60.0, poll: float = 0.05):
 
 
 @pytest.mark.slow  # real deadlines: ~20 s
-def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_path: Path) -> None:
+def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_path: Path, here) -> None:
     """`pbem host run` with a 4 s deadline and 3 s of grace, three bot processes and ann, who
     joins and falls silent: her first miss makes her absent, yet the host moves for her only
     after the grace; then it plays her packets at once. `pbem back` makes her present: her next
     packet waits for her, her `pbem turn` lists what happened meanwhile, and her own move is
-    applied."""
-    from pbem_helpers import start_bots
-    from processes import PBEM, cli_env, new_keys, pbem, start
+    applied. (The keys, the game, its folder and ann's join are made in this process, through
+    the command line's entry: the processes from the host's on are the point.)"""
+    from pbem_helpers import keys_here, start_bots
+    from processes import PBEM, cli_env, pbem, start
 
     from pbem.host import referee as H
     from pbem.host.clock import parse_time
 
     seats = ["ann", "bob", "cat", "dan"]
     homes = {n: tmp_path / f"home-{n}" for n in ["referee", *seats]}
-    pubs = new_keys(homes)
+    pubs = keys_here(homes)
     db, folder = tmp_path / "t.db", tmp_path / "shared"
     players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
     # Deadline and grace leave ann's two commands after `pbem back` (a show, then her move) time to
     # reach the host on a loaded machine: with 2 s + 1 s a clean-clone run on 2 busy cores missed it.
-    pbem("game", "new", "t", "--host", "referee", *players, "--db", db, "--deadline", "4s", "--grace", "3s",
+    here("game", "new", "t", "--host", "referee", *players, "--db", db, "--deadline", "4s", "--grace", "3s",
          "--on-timeout", "bot", "--absent-after", "1", "--remind", "none", home=homes["referee"], cwd=tmp_path, ok=True)
-    pbem("folder", "init", "t", folder, "--db", db, home=homes["referee"], ok=True)
-    pbem("turn", folder, "--as", "ann", home=homes["ann"], ok=True)  # ann joins
+    here("folder", "init", "t", folder, "--db", db, home=homes["referee"], ok=True)
+    here("turn", folder, "--as", "ann", home=homes["ann"], ok=True)  # ann joins
     log = tmp_path / "host.log"
     host = start([*PBEM, "host", "run", "t", "--db", db, "--poll", "0.2"], env=cli_env(homes["referee"]),
                  stdout=log.open("ab"), stderr=subprocess.STDOUT)
