@@ -106,3 +106,42 @@ def test_a_seat_checks_only_what_its_key_did_not_check_before_and_no_stranger_ca
         else:  # exit 3: a bad packet
             one_error_line(run.result(), BadPacket.exit_code, "bob's token for slot dwarves@1 #0 does not match")
     assert sorted(inbox.glob("*.pbem")) == sent
+
+
+def test_a_seat_does_not_check_again_the_proofs_of_the_blocks_it_made_itself(tmp_path: Path) -> None:
+    """The shuffles, ann's proofs checked as she follows: her own shuffle, relayed back to her,
+    costs her no multiplication (she made it, on the table as it stood); bob's and cat's cost her
+    what they cost a spectator. ann's seat started again (a new process: nothing made) checks
+    her shuffle as any other."""
+    from group_ops import counted
+
+    from pbem.seat.trustless import Follower, TrustlessSeat
+
+    g = BlindGame(tmp_path)
+    ann = g.seats["ann"]
+    ann.table.check_proofs = True
+    first = [read_blocks(a)[0].expect(Packet) for _, a in g.host.packets(0)]
+    spectator, again = Follower(g.inv), TrustlessSeat(g.inv, g.ids["ann"], "ann")
+    for p in first:
+        spectator.follow(p)
+        again.follow(p)
+    cost: dict[str, tuple[int, int, int]] = {}
+    while g.table.step() == "shuffle":
+        seat = g.table.waiting().seats[0]
+        g.host.accept(read_blocks(g.seats[seat].owed().armored())[0])
+        (seq, armored), = g.host.packets(g.seen)
+        packet = read_blocks(armored)[0].expect(Packet)
+        with counted() as mine:
+            ann.follow(packet)
+        with counted() as theirs:
+            spectator.follow(packet)
+        with counted() as restarted:
+            again.follow(packet)
+        for other in ("bob", "cat"):
+            g.seats[other].follow(packet)
+        g.seen = seq
+        cost[seat] = (mine["mul"], theirs["mul"], restarted["mul"])
+    assert list(cost) == ["ann", "bob", "cat"]
+    assert cost["ann"][0] == 0 and cost["ann"][1] == cost["ann"][2] > 0, cost
+    assert cost["bob"][0] == cost["bob"][1] > 0 and cost["cat"][0] == cost["cat"][1] > 0, cost
+    assert ann.table.stacks == spectator.table.stacks == again.table.stacks
