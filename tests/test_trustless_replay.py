@@ -98,3 +98,33 @@ def test_a_trustless_round_as_a_web_page_and_full_screen(game: BlindGame, tmp_pa
         term.restored()
     finally:
         term.close()
+
+
+def test_a_replay_by_a_seat_checks_only_what_its_key_did_not_check_before(game: BlindGame, here, tmp_path: Path) -> None:
+    """`pbem replay --as ann` from ann's key home, which keeps how far her key checked the chain
+    (pbem/seat/checked.py): those packets' proofs are not checked again, as her `pbem turn` does
+    not; the round shown is the same. From a copy of her home whose record is gone, or is bob's
+    record put in her name, every proof is checked again (`pbem audit` trusts no record)."""
+    import shutil
+
+    from group_ops import counted
+
+    from pbem.seat.checked import mark_checked
+    from pbem.seat.home import checked_path
+
+    packets = [read_blocks(a)[0].expect(Packet) for _, a in game.host.packets(0)]
+    mid = packets[len(packets) // 2]
+    homes = {what: tmp_path / what for what in ("mine", "none", "bob's")}
+    for h in homes.values():
+        shutil.copytree(game.homes["ann"], h)
+    mark_checked(homes["mine"], game.ids["ann"], game.inv, "ann", mid)  # as her turn keeps it, signed by her key
+    mark_checked(homes["bob's"], game.ids["bob"], game.inv, "ann", packets[-1])
+    assert not checked_path(homes["none"], game.inv.game, "ann").exists()
+    muls, said = {}, {}
+    for what, h in homes.items():
+        with counted() as ops:
+            said[what] = here("replay", game.folder, "--round", "1", "--to", "0", "--as", "ann", "--json", home=h, ok=True)
+        muls[what] = ops["mul"]
+    assert said["mine"].stdout == said["none"].stdout == said["bob's"].stdout
+    assert json.loads(said["mine"].stdout)["as"] == "ann"
+    assert muls["none"] == muls["bob's"] > 2 * muls["mine"] > 0, muls  # after her record's packet: checked

@@ -93,7 +93,10 @@ def replay(
 
     if sum([to is not None, all_moves, html is not None]) > 1:
         raise UsageError(t("choose one of --to, --all and --html"))
-    r = load_replay(source, db=db, round_no=round_no, game=game, reader=_reader(as_seat, home, passphrase_file))
+    from pbem.seat.home import key_home
+
+    r = load_replay(source, db=db, round_no=round_no, game=game, reader=_reader(as_seat, home, passphrase_file),
+                    home=key_home(home))
     who = r.perspective(as_seat)
     if html is not None:
         from pbem.replay.html import write_html

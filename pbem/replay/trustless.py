@@ -13,18 +13,23 @@ packet that holds it and why. Sealed tokens (a second map of a goal) only their 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine.catalog import card_kind
 from engine.errors import EngineError
 from engine.position import dump
 from pbem.errors import BadPacket, PbemError, Text, msg
-from pbem.protocol.documents import Invitation, Signed, check_signature, parse, payload_hash
+from pbem.protocol.crypto import Identity
+from pbem.protocol.documents import Invitation, Packet, Signed, check_signature, parse, payload_hash
 from pbem.replay.report import said_json
 from pbem.replay.rounds import Replay, replayed
 from pbem.replay.sources import NotReplayable, Source, audit_hint, pick_round
+from pbem.seat.checked import checked_in, read_checked
 from pbem.seat.trustless import Follower
 from pbem.ui.words import t
+
+Reader = tuple[Path, Identity]  # a seat's key home and its key
 
 
 @dataclass(frozen=True)
@@ -98,9 +103,13 @@ def audit_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> Ch
     return follow_chain(src, game, anchor)[0]
 
 
-def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> tuple[ChainAudit, Follower | None]:
+def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None,
+                 by_seat: Reader | None = None) -> tuple[ChainAudit, Follower | None]:
     """The audit of `game`'s chain in `src`, and the follower that went as far as it holds
-    (None: the invitation itself is not to be trusted)."""
+    (None: the invitation itself is not to be trusted). `by_seat`: a seat's key home and key,
+    for a replay by that seat: the packets its key checked before (pbem/seat/checked.py) are
+    followed without checking their proofs again, as its `pbem turn` and `pbem show` do; every
+    signature and link of the chain still is (`pbem audit` passes none: it checks every proof)."""
     found = src.invitations.get(game, {})
     out = ChainAudit(game)
     if anchor is not None:
@@ -117,7 +126,9 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
         out.fault = msg("the invitation is not signed by the host it names")
         return out, None
     follower = Follower(inv)
-    for seq, versions in sorted(src.packets.get(game, {}).items()):
+    packets = sorted(src.packets.get(game, {}).items())
+    upto = _checked_before(by_seat, inv, [src.blocks[next(iter(v))] for _, v in packets if len(v) == 1]) if by_seat else 0
+    for seq, versions in packets:
         if len(versions) > 1:
             out.fault = msg("packet {seq}: {error}", seq=seq, error=msg("the host signed {n} different packets {seq} (a forked "
                                                                        "chain)", n=len(versions), seq=seq))
@@ -127,7 +138,7 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
             packet = src.blocks[h]
             check_signature(packet)
             assert payload_hash(packet.payload) == h
-            follower.follow(packet)
+            follower.follow(packet, check=seq > upto)
         except (PbemError, EngineError) as exc:
             out.fault = msg("packet {seq}: {error}", seq=seq, error=exc if isinstance(exc, PbemError) else str(exc))
             break
@@ -158,16 +169,25 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None) -> t
     return out, follower
 
 
+def _checked_before(by_seat: Reader, inv: Signed[Invitation], chain: list[Signed[Packet]]) -> int:
+    """The packet of `chain` up to which the key of `by_seat` checked its proofs before (0: none)."""
+    home, identity = by_seat
+    name = inv.doc.seat_of_key(identity.public.encode())
+    return 0 if name is None else checked_in(read_checked(home, identity, inv, name), chain, 0)
+
+
 Followed = tuple[ChainAudit, Follower | None]  # what follow_chain says
 
 
-def chain_round(src: Source, game: str, round_no: int | None, followed: Followed | None = None) -> Replay:
+def chain_round(src: Source, game: str, round_no: int | None, followed: Followed | None = None,
+                by_seat: Reader | None = None) -> Replay:
     """A round of a trustless game for `pbem replay`: the chain followed (every signature, proof
     and move checked, as the audit does) to that round's end, where every seat's round key opened
     its deal; then replayed from that deal like any archived round. A round that ended before a
     fault in the chain is still shown; a later one is refused with the fault. `followed`: the
-    chain of `src` followed so already (by `follow_chain`), not followed again."""
-    rep, follower = followed or follow_chain(src, game, None)
+    chain of `src` followed so already (by `follow_chain`), not followed again; `by_seat`: the
+    replaying seat's key home and key (follow_chain)."""
+    rep, follower = followed or follow_chain(src, game, None, by_seat)
     ended = {end.round_no: end for end in follower.table.ended} if follower is not None else {}
     if rep.fault is not None and (round_no is None or round_no not in ended):
         raise BadPacket(t("the chain of game {game} fails at {fault}", game=game, fault=rep.fault), hint=audit_hint())
