@@ -253,7 +253,11 @@ def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path
     `pbem bot run` seats, separate processes through a real folder, to the game's end; then
     `pbem audit`, `pbem replay` of a round (printed, --as a seat, --html), and the secrecy of
     one seat's role (a swapped-in hat, if a swap-hat was played) and hand before the round's end."""
+    from test_trustless_folder import _chain
+
     from pbem.protocol.documents import Invitation
+    from pbem.seat import keys
+    from pbem.seat.checked import read_checked
 
     work = tmp_path / "demo"
     demo = pbem("demo", "--trustless", "--ruleset", "expansion", "--dir", work, home=tmp_path / "h", timeout=900)
@@ -263,6 +267,9 @@ def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path
     homes = {s: work / "homes" / s for s in ("ann", "bob", "cat", "dan", "eve")}
     inv = read_blocks((folder / "invitation.pbem").read_text())[0].expect(Invitation)
     assert inv.doc.trustless and inv.doc.ruleset == "expansion"
+    last = _chain(folder, inv.game)[-1]  # each bot kept that its key checked the whole chain, the game over:
+    for seat, home in homes.items():  # its seat's replays below check no proof of it again
+        assert read_checked(home, keys.load_identity(home, seat, None), inv, seat) == (last.doc.seq, last.hash)
     page = tmp_path / "r3.html"
     with ThreadPoolExecutor(max_workers=4) as pool:  # each follows the whole chain again: side by side,
         runs = [pool.submit(pbem, *args, home=homes[seat], timeout=300) for seat, args in (  # and beside the

@@ -31,7 +31,8 @@ from pbem.ui.words import t
 
 MARK_EVERY = 10.0  # seconds: a process that follows the chain as it grows (a bot) keeps how far it
 # checked it this often at most (a write a packet cost as much as the rest of its look); the first
-# look of each process, as each `pbem turn` is, keeps it at once
+# look of each process, as each `pbem turn` is, keeps it at once, and so does the look that finds
+# the game over (its chain grows no more: a replay by the seat then trusts all of it)
 
 Where = TypeVar("Where")  # what a send returns: the inbox file written, or where the mail went
 
@@ -86,7 +87,8 @@ class TrustlessClient(Generic[Where]):
             last = packet
         if last is not None and (host := self._host_key()) is not None:  # joined: kept in the key home,
             save_packet(self.home, last, host)  # the newest packet followed is what 'pbem games' reads
-            if self.ts.table.check_proofs and last.doc.seq > upto and time.monotonic() >= self.marked_at + MARK_EVERY:
+            due = time.monotonic() >= self.marked_at + MARK_EVERY or self.ts.table.step() == "over"
+            if self.ts.table.check_proofs and last.doc.seq > upto and due:
                 self.checked = mark_checked(self.home, self.identity, self.inv, self.seat, last)
                 self.marked_at = time.monotonic()
         return lines
