@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -344,6 +345,85 @@ def start_bots(folder: Path, homes: dict[str, Path], root: Path, seats: list[str
                       "--seed", f"seed-{s}", "--poll", str(poll)],
                      env=cli_env(homes[s]), stdout=(root / f"bot-{s}.log").open("ab"), stderr=subprocess.STDOUT)
             for s in seats}
+
+
+class BotHere:
+    """`pbem bot run --as SEAT --folder DIR --bot KIND --seed seed-SEAT --poll POLL` (the FolderBot
+    that command runs, in pbem.auto.seat_bot's loop) in a thread of this process, with what the
+    tests use of a subprocess.Popen: poll(), wait(), terminate(), kill(), returncode (0 once the
+    game is over or, as the command exits at a SIGTERM, once stopped; 1 if the loop raised). For a
+    test whose point is the host's processes (a daemon killed, leases), not the players': a
+    bot's process costs its start-up alone more CPU than its share of the game."""
+
+    def __init__(self, folder: Path, seat: str, home: Path, log: Path, kind: str = "smart", poll: float = 1.0) -> None:
+        from pbem.auto import seat_bot
+
+        self.args = ["bot", "run", "--as", seat, "--folder", str(folder), "--bot", kind, "--poll", str(poll)]
+        self.returncode: int | None = None
+        self._stopping = threading.Event()
+        self._out = log.open("a", encoding="utf-8")
+        self._bot = seat_bot.FolderBot(folder, keys.load_identity(home, seat, None), home, kind, f"seed-{seat}",
+                                       self._log, think=0.1)
+        self._thread = threading.Thread(target=self._run, args=(poll,), name=f"bot {seat}", daemon=True)
+        self._thread.start()
+
+    def _log(self, line: str) -> None:
+        print(line, file=self._out, flush=True)
+
+    def step(self) -> bool:
+        if self._stopping.is_set():
+            from pbem.auto.polling import Stopped
+
+            raise Stopped()  # what a SIGTERM raises in the command's loop
+        return self._bot.step()
+
+    def _run(self, poll: float) -> None:
+        from pbem.auto import seat_bot
+
+        code = 1
+        try:
+            seat_bot.run(_Stepper(self.step, self._bot.wait), poll=poll, log=self._log)
+            code = 0
+        except BaseException:
+            import traceback
+
+            self._log(traceback.format_exc())
+        finally:
+            self._bot.watch.close()
+            self._out.close()
+            self.returncode = code
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        assert self.returncode is not None
+        return self.returncode
+
+    def terminate(self) -> None:
+        self._stopping.set()
+
+    def send_signal(self, sig: int) -> None:
+        self.terminate()
+
+    def kill(self) -> None:
+        self.terminate()
+
+
+@dataclass
+class _Stepper:
+    """What seat_bot.run steps and waits on."""
+    step: Callable[[], bool]
+    wait: Callable[[float], bool]
+
+
+def bots_here(folder: Path, homes: dict[str, Path], root: Path, seats: list[str] = SEATS, kind: str = "smart",
+              poll: float = 1.0) -> dict[str, BotHere]:
+    """start_bots, each bot in a thread of this process (BotHere); its log in root/bot-SEAT.log."""
+    return {s: BotHere(folder, s, homes[s], root / f"bot-{s}.log", kind, poll) for s in seats}
 
 
 def wait_all(procs, timeout: float) -> None:

@@ -1,7 +1,8 @@
 """A club host: many games in one store, one daemon (`pbem host run --all`), `pbem games`.
 
 Real processes, real key files, real folders; real SQLite files and a real PostgreSQL server
-(tests/pg_server.py). The kill test SIGKILLs one of two daemons on one store mid-game.
+(tests/pg_server.py). The kill test SIGKILLs one of two daemons on one store mid-game; where the
+daemons are the point, the players' bots play in threads of this process (pbem_helpers.BotHere).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from pbem_helpers import start_bots, wait_all
+from pbem_helpers import BotHere, bots_here, wait_all
 from processes import PBEM, cli_env, pbem, start
 from sqlalchemy import create_engine, func, select
 
@@ -249,7 +250,7 @@ def _check(url: str, game: str, referee: Path) -> int:
     return total
 
 
-def _serving(log: Path, proc: subprocess.Popen, others: list[subprocess.Popen], deadline: float) -> bool:
+def _serving(log: Path, proc: subprocess.Popen, others: list[subprocess.Popen] | list[BotHere], deadline: float) -> bool:
     """Wait until a daemon says it serves a game (True), or it stopped, the others all ended or time ran out."""
     while time.monotonic() < deadline and proc.poll() is None and any(p.poll() is None for p in others):
         if "serving " in log.read_text():
@@ -272,11 +273,11 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
     moments = random.Random()
     victim = daemon(tmp_path / "daemon-2-0.log")
     deadline = time.monotonic() + 400
-    everyone: list[subprocess.Popen] = []
+    everyone: list[BotHere] = []  # the players, in threads of this process: the daemons are the point
     try:
         assert _serving(tmp_path / "daemon-2-0.log", victim, [steady], deadline)  # the first kill comes early
         for g in games:
-            everyone += start_bots(tmp_path / "shared" / g, homes, tmp_path / "shared" / g).values()
+            everyone += bots_here(tmp_path / "shared" / g, homes, tmp_path / "shared" / g).values()
         # each victim is killed while it serves, not while Python is still importing (under load a
         # start can take longer than any fixed wait, and a kill would then land before 'serving');
         # a packet takes tens of ms, so half a second after 'serving' is any moment of its work,
@@ -316,7 +317,7 @@ def test_a_daemon_serves_on_through_restarts_of_its_postgresql(tmp_path: Path) -
     from pg_server import PgServer
 
     server = PgServer()
-    everyone: list[subprocess.Popen] = []
+    everyone: list[subprocess.Popen | BotHere] = []
     try:
         url = server.new_database()
         homes = club(tmp_path, ["oak"], url, by_cli=False)
@@ -324,7 +325,7 @@ def test_a_daemon_serves_on_through_restarts_of_its_postgresql(tmp_path: Path) -
         everyone.append(start([*PBEM, "host", "run", "--all", "--store", url, "--poll", "0.2", "--lease", "2"],
                               env=cli_env(homes["referee"]), stdout=log.open("ab"), stderr=subprocess.STDOUT))
         folder = GameFolder.open(tmp_path / "shared" / "oak")
-        everyone += start_bots(folder.dir, homes, folder.dir).values()
+        everyone += bots_here(folder.dir, homes, folder.dir).values()  # the players in threads of this process
         for at, down in ((5, 0.0), (15, 1.0), (25, None)):
             deadline = time.monotonic() + 120
             while len(folder.packets(None)) < at:

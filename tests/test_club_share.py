@@ -1,9 +1,9 @@
 """Two `pbem host run --all` daemons on one store share its games (pbem/host/leases.py).
 
-Real processes, real folders, bot seats; a real SQLite file and a real PostgreSQL database.
-Each daemon serves its share and reads only those games' inboxes (no move is seen by both:
-no "already applied"); one killed with SIGKILL has its game served by the other within a
-lease period.
+Real daemon processes, real folders, bot seats (in threads of this process); a real SQLite file
+and a real PostgreSQL database. Each daemon serves its share and reads only those games' inboxes
+(no move is seen by both: no "already applied"); one killed with SIGKILL has its game served by
+the other within a lease period.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import start_bots
+from pbem_helpers import BotHere, bots_here
 from processes import PBEM, cli_env, start
 from sqlalchemy import create_engine, select
 from test_club import SEATS, club
@@ -54,12 +54,12 @@ def test_two_daemons_share_the_games_and_take_over_a_killed_ones(tmp_path: Path,
     daemons = [start([*PBEM, "host", "run", "--all", "--store", store_url, "--poll", "0.5",
                       "--lease", str(LEASE)], env=cli_env(homes["referee"]), stdout=log.open("ab"),
                      stderr=subprocess.STDOUT) for log in logs]
-    bots: list[subprocess.Popen] = []
+    bots: list[BotHere] = []  # the players, in threads of this process: the daemons are the point
     try:
         share = "holding 1 of 2 active games; 2 daemon(s) share the store"
         _wait(lambda: all(share in text(i) for i in (0, 1)), 30, "the daemons did not share the games")
         for g in games:
-            bots += start_bots(tmp_path / "shared" / g, homes, tmp_path / "shared" / g).values()
+            bots += bots_here(tmp_path / "shared" / g, homes, tmp_path / "shared" / g).values()
         folders = {g: GameFolder.open(tmp_path / "shared" / g) for g in games}
         _wait(lambda: all(len(f.packets(None)) >= 5 for f in folders.values()), 60, "the games did not move")
         seen = [_applied_in(text(i)) for i in (0, 1)]
