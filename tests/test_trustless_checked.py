@@ -12,6 +12,7 @@ is sent; only a record signed by ann's key makes the turn take it (the attack is
 from __future__ import annotations
 
 import base64
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -51,7 +52,7 @@ def _forged(g: BlindGame, head: Signed[Packet]) -> Signed[Packet]:
 
 @pytest.mark.slow  # a dealt game in one process, then seven `pbem turn` processes
 def test_a_seat_checks_only_what_its_key_did_not_check_before_and_no_stranger_can_say_it_did(
-        tmp_path: Path) -> None:
+        tmp_path: Path, here) -> None:
     g = BlindGame(tmp_path).play(lambda table: table.step() == "deal")
     home, inbox = g.homes["ann"], g.folder / "inbox"
     record = checked_path(home, g.inv.game, "ann")
@@ -71,6 +72,26 @@ def test_a_seat_checks_only_what_its_key_did_not_check_before_and_no_stranger_ca
     head = read_checked(home, g.ids["ann"], g.inv, "ann")
     assert checked_in(head, chain, 0) == checked_in(head, chain[2:], 2) == len(chain)
     assert checked_in(head, chain[:2] + chain[3:], 0) == checked_in(head, chain[:-1], 0) == 0
+    # `pbem show` of an older packet, which the folder's packets after it tie to the record's head:
+    # its proofs are not checked again, and the record stays where it was; with a packet after it
+    # missing from its folder, nothing ties it to the head: every proof up to it is checked
+    from group_ops import counted
+
+    older = g.packet_file(2)
+    gap = tmp_path / "gap"
+    gap.mkdir()
+    for p in older.parent.glob("*.pbem"):
+        if p != g.packet_file(3):
+            shutil.copy(p, gap / p.name)
+    ops = {}
+    for what, packet in (("tied", older), ("gap", gap / older.name)):
+        with counted() as ops[what]:
+            shown = here("show", packet, "--as", "ann", "--json", home=home, ok=True)
+        assert json.loads(shown.stdout)["waiting"]["seats"] == ["bob"], shown.stdout
+        if what == "tied":
+            assert read_checked(home, g.ids["ann"], g.inv, "ann") == head
+    assert 50 * ops["tied"]["mul"] < ops["gap"]["mul"], ops  # left: the joins' key proofs, always checked
+    mark_checked(home, g.ids["ann"], g.inv, "ann", chain[-1])  # as it was
 
     forged = _forged(g, chain[-1])
     GameFolder.open(g.folder).publish_packet(forged.doc.seq, forged.armored().encode())

@@ -68,3 +68,16 @@ def mark_checked(home: Path, identity: Identity, inv: Signed[Invitation], seat: 
     sig = base64.b64encode(identity.sign(_statement(inv, seat, seq, packet.hash))).decode()
     write_atomic(checked_path(home, inv.game, seat), f"{seq} {packet.hash} {sig}\n".encode())
     return seq, packet.hash
+
+
+def ties_to(head: Head | None, packet: Signed[Packet], later: list[Signed[Packet]], host: str) -> bool:
+    """Whether `later` (the packets after `packet`, in chain order) ties `packet` to the checked
+    `head`: each signed by the host's key `host`, numbered one after the other and naming the
+    hash of the one before, the last the head itself. Then `packet` and every one before it in
+    the same chain are byte for byte the ones checked (`pbem show` of an older packet)."""
+    prev = packet
+    for p in later:
+        if p.signer.encode() != host or p.doc.seq != prev.doc.seq + 1 or p.doc.prev != prev.hash:
+            return False
+        prev = p
+    return head is not None and (prev.doc.seq, prev.hash) == head

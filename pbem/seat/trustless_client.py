@@ -24,7 +24,7 @@ from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blo
 from pbem.protocol.table_docs import CHOICES
 from pbem.seat import player
 from pbem.seat import trustless as T
-from pbem.seat.checked import Head, checked_in, mark_checked, read_checked
+from pbem.seat.checked import Head, checked_in, mark_checked, read_checked, ties_to
 from pbem.seat.home import join_path, last_looked, mark_looked, move_path, save_packet, trusted_host_key
 from pbem.ui import words
 from pbem.ui.words import t
@@ -50,6 +50,7 @@ class TrustlessClient(Generic[Where]):
     checked: Head | None = field(init=False, default=None)  # the head of the chain this seat checked before
     anchor_host: str | None = field(init=False, default=None)
     marked_at: float = field(init=False, default=-MARK_EVERY)  # when `checked` was last kept (time.monotonic)
+    trusted: Head | None = field(init=False, default=None)  # a head known checked otherwise than by the record
 
     def __post_init__(self) -> None:
         self.seat = player.seat_of(self.inv, self.identity)
@@ -77,7 +78,7 @@ class TrustlessClient(Generic[Where]):
         new = [p for seq, p in self.packets() if seq > self.ts.head[0]]  # the chain only grows
         chain = T.chain_in(new, self.inv.game)
         if not self.ts.head[0]:  # a fresh follower: the packets this seat's key checked before
-            self.checked = read_checked(self.home, self.identity, self.inv, self.seat)
+            self.checked = self.trusted or read_checked(self.home, self.identity, self.inv, self.seat)
         upto = checked_in(self.checked, chain, self.ts.head[0])  # need no proof checked again
         last = None
         for packet in chain:
@@ -190,6 +191,12 @@ def packet_file_seat(packet_file: Path, packet: Signed[Packet], identity: Identi
     files = chain_files(packet_file.parent, packet.game, packet.doc.seq)
     client: TrustlessClient[Path] = TrustlessClient(inv, identity, home, lambda: files, lambda _key, data: write(
         client.ts.table.waiting().step, client.ts.head[0], data))
+    head = read_checked(home, identity, inv, client.seat)
+    if head is not None and head[0] > packet.doc.seq:  # an older packet than the newest this key checked:
+        later = T.chain_in([p for seq, p in chain_files(packet_file.parent, packet.game, head[0])  # the
+                            if seq > packet.doc.seq], packet.game)  # folder's packets after it reach there
+        if ties_to(head, packet, later, inv.doc.host.key):
+            client.trusted = (packet.doc.seq, packet.hash)
     client.sync()
     if client.ts.head[0] != packet.doc.seq:
         raise BadPacket(t("packet {seq}'s chain is not all in {path} (found up to packet {last})", seq=packet.doc.seq,
