@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 import subprocess
 import sys
@@ -12,12 +13,14 @@ import pytest
 
 from engine.bots import SearchBot, SmartBot, make_bot
 from engine.bots.arena import Duel, margin, play_round_observed, run_duel
+from engine.bots.goals import GoldBelief
 from engine.bots.search import SHARP, belief, tool_moves
 from engine.bots.sides import side_won
 from engine.bots.suspicion import Suspicion, prior
 from engine.bots.worlds import sample_world, unseen_deck_cards
-from engine.catalog import CLASSIC, EXPANSION, HIDDEN, deck_ids
+from engine.catalog import CLASSIC, EXPANSION, HIDDEN, deck_ids, ids_of
 from engine.chance import SeededChance
+from engine.moves import Move
 from engine.position import dump
 from engine.rules import apply_unchecked
 from engine.state import PLAYING, deal
@@ -27,8 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 NAMES = tuple(f"p{i}" for i in range(1, 13))
 
 
-def _rounds(ruleset: str, players: int, seeds: int):
-    """(true state, mover, the mover's smart bot) at every turn of some smart rounds."""
+def _rounds(ruleset: str, players: int, seeds: int, watch=None):
+    """(true state, mover, the mover's smart bot) at every turn of some smart rounds; `watch`
+    (if any) is called with (the public view after, the move, its actor) after each move."""
     for seed in range(seeds):
         state = deal(ruleset, NAMES[:players], SeededChance(f"worlds/{ruleset}/{players}/{seed}"))
         bots = {p: SmartBot(p, seed) for p in NAMES[:players]}
@@ -41,6 +45,8 @@ def _rounds(ruleset: str, players: int, seeds: int):
                 public = view(state, None)
                 for b in bots.values():
                     b.observe(public, str(move.public()), me)
+                if watch is not None:
+                    watch(public, move.public(), me)
 
 
 @pytest.mark.parametrize("ruleset,players", [(CLASSIC, 5), (CLASSIC, 10), (EXPANSION, 8)])
@@ -302,8 +308,6 @@ def test_a_digger_also_weighs_the_tools_of_the_players_it_is_sure_of() -> None:
     """The smart bot's own model is rarely sure of anyone, so it ranks an attack on a saboteur
     low; a digger's search adds its best attack on the player the worlds hold surest to be a
     saboteur and its best repair of the surest digger, once they are `SHARP` sure."""
-    from engine.moves import Move
-
     cross = Move("play", "cross.1", (1, 0))
     on_p2 = Move("play", "break-pick.1", target="p2")
     on_p3 = Move("play", "break-cart.1", target="p3")
@@ -357,3 +361,48 @@ def test_screening_values_the_deviations_and_pairs_two_runs(tmp_path: Path) -> N
     assert "against" in again and "+0.0 points a deal" in again.splitlines()[-1]
     bad = subprocess.run([*cmd[:2], "--set", "nonsense=1"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--set takes NAME=VALUE" in bad.stderr
+
+
+def test_the_worlds_place_the_gold_where_the_others_maps_and_moves_point() -> None:
+    """A player who maps a second goal while its first is still face down found stone there
+    (a bot that knows where the gold is maps no more); a trusted mapper builds towards what it
+    saw. The search bot's worlds draw the gold with those odds (engine/bots/goals.py)."""
+    state = deal(CLASSIC, NAMES[:5], SeededChance("gold belief"))
+    board = state.board
+    maps = ids_of("map")
+    gb = GoldBelief()
+    gb.observe(None, board, Move("play", maps[0], target="top"), "p2", lambda p: 0.9)
+    assert gb.chances(board, []) is None  # (one map says nothing yet)
+    gb.observe(board, board, Move("play", maps[1], target="bottom"), "p2", lambda p: 0.9)
+    odds = gb.chances(board, [])
+    assert odds is not None and odds["top"] < 0.1 and abs(odds["middle"] - odds["bottom"]) < 1e-9
+    assert gb.chances(board, [["map", "middle", "goal-gold.1"]]) is None  # (the seat knows)
+    # The worlds: the gold where the odds say, the view kept.
+    me = "p1"
+    v = view(state, me)
+    rng = random.Random(5)
+    for lean in ("middle", "bottom"):
+        chance = {"top": 0.0, "middle": 0.0, "bottom": 0.0, lean: 1.0}
+        for _ in range(20):
+            w = sample_world(v, me, rng, gold_chance=chance)
+            assert w.board.goal_card(lean).startswith("goal-gold") and dump(view(w, me)) == dump(v)
+    # What trusted mappers did next, read over some smart rounds: the true gold is likelier
+    # than the even odds over the goals the seat cannot rule out.
+    better, learnt = 0.0, 0
+    seen: dict[str, object] = {}  # this round's belief and maze
+
+    def watch(public, move, actor) -> None:
+        seen["gold"].observe(seen["board"], public.board, move, actor, seen["trusted"])
+        seen["board"] = public.board
+
+    for state, _, _ in _rounds(CLASSIC, 5, 6, watch):
+        if seen.get("state") is not state:
+            trusted = {p: float(state.role(p) != "saboteur") for p in state.players}.__getitem__
+            seen.update(state=state, gold=GoldBelief(), board=None, trusted=trusted)
+        gold = next(g for g in ("top", "middle", "bottom") if state.board.goal_card(g).startswith("goal-gold"))
+        odds = seen["gold"].chances(state.board, [])
+        if odds is not None and state.board.is_hidden(gold):
+            even = 1 / sum(state.board.is_hidden(g) for g in odds)
+            better += math.log(odds[gold] / even)
+            learnt += 1
+    assert learnt > 10 and better > 0, (learnt, better)

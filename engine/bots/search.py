@@ -31,11 +31,12 @@ from ..moves import Move
 from ..rules import apply_unchecked
 from ..state import PLAYING, THEFT, RoundState
 from ..views import view
-from .maze import distance, goal_weights
+from .goals import GoldBelief
+from .maze import GOALS, distance, goal_weights
 from .outlook import digger_chance
 from .sides import side_of, side_won
 from .smart import SmartBot
-from .suspicion import Suspicion, prior
+from .suspicion import Suspicion, _parse, prior
 from .worlds import sample_world
 
 THINK = 0.1  # seconds a decision, by default
@@ -69,6 +70,10 @@ BELIEF: dict[str, dict[int, tuple[float, float]]] = {
 # saboteur, and its best repair of the player surest to be a digger, once that is this sure (the
 # smart bot's own model rarely is, so it ranks them low): one of the few levers a digger has.
 SHARP = 0.9
+# A digger whose worlds hold one face-down goal at least this likely to hold the gold (the
+# others' maps and what they did next, engine/bots/goals.py) also weighs the smart bot's best
+# move as if it had seen that goal's card.
+LEAN = 0.8
 SURE = 100.0  # a move this far ahead of the next in the smart bot's eyes is played at once
 _DECK_CARDS = frozenset(deck_ids("classic")) | frozenset(deck_ids("expansion"))
 
@@ -99,6 +104,9 @@ class SearchBot:
         self.horizon: float | None = None  # turns of the table played ahead (0: to the end); None: HORIZON by side
         self.calibrated = True  # the worlds' roles drawn with BELIEF's chances, not the model's own
         self.tools = True  # a digger also weighs attacking a sure saboteur, repairing a sure digger (SHARP)
+        self.goals = True  # a digger's worlds place the gold as the others' maps and moves suggest
+        self.lean = LEAN  # ... and it weighs the smart bot's move as if it knew a goal this likely
+        self._gold = GoldBelief()
         self.worlds = 0  # worlds played out so far (for the arena's and the tests' eyes)
 
     # --- what the seat has seen --------------------------------------------------------------
@@ -110,6 +118,7 @@ class SearchBot:
             self._public = Suspicion("", v.players, v.ruleset)
             self._board = None
             self._bank = 0.0
+            self._gold = GoldBelief()
         return self._public
 
     def _see(self, v: RoundState, hand: bool) -> None:
@@ -128,6 +137,11 @@ class SearchBot:
             return
         public = self._round(view_after)
         public.observe(self._board, view_after.board, move_text, actor)
+        move = _parse(move_text)
+        sus = self.smart.sus
+        if move is not None and actor != self.seat and sus is not None:
+            chance = belief(sus, view_after.ruleset, len(view_after.players))
+            self._gold.observe(self._board, view_after.board, move, actor, lambda p: 1.0 - chance(p))
         self._board = view_after.board
         self._see(view_after, False)
         words = move_text.split()
@@ -151,9 +165,13 @@ class SearchBot:
         budget = fixed if fixed is not None else self._bank * self.share(view) * TURNS_PER_SECOND
         cands = self.candidates_of(ranked)
         sus = self.smart.sus
-        if self.tools and self.calibrated and sus is not None and sus.log and side_of(view.role(self.seat)) == "digger":
+        digger = side_of(view.role(self.seat)) == "digger"
+        if self.tools and self.calibrated and sus is not None and sus.log and digger:
             cands += tool_moves(ranked, cands, belief(sus, view.ruleset, len(view.players)), self.seat)
-        results = self._weigh(view, cands, budget)
+        gold = self._gold.chances(view.board, view.knowledge.get(self.seat, [])) if self.goals and digger else None
+        if gold is not None and sus is not None:
+            cands += self._leaning(view, cands, gold, sus)
+        results = self._weigh(view, cands, budget, gold)
         evidence = self.evidence if self.evidence is not None else EVIDENCE[side_of(view.role(self.seat))]
         return self._played(cands[self.pick(results, evidence)])
 
@@ -199,7 +217,21 @@ class SearchBot:
         near = distance(v.board, goal_weights(v.board, v.knowledge.get(self.seat, []))).min_goal()
         return 1.0 if near <= 3 else 0.5 if near <= 5 else 0.2
 
-    def _weigh(self, view: RoundState, cands: list[Move], budget: float) -> list[list[float]]:
+    def _leaning(self, view: RoundState, cands: list[Move], gold: dict[str, float], sus: Suspicion) -> list[Move]:
+        """The smart bot's best move as if it had seen the card of the goal likeliest to hold
+        the gold (if at least `lean` likely and no candidate does the same)."""
+        goal = max(GOALS, key=lambda g: gold[g])
+        if gold[goal] < self.lean:
+            return []
+        seen = view.copy()
+        seen.knowledge[self.seat] = [*view.knowledge.get(self.seat, []), ["map", goal, "goal-gold"]]
+        bot = SmartBot(self.seat, self.seed)
+        bot.prime(seen, sus)
+        move = bot.ranked(seen)[0][1]
+        return [] if _effect(move) in {_effect(m) for m in cands} else [move]
+
+    def _weigh(self, view: RoundState, cands: list[Move], budget: float,
+               gold: dict[str, float] | None = None) -> list[list[float]]:
         """Each candidate's result in each sampled world: whether its side won (and a little
         of the gold it got). `budget`: simulated turns to spend (the world under way is
         finished)."""
@@ -221,7 +253,8 @@ class SearchBot:
         # (Nothing observed, as in the takeover: every player is at the prior, which is right.)
         chance = belief(sus, view.ruleset, len(view.players)) if self.calibrated and sus.log else sus.p
         while worlds < self.min_worlds or (used < budget and (clock is None or clock() < stop)):
-            world = sample_world(view, me, self.rng, saboteur_chance=chance, prior=base, gone=gone, log=sus.log)
+            world = sample_world(view, me, self.rng, saboteur_chance=chance, prior=base, gone=gone, log=sus.log,
+                                 gold_chance=gold)
             seed = self.rng.getrandbits(32)
             for i, move in enumerate(cands):
                 state = world.copy()

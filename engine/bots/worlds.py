@@ -45,6 +45,7 @@ def sample_world(
     prior: float = 0.5,
     gone: Iterable[str] = (),
     log: Iterable[tuple[str, str]] = (),
+    gold_chance: dict[str, float] | None = None,
 ) -> RoundState:
     """A full state that `me`'s view `v` (during play) could have come from.
 
@@ -55,7 +56,7 @@ def sample_world(
     """
     w = v.copy()
     _deal_roles(w, v, me, rng, saboteur_chance, prior)
-    _deal_goals(w, v, me, rng)
+    _deal_goals(w, v, me, rng, gold_chance)
     _deal_cards(w, v, me, rng, gone)
     _make_up_facts(w, me, log)
     return w
@@ -93,7 +94,8 @@ def _deal_roles(w: RoundState, v: RoundState, me: str, rng: random.Random, chanc
     w.retired = pool[len(v.aside) : len(v.aside) + len(v.retired)]
 
 
-def _deal_goals(w: RoundState, v: RoundState, me: str, rng: random.Random) -> None:
+def _deal_goals(w: RoundState, v: RoundState, me: str, rng: random.Random,
+                gold_chance: dict[str, float] | None = None) -> None:
     cells = w.board.cells
     hidden = [g for g, pos in GOAL_CELLS.items() if cells[pos].card == HIDDEN]
     if not hidden:
@@ -105,6 +107,13 @@ def _deal_goals(w: RoundState, v: RoundState, me: str, rng: random.Random) -> No
             fixed[fact[1]] = fact[2]
     kinds = [k for k in GOAL_KINDS if k not in shown and k not in {kind_name(c) for c in fixed.values()}]
     rng.shuffle(kinds)
+    free = [g for g in hidden if g not in fixed]
+    if gold_chance is not None and "goal-gold" in kinds and len(free) == len(kinds) > 1:
+        weights = [gold_chance.get(g, 0.0) for g in free]
+        if sum(weights) > 0.0:
+            gold = rng.choices(free, weights)[0]
+            kinds.remove("goal-gold")
+            kinds.insert(len(kinds) - free.index(gold), "goal-gold")  # (popped from the end, in order)
     for g in hidden:
         card = fixed.get(g) or ids_of(kinds.pop())[0]
         # A face-down goal is a wall whatever its card: the maze's caches stay true.
