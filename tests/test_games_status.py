@@ -5,7 +5,8 @@ your keys host, not whatever saves/ the current folder holds; and a player's lis
 packet and turn of every game it opened, whatever brought the packets (a folder, a file, mail).
 Real processes on a trustless game played in one process (tests/blind_game.py) and on a
 classic game played by bots (tests/pbem_helpers.py); each command as a process of its own at
-least once, its further runs through the command line's entry in this process (`here`)."""
+least once (`status --json` and `games --json` of the host's key home), its further runs through the
+command line's entry in this process (`here`)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def test_games_and_status_tell_one_round_packet_and_step_of_a_trustless_game(gam
         == (2, game.seen, w.seats[0] if w.step == "move" else None)
     assert row["waiting"] == status["waiting"] == {"step": w.step, "seats": w.seats}
     # in words: the same round, packet and step in both
-    said = _host(game, "games").stdout
+    said = _host(game, "games", run=here).stdout
     head = _host(game, "status", "--db", game.db, run=here).stdout.splitlines()
     assert f"round 2, packet {game.seen}" in said and f"round 2, packet {game.seen}" in head[0]
     waits = f"the table waits for the {w.step} step from "
@@ -59,7 +60,7 @@ def test_games_and_status_tell_one_round_packet_and_step_of_a_trustless_game(gam
 
 
 def test_games_you_host_are_those_your_keys_host(game: BlindGame, here) -> None:
-    ann = _host(game, "games", home="ann")  # ann's key home, in the host's folder (saves/ beside)
+    ann = _host(game, "games", home="ann", run=here)  # ann's key home, in the host's folder (saves/ beside)
     assert ann.returncode == 0 and "games you host" not in ann.stdout, ann.stdout
     assert json.loads(_host(game, "games", "--json", home="ann", run=here).stdout)["hosting"] == []
     assert "games you host" in _host(game, "games", run=here).stdout  # the referee's key hosts it
@@ -68,7 +69,7 @@ def test_games_you_host_are_those_your_keys_host(game: BlindGame, here) -> None:
 def test_a_trustless_seat_lists_the_round_packet_and_step_it_followed(game: BlindGame, here) -> None:
     turn = here("turn", game.folder, "--as", "cat", home=game.homes["cat"])
     assert turn.returncode == 0, turn.stderr
-    mine = json.loads(pbem("games", "--json", home=game.homes["cat"]).stdout)["playing"]
+    mine = json.loads(here("games", "--json", home=game.homes["cat"]).stdout)["playing"]
     assert len(mine) == 1
     w = game.table.waiting()
     row = mine[0]
@@ -85,7 +86,7 @@ def test_a_game_played_file_by_file_lists_the_packet_opened(tmp_path: Path, here
     path, packet = table.latest()  # bob opened an older packet to move; this one he opens by hand
     shown = here("show", path, "--as", "bob", home=table.homes["bob"], env={"PBEM_PASSPHRASE": PASS.decode()})
     assert shown.returncode == 0, shown.stderr
-    row = json.loads(pbem("games", "--json", home=table.homes["bob"]).stdout)["playing"][0]
+    row = json.loads(here("games", "--json", home=table.homes["bob"]).stdout)["playing"][0]
     assert (row["round"], row["seq"], row["to_move"], row["phase"]) == (1, packet.doc.seq, packet.doc.to_move, "playing")
     listed = here("games", home=table.homes["bob"]).stdout
     assert f"round 1, packet {packet.doc.seq}" in listed, listed
@@ -95,7 +96,7 @@ def test_a_game_played_file_by_file_lists_the_packet_opened(tmp_path: Path, here
 def test_a_finished_trustless_game_is_over_in_both(tmp_path: Path, here) -> None:
     done = BlindGame(tmp_path).play(lambda table: False)  # to the end of round 3
     assert done.table.step() == "over"
-    said = [line for line in _host(done, "games").stdout.splitlines() if line.startswith("  t ")]
+    said = [line for line in _host(done, "games", run=here).stdout.splitlines() if line.startswith("  t ")]
     assert len(said) == 1 and f"round 3, packet {done.seen}" in said[0] and "game over" in said[0], said
     assert "waits" not in said[0]
     head = _host(done, "status", "--db", done.db, run=here).stdout.splitlines()[0]
