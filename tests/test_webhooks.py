@@ -3,7 +3,8 @@
 A real HTTP server on loopback (http.server in a thread) receives the notices; a closed port
 and a server that accepts and never answers stand for dead ones. The notices go through the
 store's outbox (recorded with the change, sent after it commits, marked sent), on SQLite and
-PostgreSQL; the daemon's path runs as real `pbem` processes.
+PostgreSQL; the daemon's path runs as a real `pbem` process (its second pass and the refused
+settings through the command line's entry in this process).
 """
 
 from __future__ import annotations
@@ -243,8 +244,8 @@ def run(root: Path, home: Path, *args: object, code: int = 0):
     return r
 
 
-@pytest.mark.slow  # five `pbem` processes and a timeout of the silent server: 8-12 s
-def test_the_host_daemon_posts_and_bad_urls_are_refused(tmp_path: Path) -> None:
+@pytest.mark.slow  # two `pbem` processes and a timeout of the silent server: 4-8 s
+def test_the_host_daemon_posts_and_bad_urls_are_refused(tmp_path: Path, here) -> None:
     silent, dead = silent_server()
     hook = Hook()
     homes = {n: tmp_path / f"home-{n}" for n in ["referee", *SEATS]}
@@ -258,7 +259,8 @@ def test_the_host_daemon_posts_and_bad_urls_are_refused(tmp_path: Path) -> None:
         before = store_dump(f"sqlite:///{db}")
         for args, words in [(["--webhook", "ftp://example.org/x"], "bad webhook URL"),
                             (["--webhook", "http://127.0.0.1/", "--webhook-format", "irc"], "unknown webhook format")]:
-            r = run(tmp_path, ref, "game", "config", "t", "--db", db, *args, code=2)
+            r = here("game", "config", "t", "--db", db, *args, home=ref, cwd=tmp_path)  # the command's entry, here
+            assert r.returncode == 2, r.stderr + r.stdout
             assert r.stderr.startswith("error: ") and words in r.stderr and "Traceback" not in r.stderr, r.stderr
         assert store_dump(f"sqlite:///{db}") == before  # nothing changed
         for s in SEATS:
@@ -272,7 +274,7 @@ def test_the_host_daemon_posts_and_bad_urls_are_refused(tmp_path: Path) -> None:
         assert hook.url in r.stdout
         with Store(f"sqlite:///{db}") as st, st.write() as c:  # the owed notice now goes to the live server
             c.execute(webhooks.update().values(url=hook.url, format="slack", next_at="2000-01-01T00:00:00+00:00"))
-        run(tmp_path, ref, "host", "run", "t", "--db", db, "--folder", folder, "--once")
+        here("host", "run", "t", "--db", db, "--folder", folder, "--once", home=ref, cwd=tmp_path, ok=True)
         assert len(hook.got) == 1 and b"to move" in hook.got[0], hook.got
     finally:
         silent.close()
