@@ -145,15 +145,16 @@ def test_the_host_unlocks_once_then_apply_needs_no_passphrase(game: dict, runtim
     """The host's key held by the agent of the host's key home (`pbem agent start --as referee`):
     apply signs the next packet and opens the host's own box through it, with no passphrase."""
     root, host_home = game["root"], game["homes"]["referee"]
-    before = json.loads(ok(pbem("status", "t", "--json", home=host_home, cwd=root)))  # another test may have moved
-    seat = before["to_move"]
-    packet = root / "latest.pbem"
-    ok(pbem("packet", "t", "-o", str(packet), home=host_home, cwd=root))
-    hand = json.loads(ok(pbem("show", str(packet), "--json", home=game["homes"][seat], cwd=root,
-                              passphrase=True)))["hand"]
-    move = root / "host-agent-move.pbem"
-    ok(pbem("move", str(packet), f"discard {hand[0]}", "-o", str(move), home=game["homes"][seat], cwd=root,
-            passphrase=True))
+    # the seat's move to apply, made in this process (what is tested is the host's apply through the agent)
+    app, env = cli_app(), {"PBEM_PASSPHRASE": PASSPHRASE}
+    with contextlib.chdir(root):  # the default store: ./saves
+        before = json.loads(run_cli(app, ["status", "t", "--json"], host_home).stdout)  # another test may have moved
+        seat = before["to_move"]
+        packet = root / "latest.pbem"
+        run_cli(app, ["packet", "t", "-o", packet], host_home)
+        hand = json.loads(run_cli(app, ["show", packet, "--json"], game["homes"][seat], env=env).stdout)["hand"]
+        move = root / "host-agent-move.pbem"
+        run_cli(app, ["move", packet, f"discard {hand[0]}", "-o", move], game["homes"][seat], env=env)
     refused = pbem("apply", "t", str(move), home=host_home, cwd=root)
     assert refused.returncode == 2 and "no passphrase available" in refused.stderr
 
