@@ -50,6 +50,8 @@ from pbem.seat import player as P
 if TYPE_CHECKING:
     from mailservers import MailServers
 
+    from pbem.auto.trustless_bot import TrustlessBot
+
 PASS = b"correct horse"
 
 
@@ -362,8 +364,18 @@ class BotHere:
         self.returncode: int | None = None
         self._stopping = threading.Event()
         self._out = log.open("a", encoding="utf-8")
-        self._bot = seat_bot.FolderBot(folder, keys.load_identity(home, seat, None), home, kind, f"seed-{seat}",
-                                       self._log, think=0.1)
+        from pbem.folder.play import is_trustless
+
+        me = keys.load_identity(home, seat, None)
+        self._bot: seat_bot.FolderBot | TrustlessBot
+        if is_trustless(folder):  # as the command, the trustless game's bot for such a folder
+            from pbem.auto.trustless_bot import folder_bot
+            from pbem.protocol.mental.group import base_mul
+
+            base_mul(1)  # the group's library loaded here, once, before bots in threads use it
+            self._bot = folder_bot(folder, me, home, self._log, kind, f"seed-{seat}", think=0.1)
+        else:
+            self._bot = seat_bot.FolderBot(folder, me, home, kind, f"seed-{seat}", self._log, think=0.1)
         self._thread = threading.Thread(target=self._run, args=(poll,), name=f"bot {seat}", daemon=True)
         self._thread.start()
 
@@ -389,7 +401,9 @@ class BotHere:
 
             self._log(traceback.format_exc())
         finally:
-            self._bot.watch.close()
+            watch = self._bot.watch if isinstance(self._bot, seat_bot.FolderBot) else self._bot.bell
+            if watch is not None:
+                watch.close()
             self._out.close()
             self.returncode = code
 

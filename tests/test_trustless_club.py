@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import cli_app, run_cli, start_bots, wait_all
+from pbem_helpers import bots_here, cli_app, run_cli, wait_all
 from processes import PBEM, cli_env
 from test_club import SEATS, club, run
 
@@ -60,7 +60,9 @@ def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_d
     their leases; then the trustless game is audited from the store, every round, by a real
     process, and `pbem games` says both are over. The games are made in this process (by the
     library for the classic one, by the same commands for the trustless one): the test above
-    makes them by real processes."""
+    makes them by real processes. The daemons are this test's point: the bots play in threads
+    of this process (pbem_helpers.BotHere); tests/test_trustless_folder.py and others run
+    trustless `pbem bot run` processes."""
     monkeypatch.chdir(tmp_path)  # as the daemons run: a database server's games keep their files in saves/ here
     homes = club(tmp_path, ["oak"], store=store_url, by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
@@ -78,8 +80,8 @@ def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_d
         for g in ("oak", "duo"):
             (tmp_path / f"bots-{g}").mkdir()
         bots = [p for g in ("oak", "duo") for p in
-                start_bots(tmp_path / "shared" / g, homes, tmp_path / f"bots-{g}", seats=list(SEATS), kind="random",
-                           poll=1).values()]
+                bots_here(tmp_path / "shared" / g, homes, tmp_path / f"bots-{g}", seats=list(SEATS), kind="random",
+                          poll=1).values()]
         wait_all(bots, timeout=1200)
         wall = time.monotonic() - started
     finally:
