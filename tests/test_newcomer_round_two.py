@@ -1,6 +1,7 @@
 """What a newcomer met in a first game, round two, each through the real `pbem` command: what
 `game new` says to do with the invitation, `pbem packet` on a terminal, a host stopped by
-SIGTERM, and a public key cut short."""
+SIGTERM, and a public key cut short. (Where a test runs one command several times, the first run
+is a process of its own and the others go through the command line's entry in this process.)"""
 
 from __future__ import annotations
 
@@ -29,28 +30,29 @@ def _here(root: Path, home: Path, *args: object) -> None:
         run_cli(cli_app(), list(args), home)
 
 
-def test_game_new_says_who_gets_the_invitation_by_mail(tmp_path: Path) -> None:
+def test_game_new_says_who_gets_the_invitation_by_mail(tmp_path: Path, here) -> None:
     home, lines = _keys(tmp_path, ["referee", "ann", "bob", "cat"])
     seats = [x for s in ("ann", "bob", "cat") for x in ("--player", f"{s}={lines[s]}")]
     mails = [x for s in ("ann", "bob", "cat") for x in ("--email", f"{s}={s}@example.org")]
     by_mail = pbem("game", "new", "m", "--host", "referee", *seats, *mails, home=home, cwd=tmp_path, ok=True)
     assert "'pbem host run m' mails it to every player; each joins with: pbem turn m" in by_mail.stderr
     assert "send it to every player" not in by_mail.stderr
-    some = pbem("game", "new", "s", "--host", "referee", *seats, "--email", "ann=ann@example.org", home=home,
+    some = here("game", "new", "s", "--host", "referee", *seats, "--email", "ann=ann@example.org", home=home,
                 cwd=tmp_path, ok=True)
     assert "'pbem host run s' mails it to ann; send it yourself to bob and cat" in some.stderr, some.stderr
-    by_hand = pbem("game", "new", "h", "--host", "referee", *seats, home=home, cwd=tmp_path, ok=True)
+    by_hand = here("game", "new", "h", "--host", "referee", *seats, home=home, cwd=tmp_path, ok=True)
     assert "send it to every player; each answers with: pbem join INVITATION --as NAME" in by_hand.stderr
 
 
-def test_a_cut_short_key_is_said_to_be_cut_short(tmp_path: Path) -> None:
+def test_a_cut_short_key_is_said_to_be_cut_short(tmp_path: Path, here) -> None:
     home, lines = _keys(tmp_path, ["referee"])
-    for cut, words in (("pbem1abc", "public key is cut short: 3 of its 111 characters after pbem1"),
-                       (lines["referee"][:-5], "public key is cut short: 106 of its 111 characters"),
-                       (lines["referee"] + "abc", "public key is too long: 114 characters after pbem1, not 111"),
-                       ("pbem1ab!c", "public key has characters outside base32")):
-        run = pbem("game", "new", "g", "--host", "referee", "--player", f"ann={cut}", "--player",
-                   f"bob={lines['referee']}", "--player", f"cat={lines['referee']}", home=home, cwd=tmp_path)
+    for i, (cut, words) in enumerate((("pbem1abc", "public key is cut short: 3 of its 111 characters after pbem1"),
+                                      (lines["referee"][:-5], "public key is cut short: 106 of its 111 characters"),
+                                      (lines["referee"] + "abc", "public key is too long: 114 characters after pbem1, not 111"),
+                                      ("pbem1ab!c", "public key has characters outside base32"))):
+        args = ("game", "new", "g", "--host", "referee", "--player", f"ann={cut}", "--player",
+                f"bob={lines['referee']}", "--player", f"cat={lines['referee']}")
+        run = pbem(*args, home=home, cwd=tmp_path) if i == 0 else here(*args, home=home, cwd=tmp_path)
         one_error_line(run, 3, words)
         assert not (tmp_path / "saves").exists()
 
