@@ -153,10 +153,11 @@ def test_a_host_that_forks_the_chain_is_caught_by_the_seat(tmp_path: Path) -> No
         TrustlessSeat(t.inv, t.ids["cat"], "cat").follow(impostor)
 
 
-def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None:
+def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path, here) -> None:
     """`pbem game new --trustless --deadline`, `pbem apply` of the joins, `pbem status`, `pbem show`
     of packet 1 from the host's out/ folder; a timeout policy a blind host cannot follow (bot), and the
-    host commands it cannot do, are refused in one line."""
+    host commands it cannot do, are refused in one line. (The first refusal as a process of its own,
+    the second through the command line's entry in this process.)"""
     import json
 
     from pbem_helpers import cli_app, make_homes, run_cli
@@ -173,8 +174,8 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path) -> None
     assert bad.returncode == 2 and bad.stderr.startswith("error: a trustless game cannot take --on-timeout bot")
     assert "hint: use --on-timeout discard" in bad.stderr and len(bad.stderr.splitlines()) == 2
     assert "Traceback" not in bad.stderr and not db.exists()
-    absent = pbem("game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
-                  "--absent-after", "3", home=homes["referee"], timeout=60)
+    absent = here("game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
+                  "--absent-after", "3", home=homes["referee"])
     assert absent.returncode == 2 and absent.stderr.startswith("error: --absent-after does not apply to a trustless")
     assert "Traceback" not in absent.stderr and not db.exists()
     app = cli_app()
