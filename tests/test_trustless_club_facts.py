@@ -3,7 +3,10 @@ SQLite and PostgreSQL (tests/pg_server.py), through the real commands: a finishe
 in its row, so `pbem host run --all` neither serves nor leases it; `pbem games` reads its row,
 not its chain, and says since when a game that waits for its joins waits; `pbem club ratings`,
 `standings` and `export` take its rounds from their public results; and a store of the schema
-before (0010) holding it is upgraded to the same facts, followed from its chain."""
+before (0010) holding it is upgraded to the same facts, followed from its chain. `pbem games`
+(before and after the upgrade) and `pbem host run` are real processes; the club's commands, run as
+processes in tests/test_club_ratings.py, and the last look run here, through the command line's
+own entry in this process."""
 
 from __future__ import annotations
 
@@ -51,13 +54,13 @@ def _facts(url: str) -> tuple[list, list]:
 
 @pytest.mark.slow  # a whole trustless game of three seats, in one process: about 4 s of CPU
 def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgraded(
-        tmp_path: Path, store_url: str) -> None:
+        tmp_path: Path, store_url: str, here) -> None:
     g = BlindGame(tmp_path, store=store_url, name="duo").play(lambda table: False)
     home = g.homes["referee"]
     assert g.table.step() == "over" and len(g.table.ended) == 3
     wait = blind.create_game(store_url, "wait", g.ids["referee"], "classic",
                              [(s, g.ids[s].public) for s in g.seats_], [])
-    pbem("folder", "init", "wait", tmp_path / "shared-wait", "--store", store_url, home=home, cwd=tmp_path, ok=True)
+    here("folder", "init", "wait", tmp_path / "shared-wait", "--store", store_url, home=home, cwd=tmp_path, ok=True)
 
     # `pbem games`: the finished game over, since its last packet; the one waiting for its joins since it was made
     rows = {r["name"]: r for r in json.loads(pbem("games", "--json", "--store", store_url, home=home, cwd=tmp_path,
@@ -92,7 +95,7 @@ def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgra
         c.close()
 
     # `pbem club`: the rounds' public results, as every seat's table opened them at each round's end
-    out = pbem("club", "export", "--store", store_url, home=home, cwd=tmp_path, ok=True)
+    out = here("club", "export", "--store", store_url, home=home, cwd=tmp_path, ok=True)
     exported = json.loads(out.stdout)  # and a line on stderr: the chains that prove the rounds are not in it
     assert out.stderr.startswith("trustless games are exported without the chains") and "pbem audit" in out.stderr
     game = exported["games"][0]
@@ -108,7 +111,7 @@ def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgra
     assert ends == sorted(ends) and ends[-1] == g.seen
     assert all(r["last_packet"]["hash"] == hashes[r["last_packet"]["seq"]] for r in game["rounds"])
     assert not any("secret" in r or "archive" in r for r in game["rounds"])
-    rated = json.loads(pbem("club", "ratings", "--json", "--store", store_url, home=home, cwd=tmp_path,
+    rated = json.loads(here("club", "ratings", "--json", "--store", store_url, home=home, cwd=tmp_path,
                             ok=True).stdout)
     assert sorted(p["name"] for p in rated) == sorted(g.seats_) and all(p["rounds"] == 3 for p in rated)
     teaching = [r for r in game["rounds"] if r["winners"] and set(r["winners"]) != set(r["roles"])]
@@ -117,8 +120,8 @@ def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgra
     for p in rated:
         assert p["rounds_won"] == sum(p["name"] in r["winners"] for r in game["rounds"])
         assert p["gold"] == game["rounds"][-1]["gold"][p["name"]]
-    pbem("club", "season", "s1", "--game", "duo", "--store", store_url, home=home, cwd=tmp_path, ok=True)
-    season = json.loads(pbem("club", "standings", "--season", "s1", "--json", "--store", store_url, home=home,
+    here("club", "season", "s1", "--game", "duo", "--store", store_url, home=home, cwd=tmp_path, ok=True)
+    season = json.loads(here("club", "standings", "--season", "s1", "--json", "--store", store_url, home=home,
                              cwd=tmp_path, ok=True).stdout)
     assert season == rated
 
@@ -138,6 +141,6 @@ def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgra
     # `pbem games` reads the row, not the chain: a chain that no longer reads does not stop it
     with engine.begin() as c:
         c.execute(trustless_packets.update().where(trustless_packets.c.seq == 2).values(armored="not a packet"))
-    listed = pbem("games", "--json", "--store", store_url, home=home, cwd=tmp_path, ok=True).stdout
+    listed = here("games", "--json", "--store", store_url, home=home, cwd=tmp_path, ok=True).stdout
     assert {r["name"]: (r["status"], r["seq"]) for r in json.loads(listed)["hosting"]}["duo"] == ("over", g.seen)
     engine.dispose()
