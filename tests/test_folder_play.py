@@ -121,9 +121,8 @@ def test_turn_needs_a_game_folder(tmp_path: Path) -> None:
 
 
 
-def test_a_seat_opens_the_newest_packet_again_only_when_its_file_changed(tmp_path: Path) -> None:
-    """A bot asks for the latest packet at every poll: the same bytes are not verified and
-    unsealed again, but a file that changed is read anew (a forgery in its place is skipped)."""
+def _joined(tmp_path: Path) -> tuple[H.Host, FolderHost, dict[str, FolderSeat], dict[str, Path]]:
+    """A game in a folder whose seats joined: packet 1 published (host, its FolderHost, the seats, the homes)."""
     db, homes = new_game(tmp_path)
     host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
     fh = FolderHost(host, tmp_path / "shared", lambda line: None)
@@ -131,6 +130,13 @@ def test_a_seat_opens_the_newest_packet_again_only_when_its_file_changed(tmp_pat
     for seat in seats.values():
         seat.join()
     fh.step()
+    return host, fh, seats, homes
+
+
+def test_a_seat_opens_the_newest_packet_again_only_when_its_file_changed(tmp_path: Path) -> None:
+    """A bot asks for the latest packet at every poll: the same bytes are not verified and
+    unsealed again, but a file that changed is read anew (a forgery in its place is skipped)."""
+    host, fh, seats, homes = _joined(tmp_path)
     first = seats["ann"].latest()
     assert first is not None and first.doc.seq == 1 and seats["ann"].latest() is first
     mover = seats[first.doc.to_move]
@@ -151,13 +157,7 @@ def test_a_seat_verifies_a_new_packet_and_its_invitation_once(tmp_path: Path, mo
     (Keeping the packet read the invitation and checked its signature a second time.)"""
     from pbem.protocol import documents
 
-    db, homes = new_game(tmp_path)
-    host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
-    fh = FolderHost(host, tmp_path / "shared", lambda line: None)
-    seats = {s: FolderSeat.open(tmp_path / "shared", keys.load_identity(homes[s], s, None), homes[s]) for s in SEATS}
-    for seat in seats.values():
-        seat.join()
-    fh.step()
+    host, fh, seats, homes = _joined(tmp_path)
     checked: list[str] = []
     real = documents.verify
     monkeypatch.setattr(documents, "verify", lambda pub, data, sig: (checked.append(pub.fingerprint()), real(pub, data, sig)))
