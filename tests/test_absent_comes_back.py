@@ -122,13 +122,14 @@ def _until(what, check, timeout: float = 60.0, poll: float = 0.05):
 
 @pytest.mark.slow  # real deadlines: ~20 s
 def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_path: Path, here) -> None:
-    """`pbem host run` with a 4 s deadline and 3 s of grace, three bot processes and ann, who
+    """`pbem host run` with a 4 s deadline and 3 s of grace, three bots and ann, who
     joins and falls silent: her first miss makes her absent, yet the host moves for her only
     after the grace; then it plays her packets at once. `pbem back` makes her present: her next
     packet waits for her, her `pbem turn` lists what happened meanwhile, and her own move is
     applied. (The keys, the game, its folder and ann's join are made in this process, through
-    the command line's entry: the processes from the host's on are the point.)"""
-    from pbem_helpers import keys_here, start_bots
+    the command line's entry, and the bots play in threads of it: the host's process and ann's
+    commands are the point.)"""
+    from pbem_helpers import bots_here, keys_here
     from processes import PBEM, cli_env, pbem, start
 
     from pbem.host import referee as H
@@ -148,7 +149,7 @@ def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_pa
     log = tmp_path / "host.log"
     host = start([*PBEM, "host", "run", "t", "--db", db, "--poll", "0.2"], env=cli_env(homes["referee"]),
                  stdout=log.open("ab"), stderr=subprocess.STDOUT)
-    bots = start_bots(folder, homes, tmp_path, ["bob", "cat", "dan"])
+    bots = bots_here(folder, homes, tmp_path, ["bob", "cat", "dan"])  # the players in threads of this process
     try:
         with H.Host(db) as watch:
             def packet(seq: int):

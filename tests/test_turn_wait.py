@@ -271,16 +271,17 @@ def test_a_mail_wait_wakes_when_the_hosts_mail_arrives(mail_servers: MailServers
 
 @pytest.mark.slow
 def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats_move(tmp_path: Path) -> None:
-    """A trustless game in a shared folder (the blind host and two bot seats, real processes):
-    ann's `pbem turn --wait` joins, sends her shuffle and deal tokens as the table asks for
-    them, and ends when the table waits for her move (or another seat's wait times out)."""
-    from pbem_helpers import cli_game, start_bots, start_host
+    """A trustless game in a shared folder (the blind host a real process, two bot seats in
+    threads of this process): ann's `pbem turn --wait` (a real process) joins, sends her shuffle
+    and deal tokens as the table asks for them, and ends when the table waits for her move (or
+    another seat's wait times out)."""
+    from pbem_helpers import bots_here, cli_game, start_host
 
     from pbem.host import blind
 
     db, folder, homes = cli_game(tmp_path, trustless=True, in_process=True)
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log")
-    bots = start_bots(folder, homes, tmp_path, ["bob", "cat"])
+    bots = bots_here(folder, homes, tmp_path, ["bob", "cat"])
     try:
         waiter = Waiter(homes["ann"], folder, "--as", "ann", "--timeout", "240")
         code, err = waiter.end(240)
