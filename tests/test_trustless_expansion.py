@@ -165,7 +165,7 @@ def _hat_is_secret(g: Game, slot: Slot) -> bool:
 
 
 @pytest.mark.slow
-def test_an_expansion_game_plays_every_rule_and_keeps_each_secret(tmp_path: Path) -> None:
+def test_an_expansion_game_plays_every_rule_and_keeps_each_secret(tmp_path: Path, here) -> None:
     g = Game(tmp_path)
     steps: dict[str, int] = {}
     moves: list[str] = []
@@ -236,12 +236,13 @@ def test_an_expansion_game_plays_every_rule_and_keeps_each_secret(tmp_path: Path
     assert any(m.startswith("steal") for e in ends for _, m in e.played)
     assert end.state.phase == "over" and sum(end.state.gold.values()) > 0
     assert k == 3 or g.seats["p1"].table.round.round_no == k + 1
-    # `pbem audit` and `pbem replay` count the round's moves alike: its thieves' steals too
+    # `pbem audit` and `pbem replay` count the round's moves alike: its thieves' steals too (run in
+    # this process: the test below runs both as processes of their own)
     robbed = next(e for e in ends if any(m.startswith("steal") for _, m in e.played))
-    audit = pbem("audit", g.db, "--json", timeout=300)
+    audit = here("audit", g.db, "--json", home=tmp_path / "nobody")
     assert audit.returncode == 0, audit.stderr
     counted = {r["round"]: r["moves"] for r in json.loads(audit.stdout)["rounds"]}
-    shown = pbem("replay", g.db, "--round", str(robbed.round_no), "--to", "0", "--json", timeout=300)
+    shown = here("replay", g.db, "--round", str(robbed.round_no), "--to", "0", "--json", home=tmp_path / "nobody")
     assert shown.returncode == 0, shown.stderr
     assert counted[robbed.round_no] == json.loads(shown.stdout)["moves_total"] == len(robbed.played)
     print(json.dumps(steps), "handed on:", handed_refused)
@@ -364,7 +365,7 @@ def test_a_thief_declared_gone_robs_nobody_and_the_game_goes_on(tmp_path: Path) 
 
 
 @pytest.mark.slow
-def test_a_person_steals_with_pbem_turn(tmp_path: Path) -> None:
+def test_a_person_steals_with_pbem_turn(tmp_path: Path, here) -> None:
     """A thief who is a person: `pbem turn FOLDER --as SEAT` shows the round opened at its end and
     says it is their turn; a steal the rules refuse is said in one line with nothing sent; `steal
     nobody` goes into the folder's inbox and the blind host takes it."""
@@ -385,7 +386,7 @@ def test_a_person_steals_with_pbem_turn(tmp_path: Path) -> None:
     assert said["your_turn"] and said["waiting"]["step"] == "steal" and "steal nobody" in said["legal"]
     inbox = g.folder / "inbox"
     before = sorted(inbox.glob("*.pbem"))
-    own = pbem("turn", g.folder, "--as", thief, f"steal {thief}", home=g.homes[thief], timeout=300)
+    own = here("turn", g.folder, "--as", thief, f"steal {thief}", home=g.homes[thief])  # in this process
     one_error_line(own, own.returncode, "steal")
     assert own.returncode != 0 and sorted(inbox.glob("*.pbem")) == before
     done = pbem("turn", g.folder, "--as", thief, "steal nobody", home=g.homes[thief], timeout=300)

@@ -72,7 +72,7 @@ def _join_and_die(tmp_path: Path, folder: Path, homes: dict[str, Path], seat: st
 
 
 @pytest.mark.slow
-def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audits(tmp_path: Path) -> None:
+def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audits(tmp_path: Path, here) -> None:
     db, folder, homes = _timed_game(tmp_path)
     started = time.monotonic()
     _join_and_die(tmp_path, folder, homes, "ann")  # she shuffles first, so the table needs her next
@@ -92,7 +92,7 @@ def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audit
     assert [(g["seat"], g["packet"], g["step"]) for g in gone] == [("ann", declared[0].seq, "shuffle")]
     assert gone[0]["stand_ins"] >= 3 * 3 and gone[0]["discards"] >= 3  # each round: deal, reveal; ann's turns
     stand_in_steps = [b for p in chain for b in (p.doc.relayed or []) if b.doc and b.doc.get("step") == "stand-in"]
-    words = pbem("audit", folder, home=homes["cat"], timeout=300)
+    words = here("audit", folder, home=homes["cat"])  # the same audit in words, in this process
     assert words.returncode == 0 and "ann declared gone at packet 2" in words.stdout, words.stdout + words.stderr
     riding = [b.doc["stand_in"] for p in chain for b in (p.doc.relayed or []) if b.doc and b.doc.get("stand_in")]
     size = sum(len(json.dumps(x)) for x in riding)
