@@ -5,7 +5,6 @@ files after every move with a clock that moves five hours per move."""
 from __future__ import annotations
 
 import re
-from email import policy
 from email.parser import BytesParser
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from pbem_helpers import mailed_table, play_until
 from pbem.errors import UsageError
 from pbem.host.publish import publish_pending
 from pbem.mail.courier import Courier
+from pbem.mail.message import POLICY
 from pbem.mail.publisher import MailPublisher, digest_seconds
 from pbem.protocol.documents import read_blocks
 
@@ -60,9 +60,9 @@ def test_mails_per_seat_for_a_three_round_four_seat_game(tmp_path: Path) -> None
     play_until(table, mail_after_each_move, seed=3, limit=3000)
     packets = [read_blocks(a)[0].doc for _, a in host.packets()]
     mails = []
-    for p in sorted(outbox.glob("*.eml")):
+    for p in sorted(outbox.glob("*.eml")):  # read as pbem reads a mail (policy.default, each header parsed once)
         with p.open("rb") as f:
-            mails.append(BytesParser(policy=policy.default).parse(f))
+            mails.append(BytesParser(policy=POLICY).parse(f))
     # each mail's packet and reader, looked up once (a header is parsed again at each look); sorted
     # by packet, as mails written within the same second are not ordered by their file names
     sent = sorted(((packet_seq(m), str(m["To"]), m) for m in mails), key=lambda x: x[0])
