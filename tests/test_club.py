@@ -309,7 +309,7 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
 
 
 @pytest.mark.slow  # a PostgreSQL server of its own, restarted twice under bots playing: 10-20 s
-def test_a_daemon_serves_on_through_restarts_of_its_postgresql(tmp_path: Path) -> None:
+def test_a_daemon_serves_on_through_restarts_of_its_postgresql(tmp_path: Path, here) -> None:
     """The store's server restarts twice mid-game (at once, and after a second down): the daemon
     goes on serving without being restarted itself, and every move is applied once, each
     packet published once (pbem.host.server: pooled sessions the server ended are replaced as
@@ -338,7 +338,7 @@ def test_a_daemon_serves_on_through_restarts_of_its_postgresql(tmp_path: Path) -
             p.terminate()
             p.wait(30)
         # A SIGTERM can land between a packet's commit and its publishing: the next start publishes it.
-        pbem("host", "run", "oak", "--once", "--store", url, home=homes["referee"], ok=True)
+        here("host", "run", "oak", "--once", "--store", url, home=homes["referee"], ok=True)  # (in this process)
         engine = create_engine(url)
         with engine.connect() as c:
             numbers = c.execute(select(moves.c.round_no, moves.c.n)).all()

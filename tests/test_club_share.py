@@ -166,18 +166,19 @@ def test_an_inbox_deleted_and_made_again_is_watched_again(tmp_path: Path) -> Non
     assert "rejected" not in (tmp_path / "daemon.log").read_text()
 
 
-def test_a_lease_goes_with_all_only(tmp_path: Path) -> None:
+def test_a_lease_goes_with_all_only(tmp_path: Path, here) -> None:
     r = subprocess.run([*PBEM, "host", "run", "oak", "--lease", "5"], env=cli_env(tmp_path / "home"), cwd=tmp_path,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stderr.startswith("error: --lease goes with --all"), r.stderr
-    r = subprocess.run([*PBEM, "host", "run", "--all", "--lease", "0.1"], env=cli_env(tmp_path / "home"), cwd=tmp_path,
-                       capture_output=True, text=True, timeout=60)
+    r = here("host", "run", "--all", "--lease", "0.1", home=tmp_path / "home", cwd=tmp_path)  # the command's entry, here
     assert r.returncode == 2 and "--lease" in r.stderr and not (tmp_path / "saves").exists(), r.stderr
 
 
-def test_game_new_says_in_full_where_the_invitation_of_each_store_is(tmp_path: Path, store_url: str) -> None:
+def test_game_new_says_in_full_where_the_invitation_of_each_store_is(tmp_path: Path, store_url: str, here) -> None:
     """A SQLite store keeps its games' files beside it; a database server's go to saves/ of the
-    folder the command runs in, and `game new` says so, in full, whatever folder that is."""
+    folder the command runs in, and `game new` says so, in full, whatever folder that is (a
+    process of its own for the SQLite store, the command line's entry in this process for the
+    server's)."""
     from pbem.seat import keys
 
     home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
@@ -185,8 +186,11 @@ def test_game_new_says_in_full_where_the_invitation_of_each_store_is(tmp_path: P
     keys.create_identity(home, "referee", None)
     seats = [a for s in ("ann", "bob", "cat")
              for a in ("--player", f"{s}={keys.create_identity(tmp_path / s, s, None).public.encode()}")]
-    r = subprocess.run([*PBEM, "game", "new", "oak", "--host", "referee", *seats, "--store", store_url],
-                       env=cli_env(home), cwd=elsewhere, capture_output=True, text=True, timeout=60)
+    args = ["game", "new", "oak", "--host", "referee", *seats, "--store", store_url]
+    if store_url.startswith("sqlite"):
+        r = subprocess.run([*PBEM, *args], env=cli_env(home), cwd=elsewhere, capture_output=True, text=True, timeout=60)
+    else:
+        r = here(*args, home=home, cwd=elsewhere)
     assert r.returncode == 0, r.stderr
     said = Path(re.search(r"^invitation: (.+)$", r.stdout, re.M).group(1))  # type: ignore[union-attr]
     assert said.is_absolute() and said.name == "invitation.pbem" and "BEGIN PBEM" in said.read_text()

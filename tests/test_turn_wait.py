@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from mailservers import MailServers
 from pbem_helpers import SEATS, cli_app, main_here, run_cli
-from processes import PBEM, cli_env, one_error_line, pbem, start
+from processes import PBEM, cli_env, one_error_line, start
 from test_turn import _legal, dealt_mail_game, folder_game
 
 from engine.rules import legal_moves
@@ -81,9 +81,9 @@ def _next(seat: str) -> str:
 
 
 @pytest.mark.slow
-def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Path) -> None:
+def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Path, here) -> None:
     """The seat after the mover waits; the other one waits too and times out; the mover's own
-    wait returns at once (its turn already)."""
+    wait returns at once (its turn already: through the command line's entry in this process)."""
     db, folder, homes, host, mover = _folder_game(tmp_path)
     nxt = _next(mover)
     other = _next(nxt)
@@ -94,7 +94,7 @@ def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Pa
     poller.waiting()
     assert f"{WAITING}: {mover} is to move" in waiter.text()
 
-    mine = pbem("turn", folder, "--as", mover, "--wait", "--timeout", "5", home=homes[mover], env={"PBEM_LANG": "en"})
+    mine = here("turn", folder, "--as", mover, "--wait", "--timeout", "5", home=homes[mover])
     assert mine.returncode == 0 and WAITING not in mine.stdout and "your turn: pbem turn" in mine.stdout, mine
 
     me = keys.load_identity(homes[mover], mover, None)
