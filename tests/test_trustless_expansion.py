@@ -69,6 +69,7 @@ class Game(BlindGame):
     def __init__(self, root: Path) -> None:
         super().__init__(root, tuple(f"p{i}" for i in range(5)), "expansion")
         self.names = list(self.seats_)
+        self.bundles: list[list[tuple[str, list, bytes]]] = []  # each stored packet's public bundles
         for n in self.names:
             self.seats[n].choose = eager(n, f"sab2-{n}", self.seats[n])
 
@@ -80,9 +81,21 @@ class Game(BlindGame):
         self.sync()
 
     def public_tokens(self, slot: Slot) -> dict[str, Point]:
-        """Every public token for `slot` in the packets the host stored, read from their bytes."""
+        """Every public token for `slot` in the packets the host stored, read from their bytes
+        (each packet's public bundles read once: a stored packet never changes)."""
+        self.public_bundles(self.host.packets(len(self.bundles)))
         out: dict[str, Point] = {}
-        for _, armored in self.host.packets(0):
+        for maker, slots, raw in (b for packet in self.bundles for b in packet):
+            for i, s in enumerate(slots):
+                if tuple(s) == slot:
+                    out[maker] = Token.decode(raw[i * TOKEN_BYTES:(i + 1) * TOKEN_BYTES], "token").point
+        return out
+
+    def public_bundles(self, packets: list[tuple[int, str]]) -> None:
+        """Keep the public bundles of `packets` (the packets after those kept): maker, slots, tokens."""
+        for seq, armored in packets:
+            assert seq == len(self.bundles) + 1
+            kept = []
             for r in read_blocks(armored)[0].expect(Packet).doc.relayed or []:
                 block = parse_relayed(r, "block")
                 if not isinstance(block.doc, Mental):
@@ -91,13 +104,9 @@ class Game(BlindGame):
                                                         if block.doc.play else [])]
                 for b in bundles:
                     doc = M.bundle(b)
-                    if doc["to"] != "all":
-                        continue
-                    raw = base64.b64decode(doc["tokens"])
-                    for i, s in enumerate(doc["slots"]):
-                        if tuple(s) == slot:
-                            out[doc["from"]] = Token.decode(raw[i * TOKEN_BYTES:(i + 1) * TOKEN_BYTES], "token").point
-        return out
+                    if doc["to"] == "all":
+                        kept.append((doc["from"], doc["slots"], base64.b64decode(doc["tokens"])))
+            self.bundles.append(kept)
 
 
 def _hat_slots(g: Game) -> tuple[list[Slot], list[Slot]]:
