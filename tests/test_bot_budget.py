@@ -115,6 +115,14 @@ def test_a_trustless_game_refuses_a_bot_budget(tmp_path: Path, capsys: pytest.Ca
                           monkeypatch)
     assert code == 2 and err.startswith("error: --bot-turns does not apply to a trustless game"), err
     assert sqlite_dump(db) == before
+    # what its rules say shows no budget (nor the other rules of seats its blind host does not
+    # apply: absent players, away requests), in JSON as in words
+    shown = json.loads(run_cli(app, ["game", "config", "t", "--db", db, "--json"], homes["referee"]).output)
+    assert shown == {"deadline": 3600.0, "grace": 0.0, "days": None, "on_timeout": "wait", "reminders": ["50%", "2h"]}
+    status = json.loads(run_cli(app, ["status", "t", "--db", db, "--json"], homes["referee"]).output)
+    assert status["timing"] == shown
+    words = run_cli(app, ["game", "config", "t", "--db", db], homes["referee"]).output
+    assert "bot" not in words and "absent" not in words and "away" not in words, words
 
 
 def _a_packet_two_budgets_tell_apart(host, fh, seats, budget: int) -> tuple[str, int, str, int]:

@@ -128,7 +128,7 @@ def game_config(
             hook_said = (t("webhook: {url} ({format})", url=hook.url, format=hook.format) if hook
                          else t("webhook removed"))
         rules = host.set_timing(timing.timing(host.settings().timing)) if timing.given() else host.settings().timing
-        now = rules.to_config() if rules is not None else None
+        now = rules.shown(trustless=trustless) if rules is not None else None
     finally:
         host.close()
     if hook_said and not as_json:

@@ -77,6 +77,6 @@ def status_of(g: Any, activity: dict[str, str]) -> GameStatus:
             "status": g.status, "round": g.round_no, "seq": g.seq, "to_move": pub.to_move, "gold": dict(pub.gold),
             "seats": [{"name": name, "joined": name in pub.joined, "last_activity": activity.get(name),
                        "email": emails.get(name), "fingerprint": fingerprint(key)} for name, key in pub.seats],
-            "timing": settings.timing.to_config() if settings.timing else None, "deadline": None,
+            "timing": settings.timing.shown(trustless=True) if settings.timing else None, "deadline": None,
             "paused": False, "absent": list(pub.gone), "away": {}, "handovers": [], "trustless": True,
             "waiting": waiting, "since": g.since or g.created_at}

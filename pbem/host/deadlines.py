@@ -44,6 +44,9 @@ DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 POLICIES = ("wait", "discard", "bot")
 DEFAULT_REMINDERS = ("50%", "2h")
 DEFAULT_MAX_AWAY = 14 * 86400.0  # how far ahead a seat may say it is away (game config --max-away)
+# The rules of a game's seats that a trustless game's blind host does not apply: it marks nobody
+# absent, takes no away request and plays for no seat (docs/trustless.md §9, §10)
+SEAT_RULES = ("absent_after", "max_away", "bot_turns")
 _PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 
 
@@ -141,6 +144,12 @@ class Timing:
 
     def to_config(self) -> dict[str, Any]:
         return asdict(self)
+
+    def shown(self, *, trustless: bool) -> dict[str, Any]:
+        """The rules as `game config --json` and `status --json` show them: a trustless game's
+        without those its blind host does not apply (SEAT_RULES)."""
+        config = self.to_config()
+        return {k: v for k, v in config.items() if k not in SEAT_RULES} if trustless else config
 
     def check(self) -> Timing:
         if self.on_timeout not in POLICIES:
