@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from pbem_helpers import bots_end_the_round, clocked_game, main_here
+from pbem_helpers import bots_end_the_round, clocked_game, main_here, pbem_here
 from processes import pbem
 
 from engine.views import view
@@ -64,9 +64,12 @@ def test_a_rule_changed_while_a_packet_waits_applies_from_the_next(tmp_path: Pat
     named = seats[silent].latest().packet.doc.deadline
     assert (named.on_timeout, named.bot_turns) == ("discard", None)
     promised = policy_move(view(host.live_state(), silent), silent, "discard", host.game_id(), 1)
-    code, err = main_here(["game", "config", "t", "--store", store_url, *change], tmp_path / "home-referee", capsys,
-                          monkeypatch)
-    assert code == 0, err
+    said = pbem_here(["game", "config", "t", "--store", store_url, *change], tmp_path / "home-referee", capsys,
+                     monkeypatch)
+    assert said.returncode == 0, said.stderr
+    # it says so: the waiting packet keeps what it was published with
+    assert "the packet waiting now (packet 1) keeps its deadline as published; these rules apply from the next " \
+           "packet" in said.stdout, said.stdout
     if early:
         clock.advance(early)
         assert {o.kind for o in host.tick()} <= {"notice"} and host.status()["seq"] == 1  # not yet
@@ -104,8 +107,10 @@ def test_a_packet_naming_no_deadline_is_renewed_when_the_rules_give_one(tmp_path
         change = ["game", "config", "t", "--deadline", "1h", "--grace", "1h", "--on-timeout", "discard"]
     silent, waiting = host.status()["to_move"], host.status()["seq"]
     assert seats[silent].latest().packet.doc.deadline is None
-    code, err = main_here([*change, "--store", store_url], home, capsys, monkeypatch)
-    assert code == 0, err
+    said = pbem_here([*change, "--store", store_url], home, capsys, monkeypatch)
+    assert said.returncode == 0, said.stderr
+    # it says so: a fresh packet was published, naming the deadline the waiting one did not
+    assert f"packet {waiting + 1} published: it names the deadline packet {waiting} did not" in said.stdout, said.stdout
     fh.step()
     assert host.status()["seq"] == waiting + 1  # the fresh packet, same position, same seat to move
     named = seats[silent].latest().packet.doc.deadline

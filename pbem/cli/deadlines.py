@@ -127,13 +127,20 @@ def game_config(
             host.set_settings(webhook=hook)
             hook_said = (t("webhook: {url} ({format})", url=hook.url, format=hook.format) if hook
                          else t("webhook removed"))
+        waiting, status = host.head()
         rules = host.set_timing(timing.timing(host.settings().timing)) if timing.given() else host.settings().timing
         now = rules.shown(trustless=trustless) if rules is not None else None
+        published = host.head()[0] if timing.given() and not trustless and status == "playing" else None
     finally:
         host.close()
     if hook_said and not as_json:
         typer.echo(hook_said)
     typer.echo(json_text(now) if as_json else timing_words(now, trustless=trustless))
+    if published is not None and not as_json:  # what became of the packet waiting (renewed: timekeeper.renew)
+        typer.echo(t("packet {seq} published: it names the deadline packet {waiting} did not", seq=published,
+                     waiting=waiting) if published > waiting else
+                   t("the packet waiting now (packet {seq}) keeps its deadline as published; these rules apply from "
+                     "the next packet", seq=waiting))
 
 
 @grouped

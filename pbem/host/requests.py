@@ -134,13 +134,16 @@ def resume(ch: Change) -> Outcome:
         clock.due = stamp(parse_time(clock.due) + stopped)
         clock.start = stamp(parse_time(clock.start) + stopped)
     timekeeper.notice(ch, "resumed", None)
+    said = msg("game {game} resumed", game=g["id"])
+    waiting = g["seq"]
     if not clock.due and timekeeper.renew(ch):  # a packet published while paused: a fresh one names the deadline
         clock = memo.clock
+        said += msg("clause sep") + msg("packet {seq} published: it names the deadline packet {waiting} did not",
+                                        seq=waiting + 1, waiting=waiting)
     elif not clock.due and clock.seat and clock.seq == g["seq"]:
         timekeeper.restart(ch, clock, ch.settings.rules(), now)
     if clock.due:
         timekeeper.notice(ch, "due", clock.seat, due=clock.due)
-    said = msg("game {game} resumed", game=g["id"])
     if clock.due:
         said += msg("clause sep") + msg("due other", player=clock.seat, when=date_word(clock.due), left=left_word(clock.due, now))
     return Outcome("resumed", said)
