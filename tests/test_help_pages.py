@@ -112,33 +112,40 @@ def test_a_chinese_help_page_fills_its_lines_at_80_columns(command: list[str]) -
         assert not line.rstrip(" │").endswith("（"), line  # an opening bracket stays with what it opens
 
 
-# In one fresh interpreter (Typer reads the terminal's settings when it is imported): the pages of
-# `python -m pbem --help` and of `python -m pbem` alone, run as that command runs them (runpy, so
-# that click names the program as it does), then Typer's own page of the whole command line, drawn
-# by typer.rich_utils from the converted tree; each ends with a line of its own.
+# In one fresh interpreter (Typer reads the terminal's settings when it is imported), for each
+# language named on its command line in turn (each run reads PBEM_LANG anew; a terminal's settings,
+# not a language, need an interpreter of their own): the pages of `python -m pbem --help` and of
+# `python -m pbem` alone, run as that command runs them (runpy, so that click names the program as
+# it does), then Typer's own page of the whole command line, drawn by typer.rich_utils from the
+# converted tree; each ends with a line of its own, and each language with another.
 PAGES = """
-import runpy, sys
+import os, runpy, sys
 END = "\\n" + "-8<-" * 10
-for args in (["--help"], []):
-    sys.argv = ["pbem", *args]
-    try:
-        runpy.run_module("pbem", run_name="__main__", alter_sys=True)
-    except SystemExit as exc:
-        assert args == [] or not exc.code, exc.code  # alone, the page comes with click's usage exit
-    print(END, flush=True)
-import typer._click as click
-import typer.main
-import typer.rich_utils
-from pbem.cli import whole
-from pbem.cli.helptext import localise
-cmd = localise(typer.main.get_command(whole()))
-typer.rich_utils.rich_format_help(obj=cmd, ctx=click.Context(cmd, info_name="python -m pbem"), markup_mode="rich")
-print()
+for lang in sys.argv[1:]:
+    os.environ["PBEM_LANG"] = lang
+    for args in (["--help"], []):
+        sys.argv = ["pbem", *args]
+        try:
+            runpy.run_module("pbem", run_name="__main__", alter_sys=True)
+        except SystemExit as exc:
+            assert args == [] or not exc.code, exc.code  # alone, the page comes with click's usage exit
+        print(END, flush=True)
+    import typer._click as click
+    import typer.main
+    import typer.rich_utils
+    from pbem.cli import whole
+    from pbem.cli.helptext import localise
+    cmd = localise(typer.main.get_command(whole()))
+    typer.rich_utils.rich_format_help(obj=cmd, ctx=click.Context(cmd, info_name="python -m pbem"), markup_mode="rich")
+    print()
+    print("=8<=" * 10 + lang, flush=True)
 """
+LANGS = ["en", "zh-Hans", "zh-Hant"]
 
 
-@pytest.mark.parametrize("lang", ["en", "zh-Hans", "zh-Hant"])
-def test_the_root_page_is_typers_page_of_the_whole_command_line(lang: str) -> None:
+@pytest.mark.parametrize("env", [{"COLUMNS": "100"}, {"COLUMNS": "64", "TERMINAL_WIDTH": "64"},
+                                 {"COLUMNS": "120", "FORCE_COLOR": "1"}], ids=["100", "64", "colour"])
+def test_the_root_page_is_typers_page_of_the_whole_command_line(env: dict[str, str]) -> None:
     """`pbem --help` and `pbem` alone are drawn by pbem.cli.rootpage from what the command
     modules register, without the command tree Typer converts: the page Typer draws of that tree,
     byte for byte, every command listed with its help, in each language, at any width, in colour."""
@@ -147,11 +154,13 @@ def test_the_root_page_is_typers_page_of_the_whole_command_line(lang: str) -> No
 
     from processes import ROOT, cli_env
 
-    for env in ({"COLUMNS": "100"}, {"COLUMNS": "64", "TERMINAL_WIDTH": "64"}, {"COLUMNS": "120", "FORCE_COLOR": "1"}):
-        env = {**env, "PBEM_LANG": lang}
-        out = subprocess.run([sys.executable, "-c", PAGES], env=cli_env(**env), capture_output=True,
-                             text=True, cwd=ROOT, check=True).stdout
-        helped, bare, typers = out.split("\n" + "-8<-" * 10 + "\n")
+    out = subprocess.run([sys.executable, "-c", PAGES, *LANGS], env=cli_env(**env), capture_output=True,
+                         text=True, cwd=ROOT, check=True).stdout
+    for lang in LANGS:
+        pages, out = out.split("=8<=" * 10 + lang + "\n", 1)
+        helped, bare, typers = pages.split("\n" + "-8<-" * 10 + "\n")
         assert "╭─" in typers and "mail-join" in typers and "position" in typers
-        assert helped == typers, env
+        assert ("Usage" in typers) == (lang == "en") and ("用法" in typers) == (lang != "en"), (lang, typers[:200])
+        assert helped == typers, (env, lang)
         assert bare == typers.removesuffix("\n")  # click prints no blank line after it
+    assert out == ""
