@@ -8,7 +8,7 @@ command line's own entry.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -119,3 +119,31 @@ def test_a_packet_naming_no_deadline_is_renewed_when_the_rules_give_one(tmp_path
     clock.advance(3 * 3600 + 60)  # its deadline and grace have passed
     audit = _host_plays_then_audit(tmp_path, host, fh, seats, ids, silent, promised, here)  # (in this process)
     assert f"played by the host for {silent} (no move in time)" in audit
+
+
+@pytest.mark.parametrize("policy", ["discard", "wait"])
+def test_a_clock_kept_before_it_recorded_the_deadline_follows_the_rules(tmp_path: Path, store_url: str,
+                                                                       policy: str) -> None:
+    """A store of an older pbem kept the waiting packet's clock without the deadline the packet
+    names (no `deadline`, no `named` in the game's memo): until a change reads the packet again,
+    the host's next wake-up (`next_tick`, what `host run` sleeps until) follows the game's rules:
+    the timeout move once the deadline and grace have passed under a policy that plays, nothing
+    under `wait`. The host then plays (or not) by the packet it reads at that tick."""
+    import json
+
+    from sqlalchemy import select, update
+
+    from pbem.host.tables import games
+
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=1800, on_timeout=policy,
+                                                                reminders=[]), store_url)
+    due = parse_time(host.status()["deadline"]["due"])
+    where = games.c.id == host.game_id()
+    with host.store.write() as c:  # the memo as the older pbem wrote it
+        memo = json.loads(c.execute(select(games.c.memo).where(where)).scalar())
+        assert memo["clock"].pop("named") is True and memo["clock"].pop("deadline")["on_timeout"] == policy
+        c.execute(update(games).where(where).values(memo=json.dumps(memo)))
+    clock.set(due + timedelta(seconds=60))  # past the due time, within the grace
+    assert host.next_tick() == (due + timedelta(seconds=1800) if policy == "discard" else None)
+    clock.set(due + timedelta(seconds=1800))
+    assert ("applied" in [o.kind for o in host.tick()]) == (policy == "discard")
