@@ -406,3 +406,14 @@ def test_the_worlds_place_the_gold_where_the_others_maps_and_moves_point() -> No
             better += math.log(odds[gold] / even)
             learnt += 1
     assert learnt > 10 and better > 0, (learnt, better)
+
+
+def test_the_outlook_can_be_fitted_again() -> None:
+    """scripts/fit_outlook.py: the smart bots' rounds, a weight for the intercept and for each
+    feature of engine/bots/outlook.py, and the log-loss held out beside the tree's model."""
+    from engine.bots.outlook import WEIGHTS
+
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "fit_outlook.py"), "--tables", "classic5",
+                          "--rounds", "3"], capture_output=True, text=True, timeout=120, check=True)
+    weights = run.stdout.split("weights (")[1].split(")")[0].split(",")
+    assert len(weights) == len(WEIGHTS["classic"]) and "held-out log-loss: fitted" in run.stdout
