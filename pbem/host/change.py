@@ -9,8 +9,9 @@ reaches into another's private state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+
+import msgspec
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -51,15 +52,13 @@ class GameRow(TypedDict):
     memo: str  # JSON: pbem.host.settings.Memo (decoded once, encoded once when the change commits)
 
 
-@dataclass(frozen=True)
-class Seat:
+class Seat(msgspec.Struct, frozen=True):
     idx: int
     name: str
     key: PublicKey
 
 
-@dataclass(frozen=True)
-class Facts:
+class Facts(msgspec.Struct, frozen=True):
     """What does not change in play: read once per Host. Only a seat handed over to a new
     key changes (`handovers` counts them; a Host that sees more in the game's memo than it
     read, because another process handed a seat over, reads its facts again)."""

@@ -5,9 +5,9 @@ once when it commits, and what the Host kept from its last change.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from msgspec.structs import replace
 from sqlalchemy import bindparam, select, update
 
 from pbem.errors import BadPacket, BadSignature, kind_word, msg

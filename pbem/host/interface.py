@@ -11,9 +11,10 @@ they are typed dicts. Light on purpose: `pbem status` imports this and nothing o
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NotRequired, Protocol, Self, TypedDict, TypeVar
+
+import msgspec
 
 from pbem.errors import Text
 from pbem.host.deadlines import ClockStatus, Timing
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
 _Said = TypeVar("_Said")
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(msgspec.Struct, frozen=True):
     """A packet (seq >= 1) or the invitation (seq 0), as a publisher delivers it."""
 
     seq: int
@@ -37,8 +37,7 @@ class Release:
     archive: tuple[int, str] | None = None  # (round, armoured archive) when this packet ends a round
 
 
-@dataclass(frozen=True)
-class HostNotice:
+class HostNotice(msgspec.Struct, frozen=True):
     """One of the host's signed notices to the table (pbem/host/timekeeper.py)."""
 
     id: int  # increasing within the store
@@ -48,8 +47,7 @@ class HostNotice:
     armored: str
 
 
-@dataclass(frozen=True)
-class TalkRelease:
+class TalkRelease(msgspec.Struct, frozen=True):
     """A seat's line of table talk as the host keeps and relays it (pbem/host/talk.py)."""
 
     id: int  # increasing within the store (or the trustless game's file)
@@ -58,8 +56,7 @@ class TalkRelease:
     armored: str  # the seat's signed block, as it came
 
 
-@dataclass(frozen=True)
-class Outbox:
+class Outbox(msgspec.Struct, frozen=True):
     """What one channel has not delivered yet, each oldest first (pbem.host.publish)."""
 
     releases: list[Release]  # after the channel's mark (the invitation first when it has none)
@@ -68,8 +65,7 @@ class Outbox:
     head: tuple[int, str]  # the game's latest packet and status, as read with the rest
 
 
-@dataclass
-class Outcome:
+class Outcome(msgspec.Struct):
     """What happened to one input block, in a line a person can read."""
 
     kind: str  # joined, dealt, applied, duplicate, notice, talk

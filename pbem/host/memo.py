@@ -13,8 +13,9 @@ at it: each value is read every time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import msgspec
 
 if TYPE_CHECKING:
     from engine.state import RoundState
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
 _V = TypeVar("_V")
 
 
-@dataclass
-class RoundLog:
+class RoundLog(msgspec.Struct):
     """A round's archive in the making: its dealt state and its moves so far, as the archive
     lists them. A Host keeps it from one change to the next while nobody else moves the game
     on (as it keeps the live state), so a round's last move signs the archive without reading
@@ -38,8 +38,7 @@ class RoundLog:
     chain: list[Link] | None = None
 
 
-@dataclass
-class Kept:
+class Kept(msgspec.Struct):
     """What a change left for the next, at the head it left. A change takes the state and the
     round so far (it may fail half-way through changing them) and extends the recent moves."""
 
@@ -61,8 +60,7 @@ def current(kept_at: object, key: object) -> bool:
     return key is not None and kept_at == key
 
 
-@dataclass(frozen=True)
-class KeptAt(Generic[_V]):
+class KeptAt(msgspec.Struct, Generic[_V], frozen=True):
     """One value as it was read at `key` (pbem.host.blind: the settings at the store's version)."""
 
     key: object
