@@ -13,12 +13,11 @@ key or an open store lives with them. Most of them are only needed once: the mai
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+import msgspec
 import typer
 
 from pbem.errors import UsageError
@@ -137,8 +136,7 @@ WebhookFormatOpt = Annotated[str | None, optional(
     "--webhook-format", help="What the webhook is sent: json (the facts), discord or slack (a line). Default: json.")]
 
 
-@dataclass
-class TimingOptions:
+class TimingOptions(msgspec.Struct):
     """A game's deadline rules (docs/playing.md, "Deadlines and absent players"), as `game new`
     sets them and `game config` changes them."""
 
@@ -148,7 +146,7 @@ class TimingOptions:
     on_timeout: PolicyOpt = None
     absent_after: AbsentOpt = None
     bot_turns: BotTurnsOpt = None
-    remind: RemindOpt = dataclasses.field(default_factory=list)
+    remind: RemindOpt = msgspec.field(default_factory=list)
     max_away: MaxAwayOpt = None
 
     def given(self) -> bool:
@@ -183,8 +181,7 @@ class TimingOptions:
         return t.check()
 
 
-@dataclass
-class WebhookOptions:
+class WebhookOptions(msgspec.Struct):
     """A game's webhook (docs/playing.md, "Webhooks"), as `game new` sets it and `game config`
     changes it."""
 
@@ -279,8 +276,7 @@ def game_status(game: str | None, store: str | None, db: Path | None) -> GameSta
         return st.status(found.id)
 
 
-@dataclass
-class StoreOptions:
+class StoreOptions(msgspec.Struct):
     """Which store holds the game: --store (a SQLite file or a database URL) or --db FILE; else
     $PBEM_STORE, else saves/GAME.db if it exists, else saves/pbem.db (pbem.host.paths.store_url)."""
 
@@ -361,8 +357,7 @@ CaFileOpt = Annotated[str | None, optional(
     "your club's own CA (default: the mail profile's).")]
 
 
-@dataclass
-class KeyOptions:
+class KeyOptions(msgspec.Struct):
     """Whose key signs: --as NAME in --home, unlocked with --passphrase-file (or $PBEM_PASSPHRASE)."""
 
     as_name: AsOpt = None
@@ -382,8 +377,7 @@ class KeyOptions:
         return identity_later(self.home, name or self.as_name, self.passphrase_file)
 
 
-@dataclass
-class Smtp:
+class Smtp(msgspec.Struct):
     """A person's SMTP settings given on the command line (else their mail profile's)."""
 
     server: ServerOpt = None
@@ -408,8 +402,7 @@ class Smtp:
                                self.user or base.user, self.sender or base.from_addr)
 
 
-@dataclass
-class Reply:
+class Reply(msgspec.Struct):
     """Where a player's join or move goes: --to the host over SMTP, or --to-dir as .eml files."""
 
     to: ToOpt = None
@@ -439,8 +432,7 @@ class Reply:
         return host_address(home, game, self.to)
 
 
-@dataclass
-class MailIn:
+class MailIn(msgspec.Struct):
     """Where new mail is read: --imap URL with a password (or token) from a command."""
 
     imap: ImapOpt = None
@@ -453,14 +445,14 @@ class MailIn:
         from pbem.mail.profile import ca_file_of, load_profile
 
         if self.imap:
-            return dataclasses.replace(self, ca_file=ca_file_of(home, self.ca_file))
+            return msgspec.structs.replace(self, ca_file=ca_file_of(home, self.ca_file))
         profile = load_profile(home)
         if profile is None or not profile.imap:
             return self
-        return dataclasses.replace(self, imap=profile.imap,
-                                   password_command=self.password_command or profile.imap_password_command,
-                                   oauth2_command=self.oauth2_command or profile.imap_oauth2_command,
-                                   ca_file=self.ca_file or profile.ca_file)
+        return msgspec.structs.replace(self, imap=profile.imap,
+                                       password_command=self.password_command or profile.imap_password_command,
+                                       oauth2_command=self.oauth2_command or profile.imap_oauth2_command,
+                                       ca_file=self.ca_file or profile.ca_file)
 
     def source(self, paths: list[Path], no_idle: bool, *, remember: Path | None = None, log=lambda line: None):
         """Files (.eml, Maildir, mbox) or this IMAP folder; with `remember` (a key home), only new mail."""

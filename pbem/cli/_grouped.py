@@ -1,15 +1,16 @@
 """Option groups for Typer (the way sqlite-utils shares its click options): a command's parameter
-whose type is a dataclass of options (cli/_common.py: KeyOptions, StoreOptions, Smtp...) reaches
-Typer as that dataclass's options, and the command gets one object built from them.
+whose type is a struct of options (a msgspec.Struct, cli/_common.py: KeyOptions, StoreOptions,
+Smtp...) reaches Typer as that struct's options, and the command gets one object built from them.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import typing
 from collections.abc import Callable
 from typing import Any
+
+import msgspec
 
 
 class _Grouped:
@@ -29,15 +30,16 @@ class _Grouped:
             params: list[inspect.Parameter] = []
             groups: dict[str, tuple[type, list[tuple[str, str]]]] = {}
             for p in sig.parameters.values():
-                if not (isinstance(p.annotation, type) and dataclasses.is_dataclass(p.annotation)):
+                if not (isinstance(p.annotation, type) and issubclass(p.annotation, msgspec.Struct)):
                     params.append(p.replace(kind=inspect.Parameter.KEYWORD_ONLY))
                     continue
                 hints = typing.get_type_hints(p.annotation, include_extras=True)
-                flat = [(f"{p.name}__{f.name}", f.name) for f in dataclasses.fields(p.annotation)]
+                fields = msgspec.structs.fields(p.annotation)
+                flat = [(f"{p.name}__{f.name}", f.name) for f in fields]
                 groups[p.name] = (p.annotation, flat)
                 params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=_default(f),
                                              annotation=hints[f.name])
-                           for (name, _), f in zip(flat, dataclasses.fields(p.annotation))]
+                           for (name, _), f in zip(flat, fields)]
             self._made = sig.replace(parameters=params), groups
         return self._made
 
@@ -55,8 +57,8 @@ class _Grouped:
         return self.__wrapped__(**kwargs)
 
 
-def _default(f: dataclasses.Field[Any]) -> Any:
-    return f.default_factory() if f.default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING \
+def _default(f: msgspec.structs.FieldInfo) -> Any:
+    return f.default_factory() if f.default is msgspec.NODEFAULT and f.default_factory is not msgspec.NODEFAULT \
         else f.default
 
 
