@@ -5,8 +5,11 @@ budget its packets name: a small one, as the point here is the clock, not the bo
 default budget is tests/test_bot_budget.py's), the folder holds the reminders and late notices,
 and `pbem audit` passes every round (it plays the search bot again for each of those moves and
 finds the same).
-Real processes, a real folder, a real store (a SQLite file, and a database of a real
-PostgreSQL server). Each of the silent seat's missed deadlines is waited out (2 s, then 0.5 s
+A real host process, a real folder, a real store (a SQLite file, and a database of a real
+PostgreSQL server); the keys are made in this process, the three bots play in threads of it
+(pbem_helpers.BotHere: the point is the host's clock, and a bot's process cost its start-up
+more than its share of the game), and the set-up commands run as processes for the SQLite store
+and in this process for the PostgreSQL one. Each of the silent seat's missed deadlines is waited out (2 s, then 0.5 s
 of grace): short for the test's wall, yet ten times what a bot takes to answer.
 """
 
@@ -19,8 +22,8 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import start_bots, start_imap, stop_all, wait_all
-from processes import PBEM, cli_env, new_keys, pbem, start
+from pbem_helpers import bots_here, keys_here, start_imap, stop_all, wait_all
+from processes import PBEM, cli_env, pbem, start
 from test_turn import dealt_mail_game
 
 from pbem.folder.layout import GameFolder
@@ -33,22 +36,23 @@ BUDGET = 20  # the search bot's simulated turns a move for the silent seat
 
 
 @pytest.mark.slow
-def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_path: Path, store_url: str) -> None:
+def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_path: Path, store_url: str, here) -> None:
     homes = {n: tmp_path / f"home-{n}" for n in ["referee", *SEATS]}
-    pubs = new_keys(homes)
+    pubs = keys_here(homes)
     db, folder = store_url, tmp_path / "shared"
+    run = pbem if db.startswith("sqlite") else here  # the commands as processes once
     players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
-    new = pbem("game", "new", "t", "--host", "referee", *players, "--store", db, "--deadline", "2s", "--grace", "0.5s",
-               "--on-timeout", "bot", "--bot-turns", str(BUDGET), "--absent-after", "2", home=homes["referee"], cwd=tmp_path)
+    new = run("game", "new", "t", "--host", "referee", *players, "--store", db, "--deadline", "2s", "--grace", "0.5s",
+              "--on-timeout", "bot", "--bot-turns", str(BUDGET), "--absent-after", "2", home=homes["referee"], cwd=tmp_path)
     assert new.returncode == 0, new.stderr
-    pbem("folder", "init", "t", folder, "--store", db, home=homes["referee"], ok=True)
-    joined = pbem("turn", folder, "--as", "dan", home=homes["dan"])
+    run("folder", "init", "t", folder, "--store", db, home=homes["referee"], ok=True)
+    joined = run("turn", folder, "--as", "dan", home=homes["dan"])
     assert "as seat dan" in joined.stdout, joined.stderr  # and dan is never heard of again
     log = tmp_path / "host.log"
     # the folder is remembered; a move wakes the host at once, and --poll is its look at the clock
     host = start([*PBEM, "host", "run", "t", "--store", db, "--poll", "0.2"],
                  env=cli_env(homes["referee"]), stdout=log.open("ab"), stderr=subprocess.STDOUT)
-    bots = start_bots(folder, homes, tmp_path, BOTS)
+    bots = bots_here(folder, homes, tmp_path, BOTS)
     try:
         wait_all([host, *bots.values()], timeout=240)
     finally:
