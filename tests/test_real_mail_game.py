@@ -3,10 +3,11 @@ stock Maildir layout ('.' separator) where pbem once never got past the first ma
 
 Everyone sets up mail once (`pbem mail setup`, the private CA named by --ca-file); the host
 and two bots run as separate processes over IMAP and SMTP submission (STARTTLS + AUTH);
-ann is a person: `pbem inbox`, `pbem mail-join`, `pbem mail-move`, and later a bot started
-on her key home after her invitation mail was long settled. Midway the host is killed (-9)
-and started again, a bot is killed and started again with the same command, and Dovecot is
-restarted: every move is applied exactly once and the game ends.
+ann is a person: `pbem inbox`, `pbem mail-join`, `pbem mail-move` (through the command line's
+own entry in this process: test_mail_host_address.py runs each as a process of its own), and
+later a bot started on her key home after her invitation mail was long settled. Midway the host
+is killed (-9) and started again, a bot is killed and started again with the same command, and
+Dovecot is restarted: every move is applied exactly once and the game ends.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pbem_helpers import check_game, cli_app, keys_here, run_cli, wait_all
-from processes import PBEM, cli_env, pbem, start
+from processes import PBEM, cli_env, start
 from realmail import RealMail, start_real_mail, stop_real_mail
 
 from pbem.host import referee as H
@@ -71,8 +73,9 @@ class Person:
     She looks when mail has come (Dovecot put a file in her Maildir), as a mail client tells a
     person, rather than running `pbem inbox` a few times a second."""
 
-    def __init__(self, home: Path, s: RealMail) -> None:
+    def __init__(self, home: Path, s: RealMail, pbem: Callable[..., Any]) -> None:
         self.home = home
+        self.pbem = pbem  # the `here` fixture: `pbem ARGS` in this process
         self.mail = s
         self.identity = keys.load_identity(home, "ann", None)
         self.game: str | None = None
@@ -84,6 +87,7 @@ class Person:
 
         if self.mail.dovecot.count("ann") == 0:
             return False
+        pbem = self.pbem
         pbem("inbox", home=self.home, env={"PBEM_IMAP_PASSWORD": "pw-ann"}, ok=True)
         if self.game is None:
             invited = sorted((self.home / "invitations").glob("*.pbem"))
@@ -108,15 +112,15 @@ class Person:
 
 @pytest.mark.slow
 @pytest.mark.game
-def test_a_whole_game_through_postfix_and_stock_dovecot_survives_restarts(tmp_path: Path):
+def test_a_whole_game_through_postfix_and_stock_dovecot_survives_restarts(tmp_path: Path, here):
     s = start_real_mail(Path(tempfile.gettempdir()), ["host", *SEATS], ".")  # Debian's stock layout
     try:
-        _play(s, tmp_path)
+        _play(s, tmp_path, here)
     finally:
         stop_real_mail(s, tmp_path)
 
 
-def _play(s: RealMail, root: Path) -> None:
+def _play(s: RealMail, root: Path, here: Callable[..., Any]) -> None:
     db, homes = _setup(root, s)
     logs = {n: root / f"{n}.log" for n in ["host", *SEATS]}
     # Polling every 0.05 s rather than IDLE: Dovecot tells an idling client of new mail 0.50 s
@@ -129,7 +133,7 @@ def _play(s: RealMail, root: Path) -> None:
     started = time.monotonic()
     procs = {"host": _start(host_cmd, homes["host"], "host", logs["host"])}
     procs |= {p: _start(bot_cmd[p], homes[p], p, logs[p]) for p in ("bob", "cat")}
-    ann = Person(homes["ann"], s)
+    ann = Person(homes["ann"], s, here)
     events: list[str] = []
     deadline = time.monotonic() + 600
 
