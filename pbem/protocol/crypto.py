@@ -69,8 +69,7 @@ def _json_bytes(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-@dataclass(frozen=True)
-class PublicKey:
+class PublicKey(msgspec.Struct, frozen=True, dict=True):
     """A seat's or host's two public keys. Its line, key id and curve objects are made once
     per key and kept (a host seals to every seat's key on every move)."""
 

@@ -15,7 +15,6 @@ pbem/protocol/ looks inside a raw document dict.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -160,8 +159,7 @@ S = TypeVar("S", bound=Shape)
 # --- signed blocks ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Signed(Generic[D]):
+class Signed(msgspec.Struct, Generic[D], frozen=True):
     kind: str
     doc: D
     signer: PublicKey
