@@ -100,7 +100,7 @@ def test_host_run_stopped_by_sigterm_says_so_and_exits_0(tmp_path: Path) -> None
     assert "Traceback" not in err and "error" not in err, err
 
 
-def test_the_host_auditing_its_own_store_is_anchored_and_a_page_says_whose_view(tmp_path: Path) -> None:
+def test_the_host_auditing_its_own_store_is_anchored_and_a_page_says_whose_view(tmp_path: Path, here) -> None:
     """The host never joined its own game: the invitation its own key signed is its anchor, so
     its audit says where the trust comes from and gives no 'not anchored' warning; a stranger's
     key home still gets the warning."""
@@ -114,14 +114,14 @@ def test_the_host_auditing_its_own_store_is_anchored_and_a_page_says_whose_view(
     assert run.returncode == 0 and "audit ok" in run.stdout, run.stdout + run.stderr
     assert "anchored to the invitation your key referee signed as the host" in run.stdout
     assert "not anchored" not in run.stderr, run.stderr
-    stranger = pbem("audit", "--db", tmp_path / "game.db", home=tmp_path / "nobody", env=env, timeout=300)
+    stranger = here("audit", "--db", tmp_path / "game.db", home=tmp_path / "nobody", env=env)
     assert stranger.returncode == 0 and stranger.stderr.startswith("warning: not anchored"), stranger.stderr
 
     # the same round as a page: one seat's view is said as such, every view as such
     one = pbem("replay", tmp_path / "game.db", "--round", "1", "--as", "bob", "--html", tmp_path / "bob.html",
                home=tmp_path / "nobody", ok=True)
     assert "moves and the deal) as bob saw it then, " in one.stdout and "for as" not in one.stdout, one.stdout
-    every = pbem("replay", tmp_path / "game.db", "--round", "1", "--html", tmp_path / "all.html",
+    every = here("replay", tmp_path / "game.db", "--round", "1", "--html", tmp_path / "all.html",
                  home=tmp_path / "nobody", ok=True)
     assert "moves and the deal) for each of 4 perspectives, " in every.stdout, every.stdout
 
