@@ -89,15 +89,16 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
 
 
 @pytest.mark.slow
-def test_a_host_idling_on_imap_wakes_for_its_reminder_not_for_mail(mail_servers: MailServers, tmp_path: Path) -> None:
+def test_a_host_idling_on_imap_wakes_for_its_reminder_not_for_mail(mail_servers: MailServers, tmp_path: Path,
+                                                                   here) -> None:
     """`pbem host run` over IMAP waits for mail by IDLE, which a server may keep silent for
     minutes: the host idles only until the clock's next reminder, so the reminder goes out
     when it is due (here 3 s after the clock starts), with no mail coming to wake it."""
     s = mail_servers
     db, homes, _ = dealt_mail_game(s, tmp_path)
     mover = H.Host(db).status()["to_move"]
-    pbem("game", "config", "t", "--db", db, "--deadline", "60s", "--remind", "5%", "--remind", "10%",
-         home=homes["host"], ok=True)  # the clock restarts: reminders at 3 s and 6 s
+    here("game", "config", "t", "--db", db, "--deadline", "60s", "--remind", "5%", "--remind", "10%",
+         home=homes["host"], ok=True)  # the clock restarts: reminders at 3 s and 6 s (in this process: the host is the point)
     started = time.monotonic()
     log = tmp_path / "host.log"
     host = start_imap(s, "host", ["host", "run", "t", "--db", str(db)], homes["host"], log)
