@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,18 @@ from pbem.errors import EXIT_CERTIFICATE, EXIT_MAIL_SERVER
 from pbem.mail.imap import ImapFolder, ImapUrl
 from pbem.mail.message import SmtpSettings, compose, send
 
-pytestmark = pytest.mark.slow  # each test starts its own Dovecot and Postfix (~3 s)
+pytestmark = pytest.mark.slow  # the tests start a Dovecot and a Postfix (~3 s each time)
+
+
+@pytest.fixture(scope="module", params=[".", "/"], ids=["sep-dot", "sep-slash"])
+def real_mail(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealMail]:
+    """Dovecot (either separator) + Postfix, shared by the tests of this file that take it: each
+    reads and writes only its own person's mailbox (host and ann, bob)."""
+    servers = start_real_mail(Path(tempfile.gettempdir()), ["host", "ann", "bob"], request.param)
+    try:
+        yield servers
+    finally:
+        stop_real_mail(servers, tmp_path_factory.mktemp("real-mail-logs"))
 
 
 def _settings(s: RealMail, user: str, ca: Path | None) -> SmtpSettings:
@@ -43,7 +55,6 @@ def _arrived(s: RealMail, user: str, n: int = 1, folder: str = "INBOX") -> None:
         time.sleep(0.05)
 
 
-@pytest.mark.people("host", "ann")
 def test_folders_take_the_server_separator_and_the_ca_file_is_trusted(real_mail: RealMail, tmp_path: Path):
     s = real_mail
     mail = compose(sender=s.address("host"), to=s.address("ann"), subject="hello", body_text="not pbem\n",
@@ -82,7 +93,6 @@ def test_folders_take_the_server_separator_and_the_ca_file_is_trusted(real_mail:
     assert on_disk.is_dir()
 
 
-@pytest.mark.people("ann")
 def test_a_certificate_failure_names_its_cause_and_the_profile_names_the_ca(real_mail: RealMail, tmp_path: Path,
                                                                             capsys: pytest.CaptureFixture[str],
                                                                             monkeypatch: pytest.MonkeyPatch):
@@ -90,9 +100,9 @@ def test_a_certificate_failure_names_its_cause_and_the_profile_names_the_ca(real
     setup --ca-file`, the same command reads the mailbox. The first as a real process, the others
     through the same entry (pbem.cli.main) in this process."""
     s = real_mail
-    home = tmp_path / "home-ann"
-    monkeypatch.setenv("PBEM_IMAP_PASSWORD", "pw-ann")
-    for url in (s.dovecot.url("ann", imaps=True), s.dovecot.url("ann")):
+    home = tmp_path / "home-bob"
+    monkeypatch.setenv("PBEM_IMAP_PASSWORD", "pw-bob")
+    for url in (s.dovecot.url("bob", imaps=True), s.dovecot.url("bob")):
         run_cli(cli_app(), ["mail", "setup", "--imap", url], home)  # in this process: `inbox` is the point
         if url.startswith("imaps:"):
             run = pbem("inbox", home=home)
