@@ -21,8 +21,8 @@ from typing import Any
 from sqlalchemy import select, update
 
 from pbem.host.clock import Clock, RealClock, stamp
-from pbem.host.game_tables import webhooks
 from pbem.host.store import Store
+from pbem.host.tables import webhooks
 from pbem.ui.words import t
 
 TIMEOUT = 2.0

@@ -23,10 +23,10 @@ from engine.state import OPTIONS, PLAYER_RANGE, ROUNDS_PER_GAME
 from pbem.errors import UsageError, msg
 from pbem.host.clock import REAL, Clock, stamp
 from pbem.host.deadlines import Timing
-from pbem.host.game_tables import games, seats
 from pbem.host.paths import as_url
 from pbem.host.settings import Memo, Settings, WebhookSetting, encode
 from pbem.host.store import Store
+from pbem.host.tables import games, seats
 from pbem.names import HOST, check_game_name, check_seat_name
 from pbem.protocol import fairness
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey

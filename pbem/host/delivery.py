@@ -15,11 +15,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import BindParameter
 
 from pbem.host import talk as table_talk
-from pbem.host.game_tables import deliveries, games, notices, packets, rounds
-from pbem.host.game_tables import talk as talk_table
 from pbem.host.interface import HostNotice, Outbox, Release
 from pbem.host.publish import notices_channel, talk_channel
 from pbem.host.store import Store, dialect_insert
+from pbem.host.tables import deliveries, games, notices, packets, rounds
+from pbem.host.tables import talk as talk_table
 
 # The statements, built once: building a statement costs more than running it.
 _GAME: BindParameter[str] = bindparam("b_game")

@@ -13,8 +13,8 @@ from sqlalchemy import bindparam, select, update
 from pbem.errors import BadPacket, BadSignature, kind_word, msg
 from pbem.host import moving, requests, round_store
 from pbem.host import settings as kept
-from pbem.host.game_tables import seats
 from pbem.host.settings import Memo, Settings, Standing
+from pbem.host.tables import seats
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection

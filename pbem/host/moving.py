@@ -20,9 +20,9 @@ from pbem.errors import BadPacket, Conflict, StaleMove, listed, msg, reason_word
 from pbem.host import timekeeper
 from pbem.host.change import Change, Seat
 from pbem.host.creation import host_info
-from pbem.host.game_tables import joins, moves, seats
 from pbem.host.interface import Outcome
 from pbem.host.round_store import archived, deal, end_round, publish
+from pbem.host.tables import joins, moves, seats
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.documents import (

@@ -38,8 +38,6 @@ from pbem.host.creation import create_game as create_game  # where callers of th
 from pbem.host.creation import host_info, new_box_key, open_store
 from pbem.host.deadlines import Timing
 from pbem.host.game_change import GameChange
-from pbem.host.game_tables import GAME_ROW, games, packets, rounds, seats
-from pbem.host.game_tables import talk as talk_table
 from pbem.host.interface import Closing, GameStatus, HostNotice, Outbox, Outcome, Release, TalkRelease
 from pbem.host.memo import Kept, RoundLog
 from pbem.host.settings import (
@@ -54,6 +52,8 @@ from pbem.host.settings import (
     standing_of,
 )
 from pbem.host.store import Located, Store
+from pbem.host.tables import GAME_ROW, games, packets, rounds, seats
+from pbem.host.tables import talk as talk_table
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (

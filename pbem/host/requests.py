@@ -29,9 +29,9 @@ from pbem.host import timekeeper
 from pbem.host.change import Change, Seat
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing
-from pbem.host.game_tables import seats
 from pbem.host.interface import Outcome
 from pbem.host.settings import Answered, HandedOver
+from pbem.host.tables import seats
 from pbem.names import HOST
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import Handover, HandoverRecord, Request, Signed, b64

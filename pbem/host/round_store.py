@@ -23,8 +23,8 @@ from pbem.errors import BadPacket, msg
 from pbem.host import timekeeper, webhooks
 from pbem.host.change import Change
 from pbem.host.creation import host_info
-from pbem.host.game_tables import games, joins, moves, packets, rounds, seats
 from pbem.host.memo import RoundLog
+from pbem.host.tables import games, joins, moves, packets, rounds, seats
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.contents import round_result, seat_part

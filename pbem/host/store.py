@@ -1,9 +1,9 @@
 """The host's store: any number of games behind one SQLAlchemy URL (SQLite or PostgreSQL).
 
-Tables are SQLAlchemy Core tables (pbem.host.game_tables, pbem.host.tables); the host's hot path
-is a handful of plain statements per move. Every change is one transaction (`Store.write`): on
-SQLite it begins `IMMEDIATE`, so two daemons on one file serialise; on PostgreSQL the game's row
-is locked `FOR UPDATE` (`Store.lock_game`) so two daemons never apply one move twice. Secrets (round secrets, the
+Tables are SQLAlchemy Core tables (pbem.host.tables); the host's hot path is a handful of plain statements per
+move. Every change is one transaction (`Store.write`): on SQLite it begins `IMMEDIATE`, so
+two daemons on one file serialise; on PostgreSQL the game's row is locked `FOR UPDATE`
+(`Store.lock_game`) so two daemons never apply one move twice. Secrets (round secrets, the
 full state, full move texts) are stored sealed: the round secrets to the host's key, the rest
 in the host's own box (a symmetric key per game, itself sealed to the host's key).
 
@@ -34,8 +34,8 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, Operati
 
 from pbem.errors import StoreError, UsageError, msg
 from pbem.host import server, sqlite
-from pbem.host.game_tables import GAME_ROW, HEAD, KNOWN, games, packets, seats, trustless_games
 from pbem.host.interface import Closing, GameOverview, GameStatus
+from pbem.host.tables import GAME_ROW, HEAD, KNOWN, games, packets, seats, trustless_games
 
 _REVISION = text("SELECT version_num FROM alembic_version")
 

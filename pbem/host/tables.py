@@ -1,38 +1,187 @@
-"""The host's store's tables (SQLAlchemy Core): every table of the schema. pbem.host.game_tables
-holds those a classic game's changes use (a referee's games and what both kinds share); here
-are the rest: a blind host's trustless games' chains, the daemons' leases and the store's meta.
-pbem.host.store opens them; the schema's history is pbem/host/migrations/.
+"""The host's store's tables (SQLAlchemy Core): a referee's games, a blind host's trustless
+games, and what both share (leases, daemons, webhooks). pbem.host.store opens them; the
+schema's history is pbem/host/migrations/.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Float, Index, Integer, LargeBinary, String, Table, Text
-
-from pbem.host.game_tables import (
-    GAME_ROW,
-    HEAD,
-    KNOWN,
-    SCHEMA_VERSION,
-    _game_id,
-    _notices,
-    _talk,
-    deliveries,
-    games,
-    joins,
-    metadata,
-    moves,
-    notices,
-    packets,
-    rounds,
-    seats,
-    talk,
-    trustless_games,
-    webhooks,
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    bindparam,
+    false,
+    select,
 )
 
-__all__ = ["GAME_ROW", "HEAD", "KNOWN", "SCHEMA_VERSION", "daemons", "deliveries", "games", "joins", "leases", "meta",
-           "metadata", "moves", "notices", "packets", "rounds", "seats", "talk", "trustless_activity", "trustless_games",
-           "trustless_joins", "trustless_notices", "trustless_packets", "trustless_rounds", "trustless_talk", "webhooks"]
+metadata = MetaData()
+
+# The newest migration (pbem/host/migrations/versions/): these tables are the schema it leaves,
+# and a new store is made so at once (pbem.host.migrations.upgrade). A store stamped with any
+# other revision that is not in KNOWN is newer than this pbem.
+HEAD = "0011"
+KNOWN = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011")
+SCHEMA_VERSION = 2  # meta.schema, which the one-game versions (schema 1) check and refuse
+
+
+def _game_id(games_: str, *, primary_key: bool = False) -> Column:
+    """A row's game (`games_`.id): part of the row's primary key, or a plain reference."""
+    return Column("game_id", String, ForeignKey(f"{games_}.id"), primary_key=primary_key, nullable=False)
+
+
+games = Table(
+    "games", metadata,
+    Column("id", String, primary_key=True),
+    Column("name", String, nullable=False),
+    Column("ruleset", String, nullable=False),
+    Column("options", Text, nullable=False),  # JSON list
+    Column("host_name", String, nullable=False),
+    Column("host_key", String, nullable=False),  # pbem1 line
+    Column("created_at", String, nullable=False),
+    Column("invitation", Text, nullable=False),  # armoured, as sent
+    Column("invitation_hash", String, nullable=False),
+    Column("commitments", Text, nullable=False),  # JSON list of hex
+    Column("secrets_sealed", Text, nullable=False),  # sealed to the host
+    Column("state_sealed", Text),  # the live round state, in the host's own box
+    Column("box_key", Text),  # the key of the host's own box (crypto.OwnBox), sealed to the host
+    Column("public", Text, nullable=False),  # JSON: what everyone may see now
+    Column("status", String, nullable=False),  # joining playing over
+    Column("round_no", Integer, nullable=False),
+    Column("move_no", Integer, nullable=False),  # moves applied in this round
+    Column("seq", Integer, nullable=False),  # latest packet
+    Column("head", String, nullable=False),  # hash of the latest packet (or the invitation)
+    Column("settings", Text, nullable=False, server_default="{}"),  # JSON: how the game is run (pbem.host.settings.Settings)
+    Column("memo", Text, nullable=False, server_default="{}"),  # JSON: what the host remembers between changes (settings.Memo)
+    Index("ix_games_name", "name", unique=True),
+)
+
+seats = Table(
+    "seats", metadata,
+    Column("id", Integer, primary_key=True),
+    _game_id("games"),
+    Column("idx", Integer, nullable=False),
+    Column("name", String, nullable=False),
+    Column("key", String, nullable=False),  # pbem1 line
+    Column("email", String),
+    Column("contribution", String),  # base64, from the join file
+    Column("joined_at", String),
+    Column("last_activity", String),
+    # the seat's standing with the clock (pbem.host.settings.Standing)
+    Column("missed", Integer, nullable=False, server_default="0"),  # deadlines missed in a row
+    Column("absent", Integer),  # absent since this packet; NULL: present
+    Column("resigned", Boolean, nullable=False, server_default=false()),
+    Column("away_until", String),
+    Column("away_sent", Text),  # JSON list: when it sent its away notices of the last day
+    UniqueConstraint("game_id", "name"),
+    UniqueConstraint("game_id", "idx"),
+)
+
+packets = Table(
+    "packets", metadata,
+    _game_id("games", primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("hash", String, nullable=False, unique=True),
+    Column("prev", String, nullable=False),  # the hash this packet chains to
+    Column("round_no", Integer, nullable=False),
+    Column("armored", Text, nullable=False),  # with the round's archive appended at its end
+    Column("created_at", String, nullable=False),
+)
+
+moves = Table(
+    "moves", metadata,
+    Column("id", Integer, primary_key=True),
+    _game_id("games"),
+    Column("round_no", Integer, nullable=False),
+    Column("n", Integer, nullable=False),  # 1-based within the round
+    Column("seat", String, nullable=False),
+    Column("public_text", String, nullable=False),
+    Column("text_sealed", Text, nullable=False),  # full text and nonce, in the host's own box
+    Column("envelope", LargeBinary, nullable=False),  # the signed move block, verbatim
+    Column("file_hash", String, nullable=False, unique=True),
+    Column("answered_seq", Integer, nullable=False),
+    Column("applied_at", String, nullable=False),
+    Column("why", String),  # why the host made it for a silent seat (by: host); NULL: the seat's own
+    UniqueConstraint("game_id", "round_no", "n"),
+)
+
+joins = Table(
+    "joins", metadata,
+    Column("file_hash", String, primary_key=True),
+    _game_id("games"),
+    Column("seat", String, nullable=False),
+    Column("envelope", LargeBinary, nullable=False),
+)
+
+rounds = Table(
+    "rounds", metadata,
+    _game_id("games", primary_key=True),
+    Column("round_no", Integer, primary_key=True),
+    Column("first_seq", Integer, nullable=False),
+    Column("last_seq", Integer),
+    Column("start_state_sealed", Text, nullable=False),  # the dealt state, in the host's own box
+    Column("carried", Text, nullable=False),  # JSON: gold, nugget pile, first seat handed over
+    Column("secret", String),  # hex, revealed when the round ends
+    Column("result", Text),  # JSON, public once over
+    Column("archive", Text),  # armoured, signed by the host
+)
+
+# How far each publisher (an out-dir, a shared folder, the mail) has delivered a game's
+# packets: publishing sends only what is newer, so its cost does not grow with the game.
+deliveries = Table(
+    "deliveries", metadata,
+    _game_id("games", primary_key=True),
+    Column("channel", String, primary_key=True),
+    Column("seq", Integer, nullable=False),  # highest delivered; 0 is the invitation
+)
+
+# The host's signed notices to a table (reminder, late, absent, away, pause...), each made
+# once: the mark that it was made is in the same transaction (pbem/host/timekeeper.py).
+def _notices(name: str, games_: str, *more: Column) -> Table:
+    """The table of signed notices to `games_`' games: a referee's (with `more`) and a blind host's."""
+    return Table(
+        name, metadata,
+        Column("id", Integer, primary_key=True),
+        _game_id(games_),
+        Column("seq", Integer, nullable=False),  # the packet it is about
+        Column("kind", String, nullable=False),
+        Column("seat", String),
+        Column("armored", Text, nullable=False),
+        *more,
+        Index(f"ix_{name}_game", "game_id", "id"),
+    )
+
+
+notices = _notices("notices", "games", Column("created_at", String, nullable=False))
+
+# Table talk: each seat's signed line as it came (a whisper sealed inside it), relayed by the
+# publishers after their own mark ("CHANNEL talk"); (game, seat, n) once: a line is never replayed.
+def _talk(name: str, games_: str) -> Table:
+    """The table of talk lines of `games_`' games: a referee's and a blind host's alike."""
+    return Table(
+        name, metadata,
+        Column("id", Integer, primary_key=True),
+        _game_id(games_),
+        Column("seat", String, nullable=False),
+        Column("n", Integer, nullable=False),  # the seat's count of lines
+        Column("seq", Integer, nullable=False),  # the packet it answers
+        Column("file_hash", String, nullable=False, unique=True),
+        Column("armored", Text, nullable=False),
+        Column("created_at", String, nullable=False),
+        UniqueConstraint("game_id", "seat", "n"),
+        Index(f"ix_{name}_game", "game_id", "id"),
+    )
+
+
+talk = _talk("talk", "games")
 
 # Which daemon serves a game until when, and each daemon's heartbeat (pbem/host/leases.py).
 # No foreign key: a trustless game beside the store is leased here too.
@@ -47,6 +196,47 @@ daemons = Table(
     "daemons", metadata,
     Column("id", String, primary_key=True),
     Column("seen", Float, nullable=False),
+)
+
+# The webhook outbox (pbem.host.webhooks): a notice recorded with the change it tells of, POSTed
+# after commit, then marked sent; `attempts` and `next_at` space the retries, `error` the last failure.
+webhooks = Table(
+    "webhooks", metadata,
+    Column("id", Integer, primary_key=True),
+    _game_id("games"),
+    Column("url", String, nullable=False),
+    Column("format", String, nullable=False),  # json discord slack
+    Column("body", Text, nullable=False),  # the notice's JSON facts (never a secret)
+    Column("created_at", String, nullable=False),
+    Column("next_at", String, nullable=False),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("sent_at", String),
+    Column("error", String),
+    Index("ix_webhooks_due", "sent_at", "next_at"),
+)
+
+# Trustless games (pbem.host.blind): the blind host keeps only public facts, the invitation,
+# the joins and the chain of packets it signed, so none of the tables above (a dealt state, round
+# secrets, moves) is theirs. A name is unique across `games` and `trustless_games` (Store.locate).
+trustless_games = Table(
+    "trustless_games", metadata,
+    Column("id", String, primary_key=True),
+    Column("name", String, nullable=False),
+    Column("host_name", String, nullable=False),
+    Column("host_key", String, nullable=False),  # pbem1 line
+    Column("created_at", String, nullable=False),
+    Column("invitation", Text, nullable=False),  # armoured, as sent
+    Column("settings", Text, nullable=False, server_default="{}"),  # JSON: pbem.host.settings.Settings
+    Column("clock", Text),  # JSON: the step waiting now (pbem.host.settings.PacketClock); NULL: none
+    # where the chain stands, written with each packet (pbem.host.blind_facts), so that a status,
+    # `pbem games` and the daemons read it here instead of following the chain again
+    Column("ruleset", String, nullable=False, server_default="classic"),
+    Column("options", Text, nullable=False, server_default="[]"),  # JSON list
+    Column("status", String, nullable=False, server_default="joining"),  # joining playing over
+    Column("round_no", Integer, nullable=False, server_default="1"),
+    Column("seq", Integer, nullable=False, server_default="0"),  # the latest packet
+    Column("public", Text, nullable=False, server_default="{}"),  # JSON: pbem.host.blind_status.Public
+    Index("ix_trustless_games_name", "name", unique=True),
 )
 
 trustless_joins = Table(
@@ -92,6 +282,10 @@ trustless_notices = _notices("trustless_notices", "trustless_games")
 
 # Table talk at a trustless table: the columns of `talk` (pbem.host.talk takes both).
 trustless_talk = _talk("trustless_talk", "trustless_games")
+
+# A game's whole row, by its id (bound as b_game): what opening a Host, a status and (on SQLite)
+# a change's lock read.
+GAME_ROW = select(games).where(games.c.id == bindparam("b_game"))
 
 meta = Table(
     "meta", metadata,

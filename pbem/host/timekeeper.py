@@ -36,9 +36,9 @@ from pbem.host import webhooks
 from pbem.host.change import Change, GameRow, Seat
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing
-from pbem.host.game_tables import games, moves, notices, packets, seats
 from pbem.host.interface import Outcome
 from pbem.host.settings import Memo, PacketClock, clock_says, give_up_at
+from pbem.host.tables import games, moves, notices, packets, seats
 from pbem.names import HOST
 from pbem.protocol.documents import (
     Deadline,

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 from sqlalchemy import insert
 
 from pbem.errors import UsageError, msg
-from pbem.host.game_tables import webhooks
 from pbem.host.settings import WebhookSetting
+from pbem.host.tables import webhooks
 
 if TYPE_CHECKING:
     from pbem.host.change import Change
