@@ -131,7 +131,7 @@ class Turn:
         notices = [msgspec.to_builtins(n) for n in self.notices]
         extra = {"transport": self.transport, "answered": self.answered(), "notices": notices}
         if self.client is not None:
-            from pbem.seat.trustless import summary
+            from pbem.seat.trustless_said import summary
 
             return {**summary(self.client.ts), "your_turn": self.mine(), "news": self.followed,
                     "talk": [ln.json() for ln in self.talk()], **extra}

@@ -266,15 +266,15 @@ def show(
 def _show_trustless(packet: Path, signed: Any, me: Identity, where: Path, as_json: bool, hints: bool) -> None:
     """`pbem show` of a trustless table's packet: its chain read from the packet's folder."""
     from pbem.protocol.table_docs import CHOICES
-    from pbem.seat.trustless import summary
     from pbem.seat.trustless_client import packet_file_seat
+    from pbem.seat.trustless_said import summary
 
     c = packet_file_seat(packet, signed, me, where, _nowhere)
     if as_json:
         typer.echo(json_text(summary(c.ts)))
         return
     from pbem.seat.screen import trustless_screen
-    from pbem.seat.trustless import news
+    from pbem.seat.trustless_said import news
     from pbem.ui.terminal import console
 
     console().print(trustless_screen(c.ts, news(c.ts, signed.doc.seq - 1), hints))  # drawn as any packet

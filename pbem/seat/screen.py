@@ -152,10 +152,10 @@ def show_packet(sp: SeatPacket, console: Console | None = None, notices: list[No
 
 
 def trustless_lines(summary: dict[str, Any], drawn: bool = False) -> list[str]:
-    """A trustless table for this seat (pbem.seat.trustless.summary): where the table is, what it
+    """A trustless table for this seat (pbem.seat.trustless_said.summary): where the table is, what it
     waits for and from whom (by when), its role and hand as far as they are open (unless `drawn`:
     the view above shows them), and its cards still shut, in words."""
-    from pbem.seat.trustless import waiting_words
+    from pbem.seat.trustless_said import waiting_words
 
     w = summary["waiting"]
     step = words.step_name(w['step'])
@@ -177,7 +177,7 @@ def trustless_screen(ts: TrustlessSeat, last_moves: list[str], hints: bool = Fal
     seat's numbered hand and role as far as they are open (render_view); between rounds and
     at the game's end, the round just ended with every card open; then where the table stands.
     `hints`: where this seat's cards go, when the table waits for its move."""
-    from pbem.seat.trustless import summary
+    from pbem.seat.trustless_said import summary
 
     header = {t("game"): ts.inv.game, t("packet"): ts.head[0], t("you are"): ts.me}
     r = ts.table.round

@@ -22,7 +22,7 @@ from pbem.errors import BadPacket, StaleMove, UsageError
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Invitation, Notice, Packet, Signed, read_blocks, read_text
 from pbem.protocol.table_docs import CHOICES
-from pbem.seat import player
+from pbem.seat import player, trustless_said
 from pbem.seat import trustless as T
 from pbem.seat.checked import Head, checked_in, mark_checked, read_checked, ties_to
 from pbem.seat.home import join_path, last_looked, mark_looked, move_path, save_packet, trusted_host_key
@@ -106,7 +106,7 @@ class TrustlessClient(Generic[Where]):
         keeps where), in words. It is shown now: the next call says only what comes after."""
         self.sync()
         since = last_looked(self.home, self.game, self.seat)
-        said = T.news(self.ts, since)
+        said = trustless_said.news(self.ts, since)
         if self.ts.head[0] != since and self.joined():
             mark_looked(self.home, self.game, self.seat, self.ts.head[0])
         return said
