@@ -404,7 +404,8 @@ class TrustlessSeat(Follower):
             v.knowledge[self.me].append([*fact[:-1], known])
         return v
 
-    def _slots(self) -> tuple[Slot | None, list[Slot]]:
+    def slots(self) -> tuple[Slot | None, list[Slot]]:
+        """The slots of this seat's role and of its hand in this round (or the next one's)."""
         r = self.table.round
         if r is None:
             layout = Layout.of(self.table.game, self.table.round_no)
@@ -413,13 +414,13 @@ class TrustlessSeat(Follower):
 
     def hand(self) -> tuple[str | None, list[str | None]]:
         """This seat's role and hand as far as their tokens are in (None: still waiting)."""
-        role, hand = self._slots()
+        role, hand = self.slots()
         opened = self.seat.opened if self.seat is not None else {}
         return opened.get(role) if role else None, [opened.get(s) for s in hand]
 
     def waiting_for(self) -> dict[Slot, list[str]]:
         """Each of this seat's slots still shut, with the seats whose tokens it waits for."""
-        role, hand = self._slots()
+        role, hand = self.slots()
         tokens = self.seat.tokens if self.seat is not None else {}
         out = {}
         for slot in [s for s in (role, *hand) if s is not None]:

@@ -60,7 +60,7 @@ def waiting_words(cards: list[dict[str, Any]]) -> list[str]:
 def summary(ts: TrustlessSeat) -> dict[str, Any]:
     """What `pbem show` says of a trustless table, for this seat."""
     role, hand = ts.hand()
-    role_slot = ts._slots()[0]
+    role_slot = ts.slots()[0]
     w = ts.table.waiting()
     return {"game": ts.inv.game, "seat": ts.me, "trustless": True, "seq": ts.head[0],
             "waiting": {"step": w.step, "seats": w.seats, **({"due": ts.due} if ts.due else {})},
