@@ -355,13 +355,17 @@ class BotHere:
     tests use of a subprocess.Popen: poll(), wait(), terminate(), kill(), returncode (0 once the
     game is over or, as the command exits at a SIGTERM, once stopped; 1 if the loop raised). For a
     test whose point is the host's processes (a daemon killed, leases), not the players': a
-    bot's process costs its start-up alone more CPU than its share of the game."""
+    bot's process costs its start-up alone more CPU than its share of the game. `pace`: seconds
+    each step waits first (a stop ends the wait), so that a game lasts as long as what the test
+    does to its daemons meanwhile needs: in threads, bots play a hundred packets in a few seconds."""
 
-    def __init__(self, folder: Path, seat: str, home: Path, log: Path, kind: str = "smart", poll: float = 1.0) -> None:
+    def __init__(self, folder: Path, seat: str, home: Path, log: Path, kind: str = "smart", poll: float = 1.0,
+                 pace: float = 0.0) -> None:
         from pbem.auto import seat_bot
 
         self.args = ["bot", "run", "--as", seat, "--folder", str(folder), "--bot", kind, "--poll", str(poll)]
         self.returncode: int | None = None
+        self.pace = pace
         self._stopping = threading.Event()
         self._out = log.open("a", encoding="utf-8")
         from pbem.folder.play import is_trustless
@@ -383,6 +387,8 @@ class BotHere:
         print(line, file=self._out, flush=True)
 
     def step(self) -> bool:
+        if self.pace:
+            self._stopping.wait(self.pace)
         if self._stopping.is_set():
             from pbem.auto.polling import Stopped
 
@@ -435,9 +441,9 @@ class _Stepper:
 
 
 def bots_here(folder: Path, homes: dict[str, Path], root: Path, seats: list[str] = SEATS, kind: str = "smart",
-              poll: float = 1.0) -> dict[str, BotHere]:
+              poll: float = 1.0, pace: float = 0.0) -> dict[str, BotHere]:
     """start_bots, each bot in a thread of this process (BotHere); its log in root/bot-SEAT.log."""
-    return {s: BotHere(folder, s, homes[s], root / f"bot-{s}.log", kind, poll) for s in seats}
+    return {s: BotHere(folder, s, homes[s], root / f"bot-{s}.log", kind, poll, pace) for s in seats}
 
 
 def wait_all(procs, timeout: float) -> None:

@@ -277,7 +277,9 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
     try:
         assert _serving(tmp_path / "daemon-2-0.log", victim, [steady], deadline)  # the first kill comes early
         for g in games:
-            everyone += bots_here(tmp_path / "shared" / g, homes, tmp_path / "shared" / g).values()
+            # at a tenth of a second a step, a game outlasts the kills (in threads at full speed a game
+            # was over after two)
+            everyone += bots_here(tmp_path / "shared" / g, homes, tmp_path / "shared" / g, pace=0.1).values()
         # each victim is killed while it serves, not while Python is still importing (under load a
         # start can take longer than any fixed wait, and a kill would then land before 'serving');
         # a packet takes tens of ms, so half a second after 'serving' is any moment of its work,

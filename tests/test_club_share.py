@@ -59,7 +59,8 @@ def test_two_daemons_share_the_games_and_take_over_a_killed_ones(tmp_path: Path,
         share = "holding 1 of 2 active games; 2 daemon(s) share the store"
         _wait(lambda: all(share in text(i) for i in (0, 1)), 30, "the daemons did not share the games")
         for g in games:
-            bots += bots_here(tmp_path / "shared" / g, homes, tmp_path / "shared" / g).values()
+            # paced, so the killed daemon's game is still on when the other takes it over
+            bots += bots_here(tmp_path / "shared" / g, homes, tmp_path / "shared" / g, pace=0.05).values()
         folders = {g: GameFolder.open(tmp_path / "shared" / g) for g in games}
         _wait(lambda: all(len(f.packets(None)) >= 5 for f in folders.values()), 60, "the games did not move")
         seen = [_applied_in(text(i)) for i in (0, 1)]
