@@ -36,7 +36,7 @@ from .maze import GOALS, distance, goal_weights
 from .outlook import digger_chance
 from .sides import side_of, side_won
 from .smart import SmartBot
-from .suspicion import Suspicion, _parse, prior
+from .suspicion import Suspicion, parse_public, prior
 from .worlds import sample_world
 
 THINK = 0.1  # seconds a decision, by default
@@ -137,7 +137,7 @@ class SearchBot:
             return
         public = self._round(view_after)
         public.observe(self._board, view_after.board, move_text, actor)
-        move = _parse(move_text)
+        move = parse_public(move_text)
         sus = self.smart.sus
         if move is not None and actor != self.seat and sus is not None:
             chance = belief(sus, view_after.ruleset, len(view_after.players))

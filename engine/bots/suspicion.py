@@ -41,7 +41,8 @@ def prior(ruleset: Ruleset, players: int) -> float:
 
 
 @lru_cache(maxsize=512)
-def _parse(text: str) -> Move | None:
+def parse_public(text: str) -> Move | None:
+    """A public move's text as a Move (None: a text no move reads so; a bot never fails on it)."""
     try:
         return parse(text)
     except Exception:  # noqa: BLE001 - a bot never fails on an odd text
@@ -98,7 +99,7 @@ class Suspicion:
         self.log.append((actor, text))
         if not text.startswith("play "):
             return  # discards are face down, steals happen after the round
-        move = _parse(text)
+        move = parse_public(text)
         if move is None:
             return
         if move.card is None:
