@@ -32,14 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.bots import KINDS, THINK  # noqa: E402
-from engine.bots.arena import MATCHUPS, Duel, Matchup, Tally, margin, run_duel, run_games  # noqa: E402
-
-TABLES = {
-    "classic5": ("classic", 5),
-    "classic10": ("classic", 10),
-    "expansion8": ("expansion", 8),
-    "expansion12": ("expansion", 12),
-}
+from engine.bots.arena import MATCHUPS, TABLES, Duel, Matchup, Tally, margin, run_duel, run_games  # noqa: E402
 
 
 def _work(args: tuple[str, int, int, int, int, str, float, int | None]) -> tuple[Tally, float]:

@@ -44,7 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.bots import THINK  # noqa: E402
-from engine.bots.arena import spectator_of  # noqa: E402
+from engine.bots.arena import TABLES, spectator_of  # noqa: E402
 from engine.bots.search import SearchBot, play_out  # noqa: E402
 from engine.bots.sides import side_of, side_won  # noqa: E402
 from engine.bots.smart import SmartBot  # noqa: E402
@@ -57,12 +57,6 @@ from engine.rules import apply_unchecked  # noqa: E402
 from engine.state import PLAYING, THEFT, RoundState  # noqa: E402
 from engine.views import view  # noqa: E402
 
-TABLES: dict[str, tuple[Ruleset, int]] = {
-    "classic5": ("classic", 5),
-    "classic10": ("classic", 10),
-    "expansion8": ("expansion", 8),
-    "expansion12": ("expansion", 12),
-}
 Settings = list[tuple[str, float | bool]]
 
 

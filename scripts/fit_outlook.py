@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.bots.arena import TABLES as ARENA_TABLES  # noqa: E402
 from engine.bots.arena import spectator_of  # noqa: E402
 from engine.bots.outlook import digger_chance, features  # noqa: E402
 from engine.bots.sides import digger_side_won  # noqa: E402
@@ -33,9 +34,8 @@ from engine.rules import apply_unchecked  # noqa: E402
 from engine.state import PLAYING, THEFT  # noqa: E402
 from engine.views import view  # noqa: E402
 
-TABLES = {"classic4": ("classic", 4), "classic5": ("classic", 5), "classic7": ("classic", 7),
-          "classic10": ("classic", 10), "expansion5": ("expansion", 5), "expansion8": ("expansion", 8),
-          "expansion12": ("expansion", 12)}
+# the arena's tables and a few more sizes, to fit across
+TABLES = {**ARENA_TABLES, "classic4": ("classic", 4), "classic7": ("classic", 7), "expansion5": ("expansion", 5)}
 
 
 def rows(ruleset: str, n: int, rounds: int, seed: str) -> list[tuple[list[float], int, float]]:

@@ -75,6 +75,14 @@ class Matchup:
     saboteurs: str
 
 
+# The tables the arena and the screen measure by default: name -> ruleset and players.
+TABLES: dict[str, tuple[Ruleset, int]] = {
+    "classic5": ("classic", 5),
+    "classic10": ("classic", 10),
+    "expansion8": ("expansion", 8),
+    "expansion12": ("expansion", 12),
+}
+
 MATCHUPS = (
     Matchup("random vs random", "random", "random"),
     Matchup("smart diggers vs random saboteurs", "smart", "random"),
