@@ -18,7 +18,7 @@ from processes import pbem
 from engine.views import view
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing
-from pbem.protocol.documents import read_blocks
+from pbem.protocol.documents import parse, read_blocks, unb64
 from pbem.protocol.timeout import policy_move
 
 
@@ -119,6 +119,46 @@ def test_a_packet_naming_no_deadline_is_renewed_when_the_rules_give_one(tmp_path
     clock.advance(3 * 3600 + 60)  # its deadline and grace have passed
     audit = _host_plays_then_audit(tmp_path, host, fh, seats, ids, silent, promised, here)  # (in this process)
     assert f"played by the host for {silent} (no move in time)" in audit
+
+
+def test_a_move_made_for_the_packet_a_renewal_replaced_is_applied(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch, here) -> None:
+    """A seat moves (`pbem turn FOLDER MOVE`) at a packet published while the game was paused,
+    and the host runs `game resume` before it reads the move: the fresh packet of the same
+    position that names the deadline (docs/protocol.md, "Move") leaves the move good. The host
+    applies it as the seat's own, the seat's next `turn` shows it made, and `pbem audit` of the
+    round passes (the move's envelope names the packet before the renewal). Before, the host
+    refused it as stale and told the seat nothing: its turn came up again, and the host would
+    have played for it at the deadline."""
+    from pbem.auto.seat_bot import FolderBot
+
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    now = stamp(datetime.now(UTC).replace(microsecond=0))  # the commands count on the real clock
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=3600, on_timeout="discard"),
+                                               store, start=now)
+    home, shared = tmp_path / "home-referee", tmp_path / "shared"
+    assert main_here(["game", "pause", "t", "--store", store], home, capsys, monkeypatch)[0] == 0
+    first = host.status()["to_move"]
+    FolderBot(fh.dir, ids[first], seats[first].home, "smart", 1, lambda line: None).step()
+    fh.step()  # packet 2, published while paused, names no deadline
+    silent, waiting = host.status()["to_move"], host.status()["seq"]
+    sent = here("turn", shared, "--as", silent, "discard 1", home=seats[silent].home)
+    assert sent.returncode == 0 and f"move for packet {waiting} submitted" in sent.stdout, sent.stdout + sent.stderr
+    said = here("game", "resume", "t", "--store", store, home=home)
+    assert f"packet {waiting + 1} published: it names the deadline" in said.stdout, said.stdout + said.stderr
+    fh.step()  # the move is read after the renewal
+    assert (host.status()["seq"], host.status()["to_move"]) == (waiting + 2, seats[silent].latest().packet.doc.to_move)
+    assert host.status()["to_move"] != silent
+    after = here("turn", shared, "--as", silent, home=seats[silent].home)
+    assert after.returncode == 0 and "your turn" not in after.stdout, after.stdout
+    bots_end_the_round(host, fh, seats, ids)
+    archive = next(b for b in read_blocks(host.archives()[1]) if b.kind == "archive").doc
+    made = [m for m in archive.moves if m.seat == silent][0]
+    envelope = parse("move", unb64(made.envelope, "envelope")).doc
+    assert (made.by, envelope.seq, archive.renewed) == (None, waiting, [waiting + 1])
+    host.close()
+    audit = here("audit", shared, "--round", 1, home=seats[silent].home)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
 
 
 @pytest.mark.parametrize("policy", ["discard", "wait"])

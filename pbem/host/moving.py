@@ -22,7 +22,7 @@ from pbem.host.change import Change, Seat
 from pbem.host.creation import host_info
 from pbem.host.interface import Outcome
 from pbem.host.round_store import archived, deal, end_round, publish
-from pbem.host.tables import joins, moves, seats
+from pbem.host.tables import joins, moves, packets, seats
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.documents import (
@@ -42,10 +42,11 @@ from pbem.protocol.documents import (
     sign,
     unb64,
 )
-from pbem.protocol.timeout import policy_move
+from pbem.protocol.timeout import policy_move, renewed_to
 
 _MOVE_SEEN = select(moves.c.id).where(moves.c.file_hash == bindparam("b_hash"))
 _ADD_MOVE = insert(moves)
+_PACKET_HASH = select(packets.c.hash).where(packets.c.game_id == bindparam("b_game"), packets.c.seq == bindparam("b_seq"))
 _TOUCH_SEAT = (update(seats).where(seats.c.game_id == bindparam("b_game"), seats.c.name == bindparam("b_name"))
                .values(last_activity=bindparam("b_at")))
 
@@ -84,7 +85,7 @@ def take_move(ch: Change, block: Signed[Move]) -> Outcome:
     seat = ch.seat_of(block)
     # A move applied before answered a packet that is no longer the head (applying it made
     # the next one): only a move that does not answer the head may be one already applied.
-    answers_head = block.doc.seq == g["seq"] and block.doc.packet == g["head"]
+    answers_head = _answers_head(ch, block.doc)
     if not answers_head and c.execute(_MOVE_SEEN, {"b_hash": block.hash}).first() is not None:
         return Outcome("duplicate", msg("this move by {seat} was already applied; nothing changed", seat=seat.name))
     if g["status"] != "playing":
@@ -99,12 +100,23 @@ def take_move(ch: Change, block: Signed[Move]) -> Outcome:
     state = ch.state()
     if state.player != seat.name:
         raise StaleMove(msg("it is {player}'s turn, not {seat}'s", player=state.player, seat=seat.name))
-    sealed = open_as(SealedMove, block.doc.sealed, ch.signer(), seal_info(f.id, g["seq"], seat.name, HOST, "move"))
+    sealed = open_as(SealedMove, block.doc.sealed, ch.signer(), seal_info(f.id, answered, seat.name, HOST, "move"))
     text = sealed.move
     nonce = move_nonce(sealed.nonce)
     if move_commitment(nonce, text) != block.doc.commit:
         raise BadPacket(msg("{seat}'s move file does not match its commitment", seat=seat.name))
     return apply(ch, seat, state, text, nonce, block)
+
+
+def _answers_head(ch: Change, move: Move) -> bool:
+    """Whether `move` answers the packet waiting: that packet, or the one before a fresh packet
+    of the same position renewed it to name a deadline (timeout.renewed_to), by its number and hash."""
+    g = ch.g
+    if move.seq == g["seq"]:
+        return move.packet == g["head"]
+    if move.seq > g["seq"] or renewed_to(move.seq, ch.memo.renewed) != g["seq"]:
+        return False
+    return ch.c.execute(_PACKET_HASH, {"b_game": ch.facts.id, "b_seq": move.seq}).scalar() == move.packet
 
 
 def play_for(ch: Change, seat: Seat, state: RoundState, why: str, text: str | None = None) -> Outcome:

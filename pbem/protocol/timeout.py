@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from engine.state import RoundState
     from pbem.protocol.shapes import Deadline
 
@@ -75,3 +77,12 @@ def policy_move(seen: RoundState, seat: str, policy: str, game: str, seq: int, t
     if turns is None:
         return str(make_bot("smart", seat, f"{game}/{seq}").choose(seen))
     return str(make_bot("search", seat, f"{game}/{seq}", turns=turns).choose(seen))
+
+
+def renewed_to(seq: int, renewed: Collection[int]) -> int:
+    """The packet a move answering packet `seq` is applied at: `seq`, or the last of the fresh
+    packets of the same position that renewed it to name a deadline (`renewed`, the archive's
+    list), which a move made for the packet before answers as well (docs/protocol.md, "Move")."""
+    while seq + 1 in renewed:
+        seq += 1
+    return seq

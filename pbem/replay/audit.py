@@ -39,6 +39,7 @@ from pbem.protocol.documents import (
     parse,
     unb64,
 )
+from pbem.protocol.timeout import renewed_to
 from pbem.replay.hostmoves import check_host_moves
 from pbem.replay.report import Report
 from pbem.replay.rounds import NotTheirTurn, Replay, invitation_of, step
@@ -394,6 +395,7 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
         seq = _check_envelope(rep, i, m, key_at, chain, doc.game, doc.signer)
         unanswered = unanswered or seq is None
         if seq is not None:
+            seq = renewed_to(seq, doc.renewed or ())  # a move for the packet a renewal replaced is applied at it
             _check_follows(rep, i, seq, last_seq, handed)
             last_seq = seq
         if state is None:
