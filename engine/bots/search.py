@@ -36,7 +36,7 @@ from .maze import GOALS, distance, goal_weights
 from .outlook import digger_chance
 from .sides import side_of, side_won
 from .smart import SmartBot
-from .suspicion import Suspicion, parse_public, prior
+from .suspicion import Suspicion, prior
 from .worlds import sample_world
 
 THINK = 0.1  # seconds a decision, by default
@@ -136,17 +136,15 @@ class SearchBot:
         if view_after.phase != PLAYING:
             return
         public = self._round(view_after)
-        public.observe(self._board, view_after.board, move_text, actor)
-        move = parse_public(move_text)
+        played = public.observe(self._board, view_after.board, move_text, actor)  # the one parse of the text
         sus = self.smart.sus
-        if move is not None and actor != self.seat and sus is not None:
+        if played is not None and actor != self.seat and sus is not None:
             chance = belief(sus, view_after.ruleset, len(view_after.players))
-            self._gold.observe(self._board, view_after.board, move, actor, lambda p: 1.0 - chance(p))
+            self._gold.observe(self._board, view_after.board, played, actor, lambda p: 1.0 - chance(p))
         self._board = view_after.board
         self._see(view_after, False)
-        words = move_text.split()
-        if len(words) > 1 and words[0] == "play" and words[1] in _DECK_CARDS:
-            self._seen.add(words[1])
+        if played is not None and played.card in _DECK_CARDS:
+            self._seen.add(str(played.card))
 
     # --- choosing ----------------------------------------------------------------------------
 

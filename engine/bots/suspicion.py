@@ -94,19 +94,19 @@ class Suspicion:
         if player in self.score and player != self.me:
             self.score[player] += amount
 
-    def observe(self, before: Board | None, after: Board, text: str, actor: str) -> None:
-        """Update from one public move: the maze before and after, the move text, the actor."""
+    def observe(self, before: Board | None, after: Board, text: str, actor: str) -> Move | None:
+        """Update from one public move: the maze before and after, the move text, the actor.
+        The card played, as a Move, for whoever learns more from it (None: not a card played
+        face up: discards are face down, steals happen after the round)."""
         self.log.append((actor, text))
         if not text.startswith("play "):
-            return  # discards are face down, steals happen after the round
+            return None
         move = parse_public(text)
-        if move is None:
-            return
-        if move.card is None:
-            return
+        if move is None or move.card is None:
+            return None
         k = card_kind(move.card) if "." in move.card else None
         if k is None:
-            return
+            return move
         if k.category == "path" or k.action == "rockfall":
             self.add(actor, maze_evidence(before, after, text, move))
         elif k.action in ("break", "trap") and move.target:
@@ -119,6 +119,7 @@ class Suspicion:
         elif k.action == "swap-hat" and move.target:
             self.score[move.target] = 0.0
             self.known.pop(move.target, None)
+        return move
 
     def _attack(self, actor: str, target: str, strength: float) -> None:
         pt = self.p(target)
