@@ -76,7 +76,6 @@ class PublicTable:
     theft: RoundEnd | None = None  # an expansion round opened and paid whose thieves still choose
     opened_at: int = 1  # the packet that opened the current stage
     check_proofs: bool = True
-    _trusted: bool = field(default=False, init=False, repr=False)  # the block being taken is not checked (take)
     _cts: tuple[S.Stacks | None, dict[Slot, Ciphertext]] = field(default_factory=lambda: (None, {}), init=False,
                                                                   repr=False, compare=False)
     shuffle_pos: int = 0  # the place in seat order of the next seat to shuffle (a gone seat is passed)
@@ -241,23 +240,12 @@ class PublicTable:
         self.shares[join.seat] = shares
         self.joins[join.seat] = join
 
-    @property
-    def checking(self) -> bool:
-        """Whether the block being taken has its proofs checked: the table's `check_proofs`, unless
-        its follower took it with `check` false."""
-        return self.check_proofs and not self._trusted
-
     def take(self, doc: Mental, head: int, *, check: bool = True) -> Msg:
         """Check a mental block against the table at packet `head` (hash checked by the caller)
-        and follow it; returns a line saying what it did. With `check` false its proofs are not
-        checked (a chain its follower checked before, or a replay of one checked as it was made)."""
-        self._trusted = not check
-        try:
-            return self._take(doc, head)
-        finally:
-            self._trusted = False
-
-    def _take(self, doc: Mental, head: int) -> Msg:
+        and follow it; returns a line saying what it did. Its proofs are checked when `check` and
+        the table's `check_proofs` say so (not: a chain its follower checked before, or a replay
+        of one checked as it was made); each step below is told `check`."""
+        check = check and self.check_proofs
         step = self.step()
         sent, wanted = step_word(doc.step), step_word(step)
         if doc.seq > head:
@@ -290,9 +278,9 @@ class PublicTable:
         self.vanished.stood_in = {}
         doc = self.vanished.since_back(doc)
         if doc.stand_in is not None and step in ("deal", "goal", "reveal"):  # a gone seat's part, riding along
-            self.vanished.take_parts(doc, step)
+            self.vanished.take_parts(doc, step, check)
         line: Msg = self.complaints.answer(doc, head + 1) if step == "answer" else getattr(
-            self, f"_{step.replace('-', '_')}")(doc)
+            self, f"_{step.replace('-', '_')}")(doc, check)
         if back:
             line = msg("{seat} is back", seat=doc.seat) + msg("clause sep") + line
         done = self._complete_stand()
@@ -303,11 +291,11 @@ class PublicTable:
             self.opened_at = head + 1
         return line
 
-    def _shuffle(self, doc: Mental) -> Msg:
+    def _shuffle(self, doc: Mental, check: bool) -> Msg:
         assert doc.shuffle is not None
         turn = self.shuffled
         body = msgspec.to_builtins(doc.shuffle)
-        if self.checking:
+        if check:
             self.stacks = S.check_shuffle_doc(self.game.id, doc.seat, turn, list(self.game.stacks),
                                               K.joint_keys(self.shares), self.stacks, body)
         else:  # a replay of a chain whose proofs were checked when it was made
@@ -329,16 +317,16 @@ class PublicTable:
             self._cts = (self.stacks, {(label, i): ct for label, cs in self.stacks.items() for i, ct in enumerate(cs)})
         return self._cts[1]
 
-    def _public(self, given: Tokens, want: list[Slot] | None = None, what: str | None = None) -> list[Slot]:
-        """Check a public bundle (its slots exactly `want`, if given) and keep its tokens;
-        `what` names the bundle in the refusal ("{seat}'s deal tokens")."""
+    def _public(self, given: Tokens, check: bool, want: list[Slot] | None = None, what: str | None = None) -> list[Slot]:
+        """Check a public bundle (its slots exactly `want`, if given; its proofs if `check`) and
+        keep its tokens; `what` names the bundle in the refusal ("{seat}'s deal tokens")."""
         bundle = M.bundle(given)
         slots = bundle_slots(bundle)
         if given.to != ALL or (want is not None and slots != want):
             raise BadPacket(msg("{tokens} are not one public bundle for the slots the table waits for",
                               tokens=msg(what or "{seat}'s tokens", seat=given.maker)))
         shares = {s.label: self.shares[given.maker][s.round_no] for s in self.game.stacks}
-        for slot, tok in read_bundle(self.game.id, bundle, shares, self.cts(), check=self.checking).items():
+        for slot, tok in read_bundle(self.game.id, bundle, shares, self.cts(), check=check).items():
             self.pub.setdefault(slot, {})[given.maker] = tok.point
         return slots
 
@@ -358,7 +346,7 @@ class PublicTable:
         self.opened[slot] = card
         return card
 
-    def _pay(self, doc: Mental) -> None:
+    def _pay(self, doc: Mental, check: bool) -> None:
         """The debts a message pays (public tokens checked and kept; sealed ones its reader checks)."""
         r = self.round
         assert r is not None
@@ -366,16 +354,16 @@ class PublicTable:
             slots = [s.slot for s in given.slots]
             r.ledger.paid(doc.seat, given.to, slots)  # refuses tokens not owed
             if given.to == ALL:
-                self._public(given)
+                self._public(given, check)
 
     # --- steps -----------------------------------------------------------------------------------
 
-    def _deal(self, doc: Mental) -> Msg:
+    def _deal(self, doc: Mental, check: bool) -> Msg:
         tokens = doc.tokens or []
         if len(tokens) != 1:
             raise BadPacket(msg("{seat}'s deal tokens are not one public bundle for every other seat's role and hand",
                               seat=doc.seat))
-        self._public(tokens[0], self.deal_slots(1, doc.seat), N_("{seat}'s deal tokens"))
+        self._public(tokens[0], check, self.deal_slots(1, doc.seat), N_("{seat}'s deal tokens"))
         return self._dealt(doc.seat)
 
     def _dealt(self, seat: str) -> Msg:
@@ -391,28 +379,28 @@ class PublicTable:
         self.vanished.new_round(r)
         return r
 
-    def _move(self, doc: Mental) -> Msg:
+    def _move(self, doc: Mental, check: bool) -> Msg:
         r = self.round
         assert r is not None
         r.check_slots(doc.seat, [doc.play.slot.slot] if doc.play else [s.slot for s in doc.discard or []])
-        self.vanished.take_shares(doc)
+        self.vanished.take_shares(doc, check)
         owing = [v for v in self.gone if self.vanished.debts_of(v, doc.seat)]
         if owing:
             raise BadPacket(msg("{seat}'s move must carry its stand-in shares of the tokens {dealer} owes it",
                                 seat=doc.seat, dealer=listed(owing)))
-        self._pay(doc)
+        self._pay(doc, check)
         if doc.play is not None:
             slot = doc.play.slot.slot
             if doc.play.open.maker != doc.seat:
                 raise BadPacket(msg("{seat}'s opening of slot {slot} is not its own token", seat=doc.seat,
                                   slot=f"{slot[0]} #{slot[1]}"))
-            self._public(doc.play.open, [slot], N_("{seat}'s opening"))
+            self._public(doc.play.open, check, [slot], N_("{seat}'s opening"))
             for given in doc.play.handed or []:  # tokens that reached the player sealed (swap-hand)
                 if given.maker == doc.seat or given.maker not in self.players or given.maker in self.pub.get(slot, {}):
                     raise BadPacket(msg("{seat}'s opening of slot {slot} hands on a token the table does not need",
                                         seat=doc.seat, slot=f"{slot[0]} #{slot[1]}"))
-                self._public(given, [slot], N_("{seat}'s opening"))
-            self.vanished.unseal(doc.seat, slot, doc.play.unsealed or [])  # a gone seat's, sealed to the player
+                self._public(given, check, [slot], N_("{seat}'s opening"))
+            self.vanished.unseal(doc.seat, slot, doc.play.unsealed or [], check)  # a gone seat's, sealed to the player
             card = self.open_public(slot)
             r.play(doc.seat, slot, card, doc.move)
             line = msg("{seat}: {move} (opened from slot {slot})", seat=doc.seat, move=doc.move,
@@ -422,15 +410,15 @@ class PublicTable:
             line = msg("{seat}: {move}", seat=doc.seat, move=doc.move)
         return line + self._after()
 
-    def _tokens(self, doc: Mental) -> Msg:
+    def _tokens(self, doc: Mental, check: bool) -> Msg:
         if not doc.tokens:
             raise BadPacket(msg("{seat}'s {step} message carries no tokens", seat=doc.seat, step=doc.step))
-        return self._back(doc)
+        return self._back(doc, check)
 
-    def _back(self, doc: Mental) -> Msg:
+    def _back(self, doc: Mental, check: bool) -> Msg:
         """The tokens a seat owed (a seat that comes back may owe none)."""
-        self.vanished.take_shares(doc)
-        self._pay(doc)
+        self.vanished.take_shares(doc, check)
+        self._pay(doc, check)
         return msg("{seat} sent the tokens it owed", seat=doc.seat) + self._after()
 
     def returning(self, seat: str) -> str | None:
@@ -441,14 +429,14 @@ class PublicTable:
             return base
         return "tokens" if self.round is not None and base in ("move", "tokens", "goal") else None
 
-    def _goal(self, doc: Mental) -> Msg:
+    def _goal(self, doc: Mental, check: bool) -> Msg:
         r = self.round
         assert r is not None
         tokens = doc.tokens or []
         want = self.goal_slots(doc.seat)
         if len(tokens) != 1:
             raise BadPacket(msg("{seat}'s goal tokens are not one public bundle for the goals being opened", seat=doc.seat))
-        self._public(tokens[0], want, N_("{seat}'s goal tokens"))
+        self._public(tokens[0], check, want, N_("{seat}'s goal tokens"))
         return self._goal_sent(doc.seat, want)
 
     def _goal_sent(self, seat: str, want: list[Slot]) -> Msg:
@@ -481,7 +469,7 @@ class PublicTable:
             return msg("; {mover} to move", mover=w.seats[0])
         return msg("; {mover} waits for tokens from {seats}", mover=r.mover, seats=listed(w.seats))
 
-    def _reveal(self, doc: Mental) -> Msg:
+    def _reveal(self, doc: Mental, check: bool) -> Msg:
         r = self.round
         assert r is not None
         k = r.round_no
@@ -494,11 +482,11 @@ class PublicTable:
         if nuggets:
             if not tokens:
                 raise BadPacket(msg("{seat}'s reveal carries no tokens for the nugget cards", seat=doc.seat))
-            self._public(tokens.pop(0), nuggets, N_("{seat}'s nugget tokens"))
+            self._public(tokens.pop(0), check, nuggets, N_("{seat}'s nugget tokens"))
         if k < ROUNDS_PER_GAME:
             if len(tokens) != 1:
                 raise BadPacket(msg("{seat}'s reveal must carry its deal tokens for round {round}", seat=doc.seat, round=k + 1))
-            self._public(tokens.pop(0), self.deal_slots(k + 1, doc.seat), N_("{seat}'s deal tokens"))
+            self._public(tokens.pop(0), check, self.deal_slots(k + 1, doc.seat), N_("{seat}'s deal tokens"))
         if tokens:
             raise BadPacket(msg("{seat}'s reveal carries tokens the table does not wait for", seat=doc.seat))
         return self._revealed(doc.seat, key)
@@ -528,7 +516,7 @@ class PublicTable:
             return msg("round {round} is paid; {thief} steals first", round=k, thief=true.player)
         return self._close(end)
 
-    def _steal(self, doc: Mental) -> Msg:
+    def _steal(self, doc: Mental, check: bool) -> Msg:
         """A thief's choice at an expansion round's end (RULES.md §5.2): public, on the opened round."""
         return self._rob(doc.seat, str(doc.move))
 
@@ -605,18 +593,18 @@ class PublicTable:
             line = line + msg("clause sep") + self._stood(base, need, secret)
         return line
 
-    def _stand_in(self, doc: Mental) -> Msg:
+    def _stand_in(self, doc: Mental, check: bool) -> Msg:
         r = self.round
         if self.base_step() == "tokens" and r is not None:
             before = self.waiting().seats
-            self.vanished.take_shares(doc)
+            self.vanished.take_shares(doc, check)
             if self.step() == "stand-in" and doc.seat in self.waiting().seats:
                 raise BadPacket(msg("{seat}'s stand-in does not carry its shares of the tokens {mover} waits for",
                                     seat=doc.seat, mover=r.mover))
             return msg("{seat} stood in for {seats}", seat=doc.seat, seats=listed([v for v in self.gone])) + (
                 self._after() if self.step() != "stand-in" else msg("; waiting for {seats}", seats=listed(
                     [h for h in before if h != doc.seat])))
-        self.vanished.take_parts(doc, self.base_step())
+        self.vanished.take_parts(doc, self.base_step(), check)
         return msg("{seat} stood in for {seats}", seat=doc.seat, seats=listed([x.dealer for x in doc.stand_in or []]))
 
     def _stood(self, base: str, need: SI.Need, secret: int | None) -> Msg:

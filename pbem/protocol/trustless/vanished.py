@@ -45,8 +45,6 @@ class Table(Protocol):
     def players(self) -> tuple[str, ...]: ...
     @property
     def round_no(self) -> int: ...
-    @property
-    def checking(self) -> bool: ...
     def step(self) -> str: ...
     def base_step(self) -> str: ...
     def owing(self, step: str) -> list[str]: ...
@@ -164,19 +162,19 @@ class Vanished:
         return all(len([h for h in given.get(s, {}) if h != reader]) >= k - 1 for s in self.debts_of(v, reader)) and all(
             len(self.sealed.get(v, {}).get((s, reader), {})) >= k - 1 for s in self.sealed_of(v, reader))
 
-    def take_shares(self, doc: Mental) -> None:
-        """A holder's shares of gone seats' public debts, riding on its block: checked, kept by
-        slot, and each token with K shares combined and paid (as if the gone seat had sent it)."""
+    def take_shares(self, doc: Mental, check: bool) -> None:
+        """A holder's shares of gone seats' public debts, riding on its block: checked (proofs:
+        if `check`), kept by slot, and each token with K shares combined and paid (as if the gone seat had sent it)."""
         t = self.t
         got = SI.read_shares(t.game.id, doc.seat, doc.stand_in or [], self.gone, self.debts_of,
                              lambda v, s: v in t.pub.get(s, {}), lambda v: self.images(v, doc.seat), t.cts(),
-                             self.epoch_of, check=t.checking)
+                             self.epoch_of, check=check)
         for v, points in got.items():
             for s, point in points.items():
                 self.debt_shares.setdefault(v, {}).setdefault(s, {})[doc.seat] = point
         boxes = SI.read_sealed(t.game.id, doc.seat, doc.stand_in or [], self.gone, t.players, self.sealed_of,
                                lambda v, to, s: (s, to) in self.sealed.get(v, {}), lambda v: self.images(v, doc.seat),
-                               lambda p: t.shares[p], t.cts(), self.epoch_of, check=t.checking)
+                               lambda p: t.shares[p], t.cts(), self.epoch_of, check=check)
         r, k = t.round, t.game.threshold
         for (v, to), got_boxes in boxes.items():
             for s, box in got_boxes.items():
@@ -197,9 +195,10 @@ class Vanished:
                     r.ledger.paid(v, ALL, [s])
                     del self.debt_shares[v][s]
 
-    def unseal(self, mover: str, slot: Slot, given: list[Unsealed]) -> None:
+    def unseal(self, mover: str, slot: Slot, given: list[Unsealed], check: bool) -> None:
         """A played card's opening makes public the token of each gone seat that reached its
-        player as sealed shares: its own share and its token on K - 1 of those boxes, checked."""
+        player as sealed shares: its own share and its token on K - 1 of those boxes, checked
+        (proofs: if `check`)."""
         t = self.t
         for u in given:
             v = u.dealer
@@ -209,7 +208,7 @@ class Vanished:
                                     seat=mover, slot=f"{slot[0]} #{slot[1]}"))
             e = self.epoch_of(slot[0])
             point = SI.read_unsealed(t.game.id, mover, slot, u, boxes, self.images(v, mover)[e], t.shares[mover][e],
-                                     t.cts()[slot], t.players.index, t.game.threshold, check=t.checking)
+                                     t.cts()[slot], t.players.index, t.game.threshold, check=check)
             t.pub.setdefault(slot, {})[v] = point
 
     # --- a gone seat's part of a parallel step: K holders' parts, combined ------------------------
@@ -241,16 +240,17 @@ class Vanished:
     def images(self, dealer: str, holder: str) -> dict[int, Point]:
         return SI.holder_images(self.t.shares[dealer], self.t.dealings[dealer], self.t.players.index(holder))
 
-    def take_parts(self, doc: Mental, base: str) -> None:
+    def take_parts(self, doc: Mental, base: str, check: bool) -> None:
         """A holder's part of what the gone seats owe at the step, on its stand-in block or its
-        own deal, goal or reveal block: checked and kept until K holders gave theirs."""
+        own deal, goal or reveal block: checked (proofs: if `check`) and kept until K holders
+        gave theirs."""
         needs = self.needs_at(base)
         if not needs:
             raise BadPacket(msg("{seat}'s stand-in shares are for {dealer}, whose tokens the table does not wait for",
                                 seat=doc.seat, dealer=listed([str(x.dealer)[:40] for x in doc.stand_in or []])))
         self.stand[doc.seat] = SI.read(self.t.game.id, doc.seat, doc.stand_in or [], needs,
                                        lambda v: self.images(v, doc.seat), self.t.cts(), self.epoch_of,
-                                       check=self.t.checking)
+                                       check=check)
 
     def complete(self) -> tuple[list[str], list[tuple[SI.Need, int | None]]] | None:
         """Once the step waits only for gone seats and K holders gave their parts: the gone
