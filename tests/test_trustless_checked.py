@@ -29,6 +29,7 @@ from pbem.folder.layout import GameFolder
 from pbem.protocol.documents import Packet, RelayPacket, Signed, read_blocks, relay, sign
 from pbem.protocol.trustless import messages as M
 from pbem.protocol.trustless.tokens import TOKEN_BYTES
+from pbem.seat import trustless_client
 from pbem.seat.checked import checked_in, mark_checked, read_checked
 from pbem.seat.home import checked_path
 
@@ -52,7 +53,7 @@ def _forged(g: BlindGame, head: Signed[Packet]) -> Signed[Packet]:
 
 @pytest.mark.slow  # a dealt game in one process, then seven `pbem turn` processes
 def test_a_seat_checks_only_what_its_key_did_not_check_before_and_no_stranger_can_say_it_did(
-        tmp_path: Path, here) -> None:
+        tmp_path: Path, here, monkeypatch: pytest.MonkeyPatch) -> None:
     g = BlindGame(tmp_path).play(lambda table: table.step() == "deal")
     home, inbox = g.homes["ann"], g.folder / "inbox"
     record = checked_path(home, g.inv.game, "ann")
@@ -84,10 +85,14 @@ def test_a_seat_checks_only_what_its_key_did_not_check_before_and_no_stranger_ca
         if p != g.packet_file(3):
             shutil.copy(p, gap / p.name)
     ops = {}
+    reads: list[Path] = []  # the record is read and its signature verified once a command
+    monkeypatch.setattr(trustless_client, "read_checked", lambda h, *a: reads.append(h) or read_checked(h, *a))
     for what, packet in (("tied", older), ("gap", gap / older.name)):
+        reads.clear()
         with counted() as ops[what]:
             shown = here("show", packet, "--as", "ann", "--json", home=home, ok=True)
         assert json.loads(shown.stdout)["waiting"]["seats"] == ["bob"], shown.stdout
+        assert reads == [home], (what, reads)
         if what == "tied":
             assert read_checked(home, g.ids["ann"], g.inv, "ann") == head
     assert 50 * ops["tied"]["mul"] < ops["gap"]["mul"], ops  # left: the joins' key proofs, always checked

@@ -48,9 +48,9 @@ class TrustlessClient(Generic[Where]):
     seat: str = field(init=False)
     ts: T.TrustlessSeat = field(init=False)
     checked: Head | None = field(init=False, default=None)  # the head of the chain this seat checked before
+    known: bool = field(init=False, default=False)  # `checked` given (start_from): the record is not read
     anchor_host: str | None = field(init=False, default=None)
     marked_at: float = field(init=False, default=-MARK_EVERY)  # when `checked` was last kept (time.monotonic)
-    trusted: Head | None = field(init=False, default=None)  # a head known checked otherwise than by the record
 
     def __post_init__(self) -> None:
         self.seat = player.seat_of(self.inv, self.identity)
@@ -77,8 +77,8 @@ class TrustlessClient(Generic[Where]):
         lines = []
         new = [p for seq, p in self.packets() if seq > self.ts.head[0]]  # the chain only grows
         chain = T.chain_in(new, self.inv.game)
-        if not self.ts.head[0]:  # a fresh follower: the packets this seat's key checked before
-            self.checked = self.trusted or read_checked(self.home, self.identity, self.inv, self.seat)
+        if not self.ts.head[0] and not self.known:  # a fresh follower: the packets this seat's key checked before
+            self.checked = read_checked(self.home, self.identity, self.inv, self.seat)
         upto = checked_in(self.checked, chain, self.ts.head[0])  # need no proof checked again
         last = None
         for packet in chain:
@@ -93,6 +93,11 @@ class TrustlessClient(Generic[Where]):
                 self.checked = mark_checked(self.home, self.identity, self.inv, self.seat, last)
                 self.marked_at = time.monotonic()
         return lines
+
+    def start_from(self, checked: Head | None) -> None:
+        """The head of the chain this seat checked before, as its caller knows it (the record,
+        read already, or a packet tied to the record's head): the first sync reads no record."""
+        self.checked, self.known = checked, True
 
     def _host_key(self) -> str | None:
         """The host's key in the invitation this seat joined (the key home's copy: the trust
@@ -196,7 +201,8 @@ def packet_file_seat(packet_file: Path, packet: Signed[Packet], identity: Identi
         later = T.chain_in([p for seq, p in chain_files(packet_file.parent, packet.game, head[0])  # the
                             if seq > packet.doc.seq], packet.game)  # folder's packets after it reach there
         if ties_to(head, packet, later, inv.doc.host.key):
-            client.trusted = (packet.doc.seq, packet.hash)
+            head = (packet.doc.seq, packet.hash)
+    client.start_from(head)
     client.sync()
     if client.ts.head[0] != packet.doc.seq:
         raise BadPacket(t("packet {seq}'s chain is not all in {path} (found up to packet {last})", seq=packet.doc.seq,
