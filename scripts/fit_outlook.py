@@ -24,15 +24,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.bots.arena import TABLES as ARENA_TABLES  # noqa: E402
-from engine.bots.arena import spectator_of  # noqa: E402
+from engine.bots.arena import play_round_observed  # noqa: E402
 from engine.bots.outlook import digger_chance, features  # noqa: E402
 from engine.bots.sides import digger_side_won  # noqa: E402
 from engine.bots.smart import SmartBot  # noqa: E402
 from engine.chance import SeededChance  # noqa: E402
 from engine.game import Game  # noqa: E402
-from engine.rules import apply_unchecked  # noqa: E402
-from engine.state import PLAYING, THEFT  # noqa: E402
-from engine.views import view  # noqa: E402
+from engine.selfplay import Bot  # noqa: E402
+from engine.state import PLAYING, RoundState  # noqa: E402
 
 # the arena's tables and a few more sizes, to fit across
 TABLES = {**ARENA_TABLES, "classic4": ("classic", 4), "classic7": ("classic", 7), "expansion5": ("expansion", 5)}
@@ -44,21 +43,23 @@ def rows(ruleset: str, n: int, rounds: int, seed: str) -> list[tuple[list[float]
     out = []
     for g in range(rounds):
         state = Game(ruleset, names).start_round(SeededChance(f"{seed}/{ruleset}/{n}/{g}"))
-        bots = {p: SmartBot(p, f"{seed}/{g}") for p in names}
-        seen = []
-        while state.phase in (PLAYING, THEFT):
-            if state.phase == PLAYING:
-                seen.append((list(features(state)), digger_chance(state)))
-            me = state.player
-            move = bots[me].choose(view(state, me))
-            apply_unchecked(state, move)
-            if state.phase == PLAYING:
-                public = spectator_of(view(state, state.player))
-                for b in bots.values():
-                    b.observe(public, str(move.public()), me)
+        seen = _played(state, {p: SmartBot(p, f"{seed}/{g}") for p in names})
         won = int(digger_side_won(state))
         out.extend((f, won, p) for f, p in seen)
     return out
+
+
+def _played(state: RoundState, bots: dict[str, Bot]) -> list[tuple[list[float], float]]:
+    """Play the round out (arena.play_round_observed); (features, the tree's model) of every
+    turn of play, each before its move."""
+    seen = []
+
+    def look(s: RoundState) -> None:
+        if s.phase == PLAYING:
+            seen.append((list(features(s)), digger_chance(s)))
+
+    play_round_observed(state, bots, before=look)
+    return seen
 
 
 def fit(xs: list[list[float]], ys: list[int], ridge: float = 1e-3, steps: int = 30) -> list[float]:

@@ -64,10 +64,9 @@ def test_apply_unchecked_is_called_only_where_moves_are_listed() -> None:
     callers = {str(p.relative_to(ROOT)) for p in _python_files("engine", "pbem", "scripts")
                if "apply_unchecked" in p.read_text(encoding="utf-8")}
     # the search bot plays out its own legal candidates in worlds that agree with its view, and
-    # the screening plays out the moves two bots chose from the true state, and the outlook's fit
-    # plays the smart bots' own choices as self-play does
+    # the screening plays out the moves two bots chose from the true state
     assert callers == {"engine/rules.py", "engine/selfplay.py", "engine/bots/arena.py", "engine/bots/search.py",
-                       "scripts/bench_engine.py", "scripts/bots_screen.py", "scripts/fit_outlook.py"}
+                       "scripts/bench_engine.py", "scripts/bots_screen.py"}
     assert not any(c.startswith("pbem/") for c in callers)  # every move pbem handles comes from outside
 
 

@@ -296,6 +296,22 @@ def test_digger_side_won_matches_the_payout() -> None:
     assert won_roles <= ({"digger"} if digger_side_won(state) else {"saboteur"})
 
 
+def test_a_round_observed_shows_each_state_before_its_move() -> None:
+    """play_round_observed's `before(state)`: called once before each move, on the state that
+    move is made from (scripts/fit_outlook.py learns from it), so the same deal replayed with
+    the round's moves has the same seat to move at each of them, and the same cards in play."""
+    state = deal(EXPANSION, NAMES[:5], SeededChance("before"))
+    seen: list[tuple[str | None, str, int]] = []
+    moves = play_round_observed(state, {p: make_bot("smart", p, 1) for p in NAMES[:5]},
+                                before=lambda s: seen.append((s.player, s.phase, len(s.board.cells))))
+    again = deal(EXPANSION, NAMES[:5], SeededChance("before"))
+    replayed = []
+    for text in moves:
+        replayed.append((again.player, again.phase, len(again.board.cells)))
+        apply(again, text)
+    assert seen == replayed and len(seen) == len(moves) > 10
+
+
 def test_arena_script_smoke() -> None:
     out = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "bots_arena.py"), "--games", "1", "--jobs", "1",

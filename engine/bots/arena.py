@@ -4,7 +4,8 @@
 each bot that has `observe(view_after, move_text, actor)` is shown the spectator's view
 (equal to `views.view(state, None)`: only public information; `spectator_of` builds it from
 the next mover's view, so each move costs one copy of the state) and the move's public text
-(`Move.public()`: a discard's cards are face down, "discard 2 cards").
+(`Move.public()`: a discard's cards are face down, "discard 2 cards"). A `before` callback
+sees the whole state before each move (what scripts/fit_outlook.py learns from).
 
 `run_games` plays seeded three-round games in which each seat's bot is chosen per round by
 the role it was dealt (for example smart diggers against random saboteurs) and counts which
@@ -13,6 +14,7 @@ side won each round.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..catalog import HIDDEN, Ruleset
@@ -26,9 +28,11 @@ from . import THINK, make_bot
 from .sides import SABOTEUR_SIDE, digger_side_won, saboteur_side_won, side_of, side_won
 
 
-def play_round_observed(state: RoundState, bots: dict[str, Bot]) -> list[str]:
+def play_round_observed(state: RoundState, bots: dict[str, Bot],
+                        before: Callable[[RoundState], object] | None = None) -> list[str]:
     """Play `state` to its end in place, every bot choosing from its own view and observing
-    every public move; return the moves in canonical text."""
+    every public move (`before(state)`, if given, is called before each move, on the state
+    itself: it must not change it); return the moves in canonical text."""
     moves: list[str] = []
     observers = []
     seen: set[int] = set()
@@ -38,6 +42,8 @@ def play_round_observed(state: RoundState, bots: dict[str, Bot]) -> list[str]:
             observers.append(b)
     mine: RoundState | None = None  # the next mover's view, when already built
     while state.phase in (PLAYING, THEFT):
+        if before is not None:
+            before(state)
         me = state.player
         move = bots[me].choose(mine if mine is not None else view(state, me))
         mine = None
