@@ -7,12 +7,12 @@ asked for (engine/listed.py). `apply(state, move)` checks a
 move, changes `state` in place and returns the events it caused; `apply_unchecked(state, move)`
 does the same without the check, for a move the caller took from `legal_moves` itself (as
 python-chess's `push` trusts what `push_san` parses and checks). `check(state, move)` only
-checks; it needs nothing but what the mover may know, so it also works on a view.
+checks, raising with the reason; `legal(state, move)` asks the same without a reason or a raise.
+Both need nothing but what the mover may know, so they also work on a view.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import combinations
 
 from .actions import ActionRule, Table, rule_of, take_front
@@ -170,69 +170,84 @@ def check(state: RoundState, move: Move | str) -> Move:
     given = move
     if isinstance(move, str):
         move = parse(move, hand=state.hands.get(state.player) if state.phase == PLAYING else None)
+    found = _verdict(state, move, given if isinstance(given, str) else None)
+    if isinstance(found, str):
+        raise IllegalMove(given if isinstance(given, str) else str(given), found)
+    return found
 
-    def bad(reason: str) -> IllegalMove:
-        return IllegalMove(given if isinstance(given, str) else str(given), reason)
 
+def legal(state: RoundState, move: Move) -> Move | None:
+    """`check` as a question: the resolved move if it is legal for the player to move, else None.
+
+    For a caller that needs no reason, as python-chess asks `is_legal` beside `push`: nothing is
+    raised for the rules' refusals (`check` builds and raises an IllegalMove for each, a few
+    times the cost of the answer), so trying many moves costs little (tests/test_properties.py).
+    """
+    try:
+        found = _verdict(state, move, None)
+    except IllegalMove:  # a card the mover does not hold (resolve's only refusal): rare
+        return None
+    return None if isinstance(found, str) else found
+
+
+def _verdict(state: RoundState, move: Move, text: str | None) -> Move | str:
+    """The resolved move if it is legal, else why not (the text typed, if any, for resolve's refusals)."""
     if state.phase == OVER:
-        raise bad("the round is over")
+        return "the round is over"
     me = state.player
     if state.phase == THEFT:
         if move.verb != "steal":
-            raise bad(f"{me} must choose whom to steal from ('steal <player>' or 'steal nobody')")
+            return f"{me} must choose whom to steal from ('steal <player>' or 'steal nobody')"
         if move.target is not None and move.target not in victims(state, me):
-            raise bad(f"{move.target} cannot be robbed (not a player with gold, or yourself)")
+            return f"{move.target} cannot be robbed (not a player with gold, or yourself)"
         return move
     if move.verb == "steal":
-        raise bad("stealing happens only at the end of an expansion round")
-    move = resolve(move, state.hands[me], given if isinstance(given, str) else None)
+        return "stealing happens only at the end of an expansion round"
+    move = resolve(move, state.hands[me], text)
     if move.verb == "discard":
-        return _check_discard(state, me, move, bad)
+        return _check_discard(state, me, move)
     assert move.card is not None
     k = card_kind(move.card)
     if k.category == "path":
         if move.at is None:
-            raise bad("a path card is played 'at <x>,<y>'")
+            return "a path card is played 'at <x>,<y>'"
         if state.blocked(me):
-            raise bad("you cannot place path cards while a broken tool or trap lies in front of you")
-        why = state.board.placement_error(move.at, k.kind, move.rotated)
-        if why:
-            raise bad(why)
-        return move
-    return _check_action(state, move, bad)
+            return "you cannot place path cards while a broken tool or trap lies in front of you"
+        return state.board.placement_error(move.at, k.kind, move.rotated) or move
+    return _check_action(state, move)
 
 
-def _check_discard(state: RoundState, me: str, move: Move, bad: Callable[[str], IllegalMove]) -> Move:
+def _check_discard(state: RoundState, me: str, move: Move) -> Move | str:
     n = len(move.cards)
     if move.remove:
         if state.ruleset != EXPANSION:
-            raise bad("'discard 2 and remove' is a Saboteur 2 rule")
+            return "'discard 2 and remove' is a Saboteur 2 rule"
         if n != 2:
-            raise bad("'discard 2 and remove' discards exactly 2 cards")
+            return "'discard 2 and remove' discards exactly 2 cards"
         if move.remove not in state.front_types(me):
-            raise bad(f"there is no {move.remove} in front of you")
+            return f"there is no {move.remove} in front of you"
     elif state.ruleset != EXPANSION and n != 1:
-        raise bad("a pass discards exactly 1 card")
+        return "a pass discards exactly 1 card"
     elif not 1 <= n <= 3:
-        raise bad("a pass discards 1 to 3 cards")
+        return "a pass discards 1 to 3 cards"
     return move
 
 
-def _check_action(state: RoundState, move: Move, bad: Callable[[str], IllegalMove]) -> Move:
+def _check_action(state: RoundState, move: Move) -> Move | str:
     """The checks of form that follow from what the card aims at, then the card's own rule."""
     assert move.card is not None
     k = card_kind(move.card)
     rule = rule_of(move.card)
     aims_player = rule.aim == "player"
     if aims_player and move.target not in state.players:
-        raise bad(f"unknown player {move.target!r}; players are {', '.join(state.players)}")
+        return f"unknown player {move.target!r}; players are {', '.join(state.players)}"
     why = rule.refusal(Table(state), k, move)
     if why:
-        raise bad(why)
+        return why
     if aims_player and move.at is not None:
-        raise bad(f"{k.kind} is played 'on <player>'")
+        return f"{k.kind} is played 'on <player>'"
     if k.action != "fix" and move.tool is not None:
-        raise bad("only a repair card names a tool")
+        return "only a repair card names a tool"
     return move
 
 

@@ -14,8 +14,9 @@ from pbem.ui import words
 from pbem.ui.engine_words import REASONS, literal_parts, reason_words
 
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
-RAISERS = {"bad", "IllegalMove", "InvalidMove"}  # bad(): rules.py's and moves.py's local makers
-REFUSERS = {"refusal", "placement_error"}  # functions that return a reason (None when legal)
+RAISERS = {"bad", "IllegalMove", "InvalidMove"}  # bad(): moves.py's local maker
+# functions that return a reason (None, or the move, when legal)
+REFUSERS = {"refusal", "placement_error", "_verdict", "_check_discard", "_check_action"}
 
 
 def _template(node: ast.expr) -> str | None:

@@ -26,9 +26,9 @@ from engine.errors import IllegalMove
 from engine.game import Game
 from engine.moves import Move
 from engine.position import dump, load
-from engine.rules import apply, check, legal_moves
+from engine.rules import apply, check, legal, legal_moves
 from engine.selfplay import play_game, round_seed
-from engine.state import PLAYING, THEFT, RoundState
+from engine.state import OVER, PLAYING, THEFT, RoundState
 from engine.views import HIDDEN, view
 
 pytestmark = pytest.mark.slow  # thousands of seeded games
@@ -95,7 +95,8 @@ def _candidates(state: RoundState) -> list[tuple[str, list[Move]]]:
 
 
 def _assert_complete(state: RoundState, texts: list[str], where: str) -> None:
-    """check() accepts a move exactly when legal_moves lists it (bare copies stand for their kind)."""
+    """legal() accepts a move exactly when legal_moves lists it (bare copies stand for their kind);
+    check() accepts what legal() accepts (test_check_and_legal_agree)."""
     listed = set(texts)
     lowest: dict[str, str] = {}
     for cid in sorted(state.hands[state.player], key=card_sort_key):
@@ -103,13 +104,38 @@ def _assert_complete(state: RoundState, texts: list[str], where: str) -> None:
     for cid, moves in _candidates(state):
         as_is = lowest[kind_name(cid)] == cid  # the lowest copy of its kind: its moves' texts are their own
         for move in moves:
-            try:
-                resolved = check(state, move)
-            except IllegalMove:
+            resolved = legal(state, move)
+            if resolved is None:
                 text = str(move) if as_is else _as_lowest(str(move), lowest)
                 assert text not in listed, f"{where}: {move} is listed but refused"
                 continue
             assert _as_lowest(str(resolved), lowest) in listed, f"{where}: {resolved} is accepted but not listed"
+
+
+def _odd_moves(state: RoundState) -> list[Move]:
+    """Moves `_candidates` does not try: steals, discards of several cards or with a removal, and
+    cards the mover does not hold."""
+    me = state.player
+    held = sorted(set(state.hands[me]), key=card_sort_key)
+    others = sorted({c for p in state.players for c in state.hands[p]} - set(held), key=card_sort_key)[:3]
+    out = [Move("steal"), *(Move("steal", target=p) for p in state.players)]
+    out += [Move("discard", cards=tuple(held[:k])) for k in (2, 3, 4)]
+    out += [Move("discard", cards=tuple(held[:2]), remove=r) for r in ("theft", "trap", "break-pick")]
+    for cid in others:
+        out += [Move("play", cid, target=p) for p in state.players] + [Move("discard", cards=(cid,))]
+    return out
+
+
+def _assert_agree(state: RoundState, where: str) -> None:
+    """check() raises IllegalMove for exactly the moves legal() answers None for, and resolves the others alike."""
+    for move in [*(m for _, moves in _candidates(state) for m in moves), *_odd_moves(state)]:
+        resolved = legal(state, move)
+        try:
+            checked = check(state, move)
+        except IllegalMove:
+            assert resolved is None, f"{where}: check() refuses {move}, legal() gives {resolved}"
+            continue
+        assert checked == resolved, f"{where}: check() gives {checked} for {move}, legal() {resolved}"
 
 
 def _as_lowest(text: str, lowest: dict[str, str]) -> str:
@@ -174,6 +200,29 @@ def _play_checked(ruleset: str, n: int, seed: int) -> None:
 def test_checked_games(ruleset: str, n: int) -> None:
     for seed in range(8):
         _play_checked(ruleset, n, seed)
+
+
+@pytest.mark.parametrize("ruleset,n", [(CLASSIC, 4), (EXPANSION, 5)])
+def test_check_and_legal_agree(ruleset: str, n: int) -> None:
+    """What test_checked_games proves of legal() holds for check(): over the moves tried on
+    states of a seeded game (every seventh move, every theft, each round's end), check() raises
+    for exactly the moves legal() refuses and returns the same resolved move for the others."""
+    game = Game(ruleset, NAMES[:n], _options(ruleset, 1))
+    bot_rng = random.Random(f"agree/{ruleset}")
+    phases = set()
+    while not game.over:
+        state = game.start_round(SeededChance(round_seed(1, len(game.rounds) + 1)))
+        steps = 0
+        while state.phase in (PLAYING, THEFT):
+            if steps % 7 == 0 or state.phase == THEFT:
+                phases.add(state.phase)
+                _assert_agree(state, f"{ruleset} round {state.round_no} move {steps + 1}")
+            moves = legal_moves(state)
+            apply(state, str(moves[bot_rng.randrange(len(moves))]))
+            steps += 1
+        phases.add(state.phase)
+        _assert_agree(state, f"{ruleset} round {state.round_no} over")
+    assert phases == ({PLAYING, THEFT, OVER} if ruleset == EXPANSION else {PLAYING, OVER}), phases
 
 
 def _replay(ruleset: str, players: tuple[str, ...], options: frozenset[str], seeds: list[str], moves: list[list[str]]) -> list[str]:
