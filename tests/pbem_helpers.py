@@ -226,13 +226,17 @@ def main_here(args: list[object], home: Path, capsys: pytest.CaptureFixture[str]
     return run.returncode, run.stderr
 
 
-def pbem_here(args: list[object], home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-              cwd: Path | None = None, ok: bool = False) -> subprocess.CompletedProcess:
+def pbem_here(args: list[object], home: Path | None, capsys: pytest.CaptureFixture[str],
+              monkeypatch: pytest.MonkeyPatch, cwd: Path | None = None, ok: bool = False) -> subprocess.CompletedProcess:
     """What processes.pbem gives (exit code, stdout, stderr), run through `pbem.cli.main` in this
-    process: for the many cases of a command whose one real-process case a test runs too."""
+    process: for the many cases of a command whose one real-process case a test runs too.
+    `home` None: no PBEM_HOME, as a process started without it."""
     from pbem.cli import main
 
-    monkeypatch.setenv("PBEM_HOME", str(home))
+    if home is None:
+        monkeypatch.delenv("PBEM_HOME", raising=False)
+    else:
+        monkeypatch.setenv("PBEM_HOME", str(home))
     monkeypatch.setattr(sys, "argv", ["pbem", *map(str, args)])
     if cwd is not None:
         monkeypatch.chdir(cwd)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import select as io
 import signal
 import subprocess
+import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -137,22 +139,106 @@ def _docs_block(marker: str) -> str:
     return after[len("```sh\n"):].split("\n```", 1)[0]
 
 
-def _run_docs_block(tmp_path: Path, marker: str) -> subprocess.CompletedProcess[str]:
-    """Run a try-it block with bash in an empty folder, every `pbem` a real process; it must succeed."""
+# bash's `pbem` in a try-it block: each call asks the test (a FIFO) whether to start the real
+# command, or takes what the test ran in its own process (exit code, stdout, stderr in files).
+_ASKING = """pbem() {
+  printf '%s\\0' "$#" "$PWD" "$@" > "$PBEM_ASK/call"
+  local answer
+  read -r answer < "$PBEM_ASK/answer"
+  if [ "$answer" = real ]; then "$PBEM_PYTHON" -m pbem.cli "$@"; return; fi
+  cat "$PBEM_ASK/out"; cat "$PBEM_ASK/err" >&2
+  return "$answer"
+}
+"""
+
+
+def _kind(args: list[str]) -> tuple[str, ...]:
+    """The command `pbem ARGS` runs, by its words (`host run`, `turn`)."""
+    from typer.core import TyperGroup
+
+    from pbem.cli import command_line
+
+    command, words = command_line(args), []
+    for word in args:
+        inner = command.commands.get(word) if isinstance(command, TyperGroup) else None
+        if inner is None:
+            break
+        command, words = inner, [*words, word]
+    return tuple(words)
+
+
+def _calls(fd: int, pending: bytes) -> tuple[list[list[str]], bytes]:
+    """The whole calls in what came (each: its folder, then its arguments), and the rest."""
+    pending += os.read(fd, 1 << 16)
+    found = []
+    while (head := pending.partition(b"\0"))[1]:
+        fields = pending.split(b"\0", int(head[0]) + 2)
+        if len(fields) < int(head[0]) + 3:
+            break
+        found.append([f.decode() for f in fields[1:-1]])
+        pending = fields[-1]
+    return found, pending
+
+
+def _answer_calls(bash: subprocess.Popen, ask: Path, calls: int, answers: int, here) -> None:
+    """Answer bash's calls until it ends: `real` for the first of each command, else the exit
+    code of the run in this process, its stdout and stderr in ask/out and ask/err."""
+    seen: set[tuple[str, ...]] = set()
+    pending, deadline = b"", time.monotonic() + 900
+    while bash.poll() is None:
+        assert time.monotonic() < deadline, "the block did not finish"
+        if not io.select([calls], [], [], 0.2)[0]:
+            continue
+        found, pending = _calls(calls, pending)
+        for cwd, *args in found:
+            answer, kind = "real", _kind(args)
+            if kind in seen:
+                ran = here(*args, home=None, cwd=Path(cwd), env={"PBEM_LANG": "en", "PBEM_STORE": None})
+                (ask / "out").write_text(ran.stdout)
+                (ask / "err").write_text(ran.stderr)
+                answer = str(ran.returncode)
+            seen.add(kind)
+            os.write(answers, f"{answer}\n".encode())
+
+
+def _run_docs_block(tmp_path: Path, marker: str, here) -> subprocess.CompletedProcess[str]:
+    """Run a try-it block with bash in an empty folder; it must succeed. The first `pbem` of
+    each command is a real process bash starts; the later ones of a command (the same code, run
+    again on other files) go through the command line's own entry in this process (`here`), with
+    the environment the processes have."""
     env = {k: v for k, v in cli_env(tmp_path).items() if k not in ("PBEM_HOME", "PBEM_STORE")}
     env["PBEM_LANG"] = "en"
-    script = f'pbem() {{ "{PBEM[0]}" -m pbem.cli "$@"; }}\n' + _docs_block(marker)
-    r = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env, capture_output=True,
-                       text=True, timeout=900)
+    with tempfile.TemporaryDirectory(dir=tmp_path.parent) as scratch:
+        ask = Path(scratch)
+        os.mkfifo(ask / "call")
+        os.mkfifo(ask / "answer")
+        # both ends held open here for the whole block: no end of file between the calls, and an
+        # answer waits in its pipe until bash reads its line
+        calls, answers = os.open(ask / "call", os.O_RDWR), os.open(ask / "answer", os.O_RDWR)
+        with (ask / "stdout").open("w+") as out, (ask / "stderr").open("w+") as err:
+            bash = subprocess.Popen(["bash", "-euo", "pipefail", "-c", _ASKING + _docs_block(marker)], cwd=tmp_path,
+                                    env={**env, "PBEM_ASK": str(ask), "PBEM_PYTHON": PBEM[0]}, stdout=out, stderr=err)
+            try:
+                _answer_calls(bash, ask, calls, answers, here)
+            finally:
+                if bash.poll() is None:
+                    bash.kill()
+                bash.wait()
+                os.close(calls)
+                os.close(answers)
+            out.seek(0)
+            err.seek(0)
+            r = subprocess.CompletedProcess(bash.args, bash.returncode, out.read(), err.read())
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return r
 
 
 @pytest.mark.slow
-def test_the_newcomers_club_in_docs_playing_runs_as_written(tmp_path: Path) -> None:
-    """docs/playing.md section 9's try-it block, run by bash in an empty folder, every `pbem`
-    a real process: three games in one store, one daemon, and 'pbem games' lists them."""
-    r = _run_docs_block(tmp_path, "club")
+def test_the_newcomers_club_in_docs_playing_runs_as_written(tmp_path: Path, here) -> None:
+    """docs/playing.md section 9's try-it block, run by bash in an empty folder, the first `pbem`
+    of each command a real process: three games in one store, one daemon, and 'pbem games' lists
+    them."""
+    r = _run_docs_block(tmp_path, "club", here)
     assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["pbem.db"]
     listed = r.stdout.split("games you host:\n", 1)[1].splitlines()
     for g in GAMES:
@@ -162,15 +248,16 @@ def test_the_newcomers_club_in_docs_playing_runs_as_written(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Path) -> None:
-    """docs/playing.md section 4's trustless try-it block, run by bash in an empty folder, every
-    `pbem` a real process, folders of .eml files for mailboxes: the invitation mailed, three
-    joins by mail, the three shuffles and deal tokens sent by `pbem turn` alone, ann's first
-    move by `pbem mail-move`, and 'pbem games' says the table waits for bob's move."""
+def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Path, here) -> None:
+    """docs/playing.md section 4's trustless try-it block, run by bash in an empty folder, the
+    first `pbem` of each command a real process, folders of .eml files for mailboxes: the
+    invitation mailed, three joins by mail, the three shuffles and deal tokens sent by `pbem
+    turn` alone, ann's first move by `pbem mail-move`, and 'pbem games' says the table waits
+    for bob's move."""
     from pbem.host.blind import BlindHost
     from pbem.seat.trustless import chain_in
 
-    r = _run_docs_block(tmp_path, "trustless-mail")
+    r = _run_docs_block(tmp_path, "trustless-mail", here)
     assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["pbem.db"]  # the club's store keeps it
     with BlindHost(tmp_path / "saves" / "pbem.db", game="friday") as h:
         st, chain = h.status(), h.packets()
