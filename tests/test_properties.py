@@ -88,10 +88,17 @@ def _candidates(state: RoundState) -> list[tuple[str, list[Move]]]:
     targets = list(state.players) + ["top", "middle", "bottom", "nobody-here"]
     out: list[tuple[str, list[Move]]] = []
     for cid in sorted(set(state.hands[me])):
-        moves = [Move("play", cid, at=pos, rotated=r) for pos in cells for r in (False, True)]
-        moves += [Move("play", cid, target=t, tool=tool) for t in targets for tool in (None, "pick", "lamp", "cart")]
+        # (made from their fields in order, as engine/actions.py makes its candidates: Move(...) with
+        # keywords costs three times as much, and these are a few hundred per position)
+        moves = [_new(Move, ("play", cid, pos, r, None, None, (), None)) for pos in cells for r in (False, True)]
+        moves += [_new(Move, ("play", cid, None, False, t, tool, (), None))
+                  for t in targets for tool in (None, "pick", "lamp", "cart")]
         out.append((cid, [*moves, Move("play", cid), Move("discard", cards=(cid,))]))
     return out
+
+
+_new = tuple.__new__
+assert Move._fields[:7] == ("verb", "card", "at", "rotated", "target", "tool", "cards"), Move._fields
 
 
 def _assert_complete(state: RoundState, texts: list[str], where: str) -> None:
