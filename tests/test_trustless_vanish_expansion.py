@@ -82,7 +82,8 @@ def _only_the_reader_holds(t: Table, reader: str, gone: str, slot: Slot) -> None
 class Swapped(Table):
     """Eager Saboteur 2 bots; the first seat to owe its old hand's tokens sealed to the seat a
     swap-hand gave it to goes silent at once, before it sends them. The new holder plays a card
-    of that old hand as soon as it may."""
+    of that old hand as soon as it may. The first honest block to carry a share sealed to the new
+    holder is sent forged first (`_forge_sealed`)."""
 
     def __init__(self, tmp: Path) -> None:
         super().__init__(tmp, silent=set(), seats=SEATS, ruleset="expansion")
@@ -90,10 +91,23 @@ class Swapped(Table):
         self.blind: list[tuple[str, str]] = []  # (seat, move) chosen with an unread card in hand
         self.played: list[tuple[str, Slot, str]] = []  # a card of the gone seat's old hand, played by its new holder
         self.read: list[tuple[str, Slot, str]] = []
+        self.forging = False  # inside Table.forge: its block is no honest one
+        # the forged sealed share: (its sender, the rounds ended then, whether the host stored
+        # nothing, what the honest block then came to)
+        self.sealed: tuple[str, int, bool, str] | None = None
         for s in SEATS:
             self.seats[s].choose = self._watch(s, eager(s, f"sealed-{s}", self.seats[s]))
 
+    def forge(self, block: Signed) -> None:
+        self.forging = True
+        try:
+            super().forge(block)
+        finally:
+            self.forging = False
+
     def send(self, block: Signed) -> str:
+        if self.sealed is None and not self.forging and self.owing and self._sealed_to_holder(block):
+            return self._forge_sealed(block)
         kind = super().send(block)
         self.sync()
         r = self.seats["ann"].table.round
@@ -105,6 +119,35 @@ class Swapped(Table):
                 if sealed:
                     self.owing, self.silent = sealed, {p}
                     break
+        return kind
+
+    def _sealed_to_holder(self, block: Signed) -> bool:
+        """Whether `block` is a block of a seat other than the gone one and the new holder that
+        carries a share sealed to the new holder."""
+        (gone,), (holder,) = self.silent, self.owing
+        doc = block.doc
+        return getattr(doc, "seat", None) not in (gone, holder) and bool(self.seats["ann"].table.gone) \
+            and any(x.to == holder for x in getattr(doc, "stand_in", None) or [])
+
+    def _forge_sealed(self, block: Signed) -> str:
+        """A sealed share's proof is over public values: a box that does not hold the holder's
+        share is refused at the host, as a public share is, though nobody but the reader can open
+        it; nothing is stored, and the honest block is then taken."""
+        (holder,) = self.owing
+        parts = list(block.doc.stand_in)
+        k = next(i for i, x in enumerate(parts) if x.to == holder)
+        raw = bytearray(unb64(parts[k].shares, "shares"))
+        raw[64] ^= 1  # the proof's challenge: the box is no longer shown to hold the holder's share
+        parts[k] = msgspec.structs.replace(parts[k], shares=b64(bytes(raw)))
+        before = self.host.packets(0)
+        with pytest.raises(BadShare):
+            Table.send(self, sign(msgspec.structs.replace(block.doc, stand_in=parts, signer=""),
+                                  self.ids[block.doc.seat]))
+        stored_nothing = self.host.packets(0) == before
+        ended = len(self.seats["ann"].table.ended)
+        self.sealed = (block.doc.seat, ended, stored_nothing, "")
+        kind = self.send(block)
+        self.sealed = (block.doc.seat, ended, stored_nothing, kind)
         return kind
 
     def _watch(self, seat: str, choose: Callable[[RoundState], Move]) -> Callable[[RoundState], Move]:
@@ -129,10 +172,17 @@ class Swapped(Table):
         return watched
 
 
-@pytest.mark.slow
-def test_a_swapped_hand_of_a_gone_seat_is_read_and_played_by_its_new_holder(tmp_path: Path) -> None:
-    t = Swapped(tmp_path).join()
+@pytest.fixture(scope="module")
+def swapped(tmp_path_factory: pytest.TempPathFactory) -> Swapped:
+    """Round 1 of a Swapped table played to its end (the two tests below look at its two sides)."""
+    t = Swapped(tmp_path_factory.mktemp("swapped")).join()
     t.run(rounds=1)
+    return t
+
+
+@pytest.mark.slow
+def test_a_swapped_hand_of_a_gone_seat_is_read_and_played_by_its_new_holder(swapped: Swapped) -> None:
+    t = swapped
     assert t.owing, "no seat came to owe a swapped hand's tokens"
     (gone,) = t.silent
     (holder,) = t.owing
@@ -222,30 +272,15 @@ def test_a_second_map_of_a_goal_a_gone_seat_mapped_first_is_read_by_its_mapper(t
 
 
 @pytest.mark.slow
-def test_a_bad_sealed_share_is_refused_by_the_host_with_nothing_stored(tmp_path: Path) -> None:
+def test_a_bad_sealed_share_is_refused_by_the_host_with_nothing_stored(swapped: Swapped) -> None:
     """A sealed share's proof is over public values: a box that does not hold the holder's share
-    is refused at the host, as a public share is, though nobody but the reader can open it."""
-    t = Swapped(tmp_path).join()
-    while not t.owing or not t.seats["ann"].table.gone:
-        t.run(until=t.seen + 1, rounds=1)
-        assert len(t.seats["ann"].table.ended) < 1, "nobody came to owe a swapped hand's tokens"
-    (gone,) = t.silent
-    (holder,) = t.owing
-    while True:
-        blocks = {s: t.seats[s].owed() for s in SEATS if s not in (gone, holder)}
-        sender = next((s for s, b in blocks.items() if b is not None and any(x.to == holder for x in b.doc.stand_in or [])),
-                      None)
-        if sender is not None:
-            block = blocks[sender]
-            break
-        t.run(until=t.seen + 1, rounds=1)
-    parts = list(block.doc.stand_in)
-    k = next(i for i, x in enumerate(parts) if x.to == holder)
-    raw = bytearray(unb64(parts[k].shares, "shares"))
-    raw[64] ^= 1  # the proof's challenge: the box is no longer shown to hold the holder's share
-    parts[k] = msgspec.structs.replace(parts[k], shares=b64(bytes(raw)))
-    before = t.host.packets(0)
-    with pytest.raises(BadShare):
-        t.send(sign(msgspec.structs.replace(block.doc, stand_in=parts, signer=""), t.ids[sender]))
-    assert t.host.packets(0) == before
-    assert t.send(block) == "applied"  # the honest block is taken
+    is refused at the host, as a public share is, though nobody but the reader can open it
+    (`Swapped._forge_sealed`, on the first block sealing a share to the new holder)."""
+    t = swapped
+    assert t.owing and t.seats["ann"].table.gone, "nobody came to owe a swapped hand's tokens"
+    (gone,), (holder,) = t.silent, t.owing
+    assert t.sealed is not None, "no seat sealed a share of the gone seat's tokens to the new holder"
+    sender, ended, stored_nothing, kind = t.sealed
+    assert sender not in (gone, holder) and ended == 0  # in round 1
+    assert stored_nothing  # refused (BadShare) with nothing stored
+    assert kind == "applied"  # the honest block is taken
