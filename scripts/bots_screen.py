@@ -14,7 +14,10 @@ judging every move of the play-out. The smart bot's move is then played and the 
 A deal's gain is the sum over its decisions of (the version's value - the smart bot's), in
 points of the seat's side's chance to win: what the version's choices are worth one at a
 time, every other move being the smart bot's. It prints the mean gain a deal and its 95%
-interval (normal approximation over deals), the decisions and how many the version changed.
+interval (normal approximation over deals), the decisions and how many the version changed,
+and the changes by the kinds of move swapped ("path -> fix": the smart bot's path card, the
+version's repair), each kind's count and points in all: which decisions the version changes,
+and whether those changes win.
 
     scripts/bots-screen --table classic5 --seat-role saboteur --deals 40
     scripts/bots-screen --table classic10 --seat-role saboteur --json > before.json
@@ -49,7 +52,7 @@ from engine.bots.search import SearchBot, play_out  # noqa: E402
 from engine.bots.sides import side_of, side_won  # noqa: E402
 from engine.bots.smart import SmartBot  # noqa: E402
 from engine.bots.suspicion import Suspicion  # noqa: E402
-from engine.catalog import Ruleset  # noqa: E402
+from engine.catalog import Ruleset, card_kind  # noqa: E402
 from engine.chance import SeededChance  # noqa: E402
 from engine.game import Game  # noqa: E402
 from engine.moves import Move  # noqa: E402
@@ -86,9 +89,23 @@ def value(state: RoundState, move: Move, bots: dict[str, SmartBot], seed: str, p
     return won / playouts
 
 
+def kind_of(move: Move) -> str:
+    """What sort of move it is, for the breakdown of changes: path, dead end, the action, discard."""
+    if move.verb != "play" or move.card is None:
+        return move.verb
+    k = card_kind(move.card)
+    if k.action is not None:
+        return k.action
+    return "dead end" if k.kind.startswith("dead") else "path"
+
+
+Change = tuple[str, str, float]  # (the smart bot's kind of move, the version's, the gain)
+
+
 def screen_deal(ruleset: Ruleset, players: tuple[str, ...], seed: str, side: str, think: float,
-                settings: Settings, playouts: int) -> tuple[float, int, int] | None:
-    """One deal: the version's gain (sum over the seat's decisions), decisions, deviations."""
+                settings: Settings, playouts: int) -> tuple[float, int, int, list[Change]] | None:
+    """One deal: the version's gain (sum over the seat's decisions), decisions, deviations and
+    each deviation's kinds of move and gain."""
     dealt = Game(ruleset, players).start_round(SeededChance(seed))
     seats = [p for p in players if side_of(dealt.role(p)) == side]
     if not seats:
@@ -101,6 +118,7 @@ def screen_deal(ruleset: Ruleset, players: tuple[str, ...], seed: str, side: str
     for name, val in settings:
         setattr(version, name, val)
     gain, decisions, deviations = 0.0, 0, 0
+    changes: list[Change] = []
     while state.phase in (PLAYING, THEFT):
         me = state.player
         v = view(state, me)
@@ -112,7 +130,9 @@ def screen_deal(ruleset: Ruleset, players: tuple[str, ...], seed: str, side: str
                 deviations += 1
                 at = f"{seed}/decision{decisions}"
                 assert role is not None
-                gain += value(state, mine, bots, at, playouts, role) - value(state, move, bots, at, playouts, role)
+                got = value(state, mine, bots, at, playouts, role) - value(state, move, bots, at, playouts, role)
+                gain += got
+                changes.append((kind_of(move), kind_of(mine), got))
         else:
             move = bots[me].choose(v)
         apply_unchecked(state, move)
@@ -122,10 +142,10 @@ def screen_deal(ruleset: Ruleset, players: tuple[str, ...], seed: str, side: str
             for b in bots.values():
                 b.observe(public, text, me)
             version.observe(public, text, me)
-    return gain, decisions, deviations
+    return gain, decisions, deviations, changes
 
 
-Deal = tuple[int, float, int, int]  # the deal's number, its gain, decisions, deviations
+Deal = tuple[int, float, int, int, list[Change]]  # the deal's number, its gain, decisions, deviations, changes
 
 
 def _work(args: tuple[Ruleset, int, str, str, int, int, float, Settings, int]) -> tuple[list[Deal], float]:
@@ -192,14 +212,19 @@ def main(argv: list[str] | None = None) -> int:
         for got, secs in pool.map(_work, units):
             deals.extend(got)
             cpu += secs
-    gains = {g: round(100 * gain, 3) for g, gain, _, _ in deals}
+    gains = {g: round(100 * gain, 3) for g, gain, _, _, _ in deals}
+    kinds: dict[str, list[float]] = {}
+    for _, _, _, _, made in deals:
+        for was, now, pts in made:
+            kinds.setdefault(f"{was} -> {now}", []).append(100 * pts)
     mean, low, high = mean_band(list(gains.values()))
     row: dict[str, object] = {
         "table": args.table, "seat_role": args.seat_role, "deals": len(deals), "first": args.first, "seed": args.seed,
         "think": args.think, "playouts": args.playouts, "settings": dict(args.settings),
-        "decisions": sum(d for _, _, d, _ in deals), "deviations": sum(x for _, _, _, x in deals),
+        "decisions": sum(d for _, _, d, _, _ in deals), "deviations": sum(x for _, _, _, x, _ in deals),
         "gain": round(mean, 2), "low": round(low, 2), "high": round(high, 2),
-        "cpu_s": round(cpu, 1), "wall_s": round(time.perf_counter() - start, 1), "gains": gains}
+        "cpu_s": round(cpu, 1), "wall_s": round(time.perf_counter() - start, 1), "gains": gains,
+        "changes": {k: {"n": len(v), "points": round(sum(v), 1)} for k, v in sorted(kinds.items(), key=lambda kv: -len(kv[1]))}}
     if args.against:
         # The same deals and decisions, the same play-outs: a deal's two gains differ only where
         # the versions chose differently, so the difference is far less noisy than either.
@@ -216,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
           f"seed {args.seed!r}, think {args.think} s, {args.playouts} play-outs a move")
     print(f"decisions {row['decisions']}, changed {row['deviations']}; gain a deal {mean:+.1f} points, "
           f"95% interval [{low:+.1f}, {high:+.1f}]; {cpu:.0f} CPU s")
+    for k, v in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {k}: {len(v)} times, {sum(v):+.1f} points in all ({sum(v) / len(v):+.1f} each)")
     if args.against:
         print(f"against {args.against}: {diff:+.1f} points a deal, 95% interval [{dlow:+.1f}, {dhigh:+.1f}], "
               f"{len(both)} deals in both")

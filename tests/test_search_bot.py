@@ -355,6 +355,10 @@ def test_screening_values_the_deviations_and_pairs_two_runs(tmp_path: Path) -> N
     assert (doc["table"], doc["seat_role"], doc["deals"], doc["settings"]) == ("classic5", "saboteur", 1, {"candidates": 2.0})
     assert doc["decisions"] >= doc["deviations"] >= 0 and doc["low"] <= doc["gain"] <= doc["high"]
     assert list(doc["gains"]) == ["0"]
+    # Each changed decision counted by the kinds of move it swapped ("path -> fix"), with its points.
+    assert sum(c["n"] for c in doc["changes"].values()) == doc["deviations"]
+    assert all(" -> " in k for k in doc["changes"])
+    assert abs(sum(c["points"] for c in doc["changes"].values()) - doc["gains"]["0"]) <= 0.05 * max(1, len(doc["changes"]))
     (tmp_path / "before.json").write_text(first)
     again = subprocess.run([*cmd[:-1], "--against", str(tmp_path / "before.json")], capture_output=True, text=True,
                            timeout=120, check=True).stdout
