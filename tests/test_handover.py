@@ -60,8 +60,8 @@ def play(fh: FolderHost, bots: dict[str, FolderBot], until, limit: int = 2000) -
 def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp_path: Path, store_url: str,
                                                                             here) -> None:
     db, homes, ids, host, fh, lines = game(tmp_path, store_url)
-    # `pbem handover` and `pbem audit` read and write the folder, not the store: processes of their
-    # own on SQLite, through the command line's entry in this process on PostgreSQL
+    # `pbem game reseat`, `pbem handover` and `pbem audit`: processes of their own on SQLite,
+    # through the command line's entry in this process on PostgreSQL
     folder_cli = partial(here, ok=True) if store_url.startswith("postgresql") else pbem
     shared = tmp_path / "shared"
     bots = {s: FolderBot(shared, ids[s], homes[s], "smart", 3, lines.append) for s in SEATS}
@@ -73,9 +73,9 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
     at = host.status()["seq"]
     packet_before = read_blocks(host.packets()[-1][1])[0]
 
-    # the host gives bob's seat to eve, through the real command
-    out = pbem("game", "reseat", "t", "bob", "--key", ids["eve"].public.encode(), "--store", db,
-               home=homes["referee"]).stdout
+    # the host gives bob's seat to eve, through the command
+    out = folder_cli("game", "reseat", "t", "bob", "--key", ids["eve"].public.encode(), "--store", db,
+                     home=homes["referee"]).stdout
     assert "seat bob handed over to key" in out
     assert host.status()["seq"] == at + 1
     handed = read_blocks(host.packets()[-1][1])[0]
