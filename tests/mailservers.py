@@ -5,6 +5,12 @@ on disk, as a real MTA hands mail to the IMAP server's store, so mail still arri
 the IMAP server is down (the restart tests rely on that). pymap serves those Maildirs over
 IMAP with IDLE (telling an idling client of new mail within moments: tests/pymap_server.py),
 MOVE and UIDPLUS. Either server failing to start fails the test loudly.
+
+One pymap process and one aiosmtpd server serve every test of a pytest process that asks for
+`mail_servers` (starting them cost more CPU than many a test that used them). Each test has
+mailboxes of its own in its tmp_path under the same user names: pymap reads its users files
+(with each user's Maildir) again at every login, and the SMTP server delivers into the mailboxes
+of the test under way. A test may stop or restart the server; the next one finds it started.
 """
 
 from __future__ import annotations
@@ -45,7 +51,8 @@ def _wait_listening(port: int, proc: subprocess.Popen | None, log: Path | None, 
 
 @dataclass
 class ImapServer:
-    """pymap's Maildir backend in `base`, one user (and Maildir) per person."""
+    """pymap's Maildir backend in `base` (its users files and log), one user (and Maildir) per
+    person, each Maildir in `mail` (`base` unless given; `use` gives the server other ones)."""
 
     base: Path
     users: dict[str, str]  # user -> password
@@ -53,22 +60,32 @@ class ImapServer:
     proc: subprocess.Popen | None = None
     tls: tuple[Path, Path] | None = None  # (cert, key): offer STARTTLS
     xoauth2: bool = False  # offer XOAUTH2 too (tests/pymap_xoauth2.py): the token is checked as the password
+    mail: Path | None = None
 
     def __post_init__(self) -> None:
-        from pysasl.hashing import BuiltinHash
-
         if not PYMAP.exists():
             raise RuntimeError(f"pymap is not installed in this venv ({PYMAP}); scripts/test installs it")
         self.base.mkdir(parents=True, exist_ok=True)
+        self.use(self.mail or self.base, self.users)
+
+    def use(self, mail: Path, users: dict[str, str]) -> None:
+        """These users (user -> password) from now on, each with a new Maildir in `mail`: pymap
+        reads its users files at each login, so a running server serves them at once."""
+        from pysasl.hashing import BuiltinHash
+
+        self.mail, self.users = mail, users
         hasher = BuiltinHash(rounds=1000)  # a cheap hash: logins in tests stay fast
-        (self.base / "pymap-etc-passwd").write_text("".join(f"{u}:x::::{u}:\n" for u in self.users))
-        (self.base / "pymap-etc-shadow").write_text(
-            "".join(f"{u}:{hasher.hash(p)}:::::::\n" for u, p in self.users.items()))
-        for u in self.users:
+        files = {"pymap-etc-passwd": "".join(f"{u}:x::::{self.maildir(u)}:\n" for u in users),
+                 "pymap-etc-shadow": "".join(f"{u}:{hasher.hash(p)}:::::::\n" for u, p in users.items())}
+        for name, text in files.items():  # whole at once: the server may be reading them
+            (self.base / f"{name}.new").write_text(text)
+            os.replace(self.base / f"{name}.new", self.base / name)
+        for u in users:
+            self.maildir(u).parent.mkdir(parents=True, exist_ok=True)
             mailbox.Maildir(self.maildir(u), create=True)
 
     def maildir(self, user: str) -> Path:
-        return self.base / user
+        return (self.mail or self.base) / user
 
     def folder(self, user: str, name: str) -> Path:
         """The Maildir++ folder pymap keeps an IMAP folder in ("pbem/done" -> .pbem.done)."""
@@ -227,25 +244,68 @@ class MailServers:
         return self.handler.delivered
 
 
+class _ToTheTest:
+    """aiosmtpd handler of a server that outlives its tests: the test under way's `_Deliver`;
+    between tests, every recipient is refused."""
+
+    def __init__(self) -> None:
+        self.to: _Deliver | None = None
+
+    async def handle_RCPT(self, server, session, envelope: Envelope, address: str, rcpt_options) -> str:
+        if self.to is None:
+            return f"550 no mailbox for {address}"
+        return await self.to.handle_RCPT(server, session, envelope, address, rcpt_options)
+
+    async def handle_DATA(self, server, session, envelope: Envelope) -> str:
+        if self.to is None:
+            return "554 no test under way"
+        return await self.to.handle_DATA(server, session, envelope)
+
+
+@dataclass
+class _Shared:
+    imap: ImapServer
+    smtp_port: int
+    handler: _ToTheTest
+
+
+@pytest.fixture(scope="session")
+def _shared_mail_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Shared]:
+    """pymap and aiosmtpd for every test of this pytest process that asks for `mail_servers`."""
+    imap = ImapServer(tmp_path_factory.mktemp("pymap"), {})
+    handler = _ToTheTest()
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    try:
+        imap.start()
+        controller.start()
+        _wait_listening(port, None, None, "aiosmtpd")
+        yield _Shared(imap, port, handler)
+    finally:
+        controller.stop()
+        imap.stop()
+
+
 @pytest.fixture
-def mail_servers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MailServers]:
+def mail_servers(request: pytest.FixtureRequest, tmp_path: Path,
+                 _shared_mail_servers: _Shared) -> Iterator[MailServers]:
     """IMAP + SMTP on loopback for the people named by `@pytest.mark.people("ann", ...)`.
 
     Each person's IMAP user is their name and their password is "pw-NAME"; their address
-    is NAME@example.org.
+    is NAME@example.org. Their mailboxes are this test's alone (in tmp_path / "imap").
     """
     marker = request.node.get_closest_marker("people")
     names = list(marker.args) if marker else ["host", "ann", "bob", "cat"]
     people = {n: f"{n}@example.org" for n in names}
-    imap = ImapServer(tmp_path / "imap", {n: f"pw-{n}" for n in names})
-    imap.start()
+    shared = _shared_mail_servers
+    imap = shared.imap
+    imap.use(tmp_path / "imap", {n: f"pw-{n}" for n in names})
+    if imap.proc is None or imap.proc.poll() is not None:  # a test before stopped it, or it died
+        imap.start()
     handler = _Deliver({addr: imap.maildir(n) for n, addr in people.items()})
-    port = free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
+    shared.handler.to = handler
     try:
-        _wait_listening(port, None, None, "aiosmtpd")
-        yield MailServers(imap, port, people, handler)
+        yield MailServers(imap, shared.smtp_port, people, handler)
     finally:
-        controller.stop()
-        imap.stop()
+        shared.handler.to = None
+        imap.use(imap.base, {})  # no login reaches this test's mailboxes any more
