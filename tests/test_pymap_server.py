@@ -58,3 +58,23 @@ def test_an_idling_client_is_told_of_each_mail_and_a_moved_one_leaves_the_uid_li
         conn.logout()
     records = (s.imap.maildir("bob") / "dovecot-uidlist").read_text().splitlines()[1:]
     assert records == []  # 8 mails moved: none left behind
+
+
+@pytest.mark.people("bob")
+def test_a_message_is_fetched_as_its_file_holds_it(mail_servers: MailServers) -> None:
+    """What was delivered comes back byte for byte, a long header unfolded as it was written
+    (pymap wrote each message out anew with the email package, folding it); pymap ends the
+    lines it sends with LF, whatever the file holds."""
+    s = mail_servers
+    subject = "Subject: " + " ".join(f"word{n}" for n in range(40))  # far past 78 characters
+    stored = f"From: ann@example.org\r\nTo: bob@example.org\r\n{subject}\r\n\r\nhello\r\n".encode()
+    mailbox.Maildir(s.imap.maildir("bob"), create=False).add(stored)
+    conn = imaplib.IMAP4("127.0.0.1", s.imap.port)
+    try:
+        conn.login("bob", "pw-bob")
+        assert conn.select("INBOX")[0] == "OK"
+        typ, got = conn.uid("FETCH", "1", "(BODY.PEEK[])")
+        assert typ == "OK"
+    finally:
+        conn.logout()
+    assert next(part[1] for part in got if isinstance(part, tuple)) == stored.replace(b"\r\n", b"\n")
