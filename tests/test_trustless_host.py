@@ -8,6 +8,7 @@ block twice, a join without key shares or with a bad proof, and a host that fork
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import msgspec
@@ -37,6 +38,20 @@ class Table:
                                      [(s, self.ids[s].public) for s in SEATS], [])
         self.host = blind.BlindHost(self.db, self.ids["referee"])
         self.seats = {s: TrustlessSeat(self.inv, self.ids[s], s) for s in SEATS}
+
+    @classmethod
+    def copy(cls, other: Table, tmp: Path) -> Table:
+        """A copy of `other` (its host closed) in `tmp`: its store's files, a host on them, and
+        seats made anew with the same keys that follow its packets, trusting the host's checks
+        of them (a seat's keys and table come from its key and the chain alone)."""
+        t = cls.__new__(cls)
+        t.db = tmp / "saves" / "t.db"
+        shutil.copytree(other.db.parent, t.db.parent)
+        t.ids, t.inv = other.ids, other.inv
+        t.host = blind.BlindHost(t.db, t.ids["referee"])
+        t.seats = {s: TrustlessSeat(t.inv, t.ids[s], s) for s in SEATS}
+        t.trusting(True).sync()
+        return t.trusting(False)
 
     def send(self, block: Signed) -> str:
         return self.host.accept(read_blocks(block.armored())[0]).kind
@@ -226,24 +241,32 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path, here) -
     assert second["seq"] == 2 and second["waiting"]["seats"] == ["bob"]
 
 
-def _dealt(t: Table) -> Table:
+@pytest.fixture(scope="module")
+def dealt_once(tmp_path_factory: pytest.TempPathFactory) -> Table:
     """Every seat shuffles and sends its deal tokens: round 1 waits for ann's first move (the seats
-    follow the deal trusting the host's checks; from the first move on they check every proof)."""
-    t.trusting(True)
+    follow the deal trusting the host's checks). Made once (the shuffles and their proofs take
+    most of a second); each test plays on a copy of it (`_dealt`)."""
+    t = Table(tmp_path_factory.mktemp("dealt")).joined().trusting(True)
     while (w := t.host.table()[0].waiting()).step != "move":
         for s in w.seats:
             t.send(t.seats[s].owed())
         t.sync()
-    return t.trusting(False)
+    t.host.close()
+    return t
+
+
+def _dealt(once: Table, tmp: Path) -> Table:
+    """A copy of the dealt table in `tmp`: from the first move on, its seats check every proof."""
+    return Table.copy(once, tmp)
 
 
 @pytest.mark.slow
-def test_every_cheat_in_play_is_refused_at_its_move(tmp_path: Path) -> None:
+def test_every_cheat_in_play_is_refused_at_its_move(tmp_path: Path, dealt_once: Table) -> None:
     from engine.catalog import card_kind
     from engine.errors import IllegalMove
     from engine.rules import legal_moves
 
-    t = _dealt(Table(tmp_path).joined())
+    t = _dealt(dealt_once, tmp_path)
     ann, bob = t.seats["ann"], t.seats["bob"]
     r = ann.table.round
     mine, theirs = r.ledger.holdings["ann"], r.ledger.holdings["bob"]
@@ -295,13 +318,13 @@ def test_every_cheat_in_play_is_refused_at_its_move(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_seat_with_no_move_sends_the_tokens_the_mover_waits_for(tmp_path: Path) -> None:
+def test_a_seat_with_no_move_sends_the_tokens_the_mover_waits_for(tmp_path: Path, dealt_once: Table) -> None:
     """The `tokens` step: when the player to move waits for tokens from seats that have no move
     to carry them, the table waits for a token-only message from each. Here ann is to move and
     the others owe her their tokens for the top goal, as after a map of hers (the same ledger
     fact applied to every copy of the table: the host's is rebuilt from the chain, so it is
     followed in memory here, seat by seat, with every token checked)."""
-    t = _dealt(Table(tmp_path).joined())
+    t = _dealt(dealt_once, tmp_path)
     tables = [s.table for s in t.seats.values()]
     for table in tables:
         table.round.ledger.follow([{"event": "map", "player": "ann", "goal": "top"}])
