@@ -7,6 +7,8 @@ block comes in; the seats here follow the chain without checking them again.
 
 from __future__ import annotations
 
+import copy
+import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +59,29 @@ class BlindGame:
         self.folder = self.root / "shared"
         self.host.set_settings(transport=TransportSetting(folder=str(self.folder)))
         self.sync()
+
+    def copy(self, root: Path) -> BlindGame:
+        """This game (of a store file) copied into `root`, to play on from where it is: its key
+        homes, store and folder copied, a host on the copy publishing into the copied folder, and
+        seats made anew from their keys that follow the chain, without checking its proofs again
+        (as these seats do)."""
+        assert self.store is None, "a store file's game only"
+        # (without SQLite's shared-memory index of the write-ahead log: rebuilt from the log on opening)
+        shutil.copytree(self.root, root, ignore=shutil.ignore_patterns("*-shm"))
+        other = copy.copy(self)
+        other.root = root
+        other.homes = {n: root / h.relative_to(self.root) for n, h in self.homes.items()}
+        other.db, other.folder = root / self.db.relative_to(self.root), root / self.folder.relative_to(self.root)
+        other.host = blind.BlindHost(other.db, self.ids["referee"], game=self.name)
+        other.host.set_settings(transport=TransportSetting(folder=str(other.folder)))
+        other.seats = {}
+        for s in self.seats_:
+            other.seats[s] = seat = TrustlessSeat(self.inv, self.ids[s], s)
+            seat.table.check_proofs = False
+            seat.choose = make_bot("random", s, "7").choose
+        other.seen = 0
+        other.sync()
+        return other
 
     def _take(self, seq: int, armored: bytes) -> None:
         self.host.accept(read_blocks(armored.decode())[0])

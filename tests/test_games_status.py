@@ -93,8 +93,8 @@ def test_a_game_played_file_by_file_lists_the_packet_opened(tmp_path: Path, here
 
 
 @pytest.mark.slow
-def test_a_finished_trustless_game_is_over_in_both(tmp_path: Path, here) -> None:
-    done = BlindGame(tmp_path).play(lambda table: False)  # to the end of round 3
+def test_a_finished_trustless_game_is_over_in_both(game: BlindGame, tmp_path: Path, here) -> None:
+    done = game.copy(tmp_path / "copy").play(lambda table: False)  # on to the end of round 3
     assert done.table.step() == "over"
     said = [line for line in _host(done, "games", run=here).stdout.splitlines() if line.startswith("  t ")]
     assert len(said) == 1 and f"round 3, packet {done.seen}" in said[0] and "game over" in said[0], said
