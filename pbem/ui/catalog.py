@@ -203,7 +203,10 @@ def by_context() -> dict[str, Entry]:
 # layout (a string continued on the next line, as some editors write) still goes through.
 _ENTRY = re.compile(r'^((?:#.*\n)*)(?:msgctxt "(.*)"\n)?msgid "(.*)"\n(?:msgid_plural "(.*)"\n)?((?:msgstr.*\n?)+)', re.M)
 _CONTEXT = re.compile(r'msgctxt "(.*)"\nmsgid "(.*)"\n(?:msgid_plural "(.*)"\n)?')
-_PLURAL = re.compile(r'msgid "(.*)"\nmsgid_plural "(.*)"\n')
+# a plural's msgid is on the line before it: searched for by its msgid_plural line, since a search
+# beginning at `msgid "` tries every entry of the file
+_PLURAL = re.compile(r'\nmsgid_plural "(.*)"\n')
+_MSGID = re.compile(r'msgid "(.*)"')
 _MSGSTR = re.compile(r'^msgstr(?:\[\d+\])? "(.*)"$', re.M)
 
 
@@ -230,8 +233,11 @@ def keys_of(text: str, name: str = "<po>") -> dict[str, tuple[str | None, str, s
         keys = [(e.msgctxt, e.msgid, e.plural) for e in parse_po(text, name) if e.msgid]
     else:  # the two searches look for a literal word first: quicker than one for every entry
         keys = [(_unescaped(c), _unescaped(m), _unescaped(p) if p else None) for c, m, p in _CONTEXT.findall(text)]
-        keys += [(None, _unescaped(found[1]), _unescaped(found[2])) for found in _PLURAL.finditer(text)
-                 if not text.startswith("msgctxt", text.rfind("\n", 0, found.start() - 1) + 1)]
+        for plural in _PLURAL.finditer(text):
+            start = text.rfind("\n", 0, plural.start()) + 1  # the msgid's line
+            msgid = _MSGID.fullmatch(text, start, plural.start())
+            if msgid and not text.startswith("msgctxt", text.rfind("\n", 0, start - 1) + 1):  # else a context's, found above
+                keys.append((None, _unescaped(msgid[1]), _unescaped(plural[1])))
     found: dict[str, tuple[str | None, str, str | None]] = {
         msgid: (None, msgid, plural) for context, msgid, plural in keys if context is None and plural is not None}
     found.update({context: (context, msgid, plural) for context, msgid, plural in keys if context is not None})
