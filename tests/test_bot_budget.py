@@ -10,10 +10,10 @@ refuses it. Bad values: one `error:` line, exit 2, the store unchanged. Real key
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 from pbem_helpers import SEATS4, bots_end_the_round, clocked_game, main_here, make_homes, run_cli, sqlite_dump
 from processes import one_error_line, pbem
 from test_host_plays_for import _play_for

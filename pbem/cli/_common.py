@@ -157,11 +157,9 @@ class TimingOptions(msgspec.Struct):
 
     def timing(self, base: Timing | None) -> Timing:
         """The game's timing `base` with the options given changed (the rest as before)."""
-        from dataclasses import replace
-
         from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_reminder
 
-        t = replace(base) if base is not None else Timing()
+        t = msgspec.structs.replace(base) if base is not None else Timing()
         if self.deadline is not None:
             t.deadline = parse_duration(self.deadline, "--deadline", off=("none", "off")) or None
         if self.grace is not None:

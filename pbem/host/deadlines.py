@@ -9,9 +9,10 @@ pbem/host/timekeeper.py.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypedDict
+
+import msgspec
 
 from pbem.errors import UsageError, msg
 from pbem.host.clock import parse_time
@@ -124,8 +125,7 @@ def parse_when(text: str, now: datetime) -> datetime:
     return when
 
 
-@dataclass
-class Timing:
+class Timing(msgspec.Struct):
     """A game's deadline rules. `deadline` None: no deadlines (the game waits for ever)."""
 
     deadline: float | None = None  # seconds a seat has to answer a packet
@@ -133,17 +133,18 @@ class Timing:
     days: list[int] | None = None  # weekdays that count (None: all)
     on_timeout: str = "wait"
     absent_after: int = 2  # missed deadlines in a row that make a seat absent
-    reminders: list[str] = field(default_factory=lambda: list(DEFAULT_REMINDERS))
+    reminders: list[str] = msgspec.field(default_factory=lambda: list(DEFAULT_REMINDERS))
     max_away: float = DEFAULT_MAX_AWAY  # the longest away request taken, from the time it arrives
     bot_turns: int = TAKEOVER_TURNS  # policy bot: the search bot's budget a move, in simulated turns
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any] | None) -> Timing:
         """Rules as `to_config` wrote them (fields it does not know are ignored)."""
-        return cls(**{k: v for k, v in (raw or {}).items() if k in cls.__dataclass_fields__})
+        return cls(**{k: v for k, v in (raw or {}).items() if k in cls.__struct_fields__})
 
     def to_config(self) -> dict[str, Any]:
-        return asdict(self)
+        """Its fields in order, each a value of its own (a list not shared with this Timing)."""
+        return msgspec.to_builtins(self)
 
     def shown(self, *, trustless: bool) -> dict[str, Any]:
         """The rules as `game config --json` and `status --json` show them: a trustless game's

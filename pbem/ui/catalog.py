@@ -16,9 +16,10 @@ import gettext
 import io
 import re
 import struct
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+
+import msgspec
 
 LOCALE_DIR = Path(__file__).with_name("locale")
 SOURCE = LOCALE_DIR / "pbem.pot"
@@ -26,14 +27,13 @@ SOURCE = LOCALE_DIR / "pbem.pot"
 CATALOGS = {"zh-Hans": LOCALE_DIR / "zh_Hans.po", "zh-Hant": LOCALE_DIR / "zh_Hant.po"}
 
 
-@dataclass
-class Entry:
+class Entry(msgspec.Struct):
     msgid: str
     msgctxt: str | None = None
     plural: str | None = None
-    msgstr: list[str] = field(default_factory=lambda: [""])
-    flags: set[str] = field(default_factory=set)
-    comments: list[str] = field(default_factory=list)  # every `#` line, kept verbatim
+    msgstr: list[str] = msgspec.field(default_factory=lambda: [""])
+    flags: set[str] = msgspec.field(default_factory=set)
+    comments: list[str] = msgspec.field(default_factory=list)  # every `#` line, kept verbatim
     line: int = 0
 
     @property
