@@ -24,7 +24,8 @@ from pbem.seat import keys
 
 @pytest.mark.slow
 def test_host_run_all_serves_a_trustless_game_of_each_kind_of_store(tmp_path: Path, store_url: str) -> None:
-    homes = club(tmp_path, ["oak"], store=store_url)
+    # the classic game by the library (tests/test_club.py makes such games by the commands)
+    homes = club(tmp_path, ["oak"], store=store_url, by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
     run(tmp_path, homes["referee"], "game", "new", "duo", "--host", "referee", *players, "--trustless",
         "--store", store_url)
@@ -54,16 +55,23 @@ def _daemon(root: Path, home: Path, store_url: str, n: int) -> subprocess.Popen:
 @pytest.mark.slow
 @pytest.mark.game
 def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_daemons(
-        tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch, here) -> None:
     """A trustless game and a classic one in one store (SQLite or PostgreSQL), each played to its
     end by bots over its folder, served by two `pbem host run --all` sharing the store's games by
-    their leases; then the trustless game is audited from the store, every round, by a real
-    process, and `pbem games` says both are over. The games are made in this process (by the
+    their leases; then the trustless game is audited from the store, every round, and `pbem
+    games` says both are over: by real processes on PostgreSQL, through the command line's entry
+    in this process on SQLite (the same code on a file). The games are made in this process (by the
     library for the classic one, by the same commands for the trustless one): the test above
     makes them by real processes. The daemons are this test's point: the bots play in threads
     of this process (pbem_helpers.BotHere); tests/test_trustless_folder.py and others run
     trustless `pbem bot run` processes."""
     monkeypatch.chdir(tmp_path)  # as the daemons run: a database server's games keep their files in saves/ here
+
+    def cli(home: Path, *args: object) -> subprocess.CompletedProcess:
+        if store_url.startswith("postgresql"):
+            return run(tmp_path, home, *args)
+        return here(*args, home=home, cwd=tmp_path, ok=True)
+
     homes = club(tmp_path, ["oak"], store=store_url, by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
     app = cli_app()
@@ -95,17 +103,16 @@ def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_d
     assert not any("Traceback" in log for log in daemon_logs), daemon_logs
     # the two daemons shared the two games by the store's leases, each served by one at a time
     assert all(shared in log for log in daemon_logs), daemon_logs
-    listed = {g["name"]: g for g in json.loads(run(tmp_path, homes["referee"], "games", "--json", "--store",
+    listed = {g["name"]: g for g in json.loads(cli(homes["referee"], "games", "--json", "--store",
                                                    store_url).stdout)["hosting"]}
     assert listed["duo"]["trustless"] and listed["duo"]["status"] == "over" and listed["oak"]["status"] == "over"
-    audit = run(tmp_path, homes["referee"], "audit", store_url, "--game", "duo", "--json")
+    audit = cli(homes["referee"], "audit", store_url, "--game", "duo", "--json")
     report = json.loads(audit.stdout)
     assert report["ok"] and report["step"] == "over" and report["packets"] == listed["duo"]["seq"], report
     assert [r["round"] for r in report["rounds"]] == [1, 2, 3]
     # and replayed from the store as one seat saw it, as any game's round
     page = tmp_path / "duo-r2.html"
-    said = run(tmp_path, homes["ann"], "replay", store_url, "--game", "duo", "--round", "2", "--as", "ann", "--html",
-               page).stdout
+    said = cli(homes["ann"], "replay", store_url, "--game", "duo", "--round", "2", "--as", "ann", "--html", page).stdout
     assert "round 2 of game duo-" in said and "as ann saw it then" in said and page.stat().st_size > 10_000, said
     kind = store_url.split(":", 1)[0]
     print(f"\ntrustless 3-round game and a classic one, two daemons on {kind}: {listed['duo']['seq']} packets, "
