@@ -4,9 +4,9 @@ in its row, so `pbem host run --all` neither serves nor leases it; `pbem games` 
 not its chain, and says since when a game that waits for its joins waits; `pbem club ratings`,
 `standings` and `export` take its rounds from their public results; and a store of the schema
 before (0010) holding it is upgraded to the same facts, followed from its chain. `pbem games`
-(before and after the upgrade) and `pbem host run` are real processes; the club's commands, run as
-processes in tests/test_club_ratings.py, and the last look run here, through the command line's
-own entry in this process."""
+(the one that upgrades the store) and `pbem host run` (the first) are real processes; the other
+runs of them, the club's commands (run as processes in tests/test_club_ratings.py) and the last
+look run here, through the command line's own entry in this process."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgra
     here("folder", "init", "wait", tmp_path / "shared-wait", "--store", store_url, home=home, cwd=tmp_path, ok=True)
 
     # `pbem games`: the finished game over, since its last packet; the one waiting for its joins since it was made
-    rows = {r["name"]: r for r in json.loads(pbem("games", "--json", "--store", store_url, home=home, cwd=tmp_path,
+    rows = {r["name"]: r for r in json.loads(here("games", "--json", "--store", store_url, home=home, cwd=tmp_path,
                                                   ok=True).stdout)["hosting"]}
     engine = create_engine(store_url)
     with engine.connect() as c:
@@ -87,7 +87,7 @@ def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgra
             dst.execute("DELETE FROM trustless_games WHERE name = 'wait'")
         src.close()
         dst.close()
-        ran = pbem("host", "run", "--all", "--once", "--store", club / "pbem.db", home=home, cwd=tmp_path, ok=True)
+        ran = here("host", "run", "--all", "--once", "--store", club / "pbem.db", home=home, cwd=tmp_path, ok=True)
         said = ran.stdout + ran.stderr
         assert "duo" not in said, said
         with sqlite3.connect(club / "pbem.db") as c:
