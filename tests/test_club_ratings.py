@@ -63,11 +63,14 @@ def club(request, tmp_path_factory) -> tuple[Path, str, dict[str, Path]]:
 
 
 @pytest.fixture
-def cli(here):
+def cli(here, club):
     """`pbem ARGS` for a home in the club's folder: through the command line's entry in this
-    process, or (real=True: one case of each command) as a process of its own."""
+    process, or (real=True: one case of each command, on the PostgreSQL store; the same code
+    runs in this process on the SQLite file) as a process of its own."""
+    server = club[1].startswith("postgresql")
+
     def run(root: Path, home: Path, *args: object, code: int = 0, real: bool = False) -> subprocess.CompletedProcess:
-        if real:
+        if real and server:
             r = subprocess.run([*PBEM, *map(str, args)], env=cli_env(home), cwd=root, capture_output=True, text=True,
                                timeout=60)
         else:
