@@ -272,16 +272,16 @@ def test_imap_starttls_is_used_and_the_certificate_checked(tmp_path: Path, monke
         server.stop()
 
 
+@pytest.mark.people("ann")
 def test_imaps_is_tls_from_the_first_byte_and_the_certificate_checked(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        mail_servers: MailServers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """imaps:// (implicit TLS, as providers offer on port 993) against pymap behind a TLS
     front with a self-signed certificate on loopback: refused until trusted, then a real
     mailbox read over TLS, moved to pbem/done."""
-    from mailservers import ImapServer, TlsFront, self_signed
+    from mailservers import TlsFront, self_signed
 
     cert, key = self_signed(tmp_path)
-    server = ImapServer(tmp_path / "imap", {"ann": "pw-ann"})
-    server.start()
+    server = mail_servers.imap
     front = TlsFront(server.port, cert, key)
     try:
         mailbox.Maildir(server.maildir("ann"), create=False).add(
@@ -309,7 +309,6 @@ def test_imaps_is_tls_from_the_first_byte_and_the_certificate_checked(
         assert server.count("ann", "pbem/done") == 1 and server.count("ann") == 0
     finally:
         front.close()
-        server.stop()
 
 
 def test_imap_xoauth2_with_a_token_from_a_command(tmp_path: Path) -> None:
