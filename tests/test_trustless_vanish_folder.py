@@ -1,8 +1,9 @@
 """A four-seat trustless game through a real shared folder, real processes (`pbem host run`, the
-blind host; `pbem bot run` per seat), where one seat's bot is killed right after it joined: under
-a short deadline the blind host declares the seat gone, the three others stand in for it and
-the game finishes by itself, then `pbem audit` of the folder follows all of it and finds it
-clean (docs/trustless.md §11)."""
+blind host; `pbem bot run` for the seat that vanishes), where one seat's bot is killed right after
+it joined: under a short deadline the blind host declares the seat gone, the three others stand
+in for it and the game finishes by itself, then `pbem audit` of the folder follows all of it and
+finds it clean (docs/trustless.md §11). The seats that stay are bots in threads of the test
+(BotHere: `pbem bot run`'s loop; tests/test_trustless_folder.py runs them as processes)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import json
 import re
 import subprocess
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, SEATS4, cli_app, cli_game, run_cli, start_bots, start_host, wait_all
+from pbem_helpers import SEATS, SEATS4, BotHere, bots_here, cli_app, cli_game, run_cli, start_bots, start_host, wait_all
 from processes import pbem
 
 from pbem.folder.layout import GameFolder
@@ -42,7 +44,7 @@ def _timed_game(tmp_path: Path, seats: list[str] = SEATS4, deadline: str = "4s")
     return db, folder, homes
 
 
-def _finish(tmp_path: Path, host: subprocess.Popen, bots: dict[str, subprocess.Popen],
+def _finish(tmp_path: Path, host: subprocess.Popen, bots: Mapping[str, subprocess.Popen | BotHere],
             allowed: re.Pattern[str] | None = None) -> str:
     """Wait for the game to end; no block refused (but lines that match `allowed`)."""
     try:
@@ -77,7 +79,7 @@ def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audit
     started = time.monotonic()
     _join_and_die(tmp_path, folder, homes, "ann")  # she shuffles first, so the table needs her next
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
-    bots = start_bots(folder, homes, tmp_path, seats=SEATS4[1:], poll=1)
+    bots = bots_here(folder, homes, tmp_path, seats=SEATS4[1:])
     _finish(tmp_path, host, bots)
     took = time.monotonic() - started
     chain = _packets(folder)
@@ -101,13 +103,14 @@ def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audit
 
 
 @pytest.mark.slow
-def test_a_seat_killed_mid_round_the_others_finish_the_game(tmp_path: Path) -> None:
+def test_a_seat_killed_mid_round_the_others_finish_the_game(tmp_path: Path, here) -> None:
     """cat's bot plays round 1 for a while and is killed: the table stands in for what it owes
     (the tokens of cards the others drew, goals, its round keys) and discards for it."""
     db, folder, homes = _timed_game(tmp_path, deadline="10s")
     started = time.monotonic()
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
-    bots = start_bots(folder, homes, tmp_path, seats=SEATS4, poll=1)
+    bots: dict[str, subprocess.Popen | BotHere] = {**start_bots(folder, homes, tmp_path, seats=["cat"], poll=1),
+                                                    **bots_here(folder, homes, tmp_path, seats=["ann", "bob", "dan"])}
     gf = GameFolder.open(folder)
     while len(gf.packets(None)) < 20:  # 1 joins, 4 shuffles, 4 deals, then ten moves or so
         assert bots["cat"].poll() is None and time.monotonic() - started < 300
@@ -121,7 +124,7 @@ def test_a_seat_killed_mid_round_the_others_finish_the_game(tmp_path: Path) -> N
     chain = _packets(folder)
     declared = [p.doc for p in chain if getattr(p.doc, "gone", None)]
     assert [d.gone.seats for d in declared] == [["cat"]] and declared[0].seq > killed - 2
-    audit = pbem("audit", folder, "--json", home=homes["dan"], timeout=300)
+    audit = here("audit", folder, "--json", home=homes["dan"])  # in this process: the test above runs it as one
     assert audit.returncode == 0, audit.stdout + audit.stderr
     report = json.loads(audit.stdout)
     assert report["ok"] and report["step"] == "over" and [r["round"] for r in report["rounds"]] == [1, 2, 3]
@@ -138,7 +141,7 @@ def test_a_person_stands_in_with_pbem_turn(tmp_path: Path) -> None:
     db, folder, homes = _timed_game(tmp_path, SEATS, deadline="10s")
     _join_and_die(tmp_path, folder, homes, "cat")
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
-    bots = start_bots(folder, homes, tmp_path, seats=["bob"], poll=1)
+    bots = bots_here(folder, homes, tmp_path, seats=["bob"])
     started = time.monotonic()
     try:  # one `pbem turn --wait` sends what the table asks of her on the way (her shuffle, her deal)
         run = pbem("turn", folder, "--as", "ann", "--wait", "--timeout", "300", "--json", home=homes["ann"], timeout=330)
