@@ -174,7 +174,7 @@ def _hat_is_secret(g: Game, slot: Slot) -> bool:
 
 
 @pytest.mark.slow
-def test_an_expansion_game_plays_every_rule_and_keeps_each_secret(tmp_path: Path, here) -> None:
+def test_an_expansion_game_plays_every_rule_and_keeps_each_secret(tmp_path: Path) -> None:
     g = Game(tmp_path)
     steps: dict[str, int] = {}
     moves: list[str] = []
@@ -246,15 +246,20 @@ def test_an_expansion_game_plays_every_rule_and_keeps_each_secret(tmp_path: Path
     assert any(m.startswith("steal") for e in ends for _, m in e.played)
     assert end.state.phase == "over" and sum(end.state.gold.values()) > 0
     assert k == 3 or g.seats["p1"].table.round.round_no == k + 1
-    # `pbem audit` and `pbem replay` count the round's moves alike: its thieves' steals too (run in
-    # this process: the test below runs both as processes of their own)
+    # `pbem audit` and `pbem replay` count the round's moves alike: its thieves' steals too. What
+    # they print of it, from one following of the chain (every proof checked once, as `pbem demo`
+    # does for its audit and replay; the test below runs both commands as processes of their own)
+    from pbem.replay.load import load_replay
+    from pbem.replay.sources import ALL, open_source
+    from pbem.replay.trustless import follow_chain
+
     robbed = next(e for e in ends if any(m.startswith("steal") for _, m in e.played))
-    audit = here("audit", g.db, "--json", home=tmp_path / "nobody")
-    assert audit.returncode == 0, audit.stderr
-    counted = {r["round"]: r["moves"] for r in json.loads(audit.stdout)["rounds"]}
-    shown = here("replay", g.db, "--round", str(robbed.round_no), "--to", "0", "--json", home=tmp_path / "nobody")
-    assert shown.returncode == 0, shown.stderr
-    assert counted[robbed.round_no] == json.loads(shown.stdout)["moves_total"] == len(robbed.played)
+    followed = follow_chain(open_source(None, g.db), g.inv.game, None)
+    audit = followed[0].to_json()
+    assert audit["ok"], audit
+    counted = {r["round"]: r["moves"] for r in audit["rounds"]}
+    shown = load_replay(None, db=g.db, round_no=robbed.round_no, followed=followed).to_json(0, ALL)
+    assert counted[robbed.round_no] == shown["moves_total"] == len(robbed.played)
     print(json.dumps(steps), "handed on:", handed_refused)
 
 
@@ -262,7 +267,7 @@ def test_an_expansion_game_plays_every_rule_and_keeps_each_secret(tmp_path: Path
 def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path: Path) -> None:
     """`pbem demo --trustless --ruleset expansion`: the blind host (`pbem host run`) and five
     `pbem bot run` seats, separate processes through a real folder, to the game's end; then
-    `pbem audit`, `pbem replay` of a round (printed, --as a seat, --html), and the secrecy of
+    `pbem audit`, `pbem replay` of a round as a seat (printed, --json, --html), and the secrecy of
     one seat's role (a swapped-in hat, if a swap-hat was played) and hand before the round's end."""
     from test_trustless_folder import _chain
 
@@ -282,9 +287,12 @@ def test_a_five_seat_expansion_game_through_a_folder_audits_and_replays(tmp_path
     for seat, home in homes.items():  # its seat's replays below check no proof of it again
         assert read_checked(home, keys.load_identity(home, seat, None), inv, seat) == (last.doc.seq, last.hash)
     page = tmp_path / "r3.html"
-    with ThreadPoolExecutor(max_workers=4) as pool:  # each follows the whole chain again: side by side,
-        runs = [pool.submit(pbem, *args, home=homes[seat], timeout=300) for seat, args in (  # and beside the
-            ("bob", ("audit", folder, "--json")), ("bob", ("replay", folder, "--round", "1")),  # secrecy check
+    # the audit follows the whole chain again, every proof checked; each replay as its seat, whose
+    # key checked it before (all cards open: tests/test_trustless_replay.py). Side by side, and
+    # beside the secrecy check
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = [pool.submit(pbem, *args, home=homes[seat], timeout=300) for seat, args in (
+            ("bob", ("audit", folder, "--json")), ("bob", ("replay", folder, "--round", "1", "--as", "bob")),
             ("dan", ("replay", folder, "--round", "2", "--to", "0", "--as", "dan", "--json")),
             ("eve", ("replay", folder, "--round", "3", "--html", page, "--as", "eve")))]
         swapped = _secrecy_before_round_1s_end(folder, inv, homes)
@@ -399,7 +407,7 @@ def test_a_person_steals_with_pbem_turn(tmp_path: Path, here) -> None:
     own = here("turn", g.folder, "--as", thief, f"steal {thief}", home=g.homes[thief])  # in this process
     one_error_line(own, own.returncode, "steal")
     assert own.returncode != 0 and sorted(inbox.glob("*.pbem")) == before
-    done = pbem("turn", g.folder, "--as", thief, "steal nobody", home=g.homes[thief], timeout=300)
+    done = here("turn", g.folder, "--as", thief, "steal nobody", home=g.homes[thief])  # in this process too
     assert done.returncode == 0, done.stderr
     sent = [p for p in sorted(inbox.glob("*.pbem")) if p not in before]
     assert len(sent) == 1
