@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, cli_game, start_bots, start_host, stop_all
+from pbem_helpers import SEATS, bots_here, cli_game, start_bots, start_host, stop_all
 from processes import pbem
 from rich.console import Console
 
@@ -195,9 +195,10 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
 def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
     """ann is a person: each `pbem turn FOLDER --as ann` joins, follows and checks the chain,
     sends the block the table waits for from her (her shuffle, her deal tokens), shows her view,
-    and on her turn plays the move she types; bob and cat are bots, the host is blind. The game
-    has deadlines: ann stays silent past her first one, and the blind host reminds her, tells
-    the table she is late in signed notices, plays nothing for her; `pbem audit` names the stall."""
+    and on her turn plays the move she types; bob and cat are bots (in threads of the test:
+    BotHere), the host is blind. The game has deadlines: ann stays silent past her first one,
+    and the blind host reminds her, tells the table she is late in signed notices, plays
+    nothing for her; `pbem audit` names the stall."""
     db, folder, homes = cli_game(tmp_path, trustless=True)
     timed = pbem("game", "config", "t", "--db", db, "--deadline", "3s", "--remind", "50%", home=homes["referee"],
                  timeout=60)
@@ -206,7 +207,7 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
     absent = pbem("game", "config", "t", "--db", db, "--absent-after", "3", home=homes["referee"], timeout=60)
     assert absent.returncode == 2 and absent.stderr.startswith("error: --absent-after does not apply"), absent.stderr
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
-    bots = start_bots(folder, homes, tmp_path, seats=["bob", "cat"], poll=1)
+    bots = bots_here(folder, homes, tmp_path, seats=["bob", "cat"])  # in threads of this process
 
     def turn(*args: str) -> subprocess.CompletedProcess[str]:
         return pbem("turn", folder, "--as", "ann", *args, home=homes["ann"], timeout=180)
