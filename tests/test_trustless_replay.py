@@ -3,7 +3,8 @@ step as a seat saw it, JSON, the HTML page, full screen on a terminal; from the 
 and from the blind host's own file. A trustless round has no archive: its chain is its record,
 followed again to the round's end, where every seat's round key opens the deal it was played on.
 The game is played to the end of round 1 in one process (tests/blind_game.py), its packets
-published into a real game folder; every `pbem` here is a real process.
+published into a real game folder; the first `pbem replay` of each source, and the full screen,
+are real processes, the other forms run in this process (`here`), each following the chain again.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def _chain_moves(g: BlindGame) -> list[Mental]:
     return out
 
 
-def test_a_trustless_round_is_replayed_from_its_folder_and_its_file(game: BlindGame) -> None:
+def test_a_trustless_round_is_replayed_from_its_folder_and_its_file(game: BlindGame, here) -> None:
     end = game.table.ended[0]
     moves = _chain_moves(game)[:end.moves]
     printed = pbem("replay", game.folder, "--round", "1", stdin=subprocess.DEVNULL)
@@ -65,21 +66,21 @@ def test_a_trustless_round_is_replayed_from_its_folder_and_its_file(game: BlindG
     bob = game.seats["bob"].seat
     assert sorted(hands["bob"]) == sorted(bob.opened[s] for s in Layout.of(bob.game, 1).hands["bob"]), hands
     assert all(set(hands[p]) == {"?"} for p in ("ann", "cat")), hands
-    whole = pbem("replay", game.folder, "--all", "--json")  # the default round: the last one that ended
+    whole = here("replay", game.folder, "--all", "--json", home=None)  # the default round: the last one that ended
     assert whole.returncode == 0, whole.stderr
     assert json.loads(whole.stdout)["round"] == 1 and json.loads(whole.stdout)["moves_total"] == end.moves
     # round 2 is being played: nothing to replay yet, said in one line, no word of an archive
-    early = pbem("replay", game.folder, "--round", "2")
+    early = here("replay", game.folder, "--round", "2", home=None)
     one_error_line(early, 2, f"round 2 of game {game.inv.game} has not ended yet")
     assert "archive" not in early.stderr
 
 
 @pytest.mark.slow
-def test_a_trustless_round_as_a_web_page_and_full_screen(game: BlindGame, tmp_path: Path) -> None:
+def test_a_trustless_round_as_a_web_page_and_full_screen(game: BlindGame, tmp_path: Path, here) -> None:
     from test_replay_screen import Pty
 
     page = tmp_path / "r1.html"
-    wrote = pbem("replay", game.folder, "--round", "1", "--html", page, "--as", "cat")
+    wrote = here("replay", game.folder, "--round", "1", "--html", page, "--as", "cat", home=None)  # a process: test_trustless_expansion.py
     assert wrote.returncode == 0, wrote.stderr
     assert f"wrote {page}: round 1 of game {game.inv.game}" in wrote.stdout
     html = page.read_text()
