@@ -66,6 +66,10 @@ class Vanished:
     # gone -> (slot, reader) -> holder -> its share sealed to the reader (kept for the round: the
     # reader opens them, and makes them public when it plays the card)
     sealed: dict[str, dict[tuple[Slot, str], dict[str, SealedShare]]] = field(default_factory=dict)
+    # (dealer, holder) -> the holder's public images of the dealer's keys, with the key shares and
+    # dealing they came from: each stand-in share is checked against one, slot after slot
+    _images: dict[tuple[str, str], tuple[dict[int, Point], Dealing, dict[int, Point]]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def declare(self, gone: Gone, seq: int, w: Waiting) -> None:
         """Packet `seq` declares `gone.seats` gone while the table waits for `w`: each was waited
@@ -238,7 +242,13 @@ class Vanished:
         return self.t.game.stack(label).round_no
 
     def images(self, dealer: str, holder: str) -> dict[int, Point]:
-        return SI.holder_images(self.t.shares[dealer], self.t.dealings[dealer], self.t.players.index(holder))
+        """`holder`'s public images of `dealer`'s keys (made once from the keys and dealing it joined with)."""
+        keys, dealing = self.t.shares[dealer], self.t.dealings[dealer]
+        made = self._images.get((dealer, holder))
+        if made is None or made[0] is not keys or made[1] is not dealing:
+            made = keys, dealing, SI.holder_images(keys, dealing, self.t.players.index(holder))
+            self._images[(dealer, holder)] = made
+        return made[2]
 
     def take_parts(self, doc: Mental, base: str, check: bool) -> None:
         """A holder's part of what the gone seats owe at the step, on its stand-in block or its
