@@ -44,18 +44,19 @@ def _reap():
 def here(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
     """`pbem ARGS` as processes.pbem runs it (exit code, stdout, stderr), but through the command
     line's own entry in this process (pbem_helpers.pbem_here): for the further runs of a command
-    a test also runs as a process of its own. `env`: variables set (None: removed) for the rest of
-    the test; `home` None: no PBEM_HOME."""
+    a test also runs as a process of its own. `env`: variables set (None: removed) for that run
+    only, as for a process; `home` None: no PBEM_HOME."""
     from pbem_helpers import pbem_here
 
     def run(*args: object, home: Path | None, cwd: Path | None = None, ok: bool = False,
             env: dict[str, str | None] | None = None):
-        for key, value in (env or {}).items():
-            if value is None:
-                monkeypatch.delenv(key, raising=False)
-            else:
-                monkeypatch.setenv(key, value)
-        return pbem_here(list(args), home, capsys, monkeypatch, cwd, ok)
+        with pytest.MonkeyPatch.context() as mp:
+            for key, value in (env or {}).items():
+                if value is None:
+                    mp.delenv(key, raising=False)
+                else:
+                    mp.setenv(key, value)
+            return pbem_here(list(args), home, capsys, monkeypatch, cwd, ok)
     return run
 
 

@@ -3,6 +3,7 @@ packet files), games made through the CLI and real processes, dumps of a store, 
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import select
@@ -19,9 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-import typer
 from processes import PBEM, cli_env, new_keys, pbem, start
-from typer.testing import CliRunner
 
 from engine.bots import RandomBot
 from engine.position import dump, load
@@ -197,27 +196,6 @@ def free_port() -> int:
             return port
 
 
-def cli_app() -> typer.Typer:
-    """The play and transport commands in a Typer app of their own, run in this process."""
-    from pbem.cli import play as cli_play
-    from pbem.cli.transport import register
-
-    app = typer.Typer(pretty_exceptions_enable=False)
-    cli_play.register(app)
-    register(app)
-    register(app)  # registering twice is harmless: pbem/cli/__init__.py may have done it already
-    return app
-
-
-def run_cli(app: typer.Typer, args: list[str], home: Path | None = None, ok: bool = True,
-            env: dict[str, str] | None = None):
-    env = {**({"PBEM_HOME": str(home)} if home else {}), **(env or {})}
-    result = CliRunner().invoke(app, [str(a) for a in args], env=env)
-    if ok and result.exit_code != 0:
-        raise AssertionError(f"pbem {' '.join(map(str, args))} failed: {result.output}") from result.exception
-    return result
-
-
 def main_here(args: list[object], home: Path, capsys: pytest.CaptureFixture[str],
               monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
     """`pbem ARGS` through the command line's own entry (`pbem.cli.main`, which turns an error
@@ -231,8 +209,6 @@ def pbem_here(args: list[object], home: Path | None, capsys: pytest.CaptureFixtu
     """What processes.pbem gives (exit code, stdout, stderr), run through `pbem.cli.main` in this
     process: for the many cases of a command whose one real-process case a test runs too.
     `home` None: no PBEM_HOME, as a process started without it."""
-    from pbem.cli import main
-
     if home is None:
         monkeypatch.delenv("PBEM_HOME", raising=False)
     else:
@@ -241,12 +217,42 @@ def pbem_here(args: list[object], home: Path | None, capsys: pytest.CaptureFixtu
     if cwd is not None:
         monkeypatch.chdir(cwd)
     capsys.readouterr()
+    code = _main()
+    out, err = capsys.readouterr()
+    return _ran(args, code, out, err, ok)
+
+
+def here_wide(*args: object, home: Path, cwd: Path | None = None, ok: bool = False,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """The `here` fixture's run for a fixture wider than a test (a module's game made once),
+    which has no capsys or monkeypatch: the environment, argv and folder are as they were after
+    it, and its output is captured by standing in for sys.stdout and sys.stderr while it runs."""
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in {"PBEM_HOME": str(home), **(env or {})}.items():
+            mp.setenv(key, value)
+        mp.setattr(sys, "argv", ["pbem", *map(str, args)])
+        if cwd is not None:
+            mp.chdir(cwd)
+        streams = [io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True) for _ in range(2)]
+        mp.setattr(sys, "stdout", streams[0])
+        mp.setattr(sys, "stderr", streams[1])
+        code = _main()
+        out, err = (s.buffer.getvalue().decode() for s in streams)  # type: ignore[attr-defined]
+    return _ran(args, code, out, err, ok)
+
+
+def _main() -> int:
+    """`pbem.cli.main` as the entry point runs it: its exit code."""
+    from pbem.cli import main
+
     try:
         main()
-        code = 0
     except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
+        return int(exc.code or 0)
+    return 0
+
+
+def _ran(args: list[object], code: int, out: str, err: str, ok: bool) -> subprocess.CompletedProcess:
     if ok:
         assert code == 0, (code, err, out)
     return subprocess.CompletedProcess(["pbem", *map(str, args)], code, out, err)
@@ -315,22 +321,19 @@ def check_game(db: Path, referee_home: Path) -> dict:
 
 
 def cli_game(root: Path, seats: list[str] = SEATS, *, trustless: bool = False,
-             in_process: bool = False) -> tuple[Path, Path, dict[str, Path]]:
+             here: Callable[..., subprocess.CompletedProcess] | None = None) -> tuple[Path, Path, dict[str, Path]]:
     """Keys made with 'pbem key new --no-passphrase', the game with 'pbem game new', the
-    folder with 'pbem folder init': all real processes; with `in_process`, the same commands
-    run in this process (for a test whose point comes after the set-up)."""
+    folder with 'pbem folder init': all real processes; with `here` (the fixture), the same
+    commands run in this process (for a test whose point comes after the set-up)."""
     homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
     db = root / "saves" / "t.db"
     folder = root / "shared"
-    pubs = keys_here(homes) if in_process else new_keys(homes)
+    pubs = keys_here(homes) if here else new_keys(homes)
     players = [a for s in seats for a in ("--player", f"{s}={pubs[s]}")]
     commands = [["game", "new", "t", "--host", "referee", *players, "--db", db, *(["--trustless"] if trustless else [])],
                 ["folder", "init", "t", folder, "--db", db]]
     for args in commands:
-        if in_process:
-            run_cli(cli_app(), args, homes["referee"])
-        else:
-            pbem(*args, home=homes["referee"], cwd=root, ok=True)
+        (here or pbem)(*args, home=homes["referee"], cwd=root, ok=True)
     return db, folder, homes
 
 
@@ -611,14 +614,15 @@ def read_until(fd: int, needle: str, timeout: float = 20.0) -> str:
     raise AssertionError(f"never saw {needle!r}; got {out[-600:]!r}")
 
 
-def imap_game(root: Path, s: MailServers, *options: str, in_process: bool = False) -> tuple[Path, dict[str, Path]]:
+def imap_game(root: Path, s: MailServers, *options: str,
+              here: Callable[..., subprocess.CompletedProcess] | None = None) -> tuple[Path, dict[str, Path]]:
     """Keys, the game with everyone's address, and the host's SMTP settings, all by the CLI
-    (`options` for 'pbem game new', e.g. --trustless): real processes; with `in_process`, the
-    same commands run in this process (for a test whose point comes after the set-up)."""
+    (`options` for 'pbem game new', e.g. --trustless): real processes; with `here` (the
+    fixture), the same commands run in this process (for a test whose point comes after the set-up)."""
     homes = {n: root / f"home-{n}" for n in ["host", *SEATS]}
     # the host's key is "referee", its mailbox "host"
     named = {"referee" if n == "host" else n: h for n, h in homes.items()}
-    pubs = keys_here(named) if in_process else new_keys(named)
+    pubs = keys_here(named) if here else new_keys(named)
     db = root / "saves" / "t.db"
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
     commands = [["game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db,
@@ -626,10 +630,7 @@ def imap_game(root: Path, s: MailServers, *options: str, in_process: bool = Fals
                 ["game", "smtp", "t", "--db", db, "--server", "127.0.0.1", "--port", s.smtp_port, "--security", "none",
                  "--from", s.address("host")]]
     for command in commands:
-        if in_process:
-            run_cli(cli_app(), command, homes["host"])
-        else:
-            pbem(*command, home=homes["host"], cwd=root, ok=True)
+        (here or pbem)(*command, home=homes["host"], cwd=root, ok=True)
     return db, homes
 
 

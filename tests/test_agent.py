@@ -21,7 +21,7 @@ from pathlib import Path
 
 import processes
 import pytest
-from pbem_helpers import cli_app, run_cli
+from pbem_helpers import here_wide
 
 from pbem.protocol import crypto
 from pbem.seat import agent as A
@@ -84,16 +84,16 @@ def game(tmp_path_factory) -> dict:
     # what is tested is what the commands do through the agent afterwards
     pubs = {n: keys.create_identity(h, n, PASSPHRASE.encode()).public.encode() for n, h in homes.items()}
     players = [x for s in SEATS for x in ("--player", f"{s}={pubs[s]}")]
-    app, env = cli_app(), {"PBEM_PASSPHRASE": PASSPHRASE}
+    env = {"PBEM_PASSPHRASE": PASSPHRASE}
     invitation = tmp_path / "saves" / "t" / "out" / "invitation.pbem"
     packet = tmp_path / "saves" / "t" / "out" / "packet-000001.pbem"
     with contextlib.chdir(tmp_path):  # the default store: ./saves
-        run_cli(app, ["game", "new", "t", "--host", "referee", *players], homes["referee"], env=env)
+        here_wide("game", "new", "t", "--host", "referee", *players, home=homes["referee"], ok=True, env=env)
         joins = [tmp_path / f"join-{s}.pbem" for s in SEATS]
         for s, join in zip(SEATS, joins):
-            run_cli(app, ["join", invitation, "--as", s, "-o", join], homes[s], env=env)
-        run_cli(app, ["apply", "t", *joins], homes["referee"], env=env)
-        to_move = json.loads(run_cli(app, ["show", packet, "--json"], homes["ann"], env=env).stdout)["to_move"]
+            here_wide("join", invitation, "--as", s, "-o", join, home=homes[s], ok=True, env=env)
+        here_wide("apply", "t", *joins, home=homes["referee"], ok=True, env=env)
+        to_move = json.loads(here_wide("show", packet, "--json", home=homes["ann"], ok=True, env=env).stdout)["to_move"]
     return {"root": tmp_path, "homes": homes, "packet": packet, "to_move": to_move}
 
 
@@ -141,20 +141,20 @@ def test_unlock_once_then_show_and_move_need_no_passphrase(game: dict, runtime: 
 
 
 @pytest.mark.slow
-def test_the_host_unlocks_once_then_apply_needs_no_passphrase(game: dict, runtime: Path) -> None:
+def test_the_host_unlocks_once_then_apply_needs_no_passphrase(game: dict, runtime: Path, here) -> None:
     """The host's key held by the agent of the host's key home (`pbem agent start --as referee`):
     apply signs the next packet and opens the host's own box through it, with no passphrase."""
     root, host_home = game["root"], game["homes"]["referee"]
     # the seat's move to apply, made in this process (what is tested is the host's apply through the agent)
-    app, env = cli_app(), {"PBEM_PASSPHRASE": PASSPHRASE}
+    env = {"PBEM_PASSPHRASE": PASSPHRASE}
     with contextlib.chdir(root):  # the default store: ./saves
-        before = json.loads(run_cli(app, ["status", "t", "--json"], host_home).stdout)  # another test may have moved
+        before = json.loads(here("status", "t", "--json", home=host_home, ok=True).stdout)  # another test may have moved
         seat = before["to_move"]
         packet = root / "latest.pbem"
-        run_cli(app, ["packet", "t", "-o", packet], host_home)
-        hand = json.loads(run_cli(app, ["show", packet, "--json"], game["homes"][seat], env=env).stdout)["hand"]
+        here("packet", "t", "-o", packet, home=host_home, ok=True)
+        hand = json.loads(here("show", packet, "--json", home=game["homes"][seat], ok=True, env=env).stdout)["hand"]
         move = root / "host-agent-move.pbem"
-        run_cli(app, ["move", packet, f"discard {hand[0]}", "-o", move], game["homes"][seat], env=env)
+        here("move", packet, f"discard {hand[0]}", "-o", move, home=game["homes"][seat], ok=True, env=env)
     refused = pbem("apply", "t", str(move), home=host_home, cwd=root)
     assert refused.returncode == 2 and "no passphrase available" in refused.stderr
 

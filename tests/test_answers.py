@@ -9,7 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from pbem_helpers import cli_app, new_game, run_cli
+from pbem_helpers import new_game
 from processes import one_error_line, pbem
 
 from engine.moves import shown_hand
@@ -31,15 +31,14 @@ def errors(proc: subprocess.CompletedProcess) -> list[str]:
     return [line for line in proc.stderr.splitlines() if line.startswith("error:")]
 
 
-def dealt(tmp_path: Path) -> tuple[Path, H.Host, GameFolder, str, Identity, Path, SeatPacket]:
+def dealt(tmp_path: Path, here) -> tuple[Path, H.Host, GameFolder, str, Identity, Path, SeatPacket]:
     """A folder game of three seats, joined and dealt: (folder, host, its GameFolder, the seat
     to move, its key, its key home, its latest packet)."""
-    app = cli_app()
     db, homes = new_game(tmp_path)
     folder = tmp_path / "shared"
-    run_cli(app, ["folder", "init", "t", folder, "--db", db])
+    here("folder", "init", "t", folder, "--db", db, home=homes["referee"], ok=True)
     for s in ("ann", "bob", "cat"):
-        run_cli(app, ["turn", folder, "--as", s], homes[s])
+        here("turn", folder, "--as", s, home=homes[s], ok=True)
     host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
     FolderHost(host, folder, lambda line: None).step()  # deals, publishes packet 1
     first = FolderSeat.open(folder, keys.load_identity(homes["ann"], "ann", None), homes["ann"]).latest()
@@ -49,8 +48,8 @@ def dealt(tmp_path: Path) -> tuple[Path, H.Host, GameFolder, str, Identity, Path
     return folder, host, GameFolder.open(folder), mover, me, homes[mover], seat
 
 
-def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> None:
-    folder, host, gf, mover, me, home, sp = dealt(tmp_path)
+def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path, here) -> None:
+    folder, host, gf, mover, me, home, sp = dealt(tmp_path, here)
     legal = [str(m) for m in legal_moves(sp.view)]
     text = next(m for m in legal if m.startswith("play "))
     card = text.split()[1]
@@ -118,10 +117,10 @@ def test_a_packet_gets_one_move_and_its_words_stay_sealed(tmp_path: Path) -> Non
     assert latest.doc.seq == 2 and latest.doc.moves_json()[-1]["text"] == text
 
 
-def test_move_keeps_the_first_move_file_unless_replaced_before_it_is_sent(tmp_path: Path) -> None:
+def test_move_keeps_the_first_move_file_unless_replaced_before_it_is_sent(tmp_path: Path, here) -> None:
     """A second, different `pbem move` for a packet is refused and the file keeps the first
     (the one the host takes); --replace swaps it while pbem has not sent it, never after."""
-    folder, host, gf, mover, me, home, sp = dealt(tmp_path)
+    folder, host, gf, mover, me, home, sp = dealt(tmp_path, here)
     first, second = [str(m) for m in legal_moves(sp.view) if str(m).startswith("discard ")][:2]
     packet_file = next(gf.packets_newest_first(mover))[1]
     out = tmp_path / "move.pbem"
@@ -162,10 +161,10 @@ def test_move_keeps_the_first_move_file_unless_replaced_before_it_is_sent(tmp_pa
     assert after.doc.seq == 2 and second.split()[1] not in hand and first.split()[1] in hand  # the second was taken
 
 
-def test_a_damaged_kept_move_is_one_error_line_and_nothing_is_sent(tmp_path: Path) -> None:
+def test_a_damaged_kept_move_is_one_error_line_and_nothing_is_sent(tmp_path: Path, here) -> None:
     """The seat's own kept move cut short, emptied, overwritten by another block, or replaced by
     a FIFO: `pbem turn` says which file, exits 3, sends nothing and leaves the file as it is."""
-    folder, host, gf, mover, me, home, sp = dealt(tmp_path)
+    folder, host, gf, mover, me, home, sp = dealt(tmp_path, here)
     text = next(str(m) for m in legal_moves(sp.view) if str(m).startswith("discard "))
     assert pbem("turn", folder, "--as", mover, text, home=home, cwd=tmp_path).returncode == 0
     kept = move_path(home, gf.game_id, mover, 1)

@@ -16,11 +16,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-import typer
 from pbem_helpers import Table, make_table, play_until
-from typer.testing import CliRunner
 
-from pbem.cli import replay as cli_replay
 from pbem.errors import EXIT_AUDIT_FAILED, BadPacket
 from pbem.protocol.armor import armor
 from pbem.protocol.documents import b64, parse, read_blocks, sign, sign_json, unb64
@@ -194,7 +191,7 @@ def test_a_broken_packet_chain_is_caught(table: Table) -> None:
     assert {f.check for f in report.faults} == {"chain"}
 
 
-def test_a_broken_archive_signature_is_caught_by_the_cli(table: Table, tmp_path: Path) -> None:
+def test_a_broken_archive_signature_is_caught_by_the_cli(table: Table, tmp_path: Path, here) -> None:
     archive = _archive(table)
     payload = bytearray(archive.payload)
     payload[10] ^= 0x01  # inside the signature
@@ -203,33 +200,30 @@ def test_a_broken_archive_signature_is_caught_by_the_cli(table: Table, tmp_path:
     assert len(report.faults) == 1  # everything else in it is still the honest record
     path = tmp_path / "broken.pbem"
     path.write_text(armor("ARCHIVE", bytes(payload)))
-    app = typer.Typer()
-    cli_replay.register(app)
-    result = CliRunner().invoke(app, ["audit", str(path)])
-    assert isinstance(result.exception, AuditFailed) and result.exception.exit_code == EXIT_AUDIT_FAILED == 8
-    assert "FAULT round 1 archive: the archive's signature does not verify" in result.output
-    result = CliRunner().invoke(app, ["audit", str(path), "--json"])
-    out = json.loads(result.output)
+    result = here("audit", path, home=tmp_path)
+    assert result.returncode == AuditFailed.exit_code == EXIT_AUDIT_FAILED == 8, result.stderr
+    assert "FAULT round 1 archive: the archive's signature does not verify" in result.stdout
+    result = here("audit", path, "--json", home=tmp_path)
+    assert result.returncode == EXIT_AUDIT_FAILED, result.stderr
+    out = json.loads(result.stdout)
     assert out["ok"] is False and out["rounds"][0]["faults"][0]["check"] == "signature"
     with pytest.raises(BadPacket):  # and a replay refuses it
         load_replay(str(path))
 
 
-def test_a_tampered_archive_fails_the_cli_audit_and_a_clean_one_passes(table: Table, tmp_path: Path) -> None:
+def test_a_tampered_archive_fails_the_cli_audit_and_a_clean_one_passes(table: Table, tmp_path: Path, here) -> None:
     doc = msgspec.to_builtins(_archive(table).doc)
     doc["secret"] = os.urandom(32).hex()
     path = tmp_path / "tampered.pbem"
     path.write_text(armor("ARCHIVE", _resign(table, doc)))
-    app = typer.Typer()
-    cli_replay.register(app)
-    result = CliRunner().invoke(app, ["audit", str(path), "--json"])
-    assert isinstance(result.exception, AuditFailed)
-    faults = json.loads(result.output)["rounds"][0]["faults"]
+    result = here("audit", path, "--json", home=tmp_path)
+    assert result.returncode == AuditFailed.exit_code, result.stderr
+    faults = json.loads(result.stdout)["rounds"][0]["faults"]
     assert faults[0]["move"] == 0 and faults[0]["check"] == "secret"
     clean = tmp_path / "clean.pbem"
     clean.write_text(table.host.archives()[1])
-    result = CliRunner().invoke(app, ["audit", str(clean), "--json"])
-    assert result.exit_code == 0 and json.loads(result.output)["ok"] is True
+    result = here("audit", clean, "--json", home=tmp_path)
+    assert result.returncode == 0 and json.loads(result.stdout)["ok"] is True, result.stderr
 
 
 def test_auditing_packet_files_loads_no_database_library(table: Table, tmp_path: Path) -> None:

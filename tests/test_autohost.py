@@ -177,8 +177,8 @@ def test_a_packet_committed_but_not_published_is_published_on_restart(tmp_path: 
 
 
 @pytest.mark.slow
-def test_host_killed_mid_game_and_restarted_finishes_the_game(tmp_path: Path) -> None:
-    db, folder, homes = cli_game(tmp_path, in_process=True)  # the set-up is not the point: the processes after it
+def test_host_killed_mid_game_and_restarted_finishes_the_game(tmp_path: Path, here) -> None:
+    db, folder, homes = cli_game(tmp_path, here=here)  # the set-up is not the point: the processes after it
     log = tmp_path / "host.log"
     bots = start_bots(folder, homes, tmp_path)
     gf = GameFolder.open(folder)

@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 from msgspec.structs import replace
-from pbem_helpers import SEATS4, bots_end_the_round, clocked_game, main_here, make_homes, run_cli, sqlite_dump
+from pbem_helpers import SEATS4, bots_end_the_round, clocked_game, main_here, make_homes, sqlite_dump
 from processes import one_error_line, pbem
 from test_host_plays_for import _play_for
 
 from engine.views import view
-from pbem.cli import app
 from pbem.errors import Conflict
 from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
@@ -29,23 +28,23 @@ from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, TAKEOVER_TURNS, policy_mov
 from pbem.seat import keys
 
 
-def _made(tmp_path: Path, *options: str) -> tuple[str, dict[str, Path]]:
+def _made(here, tmp_path: Path, *options: str) -> tuple[str, dict[str, Path]]:
     """A four-seat game made by `pbem game new` (in this process) with `options`: (store, homes)."""
     homes = make_homes(tmp_path, ["referee", *SEATS4])
     players = [a for s in SEATS4 for a in ("--player", f"{s}={keys.load_identity(homes[s], s, None).public.encode()}")]
     db = str(tmp_path / "g.db")
-    run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, *options], homes["referee"])
+    here("game", "new", "t", "--host", "referee", *players, "--db", db, *options, home=homes["referee"], ok=True)
     return db, homes
 
 
 @pytest.mark.parametrize(("options", "budget"), [([], TAKEOVER_TURNS), (["--bot-turns", "20"], 20)])
-def test_the_first_packet_names_the_budget_game_new_set(tmp_path: Path, options: list[str], budget: int) -> None:
+def test_the_first_packet_names_the_budget_game_new_set(tmp_path: Path, options: list[str], budget: int, here) -> None:
     """Without --bot-turns a game's takeover budget is the default; with it, that one: `game
     config` says it (in words and JSON) and the first dealt packet names it in its deadline."""
-    db, homes = _made(tmp_path, "--deadline", "1h", "--on-timeout", "bot", *options)
-    said = run_cli(app, ["game", "config", "t", "--db", db], homes["referee"]).output
+    db, homes = _made(here, tmp_path, "--deadline", "1h", "--on-timeout", "bot", *options)
+    said = here("game", "config", "t", "--db", db, home=homes["referee"], ok=True).stdout
     assert f"on timeout: bot ({budget} simulated turns a move)" in said, said
-    config = json.loads(run_cli(app, ["game", "config", "t", "--db", db, "--json"], homes["referee"]).output)
+    config = json.loads(here("game", "config", "t", "--db", db, "--json", home=homes["referee"], ok=True).stdout)
     assert config["bot_turns"] == budget and config["on_timeout"] == "bot"
     host = H.Host(db, keys.load_identity(homes["referee"], "referee", None))
     shared = tmp_path / "shared"
@@ -63,14 +62,13 @@ def test_the_first_packet_names_the_budget_game_new_set(tmp_path: Path, options:
 
 
 def test_game_config_changes_the_budget_and_refuses_a_bad_one(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    db, homes = _made(tmp_path, "--deadline", "1h", "--on-timeout", "bot")
-    changed = run_cli(app, ["game", "config", "t", "--db", db, "--bot-turns", "250"], homes["referee"]).output
+                                                              monkeypatch: pytest.MonkeyPatch, here) -> None:
+    db, homes = _made(here, tmp_path, "--deadline", "1h", "--on-timeout", "bot")
+    changed = here("game", "config", "t", "--db", db, "--bot-turns", "250", home=homes["referee"], ok=True).stdout
     assert "on timeout: bot (250 simulated turns a move)" in changed, changed
-    one = run_cli(app, ["game", "config", "t", "--db", db, "--bot-turns", "1", "--json"], homes["referee"]).output
+    one = here("game", "config", "t", "--db", db, "--bot-turns", "1", "--json", home=homes["referee"], ok=True).stdout
     assert json.loads(one)["bot_turns"] == 1
-    most = run_cli(app, ["game", "config", "t", "--db", db, "--bot-turns", str(MAX_TAKEOVER_TURNS), "--json"],
-                   homes["referee"]).output
+    most = here("game", "config", "t", "--db", db, "--bot-turns", str(MAX_TAKEOVER_TURNS), "--json", home=homes["referee"], ok=True).stdout
     assert json.loads(most)["bot_turns"] == MAX_TAKEOVER_TURNS
     before = sqlite_dump(Path(db))
     # a real process for one of each kind of refusal, the rest through the same entry in this process
@@ -98,7 +96,7 @@ def test_game_config_changes_the_budget_and_refuses_a_bad_one(tmp_path: Path, ca
 
 
 def test_a_trustless_game_refuses_a_bot_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+                                               monkeypatch: pytest.MonkeyPatch, here) -> None:
     """No bot plays for a trustless game's seats (it refuses --on-timeout bot): a budget for one
     is refused by `game new` and `game config` alike, and nothing is written."""
     homes = make_homes(tmp_path, ["referee", *SEATS4])
@@ -109,7 +107,7 @@ def test_a_trustless_game_refuses_a_bot_budget(tmp_path: Path, capsys: pytest.Ca
     assert (code, err.splitlines()[0]) == (2, "error: --bot-turns does not apply to a trustless game: no bot plays "
                                               "for its seats"), err
     assert not db.exists()
-    run_cli(app, new, homes["referee"])
+    here(*new, home=homes["referee"], ok=True)
     before = sqlite_dump(db)
     code, err = main_here(["game", "config", "t", "--db", db, "--bot-turns", "20"], homes["referee"], capsys,
                           monkeypatch)
@@ -117,11 +115,11 @@ def test_a_trustless_game_refuses_a_bot_budget(tmp_path: Path, capsys: pytest.Ca
     assert sqlite_dump(db) == before
     # what its rules say shows no budget (nor the other rules of seats its blind host does not
     # apply: absent players, away requests), in JSON as in words
-    shown = json.loads(run_cli(app, ["game", "config", "t", "--db", db, "--json"], homes["referee"]).output)
+    shown = json.loads(here("game", "config", "t", "--db", db, "--json", home=homes["referee"], ok=True).stdout)
     assert shown == {"deadline": 3600.0, "grace": 0.0, "days": None, "on_timeout": "wait", "reminders": ["50%", "2h"]}
-    status = json.loads(run_cli(app, ["status", "t", "--db", db, "--json"], homes["referee"]).output)
+    status = json.loads(here("status", "t", "--db", db, "--json", home=homes["referee"], ok=True).stdout)
     assert status["timing"] == shown
-    words = run_cli(app, ["game", "config", "t", "--db", db], homes["referee"]).output
+    words = here("game", "config", "t", "--db", db, home=homes["referee"], ok=True).stdout
     assert "bot" not in words and "absent" not in words and "away" not in words, words
 
 

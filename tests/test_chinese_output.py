@@ -158,12 +158,12 @@ def test_base_module_errors_in_chinese(game: Game, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_trustless_game_in_chinese(tmp_path: Path) -> None:
+def test_a_trustless_game_in_chinese(tmp_path: Path, here) -> None:
     """The trustless modules speak through the catalogs: the blind host's apply lines (a join
     taken, the same join again), its refusals (a join without key shares, re-signed by its seat),
     and a seat's refusal of a packet it cannot follow, all real processes in zh-Hans."""
     import msgspec
-    from pbem_helpers import cli_app, make_homes, run_cli
+    from pbem_helpers import make_homes
 
     from pbem.protocol.documents import read_text, sign
     from pbem.seat import keys
@@ -172,11 +172,10 @@ def test_a_trustless_game_in_chinese(tmp_path: Path) -> None:
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     db = tmp_path / "saves" / "t.db"
     players = [a for s in SEATS for a in ("--player", f"{s}={ids[s].public.encode()}")]
-    app = cli_app()  # the game and its joins, made in this process: their words are not looked at here
-    run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless",
-                  "-o", tmp_path / "invitation.pbem"], homes["referee"])
+    here("game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "-o",
+         tmp_path / "invitation.pbem", home=homes["referee"], ok=True)
     for s in SEATS:
-        run_cli(app, ["join", tmp_path / "invitation.pbem", "--as", s, "-o", tmp_path / f"join-{s}.pbem"], homes[s])
+        here("join", tmp_path / "invitation.pbem", "--as", s, "-o", tmp_path / f"join-{s}.pbem", home=homes[s], ok=True)
     names = [*SEATS, "dan", "referee", "t", "db", "pbem", "join", "invitation"]
     game = Game(None, names, "", {})  # type: ignore[arg-type]
     ann = read_blocks(read_text(tmp_path / "join-ann.pbem"))[0]

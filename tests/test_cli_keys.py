@@ -4,17 +4,12 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner, Result
+from processes import one_error_line
 
-from pbem.cli import keys as cli_keys
-from pbem.errors import KeyNotFound, PbemError, UsageError, WrongPassphrase
+from pbem.errors import KeyNotFound, UsageError, WrongPassphrase
 from pbem.protocol.crypto import PublicKey
 from pbem.seat import keys
 from pbem.seat.home import ENV_HOME, key_path
-
-root = typer.Typer()
-root.add_typer(cli_keys.app, name="key")
 
 
 @pytest.fixture(autouse=True)
@@ -37,18 +32,16 @@ def pwfile(tmp_path: Path) -> Path:
     return f
 
 
-def run(*args: str | Path) -> Result:
-    return CliRunner().invoke(root, ["key", *map(str, args)])
+@pytest.fixture
+def run(here, tmp_path: Path):
+    """`pbem key ARGS` through the command line's own entry, in this process (PBEM_HOME: the
+    default home `_env` names)."""
+    return lambda *args: here("key", *args, home=tmp_path / "default-home")
 
 
-def raised(result: Result) -> BaseException | None:
-    exc = result.exception
-    return None if isinstance(exc, SystemExit) else exc
-
-
-def test_new_with_passphrase_file(home: Path, pwfile: Path) -> None:
+def test_new_with_passphrase_file(home: Path, pwfile: Path, run) -> None:
     r = run("new", "alice", "--home", home, "--passphrase-file", pwfile)
-    assert r.exit_code == 0, r.output
+    assert r.returncode == 0, r.stderr
     line, fp = r.stdout.splitlines()[:2]
     pub = PublicKey.decode(line)
     assert fp == f"fingerprint: {pub.fingerprint()}"
@@ -58,56 +51,54 @@ def test_new_with_passphrase_file(home: Path, pwfile: Path) -> None:
     assert identity.public == pub
 
 
-def test_new_without_passphrase_warns(home: Path) -> None:
+def test_new_without_passphrase_warns(home: Path, run) -> None:
     r = run("new", "bob", "--home", home, "--no-passphrase")
-    assert r.exit_code == 0, r.output
+    assert r.returncode == 0, r.stderr
     assert "NOT protected" in r.stderr and "NOT protected" not in r.stdout
     assert r.stdout.startswith("pbem1")
     assert not keys.is_protected(home, "bob")
 
 
-def test_new_with_env_passphrase_and_default_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_new_with_env_passphrase_and_default_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, run) -> None:
     monkeypatch.setenv(keys.ENV_PASSPHRASE, "from env")
     r = run("new", "carol")
-    assert r.exit_code == 0, r.output
+    assert r.returncode == 0, r.stderr
     keys.load_identity(tmp_path / "default-home", "carol", b"from env")
 
 
-def test_new_needs_a_passphrase_source(home: Path) -> None:
+def test_new_needs_a_passphrase_source(home: Path, run) -> None:
     r = run("new", "dave", "--home", home)
-    exc = raised(r)
-    assert isinstance(exc, UsageError) and exc.exit_code == 2
-    assert "--no-passphrase" in str(exc.hint or "") or "--passphrase-file" in str(exc.hint or "")
+    one_error_line(r, UsageError.exit_code, "")
+    assert UsageError.exit_code == 2
+    hint = r.stderr.partition("\nhint: ")[2]
+    assert "--no-passphrase" in hint or "--passphrase-file" in hint, r.stderr
     assert not key_path(home, "dave").exists()
 
 
-def test_new_refuses_overwrite_bad_name_and_contradiction(home: Path, pwfile: Path) -> None:
-    assert run("new", "erin", "--home", home, "--no-passphrase").exit_code == 0
+def test_new_refuses_overwrite_bad_name_and_contradiction(home: Path, pwfile: Path, run) -> None:
+    assert run("new", "erin", "--home", home, "--no-passphrase").returncode == 0
     before = key_path(home, "erin").read_bytes()
-    exc = raised(run("new", "erin", "--home", home, "--no-passphrase"))
-    assert isinstance(exc, UsageError) and "'erin'" in str(exc)
+    one_error_line(run("new", "erin", "--home", home, "--no-passphrase"), UsageError.exit_code, "'erin'")
     assert key_path(home, "erin").read_bytes() == before
-    exc = raised(run("new", "Bad Name", "--home", home, "--no-passphrase"))
-    assert isinstance(exc, UsageError) and "'Bad Name'" in str(exc)
-    exc = raised(run("new", "frank", "--home", home, "--no-passphrase", "--passphrase-file", pwfile))
-    assert isinstance(exc, UsageError)
+    one_error_line(run("new", "Bad Name", "--home", home, "--no-passphrase"), UsageError.exit_code, "'Bad Name'")
+    one_error_line(run("new", "frank", "--home", home, "--no-passphrase", "--passphrase-file", pwfile),
+                   UsageError.exit_code, "")
 
 
-def test_show(home: Path, pwfile: Path) -> None:
+def test_show(home: Path, pwfile: Path, run) -> None:
     created = run("new", "alice", "--home", home, "--passphrase-file", pwfile).stdout
     r = run("show", "alice", "--home", home)
-    assert r.exit_code == 0 and r.stdout == created
+    assert r.returncode == 0 and r.stdout == created
     r = run("show", "alice", "--home", home, "--json")
     doc = json.loads(r.stdout)
     assert doc["name"] == "alice" and doc["protected"] is True
     assert PublicKey.decode(doc["public"]).fingerprint() == doc["fingerprint"]
-    exc = raised(run("show", "nobody", "--home", home))
-    assert isinstance(exc, KeyNotFound) and "'nobody'" in str(exc)
+    one_error_line(run("show", "nobody", "--home", home), KeyNotFound.exit_code, "'nobody'")
 
 
-def test_list(home: Path, pwfile: Path) -> None:
+def test_list(home: Path, pwfile: Path, run) -> None:
     r = run("list", "--home", home)
-    assert r.exit_code == 0 and r.stdout == "" and "no identities" in r.stderr
+    assert r.returncode == 0 and r.stdout == "" and "no identities" in r.stderr
     assert json.loads(run("list", "--home", home, "--json").stdout) == []
     run("new", "zoe", "--home", home, "--no-passphrase")
     run("new", "amy", "--home", home, "--passphrase-file", pwfile)
@@ -120,17 +111,18 @@ def test_list(home: Path, pwfile: Path) -> None:
     assert rows[0]["fingerprint"] == keys.load_public(home, "amy").fingerprint()
 
 
-def test_errors_are_pbem_errors_for_the_main_cli(home: Path, pwfile: Path) -> None:
+def test_errors_are_pbem_errors_for_the_main_cli(home: Path, pwfile: Path, run) -> None:
     run("new", "alice", "--home", home, "--passphrase-file", pwfile)
     with pytest.raises(WrongPassphrase):
         keys.load_identity(home, "alice", b"wrong")
     for args in (("show", "ghost", "--home", home), ("new", "x" * 40, "--home", home, "--no-passphrase")):
-        exc = raised(run(*args))
-        assert isinstance(exc, PbemError) and exc.exit_code in (2, 4)
+        r = run(*args)
+        assert r.returncode in (2, 4), r.stderr
+        one_error_line(r, r.returncode, "")
 
 
 def test_unlocking_runs_the_scrypt_on_a_thread_and_raises_at_the_call(home: Path, pwfile: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                     monkeypatch: pytest.MonkeyPatch, run) -> None:
     import threading
 
     from pbem.protocol import keyfile

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import processes
 import pytest
-from pbem_helpers import cli_app, main_here, pbem_here, run_cli
+from pbem_helpers import here_wide, main_here, pbem_here
 from processes import one_error_line
 
 from pbem.seat.keys import create_identity
@@ -41,7 +41,7 @@ def game(tmp_path_factory) -> dict:
         if s == SEATS[0]:
             pbem(*args, home=homes[s], cwd=root)
         else:
-            run_cli(cli_app(), args, homes[s], env={"PBEM_PASSPHRASE": PASSPHRASE})
+            here_wide(*args, home=homes[s], ok=True, env={"PBEM_PASSPHRASE": PASSPHRASE})
     out = pbem("apply", "friday", *[str(root / f"join-{s}.pbem") for s in SEATS], home=homes["referee"], cwd=root)
     assert "round 1 dealt" in out.stdout
     return {"root": root, "homes": homes, "keys": keys}
@@ -129,35 +129,34 @@ def test_bad_input_is_one_line_and_a_documented_code(game: dict, capsys: pytest.
 
 @pytest.mark.slow
 def test_turn_in_a_shared_folder_keeps_json_on_stdout(game: dict, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+                                                      monkeypatch: pytest.MonkeyPatch, here) -> None:
     homes, keys = game["homes"], game["keys"]  # the README flow's key files; a game of its own, in a store of its own
     players = [x for s in SEATS for x in ("--player", f"{s}={keys[s]}")]
     shared = tmp_path / "shared"
-    app, passphrase = cli_app(), {"PBEM_PASSPHRASE": PASSPHRASE}
     monkeypatch.chdir(tmp_path)  # the set-up in this process; what `turn` prints where, through real processes
     monkeypatch.setenv("PBEM_PASSPHRASE", PASSPHRASE)
-    run_cli(app, ["game", "new", "sat", "--host", "referee", *players], homes["referee"], env=passphrase)
-    run_cli(app, ["folder", "init", "sat", shared], homes["referee"], env=passphrase)
+    here("game", "new", "sat", "--host", "referee", *players, home=homes["referee"], ok=True)
+    here("folder", "init", "sat", shared, home=homes["referee"], ok=True)
 
-    def turn(seat: str, *args: str, here: bool) -> subprocess.CompletedProcess:
-        """`pbem turn` as a process of its own, or with `here` through pbem.cli.main in this process."""
+    def turn(seat: str, *args: str, in_process: bool) -> subprocess.CompletedProcess:
+        """`pbem turn` as a process of its own, or through pbem.cli.main in this process."""
         argv = ["turn", str(shared), "--as", seat, *args, "--json"]
-        return pbem_here(argv, homes[seat], capsys, monkeypatch, tmp_path, ok=True) if here else \
+        return here(*argv, home=homes[seat], cwd=tmp_path, ok=True) if in_process else \
             pbem(*argv, home=homes[seat], cwd=tmp_path)
 
     for s in SEATS:
-        joined = turn(s, here=s != SEATS[0])
+        joined = turn(s, in_process=s != SEATS[0])
         assert json.loads(joined.stdout)["phase"] == "joining" and "joined" in joined.stderr
     host_once = ["host", "run", "sat", "--folder", str(shared), "--once"]
-    pbem_here(host_once, homes["referee"], capsys, monkeypatch, tmp_path, ok=True)
-    views = {s: json.loads(turn(s, here=True).stdout) for s in SEATS}
+    here(*host_once, home=homes["referee"], cwd=tmp_path, ok=True)
+    views = {s: json.loads(turn(s, in_process=True).stdout) for s in SEATS}
     mover = views[SEATS[0]]["to_move"]
     assert all(v["seq"] == 1 and v["me"] == s and len(v["hand"]) == 6 for s, v in views.items())
-    played = turn(mover, f"discard {views[mover]['hand'][0]}", here=False)
+    played = turn(mover, f"discard {views[mover]['hand'][0]}", in_process=False)
     json.loads(played.stdout)
     assert "submitted" in played.stderr
     pbem(*host_once, home=homes["referee"], cwd=tmp_path)
-    after = json.loads(turn(mover, here=False).stdout)
+    after = json.loads(turn(mover, in_process=False).stdout)
     assert after["seq"] == 2 and after["moves"][-1]["text"] == "discard 1 card"
 
 

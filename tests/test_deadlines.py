@@ -14,12 +14,11 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import SEATS4, clocked_game, four_seat_game, make_homes, run_cli, store_dump
+from pbem_helpers import SEATS4, clocked_game, four_seat_game, make_homes, store_dump
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
 from pbem.auto.seat_bot import FolderBot
-from pbem.cli import app
 from pbem.errors import BadPacket, UsageError
 from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
@@ -261,7 +260,7 @@ def test_away_stretches_the_deadline_and_resign_hands_the_seat_to_the_policy(tmp
     host.close()
 
 
-def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path, store_url: str) -> None:
+def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path, store_url: str, here) -> None:
     """Over mail a reminder goes to the seat it reminds (and the host's copy), a late notice
     to everyone; the packet mails say the deadline in words; nothing is mailed twice."""
     import email
@@ -314,15 +313,15 @@ def test_notices_by_mail_are_short_mails_sent_once(tmp_path: Path, store_url: st
         assert "<svg" in shown and "<script" not in shown and "BEGIN PBEM" not in shown
     assert f"{first} is late: packet 1 was due Tue 1 Dec 16:00 UTC" in late[0].get_body(("html",)).get_content()
     # the seat to move reads them with 'pbem inbox' (once) and sees them with 'pbem turn GAME'
-    said = run_cli(app, ["inbox", out], homes[first]).output
+    said = here("inbox", out, home=homes[first], ok=True).stdout
     assert f"reminder: {first} to move in packet 1" in said and f"{first} is late: packet 1" in said
-    assert "read before" in run_cli(app, ["inbox", out], homes[first]).output
+    assert "read before" in here("inbox", out, home=homes[first], ok=True).stdout
     game = host.game_id()
-    shown = json.loads(run_cli(app, ["turn", game, "--json"], homes[first]).stdout)
+    shown = json.loads(here("turn", game, "--json", home=homes[first], ok=True).stdout)
     assert [n["notice"] for n in shown["notices"]] == ["reminder", "late"]
-    assert f"{first} is late" in run_cli(app, ["turn", game], homes[first]).output
+    assert f"{first} is late" in here("turn", game, home=homes[first], ok=True).stdout
     other = next(s for s in SEATS4 if s != first)  # a late notice goes to everyone, a reminder not
-    run_cli(app, ["inbox", *[p for p in out.glob("*.eml") if emails[other] in p.read_text()]], homes[other])
+    here("inbox", *[p for p in out.glob("*.eml") if emails[other] in p.read_text()], home=homes[other], ok=True)
     assert [n.notice for n in saved_notices(homes[other], game)] == ["late"]
     host.close()
 

@@ -95,7 +95,7 @@ def test_a_host_idling_on_imap_wakes_for_its_reminder_not_for_mail(mail_servers:
     minutes: the host idles only until the clock's next reminder, so the reminder goes out
     when it is due (here 8 s and 16 s after the clock starts), with no mail coming to wake it."""
     s = mail_servers
-    db, homes, _ = dealt_mail_game(s, tmp_path)
+    db, homes, _ = dealt_mail_game(here, s, tmp_path)
     mover = H.Host(db).status()["to_move"]
     # The clock restarts: reminders at 8 s and 16 s (in this process: the host is the point). Both
     # later than a loaded machine takes to start a host: one that starts past both sends one.

@@ -1,6 +1,6 @@
 """Shared-folder play end to end: real key files, a real SQLite file, a real folder.
 
-The commands run through a Typer app of their own (pbem_helpers.cli_app), and
+The commands run through the command line's own entry in this process (the `here` fixture), and
 the whole-game test runs real processes (`pbem host run`, `pbem bot run`) that share
 nothing but the folder (and the host's database, for the two hosts).
 """
@@ -18,20 +18,19 @@ import pytest
 from pbem_helpers import (
     SEATS,
     check_game,
-    cli_app,
     cli_game,
     make_homes,
     new_game,
-    run_cli,
     sqlite_dump,
     start_bots,
     start_host,
     wait_all,
 )
+from processes import one_error_line
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost
-from pbem.errors import StaleMove
+from pbem.errors import StaleMove, UsageError
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
@@ -41,22 +40,21 @@ from pbem.seat import keys
 # --- in-process: init, turn, host --once, duplicates and conflict copies ----------------------
 
 
-def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
-    app = cli_app()
+def test_folder_turns_and_harmless_copies(tmp_path: Path, here) -> None:
     db, homes = new_game(tmp_path)
     folder = tmp_path / "shared"
-    out = run_cli(app, ["folder", "init", "t", folder, "--db", db]).output
+    out = here("folder", "init", "t", folder, "--db", db, home=homes["referee"], ok=True).stdout
     assert "invitation.pbem and 0 packets" in out
-    run_cli(app, ["folder", "init", "t", folder, "--db", db])  # again: a no-op
+    here("folder", "init", "t", folder, "--db", db, home=homes["referee"], ok=True)  # again: a no-op
     gf = GameFolder.open(folder)
     assert (folder / "invitation.pbem").exists() and gf.seats == tuple(SEATS)
 
     # each seat's first 'turn' joins; a second one does not write another join
     for s in SEATS:
-        out = run_cli(app, ["turn", folder, "--as", s], homes[s]).output
+        out = here("turn", folder, "--as", s, home=homes[s], ok=True).stdout
         assert f"as seat {s}; host key fingerprint " in out and "waiting for every seat" in out
         assert keys.load_public(homes["referee"], "referee").fingerprint() in out  # as `pbem join` prints it
-    out = run_cli(app, ["turn", folder, "--as", "ann"], homes["ann"]).output
+    out = here("turn", folder, "--as", "ann", home=homes["ann"], ok=True).stdout
     assert "joined" not in out
     assert len(gf.inbox()) == 3
 
@@ -73,16 +71,16 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
     mover = sp.doc.to_move
     msp = FolderSeat.open(folder, keys.load_identity(homes[mover], mover, None), homes[mover]).latest()
     text = str(legal_moves(msp.view)[0])
-    out = run_cli(app, ["turn", folder, "--as", mover, "--json"], homes[mover]).output
+    out = here("turn", folder, "--as", mover, "--json", home=homes[mover], ok=True).stdout
     assert json.loads(out[: out.rindex("}") + 1])["my_turn"] is True
-    out = run_cli(app, ["turn", folder, "--as", mover, text], homes[mover]).output
+    out = here("turn", folder, "--as", mover, text, home=homes[mover], ok=True).stdout
     assert "move for packet 1 submitted" in out
     # a second, different move for the same packet is not written: the first is re-submitted, the
     # new one refused (exit 5; tests/test_answers.py runs it as real processes)
     other = str(legal_moves(msp.view)[-1])
-    result = run_cli(app, ["turn", folder, "--as", mover, other], homes[mover], ok=False)
-    assert isinstance(result.exception, StaleMove) and StaleMove.exit_code == 5
-    assert f"already answered packet 1 with “{text}”" in result.output
+    result = here("turn", folder, "--as", mover, other, home=homes[mover])
+    one_error_line(result, StaleMove.exit_code, "packet 1 has your move already")
+    assert StaleMove.exit_code == 5 and f"already answered packet 1 with “{text}”" in result.stdout, result.stdout
     assert len(gf.inbox()) == 1
     move_file = gf.inbox()[0]
 
@@ -107,17 +105,16 @@ def test_folder_turns_and_harmless_copies(tmp_path: Path) -> None:
     assert not (gf.inbox_dir / "rejected").exists()
 
     # a waiting seat's view says whose turn it is; the mover now waits for the next seat
-    out = run_cli(app, ["turn", folder, "--as", mover], homes[mover]).output
+    out = here("turn", folder, "--as", mover, home=homes[mover], ok=True).stdout
     assert "waiting for" in out
     host.close()
 
 
-def test_turn_needs_a_game_folder(tmp_path: Path) -> None:
-    app = cli_app()
+def test_turn_needs_a_game_folder(tmp_path: Path, here) -> None:
     homes = make_homes(tmp_path, ["ann"])
     (tmp_path / "empty").mkdir()
-    result = run_cli(app, ["turn", tmp_path / "empty", "--as", "ann"], homes["ann"], ok=False)
-    assert result.exit_code != 0 and "not a pbem game folder" in str(result.exception)
+    result = here("turn", tmp_path / "empty", "--as", "ann", home=homes["ann"])
+    one_error_line(result, UsageError.exit_code, "not a pbem game folder")
 
 
 
@@ -175,8 +172,8 @@ def test_a_seat_verifies_a_new_packet_and_its_invitation_once(tmp_path: Path, mo
 
 
 @pytest.mark.slow
-def test_two_hosts_and_three_bots_play_a_whole_game_through_one_folder(tmp_path: Path) -> None:
-    db, folder, homes = cli_game(tmp_path, in_process=True)  # the set-up is not the point: the processes after it
+def test_two_hosts_and_three_bots_play_a_whole_game_through_one_folder(tmp_path: Path, here) -> None:
+    db, folder, homes = cli_game(tmp_path, here=here)  # the set-up is not the point: the processes after it
     started = time.monotonic()
     hosts = [start_host(db, folder, homes["referee"], tmp_path / f"host-{i}.log") for i in (1, 2)]
     bots = start_bots(folder, homes, tmp_path)

@@ -11,10 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-import typer
-from pbem_helpers import cli_app
 from processes import one_error_line, pbem
-from typer.testing import CliRunner
 
 from engine.bots import RandomBot
 from engine.catalog import card_kind
@@ -62,19 +59,16 @@ def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 class Seats:
-    """The CLI (built once) run in this process, each seat in its own copy of its key home
-    (a packet opened is remembered as seen: each test starts from homes that saw none)."""
+    """The CLI run in this process through its own entry (`here`), each seat in its own copy of
+    its key home (a packet opened is remembered as seen: each test starts from homes that saw none)."""
 
-    def __init__(self, played: dict, tmp_path: Path) -> None:
-        self.cli = typer.main.get_command(cli_app())
+    def __init__(self, played: dict, tmp_path: Path, here) -> None:
+        self.here = here
         self.homes = {s: shutil.copytree(played["homes"][s], tmp_path / f"home-{s}") for s in played["seats"]}
 
     def run(self, seat: str, *args: object, lang: str = "en") -> str:
-        """The command's stdout (an error is raised as it is), drawn 200 columns wide."""
-        env = {"PBEM_HOME": str(self.homes[seat]), "PBEM_LANG": lang, "COLUMNS": "200"}
-        with CliRunner().isolation(env=env) as streams:
-            self.cli.main([str(a) for a in args], prog_name="pbem", standalone_mode=False)
-            return streams[0].getvalue().decode()
+        """The command's stdout (exit 0, or the test fails with its error), drawn 200 columns wide."""
+        return self.here(*args, home=self.homes[seat], env={"PBEM_LANG": lang, "COLUMNS": "200"}, ok=True).stdout
 
     def show(self, packet: Path, seat: str) -> dict:
         return json.loads(self.run(seat, "show", packet, "--as", seat, "--json"))
@@ -86,11 +80,11 @@ def _process_once(played: dict, here):
     return pbem if played["ruleset"] == "classic" else here
 
 
-def test_every_legal_move_is_one_pbem_move_takes(played: dict, tmp_path: Path) -> None:
+def test_every_legal_move_is_one_pbem_move_takes(played: dict, tmp_path: Path, here) -> None:
     """Property over the kept packets: every other seat's "legal" is empty; the mover's is
     every move of its view the engine lists, each one that the packet opened as `pbem move`
     opens it takes (a seeded sample of them through `pbem move` itself, exit 0 and a file)."""
-    seats = Seats(played, tmp_path)
+    seats = Seats(played, tmp_path, here)
     rng = random.Random(5)
     offered = 0
     for packet, mover in played["packets"]:
@@ -122,7 +116,7 @@ def test_a_move_not_listed_is_refused(played: dict, tmp_path: Path, here) -> Non
     holds at a cell that "legal" does not list is refused by `pbem move`: exit 6, no file.
     (`pbem move` as a process of its own on the classic game, through the command line's
     entry in this process on the other.)"""
-    seats = Seats(played, tmp_path)
+    seats = Seats(played, tmp_path, here)
     for packet, mover in played["packets"]:  # (the deal is new on every run: the first with a path card)
         summary = seats.show(packet, mover)
         path_card = next((c for c in summary["hand"] if card_kind(c).category == "path"), None)
@@ -178,8 +172,8 @@ def expected_marks(summary: dict) -> set[tuple[int, int, int, bool]]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-Hans"])
-def test_the_hints_screen_marks_exactly_the_legal_placements(played: dict, lang: str, tmp_path: Path) -> None:
-    seats = Seats(played, tmp_path)
+def test_the_hints_screen_marks_exactly_the_legal_placements(played: dict, lang: str, tmp_path: Path, here) -> None:
+    seats = Seats(played, tmp_path, here)
     marked = turned = 0
     for i, (packet, mover) in enumerate(played["packets"]):
         summary = seats.show(packet, mover)
@@ -200,7 +194,7 @@ def test_the_hints_screen_marks_exactly_the_legal_placements(played: dict, lang:
 
 
 def test_hints_say_so_when_it_is_not_your_move(played: dict, tmp_path: Path, here) -> None:
-    seats = Seats(played, tmp_path)
+    seats = Seats(played, tmp_path, here)
     packet, mover = played["packets"][0]
     other = next(s for s in played["seats"] if s != mover)
     run = _process_once(played, here)("show", packet, "--as", other, "--hints", home=seats.homes[other], cwd=played["root"], ok=True,
@@ -211,7 +205,7 @@ def test_hints_say_so_when_it_is_not_your_move(played: dict, tmp_path: Path, her
 
 def test_turn_hints_on_a_packet_file(played: dict, tmp_path: Path, here) -> None:
     """`pbem turn PACKET --hints` draws the same marks as `pbem show --hints`."""
-    seats = Seats(played, tmp_path)
+    seats = Seats(played, tmp_path, here)
     # the first packet whose mover has a placement (the deal is new on every run)
     packet, mover = next((p, m) for p, m in played["packets"] if expected_marks(seats.show(p, m)))
     home = seats.homes[mover]

@@ -93,24 +93,22 @@ def test_away_is_bounded_rate_limited_and_a_far_date_says_its_year(tmp_path, sto
     host.close()
 
 
-def test_max_away_is_a_game_setting(tmp_path) -> None:
+def test_max_away_is_a_game_setting(tmp_path, here) -> None:
     """`game new --max-away` and `game config --max-away` set the bound; `game config` says it."""
-    from pbem_helpers import make_homes, run_cli
+    from pbem_helpers import make_homes
 
-    from pbem.cli import app
     from pbem.seat import keys
 
     homes = make_homes(tmp_path, ["referee", "ann", "bob", "cat"])
     players = [a for s in ("ann", "bob", "cat")
                for a in ("--player", f"{s}={keys.load_identity(homes[s], s, None).public.encode()}")]
     db = str(tmp_path / "g.db")
-    made = run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, "--deadline", "48h",
-                         "--max-away", "3d"], homes["referee"])
-    assert made.exit_code == 0, made.output
-    said = run_cli(app, ["game", "config", "t", "--db", db], homes["referee"])
-    assert said.exit_code == 0 and said.output.rstrip().endswith("away at most 3 days"), said.output
-    changed = run_cli(app, ["game", "config", "t", "--db", db, "--max-away", "1d12h"], homes["referee"])
-    assert changed.output.rstrip().endswith("away at most 1 day 12 hours"), changed.output
+    here("game", "new", "t", "--host", "referee", *players, "--db", db, "--deadline", "48h", "--max-away",
+                "3d", home=homes["referee"], ok=True)
+    said = here("game", "config", "t", "--db", db, home=homes["referee"], ok=True)
+    assert said.stdout.rstrip().endswith("away at most 3 days"), said.stdout
+    changed = here("game", "config", "t", "--db", db, "--max-away", "1d12h", home=homes["referee"], ok=True)
+    assert changed.stdout.rstrip().endswith("away at most 1 day 12 hours"), changed.stdout
     from processes import one_error_line, pbem
 
     before = Path(db).read_bytes()

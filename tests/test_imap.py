@@ -162,8 +162,8 @@ def _script(path: Path, secret: str) -> Path:
     return path
 
 
-def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, tmp_path: Path) -> None:
-    from pbem_helpers import SEATS, cli_app, make_homes, run_cli
+def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, tmp_path: Path, here) -> None:
+    from pbem_helpers import SEATS, make_homes
 
     from engine.rules import legal_moves
     from pbem.host import referee as H
@@ -172,7 +172,6 @@ def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, 
     from pbem.seat.home import latest_saved_packet
 
     s = mail_servers
-    app = cli_app()
     homes = make_homes(tmp_path, ["host", *SEATS])
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
     db = tmp_path / "saves" / "t.db"
@@ -180,35 +179,34 @@ def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, 
     H.create_game(db, "t", ids["host"], "classic", [(p, ids[p].public) for p in SEATS], [], emails)
     secrets = {n: _script(tmp_path / f"secret-{n}.sh", f"pw-{n}") for n in ["host", *SEATS]}
     for n in ["host", *SEATS]:  # everyone, the host too, sets up their mail once
-        out = run_cli(app, ["mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port,
-                            "--smtp-security", "none", "--from", s.address(n), "--imap", s.imap.url(n),
-                            "--password-command", secrets[n]], homes[n]).output
+        out = here("mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port, "--smtp-security",
+                   "none", "--from", s.address(n), "--imap", s.imap.url(n), "--password-command", secrets[n], home=homes[n], ok=True).stdout
         assert "saved in" in out and "(no password)" in out
-    out = run_cli(app, ["mail", "setup"], homes["ann"]).output
+    out = here("mail", "setup", home=homes["ann"], ok=True).stdout
     assert f"IMAP: imap://ann@127.0.0.1:{s.imap.port}/INBOX" in out and f"password from: {secrets['ann']}" in out
 
     def host_pass() -> str:
-        return run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
+        return here("host", "run", "t", "--db", db, "--once", "--no-idle", home=homes["host"], ok=True).stdout
 
     assert "mailed invitation to ann" in host_pass()
     for p in SEATS:
-        out = run_cli(app, ["inbox"], homes[p]).output  # IMAP from the profile
+        out = here("inbox", home=homes[p], ok=True).stdout  # IMAP from the profile
         assert "invitation to t-" in out and "pbem mail-join t-" in out
         assert s.imap.count(p) == 0 and s.imap.count(p, "pbem/done") == 1
         game = next((homes[p] / "invitations").glob("*.pbem")).stem
-        out = run_cli(app, ["mail-join", game], homes[p]).output  # host address learnt from the mail
+        out = here("mail-join", game, home=homes[p], ok=True).stdout  # host address learnt from the mail
         assert f"join of {p} for {game}: sent to host@example.org" in out
     out = host_pass()
     assert "round 1 dealt, packet 1" in out and "(their turn)" in out
 
     # the seat to move: 'pbem turn GAME' reads the mail, then one short command answers
     mover = H.Host(db).status()["to_move"]
-    out = run_cli(app, ["turn", game], homes[mover]).output
+    out = here("turn", game, home=homes[mover], ok=True).stdout
     assert "read " in out and "1 new" in out
     sp = P.open_packet(__import__("pbem.protocol.documents", fromlist=["read_file"]).read_file(
         latest_saved_packet(homes[mover], game))[0], ids[mover], homes[mover])
     move = str(legal_moves(sp.view)[0])
-    out = run_cli(app, ["mail-move", game, move], homes[mover]).output
+    out = here("mail-move", game, move, home=homes[mover], ok=True).stdout
     assert "move for packet 1: sent to host@example.org" in out
     out = host_pass()
     assert f"applied {mover}'s move" in out and "packet 2" in out
@@ -221,33 +219,30 @@ def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, 
                 assert f"pw-{n}".encode() not in f.read_bytes(), f
 
 
-def test_imap_inbox_reports_only_new_mail_and_counts_the_rest(tmp_path: Path) -> None:
+def test_imap_inbox_reports_only_new_mail_and_counts_the_rest(tmp_path: Path, here) -> None:
     import mailbox
-
-    from pbem_helpers import cli_app, run_cli
 
     from pbem.seat import keys
 
-    app = cli_app()
     home = tmp_path / "home"
     keys.create_identity(home, "ann", None)
     md = mailbox.Maildir(tmp_path / "Maildir", create=True)
     for n in range(3):
         md.add(compose(sender="x@example.org", to="ann@example.org", subject=f"hello {n}", body_text=f"hi {n}",
                        attachment_name="x.txt", attachment=b"x").as_bytes())
-    out = run_cli(app, ["inbox", tmp_path / "Maildir"], home).output
+    out = here("inbox", tmp_path / "Maildir", home=home, ok=True).stdout
     assert out.count("not a pbem mail") == 3 and "read before" not in out
     md.add(compose(sender="y@example.org", to="ann@example.org", subject="news", body_text="new",
                    attachment_name="x.txt", attachment=b"y").as_bytes())
-    out = run_cli(app, ["inbox", tmp_path / "Maildir"], home).output
+    out = here("inbox", tmp_path / "Maildir", home=home, ok=True).stdout
     assert out.count("not a pbem mail") == 1 and "'news'" in out
     assert "skipped 3 messages read before" in out
     # the same mail in another place is recognised by Message-ID and content
     copy = tmp_path / "copy.eml"
     copy.write_bytes(next(iter(md.values())).as_bytes())
-    out = run_cli(app, ["inbox", copy], home).output
+    out = here("inbox", copy, home=home, ok=True).stdout
     assert "no new mail" in out and "skipped 1 message read before" in out
-    out = run_cli(app, ["inbox", tmp_path / "Maildir", "--again"], home).output
+    out = here("inbox", tmp_path / "Maildir", "--again", home=home, ok=True).stdout
     assert out.count("not a pbem mail") == 4
 
 
@@ -361,31 +356,30 @@ def test_imap_bad_login_or_url_is_one_line_on_stderr(mail_servers: MailServers, 
         assert "wrong-secret" not in done.stderr + done.stdout
 
 
-def test_a_bot_started_again_resumes_its_game_from_the_key_home(mail_servers: MailServers, tmp_path: Path) -> None:
+def test_a_bot_started_again_resumes_its_game_from_the_key_home(mail_servers: MailServers, tmp_path: Path, here) -> None:
     """`pbem bot run` stopped after joining and started again with the same command: its
     invitation mail is in pbem/done, yet it plays the seat (before: it waited for ever)."""
-    from pbem_helpers import SEATS, cli_app, make_homes, run_cli
+    from pbem_helpers import SEATS, make_homes
 
     from pbem.host import referee as H
     from pbem.seat import keys
 
     s = mail_servers
-    app = cli_app()
     homes = make_homes(tmp_path, ["host", *SEATS])
     ids = {n: keys.load_identity(h, n, None) for n, h in homes.items()}
     db = tmp_path / "saves" / "t.db"
     H.create_game(db, "t", ids["host"], "classic", [(p, ids[p].public) for p in SEATS], [],
                   {n: s.address(n) for n in ["host", *SEATS]})
     for n in ["host", *SEATS]:
-        run_cli(app, ["mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port, "--smtp-security",
-                      "none", "--from", s.address(n), "--imap", s.imap.url(n),
-                      "--password-command", _script(tmp_path / f"secret-{n}.sh", f"pw-{n}")], homes[n])
+        here("mail", "setup", "--smtp-server", "127.0.0.1", "--smtp-port", s.smtp_port, "--smtp-security", "none",
+             "--from", s.address(n), "--imap", s.imap.url(n), "--password-command",
+             _script(tmp_path / f"secret-{n}.sh", f"pw-{n}"), home=homes[n], ok=True)
 
     def host_pass() -> str:
-        return run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle"], homes["host"]).output
+        return here("host", "run", "t", "--db", db, "--once", "--no-idle", home=homes["host"], ok=True).stdout
 
     def bot(p: str) -> str:  # the same command each time, a new process' worth of state each time
-        return run_cli(app, ["bot", "run", "--as", p, "--once", "--no-idle"], homes[p]).output
+        return here("bot", "run", "--as", p, "--once", "--no-idle", home=homes[p], ok=True).stdout
 
     host_pass()
     for p in SEATS:

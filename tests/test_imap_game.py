@@ -19,9 +19,9 @@ from pbem.protocol.documents import read_blocks
 
 @pytest.mark.slow
 @pytest.mark.game
-def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: Path, mail_servers: MailServers):
+def test_imap_whole_game_host_and_three_bots_survive_an_imap_restart(tmp_path: Path, mail_servers: MailServers, here):
     s = mail_servers
-    db, homes = imap_game(tmp_path, s, in_process=True)
+    db, homes = imap_game(tmp_path, s, here=here)
     started = time.monotonic()
     procs = [start_imap(s, "host", ["host", "run", "t", "--db", str(db), "--send"], homes["host"],
                         tmp_path / "host.log")]

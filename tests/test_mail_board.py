@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import SEATS, cli_app, run_cli
+from pbem_helpers import SEATS
 from test_turn import _legal, dealt_mail_game
 
 from engine.views import load_view
@@ -90,23 +90,22 @@ def _check_no_remote_or_script(html: str, page: _Text) -> None:
             assert not any(bad in (value or "").lower() for bad in ("url(", "@import", "expression(", "javascript:"))
 
 
-def test_packet_mails_show_the_public_table_and_nothing_sealed(mail_servers: MailServers, tmp_path: Path) -> None:
+def test_packet_mails_show_the_public_table_and_nothing_sealed(mail_servers: MailServers, tmp_path: Path, here) -> None:
     s = mail_servers
-    app = cli_app()
-    db, homes, host_pass = dealt_mail_game(s, tmp_path, {p: lang for p, lang in LANGS.items() if lang != "en"})
+    db, homes, host_pass = dealt_mail_game(here, s, tmp_path, {p: lang for p, lang in LANGS.items() if lang != "en"})
     game = next((homes["ann"] / "invitations").glob("*.pbem")).stem
     # table talk, written file by file and applied by the host, which mails it on: untrusted text
     # in every reader's mail, and a whisper sealed to bob, never in clear in a mail
-    run_cli(app, ["turn", "t"], homes["cat"])  # reads packet 1
+    here("turn", "t", home=homes["cat"], ok=True)  # reads packet 1
     packet = latest_saved_packet(homes["cat"], game)
     for n, said in enumerate([[HOSTILE], [WHISPER, "--to", "bob"]]):
         out = tmp_path / f"talk-{n}.pbem"
-        run_cli(app, ["say", packet, *said, "-o", out], homes["cat"])
-        run_cli(app, ["apply", "t", out, "--db", db], homes["host"])
+        here("say", packet, *said, "-o", out, home=homes["cat"], ok=True)
+        here("apply", "t", out, "--db", db, home=homes["host"], ok=True)
     for _ in range(4):  # four moves: last moves to show, and a turn for each seat
         mover = H.Host(db).status()["to_move"]
-        run_cli(app, ["turn", "t"], homes[mover])
-        run_cli(app, ["turn", "t", _legal(homes[mover], mover, game)[0]], homes[mover])
+        here("turn", "t", home=homes[mover], ok=True)
+        here("turn", "t", _legal(homes[mover], mover, game)[0], home=homes[mover], ok=True)
         host_pass()
         assert H.Host(db).status()["to_move"] != mover
 
@@ -156,7 +155,7 @@ def test_packet_mails_show_the_public_table_and_nothing_sealed(mail_servers: Mai
     assert seen >= 2 * len(SEATS) and talked >= 2, (seen, talked)
 
 
-def test_the_hosts_own_copy_says_it_holds_no_seat(mail_servers: MailServers, tmp_path: Path) -> None:
+def test_the_hosts_own_copy_says_it_holds_no_seat(mail_servers: MailServers, tmp_path: Path, here) -> None:
     """The host's copy of a packet mail (its address given as host=...) is no seat's: in its
     language, both parts say the host holds no seat, none says "your role and your hand", and
     none tells it how to play."""
@@ -164,7 +163,7 @@ def test_the_hosts_own_copy_says_it_holds_no_seat(mail_servers: MailServers, tmp
     from pbem.names import HOST
 
     s = mail_servers
-    _, _, _ = dealt_mail_game(s, tmp_path, {"host": "zh-Hant"})
+    _, _, _ = dealt_mail_game(here, s, tmp_path, {"host": "zh-Hant"})
     copies = [m for m in _mails(s, "host")
               if any((a.get_filename() or "").startswith("packet-") for a in m.iter_attachments())]
     assert copies
@@ -178,17 +177,15 @@ def test_the_hosts_own_copy_says_it_holds_no_seat(mail_servers: MailServers, tmp
                 assert said not in text and said not in shown, said
 
 
-def test_invitation_and_talk_mails_carry_an_html_part_too(mail_servers: MailServers, tmp_path: Path) -> None:
+def test_invitation_and_talk_mails_carry_an_html_part_too(mail_servers: MailServers, tmp_path: Path, here) -> None:
     """An invitation's mail and a mail of table talk alone have the same shape as a packet's
     (text and HTML alternatives, the block attached): the HTML says the text's words in the
     reader's language, escaped, with nothing that runs or loads; a whisper's text is in no part."""
     s = mail_servers
-    app = cli_app()
-    db, homes, _ = dealt_mail_game(s, tmp_path, {p: lang for p, lang in LANGS.items() if lang != "en"})
-    run_cli(app, ["say", "t", HOSTILE], homes["ann"])
-    run_cli(app, ["say", "t", WHISPER, "--to", "bob"], homes["ann"])
-    relayed = run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle", "--digest", "every"],
-                      homes["host"]).output
+    db, homes, _ = dealt_mail_game(here, s, tmp_path, {p: lang for p, lang in LANGS.items() if lang != "en"})
+    here("say", "t", HOSTILE, home=homes["ann"], ok=True)
+    here("say", "t", WHISPER, "--to", "bob", home=homes["ann"], ok=True)
+    relayed = here("host", "run", "t", "--db", db, "--once", "--no-idle", "--digest", "every", home=homes["host"], ok=True).stdout
     assert "mailed table talk to bob" in relayed, relayed
     game = next((homes["ann"] / "invitations").glob("*.pbem")).stem
     kinds = []

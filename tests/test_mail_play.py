@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
-from pbem_helpers import SEATS, cli_app, free_port, make_homes, run_cli
-from processes import cli_env
+from pbem_helpers import SEATS, free_port, make_homes
+from processes import cli_env, one_error_line
 from sqlalchemy import event
 
 from engine.rules import legal_moves
@@ -95,17 +95,17 @@ def polled_game(root: Path, smtp: tuple[Path, int], clock: FakeClock | None = No
     return Polled(db, homes, ids, host, mail_host, host_log, bots, logs)
 
 
-def joined_by_eml(app, db: Path, homes: dict[str, Path], outbox: Path) -> str:
+def joined_by_eml(here, db: Path, homes: dict[str, Path], outbox: Path) -> str:
     """Invitations mailed as .eml files into `outbox`, every seat joins by mail, and packet 1 is
     mailed to everyone: what `pbem mail` said of packet 1."""
     replies = outbox.parent / f"{outbox.name}-replies"
-    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
+    here("mail", "t", "--db", db, "--to-dir", outbox, home=homes["referee"], ok=True)
     for s in SEATS:
-        run_cli(app, ["inbox", outbox], homes[s])
-        run_cli(app, ["mail-join", next((homes[s] / "invitations").glob("*.pbem")), "--as", s, "--to", HOST_ADDR,
-                      "--to-dir", replies], homes[s])
-    run_cli(app, ["inbox", replies, "--db", db], homes["referee"])
-    return run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox]).output
+        here("inbox", outbox, home=homes[s], ok=True)
+        here("mail-join", next((homes[s] / "invitations").glob("*.pbem")), "--as", s, "--to", HOST_ADDR, "--to-dir",
+             replies, home=homes[s], ok=True)
+    here("inbox", replies, "--db", db, home=homes["referee"], ok=True)
+    return here("mail", "t", "--db", db, "--to-dir", outbox, home=homes["referee"], ok=True).stdout
 
 
 def messages(maildir: Path):
@@ -118,16 +118,15 @@ def messages(maildir: Path):
 
 
 @pytest.mark.slow
-def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> None:
+def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp, here) -> None:
     maildir, port = smtp
-    app = cli_app()
     db, homes = mail_game(tmp_path)
-    out = run_cli(app, ["game", "smtp", "t", "--db", db, "--server", "127.0.0.1", "--port", port, "--security", "none",
-                        "--from", HOST_ADDR]).output
+    out = here("game", "smtp", "t", "--db", db, "--server", "127.0.0.1", "--port", port, "--security", "none",
+               "--from", HOST_ADDR, home=homes["referee"], ok=True).stdout
     assert f"127.0.0.1:{port} (none)" in out
 
     # the invitation goes out with 'pbem mail --send': one mail per seat, one to the host
-    out = run_cli(app, ["mail", "t", "--db", db, "--send"]).output
+    out = here("mail", "t", "--db", db, "--send", home=homes["referee"], ok=True).stdout
     assert out.count("invitation to ") == 4 and "sent to ann@example.org" in out
     invites = messages(maildir)
     assert sorted(m["To"] for m in invites) == sorted(EMAILS.values())
@@ -183,7 +182,7 @@ def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> Non
     for s in SEATS:
         latest = latest_saved_packet(homes[s], st["game"])
         assert latest is not None and latest.name == f"packet-{st['seq']:06d}.pbem"
-    out = run_cli(app, ["turn", st["game"], "--as", "ann", "--json"], homes["ann"]).output
+    out = here("turn", st["game"], "--as", "ann", "--json", home=homes["ann"], ok=True).stdout
     assert json.loads(out)["seq"] == st["seq"]
 
     # reading the whole mailbox again changes nothing: every join and move is a duplicate
@@ -191,14 +190,14 @@ def test_a_round_by_mail_through_a_real_smtp_server(tmp_path: Path, smtp) -> Non
     send(compose(sender="spam@example.net", to=HOST_ADDR, subject="cheap watches", body_text="hi",
                  attachment_name="x.txt", attachment=b"nothing"),
          SmtpSettings("127.0.0.1", port, "none", None, "spam@example.net"), None)
-    out = run_cli(app, ["inbox", maildir, "--db", db], homes["referee"]).output
+    out = here("inbox", maildir, "--db", db, home=homes["referee"], ok=True).stdout
     lines = out.splitlines()
     assert not [line for line in lines if "applied" in line and "already" not in line]
     assert sum("was already applied" in line for line in lines) == st["seq"] - 1 + 3 - 3 + 3
     assert sum("not a pbem mail" in line for line in lines) == 1
     assert host.status() == before
     # and a seat reading it saves nothing new
-    out = run_cli(app, ["inbox", maildir, "--saves", tmp_path / "nowhere"], homes["bob"]).output
+    out = here("inbox", maildir, "--saves", tmp_path / "nowhere", home=homes["bob"], ok=True).stdout
     assert "saved packet" not in out and "already saved" in out
     host.close()
 
@@ -296,34 +295,33 @@ def test_a_polling_host_asks_the_store_nothing_until_it_changes_or_the_clock_is_
     host.close()
 
 
-def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
+def test_mail_by_eml_files_without_smtp(tmp_path: Path, here) -> None:
     """Players who use their own mail client: .eml files out, .eml files in."""
-    app = cli_app()
     db, homes = mail_game(tmp_path)
-    out = run_cli(app, ["game", "email", "t", "--db", db, "cat=cat@example.net", "bob="]).output
+    out = here("game", "email", "t", "--db", db, "cat=cat@example.net", "bob=", home=homes["referee"], ok=True).stdout
     assert "cat: cat@example.net" in out and "bob:" not in out
     outbox = tmp_path / "outbox"
-    out = run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox]).output
+    out = here("mail", "t", "--db", db, "--to-dir", outbox, home=homes["referee"], ok=True).stdout
     assert out.count("invitation to ") == 3  # ann, cat and the host; bob has no address now
     inv_mail = next(p for p in outbox.glob("*.eml") if b"To: ann@example.org" in p.read_bytes())
 
     # the seats read the invitation and mail their joins (bob got his by other means)
     replies = tmp_path / "replies"
     for s in SEATS:
-        out = run_cli(app, ["inbox", inv_mail], homes[s]).output
+        out = here("inbox", inv_mail, home=homes[s], ok=True).stdout
         assert "invitation to t-" in out
         inv = next((homes[s] / "invitations").glob("*.pbem"))
-        out = run_cli(app, ["mail-join", inv, "--as", s, "--to", HOST_ADDR, "--to-dir", replies], homes[s]).output
+        out = here("mail-join", inv, "--as", s, "--to", HOST_ADDR, "--to-dir", replies, home=homes[s], ok=True).stdout
         assert f"join of {s}" in out
-    out = run_cli(app, ["inbox", replies, "--db", db], homes["referee"]).output
+    out = here("inbox", replies, "--db", db, home=homes["referee"], ok=True).stdout
     assert "round 1 dealt, packet 1" in out
     game = H.Host(db).game_id()
 
     # packet 1 by mail to everyone with an address; bob reads ann's copy (content, not address)
-    run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox])
+    here("mail", "t", "--db", db, "--to-dir", outbox, home=homes["referee"], ok=True)
     packet_mail = sorted(p for p in outbox.glob("*.eml") if b"round 1, packet 1" in p.read_bytes())[0]
     for s in SEATS:
-        out = run_cli(app, ["inbox", packet_mail], homes[s]).output
+        out = here("inbox", packet_mail, home=homes[s], ok=True).stdout
         assert "saved packet 1" in out
     sp = P.open_packet(read_file(latest_saved_packet(homes["ann"], game))[0],
                        keys.load_identity(homes["ann"], "ann", None), homes["ann"])
@@ -332,40 +330,37 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
                         keys.load_identity(homes[mover], mover, None), homes[mover])
     text = str(legal_moves(msp.view)[0])
     moves = tmp_path / "moves"
-    out = run_cli(app, ["mail-move", game, text, "--as", mover, "--to", HOST_ADDR, "--to-dir", moves],
-                  homes[mover]).output
+    out = here("mail-move", game, text, "--as", mover, "--to", HOST_ADDR, "--to-dir", moves, home=homes[mover], ok=True).stdout
     assert "move for packet 1" in out
     # asking again mails the same move, never a second one (and a different one is refused: exit 5)
-    result = run_cli(app, ["mail-move", game, "pass", "--as", mover, "--to", HOST_ADDR, "--to-dir", moves],
-                     homes[mover], ok=text == "pass")
-    assert (result.exception is None) if text == "pass" else isinstance(result.exception, StaleMove)
-    assert "already answered packet 1" in result.output
+    result = here("mail-move", game, "pass", "--as", mover, "--to", HOST_ADDR, "--to-dir", moves, home=homes[mover], ok=text == "pass")
+    assert result.returncode == (0 if text == "pass" else StaleMove.exit_code), result.stderr
+    assert "already answered packet 1" in result.stdout + result.stderr
     # the automatic host, one pass over a folder of .eml: applies it, mails packet 2
-    out = run_cli(app, ["host", "run", "t", "--db", db, "--maildir", moves, "--once", "--to-dir", outbox],
-                  homes["referee"]).output
+    out = here("host", "run", "t", "--db", db, "--maildir", moves, "--once", "--to-dir", outbox, home=homes["referee"], ok=True).stdout
     # packet 2 would go to the seat whose turn it is, bob, who has no address; the others had
     # packet 1 and wait for a digest (12 hours by default)
     assert "applied" in out and "mailed packet" not in out, out
-    out = run_cli(app, ["mail", "t", "--db", db, "--to-dir", outbox]).output  # by hand: the latest, to everyone
+    out = here("mail", "t", "--db", db, "--to-dir", outbox, home=homes["referee"], ok=True).stdout  # by hand: the latest, to everyone
     assert "packet 2 to ann" in out and "packet 2 to cat" in out
     assert any(b"round 1, packet 2" in p.read_bytes() for p in outbox.glob("*.eml"))
     # the host's key home remembers what 'host run' read: 'pbem inbox' skips it, and reads it
     # again when asked to, as duplicates
-    said = run_cli(app, ["inbox", moves, "--db", db], homes["referee"]).output
+    said = here("inbox", moves, "--db", db, home=homes["referee"], ok=True).stdout
     assert "no new mail" in said and "skipped 2 messages read before" in said, said
-    out = run_cli(app, ["inbox", moves, "--db", db, "--json", "--again"], homes["referee"]).output
+    out = here("inbox", moves, "--db", db, "--json", "--again", home=homes["referee"], ok=True).stdout
     kinds = [r["outcome"] for r in json.loads(out)]
     assert kinds == ["duplicate", "duplicate"]
-    out = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", outbox]).output
+    out = here("mail", "t", "--db", db, "--pending", "--to-dir", outbox, home=homes["referee"], ok=True).stdout
     assert out.strip() == "nothing new to mail"
 
     # a bot on a seat by mail: it finds its invitation in the mailbox, joins, writes an .eml
     db2, homes2 = mail_game(tmp_path / "second")
-    run_cli(app, ["mail", "t", "--db", db2, "--to-dir", tmp_path / "box2"])
-    out = run_cli(app, ["bot", "run", "--as", "bob", "--maildir", tmp_path / "box2", "--to", HOST_ADDR,
-                        "--to-dir", tmp_path / "bob-out", "--once"], homes2["bob"]).output
+    here("mail", "t", "--db", db2, "--to-dir", tmp_path / "box2", home=homes2["referee"], ok=True)
+    out = here("bot", "run", "--as", "bob", "--maildir", tmp_path / "box2", "--to", HOST_ADDR, "--to-dir",
+               tmp_path / "bob-out", "--once", home=homes2["bob"], ok=True).stdout
     assert "joined t-" in out and "as bob" in out
-    out = run_cli(app, ["inbox", tmp_path / "bob-out", "--db", db2], homes2["referee"]).output
+    out = here("inbox", tmp_path / "bob-out", "--db", db2, home=homes2["referee"], ok=True).stdout
     assert "bob joined; waiting for ann and cat" in out
     # the mail's blocks really are the move, sealed: the text is not readable in the mail
     eml = sorted(moves.glob("*.eml"))[0]
@@ -375,28 +370,25 @@ def test_mail_by_eml_files_without_smtp(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_away_and_handover_by_mail(tmp_path: Path) -> None:
+def test_away_and_handover_by_mail(tmp_path: Path, here) -> None:
     """A seat of a mail game sends its away request and hands its seat over by mail, naming
     only the game; the host applies both from its mailbox."""
-    from pbem.cli import app
 
     db, homes = mail_game(tmp_path)
     outbox = tmp_path / "outbox"
-    joined_by_eml(app, db, homes, outbox)
+    joined_by_eml(here, db, homes, outbox)
     game = H.Host(db).game_id()
     for s in SEATS:
-        run_cli(app, ["inbox", outbox], homes[s])
+        here("inbox", outbox, home=homes[s], ok=True)
     asks = tmp_path / "asks"
-    out = run_cli(app, ["away", game, "--until", "3d", "--as", "ann", "--to", HOST_ADDR, "--to-dir", asks],
-                  homes["ann"]).output
+    out = here("away", game, "--until", "3d", "--as", "ann", "--to", HOST_ADDR, "--to-dir", asks, home=homes["ann"], ok=True).stdout
     assert "request of ann: wrote " in out
     new_key = keys.create_identity(tmp_path / "home-eve", "eve", None).public.encode()
-    out = run_cli(app, ["handover", game, "--key", new_key, "--as", "bob", "--to", HOST_ADDR, "--to-dir", asks],
-                  homes["bob"]).output
+    out = here("handover", game, "--key", new_key, "--as", "bob", "--to", HOST_ADDR, "--to-dir", asks, home=homes["bob"], ok=True).stdout
     assert "handover of bob: wrote " in out
     subjects = sorted(BytesParser(policy=policy.default).parse(p.open("rb"))["Subject"] for p in asks.glob("*.eml"))
     assert subjects == [f"[pbem {game}] away: ann", f"[pbem {game}] handover: bob"]
-    results = json.loads(run_cli(app, ["inbox", asks, "--db", db, "--json"], homes["referee"]).output)
+    results = json.loads(here("inbox", asks, "--db", db, "--json", home=homes["referee"], ok=True).stdout)
     assert len(results) == 2 and not [r for r in results if r["outcome"] == "refused"], results
     host = H.Host(db)
     try:
@@ -412,30 +404,30 @@ def test_away_and_handover_by_mail(tmp_path: Path) -> None:
     # eve, who never saw the game, gets it by mail once the host has her address for seat bob:
     # the invitation and the packet that handed her the seat, and she plays bob from her key alone
     eve_home, welcome = tmp_path / "home-eve", tmp_path / "welcome"
-    run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", outbox])
-    run_cli(app, ["game", "email", "t", "bob=eve@example.org", "--db", db], homes["referee"])
-    said = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output
+    here("mail", "t", "--db", db, "--pending", "--to-dir", outbox, home=homes["referee"], ok=True)
+    here("game", "email", "t", "bob=eve@example.org", "--db", db, home=homes["referee"], ok=True)
+    said = here("mail", "t", "--db", db, "--pending", "--to-dir", welcome, home=homes["referee"], ok=True).stdout
     (mail,) = [BytesParser(policy=policy.default).parse(p.open("rb")) for p in welcome.glob("*.eml")]
     assert mail["To"] == "eve@example.org" and "(a new reader)" in said, said
     kinds = [b.kind for b in read_blocks(mail.get_body(("plain",)).get_content())]
     assert kinds == ["invitation", "packet"], kinds  # the invitation first: her key home checks the packet by it
-    stranger = run_cli(app, ["inbox", welcome, "--json"], tmp_path / "home-cat2").output  # no key holds a seat
+    stranger = here("inbox", welcome, "--json", home=tmp_path / "home-cat2", ok=True).stdout  # no key holds a seat
     assert "not a game you joined" in stranger
     keys.create_identity(tmp_path / "home-cat2", "cat2", None)
-    assert "not a game you joined" in run_cli(app, ["inbox", welcome, "--again"], tmp_path / "home-cat2").output
+    assert "not a game you joined" in here("inbox", welcome, "--again", home=tmp_path / "home-cat2", ok=True).stdout
     assert not (tmp_path / "home-cat2" / "games").exists()
-    said = run_cli(app, ["inbox", welcome], eve_home).output
+    said = here("inbox", welcome, home=eve_home, ok=True).stdout
     assert "hands seat bob to your key (host referee, key " in said and f"pbem mail-join {game}" in said, said
     assert not (eve_home / "games" / game / "invitation.pbem").exists()  # offered, not taken
-    said = run_cli(app, ["mail-join", game, "--as", "eve"], eve_home).output
+    said = here("mail-join", game, "--as", "eve", home=eve_home, ok=True).stdout
     assert f"you took seat bob of {game}, handed to your key at packet 2" in said, said
-    shown = run_cli(app, ["turn", game, "--as", "eve"], eve_home).output
+    shown = here("turn", game, "--as", "eve", home=eve_home, ok=True).stdout
     assert "seat bob" in shown or "bob *" in shown, shown
-    again = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output
+    again = here("mail", "t", "--db", db, "--pending", "--to-dir", welcome, home=homes["referee"], ok=True).stdout
     assert len(list(welcome.glob("*.eml"))) == 1, again  # welcomed once
     # a target that is neither a folder, a packet file nor a joined game: one line
-    bad = run_cli(app, ["resign", "no-such-game", "--as", "ann", "--to-dir", asks], homes["ann"], ok=False)
-    assert isinstance(bad.exception, UsageError) and "no packet of game 'no-such-game'" in str(bad.exception)
+    bad = here("resign", "no-such-game", "--as", "ann", "--to-dir", asks, home=homes["ann"])
+    one_error_line(bad, UsageError.exit_code, "no packet of game 'no-such-game'")
 
 
 def test_a_seat_reading_its_mail_loads_no_store_code(tmp_path: Path) -> None:
@@ -457,19 +449,18 @@ def test_a_seat_reading_its_mail_loads_no_store_code(tmp_path: Path) -> None:
     assert "not a pbem mail" in run.stdout and "store code loaded: False" in run.stdout, run.stdout
 
 
-def test_an_address_changed_while_its_seat_is_up_to_date_gets_the_latest_packet(tmp_path: Path) -> None:
+def test_an_address_changed_while_its_seat_is_up_to_date_gets_the_latest_packet(tmp_path: Path, here) -> None:
     """`pbem game email` gives a seat a new address after it had the newest packet at the old
     one: the new address gets the invitation and that packet (it may be a new key home), once."""
-    app = cli_app()
     db, homes = mail_game(tmp_path)
     welcome = tmp_path / "welcome"
-    said = joined_by_eml(app, db, homes, tmp_path / "outbox")
+    said = joined_by_eml(here, db, homes, tmp_path / "outbox")
     assert "packet 1 to cat" in said, said  # cat is up to date at cat@example.org
-    run_cli(app, ["game", "email", "t", "cat=cat@example.net", "--db", db], homes["referee"])
-    said = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output
+    here("game", "email", "t", "cat=cat@example.net", "--db", db, home=homes["referee"], ok=True)
+    said = here("mail", "t", "--db", db, "--pending", "--to-dir", welcome, home=homes["referee"], ok=True).stdout
     assert "packet 1 to cat <cat@example.net> (a new reader)" in said, said
     (mail,) = [BytesParser(policy=policy.default).parse(p.open("rb")) for p in welcome.glob("*.eml")]
     kinds = [b.kind for b in read_blocks(mail.get_body(("plain",)).get_content())]
     assert mail["To"] == "cat@example.net" and kinds == ["invitation", "packet"], kinds
-    again = run_cli(app, ["mail", "t", "--db", db, "--pending", "--to-dir", welcome]).output
+    again = here("mail", "t", "--db", db, "--pending", "--to-dir", welcome, home=homes["referee"], ok=True).stdout
     assert again.strip() == "nothing new to mail" and len(list(welcome.glob("*.eml"))) == 1, again

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import cli_app, keys_here, read_until, run_cli
+from pbem_helpers import keys_here, read_until
 from processes import PBEM, cli_env, one_error_line, pbem, start
 
 
@@ -23,11 +23,11 @@ def _keys(root: Path, names: list[str]) -> tuple[Path, dict[str, str]]:
     return home, keys_here({n: home for n in names})
 
 
-def _here(root: Path, home: Path, *args: object) -> None:
+def _here(here, root: Path, home: Path, *args: object) -> None:
     """`pbem ARGS` run in this process in folder `root`: set-up before the command a test is about."""
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(root)
-        run_cli(cli_app(), list(args), home)
+        here(*args, home=home, ok=True)
 
 
 def test_game_new_says_who_gets_the_invitation_by_mail(tmp_path: Path, here) -> None:
@@ -57,10 +57,10 @@ def test_a_cut_short_key_is_said_to_be_cut_short(tmp_path: Path, here) -> None:
         assert not (tmp_path / "saves").exists()
 
 
-def test_pbem_packet_writes_no_armour_to_a_terminal(tmp_path: Path) -> None:
+def test_pbem_packet_writes_no_armour_to_a_terminal(tmp_path: Path, here) -> None:
     home, lines = _keys(tmp_path, ["referee", "ann", "bob", "cat"])
     seats = [x for s in ("ann", "bob", "cat") for x in ("--player", f"{s}={lines[s]}")]
-    _here(tmp_path, home, "game", "new", "g", "--host", "referee", *seats)
+    _here(here, tmp_path, home, "game", "new", "g", "--host", "referee", *seats)
     main, sub = pty.openpty()
     proc = subprocess.Popen([*PBEM, "packet", "g"], stdin=sub, stdout=sub, stderr=sub, cwd=tmp_path, close_fds=True,
                             env=cli_env(home, COLUMNS="100"))
@@ -78,10 +78,10 @@ def test_pbem_packet_writes_no_armour_to_a_terminal(tmp_path: Path) -> None:
     assert piped.stdout.startswith("-----BEGIN PBEM INVITATION-----")
 
 
-def test_host_run_stopped_by_sigterm_says_so_and_exits_0(tmp_path: Path) -> None:
+def test_host_run_stopped_by_sigterm_says_so_and_exits_0(tmp_path: Path, here) -> None:
     home, lines = _keys(tmp_path, ["referee", "ann", "bob", "cat"])
     seats = [x for s in ("ann", "bob", "cat") for x in ("--player", f"{s}={lines[s]}")]
-    _here(tmp_path, home, "game", "new", "g", "--host", "referee", *seats)
+    _here(here, tmp_path, home, "game", "new", "g", "--host", "referee", *seats)
     proc = start([*PBEM, "host", "run", "g", "--folder", tmp_path / "shared", "--poll", "0.1"], cwd=tmp_path,
                  env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -126,16 +126,16 @@ def test_the_host_auditing_its_own_store_is_anchored_and_a_page_says_whose_view(
     assert "moves and the deal) for each of 4 perspectives, " in every.stdout, every.stdout
 
 
-def test_deadlines_are_shown_in_the_readers_time_zone_with_its_name(tmp_path: Path) -> None:
+def test_deadlines_are_shown_in_the_readers_time_zone_with_its_name(tmp_path: Path, here) -> None:
     home, lines = _keys(tmp_path, ["referee", "ann", "bob", "cat"])
     seats = [x for s in ("ann", "bob", "cat") for x in ("--player", f"{s}={lines[s]}")]
-    _here(tmp_path, home, "game", "new", "g", "--host", "referee", *seats, "--deadline", "48h")
+    _here(here, tmp_path, home, "game", "new", "g", "--host", "referee", *seats, "--deadline", "48h")
     invitation = tmp_path / "saves" / "g" / "out" / "invitation.pbem"
     joins = []
     for s in ("ann", "bob", "cat"):
         joins.append(tmp_path / f"join-{s}.pbem")
-        _here(tmp_path, home, "join", invitation, "--as", s, "-o", joins[-1])
-    _here(tmp_path, home, "apply", "g", *joins)
+        _here(here, tmp_path, home, "join", invitation, "--as", s, "-o", joins[-1])
+    _here(here, tmp_path, home, "apply", "g", *joins)
     utc = pbem("status", "g", home=home, cwd=tmp_path, env={"TZ": "UTC"}, ok=True).stdout
     tokyo = pbem("status", "g", home=home, cwd=tmp_path, env={"TZ": "Asia/Tokyo"}, ok=True).stdout
     india = pbem("--lang", "zh-Hans", "status", "g", home=home, cwd=tmp_path, env={"TZ": "Asia/Kolkata"},

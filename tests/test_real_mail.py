@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pbem_helpers import cli_app, main_here, run_cli
+from pbem_helpers import main_here
 from processes import one_error_line, pbem
 from realmail import Dovecot, RealMail, private_ca, start_real_mail, stop_real_mail
 
@@ -95,7 +95,7 @@ def test_folders_take_the_server_separator_and_the_ca_file_is_trusted(real_mail:
 
 def test_a_certificate_failure_names_its_cause_and_the_profile_names_the_ca(real_mail: RealMail, tmp_path: Path,
                                                                             capsys: pytest.CaptureFixture[str],
-                                                                            monkeypatch: pytest.MonkeyPatch):
+                                                                            monkeypatch: pytest.MonkeyPatch, here):
     """`pbem inbox` over IMAPS and over STARTTLS: exit 11 naming the cause; after `pbem mail
     setup --ca-file`, the same command reads the mailbox. The first as a real process, the others
     through the same entry (pbem.cli.main) in this process."""
@@ -103,7 +103,7 @@ def test_a_certificate_failure_names_its_cause_and_the_profile_names_the_ca(real
     home = tmp_path / "home-bob"
     monkeypatch.setenv("PBEM_IMAP_PASSWORD", "pw-bob")
     for url in (s.dovecot.url("bob", imaps=True), s.dovecot.url("bob")):
-        run_cli(cli_app(), ["mail", "setup", "--imap", url], home)  # in this process: `inbox` is the point
+        here("mail", "setup", "--imap", url, home=home, ok=True)  # in this process: `inbox` is the point
         if url.startswith("imaps:"):
             run = pbem("inbox", home=home)
         else:
@@ -113,24 +113,25 @@ def test_a_certificate_failure_names_its_cause_and_the_profile_names_the_ca(real
         one_error_line(run, EXIT_CERTIFICATE, f"certificate verify failed: self-signed certificate in certificate "
                                               f"chain for 127.0.0.1:{port}")
         assert "--ca-file" in run.stderr  # the hint says how to trust a club's own CA
-    out = run_cli(cli_app(), ["mail", "setup", "--ca-file", s.ca], home).output
+    out = here("mail", "setup", "--ca-file", s.ca, home=home, ok=True).stdout
     assert f"trusted CA file: {s.ca}" in out
     code, err = main_here(["inbox"], home, capsys, monkeypatch)
     assert code == 0 and "certificate" not in err, err
 
 
 def test_a_ca_file_that_is_not_one_is_refused_and_nothing_is_stored(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                    monkeypatch: pytest.MonkeyPatch):
+                                                                    monkeypatch: pytest.MonkeyPatch, here):
     """Refused when it is named, by the command itself: no server is asked. The first as a real
     process, the rest through the same entry in this process."""
     home = tmp_path / "home-ann"
-    run_cli(cli_app(), ["mail", "setup", "--imap", "imaps://ann@127.0.0.1:1/INBOX"], home)
+    here("mail", "setup", "--imap", "imaps://ann@127.0.0.1:1/INBOX", home=home, ok=True)
     junk = tmp_path / "junk.pem"
     junk.write_text("not a certificate\n")
     one_error_line(pbem("mail", "setup", "--ca-file", junk, home=home), 2, "holds no PEM certificate")
     code, err = main_here(["mail", "setup", "--ca-file", tmp_path], home, capsys, monkeypatch)
     one_error_line(subprocess.CompletedProcess(["pbem"], code, "", err), 2, "not a regular file")
-    assert "CA file" not in run_cli(cli_app(), ["mail", "setup"], home).output
+    shown = here("mail", "setup", home=home, ok=True)
+    assert "CA file" not in shown.stdout + shown.stderr
 
 
 @pytest.mark.people("ann")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pbem_helpers import check_game, cli_app, keys_here, run_cli, wait_all
+from pbem_helpers import check_game, keys_here, wait_all
 from processes import PBEM, cli_env, start
 from realmail import RealMail, start_real_mail, stop_real_mail
 
@@ -39,7 +39,7 @@ def _env(home: Path, who: str) -> dict[str, str]:
     return cli_env(home, PBEM_IMAP_PASSWORD=f"pw-{who}", PBEM_SMTP_PASSWORD=f"pw-{who}", PBEM_LANG="en")
 
 
-def _setup(root: Path, s: RealMail) -> tuple[Path, dict[str, Path]]:
+def _setup(here, root: Path, s: RealMail) -> tuple[Path, dict[str, Path]]:
     """Keys, each person's mail (IMAP, SMTP submission, the club's CA) and the game, by the same
     commands in this process: the set-up is not the point (test_real_mail.py runs `pbem mail
     setup` as a process of its own), the game after it is."""
@@ -47,11 +47,9 @@ def _setup(root: Path, s: RealMail) -> tuple[Path, dict[str, Path]]:
     pubs = keys_here({"referee" if n == "host" else n: h for n, h in homes.items()})
     db = root / "saves" / "t.db"
     args = [a for p in SEATS for a in ("--player", f"{p}={pubs[p]}", "--email", f"{p}={s.address(p)}")]
-    app = cli_app()
     for n, h in homes.items():
-        run_cli(app, ["mail", "setup", "--imap", s.dovecot.url(n), *s.smtp_args(n), "--ca-file", s.ca], h)
-    run_cli(app, ["game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db],
-            homes["host"])
+        here("mail", "setup", "--imap", s.dovecot.url(n), *s.smtp_args(n), "--ca-file", s.ca, home=h, ok=True)
+    here("game", "new", "t", "--host", "referee", *args, "--email", f"host={s.address('host')}", "--db", db, home=homes["host"], ok=True)
     return db, homes
 
 
@@ -121,7 +119,7 @@ def test_a_whole_game_through_postfix_and_stock_dovecot_survives_restarts(tmp_pa
 
 
 def _play(s: RealMail, root: Path, here: Callable[..., Any]) -> None:
-    db, homes = _setup(root, s)
+    db, homes = _setup(here, root, s)
     logs = {n: root / f"{n}.log" for n in ["host", *SEATS]}
     # Polling every 0.05 s rather than IDLE: Dovecot tells an idling client of new mail 0.50 s
     # after it arrived (measured, each time), a second per move on the two hops. IDLE against

@@ -9,14 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import typer
 from pbem_helpers import Table, make_table, play_until
 from processes import pbem
-from typer.testing import CliRunner
 
 from engine.position import dump
 from engine.views import view
-from pbem.cli import replay as cli_replay
 from pbem.protocol.documents import read_blocks
 from pbem.replay.html import render_html
 from pbem.replay.load import load_replay
@@ -108,11 +105,11 @@ def _data_of(page: str) -> str:
     return m.group(1)
 
 
-def test_html_page_is_self_contained_with_one_frame_per_move(played, tmp_path: Path) -> None:
+def test_html_page_is_self_contained_with_one_frame_per_move(played, tmp_path: Path, here) -> None:
     table, _ = played
     out = tmp_path / "round1.html"
-    result = CliRunner().invoke(_app(), ["replay", str(table.root / "game.db"), "--round", "1", "--html", str(out)])
-    assert result.exit_code == 0, result.output
+    result = here("replay", table.root / "game.db", "--round", "1", "--html", out, home=tmp_path)
+    assert result.returncode == 0, result.stderr
     page = out.read_text(encoding="utf-8")
     assert "http://" not in page and "https://" not in page
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(", page)
@@ -129,10 +126,10 @@ def test_html_page_is_self_contained_with_one_frame_per_move(played, tmp_path: P
     symbols = set(re.findall(r'<symbol id="([^"]+)"', page))
     used = {c[2] for board in data["boards"] for c in board}
     assert used <= symbols and "c-start" in symbols and "back" in symbols
-    assert f"{len(r) + 1} frames" in result.output
+    assert f"{len(r) + 1} frames" in result.stdout
 
 
-def test_html_page_fits_a_phone_and_opens_at_a_moves_link(played, tmp_path: Path) -> None:
+def test_html_page_fits_a_phone_and_opens_at_a_moves_link(played, tmp_path: Path, here) -> None:
     """At a phone's 390 px the maze was cut after column 5, and no move had a link of its own.
     The maze scales to the page's width (never under 30 px a card: a wider one scrolls in its
     box), the players' table scrolls in its own box, and each move is `#r1-mN`: the log links
@@ -140,9 +137,9 @@ def test_html_page_fits_a_phone_and_opens_at_a_moves_link(played, tmp_path: Path
     a real Chromium at 390 px by scripts/browser-check)."""
     table, _ = played
     out = tmp_path / "r1.html"
-    result = CliRunner().invoke(_app(), ["replay", str(table.root / "game.db"), "--round", "1", "--html", str(out)])
+    result = here("replay", table.root / "game.db", "--round", "1", "--html", out, home=tmp_path, ok=True)
     r = load_replay(str(table.root / "game.db"), round_no=1)
-    assert f"each move has a link of its own: r1.html#r1-m{len(r)} opens the page at move {len(r)}" in result.output
+    assert f"each move has a link of its own: r1.html#r1-m{len(r)} opens the page at move {len(r)}" in result.stdout
     page = out.read_text(encoding="utf-8")
     style, script = page.split("<style>")[1].split("</style>")[0], page.split("<script>")[1]
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
@@ -157,7 +154,7 @@ def test_html_page_fits_a_phone_and_opens_at_a_moves_link(played, tmp_path: Path
     assert json.loads(_data_of(page))["round"] == 1
 
 
-def test_a_player_folder_replays_and_audits(played) -> None:
+def test_a_player_folder_replays_and_audits(played, tmp_path: Path, here) -> None:
     table, _ = played
     inbox = _inbox(table, "cat")
     from pbem.mail.message import compose, write_eml
@@ -172,35 +169,25 @@ def test_a_player_folder_replays_and_audits(played) -> None:
     assert from_folder.round == 1
     assert [s.text for s in from_folder.steps] == [s.text for s in from_db.steps]
     assert dump(from_folder.final) == dump(from_db.final)
-    result = CliRunner().invoke(_app(), ["audit", str(inbox)])
-    assert result.exit_code == 0, result.output
-    assert result.output.startswith("audit ok: ")
-    assert "matched to packet files" in result.output
+    result = here("audit", inbox, home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("audit ok: ")
+    assert "matched to packet files" in result.stdout
 
 
-def test_archive_command_writes_a_replayable_file(played, tmp_path: Path) -> None:
+def test_archive_command_writes_a_replayable_file(played, tmp_path: Path, here) -> None:
     table, _ = played
     out = tmp_path / "r1.pbem"
-    runner = CliRunner()
-    result = runner.invoke(_app(), ["archive", "test", "--db", str(table.root / "game.db"), "--round", "1", "-o", str(out)])
-    assert result.exit_code == 0, result.output
+    here("archive", "test", "--db", table.root / "game.db", "--round", "1", "-o", out, home=tmp_path, ok=True)
     assert read_blocks(out.read_text())[0].kind == "archive"
-    result = runner.invoke(_app(), ["replay", str(out), "--to", "5", "--as", "bob", "--json"])
-    assert result.exit_code == 0, result.output
-    doc = json.loads(result.output)
+    result = here("replay", out, "--to", "5", "--as", "bob", "--json", home=tmp_path, ok=True)
+    doc = json.loads(result.stdout)
     assert doc["step"] == 5 and doc["as"] == "bob" and len(doc["moves"]) == 5
     assert doc["position"]["hands"]["ann"] == ["?"] * len(doc["position"]["hands"]["ann"])
-    result = runner.invoke(_app(), ["replay", str(out), "--all"])
-    assert result.exit_code == 0, result.output
-    assert "1. ann: " in result.output and "round is over" in result.output
-    result = runner.invoke(_app(), ["archive", "test", "--db", str(table.root / "game.db"), "--round", "2"])
-    assert isinstance(result.exception, NotReplayable)
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-    cli_replay.register(app)
-    return app
+    result = here("replay", out, "--all", home=tmp_path, ok=True)
+    assert "1. ann: " in result.stdout and "round is over" in result.stdout
+    result = here("archive", "test", "--db", table.root / "game.db", "--round", "2", home=tmp_path)
+    assert result.returncode == NotReplayable.exit_code and result.stderr.startswith("error: "), result.stderr
 
 
 def _pbem(*args: str, cwd: Path) -> subprocess.CompletedProcess:

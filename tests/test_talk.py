@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import SEATS, cli_app, cli_game, folder_dealt, main_here, new_game, run_cli, started_game
+from pbem_helpers import SEATS, cli_game, folder_dealt, main_here, new_game, started_game
 from processes import pbem
 
 from pbem.errors import BadPacket, BadSignature, Conflict
@@ -106,9 +106,8 @@ def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path, capsys: pytes
         return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()
                       and ("inbox" in p.parts or "talk" in p.parts)) + [str(_rows(db))]
 
-    app = cli_app()
     for _ in range(TALK_PER_PACKET):
-        run_cli(app, ["say", folder, "hello", "--as", "ann"], homes["ann"])
+        here("say", folder, "hello", "--as", "ann", home=homes["ann"], ok=True)
     before = state()
     for args, words in [(["", "--as", "ann"], "empty"),
                         (["   ", "--as", "ann"], "empty"),
@@ -160,14 +159,12 @@ def test_control_characters_and_bidi_overrides_never_reach_the_terminal(tmp_path
 
 @pytest.mark.slow
 def test_file_by_file_a_talk_file_is_applied_and_shown_beside_the_packet(tmp_path: Path, here) -> None:
-    db, folder, homes = cli_game(tmp_path, in_process=True)
+    db, folder, homes = cli_game(tmp_path, here=here)
     out = tmp_path / "out"
     inv = folder / "invitation.pbem"
-    app = cli_app()
     for s in SEATS:
-        run_cli(app, ["join", inv, "--as", s, "-o", tmp_path / f"join-{s}.pbem"], homes[s])
-    run_cli(app, ["apply", "t", *[tmp_path / f"join-{s}.pbem" for s in SEATS], "--db", db, "--out", out],
-            homes["referee"])
+        here("join", inv, "--as", s, "-o", tmp_path / f"join-{s}.pbem", home=homes[s], ok=True)
+    here("apply", "t", *[tmp_path / f"join-{s}.pbem" for s in SEATS], "--db", db, "--out", out, home=homes["referee"], ok=True)
     packet = out / "packet-000001.pbem"
     said = pbem("say", packet, PUBLIC, "--as", "cat", "-o", tmp_path / "talk-cat.pbem", home=homes["cat"],
                 cwd=tmp_path, ok=True)
@@ -273,13 +270,12 @@ def test_a_seat_hears_only_lines_its_speakers_signed_at_packets_it_saw(tmp_path:
 
 @pytest.mark.slow
 def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: Path, here) -> None:
-    db, folder, homes = cli_game(tmp_path, trustless=True, in_process=True)
-    app = cli_app()
+    db, folder, homes = cli_game(tmp_path, trustless=True, here=here)
     for s in SEATS:
-        run_cli(app, ["turn", folder, "--as", s], homes[s])
+        here("turn", folder, "--as", s, home=homes[s], ok=True)
     host = ("host", "run", "t", "--db", db, "--folder", folder, "--once")
-    run_cli(app, list(host), homes["referee"])
-    run_cli(app, ["turn", folder, "--as", "ann"], homes["ann"])  # follows the chain to its newest packet
+    here(*host, home=homes["referee"], ok=True)
+    here("turn", folder, "--as", "ann", home=homes["ann"], ok=True)  # follows the chain to its newest packet
     pbem("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
     here("say", folder, SECRET, "--as", "ann", "--to", "bob", home=homes["ann"], ok=True)
     relayed = pbem(*host, home=homes["referee"], ok=True).stdout

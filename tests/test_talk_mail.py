@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import cli_app, mailed_table, play_until, run_cli
+from pbem_helpers import mailed_table, play_until
 from test_turn import _json, dealt_mail_game
 
 from pbem.host.publish import publish_pending
@@ -108,21 +108,19 @@ def test_mail_carries_talk_at_each_seats_pace(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_mail_game_carries_said_lines_through_real_servers(mail_servers: MailServers, tmp_path: Path) -> None:
+def test_a_mail_game_carries_said_lines_through_real_servers(mail_servers: MailServers, tmp_path: Path, here) -> None:
     """As players meet it: `pbem say GAME` mails a line to the host over SMTP, the host's pass
     (IMAP in, SMTP out) relays it, and each seat's `pbem turn GAME` reads it from its own IMAP
     folder. The public line reaches every seat; the whisper reaches bob (and ann, who said it),
     never cat, and its text is in no byte of the host's store."""
-    app = cli_app()
-    db, homes, _ = dealt_mail_game(mail_servers, tmp_path)
-    run_cli(app, ["say", "t", PUBLIC], homes["ann"])
-    run_cli(app, ["say", "t", SECRET, "--to", "bob"], homes["ann"])
+    db, homes, _ = dealt_mail_game(here, mail_servers, tmp_path)
+    here("say", "t", PUBLIC, home=homes["ann"], ok=True)
+    here("say", "t", SECRET, "--to", "bob", home=homes["ann"], ok=True)
     # under "every" each line is mailed at once (under a digest: with the next packet mail)
-    relayed = run_cli(app, ["host", "run", "t", "--db", db, "--once", "--no-idle", "--digest", "every"],
-                      homes["host"]).output
+    relayed = here("host", "run", "t", "--db", db, "--once", "--no-idle", "--digest", "every", home=homes["host"], ok=True).stdout
     assert "ann whispered to bob at packet 1" in relayed and "ann said a line at packet 1" in relayed, relayed
     assert "mailed table talk to bob" in relayed and "mailed table talk to cat" in relayed, relayed
-    seen = {s: _json(run_cli(app, ["turn", "t", "--json"], homes[s]).output) for s in SEATS}
+    seen = {s: _json(here("turn", "t", "--json", home=homes[s], ok=True).stdout) for s in SEATS}
     heard = {s: [(line["from"], line["to"], line["text"]) for line in seen[s]["talk"]] for s in SEATS}
     assert ("ann", None, PUBLIC) in heard["cat"] and ("ann", None, PUBLIC) in heard["bob"], heard
     assert ("ann", ["bob"], SECRET) in heard["bob"], heard

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import bots_here, cli_app, run_cli, wait_all
+from pbem_helpers import bots_here, wait_all
 from processes import PBEM, cli_env
 from test_club import SEATS, club, run
 
@@ -74,10 +74,8 @@ def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_d
 
     homes = club(tmp_path, ["oak"], store=store_url, by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
-    app = cli_app()
-    run_cli(app, ["game", "new", "duo", "--host", "referee", *players, "--trustless", "--store", store_url],
-            homes["referee"])
-    run_cli(app, ["folder", "init", "duo", tmp_path / "shared" / "duo", "--store", store_url], homes["referee"])
+    here("game", "new", "duo", "--host", "referee", *players, "--trustless", "--store", store_url, home=homes["referee"], ok=True)
+    here("folder", "init", "duo", tmp_path / "shared" / "duo", "--store", store_url, home=homes["referee"], ok=True)
     started = time.monotonic()
     daemons = [_daemon(tmp_path, homes["referee"], store_url, n) for n in (1, 2)]
     shared = "holding 1 of 2 active games; 2 daemon(s) share the store"

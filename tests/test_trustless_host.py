@@ -13,6 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from processes import one_error_line
 
 from pbem.errors import BadPacket, BadSignature, StaleMove
 from pbem.host import blind
@@ -175,7 +176,7 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path, here) -
     the second through the command line's entry in this process.)"""
     import json
 
-    from pbem_helpers import cli_app, make_homes, run_cli
+    from pbem_helpers import make_homes
     from processes import pbem
 
     from pbem.seat import keys
@@ -193,51 +194,46 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path, here) -
                   "--absent-after", "3", home=homes["referee"])
     assert absent.returncode == 2 and absent.stderr.startswith("error: --absent-after does not apply to a trustless")
     assert "Traceback" not in absent.stderr and not db.exists()
-    app = cli_app()
-    run_cli(app, ["game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h",
-                  "-o", tmp_path / "invitation.pbem"], homes["referee"])
-    from pbem.cli import deadlines as cli_deadlines
+    here("game", "new", "t", "--host", "referee", *players, "--db", db, "--trustless", "--deadline", "2h", "-o",
+         tmp_path / "invitation.pbem", home=homes["referee"], ok=True)
     from pbem.errors import UsageError
 
-    cli_deadlines.register(app)
-    paused = run_cli(app, ["game", "pause", "t", "--db", db], homes["referee"], ok=False)
-    assert isinstance(paused.exception, UsageError) and "is trustless: its host cannot pause" in str(paused.exception)
+    paused = here("game", "pause", "t", "--db", db, home=homes["referee"])
+    one_error_line(paused, UsageError.exit_code, "is trustless: its host cannot pause")
     joins = []
     for s in SEATS:
         out = tmp_path / f"join-{s}.pbem"
-        run_cli(app, ["join", tmp_path / "invitation.pbem", "--as", s, "-o", out], homes[s])
+        here("join", tmp_path / "invitation.pbem", "--as", s, "-o", out, home=homes[s], ok=True)
         joins.append(out)
-    run_cli(app, ["apply", "t", *joins, "--db", db, "--out", tmp_path / "out"], homes["referee"])
-    st = json.loads(run_cli(app, ["status", "t", "--db", db, "--json"]).output)
+    here("apply", "t", *joins, "--db", db, "--out", tmp_path / "out", home=homes["referee"], ok=True)
+    st = json.loads(here("status", "t", "--db", db, "--json", home=homes["referee"], ok=True).stdout)
     due = st["waiting"].pop("due")  # the deadline of ann's shuffle, 2 h from packet 1, signed in it
     assert st["trustless"] and st["seq"] == 1 and st["waiting"] == {"step": "shuffle", "seats": ["ann"]}
     assert st["timing"]["deadline"] == 7200 and st["timing"]["on_timeout"] == "wait"
-    said = run_cli(app, ["status", "t", "--db", db]).output
+    said = here("status", "t", "--db", db, home=homes["referee"], ok=True).stdout
     assert "packet 1" in said and "the table waits for the shuffle step from ann; due " in said, said
-    shown = json.loads(run_cli(app, ["show", tmp_path / "out" / "packet-000001.pbem", "--as", "bob", "--json"],
-                               homes["bob"]).output)
+    shown = json.loads(here("show", tmp_path / "out" / "packet-000001.pbem", "--as", "bob", "--json", home=homes["bob"], ok=True).stdout)
     assert shown["waiting"] == {"step": "shuffle", "seats": ["ann"], "due": due} and shown["role"] is None
     assert len(shown["cards_waiting"]) == 7  # its role and six cards, every one still shut
     # file by file: `pbem move PACKET` writes what the table waits for from you (ann's shuffle),
     # refuses a move out of turn, and says so when it waits for nothing from you
     first = tmp_path / "out" / "packet-000001.pbem"
-    assert "the table waits for your shuffle: pbem move" in run_cli(app, ["show", first, "--as", "ann"], homes["ann"]).output
+    assert "the table waits for your shuffle: pbem move" in here("show", first, "--as", "ann", home=homes["ann"], ok=True).stdout
     shuffle = tmp_path / "shuffle-ann-000001.pbem"
-    wrote = run_cli(app, ["move", first, "--as", "ann", "-o", shuffle], homes["ann"])
-    assert f"shuffle file: {shuffle} (send it to the host)" in wrote.output and shuffle.is_file()
+    wrote = here("move", first, "--as", "ann", "-o", shuffle, home=homes["ann"], ok=True)
+    assert f"shuffle file: {shuffle} (send it to the host)" in wrote.stdout and shuffle.is_file()
     data = shuffle.read_bytes()
-    run_cli(app, ["move", first, "--as", "ann", "-o", shuffle], homes["ann"])
+    here("move", first, "--as", "ann", "-o", shuffle, home=homes["ann"], ok=True)
     assert shuffle.read_bytes() == data  # the same block again, never a second shuffle
-    early = run_cli(app, ["move", first, "discard 1", "--as", "ann"], homes["ann"], ok=False)
-    assert isinstance(early.exception, StaleMove) and "it is not your turn" in str(early.exception)  # exit 5
-    idle = run_cli(app, ["move", first, "--as", "bob"], homes["bob"], ok=False)
-    assert isinstance(idle.exception, StaleMove) and "waits for nothing from you" in str(idle.exception)
+    early = here("move", first, "discard 1", "--as", "ann", home=homes["ann"])
+    one_error_line(early, StaleMove.exit_code, "it is not your turn")  # exit 5
+    idle = here("move", first, "--as", "bob", home=homes["bob"])
+    one_error_line(idle, StaleMove.exit_code, "waits for nothing from you")
     for refused in (["resign", first, "--as", "bob"], ["mail-move", first, "discard 1", "--as", "bob"]):
-        said = run_cli(app, refused, homes["bob"], ok=False)  # nobody answers for a seat; mail-move takes the game
-        assert isinstance(said.exception, UsageError) and "trustless" in str(said.exception), said.output
-    run_cli(app, ["apply", "t", shuffle, "--db", db, "--out", tmp_path / "out"], homes["referee"])
-    second = json.loads(run_cli(app, ["show", tmp_path / "out" / "packet-000002.pbem", "--as", "bob", "--json"],
-                                homes["bob"]).output)
+        said = here(*refused, home=homes["bob"])  # nobody answers for a seat; mail-move takes the game
+        one_error_line(said, UsageError.exit_code, "trustless")
+    here("apply", "t", shuffle, "--db", db, "--out", tmp_path / "out", home=homes["referee"], ok=True)
+    second = json.loads(here("show", tmp_path / "out" / "packet-000002.pbem", "--as", "bob", "--json", home=homes["bob"], ok=True).stdout)
     assert second["seq"] == 2 and second["waiting"]["seats"] == ["bob"]
 
 

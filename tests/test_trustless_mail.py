@@ -55,10 +55,10 @@ def mail_sizes(s: MailServers, who: str) -> list[int]:
 
 @pytest.mark.slow
 @pytest.mark.game
-def test_a_whole_trustless_game_by_mail_with_bad_mail_midway(tmp_path: Path, mail_servers: MailServers) -> None:
+def test_a_whole_trustless_game_by_mail_with_bad_mail_midway(tmp_path: Path, mail_servers: MailServers, here) -> None:
     s = mail_servers
     # the commands of docs/playing.md §4, in this process (test_imap_game.py runs them as processes)
-    db, homes = imap_game(tmp_path, s, "--trustless", in_process=True)
+    db, homes = imap_game(tmp_path, s, "--trustless", here=here)
     started = time.monotonic()
     procs = [start_imap(s, "host", ["host", "run", "t", "--db", str(db), "--send"], homes["host"],
                         tmp_path / "host.log")]
@@ -137,12 +137,12 @@ def _tables(db: Path) -> list[tuple]:
 
 
 @pytest.mark.slow
-def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored(tmp_path: Path) -> None:
+def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored(tmp_path: Path, here) -> None:
     """Mail read from files (`host run --maildir --to-dir --once`): a junk mail, a mail of another
     game and a join signed by a stranger are each refused or passed over in one line; the
     game's joins and packets are as they were; ann's real join is then taken; the invitation
     and later packets go out as mail (.eml), each to every seat with an address."""
-    from pbem_helpers import cli_app, make_homes, run_cli
+    from pbem_helpers import make_homes
 
     from pbem.host import blind
     from pbem.mail.message import write_eml
@@ -168,9 +168,8 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     for block in (forged, other):
         write_eml(block_mail(block, sender="mallory@example.org", to="host@example.org"), inbox)
     before = _tables(db)
-    app = cli_app()
     args = ["host", "run", "t", "--db", db, "--maildir", inbox, "--to-dir", out, "--once"]
-    said = run_cli(app, args, homes["referee"]).output
+    said = here(*args, home=homes["referee"], ok=True).stdout
     lines = [line for line in said.splitlines() if "pbem-" in line and (" rejected " in line or " ignored " in line)]
     assert len(lines) == 3, said
     assert any("not base64" in line or "truncated" in line or "join block" in line for line in lines), lines
@@ -179,7 +178,7 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     mailed = sorted(out.glob("*.eml"))
     assert len(mailed) == 3 and all("invitation" in p.read_text() for p in mailed)  # one per seat
     write_eml(block_mail(real, sender="ann@example.org", to="host@example.org"), inbox)
-    said = run_cli(app, args, homes["referee"]).output
+    said = here(*args, home=homes["referee"], ok=True).stdout
     assert "ann joined (key shares checked)" in said, said
     with blind.BlindHost(db) as h:
         assert h.status()["seats"][0]["joined"] and h.packets() == []
@@ -188,8 +187,7 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     # `host run --all` serves it beside the store over the mail it was set up with
     for s in ("bob", "cat"):
         write_eml(block_mail(P.join(inv, ids[s], homes[s]), sender=f"{s}@example.org", to="host@example.org"), inbox)
-    said = run_cli(app, ["host", "run", "--all", "--once", "--store", tmp_path / "saves" / "pbem.db"],
-                   homes["referee"]).output
+    said = here("host", "run", "--all", "--once", "--store", tmp_path / "saves" / "pbem.db", home=homes["referee"], ok=True).stdout
     assert "everyone is in: packet 1" in said, said
     first = sorted(set(out.glob("*.eml")) - set(mailed))
     assert len(first) == 3 and all("packet-000001.pbem" in p.read_text() for p in first)  # ann's turn, the others' digests
@@ -210,13 +208,13 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     from pbem.mail.host_mail import invitation_mail
 
     write_eml(invitation_mail(Settings(), "host@example.org", "ann", "ann@example.org", inv.armored()).message, invited)
-    said = run_cli(app, ["inbox", invited, "--db", db], homes["ann"]).output
+    said = here("inbox", invited, "--db", db, home=homes["ann"], ok=True).stdout
     assert "invitation to t-" in said and "join with: pbem mail-join" in said and "our own game" not in said, said
-    said = run_cli(app, ["inbox", invited, "--again", "--db", db], homes["referee"]).output
+    said = here("inbox", invited, "--again", "--db", db, home=homes["referee"], ok=True).stdout
     assert "our own game" in said, said
-    said = run_cli(app, ["inbox", mailbox, "--db", db], homes["referee"]).output
+    said = here("inbox", mailbox, "--db", db, home=homes["referee"], ok=True).stdout
     assert "ann shuffled every stack (2 to go): packet 2" in said, said
-    said = run_cli(app, ["inbox", mailbox, "--again", "--saves", tmp_path / "saves"], homes["referee"]).output
+    said = here("inbox", mailbox, "--again", "--saves", tmp_path / "saves", home=homes["referee"], ok=True).stdout
     assert "already relayed; nothing changed" in said, said
     with blind.BlindHost(db) as h:
         assert [s for s, _ in h.packets()] == [1, 2] and h.status()["waiting"]["seats"] == ["bob"]
@@ -231,11 +229,11 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
         h.set_timing(Timing(deadline=0.2, reminders=[]))  # bob's shuffle is due a moment from now
     time.sleep(0.3)
     before_late = set(out.glob("*.eml"))
-    said = run_cli(app, args, homes["referee"]).output
+    said = here(*args, home=homes["referee"], ok=True).stdout
     assert "bob is late with their shuffle" in said, said
     late = [p for p in sorted(set(out.glob("*.eml")) - before_late) if "bob is late with their shuffle" in p.read_text()]
     assert len(late) == 3  # one to each seat (beside packet 2's mail to bob, whose turn it is)
-    said = run_cli(app, ["inbox", *late], homes["ann"]).output
+    said = here("inbox", *late, home=homes["ann"], ok=True).stdout
     assert "bob is late with their shuffle" in said, said
     assert [(n.notice, n.seat, n.step) for n in saved_notices(homes["ann"], inv.game)] == [("late", "bob", "shuffle")]
-    assert run_cli(app, args, homes["referee"]).output.count("is late") == 0  # said once
+    assert here(*args, home=homes["referee"], ok=True).stdout.count("is late") == 0  # said once

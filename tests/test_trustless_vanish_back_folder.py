@@ -24,7 +24,7 @@ STALE = re.compile(r"rejected (\w+)-\S+: \1's .+ answers packet \d+, from before
 
 @pytest.mark.slow
 def test_a_seat_killed_then_started_again_comes_back_and_the_game_finishes(tmp_path: Path, here) -> None:
-    db, folder, homes = _timed_game(tmp_path, SEATS)
+    db, folder, homes = _timed_game(here, tmp_path, SEATS)
     _join_and_die(tmp_path, folder, homes, "ann")  # she shuffles first, so the table needs her next
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
     bots: dict[str, subprocess.Popen | BotHere] = {**bots_here(folder, homes, tmp_path, seats=SEATS[1:])}

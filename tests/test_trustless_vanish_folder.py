@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, SEATS4, BotHere, bots_here, cli_app, cli_game, run_cli, start_bots, start_host, wait_all
+from pbem_helpers import SEATS, SEATS4, BotHere, bots_here, cli_game, start_bots, start_host, wait_all
 from processes import pbem
 
 from pbem.folder.layout import GameFolder
@@ -28,19 +28,16 @@ def _packets(folder: Path) -> list:
             if read_blocks(p.read_text())[0].game == inv.game]
 
 
-def _timed_game(tmp_path: Path, seats: list[str] = SEATS4, deadline: str = "4s") -> tuple[Path, Path, dict[str, Path]]:
+def _timed_game(here, tmp_path: Path, seats: list[str] = SEATS4, deadline: str = "4s") -> tuple[Path, Path, dict[str, Path]]:
     """The game, made by the commands of docs/playing.md run in this process (the set-up is not
     these tests' point; tests/test_trustless_folder.py makes one by real processes), with a short
     deadline: a seat still waited for past it and the grace is declared gone (a seat that answers
     is never late but on a very slow machine: the tests where a seat may be late before the
     killed one give more time). The game is served and played by real processes."""
-    from pbem.cli import deadlines
 
-    db, folder, homes = cli_game(tmp_path, seats, trustless=True, in_process=True)
-    app = cli_app()
-    deadlines.register(app)
-    run_cli(app, ["game", "config", "t", "--db", db, "--deadline", deadline, "--grace", "1s", "--on-timeout", "discard",
-                  "--remind", "50%"], homes["referee"])
+    db, folder, homes = cli_game(tmp_path, seats, trustless=True, here=here)
+    here("game", "config", "t", "--db", db, "--deadline", deadline, "--grace", "1s", "--on-timeout", "discard",
+         "--remind", "50%", home=homes["referee"], ok=True)
     return db, folder, homes
 
 
@@ -75,7 +72,7 @@ def _join_and_die(tmp_path: Path, folder: Path, homes: dict[str, Path], seat: st
 
 @pytest.mark.slow
 def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audits(tmp_path: Path, here) -> None:
-    db, folder, homes = _timed_game(tmp_path)
+    db, folder, homes = _timed_game(here, tmp_path)
     started = time.monotonic()
     _join_and_die(tmp_path, folder, homes, "ann")  # she shuffles first, so the table needs her next
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
@@ -106,7 +103,7 @@ def test_a_seat_killed_right_after_joining_the_game_finishes_by_itself_and_audit
 def test_a_seat_killed_mid_round_the_others_finish_the_game(tmp_path: Path, here) -> None:
     """cat's bot plays round 1 for a while and is killed: the table stands in for what it owes
     (the tokens of cards the others drew, goals, its round keys) and discards for it."""
-    db, folder, homes = _timed_game(tmp_path, deadline="10s")
+    db, folder, homes = _timed_game(here, tmp_path, deadline="10s")
     started = time.monotonic()
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
     bots: dict[str, subprocess.Popen | BotHere] = {**start_bots(folder, homes, tmp_path, seats=["cat"], poll=1),
@@ -134,11 +131,11 @@ def test_a_seat_killed_mid_round_the_others_finish_the_game(tmp_path: Path, here
 
 
 @pytest.mark.slow
-def test_a_person_stands_in_with_pbem_turn(tmp_path: Path) -> None:
+def test_a_person_stands_in_with_pbem_turn(tmp_path: Path, here) -> None:
     """ann is a person at a three-seat table whose cat joined and vanished: the deal block her
     `pbem turn` sends carries her stand-in shares of cat's deal tokens, her hand opens, and she
     plays her first move."""
-    db, folder, homes = _timed_game(tmp_path, SEATS, deadline="10s")
+    db, folder, homes = _timed_game(here, tmp_path, SEATS, deadline="10s")
     _join_and_die(tmp_path, folder, homes, "cat")
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
     bots = bots_here(folder, homes, tmp_path, seats=["bob"])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import SEATS, cli_app, main_here, run_cli
+from pbem_helpers import SEATS, main_here
 from processes import PBEM, cli_env, one_error_line, start
 from test_turn import _legal, dealt_mail_game, folder_game
 
@@ -70,9 +70,9 @@ class Waiter:
         return "".join(self.out)
 
 
-def _folder_game(tmp_path: Path) -> tuple[Path, Path, dict[str, Path], H.Host, str]:
+def _folder_game(here, tmp_path: Path) -> tuple[Path, Path, dict[str, Path], H.Host, str]:
     """Game t in a shared folder, every seat joined and packet 1 dealt: (db, folder, homes, host, mover)."""
-    db, folder, homes, host = folder_game(tmp_path)
+    db, folder, homes, host = folder_game(here, tmp_path)
     return db, folder, homes, host, host.status()["to_move"]
 
 
@@ -84,7 +84,7 @@ def _next(seat: str) -> str:
 def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Path, here) -> None:
     """The seat after the mover waits; the other one waits too and times out; the mover's own
     wait returns at once (its turn already: through the command line's entry in this process)."""
-    db, folder, homes, host, mover = _folder_game(tmp_path)
+    db, folder, homes, host, mover = _folder_game(here, tmp_path)
     nxt = _next(mover)
     other = _next(nxt)
     waiter = Waiter(homes[nxt], folder, "--as", nxt, "--timeout", "60")
@@ -99,7 +99,7 @@ def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Pa
 
     me = keys.load_identity(homes[mover], mover, None)
     move = str(legal_moves(FolderSeat.open(folder, me, homes[mover]).latest().view)[0])
-    run_cli(cli_app(), ["turn", folder, "--as", mover, move], homes[mover])
+    here("turn", folder, "--as", mover, move, home=homes[mover], ok=True)
     time.sleep(0.5)
     assert waiter.proc.poll() is None, waiter.text()  # the move in the inbox is not the seat's turn yet
     FolderHost(host, folder, lambda line: None).step()  # packet 2: nxt to move
@@ -119,8 +119,8 @@ def test_a_folder_wait_wakes_when_the_host_publishes_the_seats_turn(tmp_path: Pa
 
 
 def test_a_wait_stops_cleanly_at_ctrl_c_and_refuses_what_it_cannot_wait_on(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    _, folder, homes, host, mover = _folder_game(tmp_path)
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, here) -> None:
+    _, folder, homes, host, mover = _folder_game(here, tmp_path)
     host.close()
     nxt = _next(mover)
     waiter = Waiter(homes[nxt], folder, "--as", nxt, env={"PBEM_WATCH": "poll"})  # the fallback waits too
@@ -230,19 +230,18 @@ def test_safety_looks_end_a_long_wait(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 @pytest.mark.slow
-def test_a_mail_wait_wakes_when_the_hosts_mail_arrives(mail_servers: MailServers, tmp_path: Path) -> None:
+def test_a_mail_wait_wakes_when_the_hosts_mail_arrives(mail_servers: MailServers, tmp_path: Path, here) -> None:
     """Over IMAP: the seat after the mover waits on its mail profile's folder (IDLE on pymap),
     and wakes when the host mails the packet that makes it its turn."""
     s = mail_servers
-    app = cli_app()
-    db, homes, host_pass = dealt_mail_game(s, tmp_path)
+    db, homes, host_pass = dealt_mail_game(here, s, tmp_path)
     mover = H.Host(db).status()["to_move"]
     nxt = _next(mover)
     waiter = Waiter(homes[nxt], "t", "--timeout", "60")
     waiter.waiting()
     game = next((homes[mover] / "invitations").glob("*.pbem")).stem
-    run_cli(app, ["turn", "t"], homes[mover])  # reads packet 1
-    run_cli(app, ["turn", "t", _legal(homes[mover], mover, game)[0]], homes[mover])
+    here("turn", "t", home=homes[mover], ok=True)  # reads packet 1
+    here("turn", "t", _legal(homes[mover], mover, game)[0], home=homes[mover], ok=True)
     assert f"applied {mover}'s move" in host_pass()
     mailed = time.monotonic()
     code, err = waiter.end(30)
@@ -270,7 +269,7 @@ def test_a_mail_wait_wakes_when_the_hosts_mail_arrives(mail_servers: MailServers
 
 
 @pytest.mark.slow
-def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats_move(tmp_path: Path) -> None:
+def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats_move(tmp_path: Path, here) -> None:
     """A trustless game in a shared folder (the blind host a real process, two bot seats in
     threads of this process): ann's `pbem turn --wait` (a real process) joins, sends her shuffle
     and deal tokens as the table asks for them, and ends when the table waits for her move (or
@@ -279,7 +278,7 @@ def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats
 
     from pbem.host import blind
 
-    db, folder, homes = cli_game(tmp_path, trustless=True, in_process=True)
+    db, folder, homes = cli_game(tmp_path, trustless=True, here=here)
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log")
     bots = bots_here(folder, homes, tmp_path, ["bob", "cat"])
     try:
@@ -312,13 +311,12 @@ def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats
 
 
 @pytest.mark.slow
-def test_a_maildir_wait_wakes_when_the_hosts_mail_is_delivered(mail_servers: MailServers, tmp_path: Path) -> None:
+def test_a_maildir_wait_wakes_when_the_hosts_mail_is_delivered(mail_servers: MailServers, tmp_path: Path, here) -> None:
     """`pbem turn GAME --maildir DIR --wait`: the seat reads its mail from a Maildir on disk (the
     test's SMTP server delivers into it) and wakes when the host's packet that makes it its
     turn lands there; a seat whose turn it is not times out with exit 12."""
     s = mail_servers
-    app = cli_app()
-    db, homes, host_pass = dealt_mail_game(s, tmp_path)
+    db, homes, host_pass = dealt_mail_game(here, s, tmp_path)
     mover = H.Host(db).status()["to_move"]
     nxt = _next(mover)
     other = _next(nxt)
@@ -327,8 +325,8 @@ def test_a_maildir_wait_wakes_when_the_hosts_mail_is_delivered(mail_servers: Mai
     waiter.waiting()
     assert f"{WAITING}: {mover} is to move" in waiter.text()
     game = next((homes[mover] / "invitations").glob("*.pbem")).stem
-    run_cli(app, ["turn", "t"], homes[mover])
-    run_cli(app, ["turn", "t", _legal(homes[mover], mover, game)[0]], homes[mover])
+    here("turn", "t", home=homes[mover], ok=True)
+    here("turn", "t", _legal(homes[mover], mover, game)[0], home=homes[mover], ok=True)
     time.sleep(0.5)
     assert waiter.proc.poll() is None, waiter.text()  # the move is the host's to take first
     assert f"applied {mover}'s move" in host_pass()

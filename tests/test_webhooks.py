@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from pbem_helpers import PASS, Table, cli_app, run_cli, store_dump
+from pbem_helpers import PASS, Table, store_dump
 from processes import pbem
 from sqlalchemy import create_engine, select
 
@@ -254,8 +254,8 @@ def test_the_host_daemon_posts_and_bad_urls_are_refused(tmp_path: Path, here) ->
     players = [a for s in SEATS for a in ("--player", f"{s}={ids[s].public.encode()}")]
     try:
         # made in this process: the refusals and the daemon below are the point
-        run_cli(cli_app(), ["game", "new", "t", "--host", "referee", *players, "--db", db, "--webhook", dead], ref)
-        run_cli(cli_app(), ["folder", "init", "t", folder, "--db", db], ref)
+        here("game", "new", "t", "--host", "referee", *players, "--db", db, "--webhook", dead, home=ref, ok=True)
+        here("folder", "init", "t", folder, "--db", db, home=ref, ok=True)
         before = store_dump(f"sqlite:///{db}")
         for args, words in [(["--webhook", "ftp://example.org/x"], "bad webhook URL"),
                             (["--webhook", "http://127.0.0.1/", "--webhook-format", "irc"], "unknown webhook format")]:
