@@ -161,6 +161,52 @@ def test_a_move_made_for_the_packet_a_renewal_replaced_is_applied(tmp_path: Path
     assert audit.returncode == 0, audit.stdout + audit.stderr
 
 
+def test_the_seats_audit_faults_a_host_move_over_its_move_for_the_renewed_packet(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, here) -> None:
+    """As above, a seat moves at the packet a `game resume` then renews, but the host does not
+    read the move and plays for the seat at the renewal once its deadline and grace pass: the
+    seat's `pbem audit` (its key home keeps the move it made) faults that host move (exit 8), as
+    it does one over a move for the very packet. Before, it passed: the seat's move was for the
+    packet before."""
+    from pbem.auto.seat_bot import FolderBot
+
+    store = f"sqlite:///{tmp_path / 'store.db'}"
+    now = stamp(datetime.now(UTC).replace(microsecond=0))
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=3600, on_timeout="discard"),
+                                               store, start=now)
+    home, shared = tmp_path / "home-referee", tmp_path / "shared"
+    assert main_here(["game", "pause", "t", "--store", store], home, capsys, monkeypatch)[0] == 0
+    first = host.status()["to_move"]
+    FolderBot(fh.dir, ids[first], seats[first].home, "smart", 1, lambda line: None).step()
+    fh.step()
+    silent, waiting = host.status()["to_move"], host.status()["seq"]
+    here("turn", shared, "--as", silent, "discard 1", home=seats[silent].home, ok=True)
+    for unread in (shared / "inbox").glob(f"{silent}-*.pbem"):
+        unread.unlink()  # the host never reads it
+    here("game", "resume", "t", "--store", store, home=home, ok=True)
+    clock.advance(3 * 3600 + 60)
+    assert "applied" in [o.kind for o in host.tick()]  # the host plays for the seat at the renewal
+    assert _host_moves_now(host) == [(silent, waiting + 1)]
+    fh.step()
+    bots_end_the_round(host, fh, seats, ids)
+    host.close()
+    audit = here("audit", shared, "--round", 1, "--as", silent, home=seats[silent].home)
+    assert audit.returncode == 8, audit.stdout + audit.stderr
+    assert f"the host played for {silent} at packet {waiting + 1}, which {silent} had answered" in audit.stdout, \
+        audit.stdout
+
+
+def _host_moves_now(host) -> list[tuple[str, int]]:
+    """The moves the host made so far in the round being played: (seat, the packet it answered)."""
+    from sqlalchemy import select
+
+    from pbem.host.tables import moves
+
+    with host.store.read() as c:
+        return [(r.seat, r.answered_seq) for r in c.execute(select(moves.c.seat, moves.c.answered_seq)
+                                                              .where(moves.c.why.is_not(None)))]
+
+
 @pytest.mark.parametrize("policy", ["discard", "wait"])
 def test_a_clock_kept_before_it_recorded_the_deadline_follows_the_rules(tmp_path: Path, store_url: str,
                                                                        policy: str) -> None:

@@ -57,7 +57,7 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, c
         faults = len(rep.faults)
         _check_allowed(rep, n, m.seat, str(m.why), envelope.at, packet)
         if seat == m.seat and home is not None:
-            _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home)
+            _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home, doc.renewed or [])
         deadline = named_for(packet.deadline, m.seat)
         if deadline is not None and deadline.bot_turns is not None and \
                 not budget_allowed(deadline.bot_turns):  # not played: it could keep the auditor for days
@@ -120,15 +120,24 @@ def _check_allowed(rep: Report, n: int, seat: str, why: str, at: str | None, pac
                                     "ran out ({until})", seat=seat, at=date_word(at), seq=seq, until=date_word(until)))
 
 
-def _check_answered(rep: Report, n: int, game: str, seat: str, seq: int, at: str | None, home: Path) -> None:
-    """The auditor's own seat: a move it had made for the packet before the host moved."""
-    try:
-        kept = move_path(home, game, seat, seq)
-        made = datetime.fromtimestamp(kept.lstat().st_mtime).astimezone() if kept.is_file() else None
-    except (OSError, PbemError):
-        made = None
-    if made is None:
+def _check_answered(rep: Report, n: int, game: str, seat: str, seq: int, at: str | None, home: Path,
+                    renewed: list[int]) -> None:
+    """The auditor's own seat: a move it had made for the packet before the host moved (or for a
+    packet that packet renewed: the host applies that move at it, timeout.renewed_to)."""
+    answered = [seq]
+    while answered[-1] in renewed:
+        answered.append(answered[-1] - 1)
+    times = []
+    for p in answered:
+        try:
+            kept = move_path(home, game, seat, p)
+            if kept.is_file():
+                times.append(datetime.fromtimestamp(kept.lstat().st_mtime).astimezone())
+        except (OSError, PbemError):
+            continue
+    if not times:
         return
+    made = min(times)
     if at is None or made < parse_time(at):
         rep.fault(n, TIMEOUT, msg("the host played for {seat} at packet {seq}, which {seat} had answered at {when} "
                                 "(the move file kept in your key home)", seat=seat, seq=seq, when=date_word(made)))
