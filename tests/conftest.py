@@ -43,10 +43,10 @@ def _reap():
 @pytest.fixture
 def here(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
     """`pbem ARGS` as processes.pbem runs it (exit code, stdout, stderr), but through the command
-    line's own entry in this process (pbem_helpers.pbem_here): for the further runs of a command
+    line's own entry in this process (run_here.pbem_here): for the further runs of a command
     a test also runs as a process of its own. `env`: variables set (None: removed) for that run
     only, as for a process; `home` None: no PBEM_HOME."""
-    from pbem_helpers import pbem_here
+    from run_here import pbem_here
 
     def run(*args: object, home: Path | None, cwd: Path | None = None, ok: bool = False,
             env: dict[str, str | None] | None = None):

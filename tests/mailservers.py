@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import Envelope
-from pbem_helpers import free_port
+from process_tools import free_port
 
 PYMAP = Path(sys.executable).parent / "pymap"
 STARTUP = 30.0  # seconds; a busy 2-core machine can be slow to import pymap

@@ -18,7 +18,7 @@ import time
 import uuid
 from pathlib import Path
 
-from pbem_helpers import free_port
+from process_tools import free_port
 
 
 def binaries() -> Path:

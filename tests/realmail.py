@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import _wait_listening
-from pbem_helpers import free_port
+from process_tools import free_port
 
 DOVECOT = shutil.which("dovecot", path="/usr/sbin:/usr/bin")
 POSTFIX = shutil.which("postfix", path="/usr/sbin:/usr/bin")

@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import clocked_game, stop_all
+from folder_games import clocked_game
+from process_tools import stop_all
 
 from engine.rules import check, legal_moves
 from pbem.errors import StaleMove
@@ -129,7 +130,8 @@ def test_in_a_real_folder_game_an_absent_player_comes_back_with_pbem_back(tmp_pa
     applied. (The keys, the game, its folder and ann's join are made in this process, through
     the command line's entry, and the bots play in threads of it: the host's process and ann's
     commands are the point.)"""
-    from pbem_helpers import bots_here, keys_here
+    from cli_games import bots_here
+    from folder_games import keys_here
     from processes import PBEM, cli_env, pbem, start
 
     from pbem.host import referee as H

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import processes
 import pytest
-from pbem_helpers import here_wide
+from run_here import here_wide
 
 from pbem.protocol import crypto
 from pbem.seat import agent as A

@@ -9,7 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from pbem_helpers import new_game
+from folder_games import new_game
 from processes import one_error_line, pbem
 
 from engine.moves import shown_hand

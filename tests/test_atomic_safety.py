@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from pbem_helpers import make_table
 from processes import one_error_line, pbem
+from table_games import make_table
 
 from pbem.atomic import TMP_SUFFIX, write_atomic
 

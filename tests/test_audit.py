@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import Table, make_table, play_until
+from table_games import Table, make_table, play_until
 
 from pbem.errors import EXIT_AUDIT_FAILED, BadPacket
 from pbem.protocol.armor import armor

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import PASS, Table, make_table, play_until
 from processes import pbem
+from table_games import PASS, Table, make_table, play_until
 
 from engine.bots import RandomBot
 from engine.rules import legal_moves

@@ -13,18 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import (
-    SEATS,
-    check_game,
-    cli_game,
-    forged_move,
-    sqlite_dump,
-    start_bots,
-    start_host,
-    started_game,
-    stop_all,
-    wait_all,
-)
+from cli_games import cli_game, start_bots, start_host
+from folder_games import SEATS, check_game, started_game
+from on_disk import sqlite_dump
+from process_tools import stop_all, wait_all
+from table_games import forged_move
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost, run

@@ -13,9 +13,11 @@ import json
 from pathlib import Path
 
 import pytest
+from folder_games import SEATS4, bots_end_the_round, clocked_game, make_homes
 from msgspec.structs import replace
-from pbem_helpers import SEATS4, bots_end_the_round, clocked_game, main_here, make_homes, sqlite_dump
+from on_disk import sqlite_dump
 from processes import one_error_line, pbem
+from run_here import main_here
 from test_host_plays_for import _play_for
 
 from engine.views import view

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import PASS, Table, make_table, play_until
 from processes import pbem
+from table_games import PASS, Table, make_table, play_until
 
 from pbem.protocol.armor import armor
 from pbem.protocol.documents import read_blocks, sign_json
@@ -163,7 +163,7 @@ def test_a_trustless_game_in_chinese(tmp_path: Path, here) -> None:
     taken, the same join again), its refusals (a join without key shares, re-signed by its seat),
     and a seat's refusal of a packet it cannot follow, all real processes in zh-Hans."""
     import msgspec
-    from pbem_helpers import make_homes
+    from folder_games import make_homes
 
     from pbem.protocol.documents import read_text, sign
     from pbem.seat import keys

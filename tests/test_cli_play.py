@@ -9,8 +9,8 @@ from pathlib import Path
 
 import processes
 import pytest
-from pbem_helpers import here_wide, main_here, pbem_here
 from processes import one_error_line
+from run_here import here_wide, main_here, pbem_here
 
 from pbem.seat.keys import create_identity
 

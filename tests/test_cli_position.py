@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from pbem_helpers import case_position_file
+from on_disk import case_position_file
 from processes import PBEM, cli_env, pbem
 
 

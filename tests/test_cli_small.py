@@ -33,7 +33,7 @@ def test_key_show_needs_no_name_with_one_identity(tmp_path: Path) -> None:
 
 
 def test_game_smtp_shows_settings_in_words(tmp_path: Path) -> None:
-    from pbem_helpers import make_table
+    from table_games import make_table
 
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     table.host.close()
@@ -51,7 +51,7 @@ def test_game_smtp_shows_settings_in_words(tmp_path: Path) -> None:
 def test_an_older_packet_is_called_old_in_chinese_too(tmp_path: Path) -> None:
     """Show and move on an older packet than one seen say so, in the
     reader's language, and move refuses it (exit 5)."""
-    from pbem_helpers import PASS, make_table
+    from table_games import PASS, make_table
 
     from pbem.errors import EXIT_STALE
     from pbem.seat import player as P

@@ -2,7 +2,7 @@
 
 Real processes, real key files, real folders; real SQLite files and a real PostgreSQL server
 (tests/pg_server.py). The kill test SIGKILLs one of two daemons on one store mid-game; where the
-daemons are the point, the players' bots play in threads of this process (pbem_helpers.BotHere).
+daemons are the point, the players' bots play in threads of this process (cli_games.BotHere).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from pbem_helpers import BotHere, bots_here, wait_all
+from cli_games import BotHere, bots_here
+from process_tools import wait_all
 from processes import PBEM, cli_env, pbem, start
 from sqlalchemy import create_engine, func, select
 

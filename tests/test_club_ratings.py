@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from openskill.models import PlackettLuce
-from pbem_helpers import Table, play_until
 from processes import PBEM, cli_env
 from sqlalchemy import create_engine, select
+from table_games import Table, play_until
 
 from pbem.host import referee as H
 from pbem.host.club import export

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import BotHere, bots_here
+from cli_games import BotHere, bots_here
 from processes import PBEM, cli_env, start
 from sqlalchemy import create_engine, select
 from test_club import SEATS, club

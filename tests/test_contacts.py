@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from pbem_helpers import keys_here
+from folder_games import keys_here
 from processes import one_error_line, pbem
 
 from pbem.protocol.documents import read_one

@@ -12,8 +12,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from pbem_helpers import bots_end_the_round, clocked_game, main_here, pbem_here
+from folder_games import bots_end_the_round, clocked_game
 from processes import pbem
+from run_here import main_here, pbem_here
 
 from engine.views import view
 from pbem.host.clock import parse_time, stamp

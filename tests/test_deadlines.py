@@ -14,7 +14,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import SEATS4, clocked_game, four_seat_game, make_homes, store_dump
+from folder_games import SEATS4, clocked_game, four_seat_game, make_homes
+from on_disk import store_dump
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import FolderHost

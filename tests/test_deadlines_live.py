@@ -7,7 +7,7 @@ and `pbem audit` passes every round (it plays the search bot again for each of t
 finds the same).
 A real host process, a real folder, a real store (a SQLite file, and a database of a real
 PostgreSQL server); the keys are made in this process, the three bots play in threads of it
-(pbem_helpers.BotHere: the point is the host's clock, and a bot's process cost its start-up
+(cli_games.BotHere: the point is the host's clock, and a bot's process cost its start-up
 more than its share of the game), and the set-up commands run as processes for the SQLite store
 and in this process for the PostgreSQL one. Each of the silent seat's missed deadlines is waited out (2 s, then 0.5 s
 of grace): short for the test's wall, yet ten times what a bot takes to answer.
@@ -21,8 +21,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_games import bots_here, start_imap
+from folder_games import keys_here
 from mailservers import MailServers
-from pbem_helpers import bots_here, keys_here, start_imap, stop_all, wait_all
+from process_tools import stop_all, wait_all
 from processes import PBEM, cli_env, pbem, start
 from test_turn import dealt_mail_game
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pbem_helpers import main_here, new_game, sqlite_dump
+from folder_games import new_game
+from on_disk import sqlite_dump
 from processes import one_error_line, pbem
+from run_here import main_here
 
 from pbem.host import referee as H
 

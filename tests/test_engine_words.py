@@ -72,7 +72,7 @@ def test_a_card_in_front_of_a_player_is_named_as_show_names_it() -> None:
 
 
 def test_a_break_on_a_broken_tool_is_refused_with_the_cards_name(tmp_path: Path) -> None:
-    from pbem_helpers import case_position_file
+    from on_disk import case_position_file
 
     path, _ = case_position_file(tmp_path, "classic", "break_targets")
     run = pbem("position", "apply", path, "play break-lamp on bob")
@@ -99,7 +99,7 @@ def test_real_refusals_come_out_in_chinese(tmp_path: Path) -> None:
     """`pbem position apply` (a real process) refusing moves in zh-Hans: the whole error line is
     Chinese but for the move and the card names the player typed."""
 
-    from pbem_helpers import case_position_file
+    from on_disk import case_position_file
 
     path, _ = case_position_file(tmp_path, "classic", "blocked_cannot_place_path")
     for text, code, zh in [("fly away", 2, "行动以 'play'、'discard' 或 'steal' 开头"),

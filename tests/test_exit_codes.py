@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import processes
-from pbem_helpers import PASS, make_table
+from table_games import PASS, make_table
 
 import pbem
 from pbem import errors

@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from pbem_helpers import case_position_file
+from on_disk import case_position_file
 from processes import pbem
 
 

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from pbem_helpers import PASS, Table, make_table, play_until
 from processes import pbem
+from table_games import PASS, Table, make_table, play_until
 
 from pbem.ui import move_words, words
 

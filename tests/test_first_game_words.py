@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from pbem_helpers import make_table, play_until
 from processes import pbem
+from table_games import make_table, play_until
 
 from pbem.protocol.documents import Result, Standings
 from pbem.seat import player as P

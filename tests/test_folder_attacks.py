@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import folder_dealt, new_game, run_peak, started_game
+from folder_games import folder_dealt, new_game, started_game
+from process_tools import run_peak
 from processes import PBEM, cli_env, start
 
 from engine.rules import legal_moves

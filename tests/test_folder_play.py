@@ -15,17 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import (
-    SEATS,
-    check_game,
-    cli_game,
-    make_homes,
-    new_game,
-    sqlite_dump,
-    start_bots,
-    start_host,
-    wait_all,
-)
+from cli_games import cli_game, start_bots, start_host
+from folder_games import SEATS, check_game, make_homes, new_game
+from on_disk import sqlite_dump
+from process_tools import wait_all
 from processes import one_error_line
 
 from engine.rules import legal_moves

@@ -6,7 +6,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pbem_helpers import make_table, play_until
+from table_games import make_table, play_until
 
 from pbem.errors import PbemError
 from pbem.protocol.documents import read_blocks, sign_json

@@ -14,7 +14,8 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pbem_helpers import make_table, sqlite_dump
+from on_disk import sqlite_dump
+from table_games import make_table
 
 from engine.rules import legal_moves
 from pbem.errors import PbemError
@@ -153,7 +154,7 @@ def _drop(path: Path, shape: str | bytes) -> None:
 @pytest.fixture(scope="module")
 def folder_game(tmp_path_factory):
     """A dealt game in a shared folder, made once; each case runs on a copy."""
-    from pbem_helpers import folder_dealt
+    from folder_games import folder_dealt
 
     root = tmp_path_factory.mktemp("fuzz-folder")
     _, _, _, mover, sp = folder_dealt(root)
@@ -183,7 +184,7 @@ def test_every_poison_at_once_in_packets_notices_and_inbox(folder_game, tmp_path
     """Each shape as a packet newer than the real one, as a notice and as an inbox file (with a
     name of 245 characters, and one of escapes): the seat shows its packet, the bot and the host
     carry on, the inbox is emptied into rejected/."""
-    from pbem_helpers import run_peak
+    from process_tools import run_peak
 
     root, seat, seq = _copy(folder_game, tmp_path)
     shared = root / "shared"
@@ -220,7 +221,7 @@ def test_every_poison_at_once_in_packets_notices_and_inbox(folder_game, tmp_path
                       max_leaves=6).map(str.encode),
        command=st.sampled_from(["turn", "bot", "host"]))
 def test_a_poisoned_manifest_or_invitation_never_exits_70(folder_game, tmp_path: Path, where: str, shape, command) -> None:
-    from pbem_helpers import run_peak
+    from process_tools import run_peak
 
     root, seat, _ = _copy(folder_game, tmp_path)
     (root / "shared" / where).unlink()
@@ -235,7 +236,7 @@ def test_a_poisoned_manifest_or_invitation_never_exits_70(folder_game, tmp_path:
                               "99999999999d", "1e308d", "inf", "10000-01-01", "\x1b[2J", "-1d"])
        | st.text(max_size=30), data=st.binary(max_size=200))
 def test_an_away_time_or_a_position_file_never_exits_70(folder_game, tmp_path: Path, until: str, data: bytes) -> None:
-    from pbem_helpers import run_peak
+    from process_tools import run_peak
 
     root, seat, _ = _copy(folder_game, tmp_path)
     if "\x00" not in until:  # a NUL cannot be passed in an argument at all
@@ -248,7 +249,7 @@ def test_an_away_time_or_a_position_file_never_exits_70(folder_game, tmp_path: P
 def test_replay_and_audit_of_a_folder_of_poison_never_exit_70(tmp_path: Path) -> None:
     """Every shape as a .pbem and as a .eml file in a folder given to `pbem replay` and `pbem audit`,
     and each one alone (a link to /proc/self/mem named .eml made both exit 70)."""
-    from pbem_helpers import run_peak
+    from process_tools import run_peak
 
     for shape in SHAPES:
         for ext in (".pbem", ".eml"):

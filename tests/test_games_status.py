@@ -4,7 +4,7 @@ seat's last activity; a trustless game's own file is listed; "games you host" ar
 your keys host, not whatever saves/ the current folder holds; and a player's list has the round,
 packet and turn of every game it opened, whatever brought the packets (a folder, a file, mail).
 Real processes on a trustless game played in one process (tests/blind_game.py) and on a
-classic game played by bots (tests/pbem_helpers.py); each command as a process of its own at
+classic game played by bots (tests/table_games.py); each command as a process of its own at
 least once (`status --json` and `games --json` of the host's key home), its further runs through the
 command line's entry in this process (`here`)."""
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from blind_game import BlindGame, round_over
-from pbem_helpers import PASS, make_table, play_until
 from processes import pbem
+from table_games import PASS, make_table, play_until
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import processes
 import pytest
-from pbem_helpers import main_here, make_homes, store_dump
+from folder_games import make_homes
+from on_disk import store_dump
 from processes import one_error_line
+from run_here import main_here
 
 from pbem.auto.host_runner import FolderHost
 from pbem.auto.seat_bot import FolderBot

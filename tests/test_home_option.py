@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import typer.main
-from pbem_helpers import keys_here
+from folder_games import keys_here
 from processes import one_error_line, pbem
 
 from pbem.cli import command_line, whole

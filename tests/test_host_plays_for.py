@@ -14,7 +14,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import bots_end_the_round, clocked_game, store_dump
+from folder_games import bots_end_the_round, clocked_game
+from on_disk import store_dump
 from sqlalchemy import select, update
 
 from engine.rules import legal_moves
@@ -95,7 +96,7 @@ def test_away_is_bounded_rate_limited_and_a_far_date_says_its_year(tmp_path, sto
 
 def test_max_away_is_a_game_setting(tmp_path, here) -> None:
     """`game new --max-away` and `game config --max-away` set the bound; `game config` says it."""
-    from pbem_helpers import make_homes
+    from folder_games import make_homes
 
     from pbem.seat import keys
 

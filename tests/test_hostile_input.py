@@ -16,7 +16,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from pbem_helpers import make_table
+from table_games import make_table
 
 from engine.rules import legal_moves
 from pbem.errors import BadPacket, PbemError
@@ -159,7 +159,7 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> N
 
 
 def test_the_folder_host_sets_poison_aside_with_its_reason_and_goes_on(tmp_path: Path) -> None:
-    from pbem_helpers import started_game
+    from folder_games import started_game
 
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     gf = fh.folder
@@ -185,7 +185,7 @@ def test_the_folder_host_sets_poison_aside_with_its_reason_and_goes_on(tmp_path:
 
 
 def test_a_junk_file_named_like_a_packet_is_skipped_and_said(tmp_path: Path) -> None:
-    from pbem_helpers import started_game
+    from folder_games import started_game
 
     db, host, fh, lines, seats, ids = started_game(tmp_path)
     gf = fh.folder

@@ -163,7 +163,7 @@ def _script(path: Path, secret: str) -> Path:
 
 
 def test_imap_profile_inbox_join_and_a_one_line_move(mail_servers: MailServers, tmp_path: Path, here) -> None:
-    from pbem_helpers import SEATS, make_homes
+    from folder_games import SEATS, make_homes
 
     from engine.rules import legal_moves
     from pbem.host import referee as H
@@ -359,7 +359,7 @@ def test_imap_bad_login_or_url_is_one_line_on_stderr(mail_servers: MailServers, 
 def test_a_bot_started_again_resumes_its_game_from_the_key_home(mail_servers: MailServers, tmp_path: Path, here) -> None:
     """`pbem bot run` stopped after joining and started again with the same command: its
     invitation mail is in pbem/done, yet it plays the seat (before: it waited for ever)."""
-    from pbem_helpers import SEATS, make_homes
+    from folder_games import SEATS, make_homes
 
     from pbem.host import referee as H
     from pbem.seat import keys

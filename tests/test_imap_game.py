@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_games import imap_game, start_imap
+from folder_games import SEATS, check_game
 from mailservers import MailServers
-from pbem_helpers import SEATS, check_game, imap_game, start_imap, wait_all
+from process_tools import wait_all
 
 from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks

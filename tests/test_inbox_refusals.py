@@ -7,8 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from pbem_helpers import PASS, make_table
 from processes import pbem
+from table_games import PASS, make_table
 
 from engine.rules import legal_moves
 from pbem.mail.message import compose, write_eml

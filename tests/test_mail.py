@@ -14,7 +14,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
 from aiosmtpd.smtp import AuthResult, LoginPassword
-from pbem_helpers import free_port
+from process_tools import free_port
 
 from pbem.errors import BadPacket, PbemError, UsageError
 from pbem.mail.message import (

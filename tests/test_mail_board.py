@@ -15,8 +15,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from folder_games import SEATS
 from mailservers import MailServers
-from pbem_helpers import SEATS
 from test_turn import _legal, dealt_mail_game
 
 from engine.views import load_view
@@ -238,7 +238,7 @@ def _first_packet() -> Packet:
     """Packet 1 of a 3-seat classic table, as a host signs it."""
     import tempfile
 
-    from pbem_helpers import make_table
+    from table_games import make_table
 
     with tempfile.TemporaryDirectory() as d:
         table = make_table(Path(d), ["ann", "bob", "cat"])

@@ -9,7 +9,7 @@ from email.parser import BytesParser
 from pathlib import Path
 
 import pytest
-from pbem_helpers import mailed_table, play_until
+from table_games import mailed_table, play_until
 
 from pbem.errors import UsageError
 from pbem.host.publish import publish_pending

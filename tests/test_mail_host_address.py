@@ -14,7 +14,7 @@ from email.parser import BytesParser
 from pathlib import Path
 
 import pytest
-from pbem_helpers import make_homes
+from folder_games import make_homes
 from processes import one_error_line, pbem
 
 from pbem.auto.seat_bot import MailBot

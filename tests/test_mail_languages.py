@@ -11,7 +11,8 @@ from pathlib import Path
 import processes
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
-from pbem_helpers import free_port, make_table
+from process_tools import free_port
+from table_games import make_table
 
 ADDRESSES = {"ann": "ann@example.org", "bob": "bob@example.org", "cat": "cat@example.org"}
 

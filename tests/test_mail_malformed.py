@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pbem_helpers import PASS, make_table
 from processes import pbem
+from table_games import PASS, make_table
 
 from pbem.mail.incoming import message_blocks, who
 from pbem.mail.memory import message_keys

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Mailbox
-from pbem_helpers import SEATS, free_port, make_homes
+from folder_games import SEATS, make_homes
+from process_tools import free_port
 from processes import cli_env, one_error_line
 from sqlalchemy import event
 

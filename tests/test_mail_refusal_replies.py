@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from mailservers import _Deliver, _wait_listening
-from pbem_helpers import PASS, free_port, make_table
+from process_tools import free_port
 from processes import pbem
+from table_games import PASS, make_table
 
 from engine.rules import legal_moves
 from pbem.host.settings import SmtpSetting
@@ -145,7 +146,7 @@ def test_a_seats_refused_mail_is_answered_once_in_its_language(tmp_path: Path, s
 
 def test_a_trustless_games_blind_host_answers_once_too(tmp_path: Path) -> None:
     """The blind host keeps its own config: the note and the answer work there alike."""
-    from pbem_helpers import make_homes
+    from folder_games import make_homes
 
     from pbem.auto.host_runner import MailHost
     from pbem.host import blind

@@ -29,8 +29,9 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from mailservers import _Deliver, _wait_listening
-from pbem_helpers import free_port, make_table
+from process_tools import free_port
 from realmail import start_real_mail, stop_real_mail
+from table_games import make_table
 
 from engine.rules import legal_moves
 from pbem.auto.host_runner import MailHost

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import keys_here, read_until
+from folder_games import keys_here
+from process_tools import read_until
 from processes import PBEM, cli_env, one_error_line, pbem, start
 
 
@@ -104,7 +105,7 @@ def test_the_host_auditing_its_own_store_is_anchored_and_a_page_says_whose_view(
     """The host never joined its own game: the invitation its own key signed is its anchor, so
     its audit says where the trust comes from and gives no 'not anchored' warning; a stranger's
     key home still gets the warning."""
-    from pbem_helpers import PASS, make_table, play_until
+    from table_games import PASS, make_table, play_until
 
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     play_until(table, lambda p: p.doc.round > 1, seed=3)

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from pbem_helpers import Table, make_table, play_until
+from table_games import Table, make_table, play_until
 
 from pbem.protocol.documents import PAD, parse, read_blocks, unb64
 

@@ -92,9 +92,9 @@ def test_show_and_move_report_the_packet_before_the_key_though_the_unlock_starts
 
 
 def _a_move_to_apply(root: Path):
-    """A dealt game of three in root/game.db (keys protected by pbem_helpers.PASS), the host's
+    """A dealt game of three in root/game.db (keys protected by table_games.PASS), the host's
     store closed, and a move file answering its packet: (the table, the move file)."""
-    from pbem_helpers import make_table
+    from table_games import make_table
 
     table = make_table(root, ["ann", "bob", "cat"])
     packet = table.latest()[1]
@@ -108,7 +108,7 @@ def test_apply_reports_the_store_and_game_before_the_key_though_the_unlock_start
     before it opens the store (the scrypt overlaps importing and opening it), yet a missing store
     or game is still the error it reports before a wrong passphrase or a missing key, and the key's
     before a bad move file, as when it unlocked once the store was open."""
-    from pbem_helpers import PASS
+    from table_games import PASS
 
     table, move = _a_move_to_apply(tmp_path)
     (tmp_path / "bad.pbem").write_text("not a packet\n")
@@ -139,8 +139,8 @@ EARLY_PROBE = ("import sys\nimport pbem.cli\nfrom pbem.seat import keys\nbegun =
 
 
 def test_apply_begins_the_hosts_scrypt_before_it_imports_the_store(tmp_path: Path) -> None:
-    from pbem_helpers import PASS
     from processes import cli_env
+    from table_games import PASS
 
     table, move = _a_move_to_apply(tmp_path)
     run = subprocess.run([sys.executable, "-c", EARLY_PROBE, "apply", "test", "--db", "game.db", str(move)],
@@ -152,7 +152,7 @@ def test_apply_begins_the_hosts_scrypt_before_it_imports_the_store(tmp_path: Pat
 def test_the_key_unlocked_is_the_one_the_store_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Should the store's file have named another key than the store does once open, the key
     begun is left, and the store's is unlocked."""
-    from pbem_helpers import PASS
+    from table_games import PASS
 
     from pbem.cli._common import open_unlocked_host
     from pbem.host import paths

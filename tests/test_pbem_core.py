@@ -7,7 +7,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import Table, forged_move, make_table, play_until, sqlite_dump
+from on_disk import sqlite_dump
+from table_games import Table, forged_move, make_table, play_until
 
 from engine.errors import IllegalMove
 from engine.position import dump

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import folder_dealt
+from folder_games import folder_dealt
 from processes import pbem
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +81,7 @@ def test_a_command_that_cannot_start(tmp_path: Path, dealt) -> None:
 def test_the_docs_example_plays_a_whole_game_in_a_folder(tmp_path: Path) -> None:
     """The example program plays every decision of one seat of a whole game (three rounds),
     the host and the other seats' smart bots stepping in this process over the folder."""
-    from pbem_helpers import SEATS, new_game
+    from folder_games import SEATS, new_game
 
     from pbem.auto.host_runner import FolderHost
     from pbem.auto.program_bot import Program

@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pbem_helpers import main_here
 from processes import one_error_line, pbem
 from realmail import Dovecot, RealMail, private_ca, start_real_mail, stop_real_mail
+from run_here import main_here
 
 from pbem.errors import EXIT_CERTIFICATE, EXIT_MAIL_SERVER
 from pbem.mail.imap import ImapFolder, ImapUrl

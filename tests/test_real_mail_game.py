@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pbem_helpers import check_game, keys_here, wait_all
+from folder_games import check_game, keys_here
+from process_tools import wait_all
 from processes import PBEM, cli_env, start
 from realmail import RealMail, start_real_mail, stop_real_mail
 

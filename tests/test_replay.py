@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from pbem_helpers import Table, make_table, play_until
 from processes import pbem
+from table_games import Table, make_table, play_until
 
 from engine.position import dump
 from engine.views import view

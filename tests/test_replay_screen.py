@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pyte
 import pytest
-from pbem_helpers import make_table, play_until
 from processes import INSTALLED, cli_env
+from table_games import make_table, play_until
 
 from pbem.replay.load import load_replay
 from pbem.ui.fullscreen import fit

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from pbem_helpers import make_table, play_until, read_until
+from process_tools import read_until
 from processes import PBEM, cli_env
+from table_games import make_table, play_until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 

@@ -1,7 +1,7 @@
 """A finished round in words: `pbem show` of the packet after it says who found the gold (or
 that nobody did, and which side won) and every seat's role; `show --json`'s result has the
 roles; the printed `pbem replay` ends naming the saboteurs. Both rulesets, through the real
-CLI on a real game played by bots (tests/pbem_helpers.py)."""
+CLI on a real game played by bots (tests/table_games.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from pbem_helpers import PASS, make_table, play_until
 from processes import pbem
+from table_games import PASS, make_table, play_until
 
 from engine.payout import winning_side
 from engine.position import load

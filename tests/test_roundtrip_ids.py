@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from pbem_helpers import make_table, play_until
+from table_games import make_table, play_until
 
 from engine.catalog import card_sort_key
 from engine.chance import SeededChance

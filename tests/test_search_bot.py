@@ -211,7 +211,7 @@ def test_arena_table_in_words_with_a_budget_in_turns() -> None:
 @pytest.mark.slow  # (real processes: keys, a game, a folder, then the bot)
 def test_bot_run_plays_a_seat_with_the_search_bot(tmp_path: Path) -> None:
     """`pbem bot run --bot search --think S` (a real process) moves for its seat in a folder game."""
-    from pbem_helpers import folder_dealt
+    from folder_games import folder_dealt
     from processes import one_error_line, pbem
 
     _, folder, homes, mover, sp = folder_dealt(tmp_path)

@@ -10,7 +10,8 @@ from pathlib import Path
 import msgspec
 import processes
 import pytest
-from pbem_helpers import PASS, Table, make_table, play_until, sqlite_dump
+from on_disk import sqlite_dump
+from table_games import PASS, Table, make_table, play_until
 
 from pbem.errors import Conflict, PbemError, StaleMove
 from pbem.host import referee as H

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pbem_helpers import make_homes
+from folder_games import make_homes
 
 from pbem.errors import PbemError
 from pbem.host import blind

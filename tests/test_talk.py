@@ -13,8 +13,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import SEATS, cli_game, folder_dealt, main_here, new_game, started_game
+from cli_games import cli_game
+from folder_games import SEATS, folder_dealt, new_game, started_game
 from processes import pbem
+from run_here import main_here
 
 from pbem.errors import BadPacket, BadSignature, Conflict
 from pbem.host import referee as H
@@ -304,7 +306,7 @@ def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: P
 
 
 def test_the_store_keeps_each_line_once_on_sqlite_and_postgresql(tmp_path: Path, store_url: str) -> None:
-    from pbem_helpers import make_table
+    from table_games import make_table
 
     from pbem.host.publish import OutDir, publish_pending
 

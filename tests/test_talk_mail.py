@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from mailservers import MailServers
-from pbem_helpers import mailed_table, play_until
+from table_games import mailed_table, play_until
 from test_turn import _json, dealt_mail_game
 
 from pbem.host.publish import publish_pending

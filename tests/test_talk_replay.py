@@ -9,8 +9,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pbem_helpers import PASS, make_table, play_until
 from processes import pbem
+from table_games import PASS, make_table, play_until
 
 from pbem.protocol.documents import read_blocks, sign
 from pbem.replay.audit import audit_source

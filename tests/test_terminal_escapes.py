@@ -16,8 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import PASS, make_table, play_until, read_until
+from process_tools import read_until
 from processes import PBEM, cli_env
+from table_games import PASS, make_table, play_until
 
 from pbem.protocol.armor import armor
 from pbem.protocol.documents import SIG_LEN, read_blocks, sign_json

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import bots_here, wait_all
+from cli_games import bots_here
+from process_tools import wait_all
 from processes import PBEM, cli_env
 from test_club import SEATS, club, run
 
@@ -63,7 +64,7 @@ def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_d
     in this process on SQLite (the same code on a file). The games are made in this process (by the
     library for the classic one, by the same commands for the trustless one): the test above
     makes them by real processes. The daemons are this test's point: the bots play in threads
-    of this process (pbem_helpers.BotHere); tests/test_trustless_folder.py and others run
+    of this process (cli_games.BotHere); tests/test_trustless_folder.py and others run
     trustless `pbem bot run` processes."""
     monkeypatch.chdir(tmp_path)  # as the daemons run: a database server's games keep their files in saves/ here
 

@@ -19,7 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, bots_here, cli_game, start_bots, start_host, stop_all
+from cli_games import bots_here, cli_game, start_bots, start_host
+from folder_games import SEATS
+from process_tools import stop_all
 from processes import pbem
 from rich.console import Console
 

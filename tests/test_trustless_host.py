@@ -176,7 +176,7 @@ def test_the_manual_host_commands_serve_a_trustless_game(tmp_path: Path, here) -
     the second through the command line's entry in this process.)"""
     import json
 
-    from pbem_helpers import make_homes
+    from folder_games import make_homes
     from processes import pbem
 
     from pbem.seat import keys

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from cli_games import imap_game, start_imap
+from folder_games import SEATS
 from mailservers import MailServers
-from pbem_helpers import SEATS, imap_game, start_imap, wait_all
+from process_tools import wait_all
 from processes import pbem
 
 from pbem.host.settings import Settings
@@ -142,7 +144,7 @@ def test_bad_mail_to_the_blind_host_is_refused_in_one_line_and_nothing_is_stored
     game and a join signed by a stranger are each refused or passed over in one line; the
     game's joins and packets are as they were; ann's real join is then taken; the invitation
     and later packets go out as mail (.eml), each to every seat with an address."""
-    from pbem_helpers import make_homes
+    from folder_games import make_homes
 
     from pbem.host import blind
     from pbem.mail.message import write_eml

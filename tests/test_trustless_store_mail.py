@@ -14,8 +14,9 @@ from email import message_from_bytes, policy
 from pathlib import Path
 
 import pytest
+from cli_games import start_imap
+from folder_games import SEATS, keys_here
 from mailservers import MailServers
-from pbem_helpers import SEATS, keys_here, start_imap
 from processes import pbem
 
 from pbem.host.blind import BlindHost

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, BotHere, bots_here, start_bots, start_host
+from cli_games import BotHere, bots_here, start_bots, start_host
+from folder_games import SEATS
 from test_trustless_vanish_folder import _finish, _join_and_die, _packets, _timed_game
 
 # a block made from a packet the table had moved past meanwhile (ann's new bot reading the chain,

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from pbem_helpers import SEATS, SEATS4, BotHere, bots_here, cli_game, start_bots, start_host, wait_all
+from cli_games import BotHere, bots_here, cli_game, start_bots, start_host
+from folder_games import SEATS, SEATS4
+from process_tools import wait_all
 from processes import pbem
 
 from pbem.folder.layout import GameFolder

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from folder_games import SEATS, make_homes, new_game
 from mailservers import MailServers
-from pbem_helpers import SEATS, make_homes, new_game, read_until
+from process_tools import read_until
 from processes import PBEM, cli_env, one_error_line, pbem
 
 from engine.rules import legal_moves

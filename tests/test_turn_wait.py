@@ -13,9 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from folder_games import SEATS
 from mailservers import MailServers
-from pbem_helpers import SEATS, main_here
 from processes import PBEM, cli_env, one_error_line, start
+from run_here import main_here
 from test_turn import _legal, dealt_mail_game, folder_game
 
 from engine.rules import legal_moves
@@ -274,7 +275,7 @@ def test_a_trustless_folder_wait_sends_what_the_table_owes_and_ends_at_the_seats
     threads of this process): ann's `pbem turn --wait` (a real process) joins, sends her shuffle
     and deal tokens as the table asks for them, and ends when the table waits for her move (or
     another seat's wait times out)."""
-    from pbem_helpers import bots_here, cli_game, start_host
+    from cli_games import bots_here, cli_game, start_host
 
     from pbem.host import blind
 

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from pbem_helpers import PASS, make_table
 from processes import pbem
+from table_games import PASS, make_table
 
 from pbem.mail.message import compose, write_eml
 from pbem.protocol.armor import armor

@@ -17,9 +17,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from pbem_helpers import PASS, Table, store_dump
+from on_disk import store_dump
 from processes import pbem
 from sqlalchemy import create_engine, select
+from table_games import PASS, Table
 
 from engine.bots import RandomBot
 from pbem.auto.webhooks import MAX_ATTEMPTS, TIMEOUT, Sender
