@@ -125,7 +125,7 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     # the checks below by real processes are independent of each other: run side by side
     broken = tmp_path / "broken"
     shutil.copytree(folder, broken)
-    victim = next((broken / "packets").rglob("000041-*.pbem"))
+    victim = next((broken / "packets").rglob("000003-*.pbem"))
     victim.unlink()
     dealt = GameFolder.open(folder).packets(None)[6][1]
     with ThreadPoolExecutor(max_workers=6) as pool:
@@ -145,10 +145,11 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     final = report["rounds"][-1]["gold"]
     assert final == gold and f"gold {', '.join(f'{p} {final[p]}' for p in SEATS)}" in host_log
     assert final == {p: sum(r["payout"][p] for r in report["rounds"]) for p in SEATS}
-    # a chain with a packet missing fails its audit at that packet
+    # a chain with a packet missing (3: bob's shuffle) fails its audit at the packet after it,
+    # having checked no proof past it
     bad = bad_f.result()
-    assert bad.returncode == EXIT_AUDIT_FAILED and "FAULT packet 42" in bad.stdout and "does not follow" in bad.stdout
-    assert bad.stderr.startswith("error: audit failed at packet 42") and "Traceback" not in bad.stderr
+    assert bad.returncode == EXIT_AUDIT_FAILED and "FAULT packet 4: " in bad.stdout and "does not follow" in bad.stdout
+    assert bad.stderr.startswith("error: audit failed at packet 4 of game") and "Traceback" not in bad.stderr
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     # every seat's `pbem show` of the dealt packet: its role and six cards, nothing waiting
     shown = {}
