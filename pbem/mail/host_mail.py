@@ -57,17 +57,38 @@ def host_now(host: GameHost) -> datetime:
     return host.clock.now()
 
 
+@dataclass(frozen=True)
+class PacketTable:
+    """What a packet's mail shows every reader alike, read from the host once for all of them:
+    the table every seat sees (None: words only) and, in a trustless game, the gold so far."""
+
+    view: RoundState | None
+    gold: dict[str, int]
+
+
+def packet_table(host: GameHost, doc: Packet) -> PacketTable:
+    """The table of packet `doc` as its mails show it, as the host stands now."""
+    from engine.views import load_view
+
+    if doc.waiting is None:
+        return PacketTable(load_view(doc.public), {})
+    # the blind host's table (a trustless packet holds no public view)
+    return PacketTable(host.public_view(doc.seq), host.status()["gold"])
+
+
 def packet_mail(host: GameHost, settings: Settings, name: str, address: str, armored: str, docs: list[Packet],
-                 digest: str | None, invitation: str | None = None, talk: list[TalkRelease] | None = None) -> Outgoing:
+                 digest: str | None, invitation: str | None = None, talk: list[TalkRelease] | None = None,
+                 table: PacketTable | None = None) -> Outgoing:
     """A packet's mail to one recipient, the armour in the body and attached. In a trustless
     game `armored` holds every packet a seat has not had (it follows the whole chain), the
     words come from pbem.mail.trustless, and the armour is attached only: a seat's first mails
     carry every shuffle, about 120 KiB a seat, which the body would carry twice. With
     `invitation` (armoured; a new reader of a classic game) that goes first in the body.
-    `talk`: the lines of table talk since the reader's last mail, after the packet."""
+    `talk`: the lines of table talk since the reader's last mail, after the packet. `table`:
+    `packet_table` of the last packet, if read already for another reader of it."""
     lang = language_of(settings, name)
     subject, text, attachment, board = in_language(lang, _packet_words, host, name, armored, docs, digest,
-                                                   invitation, talk or [])
+                                                   invitation, talk or [], table or packet_table(host, docs[-1]))
     if talk:
         text += "\n" + in_language(lang, talk_mail.body, talk, name) + "\n" + talk_mail.armour(talk)
         armored += talk_mail.armour(talk)
@@ -77,10 +98,9 @@ def packet_mail(host: GameHost, settings: Settings, name: str, address: str, arm
 
 
 def _packet_words(host: GameHost, name: str, armored: str, docs: list[Packet], digest: str | None,
-                  invitation: str | None, talk: list[TalkRelease]) -> tuple[str, str, str, str]:
+                  invitation: str | None, talk: list[TalkRelease], table: PacketTable) -> tuple[str, str, str, str]:
     """A packet mail's subject, body (the armour last), attachment name and the table in HTML,
     in the call's language."""
-    from engine.views import load_view
     from pbem.mail.board import packet_html
 
     doc = docs[-1]
@@ -89,20 +109,19 @@ def _packet_words(host: GameHost, name: str, armored: str, docs: list[Packet], d
     if doc.waiting is not None:
         from pbem.mail import trustless
 
-        gold = host.status()["gold"]
-        subject = trustless.subject(doc, name, len(docs), gold, tag(doc.game))
-        said = trustless.packet_words(docs, name, digest, gold)
-        view = host.public_view(seq)  # the blind host's table (a trustless packet holds no public view)
+        subject = trustless.subject(doc, name, len(docs), table.gold, tag(doc.game))
+        said = trustless.packet_words(docs, name, digest, table.gold)
         waits = doc.waiting
         to_move = waits.seats[0] if waits.step == "move" and waits.seats else None
         first = read_blocks(armored)[0].expect(Packet).doc.seq
         if first != seq:
             attachment = f"packets-{first:06d}-{seq:06d}.pbem"
-        return subject, words_text(said), attachment, packet_html(view, to_move, said, name, talk_mail.said(talk, name))
+        return subject, words_text(said), attachment, packet_html(table.view, to_move, said, name,
+                                                                     talk_mail.said(talk, name))
     subject = packet_subject(doc, name, sum(len(d.moves) for d in docs))
     said = packet_words(docs, name, digest, host_now(host))
     text = words_text(said)
-    board = packet_html(load_view(doc.public), doc.to_move, said, name, talk_mail.said(talk, name))
+    board = packet_html(table.view, doc.to_move, said, name, talk_mail.said(talk, name))
     if invitation is not None:
         text += "\n" + t("You hold a seat of {game} now: the game's invitation comes first below, then the "
                          "packet (pbem inbox keeps both).", game=doc.game) + "\n" + invitation
@@ -147,7 +166,8 @@ def mails_for(host: GameHost, seq: int) -> list[Outgoing]:
     if armored is None:
         raise UsageError(t("no packet {seq} in this game", seq=seq))
     packet = read_blocks(armored)[0].expect(Packet).doc
-    return [packet_mail(host, settings, n, a, armored, [packet], None) for n, a in to]
+    table = packet_table(host, packet)
+    return [packet_mail(host, settings, n, a, armored, [packet], None, table=table) for n, a in to]
 
 
 def notice_mails(host: GameHost, armored: str) -> list[Outgoing]:

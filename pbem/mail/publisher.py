@@ -15,11 +15,13 @@ from pbem.host.settings import MailMark, Settings
 from pbem.mail import talk_mail
 from pbem.mail.courier import Courier
 from pbem.mail.host_mail import (
+    PacketTable,
     host_now,
     invitation_mail,
     mails_for,
     notice_mails,
     packet_mail,
+    packet_table,
     recipients,
     sender_address,
     talk_only_mail,
@@ -87,6 +89,7 @@ class MailPublisher:
             return t("mailed invitation to {list}", list=words.clauses(lines))
         doc = self._docs[release.seq] = read_blocks(release.armored)[0].expect(Packet).doc
         lines = []
+        tables: dict[int, PacketTable] = {}
         for name, address in recipients(self.host, settings):
             why = self._kind(doc, name) or ("every" if period == 0 else None)
             if _new_reader(book, name, address):
@@ -94,7 +97,8 @@ class MailPublisher:
             if why is None and self.now() - book.get(name, MailMark()).at >= period:
                 why = "digest"
             if why is not None:
-                lines.append(self._mail(settings, book, label, name, address, release.seq, release.armored, why))
+                lines.append(self._mail(settings, book, label, name, address, release.seq, release.armored, why,
+                                        tables))
         self._book_kept = book
         self._forget(book)
         return "\n".join(lines)  # a line per mail; none: everyone waits for a digest
@@ -115,15 +119,17 @@ class MailPublisher:
         if seq < 0:
             return []
         lines = []
+        tables: dict[int, PacketTable] = {}
         to = recipients(self.host, settings)
         for n, a in to:  # an address given since the last mail: the game so far
             if _new_reader(book, n, a):
-                lines.append(self._mail(settings, book, label, n, a, seq, self._packet(seq), "new reader") if seq > 0
+                lines.append(self._mail(settings, book, label, n, a, seq, self._packet(seq), "new reader", tables)
+                             if seq > 0
                              else self._invite(settings, book, n, a))
         if period > 0 and seq > 0:
             due = [(n, a) for n, a in to if book.get(n, MailMark()).seq < seq
                    and self.now() - book.get(n, MailMark()).at >= period]
-            lines += [self._mail(settings, book, label, n, a, seq, self._packet(seq), "digest") for n, a in due]
+            lines += [self._mail(settings, book, label, n, a, seq, self._packet(seq), "digest", tables) for n, a in due]
             lines += [self._talk(settings, book, n, a) for n, a in to if (n, a) not in due
                       and self.now() - book.get(n, MailMark()).at >= period]
             lines = [line for line in lines if line]
@@ -212,7 +218,9 @@ class MailPublisher:
         return dict(settings.mail_book), digest_seconds(label), label
 
     def _mail(self, settings: Settings, book: dict[str, MailMark], label: str, name: str, address: str,
-              seq: int, armored: str, why: str) -> str:
+              seq: int, armored: str, why: str, tables: dict[int, PacketTable]) -> str:
+        """Packet `seq`'s mail to one reader (`tables`: the packet's table, read for the first
+        reader of this delivery and shown to the others as it is: nothing stored changes between)."""
         # from the first packet this reader has not had; a new reader who had the newest one at
         # their old address gets it again at the new one
         first = min(book.get(name, MailMark()).seq + 1, seq)
@@ -224,8 +232,10 @@ class MailPublisher:
         # packet against it (a second mail could be read first).
         talk = talk_mail.pending(self.host, book, name)
         talk_mail.mark(self.host, book, name)
+        if seq not in tables:
+            tables[seq] = packet_table(self.host, since[-1])
         out = packet_mail(self.host, settings, name, address, armored, since, None if label == "every" else label,
-                           self.host.invitation() if why == "new reader" else None, talk)
+                           self.host.invitation() if why == "new reader" else None, talk, tables[seq])
         book[name] = replace(book.get(name) or MailMark(), seq=seq, at=self.now(), to=address)
         return t("mailed packet {seq} to {name} <{address}> ({why}): {how}", seq=seq, name=name, address=address,
                  why=_why_words(why), how=self.courier.deliver(out.message))
