@@ -196,8 +196,7 @@ class MailPublisher:
 
     def _talk(self, settings: Settings, book: dict[str, MailMark], name: str, address: str) -> str:
         """The lines `name` has not had, in a mail of their own (nothing to mail: "")."""
-        lines = talk_mail.pending(self.host, book, name)
-        talk_mail.mark(self.host, book, name)
+        lines = talk_mail.take(self.host, book, name)
         if not lines:
             return ""
         out = talk_only_mail(self.host, settings, name, address, lines)
@@ -230,8 +229,7 @@ class MailPublisher:
         # A new reader (a seat handed to a new player, an address changed or first given mid-game)
         # gets the invitation in the same mail, before the packet: their key home checks the
         # packet against it (a second mail could be read first).
-        talk = talk_mail.pending(self.host, book, name)
-        talk_mail.mark(self.host, book, name)
+        talk = talk_mail.take(self.host, book, name)
         if seq not in tables:
             tables[seq] = packet_table(self.host, since[-1])
         out = packet_mail(self.host, settings, name, address, armored, since, None if label == "every" else label,

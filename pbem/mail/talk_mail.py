@@ -33,17 +33,13 @@ def for_reader(line: TalkRelease, name: str) -> Talk | None:
     return None
 
 
-def pending(host: GameHost, book: dict[str, MailMark], name: str) -> list[TalkRelease]:
-    """The lines relayed since the last one mailed to `name` that `name` gets."""
-    after = book[name].talk if name in book else 0
-    return [ln for ln in host.talk(after) if for_reader(ln, name) is not None]
-
-
-def mark(host: GameHost, book: dict[str, MailMark], name: str) -> None:
-    """`name` has had every line relayed so far (those not for it too)."""
-    last = max((ln.id for ln in host.talk(book[name].talk if name in book else 0)), default=None)
-    if last is not None:
-        book[name] = msgspec.structs.replace(book.get(name) or MailMark(), talk=last)
+def take(host: GameHost, book: dict[str, MailMark], name: str) -> list[TalkRelease]:
+    """The lines relayed since the last one mailed to `name` that `name` gets; the book then
+    says `name` has had every line relayed so far (those not for it too)."""
+    lines = host.talk(book[name].talk if name in book else 0)
+    if lines:
+        book[name] = msgspec.structs.replace(book.get(name) or MailMark(), talk=max(ln.id for ln in lines))
+    return [ln for ln in lines if for_reader(ln, name) is not None]
 
 
 def body(lines: list[TalkRelease], name: str) -> str:
