@@ -9,6 +9,7 @@ refuses it. Bad values: one `error:` line, exit 2, the store unchanged. Real key
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from processes import one_error_line, pbem
 from run_here import main_here
 from test_host_plays_for import _play_for
 
+from engine.moves import public_text
+from engine.rules import apply
 from engine.views import view
 from pbem.errors import Conflict
 from pbem.folder.play import FolderSeat
@@ -162,12 +165,21 @@ def test_the_host_plays_within_the_budget_its_packet_named(tmp_path: Path, named
     seen = view(host.live_state(), seat)
     why = "timeout"
     if named is None:
+        expected = host.live_state()
         fh.step()  # the renewed packet is out, its deadline has run out: the host plays for the seat
         renewed = read_blocks(host.packet(seq + 1) or "")[0].doc
         assert renewed.deadline is not None and (renewed.deadline.seat, renewed.deadline.bot_turns) == (seat, later)
         played = [m for m in seats[seat].latest().packet.doc.recent if m.seq == seq + 1]
         assert [(m.by, m.why) for m in played] == [("host", "timeout")], played
-        assert played[0].text == str(policy_move(seen, seat, "bot", host.game_id(), seq + 1, later))
+        # `recent` is public (a discard shows its count): the host's state says which card it was
+        move = str(policy_move(seen, seat, "bot", host.game_id(), seq + 1, later))
+        assert played[0].text == public_text(move)
+        apply(expected, move)
+        now = host.live_state()
+        hands = {p: sorted(h) for p, h in now.hands.items()}  # the store keeps a hand in order
+        assert {p: sorted(h) for p, h in expected.hands.items()} == hands
+        assert (now.board.cells, dataclasses.replace(now, board=expected.board, hands=expected.hands)) \
+            == (expected.board.cells, expected)
         host.close()
         return
     with pytest.raises(Conflict, match="only its timeout policy's move"):
