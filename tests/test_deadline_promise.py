@@ -20,7 +20,7 @@ from engine.views import view
 from pbem.host.clock import parse_time, stamp
 from pbem.host.deadlines import Timing
 from pbem.protocol.documents import parse, read_blocks, unb64
-from pbem.protocol.timeout import policy_move
+from pbem.protocol.timeout import policy_move, renewed_from, renewed_to
 
 
 def _host_moves(host) -> list[tuple[str, str]]:
@@ -160,6 +160,19 @@ def test_a_move_made_for_the_packet_a_renewal_replaced_is_applied(tmp_path: Path
     host.close()
     audit = here("audit", shared, "--round", 1, home=seats[silent].home)
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+def test_the_host_and_the_audit_read_renewals_by_one_rule() -> None:
+    """A move made for packet 4, renewed by 5 and 5 by 6, is applied at 6 (the host,
+    timeout.renewed_to); at 6 the audit looks for a seat's move made for 6, 5 or 4
+    (timeout.renewed_from); a packet no renewal follows answers only itself."""
+    renewed = [5, 6, 9]
+    assert [renewed_to(p, renewed) for p in (3, 4, 5, 6, 7, 8)] == [3, 6, 6, 6, 7, 9]
+    assert renewed_from(6, renewed) == [6, 5, 4] and renewed_from(9, renewed) == [9, 8]
+    assert renewed_from(7, renewed) == [7]
+    for head in range(1, 11):
+        if head + 1 not in renewed:  # a packet the host plays at: none renewed it later
+            assert sorted(p for p in range(1, 11) if renewed_to(p, renewed) == head) == sorted(renewed_from(head, renewed))
 
 
 def test_the_seats_audit_faults_a_host_move_over_its_move_for_the_renewed_packet(

@@ -86,3 +86,12 @@ def renewed_to(seq: int, renewed: Collection[int]) -> int:
     while seq + 1 in renewed:
         seq += 1
     return seq
+
+
+def renewed_from(seq: int, renewed: Collection[int]) -> list[int]:
+    """The packets whose moves are applied at packet `seq` (`renewed_to` the other way): `seq`
+    and, if it is a renewal, the packets it renewed, newest first."""
+    found = [seq]
+    while found[-1] in renewed:
+        found.append(found[-1] - 1)
+    return found

@@ -28,6 +28,7 @@ from pbem.protocol.timeout import (
     named_for,
     not_before,
     policy_move,
+    renewed_from,
     takeovers,
 )
 from pbem.replay.rounds import Replay
@@ -124,11 +125,8 @@ def _check_answered(rep: Report, n: int, game: str, seat: str, seq: int, at: str
                     renewed: list[int]) -> None:
     """The auditor's own seat: a move it had made for the packet before the host moved (or for a
     packet that packet renewed: the host applies that move at it, timeout.renewed_to)."""
-    answered = [seq]
-    while answered[-1] in renewed:
-        answered.append(answered[-1] - 1)
     times = []
-    for p in answered:
+    for p in renewed_from(seq, renewed):
         try:
             kept = move_path(home, game, seat, p)
             if kept.is_file():
