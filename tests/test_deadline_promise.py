@@ -131,17 +131,8 @@ def test_a_move_made_for_the_packet_a_renewal_replaced_is_applied(tmp_path: Path
     round passes (the move's envelope names the packet before the renewal). Before, the host
     refused it as stale and told the seat nothing: its turn came up again, and the host would
     have played for it at the deadline."""
-    from pbem.auto.seat_bot import FolderBot
-
-    store = f"sqlite:///{tmp_path / 'store.db'}"
-    now = stamp(datetime.now(UTC).replace(microsecond=0))  # the commands count on the real clock
-    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=3600, on_timeout="discard"),
-                                               store, start=now)
-    home, shared = tmp_path / "home-referee", tmp_path / "shared"
-    assert main_here(["game", "pause", "t", "--store", store], home, capsys, monkeypatch)[0] == 0
-    first = host.status()["to_move"]
-    FolderBot(fh.dir, ids[first], seats[first].home, "smart", 1, lambda line: None).step()
-    fh.step()  # packet 2, published while paused, names no deadline
+    store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
+    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
     silent, waiting = host.status()["to_move"], host.status()["seq"]
     sent = here("turn", shared, "--as", silent, "discard 1", home=seats[silent].home)
     assert sent.returncode == 0 and f"move for packet {waiting} submitted" in sent.stdout, sent.stdout + sent.stderr
@@ -182,17 +173,8 @@ def test_the_seats_audit_faults_a_host_move_over_its_move_for_the_renewed_packet
     seat's `pbem audit` (its key home keeps the move it made) faults that host move (exit 8), as
     it does one over a move for the very packet. Before, it passed: the seat's move was for the
     packet before."""
-    from pbem.auto.seat_bot import FolderBot
-
-    store = f"sqlite:///{tmp_path / 'store.db'}"
-    now = stamp(datetime.now(UTC).replace(microsecond=0))
-    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=3600, on_timeout="discard"),
-                                               store, start=now)
-    home, shared = tmp_path / "home-referee", tmp_path / "shared"
-    assert main_here(["game", "pause", "t", "--store", store], home, capsys, monkeypatch)[0] == 0
-    first = host.status()["to_move"]
-    FolderBot(fh.dir, ids[first], seats[first].home, "smart", 1, lambda line: None).step()
-    fh.step()
+    store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
+    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
     silent, waiting = host.status()["to_move"], host.status()["seq"]
     here("turn", shared, "--as", silent, "discard 1", home=seats[silent].home, ok=True)
     for unread in (shared / "inbox").glob(f"{silent}-*.pbem"):
@@ -208,6 +190,22 @@ def test_the_seats_audit_faults_a_host_move_over_its_move_for_the_renewed_packet
     assert audit.returncode == 8, audit.stdout + audit.stderr
     assert f"the host played for {silent} at packet {waiting + 1}, which {silent} had answered" in audit.stdout, \
         audit.stdout
+
+
+def _paused_game(tmp_path: Path, store: str, home: Path, capsys: pytest.CaptureFixture[str],
+                 monkeypatch: pytest.MonkeyPatch):
+    """A four-seat folder game under a 1 h deadline, paused (`pbem game pause`) after its first
+    move: packet 2, published while paused, names no deadline. (clock, host, FolderHost, seats, ids)"""
+    from pbem.auto.seat_bot import FolderBot
+
+    now = stamp(datetime.now(UTC).replace(microsecond=0))  # the commands count on the real clock
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=3600, on_timeout="discard"),
+                                               store, start=now)
+    assert main_here(["game", "pause", "t", "--store", store], home, capsys, monkeypatch)[0] == 0
+    first = host.status()["to_move"]
+    FolderBot(fh.dir, ids[first], seats[first].home, "smart", 1, lambda line: None).step()
+    fh.step()
+    return clock, host, fh, seats, ids
 
 
 def _host_moves_now(host) -> list[tuple[str, int]]:
