@@ -174,9 +174,15 @@ class Swapped(Table):
 
 @pytest.fixture(scope="module")
 def swapped(tmp_path_factory: pytest.TempPathFactory) -> Swapped:
-    """Round 1 of a Swapped table played to its end (the two tests below look at its two sides)."""
-    t = Swapped(tmp_path_factory.mktemp("swapped")).join()
-    t.run(rounds=1)
+    """Round 1 of a Swapped table played to its end (the two tests below look at its two sides).
+    The deal is random: in some deals (one failed run of about eighteen) the new holder never has a legal play with
+    the gone seat's old cards before the round ends, and such a game shows nothing of the play;
+    the table is then dealt again (three deals at most)."""
+    for _ in range(3):
+        t = Swapped(tmp_path_factory.mktemp("swapped")).join()
+        t.run(rounds=1)
+        if t.played:
+            break
     return t
 
 
