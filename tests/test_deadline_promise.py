@@ -8,6 +8,7 @@ command line's own entry.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -190,6 +191,81 @@ def test_the_seats_audit_faults_a_host_move_over_its_move_for_the_renewed_packet
     assert audit.returncode == 8, audit.stdout + audit.stderr
     assert f"the host played for {silent} at packet {waiting + 1}, which {silent} had answered" in audit.stdout, \
         audit.stdout
+
+
+def test_turn_at_a_renewal_says_the_move_made_for_the_packet_before_counts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, here) -> None:
+    """A seat moves (`pbem turn FOLDER MOVE`) at a packet published while the game was paused;
+    its move is still on its way (a synced folder lags, a mail is slow) when the host runs `game
+    resume`, which publishes a fresh packet of the same position that names the deadline. The
+    seat's `pbem turn` (a process of its own) says that its move for the packet before still
+    counts and the host applies it at the renewal, not "your turn"; `--json` says `answered`
+    with the packet the move was made for (`answered_seq`), `pbem show` of the packet says as
+    `turn` does, `pbem games` does not list it as the seat's turn, and a second, different move
+    is refused (exit 5) while the first goes again, byte for byte: the host gets one move and
+    applies it. Before, `turn` said "your turn" at the renewal (`show`: "your move", `games`:
+    the seat's turn), and a second move went to the host beside the first (`move for packet
+    3 submitted`, exit 0): whichever the host read first was applied, the other refused."""
+    store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
+    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
+    silent, waiting = host.status()["to_move"], host.status()["seq"]
+    mine = seats[silent].home
+    here("turn", shared, "--as", silent, "discard 1", home=mine, ok=True)
+    inbox, away = shared / "inbox", tmp_path / "on-its-way"
+    away.mkdir()
+    sent = sorted(inbox.glob(f"{silent}-*.pbem"))
+    assert len(sent) == 1
+    first = sent[0].read_bytes()
+    sent[0].rename(away / sent[0].name)  # not in the inbox when the host next looks
+    here("game", "resume", "t", "--store", store, home=home, ok=True)
+    fh.step()  # the renewal is published; the move is not there yet
+    assert (host.status()["seq"], host.status()["to_move"]) == (waiting + 1, silent)
+    said = pbem("turn", shared, "--as", silent, home=mine)
+    assert said.returncode == 0, said.stdout + said.stderr
+    assert "your turn" not in said.stdout, said.stdout
+    words = next(line for line in said.stdout.splitlines() if line.startswith(f"your move for packet {waiting} "))
+    assert words.endswith(f"still counts: packet {waiting + 1} renews that packet to name a deadline, and the host "
+                          "applies your move at it; waiting for the host"), words
+    assert "(“discard " in words, words
+    doc = json.loads(here("turn", shared, "--as", silent, "--json", home=mine, ok=True).stdout)
+    assert (doc["seq"], doc["my_turn"], doc["answered"], doc["answered_seq"]) == (waiting + 1, True, True, waiting)
+    packet = next(path for seq, path in seats[silent].folder.packets_newest_first(silent) if seq == waiting + 1)
+    shown = here("show", packet, "--as", silent, home=mine, ok=True)
+    assert words in shown.stdout and "your move: pbem move" not in shown.stdout, shown.stdout
+    listed = json.loads(here("games", "--json", home=mine, ok=True).stdout)["playing"]
+    assert [(g["seq"], g["answered"], g["yours"]) for g in listed] == [(waiting + 1, True, False)], listed
+    other = here("turn", shared, "--as", silent, "discard 2", home=mine)
+    assert other.returncode == 5, other.stdout + other.stderr
+    assert f"was not sent: your move for packet {waiting} counts at packet {waiting + 1}, which renews it" in \
+        other.stderr, other.stderr
+    assert [p.read_bytes() for p in inbox.glob(f"{silent}-*.pbem")] == [first]  # the first move, again
+    for late in away.iterdir():
+        late.rename(inbox / late.name)  # and the first copy arrives too: one move, the same file twice
+    fh.step()
+    assert host.status()["seq"] == waiting + 2 and host.status()["to_move"] != silent
+    assert not list(inbox.glob("*.pbem")) and not list((inbox / "rejected").glob("*.pbem"))
+
+
+def test_turn_at_a_renewal_the_seat_did_not_answer_says_your_turn(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, here) -> None:
+    """The same renewal (`game resume` of a paused game) where the seat to move had made no move
+    for the packet before: its `pbem turn` says "your turn", `--json` has no `answered_seq`, and
+    the move it then makes is applied at the renewal."""
+    store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
+    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
+    silent, waiting = host.status()["to_move"], host.status()["seq"]
+    mine = seats[silent].home
+    here("game", "resume", "t", "--store", store, home=home, ok=True)
+    fh.step()
+    assert (host.status()["seq"], host.status()["to_move"]) == (waiting + 1, silent)
+    said = here("turn", shared, "--as", silent, home=mine, ok=True)
+    assert f'your turn: pbem turn {shared} --as {silent} "MOVE"' in said.stdout, said.stdout
+    doc = json.loads(here("turn", shared, "--as", silent, "--json", home=mine, ok=True).stdout)
+    assert (doc["seq"], doc["my_turn"], doc["answered"], doc["answered_seq"]) == (waiting + 1, True, False, None)
+    moved = here("turn", shared, "--as", silent, "discard 1", home=mine, ok=True)
+    assert f"move for packet {waiting + 1} submitted" in moved.stdout, moved.stdout
+    fh.step()
+    assert host.status()["seq"] == waiting + 2 and host.status()["to_move"] != silent
 
 
 def _paused_game(tmp_path: Path, store: str, home: Path, capsys: pytest.CaptureFixture[str],

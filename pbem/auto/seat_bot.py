@@ -179,7 +179,7 @@ class FolderBot:
         seq = sp.doc.seq
         if sp.doc.to_move != c.seat:
             return False
-        if c.answered(seq):
+        if c.answered(sp):  # (at a renewal, the move made for the packet before)
             if seq not in self.resent:  # e.g. after a restart: the same file again, harmless
                 self.resent.add(seq)
                 c.move(sp, "")
@@ -361,7 +361,7 @@ class MailBot:
             return False  # not our turn, or our move went out: the host's next packet is awaited
         before = answers.kept(sp, self.home)  # made before this run: sent again, once
         if before is not None:
-            self._mail(before.signed, t("move for packet {seq} mailed again", seq=seq))
+            self._mail(before.signed, t("move for packet {seq} mailed again", seq=before.signed.doc.seq))
             self.resent.add(seq)  # after sending: a failed send is tried again next step
             return False
         text = self.brain.choose(sp)

@@ -125,11 +125,14 @@ class Turn:
 
     def json(self) -> dict[str, Any]:
         """`pbem turn --json`: `pbem show --json`'s object (a trustless game: its summary and
-        `your_turn`), with `transport`, `notices`, `answered` and `talk` (docs/playing.md)."""
+        `your_turn`), with `transport`, `notices`, `answered`, `answered_seq` and `talk`
+        (docs/playing.md)."""
         import msgspec
 
         notices = [msgspec.to_builtins(n) for n in self.notices]
-        extra = {"transport": self.transport, "answered": self.answered(), "notices": notices}
+        made = self.answer() if self.mine() else None  # (a trustless table: None)
+        extra = {"transport": self.transport, "answered": self.answered(), "notices": notices,
+                 "answered_seq": made.signed.doc.seq if made is not None else None}
         if self.client is not None:
             from pbem.seat.trustless_said import summary
 
@@ -154,7 +157,7 @@ class Turn:
             return None if sp.old else t("waiting for {player}", player=sp.doc.to_move)
         made = self.answer()
         if made is not None:
-            return made.before() + t("; waiting for the host")
+            return made.waiting(sp)
         return t("your turn: {example}", example=self.play_hint)
 
     def _at_table(self) -> AtTable | None:
@@ -449,7 +452,8 @@ def _classic_mail(packet_file: Path, me: Identity, home: Path, mail: MailLink, h
         lines = [] if made.new else [made.before() + again]
         how = send(made.signed)
         made.mark_sent()
-        return Played(lines + [t("move for packet {seq}: {how}", seq=sp.doc.seq, how=how)], _other(made, sp, text))
+        seq = made.signed.doc.seq  # the packet it was made for (at a renewal: the packet before)
+        return Played(lines + [t("move for packet {seq}: {how}", seq=seq, how=how)], _other(made, sp, text))
 
     def send_talk(block: Signed[Talk], _output: Path | None) -> str:
         return mail.sender(block.game)(block)

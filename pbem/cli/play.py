@@ -251,9 +251,16 @@ def show(
         return
     from pbem.seat.screen import show_packet
 
-    show_packet(sp, hints=hints, talk=talk.unheard(keys.where, sp.packet.game, sp.seat, lines))
+    made = None
+    if sp.my_turn and not sp.old:  # a move kept for it (or for the packet it renews): the host's turn
+        from pbem.seat.answers import kept
+
+        made = kept(sp, keys.where)
+    show_packet(sp, hints=hints, talk=talk.unheard(keys.where, sp.packet.game, sp.seat, lines), answered=made is not None)
     talk.mark_heard(keys.where, sp.packet.game, sp.seat, lines)
-    if sp.old:  # still shown (a player may look back), said as old, and the newest named
+    if made is not None:
+        typer.echo(made.waiting(sp))
+    elif sp.old:  # still shown (a player may look back), said as old, and the newest named
         from pbem.seat.home import packet_path
 
         newest = packet_path(keys.where, sp.packet.game, sp.newest_seen)

@@ -268,8 +268,9 @@ class FolderSeat:
             raise BadPacket(t("packet {seq} in {dir} holds no packet block", seq=seq, dir=self.folder.dir))
         return player.open_packet(blocks[0], self.identity, self.home)
 
-    def answered(self, seq: int) -> bool:
-        return self.move_file(seq).exists()
+    def answered(self, sp: player.SeatPacket) -> bool:
+        """Whether a move of this seat's is kept for the host to apply at packet `sp` (answers.kept)."""
+        return answers.kept(sp, self.home) is not None
 
     def move(self, sp: player.SeatPacket, text: str) -> tuple[Path, answers.Answer]:
         """Sign, seal and submit a move for packet sp; (inbox path, the move submitted).
@@ -277,6 +278,6 @@ class FolderSeat:
         A move already made for this packet is submitted again as it was, never replaced: the
         host takes only one move per packet (the answer says which, and whether it is new)."""
         made = answers.answer(sp, self.home, text)
-        path = self.folder.submit_move(self.seat, sp.doc.seq, made.data)
+        path = self.folder.submit_move(self.seat, made.signed.doc.seq, made.data)  # (a renewal's: the packet before)
         made.mark_sent()
         return path, made

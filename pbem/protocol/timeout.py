@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection
 
     from engine.state import RoundState
-    from pbem.protocol.shapes import Deadline
+    from pbem.protocol.shapes import Deadline, Packet
 
 POLICIES = ("discard", "bot")  # the policies that play (wait plays nothing)
 # The search bot's budget a game sets unless told otherwise: simulated turns a decision (about
@@ -95,3 +95,21 @@ def renewed_from(seq: int, renewed: Collection[int]) -> list[int]:
     while found[-1] in renewed:
         found.append(found[-1] - 1)
     return found
+
+
+def renews(packet: Packet) -> bool:
+    """Whether `packet` is a renewal, by what it signs: a fresh packet of the same position as
+    the packet before it (no move between, `moves` empty; no handover, which also publishes
+    one), naming the deadline of the same seat to move. Only `timekeeper.renew` publishes such
+    a packet (the first packet of a game, also without moves, follows the invitation), and
+    a renewal is never renewed itself (it names a deadline already), so a seat holding only
+    its newest packet knows which packets a move of its answers (`answered_by`)."""
+    return (packet.seq > 1 and not packet.moves and packet.handover is None and packet.waiting is None
+            and packet.to_move is not None and named_for(packet.deadline, packet.to_move) is not None)
+
+
+def answered_by(packet: Packet) -> list[int]:
+    """The packets a seat's move made for which the host applies at `packet` (`renewed_from`
+    as the seat reads it from the packet alone), newest first: `packet`'s own, and the packet
+    before it when `packet` renews that one."""
+    return renewed_from(packet.seq, [packet.seq] if renews(packet) else [])

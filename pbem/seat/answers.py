@@ -22,6 +22,7 @@ from pbem.atomic import read_bounded, same_content, write_atomic
 from pbem.errors import BadPacket, CannotRead, PbemError, StaleMove, UsageError, msg
 from pbem.protocol.documents import Move, SealedMove, Signed, open_as, read_blocks, seal_info, seal_json
 from pbem.protocol.limits import MAX_FILE
+from pbem.protocol.timeout import answered_by
 from pbem.seat.home import move_path
 from pbem.seat.player import SeatPacket, refuse_stale, sign_move
 from pbem.ui.card_names import check_typed
@@ -49,6 +50,23 @@ class Answer:
             return t("you already answered packet {seq}", seq=seq)
         return t("you already answered packet {seq} with “{move}”", seq=seq, move=self.text)
 
+    def renewed(self, sp: SeatPacket) -> bool:
+        """Whether this move was made for the packet `sp` renews (timeout.answered_by)."""
+        return self.signed.doc.seq != sp.doc.seq
+
+    def waiting(self, sp: SeatPacket) -> str:
+        """What the seat at `sp` is told while the host has this move to apply: that it answered
+        the packet, or, at a renewal, that its move for the packet before still counts."""
+        if not self.renewed(sp):
+            return self.before() + t("; waiting for the host")
+        if self.text is None:
+            return t("your move for packet {before} still counts: packet {seq} renews that packet to name a deadline, "
+                     "and the host applies your move at it; waiting for the host", before=self.signed.doc.seq,
+                     seq=sp.doc.seq)
+        return t("your move for packet {before} (“{move}”) still counts: packet {seq} renews that packet to name a "
+                 "deadline, and the host applies your move at it; waiting for the host", before=self.signed.doc.seq,
+                 move=self.text, seq=sp.doc.seq)
+
     @property
     def sent(self) -> bool:
         """Whether pbem handed this move to the host (a folder's inbox, a mail)."""
@@ -60,6 +78,10 @@ class Answer:
 
     def refuse_other(self, sp: SeatPacket, text: str) -> None:
         """StaleMove (exit 5) when `text`, asked for now, is not the move that was sent (again)."""
+        if not self.new and not self.same_as(sp, text) and self.renewed(sp):
+            raise StaleMove(t("your new move “{move}” was not sent: your move for packet {before} counts at packet "
+                              "{seq}, which renews it", move=text, before=self.signed.doc.seq, seq=sp.doc.seq),
+                            hint=t("the host takes one move per packet; the next packet is your next chance"))
         if not self.new and not self.same_as(sp, text):
             raise StaleMove(t("your new move “{move}” was not sent: packet {seq} has your move already",
                               move=text, seq=sp.doc.seq),
@@ -82,39 +104,52 @@ def _sent(path: Path) -> Path:
     return path.with_suffix(".sent")
 
 
-def _info(sp: SeatPacket) -> bytes:
-    return seal_info(sp.packet.game, sp.doc.seq, sp.seat, sp.seat, "mine")
+def _info(sp: SeatPacket, seq: int | None = None) -> bytes:
+    """The seal info of the seat's own copy of its words for packet `seq` (None: this packet)."""
+    return seal_info(sp.packet.game, sp.doc.seq if seq is None else seq, sp.seat, sp.seat, "mine")
 
 
 def kept(sp: SeatPacket, home: Path) -> Answer | None:
-    """The move kept for this packet, if the seat made one."""
-    path = move_path(home, sp.packet.game, sp.seat, sp.doc.seq)
+    """The move kept that the host applies at this packet, if the seat made one: its move for
+    this packet, or for the packet this one renews to name a deadline (timeout.answered_by; the
+    move must name the very packet this one follows)."""
+    for seq in answered_by(sp.doc):
+        made = _kept_for(sp, home, seq)
+        if made is not None and (seq == sp.doc.seq or made.signed.doc.packet == sp.doc.prev):
+            return made
+    return None
+
+
+def _kept_for(sp: SeatPacket, home: Path, seq: int) -> Answer | None:
+    """The move kept for packet `seq` of this seat's game, if it made one."""
+    path = move_path(home, sp.packet.game, sp.seat, seq)
     try:
         data = read_bounded(path, MAX_FILE)
     except CannotRead as e:
         if e.missing:
             return None
-        raise _damaged(path, sp) from None
+        raise _damaged(path, seq) from None
     try:
         blocks = read_blocks(data.decode("utf-8", errors="replace"))
         if len(blocks) != 1:
-            raise _damaged(path, sp)
+            raise _damaged(path, seq)
         signed = blocks[0].expect(Move)
     except PbemError:
-        raise _damaged(path, sp) from None
+        raise _damaged(path, seq) from None
     text = None
     try:
-        text = open_as(SealedMove, read_bounded(_mine(path), MAX_FILE).decode("ascii"), sp.identity, _info(sp)).move
+        text = open_as(SealedMove, read_bounded(_mine(path), MAX_FILE).decode("ascii"), sp.identity,
+                       _info(sp, seq)).move
     except (PbemError, UnicodeDecodeError):
         text = None  # missing or damaged: the move is still sent again as it was, only its words are not said
     return Answer(signed, data, text, False, path)
 
 
-def _damaged(path: Path, sp: SeatPacket) -> BadPacket:
+def _damaged(path: Path, seq: int) -> BadPacket:
     """A kept move that is no move (cut short, overwritten, not a file): pbem does not guess what
     was sent; the player decides (the host keeps the first move it received for the packet)."""
     return BadPacket(msg("the move kept in {path} is damaged", path=repr(str(path))),
-                     hint=msg("delete it to answer packet {seq} again", seq=sp.doc.seq))
+                     hint=msg("delete it to answer packet {seq} again", seq=seq))
 
 
 def keep(sp: SeatPacket, home: Path, text: str) -> Answer:
@@ -154,7 +189,7 @@ def replace_move(sp: SeatPacket, home: Path, text: str) -> Answer:
     before = kept(sp, home)
     if before is not None and before.sent:
         raise StaleMove(t("your move for packet {seq} was sent to the host already: it cannot be replaced",
-                          seq=sp.doc.seq), hint=t("the host takes one move per packet; the next packet is "
+                          seq=before.signed.doc.seq), hint=t("the host takes one move per packet; the next packet is "
                                                    "your next chance"))
     return _make(sp, home, text, replacing=before is not None)
 

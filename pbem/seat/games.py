@@ -3,9 +3,10 @@
 Read from the key home alone (no key unlocked): the invitation kept on joining names the
 seats and the host; the newest packet kept (every packet a seat opens or follows is kept,
 whether mail, a folder or a file brought it) says the round and whose turn it is and by
-when (its signed deadline); a move file kept for that packet says
-it was answered. A trustless game's packet says instead which step its table waits for and
-from whom (`waiting`); 'pbem turn GAME' sends what this seat owes, however often it is run.
+when (its signed deadline); a move file kept for that packet (or for the packet it renews,
+pbem.protocol.timeout.answered_by) says it was answered. A trustless game's packet says
+instead which step its table waits for and from whom (`waiting`); 'pbem turn GAME' sends
+what this seat owes, however often it is run.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from pbem.errors import PbemError
 from pbem.protocol.documents import Packet, Waiting, read_blocks
+from pbem.protocol.timeout import answered_by
 from pbem.seat import keys
 from pbem.seat.home import (
     joined_games,
@@ -68,7 +70,8 @@ def my_games(home: Path) -> list[dict[str, Any]]:
                            answered=answered, yours=bool(not over and seat in doc.waiting.seats and not answered))
             elif doc is not None:
                 over = doc.phase == "game-over"
-                answered = bool(seat and move_path(home, game, seat, doc.seq).exists())
+                # a move file kept for the packet, or for the one it renews (which the host applies at it)
+                answered = bool(seat and any(move_path(home, game, seat, p).exists() for p in answered_by(doc)))
                 row.update(round=doc.round, seq=doc.seq, phase=doc.phase, to_move=None if over else doc.to_move,
                            due=doc.deadline.due if doc.deadline is not None and not over else None,
                            answered=answered, yours=bool(not over and seat and doc.to_move == seat and not answered))
