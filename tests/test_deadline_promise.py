@@ -268,6 +268,34 @@ def test_turn_at_a_renewal_the_seat_did_not_answer_says_your_turn(
     assert host.status()["seq"] == waiting + 2 and host.status()["to_move"] != silent
 
 
+def test_a_folder_bot_at_a_renewal_sends_its_move_for_the_packet_before_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, here) -> None:
+    """A bot (`pbem bot`'s FolderBot) moved at the packet a `game resume` then renews, its move
+    not yet read: at the renewal it sends that same move again, byte for byte, not a second one,
+    and the host applies it. Before, it chose and sent a new move for the renewal beside the
+    first: two moves in the inbox, one refused."""
+    from pbem.auto.seat_bot import FolderBot
+
+    store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
+    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
+    silent, waiting = host.status()["to_move"], host.status()["seq"]
+    bot = FolderBot(fh.dir, ids[silent], seats[silent].home, "smart", 1, lambda line: None)
+    bot.step()
+    inbox, away = shared / "inbox", tmp_path / "on-its-way"
+    away.mkdir()
+    (sent,) = inbox.glob(f"{silent}-*.pbem")
+    first = sent.read_bytes()
+    sent.rename(away / sent.name)
+    here("game", "resume", "t", "--store", store, home=home, ok=True)
+    fh.step()
+    assert (host.status()["seq"], host.status()["to_move"]) == (waiting + 1, silent)
+    bot.step()
+    assert [p.read_bytes() for p in inbox.glob(f"{silent}-*.pbem")] == [first]
+    fh.step()
+    assert host.status()["seq"] == waiting + 2 and host.status()["to_move"] != silent
+    assert not list((inbox / "rejected").glob("*.pbem"))
+
+
 def _paused_game(tmp_path: Path, store: str, home: Path, capsys: pytest.CaptureFixture[str],
                  monkeypatch: pytest.MonkeyPatch):
     """A four-seat folder game under a 1 h deadline, paused (`pbem game pause`) after its first
