@@ -9,14 +9,14 @@ date as cards are placed and removed (the legal-move generator asks for them on 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cache, partial
 from itertools import compress
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from .catalog import HIDDEN, KINDS, CardKind, Team, card_kind, kind_name
 from .errors import UnknownGoal
+from .record import Frozen, Record
 from .shapes import EDGES, OPPOSITE, STEP, turned
 
 Pos = tuple[int, int]
@@ -25,19 +25,23 @@ GOAL_CELLS: dict[str, Pos] = {"top": (8, -2), "middle": (8, 0), "bottom": (8, 2)
 GOAL_AT: dict[Pos, str] = {pos: name for name, pos in GOAL_CELLS.items()}
 
 
-@dataclass(frozen=True, slots=True)
-class Face:
+class Face(Frozen):
     """A card as it lies: its segments after the optional 180-degree turn."""
 
-    segments: tuple[int, ...]
-    openings: int
-    seg_at: tuple[int, ...]  # index by edge bit (1, 2, 4, 8) -> segment index, -1 if wall
-    ladder: bool
-    door: str | None
-    crystals: int
-    # index by a bit set of segments (as in Board.reach) -> the union of their edges: what a
-    # neighbour's reachable tunnels open onto, in one lookup (the open-cell update asks often)
-    opened: tuple[int, ...]
+    FIELDS = ("segments", "openings", "seg_at", "ladder", "door", "crystals", "opened")
+    __slots__ = FIELDS
+
+    def __init__(self, segments: tuple[int, ...], openings: int, seg_at: tuple[int, ...], ladder: bool,
+                 door: str | None, crystals: int, opened: tuple[int, ...]) -> None:
+        self.segments: Final = segments
+        self.openings: Final = openings
+        self.seg_at: Final = seg_at  # index by edge bit (1, 2, 4, 8) -> segment index, -1 if wall
+        self.ladder: Final = ladder
+        self.door: Final = door
+        self.crystals: Final = crystals
+        # index by a bit set of segments (as in Board.reach) -> the union of their edges: what a
+        # neighbour's reachable tunnels open onto, in one lookup (the open-cell update asks often)
+        self.opened: Final = opened
 
 
 @cache
@@ -62,12 +66,15 @@ def _union(masks: Iterable[int]) -> int:
     return out
 
 
-@dataclass(slots=True)
-class Tile:
-    card: str  # card id
-    rotated: bool
-    face: Face
-    hidden: bool = False  # a face-down goal
+class Tile(Record):
+    FIELDS = ("card", "rotated", "face", "hidden")
+    __slots__ = FIELDS
+
+    def __init__(self, card: str, rotated: bool, face: Face, hidden: bool = False) -> None:
+        self.card = card  # card id
+        self.rotated = rotated
+        self.face = face
+        self.hidden = hidden  # a face-down goal
 
 
 class Slot(NamedTuple):

@@ -8,10 +8,10 @@ The crystal shapes of the expansion are a reconstruction (RULES.md §2.2) and li
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Final, Literal, TypeGuard, get_args
 
+from .record import Frozen
 from .shapes import parse_segments, turned
 
 Ruleset = Literal["classic", "expansion"]
@@ -49,42 +49,45 @@ def is_team(word: object) -> TypeGuard[Team]:
     return word in TEAMS
 
 
-@dataclass(frozen=True, slots=True)
-class CardKind:
-    kind: str
-    category: Category
-    count: int
-    en: str
-    zh: str  # 简体
-    zh_hant: str  # 繁體
-    ruleset: Ruleset = CLASSIC
-    segments: tuple[int, ...] = ()
-    ladder: bool = False  # on the first segment
-    door: str | None = None  # on the first segment
-    crystals: int = 0
-    action: Action | None = None
-    tools: tuple[Tool, ...] = ()  # break: the tool it breaks; fix: the tools it may repair
-    value: int = 0  # gold nugget value
-    # The expansion replaces the base dwarves and nuggets: how many copies it uses, if not all.
-    expansion_count: int | None = None
+class CardKind(Frozen):
+    FIELDS = ("kind", "category", "count", "en", "zh", "zh_hant", "ruleset", "segments", "ladder", "door", "crystals",
+              "action", "tools", "value", "expansion_count", "openings", "symmetric", "front_type")
+    __slots__ = FIELDS
 
-    # Derived from the fields above when the kind is made (read in the hot loops):
-    openings: int = field(init=False, default=0)  # the union of the segments' edges
-    symmetric: bool = field(init=False, default=False)  # turning the card changes nothing ("rotated" is dropped)
-    front_type: FrontType | None = field(init=False, default=None)  # its type when it lies in front of a player
+    def __init__(self, kind: str, category: Category, count: int, en: str, zh: str, zh_hant: str,
+                 ruleset: Ruleset = CLASSIC, segments: tuple[int, ...] = (), ladder: bool = False,
+                 door: str | None = None, crystals: int = 0, action: Action | None = None,
+                 tools: tuple[Tool, ...] = (), value: int = 0, expansion_count: int | None = None) -> None:
+        self.kind: Final = kind
+        self.category: Final = category
+        self.count: Final = count
+        self.en: Final = en
+        self.zh: Final = zh  # 简体
+        self.zh_hant: Final = zh_hant  # 繁體
+        self.ruleset: Final = ruleset
+        self.segments: Final = segments
+        self.ladder: Final = ladder  # on the first segment
+        self.door: Final = door  # on the first segment
+        self.crystals: Final = crystals
+        self.action: Final = action
+        self.tools: Final = tools  # break: the tool it breaks; fix: the tools it may repair
+        self.value: Final = value  # gold nugget value
+        # The expansion replaces the base dwarves and nuggets: how many copies it uses, if not all.
+        self.expansion_count: Final = expansion_count
 
-    def __post_init__(self) -> None:
+        # Derived from the fields above (read in the hot loops):
         mask = 0
-        for seg in self.segments:
+        for seg in segments:
             mask |= seg
-        object.__setattr__(self, "openings", mask)
-        object.__setattr__(self, "symmetric", sorted(self.segments) == sorted(turned(s) for s in self.segments))
+        self.openings: Final = mask  # the union of the segments' edges
+        # turning the card changes nothing ("rotated" is dropped)
+        self.symmetric: Final = sorted(segments) == sorted(turned(s) for s in segments)
         front: FrontType | None = None
-        if self.action == "break":
-            front = broken(self.tools[0])
-        elif self.action == "trap" or self.action == "theft":
-            front = self.action
-        object.__setattr__(self, "front_type", front)
+        if action == "break":
+            front = broken(tools[0])
+        elif action == "trap" or action == "theft":
+            front = action
+        self.front_type: Final = front  # its type when it lies in front of a player
 
 
 def broken(tool: Tool) -> FrontType:

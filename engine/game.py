@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import Final
 
 from .catalog import Ruleset
 from .chance import Chance
 from .dealer import SeededDealer
+from .record import Frozen, Record
 from .state import OVER, ROUNDS_PER_GAME, RoundState
 
 
-@dataclass
-class Game:
-    ruleset: Ruleset
-    players: tuple[str, ...]
-    options: frozenset[str] = frozenset()
-    rounds: list[RoundState] = field(default_factory=list)
+class Game(Record):
+    FIELDS = ("ruleset", "players", "options", "rounds")
+
+    def __init__(self, ruleset: Ruleset, players: tuple[str, ...], options: frozenset[str] = frozenset(),
+                 rounds: list[RoundState] | None = None) -> None:
+        self.ruleset = ruleset
+        self.players = players
+        self.options = options
+        self.rounds: list[RoundState] = [] if rounds is None else rounds
 
     @property
     def current(self) -> RoundState:
@@ -54,15 +58,18 @@ class Game:
         return standings_winners(self.gold)
 
 
-@dataclass(frozen=True)
-class Carry:
+class Carry(Frozen):
     """What a round hands the next (RULES.md §3, §6): the seat of the player who starts it,
     the gold so far, the nugget pile left. Round 1 starts from nothing: the first seat, no
     gold, a fresh pile (None)."""
 
-    first_seat: int = 0
-    gold: dict[str, int] | None = None
-    nuggets: list[str] | None = None
+    FIELDS = ("first_seat", "gold", "nuggets")
+
+    def __init__(self, first_seat: int = 0, gold: dict[str, int] | None = None,
+                 nuggets: list[str] | None = None) -> None:
+        self.first_seat: Final = first_seat
+        self.gold: Final = gold
+        self.nuggets: Final = nuggets
 
 
 def carry(players: Sequence[str], next_start: object = None, gold: dict[str, int] | None = None,

@@ -9,7 +9,6 @@ which keep what was worked out from them (`FrontMemo`) true.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
 from .board import GOAL_CELLS, Board
@@ -29,6 +28,7 @@ from .catalog import (
     nugget_ids,
 )
 from .chance import Chance
+from .record import Record
 
 Option = Literal["max-saboteurs", "broken-tools-forfeit"]
 OPTIONS: tuple[Option, ...] = get_args(Option)
@@ -73,38 +73,75 @@ class FrontMemo:
         self.aims: dict[str | tuple[str, str], Sequence[Aiming]] = {}
 
 
-@dataclass
-class RoundState:
-    ruleset: Ruleset
-    players: tuple[str, ...]
-    board: Board
-    options: frozenset[str] = frozenset()
-    roles: dict[str, str | None] = field(default_factory=dict)  # player -> dwarf card id
-    hands: dict[str, list[str]] = field(default_factory=dict)
-    in_front: dict[str, list[str]] = field(default_factory=dict)
-    deck: list[str] = field(default_factory=list)  # top first
-    discard: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)  # expansion: out of this round, unseen
-    nuggets: list[str] = field(default_factory=list)  # classic nugget pile, top first
-    gold: dict[str, int] = field(default_factory=dict)  # totals, earlier rounds included
-    aside: list[str] = field(default_factory=list)  # dwarf cards not dealt, top first
-    retired: list[str] = field(default_factory=list)  # dwarf cards given up by swap-hat
-    won: list[str] = field(default_factory=list)  # nugget cards taken by players this round
-    knowledge: dict[str, list[list[str]]] = field(default_factory=dict)  # private facts
-    passes: int = 0
-    last_theft: str | None = None
-    to_move: int = 0  # seat index
-    round_no: int = 1
-    last_actor: int | None = None  # seat of the last play or discard
-    phase: Phase = PLAYING
-    finder: str | None = None
-    winners: list[str] = field(default_factory=list)
-    next_start: str | None = None
-    thieves: list[str] = field(default_factory=list)
-    gold_before_theft: dict[str, int] = field(default_factory=dict)
-    payout: dict[str, int] = field(default_factory=dict)  # gold won this round, thefts included
-    # Not part of the position (not compared or dumped): see FrontMemo.
-    front_memo: FrontMemo = field(default_factory=FrontMemo, init=False, repr=False, compare=False)
+class RoundState(Record):
+    FIELDS = ("ruleset", "players", "board", "options", "roles", "hands", "in_front", "deck", "discard", "removed",
+              "nuggets", "gold", "aside", "retired", "won", "knowledge", "passes", "last_theft", "to_move",
+              "round_no", "last_actor", "phase", "finder", "winners", "next_start", "thieves", "gold_before_theft",
+              "payout")
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        players: tuple[str, ...],
+        board: Board,
+        options: frozenset[str] | None = None,
+        roles: dict[str, str | None] | None = None,
+        hands: dict[str, list[str]] | None = None,
+        in_front: dict[str, list[str]] | None = None,
+        deck: list[str] | None = None,
+        discard: list[str] | None = None,
+        removed: list[str] | None = None,
+        nuggets: list[str] | None = None,
+        gold: dict[str, int] | None = None,
+        aside: list[str] | None = None,
+        retired: list[str] | None = None,
+        won: list[str] | None = None,
+        knowledge: dict[str, list[list[str]]] | None = None,
+        passes: int = 0,
+        last_theft: str | None = None,
+        to_move: int = 0,
+        round_no: int = 1,
+        last_actor: int | None = None,
+        phase: Phase = PLAYING,
+        finder: str | None = None,
+        winners: list[str] | None = None,
+        next_start: str | None = None,
+        thieves: list[str] | None = None,
+        gold_before_theft: dict[str, int] | None = None,
+        payout: dict[str, int] | None = None,
+    ) -> None:
+        """Every container left out (None) is a new empty one. (Each default is a constant, so the
+        compiled class has a signature: tests/test_listed_moves.py reads it.)"""
+        self.ruleset = ruleset
+        self.players = players
+        self.board = board
+        self.options: frozenset[str] = frozenset() if options is None else options
+        self.roles: dict[str, str | None] = {} if roles is None else roles  # player -> dwarf card id
+        self.hands: dict[str, list[str]] = {} if hands is None else hands
+        self.in_front: dict[str, list[str]] = {} if in_front is None else in_front
+        self.deck: list[str] = [] if deck is None else deck  # top first
+        self.discard: list[str] = [] if discard is None else discard
+        self.removed: list[str] = [] if removed is None else removed  # expansion: out of this round, unseen
+        self.nuggets: list[str] = [] if nuggets is None else nuggets  # classic nugget pile, top first
+        self.gold: dict[str, int] = {} if gold is None else gold  # totals, earlier rounds included
+        self.aside: list[str] = [] if aside is None else aside  # dwarf cards not dealt, top first
+        self.retired: list[str] = [] if retired is None else retired  # dwarf cards given up by swap-hat
+        self.won: list[str] = [] if won is None else won  # nugget cards taken by players this round
+        self.knowledge: dict[str, list[list[str]]] = {} if knowledge is None else knowledge  # private facts
+        self.passes = passes
+        self.last_theft = last_theft
+        self.to_move = to_move  # seat index
+        self.round_no = round_no
+        self.last_actor = last_actor  # seat of the last play or discard
+        self.phase: Phase = phase
+        self.finder = finder
+        self.winners: list[str] = [] if winners is None else winners
+        self.next_start = next_start
+        self.thieves: list[str] = [] if thieves is None else thieves
+        self.gold_before_theft: dict[str, int] = {} if gold_before_theft is None else gold_before_theft
+        self.payout: dict[str, int] = {} if payout is None else payout  # gold won this round, thefts included
+        # Not part of the position (not in FIELDS: not compared, shown or dumped): see FrontMemo.
+        self.front_memo = FrontMemo()
 
     @property
     def player(self) -> str:
