@@ -1,9 +1,17 @@
 """The host's store's tables (SQLAlchemy Core): a referee's games, a blind host's trustless
 games, and what both share (leases, daemons, webhooks). pbem.host.store opens them; the
 schema's history is pbem/host/migrations/.
+
+The tables a referee's change and a store's lookup of a game by name use are made when this
+module loads; the rest (a blind host's chain of packets, the daemons' leases, the store's
+marks) and `metadata`, which holds every table, when one of them is first asked for: a
+command such as `pbem apply` never uses them, and a table's columns take a moment to make.
 """
 
 from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
 
 from sqlalchemy import (
     Boolean,
@@ -23,7 +31,7 @@ from sqlalchemy import (
     select,
 )
 
-metadata = MetaData()
+_metadata = MetaData()  # every table, once `metadata` is asked for (_later)
 
 # The newest migration (pbem/host/migrations/versions/): these tables are the schema it leaves,
 # and a new store is made so at once (pbem.host.migrations.upgrade). A store stamped with any
@@ -39,7 +47,7 @@ def _game_id(games_: str, *, primary_key: bool = False) -> Column:
 
 
 games = Table(
-    "games", metadata,
+    "games", _metadata,
     Column("id", String, primary_key=True),
     Column("name", String, nullable=False),
     Column("ruleset", String, nullable=False),
@@ -65,7 +73,7 @@ games = Table(
 )
 
 seats = Table(
-    "seats", metadata,
+    "seats", _metadata,
     Column("id", Integer, primary_key=True),
     _game_id("games"),
     Column("idx", Integer, nullable=False),
@@ -86,7 +94,7 @@ seats = Table(
 )
 
 packets = Table(
-    "packets", metadata,
+    "packets", _metadata,
     _game_id("games", primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("hash", String, nullable=False, unique=True),
@@ -97,7 +105,7 @@ packets = Table(
 )
 
 moves = Table(
-    "moves", metadata,
+    "moves", _metadata,
     Column("id", Integer, primary_key=True),
     _game_id("games"),
     Column("round_no", Integer, nullable=False),
@@ -114,7 +122,7 @@ moves = Table(
 )
 
 joins = Table(
-    "joins", metadata,
+    "joins", _metadata,
     Column("file_hash", String, primary_key=True),
     _game_id("games"),
     Column("seat", String, nullable=False),
@@ -122,7 +130,7 @@ joins = Table(
 )
 
 rounds = Table(
-    "rounds", metadata,
+    "rounds", _metadata,
     _game_id("games", primary_key=True),
     Column("round_no", Integer, primary_key=True),
     Column("first_seq", Integer, nullable=False),
@@ -137,7 +145,7 @@ rounds = Table(
 # How far each publisher (an out-dir, a shared folder, the mail) has delivered a game's
 # packets: publishing sends only what is newer, so its cost does not grow with the game.
 deliveries = Table(
-    "deliveries", metadata,
+    "deliveries", _metadata,
     _game_id("games", primary_key=True),
     Column("channel", String, primary_key=True),
     Column("seq", Integer, nullable=False),  # highest delivered; 0 is the invitation
@@ -148,7 +156,7 @@ deliveries = Table(
 def _notices(name: str, games_: str, *more: Column) -> Table:
     """The table of signed notices to `games_`' games: a referee's (with `more`) and a blind host's."""
     return Table(
-        name, metadata,
+        name, _metadata,
         Column("id", Integer, primary_key=True),
         _game_id(games_),
         Column("seq", Integer, nullable=False),  # the packet it is about
@@ -167,7 +175,7 @@ notices = _notices("notices", "games", Column("created_at", String, nullable=Fal
 def _talk(name: str, games_: str) -> Table:
     """The table of talk lines of `games_`' games: a referee's and a blind host's alike."""
     return Table(
-        name, metadata,
+        name, _metadata,
         Column("id", Integer, primary_key=True),
         _game_id(games_),
         Column("seat", String, nullable=False),
@@ -183,25 +191,10 @@ def _talk(name: str, games_: str) -> Table:
 
 talk = _talk("talk", "games")
 
-# Which daemon serves a game until when, and each daemon's heartbeat (pbem/host/leases.py).
-# No foreign key: a trustless game beside the store is leased here too.
-leases = Table(
-    "leases", metadata,
-    Column("game_id", String, primary_key=True),
-    Column("holder", String, nullable=False),
-    Column("expires", Float, nullable=False),  # seconds since the epoch, by the store's clock
-)
-
-daemons = Table(
-    "daemons", metadata,
-    Column("id", String, primary_key=True),
-    Column("seen", Float, nullable=False),
-)
-
 # The webhook outbox (pbem.host.webhooks): a notice recorded with the change it tells of, POSTed
 # after commit, then marked sent; `attempts` and `next_at` space the retries, `error` the last failure.
 webhooks = Table(
-    "webhooks", metadata,
+    "webhooks", _metadata,
     Column("id", Integer, primary_key=True),
     _game_id("games"),
     Column("url", String, nullable=False),
@@ -219,7 +212,7 @@ webhooks = Table(
 # the joins and the chain of packets it signed, so none of the tables above (a dealt state, round
 # secrets, moves) is theirs. A name is unique across `games` and `trustless_games` (Store.locate).
 trustless_games = Table(
-    "trustless_games", metadata,
+    "trustless_games", _metadata,
     Column("id", String, primary_key=True),
     Column("name", String, nullable=False),
     Column("host_name", String, nullable=False),
@@ -239,56 +232,111 @@ trustless_games = Table(
     Index("ix_trustless_games_name", "name", unique=True),
 )
 
-trustless_joins = Table(
-    "trustless_joins", metadata,
-    _game_id("trustless_games", primary_key=True),
-    Column("seat", String, primary_key=True),
-    Column("hash", String, nullable=False),
-    Column("payload", LargeBinary, nullable=False),  # the signed join block, verbatim
-)
-
-trustless_packets = Table(
-    "trustless_packets", metadata,
-    _game_id("trustless_games", primary_key=True),
-    Column("seq", Integer, primary_key=True),
-    Column("hash", String, nullable=False),
-    Column("armored", Text, nullable=False),
-    Column("relayed", String, nullable=False),  # the hash of the block it relays ("joins 1": packet 1)
-    Column("created_at", String),  # NULL: made before the store kept the time
-    Index("ix_trustless_packets_relayed", "game_id", "relayed"),
-)
-
-# Each round of a trustless game that ended (thefts included): its public result, read off the
-# round opened with every seat's revealed key, as `rounds.result` is a referee's.
-trustless_rounds = Table(
-    "trustless_rounds", metadata,
-    _game_id("trustless_games", primary_key=True),
-    Column("round_no", Integer, primary_key=True),
-    Column("last_seq", Integer, nullable=False),  # the packet that ended it
-    Column("ended_at", String, nullable=False),
-    Column("result", Text, nullable=False),  # JSON: roles, winners, finder, payout, gold
-)
-
-# When each seat's last block was taken (`pbem status`'s last activity).
-trustless_activity = Table(
-    "trustless_activity", metadata,
-    _game_id("trustless_games", primary_key=True),
-    Column("seat", String, primary_key=True),
-    Column("at", String, nullable=False),
-)
-
-# The blind host's signed notices (reminders, late notices), as `notices` is a referee's.
-trustless_notices = _notices("trustless_notices", "trustless_games")
-
-# Table talk at a trustless table: the columns of `talk` (pbem.host.talk takes both).
-trustless_talk = _talk("trustless_talk", "trustless_games")
-
 # A game's whole row, by its id (bound as b_game): what opening a Host, a status and (on SQLite)
 # a change's lock read.
 GAME_ROW = select(games).where(games.c.id == bindparam("b_game"))
 
-meta = Table(
-    "meta", metadata,
-    Column("key", String, primary_key=True),
-    Column("value", String, nullable=False),
-)
+# The names made on demand (the module's docstring says why), and their types for mypy.
+if TYPE_CHECKING:
+    metadata: MetaData
+    leases: Table
+    daemons: Table
+    trustless_joins: Table
+    trustless_packets: Table
+    trustless_rounds: Table
+    trustless_activity: Table
+    trustless_notices: Table
+    trustless_talk: Table
+    meta: Table
+
+
+_making = threading.Lock()  # two threads asking at once make them once
+
+
+def __getattr__(name: str) -> object:
+    """A name made on demand, when first asked for: the tables are made, all at once, and
+    `metadata` (which holds every table) with them."""
+    if name not in _LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    with _making:
+        if "metadata" not in globals():
+            globals().update(_later())
+    return globals()[name]
+
+
+def _later() -> dict[str, object]:
+    """The tables made on demand, by name, and `metadata`."""
+    # Which daemon serves a game until when, and each daemon's heartbeat (pbem/host/leases.py).
+    # No foreign key: a trustless game beside the store is leased here too.
+    leases = Table(
+        "leases", _metadata,
+        Column("game_id", String, primary_key=True),
+        Column("holder", String, nullable=False),
+        Column("expires", Float, nullable=False),  # seconds since the epoch, by the store's clock
+    )
+
+    daemons = Table(
+        "daemons", _metadata,
+        Column("id", String, primary_key=True),
+        Column("seen", Float, nullable=False),
+    )
+
+    # The store's own marks (meta.schema: pbem.host.migrations).
+    meta = Table(
+        "meta", _metadata,
+        Column("key", String, primary_key=True),
+        Column("value", String, nullable=False),
+    )
+
+    # The blind host's signed notices (reminders, late notices), as `notices` is a referee's.
+    trustless_notices = _notices("trustless_notices", "trustless_games")
+
+    # Table talk at a trustless table: the columns of `talk` (pbem.host.talk takes both).
+    trustless_talk = _talk("trustless_talk", "trustless_games")
+
+    trustless_joins = Table(
+        "trustless_joins", _metadata,
+        _game_id("trustless_games", primary_key=True),
+        Column("seat", String, primary_key=True),
+        Column("hash", String, nullable=False),
+        Column("payload", LargeBinary, nullable=False),  # the signed join block, verbatim
+    )
+
+    trustless_packets = Table(
+        "trustless_packets", _metadata,
+        _game_id("trustless_games", primary_key=True),
+        Column("seq", Integer, primary_key=True),
+        Column("hash", String, nullable=False),
+        Column("armored", Text, nullable=False),
+        Column("relayed", String, nullable=False),  # the hash of the block it relays ("joins 1": packet 1)
+        Column("created_at", String),  # NULL: made before the store kept the time
+        Index("ix_trustless_packets_relayed", "game_id", "relayed"),
+    )
+
+    # Each round of a trustless game that ended (thefts included): its public result, read off the
+    # round opened with every seat's revealed key, as `rounds.result` is a referee's.
+    trustless_rounds = Table(
+        "trustless_rounds", _metadata,
+        _game_id("trustless_games", primary_key=True),
+        Column("round_no", Integer, primary_key=True),
+        Column("last_seq", Integer, nullable=False),  # the packet that ended it
+        Column("ended_at", String, nullable=False),
+        Column("result", Text, nullable=False),  # JSON: roles, winners, finder, payout, gold
+    )
+
+    # When each seat's last block was taken (`pbem status`'s last activity).
+    trustless_activity = Table(
+        "trustless_activity", _metadata,
+        _game_id("trustless_games", primary_key=True),
+        Column("seat", String, primary_key=True),
+        Column("at", String, nullable=False),
+    )
+
+    return {"metadata": _metadata, "leases": leases, "daemons": daemons, "trustless_joins": trustless_joins,
+            "trustless_packets": trustless_packets, "trustless_rounds": trustless_rounds,
+            "trustless_activity": trustless_activity, "trustless_notices": trustless_notices,
+            "trustless_talk": trustless_talk, "meta": meta}
+
+
+_LATER = ("metadata", "leases", "daemons", "trustless_joins", "trustless_packets", "trustless_rounds",
+          "trustless_activity", "trustless_notices", "trustless_talk", "meta")
