@@ -257,7 +257,7 @@ def __getattr__(name: str) -> object:
     """A name made on demand, when first asked for: the tables are made, all at once, and
     `metadata` (which holds every table) with them."""
     if name not in _LATER:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        raise AttributeError(name)
     with _making:
         if "metadata" not in globals():
             globals().update(_later())
