@@ -29,7 +29,8 @@ HASH_LEN = 12
 # killed one left. A temp file from another machine (NFS), or in the older
 # `.<target>.<random>.tmp` form, is removed only once it is older than STALE_AFTER.
 STALE_AFTER = 3600.0
-_TMP_RE = re.compile(r"^\..+\.(?:([0-9a-f]{8})-(\d+)-)?[0-9a-f]{16}" + re.escape(TMP_SUFFIX) + "$")
+# (A string: re compiles it the first time it is used, when a folder is swept.)
+_TMP = r"^\..+\.(?:([0-9a-f]{8})-(\d+)-)?[0-9a-f]{16}" + re.escape(TMP_SUFFIX) + "$"
 
 
 @cache
@@ -151,7 +152,7 @@ def _alive(pid: int) -> bool:
 
 
 def _stale(directory: Path, name: str, now: float) -> bool:
-    m = _TMP_RE.match(name)
+    m = re.match(_TMP, name)
     if m is None:
         return False
     host, pid = m.group(1), m.group(2)

@@ -48,7 +48,7 @@ DEFAULT_MAX_AWAY = 14 * 86400.0  # how far ahead a seat may say it is away (game
 # The rules of a game's seats that a trustless game's blind host does not apply: it marks nobody
 # absent, takes no away request and plays for no seat (docs/trustless.md §9, §10)
 SEAT_RULES = ("absent_after", "max_away", "bot_turns")
-_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
+_PART = r"(\d+(?:\.\d+)?)([smhd])"  # (re compiles it the first time a span is read)
 
 
 _LONGEST = 9999 * 366 * 86400.0
@@ -63,7 +63,7 @@ def parse_duration(text: str, what: str, *, off: tuple[str, ...] = ()) -> float:
     spec = str(text).strip().lower().replace(" ", "")
     if spec in off:
         return 0.0
-    parts = _PART.findall(spec)
+    parts = re.findall(_PART, spec)
     if not spec or "".join(n + u for n, u in parts) != spec:
         hint = (msg("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h, or {word}", word=off[0]) if off
                 else msg("write a number and a unit s, m, h or d, e.g. 48h, 90m, 1d12h"))

@@ -28,11 +28,13 @@ _KIND_RE = re.compile(r"[A-Z][A-Z0-9]{0,23}")
 _HEADER_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,31}")
 # \s+ between words: a re-flowing client may break a marker line at a space.
 _MARKER_RE = re.compile(r"-----(BEGIN|END)\s+PBEM\s+([A-Z][A-Z0-9]*)-----")
-_QUOTE_RE = re.compile(r"^[ \t]*(?:>[ \t]*)*")
-_B64_RE = re.compile(r"[A-Za-z0-9+/]*")
-_NOT_B64_RE = re.compile(r"[^A-Za-z0-9+/]")
+# The tolerant path's patterns, as strings: re compiles each the first time it is used (most
+# commands read only blocks as armor() writes them, which _WRITTEN_BLOCK_RE reads).
+_QUOTE = r"^[ \t]*(?:>[ \t]*)*"
+_B64 = r"[A-Za-z0-9+/]*"
+_NOT_B64 = r"[^A-Za-z0-9+/]"
 # Quoted-printable escape of "=", the only character of base64 that QP escapes.
-_QP_EQUALS_RE = re.compile(r"=3[dD]")
+_QP_EQUALS = r"=3[dD]"
 # A block exactly as armor() writes it (headers optional, LF or CRLF line ends): read with one
 # scan and one binascii call. Anything else (quoted, re-wrapped, re-encoded) takes the tolerant
 # path, which cleans every line, and would dominate an audit's time.
@@ -75,7 +77,7 @@ def armor(kind: str, payload: bytes, headers: Mapping[str, str] | None = None) -
 
 def _clean_lines(text: str) -> list[str]:
     # splitlines() also handles CRLF and lone CR.
-    return [_QUOTE_RE.sub("", line).strip() for line in text.splitlines()]
+    return [re.sub(_QUOTE, "", line).strip() for line in text.splitlines()]
 
 
 def _body_lines(lines: list[str]) -> list[str]:
@@ -97,7 +99,7 @@ def _decode_body(kind: str, body: str, line_no: int) -> bytes:
     def where() -> Msg:  # only for an error: this runs for every block read
         return msg("PBEM {kind} block at line {line}", kind=kind, line=line_no)
 
-    body = _QP_EQUALS_RE.sub("=", body)
+    body = re.sub(_QP_EQUALS, "=", body)
     lines = ["".join(line.split()) for line in _body_lines(_clean_lines(body))]
     lines = [line for line in lines if line]
     # A trailing '=' is a quoted-printable soft break unless it is padding at
@@ -107,8 +109,8 @@ def _decode_body(kind: str, body: str, line_no: int) -> bytes:
         line[:-1] if i < last_data and line.endswith("=") else line for i, line in enumerate(lines)
     )
     core = data.rstrip("=")
-    if not _B64_RE.fullmatch(core):  # one linear scan; find the culprit only to name it
-        bad = _NOT_B64_RE.search(core)
+    if not re.fullmatch(_B64, core):  # one linear scan; find the culprit only to name it
+        bad = re.search(_NOT_B64, core)
         ch = core[bad.start()] if bad else "?"
         what = msg("padding '=' before the end") if ch == "=" else msg("{char}, which is not base64", char=repr(ch))
         raise BadPacket(msg("{where} holds {what}", where=where(), what=what),

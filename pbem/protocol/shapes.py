@@ -61,11 +61,12 @@ class Party(Shape, frozen=True):
 
 # A mail address as a document may name it: one '@', printable ASCII, nothing a header or a
 # terminal would read as more than an address.
-_MAIL_RE = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9.-]{1,189}")
+# (A string: re compiles it the first time it is used.)
+_MAIL = r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9.-]{1,189}"
 
 
 def mail_address_ok(address: str) -> bool:
-    return _MAIL_RE.fullmatch(address) is not None
+    return re.fullmatch(_MAIL, address) is not None
 
 
 class HostParty(Shape, frozen=True):

@@ -124,14 +124,16 @@ def _unquote(text: str, name: str, no: int) -> str:
     body = text[1:-1]
     if "\\" not in body and '"' not in body:
         return body  # the common case, and parsing runs at every start
-    if _BAD_QUOTE.search(body):
+    if re.search(_BAD_QUOTE, body):
         raise PoError(f"{name}:{no}: bad string {text[:40]!r}")
-    return _ESCAPE.sub(lambda m: _ESCAPES.get(m[1], m[1]), body)
+    return _unescaped(body)
 
 
-_ESCAPE = re.compile(r"\\(.)")
+# The patterns that only an escape, a file to check or a translation needs are strings: re
+# compiles each the first time it is used (an English command may never).
+_ESCAPE = r"\\(.)"
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
-_BAD_QUOTE = re.compile(r'(?<!\\)(?:\\\\)*"')
+_BAD_QUOTE = r'(?<!\\)(?:\\\\)*"'
 
 def _extend(entry: Entry, field_name: str, value: str) -> None:
     if field_name == "msgctxt":
@@ -201,17 +203,17 @@ def by_context() -> dict[str, Entry]:
 # files stay so), and then an entry is a few lines that one regular expression reads: every
 # command reads its words this way, not line by line through parse_po, which a file in another
 # layout (a string continued on the next line, as some editors write) still goes through.
-_ENTRY = re.compile(r'^((?:#.*\n)*)(?:msgctxt "(.*)"\n)?msgid "(.*)"\n(?:msgid_plural "(.*)"\n)?((?:msgstr.*\n?)+)', re.M)
+_ENTRY = r'^((?:#.*\n)*)(?:msgctxt "(.*)"\n)?msgid "(.*)"\n(?:msgid_plural "(.*)"\n)?((?:msgstr.*\n?)+)'
 _CONTEXT = re.compile(r'msgctxt "(.*)"\nmsgid "(.*)"\n(?:msgid_plural "(.*)"\n)?')
 # a plural's msgid is on the line before it: searched for by its msgid_plural line, since a search
 # beginning at `msgid "` tries every entry of the file
 _PLURAL = re.compile(r'\nmsgid_plural "(.*)"\n')
 _MSGID = re.compile(r'msgid "(.*)"')
-_MSGSTR = re.compile(r'^msgstr(?:\[\d+\])? "(.*)"$', re.M)
+_MSGSTR = r'^msgstr(?:\[\d+\])? "(.*)"$'
 
 
 def _unescaped(body: str) -> str:
-    return _ESCAPE.sub(lambda m: _ESCAPES.get(m[1], m[1]), body) if "\\" in body else body
+    return re.sub(_ESCAPE, lambda m: _ESCAPES.get(m[1], m[1]), body) if "\\" in body else body
 
 
 def _one_line_each(text: str) -> bool:
@@ -258,8 +260,9 @@ def compile_po(text: str, name: str = "<po>") -> bytes:
     if not _one_line_each(text):
         return compile_mo(parse_po(text, name))
     strings = {}
-    for comments, context, msgid, plural, said in _ENTRY.findall(text):
-        forms = [_unescaped(s) for s in _MSGSTR.findall(said)]
+    msgstr = re.compile(_MSGSTR, re.M)
+    for comments, context, msgid, plural, said in re.findall(_ENTRY, text, re.M):
+        forms = [_unescaped(s) for s in msgstr.findall(said)]
         if msgid and (not all(forms) or _fuzzy(comments)):
             continue  # not translated (yet): as msgfmt, left out
         strings[_mo_key(_unescaped(context) if context else None, _unescaped(msgid),

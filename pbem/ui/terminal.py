@@ -37,9 +37,9 @@ _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\
 # at C speed, not a call per character: a long replay is mostly such runs).
 _LOOK = re.compile(r"[^\t\n]+")
 # What `styled` looks at: an SGR code (kept), a lone ESC, or a run of anything else.
-_STYLED_LOOK = re.compile(r"\x1b\[[0-9;]*m|\x1b|[^\t\n\x1b]+")
+_STYLED_LOOK = r"\x1b\[[0-9;]*m|\x1b|[^\t\n\x1b]+"  # (re compiles it at its first use, as the next)
 # What `json_shown` looks at: each line (JSON holds line breaks only between its values).
-_JSON_LOOK = re.compile(r"[^\n]+")
+_JSON_LOOK = r"[^\n]+"
 
 
 def _escape(ch: str) -> str:
@@ -91,7 +91,7 @@ def _escaped(m: re.Match[str]) -> str:
 def styled(text: str) -> str:
     """What rich drew, as `shown` shows it but for the SGR codes rich styles it with (only for a
     console's output: `console()` cleaned each text it drew before styling it)."""
-    return _STYLED_LOOK.sub(_kept_or_escaped, text)
+    return re.sub(_STYLED_LOOK, _kept_or_escaped, text)
 
 
 def _json_escaped(m: re.Match[str]) -> str:
@@ -113,7 +113,7 @@ def json_shown(text: str) -> str:
     """JSON text with every character that acts on a terminal written as its JSON escape. Outside
     its strings JSON holds only ASCII and whitespace, so only what the strings hold changes, and
     a JSON reader reads the same values."""
-    return _JSON_LOOK.sub(_json_escaped, text)
+    return re.sub(_JSON_LOOK, _json_escaped, text)
 
 
 class Shown:
