@@ -15,7 +15,6 @@ import base64
 import hashlib
 import json
 import os
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -142,13 +141,24 @@ def _decoded(text: str) -> PublicKey:
     return PublicKey._decode(text)  # an exception is raised again each time, never kept
 
 
-@dataclass(frozen=True, eq=False)
 class Identity:
-    """A player's private keys: Ed25519 to sign, X25519 to receive sealed parts."""
+    """A player's private keys: Ed25519 to sign, X25519 to receive sealed parts. Read-only once
+    made (as a frozen dataclass is: assigning or deleting an attribute raises AttributeError)."""
 
     name: str
     sign_key: Ed25519PrivateKey
     enc_key: X25519PrivateKey
+
+    def __init__(self, name: str, sign_key: Ed25519PrivateKey, enc_key: X25519PrivateKey) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "sign_key", sign_key)
+        object.__setattr__(self, "enc_key", enc_key)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(name)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(name)
 
     @classmethod
     def generate(cls, name: str) -> Identity:

@@ -144,7 +144,7 @@ class AgentIdentity(Identity):
     _client: AgentClient
 
     def __init__(self, name: str, public: PublicKey, client: AgentClient) -> None:
-        # Identity is a frozen dataclass; this subclass holds no key, only the way to the agent.
+        # Identity is read-only (its __setattr__ refuses); this subclass holds no key, only the way to the agent.
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "_public", public)
         object.__setattr__(self, "_client", client)
