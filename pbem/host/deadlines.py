@@ -4,22 +4,21 @@ A game's timing lives in its settings (pbem.host.settings), set by `pbem game ne
 Everything here is pure arithmetic on times given to it; the host's clock (pbem/host/clock.py)
 supplies "now". The host side that acts on it (reminders, late notices, timeouts) is
 pbem/host/timekeeper.py.
+
+The annotations are evaluated as the classes are made (no `from __future__ import annotations`),
+as pbem.host.settings says why: `Timing` is part of a game's settings.
 """
 
-from __future__ import annotations
-
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 import msgspec
 
 from pbem.errors import UsageError, msg
 from pbem.host.clock import parse_time
 from pbem.protocol.timeout import MAX_TAKEOVER_TURNS, TAKEOVER_TURNS, budget_allowed
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
 
 
 class DeadlineStatus(TypedDict):
@@ -138,7 +137,7 @@ class Timing(msgspec.Struct):
     bot_turns: int = TAKEOVER_TURNS  # policy bot: the search bot's budget a move, in simulated turns
 
     @classmethod
-    def from_dict(cls, raw: Mapping[str, Any] | None) -> Timing:
+    def from_dict(cls, raw: Mapping[str, Any] | None) -> "Timing":
         """Rules as `to_config` wrote them (fields it does not know are ignored)."""
         return cls(**{k: v for k, v in (raw or {}).items() if k in cls.__struct_fields__})
 
@@ -152,7 +151,7 @@ class Timing(msgspec.Struct):
         config = self.to_config()
         return {k: v for k, v in config.items() if k not in SEAT_RULES} if trustless else config
 
-    def check(self) -> Timing:
+    def check(self) -> "Timing":
         if self.on_timeout not in POLICIES:
             raise UsageError(msg("bad {what} {text}", what="--on-timeout", text=repr(self.on_timeout)),
                              hint=msg("use one of: {choices}", choices=", ".join(POLICIES)))

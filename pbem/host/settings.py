@@ -12,9 +12,11 @@ decoded once per change and encoded once when it commits.
 
 A seat's mail address lives in seats.email only; a trustless game, which has no seats table,
 keeps every address in its settings' `emails`.
-"""
 
-from __future__ import annotations
+The annotations are evaluated as the classes are made (no `from __future__ import annotations`):
+msgspec reads them when it makes the decoders below, at every start of a host's command, and a
+string annotation would be compiled from source there, one by one.
+"""
 
 from collections.abc import Mapping
 from datetime import datetime
