@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
+
+from pytest import CaptureFixture, MonkeyPatch
+from run_here import main_here
 
 from engine.position import dump, load
 from engine.rules import apply
 from pbem.auto.host_runner import FolderHost
 from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
-from pbem.host.clock import FakeClock
+from pbem.host.clock import FakeClock, stamp
 from pbem.host.deadlines import Timing
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import read_blocks
@@ -136,3 +140,18 @@ def bots_end_the_round(host: H.Host, fh: FolderHost, seats: dict[str, FolderSeat
             bot.step()
         fh.step()
     assert host.archives()
+
+
+def paused_game(tmp_path: Path, store: str, home: Path, capsys: CaptureFixture[str], monkeypatch: MonkeyPatch):
+    """A four-seat folder game under a 1 h deadline, paused (`pbem game pause`) after its first
+    move: packet 2, published while paused, names no deadline. (clock, host, FolderHost, seats, ids)"""
+    from pbem.auto.seat_bot import FolderBot
+
+    now = stamp(datetime.now(UTC).replace(microsecond=0))  # the commands count on the real clock
+    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=3600, on_timeout="discard"),
+                                               store, start=now)
+    assert main_here(["game", "pause", "t", "--store", store], home, capsys, monkeypatch)[0] == 0
+    first = host.status()["to_move"]
+    FolderBot(fh.dir, ids[first], seats[first].home, "smart", 1, lambda line: None).step()
+    fh.step()
+    return clock, host, fh, seats, ids

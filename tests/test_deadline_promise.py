@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from folder_games import bots_end_the_round, clocked_game
+from folder_games import bots_end_the_round, clocked_game, paused_game
 from processes import pbem
 from run_here import main_here, pbem_here
 
@@ -133,7 +133,7 @@ def test_a_move_made_for_the_packet_a_renewal_replaced_is_applied(tmp_path: Path
     refused it as stale and told the seat nothing: its turn came up again, and the host would
     have played for it at the deadline."""
     store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
-    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
+    clock, host, fh, seats, ids = paused_game(tmp_path, store, home, capsys, monkeypatch)
     silent, waiting = host.status()["to_move"], host.status()["seq"]
     sent = here("turn", shared, "--as", silent, "discard 1", home=seats[silent].home)
     assert sent.returncode == 0 and f"move for packet {waiting} submitted" in sent.stdout, sent.stdout + sent.stderr
@@ -175,7 +175,7 @@ def test_the_seats_audit_faults_a_host_move_over_its_move_for_the_renewed_packet
     it does one over a move for the very packet. Before, it passed: the seat's move was for the
     packet before."""
     store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
-    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
+    clock, host, fh, seats, ids = paused_game(tmp_path, store, home, capsys, monkeypatch)
     silent, waiting = host.status()["to_move"], host.status()["seq"]
     here("turn", shared, "--as", silent, "discard 1", home=seats[silent].home, ok=True)
     for unread in (shared / "inbox").glob(f"{silent}-*.pbem"):
@@ -207,7 +207,7 @@ def test_turn_at_a_renewal_says_the_move_made_for_the_packet_before_counts(
     the seat's turn), and a second move went to the host beside the first (`move for packet
     3 submitted`, exit 0): whichever the host read first was applied, the other refused."""
     store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
-    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
+    clock, host, fh, seats, ids = paused_game(tmp_path, store, home, capsys, monkeypatch)
     silent, waiting = host.status()["to_move"], host.status()["seq"]
     mine = seats[silent].home
     here("turn", shared, "--as", silent, "discard 1", home=mine, ok=True)
@@ -252,7 +252,7 @@ def test_turn_at_a_renewal_the_seat_did_not_answer_says_your_turn(
     for the packet before: its `pbem turn` says "your turn", `--json` has no `answered_seq`, and
     the move it then makes is applied at the renewal."""
     store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
-    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
+    clock, host, fh, seats, ids = paused_game(tmp_path, store, home, capsys, monkeypatch)
     silent, waiting = host.status()["to_move"], host.status()["seq"]
     mine = seats[silent].home
     here("game", "resume", "t", "--store", store, home=home, ok=True)
@@ -277,7 +277,7 @@ def test_a_folder_bot_at_a_renewal_sends_its_move_for_the_packet_before_again(
     from pbem.auto.seat_bot import FolderBot
 
     store, home, shared = f"sqlite:///{tmp_path / 'store.db'}", tmp_path / "home-referee", tmp_path / "shared"
-    clock, host, fh, seats, ids = _paused_game(tmp_path, store, home, capsys, monkeypatch)
+    clock, host, fh, seats, ids = paused_game(tmp_path, store, home, capsys, monkeypatch)
     silent, waiting = host.status()["to_move"], host.status()["seq"]
     bot = FolderBot(fh.dir, ids[silent], seats[silent].home, "smart", 1, lambda line: None)
     bot.step()
@@ -294,22 +294,6 @@ def test_a_folder_bot_at_a_renewal_sends_its_move_for_the_packet_before_again(
     fh.step()
     assert host.status()["seq"] == waiting + 2 and host.status()["to_move"] != silent
     assert not list((inbox / "rejected").glob("*.pbem"))
-
-
-def _paused_game(tmp_path: Path, store: str, home: Path, capsys: pytest.CaptureFixture[str],
-                 monkeypatch: pytest.MonkeyPatch):
-    """A four-seat folder game under a 1 h deadline, paused (`pbem game pause`) after its first
-    move: packet 2, published while paused, names no deadline. (clock, host, FolderHost, seats, ids)"""
-    from pbem.auto.seat_bot import FolderBot
-
-    now = stamp(datetime.now(UTC).replace(microsecond=0))  # the commands count on the real clock
-    clock, host, fh, seats, ids = clocked_game(tmp_path, Timing(deadline=3600, grace=3600, on_timeout="discard"),
-                                               store, start=now)
-    assert main_here(["game", "pause", "t", "--store", store], home, capsys, monkeypatch)[0] == 0
-    first = host.status()["to_move"]
-    FolderBot(fh.dir, ids[first], seats[first].home, "smart", 1, lambda line: None).step()
-    fh.step()
-    return clock, host, fh, seats, ids
 
 
 def _host_moves_now(host) -> list[tuple[str, int]]:
