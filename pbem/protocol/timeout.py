@@ -113,3 +113,13 @@ def answered_by(packet: Packet) -> list[int]:
     as the seat reads it from the packet alone), newest first: `packet`'s own, and the packet
     before it when `packet` renews that one."""
     return renewed_from(packet.seq, [packet.seq] if renews(packet) else [])
+
+
+def renewal_of(packet: Packet, before: Packet) -> bool:
+    """Whether `packet` renews `before`, the packet right before it: it is a renewal (`renews`)
+    of the same seat to move, and `before` names no deadline for that seat (a packet that names
+    one is never renewed: the host renews only to name a deadline the packet before did not).
+    That `packet` follows `before` in the chain (its `prev`) is the chain's to check."""
+    seat = packet.to_move
+    return (renews(packet) and seat is not None and packet.seq == before.seq + 1 and before.to_move == seat
+            and named_for(before.deadline, seat) is None)

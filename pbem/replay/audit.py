@@ -41,6 +41,7 @@ from pbem.protocol.documents import (
 )
 from pbem.protocol.timeout import renewed_to
 from pbem.replay.hostmoves import check_host_moves
+from pbem.replay.renewals import check_renewals
 from pbem.replay.report import Report
 from pbem.replay.rounds import NotTheirTurn, Replay, invitation_of, step
 from pbem.replay.sources import Source
@@ -162,9 +163,10 @@ def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previo
     if secret is not None and contributions is not None:
         _check_deal(rep, doc, invitation, secret, contributions, previous_final)
     chain = _check_chain(rep, doc, invitation, packets or {})
+    renewed = check_renewals(rep, doc, invitation.doc.host.key, chain, blocks)
     replay = _check_moves(rep, doc, invitation, keys, chain)
     if replay is not None:
-        check_host_moves(rep, doc, invitation.doc.host.key, replay, chain, blocks,
+        check_host_moves(rep, doc, invitation.doc.host.key, replay, chain, blocks, renewed,
                          trust.seat[0] if trust.seat else None, trust.home)
     if replay is not None and secret is not None:
         found = {seq: blocks[h] for seq, h in chain.items() if h in blocks}

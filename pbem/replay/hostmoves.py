@@ -35,22 +35,26 @@ from pbem.replay.rounds import Replay
 from pbem.seat.home import move_path
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from pbem.replay.report import Report
 
 TIMEOUT = "timeout"  # the check a fault names
 
 
 def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, chain: dict[int, str],
-                     blocks: dict[str, Signed[Packet]], seat: str | None = None, home: Path | None = None) -> None:
+                     blocks: dict[str, Signed[Packet]], renewed: Collection[int], seat: str | None = None,
+                     home: Path | None = None) -> None:
     """Fault every host move the rules did not allow, or that is not its policy's move.
-    `replay`: the round's moves replayed; `seat`/`home`: the auditor's seat and key home, whose
-    kept move files show what the seat had answered."""
+    `replay`: the round's moves replayed; `renewed`: the round's renewals (pbem.replay.renewals:
+    those the archive lists and those its packets show); `seat`/`home`: the auditor's seat and
+    key home, whose kept move files show what the seat had answered."""
     for n, m in enumerate(doc.moves, 1):
         if m.by != HOST:
             continue
         step = replay.steps[n - 1]
         envelope = parse("move", unb64(m.envelope, msg("move {n}'s envelope", n=n))).doc
-        packet = _packet(blocks.get(chain.get(step.answered, "")), host_key)
+        packet = host_packet(blocks.get(chain.get(step.answered, "")), host_key)
         if packet is None:
             rep.notes.append(msg("move {n}: packet {seq} is not in the source: the host's move for {seat} was not "
                                "checked against its deadline", n=n, seq=step.answered, seat=m.seat))
@@ -58,7 +62,7 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, c
         faults = len(rep.faults)
         _check_allowed(rep, n, m.seat, str(m.why), envelope.at, packet)
         if seat == m.seat and home is not None:
-            _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home, doc.renewed or [])
+            _check_answered(rep, n, doc.game, m.seat, step.answered, envelope.at, home, renewed)
         deadline = named_for(packet.deadline, m.seat)
         if deadline is not None and deadline.bot_turns is not None and \
                 not budget_allowed(deadline.bot_turns):  # not played: it could keep the auditor for days
@@ -77,9 +81,8 @@ def check_host_moves(rep: Report, doc: Archive, host_key: str, replay: Replay, c
             rep.passed(TIMEOUT)
 
 
-def _packet(block: Signed[Packet] | None, host_key: str) -> Packet | None:
-    """The packet a host move answered, if found and signed by the host (the packet checks say
-    the rest)."""
+def host_packet(block: Signed[Packet] | None, host_key: str) -> Packet | None:
+    """A packet of the chain, if found and signed by the host (the packet checks say the rest)."""
     if block is None or block.signer.encode() != host_key:
         return None
     try:
@@ -122,7 +125,7 @@ def _check_allowed(rep: Report, n: int, seat: str, why: str, at: str | None, pac
 
 
 def _check_answered(rep: Report, n: int, game: str, seat: str, seq: int, at: str | None, home: Path,
-                    renewed: list[int]) -> None:
+                    renewed: Collection[int]) -> None:
     """The auditor's own seat: a move it had made for the packet before the host moved (or for a
     packet that packet renewed: the host applies that move at it, timeout.renewed_to)."""
     times = []

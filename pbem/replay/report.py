@@ -18,7 +18,8 @@ class AuditFailed(PbemError):
 class Fault:
     move: int | None  # 0: the deal and the starting position; n: move n; None: the archive as a whole
     check: str  # signature, anchor, invitation, join, secret, deal, chain, envelope, commit, engine, final,
-    #             packet, table, result, moves, part (the last five: a packet's content against the replay), talk
+    #             packet, table, result, moves, part (the last five: a packet's content against the replay), talk,
+    #             renewal
     message: Text
     packet: int | None = None  # the packet that holds the fault, for a packet's content
     code: str = "audit-failed"  # the error's code (pbem.errors) when an error is the fault
@@ -101,6 +102,8 @@ class Report:
             said.append(t("{n} move made by the host for a silent seat", n=c["host-move"]))
         if c.get("handover"):
             said.append(t("{n} seat handover checked", n=c["handover"]))
+        if c.get("renewal"):
+            said.append(t("{n} renewal checked against its packet", n=c["renewal"]))
         if c.get("talk"):
             said.append(t("{n} line of table talk: signatures and packets checked", n=c["talk"]))
         if c.get("packet-table"):
