@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from source_trees import nodes
+
 import engine
 
 ENGINE = Path(engine.__file__).parent
@@ -45,8 +47,7 @@ def test_engine_imports_no_application_code_or_heavy_dependencies() -> None:
 
 def test_engine_sources_import_no_io_modules() -> None:
     for path in _sources():
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        for node in ast.walk(tree):
+        for node in nodes(path):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -61,8 +62,7 @@ def test_engine_sources_import_no_io_modules() -> None:
 def test_engine_sources_call_no_io_builtins() -> None:
     for path in _sources():
         text = path.read_text(encoding="utf-8")
-        tree = ast.parse(text, str(path))
-        for node in ast.walk(tree):
+        for node in nodes(path):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in FORBIDDEN_CALLS, f"{path.name}:{node.lineno} calls {node.func.id}()"
         # and a plain text scan, for calls hidden from the AST check (getattr tricks and the like)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from processes import pbem
+from source_trees import nodes, sources
 
 from pbem.ui import words
 from pbem.ui.engine_words import REASONS, literal_parts, reason_words
@@ -31,9 +32,8 @@ def _template(node: ast.expr) -> str | None:
 def engine_reasons() -> dict[str, str]:
     """template -> where, for every reason the engine gives a refused move."""
     found: dict[str, str] = {}
-    for path in sorted(ENGINE.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for fn in ast.walk(tree):
+    for path in sources("engine"):
+        for fn in nodes(path):
             if not isinstance(fn, (ast.FunctionDef, ast.Module)):
                 continue
             for node in ast.walk(fn):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from source_trees import nodes
+
 ROOT = Path(__file__).resolve().parents[1]
 
 LAYERS: dict[str, int] = {
@@ -42,7 +44,7 @@ def unit_of(module: str) -> str | None:
 
 def imports_of(path: Path, module: str) -> set[str]:
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import processes
+from source_trees import nodes
 
 from pbem.errors import BadName, BadPacket, CannotRead, Msg, kind_word, listed, msg
 from pbem.ui import words
@@ -79,7 +80,7 @@ def test_words_said_in_a_given_language_are_still_collected_for_the_catalogs() -
     root = Path(__file__).resolve().parents[1]
     hidden = []
     for path in sorted((root / "pbem").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes(path):
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "t_in" \
                     and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
                 hidden.append(f"{path.relative_to(root)}:{node.lineno}")

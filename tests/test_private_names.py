@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from source_trees import sources, tree
+
 ROOT = Path(__file__).resolve().parent.parent / "pbem"
 # Underscored names that are their owners' public API (namedtuple rows, os._exit after fork).
 PUBLIC = {"_mapping", "_asdict", "_fields", "_replace", "_make", "_exit"}
@@ -32,9 +34,8 @@ def _own_names(tree: ast.AST) -> set[str]:
     return out
 
 
-def reaching(source: str, rel: str) -> list[str]:
-    """`x._name` uses in module `rel` (its `source`) of a private name another module owns."""
-    tree = ast.parse(source)
+def reaching(tree: ast.Module, rel: str) -> list[str]:
+    """`x._name` uses in module `rel` (its syntax `tree`) of a private name another module owns."""
     own = _own_names(tree)
     found = []
     for node in ast.walk(tree):
@@ -50,10 +51,10 @@ def reaching(source: str, rel: str) -> list[str]:
 
 def test_the_scan_finds_a_reach_into_another_modules_private_name() -> None:
     source = "def f(host, self):\n    host._me()\n    self._x()\n    return host._own\n\ndef _own():\n    pass\n"
-    assert reaching(source, "pbem/host/example.py") == ["pbem/host/example.py:host._me"]
+    assert reaching(ast.parse(source), "pbem/host/example.py") == ["pbem/host/example.py:host._me"]
 
 
 def test_no_module_reaches_into_another_modules_private_names() -> None:
-    found = [hit for path in sorted(ROOT.rglob("*.py"))
-             for hit in reaching(path.read_text(encoding="utf-8"), path.relative_to(ROOT.parent).as_posix())]
+    found = [hit for path in sources("pbem")
+             for hit in reaching(tree(path), path.relative_to(ROOT.parent).as_posix())]
     assert not found, "private names used outside their module:\n" + "\n".join(found)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from processes import pbem
+from source_trees import nodes
 from table_games import Table, make_table, play_until
 
 from engine.position import dump
@@ -261,7 +262,7 @@ def test_the_replay_and_the_audit_step_through_a_round_one_way(played) -> None:
 
     root = Path(__file__).resolve().parents[1]
     named = sorted(str(p.relative_to(root)) for p in (root / "pbem").rglob("*.py")
-                   for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                   for node in nodes(p)
                    if isinstance(node, ast.ClassDef) and node.name == "Step")
     assert named == ["pbem/replay/rounds.py"]
     table, _ = played

@@ -22,11 +22,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from source_trees import nodes, sources
 
 from engine.bots import RandomBot
 from pbem.auto.host_runner import FolderHost
@@ -351,19 +351,12 @@ def test_a_command_line_converts_only_the_command_it_names() -> None:
     assert {"show", "turn", "key", "game"} <= set(command_line(["shw"]).commands)
 
 
-def _python_files(*packages: Path) -> list[tuple[Path, ast.Module]]:
-    with warnings.catch_warnings():  # a module's own warnings (an escape in a string) are its tests' to report
-        warnings.simplefilter("ignore")
-        return [(path, ast.parse(path.read_text(), str(path))) for package in packages or (PBEM,)
-                for path in sorted(package.rglob("*.py"))]
-
-
 def test_nothing_in_pbem_replaces_a_module_in_sys_modules() -> None:
     """No stand-ins while a library loads: pbem never assigns into, deletes from or updates
     `sys.modules` (it reads it nowhere either: no code path depends on what is loaded)."""
     found = []
-    for path, tree in _python_files():
-        for node in ast.walk(tree):
+    for path in sources("pbem"):
+        for node in nodes(path):
             if isinstance(node, ast.Attribute) and node.attr == "modules" and \
                     isinstance(node.value, ast.Name) and node.value.id == "sys":
                 found.append(f"{path.relative_to(PBEM.parent)}:{node.lineno}")
@@ -382,8 +375,8 @@ def test_pbem_imports_no_other_private_module_of_a_library() -> None:
     (cryptography's binding, say, or the interpreter's _sha256, are theirs to move): an import of
     a module path with a part starting with `_` is one of PRIVATE_ALLOWED."""
     found = []
-    for path, tree in _python_files(PBEM, PBEM.parent / "engine"):
-        for node in ast.walk(tree):
+    for path in sources("pbem", "engine"):
+        for node in nodes(path):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
             for name in names:

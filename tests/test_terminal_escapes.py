@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from process_tools import read_until
 from processes import PBEM, cli_env
+from source_trees import nodes
 from table_games import PASS, make_table, play_until
 
 from pbem.protocol.armor import armor
@@ -119,7 +120,7 @@ def test_every_rich_console_pbem_draws_with_cleans_its_text() -> None:
     root = Path(__file__).resolve().parent.parent / "pbem"
     made = []
     for path in root.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in nodes(path):
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Console":
                 made.append(f"{path.relative_to(root)}:{node.lineno}")
     assert made == [str(Path("ui/terminal.py")) + f":{_console_line(root)}"], made

@@ -11,6 +11,7 @@ from datetime import UTC
 from pathlib import Path
 
 import pytest
+from source_trees import nodes, sources
 
 from pbem.ui import catalog, words
 from pbem.ui.words import t
@@ -140,8 +141,8 @@ def test_every_source_entry_is_translated(lang: str) -> None:
                 f"{lang}: {key} looks English: {s!r}"
 
 
-def _t_calls(tree: ast.AST):
-    for node in ast.walk(tree):
+def _t_calls(path: Path):
+    for node in nodes(path):
         if isinstance(node, ast.Call):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
@@ -150,7 +151,7 @@ def _t_calls(tree: ast.AST):
 
 
 def _sources() -> list[Path]:
-    return sorted((ROOT / "pbem").rglob("*.py"))
+    return sources("pbem")
 
 
 def test_every_message_the_code_asks_for_is_in_the_source() -> None:
@@ -158,7 +159,7 @@ def test_every_message_the_code_asks_for_is_in_the_source() -> None:
     known_ids = {e.msgid for e in catalog.source().values() if e.msgctxt is None}
     missing = []
     for path in _sources():
-        for call in _t_calls(ast.parse(path.read_text(encoding="utf-8"))):
+        for call in _t_calls(path):
             msg = call.args[0].value  # type: ignore[attr-defined]
             if msg not in known_contexts and msg not in known_ids:
                 missing.append(f"{path.relative_to(ROOT)}:{call.lineno}: {msg!r}")
@@ -195,7 +196,7 @@ def _english_literals(call: ast.Call) -> list[ast.AST]:
 
 def _untranslated(path: Path) -> list[str]:
     hits = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes(path):
         if isinstance(node, ast.Call):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
@@ -319,7 +320,7 @@ def test_one_word_for_each_document_kind() -> None:
     # every t() call handed a document's kind (`block.kind`, `cls.KIND`) passes it through kind_name
     raw = []
     for path in _sources():
-        for call in _t_calls(ast.parse(path.read_text(encoding="utf-8"))):
+        for call in _t_calls(path):
             for k in call.keywords:
                 if isinstance(k.value, ast.Attribute) and k.value.attr in ("kind", "KIND") \
                         and not call.args[0].value.endswith("bot"):  # type: ignore[attr-defined]
@@ -404,7 +405,7 @@ def test_no_ascii_semicolon_is_put_between_translated_words() -> None:
 
     found = []
     for path in _sources():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes(path):
             glued = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and any(
                 isinstance(side, ast.Constant) and isinstance(side.value, str) and side.value.strip() == ";"
                 for side in (node.left, node.right))
