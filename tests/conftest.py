@@ -32,12 +32,15 @@ def _english(monkeypatch: pytest.MonkeyPatch):
 def _reap():
     """No process a test started (processes.start) outlives it, whether it failed or not: a host
     or bot left polling took a core from every test after it. (Set up after the fixtures of wider
-    scope: what those start lives on.)"""
+    scope: what those start lives on.) And none started otherwise runs on once it and its
+    fixtures have ended (but the servers of wider fixtures, processes.server): the test errs."""
     import processes
 
-    since = processes.started()
+    since, before = processes.started(), processes.running()
     yield
     processes.reap(since)
+    left = {pid: command for pid, command in processes.running().items() if pid not in before}
+    assert not left, f"processes this test started still run after it: {left}"
 
 
 @pytest.fixture

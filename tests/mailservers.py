@@ -30,6 +30,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import Envelope
 from process_tools import free_port
+from processes import server
 
 PYMAP = Path(sys.executable).parent / "pymap"
 STARTUP = 30.0  # seconds; a busy 2-core machine can be slow to import pymap
@@ -103,9 +104,9 @@ class ImapServer:
         log = self.base / "pymap.log"
         tls = ["--cert", str(self.tls[0]), "--key", str(self.tls[1])] if self.tls else ["--no-tls"]
         program = [sys.executable, str(Path(__file__).with_name("pymap_xoauth2.py" if self.xoauth2 else "pymap_server.py"))]
-        self.proc = subprocess.Popen(
+        self.proc = server(subprocess.Popen(
             [*program, "--host", "127.0.0.1", "--port", str(self.port), *tls, "maildir", str(self.base)],
-            stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+            stdin=subprocess.DEVNULL, stdout=log.open("ab"), stderr=subprocess.STDOUT))
         _wait_listening(self.port, self.proc, log, "pymap")
 
     def stop(self) -> None:

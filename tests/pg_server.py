@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 
 from process_tools import free_port
+from processes import server
 
 
 def binaries() -> Path:
@@ -65,7 +66,7 @@ class PgServer:
 
     def _start(self) -> None:
         with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(self.args, user=self.user, stdout=out, stderr=subprocess.STDOUT)
+            self.proc = server(subprocess.Popen(self.args, user=self.user, stdout=out, stderr=subprocess.STDOUT))
         deadline = time.monotonic() + 60
         while True:
             try:

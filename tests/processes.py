@@ -1,7 +1,8 @@
 """The real `pbem` command as a separate process, the one way tests start it.
 
 `pbem(...)` runs a command and waits; `start(...)` starts one that keeps running (a host, a bot)
-and ends with the test that started it (`PBEM` and `cli_env(...)` are what it runs).
+and ends with the test that started it (`PBEM` and `cli_env(...)` are what it runs). `running()`
+lists the processes of this one still running but the servers fixtures keep (`server(...)`).
 """
 
 from __future__ import annotations
@@ -103,3 +104,41 @@ def reap(since: int) -> list[subprocess.Popen]:
             p.wait()
     del _STARTED[since:]
     return running
+
+
+_SERVERS: set[int] = set()  # the pids of server(): PostgreSQL, pymap, Dovecot, Postfix
+
+
+def server(proc: subprocess.Popen) -> subprocess.Popen:
+    """`proc`, a server a fixture starts and stops (it may serve many tests): running() leaves it out."""
+    _SERVERS.add(proc.pid)
+    return proc
+
+
+def running() -> dict[int, str]:
+    """The processes this one started that still run (not ended, not a zombie waiting to be
+    reaped), but the servers (server()): pid -> command line. Empty where /proc does not list a
+    process's children (not Linux)."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return {}
+    pids: set[int] = set()
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/children", "rb") as f:
+                pids.update(map(int, f.read().split()))
+        except OSError:
+            continue  # a thread that ended meanwhile
+    found = {}
+    for pid in pids - _SERVERS:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                command = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue  # ended and reaped meanwhile
+        if state not in (b"Z", b"X"):
+            found[pid] = command
+    return found

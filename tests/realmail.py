@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 from mailservers import _wait_listening
 from process_tools import free_port
+from processes import server
 
 DOVECOT = shutil.which("dovecot", path="/usr/sbin:/usr/bin")
 POSTFIX = shutil.which("postfix", path="/usr/sbin:/usr/bin")
@@ -110,8 +111,8 @@ class _Server:
 
     def start(self) -> None:
         out = self.base / f"{self.name}.out"
-        self.proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=out.open("ab"),
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = server(subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=out.open("ab"),
+                                            stderr=subprocess.STDOUT, start_new_session=True))
         try:
             for port in self.ports():
                 _wait_listening(port, self.proc, out, self.name)
