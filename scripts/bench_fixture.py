@@ -67,27 +67,31 @@ def answer(host, ids, homes, bots: dict[str, RandomBot]):
     return packet, seat, text, P.make_move(sp, text)
 
 
-def shared(out: Path, ids, homes, seat: str) -> str | None:
+def shared(out: Path, ids, homes, seat: str) -> tuple[str | None, str]:
     """The seats of the cli game over a shared folder (out/shared), dealt: the key home of a
-    copy of `seat`'s for `pbem turn` (None: this tree has no shared folders)."""
+    copy of `seat`'s for `pbem turn`; or None and why not (this tree has no shared folders, or
+    an older API for them than this script uses)."""
     import shutil
 
     try:
         from pbem.auto.host_runner import FolderHost
         from pbem.folder import play
     except ImportError:
-        return None
-    seat_class = getattr(play, "FolderSeat", None) or play.Seat  # its older name
-    seats = sorted(n for n in ids if n != "host")
-    H.create_game(out / "folder.db", "f5", ids["host"], "classic", [(s, ids[s].public) for s in seats], [])
-    with H.Host(out / "folder.db", ids["host"], game="f5") as host:
-        folder, _ = play.init_folder(out / "shared", host)
-        for s in seats:
-            seat_class.open(folder.dir, ids[s], homes[s]).join()
-        FolderHost(host, folder.dir, lambda line: None).step()
+        return None, "has no shared folders"
+    try:
+        seat_class = getattr(play, "FolderSeat", None) or play.Seat  # its older name
+        seats = sorted(n for n in ids if n != "host")
+        H.create_game(out / "folder.db", "f5", ids["host"], "classic", [(s, ids[s].public) for s in seats], [])
+        with H.Host(out / "folder.db", ids["host"], game="f5") as host:
+            folder, _ = play.init_folder(out / "shared", host)
+            for s in seats:
+                seat_class.open(folder.dir, ids[s], homes[s]).join()
+            FolderHost(host, folder.dir, lambda line: None).step()
+    except (AttributeError, TypeError) as e:  # a name or signature this script does not know
+        return None, f"has shared folders through an API this script does not know ({type(e).__name__}: {e})"
     home = out / "turn-home"
     shutil.copytree(homes[seat], home)
-    return str(home)
+    return str(home), ""
 
 
 def main() -> None:
@@ -97,7 +101,7 @@ def main() -> None:
     (out / "packet.pbem").write_text(packet.armored())
     (out / "m.pbem").write_bytes(move.armored().encode())
     host.close()
-    folder_home = shared(out, ids, homes, seat)
+    folder_home, folder_why = shared(out, ids, homes, seat)
     rhost, rids, rhomes = table(out / "rounds", 5, protected=False)
     bots = {s: RandomBot(s) for s in rids if s != "host"}
     while not rhost.archives():
@@ -115,6 +119,7 @@ def main() -> None:
         "db": str(out / "cli" / "g5.db"), "seat_home": str(homes[seat]), "host": "host", "host_home": str(homes["host"]),
         "rounds_db": str(out / "rounds" / "g5.db"), "rounds_home": str(rhomes["host"]),
         "folder": str(out / "shared"), "folder_home": folder_home,
+        "folder_why": folder_why,
     }))
 
 

@@ -10,11 +10,13 @@ round's last move, an ordinary move early in the game (the first 20 of round 1) 
 (the first 20 of round 3), publishing (packet files, then mail) early and late; an ordinary move's time split
 into the engine, sealing (HPKE, with the JSON sealed), signing (with the JSON signed), the store's
 SQL statements, the commit (SQLite's fsync) and the rest (documents, armour, bookkeeping); and an
-audit and a replay of one round of the game just played.
+audit and a replay of one round of the game just played; and `unmeasured`: each figure this tree
+could not give (its modules are not ones this script knows), with the reason, for a footnote.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import statistics
@@ -40,7 +42,11 @@ def _field(doc, name: str):
 
 
 def publishers(host, out: Path):
-    """(write packet files, mail pending packets) as this version does them."""
+    """(write packet files, mail pending packets) as this version does them; or a sentence saying
+    why this script cannot publish for this tree (an older tree whose modules it does not know:
+    its publishing rows are then n/a, the rest is measured)."""
+    import importlib
+
     try:  # the store that publishes only what is new
         from pbem.host.publish import OutDir, publish_pending
         from pbem.mail.courier import Courier
@@ -48,19 +54,22 @@ def publishers(host, out: Path):
 
         files, mail = OutDir(out), MailPublisher(host, Courier(to_dir=out / "mail"))
         return (lambda: publish_pending(host, files)), (lambda: publish_pending(host, mail))
-    except ImportError:  # before: every command re-read every packet (names only that version has)
-        import importlib
+    except ImportError:
+        pass
+    # before: every command re-read every packet; write_packets lived in the CLI's shared module,
+    # earlier in cli/play.py, and mail.outgoing held the courier and send_pending
+    for home in ("pbem.cli._common", "pbem.cli.play"):
+        try:
+            write_packets = importlib.import_module(home).write_packets
+            outgoing = importlib.import_module("pbem.mail.outgoing")
+            send_pending, courier = outgoing.send_pending, outgoing.Courier(to_dir=out / "mail")
+        except (ImportError, AttributeError):
+            continue
+        return functools.partial(write_packets, host, out), functools.partial(send_pending, host, courier)
+    return "this tree publishes through modules this script does not know (no pbem.host.publish, no write_packets)"
 
-        from pbem.cli._common import write_packets
 
-        outgoing = importlib.import_module("pbem.mail.outgoing")  # that version's home of both
-        send_pending = outgoing.send_pending
-
-        courier = outgoing.Courier(to_dir=out / "mail")
-        return (lambda: write_packets(host, out)), (lambda: send_pending(host, courier))
-
-
-# The host's calls by kind, under the names pbem.host.referee imports them.
+# The host's calls by kind, under the names the modules of pbem.host import them.
 KINDS = {
     "engine": ("apply_move", "check_move", "view", "events_for", "secret_events", "dump", "load", "standings_winners"),
     "sealing": ("seal_json", "open_json", "open_as"),
@@ -81,17 +90,22 @@ class Split:
     def __init__(self) -> None:
         self.spent = dict.fromkeys((*KINDS, *STORE), 0.0)
         self.depth = 0
-        try:
-            from pbem.host import referee, timekeeper
-        except ImportError:
-            return
-        for module in (referee, timekeeper):
+        import importlib
+        import pkgutil
+
+        import pbem.host
+
+        modules = []  # every module of pbem.host (a move's work is spread over several, by tree)
+        for found in pkgutil.iter_modules(pbem.host.__path__, "pbem.host."):
+            try:
+                modules.append(importlib.import_module(found.name))
+            except ImportError:
+                continue
+        for module in modules:
             for kind, names in KINDS.items():
                 for name in names:
                     if callable(getattr(module, name, None)):
                         setattr(module, name, self._timed(kind, getattr(module, name)))
-        import importlib
-
         for kind, methods in STORE.items():
             for module_name, cls_name, method in methods:
                 cls = getattr(importlib.import_module(f"sqlalchemy.{module_name}"), cls_name)
@@ -115,15 +129,15 @@ class Split:
         return out
 
 
-def one_round(db: Path) -> dict[str, float]:
+def one_round(db: Path) -> dict[str, float] | str:
     """Milliseconds to audit, then to load for replay, round 1 of the game in `db`, as `pbem audit
-    --db DB --round 1` and `pbem replay --db DB --round 1` do (an empty dict for a tree without them)."""
+    --db DB --round 1` and `pbem replay --db DB --round 1` do (for a tree without them, why not)."""
     try:
         from pbem.replay.audit import audit_source
         from pbem.replay.load import load_replay
         from pbem.replay.sources import open_source, pick_game
-    except ImportError:
-        return {}
+    except ImportError as e:
+        return f"this tree has no in-process audit and replay this script knows ({e})"
     audits, replays = [], []
     for _ in range(5):
         t = time.perf_counter()
@@ -154,7 +168,8 @@ def main(players: int = 12, limit: int = 400) -> None:
         for s in names:
             host.set_email(s, f"{s}@example.org")
             host.accept(read_blocks(P.join(read_blocks(inv.armored())[0], ids[s], homes[s]).armored())[0])
-        write_files, mail = publishers(host, root / "out")
+        publishing = publishers(host, root / "out")
+        write_files, mail = publishing if isinstance(publishing, tuple) else (lambda: None, lambda: None)
         write_files()
         mail()
         bots = {s: RandomBot(s) for s in names}
@@ -191,8 +206,9 @@ def main(players: int = 12, limit: int = 400) -> None:
                 cpu.append(c1 - c0)
                 by_round.setdefault(_field(packet.doc, "round"), []).append((seq, t1 - t0))
                 parts.append({**spent, "rest": t1 - t0 - sum(spent.values())})
-            files_t.append(t2 - t1)
-            mail_t.append(t3 - t2)
+            if isinstance(publishing, tuple):
+                files_t.append(t2 - t1)
+                mail_t.append(t3 - t2)
         host.close()
         rounds = one_round(db)
     ms = lambda xs: round(statistics.median(xs) * 1000, 2) if xs else None  # noqa: E731
@@ -211,7 +227,13 @@ def main(players: int = 12, limit: int = 400) -> None:
         "growth": round(late_ms / early_ms, 2) if early_ms and late_ms else None,
         "files_first_ms": ms(files_t[:20]), "files_last_ms": ms(files_t[-20:]),
         "mail_first_ms": ms(mail_t[:20]), "mail_last_ms": ms(mail_t[-20:]), **split_ms,
-        **{k: round(v, 2) for k, v in rounds.items()},
+        **({k: round(v, 2) for k, v in rounds.items()} if isinstance(rounds, dict) else {}),
+        # the figures this tree could not give, and why (shown as n/a with a footnote)
+        "unmeasured": {
+            **({} if isinstance(publishing, tuple) else {
+                key: publishing for key in ("files_first_ms", "files_last_ms", "mail_first_ms", "mail_last_ms")}),
+            **({} if isinstance(rounds, dict) else {key: rounds for key in ("audit_round_ms", "replay_round_ms")}),
+        },
     }))
 
 
