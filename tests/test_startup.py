@@ -370,20 +370,49 @@ PRIVATE_ALLOWED = {
 }
 
 
+def _imported(node: ast.AST) -> list[str]:
+    """The dotted names a node imports, in each way a module can be imported: `import a._b`,
+    `from a import _b` (a._b, a module or a private name of a's), `from a._b import c`, and
+    `importlib.import_module("a._b")` or `__import__("a._b")` with the name written out."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        return [node.module, *(f"{node.module}.{a.name}" for a in node.names if a.name != "*")]
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if called in ("import_module", "__import__"):
+            return [node.args[0].value]
+    return []
+
+
+def _private(name: str) -> bool:
+    return any(p.startswith("_") and not (p.startswith("__") and p.endswith("__")) for p in name.split("."))
+
+
 def test_pbem_imports_no_other_private_module_of_a_library() -> None:
     """pbem and its engine use libraries, the standard library too, through their public modules
     (cryptography's binding, say, or the interpreter's _sha256, are theirs to move): an import of
-    a module path with a part starting with `_` is one of PRIVATE_ALLOWED."""
+    a module path with a part starting with `_`, anywhere in a module (inside a function too) and
+    in any form (`from rich import _wrap`, importlib), is one of PRIVATE_ALLOWED."""
     found = []
     for path in sources("pbem", "engine"):
         for node in nodes(path):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
-            for name in names:
-                if not name.startswith(("pbem", "engine", "__future__")) and any(p.startswith("_") for p in name.split(".")) \
-                        and name not in PRIVATE_ALLOWED:
+            for name in _imported(node):
+                if not name.startswith(("pbem", "engine", "__future__")) and _private(name) \
+                        and not any(name == a or name.startswith(f"{a}.") for a in PRIVATE_ALLOWED):
                     found.append(f"{path.relative_to(PBEM.parent)}:{node.lineno} {name}")
     assert found == []
+
+
+def test_the_private_import_check_sees_every_form(tmp_path: Path) -> None:
+    """The check above reads each way of importing rich's private _wrap (the forms a help page's
+    line breaking once took), and passes the public ones."""
+    code = ("import rich._wrap\nfrom rich import _wrap\nfrom rich._wrap import divide_line\n"
+            "def f():\n    import importlib\n    return importlib.import_module('rich._wrap'), __import__('rich._wrap')\n"
+            "from rich.text import Text\nfrom rich import __version__\n")
+    got = [name for node in ast.walk(ast.parse(code)) for name in _imported(node) if _private(name)]
+    assert sorted(got) == ["rich._wrap"] * 5 + ["rich._wrap.divide_line"]
 
 
 def test_a_command_writes_nothing_into_pbems_own_folder(game: dict, tmp_path: Path) -> None:
