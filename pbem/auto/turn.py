@@ -1,12 +1,11 @@
 """A seat's turn, whatever carries its game (`pbem turn`, `pbem mail-move`; docs/playing.md).
 
-One workflow for every transport: read what has come (a shared folder's packets and notices;
-new mail, over IMAP or from a Maildir, into the key home; or one packet file), join when the
-seat has not yet, say where the table is and whether it waits for this seat's move, for
-someone else or for the host, and send the move: into the folder's inbox, mailed to the
-host, or written to a file to send by hand. `open_turn` does the reading and joining and
-returns a `Turn`; the command shows it, asks for a move when it is the seat's and none was
-given, and hands the move to `Turn.play`, which returns what to say.
+One workflow for every transport: read what has come (a shared folder's packets and notices; new
+mail, over IMAP or from a Maildir, into the key home; or one packet file), join when the seat has
+not yet, say whether the table waits for this seat's move, someone else's or the host's, and send
+the move: into the folder's inbox, mailed to the host, or written to a file to send by hand.
+`open_turn` reads and joins and returns a `Turn`; the command shows it, asks for a move when it is
+the seat's and none was given, and hands the move to `Turn.play`, which returns what to say.
 """
 
 from __future__ import annotations
@@ -125,8 +124,7 @@ class Turn:
 
     def json(self) -> dict[str, Any]:
         """`pbem turn --json`: `pbem show --json`'s object (a trustless game: its summary and
-        `your_turn`), with `transport`, `notices`, `answered`, `answered_seq` and `talk`
-        (docs/playing.md)."""
+        `your_turn`), with `transport`, `notices`, `answered`, `answered_seq`, `talk` (docs/playing.md)."""
         import msgspec
 
         notices = [msgspec.to_builtins(n) for n in self.notices]

@@ -150,9 +150,12 @@ class Identity:
     enc_key: X25519PrivateKey
 
     def __init__(self, name: str, sign_key: Ed25519PrivateKey, enc_key: X25519PrivateKey) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "sign_key", sign_key)
-        object.__setattr__(self, "enc_key", enc_key)
+        self._hold(name=name, sign_key=sign_key, enc_key=enc_key)
+
+    def _hold(self, **fields: object) -> None:
+        """Set the fields once, at making (__setattr__ refuses every later assignment)."""
+        for field, value in fields.items():
+            object.__setattr__(self, field, value)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(name)

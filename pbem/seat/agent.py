@@ -144,10 +144,8 @@ class AgentIdentity(Identity):
     _client: AgentClient
 
     def __init__(self, name: str, public: PublicKey, client: AgentClient) -> None:
-        # Identity is read-only (its __setattr__ refuses); this subclass holds no key, only the way to the agent.
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "_public", public)
-        object.__setattr__(self, "_client", client)
+        # this subclass holds no key, only the way to the agent
+        self._hold(name=name, _public=public, _client=client)
 
     @property
     def public(self) -> PublicKey:
