@@ -6,9 +6,11 @@ mail use; `GameStatus` is what `pbem status` says of a game and `GameOverview` i
 `pbem games`, built from its status by `overview_of` alone, so the two never tell a different
 round, packet, step or transport. The records are the JSON documents the commands print, so
 they are typed dicts. Light on purpose: `pbem status` imports this and nothing of the referee.
-"""
 
-from __future__ import annotations
+The annotations are evaluated as the classes are made (no `from __future__ import annotations`):
+the typed dicts are made at every start of a host's command, and typing would compile each
+string annotation from source there; the names imported only for the type checker are quoted.
+"""
 
 from collections.abc import Callable
 from datetime import datetime
@@ -128,7 +130,7 @@ class GameOverview(TypedDict):
     waiting: WaitingStatus | None  # a trustless table's step, while it plays
 
 
-def overview_of(st: GameStatus, settings: Settings, host_key: str) -> GameOverview:
+def overview_of(st: GameStatus, settings: "Settings", host_key: str) -> GameOverview:
     """A game's row in `pbem games`, from its status and its settings (the transport)."""
     deadline = st["deadline"] if st["status"] == "playing" else None
     waiting = st["waiting"]
@@ -157,8 +159,8 @@ class GameHost(Protocol):
     """One game's host, as every caller uses it. `identity` is the host's key, set before a
     change (None: a host that only answers queries); every time it stamps comes from `clock`."""
 
-    identity: Identity | None
-    clock: Clock
+    identity: "Identity | None"
+    clock: "Clock"
 
     @property
     def name(self) -> str:
@@ -195,7 +197,7 @@ class GameHost(Protocol):
 
     def packet(self, seq: int) -> str | None: ...
 
-    def public_view(self, seq: int) -> RoundState | None:
+    def public_view(self, seq: int) -> "RoundState | None":
         """The table as every seat sees it at packet `seq` (the maze, the hands' sizes, the
         cards in front, the gold), for the mail's drawing; None when the host cannot say (a
         trustless host keeps only its newest table, and none before the deal)."""
@@ -208,15 +210,15 @@ class GameHost(Protocol):
     def talk(self, after: int = 0) -> list[TalkRelease]:
         """The seats' lines of table talk after line `after`, in the order the host took them."""
 
-    def settings(self) -> Settings:
+    def settings(self) -> "Settings":
         """How the game is run: deadline rules, languages, SMTP, transport, digest, mail book."""
 
     # settings
 
-    def set_settings(self, **changes: Any) -> Settings:
+    def set_settings(self, **changes: Any) -> "Settings":
         """Change settings in one transaction (None: back to the default)."""
 
-    def change_settings(self, change: Callable[[Settings], tuple[Settings, _Said]]) -> _Said:
+    def change_settings(self, change: Callable[["Settings"], tuple["Settings", _Said]]) -> _Said:
         """Read the settings and write `change`'s new ones back in one transaction:
         `change(old) -> (new, what to return)`."""
 
@@ -235,12 +237,12 @@ class GameHost(Protocol):
     def outbox(self, channel: str) -> Outbox:
         """What `channel` has not delivered yet: releases, notices and table talk after its marks."""
 
-    def mark_delivered(self, channel: str, seq: int, book: dict[str, MailMark] | None = None) -> None:
+    def mark_delivered(self, channel: str, seq: int, book: "dict[str, MailMark] | None" = None) -> None:
         """Raise `channel`'s mark to `seq`, and store the mail's `book` with it (one transaction)."""
 
     # changes (the host's key needed), one transaction each
 
-    def accept(self, block: Signed[Any]) -> Outcome: ...
+    def accept(self, block: "Signed[Any]") -> Outcome: ...
 
     def tick(self) -> list[Outcome]:
         """What the clock asks now: reminders, late notices, timeouts."""
