@@ -9,7 +9,7 @@ import pytest
 from typer.main import get_command
 
 from pbem.cli import app
-from pbem.cli._common import Smtp
+from pbem.cli._mail_options import Smtp
 from pbem.errors import UsageError
 from pbem.mail.message import SmtpSettings
 

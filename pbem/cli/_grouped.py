@@ -1,6 +1,7 @@
 """Option groups for Typer (the way sqlite-utils shares its click options): a command's parameter
-whose type is a struct of options (a msgspec.Struct, cli/_common.py: KeyOptions, StoreOptions,
-Smtp...) reaches Typer as that struct's options, and the command gets one object built from them.
+whose type is a struct of options (a msgspec.Struct, cli/_common.py: KeyOptions, StoreOptions;
+cli/_mail_options.py: Smtp...) reaches Typer as that struct's options, and the command gets one
+object built from them.
 """
 
 from __future__ import annotations

@@ -8,23 +8,9 @@ from typing import Annotated
 
 import typer
 
-from pbem.cli._common import (
-    DigestOpt,
-    HomeOpt,
-    KeyOptions,
-    MailIn,
-    NoIdleOpt,
-    PassOpt,
-    Reply,
-    SendOpt,
-    Smtp,
-    StoreOptions,
-    ToDirOpt,
-    argument,
-    identity_named,
-    optional,
-)
+from pbem.cli._common import HomeOpt, KeyOptions, PassOpt, StoreOptions, argument, identity_named, optional
 from pbem.cli._grouped import grouped
+from pbem.cli._mail_options import DigestOpt, MailIn, NoIdleOpt, Reply, SendOpt, Smtp, ToDirOpt
 from pbem.errors import UsageError
 from pbem.seat.home import key_home
 from pbem.ui.words import t

@@ -18,8 +18,6 @@ from pbem.cli._common import (
     JsonOpt,
     KeyOptions,
     OutOpt,
-    Reply,
-    Smtp,
     StoreOptions,
     TimingOptions,
     WebhookOptions,
@@ -29,6 +27,7 @@ from pbem.cli._common import (
     write_packets,
 )
 from pbem.cli._grouped import grouped
+from pbem.cli._mail_options import Reply, Smtp
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.seat.home import key_home

@@ -13,16 +13,11 @@ import typer
 from typer.core import TyperGroup
 
 from pbem.cli._common import (
-    DigestOpt,
     GameArg,
     HomeOpt,
     JsonOpt,
-    MailIn,
     PassOpt,
-    SendOpt,
-    Smtp,
     StoreOptions,
-    ToDirOpt,
     argument,
     first_time,
     game_app,
@@ -30,6 +25,7 @@ from pbem.cli._common import (
     optional,
 )
 from pbem.cli._grouped import grouped
+from pbem.cli._mail_options import DigestOpt, MailIn, SendOpt, Smtp, ToDirOpt
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError
 from pbem.seat.home import key_home

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pbem.cli._common import HintsOpt, JsonOpt, KeyOptions, MailIn, Reply, Smtp, ToDirOpt, argument, optional
+from pbem.cli._common import HintsOpt, JsonOpt, KeyOptions, argument, optional
 from pbem.cli._grouped import grouped
+from pbem.cli._mail_options import MailIn, Reply, Smtp, ToDirOpt
 from pbem.cli.jsonout import json_text
 from pbem.errors import UsageError, msg
 from pbem.ui import failures, words
