@@ -17,12 +17,12 @@ from engine.rules import check as check_move
 from engine.state import OVER, RoundState
 from engine.views import view
 from pbem.errors import BadPacket, Conflict, StaleMove, listed, msg, reason_word, status_word
-from pbem.host import timekeeper
+from pbem.host import tables, timekeeper
 from pbem.host.change import Change, Seat
 from pbem.host.creation import host_info
 from pbem.host.interface import Outcome
 from pbem.host.round_store import archived, deal, end_round, publish
-from pbem.host.tables import joins, moves, packets, seats
+from pbem.host.tables import moves, packets, seats
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.documents import (
@@ -53,7 +53,7 @@ _TOUCH_SEAT = (update(seats).where(seats.c.game_id == bindparam("b_game"), seats
 
 def take_join(ch: Change, block: Signed[Join]) -> Outcome:
     """A seat's join: its contribution to every round's chance; the last one deals round 1."""
-    c = ch.c
+    c, joins = ch.c, tables.joins
     seat = ch.seat_of(block)
     if c.execute(select(joins.c.file_hash).where(joins.c.file_hash == block.hash)).first() is not None:
         return Outcome("duplicate", msg("{seat}'s join was already applied; nothing changed", seat=seat.name))

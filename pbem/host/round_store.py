@@ -20,11 +20,11 @@ from engine.position import dump
 from engine.state import ROUNDS_PER_GAME, RoundState
 from engine.views import events_for, view
 from pbem.errors import BadPacket, msg
-from pbem.host import timekeeper, webhooks
+from pbem.host import tables, timekeeper, webhooks
 from pbem.host.change import Change
 from pbem.host.creation import host_info
 from pbem.host.memo import RoundLog
-from pbem.host.tables import games, joins, moves, packets, rounds, seats
+from pbem.host.tables import games, moves, packets, rounds, seats
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.contents import round_result, seat_part
@@ -57,11 +57,14 @@ _ROUND_MOVES = (select(moves.c.n, moves.c.seat, moves.c.text_sealed, moves.c.env
                 .where(moves.c.game_id == _GAME, moves.c.round_no == bindparam("b_round")).order_by(moves.c.n))
 _CHAIN = (select(packets.c.seq, packets.c.hash, packets.c.prev)
           .where(packets.c.game_id == _GAME, packets.c.seq >= bindparam("b_from")).order_by(packets.c.seq))
-_JOINS = select(joins.c.envelope).where(joins.c.game_id == _GAME)
 _SET_ARCHIVE = update(rounds).where(_ROUND_KEY).values(archive=bindparam("b_archive"))
 _CONTRIBUTIONS = select(seats.c.contribution).where(seats.c.game_id == _GAME).order_by(seats.c.idx)
 _ADD_ROUND = insert(rounds)
 _END_ROUND = update(rounds).where(_ROUND_KEY)
+
+
+def _joins():  # the game's join blocks (tables.joins is made when first asked for: pbem.host.tables)
+    return select(tables.joins.c.envelope).where(tables.joins.c.game_id == _GAME)
 
 
 def archived(n: int, seat: str, text: str, nonce: str, envelope: bytes, why: str | None) -> ArchivedMove:
@@ -138,7 +141,7 @@ def archive(ch: Change, final: RoundState, last: Signed[Packet], log: RoundLog |
         game=f.id,
         round=final.round_no,
         invitation=rnd.invitation,
-        joins=sorted(b64(e) for e in c.execute(_JOINS, key).scalars()),
+        joins=sorted(b64(e) for e in c.execute(_joins(), key).scalars()),
         secret=rnd.secret,
         carried=Carried(**carried) if carried else Carried(),
         start=start,

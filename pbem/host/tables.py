@@ -4,8 +4,10 @@ schema's history is pbem/host/migrations/.
 
 The tables a referee's change and a store's lookup of a game by name use are made when this
 module loads; the rest (a blind host's chain of packets, the daemons' leases, the store's
-marks) and `metadata`, which holds every table, when one of them is first asked for: a
-command such as `pbem apply` never uses them, and a table's columns take a moment to make.
+marks, the seats' join blocks, the webhooks' outbox) and `metadata`, which holds every table,
+when one of them is first asked for: `pbem apply` of a move never uses them, and a table's
+columns take a moment to make. A module that uses one of them reads it as `tables.NAME` where it
+runs (a `from pbem.host.tables import NAME` at its top would make them all as it loads).
 """
 
 from __future__ import annotations
@@ -121,14 +123,6 @@ moves = Table(
     UniqueConstraint("game_id", "round_no", "n"),
 )
 
-joins = Table(
-    "joins", _metadata,
-    Column("file_hash", String, primary_key=True),
-    _game_id("games"),
-    Column("seat", String, nullable=False),
-    Column("envelope", LargeBinary, nullable=False),
-)
-
 rounds = Table(
     "rounds", _metadata,
     _game_id("games", primary_key=True),
@@ -191,23 +185,6 @@ def _talk(name: str, games_: str) -> Table:
 
 talk = _talk("talk", "games")
 
-# The webhook outbox (pbem.host.webhooks): a notice recorded with the change it tells of, POSTed
-# after commit, then marked sent; `attempts` and `next_at` space the retries, `error` the last failure.
-webhooks = Table(
-    "webhooks", _metadata,
-    Column("id", Integer, primary_key=True),
-    _game_id("games"),
-    Column("url", String, nullable=False),
-    Column("format", String, nullable=False),  # json discord slack
-    Column("body", Text, nullable=False),  # the notice's JSON facts (never a secret)
-    Column("created_at", String, nullable=False),
-    Column("next_at", String, nullable=False),
-    Column("attempts", Integer, nullable=False, server_default="0"),
-    Column("sent_at", String),
-    Column("error", String),
-    Index("ix_webhooks_due", "sent_at", "next_at"),
-)
-
 # Trustless games (pbem.host.blind): the blind host keeps only public facts, the invitation,
 # the joins and the chain of packets it signed, so none of the tables above (a dealt state, round
 # secrets, moves) is theirs. A name is unique across `games` and `trustless_games` (Store.locate).
@@ -239,6 +216,8 @@ GAME_ROW = select(games).where(games.c.id == bindparam("b_game"))
 # The names made on demand (the module's docstring says why), and their types for mypy.
 if TYPE_CHECKING:
     metadata: MetaData
+    joins: Table
+    webhooks: Table
     leases: Table
     daemons: Table
     trustless_joins: Table
@@ -266,6 +245,32 @@ def __getattr__(name: str) -> object:
 
 def _later() -> dict[str, object]:
     """The tables made on demand, by name, and `metadata`."""
+    # The seats' join blocks, verbatim (a round's archive lists them; a join is taken once).
+    joins = Table(
+        "joins", _metadata,
+        Column("file_hash", String, primary_key=True),
+        _game_id("games"),
+        Column("seat", String, nullable=False),
+        Column("envelope", LargeBinary, nullable=False),
+    )
+
+    # The webhook outbox (pbem.host.webhooks): a notice recorded with the change it tells of, POSTed
+    # after commit, then marked sent; `attempts` and `next_at` space the retries, `error` the last failure.
+    webhooks = Table(
+        "webhooks", _metadata,
+        Column("id", Integer, primary_key=True),
+        _game_id("games"),
+        Column("url", String, nullable=False),
+        Column("format", String, nullable=False),  # json discord slack
+        Column("body", Text, nullable=False),  # the notice's JSON facts (never a secret)
+        Column("created_at", String, nullable=False),
+        Column("next_at", String, nullable=False),
+        Column("attempts", Integer, nullable=False, server_default="0"),
+        Column("sent_at", String),
+        Column("error", String),
+        Index("ix_webhooks_due", "sent_at", "next_at"),
+    )
+
     # Which daemon serves a game until when, and each daemon's heartbeat (pbem/host/leases.py).
     # No foreign key: a trustless game beside the store is leased here too.
     leases = Table(
@@ -332,11 +337,11 @@ def _later() -> dict[str, object]:
         Column("at", String, nullable=False),
     )
 
-    return {"metadata": _metadata, "leases": leases, "daemons": daemons, "trustless_joins": trustless_joins,
-            "trustless_packets": trustless_packets, "trustless_rounds": trustless_rounds,
+    return {"metadata": _metadata, "joins": joins, "webhooks": webhooks, "leases": leases, "daemons": daemons,
+            "trustless_joins": trustless_joins, "trustless_packets": trustless_packets, "trustless_rounds": trustless_rounds,
             "trustless_activity": trustless_activity, "trustless_notices": trustless_notices,
             "trustless_talk": trustless_talk, "meta": meta}
 
 
-_LATER = ("metadata", "leases", "daemons", "trustless_joins", "trustless_packets", "trustless_rounds",
-          "trustless_activity", "trustless_notices", "trustless_talk", "meta")
+_LATER = ("metadata", "joins", "webhooks", "leases", "daemons", "trustless_joins", "trustless_packets",
+          "trustless_rounds", "trustless_activity", "trustless_notices", "trustless_talk", "meta")

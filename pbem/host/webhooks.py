@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 from sqlalchemy import insert
 
 from pbem.errors import UsageError, msg
+from pbem.host import tables
 from pbem.host.settings import WebhookSetting
-from pbem.host.tables import webhooks
 
 if TYPE_CHECKING:
     from pbem.host.change import Change
@@ -70,5 +70,5 @@ def record(ch: Change, event: Event, *, seat: str | None, deadline: str | None, 
     at = ch.now()
     key = f"{ch.g['id']}/{seq}/{event}" + (f"/{notice}" if notice is not None else "")
     body = {"id": key, "event": event, "game": ch.g["name"], "seat": seat, "deadline": deadline, "round": round_no, "packet": seq, "at": at}
-    ch.c.execute(insert(webhooks).values(game_id=ch.g["id"], url=hook.url, format=hook.format,
+    ch.c.execute(insert(tables.webhooks).values(game_id=ch.g["id"], url=hook.url, format=hook.format,
                                          body=json.dumps(body, sort_keys=True), created_at=at, next_at=at, attempts=0))
