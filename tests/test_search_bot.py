@@ -421,3 +421,31 @@ def test_the_outlook_can_be_fitted_again() -> None:
                           "--rounds", "3"], capture_output=True, text=True, timeout=120, check=True)
     weights = run.stdout.split("weights (")[1].split(")")[0].split(",")
     assert len(weights) == len(WEIGHTS["classic"]) and "held-out log-loss: fitted" in run.stdout
+
+
+def test_a_digger_plays_the_last_cards_out_to_the_round_s_end() -> None:
+    """Once the deck is empty (`ENDGAME`), a digger's play-outs run to the round's end (won or
+    lost, not the outlook's guess), at 5 seats: with one budget in turns, fewer worlds than one
+    turn of the table ahead; with more cards in the deck, as before."""
+    from engine.bots.search import ENDGAME, ENDGAME_SEATS
+
+    def digger_to_move(empty: bool):
+        for s, me, _ in _rounds(CLASSIC, 5, 30):
+            if s.role(me) != "saboteur" and (not s.deck) == empty and len(s.hands[me]) > 1 and len(s.deck) < 6:
+                return me, view(s, me)
+        raise AssertionError("no such turn")
+
+    assert ENDGAME == 0 and ENDGAME_SEATS == 5
+    for empty in (True, False):
+        me, v = digger_to_move(empty)
+        worlds = {}
+        for endgame in (-1, ENDGAME):
+            bot = make_bot("search", me, "e", turns=600)
+            assert isinstance(bot, SearchBot)
+            bot.endgame = endgame
+            bot.choose(v)
+            worlds[endgame] = bot.worlds
+        if empty:
+            assert worlds[ENDGAME] < 0.7 * worlds[-1]
+        else:
+            assert worlds[ENDGAME] == worlds[-1]
