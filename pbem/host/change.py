@@ -69,6 +69,7 @@ class Facts(msgspec.Struct, frozen=True):
     options: tuple[str, ...]
     host_name: str
     host_key: str
+    invitation: str  # armoured, as sent (read with the rest: publishing the invitation needs no query)
     invitation_hash: str
     seats: tuple[Seat, ...]
     handovers: int = 0

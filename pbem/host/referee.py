@@ -125,7 +125,7 @@ class Host(Closing):
         rows = c.execute(select(seats.c.idx, seats.c.name, seats.c.key).where(seats.c.game_id == game_id)
                          .order_by(seats.c.idx)).all()
         return Facts(g.id, g.name, g.ruleset, tuple(json.loads(g.options)), g.host_name, g.host_key,
-                     g.invitation_hash, tuple(Seat(r.idx, r.name, PublicKey.decode(r.key)) for r in rows),
+                     g.invitation, g.invitation_hash, tuple(Seat(r.idx, r.name, PublicKey.decode(r.key)) for r in rows),
                      _handovers(g.memo))
 
     def me(self) -> Identity:
@@ -207,8 +207,7 @@ class Host(Closing):
         return None if armored is None else load_view(read_blocks(armored)[0].expect(Packet).doc.public)
 
     def invitation(self) -> str:
-        with self.store.read() as c:
-            return str(c.execute(select(games.c.invitation).where(games.c.id == self.facts.id)).scalar_one())
+        return self.facts.invitation
 
     def settings(self) -> Settings:
         """How the game is run (pbem.host.settings.Settings)."""
