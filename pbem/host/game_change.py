@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from msgspec.structs import replace
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, update
 
 from pbem.errors import BadPacket, BadSignature, kind_word, msg
 from pbem.host import moving, requests, round_store
 from pbem.host import settings as kept
 from pbem.host.settings import Memo, Settings, Standing
-from pbem.host.tables import seats
+from pbem.host.tables import SEAT_ROWS, seats
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from pbem.protocol.crypto import Identity, OwnBox, PublicKey
     from pbem.protocol.documents import HandoverRecord, RecentMove, Signed
 
-_STANDINGS = select(seats).where(seats.c.game_id == bindparam("b_game"))
 _SET_STANDING = update(seats).where(seats.c.game_id == bindparam("b_game"), seats.c.name == bindparam("b_name"))
 
 
@@ -88,7 +87,7 @@ class GameChange:
 
     def standings(self) -> dict[str, Standing]:
         if self._standings is None:
-            rows = self.c.execute(_STANDINGS, {"b_game": self.g["id"]}).all()
+            rows = self.c.execute(SEAT_ROWS, {"b_game": self.g["id"]}).all()
             self._standings = ({r.name: kept.standing_of(r) for r in rows}, {r.name: kept.standing_row(kept.standing_of(r)) for r in rows})
         return self._standings[0]
 

@@ -52,7 +52,7 @@ from pbem.host.settings import (
     standing_of,
 )
 from pbem.host.store import Located, Store
-from pbem.host.tables import GAME_ROW, games, packets, rounds, seats
+from pbem.host.tables import GAME_ROW, SEAT_ROWS, games, packets, rounds, seats
 from pbem.host.tables import talk as talk_table
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
@@ -122,8 +122,7 @@ class Host(Closing):
 
     def _read_facts(self, c: Connection, game_id: str) -> Facts:
         g = c.execute(GAME_ROW, {"b_game": game_id}).one()
-        rows = c.execute(select(seats.c.idx, seats.c.name, seats.c.key).where(seats.c.game_id == game_id)
-                         .order_by(seats.c.idx)).all()
+        rows = c.execute(SEAT_ROWS, {"b_game": game_id}).all()
         return Facts(g.id, g.name, g.ruleset, tuple(json.loads(g.options)), g.host_name, g.host_key,
                      g.invitation, g.invitation_hash, tuple(Seat(r.idx, r.name, PublicKey.decode(r.key)) for r in rows),
                      _handovers(g.memo))
@@ -217,7 +216,7 @@ class Host(Closing):
     def standings(self) -> dict[str, Standing]:
         """Each seat's standing with the clock (missed deadlines, absent, resigned, away)."""
         with self.store.read() as c:
-            return {r.name: standing_of(r) for r in c.execute(select(seats).where(seats.c.game_id == self.facts.id))}
+            return {r.name: standing_of(r) for r in c.execute(SEAT_ROWS, {"b_game": self.facts.id})}
 
     def set_settings(self, **changes: Any) -> Settings:
         """Change settings in one transaction (None: back to the default)."""

@@ -212,6 +212,9 @@ trustless_games = Table(
 # A game's whole row, by its id (bound as b_game): what opening a Host, a status and (on SQLite)
 # a change's lock read.
 GAME_ROW = select(games).where(games.c.id == bindparam("b_game"))
+# Its seats' whole rows in seat order, the same way: what opening a Host (the seats' keys) and a
+# change (their standings) read, one statement for both.
+SEAT_ROWS = select(seats).where(seats.c.game_id == bindparam("b_game")).order_by(seats.c.idx)
 
 # The names made on demand (the module's docstring says why), and their types for mypy.
 if TYPE_CHECKING:
