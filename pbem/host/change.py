@@ -5,9 +5,11 @@ The referee (pbem.host.referee) opens a change (one transaction, the game's row 
 hands it to the joins and moves (pbem.host.moving), the rounds (pbem.host.round_store) and
 the timekeeper (pbem.host.timekeeper), which work through this interface alone: none
 reaches into another's private state.
-"""
 
-from __future__ import annotations
+The annotations are evaluated as the classes are made (no `from __future__ import annotations`):
+the game's row, a typed dict, is made at every start of a host's command, and typing would compile
+each string annotation from source there; the names imported only for the type checker are quoted.
+"""
 
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
@@ -55,7 +57,7 @@ class GameRow(TypedDict):
 class Seat(msgspec.Struct, frozen=True):
     idx: int
     name: str
-    key: PublicKey
+    key: "PublicKey"
 
 
 class Facts(msgspec.Struct, frozen=True):
@@ -81,36 +83,36 @@ class Facts(msgspec.Struct, frozen=True):
 class Change(Protocol):
     """One change of a game, open: everything it does is in `c`, its transaction."""
 
-    c: Connection
+    c: "Connection"
     g: GameRow
-    made: tuple[RoundState, RoundLog | None] | None  # the state and round the change's last packet left
-    dealt: RoundLog | None  # the round the change dealt, until its first packet
+    made: "tuple[RoundState, RoundLog | None] | None"  # the state and round the change's last packet left
+    dealt: "RoundLog | None"  # the round the change dealt, until its first packet
 
     @property
     def facts(self) -> Facts: ...
 
     @property
-    def clock(self) -> Clock: ...
+    def clock(self) -> "Clock": ...
 
     @property
-    def settings(self) -> Settings:
+    def settings(self) -> "Settings":
         """How the game is run, decoded once per change."""
         ...
 
     @property
-    def memo(self) -> Memo:
+    def memo(self) -> "Memo":
         """What the host remembers, decoded once per change; edited in place, written on commit."""
         ...
 
-    def standings(self) -> dict[str, Standing]:
+    def standings(self) -> "dict[str, Standing]":
         """Every seat's standing, read once per change; edited in place, written on commit."""
         ...
 
-    def standing(self, seat: str) -> Standing:
+    def standing(self, seat: str) -> "Standing":
         """One seat's (as `standings`)."""
         ...
 
-    def set_timing(self, timing: Timing) -> None:
+    def set_timing(self, timing: "Timing") -> None:
         """The game's deadline rules from now on (written with the change)."""
         ...
 
@@ -118,15 +120,15 @@ class Change(Protocol):
         """The time now, stamped as documents carry it."""
         ...
 
-    def signer(self) -> Identity:
+    def signer(self) -> "Identity":
         """The host's key, checked against the game's (only the host signs)."""
         ...
 
-    def own_box(self) -> OwnBox:
+    def own_box(self) -> "OwnBox":
         """The host's own box of the game, as the change's row names its key."""
         ...
 
-    def sealing_box(self) -> OwnBox:
+    def sealing_box(self) -> "OwnBox":
         """The box to seal into (a game without a box key gets one, written with the change)."""
         ...
 
@@ -134,34 +136,34 @@ class Change(Protocol):
         """Round `round_no`'s committed secret (needs the host's key)."""
         ...
 
-    def round_log(self) -> RoundLog | None:
+    def round_log(self) -> "RoundLog | None":
         """The round so far as the host kept it from its last change (taken), if still current."""
         ...
 
-    def kept_recent(self) -> list[RecentMove] | None:
+    def kept_recent(self) -> "list[RecentMove] | None":
         """The last public moves as the host kept them, if read in this change or kept current."""
         ...
 
-    def state(self) -> RoundState:
+    def state(self) -> "RoundState":
         """The round's live state at the change's head (the change may change it)."""
         ...
 
-    def seat_of(self, block: Signed[Any]) -> Seat:
+    def seat_of(self, block: "Signed[Any]") -> Seat:
         """The seat that signed `block`, refused when the signer does not hold it."""
         ...
 
-    def recent_window(self) -> list[RecentMove]:
+    def recent_window(self) -> "list[RecentMove]":
         """The game's last public moves, oldest first, with the change's own."""
         ...
 
-    def publish(self, state: RoundState, *, handover: HandoverRecord | None = None) -> int:
+    def publish(self, state: "RoundState", *, handover: "HandoverRecord | None" = None) -> int:
         """Sign and store the next packet of `state` (no move in it); its seq."""
         ...
 
-    def play_for(self, seat: Seat, why: str, text: str | None = None) -> Outcome:
+    def play_for(self, seat: Seat, why: str, text: str | None = None) -> "Outcome":
         """The host plays the timeout policy's move for `seat`."""
         ...
 
-    def hand_over(self, seat: str, key: PublicKey, handovers: int) -> None:
+    def hand_over(self, seat: str, key: "PublicKey", handovers: int) -> None:
         """From now on in this change `seat` is held by `key` (undone if it does not commit)."""
         ...
