@@ -248,6 +248,11 @@ def __getattr__(name: str) -> object:
 
 def _later() -> dict[str, object]:
     """The tables made on demand, by name, and `metadata`."""
+    return {"metadata": _metadata, **_referee_later(), **_store_own(), **_trustless()}
+
+
+def _referee_later() -> dict[str, Table]:
+    """A referee's tables that its moves never read."""
     # The seats' join blocks, verbatim (a round's archive lists them; a join is taken once).
     joins = Table(
         "joins", _metadata,
@@ -273,7 +278,11 @@ def _later() -> dict[str, object]:
         Column("error", String),
         Index("ix_webhooks_due", "sent_at", "next_at"),
     )
+    return {"joins": joins, "webhooks": webhooks}
 
+
+def _store_own() -> dict[str, Table]:
+    """The store's own tables: leases, daemons and its marks."""
     # Which daemon serves a game until when, and each daemon's heartbeat (pbem/host/leases.py).
     # No foreign key: a trustless game beside the store is leased here too.
     leases = Table(
@@ -295,7 +304,11 @@ def _later() -> dict[str, object]:
         Column("key", String, primary_key=True),
         Column("value", String, nullable=False),
     )
+    return {"leases": leases, "daemons": daemons, "meta": meta}
 
+
+def _trustless() -> dict[str, Table]:
+    """The blind host's tables beside `trustless_games` (pbem.host.blind)."""
     # The blind host's signed notices (reminders, late notices), as `notices` is a referee's.
     trustless_notices = _notices("trustless_notices", "trustless_games")
 
@@ -340,10 +353,9 @@ def _later() -> dict[str, object]:
         Column("at", String, nullable=False),
     )
 
-    return {"metadata": _metadata, "joins": joins, "webhooks": webhooks, "leases": leases, "daemons": daemons,
-            "trustless_joins": trustless_joins, "trustless_packets": trustless_packets, "trustless_rounds": trustless_rounds,
-            "trustless_activity": trustless_activity, "trustless_notices": trustless_notices,
-            "trustless_talk": trustless_talk, "meta": meta}
+    return {"trustless_joins": trustless_joins, "trustless_packets": trustless_packets,
+            "trustless_rounds": trustless_rounds, "trustless_activity": trustless_activity,
+            "trustless_notices": trustless_notices, "trustless_talk": trustless_talk}
 
 
 _LATER = ("metadata", "joins", "webhooks", "leases", "daemons", "trustless_joins", "trustless_packets",
