@@ -17,7 +17,6 @@ from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
 from pbem.host.clock import FakeClock, stamp
 from pbem.host.deadlines import Timing
-from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import read_blocks
 from pbem.seat import keys
 
@@ -128,7 +127,7 @@ def clocked_game(tmp_path: Path, timing: Timing, store: str, start: str = "2026-
     return clock, host, fh, seats, ids
 
 
-def bots_end_the_round(host: H.Host, fh: FolderHost, seats: dict[str, FolderSeat], ids: dict[str, Identity]) -> None:
+def bots_end_the_round(host: H.Host, fh: FolderHost, seats: dict[str, FolderSeat]) -> None:
     """clocked_game's round played to its end by a smart bot for each seat, the host serving: the
     seat to move opens its newest packet and submits the bot's move (or again the move it made,
     at a renewal), as a bot daemon does (pbem.auto.seat_bot.FolderBot, whose seats each open

@@ -213,7 +213,7 @@ def test_the_audit_faults_a_packet_naming_a_budget_no_game_may_set(tmp_path: Pat
     clock.advance(3601)
     rogue_play(host, silent, str(legal_moves(view(host.live_state(), silent))[0]))
     fh.step()
-    bots_end_the_round(host, fh, seats, ids)
+    bots_end_the_round(host, fh, seats)
     host.close()
     audit = pbem("audit", tmp_path / "shared", "--round", 1, home=seats[first].home, timeout=60)
     said = " ".join((audit.stdout + audit.stderr).split())

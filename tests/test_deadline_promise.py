@@ -35,7 +35,7 @@ def _host_plays_then_audit(tmp_path: Path, host, fh, seats, ids, silent: str, pr
     `pbem audit` of it passes (run by `audit_with`: a process of its own, or `here`): its output."""
     assert "applied" in [o.kind for o in host.tick()]
     fh.step()
-    bots_end_the_round(host, fh, seats, ids)
+    bots_end_the_round(host, fh, seats)
     assert _host_moves(host)[0] == (silent, promised)
     host.close()
     audit = audit_with("audit", tmp_path / "shared", "--round", 1, home=seats[silent].home)
@@ -144,7 +144,7 @@ def test_a_move_made_for_the_packet_a_renewal_replaced_is_applied(tmp_path: Path
     assert host.status()["to_move"] != silent
     after = here("turn", shared, "--as", silent, home=seats[silent].home)
     assert after.returncode == 0 and "your turn" not in after.stdout, after.stdout
-    bots_end_the_round(host, fh, seats, ids)
+    bots_end_the_round(host, fh, seats)
     archive = next(b for b in read_blocks(host.archives()[1]) if b.kind == "archive").doc
     made = [m for m in archive.moves if m.seat == silent][0]
     envelope = parse("move", unb64(made.envelope, "envelope")).doc
@@ -185,7 +185,7 @@ def test_the_seats_audit_faults_a_host_move_over_its_move_for_the_renewed_packet
     assert "applied" in [o.kind for o in host.tick()]  # the host plays for the seat at the renewal
     assert _host_moves_now(host) == [(silent, waiting + 1)]
     fh.step()
-    bots_end_the_round(host, fh, seats, ids)
+    bots_end_the_round(host, fh, seats)
     host.close()
     audit = here("audit", shared, "--round", 1, "--as", silent, home=seats[silent].home)
     assert audit.returncode == 8, audit.stdout + audit.stderr

@@ -251,7 +251,7 @@ def test_a_rogue_hosts_moves_are_faulted_by_the_audit_and_the_seat_is_warned(tmp
     state = host.live_state()
     rogue_play(host, e, policy_move(view(state, e), e, "discard", host.game_id(), 5))
     fh.step()
-    bots_end_the_round(host, fh, seats, ids)
+    bots_end_the_round(host, fh, seats)
     host.close()
     audit = pbem("audit", shared, "--round", 1, home=seats[a].home)
     assert audit.returncode == 8, audit.stdout + audit.stderr

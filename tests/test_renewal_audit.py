@@ -42,7 +42,7 @@ def _renewed_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatc
         clock.advance(3 * 3600 + 60)
         assert "applied" in [o.kind for o in host.tick()]
     fh.step()
-    bots_end_the_round(host, fh, seats, ids)
+    bots_end_the_round(host, fh, seats)
     host.close()
     return shared, seats, ids, seat, waiting
 
