@@ -123,13 +123,13 @@ class Turn:
             check_typed(self.sp.view, move)
 
     def json(self) -> dict[str, Any]:
-        """`pbem turn --json`: `pbem show --json`'s object (a trustless game: its summary and
-        `your_turn`), with `transport`, `notices`, `answered`, `answered_seq`, `talk` (docs/playing.md)."""
+        """`pbem show --json`'s object (trustless: its summary, `your_turn`) and the fields docs/playing.md lists."""
         import msgspec
 
         notices = [msgspec.to_builtins(n) for n in self.notices]
-        made = self.answer() if self.mine() else None  # (a trustless table: None)
-        extra = {"transport": self.transport, "answered": self.answered(), "notices": notices,
+        made = self.answer() if self.mine() else None  # read once for both fields (a trustless table: None)
+        answered = self.client.answered() if self.client is not None else made is not None
+        extra = {"transport": self.transport, "answered": answered, "notices": notices,
                  "answered_seq": made.signed.doc.seq if made is not None else None}
         if self.client is not None:
             from pbem.seat.trustless_said import summary

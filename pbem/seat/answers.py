@@ -78,14 +78,15 @@ class Answer:
 
     def refuse_other(self, sp: SeatPacket, text: str) -> None:
         """StaleMove (exit 5) when `text`, asked for now, is not the move that was sent (again)."""
-        if not self.new and not self.same_as(sp, text) and self.renewed(sp):
+        if self.new or self.same_as(sp, text):
+            return
+        hint = t("the host takes one move per packet; the next packet is your next chance")
+        if self.renewed(sp):
             raise StaleMove(t("your new move “{move}” was not sent: your move for packet {before} counts at packet "
                               "{seq}, which renews it", move=text, before=self.signed.doc.seq, seq=sp.doc.seq),
-                            hint=t("the host takes one move per packet; the next packet is your next chance"))
-        if not self.new and not self.same_as(sp, text):
-            raise StaleMove(t("your new move “{move}” was not sent: packet {seq} has your move already",
-                              move=text, seq=sp.doc.seq),
-                            hint=t("the host takes one move per packet; the next packet is your next chance"))
+                            hint=hint)
+        raise StaleMove(t("your new move “{move}” was not sent: packet {seq} has your move already",
+                          move=text, seq=sp.doc.seq), hint=hint)
 
 
 def canonical(sp: SeatPacket, text: str) -> str | None:
