@@ -43,7 +43,7 @@ _new = tuple.__new__  # a Move from its fields in order: faster than Move(...) f
 Aim = Literal["player", "goal", "cell", "self"]
 
 
-class Table:
+class RuleContext:
     """What a rule looks at: the state, the mover, and the types in front of each player."""
 
     __slots__ = ("state", "me", "_front")
@@ -94,7 +94,7 @@ class ActionRule:
         # kind -> (players, the aims of `aims`), made once per table
         self._aims_of: dict[str, tuple[tuple[str, ...], tuple[Aiming, ...]]] = {}
 
-    def candidates(self, t: Table, card: str) -> Sequence[Move]:
+    def candidates(self, t: RuleContext, card: str) -> Sequence[Move]:
         """Every well-aimed way to play `card`; the legal ones are those without a refusal."""
         if self.aim == "cell":  # the cells change with the maze
             return [_new(Move, ("play", card, pos, False, None, None, (), None)) for pos in t.state.board.path_cells()]
@@ -121,7 +121,7 @@ class ActionRule:
             return [(None, None)]
         return [(p, None) for p in players]
 
-    def legal(self, t: Table, card: str) -> Sequence[Move]:
+    def legal(self, t: RuleContext, card: str) -> Sequence[Move]:
         """The candidates without a refusal: what the legal-move generator lists for `card` (do not change it)."""
         if self.aim in ("player", "self"):
             return [_aimed(card, a) for a in self.legal_aims(t, kind_name(card))]
@@ -129,7 +129,7 @@ class ActionRule:
         refusal = self.refusal
         return [m for m in self.candidates(t, card) if refusal(t, k, m) is None]
 
-    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+    def legal_aims(self, t: RuleContext, kind: str) -> Sequence[Aiming]:
         """The aims of a card of `kind` that its rule does not refuse, as `legal` lists them (do not
         change it). Each rule that keeps its part states refusal's tests again here, without a call
         per aim; tests/test_properties.py and tests/test_expansion_properties.py check that check()
@@ -137,7 +137,7 @@ class ActionRule:
         card, k = ids_of(kind)[0], KINDS[kind]  # (a rule's refusal does not depend on the copy)
         return [a for a in self.aims(t.state.players, kind) if self.refusal(t, k, _aimed(card, a)) is None]
 
-    def part(self, t: Table, card: str, kind: str) -> Part:
+    def part(self, t: RuleContext, card: str, kind: str) -> Part:
         """`legal` as a part of the legal-move list (engine/listed.py): its moves' aims (target,
         tool), each made into a move of `card` (of `kind`) when it is asked for.
 
@@ -154,7 +154,7 @@ class ActionRule:
             aims = kept[key] = self.legal_aims(t, kind)
         return (AIMED, aims, card)
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         """Why `move` breaks this card's rule, or None. The target is a player when aim is "player"."""
         return None
 
@@ -183,13 +183,13 @@ def take_front(state: RoundState, player: str, ftype: FrontType, events: list[Ev
 
 
 class Break(ActionRule):
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         broke = front_type_of(_card(move))
         if broke in t.front.get(move.target, NOTHING):
             return f"{move.target} already has a {broke}"
         return None
 
-    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+    def legal_aims(self, t: RuleContext, kind: str) -> Sequence[Aiming]:
         aims = self.aims(t.state.players, kind)
         front = t.front
         if front:  # (nothing in front of anyone: nobody has it broken yet)
@@ -213,7 +213,7 @@ class Fix(ActionRule):
     def _aims(self, players: tuple[str, ...], kind: str) -> list[Aiming]:
         return [(p, tool) for p in players for tool in KINDS[kind].tools]
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         tool = move.tool
         if tool is None or tool not in k.tools:
             return f"{k.kind} repairs {' or '.join(k.tools)}; name the tool"
@@ -221,9 +221,9 @@ class Fix(ActionRule):
             return f"{move.target} has no broken {move.tool}"
         return None
 
-    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+    def legal_aims(self, t: RuleContext, kind: str) -> Sequence[Aiming]:
         # by player, each aim with the broken type it repairs; only the players with something in
-        # front looked at (Table.front lists them in seat order)
+        # front looked at (RuleContext.front lists them in seat order)
         front = t.front
         if not front:  # nothing in front of anyone: nothing to repair
             return ()
@@ -246,13 +246,13 @@ class Fix(ActionRule):
 class Rockfall(ActionRule):
     aim = "cell"
 
-    def legal(self, t: Table, card: str) -> Sequence[Move]:
+    def legal(self, t: RuleContext, card: str) -> Sequence[Move]:
         return self.candidates(t, card)  # every candidate is at a path card, which is all refusal asks
 
-    def part(self, t: Table, card: str, kind: str) -> Part:
+    def part(self, t: RuleContext, card: str, kind: str) -> Part:
         return (AT, t.state.board.path_cells(), card)  # the candidates, each made when asked for
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         if move.at is None or not path_cell(t.state.board, move.at):
             where = f"{move.at[0]},{move.at[1]}" if move.at else "nowhere"
             return f"rockfall needs a path card (not the start or a goal) at {where}"
@@ -270,10 +270,10 @@ class Rockfall(ActionRule):
 class Map(ActionRule):
     aim = "goal"
 
-    def part(self, t: Table, card: str, kind: str) -> Part:
+    def part(self, t: RuleContext, card: str, kind: str) -> Part:
         return (MADE, self.legal(t, card), None)  # made anew: the goals it may aim at change with the maze
 
-    def legal(self, t: Table, card: str) -> Sequence[Move]:
+    def legal(self, t: RuleContext, card: str) -> Sequence[Move]:
         # refusal's test without a call per candidate (the candidates name goals), as in Break.legal_aims
         top, middle, bottom = _GOAL_TILES(t.state.board.cells)
         if top.hidden and middle.hidden and bottom.hidden:  # (all still face down, as on most turns)
@@ -282,7 +282,7 @@ class Map(ActionRule):
         hidden = [name for name, pos in GOAL_CELLS.items() if cells[pos].hidden]
         return [m for m in self.candidates(t, card) if m.target in hidden]
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         if move.target not in GOAL_NAMES:
             return "a map is played 'on top', 'on middle' or 'on bottom'"
         if not t.state.board.is_hidden(move.target):
@@ -301,10 +301,10 @@ class Theft(ActionRule):
     aim = "self"
     mover_matters = True
 
-    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+    def legal_aims(self, t: RuleContext, kind: str) -> Sequence[Aiming]:
         return () if "theft" in t.front.get(t.me, NOTHING) else self.aims(t.state.players, kind)
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         if move.target is not None or move.at is not None:
             return "a theft is played in front of yourself: 'play theft'"
         if "theft" in t.front.get(t.me, NOTHING):
@@ -318,11 +318,11 @@ class Theft(ActionRule):
 
 
 class HandsOff(ActionRule):
-    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+    def legal_aims(self, t: RuleContext, kind: str) -> Sequence[Aiming]:
         front = t.front
         return [a for a in self.aims(t.state.players, kind) if "theft" in front.get(a[0], NOTHING)] if front else ()
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         if "theft" not in t.front.get(move.target, NOTHING):
             return f"{move.target} has no theft in front of them"
         return None
@@ -336,11 +336,11 @@ class HandsOff(ActionRule):
 class Trap(ActionRule):
     mover_matters = True
 
-    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+    def legal_aims(self, t: RuleContext, kind: str) -> Sequence[Aiming]:
         me, front = t.me, t.front
         return [a for a in self.aims(t.state.players, kind) if a[0] != me and "trap" not in front.get(a[0], NOTHING)]
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         if move.target == t.me:
             return "a trap is played on another player"
         if "trap" in t.front.get(move.target, NOTHING):
@@ -353,11 +353,11 @@ class Trap(ActionRule):
 
 
 class Free(ActionRule):
-    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+    def legal_aims(self, t: RuleContext, kind: str) -> Sequence[Aiming]:
         front = t.front
         return [a for a in self.aims(t.state.players, kind) if "trap" in front.get(a[0], NOTHING)] if front else ()
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         if "trap" not in t.front.get(move.target, NOTHING):
             return f"{move.target} is not trapped"
         return None
@@ -373,11 +373,11 @@ class OnAnother(ActionRule):
 
     mover_matters = True
 
-    def legal_aims(self, t: Table, kind: str) -> Sequence[Aiming]:
+    def legal_aims(self, t: RuleContext, kind: str) -> Sequence[Aiming]:
         me = t.me
         return [a for a in self.aims(t.state.players, kind) if a[0] != me]
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         if move.target == t.me:
             return f"{k.kind} is played on another player"
         return None
@@ -403,11 +403,11 @@ class SwapHand(OnAnother):
 
 
 class SwapHat(ActionRule):
-    def part(self, t: Table, card: str, kind: str) -> Part:
+    def part(self, t: RuleContext, card: str, kind: str) -> Part:
         # every candidate while dwarf cards are left aside, none after (refusal's only test)
         return (AIMED, self.aims(t.state.players, kind), card) if t.state.aside else _NO_MOVES
 
-    def refusal(self, t: Table, k: CardKind, move: Move) -> str | None:
+    def refusal(self, t: RuleContext, k: CardKind, move: Move) -> str | None:
         if not t.state.aside:
             return "no dwarf cards are left aside"
         return None

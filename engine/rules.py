@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from .actions import ActionRule, Table, rule_of, take_front
+from .actions import ActionRule, RuleContext, rule_of, take_front
 from .board import GOAL_CELLS, shape_of
 from .catalog import BLOCKERS, EXPANSION, FRONT_TYPES, HIDDEN, KINDS, card_kind, card_rank, ids_of, kind_name
 from .dealer import OPEN_DECK, Drawer
@@ -57,7 +57,7 @@ def _parts(state: RoundState) -> list[Part]:
     ranked = sorted([c for c in hand if c != HIDDEN] if unread else hand, key=card_rank)
     firsts: list[str] = []
     parts: list[Part] = []
-    table: Table | None = None
+    table: RuleContext | None = None
     blocked = not BLOCKERS.isdisjoint(state.in_front.get(me, ()))  # (state.blocked(me), without the call)
     board = state.board
     fits = board._fits  # (Board.placements' memo for this version, read here without a call per card)
@@ -76,7 +76,7 @@ def _parts(state: RoundState) -> list[Part]:
                     parts.append((TURNED, turned, cid))
         else:
             if table is None:
-                table = Table(state)
+                table = RuleContext(state)
             parts.append(rule.part(table, cid, kind))
     if unread:  # face down, last: the unread cards stand for one kind of their own
         ranked += [HIDDEN] * unread
@@ -241,7 +241,7 @@ def _check_action(state: RoundState, move: Move) -> Move | str:
     aims_player = rule.aim == "player"
     if aims_player and move.target not in state.players:
         return f"unknown player {move.target!r}; players are {', '.join(state.players)}"
-    why = rule.refusal(Table(state), k, move)
+    why = rule.refusal(RuleContext(state), k, move)
     if why:
         return why
     if aims_player and move.at is not None:

@@ -16,11 +16,13 @@ from .views import view
 
 
 class Bot(Protocol):
+    """A player's policy: the move it plays from what its seat sees (a view, engine.views)."""
+
     def choose(self, view: RoundState) -> Move: ...
 
 
 @dataclass
-class Record:
+class GameRecord:
     """Enough to reproduce a game: per round, its seed and its moves in text."""
 
     seeds: list[str] = field(default_factory=list)
@@ -50,9 +52,9 @@ def play_game(
     options: frozenset[str] = frozenset(),
     *,
     use_views: bool = True,
-) -> tuple[Game, Record]:
+) -> tuple[Game, GameRecord]:
     game = Game(ruleset, players, options)
-    record = Record()
+    record = GameRecord()
     bots = {p: bot_factory(p) for p in players}
     while not game.over:
         seed_text = round_seed(seed, len(game.rounds) + 1)

@@ -12,8 +12,8 @@ from engine.bots import RandomBot
 from pbem.host import referee as H
 from pbem.protocol.crypto import Identity, PublicKey
 from pbem.protocol.documents import (
-    Move,
     SealedMove,
+    SeatMove,
     Signed,
     b64,
     move_commitment,
@@ -116,10 +116,10 @@ def play_until(table: Table, stop, seed: int = 0, limit: int = 2000) -> None:
 
 
 def forged_move(game: str, seq: int, packet: str, seat: str, text: str, host_key: PublicKey, signer: Identity,
-                nonce: bytes | None = None) -> Signed[Move]:
+                nonce: bytes | None = None) -> Signed[SeatMove]:
     """A move of any `text` (no rule asked), sealed to the host and signed by `signer` as `seat`'s
     answer to packet `seq` (hash `packet`) of `game`: what a seat's own program could send."""
     nonce = os.urandom(16) if nonce is None else nonce
-    return sign(Move(game=game, seat=seat, seq=seq, packet=packet, commit=move_commitment(nonce, text),
+    return sign(SeatMove(game=game, seat=seat, seq=seq, packet=packet, commit=move_commitment(nonce, text),
                      sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), host_key,
                                       seal_info(game, seq, seat, "host", "move"), pad="move")), signer)

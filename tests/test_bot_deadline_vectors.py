@@ -14,7 +14,7 @@ import msgspec
 import pytest
 from vector_checks import KEYS, assert_one_byte_changed_is_refused, fixed_identity
 
-from pbem.protocol.documents import SIG_LEN, Archive, Move, Packet, read_blocks, sign, to_json
+from pbem.protocol.documents import SIG_LEN, Archive, Packet, SeatMove, read_blocks, sign, to_json
 from pbem.replay.audit import audit
 
 V = Path(__file__).parent / "vectors" / "protocol"
@@ -28,7 +28,7 @@ def _blocks():
 
 def test_each_block_decodes_and_encodes_to_the_same_bytes() -> None:
     blocks = _blocks()
-    assert [type(b.doc) for b in blocks] == [Packet, Move, Archive]
+    assert [type(b.doc) for b in blocks] == [Packet, SeatMove, Archive]
     assert "\n".join(b.armored() for b in blocks) == (V / "bot-deadline.pbem").read_text(encoding="utf-8")
     assert [b.hash for b in blocks] == FACTS["hashes"]
     assert [len(b.armored().encode()) for b in blocks] == FACTS["bytes"]

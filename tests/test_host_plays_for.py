@@ -128,14 +128,14 @@ def rogue_play(host, seat: str, text: str, why: str = "timeout"):
     """What a misbehaving host does: its own signed move for a seat, applied without the
     library's checks (a patched pbem), stamped with the time it was made."""
     from pbem.host import moving
-    from pbem.protocol.documents import Move
+    from pbem.protocol.documents import SeatMove
 
     with host._change() as change:
         g = change.g
         f, me = host.facts, change.signer()
         nonce = os.urandom(16)
         info = seal_info(f.id, g["seq"], seat, HOST, "move")
-        block = sign(Move(game=f.id, seat=seat, seq=g["seq"], packet=g["head"], commit=move_commitment(nonce, text),
+        block = sign(SeatMove(game=f.id, seat=seat, seq=g["seq"], packet=g["head"], commit=move_commitment(nonce, text),
                           by=HOST, why=why, at=host.now(),
                           sealed=seal_json(SealedMove(move=text, nonce=b64(nonce)), me.public, info, pad="move")), me)
         return moving.apply(change, f.seat(seat), change.state(), text, nonce, block, by=why)

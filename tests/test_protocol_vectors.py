@@ -30,12 +30,12 @@ from pbem.protocol.documents import (
     Handover,
     Invitation,
     Join,
-    Move,
     Notice,
     Packet,
     Part,
     Request,
     SealedMove,
+    SeatMove,
     move_commitment,
     open_as,
     read_blocks,
@@ -111,9 +111,9 @@ def test_armour_written_tolerated_and_refused() -> None:
             dearmor_all(text)
 
 
-DOCUMENTS = {"invitation.pbem": Invitation, "join.pbem": Join, "packet.pbem": Packet, "move.pbem": Move,
+DOCUMENTS = {"invitation.pbem": Invitation, "join.pbem": Join, "packet.pbem": Packet, "move.pbem": SeatMove,
              "archive.pbem": Archive, "notice.pbem": Notice, "request.pbem": Request, "handover.pbem": Handover,
-             "packet-deadline.pbem": Packet, "move-by-host.pbem": Move, "archive-deadline.pbem": Archive}
+             "packet-deadline.pbem": Packet, "move-by-host.pbem": SeatMove, "archive-deadline.pbem": Archive}
 
 
 @pytest.mark.parametrize("name", sorted(DOCUMENTS))

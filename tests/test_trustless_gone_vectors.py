@@ -103,7 +103,7 @@ def test_the_stand_in_shares_combine_into_exactly_the_gone_seats_tokens_and_key(
     assert (move.step, move.move, [r.slot for r in move.discard]) == ("move", "discard ?", [("deck@1", 5)])
     riding = SI.read_shares(move.game, "dan", move.stand_in, {"ann"}, lambda _: [SLOTS[0]], lambda *_: False,
                             _images("dan"), CTS, _epoch)
-    pair = {SEATS.index("bob"): parts[SEATS.index("bob")], SEATS.index("dan"): SI.Part(riding["ann"], None)}
+    pair = {SEATS.index("bob"): parts[SEATS.index("bob")], SEATS.index("dan"): SI.CheckedShares(riding["ann"], None)}
     assert SI.complete(SI.Need("ann", SLOTS[:1]), pair, K, ann.shares[1].public)[0] == {
         SLOTS[0]: token_point(ann.shares[1].secret, CTS[SLOTS[0]])}
 

@@ -8,19 +8,13 @@ moves out in sampled worlds, `think` seconds a decision). See docs/bots.md.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
-from ..moves import Move
-from ..state import RoundState
+from ..selfplay import Bot
 from .random_bot import RandomBot
 from .search import THINK, SearchBot
 from .smart import SmartBot
 
 KINDS = ("random", "smart", "search")
-
-
-class Bot(Protocol):
-    def choose(self, view: RoundState) -> Move: ...
 
 
 def make_bot(kind: str, seat: str, seed: int | str = 0, think: float = THINK,

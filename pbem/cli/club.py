@@ -13,7 +13,7 @@ from pbem.cli.jsonout import json_text
 from pbem.ui.words import role_name, t
 
 if TYPE_CHECKING:
-    from pbem.host.club import Standing
+    from pbem.host.club import ClubStanding
     from pbem.host.store import Store
 
 app = typer.Typer(help="A club's store as a whole: ratings, seasons, standings, export.", no_args_is_help=True)
@@ -28,7 +28,7 @@ def _open(store: str | None) -> Store:
     return Store(store_url(store))
 
 
-def _print(table: list[Standing], as_json: bool, title: str) -> None:
+def _print(table: list[ClubStanding], as_json: bool, title: str) -> None:
     if as_json:
         typer.echo(json_text([p.as_json() for p in table]))
         return

@@ -41,7 +41,7 @@ class FinishedRound:
 
 
 @dataclass
-class Standing:
+class ClubStanding:
     """A player's line in `pbem club ratings` / `standings`."""
 
     key: str
@@ -123,18 +123,18 @@ def teams(r: FinishedRound) -> tuple[list[list[str]], list[float]]:
     return [groups[k] for k in order], [2.0 if lost else 1.0 for lost, _ in order]
 
 
-def standings(rounds_: Sequence[FinishedRound]) -> list[Standing]:
+def standings(rounds_: Sequence[FinishedRound]) -> list[ClubStanding]:
     """Every player's rating after `rounds_` in order, with their counts, best first."""
     from openskill.models import PlackettLuce  # loaded by the club's commands only
 
     model = PlackettLuce()
-    table: dict[str, Standing] = {}
+    table: dict[str, ClubStanding] = {}
     final_gold: dict[tuple[str, str], int] = {}
     for r in rounds_:
         for seat, key in r.players.items():
             if key not in table:
                 fresh = model.rating()
-                table[key] = Standing(key=key, name=seat, mu=fresh.mu, sigma=fresh.sigma)
+                table[key] = ClubStanding(key=key, name=seat, mu=fresh.mu, sigma=fresh.sigma)
             p = table[key]
             p.name = seat  # the name it had in its latest game
             p.games.add(r.game_id)

@@ -28,10 +28,10 @@ from pbem.protocol import fairness
 from pbem.protocol.documents import (
     MOVE_NONCE_LEN,
     Join,
-    Move,
     PublicMove,
     RecentMove,
     SealedMove,
+    SeatMove,
     Signed,
     b64,
     move_commitment,
@@ -79,7 +79,7 @@ def take_join(ch: Change, block: Signed[Join]) -> Outcome:
 
 
 
-def take_move(ch: Change, block: Signed[Move]) -> Outcome:
+def take_move(ch: Change, block: Signed[SeatMove]) -> Outcome:
     """A seat's move answering the head: opened, checked against its commitment, applied."""
     c, g, f = ch.c, ch.g, ch.facts
     seat = ch.seat_of(block)
@@ -108,7 +108,7 @@ def take_move(ch: Change, block: Signed[Move]) -> Outcome:
     return apply(ch, seat, state, text, nonce, block)
 
 
-def _answers_head(ch: Change, move: Move) -> bool:
+def _answers_head(ch: Change, move: SeatMove) -> bool:
     """Whether `move` answers the packet waiting: that packet, or the one before a fresh packet
     of the same position renewed it to name a deadline (timeout.renewed_to), by its number and hash."""
     g = ch.g
@@ -136,13 +136,13 @@ def play_for(ch: Change, seat: Seat, state: RoundState, why: str, text: str | No
                          "not {other}", seat=seat.name, policy=policy, move=repr(chosen), other=repr(text)))
     nonce = os.urandom(MOVE_NONCE_LEN)
     info = seal_info(f.id, g["seq"], seat.name, HOST, "move")
-    block = sign(Move(game=f.id, seat=seat.name, seq=g["seq"], packet=g["head"],
+    block = sign(SeatMove(game=f.id, seat=seat.name, seq=g["seq"], packet=g["head"],
                       commit=move_commitment(nonce, chosen), by=HOST, why=why, at=ch.now(),
                       sealed=seal_json(SealedMove(move=chosen, nonce=b64(nonce)), me.public, info, pad="move")), me)
     return apply(ch, seat, state, chosen, nonce, block, by=why)
 
 
-def apply(ch: Change, seat: Seat, state: RoundState, text: str, nonce: bytes, block: Signed[Move],
+def apply(ch: Change, seat: Seat, state: RoundState, text: str, nonce: bytes, block: Signed[SeatMove],
           by: str | None = None) -> Outcome:
     """Apply `text`, checked, for `seat` (`by`: why the host made it; None: the seat's own
     move) and publish the next packet: with the round's result and archive when it ended."""

@@ -59,9 +59,9 @@ from pbem.protocol.crypto import Identity, OwnBox, PublicKey
 from pbem.protocol.documents import (
     Handover,
     Join,
-    Move,
     Packet,
     RecentMove,
+    SeatMove,
     Signed,
     Talk,
     open_json,
@@ -376,7 +376,7 @@ class Host(Closing):
                 return self._talk(ch, block)
             if isinstance(block.doc, Join):
                 return moving.take_join(ch, block)
-            if isinstance(block.doc, Move):
+            if isinstance(block.doc, SeatMove):
                 try:
                     return moving.take_move(ch, block)
                 except StaleMove as exc:

@@ -9,12 +9,12 @@ from typing import Any
 from pbem.errors import UsageError
 from pbem.mail.message import compose
 from pbem.mail.texts import tag
-from pbem.protocol.documents import Handover, Join, Mental, Move, Request, Signed, Talk
+from pbem.protocol.documents import Handover, Join, Mental, Request, SeatMove, Signed, Talk
 from pbem.ui import words
 from pbem.ui.words import t
 
 
-def move_subject(doc: Move) -> str:
+def move_subject(doc: SeatMove) -> str:
     return t("{tag} packet {seq}: move by {seat}", tag=tag(doc.game), seq=doc.seq, seat=doc.seat)
 
 
@@ -31,7 +31,7 @@ def block_mail(block: Signed[Any], *, sender: str, to: str, in_reply_to: str | N
     body and attached)."""
     armored = block.armored()
     doc = block.doc
-    if isinstance(doc, Move):
+    if isinstance(doc, SeatMove):
         subject = move_subject(doc)
         name = f"move-{doc.seat}-{doc.seq:06d}.pbem"
         text = t("{seat}'s move answering packet {seq} (sealed to the host).", seat=doc.seat, seq=doc.seq) + "\n"

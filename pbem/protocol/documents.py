@@ -45,7 +45,6 @@ from pbem.protocol.shapes import (
     Join,
     KeyShareDoc,
     Link,
-    Move,
     Packet,
     Part,
     Party,
@@ -56,6 +55,7 @@ from pbem.protocol.shapes import (
     RelayPacket,
     Result,
     SealedMove,
+    SeatMove,
     Shape,
     Standings,
     Waiting,
@@ -107,7 +107,7 @@ __all__ = [
     "MOVE_NONCE_LEN",
     "Mental",
     "MentalStep",
-    "Move",
+    "SeatMove",
     "Notice",
     "NoticeKind",
     "Opening",
@@ -144,10 +144,10 @@ __all__ = [
 ]
 
 
-TYPES: dict[str, type[Document]] = {t.KIND: t for t in (Invitation, Join, Packet, Move, Archive, Notice, Request,
+TYPES: dict[str, type[Document]] = {t.KIND: t for t in (Invitation, Join, Packet, SeatMove, Archive, Notice, Request,
                                                          Handover, Mental, Talk)}
 # What a seat sends its host (by folder, file or mail): every transport hands the host these kinds
-SEAT_SENDS: tuple[type[Document], ...] = (Join, Move, Request, Handover, Mental, Talk)
+SEAT_SENDS: tuple[type[Document], ...] = (Join, SeatMove, Request, Handover, Mental, Talk)
 SEAT_SENDS_KINDS: frozenset[str] = frozenset(t.KIND for t in SEAT_SENDS)
 # the formats read besides each kind's current one: a blind host's packets of format 2
 OTHER_FORMATS: dict[str, type[Document]] = {"pbem-packet/2": RelayPacket}

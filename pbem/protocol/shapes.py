@@ -320,7 +320,7 @@ class Part(Shape, frozen=True):
 # --- move -------------------------------------------------------------------------------------
 
 
-class Move(Document, tag=f"pbem-move/{VERSION}", frozen=True, kw_only=True):
+class SeatMove(Document, tag=f"pbem-move/{VERSION}", frozen=True, kw_only=True):
     KIND: ClassVar[str] = "move"
     seat: str
     seq: int  # the packet this move answers

@@ -29,8 +29,8 @@ from pbem.protocol.documents import (
     Invitation,
     Join,
     Link,
-    Move,
     Packet,
+    SeatMove,
     Signed,
     Talk,
     check_signature,
@@ -461,7 +461,7 @@ def _check_envelope(rep: Report, i: int, m: ArchivedMove, key_at: Keys, chain: d
     except PbemError as exc:
         rep.fault(i, ENVELOPE, msg("the signed move file is unusable: {error}", error=exc))
         return None
-    move: Move = env.doc
+    move: SeatMove = env.doc
     ok = True
     if move.by != m.by:
         rep.fault(i, ENVELOPE, msg("the archive and the move file disagree on who made the move"))

@@ -20,7 +20,7 @@ from pathlib import Path
 from engine.errors import MoveError
 from pbem.atomic import read_bounded, same_content, write_atomic
 from pbem.errors import BadPacket, CannotRead, PbemError, StaleMove, UsageError, msg
-from pbem.protocol.documents import Move, SealedMove, Signed, open_as, read_blocks, seal_info, seal_json
+from pbem.protocol.documents import SealedMove, SeatMove, Signed, open_as, read_blocks, seal_info, seal_json
 from pbem.protocol.limits import MAX_FILE
 from pbem.protocol.timeout import answered_by
 from pbem.seat.home import move_path
@@ -31,7 +31,7 @@ from pbem.ui.words import t
 
 @dataclass
 class Answer:
-    signed: Signed[Move]  # the move as made (and as sent)
+    signed: Signed[SeatMove]  # the move as made (and as sent)
     data: bytes  # its file, byte for byte
     text: str | None  # its words, canonical; None for a move kept before its words were (or unreadable)
     new: bool  # made now, not kept from before
@@ -134,7 +134,7 @@ def _kept_for(sp: SeatPacket, home: Path, seq: int) -> Answer | None:
         blocks = read_blocks(data.decode("utf-8", errors="replace"))
         if len(blocks) != 1:
             raise _damaged(path, seq)
-        signed = blocks[0].expect(Move)
+        signed = blocks[0].expect(SeatMove)
     except PbemError:
         raise _damaged(path, seq) from None
     text = None

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from engine.moves import Move as EngineMove
+from engine.moves import Move
 from engine.state import RoundState
 from engine.views import load_view
 from pbem.atomic import write_atomic
@@ -28,13 +28,13 @@ from pbem.protocol.documents import (
     Handover,
     Invitation,
     Join,
-    Move,
     Packet,
     Part,
     PublicMove,
     RecentMove,
     Request,
     SealedMove,
+    SeatMove,
     Signed,
     b64,
     move_commitment,
@@ -331,7 +331,7 @@ def _forked() -> str:
     return t("the game has forked; tell the host")
 
 
-def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
+def make_move(sp: SeatPacket, text: str) -> Signed[SeatMove]:
     """Check `text` against the seat's view and write the signed, sealed move."""
     from pbem.ui.card_names import check_typed  # the rules load only to move: `pbem show` draws, checks nothing
 
@@ -339,13 +339,13 @@ def make_move(sp: SeatPacket, text: str) -> Signed[Move]:
     return sign_move(sp, check_typed(sp.view, text))
 
 
-def sign_move(sp: SeatPacket, move: EngineMove) -> Signed[Move]:
+def sign_move(sp: SeatPacket, move: Move) -> Signed[SeatMove]:
     """The signed move, its words sealed to the host, for a move already checked against the seat's view."""
     seq = sp.doc.seq
     nonce = os.urandom(MOVE_NONCE_LEN)
     host_key = PublicKey.decode(sp.invitation.doc.host.key)
     info = seal_info(sp.packet.game, seq, sp.seat, HOST, "move")
-    return sign(Move(game=sp.packet.game, seat=sp.seat, seq=seq, packet=sp.packet.hash,
+    return sign(SeatMove(game=sp.packet.game, seat=sp.seat, seq=seq, packet=sp.packet.hash,
                      commit=move_commitment(nonce, str(move)),
                      sealed=seal_json(SealedMove(move=str(move), nonce=b64(nonce)), host_key, info, pad="move")),
                 sp.identity)

@@ -25,7 +25,7 @@ from pbem.protocol.trustless.keys import EPOCHS, unb64
 BEFORE_THE_DEAL = ("shuffle", "deal", "answer")  # the steps at which a holder may still complain
 
 
-class Table(Protocol):
+class ComplaintTable(Protocol):
     """What the complaints read of the public table."""
 
     shares: dict[str, dict[int, Point]]
@@ -54,7 +54,7 @@ class Failed:
 
 @dataclass
 class Complaints:
-    t: Table
+    t: ComplaintTable
     filed: dict[str, str] = field(default_factory=dict)  # complainer -> the dealer it names
     failed: Failed | None = None
 

@@ -62,7 +62,7 @@ class Need:
 
 
 @dataclass(frozen=True)
-class Part:
+class CheckedShares:
     """One holder's checked part for one dealer: its share of each slot's token, and of the key."""
 
     tokens: dict[Slot, Point]
@@ -123,7 +123,7 @@ def make_sealed(game: str, holder: str, dealer: str, reader: str, slots: Sequenc
 
 def read(game: str, holder: str, given: Sequence[Any], needs: Sequence[Need],
          images_of: Callable[[str], dict[int, Point]], cts: dict[Slot, Ciphertext], epoch_of: EpochOf, *,
-         check: bool = True) -> dict[str, Part]:
+         check: bool = True) -> dict[str, CheckedShares]:
     """Check `holder`'s parts (`StandIn` documents) against what the table needs, each share
     against the holder's image of its dealer's key: {dealer: its checked part}."""
     if [g.dealer for g in given] != [n.dealer for n in needs]:
@@ -163,7 +163,7 @@ def read(game: str, holder: str, given: Sequence[Any], needs: Sequence[Need],
                                     dealer=need.dealer)) from None
             if check:
                 check_secret_share(key, image[need.epoch])
-        out[need.dealer] = Part(tokens, key)
+        out[need.dealer] = CheckedShares(tokens, key)
     return out
 
 
@@ -292,7 +292,7 @@ def read_unsealed(game: str, me: str, slot: Slot, given: Any, boxes: dict[str, S
     return combine(parts, threshold)
 
 
-def complete(need: Need, parts: dict[int, Part], threshold: int, key: Point) -> tuple[dict[Slot, Point], int | None]:
+def complete(need: Need, parts: dict[int, CheckedShares], threshold: int, key: Point) -> tuple[dict[Slot, Point], int | None]:
     """Dealer `need.dealer`'s tokens and round key from `threshold` holders' checked parts (by
     holder seat index): exactly what its own message would have published."""
     tokens = {s: combine({i: p.tokens[s] for i, p in parts.items()}, threshold) for s in need.slots}

@@ -8,7 +8,7 @@ the mover are gathered slot by slot, riding on any block (`take_shares`). A toke
 owes a later reader sealed is met by shares sealed to that reader (`sealed`): once K - 1 others
 gave theirs the reader reads the card with its own share, and when it plays it, its opening
 makes the token public (`unseal`). The table owns one
-`Vanished` and asks it; this module reads the table only through `Table`.
+`Vanished` and asks it; this module reads the table only through `VanishedTable`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pbem.protocol.trustless.tokens import ALL, Slot
 PARALLEL = ("deal", "goal", "reveal", "tokens")  # steps whose seats answer the same packet
 
 
-class Table(Protocol):
+class VanishedTable(Protocol):
     """What the vanished seats' bookkeeping reads of the public table."""
 
     game: TrustlessGame
@@ -56,9 +56,9 @@ class Table(Protocol):
 
 @dataclass
 class Vanished:
-    t: Table
+    t: VanishedTable
     gone: dict[str, int] = field(default_factory=dict)  # seats the host declared gone, and the packet
-    stand: dict[str, dict[str, SI.Part]] = field(default_factory=dict)  # holder -> its checked parts, this step
+    stand: dict[str, dict[str, SI.CheckedShares]] = field(default_factory=dict)  # holder -> its checked parts, this step
     debt_shares: dict[str, dict[Slot, dict[str, Point]]] = field(default_factory=dict)  # gone -> slot -> holder
     stood_in: dict[str, dict[Slot, Point]] = field(default_factory=dict)  # the tokens the last stand-in completed
     discarded: dict[str, int] = field(default_factory=dict)  # the face-down discards taken for each gone seat
