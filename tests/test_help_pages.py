@@ -5,6 +5,8 @@ first paragraph, which came out ragged: "--folder, --maildir / or --imap / is re
 from __future__ import annotations
 
 import re
+from collections import Counter
+from functools import cache
 
 import pytest
 import typer.main
@@ -118,55 +120,111 @@ def test_a_chinese_help_page_fills_its_lines(command: list[str], width: int) -> 
         assert not re.search(r"[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]…", line), run.stdout  # Chinese cut off
 
 
-# In one fresh interpreter (Typer reads the terminal's settings when it is imported), for each
-# language named on its command line in turn (each run reads PBEM_LANG anew; a terminal's settings,
-# not a language, need an interpreter of their own): the pages of `python -m pbem --help` and of
-# `python -m pbem` alone, run as that command runs them (runpy, so that click names the program as
-# it does), then Typer's own page of the whole command line, drawn by typer.rich_utils from the
-# converted tree; each ends with a line of its own, and each language with another.
+# In one fresh interpreter (Typer reads the terminal's settings when it is imported), in each
+# language named on its command line in turn (each run reads PBEM_LANG anew): the page of every
+# command, group and the root, as `python -m pbem ... --help` draws it (runpy, so that click names
+# the program as it does), then, in English, Typer's own page of the same command in the converted
+# tree, drawn by typer.rich_utils; `python -m pbem` alone for the root page. A line of its own
+# ends each page.
 PAGES = """
 import os, runpy, sys
-END = "\\n" + "-8<-" * 10
+import typer._click as click
+import typer.main
+import typer.rich_utils
+from pbem.cli import whole
+from pbem.cli._common import home_everywhere
+from pbem.cli.helptext import localise
+END = "-8<-" * 10
+
+def paths(cmd, path=()):
+    yield list(path)
+    for name, sub in getattr(cmd, "commands", {}).items():
+        yield from paths(sub, (*path, name))
+
+def entry(*args):
+    sys.argv = ["pbem", *args]
+    try:
+        runpy.run_module("pbem", run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        assert not args or not exc.code, (args, exc.code)  # alone, the page comes with click's usage exit
+    print(END, flush=True)
+
 for lang in sys.argv[1:]:
     os.environ["PBEM_LANG"] = lang
-    for args in (["--help"], []):
-        sys.argv = ["pbem", *args]
-        try:
-            runpy.run_module("pbem", run_name="__main__", alter_sys=True)
-        except SystemExit as exc:
-            assert args == [] or not exc.code, exc.code  # alone, the page comes with click's usage exit
+    root = localise(home_everywhere(typer.main.get_command(whole())))
+    for path in paths(root):
+        print("#", lang, *path, flush=True)
+        entry(*path, "--help")
+        if lang != "en":
+            continue
+        ctx = click.Context(root, info_name="python -m pbem")
+        for word in path:
+            ctx = click.Context(ctx.command.get_command(ctx, word), info_name=word, parent=ctx)
+        typer.rich_utils.rich_format_help(obj=ctx.command, ctx=ctx, markup_mode="rich")
+        print(flush=True)  # what click echoes after a page (its get_help, empty, and a newline)
         print(END, flush=True)
-    import typer._click as click
-    import typer.main
-    import typer.rich_utils
-    from pbem.cli import whole
-    from pbem.cli.helptext import localise
-    cmd = localise(typer.main.get_command(whole()))
-    typer.rich_utils.rich_format_help(obj=cmd, ctx=click.Context(cmd, info_name="python -m pbem"), markup_mode="rich")
-    print()
-    print("=8<=" * 10 + lang, flush=True)
+    print("#", lang, "(alone)", flush=True)
+    entry()
 """
-LANGS = ["en", "zh-Hans", "zh-Hant"]
+END = "-8<-" * 10
 
 
-@pytest.mark.parametrize("env", [{"COLUMNS": "100"}, {"COLUMNS": "64", "TERMINAL_WIDTH": "64"},
-                                 {"COLUMNS": "120", "FORCE_COLOR": "1"}], ids=["100", "64", "colour"])
-def test_the_root_page_is_typers_page_of_the_whole_command_line(env: dict[str, str]) -> None:
-    """`pbem --help` and `pbem` alone are drawn by pbem.cli.rootpage from what the command
-    modules register, without the command tree Typer converts: the page Typer draws of that tree,
-    byte for byte, every command listed with its help, in each language, at any width, in colour."""
+@cache
+def _drawn(env: tuple[tuple[str, str], ...], *langs: str) -> str:
     import subprocess
     import sys
 
     from processes import ROOT, cli_env
 
-    out = subprocess.run([sys.executable, "-c", PAGES, *LANGS], env=cli_env(**env), capture_output=True,
-                         text=True, cwd=ROOT, check=True).stdout
-    for lang in LANGS:
-        pages, out = out.split("=8<=" * 10 + lang + "\n", 1)
-        helped, bare, typers = pages.split("\n" + "-8<-" * 10 + "\n")
-        assert "╭─" in typers and "mail-join" in typers and "position" in typers
-        assert ("Usage" in typers) == (lang == "en") and ("用法" in typers) == (lang != "en"), (lang, typers[:200])
-        assert helped == typers, (env, lang)
-        assert bare == typers.removesuffix("\n")  # click prints no blank line after it
-    assert out == ""
+    return subprocess.run([sys.executable, "-c", PAGES, *langs], env=cli_env(**dict(env)), capture_output=True,
+                          text=True, cwd=ROOT, check=True).stdout
+
+
+def _pages(env: dict[str, str], *langs: str) -> dict[tuple[str, ...], list[str]]:
+    """The pages PAGES prints, by (language, command words...)."""
+    out = _drawn(tuple(sorted(env.items())), *langs)
+    pages: dict[tuple[str, ...], list[str]] = {}
+    for block in ("\n" + out).split("\n# ")[1:]:
+        title, drawn = block.split("\n", 1)
+        pages[tuple(title.split())] = (drawn + "\n").split(END + "\n")[:-1]
+    return pages
+
+
+@pytest.mark.parametrize("env", [{"COLUMNS": "80", "TERMINAL_WIDTH": "80"}, {"COLUMNS": "60", "TERMINAL_WIDTH": "60"},
+                                 {"COLUMNS": "120", "FORCE_COLOR": "1"}], ids=["80", "60", "colour"])
+def test_every_english_page_is_typers_page(env: dict[str, str]) -> None:
+    """pbem draws every help page itself (pbem.cli.helppage; the root page from what the command
+    modules register, without the tree Typer converts): in English, each is the page Typer draws
+    of the same command, byte for byte, at any width, in colour; `pbem` alone is the root page."""
+    pages = _pages(env, "en")
+    assert len(pages) > 50 and ("en", "host", "run") in pages and ("en", "game") in pages
+    bare = pages.pop(("en", "(alone)"))[0]
+    for key, (ours, typers) in pages.items():
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", typers)
+        assert "╭─" in plain and "Usage: python -m pbem" in plain, key
+        assert ours == typers, key
+    assert bare == pages[("en",)][0].removesuffix("\n")  # alone, without the blank line after it
+
+
+def _shown(page: str) -> Counter[str]:
+    """The characters a page shows, but for spaces and the panels' borders."""
+    return Counter(c for c in page if not c.isspace() and c not in "╭╮╰╯│─")
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_every_chinese_page_loses_nothing(width: int) -> None:
+    """Chinese breaks between characters (pbem.cli.linebreak): on no page, in no column, at no
+    width, is a word cut off with "…" (a Chinese run wider than its column was, and so was the
+    last character of a line Rich counted one character too long: "否则 …" for "否则用"). Each page
+    shows every character it shows on a terminal wide enough for every line, and no line is
+    wider than the terminal."""
+    from rich.cells import cell_len
+
+    narrow = _pages({"COLUMNS": str(width), "TERMINAL_WIDTH": str(width)}, "zh-Hans", "zh-Hant")
+    wide = _pages({"COLUMNS": "1000", "TERMINAL_WIDTH": "1000"}, "zh-Hans", "zh-Hant")
+    assert narrow.keys() == wide.keys() and len(narrow) > 100
+    for key, (page, *_) in narrow.items():
+        assert "用法：" in page and "Usage" not in page, key
+        assert "…" not in page.replace("……", ""), (key, page)
+        assert _shown(page) == _shown(wide[key][0]), (key, page)
+        assert max(cell_len(line) for line in page.splitlines()) <= width, (key, page)
