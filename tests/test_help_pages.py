@@ -30,6 +30,22 @@ def test_a_paragraph_becomes_one_line_and_cjk_joins_without_a_space() -> None:
     assert reflow("\b\nkeep\nthese lines") == "\b\nkeep\nthese lines"  # Click's "as written" marker
 
 
+def test_chinese_breaks_between_characters_and_punctuation_stays_with_its_character() -> None:
+    """pbem.cli.linebreak: a line of Chinese breaks between any two characters, never after an
+    opening bracket nor before a comma or closing one; other words break at spaces, and one
+    wider than the line is cut into pieces that fit."""
+    from pbem.cli.linebreak import breaks
+
+    def lines(text: str, width: int) -> list[str]:
+        at = [0, *breaks(text, width), len(text)]
+        return [text[i:j] for i, j in zip(at, at[1:])]
+
+    assert lines("主持人（和机器人）说：好。", 8) == ["主持人", "（和机器", "人）说：", "好。"]
+    assert lines("主持人（和机器人）说：好。", 6) == ["主持人", "（和机", "器人）", "说：", "好。"]
+    assert lines("用 --once 只跑一轮", 8) == ["用 ", "--once ", "只跑一轮"]
+    assert lines("imaps://USER@HOST/FOLDER（USER）", 10) == ["imaps://US", "ER@HOST/FO", "LDER", "（USER）"]
+
+
 def test_every_help_page_fills_its_lines_at_80_columns(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("TERMINAL_WIDTH", "80")

@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 _CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
 _OPENING = "（「『《"
 _CLOSING = "，。、；：？！）」』》"
-_CHAR = rf"(?![{_OPENING}])[{_CJK}]"
-# A word and the spaces after it: a CJK character (with the punctuation around it), or a run of
-# anything else up to a space or a CJK character.
-_WORD = re.compile(rf"\s*[{_OPENING}]*(?:{_CHAR}|[^\s{_CJK}]+)[{_CLOSING}]*\s*")
+
+
+@cache
+def _word() -> re.Pattern[str]:
+    """A word and the spaces after it: a CJK character (with the punctuation around it), or a run
+    of anything else up to a space or a CJK character. Compiled when a Chinese page first needs
+    it: an English page never does."""
+    char = rf"(?![{_OPENING}])[{_CJK}]"
+    return re.compile(rf"\s*[{_OPENING}]*(?:{char}|[^\s{_CJK}]+)[{_CLOSING}]*\s*")
 
 
 def breaks(text: str, width: int) -> list[int]:
@@ -31,7 +37,7 @@ def breaks(text: str, width: int) -> list[int]:
 
     out: list[int] = []
     used = 0
-    for found in _WORD.finditer(text):
+    for found in _word().finditer(text):
         start, word = found.start(), found.group()
         size = cell_len(word.rstrip())
         if size <= width - used:
