@@ -2,7 +2,8 @@
 
 Help texts (docstrings and `help=`) are English in the code, like every message; before the
 command line runs, `localise` walks the command tree and puts each through the catalogs
-(pbem/ui/locale/). `help_texts` lists them for scripts/i18n and the tests.
+(pbem/ui/locale/), and has pbem.cli.helppage draw each command's page. `help_texts` lists them
+for scripts/i18n and the tests.
 """
 
 from __future__ import annotations
