@@ -31,13 +31,12 @@ _NOTICES = (select(notices.c.id, notices.c.seq, notices.c.kind, notices.c.seat, 
             .where(notices.c.game_id == _GAME, notices.c.id > bindparam("b_after")).order_by(notices.c.id))
 _MARK = {k: select(deliveries.c.seq).where((deliveries.c.game_id == _GAME) & (deliveries.c.channel == bindparam(f"b_{k}")))
          .scalar_subquery().label(k) for k in ("packets", "notices", "talk")}
-# What a channel may owe, in one statement: the newest packet (and the game's status), notice and line
-# of talk, and the channel's three marks
-_OWED = select(select(games.c.seq).where(games.c.id == _GAME).scalar_subquery().label("seq"),
-               select(games.c.status).where(games.c.id == _GAME).scalar_subquery().label("status"),
+# What a channel may owe, in one statement: the game's row gives the newest packet and the status,
+# beside the newest notice and line of talk and the channel's three marks
+_OWED = select(games.c.seq, games.c.status,
                select(func.max(notices.c.id)).where(notices.c.game_id == _GAME).scalar_subquery().label("notice"),
                select(func.max(talk_table.c.id)).where(talk_table.c.game_id == _GAME).scalar_subquery().label("line"),
-               *_MARK.values())
+               *_MARK.values()).where(games.c.id == _GAME)
 _RELEASES = (select(packets.c.seq, packets.c.armored, rounds.c.round_no, rounds.c.archive)
              .select_from(packets.outerjoin(rounds, (rounds.c.game_id == packets.c.game_id)
                                             & (rounds.c.last_seq == packets.c.seq)))
