@@ -9,14 +9,15 @@ one `Smtp` object built from them. So the same options read the same way, with t
 and defaults, on every command, and the code that turns them into a mail courier, an unlocked
 key or an open store lives with them. Most of them are only needed once: the mail profile
 ('pbem mail setup') fills in what is not given. The mail options (Smtp, Reply, MailIn...) live
-in cli/_mail_options.py, which only the commands that mail import.
+in cli/_mail_options.py, which only the commands that mail import, and the deadline and webhook
+options in cli/_game_options.py, which only `game new` and `game config` import.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 import typer
@@ -29,9 +30,7 @@ from pbem.ui import words
 from pbem.ui.words import t
 
 if TYPE_CHECKING:
-    from pbem.host.deadlines import Timing
     from pbem.host.interface import GameHost, GameStatus
-    from pbem.host.settings import WebhookSetting
     from pbem.protocol.crypto import Identity
 
 HOME_HELP = "Key home (default: $PBEM_HOME or the platform config dir)."
@@ -113,84 +112,6 @@ OptGameArg = Annotated[str | None, argument(
 DbOpt = Annotated[Path | None, optional("--db", help="A store file (the same as --store FILE).")]
 OutOpt = Annotated[Path | None, optional("-o", "--output", help="Write the file here.")]
 AsOpt = Annotated[str | None, optional("--as", help="Your identity (key name); default: the only one in the key home.")]
-
-
-DeadlineOpt = Annotated[str | None, optional("--deadline", help="Time to answer each packet: 48h, 90m, 1d12h, 30s.")]
-GraceOpt = Annotated[str | None, optional("--grace", help="After the deadline, before --on-timeout acts (e.g. 24h).")]
-DaysOpt = Annotated[str | None, optional("--days", help="Only these weekdays count (UTC), e.g. mon-fri.")]
-PolicyOpt = Annotated[str | None, optional("--on-timeout", help="wait (default), discard or bot.")]
-AbsentOpt = Annotated[int | None, optional("--absent-after", help="Missed deadlines in a row that make a seat "
-                                                                  "absent (default 2).")]
-BotTurnsOpt = Annotated[int | None, optional("--bot-turns", help="With --on-timeout bot: the search bot's budget a "
-                                                                "move, in simulated turns, 1 to 100000 (default 1000).")]
-MaxAwayOpt = Annotated[str | None, optional("--max-away", help="The longest a seat may be away (default 14d).")]
-RemindOpt = Annotated[list[str], typer.Option("--remind", help="When to remind: 50% (of the time) or 2h (before); "
-                                                               "repeat. Default: 50% and 2h.")]
-
-
-WebhookOpt = Annotated[str | None, optional(
-    "--webhook", help="An http(s) URL the host POSTs to when a seat is to move, is late, or a round ends "
-                      "(docs/playing.md, \"Webhooks\"); none removes it.")]
-WebhookFormatOpt = Annotated[str | None, optional(
-    "--webhook-format", help="What the webhook is sent: json (the facts), discord or slack (a line). Default: json.")]
-
-
-class TimingOptions(msgspec.Struct):
-    """A game's deadline rules (docs/playing.md, "Deadlines and absent players"), as `game new`
-    sets them and `game config` changes them."""
-
-    deadline: DeadlineOpt = None
-    grace: GraceOpt = None
-    days: DaysOpt = None
-    on_timeout: PolicyOpt = None
-    absent_after: AbsentOpt = None
-    bot_turns: BotTurnsOpt = None
-    remind: RemindOpt = msgspec.field(default_factory=list)
-    max_away: MaxAwayOpt = None
-
-    def given(self) -> bool:
-        """Whether any of them was given."""
-        changes = (self.deadline, self.grace, self.days, self.on_timeout, self.absent_after, self.bot_turns,
-                   self.max_away)
-        return any(x is not None for x in changes) or bool(self.remind)
-
-    def timing(self, base: Timing | None) -> Timing:
-        """The game's timing `base` with the options given changed (the rest as before)."""
-        from pbem.host.deadlines import Timing, parse_days, parse_duration, parse_reminder
-
-        t = msgspec.structs.replace(base) if base is not None else Timing()
-        if self.deadline is not None:
-            t.deadline = parse_duration(self.deadline, "--deadline", off=("none", "off")) or None
-        if self.grace is not None:
-            t.grace = parse_duration(self.grace, "--grace", off=("none", "0"))
-        if self.days is not None:
-            t.days = None if self.days.lower() in ("all", "any") else parse_days(self.days)
-        if self.on_timeout is not None:
-            t.on_timeout = self.on_timeout
-        if self.absent_after is not None:
-            t.absent_after = self.absent_after
-        if self.bot_turns is not None:
-            t.bot_turns = self.bot_turns
-        if self.max_away is not None:
-            t.max_away = parse_duration(self.max_away, "--max-away")
-        if self.remind:
-            t.reminders = [] if self.remind == ["none"] else [parse_reminder(r) for r in self.remind]
-        return t.check()
-
-
-class WebhookOptions(msgspec.Struct):
-    """A game's webhook (docs/playing.md, "Webhooks"), as `game new` sets it and `game config`
-    changes it."""
-
-    webhook: WebhookOpt = None
-    webhook_format: WebhookFormatOpt = None
-
-    def setting(self, kept: WebhookSetting | None) -> WebhookSetting | None | Literal[False]:
-        """The webhook these options make of `kept` (pbem.host.webhooks.setting): None removed,
-        False when neither option was given."""
-        from pbem.host.webhooks import setting
-
-        return setting(self.webhook, self.webhook_format, kept)
 
 
 game_app = typer.Typer(help="Create and configure games (host side).", no_args_is_help=True)

@@ -19,13 +19,12 @@ from pbem.cli._common import (
     KeyOptions,
     OutOpt,
     StoreOptions,
-    TimingOptions,
-    WebhookOptions,
     first_time,
     game_app,
     host_out_dir,
     write_packets,
 )
+from pbem.cli._game_options import TimingOptions, WebhookOptions
 from pbem.cli._grouped import grouped
 from pbem.cli._mail_options import Reply, Smtp
 from pbem.cli.jsonout import json_text
