@@ -34,7 +34,7 @@ from pbem.cli._grouped import grouped
 from pbem.cli.jsonout import json_text
 from pbem.errors import StaleMove, UsageError
 from pbem.seat.home import key_home
-from pbem.ui import when, words
+from pbem.ui import words
 from pbem.ui.words import pad, t
 
 if TYPE_CHECKING:
@@ -273,6 +273,8 @@ def status(game: OptGameArg = None, store: StoreOptions = StoreOptions(), as_jso
                  ruleset=t(st["ruleset"]), status=words.game_status(st["status"]), round=st["round"], seq=st["seq"]))
     from datetime import datetime
 
+    from pbem.ui import when  # the times and turns of a status, which the other commands here do not say
+
     if st["status"] != "over":  # as 'pbem games' says it; a trustless step with deadlines: its due time
         w = st["waiting"]
         line = when.game_turn(st["status"], st["to_move"], w, sum(s["joined"] for s in st["seats"]), len(st["seats"]))
@@ -282,11 +284,9 @@ def status(game: OptGameArg = None, store: StoreOptions = StoreOptions(), as_jso
             line += t("clause sep") + t("due {when} ({left})", when=date(w["due"]), left=left(w["due"], datetime.now(UTC)))
         typer.echo(line)
 
-    from pbem.ui.when import table_lines
-
     d = st["deadline"]
     gone = st["absent"] if st.get("trustless") else []  # a blind host plays for nobody: the others stand in
-    for line in table_lines(None, datetime.now(UTC), paused=st["paused"], away=st["away"],
+    for line in when.table_lines(None, datetime.now(UTC), paused=st["paused"], away=st["away"],
                             absent=[] if gone else st["absent"], deadline=(d["seat"], d["due"]) if d else None):
         typer.echo(line)
     if gone:
