@@ -22,7 +22,7 @@ from pbem.host.change import Change, Seat
 from pbem.host.creation import host_info
 from pbem.host.interface import Outcome
 from pbem.host.round_store import archived, deal, end_round, publish
-from pbem.host.tables import moves, packets, seats
+from pbem.host.tables import PACKET_HASH, moves, seats
 from pbem.names import HOST
 from pbem.protocol import fairness
 from pbem.protocol.documents import (
@@ -46,7 +46,6 @@ from pbem.protocol.timeout import policy_move, renewed_to
 
 _MOVE_SEEN = select(moves.c.id).where(moves.c.file_hash == bindparam("b_hash"))
 _ADD_MOVE = insert(moves)
-_PACKET_HASH = select(packets.c.hash).where(packets.c.game_id == bindparam("b_game"), packets.c.seq == bindparam("b_seq"))
 _TOUCH_SEAT = (update(seats).where(seats.c.game_id == bindparam("b_game"), seats.c.name == bindparam("b_name"))
                .values(last_activity=bindparam("b_at")))
 
@@ -116,7 +115,7 @@ def _answers_head(ch: Change, move: SeatMove) -> bool:
         return move.packet == g["head"]
     if move.seq > g["seq"] or renewed_to(move.seq, ch.memo.renewed) != g["seq"]:
         return False
-    return ch.c.execute(_PACKET_HASH, {"b_game": ch.facts.id, "b_seq": move.seq}).scalar() == move.packet
+    return ch.c.execute(PACKET_HASH, {"b_game": ch.facts.id, "b_seq": move.seq}).scalar() == move.packet
 
 
 def play_for(ch: Change, seat: Seat, state: RoundState, why: str, text: str | None = None) -> Outcome:

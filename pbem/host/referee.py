@@ -52,7 +52,7 @@ from pbem.host.settings import (
     standing_of,
 )
 from pbem.host.store import Located, Store
-from pbem.host.tables import GAME_ROW, SEAT_ROWS, games, packets, rounds, seats
+from pbem.host.tables import GAME_ROW, PACKET_HASH, SEAT_ROWS, games, packets, rounds, seats
 from pbem.host.tables import talk as talk_table
 from pbem.names import HOST
 from pbem.protocol.crypto import Identity, OwnBox, PublicKey
@@ -79,7 +79,6 @@ _Said = TypeVar("_Said")
 _GAME: BindParameter[str] = bindparam("b_game")
 _HEAD = select(games.c.seq, games.c.status).where(games.c.id == _GAME)
 _SET_GAME = update(games).where(games.c.id == _GAME)
-_PACKET_HASH = select(packets.c.hash).where(packets.c.game_id == _GAME, packets.c.seq == bindparam("b_seq"))
 _SEAT_EMAILS = select(seats.c.name, seats.c.email).where(seats.c.game_id == _GAME).order_by(seats.c.idx)
 
 
@@ -427,7 +426,7 @@ class Host(Closing):
     def _talk(self, ch: GameChange, block: Signed[Talk]) -> Outcome:
         """A seat's line of table talk, kept to relay (pbem/host/talk.py); no packet comes of it."""
         ch.seat_of(block)
-        answered = ch.c.execute(_PACKET_HASH, {"b_game": self.facts.id, "b_seq": block.doc.seq}).scalar()
+        answered = ch.c.execute(PACKET_HASH, {"b_game": self.facts.id, "b_seq": block.doc.seq}).scalar()
         return table_talk.take(ch.c, talk_table, {"game_id": self.facts.id}, block,
                                tuple(s.name for s in self.facts.seats), answered, self.now())
 

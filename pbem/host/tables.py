@@ -215,6 +215,9 @@ GAME_ROW = select(games).where(games.c.id == bindparam("b_game"))
 # Its seats' whole rows in seat order, the same way: what opening a Host (the seats' keys) and a
 # change (their standings) read, one statement for both.
 SEAT_ROWS = select(seats).where(seats.c.game_id == bindparam("b_game")).order_by(seats.c.idx)
+# A packet's hash by its number (b_game, b_seq): what a move answering the packet before a renewal
+# and a line of table talk are checked against, one statement for both.
+PACKET_HASH = select(packets.c.hash).where(packets.c.game_id == bindparam("b_game"), packets.c.seq == bindparam("b_seq"))
 
 # The names made on demand (the module's docstring says why), and their types for mypy.
 if TYPE_CHECKING:
