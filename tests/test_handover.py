@@ -23,7 +23,7 @@ from pbem.auto.seat_bot import FolderBot
 from pbem.errors import BadSignature, UsageError
 from pbem.folder.play import FolderSeat
 from pbem.host import referee as H
-from pbem.protocol.documents import Handover, Move, parse, read_blocks, sign, unb64
+from pbem.protocol.documents import Handover, SeatMove, parse, read_blocks, sign, unb64
 from pbem.replay.audit import audit, audit_source
 from pbem.replay.rounds import build, verify_archive
 from pbem.replay.sources import open_source
@@ -88,7 +88,7 @@ def test_a_seat_handed_to_a_new_key_in_round_2_finishes_and_the_audit_passes(tmp
     old = FolderSeat.open(shared, ids["bob"], homes["bob"])
     with pytest.raises(UsageError, match="handed over to another key"):
         old.latest()
-    forged = sign(Move(game=handed.game, seat="bob", seq=handed.doc.seq, packet=handed.hash, commit="0" * 64,
+    forged = sign(SeatMove(game=handed.game, seat="bob", seq=handed.doc.seq, packet=handed.hash, commit="0" * 64,
                        sealed=""), ids["bob"])
     before = store_dump(db)
     with pytest.raises(BadSignature, match="handed over to a new key at packet"):
