@@ -43,7 +43,7 @@ from pbem.protocol.timeout import renewed_to
 from pbem.replay.hostmoves import check_host_moves
 from pbem.replay.renewals import check_renewals
 from pbem.replay.report import Report
-from pbem.replay.rounds import NotTheirTurn, Replay, invitation_of, step
+from pbem.replay.rounds import NotTheirTurn, Replay, Step, invitation_of, step
 from pbem.replay.sources import Source
 from pbem.replay.told import PacketCheck
 from pbem.replay.trust import Trust
@@ -386,35 +386,15 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
     last_seq: int | None = None
     i = 0
     for m in doc.moves:
-        if m.n != i + 1:
-            if m.n > i + 1:
-                rep.fault(i + 1, ORDER, msg("move {n} is missing: the archive goes from move {before} to move {after}",
-                                            n=i + 1, before=i, after=m.n))
-            else:
-                rep.fault(i + 1, ORDER, msg("move {n} is out of order: the archive numbers it {said}", n=i + 1,
-                                            said=repr(m.n)))
-        i = m.n if m.n > i else i + 1
+        i = _numbered(rep, i, m)
         seq = _check_envelope(rep, i, m, key_at, chain, doc.game, doc.signer)
         unanswered = unanswered or seq is None
         if seq is not None:
             seq = renewed_to(seq, doc.renewed or ())  # a move for the packet a renewal replaced is applied at it
             _check_follows(rep, i, seq, last_seq, handed)
             last_seq = seq
-        if state is None:
-            continue
-        try:
-            steps.append(step(state, i, m.seat, m.text, m.by, m.why, seq or 0))
-            state = steps[-1].state
-            rep.passed("engine")
-        except NotTheirTurn as exc:
-            if exc.player is None:
-                rep.fault(i, ENGINE, msg("is by {seat}, but nobody was to move", seat=m.seat))
-            else:
-                rep.fault(i, ENGINE, msg("is by {seat}, but {player} was to move", seat=m.seat, player=exc.player))
-            state = None
-        except MoveError as exc:
-            rep.fault(i, ENGINE, msg("{move} is illegal here: {error}", move=repr(m.text), error=move_error_msg(exc)))
-            state = None
+        if state is not None:
+            state = _applied(rep, state, steps, i, m, seq or 0)
     if state is None or start is None:
         return None
     if last_seq is not None and last_seq + 1 != max(chain, default=0):
@@ -430,6 +410,36 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
         rep.passed("final")
         return None if unanswered else Replay(doc.game, doc.round, None, invitation, start, steps)
     return None
+
+
+def _numbered(rep: Report, i: int, m: ArchivedMove) -> int:
+    """The number of move `m`, the one after move `i`: faulted if the archive skips or repeats."""
+    if m.n != i + 1:
+        if m.n > i + 1:
+            rep.fault(i + 1, ORDER, msg("move {n} is missing: the archive goes from move {before} to move {after}",
+                                        n=i + 1, before=i, after=m.n))
+        else:
+            rep.fault(i + 1, ORDER, msg("move {n} is out of order: the archive numbers it {said}", n=i + 1,
+                                        said=repr(m.n)))
+    return m.n if m.n > i else i + 1
+
+
+def _applied(rep: Report, state: RoundState, steps: list[Step], i: int, m: ArchivedMove, seq: int) -> RoundState | None:
+    """The position after move `i` (`m`, answering packet `seq`), its step added to `steps`;
+    None, faulted, if the engine refuses it."""
+    try:
+        steps.append(step(state, i, m.seat, m.text, m.by, m.why, seq))
+    except NotTheirTurn as exc:
+        if exc.player is None:
+            rep.fault(i, ENGINE, msg("is by {seat}, but nobody was to move", seat=m.seat))
+        else:
+            rep.fault(i, ENGINE, msg("is by {seat}, but {player} was to move", seat=m.seat, player=exc.player))
+        return None
+    except MoveError as exc:
+        rep.fault(i, ENGINE, msg("{move} is illegal here: {error}", move=repr(m.text), error=move_error_msg(exc)))
+        return None
+    rep.passed("engine")
+    return steps[-1].state
 
 
 def _check_follows(rep: Report, i: int, seq: int, last_seq: int | None, handed: set[int]) -> None:

@@ -110,20 +110,9 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None,
     for a replay by that seat: the packets its key checked before (pbem/seat/checked.py) are
     followed without checking their proofs again, as its `pbem turn` and `pbem show` do; every
     signature and link of the chain still is (`pbem audit` passes none: it checks every proof)."""
-    found = src.invitations.get(game, {})
     out = ChainAudit(game)
-    if anchor is not None:
-        inv = anchor
-        if found and inv.hash not in found:
-            out.fault = msg("the invitation among these files is not the one you trust")
-            return out, None
-    elif len(found) == 1:
-        inv = parse("invitation", next(iter(found.values()))).expect(Invitation)
-    else:
-        raise NotReplayable(f"{src.label} holds {len(found)} invitations of game {game}",
-                            hint="audit a folder or database with the game's invitation, or pass --invitation FILE")
-    if inv.signer.encode() != inv.doc.host.key:
-        out.fault = msg("the invitation is not signed by the host it names")
+    inv = _invitation(src, game, anchor, out)
+    if inv is None:
         return out, None
     follower = Follower(inv)
     packets = sorted(src.packets.get(game, {}).items())
@@ -150,12 +139,7 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None,
         out.talk, faults = check_chain(list(src.talk[game].values()), chain, inv.doc)
         out.fault = faults[0] if faults else None
     table = follower.table
-    for seq, g in follower.declared:
-        for seat in g.seats:
-            stood = sum(1 for _, doc, _ in follower.log if any(x.dealer == seat for x in doc.stand_in or []))
-            again = min((s for s, h in follower.declared if seat in h.seats and s > seq), default=out.packets + 1)
-            out.gone.append(GoneSummary(seat, seq, g.step, g.due, stood, table.vanished.discarded.get(seat, 0),
-                                        [b for b in table.vanished.returned.get(seat, []) if seq < b < again]))
+    out.gone = _gone(follower, out.packets)
     out.step = table.step()
     if table.complaints.failed is not None:
         out.failed = table.complaints.failed.to_json()
@@ -167,6 +151,40 @@ def follow_chain(src: Source, game: str, anchor: Signed[Invitation] | None,
                                        {p: card_kind(str(s.roles[p])).kind for p in s.players}, dict(s.payout),
                                        dict(s.gold)))
     return out, follower
+
+
+def _invitation(src: Source, game: str, anchor: Signed[Invitation] | None, out: ChainAudit) -> Signed[Invitation] | None:
+    """The invitation the chain of `game` is followed from: `anchor` if given, else the one
+    `src` holds; None (the fault said in `out`) if it is not to be trusted."""
+    found = src.invitations.get(game, {})
+    if anchor is not None:
+        inv = anchor
+        if found and inv.hash not in found:
+            out.fault = msg("the invitation among these files is not the one you trust")
+            return None
+    elif len(found) == 1:
+        inv = parse("invitation", next(iter(found.values()))).expect(Invitation)
+    else:
+        raise NotReplayable(f"{src.label} holds {len(found)} invitations of game {game}",
+                            hint="audit a folder or database with the game's invitation, or pass --invitation FILE")
+    if inv.signer.encode() != inv.doc.host.key:
+        out.fault = msg("the invitation is not signed by the host it names")
+        return None
+    return inv
+
+
+def _gone(follower: Follower, packets: int) -> list[GoneSummary]:
+    """Each seat declared gone in the first `packets` packets followed: when, how often the others
+    stood in for it and what it sent once back."""
+    vanished = follower.table.vanished
+    out = []
+    for seq, g in follower.declared:
+        for seat in g.seats:
+            stood = sum(1 for _, doc, _ in follower.log if any(x.dealer == seat for x in doc.stand_in or []))
+            again = min((s for s, h in follower.declared if seat in h.seats and s > seq), default=packets + 1)
+            out.append(GoneSummary(seat, seq, g.step, g.due, stood, vanished.discarded.get(seat, 0),
+                                   [b for b in vanished.returned.get(seat, []) if seq < b < again]))
+    return out
 
 
 def _checked_before(by_seat: Reader, inv: Signed[Invitation], chain: list[Signed[Packet]]) -> int:
