@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from processes import new_keys, one_error_line, pbem
+from run_here import here_wide
 
 from engine.catalog import KINDS, ids_of
 from engine.errors import IllegalMove, InvalidMove
@@ -105,21 +106,23 @@ def test_the_hint_names_the_card_meant(tmp_path: Path) -> None:
     ("en", "play straight at 1,0", "straight-ew.2"),
     ("en", "play Straight at 1,0", "straight-ew.2"),
 ])
-def test_pbem_position_apply_places_the_card_named(tmp_path: Path, lang: str, move: str, placed: str) -> None:
+def test_pbem_position_apply_places_the_card_named(tmp_path: Path, lang: str, move: str, placed: str, here) -> None:
+    """(Through the command line's entry in this process: the test above runs `position apply` as a process.)"""
     path = _position(tmp_path, ["straight-ew.2", "map.3", "cross.1"])
-    run = pbem("--lang", lang, "position", "apply", path, move, "--events")
+    run = here("--lang", lang, "position", "apply", path, move, "--events", home=None)
     assert run.returncode == 0, run.stderr
     events = [json.loads(line) for line in run.stderr.splitlines()]
     assert events[0] == {"event": "move", "player": "ann", "move": f"play {placed} at 1,0"}
 
 
-def test_a_refused_name_says_so_in_the_readers_words(tmp_path: Path) -> None:
+def test_a_refused_name_says_so_in_the_readers_words(tmp_path: Path, here) -> None:
     """`discard dead end` with no dead end in the hand: 'you hold no dead end' (exit 6), not
     the old 'did you mean: discard dead-n end'; a name of two cards lists them (exit 2), in 简体
-    with full-width punctuation."""
+    with full-width punctuation. (In this process: a test above runs `position apply` as a process.)"""
     path = _position(tmp_path, ["curve-ne.2", "curve-nw.1", "map.3"])
-    one_error_line(pbem("position", "apply", path, "discard dead end", env={"PBEM_LANG": "en"}), 6, "you hold no dead end")
-    run = pbem("--lang", "zh-Hans", "position", "apply", path, "play 弯路 at 1,0", env={"PBEM_LANG": ""})
+    one_error_line(here("position", "apply", path, "discard dead end", home=None, env={"PBEM_LANG": "en"}), 6,
+                   "you hold no dead end")
+    run = here("--lang", "zh-Hans", "position", "apply", path, "play 弯路 at 1,0", home=None, env={"PBEM_LANG": ""})
     assert run.returncode == 2 and run.stderr.startswith("错误："), run.stderr
     assert "你手里不止一张牌叫 '弯路'：1 (curve-ne.2)、2 (curve-nw.1)；请写它的编号或牌号" in run.stderr, run.stderr
     assert ";" not in run.stderr and "Traceback" not in run.stderr
@@ -127,7 +130,8 @@ def test_a_refused_name_says_so_in_the_readers_words(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """A classic game file by file, three seats, packet 1 dealt: real keys, real processes."""
+    """A classic game file by file, three seats, packet 1 dealt: real keys, real processes (each
+    command's further runs through the command line's entry in this process)."""
     root = tmp_path_factory.mktemp("names")
     seats = ["ann", "bob", "cat"]
     homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
@@ -136,17 +140,19 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> dict:
     pbem("game", "new", "friday", "--host", "referee", *players, home=homes["referee"], cwd=root, ok=True)
     invitation = root / "saves" / "friday" / "out" / "invitation.pbem"
     for s in seats:
-        pbem("join", invitation, "--as", s, "-o", root / f"join-{s}.pbem", home=homes[s], cwd=root, ok=True)
+        run = pbem if s == seats[0] else here_wide
+        run("join", invitation, "--as", s, "-o", root / f"join-{s}.pbem", home=homes[s], cwd=root, ok=True)
     pbem("apply", "friday", *[root / f"join-{s}.pbem" for s in seats], home=homes["referee"], cwd=root, ok=True)
     p1 = root / "saves" / "friday" / "out" / "packet-000001.pbem"
     mover = json.loads(pbem("show", p1, "--as", "ann", "--json", home=homes["ann"], cwd=root, ok=True).stdout)["to_move"]
-    hand = json.loads(pbem("show", p1, "--as", mover, "--json", home=homes[mover], cwd=root, ok=True).stdout)["hand"]
+    hand = json.loads(here_wide("show", p1, "--as", mover, "--json", home=homes[mover], cwd=root, ok=True).stdout)["hand"]
     return {"root": root, "homes": homes, "p1": p1, "mover": mover, "hand": hand}
 
 
-def test_pbem_move_by_a_chinese_name_keeps_and_sends_the_id(table: dict) -> None:
+def test_pbem_move_by_a_chinese_name_keeps_and_sends_the_id(table: dict, here) -> None:
     """`pbem --lang zh-Hans move PACKET "discard NAME"` with a card's 简体 name from the hand: the
-    host applies `discard <id>`, and the same move typed by id is the same move, not a second one."""
+    host applies `discard <id>`, and the same move typed by id is the same move, not a second one.
+    (`move` first as a process, then through the command line's entry in this process.)"""
     root, homes, mover = table["root"], table["homes"], table["mover"]
     with words.using("zh-Hans"):
         named = {c: words.card_name(c) for c in table["hand"]}
@@ -156,11 +162,11 @@ def test_pbem_move_by_a_chinese_name_keeps_and_sends_the_id(table: dict) -> None
     made = pbem("--lang", "zh-Hans", "move", table["p1"], f"discard {named[card]}", "--as", mover, "-o", out,
                 home=homes[mover], cwd=root, env={"PBEM_LANG": ""})
     assert made.returncode == 0, made.stderr
-    again = pbem("move", table["p1"], f"discard {card}", "--as", mover, "-o", out, home=homes[mover], cwd=root)
+    again = here("move", table["p1"], f"discard {card}", "--as", mover, "-o", out, home=homes[mover], cwd=root)
     assert again.returncode == 0 and "warning" not in again.stderr, again.stderr  # the same move
     other = next(c for c in table["hand"] if c != card)
-    second = pbem("move", table["p1"], f"discard {other}", "--as", mover, "-o", root / "other.pbem",
+    second = here("move", table["p1"], f"discard {other}", "--as", mover, "-o", root / "other.pbem",
                   home=homes[mover], cwd=root, env={"PBEM_LANG": "en"})
     assert second.returncode == 5 and f"“discard {card}”" in second.stderr, second.stderr  # kept in ids
-    applied = pbem("apply", "friday", out, home=homes["referee"], cwd=root, env={"PBEM_LANG": "en"})
+    applied = here("apply", "friday", out, home=homes["referee"], cwd=root, env={"PBEM_LANG": "en"})
     assert f"applied {mover}'s move: discard 1 card; packet 2" in applied.stdout, applied.stdout + applied.stderr

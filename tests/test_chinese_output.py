@@ -36,6 +36,12 @@ def run(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     return pbem("--lang", "zh-Hans", *args, home=home, cwd=cwd, env={"PBEM_PASSPHRASE": PASS.decode(), "PBEM_LANG": None})
 
 
+def run_here(here, *args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`run` through the command line's entry in this process: for a command's further runs in
+    this file, its first being a process of its own."""
+    return here("--lang", "zh-Hans", *args, home=home, cwd=cwd, env={"PBEM_PASSPHRASE": PASS.decode(), "PBEM_LANG": None})
+
+
 @dataclass
 class Game:
     table: Table
@@ -70,7 +76,7 @@ def test_the_sentence_finder_finds_english() -> None:
 
 
 @pytest.mark.slow
-def test_audit_in_chinese_passing_and_failing(game: Game, tmp_path: Path) -> None:
+def test_audit_in_chinese_passing_and_failing(game: Game, tmp_path: Path, here) -> None:
     table = game.table
     ok = run("audit", str(table.root / "game.db"), home=table.homes["ann"], cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
@@ -85,7 +91,7 @@ def test_audit_in_chinese_passing_and_failing(game: Game, tmp_path: Path) -> Non
     bad = tmp_path / "tampered"
     bad.mkdir()
     (bad / "round-1.pbem").write_text(armor("ARCHIVE", sign_json("archive", doc, table.ids["referee"])))
-    failed = run("audit", str(bad), home=tmp_path / "nobody", cwd=tmp_path)
+    failed = run_here(here, "audit", str(bad), home=tmp_path / "nobody", cwd=tmp_path)
     assert failed.returncode == 8, failed.stdout + failed.stderr
     assert "公开的秘密不是十六进制" in failed.stdout and "没有接在牌包" in failed.stdout, failed.stdout
     assert "FAULT" not in failed.stdout
@@ -116,7 +122,7 @@ def test_transport_commands_in_chinese(game: Game, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_show_speaks_chinese_with_chinese_colons(game: Game, tmp_path: Path) -> None:
+def test_show_speaks_chinese_with_chinese_colons(game: Game, tmp_path: Path, here) -> None:
     """`pbem show`'s header and every Chinese line use the full-width colon (：), and an error
     from the operating system (a file that is not there) is said in Chinese too."""
     table = game.table
@@ -128,13 +134,13 @@ def test_show_speaks_chinese_with_chinese_colons(game: Game, tmp_path: Path) -> 
     ascii_colon = [line for line in shown.stdout.splitlines() if han.search(line) and re.search(r":(\s|$)", line)]
     assert not ascii_colon, ascii_colon
     _clean(shown, game)
-    missing = run("show", "no-such-packet.pbem", "--as", "ann", home=table.homes["ann"], cwd=tmp_path)
+    missing = run_here(here, "show", "no-such-packet.pbem", "--as", "ann", home=table.homes["ann"], cwd=tmp_path)
     assert missing.returncode == 3 and "没有这个文件或文件夹" in missing.stderr, missing.stderr
     assert "No such file" not in missing.stderr
     _clean(missing, game)
 
 
-def test_base_module_errors_in_chinese(game: Game, tmp_path: Path) -> None:
+def test_base_module_errors_in_chinese(game: Game, tmp_path: Path, here) -> None:
     """names.py, atomic.py (typed errors the CLI says in the reader's language) and documents.py."""
     table = game.table
     bad_name = run("game", "new", "a/b", "--host", "referee", "--player", f"ann={table.ids['ann'].public.encode()}",
@@ -151,7 +157,7 @@ def test_base_module_errors_in_chinese(game: Game, tmp_path: Path) -> None:
 
     junk = tmp_path / "junk.pbem"
     junk.write_text("hello\n")
-    no_block = run("show", str(junk), "--as", "ann", home=table.homes["ann"], cwd=tmp_path)
+    no_block = run_here(here, "show", str(junk), "--as", "ann", home=table.homes["ann"], cwd=tmp_path)
     assert no_block.returncode == 3 and "里没有 pbem 块" in no_block.stderr, no_block.stderr
     _clean(no_block, game)
 
@@ -161,7 +167,8 @@ def test_base_module_errors_in_chinese(game: Game, tmp_path: Path) -> None:
 def test_a_trustless_game_in_chinese(tmp_path: Path, here) -> None:
     """The trustless modules speak through the catalogs: the blind host's apply lines (a join
     taken, the same join again), its refusals (a join without key shares, re-signed by its seat),
-    and a seat's refusal of a packet it cannot follow, all real processes in zh-Hans."""
+    and a seat's refusal of a packet it cannot follow, in zh-Hans: `apply` first as a real process,
+    then through the command line's entry in this process, as `show` (a process in a test above)."""
     import msgspec
     from folder_games import make_homes
 
@@ -184,16 +191,18 @@ def test_a_trustless_game_in_chinese(tmp_path: Path, here) -> None:
     refused = run("apply", "t", "--db", str(db), "plain.pbem", home=homes["referee"], cwd=tmp_path)
     assert refused.returncode != 0 and "ann 的加入文件没有带密钥分片" in refused.stderr, refused.stderr
     _clean(refused, game)
-    applied = run("apply", "t", "--db", str(db), "join-ann.pbem", "--out", "out", home=homes["referee"], cwd=tmp_path)
+    applied = run_here(here, "apply", "t", "--db", str(db), "join-ann.pbem", "--out", "out", home=homes["referee"],
+                       cwd=tmp_path)
     assert applied.returncode == 0 and "ann 已加入（密钥分片已检查）；正在等 bob 和 cat" in applied.stdout, applied
     _clean(applied, game)
-    again = run("apply", "t", "--db", str(db), "join-ann.pbem", "--out", "out", home=homes["referee"], cwd=tmp_path)
+    again = run_here(here, "apply", "t", "--db", str(db), "join-ann.pbem", "--out", "out", home=homes["referee"],
+                     cwd=tmp_path)
     assert again.returncode == 0 and "已经" in again.stdout, again
     _clean(again, game)
-    rest = run("apply", "t", "--db", str(db), "join-bob.pbem", "join-cat.pbem", "--out", "out", home=homes["referee"],
-               cwd=tmp_path)
+    rest = run_here(here, "apply", "t", "--db", str(db), "join-bob.pbem", "join-cat.pbem", "--out", "out",
+                    home=homes["referee"], cwd=tmp_path)
     assert rest.returncode == 0 and "由 ann 先洗牌" in rest.stdout, rest
     _clean(rest, game)
-    stranger = run("show", "out/packet-000001.pbem", home=homes["dan"], cwd=tmp_path)
+    stranger = run_here(here, "show", "out/packet-000001.pbem", home=homes["dan"], cwd=tmp_path)
     assert stranger.returncode != 0 and "Traceback" not in stranger.stderr
     _clean(stranger, game)

@@ -1,4 +1,7 @@
-"""`pbem position legal` and `pbem position apply`, end to end through a subprocess."""
+"""`pbem position legal` and `pbem position apply`, end to end: each command's first cases by the
+installed console script in a process of its own, its many cases of bad input through the command
+line's own entry in this process (`here`), but for a FIFO (a regression would hang the test's own
+process, not one it can time out) and bytes on stdin."""
 
 from __future__ import annotations
 
@@ -90,17 +93,17 @@ def _one_error_line(out: subprocess.CompletedProcess[str]) -> None:
     ],
 )
 @pytest.mark.parametrize("command", ["legal", "apply"])
-def test_malformed_position_gives_one_error_line(tmp_path: Path, text: str, words: str, command: str) -> None:
+def test_malformed_position_gives_one_error_line(tmp_path: Path, text: str, words: str, command: str, here) -> None:
     path = tmp_path / "bad.json"
     path.write_text(text, encoding="utf-8")
     args = ["position", command, str(path)] + (["discard map"] if command == "apply" else [])
-    out = _pbem(*args)
+    out = here(*args, home=None)
     _one_error_line(out)
     assert words in out.stderr
 
 
-def test_missing_file_gives_one_error_line(tmp_path: Path) -> None:
-    out = _pbem("position", "legal", str(tmp_path / "nowhere.json"))
+def test_missing_file_gives_one_error_line(tmp_path: Path, here) -> None:
+    out = here("position", "legal", str(tmp_path / "nowhere.json"), home=None)
     _one_error_line(out)
     assert "cannot read" in out.stderr
 
@@ -108,7 +111,8 @@ def test_missing_file_gives_one_error_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("poison,words", [(b"\xff\xfe{}", "not UTF-8"), (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
                                           ("fifo", "special file"), ("link", "is a link")])
 @pytest.mark.parametrize("command", ["legal", "apply"])
-def test_a_position_file_that_is_no_text_gives_one_error_line(tmp_path: Path, poison, words: str, command: str) -> None:
+def test_a_position_file_that_is_no_text_gives_one_error_line(tmp_path: Path, poison, words: str, command: str,
+                                                              here) -> None:
     """Not UTF-8, nested past the recursion limit (both exit 70 before), a FIFO (it hung), a link (it was
     followed, to /dev/zero as well): exit 7."""
     path = tmp_path / "bad.json"
@@ -119,7 +123,8 @@ def test_a_position_file_that_is_no_text_gives_one_error_line(tmp_path: Path, po
         path.symlink_to(tmp_path / "real.json")
     else:
         path.write_bytes(poison)
-    out = _pbem("position", command, str(path), *(["discard map.1"] if command == "apply" else []))
+    args = ("position", command, str(path), *(["discard map.1"] if command == "apply" else []))
+    out = _pbem(*args) if poison == "fifo" else here(*args, home=None)
     _one_error_line(out)
     assert out.returncode == 7 and words in out.stderr, out.stderr
     if isinstance(poison, bytes):  # and the same bytes on stdin
@@ -128,11 +133,11 @@ def test_a_position_file_that_is_no_text_gives_one_error_line(tmp_path: Path, po
         assert run.returncode == 7 and b"Traceback" not in run.stderr, run.stderr
 
 
-def test_illegal_move_gives_one_error_line(tmp_path: Path) -> None:
+def test_illegal_move_gives_one_error_line(tmp_path: Path, here) -> None:
     path, _ = _position(tmp_path, "blocked_by_lamp")
-    out = _pbem("position", "apply", str(path), "play cross at 1,0")
+    out = here("position", "apply", str(path), "play cross at 1,0", home=None)
     _one_error_line(out)
     assert "'play cross at 1,0'" in out.stderr and "broken tool" in out.stderr
-    out = _pbem("position", "apply", str(path), "dance")
+    out = here("position", "apply", str(path), "dance", home=None)
     _one_error_line(out)
     assert "'dance'" in out.stderr

@@ -18,8 +18,12 @@ from pbem.ui import move_words, words
 SEATS = ["ann", "bob", "cat"]
 
 
+def _env(lang: str) -> dict[str, str | None]:
+    return {"PBEM_PASSPHRASE": PASS.decode(), "PBEM_LANG": lang, "COLUMNS": "100"}
+
+
 def _pbem(*args: str, home: Path, cwd: Path, lang: str = "en") -> subprocess.CompletedProcess[str]:
-    return pbem(*args, home=home, cwd=cwd, env={"PBEM_PASSPHRASE": PASS.decode(), "PBEM_LANG": lang, "COLUMNS": "100"})
+    return pbem(*args, home=home, cwd=cwd, env=_env(lang))
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +36,8 @@ def table(tmp_path_factory) -> Table:
 
 
 @pytest.mark.slow
-def test_show_says_every_move_since_your_last_turn(table: Table, tmp_path: Path) -> None:
+def test_show_says_every_move_since_your_last_turn(table: Table, tmp_path: Path, here) -> None:
+    """(`show` first as a process, then through the command line's entry in this process.)"""
     path, packet = table.latest()
     me = packet.doc.to_move
     since = packet.doc.since_last_move_of(me)
@@ -40,7 +45,7 @@ def test_show_says_every_move_since_your_last_turn(table: Table, tmp_path: Path)
     shown = json.loads(_pbem("show", str(path), "--as", me, "--json", home=table.homes[me], cwd=tmp_path).stdout)
     assert [m["text"] for m in shown["since_my_turn"]] == [m.text for m in since]
     for lang in ("en", "zh-Hans"):
-        out = _pbem("show", str(path), "--as", me, home=table.homes[me], cwd=tmp_path, lang=lang)
+        out = here("show", str(path), "--as", me, home=table.homes[me], cwd=tmp_path, env=_env(lang))
         assert out.returncode == 0, out.stderr
         with words.using(lang):
             said = [move_words.describe_move(m.text, m.seat) for m in since]
@@ -50,7 +55,8 @@ def test_show_says_every_move_since_your_last_turn(table: Table, tmp_path: Path)
 
 
 @pytest.mark.slow
-def test_smaller_first_game_words(table: Table, tmp_path: Path) -> None:
+def test_smaller_first_game_words(table: Table, tmp_path: Path, here) -> None:
+    """(`join` first as a process, then through the command line's entry in this process.)"""
     path, packet = table.latest()
     me = packet.doc.to_move
     other = make_table(tmp_path / "other", SEATS)
@@ -66,7 +72,7 @@ def test_smaller_first_game_words(table: Table, tmp_path: Path) -> None:
     rockfall = _pbem("move", str(path), "play rockfall on 4,0", "--as", me, home=table.homes[me], cwd=tmp_path)
     assert rockfall.returncode == 2 and "not 'on 4,0'" in rockfall.stderr and "nowhere" not in rockfall.stderr
     assert "hint: did you mean: play rockfall at 4,0" in rockfall.stderr, rockfall.stderr
-    no_inv = _pbem("join", str(path), "--as", "ann", home=table.homes["ann"], cwd=tmp_path)
+    no_inv = here("join", str(path), "--as", "ann", home=table.homes["ann"], cwd=tmp_path, env=_env("en"))
     assert no_inv.returncode == 3 and "holds no invitation" in no_inv.stderr and "a invitation" not in no_inv.stderr
-    zh = _pbem("join", str(path), "--as", "ann", home=table.homes["ann"], cwd=tmp_path, lang="zh-Hans")
+    zh = here("join", str(path), "--as", "ann", home=table.homes["ann"], cwd=tmp_path, env=_env("zh-Hans"))
     assert zh.returncode == 3 and "里没有邀请" in zh.stderr, zh.stderr
