@@ -77,15 +77,17 @@ def test_the_default_and_four_times_it_are_still_read(tmp_path: Path, monkeypatc
     keyfile.check_scrypt(keyfile.DEFAULT_SCRYPT_N * 4, 8, 1)  # the largest a file may ask for
 
 
-def test_show_and_move_report_the_packet_before_the_key_though_the_unlock_starts_first(tmp_path: Path) -> None:
+def test_show_and_move_report_the_packet_before_the_key_though_the_unlock_starts_first(tmp_path: Path, here) -> None:
     """show and move begin unlocking the key before they read the packet (its scrypt overlaps
     the reading, pbem.seat.keys.unlocking), yet a bad packet is still the error they report,
-    before a wrong passphrase or a missing key, as when they unlocked after reading."""
+    before a wrong passphrase or a missing key, as when they unlocked after reading. (Each command
+    first as a process of its own, then through the command line's entry in this process.)"""
     assert _key_new(tmp_path, "ann", "correct horse battery").returncode == 0
     (tmp_path / "bad.pbem").write_text("not a packet\n")
     for name, passphrase in (("ann", "wrong horse battery"), ("ghost", "correct horse battery")):
         for args in (("show", "bad.pbem"), ("move", "bad.pbem", "discard 1")):
-            run = pbem(*args, "--as", name, home=tmp_path, cwd=tmp_path, env={"PBEM_PASSPHRASE": passphrase})
+            run = (pbem if name == "ann" else here)(*args, "--as", name, home=tmp_path, cwd=tmp_path,
+                                                     env={"PBEM_PASSPHRASE": passphrase})
             assert run.returncode != 0 and "bad.pbem" in run.stderr.splitlines()[0], run.stderr
             assert "passphrase" not in run.stderr and "ghost" not in run.stderr, run.stderr
 
@@ -103,11 +105,12 @@ def _a_move_to_apply(root: Path):
     return table, move
 
 
-def test_apply_reports_the_store_and_game_before_the_key_though_the_unlock_starts_first(tmp_path: Path) -> None:
+def test_apply_reports_the_store_and_game_before_the_key_though_the_unlock_starts_first(tmp_path: Path, here) -> None:
     """apply begins unlocking the host's key, which the store's file names (pbem.host.paths.probe),
     before it opens the store (the scrypt overlaps importing and opening it), yet a missing store
     or game is still the error it reports before a wrong passphrase or a missing key, and the key's
-    before a bad move file, as when it unlocked once the store was open."""
+    before a bad move file, as when it unlocked once the store was open. (The first case by a process
+    of its own, the others through the command line's entry in this process.)"""
     from table_games import PASS
 
     table, move = _a_move_to_apply(tmp_path)
@@ -118,16 +121,16 @@ def test_apply_reports_the_store_and_game_before_the_key_though_the_unlock_start
                             (("test", "--db", "missing.db", move), wrong, "missing.db"),
                             (("test", "--db", "game.db", move), wrong, "passphrase"),
                             (("test", "--db", "game.db", "bad.pbem"), wrong, "passphrase")):
-        run = pbem("apply", *args, home=home, cwd=tmp_path, env=env)
+        run = (pbem if args[0] == "nosuch" else here)("apply", *args, home=home, cwd=tmp_path, env=env)
         lines = run.stderr.strip().splitlines()
         assert run.returncode != 0 and said in lines[0] and "Traceback" not in run.stderr, run.stderr
-    run = pbem("apply", "test", "--db", "game.db", "bad.pbem", home=home, cwd=tmp_path,
+    run = here("apply", "test", "--db", "game.db", "bad.pbem", home=home, cwd=tmp_path,
                env={"PBEM_PASSPHRASE": PASS.decode()})
     assert run.returncode != 0 and "bad.pbem" in run.stderr.splitlines()[0], run.stderr
-    run = pbem("apply", "test", "--db", "game.db", move, home=tmp_path / "nobody", cwd=tmp_path,
+    run = here("apply", "test", "--db", "game.db", move, home=tmp_path / "nobody", cwd=tmp_path,
                env={"PBEM_PASSPHRASE": PASS.decode()})
     assert run.returncode != 0 and "'referee'" in run.stderr.splitlines()[0], run.stderr
-    ok = pbem("apply", "test", "--db", "game.db", move, home=home, cwd=tmp_path, env={"PBEM_PASSPHRASE": PASS.decode()})
+    ok = here("apply", "test", "--db", "game.db", move, home=home, cwd=tmp_path, env={"PBEM_PASSPHRASE": PASS.decode()})
     assert ok.returncode == 0 and "packet" in ok.stdout, ok.stderr
 
 

@@ -2,8 +2,9 @@
 as real processes, the host relaying every line to the right seats without a move, what each
 seat sees in `pbem turn` and `pbem show --json`, a whisper's text in no byte the host or the
 folder holds, bad input refused with nothing kept, and the host refusing forged, replayed and
-moved lines. Each command of a test runs as a process of its own at least once; its further
-runs go through the command line's own entry in this process (`here`)."""
+moved lines. Each command runs as a process of its own at least once in this file (`say` to a
+folder and to a file each); its further runs go through the command line's own entry in this
+process (`here`)."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def test_a_folder_game_carries_lines_and_whispers_to_the_right_seats(tmp_path: P
     host = ("host", "run", "t", "--db", db, "--folder", folder, "--once")
     said = pbem("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
     assert "line to the table at packet 1" in said.stdout
-    whispered = pbem("say", folder, SECRET, "--as", "bob", "--to", "ann", home=homes["bob"], ok=True)
+    whispered = here("say", folder, SECRET, "--as", "bob", "--to", "ann", home=homes["bob"], ok=True)
     assert "whisper to ann at packet 1" in whispered.stdout
     relayed = pbem(*host, home=homes["referee"], ok=True).stdout
     assert "bob whispered to ann at packet 1" in relayed and "ann said a line at packet 1" in relayed
@@ -138,7 +139,7 @@ def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path, capsys: pytes
     assert failed.returncode == 3 and "Traceback" not in failed.stderr, failed.stderr
     inbox.unlink()
     (tmp_path / "inbox-aside").rename(inbox)
-    again = pbem("say", folder, "and more", "--as", "bob", home=homes["bob"], ok=True).stdout
+    again = here("say", folder, "and more", "--as", "bob", home=homes["bob"], ok=True).stdout
     assert "line 1 at packet 1, not sent before" in again and "line to the table at packet 1" in again
     relayed = here("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True).stdout
     assert relayed.count("bob said a line at packet 1") == 2
@@ -149,7 +150,7 @@ def test_bad_lines_are_refused_and_nothing_is_kept(tmp_path: Path, capsys: pytes
 def test_control_characters_and_bidi_overrides_never_reach_the_terminal(tmp_path: Path, here) -> None:
     db, folder, homes = _dealt(tmp_path)
     nasty = "\x1b[2J\x1b[31mred\x1b]0;title\x07 \u202egnp.exe\rerror: fake"
-    pbem("say", folder, nasty, "--as", "ann", home=homes["ann"], ok=True)
+    here("say", folder, nasty, "--as", "ann", home=homes["ann"], ok=True)
     here("host", "run", "t", "--db", db, "--folder", folder, "--once", home=homes["referee"], ok=True)
     out = pbem("turn", folder, "--as", "cat", home=homes["cat"], ok=True).stdout
     line = next(x for x in out.splitlines() if "ann at packet 1" in x)
@@ -278,11 +279,11 @@ def test_a_trustless_folder_game_carries_talk_through_the_blind_host(tmp_path: P
     host = ("host", "run", "t", "--db", db, "--folder", folder, "--once")
     here(*host, home=homes["referee"], ok=True)
     here("turn", folder, "--as", "ann", home=homes["ann"], ok=True)  # follows the chain to its newest packet
-    pbem("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
+    here("say", folder, PUBLIC, "--as", "ann", home=homes["ann"], ok=True)
     here("say", folder, SECRET, "--as", "ann", "--to", "bob", home=homes["ann"], ok=True)
-    relayed = pbem(*host, home=homes["referee"], ok=True).stdout
+    relayed = here(*host, home=homes["referee"], ok=True).stdout
     assert "ann said a line" in relayed and "ann whispered to bob" in relayed
-    bob = pbem("turn", folder, "--as", "bob", home=homes["bob"], ok=True).stdout
+    bob = here("turn", folder, "--as", "bob", home=homes["bob"], ok=True).stdout
     assert f"ann at packet 1: {PUBLIC}" in bob and f"whispered to bob: {SECRET}" in bob
     cat = [ln["text"] for ln in _json(folder, homes["cat"], "cat", here)]
     assert cat == [PUBLIC]
