@@ -18,175 +18,46 @@ Rules of this module:
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
-import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any
 
 from pbem.errors import BadPacket, Text, msg
 
-if TYPE_CHECKING:
-    import ctypes
 
-_LIBRARY_SUFFIX = ".pyd" if sys.platform == "win32" else ".so"  # as rbcl names the file it unpacks
-_HASH_BYTES = 64  # what crypto_core_ristretto255_from_hash maps to a point
-
-
-def _unpack_with_rbcl(keep: Path | None) -> ctypes.CDLL:
-    """libsodium as rbcl unpacks it, without the file rbcl leaves behind. At import rbcl writes
-    its bundled libsodium (2.7 MB) to a new file in the temporary folder, loads it and never
-    removes it: every process would leave one more, filling /tmp (a tmpfs is RAM). Here that file
-    goes to a folder of our own, removed as soon as the library is loaded (a loaded library needs
-    no file), once it is copied to `keep` (if given), where later processes load it at once."""
-    import ctypes
-
+def _import_rbcl() -> ModuleType:
+    """rbcl, without the file it leaves behind. At import rbcl writes its bundled libsodium
+    (2.7 MB) to a new file in the temporary folder, loads it and never removes it: every process
+    would leave one more, filling /tmp (a tmpfs is RAM). Here that file goes to a folder of our
+    own, removed as soon as the library is loaded; a loaded library needs no file."""
     with tempfile.TemporaryDirectory(prefix="pbem-rbcl-", ignore_cleanup_errors=True) as folder:
         before, tempfile.tempdir = tempfile.tempdir, folder
         try:
-            import rbcl  # noqa: F401  # unpacks, loads and initialises the library (no stubs: pyproject)
+            import rbcl  # no stubs (pyproject: ignore_missing_imports); every call is wrapped and typed below
         finally:
             tempfile.tempdir = before
-        found = list(Path(folder).glob(f"*{_LIBRARY_SUFFIX}"))
-        if len(found) != 1:  # rbcl imported before (by something else): it unpacked nothing here
-            raise RuntimeError("rbcl was imported before the group loaded libsodium")
-        unpacked = found[0]
-        if keep is not None:
-            _keep(unpacked, keep)
-        return ctypes.CDLL(str(unpacked))  # the library rbcl loaded: the same handle
-
-
-def _cached_library() -> Path | None:
-    """Where rbcl's libsodium is kept once unpacked, for every later process to load at once
-    (XDG_CACHE_HOME, else ~/.cache, then pbem/), named for the rbcl release, the size of the module
-    it came from and the machine: each venv of the same rbcl shares one file, another rbcl or a
-    home shared by machines of another kind has its own. None: rbcl is not installed, or no home."""
-    spec = importlib.util.find_spec("rbcl")  # finds the package without importing it
-    if spec is None or spec.origin is None:
-        return None
-    package = Path(spec.origin).parent
-    try:
-        size = os.stat(package / "_sodium.py").st_size
-        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    except (OSError, RuntimeError):  # RuntimeError: no home directory to be found
-        return None
-    found = sorted(p.name for p in package.parent.glob("rbcl-*.dist-info"))
-    release = found[-1].removeprefix("rbcl-").removesuffix(".dist-info") if found else "unknown"
-    machine = f"{sys.platform}-{os.uname().machine}" if hasattr(os, "uname") else sys.platform
-    return cache / "pbem" / f"libsodium-rbcl-{release}-{size}-{machine}{_LIBRARY_SUFFIX}"
-
-
-def _keep(loaded: Path, cached: Path) -> None:
-    """Copy the library file rbcl unpacked (`loaded`) to `cached`, whole or not at all (a new file
-    renamed into place, so a process loading it at the same moment never sees half of it). Best
-    effort: without it, the next process unpacks the library again."""
-    try:
-        cached.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=cached.parent, prefix=".unpacking-", delete=False) as out:
-            try:
-                with open(loaded, "rb") as library:
-                    shutil.copyfileobj(library, out)
-            except OSError:
-                os.unlink(out.name)
-                raise
-        os.replace(out.name, cached)
-    except OSError:
-        pass
-
-
-def _load_libsodium() -> ctypes.CDLL:
-    """rbcl's bundled libsodium, initialised. Loaded from the cache when an earlier process kept it
-    there; else unpacked by importing rbcl, which costs a process about 70 ms of CPU (its module
-    holds the library as 5.6 MB of hex, and imports doctest), and kept for the next."""
-    import ctypes  # here: a command that computes nothing in the group does not import it
-
-    cached = _cached_library()
-    lib = None
-    if cached is not None and cached.is_file():
-        try:
-            lib = ctypes.CDLL(str(cached))
-            lib.crypto_core_ristretto255_from_hash  # noqa: B018  # a damaged file may load but lack it
-        except (OSError, AttributeError):  # not a library this system loads: unpacked again below
-            lib = None
-    if lib is None:
-        lib = _unpack_with_rbcl(cached)
-    if lib.sodium_init() < 0:
-        raise RuntimeError("libsodium failed to initialise")
-    return lib
-
-
-def _sized(*values: tuple[bytes, int]) -> None:
-    """libsodium reads as many bytes as each argument must have: refuse one that is shorter."""
-    for value, n in values:
-        if not isinstance(value, bytes) or len(value) != n:
-            raise ValueError(f"libsodium takes {n} bytes here, not {value!r:.80}")
-
-
-def _bind(lib: ctypes.CDLL) -> dict[str, Callable[..., Any]]:
-    """The six ristretto255 functions the group uses, as rbcl wraps them: each output a new
-    32-byte buffer, which stays zero (the identity's encoding) where libsodium returns -1 for
-    a multiplication whose result is the identity (a zero scalar: rbcl's `allow_scalar_zero`)."""
-    import ctypes
-
-    add, sub = lib.crypto_core_ristretto255_add, lib.crypto_core_ristretto255_sub
-    mul, base = lib.crypto_scalarmult_ristretto255, lib.crypto_scalarmult_ristretto255_base
-    is_valid, from_hash = lib.crypto_core_ristretto255_is_valid_point, lib.crypto_core_ristretto255_from_hash
-    point = ctypes.c_char * POINT_BYTES
-
-    def point_add(p: bytes, q: bytes) -> bytes:
-        _sized((p, POINT_BYTES), (q, POINT_BYTES))
-        out = point()
-        add(out, p, q)
-        return out.raw
-
-    def point_sub(p: bytes, q: bytes) -> bytes:
-        _sized((p, POINT_BYTES), (q, POINT_BYTES))
-        out = point()
-        sub(out, p, q)
-        return out.raw
-
-    def scalar_mul(s: bytes, p: bytes) -> bytes:
-        _sized((s, SCALAR_BYTES), (p, POINT_BYTES))
-        out = point()
-        mul(out, s, p)
-        return out.raw
-
-    def base_scalar_mul(s: bytes) -> bytes:
-        _sized((s, SCALAR_BYTES))
-        out = point()
-        base(out, s)
-        return out.raw
-
-    def valid(p: bytes) -> bool:
-        _sized((p, POINT_BYTES))
-        return bool(is_valid(p) == 1)
-
-    def hashed(h: bytes) -> bytes:
-        _sized((h, _HASH_BYTES))
-        out = point()
-        from_hash(out, h)
-        return out.raw
-
-    return {"add": point_add, "sub": point_sub, "mul": scalar_mul, "base": base_scalar_mul, "valid": valid,
-            "from_hash": hashed}
+    return rbcl
 
 
 class _Sodium:
-    """libsodium's ristretto255 functions, the library loaded at the first one used: a command that
+    """rbcl's ristretto255 functions, the library loaded at the first one used: a command that
     imports the group and computes nothing in it (`pbem games` lists trustless games) does not
-    load it."""
+    load it (a tenth of a second, and a 2.7 MB file written and removed)."""
 
-    _NAMES = ("add", "sub", "mul", "base", "valid", "from_hash")
+    _NAMES = {"add": "crypto_core_ristretto255_add", "sub": "crypto_core_ristretto255_sub",
+              "mul": "crypto_scalarmult_ristretto255_allow_scalar_zero",
+              "base": "crypto_scalarmult_ristretto255_base_allow_scalar_zero",
+              "valid": "crypto_core_ristretto255_is_valid_point", "from_hash": "crypto_core_ristretto255_from_hash"}
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name not in self._NAMES:
             raise AttributeError(name)
-        for short, function in _bind(_load_libsodium()).items():  # bound once: later calls find them as attributes
-            setattr(self, short, function)
-        return getattr(self, name)
+        rbcl = _import_rbcl()
+        for short, full in self._NAMES.items():  # bound once: later calls find them as attributes
+            setattr(self, short, getattr(rbcl, full))
+        return getattr(rbcl, self._NAMES[name])
 
 
 _sodium = _Sodium()
