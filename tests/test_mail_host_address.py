@@ -27,16 +27,17 @@ SEATS = ["ann", "bob", "cat"]
 HOST = "referee@example.org"
 
 
-def _game(root: Path, *host_email: str) -> tuple[dict[str, Path], str, Path]:
-    """A mail game made and its invitation mailed (as .eml files) by real processes: the key
+def _game(root: Path, *host_email: str, run=pbem) -> tuple[dict[str, Path], str, Path]:
+    """A mail game made and its invitation mailed (as .eml files) by real processes (`run`: or
+    through the command line's entry in this process, for the second game of this file): the key
     homes, the game id, the folder of the host's mails."""
     homes = make_homes(root, ["referee", *SEATS])
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}",
                                           "--email", f"{s}={s}@example.org")]
     db = root / "saves" / "t.db"
-    pbem("game", "new", "t", "--host", "referee", *players, *host_email, "--db", db, home=homes["referee"], ok=True)
+    run("game", "new", "t", "--host", "referee", *players, *host_email, "--db", db, home=homes["referee"], ok=True)
     sent = root / "sent"
-    pbem("mail", "t", "--db", db, "--to-dir", sent, home=homes["referee"], ok=True)
+    run("mail", "t", "--db", db, "--to-dir", sent, home=homes["referee"], ok=True)
     mails = {m["To"]: m for m in map(_read, sorted(sent.glob("*.eml")))}
     game = str(mails["ann@example.org"]["Subject"]).split("]")[0].split()[-1]
     return homes, game, sent
@@ -110,22 +111,24 @@ def test_a_bot_reading_the_forward_mails_the_signed_address(signed_game, tmp_pat
     assert join["To"] == HOST, join["To"]  # before: bob@example.org
 
 
-def test_an_invitation_naming_no_address_teaches_none(tmp_path: Path) -> None:
+def test_an_invitation_naming_no_address_teaches_none(tmp_path: Path, here) -> None:
     """A game made without the host's address (and no mail profile to take it from): the
-    forward's headers are not taken for it; mail-join asks for --to."""
-    homes, game, sent = _game(tmp_path)
+    forward's headers are not taken for it; mail-join asks for --to. (Through the command
+    line's entry in this process: the tests above run each command as a process.)"""
+    homes, game, sent = _game(tmp_path, run=here)
     box = tmp_path / "ann-box"
     write_eml(_forwarded_by_bob(sent, "ann@example.org"), box)
-    pbem("inbox", box, home=homes["ann"], ok=True)
+    here("inbox", box, home=homes["ann"], ok=True)
     assert not (homes["ann"] / "mail" / "hosts.json").exists()
-    run = pbem("mail-join", game, "--to-dir", tmp_path / "out", home=homes["ann"])
+    run = here("mail-join", game, "--to-dir", tmp_path / "out", home=homes["ann"])
     one_error_line(run, 2, f"no host address known for game {game}")
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.eml"))
 
 
-def test_the_hosts_mail_profile_address_is_signed_when_none_is_given(tmp_path: Path) -> None:
+def test_the_hosts_mail_profile_address_is_signed_when_none_is_given(tmp_path: Path, here) -> None:
     """`pbem mail setup --from` once, then `game new` without `--email host=`: the invitation
-    names the profile's address."""
+    names the profile's address. (`game new` through the command line's entry in this process:
+    the module's game makes one by a process.)"""
     from pbem.protocol.documents import Invitation, read_file
 
     homes = make_homes(tmp_path, ["referee", *SEATS])
@@ -133,10 +136,10 @@ def test_the_hosts_mail_profile_address_is_signed_when_none_is_given(tmp_path: P
          ok=True)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
     invitation = tmp_path / "invitation.pbem"
-    pbem("game", "new", "t", "--host", "referee", *players, "--db", tmp_path / "t.db", "--output", invitation,
+    here("game", "new", "t", "--host", "referee", *players, "--db", tmp_path / "t.db", "--output", invitation,
          home=homes["referee"], ok=True)
     assert read_file(invitation)[0].expect(Invitation).doc.host.mail == HOST
-    bad = pbem("game", "new", "u", "--host", "referee", *players, "--db", tmp_path / "u.db", "--email",
+    bad = here("game", "new", "u", "--host", "referee", *players, "--db", tmp_path / "u.db", "--email",
                "host=me@example.org\x1b[2J", home=homes["referee"])
     one_error_line(bad, 2, "is no mail address the invitation can name")
     assert not (tmp_path / "u.db").exists()

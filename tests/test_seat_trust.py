@@ -95,7 +95,8 @@ def table(tmp_path_factory) -> Table:
     return t
 
 
-def test_an_old_packet_is_shown_as_old_and_cannot_be_answered(table: Table) -> None:
+def test_an_old_packet_is_shown_as_old_and_cannot_be_answered(table: Table, here) -> None:
+    """(`show` first as a process, its --json runs through the command line's entry in this process.)"""
     root, home = table.root, table.homes["ann"]
     newest = max(int(k) for k in json.loads(seen_path(home, table.host.game_id()).read_text()))
     assert newest == 12
@@ -105,10 +106,11 @@ def test_an_old_packet_is_shown_as_old_and_cannot_be_answered(table: Table) -> N
     assert run.returncode == 0, run.stderr
     assert "packet 3 is an old one: you have already seen packet 12" in run.stdout
     assert "your move" not in run.stdout and "show the newest packet (12 or later) instead" in run.stdout
-    summary = json.loads(pbem("show", str(old), "--as", "ann", "--json", home=home, cwd=root).stdout)
+    env = {"PBEM_PASSPHRASE": PASS.decode()}
+    summary = json.loads(here("show", str(old), "--as", "ann", "--json", home=home, cwd=root, env=env).stdout)
     assert summary["old"] is True and summary["newest_seen"] == 12 and summary["my_turn"] is False
-    current = json.loads(pbem("show", str(root / "out" / "packet-000012.pbem"), "--as", "ann", "--json",
-                              home=home, cwd=root).stdout)
+    current = json.loads(here("show", str(root / "out" / "packet-000012.pbem"), "--as", "ann", "--json",
+                              home=home, cwd=root, env=env).stdout)
     assert current["old"] is False and current["newest_seen"] == 12
     run = pbem("move", str(old), "pass", "--as", "ann", "-o", str(root / "old-move.pbem"), home=home, cwd=root)
     assert run.returncode == 5 and run.stderr.startswith("error: packet 3 is an old one"), run.stderr

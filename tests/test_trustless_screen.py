@@ -2,7 +2,8 @@
 hand (two T-junctions told apart by their shapes), `pbem turn` says what is new since the seat
 last looked (not the whole chain again), and a card still shut is said in plain words, in three
 languages, never as `dwarves@1 #0`. Real `pbem` processes on a trustless game played in one
-process into a real folder (tests/blind_game.py)."""
+process into a real folder (tests/blind_game.py): each command's first run here; its further
+runs through the command line's entry in this process (`here`)."""
 
 from __future__ import annotations
 
@@ -71,10 +72,14 @@ def _moves_after(game: BlindGame, seq: int) -> list[str]:
     return said
 
 
-def test_turn_says_what_is_new_since_the_seat_last_looked(game: BlindGame) -> None:
+def test_turn_says_what_is_new_since_the_seat_last_looked(game: BlindGame, here) -> None:
+    runs = 0
+
     def turn() -> list[str]:
+        nonlocal runs
+        runs += 1
         run = pbem("turn", game.folder, "--as", "bob", home=game.homes["bob"], stdin=subprocess.DEVNULL, env=WIDE,
-                   timeout=180)
+                   timeout=180) if runs == 1 else here("turn", game.folder, "--as", "bob", home=game.homes["bob"], env=WIDE)
         assert run.returncode == 0, run.stderr
         assert not JARGON.search(run.stdout), run.stdout
         return run.stdout.splitlines()
@@ -92,25 +97,26 @@ def test_turn_says_what_is_new_since_the_seat_last_looked(game: BlindGame) -> No
     assert said == _moves_after(game, looked) and len(said) >= 1, later
 
 
-def test_a_card_still_shut_is_said_in_plain_words(game: BlindGame, moments: dict[str, Path]) -> None:
+def test_a_card_still_shut_is_said_in_plain_words(game: BlindGame, moments: dict[str, Path], here) -> None:
     g, packet = game, moments["shut"]  # ann's deal tokens open bob's and cat's cards; hers wait for theirs
-    shown = pbem("show", packet, "--as", "ann", home=g.homes["ann"], env=WIDE)
+    shown = here("show", packet, "--as", "ann", home=g.homes["ann"], env=WIDE)
     assert shown.returncode == 0, shown.stderr
     assert "your role is not open yet: waiting for bob and cat to send their part of it" in shown.stdout
     assert "cards of your hand not open yet: 6; waiting for bob and cat to send their part of them" in shown.stdout
     assert not JARGON.search(shown.stdout), shown.stdout
-    data = json.loads(pbem("show", packet, "--as", "ann", "--json", home=g.homes["ann"]).stdout)
+    data = json.loads(here("show", packet, "--as", "ann", "--json", home=g.homes["ann"]).stdout)
     assert [c["card"] for c in data["cards_waiting"]] == ["role"] + ["hand"] * 6  # added beside slot and tokens_from
     assert all(c["tokens_from"] == ["bob", "cat"] and len(c["slot"]) == 2 for c in data["cards_waiting"])
     for lang, role in (("zh-Hans", "你的身份还没翻开"), ("zh-Hant", "你的身份還沒翻開")):
-        said = pbem("show", packet, "--as", "ann", home=g.homes["ann"], env={**WIDE, "PBEM_LANG": lang})
+        said = here("show", packet, "--as", "ann", home=g.homes["ann"], env={**WIDE, "PBEM_LANG": lang})
         assert said.returncode == 0 and role in said.stdout and not JARGON.search(said.stdout), said.stdout
 
 
-def test_a_round_ended_before_its_keys_are_out_names_no_winner(game: BlindGame, moments: dict[str, Path]) -> None:
+def test_a_round_ended_before_its_keys_are_out_names_no_winner(game: BlindGame, moments: dict[str, Path],
+                                                                here) -> None:
     """The round is over on the public table, but the payout needs every seat's round key: until
     then nobody is named a winner (the view's roles are shut: 'winners: nobody' would be false)."""
-    shown = pbem("show", moments["reveal"], "--as", "ann", home=game.homes["ann"], env=WIDE)
+    shown = here("show", moments["reveal"], "--as", "ann", home=game.homes["ann"], env=WIDE)
     assert shown.returncode == 0, shown.stderr
     assert "the round is over" in shown.stdout and "the table waits for the " in shown.stdout, shown.stdout
     assert "winners" not in shown.stdout and "payout" not in shown.stdout, shown.stdout

@@ -11,11 +11,13 @@ from pbem import errors
 from tests import processes
 
 
-def test_audit_of_a_file_without_a_game_hints_at_what_audit_reads(tmp_path: Path) -> None:
+def test_audit_of_a_file_without_a_game_hints_at_what_audit_reads(tmp_path: Path, here) -> None:
+    """(`replay` through the command line's entry in this process: a test below runs it as a process.)"""
     notes = tmp_path / "contacts.txt"
     notes.write_text("ann pbem1abc\n")
     for command in ("audit", "replay"):
-        run = processes.pbem(command, notes, home=tmp_path / "home", env={"PBEM_LANG": "en"})
+        run = (processes.pbem if command == "audit" else here)(command, notes, home=tmp_path / "home",
+                                                              env={"PBEM_LANG": "en"})
         processes.one_error_line(run, errors.EXIT_USAGE, "holds no pbem game")
         hint = run.stderr.strip().splitlines()[-1]
         # the same hint as for a name that is nothing at all, and no word of another command
@@ -23,7 +25,7 @@ def test_audit_of_a_file_without_a_game_hints_at_what_audit_reads(tmp_path: Path
                         "or a folder of received files"), run.stderr
 
 
-def test_show_and_move_of_a_game_folder_point_at_pbem_turn(tmp_path: Path) -> None:
+def test_show_and_move_of_a_game_folder_point_at_pbem_turn(tmp_path: Path, here) -> None:
     folder = tmp_path / "friday"
     folder.mkdir()
     (folder / "pbem-folder.json").write_text("{}")  # what `pbem folder init` lays out; never read here
@@ -33,7 +35,7 @@ def test_show_and_move_of_a_game_folder_point_at_pbem_turn(tmp_path: Path) -> No
         assert run.stderr.strip().splitlines()[-1] == f"hint: for a game folder: pbem turn {folder} --as NAME"
     plain = tmp_path / "plain"
     plain.mkdir()  # any other folder: the reader's own line, as before
-    run = processes.pbem("show", plain, "--as", "ann", home=tmp_path / "home", env={"PBEM_LANG": "en"})
+    run = here("show", plain, "--as", "ann", home=tmp_path / "home", env={"PBEM_LANG": "en"})  # show again: in this process
     processes.one_error_line(run, 3, "is a folder")
 
 
@@ -56,8 +58,11 @@ def test_status_of_a_trustless_game_says_a_gone_seat_is_stood_in_for(tmp_path: P
     (("replay", "friday", "--round", "one"), "error: invalid value for '--round' / '-r': 'one' is not a whole number", "en"),
     (("turn", "nowhere", "--wait", "--timeout", "abc"), "错误：'--timeout' 的值不对：'abc' 不是数字", "zh-Hans"),
 ])
-def test_a_number_that_is_not_one_is_said_in_words(tmp_path: Path, args: tuple[str, ...], said: str, lang: str) -> None:
-    run = processes.pbem(*args, home=tmp_path, env={"PBEM_LANG": lang})
+def test_a_number_that_is_not_one_is_said_in_words(tmp_path: Path, args: tuple[str, ...], said: str, lang: str,
+                                                    here) -> None:
+    """The first case of each command as a process of its own, `turn`'s further ones in this process."""
+    first = args[0] == "replay" or (args[-1] == "abc" and lang == "en")
+    run = (processes.pbem if first else here)(*args, home=tmp_path, env={"PBEM_LANG": lang})
     assert run.returncode == errors.EXIT_USAGE, run.stderr
     assert run.stderr.splitlines()[0] == said, run.stderr
     assert len(run.stderr.strip().splitlines()) == 2 and "Traceback" not in run.stderr
