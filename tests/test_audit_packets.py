@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +32,13 @@ from pbem.ui.words import render
 SEATS = ["ann", "bob", "cat", "dan"]
 
 
-def _audit(*args: str, home: Path) -> subprocess.CompletedProcess:
-    return pbem("audit", *args, home=home, env={"PBEM_PASSPHRASE": PASS.decode()}, timeout=300)
+def _audit(*args: str, home: Path, here: Callable[..., subprocess.CompletedProcess] | None = None
+           ) -> subprocess.CompletedProcess:
+    """`pbem audit ARGS` as a process of its own; given `here`, through the command line's entry in
+    this process (the file's further audits: its first runs as a process)."""
+    env = {"PBEM_PASSPHRASE": PASS.decode()}
+    return pbem("audit", *args, home=home, env=env, timeout=300) if here is None else \
+        here("audit", *args, home=home, env=env)
 
 
 def _flip(card: str) -> str:
@@ -102,7 +108,7 @@ def _closing(table: Table) -> int:
     return archive.doc.chain[-1].seq
 
 
-def test_a_lie_in_a_seats_part_is_caught_by_that_seat_at_its_packet(lied: Lied) -> None:
+def test_a_lie_in_a_seats_part_is_caught_by_that_seat_at_its_packet(lied: Lied, here) -> None:
     table, who = lied.table, lied.target
     folder, first = table.root / "out", _first_lie(table, who)
     run = _audit(str(folder), "--round", "1", "--as", who, home=table.homes[who])
@@ -118,14 +124,14 @@ def test_a_lie_in_a_seats_part_is_caught_by_that_seat_at_its_packet(lied: Lied) 
     assert run.stderr.startswith("error: audit failed")
     # Another seat was told the truth: its audit finds only the public lie (the winners).
     other = next(s for s in SEATS if s != who)
-    run = _audit(str(folder), "--round", "1", "--as", other, home=table.homes[other])
+    run = _audit(str(folder), "--round", "1", "--as", other, home=table.homes[other], here=here)
     assert run.returncode == 8 and "sealed part" not in run.stdout and "winners is" in run.stdout
 
 
-def test_false_winners_are_caught_by_every_audit_at_the_closing_packet(lied: Lied) -> None:
+def test_false_winners_are_caught_by_every_audit_at_the_closing_packet(lied: Lied, here) -> None:
     lied_table = lied.table
     closing = _closing(lied_table)
-    run = _audit(str(lied_table.root / "out"), "--round", "1", "--json", home=lied_table.homes["cat"])
+    run = _audit(str(lied_table.root / "out"), "--round", "1", "--json", home=lied_table.homes["cat"], here=here)
     assert run.returncode == 8
     report = json.loads(run.stdout)
     assert report["anchored"] is True
@@ -133,7 +139,7 @@ def test_false_winners_are_caught_by_every_audit_at_the_closing_packet(lied: Lie
     assert [(f["packet"], f["check"]) for f in faults] == [(closing, "result")]
     assert "winners is" in faults[0]["text"]
     # The host's own database holds the same lying packets: the audit there says so too.
-    db = _audit(str(lied_table.root / "game.db"), "--round", "1", home=lied_table.homes["cat"])
+    db = _audit(str(lied_table.root / "game.db"), "--round", "1", home=lied_table.homes["cat"], here=here)
     assert db.returncode == 8 and f"FAULT round 1 packet {closing}: closing the round" in db.stdout
 
 
@@ -153,10 +159,10 @@ def forged(lied: Lied, tmp_path_factory) -> Table:
     return table
 
 
-def test_an_honest_host_passes_with_parts_checked(forged: Table) -> None:
+def test_an_honest_host_passes_with_parts_checked(forged: Table, here) -> None:
     """The forger's own game, audited by its own ann: honest within itself."""
     table = forged
-    run = _audit(str(table.root / "out"), "--round", "1", "--as", "ann", home=table.homes["ann"])
+    run = _audit(str(table.root / "out"), "--round", "1", "--as", "ann", home=table.homes["ann"], here=here)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "of ann's sealed parts opened and checked" in run.stdout and "anchored to the invitation you joined" in run.stdout
     assert "packets' tables" in run.stdout and run.stderr == ""
@@ -166,7 +172,7 @@ def test_an_honest_host_passes_with_parts_checked(forged: Table) -> None:
 
 
 def test_a_forged_archive_with_other_keys_fails_against_the_joined_invitation(lied: Lied, forged: Table,
-                                                                            tmp_path: Path) -> None:
+                                                                            tmp_path: Path, here) -> None:
     real = lied.table
     real_game = real.host.game_id()
     # The forger makes a whole game of its own under the same game id, with its own keys.
@@ -174,19 +180,19 @@ def test_a_forged_archive_with_other_keys_fails_against_the_joined_invitation(li
     archive.write_text(forged.host.archives()[1])
     # Alone, the forged archive agrees with itself; the audit says it is not anchored.
     empty = tmp_path / "stranger-home"
-    run = _audit(str(archive), home=empty)
+    run = _audit(str(archive), home=empty, here=here)
     assert run.returncode == 0 and "audit ok" in run.stdout
     assert run.stderr.startswith("warning: not anchored: you did not join game " + real_game)
     # ann joined the real game: against her invitation, the forgery fails.
-    run = _audit(str(archive), home=real.homes["ann"])
+    run = _audit(str(archive), home=real.homes["ann"], here=here)
     assert run.returncode == 8, run.stdout + run.stderr
     assert "FAULT round 1 archive: the archive holds another invitation than the one you trust" in run.stdout
     assert "this is not the game you joined" in run.stdout and "warning" not in run.stderr
     # So does a stranger who was given the real invitation.
-    run = _audit(str(archive), "--invitation", str(real.root / "invitation.pbem"), home=empty)
+    run = _audit(str(archive), "--invitation", str(real.root / "invitation.pbem"), home=empty, here=here)
     assert run.returncode == 8 and "another invitation than the one you trust" in run.stdout
     # --as without any invitation to trust is a usage error.
-    run = _audit(str(archive), "--as", "ann", home=empty)
+    run = _audit(str(archive), "--as", "ann", home=empty, here=here)
     assert run.returncode == 2 and run.stderr.startswith("error: --as needs the invitation")
 
 

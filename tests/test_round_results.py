@@ -1,7 +1,8 @@
 """A finished round in words: `pbem show` of the packet after it says who found the gold (or
 that nobody did, and which side won) and every seat's role; `show --json`'s result has the
 roles; the printed `pbem replay` ends naming the saboteurs. Both rulesets, through the real
-CLI on a real game played by bots (tests/table_games.py)."""
+CLI on a real game played by bots (tests/table_games.py): each command as a process of its own in
+the classic case, its further runs through the command line's entry in this process."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def _side(final) -> str:
 
 @pytest.mark.parametrize("ruleset,seats", [("classic", ["ann", "bob", "cat", "dan"]),
                                            ("expansion", ["ann", "bob", "cat", "dan", "eve", "fay", "gus"])])
-def test_a_rounds_end_says_who_found_the_gold_and_every_role(tmp_path: Path, ruleset: str, seats: list[str]) -> None:
+def test_a_rounds_end_says_who_found_the_gold_and_every_role(tmp_path: Path, ruleset: str, seats: list[str],
+                                                             here) -> None:
     table = make_table(tmp_path, seats, ruleset)
     play_until(table, lambda packet: packet.doc.round > 1, seed=5)
     path, packet = table.latest()
@@ -43,13 +45,14 @@ def test_a_rounds_end_says_who_found_the_gold_and_every_role(tmp_path: Path, rul
     roles = {p: final.role(p) for p in seats}
     assert None not in roles.values() and (ruleset == "classic") == (set(roles.values()) <= {"digger", "saboteur"})
 
-    shown = pbem("show", path, "--as", "bob", "--json", home=table.homes["bob"], env=ENV)
+    run = pbem if ruleset == "classic" else here  # the first run of each command, as a process
+    shown = run("show", path, "--as", "bob", "--json", home=table.homes["bob"], env=ENV)
     assert shown.returncode == 0, shown.stderr
     result = json.loads(shown.stdout)["result"]
     assert result["roles"] == roles and result["finder"] == final.finder  # additive: the old keys stay
     assert {"round", "winners", "payout", "gold", "next_start"} <= set(result)
 
-    text = pbem("show", path, "--as", "bob", home=table.homes["bob"], env=ENV)
+    text = here("show", path, "--as", "bob", home=table.homes["bob"], env=ENV)
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
     found = f"{final.finder} found the gold: " if final.finder else "the gold was not found: "
@@ -57,7 +60,7 @@ def test_a_rounds_end_says_who_found_the_gold_and_every_role(tmp_path: Path, rul
     said = next(line for line in lines if line.startswith("roles: "))
     assert said == "roles: " + ", ".join(f"{p} {words.role_name(roles[p])}" for p in seats)
 
-    printed = pbem("replay", tmp_path / "game.db", "--round", "1", "--all", env=ENV)
+    printed = run("replay", tmp_path / "game.db", "--round", "1", "--all", home=None, env=ENV)
     assert printed.returncode == 0, printed.stderr
     tail = printed.stdout.splitlines()[-2:]
     assert tail == [found + _side(final), said], printed.stdout[-600:]

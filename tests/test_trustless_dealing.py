@@ -8,7 +8,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from processes import new_keys, one_error_line, pbem
+from folder_games import keys_here
+from processes import one_error_line, pbem
 
 from pbem.errors import BadPacket, UsageError
 from pbem.host import blind
@@ -108,18 +109,21 @@ def test_a_join_without_its_dealing_is_refused_and_an_old_game_reads_joins_witho
         PublicTable.of(msgspec.structs.replace(t.inv.doc, threshold=None)).take_join(good.doc)
 
 
-def test_game_new_takes_a_threshold_and_refuses_a_bad_one(tmp_path: Path) -> None:
+def test_game_new_takes_a_threshold_and_refuses_a_bad_one(tmp_path: Path, here) -> None:
+    """`game new` first as a process of its own, then through the command line's entry in this
+    process; the key files made by the library (the files `pbem key new` writes)."""
     homes = {n: tmp_path / f"home-{n}" for n in ("referee", "ann", "bob", "cat")}
-    pubs = new_keys(homes)
+    pubs = keys_here(homes)
     players = [a for s in ("ann", "bob", "cat") for a in ("--player", f"{s}={pubs[s]}")]
     host = homes["referee"]
     for extra, words in ((["--trustless", "--threshold", "3"], "bad --threshold 3"),
                          (["--trustless", "--threshold", "0"], "bad --threshold 0"),
                          (["--threshold", "1"], "--threshold needs --trustless")):
-        one_error_line(pbem("game", "new", "t", "--host", "referee", *players, "--db", tmp_path / "t.db", *extra,
-                            home=host, cwd=tmp_path), 2, words)
+        run = pbem if words == "bad --threshold 3" else here
+        one_error_line(run("game", "new", "t", "--host", "referee", *players, "--db", tmp_path / "t.db", *extra,
+                           home=host, cwd=tmp_path), 2, words)
         assert not (tmp_path / "t.db").exists()
-    pbem("game", "new", "t", "--host", "referee", *players, "--db", tmp_path / "t.db", "--trustless", "--threshold",
+    here("game", "new", "t", "--host", "referee", *players, "--db", tmp_path / "t.db", "--trustless", "--threshold",
          "1", home=host, cwd=tmp_path, ok=True)
     inv = read_blocks((tmp_path / "t" / "out" / "invitation.pbem").read_text())[0]
     assert inv.doc.threshold == 1
