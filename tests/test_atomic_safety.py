@@ -17,7 +17,9 @@ from table_games import make_table
 from pbem.atomic import TMP_SUFFIX, write_atomic
 
 
-def test_output_to_a_device_node_or_fifo_is_refused_and_left_alone(tmp_path: Path) -> None:
+def test_output_to_a_device_node_or_fifo_is_refused_and_left_alone(tmp_path: Path, here) -> None:
+    """(`packet` by processes of its own at a device and a FIFO, where a regression could hang;
+    its further runs through the command line's entry in this process.)"""
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     table.host.close()
     db = tmp_path / "game.db"
@@ -31,14 +33,15 @@ def test_output_to_a_device_node_or_fifo_is_refused_and_left_alone(tmp_path: Pat
     one_error_line(pbem("packet", "test", "--db", str(db), "-o", str(fifo), cwd=tmp_path), 2, "not a regular file")
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     (tmp_path / "adir").mkdir()
-    one_error_line(pbem("packet", "test", "--db", str(db), "-o", str(tmp_path / "adir"), cwd=tmp_path), 2, "a folder")
+    one_error_line(here("packet", "test", "--db", str(db), "-o", str(tmp_path / "adir"), home=None, cwd=tmp_path), 2,
+                   "a folder")
     target = tmp_path / "real.txt"
     target.write_text("private")
     link = tmp_path / "link.pbem"
     link.symlink_to(target)
-    one_error_line(pbem("packet", "test", "--db", str(db), "-o", str(link), cwd=tmp_path), 2, "a link")
+    one_error_line(here("packet", "test", "--db", str(db), "-o", str(link), home=None, cwd=tmp_path), 2, "a link")
     assert link.is_symlink() and target.read_text() == "private"
-    ok = pbem("packet", "test", "--db", str(db), "-o", str(tmp_path / "packet.pbem"), cwd=tmp_path)
+    ok = here("packet", "test", "--db", str(db), "-o", str(tmp_path / "packet.pbem"), home=None, cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
     assert "BEGIN PBEM PACKET" in (tmp_path / "packet.pbem").read_text()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(TMP_SUFFIX)] == []

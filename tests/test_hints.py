@@ -262,7 +262,8 @@ def test_a_trustless_seat_is_offered_its_legal_moves_and_hints(tmp_path: Path, h
     home = game.homes[mover]
     summary = json.loads(here("show", packet, "--as", mover, "--json", home=home, ok=True).stdout)
     assert summary["legal"] and summary["legal"] == legal_texts(game.seats[mover].view())
-    screen = pbem("show", packet, "--as", mover, "--hints", home=home, ok=True, env={"COLUMNS": "200"}).stdout
+    # through the command line's entry in this process: a test above compares its screen with a process's
+    screen = here("show", packet, "--as", mover, "--hints", home=home, ok=True, env={"COLUMNS": "200"}).stdout
     hand = game.seats[mover].view().hands[mover]
     assert marks_on_screen(screen) == expected_marks({"hand": hand, "legal": summary["legal"]}) != set(), screen
     other = next(s for s in game.seats if s != mover)

@@ -15,8 +15,11 @@ from pbem.mail.message import compose, write_eml
 from pbem.seat import player as P
 
 
-def _inbox(folder: Path, db: Path, home: Path, *extra: str) -> subprocess.CompletedProcess:
-    return pbem("inbox", folder, "--db", db, *extra, home=home, env={"PBEM_PASSPHRASE": PASS.decode()})
+def _inbox(folder: Path, db: Path, home: Path, *extra: str, here=None) -> subprocess.CompletedProcess:
+    """`pbem inbox` as a process of its own; given `here`, through the command line's entry in this
+    process (the file's further runs: its first is a process)."""
+    return (pbem if here is None else here)("inbox", folder, "--db", db, *extra, home=home,
+                                            env={"PBEM_PASSPHRASE": PASS.decode()})
 
 
 def _mail(block, folder: Path, name: str, armored: str | None = None) -> None:
@@ -28,7 +31,7 @@ def _mail(block, folder: Path, name: str, armored: str | None = None) -> None:
     path.rename(folder / name)
 
 
-def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> None:
+def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path, here) -> None:
     table = make_table(tmp_path, ["ann", "bob", "cat"])
     _, packet = table.latest()
     mover = packet.doc.to_move
@@ -54,11 +57,11 @@ def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> 
     assert "Traceback" not in run.stderr
     assert f"applied {mover}'s move" in run.stdout and "error" not in run.stdout
     # Run again: the inbox remembers what it read and reports only new mail (none).
-    rerun = _inbox(box, db, table.homes["referee"])
+    rerun = _inbox(box, db, table.homes["referee"], here=here)
     assert rerun.returncode == 0 and rerun.stderr == "", rerun.stderr
     assert "no new mail" in rerun.stdout and "skipped 3 messages read before" in rerun.stdout
     # Read everything again: the good move is a duplicate now (not an error); the two refusals stay refusals.
-    again = _inbox(box, db, table.homes["referee"], "--json", "--again")
+    again = _inbox(box, db, table.homes["referee"], "--json", "--again", here=here)
     assert again.returncode == 3
     outcomes = json.loads(again.stdout)
     assert [o["outcome"] for o in outcomes] == ["duplicate", "refused", "refused"]
@@ -67,7 +70,7 @@ def test_inbox_reports_each_refused_block_and_exits_non_zero(tmp_path: Path) -> 
     # Nothing refused: exit 0.
     (box / "b-damaged.eml").unlink()
     (box / "c-stale.eml").unlink()
-    clean = _inbox(box, db, table.homes["referee"], "--again")
+    clean = _inbox(box, db, table.homes["referee"], "--again", here=here)
     assert clean.returncode == 0 and clean.stderr == "" and "already applied" in clean.stdout
 
 
@@ -89,7 +92,7 @@ def test_inbox_refuses_hostile_mail_in_one_line_each_and_applies_the_rest(tmp_pa
     hostile = ["20000-parts", "deep-mime", "nested-comment-header", "charset-idna"]
     for name in hostile:
         (box / f"b-{name}.eml").write_bytes(HOSTILE_MAIL[name][0])
-    run = _inbox(box, tmp_path / "game.db", table.homes["referee"])
+    run = _inbox(box, tmp_path / "game.db", table.homes["referee"])  # a process: its own stack for the nesting
     assert run.returncode == 3, (run.returncode, run.stdout, run.stderr)
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr
     errors = run.stderr.strip().splitlines()

@@ -44,7 +44,7 @@ def _round_with_talk(root: Path):
     return table
 
 
-def test_the_replay_places_talk_between_the_moves(tmp_path: Path) -> None:
+def test_the_replay_places_talk_between_the_moves(tmp_path: Path, here) -> None:
     table = _round_with_talk(tmp_path)
     db = tmp_path / "game.db"
     r = load_replay(None, db=db)
@@ -65,15 +65,16 @@ def test_the_replay_places_talk_between_the_moves(tmp_path: Path) -> None:
     assert "zanzibar" in render_html(with_key, "ann") and "zanzibar" not in render_html(with_key, "cat")
 
     # through the CLI: --all prints the lines after the move they follow; --as ann with her key the whisper
+    # (a process of its own, then through the command line's entry in this process)
     passfile = tmp_path / "pass"
     passfile.write_bytes(PASS)
     out = pbem("replay", "--db", db, "--all", home=table.homes["ann"], ok=True).stdout
     assert out.index("cat broke my lamp") < out.index("1. ") < out.index("ann lies") and "zanzibar" not in out
     assert "\x1b" not in out and "\u202e" not in out
-    mine = pbem("replay", "--db", db, "--all", "--as", "ann", "--passphrase-file", passfile,
+    mine = here("replay", "--db", db, "--all", "--as", "ann", "--passphrase-file", passfile,
                 home=table.homes["ann"], ok=True).stdout
     assert "whispered to ann: psst the top goal is zanzibar" in mine
-    theirs = pbem("replay", "--db", db, "--all", "--as", "cat", home=table.homes["ann"], ok=True).stdout
+    theirs = here("replay", "--db", db, "--all", "--as", "cat", home=table.homes["ann"], ok=True).stdout
     assert "zanzibar" not in theirs and "cat broke my lamp" in theirs
     table.host.close()
 
