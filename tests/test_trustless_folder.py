@@ -195,7 +195,7 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
 
 
 @pytest.mark.slow
-def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
+def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path, here) -> None:
     """ann is a person: each `pbem turn FOLDER --as ann` joins, follows and checks the chain,
     sends the block the table waits for from her (her shuffle, her deal tokens), shows her view,
     and on her turn plays the move she types; bob and cat are bots (in threads of the test:
@@ -207,7 +207,7 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
                  timeout=60)
     assert timed.returncode == 0 and "3 seconds" in timed.stdout, timed.stdout + timed.stderr
     assert "absent" not in timed.stdout  # the blind host marks nobody absent: the rule is not said
-    absent = pbem("game", "config", "t", "--db", db, "--absent-after", "3", home=homes["referee"], timeout=60)
+    absent = here("game", "config", "t", "--db", db, "--absent-after", "3", home=homes["referee"])  # again: in this process
     assert absent.returncode == 2 and absent.stderr.startswith("error: --absent-after does not apply"), absent.stderr
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
     bots = bots_here(folder, homes, tmp_path, seats=["bob", "cat"])  # in threads of this process
@@ -276,13 +276,14 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path) -> None:
     assert "rejected" not in (tmp_path / "host.log").read_text()
 
 
-def test_the_host_and_a_bot_answer_a_file_at_once_not_at_their_poll(tmp_path: Path) -> None:
+def test_the_host_and_a_bot_answer_a_file_at_once_not_at_their_poll(tmp_path: Path, here) -> None:
     """`pbem host run` and `pbem bot run` on a folder, each with a poll of a minute: a file arriving
     wakes them (the host: a join or a shuffle in the inbox; ann's bot: packet 1, the table waiting
-    for her shuffle), so the table reaches bob's shuffle in seconds."""
+    for her shuffle), so the table reaches bob's shuffle in seconds. (The game made in this process:
+    the test above makes one by real processes.)"""
     from pbem.folder.trustless import folder_seat
 
-    db, folder, homes = cli_game(tmp_path, trustless=True)
+    db, folder, homes = cli_game(tmp_path, trustless=True, here=here)
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=60)
     bot = start_bots(folder, homes, tmp_path, seats=["ann"], poll=60)["ann"]
     try:
