@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from processes import cli_env, new_keys, pbem
+from folder_games import keys_here
+from processes import cli_env, pbem
 
 GOOD = "correct horse battery"
 
@@ -68,10 +69,11 @@ class Terminal:
 
 
 def _host_with_protected_key(tmp_path: Path) -> tuple[Path, list[str]]:
-    """A key home holding key `ref`, protected by GOOD; and the --player options of three seats."""
+    """A key home holding key `ref`, protected by GOOD (`pbem key new`); and the --player options of
+    three seats, their key files made by the library (the files `pbem key new` writes)."""
     home = tmp_path / "host"
     pbem("key", "new", "ref", home=home, env={"PBEM_PASSPHRASE": GOOD}, ok=True)
-    pubs = new_keys({n: tmp_path / f"home-{n}" for n in ("ann", "bob", "cat")})
+    pubs = keys_here({n: tmp_path / f"home-{n}" for n in ("ann", "bob", "cat")})
     return home, [a for n, k in pubs.items() for a in ("-p", f"{n}={k}")]
 
 
