@@ -199,29 +199,30 @@ def test_a_wrong_passphrase_starts_nothing(lone_key: tuple[Path, Path]) -> None:
     (["--timeout", "30d"], "longer than a week"),
     (["--as", "nobody"], "no identity 'nobody'"),
 ])
-def test_bad_arguments_are_one_line(lone_key: tuple[Path, Path], args: list[str], words: str) -> None:
+def test_bad_arguments_are_one_line(lone_key: tuple[Path, Path], args: list[str], words: str, here) -> None:
+    """(Through the command line's entry in this process: the tests above start the agent by processes.)"""
     root, home = lone_key
-    run = pbem("agent", "start", *args, home=home, cwd=root, passphrase=True)
+    run = here("agent", "start", *args, home=home, cwd=root, env={"PBEM_PASSPHRASE": PASSPHRASE})
     assert run.returncode in (2, 4) and run.stderr.startswith("error: ") and words in run.stderr, run.stderr
     assert "Traceback" not in run.stderr and not agent_socket(home).exists()
 
 
-def test_an_agent_folder_others_can_open_is_refused(lone_key: tuple[Path, Path]) -> None:
+def test_an_agent_folder_others_can_open_is_refused(lone_key: tuple[Path, Path], here) -> None:
     root, home = lone_key
     folder = agent_socket(home).parent
     folder.mkdir(mode=0o700)
     folder.chmod(0o755)
-    run = pbem("agent", "start", home=home, cwd=root, passphrase=True)
+    run = here("agent", "start", home=home, cwd=root, env={"PBEM_PASSPHRASE": PASSPHRASE})  # (in this process)
     assert run.returncode == 2 and "is not a private folder of yours" in run.stderr
     assert list(folder.iterdir()) == []
 
 
-def test_a_file_in_the_way_of_the_socket_is_never_replaced(lone_key: tuple[Path, Path]) -> None:
+def test_a_file_in_the_way_of_the_socket_is_never_replaced(lone_key: tuple[Path, Path], here) -> None:
     root, home = lone_key
     sock = agent_socket(home)
     sock.parent.mkdir(mode=0o700)
     sock.write_text("mine")
-    run = pbem("agent", "start", home=home, cwd=root, passphrase=True)
+    run = here("agent", "start", home=home, cwd=root, env={"PBEM_PASSPHRASE": PASSPHRASE})  # (in this process)
     assert run.returncode == 2 and "is not a socket" in run.stderr
     assert sock.read_text() == "mine"
 

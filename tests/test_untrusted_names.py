@@ -125,34 +125,36 @@ def _offered(tmp_path: Path) -> tuple[Path, str]:
     return home, fake.host.game_id()
 
 
-def test_a_stranger_cannot_hand_a_seat_to_a_key_by_mail(tmp_path: Path) -> None:
+def test_a_stranger_cannot_hand_a_seat_to_a_key_by_mail(tmp_path: Path, here) -> None:
     """`pbem inbox` keeps the game's invitation and packet and says so; the game is an
     invitation until `pbem mail-join` takes the seat (before: inbox took it at once, and
-    `pbem games` listed it among her games)."""
+    `pbem games` listed it among her games). `mail-join` first as a process of its own; the
+    further runs of each command (the tests above run `inbox` and `games` as processes, their
+    bytes checked) through the command line's entry in this process."""
     home, game = _offered(tmp_path)
-    run = pbem("inbox", tmp_path / "box", "--saves", tmp_path / "none", home=home, cwd=tmp_path)
+    run = here("inbox", tmp_path / "box", "--saves", tmp_path / "none", home=home, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "hands seat sue to your key (host referee, key " in run.stdout, run.stdout
     assert f"nothing is taken until you say so: pbem mail-join {game}" in run.stdout
     assert not (home / "games" / game / "invitation.pbem").exists()  # no trust anchor: not her game
-    listed = json.loads(pbem("games", "--player", "--json", home=home, cwd=tmp_path, ok=True).stdout)
+    listed = json.loads(here("games", "--player", "--json", home=home, cwd=tmp_path, ok=True).stdout)
     assert listed["playing"] == [] and [(g["game"], g["seat"]) for g in listed["invited"]] == [(game, "sue")]
-    games = pbem("games", "--player", home=home, cwd=tmp_path, ok=True).stdout
+    games = here("games", "--player", home=home, cwd=tmp_path, ok=True).stdout
     assert "games you play" not in games and f"{game} from referee (key " in games and "seat sue" in games
     # she says so: the seat is hers, and the game one she plays
     took = pbem("mail-join", game, "--as", "ann", home=home, cwd=tmp_path, ok=True).stdout
     assert took.startswith(f"you took seat sue of {game}, handed to your key at packet ")
-    again = pbem("mail-join", game, "--as", "ann", home=home, cwd=tmp_path, ok=True).stdout
+    again = here("mail-join", game, "--as", "ann", home=home, cwd=tmp_path, ok=True).stdout
     assert again.startswith(f"you hold seat sue of {game} already: play it with pbem turn {game}")
-    listed = json.loads(pbem("games", "--player", "--json", home=home, cwd=tmp_path, ok=True).stdout)
+    listed = json.loads(here("games", "--player", "--json", home=home, cwd=tmp_path, ok=True).stdout)
     assert [(g["game"], g["seat"]) for g in listed["playing"]] == [(game, "sue")] and listed["invited"] == []
 
 
-def test_turn_on_the_game_by_name_takes_the_seat(tmp_path: Path) -> None:
+def test_turn_on_the_game_by_name_takes_the_seat(tmp_path: Path, here) -> None:
     """Asking for the game by name (`pbem turn GAME`, as for an invitation, which it joins)
     takes the seat too; `pbem games` before it had listed the game as an invitation only."""
     home, game = _offered(tmp_path)
-    pbem("inbox", tmp_path / "box", "--saves", tmp_path / "none", home=home, cwd=tmp_path, ok=True)
+    here("inbox", tmp_path / "box", "--saves", tmp_path / "none", home=home, cwd=tmp_path, ok=True)
     assert not (home / "games" / game / "invitation.pbem").exists()
     turn = pbem("turn", game, "--as", "ann", home=home, cwd=tmp_path)
     assert turn.returncode == 0, turn.stderr

@@ -1,6 +1,7 @@
 """Names from documents someone sent are checked whole before they
 become paths, and text from unauthenticated sources reaches the terminal sanitised (real
-processes; the bytes of stdout and stderr are checked)."""
+processes; the bytes of stdout and stderr are checked). A name's further cases, whose point is
+that nothing becomes a path, run through the command line's entry in this process."""
 
 from __future__ import annotations
 
@@ -22,6 +23,16 @@ TITLE = "\x1b]0;pwned\x07"  # sets the terminal's window title
 
 def _pbem(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[bytes]:
     return pbem(*args, home=home, cwd=cwd, text=False)  # the bytes as a terminal would get them
+
+
+def _refusal(here, first: bool, *args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """A refused command's run: for the first case a process of its own (`_pbem`), for the others
+    through the command line's entry in this process (`here`), its words encoded as a process's
+    (for the cases whose point is that nothing becomes a path, not the bytes a terminal gets)."""
+    if first:
+        return _pbem(*args, home=home, cwd=cwd)
+    run = here(*args, home=home, cwd=cwd)
+    return subprocess.CompletedProcess(run.args, run.returncode, run.stdout.encode(), run.stderr.encode())
 
 
 def _forged(kind: str, doc: dict, signer: Identity) -> str:
@@ -70,7 +81,7 @@ def test_a_mail_cannot_reach_the_terminal_with_control_characters(tmp_path: Path
 
 
 @pytest.mark.parametrize("seat", ["../../evil", "ann\n", "a/b", "host", "CON", ""])
-def test_a_seat_name_from_an_invitation_never_becomes_a_path(tmp_path: Path, seat: str) -> None:
+def test_a_seat_name_from_an_invitation_never_becomes_a_path(tmp_path: Path, seat: str, here) -> None:
     home = tmp_path / "home"
     keys.create_identity(home, "ann", None)
     ann = keys.load_identity(home, "ann", None)
@@ -81,14 +92,14 @@ def test_a_seat_name_from_an_invitation_never_becomes_a_path(tmp_path: Path, sea
     before = sorted(p for p in tmp_path.rglob("*"))
     for args in (["join", str(inv), "--as", "ann"],
                  ["mail-join", str(inv), "--as", "ann", "--to", "h@example.org", "--to-dir", str(tmp_path / "out")]):
-        run = _pbem(*args, home=home, cwd=inv.parent)
+        run = _refusal(here, seat == "../../evil", *args, home=home, cwd=inv.parent)
         assert run.returncode == 3, run.stderr
         assert run.stderr.startswith(b"error: bad seat name") and b"Traceback" not in run.stderr
     assert sorted(p for p in tmp_path.rglob("*")) == before  # nothing written anywhere
 
 
 @pytest.mark.parametrize("game", ["../../evil", "g\n", "a/b", "nul", "x" * 70])
-def test_a_game_id_from_an_invitation_never_becomes_a_path(tmp_path: Path, game: str) -> None:
+def test_a_game_id_from_an_invitation_never_becomes_a_path(tmp_path: Path, game: str, here) -> None:
     home = tmp_path / "home"
     keys.create_identity(home, "ann", None)
     ann = keys.load_identity(home, "ann", None)
@@ -96,6 +107,6 @@ def test_a_game_id_from_an_invitation_never_becomes_a_path(tmp_path: Path, game:
     inv.parent.mkdir()
     inv.write_text(_invitation(Identity.generate("host"), game, [("ann", ann), ("bob", Identity.generate("b"))]))
     before = sorted(p for p in tmp_path.rglob("*"))
-    run = _pbem("join", str(inv), "--as", "ann", home=home, cwd=inv.parent)
+    run = _refusal(here, game == "../../evil", "join", str(inv), "--as", "ann", home=home, cwd=inv.parent)
     assert run.returncode == 3 and run.stderr.startswith(b"error: bad game id"), run.stderr
     assert sorted(p for p in tmp_path.rglob("*")) == before
