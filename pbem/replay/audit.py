@@ -381,7 +381,8 @@ def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_
     except (BadPosition, KeyError, TypeError) as exc:
         rep.fault(0, ENGINE, msg("the starting position is unreadable: {error}", error=exc))
         start = None
-    state, steps = start, []
+    state = start
+    steps: list[Step] = []
     unanswered = False  # a move whose packet is unknown: the packets cannot be matched to steps
     last_seq: int | None = None
     i = 0
