@@ -10,54 +10,53 @@ the one the auditor joined, when there is one (the anchor: pbem.replay.trust). `
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from engine.errors import BadPosition, MoveError
 from engine.game import Carry, carry
-from engine.position import dump, load
-from engine.state import OVER, ROUNDS_PER_GAME, RoundState, deal
-from pbem.errors import BadSignature, PbemError, listed, msg, reason_word
-from pbem.names import HOST
+from engine.position import dump
+from engine.state import ROUNDS_PER_GAME, deal
+from pbem.errors import BadSignature, PbemError, listed, msg
 from pbem.protocol import fairness
 from pbem.protocol.crypto import PublicKey
 from pbem.protocol.documents import (
     Archive,
-    ArchivedMove,
     Carried,
     Handover,
     Invitation,
     Join,
     Link,
     Packet,
-    SeatMove,
     Signed,
     Talk,
     check_signature,
-    move_commitment,
-    move_nonce,
     parse,
     unb64,
 )
-from pbem.protocol.timeout import renewed_to
+from pbem.replay.archived_moves import check_moves
 from pbem.replay.hostmoves import check_host_moves
 from pbem.replay.renewals import check_renewals
-from pbem.replay.report import Report
-from pbem.replay.rounds import NotTheirTurn, Replay, Step, invitation_of, step
+from pbem.replay.report import (
+    ANCHOR,
+    ARCHIVE,
+    CHAIN,
+    DEAL,
+    HANDOVER,
+    INVITATION,
+    JOIN,
+    SECRET,
+    SIGNATURE,
+    TALK,
+    Report,
+)
+from pbem.replay.rounds import invitation_of
 from pbem.replay.sources import Source
-from pbem.replay.told import PacketCheck
+from pbem.replay.told import Keys, PacketCheck
 from pbem.replay.trust import Trust
-from pbem.ui.engine_words import move_error_msg
 
 DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck", "removed", "aside", "nuggets", "gold",
              "to_move", "round")
 
 
-# The checks a fault names (Fault.check; `pbem audit --json` shows them as they are).
-(ANCHOR, ARCHIVE, CHAIN, COMMIT, DEAL, ENGINE, ENVELOPE, FINAL, HANDOVER, INVITATION, JOIN, ORDER, SECRET,
- SIGNATURE) = ("anchor", "archive", "chain", "commit", "deal", "engine", "envelope", "final", "handover", "invitation",
-               "join", "order", "secret", "signature")
-TALK = "talk"  # a line of table talk: its seat's signature and its packet
 
 
 def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None = None) -> list[Report]:
@@ -164,7 +163,7 @@ def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previo
         _check_deal(rep, doc, invitation, secret, contributions, previous_final)
     chain = _check_chain(rep, doc, invitation, packets or {})
     renewed = check_renewals(rep, doc, invitation.doc.host.key, chain, blocks)
-    replay = _check_moves(rep, doc, invitation, keys, chain)
+    replay = check_moves(rep, doc, invitation, keys, chain)
     if replay is not None:
         check_host_moves(rep, doc, invitation.doc.host.key, replay, chain, blocks, renewed,
                          trust.seat[0] if trust.seat else None, trust.home)
@@ -174,8 +173,6 @@ def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previo
                             doc.handovers or [], trust.seat)
         check.run(replay, _deal_packet(doc), found, game_over=rep.round >= ROUNDS_PER_GAME)
 
-
-Keys = Callable[[str, int], "str | None"]  # (seat, packet it answers) -> the key that seat held then
 
 
 def _check_handovers(rep: Report, doc: Archive, invitation: Signed[Invitation], seats: dict[str, str]) -> Keys:
@@ -368,140 +365,8 @@ def _check_chain(rep: Report, doc: Archive, invitation: Signed[Invitation],
     return chain
 
 
-def _check_moves(rep: Report, doc: Archive, invitation: Signed[Invitation], key_at: Keys,
-                 chain: dict[int, str]) -> Replay | None:
-    """Re-apply every move, as `pbem replay` does (rounds.step), faulting each thing wrong;
-    returns the replay (None if the moves do not replay, or a move's packet is unknown)."""
-    rep.moves = len(doc.moves)
-    # A handover, or a deadline renewed, publishes a new packet at once: the packet before it is
-    # answered by no move.
-    handed = {h.at - 1 for h in doc.handovers or []} | {seq - 1 for seq in doc.renewed or []}
-    try:
-        start: RoundState | None = load(doc.start)
-    except (BadPosition, KeyError, TypeError) as exc:
-        rep.fault(0, ENGINE, msg("the starting position is unreadable: {error}", error=exc))
-        start = None
-    state = start
-    steps: list[Step] = []
-    unanswered = False  # a move whose packet is unknown: the packets cannot be matched to steps
-    last_seq: int | None = None
-    i = 0
-    for m in doc.moves:
-        i = _numbered(rep, i, m)
-        seq = _check_envelope(rep, i, m, key_at, chain, doc.game, doc.signer)
-        unanswered = unanswered or seq is None
-        if seq is not None:
-            seq = renewed_to(seq, doc.renewed or ())  # a move for the packet a renewal replaced is applied at it
-            _check_follows(rep, i, seq, last_seq, handed)
-            last_seq = seq
-        if state is not None:
-            state = _applied(rep, state, steps, i, m, seq or 0)
-    if state is None or start is None:
-        return None
-    if last_seq is not None and last_seq + 1 != max(chain, default=0):
-        rep.fault(i, CHAIN, msg("the chain does not end with the packet of the last move"))
-    got = dump(state)
-    if state.phase != OVER:
-        rep.fault(i, FINAL, msg("the moves do not end the round"))
-    elif got != doc.final:
-        keys = sorted(k for k in set(got) | set(doc.final) if got.get(k) != doc.final.get(k))
-        rep.fault(i, FINAL, msg("the moves do not lead to the archive's final position ({fields} differ)",
-                                fields=", ".join(keys)))
-    else:
-        rep.passed("final")
-        return None if unanswered else Replay(doc.game, doc.round, None, invitation, start, steps)
-    return None
-
-
-def _numbered(rep: Report, i: int, m: ArchivedMove) -> int:
-    """The number of move `m`, the one after move `i`: faulted if the archive skips or repeats."""
-    if m.n != i + 1:
-        if m.n > i + 1:
-            rep.fault(i + 1, ORDER, msg("move {n} is missing: the archive goes from move {before} to move {after}",
-                                        n=i + 1, before=i, after=m.n))
-        else:
-            rep.fault(i + 1, ORDER, msg("move {n} is out of order: the archive numbers it {said}", n=i + 1,
-                                        said=repr(m.n)))
-    return m.n if m.n > i else i + 1
-
-
-def _applied(rep: Report, state: RoundState, steps: list[Step], i: int, m: ArchivedMove, seq: int) -> RoundState | None:
-    """The position after move `i` (`m`, answering packet `seq`), its step added to `steps`;
-    None, faulted, if the engine refuses it."""
-    try:
-        steps.append(step(state, i, m.seat, m.text, m.by, m.why, seq))
-    except NotTheirTurn as exc:
-        if exc.player is None:
-            rep.fault(i, ENGINE, msg("is by {seat}, but nobody was to move", seat=m.seat))
-        else:
-            rep.fault(i, ENGINE, msg("is by {seat}, but {player} was to move", seat=m.seat, player=exc.player))
-        return None
-    except MoveError as exc:
-        rep.fault(i, ENGINE, msg("{move} is illegal here: {error}", move=repr(m.text), error=move_error_msg(exc)))
-        return None
-    rep.passed("engine")
-    return steps[-1].state
-
-
-def _check_follows(rep: Report, i: int, seq: int, last_seq: int | None, handed: set[int]) -> None:
-    """Move i answers packet `seq`, the move before it `last_seq`: the next packet, unless the
-    ones between were handovers or renewed deadlines (answered by no move)."""
-    if last_seq is None or seq == last_seq + 1 or set(range(last_seq + 1, seq)) <= handed:
-        return
-    if seq > last_seq + 1:
-        rep.fault(i, CHAIN, msg("answers packet {seq}, but the move before it answered packet {before}: a "
-                                "move between them is missing", seq=seq, before=last_seq))
-    else:
-        rep.fault(i, CHAIN, msg("answers packet {seq}, but the move before it answered packet {before}",
-                                seq=seq, before=last_seq))
-
-
 def _deal_packet(doc: Archive) -> int:
     """The packet that shows the round's deal: the chain starts with the packet before it
     (round 1: with packet 1 itself, the invitation comes before it)."""
     start = min((link.seq for link in doc.chain), default=1)
     return start if doc.round == 1 else start + 1
-
-
-def _check_envelope(rep: Report, i: int, m: ArchivedMove, key_at: Keys, chain: dict[int, str],
-                    game: str, host_key: str) -> int | None:
-    """The seat's signed move file (or the host's, for a seat that did not move in time): its
-    signer, commitment and packet. Returns the packet it answers."""
-    try:
-        env = parse("move", unb64(m.envelope, msg("move {n}'s envelope", n=i)))
-    except PbemError as exc:
-        rep.fault(i, ENVELOPE, msg("the signed move file is unusable: {error}", error=exc))
-        return None
-    move: SeatMove = env.doc
-    ok = True
-    if move.by != m.by:
-        rep.fault(i, ENVELOPE, msg("the archive and the move file disagree on who made the move"))
-        ok = False
-    if move.by == HOST:
-        if env.signer.encode() != host_key:
-            rep.fault(i, ENVELOPE, msg("a move marked as the host's is signed by key {fingerprint}, not the host's",
-                                       fingerprint=env.signer.fingerprint()))
-            ok = False
-        else:
-            rep.passed("host-move")
-            rep.notes.append(msg("move {n}: played by the host for {seat} ({why})", n=i, seat=m.seat, why=reason_word(move.why)))
-    elif env.signer.encode() != key_at(m.seat, move.seq):
-        rep.fault(i, ENVELOPE, msg("the move file is signed by key {fingerprint}, not by seat {seat}'s key",
-                                   fingerprint=env.signer.fingerprint(), seat=m.seat))
-        ok = False
-    if move.seat != m.seat or env.game != game:
-        rep.fault(i, ENVELOPE, msg("the move file is {seat}'s in game {game}, not {expected}'s in {expected_game}",
-                                   seat=move.seat, game=env.game, expected=m.seat, expected_game=game))
-        ok = False
-    try:
-        if move_commitment(move_nonce(m.nonce), m.text) != move.commit:
-            rep.fault(i, COMMIT, msg("the text {move} is not the move the seat committed to", move=repr(m.text)))
-        else:
-            rep.passed("commit")
-    except PbemError as exc:
-        rep.fault(i, COMMIT, exc)
-    if chain.get(move.seq) != move.packet:
-        rep.fault(i, CHAIN, msg("answers packet {seq}, which is not in the archive's chain", seq=move.seq))
-    if ok:
-        rep.passed("envelope")
-    return move.seq

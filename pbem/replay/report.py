@@ -9,6 +9,13 @@ from typing import Any
 from pbem.errors import EXIT_AUDIT_FAILED, Msg, PbemError, Text
 from pbem.ui.words import render, t
 
+# The checks a fault names (Fault.check; `pbem audit --json` shows them as they are).
+(ANCHOR, ARCHIVE, CHAIN, COMMIT, DEAL, ENGINE, ENVELOPE, FINAL, HANDOVER, INVITATION, JOIN, ORDER, SECRET,
+ SIGNATURE) = ("anchor", "archive", "chain", "commit", "deal", "engine", "envelope", "final", "handover", "invitation",
+               "join", "order", "secret", "signature")
+TALK = "talk"  # a line of table talk: its seat's signature and its packet
+
+
 
 class AuditFailed(PbemError):
     exit_code = EXIT_AUDIT_FAILED
