@@ -57,8 +57,6 @@ DEAL_KEYS = ("ruleset", "options", "players", "roles", "goals", "hands", "deck",
              "to_move", "round")
 
 
-
-
 def audit_source(src: Source, game: str, rounds: list[int], trust: Trust | None = None) -> list[Report]:
     """Audit the given rounds of `game` in a source (packet files found there are cross-checked)."""
     reports = []
@@ -172,7 +170,6 @@ def _check_all(rep: Report, doc: Archive, invitation: Signed[Invitation], previo
         check = PacketCheck(rep, invitation.game, rep.round, invitation.doc.host.key, secret, keys,
                             doc.handovers or [], trust.seat)
         check.run(replay, _deal_packet(doc), found, game_over=rep.round >= ROUNDS_PER_GAME)
-
 
 
 def _check_handovers(rep: Report, doc: Archive, invitation: Signed[Invitation], seats: dict[str, str]) -> Keys:

@@ -16,7 +16,6 @@ from pbem.ui.words import render, t
 TALK = "talk"  # a line of table talk: its seat's signature and its packet
 
 
-
 class AuditFailed(PbemError):
     exit_code = EXIT_AUDIT_FAILED
 

@@ -174,8 +174,8 @@ def _invitation(src: Source, game: str, anchor: Signed[Invitation] | None, out: 
 
 
 def _gone(follower: Follower, packets: int) -> list[GoneSummary]:
-    """Each seat declared gone in the first `packets` packets followed: when, how often the others
-    stood in for it and what it sent once back."""
+    """Each seat declared gone in the chain `follower` followed (up to packet `packets`): when, how
+    often the others stood in for it, and the packets it sent back before it was declared gone again."""
     vanished = follower.table.vanished
     out = []
     for seq, g in follower.declared:
