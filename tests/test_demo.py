@@ -29,10 +29,14 @@ def test_demo_plays_three_rounds_that_replay_and_audit(tmp_path: Path) -> None:
 def test_demo_without_dir_on_a_terminal_draws_its_progress_bars_and_removes_its_folder(tmp_path: Path) -> None:
     """A scripts/demo run leaves no pbem-demo-* folder behind; on a terminal it draws its
     progress bars with rich's own control codes, none of them escaped (pbem.ui.terminal.unshown).
-    One run of the whole demo serves both claims."""
+    One run of the whole demo serves both claims; three seats (the test above plays the default five).
+    A table the ruleset does not seat is refused before any folder is made."""
     from test_passphrase_prompt import Terminal
 
-    term = Terminal("demo", home=tmp_path / "home", cwd=tmp_path, env={"TMPDIR": str(tmp_path)})
+    refused = pbem("demo", "--seats", "11", home=tmp_path / "home", env={"TMPDIR": str(tmp_path)})
+    assert refused.returncode == 2 and refused.stderr == "error: classic is played by 3-10 players, not 11\n"
+    assert list(tmp_path.iterdir()) == []  # no key home, no demo folder
+    term = Terminal("demo", "--seats", "3", home=tmp_path / "home", cwd=tmp_path, env={"TMPDIR": str(tmp_path)})
     assert term.end(timeout=300) == 0, term.text()[-2000:]
     assert b"\x1b[?25l" in term.out and b"\\x1b[" not in term.out  # rich hid the cursor; nothing came out escaped
     out = term.text()

@@ -25,11 +25,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
+from pbem.auto.seat_bot import check_bot_kind
 from pbem.errors import PbemError
 from pbem.folder.layout import GameFolder
 from pbem.folder.play import init_folder
 from pbem.host import blind
 from pbem.host import referee as H
+from pbem.host.creation import check_seat_count
 from pbem.host.interface import GameHost
 from pbem.names import TABLE
 from pbem.protocol.documents import Packet, Result, Standings, parse_relayed, read_blocks, read_text
@@ -43,7 +45,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-SEATS = ["ann", "bob", "cat", "dan", "eve"]
+NAMES = ("ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lou")  # as many as a table holds
+SEATS = list(NAMES[:5])
 POLL = "0.02"  # seconds: where nothing wakes them, each packet waits on a poll of the host and one of a bot
 WOKEN_POLL = "1"  # seconds: where the kernel wakes them when a file arrives (pbem.watch), a look now and then
 TIMEOUT = 300.0
@@ -87,11 +90,20 @@ def _packets_bell(folder: GameFolder) -> tuple[Doorbell, float]:
     return bell, 1.0 if bell.arrivals is not None else 0.05
 
 
+def demo_seats(ruleset: str, n: int) -> list[str]:
+    """The names of a demo table of `n` seats, if the ruleset is played by `n`."""
+    check_seat_count(ruleset, n)
+    return list(NAMES[:n])
+
+
 def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str = "classic",
              workdir: Path | None = None, bot: str = "smart", trustless: bool = False) -> dict[str, int]:
     """Play the demo in `workdir`, or in a temporary folder that is removed afterwards (kept,
     and said so, when the demo fails: its logs are what a bug report needs). `trustless`: the
-    seats shuffle and deal among themselves, the host is blind (docs/trustless.md)."""
+    seats shuffle and deal among themselves, the host is blind (docs/trustless.md). A ruleset
+    or bot the demo cannot play is refused before anything is written or started."""
+    check_seat_count(ruleset, len(seats or SEATS))
+    check_bot_kind(bot)
     if workdir is not None:
         return _play(console, seats or SEATS, ruleset, Path(workdir).resolve(), bot, keep=True, trustless=trustless)
     root = Path(tempfile.mkdtemp(prefix="pbem-demo-")).resolve()

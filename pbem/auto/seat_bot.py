@@ -39,14 +39,21 @@ if TYPE_CHECKING:  # the mail's modules load only for a seat played by mail (Mai
 Log = Callable[[str], None]
 
 
+def check_bot_kind(kind: str) -> None:
+    """Refuse a bot kind the engine does not have (before any process or file is started)."""
+    from engine.bots import KINDS
+
+    if kind not in KINDS:
+        raise UsageError(t("unknown bot {kind}", kind=repr(kind)), hint=t("use one of {kinds}", kinds=", ".join(KINDS)))
+
+
 def make_bot(kind: str, seat: str, seed: int | str, think: float | None = None) -> Any:
     """The bot `kind` for `seat`; a search bot thinks `think` seconds a decision (None: its
     default) at most: the clock stops it on a slow machine, else the seeded count of simulated
     turns does (engine/bots/search.py)."""
     from engine import bots
 
-    if kind not in bots.KINDS:
-        raise UsageError(t("unknown bot {kind}", kind=repr(kind)), hint=t("use one of {kinds}", kinds=", ".join(bots.KINDS)))
+    check_bot_kind(kind)
     return bots.make_bot(kind, seat, seed, bots.THINK if think is None else think, clock=time.monotonic)
 
 

@@ -102,15 +102,13 @@ def bot_run(
     keys: KeyOptions = KeyOptions(),
 ) -> None:
     """Let a bot play your seat, holding only your key, until the game is over."""
-    from engine.bots import KINDS as bot_kinds
     from pbem.auto import seat_bot as seatbot
 
     where = keys.where
     if folder is None and not maildir:
         mail_in = mail_in.or_profile(where)
     _one_source(folder, maildir, mail_in)
-    if bot not in bot_kinds:
-        raise UsageError(t("unknown bot {bot}", bot=repr(bot)), hint=t("use one of {kinds}", kinds=", ".join(bot_kinds)))
+    seatbot.check_bot_kind(bot)
     me = keys.identity()
     log = seatbot.stamp_log(f"bot {me.name}")
     if folder is not None:

@@ -333,12 +333,14 @@ def demo(
     bot: Annotated[str, typer.Option("--bot", help="smart, search or random bots.")] = "smart",
     trustless: Annotated[bool, typer.Option("--trustless", help="The seats shuffle and deal among themselves; "
                                             "the host holds no secret (docs/trustless.md).")] = False,
+    seats: Annotated[int, typer.Option("--seats", help="How many bot seats: classic 3-10, expansion 2-12.")] = 5,
 ) -> None:
-    """Play a whole game: an automatic host and 5 bot seats, as separate processes, over a shared folder."""
-    from pbem.auto.demo import run_demo
+    """Play a whole game: an automatic host and bot seats (5, or --seats), as separate processes, over a shared folder."""
+    from pbem.auto.demo import demo_seats, run_demo
     from pbem.ui.terminal import console, unshown
 
-    run_demo(console(file=unshown(sys.stdout)), ruleset=ruleset, workdir=workdir, bot=bot, trustless=trustless)
+    run_demo(console(file=unshown(sys.stdout)), seats=demo_seats(ruleset, seats), ruleset=ruleset, workdir=workdir,
+             bot=bot, trustless=trustless)
 
 
 def register(app: typer.Typer, only: str | None = None) -> None:

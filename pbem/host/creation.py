@@ -40,14 +40,20 @@ def open_store(store: Store | Path | str, *, create: bool = False) -> tuple[Stor
     return Store(as_url(store), create=create), True
 
 
-def check_new_game(name: str, ruleset: str, seats: list[tuple[str, PublicKey]], options: list[str]) -> Ruleset:
-    """What `game new` refuses, for every kind of host; the ruleset, checked."""
-    check_game_name(name)
+def check_seat_count(ruleset: str, n: int) -> Ruleset:
+    """The ruleset, checked to be one, and to be played by `n` players."""
     if not is_ruleset(ruleset):
         raise UsageError(msg("unknown ruleset {name}", name=repr(ruleset)), hint=msg("use one of: {choices}", choices=", ".join(RULESETS)))
     lo, hi = PLAYER_RANGE[ruleset]
-    if not lo <= len(seats) <= hi:
-        raise UsageError(msg("{ruleset} is played by {lo}-{hi} players, not {n}", ruleset=ruleset, lo=lo, hi=hi, n=len(seats)))
+    if not lo <= n <= hi:
+        raise UsageError(msg("{ruleset} is played by {lo}-{hi} players, not {n}", ruleset=ruleset, lo=lo, hi=hi, n=n))
+    return ruleset
+
+
+def check_new_game(name: str, ruleset: str, seats: list[tuple[str, PublicKey]], options: list[str]) -> Ruleset:
+    """What `game new` refuses, for every kind of host; the ruleset, checked."""
+    check_game_name(name)
+    checked = check_seat_count(ruleset, len(seats))
     names = [n for n, _ in seats]
     for n in names:
         check_seat_name(n)
@@ -59,7 +65,7 @@ def check_new_game(name: str, ruleset: str, seats: list[tuple[str, PublicKey]], 
     if bad:
         raise UsageError(msg("unknown option {name}", name=repr(sorted(bad)[0])),
                          hint=msg("use one of: {choices}", choices=", ".join(OPTIONS)))
-    return ruleset
+    return checked
 
 
 def check_host_mail(address: str | None) -> str | None:
