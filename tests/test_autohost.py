@@ -1,7 +1,7 @@
 """The automatic host: refusals go aside and never stop it, a crash loses nothing.
 
-Real key files, a real SQLite file, a real folder; the kill test runs real processes and
-SIGKILLs the host mid-game.
+Real key files, a real SQLite file, a real folder; the kill test runs the host as real processes
+(the bots in threads of this process) and SIGKILLs it mid-game.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_games import cli_game, start_bots, start_host
+from cli_games import bots_here, cli_game, start_host
 from folder_games import SEATS, check_game, started_game
 from on_disk import sqlite_dump
 from process_tools import stop_all, wait_all
@@ -173,7 +173,10 @@ def test_a_packet_committed_but_not_published_is_published_on_restart(tmp_path: 
 def test_host_killed_mid_game_and_restarted_finishes_the_game(tmp_path: Path, here) -> None:
     db, folder, homes = cli_game(tmp_path, here=here)  # the set-up is not the point: the processes after it
     log = tmp_path / "host.log"
-    bots = start_bots(folder, homes, tmp_path)
+    # the host's processes are the point: the players' bots play in threads of this process
+    # (cli_games.BotHere; a bot's process costs its start-up more CPU than its share of the game,
+    # and `pbem bot run` runs as processes in the last test here)
+    bots = bots_here(folder, homes, tmp_path)
     gf = GameFolder.open(folder)
     kills = starts = 0
     try:
