@@ -1,5 +1,5 @@
-"""Deadlines in real time: `pbem host run --folder` with seconds-long deadlines, three bot
-processes and a fourth seat that joins and then never answers. The game finishes on its
+"""Deadlines in real time: `pbem host run --folder` with seconds-long deadlines, three bots and a
+fourth seat that joins and then never answers. The game finishes on its
 own under `--on-timeout bot --bot-turns 20` (the search bot plays the silent seat within the
 budget its packets name: a small one, as the point here is the clock, not the bot's play; the
 default budget is tests/test_bot_budget.py's), the folder holds the reminders and late notices,
@@ -8,9 +8,12 @@ finds the same).
 A real host process, a real folder, a real store (a SQLite file, and a database of a real
 PostgreSQL server); the keys are made in this process, the three bots play in threads of it
 (cli_games.BotHere: the point is the host's clock, and a bot's process cost its start-up
-more than its share of the game), and the set-up commands run as processes for the SQLite store
-and in this process for the PostgreSQL one. Each of the silent seat's missed deadlines is waited out (2 s, then 0.5 s
-of grace): short for the test's wall, yet ten times what a bot takes to answer.
+more than its share of the game), and the set-up commands run in this process (the host's
+`pbem game new`, `folder init` and a seat's `pbem turn` run as processes in many other files).
+The audit is a process of its own on the SQLite store and runs in this process on the
+PostgreSQL one: it reads the folder, not the store. Each of the silent seat's missed deadlines
+is waited out (2 s, then 0.5 s of grace): short for the test's wall, yet ten times what a bot
+takes to answer.
 """
 
 from __future__ import annotations
@@ -42,13 +45,12 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
     homes = {n: tmp_path / f"home-{n}" for n in ["referee", *SEATS]}
     pubs = keys_here(homes)
     db, folder = store_url, tmp_path / "shared"
-    run = pbem if db.startswith("sqlite") else here  # the commands as processes once
     players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
-    new = run("game", "new", "t", "--host", "referee", *players, "--store", db, "--deadline", "2s", "--grace", "0.5s",
+    new = here("game", "new", "t", "--host", "referee", *players, "--store", db, "--deadline", "2s", "--grace", "0.5s",
               "--on-timeout", "bot", "--bot-turns", str(BUDGET), "--absent-after", "2", home=homes["referee"], cwd=tmp_path)
     assert new.returncode == 0, new.stderr
-    run("folder", "init", "t", folder, "--store", db, home=homes["referee"], ok=True)
-    joined = run("turn", folder, "--as", "dan", home=homes["dan"])
+    here("folder", "init", "t", folder, "--store", db, home=homes["referee"], ok=True)
+    joined = here("turn", folder, "--as", "dan", home=homes["dan"])
     assert "as seat dan" in joined.stdout, joined.stderr  # and dan is never heard of again
     log = tmp_path / "host.log"
     # the folder is remembered; a move wakes the host at once, and --poll is its look at the clock
@@ -78,7 +80,10 @@ def test_a_silent_seat_in_real_time_is_reminded_timed_out_and_played_for(tmp_pat
         archive = [b for b in read_blocks(armored) if b.kind == "archive"][0]
         dan = [m for m in archive.doc.moves if m.seat == "dan"]
         assert dan and all(m.by == "host" for m in dan)
-    audit = pbem("audit", folder, home=homes["ann"], timeout=600)
+    if db.startswith("sqlite"):  # the audit as a process once; it reads the folder, not the store
+        audit = pbem("audit", folder, home=homes["ann"], timeout=600)
+    else:
+        audit = here("audit", folder, home=homes["ann"])
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert audit.stdout.count("audit ok") == 3
     assert "moves made by the host for a silent seat" in audit.stdout
