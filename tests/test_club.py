@@ -181,10 +181,11 @@ def _calls(fd: int, pending: bytes) -> tuple[list[list[str]], bytes]:
     return found, pending
 
 
-def _answer_calls(bash: subprocess.Popen, ask: Path, calls: int, answers: int, here) -> None:
-    """Answer bash's calls until it ends: `real` for the first of each command, else the exit
-    code of the run in this process, its stdout and stderr in ask/out and ask/err."""
-    seen: set[tuple[str, ...]] = set()
+def _answer_calls(bash: subprocess.Popen, ask: Path, calls: int, answers: int, here,
+                  seen: set[tuple[str, ...]]) -> None:
+    """Answer bash's calls until it ends: `real` for the first of each command not in `seen`
+    (each added to it), else the exit code of the run in this process, its stdout and stderr in
+    ask/out and ask/err."""
     pending, deadline = b"", time.monotonic() + 900
     while bash.poll() is None:
         assert time.monotonic() < deadline, "the block did not finish"
@@ -202,11 +203,14 @@ def _answer_calls(bash: subprocess.Popen, ask: Path, calls: int, answers: int, h
             os.write(answers, f"{answer}\n".encode())
 
 
-def _run_docs_block(tmp_path: Path, marker: str, here) -> subprocess.CompletedProcess[str]:
+def _run_docs_block(tmp_path: Path, marker: str, here, real_elsewhere: frozenset[tuple[str, ...]] = frozenset()
+                    ) -> tuple[subprocess.CompletedProcess[str], set[tuple[str, ...]]]:
     """Run a try-it block with bash in an empty folder; it must succeed. The first `pbem` of
-    each command is a real process bash starts; the later ones of a command (the same code, run
+    each command is a real process bash starts, unless the command is in `real_elsewhere` (run
+    as a real process by the other block); the other runs of a command (the same code, run
     again on other files) go through the command line's own entry in this process (`here`), with
-    the environment the processes have."""
+    the environment the processes have. Also: the commands it ran as real processes."""
+    seen = set(real_elsewhere)
     env = {k: v for k, v in cli_env(tmp_path).items() if k not in ("PBEM_HOME", "PBEM_STORE")}
     env["PBEM_LANG"] = "en"
     with tempfile.TemporaryDirectory(dir=tmp_path.parent) as scratch:
@@ -220,7 +224,7 @@ def _run_docs_block(tmp_path: Path, marker: str, here) -> subprocess.CompletedPr
             bash = subprocess.Popen(["bash", "-euo", "pipefail", "-c", _ASKING + _docs_block(marker)], cwd=tmp_path,
                                     env={**env, "PBEM_ASK": str(ask), "PBEM_PYTHON": PBEM[0]}, stdout=out, stderr=err)
             try:
-                _answer_calls(bash, ask, calls, answers, here)
+                _answer_calls(bash, ask, calls, answers, here, seen)
             finally:
                 if bash.poll() is None:
                     bash.kill()
@@ -231,7 +235,13 @@ def _run_docs_block(tmp_path: Path, marker: str, here) -> subprocess.CompletedPr
             err.seek(0)
             r = subprocess.CompletedProcess(bash.args, bash.returncode, out.read(), err.read())
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    return r
+    return r, seen - real_elsewhere
+
+
+# The commands the club's block runs, each first as a real process (its test checks that it still
+# does): the trustless block runs them in this process, its own commands as real processes.
+CLUB_BLOCK_COMMANDS = frozenset({("key", "new"), ("game", "new"), ("folder", "init"), ("turn",), ("host", "run"),
+                                 ("games",)})
 
 
 @pytest.mark.slow
@@ -239,7 +249,8 @@ def test_the_newcomers_club_in_docs_playing_runs_as_written(tmp_path: Path, here
     """docs/playing.md section 9's try-it block, run by bash in an empty folder, the first `pbem`
     of each command a real process: three games in one store, one daemon, and 'pbem games' lists
     them."""
-    r = _run_docs_block(tmp_path, "club", here)
+    r, real = _run_docs_block(tmp_path, "club", here)
+    assert real == CLUB_BLOCK_COMMANDS, real
     assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["pbem.db"]
     listed = r.stdout.split("games you host:\n", 1)[1].splitlines()
     for g in GAMES:
@@ -251,14 +262,16 @@ def test_the_newcomers_club_in_docs_playing_runs_as_written(tmp_path: Path, here
 @pytest.mark.slow
 def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Path, here) -> None:
     """docs/playing.md section 4's trustless try-it block, run by bash in an empty folder, the
-    first `pbem` of each command a real process, folders of .eml files for mailboxes: the
+    first `pbem` of each command the club's block does not run a real process (the club's
+    ones run there as processes: CLUB_BLOCK_COMMANDS), folders of .eml files for mailboxes: the
     invitation mailed, three joins by mail, the three shuffles and deal tokens sent by `pbem
     turn` alone, ann's first move by `pbem mail-move`, and 'pbem games' says the table waits
     for bob's move."""
     from pbem.host.blind import BlindHost
     from pbem.seat.trustless import chain_in
 
-    r = _run_docs_block(tmp_path, "trustless-mail", here)
+    r, real = _run_docs_block(tmp_path, "trustless-mail", here, CLUB_BLOCK_COMMANDS)
+    assert real == {("inbox",), ("mail-join",), ("mail-move",)}, real
     assert sorted(p.name for p in (tmp_path / "saves").glob("*.db")) == ["pbem.db"]  # the club's store keeps it
     with BlindHost(tmp_path / "saves" / "pbem.db", game="friday") as h:
         st, chain = h.status(), h.packets()
