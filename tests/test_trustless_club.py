@@ -2,13 +2,15 @@
 game made with the club's --store is kept in the store (no file of its own), and `pbem host run
 --all --store URL` serves it with the store's classic games in one pass; `pbem games` lists
 both, and two daemons share the store's games and serve a whole trustless game to its end (on
-PostgreSQL a classic one too). Real processes, a real PostgreSQL server."""
+PostgreSQL a classic one too). Real processes (the commands on PostgreSQL; on SQLite the same
+code runs in this process), a real PostgreSQL server."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,25 +25,37 @@ from pbem.protocol.documents import RelayPacket, read_blocks
 from pbem.seat import keys
 
 
+def _commands(root: Path, store_url: str, here) -> Callable[..., subprocess.CompletedProcess]:
+    """`pbem ARGS` for a home, in `root`: real processes on PostgreSQL, the club's store; through
+    the command line's entry in this process on SQLite (the same code on a file)."""
+    def cli(home: Path, *args: object) -> subprocess.CompletedProcess:
+        if store_url.startswith("postgresql"):
+            return run(root, home, *args)
+        return here(*args, home=home, cwd=root, ok=True)
+    return cli
+
+
 @pytest.mark.slow
-def test_host_run_all_serves_a_trustless_game_of_each_kind_of_store(tmp_path: Path, store_url: str) -> None:
+def test_host_run_all_serves_a_trustless_game_of_each_kind_of_store(tmp_path: Path, store_url: str, here) -> None:
+    """(The commands as real processes on PostgreSQL, in this process on SQLite: _commands.)"""
+    cli = _commands(tmp_path, store_url, here)
     # the classic game by the library (tests/test_club.py makes such games by the commands)
     homes = club(tmp_path, ["oak"], store=store_url, by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
-    run(tmp_path, homes["referee"], "game", "new", "duo", "--host", "referee", *players, "--trustless",
+    cli(homes["referee"], "game", "new", "duo", "--host", "referee", *players, "--trustless",
         "--store", store_url)
     assert not (tmp_path / "duo.db").exists() and not (tmp_path / "saves" / "duo.db").exists()
-    run(tmp_path, homes["referee"], "folder", "init", "duo", tmp_path / "shared" / "duo", "--store", store_url)
+    cli(homes["referee"], "folder", "init", "duo", tmp_path / "shared" / "duo", "--store", store_url)
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     for g in ("oak", "duo"):
         for s in SEATS:
             FolderSeat.open(tmp_path / "shared" / g, ids[s], homes[s]).join()
-    out = run(tmp_path, homes["referee"], "host", "run", "--all", "--once", "--store", store_url).stdout
+    out = cli(homes["referee"], "host", "run", "--all", "--once", "--store", store_url).stdout
     for g in ("oak", "duo"):
         assert [seq for seq, _ in GameFolder.open(tmp_path / "shared" / g).packets(None)] == [1], out
     duo = read_blocks(GameFolder.open(tmp_path / "shared" / "duo").packets(None)[0][1].read_text())[0].doc
     assert isinstance(duo, RelayPacket) and duo.waiting is not None and duo.waiting.step == "shuffle"
-    listed = {g["name"]: g for g in json.loads(run(tmp_path, homes["referee"], "games", "--json", "--store",
+    listed = {g["name"]: g for g in json.loads(cli(homes["referee"], "games", "--json", "--store",
                                                    store_url).stdout)["hosting"]}
     assert sorted(listed) == ["duo", "oak"], listed
     assert listed["duo"]["trustless"] and listed["duo"]["seq"] == 1 and not listed["oak"].get("trustless")
@@ -74,11 +88,7 @@ def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_d
     monkeypatch.chdir(tmp_path)  # as the daemons run: a database server's games keep their files in saves/ here
 
     server = store_url.startswith("postgresql")
-
-    def cli(home: Path, *args: object) -> subprocess.CompletedProcess:
-        if server:
-            return run(tmp_path, home, *args)
-        return here(*args, home=home, cwd=tmp_path, ok=True)
+    cli = _commands(tmp_path, store_url, here)
 
     homes = club(tmp_path, ["oak"], store=store_url, by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
