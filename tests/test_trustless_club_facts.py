@@ -4,9 +4,10 @@ in its row, so `pbem host run --all` neither serves nor leases it; `pbem games` 
 not its chain, and says since when a game that waits for its joins waits; `pbem club ratings`,
 `standings` and `export` take its rounds from their public results; and a store of the schema
 before (0010) holding it is upgraded to the same facts, followed from its chain. `pbem games`
-(the one that upgrades the store) and `pbem host run` (the first) are real processes; the other
-runs of them, the club's commands (run as processes in tests/test_club_ratings.py) and the last
-look run here, through the command line's own entry in this process."""
+(the one that upgrades the store) and `pbem host run` (the first) are real processes on
+PostgreSQL, the club's store; on SQLite they, and on both the other runs of them, the club's
+commands (run as processes in tests/test_club_ratings.py) and the last look run here, through
+the command line's own entry in this process."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def _facts(url: str) -> tuple[list, list]:
 @pytest.mark.slow  # a whole trustless game of three seats, in one process: about 4 s of CPU
 def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgraded(
         tmp_path: Path, store_url: str, here) -> None:
+    process = pbem if store_url.startswith("postgresql") else here  # the commands as processes once
     g = BlindGame(tmp_path, store=store_url, name="duo").play(lambda table: False)
     home = g.homes["referee"]
     assert g.table.step() == "over" and len(g.table.ended) == 3
@@ -74,7 +76,7 @@ def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgra
     assert rows["wait"]["waiting"] == {"step": "join", "seats": list(g.seats_)}
 
     # `pbem host run --all`: the finished game is neither served nor leased; the waiting one is
-    ran = pbem("host", "run", "--all", "--once", "--store", store_url, home=home, cwd=tmp_path, ok=True)
+    ran = process("host", "run", "--all", "--once", "--store", store_url, home=home, cwd=tmp_path, ok=True)
     said = ran.stdout + ran.stderr
     assert "holding 1 of 1 active games" in said and "is over after packet" not in said, said
     with engine.connect() as c:
@@ -129,7 +131,7 @@ def test_a_finished_trustless_game_is_over_in_the_store_rated_exported_and_upgra
     before = _facts(store_url)
     assert before[0] and len(before[1]) == 3
     _back_to_10(store_url)
-    again = {r["name"]: r for r in json.loads(pbem("games", "--json", "--store", store_url, home=home, cwd=tmp_path,
+    again = {r["name"]: r for r in json.loads(process("games", "--json", "--store", store_url, home=home, cwd=tmp_path,
                                                    ok=True).stdout)["hosting"]}
     assert _facts(store_url) == before and schema_diff(store_url) == []
     with engine.connect() as c:
