@@ -84,3 +84,20 @@ def test_scripts_demo_starts_the_game_without_compiling_the_engine(tmp_path: Pat
     built, pytest_run = calls.read_text().splitlines()
     assert built == f"python {root}/scripts/compiled_engine.py [PBEM_ENGINE=]"
     assert pytest_run.startswith("python -m pytest") and pytest_run.endswith("-q [PBEM_ENGINE=compiled]")
+
+
+def test_a_demo_table_seats_what_its_ruleset_seats() -> None:
+    """`pbem demo --seats N`: N distinct seat names, each one `game new` takes, up to the biggest
+    table of the ruleset; one more, or one less than its smallest, is refused."""
+    from pbem.auto.demo import demo_seats
+    from pbem.errors import UsageError
+    from pbem.names import check_seat_name
+
+    for ruleset, lo, hi in (("classic", 3, 10), ("expansion", 2, 12)):
+        table = demo_seats(ruleset, hi)
+        assert len(set(table)) == hi and demo_seats(ruleset, lo) == table[:lo]
+        for name in table:
+            check_seat_name(name)
+        for n in (lo - 1, hi + 1):
+            with pytest.raises(UsageError):
+                demo_seats(ruleset, n)
