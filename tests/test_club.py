@@ -351,6 +351,23 @@ def _check(url: str, game: str, referee: Path) -> int:
     return total
 
 
+def _applied_once(url: str, game: str, folder: GameFolder) -> int:
+    """Every move of `game` so far applied exactly once (numbered 1, 2, ... in each round, none
+    twice, none left out), and every packet published once, in order; returns the number of moves."""
+    with H.Host(url, game=game) as host:
+        seq, game_id = host.head()[0], host.game_id()
+    engine = create_engine(url)
+    with engine.connect() as c:
+        numbers = c.execute(select(moves.c.round_no, moves.c.n).where(moves.c.game_id == game_id)).all()
+    engine.dispose()
+    by_round: dict[int, list[int]] = {}
+    for round_no, n in numbers:
+        by_round.setdefault(round_no, []).append(n)
+    assert all(sorted(ns) == list(range(1, len(ns) + 1)) for ns in by_round.values()), by_round  # each once
+    assert [s for s, _ in folder.packets(None)] == list(range(1, seq + 1))
+    return len(numbers)
+
+
 def _serving(log: Path, proc: subprocess.Popen, others: list[subprocess.Popen] | list[BotHere], deadline: float) -> bool:
     """Wait until a daemon says it serves a game (True), or it stopped, the others all ended or time ran out."""
     while time.monotonic() < deadline and proc.poll() is None and any(p.poll() is None for p in others):
@@ -361,7 +378,15 @@ def _serving(log: Path, proc: subprocess.Popen, others: list[subprocess.Popen] |
 
 
 @pytest.mark.slow
-def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, store_url: str) -> None:
+def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, store_url: str, here) -> None:
+    """Two `pbem host run --all` share two games of one store; one of them is SIGKILLed four
+    times at random moments of its serving and started again: no move is lost or applied twice,
+    no packet published twice or left out. On PostgreSQL, the club's store, both games then go
+    on to their end and every round replays from its archive. On SQLite the test stops once the
+    kills are done: what is the store's own is how its transactions come through the kills (a
+    whole game served to its end by two daemons on SQLite is tests/test_trustless_club.py's, a
+    host killed again and again until its SQLite game ends tests/test_autohost.py's)."""
+    whole = store_url.startswith("postgresql")
     games = GAMES[:2]
     homes = club(tmp_path, games, store_url, by_cli=False)
     # --poll is only the look at every game: a move's file wakes its daemon at once (pbem.watch),
@@ -391,9 +416,10 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
             victim.wait()
             kills += 1
             victim = daemon(tmp_path / f"daemon-2-{kills}.log")
-        for bot in everyone:  # the kills done, the rest of the game at full speed
-            bot.pace = 0.0
-        wait_all(everyone, timeout=60)
+        if whole:
+            for bot in everyone:  # the kills done, the rest of the game at full speed
+                bot.pace = 0.0
+            wait_all(everyone, timeout=60)
         assert victim.poll() is None and steady.poll() is None, "a daemon stopped by itself"  # it serves until stopped
     finally:
         for p in [steady, victim, *everyone]:
@@ -403,12 +429,18 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
     logs = "".join(p.read_text() for p in tmp_path.glob("daemon-*.log"))
     assert kills >= 3 and all(b.returncode == 0 for b in everyone), logs
     for g in games:
-        n = _check(store_url, g, homes["referee"])
         folder = GameFolder.open(tmp_path / "shared" / g)
-        with H.Host(store_url, game=g) as host:
-            seq = host.head()[0]
-        assert [s for s, _ in folder.packets(None)] == list(range(1, seq + 1)) and n > 0
-        assert len(list(folder.archive_dir.iterdir())) == 3
+        if whole:
+            n = _check(store_url, g, homes["referee"])
+            with H.Host(store_url, game=g) as host:
+                seq = host.head()[0]
+            assert [s for s, _ in folder.packets(None)] == list(range(1, seq + 1)) and n > 0
+            assert len(list(folder.archive_dir.iterdir())) == 3
+        else:
+            # stopped mid-game: a SIGTERM can land between a packet's commit and its publishing, and
+            # a move can come after it; the next start publishes and applies them (in this process)
+            here("host", "run", g, "--once", "--store", store_url, home=homes["referee"], ok=True)
+            assert _applied_once(store_url, g, folder) > 0
         rejected = folder.inbox_dir / "rejected"
         assert not rejected.exists() or not list(rejected.iterdir()), logs
 
@@ -444,18 +476,7 @@ def test_a_daemon_serves_on_through_restarts_of_its_postgresql(tmp_path: Path, h
             p.wait(30)
         # A SIGTERM can land between a packet's commit and its publishing: the next start publishes it.
         here("host", "run", "oak", "--once", "--store", url, home=homes["referee"], ok=True)  # (in this process)
-        engine = create_engine(url)
-        with engine.connect() as c:
-            numbers = c.execute(select(moves.c.round_no, moves.c.n)).all()
-        engine.dispose()
-        with H.Host(url, game="oak") as host:
-            seq = host.head()[0]
-        by_round: dict[int, list[int]] = {}
-        for round_no, n in numbers:
-            by_round.setdefault(round_no, []).append(n)
-        assert all(sorted(ns) == list(range(1, len(ns) + 1)) for ns in by_round.values()), by_round  # each once
-        assert len(numbers) >= 20, numbers
-        assert [s for s, _ in folder.packets(None)] == list(range(1, seq + 1))
+        assert _applied_once(url, "oak", folder) >= 20
     finally:
         for p in everyone:
             if p.poll() is None:
