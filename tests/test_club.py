@@ -81,8 +81,8 @@ def club(root: Path, games: list[str], store: str | None = None, *, by_cli: bool
 
 @pytest.mark.slow
 def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path, here) -> None:
-    # the daemon's first pass is a real process; the commands after it run in this process (the
-    # docs' club below runs each of them as a process of its own)
+    # the commands run in this process: the docs' club below runs each of them, the daemon's pass
+    # too, as a process of its own
     cmd = in_process(here, tmp_path)
     # the games are made in the store the commands below find by default, as `pbem game new` and
     # `pbem folder init` make them (those two as commands: the docs' club below)
@@ -98,7 +98,7 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path, here) -> N
     garbage = tmp_path / "shared" / "elm" / "inbox" / "garbage.pbem"
     garbage.write_text("not a pbem file\n")
     os.utime(garbage, (time.time() - 60, time.time() - 60))  # not a file still being written
-    out = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
+    out = cmd(homes["referee"], "host", "run", "--all", "--once").stdout
     for g in GAMES:
         folder = GameFolder.open(tmp_path / "shared" / g)
         assert [seq for seq, _ in folder.packets(None)] == [1], out  # everyone joined: dealt, published
@@ -295,8 +295,8 @@ def test_the_trustless_game_by_mail_in_docs_playing_runs_as_written(tmp_path: Pa
 def test_host_run_all_serves_the_trustless_games_of_the_store(tmp_path: Path, here) -> None:
     """A trustless game is kept in the club's store as any game (no file of its own): --all serves it
     over the folder 'pbem folder init' remembered, says once why it cannot serve one that has
-    no folder yet, and 'pbem games' lists it with the step its table waits for. (The daemon's first
-    pass is a real process; the other commands run in this process.)"""
+    no folder yet, and 'pbem games' lists it with the step its table waits for. (The commands run
+    in this process: the docs' club runs each of them as a process of its own.)"""
     cmd = in_process(here, tmp_path)
     homes = club(tmp_path, ["oak"], by_cli=False)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
@@ -308,7 +308,7 @@ def test_host_run_all_serves_the_trustless_games_of_the_store(tmp_path: Path, he
     for g in ("oak", "duo"):
         for s in SEATS:
             FolderSeat.open(tmp_path / "shared" / g, ids[s], homes[s]).join()
-    out = run(tmp_path, homes["referee"], "host", "run", "--all", "--once").stdout
+    out = cmd(homes["referee"], "host", "run", "--all", "--once").stdout
     for g in ("oak", "duo"):
         assert [seq for seq, _ in GameFolder.open(tmp_path / "shared" / g).packets(None)] == [1], out
     duo = read_blocks(GameFolder.open(tmp_path / "shared" / "duo").packets(None)[0][1].read_text())[0].doc
