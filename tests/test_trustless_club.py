@@ -75,11 +75,12 @@ def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_d
     host run --all` sharing the store's games by their leases. On PostgreSQL, the club's store,
     both games are played to their end by bots over their folders; then the trustless game is
     audited from the store, every round, replayed as one seat saw it, and `pbem games` says both
-    are over: by real processes. On SQLite the store's own part runs the same way (the two
+    are over: by real processes. On SQLite the store's own part runs the same way: the two
     daemons share the two games by its leases, serve the trustless game to its end and keep its
-    chain, and `pbem games` says it is over, through the command line's entry in this process),
-    while the classic game waits for its joins: a whole classic game served by two daemons on
-    SQLite is tests/test_club.py's kill test, and the audit and replay read the chain by the same
+    chain, and `pbem games` says it is over (through the command line's entry in this process).
+    The classic game there waits for its joins (two daemons killed mid-game on SQLite are
+    tests/test_club.py's kill test, a classic game served to its end by one host killed again and
+    again on SQLite tests/test_autohost.py's), and the audit and replay read the chain by the same
     code from either store. The games are made in this process (by the library for the classic
     one, by the same commands for the trustless one): the test above makes them by real
     processes. The daemons are this test's point: the bots play in threads of this process
