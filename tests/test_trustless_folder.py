@@ -130,10 +130,10 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     dealt = GameFolder.open(folder).packets(None)[6][1]
     with ThreadPoolExecutor(max_workers=6) as pool:
         audit_f = pool.submit(pbem, "audit", folder, "--json", home=homes["bob"], timeout=300)
-        bad_f = pool.submit(pbem, "audit", broken, home=homes["bob"], timeout=300)
         show_f = pool.submit(pbem, "show", dealt, "--as", "ann", "--json", home=homes["ann"])
         words_f = pool.submit(pbem, "show", dealt, "--as", "cat", home=homes["cat"])
         runs = {s: here("show", dealt, "--as", s, "--json", home=homes[s]) for s in SEATS[1:]}  # in this process
+        bad = here("audit", broken, home=homes["bob"])  # the audit's second run: in this process too
     runs["ann"] = show_f.result()
     # `pbem audit` of the folder: the whole chain followed again, every shuffle proof, token
     # proof, opened card and move checked, every round replayed on its opened deal
@@ -147,7 +147,6 @@ def test_a_whole_trustless_game_through_a_folder_by_separate_processes(tmp_path:
     assert final == {p: sum(r["payout"][p] for r in report["rounds"]) for p in SEATS}
     # a chain with a packet missing (3: bob's shuffle) fails its audit at the packet after it,
     # having checked no proof past it
-    bad = bad_f.result()
     assert bad.returncode == EXIT_AUDIT_FAILED and "FAULT packet 4: " in bad.stdout and "does not follow" in bad.stdout
     assert bad.stderr.startswith("error: audit failed at packet 4 of game") and "Traceback" not in bad.stderr
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
@@ -231,7 +230,7 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path, here) ->
         assert about_ann() == [("reminder", "shuffle"), ("late", "shuffle")]
         first = _chain(folder, inv.game)
         assert len(first) == 1 and first[0].doc.waiting.seats == ["ann"] and first[0].doc.waiting.due  # signed
-        stalled = pbem("audit", folder, home=homes["bob"])
+        stalled = here("audit", folder, home=homes["bob"])  # in this process: the test above runs it as one
         assert "the chain stops at packet 1: the table waits for the shuffle step from ann since packet 1" \
             in stalled.stdout and " late" in stalled.stdout, stalled.stdout + stalled.stderr
         assert stalled.returncode != 0 and "nothing to audit" in stalled.stderr  # no round has ended yet
@@ -254,9 +253,9 @@ def test_a_person_plays_a_trustless_seat_with_pbem_turn(tmp_path: Path, here) ->
                 assert time.monotonic() < deadline, shown
                 time.sleep(0.1)
         assert shown["role"] and len(shown["hand"]) == 6 and shown["cards_waiting"] == []
-        seen = turn()
+        seen = here("turn", folder, "--as", "ann", home=homes["ann"])  # further turns in this process
         assert seen.returncode == 0 and "your hand" in seen.stdout and "your turn: pbem turn" in seen.stdout
-        illegal = turn("play rockfall.1 at 7,7")  # not a card she holds, or not there: the engine says no
+        illegal = here("turn", folder, "--as", "ann", "play rockfall.1 at 7,7", home=homes["ann"])  # the engine says no
         assert illegal.returncode in (2, 6) and illegal.stderr.startswith("error: ") and "Traceback" not in illegal.stderr
         assert len(illegal.stderr.strip().splitlines()) <= 2
         played = turn("discard 1")
