@@ -148,7 +148,7 @@ def test_a_person_stands_in_with_pbem_turn(tmp_path: Path, here) -> None:
         shown = json.loads(run.stdout)
         assert shown["your_turn"] and len(shown["hand"]) == 6 and None not in shown["hand"], shown
         assert shown["role"]  # cat's part of her role and hand came from the others
-        played = pbem("turn", folder, "--as", "ann", "discard 1", home=homes["ann"], timeout=120)
+        played = here("turn", folder, "--as", "ann", "discard 1", home=homes["ann"])  # her next turn: in this process
         assert played.returncode == 0, played.stderr
         chain: list = []
         while not any(b.doc.get("step") == "move" and b.doc.get("seat") == "ann" for p in chain
