@@ -137,8 +137,13 @@ def test_a_person_stands_in_with_pbem_turn(tmp_path: Path, here) -> None:
     """ann is a person at a three-seat table whose cat joined and vanished: the deal block her
     `pbem turn` sends carries her stand-in shares of cat's deal tokens, her hand opens, and she
     plays her first move."""
+    from pbem.folder.trustless import folder_seat
+    from pbem.seat import keys
+
     db, folder, homes = _timed_game(here, tmp_path, SEATS, deadline="10s")
-    _join_and_die(tmp_path, folder, homes, "cat")
+    # cat joins and says nothing more: its join made in this process (the tests above kill a
+    # real bot process right after it joined; here the vanishing is the set-up, not the point)
+    folder_seat(folder, keys.load_identity(homes["cat"], "cat", None), homes["cat"]).join()
     host = start_host(db, folder, homes["referee"], tmp_path / "host.log", poll=0.2)
     bots = bots_here(folder, homes, tmp_path, seats=["bob"])
     started = time.monotonic()
