@@ -53,29 +53,20 @@ def in_process(here, root: Path):
     return cmd
 
 
-def club(root: Path, games: list[str], store: str | None = None, *, by_cli: bool = True) -> dict[str, Path]:
-    """Keys for a host and three players; `games` created in one store (the default one
-    under saves/ when `store` is None), each with its own shared folder: by `pbem game new` and
-    `pbem folder init`, or (by_cli=False, `store` given) by the library they call, where what is
-    tested is the daemons serving them, not the commands (two processes a game, about a second);
-    there the default store is the one the commands find in `root`."""
+def club(root: Path, games: list[str], store: str | None = None) -> dict[str, Path]:
+    """Keys for a host and three players; `games` created in one store (the default one the
+    commands find in `root` when `store` is None), each with its own shared folder, by the library
+    `pbem game new` and `pbem folder init` call: what the tests that use it test is the daemons
+    serving the games (the docs' club test runs the commands themselves)."""
     homes = {n: root / f"home-{n}" for n in ["referee", *SEATS]}
     ids = {n: keys.create_identity(h, n, None) for n, h in homes.items()}
-    if not by_cli:
-        store = store or str(root / "saves" / "pbem.db")
-        for g in games:
-            new_game(g, ids["referee"], [(s, ids[s].public) for s in SEATS], store=store,
-                     output=root / g / "out" / "invitation.pbem")
-            with H.Host(store, game=g) as host:
-                folder, _ = init_folder(root / "shared" / g, host)
-                host.set_settings(transport=TransportSetting(folder=str(folder.dir.resolve())))
-        return homes
-    pubs = {n: i.public.encode() for n, i in ids.items()}
-    where = ["--store", store] if store else []
-    players = [a for s in SEATS for a in ("--player", f"{s}={pubs[s]}")]
+    store = store or str(root / "saves" / "pbem.db")
     for g in games:
-        run(root, homes["referee"], "game", "new", g, "--host", "referee", *players, *where)
-        run(root, homes["referee"], "folder", "init", g, root / "shared" / g, *where)
+        new_game(g, ids["referee"], [(s, ids[s].public) for s in SEATS], store=store,
+                 output=root / g / "out" / "invitation.pbem")
+        with H.Host(store, game=g) as host:
+            folder, _ = init_folder(root / "shared" / g, host)
+            host.set_settings(transport=TransportSetting(folder=str(folder.dir.resolve())))
     return homes
 
 
@@ -86,7 +77,7 @@ def test_a_newcomer_hosts_three_games_with_one_daemon(tmp_path: Path, here) -> N
     cmd = in_process(here, tmp_path)
     # the games are made in the store the commands below find by default, as `pbem game new` and
     # `pbem folder init` make them (those two as commands: the docs' club below)
-    homes = club(tmp_path, GAMES, by_cli=False)
+    homes = club(tmp_path, GAMES)
     assert (tmp_path / "saves" / "pbem.db").is_file() and len(list((tmp_path / "saves").glob("*.db"))) == 1
     # oak has deadlines: an hour per packet, a reminder a second after each packet
     cmd(homes["referee"], "game", "config", "oak", "--deadline", "1h", "--remind", "3599s")
@@ -298,7 +289,7 @@ def test_host_run_all_serves_the_trustless_games_of_the_store(tmp_path: Path, he
     no folder yet, and 'pbem games' lists it with the step its table waits for. (The commands run
     in this process: the docs' club runs each of them as a process of its own.)"""
     cmd = in_process(here, tmp_path)
-    homes = club(tmp_path, ["oak"], by_cli=False)
+    homes = club(tmp_path, ["oak"])
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
     for g in ("duo", "trio"):
         cmd(homes["referee"], "game", "new", g, "--host", "referee", *players, "--trustless")
@@ -388,7 +379,7 @@ def test_two_daemons_on_one_store_one_killed_again_and_again(tmp_path: Path, sto
     host killed again and again until its SQLite game ends tests/test_autohost.py's)."""
     whole = store_url.startswith("postgresql")
     games = GAMES[:2]
-    homes = club(tmp_path, games, store_url, by_cli=False)
+    homes = club(tmp_path, games, store_url)
     # --poll is only the look at every game: a move's file wakes its daemon at once (pbem.watch),
     # and the leases are renewed and taken over on rounds of their own (--lease)
     daemon = lambda log: start(  # noqa: E731
@@ -457,7 +448,7 @@ def test_a_daemon_serves_on_through_restarts_of_its_postgresql(tmp_path: Path, h
     everyone: list[subprocess.Popen | BotHere] = []
     try:
         url = server.new_database()
-        homes = club(tmp_path, ["oak"], url, by_cli=False)
+        homes = club(tmp_path, ["oak"], url)
         log = tmp_path / "daemon.log"
         everyone.append(start([*PBEM, "host", "run", "--all", "--store", url, "--poll", "0.2", "--lease", "2"],
                               env=cli_env(homes["referee"]), stdout=log.open("ab"), stderr=subprocess.STDOUT))

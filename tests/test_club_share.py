@@ -46,7 +46,7 @@ def _applied_in(log: str) -> set[str]:
 @pytest.mark.slow
 def test_two_daemons_share_the_games_and_take_over_a_killed_ones(tmp_path: Path, store_url: str) -> None:
     games = ["oak", "elm"]
-    homes = club(tmp_path, games, store_url, by_cli=False)
+    homes = club(tmp_path, games, store_url)
     logs = [tmp_path / "daemon-a.log", tmp_path / "daemon-b.log"]
     text = lambda i: logs[i].read_text()  # noqa: E731
     # --poll is only the look at every game: a move's file wakes its daemon at once (pbem.watch),
@@ -115,7 +115,7 @@ def _one_move(tmp_path: Path, homes: dict[str, Path], ids: dict, game: str, then
 def _dealt_with_a_slow_daemon(tmp_path: Path, games: list[str]) -> tuple[dict[str, Path], dict, subprocess.Popen]:
     """`games` dealt in one store, and one daemon that looks at every game only once a minute
     (--poll 60, leases renewed as seldom): only the kernel's word wakes it sooner."""
-    homes = club(tmp_path, games, by_cli=False)  # the daemon is the point, not the commands that make games
+    homes = club(tmp_path, games)  # the daemon is the point, not the commands that make games
     ids = {s: keys.load_identity(homes[s], s, None) for s in SEATS}
     for g in games:
         for s in SEATS:

@@ -40,7 +40,7 @@ def test_host_run_all_serves_a_trustless_game_of_each_kind_of_store(tmp_path: Pa
     """(The commands as real processes on PostgreSQL, in this process on SQLite: _commands.)"""
     cli = _commands(tmp_path, store_url, here)
     # the classic game by the library (tests/test_club.py makes such games by the commands)
-    homes = club(tmp_path, ["oak"], store=store_url, by_cli=False)
+    homes = club(tmp_path, ["oak"], store=store_url)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
     cli(homes["referee"], "game", "new", "duo", "--host", "referee", *players, "--trustless",
         "--store", store_url)
@@ -91,7 +91,7 @@ def test_a_whole_trustless_game_and_a_classic_one_served_from_the_store_by_two_d
     server = store_url.startswith("postgresql")
     cli = _commands(tmp_path, store_url, here)
 
-    homes = club(tmp_path, ["oak"], store=store_url, by_cli=False)
+    homes = club(tmp_path, ["oak"], store=store_url)
     players = [a for s in SEATS for a in ("--player", f"{s}={keys.load_public(homes[s], s).encode()}")]
     here("game", "new", "duo", "--host", "referee", *players, "--trustless", "--store", store_url, home=homes["referee"], ok=True)
     here("folder", "init", "duo", tmp_path / "shared" / "duo", "--store", store_url, home=homes["referee"], ok=True)
