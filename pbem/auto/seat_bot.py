@@ -21,7 +21,7 @@ from pbem.atomic import write_atomic
 from pbem.auto import polling
 from pbem.auto.polling import stamp_log
 from pbem.auto.program_bot import ILLEGAL, Program, why_line
-from pbem.errors import PbemError, UsageError
+from pbem.errors import PbemError, UsageError, msg
 from pbem.folder.play import FolderSeat
 from pbem.protocol.crypto import Identity
 from pbem.protocol.documents import Signed, read_blocks, read_file, read_text
@@ -44,7 +44,7 @@ def check_bot_kind(kind: str) -> None:
     from engine.bots import KINDS
 
     if kind not in KINDS:
-        raise UsageError(t("unknown bot {kind}", kind=repr(kind)), hint=t("use one of {kinds}", kinds=", ".join(KINDS)))
+        raise UsageError(msg("unknown bot {kind}", kind=repr(kind)), hint=msg("use one of {kinds}", kinds=", ".join(KINDS)))
 
 
 def make_bot(kind: str, seat: str, seed: int | str, think: float | None = None) -> Any:
@@ -307,8 +307,8 @@ class MailBot:
         """
         from pbem.mail.incoming import message_blocks, settle_outcome
 
-        for label, msg in self.source.new_messages():
-            blocks, errors = message_blocks(msg)
+        for label, mail in self.source.new_messages():
+            blocks, errors = message_blocks(mail)
             for b in blocks:
                 if b.kind == "invitation":
                     self._invited(b)
