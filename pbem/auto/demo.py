@@ -102,13 +102,14 @@ def run_demo(console: Console, *, seats: list[str] | None = None, ruleset: str =
     and said so, when the demo fails: its logs are what a bug report needs). `trustless`: the
     seats shuffle and deal among themselves, the host is blind (docs/trustless.md). A ruleset
     or bot the demo cannot play is refused before anything is written or started."""
-    check_seat_count(ruleset, len(seats or SEATS))
+    seats = seats or SEATS
+    check_seat_count(ruleset, len(seats))
     check_bot_kind(bot)
     if workdir is not None:
-        return _play(console, seats or SEATS, ruleset, Path(workdir).resolve(), bot, keep=True, trustless=trustless)
+        return _play(console, seats, ruleset, Path(workdir).resolve(), bot, keep=True, trustless=trustless)
     root = Path(tempfile.mkdtemp(prefix="pbem-demo-")).resolve()
     try:
-        gold = _play(console, seats or SEATS, ruleset, root, bot, keep=False, trustless=trustless)
+        gold = _play(console, seats, ruleset, root, bot, keep=False, trustless=trustless)
     except BaseException:
         console.print(t("the demo's files stay in {root} (logs in {logs})", root=root, logs=root / "logs"), soft_wrap=True)
         raise
