@@ -29,6 +29,7 @@ shared machine). --profile PREFIX: every daemon runs under cProfile (PREFIX-Post
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
 import signal
@@ -39,6 +40,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from script_args import at_least_one, duration
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -429,21 +432,38 @@ def _table(rows: list[dict], lease: float) -> None:
               f"{c['busy'] - c['daemons'] - c['bots'] - c['db'] - c['bench']:>5.2f}")
 
 
+def _daemon_counts(text: str) -> list[int]:
+    try:
+        counts = [int(n) for n in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"daemon counts are whole numbers separated by commas, not {text!r}") from None
+    if min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"each daemon count is at least 1, not {text!r}")
+    return counts
+
+
 def main() -> None:
-    args = sys.argv[1:]
-
-    def opt(name: str, default: str | None) -> str | None:
-        return args[args.index(name) + 1] if name in args else default
-
-    games, seats, seconds = int(opt("--games", "12") or 12), int(opt("--seats", "4") or 4), float(opt("--seconds", "20") or 20)
-    lease = float(opt("--lease", "5") or 5)
-    store = opt("--store", None)
-    kinds = [k for k in ("SQLite", "PostgreSQL") if store is None or k.lower() == store.lower()]
-    counts = [int(n) for n in (opt("--daemons", "1,2,3") or "").split(",")]
+    ap = argparse.ArgumentParser(prog="scripts/bench-club", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=at_least_one, default=12, help="games in play all through (default 12)")
+    ap.add_argument("--seats", type=int, choices=range(3, 11), default=4, metavar="3..10",
+                    help="seats a game, a classic table (default 4)")
+    ap.add_argument("--seconds", type=duration, default=20.0, help="the measured window (default 20)")
+    ap.add_argument("--lease", type=duration, default=5.0, help="the daemons' lease, seconds (default 5)")
+    ap.add_argument("--dir", metavar="DIR", help="keep the stores and folders here (default: a temporary folder)")
+    ap.add_argument("--profile", metavar="PREFIX", help="every daemon under cProfile, to PREFIX-STORE-N-I.prof")
+    ap.add_argument("--store", choices=("sqlite", "postgresql"), type=str.lower, help="one store only (default both)")
+    ap.add_argument("--daemons", type=_daemon_counts, default=[1, 2, 3], metavar="N,...",
+                    help="daemon counts, one run each (default 1,2,3)")
+    ap.add_argument("--no-restart", action="store_true", help="the killed daemon is not started again")
+    args = ap.parse_args()
+    games, seats, seconds, lease = args.games, args.seats, args.seconds, args.lease
+    kinds = [k for k in ("SQLite", "PostgreSQL") if args.store is None or k.lower() == args.store]
+    counts: list[int] = args.daemons
     from pg_server import PgServer
 
     rows = []
-    keep = opt("--dir", None)
+    keep: str | None = args.dir
     with tempfile.TemporaryDirectory() if keep is None else _kept(keep) as tmp:
         pg = PgServer(fsync=True)
         try:
@@ -451,8 +471,8 @@ def main() -> None:
                 for daemons in counts:
                     root = Path(tmp) / f"{kind}-{daemons}"
                     url = f"sqlite:///{root / 'club.db'}" if kind == "SQLite" else pg.new_database()
-                    r = run(kind, url, root, daemons, games, seats, seconds, lease, opt("--profile", None),
-                            pg.proc.pid if kind == "PostgreSQL" else None, restart="--no-restart" not in args)
+                    r = run(kind, url, root, daemons, games, seats, seconds, lease, args.profile,
+                            pg.proc.pid if kind == "PostgreSQL" else None, restart=not args.no_restart)
                     rows.append(r)
                     print(_line(r, lease), flush=True)
         finally:

@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from script_args import at_least_one, duration
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.bots import RandomBot  # noqa: E402
@@ -244,23 +246,27 @@ def profile(which: str, rounds: int, top: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
+    ap = argparse.ArgumentParser(prog="scripts/bench-engine", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=duration, default=3.0, help="time per measurement (default 3)")
     ap.add_argument("--views", action="store_true", help="also measure rounds played through views (like play_round)")
     ap.add_argument("--profile", choices=list(CONFIGS), help="cProfile random rounds instead")
     ap.add_argument("--against", metavar="TREE", help="rounds/s as ratios to the engine of another checkout "
                     "(pure: to this tree's pure engine, when the compiled one runs)")
     ap.add_argument("--peer", metavar="BUILD", help="classic 5p rounds/s as ratios to saboteur-game/engine "
                     "compiled to BUILD (needs node; docs/bots.md)")
-    ap.add_argument("--runs", type=int, default=5, help="alternating runs for --against and --peer (default 5)")
-    ap.add_argument("--playouts", type=int, metavar="N", help="only play N seeded random rounds (for callgrind)")
+    ap.add_argument("--runs", type=at_least_one, default=5, help="alternating runs for --against and --peer (default 5)")
+    ap.add_argument("--playouts", type=at_least_one, metavar="N", help="only play N seeded random rounds (for callgrind)")
     ap.add_argument("--config", choices=list(CONFIGS), default="classic5", help="table for --playouts")
-    ap.add_argument("--trace", type=int, metavar="N", help="print the trace hash of N seeded rounds per table "
+    ap.add_argument("--trace", type=at_least_one, metavar="N", help="print the trace hash of N seeded rounds per table "
                     "(with --against: of both trees)")
-    ap.add_argument("--rounds", type=int, default=200, help="rounds to profile (default 200)")
-    ap.add_argument("--top", type=int, default=20, help="profile lines to print (default 20)")
-    ap.add_argument("--target", type=float, default=264.0, help="classic 5p rounds/s target (default 264)")
+    ap.add_argument("--rounds", type=at_least_one, default=200, help="rounds to profile (default 200)")
+    ap.add_argument("--top", type=at_least_one, default=20, help="profile lines to print (default 20)")
+    ap.add_argument("--target", type=duration, default=264.0, help="classic 5p rounds/s target (default 264)")
     args = ap.parse_args(argv)
+    if args.against and args.against != "pure" and not (Path(args.against) / "engine").is_dir():
+        ap.error(f"--against: {args.against!r} is no checkout (it has no engine/ folder)")
+    if args.peer and not Path(args.peer).is_dir():
+        ap.error(f"--peer: no folder {args.peer!r}")
     if args.profile:
         profile(args.profile, args.rounds, args.top)
         return 0

@@ -20,6 +20,7 @@ Bytecode caches are on, as users have them (some sandboxes set PYTHONDONTWRITEBY
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import statistics
@@ -35,6 +36,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import json  # noqa: E402
+
+from script_args import duration  # noqa: E402
 
 from engine.bots import RandomBot  # noqa: E402
 from pbem.host import referee as H  # noqa: E402
@@ -360,13 +363,18 @@ def cli_rows(root: Path, trees: dict[str, Path], revs: dict[str, str | None], ba
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    before = BEFORE
-    if "--before" in args:
-        at = args.index("--before")
-        before = args[at + 1]
-        del args[at:at + 2]
-    seconds = float(args[0]) if args else 3.0
+    ap = argparse.ArgumentParser(prog="scripts/bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("seconds", nargs="?", type=duration, default=3.0,
+                    help="seconds per engine measurement (default 3)")
+    ap.add_argument("--before", metavar="REV", default=BEFORE,
+                    help=f"the older commit measured beside this tree (default {BEFORE})")
+    args = ap.parse_args()
+    known = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{args.before}^{{commit}}"],
+                           capture_output=True)
+    if known.returncode:
+        ap.error(f"--before: no commit {args.before!r} in this repository")
+    before, seconds = args.before, args.seconds
     # Measure as users run it: with bytecode caches (some sandboxes disable them).
     base_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PBEM_SCRYPT_N")}
     with tempfile.TemporaryDirectory() as tmp:

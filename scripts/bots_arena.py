@@ -29,6 +29,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from script_args import at_least_one, listed, think_time, zero_or_more
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.bots import KINDS, THINK  # noqa: E402
@@ -94,29 +96,27 @@ def duels(ap: argparse.ArgumentParser, args: argparse.Namespace, tables: list[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=1000, help="games (of 3 rounds) per table and matchup (default 1000)")
-    ap.add_argument("--tables", default=",".join(TABLES), help=f"comma-separated, from {', '.join(TABLES)}")
+    ap = argparse.ArgumentParser(prog="scripts/bots-arena", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=at_least_one, default=1000, help="games (of 3 rounds) per table and matchup (default 1000)")
+    ap.add_argument("--tables", type=listed(TABLES), default=list(TABLES), help=f"comma-separated, from {', '.join(TABLES)}")
     ap.add_argument(
-        "--matchups", default=",".join(str(i) for i in range(len(MATCHUPS)) if "search" not in MATCHUPS[i].name),
+        "--matchups", type=listed(str(i) for i in range(len(MATCHUPS))),
+        default=[str(i) for i in range(len(MATCHUPS)) if "search" not in MATCHUPS[i].name],
         help="comma-separated matchup numbers: " + "; ".join(f"{i} = {m.name}" for i, m in enumerate(MATCHUPS)),
     )
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    ap.add_argument("--jobs", type=at_least_one, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
     ap.add_argument("--seed", default="arena", help="series seed (default 'arena')")
-    ap.add_argument("--chunk", type=int, default=25, help="games per work unit (default 25)")
+    ap.add_argument("--chunk", type=at_least_one, default=25, help="games per work unit (default 25)")
     ap.add_argument("--bots", help="A,B: bot A in one seat, bot B in the others (and in that seat, for comparison)")
     ap.add_argument("--seat-role", choices=("digger", "saboteur"), help="with --bots: the side of the seat (default: both)")
-    ap.add_argument("--think", type=float, default=THINK, help=f"the search bot's seconds a decision (default {THINK})")
-    ap.add_argument("--turns", type=int, help="the search bot's simulated turns a decision, instead of --think")
+    ap.add_argument("--think", type=think_time, default=THINK, help=f"the search bot's seconds a decision (default {THINK})")
+    ap.add_argument("--turns", type=zero_or_more, help="the search bot's simulated turns a decision, instead of --think")
     ap.add_argument("--json", action="store_true", help="print the table as JSON")
     args = ap.parse_args(argv)
-    tables = [t.strip() for t in args.tables.split(",") if t.strip()]
-    for t in tables:
-        if t not in TABLES:
-            ap.error(f"unknown table {t!r}")
+    tables: list[str] = args.tables
     if args.bots:
         return duels(ap, args, tables)
-    matchups = [int(i) for i in args.matchups.split(",")]
+    matchups = [int(i) for i in args.matchups]
     units = []
     for t in tables:
         ruleset, players = TABLES[t]

@@ -44,6 +44,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from script_args import at_least_one, existing_file, think_time, zero_or_more
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.bots import THINK  # noqa: E402
@@ -168,6 +170,17 @@ def mean_band(xs: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def _earlier(text: str) -> tuple[str, dict[int, float]]:
+    """`--against FILE`: an earlier run's gains by deal, read before this run starts its work."""
+    path = existing_file(text)
+    try:
+        with path.open("rb") as f:
+            doc = json.loads(f.read(1 << 24))
+        return text, {int(g): float(x) for g, x in doc["gains"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a --json output of this script ({exc})") from None
+
+
 def _setting(text: str) -> tuple[str, float | int | bool]:
     """NAME=VALUE, the value of the attribute's own type (the compiled engine takes no other)."""
     name, _, raw = text.partition("=")
@@ -186,19 +199,19 @@ def _setting(text: str) -> tuple[str, float | int | bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog="scripts/bots-screen", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--table", default="classic5", choices=sorted(TABLES))
     ap.add_argument("--seat-role", default="saboteur", choices=("digger", "saboteur"))
-    ap.add_argument("--deals", type=int, default=40, help="deals 0 .. N-1 of the arena's series (default 40)")
-    ap.add_argument("--first", type=int, default=0, help="the first deal (default 0)")
-    ap.add_argument("--playouts", type=int, default=8, help="play-outs valuing each move (default 8)")
-    ap.add_argument("--think", type=float, default=THINK, help=f"the search bot's seconds a decision (default {THINK})")
+    ap.add_argument("--deals", type=at_least_one, default=40, help="deals 0 .. N-1 of the arena's series (default 40)")
+    ap.add_argument("--first", type=zero_or_more, default=0, help="the first deal (default 0)")
+    ap.add_argument("--playouts", type=at_least_one, default=8, help="play-outs valuing each move (default 8)")
+    ap.add_argument("--think", type=think_time, default=THINK, help=f"the search bot's seconds a decision (default {THINK})")
     ap.add_argument("--set", dest="settings", action="append", type=_setting, default=[], metavar="NAME=VALUE",
                     help="an attribute of the search bot (e.g. horizon=1, candidates=4); may be repeated")
     ap.add_argument("--seed", default="arena", help="series seed (default 'arena', the arena's)")
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    ap.add_argument("--chunk", type=int, default=5, help="deals per work unit (default 5)")
-    ap.add_argument("--against", metavar="FILE",
+    ap.add_argument("--jobs", type=at_least_one, default=1, help="worker processes (default 1)")
+    ap.add_argument("--chunk", type=at_least_one, default=5, help="deals per work unit (default 5)")
+    ap.add_argument("--against", metavar="FILE", type=_earlier,
                     help="an earlier run's --json output (same table, side, seed): the difference, deal by deal")
     ap.add_argument("--json", action="store_true", help="print the result as JSON (with each deal's gain)")
     args = ap.parse_args(argv)
@@ -228,10 +241,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.against:
         # The same deals and decisions, the same play-outs: a deal's two gains differ only where
         # the versions chose differently, so the difference is far less noisy than either.
-        other = {int(g): float(x) for g, x in json.loads(Path(args.against).read_text())["gains"].items()}
+        earlier, other = args.against
         both = [g for g in gains if g in other]
         diff, dlow, dhigh = mean_band([gains[g] - other[g] for g in both])
-        row["against"] = {"file": args.against, "deals": len(both), "diff": round(diff, 2), "low": round(dlow, 2),
+        row["against"] = {"file": earlier, "deals": len(both), "diff": round(diff, 2), "low": round(dlow, 2),
                           "high": round(dhigh, 2)}
     if args.json:
         print(json.dumps(row, indent=1))

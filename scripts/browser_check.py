@@ -1,32 +1,56 @@
 """Open a replay page in headless Chromium and step through it like a player would.
 
-Usage: scripts/browser-check REPLAY.html   (see the bash wrapper for the set-up)
-Prints what the page shows after each action and exits non-zero if stepping fails.
+    scripts/browser-check REPLAY.html     (a page `pbem replay ... --html` wrote)
+
+Prints what the page shows after each action and exits non-zero if stepping fails. Needs
+Debian's chromium and chromium-driver (installed here when run as root) and selenium
+(installed into .venv when missing), set up after the arguments are read: `--help` and a
+wrong argument install nothing.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.action_chains import ActionChains
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select
+CHROMIUM, DRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1200,1000")
 
 
-def main(page: Path) -> int:
+def set_up() -> str | None:
+    """Install what the check needs and is missing; why it cannot run, if so."""
+    if not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)):
+        if os.geteuid() != 0:
+            return "install Debian's chromium and chromium-driver first"
+        if subprocess.run(["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"],
+                          stdout=subprocess.DEVNULL).returncode:
+            return "apt-get could not install chromium and chromium-driver"
+    if importlib.util.find_spec("selenium") is None:
+        if subprocess.run([sys.executable, "-m", "pip", "install", "-q", "selenium"]).returncode:
+            return "pip could not install selenium"
+    return None
+
+
+def step_through(page: Path) -> int:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
     options = Options()
     for flag in FLAGS:
         options.add_argument(flag)
-    options.binary_location = "/usr/bin/chromium"
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    options.binary_location = str(CHROMIUM)
+    driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
     failures = []
     try:
         driver.get(page.resolve().as_uri())
@@ -76,5 +100,19 @@ def main(page: Path) -> int:
     return 1 if failures else 0
 
 
+def main() -> int:
+    ap = argparse.ArgumentParser(prog="scripts/browser-check", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("page", metavar="REPLAY.html", type=Path, help="the replay page to step through")
+    page = ap.parse_args().page
+    if not page.is_file():
+        ap.error(f"{page} is not a file")
+    why = set_up()
+    if why:
+        print(f"error: {why}", file=sys.stderr)
+        return 1
+    return step_through(page)
+
+
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1])))
+    sys.exit(main())

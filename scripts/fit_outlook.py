@@ -21,6 +21,8 @@ import math
 import sys
 from pathlib import Path
 
+from script_args import at_least_one, listed
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.bots.arena import TABLES as ARENA_TABLES  # noqa: E402
@@ -104,13 +106,13 @@ def logloss(ps: list[float], ys: list[int]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tables", default="classic5")
-    ap.add_argument("--rounds", type=int, default=300, help="rounds a table to fit on (and a third more held out)")
+    ap = argparse.ArgumentParser(prog="scripts/fit-outlook", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tables", type=listed(TABLES), default=["classic5"], help=f"comma-separated, from {', '.join(TABLES)}")
+    ap.add_argument("--rounds", type=at_least_one, default=300, help="rounds a table to fit on (and a third more held out)")
     ap.add_argument("--seed", default="outlook")
     args = ap.parse_args(argv)
     train, held = [], []
-    for t in args.tables.split(","):
+    for t in args.tables:
         ruleset, n = TABLES[t]
         train += rows(ruleset, n, args.rounds, args.seed)
         held += rows(ruleset, n, max(1, args.rounds // 3), args.seed + "/held")

@@ -99,7 +99,7 @@ def check() -> int:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__)
+    p = argparse.ArgumentParser(prog="scripts/i18n", description=__doc__)
     p.add_argument("command", choices=["update", "check"])
     p.add_argument("--prune", action="store_true", help="drop messages the code no longer uses")
     a = p.parse_args()

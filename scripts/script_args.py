@@ -1,0 +1,66 @@
+"""Argument types the scripts share: a bad value is argparse's usage and one error line, at once,
+never a traceback after minutes of work (`type=count`, `type=listed(TABLES)`, ...)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+
+def at_least_one(text: str) -> int:
+    """A whole number, at least 1 (games, runs, jobs, play-outs)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number, at least 1, not {text!r}")
+    return int(text)
+
+
+def zero_or_more(text: str) -> int:
+    """A whole number, 0 or more (a first deal, a count of turns)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a whole number, 0 or more, not {text!r}")
+    return int(text)
+
+
+def duration(text: str) -> float:
+    """A time, more than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"seconds, more than 0, not {text!r}")
+    return value
+
+
+def think_time(text: str) -> float:
+    """A search bot's seconds a decision: 0 (no search) or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"seconds, 0 or more, not {text!r}")
+    return value
+
+
+def listed(names: Iterable[str]) -> Callable[[str], list[str]]:
+    """Comma-separated names, each one of `names`."""
+    known = list(names)
+
+    def parse(text: str) -> list[str]:
+        got = [t.strip() for t in text.split(",") if t.strip()]
+        wrong = [t for t in got if t not in known]
+        if wrong or not got:
+            raise argparse.ArgumentTypeError(f"{', '.join(map(repr, wrong)) or 'nothing'} is not one of {', '.join(known)}")
+        return got
+
+    return parse
+
+
+def existing_file(text: str) -> Path:
+    """A regular file that exists (read later, after the work it compares with)."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no file {text!r}")
+    return path
