@@ -3,10 +3,20 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
 PY="${PYTHON:-python3}"
+# A venv holds its folder's path (its scripts' first lines, the editable install of pbem): a checkout
+# moved elsewhere could no longer start `pbem`, and a copy would quietly run the original folder's
+# code. So it names the folder it was made for, and is made again where that is not this one. A
+# .venv that is a link is the developer's own arrangement: left as it is.
+MADE_FOR="$VENV/.made-for"
+if [ ! -L "$VENV" ] && [ -f "$MADE_FOR" ] && [ "$(cat "$MADE_FOR")" != "$ROOT" ]; then
+    echo "$VENV was made for $(cat "$MADE_FOR"); making it again for $ROOT..." >&2
+    rm -rf "$VENV"
+fi
 if [ ! -x "$VENV/bin/python" ]; then
     echo "setting up $VENV (the first time takes a minute)..." >&2
     "$PY" -m venv "$VENV"
 fi
+[ -L "$VENV" ] || [ -f "$MADE_FOR" ] || printf '%s\n' "$ROOT" > "$MADE_FOR"
 STAMP="$VENV/.installed-$1"
 if [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ]; then
     # Quiet unless it fails: the build backend's warnings are noise to a newcomer.

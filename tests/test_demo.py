@@ -86,6 +86,53 @@ def test_scripts_demo_starts_the_game_without_compiling_the_engine(tmp_path: Pat
     assert pytest_run.startswith("python -m pytest") and pytest_run.endswith("-q [PBEM_ENGINE=compiled]")
 
 
+def test_a_moved_or_copied_checkout_makes_its_venv_again(tmp_path: Path) -> None:
+    """A .venv holds its folder's path: moved, `pbem` no longer started ("cannot execute: required
+    file not found"); copied, it would run the original folder's code. A .venv made for another
+    folder is made again (here by a `python3 -m venv` that lays the same stubs), once; a .venv
+    that is a link is left as it is."""
+    import os
+    import shutil
+    import subprocess
+
+    root, calls = _scripts_in(tmp_path)
+    stubs = tmp_path / "stubs"
+    shutil.copytree(root / ".venv" / "bin", stubs)
+    (root / ".venv" / ".made-for").write_text("/elsewhere/pbem\n")
+    maker = tmp_path / "python3"
+    maker.write_text(f'#!/bin/sh\necho "python3 $*" >> "{calls}"\n[ "$1 $2" = "-m venv" ] || exit 1\n'
+                     f'mkdir -p "$3" && cp -r "{stubs}" "$3/bin"\n')
+    maker.chmod(0o755)
+    env = {**{k: v for k, v in os.environ.items() if k != "PBEM_ENGINE"}, "PYTHON": str(maker)}
+
+    def demo() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", root / "scripts" / "demo", "--seats", "3"], env=env, capture_output=True,
+                              text=True, timeout=60, check=False)
+
+    first = demo()
+    assert first.returncode == 0, first.stderr
+    assert f"was made for /elsewhere/pbem; making it again for {root}" in first.stderr
+    assert calls.read_text().splitlines() == [
+        f"python3 -m venv {root}/.venv",
+        "python -m pip install -q --upgrade pip [PBEM_ENGINE=]",
+        f"python -m pip install -q -e {root}[test] [PBEM_ENGINE=]",
+        "pbem demo --seats 3 [PBEM_ENGINE=]",
+    ]
+    assert (root / ".venv" / ".made-for").read_text() == f"{root}\n"
+    calls.unlink()
+    assert demo().returncode == 0 and calls.read_text().splitlines() == ["pbem demo --seats 3 [PBEM_ENGINE=]"]
+
+    calls.unlink()
+    elsewhere = tmp_path / "shared-venv"
+    (root / ".venv").rename(elsewhere)
+    (elsewhere / ".made-for").write_text("/elsewhere/pbem\n")
+    (root / ".venv").symlink_to(elsewhere)
+    linked = demo()
+    assert linked.returncode == 0 and "making it again" not in linked.stderr, linked.stderr
+    assert calls.read_text().splitlines() == ["pbem demo --seats 3 [PBEM_ENGINE=]"]
+    assert (root / ".venv").is_symlink() and (elsewhere / ".made-for").read_text() == "/elsewhere/pbem\n"
+
+
 def test_a_demo_table_seats_what_its_ruleset_seats() -> None:
     """`pbem demo --seats N`: N distinct seat names, each one `game new` takes, up to the biggest
     table of the ruleset; one more, or one less than its smallest, is refused."""
