@@ -12,7 +12,19 @@ if [ ! -L "$VENV" ] && [ -f "$MADE_FOR" ] && [ "$(cat "$MADE_FOR")" != "$ROOT" ]
     echo "$VENV was made for $(cat "$MADE_FOR"); making it again for $ROOT..." >&2
     rm -rf "$VENV"
 fi
+# pbem needs Python 3.11 or newer: a venv an older python made (its pyvenv.cfg says which) is
+# made again, and none is made with an older one.
+made_by=$(sed -n 's/^version *= *\([0-9]*\.[0-9]*\).*/\1/p' "$VENV/pyvenv.cfg" 2>/dev/null || true)
+if [ ! -L "$VENV" ] && [ -n "$made_by" ] && [ "${made_by%%.*}" -eq 3 ] && [ "${made_by#*.}" -lt 11 ]; then
+    echo "$VENV was made by Python $made_by; making it again with $PY..." >&2
+    rm -rf "$VENV"
+fi
 if [ ! -x "$VENV/bin/python" ]; then
+    if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        echo "error: pbem needs Python 3.11 or newer; $PY is $("$PY" -V 2>&1 || echo "not found")" >&2
+        echo "hint: install one and run again with PYTHON=python3.11 (or newer)" >&2
+        exit 1
+    fi
     echo "setting up $VENV (the first time takes a minute)..." >&2
     "$PY" -m venv "$VENV"
 fi

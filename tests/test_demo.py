@@ -86,24 +86,64 @@ def test_scripts_demo_starts_the_game_without_compiling_the_engine(tmp_path: Pat
     assert pytest_run.startswith("python -m pytest") and pytest_run.endswith("-q [PBEM_ENGINE=compiled]")
 
 
+def _venv_maker(root: Path, calls: Path, version: str = "3.11.7") -> Path:
+    """A `python3` that says it is `version` and, as `-m venv DIR`, lays the stubs of
+    _scripts_in's .venv/bin in DIR (writing down that call)."""
+    import shutil
+
+    stubs = root.parent / "stubs"
+    if not stubs.exists():
+        shutil.copytree(root / ".venv" / "bin", stubs)
+    old = tuple(map(int, version.split("."))) < (3, 11)
+    maker = root.parent / "python3"
+    maker.write_text(f'#!/bin/sh\n[ "$1" = -c ] && exit {int(old)}\n[ "$1" = -V ] && echo "Python {version}" && exit 0\n'
+                     f'echo "python3 $*" >> "{calls}"\n[ "$1 $2" = "-m venv" ] || exit 1\n'
+                     f'mkdir -p "$3" && cp -r "{stubs}" "$3/bin" && echo "version = {version}" > "$3/pyvenv.cfg"\n')
+    maker.chmod(0o755)
+    return maker
+
+
+def test_an_older_python_makes_no_venv_and_a_venv_it_made_is_made_again(tmp_path: Path) -> None:
+    """pbem needs Python 3.11: with an older `python3` the scripts said so only after pip's long
+    log, and kept the venv it made, so that running them again with a newer PYTHON still failed."""
+    import os
+    import shutil
+    import subprocess
+
+    root, calls = _scripts_in(tmp_path)
+    base = {k: v for k, v in os.environ.items() if k != "PBEM_ENGINE"}
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.10.12\n")
+    shutil.copytree(root / ".venv" / "bin", tmp_path / "stubs")
+
+    def demo(version: str) -> subprocess.CompletedProcess[str]:
+        env = {**base, "PYTHON": str(_venv_maker(root, calls, version))}
+        return subprocess.run(["bash", root / "scripts" / "demo"], env=env, capture_output=True, text=True,
+                              timeout=60, check=False)
+
+    old = demo("3.10.12")
+    assert old.returncode == 1 and not (root / ".venv").exists() and not calls.exists(), old.stderr
+    assert old.stderr.splitlines() == [
+        f"{root}/.venv was made by Python 3.10; making it again with {tmp_path}/python3...",
+        f"error: pbem needs Python 3.11 or newer; {tmp_path}/python3 is Python 3.10.12",
+        "hint: install one and run again with PYTHON=python3.11 (or newer)",
+    ]
+    new = demo("3.12.1")
+    assert new.returncode == 0, new.stderr
+    assert calls.read_text().splitlines()[0] == f"python3 -m venv {root}/.venv"
+    assert calls.read_text().splitlines()[-1] == "pbem demo [PBEM_ENGINE=]"
+
+
 def test_a_moved_or_copied_checkout_makes_its_venv_again(tmp_path: Path) -> None:
     """A .venv holds its folder's path: moved, `pbem` no longer started ("cannot execute: required
     file not found"); copied, it would run the original folder's code. A .venv made for another
     folder is made again (here by a `python3 -m venv` that lays the same stubs), once; a .venv
     that is a link is left as it is."""
     import os
-    import shutil
     import subprocess
 
     root, calls = _scripts_in(tmp_path)
-    stubs = tmp_path / "stubs"
-    shutil.copytree(root / ".venv" / "bin", stubs)
     (root / ".venv" / ".made-for").write_text("/elsewhere/pbem\n")
-    maker = tmp_path / "python3"
-    maker.write_text(f'#!/bin/sh\necho "python3 $*" >> "{calls}"\n[ "$1 $2" = "-m venv" ] || exit 1\n'
-                     f'mkdir -p "$3" && cp -r "{stubs}" "$3/bin"\n')
-    maker.chmod(0o755)
-    env = {**{k: v for k, v in os.environ.items() if k != "PBEM_ENGINE"}, "PYTHON": str(maker)}
+    env = {**{k: v for k, v in os.environ.items() if k != "PBEM_ENGINE"}, "PYTHON": str(_venv_maker(root, calls))}
 
     def demo() -> subprocess.CompletedProcess[str]:
         return subprocess.run(["bash", root / "scripts" / "demo", "--seats", "3"], env=env, capture_output=True,
