@@ -239,7 +239,7 @@ class RoundState(Record):
         return out
 
 
-# Whether RoundState is a class compiled by mypyc (docs/bots.md "mypyc"), whose instances have no __dict__.
+# Whether RoundState is a class compiled by mypyc (docs/engine-speed.md "mypyc"), whose instances have no __dict__.
 _NATIVE = RoundState.__new__ is not object.__new__
 
 

@@ -40,7 +40,7 @@ if [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ]; then
     fi
     touch "$STAMP"
 fi
-# The engine compiled by mypyc (docs/bots.md "mypyc"): built into the venv where a C compiler and
+# The engine compiled by mypyc (docs/engine-speed.md "mypyc"): built into the venv where a C compiler and
 # Python headers exist, again after any change of engine/ (about a minute of CPU; its own line says
 # so), and run only while engine/ holds the sources it was built from. Where it was built (or its
 # build failed) the compiled engine is expected: PBEM_ENGINE=compiled tells tests/test_compiled_engine.py

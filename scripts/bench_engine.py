@@ -165,7 +165,7 @@ _CLASSIC_RATE = _RATE.replace(', rounds_per_second("expansion", 12, {seconds})[0
 def peer(build: str, seconds: float, runs: int) -> None:
     """Classic 5p random rounds/s of this engine over the TypeScript peer's (saboteur-game/engine
     compiled to `build`, played by scripts/bench_peer.js on Node), with its ids from a counter and
-    with its uuids, in alternating runs: the medians of the per-run ratios (docs/bots.md)."""
+    with its uuids, in alternating runs: the medians of the per-run ratios (docs/engine-speed.md)."""
     script = str(Path(__file__).resolve().parent / "bench_peer.js")
     here = str(Path(__file__).resolve().parent.parent)
 
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--against", metavar="TREE", help="rounds/s as ratios to the engine of another checkout "
                     "(pure: to this tree's pure engine, when the compiled one runs)")
     ap.add_argument("--peer", metavar="BUILD", help="classic 5p rounds/s as ratios to saboteur-game/engine "
-                    "compiled to BUILD (needs node; docs/bots.md)")
+                    "compiled to BUILD (needs node; docs/engine-speed.md)")
     ap.add_argument("--runs", type=at_least_one, default=5, help="alternating runs for --against and --peer (default 5)")
     ap.add_argument("--playouts", type=at_least_one, metavar="N", help="only play N seeded random rounds (for callgrind)")
     ap.add_argument("--config", choices=list(CONFIGS), default="classic5", help="table for --playouts")

@@ -5,7 +5,7 @@
 
 The engine is strictly typed, so mypyc (part of mypy, which the test extra installs) compiles it
 to C extensions, as mypy and black ship themselves: the same moves (tests/test_compiled_engine.py
-compares their trace digests), about 1.4x the random rounds per second (docs/bots.md "mypyc").
+compares their trace digests), about 1.4x the random rounds per second (docs/engine-speed.md "mypyc").
 The build goes to `<venv>/engine-compiled`, outside the source tree: a copy of engine/'s .py files
 with the extensions beside them and a manifest of the sources; scripts/engine_select.py (installed
 into the venv's site-packages here) loads it only while engine/ still holds those same sources.
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     why = cannot_build()
     if why is not None:
-        print(f"engine: not compiled, {why}: the pure engine runs (the same moves, slower; docs/bots.md \"mypyc\")",
+        print(f"engine: not compiled, {why}: the pure engine runs (the same moves, slower; docs/engine-speed.md \"mypyc\")",
               file=sys.stderr)
         return 3
     print(f"engine: compiling it with mypyc ({reason}; about a minute of CPU, once per change of engine/)...",

@@ -12,7 +12,7 @@ an edited engine/ for instance, the sources run as they are: never stale compile
 
 PBEM_ENGINE=pure: the sources always. engine/ itself stays pure computation (no I/O), so the
 selection lives here, outside it. Its cost at start-up: importing this module; the check at
-`import engine`, a stat of each source file (docs/bots.md "mypyc").
+`import engine`, a stat of each source file (docs/engine-speed.md "mypyc").
 """
 
 # (no `from __future__ import annotations`, no typing or collections.abc: this runs at every start

@@ -1,4 +1,4 @@
-"""The engine compiled by mypyc (scripts/compiled_engine.py, docs/bots.md "mypyc") plays the same
+"""The engine compiled by mypyc (scripts/compiled_engine.py, docs/engine-speed.md "mypyc") plays the same
 moves as its sources, and runs wherever it was expected.
 
 "Expected" means scripts/_venv.sh built it, or tried to and failed, on this machine for this
