@@ -28,8 +28,9 @@ def set_up() -> str | None:
     if not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)):
         if os.geteuid() != 0:
             return "install Debian's chromium and chromium-driver first"
-        if subprocess.run(["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"],
-                          stdout=subprocess.DEVNULL).returncode:
+        # (a fresh machine's package lists may be empty or old: updated first)
+        apt = [["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "chromium", "chromium-driver"]]
+        if any(subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode for cmd in apt):
             return "apt-get could not install chromium and chromium-driver"
     if importlib.util.find_spec("selenium") is None:
         if subprocess.run([sys.executable, "-m", "pip", "install", "-q", "selenium"]).returncode:
