@@ -26,7 +26,7 @@ and whether those changes win.
 `--set NAME=VALUE` sets an attribute of the search bot (engine/bots/search.py: candidates,
 evidence, horizon, primed, distinct, min_worlds; numbers, true or false). Gains of single
 decisions do not simply add up in the arena: once the version deviates, its later
-decisions differ too (docs/bots.md "search against smart").
+decisions differ too (docs/search-bot-trials.md).
 
 `--against FILE` compares with an earlier run's `--json` output deal by deal: both runs meet
 the same decisions (the smart bot plays the deal either way) and value a move by the same

@@ -11,7 +11,7 @@ third as many rounds held out, against the model in the tree and the bare base r
 
 Self-play fits what goes with winning, not what makes it: a feature that moves with the
 bots' way of playing (who gets blocked, and when) can get a weight a search should not act
-on (docs/bots.md "search against smart").
+on (docs/search-bot-trials.md).
 """
 
 from __future__ import annotations

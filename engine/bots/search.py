@@ -48,12 +48,12 @@ CANDIDATES = 3  # how many of the smart bot's best moves are weighed
 # How sure (in standard errors) a candidate must be to replace the smart bot's choice, by side:
 # a digger's changes in a few worlds were as often worse as better (with 0: -2.5 points over 80
 # classic 5-player deals, with 1: +1.3); a saboteur's looked better (0: +10, 1: +2.5), but on
-# the arena's own seeds 0 gave +2.7 (docs/bots.md "search against smart"): mostly noise.
+# the arena's own seeds 0 gave +2.7 (docs/search-bot-trials.md): mostly noise.
 EVIDENCE = {"digger": 1.0, "saboteur": 0.0}
 # How far a play-out goes before the digger side's chances are read (engine/bots/outlook.py),
 # in turns of the whole table (1: each other player answers the move once), by side: a
 # saboteur's move shows its worth when the table has answered it twice (an attack's reply,
-# a repair; docs/bots.md "search against smart"), a digger's did as well after one.
+# a repair; docs/search-bot-trials.md), a digger's did as well after one.
 HORIZON = {"digger": 1.0, "saboteur": 2.0}
 # A digger's play-outs run to the round's end, not `HORIZON`, once the deck holds this many cards
 # or fewer (-1: never), at tables of at most `ENDGAME_SEATS`: then few turns are left to play,
