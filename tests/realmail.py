@@ -1,6 +1,6 @@
 """Debian's own Dovecot and Postfix on 127.0.0.1 for the tests, private instances.
 
-`.ci/run` installs them (`dovecot-imapd dovecot-lmtpd postfix`); the packages' system
+`scripts/test` installs them as root (`dovecot-imapd dovecot-lmtpd postfix`); the packages' system
 services are never what a test uses. Each test gets its own instances with their own
 configuration in a temporary folder:
 
@@ -45,7 +45,7 @@ MAIL_USER = "mail"  # Debian's own uid 8: Dovecot refuses root as the owner of m
 
 def _need(program: str | None, name: str) -> str:
     if program is None:
-        raise RuntimeError(f"{name} is not installed: .ci/run installs it "
+        raise RuntimeError(f"{name} is not installed: scripts/test installs it as root "
                            "(apt-get install -y dovecot-imapd dovecot-lmtpd postfix)")
     if os.geteuid() != 0:
         raise RuntimeError(f"a private {name} instance needs root (it switches to its own users)")

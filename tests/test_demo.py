@@ -47,13 +47,15 @@ def test_demo_without_dir_on_a_terminal_draws_its_progress_bars_and_removes_its_
 
 def _scripts_in(tmp_path: Path) -> tuple[Path, Path]:
     """scripts/_venv.sh, demo and test in a copy of the tree whose .venv is installed (its stamp
-    newer than pyproject.toml) and whose python and pbem only write down how they were called."""
+    newer than pyproject.toml), whose python and pbem only write down how they were called, and
+    whose mail servers need nothing installed."""
     import shutil
 
     root, calls = tmp_path / "clone", tmp_path / "calls"
     (root / "scripts").mkdir(parents=True)
     for name in ("_venv.sh", "demo", "test"):
         shutil.copy2(ROOT / "scripts" / name, root / "scripts" / name)
+    (root / "scripts" / "_mail_servers.sh").write_text("")  # (installs nothing here)
     shutil.copy2(ROOT / "pyproject.toml", root / "pyproject.toml")
     bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
