@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from script_args import at_least_one, duration
+from script_args import at_least_one, duration, numbers
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -432,16 +432,6 @@ def _table(rows: list[dict], lease: float) -> None:
               f"{c['busy'] - c['daemons'] - c['bots'] - c['db'] - c['bench']:>5.2f}")
 
 
-def _daemon_counts(text: str) -> list[int]:
-    try:
-        counts = [int(n) for n in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"daemon counts are whole numbers separated by commas, not {text!r}") from None
-    if min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"each daemon count is at least 1, not {text!r}")
-    return counts
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(prog="scripts/bench-club", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -453,7 +443,7 @@ def main() -> None:
     ap.add_argument("--dir", metavar="DIR", help="keep the stores and folders here (default: a temporary folder)")
     ap.add_argument("--profile", metavar="PREFIX", help="every daemon under cProfile, to PREFIX-STORE-N-I.prof")
     ap.add_argument("--store", choices=("sqlite", "postgresql"), type=str.lower, help="one store only (default both)")
-    ap.add_argument("--daemons", type=_daemon_counts, default=[1, 2, 3], metavar="N,...",
+    ap.add_argument("--daemons", type=numbers(1), default=[1, 2, 3], metavar="N,...",
                     help="daemon counts, one run each (default 1,2,3)")
     ap.add_argument("--no-restart", action="store_true", help="the killed daemon is not started again")
     args = ap.parse_args()

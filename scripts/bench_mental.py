@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from script_args import at_least_one  # noqa: E402
+from script_args import at_least_one, listed, numbers  # noqa: E402
 
 from pbem.protocol.crypto import canonical_json
 from pbem.protocol.mental.elgamal import KeyShare, encrypt, joint_key
@@ -236,34 +236,17 @@ def rows(runs: int = 3, seats: tuple[int, ...] = (5, 8, 10), rulesets: tuple[str
     return out
 
 
-def _numbers(text: str) -> tuple[int, ...]:
-    try:
-        seats = tuple(int(n) for n in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seat counts are whole numbers separated by commas, not {text!r}") from None
-    if not seats or min(seats) < 3 or max(seats) > 12:
-        raise argparse.ArgumentTypeError(f"seat counts are 3 to 12, not {text!r}")
-    return seats
-
-
-def _rulesets(text: str) -> tuple[str, ...]:
-    names = tuple(text.split(","))
-    if not set(names) <= {"classic", "expansion"}:
-        raise argparse.ArgumentTypeError(f"rulesets are classic and expansion, not {text!r}")
-    return names
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(prog="scripts/bench-mental", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="example: scripts/bench-mental 1 5,12 classic,expansion")
     ap.add_argument("runs", nargs="?", type=at_least_one, default=3, help="runs per measurement, the median kept (default 3)")
-    ap.add_argument("seats", nargs="?", type=_numbers, default=(5, 8, 10),
+    ap.add_argument("seats", nargs="?", type=numbers(3, 12), default=[5, 8, 10],
                     help="seat counts of the whole games through the blind host (default 5,8,10)")
-    ap.add_argument("rulesets", nargs="?", type=_rulesets, default=("classic",),
+    ap.add_argument("rulesets", nargs="?", type=listed(("classic", "expansion")), default=["classic"],
                     help="their rulesets (default classic; classic is played by 3 to 10)")
     args = ap.parse_args()
-    table = rows(args.runs, args.seats, args.rulesets)
+    table = rows(args.runs, tuple(args.seats), tuple(args.rulesets))
     width = max(len(k) for k, _ in table)
     print(f"{'measure':<{width}}  value")
     for k, v in table:

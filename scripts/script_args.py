@@ -58,6 +58,22 @@ def listed(names: Iterable[str]) -> Callable[[str], list[str]]:
     return parse
 
 
+def numbers(low: int, high: int | None = None) -> Callable[[str], list[int]]:
+    """Comma-separated whole numbers, each from `low` to `high` (seat counts, daemon counts)."""
+    span = f"{low} to {high}" if high is not None else f"at least {low}"
+
+    def parse(text: str) -> list[int]:
+        parts = text.split(",")
+        if not all(p.strip().isdigit() for p in parts):
+            raise argparse.ArgumentTypeError(f"whole numbers separated by commas, not {text!r}")
+        got = [int(p) for p in parts]
+        if min(got) < low or (high is not None and max(got) > high):
+            raise argparse.ArgumentTypeError(f"each {span}, not {text!r}")
+        return got
+
+    return parse
+
+
 def existing_file(text: str) -> Path:
     """A regular file that exists (read later, after the work it compares with)."""
     path = Path(text)
