@@ -16,7 +16,7 @@ from processes import one_error_line, pbem
 from engine.bots import RandomBot
 from engine.catalog import card_kind
 from engine.moves import parse, shown_hand
-from engine.rules import legal_texts
+from engine.rules import legal_moves, legal_texts
 from engine.state import THEFT
 from pbem.host import referee as H
 from pbem.protocol.documents import read_blocks, read_file
@@ -25,10 +25,13 @@ from pbem.seat import player as P
 from pbem.ui.hints import hints_for
 
 GAMES = {"classic": ["ann", "bob", "cat", "dan"], "expansion": ["ann", "bob", "cat"]}
+MOVES_AT_MOST = 400  # a whole game of these tables ends well before
 
 
 def _positions(root: Path, ruleset: str, seed: int, every: int, count: int) -> dict:
-    """A game played by seeded bots; every `every`-th packet kept as a file (up to `count`)."""
+    """A game played by seeded bots; every `every`-th packet kept as a file (up to `count`), and
+    the first packet whose mover can place a card turned if none of those can: the deal is new
+    on every run, and a run whose positions held no turned placement failed the check of them."""
     seats = GAMES[ruleset]
     homes = {n: root / f"home-{n}" for n in ["referee", *seats]}
     ids = {n: keys.create_identity(h, n, None) for n, h in homes.items()}
@@ -36,19 +39,22 @@ def _positions(root: Path, ruleset: str, seed: int, every: int, count: int) -> d
     inv = H.create_game(db, "g", ids["referee"], ruleset, [(s, ids[s].public) for s in seats], [])
     bots = {s: RandomBot(f"{seed}-{s}") for s in seats}
     kept: list[tuple[Path, str]] = []
+    turned = False  # a kept packet's mover can place a card turned
     with H.Host(db, ids["referee"], game="g") as host:
         for s in seats:
             host.accept(read_blocks(P.join(read_blocks(inv.armored())[0], ids[s], homes[s]).armored())[0])
-        for i in range(every * count):
+        for i in range(MOVES_AT_MOST):
             packet = read_blocks(host.packets()[-1][1])[0]
-            if packet.doc.phase == "game-over":
+            if packet.doc.phase == "game-over" or (len(kept) >= count and turned):
                 break
             seat = packet.doc.to_move
-            if i % every == 0:
+            sp = P.open_packet(packet, ids[seat], homes[seat], remember=False)
+            turns = any(m.rotated for m in legal_moves(sp.view) if m.at is not None)
+            if (i % every == 0 and len(kept) < count) or (turns and not turned):
                 path = root / f"packet-{packet.doc.seq:06d}.pbem"
                 path.write_text(packet.armored())
                 kept.append((path, seat))
-            sp = P.open_packet(packet, ids[seat], homes[seat], remember=False)
+                turned = turned or turns
             host.accept(read_blocks(P.make_move(sp, str(bots[seat].choose(sp.view))).armored())[0])
     return {"root": root, "homes": homes, "seats": seats, "packets": kept, "ruleset": ruleset}
 
