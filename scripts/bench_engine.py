@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from script_args import at_least_one, duration
+from script_args import at_least_one, duration, positive
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
                     "(with --against: of both trees)")
     ap.add_argument("--rounds", type=at_least_one, default=200, help="rounds to profile (default 200)")
     ap.add_argument("--top", type=at_least_one, default=20, help="profile lines to print (default 20)")
-    ap.add_argument("--target", type=duration, default=264.0, help="classic 5p rounds/s target (default 264)")
+    ap.add_argument("--target", type=positive, default=264.0, help="classic 5p rounds/s target (default 264)")
     args = ap.parse_args(argv)
     if args.against and args.against != "pure" and not (Path(args.against) / "engine").is_dir():
         ap.error(f"--against: {args.against!r} is no checkout (it has no engine/ folder)")

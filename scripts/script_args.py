@@ -1,9 +1,10 @@
 """Argument types the scripts share: a bad value is argparse's usage and one error line, at once,
-never a traceback after minutes of work (`type=count`, `type=listed(TABLES)`, ...)."""
+never a traceback after minutes of work (`type=at_least_one`, `type=listed(TABLES)`, ...)."""
 
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -22,25 +23,36 @@ def zero_or_more(text: str) -> int:
     return int(text)
 
 
-def duration(text: str) -> float:
-    """A time, more than 0."""
+def _number(text: str) -> float:
+    """`text` as a finite number, else NaN (which no bound below takes)."""
     try:
         value = float(text)
     except ValueError:
-        value = float("nan")
-    if not value > 0 or value == float("inf"):
+        return math.nan
+    return value if math.isfinite(value) else math.nan
+
+
+def duration(text: str) -> float:
+    """A time, more than 0."""
+    value = _number(text)
+    if not value > 0:
         raise argparse.ArgumentTypeError(f"seconds, more than 0, not {text!r}")
     return value
 
 
 def think_time(text: str) -> float:
     """A search bot's seconds a decision: 0 (no search) or more."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 <= value < float("inf"):
+    value = _number(text)
+    if not value >= 0:
         raise argparse.ArgumentTypeError(f"seconds, 0 or more, not {text!r}")
+    return value
+
+
+def positive(text: str) -> float:
+    """A number more than 0 that is not a time (a target rate)."""
+    value = _number(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"a number more than 0, not {text!r}")
     return value
 
 
@@ -75,7 +87,7 @@ def numbers(low: int, high: int | None = None) -> Callable[[str], list[int]]:
 
 
 def existing_file(text: str) -> Path:
-    """A regular file that exists (read later, after the work it compares with)."""
+    """A file that exists and is a regular one (not a folder, a pipe or a device)."""
     path = Path(text)
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"no file {text!r}")
